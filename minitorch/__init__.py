@@ -1,1 +1,81 @@
 """minitorch: PyTorch's imperative deep learning in pure Python over NumPy (CPU) and CuPy (GPU)."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
+from minitorch._dtype import (  # noqa: F401
+    bfloat16,
+    bool,
+    can_cast,
+    double,
+    dtype,
+    finfo,
+    float,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    iinfo,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    promote_types,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from minitorch._tensor import Size, Tensor  # noqa: F401
+from minitorch import _ops  # noqa: E402,F401  (binds the Tensor methods)
+from minitorch._ops import *  # noqa: F403
+from minitorch._factories import *  # noqa: F403
+from minitorch._tensor_str import set_printoptions  # noqa: F401
+from minitorch import autograd  # noqa: F401
+from minitorch.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from minitorch.random import (  # noqa: F401
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
+
+__version__ = "0.1.0"
+
+
+def result_type(tensor1, tensor2):
+    """The dtype an op on these operands returns. Mirrors torch.result_type."""
+    ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor1, tensor2)]
+    return _dtype.result_type(*ops)
+
+
+def is_tensor(obj) -> bool:
+    """Mirrors torch.is_tensor."""
+    return isinstance(obj, Tensor)
+
+
+def is_floating_point(input) -> bool:
+    return input.dtype.is_floating_point
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+def typename(obj) -> str:
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__name__

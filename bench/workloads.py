@@ -1,0 +1,184 @@
+"""Benchmark workloads: one body written against a `torch` module (minitorch or torch), and NumPy floors.
+
+Each workload builder takes the library module and returns `step`, a zero-argument callable doing one
+iteration; the builders do the set-up (random inputs, parameters) outside the timed call. The NumPy
+floors compute the same forward and a hand-written backward in float32: no per-op overhead at all, so
+`minitorch / numpy` is the price of the Python frontend.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+
+MLP_SIZES = (784, 512, 512, 10)
+MLP_BATCH = 256
+TINY_SIZES = (32, 32, 32, 10)
+TINY_BATCH = 16
+LR = 0.01
+
+
+# ---------------------------------------------------------------------------------------------
+# Written against `torch`: the same code runs with `minitorch` and with PyTorch.
+
+
+def pointwise_fwd_bwd(torch):
+    torch.manual_seed(0)
+    x = torch.randn(32, 32, requires_grad=True)
+    y = torch.randn(32, 32, requires_grad=True)
+
+    def step():
+        z = ((x * y + x).tanh() * 2 - y).exp().sum()
+        z.backward()
+        return z
+
+    return step
+
+
+def pointwise_fwd_nograd(torch):
+    torch.manual_seed(0)
+    x = torch.randn(32, 32, requires_grad=True)
+    y = torch.randn(32, 32, requires_grad=True)
+
+    def step():
+        with torch.no_grad():
+            return ((x * y + x).tanh() * 2 - y).exp().sum()
+
+    return step
+
+
+def _mlp(torch, sizes, batch):
+    torch.manual_seed(0)
+    x = torch.randn(batch, sizes[0])
+    y = torch.randint(0, sizes[-1], (batch,))
+    params = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+        w = (torch.randn(fan_in, fan_out) * 0.05).requires_grad_()
+        b = torch.zeros(fan_out, requires_grad=True)
+        params += [w, b]
+
+    def step():
+        h = x
+        for w, b in zip(params[0:-2:2], params[1:-2:2]):
+            h = torch.relu(h @ w + b)
+        logits = h @ params[-2] + params[-1]
+        loss = (logits.logsumexp(dim=1) - logits[torch.arange(batch), y]).mean()
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p -= LR * p.grad
+                p.grad = None
+        return loss
+
+    return step
+
+
+def mlp_step(torch):
+    return _mlp(torch, MLP_SIZES, MLP_BATCH)
+
+
+def mlp_step_tiny(torch):
+    return _mlp(torch, TINY_SIZES, TINY_BATCH)
+
+
+# ---------------------------------------------------------------------------------------------
+# The floor: hand-written NumPy, float32, forward and manual backward.
+
+
+def _randn(rng, *shape):
+    return rng.standard_normal(shape, dtype=np.float32)
+
+
+def pointwise_fwd_bwd_numpy():
+    rng = np.random.default_rng(0)
+    x, y = _randn(rng, 32, 32), _randn(rng, 32, 32)
+    # .grad accumulates across backward calls in torch: the floor accumulates too
+    gx_acc, gy_acc = np.zeros_like(x), np.zeros_like(y)
+
+    def step():
+        t = np.tanh(x * y + x)
+        e = np.exp(t * 2 - y)
+        z = e.sum()
+        ga = (2 * e) * (1 - t * t)  # d z / d (x*y + x)
+        gx_acc[...] += ga * (y + 1)
+        gy_acc[...] += ga * x - e
+        return z
+
+    return step
+
+
+def pointwise_fwd_nograd_numpy():
+    rng = np.random.default_rng(0)
+    x, y = _randn(rng, 32, 32), _randn(rng, 32, 32)
+
+    def step():
+        return np.exp(np.tanh(x * y + x) * 2 - y).sum()
+
+    return step
+
+
+def _mlp_numpy(sizes, batch):
+    rng = np.random.default_rng(0)
+    x = _randn(rng, batch, sizes[0])
+    y = rng.integers(0, sizes[-1], size=batch)
+    ws = [_randn(rng, i, o) * np.float32(0.05) for i, o in zip(sizes[:-1], sizes[1:])]
+    bs = [np.zeros(o, dtype=np.float32) for o in sizes[1:]]
+
+    def step():
+        rows = np.arange(batch)
+        # forward, keeping what backward needs
+        acts = [x]
+        h = x
+        for w, b in zip(ws[:-1], bs[:-1]):
+            h = np.maximum(h @ w + b, 0)
+            acts.append(h)
+        logits = h @ ws[-1] + bs[-1]
+        m = logits.max(axis=1, keepdims=True)
+        ex = np.exp(logits - m)
+        s = ex.sum(axis=1, keepdims=True)
+        lse = m[:, 0] + np.log(s[:, 0])
+        loss = (lse - logits[rows, y]).mean()
+        # backward: d loss / d logits = (softmax - onehot) / batch
+        g = ex / s
+        g[rows, y] -= 1
+        g *= np.float32(1 / batch)
+        for i in range(len(ws) - 1, -1, -1):
+            gw = acts[i].T @ g
+            gb = g.sum(axis=0)
+            if i > 0:
+                g = (g @ ws[i].T) * (acts[i] > 0)
+            ws[i] -= LR * gw
+            bs[i] -= LR * gb
+        return loss
+
+    return step
+
+
+def mlp_step_numpy():
+    return _mlp_numpy(MLP_SIZES, MLP_BATCH)
+
+
+def mlp_step_tiny_numpy():
+    return _mlp_numpy(TINY_SIZES, TINY_BATCH)
+
+
+# ---------------------------------------------------------------------------------------------
+
+# name -> (builder written against `torch`, NumPy floor builder)
+WORKLOADS = {
+    "pointwise_fwd_bwd": (pointwise_fwd_bwd, pointwise_fwd_bwd_numpy),
+    "pointwise_fwd_nograd": (pointwise_fwd_nograd, pointwise_fwd_nograd_numpy),
+    "mlp_step": (mlp_step, mlp_step_numpy),
+    "mlp_step_tiny": (mlp_step_tiny, mlp_step_tiny_numpy),
+}
+
+LIBRARIES = ("numpy", "minitorch", "torch")
+
+
+def make_step(library: str, workload: str):
+    """Build `workload` for `library` ('numpy', 'minitorch' or 'torch'); return its step callable."""
+    torch_builder, numpy_builder = WORKLOADS[workload]
+    if library == "numpy":
+        return numpy_builder()
+    return torch_builder(importlib.import_module(library))

@@ -1,0 +1,399 @@
+"""Dtypes: minitorch.float32 and friends, their NumPy dtypes, promotion rules, the default dtype."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import numpy as np
+
+# fmt: off
+__all__ = [
+    "dtype", "ALL_DTYPES",
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+    "half", "float", "double", "short", "int", "long",
+    "numpy_dtype", "from_numpy", "to_dtype",
+    "get_default_dtype", "set_default_dtype", "default_float",
+    "promote_types", "result_type", "binary_dtype", "scalar_dtype", "can_cast",
+    "finfo", "iinfo",
+]
+# fmt: on
+
+# NOTE [ Shadowed builtins ]
+# This module defines `bool`, `int` and `float` as dtypes, exactly as `torch` does, so the Python
+# types are spelled `builtins.bool`, `builtins.int` and `builtins.float` everywhere below.
+
+# Kinds, ordered: a dtype of a higher kind wins promotion against any dtype of a lower kind.
+_BOOL, _INT, _FLOAT = 0, 1, 2
+
+
+class dtype:
+    """A tensor element type, one object per type, compared by identity. Mirrors torch.dtype.
+
+    `np` is the NumPy dtype that stores it (for bfloat16, see `numpy_dtype`).
+    """
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind")
+    is_complex = False
+
+    def __new__(cls, *args, **kwargs):
+        raise TypeError("cannot create 'minitorch.dtype' instances")
+
+    def __repr__(self):
+        return "torch." + self.name
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        # A string means "the module global of that name": unpickling gives back the singleton.
+        return self.name
+
+    def __getattr__(self, attr):
+        # Only reached for a slot never filled: bfloat16's `np`, resolved on first use.
+        if attr == "np":
+            return numpy_dtype(self)
+        raise AttributeError(f"'minitorch.dtype' object has no attribute '{attr}'")
+
+
+def _make(name: str, np_dtype, itemsize: builtins.int, kind: builtins.int, signed) -> dtype:
+    dt = object.__new__(dtype)
+    dt.name = name
+    if np_dtype is not None:
+        dt.np = np.dtype(np_dtype)
+    dt.itemsize = itemsize
+    dt.is_floating_point = kind == _FLOAT
+    dt.is_signed = signed
+    dt._kind = kind
+    return dt
+
+
+bool = _make("bool", np.bool_, 1, _BOOL, False)
+uint8 = _make("uint8", np.uint8, 1, _INT, False)
+int8 = _make("int8", np.int8, 1, _INT, True)
+int16 = _make("int16", np.int16, 2, _INT, True)
+int32 = _make("int32", np.int32, 4, _INT, True)
+int64 = _make("int64", np.int64, 8, _INT, True)
+float16 = _make("float16", np.float16, 2, _FLOAT, True)
+bfloat16 = _make("bfloat16", None, 2, _FLOAT, True)  # `np` filled lazily, see numpy_dtype
+float32 = _make("float32", np.float32, 4, _FLOAT, True)
+float64 = _make("float64", np.float64, 8, _FLOAT, True)
+
+half = float16
+float = float32
+double = float64
+short = int16
+int = int32
+long = int64
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+
+_FROM_NUMPY = {dt.np: dt for dt in ALL_DTYPES if dt is not bfloat16}  # bfloat16 joins when resolved
+
+_BFLOAT16_MISSING = (
+    "bfloat16 needs the optional package ml_dtypes (pip install ml_dtypes); NumPy has no bfloat16"
+)
+
+
+def numpy_dtype(dt: dtype) -> np.dtype:
+    """The NumPy dtype that stores `dt`; TypeError for bfloat16 when ml_dtypes is not installed."""
+    try:
+        return object.__getattribute__(dt, "np")
+    except AttributeError:
+        pass
+    try:
+        import ml_dtypes  # optional, and slow to import: only when bfloat16 storage is needed
+    except ImportError:
+        raise TypeError(_BFLOAT16_MISSING) from None
+    dt.np = np.dtype(ml_dtypes.bfloat16)
+    _FROM_NUMPY[dt.np] = dt
+    return dt.np
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversions from NumPy and Python types
+
+_SUPPORTED_NUMPY = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
+
+
+def from_numpy(np_dtype) -> dtype:
+    """The minitorch dtype of a NumPy dtype; TypeError naming it when there is none.
+
+    Mirrors the dtype check of torch.from_numpy, including its ValueError for a non-native byte
+    order.
+    """
+    try:
+        return _FROM_NUMPY[np_dtype]  # the hot path of Tensor.dtype
+    except KeyError:
+        pass
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype in _FROM_NUMPY:  # an equal spelling, e.g. 'longlong' for int64
+        return _FROM_NUMPY[np_dtype]
+    if np_dtype.name == "bfloat16":
+        try:
+            if numpy_dtype(bfloat16) == np_dtype:
+                return bfloat16
+        except TypeError:
+            pass
+    if not np_dtype.isnative and np_dtype.newbyteorder("=") in _FROM_NUMPY:
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. "
+            "Conversion between byte orders is currently not supported."
+        )
+    raise TypeError(
+        f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. "
+        f"The only supported types are: {_SUPPORTED_NUMPY}."
+    )
+
+
+_FROM_PYTHON = {builtins.bool: bool, builtins.int: int64, builtins.float: float64}
+
+
+def _typename(x) -> str:
+    cls = x.__class__
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _dtype_arg(x, op: str, arg: str, pos: builtins.int | None = None) -> dtype:
+    """`x` as a dtype for argument `arg` of `op`, with torch's TypeError when it is none."""
+    if x.__class__ is dtype:
+        return x
+    if isinstance(x, builtins.type) and x in _FROM_PYTHON:
+        return _FROM_PYTHON[x]
+    if isinstance(x, np.dtype) or (isinstance(x, builtins.type) and issubclass(x, np.generic)):
+        try:
+            return from_numpy(x)
+        except (TypeError, ValueError):
+            raise TypeError(f"{op}(): NumPy dtype {np.dtype(x)} has no minitorch dtype") from None
+    if x is builtins.complex:
+        raise TypeError(f"{op}(): minitorch has no complex dtypes")
+    where = f"argument '{arg}'" if pos is None else f"argument '{arg}' (position {pos})"
+    raise TypeError(f"{op}(): {where} must be torch.dtype, not {_typename(x)}")
+
+
+def to_dtype(x, op: str = "to_dtype") -> dtype:
+    """Read a `dtype=` argument: a dtype, Python `bool`/`int`/`float` (-> bool/int64/float64).
+
+    Differences from torch: NumPy dtypes and scalar types (np.float32, ...) are accepted too.
+    `op` names the calling function in the TypeError raised for anything else.
+    """
+    return _dtype_arg(x, op, "dtype")
+
+
+# ---------------------------------------------------------------------------------------------
+# The default floating dtype
+
+_default = float32  # read by default_float() on the hot path; changed only by set_default_dtype
+
+
+def default_float() -> dtype:
+    """The default floating dtype (fast; for internal use)."""
+    return _default
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors made without a dtype. Mirrors torch.get_default_dtype."""
+    return _default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype. Mirrors torch.set_default_dtype."""
+    global _default
+    rule = "only floating-point types are supported as the default type"
+    if d.__class__ is not dtype:
+        raise TypeError(f"set_default_dtype(): invalid dtype object: {rule}, got {_typename(d)}")
+    if not d.is_floating_point:
+        raise TypeError(f"set_default_dtype(): {rule}, got {d}")
+    _default = d
+    _SCALAR_CACHE.clear()  # Python floats promote to the default dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# Promotion
+
+
+def _promote(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a._kind != b._kind:
+        return a if a._kind > b._kind else b
+    if a.itemsize != b.itemsize:
+        return a if a.itemsize > b.itemsize else b
+    # Same kind and size, different types: uint8/int8 or float16/bfloat16. Neither holds the other's
+    # values, so PyTorch goes one size up.
+    return int16 if a._kind == _INT else float32
+
+
+_PROMOTE = {(a, b): _promote(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both promote to. Mirrors torch.promote_types."""
+    a = _dtype_arg(type1, "promote_types", "type1", 1)
+    b = _dtype_arg(type2, "promote_types", "type2", 2)
+    return _PROMOTE[a, b]
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether casting is allowed under PyTorch's rules. Mirrors torch.can_cast."""
+    a = _dtype_arg(from_, "can_cast", "from_", 1)
+    b = _dtype_arg(to, "can_cast", "to", 2)
+    # Only a cast to a lower kind is refused (float -> int/bool, int -> bool); narrowing within a
+    # kind is allowed.
+    return b._kind >= a._kind
+
+
+# NOTE [ Result type ]
+# torch.result_type ranks operands in three priority levels: tensors with ndim > 0, 0-dim tensors,
+# and Python scalars ("wrapped numbers"). Each level promotes within itself (a Python float counts
+# as the default dtype, an int as int64); then a lower level only matters when its kind is higher
+# than the level above it: an int tensor with a 0-dim float64 tensor gives float64, but a float32
+# tensor stays float32, and a Python int never widens an int tensor. A bool level gives way to any
+# number.
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    if higher is None:
+        return lower
+    if lower is None or higher._kind == _FLOAT:
+        return higher
+    if higher is bool or lower._kind == _FLOAT:
+        return _PROMOTE[higher, lower]
+    return higher
+
+
+def _scalar_type(scalar) -> dtype:
+    """The dtype a Python scalar brings to promotion (a Python float: the default dtype)."""
+    if isinstance(scalar, (builtins.bool, np.bool_)):
+        return bool
+    if isinstance(scalar, (builtins.int, np.integer)):
+        return int64
+    if isinstance(scalar, (builtins.float, np.floating)):
+        return _default
+    raise TypeError(f"result_type(): expected a bool, int or float scalar, got {_typename(scalar)}")
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an op's result. Mirrors torch.result_type, for any number of operands.
+
+    Each operand is a `(dtype, ndim)` pair describing a tensor, or a Python bool/int/float.
+    See NOTE [ Result type ].
+    """
+    if not operands:
+        raise TypeError("result_type(): expected at least one operand")
+    dim = zero = wrapped = None
+    for x in operands:
+        if isinstance(x, tuple):
+            dt, ndim = x
+            dt = _dtype_arg(dt, "result_type", "dtype")
+            if ndim:
+                dim = dt if dim is None else _PROMOTE[dim, dt]
+            else:
+                zero = dt if zero is None else _PROMOTE[zero, dt]
+        else:
+            dt = _scalar_type(x)
+            wrapped = dt if wrapped is None else _PROMOTE[wrapped, dt]
+    return _combine(dim, _combine(zero, wrapped))
+
+
+# Tables for the per-op path, where a call should cost about one dict lookup.
+_DIM_OVER_ZERO = {(a, b): _combine(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+_SCALAR_CACHE: dict = {}  # scalar class -> {tensor dtype: result}; cleared by set_default_dtype
+
+
+def binary_dtype(a: dtype, a_ndim: builtins.int, b: dtype, b_ndim: builtins.int) -> dtype:
+    """result_type of two tensors given by dtype and ndim (fast: the per-op path)."""
+    if a is b:
+        return a
+    if a_ndim:
+        return _PROMOTE[a, b] if b_ndim else _DIM_OVER_ZERO[a, b]
+    return _DIM_OVER_ZERO[b, a] if b_ndim else _PROMOTE[a, b]
+
+
+def scalar_dtype(t_dtype: dtype, scalar) -> dtype:
+    """result_type of a tensor and a Python scalar (fast, cached: the per-op path)."""
+    try:
+        return _SCALAR_CACHE[scalar.__class__][t_dtype]
+    except KeyError:
+        s = _scalar_type(scalar)
+        table = _SCALAR_CACHE[scalar.__class__] = {t: _combine(t, s) for t in ALL_DTYPES}
+        return table[t_dtype]
+
+
+# ---------------------------------------------------------------------------------------------
+# finfo / iinfo
+
+# bits, explicit mantissa bits, largest exponent
+_FLOAT_LAYOUT = {
+    float16: (16, 10, 15),
+    bfloat16: (16, 7, 127),
+    float32: (32, 23, 127),
+    float64: (64, 52, 1023),
+}
+
+
+class finfo:
+    """Machine limits of a floating dtype (default: the default dtype). Mirrors torch.finfo.
+
+    Differences from torch: `finfo(None)` means the default dtype instead of raising.
+    """
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, type: dtype | None = None):
+        dt = _default if type is None else _dtype_arg(type, "finfo", "type", 1)
+        if not dt.is_floating_point:
+            raise TypeError(
+                "torch.finfo() requires a floating point input type. "
+                "Use torch.iinfo to handle 'torch.finfo'"
+            )
+        bits, mantissa, max_exp = _FLOAT_LAYOUT[dt]
+        self.bits = bits
+        self.eps = 2.0**-mantissa
+        self.max = (2.0 - self.eps) * 2.0**max_exp
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** (1 - max_exp)
+        # Decimal digits the mantissa holds, as numpy.finfo's `precision`.
+        self.resolution = 10.0 ** -builtins.int(mantissa * math.log10(2))
+        self.dtype = dt.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and self.dtype == other.dtype
+
+    def __repr__(self):
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+            f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, "
+            f"dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Machine limits of an integer dtype. Mirrors torch.iinfo."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, type: dtype):
+        dt = _dtype_arg(type, "iinfo", "type", 1)
+        if dt is bool:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if dt._kind != _INT:
+            raise TypeError(
+                "torch.iinfo() requires an integer input type. "
+                "Use torch.finfo to handle 'torch.iinfo'"
+            )
+        self.bits = 8 * dt.itemsize
+        if dt.is_signed:
+            self.min = -(2 ** (self.bits - 1))
+            self.max = 2 ** (self.bits - 1) - 1
+        else:
+            self.min = 0
+            self.max = 2**self.bits - 1
+        self.dtype = dt.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and self.dtype == other.dtype
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -1,0 +1,99 @@
+"""Helpers shared by the op families: dtype promotion of operands, dims, scalar tensors."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._tensor import Tensor, _make, _wrap_dim
+
+__all__ = ["promote", "promote_float", "scalar_like", "wrap_dim", "dims_arg", "as_tensor_arg",
+           "cast"]
+
+wrap_dim = _wrap_dim
+
+_from_numpy = _dtype.from_numpy
+
+
+def cast(t: Tensor, dt) -> Tensor:
+    """t converted to dtype `dt` (differentiable; no copy when it already has it)."""
+    if t._data.dtype == dt.np:
+        return t
+    from minitorch._ops.convert import to_dtype
+
+    return to_dtype(t, dt)
+
+
+def scalar_like(value, ref: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor on ref's device (int64, bool or the default float)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, bool):
+        dt = _dtype.bool
+    elif isinstance(value, int):
+        dt = _dtype.int64
+    elif isinstance(value, float):
+        dt = _dtype.default_float()
+    else:
+        raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
+    xp = ref._device.backend.xp
+    return _make(xp.asarray(value, dtype=dt.np), ref._device, False, None)
+
+
+def _scalar(x, op):
+    if isinstance(x, (int, float)):  # bool is an int
+        return x
+    if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
+        return x.item()  # a NumPy scalar acts like a Python number
+    raise TypeError(
+        f"{op}(): argument 'other' must be Tensor or Number, not {type(x).__name__}"
+    )
+
+
+def promote(a, b, op: str):
+    """(a, b) with torch's type promotion applied: tensors cast to the result dtype, Python
+    scalars kept as scalars (the kernels treat them as weak, like torch). Returns (a, b, dtype)."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            da = a._data.dtype
+            if da is b._data.dtype or da == b._data.dtype:
+                return a, b, _from_numpy(da)
+            dt = _dtype.binary_dtype(_from_numpy(da), a._data.ndim,
+                                     _from_numpy(b._data.dtype), b._data.ndim)
+            return cast(a, dt), cast(b, dt), dt
+        b = _scalar(b, op)
+        ta = _from_numpy(a._data.dtype)
+        dt = _dtype.scalar_dtype(ta, b)
+        return (a if dt is ta else cast(a, dt)), b, dt
+    if isinstance(b, Tensor):
+        b2, a2, dt = promote(b, a, op)
+        return a2, b2, dt
+    raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
+
+
+def promote_float(a, b, op: str):
+    """Like promote, then integral/bool results go to the default float dtype (true division)."""
+    a, b, dt = promote(a, b, op)
+    if not dt.is_floating_point:
+        dt = _dtype.default_float()
+        if isinstance(a, Tensor):
+            a = cast(a, dt)
+        if isinstance(b, Tensor):
+            b = cast(b, dt)
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # pragma: no cover
+            raise TypeError(f"{op}: no tensor operand")
+    return a, b, dt
+
+
+def dims_arg(dim, ndim: int, op: str):
+    """A reduction's dim argument (None, int, or sequence) as a sorted tuple of axes, or None."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        return (_wrap_dim(dim, ndim, op),)
+    dims = tuple(_wrap_dim(d, ndim, op) for d in dim)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError(f"{op}: dim {dims} appears multiple times in the list of dims")
+    return tuple(sorted(dims))
+
+
+def as_tensor_arg(x, ref: Tensor) -> Tensor:
+    return x if isinstance(x, Tensor) else scalar_like(x, ref)

@@ -1,0 +1,321 @@
+"""In-place ops (add_, mul_, copy_, fill_, ...), `out=` writes, and autograd through views."""
+
+from __future__ import annotations
+
+import warnings
+
+from minitorch import _dtype
+from minitorch._ops._common import cast, scalar_like
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function, _replay_view
+from minitorch.autograd.grad_mode import no_grad, state
+
+__all__ = [
+    "apply_inplace", "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "zero_", "fill_", "copy_",
+    "neg_", "exp_", "log_", "sqrt_", "abs_", "tanh_", "sigmoid_", "relu_", "floor_divide_",
+    "remainder_", "write_out", "set_shape_", "copy_slices",
+]
+
+# NOTE [ In-place through views ]
+# An in-place op is computed out of place on a snapshot of `self` (so ops that need the old value,
+# like mul_, keep it), then written into self's memory; the version counter is bumped, so any
+# backward that saved the old value refuses to run. Autograd history:
+# - self not a view: self takes the new node as its grad_fn (the old one becomes its input);
+# - self a view of `base`: base takes a CopySlices node whose inputs are base's old history and the
+#   new value of the view; the view (and every other view of base) regenerates its grad_fn from base
+#   on next use, because the shared version counter moved (see _regenerate_view_grad_fn).
+# With no grad recorded, the kernel writes straight into self's memory.
+
+
+def _check_leaf(self: Tensor, op: str):
+    if not state.enabled:
+        return
+    if self._grad_fn is None and self._requires_grad:
+        if self._base is None:
+            raise RuntimeError(
+                "a leaf Variable that requires grad is being used in an in-place operation."
+            )
+    base = self._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+def _check_result(self: Tensor, r: Tensor, op: str):
+    if r._data.shape != self._data.shape:
+        raise RuntimeError(
+            f"{op}: output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(r._data.shape)}"
+        )
+    if r._data.dtype != self._data.dtype and not _dtype.can_cast(r.dtype, self.dtype):
+        raise RuntimeError(
+            f"result type {_short(r.dtype)} can't be cast to the desired output type "
+            f"{_short(self.dtype)}"
+        )
+
+
+def _short(dt) -> str:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "bfloat16": "BFloat16"}
+    return names[dt.name]
+
+
+def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
+    """self <- compute(self), in place. `compute` is the out-of-place op (Tensor -> Tensor);
+    `others` are its other tensor operands (to know whether a graph must be recorded)."""
+    _check_leaf(self, op)
+    record = state.enabled and (
+        self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    )
+    if not record:
+        with no_grad():
+            r = compute(self)
+        _check_result(self, r, op)
+        self._data[...] = r._data
+        self._vc[0] += 1
+        return self
+    snap = _snapshot(self)
+    r = compute(snap)
+    _check_result(self, r, op)
+    r = cast(r, self.dtype)
+    self._data[...] = r._data
+    self._vc[0] += 1
+    _take_history(self, r)
+    return self
+
+
+def _snapshot(self: Tensor) -> Tensor:
+    """A copy of self's current value that carries self's autograd history."""
+    fn = self.grad_fn  # for a view, regenerated from its base if needed
+    # A leaf requiring grad never gets here (_check_leaf), so fn is None means no history.
+    return _make(self._data.copy(), self._device, self._requires_grad, fn, self._output_nr)
+
+
+def _take_history(self: Tensor, r: Tensor):
+    if self._base is None:
+        self._grad_fn = r._grad_fn
+        self._requires_grad = True
+        if r._output_nr:
+            self._output_nr = r._output_nr
+        else:
+            self.__dict__.pop("_output_nr", None)
+        return
+    copy_slices(self, r)
+
+
+class CopySlices(Function):
+    """base' = base with the view region replaced by src;  grad_base = grad with that region
+    zeroed,  grad_src = the view region of grad"""
+
+    @staticmethod
+    def forward(ctx, base, src, *, chain):
+        ctx.chain = chain
+        ctx.base_shape = base._data.shape
+        return base._data  # the memory was already written through the view
+
+    @staticmethod
+    def backward(ctx, grad):
+        g_base = g_src = None
+        if ctx.needs_input_grad[0]:
+            mask = _make(ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype), grad._device,
+                         False, None)
+            with no_grad():
+                region = _replay_view(mask, ctx.chain)
+                region._data[...] = 0
+            g_base = grad * mask
+        if ctx.needs_input_grad[1]:
+            g_src = _replay_view(grad, ctx.chain)
+        return g_base, g_src
+
+
+def copy_slices(view: Tensor, src: Tensor):
+    """Gives `view`'s base the history 'old base with the view region replaced by src'."""
+    base = view._base
+    alias = _make(base._data, base._device, base._requires_grad, base._grad_fn,
+                  base._output_nr)
+    tmp = CopySlices.apply(alias, src, chain=view._view_chain)
+    base._grad_fn = tmp._grad_fn
+    base._requires_grad = True
+    base.__dict__.pop("_output_nr", None)
+    # The view's own grad_fn is regenerated from the base on next use (its version moved).
+
+
+def set_shape_(self: Tensor, viewed: Tensor) -> Tensor:
+    """squeeze_/unsqueeze_/transpose_/t_: self takes the shape (and history) of `viewed`."""
+    _check_leaf(self, "set_shape_")
+    self._data = viewed._data
+    if viewed._grad_fn is not None:
+        self._grad_fn = viewed._grad_fn
+    return self
+
+
+def write_out(out: Tensor, result: Tensor) -> Tensor:
+    """torch's `out=` contract: resized to the result's shape, cast to out's dtype."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"out= must be a Tensor, not {type(out).__name__}")
+    if state.enabled and (result._requires_grad or out._requires_grad):
+        raise RuntimeError(
+            "out=... arguments don't support automatic differentiation, but one of the arguments "
+            "requires grad."
+        )
+    if out._device is not result._device:
+        raise RuntimeError(
+            f"Expected out tensor to have device {result._device}, but got {out._device} instead"
+        )
+    if not _dtype.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(
+            f"result type {_short(result.dtype)} can't be cast to the desired output type "
+            f"{_short(out.dtype)}"
+        )
+    if out._data.shape != result._data.shape:
+        if out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"{list(out._data.shape)}, which does not match the required output shape "
+                f"{list(result._data.shape)}. This behavior is deprecated.",
+                UserWarning,
+                stacklevel=3,
+            )
+        out._data = result._data.astype(out._data.dtype)
+    else:
+        out._data[...] = result._data
+    out._vc[0] += 1
+    return out
+
+
+# --- the in-place ops ---
+
+
+def _ops():
+    import minitorch._ops as ops
+
+    return ops
+
+
+def add_(self, other, *, alpha=1):
+    return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
+
+
+def sub_(self, other, *, alpha=1):
+    return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))
+
+
+def mul_(self, other):
+    return apply_inplace(self, lambda s: _ops().mul(s, other), "mul_", (other,))
+
+
+def div_(self, other, *, rounding_mode=None):
+    return apply_inplace(
+        self, lambda s: _ops().div(s, other, rounding_mode=rounding_mode), "div_", (other,)
+    )
+
+
+def floor_divide_(self, other):
+    return apply_inplace(self, lambda s: _ops().floor_divide(s, other), "floor_divide_", (other,))
+
+
+def remainder_(self, other):
+    return apply_inplace(self, lambda s: _ops().remainder(s, other), "remainder_", (other,))
+
+
+def pow_(self, exponent):
+    return apply_inplace(self, lambda s: _ops().pow(s, exponent), "pow_", (exponent,))
+
+
+def clamp_(self, min=None, max=None):
+    return apply_inplace(self, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
+
+
+def _unary_inplace(name):
+    def op(self):
+        return apply_inplace(self, getattr(_ops(), name), name + "_")
+
+    op.__name__ = op.__qualname__ = name + "_"
+    op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
+    return op
+
+
+neg_ = _unary_inplace("neg")
+exp_ = _unary_inplace("exp")
+log_ = _unary_inplace("log")
+sqrt_ = _unary_inplace("sqrt")
+abs_ = _unary_inplace("abs")
+tanh_ = _unary_inplace("tanh")
+sigmoid_ = _unary_inplace("sigmoid")
+relu_ = _unary_inplace("relu")
+
+
+class Fill(Function):
+    """out = value everywhere;  grad_a = 0,  grad_value = sum(grad) (for a 0-d tensor value)"""
+
+    @staticmethod
+    def forward(ctx, a, value):
+        v = value._data if isinstance(value, Tensor) else value
+        return ctx.xp.full(a._data.shape, v, dtype=a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad * 0 if ctx.needs_input_grad[0] else None,
+                grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+def fill_(self, value):
+    """Fills with a number or a 0-d tensor. Mirrors torch.Tensor.fill_."""
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise RuntimeError(
+            f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+            "dimensions."
+        )
+    if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
+        _check_leaf(self, "fill_")
+        v = value._device.backend.to_host(value._data).item() if isinstance(value, Tensor) \
+            else value
+        self._data.fill(v)
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, lambda s: Fill.apply(s, value), "fill_", (value,))
+
+
+def zero_(self):
+    """Fills with zeros. Mirrors torch.Tensor.zero_."""
+    return fill_(self, 0)
+
+
+class CopyFrom(Function):
+    """out = src broadcast to a's shape and dtype;  grad_a = 0,  grad_src = grad"""
+
+    _node_name = "CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, a, src):
+        xp = ctx.xp
+        return xp.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return (grad * 0 if ctx.needs_input_grad[0] else None,
+                grad if ctx.needs_input_grad[1] else None)
+
+
+def copy_(self, src, non_blocking=False):
+    """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
+    if not isinstance(src, Tensor):
+        src = scalar_like(src, self)
+    if src._device is not self._device:
+        src = src.to(self._device, non_blocking=non_blocking)
+    try:
+        src._device.backend.xp.broadcast_shapes(src._data.shape, self._data.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
+            f"the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
+            f"non-singleton dimension {self._data.ndim - 1}"
+        ) from None
+    if not state.enabled or not (self._requires_grad or src._requires_grad):
+        _check_leaf(self, "copy_")
+        self._data[...] = src._data
+        self._vc[0] += 1
+        return self
+    return apply_inplace(self, lambda s: CopyFrom.apply(s, src), "copy_", (src,))

@@ -1,0 +1,627 @@
+"""Pointwise ops: arithmetic, exp/log family, activations' kernels, comparisons, where, clamp."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._ops._common import promote, promote_float, scalar_like
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "add", "sub", "rsub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh",
+    "sigmoid", "relu", "maximum", "minimum", "clamp", "where", "eq", "ne", "lt", "le", "gt", "ge",
+    "sign", "floor_divide", "remainder",
+]
+
+
+def _d(x):
+    """The raw array of a tensor operand, or the Python scalar itself."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+# --- arithmetic ---
+
+
+class Add(Function):
+    """out = a + b;  grad_a = grad,  grad_b = grad   (the engine un-broadcasts)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _d(a) + _d(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    """out = a - b;  grad_a = grad,  grad_b = -grad"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _d(a) - _d(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    """out = a * b;  grad_a = grad * b,  grad_b = grad * a"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _d(a) * _d(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+class Div(Function):
+    """out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b**2"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _d(a) / _d(b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = grad / b if ctx.needs_input_grad[0] else None
+        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Neg(Function):
+    """out = -a;  grad_a = -grad"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+def add(input, other, *, alpha=1, out=None):
+    """input + alpha * other. Mirrors torch.add."""
+    a, b, _ = promote(input, other, "add")
+    if alpha != 1:
+        b = mul(b, alpha)
+    return _out(Add.apply(a, b), out)
+
+
+def sub(input, other, *, alpha=1, out=None):
+    """input - alpha * other. Mirrors torch.sub."""
+    a, b, dt = promote(input, other, "sub")
+    if dt is _dtype.bool:
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+            "`logical_xor()` operator instead."
+        )
+    if alpha != 1:
+        b = mul(b, alpha)
+    return _out(Sub.apply(a, b), out)
+
+
+def rsub(input, other, *, alpha=1):
+    """other - alpha * input. Mirrors torch.rsub."""
+    if not isinstance(other, Tensor):
+        other = scalar_like(other, input)
+    return sub(other, input, alpha=alpha)
+
+
+def mul(input, other, *, out=None):
+    """input * other. Mirrors torch.mul."""
+    a, b, _ = promote(input, other, "mul")
+    return _out(Mul.apply(a, b), out)
+
+
+def div(input, other, *, rounding_mode=None, out=None):
+    """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
+    if rounding_mode is None:
+        a, b, _ = promote_float(input, other, "div")
+        return _out(Div.apply(a, b), out)
+    if rounding_mode == "floor":
+        return _out(floor_divide(input, other), out)
+    if rounding_mode == "trunc":
+        from minitorch._ops import trunc
+
+        a, b, dt = promote(input, other, "div")
+        if dt.is_floating_point:
+            return _out(trunc(Div.apply(a, b)), out)
+        return _out(_integer_div(a, b, "trunc", dt), out)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{rounding_mode}'"
+    )
+
+
+def _integer_div(a, b, mode, dt):
+    xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
+    x, y = _d(a), _d(b)
+    if _is_zero_int(y):
+        raise RuntimeError("ZeroDivisionError")
+    q = xp.floor_divide(x, y)
+    if mode == "trunc":
+        # floor and trunc differ where the exact quotient is negative and inexact
+        q = q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
+    dev = (a if isinstance(a, Tensor) else b)._device
+    return _make(xp.asarray(q, dtype=dt.np), dev, False, None)
+
+
+def _is_zero_int(y):
+    return isinstance(y, int) and y == 0
+
+
+def floor_divide(input, other, *, out=None):
+    """floor(input / other). Mirrors torch.floor_divide (not differentiable)."""
+    a, b, dt = promote(input, other, "floor_divide")
+    if dt.is_floating_point:
+        from minitorch._ops import floor
+
+        return _out(floor(div(a, b)).detach(), out)
+    return _out(_integer_div(a, b, "floor", dt), out)
+
+
+def remainder(input, other, *, out=None):
+    """Python-style modulus (sign of the divisor). Mirrors torch.remainder."""
+    a, b, dt = promote(input, other, "remainder")
+    if dt.is_floating_point:
+        # a - floor(a / b) * b, so the gradient is grad for a and -floor(a/b) * grad for b
+        q = floor_divide(a, b)
+        return _out(sub(a, mul(q, b)), out)
+    dev = (a if isinstance(a, Tensor) else b)._device
+    xp = dev.backend.xp
+    return _out(_make(xp.asarray(xp.remainder(_d(a), _d(b)), dtype=dt.np), dev, False, None), out)
+
+
+def neg(input, *, out=None):
+    """-input. Mirrors torch.neg."""
+    if input._data.dtype == bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return _out(Neg.apply(input), out)
+
+
+class PowScalar(Function):
+    """out = a ** e (e a number);  grad_a = grad * e * a ** (e - 1)"""
+
+    _node_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, exponent):
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return a._data ** exponent
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        e = ctx.exponent
+        if e == 0:
+            return grad * 0
+        return grad * e * pow(a, e - 1)
+
+
+class Pow(Function):
+    """out = a ** b;  grad_a = grad * b * a ** (b - 1),  grad_b = grad * out * log(a)"""
+
+    _node_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = a._data ** b._data
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = where(b == 0, 0.0, grad * b * pow(a, b - 1))
+        if ctx.needs_input_grad[1]:
+            # d/db a**b = a**b log a, taken as 0 where a == 0 and b >= 0 (as torch does)
+            gb = where((a == 0) & (b >= 0), 0.0, grad * out * log(a))
+        return ga, gb
+
+
+def pow(input, exponent, *, out=None):
+    """input ** exponent (either may be a number). Mirrors torch.pow."""
+    if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        a, e, dt = promote(input, exponent, "pow")
+        if not dt.is_floating_point and isinstance(e, int) and e < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return _out(PowScalar.apply(a, exponent=e), out)
+    if not isinstance(input, Tensor):
+        input = scalar_like(input, exponent)
+    a, b, dt = promote(input, exponent, "pow")
+    return _out(Pow.apply(a, b), out)
+
+
+# --- unary math ---
+
+
+class Exp(Function):
+    """out = exp(a);  grad_a = grad * out"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.exp(a._data)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+class Log(Function):
+    """out = log(a);  grad_a = grad / a"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.log(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Function):
+    """out = sqrt(a);  grad_a = grad / (2 * out)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.sqrt(a._data)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+
+class Abs(Function):
+    """out = |a|;  grad_a = grad * sign(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return ctx.xp.abs(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * sign(a)
+
+
+class Sign(Function):
+    """out = sign(a);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return ctx.xp.sign(a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Tanh(Function):
+    """out = tanh(a);  grad_a = grad * (1 - out**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.tanh(a._data)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + exp(-a));  grad_a = grad * out * (1 - out)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        xp = ctx.xp
+        # exp of a non-positive number only: no overflow warning for large |a|
+        e = xp.exp(-xp.abs(x))
+        out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out * (1 - out))
+
+
+class Relu(Function):
+    """out = max(a, 0);  grad_a = grad * (out > 0)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        out = ctx.xp.maximum(x, 0, dtype=x.dtype)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+
+
+def _unary_float(fn, name):
+    def op(input, *, out=None):
+        if not input._data.dtype.kind == "f":
+            from minitorch._ops._common import cast
+
+            input = cast(input, _dtype.default_float())
+        return _out(fn.apply(input), out)
+
+    op.__name__ = name
+    op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name}. Mirrors torch.{name}."
+    return op
+
+
+exp = _unary_float(Exp, "exp")
+log = _unary_float(Log, "log")
+sqrt = _unary_float(Sqrt, "sqrt")
+tanh = _unary_float(Tanh, "tanh")
+sigmoid = _unary_float(Sigmoid, "sigmoid")
+
+
+def abs(input, *, out=None):
+    """|input|. Mirrors torch.abs."""
+    if input._data.dtype == bool:
+        raise RuntimeError("abs(): bool tensors are not supported")
+    return _out(Abs.apply(input), out)
+
+
+def sign(input, *, out=None):
+    """-1, 0 or 1 by sign. Mirrors torch.sign."""
+    if input._data.dtype == bool:
+        return input.clone()
+    return _out(Sign.apply(input), out)
+
+
+def relu(input):
+    """max(input, 0). Mirrors torch.relu."""
+    if input._data.dtype == bool:
+        raise RuntimeError("relu(): bool tensors are not supported (\"clamp_min_cpu\" not "
+                           "implemented for 'Bool')")
+    return Relu.apply(input)
+
+
+# --- two-input selections ---
+
+
+class Maximum(Function):
+    """out = max(a, b);  the gradient goes to the larger input, split evenly on ties"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.maximum(a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_grad(grad, a > b, a == b, ctx.needs_input_grad)
+
+
+class Minimum(Function):
+    """out = min(a, b);  the gradient goes to the smaller input, split evenly on ties"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.minimum(a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return _split_grad(grad, a < b, a == b, ctx.needs_input_grad)
+
+
+def _split_grad(grad, a_wins, tie, needs):
+    half = grad * tie / 2
+    ga = grad * a_wins + half if needs[0] else None
+    gb = grad * ~(a_wins | tie) + half if needs[1] else None
+    return ga, gb
+
+
+def maximum(input, other, *, out=None):
+    """Elementwise maximum of two tensors. Mirrors torch.maximum."""
+    _require_tensors(input, other, "maximum")
+    a, b, _ = promote(input, other, "maximum")
+    return _out(Maximum.apply(a, b), out)
+
+
+def minimum(input, other, *, out=None):
+    """Elementwise minimum of two tensors. Mirrors torch.minimum."""
+    _require_tensors(input, other, "minimum")
+    a, b, _ = promote(input, other, "minimum")
+    return _out(Minimum.apply(a, b), out)
+
+
+def _require_tensors(a, b, op):
+    for name, x in (("input", a), ("other", b)):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+
+
+class Clamp(Function):
+    """out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, min, max):
+        ctx.save_for_backward(a)
+        ctx.bounds = (min, max)
+        return ctx.xp.clip(a._data, min, max)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        keep = None
+        if lo is not None:
+            keep = a >= lo
+        if hi is not None:
+            keep = (a <= hi) if keep is None else keep & (a <= hi)
+        return grad * keep
+
+
+class ClampTensor(Function):
+    """out = min(max(a, lo), hi) with tensor bounds;  the gradient goes to whichever is selected"""
+
+    _node_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        ctx.save_for_backward(a, lo, hi)
+        x = a._data
+        xp = ctx.xp
+        if lo is not None:
+            x = xp.maximum(x, lo._data)
+        if hi is not None:
+            x = xp.minimum(x, hi._data)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, lo, hi = ctx.saved_tensors
+        below = (a < lo) if lo is not None else None
+        above = (a > hi) if hi is not None else None
+        keep = grad
+        if below is not None:
+            keep = where(below, 0.0, keep)
+        if above is not None:
+            keep = where(above, 0.0, keep)
+        g_lo = g_hi = None
+        if lo is not None and ctx.needs_input_grad[1]:
+            g_lo = where(below & ~above if above is not None else below, grad, 0.0)
+        if hi is not None and ctx.needs_input_grad[2]:
+            g_hi = where(above, grad, 0.0)
+        return keep, g_lo, g_hi
+
+
+def clamp(input, min=None, max=None, *, out=None):
+    """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
+        hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
+        dt = input.dtype
+        for bnd in (lo, hi):
+            if bnd is not None:
+                dt = _dtype.binary_dtype(dt, input.ndim, bnd.dtype, bnd.ndim)
+        from minitorch._ops._common import cast
+
+        args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
+        return _out(ClampTensor.apply(*args), out)
+    dt = input.dtype
+    for bnd in (min, max):
+        if bnd is not None:
+            dt = _dtype.scalar_dtype(dt, bnd)
+    if dt is not input.dtype:
+        from minitorch._ops._common import cast
+
+        input = cast(input, dt)
+    return _out(Clamp.apply(input, min=min, max=max), out)
+
+
+class Where(Function):
+    """out = cond ? a : b;  grad_a = grad where cond, grad_b = grad where not cond"""
+
+    @staticmethod
+    def forward(ctx, cond, a, b):
+        ctx.save_for_backward(cond)
+        return ctx.xp.where(cond._data, _d(a), _d(b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (cond,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (None,
+                where(cond, grad, 0.0) if needs[1] else None,
+                where(cond, 0.0, grad) if needs[2] else None)
+
+
+def where(condition, input=None, other=None, *, out=None):
+    """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True). Mirrors torch.where."""
+    if input is None and other is None:
+        from minitorch._ops import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    if condition._data.dtype != bool:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype}"
+        )
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        input = scalar_like(input, condition)
+    a, b, dt = promote(input, other, "where")
+    a = a if isinstance(a, Tensor) else _make(
+        condition._device.backend.xp.asarray(a, dtype=dt.np), condition._device, False, None)
+    b = b if isinstance(b, Tensor) else _make(
+        condition._device.backend.xp.asarray(b, dtype=dt.np), condition._device, False, None)
+    return _out(Where.apply(condition, a, b), out)
+
+
+# --- comparisons: bool results, never differentiable ---
+
+
+def _compare(kernel, name):
+    def op(input, other, *, out=None):
+        a, b, _ = promote(input, other, name)
+        t = a if isinstance(a, Tensor) else b
+        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{a._device} and {b._device}! (when checking arguments for {name})"
+            )
+        return _out(_make(kernel(_d(a), _d(b)), t._device, False, None), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} comparison (a bool tensor). Mirrors torch.{name}."
+    return op
+
+
+eq = _compare(lambda a, b: a == b, "eq")
+ne = _compare(lambda a, b: a != b, "ne")
+lt = _compare(lambda a, b: a < b, "lt")
+le = _compare(lambda a, b: a <= b, "le")
+gt = _compare(lambda a, b: a > b, "gt")
+ge = _compare(lambda a, b: a >= b, "ge")
+
+
+def _out(result: Tensor, out):
+    """Writes result into `out=` when given (torch's out= semantics: resized, same dtype)."""
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)

@@ -1,0 +1,484 @@
+"""Tensor: an array on a device, with the autograd state; methods are one-line calls into the ops."""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+
+from minitorch import _dtype
+from minitorch._backend import Device, backend_of
+from minitorch._tensor_methods import TensorMethods
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """A shape. Mirrors torch.Size."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"torch.Size({list(self)})"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, key):
+        out = tuple.__getitem__(self, key)
+        return Size(out) if isinstance(key, slice) else out
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+class Tensor(TensorMethods):
+    """A multi-dimensional array with autograd. Mirrors torch.Tensor.
+
+    `_data` is the raw NumPy/CuPy array (what kernels read); `.data` is torch's detached Tensor view.
+    """
+
+    # NOTE [ Tensor attributes ]
+    # Hot attributes live in slots; rarely set ones (`_output_nr`, hooks, view bookkeeping) are class
+    # defaults overridden in the instance __dict__, so building a tensor sets only the slots below.
+    __slots__ = ("_data", "_device", "_requires_grad", "_grad_fn", "_vc", "_base", "_grad",
+                 "__dict__", "__weakref__")
+
+    _output_nr = 0
+    _grad_acc = None
+    _hooks = None
+    _view_version = 0
+    _view_chain = ()
+    _retains_grad = False
+
+    # numpy defers `ndarray op tensor` to our reflected operators.
+    __array_priority__ = 1000
+
+    def __init__(self, *args, **kwargs):
+        # torch.Tensor(...) legacy constructor: Tensor(2, 3) is uninitialised float, Tensor([..])
+        # copies data as the default float dtype.
+        from minitorch._factories import _legacy_tensor_init
+
+        _legacy_tensor_init(self, *args, **kwargs)
+
+    # --- identity and metadata ---
+
+    @property
+    def dtype(self):
+        return _dtype.from_numpy(self._data.dtype)
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self._data.nbytes
+
+    def stride(self, dim=None):
+        item = self._data.itemsize
+        strides = tuple(s // item for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[_wrap_dim(dim, self._data.ndim, "stride")]
+
+    def storage_offset(self) -> int:
+        return 0 if self._base is None else _storage_offset(self)
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return False
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def data_ptr(self) -> int:
+        return self._device.backend.data_ptr(self._data)
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def __hash__(self):
+        return id(self)
+
+    # --- autograd state ---
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to "
+                    "use a computed variable in a subgraph that doesn't require differentiation "
+                    "use var_no_grad = var.detach()."
+                )
+            return self
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._base is not None and self._view_version != self._vc[0]:
+            from minitorch.autograd.function import _regenerate_view_grad_fn
+
+            _regenerate_view_grad_fn(self)
+        return self._grad_fn
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._device is not self._device:
+                raise RuntimeError(
+                    f"assigned grad has data located on a different device ({value._device}) than "
+                    f"the tensor ({self._device})"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type ({value.dtype}) than the tensor "
+                    f"({self.dtype})"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size ({list(value.shape)}) than the "
+                    f"tensor ({list(self.shape)})"
+                )
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keeps .grad for this non-leaf tensor after backward. Mirrors torch.Tensor.retain_grad."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        fn = self.grad_fn
+        if fn._retains is None:
+            fn._retains = {}
+        fn._retains[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook):
+        """hook(grad) -> Tensor or None runs when this tensor's gradient is computed."""
+        from minitorch.autograd.function import _Handle
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is None:
+            if self._hooks is None:
+                self._hooks = {}
+            return _Handle(self._hooks, hook)
+        fn = self.grad_fn
+        if fn._pre_hooks is None:
+            fn._pre_hooks = {}
+        return _Handle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Computes the gradient of this tensor w.r.t. graph leaves. Mirrors torch.Tensor.backward."""
+        from minitorch.autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A new tensor sharing data and version counter, out of the graph."""
+        t = _make(self._data, self._device, False, None)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._grad_fn is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, ..."
+            )
+        self._grad_fn = None
+        self._requires_grad = False
+        self.__dict__.pop("_output_nr", None)
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        # Shares memory but not the version counter: changes through .data escape autograd.
+        return _make(self._data, self._device, False, None)
+
+    @data.setter
+    def data(self, value: Tensor):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+
+    # --- conversion to Python and NumPy ---
+
+    def _host(self):
+        """The data as a NumPy array: no copy on CPU, an explicit device-to-host copy elsewhere."""
+        return self._device.backend.to_host(self._data)
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._host().item()
+
+    def tolist(self):
+        return self._host().tolist()
+
+    def numpy(self, *, force: bool = False):
+        if force:
+            return self.detach().cpu()._data
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        # Differences from torch: a tensor requiring grad is detached rather than refused, so
+        # plotting and printing just work. See issue on NumPy interop.
+        if self._device.type != "cpu":
+            raise TypeError(
+                f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        a = self._data
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def __bool__(self):
+        n = self._data.size
+        if n != 1:
+            what = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        return bool(self._host().item())
+
+    def __float__(self):
+        if self._data.size != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return float(self._host().item())
+
+    def __int__(self):
+        if self._data.size != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return int(self._host().item())
+
+    def __complex__(self):
+        if self._data.size != 1:
+            raise TypeError("only one element tensors can be converted to Python scalars")
+        return complex(self._host().item())
+
+    def __index__(self):
+        if self._data.size != 1 or self.dtype.is_floating_point or self.dtype is _dtype.bool:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._host().item())
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def __repr__(self, *, tensor_contents=None):
+        from minitorch._tensor_str import tensor_repr
+
+        fn = self._grad_fn
+        return tensor_repr(
+            self._host(),
+            dtype_name=self.dtype.name,
+            default_float_name=_dtype.get_default_dtype().name,
+            device=None if self._device.type == "cpu" else str(self._device),
+            requires_grad=self._requires_grad,
+            grad_fn_name=None if fn is None else type(fn).__name__,
+        )
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        # Pickling (DataLoader workers, copy) keeps values, dtype, device and requires_grad.
+        return (_rebuild, (self._host(), str(self._device), self._requires_grad, type(self)))
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        t = type(self).__new__(type(self))
+        Tensor._init_from(t, self._data.copy(), self._device, self._requires_grad)
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        t.__dict__.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})
+        memo[id(self)] = t
+        return t
+
+    @staticmethod
+    def _init_from(t, data, device, requires_grad=False):
+        t._data = data
+        t._device = device
+        t._requires_grad = requires_grad
+        t._grad_fn = None
+        t._vc = [0]
+        t._base = None
+        t._grad = None
+
+
+_new = object.__new__
+
+
+def _make(data, device, requires_grad, grad_fn, output_nr=0):
+    """The private constructor on the per-op path: no validation, no copies."""
+    t = _new(Tensor)
+    t._data = data
+    t._device = device
+    t._requires_grad = requires_grad
+    t._grad_fn = grad_fn
+    t._vc = [0]
+    t._base = None
+    t._grad = None
+    if output_nr:
+        t._output_nr = output_nr
+    return t
+
+
+def _rebuild(host_array, device_str, requires_grad, cls=None):
+    from minitorch._backend import device as as_device
+
+    dev = as_device(device_str)
+    t = _make(backend_of(dev).from_host(host_array, dev), dev, False, None)
+    if requires_grad:
+        t._requires_grad = True
+    if cls is not None and cls is not Tensor:
+        t = cls._from_tensor(t) if hasattr(cls, "_from_tensor") else t
+    return t
+
+
+def _wrap_dim(dim, ndim, op="dim"):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def _storage_offset(t) -> int:
+    base = t._base._data
+    b = backend_of(t._device)
+    return (b.data_ptr(t._data) - b.data_ptr(base)) // t._data.itemsize

@@ -1,0 +1,487 @@
+"""Tensor's operators and op methods: each a one-line call into minitorch._ops."""
+
+from __future__ import annotations
+
+# NOTE [ Late binding of ops ]
+# The ops build Tensors, so they import this module's class (through minitorch._tensor); this
+# module cannot import them back at load time. minitorch._ops sets `_ops` to itself once loaded.
+_ops = None
+
+
+def _size_args(args):
+    """x.view(2, 3) and x.view((2, 3)) both mean the shape (2, 3)."""
+    if len(args) == 1 and not isinstance(args[0], int) and args[0] is not None:
+        try:
+            return tuple(args[0])
+        except TypeError:
+            return args
+    return args
+
+
+class TensorMethods:
+    """Mixed into Tensor; holds no state."""
+
+    __slots__ = ()
+
+    # --- arithmetic operators ---
+
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(self, other)
+
+    def __iadd__(self, other):
+        return _ops.add_(self, other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.rsub(self, other)
+
+    def __isub__(self, other):
+        return _ops.sub_(self, other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(self, other)
+
+    def __imul__(self, other):
+        return _ops.mul_(self, other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(_ops.scalar_like(other, self), self)
+
+    def __itruediv__(self, other):
+        return _ops.div_(self, other)
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(_ops.scalar_like(other, self), self)
+
+    def __ifloordiv__(self, other):
+        return _ops.floor_divide_(self, other)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(_ops.scalar_like(other, self), self)
+
+    def __imod__(self, other):
+        return _ops.remainder_(self, other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(_ops.scalar_like(other, self), self)
+
+    def __ipow__(self, other):
+        return _ops.pow_(self, other)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __invert__(self):
+        return _ops.bitwise_not(self)
+
+    def __and__(self, other):
+        return _ops.bitwise_and(self, other)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _ops.bitwise_or(self, other)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _ops.bitwise_xor(self, other)
+
+    __rxor__ = __xor__
+
+    def __iand__(self, other):
+        return _ops.bitwise_and_(self, other)
+
+    def __ior__(self, other):
+        return _ops.bitwise_or_(self, other)
+
+    def __ixor__(self, other):
+        return _ops.bitwise_xor_(self, other)
+
+    def __lshift__(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def __rshift__(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    # --- comparisons (bool results, never differentiable) ---
+
+    def __eq__(self, other):
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    # --- indexing ---
+
+    def __getitem__(self, key):
+        return _ops.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        _ops.setitem(self, key, value)
+
+    # --- pointwise ---
+
+    def add(self, other, *, alpha=1):
+        return _ops.add(self, other, alpha=alpha)
+
+    def add_(self, other, *, alpha=1):
+        return _ops.add_(self, other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return _ops.sub(self, other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return _ops.sub_(self, other, alpha=alpha)
+
+    subtract = sub
+    subtract_ = sub_
+
+    def mul(self, other):
+        return _ops.mul(self, other)
+
+    def mul_(self, other):
+        return _ops.mul_(self, other)
+
+    multiply = mul
+    multiply_ = mul_
+
+    def div(self, other, *, rounding_mode=None):
+        return _ops.div(self, other, rounding_mode=rounding_mode)
+
+    def div_(self, other, *, rounding_mode=None):
+        return _ops.div_(self, other, rounding_mode=rounding_mode)
+
+    divide = div
+    divide_ = div_
+    true_divide = div
+    true_divide_ = div_
+
+    def neg(self):
+        return _ops.neg(self)
+
+    def neg_(self):
+        return _ops.neg_(self)
+
+    negative = neg
+    negative_ = neg_
+
+    def pow(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def pow_(self, exponent):
+        return _ops.pow_(self, exponent)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def exp_(self):
+        return _ops.exp_(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def log_(self):
+        return _ops.log_(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def sqrt_(self):
+        return _ops.sqrt_(self)
+
+    def abs(self):
+        return _ops.abs(self)
+
+    def abs_(self):
+        return _ops.abs_(self)
+
+    absolute = abs
+    absolute_ = abs_
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def tanh_(self):
+        return _ops.tanh_(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def sigmoid_(self):
+        return _ops.sigmoid_(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def relu_(self):
+        return _ops.relu_(self)
+
+    def maximum(self, other):
+        return _ops.maximum(self, other)
+
+    def minimum(self, other):
+        return _ops.minimum(self, other)
+
+    def clamp(self, min=None, max=None):
+        return _ops.clamp(self, min, max)
+
+    def clamp_(self, min=None, max=None):
+        return _ops.clamp_(self, min, max)
+
+    clip = clamp
+    clip_ = clamp_
+
+    def clamp_min(self, min):
+        return _ops.clamp(self, min, None)
+
+    def clamp_max(self, max):
+        return _ops.clamp(self, None, max)
+
+    def where(self, condition, other):
+        return _ops.where(condition, self, other)
+
+    def eq(self, other):
+        return _ops.eq(self, other)
+
+    def ne(self, other):
+        return _ops.ne(self, other)
+
+    def lt(self, other):
+        return _ops.lt(self, other)
+
+    def le(self, other):
+        return _ops.le(self, other)
+
+    def gt(self, other):
+        return _ops.gt(self, other)
+
+    def ge(self, other):
+        return _ops.ge(self, other)
+
+    not_equal = ne
+    less = lt
+    less_equal = le
+    greater = gt
+    greater_equal = ge
+
+    # --- reductions ---
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        return _ops.sum(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
+        return _ops.mean(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+
+    def max(self, dim=None, keepdim=False):
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _ops.min(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.logsumexp(self, dim, keepdim)
+
+    # --- shape ---
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, _size_args(shape))
+
+    def view(self, *shape):
+        if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "itemsize"):
+            return _ops.view_dtype(self, shape[0])
+        return _ops.view(self, _size_args(shape))
+
+    def view_as(self, other):
+        return _ops.view(self, other.shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def squeeze(self, dim=None):
+        return _ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
+
+    def squeeze_(self, dim=None):
+        return _ops.set_shape_(self, _ops.squeeze(self, dim))
+
+    def unsqueeze_(self, dim):
+        return _ops.set_shape_(self, _ops.unsqueeze(self, dim))
+
+    def permute(self, *dims):
+        return _ops.permute(self, _size_args(dims))
+
+    def transpose(self, dim0, dim1):
+        return _ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        return _ops.t(self)
+
+    def transpose_(self, dim0, dim1):
+        return _ops.set_shape_(self, _ops.transpose(self, dim0, dim1))
+
+    def t_(self):
+        return _ops.set_shape_(self, _ops.t(self))
+
+    swapaxes = transpose
+    swapdims = transpose
+
+    @property
+    def T(self):
+        return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self):
+        return _ops.transpose(self, -2, -1)
+
+    H = T
+    mH = mT
+
+    def expand(self, *sizes):
+        return _ops.expand(self, _size_args(sizes))
+
+    def expand_as(self, other):
+        return _ops.expand(self, other.shape)
+
+    def unbind(self, dim=0):
+        return _ops.unbind(self, dim)
+
+    def split(self, split_size, dim=0):
+        return _ops.split(self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _ops.chunk(self, chunks, dim)
+
+    def narrow(self, dim, start, length):
+        return _ops.narrow(self, dim, start, length)
+
+    # --- linear algebra ---
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def mm(self, mat2):
+        return _ops.mm(self, mat2)
+
+    def bmm(self, mat2):
+        return _ops.bmm(self, mat2)
+
+    # --- copies, dtypes and devices ---
+
+    def clone(self, *, memory_format=None):
+        return _ops.clone(self)
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else _ops.clone(self)
+
+    def to(self, *args, **kwargs):
+        return _ops.to(self, *args, **kwargs)
+
+    def cpu(self, memory_format=None):
+        return _ops.to(self, "cpu")
+
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        return _ops.to(self, "cuda" if device is None else _ops.cuda_device(device),
+                       non_blocking=non_blocking)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        return _ops.type_(self, dtype)
+
+    def type_as(self, other):
+        return _ops.to(self, other.dtype)
+
+    def float(self, memory_format=None):
+        return _ops.to_dtype(self, "float32")
+
+    def double(self, memory_format=None):
+        return _ops.to_dtype(self, "float64")
+
+    def half(self, memory_format=None):
+        return _ops.to_dtype(self, "float16")
+
+    def bfloat16(self, memory_format=None):
+        return _ops.to_dtype(self, "bfloat16")
+
+    def long(self, memory_format=None):
+        return _ops.to_dtype(self, "int64")
+
+    def int(self, memory_format=None):
+        return _ops.to_dtype(self, "int32")
+
+    def short(self, memory_format=None):
+        return _ops.to_dtype(self, "int16")
+
+    def char(self, memory_format=None):
+        return _ops.to_dtype(self, "int8")
+
+    def byte(self, memory_format=None):
+        return _ops.to_dtype(self, "uint8")
+
+    def bool(self, memory_format=None):
+        return _ops.to_dtype(self, "bool")
+
+    # --- in-place fills and copies ---
+
+    def zero_(self):
+        return _ops.zero_(self)
+
+    def fill_(self, value):
+        return _ops.fill_(self, value)
+
+    def copy_(self, src, non_blocking=False):
+        return _ops.copy_(self, src, non_blocking=non_blocking)

@@ -1,0 +1,231 @@
+"""Formats a tensor's values exactly as PyTorch's ``repr`` does; standalone, NumPy only."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+from collections.abc import Iterator
+
+import numpy as np
+
+# NOTE [ Tensor printing ]
+# PyTorch picks one format for every printed element of a tensor:
+#   * integers and bools: ``str(value)``;
+#   * floats whose nonzero finite values are all integral: ``1.`` (``{:.0f}`` plus a dot);
+#   * other floats: fixed point with ``precision`` decimals;
+#   * scientific (``{:.4e}``) when max/min of the nonzero finite magnitudes exceeds 1000, the max
+#     exceeds 1e8, or (non-integral values only) the min is below 1e-4.
+# Every element is right-aligned to the widest nonzero finite value (at least 1 column); zeros,
+# nan and inf are padded to that width but never widen it. Above ``threshold`` elements only
+# ``edgeitems`` per side of each long dimension are printed (and choose the format), with ``...``
+# in between.
+
+
+@dataclasses.dataclass
+class _PrintOptions:
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+_PROFILES = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Set options for printing tensors. Mirrors torch.set_printoptions.
+
+    As in torch, a profile is applied first and explicit arguments override it; an unknown profile
+    name is ignored, and ``sci_mode`` is always reset (``None`` means automatic).
+    """
+    for name, value in _PROFILES.get(profile, {}).items():
+        setattr(PRINT_OPTS, name, value)
+    if precision is not None:
+        PRINT_OPTS.precision = precision
+    if threshold is not None:
+        PRINT_OPTS.threshold = threshold
+    if edgeitems is not None:
+        PRINT_OPTS.edgeitems = edgeitems
+    if linewidth is not None:
+        PRINT_OPTS.linewidth = linewidth
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions() -> dict:
+    """Return the current print options as a dict. Mirrors torch._tensor_str.get_printoptions."""
+    return dataclasses.asdict(PRINT_OPTS)
+
+
+@contextlib.contextmanager
+def printoptions(**kwargs) -> Iterator[None]:
+    """Set print options inside a ``with`` block. Mirrors torch._tensor_str.printoptions."""
+    old = get_printoptions()
+    set_printoptions(**kwargs)
+    try:
+        yield
+    finally:
+        set_printoptions(**old)
+
+
+class _Formatter:
+    """One format and one column width for all elements. See NOTE [ Tensor printing ]."""
+
+    def __init__(self, values: np.ndarray, floating: bool):
+        self.floating = floating
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if not floating:
+            self.max_width = max([1] + [len(str(v)) for v in flat.tolist()])
+            return
+        shown = flat[np.isfinite(flat) & (flat != 0)]
+        if shown.size == 0:
+            return  # all zero / nan / inf: integer style, width 1, sci_mode option ignored
+        magnitudes = np.abs(shown)
+        lo, hi = float(magnitudes.min()), float(magnitudes.max())
+        self.int_mode = bool(np.all(shown == np.ceil(shown)))
+        self.sci_mode = hi / lo > 1000.0 or hi > 1.0e8 or (not self.int_mode and lo < 1.0e-4)
+        if PRINT_OPTS.sci_mode is not None:
+            self.sci_mode = PRINT_OPTS.sci_mode
+        self.max_width = max(len(self._text(v)) for v in shown.tolist())
+
+    def _text(self, value) -> str:
+        if not self.floating:
+            return str(value)
+        if self.sci_mode:
+            return f"{value:.{PRINT_OPTS.precision}e}"
+        if self.int_mode:
+            return f"{value:.0f}." if math.isfinite(value) else f"{value:.0f}"
+        return f"{value:.{PRINT_OPTS.precision}f}"
+
+    def format(self, value) -> str:
+        return self._text(value).rjust(self.max_width)
+
+
+def _summarize(values: np.ndarray) -> tuple[np.ndarray, tuple[bool, ...]]:
+    """Keep ``edgeitems`` from both ends of each dimension longer than twice that; say which."""
+    edge = PRINT_OPTS.edgeitems
+    cut = tuple(size > 2 * edge for size in values.shape)
+    for axis, size in enumerate(values.shape):
+        if cut[axis]:
+            keep = np.r_[0:edge, size - edge : size]
+            values = np.take(values, keep, axis=axis)
+    return values, cut
+
+
+def _vector_str(values: np.ndarray, indent: int, cut: bool, fmt: _Formatter) -> str:
+    edge = PRINT_OPTS.edgeitems
+    per_line = max(1, int((PRINT_OPTS.linewidth - indent) // (fmt.max_width + 2)))
+    items = [fmt.format(v) for v in values.tolist()]
+    if cut:
+        items = items[:edge] + [" ..."] + items[edge:]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested_str(values: np.ndarray, indent: int, cut: tuple[bool, ...], fmt: _Formatter) -> str:
+    if values.ndim == 0:
+        return fmt.format(values.item())
+    if values.ndim == 1:
+        return _vector_str(values, indent, cut[0], fmt)
+    rows = [_nested_str(row, indent + 1, cut[1:], fmt) for row in values]
+    if cut[0]:
+        edge = PRINT_OPTS.edgeitems
+        rows = rows[:edge] + ["..."] + rows[edge:]
+    separator = "," + "\n" * (values.ndim - 1) + " " * (indent + 1)
+    return "[" + separator.join(rows) + "]"
+
+
+def _values_str(values: np.ndarray, indent: int) -> str:
+    """The bracketed values of a non-empty tensor, as torch lays them out."""
+    if values.dtype.kind == "c":
+        raise TypeError("tensor_repr: complex tensors are not supported")
+    floating = values.dtype.kind not in "biu"
+    summarize = values.size > PRINT_OPTS.threshold
+    if summarize and not PRINT_OPTS.edgeitems:
+        return "[...]"
+    if summarize:
+        values, cut = _summarize(values)
+    else:
+        cut = (False,) * values.ndim
+    if floating:
+        values = values.astype(np.float64)  # exact for float16/bfloat16/float32; Python formats it
+    return _nested_str(values, indent, cut, _Formatter(values, floating))
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """Append ``, suffix`` items, starting a new line when one would pass the linewidth."""
+    parts = [text]
+    # torch's measure of the current line is two more than its length
+    line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if line_len + len(suffix) + 2 > PRINT_OPTS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)
+
+
+def tensor_repr(
+    values,
+    *,
+    dtype_name: str,
+    default_float_name: str = "float32",
+    device: str | None = None,
+    requires_grad: bool = False,
+    grad_fn_name: str | None = None,
+    prefix: str = "tensor(",
+    indent: int | None = None,
+) -> str:
+    """``repr`` of a tensor holding ``values`` (a host array). Mirrors torch.Tensor.__repr__.
+
+    ``dtype_name`` is the torch name without ``torch.`` (``"float32"``, ``"bfloat16"``);
+    ``device`` is ``None`` (or ``"cpu"``) for CPU, else printed, e.g. ``"cuda:0"``. ``indent``
+    (default ``len(prefix)``) is the continuation indent. A Parameter's repr is
+    ``"Parameter containing:\\n" + tensor_repr(..., requires_grad=True)``.
+    Differences from torch: complex tensors are not supported.
+    """
+    values = np.asarray(values)
+    if indent is None:
+        indent = len(prefix)
+    suffixes = []
+    if device is not None and device != "cpu":
+        suffixes.append(f"device='{device}'")
+    shape = str(tuple(int(n) for n in values.shape))
+    if values.size == 0:
+        body = "[]"
+        if values.ndim != 1:
+            suffixes.append(f"size={shape}")
+        # nothing to infer the dtype from, so only the default float dtype goes unsaid
+        if dtype_name != default_float_name:
+            suffixes.append(f"dtype=torch.{dtype_name}")
+    else:
+        if not PRINT_OPTS.edgeitems:
+            suffixes.append(f"size={shape}")
+        if dtype_name not in (default_float_name, "int64", "bool"):
+            suffixes.append(f"dtype=torch.{dtype_name}")
+        body = _values_str(values, indent)
+    if grad_fn_name is not None:
+        suffixes.append(f"grad_fn=<{grad_fn_name}>")
+    elif requires_grad:
+        suffixes.append("requires_grad=True")
+    return _add_suffixes(prefix + body, suffixes, indent)

@@ -1,0 +1,12 @@
+"""Autograd: Function, the engine (backward, grad), grad modes, gradcheck, anomaly mode."""
+
+from __future__ import annotations
+
+from minitorch.autograd.engine import backward, grad  # noqa: F401
+from minitorch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from minitorch.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    no_grad,
+    set_grad_enabled,
+)

@@ -1,0 +1,375 @@
+"""The backward engine: walks the graph without recursion, un-broadcasts, accumulates, frees."""
+
+from __future__ import annotations
+
+import sys
+
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import AccumulateGrad, _edge
+from minitorch.autograd.grad_mode import state
+
+__all__ = ["backward", "grad"]
+
+# sys.getrefcount of a gradient only the engine holds, seen inside _owned (calibrated by a test).
+_UNSHARED_REFS = 4
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs, grad_outputs, create_graph, what):
+    """Checks the roots and makes the implicit ones-gradient for scalar outputs."""
+    grads = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{what}: expected Tensor outputs, got {type(out).__name__}")
+        if not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        g = grad_outputs[i] if i < len(grad_outputs) else None
+        if g is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = _make(out._device.backend.xp.ones_like(out._data), out._device, False, None)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
+        elif g._data.shape != out._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
+                f"a shape of {out.shape}."
+            )
+        elif g._device is not out._device:
+            raise RuntimeError(
+                f"{what}: grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
+            )
+        grads.append(g)
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
+    """Accumulates gradients of `tensors` into the leaves' `.grad`. Mirrors torch.autograd.backward."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grads = _root_grads(tensors, grad_tensors, create_graph, "backward")
+    targets = None
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if not inputs:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        targets = {}
+        for t in inputs:
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            targets[_edge(t)] = t
+    _run(tensors, grads, retain_graph, create_graph, targets, capture=None)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad: inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grads = _root_grads(outputs, _as_tuple(grad_outputs), create_graph, "grad")
+    edges = [_edge(t) for t in inputs]
+    capture = dict.fromkeys(edges)
+    _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs)), capture)
+    result = []
+    for i, (t, e) in enumerate(zip(inputs, edges)):
+        g = capture[e]
+        if g is None:
+            if materialize_grads:
+                g = _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+        result.append(g)
+    return tuple(result)
+
+
+def _dependencies(roots):
+    """Number of incoming edges of every node reachable from `roots` (iterative DFS)."""
+    deps = {}
+    stack = [r for r in roots]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for e in node._next:
+            if e is None:
+                continue
+            child = e[0]
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _executable(roots, deps, targets):
+    """With explicit inputs, only nodes with a path to a target run their backward (pruning)."""
+    target_nodes = {e[0] for e in targets}
+    order = []  # a topological order, roots first
+    remaining = dict(deps)
+    stack = [r for r in roots if remaining.get(r, 0) == 0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for e in node._next:
+            if e is not None:
+                remaining[e[0]] -= 1
+                if remaining[e[0]] == 0:
+                    stack.append(e[0])
+    run = set()
+    for node in reversed(order):
+        for e in node._next:
+            if e is not None and (e[0] in target_nodes or e[0] in run):
+                run.add(node)
+                break
+    return run
+
+
+def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
+    """Runs backward from roots. `targets` (edge -> tensor) restricts which tensors get .grad;
+    `capture` (edge -> grad) collects gradients instead of accumulating (autograd.grad)."""
+    buffers = {}
+    root_nodes = []
+    for t, g in zip(roots, root_grads):
+        node, nr = _edge(t)
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * _n_outputs(node)
+            root_nodes.append(node)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    deps = _dependencies(root_nodes)
+    run = None if targets is None else _executable(root_nodes, deps, targets)
+
+    prev = state.enabled
+    state.enabled = create_graph
+    try:
+        ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None)
+            if grads is not None and targets is not None:
+                _collect(node, grads, targets, capture, create_graph)
+            if node.__class__ is AccumulateGrad:
+                if targets is None and grads is not None and grads[0] is not None:
+                    g = grads[0]
+                    grads = None
+                    _accumulate(node, g, create_graph)
+                continue
+            if grads is None or (run is not None and node not in run):
+                _skip(node, deps, ready)
+                continue
+            _run_node(node, grads, deps, ready, buffers, create_graph)
+            if not retain_graph:
+                node._release()
+    finally:
+        state.enabled = prev
+
+
+def _collect(node, grads, targets, capture, create_graph):
+    """The gradient reaching an explicit input: captured (grad) or accumulated (backward)."""
+    for nr, g in enumerate(grads):
+        key = (node, nr)
+        if g is None or key not in targets:
+            continue
+        if capture is not None:
+            capture[key] = g if capture[key] is None else capture[key] + g
+        elif node.__class__ is AccumulateGrad:
+            grads[nr] = None
+            _accumulate(node, g, create_graph)
+        else:
+            t = targets[key]
+            t._grad = _owned(g) if t._grad is None else t._grad + g
+
+
+def _n_outputs(node):
+    return 1 if node.__class__ is AccumulateGrad else node._n_out
+
+
+def _skip(node, deps, ready):
+    for e in node._next:
+        if e is not None:
+            child = e[0]
+            deps[child] -= 1
+            if deps[child] == 0:
+                ready.append(child)
+
+
+def _run_node(node, grads, deps, ready, buffers, create_graph):
+    if node._pre_hooks is not None or node._retains is not None:
+        grads = _tensor_pre_hooks(node, grads)
+    node_prehooks = node.__dict__.get("_node_prehooks")
+    if node_prehooks:
+        for hook in list(node_prehooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(res)
+    if all(g is None for g in grads):
+        _skip(node, deps, ready)
+        return
+    if any(g is None for g in grads) and node._materialize:
+        grads = _materialize(node, grads)
+    fn = node._fn
+    if state.anomaly:
+        from minitorch.autograd.anomaly_mode import run_backward_checked
+
+        grad_inputs = run_backward_checked(node, grads)
+    else:
+        grad_inputs = fn.backward(node, *grads)
+    if grad_inputs.__class__ is not tuple:
+        grad_inputs = (grad_inputs,) if not isinstance(grad_inputs, list) else tuple(grad_inputs)
+    nxt = node._next
+    if len(grad_inputs) != len(nxt):
+        if len(grad_inputs) > len(nxt) and all(g is None for g in grad_inputs[len(nxt):]):
+            grad_inputs = grad_inputs[: len(nxt)]
+        else:
+            raise RuntimeError(
+                f"function {type(node).__name__} returned an incorrect number of gradients "
+                f"(expected {len(nxt)}, got {len(grad_inputs)})"
+            )
+    if node._hooks is not None:
+        for hook in list(node._hooks.values()):
+            res = hook(grad_inputs, tuple(grads))
+            if res is not None:
+                grad_inputs = tuple(res)
+    meta = node._in_meta
+    for i, e in enumerate(nxt):
+        if e is None:
+            continue
+        child, nr = e
+        g = grad_inputs[i]
+        if g is not None:
+            shape, dtype = meta[i]
+            if not isinstance(g, Tensor):
+                raise TypeError(
+                    f"function {type(node).__name__} returned a gradient of type "
+                    f"{type(g).__name__} for input {i}; expected a Tensor or None"
+                )
+            if g._data.shape != shape:
+                g = _unbroadcast(g, shape, node, i)
+            if g._data.dtype != dtype:
+                g = g.to(_dtype_of(dtype))
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * _n_outputs(child)
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        deps[child] -= 1
+        if deps[child] == 0:
+            ready.append(child)
+
+
+def _dtype_of(np_dtype):
+    from minitorch._dtype import from_numpy
+
+    return from_numpy(np_dtype)
+
+
+def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
+    """Sums a gradient of a broadcast result back to the input's shape (differentiably)."""
+    gshape = g._data.shape
+    lead = len(gshape) - len(shape)
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
+        raise RuntimeError(
+            f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
+            f"{list(gshape)} but expected shape compatible with {list(shape)}"
+        )
+    dims = tuple(range(lead)) + tuple(
+        lead + k for k, (s, gs) in enumerate(zip(shape, gshape[lead:])) if s == 1 and gs != 1
+    )
+    if dims:
+        g = g.sum(dim=dims, keepdim=True)
+    if lead or g._data.shape != shape:
+        g = g.reshape(shape)
+    return g
+
+
+def _materialize(node, grads):
+    # A multi-output node reached through some outputs only: the others' gradients are zeros.
+    shapes = node.__dict__.get("_out_shapes")
+    out = list(grads)
+    for k, g in enumerate(out):
+        if g is None and shapes is not None:
+            shape, dtype = shapes[k]
+            xp = node.xp
+            out[k] = _make(xp.zeros(shape, dtype), node._out_device, False, None)
+    return out
+
+
+def _tensor_pre_hooks(node, grads):
+    grads = list(grads)
+    if node._pre_hooks is not None:
+        for nr, hooks in node._pre_hooks.items():
+            for hook in list(hooks.values()):
+                if grads[nr] is None:
+                    continue
+                res = hook(grads[nr])
+                if res is not None:
+                    grads[nr] = res
+    if node._retains is not None:
+        for nr, ref in node._retains.items():
+            t = ref()
+            g = grads[nr]
+            if t is not None and g is not None:
+                t._grad = _owned(g) if t._grad is None else t._grad + g
+    return grads
+
+
+def _owned(g: Tensor) -> Tensor:
+    """`g` itself when nothing else can see it or its memory, else a copy: a .grad never aliases."""
+    # NOTE [ Stealing gradients ]
+    # A gradient computed by backward is usually a fresh array nobody else holds: stored as is.
+    # When the same Tensor is referenced elsewhere (Add passes its grad to both inputs) or its
+    # memory belongs to another array (reshape returns a view), it is copied.
+    if (
+        sys.getrefcount(g) <= _UNSHARED_REFS
+        and g._base is None
+        and g._grad_fn is None
+        and g._device.backend.owns_data(g._data)
+    ):
+        return g
+    return _make(g._data.copy(), g._device, False, None)
+
+
+def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
+    leaf = acc._variable()
+    if leaf is None:
+        return
+    if leaf._hooks is not None:
+        for hook in list(leaf._hooks.values()):
+            res = hook(g)
+            if res is not None:
+                g = res
+    if leaf._grad is None:
+        leaf._grad = g if create_graph else _owned(g)
+    elif create_graph or leaf._grad._requires_grad:
+        leaf._grad = leaf._grad + g
+    else:
+        old = leaf._grad
+        xp = leaf._device.backend.xp
+        xp.add(old._data, g._data, out=old._data)
+        old._vc[0] += 1
+    post = leaf.__dict__.get("_post_acc_hooks")
+    if post:
+        for hook in list(post.values()):
+            hook(leaf)

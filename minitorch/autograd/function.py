@@ -1,0 +1,553 @@
+"""Function (the autograd op protocol shared by built-in ops and users) and the graph nodes."""
+
+from __future__ import annotations
+
+import functools
+import weakref
+
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.grad_mode import no_grad, state
+
+__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable"]
+
+_FREED = object()  # marks saved tensors released after backward
+_NO_VERSION = [0]  # the version counter of saved Python numbers (never bumped)
+
+
+class Node:
+    """A recorded op in the graph; also the `ctx` its forward and backward receive.
+
+    `_next[i]` is the edge `(node, output_nr)` for input i, or None when input i needs no grad.
+    A node holds its inputs' nodes and never its outputs, so the graph dies with its last tensor.
+    """
+
+    __slots__ = (
+        "_next",
+        "_in_meta",
+        "_saved",
+        "_to_save",
+        "needs_input_grad",
+        "xp",
+        "_n_out",
+        "_out_device",
+        "_materialize",
+        "_pre_hooks",
+        "_retains",
+        "_hooks",
+        "_trace",
+        "__dict__",
+        "__weakref__",
+    )
+    _fn = None  # the Function subclass whose backward this node runs
+
+    def __init__(self):
+        raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    # --- the ctx API (torch.autograd.function.FunctionCtx) ---
+
+    def save_for_backward(self, *tensors):
+        """Saves tensors (or, in built-in ops, raw arrays such as the output) for backward."""
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool):
+        self._materialize = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        saved = self._saved
+        if saved is _FREED:
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if "
+                "you need to access saved tensors after calling backward."
+            )
+        if saved is None:
+            return self._to_save or ()
+        return tuple(self._unpack(entry) for entry in saved)
+
+    def _unpack(self, entry):
+        # See NOTE [ Saved tensors ]
+        if entry is None:
+            return None
+        kind, obj, vc, version, nr = entry
+        if kind == "const":
+            return obj
+        if vc[0] != version:
+            if kind == "out":
+                desc = f"output {nr} of {type(self).__name__}"
+                shape, dtype = obj.shape, obj.dtype
+            else:
+                fn = obj._grad_fn
+                desc = f"output {obj._output_nr} of {type(fn).__name__}" if fn else "a leaf"
+                shape, dtype = obj.shape, obj.dtype
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: [{_type_name(dtype)} {list(shape)}], which is {desc}, is at "
+                f"version {vc[0]}; expected version {version} instead. Hint: the backtrace further "
+                "above shows the operation that failed to compute its gradient. The variable in "
+                "question was changed in there or anywhere later. Good luck!"
+            )
+        if kind == "out":
+            # Re-create the output with this node as grad_fn, so double backward flows through it.
+            t = _make(obj, self._out_device, True, self, nr)
+            t._vc = vc
+            return t
+        return obj
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((None, 0) if e is None else e for e in self._next)
+
+    @property
+    def metadata(self) -> dict:
+        return self.__dict__.setdefault("_metadata", {})
+
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) runs after this node's backward. Mirrors torch."""
+        if self._hooks is None:
+            self._hooks = {}
+        return _Handle(self._hooks, fn)
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) runs before this node's backward and may replace them."""
+        hooks = self.__dict__.setdefault("_node_prehooks", {})
+        return _Handle(hooks, fn)
+
+    def _release(self):
+        self._saved = _FREED
+        self._to_save = None
+
+
+class _Handle:
+    """A removable hook handle. Mirrors torch.utils.hooks.RemovableHandle."""
+
+    _next_id = 0
+
+    def __init__(self, hooks: dict, fn):
+        _Handle._next_id += 1
+        self.id = _Handle._next_id
+        self._hooks_ref = weakref.ref(hooks) if hasattr(hooks, "__weakref__") else hooks
+        self._hooks = hooks
+        hooks[self.id] = fn
+
+    def remove(self):
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
+
+    __slots__ = ("_variable",)
+
+    @property
+    def variable(self):
+        return self._variable()
+
+
+def _accumulator(t: Tensor):
+    """The leaf's AccumulateGrad node (one per leaf, so hooks see the total gradient)."""
+    acc = t._grad_acc
+    if acc is None:
+        acc = object.__new__(AccumulateGrad)
+        acc._variable = weakref.ref(t)
+        acc._next = ()
+        acc._in_meta = ()
+        acc._hooks = None
+        acc._pre_hooks = None
+        t._grad_acc = acc
+    return acc
+
+
+def _type_name(dtype) -> str:
+    names = {
+        "float32": "FloatTensor",
+        "float64": "DoubleTensor",
+        "float16": "HalfTensor",
+        "int64": "LongTensor",
+        "int32": "IntTensor",
+        "int16": "ShortTensor",
+        "int8": "CharTensor",
+        "uint8": "ByteTensor",
+        "bool": "BoolTensor",
+    }
+    return "torch." + names.get(str(dtype).replace("torch.", ""), "Tensor")
+
+
+class Function:
+    """Base class of every differentiable op, built-in or the user's. Mirrors torch.autograd.Function.
+
+    Subclasses define `forward(ctx, *args, **kwargs)` and `backward(ctx, *grads)` (static methods) and
+    are called through `apply`. Built-in ops (in minitorch._ops) compute forward on raw arrays and
+    return an array; user functions compute with Tensor ops and return Tensors.
+    """
+
+    _builtin = False  # True for minitorch's own ops: forward takes/returns raw arrays
+    _is_view = False  # True for ops whose output shares memory with input 0
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        builtin = cls.__module__.startswith("minitorch.")
+        cls._builtin = builtin
+        suffix = "Backward0" if builtin else "Backward"
+        name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
+        cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls})
+        cls._has_setup_context = cls.setup_context is not Function.setup_context
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom Function")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function"
+        )
+
+    @staticmethod
+    def vjp(ctx, *grads):
+        raise NotImplementedError
+
+    @staticmethod
+    def jvp(ctx, *grads):
+        raise NotImplementedError("jvp is not implemented; minitorch has reverse mode only")
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-"
+            "style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Runs forward; records a node when grad mode is on and some input requires grad."""
+        # NOTE [ The per-op path ]
+        # Every op of every model passes here: one loop over the inputs finds the device and
+        # whether a node is needed; nothing else is allocated when no input requires grad.
+        device = None
+        record = False
+        for a in args:
+            if isinstance(a, Tensor):
+                if device is None:
+                    device = a._device
+                elif a._device is not device:
+                    _device_mismatch(cls, device, a._device)
+                if a._requires_grad:
+                    record = True
+        if device is None:
+            from minitorch._backend import default_device
+
+            device = default_device()
+        record = record and state.enabled
+        ctx = _new_node(cls._backward_cls)
+        ctx.xp = device.backend.xp
+        ctx._to_save = None
+        ctx._saved = None
+        if record:
+            ctx.needs_input_grad = tuple(
+                isinstance(a, Tensor) and a._requires_grad for a in args
+            )
+        else:
+            ctx.needs_input_grad = _all_false(len(args))
+
+        if cls._builtin:
+            out = cls.forward(ctx, *args, **kwargs)
+        elif cls._has_setup_context:
+            with no_grad():
+                out = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, out)
+        else:
+            with no_grad():
+                out = cls.forward(ctx, *args, **kwargs)
+
+        if cls._builtin and out.__class__ is not tuple and not isinstance(out, Tensor):
+            # The common case: one raw array out.
+            if not record:
+                result = _make(out, device, False, None, 0)
+                if cls._is_view:
+                    _mark_view(result, args[0], cls, args[1:], kwargs)
+                return result
+            result = _make(out, device, True, ctx, 0)
+            ctx._n_out = 1
+            ctx._out_device = device
+            _connect(ctx, args)
+            if cls._is_view:
+                _mark_view(result, args[0], cls, args[1:], kwargs)
+            _pack_saved(ctx, (result,), (out,))
+            return result
+        return _apply_general(cls, ctx, device, record, args, kwargs, out)
+
+
+def _all_false(n, _cache={}):
+    t = _cache.get(n)
+    if t is None:
+        t = _cache[n] = (False,) * n
+    return t
+
+
+def _new_node(node_cls, _new=object.__new__):
+    node = _new(node_cls)
+    node._pre_hooks = None
+    node._retains = None
+    node._hooks = None
+    node._materialize = True
+    return node
+
+
+def _connect(ctx, args):
+    """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
+    nxt = []
+    meta = []
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            nxt.append(_edge(a))
+            meta.append(a._data)  # shape and dtype are read from the array at backward
+        else:
+            nxt.append(None)
+            meta.append(None)
+    ctx._next = tuple(nxt)
+    ctx._in_meta = tuple((m.shape, m.dtype) if m is not None else None for m in meta)
+    if state.anomaly:
+        from minitorch.autograd.anomaly_mode import record_trace
+
+        record_trace(ctx)
+
+
+def _edge(t: Tensor):
+    if t._base is not None and t._view_version != t._vc[0]:
+        _regenerate_view_grad_fn(t)
+    fn = t._grad_fn
+    if fn is None:
+        return (_accumulator(t), 0)
+    return (fn, t._output_nr)
+
+
+def _apply_general(cls, ctx, device, record, args, kwargs, out):
+    """Multi-output ops, user Functions returning Tensors, in-place (mark_dirty) functions."""
+    is_tuple = out.__class__ is tuple
+    outs = out if is_tuple else (out,)
+    arrays = tuple(o._data if isinstance(o, Tensor) else o for o in outs)
+    dirty = ctx.__dict__.get("_dirty", ())
+    non_diff = ctx.__dict__.get("_non_diff", ())
+    results = []
+    for i, o in enumerate(outs):
+        if o is None or not (isinstance(o, Tensor) or _is_array(device, o)):
+            results.append(o)  # non-tensor outputs pass through
+            continue
+        if isinstance(o, Tensor) and any(o is d for d in dirty):
+            t = o  # in-place: the input itself is the output; its history is rebased below
+        elif isinstance(o, Tensor) and any(o is a for a in args):
+            # Returning an input unchanged: torch returns a view (a new tensor object).
+            t = _make(o._data, device, False, None, 0)
+            t._vc = o._vc
+            t._base = o._base if o._base is not None else o
+        elif isinstance(o, Tensor) and (o._requires_grad or o._grad_fn is not None):
+            t = _make(o._data, device, False, None, 0)
+        else:
+            t = o if isinstance(o, Tensor) else _make(o, device, False, None, 0)
+        results.append(t)
+
+    if record:
+        ctx._n_out = len(outs)
+        ctx._out_device = device
+        if len(outs) > 1:  # for zero-filling the gradients of unused outputs
+            ctx._out_shapes = tuple((getattr(o, "shape", ()), getattr(o, "dtype", None))
+                                    for o in arrays)
+        _connect(ctx, args)
+        for i, t in enumerate(results):
+            if not isinstance(t, Tensor):
+                continue
+            if any(t is n for n in non_diff) or not t.dtype.is_floating_point:
+                t._requires_grad = False
+                continue
+            if any(t is d for d in dirty):
+                _check_inplace_leaf(t)
+                t._vc[0] += 1
+                _rebase_history(t, ctx, i)
+                continue
+            t._requires_grad = True
+            t._grad_fn = ctx
+            t._output_nr = i
+        if cls._builtin and cls._is_view:
+            for t in results:
+                if isinstance(t, Tensor):
+                    _mark_view(t, args[0], cls, args[1:], kwargs)
+        _pack_saved(ctx, results, arrays)
+    else:
+        for t in results:
+            if isinstance(t, Tensor) and any(t is d for d in dirty):
+                t._vc[0] += 1
+        if cls._builtin and cls._is_view:
+            for t in results:
+                if isinstance(t, Tensor):
+                    _mark_view(t, args[0], cls, args[1:], kwargs)
+    return tuple(results) if is_tuple else results[0]
+
+
+def _is_array(device, o) -> bool:
+    return device.backend.is_array(o)
+
+
+def _pack_saved(ctx, results, arrays):
+    # NOTE [ Saved tensors ]
+    # A saved input is kept with the version it had; backward refuses it if it changed since.
+    # A saved output is kept as (array, version counter) and re-created at unpack with this node as
+    # grad_fn: holding the output Tensor itself would make the cycle output -> node -> output.
+    to_save = ctx._to_save
+    if not to_save:
+        ctx._saved = ()
+        return
+    packed = []
+    for s in to_save:
+        if s is None:
+            packed.append(None)
+            continue
+        nr = _index_of(s, results, arrays)
+        if nr is not None:
+            t = results[nr]
+            packed.append(("out", t._data, t._vc, t._vc[0], nr))
+        elif isinstance(s, Tensor):
+            packed.append(("in", s, s._vc, s._vc[0], 0))
+        elif _is_array(ctx._out_device, s):  # computed in forward: a constant for backward
+            c = _make(s, ctx._out_device, False, None, 0)
+            packed.append(("in", c, c._vc, 0, 0))
+        else:  # a Python number
+            packed.append(("const", s, _NO_VERSION, 0, 0))
+    ctx._saved = tuple(packed)
+    ctx._to_save = None
+
+
+def _index_of(s, results, arrays):
+    for i, (t, arr) in enumerate(zip(results, arrays)):
+        if s is t or s is arr:
+            return i
+    return None
+
+
+def _device_mismatch(cls, d1, d2):
+    raise RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, {d1} and "
+        f"{d2}! (when checking arguments for {cls.__name__.lower()})"
+    )
+
+
+def _check_inplace_leaf(t: Tensor):
+    if t._grad_fn is None and t._requires_grad and state.enabled:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+# --- views and in-place (see NOTE [ In-place through views ] in minitorch/_ops/inplace.py) ---
+
+
+def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
+    base = a._base if a._base is not None else a
+    out._base = base
+    out._vc = a._vc
+    out._view_version = a._vc[0]
+    chain = a._view_chain if a._base is not None else ()
+    out._view_chain = chain + ((cls, extra_args, kwargs),)
+
+
+def _replay_view(base: Tensor, chain) -> Tensor:
+    t = base
+    for cls, extra, kwargs in chain:
+        t = cls.apply(t, *extra, **kwargs)
+    return t
+
+
+def _regenerate_view_grad_fn(view: Tensor):
+    """The base changed in place since the view's grad_fn was recorded: replay the view on it."""
+    base = view._base
+    view._view_version = view._vc[0]
+    if not (base._requires_grad and state.enabled):
+        return
+    fresh = _replay_view(base, view._view_chain)
+    view._grad_fn = fresh._grad_fn
+    view._output_nr = fresh._output_nr
+    view._requires_grad = fresh._requires_grad
+
+
+def _rebase_history(t: Tensor, ctx, nr):
+    """After an in-place op recorded as `ctx`, `t` (and its base, for a view) take the new history."""
+    if t._base is None:
+        t._grad_fn = ctx
+        t._output_nr = nr
+        t._requires_grad = True
+        return
+    from minitorch._ops.inplace import copy_slices
+
+    copy_slices(t, ctx, nr)
+
+
+def once_differentiable(fn):
+    """Decorator for a backward that is not itself differentiable. Mirrors torch's."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx, *grads):
+        with no_grad():
+            out = fn(ctx, *grads)
+        if state.enabled:
+            # A graph is being built (create_graph=True): its result cannot be differentiated.
+            outs = out if isinstance(out, tuple) else (out,)
+            for o in outs:
+                if isinstance(o, Tensor) and o.dtype.is_floating_point:
+                    o._requires_grad = any(
+                        isinstance(g, Tensor) and g._requires_grad for g in grads
+                    )
+                    if o._requires_grad:
+                        o._grad_fn = _new_error_node(
+                            "trying to differentiate twice a function that was marked with "
+                            "@once_differentiable"
+                        )
+        return out
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.msg)
+
+
+def _new_error_node(msg):
+    node = _new_node(_DelayedError._backward_cls)
+    node.msg = msg
+    node._next = ()
+    node._in_meta = ()
+    node._saved = ()
+    node._n_out = 1
+    return node
+
+
+FunctionCtx = Node

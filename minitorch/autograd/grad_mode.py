@@ -1,0 +1,165 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (thread-local flags)."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+]
+
+
+class _State(threading.local):
+    # Class attributes are the per-thread defaults: every new thread starts with grad enabled.
+    enabled = True
+    inference = False
+    anomaly = False
+    anomaly_check_nan = True
+
+
+# Read directly by Function.apply on every op (one attribute load, no function call).
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Mirrors torch.is_grad_enabled."""
+    return state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Mirrors torch.is_inference_mode_enabled."""
+    return state.inference
+
+
+class _GradModeContext:
+    """A context manager that is also a decorator (plain and generator functions)."""
+
+    def __call__(self, fn):
+        if inspect.isclass(fn):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(fn):
+
+            @functools.wraps(fn)
+            def gen_wrapper(*args, **kwargs):
+                gen = fn(*args, **kwargs)
+                with self.clone():
+                    request = gen.send(None)
+                while True:
+                    try:
+                        response = yield request
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:
+                        with self.clone():
+                            request = gen.throw(e)
+                    else:
+                        with self.clone():
+                            try:
+                                request = gen.send(response)
+                            except StopIteration as stop:
+                                return stop.value
+
+            return gen_wrapper
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_GradModeContext):
+    """Disables gradient recording in this thread. Mirrors torch.no_grad."""
+
+    def __new__(cls, orig_func=None):
+        # `@no_grad` without parentheses is accepted, as torch does.
+        self = super().__new__(cls)
+        return self(orig_func) if callable(orig_func) else self
+
+    def __init__(self, orig_func=None):
+        pass
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+
+class enable_grad(no_grad):
+    """Enables gradient recording in this thread. Mirrors torch.enable_grad."""
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets gradient recording on or off, as a function, context manager or decorator.
+    Mirrors torch.set_grad_enabled."""
+
+    def __init__(self, mode: bool):
+        self.prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+        return False
+
+    def __call__(self, fn):
+        state.enabled = self.prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
+
+
+class inference_mode(_GradModeContext):
+    """Like no_grad (tensors made inside never require grad). Mirrors torch.inference_mode.
+
+    Differences from torch: tensors created here are ordinary tensors; using them in autograd
+    later is allowed rather than an error.
+    """
+
+    def __new__(cls, mode=True):
+        self = super().__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):
+            self.mode = True
+            return self(mode)
+        return self
+
+    def __init__(self, mode: bool = True):
+        if not callable(mode) or isinstance(mode, bool):
+            self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference)
+        if self.mode:
+            state.enabled = False
+            state.inference = True
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev
+        return False
+
+    def clone(self):
+        return inference_mode(self.mode)
