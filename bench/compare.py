@@ -173,7 +173,8 @@ def print_table(rows):
     print("|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|")
     for label, by_lib in rows:
         np_r, mt_r, th_r = (by_lib.get(lib) for lib in ("numpy", "minitorch", "torch"))
-        cells = [label, _cell(np_r), _cell(mt_r), _cell(th_r), _ratio(mt_r, np_r), _ratio(mt_r, th_r)]
+        cells = [label, _cell(np_r), _cell(mt_r), _cell(th_r)]
+        cells += [_ratio(mt_r, np_r), _ratio(mt_r, th_r)]
         print("| " + " | ".join(cells) + " |")
 
 
@@ -214,8 +215,10 @@ def run_parent(args, names):
     print_table(rows)
     spreads = [max(m) / min(m) for m in round_medians.values() if len(m) > 1]
     if spreads and max(spreads) > 1.2:
-        print(f"\nnote: one workload's round medians differed by up to {max(spreads):.1f}× "
-              "(a noisy machine); -v shows each round")
+        print(
+            f"\nnote: one workload's round medians differed by up to {max(spreads):.1f}× "
+            "(a noisy machine); -v shows each round"
+        )
     if args.verbose:
         print("\nmedian of each round:")
         for (lib, name), medians in round_medians.items():
@@ -232,8 +235,9 @@ def _print_header(args, info, libraries):
     parts = [f"python {platform.python_version()}", f"numpy {numpy.__version__}"]
     if "torch" in libraries:
         torch_info = info.get("torch", {})
-        parts.append(f"torch {torch_info.get('version', '?')} "
-                     f"(threads: {torch_info.get('threads', '?')})")
+        parts.append(
+            f"torch {torch_info.get('version', '?')} (threads: {torch_info.get('threads', '?')})"
+        )
     else:
         parts.append("torch not installed")
     parts.append(f"{os.cpu_count()} CPUs")
@@ -241,8 +245,10 @@ def _print_header(args, info, libraries):
     parts.append(f"{args.rounds} rounds × {repeat} per workload, median per call")
     print(", ".join(parts))
     if os.environ.get("OPENBLAS_CORETYPE"):
-        print(f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set, "
-              "which may slow NumPy's BLAS")
+        print(
+            f"note: OPENBLAS_CORETYPE={os.environ['OPENBLAS_CORETYPE']} is set, "
+            "which may slow NumPy's BLAS"
+        )
 
 
 def main(argv=None):
@@ -250,16 +256,28 @@ def main(argv=None):
     from workloads import WORKLOADS
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--repeat", type=int, help="timed calls per workload per round "
-                   f"(default: as many as fit in --time, at least {MIN_CALLS})")
-    p.add_argument("--time", type=float, default=0.3,
-                   help="seconds per workload per round when --repeat is not given (default 0.3)")
+    p.add_argument(
+        "--repeat",
+        type=int,
+        help="timed calls per workload per round "
+        f"(default: as many as fit in --time, at least {MIN_CALLS})",
+    )
+    p.add_argument(
+        "--time",
+        type=float,
+        default=0.3,
+        help="seconds per workload per round when --repeat is not given (default 0.3)",
+    )
     p.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     p.add_argument("--only", help="comma-separated workload names: " + ", ".join(WORKLOADS))
     p.add_argument("--no-import", action="store_true", help="skip the import-time row")
     p.add_argument("--timeout", type=float, default=600, help="seconds per child process")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print each round's medians and the tracebacks of errors")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print each round's medians and the tracebacks of errors",
+    )
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 

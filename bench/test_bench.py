@@ -7,6 +7,7 @@ Run with `pytest bench/` (the default `pytest` collects tests/ only); compare li
 from __future__ import annotations
 
 import pytest
+
 from workloads import LIBRARIES, WORKLOADS, make_step
 
 pytest.importorskip("pytest_benchmark")

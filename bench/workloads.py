@@ -1,9 +1,9 @@
-"""Benchmark workloads: one body written against a `torch` module (minitorch or torch), and NumPy floors.
+"""Benchmark workloads, written against a `torch` module (minitorch or torch), and NumPy floors.
 
-Each workload builder takes the library module and returns `step`, a zero-argument callable doing one
-iteration; the builders do the set-up (random inputs, parameters) outside the timed call. The NumPy
-floors compute the same forward and a hand-written backward in float32: no per-op overhead at all, so
-`minitorch / numpy` is the price of the Python frontend.
+Each workload builder takes the library module and returns `step`, a zero-argument callable doing
+one iteration; the builder does the set-up (random inputs, parameters) outside the timed call. The
+NumPy floors compute the same forward and a hand-written backward in float32, with no per-op
+overhead, so `minitorch / numpy` is the price of the Python frontend.
 """
 
 from __future__ import annotations
@@ -53,14 +53,14 @@ def _mlp(torch, sizes, batch):
     x = torch.randn(batch, sizes[0])
     y = torch.randint(0, sizes[-1], (batch,))
     params = []
-    for fan_in, fan_out in zip(sizes[:-1], sizes[1:]):
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
         w = (torch.randn(fan_in, fan_out) * 0.05).requires_grad_()
         b = torch.zeros(fan_out, requires_grad=True)
         params += [w, b]
 
     def step():
         h = x
-        for w, b in zip(params[0:-2:2], params[1:-2:2]):
+        for w, b in zip(params[0:-2:2], params[1:-2:2], strict=True):
             h = torch.relu(h @ w + b)
         logits = h @ params[-2] + params[-1]
         loss = (logits.logsumexp(dim=1) - logits[torch.arange(batch), y]).mean()
@@ -122,7 +122,7 @@ def _mlp_numpy(sizes, batch):
     rng = np.random.default_rng(0)
     x = _randn(rng, batch, sizes[0])
     y = rng.integers(0, sizes[-1], size=batch)
-    ws = [_randn(rng, i, o) * np.float32(0.05) for i, o in zip(sizes[:-1], sizes[1:])]
+    ws = [_randn(rng, i, o) * np.float32(0.05) for i, o in zip(sizes[:-1], sizes[1:], strict=True)]
     bs = [np.zeros(o, dtype=np.float32) for o in sizes[1:]]
 
     def step():
@@ -130,7 +130,7 @@ def _mlp_numpy(sizes, batch):
         # forward, keeping what backward needs
         acts = [x]
         h = x
-        for w, b in zip(ws[:-1], bs[:-1]):
+        for w, b in zip(ws[:-1], bs[:-1], strict=True):
             h = np.maximum(h @ w + b, 0)
             acts.append(h)
         logits = h @ ws[-1] + bs[-1]
@@ -177,7 +177,7 @@ LIBRARIES = ("numpy", "minitorch", "torch")
 
 
 def make_step(library: str, workload: str):
-    """Build `workload` for `library` ('numpy', 'minitorch' or 'torch'); return its step callable."""
+    """Build `workload` for `library` ('numpy', 'minitorch' or 'torch'); return its step."""
     torch_builder, numpy_builder = WORKLOADS[workload]
     if library == "numpy":
         return numpy_builder()

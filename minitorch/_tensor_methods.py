@@ -89,9 +89,13 @@ class TensorMethods:
         return _ops.pow_(self, other)
 
     def __matmul__(self, other):
+        if not isinstance(other, TensorMethods):
+            return NotImplemented  # torch: "unsupported operand type(s) for @"
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
+        if not isinstance(other, TensorMethods):
+            return NotImplemented
         return _ops.matmul(other, self)
 
     def __neg__(self):
@@ -309,28 +313,97 @@ class TensorMethods:
     greater = gt
     greater_equal = ge
 
-    # --- reductions ---
+    # --- reductions (arguments forwarded as given: torch's overloads are parsed in _ops) ---
 
-    def sum(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        return _ops.sum(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+    def sum(self, *args, **kwargs):
+        return _ops.sum(self, *args, **kwargs)
 
-    def mean(self, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None):
-        return _ops.mean(self, dim, keepdim, dtype=dtype, axis=axis, keepdims=keepdims)
+    def mean(self, *args, **kwargs):
+        return _ops.mean(self, *args, **kwargs)
 
-    def max(self, dim=None, keepdim=False):
-        return _ops.max(self, dim, keepdim)
+    def prod(self, *args, **kwargs):
+        return _ops.prod(self, *args, **kwargs)
 
-    def min(self, dim=None, keepdim=False):
-        return _ops.min(self, dim, keepdim)
+    def max(self, *args, **kwargs):
+        return _ops.max(self, *args, **kwargs)
 
-    def argmax(self, dim=None, keepdim=False):
-        return _ops.argmax(self, dim, keepdim)
+    def min(self, *args, **kwargs):
+        return _ops.min(self, *args, **kwargs)
 
-    def argmin(self, dim=None, keepdim=False):
-        return _ops.argmin(self, dim, keepdim)
+    def amax(self, *args, **kwargs):
+        return _ops.amax(self, *args, **kwargs)
 
-    def logsumexp(self, dim, keepdim=False):
-        return _ops.logsumexp(self, dim, keepdim)
+    def amin(self, *args, **kwargs):
+        return _ops.amin(self, *args, **kwargs)
+
+    def aminmax(self, *args, **kwargs):
+        return _ops.aminmax(self, *args, **kwargs)
+
+    def argmax(self, *args, **kwargs):
+        return _ops.argmax(self, *args, **kwargs)
+
+    def argmin(self, *args, **kwargs):
+        return _ops.argmin(self, *args, **kwargs)
+
+    def logsumexp(self, *args, **kwargs):
+        return _ops.logsumexp(self, *args, **kwargs)
+
+    def all(self, *args, **kwargs):
+        return _ops.all(self, *args, **kwargs)
+
+    def any(self, *args, **kwargs):
+        return _ops.any(self, *args, **kwargs)
+
+    def count_nonzero(self, *args, **kwargs):
+        return _ops.count_nonzero(self, *args, **kwargs)
+
+    def nansum(self, *args, **kwargs):
+        return _ops.nansum(self, *args, **kwargs)
+
+    def nanmean(self, *args, **kwargs):
+        return _ops.nanmean(self, *args, **kwargs)
+
+    def std(self, *args, **kwargs):
+        return _ops.std(self, *args, **kwargs)
+
+    def var(self, *args, **kwargs):
+        return _ops.var(self, *args, **kwargs)
+
+    def norm(self, *args, **kwargs):
+        return _ops.norm(self, *args, **kwargs)
+
+    def cumsum(self, *args, **kwargs):
+        return _ops.cumsum(self, *args, **kwargs)
+
+    def cumprod(self, *args, **kwargs):
+        return _ops.cumprod(self, *args, **kwargs)
+
+    def cummax(self, *args, **kwargs):
+        return _ops.cummax(self, *args, **kwargs)
+
+    def cummin(self, *args, **kwargs):
+        return _ops.cummin(self, *args, **kwargs)
+
+    def logcumsumexp(self, *args, **kwargs):
+        return _ops.logcumsumexp(self, *args, **kwargs)
+
+    def median(self, *args, **kwargs):
+        return _ops.median(self, *args, **kwargs)
+
+    def nanmedian(self, *args, **kwargs):
+        return _ops.nanmedian(self, *args, **kwargs)
+
+    def mode(self, *args, **kwargs):
+        return _ops.mode(self, *args, **kwargs)
+
+    def quantile(self, *args, **kwargs):
+        return _ops.quantile(self, *args, **kwargs)
+
+    def nanquantile(self, *args, **kwargs):
+        return _ops.nanquantile(self, *args, **kwargs)
+
+    def diff(self, *args, **kwargs):
+        return _ops.diff(self, *args, **kwargs)
 
     # --- shape ---
 
@@ -412,14 +485,50 @@ class TensorMethods:
 
     # --- linear algebra ---
 
-    def matmul(self, other):
-        return _ops.matmul(self, other)
+    def matmul(self, *args, **kwargs):
+        return _ops.matmul(self, *args, **kwargs)
 
-    def mm(self, mat2):
-        return _ops.mm(self, mat2)
+    def mm(self, *args, **kwargs):
+        return _ops.mm(self, *args, **kwargs)
 
-    def bmm(self, mat2):
-        return _ops.bmm(self, mat2)
+    def bmm(self, *args, **kwargs):
+        return _ops.bmm(self, *args, **kwargs)
+
+    def mv(self, *args, **kwargs):
+        return _ops.mv(self, *args, **kwargs)
+
+    def dot(self, *args, **kwargs):
+        return _ops.dot(self, *args, **kwargs)
+
+    def vdot(self, *args, **kwargs):
+        return _ops.vdot(self, *args, **kwargs)
+
+    def outer(self, *args, **kwargs):
+        return _ops.outer(self, *args, **kwargs)
+
+    def ger(self, *args, **kwargs):
+        return _ops.ger(self, *args, **kwargs)
+
+    def inner(self, *args, **kwargs):
+        return _ops.inner(self, *args, **kwargs)
+
+    def addmm(self, *args, **kwargs):
+        return _ops.addmm(self, *args, **kwargs)
+
+    def addmv(self, *args, **kwargs):
+        return _ops.addmv(self, *args, **kwargs)
+
+    def addbmm(self, *args, **kwargs):
+        return _ops.addbmm(self, *args, **kwargs)
+
+    def baddbmm(self, *args, **kwargs):
+        return _ops.baddbmm(self, *args, **kwargs)
+
+    def kron(self, *args, **kwargs):
+        return _ops.kron(self, *args, **kwargs)
+
+    def trace(self, *args, **kwargs):
+        return _ops.trace(self, *args, **kwargs)
 
     # --- copies, dtypes and devices ---
 

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
-__all__ = ["Device", "device", "backend_of", "Backend", "register_backend", "cpu"]
+__all__ = [
+    "Device", "device", "tensor_device", "backend_of", "Backend", "register_backend", "cpu",
+    "default_device", "set_default_device", "CudaUnavailableError", "current_cuda_index",
+    "set_current_cuda_index",
+]
+
+# The device types a string may name. 'strict' is the CuPy-like test device (see strict.py).
+_DEVICE_TYPES = ("cpu", "cuda", "strict")
+
+
+class CudaUnavailableError(RuntimeError, AssertionError):
+    """Raised when a CUDA device is used on a machine without CuPy or without a GPU.
+
+    torch raises AssertionError ("Torch not compiled with CUDA enabled") there; this error is both a
+    RuntimeError and an AssertionError, so code catching either keeps working.
+    """
 
 
 class Device:
     """A device: 'cpu', 'cuda:N', or the test-only 'strict'. Mirrors torch.device.
 
     Instances are interned (one object per type/index), so ops compare devices with `is`.
+    Tensors hold canonical devices only (see `tensor_device`): 'cpu' without an index, 'cuda' with
+    one.
     """
 
     __slots__ = ("type", "index", "_str", "backend")
 
-    def __new__(cls, type_or_spec, index=None):
-        return device(type_or_spec, index)
+    def __new__(cls, type, index=None):  # noqa: A002 - torch's argument name
+        return device(type, index)
 
     def __repr__(self):
         if self.index is None:
@@ -27,33 +45,34 @@ class Device:
         return self._str
 
     def __eq__(self, other):
-        if isinstance(other, str):
-            try:
-                other = device(other)
-            except (RuntimeError, ValueError):
-                return False
-        if not isinstance(other, Device):
+        # As torch.device: equal to devices only (device('cpu') == 'cpu' is False in torch too).
+        if other.__class__ is not Device:
             return NotImplemented
-        return self.type == other.type and self.index == other.index
+        return self is other
+
+    def __ne__(self, other):
+        if other.__class__ is not Device:
+            return NotImplemented
+        return self is not other
 
     def __hash__(self):
         return hash((self.type, self.index))
 
     def __reduce__(self):
-        return (device, (self._str,))
+        return (Device, (self.type, self.index))
 
     def __enter__(self):
         # `with torch.device('cuda'):` changes the default device of factories.
-        default_device_stack().append(self)
+        _default_stack().append(self)
         return self
 
     def __exit__(self, *exc):
-        default_device_stack().pop()
+        _default_stack().pop()
         return False
 
 
-_DEVICE_TYPES = ("cpu", "cuda", "strict")
 _interned: dict = {}
+_backends: dict = {}
 
 
 def _make(type_: str, index):
@@ -64,44 +83,98 @@ def _make(type_: str, index):
         d.type = type_
         d.index = index
         d._str = type_ if index is None else f"{type_}:{index}"
-        d.backend = None
+        d.backend = _backends.get(type_)
         _interned[key] = d
     return d
 
 
-def device(spec, index=None) -> Device:
-    """Parse 'cpu', 'cuda', 'cuda:1', a Device, or an int (a CUDA ordinal) into a Device."""
-    if spec.__class__ is Device:
-        if index is not None:
-            raise RuntimeError("device(): type (Device) and index given together")
-        return spec
-    if isinstance(spec, int) and not isinstance(spec, bool):
-        if spec < 0:
-            raise RuntimeError(f"Device index must not be negative, got {spec}")
-        return _make("cuda", spec)
-    if not isinstance(spec, str):
-        raise TypeError(f"device(): argument must be str, int or device, not {type(spec).__name__}")
-    type_, _, idx = spec.partition(":")
+def _typename(x) -> str:
+    cls = type(x)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _parse(spec: str):
+    """'cuda:1' -> ('cuda', 1), with torch's errors for malformed strings."""
+    type_, colon, idx = spec.partition(":")
+    if not type_ or not all(c.isalpha() or c == "_" for c in type_) or not type_.isascii():
+        raise RuntimeError(f"Invalid device string: '{spec}'")
+    index = None
+    if colon:
+        if not (idx.isascii() and idx.isdigit()) or (len(idx) > 1 and idx[0] == "0"):
+            raise RuntimeError(f"Invalid device string: '{spec}'")
+        index = int(idx)
     if type_ not in _DEVICE_TYPES:
         raise RuntimeError(
             f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
             f"{spec}"
         )
-    if idx:
+    return type_, index
+
+
+def device(spec, index=None) -> Device:
+    """Parse 'cpu', 'cuda', 'cuda:1', ('cuda', 1), a Device, or an int (a CUDA ordinal).
+
+    Differences from torch: an int means a CUDA device even where no GPU is present (torch raises
+    there); the error comes when the device is used.
+    """
+    if spec.__class__ is Device:
         if index is not None:
-            raise RuntimeError(f"type (string) must not include an index because index was "
-                               f"passed explicitly: {spec}")
-        if not idx.isdigit():
-            raise RuntimeError(f"Invalid device string: '{spec}'")
-        index = int(idx)
-    if type_ == "cpu":
-        if index not in (None, 0, -1):
-            raise RuntimeError(f"CPU device index must be -1 or zero, got {index}")
-        index = None
-    return _make(type_, index)
+            raise TypeError("device(): argument 'type' (position 1) must be str, not torch.device")
+        return spec
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if index is not None:
+            raise TypeError("device(): argument 'type' (position 1) must be str, not int")
+        if spec < 0:
+            raise RuntimeError("Device index must not be negative")
+        return _make("cuda", int(spec))
+    if not isinstance(spec, str):
+        raise TypeError(
+            f"device() received an invalid combination of arguments - got ({_typename(spec)}), "
+            "but expected one of:\n * (torch.device device)\n * (str type, int index = -1)\n"
+        )
+    type_, parsed = _parse(spec)
+    if index is not None:
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(
+                f"device(): argument 'index' (position 2) must be int, not {_typename(index)}"
+            )
+        if parsed is not None:
+            raise RuntimeError(
+                "type (string) must not include an index because index was passed explicitly: "
+                f"{spec}"
+            )
+        if index < 0:
+            raise RuntimeError("Device index must not be negative")
+        parsed = int(index)
+    return _make(type_, parsed)
 
 
 cpu = _make("cpu", None)
+
+# The CUDA device that 'cuda' without an index means (minitorch.cuda.set_device changes it).
+_cuda_current = 0
+
+
+def current_cuda_index() -> int:
+    return _cuda_current
+
+
+def set_current_cuda_index(index: int) -> None:
+    global _cuda_current
+    _cuda_current = index
+
+
+def tensor_device(spec) -> Device:
+    """The canonical device a tensor made for `spec` lives on: any 'cpu:N' is 'cpu', 'cuda' is
+    the current CUDA device ('cuda:0' unless set_device changed it), as in torch."""
+    d = spec if spec.__class__ is Device else device(spec)
+    if d.type == "cpu":
+        return cpu
+    if d.index is None and d.type == "cuda":
+        return _make("cuda", _cuda_current)
+    if d.type == "strict" and d.index is not None:
+        return _make("strict", None)  # one strict device: its index means nothing
+    return d
 
 
 class Backend:
@@ -122,6 +195,10 @@ class Backend:
     def is_array(self, obj) -> bool:
         raise NotImplementedError
 
+    def data_ptr(self, array) -> int:
+        """The address of the array's first element (for Tensor.data_ptr and storage_offset)."""
+        raise NotImplementedError
+
     def scatter_add(self, target, index, values):
         """target[index] += values with duplicate indices accumulating (never a lost update)."""
         raise NotImplementedError
@@ -129,13 +206,34 @@ class Backend:
     def synchronize(self, device):
         pass
 
+    def device_context(self, device):
+        """A context in which new arrays are allocated on `device` (CuPy: that GPU)."""
+        return _NO_CONTEXT
+
     def owns_data(self, array) -> bool:
         """True when `array` is not a view of another array (used to steal gradients safely)."""
         return array.base is None
 
+    # --- random streams (a NumPy-style Generator per minitorch.Generator) ---
 
-_backends: dict = {}
+    def make_rng(self, seed: int):
+        raise NotImplementedError
+
+    def rng_get_state(self, rng):
+        """A picklable snapshot of the generator's stream."""
+        return rng.bit_generator.state
+
+    def rng_set_state(self, rng, state) -> None:
+        rng.bit_generator.state = state
+
+    def randperm(self, rng, n: int):
+        """A random permutation of 0..n-1 as an int64 array."""
+        return rng.permutation(n)
+
+
+_NO_CONTEXT = contextlib.nullcontext()
 _default = threading.local()
+_default_base = cpu  # set_default_device; `with device:` blocks stack above it per thread
 
 
 def register_backend(type_: str, backend: Backend) -> None:
@@ -158,9 +256,12 @@ def backend_of(dev: Device) -> Backend:
 
 def _load(type_: str) -> Backend:
     if type_ == "cuda":
-        from minitorch._backend.cupy_backend import CupyBackend
+        from minitorch._backend import cupy_backend
 
-        b = CupyBackend()
+        reason = cupy_backend.unavailable_reason()
+        if reason is not None:
+            raise CudaUnavailableError(f"CUDA is not available: {reason}")
+        b = cupy_backend.CupyBackend()
     elif type_ == "strict":
         from minitorch._backend.strict import StrictBackend
 
@@ -171,16 +272,28 @@ def _load(type_: str) -> Backend:
     return b
 
 
-def default_device_stack() -> list:
+def _default_stack() -> list:
     stack = getattr(_default, "stack", None)
     if stack is None:
         stack = _default.stack = []
     return stack
 
 
+default_device_stack = _default_stack
+
+
 def default_device() -> Device:
-    stack = default_device_stack()
-    return stack[-1] if stack else cpu
+    """The device factories use when none is given: the innermost `with device:` block, else the
+    one set by set_default_device (CPU at start)."""
+    stack = getattr(_default, "stack", None)
+    return stack[-1] if stack else _default_base
+
+
+def set_default_device(device_spec) -> None:
+    """Sets the device factories use by default (None: back to CPU). Mirrors
+    torch.set_default_device."""
+    global _default_base
+    _default_base = cpu if device_spec is None else device(device_spec)
 
 
 from minitorch._backend.numpy_backend import NumpyBackend  # noqa: E402

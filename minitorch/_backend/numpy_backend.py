@@ -20,6 +20,9 @@ class NumpyBackend(Backend):
     def is_array(self, obj) -> bool:
         return isinstance(obj, np.ndarray)
 
+    def data_ptr(self, array) -> int:
+        return array.__array_interface__["data"][0]
+
     def scatter_add(self, target, index, values):
         np.add.at(target, index, values)
 

@@ -543,6 +543,9 @@ class StrictBackend(Backend):
     def is_array(self, obj) -> bool:
         return obj.__class__ is StrictArray
 
+    def data_ptr(self, array) -> int:
+        return array._a.__array_interface__["data"][0]
+
     def scatter_add(self, target, index, values):
         _ufunc_at(np.add, target, index, values)
 

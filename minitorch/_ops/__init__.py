@@ -5,7 +5,9 @@ from __future__ import annotations
 from minitorch import _tensor_methods
 from minitorch._ops._common import scalar_like
 from minitorch._ops.convert import *  # noqa: F403
+from minitorch._ops.indexing import *  # noqa: F403
 from minitorch._ops.inplace import *  # noqa: F403
+from minitorch._ops.linalg import *  # noqa: F403
 from minitorch._ops.pointwise import *  # noqa: F403
 from minitorch._ops.reduction import *  # noqa: F403
 from minitorch._ops.shape import *  # noqa: F403

@@ -1,35 +1,95 @@
-"""Reductions: sum, mean, max/min (with indices), argmax/argmin, logsumexp."""
+"""Reductions: sum, mean, prod, max/min (with indices), amax/amin, argmax, logsumexp, all/any."""
 
 from __future__ import annotations
 
-from minitorch import _dtype
-from minitorch._ops._common import dims_arg
+import builtins
+import operator
+
+from minitorch import _dtype, return_types
+from minitorch._ops._common import cast, wrap_dim
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
-__all__ = ["sum"]
+__all__ = [
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin",
+    "logsumexp", "all", "any", "count_nonzero", "nansum", "nanmean",
+]
+
+_MISSING = object()
 
 
-def _keep_shape(shape, dims):
+# --- dims and shapes ---
+
+
+def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True):
+    """A reduction's dim argument as a sorted tuple of axes, or None for every axis.
+
+    torch reads `dim=[]` / `dim=()` as "every dim" for sum/mean-like ops; a 0-d tensor accepts
+    dim 0 and -1 and reduces over nothing, which is also returned as None here.
+    """
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        dims = tuple(wrap_dim(_as_int(d, op), ndim, op) for d in dim)
+        if not dims:
+            return None if empty_means_all else ()
+        seen = set()
+        for d in dims:
+            if d in seen:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+            seen.add(d)
+    else:
+        dims = (wrap_dim(_as_int(dim, op), ndim, op),)
+    return None if ndim == 0 else tuple(sorted(dims))
+
+
+def _as_int(d, op):
+    if isinstance(d, bool) or isinstance(d, float):
+        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(d).__name__}")
+    try:
+        return operator.index(d)
+    except TypeError:
+        raise TypeError(
+            f"{op}(): argument 'dim' must be tuple of ints, not {type(d).__name__}"
+        ) from None
+
+
+def keep_shape(shape, dims):
     """The reduced shape with the reduced dims kept as size 1 (to broadcast grads back)."""
+    if dims is None:
+        return (1,) * len(shape)
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
-class Sum(Function):
-    """out = sum of a over dims;  grad_a = grad broadcast back to a's shape"""
+def _numel(shape, dims) -> int:
+    n = 1
+    for i, s in enumerate(shape):
+        if dims is None or i in dims:
+            n *= s
+    return n
 
-    @staticmethod
-    def forward(ctx, a, *, dims, keepdim, np_dtype):
-        x = a._data
-        ctx.shape = x.shape
-        ctx.dims = dims
-        ctx.keepdim = keepdim
-        return ctx.xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=np_dtype))
 
-    @staticmethod
-    def backward(ctx, grad):
-        if not ctx.keepdim and ctx.dims is not None:
-            grad = grad.reshape(_keep_shape(ctx.shape, ctx.dims))
-        return grad.expand(ctx.shape)
+def _drop(shape, dims):
+    """The reduced shape without keepdim."""
+    return () if dims is None else tuple(s for i, s in enumerate(shape) if i not in dims)
+
+
+def expand_back(grad: Tensor, ctx) -> Tensor:
+    """A reduction's output gradient broadcast back over the input shape `ctx.shape`."""
+    if not ctx.keepdim:
+        grad = grad.reshape(keep_shape(ctx.shape, ctx.dims))
+    return grad.expand(ctx.shape)
+
+
+def _keepdim(grad: Tensor, ctx) -> Tensor:
+    """The gradient with reduced dims kept as size 1 (broadcastable against the input)."""
+    if ctx.keepdim or grad._data.ndim == len(ctx.shape):
+        return grad
+    return grad.reshape(keep_shape(ctx.shape, ctx.dims))
+
+
+def _const(arr, like: Tensor) -> Tensor:
+    return _make(arr, like._device, False, None)
 
 
 def _dim_aliases(dim, keepdim, axis, keepdims):
@@ -41,20 +101,537 @@ def _dim_aliases(dim, keepdim, axis, keepdims):
     return dim, keepdim
 
 
+def _accumulate_dtype(x):
+    """Half-precision floats are summed in float32, as torch accumulates them."""
+    return "float32" if x.dtype.kind == "f" and x.dtype.itemsize < 4 else None
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+def _setup(ctx, x, dims, keepdim):
+    ctx.shape = x.shape
+    ctx.dims = dims
+    ctx.keepdim = keepdim
+
+
+# --- sum, mean, prod ---
+
+
+class Sum(Function):
+    """out = sum of a over dims;  grad_a = grad broadcast back to a's shape"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, np_dtype):
+        x = a._data
+        _setup(ctx, x, dims, keepdim)
+        acc = _accumulate_dtype(x) if np_dtype is None else None
+        out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
+        return ctx.xp.asarray(out, dtype=x.dtype if acc else None)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return expand_back(grad, ctx)
+
+
+class SumDim(Sum):
+    _node_name = "SumBackward1"
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     x = input._data
-    dims = dims_arg(dim, x.ndim, "sum")
-    if dims == () and dim is not None and not isinstance(dim, int):
-        dims = None  # torch: an empty dim list means all dims
+    dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
         np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
         np_dtype = None
-    if x.ndim == 0:
-        dims = None
-    return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+    fn = Sum if dim is None else SumDim
+    return _out(fn.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out)
 
+
+class Mean(Function):
+    """out = mean of a over dims;  grad_a = grad / n broadcast back"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        n = _numel(x.shape, dims)
+        ctx.n = n
+        if n == 0:  # torch: the mean of nothing is nan (without NumPy's warning)
+            s = x.sum(axis=dims, keepdims=keepdim)
+            return xp.asarray(s * float("nan"), dtype=x.dtype)
+        acc = _accumulate_dtype(x)
+        return xp.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=acc), dtype=x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return expand_back(grad, ctx) / ctx.n
+
+
+class MeanDim(Mean):
+    _node_name = "MeanBackward1"
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
+    """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype, "mean")
+        if not dt.is_floating_point:
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Optional dtype must be either a floating "
+                f"point or complex dtype. Got: {_short(dt)}"
+            )
+        input = cast(input, dt)
+    elif not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_short(input.dtype)}"
+        )
+    dims = reduce_dims(dim, input._data.ndim, "mean")
+    fn = Mean if dim is None else MeanDim
+    return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
+
+
+def _short(dt) -> str:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "bfloat16": "BFloat16"}
+    return names[dt.name]
+
+
+class Prod(Function):
+    """out = product of a over dims;  grad_a = grad * (product of the other elements)"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, np_dtype):
+        x = a._data
+        _setup(ctx, x, dims, keepdim)
+        ctx.save_for_backward(a)
+        return ctx.xp.asarray(x.prod(axis=dims, keepdims=keepdim, dtype=np_dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        # The product of the others, zeros included: with no zero in a slice it is out / a; with
+        # one zero, the zero's entry is the product of the non-zeros and the others' entries are
+        # out / a_i with the zero itself as a factor (0, but with the right second derivative);
+        # with two or more zeros every entry is 0.
+        # Differences from torch: the second derivative is 0 across two zeros of one slice.
+        (a,) = ctx.saved_tensors
+        from minitorch._ops.pointwise import where
+
+        dims, shape = ctx.dims, ctx.shape
+        is_zero = a == 0
+        nonzero = where(is_zero, 1.0, a)
+        p = Prod.apply(nonzero, dims=dims, keepdim=True, np_dtype=None)
+        zeros = sum(is_zero, dims, True)
+        zero_part = sum(where(is_zero, a, 0.0), dims, True)  # 0, carrying d/d(the zero)
+        scale = where(zeros == 0, 1.0, zero_part)
+        others = where(is_zero, p, p / nonzero * scale)
+        others = where(zeros >= 2, 0.0, others)
+        g = _keepdim(grad, ctx)
+        return g.expand(shape) * others
+
+
+class ProdDim(Prod):
+    _node_name = "ProdBackward1"
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64)."""
+    x = input._data
+    if isinstance(dim, (list, tuple)):
+        raise TypeError(
+            f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), "
+            "but expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = "
+            "False, *, torch.dtype dtype = None)\n"
+        )
+    dims = reduce_dims(dim, x.ndim, "prod")
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype, "prod")
+        input = cast(input, dt)
+    elif x.dtype.kind in "biu":
+        input = cast(input, _dtype.int64)
+    fn = Prod if dim is None else ProdDim
+    return _out(fn.apply(input, dims=dims, keepdim=keepdim, np_dtype=None), out)
+
+
+class Nansum(Function):
+    """out = sum of a over dims, nan counted as 0;  grad_a = grad where a is not nan, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, np_dtype):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        ctx.save_for_backward(a)
+        if x.dtype.kind == "f":
+            x = xp.where(xp.isnan(x), 0, x)
+        return xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=np_dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return expand_back(grad, ctx) * (a == a)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Sum treating nan as zero. Mirrors torch.nansum."""
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, "nansum")
+    if dtype is not None:
+        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
+    elif x.dtype.kind in "biu":
+        np_dtype = _dtype.int64.np
+    else:
+        np_dtype = None
+    return _out(Nansum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """Mean of the non-nan elements. Mirrors torch.nanmean."""
+    if dtype is not None:
+        input = cast(input, _dtype.to_dtype(dtype, "nanmean"))
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_short(input.dtype)}"
+        )
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, "nanmean")
+    xp = input._device.backend.xp
+    count = xp.asarray((x == x).sum(axis=dims, keepdims=keepdim), dtype=x.dtype)
+    return _out(nansum(input, dim, keepdim) / _const(count, input), out)
+
+
+# --- max, min, amax, amin ---
+
+
+def _tie_weights(xp, x, out_keep, dims):
+    """1/k on each of the k elements equal to their slice's extreme (nan counts as equal to nan)."""
+    mask = (x == out_keep) | (xp.isnan(x) & xp.isnan(out_keep))
+    count = mask.sum(axis=dims, keepdims=True)
+    return xp.asarray(mask / count, dtype=x.dtype)
+
+
+class _Extreme(Function):
+    """out = max (or min) of a over dims;  the gradient is split evenly among the ties"""
+
+    _kind = "max"
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim):
+        x = a._data
+        _setup(ctx, x, dims, keepdim)
+        out = x.max(axis=dims, keepdims=keepdim) if ctx._fn._kind == "max" else (
+            x.min(axis=dims, keepdims=keepdim))
+        out = ctx.xp.asarray(out)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        out_keep = out._data.reshape(keep_shape(ctx.shape, ctx.dims))
+        w = _tie_weights(ctx.xp, a._data, out_keep, ctx.dims)
+        return _keepdim(grad, ctx) * _const(w, grad)
+
+
+class MaxAll(_Extreme):
+    _node_name = "MaxBackward1"
+
+
+class MinAll(_Extreme):
+    _node_name = "MinBackward1"
+    _kind = "min"
+
+
+class Amax(_Extreme):
+    pass
+
+
+class Amin(_Extreme):
+    _kind = "min"
+
+
+class _ExtremeDim(Function):
+    """(values, indices) of the max (or min) along dim;  the gradient goes to the index taken"""
+
+    _kind = "max"
+
+    @staticmethod
+    def forward(ctx, a, *, dim, keepdim):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, (dim,), keepdim)
+        if x.ndim == 0:
+            ctx.idx = None
+            return x.copy(), xp.zeros((), dtype=_dtype.int64.np)
+        arg = xp.argmax if ctx._fn._kind == "max" else xp.argmin
+        idx = xp.expand_dims(arg(x, axis=dim), dim)
+        values = xp.take_along_axis(x, idx, axis=dim)
+        ctx.idx = idx
+        if not keepdim:
+            values, idx = values.squeeze(dim), idx.squeeze(dim)
+        return values, idx.astype(_dtype.int64.np, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        if ctx.idx is None:
+            return grad
+        return _keepdim(grad, ctx) * _const(_one_hot(ctx), grad)
+
+
+def _one_hot(ctx):
+    """A bool mask of the input's shape: True at the index taken along ctx.dims[0]."""
+    dim = ctx.dims[0]
+    n = ctx.shape[dim]
+    pos = ctx.xp.arange(n).reshape(tuple(n if i == dim else 1 for i in range(len(ctx.shape))))
+    return pos == ctx.idx
+
+
+class MaxDim(_ExtremeDim):
+    _node_name = "MaxBackward0"
+
+
+class MinDim(_ExtremeDim):
+    _node_name = "MinBackward0"
+    _kind = "min"
+
+
+def _check_nonempty(x, dims, op):
+    if x.size:
+        return
+    if dims is None:
+        raise RuntimeError(
+            f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+    for d in dims:
+        if x.shape[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
+        from minitorch._ops.pointwise import maximum, minimum
+
+        return (maximum if kind == "max" else minimum)(input, dim, out=out)
+    dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
+    x = input._data
+    if dim is None:
+        _check_nonempty(x, None, kind)
+        return _out((MaxAll if kind == "max" else MinAll).apply(input, dims=None, keepdim=False),
+                    out)
+    if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
+        raise TypeError(
+            f"{kind}() received an invalid combination of arguments - got (Tensor, "
+            f"{type(dim).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)"
+            f"\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, int dim, "
+            "bool keepdim = False, *, tuple of Tensors out = None)\n"
+        )
+    d = wrap_dim(operator.index(dim), x.ndim, kind)
+    if x.ndim:
+        _check_nonempty(x, (d,), kind)
+    fn = MaxDim if kind == "max" else MinDim
+    values, indices = fn.apply(input, dim=d, keepdim=keepdim)
+    if out is not None:
+        _out(values, out[0])
+        _out(indices, out[1])
+        values, indices = out
+    return getattr(return_types, kind)((values, indices))
+
+
+def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """The largest element; with `dim`, (values, indices); with a tensor, the elementwise
+    maximum. Mirrors torch.max (ties of the full reduction share the gradient evenly)."""
+    return _max_min("max", input, dim, keepdim, out, axis, keepdims)
+
+
+def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
+    """The smallest element; with `dim`, (values, indices); with a tensor, the elementwise
+    minimum. Mirrors torch.min."""
+    return _max_min("min", input, dim, keepdim, out, axis, keepdims)
+
+
+def _amax_amin(fn, op, input, dim, keepdim, out):
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, op)
+    _check_nonempty(x, dims, op)
+    return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
+
+
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """Max over dims (all by default); ties share the gradient evenly. Mirrors torch.amax."""
+    return _amax_amin(Amax, "amax", input, dim, keepdim, out)
+
+
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """Min over dims (all by default); ties share the gradient evenly. Mirrors torch.amin."""
+    return _amax_amin(Amin, "amin", input, dim, keepdim, out)
+
+
+class Aminmax(Function):
+    """(min, max) over dim (or all);  each gradient is split evenly among its ties"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        lo = xp.asarray(x.min(axis=dims, keepdims=keepdim))
+        hi = xp.asarray(x.max(axis=dims, keepdims=keepdim))
+        ctx.save_for_backward(a, lo, hi)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_lo, grad_hi):
+        a, lo, hi = ctx.saved_tensors
+        ks = keep_shape(ctx.shape, ctx.dims)
+        w_lo = _tie_weights(ctx.xp, a._data, lo._data.reshape(ks), ctx.dims)
+        w_hi = _tie_weights(ctx.xp, a._data, hi._data.reshape(ks), ctx.dims)
+        return _keepdim(grad_lo, ctx) * _const(w_lo, a) + _keepdim(grad_hi, ctx) * _const(w_hi, a)
+
+
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    """(min, max) in one call. Mirrors torch.aminmax."""
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, "aminmax")
+    if x.size == 0 and (dims is None or builtins.any(x.shape[d] == 0 for d in dims)):
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity."
+        )
+    lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim)
+    if out is not None:
+        _out(lo, out[0])
+        _out(hi, out[1])
+        lo, hi = out
+    return return_types.aminmax((lo, hi))
+
+
+def _arg(kind, input, dim, keepdim, axis=None):
+    if axis is not None:
+        dim = axis
+    x = input._data
+    xp = input._device.backend.xp
+    if x.dtype == bool:
+        raise RuntimeError(f"{kind}(): does not support bool input")
+    fn = xp.argmax if kind == "argmax" else xp.argmin
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f"{kind}(): Expected reduction dim to be specified for "
+                             "input.numel() == 0.")
+        idx = fn(x.reshape(-1))
+        out = xp.asarray(idx, dtype=_dtype.int64.np)
+        if keepdim:
+            out = out.reshape((1,) * x.ndim)
+        return _const(out, input)
+    d = wrap_dim(operator.index(dim), x.ndim, kind)
+    if x.ndim == 0:
+        return _const(xp.zeros((), dtype=_dtype.int64.np), input)
+    _check_nonempty(x, (d,), kind)
+    idx = xp.asarray(fn(x, axis=d), dtype=_dtype.int64.np)
+    if keepdim:
+        idx = xp.expand_dims(idx, d)
+    return _const(idx, input)
+
+
+def argmax(input, dim=None, keepdim=False, *, out=None, axis=None):
+    """Index of the largest element (of the flattened input when dim is None). Mirrors torch."""
+    return _out(_arg("argmax", input, dim, keepdim, axis), out)
+
+
+def argmin(input, dim=None, keepdim=False, *, out=None, axis=None):
+    """Index of the smallest element (of the flattened input when dim is None). Mirrors torch."""
+    return _out(_arg("argmin", input, dim, keepdim, axis), out)
+
+
+# --- logsumexp ---
+
+
+class Logsumexp(Function):
+    """out = log(sum(exp(a))) over dims, shifted by the max;  grad_a = grad * exp(a - out)"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        if x.size == 0:
+            shape = keep_shape(x.shape, dims)
+            if not keepdim:
+                shape = _drop(x.shape, dims)
+            out = xp.full(shape, -float("inf"), dtype=x.dtype)
+        else:
+            m = x.max(axis=dims, keepdims=True)
+            m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
+            s = xp.exp(x - m).sum(axis=dims, keepdims=True)
+            out = xp.log(s) + m
+            if not keepdim:
+                out = out.reshape(_drop(x.shape, dims))
+            out = xp.asarray(out, dtype=x.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import exp
+
+        a, out = ctx.saved_tensors
+        return _keepdim(grad, ctx) * exp(a - _keepdim(out, ctx))
+
+
+def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
+    """log(sum(exp(input))) over dims, computed stably. Mirrors torch.logsumexp."""
+    if dim is _MISSING:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    if not input.dtype.is_floating_point:
+        input = cast(input, _dtype.default_float())
+    dims = reduce_dims(dim, input._data.ndim, "logsumexp")
+    return _out(Logsumexp.apply(input, dims=dims, keepdim=keepdim), out)
+
+
+# --- boolean reductions (not differentiable) ---
+
+
+def _bool_reduce(kind, input, dim, keepdim, out):
+    x = input._data
+    xp = input._device.backend.xp
+    dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
+    r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
+    # torch keeps uint8 for uint8 inputs; every other dtype gives bool
+    r = xp.asarray(r, dtype=x.dtype if x.dtype == _dtype.uint8.np else bool)
+    return _out(_const(r, input), out)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element (over dims) is non-zero. Mirrors torch.all."""
+    return _bool_reduce("all", input, dim, keepdim, out)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element (over dims) is non-zero. Mirrors torch.any."""
+    return _bool_reduce("any", input, dim, keepdim, out)
+
+
+def count_nonzero(input, dim=None):
+    """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
+    x = input._data
+    xp = input._device.backend.xp
+    dims = reduce_dims(dim, x.ndim, "count_nonzero", empty_means_all=False)
+    r = (x != 0).sum(axis=dims)
+    return _const(xp.asarray(r, dtype=_dtype.int64.np), input)

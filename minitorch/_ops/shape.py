@@ -1,35 +1,79 @@
-"""Shape ops and views: view, reshape, expand, permute, transpose, squeeze, cat, stack, split..."""
+"""Shape ops that are views: view, reshape, flatten, squeeze, permute, transpose, expand, narrow."""
 
 from __future__ import annotations
 
-from minitorch._tensor import Tensor
+import warnings
+
+from minitorch._tensor import Size, Tensor, _wrap_dim
 from minitorch.autograd.function import Function
 
-__all__ = ["view", "reshape", "expand"]
+__all__ = [
+    "view", "view_dtype", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
+    "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims", "adjoint", "numpy_T",
+    "matrix_T", "expand", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "narrow",
+    "as_view_array",
+]
+
+# NOTE [ Shape views ]
+# A view op's forward returns an array sharing memory with its input (never a copy): the core
+# shares the version counter and records (cls, kwargs) so that `cls.apply(base, **kwargs)` replays
+# the view (see _mark_view). So every view op takes its parameters normalised (dims wrapped, shapes
+# inferred) as keyword arguments, and the public function validates and raises torch's errors.
+
+
+def as_view_array(x, shape):
+    """A new array object sharing x's memory, with `shape` (the strides must allow it)."""
+    shape = tuple(shape)
+    return x.view() if x.shape == shape else x.reshape(shape)
 
 
 def _infer_shape(shape, numel, op):
     shape = tuple(int(s) for s in shape)
-    neg = [i for i, s in enumerate(shape) if s == -1]
-    if len(neg) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+    neg = -1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if neg >= 0:
+                raise RuntimeError("only one dimension can be inferred")
+            neg = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {list(shape)}")
+    rest = 1
     for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
-    if neg:
-        rest = 1
-        for s in shape:
-            if s != -1:
-                rest *= s
+        if s != -1:
+            rest *= s
+    if neg >= 0:
         if rest == 0 or numel % rest:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape = shape[: neg[0]] + (numel // rest,) + shape[neg[0] + 1:]
-    total = 1
-    for s in shape:
-        total *= s
-    if total != numel:
+        return shape[:neg] + (numel // rest,) + shape[neg + 1:]
+    if rest != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
+
+
+def _viewable(x, shape) -> bool:
+    """Whether x can be seen with `shape` without a copy (torch's computeStride, on strides)."""
+    old = x.shape
+    if not old or x.size == 0 or x.flags.c_contiguous:
+        return True
+    strides = x.strides
+    view_d = len(shape) - 1
+    base_stride = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(old) - 1, -1, -1):
+        tensor_numel *= old[d]
+        if d == 0 or (old[d - 1] != 1 and strides[d - 1] != tensor_numel * base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or shape[view_d] == 1):
+                view_numel *= shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return False
+            if d > 0:
+                base_stride = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return view_d == -1
+
+
+# --- view / reshape / flatten ---
 
 
 class View(Function):
@@ -39,17 +83,8 @@ class View(Function):
 
     @staticmethod
     def forward(ctx, a, *, shape):
-        x = a._data
-        ctx.in_shape = x.shape
-        out = x.view()
-        try:
-            out.shape = shape  # refuses (instead of copying) when strides do not allow a view
-        except AttributeError:
-            raise RuntimeError(
-                f"view size is not compatible with input tensor's size and stride (at least one "
-                f"dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-            ) from None
-        return out
+        ctx.in_shape = a._data.shape
+        return as_view_array(a._data, shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -64,7 +99,7 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx, a, *, shape):
         ctx.in_shape = a._data.shape
-        return a._data.reshape(shape).copy()
+        return ctx.xp.ascontiguousarray(a._data).reshape(shape)
 
     @staticmethod
     def backward(ctx, grad):
@@ -72,16 +107,61 @@ class Reshape(Function):
 
 
 def view(input: Tensor, shape) -> Tensor:
-    """Mirrors torch.Tensor.view (shares memory; an error when strides forbid it)."""
+    """Mirrors torch.Tensor.view (shares memory; an error when the strides forbid it)."""
     x = input._data
     shape = _infer_shape(shape, x.size, "view")
-    if shape == x.shape and not input._requires_grad:
-        return View.apply(input, shape=shape)
+    if not _viewable(x, shape):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
     return View.apply(input, shape=shape)
 
 
+def view_dtype(input: Tensor, dtype) -> Tensor:
+    """The same memory read as another dtype. Mirrors torch.Tensor.view(dtype).
+
+    Differences from torch: the result is never differentiable (torch allows it between floating
+    dtypes of one size), and is not tracked as a view of `input` (no shared version counter).
+    """
+    from minitorch import _dtype
+
+    dt = _dtype.to_dtype(dtype, "view")
+    np_dtype = _dtype.numpy_dtype(dt)
+    x = input._data
+    if x.dtype == np_dtype:
+        return View.apply(input, shape=x.shape)
+    old, new = x.itemsize, np_dtype.itemsize
+    if old != new:
+        if x.ndim == 0:
+            raise RuntimeError(
+                f"self.dim() cannot be 0 to view {_short(input.dtype)} as {_short(dt)} (different "
+                "element sizes)"
+            )
+        if x.strides[-1] != old and x.shape[-1] != 1:
+            raise RuntimeError(
+                f"self.stride(-1) must be 1 to view {_short(input.dtype)} as {_short(dt)} "
+                f"(different element sizes), but got {x.strides[-1] // old}"
+            )
+        if new > old and x.shape[-1] * old % new:
+            raise RuntimeError(
+                f"self.size(-1) must be divisible by {new // old} to view {_short(input.dtype)} "
+                f"as {_short(dt)} (different element sizes), but got {x.shape[-1]}"
+            )
+    from minitorch._tensor import _make
+
+    return _make(x.view(np_dtype), input._device, False, None)
+
+
+def _short(dt) -> str:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "bfloat16": "BFloat16"}
+    return names.get(dt.name, dt.name)
+
+
 def reshape(input: Tensor, shape) -> Tensor:
-    """A view when strides allow, else a copy. Mirrors torch.reshape."""
+    """A view when the strides allow, else a copy. Mirrors torch.reshape."""
     x = input._data
     shape = _infer_shape(shape, x.size, "reshape")
     if _viewable(x, shape):
@@ -89,15 +169,270 @@ def reshape(input: Tensor, shape) -> Tensor:
     return Reshape.apply(input, shape=shape)
 
 
-def _viewable(x, shape) -> bool:
-    if x.flags.c_contiguous:
-        return True
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """Merges dims start_dim..end_dim into one. Mirrors torch.flatten."""
+    shape = input._data.shape
+    if not shape:
+        return reshape(input, (1,))
+    start = _wrap_dim(start_dim, len(shape))
+    end = _wrap_dim(end_dim, len(shape))
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if start == end:
+        return input
+    n = 1
+    for s in shape[start:end + 1]:
+        n *= s
+    return reshape(input, shape[:start] + (n,) + shape[end + 1:])
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+    """Splits dim `dim` into `sizes` (one may be -1). Mirrors torch.unflatten."""
+    shape = input._data.shape
+    d = _wrap_dim(dim, len(shape))
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
     try:
-        v = x.view()
-        v.shape = shape
-        return True
-    except AttributeError:
-        return False
+        sizes = _infer_shape(sizes, shape[d], "unflatten")
+    except RuntimeError as e:
+        if str(e).startswith("only one"):
+            raise
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
+            f"({shape[d]}) in the input tensor"
+        ) from None
+    return view(input, shape[:d] + sizes + shape[d + 1:])
+
+
+# --- squeeze / unsqueeze ---
+
+
+class Squeeze(Function):
+    """out = a without its size-1 dims (a view);  grad_a = grad reshaped back"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dims):
+        x = a._data
+        ctx.in_shape = x.shape
+        return as_view_array(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+class SqueezeDim(Squeeze):
+    """out = a without dim `dim` when it has size 1 (a view);  grad_a = grad reshaped back"""
+
+    _node_name = "SqueezeBackward1"
+
+
+class SqueezeDims(Squeeze):
+    """out = a without the listed dims that have size 1 (a view);  grad_a = grad reshaped back"""
+
+    _node_name = "SqueezeBackward2"
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    """Removes size-1 dims (all, one, or a tuple; other dims are left). Mirrors torch.squeeze."""
+    shape = input._data.shape
+    n = len(shape)
+    if dim is None:
+        return Squeeze.apply(input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
+    if isinstance(dim, int):
+        d = _wrap_dim(dim, n)
+        return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
+    wrapped = [_wrap_dim(d, n) for d in dim]
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return SqueezeDims.apply(input, dims=tuple(d for d in wrapped if n and shape[d] == 1))
+
+
+class Unsqueeze(Function):
+    """out = a with a new size-1 dim at `dim` (a view);  grad_a = grad with that dim removed"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dim):
+        shape = a._data.shape
+        ctx.in_shape = shape
+        return as_view_array(a._data, shape[:dim] + (1,) + shape[dim:])
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Inserts a size-1 dim. Mirrors torch.unsqueeze."""
+    return Unsqueeze.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+
+
+# --- permutations of dims ---
+
+
+class Permute(Function):
+    """out = a with its dims reordered (a view);  grad_a = grad with the inverse order"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dims):
+        ctx.dims = dims
+        return a._data.transpose(dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d] = i
+        return grad.permute(tuple(inverse))
+
+
+class Transpose(Function):
+    """out = a with dims dim0 and dim1 swapped (a view);  grad_a = grad swapped back"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dim0, dim1):
+        ctx.dims = (dim0, dim1)
+        return a._data.swapaxes(dim0, dim1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(*ctx.dims)
+
+
+class TransposeT(Function):
+    """out = a.t() for a of <= 2 dims (a view);  grad_a = grad.t()"""
+
+    _is_view = True
+    _node_name = "TBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._data.T if a._data.ndim == 2 else a._data.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+def permute(input: Tensor, dims) -> Tensor:
+    """Reorders the dims. Mirrors torch.permute."""
+    n = input._data.ndim
+    dims = tuple(dims)
+    if len(dims) != n:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+            f"len(dims) = {len(dims)}"
+        )
+    dims = tuple(_wrap_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, dims=dims)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swaps two dims. Mirrors torch.transpose."""
+    n = input._data.ndim
+    return Transpose.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+def t(input: Tensor) -> Tensor:
+    """Transposes a 2-d tensor; 0-d and 1-d tensors are returned as they are. Mirrors torch.t."""
+    n = input._data.ndim
+    if n > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+    return TransposeT.apply(input)
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The transpose of the last two dims (real tensors). Mirrors torch.adjoint."""
+    if input._data.ndim < 2:
+        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. "
+                           f"Got {input._data.ndim}-D tensor.")
+    return transpose(input, -2, -1)
+
+
+def numpy_T(input: Tensor) -> Tensor:
+    """Tensor.T: all dims reversed (deprecated by torch for other than 2 dims)."""
+    n = input._data.ndim
+    if n == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=3,
+        )
+    elif n != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+            "deprecated and it will throw an error in a future release. Consider `x.mT` to "
+            "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
+            "reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return Permute.apply(input, dims=tuple(range(n - 1, -1, -1)))
+
+
+def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
+    """Tensor.mT / mH (the transpose of the last two dims) and Tensor.H (of a matrix)."""
+    if op == "H" and input._data.ndim != 2:
+        raise RuntimeError(
+            "tensor.H is only supported on matrices (2-D tensors). Got "
+            f"{input._data.ndim}-D tensor. For batches of matrices, consider using tensor.mH"
+        )
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            f"tensor.{op} is only supported on matrices or batches of matrices. Got "
+            f"{input._data.ndim}-D tensor."
+        )
+    return transpose(input, -2, -1)
+
+
+def _dims_list(dims, n, op, what):
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    wrapped = tuple(_wrap_dim(d, n) for d in dims)
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"{op}: repeated dim in `{what}` ({list(dims)})")
+    return wrapped
+
+
+def movedim(input: Tensor, source, destination) -> Tensor:
+    """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
+    n = input._data.ndim
+    src_list = [source] if isinstance(source, int) else list(source)
+    dst_list = [destination] if isinstance(destination, int) else list(destination)
+    if len(src_list) != len(dst_list):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src_list} dims) should contain "
+            f"the same number of dims as destination ({dst_list} dims)"
+        )
+    src = _dims_list(src_list, n, "movedim", "source")
+    dst = _dims_list(dst_list, n, "movedim", "destination")
+    order = [-1] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(n) if i not in src)
+    order = tuple(o if o >= 0 else next(rest) for o in order)
+    return Permute.apply(input, dims=order)
+
+
+moveaxis = movedim
+
+
+# --- broadcasting ---
 
 
 class Expand(Function):
@@ -114,15 +449,23 @@ class Expand(Function):
         return grad  # the engine sums the broadcast dims back to a's shape
 
 
+def _type_label(t: Tensor) -> str:
+    return f"torch.{_short(t.dtype)}Tensor"
+
+
 def expand(input: Tensor, sizes) -> Tensor:
-    """Broadcasts to `sizes` (-1 keeps a dim) without copying. Mirrors torch.Tensor.expand."""
+    """Broadcasts to `sizes` (-1 keeps a dim) without copying. Mirrors torch.Tensor.expand.
+
+    Differences from torch: on the CPU the result is a read-only NumPy view, so writing into it
+    raises (torch raises too, with another message).
+    """
     x = input._data
     sizes = tuple(int(s) for s in sizes)
     if len(sizes) < x.ndim:
         raise RuntimeError(
-            f"expand(torch.{input.dtype.name.capitalize()}Tensor{{{list(x.shape)}}}, "
-            f"size={list(sizes)}): the number of sizes provided ({len(sizes)}) must be greater or "
-            f"equal to the number of dimensions in the tensor ({x.ndim})"
+            f"expand({_type_label(input)}{{{list(x.shape)}}}, size={list(sizes)}): the number of "
+            f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
+            f"in the tensor ({x.ndim})"
         )
     lead = len(sizes) - x.ndim
     shape = []
@@ -130,7 +473,7 @@ def expand(input: Tensor, sizes) -> Tensor:
         if i < lead:
             if s < 0:
                 raise RuntimeError(
-                    f"expand: the expanded size of the tensor (-1) isn't allowed in a leading, "
+                    f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                     f"non-existing dimension {i}"
                 )
             shape.append(s)
@@ -138,14 +481,120 @@ def expand(input: Tensor, sizes) -> Tensor:
         have = x.shape[i - lead]
         if s == -1:
             s = have
-        elif have != s and have != 1:
+        elif have != s and have != 1 or s < 0:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(x.shape)}"
             )
         shape.append(s)
-    shape = tuple(shape)
-    if shape == x.shape:
-        return View.apply(input, shape=shape)
-    return Expand.apply(input, shape=shape)
+    return Expand.apply(input, shape=tuple(shape))
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:
+    """Mirrors torch.broadcast_to."""
+    return expand(input, size)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape that all `shapes` broadcast to. Mirrors torch.broadcast_shapes."""
+    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
+    n = max((len(s) for s in shapes), default=0)
+    out = [1] * n
+    for k, s in enumerate(shapes):
+        for i, v in enumerate(s):
+            j = n - len(s) + i
+            if v < 0:
+                raise RuntimeError(
+                    f"Trying to create tensor with negative dimension {v}: {list(s)}"
+                )
+            if v != 1 and out[j] != 1 and out[j] != v:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {v} at {i - len(s)}! "
+                    f"Mismatching argument at index {k} had {s}; but expected shape should be "
+                    f"broadcastable to {out}"
+                )
+            if v != 1:
+                out[j] = v
+    return Size(out)
+
+
+def broadcast_tensors(*tensors) -> tuple:
+    """The tensors expanded to their common shape (views). Mirrors torch.broadcast_tensors."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    n = max((t._data.ndim for t in tensors), default=0)
+    out = [1] * n
+    for t in tensors:
+        shape = t._data.shape
+        for i, v in enumerate(shape):
+            j = n - len(shape) + i
+            if v != 1 and out[j] != 1 and out[j] != v:
+                raise RuntimeError(
+                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at "
+                    f"non-singleton dimension {j}"
+                )
+            if v != 1:
+                out[j] = v
+    return tuple(expand(t, out) for t in tensors)
+
+
+# --- narrow ---
+
+
+class Narrow(Function):
+    """out = a[start:start+length] along dim (a view);  grad_a = grad padded with zeros"""
+
+    _is_view = True
+    _node_name = "SliceBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, dim, start, length):
+        ctx.in_shape = a._data.shape
+        ctx.dim, ctx.start = dim, start
+        return a._data[(slice(None),) * dim + (slice(start, start + length),)]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return NarrowPad.apply(grad, shape=ctx.in_shape, dim=ctx.dim, start=ctx.start)
+
+
+class NarrowPad(Function):
+    """out = zeros(shape) with grad written at [start:start+n] along dim;  grad_a = narrow(grad)"""
+
+    _node_name = "SliceBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, shape, dim, start):
+        x = a._data
+        ctx.dim, ctx.start, ctx.length = dim, start, x.shape[dim]
+        out = ctx.xp.zeros(shape, dtype=x.dtype)
+        out[(slice(None),) * dim + (slice(start, start + x.shape[dim]),)] = x
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Narrow.apply(grad, dim=ctx.dim, start=ctx.start, length=ctx.length)
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+    """input[start:start+length] along dim, sharing memory. Mirrors torch.narrow."""
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = _wrap_dim(dim, len(shape))
+    size = shape[d]
+    start = int(start)  # a 0-d integer tensor is accepted as in torch
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return Narrow.apply(input, dim=d, start=start, length=int(length))

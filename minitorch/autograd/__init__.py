@@ -10,3 +10,4 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401

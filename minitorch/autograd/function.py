@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import weakref
 
+from minitorch._backend import default_device
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad, state
 
@@ -259,47 +260,59 @@ class Function:
                 if a._requires_grad:
                     record = True
         if device is None:
-            from minitorch._backend import default_device
-
             device = default_device()
-        record = record and state.enabled
-        ctx = _new_node(cls._backward_cls)
-        ctx.xp = device.backend.xp
-        ctx._to_save = None
-        ctx._saved = None
-        if record:
-            ctx.needs_input_grad = tuple(
-                isinstance(a, Tensor) and a._requires_grad for a in args
-            )
-        else:
+        if record and state.enabled:
+            return _apply_recording(cls, device, args, kwargs)
+        if not cls._builtin:
+            ctx = _new_node(cls._backward_cls)
+            ctx.xp = device.backend.xp
+            ctx._to_save = None
+            ctx._saved = None
             ctx.needs_input_grad = _all_false(len(args))
+            out = _user_forward(cls, ctx, args, kwargs)
+            return _apply_general(cls, ctx, device, False, args, kwargs, out)
+        # No node: a built-in forward gets the backend's shared NullCtx (see its docstring).
+        ctx = device.backend.null_ctx
+        out = cls.forward(ctx, *args, **kwargs)
+        if out.__class__ is tuple:
+            return _apply_general(cls, ctx, device, False, args, kwargs, out)
+        result = _make(out, device, False, None)
+        if cls._is_view:
+            _mark_view(result, args[0], cls, args[1:], kwargs)
+        return result
 
-        if cls._builtin:
-            out = cls.forward(ctx, *args, **kwargs)
-        elif cls._has_setup_context:
-            with no_grad():
-                out = cls.forward(*args, **kwargs)
-                cls.setup_context(ctx, args, out)
-        else:
-            with no_grad():
-                out = cls.forward(ctx, *args, **kwargs)
 
-        if cls._builtin and out.__class__ is not tuple and not isinstance(out, Tensor):
-            # The common case: one raw array out.
-            if not record:
-                result = _make(out, device, False, None, 0)
-                if cls._is_view:
-                    _mark_view(result, args[0], cls, args[1:], kwargs)
-                return result
-            result = _make(out, device, True, ctx, 0)
-            ctx._n_out = 1
-            ctx._out_device = device
-            _connect(ctx, args)
-            if cls._is_view:
-                _mark_view(result, args[0], cls, args[1:], kwargs)
-            _pack_saved(ctx, (result,), (out,))
-            return result
-        return _apply_general(cls, ctx, device, record, args, kwargs, out)
+def _user_forward(cls, ctx, args, kwargs):
+    # A user's forward computes with Tensor ops; like torch, it runs with grad recording off.
+    with no_grad():
+        if cls._has_setup_context:
+            out = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, out)
+            return out
+        return cls.forward(ctx, *args, **kwargs)
+
+
+def _apply_recording(cls, device, args, kwargs):
+    """apply() when a node is recorded: forward, then the edges, saved tensors and outputs."""
+    ctx = _new_node(cls._backward_cls)
+    ctx.xp = device.backend.xp
+    ctx._to_save = None
+    ctx._saved = None
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    if not cls._builtin:
+        out = _user_forward(cls, ctx, args, kwargs)
+        return _apply_general(cls, ctx, device, True, args, kwargs, out)
+    out = cls.forward(ctx, *args, **kwargs)
+    if out.__class__ is tuple:
+        return _apply_general(cls, ctx, device, True, args, kwargs, out)
+    result = _make(out, device, True, ctx)
+    ctx._n_out = 1
+    ctx._out_device = device
+    _connect(ctx, args)
+    if cls._is_view:
+        _mark_view(result, args[0], cls, args[1:], kwargs)
+    _pack_saved(ctx, (result,), (out,))
+    return result
 
 
 def _all_false(n, _cache={}):

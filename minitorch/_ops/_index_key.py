@@ -1,0 +1,319 @@
+"""Indexing keys (`x[key]`) parsed with torch's rules into a plan the indexing ops run on arrays."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+from minitorch._tensor import Tensor
+
+__all__ = ["IndexPlan", "parse_key", "broadcast_shapes", "check_index_bounds"]
+
+# NOTE [ Indexing plans ]
+# torch applies a key in two steps, and so do we:
+# 1. the basic part (ints, slices, None; the dims consumed by advanced indices kept whole) makes a
+#    view `v` of x. Ints are *selects*: they remove their dim before advanced indexing is looked
+#    at, so they never take part in the placement rule below (NumPy differs here: it broadcasts
+#    ints with the index arrays).
+# 2. the advanced part indexes `v` with integer arrays (bool masks become their nonzero() arrays;
+#    a bool scalar becomes a new dim of size 1 indexed by [0] or []): their broadcast shape B
+#    replaces the indexed dims in place when those are adjacent, else B goes first. NumPy follows
+#    the same rule for a key of slices and arrays, so `v[adv]` computes it.
+# A 0-d integer tensor is a select on CPU (read on the host, as torch does). On other devices it
+# stays an index array (reading it would synchronise): it is a 0-d advanced index, which NumPy
+# counts for adjacency and torch does not; `perm` moves B back where torch puts it.
+# Differences from torch: off the CPU, `x[t0]` with a 0-d integer tensor is a copy, not a view,
+# and out-of-range index arrays are not checked (CuPy wraps them; torch raises asynchronously).
+
+
+class IndexPlan:
+    """A parsed key: `basic` (a tuple for x[basic], ending in Ellipsis, or None for no basic
+    step), `adv` (a tuple of slices and index arrays for v[adv], or None), `perm` ((src, dst)
+    for moveaxis from NumPy's to torch's layout, or None), and the shapes involved."""
+
+    __slots__ = ("basic", "adv", "perm", "view_name", "v_shape", "out_shape")
+
+    def __init__(self, basic, adv, perm, view_name, v_shape, out_shape):
+        self.basic = basic
+        self.adv = adv
+        self.perm = perm
+        self.view_name = view_name
+        self.v_shape = v_shape
+        self.out_shape = out_shape
+
+    def adv_only(self) -> IndexPlan:
+        """The advanced step alone (to run on the basic view of x)."""
+        return IndexPlan(None, self.adv, self.perm, "Alias", self.v_shape, self.out_shape)
+
+    def __repr__(self):
+        return f"IndexPlan(basic={self.basic}, adv={self.adv}, perm={self.perm})"
+
+
+_VALID = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are " \
+    "valid indices (got {})"
+
+
+def _items(key) -> tuple:
+    if key.__class__ is tuple:
+        return key
+    if key.__class__ is list and _sequence_as_tuple(key):
+        warnings.warn(
+            "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
+            "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
+            "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
+            "in an error or a different result",
+            UserWarning,
+            stacklevel=4,
+        )
+        return tuple(key)
+    return (key,)
+
+
+def _sequence_as_tuple(seq) -> bool:
+    """torch's legacy rule: a short list holding a tensor, sequence, slice, ... or None is a tuple."""
+    if len(seq) >= 32:
+        return False
+    for it in seq:
+        if it is None or it is Ellipsis or isinstance(it, (Tensor, list, tuple, slice)):
+            return True
+        if hasattr(it, "__array__") and getattr(it, "ndim", 0) > 0:
+            return True
+    return False
+
+
+def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
+    """An index tensor as a token: ("int", i), ("bool", b), ("mask", arr) or ("index", arr)."""
+    dev = t._device
+    if item._device is not dev:
+        if item._device.type != "cpu":
+            raise RuntimeError(
+                f"indices should be either on cpu or on the same device as the indexed tensor "
+                f"({dev})"
+            )
+        arr = dev.backend.from_host(item._data, dev)
+    else:
+        arr = item._data
+    kind = arr.dtype.kind
+    if kind == "b" or arr.dtype.name == "uint8":
+        if kind != "b":
+            warnings.warn(
+                "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                "torch.bool instead.",
+                UserWarning,
+                stacklevel=4,
+            )
+            arr = arr.astype(bool)
+        return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
+    if arr.dtype.name not in ("int64", "int32"):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if arr.ndim == 0 and as_select and dev.type == "cpu":
+        return ("int", int(arr))
+    return ("index", arr)
+
+
+def _sequence_item(t: Tensor, item):
+    """A list or host array: an index tensor built like torch's (bools -> mask, else int64)."""
+    xp = t._device.backend.xp
+    if isinstance(item, list):
+        arr = xp.asarray(item) if item else xp.zeros(0, dtype="int64")
+    else:
+        arr = t._device.backend.from_host(item, t._device)
+    kind = arr.dtype.kind
+    if kind == "b":
+        return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
+    if kind not in "iu" and kind != "f":
+        raise IndexError(_VALID.format(type(item).__name__))
+    if arr.dtype.name != "int64":
+        arr = arr.astype("int64")
+    return ("index", arr)
+
+
+def _tokens(t: Tensor, key, as_select: bool) -> list:
+    toks = []
+    for item in _items(key):
+        cls = item.__class__
+        if cls is int:
+            toks.append(("int", item))
+        elif cls is slice:
+            toks.append(("slice", item))
+        elif item is None:
+            toks.append(("none", None))
+        elif item is Ellipsis:
+            toks.append(("ellipsis", None))
+        elif cls is bool:
+            toks.append(("bool", item))
+        elif isinstance(item, Tensor):
+            toks.append(_tensor_item(t, item, as_select))
+        elif cls is list or hasattr(item, "__array__") and getattr(item, "ndim", 0) > 0:
+            toks.append(_sequence_item(t, item))
+        elif getattr(item, "dtype", None) is not None and item.dtype.kind == "b":
+            toks.append(("bool", bool(item)))  # a NumPy bool scalar
+        elif hasattr(item, "__index__") and not isinstance(item, float):
+            toks.append(("int", operator.index(item)))
+        else:
+            raise IndexError(_VALID.format(type(item).__name__))
+    return toks
+
+
+def _slice(s: slice, n: int) -> slice:
+    step = s.step
+    if step is not None and operator.index(step) <= 0:
+        if operator.index(step) == 0:
+            raise ValueError("slice step cannot be zero")
+        raise ValueError("step must be greater than zero")
+    return slice(*s.indices(n))
+
+
+def _slice_len(s: slice) -> int:
+    start, stop, step = s.start, s.stop, s.step
+    return max(0, (stop - start + step - 1) // step)
+
+
+def broadcast_shapes(shapes, what="indexing tensors") -> tuple:
+    """The broadcast of `shapes`; IndexError in torch's words when they do not broadcast."""
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != 1:
+                if out[i] != 1 and out[i] != n:
+                    listed = ", ".join(str(list(x)) for x in shapes)
+                    raise IndexError(
+                        f"shape mismatch: {what} could not be broadcast together with shapes "
+                        f"{listed}"
+                    )
+                out[i] = n
+    return tuple(out)
+
+
+def check_index_bounds(arr, n: int, dim: int) -> None:
+    """IndexError for the first entry of an index array outside [-n, n) (CPU only: elsewhere the
+    check would read device memory; see NOTE [ Indexing plans ])."""
+    if arr.size == 0:
+        return
+    bad = (arr >= n) | (arr < -n)
+    if bad.any():
+        value = int(arr.reshape(-1)[bad.reshape(-1).argmax()])
+        raise IndexError(f"index {value} is out of bounds for dimension {dim} with size {n}")
+
+
+def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
+    """The plan of `t[key]`. See NOTE [ Indexing plans ].
+
+    `as_select=False` (index_put, torch.index semantics) keeps 0-d index tensors as indices.
+    """
+    shape = t._data.shape
+    ndim = len(shape)
+    toks = _tokens(t, key, as_select)
+    used = 0
+    for kind, v in toks:
+        if kind in ("int", "slice", "index"):
+            used += 1
+        elif kind == "mask":
+            used += v.ndim
+    if used > ndim:
+        if ndim == 0 and any(k == "int" for k, _ in toks):
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+            )
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+
+    xp = t._device.backend.xp
+    basic = []
+    v_shape = []
+    adv = []  # (vdim, array, is_0d_device_index)
+    masks = []  # (position in adv, vdim, mask)
+    view_name = "Alias"
+    trivial = True  # the basic step is the identity
+    xdim = 0
+    ellipsis_seen = False
+    for kind, v in toks:
+        if kind == "int":
+            n = shape[xdim]
+            if not -n <= v < n:
+                raise IndexError(f"index {v} is out of bounds for dimension {xdim} with size {n}")
+            basic.append(v + n if v < 0 else v)
+            xdim += 1
+            view_name, trivial = "Select", False
+        elif kind == "slice":
+            s = _slice(v, shape[xdim])
+            basic.append(s)
+            v_shape.append(_slice_len(s))
+            if s.start != 0 or s.step != 1 or s.stop != shape[xdim]:
+                trivial = False
+            xdim += 1
+            view_name = "Slice"
+        elif kind == "none":
+            basic.append(None)
+            v_shape.append(1)
+            view_name, trivial = "Unsqueeze", False
+        elif kind == "ellipsis":
+            k = 0 if ellipsis_seen else ndim - used
+            ellipsis_seen = True
+            basic.extend([slice(None)] * k)
+            v_shape.extend(shape[xdim:xdim + k])
+            xdim += k
+        elif kind == "bool":
+            basic.append(None)
+            if v.__class__ is bool:
+                idx = xp.zeros(1 if v else 0, dtype="int64")
+            else:
+                idx = xp.nonzero(v.reshape(1))[0]
+            adv.append((len(v_shape), idx, False))
+            v_shape.append(1)
+            view_name, trivial = "Unsqueeze", False
+        elif kind == "mask":
+            k = v.ndim
+            masks.append((len(adv), len(v_shape), v))
+            adv.append(None)  # filled below, once v's shape is known for the error message
+            basic.extend([slice(None)] * k)
+            v_shape.extend(shape[xdim:xdim + k])
+            xdim += k
+        else:  # "index"
+            adv.append((len(v_shape), v, as_select and v.ndim == 0))
+            basic.append(slice(None))
+            v_shape.append(shape[xdim])
+            xdim += 1
+    v_shape.extend(shape[xdim:])
+    v_shape = tuple(v_shape)
+    basic_key = None if trivial else tuple(basic) + (Ellipsis,)
+    if not adv:
+        return IndexPlan(tuple(basic) + (Ellipsis,), None, None, view_name, v_shape, v_shape)
+
+    for pos, vdim, m in reversed(masks):
+        for j, n in enumerate(m.shape):
+            if v_shape[vdim + j] != n:
+                raise IndexError(
+                    f"The shape of the mask {list(m.shape)} at index {j} does not match the "
+                    f"shape of the indexed tensor {list(v_shape)} at index {vdim + j}"
+                )
+        adv[pos:pos + 1] = [(vdim + j, a, False) for j, a in enumerate(xp.nonzero(m))]
+    return _advanced(basic_key, adv, view_name, v_shape, t._device.type == "cpu")
+
+
+def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPlan:
+    if check_bounds:
+        for k, (vdim, a, _) in enumerate(adv):
+            check_index_bounds(a, v_shape[vdim], k)
+    b_shape = broadcast_shapes([a.shape for _, a, _ in adv])
+    dims = [d for d, _, _ in adv]
+    rest = [n for d, n in enumerate(v_shape) if d not in dims]
+    np_pos = dims[0] if dims[-1] - dims[0] == len(dims) - 1 else 0
+    t_pos = np_pos
+    kept = [d for d, _, zero_d in adv if not zero_d]
+    if kept and len(kept) != len(dims):
+        # 0-d device indices are selects for torch: judge adjacency without their dims.
+        remaining = [d for d in range(len(v_shape)) if d not in dims or d in kept]
+        first = remaining.index(kept[0])
+        contiguous = remaining[first:first + len(kept)] == kept
+        t_pos = sum(1 for d in range(kept[0]) if d not in dims) if contiguous else 0
+    perm = None
+    nb = len(b_shape)
+    if t_pos != np_pos and nb:
+        perm = (tuple(range(np_pos, np_pos + nb)), tuple(range(t_pos, t_pos + nb)))
+    key = [slice(None)] * (dims[-1] + 1)
+    for d, a, _ in adv:
+        key[d] = a
+    out_shape = tuple(rest[:t_pos]) + b_shape + tuple(rest[t_pos:])
+    return IndexPlan(basic_key, tuple(key), perm, view_name, v_shape, out_shape)

@@ -1,0 +1,311 @@
+"""Indexing: x[key] (views for basic keys, copies for index tensors), x[key] = v, index_put."""
+
+from __future__ import annotations
+
+from minitorch._ops._common import cast
+from minitorch._ops._index_key import IndexPlan, parse_key
+from minitorch._ops.inplace import _check_leaf, apply_inplace, copy_
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
+
+__all__ = ["getitem", "setitem", "index_put", "index_put_"]
+
+
+# --- kernels on raw arrays (see NOTE [ Indexing plans ]) ---
+
+
+def _take(x, plan: IndexPlan, xp):
+    """x[key] in torch's layout: the basic view, then the advanced gather."""
+    v = x if plan.basic is None else x[plan.basic]
+    if plan.adv is None:
+        return v
+    out = v[plan.adv]
+    if plan.perm is not None:
+        out = xp.moveaxis(out, *plan.perm)
+    return out
+
+
+def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:
+    """target[key] = values (or += with duplicates accumulating), in place."""
+    if plan.adv is None:
+        if accumulate:
+            target[plan.basic] += values
+        else:
+            target[plan.basic] = values
+        return
+    v = target if plan.basic is None else target[plan.basic]
+    if plan.perm is not None:
+        xp = device.backend.xp
+        values = xp.moveaxis(xp.broadcast_to(values, plan.out_shape), plan.perm[1], plan.perm[0])
+    if accumulate:
+        device.backend.scatter_add(v, plan.adv, values)
+    else:
+        # Duplicate indices: the last write wins on CPU; on CUDA one of them wins (as in torch).
+        v[plan.adv] = values
+
+
+# --- the ops ---
+
+
+class BasicIndex(Function):
+    """out = x[key] for ints, slices and None (a view);  grad_x = zeros with grad at key"""
+
+    _is_view = True
+    _node_name = "AliasBackward0"
+
+    @staticmethod
+    def forward(ctx, x, *, key):
+        ctx.shape = x._data.shape
+        ctx.key = key
+        return x._data[key]
+
+    @staticmethod
+    def backward(ctx, grad):
+        plan = IndexPlan(ctx.key, None, None, "Alias", None, grad._data.shape)
+        return IndexBackward.apply(grad, plan=plan, shape=ctx.shape)
+
+
+# torch names the node after the last view op the key applies (x[0, 1:] is a slice of a select).
+class SelectIndex(BasicIndex):
+    """out = x[key] ending in an int (a view);  grad_x = zeros with grad at key"""
+
+    _node_name = "SelectBackward0"
+
+
+class SliceIndex(BasicIndex):
+    """out = x[key] ending in a slice (a view);  grad_x = zeros with grad at key"""
+
+    _node_name = "SliceBackward0"
+
+
+class UnsqueezeIndex(BasicIndex):
+    """out = x[key] ending in None (a view);  grad_x = zeros with grad at key"""
+
+    _node_name = "UnsqueezeBackward0"
+
+
+_VIEWS = {"Alias": BasicIndex, "Select": SelectIndex, "Slice": SliceIndex,
+          "Unsqueeze": UnsqueezeIndex}
+
+
+class Index(Function):
+    """out = x[key] with index tensors (a copy);  grad_x = zeros with grad scatter-added at key"""
+
+    @staticmethod
+    def forward(ctx, x, *, plan):
+        ctx.shape = x._data.shape
+        ctx.plan = plan
+        return _take(x._data, plan, ctx.xp)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexBackward.apply(grad, plan=ctx.plan, shape=ctx.shape)
+
+
+class IndexBackward(Function):
+    """out = zeros(shape) with g added at key (duplicates accumulate);  grad_g = grad[key]"""
+
+    @staticmethod
+    def forward(ctx, g, *, plan, shape):
+        ctx.plan = plan
+        out = ctx.xp.zeros(shape, dtype=g._data.dtype)
+        _put(g._device, out, plan, g._data, accumulate=True)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return index_with_plan(grad, ctx.plan)
+
+
+class IndexPut(Function):
+    """out = a with out[key] = v (+= v when accumulating);  grad_a = grad with key zeroed (grad
+    when accumulating),  grad_v = grad[key]"""
+
+    @staticmethod
+    def forward(ctx, a, v, *, plan, accumulate):
+        ctx.plan = plan
+        ctx.accumulate = accumulate
+        out = a._data.copy()
+        _put(a._device, out, plan, v._data, accumulate)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = gv = None
+        plan = ctx.plan
+        if ctx.needs_input_grad[0]:
+            if ctx.accumulate:
+                ga = grad
+            else:
+                zero = _make(ctx.xp.zeros((), dtype=grad._data.dtype), grad._device, False, None)
+                ga = IndexPut.apply(grad, zero, plan=plan, accumulate=False)
+        if ctx.needs_input_grad[1]:
+            gv = index_with_plan(grad, plan)
+        return ga, gv
+
+
+def index_with_plan(x: Tensor, plan: IndexPlan) -> Tensor:
+    """x[key] for a parsed key."""
+    if plan.adv is None:
+        return _VIEWS[plan.view_name].apply(x, key=plan.basic)
+    return Index.apply(x, plan=plan)
+
+
+# --- public functions ---
+
+
+def getitem(self: Tensor, key) -> Tensor:
+    """self[key]: a view for ints, slices, None and ...; a copy with index tensors or masks.
+    Mirrors torch.Tensor.__getitem__ (see NOTE [ Indexing plans ] for the differences)."""
+    if key.__class__ is int:  # the common x[i]
+        shape = self._data.shape
+        if shape and -shape[0] <= key < shape[0]:
+            return SelectIndex.apply(self, key=(key % shape[0], Ellipsis))
+    return index_with_plan(self, parse_key(self, key))
+
+
+def _value_tensor(self: Tensor, value) -> Tensor | None:
+    """The assigned value as a tensor on self's device (None for a Python number)."""
+    if isinstance(value, Tensor):
+        if value._device is not self._device:
+            if value._device.type == "cpu" and value._data.ndim == 0:
+                return value.to(self._device)
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{self._device} and {value._device}! (when checking arguments for setitem)"
+            )
+        return value
+    if isinstance(value, (bool, int, float)):
+        return None
+    if hasattr(value, "dtype") and getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        return None  # a NumPy scalar
+    raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+
+
+def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
+    """value with leading size-1 dims dropped down to the target's rank; torch's errors when it
+    does not broadcast to the indexing result."""
+    target = plan.out_shape
+    shape = value._data.shape
+    lead = 0
+    while len(shape) - lead > len(target) and shape[lead] == 1:
+        lead += 1
+    if lead:
+        value = value.reshape(shape[lead:])
+        shape = shape[lead:]
+    if plan.adv is not None:
+        ok = len(shape) <= len(target) and all(
+            s == 1 or s == t for s, t in zip(shape[::-1], target[::-1])
+        )
+        if not ok:
+            raise RuntimeError(
+                f"shape mismatch: value tensor of shape {list(shape)} cannot be broadcast to "
+                f"indexing result of shape {list(target)}"
+            )
+        return value
+    if len(shape) > len(target):
+        raise RuntimeError(
+            f"expand({value.type()}{{{list(shape)}}}, size={list(target)}): the number of sizes "
+            f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
+            f"tensor ({len(shape)})"
+        )
+    for i in range(1, len(shape) + 1):
+        if shape[-i] != 1 and shape[-i] != target[-i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[-i]}) must match the existing size "
+                f"({shape[-i]}) at non-singleton dimension {len(target) - i}.  Target sizes: "
+                f"{list(target)}.  Tensor sizes: {list(shape)}"
+            )
+    return value
+
+
+def _scalar_value(value):
+    return value if isinstance(value, (bool, int, float)) else value.item()
+
+
+def setitem(self: Tensor, key, value) -> None:
+    """self[key] = value (broadcast, cast to self's dtype), differentiable w.r.t. both.
+    Mirrors torch.Tensor.__setitem__.
+
+    Differences from torch: with duplicate indices the last write wins on CPU (torch leaves the
+    winner unspecified).
+    """
+    plan = parse_key(self, key)
+    vt = _value_tensor(self, value)
+    if vt is not None:
+        vt = _fit_value(vt, plan, "setitem")
+    record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
+    if not record:
+        _check_leaf(self, "setitem")
+        data = _scalar_value(value) if vt is None else vt._data
+        _put(self._device, self._data, plan, data, accumulate=False)
+        self._vc[0] += 1
+        return
+    if vt is None:
+        vt = _make(self._device.backend.xp.asarray(_scalar_value(value), dtype=self._data.dtype),
+                   self._device, False, None)
+    else:
+        vt = cast(vt, self.dtype)
+    target = self
+    if plan.basic is not None:
+        target = _VIEWS[plan.view_name].apply(self, key=plan.basic)
+    if plan.adv is None:
+        copy_(target, vt)
+        return
+    sub = plan.adv_only()
+    apply_inplace(
+        target, lambda s: IndexPut.apply(s, vt, plan=sub, accumulate=False), "index_put_", (vt,)
+    )
+
+
+def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'indices' must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    for i in indices:
+        if i is not None and not isinstance(i, Tensor):
+            raise TypeError(f"{op}(): argument 'indices' must be tuple of Tensors, not "
+                            f"{type(i).__name__}")
+    return parse_key(self, tuple(indices), as_select=False)
+
+
+def _put_values(self: Tensor, values, plan: IndexPlan, op: str) -> Tensor:
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if values.dtype is not self.dtype:
+        raise RuntimeError(
+            f"Index put requires the source and destination dtypes match, got "
+            f"{self.dtype.name.capitalize()} for the destination and "
+            f"{values.dtype.name.capitalize()} for the source."
+        )
+    values = _value_tensor(self, values)
+    return _fit_value(values, plan, op)
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with input[indices] = values (+= when accumulate). Mirrors
+    torch.index_put."""
+    plan = _put_plan(input, indices, "index_put")
+    values = _put_values(input, values, plan, "index_put")
+    return IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
+
+
+def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """input[indices] = values in place (+= when accumulate; duplicates add up). Mirrors
+    torch.Tensor.index_put_."""
+    plan = _put_plan(input, indices, "index_put_")
+    values = _put_values(input, values, plan, "index_put_")
+    accumulate = bool(accumulate)
+    if not (state.enabled and (input._requires_grad or values._requires_grad)):
+        _check_leaf(input, "index_put_")
+        _put(input._device, input._data, plan, values._data, accumulate)
+        input._vc[0] += 1
+        return input
+    return apply_inplace(
+        input, lambda s: IndexPut.apply(s, values, plan=plan, accumulate=accumulate),
+        "index_put_", (values,),
+    )
+
+
+

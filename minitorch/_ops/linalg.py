@@ -1,0 +1,646 @@
+"""Linear algebra basics: matmul and its special cases, dot/outer/inner, add*mm, einsum, trace."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "inner", "addmm", "addmv",
+    "addbmm", "baddbmm", "tensordot", "einsum", "kron", "trace",
+]
+
+
+def _short(dt) -> str:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "bfloat16": "BFloat16"}
+    return names[dt.name]
+
+
+def _ctype(dt) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}[dt.name]
+
+
+def _require_tensor(x, op, name, pos):
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+def _no_bool(x: Tensor, kernel: str):
+    if x._data.dtype == bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _dims_str(shape) -> str:
+    return "x".join(str(s) for s in shape)
+
+
+# --- the matrix product kernels ---
+
+
+def _swap(xp, x, flag):
+    return xp.swapaxes(x, -1, -2) if flag else x
+
+
+class Mm(Function):
+    """out = op(a) @ op(b) (op: optional transpose of the last two dims);  the grads are matmuls
+    of grad with the other operand, so they carry the same flags and are differentiable again"""
+
+    @staticmethod
+    def forward(ctx, a, b, *, ta=False, tb=False):
+        ctx.save_for_backward(a, b)
+        ctx.ta, ctx.tb = ta, tb
+        xp = ctx.xp
+        return xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ta, tb = ctx.ta, ctx.tb
+        fn = ctx._fn
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = fn.apply(b, grad, ta=tb, tb=True) if ta else fn.apply(grad, b, tb=not tb)
+        if ctx.needs_input_grad[1]:
+            gb = fn.apply(grad, a, ta=True, tb=ta) if tb else fn.apply(a, grad, ta=not ta)
+        return ga, gb
+
+
+class Bmm(Mm):
+    pass
+
+
+class BatchedMatmul(Mm):
+    # torch reshapes a broadcast batched matmul into bmm and back: its node is the final view.
+    _node_name = "UnsafeViewBackward0"
+
+
+class Mv(Function):
+    """out = op(m) @ v;  grad_m = outer(grad, v) (or its transpose),  grad_v = op(m)^T @ grad"""
+
+    @staticmethod
+    def forward(ctx, m, v, *, ta=False):
+        ctx.save_for_backward(m, v)
+        ctx.ta = ta
+        return ctx.xp.matmul(_swap(ctx.xp, m._data, ta), v._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        m, v = ctx.saved_tensors
+        ta = ctx.ta
+        gm = gv = None
+        if ctx.needs_input_grad[0]:
+            gm = _outer(v, grad) if ta else _outer(grad, v)
+        if ctx.needs_input_grad[1]:
+            gv = Mv.apply(m, grad, ta=not ta)
+        return gm, gv
+
+
+def _outer(a: Tensor, b: Tensor) -> Tensor:
+    return a.reshape((a._data.shape[0], 1)) * b.reshape((1, b._data.shape[0]))
+
+
+class Dot(Function):
+    """out = sum(a * b) over two vectors;  grad_a = grad * b,  grad_b = grad * a"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.asarray(ctx.xp.dot(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+# --- matmul and its special cases ---
+
+
+def _check_dot(a, b, op="dot"):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"{op} : expected both vectors to have same dtype, but found {_short(a.dtype)} and "
+            f"{_short(b.dtype)}"
+        )
+    n, m = a._data.shape[0], b._data.shape[0]
+    if n != m:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the same "
+            f"number of elements, but got {n} and {m} elements respectively"
+        )
+    _no_bool(a, "dot")
+
+
+def _check_mm(a_shape, b_shape, a: Tensor, b: Tensor):
+    """2-d product checks; the shapes are the (possibly folded) matrices torch would report."""
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_ctype(a.dtype)} != "
+            f"{_ctype(b.dtype)}"
+        )
+    if a_shape[-1] != b_shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({_dims_str(a_shape)} and "
+            f"{_dims_str(b_shape)})"
+        )
+    _no_bool(a, "addmm_impl_cpu_")
+
+
+def _check_mv_dtype(first: Tensor, second: Tensor):
+    """torch's message names (second, first, second) for matmul(first, second) of a vector."""
+    if first._data.dtype != second._data.dtype:
+        x, y = _short(second.dtype), _short(first.dtype)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {x}, {y}, and {x}"
+        )
+
+
+def _check_mv(m_shape, v: Tensor, m: Tensor):
+    _check_mv_dtype(m, v)
+    if m_shape[1] != v._data.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({m_shape[0]}), mat ({_dims_str(m_shape)}), vec "
+            f"({v._data.shape[0]})"
+        )
+    _no_bool(m, "addmv_impl_cpu")
+
+
+def _check_bmm(a: Tensor, b: Tensor, batch: int):
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}"
+        )
+    k = a._data.shape[-1]
+    got = b._data.shape[-2]
+    if k != got:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but "
+            f"got: [{batch}, {got}]."
+        )
+    _no_bool(a, "bmm")
+
+
+def _broadcast_batch(sa, sb):
+    """The broadcast of two batch shapes, with torch's error for sizes that do not match."""
+    n = max(len(sa), len(sb))
+    sa = (1,) * (n - len(sa)) + tuple(sa)
+    sb = (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for i, (x, y) in enumerate(zip(sa, sb, strict=False)):
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(y if x == 1 else x)
+    return tuple(out)
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def matmul(input, other, *, out=None):
+    """Matrix product with torch's 1-d and batched broadcasting rules. Mirrors torch.matmul."""
+    _require_tensor(input, "matmul", "input", 1)
+    _require_tensor(other, "matmul", "other", 2)
+    da, db = input.ndim, other.ndim
+    if da == 0 or db == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
+        )
+    sa, sb = input._data.shape, other._data.shape
+    if da == 1 and db == 1:
+        result = dot(input, other)
+    elif da == 2 and db == 1:
+        result = mv(input, other)
+    elif da == 1 and db == 2:
+        _check_mv_dtype(input, other)
+        _check_mm((1, sa[0]), sb, input, other)
+        result = Mv.apply(other, input, ta=True)
+    elif da == 2 and db == 2:
+        result = mm(input, other)
+    elif db <= 2 and da >= 3:
+        folded = (_prod(sa[:-1]), sa[-1])
+        if db == 1:
+            _check_mv(folded, other, input)
+            result = BatchedMatmul.apply(input, other.reshape((sb[0], 1))).reshape(sa[:-1])
+        else:
+            _check_mm(folded, sb, input, other)
+            result = BatchedMatmul.apply(input, other)
+    else:
+        result = _batched_matmul(input, other)
+    if out is not None:
+        from minitorch._ops.inplace import write_out
+
+        return write_out(out, result)
+    return result
+
+
+def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """At least one operand has 3+ dims and the other 1+: broadcast the batch dims, then bmm."""
+    sa, sb = a._data.shape, b._data.shape
+    vec_a, vec_b = a.ndim == 1, b.ndim == 1
+    if vec_a:
+        a = a.reshape((1, sa[0]))
+    if vec_b:
+        b = b.reshape((sb[0], 1))
+    batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
+    _check_bmm(a, b, _prod(batch))
+    result = BatchedMatmul.apply(a, b)
+    shape = result._data.shape
+    if vec_a:
+        result = result.reshape(shape[:-2] + shape[-1:])
+    elif vec_b:
+        result = result.reshape(shape[:-1])
+    return result
+
+
+def mm(input, mat2, *, out=None):
+    """2-d matrix product. Mirrors torch.mm."""
+    _require_tensor(input, "mm", "input", 1)
+    _require_tensor(mat2, "mm", "mat2", 2)
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    _check_mm(input._data.shape, mat2._data.shape, input, mat2)
+    return _write(Mm.apply(input, mat2), out)
+
+
+def bmm(input, mat2, *, out=None):
+    """Batched 3-d matrix product with equal batch sizes. Mirrors torch.bmm."""
+    _require_tensor(input, "bmm", "input", 1)
+    _require_tensor(mat2, "bmm", "mat2", 2)
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    sa, sb = input._data.shape, mat2._data.shape
+    if sa[0] != sb[0] or sa[2] != sb[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
+            f"but got: [{sb[0]}, {sb[1]}]."
+        )
+    _check_bmm(input, mat2, sa[0])
+    return _write(Bmm.apply(input, mat2), out)
+
+
+def mv(input, vec, *, out=None):
+    """Matrix-vector product. Mirrors torch.mv."""
+    _require_tensor(input, "mv", "input", 1)
+    _require_tensor(vec, "mv", "vec", 2)
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(
+            f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
+        )
+    _check_mv(input._data.shape, vec, input)
+    return _write(Mv.apply(input, vec), out)
+
+
+def dot(input, tensor, *, out=None):
+    """Inner product of two 1-d tensors. Mirrors torch.dot."""
+    _require_tensor(input, "dot", "input", 1)
+    _require_tensor(tensor, "dot", "tensor", 2)
+    _check_dot(input, tensor)
+    return _write(Dot.apply(input, tensor), out)
+
+
+def vdot(input, other, *, out=None):
+    """dot with the first argument conjugated (real tensors: dot). Mirrors torch.vdot."""
+    _require_tensor(input, "vdot", "input", 1)
+    _require_tensor(other, "vdot", "other", 2)
+    _check_dot(input, other, "vdot")
+    return _write(Dot.apply(input, other), out)
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+# --- products built on the kernels ---
+
+
+def outer(input, vec2, *, out=None):
+    """Outer product of two vectors. Mirrors torch.outer."""
+    _require_tensor(input, "outer", "input", 1)
+    _require_tensor(vec2, "outer", "vec2", 2)
+    for name, v in (("vec1", input), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
+    return _write(_outer(input, vec2), out)
+
+
+ger = outer
+
+
+def inner(input, other, *, out=None):
+    """Sum-product over the last dims (a scalar times a tensor for 0-d). Mirrors torch.inner."""
+    _require_tensor(input, "inner", "input", 1)
+    _require_tensor(other, "inner", "other", 2)
+    if input.ndim == 0 or other.ndim == 0:
+        return _write(input * other, out)
+    sa, sb = input._data.shape, other._data.shape
+    if sa[-1] != sb[-1]:
+        raise RuntimeError(
+            f"inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(sa)} and {list(sb)}"
+        )
+    return _write(tensordot(input, other, dims=([-1], [-1])), out)
+
+
+def _scaled_sum(input, product, beta, alpha, op):
+    """beta * input + alpha * product, input broadcast to product's shape (ignored if beta == 0)."""
+    shape = product._data.shape
+    if input._data.shape != shape:
+        input.expand(shape)  # torch's broadcast error, naming both shapes
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        return product
+    if beta != 1:
+        input = input * beta
+    return input + product
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat1 @ mat2). Mirrors torch.addmm."""
+    return _write(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out)
+
+
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (mat @ vec). Mirrors torch.addmv."""
+    if mat.ndim == 2 and vec.ndim == 1 and input._data.shape not in ((), (1,), mat.shape[:1]):
+        raise RuntimeError(
+            f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
+            f"({_dims_str(mat._data.shape)}), vec ({vec._data.shape[0]})"
+        )
+    return _write(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * bmm(batch1, batch2). Mirrors torch.baddbmm."""
+    return _write(_scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out)
+
+
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i]). Mirrors
+    torch.addbmm."""
+    from minitorch._ops.reduction import sum as _sum
+
+    return _write(_scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm"), out)
+
+
+class Trace(Function):
+    """out = sum of the main diagonal;  grad_a = grad * eye"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        ctx.shape = x.shape
+        dt = x.dtype if x.dtype.kind == "f" else _dtype.int64.np
+        return ctx.xp.asarray(ctx.xp.trace(x, dtype=dt))
+
+    @staticmethod
+    def backward(ctx, grad):
+        n, m = ctx.shape
+        eye = _make(ctx.xp.eye(n, m, dtype=grad._data.dtype), grad._device, False, None)
+        return grad * eye
+
+
+def trace(input):
+    """Sum of the main diagonal of a matrix. Mirrors torch.trace."""
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    _no_bool(input, "trace")
+    return Trace.apply(input)
+
+
+def kron(input, other, *, out=None):
+    """Kronecker product. Mirrors torch.kron."""
+    from minitorch._ops._common import promote
+
+    a, b, _ = promote(input, other, "kron")
+    n = max(a.ndim, b.ndim)
+    sa = (1,) * (n - a.ndim) + tuple(a._data.shape)
+    sb = (1,) * (n - b.ndim) + tuple(b._data.shape)
+    la, lb = _LETTERS[:n], _LETTERS[n: 2 * n]
+    eq = f"{la},{lb}->{''.join(x + y for x, y in zip(la, lb, strict=False))}"
+    r = Einsum.apply(a.reshape(sa), b.reshape(sb), eq=eq)
+    return _write(r.reshape(tuple(x * y for x, y in zip(sa, sb, strict=False))), out)
+
+
+def tensordot(a, b, dims=2, out=None):
+    """Sum-product over the given dims of a and b. Mirrors torch.tensordot."""
+    _require_tensor(a, "tensordot", "a", 1)
+    _require_tensor(b, "tensordot", "b", 2)
+    if isinstance(dims, Tensor):
+        dims = dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(
+                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
+            )
+        da = list(range(a.ndim - dims, a.ndim))
+        db = list(range(dims))
+    else:
+        da, db = dims
+        da = [da] if isinstance(da, int) else list(da)
+        db = [db] if isinstance(db, int) else list(db)
+        if len(da) != len(db):
+            raise RuntimeError("both dimension lists should have same length")
+        da = [d % a.ndim if a.ndim else d for d in da]
+        db = [d % b.ndim if b.ndim else d for d in db]
+    sa, sb = a._data.shape, b._data.shape
+    for i, j in zip(da, db, strict=False):
+        if sa[i] != sb[j]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {sa[i]} in dim {i} and "
+                f"second has size {sb[j]} in dim {j}"
+            )
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
+    la = list(_LETTERS[: a.ndim])
+    lb = list(_LETTERS[a.ndim: a.ndim + b.ndim])
+    for i, j in zip(da, db, strict=False):
+        lb[j] = la[i]
+    keep_a = [x for i, x in enumerate(la) if i not in da]
+    keep_b = [x for j, x in enumerate(lb) if j not in db]
+    eq = f"{''.join(la)},{''.join(lb)}->{''.join(keep_a + keep_b)}"
+    return _write(Einsum.apply(a, b, eq=eq), out)
+
+
+# --- einsum ---
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class Einsum(Function):
+    """out = einsum(eq, *ops) (explicit output, no ellipsis);  the gradient of each operand is
+    the einsum of grad with the other operands onto that operand's subscripts"""
+
+    @staticmethod
+    def forward(ctx, *ops, eq):
+        ctx.save_for_backward(*ops)
+        ctx.eq = eq
+        arrays = [t._data for t in ops]
+        out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
+        return ctx.xp.asarray(out, dtype=arrays[0].dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ops = ctx.saved_tensors
+        lhs, out_subs = ctx.eq.split("->")
+        terms = lhs.split(",")
+        sizes = {}
+        for t, term in zip(ops, terms, strict=False):
+            sizes.update(zip(term, t._data.shape, strict=False))
+        grads = []
+        for k in range(len(terms)):
+            if not ctx.needs_input_grad[k]:
+                grads.append(None)
+                continue
+            grads.append(_einsum_grad(grad, ops, terms, out_subs, k, sizes))
+        return tuple(grads)
+
+
+def _einsum_grad(grad, ops, terms, out_subs, k, sizes):
+    """d out / d ops[k] contracted with grad, as one more einsum (constants fill in the letters
+    only ops[k] has: ones for a letter summed inside ops[k], an identity for a repeated one)."""
+    xp = grad._device.backend.xp
+    dt = grad._data.dtype
+    used = set("".join(terms) + out_subs)
+    free = (c for c in _LETTERS if c not in used)
+    subs = [out_subs] + [t for j, t in enumerate(terms) if j != k]
+    inputs = [grad] + [t for j, t in enumerate(ops) if j != k]
+    present = set("".join(subs))
+    target = []
+    seen = set()
+    for c in terms[k]:
+        if c in seen:  # a repeated letter: the gradient lives on the diagonal
+            new = next(free)
+            target.append(new)
+            subs.append(c + new)
+            inputs.append(_make(xp.eye(sizes[c], dtype=dt), grad._device, False, None))
+            continue
+        seen.add(c)
+        target.append(c)
+    for c in seen:
+        if c not in present and terms[k].count(c) == 1:
+            subs.append(c)
+            inputs.append(_make(xp.ones(sizes[c], dtype=dt), grad._device, False, None))
+    return Einsum.apply(*inputs, eq=",".join(subs) + "->" + "".join(target))
+
+
+def einsum(equation, *operands):
+    """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
+    Mirrors torch.einsum.
+
+    Differences from torch: the sublist form einsum(op1, [0, 1], op2, [1, 2]) is not supported.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the sublist format is not supported; pass an equation string")
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for i, ch in enumerate(eq):
+        if not (ch in _LETTERS or ch in ".,->"):
+            raise RuntimeError(
+                f"einsum(): invalid subscript given at index {i} in the equation string, "
+                "subscripts must be in [a-zA-Z]"
+            )
+    for i, t in enumerate(operands):
+        _require_tensor(t, "einsum", "operands", i + 2)
+        if t._data.dtype != operands[0]._data.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_short(operands[0].dtype)} but found {_short(t.dtype)}"
+            )
+    # Ellipsis dims get letters of their own, aligned from the right across operands.
+    used = set(eq)
+    spare = [c for c in _LETTERS if c not in used]
+    n_ell = 0
+    for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
+        n_letters = len(term.replace("...", ""))
+        if "..." not in term and n_letters != t.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({n_letters}) does not match "
+                f"the number of dimensions ({t.ndim}) for operand {k} and no ellipsis was given"
+            )
+        if n_letters > t.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({n_letters}) is more than "
+                f"the number of dimensions ({t.ndim}) for operand {k}"
+            )
+        n_ell = max(n_ell, t.ndim - n_letters)
+    ell = "".join(spare[:n_ell])
+    terms = [
+        term.replace("...", ell[n_ell - (t.ndim - len(term.replace("...", ""))):])
+        for term, t in zip(terms, operands, strict=False)
+    ]
+    if arrow:
+        out = rhs.replace("...", ell)
+        for c in out:
+            if out.count(c) > 1:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                                   "output")
+            if not any(c in term for term in terms):
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   "equation for any input operand")
+    else:
+        joined = "".join(terms)
+        once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
+        out = ell + "".join(once)
+    terms, operands = _einsum_broadcast(terms, operands)
+    return Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
+
+
+def _einsum_broadcast(terms, operands):
+    """Size-1 dims against a larger size of the same letter elsewhere are dropped (broadcast)."""
+    sizes = {}
+    for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
+        for c, s in zip(term, t._data.shape, strict=False):
+            seen = sizes.get(c)
+            if seen is None or seen == 1:
+                sizes[c] = s
+            elif s != seen and s != 1:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {s} for operand {k} which does not "
+                    f"broadcast with previously seen size {seen}"
+                )
+    new_terms, new_ops = [], []
+    for term, t in zip(terms, operands, strict=False):
+        shape = t._data.shape
+        drop = [
+            i for i, (c, s) in enumerate(zip(term, shape, strict=True)) if s == 1 and sizes[c] != 1
+        ]
+        if drop:
+            term = "".join(c for i, c in enumerate(term) if i not in drop)
+            t = t.reshape(tuple(s for i, s in enumerate(shape) if i not in drop))
+        new_terms.append(term)
+        new_ops.append(t)
+    return new_terms, new_ops

@@ -1,0 +1,481 @@
+"""Splitting and joining: split, chunk, unbind, tensor_split (views); cat, stack and their kin."""
+
+from __future__ import annotations
+
+import warnings
+
+from minitorch import _dtype
+from minitorch._ops._common import cast
+from minitorch._ops.shape import Narrow, Squeeze, _short, narrow, reshape, unsqueeze
+from minitorch._tensor import Tensor, _wrap_dim
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "cat", "concat",
+    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
+    "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "cartesian_prod",
+]
+
+
+# --- split / chunk / unbind: one op, several views ---
+
+# NOTE [ Multi-output views ]
+# split, chunk and unbind return several views of their input from one node (SplitBackward0...),
+# as torch does. The core records each output's view as (cls, kwargs), but replaying a multi-output
+# op gives a tuple, not the one view: so each output's last record is replaced by single-output
+# views (narrow, then squeeze for unbind) that select the same region. In-place ops through such
+# an output, or on its base, then regenerate correct histories.
+# Differences from torch: torch refuses in-place ops on these outputs when grad is recorded
+# ("Output 0 of SplitBackward0 is a view and is being modified inplace..."); minitorch computes
+# the gradients.
+
+
+def _as_single_views(outs, dim, starts, lengths, squeeze=False):
+    for t, start, length in zip(outs, starts, lengths):
+        if t._base is None:
+            continue
+        entries = ((Narrow, (), {"dim": dim, "start": start, "length": length}),)
+        if squeeze:
+            entries += ((Squeeze, (), {"dims": (dim,)}),)
+        t._view_chain = t._view_chain[:-1] + entries
+    return outs
+
+
+class Split(Function):
+    """outs = consecutive pieces of a along dim (views);  grad_a = cat(grads, dim)"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dim, sizes):
+        x = a._data
+        ctx.dim = dim
+        outs = []
+        start = 0
+        head = (slice(None),) * dim
+        for s in sizes:
+            outs.append(x[head + (slice(start, start + s),)])
+            start += s
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Cat.apply(*grads, dim=ctx.dim)
+
+
+class SplitWithSizes(Split):
+    """outs = pieces of a of the given sizes along dim (views);  grad_a = cat(grads, dim)"""
+
+
+def _split(input, dim, sizes, cls):
+    outs = cls.apply(input, dim=dim, sizes=tuple(sizes))
+    starts = [0]
+    for s in sizes[:-1]:
+        starts.append(starts[-1] + s)
+    return _as_single_views(outs, dim, starts, sizes)
+
+
+def _needs_dims(input, op):
+    if input._data.ndim == 0:
+        raise RuntimeError(f"{op} expects at least a 1-dimensional tensor")
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Pieces of `split_size` (the last may be smaller) or of the listed sizes, as views.
+    Mirrors torch.split."""
+    _needs_dims(tensor, "split")
+    d = _wrap_dim(dim, tensor._data.ndim)
+    n = tensor._data.shape[d]
+    if isinstance(split_size_or_sections, (list, tuple)):
+        sizes = [int(s) for s in split_size_or_sections]
+        if any(s < 0 for s in sizes):
+            raise RuntimeError(
+                "split_with_sizes expects split_sizes have only non-negative entries, but got "
+                f"split_sizes={sizes}"
+            )
+        if sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+        return _split(tensor, d, sizes, SplitWithSizes)
+    size = int(split_size_or_sections)
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    if size == 0 and n != 0:
+        raise RuntimeError(
+            f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
+        )
+    if n == 0:
+        return _split(tensor, d, [0], Split)
+    sizes = [size] * (n // size) + ([n % size] if n % size else [])
+    return _split(tensor, d, sizes, Split)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """At most `chunks` pieces of equal size (the last may be smaller), as views.
+    Mirrors torch.chunk."""
+    _needs_dims(input, "chunk")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    size = (n + chunks - 1) // chunks
+    if n == 0:
+        return _split(input, d, [0] * chunks, SplitWithSizes)
+    return split(input, size, d)
+
+
+class Unbind(Function):
+    """outs = the slices a[i] along dim (views);  grad_a = stack(grads, dim)"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dim):
+        x = a._data
+        ctx.dim = dim
+        head = (slice(None),) * dim
+        return tuple(x[head + (i, Ellipsis)] for i in range(x.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return Stack.apply(*grads, dim=ctx.dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along dim, as views. Mirrors torch.unbind."""
+    if input._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    outs = Unbind.apply(input, dim=d)
+    return _as_single_views(outs, d, range(n), [1] * n, squeeze=True)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+    """Pieces by a number of sections or by split indices, as views. Mirrors torch.tensor_split."""
+    if input._data.ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d]
+    arg = indices_or_sections
+    if isinstance(arg, Tensor):
+        if arg.dtype is not _dtype.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{_short(arg.dtype)}"
+            )
+        if arg.ndim > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {arg.ndim} dims"
+            )
+        arg = arg.item() if arg.ndim == 0 else arg.tolist()
+    if isinstance(arg, int):
+        if arg <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {arg}")
+        q, r = divmod(n, arg)
+        sizes = [q + 1] * r + [q] * (arg - r)
+        bounds = [0]
+        for s in sizes:
+            bounds.append(bounds[-1] + s)
+    else:
+        bounds = [0] + [int(i) for i in arg] + [n]
+    outs = []
+    for lo, hi in zip(bounds[:-1], bounds[1:]):
+        lo = min(max(lo + n if lo < 0 else lo, 0), n)
+        hi = min(max(hi + n if hi < 0 else hi, 0), n)
+        outs.append(narrow(input, d, lo, max(hi - lo, 0)))
+    return tuple(outs)
+
+
+def _split_by(input, arg, dim, op, min_dims):
+    if input._data.ndim < min_dims:
+        raise RuntimeError(
+            f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor "
+            f"with {input._data.ndim} dimensions!"
+        )
+    if isinstance(arg, int) and (arg == 0 or input._data.shape[dim] % arg):
+        raise RuntimeError(
+            f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "
+            f"{input._data.shape[dim]} is not divisible by the split_size {arg}!"
+        )
+    return tensor_split(input, arg, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections) -> tuple:
+    """Mirrors torch.hsplit."""
+    return _split_by(input, indices_or_sections, 1 if input._data.ndim > 1 else 0, "hsplit", 1)
+
+
+def vsplit(input: Tensor, indices_or_sections) -> tuple:
+    """Mirrors torch.vsplit."""
+    return _split_by(input, indices_or_sections, 0, "vsplit", 2)
+
+
+def dsplit(input: Tensor, indices_or_sections) -> tuple:
+    """Mirrors torch.dsplit."""
+    return _split_by(input, indices_or_sections, 2, "dsplit", 3)
+
+
+# --- cat / stack ---
+
+
+def _is_skipped(x) -> bool:
+    # torch's legacy rule: 1-d empty tensors are left out of cat whatever the others' shapes.
+    return x.ndim == 1 and x.shape[0] == 0
+
+
+class Cat(Function):
+    """out = the inputs joined along dim;  grad_i = the slice of grad that input i filled"""
+
+    @staticmethod
+    def forward(ctx, *tensors, dim):
+        arrays = [t._data for t in tensors]
+        kept = [x for x in arrays if not _is_skipped(x)]
+        ctx.dim = dim
+        ctx.sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
+        if not kept:
+            return ctx.xp.concatenate(arrays)
+        return ctx.xp.concatenate(kept, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads = []
+        start = 0
+        for i, size in enumerate(ctx.sizes):
+            if not ctx.needs_input_grad[i]:
+                grads.append(None)
+            elif size is None:
+                grads.append(narrow(grad.reshape(-1), 0, 0, 0))
+            else:
+                grads.append(narrow(grad, ctx.dim, start, size))
+            start += size or 0
+        return tuple(grads)
+
+
+def _tensor_list(tensors, op):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return list(tensors)
+
+
+def _promoted(tensors):
+    dt = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype is not dt:
+            dt = _dtype.promote_types(dt, t.dtype)
+    return [cast(t, dt) for t in tensors]
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Joins tensors along an existing dim, promoting dtypes. Mirrors torch.cat."""
+    tensors = _tensor_list(tensors, "cat")
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    ref = None
+    for i, t in enumerate(tensors):
+        x = t._data
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if _is_skipped(x):
+            continue
+        if ref is None:
+            ref = x
+            d = _wrap_dim(dim, x.ndim)
+            continue
+        if x.ndim != ref.ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {ref.ndim} and {x.ndim}"
+            )
+        for k in range(x.ndim):
+            if k != d and x.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {x.shape[k]} for tensor number {i} in the list."
+                )
+    if ref is None:
+        d = _wrap_dim(dim, 1)
+    return _out(Cat.apply(*_promoted(tensors), dim=d), out)
+
+
+concat = concatenate = cat
+
+
+class Stack(Function):
+    """out = the inputs joined along a new dim;  grad_i = grad.select(dim, i)"""
+
+    @staticmethod
+    def forward(ctx, *tensors, dim):
+        ctx.dim = dim
+        return ctx.xp.stack([t._data for t in tensors], axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return unbind(grad, ctx.dim)
+
+
+def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Joins same-shaped tensors along a new dim. Mirrors torch.stack."""
+    tensors = _tensor_list(tensors, "stack")
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    shape = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
+                f"{list(t._data.shape)} at entry {i}"
+            )
+    d = _wrap_dim(dim, len(shape) + 1)
+    return _out(Stack.apply(*_promoted(tensors), dim=d), out)
+
+
+def _atleast(tensors, n, op):
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(_atleast(tuple(tensors[0]), n, op))
+    outs = []
+    for x in tensors:
+        k = x._data.ndim
+        if k >= n:
+            outs.append(x)
+        elif k == 0:
+            outs.append(reshape(x, (1,) * n))
+        elif n == 2 or k == 2:  # (m,) -> (1, m) ; (a, b) -> (a, b, 1)
+            outs.append(unsqueeze(x, 0 if k == 1 else -1))
+        else:  # (m,) -> (1, m, 1)
+            outs.append(unsqueeze(unsqueeze(x, 0), -1))
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def atleast_1d(*tensors):
+    """Mirrors torch.atleast_1d."""
+    return _atleast(tensors, 1, "atleast_1d")
+
+
+def atleast_2d(*tensors):
+    """Mirrors torch.atleast_2d."""
+    return _atleast(tensors, 2, "atleast_2d")
+
+
+def atleast_3d(*tensors):
+    """Mirrors torch.atleast_3d."""
+    return _atleast(tensors, 3, "atleast_3d")
+
+
+def _as_tuple(x):
+    out = _atleast((x,), 1, "")
+    return out if isinstance(out, tuple) else (out,)
+
+
+def hstack(tensors, *, out=None) -> Tensor:
+    """Joins along dim 1 (dim 0 for 1-d tensors). Mirrors torch.hstack."""
+    tensors = [_as_tuple(t)[0] for t in _tensor_list(tensors, "hstack")]
+    if tensors and tensors[0]._data.ndim == 1:
+        return cat(tensors, 0, out=out)
+    return cat(tensors, 1, out=out)
+
+
+def vstack(tensors, *, out=None) -> Tensor:
+    """Joins along dim 0 after atleast_2d. Mirrors torch.vstack."""
+    tensors = _tensor_list(tensors, "vstack")
+    return cat([atleast_2d(t) for t in tensors], 0, out=out)
+
+
+row_stack = vstack
+
+
+def dstack(tensors, *, out=None) -> Tensor:
+    """Joins along dim 2 after atleast_3d. Mirrors torch.dstack."""
+    tensors = _tensor_list(tensors, "dstack")
+    return cat([atleast_3d(t) for t in tensors], 2, out=out)
+
+
+def column_stack(tensors, *, out=None) -> Tensor:
+    """Joins 0-d/1-d tensors as columns, others along dim 1. Mirrors torch.column_stack."""
+    tensors = _tensor_list(tensors, "column_stack")
+    cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
+    return cat(cols, 1, out=out)
+
+
+# --- grids ---
+
+
+def meshgrid(*tensors, indexing: str | None = None) -> tuple:
+    """Coordinate grids from 0-d/1-d tensors, as expanded views. Mirrors torch.meshgrid."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            "argument.",
+            UserWarning,
+            stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(
+            f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}"
+        )
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+            )
+    first = tensors[0]
+    for t in tensors[1:]:
+        if t.dtype is not first.dtype:
+            raise RuntimeError(
+                "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype."
+            )
+        if t._device is not first._device:
+            raise RuntimeError(
+                "torch.meshgrid: Expected all tensors in the tensor list to have the same device."
+            )
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    sizes = [t._data.size for t in ts]
+    outs = []
+    for i, t in enumerate(ts):
+        shape = [1] * len(ts)
+        shape[i] = -1
+        outs.append(reshape(t, shape).expand(sizes))
+    if swap:
+        outs[0], outs[1] = outs[1], outs[0]
+    return tuple(outs)
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """All combinations of the elements of 1-d tensors, as rows. Mirrors torch.cartesian_prod."""
+    for t in tensors:
+        if t._data.ndim != 1:
+            raise RuntimeError(
+                f"Expect a 1D vector, but got shape {list(t._data.shape)}"
+            )
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([reshape(g, (-1,)) for g in grids], 1)

@@ -1,0 +1,649 @@
+"""gradcheck and gradgradcheck: autograd's gradients against central finite differences."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.engine import grad as _autograd_grad
+
+__all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
+
+# NOTE [ gradcheck on device arrays ]
+# Everything here works on the raw arrays through the device's `xp`, so the same code runs on
+# NumPy, CuPy and the strict device: inputs are perturbed in place, Jacobians are built on the
+# device, and a verdict is read back with `.item()` once per comparison (gradcheck must answer
+# True or False, so it synchronises; library code on the per-op path never does).
+
+_SEED = 0  # random vectors (fast mode, gradgradcheck's grad_outputs) come from a private stream
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck and gradgradcheck. Mirrors torch.autograd.gradcheck.GradcheckError."""
+
+
+def gradcheck(
+    func,
+    inputs,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
+    """Checks autograd's gradients of `func` at `inputs` against central finite differences.
+
+    Mirrors torch.autograd.gradcheck: every floating input with requires_grad is perturbed by
+    +-eps element by element (the numerical Jacobian), autograd gives the Jacobian row by row with
+    one-hot grad_outputs (the analytical one), and they must agree elementwise within
+    atol + rtol * |numerical|. Also checks that backward is reentrant (within nondet_tol), that
+    it is linear in grad_output (zero in, zero out) and keeps the inputs' dtype, device and size.
+    Returns True, or raises GradcheckError (returns False when raise_exception=False).
+
+    Differences from torch: minitorch has reverse mode only, so check_forward_ad=True raises
+    NotImplementedError; without vmap, check_batched_grad checks what a batched backward relies
+    on instead, that the vector-Jacobian product is linear in the grad_output. Sparse layouts do
+    not exist, so `masked` has no effect.
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+        )
+    if check_forward_ad:
+        raise NotImplementedError(
+            "gradcheck: check_forward_ad=True needs forward-mode AD, which minitorch does not "
+            "have (reverse mode only)"
+        )
+    try:
+        return _gradcheck(
+            func,
+            inputs,
+            eps,
+            atol,
+            rtol,
+            nondet_tol,
+            check_undefined_grad,
+            check_grad_dtypes,
+            check_batched_grad,
+            fast_mode,
+        )
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def gradgradcheck(
+    func,
+    inputs,
+    grad_outputs=None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """Checks second derivatives: gradcheck of (inputs, grad_outputs) -> autograd.grad(func(inputs),
+    inputs, grad_outputs, create_graph=True). Mirrors torch.autograd.gradgradcheck.
+
+    Without grad_outputs, random ones in [-1, 1) with requires_grad are made, shaped like the
+    differentiable outputs (non-contiguous with gen_non_contig_grad_outputs=True).
+
+    Differences from torch: the random grad_outputs come from a private, fixed-seed stream, so the
+    caller's random state is left alone and a run is reproducible; check_fwd_over_rev=True raises
+    NotImplementedError (no forward-mode AD).
+    """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
+    tupled_inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _differentiable_outputs(func(*tupled_inputs))
+        streams = {}
+        tupled_grad_outputs = tuple(
+            _random_grad_output(o, streams, gen_non_contig_grad_outputs) for o in outputs
+        )
+    else:
+        tupled_grad_outputs = _as_tuple(grad_outputs)
+    n_in = len(tupled_inputs)
+    diff_inputs = [i for i, x in enumerate(tupled_inputs) if _needs_grad(x)]
+
+    def grad_of_func(*args):
+        ins, gos = args[:n_in], args[n_in:]
+        outs = _differentiable_outputs(func(*ins))
+        grads = _autograd_grad(
+            outs, tuple(ins[i] for i in diff_inputs), gos, create_graph=True, allow_unused=True
+        )
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(
+        grad_of_func,
+        tupled_inputs + tupled_grad_outputs,
+        eps=eps,
+        atol=atol,
+        rtol=rtol,
+        raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad,
+        check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad,
+        check_forward_ad=check_fwd_over_rev,
+        check_backward_ad=check_rev_over_rev,
+        fast_mode=fast_mode,
+        masked=masked,
+    )
+
+
+# --- the driver ---
+
+
+def _gradcheck(
+    func,
+    inputs,
+    eps,
+    atol,
+    rtol,
+    nondet_tol,
+    check_undefined_grad,
+    check_grad_dtypes,
+    check_batched_grad,
+    fast_mode,
+):
+    inputs = _as_tuple(inputs)
+    _check_inputs(inputs)
+    diff_inputs = [x for x in inputs if _needs_grad(x)]
+    func_out = _as_tuple(func(*inputs))
+    outputs = _differentiable_outputs(func_out)
+    # columns of the numerical Jacobians that belong to differentiable outputs
+    kept = [j for j, o in enumerate(func_out) if isinstance(o, Tensor) and o._requires_grad]
+    check = _fast_check if fast_mode else _slow_check
+    check(
+        func,
+        inputs,
+        func_out,
+        outputs,
+        kept,
+        diff_inputs,
+        eps,
+        atol,
+        rtol,
+        nondet_tol,
+        check_grad_dtypes,
+    )
+    if check_batched_grad:
+        for i, o in enumerate(outputs):
+            _check_batched_grad(diff_inputs, o, i)
+    if outputs:
+        _check_backward_mul_by_grad_output(outputs, diff_inputs)
+    if check_undefined_grad and len(outputs) > 1:
+        _check_undefined_grad(func, inputs, diff_inputs)
+    return True
+
+
+def _check_inputs(inputs):
+    any_requires_grad = False
+    for idx, x in enumerate(inputs):
+        if not _needs_grad(x):
+            continue
+        if x.dtype.name != "float64":
+            warnings.warn(
+                f"Input #{idx} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                UserWarning,
+                stacklevel=4,
+            )
+        arr = x._data
+        if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)):
+            raise RuntimeError(
+                f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
+                "that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
+        any_requires_grad = True
+    if not any_requires_grad:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them "
+            "have requires_grad=True."
+        )
+
+
+# --- slow mode: full Jacobians ---
+
+
+def _slow_check(
+    func,
+    inputs,
+    func_out,
+    outputs,
+    kept,
+    diff_inputs,
+    eps,
+    atol,
+    rtol,
+    nondet_tol,
+    check_grad_dtypes,
+):
+    numerical = _numerical_jacobians(func, inputs, func_out, diff_inputs, eps)
+    if not outputs:
+        _expect_zero(diff_inputs[0]._device.backend.xp, numerical)
+        return
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobians(diff_inputs, o, nondet_tol, check_grad_dtypes)
+        for k, a in enumerate(analytical):
+            n = numerical[k][kept[i]]
+            if not _allclose(o._device.backend.xp, a, n, rtol, atol):
+                dev = o._device
+                raise GradcheckError(_mismatch_msg(i, k, _show(n, dev), _show(a, dev)))
+
+
+def _numerical_jacobians(func, inputs, func_out, diff_inputs, eps):
+    """jac[k][j]: d output j / d input k as an array (input numel, output numel), by perturbing
+    input k in place one element at a time (None for non-tensor outputs)."""
+    result = []
+    for x in diff_inputs:
+        arr = x._data
+        xp = x._device.backend.xp
+        jacs = [
+            xp.zeros((arr.size, o._data.size), dtype=_jacobian_dtype(o))
+            if isinstance(o, Tensor)
+            else None
+            for o in func_out
+        ]
+        for m, idx in enumerate(itertools.product(*(range(s) for s in arr.shape))):
+            orig = arr[idx].copy()
+            arr[idx] = orig - eps
+            before = _evaluate(func, inputs)
+            arr[idx] = orig + eps
+            after = _evaluate(func, inputs)
+            arr[idx] = orig
+            _fill_differences(jacs, m, before, after, eps, idx)
+        result.append(jacs)
+    return result
+
+
+def _fill_differences(jacs, row, before, after, eps, idx):
+    for jac, a, b in zip(jacs, before, after, strict=True):
+        if jac is None or a is None or b is None:
+            continue
+        _check_same_dtype_and_shape(a, b, eps, idx)
+        if a.dtype.kind == "f":
+            jac[row] = ((b - a) / (2 * eps)).reshape(-1)
+
+
+def _evaluate(func, inputs):
+    """The outputs' arrays, copied: an output may share memory with an input being perturbed."""
+    return [o._data.copy() if isinstance(o, Tensor) else None for o in _as_tuple(func(*inputs))]
+
+
+def _check_same_dtype_and_shape(a, b, eps, idx=None):
+    on_index = f"on index {idx} " if idx is not None else ""
+    if a.shape != b.shape:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+            f"{on_index}by {eps}, but got: shapes {a.shape} and {b.shape}."
+        )
+    if a.dtype != b.dtype:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+            f"{on_index}by {eps}, but got: dtypes {a.dtype} and {b.dtype}."
+        )
+
+
+def _expect_zero(xp, numerical):
+    for jacs in numerical:
+        for jac in jacs:
+            if jac is not None and _any_nonzero(xp, jac):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+
+
+def _analytical_jacobians(diff_inputs, output, nondet_tol, check_grad_dtypes):
+    """One Jacobian per input, rows from backward with one-hot grad_outputs; computed twice to
+    check that backward is reentrant (deterministic)."""
+    jac1, sizes_ok, types_ok = _vjp_rows(diff_inputs, output)
+    jac2, _, _ = _vjp_rows(diff_inputs, output)
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    _check_reentrant(output._device.backend.xp, jac1, jac2, nondet_tol)
+    return jac1
+
+
+def _check_reentrant(xp, first, second, nondet_tol):
+    for a, b in zip(first, second, strict=True):
+        if _max_abs_diff(xp, a, b) > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical "
+                f"gradient matches numerical gradient.The tolerance for nondeterminism was "
+                f"{nondet_tol}."
+            )
+
+
+def _vjp_rows(diff_inputs, output):
+    out = output._data
+    xp = output._device.backend.xp
+    n_out = out.size
+    jacs = [xp.zeros((x._data.size, n_out), dtype=x._data.dtype) for x in diff_inputs]
+    sizes_ok = types_ok = True
+    for j in range(n_out):
+        onehot = xp.zeros(n_out, dtype=out.dtype)
+        onehot[j] = 1
+        g = _make(onehot.reshape(out.shape), output._device, False, None)
+        grads = _autograd_grad(output, diff_inputs, g, retain_graph=True, allow_unused=True)
+        for jac, x, gi in zip(jacs, diff_inputs, grads, strict=True):
+            if gi is None:
+                continue
+            if gi._data.shape != x._data.shape:
+                sizes_ok = False
+            elif gi._data.dtype != x._data.dtype:
+                types_ok = False
+            if gi._data.size == x._data.size:
+                jac[:, j] = gi._data.reshape(-1)
+    return jacs, sizes_ok, types_ok
+
+
+# --- fast mode: v^T J u with random u, v ---
+
+
+def _fast_check(
+    func,
+    inputs,
+    func_out,
+    outputs,
+    kept,
+    diff_inputs,
+    eps,
+    atol,
+    rtol,
+    nondet_tol,
+    check_grad_dtypes,
+):
+    # torch's fast mode (pytorch#53876): compare v . (J u) from finite differences in the random
+    # direction u with (v^T J) . u from one backward, for every input/output pair.
+    streams = {}
+    all_u = [_unit_vector(x, x._data.dtype, streams) for x in diff_inputs]
+    all_v = [_unit_vector(o, o._data.dtype, streams) for o in outputs]
+    all_ju = []
+    for x, u in zip(diff_inputs, all_u, strict=True):
+        arr = x._data
+        orig = arr.copy()
+        step = (u * eps).reshape(arr.shape)
+        arr[...] = orig - step
+        before = _evaluate(func, inputs)
+        arr[...] = orig + step
+        after = _evaluate(func, inputs)
+        arr[...] = orig
+        ju = []
+        for a, b in zip(before, after, strict=True):
+            if a is None or b is None:
+                ju.append(None)
+                continue
+            _check_same_dtype_and_shape(a, b, eps)
+            ju.append(((b - a) / (2 * eps)).reshape(-1) if a.dtype.kind == "f" else None)
+        all_ju.append(ju)
+    xp = diff_inputs[0]._device.backend.xp
+    if not outputs:
+        for ju in all_ju:
+            if any(d is not None and _any_nonzero(xp, d) for d in ju):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    for i, (o, v) in enumerate(zip(outputs, all_v, strict=True)):
+        vj = _vjp_once(diff_inputs, o, v, nondet_tol, check_grad_dtypes)
+        for k, u in enumerate(all_u):
+            analytical = (vj[k] * u).sum()
+            numerical = (all_ju[k][kept[i]] * v).sum()
+            tol = atol * _read(u.sum()) * _read(v.sum())
+            if not _allclose(xp, analytical, numerical, rtol, tol):
+                dev = o._device
+                msg = _mismatch_msg(i, k, _show(numerical, dev), _show(analytical, dev))
+                raise GradcheckError(
+                    msg
+                    + _slow_mode_report(
+                        func, inputs, func_out, outputs, kept, diff_inputs, i, k, eps, atol, rtol
+                    )
+                )
+
+
+def _vjp_once(diff_inputs, output, v, nondet_tol, check_grad_dtypes):
+    """v^T J for each input, flattened; computed twice to check reentrancy like slow mode."""
+    results = []
+    for _ in range(2):
+        g = _make(v.reshape(output._data.shape), output._device, False, None)
+        grads = _autograd_grad(output, diff_inputs, g, retain_graph=True, allow_unused=True)
+        row = []
+        for x, gi in zip(diff_inputs, grads, strict=True):
+            xp = x._device.backend.xp
+            if gi is None:
+                row.append(xp.zeros(x._data.size, dtype=x._data.dtype))
+                continue
+            if gi._data.shape != x._data.shape:
+                raise GradcheckError("Analytical gradient has incorrect size")
+            if gi._data.dtype != x._data.dtype and check_grad_dtypes:
+                raise GradcheckError("Gradient has dtype mismatch")
+            row.append(gi._data.reshape(-1).copy())
+        results.append(row)
+    _check_reentrant(output._device.backend.xp, results[0], results[1], nondet_tol)
+    return results[0]
+
+
+def _slow_mode_report(func, inputs, func_out, outputs, kept, diff_inputs, i, k, eps, atol, rtol):
+    numerical = _numerical_jacobians(func, inputs, func_out, [diff_inputs[k]], eps)[0][kept[i]]
+    analytical = _analytical_jacobians(diff_inputs, outputs[i], float("inf"), False)[k]
+    dev = outputs[i]._device
+    xp = dev.backend.xp
+    max_diff = _max_abs_diff(xp, numerical, analytical)
+    msg = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+        "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
+        f"Numerical:\n {_show(numerical, dev)}\n"
+        f"Analytical:\n{_show(analytical, dev)}\n\n"
+        f"The max per-element difference (slow mode) is: {max_diff}.\n"
+    )
+    if _allclose(xp, analytical, numerical, rtol, atol):
+        msg += (
+            "\nFast gradcheck failed but element-wise differences are small. This means that the\n"
+            "test might've passed in slow_mode!\n\n"
+            "If you are calling gradcheck/gradgradcheck yourself, pass fast_mode=False."
+        )
+    return msg
+
+
+# --- the other checks ---
+
+
+def _check_backward_mul_by_grad_output(outputs, diff_inputs):
+    zeros = [_zeros_like(o) for o in outputs]
+    grads = _autograd_grad(outputs, diff_inputs, zeros, allow_unused=True)
+    for gi, x in zip(grads, diff_inputs, strict=True):
+        if gi is None:
+            continue
+        if _any_nonzero(gi._device.backend.xp, gi._data):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi._data.dtype != x._data.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi._device is not x._device:
+            raise GradcheckError("grad is incorrect device")
+        if gi._data.shape != x._data.shape:
+            raise GradcheckError("grad is incorrect size")
+
+
+def _check_undefined_grad(func, inputs, diff_inputs):
+    # minitorch has no undefined-gradient tensor; what torch checks here is that a multi-output
+    # backward copes when some outputs get no gradient. Differentiating one output at a time
+    # leaves the others' gradients missing (None at the node, zeros unless it opted out).
+    n = len(_differentiable_outputs(func(*inputs)))
+    for k in range(n):
+        out = _differentiable_outputs(func(*inputs))[k]
+        try:
+            grads = _autograd_grad(out, diff_inputs, _zeros_like(out), allow_unused=True)
+        except RuntimeError as e:
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+            ) from e
+        for gi in grads:
+            if gi is not None and _any_nonzero(gi._device.backend.xp, gi._data):
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads are "
+                    'undefined or zero. Please look at "Notes about undefined output gradients" '
+                    'in "tools/autograd/derivatives.yaml"'
+                )
+
+
+def _check_batched_grad(diff_inputs, output, output_idx):
+    # See the docstring of gradcheck: vjp(v1 + v2) must equal vjp(v1) + vjp(v2).
+    streams = {}
+    v1 = _unit_vector(output, output._data.dtype, streams)
+    v2 = _unit_vector(output, output._data.dtype, streams)
+
+    def vjp(v):
+        g = _make(v.reshape(output._data.shape), output._device, False, None)
+        grads = _autograd_grad(output, diff_inputs, g, retain_graph=True, allow_unused=True)
+        return [
+            gi._data
+            if gi is not None
+            else x._device.backend.xp.zeros(x._data.shape, dtype=x._data.dtype)
+            for gi, x in zip(grads, diff_inputs, strict=True)
+        ]
+
+    separate = [a + b for a, b in zip(vjp(v1), vjp(v2), strict=True)]
+    together = vjp(v1 + v2)
+    for k, (res, exp) in enumerate(zip(together, separate, strict=True)):
+        if not _allclose(output._device.backend.xp, res, exp, 1e-5, 1e-8):
+            dev = output._device
+            raise GradcheckError(
+                f"For output {output_idx} and input {k}:\n\n"
+                "gradcheck failed while testing batched gradient computation: minitorch checks "
+                "that backward is linear in grad_output (vjp(v1 + v2) == vjp(v1) + vjp(v2)).\n\n"
+                f"Got:\n{_show(res, dev)}\n\nExpected:\n{_show(exp, dev)}"
+            )
+
+
+# --- helpers ---
+
+
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _needs_grad(x) -> bool:
+    return isinstance(x, Tensor) and x._requires_grad
+
+
+def _differentiable_outputs(out):
+    return tuple(o for o in _as_tuple(out) if _needs_grad(o))
+
+
+def _jacobian_dtype(t: Tensor):
+    dt = t._data.dtype
+    return dt if dt.kind == "f" else t._device.backend.xp.float64
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    return _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
+
+
+def _any_nonzero(xp, array) -> bool:
+    return array.size > 0 and bool(_read(xp.any(array != 0)))
+
+
+def _read(x):
+    """A 0-d device value (or a NumPy/Python scalar) as a Python number: an explicit transfer."""
+    return x.item() if hasattr(x, "item") else x
+
+
+def _allclose(xp, a, b, rtol, atol) -> bool:
+    """|a - b| <= atol + rtol * |b| everywhere (torch.allclose; b is the reference)."""
+    return bool(_read(xp.allclose(a, b, rtol=rtol, atol=atol)))
+
+
+def _max_abs_diff(xp, a, b) -> float:
+    return _read(xp.abs(a - b).max()) if a.size else 0.0
+
+
+def _show(array, device) -> str:
+    return repr(_make(device.backend.xp.asarray(array), device, False, None))
+
+
+def _mismatch_msg(out_idx, in_idx, numerical, analytical) -> str:
+    return (
+        f"Jacobian mismatch for output {out_idx:d} with respect to input {in_idx:d},\n"
+        f"numerical:{numerical}\nanalytical:{analytical}\n"
+    )
+
+
+def _stream(t: Tensor, streams: dict):
+    dev = t._device
+    rng = streams.get(dev)
+    if rng is None:
+        rng = streams[dev] = dev.backend.make_rng(_SEED)
+    return rng
+
+
+def _unit_vector(t: Tensor, dtype, streams):
+    """A random non-negative vector of t's numel on t's device, of norm 1 (torch's fast mode)."""
+    xp = t._device.backend.xp
+    n = t._data.size
+    if n == 0:
+        return xp.zeros(0, dtype=dtype)
+    u = _stream(t, streams).random(n).astype(dtype)
+    return u / xp.sqrt((u * u).sum())
+
+
+def _random_grad_output(o: Tensor, streams, non_contiguous: bool) -> Tensor:
+    """Uniform in [-1, 1), shaped like o, requiring grad (float64 for a non-float o)."""
+    arr = o._data
+    dtype = _jacobian_dtype(o)
+    xp = o._device.backend.xp
+    values = (_stream(o, streams).random(arr.shape) * 2 - 1).astype(dtype)
+    if non_contiguous and arr.ndim and arr.size > 1:
+        wide = xp.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=dtype)
+        data = wide[..., ::2]
+        data[...] = values
+    else:
+        data = values
+    return _make(data, o._device, True, None)
