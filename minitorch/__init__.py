@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 from minitorch import _dtype
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
+from minitorch._backend import set_default_device  # noqa: F401
 from minitorch._dtype import (  # noqa: F401
     bfloat16,
     bool,
@@ -35,6 +38,12 @@ from minitorch._ops import *  # noqa: F403
 from minitorch._factories import *  # noqa: F403
 from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch import autograd  # noqa: F401
+from minitorch import return_types  # noqa: F401,E402
+from minitorch.autograd.anomaly_mode import (  # noqa: F401
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -49,15 +58,46 @@ from minitorch.random import (  # noqa: F401
     get_rng_state,
     initial_seed,
     manual_seed,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
     seed,
     set_rng_state,
 )
+from minitorch import nn  # noqa: E402,F401  (after the ops, factories and autograd)
+from minitorch import cuda  # noqa: F401  (imports no CuPy: see minitorch/cuda)
+
+# `from minitorch._ops import *` also binds the name `linalg` to the ops module
+# minitorch._ops.linalg: import the torch.linalg namespace module explicitly over it.
+linalg = __import__("importlib").import_module("minitorch.linalg")
 
 __version__ = "0.1.0"
 
 
+def get_default_device() -> device:
+    """The device factories use when none is given. Mirrors torch.get_default_device."""
+    from minitorch._backend import default_device, tensor_device
+
+    return tensor_device(default_device())
+
+
 def result_type(tensor1, tensor2):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
+    for t in (tensor1, tensor2):
+        if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
+            got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
+                            for x in (tensor1, tensor2))
+            raise TypeError(
+                f"result_type() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n * (Tensor tensor, Tensor other)\n"
+                " * (Number scalar, Tensor tensor)\n * (Tensor tensor, Number other)\n"
+                " * (Number scalar1, Number scalar2)\n"
+            )
     ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor1, tensor2)]
     return _dtype.result_type(*ops)
 

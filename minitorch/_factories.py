@@ -1,4 +1,5 @@
-"""Tensor factories: tensor, as_tensor, from_numpy, zeros/ones/full/empty(_like), ranges, random."""
+"""Tensor factories: tensor, as_tensor, from_numpy, zeros/ones/full/empty(_like), ranges, eye, and
+the legacy constructors (torch.Tensor(2, 3), torch.FloatTensor)."""
 
 from __future__ import annotations
 
@@ -8,472 +9,1077 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype
-from minitorch._backend import Device, backend_of, default_device
-from minitorch._backend import device as as_device
-from minitorch._tensor import Tensor, _make
-from minitorch.random import generator_for
+from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
+from minitorch._tensor import Size, Tensor, _make
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
     "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace", "eye",
-    "rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like",
-    "scalar_tensor",
+    "scalar_tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+    "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]
 
+_builtin_range = range
+
+# ---------------------------------------------------------------------------------------------
+# Arguments shared by the factories (and by the samplers in minitorch.random)
+
+
 def _device(device) -> Device:
-    if device is None:
-        return default_device()
-    return device if isinstance(device, Device) else as_device(device)
+    """The canonical device a new tensor goes on (the default device when None)."""
+    return tensor_device(default_device() if device is None else device)
 
 
-def _dtype_or(dtype, default):
+def _dtype_arg(dtype, default, op: str):
     if dtype is None:
         return default
-    if isinstance(dtype, str):
-        return getattr(_dtype, dtype)
-    return _dtype.to_dtype(dtype)
+    if dtype.__class__ is _dtype.dtype:
+        return dtype
+    return _dtype.to_dtype(dtype, op)
 
 
-def _size(size, op):
-    """zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) all mean the shape (2, 3)."""
-    if len(size) == 1 and not isinstance(size[0], (int, np.integer)):
-        size = size[0]
-    try:
-        shape = tuple(int(s) for s in size)
-    except TypeError:
+def _typename(x) -> str:
+    """A value's type as torch's argument errors name it: 'int', 'Tensor', 'torch.dtype', ..."""
+    cls = type(x)
+    if cls.__module__ == "builtins":
+        return cls.__qualname__
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if cls is _dtype.dtype:
+        return "torch.dtype"
+    if cls is Device:
+        return "torch.device"
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _as_int(x):
+    """x as a Python int when it is an integer (not a bool), else None."""
+    if x.__class__ is int:
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        return None
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, Tensor) and x.ndim == 0 and x.dtype._kind == 1:  # an integer 0-d tensor
+        return int(x)
+    return None
+
+
+def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
+    """zeros(2, 3), zeros((2, 3)), zeros([2, 3]), zeros(Size) and zeros(size=(2, 3)), with torch's
+    errors; `pos` is the position of the size argument (for messages)."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{op}() got multiple values for argument 'size'")
+        return _shape_seq(size, op, None)
+    if not args:
+        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
+    a = args[0]
+    if len(args) == 1:
+        if a.__class__ is tuple or a.__class__ is list or a.__class__ is Size:
+            return _shape_seq(a, op, pos)
+        if _as_int(a) is None:
+            return _shape_seq(a, op, pos)
+    elif isinstance(a, (tuple, list)):
+        raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
+    return _shape_seq(args, op, pos)
+
+
+def _shape_seq(seq, op: str, pos) -> tuple:
+    where = "" if pos is None else f" (position {pos})"
+    if not isinstance(seq, (tuple, list)):
         raise TypeError(
-            f"{op}(): argument 'size' must be tuple of ints, but found element of type "
-            f"{type(size).__name__}"
-        ) from None
-    for s in shape:
-        if s < 0:
-            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: "
-                               f"{list(shape)}")
-    return shape
-
-
-def _finish(array, device: Device, requires_grad: bool, op: str = "") -> Tensor:
-    """Puts a host array on the device and sets requires_grad (only floats may require it)."""
-    data = backend_of(device).from_host(array, device) if device.type != "cpu" else array
-    t = _make(data, device, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def _on_device(array_fn, device: Device, requires_grad: bool) -> Tensor:
-    """Builds the array directly on the device with its backend's xp (no host round trip)."""
-    t = _make(array_fn(backend_of(device).xp), device, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-# --- from data ---
-
-
-def _infer_host_array(data, dtype):
-    """Nested Python data (numbers, lists, tuples, NumPy arrays, tensors) as a host array."""
-    if isinstance(data, Tensor):
-        return data._host()
-    if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, (list, tuple)):
-        items = [_infer_host_array(x, None) if isinstance(x, (Tensor, list, tuple)) else x
-                 for x in data]
-        _check_ragged(items)
-        try:
-            arr = np.array(items)
-        except ValueError as e:
-            raise ValueError(f"tensor(): could not convert nested data: {e}") from None
-    else:
-        arr = np.asarray(data)
-    if arr.dtype == object:
-        raise TypeError(f"tensor(): could not infer dtype of {type(data).__name__}")
-    return arr
-
-
-def _check_ragged(items, dim=1):
-    lens = [len(x) for x in items if isinstance(x, (list, tuple, np.ndarray))]
-    if lens and (len(lens) != len(items) or len(set(lens)) > 1):
-        first = lens[0] if lens else 0
-        bad = next((n for n in lens if n != first), "scalar")
-        raise ValueError(f"expected sequence of length {first} at dim {dim} (got {bad})")
-
-
-def _python_default_dtype(arr) -> _dtype.dtype:
-    kind = arr.dtype.kind
-    if kind == "b":
-        return _dtype.bool
-    if kind in "iu":
-        return _dtype.int64
-    if kind == "f":
-        return _dtype.default_float()
-    return _dtype.from_numpy(arr.dtype)
-
-
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
-    """A new tensor copying `data`. Mirrors torch.tensor."""
-    dev = _device(device)
-    if isinstance(data, Tensor):
-        warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
-            "or sourceTensor.clone().detach().requires_grad_(True), rather than "
-            "torch.tensor(sourceTensor).",
-            UserWarning,
-            stacklevel=2,
+            f"{op}(): argument 'size'{where} must be tuple of ints, not {_typename(seq)}"
         )
-        dt = _dtype_or(dtype, data.dtype)
-        t = data.detach().to(dev, dt, copy=True)
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
-    if isinstance(data, np.ndarray):
-        dt = _dtype_or(dtype, _dtype.from_numpy(data.dtype))
-    else:
-        arr = _infer_host_array(data, dtype)
-        dt = _dtype_or(dtype, _python_default_dtype(arr) if not isinstance(data, np.generic)
-                       else _dtype.from_numpy(arr.dtype))
-        data = arr
-    array = np.array(data, dtype=_dtype.numpy_dtype(dt), copy=True)
-    return _finish(array, dev, requires_grad, "tensor")
+    shape = []
+    for i, s in enumerate(seq):
+        n = s if s.__class__ is int else _as_int(s)
+        if n is None:
+            if isinstance(s, (bool, np.bool_)):
+                raise TypeError(
+                    f"{op}(): argument 'size'{where} must be tuple of ints, but found element of "
+                    f"type bool at pos {i}"
+                )
+            raise TypeError(
+                f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f"\"type must be tuple of ints,but got {_typename(s)}\""
+            )
+        shape.append(n)
+    for n in shape:
+        if n < 0:
+            if op == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {shape}")
+    return tuple(shape)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return tensor(s, dtype=_dtype_or(dtype, _dtype.default_float()), device=device,
-                  requires_grad=requires_grad)
-
-
-def as_tensor(data, dtype=None, device=None) -> Tensor:
-    """Like tensor() but shares memory when dtype and device already match. Mirrors torch."""
-    if isinstance(data, Tensor):
-        return data.to(device=device, dtype=dtype) if (device or dtype) else data
-    if isinstance(data, np.ndarray):
-        dev = _device(device)
-        dt = _dtype_or(dtype, _dtype.from_numpy(data.dtype))
-        if dev.type == "cpu" and data.dtype == _dtype.numpy_dtype(dt):
-            return from_numpy(data)
-    return tensor(data, dtype=dtype, device=device)
-
-
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
-    """Mirrors torch.asarray (shares memory unless copy=True or a conversion is needed)."""
-    if copy:
-        t = tensor(obj.detach() if isinstance(obj, Tensor) else obj, dtype=dtype, device=device)
-    else:
-        t = as_tensor(obj, dtype=dtype, device=device)
+def _require_grad(t: Tensor, requires_grad) -> Tensor:
     if requires_grad:
-        t.requires_grad_(True)
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
+        t._requires_grad = True
     return t
 
 
-def from_numpy(ndarray) -> Tensor:
-    """A CPU tensor sharing memory with a NumPy array. Mirrors torch.from_numpy."""
-    if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    _dtype.from_numpy(ndarray.dtype)  # TypeError for unsupported dtypes
-    if any(s < 0 for s in ndarray.strides):
+def _build(fn, dev: Device):
+    """fn(xp) run by the device's backend, so the array is made on the device (no host copy)."""
+    if dev is cpu:
+        return fn(np)
+    b = backend_of(dev)
+    with b.device_context(dev):
+        return fn(b.xp)
+
+
+def _put(host: np.ndarray, dev: Device):
+    """A host array (owned by the caller) moved onto `dev`; no copy on the CPU."""
+    if dev is cpu:
+        return host
+    b = backend_of(dev)
+    with b.device_context(dev):
+        return b.from_host(host, dev)
+
+
+# NOTE [ Values converted into an integer dtype ]
+# torch checks each Python number stored into an integer tensor (tensor(), full()): a value out
+# of the dtype's range is an error, except that an unsigned type also takes negative values down
+# to -max, wrapping them (tensor(-1, dtype=torch.uint8) is 255); NaN and infinities are errors;
+# floats are truncated toward zero. Floating dtypes take any value (overflow gives inf).
+
+
+def _check_int_range(src: np.ndarray, dt, name: str) -> None:
+    if dt._kind != 1 or src.size == 0:  # only integer targets are checked
+        return
+    info = np.iinfo(dt.np)
+    if src.dtype.kind == "f":
+        lo, hi = float(src.min()), float(src.max())
+        bad = not (math.isfinite(lo) and math.isfinite(hi)) or lo < info.min or hi > info.max
+    elif src.dtype.kind in "iu":
+        lo, hi = int(src.min()), int(src.max())
+        if info.min == 0:
+            bad = hi > info.max or -lo > info.max
+        else:
+            bad = lo < info.min or hi > info.max
+    else:
+        return
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+# ---------------------------------------------------------------------------------------------
+# tensor(): nested Python data
+#
+# NOTE [ Inferring a tensor from data ]
+# As torch: the shape follows the first element at each depth (a Tensor element is a scalar
+# there); every sequence must have that length ("expected sequence of length 2 at dim 1 (got 3)");
+# the dtype promotes over all elements, a Python bool/int/float counting as bool/int64/the default
+# float, a NumPy scalar or array and a Tensor as their own dtypes; an empty sequence is the default
+# float dtype.
+
+_PLAIN = frozenset({int, float, bool})
+_PLAIN_DTYPE = {bool: "bool", int: "int64"}
+
+
+def _is_seq(x) -> bool:
+    cls = x.__class__
+    if cls is list or cls is tuple:
+        return True
+    if isinstance(x, (str, bytes, dict, Tensor, np.ndarray, np.generic)):
+        return False
+    return hasattr(cls, "__getitem__") and hasattr(cls, "__len__")
+
+
+class _Scan:
+    """What one pass over nested data finds: leaf dtypes, and whether leaves need converting."""
+
+    __slots__ = ("types", "dtypes", "special", "bad_leaf")
+
+    def __init__(self):
+        self.types = set()  # Python types of plain leaves
+        self.dtypes = []  # dtypes of Tensor / NumPy leaves and blocks
+        self.special = False  # some leaf is not a plain Python number
+        self.bad_leaf = None  # a sequence found where a number was expected
+
+    def leaf(self, v) -> None:
+        cls = v.__class__
+        if cls in _PLAIN:
+            self.types.add(cls)
+            return
+        self.special = True
+        if isinstance(v, Tensor):
+            self.dtypes.append(v.dtype)
+        elif isinstance(v, np.generic) and v.dtype.kind in "biuf":
+            self.dtypes.append(_dtype.from_numpy(v.dtype))
+        elif isinstance(v, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{cls.__name__}'")
+        elif isinstance(v, (complex, np.complexfloating)):
+            raise TypeError("tensor(): minitorch has no complex dtypes")
+        elif isinstance(v, bool):
+            self.types.add(bool)
+        elif isinstance(v, int):
+            self.types.add(int)
+        elif isinstance(v, float):
+            self.types.add(float)
+        elif _is_seq(v) or isinstance(v, np.ndarray):
+            if self.bad_leaf is None:
+                self.bad_leaf = v
+        else:
+            raise RuntimeError(f"Could not infer dtype of {cls.__name__}")
+
+    def block(self, arr, dim: int, shape: list) -> None:
+        """An ndarray or Tensor standing for the sub-sequence at depth `dim`."""
+        self.special = True
+        want = shape[dim:]
+        got = arr.shape
+        for k, (w, g) in enumerate(zip(want, got, strict=False)):
+            if w != g:
+                raise ValueError(f"expected sequence of length {w} at dim {dim + k} (got {g})")
+        if len(got) < len(want):
+            raise TypeError("not a sequence")
+        if len(got) > len(want) and self.bad_leaf is None:
+            self.bad_leaf = arr
+        self.dtypes.append(arr.dtype if isinstance(arr, Tensor) else _dtype.from_numpy(arr.dtype))
+
+    def dtype(self):
+        dts = list(self.dtypes)
+        for cls in self.types:
+            if cls is float:
+                dts.append(_dtype.default_float())
+            else:
+                dts.append(getattr(_dtype, _PLAIN_DTYPE[cls]))
+        if not dts:
+            return _dtype.default_float()
+        out = dts[0]
+        for d in dts[1:]:
+            out = _dtype.promote_types(out, d)
+        return out
+
+
+def _sizes(data) -> list:
+    shape = []
+    x = data
+    while True:
+        if isinstance(x, np.ndarray):
+            shape.extend(x.shape)
+            return shape
+        if not _is_seq(x):
+            return shape
+        n = len(x)
+        shape.append(n)
+        if n == 0:
+            return shape
+        x = x[0]
+
+
+def _walk(seq, dim: int, shape: list, scan: _Scan) -> None:
+    n = len(seq)
+    if n != shape[dim]:
+        raise ValueError(f"expected sequence of length {shape[dim]} at dim {dim} (got {n})")
+    if dim == len(shape) - 1:
+        types = set(map(type, seq))
+        if types <= _PLAIN:
+            scan.types |= types
+        else:
+            for v in seq:
+                scan.leaf(v)
+        return
+    for item in seq:
+        if item.__class__ is list or item.__class__ is tuple:
+            _walk(item, dim + 1, shape, scan)
+        elif isinstance(item, (np.ndarray, Tensor)):
+            scan.block(item, dim + 1, shape)
+        elif _is_seq(item):
+            scan.special = True
+            _walk(list(item), dim + 1, shape, scan)
+        else:
+            raise TypeError("not a sequence")
+
+
+def _plain(x, depth: int, integral: bool):
+    """Nested data with every leaf a Python number (Tensors and NumPy values read out); a Tensor
+    leaf converts as torch converts it into the target: __index__ for integers, else __float__."""
+    if depth == 0:
+        if isinstance(x, Tensor):
+            if integral and x.dtype.is_floating_point:
+                raise TypeError(
+                    "only integer tensors of a single element can be converted to an index"
+                )
+            return x.__index__() if integral else x.item()
+        if isinstance(x, np.generic):
+            return x.item()
+        return x
+    if isinstance(x, (Tensor, np.ndarray)):
+        return x.tolist()
+    return [_plain(v, depth - 1, integral) for v in x]
+
+
+def _bad_leaf_error(leaf, dt) -> TypeError:
+    name = type(leaf).__name__ if type(leaf).__module__ == "builtins" else _typename(leaf)
+    if dt._kind == 1:
+        return TypeError(f"'{name}' object cannot be interpreted as an integer")
+    return TypeError(f"must be real number, not {name}")
+
+
+def _host_from_data(data, dt):
+    """Nested Python data as a host array of dtype `dt` (None: inferred); returns (array, dtype)."""
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    shape = _sizes(data)
+    scan = _Scan()
+    if shape:
+        if _is_seq(data) and not isinstance(data, (list, tuple)):
+            data = list(data)
+        if data and isinstance(data[0], np.ndarray):
+            warnings.warn(
+                "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
+                "consider converting the list to a single numpy.ndarray with numpy.array() before "
+                "converting to a tensor.",
+                UserWarning,
+                stacklevel=3,
+            )
+        _walk(data, 0, shape, scan)
+    else:
+        scan.leaf(data)
+    inferred = scan.dtype()
+    if dt is None:
+        dt = inferred
+    if scan.bad_leaf is not None:
+        raise _bad_leaf_error(scan.bad_leaf, dt)
+    if scan.special:
+        data = _plain(data, len(shape), dt._kind == 1)
+    # Build in the widest type of the data's kind, then convert with torch's range checks.
+    if inferred.is_floating_point or any(t is float for t in scan.types):
+        src_dt = np.float64
+    elif inferred is _dtype.bool:
+        src_dt = np.bool_
+    else:
+        src_dt = np.int64
+    try:
+        src = np.array(data, dtype=src_dt)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    if src.shape != tuple(shape):  # pragma: no cover - the walk above checked the shape
+        raise ValueError(f"tensor(): inconsistent nested data of shape {src.shape}")
+    _check_int_range(src, dt, dt.name)
+    npdt = _dtype.numpy_dtype(dt)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if src.dtype.kind == "f" and npdt.kind == "f":
+            return _from_double(src, npdt), dt
+        return src.astype(npdt, copy=src.dtype != npdt), dt
+
+
+def _check_ndarray(a: np.ndarray):
+    """The dtype of a NumPy array a tensor can wrap; torch's errors otherwise."""
+    dt = _dtype.from_numpy(a.dtype)  # TypeError (unsupported) / ValueError (byte order)
+    if any(s < 0 for s in a.strides):
         raise ValueError(
             "At least one stride in the given numpy array is negative, and tensors with negative "
             "strides are not currently supported. (You can probably work around this by making a "
             "copy of your array  with array.copy().) "
         )
+    return dt
+
+
+_COPY_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
+)
+
+
+def _copy_tensor(src: Tensor, dt, dev: Device):
+    """A new array holding src's values with dtype dt on dev (device-to-device when they match)."""
+    npdt = _dtype.numpy_dtype(dt)
+    if src._device is dev:
+        return src._data.astype(npdt, copy=True)
+    host = src._device.backend.to_host(src._data)
+    return _put(host.astype(npdt, copy=True), dev)
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor copying `data` (nested sequences, numbers, NumPy arrays, tensors).
+
+    Mirrors torch.tensor; see NOTE [ Inferring a tensor from data ].
+    """
+    dt = None if dtype is None else _dtype_arg(dtype, None, "tensor")
+    if isinstance(data, Tensor):
+        warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
+        dev = data._device if device is None else _device(device)
+        arr = _copy_tensor(data, data.dtype if dt is None else dt, dev)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    dev = _device(device)
+    if isinstance(data, np.ndarray):
+        src_dt = _check_ndarray(data)
+        npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
+        arr = np.array(data, dtype=npdt, order="C", copy=True)
+    elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
+        src_dt = _dtype.from_numpy(data.dtype)
+        arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
+    else:
+        arr, _ = _host_from_data(data, dt)
+    return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False) -> Tensor:
+    """A 0-d tensor of the default float dtype (unless dtype=). Mirrors torch.scalar_tensor."""
+    dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
+    if isinstance(s, Tensor):
+        s = s.item()
+    return tensor(s, dtype=dt, device=device, requires_grad=requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like tensor(), but shares memory with a tensor or a NumPy array when dtype and device
+    already match. Mirrors torch.as_tensor."""
+    dt = None if dtype is None else _dtype_arg(dtype, None, "as_tensor")
+    if isinstance(data, Tensor):
+        out = data
+        if dt is not None and dt is not data.dtype:
+            out = out.to(dt)
+        if device is not None and _device(device) is not data._device:
+            out = out.to(_device(device))
+        return out
+    if isinstance(data, np.ndarray):
+        dev = _device(device)
+        src_dt = _check_ndarray(data)
+        if dev is cpu and (dt is None or dt is src_dt):
+            return _make(data, cpu, False, None)
+        npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
+        arr = data.astype(npdt, copy=False) if dev is not cpu else data.astype(npdt)
+        return _make(_put(np.ascontiguousarray(arr), dev), dev, False, None)
+    return tensor(data, dtype=dt, device=device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+    """Mirrors torch.asarray: shares memory unless copy=True or a conversion is needed."""
+    if copy:
+        if isinstance(obj, Tensor):
+            dev = obj._device if device is None else _device(device)
+            dt = obj.dtype if dtype is None else _dtype_arg(dtype, None, "asarray")
+            t = _make(_copy_tensor(obj, dt, dev), dev, False, None)
+        else:
+            t = tensor(obj, dtype=dtype, device=device)
+    else:
+        t = as_tensor(obj, dtype=dtype, device=device)
+        if copy is False and isinstance(obj, (Tensor, np.ndarray)):
+            src = obj._data if isinstance(obj, Tensor) else obj
+            if t._data is not src and not isinstance(obj, Tensor):
+                if t._data.base is not src:
+                    raise ValueError("asarray(): copy=False but a copy is needed")
+    if requires_grad:
+        t = _require_grad(t.detach() if t is obj else t, True)
+    return t
+
+
+def from_numpy(ndarray) -> Tensor:
+    """A CPU tensor sharing memory with a NumPy array (both ways). Mirrors torch.from_numpy."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {_typename(ndarray)})")
+    _check_ndarray(ndarray)
     if not ndarray.flags.writeable:
         warnings.warn(
             "The given NumPy array is not writable, and PyTorch does not support non-writable "
-            "tensors. This means writing to this tensor will result in undefined behavior.",
+            "tensors. This means writing to this tensor will result in undefined behavior. You "
+            "may want to copy the array to protect its data or make it writable before "
+            "converting it to a tensor. This type of warning will be suppressed for the rest of "
+            "this program.",
             UserWarning,
             stacklevel=2,
         )
-    return _make(ndarray, as_device("cpu"), False, None)
+    return _make(ndarray, cpu, False, None)
 
 
-# --- filled ---
+# ---------------------------------------------------------------------------------------------
+# Filled tensors
 
 
-def _filled(kind, size, fill_value, dtype, device, requires_grad, op):
-    shape = _size(size, op)
-    dev = _device(device)
-    dt = _dtype_or(dtype, _dtype.default_float())
+def _filled(fill, shape, dt, dev, requires_grad):
     npdt = _dtype.numpy_dtype(dt)
-    if kind == "zeros":
-        return _on_device(lambda xp: xp.zeros(shape, dtype=npdt), dev, requires_grad)
-    if kind == "ones":
-        return _on_device(lambda xp: xp.ones(shape, dtype=npdt), dev, requires_grad)
-    if kind == "empty":
-        # Differences from torch: empty() is zero-filled (NumPy's empty may expose stale memory
-        # that makes programs non-deterministic, e.g. NaNs that propagate).
-        return _on_device(lambda xp: xp.zeros(shape, dtype=npdt), dev, requires_grad)
-    return _on_device(lambda xp: xp.full(shape, fill_value, dtype=npdt), dev, requires_grad)
+    if fill == 0:
+        t = _make(_build(lambda xp: xp.zeros(shape, dtype=npdt), dev), dev, False, None)
+    elif fill == 1:
+        t = _make(_build(lambda xp: xp.ones(shape, dtype=npdt), dev), dev, False, None)
+    else:
+        t = _make(_build(lambda xp: xp.full(shape, fill, dtype=npdt), dev), dev, False, None)
+    return _require_grad(t, requires_grad)
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
-    """Mirrors torch.zeros."""
-    return _filled("zeros", size, 0, dtype, device, requires_grad, "zeros")
+          pin_memory=False, memory_format=None, names=None) -> Tensor:
+    """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
+    shape = _shape(size, names if isinstance(names, (tuple, list)) and not size else None, "zeros")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
+    return _filled(0, shape, dt, _device(device), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False, memory_format=None) -> Tensor:
     """Mirrors torch.ones."""
-    return _filled("ones", size, 1, dtype, device, requires_grad, "ones")
+    shape = _shape(size, None, "ones")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
+    return _filled(1, shape, dt, _device(device), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None) -> Tensor:
-    """Mirrors torch.empty (zero-filled here, see _filled)."""
-    return _filled("empty", size, 0, dtype, device, requires_grad, "empty")
+    """Mirrors torch.empty.
+
+    Differences from torch: the memory is zero-filled (uninitialised memory would make programs
+    non-deterministic, e.g. NaNs that propagate).
+    """
+    shape = _shape(size, None, "empty")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
+    return _filled(0, shape, dt, _device(device), requires_grad)
+
+
+def _fill_number(value, op: str):
+    """A fill value as a Python number (or a 0-d tensor), with torch's TypeError otherwise."""
+    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return value
+    if isinstance(value, Tensor) and value.ndim == 0:
+        return value
+    raise TypeError(
+        f"{op}(): argument 'fill_value' (position 2) must be Number, not {_typename(value)}"
+    )
+
+
+def _number_dtype(value):
+    """The dtype a Python number brings (bool, int64 or the default float), as in torch.full."""
+    if isinstance(value, Tensor):
+        kind = value.dtype._kind
+    elif isinstance(value, (bool, np.bool_)):
+        kind = 0
+    elif isinstance(value, (int, np.integer)):
+        kind = 1
+    else:
+        kind = 2
+    return (_dtype.bool, _dtype.int64, _dtype.default_float())[kind]
+
+
+_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "short", "int8": "int8_t",
+            "uint8": "uint8_t"}
 
 
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False) -> Tensor:
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
+    fill_value = _fill_number(fill_value, "full")
+    shape = _shape_seq(size, "full", 1)
+    dt = _dtype_arg(dtype, _number_dtype(fill_value), "full")
+    dev = _device(device)
     if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    if dtype is None:
-        dtype = _python_default_dtype(np.asarray(fill_value))
-    return _filled("full", (size,), fill_value, dtype, device, requires_grad, "full")
+        return _full_from_tensor(shape, fill_value, dt, dev, requires_grad)
+    if dt._kind == 1:
+        _check_int_range(np.asarray(fill_value), dt, _C_NAMES.get(dt.name, dt.name))
+        fill_value = int(fill_value)
+    elif dt is _dtype.bool:
+        fill_value = bool(fill_value)
+    else:
+        fill_value = float(fill_value)
+    return _filled(fill_value, shape, dt, dev, requires_grad)
 
 
-def _like(input, dtype, device):
-    return (input.shape, _dtype_or(dtype, input.dtype),
-            input.device if device is None else _device(device))
+def _full_from_tensor(shape, value: Tensor, dt, dev, requires_grad):
+    """full() with a 0-d tensor value: filled on the device without reading the value back."""
+    npdt = _dtype.numpy_dtype(dt)
+    src = value._data if value._device is dev else _copy_tensor(value, value.dtype, dev)
+
+    def fill(xp):
+        out = xp.empty(shape, dtype=npdt)
+        out[...] = src
+        return out
+
+    return _require_grad(_make(_build(fill, dev), dev, False, None), requires_grad)
+
+
+def _like(input, dtype, device, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(input)}"
+        )
+    dt = input.dtype if dtype is None else _dtype_arg(dtype, None, op)
+    dev = input._device if device is None else _device(device)
+    return input._data.shape, dt, dev
 
 
 def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
-    return zeros(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    """Mirrors torch.zeros_like."""
+    shape, dt, dev = _like(input, dtype, device, "zeros_like")
+    return _filled(0, shape, dt, dev, requires_grad)
 
 
 def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
-    return ones(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    """Mirrors torch.ones_like."""
+    shape, dt, dev = _like(input, dtype, device, "ones_like")
+    return _filled(1, shape, dt, dev, requires_grad)
 
 
 def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
                memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
-    return empty(shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    """Mirrors torch.empty_like (zero-filled, see empty)."""
+    shape, dt, dev = _like(input, dtype, device, "empty_like")
+    return _filled(0, shape, dt, dev, requires_grad)
 
 
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
               memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
+    """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
+    shape, dt, dev = _like(input, dtype, device, "full_like")
     return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-# --- ranges ---
+def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False) -> Tensor:
+    """The n x m identity matrix. Mirrors torch.eye."""
+    n_ = _as_int(n)
+    if n_ is None:
+        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_typename(n)}")
+    m_ = n_ if m is None else _as_int(m)
+    if m_ is None:
+        raise TypeError(f"eye(): argument 'm' (position 2) must be int, not {_typename(m)}")
+    if n_ < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
+    if m_ < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m_}")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
+    npdt = _dtype.numpy_dtype(dt)
+    dev = _device(device)
+    t = _make(_build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev), dev, False, None)
+    return _require_grad(t, requires_grad)
 
 
-def _num(x):
-    return x.item() if isinstance(x, Tensor) else x
+# ---------------------------------------------------------------------------------------------
+# Ranges
+#
+# NOTE [ Range values ]
+# torch's CPU kernels for arange and linspace write blocks of 2*V elements with AVX2 vector code
+# (V = 32 bytes / element size) and the remaining tail with scalar code; the two evaluate different
+# expressions (a block starts from its first value and adds j*step), and the compiler fuses the
+# multiply-adds. minitorch evaluates the same expressions, with the same roundings, in NumPy, so
+# the values equal torch's bit for bit (for up to 32768 elements: beyond that torch splits the
+# range between threads, which moves the blocks). On other devices the values come from the
+# plain formula start + i*step, computed on the device, as torch's CUDA kernels do.
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(x):
+    c = 134217729.0 * x  # 2**27 + 1: Veltkamp's split into two 26-bit halves
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once (float64 arrays), as the FMA instruction computes it.
+
+    Error-free product and sum, then the low parts added with rounding to odd (Boldo and
+    Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    hi, lo = _two_sum(c, p)
+    v, v_err = _two_sum(lo, p_err)
+    inexact_even = (v_err != 0) & ((v.view(np.int64) & 1) == 0)
+    if np.any(inexact_even):
+        v = np.where(inexact_even, np.nextafter(v, np.where(v_err > 0, np.inf, -np.inf)), v)
+    with np.errstate(invalid="ignore"):
+        return hi + v
+
+
+def _fma32(a, b, c):
+    """fmaf: a * b + c rounded once to float32 (exact in float64 up to a negligible double
+    rounding)."""
+    return (np.float64(a) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(
+        np.float32
+    )
+
+
+def _blocks(n: int, V: int):
+    """(index, block start, offset in block, in a vector block?) of a CPU kernel's n outputs."""
+    idx = np.arange(n, dtype=np.int64)
+    n_vec = (n // (2 * V)) * 2 * V
+    j = idx % V
+    return idx, idx - j, j, idx < n_vec
+
+
+def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
+    npdt = _dtype.numpy_dtype(dt)
+    if dt._kind == 1:  # integers: int64 arithmetic on the truncated start and step
+        return (np.int64(int(start)) + np.arange(n, dtype=np.int64) * np.int64(int(step))).astype(
+            npdt
+        )
+    if dt is _dtype.float64 or dt is _dtype.float32:
+        V = 32 // dt.itemsize
+        idx, c, j, vec = _blocks(n, V)
+        scalar = _fma(step, idx, start)
+        if dt is _dtype.float64:
+            base = _fma(step, c, start)
+            return np.where(vec, _fma(j, step, base), scalar)
+        base = _fma(step, c, start).astype(np.float32).astype(np.float64)
+        return np.where(vec, _fma(j, step, base), scalar).astype(np.float32)
+    # float16 / bfloat16: float32 arithmetic, 16 elements per vector
+    start32, step32 = np.float32(start), np.float32(step)
+    idx, c, j, vec = _blocks(n, 16)
+    scalar = _fma32(step32, idx.astype(np.float32), start32).astype(npdt)
+    base = _fma32(step32, c.astype(np.float32), start32).astype(npdt).astype(np.float32)
+    return np.where(vec, _fma32(j.astype(np.float32), step32, base).astype(npdt), scalar)
+
+
+def _num(x, op: str, arg: str):
+    """A range argument as a Python number (0-d tensors and NumPy scalars read out)."""
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise RuntimeError(
+                f"{op} only supports 0-dimensional {arg} tensors, but got {arg} with {x.ndim} "
+                "dimension(s)."
+            )
+        return x.item()
+    if isinstance(x, (np.generic,)):
+        return x.item()
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {_typename(x)}")
 
 
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False) -> Tensor:
-    """Mirrors torch.arange: int64 for integer arguments, else the default float dtype."""
-    start, end, step = _num(start), _num(end), _num(step)
+           requires_grad=False, pin_memory=False) -> Tensor:
+    """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
+    start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
     if end is None:
         start, end = 0, start
-    if step == 0:
+    start, end, step = (_num(v, "arange", a) for v, a in ((start, "start"), (end, "end"),
+                                                           (step, "step")))
+    is_int = not any(isinstance(v, float) for v in (start, end, step))
+    dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    start_d, end_d, step_d = float(start), float(end), float(step)
+    if not (math.isfinite(start_d) and math.isfinite(end_d)):
+        raise RuntimeError(f"unsupported range: {_fmt(start_d)} -> {_fmt(end_d)}")
+    if dt._kind == 1:  # torch converts the arguments to the (integer) accumulation type first
+        xstart, xstep = int(start), int(step)
+    else:
+        xstart, xstep = start_d, step_d
+    if step_d == 0:
         raise RuntimeError("step must be nonzero")
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
-    dt = _dtype_or(dtype, _dtype.int64 if is_int else _dtype.default_float())
-    n = max(math.ceil((end - start) / step), 0)
-    npdt = _dtype.numpy_dtype(dt)
+    if dt is _dtype.int64:
+        if xstep == 0:  # a float step that truncates to 0
+            raise ValueError("step must be nonzero")
+        sgn = 1 if xstep > 0 else -1
+        size = _trunc_div(int(end) - xstart + xstep - sgn, xstep)
+    else:
+        size = (end_d - start_d) / step_d
+    if not ((step_d > 0 and end_d >= start_d) or (step_d < 0 and end_d <= start_d)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not math.isfinite(size) or size >= 2**63:
+        raise RuntimeError("invalid size, possible overflow?")
+    n = math.ceil(size)
     dev = _device(device)
-    if is_int:
-        return _on_device(lambda xp: xp.arange(start, end, step).astype(npdt, copy=False), dev,
-                          requires_grad)
-    # Computed in float64 as start + i * step, then cast (torch's values for float ranges).
-    return _on_device(lambda xp: (start + xp.arange(n, dtype=np.float64) * step).astype(npdt),
-                      dev, requires_grad)
+    if dev is cpu:
+        arr = _arange_cpu(xstart, xstep, n, dt)
+    else:
+        arr = _build(lambda xp: _arange_device(xp, xstart, xstep, n, dt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    """C's integer division (rounds toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _arange_device(xp, start, step, n, dt):
+    npdt = _dtype.numpy_dtype(dt)
+    if dt._kind == 1:
+        return (xp.arange(n, dtype=np.int64) * int(step) + int(start)).astype(npdt)
+    acc = np.float64 if dt is _dtype.float64 else np.float32
+    idx = xp.arange(n, dtype=acc)
+    return (idx * acc(step) + acc(start)).astype(npdt)
 
 
 def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
           requires_grad=False) -> Tensor:
-    """Deprecated torch.range: includes `end`; always a float dtype by default."""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because "
-                  "its behavior is inconsistent with Python's range builtin. Instead, use "
-                  "torch.arange, which produces values in [start, end).", UserWarning,
-                  stacklevel=2)
+    """Deprecated torch.range: like arange but includes `end`, and float by default."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior "
+        "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+        "values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
     if end is None:
         start, end = 0, start
+    start, end, step = (float(_num(v, "range", a)) for v, a in ((start, "start"),
+                                                                  (end, "end"), (step, "step")))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     n = int(math.floor((end - start) / step)) + 1
-    dt = _dtype_or(dtype, _dtype.default_float())
+    dt = _dtype_arg(dtype, _dtype.default_float(), "range")
     npdt = _dtype.numpy_dtype(dt)
-    return _on_device(lambda xp: (start + xp.arange(n, dtype=np.float64) * step).astype(npdt),
-                      _device(device), requires_grad)
+    dev = _device(device)
+    arr = _build(lambda xp: (start + xp.arange(n, dtype=np.float64) * step).astype(npdt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _steps_arg(steps, op: str) -> int:
+    n = _as_int(steps)
+    if n is None:
+        raise TypeError(
+            f"{op}(): argument 'steps' (position 3) must be int, not {_typename(steps)}"
+        )
+    if n < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return n
+
+
+def _to_int(x) -> np.ndarray:
+    """C's double -> integer conversion (truncation toward zero), as int64."""
+    return np.trunc(x).astype(np.int64)
+
+
+def _linspace_cpu(start, end, steps: int, dt) -> np.ndarray:
+    """torch's CPU linspace kernel (scalar code, fused multiply-adds): the first half counts up
+    from start, the second half down from end; see NOTE [ Range values ]."""
+    npdt = _dtype.numpy_dtype(dt)
+    i = np.arange(steps, dtype=np.int64)
+    up = i < steps // 2
+    k = steps - 1 - i
+    if dt._kind == 1:  # integers: a double step, values truncated toward zero
+        s, e = float(int(start)), float(int(end))
+        step = (e - s) / (steps - 1)
+        return _to_int(np.where(up, _fma(step, i, s), _fma(-step, k, e))).astype(npdt)
+    T = npdt.type
+    s, e = T(start), T(end)
+    step = T((e - s) / T(steps - 1))
+    if dt is _dtype.float64 or dt is _dtype.float32:
+        fma = _fma if dt is _dtype.float64 else _fma32
+        return np.where(up, fma(step, i.astype(T), s), fma(-step, k.astype(T), e)).astype(T)
+    # float16 / bfloat16: every operation rounds to the dtype (c10::Half arithmetic)
+    return np.where(up, s + step * i.astype(T), e - step * k.astype(T)).astype(npdt)
+
+
+def _linspace_device(xp, start, end, steps: int, dt):
+    """The formula of torch's CUDA linspace kernel (no vector blocks), computed on the device."""
+    npdt = _dtype.numpy_dtype(dt)
+    acc = np.float64 if dt._kind == 1 or dt is _dtype.float64 else np.float32
+    if dt._kind == 1:
+        start, end = int(start), int(end)
+    s, e = acc(start), acc(end)
+    step = acc((e - s) / acc(steps - 1))
+    i = xp.arange(steps, dtype=acc)
+    up = i * step + s
+    down = e - (acc(steps - 1) - i) * step
+    out = xp.where(i < steps // 2, up, down)
+    if dt._kind == 1:
+        out = xp.trunc(out)
+    return out.astype(npdt)
 
 
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
-    """Mirrors torch.linspace."""
-    start, end = _num(start), _num(end)
-    if steps < 0:
-        raise RuntimeError("linspace(): number of steps must be non-negative")
-    dt = _dtype_or(dtype, _dtype.default_float())
+    """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
+    NOTE [ Range values ]."""
+    start, end = _num(start, "linspace", "start"), _num(end, "linspace", "end")
+    steps = _steps_arg(steps, "linspace")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
-    return _on_device(lambda xp: xp.linspace(start, end, steps, dtype=np.float64).astype(npdt),
-                      _device(device), requires_grad)
+    if steps <= 1:
+        value = int(start) if dt._kind == 1 else start
+        arr = _build(lambda xp: xp.full((steps,), value, dtype=npdt), dev)
+    elif dev is cpu:
+        with np.errstate(invalid="ignore", over="ignore"):
+            arr = _linspace_cpu(start, end, steps, dt)
+    else:
+        arr = _build(lambda xp: _linspace_device(xp, start, end, steps, dt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
+    """torch's CPU logspace: base ** (start + i*step) up to halfway, base ** (end - ...) after,
+    with C's pow (NumPy's vectorised power may differ in the last bit)."""
+    npdt = _dtype.numpy_dtype(dt)
+    base = float(base)
+    if steps == 1:
+        vals = [math.pow(base, float(start))]
+    else:
+        if dt._kind == 1:
+            s, e = int(start), int(end)
+            diff = float(e - s)
+        else:
+            s, e = npdt.type(start), npdt.type(end)
+            diff = float(npdt.type(e - s))
+        s, e = float(s), float(e)
+        step = diff / (steps - 1)
+        half = steps // 2
+        vals = [_pow(base, s + step * i if i < half else e - step * (steps - i - 1))
+                for i in _builtin_range(steps)]
+    vals = np.array(vals, dtype=np.float64)
+    if dt._kind == 1:
+        return _to_int(vals).astype(npdt)
+    return _from_double(vals, npdt)
+
+
+def _from_double(a: np.ndarray, npdt) -> np.ndarray:
+    """float64 values stored as npdt the way c10 converts them: Half and BFloat16 are built from
+    a float, so a double is rounded to float32 first."""
+    if npdt.itemsize == 2 and npdt.kind != "i":
+        a = a.astype(np.float32)
+    return a.astype(npdt, copy=False)
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        return math.inf
+    except ValueError:  # a negative base to a fractional power
+        return math.nan
 
 
 def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False) -> Tensor:
-    """Mirrors torch.logspace."""
-    dt = _dtype_or(dtype, _dtype.default_float())
-    npdt = _dtype.numpy_dtype(dt)
-    return _on_device(
-        lambda xp: xp.logspace(_num(start), _num(end), steps, base=base,
-                               dtype=np.float64).astype(npdt),
-        _device(device), requires_grad)
-
-
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None,
-        requires_grad=False) -> Tensor:
-    """Mirrors torch.eye."""
-    dt = _dtype_or(dtype, _dtype.default_float())
-    npdt = _dtype.numpy_dtype(dt)
-    return _on_device(lambda xp: xp.eye(n, m, dtype=npdt), _device(device), requires_grad)
-
-
-# --- random ---
-
-
-def _float_dtype(dtype, op):
-    dt = _dtype_or(dtype, _dtype.default_float())
-    if not dt.is_floating_point:
-        raise RuntimeError(f"\"{op}\" not implemented for '{_dtype_label(dt)}'")
-    return dt
-
-
-def _dtype_label(dt):
-    return {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-            "bool": "Bool"}.get(dt.name, dt.name)
-
-
-def _draw(rng_method, shape, dt, dev, requires_grad):
-    npdt = _dtype.numpy_dtype(dt)
-    gen_dt = npdt if npdt in (np.float32, np.float64) else np.float32
-    arr = rng_method(shape, dtype=gen_dt)
-    if arr.dtype != npdt:
-        arr = arr.astype(npdt)
-    t = _make(arr, dev, False, None)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
-
-
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False) -> Tensor:
-    """Uniform on [0, 1). Mirrors torch.rand."""
-    shape = _size(size, "rand")
+    """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    start, end = _num(start, "logspace", "start"), _num(end, "logspace", "end")
+    steps = _steps_arg(steps, "logspace")
+    base = _num(base, "logspace", "base")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    with np.errstate(invalid="ignore", over="ignore"):
+        host = _logspace_host(start, end, steps, base, dt)
     dev = _device(device)
-    dt = _float_dtype(dtype, "check_uniform_bounds")
-    return _draw(generator_for(dev, generator).rng.random, shape, dt, dev, requires_grad)
+    return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False) -> Tensor:
-    """Standard normal. Mirrors torch.randn."""
-    shape = _size(size, "randn")
-    dev = _device(device)
-    dt = _float_dtype(dtype, "normal_kernel_cpu")
-    return _draw(generator_for(dev, generator).rng.standard_normal, shape, dt, dev,
-                 requires_grad)
+# ---------------------------------------------------------------------------------------------
+# The legacy constructors: torch.Tensor(...), torch.FloatTensor(...), Tensor.new(...)
 
 
-def randint(low=0, high=None, size=None, *, generator=None, out=None, dtype=None, layout=None,
-            device=None, requires_grad=False) -> Tensor:
-    """Integers in [low, high). Mirrors torch.randint (int64 by default)."""
-    if size is None:  # randint(high, size)
-        low, high, size = 0, low, high
-    if high is None:
-        raise TypeError("randint() missing required argument 'high'")
-    shape = _size((size,), "randint")
-    if high <= low:
-        raise RuntimeError(
-            f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "new"):
+    """torch.Tensor(2, 3) (uninitialised: zero-filled here), Tensor(Size), Tensor(data) (a copy
+    in dtype `dt`), Tensor(tensor) (the same data), Tensor() (empty)."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        got = ", ".join([_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in
+                                                          kwargs.items()])
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (*, torch.device device = None)\n * (Tensor other)\n"
+            " * (tuple of ints size, *, torch.device device = None)\n"
+            " * (object data, *, torch.device device = None)\n"
         )
-    dev = _device(device)
-    dt = _dtype_or(dtype, _dtype.int64)
-    rng = generator_for(dev, generator).rng
-    arr = rng.integers(low, high, size=shape, dtype=np.int64).astype(_dtype.numpy_dtype(dt),
-                                                                      copy=False)
-    return _make(arr, dev, False, None)
-
-
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False) -> Tensor:
-    """A random permutation of 0..n-1. Mirrors torch.randperm."""
-    dev = _device(device)
-    dt = _dtype_or(dtype, _dtype.int64)
-    arr = generator_for(dev, generator).rng.permutation(n).astype(_dtype.numpy_dtype(dt))
-    return _make(arr, dev, False, None)
-
-
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False) -> Tensor:
-    """Normal samples; mean/std may be tensors (broadcast) or numbers with a size. Mirrors torch."""
-    if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        ref = mean if isinstance(mean, Tensor) else std
-        shape = ref.shape if not isinstance(mean, Tensor) or not isinstance(std, Tensor) else \
-            np.broadcast_shapes(tuple(mean.shape), tuple(std.shape))
-        z = randn(tuple(shape), generator=generator, dtype=ref.dtype, device=ref.device)
-        return (z * std + mean).detach()
-    if size is None:
-        raise TypeError("normal(): with numbers for mean and std, size= is required")
-    z = randn(_size((size,), "normal"), generator=generator, dtype=dtype, device=device)
-    out = z * std + mean
-    if requires_grad:
-        out.requires_grad_(True)
-    return out
-
-
-def rand_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
-    return rand(shape, dtype=dt, device=dev, requires_grad=requires_grad)
-
-
-def randn_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
-    shape, dt, dev = _like(input, dtype, device)
-    return randn(shape, dtype=dt, device=dev, requires_grad=requires_grad)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad=False, memory_format=None) -> Tensor:
-    if high is None:
-        low, high = 0, low
-    shape, dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(shape), dtype=dt, device=dev)
-
-
-# --- the legacy torch.Tensor(...) constructor ---
+    dev = tensor_device(device_type if device is None else device)
+    if dt is None:
+        dt = _dtype.default_float()
+    if dev.type != device_type:
+        raise RuntimeError(
+            f"legacy constructor expects device type: {device_type} but device type: {dev.type} "
+            "was passed"
+        )
+    if not args:
+        return _filled(0, (0,), dt, dev, False)
+    first = args[0]
+    if len(args) == 1 and not isinstance(first, Size) and _as_int(first) is None:
+        if isinstance(first, Tensor):
+            if name != "new" and first.dtype is not dt:
+                raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
+            return first
+        if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
+            return tensor(first, dtype=dt, device=dev)
+        raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")
+    if any(isinstance(a, Tensor) and a.ndim != 0 for a in args) or (
+        len(args) > 1 and any(isinstance(a, (list, tuple)) for a in args)
+    ):
+        raise TypeError(
+            f"{name}() received an invalid combination of arguments - got "
+            f"({', '.join(_typename(a) for a in args)})"
+        )
+    shape = _shape(args, None, name)
+    return _filled(0, shape, dt, dev, False)
 
 
 def _legacy_tensor_init(self, *args, **kwargs):
-    """torch.Tensor(2, 3) (uninitialised float), torch.Tensor([1, 2]) (float copy), Tensor()."""
-    device = kwargs.pop("device", None)
-    if kwargs:
-        raise TypeError(f"Tensor(): unexpected keyword arguments {sorted(kwargs)}")
-    dt = _dtype.default_float()
-    if args and all(isinstance(a, (int, np.integer)) for a in args):
-        src = zeros(*args, dtype=dt, device=device)
-    elif len(args) == 1 and not isinstance(args[0], (int, np.integer)):
-        if isinstance(args[0], Tensor):
-            src = args[0]
-        else:
-            src = tensor(args[0], dtype=dt, device=device)
-    elif not args:
-        src = zeros(0, dtype=dt, device=device)
-    else:
-        raise TypeError(f"Tensor(): invalid arguments {args!r}")
+    """torch.Tensor(...) called on the class: `self` becomes the new tensor."""
+    src = _legacy_new(None, "cpu", args, kwargs)
     Tensor._init_from(self, src._data, src._device, False)
     if args and src is args[0]:
-        self._vc = src._vc  # Tensor(other) shares other's data, as torch does
+        self._vc = src._vc  # Tensor(other) is other's data, as in torch
+
+
+_LEGACY_NAMES = {
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+}
+
+
+class _LegacyTensorType(type):
+    """torch.FloatTensor and friends: calling one builds a Tensor of its dtype and device type;
+    isinstance(t, torch.FloatTensor) checks the dtype and device type."""
+
+    def __call__(cls, *args, **kwargs):
+        return _legacy_new(cls.dtype, cls._device_type, args, dict(kwargs), cls.__name__)
+
+    def __instancecheck__(cls, obj):
+        return (isinstance(obj, Tensor) and obj.dtype is cls.dtype
+                and obj._device.type == cls._device_type)
+
+    def __repr__(cls):
+        prefix = "torch" if cls._device_type == "cpu" else "torch.cuda"
+        return f"<class '{prefix}.{cls.__name__}'>"
+
+
+def legacy_type(dtype_name: str, device_type: str = "cpu"):
+    """The legacy class (e.g. FloatTensor) of a dtype on a device type."""
+    return _LegacyTensorType(
+        _LEGACY_NAMES[dtype_name], (),
+        {"dtype": getattr(_dtype, dtype_name), "_device_type": device_type,
+         "__module__": "minitorch" if device_type == "cpu" else "minitorch.cuda"},
+    )
+
+
+FloatTensor = legacy_type("float32")
+DoubleTensor = legacy_type("float64")
+HalfTensor = legacy_type("float16")
+BFloat16Tensor = legacy_type("bfloat16")
+LongTensor = legacy_type("int64")
+IntTensor = legacy_type("int32")
+ShortTensor = legacy_type("int16")
+CharTensor = legacy_type("int8")
+ByteTensor = legacy_type("uint8")
+BoolTensor = legacy_type("bool")
+
+
+# The samplers live in minitorch.random; old imports from here keep working.
+_MOVED = frozenset({"rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like",
+                    "randint_like", "_dtype_label"})
+
+
+def __getattr__(name):
+    if name in _MOVED:
+        from minitorch import random
+
+        return getattr(random, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

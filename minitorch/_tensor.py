@@ -1,7 +1,8 @@
-"""Tensor: an array on a device, with the autograd state; methods are one-line calls into the ops."""
+"""Tensor: an array on a device and its autograd state; methods are one-line calls into the ops."""
 
 from __future__ import annotations
 
+import copy
 import warnings
 import weakref
 
@@ -13,9 +14,24 @@ __all__ = ["Tensor", "Size"]
 
 
 class Size(tuple):
-    """A shape. Mirrors torch.Size."""
+    """A shape: a tuple of ints. Mirrors torch.Size."""
 
     __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        if sizes.__class__ is tuple:  # shapes of arrays: already ints (the .shape hot path)
+            return tuple.__new__(cls, sizes)
+        items = []
+        for i, s in enumerate(sizes):
+            if s.__class__ is not int:
+                if isinstance(s, bool) or not hasattr(s, "__index__"):
+                    raise TypeError(
+                        f"torch.Size() takes an iterable of 'int' (item {i} is "
+                        f"'{type(s).__name__}')"
+                    )
+                s = s.__index__()
+            items.append(s)
+        return tuple.__new__(cls, items)
 
     def __repr__(self):
         return f"torch.Size({list(self)})"
@@ -33,10 +49,19 @@ class Size(tuple):
         return Size(out) if isinstance(key, slice) else out
 
     def __add__(self, other):
-        return Size(tuple.__add__(self, tuple(other)))
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
 
     def __radd__(self, other):
-        return Size(tuple(other) + tuple(self))
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
 
     def __reduce__(self):
         return (Size, (tuple(self),))
@@ -45,12 +70,13 @@ class Size(tuple):
 class Tensor(TensorMethods):
     """A multi-dimensional array with autograd. Mirrors torch.Tensor.
 
-    `_data` is the raw NumPy/CuPy array (what kernels read); `.data` is torch's detached Tensor view.
+    `_data` is the raw NumPy/CuPy array (what kernels read); `.data` is torch's detached view.
     """
 
     # NOTE [ Tensor attributes ]
-    # Hot attributes live in slots; rarely set ones (`_output_nr`, hooks, view bookkeeping) are class
-    # defaults overridden in the instance __dict__, so building a tensor sets only the slots below.
+    # Hot attributes live in slots; rarely set ones (`_output_nr`, hooks, view bookkeeping) are
+    # class defaults overridden in the instance __dict__, so building a tensor sets only the
+    # slots below.
     __slots__ = ("_data", "_device", "_requires_grad", "_grad_fn", "_vc", "_base", "_grad",
                  "__dict__", "__weakref__")
 
@@ -96,7 +122,7 @@ class Tensor(TensorMethods):
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim, "size")]
+        return self._data.shape[_dim_arg(dim, self._data.ndim, "size")]
 
     @property
     def ndim(self) -> int:
@@ -128,7 +154,7 @@ class Tensor(TensorMethods):
         strides = tuple(s // item for s in self._data.strides)
         if dim is None:
             return strides
-        return strides[_wrap_dim(dim, self._data.ndim, "stride")]
+        return strides[_dim_arg(dim, self._data.ndim, "stride")]
 
     def storage_offset(self) -> int:
         return 0 if self._base is None else _storage_offset(self)
@@ -170,6 +196,10 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value and self._grad_fn is None and not self.dtype.is_floating_point:
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -183,9 +213,7 @@ class Tensor(TensorMethods):
                 )
             return self
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError(
-                "only Tensors of floating point and complex dtype can require gradients"
-            )
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = requires_grad
         return self
 
@@ -271,7 +299,7 @@ class Tensor(TensorMethods):
         return _Handle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Computes the gradient of this tensor w.r.t. graph leaves. Mirrors torch.Tensor.backward."""
+        """The gradient of this tensor w.r.t. graph leaves. Mirrors torch.Tensor.backward."""
         from minitorch.autograd.engine import backward
 
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -358,21 +386,25 @@ class Tensor(TensorMethods):
 
     def __float__(self):
         if self._data.size != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            _warn_scalar_of_grad()
         return float(self._host().item())
 
     def __int__(self):
         if self._data.size != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self._host().item())
 
     def __complex__(self):
         if self._data.size != 1:
-            raise TypeError("only one element tensors can be converted to Python scalars")
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if self._requires_grad:
+            _warn_scalar_of_grad()
         return complex(self._host().item())
 
     def __index__(self):
-        if self._data.size != 1 or self.dtype.is_floating_point or self.dtype is _dtype.bool:
+        if self._data.size != 1 or self.dtype.is_floating_point:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self._host().item())
 
@@ -422,11 +454,71 @@ class Tensor(TensorMethods):
             return memo[id(self)]
         t = type(self).__new__(type(self))
         Tensor._init_from(t, self._data.copy(), self._device, self._requires_grad)
+        memo[id(self)] = t
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
-        t.__dict__.update({k: v for k, v in self.__dict__.items() if not k.startswith("_")})
-        memo[id(self)] = t
+        for k, v in self.__dict__.items():  # user attributes (not the autograd bookkeeping)
+            if not k.startswith("_"):
+                t.__dict__[k] = copy.deepcopy(v, memo)
         return t
+
+    # --- new tensors like this one (same dtype and device unless given) ---
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
+                   pin_memory=False) -> Tensor:
+        """Mirrors torch.Tensor.new_tensor."""
+        from minitorch import _factories
+
+        if isinstance(data, Tensor):
+            warnings.warn(_factories._COPY_WARNING.format("tensor.new_tensor"), UserWarning,
+                          stacklevel=2)
+            data = data.detach()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return _factories.tensor(
+                data, dtype=self.dtype if dtype is None else dtype,
+                device=self._device if device is None else device, requires_grad=requires_grad,
+            )
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=False) -> Tensor:
+        """Mirrors torch.Tensor.new_zeros."""
+        return self._new("zeros", size, dtype, device, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+                 pin_memory=False) -> Tensor:
+        """Mirrors torch.Tensor.new_ones."""
+        return self._new("ones", size, dtype, device, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=False) -> Tensor:
+        """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
+        return self._new("empty", size, dtype, device, requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+                 layout=None, pin_memory=False) -> Tensor:
+        """Mirrors torch.Tensor.new_full (this tensor's dtype, whatever fill_value's type)."""
+        from minitorch import _factories
+
+        return _factories.full(
+            size, fill_value, dtype=self.dtype if dtype is None else dtype,
+            device=self._device if device is None else device, requires_grad=requires_grad,
+        )
+
+    def _new(self, kind, size, dtype, device, requires_grad):
+        from minitorch import _factories
+
+        return getattr(_factories, kind)(
+            *size, dtype=self.dtype if dtype is None else dtype,
+            device=self._device if device is None else device, requires_grad=requires_grad,
+        )
+
+    def new(self, *args, **kwargs) -> Tensor:
+        """The legacy constructor with this tensor's dtype and device: new(2, 3), new(data)."""
+        from minitorch import _factories
+
+        kwargs.setdefault("device", self._device)
+        return _factories._legacy_new(self.dtype, self._device.type, args, kwargs)
 
     @staticmethod
     def _init_from(t, data, device, requires_grad=False):
@@ -467,6 +559,26 @@ def _rebuild(host_array, device_str, requires_grad, cls=None):
     if cls is not None and cls is not Tensor:
         t = cls._from_tensor(t) if hasattr(cls, "_from_tensor") else t
     return t
+
+
+def _warn_scalar_of_grad():
+    warnings.warn(
+        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+        "Consider using tensor.detach() first.",
+        UserWarning,
+        stacklevel=3,
+    )
+
+
+def _dim_arg(dim, ndim, op):
+    """A size()/stride() dim: an int in range, with torch's errors (no dim of a 0-d tensor)."""
+    if dim.__class__ is not int and (isinstance(dim, bool) or not hasattr(dim, "__index__")):
+        raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    dim = dim.__index__()
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, ndim, op)
 
 
 def _wrap_dim(dim, ndim, op="dim"):

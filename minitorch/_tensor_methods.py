@@ -168,6 +168,121 @@ class TensorMethods:
     def __setitem__(self, key, value):
         _ops.setitem(self, key, value)
 
+    # --- indexing and selection (minitorch/_ops/indexing.py, selection.py, scatter.py) ---
+
+    def index_put(self, indices, values, accumulate=False):
+        return _ops.index_put(self, indices, values, accumulate)
+
+    def index_put_(self, indices, values, accumulate=False):
+        return _ops.index_put_(self, indices, values, accumulate)
+
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
+
+    def scatter(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ops.scatter(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
+        return _ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        return _ops.scatter_add(self, dim, index, src)
+
+    def scatter_add_(self, dim, index, src):
+        return _ops.scatter_add_(self, dim, index, src)
+
+    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        return _ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
+
+    def take_along_dim(self, indices, dim=None):
+        return _ops.take_along_dim(self, indices, dim)
+
+    def index_select(self, dim, index):
+        return _ops.index_select(self, dim, index)
+
+    def index_add(self, dim, index, source, *, alpha=1):
+        return _ops.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return _ops.index_add_(self, dim, index, source, alpha=alpha)
+
+    def index_copy(self, dim, index, source):
+        return _ops.index_copy(self, dim, index, source)
+
+    def index_copy_(self, dim, index, source):
+        return _ops.index_copy_(self, dim, index, source)
+
+    def index_fill(self, dim, index, value):
+        return _ops.index_fill(self, dim, index, value)
+
+    def index_fill_(self, dim, index, value):
+        return _ops.index_fill_(self, dim, index, value)
+
+    def masked_fill(self, mask, value):
+        return _ops.masked_fill(self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        return _ops.masked_fill_(self, mask, value)
+
+    def masked_select(self, mask):
+        return _ops.masked_select(self, mask)
+
+    def masked_scatter(self, mask, source):
+        return _ops.masked_scatter(self, mask, source)
+
+    def masked_scatter_(self, mask, source):
+        return _ops.masked_scatter_(self, mask, source)
+
+    def take(self, index):
+        return _ops.take(self, index)
+
+    def put(self, index, source, accumulate=False):
+        return _ops.put(self, index, source, accumulate)
+
+    def put_(self, index, source, accumulate=False):
+        return _ops.put_(self, index, source, accumulate)
+
+    def nonzero(self, *, as_tuple=False):
+        return _ops.nonzero(self, as_tuple=as_tuple)
+
+    def argwhere(self):
+        return _ops.argwhere(self)
+
+    def sort(self, dim=-1, descending=False, *, stable=False):
+        return _ops.sort(self, dim, descending, stable=stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        return _ops.argsort(self, dim, descending, stable=stable)
+
+    def msort(self):
+        return _ops.msort(self)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        return _ops.kthvalue(self, k, dim, keepdim)
+
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique(self, sorted, return_inverse, return_counts, dim)
+
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        return _ops.unique_consecutive(self, return_inverse, return_counts, dim)
+
+    def bincount(self, weights=None, minlength=0):
+        return _ops.bincount(self, weights, minlength)
+
+    def histc(self, bins=100, min=0, max=0):
+        return _ops.histc(self, bins, min, max)
+
+    def histogram(self, bins=100, *, range=None, weight=None, density=False):
+        return _ops.histogram(self, bins, range=range, weight=weight, density=density)
+
+    # --- end of indexing and selection ---
+
     # --- pointwise ---
 
     def add(self, other, *, alpha=1):
@@ -405,7 +520,7 @@ class TensorMethods:
     def diff(self, *args, **kwargs):
         return _ops.diff(self, *args, **kwargs)
 
-    # --- shape ---
+    # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py) ---
 
     def reshape(self, *shape):
         return _ops.reshape(self, _size_args(shape))
@@ -421,8 +536,14 @@ class TensorMethods:
     def reshape_as(self, other):
         return _ops.reshape(self, other.shape)
 
+    def ravel(self):
+        return _ops.reshape(self, (-1,))
+
     def flatten(self, start_dim=0, end_dim=-1):
         return _ops.flatten(self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return _ops.unflatten(self, dim, sizes)
 
     def squeeze(self, dim=None):
         return _ops.squeeze(self, dim)
@@ -453,17 +574,32 @@ class TensorMethods:
 
     swapaxes = transpose
     swapdims = transpose
+    swapaxes_ = transpose_
+    swapdims_ = transpose_
+
+    def movedim(self, source, destination):
+        return _ops.movedim(self, source, destination)
+
+    moveaxis = movedim
+
+    def adjoint(self):
+        return _ops.adjoint(self)
 
     @property
     def T(self):
-        return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+        return _ops.numpy_T(self)
 
     @property
     def mT(self):
-        return _ops.transpose(self, -2, -1)
+        return _ops.matrix_T(self, "mT")
 
-    H = T
-    mH = mT
+    @property
+    def H(self):
+        return _ops.matrix_T(self, "H")
+
+    @property
+    def mH(self):
+        return _ops.matrix_T(self, "mH")
 
     def expand(self, *sizes):
         return _ops.expand(self, _size_args(sizes))
@@ -471,17 +607,91 @@ class TensorMethods:
     def expand_as(self, other):
         return _ops.expand(self, other.shape)
 
+    def broadcast_to(self, size):
+        return _ops.expand(self, size)
+
     def unbind(self, dim=0):
         return _ops.unbind(self, dim)
 
     def split(self, split_size, dim=0):
         return _ops.split(self, split_size, dim)
 
+    def split_with_sizes(self, split_sizes, dim=0):
+        return _ops.split_with_sizes(self, split_sizes, dim)
+
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
 
+    def tensor_split(self, indices_or_sections, dim=0):
+        return _ops.tensor_split(self, indices_or_sections, dim)
+
+    def hsplit(self, indices_or_sections):
+        return _ops.hsplit(self, indices_or_sections)
+
+    def vsplit(self, indices_or_sections):
+        return _ops.vsplit(self, indices_or_sections)
+
+    def dsplit(self, indices_or_sections):
+        return _ops.dsplit(self, indices_or_sections)
+
     def narrow(self, dim, start, length):
         return _ops.narrow(self, dim, start, length)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _ops.diagonal(self, offset, dim1, dim2)
+
+    def diag(self, diagonal=0):
+        return _ops.diag(self, diagonal)
+
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+        return _ops.diag_embed(self, offset, dim1, dim2)
+
+    def diagflat(self, offset=0):
+        return _ops.diagflat(self, offset)
+
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
+    def tril_(self, diagonal=0):
+        return _ops.apply_inplace(self, lambda s: _ops.tril(s, diagonal), "tril_")
+
+    def triu_(self, diagonal=0):
+        return _ops.apply_inplace(self, lambda s: _ops.triu(s, diagonal), "triu_")
+
+    def unfold(self, dimension, size, step):
+        return _ops.unfold(self, dimension, size, step)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _ops.as_strided(self, size, stride, storage_offset)
+
+    def repeat(self, *sizes):
+        return _ops.repeat(self, _size_args(sizes))
+
+    def tile(self, *dims):
+        return _ops.tile(self, _size_args(dims))
+
+    def repeat_interleave(self, repeats, dim=None, *, output_size=None):
+        return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)
+
+    def flip(self, *dims):
+        return _ops.flip(self, _size_args(dims))
+
+    def fliplr(self):
+        return _ops.fliplr(self)
+
+    def flipud(self):
+        return _ops.flipud(self)
+
+    def roll(self, shifts, dims=None):
+        return _ops.roll(self, shifts, dims)
+
+    def rot90(self, k=1, dims=(0, 1)):
+        return _ops.rot90(self, k, dims)
+
+    # --- end of shape ---
 
     # --- linear algebra ---
 

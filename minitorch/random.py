@@ -1,4 +1,5 @@
-"""Random number generators: one default Generator per device, seeding, Generator objects."""
+"""Random numbers: one default Generator per device, seeding, Generator objects, and the
+samplers (rand, randn, randint, randperm, normal and their _like forms)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,31 @@ import contextlib
 import pickle
 import random as _pyrandom
 
-from minitorch._backend import Device, backend_of, tensor_device
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._backend import Device, backend_of, cpu, tensor_device
+from minitorch._factories import (
+    _as_int,
+    _device,
+    _dtype_arg,
+    _require_grad,
+    _shape,
+    _shape_seq,
+    _typename,
+    tensor,
+)
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
 
 __all__ = [
     "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "default_generator", "generator_for", "fork_rng",
+    "rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like",
 ]
+
+# Not exported as minitorch.* (they would shadow nothing, but torch does not have them there).
+_PRIVATE = ("generator_for", "fork_rng")
 
 _DEFAULT_SEED = 67280421310721  # torch's default CPU seed, so initial_seed() reads the same
 _UINT64 = 1 << 64
@@ -65,16 +85,11 @@ class Generator:
 
     def get_state(self):
         """The stream's state as a uint8 tensor. Mirrors torch.Generator.get_state."""
-        from minitorch import _dtype
-        from minitorch._factories import tensor
-
         state = backend_of(self.device).rng_get_state(self.rng)
         return tensor(list(pickle.dumps((self._seed, state))), dtype=_dtype.uint8)
 
     def set_state(self, new_state) -> Generator:
         """Restores a state from get_state(). Mirrors torch.Generator.set_state."""
-        from minitorch._tensor import Tensor
-
         if not isinstance(new_state, Tensor):
             raise TypeError(
                 f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
@@ -183,3 +198,314 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
                 g.set_state(state)
             else:
                 g.manual_seed(seed_)
+
+
+# ---------------------------------------------------------------------------------------------
+# Samplers
+
+_LABELS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+           "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half",
+           "bfloat16": "BFloat16"}
+_C_TYPES = {"int64": "long", "int32": "int", "int16": "short", "int8": "signed char",
+            "uint8": "unsigned char", "bool": "bool"}
+
+
+def _dtype_label(dt) -> str:
+    """torch's kernel-error name of a dtype: 'Long', 'Float', ..."""
+    return _LABELS[dt.name]
+
+
+def _float_dtype(dtype, op: str, kernel: str):
+    dt = _dtype_arg(dtype, _dtype.default_float(), op)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_label(dt)}'")
+    return dt
+
+
+def _sample(dev: Device, generator, op: str, draw):
+    """draw(rng) run on the device's stream of `generator` (or the device's default)."""
+    rng = generator_for(dev, generator, op).rng
+    if dev is cpu:
+        return draw(rng)
+    b = backend_of(dev)
+    with b.device_context(dev):
+        return draw(rng)
+
+
+def _floats(dev, generator, op, method: str, shape, dt):
+    """Uniform [0, 1) or standard normal samples of dtype dt (float16/bfloat16 drawn as float32)."""
+    npdt = _dtype.numpy_dtype(dt)
+    draw_dt = npdt if dt is _dtype.float32 or dt is _dtype.float64 else np.dtype(np.float32)
+
+    def draw(rng):
+        arr = getattr(rng, method)(shape, dtype=draw_dt)
+        if draw_dt != npdt:
+            arr = arr.astype(npdt)
+            if method == "random":  # rounding may reach 1.0: keep [0, 1)
+                below_one = npdt.type(1.0 - _dtype.finfo(dt).eps / 2)
+                arr = backend_of(dev).xp.minimum(arr, below_one)
+        return arr
+
+    return _sample(dev, generator, op, draw)
+
+
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+         requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+    """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
+    shape = _shape(size, kwargs.pop("size", None), "rand")
+    _no_more(kwargs, "rand")
+    dev = _device(device)
+    dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
+    arr = _floats(dev, generator, "rand", "random", shape, dt)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+    """Standard normal samples. Mirrors torch.randn."""
+    shape = _shape(size, kwargs.pop("size", None), "randn")
+    _no_more(kwargs, "randn")
+    dev = _device(device)
+    dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
+    arr = _floats(dev, generator, "randn", "standard_normal", shape, dt)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _no_more(kwargs: dict, op: str) -> None:
+    if kwargs:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
+def _int_arg(x, op: str, name: str, pos: int) -> int:
+    n = _as_int(x)
+    if n is None:
+        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{_typename(x)}")
+    if not -(1 << 63) <= n < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return n
+
+
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
+            layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """Integers drawn uniformly from [low, high); randint(high, size) or randint(low, high, size).
+    Mirrors torch.randint (int64 unless dtype= is given)."""
+    given = {"low": low, "high": high, "size": size}
+    if len(args) == 3 or (len(args) == 2 and size is not None):
+        names = ("low", "high", "size")[: len(args)]
+    elif len(args) == 2 or (len(args) == 1 and size is not None and high is None):
+        names = ("high", "size")[: len(args)]
+    elif len(args) == 1 and high is not None:
+        names = ("low",)
+    elif not args:
+        names = ()
+    else:
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got "
+            f"({', '.join(_typename(a) for a in args)}), but expected one of:\n"
+            " * (int high, tuple of ints size, *, torch.Generator generator, ...)\n"
+            " * (int low, int high, tuple of ints size, *, torch.Generator generator, ...)\n"
+        )
+    for name, value in zip(names, args, strict=False):
+        if given[name] is not None:
+            raise TypeError(f"randint() got multiple values for argument '{name}'")
+        given[name] = value
+    if given["high"] is None or given["size"] is None:
+        missing = "high" if given["high"] is None else "size"
+        raise TypeError(f"randint() missing required argument '{missing}'")
+    pos = 2 if "low" in names else 1
+    hi = _int_arg(given["high"], "randint", "high", pos)
+    lo = 0 if given["low"] is None else _int_arg(given["low"], "randint", "low", 1)
+    shape = _shape_seq(given["size"], "randint", pos + 1 if "size" in names else None)
+    if lo >= hi:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
+        )
+    dt = _dtype_arg(dtype, _dtype.int64, "randint")
+    if dt._kind < 2:  # the bounds must fit the integer / bool dtype
+        info = (0, 1) if dt is _dtype.bool else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
+        if lo < info[0]:
+            raise RuntimeError(f"from is out of bounds for {_C_TYPES[dt.name]}")
+        if hi - 1 > info[1]:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
+    dev = _device(device)
+    npdt = _dtype.numpy_dtype(dt)
+    arr = _sample(dev, generator, "randint",
+                  lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt))
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False) -> Tensor:
+    """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    n = _int_arg(n, "randperm", "n", 1)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = _dtype_arg(dtype, _dtype.int64, "randperm")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    dev = _device(device)
+    npdt = _dtype.numpy_dtype(dt)
+    b = backend_of(dev)
+    arr = _sample(dev, generator, "randperm", lambda rng: b.randperm(rng, n).astype(npdt))
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+# --- normal ---
+
+
+class _Normal(Function):
+    """out = mean + std * z, z ~ N(0, 1);  grad_mean = grad,  grad_std = grad * z"""
+
+    _node_name = "NormalBackward3"
+
+    @staticmethod
+    def forward(ctx, mean, std, *, z):
+        ctx.z = z
+        return (mean._data + std._data * z).astype(z.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        z = _make(ctx.z, grad._device, False, None)
+        return grad, grad * z
+
+
+class _NormalMean(Function):
+    """out = mean + std * z (a number std);  grad_mean = grad"""
+
+    _node_name = "NormalBackward1"
+
+    @staticmethod
+    def forward(ctx, mean, *, std, z):
+        return (mean._data + std * z).astype(z.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class _NormalStd(Function):
+    """out = mean + std * z (a number mean);  grad_std = grad * z"""
+
+    _node_name = "NormalBackward2"
+
+    @staticmethod
+    def forward(ctx, std, *, mean, z):
+        ctx.z = z
+        return (std._data * z + mean).astype(z.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * _make(ctx.z, grad._device, False, None)
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple:
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {max(len(a), len(b)) - i}"
+            )
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def _fmt_number(x) -> str:
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
+def _normal_invalid(args) -> TypeError:
+    return TypeError(
+        f"normal() received an invalid combination of arguments - got "
+        f"({', '.join(args)}), but expected one of:\n"
+        " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+        " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+        " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+        " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+        "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+        "device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    )
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """Normal samples: mean and std tensors (broadcast, differentiable) or numbers with a size.
+    Mirrors torch.normal.
+
+    Differences from torch: on a device other than the CPU a negative element of a std tensor is
+    not reported (checking it would read the device's data back to the host).
+    """
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not (mean_t or std_t):
+        if size is None:
+            raise _normal_invalid([_typename(mean), _typename(std)])
+        if float(std) < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
+        shape = _shape_seq(size, "normal", 3)
+        dev = _device(device)
+        dt = _float_dtype(dtype, "normal", "normal_kernel_cpu")
+        z = _floats(dev, generator, "normal", "standard_normal", shape, dt)
+        arr = (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    if size is not None:
+        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std, size)]
+        raise _normal_invalid(names)
+    ref = mean if mean_t else std
+    if not ref.dtype.is_floating_point:
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
+                                  f"'{_dtype_label(ref.dtype)}'")
+    dev = ref._device
+    if std_t:
+        if dev is cpu and std._data.size and bool((std._data < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif float(std) < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
+    shape = _broadcast(mean.shape, std.shape) if mean_t and std_t else ref.shape
+    z = _floats(dev, generator, "normal", "standard_normal", tuple(shape), ref.dtype)
+    if mean_t and std_t:
+        return _Normal.apply(mean, std, z=z)
+    if mean_t:
+        return _NormalMean.apply(mean, std=float(std), z=z)
+    return _NormalStd.apply(std, mean=float(mean), z=z)
+
+
+# --- _like ---
+
+
+def _like(input, dtype, device, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(input)}"
+        )
+    dt = input.dtype if dtype is None else _dtype_arg(dtype, None, op)
+    dev = input._device if device is None else _device(device)
+    return tuple(input.shape), dt, dev
+
+
+def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
+              requires_grad=False, memory_format=None) -> Tensor:
+    """Mirrors torch.rand_like."""
+    shape, dt, dev = _like(input, dtype, device, "rand_like")
+    return rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
+               requires_grad=False, memory_format=None) -> Tensor:
+    """Mirrors torch.randn_like."""
+    shape, dt, dev = _like(input, dtype, device, "randn_like")
+    return randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
+                 device=None, requires_grad=False, memory_format=None) -> Tensor:
+    """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
+    if high is None:
+        low, high = 0, low
+    shape, dt, dev = _like(input, dtype, device, "randint_like")
+    return randint(low, high, shape, generator=generator, dtype=dt, device=dev,
+                   requires_grad=requires_grad)

@@ -81,6 +81,12 @@ class CupyBackend(Backend):
     def scatter_add(self, target, index, values):
         self._cupyx.scatter_add(target, index, values)
 
+    def special(self, name: str):
+        import cupyx.scipy.special as sc
+
+        names = {"lgamma": "gammaln"}
+        return getattr(sc, names.get(name, name))
+
     def synchronize(self, device):
         self.xp.cuda.Device(device.index or 0).synchronize()
 

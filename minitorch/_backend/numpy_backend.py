@@ -28,3 +28,8 @@ class NumpyBackend(Backend):
 
     def make_rng(self, seed: int):
         return np.random.Generator(np.random.PCG64(seed))
+
+    def special(self, name: str):
+        from minitorch._backend.numpy_special import special
+
+        return special(name)

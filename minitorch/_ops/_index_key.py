@@ -7,7 +7,9 @@ import warnings
 
 from minitorch._tensor import Tensor
 
-__all__ = ["IndexPlan", "parse_key", "broadcast_shapes", "check_index_bounds"]
+__all__ = [
+    "IndexPlan", "parse_key", "broadcast_shapes", "check_index_bounds", "is_index_dtype"
+]  # fmt: skip
 
 # NOTE [ Indexing plans ]
 # torch applies a key in two steps, and so do we:
@@ -31,10 +33,11 @@ class IndexPlan:
     step), `adv` (a tuple of slices and index arrays for v[adv], or None), `perm` ((src, dst)
     for moveaxis from NumPy's to torch's layout, or None), and the shapes involved."""
 
-    __slots__ = ("basic", "adv", "perm", "view_name", "v_shape", "out_shape")
+    __slots__ = ("basic", "adv", "perm", "view_name", "v_shape", "out_shape", "identity")
 
-    def __init__(self, basic, adv, perm, view_name, v_shape, out_shape):
+    def __init__(self, basic, adv, perm, view_name, v_shape, out_shape, identity=False):
         self.basic = basic
+        self.identity = identity  # the basic step leaves x as it is (x[...], x[:, :])
         self.adv = adv
         self.perm = perm
         self.view_name = view_name
@@ -43,14 +46,16 @@ class IndexPlan:
 
     def adv_only(self) -> IndexPlan:
         """The advanced step alone (to run on the basic view of x)."""
-        return IndexPlan(None, self.adv, self.perm, "Alias", self.v_shape, self.out_shape)
+        return IndexPlan(None, self.adv, self.perm, "Alias", self.v_shape, self.out_shape, True)
 
     def __repr__(self):
         return f"IndexPlan(basic={self.basic}, adv={self.adv}, perm={self.perm})"
 
 
-_VALID = "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are " \
+_VALID = (
+    "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
     "valid indices (got {})"
+)
 
 
 def _items(key) -> tuple:
@@ -63,14 +68,19 @@ def _items(key) -> tuple:
             "will be interpreted as tensor index, x[torch.tensor(seq)], which will result either "
             "in an error or a different result",
             UserWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
         return tuple(key)
     return (key,)
 
 
+def is_index_dtype(dt) -> bool:
+    """int64 or int32 (what torch accepts for index tensors); cheaper than comparing names."""
+    return dt.kind == "i" and (dt.itemsize == 8 or dt.itemsize == 4)
+
+
 def _sequence_as_tuple(seq) -> bool:
-    """torch's legacy rule: a short list holding a tensor, sequence, slice, ... or None is a tuple."""
+    """torch's legacy rule: a short list holding a tensor, sequence, slice, None... is a tuple."""
     if len(seq) >= 32:
         return False
     for it in seq:
@@ -93,18 +103,19 @@ def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
         arr = dev.backend.from_host(item._data, dev)
     else:
         arr = item._data
-    kind = arr.dtype.kind
-    if kind == "b" or arr.dtype.name == "uint8":
+    dt = arr.dtype
+    kind = dt.kind
+    if kind == "b" or kind == "u" and dt.itemsize == 1:
         if kind != "b":
             warnings.warn(
                 "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                 "torch.bool instead.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=6,
             )
             arr = arr.astype(bool)
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
-    if arr.dtype.name not in ("int64", "int32"):
+    if not is_index_dtype(dt):
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if arr.ndim == 0 and as_select and dev.type == "cpu":
         return ("int", int(arr))
@@ -123,7 +134,7 @@ def _sequence_item(t: Tensor, item):
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
     if kind not in "iu" and kind != "f":
         raise IndexError(_VALID.format(type(item).__name__))
-    if arr.dtype.name != "int64":
+    if kind != "i" or arr.dtype.itemsize != 8:
         arr = arr.astype("int64")
     return ("index", arr)
 
@@ -189,7 +200,7 @@ def broadcast_shapes(shapes, what="indexing tensors") -> tuple:
 def check_index_bounds(arr, n: int, dim: int) -> None:
     """IndexError for the first entry of an index array outside [-n, n) (CPU only: elsewhere the
     check would read device memory; see NOTE [ Indexing plans ])."""
-    if arr.size == 0:
+    if arr.size == 0 or (-n <= int(arr.min()) and int(arr.max()) < n):
         return
     bad = (arr >= n) | (arr < -n)
     if bad.any():
@@ -203,6 +214,9 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
     `as_select=False` (index_put, torch.index semantics) keeps 0-d index tensors as indices.
     """
     shape = t._data.shape
+    plan = _basic_plan(shape, key)
+    if plan is not None:
+        return plan
     ndim = len(shape)
     toks = _tokens(t, key, as_select)
     used = 0
@@ -241,9 +255,8 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
             basic.append(s)
             v_shape.append(_slice_len(s))
             if s.start != 0 or s.step != 1 or s.stop != shape[xdim]:
-                trivial = False
+                view_name, trivial = "Slice", False
             xdim += 1
-            view_name = "Slice"
         elif kind == "none":
             basic.append(None)
             v_shape.append(1)
@@ -252,7 +265,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
             k = 0 if ellipsis_seen else ndim - used
             ellipsis_seen = True
             basic.extend([slice(None)] * k)
-            v_shape.extend(shape[xdim:xdim + k])
+            v_shape.extend(shape[xdim : xdim + k])
             xdim += k
         elif kind == "bool":
             basic.append(None)
@@ -268,7 +281,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
             masks.append((len(adv), len(v_shape), v))
             adv.append(None)  # filled below, once v's shape is known for the error message
             basic.extend([slice(None)] * k)
-            v_shape.extend(shape[xdim:xdim + k])
+            v_shape.extend(shape[xdim : xdim + k])
             xdim += k
         else:  # "index"
             adv.append((len(v_shape), v, as_select and v.ndim == 0))
@@ -279,7 +292,11 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
     v_shape = tuple(v_shape)
     basic_key = None if trivial else tuple(basic) + (Ellipsis,)
     if not adv:
-        return IndexPlan(tuple(basic) + (Ellipsis,), None, None, view_name, v_shape, v_shape)
+        if key.__class__ is slice:
+            view_name = "Slice"  # torch's x[a:b] never skips the slice, even a full one
+        return IndexPlan(
+            tuple(basic) + (Ellipsis,), None, None, view_name, v_shape, v_shape, trivial
+        )
 
     for pos, vdim, m in reversed(masks):
         for j, n in enumerate(m.shape):
@@ -288,8 +305,48 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
                     f"The shape of the mask {list(m.shape)} at index {j} does not match the "
                     f"shape of the indexed tensor {list(v_shape)} at index {vdim + j}"
                 )
-        adv[pos:pos + 1] = [(vdim + j, a, False) for j, a in enumerate(xp.nonzero(m))]
+        adv[pos : pos + 1] = [(vdim + j, a, False) for j, a in enumerate(xp.nonzero(m))]
     return _advanced(basic_key, adv, view_name, v_shape, t._device.type == "cpu")
+
+
+def _basic_plan(shape, key) -> IndexPlan | None:
+    """The plan of a key of in-range ints and positive-step slices (x[i, j], x[a:b], x[:, i]),
+    without the general parser; None for any other key."""
+    cls = key.__class__
+    items = (key,) if cls is slice else key if cls is tuple else None
+    if items is None or len(items) > len(shape):
+        return None
+    basic = []
+    v_shape = []
+    name = "Alias"
+    identity = True
+    for n, it in zip(shape, items, strict=False):
+        c = it.__class__
+        if c is int:
+            if not -n <= it < n:
+                return None
+            basic.append(it + n if it < 0 else it)
+            name, identity = "Select", False
+        elif c is slice:
+            step = it.step
+            if step is not None and (step.__class__ is not int or step <= 0):
+                return None
+            if (it.start is not None and it.start.__class__ is not int) or (
+                it.stop is not None and it.stop.__class__ is not int
+            ):
+                return None
+            sl = slice(*it.indices(n))
+            basic.append(sl)
+            v_shape.append(_slice_len(sl))
+            if sl.start != 0 or sl.step != 1 or sl.stop != n:
+                name, identity = "Slice", False
+        else:
+            return None
+    v_shape.extend(shape[len(items) :])
+    v_shape = tuple(v_shape)
+    if cls is slice:
+        name = "Slice"  # torch's x[a:b] never skips the slice, even a full one
+    return IndexPlan(tuple(basic) + (Ellipsis,), None, None, name, v_shape, v_shape, identity)
 
 
 def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPlan:
@@ -306,7 +363,7 @@ def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPl
         # 0-d device indices are selects for torch: judge adjacency without their dims.
         remaining = [d for d in range(len(v_shape)) if d not in dims or d in kept]
         first = remaining.index(kept[0])
-        contiguous = remaining[first:first + len(kept)] == kept
+        contiguous = remaining[first : first + len(kept)] == kept
         t_pos = sum(1 for d in range(kept[0]) if d not in dims) if contiguous else 0
     perm = None
     nb = len(b_shape)
@@ -316,4 +373,4 @@ def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPl
     for d, a, _ in adv:
         key[d] = a
     out_shape = tuple(rest[:t_pos]) + b_shape + tuple(rest[t_pos:])
-    return IndexPlan(basic_key, tuple(key), perm, view_name, v_shape, out_shape)
+    return IndexPlan(basic_key, tuple(key), perm, view_name, v_shape, out_shape, basic_key is None)

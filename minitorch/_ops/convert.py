@@ -1,12 +1,13 @@
-"""Copies and conversions: clone, dtype casts, device moves, Tensor.to / type."""
+"""Copies and conversions: clone, dtype casts, device moves, Tensor.to / type / cuda."""
 
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._backend import Device, backend_of
+from minitorch._backend import Device, backend_of, tensor_device
 from minitorch._backend import device as as_device
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import no_grad
 
 __all__ = ["clone", "to", "to_dtype", "to_device", "type_", "cuda_device"]
 
@@ -24,36 +25,32 @@ class Clone(Function):
 
 
 class ToCopy(Function):
-    """out = a cast to another dtype;  grad_a = grad cast back (the engine casts)"""
+    """out = a cast to another dtype and/or copied to another device;
+    grad_a = grad cast and copied back"""
 
     @staticmethod
-    def forward(ctx, a, *, np_dtype):
-        return a._data.astype(np_dtype)
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad
-
-
-class ToDevice(Function):
-    """out = a copied to another device;  grad_a = grad copied back"""
-
-    _node_name = "ToCopyBackward0"
-
-    @staticmethod
-    def forward(ctx, a, *, device):
-        ctx.src = a._device
-        host = a._device.backend.to_host(a._data)
-        return backend_of(device).from_host(host, device)
+    def forward(ctx, a, *, np_dtype, device):
+        ctx.src_device = a._device
+        ctx.src_dtype = a.dtype
+        x = a._data
+        if device is a._device:
+            return x.astype(np_dtype)
+        # Between devices through the host: an explicit device-to-host copy, then host-to-device.
+        host = a._device.backend.to_host(x)
+        if host.dtype != np_dtype:
+            host = host.astype(np_dtype)
+        b = backend_of(device)
+        with b.device_context(device):
+            return b.from_host(host, device)
 
     @staticmethod
     def backward(ctx, grad):
-        return to_device(grad, ctx.src)
+        return to(grad, ctx.src_device, ctx.src_dtype)
 
     @classmethod
-    def apply(cls, a, *, device):
-        # The output lives on `device`, not the input's: build it by hand after the generic apply.
-        out = super().apply(a, device=device)
+    def apply(cls, a, *, np_dtype, device):
+        # The output lives on `device`, not on the input's: set it after the generic apply.
+        out = super().apply(a, np_dtype=np_dtype, device=device)
         out._device = device
         return out
 
@@ -63,88 +60,152 @@ def clone(input, *, memory_format=None):
     return Clone.apply(input)
 
 
-def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
-    if isinstance(dt, str):
-        dt = getattr(_dtype, dt)
-    elif not isinstance(dt, _dtype.dtype):
-        dt = _dtype.to_dtype(dt, "to")
+def _convert(input: Tensor, dt, device: Device, copy: bool) -> Tensor:
+    """input with dtype dt on device: itself when nothing changes and copy is False."""
     np_dtype = _dtype.numpy_dtype(dt)
-    if input._data.dtype == np_dtype:
+    if device is input._device and input._data.dtype == np_dtype:
         return Clone.apply(input) if copy else input
     if input._requires_grad and not dt.is_floating_point:
-        # Casting to an integer type cuts the graph, as in torch.
-        return _make(input._data.astype(np_dtype), input._device, False, None)
-    return ToCopy.apply(input, np_dtype=np_dtype)
+        # A cast to an integer type leaves the graph, as in torch.
+        with no_grad():
+            return ToCopy.apply(input, np_dtype=np_dtype, device=device)
+    return ToCopy.apply(input, np_dtype=np_dtype, device=device)
 
 
-def to_device(input: Tensor, device: Device, copy: bool = False, non_blocking: bool = False):
-    if input._device is device:
-        return Clone.apply(input) if copy else input
-    backend_of(device)  # loads the backend (CuPy) on first use
-    return ToDevice.apply(input, device=device)
+def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
+    """input cast to dtype dt (a dtype, or the name of one for internal callers)."""
+    if isinstance(dt, str):
+        dt = getattr(_dtype, dt)
+    elif dt.__class__ is not _dtype.dtype:
+        dt = _dtype.to_dtype(dt, "to")
+    return _convert(input, dt, input._device, copy)
 
 
-def cuda_device(index) -> Device:
-    if isinstance(index, Device):
-        return index
-    if isinstance(index, int):
-        return as_device("cuda", index)
-    return as_device(index)
+def to_device(input: Tensor, device, copy: bool = False, non_blocking: bool = False):
+    """input copied to `device` (canonical: 'cuda' means the current GPU, 'cpu:1' the CPU)."""
+    return _convert(input, input.dtype, tensor_device(device), copy)
+
+
+def cuda_device(device) -> Device:
+    """The device of Tensor.cuda(device): an index or a CUDA device."""
+    if isinstance(device, int) and not isinstance(device, bool):
+        return as_device("cuda", device)
+    d = as_device(device)
+    if d.type != "cuda":
+        raise RuntimeError("Invalid device, must be cuda device")
+    return d
+
+
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, "
+    "bool copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+)
+
+
+def _argtype(x) -> str:
+    if isinstance(x, Tensor):
+        return "Tensor"
+    if isinstance(x, _dtype.dtype):
+        return "torch.dtype"
+    if isinstance(x, Device):
+        return "torch.device"
+    return type(x).__name__
+
+
+def _invalid_to(args, kwargs) -> TypeError:
+    parts = [_argtype(a) for a in args] + [f"{k}={_argtype(v)}" for k, v in kwargs.items()]
+    got = ", ".join(parts) + (", " if kwargs and not args else "")
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{_TO_SIGNATURES}"
+    )
+
+
+def _is_dtype(x) -> bool:
+    return x.__class__ is _dtype.dtype or x in (float, int, bool)
 
 
 def to(input: Tensor, *args, **kwargs) -> Tensor:
-    """Tensor.to(device=None, dtype=None, non_blocking=False, copy=False) in all torch's forms."""
-    device = kwargs.pop("device", None)
-    dt = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    copy = kwargs.pop("copy", False)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        other = rest.pop(0)
+    """Tensor.to in all torch's forms: to(device=None, dtype=None, non_blocking=False,
+    copy=False), to(dtype, non_blocking=False, copy=False), to(tensor, non_blocking=False,
+    copy=False). Mirrors torch.Tensor.to.
+
+    Differences from torch: non_blocking is accepted and ignored (copies are synchronous).
+    """
+    first = args[0] if args else None
+    if isinstance(first, Tensor):
+        names = ("tensor", "non_blocking", "copy")
+    elif first is not None and _is_dtype(first):
+        names = ("dtype", "non_blocking", "copy")
+    else:
+        names = ("device", "dtype", "non_blocking", "copy")
+    if len(args) > len(names):
+        raise _invalid_to(args, kwargs)
+    bound = dict(zip(names, args, strict=False))
+    for k, v in kwargs.items():
+        if k == "memory_format":
+            continue
+        if k not in names or k in bound or k == "tensor":
+            raise _invalid_to(args, kwargs)
+        bound[k] = v
+    device, dt = bound.get("device"), bound.get("dtype")
+    if "tensor" in bound:
+        other = bound["tensor"]
         device, dt = other._device, other.dtype
-    elif rest and (isinstance(rest[0], (str, Device)) or
-                   (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
-        device = rest.pop(0)
-    if rest and (isinstance(rest[0], _dtype.dtype) or isinstance(rest[0], type)):
-        dt = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        copy = rest.pop(0)
-    if rest:
-        raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
-    out = input
+    non_blocking, copy = bound.get("non_blocking", False), bound.get("copy", False)
+    if not isinstance(non_blocking, bool) or not isinstance(copy, bool):
+        raise _invalid_to(args, kwargs)
     if dt is not None:
-        out = to_dtype(out, dt, copy=copy)
-        copy = copy and out is input
+        if dt.__class__ is not _dtype.dtype:
+            if not _is_dtype(dt) and not hasattr(dt, "itemsize"):
+                raise _invalid_to(args, kwargs)
+            dt = _dtype.to_dtype(dt, "to")
     if device is not None:
-        out = to_device(out, as_device(device) if not isinstance(device, Device) else device,
-                        copy=copy, non_blocking=non_blocking)
-    elif copy and out is input:
-        out = Clone.apply(input)
-    return out
+        if not isinstance(device, (str, Device, int)) or isinstance(device, bool):
+            raise _invalid_to(args, kwargs)
+        device = tensor_device(device)
+    return _convert(input, input.dtype if dt is None else dt,
+                    input._device if device is None else device, copy)
 
 
 _TYPE_NAMES = {
-    "float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-    "bfloat16": "torch.BFloat16Tensor", "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-    "int16": "torch.ShortTensor", "int8": "torch.CharTensor", "uint8": "torch.ByteTensor",
-    "bool": "torch.BoolTensor",
+    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
+    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
 }
+_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+def type_name(dt, device: Device) -> str:
+    """'torch.FloatTensor' for a CPU float32 tensor, 'torch.cuda.FloatTensor' on a GPU."""
+    prefix = "torch." if device.type == "cpu" else f"torch.{device.type}."
+    return prefix + _TYPE_NAMES[dt.name]
 
 
 def type_(input: Tensor, dt=None):
-    """Tensor.type(): the type string with no argument, else a cast."""
+    """Tensor.type(): the type name with no argument, else a cast to a dtype or a legacy type
+    ('torch.LongTensor', minitorch.LongTensor, 'torch.cuda.FloatTensor'). Mirrors torch."""
     if dt is None:
-        name = _TYPE_NAMES[input.dtype.name]
-        return name if input._device.type == "cpu" else name.replace("torch.", "torch.cuda.")
+        return type_name(input.dtype, input._device)
+    if dt.__class__ is _dtype.dtype:
+        return _convert(input, dt, input._device, False)
+    if isinstance(dt, type) and hasattr(dt, "_device_type"):  # minitorch.FloatTensor and friends
+        device = input._device if input._device.type == dt._device_type else (
+            tensor_device(dt._device_type))
+        return _convert(input, dt.dtype, device, False)
     if isinstance(dt, str):
-        for k, v in _TYPE_NAMES.items():
-            if dt in (v, v.replace("torch.", "torch.cuda.")):
-                out = to_dtype(input, getattr(_dtype, k))
-                return to_device(out, as_device("cuda")) if ".cuda." in dt else out
+        head, _, name = dt.rpartition(".")
+        if name in _BY_TYPE_NAME and head in ("torch", "torch.cuda"):
+            target = getattr(_dtype, _BY_TYPE_NAME[name])
+            if head == "torch.cuda":
+                device = input._device if input._device.type == "cuda" else tensor_device("cuda")
+            else:
+                device = tensor_device("cpu")
+            return _convert(input, target, device, False)
         raise ValueError(f"invalid type: '{dt}'")
-    return to_dtype(input, dt)
+    name = getattr(dt, "__name__", type(dt).__name__)
+    raise ValueError(f"invalid type: '{name}'")

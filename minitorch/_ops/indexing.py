@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch._ops._common import cast
 from minitorch._ops._index_key import IndexPlan, parse_key
-from minitorch._ops.inplace import _check_leaf, apply_inplace, copy_
+from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import state
@@ -85,8 +85,12 @@ class UnsqueezeIndex(BasicIndex):
     _node_name = "UnsqueezeBackward0"
 
 
-_VIEWS = {"Alias": BasicIndex, "Select": SelectIndex, "Slice": SliceIndex,
-          "Unsqueeze": UnsqueezeIndex}
+_VIEWS = {
+    "Alias": BasicIndex,
+    "Select": SelectIndex,
+    "Slice": SliceIndex,
+    "Unsqueeze": UnsqueezeIndex,
+}
 
 
 class Index(Function):
@@ -158,10 +162,18 @@ def index_with_plan(x: Tensor, plan: IndexPlan) -> Tensor:
 def getitem(self: Tensor, key) -> Tensor:
     """self[key]: a view for ints, slices, None and ...; a copy with index tensors or masks.
     Mirrors torch.Tensor.__getitem__ (see NOTE [ Indexing plans ] for the differences)."""
-    if key.__class__ is int:  # the common x[i]
+    cls = key.__class__
+    if cls is int:  # the common x[i]
         shape = self._data.shape
         if shape and -shape[0] <= key < shape[0]:
             return SelectIndex.apply(self, key=(key % shape[0], Ellipsis))
+    elif cls is slice and key.step is None:  # the common x[a:b]
+        shape = self._data.shape
+        start, stop = key.start, key.stop
+        if shape and (start is None or start.__class__ is int) and (
+            stop is None or stop.__class__ is int
+        ):
+            return SliceIndex.apply(self, key=(slice(*key.indices(shape[0])), Ellipsis))
     return index_with_plan(self, parse_key(self, key))
 
 
@@ -196,7 +208,7 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
         shape = shape[lead:]
     if plan.adv is not None:
         ok = len(shape) <= len(target) and all(
-            s == 1 or s == t for s, t in zip(shape[::-1], target[::-1])
+            s == 1 or s == t for s, t in zip(shape[::-1], target[::-1], strict=False)
         )
         if not ok:
             raise RuntimeError(
@@ -243,12 +255,16 @@ def setitem(self: Tensor, key, value) -> None:
         self._vc[0] += 1
         return
     if vt is None:
-        vt = _make(self._device.backend.xp.asarray(_scalar_value(value), dtype=self._data.dtype),
-                   self._device, False, None)
+        vt = _make(
+            self._device.backend.xp.asarray(_scalar_value(value), dtype=self._data.dtype),
+            self._device,
+            False,
+            None,
+        )
     else:
         vt = cast(vt, self.dtype)
     target = self
-    if plan.basic is not None:
+    if not plan.identity:
         target = _VIEWS[plan.view_name].apply(self, key=plan.basic)
     if plan.adv is None:
         copy_(target, vt)
@@ -261,12 +277,14 @@ def setitem(self: Tensor, key, value) -> None:
 
 def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
     if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"{op}(): argument 'indices' must be tuple of Tensors, not "
-                        f"{type(indices).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
+        )
     for i in indices:
         if i is not None and not isinstance(i, Tensor):
-            raise TypeError(f"{op}(): argument 'indices' must be tuple of Tensors, not "
-                            f"{type(i).__name__}")
+            raise TypeError(
+                f"{op}(): argument 'indices' must be tuple of Tensors, not {type(i).__name__}"
+            )
     return parse_key(self, tuple(indices), as_select=False)
 
 
@@ -276,8 +294,7 @@ def _put_values(self: Tensor, values, plan: IndexPlan, op: str) -> Tensor:
     if values.dtype is not self.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
-            f"{self.dtype.name.capitalize()} for the destination and "
-            f"{values.dtype.name.capitalize()} for the source."
+            f"{_short(self.dtype)} for the destination and {_short(values.dtype)} for the source."
         )
     values = _value_tensor(self, values)
     return _fit_value(values, plan, op)
@@ -303,9 +320,8 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
         input._vc[0] += 1
         return input
     return apply_inplace(
-        input, lambda s: IndexPut.apply(s, values, plan=plan, accumulate=accumulate),
-        "index_put_", (values,),
+        input,
+        lambda s: IndexPut.apply(s, values, plan=plan, accumulate=accumulate),
+        "index_put_",
+        (values,),
     )
-
-
-

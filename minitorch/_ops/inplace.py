@@ -7,7 +7,7 @@ import warnings
 from minitorch import _dtype
 from minitorch._ops._common import cast, scalar_like
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _replay_view
+from minitorch.autograd.function import Function, _base_gained_history, _replay_view
 from minitorch.autograd.grad_mode import no_grad, state
 
 __all__ = [
@@ -39,6 +39,15 @@ def _check_leaf(self: Tensor, op: str):
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    if base is not None and self.__dict__.get("_no_grad_view"):
+        # See NOTE [ Views and grad mode ] in minitorch/autograd/function.py
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked)."
         )
 
 
@@ -95,8 +104,11 @@ def _snapshot(self: Tensor) -> Tensor:
 
 def _take_history(self: Tensor, r: Tensor):
     if self._base is None:
+        gained = not self._requires_grad
         self._grad_fn = r._grad_fn
         self._requires_grad = True
+        if gained:
+            _base_gained_history(self)
         if r._output_nr:
             self._output_nr = r._output_nr
         else:
@@ -136,8 +148,11 @@ def copy_slices(view: Tensor, src: Tensor):
     alias = _make(base._data, base._device, base._requires_grad, base._grad_fn,
                   base._output_nr)
     tmp = CopySlices.apply(alias, src, chain=view._view_chain)
+    gained = not base._requires_grad
     base._grad_fn = tmp._grad_fn
     base._requires_grad = True
+    if gained:
+        _base_gained_history(base)
     base.__dict__.pop("_output_nr", None)
     # The view's own grad_fn is regenerated from the base on next use (its version moved).
 
@@ -194,19 +209,55 @@ def _ops():
     return ops
 
 
+def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
+    """self <- ufunc(self, other) straight into self's memory when no graph is recorded and no
+    promotion is involved (the optimizer-update case). False when the general path is needed."""
+    if state.enabled and (
+        self._requires_grad or self._base is not None or getattr(other, "_requires_grad", False)
+    ):
+        return False  # a graph to record, or a view to check (_check_leaf)
+    x = self._data
+    if isinstance(other, Tensor):
+        if other._device is not self._device or other._data.dtype != x.dtype:
+            return False
+        o = other._data
+    elif isinstance(other, float) and x.dtype.kind == "f" or (
+        isinstance(other, int) and not isinstance(other, bool) and x.dtype.kind in "fiu"
+    ):
+        o = other
+    else:
+        return False
+    if ufunc == "true_divide" and x.dtype.kind != "f":
+        return False
+    try:
+        getattr(self._device.backend.xp, ufunc)(x, o, out=x)
+    except ValueError:
+        return False  # not broadcastable into self: the general path raises torch's error
+    self._vc[0] += 1
+    return True
+
+
 def add_(self, other, *, alpha=1):
+    if alpha == 1 and _fast_inplace(self, other, "add"):
+        return self
     return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
 
 
 def sub_(self, other, *, alpha=1):
+    if alpha == 1 and _fast_inplace(self, other, "subtract"):
+        return self
     return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))
 
 
 def mul_(self, other):
+    if _fast_inplace(self, other, "multiply"):
+        return self
     return apply_inplace(self, lambda s: _ops().mul(s, other), "mul_", (other,))
 
 
 def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None and _fast_inplace(self, other, "true_divide"):
+        return self
     return apply_inplace(
         self, lambda s: _ops().div(s, other, rounding_mode=rounding_mode), "div_", (other,)
     )

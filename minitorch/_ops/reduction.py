@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, max/min (with indices), amax/amin, argmax, logsumexp, all/any."""
+"""Reductions: sum, mean, prod, max/min (with indices), amax/amin, argmax/argmin, logsumexp."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from minitorch.autograd.function import Function
 
 __all__ = [
     "sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin",
-    "logsumexp", "all", "any", "count_nonzero", "nansum", "nanmean",
+    "logsumexp", "nansum", "nanmean",
 ]
 
 _MISSING = object()
@@ -223,11 +223,10 @@ class Prod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # The product of the others, zeros included: with no zero in a slice it is out / a; with
-        # one zero, the zero's entry is the product of the non-zeros and the others' entries are
-        # out / a_i with the zero itself as a factor (0, but with the right second derivative);
-        # with two or more zeros every entry is 0.
-        # Differences from torch: the second derivative is 0 across two zeros of one slice.
+        # The product of the others, written so that its own derivative is right too. With z
+        # zeros in a slice and p the product of its non-zeros: z == 0: p / a_i; z == 1: p at the
+        # zero, p / a_i * (the zero) elsewhere; z == 2: p * (the other zero) at each zero, 0
+        # elsewhere; z > 2: 0. "The zero" is a sum of the zero entries: 0, with derivative 1.
         (a,) = ctx.saved_tensors
         from minitorch._ops.pointwise import where
 
@@ -236,10 +235,10 @@ class Prod(Function):
         nonzero = where(is_zero, 1.0, a)
         p = Prod.apply(nonzero, dims=dims, keepdim=True, np_dtype=None)
         zeros = sum(is_zero, dims, True)
-        zero_part = sum(where(is_zero, a, 0.0), dims, True)  # 0, carrying d/d(the zero)
-        scale = where(zeros == 0, 1.0, zero_part)
-        others = where(is_zero, p, p / nonzero * scale)
-        others = where(zeros >= 2, 0.0, others)
+        zero_sum = sum(where(is_zero, a, 0.0), dims, True)
+        at_nonzero = p / nonzero * where(zeros == 0, 1.0, where(zeros == 1, zero_sum, 0.0))
+        at_zero = p * where(zeros == 1, 1.0, where(zeros == 2, zero_sum - a, 0.0))
+        others = where(is_zero, at_zero, at_nonzero)
         g = _keepdim(grad, ctx)
         return g.expand(shape) * others
 
@@ -325,16 +324,14 @@ def _tie_weights(xp, x, out_keep, dims):
     return xp.asarray(mask / count, dtype=x.dtype)
 
 
-class _Extreme(Function):
-    """out = max (or min) of a over dims;  the gradient is split evenly among the ties"""
-
-    _kind = "max"
+class Amax(Function):
+    """out = max (or min, by `kind`) of a over dims;  the gradient is split evenly among ties"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim):
+    def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        out = x.max(axis=dims, keepdims=keepdim) if ctx._fn._kind == "max" else (
+        out = x.max(axis=dims, keepdims=keepdim) if kind == "max" else (
             x.min(axis=dims, keepdims=keepdim))
         out = ctx.xp.asarray(out)
         ctx.save_for_backward(a, out)
@@ -348,37 +345,32 @@ class _Extreme(Function):
         return _keepdim(grad, ctx) * _const(w, grad)
 
 
-class MaxAll(_Extreme):
-    _node_name = "MaxBackward1"
-
-
-class MinAll(_Extreme):
-    _node_name = "MinBackward1"
-    _kind = "min"
-
-
-class Amax(_Extreme):
+class Amin(Amax):
     pass
 
 
-class Amin(_Extreme):
-    _kind = "min"
+class MaxAll(Amax):
+    _node_name = "MaxBackward1"
 
 
-class _ExtremeDim(Function):
+class MinAll(Amax):
+    _node_name = "MinBackward1"
+
+
+class MaxDim(Function):
     """(values, indices) of the max (or min) along dim;  the gradient goes to the index taken"""
 
-    _kind = "max"
+    _node_name = "MaxBackward0"
 
     @staticmethod
-    def forward(ctx, a, *, dim, keepdim):
+    def forward(ctx, a, *, dim, keepdim, kind):
         x = a._data
         xp = ctx.xp
         _setup(ctx, x, (dim,), keepdim)
         if x.ndim == 0:
             ctx.idx = None
             return x.copy(), xp.zeros((), dtype=_dtype.int64.np)
-        arg = xp.argmax if ctx._fn._kind == "max" else xp.argmin
+        arg = xp.argmax if kind == "max" else xp.argmin
         idx = xp.expand_dims(arg(x, axis=dim), dim)
         values = xp.take_along_axis(x, idx, axis=dim)
         ctx.idx = idx
@@ -401,13 +393,8 @@ def _one_hot(ctx):
     return pos == ctx.idx
 
 
-class MaxDim(_ExtremeDim):
-    _node_name = "MaxBackward0"
-
-
-class MinDim(_ExtremeDim):
+class MinDim(MaxDim):
     _node_name = "MinBackward0"
-    _kind = "min"
 
 
 def _check_nonempty(x, dims, op):
@@ -434,8 +421,8 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
     x = input._data
     if dim is None:
         _check_nonempty(x, None, kind)
-        return _out((MaxAll if kind == "max" else MinAll).apply(input, dims=None, keepdim=False),
-                    out)
+        fn = MaxAll if kind == "max" else MinAll
+        return _out(fn.apply(input, dims=None, keepdim=False, kind=kind), out)
     if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
         raise TypeError(
             f"{kind}() received an invalid combination of arguments - got (Tensor, "
@@ -447,7 +434,7 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
     if x.ndim:
         _check_nonempty(x, (d,), kind)
     fn = MaxDim if kind == "max" else MinDim
-    values, indices = fn.apply(input, dim=d, keepdim=keepdim)
+    values, indices = fn.apply(input, dim=d, keepdim=keepdim, kind=kind)
     if out is not None:
         _out(values, out[0])
         _out(indices, out[1])
@@ -471,7 +458,7 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
     x = input._data
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
-    return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
+    return _out(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out)
 
 
 def amax(input, dim=(), keepdim=False, *, out=None):
@@ -580,7 +567,8 @@ class Logsumexp(Function):
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
             s = xp.exp(x - m).sum(axis=dims, keepdims=True)
-            out = xp.log(s) + m
+            empty = s == 0  # every element -inf: log(0) without NumPy's warning
+            out = xp.where(empty, -float("inf"), xp.log(xp.where(empty, 1, s)) + m)
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=x.dtype)
@@ -603,35 +591,3 @@ def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
         input = cast(input, _dtype.default_float())
     dims = reduce_dims(dim, input._data.ndim, "logsumexp")
     return _out(Logsumexp.apply(input, dims=dims, keepdim=keepdim), out)
-
-
-# --- boolean reductions (not differentiable) ---
-
-
-def _bool_reduce(kind, input, dim, keepdim, out):
-    x = input._data
-    xp = input._device.backend.xp
-    dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
-    r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
-    # torch keeps uint8 for uint8 inputs; every other dtype gives bool
-    r = xp.asarray(r, dtype=x.dtype if x.dtype == _dtype.uint8.np else bool)
-    return _out(_const(r, input), out)
-
-
-def all(input, dim=None, keepdim=False, *, out=None):
-    """True where every element (over dims) is non-zero. Mirrors torch.all."""
-    return _bool_reduce("all", input, dim, keepdim, out)
-
-
-def any(input, dim=None, keepdim=False, *, out=None):
-    """True where some element (over dims) is non-zero. Mirrors torch.any."""
-    return _bool_reduce("any", input, dim, keepdim, out)
-
-
-def count_nonzero(input, dim=None):
-    """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
-    x = input._data
-    xp = input._device.backend.xp
-    dims = reduce_dims(dim, x.ndim, "count_nonzero", empty_means_all=False)
-    r = (x != 0).sum(axis=dims)
-    return _const(xp.asarray(r, dtype=_dtype.int64.np), input)

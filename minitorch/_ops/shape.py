@@ -8,10 +8,29 @@ from minitorch._tensor import Size, Tensor, _wrap_dim
 from minitorch.autograd.function import Function
 
 __all__ = [
-    "view", "view_dtype", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "permute",
-    "transpose", "t", "movedim", "moveaxis", "swapaxes", "swapdims", "adjoint", "numpy_T",
-    "matrix_T", "expand", "broadcast_to", "broadcast_shapes", "broadcast_tensors", "narrow",
-    "as_view_array",
+    "view",
+    "view_dtype",
+    "reshape",
+    "ravel",
+    "flatten",
+    "unflatten",
+    "squeeze",
+    "unsqueeze",
+    "permute",
+    "transpose",
+    "t",
+    "movedim",
+    "moveaxis",
+    "swapaxes",
+    "swapdims",
+    "adjoint",
+    "numpy_T",
+    "matrix_T",
+    "expand",
+    "broadcast_to",
+    "broadcast_shapes",
+    "broadcast_tensors",
+    "narrow",
 ]
 
 # NOTE [ Shape views ]
@@ -44,7 +63,7 @@ def _infer_shape(shape, numel, op):
     if neg >= 0:
         if rest == 0 or numel % rest:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        return shape[:neg] + (numel // rest,) + shape[neg + 1:]
+        return shape[:neg] + (numel // rest,) + shape[neg + 1 :]
     if rest != numel:
         raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
     return shape
@@ -154,9 +173,18 @@ def view_dtype(input: Tensor, dtype) -> Tensor:
 
 
 def _short(dt) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "bfloat16": "BFloat16"}
+    names = {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "bfloat16": "BFloat16",
+    }
     return names.get(dt.name, dt.name)
 
 
@@ -167,6 +195,11 @@ def reshape(input: Tensor, shape) -> Tensor:
     if _viewable(x, shape):
         return View.apply(input, shape=shape)
     return Reshape.apply(input, shape=shape)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """The elements as a 1-d tensor (a view when possible). Mirrors torch.ravel."""
+    return reshape(input, (-1,))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -181,9 +214,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if start == end:
         return input
     n = 1
-    for s in shape[start:end + 1]:
+    for s in shape[start : end + 1]:
         n *= s
-    return reshape(input, shape[:start] + (n,) + shape[end + 1:])
+    return reshape(input, shape[:start] + (n,) + shape[end + 1 :])
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
@@ -202,7 +235,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
             f"({shape[d]}) in the input tensor"
         ) from None
-    return view(input, shape[:d] + sizes + shape[d + 1:])
+    return view(input, shape[:d] + sizes + shape[d + 1 :])
 
 
 # --- squeeze / unsqueeze ---
@@ -360,8 +393,10 @@ def t(input: Tensor) -> Tensor:
 def adjoint(input: Tensor) -> Tensor:
     """The transpose of the last two dims (real tensors). Mirrors torch.adjoint."""
     if input._data.ndim < 2:
-        raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of matrices. "
-                           f"Got {input._data.ndim}-D tensor.")
+        raise RuntimeError(
+            "tensor.adjoint() is only supported on matrices or batches of matrices. "
+            f"Got {input._data.ndim}-D tensor."
+        )
     return transpose(input, -2, -1)
 
 
@@ -422,7 +457,7 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     src = _dims_list(src_list, n, "movedim", "source")
     dst = _dims_list(dst_list, n, "movedim", "destination")
     order = [-1] * n
-    for s, d in zip(src, dst):
+    for s, d in zip(src, dst, strict=True):
         order[d] = s
     rest = iter(i for i in range(n) if i not in src)
     order = tuple(o if o >= 0 else next(rest) for o in order)
@@ -502,7 +537,8 @@ def broadcast_shapes(*shapes) -> Size:
     n = max((len(s) for s in shapes), default=0)
     out = [1] * n
     for k, s in enumerate(shapes):
-        for i, v in enumerate(s):
+        for i in range(len(s) - 1, -1, -1):  # torch checks from the last dim
+            v = s[i]
             j = n - len(s) + i
             if v < 0:
                 raise RuntimeError(
@@ -594,7 +630,5 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     if start < 0:
         start += size
     if start + length > size:
-        raise RuntimeError(
-            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
-        )
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return Narrow.apply(input, dim=d, start=start, length=int(length))

@@ -11,9 +11,28 @@ from minitorch._tensor import Tensor, _wrap_dim
 from minitorch.autograd.function import Function
 
 __all__ = [
-    "split", "chunk", "unbind", "tensor_split", "hsplit", "vsplit", "dsplit", "cat", "concat",
-    "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
-    "atleast_1d", "atleast_2d", "atleast_3d", "meshgrid", "cartesian_prod",
+    "split",
+    "split_with_sizes",
+    "chunk",
+    "unbind",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "cat",
+    "concat",
+    "concatenate",
+    "stack",
+    "hstack",
+    "vstack",
+    "dstack",
+    "column_stack",
+    "row_stack",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "meshgrid",
+    "cartesian_prod",
 ]
 
 
@@ -31,7 +50,7 @@ __all__ = [
 
 
 def _as_single_views(outs, dim, starts, lengths, squeeze=False):
-    for t, start, length in zip(outs, starts, lengths):
+    for t, start, length in zip(outs, starts, lengths, strict=True):
         if t._base is None:
             continue
         entries = ((Narrow, (), {"dim": dim, "start": start, "length": length}),)
@@ -112,6 +131,11 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     return _split(tensor, d, sizes, Split)
 
 
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """Pieces of the listed sizes, as views. Mirrors torch.split_with_sizes."""
+    return split(input, list(split_sizes), dim)
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most `chunks` pieces of equal size (the last may be smaller), as views.
     Mirrors torch.chunk."""
@@ -185,7 +209,7 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     else:
         bounds = [0] + [int(i) for i in arg] + [n]
     outs = []
-    for lo, hi in zip(bounds[:-1], bounds[1:]):
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         lo = min(max(lo + n if lo < 0 else lo, 0), n)
         hi = min(max(hi + n if hi < 0 else hi, 0), n)
         outs.append(narrow(input, d, lo, max(hi - lo, 0)))
@@ -434,7 +458,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(
-            f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}"
+            f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}'
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
@@ -472,9 +496,7 @@ def cartesian_prod(*tensors) -> Tensor:
     """All combinations of the elements of 1-d tensors, as rows. Mirrors torch.cartesian_prod."""
     for t in tensors:
         if t._data.ndim != 1:
-            raise RuntimeError(
-                f"Expect a 1D vector, but got shape {list(t._data.shape)}"
-            )
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid(*tensors, indexing="ij")

@@ -5,13 +5,10 @@ from __future__ import annotations
 import sys
 
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import AccumulateGrad, _edge
+from minitorch.autograd.function import AccumulateGrad, _edge, _type_name
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["backward", "grad"]
-
-# sys.getrefcount of a gradient only the engine holds, seen inside _owned (calibrated by a test).
-_UNSHARED_REFS = 4
 
 
 def _as_tuple(x):
@@ -22,7 +19,7 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _root_grads(outputs, grad_outputs, create_graph, what):
+def _root_grads(outputs, grad_outputs, what):
     """Checks the roots and makes the implicit ones-gradient for scalar outputs."""
     grads = []
     for i, out in enumerate(outputs):
@@ -48,6 +45,8 @@ def _root_grads(outputs, grad_outputs, create_graph, what):
             raise RuntimeError(
                 f"{what}: grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
             )
+        elif g._data.dtype != out._data.dtype:
+            g = g.to(out.dtype)  # torch casts a gradient of another dtype, as for node outputs
         grads.append(g)
     return grads
 
@@ -59,35 +58,45 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
         retain_graph = create_graph
-    grads = _root_grads(tensors, grad_tensors, create_graph, "backward")
     targets = None
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = {}
         for t in inputs:
+            _check_input(t)
             if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
+                # torch's wording: backward(inputs=) retains the grad of each input.
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             targets[_edge(t)] = t
+    grads = _root_grads(tensors, grad_tensors, "backward")
     _run(tensors, grads, retain_graph, create_graph, targets, capture=None)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch."""
+    if is_grads_batched:
+        raise NotImplementedError("grad: is_grads_batched=True needs vmap, which minitorch lacks")
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but "
+            "got: allow_unused=False."
+        )
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad: inputs must be Tensors, got {type(t).__name__}")
+        _check_input(t)
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grads = _root_grads(outputs, _as_tuple(grad_outputs), create_graph, "grad")
+    grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
     edges = [_edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
     _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs)), capture)
@@ -99,17 +108,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 g = _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
                 )
         result.append(g)
     return tuple(result)
 
 
+def _check_input(t):
+    if not isinstance(t, Tensor):
+        raise RuntimeError(
+            f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}"
+        )
+
+
+# --- the walk ---
+
+
 def _dependencies(roots):
     """Number of incoming edges of every node reachable from `roots` (iterative DFS)."""
     deps = {}
-    stack = [r for r in roots]
+    stack = list(roots)
     seen = set(stack)
     while stack:
         node = stack.pop()
@@ -150,6 +169,10 @@ def _executable(roots, deps, targets):
 def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     """Runs backward from roots. `targets` (edge -> tensor) restricts which tensors get .grad;
     `capture` (edge -> grad) collects gradients instead of accumulating (autograd.grad)."""
+    # NOTE [ The backward walk ]
+    # A node runs once every node that feeds it a gradient has run (`deps` counts the pending
+    # edges), so each node sees the total gradient of its outputs and the walk is a plain loop
+    # over a stack: no recursion, whatever the depth of the graph.
     buffers = {}
     root_nodes = []
     for t, g in zip(roots, root_grads):
@@ -174,13 +197,13 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
                     g = grads[0]
-                    grads = None
+                    grads = None  # the engine's only other reference: see NOTE [ Stealing ]
                     _accumulate(node, g, create_graph)
                 continue
             if grads is None or (run is not None and node not in run):
                 _skip(node, deps, ready)
                 continue
-            _run_node(node, grads, deps, ready, buffers, create_graph)
+            _run_node(node, grads, deps, ready, buffers)
             if not retain_graph:
                 node._release()
     finally:
@@ -200,7 +223,7 @@ def _collect(node, grads, targets, capture, create_graph):
             _accumulate(node, g, create_graph)
         else:
             t = targets[key]
-            t._grad = _owned(g) if t._grad is None else t._grad + g
+            t._grad = _owned(g, create_graph) if t._grad is None else t._grad + g
 
 
 def _n_outputs(node):
@@ -216,43 +239,33 @@ def _skip(node, deps, ready):
                 ready.append(child)
 
 
-def _run_node(node, grads, deps, ready, buffers, create_graph):
+def _run_node(node, grads, deps, ready, buffers):
+    """Runs one node's backward and routes its input gradients to the next nodes' buffers."""
     if node._pre_hooks is not None or node._retains is not None:
-        grads = _tensor_pre_hooks(node, grads)
-    node_prehooks = node.__dict__.get("_node_prehooks")
-    if node_prehooks:
-        for hook in list(node_prehooks.values()):
-            res = hook(tuple(grads))
-            if res is not None:
-                grads = list(res)
-    if all(g is None for g in grads):
-        _skip(node, deps, ready)
-        return
-    if any(g is None for g in grads) and node._materialize:
-        grads = _materialize(node, grads)
-    fn = node._fn
+        grads = _pre_hooks(node, grads)
+    if len(grads) == 1:
+        if grads[0] is None:
+            _skip(node, deps, ready)
+            return
+    elif any(g is None for g in grads):
+        if all(g is None for g in grads):
+            _skip(node, deps, ready)
+            return
+        if node._materialize:
+            grads = _materialize(node, grads)
     if state.anomaly:
         from minitorch.autograd.anomaly_mode import run_backward_checked
 
         grad_inputs = run_backward_checked(node, grads)
     else:
-        grad_inputs = fn.backward(node, *grads)
+        grad_inputs = node._fn.backward(node, *grads)
     if grad_inputs.__class__ is not tuple:
-        grad_inputs = (grad_inputs,) if not isinstance(grad_inputs, list) else tuple(grad_inputs)
+        grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     nxt = node._next
     if len(grad_inputs) != len(nxt):
-        if len(grad_inputs) > len(nxt) and all(g is None for g in grad_inputs[len(nxt):]):
-            grad_inputs = grad_inputs[: len(nxt)]
-        else:
-            raise RuntimeError(
-                f"function {type(node).__name__} returned an incorrect number of gradients "
-                f"(expected {len(nxt)}, got {len(grad_inputs)})"
-            )
+        grad_inputs = _trim(node, grad_inputs, len(nxt))
     if node._hooks is not None:
-        for hook in list(node._hooks.values()):
-            res = hook(grad_inputs, tuple(grads))
-            if res is not None:
-                grad_inputs = tuple(res)
+        grad_inputs = _post_hooks(node, grad_inputs, grads)
     meta = node._in_meta
     for i, e in enumerate(nxt):
         if e is None:
@@ -260,15 +273,16 @@ def _run_node(node, grads, deps, ready, buffers, create_graph):
         child, nr = e
         g = grad_inputs[i]
         if g is not None:
-            shape, dtype = meta[i]
-            if not isinstance(g, Tensor):
+            if g.__class__ is not Tensor and not isinstance(g, Tensor):
                 raise TypeError(
                     f"function {type(node).__name__} returned a gradient of type "
                     f"{type(g).__name__} for input {i}; expected a Tensor or None"
                 )
-            if g._data.shape != shape:
+            shape, dtype = meta[i]
+            data = g._data
+            if data.shape != shape:
                 g = _unbroadcast(g, shape, node, i)
-            if g._data.dtype != dtype:
+            if data.dtype is not dtype and data.dtype != dtype:
                 g = g.to(_dtype_of(dtype))
             buf = buffers.get(child)
             if buf is None:
@@ -277,6 +291,16 @@ def _run_node(node, grads, deps, ready, buffers, create_graph):
         deps[child] -= 1
         if deps[child] == 0:
             ready.append(child)
+
+
+def _trim(node, grad_inputs, n):
+    # torch accepts extra trailing Nones (gradients for non-tensor arguments).
+    if len(grad_inputs) > n and all(g is None for g in grad_inputs[n:]):
+        return grad_inputs[:n]
+    raise RuntimeError(
+        f"function {type(node).__name__} returned an incorrect number of gradients (expected "
+        f"{n}, got {len(grad_inputs)})"
+    )
 
 
 def _dtype_of(np_dtype):
@@ -305,44 +329,134 @@ def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
 
 
 def _materialize(node, grads):
-    # A multi-output node reached through some outputs only: the others' gradients are zeros.
+    """A multi-output node reached through some outputs only: the others' gradients are zeros
+    (None stays for outputs that were not tensors)."""
     shapes = node.__dict__.get("_out_shapes")
     out = list(grads)
     for k, g in enumerate(out):
-        if g is None and shapes is not None:
+        if g is None and shapes is not None and shapes[k] is not None:
             shape, dtype = shapes[k]
-            xp = node.xp
-            out[k] = _make(xp.zeros(shape, dtype), node._out_device, False, None)
+            out[k] = _make(node.xp.zeros(shape, dtype), node._out_device, False, None)
     return out
 
 
-def _tensor_pre_hooks(node, grads):
+# --- hooks ---
+
+
+def _pre_hooks(node, grads):
+    """Tensor hooks of the node's outputs, then retain_grad, then the node's pre-hooks (torch's
+    order). Tensor hooks live in node._pre_hooks[output_nr], node pre-hooks under the key None."""
     grads = list(grads)
-    if node._pre_hooks is not None:
-        for nr, hooks in node._pre_hooks.items():
+    pre = node._pre_hooks
+    if pre is not None:
+        for nr, hooks in pre.items():
+            if nr is None:
+                continue
             for hook in list(hooks.values()):
                 if grads[nr] is None:
                     continue
                 res = hook(grads[nr])
                 if res is not None:
+                    _check_hook_result(hook, grads[nr], res)
                     grads[nr] = res
     if node._retains is not None:
         for nr, ref in node._retains.items():
             t = ref()
             g = grads[nr]
             if t is not None and g is not None:
-                t._grad = _owned(g) if t._grad is None else t._grad + g
+                t._grad = _owned(g, state.enabled) if t._grad is None else t._grad + g
+    node_hooks = None if pre is None else pre.get(None)
+    if node_hooks:
+        for hook in list(node_hooks.values()):
+            res = hook(tuple(grads))
+            if res is not None:
+                grads = list(_check_hook_results(hook, grads, res))
     return grads
 
 
-def _owned(g: Tensor) -> Tensor:
-    """`g` itself when nothing else can see it or its memory, else a copy: a .grad never aliases."""
-    # NOTE [ Stealing gradients ]
-    # A gradient computed by backward is usually a fresh array nobody else holds: stored as is.
-    # When the same Tensor is referenced elsewhere (Add passes its grad to both inputs) or its
-    # memory belongs to another array (reshape returns a view), it is copied.
+def _post_hooks(node, grad_inputs, grad_outputs):
+    for hook in list(node._hooks.values()):
+        res = hook(grad_inputs, tuple(grad_outputs))
+        if res is not None:
+            grad_inputs = _check_hook_results(hook, grad_inputs, res)
+    return grad_inputs
+
+
+def _hook_name(hook) -> str:
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
+def _check_hook_result(hook, old: Tensor, new) -> None:
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new._data.dtype != old._data.dtype or new._device is not old._device:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was {_full_type(old)} got "
+            f"{_full_type(new)})"
+        )
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def _check_hook_results(hook, old, new) -> tuple:
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(new)}, but expected {len(old)})"
+        )
+    for o, n in zip(old, new):
+        if o is not None and n is not None:
+            _check_hook_result(hook, o, n)
+    return new
+
+
+def _full_type(t: Tensor) -> str:
+    name = _type_name(t._data.dtype)
+    return name if t._device.type == "cpu" else name.replace("torch.", f"torch.{t._device.type}.")
+
+
+# --- storing gradients ---
+
+# NOTE [ Stealing gradients ]
+# A gradient computed by backward is usually a fresh array nobody else holds: it becomes `.grad` as
+# is. When the same Tensor is referenced elsewhere (Add passes one grad to both inputs, a hook kept
+# it) or its memory is shared (reshape returns a view, a backward returned `grad.detach()`), it is
+# copied, so a `.grad` never aliases another tensor and in-place accumulation into it is safe.
+# "Referenced elsewhere" is read from reference counts. Every caller of _owned holds the gradient
+# exactly once (a local or a list slot) and passes it through one more call, so an unshared
+# gradient has the count _probe measures below for the same call shape at import.
+
+
+def _probe_owned(x):
+    return sys.getrefcount(x), sys.getrefcount(x._data)
+
+
+def _probe_caller(x):
+    return _probe_owned(x)
+
+
+def _calibrate():
+    class Probe:
+        __slots__ = ("_data",)
+
+    held = Probe()
+    held._data = object()
+    return _probe_caller(held)
+
+
+_UNSHARED_REFS, _UNSHARED_DATA_REFS = _calibrate()
+
+
+def _owned(g: Tensor, create_graph: bool = False, leaf: bool = False) -> Tensor:
+    """`g` itself when nothing else can see it or its memory, else a copy.
+    See NOTE [ Stealing gradients ]."""
+    if create_graph:
+        return _graph_copy(g, leaf)
     if (
         sys.getrefcount(g) <= _UNSHARED_REFS
+        and sys.getrefcount(g._data) <= _UNSHARED_DATA_REFS
         and g._base is None
         and g._grad_fn is None
         and g._device.backend.owns_data(g._data)
@@ -351,25 +465,49 @@ def _owned(g: Tensor) -> Tensor:
     return _make(g._data.copy(), g._device, False, None)
 
 
+def _graph_copy(g: Tensor, leaf: bool) -> Tensor:
+    # Under create_graph torch always stores a differentiable copy: a leaf's .grad shows
+    # grad_fn=<CopyBackwards> (a copy_ into fresh memory), a retained grad <CloneBackward0>.
+    if not leaf:
+        return g.clone()
+    out = _make(g._device.backend.xp.empty_like(g._data), g._device, False, None)
+    return out.copy_(g)
+
+
+def _leaf_hooks(leaf: Tensor, g: Tensor) -> Tensor:
+    for hook in list(leaf._hooks.values()):
+        res = hook(g)
+        if res is not None:
+            _check_hook_result(hook, g, res)
+            g = res
+    return g
+
+
 def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
     leaf = acc._variable()
     if leaf is None:
         return
     if leaf._hooks is not None:
-        for hook in list(leaf._hooks.values()):
-            res = hook(g)
-            if res is not None:
-                g = res
-    if leaf._grad is None:
-        leaf._grad = g if create_graph else _owned(g)
-    elif create_graph or leaf._grad._requires_grad:
-        leaf._grad = leaf._grad + g
-    else:
-        old = leaf._grad
-        xp = leaf._device.backend.xp
-        xp.add(old._data, g._data, out=old._data)
-        old._vc[0] += 1
+        g = _leaf_hooks(leaf, g)
+    old = leaf._grad
+    if old is None:
+        leaf._grad = _owned(g, create_graph, leaf=True)
+    elif create_graph or old._requires_grad or not _add_into(old, g):
+        leaf._grad = old + g
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
         for hook in list(post.values()):
             hook(leaf)
+
+
+def _add_into(old: Tensor, g: Tensor) -> bool:
+    """old += g in old's memory (the accumulation of a training loop); False when impossible."""
+    data = old._data
+    if data.shape != g._data.shape or data.dtype != g._data.dtype:
+        return False
+    try:
+        old._device.backend.xp.add(data, g._data, out=data)
+    except ValueError:  # a read-only array (a broadcast view the user assigned as .grad)
+        return False
+    old._vc[0] += 1
+    return True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import warnings
 import weakref
 
 from minitorch._backend import default_device
@@ -88,20 +89,7 @@ class Node:
         if kind == "const":
             return obj
         if vc[0] != version:
-            if kind == "out":
-                desc = f"output {nr} of {type(self).__name__}"
-                shape, dtype = obj.shape, obj.dtype
-            else:
-                fn = obj._grad_fn
-                desc = f"output {obj._output_nr} of {type(fn).__name__}" if fn else "a leaf"
-                shape, dtype = obj.shape, obj.dtype
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [{_type_name(dtype)} {list(shape)}], which is {desc}, is at "
-                f"version {vc[0]}; expected version {version} instead. Hint: the backtrace further "
-                "above shows the operation that failed to compute its gradient. The variable in "
-                "question was changed in there or anywhere later. Good luck!"
-            )
+            _raise_modified(self, kind, obj, vc[0], version, nr)
         if kind == "out":
             # Re-create the output with this node as grad_fn, so double backward flows through it.
             t = _make(obj, self._out_device, True, self, nr)
@@ -124,9 +112,12 @@ class Node:
         return _Handle(self._hooks, fn)
 
     def register_prehook(self, fn):
-        """fn(grad_outputs) runs before this node's backward and may replace them."""
-        hooks = self.__dict__.setdefault("_node_prehooks", {})
-        return _Handle(hooks, fn)
+        """fn(grad_outputs) runs before this node's backward and may replace them. Mirrors torch."""
+        # Kept with the tensor hooks (keyed by output number) under the key None, so the engine
+        # tests one slot for all pre-hooks.
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return _Handle(self._pre_hooks.setdefault(None, {}), fn)
 
     def _release(self):
         self._saved = _FREED
@@ -177,6 +168,40 @@ def _accumulator(t: Tensor):
         acc._pre_hooks = None
         t._grad_acc = acc
     return acc
+
+
+def _raise_modified(node, kind, obj, current, version, nr):
+    """torch's error for a saved tensor changed in place since it was saved."""
+    if kind == "out":
+        desc = f", which is output {nr} of {_short_name(node)},"
+    else:
+        fn = obj._grad_fn
+        desc = f", which is output {obj._output_nr} of {_short_name(fn)}," if fn else ""
+    if state.anomaly:
+        hint = (
+            "Hint: the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good luck!"
+        )
+    else:
+        hint = (
+            "Hint: enable anomaly detection to find the operation that failed to compute its "
+            "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
+        )
+    raise RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [{_type_name(obj.dtype)} {list(obj.shape)}]{desc} is at version {current}; "
+        f"expected version {version} instead. {hint}"
+    )
+
+
+def _short_name(node) -> str:
+    """The op a node belongs to, as torch's messages name it: MulBackward0 -> Mul."""
+    name = type(node).__name__
+    for suffix in ("Backwards", "Backward"):
+        head, sep, tail = name.rpartition(suffix)
+        if sep and tail.isdigit() or sep and not tail:
+            return head
+    return name
 
 
 def _type_name(dtype) -> str:
@@ -237,6 +262,15 @@ class Function:
         raise NotImplementedError("jvp is not implemented; minitorch has reverse mode only")
 
     def __init__(self, *args, **kwargs):
+        warnings.warn(
+            f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args, **kwargs):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. Please use new-"
             "style autograd function with static forward method. (Example: "
@@ -268,18 +302,38 @@ class Function:
             ctx.xp = device.backend.xp
             ctx._to_save = None
             ctx._saved = None
-            ctx.needs_input_grad = _all_false(len(args))
+            # torch reports the inputs' requires_grad even when grad mode is off.
+            ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
             out = _user_forward(cls, ctx, args, kwargs)
             return _apply_general(cls, ctx, device, False, args, kwargs, out)
         # No node: a built-in forward gets the backend's shared NullCtx (see its docstring).
         ctx = device.backend.null_ctx
-        out = cls.forward(ctx, *args, **kwargs)
+        try:
+            out = cls.forward(ctx, *args, **kwargs)
+        except ValueError as e:
+            _raise_broadcast_error(cls, args, e)
         if out.__class__ is tuple:
             return _apply_general(cls, ctx, device, False, args, kwargs, out)
         result = _make(out, device, False, None)
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
         return result
+
+
+def _raise_broadcast_error(cls, args, err):
+    """NumPy's broadcasting ValueError as torch's RuntimeError; other ValueErrors pass."""
+    shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
+    if len(shapes) >= 2:
+        a, b = shapes[0], shapes[1]
+        n = max(len(a), len(b))
+        pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+        for i in range(n - 1, -1, -1):
+            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
+                    f"non-singleton dimension {i}"
+                ) from None
+    raise err
 
 
 def _user_forward(cls, ctx, args, kwargs):
@@ -302,7 +356,10 @@ def _apply_recording(cls, device, args, kwargs):
     if not cls._builtin:
         out = _user_forward(cls, ctx, args, kwargs)
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
-    out = cls.forward(ctx, *args, **kwargs)
+    try:
+        out = cls.forward(ctx, *args, **kwargs)
+    except ValueError as e:
+        _raise_broadcast_error(cls, args, e)
     if out.__class__ is tuple:
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
     result = _make(out, device, True, ctx)
@@ -388,7 +445,7 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
         ctx._n_out = len(outs)
         ctx._out_device = device
         if len(outs) > 1:  # for zero-filling the gradients of unused outputs
-            ctx._out_shapes = tuple((getattr(o, "shape", ()), getattr(o, "dtype", None))
+            ctx._out_shapes = tuple((o.shape, o.dtype) if _is_array(device, o) else None
                                     for o in arrays)
         _connect(ctx, args)
         for i, t in enumerate(results):
@@ -398,7 +455,7 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
                 t._requires_grad = False
                 continue
             if any(t is d for d in dirty):
-                _check_inplace_leaf(t)
+                _check_inplace_leaf(t, cls._builtin)
                 t._vc[0] += 1
                 _rebase_history(t, ctx, i)
                 continue
@@ -468,10 +525,12 @@ def _device_mismatch(cls, d1, d2):
     )
 
 
-def _check_inplace_leaf(t: Tensor):
+def _check_inplace_leaf(t: Tensor, builtin: bool = True):
     if t._grad_fn is None and t._requires_grad and state.enabled:
+        # torch words it differently for a custom Function's mark_dirty.
+        tense = "is being" if builtin else "has been"
         raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation."
+            f"a leaf Variable that requires grad {tense} used in an in-place operation."
         )
 
 
@@ -479,12 +538,47 @@ def _check_inplace_leaf(t: Tensor):
 
 
 def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
-    base = a._base if a._base is not None else a
+    if a._base is not None:
+        base = a._base
+        chain = a._view_chain
+        if a.__dict__.get("_no_grad_view"):
+            out._no_grad_view = True
+    else:
+        base = a
+        chain = ()
     out._base = base
     out._vc = a._vc
     out._view_version = a._vc[0]
-    chain = a._view_chain if a._base is not None else ()
     out._view_chain = chain + ((cls, extra_args, kwargs),)
+    # See NOTE [ Views and grad mode ]
+    if not base._requires_grad:
+        if state.enabled:
+            views = base.__dict__.get("_grad_views")
+            if views is None:
+                views = base.__dict__["_grad_views"] = weakref.WeakSet()
+            views.add(out)
+    elif not state.enabled:
+        out._no_grad_view = True
+
+
+# NOTE [ Views and grad mode ]
+# - A view taken with grad mode on of a base that does not require grad yet is registered on the
+#   base: when an in-place op later gives the base history (buf.add_(x), buf[i] = x), the view
+#   requires grad too and regenerates its grad_fn from the base (_base_gained_history).
+# - A view taken under no_grad of a base that requires grad stays out of the graph for good (like a
+#   detached tensor); modifying it in place with grad mode on is refused, as in torch, since the
+#   base's gradient could not see the change (see _check_leaf in minitorch/_ops/inplace.py).
+#   Differences from torch: torch gives such a view requires_grad=True (with no grad_fn).
+
+
+def _base_gained_history(base: Tensor):
+    """`base` just started requiring grad through an in-place op: so do the views taken of it."""
+    views = base.__dict__.pop("_grad_views", None)
+    if views:
+        for v in list(views):
+            if not v._requires_grad:
+                v._requires_grad = True
+                v._view_version = -1  # regenerates its grad_fn from the base on next use
 
 
 def _replay_view(base: Tensor, chain) -> Tensor:
@@ -498,9 +592,16 @@ def _regenerate_view_grad_fn(view: Tensor):
     """The base changed in place since the view's grad_fn was recorded: replay the view on it."""
     base = view._base
     view._view_version = view._vc[0]
-    if not (base._requires_grad and state.enabled):
+    if not base._requires_grad or view.__dict__.get("_no_grad_view"):
         return
-    fresh = _replay_view(base, view._view_chain)
+    # The view's history follows its data whatever the current mode: regenerating under no_grad
+    # (repr, a .grad_fn look-up) must not leave the old history marked as current.
+    prev = state.enabled
+    state.enabled = True
+    try:
+        fresh = _replay_view(base, view._view_chain)
+    finally:
+        state.enabled = prev
     view._grad_fn = fresh._grad_fn
     view._output_nr = fresh._output_nr
     view._requires_grad = fresh._requires_grad
@@ -509,13 +610,17 @@ def _regenerate_view_grad_fn(view: Tensor):
 def _rebase_history(t: Tensor, ctx, nr):
     """After an in-place op recorded as `ctx`, `t` (and its base, for a view) take the new history."""
     if t._base is None:
+        gained = not t._requires_grad
         t._grad_fn = ctx
         t._output_nr = nr
         t._requires_grad = True
+        if gained:
+            _base_gained_history(t)
         return
     from minitorch._ops.inplace import copy_slices
 
-    copy_slices(t, ctx, nr)
+    # The view's new value, carrying ctx's history, is written into the base's history.
+    copy_slices(t, _make(t._data, t._device, True, ctx, nr))
 
 
 def once_differentiable(fn):

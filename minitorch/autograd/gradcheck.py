@@ -230,7 +230,9 @@ def _check_inputs(inputs):
                 stacklevel=4,
             )
         arr = x._data
-        if not all(st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)):
+        if arr.size and not all(
+            st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)
+        ):
             raise RuntimeError(
                 f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
                 "that are non-overlapping to be able to compute the numerical gradients "
@@ -639,7 +641,7 @@ def _random_grad_output(o: Tensor, streams, non_contiguous: bool) -> Tensor:
     arr = o._data
     dtype = _jacobian_dtype(o)
     xp = o._device.backend.xp
-    values = (_stream(o, streams).random(arr.shape) * 2 - 1).astype(dtype)
+    values = xp.asarray(_stream(o, streams).random(arr.shape) * 2 - 1, dtype=dtype)
     if non_contiguous and arr.ndim and arr.size > 1:
         wide = xp.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=dtype)
         data = wide[..., ::2]

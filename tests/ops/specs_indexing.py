@@ -82,17 +82,32 @@ SPECS = [
     ),
     # x[key] = v
     OpSpec("setitem_int", *_set(1), [(3, 4), (4,)], torch_op=_torch_set(1)),
-    OpSpec("setitem_slice_broadcast", *_set(slice(0, 2)), [(3, 4), (1, 4)],
-           torch_op=_torch_set(slice(0, 2))),
-    OpSpec("setitem_scalar_value", *_set((slice(None), 1)), [(3, 4), ()],
-           torch_op=_torch_set((slice(None), 1))),
+    OpSpec(
+        "setitem_slice_broadcast",
+        *_set(slice(0, 2)),
+        [(3, 4), (1, 4)],
+        torch_op=_torch_set(slice(0, 2)),
+    ),
+    OpSpec(
+        "setitem_scalar_value",
+        *_set((slice(None), 1)),
+        [(3, 4), ()],
+        torch_op=_torch_set((slice(None), 1)),
+    ),
     OpSpec("setitem_list", *_set([2, 0]), [(3, 4), (2, 4)], torch_op=_torch_set([2, 0])),
-    OpSpec("setitem_arrays", *_set(([0, 2], [1, 3])), [(3, 4), (2,)],
-           torch_op=_torch_set(([0, 2], [1, 3]))),
-    OpSpec("setitem_mask", *_set([True, False, True]), [(3, 4), (4,)],
-           torch_op=_torch_set([True, False, True])),
-    OpSpec("setitem_leading_ones", *_set(0), [(3, 4), (1, 1, 4)], ref=None,
-           torch_op=_torch_set(0)),
+    OpSpec(
+        "setitem_arrays",
+        *_set(([0, 2], [1, 3])),
+        [(3, 4), (2,)],
+        torch_op=_torch_set(([0, 2], [1, 3])),
+    ),
+    OpSpec(
+        "setitem_mask",
+        *_set([True, False, True]),
+        [(3, 4), (4,)],
+        torch_op=_torch_set([True, False, True]),
+    ),
+    OpSpec("setitem_leading_ones", _set(0)[0], None, [(3, 4), (1, 1, 4)], torch_op=_torch_set(0)),
     # index_put
     OpSpec(
         "index_put_accumulate_dups",
@@ -129,3 +144,252 @@ def _np_add_at(a, key, v):
     b = a.copy()
     np.add.at(b, key, v)
     return b
+
+
+# --- gather / scatter / selection / sorting ---
+
+
+def _i(x, values):
+    """An int64 index tensor on x's device (minitorch or torch alike)."""
+    mod = mt if isinstance(x, mt.Tensor) else __import__("torch")
+    return mod.tensor(np.asarray(values, dtype=np.int64), device=x.device)
+
+
+def _m(x, values):
+    """A bool mask on x's device."""
+    mod = mt if isinstance(x, mt.Tensor) else __import__("torch")
+    return mod.tensor(np.asarray(values, dtype=bool), device=x.device)
+
+
+def _along_key(idx, axis):
+    """NumPy's advanced key addressing idx along axis (gather/scatter semantics)."""
+    idx = np.asarray(idx)
+    n = idx.ndim
+    return tuple(
+        idx if d == axis else np.arange(idx.shape[d]).reshape((-1,) + (1,) * (n - 1 - d))
+        for d in range(n)
+    )
+
+
+def _scatter_ufunc(ufunc, a, idx, axis, src, include_self=True, identity=None):
+    b = a.copy()
+    key = _along_key(idx, axis)
+    src = src[tuple(slice(0, n) for n in np.shape(idx))]
+    if not include_self:
+        b[key] = identity
+    ufunc.at(b, key, src)
+    return b
+
+
+def _scatter_mean(a, idx, axis, src, include_self=True):
+    total = _scatter_ufunc(np.add, a, idx, axis, src, include_self, 0)
+    count = np.full(a.shape, 1.0 if include_self else 0.0)
+    np.add.at(count, _along_key(idx, axis), 1.0)
+    return total / np.maximum(count, 1)
+
+
+def _kth(a, k, axis):
+    idx = np.take(np.argsort(a, axis=axis, kind="stable"), [k - 1], axis=axis)
+    return (np.take_along_axis(a, idx, axis).squeeze(axis), idx.squeeze(axis))
+
+
+G = [[0, 0, 3, 1], [2, 1, 1, 0], [3, 3, 0, 2]]  # gather/scatter_add index (duplicates)
+S = [[0, 2], [3, 1], [1, 0]]  # scatter index: unique per row (a scatter with duplicates has no
+# well-defined gradient)
+MASK = [[True, False, True, False], [False, False, True, True], [True, True, False, False]]
+R = [0, 0, 2, 2, 2]  # scatter_reduce groups
+
+SPECS += [
+    OpSpec(
+        "gather",
+        lambda x: mt.gather(x, 1, _i(x, G)),
+        lambda a: np.take_along_axis(a, np.array(G), 1),
+        [(3, 4)],
+        torch_op=lambda x: x.gather(1, _i(x, G)),
+    ),
+    OpSpec(
+        "gather_smaller_index",
+        lambda x: x.gather(0, _i(x, [[2, 0]])),
+        lambda a: a[_along_key([[2, 0]], 0)],
+        [(3, 4)],
+        torch_op=lambda x: x.gather(0, _i(x, [[2, 0]])),
+    ),
+    OpSpec(
+        "take_along_dim",
+        lambda x: mt.take_along_dim(x, _i(x, [[1, 0, 1]]), 0),
+        lambda a: np.take_along_axis(a, np.array([[1, 0, 1]]), 0),
+        [(2, 3)],
+        torch_op=lambda x: __import__("torch").take_along_dim(x, _i(x, [[1, 0, 1]]), 0),
+    ),
+    OpSpec(
+        "scatter",
+        lambda x, s: x.scatter(1, _i(x, S), s),
+        lambda a, s: _np_set(a, _along_key(S, 1), s),
+        [(3, 4), (3, 2)],
+        torch_op=lambda x, s: x.scatter(1, _i(x, S), s),
+    ),
+    OpSpec(
+        "scatter_value",
+        lambda x: x.scatter(1, _i(x, S), -1.5),
+        lambda a: _np_set(a, _along_key(S, 1), -1.5),
+        [(3, 4)],
+        torch_op=lambda x: x.scatter(1, _i(x, S), -1.5),
+    ),
+    OpSpec(
+        "scatter_add",
+        lambda x, s: x.scatter_add(1, _i(x, G), s),
+        lambda a, s: _scatter_ufunc(np.add, a, G, 1, s),
+        [(3, 4), (3, 4)],
+        torch_op=lambda x, s: x.scatter_add(1, _i(x, G), s),
+    ),
+    OpSpec(
+        "scatter_reduce_sum_noself",
+        lambda x, s: x.scatter_reduce(0, _i(x, R), s, "sum", include_self=False),
+        lambda a, s: _scatter_ufunc(np.add, a, R, 0, s, False, 0.0),
+        [(4,), (5,)],
+        torch_op=lambda x, s: x.scatter_reduce(0, _i(x, R), s, "sum", include_self=False),
+    ),
+    OpSpec(
+        "scatter_reduce_prod",
+        lambda x, s: x.scatter_reduce(0, _i(x, R), s, "prod"),
+        lambda a, s: _scatter_ufunc(np.multiply, a, R, 0, s),
+        [(4,), (5,)],
+        torch_op=lambda x, s: x.scatter_reduce(0, _i(x, R), s, "prod"),
+    ),
+    OpSpec(
+        "scatter_reduce_mean",
+        lambda x, s: x.scatter_reduce(0, _i(x, R), s, "mean"),
+        lambda a, s: _scatter_mean(a, R, 0, s),
+        [(4,), (5,)],
+        torch_op=lambda x, s: x.scatter_reduce(0, _i(x, R), s, "mean"),
+    ),
+    OpSpec(
+        "scatter_reduce_amax_noself",
+        lambda x, s: x.scatter_reduce(0, _i(x, R), s, "amax", include_self=False),
+        lambda a, s: _scatter_ufunc(np.maximum, a, R, 0, s, False, -np.inf),
+        [(4,), (5,)],
+        torch_op=lambda x, s: x.scatter_reduce(0, _i(x, R), s, "amax", include_self=False),
+    ),
+    OpSpec(
+        "scatter_reduce_amin",
+        lambda x, s: x.scatter_reduce(0, _i(x, R), s, "amin"),
+        lambda a, s: _scatter_ufunc(np.minimum, a, R, 0, s),
+        [(4,), (5,)],
+        torch_op=lambda x, s: x.scatter_reduce(0, _i(x, R), s, "amin"),
+    ),
+    OpSpec(
+        "index_select",
+        lambda x: mt.index_select(x, 1, _i(x, [3, 0, 3])),
+        lambda a: np.take(a, [3, 0, 3], axis=1),
+        [(3, 4)],
+        torch_op=lambda x: x.index_select(1, _i(x, [3, 0, 3])),
+    ),
+    OpSpec(
+        "index_add_alpha",
+        lambda x, s: x.index_add(0, _i(x, [2, 0, 2]), s, alpha=-2),
+        lambda a, s: _np_add_at(a, ([2, 0, 2],), -2 * s),
+        [(3, 4), (3, 4)],
+        torch_op=lambda x, s: x.index_add(0, _i(x, [2, 0, 2]), s, alpha=-2),
+    ),
+    OpSpec(
+        "index_copy",
+        lambda x, s: x.index_copy(1, _i(x, [3, 0]), s),
+        lambda a, s: _np_set(a, (slice(None), [3, 0]), s),
+        [(3, 4), (3, 2)],
+        torch_op=lambda x, s: x.index_copy(1, _i(x, [3, 0]), s),
+    ),
+    OpSpec(
+        "index_fill_tensor_value",
+        lambda x, v: x.index_fill(1, _i(x, [1, 3]), v),
+        lambda a, v: _np_set(a, (slice(None), [1, 3]), v),
+        [(3, 4), ()],
+        torch_op=lambda x, v: x.index_fill(1, _i(x, [1, 3]), v),
+    ),
+    OpSpec(
+        "masked_fill_tensor_value",
+        lambda x, v: x.masked_fill(_m(x, MASK), v),
+        lambda a, v: np.where(MASK, v, a),
+        [(3, 4), ()],
+        torch_op=lambda x, v: x.masked_fill(_m(x, MASK), v),
+    ),
+    OpSpec(
+        "masked_select_broadcast",
+        lambda x: mt.masked_select(x, _m(x, MASK)),
+        lambda a: np.broadcast_to(a, (3, 4))[np.array(MASK)],
+        [(4,)],
+        torch_op=lambda x: x.masked_select(_m(x, MASK)),
+    ),
+    OpSpec(
+        "masked_scatter",
+        lambda x, s: x.masked_scatter(_m(x, MASK), s),
+        lambda a, s: _np_set(a, np.array(MASK), s.reshape(-1)[: int(np.sum(MASK))]),
+        [(3, 4), (2, 5)],
+        torch_op=lambda x, s: x.masked_scatter(_m(x, MASK), s),
+    ),
+    OpSpec(
+        "take",
+        lambda x: mt.take(x, _i(x, [[0, 11], [-1, 5]])),
+        lambda a: np.take(a, [[0, 11], [-1, 5]]),
+        [(3, 4)],
+        torch_op=lambda x: __import__("torch").take(x, _i(x, [[0, 11], [-1, 5]])),
+    ),
+    OpSpec(
+        "put_accumulate",
+        lambda x, s: x.put(_i(x, [0, 5, 5, -1]), s, accumulate=True),
+        lambda a, s: _np_add_at(a.reshape(-1), ([0, 5, 5, -1],), s).reshape(a.shape),
+        [(3, 4), (4,)],
+        torch_op=lambda x, s: x.put(_i(x, [0, 5, 5, -1]), s, accumulate=True),
+    ),
+    OpSpec(
+        "sort",
+        lambda x: mt.sort(x, 0),
+        lambda a: (np.sort(a, 0), np.argsort(a, 0, kind="stable")),
+        [(3, 4)],
+        torch_op=lambda x: tuple(x.sort(0)),
+    ),
+    OpSpec(
+        "sort_descending",
+        lambda x: tuple(x.sort(descending=True)),
+        lambda a: (-np.sort(-a, -1), np.argsort(-a, -1, kind="stable")),
+        [(3, 4)],
+        torch_op=lambda x: tuple(x.sort(descending=True)),
+    ),
+    OpSpec(
+        "topk",
+        lambda x: tuple(mt.topk(x, 2, dim=1)),
+        lambda a: (-np.sort(-a, 1)[:, :2], np.argsort(-a, 1, kind="stable")[:, :2]),
+        [(3, 4)],
+        torch_op=lambda x: tuple(x.topk(2, dim=1)),
+    ),
+    OpSpec(
+        "kthvalue",
+        lambda x: tuple(mt.kthvalue(x, 2, 0)),
+        lambda a: _kth(a, 2, 0),
+        [(3, 4)],
+        torch_op=lambda x: tuple(x.kthvalue(2, 0)),
+    ),
+    # A gradient as an op: reaches the backward ops' own Functions (their double backward).
+    OpSpec(
+        "getitem_backward",
+        lambda x, w: _index_grad(mt, x, w),
+        lambda a, w: _np_add_at(np.zeros_like(a), ([0, 2, 0],), w),
+        [(3, 2), (3, 2)],
+        grad=(1,),
+        torch_op=lambda x, w: _index_grad(__import__("torch"), x, w),
+    ),
+    OpSpec(
+        "select_backward",
+        lambda x, w: _index_grad(mt, x, w, 1),
+        lambda a, w: _np_set(np.zeros_like(a), 1, w),
+        [(3, 2), (2,)],
+        grad=(1,),
+        torch_op=lambda x, w: _index_grad(__import__("torch"), x, w, 1),
+    ),
+]
+
+
+def _index_grad(mod, x, w, key=None):
+    """d/dx sum(x[key] * w), as a differentiable function of w."""
+    key = [0, 2, 0] if key is None else key
+    x = x.detach().requires_grad_(True)
+    return mod.autograd.grad((x[key] * w).sum(), x, create_graph=True)[0]

@@ -7,15 +7,20 @@ import warnings
 import weakref
 from collections import OrderedDict
 
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import state as _grad_state
 
 __all__ = [
-    "RemovableHandle", "BackwardHook", "register_module_forward_pre_hook",
-    "register_module_forward_hook", "register_module_backward_hook",
-    "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
-    "register_module_buffer_registration_hook", "register_module_module_registration_hook",
+    "RemovableHandle",
+    "BackwardHook",
+    "register_module_forward_pre_hook",
+    "register_module_forward_hook",
+    "register_module_backward_hook",
+    "register_module_full_backward_pre_hook",
+    "register_module_full_backward_hook",
+    "register_module_buffer_registration_hook",
+    "register_module_module_registration_hook",
     "register_module_parameter_registration_hook",
 ]
 
@@ -136,12 +141,14 @@ def register_module_forward_pre_hook(hook) -> RemovableHandle:
     return _register(_global_forward_pre_hooks, hook)
 
 
-def register_module_forward_hook(hook, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
+def register_module_forward_hook(
+    hook, *, with_kwargs: bool = False, always_call: bool = False
+) -> RemovableHandle:
     """A forward hook run for every module, before its own."""
-    handle = RemovableHandle(_global_forward_hooks,
-                             extra_dict=[_global_forward_hooks_always_called,
-                                         _global_forward_hooks_with_kwargs])
+    handle = RemovableHandle(
+        _global_forward_hooks,
+        extra_dict=[_global_forward_hooks_always_called, _global_forward_hooks_with_kwargs],
+    )
     _global_forward_hooks[handle.id] = hook
     if with_kwargs:
         _global_forward_hooks_with_kwargs[handle.id] = True
@@ -194,7 +201,9 @@ class BackwardHookFunction(Function):
 
     @staticmethod
     def forward(ctx, *tensors, hook, side):
-        ctx.set_materialize_grads(False)  # hooks see None for outputs that got no gradient
+        # As in torch, the pre-hooks see None for an output that got no gradient, the hooks see
+        # zeros for an input that got none.
+        ctx.set_materialize_grads(side == "input")
         ctx.hook = hook
         ctx.side = side
         return tuple(t._data for t in tensors)
@@ -219,6 +228,7 @@ class BackwardHook:
         self.n_outputs = -1
         self.input_tensors_index = None
         self.output_tensors_index = None
+        self._constant_inputs = ()  # (position, tensor) of tensor inputs that need no grad
 
     def _wrap(self, args, side):
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
@@ -226,12 +236,18 @@ class BackwardHook:
             return args, None
         wrapped = BackwardHookFunction.apply(*(args[i] for i in index), hook=self, side=side)
         out = list(args)
-        for i, t in zip(index, wrapped):
+        for i, t in zip(index, wrapped, strict=True):
             out[i] = t
         return tuple(out), index
 
     def setup_input_hook(self, args):
         result, self.input_tensors_index = self._wrap(args, "input")
+        if self.input_tensors_index is not None:
+            self._constant_inputs = tuple(
+                (i, a)
+                for i, a in enumerate(args)
+                if isinstance(a, Tensor) and i not in self.input_tensors_index
+            )
         self.n_inputs = len(args)
         return result
 
@@ -245,13 +261,12 @@ class BackwardHook:
     @staticmethod
     def _pack_with_none(index, values, size):
         res = [None] * size
-        for i, v in zip(index, values):
+        for i, v in zip(index, values, strict=True):
             res[i] = v
         return tuple(res)
 
     def _on_grad_outputs(self, grads):
-        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grads,
-                                                 self.n_outputs)
+        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grads, self.n_outputs)
         expected = len(self.grad_outputs)
         for hook in self.user_pre_hooks:
             out = hook(self.module, self.grad_outputs)
@@ -275,8 +290,7 @@ class BackwardHook:
             grad_inputs = (None,) * self.n_inputs
             for hook in self.user_hooks:
                 res = hook(self.module, grad_inputs, self.grad_outputs)
-                if res is not None and not (isinstance(res, tuple)
-                                            and all(r is None for r in res)):
+                if res is not None and not (isinstance(res, tuple) and all(r is None for r in res)):
                     raise RuntimeError(
                         "Backward hook for Modules where no input requires gradient should "
                         "always return None or None for all gradients."
@@ -287,7 +301,10 @@ class BackwardHook:
     def _on_grad_inputs(self, grads):
         if self.grad_outputs is None:
             return grads
-        res = self._pack_with_none(self.input_tensors_index, grads, self.n_inputs)
+        res = list(self._pack_with_none(self.input_tensors_index, grads, self.n_inputs))
+        for i, a in self._constant_inputs:  # torch passes them zeros, as the gradient of a constant
+            res[i] = _make(a._device.backend.xp.zeros_like(a._data), a._device, False, None)
+        res = tuple(res)
         for hook in self.user_hooks:
             out = hook(self.module, res, self.grad_outputs)
             if out is None:

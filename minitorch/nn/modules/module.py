@@ -96,6 +96,25 @@ def _forward_unimplemented(self, *input: Any) -> None:
     )
 
 
+_TO_SIGNATURES = "".join(
+    f" * ({first}bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n"
+    for first in (
+        "torch.device device = None, torch.dtype dtype = None, ",
+        "torch.dtype dtype, ",
+        "Tensor tensor, ",
+    )
+)
+
+
+def _arg_type_name(a) -> str:
+    if isinstance(a, Tensor):
+        return "Tensor"
+    if isinstance(a, (_dtype.dtype, Device)):
+        return "torch." + type(a).__name__.lower()
+    return type(a).__name__
+
+
 def _parse_to(args, kwargs):
     """(device, dtype, non_blocking) from Module.to's arguments, in all of Tensor.to's forms."""
     kwargs = dict(kwargs)
@@ -110,18 +129,24 @@ def _parse_to(args, kwargs):
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
         device, dt = other.device, other.dtype
-    elif rest and (rest[0] is None or isinstance(rest[0], (str, Device))
-                   or (isinstance(rest[0], int) and not isinstance(rest[0], bool))):
+    elif rest and (
+        rest[0] is None
+        or isinstance(rest[0], (str, Device))
+        or (isinstance(rest[0], int) and not isinstance(rest[0], bool))
+    ):
         device = rest.pop(0)
     if rest and (isinstance(rest[0], _dtype.dtype) or isinstance(rest[0], type)):
         dt = rest.pop(0)
-    for _ in range(2):  # non_blocking, copy
-        if rest and isinstance(rest[0], bool):
-            flag = rest.pop(0)
-            non_blocking = flag if _ == 0 else non_blocking
+    if rest and isinstance(rest[0], bool):
+        non_blocking = rest.pop(0)
+    if rest and isinstance(rest[0], bool):
+        rest.pop(0)  # copy: a module's tensors are always converted (or kept) in place
     if rest:
-        got = ", ".join(type(a).__name__ for a in args)
-        raise TypeError(f"to() received an invalid combination of arguments - got ({got})")
+        got = ", ".join(_arg_type_name(a) for a in args)
+        raise TypeError(
+            f"to() received an invalid combination of arguments - got ({got}), but expected one "
+            f"of:\n{_TO_SIGNATURES}"
+        )
     if device is not None and not isinstance(device, Device):
         device = as_device(device)
     if dt is not None and not isinstance(dt, _dtype.dtype):
@@ -186,9 +211,9 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError(f"{kind} name can't contain \".\"")
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError(f"{kind} name can't be empty string \"\"")
+            raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in registry:
             raise KeyError(f"attribute '{name}' already exists")
 
@@ -246,9 +271,9 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
-            raise KeyError(f"module name can't contain \".\", got: {name}")
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
-            raise KeyError("module name can't be empty string \"\"")
+            raise KeyError('module name can\'t be empty string ""')
         for hook in _global_module_registration_hooks.values():
             out = hook(self, name, module)
             if out is not None:
@@ -417,7 +442,10 @@ class Module:
 
     def __dir__(self):
         keys = [
-            *dir(self.__class__), *self.__dict__, *self._parameters, *self._modules,
+            *dir(self.__class__),
+            *self.__dict__,
+            *self._parameters,
+            *self._modules,
             *self._buffers,
         ]
         return sorted(k for k in keys if not k[0].isdigit())
@@ -428,10 +456,17 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         # Modules pickled before a registry existed get an empty one.
-        for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
-                     "_forward_hooks_with_kwargs", "_forward_hooks_always_called",
-                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
-                     "_load_state_dict_post_hooks", "_backward_pre_hooks"):
+        for name in (
+            "_forward_pre_hooks",
+            "_forward_pre_hooks_with_kwargs",
+            "_forward_hooks_with_kwargs",
+            "_forward_hooks_always_called",
+            "_state_dict_hooks",
+            "_state_dict_pre_hooks",
+            "_load_state_dict_pre_hooks",
+            "_load_state_dict_post_hooks",
+            "_backward_pre_hooks",
+        ):
             if name not in self.__dict__:
                 object.__setattr__(self, name, OrderedDict())
         if "_non_persistent_buffers_set" not in self.__dict__:
@@ -443,8 +478,11 @@ class Module:
 
     def _named_members(self, get_members, prefix="", recurse=True, remove_duplicate=True):
         memo = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                   if recurse else [(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for k, v in get_members(module):
                 if v is None or v in memo:
@@ -458,19 +496,23 @@ class Module:
         for _, param in self.named_parameters(recurse=recurse):
             yield param
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
-        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
-                                       remove_duplicate)
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        yield from self._named_members(
+            lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
+        )
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
-        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
-                                       remove_duplicate)
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members(
+            lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
+        )
 
     def children(self) -> Iterator[Module]:
         for _, module in self.named_children():
@@ -487,8 +529,9 @@ class Module:
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
-    def named_modules(self, memo: set | None = None, prefix: str = "",
-                      remove_duplicate: bool = True):
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ):
         """(dotted name, module) for self and every descendant, depth first, each once."""
         if memo is None:
             memo = set()
@@ -584,8 +627,11 @@ class Module:
             )
 
         def convert(t):
-            return t.to(device=device, dtype=dt if t.is_floating_point() else None,
-                        non_blocking=non_blocking)
+            return t.to(
+                device=device,
+                dtype=dt if t.is_floating_point() else None,
+                non_blocking=non_blocking,
+            )
 
         return self._apply(convert)
 
@@ -621,12 +667,14 @@ class Module:
 
     # --- hooks ---
 
-    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """hook(module, args) -> None or new args; with_kwargs: hook(module, args, kwargs) ->
         None or (new_args, new_kwargs). Runs before forward."""
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
+        handle = RemovableHandle(
+            self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs
+        )
         self._forward_pre_hooks[handle.id] = hook
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -634,8 +682,9 @@ class Module:
             self._forward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self, hook, *, prepend: bool = False, with_kwargs: bool = False, always_call: bool = False
+    ) -> RemovableHandle:
         """hook(module, args, output) (with_kwargs: hook(module, args, kwargs, output)) -> None
         or a new output. Runs after forward."""
         handle = RemovableHandle(
@@ -706,30 +755,21 @@ class Module:
 
     def _call_impl(self, *args, **kwargs):
         # See NOTE [ The per-op path ]: a module without hooks costs one check and one call.
-        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or _global_forward_pre_hooks
-                or _global_forward_hooks or _global_backward_hooks
-                or _global_backward_pre_hooks):
+        if not (
+            self._forward_pre_hooks
+            or self._forward_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+            or _global_forward_pre_hooks
+            or _global_forward_hooks
+            or _global_backward_hooks
+            or _global_backward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         result = None
         called_always = set()
         try:
-            for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                                  *self._forward_pre_hooks.items()):
-                if hook_id in self._forward_pre_hooks_with_kwargs:
-                    out = hook(self, args, kwargs)
-                    if out is not None:
-                        if not (isinstance(out, tuple) and len(out) == 2):
-                            raise RuntimeError(
-                                "forward pre-hook must return None or a tuple of (new_args, "
-                                f"new_kwargs), but got {out}."
-                            )
-                        args, kwargs = out
-                else:
-                    out = hook(self, args)
-                    if out is not None:
-                        args = out if isinstance(out, tuple) else (out,)
-
+            args, kwargs = self._run_forward_pre_hooks(args, kwargs)
             full_hooks, non_full_hooks = [], []
             if self._backward_hooks or _global_backward_hooks:
                 full_hooks, non_full_hooks = self._get_backward_hooks()
@@ -742,18 +782,7 @@ class Module:
                 args = bw_hook.setup_input_hook(args)
 
             result = self.forward(*args, **kwargs)
-
-            for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-                if (hook_id in self._forward_hooks_always_called
-                        or hook_id in _global_forward_hooks_always_called):
-                    called_always.add(hook_id)
-                if (hook_id in self._forward_hooks_with_kwargs
-                        or hook_id in _global_forward_hooks_with_kwargs):
-                    out = hook(self, args, kwargs, result)
-                else:
-                    out = hook(self, args, result)
-                if out is not None:
-                    result = out
+            result = self._run_forward_hooks(args, kwargs, result, called_always)
 
             if bw_hook is not None:
                 if not isinstance(result, (Tensor, tuple)):
@@ -763,12 +792,14 @@ class Module:
                         stacklevel=2,
                     )
                 result = bw_hook.setup_output_hook(result)
-
             if non_full_hooks:
                 var = result
                 while not isinstance(var, Tensor):
-                    var = (next(v for v in var.values() if isinstance(v, Tensor))
-                           if isinstance(var, dict) else var[0])
+                    var = (
+                        next(v for v in var.values() if isinstance(v, Tensor))
+                        if isinstance(var, dict)
+                        else var[0]
+                    )
                 grad_fn = var.grad_fn
                 if grad_fn is not None:
                     for hook in non_full_hooks:
@@ -778,10 +809,47 @@ class Module:
             self._run_always_called_hooks(args, kwargs, result, called_always)
             raise
 
+    def _run_forward_pre_hooks(self, args, kwargs):
+        for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if not (isinstance(out, tuple) and len(out) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {out}."
+                        )
+                    args, kwargs = out
+            else:
+                out = hook(self, args)
+                if out is not None:
+                    args = out if isinstance(out, tuple) else (out,)
+        return args, kwargs
+
+    def _run_forward_hooks(self, args, kwargs, result, called_always):
+        for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
+            if (
+                hook_id in self._forward_hooks_always_called
+                or hook_id in _global_forward_hooks_always_called
+            ):
+                called_always.add(hook_id)
+            if (
+                hook_id in self._forward_hooks_with_kwargs
+                or hook_id in _global_forward_hooks_with_kwargs
+            ):
+                out = hook(self, args, kwargs, result)
+            else:
+                out = hook(self, args, result)
+            if out is not None:
+                result = out
+        return result
+
     def _run_always_called_hooks(self, args, kwargs, result, called):
         for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
-            always = (hook_id in self._forward_hooks_always_called
-                      or hook_id in _global_forward_hooks_always_called)
+            always = (
+                hook_id in self._forward_hooks_always_called
+                or hook_id in _global_forward_hooks_always_called
+            )
             if not always or hook_id in called:
                 continue
             try:
@@ -883,8 +951,9 @@ class Module:
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
+                module.state_dict(
+                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
+                )
         for hook in self._state_dict_hooks.values():
             out = hook(self, destination, prefix, local_metadata)
             if not getattr(hook, "_from_public_api", False):
@@ -894,17 +963,29 @@ class Module:
                 raise RuntimeError("state_dict post-hook must return None")
         return destination
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         """Loads this module's own entries (not its children's) from `state_dict`, recording
         problems in the lists. Override to accept older layouts (see BatchNorm)."""
         for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                        persistent.items()) if v is not None}
+            hook(
+                state_dict,
+                prefix,
+                local_metadata,
+                strict,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
+        persistent = {
+            k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set
+        }
+        local_state = {
+            k: v
+            for k, v in itertools.chain(self._parameters.items(), persistent.items())
+            if v is not None
+        }
         assign = local_metadata.get("assign_to_params_buffers", False)
         for name, param in local_state.items():
             key = prefix + name
@@ -955,15 +1036,16 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
-                    parts = key[len(prefix):].split(".", 1)
+                    parts = key[len(prefix) :].split(".", 1)
                     if len(parts) > 1:
                         if parts[0] not in self._modules:
                             unexpected_keys.append(key)
                     elif parts[0] not in local_state:
                         unexpected_keys.append(key)
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
         """Copies parameters and buffers from `state_dict` into this module (in place, unless
         assign=True). strict=True raises listing missing and unexpected keys; shape mismatches
         always raise. Returns (missing_keys, unexpected_keys). Mirrors torch."""
@@ -981,13 +1063,21 @@ class Module:
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
+            module._load_from_state_dict(
+                local_state_dict,
+                prefix,
+                local_metadata,
+                True,
+                missing_keys,
+                unexpected_keys,
+                error_msgs,
+            )
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    child_state = {k: v for k, v in local_state_dict.items()
-                                   if k.startswith(child_prefix)}
+                    child_state = {
+                        k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)
+                    }
                     load(child, child_state, child_prefix)
             incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
             for hook in module._load_state_dict_post_hooks.values():
@@ -999,7 +1089,6 @@ class Module:
                     )
 
         load(self, state_dict)
-        del load
         if strict:
             if unexpected_keys:
                 keys = ", ".join(f'"{k}"' for k in unexpected_keys)
@@ -1037,4 +1126,3 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
-

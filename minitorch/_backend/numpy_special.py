@@ -1,0 +1,165 @@
+"""Special functions on NumPy arrays: scipy.special when importable, else pure-NumPy fallbacks."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["special", "FALLBACKS"]
+
+# NOTE [ Special functions ]
+# NumPy has no erf, lgamma or digamma. Backend.special(name) hands the ops an array function for
+# one of NAMES: scipy.special's on the CPU when SciPy is installed (it is optional), cupyx's on
+# the GPU, and the fallbacks below otherwise. The fallbacks trade speed for independence: erf,
+# erfc and lgamma call Python's math module per element; erfinv refines a rational first guess
+# by Newton steps on erf; digamma and polygamma shift the argument up by recurrence and finish
+# with the asymptotic series. Each takes and returns float64 arrays; callers cast.
+
+_SCIPY_NAMES = {
+    "erf": "erf",
+    "erfc": "erfc",
+    "erfinv": "erfinv",
+    "lgamma": "gammaln",
+    "digamma": "psi",
+    "polygamma": "polygamma",
+}
+
+
+def _elementwise(fn):
+    """A per-element Python function as a float64 array function."""
+    ufunc = np.frompyfunc(fn, 1, 1)
+
+    def apply(x):
+        return np.asarray(ufunc(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+    return apply
+
+
+def _lgamma_scalar(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:  # a pole: 0, -1, -2, ...
+        return math.inf
+
+
+def _erfinv(y):
+    y = np.asarray(y, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # M. Giles' single-precision approximation as the first guess
+        w = -np.log((1.0 - y) * (1.0 + y))
+        small = w < 5.0
+        ws = w - 2.5
+        p = np.full_like(y, 2.81022636e-08)
+        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
+                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+            p = c + p * ws
+        wl = np.sqrt(np.where(small, 5.0, w)) - 3.0
+        q = np.full_like(y, -0.000200214257)
+        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
+                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+            q = c + q * wl
+        t = np.abs(y)
+        a = np.where(small, p, q) * t
+        finite = np.isfinite(a)
+        a = np.where(finite, a, 1.0)
+        tail = t > 0.5
+        for _ in range(4):  # Newton steps from a guess good to ~1e-7
+            # in the tails on log erfc(a) = log(1 - t) (1 - t is exact there, and log erfc is
+            # nearly quadratic), else on erf(a) = t
+            e = np.where(tail, _erfc(a), _erf(a))
+            slope = 2.0 / math.sqrt(math.pi) * np.exp(-a * a)
+            a = np.where(tail, a + (np.log(e) - np.log1p(-t)) * e / slope, a - (e - t) / slope)
+        x = np.where(finite, np.copysign(a, y), np.nan)
+        x = np.where(t == 1.0, np.copysign(np.inf, y), x)
+        return np.where(np.abs(y) > 1.0, np.nan, x)
+
+
+def _shift_up(x, n: int, low: float = 10.0):
+    """(x + k, sum of (-1)^(n+1) n! / (x + j)^(n+1) for j < k) with k the steps to reach `low`:
+    psi^(n)(x) = that sum + psi^(n)(x + k)."""
+    acc = np.zeros_like(x)
+    sign_fact = (-1.0) ** (n + 1) * math.factorial(n)
+    while True:
+        below = x < low
+        if not below.any():
+            return x, acc
+        safe = np.where(below, x, 1.0)
+        term = sign_fact / safe ** (n + 1) if n else 1.0 / safe
+        acc = acc + np.where(below, term, 0.0)
+        x = np.where(below, x + 1.0, x)
+
+
+# The Bernoulli numbers B_2, B_4, ..., B_14, for the asymptotic series of digamma and polygamma
+_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
+
+
+def _digamma(x):
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        neg = x < 0
+        pole = (x <= 0) & (x == np.floor(x))
+        # reflection: psi(x) = psi(1 - x) - pi / tan(pi x)
+        z = np.where(neg, 1.0 - x, x)
+        z = np.where(pole | ~np.isfinite(z), 1.0, z)
+        z, acc = _shift_up(z, 0)
+        inv2 = 1.0 / (z * z)
+        series = np.zeros_like(z)
+        for k in range(len(_B2K) - 1, -1, -1):
+            series = (series + _B2K[k] / (2 * (k + 1))) * inv2
+        out = np.log(z) - 0.5 / z - series - acc
+        out = np.where(neg, out - math.pi / np.tan(math.pi * x), out)
+        out = np.where(pole, np.where(x == 0, np.copysign(np.inf, -x), np.nan), out)
+        out = np.where(x == np.inf, np.inf, out)
+        return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
+
+
+def _polygamma(n, x):
+    n = int(n)
+    if n == 0:
+        return _digamma(x)
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        pole = (x <= 0) & (x == np.floor(x))
+        z = np.where(pole | ~np.isfinite(x), 1.0, x)
+        z, acc = _shift_up(z, n)
+        # (-1)^(n+1) [ (n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)! / ((2k)! z^(2k+n)) ]
+        total = math.factorial(n - 1) / z**n + math.factorial(n) / (2 * z ** (n + 1))
+        for k, b in enumerate(_B2K, start=1):
+            total = total + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
+        out = (-1.0) ** (n + 1) * total + acc
+        sign_inf = np.inf if n % 2 else -np.inf
+        out = np.where(pole, sign_inf, out)
+        out = np.where(x == np.inf, 0.0, out)
+        return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
+
+
+_erf = _elementwise(math.erf)
+_erfc = _elementwise(math.erfc)
+
+FALLBACKS = {
+    "erf": _erf,
+    "erfc": _erfc,
+    "erfinv": _erfinv,
+    "lgamma": _elementwise(_lgamma_scalar),
+    "digamma": _digamma,
+    "polygamma": _polygamma,
+}
+
+_cache: dict = {}
+
+
+def special(name: str):
+    """The array function `name` (one of FALLBACKS' keys); see NOTE [ Special functions ]."""
+    fn = _cache.get(name)
+    if fn is None:
+        if name not in FALLBACKS:
+            raise ValueError(f"special: unknown function '{name}'")
+        try:
+            import scipy.special as sc  # optional dependency
+        except ImportError:
+            fn = FALLBACKS[name]
+        else:
+            fn = getattr(sc, _SCIPY_NAMES[name])
+        _cache[name] = fn
+    return fn

@@ -1,0 +1,272 @@
+"""Cumulative ops along a dim: cumsum, cumprod, cummax/cummin, logcumsumexp; and diff."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+from minitorch import _dtype, return_types
+from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops.reduction import _const, _out
+from minitorch._ops.reduction_more import TakeAlong
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+__all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff"]
+
+_MISSING = object()
+
+
+# --- scans built from whole-array kernels (CuPy has no maximum.accumulate) ---
+
+
+def _part(ndim, dim, sl):
+    return tuple(sl if k == dim else slice(None) for k in range(ndim))
+
+
+def scan(xp, x, dim, combine):
+    """Inclusive scan of an associative `combine(earlier, later)` along dim, in log2(n) steps of
+    whole-array kernels (Hillis-Steele). `x` is a tuple of arrays scanned together."""
+    n = x[0].shape[dim]
+    nd = x[0].ndim
+    s = 1
+    while s < n:
+        head, left, right = _part(nd, dim, slice(None, s)), _part(nd, dim, slice(None, -s)), (
+            _part(nd, dim, slice(s, None)))
+        merged = combine(tuple(a[left] for a in x), tuple(a[right] for a in x))
+        x = tuple(xp.concatenate([a[head], m], axis=dim) for a, m in zip(x, merged, strict=True))
+        s *= 2
+    return x
+
+
+def running_extreme(xp, x, dim, kind):
+    """(running max or min, its index) along dim; a later equal value takes the index, and nan
+    wins from where it appears (as torch's cummax/cummin)."""
+    n = x.shape[dim]
+    pos = xp.arange(n).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
+    idx = xp.broadcast_to(pos, x.shape).astype(_dtype.int64.np)
+    floating = x.dtype.kind == "f"
+
+    def combine(earlier, later):
+        (v0, i0), (v1, i1) = earlier, later
+        wins = (v1 >= v0) if kind == "max" else (v1 <= v0)
+        if floating:
+            wins = wins | xp.isnan(v1)
+        return xp.where(wins, v1, v0), xp.where(wins, i1, i0)
+
+    return scan(xp, (x, idx), dim, combine)
+
+
+# --- cumsum, cumprod ---
+
+
+def _flip(xp, x, dim):
+    return xp.flip(x, axis=dim)
+
+
+class Cumsum(Function):
+    """out_i = sum_{j<=i} a_j (j >= i when reverse);  grad_a = the reverse cumsum of grad"""
+
+    @staticmethod
+    def forward(ctx, a, *, dim, reverse):
+        x = a._data
+        xp = ctx.xp
+        ctx.dim, ctx.reverse = dim, reverse
+        if reverse:
+            return _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim), dim)
+        return xp.cumsum(x, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Cumsum.apply(grad, dim=ctx.dim, reverse=not ctx.reverse)
+
+
+def _along(input, dim, op):
+    """(the input as at least 1-d, the wrapped dim, whether it was 0-d)."""
+    if dim is _MISSING:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    d = wrap_dim(operator.index(dim), input.ndim, op)
+    if input.ndim == 0:
+        return input.reshape((1,)), 0, True
+    return input, d, False
+
+
+def _int_to_long(input, dtype, op):
+    if dtype is not None:
+        return cast(input, _dtype.to_dtype(dtype, op))
+    if input.dtype.is_floating_point:
+        return input
+    return cast(input, _dtype.int64)
+
+
+def cumsum(input, dim=_MISSING, *, dtype=None, out=None):
+    """Cumulative sum along dim (ints and bools as int64). Mirrors torch.cumsum."""
+    x, d, was_0d = _along(input, dim, "cumsum")
+    r = Cumsum.apply(_int_to_long(x, dtype, "cumsum"), dim=d, reverse=False)
+    return _out(r.reshape(()) if was_0d else r, out)
+
+
+def _pairs(t: Tensor, dim: int, role: str) -> Tensor:
+    """t with a size-1 axis inserted so its `dim` plays index i (at dim) or j (at dim + 1) of an
+    (n, n) pairing of positions along dim."""
+    shape = t._data.shape
+    at = dim + 1 if role == "i" else dim
+    return t.reshape(shape[:at] + (1,) + shape[at:])
+
+
+def _pair_mask(xp, like: Tensor, dim: int, test) -> Tensor:
+    """A bool (n, n) mask test(i, j), placed at (dim, dim + 1) and broadcastable."""
+    shape = like._data.shape
+    n = shape[dim]
+    i = xp.arange(n).reshape(n, 1)
+    j = xp.arange(n).reshape(1, n)
+    mask = test(i, j).reshape((1,) * dim + (n, n) + (1,) * (len(shape) - dim - 1))
+    return _const(mask, like)
+
+
+class Cumprod(Function):
+    """out_i = prod_{j<=i} a_j;  grad_a_i = sum_{j>=i} grad_j prod_{k<=j, k!=i} a_k (exact with
+    zeros; O(n^2) memory along dim in backward)"""
+
+    @staticmethod
+    def forward(ctx, a, *, dim):
+        ctx.save_for_backward(a)
+        ctx.dim = dim
+        return ctx.xp.cumprod(a._data, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+        from minitorch._ops.reduction import sum
+
+        (a,) = ctx.saved_tensors
+        d = ctx.dim
+        xp = ctx.xp
+        others = where(_pair_mask(xp, a, d, lambda i, j: i == j), 1.0, _pairs(a, d, "j"))
+        prods = Cumprod.apply(others, dim=d + 1)  # [i, j] = prod_{k<=j, k!=i} a_k
+        upper = _pair_mask(xp, a, d, lambda i, j: j >= i)
+        return sum(where(upper, prods * _pairs(grad, d, "j"), 0.0), d + 1)
+
+
+def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
+    """Cumulative product along dim (ints and bools as int64). Mirrors torch.cumprod."""
+    x, d, was_0d = _along(input, dim, "cumprod")
+    r = Cumprod.apply(_int_to_long(x, dtype, "cumprod"), dim=d)
+    return _out(r.reshape(()) if was_0d else r, out)
+
+
+# --- cummax, cummin ---
+
+
+class Cummax(TakeAlong):
+    _node_name = "CummaxBackward0"
+
+
+class Cummin(TakeAlong):
+    _node_name = "CumminBackward0"
+
+
+def _cum_extreme(kind, input, dim, out):
+    x, d, was_0d = _along(input, dim, kind)
+    xp = input._device.backend.xp
+    _, idx = running_extreme(xp, x._data, d, kind[3:])
+    fn = Cummax if kind == "cummax" else Cummin
+    values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
+    indices = _const(idx, input)
+    if was_0d:
+        values, indices = values.reshape(()), indices.reshape(())
+    if out is not None:
+        _out(values, out[0])
+        _out(indices, out[1])
+        values, indices = out
+    return getattr(return_types, kind)((values, indices))
+
+
+def cummax(input, dim=_MISSING, *, out=None):
+    """Running maximum along dim and where it was attained. Mirrors torch.cummax."""
+    return _cum_extreme("cummax", input, dim, out)
+
+
+def cummin(input, dim=_MISSING, *, out=None):
+    """Running minimum along dim and where it was attained. Mirrors torch.cummin."""
+    return _cum_extreme("cummin", input, dim, out)
+
+
+# --- logcumsumexp ---
+
+
+class Logcumsumexp(Function):
+    """out_i = log(sum_{j<=i} exp(a_j)) (a logaddexp scan: stable at any range);
+    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward)"""
+
+    @staticmethod
+    def forward(ctx, a, *, dim):
+        xp = ctx.xp
+        ctx.dim = dim
+        (out,) = scan(xp, (a._data,), dim, lambda e, r: (xp.logaddexp(e[0], r[0]),))
+        out = xp.asarray(out, dtype=a._data.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import exp, where
+        from minitorch._ops.reduction import sum
+
+        a, out = ctx.saved_tensors
+        d = ctx.dim
+        out_j = _pairs(out, d, "j")
+        upper = _pair_mask(ctx.xp, a, d, lambda i, j: j >= i)._data
+        live = _const(upper & (out_j._data > -math.inf), a)
+        w = exp(where(live, _pairs(a, d, "i") - out_j, -math.inf))
+        return sum(w * _pairs(grad, d, "j"), d + 1)
+
+
+def logcumsumexp(input, dim=_MISSING, *, out=None):
+    """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f'"logcumsumexp_out_cpu" not implemented for \'{_type_short(input.dtype)}\''
+        )
+    x, d, was_0d = _along(input, dim, "logcumsumexp")
+    r = Logcumsumexp.apply(x, dim=d)
+    return _out(r.reshape(()) if was_0d else r, out)
+
+
+def _type_short(dt) -> str:
+    from minitorch._ops.reduction import _short
+
+    return _short(dt)
+
+
+# --- diff ---
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim, after joining prepend/append. Mirrors torch.diff."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = wrap_dim(operator.index(dim), input.ndim, "diff")
+    parts = []
+    for extra in (prepend, input, append):
+        if extra is None:
+            continue
+        if extra is not input and extra.ndim != input.ndim:
+            raise RuntimeError(
+                "diff expects prepend or append to be the same dimension as input"
+            )
+        parts.append(extra)
+    x = input
+    if len(parts) > 1:
+        from minitorch._ops import cat
+
+        x = cat(parts, d)
+    for _ in range(n):
+        length = x._data.shape[d]
+        if length == 0:
+            break
+        later, earlier = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
+        x = (later != earlier) if x.dtype is _dtype.bool else later - earlier
+    return x

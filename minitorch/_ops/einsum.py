@@ -1,0 +1,173 @@
+"""einsum in torch's notation: one Function whose gradients are einsums again."""
+
+from __future__ import annotations
+
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+__all__ = ["einsum"]
+
+
+def _short(dt) -> str:
+    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+             "bfloat16": "BFloat16"}
+    return names[dt.name]
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+class Einsum(Function):
+    """out = einsum(eq, *ops) (explicit output, no ellipsis);  the gradient of each operand is
+    the einsum of grad with the other operands onto that operand's subscripts"""
+
+    @staticmethod
+    def forward(ctx, *ops, eq):
+        ctx.save_for_backward(*ops)
+        ctx.eq = eq
+        arrays = [t._data for t in ops]
+        out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
+        return ctx.xp.asarray(out, dtype=arrays[0].dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        ops = ctx.saved_tensors
+        lhs, out_subs = ctx.eq.split("->")
+        terms = lhs.split(",")
+        sizes = {}
+        for t, term in zip(ops, terms, strict=False):
+            sizes.update(zip(term, t._data.shape, strict=False))
+        grads = []
+        for k in range(len(terms)):
+            if not ctx.needs_input_grad[k]:
+                grads.append(None)
+                continue
+            grads.append(_einsum_grad(grad, ops, terms, out_subs, k, sizes))
+        return tuple(grads)
+
+
+def _einsum_grad(grad, ops, terms, out_subs, k, sizes):
+    """d out / d ops[k] contracted with grad, as one more einsum (constants fill in the letters
+    only ops[k] has: ones for a letter summed inside ops[k], an identity for a repeated one)."""
+    xp = grad._device.backend.xp
+    dt = grad._data.dtype
+    used = set("".join(terms) + out_subs)
+    free = (c for c in _LETTERS if c not in used)
+    subs = [out_subs] + [t for j, t in enumerate(terms) if j != k]
+    inputs = [grad] + [t for j, t in enumerate(ops) if j != k]
+    present = set("".join(subs))
+    target = []
+    seen = set()
+    for c in terms[k]:
+        if c in seen:  # a repeated letter: the gradient lives on the diagonal
+            new = next(free)
+            target.append(new)
+            subs.append(c + new)
+            inputs.append(_make(xp.eye(sizes[c], dtype=dt), grad._device, False, None))
+            continue
+        seen.add(c)
+        target.append(c)
+    for c in seen:
+        if c not in present and terms[k].count(c) == 1:
+            subs.append(c)
+            inputs.append(_make(xp.ones(sizes[c], dtype=dt), grad._device, False, None))
+    return Einsum.apply(*inputs, eq=",".join(subs) + "->" + "".join(target))
+
+
+def einsum(equation, *operands):
+    """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
+    Mirrors torch.einsum.
+
+    Differences from torch: the sublist form einsum(op1, [0, 1], op2, [1, 2]) is not supported.
+    """
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the sublist format is not supported; pass an equation string")
+    eq = equation.replace(" ", "")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if len(terms) > len(operands):
+        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+    if len(terms) < len(operands):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    for i, ch in enumerate(eq):
+        if not (ch in _LETTERS or ch in ".,->"):
+            raise RuntimeError(
+                f"einsum(): invalid subscript given at index {i} in the equation string, "
+                "subscripts must be in [a-zA-Z]"
+            )
+    for t in operands:
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"einsum(): argument 'operands' must be tuple of Tensors, not {type(t).__name__}"
+            )
+        if t._data.dtype != operands[0]._data.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_short(operands[0].dtype)} but found {_short(t.dtype)}"
+            )
+    # Ellipsis dims get letters of their own, aligned from the right across operands.
+    used = set(eq)
+    spare = [c for c in _LETTERS if c not in used]
+    n_ell = 0
+    for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
+        n_letters = len(term.replace("...", ""))
+        if "..." not in term and n_letters != t.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({n_letters}) does not match "
+                f"the number of dimensions ({t.ndim}) for operand {k} and no ellipsis was given"
+            )
+        if n_letters > t.ndim:
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({n_letters}) is more than "
+                f"the number of dimensions ({t.ndim}) for operand {k}"
+            )
+        n_ell = max(n_ell, t.ndim - n_letters)
+    ell = "".join(spare[:n_ell])
+    terms = [
+        term.replace("...", ell[n_ell - (t.ndim - len(term.replace("...", ""))):])
+        for term, t in zip(terms, operands, strict=False)
+    ]
+    if arrow:
+        out = rhs.replace("...", ell)
+        for c in out:
+            if out.count(c) > 1:
+                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
+                                   "output")
+            if not any(c in term for term in terms):
+                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
+                                   "equation for any input operand")
+    else:
+        joined = "".join(terms)
+        once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
+        out = ell + "".join(once)
+    terms, operands = _einsum_broadcast(terms, operands)
+    return Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
+
+
+def _einsum_broadcast(terms, operands):
+    """Size-1 dims against a larger size of the same letter elsewhere are dropped (broadcast)."""
+    sizes = {}
+    for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
+        for c, s in zip(term, t._data.shape, strict=False):
+            seen = sizes.get(c)
+            if seen is None or seen == 1:
+                sizes[c] = s
+            elif s != seen and s != 1:
+                raise RuntimeError(
+                    f"einsum(): subscript {c} has size {s} for operand {k} which does not "
+                    f"broadcast with previously seen size {seen}"
+                )
+    new_terms, new_ops = [], []
+    for term, t in zip(terms, operands, strict=False):
+        shape = t._data.shape
+        drop = [
+            i for i, (c, s) in enumerate(zip(term, shape, strict=True)) if s == 1 and sizes[c] != 1
+        ]
+        if drop:
+            term = "".join(c for i, c in enumerate(term) if i not in drop)
+            t = t.reshape(tuple(s for i, s in enumerate(shape) if i not in drop))
+        new_terms.append(term)
+        new_ops.append(t)
+    return new_terms, new_ops

@@ -1,0 +1,594 @@
+"""More reductions: all/any, std/var, norms, and the order statistics (median, mode, quantile)."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+import warnings
+
+from minitorch import _dtype, return_types
+from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops.reduction import (
+    _check_nonempty,
+    _const,
+    _keepdim,
+    _numel,
+    _out,
+    _setup,
+    _short,
+    keep_shape,
+    mean,
+    reduce_dims,
+)
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "all", "any", "count_nonzero", "std", "var", "std_mean", "var_mean", "norm", "median",
+    "nanmedian", "mode", "quantile", "nanquantile",
+]
+
+
+# --- boolean reductions (not differentiable) ---
+
+
+def _bool_reduce(kind, input, dim, keepdim, out):
+    x = input._data
+    xp = input._device.backend.xp
+    dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
+    r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
+    # torch keeps uint8 for uint8 inputs; every other dtype gives bool
+    r = xp.asarray(r, dtype=x.dtype if x.dtype == _dtype.uint8.np else bool)
+    return _out(_const(r, input), out)
+
+
+def all(input, dim=None, keepdim=False, *, out=None):
+    """True where every element (over dims) is non-zero. Mirrors torch.all."""
+    return _bool_reduce("all", input, dim, keepdim, out)
+
+
+def any(input, dim=None, keepdim=False, *, out=None):
+    """True where some element (over dims) is non-zero. Mirrors torch.any."""
+    return _bool_reduce("any", input, dim, keepdim, out)
+
+
+def count_nonzero(input, dim=None):
+    """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
+    x = input._data
+    xp = input._device.backend.xp
+    dims = reduce_dims(dim, x.ndim, "count_nonzero", empty_means_all=False)
+    r = (x != 0).sum(axis=dims)
+    return _const(xp.asarray(r, dtype=_dtype.int64.np), input)
+
+
+# --- variance and standard deviation ---
+
+
+def _moments(ctx, x, dims, keepdim, correction):
+    """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0."""
+    xp = ctx.xp
+    n = _numel(x.shape, dims)
+    dof = n - correction
+    ctx.dof = dof
+    if n == 0:
+        shape = keep_shape(x.shape, dims)
+        ss = xp.zeros(shape, dtype=x.dtype)
+    else:
+        d = x - x.mean(axis=dims, keepdims=True)
+        ss = (d * d).sum(axis=dims, keepdims=True)
+    if dof <= 0:  # the public function warned
+        v = xp.where(ss > 0, xp.asarray(math.inf, dtype=x.dtype), xp.asarray(math.nan, x.dtype))
+    else:
+        v = ss / dof
+    if not keepdim:
+        v = v.reshape(tuple(s for i, s in enumerate(x.shape) if dims is not None and i not in dims))
+    return xp.asarray(v, dtype=x.dtype)
+
+
+class Var(Function):
+    """out = sum((a - mean(a))**2) / (n - correction);  grad_a = grad * 2 (a - mean) / dof"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, correction):
+        x = a._data
+        _setup(ctx, x, dims, keepdim)
+        ctx.save_for_backward(a)
+        return _moments(ctx, x, dims, keepdim, correction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        centered = a - mean(a, ctx.dims, True)
+        return _keepdim(grad, ctx) * centered * (2.0 / ctx.dof if ctx.dof > 0 else math.inf)
+
+
+class Std(Function):
+    """out = sqrt(var(a));  grad_a = grad * (a - mean) / (dof * out), 0 where out == 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, correction):
+        x = a._data
+        _setup(ctx, x, dims, keepdim)
+        out = ctx.xp.sqrt(_moments(ctx, x, dims, keepdim, correction))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+
+        a, out = ctx.saved_tensors
+        out = _keepdim(out, ctx)
+        zero = out == 0
+        safe = where(zero, 1.0, out)  # no inf in the unused branch: its gradient would be nan
+        scale = where(zero, 0.0, _keepdim(grad, ctx) / safe)
+        centered = a - mean(a, ctx.dims, True)
+        return scale * centered * (1.0 / ctx.dof if ctx.dof > 0 else math.inf)
+
+
+def _var_args(op, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):  # std(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got both 'unbiased' and "
+            "'correction'; pass one of them"
+        )
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = reduce_dims(dim, input._data.ndim, op)
+    if _numel(input._data.shape, dims) - correction <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    return dims, keepdim, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
+    dims, keepdim, c = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c), out)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
+    dims, keepdim, c = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c), out)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over dims. Mirrors torch.var_mean."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    return v, mean(input, dim, keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over dims. Mirrors torch.std_mean."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    return s, mean(input, dim, keepdim)
+
+
+# --- norms ---
+
+
+class LinalgVectorNorm(Function):
+    """out = (sum |a|**p)**(1/p) over dims (max |a| for inf, count of non-zeros for 0);
+    grad_a = grad * sign(a) |a|**(p-1) / out**(p-1), 0 where a or out is 0 (ties share inf)"""
+
+    @staticmethod
+    def forward(ctx, a, *, ord, dims, keepdim):
+        x = a._data
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        ctx.ord = ord
+        ax = xp.abs(x)
+        if ord == math.inf:
+            out = ax.max(axis=dims, keepdims=keepdim)
+        elif ord == -math.inf:
+            out = ax.min(axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = (x != 0).sum(axis=dims, keepdims=keepdim)
+        elif ord == 1:
+            out = ax.sum(axis=dims, keepdims=keepdim)
+        elif ord == 2:
+            out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+        else:
+            out = (ax ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        out = xp.asarray(out, dtype=x.dtype)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import abs, sign, where
+
+        a, out = ctx.saved_tensors
+        p = ctx.ord
+        g = _keepdim(grad, ctx)
+        if p == 0:
+            return None
+        if p == 1:
+            return g * sign(a)
+        if p in (math.inf, -math.inf):
+            from minitorch._ops.reduction import _tie_weights
+
+            out_k = out._data.reshape(keep_shape(ctx.shape, ctx.dims))
+            w = _tie_weights(ctx.xp, ctx.xp.abs(a._data), out_k, ctx.dims)
+            return g * sign(a) * _const(w, a)
+        out = _keepdim(out, ctx)
+        zero_out = out == 0
+        safe_out = where(zero_out, 1.0, out)
+        if p == 2:
+            return where(zero_out, 0.0, g / safe_out) * a
+        zero = a == 0
+        safe_abs = where(zero, 1.0, abs(a))
+        scale = where(zero_out, 0.0, g / safe_out ** (p - 1))
+        return where(zero, 0.0, sign(a) * safe_abs ** (p - 1) * scale)
+
+
+def _ord(ord, op):
+    if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"{op}(): argument 'ord' must be Number, not {type(ord).__name__}")
+    return float(ord)
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The vector p-norm over dims (all by default). Mirrors torch.linalg.vector_norm."""
+    p = _ord(ord, "linalg_vector_norm")
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_short(x.dtype)}"
+        )
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype, "linalg_vector_norm")
+        if not dt.is_floating_point:
+            raise RuntimeError(
+                "linalg.vector_norm: dtype should be floating point or complex, but got "
+                f"{_short(dt)}"
+            )
+        x = cast(x, dt)
+    data = x._data
+    dims = reduce_dims(dim, data.ndim, "linalg.vector_norm")
+    empty = data.size == 0 and (dims is None or builtins.any(data.shape[d] == 0 for d in dims))
+    if abs(p) == math.inf and empty:
+        sign = "" if p > 0 else "-"
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {sign}inf norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
+    return _out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    """The matrix norm ('fro', 1, -1, inf, -inf) over two dims. Mirrors torch.linalg.matrix_norm.
+
+    Differences from torch: the spectral orders ('nuc', 2, -2) are not supported (no SVD here).
+    """
+    from minitorch._ops.reduction import amax, amin, sum
+
+    if A.ndim < 2:
+        raise RuntimeError(
+            "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+        )
+    if dtype is not None:
+        A = cast(A, _dtype.to_dtype(dtype, "linalg_matrix_norm"))
+    d0, d1 = (wrap_dim(operator.index(d), A.ndim, "linalg.matrix_norm") for d in dim)
+    if ord == "fro":
+        return _out(vector_norm(A, 2, (d0, d1), keepdim), out)
+    if ord in ("nuc", 2, -2):
+        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs an SVD (not supported)")
+    if ord not in (1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    from minitorch._ops.pointwise import abs
+
+    # 1 / -1: the max / min over columns of the column sums; inf / -inf: over rows.
+    summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
+    s = sum(abs(A), summed, True)
+    r = (amax if ord > 0 else amin)(s, other, True)
+    if not keepdim:
+        r = r.reshape(tuple(n for i, n in enumerate(r.shape) if i not in (d0, d1)))
+    return _out(r, out)
+
+
+def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+    """A vector or matrix norm, chosen by ord and dim. Mirrors torch.linalg.norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
+        return matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim,
+                           dtype=dtype, out=out)
+    if dim is None and ord is not None and A.ndim != 1:
+        raise RuntimeError(
+            f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+            f"{A.ndim}D."
+        )
+    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
+    """The Frobenius/p-norm of input over dims. Mirrors torch.norm (deprecated in torch)."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if p == "nuc":
+        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p == "fro" or p is None:
+        p = 2
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): invalid p value {p!r}")
+    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+
+
+# --- gathering along a dim (the gradient path of the order statistics) ---
+
+
+def _full_index(xp, idx, dim, shape):
+    """An index tuple that addresses, for each entry of idx, position idx along `dim` of an array
+    of `shape` (size-1 axes of shape broadcast against idx)."""
+    nd = idx.ndim
+    index = []
+    for ax in range(nd):
+        if ax == dim:
+            index.append(idx)
+        elif shape[ax] == 1:
+            index.append(xp.zeros((1,) * nd, dtype=idx.dtype))
+        else:
+            index.append(xp.arange(shape[ax]).reshape(tuple(-1 if k == ax else 1
+                                                            for k in range(nd))))
+    return tuple(index)
+
+
+class TakeAlong(Function):
+    """out = a gathered along dim at idx (reshaped to out_shape);  grad_a = grad scatter-added
+    back at idx"""
+
+    _node_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, idx, dim, out_shape):
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, a._data.shape
+        return ctx.xp.take_along_axis(a._data, idx, axis=dim).reshape(out_shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return PutAlong.apply(grad.reshape(ctx.idx.shape), idx=ctx.idx, dim=ctx.dim,
+                              shape=ctx.shape)
+
+
+class PutAlong(Function):
+    """out = zeros(shape) with g added along dim at idx (duplicates accumulate);  grad_g = grad
+    gathered at idx"""
+
+    _node_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, g, *, idx, dim, shape):
+        ctx.idx, ctx.dim, ctx.shape = idx, dim, g._data.shape
+        xp = ctx.xp
+        out = xp.zeros(shape, dtype=g._data.dtype)
+        g._device.backend.scatter_add(out, _full_index(xp, idx, dim, shape), g._data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TakeAlong.apply(grad, idx=ctx.idx, dim=ctx.dim, out_shape=ctx.shape)
+
+
+class MedianAll(TakeAlong):
+    _node_name = "MedianBackward0"
+
+
+class MedianDim(TakeAlong):
+    _node_name = "MedianBackward1"
+
+
+class NanmedianAll(TakeAlong):
+    _node_name = "NanmedianBackward0"
+
+
+class NanmedianDim(TakeAlong):
+    _node_name = "NanmedianBackward1"
+
+
+class Mode(TakeAlong):
+    _node_name = "ModeBackward0"
+
+
+class Quantile(TakeAlong):
+    # torch composes quantile from sort, gather and lerp; its node is the final squeeze.
+    _node_name = "SqueezeBackward4"
+
+
+# --- median, mode ---
+
+
+def _median_index(xp, x, dim, ignore_nan):
+    """The index (keepdim shape) of the lower median along dim, torch's choice among equals."""
+    perm = xp.argsort(x, axis=dim, kind="stable")  # nan sorts last
+    n = x.shape[dim]
+    nan = xp.isnan(x) if x.dtype.kind == "f" else None
+    if ignore_nan and nan is not None:
+        k = xp.maximum(((~nan).sum(axis=dim, keepdims=True) - 1) // 2, 0)
+        return xp.take_along_axis(perm, k, axis=dim)
+    idx = xp.take(perm, [(n - 1) // 2], axis=dim)
+    if nan is not None:  # median propagates nan: the first nan is the answer
+        idx = xp.where(nan.any(axis=dim, keepdims=True), xp.argmax(nan, axis=dim, keepdims=True),
+                       idx)
+    return idx
+
+
+def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
+    x = input._data
+    xp = input._device.backend.xp
+    if dim is None:
+        if x.size == 0:
+            return _const(xp.asarray(math.nan, dtype=x.dtype), input)
+        flat = input.reshape((-1,))
+        idx = index_fn(xp, flat._data, 0)
+        return all_fn.apply(flat, idx=idx, dim=0, out_shape=())
+    d = wrap_dim(operator.index(dim), x.ndim, op)
+    if x.ndim == 0:
+        one = input.reshape((1,))
+        idx = xp.zeros((1,), dtype=_dtype.int64.np)
+        values = dim_fn.apply(one, idx=idx, dim=0, out_shape=())
+        return ret((values, _const(xp.zeros((), dtype=_dtype.int64.np), input)))
+    _check_nonempty(x, (d,), op)
+    idx = index_fn(xp, x, d)
+    out_shape = idx.shape if keepdim else tuple(s for i, s in enumerate(idx.shape) if i != d)
+    values = dim_fn.apply(input, idx=idx, dim=d, out_shape=out_shape)
+    indices = _const(xp.asarray(idx.reshape(out_shape), dtype=_dtype.int64.np), input)
+    return ret((values, indices))
+
+
+def median(input, dim=None, keepdim=False, *, out=None):
+    """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
+    r = _order_stat("median", input, dim, keepdim,
+                    lambda xp, x, d: _median_index(xp, x, d, False), MedianAll, MedianDim,
+                    return_types.median)
+    return _out_pair(r, out)
+
+
+def nanmedian(input, dim=None, keepdim=False, *, out=None):
+    """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
+    r = _order_stat("nanmedian", input, dim, keepdim,
+                    lambda xp, x, d: _median_index(xp, x, d, True), NanmedianAll, NanmedianDim,
+                    return_types.nanmedian)
+    return _out_pair(r, out)
+
+
+def _out_pair(r, out):
+    if out is None:
+        return r
+    if isinstance(r, Tensor):
+        return _out(r, out)
+    _out(r[0], out[0])
+    _out(r[1], out[1])
+    return type(r)(out)
+
+
+def _mode_index(xp, x, dim):
+    """The index (keepdim shape) of the most frequent value along dim: the smallest such value,
+    at its last occurrence (as torch)."""
+    n = x.shape[dim]
+    perm = xp.argsort(x, axis=dim, kind="stable")
+    s = xp.take_along_axis(x, perm, axis=dim)
+
+    def part(sl):
+        return tuple(sl if k == dim else slice(None) for k in range(x.ndim))
+
+    change = s[part(slice(1, None))] != s[part(slice(None, -1))]
+    edge = xp.ones(tuple(1 if k == dim else m for k, m in enumerate(x.shape)), dtype=bool)
+    starts = xp.concatenate([edge, change], axis=dim)
+    ends = xp.concatenate([change, edge], axis=dim)
+    pos = xp.arange(n).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
+    from minitorch._ops.cumulative import running_extreme
+
+    run_start, _ = running_extreme(xp, xp.broadcast_to(xp.where(starts, pos, 0), x.shape), dim,
+                                   "max")
+    count = xp.where(ends, pos - run_start + 1, 0)
+    best = xp.argmax(count, axis=dim, keepdims=True)  # first maximum: the smallest value
+    return xp.take_along_axis(perm, best, axis=dim)
+
+
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """The most frequent value along dim and its index. Mirrors torch.mode."""
+    return _out_pair(_order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode,
+                                 return_types.mode), out)
+
+
+# --- quantiles ---
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
+    from minitorch._ops.pointwise import where
+
+    x = input._data
+    xp = input._device.backend.xp
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q:
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
+        qv = xp.asarray([q], dtype=x.dtype)
+    else:
+        if q.ndim > 1:
+            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+        if q._data.dtype != x.dtype:
+            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+        qv = q._data.reshape(-1)
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
+        )
+    if x.size == 0:
+        raise RuntimeError(f"{op}() input tensor must be non-empty")
+    nd = x.ndim
+    if dim is None:
+        a, d = input.reshape((-1,)), 0
+    else:
+        a, d = input, wrap_dim(operator.index(dim), nd, op)
+        if nd == 0:
+            a = input.reshape((1,))
+    data = a._data
+    perm = xp.argsort(data, axis=d, kind="stable")[None]  # a leading axis for the q values
+    nan = xp.isnan(data)[None]
+    n_valid = (~nan).sum(axis=d + 1, keepdims=True) if ignore_nan else data.shape[d]
+    qs = qv.reshape((-1,) + (1,) * data.ndim)
+    rank = qs * (xp.asarray(n_valid, dtype=x.dtype) - 1)
+    rank = xp.maximum(rank, 0)
+    if interpolation == "nearest":
+        rank = xp.round(rank)  # half to even, as torch
+    lo = xp.floor(rank)
+    hi = xp.ceil(rank) if interpolation != "lower" else lo
+    if interpolation == "higher":
+        lo = hi
+    lo_i, hi_i = lo.astype(_dtype.int64.np), hi.astype(_dtype.int64.np)
+    expanded = a.reshape((1,) + data.shape)
+    keep = tuple(qs.shape[:1]) + tuple(1 if k == d else s for k, s in enumerate(data.shape))
+    v_lo = Quantile.apply(expanded, idx=xp.take_along_axis(perm, lo_i, axis=d + 1), dim=d + 1,
+                          out_shape=keep)
+    if interpolation in ("linear", "midpoint"):
+        v_hi = Quantile.apply(expanded, idx=xp.take_along_axis(perm, hi_i, axis=d + 1),
+                              dim=d + 1, out_shape=keep)
+        w = rank - lo if interpolation == "linear" else xp.full_like(rank, 0.5)
+        result = v_lo + (v_hi - v_lo) * _const(xp.asarray(w, dtype=x.dtype), input)
+    else:
+        result = v_lo
+    has_nan = nan.all(axis=d + 1, keepdims=True) if ignore_nan else nan.any(axis=d + 1,
+                                                                              keepdims=True)
+    result = where(_const(has_nan, input), math.nan, result)
+    shape = list(result.shape)
+    if dim is None:
+        shape = shape[:1] + ([1] * nd if keepdim else [])
+    elif not keepdim or nd == 0:
+        del shape[d + 1]
+    if scalar_q:
+        shape = shape[1:]
+    return result.reshape(tuple(shape))
+
+
+def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """The q-th quantiles (q a number or 1-d tensor) over dim or all. Mirrors torch.quantile.
+
+    Differences from torch: the range of a tensor q is not checked (that reads the device).
+    """
+    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+
+
+def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+    """quantile ignoring nan values. Mirrors torch.nanquantile."""
+    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)

@@ -1,0 +1,391 @@
+"""Gather and scatter along a dim: gather, scatter(_add/_reduce), take_along_dim."""
+
+from __future__ import annotations
+
+from minitorch._ops._common import wrap_dim
+from minitorch._ops._index_key import IndexPlan, is_index_dtype
+from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan
+from minitorch._ops.inplace import _short, apply_inplace
+from minitorch._ops.pointwise import where
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
+    "scatter_reduce_", "take_along_dim",
+]  # fmt: skip
+
+
+# NOTE [ Along-dim plans ]
+# gather/scatter address out[i][j][k] <-> x[i][index[i][j][k]][k] (dim=1): an advanced key of
+# `index` at `dim` and broadcast aranges at the other dims, over index's shape (which may be
+# smaller than x's). Run through the indexing ops (Index, IndexPut) it gives gather, scatter and
+# scatter_add with their backward (duplicates accumulate, double backward works) for free.
+
+
+def along_dim_plan(index_arr, dim: int, x_shape, xp) -> IndexPlan:
+    """The plan of x[index along dim] (see NOTE [ Along-dim plans ])."""
+    shape = index_arr.shape
+    n = len(shape)
+    key = []
+    for d in range(n):
+        if d == dim:
+            key.append(index_arr)
+        else:
+            key.append(xp.arange(shape[d]).reshape((shape[d],) + (1,) * (n - 1 - d)))
+    return IndexPlan(None, tuple(key), None, "Alias", tuple(x_shape), tuple(shape), True)
+
+
+class Gather(Index):
+    """out[i][j] = x[i][index[i][j]] (dim=1);  grad_x = zeros with grad added at index"""
+
+    _node_name = "GatherBackward0"
+
+
+class Scatter(IndexPut):
+    """out = x with out[i][index[i][j]] = src[i][j];  grad_x = grad with those zeroed,
+    grad_src = gather(grad)"""
+
+    _node_name = "ScatterBackward0"
+
+
+class ScatterAdd(IndexPut):
+    """out = x with out[i][index[i][j]] += src[i][j];  grad_x = grad,  grad_src = gather(grad)"""
+
+    _node_name = "ScatterAddBackward0"
+
+
+def _check_index(index, op: str):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if not is_index_dtype(index._data.dtype):
+        raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
+
+
+def _index_on(x: Tensor, index: Tensor):
+    """index's array on x's device (a CPU index may address a tensor on another device)."""
+    if index._device is x._device:
+        return index._data
+    if index._device.type != "cpu":
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{x._device} and {index._device}!"
+        )
+    return x._device.backend.from_host(index._data, x._device)
+
+
+def _check_bounds(x: Tensor, idx, dim: int):
+    """RuntimeError for an index outside x's dim (CPU only; see NOTE [ Indexing plans ])."""
+    if x._device.type != "cpu" or idx.size == 0:
+        return
+    n = x._data.shape[dim] if x._data.ndim else 1
+    bad = (idx >= n) | (idx < -n)
+    if bad.any():
+        value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
+        raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {n}")
+
+
+def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
+    """Validates a gather/scatter call and returns (dim, plan) on x's device."""
+    _check_index(index, op)
+    ndim = x._data.ndim
+    dim = wrap_dim(dim, ndim, op)
+    idx = _index_on(x, index)
+    if idx.ndim != max(ndim, 1) and not (ndim == 0 and idx.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    shape = x._data.shape
+    for d in range(idx.ndim if ndim else 0):
+        too_big = d != dim and idx.shape[d] > shape[d]
+        if src is not None:
+            # src must cover index in every dim, dim included
+            too_big = too_big or src._data.ndim != idx.ndim or idx.shape[d] > src._data.shape[d]
+        elif too_big:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(idx.shape)} to be no "
+                f"larger than self {list(shape)} apart from dimension {dim}"
+            )
+        if too_big:
+            raise RuntimeError(
+                f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} apart "
+                f"from dimension {dim} and to be no larger size than src "
+                f"{list(src._data.shape)}"
+            )
+    _check_bounds(x, idx, dim)
+    if ndim == 0:
+        idx = idx.reshape(())
+        return dim, IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
+    return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
+    """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
+    _, plan = _plan(input, dim, index, "gather")
+    return _maybe_out(Gather.apply(input, plan=plan), out)
+
+
+def _maybe_out(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+def _src_region(src: Tensor, plan: IndexPlan) -> Tensor:
+    """src cut to index's shape (scatter reads only that corner of src)."""
+    shape = plan.out_shape
+    if src._data.shape == shape:
+        return src
+    return src[tuple(slice(0, n) for n in shape)]
+
+
+def _value_tensor(x: Tensor, value) -> Tensor:
+    if isinstance(value, Tensor):
+        return value.to(x.dtype) if value.dtype is not x.dtype else value
+    xp = x._device.backend.xp
+    return _make(xp.asarray(value, dtype=x._data.dtype), x._device, False, None)
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
+    """A copy of input with src (or value) written at index along dim. Mirrors torch.scatter.
+
+    Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
+    unspecified); reduce='multiply' uses xp.multiply.at (CuPy may lack it).
+    """
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src
+    if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if src is None:
+            src = _value_tensor(input, value).expand(index.shape)
+        return scatter_reduce(input, dim, index, src, "sum" if reduce == "add" else "prod")
+    if src is not None:
+        if src.dtype is not input.dtype:
+            raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+        _, plan = _plan(input, dim, index, "scatter", src)
+        return Scatter.apply(input, _src_region(src, plan), plan=plan, accumulate=False)
+    if value is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    _, plan = _plan(input, dim, index, "scatter")
+    return Scatter.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
+
+
+def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
+    """In-place scatter. Mirrors torch.Tensor.scatter_."""
+    others = (src,) if isinstance(src, Tensor) else ()
+    return apply_inplace(
+        input,
+        lambda s: scatter(s, dim, index, src, value=value, reduce=reduce),
+        "scatter_",
+        others,
+    )
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of input with src added at index along dim (duplicates add up). Mirrors
+    torch.scatter_add."""
+    if src.dtype is not input.dtype:
+        raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
+    _, plan = _plan(input, dim, index, "scatter_add", src)
+    return ScatterAdd.apply(input, _src_region(src, plan), plan=plan, accumulate=True)
+
+
+def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """In-place scatter_add. Mirrors torch.Tensor.scatter_add_."""
+    return apply_inplace(input, lambda s: scatter_add(s, dim, index, src), "scatter_add_", (src,))
+
+
+# --- scatter_reduce ---
+
+_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _identity(reduce: str, dtype, xp):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind == "f":
+        return -xp.inf if reduce == "amax" else xp.inf
+    if dtype.kind == "b":
+        return reduce == "amin"
+    info = xp.iinfo(dtype)
+    return info.min if reduce == "amax" else info.max
+
+
+def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype):
+    """How many values reduce into each position (1 for self where it counts)."""
+    xp = device.backend.xp
+    c = xp.full(shape, 1 if include_self else 0, dtype=dtype)
+    _put(device, c, plan, xp.ones(plan.out_shape, dtype=dtype), accumulate=True)
+    return c
+
+
+class ScatterReduce(Function):
+    """out[index along dim] = reduce(x (if include_self), src...);  gradients per reduction:
+    sum -> grad, mean -> grad / count, amax/amin -> grad split among the values equal to the
+    result, prod -> grad * product of the other values"""
+
+    @staticmethod
+    def forward(ctx, x, src, *, plan, reduce, include_self):
+        xp = ctx.xp
+        dev = x._device
+        out = x._data.copy()
+        vals = src._data
+        if not include_self:
+            _put(dev, out, plan, _identity(reduce, out.dtype, xp), accumulate=False)
+        if reduce in ("sum", "mean"):
+            _put(dev, out, plan, vals, accumulate=True)
+        else:
+            ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+            ufunc.at(out, plan.adv, vals)
+        if reduce == "mean":
+            counts = _counts(dev, out.shape, plan, include_self, out.dtype)
+            counts = xp.maximum(counts, 1)
+            if out.dtype.kind == "f":
+                out = out / counts
+            else:
+                out = xp.floor_divide(out, counts)
+        ctx.plan = plan
+        ctx.reduce = reduce
+        ctx.include_self = include_self
+        ctx.save_for_backward(x, src, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, src, out = ctx.saved_tensors
+        plan, reduce, include_self = ctx.plan, ctx.reduce, ctx.include_self
+        dev = grad._device
+        xp = ctx.xp
+        scattered = _make(_counts(dev, x.shape, plan, False, "int64") > 0, dev, False, None)
+        gx = gs = None
+        if reduce == "sum":
+            gx = grad if include_self else where(scattered, 0.0, grad)
+            gs = index_with_plan(grad, plan)
+        elif reduce == "mean":
+            n = _counts(dev, x.shape, plan, include_self, grad._data.dtype)
+            n = _make(xp.maximum(n, 1), dev, False, None)
+            gx = grad / n if include_self else where(scattered, 0.0, grad)
+            gs = index_with_plan(grad / n, plan)
+        elif reduce in ("amax", "amin"):
+            with_out = index_with_plan(out, plan)
+            eq_src = _make(src._data == with_out._data, dev, False, None)
+            eq_x = _make(x._data == out._data, dev, False, None)
+            if not include_self:
+                eq_x = _make(eq_x._data & ~scattered._data, dev, False, None)
+            n = eq_x._data.astype(grad._data.dtype)
+            _put(dev, n, plan, eq_src._data.astype(n.dtype), accumulate=True)
+            n = _make(xp.maximum(n, 1), dev, False, None)
+            gx = where(eq_x, grad / n, 0.0)
+            gs = where(eq_src, index_with_plan(grad / n, plan), 0.0)
+        else:
+            gx, gs = _prod_grads(x, src, out, grad, plan, include_self, scattered)
+        return (gx if ctx.needs_input_grad[0] else None, gs if ctx.needs_input_grad[1] else None)
+
+
+def _prod_grads(x, src, out, grad, plan, include_self, scattered):
+    """Gradients of a scatter product: grad times the product of the other values of its group,
+    exact with zeros in the group: nonzero e gets (product of nonzeros / e) * (product of the
+    zeros), which is 0 with a zero around but keeps its derivative; a zero gets the product of
+    the nonzeros when it is the group's only zero, else 0."""
+    dev = grad._device
+    xp = dev.backend.xp
+    zx = (x._data == 0) if include_self else xp.zeros(x.shape, dtype=bool)
+    zs = src._data == 0
+    nzero = zx.astype("int64")
+    _put(dev, nzero, plan, zs.astype("int64"), accumulate=True)
+    zx_t, zs_t = _make(zx, dev, False, None), _make(zs, dev, False, None)
+    x_nz = where(zx_t, 1.0, x)
+    s_nz = where(zs_t, 1.0, src)
+    base_nz = x_nz if include_self else where(scattered, 1.0, x)
+    base_z = where(zx_t, x, 1.0) if include_self else where(scattered, 1.0, x)
+    prod_nz = ScatterReduce.apply(base_nz, s_nz, plan=plan, reduce="prod", include_self=True)
+    prod_z = ScatterReduce.apply(
+        base_z, where(zs_t, src, 1.0), plan=plan, reduce="prod", include_self=True
+    )
+    only_zero = _make(nzero == 1, dev, False, None)
+
+    def others(value_nz, is_zero, group_nz, group_z, group_only_zero):
+        return where(is_zero, where(group_only_zero, group_nz, 0.0), group_nz / value_nz * group_z)
+
+    if include_self:
+        gx = grad * others(x_nz, zx_t, prod_nz, prod_z, only_zero)
+    else:
+        gx = where(scattered, 0.0, grad)
+    gs = index_with_plan(grad, plan) * others(
+        s_nz,
+        zs_t,
+        index_with_plan(prod_nz, plan),
+        index_with_plan(prod_z, plan),
+        index_with_plan(only_zero, plan),
+    )
+    return gx, gs
+
+
+def scatter_reduce(
+    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self=True
+) -> Tensor:
+    """Reduces src into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
+    Mirrors torch.scatter_reduce.
+
+    Differences from torch: 'prod', 'amax' and 'amin' use xp.<ufunc>.at (CuPy may lack some).
+    """
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # torch's aliases
+    if reduce not in _REDUCES:
+        raise RuntimeError(
+            f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
+        )
+    if src.dtype is not input.dtype:
+        raise RuntimeError(
+            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype, got "
+            f"{_short(input.dtype)} and {_short(src.dtype)}"
+        )
+    _, plan = _plan(input, dim, index, "scatter_reduce", src)
+    return ScatterReduce.apply(
+        input, _src_region(src, plan), plan=plan, reduce=reduce, include_self=bool(include_self)
+    )
+
+
+def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
+    """In-place scatter_reduce. Mirrors torch.Tensor.scatter_reduce_."""
+    return apply_inplace(
+        input,
+        lambda s: scatter_reduce(s, dim, index, src, reduce, include_self=include_self),
+        "scatter_reduce_",
+        (src,),
+    )
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
+    """Gathers values along dim, broadcasting input and indices elsewhere (flattened when dim is
+    None). Mirrors torch.take_along_dim."""
+    _check_index(indices, "take_along_dim")
+    if dim is None:
+        return _maybe_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
+    ndim = input._data.ndim
+    dim = wrap_dim(dim, ndim, "take_along_dim")
+    if indices._data.ndim != ndim:
+        raise RuntimeError(
+            f"torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {ndim} dimensions for input, and {indices._data.ndim} "
+            f"dimensions for indices"
+        )
+    shape_x = list(input._data.shape)
+    shape_i = list(indices._data.shape)
+    for d in range(ndim):
+        if d == dim:
+            continue
+        n = max(shape_x[d], shape_i[d])
+        if shape_x[d] not in (1, n) or shape_i[d] not in (1, n):
+            raise RuntimeError(
+                f"The size of tensor a ({shape_x[d]}) must match the size of tensor b "
+                f"({shape_i[d]}) at non-singleton dimension {d}"
+            )
+        shape_x[d] = shape_i[d] = n
+    if tuple(shape_x) != input._data.shape:
+        input = input.expand(shape_x)
+    if tuple(shape_i) != indices._data.shape:
+        indices = indices.expand(shape_i)
+    return _maybe_out(gather(input, dim, indices), out)

@@ -1,0 +1,408 @@
+"""Selection along a dim or by mask: index_select/add/copy/fill, masked_*, take, put, nonzero."""
+
+from __future__ import annotations
+
+from minitorch._ops._common import wrap_dim
+from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
+from minitorch._ops.indexing import Index, IndexPut
+from minitorch._ops.inplace import _short, apply_inplace
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+__all__ = [
+    "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
+    "index_fill_", "masked_fill", "masked_fill_", "masked_select", "masked_scatter",
+    "masked_scatter_", "take", "put", "put_", "nonzero", "argwhere",
+]  # fmt: skip
+
+
+class IndexSelect(Index):
+    """out = x gathered at index along dim;  grad_x = zeros with grad added at index"""
+
+    _node_name = "IndexSelectBackward0"
+
+
+class IndexAdd(IndexPut):
+    """out = x with source added at index along dim;  grad_x = grad,  grad_src = grad[index]"""
+
+    _node_name = "IndexAddBackward0"
+
+
+class IndexCopy(IndexPut):
+    """out = x with source copied at index along dim;  grad_x = grad with those zeroed,
+    grad_src = grad[index]"""
+
+    _node_name = "IndexCopyBackward0"
+
+
+class IndexFill(IndexPut):
+    """out = x with value at index along dim;  grad_x = grad with those zeroed,
+    grad_value = sum of grad there"""
+
+    _node_name = "IndexFillBackward0"
+
+
+class Take(Index):
+    """out = x.flatten()[index];  grad_x = zeros with grad added at index"""
+
+    _node_name = "TakeBackward0"
+
+
+class Put(IndexPut):
+    """out = x with x.flatten()[index] = source (+= when accumulating);  grad_x = grad (zeroed
+    there unless accumulating),  grad_source = grad.flatten()[index]"""
+
+    _node_name = "PutBackward0"
+
+
+class MaskedSelect(Index):
+    """out = x[mask] (1-D);  grad_x = zeros with grad where mask"""
+
+    _node_name = "MaskedSelectBackward0"
+
+
+def _index_array(x: Tensor, index, op: str, vector: bool = True):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if not is_index_dtype(index._data.dtype):
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
+    if vector and index._data.ndim > 1:
+        raise IndexError(f"{op}(): Index is supposed to be a vector")
+    arr = index._data
+    if index._device is not x._device:
+        if index._device.type != "cpu":
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{x._device} and {index._device}! (when checking argument for argument index in "
+                f"method wrapper__{op})"
+            )
+        arr = x._device.backend.from_host(arr, x._device)
+    return arr.reshape(1) if vector and arr.ndim == 0 else arr
+
+
+def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
+    """The plan of x[(:,) * dim + (idx,)], bounds-checked on CPU."""
+    shape = x._data.shape
+    if x._device.type == "cpu" and idx.size:
+        n = shape[dim] if shape else 1
+        bad = (idx >= n) | (idx < -n)
+        if bad.any():
+            value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
+            raise IndexError(
+                f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}"
+            )
+    if not shape:  # a 0-d tensor acts as one element: index [0] selects it
+        return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
+    key = (slice(None),) * dim + (idx,)
+    out_shape = shape[:dim] + idx.shape + shape[dim + 1 :]
+    return IndexPlan(None, key, None, "Alias", shape, out_shape, True)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+    """input's slices at index along dim. Mirrors torch.index_select."""
+    dim = wrap_dim(dim, input._data.ndim, "index_select")
+    idx = _index_array(input, index, "index_select")
+    plan = _dim_plan(input, dim, idx, "index_select")
+    return _maybe_out(IndexSelect.apply(input, plan=plan), out)
+
+
+def _maybe_out(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+def _source_plan(input, dim, index, source, op):
+    ndim = input._data.ndim
+    dim = wrap_dim(dim, ndim, op)
+    idx = _index_array(input, index, op)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{op}(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must have "
+            f"the same scalar type"
+        )
+    plan = _dim_plan(input, dim, idx, op)
+    if source._data.shape != plan.out_shape:
+        raise RuntimeError(
+            f"{op}(): Source/destination tensor must have same slice shapes. Destination slice "
+            f"shape: {list(input._data.shape[:dim] + input._data.shape[dim + 1 :])} at dimension "
+            f"{dim} and source slice shape: "
+            f"{list(source._data.shape[:dim] + source._data.shape[dim + 1 :])} at dimension 0."
+        )
+    return plan
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """A copy of input with alpha * source added at index along dim (duplicates add up).
+    Mirrors torch.index_add."""
+    plan = _source_plan(input, dim, index, source, "index_add")
+    if alpha != 1:
+        source = source * alpha
+    return IndexAdd.apply(input, source, plan=plan, accumulate=True)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """In-place index_add. Mirrors torch.Tensor.index_add_."""
+    return apply_inplace(
+        input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
+    )
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
+    plan = _source_plan(input, dim, index, source, "index_copy")
+    return IndexCopy.apply(input, source, plan=plan, accumulate=False)
+
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
+    return apply_inplace(
+        input, lambda s: index_copy(s, dim, index, source), "index_copy_", (source,)
+    )
+
+
+def _fill_value(input: Tensor, value, op: str) -> Tensor:
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError(
+                f"{op} only supports a 0-dimensional value tensor, but got tensor with "
+                f"{value._data.ndim} dimension(s)."
+            )
+        if value._device is not input._device:
+            value = value.to(input._device)
+        return value.to(input.dtype) if value.dtype is not input.dtype else value
+    xp = input._device.backend.xp
+    return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """A copy of input with value at index along dim. Mirrors torch.index_fill."""
+    dim = wrap_dim(dim, input._data.ndim, "index_fill")
+    idx = _index_array(input, index, "index_fill")
+    plan = _dim_plan(input, dim, idx, "index_fill")
+    value = _fill_value(input, value, "index_fill_")
+    return IndexFill.apply(input, value, plan=plan, accumulate=False)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """In-place index_fill. Mirrors torch.Tensor.index_fill_."""
+    others = (value,) if isinstance(value, Tensor) else ()
+    return apply_inplace(input, lambda s: index_fill(s, dim, index, value), "index_fill_", others)
+
+
+# --- masks ---
+
+
+class MaskedFill(Function):
+    """out = where(mask, value, x);  grad_x = grad where not mask,  grad_value = sum of grad
+    where mask"""
+
+    @staticmethod
+    def forward(ctx, x, mask, value):
+        ctx.save_for_backward(mask)
+        xp = ctx.xp
+        return xp.where(mask._data, value._data, x._data).astype(x._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+
+        (mask,) = ctx.saved_tensors
+        gx = where(mask, 0.0, grad) if ctx.needs_input_grad[0] else None
+        gv = where(mask, grad, 0.0).sum() if ctx.needs_input_grad[2] else None
+        return gx, None, gv
+
+
+def _check_mask(mask, op: str):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError(
+            f"{op} only supports boolean masks, but got mask with dtype "
+            f"{_MASK_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name)}"
+        )
+
+
+_MASK_TYPE_NAMES = {
+    "int64": "long int",
+    "int32": "int",
+    "uint8": "unsigned char",
+    "float32": "float",
+    "float64": "double",
+    "int16": "short int",
+    "int8": "signed char",
+    "float16": "c10::Half",
+}
+
+
+def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
+    if mask._device is input._device:
+        return mask
+    return mask.to(input._device)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
+    _check_mask(mask, "masked_fill_")
+    value = _fill_value(input, value, "masked_fill_")
+    return MaskedFill.apply(input, _mask_on(input, mask), value)
+
+
+def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
+    """In-place masked_fill. Mirrors torch.Tensor.masked_fill_."""
+    others = (value,) if isinstance(value, Tensor) else ()
+    return apply_inplace(input, lambda s: masked_fill(s, mask, value), "masked_fill_", others)
+
+
+def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
+    from minitorch._ops._index_key import broadcast_shapes
+
+    try:
+        shape = broadcast_shapes([input._data.shape, mask._data.shape])
+    except IndexError:
+        a, b = input._data.shape, mask._data.shape
+        raise RuntimeError(
+            f"The size of tensor a ({a[-1] if a else 1}) must match the size of tensor b "
+            f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
+        ) from None
+    if input._data.shape != shape:
+        input = input.expand(shape)
+    if mask._data.shape != shape:
+        mask = mask.expand(shape)
+    return input, mask
+
+
+def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
+    """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
+    torch.masked_select."""
+    if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
+    return _maybe_out(MaskedSelect.apply(x, plan=parse_key(x, m)), out)
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """input with the True positions of mask filled by source's elements in order. Mirrors
+    torch.masked_scatter.
+
+    Differences from torch: off the CPU, a source too short for the mask is not detected (the
+    check would read the mask's count on the host); its last element is repeated.
+    """
+    from minitorch._ops.pointwise import where
+
+    _check_mask(mask, "masked_scatter_")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"masked_scatter_: expected self and source to have same dtypes but got "
+            f"{_short(input.dtype)} and {_short(source.dtype)}"
+        )
+    x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_scatter")
+    xp = x._device.backend.xp
+    flat_mask = m._data.reshape(-1)
+    n_src = source._data.size
+    if x._device.type == "cpu":
+        if int(flat_mask.sum()) > n_src:
+            raise RuntimeError("Number of elements of source < number of ones in mask")
+    if n_src == 0:
+        return x.clone()
+    # The k-th True position takes source's k-th element: k = cumsum(mask) - 1 (no host sync).
+    pos = xp.clip(xp.cumsum(flat_mask) - 1, 0, n_src - 1).reshape(m._data.shape)
+    plan = IndexPlan(None, (pos,), None, "Alias", (n_src,), pos.shape, True)
+    return where(m, Take.apply(source.reshape(-1), plan=plan), x)
+
+
+def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """In-place masked_scatter. Mirrors torch.Tensor.masked_scatter_."""
+    return apply_inplace(
+        input, lambda s: masked_scatter(s, mask, source), "masked_scatter_", (source,)
+    )
+
+
+# --- flat indexing ---
+
+
+def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
+    idx = _index_array(input, index, op, vector=False)
+    n = input._data.size
+    if input._device.type == "cpu" and idx.size:
+        bad = (idx >= n) | (idx < -n)
+        if bad.any():
+            value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
+            raise IndexError(
+                f"out of range: tried to access index {value} on a tensor of {n} elements."
+            )
+    shape = input._data.shape
+    if len(shape) == 1:
+        return IndexPlan(None, (idx,), None, "Alias", shape, idx.shape, True)
+    xp = input._device.backend.xp
+    if not shape:
+        return None
+    key = xp.unravel_index(idx % n if n else idx, shape)  # it refuses negative indices
+    return IndexPlan(None, tuple(key), None, "Alias", shape, idx.shape, True)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """input.flatten()[index], in index's shape. Mirrors torch.take."""
+    plan = _flat_plan(input, index, "take")
+    if plan is None:  # a 0-d input
+        return Take.apply(input.reshape(1), plan=_flat_plan(input.reshape(1), index, "take"))
+    return Take.apply(input, plan=plan)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with input.flatten()[index] = source (+= when accumulate). Mirrors
+    torch.put."""
+    plan = _flat_plan(input, index, "put")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got "
+            f"self.dtype = {_short(input.dtype)} and source.dtype = {_short(source.dtype)}"
+        )
+    if source._data.size != index._data.size:
+        raise IndexError(
+            f"put_(): Expected source and index to have the same number of elements, but got "
+            f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
+        )
+    if plan is None:  # a 0-d input
+        flat = input.reshape(1)
+        plan = _flat_plan(flat, index, "put")
+        out = Put.apply(
+            flat, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate)
+        )
+        return out.reshape(())
+    return Put.apply(input, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate))
+
+
+def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """In-place put. Mirrors torch.Tensor.put_."""
+    return apply_inplace(input, lambda s: put(s, index, source, accumulate), "put_", (source,))
+
+
+# --- nonzero ---
+
+
+def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
+    """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim
+    with as_tuple=True. Mirrors torch.nonzero (the output size needs a host sync on a GPU)."""
+    dev = input._device
+    xp = dev.backend.xp
+    x = input._data
+    if x.ndim == 0:
+        x = x.reshape(1)
+        idx = xp.nonzero(x)[0].astype("int64")
+        if as_tuple:
+            return (_make(idx, dev, False, None),)
+        return _maybe_out(_make(idx.reshape(-1, 1)[:, :0], dev, False, None), out)
+    idx = [i.astype("int64", copy=False) for i in xp.nonzero(x)]
+    if as_tuple:
+        return tuple(_make(i, dev, False, None) for i in idx)
+    return _maybe_out(_make(xp.stack(idx, axis=1), dev, False, None), out)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """Mirrors torch.argwhere (nonzero as an (n, ndim) tensor)."""
+    return nonzero(input)

@@ -1,0 +1,640 @@
+"""More shape ops: diagonals, triangles, as_strided and unfold, repeats, flips, rolls."""
+
+from __future__ import annotations
+
+import itertools
+
+from minitorch._ops.convert import clone
+from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
+from minitorch._ops.shape_join import stack
+from minitorch._tensor import Tensor, _make, _wrap_dim
+from minitorch.autograd.function import Function, _replay_view
+from minitorch.autograd.grad_mode import no_grad
+
+__all__ = [
+    "diagonal",
+    "diag",
+    "diag_embed",
+    "diagflat",
+    "tril",
+    "triu",
+    "as_strided",
+    "unfold",
+    "repeat",
+    "tile",
+    "repeat_interleave",
+    "flip",
+    "fliplr",
+    "flipud",
+    "roll",
+    "rot90",
+    "combinations",
+]
+
+
+def _strided(xp, x, shape, strides):
+    """A view of x's memory (from x's first element) with the given shape and byte strides."""
+    return xp.lib.stride_tricks.as_strided(x, shape=tuple(shape), strides=tuple(strides))
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+# --- gathers by flat position (the backward of strided views) ---
+
+
+class StridedGather(Function):
+    """out = a.flatten()[pos];  grad_a = grad scatter-added back at pos"""
+
+    @staticmethod
+    def forward(ctx, a, *, pos):
+        ctx.shape = a._data.shape
+        ctx.pos = pos
+        return ctx.xp.take(a._data.reshape(-1), pos)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return StridedScatterAdd.apply(grad, pos=ctx.pos, shape=ctx.shape)
+
+
+class StridedScatterAdd(Function):
+    """out = zeros(shape) with a added at flat positions pos;  grad_a = grad.flatten()[pos]"""
+
+    @staticmethod
+    def forward(ctx, a, *, pos, shape):
+        ctx.pos = pos
+        out = ctx.xp.zeros(_prod(shape), dtype=a._data.dtype)
+        a._device.backend.scatter_add(out, pos, a._data)
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return StridedGather.apply(grad, pos=ctx.pos)
+
+
+def _positions(xp, shape):
+    return xp.arange(_prod(shape), dtype=xp.int64).reshape(shape)
+
+
+# --- diagonals ---
+
+
+def _diag_view(xp, x, offset, dim1, dim2):
+    """The (writable) view of x's diagonal `offset` over dims (dim1, dim2), as torch lays it out."""
+    shape, strides = x.shape, x.strides
+    if offset >= 0:
+        n = max(0, min(shape[dim1], shape[dim2] - offset))
+        start = (dim2, offset)
+    else:
+        n = max(0, min(shape[dim1] + offset, shape[dim2]))
+        start = (dim1, -offset)
+    if n:
+        key = [slice(None)] * x.ndim
+        key[start[0]] = slice(start[1], None)
+        x = x[tuple(key)]
+    rest = [i for i in range(len(shape)) if i != dim1 and i != dim2]
+    return _strided(
+        xp,
+        x,
+        [shape[i] for i in rest] + [n],
+        [strides[i] for i in rest] + [strides[dim1] + strides[dim2]],
+    )
+
+
+class Diagonal(Function):
+    """out = the diagonal of a over (dim1, dim2), last (a view);  grad_a = diag_embed(grad)"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, offset, dim1, dim2):
+        ctx.args = (a._data.shape, offset, dim1, dim2)
+        return _diag_view(ctx.xp, a._data, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, offset, dim1, dim2 = ctx.args
+        return DiagEmbed.apply(grad, shape=shape, offset=offset, dim1=dim1, dim2=dim2)
+
+
+class DiagonalCopy(Diagonal):
+    """out = a copy of a matrix's diagonal;  grad_a = diag_embed(grad)"""
+
+    _is_view = False
+    _node_name = "DiagonalBackward0_copy"
+
+    @staticmethod
+    def forward(ctx, a, *, offset, dim1, dim2):
+        ctx.args = (a._data.shape, offset, dim1, dim2)
+        return _diag_view(ctx.xp, a._data, offset, dim1, dim2).copy()
+
+
+class DiagEmbed(Function):
+    """out = zeros(shape) with a on the diagonal over (dim1, dim2);  grad_a = diagonal(grad)"""
+
+    @staticmethod
+    def forward(ctx, a, *, shape, offset, dim1, dim2):
+        ctx.args = (offset, dim1, dim2)
+        out = ctx.xp.zeros(shape, dtype=a._data.dtype)
+        _diag_view(ctx.xp, out, offset, dim1, dim2)[...] = a._data
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        offset, dim1, dim2 = ctx.args
+        return Diagonal.apply(grad, offset=offset, dim1=dim1, dim2=dim2)
+
+
+def _diag_dims(n, dim1, dim2):
+    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal over two dims, as a view (appended as the last dim). Mirrors torch.diagonal."""
+    d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
+    return Diagonal.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Tensors whose diagonals (over dim1, dim2) are input's last dim. Mirrors torch.diag_embed."""
+    shape = input._data.shape
+    d1, d2 = _diag_dims(len(shape) + 1, dim1, dim2)
+    n = (shape[-1] if shape else 1) + abs(offset)
+    out_shape = list(shape[:-1])
+    for d in sorted((d1, d2)):
+        out_shape.insert(d, n)
+    return DiagEmbed.apply(input, shape=tuple(out_shape), offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
+    n = input._data.ndim
+    if n == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if n == 2:
+        return DiagonalCopy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The flattened input as a diagonal matrix. Mirrors torch.diagflat."""
+    return diag_embed(flatten(input), offset, 0, 1)
+
+
+class Tril(Function):
+    """out = a with the elements above diagonal k zeroed;  grad_a = tril(grad, k)"""
+
+    @staticmethod
+    def forward(ctx, a, *, diagonal):
+        ctx.k = diagonal
+        return ctx.xp.tril(a._data, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Tril.apply(grad, diagonal=ctx.k)
+
+
+class Triu(Function):
+    """out = a with the elements below diagonal k zeroed;  grad_a = triu(grad, k)"""
+
+    @staticmethod
+    def forward(ctx, a, *, diagonal):
+        ctx.k = diagonal
+        return ctx.xp.triu(a._data, diagonal)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Triu.apply(grad, diagonal=ctx.k)
+
+
+def _triangle(cls, input, diagonal, out, op):
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
+    result = cls.apply(input, diagonal=int(diagonal))
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """The lower triangle of the last two dims. Mirrors torch.tril."""
+    return _triangle(Tril, input, diagonal, out, "tril")
+
+
+def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+    """The upper triangle of the last two dims. Mirrors torch.triu."""
+    return _triangle(Triu, input, diagonal, out, "triu")
+
+
+# --- strided views ---
+
+
+class AsStrided(Function):
+    """out = the base's memory seen with size/stride/offset (a view);  grad_a = grad
+    scatter-added into the base's memory layout, then read back at a's positions"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, size, stride, storage_offset):
+        root = a._base if a._base is not None else a
+        r = root._data
+        ctx.args = (r.shape, size, stride, storage_offset)
+        ctx.chain = a._view_chain if a._base is not None else ()
+        flat = r.reshape(-1)[storage_offset:]
+        return _strided(ctx.xp, flat, size, [s * r.itemsize for s in stride])
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = ctx.xp
+        root_shape, size, stride, offset = ctx.args
+        pos = _positions(xp, (_prod(root_shape),))
+        out_pos = _strided(xp, pos[offset:], size, [s * pos.itemsize for s in stride]).copy()
+        g = StridedScatterAdd.apply(grad, pos=out_pos, shape=root_shape)
+        if not ctx.chain:
+            return g
+        with no_grad():
+            root = _make(pos.reshape(root_shape), grad._device, False, None)
+            in_pos = _replay_view(root, ctx.chain)._data.copy()
+        return StridedGather.apply(g, pos=in_pos)
+
+
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    """A view of the memory with explicit size, stride and offset. Mirrors torch.as_strided.
+
+    Differences from torch: strides and offset index the memory of the tensor's base (the root of
+    its views), which must be contiguous; the gradient for overlapping inputs (expanded tensors)
+    is not divided among the overlapping elements.
+    """
+    size = tuple(int(s) for s in size)
+    stride = tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} != {len(size)}")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    root = input._base if input._base is not None else input
+    r = root._data
+    if storage_offset is None:
+        storage_offset = input.storage_offset()
+    storage_offset = int(storage_offset)
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if not r.flags.c_contiguous:
+        raise RuntimeError(
+            "as_strided: minitorch needs the base tensor to be contiguous (call .contiguous() "
+            "first)"
+        )
+    need = (
+        0
+        if 0 in size
+        else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    )
+    if need > r.size:
+        item = r.itemsize
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+            f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} "
+            f"are out of bounds for storage of size {r.size * item}"
+        )
+    return AsStrided.apply(input, size=size, stride=stride, storage_offset=storage_offset)
+
+
+class Unfold(Function):
+    """out = the windows of `size` every `step` along dim, as a last dim (a view);
+    grad_a = the windows' gradients added back where they came from"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a, *, dimension, size, step):
+        x = a._data
+        ctx.in_shape = x.shape
+        ctx.args = (dimension, size, step)
+        return _unfold(ctx.xp, x, dimension, size, step)
+
+    @staticmethod
+    def backward(ctx, grad):
+        pos = _unfold(ctx.xp, _positions(ctx.xp, ctx.in_shape), *ctx.args).copy()
+        return StridedScatterAdd.apply(grad, pos=pos, shape=ctx.in_shape)
+
+
+def _unfold(xp, x, dim, size, step):
+    if x.ndim == 0:  # torch: a 0-d tensor unfolds to shape (size,)
+        return _strided(xp, x, (size,), (x.itemsize,))
+    shape, strides = list(x.shape), list(x.strides)
+    shape.append(size)
+    strides.append(strides[dim])
+    shape[dim] = (shape[dim] - size) // step + 1
+    strides[dim] *= step
+    return _strided(xp, x, shape, strides)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Tensor.unfold: sliding windows along a dim, as a view. Mirrors torch.Tensor.unfold."""
+    n = input._data.ndim
+    d = _wrap_dim(dimension, n)
+    have = input._data.shape[d] if n else 1
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if size > have:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    return Unfold.apply(input, dimension=d, size=int(size), step=int(step))
+
+
+# --- repeats ---
+
+
+class Repeat(Function):
+    """out = a tiled `repeats` times along each dim;  grad_a = grad summed over the tiles"""
+
+    @staticmethod
+    def forward(ctx, a, *, repeats):
+        x = a._data
+        ctx.in_shape = x.shape
+        ctx.repeats = repeats
+        x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+        return ctx.xp.tile(x, repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        repeats = ctx.repeats
+        if not repeats:
+            return grad
+        shape = (1,) * (len(repeats) - len(ctx.in_shape)) + tuple(ctx.in_shape)
+        split = []
+        for r, s in zip(repeats, shape, strict=True):
+            split += [r, s]
+        g = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(repeats), 2)))
+        return g.reshape(ctx.in_shape)
+
+
+def repeat(input: Tensor, repeats) -> Tensor:
+    """Tensor.repeat: tiles the tensor along each dim. Mirrors torch.Tensor.repeat."""
+    repeats = tuple(int(r) for r in repeats)
+    shape = input._data.shape
+    if len(repeats) < len(shape):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+            "tensor"
+        )
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension "
+            f"{min(r * s for r, s in zip(repeats, padded, strict=True))}: "
+            f"{[r * s for r, s in zip(repeats, padded, strict=True)]}"
+        )
+    return Repeat.apply(input, repeats=repeats)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """Mirrors torch.tile (repeat, with missing leading repeats taken as 1)."""
+    dims = tuple(int(d) for d in dims)
+    n = input._data.ndim
+    if len(dims) < n:
+        dims = (1,) * (n - len(dims)) + dims
+    return repeat(input, dims)
+
+
+class Take(Function):
+    """out = a indexed by `index` along dim;  grad_a = grad scatter-added back along dim"""
+
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, index, dim):
+        ctx.args = (a._data.shape, index, dim)
+        return ctx.xp.take(a._data, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, index, dim = ctx.args
+        return TakeBackward.apply(grad, shape=shape, index=index, dim=dim)
+
+
+class TakeBackward(Function):
+    """out = zeros(shape) with a added at `index` along dim;  grad_a = take(grad, index, dim)"""
+
+    _node_name = "IndexSelectBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, shape, index, dim):
+        ctx.args = (index, dim)
+        out = ctx.xp.zeros(shape, dtype=a._data.dtype)
+        a._device.backend.scatter_add(out, (slice(None),) * dim + (index,), a._data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, dim = ctx.args
+        return Take.apply(grad, index=index, dim=dim)
+
+
+def _host_ints(t: Tensor) -> list:
+    """An integer tensor's values on the host (a shape-defining read, as torch's)."""
+    return t._device.backend.to_host(t._data).reshape(-1).tolist()
+
+
+def _index_array(ref: Tensor, values):
+    xp = ref._device.backend.xp
+    return xp.asarray(values, dtype=xp.int64)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Repeats each element (or slice along dim) `repeats` times. Mirrors torch.repeat_interleave.
+
+    A tensor of repeats is read on the host (the output's shape depends on it), as in torch.
+    """
+    if repeats is None:  # repeat_interleave(repeats): the indices repeated
+        reps = input
+        if reps._data.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if reps.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"repeat_interleave_cpu\" not implemented for '{reps.dtype.name.capitalize()}'"
+            )
+        counts = _host_ints(reps)
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeats can not be negative")
+        idx = [i for i, c in enumerate(counts) for _ in range(c)]
+        return _make(_index_array(reps, idx), reps._device, False, None)
+    if dim is None:
+        input = flatten(input)
+        d = 0
+    else:
+        d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d] if input._data.ndim else 1
+    if not isinstance(repeats, Tensor):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if input._data.ndim == 0:
+            input = reshape(input, (1,))
+        # as torch: each slice expanded `repeats` times, copied, and the two dims merged
+        x = unsqueeze(input, d + 1)
+        shape = list(x._data.shape)
+        shape[d + 1] = int(repeats)
+        return flatten(clone(expand(x, shape)), d, d + 1)
+    if repeats._data.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = _host_ints(repeats)
+    if any(c < 0 for c in counts):
+        raise RuntimeError("repeats can not be negative")
+    if len(counts) == 1:
+        counts = counts * n
+    elif len(counts) != n:
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{len(counts)} and input.size({d}) = {n}"
+        )
+    if input._data.ndim == 0:
+        input = reshape(input, (1,))
+    idx = [i for i, c in enumerate(counts) for _ in range(c)]
+    return Take.apply(input, index=_index_array(input, idx), dim=d)
+
+
+# --- flips and rolls ---
+
+
+class Flip(Function):
+    """out = a reversed along dims (a copy);  grad_a = flip(grad, dims)"""
+
+    @staticmethod
+    def forward(ctx, a, *, dims):
+        ctx.dims = dims
+        return ctx.xp.flip(a._data, axis=dims).copy() if dims else a._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Flip.apply(grad, dims=ctx.dims)
+
+
+def flip(input: Tensor, dims) -> Tensor:
+    """Reverses the order along dims (a copy, as in torch). Mirrors torch.flip."""
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    n = input._data.ndim
+    wrapped = tuple(_wrap_dim(d, n) for d in dims)
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return Flip.apply(input, dims=wrapped)
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """Mirrors torch.fliplr."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """Mirrors torch.flipud."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+class Roll(Function):
+    """out = a shifted circularly along dims (flattened when dims is None);
+    grad_a = roll(grad, -shifts, dims)"""
+
+    @staticmethod
+    def forward(ctx, a, *, shifts, dims):
+        ctx.args = (shifts, dims)
+        return ctx.xp.roll(a._data, shifts, axis=dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shifts, dims = ctx.args
+        neg = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
+        return Roll.apply(grad, shifts=neg, dims=dims)
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    """Mirrors torch.roll."""
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return Roll.apply(input, shifts=shifts[0], dims=None)
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    n = input._data.ndim
+    dims = tuple(_wrap_dim(d, n) for d in dims)
+    return Roll.apply(input, shifts=shifts, dims=dims)
+
+
+class Rot90(Function):
+    """out = a rotated k quarter turns in the plane dims;  grad_a = rot90(grad, -k, dims)"""
+
+    @staticmethod
+    def forward(ctx, a, *, k, dims):
+        ctx.args = (k, dims)
+        x, xp = a._data, ctx.xp
+        d0, d1 = dims
+        if k == 1:  # laid out as torch's: a transposed copy
+            return xp.flip(x, d1).copy().swapaxes(d0, d1)
+        if k == 2:
+            return xp.flip(x, dims).copy()
+        if k == 3:
+            return xp.flip(x, d0).copy().swapaxes(d0, d1)
+        return x.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        k, dims = ctx.args
+        return Rot90.apply(grad, k=(-k) % 4, dims=dims)
+
+
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    """Rotates by 90 degrees k times from dims[0] towards dims[1]. Mirrors torch.rot90."""
+    dims = tuple(dims)
+    n = input._data.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == n:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
+    d = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
+    return Rot90.apply(input, k=int(k) % 4, dims=d)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a 1-d tensor's elements, as rows. Mirrors
+    torch.combinations."""
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _make(
+            input._device.backend.xp.zeros((0,), dtype=input._data.dtype),
+            input._device,
+            False,
+            None,
+        )
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input._data.shape[0]), r))
+    cols = [_index_array(input, [row[j] for row in rows]) for j in range(r)]
+    return stack([Take.apply(input, index=c, dim=0) for c in cols], 1)

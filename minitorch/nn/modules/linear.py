@@ -1,0 +1,64 @@
+"""Identity and Linear layers."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch._factories import empty
+from minitorch._tensor import Tensor
+from minitorch.nn import init
+from minitorch.nn.modules.module import Module
+from minitorch.nn.parameter import Parameter
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input; accepts and ignores any constructor arguments. Mirrors
+    torch.nn.Identity."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Linear(Module):
+    """y = x @ weight.T + bias, weight of shape (out_features, in_features). Mirrors
+    torch.nn.Linear, including its default initialisation: weight ~ kaiming_uniform_(a=sqrt(5)),
+    i.e. U(-1/sqrt(in_features), 1/sqrt(in_features)), and bias ~ the same bound."""
+
+    __constants__ = ["in_features", "out_features"]
+
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        out = input.matmul(self.weight.t())
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )

@@ -1,0 +1,1 @@
+"""nn.utils: gradient clipping, parameter/vector conversion, rnn helpers (to come)."""
