@@ -428,6 +428,410 @@ class TensorMethods:
     greater = gt
     greater_equal = ge
 
+    # --- pointwise catalogue (minitorch/_ops/pointwise_more.py, pointwise_binary.py, special.py,
+    # activation.py, logical.py) ---
+
+    def floor(self):
+        return _ops.floor(self)
+
+    def floor_(self):
+        return _ops.floor_(self)
+
+    def ceil(self):
+        return _ops.ceil(self)
+
+    def ceil_(self):
+        return _ops.ceil_(self)
+
+    def trunc(self):
+        return _ops.trunc(self)
+
+    def trunc_(self):
+        return _ops.trunc_(self)
+
+    def fix(self):
+        return _ops.fix(self)
+
+    def fix_(self):
+        return _ops.fix_(self)
+
+    def frac(self):
+        return _ops.frac(self)
+
+    def frac_(self):
+        return _ops.frac_(self)
+
+    def sgn(self):
+        return _ops.sgn(self)
+
+    def sgn_(self):
+        return _ops.sgn_(self)
+
+    def exp2(self):
+        return _ops.exp2(self)
+
+    def exp2_(self):
+        return _ops.exp2_(self)
+
+    def expm1(self):
+        return _ops.expm1(self)
+
+    def expm1_(self):
+        return _ops.expm1_(self)
+
+    def log2(self):
+        return _ops.log2(self)
+
+    def log2_(self):
+        return _ops.log2_(self)
+
+    def log10(self):
+        return _ops.log10(self)
+
+    def log10_(self):
+        return _ops.log10_(self)
+
+    def log1p(self):
+        return _ops.log1p(self)
+
+    def log1p_(self):
+        return _ops.log1p_(self)
+
+    def rsqrt(self):
+        return _ops.rsqrt(self)
+
+    def rsqrt_(self):
+        return _ops.rsqrt_(self)
+
+    def square(self):
+        return _ops.square(self)
+
+    def square_(self):
+        return _ops.square_(self)
+
+    def reciprocal(self):
+        return _ops.reciprocal(self)
+
+    def reciprocal_(self):
+        return _ops.reciprocal_(self)
+
+    def sin(self):
+        return _ops.sin(self)
+
+    def sin_(self):
+        return _ops.sin_(self)
+
+    def cos(self):
+        return _ops.cos(self)
+
+    def cos_(self):
+        return _ops.cos_(self)
+
+    def tan(self):
+        return _ops.tan(self)
+
+    def tan_(self):
+        return _ops.tan_(self)
+
+    def asin(self):
+        return _ops.asin(self)
+
+    def asin_(self):
+        return _ops.asin_(self)
+
+    def acos(self):
+        return _ops.acos(self)
+
+    def acos_(self):
+        return _ops.acos_(self)
+
+    def atan(self):
+        return _ops.atan(self)
+
+    def atan_(self):
+        return _ops.atan_(self)
+
+    def sinh(self):
+        return _ops.sinh(self)
+
+    def sinh_(self):
+        return _ops.sinh_(self)
+
+    def cosh(self):
+        return _ops.cosh(self)
+
+    def cosh_(self):
+        return _ops.cosh_(self)
+
+    def asinh(self):
+        return _ops.asinh(self)
+
+    def asinh_(self):
+        return _ops.asinh_(self)
+
+    def acosh(self):
+        return _ops.acosh(self)
+
+    def acosh_(self):
+        return _ops.acosh_(self)
+
+    def atanh(self):
+        return _ops.atanh(self)
+
+    def atanh_(self):
+        return _ops.atanh_(self)
+
+    def arcsin(self):
+        return _ops.arcsin(self)
+
+    def arcsin_(self):
+        return _ops.arcsin_(self)
+
+    def arccos(self):
+        return _ops.arccos(self)
+
+    def arccos_(self):
+        return _ops.arccos_(self)
+
+    def arctan(self):
+        return _ops.arctan(self)
+
+    def arctan_(self):
+        return _ops.arctan_(self)
+
+    def arcsinh(self):
+        return _ops.arcsinh(self)
+
+    def arcsinh_(self):
+        return _ops.arcsinh_(self)
+
+    def arccosh(self):
+        return _ops.arccosh(self)
+
+    def arccosh_(self):
+        return _ops.arccosh_(self)
+
+    def arctanh(self):
+        return _ops.arctanh(self)
+
+    def arctanh_(self):
+        return _ops.arctanh_(self)
+
+    def erf(self):
+        return _ops.erf(self)
+
+    def erf_(self):
+        return _ops.erf_(self)
+
+    def erfc(self):
+        return _ops.erfc(self)
+
+    def erfc_(self):
+        return _ops.erfc_(self)
+
+    def erfinv(self):
+        return _ops.erfinv(self)
+
+    def erfinv_(self):
+        return _ops.erfinv_(self)
+
+    def lgamma(self):
+        return _ops.lgamma(self)
+
+    def lgamma_(self):
+        return _ops.lgamma_(self)
+
+    def digamma(self):
+        return _ops.digamma(self)
+
+    def digamma_(self):
+        return _ops.digamma_(self)
+
+    def logical_not(self):
+        return _ops.logical_not(self)
+
+    def logical_not_(self):
+        return _ops.logical_not_(self)
+
+    def bitwise_not(self):
+        return _ops.bitwise_not(self)
+
+    def bitwise_not_(self):
+        return _ops.bitwise_not_(self)
+
+    def round(self, *, decimals=0):
+        return _ops.round(self, decimals=decimals)
+
+    def round_(self, *, decimals=0):
+        return _ops.round_(self, decimals=decimals)
+
+    def atan2(self, other):
+        return _ops.atan2(self, other)
+
+    def atan2_(self, other):
+        return _ops.atan2_(self, other)
+
+    def arctan2(self, other):
+        return _ops.arctan2(self, other)
+
+    def arctan2_(self, other):
+        return _ops.arctan2_(self, other)
+
+    def fmod(self, other):
+        return _ops.fmod(self, other)
+
+    def fmod_(self, other):
+        return _ops.fmod_(self, other)
+
+    def hypot(self, other):
+        return _ops.hypot(self, other)
+
+    def hypot_(self, other):
+        return _ops.hypot_(self, other)
+
+    def xlogy(self, other):
+        return _ops.xlogy(self, other)
+
+    def xlogy_(self, other):
+        return _ops.xlogy_(self, other)
+
+    def logical_and(self, other):
+        return _ops.logical_and(self, other)
+
+    def logical_and_(self, other):
+        return _ops.logical_and_(self, other)
+
+    def logical_or(self, other):
+        return _ops.logical_or(self, other)
+
+    def logical_or_(self, other):
+        return _ops.logical_or_(self, other)
+
+    def logical_xor(self, other):
+        return _ops.logical_xor(self, other)
+
+    def logical_xor_(self, other):
+        return _ops.logical_xor_(self, other)
+
+    def bitwise_and(self, other):
+        return _ops.bitwise_and(self, other)
+
+    def bitwise_and_(self, other):
+        return _ops.bitwise_and_(self, other)
+
+    def bitwise_or(self, other):
+        return _ops.bitwise_or(self, other)
+
+    def bitwise_or_(self, other):
+        return _ops.bitwise_or_(self, other)
+
+    def bitwise_xor(self, other):
+        return _ops.bitwise_xor(self, other)
+
+    def bitwise_xor_(self, other):
+        return _ops.bitwise_xor_(self, other)
+
+    def bitwise_left_shift(self, other):
+        return _ops.bitwise_left_shift(self, other)
+
+    def bitwise_left_shift_(self, other):
+        return _ops.bitwise_left_shift_(self, other)
+
+    def bitwise_right_shift(self, other):
+        return _ops.bitwise_right_shift(self, other)
+
+    def bitwise_right_shift_(self, other):
+        return _ops.bitwise_right_shift_(self, other)
+
+    def fmax(self, other):
+        return _ops.fmax(self, other)
+
+    def fmin(self, other):
+        return _ops.fmin(self, other)
+
+    def logaddexp(self, other):
+        return _ops.logaddexp(self, other)
+
+    def logaddexp2(self, other):
+        return _ops.logaddexp2(self, other)
+
+    def lerp(self, end, weight):
+        return _ops.lerp(self, end, weight)
+
+    def lerp_(self, end, weight):
+        return _ops.lerp_(self, end, weight)
+
+    def addcmul(self, tensor1, tensor2, *, value=1):
+        return _ops.addcmul(self, tensor1, tensor2, value=value)
+
+    def addcmul_(self, tensor1, tensor2, *, value=1):
+        return _ops.addcmul_(self, tensor1, tensor2, value=value)
+
+    def addcdiv(self, tensor1, tensor2, *, value=1):
+        return _ops.addcdiv(self, tensor1, tensor2, value=value)
+
+    def addcdiv_(self, tensor1, tensor2, *, value=1):
+        return _ops.addcdiv_(self, tensor1, tensor2, value=value)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.nan_to_num(self, nan, posinf, neginf)
+
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+        return _ops.nan_to_num_(self, nan, posinf, neginf)
+
+    def logit(self, eps=None):
+        return _ops.logit(self, eps)
+
+    def logit_(self, eps=None):
+        return _ops.logit_(self, eps)
+
+    def polygamma(self, n):
+        return _ops.polygamma(n, self)
+
+    def polygamma_(self, n):
+        return _ops.polygamma_(self, n)
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def equal(self, other):
+        return _ops.equal(self, other)
+
+    def isnan(self):
+        return _ops.isnan(self)
+
+    def isinf(self):
+        return _ops.isinf(self)
+
+    def isposinf(self):
+        return _ops.isposinf(self)
+
+    def isneginf(self):
+        return _ops.isneginf(self)
+
+    def isfinite(self):
+        return _ops.isfinite(self)
+
+    def signbit(self):
+        return _ops.signbit(self)
+
+    def __rlshift__(self, other):
+        return _ops.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _ops.bitwise_right_shift(other, self)
+
+    def __ilshift__(self, other):
+        return _ops.bitwise_left_shift_(self, other)
+
+    def __irshift__(self, other):
+        return _ops.bitwise_right_shift_(self, other)
+
+    # --- end of pointwise catalogue ---
+
     # --- reductions (arguments forwarded as given: torch's overloads are parsed in _ops) ---
 
     def sum(self, *args, **kwargs):
@@ -520,7 +924,7 @@ class TensorMethods:
     def diff(self, *args, **kwargs):
         return _ops.diff(self, *args, **kwargs)
 
-    # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py) ---
+    # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py, shape_repeat.py) ---
 
     def reshape(self, *shape):
         return _ops.reshape(self, _size_args(shape))

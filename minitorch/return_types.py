@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+# fmt: off
 __all__ = [
     "max", "min", "median", "nanmedian", "mode", "kthvalue", "sort", "topk", "cummax", "cummin",
     "aminmax", "slogdet", "linalg_slogdet", "qr", "linalg_qr", "svd", "linalg_svd", "linalg_eigh",
     "linalg_eig", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq", "frexp", "geqrf",
     "linalg_lu", "linalg_lu_factor", "lu_unpack", "triangular_solve",
 ]
+# fmt: on
 
 
 class _StructSeq(tuple):

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
+# fmt: off
 __all__ = ["special", "FALLBACKS"]
+# fmt: on
 
 # NOTE [ Special functions ]
 # NumPy has no erf, lgamma or digamma. Backend.special(name) hands the ops an array function for
@@ -51,13 +53,29 @@ def _erfinv(y):
         small = w < 5.0
         ws = w - 2.5
         p = np.full_like(y, 2.81022636e-08)
-        for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                  -0.00125372503, -0.00417768164, 0.246640727, 1.50140941):
+        for c in (
+            3.43273939e-07,
+            -3.5233877e-06,
+            -4.39150654e-06,
+            0.00021858087,
+            -0.00125372503,
+            -0.00417768164,
+            0.246640727,
+            1.50140941,
+        ):
             p = c + p * ws
         wl = np.sqrt(np.where(small, 5.0, w)) - 3.0
         q = np.full_like(y, -0.000200214257)
-        for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773,
-                  -0.0076224613, 0.00943887047, 1.00167406, 2.83297682):
+        for c in (
+            0.000100950558,
+            0.00134934322,
+            -0.00367342844,
+            0.00573950773,
+            -0.0076224613,
+            0.00943887047,
+            1.00167406,
+            2.83297682,
+        ):
             q = c + q * wl
         t = np.abs(y)
         a = np.where(small, p, q) * t
@@ -126,7 +144,8 @@ def _polygamma(n, x):
         # (-1)^(n+1) [ (n-1)!/z^n + n!/(2 z^(n+1)) + sum_k B_2k (2k+n-1)! / ((2k)! z^(2k+n)) ]
         total = math.factorial(n - 1) / z**n + math.factorial(n) / (2 * z ** (n + 1))
         for k, b in enumerate(_B2K, start=1):
-            total = total + b * math.factorial(2 * k + n - 1) / math.factorial(2 * k) / z ** (2 * k + n)
+            coef = b * math.factorial(2 * k + n - 1) / math.factorial(2 * k)
+            total = total + coef / z ** (2 * k + n)
         out = (-1.0) ** (n + 1) * total + acc
         sign_inf = np.inf if n % 2 else -np.inf
         out = np.where(pole, sign_inf, out)

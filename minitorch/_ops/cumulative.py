@@ -31,8 +31,9 @@ def scan(xp, x, dim, combine):
     nd = x[0].ndim
     s = 1
     while s < n:
-        head, left, right = _part(nd, dim, slice(None, s)), _part(nd, dim, slice(None, -s)), (
-            _part(nd, dim, slice(s, None)))
+        head = _part(nd, dim, slice(None, s))  # the first s entries are final already
+        left = _part(nd, dim, slice(None, -s))
+        right = _part(nd, dim, slice(s, None))
         merged = combine(tuple(a[left] for a in x), tuple(a[right] for a in x))
         x = tuple(xp.concatenate([a[head], m], axis=dim) for a, m in zip(x, merged, strict=True))
         s *= 2
@@ -226,7 +227,7 @@ def logcumsumexp(input, dim=_MISSING, *, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
-            f'"logcumsumexp_out_cpu" not implemented for \'{_type_short(input.dtype)}\''
+            f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
         )
     x, d, was_0d = _along(input, dim, "logcumsumexp")
     r = Logcumsumexp.apply(x, dim=d)
@@ -254,9 +255,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         if extra is None:
             continue
         if extra is not input and extra.ndim != input.ndim:
-            raise RuntimeError(
-                "diff expects prepend or append to be the same dimension as input"
-            )
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         parts.append(extra)
     x = input
     if len(parts) > 1:

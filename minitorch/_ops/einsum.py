@@ -9,9 +9,18 @@ __all__ = ["einsum"]
 
 
 def _short(dt) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "bfloat16": "BFloat16"}
+    names = {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "bfloat16": "BFloat16",
+    }
     return names[dt.name]
 
 
@@ -126,18 +135,21 @@ def einsum(equation, *operands):
         n_ell = max(n_ell, t.ndim - n_letters)
     ell = "".join(spare[:n_ell])
     terms = [
-        term.replace("...", ell[n_ell - (t.ndim - len(term.replace("...", ""))):])
+        term.replace("...", ell[n_ell - (t.ndim - len(term.replace("...", ""))) :])
         for term, t in zip(terms, operands, strict=False)
     ]
     if arrow:
         out = rhs.replace("...", ell)
         for c in out:
             if out.count(c) > 1:
-                raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the "
-                                   "output")
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} appears more than once in the output"
+                )
             if not any(c in term for term in terms):
-                raise RuntimeError(f"einsum(): output subscript {c} does not appear in the "
-                                   "equation for any input operand")
+                raise RuntimeError(
+                    f"einsum(): output subscript {c} does not appear in the "
+                    "equation for any input operand"
+                )
     else:
         joined = "".join(terms)
         once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)

@@ -170,8 +170,10 @@ def getitem(self: Tensor, key) -> Tensor:
     elif cls is slice and key.step is None:  # the common x[a:b]
         shape = self._data.shape
         start, stop = key.start, key.stop
-        if shape and (start is None or start.__class__ is int) and (
-            stop is None or stop.__class__ is int
+        if (
+            shape
+            and (start is None or start.__class__ is int)
+            and (stop is None or stop.__class__ is int)
         ):
             return SliceIndex.apply(self, key=(slice(*key.indices(shape[0])), Ellipsis))
     return index_with_plan(self, parse_key(self, key))

@@ -27,7 +27,21 @@ __all__ = [
 # With no grad recorded, the kernel writes straight into self's memory.
 
 
-def _check_leaf(self: Tensor, op: str):
+def _check_overlap(self: Tensor):
+    # An expanded tensor has several elements on one memory location: torch refuses to write it.
+    x = self._data
+    for stride, size in zip(x.strides, x.shape):
+        if stride == 0 and size > 1:
+            raise RuntimeError(
+                "unsupported operation: more than one element of the written-to tensor refers to "
+                "a single memory location. Please clone() the tensor before performing the "
+                "operation."
+            )
+
+
+def _check_leaf(self: Tensor, op: str, writes: bool = True):
+    if writes:
+        _check_overlap(self)
     if not state.enabled:
         return
     if self._grad_fn is None and self._requires_grad:
@@ -121,6 +135,8 @@ class CopySlices(Function):
     """base' = base with the view region replaced by src;  grad_base = grad with that region
     zeroed,  grad_src = the view region of grad"""
 
+    _node_name = "CopySlices"
+
     @staticmethod
     def forward(ctx, base, src, *, chain):
         ctx.chain = chain
@@ -159,7 +175,7 @@ def copy_slices(view: Tensor, src: Tensor):
 
 def set_shape_(self: Tensor, viewed: Tensor) -> Tensor:
     """squeeze_/unsqueeze_/transpose_/t_: self takes the shape (and history) of `viewed`."""
-    _check_leaf(self, "set_shape_")
+    _check_leaf(self, "set_shape_", writes=False)
     self._data = viewed._data
     if viewed._grad_fn is not None:
         self._grad_fn = viewed._grad_fn
@@ -217,6 +233,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
     ):
         return False  # a graph to record, or a view to check (_check_leaf)
     x = self._data
+    if 0 in x.strides:
+        return False  # maybe expanded: the general path checks
     if isinstance(other, Tensor):
         if other._device is not self._device or other._data.dtype != x.dtype:
             return False

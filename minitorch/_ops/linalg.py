@@ -7,23 +7,43 @@ from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
+# fmt: off
 __all__ = [
     "matmul", "mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "inner", "addmm", "addmv",
     "addbmm", "baddbmm", "tensordot", "kron", "trace",
 ]
+# fmt: on
 
 
 def _short(dt) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "bfloat16": "BFloat16"}
+    names = {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "bfloat16": "BFloat16",
+    }
     return names[dt.name]
 
 
 def _ctype(dt) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
-            "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}[dt.name]
+    return {
+        "float32": "float",
+        "float64": "double",
+        "int64": "long int",
+        "int32": "int",
+        "int16": "short int",
+        "int8": "signed char",
+        "uint8": "unsigned char",
+        "bool": "bool",
+        "float16": "c10::Half",
+        "bfloat16": "c10::BFloat16",
+    }[dt.name]
 
 
 def _require_tensor(x, op, name, pos):
@@ -35,7 +55,7 @@ def _require_tensor(x, op, name, pos):
 
 def _no_bool(x: Tensor, kernel: str):
     if x._data.dtype == bool:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 def _dims_str(shape) -> str:
@@ -118,8 +138,10 @@ class Dot(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad * b if ctx.needs_input_grad[0] else None,
-                grad * a if ctx.needs_input_grad[1] else None)
+        return (
+            grad * b if ctx.needs_input_grad[0] else None,
+            grad * a if ctx.needs_input_grad[1] else None,
+        )
 
 
 # --- matmul and its special cases ---
@@ -178,9 +200,7 @@ def _check_mv(m_shape, v: Tensor, m: Tensor):
 
 def _check_bmm(a: Tensor, b: Tensor, batch: int):
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}"
-        )
+        raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
     k = a._data.shape[-1]
     got = b._data.shape[-2]
     if k != got:
@@ -305,9 +325,7 @@ def mv(input, vec, *, out=None):
     _require_tensor(input, "mv", "input", 1)
     _require_tensor(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
-        raise RuntimeError(
-            f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}"
-        )
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     _check_mv(input._data.shape, vec, input)
     return _write(Mv.apply(input, vec), out)
 
@@ -442,7 +460,7 @@ def kron(input, other, *, out=None):
     n = max(a.ndim, b.ndim)
     sa = (1,) * (n - a.ndim) + tuple(a._data.shape)
     sb = (1,) * (n - b.ndim) + tuple(b._data.shape)
-    la, lb = _LETTERS[:n], _LETTERS[n: 2 * n]
+    la, lb = _LETTERS[:n], _LETTERS[n : 2 * n]
     eq = f"{la},{lb}->{''.join(x + y for x, y in zip(la, lb, strict=False))}"
     r = Einsum.apply(a.reshape(sa), b.reshape(sb), eq=eq)
     return _write(r.reshape(tuple(x * y for x, y in zip(sa, sb, strict=False))), out)
@@ -458,9 +476,7 @@ def tensordot(a, b, dims=2, out=None):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
         if dims > a.ndim or dims > b.ndim:
-            raise RuntimeError(
-                f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}"
-            )
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
         da = list(range(a.ndim - dims, a.ndim))
         db = list(range(dims))
     else:
@@ -481,7 +497,7 @@ def tensordot(a, b, dims=2, out=None):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
     la = list(_LETTERS[: a.ndim])
-    lb = list(_LETTERS[a.ndim: a.ndim + b.ndim])
+    lb = list(_LETTERS[a.ndim : a.ndim + b.ndim])
     for i, j in zip(da, db, strict=False):
         lb[j] = la[i]
     keep_a = [x for i, x in enumerate(la) if i not in da]

@@ -10,10 +10,12 @@ from minitorch._ops._common import cast, wrap_dim
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
+# fmt: off
 __all__ = [
     "sum", "mean", "prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin",
     "logsumexp", "nansum", "nanmean",
 ]
+# fmt: on
 
 _MISSING = object()
 
@@ -205,9 +207,18 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
 
 
 def _short(dt) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "bfloat16": "BFloat16"}
+    names = {
+        "float32": "Float",
+        "float64": "Double",
+        "float16": "Half",
+        "int64": "Long",
+        "int32": "Int",
+        "int16": "Short",
+        "int8": "Char",
+        "uint8": "Byte",
+        "bool": "Bool",
+        "bfloat16": "BFloat16",
+    }
     return names[dt.name]
 
 
@@ -331,8 +342,11 @@ class Amax(Function):
     def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        out = x.max(axis=dims, keepdims=keepdim) if kind == "max" else (
-            x.min(axis=dims, keepdims=keepdim))
+        out = (
+            x.max(axis=dims, keepdims=keepdim)
+            if kind == "max"
+            else (x.min(axis=dims, keepdims=keepdim))
+        )
         out = ctx.xp.asarray(out)
         ctx.save_for_backward(a, out)
         return out
@@ -520,8 +534,9 @@ def _arg(kind, input, dim, keepdim, axis=None):
     fn = xp.argmax if kind == "argmax" else xp.argmin
     if dim is None:
         if x.size == 0:
-            raise IndexError(f"{kind}(): Expected reduction dim to be specified for "
-                             "input.numel() == 0.")
+            raise IndexError(
+                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0."
+            )
         idx = fn(x.reshape(-1))
         out = xp.asarray(idx, dtype=_dtype.int64.np)
         if keepdim:

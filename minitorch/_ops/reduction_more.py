@@ -24,10 +24,12 @@ from minitorch._ops.reduction import (
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 
+# fmt: off
 __all__ = [
     "all", "any", "count_nonzero", "std", "var", "std_mean", "var_mean", "norm", "median",
     "nanmedian", "mode", "quantile", "nanquantile",
 ]
+# fmt: on
 
 
 # --- boolean reductions (not differentiable) ---
@@ -203,7 +205,7 @@ class LinalgVectorNorm(Function):
         elif ord == 2:
             out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
         else:
-            out = (ax ** ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+            out = (ax**ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
         out = xp.asarray(out, dtype=x.dtype)
         ctx.save_for_backward(a, out)
         return out
@@ -306,8 +308,9 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
-        return matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim,
-                           dtype=dtype, out=out)
+        return matrix_norm(
+            A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype, out=out
+        )
     if dim is None and ord is not None and A.ndim != 1:
         raise RuntimeError(
             f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
@@ -343,8 +346,9 @@ def _full_index(xp, idx, dim, shape):
         elif shape[ax] == 1:
             index.append(xp.zeros((1,) * nd, dtype=idx.dtype))
         else:
-            index.append(xp.arange(shape[ax]).reshape(tuple(-1 if k == ax else 1
-                                                            for k in range(nd))))
+            index.append(
+                xp.arange(shape[ax]).reshape(tuple(-1 if k == ax else 1 for k in range(nd)))
+            )
     return tuple(index)
 
 
@@ -361,8 +365,9 @@ class TakeAlong(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return PutAlong.apply(grad.reshape(ctx.idx.shape), idx=ctx.idx, dim=ctx.dim,
-                              shape=ctx.shape)
+        return PutAlong.apply(
+            grad.reshape(ctx.idx.shape), idx=ctx.idx, dim=ctx.dim, shape=ctx.shape
+        )
 
 
 class PutAlong(Function):
@@ -412,18 +417,28 @@ class Quantile(TakeAlong):
 # --- median, mode ---
 
 
+def stable_argsort(xp, x, dim):
+    """argsort keeping equal values in input order (CuPy's only sort, NumPy's kind="stable")."""
+    try:
+        return xp.argsort(x, axis=dim, kind="stable")
+    except (TypeError, ValueError, NotImplementedError):  # CuPy: kind must be None (stable)
+        return xp.argsort(x, axis=dim)
+
+
 def _median_index(xp, x, dim, ignore_nan):
     """The index (keepdim shape) of the lower median along dim, torch's choice among equals."""
-    perm = xp.argsort(x, axis=dim, kind="stable")  # nan sorts last
+    perm = stable_argsort(xp, x, dim)  # nan sorts last
     n = x.shape[dim]
     nan = xp.isnan(x) if x.dtype.kind == "f" else None
     if ignore_nan and nan is not None:
         k = xp.maximum(((~nan).sum(axis=dim, keepdims=True) - 1) // 2, 0)
         return xp.take_along_axis(perm, k, axis=dim)
-    idx = xp.take(perm, [(n - 1) // 2], axis=dim)
+    k = (n - 1) // 2
+    idx = perm[tuple(slice(k, k + 1) if i == dim else slice(None) for i in range(x.ndim))]
     if nan is not None:  # median propagates nan: the first nan is the answer
-        idx = xp.where(nan.any(axis=dim, keepdims=True), xp.argmax(nan, axis=dim, keepdims=True),
-                       idx)
+        idx = xp.where(
+            nan.any(axis=dim, keepdims=True), xp.argmax(nan, axis=dim, keepdims=True), idx
+        )
     return idx
 
 
@@ -452,17 +467,31 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
-    r = _order_stat("median", input, dim, keepdim,
-                    lambda xp, x, d: _median_index(xp, x, d, False), MedianAll, MedianDim,
-                    return_types.median)
+    r = _order_stat(
+        "median",
+        input,
+        dim,
+        keepdim,
+        lambda xp, x, d: _median_index(xp, x, d, False),
+        MedianAll,
+        MedianDim,
+        return_types.median,
+    )
     return _out_pair(r, out)
 
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
-    r = _order_stat("nanmedian", input, dim, keepdim,
-                    lambda xp, x, d: _median_index(xp, x, d, True), NanmedianAll, NanmedianDim,
-                    return_types.nanmedian)
+    r = _order_stat(
+        "nanmedian",
+        input,
+        dim,
+        keepdim,
+        lambda xp, x, d: _median_index(xp, x, d, True),
+        NanmedianAll,
+        NanmedianDim,
+        return_types.nanmedian,
+    )
     return _out_pair(r, out)
 
 
@@ -480,7 +509,7 @@ def _mode_index(xp, x, dim):
     """The index (keepdim shape) of the most frequent value along dim: the smallest such value,
     at its last occurrence (as torch)."""
     n = x.shape[dim]
-    perm = xp.argsort(x, axis=dim, kind="stable")
+    perm = stable_argsort(xp, x, dim)
     s = xp.take_along_axis(x, perm, axis=dim)
 
     def part(sl):
@@ -493,8 +522,9 @@ def _mode_index(xp, x, dim):
     pos = xp.arange(n).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
     from minitorch._ops.cumulative import running_extreme
 
-    run_start, _ = running_extreme(xp, xp.broadcast_to(xp.where(starts, pos, 0), x.shape), dim,
-                                   "max")
+    run_start, _ = running_extreme(
+        xp, xp.broadcast_to(xp.where(starts, pos, 0), x.shape), dim, "max"
+    )
     count = xp.where(ends, pos - run_start + 1, 0)
     best = xp.argmax(count, axis=dim, keepdims=True)  # first maximum: the smallest value
     return xp.take_along_axis(perm, best, axis=dim)
@@ -502,8 +532,9 @@ def _mode_index(xp, x, dim):
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along dim and its index. Mirrors torch.mode."""
-    return _out_pair(_order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode,
-                                 return_types.mode), out)
+    return _out_pair(
+        _order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode, return_types.mode), out
+    )
 
 
 # --- quantiles ---
@@ -544,7 +575,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         if nd == 0:
             a = input.reshape((1,))
     data = a._data
-    perm = xp.argsort(data, axis=d, kind="stable")[None]  # a leading axis for the q values
+    perm = stable_argsort(xp, data, d)[None]  # a leading axis for the q values
     nan = xp.isnan(data)[None]
     n_valid = (~nan).sum(axis=d + 1, keepdims=True) if ignore_nan else data.shape[d]
     qs = qv.reshape((-1,) + (1,) * data.ndim)
@@ -559,17 +590,20 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     lo_i, hi_i = lo.astype(_dtype.int64.np), hi.astype(_dtype.int64.np)
     expanded = a.reshape((1,) + data.shape)
     keep = tuple(qs.shape[:1]) + tuple(1 if k == d else s for k, s in enumerate(data.shape))
-    v_lo = Quantile.apply(expanded, idx=xp.take_along_axis(perm, lo_i, axis=d + 1), dim=d + 1,
-                          out_shape=keep)
+    v_lo = Quantile.apply(
+        expanded, idx=xp.take_along_axis(perm, lo_i, axis=d + 1), dim=d + 1, out_shape=keep
+    )
     if interpolation in ("linear", "midpoint"):
-        v_hi = Quantile.apply(expanded, idx=xp.take_along_axis(perm, hi_i, axis=d + 1),
-                              dim=d + 1, out_shape=keep)
+        v_hi = Quantile.apply(
+            expanded, idx=xp.take_along_axis(perm, hi_i, axis=d + 1), dim=d + 1, out_shape=keep
+        )
         w = rank - lo if interpolation == "linear" else xp.full_like(rank, 0.5)
         result = v_lo + (v_hi - v_lo) * _const(xp.asarray(w, dtype=x.dtype), input)
     else:
         result = v_lo
-    has_nan = nan.all(axis=d + 1, keepdims=True) if ignore_nan else nan.any(axis=d + 1,
-                                                                              keepdims=True)
+    has_nan = (
+        nan.all(axis=d + 1, keepdims=True) if ignore_nan else nan.any(axis=d + 1, keepdims=True)
+    )
     result = where(_const(has_nan, input), math.nan, result)
     shape = list(result.shape)
     if dim is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 
-from minitorch._tensor import Size, Tensor, _wrap_dim
+from minitorch._tensor import Tensor, _wrap_dim
 from minitorch.autograd.function import Function
 
 __all__ = [
@@ -28,8 +28,6 @@ __all__ = [
     "matrix_T",
     "expand",
     "broadcast_to",
-    "broadcast_shapes",
-    "broadcast_tensors",
     "narrow",
 ]
 
@@ -529,50 +527,6 @@ def expand(input: Tensor, sizes) -> Tensor:
 def broadcast_to(input: Tensor, size) -> Tensor:
     """Mirrors torch.broadcast_to."""
     return expand(input, size)
-
-
-def broadcast_shapes(*shapes) -> Size:
-    """The shape that all `shapes` broadcast to. Mirrors torch.broadcast_shapes."""
-    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    n = max((len(s) for s in shapes), default=0)
-    out = [1] * n
-    for k, s in enumerate(shapes):
-        for i in range(len(s) - 1, -1, -1):  # torch checks from the last dim
-            v = s[i]
-            j = n - len(s) + i
-            if v < 0:
-                raise RuntimeError(
-                    f"Trying to create tensor with negative dimension {v}: {list(s)}"
-                )
-            if v != 1 and out[j] != 1 and out[j] != v:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {v} at {i - len(s)}! "
-                    f"Mismatching argument at index {k} had {s}; but expected shape should be "
-                    f"broadcastable to {out}"
-                )
-            if v != 1:
-                out[j] = v
-    return Size(out)
-
-
-def broadcast_tensors(*tensors) -> tuple:
-    """The tensors expanded to their common shape (views). Mirrors torch.broadcast_tensors."""
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    n = max((t._data.ndim for t in tensors), default=0)
-    out = [1] * n
-    for t in tensors:
-        shape = t._data.shape
-        for i, v in enumerate(shape):
-            j = n - len(shape) + i
-            if v != 1 and out[j] != 1 and out[j] != v:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at "
-                    f"non-singleton dimension {j}"
-                )
-            if v != 1:
-                out[j] = v
-    return tuple(expand(t, out) for t in tensors)
 
 
 # --- narrow ---

@@ -435,6 +435,8 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
             t = _make(o._data, device, False, None, 0)
             t._vc = o._vc
             t._base = o._base if o._base is not None else o
+            t._view_version = o._vc[0]  # its grad_fn is this node's until the data changes
+            t._view_chain = o._view_chain if o._base is not None else ()
         elif isinstance(o, Tensor) and (o._requires_grad or o._grad_fn is not None):
             t = _make(o._data, device, False, None, 0)
         else:

@@ -51,8 +51,13 @@ def _inner(a, b):
 
 def einsum_row(name, eq, shapes, ref_eq=None, **kw):
     ref_eq = ref_eq or eq
-    return row(f"einsum_{name}", lambda T: lambda *ops: T.einsum(eq, *ops),
-               lambda *ops: np.asarray(np.einsum(ref_eq, *ops)), shapes, **kw)
+    return row(
+        f"einsum_{name}",
+        lambda T: lambda *ops: T.einsum(eq, *ops),
+        lambda *ops: np.asarray(np.einsum(ref_eq, *ops)),
+        shapes,
+        **kw,
+    )
 
 
 def _broadcast_einsum(a, b):
@@ -87,28 +92,64 @@ SPECS = [
     row("inner_1d", lambda T: T.inner, _inner, [(3,), (3,)]),
     row("inner_0d", lambda T: T.inner, _inner, [(), (2, 3)]),
     row("addmm", lambda T: T.addmm, _addmm, [(2, 4), (2, 3), (3, 4)]),
-    row("addmm_scaled_broadcast", lambda T: lambda a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2),
-        lambda a, b, c: _addmm(a, b, c, 0.5, 2.0), [(4,), (2, 3), (3, 4)]),
-    row("addmm_beta0", lambda T: lambda a, b, c: T.addmm(a, b, c, beta=0),
-        lambda a, b, c: b @ c, [(2, 4), (2, 3), (3, 4)]),
-    row("addmv", lambda T: lambda a, b, c: T.addmv(a, b, c, alpha=-1.5),
-        lambda a, b, c: a - 1.5 * (b @ c), [(2,), (2, 3), (3,)]),
-    row("baddbmm", lambda T: lambda a, b, c: T.baddbmm(a, b, c, beta=2),
-        lambda a, b, c: 2 * a + b @ c, [(2, 4), (3, 2, 5), (3, 5, 4)]),
-    row("addbmm", lambda T: T.addbmm, lambda a, b, c: a + (b @ c).sum(0),
-        [(2, 4), (3, 2, 5), (3, 5, 4)]),
-    row("tensordot_int", lambda T: lambda a, b: T.tensordot(a, b, dims=2),
-        lambda a, b: _tensordot(a, b, 2), [(2, 3, 4), (3, 4, 2)]),
-    row("tensordot_lists", lambda T: lambda a, b: T.tensordot(a, b, dims=([0, 2], [1, 0])),
-        lambda a, b: _tensordot(a, b, ([0, 2], [1, 0])), [(2, 3, 4), (4, 2, 5)]),
-    row("tensordot_0", lambda T: lambda a, b: T.tensordot(a, b, dims=0),
-        lambda a, b: _tensordot(a, b, 0), [(2, 3), (2,)]),
+    row(
+        "addmm_scaled_broadcast",
+        lambda T: lambda a, b, c: T.addmm(a, b, c, beta=0.5, alpha=2),
+        lambda a, b, c: _addmm(a, b, c, 0.5, 2.0),
+        [(4,), (2, 3), (3, 4)],
+    ),
+    row(
+        "addmm_beta0",
+        lambda T: lambda a, b, c: T.addmm(a, b, c, beta=0),
+        lambda a, b, c: b @ c,
+        [(2, 4), (2, 3), (3, 4)],
+    ),
+    row(
+        "addmv",
+        lambda T: lambda a, b, c: T.addmv(a, b, c, alpha=-1.5),
+        lambda a, b, c: a - 1.5 * (b @ c),
+        [(2,), (2, 3), (3,)],
+    ),
+    row(
+        "baddbmm",
+        lambda T: lambda a, b, c: T.baddbmm(a, b, c, beta=2),
+        lambda a, b, c: 2 * a + b @ c,
+        [(2, 4), (3, 2, 5), (3, 5, 4)],
+    ),
+    row(
+        "addbmm",
+        lambda T: T.addbmm,
+        lambda a, b, c: a + (b @ c).sum(0),
+        [(2, 4), (3, 2, 5), (3, 5, 4)],
+    ),
+    row(
+        "tensordot_int",
+        lambda T: lambda a, b: T.tensordot(a, b, dims=2),
+        lambda a, b: _tensordot(a, b, 2),
+        [(2, 3, 4), (3, 4, 2)],
+    ),
+    row(
+        "tensordot_lists",
+        lambda T: lambda a, b: T.tensordot(a, b, dims=([0, 2], [1, 0])),
+        lambda a, b: _tensordot(a, b, ([0, 2], [1, 0])),
+        [(2, 3, 4), (4, 2, 5)],
+    ),
+    row(
+        "tensordot_0",
+        lambda T: lambda a, b: T.tensordot(a, b, dims=0),
+        lambda a, b: _tensordot(a, b, 0),
+        [(2, 3), (2,)],
+    ),
     row("kron", lambda T: T.kron, _kron, [(2, 3), (2, 2)]),
     row("kron_ranks", lambda T: T.kron, _kron, [(2,), (3, 2)]),
-    row("trace", lambda T: T.trace, lambda a: np.asarray(np.trace(a)), [(3, 3)],
-        dtypes=FLOATS + INTS),
-    row("trace_rect", lambda T: lambda a: a.trace(), lambda a: np.asarray(np.trace(a)),
-        [(3, 5)]),
+    row(
+        "trace",
+        lambda T: T.trace,
+        lambda a: np.asarray(np.trace(a)),
+        [(3, 3)],
+        dtypes=FLOATS + INTS,
+    ),
+    row("trace_rect", lambda T: lambda a: a.trace(), lambda a: np.asarray(np.trace(a)), [(3, 5)]),
     # einsum: explicit and implicit outputs, repeated subscripts, ellipsis, size-1 broadcast
     einsum_row("matmul", "ij,jk->ik", [(2, 3), (3, 4)]),
     einsum_row("implicit", "ij,jk", [(2, 3), (3, 4)]),
@@ -122,8 +163,16 @@ SPECS = [
     einsum_row("three_operands", "ij,jk,kl->il", [(2, 3), (3, 4), (4, 2)]),
     einsum_row("summed_inside", "ij,k->k", [(2, 3), (4,)]),
     einsum_row("spaces", "i j , j k -> i k", [(2, 3), (3, 4)], ref_eq="ij,jk->ik"),
-    row("einsum_size1_broadcast", lambda T: lambda a, b: T.einsum("ij,ij->i", a, b),
-        _broadcast_einsum, [(1, 3), (2, 3)]),
-    row("einsum_list", lambda T: lambda a, b: T.einsum("i,i->", [a, b]),
-        lambda a, b: np.asarray(np.dot(a, b)), [(3,), (3,)]),
+    row(
+        "einsum_size1_broadcast",
+        lambda T: lambda a, b: T.einsum("ij,ij->i", a, b),
+        _broadcast_einsum,
+        [(1, 3), (2, 3)],
+    ),
+    row(
+        "einsum_list",
+        lambda T: lambda a, b: T.einsum("i,i->", [a, b]),
+        lambda a, b: np.asarray(np.dot(a, b)),
+        [(3,), (3,)],
+    ),
 ]

@@ -243,7 +243,7 @@ SPECS = [
                                                  away_from(0.0)),
         ]
     ],
-    row("inplace_through_view", lambda T: _view_inplace, np.multiply, S2),
+    row("mul_inplace_through_view", lambda T: _view_inplace, np.multiply, S2),
     row("fill_inplace", lambda T: lambda a, v: a.clone().fill_(v), _fill_ref, [S, ()]),
     row("zero_inplace", lambda T: lambda a: a.clone().zero_(), np.zeros_like, [S]),
     row("copy_inplace", lambda T: lambda a, b: a.clone().copy_(b),
@@ -254,10 +254,4 @@ SPECS = [
 
 # Known bugs: {spec name: {check: reason}}; check is "forward", "grad", "gradgrad" or "all",
 # optionally "@device". Each becomes a strict xfail, so a fix shows up as an XPASS failure.
-_NO_FLOOR = ("div(rounding_mode=...)/floor_divide/remainder on floating tensors import "
-             "minitorch._ops.floor / trunc, which do not exist (ImportError)")
-XFAIL = {
-    "div_trunc": {"all": _NO_FLOOR},
-    "div_floor": {"all": _NO_FLOOR},
-    "remainder": {"all": _NO_FLOOR},
-}
+XFAIL: dict = {}

@@ -34,9 +34,7 @@ def test_return_type_is_a_named_tuple_with_torch_repr():
     values, indices = r
     assert r.values is values and r[1] is indices
     assert type(r).__name__ == "max" and r.n_fields == 2
-    assert repr(r) == (
-        "torch.return_types.max(\nvalues=tensor([5., 7.]),\nindices=tensor([1, 0]))"
-    )
+    assert repr(r) == ("torch.return_types.max(\nvalues=tensor([5., 7.]),\nindices=tensor([1, 0]))")
     back = pickle.loads(pickle.dumps(r))
     assert type(back) is type(r)
     np.testing.assert_array_equal(host(back.values), [5.0, 7.0])
@@ -80,20 +78,33 @@ def test_mean_rejects_integers():
     msg = "mean\\(\\): could not infer output dtype. Input dtype must be either a floating point"
     raises(RuntimeError, msg + ".*Got: Long", mt.tensor([1, 2]).mean)
     raises(RuntimeError, msg + ".*Got: Bool", mt.tensor([True]).mean, 0)
-    raises(RuntimeError, "Optional dtype must be either a floating point.*Got: Long",
-           mt.ones(2).mean, dtype=mt.int64)
+    raises(
+        RuntimeError,
+        "Optional dtype must be either a floating point.*Got: Long",
+        mt.ones(2).mean,
+        dtype=mt.int64,
+    )
     assert mt.tensor([1, 2]).mean(dtype=mt.float32).item() == 1.5
 
 
 def test_grad_fn_names():
     a = mt.ones(2, 3, requires_grad=True)
     names = {
-        "SumBackward0": a.sum(), "SumBackward1": a.sum(0), "MeanBackward0": a.mean(),
-        "MeanBackward1": a.mean(1), "MaxBackward1": a.max(), "MaxBackward0": a.max(0).values,
-        "MinBackward1": a.min(), "MinBackward0": a.min(0)[0], "AmaxBackward0": a.amax(0),
-        "LogsumexpBackward0": a.logsumexp(1), "ProdBackward0": a.prod(),
-        "ProdBackward1": a.prod(1), "MmBackward0": a @ mt.ones(3, 2),
-        "BmmBackward0": mt.bmm(a[None], mt.ones(1, 3, 2)), "DotBackward0": a[0] @ a[1],
+        "SumBackward0": a.sum(),
+        "SumBackward1": a.sum(0),
+        "MeanBackward0": a.mean(),
+        "MeanBackward1": a.mean(1),
+        "MaxBackward1": a.max(),
+        "MaxBackward0": a.max(0).values,
+        "MinBackward1": a.min(),
+        "MinBackward0": a.min(0)[0],
+        "AmaxBackward0": a.amax(0),
+        "LogsumexpBackward0": a.logsumexp(1),
+        "ProdBackward0": a.prod(),
+        "ProdBackward1": a.prod(1),
+        "MmBackward0": a @ mt.ones(3, 2),
+        "BmmBackward0": mt.bmm(a[None], mt.ones(1, 3, 2)),
+        "DotBackward0": a[0] @ a[1],
         "MvBackward0": a @ mt.ones(3),
     }
     for name, t in names.items():
@@ -111,25 +122,39 @@ def test_max_min_forms(device):
     np.testing.assert_array_equal(host(i), [1, 0])  # the first of equal values
     v, i = a.min(dim=1, keepdim=True)
     assert v.shape == (2, 1) and host(i).tolist() == [[0], [2]]
-    np.testing.assert_array_equal(host(mt.max(a, T([3.0, 3.0, 3.0], device))),
-                                  [[3, 5, 5], [3, 3, 3]])
+    np.testing.assert_array_equal(
+        host(mt.max(a, T([3.0, 3.0, 3.0], device))), [[3, 5, 5], [3, 3, 3]]
+    )
     assert a.max(axis=0).indices.tolist() == [1, 0, 0]
     z = T(3.0, device)
     assert z.max(0).values.item() == 3.0 and z.max(0).indices.item() == 0
 
 
 def test_max_errors():
-    raises(RuntimeError, r"max\(\): Expected reduction dim to be specified for input.numel\(\) "
-           "== 0", mt.zeros(0).max)
+    raises(
+        RuntimeError,
+        r"max\(\): Expected reduction dim to be specified for input.numel\(\) "
+        "== 0",
+        mt.zeros(0).max,
+    )
     raises(RuntimeError, r"min\(\): Expected reduction dim", mt.zeros(0, 2).min)
-    raises(IndexError, r"max\(\): Expected reduction dim 0 to have non-zero size",
-           mt.zeros(0, 3).max, 0)
+    raises(
+        IndexError,
+        r"max\(\): Expected reduction dim 0 to have non-zero size",
+        mt.zeros(0, 3).max,
+        0,
+    )
     assert mt.zeros(0, 3).max(1).values.shape == (0,)
-    raises(TypeError, "max\\(\\) received an invalid combination of arguments", mt.max,
-           mt.ones(2), 2.0)
+    raises(
+        TypeError, "max\\(\\) received an invalid combination of arguments", mt.max, mt.ones(2), 2.0
+    )
     raises(IndexError, "Dimension out of range", mt.ones(2).max, 1)
-    raises(IndexError, r"amax\(\): Expected reduction dim 0 to have non-zero size",
-           mt.zeros(0, 3).amax, 0)
+    raises(
+        IndexError,
+        r"amax\(\): Expected reduction dim 0 to have non-zero size",
+        mt.zeros(0, 3).amax,
+        0,
+    )
     raises(RuntimeError, r"amax\(\): Expected reduction dim to be specified", mt.zeros(0).amax)
 
 
@@ -160,8 +185,7 @@ def test_argmax_forms(device):
     assert host(a.argmax(0)).tolist() == [1, 0] and a.argmax(1, keepdim=True).shape == (2, 1)
     assert a.argmax(0).dtype is mt.int64
     raises(RuntimeError, r"argmax\(\): does not support bool input", mt.tensor([True]).argmax)
-    raises(IndexError, r"argmax\(\): Expected reduction dim to be specified",
-           mt.zeros(0, 3).argmax)
+    raises(IndexError, r"argmax\(\): Expected reduction dim to be specified", mt.zeros(0, 3).argmax)
     assert mt.zeros(0, 3).argmax(1).shape == (0,)
 
 
@@ -176,8 +200,11 @@ def test_logsumexp(device):
     assert T([float("inf"), 1.0], device).logsumexp(0).item() == float("inf")
     assert T([1, 2], device).logsumexp(0).dtype is mt.float32
     assert host(mt.zeros(0, 3, device=device).logsumexp(0)).tolist() == [-math.inf] * 3
-    raises(TypeError, 'logsumexp\\(\\) missing 1 required positional arguments: "dim"',
-           mt.ones(2).logsumexp)
+    raises(
+        TypeError,
+        'logsumexp\\(\\) missing 1 required positional arguments: "dim"',
+        mt.ones(2).logsumexp,
+    )
 
 
 def test_prod_gradient_through_zeros():
@@ -196,14 +223,26 @@ def test_prod_gradient_through_zeros():
     [
         ((3, 4), (5, 2), r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x2\)"),
         ((), (3, 4), "both arguments to matmul need to be at least 1D, but they are 0D and 2D"),
-        ((3,), (4,), r"inconsistent tensor size, expected tensor \[3\] and src \[4\] to have the "
-                     "same number of elements, but got 3 and 4 elements respectively"),
+        (
+            (3,),
+            (4,),
+            r"inconsistent tensor size, expected tensor \[3\] and src \[4\] to have the "
+            "same number of elements, but got 3 and 4 elements respectively",
+        ),
         ((2, 3), (4,), r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"),
         ((3,), (4, 2), r"mat1 and mat2 shapes cannot be multiplied \(1x3 and 4x2\)"),
-        ((2, 2, 3), (2, 4, 2), r"Expected size for first two dimensions of batch2 tensor to be: "
-                               r"\[2, 3\] but got: \[2, 4\]."),
-        ((2, 2, 3), (3, 3, 2), r"The size of tensor a \(2\) must match the size of tensor b "
-                               r"\(3\) at non-singleton dimension 0"),
+        (
+            (2, 2, 3),
+            (2, 4, 2),
+            r"Expected size for first two dimensions of batch2 tensor to be: "
+            r"\[2, 3\] but got: \[2, 4\].",
+        ),
+        (
+            (2, 2, 3),
+            (3, 3, 2),
+            r"The size of tensor a \(2\) must match the size of tensor b "
+            r"\(3\) at non-singleton dimension 0",
+        ),
         ((2, 2, 3), (4, 2), r"mat1 and mat2 shapes cannot be multiplied \(4x3 and 4x2\)"),
         ((2, 2, 3), (2,), r"size mismatch, got input \(4\), mat \(4x3\), vec \(2\)"),
         ((3, 2, 2, 3), (2, 4, 2), r"batch2 tensor to be: \[6, 3\] but got: \[6, 4\]"),
@@ -215,18 +254,48 @@ def test_matmul_errors(sa, sb, msg):
 
 def test_matmul_dtype_errors_and_types():
     f, d = mt.ones(2, 3), mt.ones(3, 2, dtype=mt.float64)
-    raises(RuntimeError, "expected m1 and m2 to have the same dtype, but got: float != double",
-           mt.matmul, f, d)
-    raises(RuntimeError, "dot : expected both vectors to have same dtype, but found Float and "
-           "Double", mt.matmul, mt.ones(3), mt.ones(3, dtype=mt.float64))
-    raises(RuntimeError, "addmv input tensors must have the same dtype, but got Double, Float, "
-           "and Double", mt.matmul, f, mt.ones(3, dtype=mt.float64))
-    raises(RuntimeError, "expected scalar type Float but found Double", mt.bmm,
-           mt.ones(1, 2, 3), mt.ones(1, 3, 2, dtype=mt.float64))
-    raises(NotImplementedError, "\"addmm_impl_cpu_\" not implemented for 'Bool'", mt.matmul,
-           mt.ones(2, 2, dtype=mt.bool), mt.ones(2, 2, dtype=mt.bool))
-    raises(TypeError, "matmul\\(\\): argument 'other' \\(position 2\\) must be Tensor, not int",
-           mt.matmul, f, 2)
+    raises(
+        RuntimeError,
+        "expected m1 and m2 to have the same dtype, but got: float != double",
+        mt.matmul,
+        f,
+        d,
+    )
+    raises(
+        RuntimeError,
+        "dot : expected both vectors to have same dtype, but found Float and Double",
+        mt.matmul,
+        mt.ones(3),
+        mt.ones(3, dtype=mt.float64),
+    )
+    raises(
+        RuntimeError,
+        "addmv input tensors must have the same dtype, but got Double, Float, and Double",
+        mt.matmul,
+        f,
+        mt.ones(3, dtype=mt.float64),
+    )
+    raises(
+        RuntimeError,
+        "expected scalar type Float but found Double",
+        mt.bmm,
+        mt.ones(1, 2, 3),
+        mt.ones(1, 3, 2, dtype=mt.float64),
+    )
+    raises(
+        NotImplementedError,
+        "\"addmm_impl_cpu_\" not implemented for 'Bool'",
+        mt.matmul,
+        mt.ones(2, 2, dtype=mt.bool),
+        mt.ones(2, 2, dtype=mt.bool),
+    )
+    raises(
+        TypeError,
+        "matmul\\(\\): argument 'other' \\(position 2\\) must be Tensor, not int",
+        mt.matmul,
+        f,
+        2,
+    )
     raises(TypeError, "unsupported operand type", lambda: f @ 2)
     raises(TypeError, "unsupported operand type", lambda: 2 @ f)
     ints = mt.ones(2, 3, dtype=mt.int64) @ mt.ones(3, 2, dtype=mt.int64)
@@ -238,8 +307,13 @@ def test_mm_bmm_require_ranks():
     raises(RuntimeError, "mat2 must be a matrix", mt.mm, mt.ones(2, 3), mt.ones(3))
     raises(RuntimeError, "batch1 must be a 3D tensor", mt.bmm, mt.ones(2, 3), mt.ones(3, 2))
     raises(RuntimeError, "batch2 must be a 3D tensor", mt.bmm, mt.ones(2, 2, 3), mt.ones(2, 3))
-    raises(RuntimeError, r"batch2 tensor to be: \[2, 3\] but got: \[3, 3\]", mt.bmm,
-           mt.ones(2, 2, 3), mt.ones(3, 3, 2))
+    raises(
+        RuntimeError,
+        r"batch2 tensor to be: \[2, 3\] but got: \[3, 3\]",
+        mt.bmm,
+        mt.ones(2, 2, 3),
+        mt.ones(3, 3, 2),
+    )
 
 
 def test_matmul_empty(device):
@@ -264,8 +338,18 @@ def test_no_host_transfers_on_the_strict_device():
     a = T(np.arange(24.0).reshape(2, 3, 4) / 7, "strict", requires_grad=True)
     b = T(np.arange(20.0).reshape(4, 5) / 7, "strict", requires_grad=True)
     with count_transfers() as c:
-        outs = [a.sum(), a.mean(1), a.max(), a.max(2).values, a.amin((0, 1)), a.logsumexp(-1),
-                a.prod(0), (a @ b).sum(), a.argmax(), mt.einsum("bij,jk->bik", a, b)]
+        outs = [
+            a.sum(),
+            a.mean(1),
+            a.max(),
+            a.max(2).values,
+            a.amin((0, 1)),
+            a.logsumexp(-1),
+            a.prod(0),
+            (a @ b).sum(),
+            a.argmax(),
+            mt.einsum("bij,jk->bik", a, b),
+        ]
         total = outs[0]
         for o in outs[1:]:
             if o.dtype.is_floating_point:
@@ -286,8 +370,11 @@ def test_std_var_arguments(device):
     v, m = mt.var_mean(a, 1)
     np.testing.assert_allclose(host(m), [7 / 3, 5.0])
     assert isinstance(mt.std_mean(a), tuple)
-    raises(RuntimeError, "std and var only support floating point and complex dtypes",
-           mt.tensor([1, 2]).std)
+    raises(
+        RuntimeError,
+        "std and var only support floating point and complex dtypes",
+        mt.tensor([1, 2]).std,
+    )
     raises(TypeError, "invalid combination", a.var, 0, True, correction=0)
 
 
@@ -323,16 +410,39 @@ def test_norms(device):
 
 
 def test_norm_errors():
-    raises(RuntimeError, "linalg.vector_norm: Expected a floating point or complex tensor as "
-           "input. Got Long", mt.tensor([1, 2]).norm)
-    raises(RuntimeError, "dtype should be floating point or complex, but got Long",
-           mt.linalg.vector_norm, mt.ones(2), dtype=mt.int64)
-    raises(TypeError, "argument 'ord' must be Number, not str", mt.linalg.vector_norm,
-           mt.ones(2), "fro")
-    raises(RuntimeError, "cannot compute the inf norm on an empty tensor",
-           mt.linalg.vector_norm, mt.zeros(0), float("inf"))
-    raises(RuntimeError, "cannot compute the -inf norm", mt.linalg.vector_norm, mt.zeros(0),
-           float("-inf"))
+    raises(
+        RuntimeError,
+        "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long",
+        mt.tensor([1, 2]).norm,
+    )
+    raises(
+        RuntimeError,
+        "dtype should be floating point or complex, but got Long",
+        mt.linalg.vector_norm,
+        mt.ones(2),
+        dtype=mt.int64,
+    )
+    raises(
+        TypeError,
+        "argument 'ord' must be Number, not str",
+        mt.linalg.vector_norm,
+        mt.ones(2),
+        "fro",
+    )
+    raises(
+        RuntimeError,
+        "cannot compute the inf norm on an empty tensor",
+        mt.linalg.vector_norm,
+        mt.zeros(0),
+        float("inf"),
+    )
+    raises(
+        RuntimeError,
+        "cannot compute the -inf norm",
+        mt.linalg.vector_norm,
+        mt.zeros(0),
+        float("-inf"),
+    )
     assert mt.linalg.vector_norm(mt.zeros(0)).item() == 0.0
     raises(RuntimeError, "Order 3 not supported", mt.linalg.matrix_norm, mt.ones(2, 2), 3)
     raises(RuntimeError, "must have at least 2 dimensions", mt.linalg.matrix_norm, mt.ones(3))
@@ -359,16 +469,21 @@ def test_cumulative_forms(device):
     assert host(T([True, True], device).cumsum(0)).tolist() == [1, 2]
     assert T([1, 2], device).cumsum(0, dtype=mt.float32).dtype is mt.float32
     assert T(2.0, device).cumsum(0).item() == 2.0
-    raises(TypeError, 'cumsum\\(\\) missing 1 required positional arguments: "dim"',
-           mt.ones(2).cumsum)
+    raises(
+        TypeError, 'cumsum\\(\\) missing 1 required positional arguments: "dim"', mt.ones(2).cumsum
+    )
     r = T([1.0, float("nan"), 2.0, float("nan"), 5.0], device).cummax(0)
     assert host(r.indices).tolist() == [0, 1, 1, 3, 3]
     r = T([3, 1, 2, 1], device).cummin(0)
     assert host(r.values).tolist() == [3, 1, 1, 1] and host(r.indices).tolist() == [0, 1, 1, 3]
     assert repr(mt.zeros(0).cummax(0)).startswith("torch.return_types.cummax(")
     np.testing.assert_allclose(host(T([-1000.0, 0.0], device).logcumsumexp(0)), [-1000.0, 0.0])
-    raises(NotImplementedError, "\"logcumsumexp_out_cpu\" not implemented for 'Long'",
-           mt.tensor([1, 2]).logcumsumexp, 0)
+    raises(
+        NotImplementedError,
+        "\"logcumsumexp_out_cpu\" not implemented for 'Long'",
+        mt.tensor([1, 2]).logcumsumexp,
+        0,
+    )
 
 
 def test_cummax_gradient_goes_to_the_latest_tie():
@@ -388,8 +503,12 @@ def test_diff():
     assert mt.tensor([1, 2]).diff(prepend=mt.tensor([1.5])).tolist() == [-0.5, 1.0]
     raises(RuntimeError, "diff expects input to be at least one-dimensional", mt.tensor(1.0).diff)
     raises(RuntimeError, "order must be non-negative but got -1", mt.ones(2).diff, n=-1)
-    raises(RuntimeError, "diff expects prepend or append to be the same dimension as input",
-           mt.ones(2, 2).diff, append=mt.zeros(2))
+    raises(
+        RuntimeError,
+        "diff expects prepend or append to be the same dimension as input",
+        mt.ones(2, 2).diff,
+        append=mt.zeros(2),
+    )
 
 
 # --- order statistics ---
@@ -410,8 +529,12 @@ def test_median_nan_and_empty():
     assert a.nanmedian().item() == 2.0
     assert math.isnan(mt.tensor([float("nan")]).nanmedian().item())
     assert math.isnan(mt.zeros(0).median().item())
-    raises(IndexError, r"median\(\): Expected reduction dim 0 to have non-zero size",
-           mt.zeros(0, 3).median, 0)
+    raises(
+        IndexError,
+        r"median\(\): Expected reduction dim 0 to have non-zero size",
+        mt.zeros(0, 3).median,
+        0,
+    )
     assert mt.zeros(0, 3).median(1).values.shape == (0,)
     r = mt.tensor(3.0).median(0)
     assert r.values.item() == 3.0 and r.indices.item() == 0
@@ -432,24 +555,44 @@ def test_quantile_interpolations(device):
     assert host(mt.quantile(x, q, interpolation="nearest")).tolist() == [0.0, 2.0, 2.0]
     t = T([[1.0, 2.0, 3.0, 4.0, 10.0], [0, 1, 2, 3, 4]], device)
     np.testing.assert_allclose(host(mt.quantile(t, 0.3)), 1.7, rtol=1e-6)
-    assert mt.quantile(t, T([0.0, 0.25, 0.5, 1.0], device), dim=0, keepdim=True).shape == (
-        4, 1, 5)
+    assert mt.quantile(t, T([0.0, 0.25, 0.5, 1.0], device), dim=0, keepdim=True).shape == (4, 1, 5)
     assert math.isnan(mt.quantile(T([1.0, float("nan")], device), 0.5).item())
     assert mt.nanquantile(T([1.0, float("nan"), 2.0], device), 0.5).item() == 1.5
 
 
 def test_quantile_errors():
     t = mt.ones(2, 3)
-    raises(RuntimeError, r"quantile\(\) q must be in the range \[0, 1\] but got 1.5",
-           mt.quantile, t, 1.5)
-    raises(RuntimeError, "quantile\\(\\) input tensor must be either float or double dtype",
-           mt.quantile, mt.tensor([1, 2]), 0.5)
+    raises(
+        RuntimeError,
+        r"quantile\(\) q must be in the range \[0, 1\] but got 1.5",
+        mt.quantile,
+        t,
+        1.5,
+    )
+    raises(
+        RuntimeError,
+        "quantile\\(\\) input tensor must be either float or double dtype",
+        mt.quantile,
+        mt.tensor([1, 2]),
+        0.5,
+    )
     raises(RuntimeError, "q must be a scalar or 1D tensor", mt.quantile, t, mt.ones(1, 1))
-    raises(RuntimeError, "interpolation must be one of linear, lower, higher, midpoint or "
-           "nearest, but got foo", mt.quantile, t, 0.5, interpolation="foo")
+    raises(
+        RuntimeError,
+        "interpolation must be one of linear, lower, higher, midpoint or nearest, but got foo",
+        mt.quantile,
+        t,
+        0.5,
+        interpolation="foo",
+    )
     raises(RuntimeError, "input tensor must be non-empty", mt.quantile, mt.zeros(0), 0.5)
-    raises(RuntimeError, "q tensor must be same dtype as the input tensor", mt.quantile, t,
-           mt.ones(1, dtype=mt.float64))
+    raises(
+        RuntimeError,
+        "q tensor must be same dtype as the input tensor",
+        mt.quantile,
+        t,
+        mt.ones(1, dtype=mt.float64),
+    )
 
 
 def test_quantile_gradient_splits_between_neighbours():
@@ -471,27 +614,79 @@ def test_boolean_reductions(device):
 
 
 def test_linalg_errors():
-    raises(RuntimeError, "outer: Expected 1-D argument vec2, but got 2-D", mt.outer, mt.ones(3),
-           mt.ones(4, 1))
-    raises(RuntimeError, r"inner\(\) the last dimension must match on both input tensors but "
-           r"got shapes \[2, 3\] and \[3, 2\]", mt.inner, mt.ones(2, 3), mt.ones(3, 2))
-    raises(RuntimeError, "1D tensors expected, but got 1D and 2D tensors", mt.dot, mt.ones(3),
-           mt.ones(3, 1))
-    raises(NotImplementedError, "\"dot\" not implemented for 'Bool'", mt.dot,
-           mt.ones(3, dtype=mt.bool), mt.ones(3, dtype=mt.bool))
-    raises(RuntimeError, "vector \\+ matrix @ vector expected, got 1, 1, 1", mt.mv, mt.ones(3),
-           mt.ones(3))
-    raises(RuntimeError, "trace: expected a matrix, but got tensor with dim 1", mt.trace,
-           mt.ones(3))
-    raises(RuntimeError, r"size mismatch, got input \(3\), mat \(2x3\), vec \(3\)", mt.addmv,
-           mt.ones(3), mt.ones(2, 3), mt.ones(3))
-    raises(RuntimeError, r"The expanded size of the tensor \(3\) must match the existing size "
-           r"\(4\)", mt.addmm, mt.ones(4), mt.ones(2, 3), mt.ones(3, 3))
-    raises(RuntimeError, "contracted dimensions need to match, but first has size 3 in dim 1 "
-           "and second has size 4 in dim 1", mt.tensordot, mt.ones(2, 3, 4), mt.ones(3, 4, 5),
-           dims=([1], [1]))
-    raises(RuntimeError, "tensordot expects dims >= 0, but got dims=-1", mt.tensordot,
-           mt.ones(2), mt.ones(2), dims=-1)
+    raises(
+        RuntimeError,
+        "outer: Expected 1-D argument vec2, but got 2-D",
+        mt.outer,
+        mt.ones(3),
+        mt.ones(4, 1),
+    )
+    raises(
+        RuntimeError,
+        r"inner\(\) the last dimension must match on both input tensors but "
+        r"got shapes \[2, 3\] and \[3, 2\]",
+        mt.inner,
+        mt.ones(2, 3),
+        mt.ones(3, 2),
+    )
+    raises(
+        RuntimeError,
+        "1D tensors expected, but got 1D and 2D tensors",
+        mt.dot,
+        mt.ones(3),
+        mt.ones(3, 1),
+    )
+    raises(
+        NotImplementedError,
+        "\"dot\" not implemented for 'Bool'",
+        mt.dot,
+        mt.ones(3, dtype=mt.bool),
+        mt.ones(3, dtype=mt.bool),
+    )
+    raises(
+        RuntimeError,
+        "vector \\+ matrix @ vector expected, got 1, 1, 1",
+        mt.mv,
+        mt.ones(3),
+        mt.ones(3),
+    )
+    raises(
+        RuntimeError, "trace: expected a matrix, but got tensor with dim 1", mt.trace, mt.ones(3)
+    )
+    raises(
+        RuntimeError,
+        r"size mismatch, got input \(3\), mat \(2x3\), vec \(3\)",
+        mt.addmv,
+        mt.ones(3),
+        mt.ones(2, 3),
+        mt.ones(3),
+    )
+    raises(
+        RuntimeError,
+        r"The expanded size of the tensor \(3\) must match the existing size "
+        r"\(4\)",
+        mt.addmm,
+        mt.ones(4),
+        mt.ones(2, 3),
+        mt.ones(3, 3),
+    )
+    raises(
+        RuntimeError,
+        "contracted dimensions need to match, but first has size 3 in dim 1 "
+        "and second has size 4 in dim 1",
+        mt.tensordot,
+        mt.ones(2, 3, 4),
+        mt.ones(3, 4, 5),
+        dims=([1], [1]),
+    )
+    raises(
+        RuntimeError,
+        "tensordot expects dims >= 0, but got dims=-1",
+        mt.tensordot,
+        mt.ones(2),
+        mt.ones(2),
+        dims=-1,
+    )
 
 
 def test_linalg_values():
@@ -509,12 +704,23 @@ def test_linalg_values():
     "eq, shapes, msg",
     [
         ("ij,jk->ik", [(2, 3)], "fewer operands were provided than specified in the equation"),
-        ("ij->ij", [(2, 3, 3)], r"the number of subscripts in the equation \(2\) does not match "
-                                r"the number of dimensions \(3\) for operand 0 and no ellipsis"),
-        ("ij,jk->ik", [(2, 3), (4, 4)], "subscript j has size 4 for operand 1 which does not "
-                                        "broadcast with previously seen size 3"),
-        ("ij,jk->iz", [(2, 3), (3, 4)], "output subscript z does not appear in the equation for "
-                                        "any input operand"),
+        (
+            "ij->ij",
+            [(2, 3, 3)],
+            r"the number of subscripts in the equation \(2\) does not match "
+            r"the number of dimensions \(3\) for operand 0 and no ellipsis",
+        ),
+        (
+            "ij,jk->ik",
+            [(2, 3), (4, 4)],
+            "subscript j has size 4 for operand 1 which does not "
+            "broadcast with previously seen size 3",
+        ),
+        (
+            "ij,jk->iz",
+            [(2, 3), (3, 4)],
+            "output subscript z does not appear in the equation for any input operand",
+        ),
         ("i,i->ii", [(2,), (2,)], "output subscript i appears more than once in the output"),
         ("i1->i", [(2, 3)], "invalid subscript given at index 1 in the equation string"),
     ],
@@ -530,5 +736,11 @@ def test_einsum_forms(device):
     np.testing.assert_allclose(host(mt.einsum("ij,jk->ik", [a, b])), host(a) @ host(b))
     assert mt.einsum("ji", a).shape == (3, 2)  # implicit output: letters in order
     assert mt.einsum("...ij->...ji", T(np.ones((5, 2, 3)), device)).shape == (5, 3, 2)
-    raises(RuntimeError, "expected scalar type Float but found Double", mt.einsum, "i,i->",
-           mt.ones(2), mt.ones(2, dtype=mt.float64))
+    raises(
+        RuntimeError,
+        "expected scalar type Float but found Double",
+        mt.einsum,
+        "i,i->",
+        mt.ones(2),
+        mt.ones(2, dtype=mt.float64),
+    )

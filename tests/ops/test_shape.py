@@ -550,3 +550,40 @@ def test_diagonal_is_writable_view():
     np.testing.assert_array_equal(x.numpy(), np.eye(3))
     x.diagonal(1).add_(2.0)
     assert x[0, 1].item() == 2.0 and x[1, 2].item() == 2.0
+
+
+def test_no_host_transfers_on_device():
+    from minitorch._backend.strict import count_transfers
+
+    x = mt.randn(2, 3, 4, device="strict", requires_grad=True)
+    with count_transfers() as t:
+        y = x * 1
+        outs = [
+            y.view(6, 4),
+            y.reshape(-1),
+            y.transpose(0, 1).reshape(-1),
+            y.flatten(1),
+            y.squeeze(),
+            y.unsqueeze(0),
+            y.permute(2, 0, 1),
+            y.mT,
+            y.expand(2, 2, 3, 4),
+            mt.cat([y, y], 1),
+            mt.stack([y, y]),
+            y.narrow(2, 1, 2),
+            y.diagonal(0, 1, 2),
+            y.tril(),
+            y.repeat(1, 2, 1),
+            y.repeat_interleave(2, 1),
+            y.flip(0),
+            y.roll(1, 2),
+            y.rot90(1, (1, 2)),
+            y.unfold(2, 2, 1),
+            y.as_strided((2, 2), (1, 2)),
+            mt.diag_embed(y),
+            mt.combinations(y[0, 0]),
+        ]
+        outs += list(y.split(2, 2)) + list(y.unbind(1)) + list(y.chunk(2, 2))
+        total = sum((o * 1.5).sum() for o in outs)
+        total.backward()
+    assert t.count == 0, f"{t.count} device-to-host transfers"

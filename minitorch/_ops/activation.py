@@ -1,0 +1,365 @@
+"""Activation kernels (hardtanh, leaky_relu, elu/selu/celu, gelu, silu, mish, softplus, ...).
+
+Each is a primitive for numerical stability (no overflowing exp) and one kernel per call;
+nn.functional calls them by torch's F signature, `inplace=` included. Only selu and celu (and
+their in-place forms) are torch.* names, so only they are exported into minitorch.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minitorch._ops.pointwise import clamp, exp, sigmoid, tanh, where
+from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = ["selu", "celu", "selu_", "celu_"]
+# fmt: on
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_HALF = math.sqrt(0.5)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_K = math.sqrt(2.0 / math.pi)
+_TANH_C = 0.044715
+
+
+def _float_only(x, kernel: str, op: str):
+    _check_tensor(x, op)
+    if not x.dtype.is_floating_point:
+        raise _not_implemented(kernel, x.dtype)
+
+
+def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
+    """compute(input), or written into input when inplace (F's `inplace=True`)."""
+    if not inplace:
+        return compute(input)
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(input, compute, op + "_")
+
+
+def _sigmoid_arr(xp, x):
+    e = xp.exp(-xp.abs(x))  # exp of a non-positive number only: no overflow
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def _softplus_arr(xp, z):
+    return xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))
+
+
+# --- piecewise linear ---
+
+
+class Hardtanh(Function):
+    """out = clamp(a, lo, hi);  grad_a = grad where lo < a < hi, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, min_val, max_val):
+        ctx.save_for_backward(a)
+        ctx.bounds = (min_val, max_val)
+        x = a._data
+        return _arr(ctx.xp, ctx.xp.clip(x, min_val, max_val).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        return where((a > lo) & (a < hi), grad, 0.0)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """clamp(input, min_val, max_val). Mirrors torch.nn.functional.hardtanh."""
+    _check_tensor(input, "hardtanh")
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _result(
+        input, inplace, lambda x: Hardtanh.apply(x, min_val=min_val, max_val=max_val), "hardtanh"
+    )
+
+
+def relu6(input, inplace=False):
+    """min(max(input, 0), 6). Mirrors torch.nn.functional.relu6."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class LeakyRelu(Function):
+    """out = a if a > 0 else slope * a;  grad_a = grad if a > 0 else slope * grad"""
+
+    @staticmethod
+    def forward(ctx, a, *, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.slope = negative_slope
+        x = a._data
+        return _arr(ctx.xp, ctx.xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return where(a > 0, grad, grad * ctx.slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """max(0, input) + negative_slope * min(0, input). Mirrors torch.nn.functional.leaky_relu."""
+    _float_only(input, "leaky_relu_cpu", "leaky_relu")
+    return _result(
+        input, inplace, lambda x: LeakyRelu.apply(x, negative_slope=negative_slope), "leaky_relu"
+    )
+
+
+class Hardsigmoid(Function):
+    """out = clamp(a + 3, 0, 6) / 6;  grad_a = grad / 6 where -3 < a < 3, else 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._data
+        return _arr(ctx.xp, (ctx.xp.clip(x + 3, 0, 6) / 6).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return where((a > -3) & (a < 3), grad / 6, 0.0)
+
+
+def hardsigmoid(input, inplace=False):
+    """relu6(input + 3) / 6. Mirrors torch.nn.functional.hardsigmoid."""
+    _float_only(input, "hardsigmoid_cpu", "hardsigmoid")
+    return _result(input, inplace, Hardsigmoid.apply, "hardsigmoid")
+
+
+class Hardswish(Function):
+    """out = a * clamp(a + 3, 0, 6) / 6;  grad_a = 0 below -3, grad (a/3 + 1/2) up to 3, grad
+    above"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._data
+        return _arr(ctx.xp, (x * ctx.xp.clip(x + 3, 0, 6) / 6).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return where(a < -3, 0.0, where(a <= 3, grad * (a / 3 + 0.5), grad))
+
+
+def hardswish(input, inplace=False):
+    """input * relu6(input + 3) / 6. Mirrors torch.nn.functional.hardswish."""
+    _float_only(input, "hardswish_cpu", "hardswish")
+    return _result(input, inplace, Hardswish.apply, "hardswish")
+
+
+# --- exponential family ---
+
+
+class Elu(Function):
+    """out = s a if a > 0 else s α (exp(i a) - 1);  grad_a = grad s if a > 0 else
+    grad s α i exp(i a)   (s: scale, i: input_scale; selu and celu are special cases)"""
+
+    @staticmethod
+    def forward(ctx, a, *, alpha, scale, input_scale):
+        ctx.save_for_backward(a)
+        ctx.coefs = (alpha, scale, input_scale)
+        xp = ctx.xp
+        x = a._data
+        neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
+        return _arr(xp, xp.where(x > 0, x * scale, neg).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        alpha, scale, input_scale = ctx.coefs
+        # exp of the non-positive part only: the unused branch of where must stay finite
+        neg = grad * exp(clamp(a, None, 0) * input_scale) * (scale * alpha * input_scale)
+        return where(a > 0, grad * scale, neg)
+
+
+class Celu(Elu):
+    """out = max(0, a) + min(0, α (exp(a / α) - 1));  as Elu with input_scale = 1 / α"""
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """input if > 0, else alpha * (exp(input) - 1). Mirrors torch.nn.functional.elu."""
+    _float_only(input, "elu_cpu", "elu")
+    return _result(
+        input, inplace, lambda x: Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0), "elu"
+    )
+
+
+def selu(input, inplace=False):
+    """scale * elu(input, alpha) with the self-normalizing constants. Mirrors torch.selu."""
+    _float_only(input, "elu_cpu", "selu")
+    return _result(
+        input,
+        inplace,
+        lambda x: Elu.apply(x, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0),
+        "selu",
+    )
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, input) + min(0, alpha * (exp(input / alpha) - 1)). Mirrors torch.celu."""
+    _float_only(input, "elu_cpu", "celu")
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _result(
+        input,
+        inplace,
+        lambda x: Celu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha),
+        "celu",
+    )
+
+
+def selu_(input):
+    """In-place selu. Mirrors torch.selu_."""
+    return selu(input, inplace=True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place celu. Mirrors torch.celu_."""
+    return celu(input, alpha, inplace=True)
+
+
+# --- smooth ---
+
+
+class Gelu(Function):
+    """out = a Φ(a) (or its tanh approximation);  grad_a = grad (Φ(a) + a φ(a)) (resp. the
+    derivative of the approximation)"""
+
+    @staticmethod
+    def forward(ctx, a, *, approximate):
+        ctx.save_for_backward(a)
+        ctx.approximate = approximate
+        xp = ctx.xp
+        x = a._data
+        if approximate == "tanh":
+            out = 0.5 * x * (1 + xp.tanh(_TANH_K * (x + _TANH_C * x * x * x)))
+        else:
+            x32 = x if x.dtype.itemsize >= 4 else x.astype("float32")
+            erf = a._device.backend.special("erf")
+            out = 0.5 * x * (1 + xp.asarray(erf(x32 * _SQRT_HALF)).astype(x.dtype, copy=False))
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            t = tanh((a + a * a * a * _TANH_C) * _TANH_K)
+            d_inner = (a * a * (3 * _TANH_C) + 1) * _TANH_K
+            return grad * ((t + 1) * 0.5 + a * 0.5 * (1 - t * t) * d_inner)
+        from minitorch._ops.special import erf
+
+        cdf = (erf(a * _SQRT_HALF) + 1) * 0.5
+        pdf = exp(a * a * -0.5) * _INV_SQRT_2PI
+        return grad * (cdf + a * pdf)
+
+
+def gelu(input, approximate="none"):
+    """input * Φ(input), Φ the standard normal CDF ('tanh': its tanh approximation). Mirrors
+    torch.nn.functional.gelu."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_only(input, "GeluKernelImpl", "gelu")
+    return Gelu.apply(input, approximate=approximate)
+
+
+class Silu(Function):
+    """out = a sigmoid(a);  grad_a = grad s (1 + a (1 - s)),  s = sigmoid(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        x = a._data
+        return _arr(ctx.xp, (x * _sigmoid_arr(ctx.xp, x)).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        s = sigmoid(a)
+        return grad * s * (a * (1 - s) + 1)
+
+
+def silu(input, inplace=False):
+    """input * sigmoid(input). Mirrors torch.nn.functional.silu."""
+    _float_only(input, "silu_cpu", "silu")
+    return _result(input, inplace, Silu.apply, "silu")
+
+
+class Mish(Function):
+    """out = a tanh(sp(a));  grad_a = grad (t + a sigmoid(a) (1 - t²)),  t = tanh(sp(a)),
+    sp = softplus"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        xp = ctx.xp
+        x = a._data
+        return _arr(xp, (x * xp.tanh(_softplus_arr(xp, x))).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        t = tanh(Softplus.apply(a, beta=1.0, threshold=math.inf))
+        return grad * (t + a * sigmoid(a) * (1 - t * t))
+
+
+def mish(input, inplace=False):
+    """input * tanh(softplus(input)). Mirrors torch.nn.functional.mish."""
+    _float_only(input, "mish_cpu", "mish")
+    return _result(input, inplace, Mish.apply, "mish")
+
+
+class Softplus(Function):
+    """out = log(1 + exp(β a)) / β (a where β a > threshold);  grad_a = grad sigmoid(β a)
+    (grad where β a > threshold)"""
+
+    @staticmethod
+    def forward(ctx, a, *, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.params = (beta, threshold)
+        xp = ctx.xp
+        x = a._data
+        z = x * beta
+        out = xp.where(z > threshold, x, _softplus_arr(xp, z) / beta)
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        beta, threshold = ctx.params
+        z = a * beta
+        return where(z > threshold, grad, grad * sigmoid(z))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta * input)) / beta, linear above threshold. Mirrors
+    torch.nn.functional.softplus."""
+    _float_only(input, "softplus_cpu", "softplus")
+    return Softplus.apply(input, beta=beta, threshold=threshold)
+
+
+class LogSigmoid(Function):
+    """out = log(sigmoid(a)) = min(a, 0) - log(1 + exp(-|a|));  grad_a = grad sigmoid(-a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        xp = ctx.xp
+        x = a._data
+        out = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * sigmoid(-a)
+
+
+def logsigmoid(input):
+    """log(sigmoid(input)), without overflow. Mirrors torch.nn.functional.logsigmoid."""
+    _float_only(input, "log_sigmoid_cpu", "logsigmoid")
+    return LogSigmoid.apply(input)

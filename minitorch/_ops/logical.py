@@ -1,0 +1,249 @@
+"""Logical and bitwise ops, closeness tests and float predicates (never differentiable)."""
+
+from __future__ import annotations
+
+from minitorch._ops._common import promote
+from minitorch._ops.pointwise import _d, _out
+from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import _raise_broadcast_error
+
+# fmt: off
+__all__ = [
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isclose",
+    "allclose", "equal", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit",
+    "logical_and_", "logical_or_", "logical_xor_", "logical_not_", "bitwise_and_", "bitwise_or_",
+    "bitwise_xor_", "bitwise_not_", "bitwise_left_shift_", "bitwise_right_shift_",
+]
+# fmt: on
+
+
+def _same_device(a, b, op: str):
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
+        raise RuntimeError(
+            f"Expected all tensors to be on the same device, but found at least two devices, "
+            f"{a._device} and {b._device}! (when checking arguments for {op})"
+        )
+
+
+def _new(array, ref: Tensor) -> Tensor:
+    return _make(_arr(ref._device.backend.xp, array), ref._device, False, None)
+
+
+def _binary_inputs(input, other, op: str):
+    _check_tensor(input, op, "input", 1)
+    _check_tensor(other, op, "other", 2)
+    _same_device(input, other, op)
+
+
+# --- logical: any dtype in, bool out ---
+
+
+def _logical(name: str):
+    kernel = name.removeprefix("logical_")
+
+    def op(input, other, *, out=None):
+        _binary_inputs(input, other, name)
+        xp = input._device.backend.xp
+        try:
+            r = getattr(xp, name)(input._data, other._data)
+        except ValueError as e:
+            _raise_broadcast_error(op, (input, other), e)
+        return _out(_new(r, input), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise logical {kernel.upper()} (nonzero is True). Mirrors torch.{name}."
+    return op
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+
+
+def logical_not(input, *, out=None):
+    """Elementwise logical NOT (nonzero is True). Mirrors torch.logical_not."""
+    _check_tensor(input, "logical_not")
+    return _out(_new(input._device.backend.xp.logical_not(input._data), input), out)
+
+
+# --- bitwise: integral and bool tensors ---
+
+
+def _integral(a, b, op: str, kernel: str, allow_bool: bool = True):
+    """(a, b, dtype) promoted, refusing floating (and, for shifts, bool) results."""
+    _same_device(a, b, op)
+    a, b, dt = promote(a, b, op)
+    if dt.is_floating_point or (dt.name == "bool" and not allow_bool):
+        raise _not_implemented(kernel, dt)
+    return a, b, dt
+
+
+def _bitwise(name: str):
+    def op(input, other, *, out=None):
+        a, b, dt = _integral(input, other, name, f"{name}_cpu")
+        ref = a if isinstance(a, Tensor) else b
+        r = getattr(ref._device.backend.xp, name)(_d(a), _d(b))
+        return _out(_new(r.astype(dt.np, copy=False), ref), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = (
+        f"Elementwise {name.replace('_', ' ')} of integral or bool tensors. Mirrors torch.{name}."
+    )
+    return op
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+
+
+def bitwise_not(input, *, out=None):
+    """Bitwise NOT (logical NOT for bool). Mirrors torch.bitwise_not."""
+    _check_tensor(input, "bitwise_not")
+    if input.dtype.is_floating_point:
+        raise _not_implemented("bitwise_not_cpu", input.dtype)
+    return _out(_new(input._device.backend.xp.invert(input._data), input), out)
+
+
+def _shift(name: str, left: bool):
+    def op(input, other, *, out=None):
+        a, b, dt = _integral(input, other, name, "lshift_cpu" if left else "rshift_cpu", False)
+        ref = a if isinstance(a, Tensor) else b
+        xp = ref._device.backend.xp
+        x, s = _d(a), _d(b)
+        if isinstance(x, int):
+            x = xp.asarray(x, dtype=dt.np)
+        nbits = dt.itemsize * 8
+        # A shift by a negative count or by the width or more is defined in torch (0, or -1 for
+        # a negative number shifted right); NumPy leaves it to the C compiler.
+        if isinstance(s, int):
+            over, s_ok = not 0 <= s < nbits, min(max(s, 0), nbits - 1)
+        else:
+            over, s_ok = (s < 0) | (s >= nbits), xp.clip(s, 0, nbits - 1)
+        r = xp.left_shift(x, s_ok) if left else xp.right_shift(x, s_ok)
+        if over is not False:
+            r = xp.where(over, 0 if left else xp.where(x < 0, -1, 0), r)
+        return _out(_new(r.astype(dt.np, copy=False), ref), out)
+
+    op.__name__ = op.__qualname__ = name
+    side = "left" if left else "right (arithmetic)"
+    op.__doc__ = f"Elementwise {side} shift of integral tensors. Mirrors torch.{name}."
+    return op
+
+
+bitwise_left_shift = _shift("bitwise_left_shift", left=True)
+bitwise_right_shift = _shift("bitwise_right_shift", left=False)
+
+
+# --- closeness ---
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|input - other| <= atol + rtol * |other|, elementwise. Mirrors torch.isclose."""
+    _binary_inputs(input, other, "isclose")
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{_short(input.dtype)} did not match {_short(other.dtype)}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    xp = input._device.backend.xp
+    x, y = input._data, other._data
+    if not input.dtype.is_floating_point:
+        x, y = x.astype("float64"), y.astype("float64")  # no wrap-around in x - y
+    try:
+        xp.broadcast_shapes(x.shape, y.shape)
+    except ValueError as e:
+        _raise_broadcast_error(isclose, (input, other), e)
+    return _new(xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan), input)
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """Whether isclose holds everywhere (a Python bool: reads the device). Mirrors
+    torch.allclose."""
+    close = isclose(input, other, rtol, atol, equal_nan)
+    return bool(close._device.backend.to_host(close._data.all()))
+
+
+def equal(input, other) -> bool:
+    """Same shape and equal values (a Python bool: reads the device). Mirrors torch.equal."""
+    _binary_inputs(input, other, "equal")
+    if input._data.shape != other._data.shape:
+        return False
+    a, b, _ = promote(input, other, "equal")
+    return bool(a._device.backend.to_host((a._data == b._data).all()))
+
+
+# --- float predicates ---
+
+
+def _predicate(name: str, kernel, integral, summary: str, with_out: bool = False):
+    """`kernel(xp, x)` for floating tensors; `integral` (False/True/None: x < 0) for the rest."""
+
+    def compute(input):
+        _check_tensor(input, name)
+        xp = input._device.backend.xp
+        x = input._data
+        if input.dtype.is_floating_point:
+            return _new(kernel(xp, x), input)
+        if integral is None:
+            return _new(x < 0, input)
+        return _new(xp.full(x.shape, integral, dtype=bool), input)
+
+    if with_out:
+
+        def op(input, *, out=None):
+            return _out(compute(input), out)
+
+    else:
+
+        def op(input):
+            return compute(input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"{summary}, elementwise (a bool tensor). Mirrors torch.{name}."
+    return op
+
+
+isnan = _predicate("isnan", lambda xp, x: xp.isnan(x), False, "Whether NaN")
+isinf = _predicate("isinf", lambda xp, x: xp.isinf(x), False, "Whether +inf or -inf")
+isposinf = _predicate("isposinf", lambda xp, x: x == float("inf"), False, "Whether +inf", True)
+isneginf = _predicate("isneginf", lambda xp, x: x == float("-inf"), False, "Whether -inf", True)
+isfinite = _predicate("isfinite", lambda xp, x: xp.isfinite(x), True, "Whether finite")
+signbit = _predicate(
+    "signbit",
+    lambda xp, x: xp.signbit(x),
+    None,
+    "Whether the sign bit is set (-0.0 included)",
+    True,
+)
+
+
+# --- in-place forms: the result cast back to self's dtype ---
+
+
+def _inplace(fn):
+    name = fn.__name__
+
+    def op(self, *args):
+        from minitorch._ops.inplace import apply_inplace
+
+        return apply_inplace(self, lambda s: fn(s, *args), name + "_", args)
+
+    op.__name__ = op.__qualname__ = name + "_"
+    op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
+    return op
+
+
+logical_and_ = _inplace(logical_and)
+logical_or_ = _inplace(logical_or)
+logical_xor_ = _inplace(logical_xor)
+logical_not_ = _inplace(logical_not)
+bitwise_and_ = _inplace(bitwise_and)
+bitwise_or_ = _inplace(bitwise_or)
+bitwise_xor_ = _inplace(bitwise_xor)
+bitwise_not_ = _inplace(bitwise_not)
+bitwise_left_shift_ = _inplace(bitwise_left_shift)
+bitwise_right_shift_ = _inplace(bitwise_right_shift)

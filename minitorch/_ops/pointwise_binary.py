@@ -1,0 +1,487 @@
+"""Binary and ternary pointwise math: atan2, fmod, fmax/fmin, lerp, addcmul/addcdiv, hypot,
+logaddexp, and nan_to_num."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype
+from minitorch._ops._common import cast, promote, promote_float
+from minitorch._ops.pointwise import _d, _out, sigmoid, where
+from minitorch._ops.pointwise_more import (
+    _arr,
+    _check_tensor,
+    _copy,
+    _inplace,
+    _not_implemented,
+    trunc,
+)
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "atan2", "arctan2", "fmod", "fmax", "fmin", "lerp", "addcmul", "addcdiv", "hypot",
+    "logaddexp", "logaddexp2", "nan_to_num",
+    "atan2_", "arctan2_", "fmod_", "lerp_", "addcmul_", "addcdiv_", "hypot_", "nan_to_num_",
+]
+# fmt: on
+
+_LN2 = math.log(2.0)
+
+# torch's C++ names of dtypes, used in its dtype-mismatch messages
+_CPP_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
+
+def _tensors(a, b, op: str):
+    """Ops that take no Python numbers (torch's TypeError otherwise)."""
+    _check_tensor(a, op, "input", 1)
+    _check_tensor(b, op, "other", 2)
+
+
+def _device_of(a, b):
+    return (a if isinstance(a, Tensor) else b)._device
+
+
+# --- atan2, hypot ---
+
+
+class Atan2(Function):
+    """out = atan2(a, b);  grad_a = grad * b / (a² + b²),  grad_b = -grad * a / (a² + b²)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.arctan2(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        g = grad / (a * a + b * b)
+        return (
+            g * b if ctx.needs_input_grad[0] else None,
+            -g * a if ctx.needs_input_grad[1] else None,
+        )
+
+
+def atan2(input, other, *, out=None):
+    """The angle of the point (other, input), in (-pi, pi]. Mirrors torch.atan2."""
+    _tensors(input, other, "atan2")
+    a, b, _ = promote_float(input, other, "atan2")
+    return _out(Atan2.apply(a, b), out)
+
+
+arctan2 = atan2
+
+
+class Hypot(Function):
+    """out = sqrt(a² + b²);  grad_a = grad * a / out,  grad_b = grad * b / out"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = _arr(ctx.xp, ctx.xp.hypot(a._data, b._data))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        g = grad / out
+        return (
+            g * a if ctx.needs_input_grad[0] else None,
+            g * b if ctx.needs_input_grad[1] else None,
+        )
+
+
+def hypot(input, other, *, out=None):
+    """sqrt(input² + other²) without overflow. Mirrors torch.hypot."""
+    _tensors(input, other, "hypot")
+    a, b, dt = promote(input, other, "hypot")
+    if not dt.is_floating_point:
+        raise _not_implemented("hypot_cpu", dt)
+    return _out(Hypot.apply(a, b), out)
+
+
+# --- fmod ---
+
+
+class FmodScalar(Function):
+    """out = fmod(a, s) (s a number: sign of a);  grad_a = grad"""
+
+    _node_name = "FmodBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, other):
+        return _arr(ctx.xp, ctx.xp.fmod(a._data, other))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Fmod(Function):
+    """out = a - trunc(a / b) * b;  grad_a = grad,  grad_b = -grad * trunc(a / b)"""
+
+    _node_name = "FmodBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.fmod(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        gb = -grad * trunc(a / b) if ctx.needs_input_grad[1] else None
+        return grad, gb
+
+
+def fmod(input, other, *, out=None):
+    """C-style remainder: the sign of the dividend. Mirrors torch.fmod."""
+    _check_tensor(input, "fmod")
+    a, b, dt = promote(input, other, "fmod")
+    if dt is _dtype.bool:
+        raise _not_implemented("fmod_cpu", dt)
+    if not dt.is_floating_point:
+        if not isinstance(b, Tensor) and b == 0:
+            raise RuntimeError("ZeroDivisionError")
+        dev = _device_of(a, b)
+        xp = dev.backend.xp
+        return _out(_make(_arr(xp, xp.fmod(_d(a), _d(b))), dev, False, None), out)
+    if not isinstance(b, Tensor):
+        return _out(FmodScalar.apply(a, other=b), out)
+    return _out(Fmod.apply(a, b), out)
+
+
+# --- fmax, fmin: maximum/minimum that ignore NaN ---
+
+
+class Fmax(Function):
+    """out = fmax(a, b);  grad to a where a >= b or b is NaN, else to b"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.fmax(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a = (a >= b) | (b != b)
+        return (
+            where(to_a, grad, 0.0) if ctx.needs_input_grad[0] else None,
+            where(to_a, 0.0, grad) if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Fmin(Function):
+    """out = fmin(a, b);  grad to a where a <= b or b is NaN, else to b"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.fmin(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        to_a = (a <= b) | (b != b)
+        return (
+            where(to_a, grad, 0.0) if ctx.needs_input_grad[0] else None,
+            where(to_a, 0.0, grad) if ctx.needs_input_grad[1] else None,
+        )
+
+
+def fmax(input, other, *, out=None):
+    """Elementwise maximum, taking the number where one side is NaN. Mirrors torch.fmax."""
+    _tensors(input, other, "fmax")
+    a, b, _ = promote(input, other, "fmax")
+    return _out(Fmax.apply(a, b), out)
+
+
+def fmin(input, other, *, out=None):
+    """Elementwise minimum, taking the number where one side is NaN. Mirrors torch.fmin."""
+    _tensors(input, other, "fmin")
+    a, b, _ = promote(input, other, "fmin")
+    return _out(Fmin.apply(a, b), out)
+
+
+# --- lerp ---
+
+
+def _lerp_kernel(xp, x, y, w):
+    # torch's two-sided formula: exact at w = 0 and at w = 1
+    d = y - x
+    if isinstance(w, (int, float)):
+        out = x + w * d if abs(w) < 0.5 else y - d * (1 - w)
+    else:
+        out = xp.where(xp.abs(w) < 0.5, x + w * d, y - d * (1 - w))
+    return _arr(xp, out.astype(x.dtype, copy=False))
+
+
+class LerpScalar(Function):
+    """out = a + w (b - a) (w a number);  grad_a = grad (1 - w),  grad_b = grad w"""
+
+    _node_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, *, weight):
+        ctx.weight = weight
+        return _lerp_kernel(ctx.xp, a._data, b._data, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        w = ctx.weight
+        return (
+            grad * (1 - w) if ctx.needs_input_grad[0] else None,
+            grad * w if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Lerp(Function):
+    """out = a + w (b - a);  grad_a = grad (1 - w),  grad_b = grad w,  grad_w = grad (b - a)"""
+
+    _node_name = "LerpBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b, w):
+        ctx.save_for_backward(a, b, w)
+        return _lerp_kernel(ctx.xp, a._data, b._data, w._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            grad * (1 - w) if needs[0] else None,
+            grad * w if needs[1] else None,
+            grad * (b - a) if needs[2] else None,
+        )
+
+
+def lerp(input, end, weight, *, out=None):
+    """input + weight * (end - input); weight a number or a tensor. Mirrors torch.lerp."""
+    _check_tensor(input, "lerp")
+    _check_tensor(end, "lerp", "end", 2)
+    dt = input.dtype
+    kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+    if not dt.is_floating_point:
+        raise _not_implemented(kernel, dt)
+    named = [("end", end)] + ([("weight", weight)] if isinstance(weight, Tensor) else [])
+    for name, t in named:
+        if t.dtype is not dt and (name == "end" or t.ndim > 0):
+            raise RuntimeError(
+                f"expected dtype {_CPP_NAMES[dt.name]} for `{name}` but got dtype "
+                f"{_CPP_NAMES[t.dtype.name]}"
+            )
+    if not isinstance(weight, Tensor):
+        return _out(LerpScalar.apply(input, end, weight=weight), out)
+    return _out(Lerp.apply(input, end, cast(weight, dt)), out)
+
+
+# --- addcmul, addcdiv ---
+
+
+def _three(input, t1, t2, op: str):
+    """The three tensors cast to their common dtype, with that dtype."""
+    for pos, (name, t) in enumerate((("input", input), ("tensor1", t1), ("tensor2", t2)), 1):
+        _check_tensor(t, op, name, pos)
+    dt = _dtype.result_type(*[(t.dtype, t.ndim) for t in (input, t1, t2)])
+    return cast(input, dt), cast(t1, dt), cast(t2, dt), dt
+
+
+class Addcmul(Function):
+    """out = x + v * a * b;  grad_x = grad,  grad_a = grad * v * b,  grad_b = grad * v * a"""
+
+    @staticmethod
+    def forward(ctx, x, a, b, *, value):
+        ctx.save_for_backward(a, b)
+        ctx.value = value
+        p = a._data * b._data
+        return _arr(ctx.xp, x._data + (p if value == 1 else value * p))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        gv = grad * ctx.value
+        needs = ctx.needs_input_grad
+        return (grad, gv * b if needs[1] else None, gv * a if needs[2] else None)
+
+
+class Addcdiv(Function):
+    """out = x + v * a / b;  grad_x = grad,  grad_a = grad * v / b,  grad_b = -grad * v * a / b²"""
+
+    @staticmethod
+    def forward(ctx, x, a, b, *, value):
+        ctx.save_for_backward(a, b)
+        ctx.value = value
+        q = a._data / b._data
+        return _arr(ctx.xp, x._data + (q if value == 1 else value * q))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        gv = grad * ctx.value
+        needs = ctx.needs_input_grad
+        return (grad, gv / b if needs[1] else None, -gv * a / (b * b) if needs[2] else None)
+
+
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 * tensor2. Mirrors torch.addcmul."""
+    x, a, b, dt = _three(input, tensor1, tensor2, "addcmul")
+    if dt is _dtype.bool:
+        raise _not_implemented("addcmul_cpu_out", dt)
+    if not dt.is_floating_point:
+        value = int(value)  # torch casts the scalar to the integral result type
+    return _out(Addcmul.apply(x, a, b, value=value), out)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """input + value * tensor1 / tensor2. Mirrors torch.addcdiv."""
+    for pos, (name, t) in enumerate(
+        (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1
+    ):
+        _check_tensor(t, "addcdiv", name, pos)
+    if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) for "
+            "float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+    x, a, b, _ = _three(input, tensor1, tensor2, "addcdiv")
+    return _out(Addcdiv.apply(x, a, b, value=value), out)
+
+
+# --- logaddexp ---
+
+
+class Logaddexp(Function):
+    """out = log(exp(a) + exp(b));  grad_a = grad sigmoid(a - b),  grad_b = grad sigmoid(b - a)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.logaddexp(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (
+            grad * sigmoid(a - b) if ctx.needs_input_grad[0] else None,
+            grad * sigmoid(b - a) if ctx.needs_input_grad[1] else None,
+        )
+
+
+class Logaddexp2(Function):
+    """out = log2(2**a + 2**b);  grad_a = grad * sigmoid((a - b) ln 2),  grad_b symmetric"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.logaddexp2(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return (
+            grad * sigmoid((a - b) * _LN2) if ctx.needs_input_grad[0] else None,
+            grad * sigmoid((b - a) * _LN2) if ctx.needs_input_grad[1] else None,
+        )
+
+
+def logaddexp(input, other, *, out=None):
+    """log(exp(input) + exp(other)) without overflow. Mirrors torch.logaddexp."""
+    _tensors(input, other, "logaddexp")
+    a, b, dt = promote(input, other, "logaddexp")
+    if not dt.is_floating_point:
+        raise _not_implemented("logaddexp_cpu", dt)
+    return _out(Logaddexp.apply(a, b), out)
+
+
+def logaddexp2(input, other, *, out=None):
+    """log2(2**input + 2**other) without overflow. Mirrors torch.logaddexp2."""
+    _tensors(input, other, "logaddexp2")
+    a, b, dt = promote(input, other, "logaddexp2")
+    if not dt.is_floating_point:
+        raise _not_implemented("logaddexp2_cpu", dt)
+    return _out(Logaddexp2.apply(a, b), out)
+
+
+# --- nan_to_num ---
+
+
+class NanToNum(Function):
+    """out = a with NaN, +inf, -inf replaced;  grad_a = grad where a is finite, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, nan, posinf, neginf):
+        xp = ctx.xp
+        x = a._data
+        ctx.save_for_backward(xp.isfinite(x))
+        out = xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (finite,) = ctx.saved_tensors
+        return where(finite, grad, 0.0)
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
+    """NaN -> nan, +inf -> posinf, -inf -> neginf (default: the dtype's extremes). Mirrors
+    torch.nan_to_num."""
+    _check_tensor(input, "nan_to_num")
+    if not input.dtype.is_floating_point:
+        return _out(_copy(input), out)
+    fi = _dtype.finfo(input.dtype)
+    posinf = fi.max if posinf is None else posinf
+    neginf = fi.min if neginf is None else neginf
+    return _out(NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf), out)
+
+
+# --- in-place forms ---
+
+atan2_ = _inplace(atan2)
+arctan2_ = atan2_
+fmod_ = _inplace(fmod)
+lerp_ = _inplace(lerp)
+hypot_ = _inplace(hypot)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """In-place addcmul. Mirrors torch.Tensor.addcmul_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(
+        self, lambda s: addcmul(s, tensor1, tensor2, value=value), "addcmul_", (tensor1, tensor2)
+    )
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """In-place addcdiv. Mirrors torch.Tensor.addcdiv_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(
+        self, lambda s: addcdiv(s, tensor1, tensor2, value=value), "addcdiv_", (tensor1, tensor2)
+    )
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    """In-place nan_to_num. Mirrors torch.nan_to_num_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(self, lambda s: nan_to_num(s, nan, posinf, neginf), "nan_to_num_")

@@ -1,0 +1,559 @@
+"""Unary pointwise math: rounding, the exp/log family, trigonometric and hyperbolic functions."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype
+from minitorch._ops._common import cast
+from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "floor", "ceil", "trunc", "fix", "round", "frac", "sgn", "true_divide", "exp2", "expm1",
+    "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "sin", "cos", "tan", "asin",
+    "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "arcsin", "arccos", "arctan",
+    "arcsinh", "arccosh", "arctanh",
+    "floor_", "ceil_", "trunc_", "fix_", "round_", "frac_", "sgn_", "exp2_", "expm1_", "log2_",
+    "log10_", "log1p_", "rsqrt_", "square_", "reciprocal_", "sin_", "cos_", "tan_", "asin_",
+    "acos_", "atan_", "sinh_", "cosh_", "asinh_", "acosh_", "atanh_", "arcsin_", "arccos_",
+    "arctan_", "arcsinh_", "arccosh_", "arctanh_",
+]
+# fmt: on
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+# --- helpers shared with pointwise_binary, special, activation and logical ---
+
+
+def _arr(xp, r):
+    """A kernel's result as an array (NumPy answers a 0-d input with a scalar)."""
+    return xp.asarray(r)
+
+
+def _short(dt) -> str:
+    from minitorch._ops.inplace import _short as short
+
+    return short(dt)
+
+
+def _not_implemented(kernel: str, dt) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_short(dt)}'")
+
+
+def _check_tensor(x, op: str, arg: str = "input", pos: int = 1):
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+def _to_float(x, op: str) -> Tensor:
+    """x, with integral and bool tensors cast to the default float dtype (sin of an int)."""
+    _check_tensor(x, op)
+    if x._data.dtype.kind in "fV":  # V: bfloat16 storage
+        return x
+    return cast(x, _dtype.default_float())
+
+
+def _copy(x: Tensor) -> Tensor:
+    return _make(x._data.copy(), x._device, False, None)
+
+
+def _unary(cls, name: str, summary: str):
+    """The public function of a float-only unary op: ints promote to the default float."""
+
+    def op(input, *, out=None):
+        return _out(cls.apply(_to_float(input, name)), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"{summary}. Mirrors torch.{name}."
+    return op
+
+
+def _inplace(fn):
+    """x.fn_(...): the out-of-place op written into x (an int x refuses a float result)."""
+    name = fn.__name__
+
+    def op(self, *args, **kwargs):
+        from minitorch._ops.inplace import apply_inplace
+
+        return apply_inplace(self, lambda s: fn(s, *args, **kwargs), name + "_", args)
+
+    op.__name__ = op.__qualname__ = name + "_"
+    op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
+    return op
+
+
+class _ZeroGrad:
+    """Mixed into piecewise-constant ops: the gradient is zero wherever it exists."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+# --- rounding ---
+
+
+class Floor(_ZeroGrad, Function):
+    """out = floor(a);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _arr(ctx.xp, ctx.xp.floor(a._data))
+
+
+class Ceil(_ZeroGrad, Function):
+    """out = ceil(a);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _arr(ctx.xp, ctx.xp.ceil(a._data))
+
+
+class Trunc(_ZeroGrad, Function):
+    """out = trunc(a);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _arr(ctx.xp, ctx.xp.trunc(a._data))
+
+
+class Round(_ZeroGrad, Function):
+    """out = a rounded half to even;  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _arr(ctx.xp, ctx.xp.rint(a._data))
+
+
+class RoundDecimals(_ZeroGrad, Function):
+    """out = rint(a * 10**d) / 10**d;  grad_a = 0"""
+
+    _node_name = "RoundBackward1"
+
+    @staticmethod
+    def forward(ctx, a, *, decimals):
+        xp = ctx.xp
+        x = a._data
+        if decimals >= 0:
+            s = 10.0**decimals
+            return _arr(xp, (xp.rint(x * s) / s).astype(x.dtype, copy=False))
+        s = 10.0**-decimals
+        return _arr(xp, (xp.rint(x / s) * s).astype(x.dtype, copy=False))
+
+
+class Sgn(_ZeroGrad, Function):
+    """out = sign(a) (a real);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return _arr(ctx.xp, ctx.xp.sign(a._data))
+
+
+class Frac(Function):
+    """out = a - trunc(a);  grad_a = grad"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        return _arr(ctx.xp, x - ctx.xp.trunc(x))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _rounding(cls, name: str, summary: str):
+    def op(input, *, out=None):
+        _check_tensor(input, name)
+        if input._data.dtype.kind == "b":
+            raise _not_implemented(f"{name}_vml_cpu", input.dtype)
+        if input._data.dtype.kind in "iu":
+            return _out(_copy(input), out)  # integers are already whole
+        return _out(cls.apply(input), out)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"{summary}; integer tensors are returned as they are. Mirrors torch.{name}."
+    return op
+
+
+floor = _rounding(Floor, "floor", "Rounds down to an integral value")
+ceil = _rounding(Ceil, "ceil", "Rounds up to an integral value")
+trunc = _rounding(Trunc, "trunc", "Rounds toward zero to an integral value")
+fix = trunc
+
+
+def round(input, *, decimals=0, out=None):
+    """Rounds half to even, to `decimals` decimal places. Mirrors torch.round."""
+    if decimals == 0:
+        return _round0(input, out=out)
+    _check_tensor(input, "round")
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("round_cpu", input.dtype)
+    return _out(RoundDecimals.apply(input, decimals=int(decimals)), out)
+
+
+_round0 = _rounding(Round, "round", "Rounds half to even")
+
+
+def frac(input, *, out=None):
+    """The fractional part, a - trunc(a) (sign of a). Mirrors torch.frac."""
+    _check_tensor(input, "frac")
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("frac_cpu", input.dtype)
+    return _out(Frac.apply(input), out)
+
+
+def sgn(input, *, out=None):
+    """sign(input) (for real tensors the same as torch.sign). Mirrors torch.sgn."""
+    _check_tensor(input, "sgn")
+    if input.dtype.is_floating_point:
+        return _out(Sgn.apply(input), out)
+    if input._data.dtype.kind == "b":
+        return _out(_copy(input), out)
+    return _out(sign(input), out)
+
+
+def true_divide(dividend, divisor, *, out=None):
+    """dividend / divisor (true division). Mirrors torch.true_divide."""
+    return div(dividend, divisor, out=out)
+
+
+def square(input, *, out=None):
+    """input ** 2 (bool promotes to int64, as in torch). Mirrors torch.square."""
+    _check_tensor(input, "square")
+    return pow(input, 2, out=out)
+
+
+# --- exp / log family ---
+
+
+class Exp2(Function):
+    """out = 2**a;  grad_a = grad * out * ln 2"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _arr(ctx.xp, ctx.xp.exp2(a._data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * _LN2
+
+
+class Expm1(Function):
+    """out = exp(a) - 1;  grad_a = grad * (out + 1)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _arr(ctx.xp, ctx.xp.expm1(a._data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out + 1)
+
+
+class Log2(Function):
+    """out = log2(a);  grad_a = grad / (a ln 2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.log2(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * _LN2)
+
+
+class Log10(Function):
+    """out = log10(a);  grad_a = grad / (a ln 10)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.log10(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * _LN10)
+
+
+class Log1p(Function):
+    """out = log(1 + a);  grad_a = grad / (1 + a)"""
+
+    _node_name = "Log1PBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.log1p(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a + 1)
+
+
+class Rsqrt(Function):
+    """out = 1 / sqrt(a);  grad_a = -grad * out**3 / 2"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        out = _arr(ctx.xp, (1 / ctx.xp.sqrt(x)).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out * out * out) * -0.5
+
+
+class Reciprocal(Function):
+    """out = 1 / a;  grad_a = -grad * out**2"""
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        out = _arr(ctx.xp, (1 / x).astype(x.dtype, copy=False))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -grad * (out * out)
+
+
+exp2 = _unary(Exp2, "exp2", "2 to the power input")
+expm1 = _unary(Expm1, "expm1", "exp(input) - 1, accurate near 0")
+log2 = _unary(Log2, "log2", "The base-2 logarithm")
+log10 = _unary(Log10, "log10", "The base-10 logarithm")
+log1p = _unary(Log1p, "log1p", "log(1 + input), accurate near 0")
+rsqrt = _unary(Rsqrt, "rsqrt", "1 / sqrt(input)")
+reciprocal = _unary(Reciprocal, "reciprocal", "1 / input")
+
+
+# --- trigonometric and hyperbolic ---
+
+
+class Sin(Function):
+    """out = sin(a);  grad_a = grad * cos(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.sin(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * cos(a)
+
+
+class Cos(Function):
+    """out = cos(a);  grad_a = -grad * sin(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.cos(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * -sin(a)
+
+
+class Tan(Function):
+    """out = tan(a);  grad_a = grad * (1 + out**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _arr(ctx.xp, ctx.xp.tan(a._data))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out * out + 1)
+
+
+class Asin(Function):
+    """out = asin(a);  grad_a = grad / sqrt(1 - a**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arcsin(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / sqrt(1 - a * a)
+
+
+class Acos(Function):
+    """out = acos(a);  grad_a = -grad / sqrt(1 - a**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arccos(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad / sqrt(1 - a * a)
+
+
+class Atan(Function):
+    """out = atan(a);  grad_a = grad / (1 + a**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arctan(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (a * a + 1)
+
+
+class Sinh(Function):
+    """out = sinh(a);  grad_a = grad * cosh(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.sinh(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * cosh(a)
+
+
+class Cosh(Function):
+    """out = cosh(a);  grad_a = grad * sinh(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.cosh(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * sinh(a)
+
+
+class Asinh(Function):
+    """out = asinh(a);  grad_a = grad / sqrt(a**2 + 1)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arcsinh(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / sqrt(a * a + 1)
+
+
+class Acosh(Function):
+    """out = acosh(a);  grad_a = grad / sqrt((a - 1)(a + 1))"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arccosh(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / sqrt((a - 1) * (a + 1))
+
+
+class Atanh(Function):
+    """out = atanh(a);  grad_a = grad / (1 - a**2)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _arr(ctx.xp, ctx.xp.arctanh(a._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / (1 - a * a)
+
+
+sin = _unary(Sin, "sin", "The sine")
+cos = _unary(Cos, "cos", "The cosine")
+tan = _unary(Tan, "tan", "The tangent")
+asin = _unary(Asin, "asin", "The arcsine")
+acos = _unary(Acos, "acos", "The arccosine")
+atan = _unary(Atan, "atan", "The arctangent")
+sinh = _unary(Sinh, "sinh", "The hyperbolic sine")
+cosh = _unary(Cosh, "cosh", "The hyperbolic cosine")
+asinh = _unary(Asinh, "asinh", "The inverse hyperbolic sine")
+acosh = _unary(Acosh, "acosh", "The inverse hyperbolic cosine")
+atanh = _unary(Atanh, "atanh", "The inverse hyperbolic tangent")
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+# --- in-place forms ---
+
+floor_ = _inplace(floor)
+ceil_ = _inplace(ceil)
+trunc_ = _inplace(trunc)
+fix_ = trunc_
+frac_ = _inplace(frac)
+sgn_ = _inplace(sgn)
+exp2_ = _inplace(exp2)
+expm1_ = _inplace(expm1)
+log2_ = _inplace(log2)
+log10_ = _inplace(log10)
+log1p_ = _inplace(log1p)
+rsqrt_ = _inplace(rsqrt)
+square_ = _inplace(square)
+reciprocal_ = _inplace(reciprocal)
+sin_ = _inplace(sin)
+cos_ = _inplace(cos)
+tan_ = _inplace(tan)
+asin_ = _inplace(asin)
+acos_ = _inplace(acos)
+atan_ = _inplace(atan)
+sinh_ = _inplace(sinh)
+cosh_ = _inplace(cosh)
+asinh_ = _inplace(asinh)
+acosh_ = _inplace(acosh)
+atanh_ = _inplace(atanh)
+arcsin_, arccos_, arctan_ = asin_, acos_, atan_
+arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
+
+
+def round_(self, *, decimals=0):
+    """In-place round. Mirrors torch.Tensor.round_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(self, lambda s: round(s, decimals=decimals), "round_")

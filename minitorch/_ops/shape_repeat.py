@@ -1,0 +1,181 @@
+"""Repeats and combinations: repeat, tile, repeat_interleave, combinations."""
+
+from __future__ import annotations
+
+import itertools
+
+from minitorch._ops.convert import clone
+from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
+from minitorch._ops.shape_join import stack
+from minitorch._tensor import Tensor, _make, _wrap_dim
+from minitorch.autograd.function import Function
+
+__all__ = ["repeat", "tile", "repeat_interleave", "combinations"]
+
+
+class Repeat(Function):
+    """out = a tiled `repeats` times along each dim;  grad_a = grad summed over the tiles"""
+
+    @staticmethod
+    def forward(ctx, a, *, repeats):
+        x = a._data
+        ctx.in_shape = x.shape
+        ctx.repeats = repeats
+        x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
+        return ctx.xp.tile(x, repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        repeats = ctx.repeats
+        if not repeats:
+            return grad
+        shape = (1,) * (len(repeats) - len(ctx.in_shape)) + tuple(ctx.in_shape)
+        split = []
+        for r, s in zip(repeats, shape, strict=True):
+            split += [r, s]
+        g = grad.reshape(split).sum(dim=tuple(range(0, 2 * len(repeats), 2)))
+        return g.reshape(ctx.in_shape)
+
+
+def repeat(input: Tensor, repeats) -> Tensor:
+    """Tensor.repeat: tiles the tensor along each dim. Mirrors torch.Tensor.repeat."""
+    repeats = tuple(int(r) for r in repeats)
+    shape = input._data.shape
+    if len(repeats) < len(shape):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+            "tensor"
+        )
+    padded = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension "
+            f"{min(r * s for r, s in zip(repeats, padded, strict=True))}: "
+            f"{[r * s for r, s in zip(repeats, padded, strict=True)]}"
+        )
+    return Repeat.apply(input, repeats=repeats)
+
+
+def tile(input: Tensor, dims) -> Tensor:
+    """Mirrors torch.tile (repeat, with missing leading repeats taken as 1)."""
+    dims = tuple(int(d) for d in dims)
+    n = input._data.ndim
+    if len(dims) < n:
+        dims = (1,) * (n - len(dims)) + dims
+    return repeat(input, dims)
+
+
+class Take(Function):
+    """out = a indexed by `index` along dim;  grad_a = grad scatter-added back along dim"""
+
+    _node_name = "IndexSelectBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, index, dim):
+        ctx.args = (a._data.shape, index, dim)
+        return ctx.xp.take(a._data, index, axis=dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        shape, index, dim = ctx.args
+        return TakeBackward.apply(grad, shape=shape, index=index, dim=dim)
+
+
+class TakeBackward(Function):
+    """out = zeros(shape) with a added at `index` along dim;  grad_a = take(grad, index, dim)"""
+
+    _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, shape, index, dim):
+        ctx.args = (index, dim)
+        out = ctx.xp.zeros(shape, dtype=a._data.dtype)
+        a._device.backend.scatter_add(out, (slice(None),) * dim + (index,), a._data)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        index, dim = ctx.args
+        return Take.apply(grad, index=index, dim=dim)
+
+
+def _host_ints(t: Tensor) -> list:
+    """An integer tensor's values on the host (a shape-defining read, as torch's)."""
+    return t._device.backend.to_host(t._data).reshape(-1).tolist()
+
+
+def _index_array(ref: Tensor, values):
+    xp = ref._device.backend.xp
+    return xp.asarray(values, dtype=xp.int64)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
+    """Repeats each element (or slice along dim) `repeats` times. Mirrors torch.repeat_interleave.
+
+    A tensor of repeats is read on the host (the output's shape depends on it), as in torch.
+    """
+    if repeats is None:  # repeat_interleave(repeats): the indices repeated
+        reps = input
+        if reps._data.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+        if reps.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"repeat_interleave_cpu\" not implemented for '{reps.dtype.name.capitalize()}'"
+            )
+        counts = _host_ints(reps)
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeats can not be negative")
+        idx = [i for i, c in enumerate(counts) for _ in range(c)]
+        return _make(_index_array(reps, idx), reps._device, False, None)
+    if dim is None:
+        input = flatten(input)
+        d = 0
+    else:
+        d = _wrap_dim(dim, input._data.ndim)
+    n = input._data.shape[d] if input._data.ndim else 1
+    if not isinstance(repeats, Tensor):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        if input._data.ndim == 0:
+            input = reshape(input, (1,))
+        # as torch: each slice expanded `repeats` times, copied, and the two dims merged
+        x = unsqueeze(input, d + 1)
+        shape = list(x._data.shape)
+        shape[d + 1] = int(repeats)
+        return flatten(clone(expand(x, shape)), d, d + 1)
+    if repeats._data.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = _host_ints(repeats)
+    if any(c < 0 for c in counts):
+        raise RuntimeError("repeats can not be negative")
+    if len(counts) == 1:
+        counts = counts * n
+    elif len(counts) != n:
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{len(counts)} and input.size({d}) = {n}"
+        )
+    if input._data.ndim == 0:
+        input = reshape(input, (1,))
+    idx = [i for i, c in enumerate(counts) for _ in range(c)]
+    return Take.apply(input, index=_index_array(input, idx), dim=d)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The length-r combinations of a 1-d tensor's elements, as rows. Mirrors
+    torch.combinations."""
+    if input._data.ndim != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return _make(
+            input._device.backend.xp.zeros((0,), dtype=input._data.dtype),
+            input._device,
+            False,
+            None,
+        )
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = list(pick(range(input._data.shape[0]), r))
+    cols = [_index_array(input, [row[j] for row in rows]) for j in range(r)]
+    return stack([Take.apply(input, index=c, dim=0) for c in cols], 1)

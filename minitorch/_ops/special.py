@@ -1,0 +1,235 @@
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, logit, xlogy."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch._ops._common import cast, promote_float, scalar_like
+from minitorch._ops.pointwise import _out, exp, log, where
+from minitorch._ops.pointwise_more import _arr, _inplace, _to_float, _unary
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "logit", "xlogy",
+    "erf_", "erfc_", "erfinv_", "lgamma_", "digamma_", "polygamma_", "logit_", "xlogy_",
+]
+# fmt: on
+
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2.0
+
+
+def _special(a: Tensor, name: str, *args):
+    """The backend's special function `name` on a's array, in a's dtype (computed in at least
+    float32). See NOTE [ Special functions ] in minitorch/_backend/numpy_special.py."""
+    x = a._data
+    fn = a._device.backend.special(name)
+    work = x if x.dtype.itemsize >= 4 else x.astype("float32")
+    return _arr(a._device.backend.xp, fn(*args, work)).astype(x.dtype, copy=False)
+
+
+class Erf(Function):
+    """out = erf(a);  grad_a = grad * 2/sqrt(pi) * exp(-a²)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _special(a, "erf")
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
+
+
+class Erfc(Function):
+    """out = 1 - erf(a);  grad_a = -grad * 2/sqrt(pi) * exp(-a²)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _special(a, "erfc")
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
+
+
+class Erfinv(Function):
+    """out = erf⁻¹(a);  grad_a = grad * sqrt(pi)/2 * exp(out²)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _special(a, "erfinv")
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * exp(out * out) * _SQRT_PI_OVER_TWO
+
+
+class Lgamma(Function):
+    """out = log|Γ(a)|;  grad_a = grad * digamma(a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        out = _special(a, "lgamma")
+        return ctx.xp.where(a._data == -math.inf, math.inf, out).astype(out.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * digamma(a)
+
+
+class Digamma(Function):
+    """out = ψ(a) = d/da log Γ(a);  grad_a = grad * polygamma(1, a)"""
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _special(a, "digamma")
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * polygamma(1, a)
+
+
+class Polygamma(Function):
+    """out = ψ⁽ⁿ⁾(a);  grad_a = grad * polygamma(n + 1, a)"""
+
+    @staticmethod
+    def forward(ctx, a, *, n):
+        ctx.save_for_backward(a)
+        ctx.n = n
+        return _special(a, "digamma") if n == 0 else _special(a, "polygamma", n)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * polygamma(ctx.n + 1, a)
+
+
+erf = _unary(Erf, "erf", "The error function")
+erfc = _unary(Erfc, "erfc", "The complementary error function, 1 - erf(input)")
+erfinv = _unary(Erfinv, "erfinv", "The inverse error function")
+lgamma = _unary(Lgamma, "lgamma", "log |Γ(input)|")
+digamma = _unary(Digamma, "digamma", "The digamma function ψ, the derivative of lgamma")
+
+
+def polygamma(n, input, *, out=None):
+    """The n-th derivative of the digamma function. Mirrors torch.polygamma."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _out(Polygamma.apply(_to_float(input, "polygamma"), n=int(n)), out)
+
+
+# --- logit ---
+
+
+class Logit(Function):
+    """out = log(z / (1 - z)), z = a clamped to [eps, 1 - eps];  grad_a = grad / (a (1 - a))
+    inside the clamp, 0 outside it (NaN outside [0, 1] without eps)"""
+
+    @staticmethod
+    def forward(ctx, a, *, eps):
+        ctx.save_for_backward(a)
+        ctx.eps = eps
+        x = a._data
+        if eps is not None:
+            x = ctx.xp.clip(x, eps, 1 - eps)
+        return _arr(ctx.xp, ctx.xp.log(x / (1 - x)).astype(a._data.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        eps = ctx.eps
+        g = grad / (a * (1 - a))
+        if eps is None:
+            return where((a < 0) | (a > 1), math.nan, g)
+        return where((a < eps) | (a > 1 - eps), 0.0, g)
+
+
+def logit(input, eps=None, *, out=None):
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given. Mirrors torch.logit."""
+    return _out(Logit.apply(_to_float(input, "logit"), eps=eps), out)
+
+
+# --- xlogy ---
+
+
+class Xlogy(Function):
+    """out = a log(b), 0 where a = 0 (b not NaN);  grad_a = grad log(b) (0 where a = 0 and
+    b <= 0),  grad_b = grad a / b"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        xp = ctx.xp
+        x, y = a._data, b._data
+        out = xp.where((x == 0) & ~xp.isnan(y), 0, x * xp.log(y))
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = where((a == 0) & (b <= 0), 0.0, grad * log(b))
+        if ctx.needs_input_grad[1]:
+            gb = grad * a / b
+        return ga, gb
+
+
+class XlogyScalarSelf(Xlogy):
+    """xlogy(number, tensor): as Xlogy"""
+
+    _node_name = "XlogyBackward1"
+
+
+class XlogyScalarOther(Xlogy):
+    """xlogy(tensor, number): as Xlogy"""
+
+    _node_name = "XlogyBackward2"
+
+
+def xlogy(input, other, *, out=None):
+    """input * log(other), 0 where input is 0 (unless other is NaN). Mirrors torch.xlogy."""
+    a, b, dt = promote_float(input, other, "xlogy")
+    cls = Xlogy
+    if not isinstance(a, Tensor):
+        a, cls = cast(scalar_like(a, b), dt), XlogyScalarSelf
+    elif not isinstance(b, Tensor):
+        b, cls = cast(scalar_like(b, a), dt), XlogyScalarOther
+    return _out(cls.apply(a, b), out)
+
+
+# --- in-place forms ---
+
+erf_ = _inplace(erf)
+erfc_ = _inplace(erfc)
+erfinv_ = _inplace(erfinv)
+lgamma_ = _inplace(lgamma)
+digamma_ = _inplace(digamma)
+xlogy_ = _inplace(xlogy)
+
+
+def polygamma_(self, n):
+    """In-place polygamma. Mirrors torch.Tensor.polygamma_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(self, lambda s: polygamma(n, s), "polygamma_")
+
+
+def logit_(self, eps=None):
+    """In-place logit. Mirrors torch.Tensor.logit_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    return apply_inplace(self, lambda s: logit(s, eps), "logit_")
