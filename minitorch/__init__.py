@@ -72,9 +72,7 @@ from minitorch.random import (  # noqa: F401
 from minitorch import nn  # noqa: E402,F401  (after the ops, factories and autograd)
 from minitorch import cuda  # noqa: F401  (imports no CuPy: see minitorch/cuda)
 
-# `from minitorch._ops import *` also binds the name `linalg` to the ops module
-# minitorch._ops.linalg: import the torch.linalg namespace module explicitly over it.
-linalg = __import__("importlib").import_module("minitorch.linalg")
+from minitorch import linalg  # noqa: E402,F401
 
 __version__ = "0.1.0"
 

@@ -29,4 +29,20 @@ from minitorch._ops.special import *  # noqa: F403
 # See NOTE [ Late binding of ops ]
 _tensor_methods._ops = __import__("sys").modules[__name__]
 
-_unused = scalar_like
+
+def _public_names():
+    # `from minitorch._ops import *` (in minitorch/__init__.py) exports the families' public
+    # functions only, not the family module names (`linalg` must stay minitorch.linalg).
+    import sys
+
+    here = sys.modules[__name__]
+    names = []
+    for mod_name, mod in list(sys.modules.items()):
+        private = mod_name.rpartition(".")[2].startswith("_")
+        if mod_name.startswith(__name__ + ".") and not private and hasattr(mod, "__all__"):
+            names.extend(n for n in mod.__all__ if hasattr(here, n))
+    return sorted(set(names))
+
+
+__all__ = _public_names()
+assert scalar_like  # used by Tensor's reflected operators through this module
