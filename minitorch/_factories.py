@@ -113,6 +113,14 @@ def _shape_seq(seq, op: str, pos) -> tuple:
     return tuple(shape)
 
 
+def _size_kwarg(kwargs: dict, op: str):
+    """The size= keyword of a factory taking *size (the only extra keyword allowed)."""
+    size = kwargs.pop("size", None)
+    if kwargs:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
+
+
 def _require_grad(t: Tensor, requires_grad) -> Tensor:
     if requires_grad:
         if not t.dtype.is_floating_point:
@@ -305,7 +313,11 @@ def _plain(x, depth: int, integral: bool):
                 raise TypeError(
                     "only integer tensors of a single element can be converted to an index"
                 )
-            return x.__index__() if integral else x.item()
+            if integral:
+                return x.__index__()
+            if x.numel() != 1:
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            return x.item()
         if isinstance(x, np.generic):
             return x.item()
         return x
@@ -506,29 +518,29 @@ def _filled(fill, shape, dt, dev, requires_grad):
 
 
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None, names=None) -> Tensor:
+          pin_memory=False, memory_format=None, **kwargs) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
-    shape = _shape(size, names if isinstance(names, (tuple, list)) and not size else None, "zeros")
+    shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
     dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
     return _filled(0, shape, dt, _device(device), requires_grad)
 
 
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None) -> Tensor:
+         pin_memory=False, memory_format=None, **kwargs) -> Tensor:
     """Mirrors torch.ones."""
-    shape = _shape(size, None, "ones")
+    shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
     dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
     return _filled(1, shape, dt, _device(device), requires_grad)
 
 
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None) -> Tensor:
+          pin_memory=False, memory_format=None, **kwargs) -> Tensor:
     """Mirrors torch.empty.
 
     Differences from torch: the memory is zero-filled (uninitialised memory would make programs
     non-deterministic, e.g. NaNs that propagate).
     """
-    shape = _shape(size, None, "empty")
+    shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
     return _filled(0, shape, dt, _device(device), requires_grad)
 
@@ -741,8 +753,8 @@ def _num(x, op: str, arg: str):
     if isinstance(x, Tensor):
         if x.numel() != 1:
             raise RuntimeError(
-                f"{op} only supports 0-dimensional {arg} tensors, but got {arg} with {x.ndim} "
-                "dimension(s)."
+                f"{op} only supports 0-dimensional start and end tensors, but got {arg} with "
+                f"{x.ndim} dimension(s)."
             )
         return x.item()
     if isinstance(x, (np.generic,)):

@@ -18,6 +18,7 @@ from minitorch._factories import (
     _require_grad,
     _shape,
     _shape_seq,
+    _size_kwarg,
     _typename,
     tensor,
 )
@@ -252,8 +253,7 @@ def _floats(dev, generator, op, method: str, shape, dt):
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
          requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
-    shape = _shape(size, kwargs.pop("size", None), "rand")
-    _no_more(kwargs, "rand")
+    shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     dev = _device(device)
     dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
     arr = _floats(dev, generator, "rand", "random", shape, dt)
@@ -263,17 +263,11 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
-    shape = _shape(size, kwargs.pop("size", None), "randn")
-    _no_more(kwargs, "randn")
+    shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     dev = _device(device)
     dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
     arr = _floats(dev, generator, "randn", "standard_normal", shape, dt)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
-
-
-def _no_more(kwargs: dict, op: str) -> None:
-    if kwargs:
-        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
 
 
 def _int_arg(x, op: str, name: str, pos: int) -> int:

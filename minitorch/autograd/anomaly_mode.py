@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 
@@ -141,7 +142,7 @@ def _warn_trace(node) -> None:
             f"Error detected in {type(node).__name__}. No forward pass information available. "
             "Enable detect anomaly during forward pass for more information.",
             UserWarning,
-            stacklevel=2,
+            stacklevel=_user_stacklevel(),
         )
         return
     msg = f"Error detected in {type(node).__name__}. Traceback of forward call that caused the "
@@ -154,7 +155,18 @@ def _warn_trace(node) -> None:
             "forward call that induced the previous calculation:\n" + "".join(ptrace or ())
         )
         parent = _parent_of(parent)
-    warnings.warn(msg, UserWarning, stacklevel=2)
+    warnings.warn(msg, UserWarning, stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel, for a warning issued by our caller, of the first frame outside minitorch
+    (the user's backward() call)."""
+    frame = sys._getframe(2)  # the caller of our caller, who calls warnings.warn
+    level = 2
+    while frame is not None and _internal(frame.f_code.co_filename):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _trace_of(node):

@@ -34,7 +34,10 @@ PROB = (0.1, 0.9)  # logit
 
 
 def with_specials(rng, shape, dtype):
-    """Uniform in [-2, 2) with NaN, +inf and -inf sprinkled in (nan_to_num, fmax, isnan...)."""
+    """Uniform in [-2, 2) with NaN, +inf and -inf sprinkled in (nan_to_num, fmax, isnan...);
+    small integers for integral dtypes."""
+    if np.dtype(dtype).kind in "iub":
+        return rng.integers(-3, 4, size=shape)
     x = rng.uniform(-2.0, 2.0, size=shape)
     pick = rng.integers(0, 6, size=shape)
     return np.where(pick == 0, np.nan, np.where(pick == 1, np.inf, np.where(pick == 2, -np.inf, x)))

@@ -549,7 +549,7 @@ def test_setitem_grad_fn_names_match_torch():
         mx = mt.zeros(3, 4, requires_grad=True) * 1
         tx[key] = 1.0
         mx[key] = 1.0
-        name = tx.grad_fn.name().replace("torch::autograd::CopySlices", "CopySlicesBackward0")
+        name = tx.grad_fn.name().removeprefix("torch::autograd::")
         assert type(mx.grad_fn).__name__ == name, key
 
 
