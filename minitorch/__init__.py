@@ -70,6 +70,7 @@ from minitorch.random import (  # noqa: F401
     set_rng_state,
 )
 from minitorch import nn  # noqa: E402,F401  (after the ops, factories and autograd)
+from minitorch import optim  # noqa: E402,F401  (after nn)
 from minitorch import cuda  # noqa: F401  (imports no CuPy: see minitorch/cuda)
 
 from minitorch import linalg  # noqa: E402,F401
@@ -88,8 +89,10 @@ def result_type(tensor1, tensor2):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
     for t in (tensor1, tensor2):
         if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
-            got = ", ".join(type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
-                            for x in (tensor1, tensor2))
+            got = ", ".join(
+                type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
+                for x in (tensor1, tensor2)
+            )
             raise TypeError(
                 f"result_type() received an invalid combination of arguments - got ({got}), but "
                 "expected one of:\n * (Tensor tensor, Tensor other)\n"

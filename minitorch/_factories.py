@@ -12,12 +12,14 @@ from minitorch import _dtype
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
 from minitorch._tensor import Size, Tensor, _make
 
+# fmt: off
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
     "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace", "eye",
     "scalar_tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
     "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]
+# fmt: on
 
 _builtin_range = range
 
@@ -73,7 +75,7 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
             raise TypeError(f"{op}() got multiple values for argument 'size'")
         return _shape_seq(size, op, None)
     if not args:
-        raise TypeError(f"{op}() missing 1 required positional arguments: \"size\"")
+        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
     a = args[0]
     if len(args) == 1:
         if a.__class__ is tuple or a.__class__ is list or a.__class__ is Size:
@@ -102,7 +104,7 @@ def _shape_seq(seq, op: str, pos) -> tuple:
                 )
             raise TypeError(
                 f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                f"\"type must be tuple of ints,but got {_typename(s)}\""
+                f'"type must be tuple of ints,but got {_typename(s)}"'
             )
         shape.append(n)
     for n in shape:
@@ -432,8 +434,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
 
 
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, requires_grad=False,
-                  pin_memory=False) -> Tensor:
+def scalar_tensor(
+    s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     """A 0-d tensor of the default float dtype (unless dtype=). Mirrors torch.scalar_tensor."""
     dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
     if isinstance(s, Tensor):
@@ -517,24 +520,51 @@ def _filled(fill, shape, dt, dev, requires_grad):
     return _require_grad(t, requires_grad)
 
 
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None, **kwargs) -> Tensor:
+def zeros(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+    **kwargs,
+) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
     shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
     dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
     return _filled(0, shape, dt, _device(device), requires_grad)
 
 
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-         pin_memory=False, memory_format=None, **kwargs) -> Tensor:
+def ones(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+    **kwargs,
+) -> Tensor:
     """Mirrors torch.ones."""
     shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
     dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
     return _filled(1, shape, dt, _device(device), requires_grad)
 
 
-def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None, **kwargs) -> Tensor:
+def empty(
+    *size,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    memory_format=None,
+    **kwargs,
+) -> Tensor:
     """Mirrors torch.empty.
 
     Differences from torch: the memory is zero-filled (uninitialised memory would make programs
@@ -569,12 +599,26 @@ def _number_dtype(value):
     return (_dtype.bool, _dtype.int64, _dtype.default_float())[kind]
 
 
-_C_NAMES = {"int64": "int64_t", "int32": "int", "int16": "short", "int8": "int8_t",
-            "uint8": "uint8_t"}
+_C_NAMES = {
+    "int64": "int64_t",
+    "int32": "int",
+    "int16": "short",
+    "int8": "int8_t",
+    "uint8": "uint8_t",
+}
 
 
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False) -> Tensor:
+def full(
+    size,
+    fill_value,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
     fill_value = _fill_number(fill_value, "full")
     shape = _shape_seq(size, "full", 1)
@@ -615,36 +659,56 @@ def _like(input, dtype, device, op):
     return input._data.shape, dt, dev
 
 
-def zeros_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def zeros_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     """Mirrors torch.zeros_like."""
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
     return _filled(0, shape, dt, dev, requires_grad)
 
 
-def ones_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def ones_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     """Mirrors torch.ones_like."""
     shape, dt, dev = _like(input, dtype, device, "ones_like")
     return _filled(1, shape, dt, dev, requires_grad)
 
 
-def empty_like(input, *, dtype=None, layout=None, device=None, requires_grad=False,
-               memory_format=None) -> Tensor:
+def empty_like(
+    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
     shape, dt, dev = _like(input, dtype, device, "empty_like")
     return _filled(0, shape, dt, dev, requires_grad)
 
 
-def full_like(input, fill_value, *, dtype=None, layout=None, device=None, requires_grad=False,
-              memory_format=None) -> Tensor:
+def full_like(
+    input,
+    fill_value,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     shape, dt, dev = _like(input, dtype, device, "full_like")
     return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def eye(n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-        pin_memory=False) -> Tensor:
+def eye(
+    n,
+    m=None,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
     n_ = _as_int(n)
     if n_ is None:
@@ -764,14 +828,25 @@ def _num(x, op: str, arg: str):
     raise TypeError(f"{op}(): argument '{arg}' must be Number, not {_typename(x)}")
 
 
-def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad=False, pin_memory=False) -> Tensor:
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
     start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
     if end is None:
         start, end = 0, start
-    start, end, step = (_num(v, "arange", a) for v, a in ((start, "start"), (end, "end"),
-                                                           (step, "step")))
+    start, end, step = (
+        _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+    )
     is_int = not any(isinstance(v, float) for v in (start, end, step))
     dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
     if dt is _dtype.bool:
@@ -826,8 +901,17 @@ def _arange_device(xp, start, step, n, dt):
     return (idx * acc(step) + acc(start)).astype(npdt)
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False) -> Tensor:
+def range(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """Deprecated torch.range: like arange but includes `end`, and float by default."""
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior "
@@ -838,8 +922,9 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devic
     )
     if end is None:
         start, end = 0, start
-    start, end, step = (float(_num(v, "range", a)) for v, a in ((start, "start"),
-                                                                  (end, "end"), (step, "step")))
+    start, end, step = (
+        float(_num(v, "range", a)) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+    )
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
@@ -906,8 +991,9 @@ def _linspace_device(xp, start, end, steps: int, dt):
     return out.astype(npdt)
 
 
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def linspace(
+    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
     start, end = _num(start, "linspace", "start"), _num(end, "linspace", "end")
@@ -945,8 +1031,10 @@ def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
         s, e = float(s), float(e)
         step = diff / (steps - 1)
         half = steps // 2
-        vals = [_pow(base, s + step * i if i < half else e - step * (steps - i - 1))
-                for i in _builtin_range(steps)]
+        vals = [
+            _pow(base, s + step * i if i < half else e - step * (steps - i - 1))
+            for i in _builtin_range(steps)
+        ]
     vals = np.array(vals, dtype=np.float64)
     if dt._kind == 1:
         return _to_int(vals).astype(npdt)
@@ -970,8 +1058,18 @@ def _pow(x: float, y: float) -> float:
         return math.nan
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False) -> Tensor:
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
     start, end = _num(start, "logspace", "start"), _num(end, "logspace", "end")
     steps = _steps_arg(steps, "logspace")
@@ -994,8 +1092,9 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     in dtype `dt`), Tensor(tensor) (the same data), Tensor() (empty)."""
     device = kwargs.pop("device", None)
     if kwargs:
-        got = ", ".join([_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in
-                                                          kwargs.items()])
+        got = ", ".join(
+            [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in kwargs.items()]
+        )
         raise TypeError(
             f"{name}() received an invalid combination of arguments - got ({got}), but expected "
             "one of:\n * (*, torch.device device = None)\n * (Tensor other)\n"
@@ -1041,9 +1140,16 @@ def _legacy_tensor_init(self, *args, **kwargs):
 
 
 _LEGACY_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
 }
 
 
@@ -1055,8 +1161,11 @@ class _LegacyTensorType(type):
         return _legacy_new(cls.dtype, cls._device_type, args, dict(kwargs), cls.__name__)
 
     def __instancecheck__(cls, obj):
-        return (isinstance(obj, Tensor) and obj.dtype is cls.dtype
-                and obj._device.type == cls._device_type)
+        return (
+            isinstance(obj, Tensor)
+            and obj.dtype is cls.dtype
+            and obj._device.type == cls._device_type
+        )
 
     def __repr__(cls):
         prefix = "torch" if cls._device_type == "cpu" else "torch.cuda"
@@ -1066,9 +1175,13 @@ class _LegacyTensorType(type):
 def legacy_type(dtype_name: str, device_type: str = "cpu"):
     """The legacy class (e.g. FloatTensor) of a dtype on a device type."""
     return _LegacyTensorType(
-        _LEGACY_NAMES[dtype_name], (),
-        {"dtype": getattr(_dtype, dtype_name), "_device_type": device_type,
-         "__module__": "minitorch" if device_type == "cpu" else "minitorch.cuda"},
+        _LEGACY_NAMES[dtype_name],
+        (),
+        {
+            "dtype": getattr(_dtype, dtype_name),
+            "_device_type": device_type,
+            "__module__": "minitorch" if device_type == "cpu" else "minitorch.cuda",
+        },
     )
 
 
@@ -1085,8 +1198,19 @@ BoolTensor = legacy_type("bool")
 
 
 # The samplers live in minitorch.random; old imports from here keep working.
-_MOVED = frozenset({"rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like",
-                    "randint_like", "_dtype_label"})
+_MOVED = frozenset(
+    {
+        "rand",
+        "randn",
+        "randint",
+        "randperm",
+        "normal",
+        "rand_like",
+        "randn_like",
+        "randint_like",
+        "_dtype_label",
+    }
+)
 
 
 def __getattr__(name):

@@ -77,8 +77,17 @@ class Tensor(TensorMethods):
     # Hot attributes live in slots; rarely set ones (`_output_nr`, hooks, view bookkeeping) are
     # class defaults overridden in the instance __dict__, so building a tensor sets only the
     # slots below.
-    __slots__ = ("_data", "_device", "_requires_grad", "_grad_fn", "_vc", "_base", "_grad",
-                 "__dict__", "__weakref__")
+    __slots__ = (
+        "_data",
+        "_device",
+        "_requires_grad",
+        "_grad_fn",
+        "_vc",
+        "_base",
+        "_grad",
+        "__dict__",
+        "__weakref__",
+    )
 
     _output_nr = 0
     _grad_acc = None
@@ -150,8 +159,17 @@ class Tensor(TensorMethods):
         return self._data.nbytes
 
     def stride(self, dim=None):
-        item = self._data.itemsize
-        strides = tuple(s // item for s in self._data.strides)
+        """Strides in elements. Mirrors torch.Tensor.stride."""
+        x = self._data
+        if x.size:
+            item = x.itemsize
+            strides = tuple(s // item for s in x.strides)
+        else:  # NumPy gives an empty array zero strides; torch the contiguous ones
+            strides, n = [], 1
+            for s in reversed(x.shape):
+                strides.append(n)
+                n *= max(s, 1)
+            strides = tuple(reversed(strides))
         if dim is None:
             return strides
         return strides[_dim_arg(dim, self._data.ndim, "stride")]
@@ -464,53 +482,77 @@ class Tensor(TensorMethods):
 
     # --- new tensors like this one (same dtype and device unless given) ---
 
-    def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None,
-                   pin_memory=False) -> Tensor:
+    def new_tensor(
+        self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ) -> Tensor:
         """Mirrors torch.Tensor.new_tensor."""
         from minitorch import _factories
 
         if isinstance(data, Tensor):
-            warnings.warn(_factories._COPY_WARNING.format("tensor.new_tensor"), UserWarning,
-                          stacklevel=2)
+            warnings.warn(
+                _factories._COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2
+            )
             data = data.detach()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             return _factories.tensor(
-                data, dtype=self.dtype if dtype is None else dtype,
-                device=self._device if device is None else device, requires_grad=requires_grad,
+                data,
+                dtype=self.dtype if dtype is None else dtype,
+                device=self._device if device is None else device,
+                requires_grad=requires_grad,
             )
 
-    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-                  pin_memory=False) -> Tensor:
+    def new_zeros(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ) -> Tensor:
         """Mirrors torch.Tensor.new_zeros."""
         return self._new("zeros", size, dtype, device, requires_grad)
 
-    def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-                 pin_memory=False) -> Tensor:
+    def new_ones(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ) -> Tensor:
         """Mirrors torch.Tensor.new_ones."""
         return self._new("ones", size, dtype, device, requires_grad)
 
-    def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-                  pin_memory=False) -> Tensor:
+    def new_empty(
+        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+    ) -> Tensor:
         """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
         return self._new("empty", size, dtype, device, requires_grad)
 
-    def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
-                 layout=None, pin_memory=False) -> Tensor:
+    def new_full(
+        self,
+        size,
+        fill_value,
+        *,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+    ) -> Tensor:
         """Mirrors torch.Tensor.new_full (this tensor's dtype, whatever fill_value's type)."""
         from minitorch import _factories
 
         return _factories.full(
-            size, fill_value, dtype=self.dtype if dtype is None else dtype,
-            device=self._device if device is None else device, requires_grad=requires_grad,
+            size,
+            fill_value,
+            dtype=self.dtype if dtype is None else dtype,
+            device=self._device if device is None else device,
+            requires_grad=requires_grad,
         )
 
     def _new(self, kind, size, dtype, device, requires_grad):
         from minitorch import _factories
 
+        if not size:
+            raise TypeError(f'new_{kind}() missing 1 required positional arguments: "size"')
+
         return getattr(_factories, kind)(
-            *size, dtype=self.dtype if dtype is None else dtype,
-            device=self._device if device is None else device, requires_grad=requires_grad,
+            *size,
+            dtype=self.dtype if dtype is None else dtype,
+            device=self._device if device is None else device,
+            requires_grad=requires_grad,
         )
 
     def new(self, *args, **kwargs) -> Tensor:
@@ -573,8 +615,9 @@ def _warn_scalar_of_grad():
 def _dim_arg(dim, ndim, op):
     """A size()/stride() dim: an int in range, with torch's errors (no dim of a 0-d tensor)."""
     if dim.__class__ is not int and (isinstance(dim, bool) or not hasattr(dim, "__index__")):
-        raise TypeError(f"{op}(): argument 'dim' (position 1) must be int, not "
-                        f"{type(dim).__name__}")
+        raise TypeError(
+            f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+        )
     dim = dim.__index__()
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")

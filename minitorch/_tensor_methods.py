@@ -867,6 +867,12 @@ class TensorMethods:
     def logsumexp(self, *args, **kwargs):
         return _ops.logsumexp(self, *args, **kwargs)
 
+    def softmax(self, dim, dtype=None):
+        return _ops.softmax(self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _ops.log_softmax(self, dim, dtype)
+
     def all(self, *args, **kwargs):
         return _ops.all(self, *args, **kwargs)
 

@@ -25,11 +25,13 @@ from minitorch._factories import (
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
+# fmt: off
 __all__ = [
     "Generator", "manual_seed", "seed", "initial_seed", "get_rng_state", "set_rng_state",
     "default_generator", "generator_for", "fork_rng",
     "rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like",
 ]
+# fmt: on
 
 # Not exported as minitorch.* (they would shadow nothing, but torch does not have them there).
 _PRIVATE = ("generator_for", "fork_rng")
@@ -92,9 +94,7 @@ class Generator:
     def set_state(self, new_state) -> Generator:
         """Restores a state from get_state(). Mirrors torch.Generator.set_state."""
         if not isinstance(new_state, Tensor):
-            raise TypeError(
-                f"expected a torch.ByteTensor, but got {type(new_state).__name__}"
-            )
+            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype.name != "uint8":
             raise RuntimeError(
                 f"expected a torch.ByteTensor, but got a tensor of dtype {new_state.dtype}"
@@ -175,8 +175,9 @@ def set_rng_state(new_state) -> None:
 
 
 @contextlib.contextmanager
-def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
-             device_type="cuda"):
+def fork_rng(
+    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"
+):
     """Restores the default generators' streams on exit. Mirrors torch.random.fork_rng.
 
     Differences from torch: all default generators minitorch has created are saved (CPU and the
@@ -187,6 +188,9 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
         return
     saved = []
     for g in list(_defaults.values()):
+        if g._rng is None:  # nothing drawn since seeding: the seed is the state
+            saved.append((g, None, g.initial_seed()))
+            continue
         try:
             saved.append((g, g.get_state(), None))
         except NotImplementedError:
@@ -204,11 +208,26 @@ def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="device
 # ---------------------------------------------------------------------------------------------
 # Samplers
 
-_LABELS = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-           "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half",
-           "bfloat16": "BFloat16"}
-_C_TYPES = {"int64": "long", "int32": "int", "int16": "short", "int8": "signed char",
-            "uint8": "unsigned char", "bool": "bool"}
+_LABELS = {
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+}
+_C_TYPES = {
+    "int64": "long",
+    "int32": "int",
+    "int16": "short",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
 
 
 def _dtype_label(dt) -> str:
@@ -250,8 +269,17 @@ def _floats(dev, generator, op, method: str, shape, dt):
     return _sample(dev, generator, op, draw)
 
 
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-         requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+def rand(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    **kwargs,
+) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     dev = _device(device)
@@ -260,8 +288,17 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None,
     return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
-          requires_grad=False, pin_memory=False, **kwargs) -> Tensor:
+def randn(
+    *size,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+    **kwargs,
+) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     dev = _device(device)
@@ -273,15 +310,27 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
 def _int_arg(x, op: str, name: str, pos: int) -> int:
     n = _as_int(x)
     if n is None:
-        raise TypeError(f"{op}(): argument '{name}' (position {pos}) must be int, not "
-                        f"{_typename(x)}")
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be int, not {_typename(x)}"
+        )
     if not -(1 << 63) <= n < (1 << 63):
         raise ValueError("Overflow when unpacking long long")
     return n
 
 
-def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None,
-            layout=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+def randint(
+    *args,
+    low=None,
+    high=None,
+    size=None,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """Integers drawn uniformly from [low, high); randint(high, size) or randint(low, high, size).
     Mirrors torch.randint (int64 unless dtype= is given)."""
     given = {"low": low, "high": high, "size": size}
@@ -324,13 +373,26 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
             raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
-    arr = _sample(dev, generator, "randint",
-                  lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt))
+    arr = _sample(
+        dev,
+        generator,
+        "randint",
+        lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt),
+    )
     return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
-def randperm(n, *, generator=None, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False, pin_memory=False) -> Tensor:
+def randperm(
+    n,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
     n = _int_arg(n, "randperm", "n", 1)
     if n < 0:
@@ -426,8 +488,19 @@ def _normal_invalid(args) -> TypeError:
     )
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
-           device=None, requires_grad=False, pin_memory=False) -> Tensor:
+def normal(
+    mean=0.0,
+    std=1.0,
+    size=None,
+    *,
+    generator=None,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
     """Normal samples: mean and std tensors (broadcast, differentiable) or numbers with a size.
     Mirrors torch.normal.
 
@@ -451,8 +524,9 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise _normal_invalid(names)
     ref = mean if mean_t else std
     if not ref.dtype.is_floating_point:
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for "
-                                  f"'{_dtype_label(ref.dtype)}'")
+        raise NotImplementedError(
+            f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(ref.dtype)}'"
+        )
     dev = ref._device
     if std_t:
         if dev is cpu and std._data.size and bool((std._data < 0).any()):
@@ -481,25 +555,52 @@ def _like(input, dtype, device, op):
     return tuple(input.shape), dt, dev
 
 
-def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
-              requires_grad=False, memory_format=None) -> Tensor:
+def rand_like(
+    input,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """Mirrors torch.rand_like."""
     shape, dt, dev = _like(input, dtype, device, "rand_like")
     return rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
-               requires_grad=False, memory_format=None) -> Tensor:
+def randn_like(
+    input,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """Mirrors torch.randn_like."""
     shape, dt, dev = _like(input, dtype, device, "randn_like")
     return randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, generator=None, dtype=None, layout=None,
-                 device=None, requires_grad=False, memory_format=None) -> Tensor:
+def randint_like(
+    input,
+    low=0,
+    high=None,
+    *,
+    generator=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+) -> Tensor:
     """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device, "randint_like")
-    return randint(low, high, shape, generator=generator, dtype=dt, device=dev,
-                   requires_grad=requires_grad)
+    return randint(
+        low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
+    )

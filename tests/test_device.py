@@ -52,8 +52,11 @@ def test_device_pickles_to_the_same_object():
 @pytest.mark.parametrize(
     "args, exc, msg",
     [
-        (("gpu",), RuntimeError, "Expected one of cpu, cuda, strict device type at start of device "
-                                 "string: gpu"),
+        (
+            ("gpu",),
+            RuntimeError,
+            "Expected one of cpu, cuda, strict device type at start of device string: gpu",
+        ),
         (("cuda:x",), RuntimeError, "Invalid device string: 'cuda:x'"),
         (("cuda:01",), RuntimeError, "Invalid device string: 'cuda:01'"),
         (("cuda:",), RuntimeError, "Invalid device string: 'cuda:'"),
@@ -61,13 +64,23 @@ def test_device_pickles_to_the_same_object():
         ((" cuda",), RuntimeError, "Invalid device string: ' cuda'"),
         ((-1,), RuntimeError, "Device index must not be negative"),
         (("cuda", -1), RuntimeError, "Device index must not be negative"),
-        (("cuda:1", 1), RuntimeError, "type \\(string\\) must not include an index because index "
-                                      "was passed explicitly: cuda:1"),
-        (("cuda", 1.0), TypeError, "device\\(\\): argument 'index' \\(position 2\\) must be int, "
-                                   "not float"),
+        (
+            ("cuda:1", 1),
+            RuntimeError,
+            "type \\(string\\) must not include an index because index "
+            "was passed explicitly: cuda:1",
+        ),
+        (
+            ("cuda", 1.0),
+            TypeError,
+            "device\\(\\): argument 'index' \\(position 2\\) must be int, not float",
+        ),
         (("cuda", True), TypeError, "must be int, not bool"),
-        ((None,), TypeError, "device\\(\\) received an invalid combination of arguments - got "
-                             "\\(NoneType\\)"),
+        (
+            (None,),
+            TypeError,
+            "device\\(\\) received an invalid combination of arguments - got \\(NoneType\\)",
+        ),
         ((1.5,), TypeError, "invalid combination of arguments - got \\(float\\)"),
         ((True,), TypeError, "invalid combination of arguments - got \\(bool\\)"),
     ],
@@ -118,8 +131,10 @@ def test_set_default_device():
 
 
 def test_mixing_devices_in_one_op_names_both():
-    msg = "Expected all tensors to be on the same device, but found at least two devices, cpu " \
-          "and strict"
+    msg = (
+        "Expected all tensors to be on the same device, but found at least two devices, cpu "
+        "and strict"
+    )
     with pytest.raises(RuntimeError, match=msg):
         mt.ones(2) + mt.ones(2, device="strict")
     with pytest.raises(RuntimeError, match="strict and cpu"):
@@ -160,8 +175,11 @@ def test_device_moves_count_one_transfer():
 
 def test_numpy_of_a_device_tensor_needs_cpu_first():
     s = mt.ones(2, device="strict")
-    with pytest.raises(TypeError, match="can't convert strict device type tensor to numpy. Use "
-                       r"Tensor.cpu\(\) to copy the tensor to host memory first."):
+    with pytest.raises(
+        TypeError,
+        match="can't convert strict device type tensor to numpy. Use "
+        r"Tensor.cpu\(\) to copy the tensor to host memory first.",
+    ):
         s.numpy()
     np.testing.assert_array_equal(s.numpy(force=True), [1.0, 1.0])
     with pytest.raises(TypeError, match="can't convert strict device type tensor to numpy"):

@@ -227,7 +227,9 @@ def test_from_numpy_shares_memory_both_ways():
 
 
 def test_from_numpy_errors():
-    with pytest.raises(ValueError, match="At least one stride in the given numpy array is negative"):
+    with pytest.raises(
+        ValueError, match="At least one stride in the given numpy array is negative"
+    ):
         mt.from_numpy(np.arange(3)[::-1])
     with pytest.raises(TypeError, match="can't convert np.ndarray of type numpy.complex128"):
         mt.from_numpy(np.zeros(2, dtype=np.complex128))
@@ -273,19 +275,31 @@ def test_filled_values_and_dtypes(device):
     "call, exc, msg",
     [
         (lambda: mt.zeros(-1), RuntimeError, "zeros: Dimension size must be non-negative."),
-        (lambda: mt.ones(2, -1), RuntimeError,
-         r"Trying to create tensor with negative dimension -1: \[2, -1\]"),
-        (lambda: mt.zeros(2.5), TypeError,
-         r"zeros\(\): argument 'size' \(position 1\) must be tuple of ints, not float"),
-        (lambda: mt.zeros(2, 2.5), TypeError,
-         "failed to unpack the object at pos 2 with error \"type must be tuple of ints,but got "
-         "float\""),
+        (
+            lambda: mt.ones(2, -1),
+            RuntimeError,
+            r"Trying to create tensor with negative dimension -1: \[2, -1\]",
+        ),
+        (
+            lambda: mt.zeros(2.5),
+            TypeError,
+            r"zeros\(\): argument 'size' \(position 1\) must be tuple of ints, not float",
+        ),
+        (
+            lambda: mt.zeros(2, 2.5),
+            TypeError,
+            'failed to unpack the object at pos 2 with error "type must be tuple of ints,but got '
+            'float"',
+        ),
         (lambda: mt.zeros("a"), TypeError, "must be tuple of ints, not str"),
         (lambda: mt.zeros([True]), TypeError, "found element of type bool at pos 0"),
         (lambda: mt.zeros((2,), (3,)), TypeError, "takes 1 positional argument but 2 were given"),
         (lambda: mt.zeros(2, size=(2,)), TypeError, "got multiple values for argument 'size'"),
-        (lambda: mt.ones(2, dtype="float32"), TypeError,
-         r"ones\(\): argument 'dtype' must be torch.dtype, not str"),
+        (
+            lambda: mt.ones(2, dtype="float32"),
+            TypeError,
+            r"ones\(\): argument 'dtype' must be torch.dtype, not str",
+        ),
     ],
 )
 def test_size_and_dtype_errors(call, exc, msg):
@@ -315,15 +329,27 @@ def test_full_with_a_tensor_value_stays_on_device(device):
 @pytest.mark.parametrize(
     "call, exc, msg",
     [
-        (lambda: mt.full(2, 1.0), TypeError,
-         r"full\(\): argument 'size' \(position 1\) must be tuple of ints, not int"),
-        (lambda: mt.full((2,), None), TypeError,
-         r"argument 'fill_value' \(position 2\) must be Number, not NoneType"),
+        (
+            lambda: mt.full(2, 1.0),
+            TypeError,
+            r"full\(\): argument 'size' \(position 1\) must be tuple of ints, not int",
+        ),
+        (
+            lambda: mt.full((2,), None),
+            TypeError,
+            r"argument 'fill_value' \(position 2\) must be Number, not NoneType",
+        ),
         (lambda: mt.full((2,), mt.ones(2)), TypeError, "must be Number, not Tensor"),
-        (lambda: mt.full((2,), 300, dtype=mt.uint8), RuntimeError,
-         "value cannot be converted to type uint8_t without overflow"),
-        (lambda: mt.full((2,), float("nan"), dtype=mt.int64), RuntimeError,
-         "value cannot be converted to type int64_t without overflow"),
+        (
+            lambda: mt.full((2,), 300, dtype=mt.uint8),
+            RuntimeError,
+            "value cannot be converted to type uint8_t without overflow",
+        ),
+        (
+            lambda: mt.full((2,), float("nan"), dtype=mt.int64),
+            RuntimeError,
+            "value cannot be converted to type int64_t without overflow",
+        ),
     ],
 )
 def test_full_errors(call, exc, msg):
@@ -345,8 +371,11 @@ def test_like_factories(device):
     assert not mt.ones_like(g).requires_grad
     assert mt.zeros_like(g, requires_grad=True).requires_grad
     assert mt.zeros_like(x, device="cpu").device == mt.device("cpu")
-    with pytest.raises(TypeError, match=r"zeros_like\(\): argument 'input' \(position 1\) must be "
-                       r"Tensor, not list"):
+    with pytest.raises(
+        TypeError,
+        match=r"zeros_like\(\): argument 'input' \(position 1\) must be "
+        r"Tensor, not list",
+    ):
         mt.zeros_like([1, 2])
 
 
@@ -406,7 +435,12 @@ def test_arange_dtype_rules(device):
         ((5, 0), {}, RuntimeError, "upper bound and lower bound inconsistent with step sign"),
         ((0, float("inf")), {}, RuntimeError, "unsupported range: 0 -> inf"),
         ((0, 1e20, 1e-5), {}, RuntimeError, "invalid size, possible overflow?"),
-        ((3,), {"dtype": mt.bool}, NotImplementedError, "\"arange_cpu\" not implemented for 'Bool'"),
+        (
+            (3,),
+            {"dtype": mt.bool},
+            NotImplementedError,
+            "\"arange_cpu\" not implemented for 'Bool'",
+        ),
         ((0, 5, 0.5), {"dtype": mt.int64}, ValueError, "step must be nonzero"),
     ],
 )
@@ -420,8 +454,9 @@ def test_arange_float_values_are_torch_values():
     t = mt.arange(0, 10, 0.1)
     assert t.shape == (100,)
     assert t[7].item() == np.float32(0.7) and t[99].item() == np.float32(9.9)
-    assert mt.arange(-1.0, 1.0, 0.3).tolist() == pytest.approx([-1, -0.7, -0.4, -0.1, 0.2, 0.5,
-                                                               0.8], abs=1e-6)
+    assert mt.arange(-1.0, 1.0, 0.3).tolist() == pytest.approx(
+        [-1, -0.7, -0.4, -0.1, 0.2, 0.5, 0.8], abs=1e-6
+    )
 
 
 def test_linspace(device):

@@ -75,21 +75,43 @@ def test_randint_signatures(device):
     "call, exc, msg",
     [
         (lambda: mt.randint(10), TypeError, "invalid combination of arguments"),
-        (lambda: mt.randint(10, 3), TypeError,
-         r"randint\(\): argument 'size' \(position 2\) must be tuple of ints, not int"),
-        (lambda: mt.randint(5, size=2), TypeError, "argument 'size' must be tuple of ints, not int"),
+        (
+            lambda: mt.randint(10, 3),
+            TypeError,
+            r"randint\(\): argument 'size' \(position 2\) must be tuple of ints, not int",
+        ),
+        (
+            lambda: mt.randint(5, size=2),
+            TypeError,
+            "argument 'size' must be tuple of ints, not int",
+        ),
         (lambda: mt.randint(2.5, (2,)), TypeError, "argument 'high' \\(position 1\\) must be int"),
-        (lambda: mt.randint(3, 3, (2,)), RuntimeError,
-         "random_ expects 'from' to be less than 'to', but got from=3 >= to=3"),
+        (
+            lambda: mt.randint(3, 3, (2,)),
+            RuntimeError,
+            "random_ expects 'from' to be less than 'to', but got from=3 >= to=3",
+        ),
         (lambda: mt.randint(0, 2**64, (2,)), ValueError, "Overflow when unpacking long long"),
-        (lambda: mt.randint(0, 300, (2,), dtype=mt.uint8), RuntimeError,
-         "to - 1 is out of bounds for unsigned char"),
-        (lambda: mt.randint(-1, 3, (2,), dtype=mt.uint8), RuntimeError,
-         "from is out of bounds for unsigned char"),
-        (lambda: mt.randint(0, 3, (2,), dtype=mt.bool), RuntimeError,
-         "to - 1 is out of bounds for bool"),
-        (lambda: mt.randint(10, (3,), requires_grad=True), RuntimeError,
-         "Only Tensors of floating point and complex dtype can require gradients"),
+        (
+            lambda: mt.randint(0, 300, (2,), dtype=mt.uint8),
+            RuntimeError,
+            "to - 1 is out of bounds for unsigned char",
+        ),
+        (
+            lambda: mt.randint(-1, 3, (2,), dtype=mt.uint8),
+            RuntimeError,
+            "from is out of bounds for unsigned char",
+        ),
+        (
+            lambda: mt.randint(0, 3, (2,), dtype=mt.bool),
+            RuntimeError,
+            "to - 1 is out of bounds for bool",
+        ),
+        (
+            lambda: mt.randint(10, (3,), requires_grad=True),
+            RuntimeError,
+            "Only Tensors of floating point and complex dtype can require gradients",
+        ),
     ],
 )
 def test_randint_errors(call, exc, msg):
@@ -134,8 +156,11 @@ def test_normal_with_tensors_broadcasts_and_follows_mean_dtype(device):
     assert mt.normal(mt.zeros(2, dtype=mt.float64, device=device), 1.0).dtype is mt.float64
     assert mt.normal(0.0, mt.ones(3, device=device)).shape == (3,)
     assert mt.normal(mean=mt.zeros(2, device=device)).shape == (2,)
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of "
-                       r"tensor b \(3\) at non-singleton dimension 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"The size of tensor a \(2\) must match the size of "
+        r"tensor b \(3\) at non-singleton dimension 0",
+    ):
         mt.normal(mt.zeros(2, device=device), mt.ones(3, device=device))
 
 
@@ -160,12 +185,21 @@ def test_normal_is_differentiable(device):
     [
         (lambda: mt.normal(0.0, 1.0), TypeError, "normal\\(\\) received an invalid combination"),
         (lambda: mt.normal(mt.zeros(2), 1.0, (2,)), TypeError, "invalid combination"),
-        (lambda: mt.normal(0.0, -1.0, (2,)), RuntimeError,
-         "normal expects std >= 0.0, but found std -1"),
-        (lambda: mt.normal(mt.zeros(3), -0.5), RuntimeError,
-         "normal expects std >= 0.0, but found std -0.5"),
-        (lambda: mt.normal(0.0, mt.tensor([1.0, -1.0])), RuntimeError,
-         "normal expects all elements of std >= 0.0"),
+        (
+            lambda: mt.normal(0.0, -1.0, (2,)),
+            RuntimeError,
+            "normal expects std >= 0.0, but found std -1",
+        ),
+        (
+            lambda: mt.normal(mt.zeros(3), -0.5),
+            RuntimeError,
+            "normal expects std >= 0.0, but found std -0.5",
+        ),
+        (
+            lambda: mt.normal(0.0, mt.tensor([1.0, -1.0])),
+            RuntimeError,
+            "normal expects all elements of std >= 0.0",
+        ),
     ],
 )
 def test_normal_errors(call, exc, msg):
@@ -187,9 +221,13 @@ def test_like_samplers(device):
 
 def test_manual_seed_reproduces_every_sampler(device):
     def draw():
-        return [_host(mt.rand(3, device=device)), _host(mt.randn(3, device=device)),
-                _host(mt.randint(100, (3,), device=device)), _host(mt.randperm(5, device=device)),
-                _host(mt.normal(0.0, 1.0, (3,), device=device))]
+        return [
+            _host(mt.rand(3, device=device)),
+            _host(mt.randn(3, device=device)),
+            _host(mt.randint(100, (3,), device=device)),
+            _host(mt.randperm(5, device=device)),
+            _host(mt.normal(0.0, 1.0, (3,), device=device)),
+        ]
 
     mt.manual_seed(123)
     first = draw()
@@ -233,9 +271,11 @@ def test_generator_objects(device):
     mt.manual_seed(0)
     mt.randn(2, generator=g, device=device)
     np.testing.assert_array_equal(x, _host(mt.randn(2, device=device)))
-    for f in (lambda gen: mt.randint(5, (2,), generator=gen, device=device),
-              lambda gen: mt.randperm(4, generator=gen, device=device),
-              lambda gen: mt.normal(0.0, 1.0, (2,), generator=gen, device=device)):
+    for f in (
+        lambda gen: mt.randint(5, (2,), generator=gen, device=device),
+        lambda gen: mt.randperm(4, generator=gen, device=device),
+        lambda gen: mt.normal(0.0, 1.0, (2,), generator=gen, device=device),
+    ):
         g.manual_seed(1)
         first = _host(f(g))
         g.manual_seed(1)
@@ -243,8 +283,9 @@ def test_generator_objects(device):
 
 
 def test_generator_errors():
-    with pytest.raises(RuntimeError, match="Expected a 'strict' device type for generator but "
-                       "found 'cpu'"):
+    with pytest.raises(
+        RuntimeError, match="Expected a 'strict' device type for generator but found 'cpu'"
+    ):
         mt.rand(2, generator=mt.Generator("cpu"), device="strict")
     with pytest.raises(TypeError, match="argument 'generator' must be torch.Generator, not int"):
         mt.rand(2, generator=1)
@@ -283,8 +324,10 @@ def test_generators_pickle_and_copy():
     g = mt.Generator().manual_seed(11)
     mt.rand(2, generator=g)
     for clone in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g)):
-        np.testing.assert_array_equal(_host(mt.rand(3, generator=g.__class__().set_state(
-            g.get_state()))), _host(mt.rand(3, generator=clone)))
+        np.testing.assert_array_equal(
+            _host(mt.rand(3, generator=g.__class__().set_state(g.get_state()))),
+            _host(mt.rand(3, generator=clone)),
+        )
 
 
 def test_fork_rng_restores_the_streams():

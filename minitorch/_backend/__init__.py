@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import threading
 
+# fmt: off
 __all__ = [
     "Device", "device", "tensor_device", "backend_of", "Backend", "register_backend", "cpu",
     "default_device", "set_default_device", "CudaUnavailableError", "current_cuda_index",
     "set_current_cuda_index",
 ]
+# fmt: on
 
 # The device types a string may name. 'strict' is the CuPy-like test device (see strict.py).
 _DEVICE_TYPES = ("cpu", "cuda", "strict")

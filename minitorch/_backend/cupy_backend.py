@@ -84,8 +84,9 @@ class CupyBackend(Backend):
     def special(self, name: str):
         import cupyx.scipy.special as sc
 
-        names = {"lgamma": "gammaln"}
-        return getattr(sc, names.get(name, name))
+        if name == "polygamma":  # cupyx broadcasts n with x: it must be an array
+            return lambda n, x: sc.polygamma(self.xp.asarray(n, dtype=x.dtype), x)
+        return getattr(sc, "gammaln" if name == "lgamma" else name)
 
     def synchronize(self, device):
         self.xp.cuda.Device(device.index or 0).synchronize()

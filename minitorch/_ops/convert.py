@@ -9,7 +9,9 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
 
+# fmt: off
 __all__ = ["clone", "to", "to_dtype", "to_device", "type_", "cuda_device"]
+# fmt: on
 
 
 class Clone(Function):
@@ -168,14 +170,22 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
         if not isinstance(device, (str, Device, int)) or isinstance(device, bool):
             raise _invalid_to(args, kwargs)
         device = tensor_device(device)
-    return _convert(input, input.dtype if dt is None else dt,
-                    input._device if device is None else device, copy)
+    return _convert(
+        input, input.dtype if dt is None else dt, input._device if device is None else device, copy
+    )
 
 
 _TYPE_NAMES = {
-    "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-    "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor", "bool": "BoolTensor",
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
 }
 _BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
 
@@ -194,8 +204,11 @@ def type_(input: Tensor, dt=None):
     if dt.__class__ is _dtype.dtype:
         return _convert(input, dt, input._device, False)
     if isinstance(dt, type) and hasattr(dt, "_device_type"):  # minitorch.FloatTensor and friends
-        device = input._device if input._device.type == dt._device_type else (
-            tensor_device(dt._device_type))
+        device = (
+            input._device
+            if input._device.type == dt._device_type
+            else (tensor_device(dt._device_type))
+        )
         return _convert(input, dt.dtype, device, False)
     if isinstance(dt, str):
         head, _, name = dt.rpartition(".")

@@ -123,7 +123,8 @@ class FmodScalar(Function):
 
     @staticmethod
     def forward(ctx, a, *, other):
-        return _arr(ctx.xp, ctx.xp.fmod(a._data, other))
+        x = a._data
+        return _arr(ctx.xp, ctx.xp.fmod(x, other).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -309,7 +310,8 @@ class Addcmul(Function):
         ctx.save_for_backward(a, b)
         ctx.value = value
         p = a._data * b._data
-        return _arr(ctx.xp, x._data + (p if value == 1 else value * p))
+        out = x._data + (p if value == 1 else value * p)
+        return _arr(ctx.xp, out.astype(x._data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -327,7 +329,8 @@ class Addcdiv(Function):
         ctx.save_for_backward(a, b)
         ctx.value = value
         q = a._data / b._data
-        return _arr(ctx.xp, x._data + (q if value == 1 else value * q))
+        out = x._data + (q if value == 1 else value * q)
+        return _arr(ctx.xp, out.astype(x._data.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):

@@ -36,7 +36,8 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 
 def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
-    """Turns anomaly detection on or off for the whole process. Mirrors torch.set_anomaly_enabled."""
+    """Turns anomaly detection on or off for the whole process.
+    Mirrors torch.set_anomaly_enabled."""
     # See NOTE [ Anomaly mode is process-wide ]
     _State.anomaly = bool(enabled)
     _State.anomaly_check_nan = bool(check_nan)

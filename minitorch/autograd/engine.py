@@ -51,9 +51,16 @@ def _root_grads(outputs, grad_outputs, what):
     return grads
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
-             inputs=None):
-    """Accumulates gradients of `tensors` into the leaves' `.grad`. Mirrors torch.autograd.backward."""
+def backward(
+    tensors,
+    grad_tensors=None,
+    retain_graph=None,
+    create_graph=False,
+    grad_variables=None,
+    inputs=None,
+):
+    """Accumulates the gradients of `tensors` into the leaves' `.grad`.
+    Mirrors torch.autograd.backward."""
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
     if retain_graph is None:
@@ -74,8 +81,17 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     _run(tensors, grads, retain_graph, create_graph, targets, capture=None)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    only_inputs=True,
+    allow_unused=None,
+    is_grads_batched=False,
+    materialize_grads=False,
+):
     """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch."""
     if is_grads_batched:
         raise NotImplementedError("grad: is_grads_batched=True needs vmap, which minitorch lacks")
@@ -99,9 +115,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
     edges = [_edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
-    _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs)), capture)
+    _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs, strict=True)), capture)
     result = []
-    for i, (t, e) in enumerate(zip(inputs, edges)):
+    for i, (t, e) in enumerate(zip(inputs, edges, strict=True)):
         g = capture[e]
         if g is None:
             if materialize_grads:
@@ -175,11 +191,11 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     # over a stack: no recursion, whatever the depth of the graph.
     buffers = {}
     root_nodes = []
-    for t, g in zip(roots, root_grads):
+    for t, g in zip(roots, root_grads, strict=True):
         node, nr = _edge(t)
         buf = buffers.get(node)
         if buf is None:
-            buf = buffers[node] = [None] * _n_outputs(node)
+            buf = buffers[node] = [None] * node._n_out
             root_nodes.append(node)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     deps = _dependencies(root_nodes)
@@ -224,10 +240,6 @@ def _collect(node, grads, targets, capture, create_graph):
         else:
             t = targets[key]
             t._grad = _owned(g, create_graph) if t._grad is None else t._grad + g
-
-
-def _n_outputs(node):
-    return 1 if node.__class__ is AccumulateGrad else node._n_out
 
 
 def _skip(node, deps, ready):
@@ -286,10 +298,11 @@ def _run_node(node, grads, deps, ready, buffers):
                 g = g.to(_dtype_of(dtype))
             buf = buffers.get(child)
             if buf is None:
-                buf = buffers[child] = [None] * _n_outputs(child)
+                buf = buffers[child] = [None] * child._n_out
             buf[nr] = g if buf[nr] is None else buf[nr] + g
-        deps[child] -= 1
-        if deps[child] == 0:
+        left = deps[child] - 1
+        deps[child] = left
+        if left == 0:
             ready.append(child)
 
 
@@ -313,13 +326,15 @@ def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
     """Sums a gradient of a broadcast result back to the input's shape (differentiably)."""
     gshape = g._data.shape
     lead = len(gshape) - len(shape)
-    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:])):
+    if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:], strict=True)):
         raise RuntimeError(
             f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
     dims = tuple(range(lead)) + tuple(
-        lead + k for k, (s, gs) in enumerate(zip(shape, gshape[lead:])) if s == 1 and gs != 1
+        lead + k
+        for k, (s, gs) in enumerate(zip(shape, gshape[lead:], strict=True))
+        if s == 1 and gs != 1
     )
     if dims:
         g = g.sum(dim=dims, keepdim=True)
@@ -406,7 +421,7 @@ def _check_hook_results(hook, old, new) -> tuple:
             f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
             f"{len(new)}, but expected {len(old)})"
         )
-    for o, n in zip(old, new):
+    for o, n in zip(old, new, strict=True):
         if o is not None and n is not None:
             _check_hook_result(hook, o, n)
     return new

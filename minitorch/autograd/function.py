@@ -150,6 +150,7 @@ class AccumulateGrad(Node):
     """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
 
     __slots__ = ("_variable",)
+    _n_out = 1  # one gradient in, like a one-output node (the engine sizes buffers by _n_out)
 
     @property
     def variable(self):
@@ -220,11 +221,12 @@ def _type_name(dtype) -> str:
 
 
 class Function:
-    """Base class of every differentiable op, built-in or the user's. Mirrors torch.autograd.Function.
+    """Base class of every differentiable op, built-in or the user's.
+    Mirrors torch.autograd.Function.
 
-    Subclasses define `forward(ctx, *args, **kwargs)` and `backward(ctx, *grads)` (static methods) and
-    are called through `apply`. Built-in ops (in minitorch._ops) compute forward on raw arrays and
-    return an array; user functions compute with Tensor ops and return Tensors.
+    Subclasses define `forward(ctx, *args, **kwargs)` and `backward(ctx, *grads)` (static methods)
+    and are called through `apply`. Built-in ops (in minitorch._ops) compute forward on raw arrays
+    and return an array; user functions compute with Tensor ops and return Tensors.
     """
 
     _builtin = False  # True for minitorch's own ops: forward takes/returns raw arrays
@@ -372,13 +374,6 @@ def _apply_recording(cls, device, args, kwargs):
     return result
 
 
-def _all_false(n, _cache={}):
-    t = _cache.get(n)
-    if t is None:
-        t = _cache[n] = (False,) * n
-    return t
-
-
 def _new_node(node_cls, _new=object.__new__):
     node = _new(node_cls)
     node._pre_hooks = None
@@ -390,17 +385,22 @@ def _new_node(node_cls, _new=object.__new__):
 
 def _connect(ctx, args):
     """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
+    # On the per-op path when recording: one loop, no generator, _edge inlined for the common case.
     nxt = []
     meta = []
     for a in args:
         if isinstance(a, Tensor) and a._requires_grad:
-            nxt.append(_edge(a))
-            meta.append(a._data)  # shape and dtype are read from the array at backward
+            if a._base is not None and a._view_version != a._vc[0]:
+                _regenerate_view_grad_fn(a)
+            fn = a._grad_fn
+            nxt.append((_accumulator(a), 0) if fn is None else (fn, a._output_nr))
+            d = a._data
+            meta.append((d.shape, d.dtype))
         else:
             nxt.append(None)
             meta.append(None)
     ctx._next = tuple(nxt)
-    ctx._in_meta = tuple((m.shape, m.dtype) if m is not None else None for m in meta)
+    ctx._in_meta = tuple(meta)
     if state.anomaly:
         from minitorch.autograd.anomaly_mode import record_trace
 
@@ -424,7 +424,7 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
     dirty = ctx.__dict__.get("_dirty", ())
     non_diff = ctx.__dict__.get("_non_diff", ())
     results = []
-    for i, o in enumerate(outs):
+    for o in outs:
         if o is None or not (isinstance(o, Tensor) or _is_array(device, o)):
             results.append(o)  # non-tensor outputs pass through
             continue
@@ -447,8 +447,9 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
         ctx._n_out = len(outs)
         ctx._out_device = device
         if len(outs) > 1:  # for zero-filling the gradients of unused outputs
-            ctx._out_shapes = tuple((o.shape, o.dtype) if _is_array(device, o) else None
-                                    for o in arrays)
+            ctx._out_shapes = tuple(
+                (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays
+            )
         _connect(ctx, args)
         for i, t in enumerate(results):
             if not isinstance(t, Tensor):
@@ -514,7 +515,7 @@ def _pack_saved(ctx, results, arrays):
 
 
 def _index_of(s, results, arrays):
-    for i, (t, arr) in enumerate(zip(results, arrays)):
+    for i, (t, arr) in enumerate(zip(results, arrays, strict=True)):
         if s is t or s is arr:
             return i
     return None
@@ -610,7 +611,8 @@ def _regenerate_view_grad_fn(view: Tensor):
 
 
 def _rebase_history(t: Tensor, ctx, nr):
-    """After an in-place op recorded as `ctx`, `t` (and its base, for a view) take the new history."""
+    """After an in-place op recorded as `ctx`, `t` (and its base, for a view) takes the new
+    history."""
     if t._base is None:
         gained = not t._requires_grad
         t._grad_fn = ctx
@@ -632,25 +634,29 @@ def once_differentiable(fn):
     def wrapper(ctx, *grads):
         with no_grad():
             out = fn(ctx, *grads)
-        if state.enabled:
-            # A graph is being built (create_graph=True): its result cannot be differentiated.
-            outs = out if isinstance(out, tuple) else (out,)
-            for o in outs:
-                if isinstance(o, Tensor) and o.dtype.is_floating_point:
-                    o._requires_grad = any(
-                        isinstance(g, Tensor) and g._requires_grad for g in grads
-                    )
-                    if o._requires_grad:
-                        o._grad_fn = _new_error_node(
-                            "trying to differentiate twice a function that was marked with "
-                            "@once_differentiable"
-                        )
-        return out
+        if not state.enabled or not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return out
+        # A graph is being built (create_graph=True) through grads that require grad: the results
+        # are new tensors (never the grads themselves, which may be the caller's) whose backward
+        # raises.
+        node = _new_error_node(
+            "trying to differentiate twice a function that was marked with @once_differentiable"
+        )
+        outs = out if isinstance(out, tuple) else (out,)
+        marked = tuple(
+            _make(o._data, o._device, True, node)
+            if isinstance(o, Tensor) and o.dtype.is_floating_point
+            else o
+            for o in outs
+        )
+        return marked if isinstance(out, tuple) else marked[0]
 
     return wrapper
 
 
 class _DelayedError(Function):
+    _node_name = "Error"  # torch's name for this node
+
     @staticmethod
     def forward(ctx, x):
         return x

@@ -51,7 +51,7 @@ def _check_v(v, refs, refs_tuple: bool):
                 f"v is a tuple of invalid length: should be {len(refs)} but got {len(v)}."
             )
         raise RuntimeError("The given v should contain a single Tensor.")
-    for i, (a, b) in enumerate(zip(v, refs)):
+    for i, (a, b) in enumerate(zip(v, refs, strict=True)):
         if a.shape != b.shape:
             entry = f"Entry {i} in " if refs_tuple else ""
             raise RuntimeError(f"{entry}v has invalid size: should be {b.shape} but got {a.shape}.")
@@ -127,7 +127,11 @@ def _grads(outputs, inputs, grad_outputs=None, create_graph=False, retain_graph=
     """autograd.grad over the outputs that require grad (None for inputs nothing reaches)."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o._requires_grad]
+    pairs = [
+        (o, g)
+        for o, g in zip(outputs, grad_outputs, strict=True)
+        if o is not None and o._requires_grad
+    ]
     if not pairs:
         return (None,) * len(inputs)
     return grad(
@@ -217,8 +221,9 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _untuple(outputs, out_tuple), _untuple(res, out_tuple)
 
 
-def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
-             strategy="reverse-mode"):
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
     """The Jacobian of func at inputs: result[i][j] has shape outputs[i].shape + inputs[j].shape.
     Mirrors torch.autograd.functional.jacobian."""
     if strategy not in ("forward-mode", "reverse-mode"):
@@ -261,7 +266,7 @@ def _check_forward_mode(create_graph, strict, vectorize):
     if strict:
         raise RuntimeError(
             'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are '
-            'not supported together (yet). Please either set `strict=False` or '
+            "not supported together (yet). Please either set `strict=False` or "
             '`strategy="reverse-mode"`.'
         )
     if not vectorize:
@@ -281,7 +286,7 @@ def _jacobian_of_output(i, out, inputs, create_graph, strict):
         onehot[k] = 1
         e = _make(onehot.reshape(out._data.shape), out._device, False, None)
         vj = _grads((out,), inputs, (e,), create_graph, retain_graph=True)
-        for j, (g, inp) in enumerate(zip(vj, inputs)):
+        for j, (g, inp) in enumerate(zip(vj, inputs, strict=True)):
             if g is None:
                 if strict:
                     raise RuntimeError(
@@ -296,7 +301,7 @@ def _jacobian_of_output(i, out, inputs, create_graph, strict):
                 )
             rows[j].append(g)
     jac = []
-    for gs, inp in zip(rows, inputs):
+    for gs, inp in zip(rows, inputs, strict=True):
         shape = tuple(out.shape) + tuple(inp.shape)
         if not gs:  # an output with no elements
             jac.append(_make(xp.zeros(shape, dtype=inp._data.dtype), inp._device, False, None))
@@ -305,8 +310,14 @@ def _jacobian_of_output(i, out, inputs, create_graph, strict):
     return tuple(jac)
 
 
-def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
-            outer_jacobian_strategy="reverse-mode"):
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
     """The Hessian of a function returning one element: result[i][j] has shape
     inputs[i].shape + inputs[j].shape. Mirrors torch.autograd.functional.hessian."""
     in_tuple, inputs = _tupled(inputs, "inputs", "hessian")
@@ -325,8 +336,14 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         _check_strict(g, "jacobian", strict)
         return g
 
-    res = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
-                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    res = jacobian(
+        gradient,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
     if not in_tuple:
         return res[0][0]
     return res

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
+import warnings
 
 __all__ = [
     "no_grad",
@@ -43,12 +44,35 @@ class _GradModeContext:
 
     def __call__(self, fn):
         if inspect.isclass(fn):
-            raise TypeError(f"{type(self).__name__} cannot decorate a class")
-        if inspect.isgeneratorfunction(fn):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = fn
 
-            @functools.wraps(fn)
-            def gen_wrapper(*args, **kwargs):
-                gen = fn(*args, **kwargs)
+            def fn(*args, **kwargs):
+                return cls(*args, **kwargs)
+
+        if inspect.isgeneratorfunction(fn):
+            return self._wrap_generator(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def _wrap_generator(self, fn):
+        # The mode holds while the generator runs, not between its yields (as torch does).
+        @functools.wraps(fn)
+        def gen_wrapper(*args, **kwargs):
+            gen = fn(*args, **kwargs)
+            try:
                 with self.clone():
                     request = gen.send(None)
                 while True:
@@ -63,19 +87,11 @@ class _GradModeContext:
                             request = gen.throw(e)
                     else:
                         with self.clone():
-                            try:
-                                request = gen.send(response)
-                            except StopIteration as stop:
-                                return stop.value
+                            request = gen.send(response)
+            except StopIteration as stop:  # the generator finished: so does the wrapper
+                return stop.value
 
-            return gen_wrapper
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self.clone():
-                return fn(*args, **kwargs)
-
-        return wrapper
+        return gen_wrapper
 
     def clone(self):
         return type(self)()

@@ -73,18 +73,21 @@ def gradcheck(
             "have (reverse mode only)"
         )
     try:
-        return _gradcheck(
-            func,
-            inputs,
-            eps,
-            atol,
-            rtol,
-            nondet_tol,
-            check_undefined_grad,
-            check_grad_dtypes,
-            check_batched_grad,
-            fast_mode,
-        )
+        inputs = _as_tuple(inputs)
+        _check_inputs(inputs)
+        p = _Problem(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
+        if fast_mode:
+            _fast_check(p)
+        else:
+            _slow_check(p)
+        if check_batched_grad:
+            for i, o in enumerate(p.outputs):
+                _check_batched_grad(p.diff_inputs, o, i)
+        if p.outputs:
+            _check_backward_mul_by_grad_output(p.outputs, p.diff_inputs)
+        if check_undefined_grad and len(p.outputs) > 1:
+            _check_undefined_grad(func, inputs, p.diff_inputs)
+        return True
     except GradcheckError:
         if raise_exception:
             raise
@@ -170,50 +173,29 @@ def gradgradcheck(
     )
 
 
-# --- the driver ---
+# --- the problem being checked ---
 
 
-def _gradcheck(
-    func,
-    inputs,
-    eps,
-    atol,
-    rtol,
-    nondet_tol,
-    check_undefined_grad,
-    check_grad_dtypes,
-    check_batched_grad,
-    fast_mode,
-):
-    inputs = _as_tuple(inputs)
-    _check_inputs(inputs)
-    diff_inputs = [x for x in inputs if _needs_grad(x)]
-    func_out = _as_tuple(func(*inputs))
-    outputs = _differentiable_outputs(func_out)
-    # columns of the numerical Jacobians that belong to differentiable outputs
-    kept = [j for j, o in enumerate(func_out) if isinstance(o, Tensor) and o._requires_grad]
-    check = _fast_check if fast_mode else _slow_check
-    check(
-        func,
-        inputs,
-        func_out,
-        outputs,
-        kept,
-        diff_inputs,
-        eps,
-        atol,
-        rtol,
-        nondet_tol,
-        check_grad_dtypes,
-    )
-    if check_batched_grad:
-        for i, o in enumerate(outputs):
-            _check_batched_grad(diff_inputs, o, i)
-    if outputs:
-        _check_backward_mul_by_grad_output(outputs, diff_inputs)
-    if check_undefined_grad and len(outputs) > 1:
-        _check_undefined_grad(func, inputs, diff_inputs)
-    return True
+class _Problem:
+    """One gradcheck: `func` at `inputs`, its outputs at that point, and the tolerances."""
+
+    def __init__(self, func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes):
+        self.func = func
+        self.inputs = inputs
+        self.eps, self.atol, self.rtol = eps, atol, rtol
+        self.nondet_tol = nondet_tol
+        self.check_grad_dtypes = check_grad_dtypes
+        self.diff_inputs = [x for x in inputs if _needs_grad(x)]
+        self.func_out = _as_tuple(func(*inputs))
+        self.outputs = _differentiable_outputs(self.func_out)
+        # where each differentiable output sits among all outputs (numerical Jacobians cover all)
+        self.kept = [j for j, o in enumerate(self.func_out) if _needs_grad(o)]
+
+    def evaluate(self):
+        """The outputs' arrays, copied: an output may share memory with an input being
+        perturbed."""
+        outs = _as_tuple(self.func(*self.inputs))
+        return [o._data.copy() if isinstance(o, Tensor) else None for o in outs]
 
 
 def _check_inputs(inputs):
@@ -227,12 +209,11 @@ def _check_inputs(inputs):
                 "complex. This check will likely fail if all the inputs are not of double "
                 "precision floating point or complex. ",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=3,
             )
         arr = x._data
-        if arr.size and not all(
-            st > 0 or sz <= 1 for st, sz in zip(arr.strides, arr.shape, strict=True)
-        ):
+        overlapping = any(st == 0 and sz > 1 for st, sz in zip(arr.strides, arr.shape, strict=True))
+        if arr.size and overlapping:
             raise RuntimeError(
                 f"The {idx}th input has a dimension with stride 0. gradcheck only supports inputs "
                 "that are non-overlapping to be able to compute the numerical gradients "
@@ -250,121 +231,92 @@ def _check_inputs(inputs):
 # --- slow mode: full Jacobians ---
 
 
-def _slow_check(
-    func,
-    inputs,
-    func_out,
-    outputs,
-    kept,
-    diff_inputs,
-    eps,
-    atol,
-    rtol,
-    nondet_tol,
-    check_grad_dtypes,
-):
-    numerical = _numerical_jacobians(func, inputs, func_out, diff_inputs, eps)
-    if not outputs:
-        _expect_zero(diff_inputs[0]._device.backend.xp, numerical)
+def _slow_check(p: _Problem):
+    numerical = [_numerical_jacobians(p, x) for x in p.diff_inputs]
+    if not p.outputs:
+        _expect_zero(p, [j for per_input in numerical for j in per_input])
         return
-    for i, o in enumerate(outputs):
-        analytical = _analytical_jacobians(diff_inputs, o, nondet_tol, check_grad_dtypes)
-        for k, a in enumerate(analytical):
-            n = numerical[k][kept[i]]
-            if not _allclose(o._device.backend.xp, a, n, rtol, atol):
-                dev = o._device
-                raise GradcheckError(_mismatch_msg(i, k, _show(n, dev), _show(a, dev)))
+    for i, o in enumerate(p.outputs):
+        analytical = _analytical_jacobians(p, o, p.nondet_tol)
+        for k, (x, a) in enumerate(zip(p.diff_inputs, analytical, strict=True)):
+            n = _moved(numerical[k][p.kept[i]], o._device, x._device)
+            if not _allclose(x._device.backend.xp, a, n, p.rtol, p.atol):
+                raise GradcheckError(_mismatch_msg(i, k, _show(n, x), _show(a, x)))
 
 
-def _numerical_jacobians(func, inputs, func_out, diff_inputs, eps):
-    """jac[k][j]: d output j / d input k as an array (input numel, output numel), by perturbing
-    input k in place one element at a time (None for non-tensor outputs)."""
-    result = []
-    for x in diff_inputs:
-        arr = x._data
-        xp = x._device.backend.xp
-        jacs = [
-            xp.zeros((arr.size, o._data.size), dtype=_jacobian_dtype(o))
-            if isinstance(o, Tensor)
-            else None
-            for o in func_out
-        ]
-        for m, idx in enumerate(itertools.product(*(range(s) for s in arr.shape))):
-            orig = arr[idx].copy()
-            arr[idx] = orig - eps
-            before = _evaluate(func, inputs)
-            arr[idx] = orig + eps
-            after = _evaluate(func, inputs)
-            arr[idx] = orig
-            _fill_differences(jacs, m, before, after, eps, idx)
-        result.append(jacs)
-    return result
+def _numerical_jacobians(p: _Problem, x: Tensor):
+    """For each output j, d output j / d x as an array (x numel, output numel) on the output's
+    device, by central differences perturbing x in place one element at a time (None for
+    non-tensor outputs; zeros for integral ones)."""
+    arr = x._data
+    jacs = [
+        o._device.backend.xp.zeros((arr.size, o._data.size), dtype=_jacobian_dtype(o))
+        if isinstance(o, Tensor)
+        else None
+        for o in p.func_out
+    ]
+    for row, idx in enumerate(itertools.product(*(range(s) for s in arr.shape))):
+        orig = arr[idx].copy()
+        arr[idx] = orig - p.eps
+        before = p.evaluate()
+        arr[idx] = orig + p.eps
+        after = p.evaluate()
+        arr[idx] = orig
+        for jac, d in zip(jacs, _differences(p, before, after, idx), strict=True):
+            if jac is not None and d is not None:
+                jac[row] = d
+    return jacs
 
 
-def _fill_differences(jacs, row, before, after, eps, idx):
-    for jac, a, b in zip(jacs, before, after, strict=True):
-        if jac is None or a is None or b is None:
+def _differences(p: _Problem, before, after, idx=None):
+    """(after - before) / (2 eps), flattened, for each floating output (None for the others)."""
+    out = []
+    for a, b in zip(before, after, strict=True):
+        if a is None or b is None:
+            out.append(None)
             continue
-        _check_same_dtype_and_shape(a, b, eps, idx)
-        if a.dtype.kind == "f":
-            jac[row] = ((b - a) / (2 * eps)).reshape(-1)
+        on_index = f"on index {idx} " if idx is not None else ""
+        if a.shape != b.shape:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+                f"{on_index}by {p.eps}, but got: shapes {a.shape} and {b.shape}."
+            )
+        if a.dtype != b.dtype:
+            raise AssertionError(
+                f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+                f"{on_index}by {p.eps}, but got: dtypes {a.dtype} and {b.dtype}."
+            )
+        out.append(((b - a) / (2 * p.eps)).reshape(-1) if a.dtype.kind == "f" else None)
+    return out
 
 
-def _evaluate(func, inputs):
-    """The outputs' arrays, copied: an output may share memory with an input being perturbed."""
-    return [o._data.copy() if isinstance(o, Tensor) else None for o in _as_tuple(func(*inputs))]
+def _expect_zero(p: _Problem, numerical):
+    # no differentiable output: then the function must not depend on its inputs at all
+    for o, jac in zip(p.func_out * len(p.diff_inputs), numerical, strict=True):
+        if jac is not None and _any_nonzero(o._device.backend.xp, jac):
+            raise GradcheckError("Numerical gradient for function expected to be zero")
 
 
-def _check_same_dtype_and_shape(a, b, eps, idx=None):
-    on_index = f"on index {idx} " if idx is not None else ""
-    if a.shape != b.shape:
-        raise AssertionError(
-            f"Expected `func` to return outputs with the same shape when inputs are perturbed "
-            f"{on_index}by {eps}, but got: shapes {a.shape} and {b.shape}."
-        )
-    if a.dtype != b.dtype:
-        raise AssertionError(
-            f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
-            f"{on_index}by {eps}, but got: dtypes {a.dtype} and {b.dtype}."
-        )
-
-
-def _expect_zero(xp, numerical):
-    for jacs in numerical:
-        for jac in jacs:
-            if jac is not None and _any_nonzero(xp, jac):
-                raise GradcheckError("Numerical gradient for function expected to be zero")
-
-
-def _analytical_jacobians(diff_inputs, output, nondet_tol, check_grad_dtypes):
-    """One Jacobian per input, rows from backward with one-hot grad_outputs; computed twice to
-    check that backward is reentrant (deterministic)."""
-    jac1, sizes_ok, types_ok = _vjp_rows(diff_inputs, output)
-    jac2, _, _ = _vjp_rows(diff_inputs, output)
-    if not types_ok and check_grad_dtypes:
+def _analytical_jacobians(p: _Problem, output: Tensor, nondet_tol):
+    """For each input, d output / d input (input numel, output numel) from backward with one-hot
+    grad_outputs (rows of the Jacobian); computed twice to check that backward is reentrant."""
+    first, sizes_ok, types_ok = _vjp_rows(p.diff_inputs, output)
+    second, _, _ = _vjp_rows(p.diff_inputs, output)
+    if not types_ok and p.check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
     if not sizes_ok:
         raise GradcheckError("Analytical gradient has incorrect size")
-    _check_reentrant(output._device.backend.xp, jac1, jac2, nondet_tol)
-    return jac1
+    _check_reentrant(p.diff_inputs, first, second, nondet_tol)
+    return first
 
 
-def _check_reentrant(xp, first, second, nondet_tol):
-    for a, b in zip(first, second, strict=True):
-        if _max_abs_diff(xp, a, b) > nondet_tol:
-            raise GradcheckError(
-                "Backward is not reentrant, i.e., running backward with same input and "
-                "grad_output multiple times gives different values, although analytical "
-                f"gradient matches numerical gradient.The tolerance for nondeterminism was "
-                f"{nondet_tol}."
-            )
-
-
-def _vjp_rows(diff_inputs, output):
+def _vjp_rows(diff_inputs, output: Tensor):
     out = output._data
     xp = output._device.backend.xp
     n_out = out.size
-    jacs = [xp.zeros((x._data.size, n_out), dtype=x._data.dtype) for x in diff_inputs]
+    jacs = [
+        x._device.backend.xp.zeros((x._data.size, n_out), dtype=x._data.dtype) for x in diff_inputs
+    ]
     sizes_ok = types_ok = True
     for j in range(n_out):
         onehot = xp.zeros(n_out, dtype=out.dtype)
@@ -379,109 +331,95 @@ def _vjp_rows(diff_inputs, output):
             elif gi._data.dtype != x._data.dtype:
                 types_ok = False
             if gi._data.size == x._data.size:
-                jac[:, j] = gi._data.reshape(-1)
+                jac[:, j] = _moved(gi._data, gi._device, x._device).reshape(-1)
     return jacs, sizes_ok, types_ok
+
+
+def _check_reentrant(diff_inputs, first, second, nondet_tol):
+    for x, a, b in zip(diff_inputs, first, second, strict=True):
+        if _max_abs_diff(x._device.backend.xp, a, b) > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical "
+                f"gradient matches numerical gradient.The tolerance for nondeterminism was "
+                f"{nondet_tol}."
+            )
 
 
 # --- fast mode: v^T J u with random u, v ---
 
 
-def _fast_check(
-    func,
-    inputs,
-    func_out,
-    outputs,
-    kept,
-    diff_inputs,
-    eps,
-    atol,
-    rtol,
-    nondet_tol,
-    check_grad_dtypes,
-):
-    # torch's fast mode (pytorch#53876): compare v . (J u) from finite differences in the random
-    # direction u with (v^T J) . u from one backward, for every input/output pair.
+def _fast_check(p: _Problem):
+    # torch's fast mode (pytorch#53876): for each input/output pair, v . (J u) by central
+    # differences in a random direction u against (v^T J) . u from one backward. Two function
+    # evaluations per input instead of two per input element.
     streams = {}
-    all_u = [_unit_vector(x, x._data.dtype, streams) for x in diff_inputs]
-    all_v = [_unit_vector(o, o._data.dtype, streams) for o in outputs]
+    all_u = [_unit_vector(x, streams) for x in p.diff_inputs]
+    all_v = [_unit_vector(o, streams) for o in p.outputs]
     all_ju = []
-    for x, u in zip(diff_inputs, all_u, strict=True):
+    for x, u in zip(p.diff_inputs, all_u, strict=True):
         arr = x._data
         orig = arr.copy()
-        step = (u * eps).reshape(arr.shape)
+        step = (u * p.eps).reshape(arr.shape)
         arr[...] = orig - step
-        before = _evaluate(func, inputs)
+        before = p.evaluate()
         arr[...] = orig + step
-        after = _evaluate(func, inputs)
+        after = p.evaluate()
         arr[...] = orig
-        ju = []
-        for a, b in zip(before, after, strict=True):
-            if a is None or b is None:
-                ju.append(None)
-                continue
-            _check_same_dtype_and_shape(a, b, eps)
-            ju.append(((b - a) / (2 * eps)).reshape(-1) if a.dtype.kind == "f" else None)
-        all_ju.append(ju)
-    xp = diff_inputs[0]._device.backend.xp
-    if not outputs:
-        for ju in all_ju:
-            if any(d is not None and _any_nonzero(xp, d) for d in ju):
-                raise GradcheckError("Numerical gradient for function expected to be zero")
+        all_ju.append(_differences(p, before, after))
+    if not p.outputs:
+        _expect_zero(p, [d for ju in all_ju for d in ju])
         return
-    for i, (o, v) in enumerate(zip(outputs, all_v, strict=True)):
-        vj = _vjp_once(diff_inputs, o, v, nondet_tol, check_grad_dtypes)
+    for i, (o, v) in enumerate(zip(p.outputs, all_v, strict=True)):
+        vj = _vjp_flat(p, o, v)
         for k, u in enumerate(all_u):
-            analytical = (vj[k] * u).sum()
-            numerical = (all_ju[k][kept[i]] * v).sum()
-            tol = atol * _read(u.sum()) * _read(v.sum())
-            if not _allclose(xp, analytical, numerical, rtol, tol):
-                dev = o._device
-                msg = _mismatch_msg(i, k, _show(numerical, dev), _show(analytical, dev))
-                raise GradcheckError(
-                    msg
-                    + _slow_mode_report(
-                        func, inputs, func_out, outputs, kept, diff_inputs, i, k, eps, atol, rtol
-                    )
-                )
+            analytical = _read((vj[k] * u).sum())
+            numerical = _read((all_ju[k][p.kept[i]] * v).sum())
+            # atol scaled like torch's: the sum over v^T (atol everywhere) u
+            atol = p.atol * _read(u.sum()) * _read(v.sum())
+            if abs(analytical - numerical) > atol + p.rtol * abs(numerical):
+                x = p.diff_inputs[k]
+                msg = _mismatch_msg(i, k, _show(numerical, x), _show(analytical, x))
+                raise GradcheckError(msg + _slow_mode_report(p, i, k))
 
 
-def _vjp_once(diff_inputs, output, v, nondet_tol, check_grad_dtypes):
+def _vjp_flat(p: _Problem, output: Tensor, v):
     """v^T J for each input, flattened; computed twice to check reentrancy like slow mode."""
     results = []
     for _ in range(2):
         g = _make(v.reshape(output._data.shape), output._device, False, None)
-        grads = _autograd_grad(output, diff_inputs, g, retain_graph=True, allow_unused=True)
+        grads = _autograd_grad(output, p.diff_inputs, g, retain_graph=True, allow_unused=True)
         row = []
-        for x, gi in zip(diff_inputs, grads, strict=True):
-            xp = x._device.backend.xp
+        for x, gi in zip(p.diff_inputs, grads, strict=True):
             if gi is None:
-                row.append(xp.zeros(x._data.size, dtype=x._data.dtype))
+                row.append(x._device.backend.xp.zeros(x._data.size, dtype=x._data.dtype))
                 continue
             if gi._data.shape != x._data.shape:
                 raise GradcheckError("Analytical gradient has incorrect size")
-            if gi._data.dtype != x._data.dtype and check_grad_dtypes:
+            if gi._data.dtype != x._data.dtype and p.check_grad_dtypes:
                 raise GradcheckError("Gradient has dtype mismatch")
-            row.append(gi._data.reshape(-1).copy())
+            row.append(_moved(gi._data, gi._device, x._device).reshape(-1).copy())
         results.append(row)
-    _check_reentrant(output._device.backend.xp, results[0], results[1], nondet_tol)
+    _check_reentrant(p.diff_inputs, results[0], results[1], p.nondet_tol)
     return results[0]
 
 
-def _slow_mode_report(func, inputs, func_out, outputs, kept, diff_inputs, i, k, eps, atol, rtol):
-    numerical = _numerical_jacobians(func, inputs, func_out, [diff_inputs[k]], eps)[0][kept[i]]
-    analytical = _analytical_jacobians(diff_inputs, outputs[i], float("inf"), False)[k]
-    dev = outputs[i]._device
-    xp = dev.backend.xp
-    max_diff = _max_abs_diff(xp, numerical, analytical)
+def _slow_mode_report(p: _Problem, i, k):
+    """The full Jacobians of output i w.r.t. input k, for the message of a fast-mode failure."""
+    x, o = p.diff_inputs[k], p.outputs[i]
+    numerical = _moved(_numerical_jacobians(p, x)[p.kept[i]], o._device, x._device)
+    analytical = _analytical_jacobians(p, o, float("inf"))[k]
+    xp = x._device.backend.xp
     msg = (
         "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
         "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
         "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
-        f"Numerical:\n {_show(numerical, dev)}\n"
-        f"Analytical:\n{_show(analytical, dev)}\n\n"
-        f"The max per-element difference (slow mode) is: {max_diff}.\n"
+        f"Numerical:\n {_show(numerical, x)}\n"
+        f"Analytical:\n{_show(analytical, x)}\n\n"
+        "The max per-element difference (slow mode) is: "
+        f"{_max_abs_diff(xp, numerical, analytical)}.\n"
     )
-    if _allclose(xp, analytical, numerical, rtol, atol):
+    if _allclose(xp, analytical, numerical, p.rtol, p.atol):
         msg += (
             "\nFast gradcheck failed but element-wise differences are small. This means that the\n"
             "test might've passed in slow_mode!\n\n"
@@ -535,29 +473,28 @@ def _check_undefined_grad(func, inputs, diff_inputs):
 def _check_batched_grad(diff_inputs, output, output_idx):
     # See the docstring of gradcheck: vjp(v1 + v2) must equal vjp(v1) + vjp(v2).
     streams = {}
-    v1 = _unit_vector(output, output._data.dtype, streams)
-    v2 = _unit_vector(output, output._data.dtype, streams)
+    v1 = _unit_vector(output, streams)
+    v2 = _unit_vector(output, streams)
 
     def vjp(v):
         g = _make(v.reshape(output._data.shape), output._device, False, None)
         grads = _autograd_grad(output, diff_inputs, g, retain_graph=True, allow_unused=True)
         return [
-            gi._data
-            if gi is not None
-            else x._device.backend.xp.zeros(x._data.shape, dtype=x._data.dtype)
+            x._device.backend.xp.zeros(x._data.shape, dtype=x._data.dtype)
+            if gi is None
+            else gi._data
             for gi, x in zip(grads, diff_inputs, strict=True)
         ]
 
     separate = [a + b for a, b in zip(vjp(v1), vjp(v2), strict=True)]
     together = vjp(v1 + v2)
-    for k, (res, exp) in enumerate(zip(together, separate, strict=True)):
-        if not _allclose(output._device.backend.xp, res, exp, 1e-5, 1e-8):
-            dev = output._device
+    for k, (x, res, exp) in enumerate(zip(diff_inputs, together, separate, strict=True)):
+        if not _allclose(x._device.backend.xp, res, exp, 1e-5, 1e-8):
             raise GradcheckError(
                 f"For output {output_idx} and input {k}:\n\n"
                 "gradcheck failed while testing batched gradient computation: minitorch checks "
                 "that backward is linear in grad_output (vjp(v1 + v2) == vjp(v1) + vjp(v2)).\n\n"
-                f"Got:\n{_show(res, dev)}\n\nExpected:\n{_show(exp, dev)}"
+                f"Got:\n{_show(res, x)}\n\nExpected:\n{_show(exp, x)}"
             )
 
 
@@ -589,6 +526,13 @@ def _zeros_like(t: Tensor) -> Tensor:
     return _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
 
 
+def _moved(array, src, dst):
+    """An array of device `src` on device `dst` (an output on another device than the input)."""
+    if src is dst:
+        return array
+    return dst.backend.from_host(src.backend.to_host(array), dst)
+
+
 def _any_nonzero(xp, array) -> bool:
     return array.size > 0 and bool(_read(xp.any(array != 0)))
 
@@ -607,8 +551,12 @@ def _max_abs_diff(xp, a, b) -> float:
     return _read(xp.abs(a - b).max()) if a.size else 0.0
 
 
-def _show(array, device) -> str:
-    return repr(_make(device.backend.xp.asarray(array), device, False, None))
+def _show(value, like: Tensor) -> str:
+    """A Jacobian (an array on like's device, or a fast-mode number) printed as a tensor."""
+    dev = like._device
+    xp = dev.backend.xp
+    array = xp.asarray(value, dtype=like._data.dtype) if isinstance(value, float) else value
+    return repr(_make(array, dev, False, None))
 
 
 def _mismatch_msg(out_idx, in_idx, numerical, analytical) -> str:
@@ -626,13 +574,14 @@ def _stream(t: Tensor, streams: dict):
     return rng
 
 
-def _unit_vector(t: Tensor, dtype, streams):
-    """A random non-negative vector of t's numel on t's device, of norm 1 (torch's fast mode)."""
+def _unit_vector(t: Tensor, streams):
+    """A random non-negative vector of t's numel and dtype on t's device, of norm 1."""
     xp = t._device.backend.xp
+    dtype = _jacobian_dtype(t)
     n = t._data.size
     if n == 0:
         return xp.zeros(0, dtype=dtype)
-    u = _stream(t, streams).random(n).astype(dtype)
+    u = xp.asarray(_stream(t, streams).random(n), dtype=dtype)
     return u / xp.sqrt((u * u).sum())
 
 

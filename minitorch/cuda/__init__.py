@@ -10,6 +10,7 @@ from minitorch import _backend
 from minitorch._backend import CudaUnavailableError, cupy_backend
 from minitorch._factories import legacy_type as _legacy_type
 
+# fmt: off
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "synchronize",
     "get_device_name", "get_device_capability", "get_device_properties", "is_initialized", "init",
@@ -18,6 +19,7 @@ __all__ = [
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]
+# fmt: on
 
 
 def is_available() -> bool:

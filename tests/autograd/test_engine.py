@@ -57,16 +57,22 @@ def test_autograd_backward_accepts_several_roots_and_grad_tensors():
 
 
 def test_backward_errors_match_torch():
-    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does "
-                                           "not have a grad_fn$"):
+    with pytest.raises(
+        RuntimeError,
+        match="^element 0 of tensors does not require grad and does not have a grad_fn$",
+    ):
         mt.ones(2).sum().backward()
-    with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar "
-                                           "outputs$"):
+    with pytest.raises(
+        RuntimeError, match="^grad can be implicitly created only for scalar outputs$"
+    ):
         (_leaf([1.0, 2.0]) * 2).backward()
     x = _leaf([1.0, 2.0, 3.0])
-    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of "
-                                           r"torch.Size\(\[2\]\) and output\[0\] has a shape of "
-                                           r"torch.Size\(\[3\]\)."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Mismatch in shape: grad_output\[0\] has a shape of "
+        r"torch.Size\(\[2\]\) and output\[0\] has a shape of "
+        r"torch.Size\(\[3\]\).",
+    ):
         (x * 2).backward(mt.ones(2))
 
 
@@ -115,10 +121,13 @@ def test_backward_inputs_restricts_accumulation_and_fills_non_leaf_grads():
 
 def test_backward_inputs_errors():
     x = _leaf([1.0])
-    with pytest.raises(RuntimeError, match="^`inputs` argument to `backward\\(\\)` cannot be empty"):
+    with pytest.raises(
+        RuntimeError, match="^`inputs` argument to `backward\\(\\)` cannot be empty"
+    ):
         (x * 2).sum().backward(inputs=[])
-    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has "
-                                           "requires_grad=False"):
+    with pytest.raises(
+        RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"
+    ):
         (x * 2).sum().backward(inputs=[mt.ones(1)])
 
 
@@ -144,16 +153,21 @@ def test_grad_allow_unused_and_materialize_grads():
     x = _leaf([1.0, 2.0, 3.0])
     u = _leaf([1.0, 2.0, 3.0])
     y = (x**2).sum()
-    with pytest.raises(RuntimeError, match="^The differentiated Tensor at index 1 appears to not "
-                                           "have been used in the graph. Set allow_unused=True"):
+    with pytest.raises(
+        RuntimeError,
+        match="^The differentiated Tensor at index 1 appears to not "
+        "have been used in the graph. Set allow_unused=True",
+    ):
         mt.autograd.grad(y, [x, u], retain_graph=True)
     gx, gu = mt.autograd.grad(y, [x, u], allow_unused=True, retain_graph=True)
     assert gu is None
     np.testing.assert_allclose(_np(gx), [2.0, 4.0, 6.0])
     gx, gu = mt.autograd.grad(y, [x, u], materialize_grads=True, retain_graph=True)
     np.testing.assert_allclose(_np(gu), [0.0, 0.0, 0.0], err_msg="unused input gets zeros")
-    with pytest.raises(ValueError, match="Expected allow_unused to be True or not passed when "
-                                         "materialize_grads=True"):
+    with pytest.raises(
+        ValueError,
+        match="Expected allow_unused to be True or not passed when materialize_grads=True",
+    ):
         mt.autograd.grad(y, [x, u], materialize_grads=True, allow_unused=False)
 
 
@@ -189,11 +203,13 @@ def test_grad_with_respect_to_non_leaf_and_repeated_inputs():
 def test_grad_argument_errors():
     x = _leaf([1.0, 2.0, 3.0])
     y = (x * 2).sum()
-    with pytest.raises(RuntimeError, match="^One of the differentiated Tensors does not require "
-                                           "grad$"):
+    with pytest.raises(
+        RuntimeError, match="^One of the differentiated Tensors does not require grad$"
+    ):
         mt.autograd.grad(y, mt.ones(3))
-    with pytest.raises(RuntimeError, match="^all inputs have to be Tensors or GradientEdges, but "
-                                           "got int$"):
+    with pytest.raises(
+        RuntimeError, match="^all inputs have to be Tensors or GradientEdges, but got int$"
+    ):
         mt.autograd.grad(y, [x, 3])
     with pytest.raises(RuntimeError, match="^`inputs` argument to `grad\\(\\)` cannot be empty"):
         mt.autograd.grad(y, [])
@@ -341,7 +357,7 @@ def test_broadcast_gradients_are_summed_to_the_input_shape():
     b = _leaf([10.0, 20.0, 30.0])  # (3,)
     c = _leaf(5.0)  # 0-d
     gout = mt.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
-    ((a * b + c)).backward(gout)
+    (a * b + c).backward(gout)
     np.testing.assert_allclose(_np(a.grad), [[140.0], [320.0]], err_msg="sum over dim 1 of g*b")
     np.testing.assert_allclose(_np(b.grad), [9.0, 12.0, 15.0], err_msg="sum over dim 0 of g*a")
     np.testing.assert_allclose(_np(c.grad), 21.0, err_msg="sum of g")
@@ -409,12 +425,18 @@ def test_backward_of_wrong_number_or_shape_of_gradients():
             return grad.sum()
 
     x = _leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=r"^function TooManyBackward returned an incorrect "
-                                           r"number of gradients \(expected 1, got 2\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^function TooManyBackward returned an incorrect "
+        r"number of gradients \(expected 1, got 2\)$",
+    ):
         TooMany.apply(x).sum().backward()
-    with pytest.raises(RuntimeError, match=r"^Function BadShapeBackward returned an invalid "
-                                           r"gradient at index 0 - got \[\] but expected shape "
-                                           r"compatible with \[2\]$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Function BadShapeBackward returned an invalid "
+        r"gradient at index 0 - got \[\] but expected shape "
+        r"compatible with \[2\]$",
+    ):
         BadShape.apply(x).sum().backward()
 
 
@@ -455,5 +477,5 @@ def test_backward_matches_torch():
         (gx,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
         (gxx,) = lib.autograd.grad(gx.sum(), w)
         results.append([_np(x.grad), _np(w.grad), _np(gx), _np(gxx)])
-    for name, a, b in zip(["x.grad", "w.grad", "grad", "double grad"], *results):
+    for name, a, b in zip(["x.grad", "w.grad", "grad", "double grad"], *results, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, err_msg=name)

@@ -163,8 +163,10 @@ def test_mark_dirty_in_place_function():
     assert type(b.grad_fn).__name__ == "DoubleInPlaceBackward"
     (c * c).sum().backward()
     np.testing.assert_allclose(_np(a.grad), [8.0, 16.0], err_msg="d/da (2a)^2 = 8a")
-    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad has been used in "
-                                           "an in-place operation.$"):
+    with pytest.raises(
+        RuntimeError,
+        match="^a leaf Variable that requires grad has been used in an in-place operation.$",
+    ):
         DoubleInPlace.apply(_leaf([1.0]))
 
 
@@ -250,9 +252,32 @@ def test_once_differentiable_refuses_double_backward():
     y = Square.apply(b)
     gout = mt.ones(2, requires_grad=True)
     (g,) = mt.autograd.grad(y, b, gout, create_graph=True)
-    assert g.requires_grad
-    with pytest.raises(RuntimeError, match="trying to differentiate twice a function that was "
-                                           "marked with @once_differentiable"):
+    assert g.requires_grad and type(g.grad_fn).__name__ == "Error"
+    assert gout.is_leaf and gout.grad_fn is None, "the caller's grad_outputs tensor was modified"
+    with pytest.raises(
+        RuntimeError,
+        match="trying to differentiate twice a function that was marked with @once_differentiable",
+    ):
+        g.sum().backward()
+
+
+def test_once_differentiable_passing_the_gradient_through_leaves_it_untouched():
+    class PassThrough(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        @once_differentiable
+        def backward(ctx, grad):
+            return grad
+
+    x = _leaf([1.0, 2.0])
+    v = _leaf([3.0, 4.0])
+    (g,) = mt.autograd.grad(PassThrough.apply(x), x, v, create_graph=True)
+    assert g is not v and v.is_leaf and v.grad_fn is None
+    np.testing.assert_allclose(_np(g), [3.0, 4.0])
+    with pytest.raises(RuntimeError, match="trying to differentiate twice"):
         g.sum().backward()
 
 
@@ -325,11 +350,14 @@ def test_saved_tensor_modified_in_place_is_detected():
     y = x * 1
     z = Cube.apply(y)
     y.mul_(2)
-    with pytest.raises(RuntimeError, match=r"^one of the variables needed for gradient "
-                                           r"computation has been modified by an inplace "
-                                           r"operation: \[torch.FloatTensor \[2\]\], which is "
-                                           r"output 0 of Mul, is at version 1; expected version "
-                                           r"0 instead. Hint: enable anomaly detection"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^one of the variables needed for gradient "
+        r"computation has been modified by an inplace "
+        r"operation: \[torch.FloatTensor \[2\]\], which is "
+        r"output 0 of Mul, is at version 1; expected version "
+        r"0 instead. Hint: enable anomaly detection",
+    ):
         z.sum().backward()
     w = Exp.apply(x)
     s = w.sum()
@@ -393,7 +421,7 @@ def test_custom_function_matches_torch():
         (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
         (gg,) = lib.autograd.grad(g.sum(), x)
         results.append((_np(y), _np(g), _np(gg), type(y.grad_fn).__name__))
-    for a, b in zip(*results):
+    for a, b in zip(*results, strict=True):
         if isinstance(a, str):
             assert a == b
         else:

@@ -152,3 +152,58 @@ def test_backward_inside_no_grad_still_computes_gradients():
         y.backward()
     assert x.grad.tolist() == [3.0, 3.0]
     assert not x.grad.requires_grad
+
+
+def test_decorated_generator_edge_cases():
+    @mt.no_grad()
+    def empty():
+        return
+        yield  # noqa: B901 (a generator function that yields nothing)
+
+    assert list(empty()) == []
+
+    @mt.no_grad()
+    def returns():
+        yield 1
+        return "done"
+
+    g = returns()
+    next(g)
+    with pytest.raises(StopIteration) as stop:
+        next(g)
+    assert stop.value.value == "done"
+
+    @mt.no_grad()
+    def catches():
+        try:
+            yield 1
+        except ValueError:
+            yield mt.is_grad_enabled()
+
+    g = catches()
+    next(g)
+    assert g.throw(ValueError) is False, "the exception is handled inside the mode"
+
+    seen = []
+
+    @mt.no_grad()
+    def closes():
+        try:
+            yield 1
+        finally:
+            seen.append(mt.is_grad_enabled())
+
+    g = closes()
+    next(g)
+    g.close()
+    assert seen == [False] and mt.is_grad_enabled()
+
+
+def test_decorating_a_class_wraps_its_constructor_with_a_warning():
+    class Model:
+        def __init__(self):
+            self.enabled = mt.is_grad_enabled()
+
+    with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+        make = mt.no_grad()(Model)
+    assert make().enabled is False

@@ -70,8 +70,9 @@ def test_retain_grad_keeps_a_non_leaf_grad_after_the_hooks():
     z = x * 1
     with pytest.warns(UserWarning, match="is not a leaf Tensor is being accessed"):
         assert z.grad is None
-    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has "
-                                           "requires_grad=False"):
+    with pytest.raises(
+        RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"
+    ):
         mt.ones(1).retain_grad()
 
 
@@ -103,16 +104,20 @@ def test_hook_errors_match_torch():
         x = _leaf()
         make_x = make(x)
         make_x.register_hook(lambda g: g.double())
-        with pytest.raises(RuntimeError, match=r"^hook '<lambda>' has changed the type of value "
-                                               r"\(was torch.FloatTensor got torch.DoubleTensor\)"):
+        with pytest.raises(
+            RuntimeError,
+            match=r"^hook '<lambda>' has changed the type of value "
+            r"\(was torch.FloatTensor got torch.DoubleTensor\)",
+        ):
             (make_x * 2).sum().backward()
         x = _leaf()
         make_x = make(x)
         make_x.register_hook(lambda g: 3)
         with pytest.raises(TypeError, match="^expected Variable, but hook returned 'int'$"):
             (make_x * 2).sum().backward()
-    with pytest.raises(RuntimeError, match="^cannot register a hook on a tensor that doesn't "
-                                           "require gradient$"):
+    with pytest.raises(
+        RuntimeError, match="^cannot register a hook on a tensor that doesn't require gradient$"
+    ):
         mt.ones(2).register_hook(lambda g: g)
 
 
@@ -126,8 +131,9 @@ def test_node_prehook_and_post_hook():
         return (grad_outputs[0] * 3,)
 
     def post(grad_inputs, grad_outputs):
-        log.append(("post", _np(grad_inputs[0]).tolist(), grad_inputs[1],
-                    _np(grad_outputs[0]).tolist()))
+        log.append(
+            ("post", _np(grad_inputs[0]).tolist(), grad_inputs[1], _np(grad_outputs[0]).tolist())
+        )
 
     y.grad_fn.register_prehook(pre)
     y.grad_fn.register_hook(post)
@@ -146,8 +152,11 @@ def test_node_post_hook_may_replace_input_gradients():
     np.testing.assert_allclose(_np(w.grad), [1.0, 2.0, 3.0])
     y = x * w
     y.grad_fn.register_hook(lambda gi, go: (gi[0],))
-    with pytest.raises(RuntimeError, match=r"^hook '<lambda>' has returned an incorrect number "
-                                           r"of values \(got 1, but expected 2\)$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^hook '<lambda>' has returned an incorrect number "
+        r"of values \(got 1, but expected 2\)$",
+    ):
         y.sum().backward()
     y = x * w
     y.grad_fn.register_hook(lambda gi, go: 5)
@@ -171,8 +180,9 @@ def test_requires_grad_and_detach():
     with pytest.raises(RuntimeError, match="only Tensors of floating point"):
         mt.tensor([1, 2]).requires_grad_()
     y = t * 2
-    with pytest.raises(RuntimeError, match="^you can only change requires_grad flags of leaf "
-                                           "variables."):
+    with pytest.raises(
+        RuntimeError, match="^you can only change requires_grad flags of leaf variables."
+    ):
         y.requires_grad_(False)
     d = y.detach()
     assert not d.requires_grad and d.is_leaf and d.grad_fn is None

@@ -47,9 +47,16 @@ CASES = {
     ),
     "zero_and_fill": (
         lambda x, w: (lambda y: (y[0].zero_(), y[1].fill_(2.0), y * x)[-1])(x * 3),
-        lambda x, w: mt.cat([mt.zeros(1, 4, dtype=mt.float64), mt.full((1, 4), 2.0,
-                                                                       dtype=mt.float64),
-                             x[2:] * 3]) * x,
+        lambda x, w: (
+            mt.cat(
+                [
+                    mt.zeros(1, 4, dtype=mt.float64),
+                    mt.full((1, 4), 2.0, dtype=mt.float64),
+                    x[2:] * 3,
+                ]
+            )
+            * x
+        ),
     ),
     "copy_from_leaf": (
         lambda x, w: (lambda y: (y.copy_(w), y * x)[-1])(x * 2),
@@ -85,12 +92,14 @@ CASES = {
     ),
     "buffer_gains_history": (
         lambda x, w: (lambda b, v: (b.add_(x), v * 2 + x[:2])[-1])(
-            *(lambda b: (b, b[0:2]))(mt.zeros(3, 4, dtype=mt.float64))),
+            *(lambda b: (b, b[0:2]))(mt.zeros(3, 4, dtype=mt.float64))
+        ),
         lambda x, w: x[:2] * 2 + x[:2],
     ),
     "buffer_written_through_view": (
         lambda x, w: (lambda b: (b[1].copy_(w), b[0].add_(x[0]), b * 3)[-1])(
-            mt.zeros(3, 4, dtype=mt.float64)),
+            mt.zeros(3, 4, dtype=mt.float64)
+        ),
         lambda x, w: mt.stack([x[0], w, mt.zeros(4, dtype=mt.float64)]) * 3,
     ),
 }
@@ -102,7 +111,7 @@ def test_inplace_gives_the_out_of_place_gradient(name):
     out, grads = _grads_of(inplace, X, W)
     ref_out, ref_grads = _grads_of(reference, X, W)
     np.testing.assert_allclose(out, ref_out, rtol=1e-12, err_msg=f"{name}: forward")
-    for which, g, r in zip("xw", grads, ref_grads):
+    for which, g, r in zip("xw", grads, ref_grads, strict=True):
         if r is None:
             assert g is None or not np.any(g), f"{name}: d/d{which} should be absent"
         else:
@@ -122,11 +131,16 @@ def test_inplace_on_non_leaf_takes_a_new_grad_fn():
 
 def test_inplace_on_leaf_requiring_grad_is_refused_outside_no_grad():
     x = mt.ones(3, requires_grad=True)
-    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
-                                           "an in-place operation.$"):
+    with pytest.raises(
+        RuntimeError,
+        match="^a leaf Variable that requires grad is being used in an in-place operation.$",
+    ):
         x.add_(1)
-    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being "
-                                           "used in an in-place operation.$"):
+    with pytest.raises(
+        RuntimeError,
+        match="^a view of a leaf Variable that requires grad is being "
+        "used in an in-place operation.$",
+    ):
         x.view(3, 1).mul_(2)
     with mt.no_grad():
         x.mul_(5)
@@ -162,14 +176,17 @@ def test_saved_input_modified_in_place_is_detected():
     b = a * 2
     c = b * b
     b.add_(1)
-    with pytest.raises(RuntimeError, match=r"^one of the variables needed for gradient computation "
-                                           r"has been modified by an inplace operation: "
-                                           r"\[torch.FloatTensor \[3\]\], which is output 0 of "
-                                           r"Add, is at version 1; expected version 0 instead. "
-                                           r"Hint: enable anomaly detection to find the "
-                                           r"operation that failed to compute its gradient, with "
-                                           r"torch.autograd.set_detect_anomaly\(True, "
-                                           r"check_nan=False\).$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^one of the variables needed for gradient computation "
+        r"has been modified by an inplace operation: "
+        r"\[torch.FloatTensor \[3\]\], which is output 0 of "
+        r"Add, is at version 1; expected version 0 instead. "
+        r"Hint: enable anomaly detection to find the "
+        r"operation that failed to compute its gradient, with "
+        r"torch.autograd.set_detect_anomaly\(True, "
+        r"check_nan=False\).$",
+    ):
         c.sum().backward()
 
 
@@ -179,8 +196,11 @@ def test_saved_output_modified_in_place_is_detected():
     s = y.sum()
     y.add_(1)
     y.add_(1)
-    with pytest.raises(RuntimeError, match=r"\[torch.DoubleTensor \[2, 2\]\], which is output 0 of "
-                                           r"Exp, is at version 2; expected version 0 instead."):
+    with pytest.raises(
+        RuntimeError,
+        match=r"\[torch.DoubleTensor \[2, 2\]\], which is output 0 of "
+        r"Exp, is at version 2; expected version 0 instead.",
+    ):
         s.backward()
 
 
@@ -189,8 +209,11 @@ def test_saved_leaf_modified_under_no_grad_is_detected():
     b = a * a
     with mt.no_grad():
         a.add_(1)
-    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[torch.FloatTensor "
-                                           r"\[3\]\] is at version 1; expected version 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"modified by an inplace operation: \[torch.FloatTensor "
+        r"\[3\]\] is at version 1; expected version 0",
+    ):
         b.sum().backward()
 
 
@@ -208,8 +231,11 @@ def test_view_taken_under_no_grad_cannot_be_modified_with_grad_on():
     y = x * 1
     with mt.no_grad():
         v = y[0:2]
-    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "
-                                           "modified inplace with grad mode enabled."):
+    with pytest.raises(
+        RuntimeError,
+        match="^A view was created in no_grad mode and is being "
+        "modified inplace with grad mode enabled.",
+    ):
         v.mul_(2)
     with mt.no_grad():
         v.mul_(2)  # allowed where it was created
@@ -267,5 +293,5 @@ def test_inplace_matches_torch():
         out.backward()
         return _np(y), _np(x.grad), _np(w.grad)
 
-    for name, a, b in zip(["y", "x.grad", "w.grad"], run(mt), run(torch)):
+    for name, a, b in zip(["y", "x.grad", "w.grad"], run(mt), run(torch), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=name)

@@ -1,0 +1,258 @@
+"""Pooling kernels: N-d max pooling (with indices) and average pooling, and their adjoints.
+
+Why fused (Principle 1): a pool reads each input element once per kernel tap through strided
+slices of the padded input (see NOTE [ Convolution as im2col ] in conv.py), prod(kernel) array
+operations in all; composed from unfold + amax / mean ops it would copy the windows and, for max,
+scatter its gradient with an index_put (np.add.at) that bench/compare.py's CNN step measured at
+several times the cost of the strided sums below.
+
+Every Function here is linear in its tensor input or selects from it, so the pairs close:
+MaxPool's backward is MaxPoolGrad (add grad at each window's arg-max tap), whose backward is
+TapGather (read at those taps), whose backward is MaxPoolGrad; AvgPool and AvgPoolGrad are each
+other's adjoint.
+"""
+
+from __future__ import annotations
+
+from minitorch._ops.conv import crop_array, pad_array, taps
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+__all__: list[str] = []
+
+
+def _padded(size, pads):
+    return tuple(s + lo + hi for s, (lo, hi) in zip(size, pads))
+
+
+def _split(shape, n):
+    """(the leading dims, the n pooled dims) of a shape; the pools accept any leading dims."""
+    return tuple(shape[: len(shape) - n]), tuple(shape[len(shape) - n :])
+
+
+def _lowest(xp, dtype):
+    if dtype.kind == "f":
+        return -float("inf")
+    if dtype.kind == "b":
+        return False
+    return int(xp.iinfo(dtype).min)
+
+
+def _flat_indices(xp, tap, geom, in_size):
+    """Each output's arg-max as a flat index into its (unpadded) input plane, as torch returns."""
+    kernel, stride, pads, dilation, out_size = geom
+    n = len(kernel)
+    flat = None
+    rem = tap
+    for i in range(n - 1, -1, -1):  # the tap's multi-index, last dim first
+        k_i = rem % kernel[i]
+        rem = rem // kernel[i]
+        start = xp.arange(out_size[i], dtype=tap.dtype) * stride[i] - pads[i][0]
+        pos = k_i * dilation[i] + start.reshape((-1,) + (1,) * (n - 1 - i))
+        scale = 1
+        for s in in_size[i + 1 :]:
+            scale *= s
+        flat = pos * scale if flat is None else flat + pos * scale
+    return flat
+
+
+def _geometry(x, kernel, stride, pads, dilation):
+    """kernel, stride, (lo, hi) pads per dim, dilation and the output size, as one tuple."""
+    size = x.shape[x.ndim - len(kernel) :]
+    out = tuple(
+        (s + lo + hi - d * (k - 1) - 1) // st + 1
+        for s, k, st, (lo, hi), d in zip(size, kernel, stride, pads, dilation)
+    )
+    return (tuple(kernel), tuple(stride), tuple(pads), tuple(dilation), out)
+
+
+# The N-d kernels are mixins; the Functions (one per spatial rank, for torch's node names) list
+# them before Function.
+
+
+class _MaxPool:
+    """out = the max of each window (NaN wins, the first of equal maxima is taken), and with
+    with_indices its flat position in the input plane;  grad_x = MaxPoolGrad(grad)"""
+
+    @staticmethod
+    def forward(ctx, x, *, kernel, stride, padding, dilation, with_indices=False):
+        xp = ctx.xp
+        xd = x._data
+        geom = _geometry(xd, kernel, stride, padding, dilation)
+        xpad = pad_array(xp, xd, padding, fill=_lowest(xp, xd.dtype))
+        lead = (slice(None),) * (xd.ndim - len(kernel))
+        need_tap = with_indices or ctx.needs_input_grad[0]
+        best = tap = None
+        for t, sl in taps(geom[0], geom[1], geom[3], geom[4]):
+            v = xpad[lead + sl]
+            if best is None:
+                best = v.copy()
+                if need_tap:
+                    tap = xp.zeros(best.shape, dtype=xp.int64)
+                continue
+            better = v > best
+            if xd.dtype.kind == "f":
+                better |= xp.isnan(v)
+            best = xp.where(better, v, best)
+            if need_tap:
+                tap = xp.where(better, t, tap)
+        if ctx.needs_input_grad[0]:
+            ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
+        if with_indices:
+            return best, _flat_indices(xp, tap, geom, _split(xd.shape, len(kernel))[1])
+        return best
+
+    @staticmethod
+    def backward(ctx, grad, *rest):
+        return MaxPoolGrad.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+
+
+class MaxPoolGrad(Function):
+    """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
+    grad_a = TapGather(grad)"""
+
+    @staticmethod
+    def forward(ctx, a, *, tap, geom, in_shape):
+        xp = ctx.xp
+        g = a._data
+        kernel, stride, pads, dilation, out_size = geom
+        head, size = _split(in_shape, len(kernel))
+        out = xp.zeros(head + _padded(size, pads), dtype=g.dtype)
+        lead = (slice(None),) * len(head)
+        for t, sl in taps(kernel, stride, dilation, out_size):
+            out[lead + sl] += xp.where(tap == t, g, 0)
+        ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
+        return crop_array(xp, out, pads, size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return TapGather.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+
+
+class TapGather(Function):
+    """out[o] = a_pad at the input position of window o's tap[o];  grad_a = MaxPoolGrad(grad)"""
+
+    _node_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, tap, geom, in_shape):
+        xp = ctx.xp
+        kernel, stride, pads, dilation, out_size = geom
+        apad = pad_array(xp, a._data, pads)
+        lead = (slice(None),) * (apad.ndim - len(kernel))
+        out = None
+        for t, sl in taps(kernel, stride, dilation, out_size):
+            v = apad[lead + sl]
+            out = v.copy() if out is None else xp.where(tap == t, v, out)
+        ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return MaxPoolGrad.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+
+
+class MaxPool2D(_MaxPool, Function):
+    _node_name = "MaxPool2DWithIndicesBackward0"
+
+
+class MaxPool3D(_MaxPool, Function):
+    _node_name = "MaxPool3DWithIndicesBackward0"
+
+
+class _AvgPool:
+    """out = the sum of each zero-padded window / divisor (a number, or an array over the output
+    positions);  grad_x = AvgPoolGrad(grad)"""
+
+    @staticmethod
+    def forward(ctx, x, *, kernel, stride, padding, dilation, divisor):
+        xp = ctx.xp
+        xd = x._data
+        geom = _geometry(xd, kernel, stride, padding, dilation)
+        xpad = pad_array(xp, xd, padding)
+        lead = (slice(None),) * (xd.ndim - len(kernel))
+        out = None
+        for _, sl in taps(geom[0], geom[1], geom[3], geom[4]):
+            v = xpad[lead + sl]
+            if out is None:
+                out = v.astype(xd.dtype, copy=True)
+            else:
+                out += v
+        if ctx.needs_input_grad[0]:
+            ctx.geom, ctx.in_shape, ctx.divisor = geom, xd.shape, divisor
+        if xd.dtype.kind != "f":  # torch truncates toward zero
+            return xp.trunc(out / divisor).astype(xd.dtype)
+        out /= divisor
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ctx._fn.grad_cls.apply(
+            grad, geom=ctx.geom, in_shape=ctx.in_shape, divisor=ctx.divisor
+        )
+
+
+class _AvgPoolGrad:
+    """out = zeros(in_shape) with a / divisor added over each window;  grad_a = AvgPool(grad)"""
+
+    @staticmethod
+    def forward(ctx, a, *, geom, in_shape, divisor):
+        xp = ctx.xp
+        kernel, stride, pads, dilation, out_size = geom
+        g = a._data / divisor
+        head, size = _split(in_shape, len(kernel))
+        out = xp.zeros(head + _padded(size, pads), dtype=g.dtype)
+        lead = (slice(None),) * len(head)
+        for _, sl in taps(kernel, stride, dilation, out_size):
+            out[lead + sl] += g
+        ctx.geom, ctx.divisor = geom, divisor
+        return crop_array(xp, out, pads, size)
+
+    @staticmethod
+    def backward(ctx, grad):
+        kernel, stride, pads, dilation, _ = ctx.geom
+        return ctx._fn.pool_cls.apply(
+            grad, kernel=kernel, stride=stride, padding=pads, dilation=dilation,
+            divisor=ctx.divisor,
+        )
+
+
+class AvgPool2D(_AvgPool, Function):
+    _node_name = "AvgPool2DBackward0"
+
+
+class AvgPool2DGrad(_AvgPoolGrad, Function):
+    _node_name = "AvgPool2DBackwardBackward0"
+
+
+class AvgPool3D(_AvgPool, Function):
+    _node_name = "AvgPool3DBackward0"
+
+
+class AvgPool3DGrad(_AvgPoolGrad, Function):
+    _node_name = "AvgPool3DBackwardBackward0"
+
+
+AvgPool2D.grad_cls = AvgPool2DGrad
+AvgPool3D.grad_cls = AvgPool3DGrad
+AvgPool2DGrad.pool_cls = AvgPool2D
+AvgPool3DGrad.pool_cls = AvgPool3D
+
+MAX_POOLS = {2: MaxPool2D, 3: MaxPool3D}
+AVG_POOLS = {2: AvgPool2D, 3: AvgPool3D}
+
+
+def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
+    """Pools the last len(kernel) dims of x (2 or 3) by windows; pads are (lo, hi) pairs."""
+    return MAX_POOLS[len(kernel)].apply(
+        x, kernel=kernel, stride=stride, padding=pads, dilation=dilation,
+        with_indices=with_indices,
+    )
+
+
+def avg_pool(x: Tensor, kernel, stride, pads, divisor):
+    """Averages the last len(kernel) dims of x (2 or 3) by windows of zero-padded x."""
+    return AVG_POOLS[len(kernel)].apply(
+        x, kernel=kernel, stride=stride, padding=pads, dilation=(1,) * len(kernel),
+        divisor=divisor,
+    )

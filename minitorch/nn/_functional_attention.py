@@ -1,0 +1,68 @@
+"""nn.functional.scaled_dot_product_attention, composed from matmul and the softmax kernel."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype, _ops
+from minitorch._factories import ones, zeros_like
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_dropout import dropout
+
+__all__ = ["scaled_dot_product_attention"]
+
+
+def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor):
+    """The additive bias (-inf where masked) and whether any entry can be masked."""
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                "is_causal=True"
+            )
+        attn_mask = ones(L, S, dtype=_dtype.bool, device=like.device).tril()
+    if attn_mask is None:
+        return None
+    if attn_mask.dtype is _dtype.bool:
+        zero = zeros_like(attn_mask, dtype=like.dtype)
+        return zero.masked_fill(~attn_mask, float("-inf"))
+    return attn_mask
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
+                                 dropout_p: float = 0.0, is_causal: bool = False,
+                                 scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+    """softmax(query @ key^T * scale + mask) @ value, scale = 1 / sqrt(E) by default; a bool
+    mask keeps the True entries, a float mask is added; rows with every key masked give 0 (as
+    torch's CPU kernel). Mirrors torch.nn.functional.scaled_dot_product_attention.
+
+    Differences from torch: dropout masks come from minitorch's generator.
+    """
+    L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
+    if key.shape[-1] != E:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: expected key's last dim to be {E} (query's), "
+            f"but got key of shape {list(key.shape)}"
+        )
+    if value.shape[-2] != S:
+        raise RuntimeError(
+            f"scaled_dot_product_attention: expected value to have {S} positions (key's), but "
+            f"got value of shape {list(value.shape)}"
+        )
+    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        groups = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(groups, dim=-3)
+        value = value.repeat_interleave(groups, dim=-3)
+    factor = 1.0 / math.sqrt(E) if scale is None else scale
+    scores = _ops.matmul(query, key.transpose(-2, -1)) * factor
+    bias = _attn_bias(attn_mask, is_causal, L, S, query)
+    if bias is not None:
+        scores = scores + bias
+    attn = _ops.softmax(scores, -1)
+    if bias is not None:
+        # a row whose every key is masked is 0, not the nan of softmax over all -inf
+        visible = (bias != float("-inf")).any(-1, keepdim=True)
+        attn = _ops.where(visible, attn, 0.0)
+    if dropout_p > 0.0:
+        attn = dropout(attn, dropout_p, training=True)
+    return _ops.matmul(attn, value)

@@ -1,0 +1,392 @@
+"""nn.functional: convolutions, padding, unfold/fold and pixel shuffle (argument checks in torch's
+words; the kernels are in minitorch/_ops/conv.py)."""
+
+from __future__ import annotations
+
+from minitorch._factories import arange
+from minitorch._ops import index_select, remainder, where
+from minitorch._ops.conv import ConstantPadNd, Col2Im, Conv, ConvTranspose, Im2Col, prod
+from minitorch._tensor import Tensor
+
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "pad", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
+]  # fmt: skip
+
+_TYPE = {"float32": "float", "float64": "double", "float16": "Half", "int64": "long"}
+_TENSOR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
+
+
+def ntuple(value, n: int, name: str, op: str = "convolution") -> tuple:
+    """An int or a sequence of n (or 1) ints as a tuple of n ints, with torch's error."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, int):
+        return (value,) * n
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * n
+    if len(value) != n:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {n} values to match the "
+            f"{op} dimensions, but got {name}={list(value)}"
+        )
+    return value
+
+
+def _sizes(shape) -> str:
+    return " x ".join(str(s) for s in shape)
+
+
+def _batched(input: Tensor, n: int, op: str):
+    """(the input with a batch dim, whether one was added): torch's rank check for conv{n}d."""
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {op}, but got input "
+            f"of size: {list(input.shape)}"
+        )
+    return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
+
+
+def _check_dtypes(x: Tensor, w: Tensor, bias) -> None:
+    if x.dtype != w.dtype:
+        xt, wt = _TENSOR_TYPE.get(x.dtype.name, x.dtype.name), _TENSOR_TYPE.get(w.dtype.name)
+        raise RuntimeError(
+            f"Input type (torch.{xt}Tensor) and weight type (torch.{wt}Tensor) should be the "
+            "same or input should be a MKLDNN tensor and weight is a dense tensor"
+        )
+    if bias is not None and bias.dtype != x.dtype:
+        raise RuntimeError(
+            f"Input type ({_TYPE.get(x.dtype.name, x.dtype.name)}) and bias type "
+            f"({_TYPE.get(bias.dtype.name, bias.dtype.name)}) should be the same"
+        )
+
+
+def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
+    if w.ndim != n + 2:
+        raise RuntimeError(
+            f"expected stride to be a single integer value or a list of {w.ndim - 2} values to "
+            f"match the convolution dimensions, but got stride={list(stride)}"
+        )
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("non-positive dilation is not supported")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if w.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(w.shape)}] instead"
+        )
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(
+            f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with "
+            f"{out_channels} elements, but got bias of size {list(bias.shape)} instead"
+        )
+    _check_dtypes(x, w, bias)
+
+
+def _conv_padding(padding, n, kernel, stride, dilation):
+    """(lo, hi) pairs from an int, a tuple or 'same'/'valid'."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * n
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        pads = []
+        for k, d in zip(kernel, dilation):
+            total = d * (k - 1)
+            pads.append((total // 2, total - total // 2))
+        return tuple(pads)
+    p = ntuple(padding, n, "padding")
+    if any(v < 0 for v in p):
+        raise RuntimeError("negative padding is not supported")
+    return tuple((v, v) for v in p)
+
+
+def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
+    op = f"conv{n}d"
+    x, unbatched = _batched(input, n, op)
+    stride = ntuple(stride, n, "stride")
+    dilation = ntuple(dilation, n, "dilation")
+    _check_common(x, weight, bias, n, stride, dilation, groups, weight.shape[0])
+    if x.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{x.shape[1]} channels instead"
+        )
+    kernel = tuple(weight.shape[2:])
+    pads = _conv_padding(padding, n, kernel, stride, dilation)
+    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads)]
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
+    if any(p < e for p, e in zip(padded, eff)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({_sizes(padded)}). Kernel size: "
+            f"({_sizes(eff)}). Kernel size can't be greater than actual input size"
+        )
+    out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation,
+                     groups=groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """1-d cross-correlation over (N, C, L) or (C, L). Mirrors torch.nn.functional.conv1d."""
+    return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """2-d cross-correlation over (N, C, H, W) or (C, H, W). Mirrors
+    torch.nn.functional.conv2d."""
+    return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+    """3-d cross-correlation. Mirrors torch.nn.functional.conv3d."""
+    return _convnd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _conv_transposend(n, input, weight, bias, stride, padding, output_padding, groups, dilation,
+                      output_size=None):
+    op = f"conv_transpose{n}d"
+    x, unbatched = _batched(input, n, op)
+    stride = ntuple(stride, n, "stride")
+    dilation = ntuple(dilation, n, "dilation")
+    _check_common(x, weight, bias, n, stride, dilation, groups, weight.shape[1] * groups)
+    if x.shape[1] != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+            f"input{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
+            "channels instead"
+        )
+    p = ntuple(padding, n, "padding")
+    if any(v < 0 for v in p):
+        raise RuntimeError("negative padding is not supported")
+    op_pad = ntuple(output_padding, n, "output_padding")
+    if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation)):
+        names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
+        parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad)]
+        parts += [f"stride_{a}: {v}" for a, v in zip(names, stride)]
+        parts += [f"dilation_{a}: {v}" for a, v in zip(names, dilation)]
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            + " ".join(parts)
+        )
+    kernel = tuple(weight.shape[2:])
+    out_size = tuple(
+        (s - 1) * st - 2 * pp + d * (k - 1) + o + 1
+        for s, st, pp, d, k, o in zip(x.shape[2:], stride, p, dilation, kernel, op_pad)
+    )
+    if any(o < 0 for o in out_size):
+        raise RuntimeError(
+            f"Given input size per channel: ({_sizes(x.shape[2:])}). Calculated output size per "
+            f"channel: ({_sizes(out_size)}). Output size is too small"
+        )
+    out = ConvTranspose.apply(
+        x, weight, bias, stride=stride, padding=tuple((v, v) for v in p), dilation=dilation,
+        groups=groups, out_size=out_size,
+    )
+    return out.squeeze(0) if unbatched else out
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    """1-d transposed convolution. Mirrors torch.nn.functional.conv_transpose1d."""
+    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    """2-d transposed convolution. Mirrors torch.nn.functional.conv_transpose2d."""
+    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1) -> Tensor:
+    """3-d transposed convolution. Mirrors torch.nn.functional.conv_transpose3d."""
+    return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+# --- padding ---
+
+
+def _mode_error(n_pad, ndim):
+    return NotImplementedError(
+        f"Padding size {n_pad} is not supported for {ndim}D input tensor.\n"
+        "Supported combinations for non-constant padding:\n"
+        "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+        "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+        "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+    )
+
+
+def _pad_indices(mode, size, lo, hi, ref):
+    """The source index of each padded position along one dim (lo/hi may be negative)."""
+    idx = arange(-lo, size + hi, device=ref.device)
+    if mode == "reflect":
+        period = 2 * (size - 1)
+        idx = remainder(idx, period) if period else idx * 0
+        return where(idx < size, idx, period - idx)
+    if mode == "replicate":
+        return idx.clamp(0, size - 1)
+    return remainder(idx, size)  # circular
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
+    """Pads the last len(pad) // 2 dims by (left, right) pairs, last dim first (negative values
+    crop). Mirrors torch.nn.functional.pad (modes constant, reflect, replicate, circular)."""
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.ndim}"
+        )
+    n = len(pad) // 2
+    pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]  # first dim first
+    if mode == "constant":
+        return ConstantPadNd.apply(input, pads=pairs, value=0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value not in (None, 0):
+        raise RuntimeError(
+            f"Padding mode \"{mode}\" doesn't take in value argument"
+        )
+    if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
+        raise _mode_error(len(pad), input.ndim)
+    out = input
+    first = input.ndim - n
+    for i, (lo, hi) in enumerate(pairs):
+        dim = first + i
+        size = input.shape[dim]
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
+                f"{list(input.shape)}"
+            )
+        if mode == "circular" and (lo > size or hi > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if lo or hi:
+            out = index_select(out, dim, _pad_indices(mode, size, lo, hi, input))
+    return out
+
+
+# --- sliding blocks ---
+
+
+def _block_args(kernel_size, dilation, padding, stride):
+    k = ntuple(kernel_size, 2, "kernel_size", "unfold")
+    d = ntuple(dilation, 2, "dilation", "unfold")
+    p = ntuple(padding, 2, "padding", "unfold")
+    s = ntuple(stride, 2, "stride", "unfold")
+    return k, d, p, s
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sliding blocks as columns (N, C * prod(kernel), L). Mirrors torch.nn.functional.unfold
+    (4-d or unbatched 3-d input)."""
+    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    if input.ndim not in (3, 4):
+        raise NotImplementedError(
+            "Input Error: Only 3D or 4D input Tensors are supported (got "
+            f"{input.ndim}D)"
+        )
+    x = input.unsqueeze(0) if input.ndim == 3 else input
+    blocks = [
+        (size + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+        for size, kk, dd, pp, ss in zip(x.shape[2:], k, d, p, s)
+    ]
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(
+            f"Given input with spatial size {tuple(x.shape[2:])}, kernel_size={k}, "
+            f"dilation={d}, padding={p}, calculated shape of the array of sliding blocks as "
+            f"{tuple(blocks)}, but its components must be at least one."
+        )
+    out = Im2Col.apply(x, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d)
+    return out.squeeze(0) if input.ndim == 3 else out
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
+    """Sums sliding-block columns back into (N, C, *output_size). Mirrors
+    torch.nn.functional.fold (3-d or unbatched 2-d input)."""
+    size = ntuple(output_size, 2, "output_size", "fold")
+    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    if input.ndim not in (2, 3):
+        raise NotImplementedError(
+            f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+            f"(got {input.ndim}D)"
+        )
+    x = input.unsqueeze(0) if input.ndim == 2 else input
+    if x.shape[1] % prod(k):
+        raise RuntimeError(
+            "Expected size of input's dimension 1 to be divisible by the product of "
+            f"kernel_size, but got input.size(1)={x.shape[1]} and kernel_size={k}."
+        )
+    blocks = [
+        (sz + 2 * pp - dd * (kk - 1) - 1) // ss + 1
+        for sz, kk, dd, pp, ss in zip(size, k, d, p, s)
+    ]
+    if prod(blocks) != x.shape[2]:
+        raise RuntimeError(
+            f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "
+            f"stride={s}, expected size of input's dimension 2 to match the calculated number "
+            f"of sliding blocks {blocks[0]} * {blocks[1]} = {prod(blocks)}, but got "
+            f"input.size(2)={x.shape[2]}."
+        )
+    out = Col2Im.apply(x, output_size=size, kernel=k, stride=s,
+                       padding=tuple((v, v) for v in p), dilation=d)
+    return out.squeeze(0) if input.ndim == 2 else out
+
+
+# --- pixel shuffle ---
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
+    r = upscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(
+            "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.ndim} dimension(s)"
+        )
+    *lead, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            "pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+            f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    k = len(lead)
+    x = input.reshape((*lead, c // (r * r), r, r, h, w))
+    x = x.permute((*range(k), k, k + 3, k + 1, k + 4, k + 2))
+    return x.reshape((*lead, c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
+    r = downscale_factor
+    if input.ndim < 3:
+        raise RuntimeError(
+            "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
+            f"{input.ndim} dimension(s)"
+        )
+    *lead, c, h, w = input.shape
+    for name, size, dim in (("height", h, -2), ("width", w, -1)):
+        if size % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
+                f"input.size({dim})={size} is not divisible by {r}"
+            )
+    k = len(lead)
+    x = input.reshape((*lead, c, h // r, r, w // r, r))
+    x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
+    return x.reshape((*lead, c * r * r, h // r, w // r))
+
+

@@ -1,0 +1,65 @@
+"""nn.functional distances and normalisation: pairwise_distance, cosine_similarity, pdist,
+normalize (composed from linalg.vector_norm)."""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._ops.reduction_more import vector_norm
+from minitorch._tensor import Tensor
+
+__all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
+                      keepdim: bool = False) -> Tensor:
+    """||x1 - x2 + eps||_p over the last dim. Mirrors torch.nn.functional.pairwise_distance."""
+    diff = x1 - x2 + eps
+    if diff.ndim == 0:
+        return _ops.abs(diff)
+    return vector_norm(diff, p, dim=-1, keepdim=keepdim)
+
+
+def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
+    """||x||_2 along dim (kept), clamped at eps without affecting the gradient: torch clamps its
+    norm in place under no_grad."""
+    n = vector_norm(x, 2, dim=dim, keepdim=True)
+    return n + (_ops.clamp(n, min=eps) - n).detach()
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim. Mirrors
+    torch.nn.functional.cosine_similarity."""
+    if not x1.dtype.is_floating_point:
+        x1 = x1.to(_dtype.default_float())
+    if not x2.dtype.is_floating_point:
+        x2 = x2.to(_dtype.default_float())
+    x1, x2 = _ops.broadcast_tensors(x1, x2)
+    return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between the rows of an (N, M) input, i < j in row-major order.
+    Mirrors torch.nn.functional.pdist."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    n = input.shape[0]
+    rows = [i for i in range(n) for _ in range(i + 1, n)]
+    cols = [j for i in range(n) for j in range(i + 1, n)]
+    dev = input.device
+    from minitorch._factories import tensor
+
+    i = tensor(rows, dtype=_dtype.int64, device=dev)
+    j = tensor(cols, dtype=_dtype.int64, device=dev)
+    return vector_norm(input[i] - input[j], p, dim=1)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
+              out: Tensor | None = None) -> Tensor:
+    """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
+    denom = _ops.clamp(vector_norm(input, p, dim=dim, keepdim=True), min=eps)
+    result = input / denom.expand_as(input)
+    if out is not None:
+        return out.copy_(result)
+    return result

@@ -1,0 +1,162 @@
+"""nn.functional dropout: dropout, dropout1d/2d/3d (whole channels), alpha_dropout and
+feature_alpha_dropout (for SELU networks).
+
+Masks are drawn on the input's device from minitorch's generator (`minitorch.rand`): no value
+is read back to the host, and `minitorch.manual_seed` makes them reproducible.
+
+Differences from torch: the masks come from minitorch's generator, so the dropped elements differ
+from torch's for the same seed (the distribution is the same).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from minitorch._tensor import Tensor
+from minitorch.random import rand
+
+__all__ = [
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
+]  # fmt: skip
+
+# -SELU's saturation value (scale * alpha): where alpha dropout sends dropped units
+_ALPHA = 1.7580993408473766
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
+    """1 where an element (or, with `feature`, a whole channel) is kept, with probability 1 - p;
+    in input's dtype, shaped to broadcast against it."""
+    if feature:
+        if input.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    else:
+        shape = tuple(input.shape)
+    return (rand(shape, dtype=input.dtype, device=input.device) < 1 - p).to(input.dtype)
+
+
+def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:
+    return input.mul_(factor) if inplace else input * factor
+
+
+def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _multiply(input, input.new_zeros(()), inplace)
+    return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
+                   feature: bool) -> Tensor:
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return _multiply(input, input.new_zeros(()), inplace)
+    # keep: a x + b with a, b chosen so a zero-mean unit-variance input keeps its moments;
+    # dropped units go to the saturation value -_ALPHA first
+    a = 1.0 / ((_ALPHA * _ALPHA * p + 1) * (1 - p)) ** 0.5
+    keep = _keep_mask(input, p, feature)
+    b = (keep - 1) * (_ALPHA * a) + _ALPHA * a * p
+    if inplace:
+        return input.mul_(keep * a).add_(b)
+    return input * (keep * a) + b
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zeroes each element with probability p and scales the rest by 1 / (1 - p) while
+    training. Mirrors torch.nn.functional.dropout."""
+    return _dropout(input, p, training, inplace, feature=False)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels of an (N, C, L) or (C, L) input. Mirrors
+    torch.nn.functional.dropout1d."""
+    _check_p(p)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
+            "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, "
+            "a channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs)."
+        )
+    return _batched_feature(input, p, training, inplace, batched=input.ndim == 3)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels of an (N, C, H, W) input (a 3-D input is read as (N, C, L), as
+    torch does, with its warning). Mirrors torch.nn.functional.dropout2d."""
+    _check_p(p)
+    n = input.ndim
+    if n not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {n}-D input to dropout2d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout2d exists to provide "
+            "channel-wise dropout on inputs with 2 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 3D or 4D inputs).",
+            UserWarning,
+            stacklevel=2,
+        )
+    if n == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _dropout(input, p, training, inplace, feature=True)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input. Mirrors
+    torch.nn.functional.dropout3d."""
+    _check_p(p)
+    n = input.ndim
+    if n not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {n}-D input to dropout3d, which is deprecated and will "
+            "result in an error in a future release. To retain the behavior and silence this "
+            "warning, please use dropout instead. Note that dropout3d exists to provide "
+            "channel-wise dropout on inputs with 3 spatial dimensions, a channel dimension, and "
+            "an optional batch dimension (i.e. 4D or 5D inputs).",
+            UserWarning,
+            stacklevel=2,
+        )
+    return _batched_feature(input, p, training, inplace, batched=n == 5)
+
+
+def _batched_feature(input: Tensor, p, training, inplace, batched: bool) -> Tensor:
+    """Channel dropout of an input that may lack its batch dim (one mask per channel)."""
+    if batched:
+        return _dropout(input, p, training, inplace, feature=True)
+    if not training or p == 0:
+        return input
+    out = _dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0)
+    return input.copy_(out) if inplace else out
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
+    """Dropout that keeps the mean and variance of SELU activations. Mirrors
+    torch.nn.functional.alpha_dropout."""
+    return _alpha_dropout(input, p, training, inplace, feature=False)
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                          inplace: bool = False) -> Tensor:
+    """alpha_dropout of whole channels. Mirrors torch.nn.functional.feature_alpha_dropout."""
+    return _alpha_dropout(input, p, training, inplace, feature=True)

@@ -1,0 +1,479 @@
+"""nn.functional losses: regression (mse, l1, smooth l1, huber), likelihood (nll, cross entropy,
+binary cross entropy, kl divergence, poisson and gaussian nll). Margin losses are in
+_functional_loss_margin.py.
+
+Every loss is composed from the ops (log_softmax and binary_cross_entropy are the fused
+primitives, in minitorch/_ops/nn_kernels.py). Nothing here reads device values back to the host:
+the range checks torch makes on targets and probabilities (which need the values) run on CPU
+tensors only; see NOTE [ Checks that read values ].
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from minitorch import _dtype, _ops
+from minitorch._factories import full_like
+from minitorch._ops.activation import logsigmoid
+from minitorch._ops.nn_kernels import binary_cross_entropy_kernel
+from minitorch._tensor import Tensor
+
+__all__ = [
+    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss",
+    "gaussian_nll_loss",
+]  # fmt: skip
+
+# NOTE [ Checks that read values ]
+# torch raises on an out-of-range class index ("Target 5 is out of bounds."), on probabilities
+# outside [0, 1] (binary_cross_entropy) and on negative variances (gaussian_nll_loss). Those checks
+# need the values on the host. minitorch makes them for CPU tensors, where the data is already on
+# the host, and skips them elsewhere: a loss must not synchronise a GPU. On a GPU an out-of-range
+# class index gives an undefined loss instead of an error (torch's CUDA kernels assert instead).
+
+
+def _on_host(t: Tensor) -> bool:
+    return t._device.type == "cpu"
+
+
+# --- reductions ---
+
+
+def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
+    """The reduction named by the deprecated size_average/reduce pair. Mirrors torch's
+    _Reduction.legacy_get_string."""
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(
+            "size_average and reduce args will be deprecated, please use reduction='"
+            f"{ret}' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+    return ret
+
+
+def resolve_reduction(size_average, reduce, reduction: str) -> str:
+    """reduction (or the legacy pair when given), checked like torch's _Reduction.get_enum."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _weighted(loss: Tensor, input: Tensor, weight, reduction: str, mean_by_weight: bool):
+    """The elementwise loss scaled by a per-element weight (mse/l1/huber's `weight=`)."""
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return reduce_loss(loss, reduction)
+
+
+# --- regression ---
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """mean((input - target)^2). Mirrors torch.nn.functional.mse_loss."""
+    _warn_size(input, target)
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    d = input - target
+    loss = d * d
+    if weight is not None:
+        return _weighted(loss, input, weight, reduction, mean_by_weight=True)
+    return reduce_loss(loss, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """mean(|input - target|). Mirrors torch.nn.functional.l1_loss."""
+    _warn_size(input, target)
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    loss = _ops.abs(input - target)
+    if weight is not None:
+        return _weighted(loss, input, weight, reduction, mean_by_weight=True)
+    return reduce_loss(loss, reduction)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = input - target). Mirrors
+    torch.nn.functional.smooth_l1_loss."""
+    _warn_size(input, target)
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = _ops.abs(input - target)
+    if beta == 0:
+        return reduce_loss(d, reduction)
+    loss = _ops.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    return reduce_loss(loss, reduction)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere. Mirrors
+    torch.nn.functional.huber_loss."""
+    _warn_size(input, target)
+    reduction = resolve_reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = _ops.abs(input - target)
+    loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    if weight is not None:
+        return _weighted(loss, input, weight, reduction, mean_by_weight=False)
+    return reduce_loss(loss, reduction)
+
+
+# --- negative log likelihood and cross entropy ---
+
+_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool"}  # fmt: skip
+
+
+def _short(dt) -> str:
+    return _SHORT.get(dt.name, dt.name)
+
+
+def _check_nll(input: Tensor, target: Tensor, weight) -> None:
+    """torch's shape, dtype and weight checks of nll_loss (nll_loss_nd / nll_loss2d)."""
+    dim = input.ndim
+    if dim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {dim})")
+    if dim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dim == 4 and target.ndim != 3:
+        raise RuntimeError(
+            "only batches of spatial targets supported (3D tensors) but got targets of "
+            f"dimension: {target.ndim}"
+        )
+    if dim == 1:
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(
+                f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            )
+    elif target.ndim == 0 or input.shape[0] != target.shape[0]:
+        got = target.shape[0] if target.ndim else 1
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
+        )
+    if dim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(
+            f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}"
+        )
+    if dim > 2 and dim != 4 and tuple(target.shape) != (input.shape[0],) + input.shape[2:]:
+        raise RuntimeError(
+            f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}"
+        )
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}"
+        )
+    n_classes = input.shape[0] if dim == 1 else input.shape[1]
+    if weight is not None:
+        if weight.ndim != 1 or weight.shape[0] != n_classes:
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {n_classes} classes or no "
+                f"classes but got weight tensor of shape: {list(weight.shape)}"
+            )
+        if weight.dtype is not input.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}"
+            )
+
+
+def _check_targets(safe: Tensor, mask: Tensor, n_classes: int) -> None:
+    """torch's IndexError for a class index outside [0, n_classes). See NOTE [ Checks that read
+    values ]."""
+    if not _on_host(safe) or safe.numel() == 0:
+        return
+    t, m = safe._data, mask._data
+    bad = m & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+
+
+def _pick(logp: Tensor, target: Tensor, weight, ignore_index: int):
+    """(-logp at the target class, the per-element weight (0 where ignored), the safe target):
+    logp is (N, C, d1, ...) and target (N, d1, ...)."""
+    if target.dtype is not _dtype.int64:
+        target = target.to(_dtype.int64)
+    mask = target != ignore_index
+    safe = _ops.where(mask, target, 0)
+    _check_targets(safe, mask, logp.shape[1])
+    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
+    if weight is None:
+        w = mask.to(logp.dtype)
+    else:
+        w = weight[safe] * mask
+    return -picked * w, w, safe, mask
+
+
+def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
+    """(the reduced loss, the per-target weights, the mask of counted targets), logp being
+    (C,) or (N, C, d1, ...); checked like torch's nll_loss."""
+    _check_nll(logp, target, weight)
+    one = logp.ndim == 1  # one sample of C classes
+    if one:
+        logp, target = logp.unsqueeze(0), target.reshape(1)
+    loss, w, _, mask = _pick(logp, target, weight, ignore_index)
+    if reduction == "none":
+        out = loss.reshape(()) if one else loss
+    elif reduction == "sum":
+        out = loss.sum()
+    else:
+        out = loss.sum() / w.sum()
+    return out, w, mask
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] weighted by weight[target[n]], ignoring ignore_index; 'mean' divides
+    by the total weight of the counted targets. Mirrors torch.nn.functional.nll_loss.
+
+    Differences from torch: composed from gather, so grad_fn is not NllLossBackward0; an
+    out-of-range target raises only on CPU (see NOTE [ Checks that read values ]).
+    """
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    return _nll(input, target, weight, ignore_index, reduction)[0]
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average=None, ignore_index: int = -100, reduce=None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """nll_loss(log_softmax(input, class dim), target) for class indices, or
+    -sum(target * log_softmax(input)) for class probabilities (target shaped like input), with
+    optional label smoothing. Mirrors torch.nn.functional.cross_entropy.
+
+    Differences from torch: see nll_loss.
+    """
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(
+            f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
+        )
+    class_dim = 0 if input.ndim == 1 else 1
+    n_classes = input.shape[class_dim]
+    if input.shape == target.shape:
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    logp = _ops.log_softmax(input, class_dim)
+    nll, w, mask = _nll(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0:
+        return nll
+    # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored
+    if input.ndim == 1:
+        logp = logp.unsqueeze(0)
+    if weight is not None:
+        logp = logp * weight.reshape((n_classes,) + (1,) * (logp.ndim - 2))
+    smooth = -logp.sum(1) * mask
+    if reduction == "none":
+        smooth = smooth.reshape(nll.shape)
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    else:
+        smooth = smooth.sum() / w.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(
+            "Expected floating point type for target with class probabilities, got "
+            f"{_short(target.dtype)}"
+        )
+    n_classes = input.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    terms = _ops.log_softmax(input, class_dim) * target
+    if weight is not None:
+        if weight.ndim != 1 or weight.shape[0] != n_classes:
+            raise RuntimeError(
+                f"weight tensor should be defined either for all {n_classes} classes or no "
+                f"classes but got weight tensor of shape: {list(weight.shape)}"
+            )
+        terms = terms * weight.reshape((n_classes,) + (1,) * (input.ndim - class_dim - 1))
+    loss = -terms.sum(class_dim)
+    if reduction == "mean":
+        if input.numel() == 0:
+            return loss.sum() * math.nan
+        return loss.sum() / (input.numel() // n_classes)
+    return reduce_loss(loss, reduction)
+
+
+# --- binary cross entropy ---
+
+
+def _check_bce_size(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """-(target log(input) + (1 - target) log(1 - input)), each log clamped at -100. Mirrors
+    torch.nn.functional.binary_cross_entropy.
+
+    Differences from torch: inputs outside [0, 1] raise only on CPU (see NOTE [ Checks that read
+    values ]).
+    """
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    _check_bce_size(input, target)
+    if target.dtype is not input.dtype:
+        raise RuntimeError(
+            f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}"
+        )
+    if _on_host(input) and input.numel():
+        x = input._data
+        if bool(((x < 0) | (x > 1)).any()):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = binary_cross_entropy_kernel(input, target)
+    if weight is not None:
+        loss = loss * weight.expand(loss.shape) if weight.shape != loss.shape else loss * weight
+    return reduce_loss(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None, size_average=None,
+                                     reduce=None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """binary_cross_entropy(sigmoid(input), target), computed stably from the logits as
+    (1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x). Mirrors
+    torch.nn.functional.binary_cross_entropy_with_logits."""
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    if target.shape != input.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    log_sig = logsigmoid(input)
+    if pos_weight is None:
+        loss = (1 - target) * input - log_sig
+    else:
+        loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
+    if weight is not None:
+        loss = loss * weight
+    return reduce_loss(loss, reduction)
+
+
+# --- divergences and likelihoods ---
+
+
+def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """target (log target - input) pointwise, input being log-probabilities (target too when
+    log_target). Mirrors torch.nn.functional.kl_div ('batchmean' divides by the batch size)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = _ops.exp(target) * (target - input)
+    else:
+        loss = _ops.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return reduce_loss(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average=None, eps: float = 1e-8, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """exp(input) - target input (log_input), else input - target log(input + eps); `full`
+    adds Stirling's approximation of log(target!). Mirrors torch.nn.functional.poisson_nll_loss."""
+    reduction = resolve_reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = _ops.exp(input) - target * input
+    else:
+        loss = input - target * _ops.log(input + eps)
+    if full:
+        t = target
+        # target log target - target + log(2 pi target) / 2, counted where target > 1 only
+        safe = _ops.where(t > 1, t, 1.0)
+        stirling = safe * _ops.log(safe) - safe + _ops.log(safe * (2 * math.pi)) * 0.5
+        loss = loss + _ops.where(t > 1, stirling, 0.0)
+    return reduce_loss(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
+                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+    """0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)) (+ 0.5 log(2 pi) when
+    full). Mirrors torch.nn.functional.gaussian_nll_loss.
+
+    Differences from torch: negative variances raise only on CPU (see NOTE [ Checks that read
+    values ]).
+    """
+    if not isinstance(var, Tensor):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = full_like(input, float(var))
+    if var.shape != input.shape:
+        if input.shape[:-1] == var.shape:
+            var = var.unsqueeze(-1)  # one variance per sample (homoscedastic)
+        elif input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1:
+            pass  # heteroscedastic, broadcast over the last dim
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if _on_host(var) and var.numel() and bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    # torch clamps a copy of var in place under no_grad: the values are clamped, the gradient
+    # passes as if unclamped
+    var = var + (_ops.clamp(var, min=eps) - var).detach()
+    d = input - target
+    loss = (_ops.log(var) + d * d / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return reduce_loss(loss, reduction)
+
+
+from minitorch.nn._functional_loss_margin import *  # noqa: E402,F403
+from minitorch.nn._functional_loss_margin import __all__ as _margin_all  # noqa: E402
+
+__all__ += _margin_all

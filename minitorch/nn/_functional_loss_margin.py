@@ -1,0 +1,231 @@
+"""nn.functional margin and embedding losses: margin ranking, hinge embedding, cosine embedding,
+triplet margin, soft margin, multi-label soft margin, multi-class margin, multi-label margin.
+
+All composed from the ops; see minitorch/nn/_functional_loss.py for the reductions."""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._factories import arange, zeros_like
+from minitorch._ops.activation import logsigmoid
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_distance import pairwise_distance
+
+__all__ = [
+    "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss",
+    "triplet_margin_loss", "triplet_margin_with_distance_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+]  # fmt: skip
+
+
+def _reduction(size_average, reduce, reduction):
+    from minitorch.nn._functional_loss import resolve_reduction
+
+    return resolve_reduction(size_average, reduce, reduction)
+
+
+def _reduce(loss, reduction):
+    from minitorch.nn._functional_loss import reduce_loss
+
+    return reduce_loss(loss, reduction)
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, -target (input1 - input2) + margin). Mirrors
+    torch.nn.functional.margin_ranking_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if not input1.ndim == input2.ndim == target.ndim:
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
+        )
+    loss = _ops.clamp(-target * (input1 - input2) + margin, min=0)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """input where target == 1, max(0, margin - input) where target == -1. Mirrors
+    torch.nn.functional.hinge_embedding_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    margin_part = _ops.where(target != 1, _ops.clamp(margin - input, min=0), 0.0)
+    self_part = _ops.where(target != -1, input, 0.0)
+    return _reduce(margin_part + self_part, reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1.
+    Mirrors torch.nn.functional.cosine_embedding_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    tdim = target.ndim
+    if tdim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if tdim == 1 and not (input1.ndim == 2 and input2.ndim == 2):
+        raise RuntimeError(
+            "1D target tensor expects 2D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    if tdim == 0 and not (input1.ndim == 1 and input2.ndim == 1):
+        raise RuntimeError(
+            "0D target tensor expects 1D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    eps = 1e-12  # torch's EPSILON, added to the squared magnitudes
+    prod = (input1 * input2).sum(-1)
+    mag1 = (input1 * input1).sum(-1) + eps
+    mag2 = (input2 * input2).sum(-1) + eps
+    cos = prod / _ops.sqrt(mag1 * mag2)
+    pos = _ops.where(target == 1, 1 - cos, 0.0)
+    neg = _ops.where(target == -1, _ops.clamp(cos - margin, min=0), 0.0)
+    return _reduce(pos + neg, reduction)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    a, p, n = anchor.ndim, positive.ndim, negative.ndim
+    if not a == p == n:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {a}D, positive {p}D, and negative {n}D inputs"
+        )
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
+                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
+                        reduce=None, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance;
+    `swap` uses min(d(a, n), d(p, n)). Mirrors torch.nn.functional.triplet_margin_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function=None, margin: float = 1.0,
+                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+    """triplet_margin_loss with any distance function (pairwise_distance by default). Mirrors
+    torch.nn.functional.triplet_margin_with_distance_loss."""
+    if margin <= 0:
+        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+                         f"got {margin} instead")
+    reduction = _reduction(None, None, reduction)
+    _check_triplet_dims(anchor, positive, negative)
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _ops.minimum(d_neg, dist(positive, negative))
+    return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                     reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target input)), computed stably. Mirrors
+    torch.nn.functional.soft_margin_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce(-logsigmoid(target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average=None, reduce=None,
+                                reduction: str = "mean") -> Tensor:
+    """-mean over classes of (t logsigmoid(x) + (1 - t) logsigmoid(-x)), weighted per class.
+    Mirrors torch.nn.functional.multilabel_soft_margin_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.ndim != 1:
+        raise ValueError("weight must be one-dimensional")
+    if input.ndim > 2 or input.ndim == 0 or (input.ndim == 2 and input.shape[1] == 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(input.shape)}"
+        )
+    n = input.shape[0] if input.ndim == 2 else 1
+    c = input.shape[-1]
+    if target.ndim > 1 or target.numel() != n:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+            f"input samples (batch size). Expected target size [{n}], but got "
+            f"{list(target.shape)}. Input has shape {list(input.shape)}."
+        )
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(
+            f"inconsistent weight size, expected {c} but got {list(weight.shape)}"
+        )
+    if target._device.type == "cpu" and target.numel():  # see NOTE [ Checks that read values ]
+        t = target._data
+        if bool(((t < 0) | (t >= c)).any()):
+            raise RuntimeError("target out of range")
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+                      weight: Tensor | None = None, size_average=None, reduce=None,
+                      reduction: str = "mean") -> Tensor:
+    """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]). Mirrors
+    torch.nn.functional.multi_margin_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_multi_margin(input, target, p, weight)
+    one = input.ndim == 1
+    x = input.unsqueeze(0) if one else input
+    y = target.reshape(-1).to(_dtype.int64)
+    c = x.shape[1]
+    x_y = x.gather(1, y.unsqueeze(1))
+    z = _ops.clamp(x - x_y + margin, min=0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[y].unsqueeze(1)
+    classes = arange(c, device=x.device)
+    z = _ops.where(classes == y.unsqueeze(1), 0.0, z)
+    loss = z.sum(1) / c
+    if one and reduction == "none":
+        return loss.reshape(target.shape)
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
+                           reduction: str = "mean") -> Tensor:
+    """sum over target classes j (up to the first -1) and non-target classes i of
+    max(0, 1 - (x[j] - x[i])) / C. Mirrors torch.nn.functional.multilabel_margin_loss."""
+    reduction = _reduction(size_average, reduce, reduction)
+    one = input.ndim <= 1
+    x = input.reshape(1, -1) if one else input
+    t = target.reshape(1, -1) if one else target
+    if tuple(t.shape) != tuple(x.shape):
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: "
+            f"{list(input.shape)}"
+        )
+    c = x.shape[1]
+    if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
+        td = t._data
+        if bool(((td < -1) | (td >= c)).any()):
+            raise RuntimeError("argument #2 'target' is out of range")
+    # the targets are the entries before the first -1 of each row
+    valid = _ops.cumprod((t != -1).to(_dtype.int64), 1) > 0
+    safe = _ops.where(valid, t, 0).to(_dtype.int64)
+    is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(
+        1, safe, valid.to(_dtype.int64)
+    ) > 0
+    x_t = x.gather(1, safe)  # (N, C): x at each listed target
+    margins = _ops.clamp(1 - x_t.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, target, class)
+    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
+    if one:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)

@@ -1,0 +1,231 @@
+"""nn.functional normalisation: batch_norm, instance_norm, layer_norm, group_norm, rms_norm,
+local_response_norm (composed from mean, rsqrt and friends; twice differentiable).
+
+Running statistics are updated in place under no_grad with device ops only: nothing is read
+back to the host.
+"""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._ops.pointwise_more import rsqrt
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import no_grad
+
+__all__ = [
+    "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
+    "local_response_norm",
+]  # fmt: skip
+
+
+def _numel(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _normalized(x: Tensor, dims, eps: float):
+    """((x - mean) / sqrt(biased var + eps), mean, biased var) over dims (kept as size 1)."""
+    mean = x.mean(dims, keepdim=True)
+    d = x - mean
+    var = (d * d).mean(dims, keepdim=True)
+    return d * rsqrt(var + eps), mean, var
+
+
+def _channel_shape(x: Tensor):
+    """The shape that broadcasts a per-channel (dim 1) vector against x."""
+    return (1, x.shape[1]) + (1,) * (x.ndim - 2)
+
+
+def _affine(out: Tensor, weight, bias, shape) -> Tensor:
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _check_channels(name: str, t, c: int) -> None:
+    if t is not None and t.numel() != c:
+        raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> None:
+    """running = (1 - momentum) running + momentum batch_stat, in place, out of the graph."""
+    with no_grad():
+        running.mul_(1 - momentum).add_(batch_stat.detach().to(running.dtype) * momentum)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
+    training (running stats updated with the unbiased variance), running stats otherwise.
+    Mirrors torch.nn.functional.batch_norm."""
+    if input.ndim < 2:
+        raise ValueError(f"Expected 2 or more dimensions (got {input.ndim})")
+    c = input.shape[1]
+    if training:
+        size = input.shape[0] * _numel(input.shape[2:])
+        if size == 1:
+            raise ValueError(
+                "Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        _check_channels(name, t, c)
+    shape = _channel_shape(input)
+    if training or running_mean is None or running_var is None:
+        if not training and running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        dims = (0,) + tuple(range(2, input.ndim))
+        out, mean, var = _normalized(input, dims, eps)
+        if training and running_mean is not None:
+            n = input.numel() // c
+            _update_running(running_mean, mean.reshape(c), momentum)
+            if running_var is not None:
+                unbiased = var.reshape(c) * (n / (n - 1))
+                _update_running(running_var, unbiased, momentum)
+    else:
+        out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
+    return _affine(out, weight, bias, shape)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """batch_norm of each sample and channel over its spatial dims; running stats (when given)
+    track the batch average of the per-instance statistics. Mirrors
+    torch.nn.functional.instance_norm."""
+    if use_input_stats and _numel(input.shape[2:]) == 1:
+        raise ValueError(
+            f"Expected more than 1 spatial element when training, got input size {input.shape}"
+        )
+    n, c = input.shape[0], input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:  # torch checks the stats repeated per sample
+            raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        _check_channels(name, t, c)
+    shape = _channel_shape(input)
+    if not use_input_stats:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when "
+                               "use_input_stats is false")
+        out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
+        return _affine(out, weight, bias, shape)
+    dims = tuple(range(2, input.ndim))
+    out, mean, var = _normalized(input, dims, eps)
+    if running_mean is not None:
+        _update_running(running_mean, mean.reshape(n, c).mean(0), momentum)
+    if running_var is not None:
+        m = _numel(input.shape[2:])
+        _update_running(running_var, var.reshape(n, c).mean(0) * (m / (m - 1)), momentum)
+    return _affine(out, weight, bias, shape)
+
+
+def _normalized_shape(normalized_shape) -> tuple:
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(int(s) for s in normalized_shape)
+
+
+def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*, ") -> None:
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[{star}{', '.join(str(s) for s in shape)}], but got input of size{input.shape}"
+            if k
+            else f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
+            f"least one element, but got normalized_shape = {list(shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {list(t.shape)} and normalized_shape = {list(shape)}"
+            )
+
+
+def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims.
+    Mirrors torch.nn.functional.layer_norm."""
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized(input, shape, weight, bias)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = _normalized(input, dims, eps)[0]
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """layer_norm over each group of num_groups channels (and the spatial dims), then a
+    per-channel affine. Mirrors torch.nn.functional.group_norm."""
+    if input.ndim < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
+        )
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.numel() != c):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {list(t.shape)} and input of shape "
+                f"{list(input.shape)}"
+            )
+    grouped = input.reshape(n, num_groups, -1)
+    out = _normalized(grouped, (2,), eps)[0].reshape(input.shape)
+    return _affine(out, weight, bias, _channel_shape(input))
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps defaults
+    to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
+    shape = _normalized_shape(normalized_shape)
+    _check_normalized(input, shape, weight, None, star="*")
+    if eps is None:
+        eps = _dtype.finfo(input.dtype).eps
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    out = input * rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    return out if weight is None else out * weight
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
+                        k: float = 1.0) -> Tensor:
+    """input / (k + alpha * mean of squares over `size` neighbouring channels)^beta. Mirrors
+    torch.nn.functional.local_response_norm."""
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(
+            f"Expected 3D or higher dimensionality                          input (got {dim} "
+            "dimensions)"
+        )
+    if input.numel() == 0:
+        return input
+    from minitorch.nn._functional_pad import pad
+
+    sq = input * input
+    # zero-pad the channel dim (size // 2 before, (size - 1) // 2 after), then average windows
+    pads = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]
+    padded = pad(sq, pads)
+    c = input.shape[1]
+    total = padded.narrow(1, 0, c)
+    for i in range(1, size):
+        total = total + padded.narrow(1, i, c)
+    div = _ops.pow(total * (alpha / size) + k, beta)
+    return input / div

@@ -1,0 +1,114 @@
+"""nn.functional.pad: constant (any number of dims; negative pads crop), reflect, replicate and
+circular padding.
+
+Constant padding is narrow + cat per padded dim; the other modes gather along each padded dim with
+an index computed from the shape alone (index_select, whose backward adds the gradient of every
+copy back to its source), so no value is read back to the host.
+"""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._factories import full, tensor
+from minitorch._tensor import Tensor
+
+__all__ = ["pad"]
+
+_SUPPORTED = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+)
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pads the last len(pad) // 2 dims: pad = (last_left, last_right, 2nd_last_left, ...).
+    Mirrors torch.nn.functional.pad."""
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    ndim = input.ndim
+    if len(pad) > 2 * ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {ndim}"
+        )
+    pairs = [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
+    if mode == "constant":
+        return _constant(input, pairs, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    k = len(pairs)
+    if k not in (1, 2, 3) or ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_SUPPORTED}"
+        )
+    _check_nonempty(input, k)
+    out = input
+    for dim, left, right in pairs:
+        size = input.shape[dim]
+        _check_mode_pads(mode, dim, size, left, right, input)
+        index = [_source(mode, p, size) for p in range(-left, size + right)]
+        out = _ops.index_select(out, dim, tensor(index, dtype=_dtype.int64, device=input.device))
+    return out
+
+
+def _check_nonempty(input: Tensor, k: int) -> None:
+    batched = input.ndim == k + 2
+    dims = input.shape[1:] if batched else input.shape
+    if any(s == 0 for s in dims):
+        kinds = {1: "2D or 3D", 2: "3D or 4D", 3: "4D or 5D"}[k]
+        raise RuntimeError(
+            f"Expected {kinds} (batch mode) tensor with possibly 0 batch size and other non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
+        )
+
+
+def _check_mode_pads(mode: str, dim: int, size: int, left: int, right: int, input) -> None:
+    if mode == "reflect" and (left >= size or right >= size):
+        raise RuntimeError(
+            "Argument #4: Padding size should be less than the corresponding input dimension, "
+            f"but got: padding ({left}, {right}) at dimension {dim} of input "
+            f"{list(input.shape)}"
+        )
+    if mode == "circular" and (left > size or right > size):
+        raise RuntimeError("Padding value causes wrapping around more than once.")
+
+
+def _source(mode: str, p: int, size: int) -> int:
+    """The input position that output position p (counted from the input's start) copies."""
+    if mode == "replicate":
+        return min(max(p, 0), size - 1)
+    if mode == "circular":
+        return p % size
+    if p < 0:  # reflect about the first and the last element (which are not repeated)
+        return -p
+    if p >= size:
+        return 2 * (size - 1) - p
+    return p
+
+
+def _constant(input: Tensor, pairs, value) -> Tensor:
+    if not input.dtype.is_floating_point and input.dtype is not _dtype.bool:
+        value = int(value)
+    out = input
+    copied = False
+    for dim, left, right in pairs:
+        size = out.shape[dim]
+        start = -left if left < 0 else 0
+        stop = size + right if right < 0 else size
+        if start or stop != size:
+            out = out.narrow(dim, start, stop - start)
+        pieces = []
+        for n in (max(left, 0), max(right, 0)):
+            shape = list(out.shape)
+            shape[dim] = n
+            pieces.append(full(shape, value, dtype=input.dtype, device=input.device) if n else None)
+        if pieces[0] is not None or pieces[1] is not None:
+            parts = [p for p in (pieces[0], out, pieces[1]) if p is not None]
+            out = _ops.cat(parts, dim)
+            copied = True
+    return out if copied else out.clone()  # a new tensor, as torch's, even when only cropping

@@ -1,0 +1,518 @@
+"""nn.functional: pooling (max, average, adaptive, unpooling) and interpolation (argument checks
+in torch's words; the window kernels are in minitorch/_ops/pool.py)."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype
+from minitorch._factories import arange, tensor, zeros
+from minitorch._ops import gather, index_select, maximum, minimum, where
+from minitorch._ops.pool import avg_pool, max_pool
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn._functional_conv import ntuple
+
+__all__ = [
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
+    "upsample", "upsample_nearest", "upsample_bilinear",
+]  # fmt: skip
+
+
+def _x(sizes) -> str:
+    return "x".join(str(s) for s in sizes)
+
+
+def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
+    """torch's pooling output length (ceil_mode: the last window must start inside the input
+    or its left padding)."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
+    """(kernel, stride, (lo, hi) pads incl. ceil_mode's extra right padding, dilation, out)."""
+    k = ntuple(kernel_size, n, "kernel_size", op)
+    no_stride = stride is None or (not isinstance(stride, int) and len(stride) == 0)
+    s = k if no_stride else ntuple(stride, n, "stride", op)
+    p = ntuple(padding, n, "padding", op)
+    d = ntuple(dilation, n, "dilation", op)
+    if any(v <= 0 for v in s):
+        raise RuntimeError("stride should not be zero")
+    if any(v <= 0 for v in k):
+        raise RuntimeError("kernel size should be greater than zero")
+    if any(v <= 0 for v in d):
+        names = ("D", "H", "W")[3 - n :]
+        got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
+    for kk, pp, dd in zip(k, p, d):
+        if pp > (dd * (kk - 1) + 1) // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                f"kernel_size={kk} and dilation={dd}"
+            )
+    size = x.shape[x.ndim - n :]
+    out = tuple(
+        pool_out_size(L, kk, ss, pp, dd, ceil_mode) for L, kk, ss, pp, dd in zip(size, k, s, p, d)
+    )
+    if any(o <= 0 for o in out):
+        c = x.shape[x.ndim - n - 1]
+        raise RuntimeError(
+            f"Given input size: ({_x((c, *size))}). Calculated output size: ({_x((c, *out))}). "
+            "Output size is too small"
+        )
+    pads = tuple(
+        (pp, max(pp, (o - 1) * ss + dd * (kk - 1) + 1 - L - pp))
+        for L, kk, ss, pp, dd, o in zip(size, k, s, p, d, out)
+    )
+    return k, s, pads, d, out
+
+
+def _check_rank(x, n, op):
+    if x.ndim not in (n + 1, n + 2) or x.numel() == 0 and x.shape[-1] == 0:
+        raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+
+
+def _check_rank1d(x, op):
+    if x.ndim not in (2, 3):
+        if op == "max_pool1d":
+            raise RuntimeError(
+                "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
+                f"size for input, but got:{list(x.shape)}"
+            )
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {op})"
+        )
+
+
+def _one(v):
+    return v if isinstance(v, int) or v is None else tuple(v)[0]
+
+
+# --- max pooling ---
+
+
+def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    _check_rank(input, n, f"max_pool{n}d")
+    k, s, pads, d, _ = _pool_geometry(input, n, kernel_size, stride, padding, dilation,
+                                      ceil_mode, f"max_pool{n}d")
+    return max_pool(input, k, s, pads, d, return_indices)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over 2-d windows of (N, C, H, W) or (C, H, W). Mirrors
+    torch.nn.functional.max_pool2d."""
+    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Mirrors torch.nn.functional.max_pool3d."""
+    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
+                       return_indices)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over 1-d windows of (N, C, L) or (C, L): a 2-d pool over (1, L), as torch does.
+    Mirrors torch.nn.functional.max_pool1d."""
+    _check_rank1d(input, "max_pool1d")
+    k, p = _one(kernel_size), _one(padding)
+    if p > k // 2:
+        raise RuntimeError(
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={p} and kernel_size={k}"
+        )
+    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    x = input.unsqueeze(-2)
+    out = max_pool2d(x, (1, k), (1, stride or k), (0, p), (1, _one(dilation)), ceil_mode,
+                     return_indices)
+    if return_indices:
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    return out.squeeze(-2)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+# --- average pooling ---
+
+
+def _avg_divisor(x, size, k, s, pads, out, count_include_pad, divisor_override):
+    """A number when every window has the same divisor, else a (*out) array on x's device."""
+    if divisor_override is not None:
+        if divisor_override == 0:
+            raise RuntimeError("divisor must be not zero")
+        return divisor_override
+    per_dim = []
+    for L, kk, ss, (p, _), o in zip(size, k, s, pads, out):
+        counts = []
+        for i in range(o):
+            start = i * ss - p
+            end = min(start + kk, L + p)
+            if not count_include_pad:
+                start, end = max(start, 0), min(end, L)
+            counts.append(end - start)
+        per_dim.append(counts)
+    if all(len(set(c)) == 1 for c in per_dim):
+        return math.prod(c[0] for c in per_dim)
+    dt = x.dtype if x.dtype.is_floating_point else _dtype.float64
+    div = None
+    for i, counts in enumerate(per_dim):
+        shape = [1] * len(per_dim)
+        shape[i] = len(counts)
+        c = tensor(counts, dtype=dt, device=x.device).reshape(shape)
+        div = c if div is None else div * c
+    return div._data
+
+
+def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override, op):
+    k, s, pads, d, out = _pool_geometry(input, n, kernel_size, stride, padding, 1, ceil_mode, op)
+    size = input.shape[input.ndim - n :]
+    divisor = _avg_divisor(input, size, k, s, pads, out, count_include_pad, divisor_override)
+    return avg_pool(input, k, s, pads, divisor)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
+    _check_rank(input, 2, "avg_pool2d")
+    return _avg_poolnd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, "avg_pool2d")
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over 3-d windows. Mirrors torch.nn.functional.avg_pool3d."""
+    _check_rank(input, 3, "avg_pool3d")
+    return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override, "avg_pool3d")
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """Mean over 1-d windows (a 2-d pool over (1, L), as torch does). Mirrors
+    torch.nn.functional.avg_pool1d."""
+    _check_rank1d(input, "avg_pool1d")
+    k = _one(kernel_size)
+    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, stride or k), (0, _one(padding)),
+                     ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+# --- adaptive pooling ---
+
+
+def _adaptive_sizes(input, n, output_size, op):
+    """The output size per pooled dim (None: the input's size there)."""
+    if output_size is None or isinstance(output_size, int):
+        size = (output_size,) * n
+    else:
+        size = tuple(output_size)
+        if len(size) != n:
+            raise RuntimeError(f"{op}: output_size must be {n}")
+    have = input.shape[input.ndim - n :]
+    return tuple(h if o is None else int(o) for o, h in zip(size, have))
+
+
+def _bounds(L, o):
+    """torch's adaptive windows: [floor(i*L/o), ceil((i+1)*L/o)) for each output i."""
+    return [((i * L) // o, -((-(i + 1) * L) // o)) for i in range(o)]
+
+
+def _averaging_matrix(L, o, x):
+    """(o, L): row i averages window i of a length-L axis."""
+    rows = []
+    for lo, hi in _bounds(L, o):
+        rows.append([1.0 / (hi - lo) if lo <= j < hi else 0.0 for j in range(L)])
+    return tensor(rows, dtype=x.dtype, device=x.device)
+
+
+def _adaptive_avg(input, n, output_size, op):
+    if input.ndim not in (n + 1, n + 2):
+        if n == 1:
+            _check_rank1d(input, op)
+        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got "
+                           f"{list(input.shape)}")
+    out = _adaptive_sizes(input, n, output_size, op)
+    have = input.shape[input.ndim - n :]
+    if all(L % o == 0 for L, o in zip(have, out) if o):
+        k = tuple(L // o for L, o in zip(have, out))
+        if n == 1:
+            return avg_pool(input.unsqueeze(-2), (1, *k), (1, *k), ((0, 0),) * 2, math.prod(k)
+                            ).squeeze(-2)
+        return avg_pool(input, k, k, ((0, 0),) * n, math.prod(k))
+    x = input
+    for i, (L, o) in enumerate(zip(have, out)):
+        dim = input.ndim - n + i
+        a = _averaging_matrix(L, o, input)
+        x = x.movedim(dim, -1).matmul(a.t()).movedim(-1, dim)
+    return x.contiguous()
+
+
+def adaptive_avg_pool1d(input, output_size) -> Tensor:
+    """Mirrors torch.nn.functional.adaptive_avg_pool1d."""
+    return _adaptive_avg(input, 1, output_size, "adaptive_avg_pool1d")
+
+
+def adaptive_avg_pool2d(input, output_size) -> Tensor:
+    """Mirrors torch.nn.functional.adaptive_avg_pool2d (output_size entries may be None)."""
+    return _adaptive_avg(input, 2, output_size, "adaptive_avg_pool2d")
+
+
+def adaptive_avg_pool3d(input, output_size) -> Tensor:
+    """Mirrors torch.nn.functional.adaptive_avg_pool3d."""
+    return _adaptive_avg(input, 3, output_size, "adaptive_avg_pool3d")
+
+
+def _adaptive_max(input, n, output_size, return_indices, op):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    out = _adaptive_sizes(input, n, output_size, op)
+    x = input.unsqueeze(-2) if n == 1 else input
+    have = x.shape[-2:]
+    out2 = (1, *out) if n == 1 else out
+    if all(L % o == 0 for L, o in zip(have, out2)):
+        k = tuple(L // o for L, o in zip(have, out2))
+        res = max_pool(x, k, k, ((0, 0),) * 2, (1, 1), True)
+    else:
+        res = _adaptive_max_gather(x, have, out2)
+    if n == 1:
+        res = (res[0].squeeze(-2), res[1].squeeze(-2))
+    return res if return_indices else res[0]
+
+
+def _adaptive_max_gather(x, have, out):
+    """Windows of unequal sizes: each is read at kmax positions (the last one repeated), the
+    arg-max found without grad, and the values gathered (differentiable) at it."""
+    (H, W), (oh, ow) = have, out
+    idx = []
+    for L, o in ((H, oh), (W, ow)):
+        b = _bounds(L, o)
+        kmax = max(hi - lo for lo, hi in b)
+        idx.append([[min(lo + j, hi - 1) for j in range(kmax)] for lo, hi in b])
+    ih = tensor(idx[0], device=x.device)  # (oh, kh)
+    iw = tensor(idx[1], device=x.device)  # (ow, kw)
+    flat = (ih[:, None, :, None] * W + iw[None, :, None, :]).reshape(oh, ow, -1)
+    lead = x.shape[:-2]
+    xf = x.reshape((*lead, H * W))
+    with no_grad():
+        cand = index_select(xf, -1, flat.reshape(-1)).reshape((*lead, oh, ow, flat.shape[-1]))
+        nan = cand != cand
+        pick = where(nan.any(-1, keepdim=True), nan.float(), cand).argmax(-1)
+        best = gather(flat.expand((*lead, oh, ow, flat.shape[-1])), -1, pick.unsqueeze(-1))
+        best = best.squeeze(-1)
+    vals = gather(xf, -1, best.reshape((*lead, oh * ow))).reshape((*lead, oh, ow))
+    return vals, best
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Mirrors torch.nn.functional.adaptive_max_pool2d."""
+    return _adaptive_max(input, 2, output_size, return_indices, "adaptive_max_pool2d")
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Mirrors torch.nn.functional.adaptive_max_pool1d."""
+    return _adaptive_max(input, 1, output_size, return_indices, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+# --- unpooling ---
+
+
+def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
+    k = ntuple(kernel_size, n, "kernel_size", "max_unpool")
+    s = k if stride is None else ntuple(stride, n, "stride", "max_unpool")
+    p = ntuple(padding, n, "padding", "max_unpool")
+    have = input.shape[input.ndim - n :]
+    default = tuple((h - 1) * ss - 2 * pp + kk for h, ss, pp, kk in zip(have, s, p, k))
+    if output_size is None:
+        size = default
+    else:
+        size = tuple(output_size)[-n:]
+        for i, (o, dflt, ss) in enumerate(zip(size, default, s)):
+            if not dflt - ss < o < dflt + ss:
+                raise ValueError(
+                    f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
+                    f"{dflt - ss} and {dflt + ss})"
+                )
+    lead = input.shape[: input.ndim - n]
+    flat_in = input.reshape((*lead, -1))
+    out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
+    out = out.scatter(-1, indices.reshape((*lead, -1)), flat_in)
+    return out.reshape((*lead, *size))
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Mirrors torch.nn.functional.max_unpool1d."""
+    return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Puts each value back at its max_pool2d index, zeros elsewhere. Mirrors
+    torch.nn.functional.max_unpool2d."""
+    return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
+
+
+# --- interpolation ---
+
+_ALIGNABLE = ("linear", "bilinear", "bicubic", "trilinear")
+_LINEAR_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3}
+
+
+def _scalar(value, dtype, like: Tensor) -> Tensor:
+    """A 0-d tensor of `dtype` (the rounding torch's kernels do in float32 happens here)."""
+    return tensor(value, dtype=dtype, device=like.device)
+
+
+def _nearest_index(L, o, scale, exact, x):
+    """torch's source index of each output position: floor(i * scale) (nearest) or
+    floor((i + 0.5) * scale) (nearest-exact), computed in float32 as torch's kernel does."""
+    if not exact and o == L:
+        return arange(o, device=x.device)
+    if not exact and o == 2 * L:
+        return arange(o, device=x.device) // 2
+    s = 1.0 / scale if scale is not None and scale > 0 else L / o
+    i = arange(o, dtype=_dtype.float32, device=x.device)
+    if exact:
+        i = i + 0.5
+    return minimum((i * _scalar(s, _dtype.float32, x)).floor().long(),
+                   _scalar(L - 1, _dtype.int64, x))
+
+
+def _linear_weights(L, o, scale, align_corners, x):
+    """(i0, i1, lambda0, lambda1) of each output position along one axis, as torch computes
+    them in the input's float type."""
+    dt = x.dtype
+    i = arange(o, dtype=dt, device=x.device)
+    if align_corners:
+        s = (L - 1) / (o - 1) if o > 1 else 0.0
+        src = i * _scalar(s, dt, x)
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else L / o
+        src = maximum((i + 0.5) * _scalar(s, dt, x) - 0.5, _scalar(0.0, dt, x))
+    i0 = src.long()
+    l1 = src - i0.to(dt)
+    i1 = minimum(i0 + 1, _scalar(L - 1, _dtype.int64, x))
+    return i0, i1, 1.0 - l1, l1
+
+
+def _along(t: Tensor, dim: int) -> Tensor:
+    """A 1-d tensor shaped to broadcast along dim of an (ndim)-d tensor."""
+    return t.reshape((-1,) + (1,) * (-dim - 1))
+
+
+def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    have = input.shape[2:]
+    if size is not None:
+        sizes = ntuple(size, n, "size", "interpolate")
+        return sizes, (None,) * n
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (int, float)):
+        factors = (float(scale_factor),) * n
+    else:
+        factors = tuple(float(f) for f in scale_factor)
+        if len(factors) != n:
+            raise ValueError(
+                f"Input and scale_factor must have the same number of spatial dimensions, but "
+                f"got input with spatial dimensions of {list(have)} and scale_factor of shape "
+                f"{list(scale_factor)}."
+            )
+    sizes = tuple(math.floor(L * f) for L, f in zip(have, factors))
+    return sizes, ((None,) * n if recompute_scale_factor else factors)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False) -> Tensor:
+    """Resizes the spatial dims of (N, C, *spatial) input. Mirrors
+    torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
+    trilinear and area.
+
+    Differences from torch: mode='bicubic' and antialias=True are not implemented."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: "
+                "linear | bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    n = input.ndim - 2
+    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+    if n not in (1, 2, 3) or mode not in known:
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
+            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
+            f"nearest-exact (got {mode})"
+        )
+    if mode in _LINEAR_RANK and _LINEAR_RANK[mode] != n:
+        raise NotImplementedError(
+            f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_RANK[mode] + 2}D input"
+        )
+    if mode == "bicubic" or antialias:
+        raise NotImplementedError("interpolate: bicubic and antialias are not implemented")
+    sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
+    have = input.shape[2:]
+    if mode == "area":
+        return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
+    out = input
+    for i in range(n - 1, -1, -1):  # the last dim first, as torch's separable kernels
+        dim = i - n
+        if mode.startswith("nearest"):
+            idx = _nearest_index(have[i], sizes[i], scales[i], mode == "nearest-exact", input)
+            out = index_select(out, input.ndim + dim, idx)
+            continue
+        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, input)
+        a = index_select(out, input.ndim + dim, i0)
+        b = index_select(out, input.ndim + dim, i1)
+        out = a * _along(l0, dim) + b * _along(l1, dim)
+    return out
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of interpolate. Mirrors torch.nn.functional.upsample."""
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Mirrors torch.nn.functional.upsample_nearest."""
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Mirrors torch.nn.functional.upsample_bilinear (align_corners=True)."""
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -1,0 +1,210 @@
+"""nn.functional lookups: embedding, embedding_bag, one_hot (composed from index_select,
+index_add and scatter_reduce).
+
+Differences from torch: `sparse=True` is accepted and ignored (gradients are dense); an
+out-of-range index raises only for CPU tensors (see NOTE [ Checks that read values ] in
+minitorch/nn/_functional_loss.py).
+"""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._factories import arange, ones_like, zeros
+from minitorch._ops.reduction_more import vector_norm
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import no_grad
+
+__all__ = ["embedding", "embedding_bag", "one_hot"]
+
+
+def _check_indices(input: Tensor, op: str) -> None:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'indices' must be Tensor, not {type(input).__name__}")
+    if input.dtype.name not in ("int64", "int32"):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
+            f"{op})"
+        )
+
+
+def _check_range(idx: Tensor, n: int) -> None:
+    if idx._device.type == "cpu" and idx.numel():
+        x = idx._data
+        if bool(((x < 0) | (x >= n)).any()):
+            raise IndexError("index out of range in self")
+
+
+def _padding_idx(padding_idx, num_embeddings: int):
+    if padding_idx is None:
+        return None
+    if padding_idx > 0:
+        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+    elif padding_idx < 0:
+        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+        padding_idx = num_embeddings + padding_idx
+    return padding_idx
+
+
+def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescales, in place, the rows of weight that input refers to whose norm exceeds max_norm.
+    Mirrors torch.embedding_renorm_ (rows referred to twice get the same value twice)."""
+    with no_grad():
+        rows = input.reshape(-1)
+        picked = _ops.index_select(weight, 0, rows)
+        norms = vector_norm(picked, norm_type, dim=1, keepdim=True)
+        scale = _ops.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+        weight.index_copy_(0, rows, picked * scale)
+    return weight
+
+
+def _scale_grad(out: Tensor, scale: Tensor) -> Tensor:
+    """out's values, with its gradient multiplied by scale (broadcast against out)."""
+    return out.detach() + (out - out.detach()) * scale
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
+    gets no gradient. Mirrors torch.nn.functional.embedding."""
+    _check_indices(input, "embedding")
+    n = weight.shape[0]
+    padding_idx = _padding_idx(padding_idx, n)
+    _check_range(input, n)
+    if max_norm is not None:
+        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+    rows = input.reshape(-1)
+    out = _ops.index_select(weight, 0, rows)
+    if weight.requires_grad:
+        if padding_idx is not None:
+            out = _scale_grad(out, (rows != padding_idx).unsqueeze(1).to(out.dtype))
+        if scale_grad_by_freq:
+            counts = zeros(n, dtype=out.dtype, device=out.device).index_add(
+                0, rows, ones_like(rows, dtype=out.dtype)
+            )
+            out = _scale_grad(out, (1.0 / _ops.index_select(counts, 0, rows)).unsqueeze(1))
+    return out.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
+                  max_norm: float | None = None, norm_type: float = 2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """The sum, mean or max of the embeddings in each bag: the rows of a 2-D input, or the
+    slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag."""
+    _check_indices(input, "embedding_bag")
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then "
+            f"it must have the same shape as the input ({input.shape})"
+        )
+    if weight.ndim != 2:
+        raise ValueError(
+            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}"
+        )
+    n = weight.shape[0]
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
+                "of fixed length sequences. However, found offsets of type "
+                f"{type(offsets).__module__.replace('minitorch', 'torch')}."
+                f"{type(offsets).__name__}"
+            )
+        bags, length = input.shape
+        bag_of = arange(bags, device=input.device).repeat_interleave(length)
+        flat = input.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        bags = offsets.shape[0] - (1 if include_last_offset else 0)
+        _check_offsets(offsets)
+        flat = input
+        # bag id of each position: the number of bag starts at or before it, minus one
+        later = offsets[1:bags].to(_dtype.int64)
+        starts = zeros(flat.shape[0] + 1, dtype=_dtype.int64, device=input.device).index_add(
+            0, later, ones_like(later)
+        )
+        bag_of = _ops.cumsum(starts, 0)[: flat.shape[0]]
+    else:
+        raise ValueError(
+            f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
+        )
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        embedding_renorm_(weight, flat, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+            f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+            "GitHub."
+        )
+    padding_idx = _padding_idx(padding_idx, n)
+    _check_range(flat, n)
+    vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
+    keep = None if padding_idx is None else (flat != padding_idx)
+    d = weight.shape[1]
+    out_shape = (bags, d)
+    if mode == "max":
+        if keep is not None:
+            vals = _ops.where(keep.unsqueeze(1), vals, float("-inf"))
+        index = bag_of.unsqueeze(1).expand(flat.shape[0], d)
+        base = zeros(out_shape, dtype=weight.dtype, device=weight.device)
+        out = base.scatter_reduce(0, index, vals, "amax", include_self=False)
+        count = _count(bag_of, keep, bags, weight)
+        return _ops.where(count.unsqueeze(1) > 0, out, 0.0)
+    if per_sample_weights is not None:
+        vals = vals * per_sample_weights.reshape(-1, 1)
+    if keep is not None:
+        vals = vals * keep.unsqueeze(1).to(vals.dtype)
+    out = zeros(out_shape, dtype=vals.dtype, device=weight.device).index_add(0, bag_of, vals)
+    if mode == "mean":
+        count = _count(bag_of, keep, bags, weight)
+        out = out / _ops.clamp(count, min=1).unsqueeze(1)
+    return out
+
+
+def _count(bag_of: Tensor, keep, bags: int, weight: Tensor) -> Tensor:
+    ones = ones_like(bag_of, dtype=weight.dtype)
+    if keep is not None:
+        ones = ones * keep.to(weight.dtype)
+    return zeros(bags, dtype=weight.dtype, device=weight.device).index_add(0, bag_of, ones)
+
+
+def _check_offsets(offsets: Tensor) -> None:
+    if offsets._device.type == "cpu" and offsets.numel():
+        first = int(offsets._data[0])
+        if first != 0:
+            raise RuntimeError(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                f"from position 0. However, got {first}"
+            )
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor of shape tensor.shape + (num_classes,) with a 1 at each value. Mirrors
+    torch.nn.functional.one_hot.
+
+    Differences from torch: none in results; num_classes=-1 reads the maximum back to the host
+    (as torch does on CUDA), so pass num_classes in device code.
+    """
+    if not isinstance(tensor, Tensor) or tensor.dtype is not _dtype.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    on_host = tensor._device.type == "cpu"
+    if num_classes == -1:
+        if tensor.numel() == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(tensor.max().item()) + 1
+    if on_host and tensor.numel():
+        x = tensor._data
+        if bool((x < 0).any()):
+            raise RuntimeError("Class values must be non-negative.")
+        if bool((x >= num_classes).any()):
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = arange(num_classes, device=tensor.device)
+    return (tensor.unsqueeze(-1) == classes).to(_dtype.int64)

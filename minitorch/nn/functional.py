@@ -1,0 +1,276 @@
+"""nn.functional: the stateless forms of the layers. Mirrors torch.nn.functional.
+
+This file holds linear, the activations and the softmax family; the rest is split by concept
+(losses, normalization, dropout, embedding, distance, padding, attention) into the
+`_functional_*` modules beside it and re-exported here, so `import minitorch.nn.functional as F`
+sees one namespace. Activation kernels that need a fused primitive for stability live in
+minitorch/_ops/activation.py and minitorch/_ops/nn_kernels.py; the rest is composed here.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from minitorch import _ops
+from minitorch._ops import activation as _act
+from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
+    celu,
+    celu_,
+    elu,
+    gelu,
+    hardsigmoid,
+    hardswish,
+    hardtanh,
+    leaky_relu,
+    logsigmoid,
+    mish,
+    relu6,
+    selu,
+    selu_,
+    silu,
+    softplus,
+)
+from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_distance import *  # noqa: F403
+from minitorch.nn._functional_dropout import *  # noqa: F403
+from minitorch.nn._functional_loss import *  # noqa: F403
+from minitorch.nn._functional_norm import *  # noqa: F403
+from minitorch.nn._functional_pad import *  # noqa: F403
+from minitorch.nn._functional_sparse import *  # noqa: F403
+from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
+
+
+def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+        )
+
+
+# --- linear ---
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """input @ weight.T + bias. Mirrors torch.nn.functional.linear."""
+    _check_tensor(input, "linear")
+    _check_tensor(weight, "linear", "weight", 2)
+    shape = input.shape
+    if weight.ndim == 2 and input.ndim >= 1 and shape[-1] != weight.shape[1]:
+        rows = shape.numel() // shape[-1] if shape[-1] else 0
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows if input.ndim > 1 else 1}x"
+            f"{shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
+        )
+    if input.ndim == 2 and bias is not None and bias.ndim <= 1:
+        return _ops.addmm(bias, input, weight.t())  # one kernel, one node: the MLP hot path
+    out = _ops.matmul(input, weight.t())
+    return out if bias is None else out + bias
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
+    """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(
+            f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
+            f"and {list(input2.shape[:-1])}"
+        )
+    if weight.ndim != 3 or weight.shape[1] != input1.shape[-1] or (
+        weight.shape[2] != input2.shape[-1]
+    ):
+        raise RuntimeError(
+            f"bilinear(): weight of shape {list(weight.shape)} does not match input sizes "
+            f"{input1.shape[-1]} and {input2.shape[-1]}"
+        )
+    out = _ops.einsum("...i,oij,...j->...o", input1, weight, input2)
+    return out if bias is None else out + bias
+
+
+# --- piecewise activations composed from where / clamp ---
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """max(input, 0). Mirrors torch.nn.functional.relu."""
+    _check_tensor(input, "relu")
+    if input.dtype.name == "bool":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _ops.relu_(input) if inplace else _ops.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place relu. Mirrors torch.nn.functional.relu_."""
+    return relu(input, inplace=True)
+
+
+def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
+    _check_tensor(input, "threshold")
+
+    def compute(x):
+        out = _ops.where(x > threshold, x, value)
+        return out if out.dtype is x.dtype else out.to(x.dtype)
+
+    return _act._result(input, inplace, compute, "threshold")
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """input where input > threshold, else value. Mirrors torch.nn.functional.threshold."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place threshold. Mirrors torch.nn.functional.threshold_."""
+    return _threshold(input, threshold, value, True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place hardtanh. Mirrors torch.nn.functional.hardtanh_."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place elu. Mirrors torch.nn.functional.elu_."""
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place leaky_relu. Mirrors torch.nn.functional.leaky_relu_."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
+    return _ops.where(_ops.abs(input) > lambd, input, 0.0)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
+    if lambd < 0:
+        raise RuntimeError(
+            f"lambda must be greater or equal to 0, but found to be {float(lambd)}."
+        )
+    return _ops.where(input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, 0.0))
+
+
+def softsign(input: Tensor) -> Tensor:
+    """input / (1 + |input|). Mirrors torch.nn.functional.softsign."""
+    return input / (_ops.abs(input) + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """input - tanh(input). Mirrors torch.nn.functional.tanhshrink."""
+    return input - _ops.tanh(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), weight per channel (dim 1). Mirrors
+    torch.nn.functional.prelu."""
+    _check_tensor(input, "prelu")
+    if input.ndim == 0:
+        raise RuntimeError("Not allow zero-dim input tensor.")
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+            f"{n} and channel size = {channels}."
+        )
+    if n == 1:
+        w = weight.reshape(())
+    else:
+        w = weight.reshape((n,) + (1,) * (input.ndim - 2))
+    return _ops.where(input > 0, input, input * w)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Leaky relu with a random slope in [lower, upper] per element while training, their mean
+    otherwise. Mirrors torch.nn.functional.rrelu."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    from minitorch.random import rand
+
+    def compute(x):
+        slope = rand(x.shape, dtype=x.dtype, device=x.device) * (upper - lower) + lower
+        return _ops.where(x >= 0, x, x * slope)
+
+    return _act._result(input, inplace, compute, "rrelu")
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+           training: bool = False) -> Tensor:
+    """In-place rrelu. Mirrors torch.nn.functional.rrelu_."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b), a and b the halves of input along dim. Mirrors torch.nn.functional.glu."""
+    _check_tensor(input, "glu")
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim + input.ndim if dim < 0 else dim
+    size = input.shape[_ops.wrap_dim(dim, input.ndim, "glu")]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * _ops.sigmoid(b)
+
+
+# --- the softmax family ---
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
+    _check_tensor(input, "softmax")
+    if dim is None:
+        dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    return _ops.softmax(input, dim, dtype)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """softmax(-input) along dim. Mirrors torch.nn.functional.softmin."""
+    _check_tensor(input, "softmin")
+    if dim is None:
+        dim = _softmax_dim("softmin", input.ndim, _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return _ops.softmax(-input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
+                dtype=None) -> Tensor:
+    """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
+    _check_tensor(input, "log_softmax")
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    return _ops.log_softmax(input, dim, dtype)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
+                   dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel noise) / tau), one-hot in forward when hard (straight-through
+    gradient). Mirrors torch.nn.functional.gumbel_softmax.
+
+    Differences from torch: the noise comes from minitorch's generator (other numbers).
+    """
+    from minitorch._factories import zeros_like
+    from minitorch.random import rand
+
+    u = rand(logits.shape, dtype=logits.dtype, device=logits.device)
+    # -log(E), E ~ Exp(1) = -log(U): the Gumbel(0, 1) sample; U == 0 would give -inf, avoided
+    gumbels = -_ops.log(-_ops.log(_ops.clamp(u, min=eps)))
+    y_soft = _ops.softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -1,0 +1,32 @@
+"""minitorch.optim: optimizers and learning-rate schedulers. Mirrors torch.optim."""
+
+from minitorch.optim import lr_scheduler  # noqa: F401
+from minitorch.optim.adadelta import Adadelta
+from minitorch.optim.adagrad import Adagrad
+from minitorch.optim.adam import Adam, AdamW
+from minitorch.optim.adamax import Adamax
+from minitorch.optim.asgd import ASGD
+from minitorch.optim.lbfgs import LBFGS
+from minitorch.optim.nadam import NAdam
+from minitorch.optim.optimizer import Optimizer
+from minitorch.optim.radam import RAdam
+from minitorch.optim.rmsprop import RMSprop
+from minitorch.optim.rprop import Rprop
+from minitorch.optim.sgd import SGD
+
+__all__ = [
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "ASGD",
+    "LBFGS",
+    "NAdam",
+    "Optimizer",
+    "RAdam",
+    "RMSprop",
+    "Rprop",
+    "SGD",
+    "lr_scheduler",
+]

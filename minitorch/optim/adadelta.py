@@ -1,0 +1,79 @@
+"""Adadelta: steps scaled by the ratio of running RMS of updates and of gradients."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["Adadelta"]
+
+
+class Adadelta(Optimizer):
+    """Mirrors torch.optim.Adadelta: state `step`, `square_avg`, `acc_delta`.
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1.0,
+        rho: float = 0.9,
+        eps: float = 1e-6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        capturable: bool = False,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        _check_nonneg("epsilon", eps)
+        _check_nonneg("weight_decay", weight_decay)
+        defaults = {
+            "lr": lr,
+            "rho": rho,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "capturable": capturable,
+            "foreach": foreach,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """v = rho v + (1-rho) g^2;  d = sqrt(u + eps)/sqrt(v + eps) g;  u = rho u + (1-rho) d^2;
+        p -= lr d."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            rho = group["rho"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["square_avg"] = minitorch.zeros_like(p)
+                    state["acc_delta"] = minitorch.zeros_like(p)
+                square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+                state["step"].add_(1)
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
+                std = square_avg.add(eps).sqrt_()
+                delta = acc_delta.add(eps).sqrt_()
+                delta.div_(std).mul_(grad)
+                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+                p.add_(delta, alpha=-lr)
+        return loss

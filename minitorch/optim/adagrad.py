@@ -1,0 +1,98 @@
+"""Adagrad: per-coordinate learning rates from the running sum of squared gradients."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _advance,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Mirrors torch.optim.Adagrad: state `step` and `sum`, created for every parameter at
+    construction (so `share_memory()` and state dicts see them before the first step).
+
+    Differences from torch: `foreach` and `fused` are accepted and change nothing; sparse
+    gradients are not supported.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("lr_decay", lr_decay)
+        _check_nonneg("weight_decay", weight_decay)
+        _check_nonneg("initial_accumulator_value", initial_accumulator_value)
+        _check_nonneg("epsilon", eps)
+        defaults = {
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        super().__init__(params, defaults)
+        if fused and differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p, self.state[p])
+
+    def _init_state(self, p, state) -> None:
+        state["step"] = _new_step()
+        state["sum"] = minitorch.full_like(p, self.defaults["initial_accumulator_value"])
+
+    def share_memory(self) -> None:
+        """Calls share_memory_() on the `sum` tensors (a no-op where tensors lack it)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                share = getattr(self.state[p]["sum"], "share_memory_", None)
+                if share is not None:
+                    share()
+
+    def step(self, closure=None):
+        """s += g^2;  p -= lr / (1 + (t-1) lr_decay) * g / (sqrt(s) + eps)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            lr_decay = group["lr_decay"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:  # a parameter added with add_param_group
+                    self._init_state(p, state)
+                step = _advance(state["step"])
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                clr = lr / (1 + (step - 1) * lr_decay)
+                state_sum = state["sum"]
+                state_sum.addcmul_(grad, grad, value=1)
+                std = state_sum.sqrt().add_(eps)
+                p.addcdiv_(grad, std, value=-clr)
+        return loss

@@ -1,0 +1,155 @@
+"""Adam and AdamW (Adam with decoupled weight decay), with the AMSGrad variant."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _advance,
+    _check_betas,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Mirrors torch.optim.Adam: state `step` (0-d float32 on the CPU), `exp_avg`,
+    `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
+
+    Differences from torch: `foreach`, `fused` and `capturable` are accepted and change
+    nothing (one loop over the parameters; the step count stays on the CPU either way, see
+    NOTE [ Optimizer scalars stay off the device ]); betas given as tensors are used as numbers.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_betas(betas)
+        _check_nonneg("weight_decay", weight_decay)
+        if not (
+            (isinstance(betas[0], float) and isinstance(betas[1], float))
+            or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
+        ):
+            raise ValueError("betas must be either both floats or both Tensors")
+        for i, beta in enumerate(betas):
+            if isinstance(beta, Tensor) and beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+        betas = tuple(b.squeeze() if isinstance(b, Tensor) and b.dim() else b for b in betas)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+        if fused and differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def step(self, closure=None):
+        """m = lerp(m, g, 1-b1);  v = b2 v + (1-b2) g^2;
+        p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["exp_avg"] = minitorch.zeros_like(p)
+                    state["exp_avg_sq"] = minitorch.zeros_like(p)
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = minitorch.zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                step = _advance(state["step"])
+
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+
+                step_size = lr / (1 - beta1**step)
+                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+                if amsgrad:
+                    max_sq = state["max_exp_avg_sq"]
+                    minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
+                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                else:
+                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                p.addcdiv_(exp_avg, denom, value=-step_size)
+        return loss
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (p *= 1 - lr * weight_decay before the Adam update).
+    Mirrors torch.optim.AdamW (weight_decay defaults to 1e-2)."""
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True

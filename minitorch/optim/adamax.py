@@ -1,0 +1,77 @@
+"""Adamax: Adam with the infinity norm in place of the second moment."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _advance,
+    _check_betas,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["Adamax"]
+
+
+class Adamax(Optimizer):
+    """Mirrors torch.optim.Adamax: state `step`, `exp_avg`, `exp_inf`.
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 2e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_betas(betas)
+        _check_nonneg("weight_decay", weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """m = lerp(m, g, 1-b1), u = max(b2 u, |g| + eps), p -= lr/(1-b1^t) m/u."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["exp_avg"] = minitorch.zeros_like(p)
+                    state["exp_inf"] = minitorch.zeros_like(p)
+                exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+                step = _advance(state["step"])
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+                clr = lr / (1 - beta1**step)
+                p.addcdiv_(exp_avg, exp_inf, value=-clr)
+        return loss

@@ -1,0 +1,84 @@
+"""ASGD: averaged stochastic gradient descent."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch import _dtype
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """Mirrors torch.optim.ASGD: state `step`, `eta`, `mu` (0-d float32 on the parameter's
+    device, as torch keeps them) and the average `ax`.
+
+    The update reads `eta` and `mu` as tensors and computes their next values with tensor
+    math from `step` (torch's capturable formulas in float64), so nothing is read back to the
+    host. Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-2,
+        lambd: float = 1e-4,
+        alpha: float = 0.75,
+        t0: float = 1e6,
+        weight_decay: float = 0,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+        capturable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("weight_decay", weight_decay)
+        defaults = {
+            "lr": lr,
+            "lambd": lambd,
+            "alpha": alpha,
+            "t0": t0,
+            "weight_decay": weight_decay,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """p = p (1 - lambd eta) - eta g;  ax += mu (p - ax);
+        eta = lr / (1 + lambd lr t)^alpha,  mu = 1 / max(1, t - t0)."""
+        loss = _closure_loss(closure)
+        f32, f64 = _dtype.float32, _dtype.float64
+        for group in self.param_groups:
+            lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
+            lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = minitorch.zeros((), dtype=f32, device=p.device)
+                    state["eta"] = minitorch.as_tensor(lr, dtype=f32, device=p.device).clone()
+                    state["mu"] = minitorch.ones((), dtype=f32, device=p.device)
+                    state["ax"] = minitorch.zeros_like(p)
+                step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
+                step_t.add_(1)
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                eta_p = eta.to(p.dtype)
+                p.mul_(1 - lambd * eta_p)
+                p.addcmul_(grad, eta_p, value=-1)
+                # torch copies p into ax while mu == 1, else moves ax towards p by mu.
+                ax.copy_(minitorch.where(mu == 1, p, ax + (p - ax) * mu.to(p.dtype)))
+                step = step_t.to(f64)
+                eta.copy_(minitorch.full_like(step, lr) / (1 + lambd * lr * step) ** alpha)
+                mu.copy_((step - t0).clamp_min(1).reciprocal())
+        return loss

@@ -1,0 +1,99 @@
+"""NAdam: Adam with Nesterov momentum (and a momentum-decay schedule)."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _advance,
+    _check_betas,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["NAdam"]
+
+
+class NAdam(Optimizer):
+    """Mirrors torch.optim.NAdam: state `step`, `mu_product` (both 0-d float32 on the CPU),
+    `exp_avg`, `exp_avg_sq`.
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 2e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum_decay: float = 4e-3,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_betas(betas)
+        _check_nonneg("weight_decay", weight_decay)
+        _check_nonneg("momentum_decay", momentum_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "momentum_decay": momentum_decay,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """mu_t = b1 (1 - 0.5 * 0.96^(t psi)); p -= lr [(1-mu_t) g / (1-prod mu)
+        + mu_{t+1} m / (1 - prod mu * mu_{t+1})] / (sqrt(v/(1-b2^t)) + eps)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            momentum_decay = group["momentum_decay"]
+            decoupled = group["decoupled_weight_decay"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["mu_product"] = _new_step(1.0)
+                    state["exp_avg"] = minitorch.zeros_like(p)
+                    state["exp_avg_sq"] = minitorch.zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                mu_product_t = state["mu_product"]
+                step = _advance(state["step"])
+                bias_correction2 = 1 - beta2**step
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+                mu_product_t.mul_(mu)  # float32 on the CPU, as torch keeps it
+                mu_product = mu_product_t.item()
+                mu_product_next = mu_product * mu_next
+
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+                p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
+                p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+        return loss

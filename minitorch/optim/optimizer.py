@@ -1,0 +1,431 @@
+"""Optimizer: torch's data model (param_groups + per-parameter state), state dicts, step hooks."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+import minitorch
+from minitorch import _dtype
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
+from minitorch.nn.modules._hooks import RemovableHandle
+
+__all__ = [
+    "Optimizer",
+    "required",
+    "register_optimizer_step_pre_hook",
+    "register_optimizer_step_post_hook",
+]
+
+
+class _RequiredParameter:
+    """Singleton for a hyperparameter a param group must give (no default)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+_global_pre_hooks: OrderedDict = OrderedDict()
+_global_post_hooks: OrderedDict = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
+    """hook(optimizer, args, kwargs) before every optimizer's step. Mirrors
+    torch.optim.optimizer.register_optimizer_step_pre_hook."""
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook) -> RemovableHandle:
+    """hook(optimizer, args, kwargs) after every optimizer's step."""
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked_step(func):
+    """Wraps a subclass's `step`: step pre-hooks, the update under the optimizer's grad mode
+    (no_grad unless `differentiable`), step post-hooks. As in torch, hooks receive `args` with
+    the optimizer itself first."""
+
+    @functools.wraps(func)
+    def step(*args, **kwargs):
+        self = args[0]
+        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(
+                        f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                        f"{result}."
+                    )
+                args, kwargs = result
+        self._opt_called = True  # read by LRScheduler's call-order warning
+        with set_grad_enabled(self.defaults.get("differentiable", False)):
+            out = func(*args, **kwargs)
+        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    step._hooked = True
+    return step
+
+
+class Optimizer:
+    """Base class of all optimizers. Mirrors torch.optim.Optimizer.
+
+    `param_groups` is a list of dicts, each holding its `params` and every hyperparameter
+    (the group's own values merged over `defaults`); `state` maps a parameter to its dict of
+    optimizer state. Hyperparameters may be changed in `param_groups` between steps (that is
+    how the LR schedulers work). Subclasses implement `step`; it runs under `no_grad`.
+
+    # NOTE [ Optimizer scalars stay off the device ]
+    # `step` never reads a device value on the host (no .item()/float()/bool() of device
+    # tensors): the step count and other scalar state (`state["step"]`, NAdam's `mu_product`)
+    # are 0-d float32 tensors on the CPU, as torch keeps them, so reading them is free, and
+    # the bias corrections are Python numbers computed from them. A 0-d tensor `lr` on the CPU
+    # is read the same way; one on a device stays a tensor and enters the tensor math.
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _hooked_step(step)
+
+    def __init__(self, params, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self._optimizer_step_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                "dicts, but got " + minitorch.typename(params)
+            )
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for name in (
+            "_optimizer_step_pre_hooks",
+            "_optimizer_step_post_hooks",
+            "_optimizer_state_dict_pre_hooks",
+            "_optimizer_state_dict_post_hooks",
+            "_optimizer_load_state_dict_pre_hooks",
+            "_optimizer_load_state_dict_post_hooks",
+        ):
+            if name not in self.__dict__:
+                setattr(self, name, OrderedDict())
+        self.defaults.setdefault("differentiable", False)
+
+    def __repr__(self) -> str:
+        out = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    out += f"    {key}: {group[key]}\n"
+        return out + ")"
+
+    # --- param groups ---
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Adds a group of parameters with its own hyperparameters. Mirrors
+        torch.optim.Optimizer.add_param_group."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for param in params:  # (name, tensor) pairs, as named_parameters() gives
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            param_group["param_names"] = names
+
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + minitorch.typename(param)
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+
+        ids = [id(p) for p in tensors]
+        if len(ids) != len(set(ids)):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this "
+                "will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add param "
+                    f"group {which} to the optimizer"
+                )
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # --- gradients and stepping ---
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Resets the gradients of all optimized tensors: None by default, else zeros.
+        Mirrors torch.optim.Optimizer.zero_grad."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                else:
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
+                    p.grad.zero_()
+
+    def step(self, closure=None):
+        """Performs one optimization step. Mirrors torch.optim.Optimizer.step."""
+        raise NotImplementedError
+
+    # --- hooks ---
+
+    def register_step_pre_hook(self, hook) -> RemovableHandle:
+        """hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs), before step."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook) -> RemovableHandle:
+        """hook(optimizer, args, kwargs) -> None, after step."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer) before state_dict()."""
+        return _add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer, state_dict) -> state_dict or None, after state_dict()."""
+        return _add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer, state_dict) -> state_dict or None, before load_state_dict()."""
+        return _add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer) after load_state_dict()."""
+        return _add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # --- state dicts ---
+
+    def state_dict(self) -> dict[str, Any]:
+        """{'state': {index: {...}}, 'param_groups': [{hyperparameters..., 'params': [index]}]}.
+
+        Parameters are numbered in group order. As in torch, the state tensors are the live
+        ones, not copies. Mirrors torch.optim.Optimizer.state_dict."""
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                index.setdefault(id(p), i)
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Loads a state_dict() (ours or torch's layout): hyperparameters and per-parameter
+        state, tensors moved to each parameter's device (and float ones to its dtype; the
+        `step` count is kept as saved). Mirrors torch.optim.Optimizer.load_state_dict."""
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(
+            len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups, strict=True)
+        ):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in groups),
+                strict=True,
+            )
+        )
+        state: defaultdict = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast_state(param, v, None)
+            else:
+                state[k] = v
+        for group, saved in zip(groups, saved_groups, strict=True):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+
+def _add_hook(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _cast_state(param: Tensor, value, key):
+    """A loaded state value for `param`: tensors to its device (and dtype, for a floating
+    param), the `step` count as saved; containers rebuilt around their cast items."""
+    if isinstance(value, Tensor):
+        if key == "step":
+            return value
+        if param.dtype.is_floating_point:
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+    if isinstance(value, dict):
+        return {k: _cast_state(param, v, k) for k, v in value.items()}
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
+        return type(value)(_cast_state(param, v, None) for v in value)
+    return value
+
+
+# --- helpers the optimizers share ---
+
+
+def _params_with_grad(group):
+    """(param, grad) for the group's parameters that have a gradient; `maximize` negates."""
+    maximize = group.get("maximize", False)
+    for p in group["params"]:
+        grad = p.grad
+        if grad is not None:
+            yield p, (-grad if maximize else grad)
+
+
+def _closure_loss(closure):
+    """The closure's loss, evaluated with grad enabled (step itself runs under no_grad)."""
+    if closure is None:
+        return None
+    with enable_grad():
+        return closure()
+
+
+def _scalar(x):
+    """A hyperparameter as a Python number: numbers as given, a CPU tensor read on the host
+    (free); a tensor on a device stays a 0-d tensor for tensor math (no synchronisation)."""
+    if isinstance(x, Tensor):
+        if x._device.type == "cpu":
+            return x.item()
+        return x.reshape(())
+    return x
+
+
+def _new_step(value: float = 0.0) -> Tensor:
+    """A 0-d float32 CPU tensor: how torch keeps the step count (see NOTE [ Optimizer scalars
+    stay off the device ])."""
+    return minitorch.full((), value, dtype=_dtype.float32, device="cpu")
+
+
+def _advance(step_t: Tensor) -> float:
+    """step_t += 1 in place; the new count as a Python number."""
+    step_t.add_(1)
+    return step_t.item()
+
+
+def _check_lr(lr) -> None:
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
+def _check_betas(betas) -> None:
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+
+
+def _check_nonneg(name: str, value) -> None:
+    if not 0.0 <= value:
+        raise ValueError(f"Invalid {name} value: {value}")

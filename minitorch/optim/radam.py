@@ -1,0 +1,100 @@
+"""RAdam: Adam with the variance of the adaptive learning rate rectified."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _advance,
+    _check_betas,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["RAdam"]
+
+
+class RAdam(Optimizer):
+    """Mirrors torch.optim.RAdam: state `step`, `exp_avg`, `exp_avg_sq`.
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing; the
+    rectification test (rho_t > 5) is a Python comparison of host numbers, never a device one.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-3,
+        betas=(0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        decoupled_weight_decay: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_betas(betas)
+        _check_nonneg("weight_decay", weight_decay)
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "decoupled_weight_decay": decoupled_weight_decay,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Adam's moments; the step is rectified by r_t once rho_t > 5, plain momentum before."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            beta1, beta2 = group["betas"]
+            decoupled = group["decoupled_weight_decay"]
+            rho_inf = 2 / (1 - beta2) - 1
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["exp_avg"] = minitorch.zeros_like(p)
+                    state["exp_avg_sq"] = minitorch.zeros_like(p)
+                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+                step = _advance(state["step"])
+                if weight_decay != 0:
+                    if decoupled:
+                        p.mul_(1 - lr * weight_decay)
+                    else:
+                        grad = grad.add(p, alpha=weight_decay)
+                exp_avg.lerp_(grad, 1 - beta1)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                bias_corrected_exp_avg = exp_avg / bias_correction1
+                rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
+                if rho_t > 5.0:
+                    rect = (
+                        (rho_t - 4)
+                        * (rho_t - 2)
+                        * rho_inf
+                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                    ) ** 0.5
+                    # torch's `number / tensor` is tensor.reciprocal() * number
+                    adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal_() * bias_correction2**0.5
+                    p.sub_(bias_corrected_exp_avg * lr * adaptive_lr * rect)
+                else:
+                    p.sub_(bias_corrected_exp_avg * lr)
+        return loss

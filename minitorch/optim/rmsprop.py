@@ -1,0 +1,94 @@
+"""RMSprop: gradients scaled by a running root mean square (optionally centered), momentum."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _check_nonneg,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """Mirrors torch.optim.RMSprop: state `step`, `square_avg`, and `momentum_buffer` (momentum
+    > 0) and `grad_avg` (centered).
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        _check_nonneg("epsilon", eps)
+        _check_nonneg("momentum", momentum)
+        _check_nonneg("weight_decay", weight_decay)
+        _check_nonneg("alpha", alpha)
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "alpha": alpha,
+            "eps": eps,
+            "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """v = a v + (1-a) g^2;  avg = sqrt(v - mean(g)^2 if centered else v) + eps;
+        p -= lr g/avg (or through the momentum buffer b = m b + g/avg)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            alpha, momentum, centered = group["alpha"], group["momentum"], group["centered"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["square_avg"] = minitorch.zeros_like(p)
+                    if momentum > 0:
+                        state["momentum_buffer"] = minitorch.zeros_like(p)
+                    if centered:
+                        state["grad_avg"] = minitorch.zeros_like(p)
+                square_avg = state["square_avg"]
+                state["step"].add_(1)
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                if centered:
+                    grad_avg = state["grad_avg"]
+                    grad_avg.lerp_(grad, 1 - alpha)
+                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                else:
+                    avg = square_avg.sqrt()
+                avg = avg.add_(eps)
+                if momentum > 0:
+                    buf = state["momentum_buffer"]
+                    buf.mul_(momentum).addcdiv_(grad, avg)
+                    p.add_(buf, alpha=-lr)
+                else:
+                    p.addcdiv_(grad, avg, value=-lr)
+        return loss

@@ -1,0 +1,78 @@
+"""Rprop: resilient backpropagation (per-coordinate step sizes driven by gradient signs)."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _new_step,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["Rprop"]
+
+
+class Rprop(Optimizer):
+    """Mirrors torch.optim.Rprop: state `step`, `prev` (the last gradient used) and
+    `step_size`.
+
+    Differences from torch: `foreach` and `capturable` are accepted and change nothing; the
+    sign tests are `where` selections (torch's capturable form), never boolean indexing.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-2,
+        etas=(0.5, 1.2),
+        step_sizes=(1e-6, 50),
+        *,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        _check_lr(lr)
+        if not 0.0 < etas[0] < 1.0 < etas[1]:
+            raise ValueError(f"Invalid eta values: {etas[0]}, {etas[1]}")
+        defaults = {
+            "lr": lr,
+            "etas": etas,
+            "step_sizes": step_sizes,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        """Where g * prev > 0 the step size grows by etaplus, where < 0 it shrinks by etaminus
+        (and that coordinate skips this update); p -= sign(g) * step_size."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            etaminus, etaplus = group["etas"]
+            step_size_min, step_size_max = group["step_sizes"]
+            for p, grad in _params_with_grad(group):
+                state = self.state[p]
+                if not state:
+                    state["step"] = _new_step()
+                    state["prev"] = minitorch.zeros_like(p)
+                    state["step_size"] = minitorch.full_like(grad, _scalar(group["lr"]))
+                prev, step_size = state["prev"], state["step_size"]
+                state["step"].add_(1)
+                agreement = grad.mul(prev)
+                factor = minitorch.where(  # in grad's dtype, as torch writes its `sign` tensor
+                    agreement > 0,
+                    etaplus,
+                    minitorch.where(agreement < 0, etaminus, minitorch.ones_like(agreement)),
+                )
+                step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+                grad = minitorch.where(agreement < 0, 0.0, grad)
+                p.addcmul_(minitorch.sign(grad), step_size, value=-1)
+                prev.copy_(grad)
+        return loss

@@ -1,0 +1,81 @@
+"""SGD: stochastic gradient descent with momentum, dampening, Nesterov and weight decay."""
+
+from __future__ import annotations
+
+from minitorch._tensor import Tensor
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _closure_loss,
+    _params_with_grad,
+    _scalar,
+)
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """Mirrors torch.optim.SGD (same update, state key `momentum_buffer`, defaults lr=1e-3).
+
+    Differences from torch: `foreach` and `fused` are accepted and ignored (one loop over the
+    parameters); sparse gradients are not supported.
+    """
+
+    def __init__(
+        self,
+        params,
+        lr: float | Tensor = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float | Tensor = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        _check_lr(lr)
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+        if fused and differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if fused and foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def step(self, closure=None):
+        """p -= lr * v, v = momentum * v + (1 - dampening) * (grad + weight_decay * p)."""
+        loss = _closure_loss(closure)
+        for group in self.param_groups:
+            lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
+            momentum, dampening = group["momentum"], group["dampening"]
+            nesterov = group["nesterov"]
+            for p, grad in _params_with_grad(group):
+                if weight_decay != 0:
+                    grad = grad.add(p, alpha=weight_decay)
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = state["momentum_buffer"] = grad.detach().clone()
+                    else:
+                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(grad, alpha=-lr)
+        return loss

@@ -1,0 +1,186 @@
+"""Collation: default_collate merges a list of samples into a batch, default_convert turns NumPy
+data into tensors without batching, and pin_memory walks a batch pinning its tensors."""
+
+from __future__ import annotations
+
+import collections.abc
+import copy
+import re
+from collections.abc import Callable
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._factories import as_tensor, tensor
+from minitorch._ops import stack
+from minitorch._tensor import Tensor
+
+__all__ = [
+    "collate",
+    "default_collate",
+    "default_collate_fn_map",
+    "default_convert",
+    "collate_tensor_fn",
+    "collate_numpy_array_fn",
+    "collate_numpy_scalar_fn",
+    "collate_float_fn",
+    "collate_int_fn",
+    "collate_str_fn",
+]
+
+# NumPy dtype strings of bytes, unicode and object arrays, which have no tensor dtype.
+np_str_obj_array_pattern = re.compile(r"[SaUO]")
+
+default_collate_err_msg_format = (
+    "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
+)
+
+
+def _is_numpy_value(x) -> bool:
+    """A NumPy array or scalar other than a string scalar."""
+    cls = type(x)
+    return cls.__module__ == "numpy" and cls.__name__ not in ("str_", "string_", "bytes_")
+
+
+def _rebuild_mapping(elem, values: dict):
+    """A mapping of elem's type holding `values` (a plain dict when the type cannot be built)."""
+    try:
+        if isinstance(elem, collections.abc.MutableMapping):
+            out = copy.copy(elem)  # keeps OrderedDict / defaultdict and their extras
+            out.update(values)
+            return out
+        return type(elem)(values)
+    except TypeError:
+        return values
+
+
+def _rebuild_sequence(elem, values: list):
+    """A sequence of elem's type holding `values` (a plain list when the type cannot be built)."""
+    try:
+        if isinstance(elem, collections.abc.MutableSequence):
+            out = copy.copy(elem)
+            for i, v in enumerate(values):
+                out[i] = v
+            return out
+        return type(elem)(values)
+    except TypeError:
+        return values
+
+
+def default_convert(data):
+    """Converts NumPy arrays and scalars to tensors, recursing into mappings, named tuples and
+    sequences (tuples become lists); anything else is returned as is. The DataLoader's
+    collate_fn when batching is disabled. Mirrors torch.utils.data.default_convert."""
+    if isinstance(data, Tensor):
+        return data
+    if _is_numpy_value(data):
+        if isinstance(data, np.ndarray) and np_str_obj_array_pattern.search(data.dtype.str):
+            return data
+        return as_tensor(data)
+    if isinstance(data, collections.abc.Mapping):
+        return _rebuild_mapping(data, {k: default_convert(data[k]) for k in data})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):  # named tuple
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]
+    if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
+        return _rebuild_sequence(data, [default_convert(d) for d in data])
+    return data
+
+
+def collate(batch, *, collate_fn_map: dict | None = None):
+    """Collates `batch` (a list of samples) by the type of its first element: a function of
+    collate_fn_map (exact type first, then the first key it is an instance of), else mappings,
+    named tuples and sequences recursively. Mirrors torch.utils.data._utils.collate.collate."""
+    elem = batch[0]
+    elem_type = type(elem)
+    if collate_fn_map is not None:
+        fn = collate_fn_map.get(elem_type)
+        if fn is not None:
+            return fn(batch, collate_fn_map=collate_fn_map)
+        for key, fn in collate_fn_map.items():
+            if isinstance(elem, key):
+                return fn(batch, collate_fn_map=collate_fn_map)
+    if isinstance(elem, collections.abc.Mapping):
+        merged = {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map) for k in elem}
+        return _rebuild_mapping(elem, merged)
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # named tuple
+        return elem_type(*(collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        size = len(elem)
+        if any(len(e) != size for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        # each field is a tuple, as in torch (a field of strings stays a tuple)
+        fields = [collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch)]
+        if isinstance(elem, tuple):
+            return fields  # torch returns tuples' fields as a list
+        return _rebuild_sequence(elem, fields)
+    raise TypeError(default_collate_err_msg_format.format(elem_type))
+
+
+def collate_tensor_fn(batch, *, collate_fn_map=None):
+    """Tensors stacked along a new first dim (stack's error for different shapes)."""
+    return stack(batch, 0)
+
+
+def collate_numpy_array_fn(batch, *, collate_fn_map=None):
+    elem = batch[0]
+    if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
+        raise TypeError(default_collate_err_msg_format.format(elem.dtype))
+    return collate([as_tensor(b) for b in batch], collate_fn_map=collate_fn_map)
+
+
+def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
+    return as_tensor(batch)
+
+
+def collate_float_fn(batch, *, collate_fn_map=None):
+    return tensor(batch, dtype=_dtype.float64)
+
+
+def collate_int_fn(batch, *, collate_fn_map=None):
+    return tensor(batch)  # int64, or bool for bools
+
+
+def collate_str_fn(batch, *, collate_fn_map=None):
+    return batch
+
+
+default_collate_fn_map: dict[type | tuple, Callable] = {
+    Tensor: collate_tensor_fn,
+    np.ndarray: collate_numpy_array_fn,
+    (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
+    float: collate_float_fn,
+    int: collate_int_fn,
+    str: collate_str_fn,
+    bytes: collate_str_fn,
+}
+
+
+def default_collate(batch):
+    """Merges a list of samples into a batch: tensors and NumPy arrays are stacked along a new
+    first dim, Python floats become a float64 tensor, ints int64 (bools bool), strings and
+    bytes stay a list, and mappings, named tuples and sequences are collated field by field.
+    Mirrors torch.utils.data.default_collate."""
+    return collate(batch, collate_fn_map=default_collate_fn_map)
+
+
+def pin_memory(data):
+    """data with every tensor pinned (Tensor.pin_memory() where tensors have it) and objects
+    with a pin_memory() method pinned, through mappings, named tuples and sequences."""
+    if isinstance(data, Tensor):
+        pin = getattr(data, "pin_memory", None)
+        return pin() if pin is not None else data
+    if isinstance(data, (str, bytes)):
+        return data
+    if isinstance(data, collections.abc.Mapping):
+        return _rebuild_mapping(data, {k: pin_memory(v) for k, v in data.items()})
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(pin_memory(d) for d in data))
+    if isinstance(data, tuple):
+        return [pin_memory(d) for d in data]
+    if isinstance(data, collections.abc.Sequence):
+        return _rebuild_sequence(data, [pin_memory(d) for d in data])
+    if hasattr(data, "pin_memory"):
+        return data.pin_memory()
+    return data

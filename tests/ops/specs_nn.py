@@ -1,0 +1,65 @@
+"""Op-test rows for the fused nn kernels (minitorch/_ops/nn_kernels.py): softmax, log_softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import minitorch as mt
+from tests.ops.spec import OpSpec
+
+
+def _torch(make):
+    """The op built for torch; torch is imported only when a reference test calls it."""
+
+    def op(*args, **kwargs):
+        import torch
+
+        return make(torch)(*args, **kwargs)
+
+    return op
+
+
+def row(name, make, ref, shapes, **kw) -> OpSpec:
+    """A spec whose minitorch and torch ops are the same code: make(lib) -> callable."""
+    return OpSpec(name=name, op=make(mt), ref=ref, shapes=shapes, torch_op=_torch(make), **kw)
+
+
+def _log_softmax(x, dim):
+    if x.ndim == 0:
+        return np.zeros_like(x)
+    m = x.max(axis=dim, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=dim, keepdims=True))
+
+
+def _softmax(x, dim):
+    return np.exp(_log_softmax(x, dim))
+
+
+WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
+NOGRAD = {"grad": (), "gradgrad": False}
+
+# fmt: off
+SPECS = [
+    row("softmax", lambda m: lambda x: m.softmax(x, 1), lambda x: _softmax(x, 1), [(3, 4)]),
+    row("softmax__dim0", lambda m: lambda x: m.softmax(x, 0), lambda x: _softmax(x, 0),
+        [(2, 3, 4)]),
+    row("softmax__last", lambda m: lambda x: x.softmax(-1), lambda x: _softmax(x, -1),
+        [(2, 3, 4)]),
+    row("softmax__0d", lambda m: lambda x: m.softmax(x, 0), lambda x: _softmax(x, 0), [()]),
+    row("softmax__empty", lambda m: lambda x: m.softmax(x, 1), lambda x: x, [(0, 3)]),
+    row("softmax__wide", lambda m: lambda x: m.softmax(x, 1), lambda x: _softmax(x, 1),
+        [(3, 5)], domain=WIDE, **NOGRAD),
+    row("softmax__dtype", lambda m: lambda x: m.softmax(x, 1, dtype=m.float64),
+        lambda x: _softmax(x, 1), [(3, 4)], dtypes=("float32",)),
+    row("log_softmax", lambda m: lambda x: m.log_softmax(x, 1), lambda x: _log_softmax(x, 1),
+        [(3, 4)]),
+    row("log_softmax__dim0", lambda m: lambda x: x.log_softmax(0),
+        lambda x: _log_softmax(x, 0), [(4, 2, 3)]),
+    row("log_softmax__0d", lambda m: lambda x: m.log_softmax(x, -1),
+        lambda x: _log_softmax(x, -1), [()]),
+    row("log_softmax__wide", lambda m: lambda x: m.log_softmax(x, -1),
+        lambda x: _log_softmax(x, -1), [(3, 5)], domain=WIDE, rtol=1e-4, **NOGRAD),
+    row("log_softmax__half", lambda m: lambda x: m.log_softmax(x, -1),
+        lambda x: _log_softmax(x, -1), [(3, 5)], dtypes=("float16",), **NOGRAD),
+]
+# fmt: on
