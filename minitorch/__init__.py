@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import warnings as _warnings
+
+# torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
+# RuntimeWarnings are attributed to minitorch's op and backend modules.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.(_ops|_backend)")
+
 import builtins as _builtins
 
 from minitorch import _dtype
@@ -70,6 +76,7 @@ from minitorch.random import (  # noqa: F401
     set_rng_state,
 )
 from minitorch import nn  # noqa: E402,F401  (after the ops, factories and autograd)
+from minitorch import utils  # noqa: E402,F401  (after nn: utils.hooks re-exports nn's)
 from minitorch import optim  # noqa: E402,F401  (after nn)
 from minitorch import cuda  # noqa: F401  (imports no CuPy: see minitorch/cuda)
 

@@ -29,7 +29,11 @@ _builtin_range = range
 
 def _device(device) -> Device:
     """The canonical device a new tensor goes on (the default device when None)."""
-    return tensor_device(default_device() if device is None else device)
+    if device is None:
+        device = default_device()
+        if device is cpu:
+            return cpu
+    return tensor_device(device)
 
 
 def _dtype_arg(dtype, default, op: str):
@@ -77,6 +81,13 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
     if not args:
         raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
     a = args[0]
+    # The common case first: non-negative Python ints, as varargs or one tuple/list/Size.
+    seq = a if len(args) == 1 and a.__class__ in _SEQUENCES else args
+    for n in seq:
+        if n.__class__ is not int or n < 0:
+            break
+    else:
+        return tuple(seq)
     if len(args) == 1:
         if a.__class__ is tuple or a.__class__ is list or a.__class__ is Size:
             return _shape_seq(a, op, pos)
@@ -87,7 +98,16 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
     return _shape_seq(args, op, pos)
 
 
+_SEQUENCES = (tuple, list, Size)
+
+
 def _shape_seq(seq, op: str, pos) -> tuple:
+    if seq.__class__ in _SEQUENCES:
+        for n in seq:
+            if n.__class__ is not int or n < 0:
+                break
+        else:
+            return tuple(seq)
     where = "" if pos is None else f" (position {pos})"
     if not isinstance(seq, (tuple, list)):
         raise TypeError(
@@ -195,6 +215,8 @@ def _is_seq(x) -> bool:
     cls = x.__class__
     if cls is list or cls is tuple:
         return True
+    if cls in _PLAIN:
+        return False
     if isinstance(x, (str, bytes, dict, Tensor, np.ndarray, np.generic)):
         return False
     return hasattr(cls, "__getitem__") and hasattr(cls, "__len__")
@@ -335,8 +357,46 @@ def _bad_leaf_error(leaf, dt) -> TypeError:
     return TypeError(f"must be real number, not {name}")
 
 
+_FLOAT32_MAX = 3.4028234663852886e38
+
+
+def _fast_plain(data, dt):
+    """tensor() of a Python number or a flat list of them, the common case, without the general
+    walk: (array, dtype), or None to take the general path."""
+    cls = data.__class__
+    if cls is list:
+        types = set(map(type, data))
+        if not types or not types <= _PLAIN:
+            return None
+    elif cls in _PLAIN:
+        types = {cls}
+    else:
+        return None
+    if float in types:
+        dt = _dtype.default_float() if dt is None else dt
+        if dt is _dtype.float32:
+            # A value beyond float32's range becomes inf with a NumPy warning: the general path.
+            biggest = max(map(abs, data)) if cls is list else abs(data)
+            if not biggest < _FLOAT32_MAX:
+                return None
+        elif dt is not _dtype.float64:
+            return None
+    else:
+        inferred = _dtype.int64 if int in types else _dtype.bool
+        dt = inferred if dt is None else dt
+        if dt is not inferred:
+            return None
+    try:
+        return np.array(data, dtype=dt.np), dt
+    except OverflowError:  # an int beyond int64: the general path raises torch's error
+        return None
+
+
 def _host_from_data(data, dt):
     """Nested Python data as a host array of dtype `dt` (None: inferred); returns (array, dtype)."""
+    fast = _fast_plain(data, dt)
+    if fast is not None:
+        return fast
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     shape = _sizes(data)
@@ -377,10 +437,12 @@ def _host_from_data(data, dt):
         raise ValueError(f"tensor(): inconsistent nested data of shape {src.shape}")
     _check_int_range(src, dt, dt.name)
     npdt = _dtype.numpy_dtype(dt)
+    if src.dtype == npdt:
+        return src, dt
     with np.errstate(over="ignore", invalid="ignore"):
         if src.dtype.kind == "f" and npdt.kind == "f":
             return _from_double(src, npdt), dt
-        return src.astype(npdt, copy=src.dtype != npdt), dt
+        return src.astype(npdt), dt
 
 
 def _check_ndarray(a: np.ndarray):
@@ -510,14 +572,20 @@ def from_numpy(ndarray) -> Tensor:
 
 
 def _filled(fill, shape, dt, dev, requires_grad):
-    npdt = _dtype.numpy_dtype(dt)
-    if fill == 0:
-        t = _make(_build(lambda xp: xp.zeros(shape, dtype=npdt), dev), dev, False, None)
-    elif fill == 1:
-        t = _make(_build(lambda xp: xp.ones(shape, dtype=npdt), dev), dev, False, None)
+    npdt = dt.np  # bfloat16's resolves on first use (see _dtype.numpy_dtype)
+    if dev is cpu:
+        arr = _fill_array(np, fill, shape, npdt)
     else:
-        t = _make(_build(lambda xp: xp.full(shape, fill, dtype=npdt), dev), dev, False, None)
-    return _require_grad(t, requires_grad)
+        arr = _build(lambda xp: _fill_array(xp, fill, shape, npdt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _fill_array(xp, fill, shape, npdt):
+    if fill == 0:
+        return xp.zeros(shape, dtype=npdt)
+    if fill == 1:
+        return xp.ones(shape, dtype=npdt)
+    return xp.full(shape, fill, dtype=npdt)
 
 
 def zeros(

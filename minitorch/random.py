@@ -115,7 +115,7 @@ def _rebuild_generator(device, state):
     return Generator(device).set_state(state)
 
 
-_defaults: dict = {}  # Device -> its default Generator
+_defaults: dict = {}  # str(device) -> the device's default Generator
 _last_seed = _DEFAULT_SEED
 
 
@@ -133,10 +133,10 @@ def generator_for(device: Device, generator: Generator | None = None, op: str = 
                 f"'{generator.device.type}'"
             )
         return generator
-    g = _defaults.get(device)
+    g = _defaults.get(device._str)  # a str key: hashed once, unlike a Device
     if g is None:
         # A device first used after manual_seed() starts from that seed too.
-        g = _defaults[device] = Generator(device).manual_seed(_last_seed)
+        g = _defaults[device._str] = Generator(device).manual_seed(_last_seed)
     return g
 
 

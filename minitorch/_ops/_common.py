@@ -54,11 +54,12 @@ def promote(a, b, op: str):
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
             da = a._data.dtype
-            if da is b._data.dtype or da == b._data.dtype:
+            db = b._data.dtype
+            if da is db or da == db:
                 return a, b, _from_numpy(da)
-            dt = _dtype.binary_dtype(_from_numpy(da), a._data.ndim,
-                                     _from_numpy(b._data.dtype), b._data.ndim)
-            return cast(a, dt), cast(b, dt), dt
+            dt = _dtype.binary_dtype(_from_numpy(da), a._data.ndim, _from_numpy(db), b._data.ndim)
+            # A bool operand needs no cast: NumPy promotes bool with X to X, as torch does.
+            return (a if da.kind == "b" else cast(a, dt)), (b if db.kind == "b" else cast(b, dt)), dt
         b = _scalar(b, op)
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)

@@ -1,4 +1,4 @@
-"""Convolution kernels: N-d convolution, its transpose and weight gradient, im2col/col2im, padding.
+"""Convolution kernels: N-d convolution, its transpose and weight gradient, im2col/col2im.
 
 NOTE [ Convolution as im2col ]
 A convolution reads, for every output position, a window of the (zero-padded) input. The windows
@@ -49,13 +49,17 @@ def pad_array(xp, x, pads, fill=0):
     if not any(lo or hi for lo, hi in pads):
         return x
     lead = x.ndim - len(pads)
-    shape = x.shape[:lead] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[lead:], pads))
+    shape = x.shape[:lead] + tuple(
+        s + lo + hi for s, (lo, hi) in zip(x.shape[lead:], pads, strict=False)
+    )
     if fill == 0:
         out = xp.zeros(shape, dtype=x.dtype)
     else:
         out = xp.full(shape, fill, dtype=x.dtype)
-    out[(slice(None),) * lead + tuple(slice(lo, lo + s) for s, (lo, _) in
-                                      zip(x.shape[lead:], pads))] = x
+    out[
+        (slice(None),) * lead
+        + tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[lead:], pads, strict=False))
+    ] = x
     return out
 
 
@@ -64,7 +68,9 @@ def crop_array(xp, x, pads, size):
     if not any(lo or hi for lo, hi in pads):
         return x
     lead = x.ndim - len(pads)
-    key = (slice(None),) * lead + tuple(slice(lo, lo + s) for (lo, _), s in zip(pads, size))
+    key = (slice(None),) * lead + tuple(
+        slice(lo, lo + s) for (lo, _), s in zip(pads, size, strict=False)
+    )
     return xp.ascontiguousarray(x[key])
 
 
@@ -85,9 +91,12 @@ def taps(kernel, stride, dilation, out_size):
     """(flat tap number, the slices of the padded input that tap reads) for each kernel tap."""
     ranges = [range(k) for k in kernel]
     for t, ks in enumerate(itertools.product(*ranges)):
-        yield t, tuple(
-            slice(k * d, k * d + s * (o - 1) + 1, s)
-            for k, s, d, o in zip(ks, stride, dilation, out_size)
+        yield (
+            t,
+            tuple(
+                slice(k * d, k * d + s * (o - 1) + 1, s)
+                for k, s, d, o in zip(ks, stride, dilation, out_size, strict=False)
+            ),
         )
 
 
@@ -98,7 +107,9 @@ def col2im(xp, cols, padded, stride, dilation):
     out = xp.zeros(cols.shape[:2] + tuple(padded), dtype=cols.dtype)
     lead = (slice(None), slice(None))
     ranges = [range(k) for k in kernel]
-    for (_, sl), ks in zip(taps(kernel, stride, dilation, out_size), itertools.product(*ranges)):
+    for (_, sl), ks in zip(
+        taps(kernel, stride, dilation, out_size), itertools.product(*ranges), strict=False
+    ):
         out[lead + sl] += cols[lead + ks]
     return out
 
@@ -109,7 +120,7 @@ def _columns(xp, x, kernel, stride, pads, dilation, groups, out_size=None):
     if out_size is None:
         out_size = tuple(
             conv_out_size(s, k, st, (0, 0), d)
-            for s, k, st, d in zip(xpad.shape[2:], kernel, stride, dilation)
+            for s, k, st, d in zip(xpad.shape[2:], kernel, stride, dilation, strict=False)
         )
     win = windows(xp, xpad, kernel, stride, dilation, out_size)
     n, c = x.shape[:2]
@@ -192,7 +203,7 @@ class ConvTranspose(Function):
         wm = xp.swapaxes(wd.reshape(groups, c_in // groups, c_out_g * prod(kernel)), -1, -2)
         xm = xd.reshape(n, groups, c_in // groups, prod(in_size))
         cols = xp.matmul(wm, xm).reshape((n, groups * c_out_g) + tuple(kernel) + in_size)
-        padded = tuple(o + lo + hi for o, (lo, hi) in zip(out_size, padding))
+        padded = tuple(o + lo + hi for o, (lo, hi) in zip(out_size, padding, strict=False))
         out = crop_array(xp, col2im(xp, cols, padded, stride, dilation), padding, out_size)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
@@ -226,8 +237,9 @@ class ConvWeight(Function):
         g = gy._data
         n, c_out = g.shape[:2]
         if cols is None:
-            cols, _ = _columns(xp, x._data, kernel, stride, padding, dilation, groups,
-                               out_size=g.shape[2:])
+            cols, _ = _columns(
+                xp, x._data, kernel, stride, padding, dilation, groups, out_size=g.shape[2:]
+            )
         gm = g.reshape(n, groups, c_out // groups, -1)
         out = xp.matmul(gm, xp.swapaxes(cols, -1, -2)).sum(0)
         ctx.geom = (stride, padding, dilation, groups)
@@ -262,7 +274,11 @@ class Im2Col(Function):
     def backward(ctx, grad):
         kernel, stride, padding, dilation, size = ctx.geom
         return Col2Im.apply(
-            grad, output_size=size, kernel=kernel, stride=stride, padding=padding,
+            grad,
+            output_size=size,
+            kernel=kernel,
+            stride=stride,
+            padding=padding,
             dilation=dilation,
         )
 
@@ -275,10 +291,10 @@ class Col2Im(Function):
     def forward(ctx, a, *, output_size, kernel, stride, padding, dilation):
         xp = ctx.xp
         d = a._data
-        padded = tuple(s + lo + hi for s, (lo, hi) in zip(output_size, padding))
+        padded = tuple(s + lo + hi for s, (lo, hi) in zip(output_size, padding, strict=False))
         out_size = tuple(
             conv_out_size(s, k, st, (0, 0), dl)
-            for s, k, st, dl in zip(padded, kernel, stride, dilation)
+            for s, k, st, dl in zip(padded, kernel, stride, dilation, strict=False)
         )
         n = d.shape[0]
         c = d.shape[1] // prod(kernel)
@@ -289,28 +305,4 @@ class Col2Im(Function):
     @staticmethod
     def backward(ctx, grad):
         kernel, stride, padding, dilation = ctx.geom
-        return Im2Col.apply(grad, kernel=kernel, stride=stride, padding=padding,
-                            dilation=dilation)
-
-
-class ConstantPadNd(Function):
-    """out = x with its trailing dims padded by (lo, hi) pairs of `value` (negative: cropped);
-    grad_x = ConstantPadNd(grad) with the pairs negated (crop what was padded, and back)"""
-
-    @staticmethod
-    def forward(ctx, x, *, pads, value):
-        xp = ctx.xp
-        xd = x._data
-        ctx.pads = pads
-        lead = xd.ndim - len(pads)
-        # first crop (negative pads), then pad
-        src = xd[(slice(None),) * lead + tuple(
-            slice(max(-lo, 0), s - max(-hi, 0)) for s, (lo, hi) in zip(xd.shape[lead:], pads)
-        )]
-        grow = tuple((max(lo, 0), max(hi, 0)) for lo, hi in pads)
-        out = pad_array(xp, src, grow, fill=value)
-        return xp.array(out, copy=True) if out is src else out
-
-    @staticmethod
-    def backward(ctx, grad):
-        return ConstantPadNd.apply(grad, pads=tuple((-lo, -hi) for lo, hi in ctx.pads), value=0)
+        return Im2Col.apply(grad, kernel=kernel, stride=stride, padding=padding, dilation=dilation)

@@ -405,7 +405,25 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (out > 0)
+        return ReluBackward.apply(grad, out)
+
+
+class ReluBackward(Function):
+    """out = grad where y > 0, else 0;  grad_grad = g where y > 0,  grad_y = 0 (almost everywhere)
+
+    Fused (one kernel instead of a comparison, a cast and a product): on every MLP step."""
+
+    _node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, y):
+        ctx.save_for_backward(y)
+        return ctx.xp.where(y._data > 0, grad._data, 0)
+
+    @staticmethod
+    def backward(ctx, g):
+        (y,) = ctx.saved_tensors
+        return (ReluBackward.apply(g, y) if ctx.needs_input_grad[0] else None), None
 
 
 def _unary_float(fn, name):

@@ -22,7 +22,7 @@ __all__: list[str] = []
 
 
 def _padded(size, pads):
-    return tuple(s + lo + hi for s, (lo, hi) in zip(size, pads))
+    return tuple(s + lo + hi for s, (lo, hi) in zip(size, pads, strict=False))
 
 
 def _split(shape, n):
@@ -43,11 +43,11 @@ def _flat_indices(xp, tap, geom, in_size):
     kernel, stride, pads, dilation, out_size = geom
     n = len(kernel)
     flat = None
-    rem = tap
+    rem = tap.astype(xp.int64)
     for i in range(n - 1, -1, -1):  # the tap's multi-index, last dim first
         k_i = rem % kernel[i]
         rem = rem // kernel[i]
-        start = xp.arange(out_size[i], dtype=tap.dtype) * stride[i] - pads[i][0]
+        start = xp.arange(out_size[i], dtype=xp.int64) * stride[i] - pads[i][0]
         pos = k_i * dilation[i] + start.reshape((-1,) + (1,) * (n - 1 - i))
         scale = 1
         for s in in_size[i + 1 :]:
@@ -61,7 +61,7 @@ def _geometry(x, kernel, stride, pads, dilation):
     size = x.shape[x.ndim - len(kernel) :]
     out = tuple(
         (s + lo + hi - d * (k - 1) - 1) // st + 1
-        for s, k, st, (lo, hi), d in zip(size, kernel, stride, pads, dilation)
+        for s, k, st, (lo, hi), d in zip(size, kernel, stride, pads, dilation, strict=False)
     )
     return (tuple(kernel), tuple(stride), tuple(pads), tuple(dilation), out)
 
@@ -70,9 +70,38 @@ def _geometry(x, kernel, stride, pads, dilation):
 # them before Function.
 
 
+def _argmax_tap(xp, views, best, floating):
+    """Which tap holds each window's max: the first equal to it, or, where the max is NaN, the
+    last NaN (torch's choice). Small-integer arithmetic on whole arrays, one pass per tap:
+    cheaper than a `where` per tap (see the module docstring)."""
+    dt = xp.uint8 if len(views) < 256 else xp.int32
+    tap = xp.zeros(best.shape, dtype=dt)
+    found = views[0] == best
+    for t, v in enumerate(views[1:], 1):
+        eq = v == best
+        eq &= ~found
+        found |= eq
+        step = eq.astype(dt)
+        step *= t
+        tap += step
+    if floating:
+        for t, v in enumerate(views):
+            nan = xp.isnan(v).astype(dt)
+            tap -= tap * nan
+            nan *= t
+            tap += nan
+    return tap
+
+
+def _disjoint(geom) -> bool:
+    """Whether no input position is read by two windows (each gets at most one tap)."""
+    kernel, stride, _, dilation, _ = geom
+    return all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation, strict=True))
+
+
 class _MaxPool:
-    """out = the max of each window (NaN wins, the first of equal maxima is taken), and with
-    with_indices its flat position in the input plane;  grad_x = MaxPoolGrad(grad)"""
+    """out = the max of each window (NaN propagates), and with with_indices the flat position in
+    the input plane of the first maximum (the last NaN);  grad_x = MaxPoolGrad(grad)"""
 
     @staticmethod
     def forward(ctx, x, *, kernel, stride, padding, dilation, with_indices=False):
@@ -81,21 +110,13 @@ class _MaxPool:
         geom = _geometry(xd, kernel, stride, padding, dilation)
         xpad = pad_array(xp, xd, padding, fill=_lowest(xp, xd.dtype))
         lead = (slice(None),) * (xd.ndim - len(kernel))
-        need_tap = with_indices or ctx.needs_input_grad[0]
-        best = tap = None
-        for t, sl in taps(geom[0], geom[1], geom[3], geom[4]):
-            v = xpad[lead + sl]
-            if best is None:
-                best = v.copy()
-                if need_tap:
-                    tap = xp.zeros(best.shape, dtype=xp.int64)
-                continue
-            better = v > best
-            if xd.dtype.kind == "f":
-                better |= xp.isnan(v)
-            best = xp.where(better, v, best)
-            if need_tap:
-                tap = xp.where(better, t, tap)
+        views = [xpad[lead + sl] for _, sl in taps(geom[0], geom[1], geom[3], geom[4])]
+        best = views[0].copy()
+        for v in views[1:]:
+            xp.maximum(best, v, out=best)
+        tap = None
+        if with_indices or ctx.needs_input_grad[0]:
+            tap = _argmax_tap(xp, views, best, xd.dtype.kind == "f")
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
         if with_indices:
@@ -109,7 +130,10 @@ class _MaxPool:
 
 class MaxPoolGrad(Function):
     """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
-    grad_a = TapGather(grad)"""
+    grad_a = TapGather(grad)
+
+    Differences from torch: where windows do not overlap, a NaN in `a` also reaches the
+    window's other inputs (NaN * 0), where torch sends it to the arg-max only."""
 
     @staticmethod
     def forward(ctx, a, *, tap, geom, in_shape):
@@ -119,8 +143,12 @@ class MaxPoolGrad(Function):
         head, size = _split(in_shape, len(kernel))
         out = xp.zeros(head + _padded(size, pads), dtype=g.dtype)
         lead = (slice(None),) * len(head)
+        disjoint = _disjoint(geom)
         for t, sl in taps(kernel, stride, dilation, out_size):
-            out[lead + sl] += xp.where(tap == t, g, 0)
+            if disjoint:  # a write, not an add (2x faster than copyto(where=); see below)
+                xp.multiply(g, tap == t, out=out[lead + sl])
+            else:
+                out[lead + sl] += xp.where(tap == t, g, 0)
         ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
         return crop_array(xp, out, pads, size)
 
@@ -212,7 +240,11 @@ class _AvgPoolGrad:
     def backward(ctx, grad):
         kernel, stride, pads, dilation, _ = ctx.geom
         return ctx._fn.pool_cls.apply(
-            grad, kernel=kernel, stride=stride, padding=pads, dilation=dilation,
+            grad,
+            kernel=kernel,
+            stride=stride,
+            padding=pads,
+            dilation=dilation,
             divisor=ctx.divisor,
         )
 
@@ -245,7 +277,11 @@ AVG_POOLS = {2: AvgPool2D, 3: AvgPool3D}
 def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
     """Pools the last len(kernel) dims of x (2 or 3) by windows; pads are (lo, hi) pairs."""
     return MAX_POOLS[len(kernel)].apply(
-        x, kernel=kernel, stride=stride, padding=pads, dilation=dilation,
+        x,
+        kernel=kernel,
+        stride=stride,
+        padding=pads,
+        dilation=dilation,
         with_indices=with_indices,
     )
 
@@ -253,6 +289,10 @@ def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
 def avg_pool(x: Tensor, kernel, stride, pads, divisor):
     """Averages the last len(kernel) dims of x (2 or 3) by windows of zero-padded x."""
     return AVG_POOLS[len(kernel)].apply(
-        x, kernel=kernel, stride=stride, padding=pads, dilation=(1,) * len(kernel),
+        x,
+        kernel=kernel,
+        stride=stride,
+        padding=pads,
+        dilation=(1,) * len(kernel),
         divisor=divisor,
     )

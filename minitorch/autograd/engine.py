@@ -213,7 +213,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
                     g = grads[0]
-                    grads = None  # the engine's only other reference: see NOTE [ Stealing ]
+                    grads = None  # drop our other reference: NOTE [ Stealing gradients ]
                     _accumulate(node, g, create_graph)
                 continue
             if grads is None or (run is not None and node not in run):

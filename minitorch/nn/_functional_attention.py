@@ -56,12 +56,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     factor = 1.0 / math.sqrt(E) if scale is None else scale
     scores = _ops.matmul(query, key.transpose(-2, -1)) * factor
     bias = _attn_bias(attn_mask, is_causal, L, S, query)
-    if bias is not None:
-        scores = scores + bias
-    attn = _ops.softmax(scores, -1)
-    if bias is not None:
-        # a row whose every key is masked is 0, not the nan of softmax over all -inf
+    if bias is None:
+        attn = _ops.softmax(scores, -1)
+    else:
+        # a row whose every key is masked gives 0, not softmax's nan (nor a nan gradient): its
+        # bias is replaced by 0 before the softmax and its weights by 0 after
         visible = (bias != float("-inf")).any(-1, keepdim=True)
+        attn = _ops.softmax(scores + _ops.where(visible, bias, 0.0), -1)
         attn = _ops.where(visible, attn, 0.0)
     if dropout_p > 0.0:
         attn = dropout(attn, dropout_p, training=True)

@@ -1,16 +1,14 @@
-"""nn.functional: convolutions, padding, unfold/fold and pixel shuffle (argument checks in torch's
-words; the kernels are in minitorch/_ops/conv.py)."""
+"""nn.functional: convolutions, unfold/fold and pixel shuffle (argument checks in torch's words;
+the kernels are in minitorch/_ops/conv.py)."""
 
 from __future__ import annotations
 
-from minitorch._factories import arange
-from minitorch._ops import index_select, remainder, where
-from minitorch._ops.conv import ConstantPadNd, Col2Im, Conv, ConvTranspose, Im2Col, prod
+from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-    "pad", "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
+    "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
 ]  # fmt: skip
 
 _TYPE = {"float32": "float", "float64": "double", "float16": "Half", "int64": "long"}
@@ -97,7 +95,7 @@ def _conv_padding(padding, n, kernel, stride, dilation):
         if any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = []
-        for k, d in zip(kernel, dilation):
+        for k, d in zip(kernel, dilation, strict=False):
             total = d * (k - 1)
             pads.append((total // 2, total - total // 2))
         return tuple(pads)
@@ -121,15 +119,14 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         )
     kernel = tuple(weight.shape[2:])
     pads = _conv_padding(padding, n, kernel, stride, dilation)
-    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads)]
-    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation)]
-    if any(p < e for p, e in zip(padded, eff)):
+    padded = [s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads, strict=False)]
+    eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=False)]
+    if any(p < e for p, e in zip(padded, eff, strict=False)):
         raise RuntimeError(
             f"Calculated padded input size per channel: ({_sizes(padded)}). Kernel size: "
             f"({_sizes(eff)}). Kernel size can't be greater than actual input size"
         )
-    out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation,
-                     groups=groups)
+    out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
     return out.squeeze(0) if unbatched else out
 
 
@@ -149,8 +146,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) 
     return _convnd(3, input, weight, bias, stride, padding, dilation, groups)
 
 
-def _conv_transposend(n, input, weight, bias, stride, padding, output_padding, groups, dilation,
-                      output_size=None):
+def _conv_transposend(
+    n, input, weight, bias, stride, padding, output_padding, groups, dilation, output_size=None
+):
     op = f"conv_transpose{n}d"
     x, unbatched = _batched(input, n, op)
     stride = ntuple(stride, n, "stride")
@@ -166,11 +164,11 @@ def _conv_transposend(n, input, weight, bias, stride, padding, output_padding, g
     if any(v < 0 for v in p):
         raise RuntimeError("negative padding is not supported")
     op_pad = ntuple(output_padding, n, "output_padding")
-    if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation)):
+    if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=False)):
         names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
-        parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad)]
-        parts += [f"stride_{a}: {v}" for a, v in zip(names, stride)]
-        parts += [f"dilation_{a}: {v}" for a, v in zip(names, dilation)]
+        parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad, strict=False)]
+        parts += [f"stride_{a}: {v}" for a, v in zip(names, stride, strict=False)]
+        parts += [f"dilation_{a}: {v}" for a, v in zip(names, dilation, strict=False)]
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
             + " ".join(parts)
@@ -178,7 +176,9 @@ def _conv_transposend(n, input, weight, bias, stride, padding, output_padding, g
     kernel = tuple(weight.shape[2:])
     out_size = tuple(
         (s - 1) * st - 2 * pp + d * (k - 1) + o + 1
-        for s, st, pp, d, k, o in zip(x.shape[2:], stride, p, dilation, kernel, op_pad)
+        for s, st, pp, d, k, o in zip(
+            x.shape[2:], stride, p, dilation, kernel, op_pad, strict=False
+        )
     )
     if any(o < 0 for o in out_size):
         raise RuntimeError(
@@ -186,97 +186,43 @@ def _conv_transposend(n, input, weight, bias, stride, padding, output_padding, g
             f"channel: ({_sizes(out_size)}). Output size is too small"
         )
     out = ConvTranspose.apply(
-        x, weight, bias, stride=stride, padding=tuple((v, v) for v in p), dilation=dilation,
-        groups=groups, out_size=out_size,
+        x,
+        weight,
+        bias,
+        stride=stride,
+        padding=tuple((v, v) for v in p),
+        dilation=dilation,
+        groups=groups,
+        out_size=out_size,
     )
     return out.squeeze(0) if unbatched else out
 
 
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1) -> Tensor:
+def conv_transpose1d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+) -> Tensor:
     """1-d transposed convolution. Mirrors torch.nn.functional.conv_transpose1d."""
-    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
-                             dilation)
-
-
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1) -> Tensor:
-    """2-d transposed convolution. Mirrors torch.nn.functional.conv_transpose2d."""
-    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
-                             dilation)
-
-
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1) -> Tensor:
-    """3-d transposed convolution. Mirrors torch.nn.functional.conv_transpose3d."""
-    return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,
-                             dilation)
-
-
-# --- padding ---
-
-
-def _mode_error(n_pad, ndim):
-    return NotImplementedError(
-        f"Padding size {n_pad} is not supported for {ndim}D input tensor.\n"
-        "Supported combinations for non-constant padding:\n"
-        "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
-        "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
-        "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+    return _conv_transposend(
+        1, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
 
 
-def _pad_indices(mode, size, lo, hi, ref):
-    """The source index of each padded position along one dim (lo/hi may be negative)."""
-    idx = arange(-lo, size + hi, device=ref.device)
-    if mode == "reflect":
-        period = 2 * (size - 1)
-        idx = remainder(idx, period) if period else idx * 0
-        return where(idx < size, idx, period - idx)
-    if mode == "replicate":
-        return idx.clamp(0, size - 1)
-    return remainder(idx, size)  # circular
+def conv_transpose2d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+) -> Tensor:
+    """2-d transposed convolution. Mirrors torch.nn.functional.conv_transpose2d."""
+    return _conv_transposend(
+        2, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
 
 
-def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:
-    """Pads the last len(pad) // 2 dims by (left, right) pairs, last dim first (negative values
-    crop). Mirrors torch.nn.functional.pad (modes constant, reflect, replicate, circular)."""
-    pad = [int(p) for p in pad]
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.ndim:
-        raise RuntimeError(
-            "Padding length should be less than or equal to two times the input dimension but "
-            f"got padding length {len(pad)} and input of dimension {input.ndim}"
-        )
-    n = len(pad) // 2
-    pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(n))[::-1]  # first dim first
-    if mode == "constant":
-        return ConstantPadNd.apply(input, pads=pairs, value=0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if value not in (None, 0):
-        raise RuntimeError(
-            f"Padding mode \"{mode}\" doesn't take in value argument"
-        )
-    if n not in (1, 2, 3) or input.ndim not in (n + 1, n + 2):
-        raise _mode_error(len(pad), input.ndim)
-    out = input
-    first = input.ndim - n
-    for i, (lo, hi) in enumerate(pairs):
-        dim = first + i
-        size = input.shape[dim]
-        if mode == "reflect" and (lo >= size or hi >= size):
-            raise RuntimeError(
-                f"Argument #4: Padding size should be less than the corresponding input "
-                f"dimension, but got: padding ({lo}, {hi}) at dimension {dim} of input "
-                f"{list(input.shape)}"
-            )
-        if mode == "circular" and (lo > size or hi > size):
-            raise RuntimeError("Padding value causes wrapping around more than once.")
-        if lo or hi:
-            out = index_select(out, dim, _pad_indices(mode, size, lo, hi, input))
-    return out
+def conv_transpose3d(
+    input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
+) -> Tensor:
+    """3-d transposed convolution. Mirrors torch.nn.functional.conv_transpose3d."""
+    return _conv_transposend(
+        3, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
 
 
 # --- sliding blocks ---
@@ -296,13 +242,12 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (3, 4):
         raise NotImplementedError(
-            "Input Error: Only 3D or 4D input Tensors are supported (got "
-            f"{input.ndim}D)"
+            f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)"
         )
     x = input.unsqueeze(0) if input.ndim == 3 else input
     blocks = [
         (size + 2 * pp - dd * (kk - 1) - 1) // ss + 1
-        for size, kk, dd, pp, ss in zip(x.shape[2:], k, d, p, s)
+        for size, kk, dd, pp, ss in zip(x.shape[2:], k, d, p, s, strict=False)
     ]
     if any(b < 1 for b in blocks):
         raise RuntimeError(
@@ -332,7 +277,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
         )
     blocks = [
         (sz + 2 * pp - dd * (kk - 1) - 1) // ss + 1
-        for sz, kk, dd, pp, ss in zip(size, k, d, p, s)
+        for sz, kk, dd, pp, ss in zip(size, k, d, p, s, strict=False)
     ]
     if prod(blocks) != x.shape[2]:
         raise RuntimeError(
@@ -341,8 +286,9 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"of sliding blocks {blocks[0]} * {blocks[1]} = {prod(blocks)}, but got "
             f"input.size(2)={x.shape[2]}."
         )
-    out = Col2Im.apply(x, output_size=size, kernel=k, stride=s,
-                       padding=tuple((v, v) for v in p), dilation=d)
+    out = Col2Im.apply(
+        x, output_size=size, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d
+    )
     return out.squeeze(0) if input.ndim == 2 else out
 
 
@@ -388,5 +334,3 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = input.reshape((*lead, c, h // r, r, w // r, r))
     x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
     return x.reshape((*lead, c * r * r, h // r, w // r))
-
-

@@ -173,22 +173,21 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     dim = input.ndim
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
+    if dim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
+        got = target.shape[0] if target.ndim else 1
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
+        )
     if dim <= 2 and target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if dim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
     if dim == 4 and target.ndim != 3:
         raise RuntimeError(
             "only batches of spatial targets supported (3D tensors) but got targets of "
             f"dimension: {target.ndim}"
-        )
-    if dim == 1:
-        if target.ndim == 1 and target.shape[0] != 1:
-            raise ValueError(
-                f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
-            )
-    elif target.ndim == 0 or input.shape[0] != target.shape[0]:
-        got = target.shape[0] if target.ndim else 1
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
         )
     if dim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
         raise RuntimeError(

@@ -138,7 +138,7 @@ def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*,
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
-            f"[{star}{', '.join(str(s) for s in shape)}], but got input of size{input.shape}"
+            f"[{star}{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
             if k
             else f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
             f"least one element, but got normalized_shape = {list(shape)}"

@@ -51,7 +51,11 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     for dim, left, right in pairs:
         size = input.shape[dim]
         _check_mode_pads(mode, dim, size, left, right, input)
-        index = [_source(mode, p, size) for p in range(-left, size + right)]
+        if mode == "circular":  # torch crops negative pads first, then wraps around what is left
+            start, n = max(-left, 0), size - max(-left, 0) - max(-right, 0)
+            index = [start + p % n for p in range(-max(left, 0), n + max(right, 0))]
+        else:
+            index = [_source(mode, p, size) for p in range(-left, size + right)]
         out = _ops.index_select(out, dim, tensor(index, dtype=_dtype.int64, device=input.device))
     return out
 
@@ -82,8 +86,6 @@ def _source(mode: str, p: int, size: int) -> int:
     """The input position that output position p (counted from the input's start) copies."""
     if mode == "replicate":
         return min(max(p, 0), size - 1)
-    if mode == "circular":
-        return p % size
     if p < 0:  # reflect about the first and the last element (which are not repeated)
         return -p
     if p >= size:

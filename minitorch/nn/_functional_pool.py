@@ -49,9 +49,9 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
         raise RuntimeError("kernel size should be greater than zero")
     if any(v <= 0 for v in d):
         names = ("D", "H", "W")[3 - n :]
-        got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d))
+        got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d, strict=False))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
-    for kk, pp, dd in zip(k, p, d):
+    for kk, pp, dd in zip(k, p, d, strict=False):
         if pp > (dd * (kk - 1) + 1) // 2:
             raise RuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={pp}, "
@@ -59,7 +59,8 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
             )
     size = x.shape[x.ndim - n :]
     out = tuple(
-        pool_out_size(L, kk, ss, pp, dd, ceil_mode) for L, kk, ss, pp, dd in zip(size, k, s, p, d)
+        pool_out_size(L, kk, ss, pp, dd, ceil_mode)
+        for L, kk, ss, pp, dd in zip(size, k, s, p, d, strict=False)
     )
     if any(o <= 0 for o in out):
         c = x.shape[x.ndim - n - 1]
@@ -69,7 +70,7 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
         )
     pads = tuple(
         (pp, max(pp, (o - 1) * ss + dd * (kk - 1) + 1 - L - pp))
-        for L, kk, ss, pp, dd, o in zip(size, k, s, p, d, out)
+        for L, kk, ss, pp, dd, o in zip(size, k, s, p, d, out, strict=False)
     )
     return k, s, pads, d, out
 
@@ -101,28 +102,30 @@ def _one(v):
 
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     _check_rank(input, n, f"max_pool{n}d")
-    k, s, pads, d, _ = _pool_geometry(input, n, kernel_size, stride, padding, dilation,
-                                      ceil_mode, f"max_pool{n}d")
+    k, s, pads, d, _ = _pool_geometry(
+        input, n, kernel_size, stride, padding, dilation, ceil_mode, f"max_pool{n}d"
+    )
     return max_pool(input, k, s, pads, d, return_indices)
 
 
-def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool2d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """Max over 2-d windows of (N, C, H, W) or (C, H, W). Mirrors
     torch.nn.functional.max_pool2d."""
-    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode,
-                       return_indices)
+    return _max_poolnd(2, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool3d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """Mirrors torch.nn.functional.max_pool3d."""
-    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode,
-                       return_indices)
+    return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
-def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-               return_indices=False):
+def max_pool1d(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
+):
     """Max over 1-d windows of (N, C, L) or (C, L): a 2-d pool over (1, L), as torch does.
     Mirrors torch.nn.functional.max_pool1d."""
     _check_rank1d(input, "max_pool1d")
@@ -134,25 +137,29 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         )
     stride = None if stride is None or stride == () or stride == [] else _one(stride)
     x = input.unsqueeze(-2)
-    out = max_pool2d(x, (1, k), (1, stride or k), (0, p), (1, _one(dilation)), ceil_mode,
-                     return_indices)
+    out = max_pool2d(
+        x, (1, k), (1, stride or k), (0, p), (1, _one(dilation)), ceil_mode, return_indices
+    )
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
 
 
-def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool1d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool2d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
-                            ceil_mode=False, return_indices=True):
+def max_pool3d_with_indices(
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+):
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -166,7 +173,7 @@ def _avg_divisor(x, size, k, s, pads, out, count_include_pad, divisor_override):
             raise RuntimeError("divisor must be not zero")
         return divisor_override
     per_dim = []
-    for L, kk, ss, (p, _), o in zip(size, k, s, pads, out):
+    for L, kk, ss, (p, _), o in zip(size, k, s, pads, out, strict=False):
         counts = []
         for i in range(o):
             start = i * ss - p
@@ -187,39 +194,77 @@ def _avg_divisor(x, size, k, s, pads, out, count_include_pad, divisor_override):
     return div._data
 
 
-def _avg_poolnd(n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                divisor_override, op):
+def _avg_poolnd(
+    n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op
+):
     k, s, pads, d, out = _pool_geometry(input, n, kernel_size, stride, padding, 1, ceil_mode, op)
     size = input.shape[input.ndim - n :]
     divisor = _avg_divisor(input, size, k, s, pads, out, count_include_pad, divisor_override)
     return avg_pool(input, k, s, pads, divisor)
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
+def avg_pool2d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
     _check_rank(input, 2, "avg_pool2d")
-    return _avg_poolnd(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override, "avg_pool2d")
+    return _avg_poolnd(
+        2,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+        "avg_pool2d",
+    )
 
 
-def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True, divisor_override=None):
+def avg_pool3d(
+    input,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+):
     """Mean over 3-d windows. Mirrors torch.nn.functional.avg_pool3d."""
     _check_rank(input, 3, "avg_pool3d")
-    return _avg_poolnd(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                       divisor_override, "avg_pool3d")
+    return _avg_poolnd(
+        3,
+        input,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+        "avg_pool3d",
+    )
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
-               count_include_pad=True):
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over 1-d windows (a 2-d pool over (1, L), as torch does). Mirrors
     torch.nn.functional.avg_pool1d."""
     _check_rank1d(input, "avg_pool1d")
     k = _one(kernel_size)
     stride = None if stride is None or stride == () or stride == [] else _one(stride)
-    out = avg_pool2d(input.unsqueeze(-2), (1, k), (1, stride or k), (0, _one(padding)),
-                     ceil_mode, count_include_pad)
+    out = avg_pool2d(
+        input.unsqueeze(-2),
+        (1, k),
+        (1, stride or k),
+        (0, _one(padding)),
+        ceil_mode,
+        count_include_pad,
+    )
     return out.squeeze(-2)
 
 
@@ -235,7 +280,7 @@ def _adaptive_sizes(input, n, output_size, op):
         if len(size) != n:
             raise RuntimeError(f"{op}: output_size must be {n}")
     have = input.shape[input.ndim - n :]
-    return tuple(h if o is None else int(o) for o, h in zip(size, have))
+    return tuple(h if o is None else int(o) for o, h in zip(size, have, strict=False))
 
 
 def _bounds(L, o):
@@ -255,18 +300,20 @@ def _adaptive_avg(input, n, output_size, op):
     if input.ndim not in (n + 1, n + 2):
         if n == 1:
             _check_rank1d(input, op)
-        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}"
+        )
     out = _adaptive_sizes(input, n, output_size, op)
     have = input.shape[input.ndim - n :]
-    if all(L % o == 0 for L, o in zip(have, out) if o):
-        k = tuple(L // o for L, o in zip(have, out))
+    if all(L % o == 0 for L, o in zip(have, out, strict=False) if o):
+        k = tuple(L // o for L, o in zip(have, out, strict=False))
         if n == 1:
-            return avg_pool(input.unsqueeze(-2), (1, *k), (1, *k), ((0, 0),) * 2, math.prod(k)
-                            ).squeeze(-2)
+            return avg_pool(
+                input.unsqueeze(-2), (1, *k), (1, *k), ((0, 0),) * 2, math.prod(k)
+            ).squeeze(-2)
         return avg_pool(input, k, k, ((0, 0),) * n, math.prod(k))
     x = input
-    for i, (L, o) in enumerate(zip(have, out)):
+    for i, (L, o) in enumerate(zip(have, out, strict=False)):
         dim = input.ndim - n + i
         a = _averaging_matrix(L, o, input)
         x = x.movedim(dim, -1).matmul(a.t()).movedim(-1, dim)
@@ -290,14 +337,15 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 
 def _adaptive_max(input, n, output_size, return_indices, op):
     if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
-                           f"{list(input.shape)}")
+        raise RuntimeError(
+            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}"
+        )
     out = _adaptive_sizes(input, n, output_size, op)
     x = input.unsqueeze(-2) if n == 1 else input
     have = x.shape[-2:]
     out2 = (1, *out) if n == 1 else out
-    if all(L % o == 0 for L, o in zip(have, out2)):
-        k = tuple(L // o for L, o in zip(have, out2))
+    if all(L % o == 0 for L, o in zip(have, out2, strict=False)):
+        k = tuple(L // o for L, o in zip(have, out2, strict=False))
         res = max_pool(x, k, k, ((0, 0),) * 2, (1, 1), True)
     else:
         res = _adaptive_max_gather(x, have, out2)
@@ -356,12 +404,14 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     s = k if stride is None else ntuple(stride, n, "stride", "max_unpool")
     p = ntuple(padding, n, "padding", "max_unpool")
     have = input.shape[input.ndim - n :]
-    default = tuple((h - 1) * ss - 2 * pp + kk for h, ss, pp, kk in zip(have, s, p, k))
+    default = tuple(
+        (h - 1) * ss - 2 * pp + kk for h, ss, pp, kk in zip(have, s, p, k, strict=False)
+    )
     if output_size is None:
         size = default
     else:
         size = tuple(output_size)[-n:]
-        for i, (o, dflt, ss) in enumerate(zip(size, default, s)):
+        for i, (o, dflt, ss) in enumerate(zip(size, default, s, strict=False)):
             if not dflt - ss < o < dflt + ss:
                 raise ValueError(
                     f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
@@ -407,8 +457,9 @@ def _nearest_index(L, o, scale, exact, x):
     i = arange(o, dtype=_dtype.float32, device=x.device)
     if exact:
         i = i + 0.5
-    return minimum((i * _scalar(s, _dtype.float32, x)).floor().long(),
-                   _scalar(L - 1, _dtype.int64, x))
+    return minimum(
+        (i * _scalar(s, _dtype.float32, x)).floor().long(), _scalar(L - 1, _dtype.int64, x)
+    )
 
 
 def _linear_weights(L, o, scale, align_corners, x):
@@ -452,12 +503,19 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
                 f"got input with spatial dimensions of {list(have)} and scale_factor of shape "
                 f"{list(scale_factor)}."
             )
-    sizes = tuple(math.floor(L * f) for L, f in zip(have, factors))
+    sizes = tuple(math.floor(L * f) for L, f in zip(have, factors, strict=False))
     return sizes, ((None,) * n if recompute_scale_factor else factors)
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False) -> Tensor:
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+) -> Tensor:
     """Resizes the spatial dims of (N, C, *spatial) input. Mirrors
     torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
     trilinear and area.

@@ -110,8 +110,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             raise ValueError(
                 "if input is 2D, then offsets has to be None, as input is treated is a mini-batch "
                 "of fixed length sequences. However, found offsets of type "
-                f"{type(offsets).__module__.replace('minitorch', 'torch')}."
-                f"{type(offsets).__name__}"
+                f"{_type_name(offsets)}"
             )
         bags, length = input.shape
         bag_of = arange(bags, device=input.device).repeat_interleave(length)
@@ -167,6 +166,10 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
         count = _count(bag_of, keep, bags, weight)
         out = out / _ops.clamp(count, min=1).unsqueeze(1)
     return out
+
+
+def _type_name(x) -> str:
+    return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
 
 
 def _count(bag_of: Tensor, keep, bags: int, weight: Tensor) -> Tensor:

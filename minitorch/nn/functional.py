@@ -31,7 +31,7 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     softplus,
 )
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _wrap_dim as wrap_dim
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
@@ -39,6 +39,8 @@ from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
 from minitorch.nn._functional_sparse import *  # noqa: F403
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
+from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
+from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pools, interpolate)
 
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
@@ -207,8 +209,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     _check_tensor(input, "glu")
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = dim + input.ndim if dim < 0 else dim
-    size = input.shape[_ops.wrap_dim(dim, input.ndim, "glu")]
+    d = wrap_dim(dim, input.ndim, "glu")
+    size = input.shape[d]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     a, b = input.chunk(2, dim)

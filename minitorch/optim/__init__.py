@@ -1,6 +1,6 @@
 """minitorch.optim: optimizers and learning-rate schedulers. Mirrors torch.optim."""
 
-from minitorch.optim import lr_scheduler  # noqa: F401
+from minitorch.optim import lr_scheduler, swa_utils  # noqa: F401
 from minitorch.optim.adadelta import Adadelta
 from minitorch.optim.adagrad import Adagrad
 from minitorch.optim.adam import Adam, AdamW
@@ -29,4 +29,5 @@ __all__ = [
     "Rprop",
     "SGD",
     "lr_scheduler",
+    "swa_utils",
 ]

@@ -69,11 +69,11 @@ class Adadelta(Optimizer):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"].add_(1)
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho)
-                std = square_avg.add(eps).sqrt_()
-                delta = acc_delta.add(eps).sqrt_()
-                delta.div_(std).mul_(grad)
-                acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
-                p.add_(delta, alpha=-lr)
+                    grad = p.mul(weight_decay).add_(grad)
+                # See NOTE [ Updates through the in-place fast path ]
+                square_avg.mul_(rho).add_(grad.mul(grad).mul_(1 - rho))
+                std = square_avg.add(eps).sqrt()
+                delta = acc_delta.add(eps).sqrt().div_(std).mul_(grad)
+                acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))
+                p.sub_(delta.mul_(lr))
         return loss

@@ -89,10 +89,11 @@ class Adagrad(Optimizer):
                     self._init_state(p, state)
                 step = _advance(state["step"])
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = p.mul(weight_decay).add_(grad)
                 clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum = state["sum"]
-                state_sum.addcmul_(grad, grad, value=1)
+                # See NOTE [ Updates through the in-place fast path ]
+                state_sum.add_(grad.mul(grad))
                 std = state_sum.sqrt().add_(eps)
-                p.addcdiv_(grad, std, value=-clr)
+                p.sub_(grad.div(std).mul_(clr))
         return loss

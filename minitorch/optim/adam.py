@@ -99,19 +99,20 @@ class Adam(Optimizer):
                     if decoupled:
                         p.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                        grad = p.mul(weight_decay).add_(grad)
+                # See NOTE [ Updates through the in-place fast path ]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+                exp_avg_sq.mul_(beta2).add_(grad.mul(grad).mul_(1 - beta2))
 
                 step_size = lr / (1 - beta1**step)
                 bias_correction2_sqrt = (1 - beta2**step) ** 0.5
                 if amsgrad:
                     max_sq = state["max_exp_avg_sq"]
                     minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                    denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
                 else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                p.addcdiv_(exp_avg, denom, value=-step_size)
+                    denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+                p.sub_(exp_avg.div(denom).mul_(step_size))
         return loss
 
 

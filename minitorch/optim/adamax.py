@@ -69,9 +69,10 @@ class Adamax(Optimizer):
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 step = _advance(state["step"])
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                exp_avg.lerp_(grad, 1 - beta1)
+                    grad = p.mul(weight_decay).add_(grad)
+                # See NOTE [ Updates through the in-place fast path ]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
                 minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
                 clr = lr / (1 - beta1**step)
-                p.addcdiv_(exp_avg, exp_inf, value=-clr)
+                p.sub_(exp_avg.div(exp_inf).mul_(clr))
         return loss

@@ -72,10 +72,10 @@ class ASGD(Optimizer):
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
                 step_t.add_(1)
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = p.mul(weight_decay).add_(grad)
                 eta_p = eta.to(p.dtype)
                 p.mul_(1 - lambd * eta_p)
-                p.addcmul_(grad, eta_p, value=-1)
+                p.sub_(grad.mul(eta_p))  # See NOTE [ Updates through the in-place fast path ]
                 # torch copies p into ax while mu == 1, else moves ax towards p by mu.
                 ax.copy_(minitorch.where(mu == 1, p, ax + (p - ax) * mu.to(p.dtype)))
                 step = step_t.to(f64)

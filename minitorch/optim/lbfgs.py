@@ -10,6 +10,11 @@ from minitorch.optim.optimizer import Optimizer, _check_lr, _scalar
 __all__ = ["LBFGS"]
 
 
+def _float(loss) -> float:
+    """The closure's loss as a number (a host read; detached, so no requires-grad warning)."""
+    return float(loss.detach() if isinstance(loss, Tensor) else loss)
+
+
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
     """The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), clamped to bounds."""
     if bounds is not None:
@@ -179,7 +184,7 @@ class LBFGS(Optimizer):
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
-        loss = float(closure())
+        loss = _float(closure())
         flat_grad = self._gather_flat_grad()
         self._set_param(x)
         return loss, flat_grad
@@ -201,7 +206,7 @@ class LBFGS(Optimizer):
         state.setdefault("n_iter", 0)
 
         orig_loss = evaluate()
-        loss = float(orig_loss)
+        loss = _float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
@@ -281,7 +286,7 @@ class LBFGS(Optimizer):
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
-                    loss = float(evaluate())
+                    loss = _float(evaluate())
                     flat_grad = self._gather_flat_grad()
                     opt_cond = flat_grad.abs().max() <= tolerance_grad
                     evals = 1

@@ -84,16 +84,17 @@ class NAdam(Optimizer):
                     if decoupled:
                         p.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
+                        grad = p.mul(weight_decay).add_(grad)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product_t.mul_(mu)  # float32 on the CPU, as torch keeps it
                 mu_product = mu_product_t.item()
                 mu_product_next = mu_product * mu_next
 
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                # See NOTE [ Updates through the in-place fast path ]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+                exp_avg_sq.mul_(beta2).add_(grad.mul(grad).mul_(1 - beta2))
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
-                p.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
-                p.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+                p.sub_(grad.div(denom).mul_(lr * (1.0 - mu) / (1.0 - mu_product)))
+                p.sub_(exp_avg.div(denom).mul_((lr * mu_next) / (1.0 - mu_product_next)))
         return loss

@@ -93,7 +93,15 @@ class Optimizer:
     # tensors): the step count and other scalar state (`state["step"]`, NAdam's `mu_product`)
     # are 0-d float32 tensors on the CPU, as torch keeps them, so reading them is free, and
     # the bias corrections are Python numbers computed from them. A 0-d tensor `lr` on the CPU
-    # is read the same way; one on a device stays a tensor and enters the tensor math.
+    # is read the same way (see _scalar).
+
+    # NOTE [ Updates through the in-place fast path ]
+    # With no graph recorded, add_/sub_/mul_/div_ with a same-dtype tensor (or a number) and no
+    # `alpha` write straight into the array; lerp_, addcmul_, addcdiv_, sqrt_ and `alpha=`
+    # compute a new array and copy it in (several times slower on large parameters). So the
+    # updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
+    # p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
+    # w < 0.5), v.addcmul_(g, g, value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
     """
 
     def __init_subclass__(cls, **kwargs):
@@ -391,12 +399,11 @@ def _closure_loss(closure):
 
 
 def _scalar(x):
-    """A hyperparameter as a Python number: numbers as given, a CPU tensor read on the host
-    (free); a tensor on a device stays a 0-d tensor for tensor math (no synchronisation)."""
+    """A hyperparameter as a Python number. A tensor `lr` is read on the host: free for a CPU
+    tensor (the usual case); a device tensor costs one read per group per step, as torch's
+    non-capturable kernels, which take the lr as a Scalar, also pay."""
     if isinstance(x, Tensor):
-        if x._device.type == "cpu":
-            return x.item()
-        return x.reshape(())
+        return x.item()
     return x
 
 

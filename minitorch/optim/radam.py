@@ -77,9 +77,10 @@ class RAdam(Optimizer):
                     if decoupled:
                         p.mul_(1 - lr * weight_decay)
                     else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg.lerp_(grad, 1 - beta1)
-                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                        grad = p.mul(weight_decay).add_(grad)
+                # See NOTE [ Updates through the in-place fast path ]
+                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+                exp_avg_sq.mul_(beta2).add_(grad.mul(grad).mul_(1 - beta2))
 
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
@@ -93,8 +94,10 @@ class RAdam(Optimizer):
                         / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
                     ) ** 0.5
                     # torch's `number / tensor` is tensor.reciprocal() * number
-                    adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal_() * bias_correction2**0.5
-                    p.sub_(bias_corrected_exp_avg * lr * adaptive_lr * rect)
+                    adaptive_lr = (
+                        exp_avg_sq.sqrt().add_(eps).reciprocal().mul_(bias_correction2**0.5)
+                    )
+                    p.sub_(bias_corrected_exp_avg.mul_(lr).mul_(adaptive_lr).mul_(rect))
                 else:
-                    p.sub_(bias_corrected_exp_avg * lr)
+                    p.sub_(bias_corrected_exp_avg.mul_(lr))
         return loss

@@ -76,19 +76,20 @@ class RMSprop(Optimizer):
                 square_avg = state["square_avg"]
                 state["step"].add_(1)
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
-                square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+                    grad = p.mul(weight_decay).add_(grad)
+                # See NOTE [ Updates through the in-place fast path ]
+                square_avg.mul_(alpha).add_(grad.mul(grad).mul_(1 - alpha))
                 if centered:
                     grad_avg = state["grad_avg"]
-                    grad_avg.lerp_(grad, 1 - alpha)
-                    avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+                    grad_avg.add_(grad.sub(grad_avg).mul_(1 - alpha))
+                    avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt()
                 else:
                     avg = square_avg.sqrt()
                 avg = avg.add_(eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    buf.mul_(momentum).addcdiv_(grad, avg)
-                    p.add_(buf, alpha=-lr)
+                    buf.mul_(momentum).add_(grad.div(avg))
+                    p.sub_(buf.mul(lr))
                 else:
-                    p.addcdiv_(grad, avg, value=-lr)
+                    p.sub_(grad.div(avg).mul_(lr))
         return loss

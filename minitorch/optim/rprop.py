@@ -71,8 +71,9 @@ class Rprop(Optimizer):
                     etaplus,
                     minitorch.where(agreement < 0, etaminus, minitorch.ones_like(agreement)),
                 )
-                step_size.mul_(factor).clamp_(step_size_min, step_size_max)
+                # See NOTE [ Updates through the in-place fast path ]
+                step_size.copy_(step_size.mul(factor).clamp(step_size_min, step_size_max))
                 grad = minitorch.where(agreement < 0, 0.0, grad)
-                p.addcmul_(minitorch.sign(grad), step_size, value=-1)
+                p.sub_(minitorch.sign(grad).mul_(step_size))
                 prev.copy_(grad)
         return loss

@@ -63,12 +63,13 @@ class SGD(Optimizer):
         """p -= lr * v, v = momentum * v + (1 - dampening) * (grad + weight_decay * p)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
+            lr, weight_decay = _scalar(group["lr"]), _scalar(group["weight_decay"])
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
             for p, grad in _params_with_grad(group):
+                # See NOTE [ Updates through the in-place fast path ]
                 if weight_decay != 0:
-                    grad = grad.add(p, alpha=weight_decay)
+                    grad = p.mul(weight_decay).add_(grad)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
@@ -76,6 +77,6 @@ class SGD(Optimizer):
                         buf = state["momentum_buffer"] = grad.detach().clone()
                     else:
                         buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if nesterov else buf
-                p.add_(grad, alpha=-lr)
+                    grad = buf.mul(momentum).add_(grad) if nesterov else buf
+                p.sub_(grad.mul(lr))
         return loss

@@ -46,9 +46,12 @@ def _tup(v, n):
 
 def _tap_slices(kernel, stride, dilation, out):
     for ks in itertools.product(*(range(k) for k in kernel)):
-        yield ks, tuple(
-            slice(k * d, k * d + s * (o - 1) + 1, s)
-            for k, s, d, o in zip(ks, stride, dilation, out)
+        yield (
+            ks,
+            tuple(
+                slice(k * d, k * d + s * (o - 1) + 1, s)
+                for k, s, d, o in zip(ks, stride, dilation, out, strict=False)
+            ),
         )
 
 
@@ -57,12 +60,16 @@ def ref_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     kernel = w.shape[2:]
     s, d = _tup(stride, n), _tup(dilation, n)
     if padding == "same":
-        pads = [(dd * (k - 1) // 2, dd * (k - 1) - dd * (k - 1) // 2) for k, dd in zip(kernel, d)]
+        pads = [
+            (dd * (k - 1) // 2, dd * (k - 1) - dd * (k - 1) // 2)
+            for k, dd in zip(kernel, d, strict=False)
+        ]
     else:
         pads = [(p, p) for p in _tup(padding, n)]
     xp = np.pad(x, [(0, 0), (0, 0)] + pads)
     out_size = [
-        (L - dd * (k - 1) - 1) // ss + 1 for L, k, ss, dd in zip(xp.shape[2:], kernel, s, d)
+        (L - dd * (k - 1) - 1) // ss + 1
+        for L, k, ss, dd in zip(xp.shape[2:], kernel, s, d, strict=False)
     ]
     N, C = x.shape[:2]
     F = w.shape[0]
@@ -78,8 +85,7 @@ def ref_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
     return out
 
 
-def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1,
-                       dilation=1):
+def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """out_pad[n, f, i*s + k*d] += x[n, c, i] w[c, f, k], then the padding cropped."""
     n = x.ndim - 2
     kernel = w.shape[2:]
@@ -87,7 +93,10 @@ def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, grou
     N, C = x.shape[:2]
     Fg = w.shape[1]
     L = x.shape[2:]
-    full = [(li - 1) * ss + dd * (k - 1) + 1 + o for li, ss, dd, k, o in zip(L, s, d, kernel, op)]
+    full = [
+        (li - 1) * ss + dd * (k - 1) + 1 + o
+        for li, ss, dd, k, o in zip(L, s, d, kernel, op, strict=False)
+    ]
     out = np.zeros((N, groups, Fg, *full))
     xg = x.reshape((N, groups, C // groups) + L)
     wg = w.reshape((groups, C // groups, Fg) + kernel)
@@ -96,7 +105,10 @@ def ref_conv_transpose(x, w, b=None, stride=1, padding=0, output_padding=0, grou
             "ngc...,gcf->ngf...", xg, wg[(slice(None),) * 3 + ks]
         )
     out = out.reshape((N, groups * Fg, *full))
-    out = out[(slice(None), slice(None)) + tuple(slice(pp, f - pp) for pp, f in zip(p, full))]
+    out = out[
+        (slice(None), slice(None))
+        + tuple(slice(pp, f - pp) for pp, f in zip(p, full, strict=False))
+    ]
     if b is not None:
         out = out + b.reshape((1, -1) + (1,) * n)
     return out
@@ -108,34 +120,45 @@ def _pool_windows(x, n, kernel, stride, padding, dilation, ceil_mode, fill):
     p, d = _tup(padding, n), _tup(dilation, n)
     size = x.shape[-n:]
     out = []
-    for L, kk, ss, pp, dd in zip(size, k, s, p, d):
+    for L, kk, ss, pp, dd in zip(size, k, s, p, d, strict=False):
         o = (L + 2 * pp - dd * (kk - 1) - 1 + (ss - 1 if ceil_mode else 0)) // ss + 1
         if ceil_mode and (o - 1) * ss >= L + pp:
             o -= 1
         out.append(o)
-    extra = [max(0, (o - 1) * ss + dd * (kk - 1) + 1 - L - 2 * pp)
-             for o, ss, dd, kk, L, pp in zip(out, s, d, k, size, p)]
-    pads = [(0, 0)] * (x.ndim - n) + [(pp, pp + e) for pp, e in zip(p, extra)]
+    extra = [
+        max(0, (o - 1) * ss + dd * (kk - 1) + 1 - L - 2 * pp)
+        for o, ss, dd, kk, L, pp in zip(out, s, d, k, size, p, strict=False)
+    ]
+    pads = [(0, 0)] * (x.ndim - n) + [(pp, pp + e) for pp, e in zip(p, extra, strict=False)]
     xp = np.pad(x, pads, constant_values=fill)
     lead = (slice(None),) * (x.ndim - n)
     return [(ks, xp[lead + sl]) for ks, sl in _tap_slices(k, s, d, out)], out, k, s, p
 
 
-def ref_max_pool(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
-                 return_indices=False, n=2):
+def ref_max_pool(
+    x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False, n=2
+):
     wins, *_ = _pool_windows(x, n, kernel_size, stride, padding, dilation, ceil_mode, -np.inf)
     return np.max(np.stack([v for _, v in wins]), axis=0)
 
 
-def ref_avg_pool(x, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None, n=2):
+def ref_avg_pool(
+    x,
+    kernel_size,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    divisor_override=None,
+    n=2,
+):
     wins, out, k, s, p = _pool_windows(x, n, kernel_size, stride, padding, 1, ceil_mode, 0.0)
     total = np.sum(np.stack([v for _, v in wins]), axis=0)
     if divisor_override:
         return total / divisor_override
     size = x.shape[-n:]
     div = np.ones(out)
-    for i, (L, kk, ss, pp, o) in enumerate(zip(size, k, s, p, out)):
+    for i, (L, kk, ss, pp, o) in enumerate(zip(size, k, s, p, out, strict=False)):
         start = np.arange(o) * ss - pp
         end = np.minimum(start + kk, L + pp)
         if not count_include_pad:
@@ -149,20 +172,15 @@ def ref_avg_pool(x, kernel_size, stride=None, padding=0, ceil_mode=False,
 def ref_unfold(x, kernel_size, dilation=1, padding=0, stride=1):
     k, d, p, s = (_tup(v, 2) for v in (kernel_size, dilation, padding, stride))
     xp = np.pad(x, [(0, 0), (0, 0)] + [(v, v) for v in p])
-    out = [(L - dd * (kk - 1) - 1) // ss + 1 for L, kk, ss, dd in zip(xp.shape[2:], k, s, d)]
-    cols = np.stack([v for _, v in ((ks, xp[:, :, sl[0], sl[1]])
-                                    for ks, sl in _tap_slices(k, s, d, out))], axis=2)
-    return cols.reshape(x.shape[0], -1, out[0] * out[1])
-
-
-def ref_pad(x, pad, value=0.0):
-    pairs = [(pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)][::-1]
-    lead = x.ndim - len(pairs)
-    key = (slice(None),) * lead + tuple(
-        slice(max(-lo, 0), x.shape[lead + i] - max(-hi, 0)) for i, (lo, hi) in enumerate(pairs)
+    out = [
+        (L - dd * (kk - 1) - 1) // ss + 1
+        for L, kk, ss, dd in zip(xp.shape[2:], k, s, d, strict=False)
+    ]
+    cols = np.stack(
+        [v for _, v in ((ks, xp[:, :, sl[0], sl[1]]) for ks, sl in _tap_slices(k, s, d, out))],
+        axis=2,
     )
-    grow = [(0, 0)] * lead + [(max(lo, 0), max(hi, 0)) for lo, hi in pairs]
-    return np.pad(x[key], grow, constant_values=value)
+    return cols.reshape(x.shape[0], -1, out[0] * out[1])
 
 
 def _pool_grad_op(x_shape, **bound):
@@ -172,8 +190,9 @@ def _pool_grad_op(x_shape, **bound):
     def make(T, fn):
         def op(g):
             vals = np.random.default_rng(7).permutation(int(np.prod(x_shape))).reshape(x_shape)
-            x = T.tensor(vals.astype(np.float64), dtype=g.dtype, device=g.device,
-                         requires_grad=True)
+            x = T.tensor(
+                vals.astype(np.float64), dtype=g.dtype, device=g.device, requires_grad=True
+            )
             return T.autograd.grad(fn(x, **bound), x, g, create_graph=True)[0]
 
         return op
@@ -211,55 +230,158 @@ def _avg_pool_grad_row(name, x_shape, out_shape, **bound):
 
 SPECS = [
     # convolutions
-    row("conv1d_stride_pad_bias", "conv1d", FC, ref_conv, [(2, 4, 7), (3, 4, 3), (3,)],
-        bound=dict(stride=2, padding=1)),
+    row(
+        "conv1d_stride_pad_bias",
+        "conv1d",
+        FC,
+        ref_conv,
+        [(2, 4, 7), (3, 4, 3), (3,)],
+        bound=dict(stride=2, padding=1),
+    ),
     row("conv2d_basic", "conv2d", FC, ref_conv, [(2, 3, 5, 6), (4, 3, 3, 3), (4,)]),
-    row("conv2d_groups_dilation_same", "conv2d", FC, ref_conv, [(2, 4, 6, 5), (6, 2, 2, 3)],
-        bound=dict(padding="same", dilation=(1, 2), groups=2)),
-    row("conv2d_stride_no_bias", "conv2d", FC, ref_conv, [(1, 2, 7, 6), (3, 2, 3, 2)],
-        bound=dict(stride=(2, 1), padding=(1, 0))),
-    row("conv3d_basic", "conv3d", FC, ref_conv, [(1, 2, 4, 3, 4), (2, 2, 2, 2, 2), (2,)],
-        bound=dict(padding=1, stride=2)),
-    row("conv_transpose1d_basic", "conv_transpose1d", FC, ref_conv_transpose,
-        [(2, 3, 4), (3, 2, 3), (2,)], bound=dict(stride=2, padding=1, output_padding=1)),
-    row("conv_transpose2d_groups_dilation", "conv_transpose2d", FC, ref_conv_transpose,
+    row(
+        "conv2d_groups_dilation_same",
+        "conv2d",
+        FC,
+        ref_conv,
+        [(2, 4, 6, 5), (6, 2, 2, 3)],
+        bound=dict(padding="same", dilation=(1, 2), groups=2),
+    ),
+    row(
+        "conv2d_stride_no_bias",
+        "conv2d",
+        FC,
+        ref_conv,
+        [(1, 2, 7, 6), (3, 2, 3, 2)],
+        bound=dict(stride=(2, 1), padding=(1, 0)),
+    ),
+    row(
+        "conv3d_basic",
+        "conv3d",
+        FC,
+        ref_conv,
+        [(1, 2, 4, 3, 4), (2, 2, 2, 2, 2), (2,)],
+        bound=dict(padding=1, stride=2),
+    ),
+    row(
+        "conv_transpose1d_basic",
+        "conv_transpose1d",
+        FC,
+        ref_conv_transpose,
+        [(2, 3, 4), (3, 2, 3), (2,)],
+        bound=dict(stride=2, padding=1, output_padding=1),
+    ),
+    row(
+        "conv_transpose2d_groups_dilation",
+        "conv_transpose2d",
+        FC,
+        ref_conv_transpose,
         [(1, 4, 3, 4), (4, 1, 2, 3), (2,)],
-        bound=dict(stride=(2, 1), padding=(0, 1), groups=2, dilation=(2, 1))),
-    row("conv_transpose2d_output_padding", "conv_transpose2d", FC, ref_conv_transpose,
-        [(2, 2, 3, 3), (2, 3, 3, 3)], bound=dict(stride=3, padding=1, output_padding=(2, 1))),
-    row("conv_transpose3d_basic", "conv_transpose3d", FC, ref_conv_transpose,
-        [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2)], bound=dict(stride=2)),
+        bound=dict(stride=(2, 1), padding=(0, 1), groups=2, dilation=(2, 1)),
+    ),
+    row(
+        "conv_transpose2d_output_padding",
+        "conv_transpose2d",
+        FC,
+        ref_conv_transpose,
+        [(2, 2, 3, 3), (2, 3, 3, 3)],
+        bound=dict(stride=3, padding=1, output_padding=(2, 1)),
+    ),
+    row(
+        "conv_transpose3d_basic",
+        "conv_transpose3d",
+        FC,
+        ref_conv_transpose,
+        [(1, 2, 2, 3, 2), (2, 2, 2, 2, 2)],
+        bound=dict(stride=2),
+    ),
     # sliding blocks and padding
-    row("unfold_basic", "unfold", FC, ref_unfold, [(2, 3, 5, 4)],
-        bound=dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2))),
-    row("fold_basic", "fold", FC, None, [(2, 12, 12)],
-        bound=dict(output_size=(4, 5), kernel_size=2)),
-    row("pad_constant", "pad", FC, ref_pad, [(2, 3, 4)],
-        bound=dict(pad=(1, 2, -1, 3), value=0.5)),
-    row("pad_reflect", "pad", FC, None, [(2, 3, 4, 5)], bound=dict(pad=(1, 2, 3, 0),
-                                                                    mode="reflect")),
+    row(
+        "unfold_basic",
+        "unfold",
+        FC,
+        ref_unfold,
+        [(2, 3, 5, 4)],
+        bound=dict(kernel_size=(2, 3), dilation=(2, 1), padding=1, stride=(1, 2)),
+    ),
+    row(
+        "fold_basic", "fold", FC, None, [(2, 12, 12)], bound=dict(output_size=(4, 5), kernel_size=2)
+    ),
     # pooling
-    row("max_pool2d_basic", "max_pool2d", FP, ref_max_pool, [(2, 3, 4, 6)],
-        bound=dict(kernel_size=2)),
-    row("max_pool2d_overlap_ceil", "max_pool2d", FP, ref_max_pool, [(1, 2, 5, 6)],
-        bound=dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)),
-    row("max_pool2d_dilation", "max_pool2d", FP, ref_max_pool, [(1, 2, 6, 5)],
-        bound=dict(kernel_size=(2, 3), stride=1, padding=(1, 1), dilation=(2, 1))),
-    row("max_pool3d_basic", "max_pool3d", FP, lambda x, **k: ref_max_pool(x, n=3, **k),
-        [(1, 2, 4, 4, 3)], bound=dict(kernel_size=2, stride=(2, 2, 1))),
-    row("avg_pool2d_basic", "avg_pool2d", FP, ref_avg_pool, [(2, 3, 4, 6)],
-        bound=dict(kernel_size=2)),
-    row("avg_pool2d_pad_ceil_nocount", "avg_pool2d", FP, ref_avg_pool, [(1, 2, 5, 6)],
-        bound=dict(kernel_size=3, stride=2, padding=1, ceil_mode=True,
-                   count_include_pad=False)),
-    row("avg_pool2d_divisor_override", "avg_pool2d", FP, ref_avg_pool, [(1, 2, 5, 4)],
-        bound=dict(kernel_size=(3, 2), stride=1, padding=1, divisor_override=4)),
-    row("avg_pool3d_basic", "avg_pool3d", FP, lambda x, **k: ref_avg_pool(x, n=3, **k),
-        [(1, 2, 4, 4, 3)], bound=dict(kernel_size=2, stride=1, padding=1)),
-    _max_pool_grad_row("max_pool2d_backward", (1, 2, 4, 5), (1, 2, 3, 4),
-                       kernel_size=2, stride=1),
-    _avg_pool_grad_row("avg_pool2d_backward", (1, 2, 4, 5), (1, 2, 3, 3),
-                       kernel_size=2, stride=(2, 2), padding=(1, 0), ceil_mode=True),
+    row(
+        "max_pool2d_basic",
+        "max_pool2d",
+        FP,
+        ref_max_pool,
+        [(2, 3, 4, 6)],
+        bound=dict(kernel_size=2),
+    ),
+    row(
+        "max_pool2d_overlap_ceil",
+        "max_pool2d",
+        FP,
+        ref_max_pool,
+        [(1, 2, 5, 6)],
+        bound=dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    ),
+    row(
+        "max_pool2d_dilation",
+        "max_pool2d",
+        FP,
+        ref_max_pool,
+        [(1, 2, 6, 5)],
+        bound=dict(kernel_size=(2, 3), stride=1, padding=(1, 1), dilation=(2, 1)),
+    ),
+    row(
+        "max_pool3d_basic",
+        "max_pool3d",
+        FP,
+        lambda x, **k: ref_max_pool(x, n=3, **k),
+        [(1, 2, 4, 4, 3)],
+        bound=dict(kernel_size=2, stride=(2, 2, 1)),
+    ),
+    row(
+        "avg_pool2d_basic",
+        "avg_pool2d",
+        FP,
+        ref_avg_pool,
+        [(2, 3, 4, 6)],
+        bound=dict(kernel_size=2),
+    ),
+    row(
+        "avg_pool2d_pad_ceil_nocount",
+        "avg_pool2d",
+        FP,
+        ref_avg_pool,
+        [(1, 2, 5, 6)],
+        bound=dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    ),
+    row(
+        "avg_pool2d_divisor_override",
+        "avg_pool2d",
+        FP,
+        ref_avg_pool,
+        [(1, 2, 5, 4)],
+        bound=dict(kernel_size=(3, 2), stride=1, padding=1, divisor_override=4),
+    ),
+    row(
+        "avg_pool3d_basic",
+        "avg_pool3d",
+        FP,
+        lambda x, **k: ref_avg_pool(x, n=3, **k),
+        [(1, 2, 4, 4, 3)],
+        bound=dict(kernel_size=2, stride=1, padding=1),
+    ),
+    _max_pool_grad_row("max_pool2d_backward", (1, 2, 4, 5), (1, 2, 3, 4), kernel_size=2, stride=1),
+    _avg_pool_grad_row(
+        "avg_pool2d_backward",
+        (1, 2, 4, 5),
+        (1, 2, 3, 3),
+        kernel_size=2,
+        stride=(2, 2),
+        padding=(1, 0),
+        ceil_mode=True,
+    ),
 ]
 
 
@@ -272,8 +394,13 @@ def _max_pool3d_grad_row():
 
         return make(torch, F.max_pool3d)(g)
 
-    return OpSpec(name="max_pool3d_backward", op=make(mt, FP.max_pool3d), ref=None,
-                  shapes=[(1, 1, 2, 2, 2)], torch_op=torch_op)
+    return OpSpec(
+        name="max_pool3d_backward",
+        op=make(mt, FP.max_pool3d),
+        ref=None,
+        shapes=[(1, 1, 2, 2, 2)],
+        torch_op=torch_op,
+    )
 
 
 def _avg_pool3d_grad_row():
@@ -285,8 +412,42 @@ def _avg_pool3d_grad_row():
 
         return make(torch, F.avg_pool3d)(g)
 
-    return OpSpec(name="avg_pool3d_backward", op=make(mt, FP.avg_pool3d), ref=None,
-                  shapes=[(1, 1, 2, 2, 2)], torch_op=torch_op)
+    return OpSpec(
+        name="avg_pool3d_backward",
+        op=make(mt, FP.avg_pool3d),
+        ref=None,
+        shapes=[(1, 1, 2, 2, 2)],
+        torch_op=torch_op,
+    )
 
 
-SPECS += [_max_pool3d_grad_row(), _avg_pool3d_grad_row()]
+def _tap_gather_row():
+    """(g, v) -> d/dg <vjp(g), v>: max_pool2d's double backward (the gather at each window's
+    arg-max) applied to v."""
+    vjp = _pool_grad_op((1, 2, 4, 5), kernel_size=2, stride=1)
+
+    def make(T, fn):
+        def op(g, v):
+            if not g.requires_grad:
+                g = g.detach().requires_grad_()
+            return T.autograd.grad(vjp(T, fn)(g), g, v, create_graph=True)[0]
+
+        return op
+
+    def torch_op(g, v):
+        import torch
+        import torch.nn.functional as F
+
+        return make(torch, F.max_pool2d)(g, v)
+
+    return OpSpec(
+        name="max_pool2d_double_backward",
+        op=make(mt, FP.max_pool2d),
+        ref=None,
+        shapes=[(1, 2, 3, 4), (1, 2, 4, 5)],
+        torch_op=torch_op,
+        grad=(1,),
+    )
+
+
+SPECS += [_max_pool3d_grad_row(), _avg_pool3d_grad_row(), _tap_gather_row()]

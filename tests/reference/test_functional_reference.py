@@ -135,8 +135,8 @@ EMBEDDING = [
 
 
 def _pads(mode, pad):
-    return Case(f"pad_{mode}_{pad}", lambda F, lib, x: F.pad(x, pad, mode=mode),
-                floats((2, 3, 4, 5)))
+    shape = (2, 3, 4, 5)[3 - len(pad) // 2 :]
+    return Case(f"pad_{mode}_{pad}", lambda F, lib, x: F.pad(x, pad, mode=mode), floats(shape))
 
 
 PAD = [
@@ -271,4 +271,5 @@ def test_errors_match_torch(i):
     with pytest.raises(Exception) as got:
         fn(minitorch.nn.functional, minitorch)
     assert type(got.value) is type(want.value)
-    assert str(got.value) == str(want.value)
+    # the first line: torch appends the repr of a 0-d tensor to some messages
+    assert str(got.value).splitlines()[0] == str(want.value).splitlines()[0]

@@ -122,8 +122,13 @@ def _assert_same_state(sd_t, sd_m):
                 assert isinstance(v_m, mt.Tensor), key
                 assert str(v_m.dtype) == str(v_t.dtype), key
                 assert tuple(v_m.shape) == tuple(v_t.shape), key
-                np.testing.assert_allclose(_numpy(v_m), v_t.double().numpy(), rtol=1e-5,
-                                           atol=1e-12, err_msg=f"state[{i}][{key!r}]")
+                np.testing.assert_allclose(
+                    _numpy(v_m),
+                    v_t.double().numpy(),
+                    rtol=1e-5,
+                    atol=1e-12,
+                    err_msg=f"state[{i}][{key!r}]",
+                )
             else:
                 assert v_m == v_t, key
 
@@ -237,8 +242,9 @@ def test_lbfgs_matches_torch(kwargs):
 
         losses = [float(opt.step(closure)) for _ in range(8)]
         state = opt.state_dict()["state"][0]
-        results.append((np.concatenate([_numpy(w).ravel(), _numpy(b).ravel()]), losses, state,
-                        repr(opt)))
+        results.append(
+            (np.concatenate([_numpy(w).ravel(), _numpy(b).ravel()]), losses, state, repr(opt))
+        )
     (x_t, losses_t, state_t, repr_t), (x_m, losses_m, state_m, repr_m) = results
     np.testing.assert_allclose(x_m, x_t, rtol=1e-5, atol=1e-10)
     np.testing.assert_allclose(losses_m, losses_t, rtol=1e-5)
@@ -286,10 +292,18 @@ ERROR_CASES = [
     ("lbfgs groups", lambda lib, p: lib.optim.LBFGS([{"params": [p]}, {"params": [p * 1]}])),
     ("group not dict", lambda lib, p: lib.optim.SGD([p], lr=0.1).add_param_group([p])),
     ("group dup", lambda lib, p: lib.optim.SGD([p], lr=0.1).add_param_group({"params": p})),
-    ("load groups", lambda lib, p: lib.optim.SGD([p], lr=0.1).load_state_dict(
-        {"state": {}, "param_groups": []})),
-    ("load sizes", lambda lib, p: lib.optim.SGD([p], lr=0.1).load_state_dict(
-        {"state": {}, "param_groups": [{"params": [0, 1], "lr": 0.1}]})),
+    (
+        "load groups",
+        lambda lib, p: lib.optim.SGD([p], lr=0.1).load_state_dict(
+            {"state": {}, "param_groups": []}
+        ),
+    ),
+    (
+        "load sizes",
+        lambda lib, p: lib.optim.SGD([p], lr=0.1).load_state_dict(
+            {"state": {}, "param_groups": [{"params": [0, 1], "lr": 0.1}]}
+        ),
+    ),
     ("lbfgs line search", lambda lib, p: _lbfgs_bad_line_search(lib, p)),
 ]
 
@@ -363,38 +377,78 @@ def _sched_cases():
         ("ExponentialLR", sched("ExponentialLR", gamma=0.93)),
         ("PolynomialLR", sched("PolynomialLR", total_iters=20, power=2.0)),
         ("CosineAnnealingLR", sched("CosineAnnealingLR", T_max=9, eta_min=0.001)),
-        ("CosineAnnealingWarmRestarts",
-         sched("CosineAnnealingWarmRestarts", T_0=4, T_mult=2, eta_min=0.01)),
-        ("CyclicLR-triangular",
-         sched("CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=4, step_size_down=6)),
-        ("CyclicLR-triangular2",
-         sched("CyclicLR", base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=5,
-               mode="triangular2")),
-        ("CyclicLR-exp_range",
-         sched("CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=3, mode="exp_range",
-               gamma=0.95)),
-        ("CyclicLR-scale_fn",
-         sched("CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=3,
-               scale_fn=lambda x: 1 / (1 + 0.1 * x), scale_mode="iterations")),
+        (
+            "CosineAnnealingWarmRestarts",
+            sched("CosineAnnealingWarmRestarts", T_0=4, T_mult=2, eta_min=0.01),
+        ),
+        (
+            "CyclicLR-triangular",
+            sched("CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=4, step_size_down=6),
+        ),
+        (
+            "CyclicLR-triangular2",
+            sched("CyclicLR", base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=5, mode="triangular2"),
+        ),
+        (
+            "CyclicLR-exp_range",
+            sched(
+                "CyclicLR", base_lr=0.01, max_lr=0.1, step_size_up=3, mode="exp_range", gamma=0.95
+            ),
+        ),
+        (
+            "CyclicLR-scale_fn",
+            sched(
+                "CyclicLR",
+                base_lr=0.01,
+                max_lr=0.1,
+                step_size_up=3,
+                scale_fn=lambda x: 1 / (1 + 0.1 * x),
+                scale_mode="iterations",
+            ),
+        ),
         ("OneCycleLR-cos", sched("OneCycleLR", max_lr=0.5, total_steps=40)),
-        ("OneCycleLR-linear",
-         sched("OneCycleLR", max_lr=[0.5, 0.3], epochs=4, steps_per_epoch=10,
-               anneal_strategy="linear", pct_start=0.25)),
-        ("OneCycleLR-three_phase",
-         sched("OneCycleLR", max_lr=0.5, total_steps=40, three_phase=True, div_factor=10.0)),
+        (
+            "OneCycleLR-linear",
+            sched(
+                "OneCycleLR",
+                max_lr=[0.5, 0.3],
+                epochs=4,
+                steps_per_epoch=10,
+                anneal_strategy="linear",
+                pct_start=0.25,
+            ),
+        ),
+        (
+            "OneCycleLR-three_phase",
+            sched("OneCycleLR", max_lr=0.5, total_steps=40, three_phase=True, div_factor=10.0),
+        ),
         ("LambdaLR", sched("LambdaLR", lr_lambda=lambda e: 1 / (1 + e) ** 0.5)),
-        ("LambdaLR-list",
-         sched("LambdaLR", lr_lambda=[lambda e: 0.95**e, lambda e: 1.0 / (e + 1)])),
+        (
+            "LambdaLR-list",
+            sched("LambdaLR", lr_lambda=[lambda e: 0.95**e, lambda e: 1.0 / (e + 1)]),
+        ),
         ("MultiplicativeLR", sched("MultiplicativeLR", lr_lambda=lambda e: 0.97)),
-        ("SequentialLR", lambda lib, opt: _get(lib, S).SequentialLR(
-            opt,
-            [_get(lib, S).LinearLR(opt, start_factor=0.1, total_iters=5),
-             _get(lib, S).CosineAnnealingLR(opt, T_max=15),
-             _get(lib, S).ExponentialLR(opt, gamma=0.9)],
-            milestones=[5, 20])),
-        ("ChainedScheduler", lambda lib, opt: _get(lib, S).ChainedScheduler(
-            [_get(lib, S).ConstantLR(opt, factor=0.5, total_iters=4),
-             _get(lib, S).ExponentialLR(opt, gamma=0.95)])),
+        (
+            "SequentialLR",
+            lambda lib, opt: _get(lib, S).SequentialLR(
+                opt,
+                [
+                    _get(lib, S).LinearLR(opt, start_factor=0.1, total_iters=5),
+                    _get(lib, S).CosineAnnealingLR(opt, T_max=15),
+                    _get(lib, S).ExponentialLR(opt, gamma=0.9),
+                ],
+                milestones=[5, 20],
+            ),
+        ),
+        (
+            "ChainedScheduler",
+            lambda lib, opt: _get(lib, S).ChainedScheduler(
+                [
+                    _get(lib, S).ConstantLR(opt, factor=0.5, total_iters=4),
+                    _get(lib, S).ExponentialLR(opt, gamma=0.95),
+                ]
+            ),
+        ),
     ]
 
 
@@ -434,12 +488,16 @@ def test_scheduler_lr_sequences_match_torch(case, opt_name):
     assert last_m == last_t
 
 
-@pytest.mark.parametrize("kwargs", [
-    {},
-    {"mode": "max", "factor": 0.5, "patience": 2, "threshold": 0.1, "threshold_mode": "abs"},
-    {"patience": 1, "cooldown": 2, "min_lr": [0.02, 0.001], "factor": 0.3},
-    {"patience": 0, "eps": 0.01, "threshold_mode": "abs"},
-], ids=str)
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {},
+        {"mode": "max", "factor": 0.5, "patience": 2, "threshold": 0.1, "threshold_mode": "abs"},
+        {"patience": 1, "cooldown": 2, "min_lr": [0.02, 0.001], "factor": 0.3},
+        {"patience": 0, "eps": 0.01, "threshold_mode": "abs"},
+    ],
+    ids=str,
+)
 def test_reduce_lr_on_plateau_matches_torch(kwargs):
     metrics = [1.0, 0.9, 0.95, 0.95, 0.97, 0.8, 0.8, 0.81, 0.85, 0.7] * 4
     out = []
@@ -510,7 +568,8 @@ def test_scheduler_errors_match_torch():
         lambda lib: lib.optim.lr_scheduler.OneCycleLR(make(lib), 1.0, 10, pct_start=1),
         lambda lib: lib.optim.lr_scheduler.OneCycleLR(make(lib), 1.0, 10, anneal_strategy="x"),
         lambda lib: lib.optim.lr_scheduler.OneCycleLR(
-            lib.optim.Adagrad([lib.nn.Parameter(lib.ones(1))]), 1.0, 10),
+            lib.optim.Adagrad([lib.nn.Parameter(lib.ones(1))]), 1.0, 10
+        ),
         lambda lib: _overstep(lib),
         lambda lib: lib.optim.lr_scheduler.ReduceLROnPlateau(make(lib), factor=1.0),
         lambda lib: lib.optim.lr_scheduler.ReduceLROnPlateau(make(lib), mode="avg"),
@@ -550,3 +609,75 @@ def test_call_order_warning_matches_torch():
         sched = lib.optim.lr_scheduler.StepLR(opt, 2)
         with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
             sched.step()
+
+
+# --- swa_utils ---
+
+
+@pytest.mark.parametrize("strategy, epochs", [("cos", 5), ("linear", 3), ("cos", 0)])
+def test_swalr_matches_torch(strategy, epochs):
+    out = []
+    for lib in (torch, mt):
+        w, b = _params(lib, "float64")
+        opt = lib.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.3}], lr=0.1)
+        sched = lib.optim.swa_utils.SWALR(
+            opt, swa_lr=[0.05, 0.01], anneal_epochs=epochs, anneal_strategy=strategy
+        )
+        seq = [sched.get_last_lr()]
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            seq.append(sched.get_last_lr())
+        out.append((seq, sorted(sched.state_dict())))
+    assert out[1] == out[0]
+
+
+def _averaging_fns(lib):
+    swa = lib.optim.swa_utils
+    return [
+        {},
+        {"avg_fn": swa.get_ema_avg_fn(0.8)},
+        {"avg_fn": swa.get_swa_avg_fn()},
+        {"multi_avg_fn": swa.get_ema_multi_avg_fn(0.9)},
+        {"multi_avg_fn": swa.get_swa_multi_avg_fn()},
+    ]
+
+
+@pytest.mark.parametrize("which", range(5))
+def test_averaged_model_matches_torch(which):
+    out = []
+    for lib in (torch, mt):
+        model = lib.nn.Linear(3, 2).double()
+        with lib.no_grad():
+            model.weight.copy_(lib.tensor(W0[:2, :3].copy()))
+            model.bias.copy_(lib.tensor(B0[:2].copy()))
+        avg = lib.optim.swa_utils.AveragedModel(model, **_averaging_fns(lib)[which])
+        for _ in range(6):
+            with lib.no_grad():
+                model.weight.mul_(1.1).add_(0.3)
+                model.bias.sub_(0.2)
+            avg.update_parameters(model)
+        x = lib.tensor(W0[:, :3].copy())
+        out.append((_numpy(avg(x)), int(avg.n_averaged), list(avg.state_dict())))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-12)
+    assert out[1][1:] == out[0][1:]
+
+
+def test_update_bn_matches_torch():
+    if not hasattr(mt.nn, "BatchNorm1d"):
+        pytest.skip("minitorch.nn.BatchNorm1d not available yet")
+    data = _rng.standard_normal((5, 8, 3))
+    out = []
+    for lib in (torch, mt):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4)).double()
+        with lib.no_grad():
+            model[0].weight.copy_(lib.tensor(W0.T.copy()))
+            model[0].bias.zero_()
+        loader = [(lib.tensor(batch), 0) for batch in data]
+        model.eval()
+        lib.optim.swa_utils.update_bn(loader, model)
+        bn = model[1]
+        out.append((_numpy(bn.running_mean), _numpy(bn.running_var), bn.momentum, model.training))
+    np.testing.assert_allclose(out[1][0], out[0][0], rtol=1e-10)
+    np.testing.assert_allclose(out[1][1], out[0][1], rtol=1e-10)
+    assert out[1][2:] == out[0][2:]

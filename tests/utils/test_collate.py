@@ -28,8 +28,11 @@ def test_tensors_are_stacked():
 
 
 def test_tensors_of_different_shapes_raise_stack_error():
-    with pytest.raises(RuntimeError, match=r"stack expects each tensor to be equal size, but got "
-                                           r"\[2\] at entry 0 and \[3\] at entry 1"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"stack expects each tensor to be equal size, but got "
+        r"\[2\] at entry 0 and \[3\] at entry 1",
+    ):
         default_collate([minitorch.zeros(2), minitorch.zeros(3)])
 
 
@@ -56,7 +59,9 @@ def test_numpy_arrays_and_scalars():
 
 
 def test_numpy_string_and_object_arrays_are_rejected():
-    msg = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found"
+    msg = (
+        "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found"
+    )
     with pytest.raises(TypeError, match=msg + " <U1"):
         default_collate([np.array(["a"]), np.array(["b"])])
     with pytest.raises(TypeError, match=msg + " object"):
@@ -125,8 +130,11 @@ def test_ragged_sequences_raise():
 
 
 def test_unsupported_type_raises():
-    with pytest.raises(TypeError, match="batch must contain tensors, numpy arrays, numbers, dicts or "
-                                        "lists; found <class 'object'>"):
+    with pytest.raises(
+        TypeError,
+        match="batch must contain tensors, numpy arrays, numbers, dicts or "
+        "lists; found <class 'object'>",
+    ):
         default_collate([object(), object()])
     with pytest.raises(TypeError, match="found <class 'NoneType'>"):
         default_collate([None, None])
@@ -136,8 +144,10 @@ def test_collate_with_a_custom_map():
     def tensors_summed(batch, *, collate_fn_map=None):
         return sum(batch)
 
-    out = collate([minitorch.tensor(1.0), minitorch.tensor(2.0)],
-                  collate_fn_map={minitorch.Tensor: tensors_summed})
+    out = collate(
+        [minitorch.tensor(1.0), minitorch.tensor(2.0)],
+        collate_fn_map={minitorch.Tensor: tensors_summed},
+    )
     assert out.item() == 3.0
     # an extended copy of the default map: exact type first, then isinstance in order
     fn_map = {**default_collate_fn_map, Point: lambda b, *, collate_fn_map=None: "points"}

@@ -101,7 +101,9 @@ def test_stack_dataset_getitems_uses_nested_getitems():
     assert ds.__getitems__([1, 3]) == [(101, 1), (103, 9)]
     assert inner.calls == [[1, 3]]
     assert StackDataset(p=inner, q=Squares(4)).__getitems__([2]) == [{"p": 102, "q": 4}]
-    with pytest.raises(ValueError, match="Nested dataset's output size mismatch. Expected 2, got 1"):
+    with pytest.raises(
+        ValueError, match="Nested dataset's output size mismatch. Expected 2, got 1"
+    ):
         StackDataset(Batched(4, short=True)).__getitems__([0, 1])
 
 
@@ -122,7 +124,9 @@ def test_concat_dataset_indexing():
     assert ds.cumulative_sizes == [2, 5, 6]
     assert [ds[i] for i in range(6)] == [0, 1, 0, 1, 4, 0]
     assert ds[-1] == 0 and ds[-4] == 0 and ds[-3] == 1
-    with pytest.raises(ValueError, match="absolute value of index should not exceed dataset length"):
+    with pytest.raises(
+        ValueError, match="absolute value of index should not exceed dataset length"
+    ):
         ds[-7]
     with pytest.raises(IndexError):
         ds[6]

@@ -75,10 +75,13 @@ def test_random_sampler_with_replacement():
 
 
 def test_random_sampler_errors():
-    with pytest.raises(TypeError, match="replacement should be a boolean value, but got replacement=0"):
+    with pytest.raises(
+        TypeError, match="replacement should be a boolean value, but got replacement=0"
+    ):
         RandomSampler(range(3), replacement=0)
-    with pytest.raises(ValueError, match="num_samples should be a positive integer value, but got "
-                                         "num_samples=0"):
+    with pytest.raises(
+        ValueError, match="num_samples should be a positive integer value, but got num_samples=0"
+    ):
         RandomSampler(range(3), num_samples=0)
     with pytest.raises(ValueError, match="num_samples=0"):
         RandomSampler([])
@@ -119,18 +122,29 @@ def test_weighted_sampler_reproducible():
 
 
 def test_weighted_sampler_errors():
-    with pytest.raises(ValueError, match="num_samples should be a positive integer value, but got "
-                                         "num_samples=True"):
+    with pytest.raises(
+        ValueError, match="num_samples should be a positive integer value, but got num_samples=True"
+    ):
         WeightedRandomSampler([1.0], True)
-    with pytest.raises(ValueError, match="replacement should be a boolean value, but got "
-                                         "replacement=1"):
+    with pytest.raises(
+        ValueError, match="replacement should be a boolean value, but got replacement=1"
+    ):
         WeightedRandomSampler([1.0], 1, replacement=1)
-    with pytest.raises(ValueError, match=r"weights should be a 1d sequence but given weights have "
-                                         r"shape \(1, 2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"weights should be a 1d sequence but given weights have "
+        r"shape \(1, 2\)",
+    ):
         WeightedRandomSampler([[1.0, 2.0]], 1)
     cases = [
         (([1.0, 2.0], 3, False), "cannot sample n_sample > prob_dist.size"),
-        (([1.0, -1.0], 1, True), r"invalid multinomial distribution \(encountering probability"),
+        (
+            ([1.0, -1.0], 2, True),
+            r"invalid multinomial distribution \(encountering probability "
+            r"entry < 0\)",
+        ),
+        (([1.0, float("inf")], 2, True), r"\(encountering probability entry = infinity or NaN\)"),
+        (([1.0, -1.0], 1, True), "probability tensor contains"),  # one draw: torch's other kernel
         (([1.0, -1.0], 1, False), "probability tensor contains either `inf`, `nan` or element < 0"),
         (([1.0, float("nan")], 1, True), "probability tensor contains either `inf`, `nan`"),
         (([0.0, 0.0], 1, True), r"invalid multinomial distribution \(sum of probabilities <= 0\)"),
@@ -154,10 +168,14 @@ def test_batch_sampler():
 
 def test_batch_sampler_errors():
     for bad in (0, -1, True, 2.0):
-        with pytest.raises(ValueError, match=f"batch_size should be a positive integer value, "
-                                             f"but got batch_size={bad}"):
+        with pytest.raises(
+            ValueError,
+            match=f"batch_size should be a positive integer value, but got batch_size={bad}",
+        ):
             BatchSampler(range(3), bad, False)
-    with pytest.raises(ValueError, match="drop_last should be a boolean value, but got drop_last=0"):
+    with pytest.raises(
+        ValueError, match="drop_last should be a boolean value, but got drop_last=0"
+    ):
         BatchSampler(range(3), 1, 0)
 
 
@@ -195,7 +213,9 @@ def test_distributed_sampler_shuffle_seed_and_epoch():
 
 
 def test_distributed_sampler_errors():
-    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+    with pytest.raises(
+        ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"
+    ):
         DistributedSampler(range(4), num_replicas=3, rank=3)
     with pytest.raises(ValueError, match="Invalid rank -1"):
         DistributedSampler(range(4), num_replicas=3, rank=-1)

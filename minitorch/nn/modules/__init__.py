@@ -18,8 +18,20 @@ from minitorch.nn.modules.container import (
     ParameterList,
     Sequential,
 )
+from minitorch.nn.modules.activation import *  # noqa: F403
+from minitorch.nn.modules.batchnorm import *  # noqa: F403
+from minitorch.nn.modules.conv import *  # noqa: F403
+from minitorch.nn.modules.distance import *  # noqa: F403
+from minitorch.nn.modules.dropout import *  # noqa: F403
 from minitorch.nn.modules.flatten import Flatten, Unflatten
 from minitorch.nn.modules.linear import Identity, Linear
+from minitorch.nn.modules.loss import *  # noqa: F403
+from minitorch.nn.modules.normalization import *  # noqa: F403
+from minitorch.nn.modules.padding import *  # noqa: F403
+from minitorch.nn.modules.pixelshuffle import *  # noqa: F403
+from minitorch.nn.modules.pooling import *  # noqa: F403
+from minitorch.nn.modules.sparse import *  # noqa: F403
+from minitorch.nn.modules.upsampling import *  # noqa: F403
 
 __all__ = [
     "Module",
@@ -41,3 +53,7 @@ __all__ = [
     "register_module_module_registration_hook",
     "register_module_parameter_registration_hook",
 ]
+__all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__  # noqa: F405
+__all__ += pooling.__all__ + upsampling.__all__  # noqa: F405
+__all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__  # noqa: F405
+__all__ += loss.__all__ + normalization.__all__ + sparse.__all__  # noqa: F405

@@ -105,13 +105,15 @@ def collate(batch, *, collate_fn_map: dict | None = None):
         merged = {k: collate([d[k] for d in batch], collate_fn_map=collate_fn_map) for k in elem}
         return _rebuild_mapping(elem, merged)
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # named tuple
-        return elem_type(*(collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch)))
+        return elem_type(
+            *(collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch, strict=False))
+        )
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
         # each field is a tuple, as in torch (a field of strings stays a tuple)
-        fields = [collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch)]
+        fields = [collate(f, collate_fn_map=collate_fn_map) for f in zip(*batch, strict=False)]
         if isinstance(elem, tuple):
             return fields  # torch returns tuples' fields as a list
         return _rebuild_sequence(elem, fields)

@@ -94,8 +94,13 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             )
         ctx = loader.multiprocessing_context or multiprocessing.get_context()
         method = ctx.get_start_method()
-        payload = (self._dataset, self._auto_collation, self._collate_fn, self._drop_last,
-                   loader.worker_init_fn)
+        payload = (
+            self._dataset,
+            self._auto_collation,
+            self._collate_fn,
+            self._drop_last,
+            loader.worker_init_fn,
+        )
         if method != "fork":
             payload = _pickle_payload(payload, method)
         self._result_queue = ctx.Queue()
@@ -108,8 +113,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 index_queue.cancel_join_thread()  # never block this process's exit
                 w = ctx.Process(
                     target=_worker._worker_loop,
-                    args=(is_iterable, payload, index_queue, self._result_queue,
-                          self._done_event, self._base_seed, i, self._num_workers, method),
+                    args=(
+                        is_iterable,
+                        payload,
+                        index_queue,
+                        self._result_queue,
+                        self._done_event,
+                        self._base_seed,
+                        i,
+                        self._num_workers,
+                        method,
+                    ),
                     daemon=True,
                 )
                 w.start()
@@ -148,10 +162,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         """(True, item) from the result queue, or (False, None) after `timeout`; raises if a
         worker died."""
         try:
-            return True, self._result_queue.get(timeout=timeout)
+            message = self._result_queue.get(timeout=timeout)
         except queue.Empty as e:
             dead = [
-                w for i, w in enumerate(self._workers)
+                w
+                for i, w in enumerate(self._workers)
                 if self._workers_status[i] and not w.is_alive()
             ]
             if dead:
@@ -162,6 +177,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._shutdown_workers()
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e
             return False, None
+        return True, pickle.loads(message)  # pickled by the worker: see _worker._send
 
     def _get_data(self):
         deadline = time.monotonic() + self._timeout if self._timeout > 0 else None
@@ -197,6 +213,11 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 self._rcvd_idx += 1
                 return self._process_data(info[1], info[0])
 
+            if self._shutdown:  # a worker died or the loader timed out: the queues are closed
+                raise RuntimeError(
+                    "This DataLoader iterator was shut down after an error; start a new epoch "
+                    "with iter(loader)"
+                )
             idx, data = self._get_data()
             self._tasks_outstanding -= 1
             if isinstance(data, _worker._IterableDatasetStopIteration):

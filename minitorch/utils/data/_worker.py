@@ -177,8 +177,17 @@ class _ParentWatch:
         return os.getppid() == self.parent
 
 
-def _worker_loop(is_iterable, payload, index_queue, data_queue, done_event, base_seed,
-                 worker_id, num_workers, start_method):
+def _worker_loop(
+    is_iterable,
+    payload,
+    index_queue,
+    data_queue,
+    done_event,
+    base_seed,
+    worker_id,
+    num_workers,
+    start_method,
+):
     """A worker's life: load its copy of the work, seed, then answer (idx, index) requests with
     (idx, batch or ExceptionWrapper) until None arrives or the main process is gone.
 
@@ -201,21 +210,27 @@ def _worker_loop(is_iterable, payload, index_queue, data_queue, done_event, base
                 payload = (None, False, None, False, None)
         dataset, auto_collation, collate_fn, drop_last, init_fn = payload
         seed = _seed_worker(base_seed, worker_id)
-        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
-                                  dataset=dataset)
+        _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
         fetcher = None
         if init_error is None:
             try:
                 if init_fn is not None:
                     init_fn(worker_id)
-                fetcher = create_fetcher(is_iterable, dataset, auto_collation, collate_fn,
-                                         drop_last)
+                fetcher = create_fetcher(
+                    is_iterable, dataset, auto_collation, collate_fn, drop_last
+                )
             except Exception:
                 init_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
-        _serve(index_queue, data_queue, done_event, fetcher, init_error, worker_id,
-               lambda: create_fetcher(is_iterable, dataset, auto_collation, collate_fn,
-                                      drop_last),
-               is_iterable)
+        _serve(
+            index_queue,
+            data_queue,
+            done_event,
+            fetcher,
+            init_error,
+            worker_id,
+            lambda: create_fetcher(is_iterable, dataset, auto_collation, collate_fn, drop_last),
+            is_iterable,
+        )
     except KeyboardInterrupt:
         pass
     if done_event.is_set():
@@ -224,8 +239,21 @@ def _worker_loop(is_iterable, payload, index_queue, data_queue, done_event, base
         data_queue.close()
 
 
-def _serve(index_queue, data_queue, done_event, fetcher, init_error, worker_id, new_fetcher,
-           is_iterable):
+def _send(data_queue, key, data, worker_id: int) -> None:
+    """Puts (key, data) on the result queue, pickled here: a batch that cannot be pickled is
+    reported as an error (pickled by the queue's feeder thread, it would be dropped silently and
+    the main process would wait for it forever)."""
+    try:
+        message = pickle.dumps((key, data), protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        where = f"in DataLoader worker process {worker_id} while sending a batch"
+        message = pickle.dumps((key, ExceptionWrapper(where=where)))
+    data_queue.put(message)
+
+
+def _serve(
+    index_queue, data_queue, done_event, fetcher, init_error, worker_id, new_fetcher, is_iterable
+):
     exhausted = False  # the iterable dataset ended in this epoch: ignore requests
     watch = _ParentWatch()
     while watch.alive():
@@ -240,16 +268,14 @@ def _serve(index_queue, data_queue, done_event, fetcher, init_error, worker_id, 
         if request is None:  # shutdown
             break
         if isinstance(request, _ResumeIteration):
-            data_queue.put((request, None))
+            _send(data_queue, request, None, worker_id)
             exhausted = False
             if fetcher is not None:  # a new epoch: iterable datasets start over
                 try:
                     fetcher = new_fetcher()
                 except Exception:
                     fetcher = None
-                    init_error = ExceptionWrapper(
-                        where=f"in DataLoader worker process {worker_id}"
-                    )
+                    init_error = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
             continue
         if done_event.is_set() or exhausted:
             continue
@@ -267,5 +293,5 @@ def _serve(index_queue, data_queue, done_event, fetcher, init_error, worker_id, 
                     exhausted = True
             except Exception:
                 data = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
-        data_queue.put((idx, data))
+        _send(data_queue, idx, data, worker_id)
         del data, request, index

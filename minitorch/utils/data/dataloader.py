@@ -204,7 +204,12 @@ class DataLoader:
 
     def __setattr__(self, attr, val) -> None:
         if self.__initialized and attr in (
-            "batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers"
+            "batch_size",
+            "batch_sampler",
+            "sampler",
+            "drop_last",
+            "dataset",
+            "persistent_workers",
         ):
             raise ValueError(
                 f"{attr} attribute should not be set after {type(self).__name__} is initialized"
@@ -221,7 +226,7 @@ class DataLoader:
 
     def __iter__(self):
         if self.persistent_workers and self.num_workers > 0:
-            if self._iterator is None:
+            if self._iterator is None or self._iterator._shutdown:  # first, or after an error
                 self._iterator = self._get_iterator()
             else:
                 self._iterator._reset(self)
@@ -263,7 +268,9 @@ class DataLoader:
                 "system."
             )
         else:
-            cpuset = "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
+            cpuset = (
+                "" if hasattr(os, "sched_getaffinity") else " (`cpuset` is not taken into account)"
+            )
             detail = (
                 f"Our suggested max number of worker in current system is {suggest}{cpuset}, "
                 "which is smaller than what this DataLoader is going to create."

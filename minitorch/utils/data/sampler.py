@@ -138,18 +138,20 @@ def _multinomial(weights, num_samples: int, replacement: bool, generator) -> lis
     """
     n = weights.shape[0]
     if not replacement and num_samples > n:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
-    w = weights.numpy()
-    bad = "probability tensor contains either `inf`, `nan` or element < 0"
-    if not np.isfinite(w).all():
-        raise RuntimeError(bad)
-    if (w < 0).any():
-        # torch's two kernels word this differently
         raise RuntimeError(
-            "invalid multinomial distribution (encountering probability entry < 0)"
-            if replacement
-            else bad
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
+    w = weights.numpy()
+    if replacement and num_samples > 1:
+        # torch's with-replacement kernel reports the first bad entry (nan counts as < 0)
+        bad = ~(w >= 0) | (w == np.inf)
+        if bad.any():
+            what = "= infinity or NaN" if w[bad.argmax()] == np.inf else "< 0"
+            raise RuntimeError(
+                f"invalid multinomial distribution (encountering probability entry {what})"
+            )
+    elif not (np.isfinite(w) & (w >= 0)).all():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if not w.sum() > 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if replacement:

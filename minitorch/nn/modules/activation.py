@@ -1,0 +1,381 @@
+"""Activation modules: thin Modules over nn.functional, with torch's arguments and reprs."""
+
+from __future__ import annotations
+
+from minitorch._factories import empty
+from minitorch._tensor import Tensor
+from minitorch.nn import functional as F
+from minitorch.nn import init
+from minitorch.nn.modules.module import Module
+from minitorch.nn.parameter import Parameter
+
+__all__ = [
+    "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
+    "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
+    "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
+    "Softmax", "Softmax2d", "LogSoftmax",
+]  # fmt: skip
+
+
+def _inplace(inplace: bool, lead: str = ", ") -> str:
+    return f"{lead}inplace=True" if inplace else ""
+
+
+class Threshold(Module):
+    """y = x if x > threshold else value. Mirrors torch.nn.Threshold."""
+
+    __constants__ = ["threshold", "value", "inplace"]
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}{_inplace(self.inplace)}"
+
+
+class _Inplace(Module):
+    """An activation whose only argument is `inplace` (repr "inplace=True" when set)."""
+
+    __constants__ = ["inplace"]
+    _fn = None
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace(self.inplace, "")
+
+
+class ReLU(_Inplace):
+    """max(0, x). Mirrors torch.nn.ReLU."""
+
+    _fn = staticmethod(F.relu)
+
+
+class SELU(_Inplace):
+    """scale * elu(x, alpha) with the self-normalising constants. Mirrors torch.nn.SELU."""
+
+    _fn = staticmethod(F.selu)
+
+
+class SiLU(_Inplace):
+    """x * sigmoid(x). Mirrors torch.nn.SiLU."""
+
+    _fn = staticmethod(F.silu)
+
+
+class Mish(_Inplace):
+    """x * tanh(softplus(x)). Mirrors torch.nn.Mish."""
+
+    _fn = staticmethod(F.mish)
+
+
+class Hardsigmoid(_Inplace):
+    """relu6(x + 3) / 6. Mirrors torch.nn.Hardsigmoid (whose repr omits inplace)."""
+
+    _fn = staticmethod(F.hardsigmoid)
+
+    def extra_repr(self) -> str:
+        return ""
+
+
+class Hardswish(Hardsigmoid):
+    """x * relu6(x + 3) / 6. Mirrors torch.nn.Hardswish."""
+
+    _fn = staticmethod(F.hardswish)
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random slope in [lower, upper] while training, their mean in eval.
+    Mirrors torch.nn.RReLU."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
+                 inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace(self.inplace)}"
+
+
+class Hardtanh(Module):
+    """clamp(x, min_val, max_val). Mirrors torch.nn.Hardtanh (min_value/max_value are its
+    deprecated spellings)."""
+
+    __constants__ = ["min_val", "max_val", "inplace"]
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
+        super().__init__()
+        if min_value is not None:
+            import warnings
+
+            warnings.warn(
+                "keyword argument `min_value` is deprecated and rename to `min_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            min_val = min_value
+        if max_value is not None:
+            import warnings
+
+            warnings.warn(
+                "keyword argument `max_value` is deprecated and rename to `max_val`",
+                FutureWarning,
+                stacklevel=2,
+            )
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        assert self.max_val > self.min_val
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace(self.inplace)}"
+
+
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6). Mirrors torch.nn.ReLU6."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace(self.inplace, "")
+
+
+class Sigmoid(Module):
+    """1 / (1 + exp(-x)). Mirrors torch.nn.Sigmoid."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    """tanh(x). Mirrors torch.nn.Tanh."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanh(input)
+
+
+class ELU(Module):
+    """x if x > 0 else alpha (exp(x) - 1). Mirrors torch.nn.ELU."""
+
+    __constants__ = ["alpha", "inplace"]
+    _fn = staticmethod(F.elu)
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace(self.inplace)}"
+
+
+class CELU(ELU):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)). Mirrors torch.nn.CELU."""
+
+    _fn = staticmethod(F.celu)
+
+
+class GLU(Module):
+    """a * sigmoid(b) for the halves a, b of the input along dim. Mirrors torch.nn.GLU."""
+
+    __constants__ = ["dim"]
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class GELU(Module):
+    """x * Phi(x), or its tanh approximation. Mirrors torch.nn.GELU."""
+
+    __constants__ = ["approximate"]
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Hardshrink(Module):
+    """x where |x| > lambd, else 0. Mirrors torch.nn.Hardshrink."""
+
+    __constants__ = ["lambd"]
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """x -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.Softshrink."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class LeakyReLU(Module):
+    """max(0, x) + negative_slope * min(0, x). Mirrors torch.nn.LeakyReLU."""
+
+    __constants__ = ["inplace", "negative_slope"]
+
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}{_inplace(self.inplace)}"
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), computed stably. Mirrors torch.nn.LogSigmoid."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta, linear above threshold. Mirrors torch.nn.Softplus."""
+
+    __constants__ = ["beta", "threshold"]
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class PReLU(Module):
+    """max(0, x) + weight * min(0, x) with a learnt slope (one, or one per channel). Mirrors
+    torch.nn.PReLU."""
+
+    __constants__ = ["num_parameters"]
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class Softsign(Module):
+    """x / (1 + |x|). Mirrors torch.nn.Softsign."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x). Mirrors torch.nn.Tanhshrink."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class _SoftmaxBase(Module):
+    __constants__ = ["dim"]
+    _fn = None
+
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxBase):
+    """exp(x) / sum(exp(x)) along dim. Mirrors torch.nn.Softmax."""
+
+    _fn = staticmethod(F.softmax)
+
+
+class Softmin(_SoftmaxBase):
+    """softmax(-x) along dim. Mirrors torch.nn.Softmin."""
+
+    _fn = staticmethod(F.softmin)
+
+
+class LogSoftmax(_SoftmaxBase):
+    """log(softmax(x)) along dim. Mirrors torch.nn.LogSoftmax."""
+
+    _fn = staticmethod(F.log_softmax)
+
+
+class Softmax2d(Module):
+    """softmax over the channels of each location of a (N, C, H, W) or (C, H, W) input.
+    Mirrors torch.nn.Softmax2d."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim not in (3, 4):
+            raise ValueError(
+                f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead"
+            )
+        return F.softmax(input, -3, _stacklevel=5)

@@ -1,0 +1,119 @@
+"""Padding layers: zero, constant, reflection, replication and circular (1-d, 2-d, 3-d)."""
+
+from __future__ import annotations
+
+from minitorch._tensor import Tensor
+from minitorch.nn import _functional_pad as F
+from minitorch.nn.modules.module import Module
+
+__all__ = [
+    "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d",
+]  # fmt: skip
+
+
+def _pairs(padding, n: int) -> tuple:
+    """An int (the same on every side) or a (left, right, top, bottom, ...) tuple."""
+    if isinstance(padding, int):
+        return (padding,) * (2 * n)
+    return tuple(padding)
+
+
+class _ConstantPadNd(Module):
+    __constants__ = ["padding", "value"]
+    _n = 1
+
+    def __init__(self, padding, value: float) -> None:
+        super().__init__()
+        self.padding = _pairs(padding, self._n)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Pads the last dim with a constant. Mirrors torch.nn.ConstantPad1d."""
+
+    _n = 1
+
+
+class ConstantPad2d(_ConstantPadNd):
+    """Pads the last 2 dims with a constant. Mirrors torch.nn.ConstantPad2d."""
+
+    _n = 2
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Mirrors torch.nn.ConstantPad3d."""
+
+    _n = 3
+
+
+class _ZeroPadNd(_ConstantPadNd):
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad1d(_ZeroPadNd):
+    """Mirrors torch.nn.ZeroPad1d."""
+
+    _n = 1
+
+
+class ZeroPad2d(_ZeroPadNd):
+    """Pads the last 2 dims with zeros (left, right, top, bottom). Mirrors torch.nn.ZeroPad2d."""
+
+    _n = 2
+
+
+class ZeroPad3d(_ZeroPadNd):
+    """Mirrors torch.nn.ZeroPad3d."""
+
+    _n = 3
+
+
+class _ModePadNd(Module):
+    __constants__ = ["padding"]
+    _n = 1
+    _mode = "reflect"
+
+    def __init__(self, padding) -> None:
+        super().__init__()
+        self.padding = _pairs(padding, self._n)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.pad(input, self.padding, self._mode)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+def _mode_pad(name: str, n: int, mode: str, doc: str):
+    return type(
+        name, (_ModePadNd,), {"_n": n, "_mode": mode, "__doc__": doc, "__module__": __name__}
+    )
+
+
+ReflectionPad1d = _mode_pad("ReflectionPad1d", 1, "reflect", "Mirrors torch.nn.ReflectionPad1d.")
+ReflectionPad2d = _mode_pad("ReflectionPad2d", 2, "reflect", "Mirrors torch.nn.ReflectionPad2d.")
+ReflectionPad3d = _mode_pad("ReflectionPad3d", 3, "reflect", "Mirrors torch.nn.ReflectionPad3d.")
+ReplicationPad1d = _mode_pad(
+    "ReplicationPad1d", 1, "replicate", "Mirrors torch.nn.ReplicationPad1d."
+)
+ReplicationPad2d = _mode_pad(
+    "ReplicationPad2d", 2, "replicate", "Mirrors torch.nn.ReplicationPad2d."
+)
+ReplicationPad3d = _mode_pad(
+    "ReplicationPad3d", 3, "replicate", "Mirrors torch.nn.ReplicationPad3d."
+)
+CircularPad1d = _mode_pad("CircularPad1d", 1, "circular", "Mirrors torch.nn.CircularPad1d.")
+CircularPad2d = _mode_pad("CircularPad2d", 2, "circular", "Mirrors torch.nn.CircularPad2d.")
+CircularPad3d = _mode_pad("CircularPad3d", 3, "circular", "Mirrors torch.nn.CircularPad3d.")

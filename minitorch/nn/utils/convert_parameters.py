@@ -1,0 +1,45 @@
+"""parameters_to_vector and vector_to_parameters: a model's parameters as one flat tensor and
+back."""
+
+from __future__ import annotations
+
+from minitorch import _ops
+from minitorch._tensor import Tensor
+
+__all__ = ["parameters_to_vector", "vector_to_parameters"]
+
+
+def _check_device(param: Tensor, old_device):
+    """The device of the parameters seen so far; they must all share one. Mirrors torch's
+    _check_param_device."""
+    if old_device is None:
+        return param.device
+    if param.device != old_device:
+        raise TypeError("Found two parameters on different devices, this is currently not "
+                        "supported.")
+    return old_device
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    """The parameters flattened and concatenated into one 1-D tensor (differentiable). Mirrors
+    torch.nn.utils.parameters_to_vector."""
+    device = None
+    flat = []
+    for p in parameters:
+        device = _check_device(p, device)
+        flat.append(p.reshape(-1))
+    return _ops.cat(flat)
+
+
+def vector_to_parameters(vec: Tensor, parameters) -> None:
+    """Copies consecutive slices of vec into the parameters' data, in order. Mirrors
+    torch.nn.utils.vector_to_parameters."""
+    if not isinstance(vec, Tensor):
+        raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
+    device = None
+    pointer = 0
+    for p in parameters:
+        device = _check_device(p, device)
+        n = p.numel()
+        p.data = vec[pointer : pointer + n].view_as(p).data
+        pointer += n
