@@ -63,6 +63,7 @@ class CupyBackend(Backend):
         import cupyx
 
         self.xp = cupy
+        self.array_cls = cupy.ndarray
         self._cupyx = cupyx
 
     def from_host(self, array, device):

@@ -10,6 +10,7 @@ from minitorch._backend import Backend
 class NumpyBackend(Backend):
     name = "numpy"
     xp = np
+    array_cls = np.ndarray
 
     def from_host(self, array, device):
         return array

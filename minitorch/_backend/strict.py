@@ -531,6 +531,7 @@ class StrictBackend(Backend):
 
     name = "strict"
     xp = xp
+    array_cls = StrictArray
 
     def from_host(self, array, device):
         if array.__class__ is StrictArray:

@@ -121,8 +121,9 @@ class BinaryCrossEntropy(Function):
         xp = ctx.xp
         a, b = x._data, t._data
         ctx.save_for_backward(x, t)
-        return xp.asarray(-(b * _clamped_log(xp, a) + (1 - b) * _clamped_log(xp, 1 - a)),
-                          dtype=a.dtype)
+        return xp.asarray(
+            -(b * _clamped_log(xp, a) + (1 - b) * _clamped_log(xp, 1 - a)), dtype=a.dtype
+        )
 
     @staticmethod
     def backward(ctx, grad):

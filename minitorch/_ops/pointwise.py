@@ -27,7 +27,9 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _d(a) + _d(b)
+        return (a._data if isinstance(a, Tensor) else a) + (
+            b._data if isinstance(b, Tensor) else b
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -39,7 +41,9 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return _d(a) - _d(b)
+        return (a._data if isinstance(a, Tensor) else a) - (
+            b._data if isinstance(b, Tensor) else b
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -51,8 +55,13 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return _d(a) * _d(b)
+        # Each input is saved only for the other's gradient (so in-place changes to an input
+        # that needs no gradient do not invalidate this node).
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
+        return (a._data if isinstance(a, Tensor) else a) * (
+            b._data if isinstance(b, Tensor) else b
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,8 +75,10 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
-        return _d(a) / _d(b)
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return (a._data if isinstance(a, Tensor) else a) / (
+            b._data if isinstance(b, Tensor) else b
+        )
 
     @staticmethod
     def backward(ctx, grad):
@@ -89,12 +100,20 @@ class Neg(Function):
         return -grad
 
 
+# NOTE [ Same-dtype fast path ]
+# add/sub/mul/div run on every step of every model; with two tensors of one dtype (the common case)
+# there is nothing to promote, so promote() is skipped.
+
+
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add."""
-    a, b, _ = promote(input, other, "add")
+    if not (isinstance(other, Tensor) and isinstance(input, Tensor)
+            and input._data.dtype is other._data.dtype):
+        input, other, _ = promote(input, other, "add")
     if alpha != 1:
-        b = mul(b, alpha)
-    return _out(Add.apply(a, b), out)
+        other = mul(other, alpha)
+    result = Add.apply(input, other)
+    return result if out is None else _out(result, out)
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -119,15 +138,21 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """input * other. Mirrors torch.mul."""
-    a, b, _ = promote(input, other, "mul")
-    return _out(Mul.apply(a, b), out)
+    if not (isinstance(other, Tensor) and isinstance(input, Tensor)
+            and input._data.dtype is other._data.dtype):
+        input, other, _ = promote(input, other, "mul")
+    result = Mul.apply(input, other)
+    return result if out is None else _out(result, out)
 
 
 def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
     if rounding_mode is None:
-        a, b, _ = promote_float(input, other, "div")
-        return _out(Div.apply(a, b), out)
+        if not (isinstance(other, Tensor) and isinstance(input, Tensor)
+                and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+            input, other, _ = promote_float(input, other, "div")
+        result = Div.apply(input, other)
+        return result if out is None else _out(result, out)
     if rounding_mode == "floor":
         return _out(floor_divide(input, other), out)
     if rounding_mode == "trunc":

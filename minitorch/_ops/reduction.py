@@ -7,6 +7,7 @@ import operator
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -78,9 +79,11 @@ def _drop(shape, dims):
 
 def expand_back(grad: Tensor, ctx) -> Tensor:
     """A reduction's output gradient broadcast back over the input shape `ctx.shape`."""
-    if not ctx.keepdim:
-        grad = grad.reshape(keep_shape(ctx.shape, ctx.dims))
-    return grad.expand(ctx.shape)
+    dims = ctx.dims
+    if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
+        grad = grad.reshape(keep_shape(ctx.shape, dims))
+    # Reduced leading dims (or all dims) need no reshape: broadcasting puts them back.
+    return Expand.apply(grad, shape=ctx.shape)
 
 
 def _keepdim(grad: Tensor, ctx) -> Tensor:

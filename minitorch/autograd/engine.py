@@ -331,16 +331,15 @@ def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
             f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
             f"{list(gshape)} but expected shape compatible with {list(shape)}"
         )
-    dims = tuple(range(lead)) + tuple(
+    ones = tuple(
         lead + k
         for k, (s, gs) in enumerate(zip(shape, gshape[lead:], strict=True))
         if s == 1 and gs != 1
     )
-    if dims:
-        g = g.sum(dim=dims, keepdim=True)
-    if lead or g._data.shape != shape:
-        g = g.reshape(shape)
-    return g
+    if not ones:
+        return g.sum(dim=tuple(range(lead)))  # only leading dims were added: one op
+    g = g.sum(dim=tuple(range(lead)) + ones, keepdim=True)
+    return g.reshape(shape) if g._data.shape != shape else g
 
 
 def _materialize(node, grads):

@@ -23,6 +23,8 @@ class Node:
     A node holds its inputs' nodes and never its outputs, so the graph dies with its last tensor.
     """
 
+    # Set on every node: slots. Rarely set (hooks, multi-output): class defaults, overridden in the
+    # instance __dict__ when needed, so recording a node costs few attribute writes.
     __slots__ = (
         "_next",
         "_in_meta",
@@ -30,17 +32,16 @@ class Node:
         "_to_save",
         "needs_input_grad",
         "xp",
-        "_n_out",
         "_out_device",
-        "_materialize",
-        "_pre_hooks",
-        "_retains",
-        "_hooks",
-        "_trace",
         "__dict__",
         "__weakref__",
     )
     _fn = None  # the Function subclass whose backward this node runs
+    _n_out = 1
+    _materialize = True
+    _pre_hooks = None
+    _retains = None
+    _hooks = None
 
     def __init__(self):
         raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
@@ -165,8 +166,6 @@ def _accumulator(t: Tensor):
         acc._variable = weakref.ref(t)
         acc._next = ()
         acc._in_meta = ()
-        acc._hooks = None
-        acc._pre_hooks = None
         t._grad_acc = acc
     return acc
 
@@ -314,8 +313,10 @@ class Function:
             out = cls.forward(ctx, *args, **kwargs)
         except ValueError as e:
             _raise_broadcast_error(cls, args, e)
-        if out.__class__ is tuple:
-            return _apply_general(cls, ctx, device, False, args, kwargs, out)
+        if out.__class__ is not device.backend.array_cls:
+            if out.__class__ is tuple:
+                return _apply_general(cls, ctx, device, False, args, kwargs, out)
+            out = device.backend.xp.asarray(out)  # NumPy gives scalars for 0-d results
         result = _make(out, device, False, None)
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
@@ -362,25 +363,22 @@ def _apply_recording(cls, device, args, kwargs):
         out = cls.forward(ctx, *args, **kwargs)
     except ValueError as e:
         _raise_broadcast_error(cls, args, e)
-    if out.__class__ is tuple:
-        return _apply_general(cls, ctx, device, True, args, kwargs, out)
+    raw = out  # what a forward saved as its output is matched by identity (see _pack_saved)
+    if out.__class__ is not device.backend.array_cls:
+        if out.__class__ is tuple:
+            return _apply_general(cls, ctx, device, True, args, kwargs, out)
+        out = device.backend.xp.asarray(out)  # NumPy gives scalars for 0-d results
     result = _make(out, device, True, ctx)
-    ctx._n_out = 1
     ctx._out_device = device
     _connect(ctx, args)
     if cls._is_view:
         _mark_view(result, args[0], cls, args[1:], kwargs)
-    _pack_saved(ctx, (result,), (out,))
+    _pack_saved(ctx, (result,), (raw,))
     return result
 
 
 def _new_node(node_cls, _new=object.__new__):
-    node = _new(node_cls)
-    node._pre_hooks = None
-    node._retains = None
-    node._hooks = None
-    node._materialize = True
-    return node
+    return _new(node_cls)
 
 
 def _connect(ctx, args):

@@ -29,9 +29,16 @@ def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor):
     return attn_mask
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
-                                 dropout_p: float = 0.0, is_causal: bool = False,
-                                 scale: float | None = None, enable_gqa: bool = False) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask=None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     """softmax(query @ key^T * scale + mask) @ value, scale = 1 / sqrt(E) by default; a bool
     mask keeps the True entries, a float mask is added; rows with every key masked give 0 (as
     torch's CPU kernel). Mirrors torch.nn.functional.scaled_dot_product_attention.

@@ -10,8 +10,9 @@ from minitorch._tensor import Tensor
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
-                      keepdim: bool = False) -> Tensor:
+def pairwise_distance(
+    x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
+) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim. Mirrors torch.nn.functional.pairwise_distance."""
     diff = x1 - x2 + eps
     if diff.ndim == 0:
@@ -55,8 +56,9 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     return vector_norm(input[i] - input[j], p, dim=1)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
-              out: Tensor | None = None) -> Tensor:
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
+) -> Tensor:
     """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
     denom = _ops.clamp(vector_norm(input, p, dim=dim, keepdim=True), min=eps)
     result = input / denom.expand_as(input)

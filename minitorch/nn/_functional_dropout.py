@@ -53,8 +53,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
     return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
 
 
-def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
-                   feature: bool) -> Tensor:
+def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
     _check_p(p)
     if not training or p == 0:
         return input
@@ -70,15 +69,15 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool,
     return input * (keep * a) + b
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,
-            inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zeroes each element with probability p and scales the rest by 1 / (1 - p) while
     training. Mirrors torch.nn.functional.dropout."""
     return _dropout(input, p, training, inplace, feature=False)
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zeroes whole channels of an (N, C, L) or (C, L) input. Mirrors
     torch.nn.functional.dropout1d."""
     _check_p(p)
@@ -91,8 +90,9 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
     return _batched_feature(input, p, training, inplace, batched=input.ndim == 3)
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zeroes whole channels of an (N, C, H, W) input (a 3-D input is read as (N, C, L), as
     torch does, with its warning). Mirrors torch.nn.functional.dropout2d."""
     _check_p(p)
@@ -120,8 +120,9 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
     return _dropout(input, p, training, inplace, feature=True)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input. Mirrors
     torch.nn.functional.dropout3d."""
     _check_p(p)
@@ -149,14 +150,16 @@ def _batched_feature(input: Tensor, p, training, inplace, batched: bool) -> Tens
     return input.copy_(out) if inplace else out
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
-                  inplace: bool = False) -> Tensor:
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Dropout that keeps the mean and variance of SELU activations. Mirrors
     torch.nn.functional.alpha_dropout."""
     return _alpha_dropout(input, p, training, inplace, feature=False)
 
 
-def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
-                          inplace: bool = False) -> Tensor:
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """alpha_dropout of whole channels. Mirrors torch.nn.functional.feature_alpha_dropout."""
     return _alpha_dropout(input, p, training, inplace, feature=True)

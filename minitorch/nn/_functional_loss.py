@@ -104,8 +104,14 @@ def _weighted(loss: Tensor, input: Tensor, weight, reduction: str, mean_by_weigh
 # --- regression ---
 
 
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """mean((input - target)^2). Mirrors torch.nn.functional.mse_loss."""
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
@@ -116,8 +122,14 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(loss, reduction)
 
 
-def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-            reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
     """mean(|input - target|). Mirrors torch.nn.functional.l1_loss."""
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
@@ -127,8 +139,14 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(loss, reduction)
 
 
-def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = input - target). Mirrors
     torch.nn.functional.smooth_l1_loss."""
     _warn_size(input, target)
@@ -142,8 +160,13 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return reduce_loss(loss, reduction)
 
 
-def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
-               weight: Tensor | None = None) -> Tensor:
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere. Mirrors
     torch.nn.functional.huber_loss."""
     _warn_size(input, target)
@@ -258,8 +281,15 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
     return out, w, mask
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
-             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-input[n, target[n]] weighted by weight[target[n]], ignoring ignore_index; 'mean' divides
     by the total weight of the counted targets. Mirrors torch.nn.functional.nll_loss.
 
@@ -270,9 +300,16 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                  size_average=None, ignore_index: int = -100, reduce=None,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    ignore_index: int = -100,
+    reduce=None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
     """nll_loss(log_softmax(input, class dim), target) for class indices, or
     -sum(target * log_softmax(input)) for class probabilities (target shaped like input), with
     optional label smoothing. Mirrors torch.nn.functional.cross_entropy.
@@ -345,8 +382,14 @@ def _check_bce_size(input: Tensor, target: Tensor) -> None:
         )
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-(target log(input) + (1 - target) log(1 - input)), each log clamped at -100. Mirrors
     torch.nn.functional.binary_cross_entropy.
 
@@ -356,9 +399,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     reduction = resolve_reduction(size_average, reduce, reduction)
     _check_bce_size(input, target)
     if target.dtype is not input.dtype:
-        raise RuntimeError(
-            f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}"
-        )
+        raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
     if _on_host(input) and input.numel():
         x = input._data
         if bool(((x < 0) | (x > 1)).any()):
@@ -369,10 +410,15 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return reduce_loss(loss, reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
-                                     weight: Tensor | None = None, size_average=None,
-                                     reduce=None, reduction: str = "mean",
-                                     pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits as
     (1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x). Mirrors
     torch.nn.functional.binary_cross_entropy_with_logits."""
@@ -394,8 +440,14 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
 # --- divergences and likelihoods ---
 
 
-def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
-           reduction: str = "mean", log_target: bool = False) -> Tensor:
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
     """target (log target - input) pointwise, input being log-probabilities (target too when
     log_target). Mirrors torch.nn.functional.kl_div ('batchmean' divides by the batch size)."""
     if size_average is not None or reduce is not None:
@@ -420,9 +472,16 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None,
     return reduce_loss(loss, reduction)
 
 
-def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
-                     size_average=None, eps: float = 1e-8, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average=None,
+    eps: float = 1e-8,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """exp(input) - target input (log_input), else input - target log(input + eps); `full`
     adds Stirling's approximation of log(target!). Mirrors torch.nn.functional.poisson_nll_loss."""
     reduction = resolve_reduction(size_average, reduce, reduction)
@@ -439,8 +498,14 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     return reduce_loss(loss, reduction)
 
 
-def gaussian_nll_loss(input: Tensor, target: Tensor, var, full: bool = False,
-                      eps: float = 1e-6, reduction: str = "mean") -> Tensor:
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
     """0.5 (log(max(var, eps)) + (input - target)^2 / max(var, eps)) (+ 0.5 log(2 pi) when
     full). Mirrors torch.nn.functional.gaussian_nll_loss.
 

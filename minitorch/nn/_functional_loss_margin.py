@@ -30,8 +30,15 @@ def _reduce(loss, reduction):
     return reduce_loss(loss, reduction)
 
 
-def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                        size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """max(0, -target (input1 - input2) + margin). Mirrors
     torch.nn.functional.margin_ranking_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -44,8 +51,14 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce(loss, reduction)
 
 
-def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None,
-                         reduce=None, reduction: str = "mean") -> Tensor:
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """input where target == 1, max(0, margin - input) where target == -1. Mirrors
     torch.nn.functional.hinge_embedding_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -54,8 +67,15 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return _reduce(margin_part + self_part, reduction)
 
 
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
-                          size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1.
     Mirrors torch.nn.functional.cosine_embedding_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -91,9 +111,18 @@ def _check_triplet_dims(anchor, positive, negative):
         )
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0,
-                        p: float = 2, eps: float = 1e-6, swap: bool = False, size_average=None,
-                        reduce=None, reduction: str = "mean") -> Tensor:
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance;
     `swap` uses min(d(a, n), d(p, n)). Mirrors torch.nn.functional.triplet_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -105,14 +134,23 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
 
 
-def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
-                                      distance_function=None, margin: float = 1.0,
-                                      swap: bool = False, reduction: str = "mean") -> Tensor:
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function=None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
     """triplet_margin_loss with any distance function (pairwise_distance by default). Mirrors
     torch.nn.functional.triplet_margin_with_distance_loss."""
     if margin <= 0:
-        raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
-                         f"got {margin} instead")
+        raise ValueError(
+            f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
+            f"got {margin} instead"
+        )
     reduction = _reduction(None, None, reduction)
     _check_triplet_dims(anchor, positive, negative)
     dist = distance_function if distance_function is not None else pairwise_distance
@@ -123,17 +161,23 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
 
 
-def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                     reduction: str = "mean") -> Tensor:
+def soft_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
     return _reduce(-logsigmoid(target * input), reduction)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                size_average=None, reduce=None,
-                                reduction: str = "mean") -> Tensor:
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """-mean over classes of (t logsigmoid(x) + (1 - t) logsigmoid(-x)), weighted per class.
     Mirrors torch.nn.functional.multilabel_soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -164,18 +208,23 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
             f"{list(target.shape)}. Input has shape {list(input.shape)}."
         )
     if weight is not None and weight.numel() != c:
-        raise RuntimeError(
-            f"inconsistent weight size, expected {c} but got {list(weight.shape)}"
-        )
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     if target._device.type == "cpu" and target.numel():  # see NOTE [ Checks that read values ]
         t = target._data
         if bool(((t < 0) | (t >= c)).any()):
             raise RuntimeError("target out of range")
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
-                      weight: Tensor | None = None, size_average=None, reduce=None,
-                      reduction: str = "mean") -> Tensor:
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average=None,
+    reduce=None,
+    reduction: str = "mean",
+) -> Tensor:
     """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]). Mirrors
     torch.nn.functional.multi_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -198,8 +247,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     return _reduce(loss, reduction)
 
 
-def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
-                           reduction: str = "mean") -> Tensor:
+def multilabel_margin_loss(
+    input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
+) -> Tensor:
     """sum over target classes j (up to the first -1) and non-target classes i of
     max(0, 1 - (x[j] - x[i])) / C. Mirrors torch.nn.functional.multilabel_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
@@ -208,8 +258,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     t = target.reshape(1, -1) if one else target
     if tuple(t.shape) != tuple(x.shape):
         raise RuntimeError(
-            f"inconsistent target size: {list(target.shape)} for input of size: "
-            f"{list(input.shape)}"
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
     c = x.shape[1]
     if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
@@ -219,9 +268,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     # the targets are the entries before the first -1 of each row
     valid = _ops.cumprod((t != -1).to(_dtype.int64), 1) > 0
     safe = _ops.where(valid, t, 0).to(_dtype.int64)
-    is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(
-        1, safe, valid.to(_dtype.int64)
-    ) > 0
+    is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(1, safe, valid.to(_dtype.int64)) > 0
     x_t = x.gather(1, safe)  # (N, C): x at each listed target
     margins = _ops.clamp(1 - x_t.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, target, class)
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)

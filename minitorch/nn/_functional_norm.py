@@ -57,9 +57,16 @@ def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> Non
         running.mul_(1 - momentum).add_(batch_stat.detach().to(running.dtype) * momentum)
 
 
-def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
-               weight: Tensor | None = None, bias: Tensor | None = None,
-               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
     training (running stats updated with the unbiased variance), running stats otherwise.
     Mirrors torch.nn.functional.batch_norm."""
@@ -73,8 +80,12 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         _check_channels(name, t, c)
     shape = _channel_shape(input)
     if training or running_mean is None or running_var is None:
@@ -93,10 +104,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     return _affine(out, weight, bias, shape)
 
 
-def instance_norm(input: Tensor, running_mean: Tensor | None = None,
-                  running_var: Tensor | None = None, weight: Tensor | None = None,
-                  bias: Tensor | None = None, use_input_stats: bool = True,
-                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
     """batch_norm of each sample and channel over its spatial dims; running stats (when given)
     track the batch average of the per-instance statistics. Mirrors
     torch.nn.functional.instance_norm."""
@@ -113,8 +130,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shape = _channel_shape(input)
     if not use_input_stats:
         if running_mean is None or running_var is None:
-            raise RuntimeError("Expected running_mean and running_var to be defined when "
-                               "use_input_stats is false")
+            raise RuntimeError(
+                "Expected running_mean and running_var to be defined when use_input_stats is false"
+            )
         out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
         return _affine(out, weight, bias, shape)
     dims = tuple(range(2, input.ndim))
@@ -135,7 +153,7 @@ def _normalized_shape(normalized_shape) -> tuple:
 
 def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*, ") -> None:
     k = len(shape)
-    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
             f"[{star}{', '.join(str(s) for s in shape)}], but got input of size{list(input.shape)}"
@@ -151,8 +169,13 @@ def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*,
             )
 
 
-def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def layer_norm(
+    input: Tensor,
+    normalized_shape,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims.
     Mirrors torch.nn.functional.layer_norm."""
     shape = _normalized_shape(normalized_shape)
@@ -166,8 +189,13 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return out
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
     """layer_norm over each group of num_groups channels (and the spatial dims), then a
     per-channel affine. Mirrors torch.nn.functional.group_norm."""
     if input.ndim < 2:
@@ -192,8 +220,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     return _affine(out, weight, bias, _channel_shape(input))
 
 
-def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
-             eps: float | None = None) -> Tensor:
+def rms_norm(
+    input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps defaults
     to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
     shape = _normalized_shape(normalized_shape)
@@ -205,8 +234,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None,
     return out if weight is None else out * weight
 
 
-def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75,
-                        k: float = 1.0) -> Tensor:
+def local_response_norm(
+    input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0
+) -> Tensor:
     """input / (k + alpha * mean of squares over `size` neighbouring channels)^beta. Mirrors
     torch.nn.functional.local_response_norm."""
     dim = input.ndim

@@ -63,9 +63,15 @@ def _scale_grad(out: Tensor, scale: Tensor) -> Tensor:
     return out.detach() + (out - out.detach()) * scale
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: float | None = None, norm_type: float = 2.0,
-              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
     """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
     gets no gradient. Mirrors torch.nn.functional.embedding."""
     _check_indices(input, "embedding")
@@ -87,11 +93,19 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
-                  max_norm: float | None = None, norm_type: float = 2,
-                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
-                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
-                  padding_idx: int | None = None) -> Tensor:
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
     """The sum, mean or max of the embeddings in each bag: the rows of a 2-D input, or the
     slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag."""
     _check_indices(input, "embedding_bag")
@@ -101,9 +115,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None,
             f"it must have the same shape as the input ({input.shape})"
         )
     if weight.ndim != 2:
-        raise ValueError(
-            f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}"
-        )
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     n = weight.shape[0]
     if input.ndim == 2:
         if offsets is not None:

@@ -31,13 +31,15 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     softplus,
 )
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
-from minitorch._tensor import Tensor, _wrap_dim as wrap_dim
+from minitorch._tensor import Tensor
+from minitorch._tensor import _wrap_dim as wrap_dim
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
 from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
 from minitorch.nn._functional_sparse import *  # noqa: F403
+
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
 from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pools, interpolate)
@@ -77,8 +79,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
             f"and {list(input2.shape[:-1])}"
         )
-    if weight.ndim != 3 or weight.shape[1] != input1.shape[-1] or (
-        weight.shape[2] != input2.shape[-1]
+    if (
+        weight.ndim != 3
+        or weight.shape[1] != input1.shape[-1]
+        or (weight.shape[2] != input2.shape[-1])
     ):
         raise RuntimeError(
             f"bilinear(): weight of shape {list(weight.shape)} does not match input sizes "
@@ -147,9 +151,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
     if lambd < 0:
-        raise RuntimeError(
-            f"lambda must be greater or equal to 0, but found to be {float(lambd)}."
-        )
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
     return _ops.where(input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, 0.0))
 
 
@@ -183,8 +185,13 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _ops.where(input > 0, input, input * w)
 
 
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
-          inplace: bool = False) -> Tensor:
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
     """Leaky relu with a random slope in [lower, upper] per element while training, their mean
     otherwise. Mirrors torch.nn.functional.rrelu."""
     if not training:
@@ -198,8 +205,9 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return _act._result(input, inplace, compute, "rrelu")
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-           training: bool = False) -> Tensor:
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
     """In-place rrelu. Mirrors torch.nn.functional.rrelu_."""
     return rrelu(input, lower, upper, training, inplace=True)
 
@@ -248,8 +256,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     return _ops.softmax(-input, dim)
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
-                dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
     _check_tensor(input, "log_softmax")
     if dim is None:
@@ -257,8 +264,9 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
     return _ops.log_softmax(input, dim, dtype)
 
 
-def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10,
-                   dim: int = -1) -> Tensor:
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
     """softmax((logits + Gumbel noise) / tau), one-hot in forward when hard (straight-through
     gradient). Mirrors torch.nn.functional.gumbel_softmax.
 

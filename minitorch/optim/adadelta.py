@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["Adadelta"]
@@ -53,6 +54,7 @@ class Adadelta(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """v = rho v + (1-rho) g^2;  d = sqrt(u + eps)/sqrt(v + eps) g;  u = rho u + (1-rho) d^2;
         p -= lr d."""

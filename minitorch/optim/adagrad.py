@@ -13,6 +13,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["Adagrad"]
@@ -77,6 +78,7 @@ class Adagrad(Optimizer):
                 if share is not None:
                     share()
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """s += g^2;  p -= lr / (1 + (t-1) lr_decay) * g / (sqrt(s) + eps)."""
         loss = _closure_loss(closure)

@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["Adam", "AdamW"]
@@ -76,6 +77,7 @@ class Adam(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """m = lerp(m, g, 1-b1);  v = b2 v + (1-b2) g^2;
         p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""

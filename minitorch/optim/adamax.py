@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["Adamax"]
@@ -54,6 +55,7 @@ class Adamax(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """m = lerp(m, g, 1-b1), u = max(b2 u, |g| + eps), p -= lr/(1-b1^t) m/u."""
         loss = _closure_loss(closure)

@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["ASGD"]
@@ -54,6 +55,7 @@ class ASGD(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """p = p (1 - lambd eta) - eta g;  ax += mu (p - ax);
         eta = lr / (1 + lambd lr t)^alpha,  mu = 1 / max(1, t - t0)."""

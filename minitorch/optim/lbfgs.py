@@ -5,7 +5,12 @@ from __future__ import annotations
 import minitorch
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import enable_grad
-from minitorch.optim.optimizer import Optimizer, _check_lr, _scalar
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _check_lr,
+    _scalar,
+    _use_grad_for_differentiable,
+)
 
 __all__ = ["LBFGS"]
 
@@ -189,6 +194,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
+    @_use_grad_for_differentiable
     def step(self, closure):
         """Runs up to max_iter L-BFGS iterations; returns the loss from the first closure call."""
         group = self.param_groups[0]

@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["NAdam"]
@@ -60,6 +61,7 @@ class NAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """mu_t = b1 (1 - 0.5 * 0.96^(t psi)); p -= lr [(1-mu_t) g / (1-prod mu)
         + mu_{t+1} m / (1 - prod mu * mu_{t+1})] / (sqrt(v/(1-b2^t)) + eps)."""

@@ -52,10 +52,21 @@ def register_optimizer_step_post_hook(hook) -> RemovableHandle:
     return handle
 
 
+def _use_grad_for_differentiable(step):
+    """Runs a built-in optimizer's step under no_grad, or with grad enabled when the optimizer
+    was built with differentiable=True. Mirrors torch's decorator of the same name."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        with set_grad_enabled(self.defaults.get("differentiable", False)):
+            return step(self, *args, **kwargs)
+
+    return wrapper
+
+
 def _hooked_step(func):
-    """Wraps a subclass's `step`: step pre-hooks, the update under the optimizer's grad mode
-    (no_grad unless `differentiable`), step post-hooks. As in torch, hooks receive `args` with
-    the optimizer itself first."""
+    """Wraps every subclass's `step` (as torch patches it): step pre-hooks, the step, step
+    post-hooks. As in torch, hooks receive `args` with the optimizer itself first."""
 
     @functools.wraps(func)
     def step(*args, **kwargs):
@@ -70,8 +81,7 @@ def _hooked_step(func):
                     )
                 args, kwargs = result
         self._opt_called = True  # read by LRScheduler's call-order warning
-        with set_grad_enabled(self.defaults.get("differentiable", False)):
-            out = func(*args, **kwargs)
+        out = func(*args, **kwargs)
         for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
             hook(self, args, kwargs)
         return out
@@ -86,7 +96,8 @@ class Optimizer:
     `param_groups` is a list of dicts, each holding its `params` and every hyperparameter
     (the group's own values merged over `defaults`); `state` maps a parameter to its dict of
     optimizer state. Hyperparameters may be changed in `param_groups` between steps (that is
-    how the LR schedulers work). Subclasses implement `step`; it runs under `no_grad`.
+    how the LR schedulers work). Subclasses implement `step` (the built-in ones run it under
+    `no_grad`, see _use_grad_for_differentiable).
 
     # NOTE [ Optimizer scalars stay off the device ]
     # `step` never reads a device value on the host (no .item()/float()/bool() of device

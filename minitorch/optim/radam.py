@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["RAdam"]
@@ -57,6 +58,7 @@ class RAdam(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Adam's moments; the step is rectified by r_t once rho_t > 5, plain momentum before."""
         loss = _closure_loss(closure)

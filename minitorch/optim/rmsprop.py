@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["RMSprop"]
@@ -57,6 +58,7 @@ class RMSprop(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """v = a v + (1-a) g^2;  avg = sqrt(v - mean(g)^2 if centered else v) + eps;
         p -= lr g/avg (or through the momentum buffer b = m b + g/avg)."""

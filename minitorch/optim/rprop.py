@@ -11,6 +11,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["Rprop"]
@@ -50,6 +51,7 @@ class Rprop(Optimizer):
         }
         super().__init__(params, defaults)
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """Where g * prev > 0 the step size grows by etaplus, where < 0 it shrinks by etaminus
         (and that coordinate skips this update); p -= sign(g) * step_size."""

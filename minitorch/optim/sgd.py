@@ -9,6 +9,7 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _params_with_grad,
     _scalar,
+    _use_grad_for_differentiable,
 )
 
 __all__ = ["SGD"]
@@ -59,6 +60,7 @@ class SGD(Optimizer):
         if fused and foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         """p -= lr * v, v = momentum * v + (1 - dampening) * (grad + weight_decay * p)."""
         loss = _closure_loss(closure)

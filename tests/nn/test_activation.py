@@ -43,12 +43,16 @@ MODULES = [
     (nn.ReLU6(), lambda x: np.clip(x, 0, 6)),
     (nn.LeakyReLU(0.2), lambda x: np.where(x > 0, x, 0.2 * x)),
     (nn.ELU(0.5), lambda x: np.where(x > 0, x, 0.5 * np.expm1(x))),
-    (nn.SELU(), lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 *
-                                                         np.expm1(x))),
+    (
+        nn.SELU(),
+        lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+    ),
     (nn.CELU(2.0), lambda x: np.where(x > 0, x, 2.0 * np.expm1(x / 2.0))),
     (nn.GELU(), lambda x: 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))),
-    (nn.GELU("tanh"), lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) *
-                                                       (x + 0.044715 * x**3)))),
+    (
+        nn.GELU("tanh"),
+        lambda x: 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3))),
+    ),
     (nn.SiLU(), lambda x: x * _sig(x)),
     (nn.Mish(), lambda x: x * np.tanh(np.log1p(np.exp(x)))),
     (nn.Sigmoid(), _sig),
@@ -72,8 +76,9 @@ MODULES = [
 ]
 
 
-@pytest.mark.parametrize("module, ref", MODULES, ids=[type(m).__name__ + str(i)
-                                                      for i, (m, _) in enumerate(MODULES)])
+@pytest.mark.parametrize(
+    "module, ref", MODULES, ids=[type(m).__name__ + str(i) for i, (m, _) in enumerate(MODULES)]
+)
 def test_module_matches_numpy(module, ref, device):
     module = copy.deepcopy(module).to(device)
     x = _t(X, device)
@@ -85,9 +90,11 @@ def test_module_matches_numpy(module, ref, device):
     np.testing.assert_allclose(_np(out), ref(X), rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("module, ref", MODULES[:27], ids=[type(m).__name__ + str(i)
-                                                           for i, (m, _) in
-                                                           enumerate(MODULES[:27])])
+@pytest.mark.parametrize(
+    "module, ref",
+    MODULES[:27],
+    ids=[type(m).__name__ + str(i) for i, (m, _) in enumerate(MODULES[:27])],
+)
 def test_module_float32(module, ref):
     out = copy.deepcopy(module).float()(_t(X, dtype=minitorch.float32))
     assert out.dtype is minitorch.float32
@@ -157,9 +164,17 @@ def test_prelu_parameter_and_state_dict():
     np.testing.assert_allclose(_np(m.weight.grad), [-8.0] * 3)
 
 
-@pytest.mark.parametrize("module", [nn.ReLU(True), nn.ELU(inplace=True), nn.SiLU(True),
-                                    nn.Hardtanh(inplace=True), nn.Threshold(0.0, 2.0, True),
-                                    nn.LeakyReLU(inplace=True)])
+@pytest.mark.parametrize(
+    "module",
+    [
+        nn.ReLU(True),
+        nn.ELU(inplace=True),
+        nn.SiLU(True),
+        nn.Hardtanh(inplace=True),
+        nn.Threshold(0.0, 2.0, True),
+        nn.LeakyReLU(inplace=True),
+    ],
+)
 def test_inplace_modules_write_into_the_input(module):
     x = _t(X.copy())
     want = _np(copy.deepcopy(module)(_t(X.copy())))
@@ -190,9 +205,12 @@ def test_softmax_implicit_dim_warns():
 
 def test_softmax_is_stable_and_keeps_dtype():
     big = _t([[1000.0, 1001.0, -1000.0]], dtype=minitorch.float32)
-    np.testing.assert_allclose(_np(F.softmax(big, 1)), _softmax(np.array([[1000.0, 1001.0,
-                                                                          -1000.0]]), 1),
-                               rtol=1e-6, atol=1e-30)
+    np.testing.assert_allclose(
+        _np(F.softmax(big, 1)),
+        _softmax(np.array([[1000.0, 1001.0, -1000.0]]), 1),
+        rtol=1e-6,
+        atol=1e-30,
+    )
     assert np.isfinite(_np(F.log_softmax(big, 1))).all()
     assert F.softmax(_t(X, dtype=minitorch.float32), 1, dtype=minitorch.float64).dtype is (
         minitorch.float64

@@ -56,48 +56,86 @@ def _ce(x, t, w=None, ignore=-100, smoothing=0.0):
 
 # name -> (minitorch loss(reduction) on the standard inputs, NumPy reference(reduction))
 CASES = {
-    "mse": (lambda r, d: F.mse_loss(_t(X, d), _t(Y, d), reduction=r),
-            lambda r: _reduce((X - Y) ** 2, r)),
-    "l1": (lambda r, d: F.l1_loss(_t(X, d), _t(Y, d), reduction=r),
-           lambda r: _reduce(np.abs(X - Y), r)),
-    "smooth_l1": (lambda r, d: F.smooth_l1_loss(_t(X, d), _t(Y, d), reduction=r, beta=0.5),
-                  lambda r: _reduce(np.where(np.abs(X - Y) < 0.5, (X - Y) ** 2, np.abs(X - Y)
-                                             - 0.25), r)),
-    "huber": (lambda r, d: F.huber_loss(_t(X, d), _t(Y, d), reduction=r, delta=0.5),
-              lambda r: _reduce(np.where(np.abs(X - Y) < 0.5, 0.5 * (X - Y) ** 2,
-                                         0.5 * (np.abs(X - Y) - 0.25)), r)),
-    "nll": (lambda r, d: F.nll_loss(_t(X, d), _t(T, d), reduction=r),
-            lambda r: _reduce(-X[np.arange(5), T], r)),
-    "cross_entropy": (lambda r, d: F.cross_entropy(_t(X, d), _t(T, d), reduction=r),
-                      lambda r: _reduce(-_log_softmax(X)[np.arange(5), T], r)),
-    "cross_entropy_probs": (lambda r, d: F.cross_entropy(_t(X, d), _t(P, d), reduction=r),
-                            lambda r: _reduce(-(_log_softmax(X) * P).sum(1), r)),
-    "bce": (lambda r, d: F.binary_cross_entropy(_t(P, d), _t(_sig(Y), d), reduction=r),
-            lambda r: _reduce(-(_sig(Y) * np.log(P) + (1 - _sig(Y)) * np.log(1 - P)), r)),
-    "bce_logits": (lambda r, d: F.binary_cross_entropy_with_logits(_t(X, d), _t(P, d),
-                                                                   reduction=r),
-                   lambda r: _reduce(-(P * np.log(_sig(X)) + (1 - P) * np.log(1 - _sig(X))),
-                                     r)),
-    "kl_div": (lambda r, d: F.kl_div(_t(_log_softmax(X), d), _t(P, d), reduction=r),
-               lambda r: _reduce(P * (np.log(P) - _log_softmax(X)), r)),
-    "poisson": (lambda r, d: F.poisson_nll_loss(_t(X, d), _t(P * 3, d), reduction=r),
-                lambda r: _reduce(np.exp(X) - 3 * P * X, r)),
-    "gaussian": (lambda r, d: F.gaussian_nll_loss(_t(X, d), _t(Y, d), _t(P, d), reduction=r),
-                 lambda r: _reduce(0.5 * (np.log(P) + (X - Y) ** 2 / P), r)),
-    "margin_ranking": (lambda r, d: F.margin_ranking_loss(_t(X[:, 0], d), _t(Y[:, 0], d),
-                                                          _t(SIGNS, d), 0.1, reduction=r),
-                       lambda r: _reduce(np.maximum(0, -SIGNS * (X[:, 0] - Y[:, 0]) + 0.1), r)),
-    "hinge": (lambda r, d: F.hinge_embedding_loss(_t(X[:, 0], d), _t(SIGNS, d), reduction=r),
-              lambda r: _reduce(np.where(SIGNS == 1, X[:, 0], np.maximum(0, 1 - X[:, 0])), r)),
-    "soft_margin": (lambda r, d: F.soft_margin_loss(_t(X, d), _t(np.sign(Y), d), reduction=r),
-                    lambda r: _reduce(np.log1p(np.exp(-np.sign(Y) * X)), r)),
+    "mse": (
+        lambda r, d: F.mse_loss(_t(X, d), _t(Y, d), reduction=r),
+        lambda r: _reduce((X - Y) ** 2, r),
+    ),
+    "l1": (
+        lambda r, d: F.l1_loss(_t(X, d), _t(Y, d), reduction=r),
+        lambda r: _reduce(np.abs(X - Y), r),
+    ),
+    "smooth_l1": (
+        lambda r, d: F.smooth_l1_loss(_t(X, d), _t(Y, d), reduction=r, beta=0.5),
+        lambda r: _reduce(np.where(np.abs(X - Y) < 0.5, (X - Y) ** 2, np.abs(X - Y) - 0.25), r),
+    ),
+    "huber": (
+        lambda r, d: F.huber_loss(_t(X, d), _t(Y, d), reduction=r, delta=0.5),
+        lambda r: _reduce(
+            np.where(np.abs(X - Y) < 0.5, 0.5 * (X - Y) ** 2, 0.5 * (np.abs(X - Y) - 0.25)), r
+        ),
+    ),
+    "nll": (
+        lambda r, d: F.nll_loss(_t(X, d), _t(T, d), reduction=r),
+        lambda r: _reduce(-X[np.arange(5), T], r),
+    ),
+    "cross_entropy": (
+        lambda r, d: F.cross_entropy(_t(X, d), _t(T, d), reduction=r),
+        lambda r: _reduce(-_log_softmax(X)[np.arange(5), T], r),
+    ),
+    "cross_entropy_probs": (
+        lambda r, d: F.cross_entropy(_t(X, d), _t(P, d), reduction=r),
+        lambda r: _reduce(-(_log_softmax(X) * P).sum(1), r),
+    ),
+    "bce": (
+        lambda r, d: F.binary_cross_entropy(_t(P, d), _t(_sig(Y), d), reduction=r),
+        lambda r: _reduce(-(_sig(Y) * np.log(P) + (1 - _sig(Y)) * np.log(1 - P)), r),
+    ),
+    "bce_logits": (
+        lambda r, d: F.binary_cross_entropy_with_logits(_t(X, d), _t(P, d), reduction=r),
+        lambda r: _reduce(-(P * np.log(_sig(X)) + (1 - P) * np.log(1 - _sig(X))), r),
+    ),
+    "kl_div": (
+        lambda r, d: F.kl_div(_t(_log_softmax(X), d), _t(P, d), reduction=r),
+        lambda r: _reduce(P * (np.log(P) - _log_softmax(X)), r),
+    ),
+    "poisson": (
+        lambda r, d: F.poisson_nll_loss(_t(X, d), _t(P * 3, d), reduction=r),
+        lambda r: _reduce(np.exp(X) - 3 * P * X, r),
+    ),
+    "gaussian": (
+        lambda r, d: F.gaussian_nll_loss(_t(X, d), _t(Y, d), _t(P, d), reduction=r),
+        lambda r: _reduce(0.5 * (np.log(P) + (X - Y) ** 2 / P), r),
+    ),
+    "margin_ranking": (
+        lambda r, d: F.margin_ranking_loss(
+            _t(X[:, 0], d), _t(Y[:, 0], d), _t(SIGNS, d), 0.1, reduction=r
+        ),
+        lambda r: _reduce(np.maximum(0, -SIGNS * (X[:, 0] - Y[:, 0]) + 0.1), r),
+    ),
+    "hinge": (
+        lambda r, d: F.hinge_embedding_loss(_t(X[:, 0], d), _t(SIGNS, d), reduction=r),
+        lambda r: _reduce(np.where(SIGNS == 1, X[:, 0], np.maximum(0, 1 - X[:, 0])), r),
+    ),
+    "soft_margin": (
+        lambda r, d: F.soft_margin_loss(_t(X, d), _t(np.sign(Y), d), reduction=r),
+        lambda r: _reduce(np.log1p(np.exp(-np.sign(Y) * X)), r),
+    ),
     "multilabel_soft_margin": (
         lambda r, d: F.multilabel_soft_margin_loss(_t(X, d), _t(P, d), reduction=r),
-        lambda r: _reduce(-(P * np.log(_sig(X)) + (1 - P) * np.log(_sig(-X))).mean(1), r)),
+        lambda r: _reduce(-(P * np.log(_sig(X)) + (1 - P) * np.log(_sig(-X))).mean(1), r),
+    ),
     "multi_margin": (
         lambda r, d: F.multi_margin_loss(_t(X, d), _t(T, d), reduction=r),
-        lambda r: _reduce(np.array([sum(max(0, 1 - X[n, T[n]] + X[n, i]) for i in range(4)
-                                        if i != T[n]) / 4 for n in range(5)]), r)),
+        lambda r: _reduce(
+            np.array(
+                [
+                    sum(max(0, 1 - X[n, T[n]] + X[n, i]) for i in range(4) if i != T[n]) / 4
+                    for n in range(5)
+                ]
+            ),
+            r,
+        ),
+    ),
 }
 
 
@@ -133,27 +171,49 @@ def test_cross_entropy_k_dimensional():
     assert none.shape == (2, 4, 2)
 
 
-@pytest.mark.parametrize("fn", [
-    lambda x, y: F.cross_entropy(x, _t(T), weight=_t([0.5, 1.0, 2.0, 0.25]),
-                                 label_smoothing=0.1),
-    lambda x, y: F.cross_entropy(x, y.softmax(1)),
-    lambda x, y: F.nll_loss(x.log_softmax(1), _t(T), reduction="sum"),
-    lambda x, y: F.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
-    lambda x, y: F.binary_cross_entropy_with_logits(x, y.sigmoid(), pos_weight=_t([1., 2, 3, 4])),
-    lambda x, y: F.kl_div(x.log_softmax(1), y, reduction="batchmean", log_target=True),
-    lambda x, y: F.smooth_l1_loss(x, y, beta=0.3),
-    lambda x, y: F.huber_loss(x, y, delta=0.3),
-    lambda x, y: F.gaussian_nll_loss(x, y, y.exp(), full=True),
-    lambda x, y: F.poisson_nll_loss(x.exp(), y.exp(), log_input=False, full=True),
-    lambda x, y: F.cosine_embedding_loss(x, y, _t(SIGNS), margin=-0.5),
-    lambda x, y: F.triplet_margin_loss(x, y, x * 0.5 + 1.0, swap=True),
-    lambda x, y: F.multilabel_soft_margin_loss(x, y.sigmoid()),
-    lambda x, y: F.multi_margin_loss(x, _t(T), p=2, margin=0.7),
-    lambda x, y: F.multilabel_margin_loss(x, _t([[3, 0, -1, 1]] * 5)),
-    lambda x, y: F.soft_margin_loss(x, _t(np.sign(Y))),
-], ids=["ce_weighted", "ce_probs", "nll", "bce", "bce_logits", "kl_div", "smooth_l1", "huber",
-        "gaussian", "poisson_full", "cosine_embedding", "triplet", "multilabel_soft_margin",
-        "multi_margin", "multilabel_margin", "soft_margin"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x, y: F.cross_entropy(
+            x, _t(T), weight=_t([0.5, 1.0, 2.0, 0.25]), label_smoothing=0.1
+        ),
+        lambda x, y: F.cross_entropy(x, y.softmax(1)),
+        lambda x, y: F.nll_loss(x.log_softmax(1), _t(T), reduction="sum"),
+        lambda x, y: F.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+        lambda x, y: F.binary_cross_entropy_with_logits(
+            x, y.sigmoid(), pos_weight=_t([1.0, 2, 3, 4])
+        ),
+        lambda x, y: F.kl_div(x.log_softmax(1), y, reduction="batchmean", log_target=True),
+        lambda x, y: F.smooth_l1_loss(x, y, beta=0.3),
+        lambda x, y: F.huber_loss(x, y, delta=0.3),
+        lambda x, y: F.gaussian_nll_loss(x, y, y.exp(), full=True),
+        lambda x, y: F.poisson_nll_loss(x.exp(), y.exp(), log_input=False, full=True),
+        lambda x, y: F.cosine_embedding_loss(x, y, _t(SIGNS), margin=-0.5),
+        lambda x, y: F.triplet_margin_loss(x, y, x * 0.5 + 1.0, swap=True),
+        lambda x, y: F.multilabel_soft_margin_loss(x, y.sigmoid()),
+        lambda x, y: F.multi_margin_loss(x, _t(T), p=2, margin=0.7),
+        lambda x, y: F.multilabel_margin_loss(x, _t([[3, 0, -1, 1]] * 5)),
+        lambda x, y: F.soft_margin_loss(x, _t(np.sign(Y))),
+    ],
+    ids=[
+        "ce_weighted",
+        "ce_probs",
+        "nll",
+        "bce",
+        "bce_logits",
+        "kl_div",
+        "smooth_l1",
+        "huber",
+        "gaussian",
+        "poisson_full",
+        "cosine_embedding",
+        "triplet",
+        "multilabel_soft_margin",
+        "multi_margin",
+        "multilabel_margin",
+        "soft_margin",
+    ],
+)
 def test_loss_gradients(fn):
     x = _t(X, grad=True)
     y = _t(Y * 0.5, grad=True)
@@ -192,13 +252,21 @@ MODULES = [
 ]
 
 
-@pytest.mark.parametrize("module, name, reduction", MODULES,
-                         ids=[type(m).__name__ for m, _, _ in MODULES])
+@pytest.mark.parametrize(
+    "module, name, reduction", MODULES, ids=[type(m).__name__ for m, _, _ in MODULES]
+)
 def test_loss_modules(module, name, reduction):
     inputs = {
-        "mse": (X, Y), "l1": (X, Y), "smooth_l1": (X, Y), "huber": (X, Y), "nll": (X, T),
-        "cross_entropy": (X, T), "kl_div": (_log_softmax(X), P), "poisson": (X, P * 3),
-        "soft_margin": (X, np.sign(Y)), "multi_margin": (X, T),
+        "mse": (X, Y),
+        "l1": (X, Y),
+        "smooth_l1": (X, Y),
+        "huber": (X, Y),
+        "nll": (X, T),
+        "cross_entropy": (X, T),
+        "kl_div": (_log_softmax(X), P),
+        "poisson": (X, P * 3),
+        "soft_margin": (X, np.sign(Y)),
+        "multi_margin": (X, T),
         "multilabel_soft_margin": (X, P),
     }[name]
     out = module(*[_t(a) for a in inputs])
@@ -210,8 +278,9 @@ def test_weighted_loss_modules_keep_weights_as_buffers():
     w = _t([1.0, 2.0, 3.0, 4.0])
     ce = nn.CrossEntropyLoss(weight=w, label_smoothing=0.1)
     assert list(ce.state_dict()) == ["weight"] and ce.weight is w
-    np.testing.assert_allclose(_np(ce(_t(X), _t(T))),
-                               _ce(X, T, np.array([1.0, 2, 3, 4]), smoothing=0.1), rtol=1e-12)
+    np.testing.assert_allclose(
+        _np(ce(_t(X), _t(T))), _ce(X, T, np.array([1.0, 2, 3, 4]), smoothing=0.1), rtol=1e-12
+    )
     bce = nn.BCEWithLogitsLoss(pos_weight=_t([1.0, 2, 3, 4]))
     assert list(bce.state_dict()) == ["pos_weight"]
     assert list(nn.CrossEntropyLoss().state_dict()) == []
@@ -231,39 +300,82 @@ def test_out_of_range_targets_raise_on_cpu():
 def test_strict_device_skips_the_range_check_without_reading_back():
     # See NOTE [ Checks that read values ]: the check needs the values, so it runs on CPU only
     with count_transfers() as transfers:
-        F.cross_entropy(_t(X, "strict"), _t([0, 1, 1, 1, 2], "strict"), label_smoothing=0.1,
-                        weight=_t([1.0, 2, 3, 4], "strict"))
+        F.cross_entropy(
+            _t(X, "strict"),
+            _t([0, 1, 1, 1, 2], "strict"),
+            label_smoothing=0.1,
+            weight=_t([1.0, 2, 3, 4], "strict"),
+        )
         F.binary_cross_entropy(_t(P, "strict"), _t(P, "strict"))
         F.gaussian_nll_loss(_t(X, "strict"), _t(Y, "strict"), _t(P, "strict"))
     assert transfers.count == 0
 
 
-@pytest.mark.parametrize("fn, exc, msg", [
-    (lambda: F.cross_entropy(_t(X), _t([0, 1])), ValueError,
-     r"Expected input batch_size \(5\) to match target batch_size \(2\)\."),
-    (lambda: F.cross_entropy(_t(X), _t(X[:, :2])), RuntimeError,
-     "0D or 1D target tensor expected, multi-target not supported"),
-    (lambda: F.cross_entropy(_t(X), _t(T).int()), RuntimeError,
-     "expected target dtype to be Long or Byte, but got Int"),
-    (lambda: F.cross_entropy(_t(X), _t(T), weight=_t([1.0, 2.0])), RuntimeError,
-     "weight tensor should be defined either for all 4 classes or no classes"),
-    (lambda: F.cross_entropy(_t(X), _t(T), reduction="avg"), ValueError,
-     "avg is not a valid value for reduction"),
-    (lambda: F.cross_entropy(_t(X), _t(T), label_smoothing=2.0), RuntimeError,
-     "label_smoothing must be between 0.0 and 1.0. Got: 2.0"),
-    (lambda: F.nll_loss(_t(np.ones((2, 3, 4))), _t(np.zeros((2, 5), dtype=int))), RuntimeError,
-     r"Expected target size \[2, 4\], got \[2, 5\]"),
-    (lambda: F.binary_cross_entropy(_t(P), _t(P[:, :2])), ValueError,
-     "Using a target size .* that is different to the input size"),
-    (lambda: F.binary_cross_entropy(_t(X), _t(P)), RuntimeError,
-     "all elements of input should be between 0 and 1"),
-    (lambda: F.binary_cross_entropy_with_logits(_t(X), _t(P[:2])), ValueError,
-     r"Target size \(torch.Size\(\[2, 4\]\)\) must be the same as input size"),
-    (lambda: F.gaussian_nll_loss(_t(X), _t(Y), _t(-P)), ValueError,
-     "var has negative entry/entries"),
-    (lambda: F.multi_margin_loss(_t(X), _t(T), p=3), ValueError,
-     "only p == 1 and p == 2 supported"),
-])
+@pytest.mark.parametrize(
+    "fn, exc, msg",
+    [
+        (
+            lambda: F.cross_entropy(_t(X), _t([0, 1])),
+            ValueError,
+            r"Expected input batch_size \(5\) to match target batch_size \(2\)\.",
+        ),
+        (
+            lambda: F.cross_entropy(_t(X), _t(X[:, :2])),
+            RuntimeError,
+            "0D or 1D target tensor expected, multi-target not supported",
+        ),
+        (
+            lambda: F.cross_entropy(_t(X), _t(T).int()),
+            RuntimeError,
+            "expected target dtype to be Long or Byte, but got Int",
+        ),
+        (
+            lambda: F.cross_entropy(_t(X), _t(T), weight=_t([1.0, 2.0])),
+            RuntimeError,
+            "weight tensor should be defined either for all 4 classes or no classes",
+        ),
+        (
+            lambda: F.cross_entropy(_t(X), _t(T), reduction="avg"),
+            ValueError,
+            "avg is not a valid value for reduction",
+        ),
+        (
+            lambda: F.cross_entropy(_t(X), _t(T), label_smoothing=2.0),
+            RuntimeError,
+            "label_smoothing must be between 0.0 and 1.0. Got: 2.0",
+        ),
+        (
+            lambda: F.nll_loss(_t(np.ones((2, 3, 4))), _t(np.zeros((2, 5), dtype=int))),
+            RuntimeError,
+            r"Expected target size \[2, 4\], got \[2, 5\]",
+        ),
+        (
+            lambda: F.binary_cross_entropy(_t(P), _t(P[:, :2])),
+            ValueError,
+            "Using a target size .* that is different to the input size",
+        ),
+        (
+            lambda: F.binary_cross_entropy(_t(X), _t(P)),
+            RuntimeError,
+            "all elements of input should be between 0 and 1",
+        ),
+        (
+            lambda: F.binary_cross_entropy_with_logits(_t(X), _t(P[:2])),
+            ValueError,
+            r"Target size \(torch.Size\(\[2, 4\]\)\) must be the same as input size",
+        ),
+        (
+            lambda: F.gaussian_nll_loss(_t(X), _t(Y), _t(-P)),
+            ValueError,
+            "var has negative entry/entries",
+        ),
+        (
+            lambda: F.multi_margin_loss(_t(X), _t(T), p=3),
+            ValueError,
+            "only p == 1 and p == 2 supported",
+        ),
+    ],
+)
 def test_errors(fn, exc, msg):
     with pytest.raises(exc, match=msg):
         fn()

@@ -65,7 +65,7 @@ def ref_conv(x, w, b=None, stride=1, padding=0, dilation=1, groups=1):
             for k, dd in zip(kernel, d, strict=False)
         ]
     else:
-        pads = [(p, p) for p in _tup(padding, n)]
+        pads = [(p, p) for p in _tup(0 if padding == "valid" else padding, n)]
     xp = np.pad(x, [(0, 0), (0, 0)] + pads)
     out_size = [
         (L - dd * (k - 1) - 1) // ss + 1

@@ -35,6 +35,21 @@ def _softmax(x, dim):
     return np.exp(_log_softmax(x, dim))
 
 
+def _bce(x, t):
+    return -(t * np.maximum(np.log(x), -100) + (1 - t) * np.maximum(np.log1p(-x), -100))
+
+
+def _bce_op(m):
+    from minitorch._ops.nn_kernels import binary_cross_entropy_kernel
+
+    def op(x, t):
+        if m is mt:
+            return binary_cross_entropy_kernel(x, t)
+        return m.nn.functional.binary_cross_entropy(x, t, reduction="none")
+
+    return op
+
+
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
@@ -61,5 +76,10 @@ SPECS = [
         lambda x: _log_softmax(x, -1), [(3, 5)], domain=WIDE, rtol=1e-4, **NOGRAD),
     row("log_softmax__half", lambda m: lambda x: m.log_softmax(x, -1),
         lambda x: _log_softmax(x, -1), [(3, 5)], dtypes=("float16",), **NOGRAD),
+    row("binary_cross_entropy", _bce_op, _bce, [(3, 4), (3, 4)], domain=(0.05, 0.95)),
+    row("binary_cross_entropy__0d", _bce_op, _bce, [(), ()], domain=(0.05, 0.95)),
+    row("binary_cross_entropy__saturated", _bce_op, _bce, [(4,), (4,)],
+        domain=[lambda rng, shape, dt: np.array([0.0, 1.0, 1e-50, 0.5]),
+                lambda rng, shape, dt: np.array([1.0, 0.0, 0.5, 0.5])], **NOGRAD),
 ]
 # fmt: on

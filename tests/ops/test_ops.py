@@ -220,6 +220,9 @@ def _torch():
     return torch
 
 
+_TORCH_DTYPES: dict = {}  # (spec name, dtype case) -> torch's result dtype names
+
+
 def expected_dtype(spec, case, arrays, k, ref_out) -> str | None:
     """The dtype output k must have (None: nothing to compare with).
 
@@ -232,9 +235,14 @@ def expected_dtype(spec, case, arrays, k, ref_out) -> str | None:
     """
     torch = _torch()
     if torch is not None and spec.torch_op is not None and "bfloat16" not in case:
-        tensors = [torch.from_numpy(a.copy()) for a in arrays]
-        out = as_list(spec.torch_op(*tensors, **spec.kwargs))[k]
-        return str(out.dtype).removeprefix("torch.")
+        key = (spec.name, case)
+        if key not in _TORCH_DTYPES:
+            tensors = [torch.from_numpy(a.copy()) for a in arrays]
+            outs = as_list(spec.torch_op(*tensors, **spec.kwargs))
+            _TORCH_DTYPES[key] = [
+                str(getattr(o, "dtype", None)).removeprefix("torch.") for o in outs
+            ]
+        return _TORCH_DTYPES[key][k]
     if ref_out is None:
         return None
     kind = ref_out.dtype.kind

@@ -278,3 +278,15 @@ def test_warnings():
 def test_errors(make, exc, message):
     with pytest.raises(exc, match=message):
         make(_opt())
+
+
+def test_swalr_anneals_to_swa_lr_and_holds():
+    from minitorch.optim.swa_utils import SWALR
+
+    opt = _opt(lr=1.0)
+    sched = SWALR(opt, swa_lr=0.1, anneal_epochs=4, anneal_strategy="linear")
+    got = _lrs(opt, sched, 6)
+    np.testing.assert_allclose(got, [1.0, 0.775, 0.55, 0.325, 0.1, 0.1, 0.1], rtol=1e-12)
+    assert opt.param_groups[0]["swa_lr"] == 0.1
+    with pytest.raises(ValueError, match="anneal_epochs must be equal or greater than 0"):
+        SWALR(_opt(), 0.1, anneal_epochs=-1)

@@ -34,12 +34,14 @@ class Toy(Optimizer):
 
     def step(self, closure=None):
         loss = None if closure is None else closure()
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is not None:
-                    p.add_(p.grad, alpha=-group["lr"] * group["scale"])
-                    state = self.state[p]
-                    state["n"] = state.get("n", 0) + 1
+        self.grad_enabled_in_step = minitorch.is_grad_enabled()
+        with minitorch.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        p.add_(p.grad, alpha=-group["lr"] * group["scale"])
+                        state = self.state[p]
+                        state["n"] = state.get("n", 0) + 1
         return loss
 
 
@@ -149,6 +151,19 @@ def test_step_runs_without_recording_a_graph_and_returns_the_closure_loss():
     np.testing.assert_allclose(p.detach().numpy(), [0.0, 0.0])
     assert p.is_leaf and p.grad_fn is None
     assert minitorch.is_grad_enabled()
+
+
+def test_a_custom_step_runs_in_the_callers_grad_mode_and_builtins_under_no_grad():
+    opt = Toy([_param()], lr=1.0)
+    opt.step()
+    assert opt.grad_enabled_in_step  # as in torch: only the built-in steps turn grad off
+    p = _param()
+    p.grad = minitorch.ones(2, dtype=minitorch.float64)
+    seen = []
+    sgd = optim.SGD([p], lr=0.1)
+    sgd.register_step_post_hook(lambda o, a, k: seen.append(minitorch.is_grad_enabled()))
+    sgd.step(lambda: seen.append(minitorch.is_grad_enabled()))
+    assert seen == [True, True]  # the closure with grad on; post-hooks outside the no_grad
 
 
 def test_parameters_without_grad_are_skipped():

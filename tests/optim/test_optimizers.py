@@ -295,3 +295,46 @@ def test_sgd_momentum_by_hand():
 def test_invalid_hyperparameters(make, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make(nn.Parameter(minitorch.ones(2)))
+
+
+# --- swa_utils.AveragedModel ---
+
+
+def test_averaged_model_is_the_mean_of_the_snapshots(device):
+    from minitorch.optim.swa_utils import AveragedModel
+
+    model = nn.Linear(3, 2, dtype=minitorch.float64).to(device)
+    avg = AveragedModel(model)
+    snapshots = []
+    with count_transfers() as transfers:
+        for i in range(4):
+            with minitorch.no_grad():
+                model.weight.add_(float(i))
+            snapshots.append(model.weight.detach().clone())
+            avg.update_parameters(model)
+    if device == "strict":
+        assert transfers.count == 0
+    want = sum(s.cpu().numpy() for s in snapshots) / 4
+    np.testing.assert_allclose(avg.module.weight.detach().cpu().numpy(), want, rtol=1e-12)
+    assert avg.n_averaged.item() == 4
+    x = minitorch.ones(1, 3, dtype=minitorch.float64, device=device)
+    np.testing.assert_allclose(avg(x).detach().cpu().numpy(), avg.module(x).detach().cpu().numpy())
+
+
+def test_averaged_model_ema_and_its_errors():
+    from minitorch.optim import swa_utils
+
+    model = nn.Linear(2, 1, dtype=minitorch.float64)
+    ema = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.5))
+    start = model.weight.detach().clone()
+    ema.update_parameters(model)  # the first update copies the model in
+    with minitorch.no_grad():
+        model.weight.add_(2.0)
+    ema.update_parameters(model)
+    np.testing.assert_allclose(ema.module.weight.detach().numpy(), start.numpy() + 1.0)
+    with pytest.raises(ValueError, match="Invalid decay value 2"):
+        swa_utils.get_ema_avg_fn(2)
+    with pytest.raises(AssertionError, match="Only one of avg_fn and multi_avg_fn"):
+        swa_utils.AveragedModel(
+            model, avg_fn=swa_utils.get_swa_avg_fn(), multi_avg_fn=swa_utils.get_swa_multi_avg_fn()
+        )

@@ -4,8 +4,9 @@ outputs and input gradients (with a random upstream gradient) compared in float6
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -71,8 +72,9 @@ def compare(case: Case, torch) -> None:
     for k, (g, w) in enumerate(zip(got_out, want_out, strict=True)):
         assert g.shape == w.shape, f"{case.name} output {k}: shape {g.shape}, torch {w.shape}"
         assert str(g.dtype) == str(w.dtype), f"{case.name} output {k}: {g.dtype}, torch {w.dtype}"
-        np.testing.assert_allclose(g, w, rtol=case.rtol, atol=case.atol,
-                                   err_msg=f"{case.name} output {k}")
+        np.testing.assert_allclose(
+            g, w, rtol=case.rtol, atol=case.atol, err_msg=f"{case.name} output {k}"
+        )
     assert len(got_grad) == len(want_grad), case.name
     for k, (g, w) in enumerate(zip(got_grad, want_grad, strict=True)):
         if w is None or g is None:
@@ -80,8 +82,9 @@ def compare(case: Case, torch) -> None:
                 f"{case.name} grad {k}: minitorch {g is not None}, torch {w is not None}"
             )
             continue
-        np.testing.assert_allclose(g, w, rtol=case.rtol, atol=case.atol,
-                                   err_msg=f"{case.name} gradient of input {k}")
+        np.testing.assert_allclose(
+            g, w, rtol=case.rtol, atol=case.atol, err_msg=f"{case.name} gradient of input {k}"
+        )
 
 
 def _all_zero(a: Any) -> bool:

@@ -27,8 +27,11 @@ def away(low=-2.0, high=2.0, *points, gap=0.1):
 
 
 def act(name, *args, make=None, **kwargs):
-    return Case(f"{name}{args}{kwargs}", lambda F, lib, x: getattr(F, name)(x, *args, **kwargs),
-                make or away())
+    return Case(
+        f"{name}{args}{kwargs}",
+        lambda F, lib, x: getattr(F, name)(x, *args, **kwargs),
+        make or away(),
+    )
 
 
 def ints(high, *shape):
@@ -46,17 +49,34 @@ def both(*makers):
 
 
 ACTIVATIONS = [
-    act("relu"), act("relu6", make=away(-3, 9, 0.0, 6.0)), act("elu", alpha=0.7), act("selu"),
-    act("celu", alpha=1.5), act("gelu"), act("gelu", approximate="tanh"), act("silu"),
-    act("mish"), act("sigmoid"), act("tanh"), act("hardtanh", -0.5, 1.5,
-                                                  make=away(-2, 2, -0.5, 1.5)),
-    act("hardsigmoid", make=away(-5, 5, -3.0, 3.0)), act("hardswish", make=away(-5, 5, -3., 3.)),
-    act("softplus", beta=2.0, threshold=3.0, make=away(-3, 3, 1.5)), act("softsign"),
-    act("tanhshrink"), act("threshold", 0.5, -2.0, make=away(-2, 2, 0.5)), act("logsigmoid"),
-    act("leaky_relu", 0.2), act("hardshrink", 0.7, make=away(-2, 2, 0.7, -0.7)),
+    act("relu"),
+    act("relu6", make=away(-3, 9, 0.0, 6.0)),
+    act("elu", alpha=0.7),
+    act("selu"),
+    act("celu", alpha=1.5),
+    act("gelu"),
+    act("gelu", approximate="tanh"),
+    act("silu"),
+    act("mish"),
+    act("sigmoid"),
+    act("tanh"),
+    act("hardtanh", -0.5, 1.5, make=away(-2, 2, -0.5, 1.5)),
+    act("hardsigmoid", make=away(-5, 5, -3.0, 3.0)),
+    act("hardswish", make=away(-5, 5, -3.0, 3.0)),
+    act("softplus", beta=2.0, threshold=3.0, make=away(-3, 3, 1.5)),
+    act("softsign"),
+    act("tanhshrink"),
+    act("threshold", 0.5, -2.0, make=away(-2, 2, 0.5)),
+    act("logsigmoid"),
+    act("leaky_relu", 0.2),
+    act("hardshrink", 0.7, make=away(-2, 2, 0.7, -0.7)),
     act("softshrink", 0.7, make=away(-2, 2, 0.7, -0.7)),
-    act("softmax", 1), act("softmax", 0), act("log_softmax", -1), act("softmin", 1),
-    act("glu", 1), act("glu", 0, make=floats((4, 3))),
+    act("softmax", 1),
+    act("softmax", 0),
+    act("log_softmax", -1),
+    act("softmin", 1),
+    act("glu", 1),
+    act("glu", 0, make=floats((4, 3))),
     act("rrelu", training=False),
     Case("prelu", lambda F, lib, x, w: F.prelu(x, w), both(away(), floats((4,)))),
     Case("prelu_1", lambda F, lib, x, w: F.prelu(x, w), both(floats((2, 3, 2)), floats((1,)))),
@@ -66,71 +86,129 @@ LINEAR = [
     Case("linear", lambda F, lib, x, w, b: F.linear(x, w, b), floats((3, 4), (5, 4), (5,))),
     Case("linear_nobias", lambda F, lib, x, w: F.linear(x, w), floats((2, 3, 4), (5, 4))),
     Case("linear_1d", lambda F, lib, x, w, b: F.linear(x, w, b), floats((4,), (5, 4), (5,))),
-    Case("linear_3d_bias", lambda F, lib, x, w, b: F.linear(x, w, b),
-         floats((2, 3, 4), (5, 4), (5,))),
-    Case("bilinear", lambda F, lib, x, y, w, b: F.bilinear(x, y, w, b),
-         floats((3, 4), (3, 2), (5, 4, 2), (5,))),
+    Case(
+        "linear_3d_bias", lambda F, lib, x, w, b: F.linear(x, w, b), floats((2, 3, 4), (5, 4), (5,))
+    ),
+    Case(
+        "bilinear",
+        lambda F, lib, x, y, w, b: F.bilinear(x, y, w, b),
+        floats((3, 4), (3, 2), (5, 4, 2), (5,)),
+    ),
 ]
 
 NORMS = [
-    Case("layer_norm", lambda F, lib, x, w, b: F.layer_norm(x, (4,), w, b),
-         floats((2, 3, 4), (4,), (4,))),
+    Case(
+        "layer_norm",
+        lambda F, lib, x, w, b: F.layer_norm(x, (4,), w, b),
+        floats((2, 3, 4), (4,), (4,)),
+    ),
     Case("layer_norm_2d", lambda F, lib, x: F.layer_norm(x, (3, 4), eps=1e-3), floats((2, 3, 4))),
-    Case("group_norm", lambda F, lib, x, w, b: F.group_norm(x, 2, w, b),
-         floats((2, 4, 3), (4,), (4,))),
+    Case(
+        "group_norm",
+        lambda F, lib, x, w, b: F.group_norm(x, 2, w, b),
+        floats((2, 4, 3), (4,), (4,)),
+    ),
     Case("group_norm_4d", lambda F, lib, x: F.group_norm(x, 3), floats((2, 6, 2, 2))),
     Case("rms_norm", lambda F, lib, x, w: F.rms_norm(x, (4,), w), floats((2, 3, 4), (4,))),
     Case("rms_norm_eps", lambda F, lib, x: F.rms_norm(x, [3, 4], eps=1e-3), floats((2, 3, 4))),
-    Case("batch_norm_train", lambda F, lib, x, w, b: F.batch_norm(
-        x, lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), w, b, training=True),
-         floats((4, 3, 2), (3,), (3,))),
-    Case("batch_norm_eval", lambda F, lib, x, m, v, w, b: F.batch_norm(x, m, v, w, b),
-         both(floats((4, 3)), floats((3,)), floats((3,), low=0.5, high=2.0), floats((3,), (3,))),
-         grad=(0, 3, 4)),
-    Case("batch_norm_nostats", lambda F, lib, x: F.batch_norm(x, None, None, training=True),
-         floats((4, 3, 2, 2))),
-    Case("instance_norm", lambda F, lib, x, w, b: F.instance_norm(x, weight=w, bias=b),
-         floats((2, 3, 5), (3,), (3,))),
-    Case("local_response_norm", lambda F, lib, x: F.local_response_norm(x, 3, alpha=0.1),
-         floats((2, 5, 3))),
-    Case("local_response_norm_4d", lambda F, lib, x: F.local_response_norm(x, 2, k=2.0),
-         floats((2, 4, 2, 3))),
+    Case(
+        "batch_norm_train",
+        lambda F, lib, x, w, b: F.batch_norm(
+            x, lib.zeros(3, dtype=lib.float64), lib.ones(3, dtype=lib.float64), w, b, training=True
+        ),
+        floats((4, 3, 2), (3,), (3,)),
+    ),
+    Case(
+        "batch_norm_eval",
+        lambda F, lib, x, m, v, w, b: F.batch_norm(x, m, v, w, b),
+        both(floats((4, 3)), floats((3,)), floats((3,), low=0.5, high=2.0), floats((3,), (3,))),
+        grad=(0, 3, 4),
+    ),
+    Case(
+        "batch_norm_nostats",
+        lambda F, lib, x: F.batch_norm(x, None, None, training=True),
+        floats((4, 3, 2, 2)),
+    ),
+    Case(
+        "instance_norm",
+        lambda F, lib, x, w, b: F.instance_norm(x, weight=w, bias=b),
+        floats((2, 3, 5), (3,), (3,)),
+    ),
+    Case(
+        "local_response_norm",
+        lambda F, lib, x: F.local_response_norm(x, 3, alpha=0.1),
+        floats((2, 5, 3)),
+    ),
+    Case(
+        "local_response_norm_4d",
+        lambda F, lib, x: F.local_response_norm(x, 2, k=2.0),
+        floats((2, 4, 2, 3)),
+    ),
     Case("normalize", lambda F, lib, x: F.normalize(x, dim=1), floats((3, 4))),
     Case("normalize_p1", lambda F, lib, x: F.normalize(x, p=1, dim=0), floats((3, 4))),
 ]
 
 DISTANCE = [
-    Case("cosine_similarity", lambda F, lib, x, y: F.cosine_similarity(x, y),
-         floats((3, 4), (3, 4))),
-    Case("cosine_similarity_bcast", lambda F, lib, x, y: F.cosine_similarity(x, y, dim=-1),
-         floats((2, 3, 4), (3, 4))),
-    Case("pairwise_distance", lambda F, lib, x, y: F.pairwise_distance(x, y),
-         floats((3, 4), (3, 4))),
-    Case("pairwise_distance_p1", lambda F, lib, x, y: F.pairwise_distance(x, y, p=1.0,
-                                                                         keepdim=True),
-         floats((3, 4), (3, 4))),
+    Case(
+        "cosine_similarity", lambda F, lib, x, y: F.cosine_similarity(x, y), floats((3, 4), (3, 4))
+    ),
+    Case(
+        "cosine_similarity_bcast",
+        lambda F, lib, x, y: F.cosine_similarity(x, y, dim=-1),
+        floats((2, 3, 4), (3, 4)),
+    ),
+    Case(
+        "pairwise_distance", lambda F, lib, x, y: F.pairwise_distance(x, y), floats((3, 4), (3, 4))
+    ),
+    Case(
+        "pairwise_distance_p1",
+        lambda F, lib, x, y: F.pairwise_distance(x, y, p=1.0, keepdim=True),
+        floats((3, 4), (3, 4)),
+    ),
     Case("pdist", lambda F, lib, x: F.pdist(x), floats((4, 3))),
 ]
 
 EMBEDDING = [
     Case("embedding", lambda F, lib, i, w: F.embedding(i, w), both(ints(5, 2, 3), floats((5, 3)))),
-    Case("embedding_padding", lambda F, lib, i, w: F.embedding(i, w, padding_idx=1),
-         both(ints(5, 2, 6), floats((5, 3)))),
-    Case("embedding_freq", lambda F, lib, i, w: F.embedding(i, w, scale_grad_by_freq=True),
-         both(ints(4, 7), floats((5, 3)))),
-    Case("embedding_bag_2d", lambda F, lib, i, w: F.embedding_bag(i, w),
-         both(ints(5, 3, 4), floats((5, 3)))),
-    Case("embedding_bag_sum", lambda F, lib, i, w: F.embedding_bag(
-        i, w, lib.tensor([0, 2, 2, 5]), mode="sum"), both(ints(5, 7), floats((5, 3)))),
-    Case("embedding_bag_max", lambda F, lib, i, w: F.embedding_bag(
-        i, w, lib.tensor([0, 3, 3]), mode="max"),
-         both(lambda rng: [np.array([0, 1, 2, 3, 4, 1])], floats((5, 3)))),
-    Case("embedding_bag_pad", lambda F, lib, i, w: F.embedding_bag(
-        i, w, lib.tensor([0, 2, 5]), padding_idx=1, include_last_offset=True),
-         both(lambda rng: [np.array([0, 1, 1, 2, 3, 4, 1])], floats((5, 3)))),
-    Case("embedding_bag_psw", lambda F, lib, i, w, p: F.embedding_bag(
-        i, w, lib.tensor([0, 2]), mode="sum", per_sample_weights=p),
-         both(ints(5, 5), floats((5, 3), (5,)))),
+    Case(
+        "embedding_padding",
+        lambda F, lib, i, w: F.embedding(i, w, padding_idx=1),
+        both(ints(5, 2, 6), floats((5, 3))),
+    ),
+    Case(
+        "embedding_freq",
+        lambda F, lib, i, w: F.embedding(i, w, scale_grad_by_freq=True),
+        both(ints(4, 7), floats((5, 3))),
+    ),
+    Case(
+        "embedding_bag_2d",
+        lambda F, lib, i, w: F.embedding_bag(i, w),
+        both(ints(5, 3, 4), floats((5, 3))),
+    ),
+    Case(
+        "embedding_bag_sum",
+        lambda F, lib, i, w: F.embedding_bag(i, w, lib.tensor([0, 2, 2, 5]), mode="sum"),
+        both(ints(5, 7), floats((5, 3))),
+    ),
+    Case(
+        "embedding_bag_max",
+        lambda F, lib, i, w: F.embedding_bag(i, w, lib.tensor([0, 3, 3]), mode="max"),
+        both(lambda rng: [np.array([0, 1, 2, 3, 4, 1])], floats((5, 3))),
+    ),
+    Case(
+        "embedding_bag_pad",
+        lambda F, lib, i, w: F.embedding_bag(
+            i, w, lib.tensor([0, 2, 5]), padding_idx=1, include_last_offset=True
+        ),
+        both(lambda rng: [np.array([0, 1, 1, 2, 3, 4, 1])], floats((5, 3))),
+    ),
+    Case(
+        "embedding_bag_psw",
+        lambda F, lib, i, w, p: F.embedding_bag(
+            i, w, lib.tensor([0, 2]), mode="sum", per_sample_weights=p
+        ),
+        both(ints(5, 5), floats((5, 3), (5,))),
+    ),
 ]
 
 
@@ -142,13 +220,23 @@ def _pads(mode, pad):
 PAD = [
     Case("pad_constant", lambda F, lib, x: F.pad(x, (1, 2, 0, 1), value=0.5), floats((2, 3, 4))),
     Case("pad_constant_neg", lambda F, lib, x: F.pad(x, (-1, 2, 1, -2)), floats((2, 3, 4))),
-    Case("pad_constant_5d", lambda F, lib, x: F.pad(x, (1, 1, 1, 1, 1, 1, 1, 1)),
-         floats((2, 1, 2, 2))),
-    _pads("reflect", (1, 2)), _pads("reflect", (1, 2, 2, 1)), _pads("replicate", (2, 1, 0, 3)),
-    _pads("circular", (1, 2, 3, 1)), _pads("replicate", (1, 1, 2, 2, 1, 0)),
-    _pads("circular", (-1, 2)), _pads("reflect", (3, 2, 1, 1)),
-    Case("pad_reflect_3d", lambda F, lib, x: F.pad(x, (1, 1, 1, 2, 2, 1), mode="reflect"),
-         floats((1, 3, 4, 5))),
+    Case(
+        "pad_constant_5d",
+        lambda F, lib, x: F.pad(x, (1, 1, 1, 1, 1, 1, 1, 1)),
+        floats((2, 1, 2, 2)),
+    ),
+    _pads("reflect", (1, 2)),
+    _pads("reflect", (1, 2, 2, 1)),
+    _pads("replicate", (2, 1, 0, 3)),
+    _pads("circular", (1, 2, 3, 1)),
+    _pads("replicate", (1, 1, 2, 2, 1, 0)),
+    _pads("circular", (-1, 2)),
+    _pads("reflect", (3, 2, 1, 1)),
+    Case(
+        "pad_reflect_3d",
+        lambda F, lib, x: F.pad(x, (1, 1, 1, 2, 2, 1), mode="reflect"),
+        floats((1, 3, 4, 5)),
+    ),
 ]
 
 
@@ -246,8 +334,7 @@ ERRORS = [
     lambda F, lib: F.embedding(lib.tensor([0]), lib.randn(5, 3), padding_idx=5),
     lambda F, lib: F.embedding_bag(lib.tensor([0, 1]), lib.randn(5, 3), lib.tensor([1])),
     lambda F, lib: F.embedding_bag(lib.tensor([[0, 1]]), lib.randn(5, 3), lib.tensor([0])),
-    lambda F, lib: F.embedding_bag(lib.tensor([0, 1]), lib.randn(5, 3), lib.tensor([0]),
-                                   mode="x"),
+    lambda F, lib: F.embedding_bag(lib.tensor([0, 1]), lib.randn(5, 3), lib.tensor([0]), mode="x"),
     lambda F, lib: F.pad(lib.randn(2, 3), (1,)),
     lambda F, lib: F.pad(lib.randn(2, 3), (1, 1, 1, 1, 1, 1)),
     lambda F, lib: F.pad(lib.randn(1, 2, 3), (3, 2), mode="reflect"),
@@ -258,8 +345,12 @@ ERRORS = [
     lambda F, lib: F.dropout(lib.randn(3), 1.5),
     lambda F, lib: F.dropout1d(lib.randn(3), 0.5),
     lambda F, lib: F.scaled_dot_product_attention(
-        lib.randn(3, 4), lib.randn(5, 4), lib.randn(5, 4), attn_mask=lib.ones(3, 5).bool(),
-        is_causal=True),
+        lib.randn(3, 4),
+        lib.randn(5, 4),
+        lib.randn(5, 4),
+        attn_mask=lib.ones(3, 5).bool(),
+        is_causal=True,
+    ),
 ]
 
 

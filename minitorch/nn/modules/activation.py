@@ -101,8 +101,9 @@ class RReLU(Module):
 
     __constants__ = ["lower", "upper", "inplace"]
 
-    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3,
-                 inplace: bool = False) -> None:
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
         super().__init__()
         self.lower = lower
         self.upper = upper
@@ -121,8 +122,14 @@ class Hardtanh(Module):
 
     __constants__ = ["min_val", "max_val", "inplace"]
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
-                 min_value: float | None = None, max_value: float | None = None) -> None:
+    def __init__(
+        self,
+        min_val: float = -1.0,
+        max_val: float = 1.0,
+        inplace: bool = False,
+        min_value: float | None = None,
+        max_value: float | None = None,
+    ) -> None:
         super().__init__()
         if min_value is not None:
             import warnings
@@ -304,8 +311,9 @@ class PReLU(Module):
 
     __constants__ = ["num_parameters"]
 
-    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None,
-                 dtype=None) -> None:
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None
+    ) -> None:
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
@@ -375,7 +383,5 @@ class Softmax2d(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         if input.ndim not in (3, 4):
-            raise ValueError(
-                f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead"
-            )
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return F.softmax(input, -3, _stacklevel=5)

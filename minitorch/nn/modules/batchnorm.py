@@ -33,9 +33,18 @@ class _NormBase(Module):
     _version = 2
     __constants__ = ["track_running_stats", "momentum", "eps", "num_features", "affine"]
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1,
-                 affine: bool = True, track_running_stats: bool = True, device=None, dtype=None,
-                 *, bias: bool = True) -> None:
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -86,8 +95,9 @@ class _NormBase(Module):
             f"track_running_stats={self.track_running_stats}"
         )
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                              unexpected_keys, error_msgs) -> None:
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
         version = local_metadata.get("version", None)
         if (version is None or version < 2) and self.track_running_stats:
             # state dicts from before num_batches_tracked existed: start it at 0
@@ -98,8 +108,9 @@ class _NormBase(Module):
                     if self.num_batches_tracked is not None
                     else tensor(0, dtype=_dtype.int64)
                 )
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
 
 class _BatchNorm(_NormBase):
@@ -151,11 +162,21 @@ class BatchNorm3d(_BatchNorm):
 class _InstanceNorm(_NormBase):
     _no_batch_dim = 0  # the dims of an unbatched input
 
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1,
-                 affine: bool = False, track_running_stats: bool = False, device=None,
-                 dtype=None, *, bias: bool = True) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
-                         dtype, bias=bias)
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device=None,
+        dtype=None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(
+            num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
+        )
 
     def _check_input_dim(self, input: Tensor) -> None:
         n = self._no_batch_dim
@@ -164,9 +185,14 @@ class _InstanceNorm(_NormBase):
 
     def _apply_instance_norm(self, input: Tensor) -> Tensor:
         return F.instance_norm(
-            input, self.running_mean, self.running_var, self.weight, self.bias,
+            input,
+            self.running_mean,
+            self.running_var,
+            self.weight,
+            self.bias,
             self.training or not self.track_running_stats,
-            self.momentum if self.momentum is not None else 0.0, self.eps,
+            self.momentum if self.momentum is not None else 0.0,
+            self.eps,
         )
 
     def forward(self, input: Tensor) -> Tensor:

@@ -17,8 +17,13 @@ from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+]
 
 
 def _tensors(parameters) -> list:
@@ -31,8 +36,9 @@ def _grads(parameters) -> list:
     return [p.grad for p in _tensors(parameters) if p.grad is not None]
 
 
-def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
-                   foreach=None) -> Tensor:
+def get_total_norm(
+    tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None
+) -> Tensor:
     """The norm of the norms of `tensors` (as if concatenated), on the first tensor's device.
     Mirrors torch.nn.utils.get_total_norm."""
     tensors = _tensors(tensors)
@@ -55,8 +61,7 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return total
 
 
-def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
-                          foreach=None) -> None:
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
     """Scales every gradient by min(1, max_norm / (total_norm + 1e-6)), in place. Mirrors
     torch.nn.utils.clip_grads_with_norm_."""
     grads = _grads(parameters)
@@ -68,8 +73,13 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor,
             g.mul_(coef.to(g.device))
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm_(
+    parameters,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """Rescales the gradients so their total norm is at most max_norm; returns the total norm
     before clipping, as a tensor (no host synchronisation). Mirrors
     torch.nn.utils.clip_grad_norm_."""
@@ -80,8 +90,13 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     return total
 
 
-def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+def clip_grad_norm(
+    parameters,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach=None,
+) -> Tensor:
     """Deprecated spelling of clip_grad_norm_. Mirrors torch.nn.utils.clip_grad_norm."""
     warnings.warn(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "

@@ -15,8 +15,9 @@ def _check_device(param: Tensor, old_device):
     if old_device is None:
         return param.device
     if param.device != old_device:
-        raise TypeError("Found two parameters on different devices, this is currently not "
-                        "supported.")
+        raise TypeError(
+            "Found two parameters on different devices, this is currently not supported."
+        )
     return old_device
 
 
