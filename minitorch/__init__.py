@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import builtins as _builtins
 import warnings as _warnings
 
-# torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
-# RuntimeWarnings are attributed to minitorch's op and backend modules.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.(_ops|_backend)")
-
-import builtins as _builtins
-
-from minitorch import _dtype
+from minitorch import (
+    _dtype,
+    _ops,  # noqa: E402,F401  (binds the Tensor methods)
+    autograd,  # noqa: F401
+    cuda,  # noqa: F401  (imports no CuPy: see minitorch/cuda)
+    linalg,  # noqa: E402,F401
+    nn,  # noqa: E402,F401  (after the ops, factories and autograd)
+    optim,  # noqa: E402,F401  (after nn)
+    return_types,  # noqa: F401,E402
+    serialization,  # noqa: E402,F401
+    utils,  # noqa: E402,F401  (after nn: utils.hooks re-exports nn's)
+)
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
 from minitorch._backend import set_default_device  # noqa: F401
 from minitorch._dtype import (  # noqa: F401
@@ -38,13 +44,10 @@ from minitorch._dtype import (  # noqa: F401
     short,
     uint8,
 )
-from minitorch._tensor import Size, Tensor  # noqa: F401
-from minitorch import _ops  # noqa: E402,F401  (binds the Tensor methods)
-from minitorch._ops import *  # noqa: F403
 from minitorch._factories import *  # noqa: F403
+from minitorch._ops import *  # noqa: F403
+from minitorch._tensor import Size, Tensor  # noqa: F401
 from minitorch._tensor_str import set_printoptions  # noqa: F401
-from minitorch import autograd  # noqa: F401
-from minitorch import return_types  # noqa: F401,E402
 from minitorch.autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -75,12 +78,7 @@ from minitorch.random import (  # noqa: F401
     seed,
     set_rng_state,
 )
-from minitorch import nn  # noqa: E402,F401  (after the ops, factories and autograd)
-from minitorch import utils  # noqa: E402,F401  (after nn: utils.hooks re-exports nn's)
-from minitorch import optim  # noqa: E402,F401  (after nn)
-from minitorch import cuda  # noqa: F401  (imports no CuPy: see minitorch/cuda)
-
-from minitorch import linalg  # noqa: E402,F401
+from minitorch.serialization import load, save  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -127,3 +125,8 @@ def typename(obj) -> str:
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__name__
+
+
+# torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
+# RuntimeWarnings are attributed to minitorch's op and backend modules.
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.(_ops|_backend)")

@@ -528,8 +528,14 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dt, device=device)
 
 
+_LABEL = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+          "bool": "Bool"}  # fmt: skip
+
+
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
-    """Mirrors torch.asarray: shares memory unless copy=True or a conversion is needed."""
+    """Mirrors torch.asarray: shares memory with a tensor or a NumPy array when dtype and device
+    allow; copy=True always copies, copy=False refuses to."""
     if copy:
         if isinstance(obj, Tensor):
             dev = obj._device if device is None else _device(device)
@@ -538,15 +544,27 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
         else:
             t = tensor(obj, dtype=dtype, device=device)
     else:
+        if copy is False:
+            _check_aliasable(obj, dtype, device)
         t = as_tensor(obj, dtype=dtype, device=device)
-        if copy is False and isinstance(obj, (Tensor, np.ndarray)):
-            src = obj._data if isinstance(obj, Tensor) else obj
-            if t._data is not src and not isinstance(obj, Tensor):
-                if t._data.base is not src:
-                    raise ValueError("asarray(): copy=False but a copy is needed")
     if requires_grad:
         t = _require_grad(t.detach() if t is obj else t, True)
     return t
+
+
+def _check_aliasable(obj, dtype, device) -> None:
+    """asarray(copy=False): torch's ValueError when the result cannot share obj's memory."""
+    if not isinstance(obj, (Tensor, np.ndarray)):
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    src = obj.dtype if isinstance(obj, Tensor) else _check_ndarray(obj)
+    dt = src if dtype is None else _dtype_arg(dtype, None, "asarray")
+    if dt is not src:
+        raise ValueError(
+            f"can't alias tensor with dtype '{_LABEL[src.name]}' into dtype '{_LABEL[dt.name]}'."
+        )
+    here = obj._device if isinstance(obj, Tensor) else cpu
+    if device is not None and _device(device) is not here:
+        raise ValueError(f"can't alias tensor from device '{here}' to '{_device(device)}'.")
 
 
 def from_numpy(ndarray) -> Tensor:

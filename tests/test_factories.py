@@ -555,3 +555,18 @@ def test_factories_on_the_strict_device_make_device_arrays():
     assert c.count == 0  # nothing read back to the host
     for t in made:
         _on(t, "strict")
+
+
+def test_asarray_copy_false_refuses_to_copy():
+    with pytest.raises(ValueError, match="can't alias arbitrary sequence into a tensor."):
+        mt.asarray([1, 2], copy=False)
+    with pytest.raises(
+        ValueError, match="can't alias tensor with dtype 'Double' into dtype 'Float'."
+    ):
+        mt.asarray(np.ones(2), dtype=mt.float32, copy=False)
+    with pytest.raises(ValueError, match="can't alias tensor from device 'cpu' to 'strict'"):
+        mt.asarray(mt.ones(2), device="strict", copy=False)
+    a = np.ones(2)
+    assert mt.asarray(a, copy=False).data_ptr() == a.__array_interface__["data"][0]
+    assert mt.asarray(3.5).dtype is mt.float32
+    assert mt.asarray(np.float32(3.5)).dtype is mt.float32

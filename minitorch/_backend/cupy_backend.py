@@ -64,6 +64,7 @@ class CupyBackend(Backend):
 
         self.xp = cupy
         self.array_cls = cupy.ndarray
+        self.scalar_cls = ()
         self._cupyx = cupyx
 
     def from_host(self, array, device):

@@ -11,6 +11,7 @@ class NumpyBackend(Backend):
     name = "numpy"
     xp = np
     array_cls = np.ndarray
+    scalar_cls = np.generic  # what NumPy returns for 0-d results
 
     def from_host(self, array, device):
         return array

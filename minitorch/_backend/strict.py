@@ -532,6 +532,7 @@ class StrictBackend(Backend):
     name = "strict"
     xp = xp
     array_cls = StrictArray
+    scalar_cls = ()  # its reductions give 0-d arrays, never scalars
 
     def from_host(self, array, device):
         if array.__class__ is StrictArray:

@@ -316,7 +316,8 @@ class Function:
         if out.__class__ is not device.backend.array_cls:
             if out.__class__ is tuple:
                 return _apply_general(cls, ctx, device, False, args, kwargs, out)
-            out = device.backend.xp.asarray(out)  # NumPy gives scalars for 0-d results
+            if isinstance(out, device.backend.scalar_cls):  # NumPy's 0-d results
+                out = device.backend.xp.asarray(out)
         result = _make(out, device, False, None)
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
@@ -367,7 +368,8 @@ def _apply_recording(cls, device, args, kwargs):
     if out.__class__ is not device.backend.array_cls:
         if out.__class__ is tuple:
             return _apply_general(cls, ctx, device, True, args, kwargs, out)
-        out = device.backend.xp.asarray(out)  # NumPy gives scalars for 0-d results
+        if isinstance(out, device.backend.scalar_cls):  # NumPy's 0-d results
+            out = device.backend.xp.asarray(out)
     result = _make(out, device, True, ctx)
     ctx._out_device = device
     _connect(ctx, args)

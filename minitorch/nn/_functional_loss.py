@@ -2,8 +2,9 @@
 binary cross entropy, kl divergence, poisson and gaussian nll). Margin losses are in
 _functional_loss_margin.py.
 
-Every loss is composed from the ops (log_softmax and binary_cross_entropy are the fused
-primitives, in minitorch/_ops/nn_kernels.py). Nothing here reads device values back to the host:
+Every loss is composed from the ops; log_softmax, nll_loss and binary_cross_entropy are the
+fused primitives (minitorch/_ops/nn_kernels.py says why). Nothing here reads device values back
+to the host:
 the range checks torch makes on targets and probabilities (which need the values) run on CPU
 tensors only; see NOTE [ Checks that read values ].
 """
@@ -16,7 +17,7 @@ import warnings
 from minitorch import _dtype, _ops
 from minitorch._factories import full_like
 from minitorch._ops.activation import logsigmoid
-from minitorch._ops.nn_kernels import binary_cross_entropy_kernel
+from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kernel
 from minitorch._tensor import Tensor
 
 __all__ = [
@@ -237,48 +238,31 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
             )
 
 
-def _check_targets(safe: Tensor, mask: Tensor, n_classes: int) -> None:
+def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
     """torch's IndexError for a class index outside [0, n_classes). See NOTE [ Checks that read
     values ]."""
-    if not _on_host(safe) or safe.numel() == 0:
+    if not _on_host(target) or target.numel() == 0:
         return
-    t, m = safe._data, mask._data
-    bad = m & ((t < 0) | (t >= n_classes))
+    t = target._data
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
 
 
-def _pick(logp: Tensor, target: Tensor, weight, ignore_index: int):
-    """(-logp at the target class, the per-element weight (0 where ignored), the safe target):
-    logp is (N, C, d1, ...) and target (N, d1, ...)."""
-    if target.dtype is not _dtype.int64:
-        target = target.to(_dtype.int64)
-    mask = target != ignore_index
-    safe = _ops.where(mask, target, 0)
-    _check_targets(safe, mask, logp.shape[1])
-    picked = logp.gather(1, safe.unsqueeze(1)).squeeze(1)
-    if weight is None:
-        w = mask.to(logp.dtype)
-    else:
-        w = weight[safe] * mask
-    return -picked * w, w, safe, mask
-
-
 def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
-    """(the reduced loss, the per-target weights, the mask of counted targets), logp being
+    """(the reduced loss, logp as (N, C, d1, ...), target as int64 (N, d1, ...)), logp being
     (C,) or (N, C, d1, ...); checked like torch's nll_loss."""
     _check_nll(logp, target, weight)
     one = logp.ndim == 1  # one sample of C classes
     if one:
         logp, target = logp.unsqueeze(0), target.reshape(1)
-    loss, w, _, mask = _pick(logp, target, weight, ignore_index)
-    if reduction == "none":
-        out = loss.reshape(()) if one else loss
-    elif reduction == "sum":
-        out = loss.sum()
-    else:
-        out = loss.sum() / w.sum()
-    return out, w, mask
+    if target.dtype is not _dtype.int64:
+        target = target.to(_dtype.int64)
+    _check_targets(target, ignore_index, logp.shape[1])
+    out = nll_loss_kernel(logp, target, weight, ignore_index, reduction)
+    if one and reduction == "none":
+        out = out.reshape(())
+    return out, logp, target
 
 
 def nll_loss(
@@ -293,8 +277,8 @@ def nll_loss(
     """-input[n, target[n]] weighted by weight[target[n]], ignoring ignore_index; 'mean' divides
     by the total weight of the counted targets. Mirrors torch.nn.functional.nll_loss.
 
-    Differences from torch: composed from gather, so grad_fn is not NllLossBackward0; an
-    out-of-range target raises only on CPU (see NOTE [ Checks that read values ]).
+    Differences from torch: an out-of-range target raises only on CPU (see NOTE [ Checks that
+    read values ]).
     """
     reduction = resolve_reduction(size_average, reduce, reduction)
     return _nll(input, target, weight, ignore_index, reduction)[0]
@@ -328,13 +312,16 @@ def cross_entropy(
     if input.shape == target.shape:
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)
-    nll, w, mask = _nll(logp, target, weight, ignore_index, reduction)
+    nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
-    # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored
-    if input.ndim == 1:
-        logp = logp.unsqueeze(0)
-    if weight is not None:
+    # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored;
+    # 'mean' divides by the total weight of the counted targets, as nll_loss does
+    mask = target != ignore_index
+    if weight is None:
+        w = mask.to(logp.dtype)
+    else:
+        w = weight[_ops.where(mask, target, 0)] * mask
         logp = logp * weight.reshape((n_classes,) + (1,) * (logp.ndim - 2))
     smooth = -logp.sum(1) * mask
     if reduction == "none":

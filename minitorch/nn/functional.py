@@ -43,6 +43,7 @@ from minitorch.nn._functional_sparse import *  # noqa: F403
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
 from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pools, interpolate)
+from minitorch.nn._functional_mha import *  # noqa: F403  # isort: skip  (multi_head_attention)
 
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:

@@ -50,6 +50,47 @@ def _bce_op(m):
     return op
 
 
+def _nll(reduction, weighted=False, ignore=-100):
+    """nll_loss of log-probabilities (input 0) and int64 targets (input 1)."""
+
+    def make(m):
+        def op(x, t):
+            w = None
+            if weighted:
+                w = m.tensor([0.5, 2.0, 1.0, 0.25], dtype=x.dtype, device=x.device)
+            if m is mt:
+                from minitorch._ops.nn_kernels import nll_loss_kernel
+
+                return nll_loss_kernel(x, t, w, ignore, reduction)
+            return m.nn.functional.nll_loss(x, t, w, ignore_index=ignore, reduction=reduction)
+
+        return op
+
+    def ref(x, t):
+        w = np.array([0.5, 2.0, 1.0, 0.25]) if weighted else np.ones(x.shape[1])
+        keep = t != ignore
+        ts = np.where(keep, t, 0)
+        wt = w[ts] * keep
+        loss = -np.take_along_axis(x, ts[:, None], 1)[:, 0] * wt
+        return {"none": loss, "sum": loss.sum(), "mean": loss.sum() / wt.sum()}[reduction]
+
+    return make, ref
+
+
+def nll_row(name, reduction, shapes, **kw):
+    make, ref = _nll(reduction, kw.pop("weighted", False), kw.pop("ignore", -100))
+    return row(
+        name,
+        make,
+        ref,
+        shapes,
+        dtypes=[("float32", "int64"), ("float64", "int64")],
+        domain=[(-2.0, 2.0), (0, 3)],
+        grad=(0,),
+        **kw,
+    )
+
+
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
@@ -76,6 +117,10 @@ SPECS = [
         lambda x: _log_softmax(x, -1), [(3, 5)], domain=WIDE, rtol=1e-4, **NOGRAD),
     row("log_softmax__half", lambda m: lambda x: m.log_softmax(x, -1),
         lambda x: _log_softmax(x, -1), [(3, 5)], dtypes=("float16",), **NOGRAD),
+    nll_row("nll_loss", "mean", [(5, 4), (5,)]),
+    nll_row("nll_loss__sum_weighted", "sum", [(5, 4), (5,)], weighted=True),
+    nll_row("nll_loss__none_kdim", "none", [(2, 4, 3), (2, 3)], weighted=True),
+    nll_row("nll_loss__ignore", "mean", [(6, 4), (6,)], weighted=True, ignore=1),
     row("binary_cross_entropy", _bce_op, _bce, [(3, 4), (3, 4)], domain=(0.05, 0.95)),
     row("binary_cross_entropy__0d", _bce_op, _bce, [(), ()], domain=(0.05, 0.95)),
     row("binary_cross_entropy__saturated", _bce_op, _bce, [(4,), (4,)],

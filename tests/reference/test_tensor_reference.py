@@ -281,6 +281,8 @@ ERRORS = [
     lambda t: t.full((2,), 300, dtype=t.uint8),
     lambda t: t.full((2,), float("nan"), dtype=t.int64),
     lambda t: t.zeros_like([1, 2]),
+    lambda t: t.asarray([1, 2], copy=False),
+    lambda t: t.asarray(np.ones(2), dtype=t.float32, copy=False),
     lambda t: t.eye(-1),
     lambda t: t.eye(2, -1),
     lambda t: t.eye(2.5),

@@ -30,7 +30,9 @@ from minitorch.nn.modules.normalization import *  # noqa: F403
 from minitorch.nn.modules.padding import *  # noqa: F403
 from minitorch.nn.modules.pixelshuffle import *  # noqa: F403
 from minitorch.nn.modules.pooling import *  # noqa: F403
+from minitorch.nn.modules.rnn import *  # noqa: F403
 from minitorch.nn.modules.sparse import *  # noqa: F403
+from minitorch.nn.modules.transformer import *  # noqa: F403
 from minitorch.nn.modules.upsampling import *  # noqa: F403
 
 __all__ = [
@@ -54,6 +56,6 @@ __all__ = [
     "register_module_parameter_registration_hook",
 ]
 __all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__  # noqa: F405
-__all__ += pooling.__all__ + upsampling.__all__  # noqa: F405
+__all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__all__  # noqa: F405
 __all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__  # noqa: F405
 __all__ += loss.__all__ + normalization.__all__ + sparse.__all__  # noqa: F405

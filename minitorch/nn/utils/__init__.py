@@ -11,3 +11,4 @@ from minitorch.nn.utils.convert_parameters import (  # noqa: F401
     parameters_to_vector,
     vector_to_parameters,
 )
+from minitorch.nn.utils import rnn  # noqa: F401,E402

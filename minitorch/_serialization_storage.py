@@ -1,0 +1,373 @@
+"""Checkpoint storages: which saved tensors share one, and reading one back onto a device."""
+
+from __future__ import annotations
+
+import pickle
+import struct
+import sys
+import zipfile
+import zlib
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._backend import backend_of, cpu, tensor_device
+from minitorch._tensor import Tensor, _make
+
+UnpicklingError = pickle.UnpicklingError
+
+# torch's legacy storage class for each dtype: the `storage_type` of a checkpoint's storage record.
+STORAGE_NAMES = {
+    _dtype.bool: "BoolStorage",
+    _dtype.uint8: "ByteStorage",
+    _dtype.int8: "CharStorage",
+    _dtype.int16: "ShortStorage",
+    _dtype.int32: "IntStorage",
+    _dtype.int64: "LongStorage",
+    _dtype.float16: "HalfStorage",
+    _dtype.bfloat16: "BFloat16Storage",
+    _dtype.float32: "FloatStorage",
+    _dtype.float64: "DoubleStorage",
+}
+
+# deflate expands at most ~1032:1; a member claiming more is lying (a zip bomb or a corrupted size).
+_MAX_INFLATE_RATIO = 1040
+
+
+def contiguous_strides(shape) -> tuple:
+    strides, n = [], 1
+    for s in reversed(shape):
+        strides.append(n)
+        n *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+# ---------------------------------------------------------------------------------------------
+# Saving: one storage record per memory block
+
+
+class SavedStorage:
+    """One storage record of a checkpoint being written; `pid` is its persistent id."""
+
+    __slots__ = ("key", "dtype", "numel", "pid", "_array", "_backend")
+
+    def __init__(self, key: str, array, backend, dtype, numel: int, location: str, type_global):
+        self.key = key
+        self.dtype = dtype
+        self.numel = numel
+        self.pid = ("storage", type_global, key, location, numel)
+        self._array = array  # a dense array whose memory is exactly the storage's bytes
+        self._backend = backend
+
+    def host_bytes(self) -> np.ndarray:
+        """The storage's bytes as a flat uint8 NumPy array (no copy for CPU storages)."""
+        host = self._backend.to_host(self._array)
+        return np.ravel(host, order="K").view(np.uint8)
+
+
+class StoragePlan:
+    """Assigns each saved tensor a storage record, its offset and strides (see NOTE below)."""
+
+    # NOTE [ Storages of saved tensors ]
+    # minitorch tensors have no storage object: a tensor is an array, and a view's array is a
+    # NumPy/CuPy view whose `.base` chain ends at the array owning the memory (the "root"). A
+    # checkpoint stores torch's layout instead: storages plus (offset, size, stride) per tensor.
+    # So the root stands for the storage: every tensor on one root becomes a view into one record
+    # holding the root's bytes, whatever the path that made it (a view, `detach()`, a Parameter
+    # sharing its data, tied weights). As in torch, saving a slice saves its whole storage.
+    # Tensors whose layout torch cannot express (negative or non-element strides, a root that is
+    # not one dense block) are saved as contiguous copies of their own.
+
+    def __init__(self, type_global):
+        self.storages: list[SavedStorage] = []
+        self._by_root: dict = {}
+        self._type_global = type_global  # storage class name -> the pickled global for it
+
+    def locate(self, t) -> tuple[SavedStorage, int, tuple, tuple]:
+        """(storage, storage_offset, size, stride) of tensor `t`, in elements."""
+        a = t._data
+        dev = t._device
+        b = backend_of(dev)
+        shape = tuple(a.shape)
+        if a.size:
+            item = a.itemsize
+            strides = a.strides
+            if all(s >= 0 and s % item == 0 for s in strides):
+                placed = self._in_root(a, b, dev, t.dtype)
+                if placed is not None:
+                    return placed[0], placed[1], shape, tuple(s // item for s in strides)
+            a = b.xp.ascontiguousarray(a)
+        return self._new(a, b, dev, t.dtype, a.size), 0, shape, contiguous_strides(shape)
+
+    def _in_root(self, a, b, dev, dt):
+        root = _root(a, b)
+        flags = root.flags
+        if not (flags.c_contiguous or (dev is cpu and flags.f_contiguous)):
+            return None  # on a device, only a C-ordered root copies to the host byte for byte
+        item = a.itemsize
+        root_ptr, nbytes = b.data_ptr(root), root.nbytes
+        off = b.data_ptr(a) - root_ptr
+        span = sum((n - 1) * s for n, s in zip(a.shape, a.strides, strict=True)) + item
+        if off < 0 or off % item or nbytes % item or off + span > nbytes:
+            return None
+        key = (dev, root_ptr, nbytes)
+        storage = self._by_root.get(key)
+        if storage is None:
+            storage = self._by_root[key] = self._new(root, b, dev, dt, nbytes // item)
+        elif storage.dtype is not dt:
+            raise RuntimeError(
+                "Cannot save multiple tensors or storages that view the same data as different "
+                "types"
+            )
+        return storage, off // item
+
+    def _new(self, array, b, dev, dt, numel) -> SavedStorage:
+        key = str(len(self.storages))
+        glob = self._type_global(STORAGE_NAMES[dt])
+        storage = SavedStorage(key, array, b, dt, numel, str(dev), glob)
+        self.storages.append(storage)
+        return storage
+
+
+def _root(a, b):
+    """The outermost array of `a`'s `.base` chain (as_strided's holder object is stepped over)."""
+    cur = a
+    while True:
+        nxt = getattr(cur, "base", None)
+        if nxt is not None and not b.is_array(nxt):
+            nxt = getattr(nxt, "base", None)
+        if nxt is None or not b.is_array(nxt):
+            return cur
+        cur = nxt
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading: a storage record's bytes, then its device
+
+
+class Storage:
+    """A loaded storage: a flat typed array on a device. What a `map_location` callable receives
+    (torch passes an UntypedStorage; this one offers the same `cpu()`, `cuda()` and `to()`)."""
+
+    __slots__ = ("array", "device", "dtype")
+
+    def __init__(self, array, device, dtype):
+        self.array = array
+        self.device = device
+        self.dtype = dtype
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def size(self) -> int:
+        return int(self.array.size)
+
+    def nbytes(self) -> int:
+        return int(self.array.nbytes)
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+    def to(self, device=None, non_blocking: bool = False) -> Storage:
+        from minitorch._backend import device as as_device
+
+        dev = tensor_device(as_device(device))
+        if dev is self.device:
+            return self
+        src = backend_of(self.device)
+        host = src.to_host(self.array)
+        return Storage(backend_of(dev).from_host(host, dev), dev, self.dtype)
+
+    def cpu(self) -> Storage:
+        return self.to(cpu)
+
+    def cuda(self, device=None, non_blocking: bool = False) -> Storage:
+        if device is None:
+            return self.to("cuda")
+        return self.to(device if not isinstance(device, int) else f"cuda:{device}")
+
+    def __repr__(self):
+        return f"<minitorch storage of {self.size()} {self.dtype} on {self.device}>"
+
+
+class RecordReader:
+    """Reads a checkpoint's records: small ones through zipfile (CRC-checked), storages straight
+    from the file into their final buffer (one copy), or memory-mapped (`mmap_path`)."""
+
+    def __init__(self, zf: zipfile.ZipFile, fobj, mmap_path=None):
+        self.zf = zf
+        self.fobj = fobj
+        self.mmap_path = mmap_path
+        fobj.seek(0, 2)
+        self.size = fobj.tell()
+
+    def info(self, name: str, nbytes: int | None = None) -> zipfile.ZipInfo:
+        try:
+            info = self.zf.getinfo(name)
+        except KeyError:
+            raise RuntimeError(
+                f"PytorchStreamReader failed locating file {name}: file not found"
+            ) from None
+        if nbytes is not None and info.file_size != nbytes:
+            raise RuntimeError(
+                f"checkpoint record {name} holds {info.file_size} bytes but its storage needs "
+                f"{nbytes}: the file is corrupted"
+            )
+        stored = info.compress_type == zipfile.ZIP_STORED
+        limit = info.compress_size * (1 if stored else _MAX_INFLATE_RATIO)
+        if info.compress_size > self.size or info.file_size > limit + 64:
+            raise RuntimeError(
+                f"checkpoint record {name} claims {info.file_size} bytes, more than the file can "
+                "hold: the file is corrupted"
+            )
+        return info
+
+    def read_small(self, name: str) -> bytes:
+        return self.zf.read(self.info(name))
+
+    def read_storage(self, name: str, nbytes: int) -> np.ndarray:
+        """The record's bytes as a writable uint8 array."""
+        info = self.info(name, nbytes)
+        if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+            return np.frombuffer(bytearray(self.zf.read(info)), np.uint8)
+        start = self._data_start(info)
+        if start + nbytes > self.size:
+            raise RuntimeError(f"checkpoint record {name} is truncated")
+        if self.mmap_path is not None and nbytes:
+            # copy-on-write, as torch's mmap=True: writes to the tensors never reach the file
+            mm = np.memmap(self.mmap_path, np.uint8, mode="c", offset=start, shape=(nbytes,))
+            return np.asarray(mm)  # a plain ndarray over the map, not the memmap subclass
+        buf = np.empty(nbytes, np.uint8)
+        self.fobj.seek(start)
+        view, got = memoryview(buf), 0
+        while got < nbytes:
+            n = _readinto(self.fobj, view[got:])
+            if not n:
+                raise RuntimeError(f"checkpoint record {name} is truncated")
+            got += n
+        if zlib.crc32(buf) != info.CRC:
+            raise RuntimeError(f"checkpoint record {name} is corrupted (CRC-32 mismatch)")
+        return buf
+
+    def _data_start(self, info: zipfile.ZipInfo) -> int:
+        self.fobj.seek(info.header_offset)
+        header = self.fobj.read(30)
+        if len(header) != 30 or header[:4] != b"PK\x03\x04":
+            raise RuntimeError(f"checkpoint record {info.filename} has a bad zip header")
+        name_len, extra_len = struct.unpack("<HH", header[26:30])
+        return info.header_offset + 30 + name_len + extra_len
+
+
+def _readinto(fobj, view) -> int:
+    readinto = getattr(fobj, "readinto", None)
+    if readinto is not None:
+        return readinto(view) or 0
+    data = fobj.read(len(view))
+    view[: len(data)] = data
+    return len(data)
+
+
+def typed_storage(u8: np.ndarray, dt, byteorder: str) -> np.ndarray:
+    """The bytes viewed as dtype `dt`, byte-swapped when written with the other byte order."""
+    arr = u8.view(_dtype.numpy_dtype(dt))
+    if byteorder != sys.byteorder and arr.itemsize > 1:
+        arr.byteswap(inplace=True)
+    return arr
+
+
+# ---------------------------------------------------------------------------------------------
+# Rebuilding tensors on load (what torch's rebuild globals map to)
+
+
+def _int_tuple(x, what: str) -> tuple:
+    if not isinstance(x, (tuple, list)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in x
+    ):
+        raise RuntimeError(f"_rebuild_tensor_v2: invalid {what} {x!r} in the checkpoint")
+    return tuple(x)
+
+
+def _rebuild_tensor_v2(
+    storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None, metadata=None
+):
+    """A tensor viewing `storage`. Mirrors torch._utils._rebuild_tensor_v2."""
+    if storage.__class__ is not Storage:
+        raise UnpicklingError(f"_rebuild_tensor_v2: expected a storage, got {type(storage)}")
+    size = _int_tuple(size, "size")
+    stride = _int_tuple(stride, "stride")
+    (offset,) = _int_tuple((storage_offset,), "storage offset")
+    if len(size) != len(stride):
+        raise RuntimeError(f"_rebuild_tensor_v2: size {size} and stride {stride} differ in length")
+    arr = storage.array
+    n = 1
+    for s in size:
+        n *= s
+    if n:
+        need = offset + 1 + sum((s - 1) * st for s, st in zip(size, stride, strict=True))
+        if need > arr.size:
+            item = arr.itemsize
+            raise RuntimeError(
+                f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+                f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
+                f"for storage of size {arr.size * item}"
+            )
+        if stride == contiguous_strides(size):
+            data = arr[offset : offset + n].reshape(size)
+        else:
+            xp = storage.device.backend.xp
+            byte_strides = tuple(st * arr.itemsize for st in stride)
+            data = xp.lib.stride_tricks.as_strided(arr[offset:], shape=size, strides=byte_strides)
+    else:
+        data = arr[:0].reshape(size)
+    t = _make(data, storage.device, False, None)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _rebuild_tensor(storage, storage_offset, size, stride):
+    """Mirrors torch._utils._rebuild_tensor (older checkpoints)."""
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride)
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    """Mirrors torch._utils._rebuild_parameter."""
+    from minitorch.nn.parameter import Parameter
+
+    if not isinstance(data, Tensor):
+        raise UnpicklingError(f"_rebuild_parameter: expected a tensor, got {type(data)}")
+    return Parameter(data, bool(requires_grad))
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    """Mirrors torch._utils._rebuild_parameter_with_state (the extra Python state is dropped)."""
+    return _rebuild_parameter(data, requires_grad, backward_hooks)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """Mirrors torch._tensor._rebuild_from_type_v2 for Tensor and Parameter (state dropped)."""
+    from minitorch.nn.parameter import Parameter
+
+    if not any(func is f for f in _TENSOR_REBUILDERS) or args.__class__ is not tuple:
+        raise UnpicklingError(f"_rebuild_from_type_v2: {func!r} does not rebuild a tensor")
+    t = func(*args)
+    if new_type is Parameter and not isinstance(t, Parameter):
+        return Parameter(t, t.requires_grad)
+    return t
+
+
+_TENSOR_REBUILDERS = (_rebuild_tensor_v2, _rebuild_tensor, _rebuild_parameter)
+
+
+class StorageType:
+    """What torch's storage classes (torch.FloatStorage, ...) unpickle to: a name and a dtype."""
+
+    __slots__ = ("name", "dtype")
+
+    def __init__(self, name: str, dtype):
+        self.name = name
+        self.dtype = dtype
+
+    def __repr__(self):
+        return f"torch.{self.name}"

@@ -1,0 +1,236 @@
+"""nn.functional.multi_head_attention_forward: the body of nn.MultiheadAttention, composed from
+linear, bmm, softmax and scaled_dot_product_attention, following torch's steps (and so its
+numbers): project, add bias_k/bias_v and zero attention, merge the masks into one additive mask,
+attend per head, project out."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype, _ops
+from minitorch._factories import zeros, zeros_like
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_attention import scaled_dot_product_attention
+from minitorch.nn._functional_dropout import dropout
+from minitorch.nn._functional_pad import pad
+
+__all__ = ["multi_head_attention_forward"]
+
+
+def _linear(x: Tensor, w: Tensor, b) -> Tensor:
+    out = _ops.matmul(x, w.t())
+    return out if b is None else out + b
+
+
+def canonical_mask(mask, name: str, like: Tensor):
+    """A bool mask (True: masked) as an additive float mask of -inf; a float mask as is."""
+    if mask is None:
+        return None
+    if mask.dtype is _dtype.bool:
+        return zeros_like(mask, dtype=like.dtype).masked_fill(mask, float("-inf"))
+    if not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
+    if query.ndim == 3:
+        if key.ndim != 3 or value.ndim != 3:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key` and `value` to be 3-D but found "
+                f"{key.ndim}-D and {value.ndim}-D tensors respectively"
+            )
+        if key_padding_mask is not None and key_padding_mask.ndim != 2:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D but "
+                f"found {key_padding_mask.ndim}-D tensor instead"
+            )
+        if attn_mask is not None and attn_mask.ndim not in (2, 3):
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D but "
+                f"found {attn_mask.ndim}-D tensor instead"
+            )
+        return True
+    if query.ndim == 2:
+        if key.ndim != 2 or value.ndim != 2:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
+                f"{key.ndim}-D and {value.ndim}-D tensors respectively"
+            )
+        return False
+    raise AssertionError(
+        f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "
+        "tensor"
+    )
+
+
+def _project(query, key, value, in_proj_weight, in_proj_bias, separate, q_w, k_w, v_w):
+    if not separate:
+        if query is key and key is value:  # self-attention: one matmul for q, k and v
+            return _linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
+        w_q, w_k, w_v = in_proj_weight.chunk(3)
+    else:
+        w_q, w_k, w_v = q_w, k_w, v_w
+    b_q = b_k = b_v = None
+    if in_proj_bias is not None:
+        b_q, b_k, b_v = in_proj_bias.chunk(3)
+    return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight,
+    in_proj_bias,
+    bias_k,
+    bias_v,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias,
+    training: bool = True,
+    key_padding_mask=None,
+    need_weights: bool = True,
+    attn_mask=None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight=None,
+    k_proj_weight=None,
+    v_proj_weight=None,
+    static_k=None,
+    static_v=None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple:
+    """Multi-head attention on time-major (L, N, E) inputs (or unbatched (L, E)). A bool mask
+    marks the positions NOT attended (True), a float mask is added to the scores. Returns
+    (output, weights averaged over heads, or per head, or None). Mirrors
+    torch.nn.functional.multi_head_attention_forward.
+
+    Differences from torch: attention dropout draws from minitorch's generator."""
+    batched = _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    if key_padding_mask is not None:
+        for i, want in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[i] != want:
+                raise AssertionError(
+                    f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
+                    f"{key_padding_mask.shape[i]}"
+                )
+    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query)
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer "
+            "module method `generate_square_subsequent_mask` to create this mask."
+        )
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # scaled_dot_product_attention applies the causal mask itself
+    else:
+        attn_mask = canonical_mask(attn_mask, "attn_mask", query)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(
+            f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}"
+        )
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    q, k, v = _project(
+        query,
+        key,
+        value,
+        in_proj_weight,
+        in_proj_bias,
+        use_separate_proj_weight,
+        q_proj_weight,
+        k_proj_weight,
+        v_proj_weight,
+    )
+
+    if attn_mask is not None:
+        if attn_mask.ndim == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                    f"{(tgt_len, src_len)}."
+                )
+            attn_mask = attn_mask.unsqueeze(0)
+        elif tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(
+                f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                f"{(bsz * num_heads, tgt_len, src_len)}."
+            )
+    if bias_k is not None and bias_v is not None:
+        k = _ops.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _ops.cat([v, bias_v.repeat(1, bsz, 1)])
+        attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None
+        key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+
+    q = q.reshape((tgt_len, bsz * num_heads, head_dim)).transpose(0, 1)
+    k = (
+        k.reshape((k.shape[0], bsz * num_heads, head_dim)).transpose(0, 1)
+        if static_k is None
+        else static_k
+    )
+    v = (
+        v.reshape((v.shape[0], bsz * num_heads, head_dim)).transpose(0, 1)
+        if static_v is None
+        else static_v
+    )
+    if add_zero_attn:
+        z = zeros((bsz * num_heads, 1, head_dim), dtype=q.dtype, device=q.device)
+        k, v = _ops.cat([k, z], 1), _ops.cat([v, z], 1)
+        attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None
+        key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+    src_len = k.shape[1]
+
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(
+                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                f"{key_padding_mask.shape}"
+            )
+        kpm = key_padding_mask.reshape((bsz, 1, 1, src_len)).expand((-1, num_heads, -1, -1))
+        kpm = kpm.reshape((bsz * num_heads, 1, src_len))
+        attn_mask = kpm if attn_mask is None else attn_mask + kpm
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        q = q * math.sqrt(1.0 / head_dim)
+        scores = _ops.bmm(q, k.transpose(-2, -1))
+        if attn_mask is not None:
+            scores = scores + attn_mask
+        weights = _ops.softmax(scores, -1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = _ops.bmm(weights, v)
+        out = out.transpose(0, 1).reshape((tgt_len * bsz, embed_dim))
+        out = _linear(out, out_proj_weight, out_proj_bias).reshape((tgt_len, bsz, embed_dim))
+        weights = weights.reshape((bsz, num_heads, tgt_len, src_len))
+        if average_attn_weights:
+            weights = weights.mean(1)
+        if not batched:
+            out, weights = out.squeeze(1), weights.squeeze(0)
+        return out, weights
+
+    if attn_mask is not None:
+        if attn_mask.shape[0] == 1 and attn_mask.ndim == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.reshape((bsz, num_heads, -1, src_len))
+    q = q.reshape((bsz, num_heads, tgt_len, head_dim))
+    k = k.reshape((bsz, num_heads, src_len, head_dim))
+    v = v.reshape((bsz, num_heads, src_len, head_dim))
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute((2, 0, 1, 3)).reshape((bsz * tgt_len, embed_dim))
+    out = _linear(out, out_proj_weight, out_proj_bias).reshape((tgt_len, bsz, embed_dim))
+    return (out.squeeze(1) if not batched else out), None

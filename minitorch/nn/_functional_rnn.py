@@ -1,0 +1,170 @@
+"""Recurrent cells and the layer loop of RNN/LSTM/GRU, composed from matmul and pointwise ops.
+
+NOTE [ Recurrent layers ]
+As torch's CPU kernels do, a layer first projects the whole input sequence through weight_ih in
+one matmul (`x W_ih^T + b_ih`), then runs one step per time position with only the hidden
+projection (`h W_hh^T + b_hh`, then `+ x_proj[t]`), with torch's gate order (LSTM: i, f, g, o;
+GRU: r, z, n) and formulas, so float64 results agree with torch to rounding. A packed sequence
+runs each step on the first batch_sizes[t] rows (sorted longest first): rows whose sequence has
+ended keep their last state, which becomes their part of h_n. Autograd records every step; there
+is no fused recurrent kernel (the Python loop over time is inherent to the recurrence).
+"""
+
+from __future__ import annotations
+
+from minitorch._ops import addmm, cat, matmul, mm, stack
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_dropout import dropout
+
+__all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
+
+
+def _linear(x: Tensor, w: Tensor, b) -> Tensor:
+    return mm(x, w.t()) if b is None else addmm(b, x, w.t())
+
+
+# --- one step, given the input projection xw = x W_ih^T + b_ih ---
+
+
+def _rnn_step(nonlinearity):
+    def step(xw, h, c, w_hh, b_hh, w_hr):
+        pre = _linear(h, w_hh, b_hh) + xw
+        return (pre.tanh() if nonlinearity == "tanh" else pre.relu()), None
+
+    return step
+
+
+def _lstm_step(xw, h, c, w_hh, b_hh, w_hr):
+    gates = _linear(h, w_hh, b_hh) + xw
+    i, f, g, o = gates.chunk(4, 1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
+    if w_hr is not None:
+        h = mm(h, w_hr.t())
+    return h, c
+
+
+def _gru_step(xw, h, c, w_hh, b_hh, w_hr):
+    gh = _linear(h, w_hh, b_hh)
+    n_h = h.shape[1]
+    rz = (gh.narrow(1, 0, 2 * n_h) + xw.narrow(1, 0, 2 * n_h)).sigmoid()
+    r, z = rz.chunk(2, 1)
+    n = (xw.narrow(1, 2 * n_h, n_h) + gh.narrow(1, 2 * n_h, n_h) * r).tanh()
+    return (h - n) * z + n, None
+
+
+STEPS = {
+    "RNN_TANH": _rnn_step("tanh"),
+    "RNN_RELU": _rnn_step("relu"),
+    "LSTM": _lstm_step,
+    "GRU": _gru_step,
+}
+
+
+# --- the cells (torch.rnn_tanh_cell, torch.lstm_cell, ...) ---
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
+    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh). Mirrors torch.rnn_tanh_cell."""
+    return STEPS["RNN_TANH"](_linear(input, w_ih, b_ih), hx, None, w_hh, b_hh, None)[0]
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
+    """h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh). Mirrors torch.rnn_relu_cell."""
+    return STEPS["RNN_RELU"](_linear(input, w_ih, b_ih), hx, None, w_hh, b_hh, None)[0]
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> tuple:
+    """(h', c') of one LSTM step from hx = (h, c). Mirrors torch.lstm_cell."""
+    return _lstm_step(_linear(input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh, None)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor:
+    """h' of one GRU step. Mirrors torch.gru_cell."""
+    return _gru_step(_linear(input, w_ih, b_ih), hx, None, w_hh, b_hh, None)[0]
+
+
+# --- layers ---
+
+
+def _direction(step, xws, h, c, w, reverse, batch_sizes):
+    """One direction of one layer over the per-step input projections xws; returns (outputs in
+    time order, h_n, c_n). See NOTE [ Recurrent layers ]."""
+    w_hh, b_hh, w_hr = w
+    n = len(xws)
+    order = range(n - 1, -1, -1) if reverse else range(n)
+    outs = [None] * n
+    if batch_sizes is None:
+        for t in order:
+            h, c = step(xws[t], h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        return outs, h, c
+    h_full, c_full = h, c
+    done_h, done_c = [], []
+    if reverse:  # the batch grows: rows join with their initial state
+        size = batch_sizes[-1]
+        h = h_full.narrow(0, 0, size)
+        c = c_full.narrow(0, 0, size) if c_full is not None else None
+    else:
+        size = batch_sizes[0]
+    for t in order:
+        bs = batch_sizes[t]
+        if bs < size:  # forward: rows [bs:size] have ended
+            done_h.append(h.narrow(0, bs, size - bs))
+            h = h.narrow(0, 0, bs)
+            if c is not None:
+                done_c.append(c.narrow(0, bs, size - bs))
+                c = c.narrow(0, 0, bs)
+        elif bs > size:  # reverse: rows [size:bs] start
+            h = cat([h, h_full.narrow(0, size, bs - size)])
+            if c is not None:
+                c = cat([c, c_full.narrow(0, size, bs - size)])
+        size = bs
+        h, c = step(xws[t], h, c, w_hh, b_hh, w_hr)
+        outs[t] = h
+    if done_h:
+        h = cat([h, *done_h[::-1]])
+        c = cat([c, *done_c[::-1]]) if c is not None else None
+    return outs, h, c
+
+
+def _project(x: Tensor, w_ih: Tensor, b_ih) -> Tensor:
+    out = matmul(x, w_ih.t())
+    return out if b_ih is None else out + b_ih
+
+
+def rnn_layers(
+    mode, input, hx, cx, weights, num_layers, num_directions, dropout_p, training, batch_sizes=None
+):
+    """The multi-layer, optionally bidirectional recurrence (the body of nn.RNN/LSTM/GRU).
+
+    input: (L, N, H_in), or packed data (sum(batch_sizes), H_in) with host batch_sizes;
+    hx/cx: (num_layers * num_directions, N, H) (cx for LSTM only); weights: per layer and
+    direction (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent. Returns (output, h_n, c_n)."""
+    step = STEPS[mode]
+    layer_input = input
+    h_n, c_n = [], []
+    for layer in range(num_layers):
+        dir_outs = []
+        for d in range(num_directions):
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[layer * num_directions + d]
+            k = layer * num_directions + d
+            proj = _project(layer_input, w_ih, b_ih)
+            if batch_sizes is None:
+                xws = proj.unbind(0)
+            else:
+                xws, start = [], 0
+                for bs in batch_sizes:
+                    xws.append(proj.narrow(0, start, bs))
+                    start += bs
+            h0 = hx[k]
+            c0 = cx[k] if cx is not None else None
+            outs, h, c = _direction(step, xws, h0, c0, (w_hh, b_hh, w_hr), d == 1, batch_sizes)
+            dir_outs.append(stack(outs) if batch_sizes is None else cat(outs))
+            h_n.append(h)
+            c_n.append(c)
+        out = dir_outs[0] if num_directions == 1 else cat(dir_outs, -1)
+        if dropout_p and training and layer < num_layers - 1:
+            out = dropout(out, dropout_p, training)
+        layer_input = out
+    return layer_input, stack(h_n), (stack(c_n) if cx is not None else None)

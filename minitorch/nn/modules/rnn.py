@@ -1,0 +1,481 @@
+"""Recurrent layers: RNN, LSTM, GRU and their single-step cells, with torch's parameter names,
+shapes and initialisation (so state dicts load across). The math is in nn/_functional_rnn.py."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+from minitorch._factories import empty, zeros
+from minitorch._tensor import Tensor
+from minitorch.nn import _functional_rnn as R
+from minitorch.nn import init
+from minitorch.nn.modules.module import Module
+from minitorch.nn.parameter import Parameter
+
+__all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+
+_GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+
+
+def _packed():
+    from minitorch.nn.utils.rnn import PackedSequence
+
+    return PackedSequence
+
+
+class RNNBase(Module):
+    """What RNN, LSTM and GRU share: the per-layer, per-direction parameters weight_ih_l{k},
+    weight_hh_l{k}, bias_ih_l{k}, bias_hh_l{k} (weight_hr_l{k} with proj_size; suffix _reverse
+    for the backward direction), all drawn from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+    Mirrors torch.nn.RNNBase."""
+
+    __constants__ = [
+        "mode",
+        "input_size",
+        "hidden_size",
+        "num_layers",
+        "bias",
+        "batch_first",
+        "dropout",
+        "bidirectional",
+        "proj_size",
+    ]
+
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        if (
+            not isinstance(dropout, numbers.Number)
+            or not 0 <= dropout <= 1
+            or isinstance(dropout, bool)
+        ):
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an "
+                "element being zeroed"
+            )
+        if dropout > 0 and num_layers == 1:
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero "
+                f"dropout expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
+                stacklevel=2,
+            )
+        if not isinstance(hidden_size, int):
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
+        if hidden_size <= 0:
+            raise ValueError("hidden_size must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
+            )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if mode not in _GATES:
+            raise ValueError(f"Unrecognized RNN mode: {mode}")
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_in = input_size if layer == 0 else real_hidden * num_directions
+                shapes = [
+                    ("weight_ih", (gate_size, layer_in)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes += [("weight_hr", (proj_size, hidden_size))]
+                suffix = "_reverse" if direction == 1 else ""
+                names = []
+                for kind, shape in shapes:
+                    name = f"{kind}_l{layer}{suffix}"
+                    setattr(self, name, Parameter(empty(shape, device=device, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def flatten_parameters(self) -> None:
+        """A no-op: minitorch keeps no flat cuDNN weight buffer."""
+
+    @property
+    def _flat_weights(self) -> list:
+        return [getattr(self, name) for name in self._flat_weights_names]
+
+    @property
+    def all_weights(self) -> list:
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def _weights(self) -> list:
+        """(w_ih, w_hh, b_ih, b_hh, w_hr) per layer and direction, None where absent."""
+        out = []
+        for names in self._all_weights:
+            ws = {n.split("_l")[0]: getattr(self, n) for n in names}
+            out.append(
+                (
+                    ws["weight_ih"],
+                    ws["weight_hh"],
+                    ws.get("bias_ih"),
+                    ws.get("bias_hh"),
+                    ws.get("weight_hr"),
+                )
+            )
+        return out
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            s += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            s += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if self.batch_first is not False:
+            s += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            s += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            s += f", bidirectional={self.bidirectional}"
+        return s
+
+    # --- forward ---
+
+    def _check_input(self, input: Tensor, batch_sizes) -> None:
+        expected = 2 if batch_sizes is not None else 3
+        if input.ndim != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.ndim}")
+        if self.input_size != input.shape[-1]:
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.shape[-1]}"
+            )
+
+    def _hidden_shape(self, input: Tensor, batch_sizes, size: int) -> tuple:
+        # input is time-major here (batch_first already transposed)
+        mini_batch = int(batch_sizes[0]) if batch_sizes is not None else input.shape[1]
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
+
+    @staticmethod
+    def _check_size(t: Tensor, shape: tuple, msg: str) -> None:
+        if tuple(t.shape) != shape:
+            raise RuntimeError(msg.format(shape, list(t.shape)))
+
+    def _run(self, input, hx, cx):
+        """Unpacks the input (packed, batched, unbatched), runs the layers, packs the output."""
+        PackedSequence = _packed()
+        packed = isinstance(input, PackedSequence)
+        sorted_idx = unsorted_idx = None
+        if packed:
+            data, batch_sizes = input.data, [int(b) for b in input.batch_sizes.tolist()]
+            sorted_idx, unsorted_idx = input.sorted_indices, input.unsorted_indices
+            x, unbatched = data, False
+        else:
+            batch_sizes = None
+            if input.ndim not in (2, 3):
+                raise ValueError(
+                    f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D instead"
+                )
+            unbatched = input.ndim == 2
+            x = input.unsqueeze(1) if unbatched else input
+            if self.batch_first and not unbatched:
+                x = x.transpose(0, 1)
+        self._check_input(x, batch_sizes)
+        hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx)
+        out, h_n, c_n = R.rnn_layers(
+            self.mode,
+            x,
+            hx,
+            cx,
+            self._weights(),
+            self.num_layers,
+            2 if self.bidirectional else 1,
+            self.dropout,
+            self.training,
+            batch_sizes,
+        )
+        if packed:
+            out = PackedSequence(out, input.batch_sizes, sorted_idx, unsorted_idx)
+            if unsorted_idx is not None:
+                h_n = h_n.index_select(1, unsorted_idx)
+                c_n = c_n.index_select(1, unsorted_idx) if c_n is not None else None
+        else:
+            if self.batch_first and not unbatched:
+                out = out.transpose(0, 1)
+            if unbatched:
+                out = out.squeeze(1)
+                h_n = h_n.squeeze(1)
+                c_n = c_n.squeeze(1) if c_n is not None else None
+        return out, h_n, c_n
+
+    def _name(self) -> str:
+        return type(self).__name__
+
+    def _initial_states(self, x, hx, cx, unbatched, batch_sizes, sorted_idx):
+        is_lstm = self.mode == "LSTM"
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = self._hidden_shape(x, batch_sizes, real_hidden)
+        c_shape = self._hidden_shape(x, batch_sizes, self.hidden_size)
+        if hx is None:
+            hx = zeros(h_shape, dtype=x.dtype, device=x.device)
+            cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
+            return hx, cx
+        want = 2 if unbatched else 3
+        if is_lstm:
+            if hx.ndim != want or cx.ndim != want:
+                kind = "unbatched 2-D" if unbatched else "batched 3-D"
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but got "
+                    f"({hx.ndim}-D, {cx.ndim}-D) tensors"
+                )
+        elif hx.ndim != want:
+            kind = "unbatched 2-D" if unbatched else "batched 3-D"
+            raise RuntimeError(
+                f"For {kind} input, hx should also be {want}-D but got {hx.ndim}-D tensor"
+            )
+        if unbatched:
+            hx = hx.unsqueeze(1)
+            cx = cx.unsqueeze(1) if cx is not None else None
+        if sorted_idx is not None:
+            hx = hx.index_select(1, sorted_idx)
+            cx = cx.index_select(1, sorted_idx) if cx is not None else None
+        if is_lstm:
+            self._check_size(hx, h_shape, "Expected hidden[0] size {}, got {}")
+            self._check_size(cx, c_shape, "Expected hidden[1] size {}, got {}")
+        else:
+            self._check_size(hx, h_shape, "Expected hidden size {}, got {}")
+        return hx, cx
+
+
+class RNN(RNNBase):
+    """Elman RNN, h_t = tanh or relu of x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh. Mirrors
+    torch.nn.RNN (input (L, N, H_in), (N, L, H_in) with batch_first, or unbatched (L, H_in); a
+    PackedSequence; returns (output, h_n))."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        if len(args) > 3:
+            nonlinearity = args[3]
+            args = args[:3] + args[4:]
+        else:
+            nonlinearity = kwargs.pop("nonlinearity", "tanh")
+        if nonlinearity == "tanh":
+            mode = "RNN_TANH"
+        elif nonlinearity == "relu":
+            mode = "RNN_RELU"
+        else:
+            raise ValueError(
+                f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
+            )
+        super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        out, h_n, _ = self._run(input, hx, None)
+        return out, h_n
+
+
+class LSTM(RNNBase):
+    """Long short-term memory (gates i, f, g, o; optional projection proj_size). Mirrors
+    torch.nn.LSTM; returns (output, (h_n, c_n))."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__("LSTM", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        h0 = c0 = None
+        if hx is not None:
+            h0, c0 = hx
+        out, h_n, c_n = self._run(input, h0, c0)
+        return out, (h_n, c_n)
+
+
+class GRU(RNNBase):
+    """Gated recurrent unit (gates r, z, n). Mirrors torch.nn.GRU; returns (output, h_n)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        if "proj_size" in kwargs:
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+        super().__init__("GRU", *args, **kwargs)
+
+    def forward(self, input, hx=None):
+        out, h_n, _ = self._run(input, hx, None)
+        return out, h_n
+
+
+# --- cells ---
+
+
+class RNNCellBase(Module):
+    """weight_ih (gates * hidden, input), weight_hh (gates * hidden, hidden), bias_ih, bias_hh,
+    drawn from U(-1/sqrt(hidden), 1/sqrt(hidden)). Mirrors torch.nn.RNNCellBase."""
+
+    __constants__ = ["input_size", "hidden_size", "bias"]
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        kw = dict(device=device, dtype=dtype)
+        self.weight_ih = Parameter(empty((num_chunks * hidden_size, input_size), **kw))
+        self.weight_hh = Parameter(empty((num_chunks * hidden_size, hidden_size), **kw))
+        if bias:
+            self.bias_ih = Parameter(empty(num_chunks * hidden_size, **kw))
+            self.bias_hh = Parameter(empty(num_chunks * hidden_size, **kw))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
+
+    def extra_repr(self) -> str:
+        s = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            s += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            s += f", nonlinearity={self.nonlinearity}"
+        return s
+
+    def _prepare(self, input: Tensor, hx, zeros_like_h: bool = True):
+        """(2-d input, hx list, whether unbatched), with torch's checks."""
+        if input.ndim not in (1, 2):
+            raise ValueError(
+                f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead"
+            )
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                f"{self.input_size}"
+            )
+        unbatched = input.ndim == 1
+        x = input.unsqueeze(0) if unbatched else input
+        hs = [] if hx is None else (list(hx) if isinstance(hx, (tuple, list)) else [hx])
+        for i, h in enumerate(hs):
+            if h.ndim != input.ndim:
+                raise RuntimeError(
+                    f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got "
+                    f"{h.ndim}D instead"
+                )
+            h = h.unsqueeze(0) if unbatched else h
+            if h.shape[0] != x.shape[0]:
+                raise RuntimeError(
+                    f"Input batch size {x.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}"
+                )
+            if h.shape[1] != self.hidden_size:
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected "
+                    f"{self.hidden_size}"
+                )
+            hs[i] = h
+        return x, hs, unbatched
+
+    def _zeros(self, x: Tensor) -> Tensor:
+        return zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
+
+
+class RNNCell(RNNCellBase):
+    """One Elman step. Mirrors torch.nn.RNNCell."""
+
+    __constants__ = ["input_size", "hidden_size", "bias", "nonlinearity"]
+
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device=None,
+        dtype=None,
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 1, device, dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        x, hs, unbatched = self._prepare(input, hx)
+        h = hs[0] if hs else self._zeros(x)
+        if self.nonlinearity == "tanh":
+            out = R.rnn_tanh_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        elif self.nonlinearity == "relu":
+            out = R.rnn_relu_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        else:
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        return out.squeeze(0) if unbatched else out
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step; returns (h', c'). Mirrors torch.nn.LSTMCell."""
+
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 4, device, dtype)
+
+    def forward(self, input: Tensor, hx=None) -> tuple:
+        x, hs, unbatched = self._prepare(input, hx)
+        if not hs:
+            hs = [self._zeros(x), self._zeros(x)]
+        h, c = R.lstm_cell(
+            x, (hs[0], hs[1]), self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh
+        )
+        return (h.squeeze(0), c.squeeze(0)) if unbatched else (h, c)
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step. Mirrors torch.nn.GRUCell."""
+
+    def __init__(
+        self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None
+    ) -> None:
+        super().__init__(input_size, hidden_size, bias, 3, device, dtype)
+
+    def forward(self, input: Tensor, hx=None) -> Tensor:
+        x, hs, unbatched = self._prepare(input, hx)
+        h = hs[0] if hs else self._zeros(x)
+        out = R.gru_cell(x, h, self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        return out.squeeze(0) if unbatched else out

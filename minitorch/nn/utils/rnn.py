@@ -1,0 +1,236 @@
+"""nn.utils.rnn: PackedSequence and packing/padding of variable-length sequences.
+
+Lengths live on the host (as in torch, where they must be a CPU tensor or a list), so the packing
+order is computed in Python and applied on the device with one index_select: no device value is
+read back.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from minitorch import _dtype
+from minitorch._factories import full, tensor
+from minitorch._ops import cat, stack
+from minitorch._tensor import Tensor
+
+__all__ = [
+    "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
+    "pad_sequence", "unpad_sequence", "pack_sequence", "unpack_sequence",
+]  # fmt: skip
+
+
+class _PackedSequenceBase(NamedTuple):
+    data: Tensor
+    batch_sizes: Tensor
+    sorted_indices: Tensor | None
+    unsorted_indices: Tensor | None
+
+
+class PackedSequence(_PackedSequenceBase):
+    """The time-major concatenation of sorted sequences: data (sum(lengths), *) and batch_sizes
+    (how many sequences are still running at each step, a CPU int64 tensor). Mirrors
+    torch.nn.utils.rnn.PackedSequence."""
+
+    def __new__(cls, data, batch_sizes=None, sorted_indices=None, unsorted_indices=None):
+        if unsorted_indices is None and sorted_indices is not None:
+            unsorted_indices = invert_permutation(sorted_indices)
+        if batch_sizes is None:  # PackedSequence(data_and_batch_sizes_tuple)
+            data, batch_sizes = data
+        return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
+
+    def _apply(self, fn) -> PackedSequence:
+        return type(self)(
+            fn(self.data),
+            self.batch_sizes,
+            None if self.sorted_indices is None else fn(self.sorted_indices),
+            None if self.unsorted_indices is None else fn(self.unsorted_indices),
+        )
+
+    def to(self, *args, **kwargs) -> PackedSequence:
+        """data converted like Tensor.to; the indices follow to the same device."""
+        data = self.data.to(*args, **kwargs)
+        if data is self.data:
+            return self
+        dev = data.device
+
+        def move(t):
+            return None if t is None else t.to(dev)
+
+        return type(self)(
+            data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices)
+        )
+
+    def cuda(self, *args, **kwargs) -> PackedSequence:
+        return self._apply(lambda t: t.cuda(*args, **kwargs))
+
+    def cpu(self, *args, **kwargs) -> PackedSequence:
+        return self._apply(lambda t: t.cpu(*args, **kwargs))
+
+    def double(self) -> PackedSequence:
+        return self.to(dtype=_dtype.float64)
+
+    def float(self) -> PackedSequence:
+        return self.to(dtype=_dtype.float32)
+
+    def half(self) -> PackedSequence:
+        return self.to(dtype=_dtype.float16)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.data.is_cuda
+
+    def is_pinned(self) -> bool:
+        return self.data.is_pinned()
+
+
+def invert_permutation(permutation):
+    """The inverse permutation (None stays None). Mirrors torch.nn.utils.rnn.invert_permutation."""
+    if permutation is None:
+        return None
+    from minitorch._ops import argsort
+
+    return argsort(permutation)
+
+
+def _host_lengths(lengths) -> list:
+    if isinstance(lengths, Tensor):
+        if lengths.device.type != "cpu":
+            raise RuntimeError(
+                "'lengths' argument should be a 1D CPU int64 tensor, but got 1D "
+                f"{lengths.device.type} Long tensor"
+            )
+        return [int(v) for v in lengths.tolist()]
+    return [int(v) for v in lengths]
+
+
+def _batch_sizes(sorted_lengths: list) -> list:
+    return [sum(1 for n in sorted_lengths if n > t) for t in range(sorted_lengths[0])]
+
+
+def pack_padded_sequence(
+    input: Tensor, lengths, batch_first: bool = False, enforce_sorted: bool = True
+) -> PackedSequence:
+    """Packs a padded (T, B, *) batch (B, T, * with batch_first) of sequences of the given
+    lengths. Mirrors torch.nn.utils.rnn.pack_padded_sequence."""
+    lengths = _host_lengths(lengths)
+    x = input.transpose(0, 1) if batch_first else input
+    if len(lengths) != x.shape[1]:
+        raise RuntimeError(
+            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
+            f"(batch_size={x.shape[1]})"
+        )
+    if enforce_sorted:
+        if any(a < b for a, b in zip(lengths, lengths[1:], strict=False)):
+            raise RuntimeError(
+                "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
+                "True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or "
+                "pack_sequence to sidestep this requirement if you do not need ONNX "
+                "exportability."
+            )
+        order = list(range(len(lengths)))
+        sorted_indices = None
+    else:
+        order = sorted(range(len(lengths)), key=lambda i: -lengths[i])  # stable, like torch
+        sorted_indices = tensor(order, dtype=_dtype.int64, device=input.device)
+    sorted_lengths = [lengths[i] for i in order]
+    if sorted_lengths and sorted_lengths[-1] <= 0:
+        raise RuntimeError(
+            "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+            "that is <= 0"
+        )
+    if sorted_lengths and sorted_lengths[0] > x.shape[0]:
+        raise RuntimeError(
+            f"pack_padded_sequence: a length ({sorted_lengths[0]}) is larger than the padded "
+            f"sequence length ({x.shape[0]})"
+        )
+    sizes = _batch_sizes(sorted_lengths)
+    # row t * B + order[b] of the (T*B, *) view, for every step t and running sequence b
+    rows = [t * x.shape[1] + order[b] for t, bs in enumerate(sizes) for b in range(bs)]
+    flat = x.reshape((x.shape[0] * x.shape[1], *x.shape[2:]))
+    data = flat.index_select(0, tensor(rows, dtype=_dtype.int64, device=input.device))
+    return PackedSequence(data, tensor(sizes, dtype=_dtype.int64), sorted_indices, None)
+
+
+def pad_packed_sequence(
+    sequence: PackedSequence,
+    batch_first: bool = False,
+    padding_value: float = 0.0,
+    total_length: int | None = None,
+) -> tuple:
+    """(padded (T, B, *) or (B, T, *), lengths as a CPU int64 tensor), in the original batch
+    order. Mirrors torch.nn.utils.rnn.pad_packed_sequence."""
+    sizes = [int(v) for v in sequence.batch_sizes.tolist()]
+    batch = sizes[0]
+    steps = len(sizes)
+    if total_length is not None:
+        if total_length < steps:
+            raise ValueError(
+                "Expected total_length to be at least the length of the longest sequence in "
+                f"input, but got total_length={total_length} and max sequence length being "
+                f"{steps}"
+            )
+        steps = total_length
+    data = sequence.data
+    lengths = [sum(1 for s in sizes if s > b) for b in range(batch)]
+    # scatter the packed rows into a (T*B + 1, *) buffer whose last row is the padding value
+    pad_row = full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
+    source = cat([data, pad_row])
+    filler = data.shape[0]
+    index = [filler] * (steps * batch)
+    k = 0
+    for t, bs in enumerate(sizes):
+        for b in range(bs):
+            index[t * batch + b] = k
+            k += 1
+    padded = source.index_select(0, tensor(index, dtype=_dtype.int64, device=data.device))
+    padded = padded.reshape((steps, batch, *data.shape[1:]))
+    lengths_t = tensor(lengths, dtype=_dtype.int64)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(1, sequence.unsorted_indices)
+        unsorted = [int(v) for v in sequence.unsorted_indices.cpu().tolist()]
+        lengths_t = tensor([lengths[i] for i in unsorted], dtype=_dtype.int64)
+    if batch_first:
+        padded = padded.transpose(0, 1)
+    return padded, lengths_t
+
+
+def pad_sequence(
+    sequences, batch_first: bool = False, padding_value: float = 0.0, padding_side: str = "right"
+) -> Tensor:
+    """Stacks (L_i, *) tensors into (max L, B, *) (B first with batch_first), padded with
+    padding_value on the right (or left). Mirrors torch.nn.utils.rnn.pad_sequence."""
+    if padding_side not in ("left", "right"):
+        raise ValueError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
+    if isinstance(sequences, Tensor):
+        sequences = list(sequences.unbind(0))
+    longest = max(s.shape[0] for s in sequences)
+    padded = []
+    for s in sequences:
+        n = longest - s.shape[0]
+        if n:
+            fill = full((n, *s.shape[1:]), padding_value, dtype=s.dtype, device=s.device)
+            s = cat([s, fill] if padding_side == "right" else [fill, s])
+        padded.append(s)
+    return stack(padded, 0 if batch_first else 1)
+
+
+def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
+    """The inverse of pad_sequence: a list of (L_i, *) tensors. Mirrors
+    torch.nn.utils.rnn.unpad_sequence."""
+    x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
+    return [x[b, :n] for b, n in enumerate(_host_lengths(lengths))]
+
+
+def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
+    """pad_sequence then pack_padded_sequence. Mirrors torch.nn.utils.rnn.pack_sequence."""
+    lengths = [s.shape[0] for s in sequences]
+    return pack_padded_sequence(pad_sequence(sequences), lengths, enforce_sorted=enforce_sorted)
+
+
+def unpack_sequence(packed_sequences: PackedSequence) -> list:
+    """The inverse of pack_sequence. Mirrors torch.nn.utils.rnn.unpack_sequence."""
+    padded, lengths = pad_packed_sequence(packed_sequences, batch_first=True)
+    return unpad_sequence(padded, lengths, batch_first=True)

@@ -1,0 +1,428 @@
+"""minitorch.save / minitorch.load in PyTorch's zip checkpoint format, and safetensors files.
+
+A checkpoint is a zip archive: `archive/data.pkl` (the pickled object, tensors as
+`torch._utils._rebuild_tensor_v2` calls on persistent storage ids), one `archive/data/<key>`
+record of raw bytes per storage, and small `byteorder` / `version` records. minitorch writes
+torch's global names without importing torch, so torch.load reads minitorch's files and
+minitorch.load reads torch's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import lzma
+import os
+import pickle
+import secrets
+import struct
+import sys
+import tempfile
+import zipfile
+import zlib
+
+from minitorch import _dtype
+from minitorch._backend import Device, backend_of, cpu, device, tensor_device
+from minitorch._serialization_pickle import dumps, torch_global
+from minitorch._serialization_storage import (
+    RecordReader,
+    Storage,
+    StoragePlan,
+    StorageType,
+    typed_storage,
+)
+from minitorch._serialization_unpickle import FullUnpickler, WeightsUnpickler
+from minitorch._tensor import Tensor, _make
+
+__all__ = ["save", "load", "save_safetensors", "load_safetensors", "DEFAULT_PROTOCOL"]
+
+DEFAULT_PROTOCOL = 2
+_ALIGNMENT = 64  # storage records start at multiples of this in the file, as torch's do
+
+# What a damaged file can raise from zipfile, zlib, struct or the interpreter: reported as one
+# RuntimeError (UnpicklingError, the other documented error, passes through untouched).
+_CORRUPT = (
+    zipfile.BadZipFile,
+    zipfile.LargeZipFile,
+    zlib.error,
+    lzma.LZMAError,
+    EOFError,
+    OSError,
+    struct.error,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    AttributeError,
+    OverflowError,
+    NotImplementedError,
+    RecursionError,
+    MemoryError,
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# save
+
+
+def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL) -> None:
+    """Saves `obj` (tensors, state dicts, nested containers, ...) to the path or binary file `f`
+    in torch's zip checkpoint format. Mirrors torch.save.
+
+    Tensors sharing memory (views, tied weights) share one storage record. A path is written
+    to a temporary file in its directory first and renamed over `f` only when complete, so a
+    failure mid-save leaves any previous file intact.
+
+    Differences from torch: only the standard `pickle` module; no legacy (pre-zip) format.
+    """
+    if pickle_module is not pickle:
+        raise ValueError("minitorch.save: only the standard pickle module is supported")
+    plan = StoragePlan(lambda name: torch_global("torch", name))
+    pickled = dumps(obj, pickle_protocol, plan)  # fails before any file is touched
+    if isinstance(f, (str, os.PathLike)):
+        _atomic_write(f, lambda fobj, _: _write_checkpoint(fobj, pickled, plan.storages))
+    else:
+        _write_checkpoint(f, pickled, plan.storages)
+
+
+def _write_checkpoint(fobj, pickled: bytes, storages) -> None:
+    with zipfile.ZipFile(fobj, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        _write_record(zf, "archive/data.pkl", pickled)
+        _write_record(zf, "archive/.format_version", b"1")
+        _write_record(zf, "archive/.storage_alignment", str(_ALIGNMENT).encode())
+        _write_record(zf, "archive/byteorder", sys.byteorder.encode())
+        for storage in storages:
+            _write_record(zf, f"archive/data/{storage.key}", storage.host_bytes())
+        _write_record(zf, "archive/version", b"3\n")
+        _write_record(
+            zf, "archive/.data/serialization_id", f"{secrets.randbits(128):040d}".encode()
+        )
+
+
+def _write_record(zf: zipfile.ZipFile, name: str, data) -> None:
+    """One uncompressed member whose data starts at a multiple of _ALIGNMENT in the file (padded
+    through the local header's extra field, as torch does), so it can be memory-mapped."""
+    view = memoryview(data).cast("B")
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    info.file_size = len(view)
+    zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT  # zipfile then adds a 20-byte extra
+    start = zf.fp.tell() + 30 + len(name.encode()) + 4 + (20 if zip64 else 0)
+    pad = -start % _ALIGNMENT
+    info.extra = b"FB" + struct.pack("<H", pad) + b"Z" * pad
+    with zf.open(info, "w", force_zip64=zip64) as out:
+        out.write(view)
+
+
+def _atomic_write(path, write) -> None:
+    """write(fileobj, temp_path) fills a temporary file beside `path`, then it replaces `path`."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise RuntimeError(f"Parent directory {directory} does not exist.")
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    mode = _new_file_mode(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fobj:
+            write(fobj, tmp)
+            fobj.flush()
+            os.fsync(fobj.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable
+        with contextlib.suppress(OSError):
+            dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+
+
+def _new_file_mode(path: str) -> int:
+    """The permissions `open(path, 'wb')` would give: the old file's, or 0o666 less the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+# ---------------------------------------------------------------------------------------------
+# load
+
+
+def load(
+    f,
+    map_location=None,
+    pickle_module=None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args,
+):
+    """Loads an object saved by minitorch.save or torch.save from a path or binary file.
+    Mirrors torch.load.
+
+    weights_only=True (the default, as in torch): only tensors, storages, dtypes, devices,
+    OrderedDict and plain containers/primitives are built; any other global raises
+    pickle.UnpicklingError and nothing from the file runs. weights_only=False unpickles
+    arbitrary objects and so can run arbitrary code: use it only for files you trust.
+
+    map_location: None (each storage where it was saved), 'cpu', a device, a dict
+    {saved_location: location}, or a callable(storage, location) -> storage or None.
+    mmap=True memory-maps the storages (copy-on-write) instead of reading them.
+    A damaged or foreign file raises RuntimeError or pickle.UnpicklingError.
+
+    Differences from torch: torch's legacy (pre-1.6, non-zip) format is not read.
+    """
+    if weights_only is None:
+        weights_only = True
+    if weights_only and pickle_module is not None:
+        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if isinstance(f, (str, os.PathLike)):
+        path = os.fspath(f)
+        with open(path, "rb") as fobj:
+            return _load(fobj, path if mmap else None, map_location, weights_only, pickle_load_args)
+    if mmap:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    seekable = getattr(f, "seekable", None)
+    fobj = f if seekable is not None and seekable() else io.BytesIO(f.read())
+    return _load(fobj, None, map_location, weights_only, pickle_load_args)
+
+
+def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
+    start = fobj.tell()
+    magic = fobj.read(4)
+    fobj.seek(start)
+    if magic != b"PK\x03\x04":
+        if magic[:1] == b"\x80":
+            raise RuntimeError(
+                "minitorch.load: this is a plain pickle or torch's legacy (pre-1.6) format, which "
+                "minitorch does not read; re-save it with torch.save or minitorch.save"
+            )
+        what = "it is empty" if not magic else f"invalid load key, {magic[:1]!r}"
+        raise pickle.UnpicklingError(
+            f"minitorch.load: not a checkpoint (a zip archive as torch.save writes): {what}."
+        )
+    zf = None
+    try:
+        try:
+            zf = zipfile.ZipFile(fobj)
+            reader = RecordReader(zf, fobj, mmap_path)
+            prefix = zf.infolist()[0].filename.split("/", 1)[0]
+            pickled = reader.read_small(f"{prefix}/data.pkl")
+            byteorder = "little"
+            if f"{prefix}/byteorder" in zf.NameToInfo:
+                byteorder = reader.read_small(f"{prefix}/byteorder").decode("ascii")
+                if byteorder not in ("little", "big"):
+                    raise RuntimeError(f"Unknown endianness type: {byteorder}")
+        except _CORRUPT as e:
+            raise _corrupt(e) from e
+        loader = _StorageLoader(reader, prefix, byteorder, map_location)
+        if not weights_only:  # the file's own code runs: its errors are its own
+            return FullUnpickler(io.BytesIO(pickled), loader, **pickle_load_args).load()
+        try:
+            return WeightsUnpickler(pickled, loader).load()
+        except _CORRUPT as e:
+            raise _corrupt(e) from e
+    finally:
+        if zf is not None:
+            zf.close()
+
+
+def _corrupt(e: BaseException) -> RuntimeError:
+    return RuntimeError(
+        "minitorch.load: the file is not a valid checkpoint (truncated or corrupted?): "
+        f"{type(e).__name__}: {e}"
+    )
+
+
+class _StorageLoader:
+    """The unpicklers' persistent_load: ('storage', storage_type, key, location, numel) -> the
+    storage, read once per key (tensors sharing it stay shared) and placed by map_location."""
+
+    def __init__(self, reader: RecordReader, prefix: str, byteorder: str, map_location):
+        self.reader = reader
+        self.prefix = prefix
+        self.byteorder = byteorder
+        self.map_location = map_location
+        self.cache: dict = {}
+
+    def __call__(self, pid):
+        if pid.__class__ is not tuple or len(pid) != 5 or pid[0].__class__ is not str:
+            raise pickle.UnpicklingError(f"unsupported persistent id of type {type(pid)}")
+        kind, stype, key, location, numel = pid
+        if (
+            kind != "storage"
+            or stype.__class__ is not StorageType
+            or not isinstance(key, str)
+            or not isinstance(location, str)
+            or not isinstance(numel, int)
+            or numel < 0
+        ):
+            raise pickle.UnpicklingError("malformed storage record in the checkpoint")
+        cached = self.cache.get(key)
+        if cached is not None:
+            if cached.dtype is not stype.dtype or cached.size() != numel:
+                raise RuntimeError(f"storage {key} is recorded with two different types or sizes")
+            return cached
+        dt = stype.dtype
+        try:
+            _dtype.numpy_dtype(dt)
+        except TypeError as e:
+            raise RuntimeError(f"minitorch.load: {e}") from None
+        try:
+            u8 = self.reader.read_storage(f"{self.prefix}/data/{key}", numel * dt.itemsize)
+        except _CORRUPT as e:
+            raise _corrupt(e) from e
+        host = Storage(typed_storage(u8, dt, self.byteorder), cpu, dt)
+        storage = self.cache[key] = self._restore(host, location, stype.name)
+        return storage
+
+    def _restore(self, storage: Storage, location: str, name: str) -> Storage:
+        ml = self.map_location
+        if ml is None:
+            return _default_restore(storage, location, name)
+        if isinstance(ml, dict):
+            return _default_restore(storage, str(ml.get(location, location)), name)
+        if isinstance(ml, (str, Device)):
+            return _default_restore(storage, str(ml), name)
+        result = ml(storage, location)
+        if result is None:
+            result = _default_restore(storage, location, name)
+        if result.__class__ is not Storage:
+            raise TypeError(
+                f"map_location must return a storage or None, not {type(result).__name__}"
+            )
+        return result
+
+
+def _default_restore(storage: Storage, location: str, name: str) -> Storage:
+    try:
+        dev = device(location)
+    except (RuntimeError, TypeError):
+        raise RuntimeError(
+            f"don't know how to restore data location of torch.{name} (tagged with {location})"
+        ) from None
+    if dev.type == "cuda":
+        from minitorch import cuda
+
+        if not cuda.is_available():
+            raise RuntimeError(
+                "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() "
+                "is False. If you are running on a CPU-only machine, please use torch.load with "
+                "map_location=torch.device('cpu') to map your storages to the CPU."
+            )
+        index = dev.index if dev.index is not None else cuda.current_device()
+        count = cuda.device_count()
+        if index >= count:
+            raise RuntimeError(
+                f"Attempting to deserialize object on CUDA device {index} but "
+                f"torch.cuda.device_count() is {count}. Please use torch.load with map_location "
+                "to map your storages to an existing device."
+            )
+    return storage.to(dev)
+
+
+# ---------------------------------------------------------------------------------------------
+# safetensors (the optional `safetensors` package)
+
+
+def _safetensors():
+    try:
+        import safetensors
+        import safetensors.numpy
+    except ImportError:
+        raise ImportError(
+            "safetensors support needs the optional package safetensors "
+            "(pip install 'minitorch-np[safetensors]')"
+        ) from None
+    return safetensors
+
+
+def save_safetensors(tensors, filename, metadata: dict | None = None) -> None:
+    """Saves a dict of tensors (a state dict) as a .safetensors file, written atomically like
+    save. Mirrors safetensors.torch.save_file: tensors sharing memory are refused.
+
+    Differences from safetensors: a non-contiguous tensor is saved as a contiguous copy.
+    """
+    st = _safetensors()
+    for name, t in tensors.items():
+        if not isinstance(t, Tensor):
+            raise ValueError(
+                f"Key `{name}` is invalid, expected torch.Tensor but received {type(t)}"
+            )
+    failing = _shared_groups(tensors)
+    if failing:
+        raise RuntimeError(
+            "Some tensors share memory, this will lead to duplicate memory on disk and potential "
+            f"differences when loading them again: {failing}.\nA potential way to correctly save "
+            "your model is to save only one of each group (clone the others)."
+        )
+    arrays = {}
+    for name, t in tensors.items():
+        host = t._host()
+        arrays[name] = host if host.flags.c_contiguous else host.copy(order="C")
+    _atomic_write(filename, lambda _, tmp: st.numpy.save_file(arrays, tmp, metadata=metadata))
+
+
+def load_safetensors(filename, device="cpu") -> dict:
+    """The tensors of a .safetensors file, by name, on `device`. Mirrors
+    safetensors.torch.load_file."""
+    st = _safetensors()
+    from minitorch._backend import device as as_device
+
+    dev = tensor_device(as_device(device))
+    b = backend_of(dev)
+    out = {}
+    with st.safe_open(os.fspath(filename), framework="np") as f:
+        for name in f.keys():
+            arr = f.get_tensor(name)
+            _dtype.from_numpy(arr.dtype)  # TypeError for a dtype minitorch lacks
+            if not arr.flags.writeable:
+                arr = arr.copy()
+            out[name] = _make(b.from_host(arr, dev), dev, False, None)
+    return out
+
+
+def _shared_groups(tensors) -> list[set]:
+    """Groups (of 2 or more names) of tensors whose memory overlaps."""
+    spans = []
+    for name, t in tensors.items():
+        a = t._data
+        if a.size == 0:
+            continue
+        lo = hi = t._device.backend.data_ptr(a)
+        for n, s in zip(a.shape, a.strides, strict=True):
+            if s < 0:
+                lo += (n - 1) * s
+            else:
+                hi += (n - 1) * s
+        spans.append((str(t._device), lo, hi + a.itemsize, name))
+    spans.sort()
+    groups, end, key = [], None, None
+    for dev, lo, hi, name in spans:
+        if key == dev and lo < end:
+            groups[-1].add(name)
+            end = max(end, hi)
+        else:
+            groups.append({name})
+            key, end = dev, hi
+    return [g for g in groups if len(g) > 1]
+
+
+def _as_state_dict(state_dict):
+    """Module.load_state_dict's argument: a mapping, or the path of a .safetensors file."""
+    if isinstance(state_dict, (str, os.PathLike)) and os.fspath(state_dict).endswith(
+        ".safetensors"
+    ):
+        return load_safetensors(state_dict)
+    return state_dict
