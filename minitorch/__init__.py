@@ -5,17 +5,18 @@ from __future__ import annotations
 import builtins as _builtins
 import warnings as _warnings
 
-from minitorch import (
+# Each submodule imports what it builds on, so this order is free (ruff sorts it).
+from minitorch import (  # noqa: F401
     _dtype,
-    _ops,  # noqa: E402,F401  (binds the Tensor methods)
-    autograd,  # noqa: F401
-    cuda,  # noqa: F401  (imports no CuPy: see minitorch/cuda)
-    linalg,  # noqa: E402,F401
-    nn,  # noqa: E402,F401  (after the ops, factories and autograd)
-    optim,  # noqa: E402,F401  (after nn)
-    return_types,  # noqa: F401,E402
-    serialization,  # noqa: E402,F401
-    utils,  # noqa: E402,F401  (after nn: utils.hooks re-exports nn's)
+    _ops,  # binds the Tensor methods: see NOTE [ Late binding of ops ]
+    autograd,
+    cuda,  # imports no CuPy until a GPU is used
+    linalg,
+    nn,
+    optim,
+    return_types,
+    serialization,
+    utils,
 )
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
 from minitorch._backend import set_default_device  # noqa: F401
