@@ -12,11 +12,7 @@ from minitorch import (  # noqa: F401
     autograd,
     cuda,  # imports no CuPy until a GPU is used
     linalg,
-    nn,
-    optim,
     return_types,
-    serialization,
-    utils,
 )
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
 from minitorch._backend import set_default_device  # noqa: F401
@@ -79,7 +75,6 @@ from minitorch.random import (  # noqa: F401
     seed,
     set_rng_state,
 )
-from minitorch.serialization import load, save  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
@@ -131,3 +126,24 @@ def typename(obj) -> str:
 # torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
 # RuntimeWarnings are attributed to minitorch's op and backend modules.
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.(_ops|_backend)")
+
+
+# NOTE [ Lazy submodules ]
+# nn, optim, utils and serialization are imported on first use (`torch.nn`, `from minitorch import
+# nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
+_LAZY_MODULES = ("nn", "optim", "utils", "serialization")
+_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+
+
+def __getattr__(name):
+    import importlib
+
+    if name in _LAZY_MODULES:
+        return importlib.import_module(f"minitorch.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"minitorch.{_LAZY_NAMES[name]}"), name)
+    raise AttributeError(f"module 'minitorch' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
