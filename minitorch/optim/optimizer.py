@@ -66,28 +66,57 @@ def _use_grad_for_differentiable(step):
 
 def _hooked_step(func):
     """Wraps every subclass's `step` (as torch patches it): step pre-hooks, the step, step
-    post-hooks. As in torch, hooks receive `args` with the optimizer itself first."""
+    post-hooks. As in torch, hooks receive `args` with the optimizer itself first. A step
+    that calls super().step() runs the hooks once (the outermost call)."""
 
     @functools.wraps(func)
     def step(*args, **kwargs):
         self = args[0]
-        for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
-            result = hook(self, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(
-                        f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
-                        f"{result}."
-                    )
-                args, kwargs = result
-        self._opt_called = True  # read by LRScheduler's call-order warning
-        out = func(*args, **kwargs)
-        for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
-            hook(self, args, kwargs)
-        return out
+        if self.__dict__.get("_in_step"):
+            return func(*args, **kwargs)
+        self._in_step = True
+        try:
+            return _run_with_hooks(self, func, args, kwargs)
+        finally:
+            self._in_step = False
 
     step._hooked = True
     return step
+
+
+def _run_with_hooks(self, func, args, kwargs):
+    for hook in chain(_global_pre_hooks.values(), self._optimizer_step_pre_hooks.values()):
+        result = hook(self, args, kwargs)
+        if result is not None:
+            if not (isinstance(result, tuple) and len(result) == 2):
+                raise RuntimeError(
+                    f"{func} must return None or a tuple of (new_args, new_kwargs), but got "
+                    f"{result}."
+                )
+            args, kwargs = result
+    self._opt_called = True  # read by LRScheduler's call-order warning
+    out = func(*args, **kwargs)
+    for hook in chain(self._optimizer_step_post_hooks.values(), _global_post_hooks.values()):
+        hook(self, args, kwargs)
+    return out
+
+
+# NOTE [ Optimizer scalars stay off the device ]
+# `step` never reads a device value back to the host (no .item()/float()/bool() of a device
+# tensor). The step count and the other scalar state (`state["step"]`, NAdam's `mu_product`)
+# are 0-d float32 tensors on the CPU, as torch keeps them: they are the host-side count, read
+# for free, and the bias corrections are Python numbers computed from them. A tensor `lr` is
+# read the same way (see _scalar). ASGD, whose `eta`/`mu`/`step` torch keeps on the
+# parameter's device, updates them with tensor math instead. LBFGS and ReduceLROnPlateau read
+# the loss on the host by design, as in torch.
+
+# NOTE [ Updates through the in-place fast path ]
+# With no graph recorded, add_/sub_/mul_/div_ with a same-dtype tensor (or a number) and no
+# `alpha` write straight into the array; lerp_, addcmul_, addcdiv_, sqrt_ and `alpha=`
+# compute a new array and copy it in (several times slower on large parameters). So the
+# updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
+# p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
+# w < 0.5), v.addcmul_(g, g, value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
 
 
 class Optimizer:
@@ -98,21 +127,6 @@ class Optimizer:
     optimizer state. Hyperparameters may be changed in `param_groups` between steps (that is
     how the LR schedulers work). Subclasses implement `step` (the built-in ones run it under
     `no_grad`, see _use_grad_for_differentiable).
-
-    # NOTE [ Optimizer scalars stay off the device ]
-    # `step` never reads a device value on the host (no .item()/float()/bool() of device
-    # tensors): the step count and other scalar state (`state["step"]`, NAdam's `mu_product`)
-    # are 0-d float32 tensors on the CPU, as torch keeps them, so reading them is free, and
-    # the bias corrections are Python numbers computed from them. A 0-d tensor `lr` on the CPU
-    # is read the same way (see _scalar).
-
-    # NOTE [ Updates through the in-place fast path ]
-    # With no graph recorded, add_/sub_/mul_/div_ with a same-dtype tensor (or a number) and no
-    # `alpha` write straight into the array; lerp_, addcmul_, addcdiv_, sqrt_ and `alpha=`
-    # compute a new array and copy it in (several times slower on large parameters). So the
-    # updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
-    # p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
-    # w < 0.5), v.addcmul_(g, g, value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
     """
 
     def __init_subclass__(cls, **kwargs):

@@ -1,5 +1,7 @@
-"""Op-test rows for the fused backward Functions of pointwise ops (TanhBackward, ...): each row's
-op is the backward itself, built with create_graph=True so it is checked and twice differentiated."""
+"""Op-test rows for the fused backward Functions of pointwise ops (TanhBackward, ...).
+
+Each row's op is the backward itself, built with create_graph=True, so it is checked and twice
+differentiated like any op."""
 
 from __future__ import annotations
 

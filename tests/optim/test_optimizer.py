@@ -329,3 +329,19 @@ def test_repr_lists_groups_with_sorted_keys():
 def test_repr_of_a_tensor_lr_prints_its_value():
     opt = optim.Adam([_param()], lr=minitorch.tensor(0.01))
     assert "    lr: 0.009999999776482582\n" in repr(opt)
+
+
+def test_a_subclass_calling_super_step_runs_the_hooks_once():
+    class Clipped(optim.SGD):
+        def step(self, closure=None):
+            return super().step(closure)
+
+    p = _param()
+    p.grad = minitorch.ones(2, dtype=minitorch.float64)
+    opt = Clipped([p], lr=0.5)
+    calls = []
+    opt.register_step_pre_hook(lambda o, a, k: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, a, k: calls.append("post"))
+    opt.step()
+    assert calls == ["pre", "post"]
+    np.testing.assert_allclose(p.detach().numpy(), [0.5, 1.5])
