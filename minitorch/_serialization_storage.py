@@ -284,7 +284,7 @@ def _int_tuple(x, what: str) -> tuple:
     if not isinstance(x, (tuple, list)) or not all(
         isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in x
     ):
-        raise RuntimeError(f"_rebuild_tensor_v2: invalid {what} {x!r} in the checkpoint")
+        raise RuntimeError(f"_rebuild_tensor_v2: invalid {what} {repr(x)[:80]} in the checkpoint")
     return tuple(x)
 
 
@@ -315,7 +315,7 @@ def _rebuild_tensor_v2(
         if stride == contiguous_strides(size):
             data = arr[offset : offset + n].reshape(size)
         else:
-            xp = storage.device.backend.xp
+            xp = backend_of(storage.device).xp
             byte_strides = tuple(st * arr.itemsize for st in stride)
             data = xp.lib.stride_tricks.as_strided(arr[offset:], shape=size, strides=byte_strides)
     else:

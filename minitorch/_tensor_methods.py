@@ -377,6 +377,9 @@ class TensorMethods:
     def relu(self):
         return _ops.relu(self)
 
+    def sign(self):
+        return _ops.sign(self)
+
     def relu_(self):
         return _ops.relu_(self)
 

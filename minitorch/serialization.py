@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import io
-import lzma
 import os
 import pickle
 import secrets
@@ -40,13 +39,18 @@ __all__ = ["save", "load", "save_safetensors", "load_safetensors", "DEFAULT_PROT
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64  # storage records start at multiples of this in the file, as torch's do
 
+try:
+    from lzma import LZMAError as _LZMAError  # a zip member may claim LZMA compression
+except ImportError:  # pragma: no cover - Python built without lzma
+    _LZMAError = zlib.error
+
 # What a damaged file can raise from zipfile, zlib, struct or the interpreter: reported as one
 # RuntimeError (UnpicklingError, the other documented error, passes through untouched).
 _CORRUPT = (
     zipfile.BadZipFile,
     zipfile.LargeZipFile,
     zlib.error,
-    lzma.LZMAError,
+    _LZMAError,
     EOFError,
     OSError,
     struct.error,
@@ -76,7 +80,7 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL) 
 
     Differences from torch: only the standard `pickle` module; no legacy (pre-zip) format.
     """
-    if pickle_module is not pickle:
+    if pickle_module is not None and pickle_module is not pickle:
         raise ValueError("minitorch.save: only the standard pickle module is supported")
     plan = StoragePlan(lambda name: torch_global("torch", name))
     pickled = dumps(obj, pickle_protocol, plan)  # fails before any file is touched
@@ -118,6 +122,8 @@ def _write_record(zf: zipfile.ZipFile, name: str, data) -> None:
 def _atomic_write(path, write) -> None:
     """write(fileobj, temp_path) fills a temporary file beside `path`, then it replaces `path`."""
     path = os.fspath(path)
+    if os.path.islink(path):  # write where the link points, as open() would, keeping the link
+        path = os.path.realpath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise RuntimeError(f"Parent directory {directory} does not exist.")

@@ -350,6 +350,13 @@ def test_save_replaces_keeping_permissions(tmp_path):
     assert minitorch.load(path) == 2 and (os.stat(path).st_mode & 0o777) == 0o640
 
 
+def test_save_through_a_symlink_keeps_the_link(tmp_path):
+    minitorch.save(1, tmp_path / "real.pt")
+    os.symlink(tmp_path / "real.pt", tmp_path / "link.pt")
+    minitorch.save(2, tmp_path / "link.pt")
+    assert os.path.islink(tmp_path / "link.pt") and minitorch.load(tmp_path / "real.pt") == 2
+
+
 def test_save_to_a_missing_directory():
     with pytest.raises(RuntimeError, match="Parent directory .* does not exist"):
         minitorch.save(1, "/nonexistent_dir_for_minitorch/x.pt")
@@ -405,6 +412,29 @@ def test_size_claims_are_checked_against_the_records():
         minitorch.load(io.BytesIO(_tampered(x, numel=10**12)))
     with pytest.raises(RuntimeError, match="out of bounds for storage"):
         minitorch.load(io.BytesIO(_tampered(x[4:], offset_shift=1)))
+
+
+def test_lying_zip_sizes_are_refused_before_reading():
+    data = bytearray(_valid())
+    entry = data.index(b"PK\x01\x02")  # the central directory's entries
+    while not data[entry + 46 :].startswith(b"archive/data/0"):
+        entry = data.index(b"PK\x01\x02", entry + 4)
+    data[entry + 24 : entry + 28] = (2**31).to_bytes(4, "little")  # uncompressed size: 2 GiB
+    with pytest.raises(RuntimeError, match="bytes"):
+        minitorch.load(io.BytesIO(bytes(data)))
+
+
+def test_compressed_archives_load():
+    data = _valid()
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as src:
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+            for info in src.infolist():
+                dst.writestr(info.filename, src.read(info))
+    loaded = minitorch.load(io.BytesIO(out.getvalue()))
+    assert loaded["v"].tolist() == [1.0, 2.0] and loaded["p"].requires_grad
+    loaded["x"].add_(1.0)  # writable even when decompressed
+    assert loaded["v"].tolist() == [2.0, 3.0]
 
 
 # --- safetensors --------------------------------------------------------------------------------

@@ -31,7 +31,8 @@ def scalar_like(value, ref: Tensor) -> Tensor:
     elif isinstance(value, int):
         dt = _dtype.int64
     elif isinstance(value, float):
-        dt = _dtype.default_float()
+        # The dtype the result will have: 0.1 / float64 tensor must not round 0.1 to float32.
+        dt = _dtype.scalar_dtype(_from_numpy(ref._data.dtype), value)
     else:
         raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
     xp = ref._device.backend.xp
@@ -59,7 +60,8 @@ def promote(a, b, op: str):
                 return a, b, _from_numpy(da)
             dt = _dtype.binary_dtype(_from_numpy(da), a._data.ndim, _from_numpy(db), b._data.ndim)
             # A bool operand needs no cast: NumPy promotes bool with X to X, as torch does.
-            return (a if da.kind == "b" else cast(a, dt)), (b if db.kind == "b" else cast(b, dt)), dt
+            a = a if da.kind == "b" else cast(a, dt)
+            return a, (b if db.kind == "b" else cast(b, dt)), dt
         b = _scalar(b, op)
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)

@@ -30,7 +30,7 @@ __all__ = [
 def _check_overlap(self: Tensor):
     # An expanded tensor has several elements on one memory location: torch refuses to write it.
     x = self._data
-    for stride, size in zip(x.strides, x.shape):
+    for stride, size in zip(x.strides, x.shape, strict=True):
         if stride == 0 and size > 1:
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to "
@@ -255,14 +255,22 @@ def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
     return True
 
 
+def _scaled(other, alpha):
+    """alpha * other for the no-graph fast path (None: leave it to the general path)."""
+    if isinstance(other, Tensor) and not other._requires_grad and isinstance(alpha, (int, float)):
+        if other._data.dtype.kind == "f" or isinstance(alpha, int):
+            return _make(other._data * alpha, other._device, False, None)
+    return None
+
+
 def add_(self, other, *, alpha=1):
-    if alpha == 1 and _fast_inplace(self, other, "add"):
+    if _fast_inplace(self, other if alpha == 1 else _scaled(other, alpha), "add"):
         return self
     return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
 
 
 def sub_(self, other, *, alpha=1):
-    if alpha == 1 and _fast_inplace(self, other, "subtract"):
+    if _fast_inplace(self, other if alpha == 1 else _scaled(other, alpha), "subtract"):
         return self
     return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))
 

@@ -651,7 +651,9 @@ class Where(Function):
 
 
 def where(condition, input=None, other=None, *, out=None):
-    """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True). Mirrors torch.where."""
+    """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
+
+    Mirrors torch.where."""
     if input is None and other is None:
         from minitorch._ops import nonzero
 

@@ -35,8 +35,15 @@ def _torch(make):
 
 def _row(name, fn, ref, domain=(-2.0, 2.0)):
     make = _backward_of(fn)
-    return OpSpec(name=name, op=make(mt), ref=ref, shapes=[(3, 4), (3, 4)], domain=domain,
-                  dtypes=("float32", "float64"), torch_op=_torch(make))
+    return OpSpec(
+        name=name,
+        op=make(mt),
+        ref=ref,
+        shapes=[(3, 4), (3, 4)],
+        domain=domain,
+        dtypes=("float32", "float64"),
+        torch_op=_torch(make),
+    )
 
 
 def _sigmoid(x):

@@ -91,6 +91,22 @@ def nll_row(name, reduction, shapes, **kw):
     )
 
 
+def _linear(m):
+    def op(x, w, b=None):
+        if m is mt:
+            from minitorch._ops.nn_kernels import linear_kernel
+
+            return linear_kernel(x, w, b)
+        return m.nn.functional.linear(x, w, b)
+
+    return op
+
+
+def _linear_ref(x, w, b=None):
+    out = x @ w.T
+    return out if b is None else out + b
+
+
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
@@ -117,6 +133,10 @@ SPECS = [
         lambda x: _log_softmax(x, -1), [(3, 5)], domain=WIDE, rtol=1e-4, **NOGRAD),
     row("log_softmax__half", lambda m: lambda x: m.log_softmax(x, -1),
         lambda x: _log_softmax(x, -1), [(3, 5)], dtypes=("float16",), **NOGRAD),
+    row("linear", _linear, _linear_ref, [(3, 4), (5, 4), (5,)]),
+    row("linear__3d_nobias", _linear, _linear_ref, [(2, 3, 4), (5, 4)]),
+    row("linear__1d", _linear, _linear_ref, [(4,), (2, 4), (2,)]),
+    row("linear__empty", _linear, _linear_ref, [(0, 4), (5, 4), (5,)]),
     nll_row("nll_loss", "mean", [(5, 4), (5,)]),
     nll_row("nll_loss__sum_weighted", "sum", [(5, 4), (5,)], weighted=True),
     nll_row("nll_loss__none_kdim", "none", [(2, 4, 3), (2, 3)], weighted=True),

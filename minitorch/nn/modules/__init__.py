@@ -11,6 +11,8 @@ from minitorch.nn.modules.module import (  # isort: skip  (first: the others sub
     register_module_module_registration_hook,
     register_module_parameter_registration_hook,
 )
+from minitorch.nn.modules.activation import *  # noqa: F403
+from minitorch.nn.modules.batchnorm import *  # noqa: F403
 from minitorch.nn.modules.container import (
     ModuleDict,
     ModuleList,
@@ -18,8 +20,6 @@ from minitorch.nn.modules.container import (
     ParameterList,
     Sequential,
 )
-from minitorch.nn.modules.activation import *  # noqa: F403
-from minitorch.nn.modules.batchnorm import *  # noqa: F403
 from minitorch.nn.modules.conv import *  # noqa: F403
 from minitorch.nn.modules.distance import *  # noqa: F403
 from minitorch.nn.modules.dropout import *  # noqa: F403
