@@ -80,7 +80,7 @@ class Node:
             )
         if saved is None:
             return self._to_save or ()
-        return tuple(self._unpack(entry) for entry in saved)
+        return tuple([self._unpack(entry) for entry in saved])
 
     def _unpack(self, entry):
         # See NOTE [ Saved tensors ]
@@ -356,7 +356,7 @@ def _apply_recording(cls, device, args, kwargs):
     ctx.xp = device.backend.xp
     ctx._to_save = None
     ctx._saved = None
-    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     if not cls._builtin:
         out = _user_forward(cls, ctx, args, kwargs)
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
@@ -375,7 +375,10 @@ def _apply_recording(cls, device, args, kwargs):
     _connect(ctx, args)
     if cls._is_view:
         _mark_view(result, args[0], cls, args[1:], kwargs)
-    _pack_saved(ctx, (result,), (raw,))
+    if ctx._to_save:
+        _pack_saved(ctx, (result,), (raw,))
+    else:
+        ctx._saved = ()
     return result
 
 

@@ -12,10 +12,10 @@ from minitorch.nn.modules.module import Module
 
 __all__ = [
     "L1Loss", "NLLLoss", "NLLLoss2d", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss",
-    "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "SmoothL1Loss",
-    "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss", "MultiLabelSoftMarginLoss",
-    "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss", "TripletMarginLoss",
-    "TripletMarginWithDistanceLoss",
+    "MSELoss", "BCELoss", "BCEWithLogitsLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss",
+    "SmoothL1Loss", "HuberLoss", "SoftMarginLoss", "CrossEntropyLoss",
+    "MultiLabelSoftMarginLoss", "CosineEmbeddingLoss", "MarginRankingLoss", "MultiMarginLoss",
+    "TripletMarginLoss", "TripletMarginWithDistanceLoss",
 ]  # fmt: skip
 
 
