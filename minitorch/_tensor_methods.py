@@ -23,19 +23,13 @@ class TensorMethods:
 
     __slots__ = ()
 
+    # __add__, __radd__, __sub__, __mul__, __rmul__, __truediv__, __neg__ and __getitem__ are the
+    # op functions themselves (add, mul, ...): see NOTE [ Direct operator binding ].
+
     # --- arithmetic operators ---
-
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(self, other)
 
     def __iadd__(self, other):
         return _ops.add_(self, other)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
 
     def __rsub__(self, other):
         return _ops.rsub(self, other)
@@ -43,17 +37,8 @@ class TensorMethods:
     def __isub__(self, other):
         return _ops.sub_(self, other)
 
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _ops.mul(self, other)
-
     def __imul__(self, other):
         return _ops.mul_(self, other)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
 
     def __rtruediv__(self, other):
         return _ops.div(_ops.scalar_like(other, self), self)
@@ -97,9 +82,6 @@ class TensorMethods:
         if not isinstance(other, TensorMethods):
             return NotImplemented
         return _ops.matmul(other, self)
-
-    def __neg__(self):
-        return _ops.neg(self)
 
     def __pos__(self):
         return self
@@ -161,9 +143,6 @@ class TensorMethods:
         return _ops.ge(self, other)
 
     # --- indexing ---
-
-    def __getitem__(self, key):
-        return _ops.getitem(self, key)
 
     def __setitem__(self, key, value):
         _ops.setitem(self, key, value)
