@@ -16,6 +16,7 @@ from minitorch import (  # noqa: F401
 )
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
 from minitorch._backend import set_default_device  # noqa: F401
+from minitorch._dlpack import from_dlpack  # noqa: F401
 from minitorch._dtype import (  # noqa: F401
     bfloat16,
     bool,

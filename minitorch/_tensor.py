@@ -395,6 +395,27 @@ class Tensor(TensorMethods):
             return a.astype(dtype)
         return a.copy() if copy else a
 
+    # NumPy drop-in: np.exp(t), np.sum(t, axis=0), ... run minitorch ops (see _numpy_interop).
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from minitorch._numpy_interop import array_ufunc
+
+        return array_ufunc(self, ufunc, method, *inputs, **kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from minitorch._numpy_interop import array_function
+
+        return array_function(self, func, types, args, kwargs)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from minitorch._dlpack import tensor_dlpack
+
+        return tensor_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self):
+        from minitorch._dlpack import tensor_dlpack_device
+
+        return tensor_dlpack_device(self)
+
     def __bool__(self):
         n = self._data.size
         if n != 1:

@@ -1132,6 +1132,49 @@ class TensorMethods:
     def trace(self, *args, **kwargs):
         return _ops.trace(self, *args, **kwargs)
 
+    # --- decompositions and solvers (minitorch/_ops/linalg_decomp.py) ---
+
+    def inverse(self):
+        return _ops.inverse(self)
+
+    def det(self):
+        return _ops.det(self)
+
+    def slogdet(self):
+        return _ops.slogdet(self)
+
+    def logdet(self):
+        return _ops.logdet(self)
+
+    def cholesky(self, upper=False):
+        return _ops.cholesky(self, upper)
+
+    def cholesky_solve(self, input2, upper=False):
+        return _ops.cholesky_solve(self, input2, upper)
+
+    def cholesky_inverse(self, upper=False):
+        return _ops.cholesky_inverse(self, upper)
+
+    def qr(self, some=True):
+        return _ops.qr(self, some)
+
+    def svd(self, some=True, compute_uv=True):
+        return _ops.svd(self, some, compute_uv)
+
+    def pinverse(self, rcond=1e-15):
+        return _ops.pinverse(self, rcond)
+
+    def matrix_power(self, n):
+        return _ops.matrix_power(self, n)
+
+    def matrix_exp(self):
+        return _ops.matrix_exp(self)
+
+    def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+        return _ops.triangular_solve(self, A, upper, transpose, unitriangular)
+
+    # --- end of decompositions and solvers ---
+
     # --- copies, dtypes and devices ---
 
     def clone(self, *, memory_format=None):
@@ -1196,3 +1239,48 @@ class TensorMethods:
 
     def copy_(self, src, non_blocking=False):
         return _ops.copy_(self, src, non_blocking=non_blocking)
+
+    # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.bernoulli(self, p, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _ops.random_ops.bernoulli_(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.multinomial(self, num_samples, replacement, generator=generator)
+
+    def uniform_(self, *args, **kwargs):  # uniform_(from=0, to=1, *, generator=None)
+        if "from" in kwargs:
+            kwargs["from_"] = kwargs.pop("from")
+        return _ops.random_ops.uniform_(self, *args, **kwargs)
+
+    def random_(self, *args, **kwargs):  # random_(from, to) / random_(to) / random_()
+        return _ops.random_ops.random_(self, *args, **kwargs)
+
+    def normal_(self, mean=0, std=1, *, generator=None):
+        return _ops.random_ops.normal_(self, mean, std, generator=generator)
+
+    def log_normal_(self, mean=1, std=2, *, generator=None):
+        return _ops.random_ops.log_normal_(self, mean, std, generator=generator)
+
+    def exponential_(self, lambd=1, *, generator=None):
+        return _ops.random_ops.exponential_(self, lambd, generator=generator)
+
+    def geometric_(self, p, *, generator=None):
+        return _ops.random_ops.geometric_(self, p, generator=generator)
+
+    def cauchy_(self, median=0, sigma=1, *, generator=None):
+        return _ops.random_ops.cauchy_(self, median, sigma, generator=generator)
+
+    def fill_diagonal_(self, fill_value, wrap=False):
+        return _ops.random_ops.fill_diagonal_(self, fill_value, wrap)
+
+    def apply_(self, callable):
+        return _ops.random_ops.apply_(self, callable)
+
+    def map_(self, tensor, callable):
+        return _ops.random_ops.map_(self, tensor, callable)
+
+    # --- end of random sampling, diagonal fill and host callbacks ---

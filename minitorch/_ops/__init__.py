@@ -13,11 +13,13 @@ from minitorch._ops.einsum import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403
 from minitorch._ops.inplace import *  # noqa: F403
 from minitorch._ops.linalg import *  # noqa: F403
+from minitorch._ops.linalg_decomp import *  # noqa: F403
 from minitorch._ops.logical import *  # noqa: F403
 from minitorch._ops.nn_kernels import *  # noqa: F403
 from minitorch._ops.pointwise import *  # noqa: F403
 from minitorch._ops.pointwise_binary import *  # noqa: F403
 from minitorch._ops.pointwise_more import *  # noqa: F403
+from minitorch._ops.random_ops import *  # noqa: F403
 from minitorch._ops.reduction import *  # noqa: F403
 from minitorch._ops.reduction_more import *  # noqa: F403
 from minitorch._ops.scatter import *  # noqa: F403

@@ -1,0 +1,555 @@
+"""Random sampling ops (bernoulli, multinomial, poisson, the in-place fills uniform_, normal_,
+random_, exponential_, geometric_, log_normal_, cauchy_, bernoulli_) and the host-callback and
+diagonal in-place methods (fill_diagonal_, apply_, map_).
+
+Every draw comes from the seeded generator of the tensor's device (see minitorch/random.py).
+
+Differences from torch: the streams are minitorch's, so the numbers differ from torch's for the
+same seed. On a device other than the CPU, checks that need the tensor's values (probabilities in
+[0, 1], non-negative Poisson rates, valid multinomial weights) are skipped: they would read the
+device's data back to the host.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+from minitorch import _dtype
+from minitorch._backend import backend_of, cpu
+from minitorch._ops.inplace import apply_inplace, write_out
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.random import _dtype_label, _floats, _fmt_number, _int_arg, _sample
+
+__all__ = ["bernoulli", "multinomial", "poisson"]
+
+# The names in_place methods use for the element type in a few of torch's messages.
+_C_NAMES = {
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+# float dtype -> (mantissa digits, torch's C++ name) for random_'s exact-integer range
+_FLOAT_DIGITS = {
+    "float32": (24, "float"),
+    "float64": (53, "double"),
+    "float16": (11, "c10::Half"),
+    "bfloat16": (8, "c10::BFloat16"),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Autograd: random outputs have zero gradient
+
+
+class _Sampled(Function):
+    """out = values drawn independently of a;  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, arr):
+        return arr
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+def _node(name: str) -> type:
+    return type(name, (_Sampled,), {"_node_name": name})
+
+
+_NODES = {
+    name: _node(name)
+    for name in (
+        "BernoulliBackward0",
+        "BernoulliBackward1",
+        "BernoulliBackward2",
+        "PoissonBackward0",
+        "UniformBackward0",
+        "NormalBackward0",
+        "RandomBackward0",
+        "RandomBackward1",
+        "RandomBackward2",
+        "ExponentialBackward0",
+        "GeometricBackward0",
+        "LogNormalBackward0",
+        "CauchyBackward0",
+    )
+}
+
+
+def _fill(self: Tensor, op: str, node: str, draw) -> Tensor:
+    """self <- draw() in place (after the leaf / overlap checks), with a zero-gradient node."""
+    cls = _NODES[node]
+    return apply_inplace(self, lambda s: cls.apply(s, arr=draw()), op)
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing helpers
+
+
+def _work_dtype(dt):
+    """The float dtype samples are computed in before the cast to dt."""
+    return _dtype.float64 if dt is _dtype.float64 else _dtype.float32
+
+
+def _uniform(t: Tensor, generator, op: str, dt=None):
+    """Uniform [0, 1) samples of t's shape in the working float dtype of dt (default t's)."""
+    dt = _work_dtype(t.dtype if dt is None else dt)
+    return _floats(t._device, generator, op, "random", tuple(t.shape), dt)
+
+
+def _cast(arr, t: Tensor):
+    return arr.astype(_dtype.numpy_dtype(t.dtype), copy=False)
+
+
+def _require_float(t: Tensor, kernel: str):
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_label(t.dtype)}'")
+
+
+def _continuous_only(t: Tensor, what: str, label: str):
+    if not t.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{what} distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {label}"
+        )
+
+
+def _number(x, op: str, name: str) -> float:
+    if isinstance(x, Tensor):
+        return x.item()
+    if not isinstance(x, (int, float)):
+        raise TypeError(f"{op}(): argument '{name}' must be float, not {type(x).__name__}")
+    return x
+
+
+# ---------------------------------------------------------------------------------------------
+# The in-place fills (Tensor methods)
+
+
+def uniform_(self, from_=0, to=1, *, generator=None):
+    """Fills with U[from, to). Mirrors torch.Tensor.uniform_."""
+    lo, hi = _number(from_, "uniform_", "from"), _number(to, "uniform_", "to")
+    _require_float(self, "check_uniform_bounds")
+    if lo > hi:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_fmt_number(lo)} > "
+            f"to={_fmt_number(hi)}"
+        )
+
+    def draw():
+        u = _uniform(self, generator, "uniform_")
+        return _cast(u * u.dtype.type(hi - lo) + u.dtype.type(lo), self)
+
+    return _fill(self, "uniform_", "UniformBackward0", draw)
+
+
+def normal_(self, mean=0, std=1, *, generator=None):
+    """Fills with N(mean, std^2). Mirrors torch.Tensor.normal_."""
+    mean, std = _number(mean, "normal_", "mean"), _number(std, "normal_", "std")
+    _require_float(self, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
+
+    def draw():
+        z = _floats(
+            self._device, generator, "normal_", "standard_normal", tuple(self.shape), self.dtype
+        )
+        return (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
+
+    return _fill(self, "normal_", "NormalBackward0", draw)
+
+
+def log_normal_(self, mean=1, std=2, *, generator=None):
+    """Fills with exp(N(mean, std^2)). Mirrors torch.Tensor.log_normal_."""
+    mean, std = _number(mean, "log_normal_", "mean"), _number(std, "log_normal_", "std")
+    _require_float(self, "log_normal_cpu")
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt_number(std)}")
+
+    def draw():
+        dt = _work_dtype(self.dtype)
+        z = _floats(
+            self._device, generator, "log_normal_", "standard_normal", tuple(self.shape), dt
+        )
+        xp = backend_of(self._device).xp
+        return _cast(xp.exp(z * z.dtype.type(std) + z.dtype.type(mean)), self)
+
+    return _fill(self, "log_normal_", "LogNormalBackward0", draw)
+
+
+def exponential_(self, lambd=1, *, generator=None):
+    """Fills with Exponential(lambd) samples. Mirrors torch.Tensor.exponential_."""
+    lambd = _number(lambd, "exponential_", "lambd")
+    _continuous_only(self, "Exponential", _dtype_label(self.dtype))
+    if not lambd > 0:
+        raise RuntimeError(
+            f"exponential_ expects lambda > 0.0, but found lambda={_fmt_number(lambd)}"
+        )
+
+    def draw():
+        u = _uniform(self, generator, "exponential_")
+        xp = backend_of(self._device).xp
+        return _cast(-xp.log1p(-u) / u.dtype.type(lambd), self)
+
+    return _fill(self, "exponential_", "ExponentialBackward0", draw)
+
+
+def cauchy_(self, median=0, sigma=1, *, generator=None):
+    """Fills with Cauchy(median, sigma) samples. Mirrors torch.Tensor.cauchy_."""
+    median, sigma = _number(median, "cauchy_", "median"), _number(sigma, "cauchy_", "sigma")
+    _continuous_only(self, "Cauchy", _C_NAMES.get(self.dtype.name, self.dtype.name))
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt_number(sigma)}")
+
+    def draw():
+        u = _uniform(self, generator, "cauchy_")
+        xp = backend_of(self._device).xp
+        t = u.dtype.type
+        return _cast(xp.tan(t(math.pi) * (u - t(0.5))) * t(sigma) + t(median), self)
+
+    return _fill(self, "cauchy_", "CauchyBackward0", draw)
+
+
+def geometric_(self, p, *, generator=None):
+    """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...).
+    Mirrors torch.Tensor.geometric_."""
+    p = _number(p, "geometric_", "p")
+    if self.dtype is _dtype.bool:
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt_number(p)}")
+
+    def draw():
+        u = _floats(
+            self._device, generator, "geometric_", "random", tuple(self.shape), _dtype.float64
+        )
+        xp = backend_of(self._device).xp
+        k = xp.ceil(xp.log1p(-u) / math.log1p(-p))
+        return _cast(xp.maximum(k, 1.0), self)  # u == 0 would give 0 trials
+
+    return _fill(self, "geometric_", "GeometricBackward0", draw)
+
+
+def bernoulli_(self, p=0.5, *, generator=None):
+    """Fills with 1 with probability p (a number or a tensor broadcast to self), else 0.
+    Mirrors torch.Tensor.bernoulli_."""
+    if isinstance(p, Tensor):
+        if p._device is not self._device:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{self._device} and {p._device}!"
+            )
+        p_arr = p.expand(self.shape)._data
+        _check_probabilities(p)
+        node = "BernoulliBackward1"
+    else:
+        p = _number(p, "bernoulli_", "p")
+        if not 0 <= p <= 1:
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+        p_arr = p
+        node = "BernoulliBackward2"
+
+    def draw():
+        wide = self.dtype is _dtype.float64 or (isinstance(p, Tensor) and p.dtype is _dtype.float64)
+        u = _uniform(self, generator, "bernoulli_", _dtype.float64 if wide else None)
+        return _cast(u < p_arr, self)
+
+    return _fill(self, "bernoulli_", node, draw)
+
+
+def _check_probabilities(p: Tensor):
+    if p._device is not cpu or not p._data.size:
+        return  # see the module docstring: no host read-back on a device
+    x = p._data
+    if not bool(((x >= 0) & (x <= 1)).all()):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+
+
+def random_(self, *args, generator=None, **kwargs):
+    """random_(from, to), random_(to) or random_(): integers uniform on [from, to), by default
+    over every integer the dtype holds exactly. Mirrors torch.Tensor.random_."""
+    lo, hi, node = _random_range(args, kwargs)
+    dt = self.dtype
+    if dt.is_floating_point:
+        digits, cname = _FLOAT_DIGITS[dt.name]
+        dmin, dmax = -(1 << digits), 1 << digits
+    elif dt is _dtype.bool:
+        dmin, dmax = 0, 1
+    else:
+        info = _dtype.iinfo(dt)
+        dmin, dmax = int(info.min), int(info.max)
+    if hi is None:
+        hi = dmax + 1
+        if lo is None:
+            lo = 0
+    if lo >= hi:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
+        )
+    if dt.is_floating_point:
+        if node != "RandomBackward2" and (lo < dmin or hi - 1 > dmax):
+            which = "from" if lo < dmin else "to - 1"
+            warnings.warn(
+                f"{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                f"limitations {cname} can support discrete uniform distribution only within this "
+                "range. This warning will become an error in version 1.7 release, please fix the "
+                "code in advance",
+                UserWarning,
+                stacklevel=2,
+            )
+    else:
+        if lo < dmin:
+            raise RuntimeError(f"from is out of bounds for {_C_NAMES[dt.name]}")
+        if hi - 1 > dmax:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dt.name]}")
+    shape = tuple(self.shape)
+    npdt = _dtype.numpy_dtype(dt)
+
+    def draw():
+        # endpoint=True: hi - 1 may be int64's maximum, which an exclusive bound cannot name
+        arr = _sample(
+            self._device,
+            generator,
+            "random_",
+            lambda rng: rng.integers(lo, hi - 1, size=shape, dtype=_INT64, endpoint=True),
+        )
+        return arr.astype(npdt, copy=False)
+
+    return _fill(self, "random_", node, draw)
+
+
+_INT64 = _dtype.numpy_dtype(_dtype.int64)
+
+
+def _random_range(args, kwargs):
+    """(from, to, node name) of random_'s three overloads; None where the dtype decides."""
+    unknown = set(kwargs) - {"from", "to"}
+    if unknown:
+        raise TypeError(f"random_() got an unexpected keyword argument '{unknown.pop()}'")
+    if len(args) > 2:
+        raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
+    if len(args) == 2 or "from" in kwargs or (args and "to" in kwargs):
+        params = dict(zip(("from", "to"), args, strict=False))
+        for k, v in kwargs.items():
+            if k in params:
+                raise TypeError(f"random_() got multiple values for argument '{k}'")
+            params[k] = v
+        lo = _int_arg(params["from"], "random_", "from", 1)
+        to = params.get("to")
+        hi = None if to is None else _int_arg(to, "random_", "to", 2)
+        return lo, hi, "RandomBackward0"
+    if args or "to" in kwargs:
+        hi = _int_arg(args[0] if args else kwargs["to"], "random_", "to", 1)
+        return 0, hi, "RandomBackward1"
+    return None, None, "RandomBackward2"
+
+
+# ---------------------------------------------------------------------------------------------
+# bernoulli, poisson, multinomial (out of place)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None):
+    """bernoulli(input): 1 with probability input[i]; bernoulli(input, p): a tensor like input
+    filled with Bernoulli(p) samples. Mirrors torch.bernoulli.
+
+    Differences from torch: bernoulli(input, p) never requires grad (torch's result has a node
+    that refuses backward).
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    if p is not None:
+        with no_grad():
+            result = _make(input._data.copy(), input._device, False, None)
+            bernoulli_(result, p, generator=generator)
+    else:
+        _require_float(input, "bernoulli_tensor_cpu_p_")
+        _check_probabilities(input)
+        u = _uniform(input, generator, "bernoulli")
+        arr = _cast(u < input._data, input)
+        result = _NODES["BernoulliBackward0"].apply(input, arr=arr)
+    return result if out is None else write_out(out, result)
+
+
+def poisson(input, generator=None):
+    """Poisson samples with rates input (same dtype). Mirrors torch.poisson."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    _require_float(input, "poisson_cpu")
+    if input._device is cpu and input._data.size and not bool((input._data >= 0).all()):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    lam = input._data.astype(_dtype.numpy_dtype(_dtype.float64), copy=False)
+    counts = _sample(input._device, generator, "poisson", lambda rng: rng.poisson(lam))
+    return _NODES["PoissonBackward0"].apply(input, arr=_cast(counts, input))
+
+
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """Indices drawn from the categories of each row of input (weights, not necessarily
+    normalised). Mirrors torch.multinomial (int64, shape (num_samples,) or (rows, num_samples)).
+
+    With replacement: inverse-CDF sampling. Without: the num_samples smallest keys -log(u) / w
+    (Efraimidis-Spirakis), which is successive sampling without replacement; zero weights come
+    last, in index order, as in torch.
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            "multinomial(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{_dtype_label(input.dtype)}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n = input.shape[-1]
+    with_replacement = replacement and num_samples > 1  # torch's kernel choice
+    if (not replacement and num_samples > n) or n == 0:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    dev = input._device
+    xp = backend_of(dev).xp
+    w = input._data.reshape(-1, n).astype(_dtype.numpy_dtype(_dtype.float64))
+    rows = w.shape[0]
+    if dev is cpu and rows:
+        _check_weights(w, with_replacement)
+    if with_replacement:
+        u = _floats(dev, generator, "multinomial", "random", (rows, num_samples), _dtype.float64)
+        cdf = xp.cumsum(w, axis=1)
+        scaled = u * cdf[:, -1:]
+        idx = (
+            xp.stack([xp.searchsorted(cdf[r], scaled[r], side="right") for r in range(rows)])
+            if rows
+            else xp.zeros((0, num_samples), dtype=_INT64)
+        )
+        idx = xp.minimum(idx, n - 1).astype(_INT64, copy=False)
+    else:
+        u = _floats(dev, generator, "multinomial", "random", (rows, n), _dtype.float64)
+        positive = w > 0
+        keys = xp.where(positive, -xp.log1p(-u) / xp.where(positive, w, 1.0), xp.inf)
+        idx = xp.argsort(keys, axis=1, kind="stable")[:, :num_samples].astype(_INT64)
+    if input.ndim == 1:
+        idx = idx.reshape(num_samples)
+    result = _make(idx, dev, False, None)
+    return result if out is None else write_out(out, result)
+
+
+def _check_weights(w, with_replacement: bool):
+    """torch's CPU checks of multinomial weights (a float64 host array, one row per dist)."""
+    if with_replacement:
+        # the with-replacement kernel reports the first bad entry (nan counts as < 0)
+        flat = w.reshape(-1)
+        bad = ~(flat >= 0) | (flat == math.inf)
+        if bool(bad.any()):
+            what = "= infinity or NaN" if flat[int(bad.argmax())] == math.inf else "< 0"
+            raise RuntimeError(
+                f"invalid multinomial distribution (encountering probability entry {what})"
+            )
+    elif not bool(((w >= 0) & (w < math.inf)).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if not bool((w.sum(axis=1) > 0).all()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+
+
+# ---------------------------------------------------------------------------------------------
+# fill_diagonal_, apply_, map_
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Fills the main diagonal (all indices equal) in place; for a tall matrix with wrap=True
+    the diagonal restarts every ncols + 1 rows. Mirrors torch.Tensor.fill_diagonal_."""
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    shape = tuple(self.shape)
+    if self.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    xp = backend_of(self._device).xp
+    mask = xp.zeros(shape, dtype=bool)
+    if self.ndim == 2:
+        h, w = shape
+        end = h * w if wrap else min(h, w) * w
+        flat = xp.arange(0, end, w + 1)
+        mask[flat // w, flat % w] = True
+    else:
+        i = xp.arange(shape[0])
+        mask[(i,) * self.ndim] = True
+    mask_t = _make(mask, self._device, False, None)
+    return apply_inplace(
+        self, lambda s: s.masked_fill(mask_t, fill_value), "fill_diagonal_", (fill_value,)
+    )
+
+
+def _host_callback_checks(self, op: str):
+    if self._device is not cpu:
+        raise TypeError(f"{op} is only implemented on CPU tensors")
+    if self._requires_grad:
+        raise RuntimeError(
+            f"Can't call {op}() on Variable that requires grad. Use var.detach().{op}() instead."
+        )
+
+
+def _to_element(value, is_float: bool, is_bool: bool):
+    if not isinstance(value, (int, float)):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    if is_bool:
+        return bool(value)
+    return float(value) if is_float else int(value)
+
+
+def _write_elements(self, values):
+    dt = self.dtype
+    conv = [_to_element(v, dt.is_floating_point, dt is _dtype.bool) for v in values]
+    xp = backend_of(self._device).xp
+    self._data[...] = xp.asarray(conv, dtype=self._data.dtype).reshape(self._data.shape)
+    self._vc[0] += 1
+    return self
+
+
+def apply_(self, callable):
+    """self[i] <- callable(self[i]) for every element, in Python. CPU only; slow.
+    Mirrors torch.Tensor.apply_."""
+    _host_callback_checks(self, "apply_")
+    if not callable_(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
+    return _write_elements(self, [callable(v) for v in self._data.reshape(-1).tolist()])
+
+
+def map_(self, tensor, callable):
+    """self[i] <- callable(self[i], tensor[i]) with tensor broadcast to self, in Python. CPU only.
+    Mirrors torch.Tensor.map_."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"map_(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}"
+        )
+    _host_callback_checks(self, "map_")
+    if tensor.dtype is not self.dtype:
+        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+    if tensor._device is not cpu:
+        raise TypeError("map_ is only implemented on CPU tensors")
+    if tensor._requires_grad:
+        raise RuntimeError(
+            "Can't call map_() on Variable that requires grad. Use var.detach().map_() instead."
+        )
+    if not callable_(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
+    others = tensor.expand(self.shape)._data.reshape(-1).tolist()
+    mine = self._data.reshape(-1).tolist()
+    return _write_elements(self, [callable(a, b) for a, b in zip(mine, others, strict=True)])
+
+
+callable_ = callable  # the builtin, shadowed by torch's argument name above
