@@ -18,9 +18,7 @@ _CPU, _CUDA, _CUDA_HOST = 1, 2, 3
 def tensor_dlpack(t: Tensor, stream=None, max_version=None, dl_device=None, copy=None):
     """Tensor.__dlpack__: the underlying array's capsule (no copy). Mirrors torch.Tensor.__dlpack__."""
     if t._requires_grad:
-        raise RuntimeError(
-            "Can't export tensors that require gradient, use tensor.detach()"
-        )
+        raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     kwargs = {}
     if stream is not None:
         kwargs["stream"] = stream
@@ -62,6 +60,23 @@ class _Capsule:
         return self.dev
 
 
+class _WritableView:
+    """A writable alias of an array NumPy imported read-only from a legacy (unversioned) capsule.
+
+    Legacy DLPack has no read-only flag; NumPy plays safe and marks such imports read-only, while
+    torch (whose to_dlpack makes them) treats them as writable. This holder keeps the read-only
+    array alive and exposes the same memory writable, without a copy.
+    """
+
+    __slots__ = ("_array", "__array_interface__")
+
+    def __init__(self, array):
+        self._array = array
+        iface = dict(array.__array_interface__)
+        iface["data"] = (iface["data"][0], False)
+        self.__array_interface__ = iface
+
+
 def from_dlpack(ext_tensor) -> Tensor:
     """A Tensor sharing the memory of any object with __dlpack__ (NumPy, CuPy, torch, JAX, a
     minitorch Tensor) or of a DLPack capsule; dtype and device are kept. Mirrors
@@ -80,10 +95,15 @@ def from_dlpack(ext_tensor) -> Tensor:
             f"from_dlpack: expected an object with __dlpack__ or a DLPack capsule, got "
             f"{type(ext_tensor).__name__}"
         )
+    legacy = '"dltensor"' in repr(ext_tensor)  # before import renames it "used_dltensor"
     try:
-        return _wrap(_import(_Capsule(ext_tensor, (_CPU, 0)), _CPU, 0))
+        array, dev = _import(_Capsule(ext_tensor, (_CPU, 0)), _CPU, 0)
     except (BufferError, RuntimeError, ValueError) as err:
         cpu_error = err
+    else:
+        if legacy and not array.flags.writeable:
+            array = np.asarray(_WritableView(array))  # see _WritableView
+        return _wrap((array, dev))
     from minitorch import cuda
 
     if not cuda.is_available():

@@ -28,8 +28,12 @@ SNAPSHOT = ROOT / "tools" / "torch_api_names.json"
 OUTPUT = ROOT / "docs" / "op_coverage.md"
 
 # Ops minitorch has but cannot differentiate although torch can, whose docstrings do not say so.
-FORWARD_ONLY: dict[str, set[str]] = {"tensor": set(), "torch": set(), "linalg": set(),
-                                     "nn.functional": set()}
+FORWARD_ONLY: dict[str, set[str]] = {
+    "tensor": set(),
+    "torch": set(),
+    "linalg": set(),
+    "nn.functional": set(),
+}
 
 # Helpers torch.nn.functional exposes that are not part of its user API.
 _F_INTERNAL = {

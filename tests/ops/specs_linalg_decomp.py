@@ -60,9 +60,10 @@ def lower_factor(rng, shape, dt):
 
 
 def low_rank(rng, shape, dt):
-    """Rank 2 (for matrix_rank)."""
+    """Rank 2 with small integer entries (exactly low rank in every float dtype)."""
     m, n = shape[-2:]
-    return rng.normal(size=shape[:-2] + (m, 2)) @ rng.normal(size=shape[:-2] + (2, n))
+    a = rng.integers(-3, 4, size=shape[:-2] + (m, 2))
+    return (a @ rng.integers(-3, 4, size=shape[:-2] + (2, n))).astype(float)
 
 
 # --- helpers shared by the minitorch/torch ops and the NumPy references ---
@@ -143,8 +144,22 @@ def _np_lstsq(a, b):
 
 
 def _np_lstsq_gelsd(a, b):
-    x, res, rank, s = np.linalg.lstsq(a, b, rcond=None)
-    return x, res, np.asarray(rank, dtype=np.int64), s
+    x, res, rank, _ = np.linalg.lstsq(a, b, rcond=None)
+    return x, res, np.asarray(rank, dtype=np.int64)
+
+
+def _lstsq_gelsd(T):
+    def op(a, b):
+        # singular_values is left out: not differentiable in torch either, yet it moves with A
+        x, res, rank, _ = T.linalg.lstsq(a, b, driver="gelsd")
+        return x, res, rank
+
+    return op
+
+
+def _np_lstsq_values(a, b):
+    _, _, rank, s = np.linalg.lstsq(a, b, rcond=None)
+    return np.asarray(rank, dtype=np.int64), s
 
 
 def _np_solve_tri(a, b, upper, left=True, unitriangular=False):
@@ -178,6 +193,13 @@ def _np_matrix_rank(a):
 
 def _np_cholesky(a):
     return np.linalg.cholesky(_np_sym(a))
+
+
+def _cond_fro(T):
+    if T.__name__ == "torch":
+        # torch's own cond backward trips over an in-place op for p='fro': the same product
+        return lambda a: T.linalg.matrix_norm(a) * T.linalg.matrix_norm(T.linalg.inv(a))
+    return lambda a: T.linalg.cond(a, "fro")
 
 
 SQ = {"domain": well_conditioned}
@@ -314,7 +336,8 @@ SPECS = [
     ),
     row(
         "cholesky_solve",
-        lambda T: T.cholesky_solve,
+        # the factor's other triangle is not read, yet torch gives it a gradient: mask it
+        lambda T: lambda b, low: T.cholesky_solve(b, low.tril()),
         _np_cholesky_solve,
         [(3, 2), (3, 3)],
         domain=[(-1, 1), lower_factor],
@@ -322,7 +345,7 @@ SPECS = [
     ),
     row(
         "cholesky_inverse",
-        lambda T: T.cholesky_inverse,
+        lambda T: lambda low: T.cholesky_inverse(low.tril()),
         lambda low: np.linalg.inv(low @ low.T),
         [(3, 3)],
         domain=lower_factor,
@@ -429,7 +452,7 @@ SPECS = [
     row("linalg_cond", lambda T: T.linalg.cond, _np_cond, [(3, 3)], **SQ, **F32),
     row(
         "linalg_cond_fro",
-        lambda T: lambda a: T.linalg.cond(a, "fro"),
+        _cond_fro,
         lambda a: _np_cond(a, "fro"),
         [(3, 3)],
         **SQ,
@@ -445,13 +468,19 @@ SPECS = [
     ),
     row(
         "linalg_lstsq_gelsd",
-        lambda T: lambda a, b: T.linalg.lstsq(a, b, driver="gelsd"),
+        _lstsq_gelsd,
         _np_lstsq_gelsd,
         [(5, 3), (5, 2)],
         domain=[rectangular, (-1, 1)],
-        grad=(0, 1),
-        # second derivatives through the pseudo-inverse, the residuals and the svd: slow
-        gradgrad=False,
+        **F32,
+    ),
+    row(
+        "linalg_lstsq_gelsd_values",
+        lambda T: lambda a, b: tuple(T.linalg.lstsq(a, b, driver="gelsd"))[2:],
+        _np_lstsq_values,
+        [(5, 3), (5, 2)],
+        domain=[rectangular, (-1, 1)],
+        **NOGRAD,
         **F32,
     ),
     row(

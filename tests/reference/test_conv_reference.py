@@ -226,6 +226,8 @@ def test_default_init_distribution_matches_torch():
         lambda nn: nn.PixelUnshuffle(3),
         lambda nn: nn.Unfold((2, 3), padding=1),
         lambda nn: nn.Fold(4, 2, stride=2),
+        lambda nn: nn.LPPool2d(2, 3, 2),
+        lambda nn: nn.LPPool1d(1.5, 2),
     ],
 )
 def test_layer_reprs_match_torch(make):

@@ -159,7 +159,8 @@ def pad_packed_sequence(
     total_length: int | None = None,
 ) -> tuple:
     """(padded (T, B, *) or (B, T, *), lengths as a CPU int64 tensor), in the original batch
-    order. Mirrors torch.nn.utils.rnn.pad_packed_sequence."""
+    order. Mirrors torch.nn.utils.rnn.pad_packed_sequence (like torch, it copies
+    unsorted_indices to the host to order the lengths: one explicit transfer)."""
     sizes = [int(v) for v in sequence.batch_sizes.tolist()]
     batch = sizes[0]
     steps = len(sizes)

@@ -7,11 +7,10 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Generic, TypeVar
 
-import numpy as np
-
 from minitorch import _dtype
 from minitorch._factories import as_tensor
-from minitorch.random import Generator, rand, randint, randperm
+from minitorch._ops.random_ops import multinomial
+from minitorch.random import Generator, randint, randperm
 
 __all__ = [
     "Sampler",
@@ -129,42 +128,6 @@ class SubsetRandomSampler(Sampler[int]):
         return len(self.indices)
 
 
-def _multinomial(weights, num_samples: int, replacement: bool, generator) -> list:
-    """torch.multinomial of a 1-d float64 CPU weight tensor, as a list of ints, with its checks.
-
-    With replacement: inverse-CDF sampling. Without: the num_samples smallest keys -log(u) / w
-    (Efraimidis-Spirakis), which is successive sampling without replacement. The uniforms come
-    from minitorch's generator; the rest is host arithmetic on the weights.
-    """
-    n = weights.shape[0]
-    if not replacement and num_samples > n:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
-    w = weights.numpy()
-    if replacement and num_samples > 1:
-        # torch's with-replacement kernel reports the first bad entry (nan counts as < 0)
-        bad = ~(w >= 0) | (w == np.inf)
-        if bad.any():
-            what = "= infinity or NaN" if w[bad.argmax()] == np.inf else "< 0"
-            raise RuntimeError(
-                f"invalid multinomial distribution (encountering probability entry {what})"
-            )
-    elif not (np.isfinite(w) & (w >= 0)).all():
-        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-    if not w.sum() > 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if replacement:
-        u = rand(num_samples, generator=generator, dtype=_dtype.float64).numpy()
-        cdf = np.cumsum(w)
-        idx = np.searchsorted(cdf, u * cdf[-1], side="right")
-        return np.minimum(idx, n - 1).tolist()
-    u = rand(n, generator=generator, dtype=_dtype.float64).numpy()
-    with np.errstate(divide="ignore"):
-        keys = -np.log(u) / w  # a zero weight gives inf: drawn last, in index order (as torch)
-    return np.argsort(keys, kind="stable")[:num_samples].tolist()
-
-
 class WeightedRandomSampler(Sampler[int]):
     """num_samples indices in [0, len(weights)) drawn with probabilities proportional to weights.
     Mirrors torch.utils.data.WeightedRandomSampler (torch.multinomial's errors when iterated).
@@ -202,8 +165,10 @@ class WeightedRandomSampler(Sampler[int]):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        draws = _multinomial(self.weights, self.num_samples, self.replacement, self.generator)
-        yield from draws
+        draws = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
+        yield from draws.tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,0 +1,373 @@
+"""Range factories: arange, range, linspace, logspace, with torch's CPU values bit for bit."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._backend import cpu
+from minitorch._factories import (
+    _as_int,
+    _build,
+    _device,
+    _dtype_arg,
+    _from_double,
+    _put,
+    _require_grad,
+    _typename,
+)
+from minitorch._tensor import Tensor, _make
+
+__all__ = ["arange", "range", "linspace", "logspace"]
+
+_builtin_range = range
+
+
+# Ranges
+#
+# NOTE [ Range values ]
+# torch's CPU kernels for arange and linspace write blocks of 2*V elements with AVX2 vector code
+# (V = 32 bytes / element size) and the remaining tail with scalar code; the two evaluate different
+# expressions (a block starts from its first value and adds j*step), and the compiler fuses the
+# multiply-adds. minitorch evaluates the same expressions, with the same roundings, in NumPy, so
+# the values equal torch's bit for bit (for up to 32768 elements: beyond that torch splits the
+# range between threads, which moves the blocks). On other devices the values come from the
+# plain formula start + i*step, computed on the device, as torch's CUDA kernels do.
+
+
+def _two_sum(a, b):
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _split(x):
+    c = 134217729.0 * x  # 2**27 + 1: Veltkamp's split into two 26-bit halves
+    hi = c - (c - x)
+    return hi, x - hi
+
+
+def _fma(a, b, c):
+    """a * b + c rounded once (float64 arrays), as the FMA instruction computes it.
+
+    Error-free product and sum, then the low parts added with rounding to odd (Boldo and
+    Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    p = a * b
+    ah, al = _split(a)
+    bh, bl = _split(b)
+    p_err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    hi, lo = _two_sum(c, p)
+    v, v_err = _two_sum(lo, p_err)
+    inexact_even = (v_err != 0) & ((v.view(np.int64) & 1) == 0)
+    if np.any(inexact_even):
+        v = np.where(inexact_even, np.nextafter(v, np.where(v_err > 0, np.inf, -np.inf)), v)
+    with np.errstate(invalid="ignore"):
+        return hi + v
+
+
+def _fma32(a, b, c):
+    """fmaf: a * b + c rounded once to float32 (exact in float64 up to a negligible double
+    rounding)."""
+    return (np.float64(a) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(
+        np.float32
+    )
+
+
+def _blocks(n: int, V: int):
+    """(index, block start, offset in block, in a vector block?) of a CPU kernel's n outputs."""
+    idx = np.arange(n, dtype=np.int64)
+    n_vec = (n // (2 * V)) * 2 * V
+    j = idx % V
+    return idx, idx - j, j, idx < n_vec
+
+
+def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
+    npdt = _dtype.numpy_dtype(dt)
+    if dt._kind == 1:  # integers: int64 arithmetic on the truncated start and step
+        return (np.int64(int(start)) + np.arange(n, dtype=np.int64) * np.int64(int(step))).astype(
+            npdt
+        )
+    if dt is _dtype.float64 or dt is _dtype.float32:
+        V = 32 // dt.itemsize
+        idx, c, j, vec = _blocks(n, V)
+        scalar = _fma(step, idx, start)
+        if dt is _dtype.float64:
+            base = _fma(step, c, start)
+            return np.where(vec, _fma(j, step, base), scalar)
+        base = _fma(step, c, start).astype(np.float32).astype(np.float64)
+        return np.where(vec, _fma(j, step, base), scalar).astype(np.float32)
+    # float16 / bfloat16: float32 arithmetic, 16 elements per vector
+    start32, step32 = np.float32(start), np.float32(step)
+    idx, c, j, vec = _blocks(n, 16)
+    scalar = _fma32(step32, idx.astype(np.float32), start32).astype(npdt)
+    base = _fma32(step32, c.astype(np.float32), start32).astype(npdt).astype(np.float32)
+    return np.where(vec, _fma32(j.astype(np.float32), step32, base).astype(npdt), scalar)
+
+
+def _num(x, op: str, arg: str):
+    """A range argument as a Python number (0-d tensors and NumPy scalars read out)."""
+    if isinstance(x, Tensor):
+        if x.numel() != 1:
+            raise RuntimeError(
+                f"{op} only supports 0-dimensional start and end tensors, but got {arg} with "
+                f"{x.ndim} dimension(s)."
+            )
+        return x.item()
+    if isinstance(x, (np.generic,)):
+        return x.item()
+    if isinstance(x, (bool, int, float)):
+        return x
+    raise TypeError(f"{op}(): argument '{arg}' must be Number, not {_typename(x)}")
+
+
+def arange(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
+    start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
+    if end is None:
+        start, end = 0, start
+    start, end, step = (
+        _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+    )
+    is_int = not any(isinstance(v, float) for v in (start, end, step))
+    dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    start_d, end_d, step_d = float(start), float(end), float(step)
+    if not (math.isfinite(start_d) and math.isfinite(end_d)):
+        raise RuntimeError(f"unsupported range: {_fmt(start_d)} -> {_fmt(end_d)}")
+    if dt._kind == 1:  # torch converts the arguments to the (integer) accumulation type first
+        xstart, xstep = int(start), int(step)
+    else:
+        xstart, xstep = start_d, step_d
+    if step_d == 0:
+        raise RuntimeError("step must be nonzero")
+    if dt is _dtype.int64:
+        if xstep == 0:  # a float step that truncates to 0
+            raise ValueError("step must be nonzero")
+        sgn = 1 if xstep > 0 else -1
+        size = _trunc_div(int(end) - xstart + xstep - sgn, xstep)
+    else:
+        size = (end_d - start_d) / step_d
+    if not ((step_d > 0 and end_d >= start_d) or (step_d < 0 and end_d <= start_d)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if not math.isfinite(size) or size >= 2**63:
+        raise RuntimeError("invalid size, possible overflow?")
+    n = math.ceil(size)
+    dev = _device(device)
+    if dev is cpu:
+        arr = _arange_cpu(xstart, xstep, n, dt)
+    else:
+        arr = _build(lambda xp: _arange_device(xp, xstart, xstep, n, dt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    """C's integer division (rounds toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def _fmt(x) -> str:
+    if isinstance(x, float) and x.is_integer():
+        return str(int(x))
+    return str(x)
+
+
+def _arange_device(xp, start, step, n, dt):
+    npdt = _dtype.numpy_dtype(dt)
+    if dt._kind == 1:
+        return (xp.arange(n, dtype=np.int64) * int(step) + int(start)).astype(npdt)
+    acc = np.float64 if dt is _dtype.float64 else np.float32
+    idx = xp.arange(n, dtype=acc)
+    return (idx * acc(step) + acc(start)).astype(npdt)
+
+
+def range(
+    start=0,
+    end=None,
+    step=1,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """Deprecated torch.range: like arange but includes `end`, and float by default."""
+    warnings.warn(
+        "torch.range is deprecated and will be removed in a future release because its behavior "
+        "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+        "values in [start, end).",
+        UserWarning,
+        stacklevel=2,
+    )
+    if end is None:
+        start, end = 0, start
+    start, end, step = (
+        float(_num(v, "range", a)) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+    )
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int(math.floor((end - start) / step)) + 1
+    dt = _dtype_arg(dtype, _dtype.default_float(), "range")
+    npdt = _dtype.numpy_dtype(dt)
+    dev = _device(device)
+    arr = _build(lambda xp: (start + xp.arange(n, dtype=np.float64) * step).astype(npdt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _steps_arg(steps, op: str) -> int:
+    n = _as_int(steps)
+    if n is None:
+        raise TypeError(
+            f"{op}(): argument 'steps' (position 3) must be int, not {_typename(steps)}"
+        )
+    if n < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    return n
+
+
+def _to_int(x) -> np.ndarray:
+    """C's double -> integer conversion (truncation toward zero), as int64."""
+    return np.trunc(x).astype(np.int64)
+
+
+def _linspace_cpu(start, end, steps: int, dt) -> np.ndarray:
+    """torch's CPU linspace kernel (scalar code, fused multiply-adds): the first half counts up
+    from start, the second half down from end; see NOTE [ Range values ]."""
+    npdt = _dtype.numpy_dtype(dt)
+    i = np.arange(steps, dtype=np.int64)
+    up = i < steps // 2
+    k = steps - 1 - i
+    if dt._kind == 1:  # integers: a double step, values truncated toward zero
+        s, e = float(int(start)), float(int(end))
+        step = (e - s) / (steps - 1)
+        return _to_int(np.where(up, _fma(step, i, s), _fma(-step, k, e))).astype(npdt)
+    T = npdt.type
+    s, e = T(start), T(end)
+    step = T((e - s) / T(steps - 1))
+    if dt is _dtype.float64 or dt is _dtype.float32:
+        fma = _fma if dt is _dtype.float64 else _fma32
+        return np.where(up, fma(step, i.astype(T), s), fma(-step, k.astype(T), e)).astype(T)
+    # float16 / bfloat16: every operation rounds to the dtype (c10::Half arithmetic)
+    return np.where(up, s + step * i.astype(T), e - step * k.astype(T)).astype(npdt)
+
+
+def _linspace_device(xp, start, end, steps: int, dt):
+    """The formula of torch's CUDA linspace kernel (no vector blocks), computed on the device."""
+    npdt = _dtype.numpy_dtype(dt)
+    acc = np.float64 if dt._kind == 1 or dt is _dtype.float64 else np.float32
+    if dt._kind == 1:
+        start, end = int(start), int(end)
+    s, e = acc(start), acc(end)
+    step = acc((e - s) / acc(steps - 1))
+    i = xp.arange(steps, dtype=acc)
+    up = i * step + s
+    down = e - (acc(steps - 1) - i) * step
+    out = xp.where(i < steps // 2, up, down)
+    if dt._kind == 1:
+        out = xp.trunc(out)
+    return out.astype(npdt)
+
+
+def linspace(
+    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
+    NOTE [ Range values ]."""
+    start, end = _num(start, "linspace", "start"), _num(end, "linspace", "end")
+    steps = _steps_arg(steps, "linspace")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    dev = _device(device)
+    npdt = _dtype.numpy_dtype(dt)
+    if steps <= 1:
+        value = int(start) if dt._kind == 1 else start
+        arr = _build(lambda xp: xp.full((steps,), value, dtype=npdt), dev)
+    elif dev is cpu:
+        with np.errstate(invalid="ignore", over="ignore"):
+            arr = _linspace_cpu(start, end, steps, dt)
+    else:
+        arr = _build(lambda xp: _linspace_device(xp, start, end, steps, dt), dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
+    """torch's CPU logspace: base ** (start + i*step) up to halfway, base ** (end - ...) after,
+    with C's pow (NumPy's vectorised power may differ in the last bit)."""
+    npdt = _dtype.numpy_dtype(dt)
+    base = float(base)
+    if steps == 1:
+        vals = [math.pow(base, float(start))]
+    else:
+        if dt._kind == 1:
+            s, e = int(start), int(end)
+            diff = float(e - s)
+        else:
+            s, e = npdt.type(start), npdt.type(end)
+            diff = float(npdt.type(e - s))
+        s, e = float(s), float(e)
+        step = diff / (steps - 1)
+        half = steps // 2
+        vals = [
+            _pow(base, s + step * i if i < half else e - step * (steps - i - 1))
+            for i in _builtin_range(steps)
+        ]
+    vals = np.array(vals, dtype=np.float64)
+    if dt._kind == 1:
+        return _to_int(vals).astype(npdt)
+    return _from_double(vals, npdt)
+
+
+def _pow(x: float, y: float) -> float:
+    try:
+        return math.pow(x, y)
+    except OverflowError:
+        return math.inf
+    except ValueError:  # a negative base to a fractional power
+        return math.nan
+
+
+def logspace(
+    start,
+    end,
+    steps,
+    base=10.0,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    start, end = _num(start, "logspace", "start"), _num(end, "logspace", "end")
+    steps = _steps_arg(steps, "logspace")
+    base = _num(base, "logspace", "base")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    with np.errstate(invalid="ignore", over="ignore"):
+        host = _logspace_host(start, end, steps, base, dt)
+    dev = _device(device)
+    return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
