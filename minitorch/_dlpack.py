@@ -16,7 +16,7 @@ _CPU, _CUDA, _CUDA_HOST = 1, 2, 3
 
 
 def tensor_dlpack(t: Tensor, stream=None, max_version=None, dl_device=None, copy=None):
-    """Tensor.__dlpack__: the underlying array's capsule (no copy). Mirrors torch.Tensor.__dlpack__."""
+    """Tensor.__dlpack__: the array's own capsule, no copy. Mirrors torch.Tensor.__dlpack__."""
     if t._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
     kwargs = {}

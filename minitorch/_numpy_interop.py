@@ -1,4 +1,4 @@
-"""NumPy drop-in: `np.exp(t)`, `np.sum(t, axis=0)`, `np.concatenate([a, b])` on tensors run minitorch ops.
+"""NumPy drop-in: np.exp(t), np.sum(t, axis=0), np.concatenate([a, b]) on tensors run minitorch ops.
 
 Tensor.__array_ufunc__ and Tensor.__array_function__ delegate here. Each supported NumPy ufunc or
 function maps onto minitorch ops, so results are Tensors on the tensor's device and gradients are
@@ -6,8 +6,8 @@ recorded. Anything without a mapping raises TypeError naming it: nothing silentl
 
 Differences from NumPy (documented, deliberate):
 - Results NumPy returns as scalars (`np.sum(t)` with no axis, `np.linalg.norm(t)`) are 0-d Tensors.
-  Predicates (`np.allclose`, `np.array_equal`) and metadata (`np.shape`, `np.ndim`, `np.size`) return
-  Python values as NumPy does.
+  Predicates (`np.allclose`, `np.array_equal`) and metadata (`np.shape`, `np.ndim`, `np.size`)
+  return Python values as NumPy does.
 - dtypes follow torch's promotion rules, not NumPy's (`np.add(float32 tensor, 1.5)` stays float32).
 - NumPy arrays and scalars mixed with a tensor become tensors on that tensor's device.
 """
@@ -178,6 +178,8 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
         raise TypeError(f"minitorch: {full} does not support where=; use np.where on the result")
     kwargs.pop("where", None)
     ref = _ref(inputs)
+    if ref is None:  # only out= is a Tensor: np.add(a, b, out=t)
+        ref = _ref(out)
     if method == "__call__":
         if kwargs:
             raise TypeError(f"minitorch: {full} got unsupported arguments {sorted(kwargs)}")
@@ -260,11 +262,7 @@ def _reduction(fn, name):
 
 
 def _no_extra(kw, name):
-    kw = {
-        k: v
-        for k, v in kw.items()
-        if v is not np._NoValue and not (k == "where" and v is True)
-    }
+    kw = {k: v for k, v in kw.items() if v is not np._NoValue and not (k == "where" and v is True)}
     if kw:
         raise TypeError(f"minitorch: numpy.{name} does not support {sorted(kw)}")
 
@@ -404,8 +402,16 @@ def _where(condition, x=None, y=None):
     return _mt.where(c, *_tensors((x, y), ref))
 
 
-def _clip(a, a_min=np._NoValue, a_max=np._NoValue, out=None, *, min=np._NoValue,  # noqa: A002
-          max=np._NoValue, **kw):  # noqa: A002
+def _clip(
+    a,
+    a_min=np._NoValue,
+    a_max=np._NoValue,
+    out=None,
+    *,
+    min=np._NoValue,  # noqa: A002
+    max=np._NoValue,
+    **kw,
+):  # noqa: A002
     lo = min if a_min is np._NoValue else a_min
     hi = max if a_max is np._NoValue else a_max
     lo = None if lo is np._NoValue else lo
@@ -463,8 +469,11 @@ def _linalg(name):
                 f"minitorch: numpy.linalg.{name} has no minitorch op (minitorch.linalg.{name} is "
                 "not implemented yet); convert with .numpy() / np.asarray(t.detach()) first"
             )
-        ref = _ref(args)
-        return fn(*_tensors(args, ref), **kwargs)
+        ts = _tensors(args, _ref(args))
+        dt = ts[0].dtype
+        for t in ts[1:]:
+            dt = _dtype.promote_types(dt, t.dtype)  # NumPy promotes; torch.linalg insists
+        return fn(*[t.to(dt) for t in ts], **kwargs)
 
     return impl
 

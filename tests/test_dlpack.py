@@ -49,6 +49,8 @@ def test_capsules_round_trip():
     assert type(capsule).__name__ == "PyCapsule"
     u = dlpack.from_dlpack(capsule)
     assert np.shares_memory(u.numpy(), t.numpy())
+    u[0] = 9.0  # a legacy capsule imports writable, as in torch
+    assert t[0].item() == 9.0
     assert mt.from_dlpack(np.arange(3).__dlpack__()).tolist() == [0, 1, 2]
     assert dlpack.from_dlpack is mt.from_dlpack
 

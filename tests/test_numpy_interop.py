@@ -1,4 +1,4 @@
-"""NumPy drop-in: ufuncs and NumPy functions on tensors run minitorch ops, keep gradients and devices.
+"""NumPy drop-in: ufuncs and NumPy functions on tensors run minitorch ops, keep grads and devices.
 
 Table-driven: every ufunc in `_numpy_interop.UFUNCS` and every function in `FUNCTIONS` has a row; a
 row's NumPy call runs once on ndarrays (the reference) and once on tensors (the drop-in), and
@@ -200,6 +200,11 @@ _UFUNC_DIFF = set(_UNARY_DIFF) | set(_BINARY_DIFF) | {"arccosh", "matmul"}
 # --- helpers -------------------------------------------------------------------------------------
 
 
+def _dev(device):
+    """The canonical device a tensor created on `device` has ('cuda' -> 'cuda:0')."""
+    return mt.empty(0, device=device).device
+
+
 def _leaves(arrays, device, grad):
     return [mt.tensor(a, device=device, requires_grad=grad) for a in arrays]
 
@@ -215,7 +220,7 @@ def _host(t):
 def _check_forward(got, ref, device, name):
     if isinstance(ref, (np.ndarray, np.generic)):
         assert isinstance(got, mt.Tensor), f"{name}: got {type(got).__name__}, not a Tensor"
-        assert got.device == mt.device(device), name
+        assert got.device == _dev(device), name
         assert tuple(got.shape) == np.shape(ref), f"{name}: {tuple(got.shape)} vs {np.shape(ref)}"
         assert got.dtype is mt._dtype.from_numpy(np.asarray(ref).dtype), f"{name}: {got.dtype}"
         np.testing.assert_allclose(_host(got), ref, rtol=1e-6, atol=1e-9, err_msg=name)
@@ -226,7 +231,8 @@ def _check_forward(got, ref, device, name):
 def _grads(fn, arrays, device, upstream):
     leaves = _leaves(arrays, device, True)
     outs = _outputs(fn(*leaves))
-    total = sum((o * mt.tensor(u, device=device)).sum() for o, u in zip(outs, upstream))
+    pairs = zip(outs, upstream, strict=True)
+    total = sum((o * mt.tensor(u, device=device)).sum() for o, u in pairs)
     total.backward()
     return [_host(x.grad) if x.grad is not None else None for x in leaves]
 
@@ -237,7 +243,7 @@ def _check_grads(np_fn, mt_fn, arrays, device, name):
     upstream = [_normal(*np.shape(r)) for r in refs]
     via_numpy = _grads(np_fn, arrays, device, upstream)
     via_minitorch = _grads(mt_fn, arrays, device, upstream)
-    for i, (g_np, g_mt) in enumerate(zip(via_numpy, via_minitorch)):
+    for i, (g_np, g_mt) in enumerate(zip(via_numpy, via_minitorch, strict=True)):
         assert g_np is not None, f"{name}: no gradient reached input {i} through the NumPy call"
         np.testing.assert_allclose(g_np, g_mt, rtol=1e-10, atol=1e-12, err_msg=f"{name} #{i}")
 
@@ -245,8 +251,9 @@ def _check_grads(np_fn, mt_fn, arrays, device, name):
 # --- __array_function__ --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, np_fn, mt_fn, arrays", FUNCTION_ROWS, ids=[r[0] for r in
-                                                                          FUNCTION_ROWS])
+@pytest.mark.parametrize(
+    "name, np_fn, mt_fn, arrays", FUNCTION_ROWS, ids=[r[0] for r in FUNCTION_ROWS]
+)
 def test_numpy_function(name, np_fn, mt_fn, arrays, device):
     ref = np_fn(*arrays)
     with count_transfers() as transfers:
@@ -254,7 +261,7 @@ def test_numpy_function(name, np_fn, mt_fn, arrays, device):
     assert transfers.count == 0 or not isinstance(ref, (np.ndarray, np.generic, list)), name
     refs, gots = _outputs(ref), _outputs(got)
     assert len(refs) == len(gots), name
-    for g, r in zip(gots, refs):
+    for g, r in zip(gots, refs, strict=True):
         _check_forward(g, r, device, name)
     if mt_fn is not None:
         _check_grads(np_fn, mt_fn, arrays, device, name)
@@ -278,6 +285,17 @@ def test_linalg_functions(name, np_fn, arrays):
             np_fn(*ts)
     else:
         _check_forward(np_fn(*ts), np_fn(*arrays), "cpu", name)
+        mt_fn = getattr(mt.linalg, name)
+        _check_grads(np_fn, mt_fn, arrays, "cpu", f"linalg.{name}")
+
+
+def test_linalg_solve_promotes_like_numpy():
+    if getattr(mt.linalg, "solve", None) is None:
+        pytest.skip("minitorch.linalg.solve is not implemented")
+    a = mt.tensor(SQ, dtype=mt.float32)
+    x = np.linalg.solve(a, np.ones(3))  # float32 tensor, float64 ndarray
+    assert x.dtype is mt.float64
+    np.testing.assert_allclose(x.numpy(), np.linalg.solve(SQ, np.ones(3)), rtol=1e-5)
 
 
 def test_scalar_results_are_0d_tensors():
@@ -345,7 +363,7 @@ def test_mixed_operands_keep_the_graph(device):
         np.maximum(t, [0.0, 0.1, 0.2]),
     ):
         assert isinstance(result, mt.Tensor) and result.requires_grad, type(result)
-        assert result.device == mt.device(device)
+        assert result.device == _dev(device)
     np.testing.assert_allclose(_host(np.subtract(2.0, t)), 2.0 - A)
     # torch's promotion: a Python float does not widen a float32 tensor.
     assert np.add(mt.ones(2), 1.5).dtype is mt.float32
@@ -365,6 +383,9 @@ def test_ufunc_out():
     assert np.exp(t, out=out) is out
     out.sum().backward()
     np.testing.assert_allclose(t.grad.numpy(), np.exp(A), rtol=1e-12)
+    only_out = mt.zeros(2, 3, dtype=mt.float64)
+    assert np.add(A, B, out=only_out) is only_out
+    np.testing.assert_allclose(only_out.numpy(), A + B)
     # An ndarray out keeps working for plain data (`arr += tensor`), and refuses a graph.
     arr = B.copy()
     arr += mt.tensor(A)

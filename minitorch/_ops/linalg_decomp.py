@@ -82,7 +82,7 @@ def _lu_raw(xp, a):
     return lu.reshape(shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
 
-def _first_failure(xp, info):
+def _first_failure(info):
     """(flat batch index, value) of the first nonzero info (an error path: reads the host)."""
     flat = info.reshape(-1)
     bad = [i for i, v in enumerate(flat.tolist()) if v != 0]
@@ -91,7 +91,7 @@ def _first_failure(xp, info):
 
 def _raise_singular_inv(xp, x, op="linalg.inv"):
     _, _, info = _lu_raw(xp, x)
-    index, element = _first_failure(xp, info)
+    index, element = _first_failure(info)
     raise LinAlgError(
         f"{op}: {_batch_prefix(x.shape, index or 0)}The diagonal element {element} is zero, the "
         "inversion could not be completed because the input matrix is singular."
@@ -171,8 +171,13 @@ class Solve(Function):
     @staticmethod
     def forward(ctx, a, b):
         xp = ctx.xp
+        x, y = a._data, b._data
+        batch = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        if x.shape[:-2] != batch or y.shape[:-2] != batch:  # (not every xp broadcasts solve)
+            x = xp.broadcast_to(x, batch + x.shape[-2:])
+            y = xp.broadcast_to(y, batch + y.shape[-2:])
         try:
-            out = xp.linalg.solve(a._data, b._data)
+            out = xp.linalg.solve(x, y)
         except Exception as e:
             if _is_linalg_error(e):
                 raise LinAlgError(
@@ -475,7 +480,7 @@ def _expm_raw(xp, x):
     # One scaling for the whole batch, from its largest 1-norm (reads one number to the host).
     norm = float(xp.abs(x).sum(axis=-2).max())
     s = 0
-    if norm > _THETA13:
+    if norm > _THETA13 and norm != float("inf"):  # (nan and inf give nan, as in torch)
         s = int(xp.ceil(xp.log2(xp.asarray(norm / _THETA13))))
     a = x / (2.0**s)
     b = _PADE13
@@ -532,8 +537,11 @@ def inverse(input, *, out=None):
 def linalg_inv_ex(A, *, check_errors=False, out=None):
     """(inverse, info). Mirrors torch.linalg.inv_ex. Differences from torch: a singular matrix
     raises whatever check_errors says."""
+    _no_out(out, "linalg.inv_ex")
     inv = linalg_inv(A)
-    info = _make(A._device.backend.xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None)
+    info = _make(
+        A._device.backend.xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None
+    )
     return return_types.linalg_inv_ex((inv, info))
 
 
@@ -556,6 +564,7 @@ def _slogdet(A, op):
 
 def linalg_slogdet(A, *, out=None):
     """(sign, logabsdet) of the determinant. Mirrors torch.linalg.slogdet."""
+    _no_out(out, "linalg.slogdet")
     return return_types.linalg_slogdet(_slogdet(A, "linalg.slogdet"))
 
 
@@ -566,8 +575,10 @@ def slogdet(input):
 
 def logdet(input):
     """log(det(A)): nan for a negative determinant, -inf for zero. Mirrors torch.logdet."""
+    from minitorch._ops.pointwise import where
+
     sign, logabs = _slogdet(input, "logdet")
-    return logabs + sign.detach().log()
+    return where(sign.detach() < 0, logabs.new_full((), float("nan")), logabs)
 
 
 def _solve_vector_case(A, B) -> bool:
@@ -616,10 +627,9 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
+    _no_out(out, "triangular_solve")
     a = _mT(A) if transpose else A
-    x = linalg_solve_triangular(
-        a, b, upper=upper != transpose, unitriangular=unitriangular
-    )
+    x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
     return return_types.triangular_solve((x, A.clone()))
 
 
@@ -634,6 +644,7 @@ def linalg_cholesky(A, *, upper=False, out=None):
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info). Mirrors torch.linalg.cholesky_ex. Differences from torch: a matrix that is not
     positive-definite raises whatever check_errors says."""
+    _no_out(out, "linalg.cholesky_ex")
     low = linalg_cholesky(A, upper=upper)
     xp = A._device.backend.xp
     info = _make(xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None)
@@ -670,6 +681,7 @@ def cholesky_inverse(L, upper=False, *, out=None):
 
 def linalg_qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
+    _no_out(out, "linalg.qr")
     _check_matrix(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
@@ -681,6 +693,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
 
 def qr(input, some=True, *, out=None):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
+    _no_out(out, "qr")
     q, r = Qr.apply(input, mode="reduced" if some else "complete")
     return return_types.qr((q, r))
 
@@ -688,6 +701,7 @@ def qr(input, some=True, *, out=None):
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
+    _no_out(out, "linalg.eigh")
     _check_matrix(A, "linalg.eigh")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -711,6 +725,7 @@ def linalg_eig(A, *, out=None):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
+    _no_out(out, "linalg.svd")
     _check_matrix(A, "linalg.svd", square=False)
     return return_types.linalg_svd(Svd.apply(A, full_matrices=full_matrices))
 
@@ -723,10 +738,15 @@ def linalg_svdvals(A, *, driver=None, out=None):
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """(U, S, V) (V, not V^T). Mirrors torch.svd."""
+    _no_out(out, "svd")
     _check_matrix(input, "linalg.svd", square=False)
-    u, s, vh = Svd.apply(input, full_matrices=not some)
     if not compute_uv:
-        return return_types.svd((u.detach().zero_(), s, vh.detach().zero_().mT))
+        s = linalg_svdvals(input)
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        zeros = input.new_zeros
+        return return_types.svd((zeros(batch + (m, m)), s, zeros(batch + (n, n))))
+    u, s, vh = Svd.apply(input, full_matrices=not some)
     return return_types.svd((u, s, _mT(vh)))
 
 
@@ -742,7 +762,7 @@ def _default_rtol(A, atol, rtol):
     return _eps(A) * max(A.shape[-2:])
 
 
-def _tolerance(A, s, atol, rtol, hermitian_unused=False):
+def _tolerance(A, s, atol, rtol):
     """max(atol, rtol * largest singular value) per matrix (a Tensor, no gradient)."""
     rtol = _default_rtol(A, atol, rtol)
     smax = s.detach().amax(-1, keepdim=True) if s.shape[-1] else s.detach().sum(-1, keepdim=True)
@@ -794,7 +814,9 @@ def matrix_power(input, n):
 
 
 def linalg_matrix_exp(A):
-    """exp of a batch of square matrices. Mirrors torch.linalg.matrix_exp."""
+    """exp of a batch of square matrices. Mirrors torch.linalg.matrix_exp. Differences from
+    torch: one scaling for the whole batch, from its largest 1-norm, read to the host (on the
+    GPU, one synchronisation)."""
     _check_matrix(A, "linalg.matrix_exp")
     return MatrixExp.apply(A)
 
@@ -861,6 +883,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
 def linalg_lu_factor(A, *, pivot=True, out=None):
     """(LU, pivots) by partial pivoting. Mirrors torch.linalg.lu_factor. Differences from torch:
     forward only (the result never requires grad)."""
+    _no_out(out, "linalg.lu_factor")
     _check_matrix(A, "linalg.lu_factor", square=False)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -894,6 +917,7 @@ def _unpack_raw(xp, lu, piv):
 
 def linalg_lu(A, *, pivot=True, out=None):
     """(P, L, U) with A = P L U. Mirrors torch.linalg.lu. Differences from torch: forward only."""
+    _no_out(out, "linalg.lu")
     _check_matrix(A, "linalg.lu", square=False)
     xp = A._device.backend.xp
     lu, piv, _ = _lu_raw(xp, A._data)
@@ -906,12 +930,18 @@ def linalg_lu(A, *, pivot=True, out=None):
 
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """(P, L, U) from lu_factor's output. Mirrors torch.lu_unpack (forward only)."""
+    _no_out(out, "lu_unpack")
     xp = LU_data._device.backend.xp
     p, low, up = _unpack_raw(xp, LU_data._data, LU_pivots._data)
     d = LU_data._device
     return return_types.lu_unpack(
         (_make(p, d, False, None), _make(low, d, False, None), _make(up, d, False, None))
     )
+
+
+def _no_out(out, op: str):
+    if out is not None:
+        raise NotImplementedError(f"{op}: out= is not supported for this multi-output op")
 
 
 def _write(result, out):

@@ -249,8 +249,14 @@ SPECS = [
         **NOGRAD,
     ),
     # solves
-    row("linalg_solve", lambda T: T.linalg.solve, np.linalg.solve, [(3, 3), (3, 2)], **F32,
-        domain=[well_conditioned, (-1, 1)]),  # fmt: skip
+    row(
+        "linalg_solve",
+        lambda T: T.linalg.solve,
+        np.linalg.solve,
+        [(3, 3), (3, 2)],
+        **F32,
+        domain=[well_conditioned, (-1, 1)],
+    ),  # fmt: skip
     row(
         "linalg_solve_vector",
         lambda T: T.linalg.solve,
@@ -293,8 +299,8 @@ SPECS = [
     ),
     row(
         "solve_triangular_right_unit",
-        lambda T: lambda a, b: T.linalg.solve_triangular(
-            a, b, upper=True, left=False, unitriangular=True
+        lambda T: (
+            lambda a, b: T.linalg.solve_triangular(a, b, upper=True, left=False, unitriangular=True)
         ),
         lambda a, b: _np_solve_tri(a, b, True, left=False, unitriangular=True),
         [(3, 3), (2, 3)],
@@ -439,8 +445,9 @@ SPECS = [
         domain=rectangular,
         **F32,
     ),
-    row("pinverse_wide", lambda T: T.pinverse, np.linalg.pinv, [(2, 4)], domain=rectangular,
-        **F32),  # fmt: skip
+    row(
+        "pinverse_wide", lambda T: T.pinverse, np.linalg.pinv, [(2, 4)], domain=rectangular, **F32
+    ),  # fmt: skip
     row(
         "linalg_matrix_rank",
         lambda T: T.linalg.matrix_rank,
@@ -505,8 +512,14 @@ SPECS = [
         [(2, 3, 3)],
         **NOGRAD,
     ),
-    row("linalg_matrix_exp", lambda T: T.linalg.matrix_exp, _np_expm, [(3, 3)], domain=(-1, 1),
-        **F32),  # fmt: skip
+    row(
+        "linalg_matrix_exp",
+        lambda T: T.linalg.matrix_exp,
+        _np_expm,
+        [(3, 3)],
+        domain=(-1, 1),
+        **F32,
+    ),  # fmt: skip
     row(
         "matrix_exp_scaled_batch",
         lambda T: T.matrix_exp,
