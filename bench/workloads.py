@@ -164,6 +164,91 @@ def mlp_step_tiny_numpy():
 
 
 # ---------------------------------------------------------------------------------------------
+# The nn/optim workloads of the nn issue (written with nn.Module, losses and optimizers; no
+# hand-written NumPy floor: the comparison is with torch).
+
+
+def mlp_nn_step(torch):
+    """The MLP of mlp_step written with nn.Linear, nn.CrossEntropyLoss and optim.SGD."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    sizes = MLP_SIZES
+    layers = []
+    for fan_in, fan_out in zip(sizes[:-1], sizes[1:], strict=True):
+        layers += [nn.Linear(fan_in, fan_out), nn.ReLU()]
+    model = nn.Sequential(*layers[:-1])
+    loss_fn = nn.CrossEntropyLoss()
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    x = torch.randn(MLP_BATCH, sizes[0])
+    y = torch.randint(0, sizes[-1], (MLP_BATCH,))
+
+    def step():
+        loss = loss_fn(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def cnn_step(torch):
+    """28x28x1 batch 64: conv3x3 1->16 pad 1, ReLU, maxpool 2, conv3x3 16->32 pad 1, ReLU,
+    maxpool 2, Linear 1568->10, cross-entropy, SGD."""
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(1, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(32 * 7 * 7, 10),
+    )
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    x = torch.randn(64, 1, 28, 28)
+    y = torch.randint(0, 10, (64,))
+
+    def step():
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    return step
+
+
+def attention_block(torch):
+    """Forward+backward of a single-head attention + MLP block: batch 32, seq 64, dim 128,
+    MLP 128->512->128 with GELU, pre-norm residuals."""
+    nn = torch.nn
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    dim = 128
+    norm1, norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+    qkv, proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+    fc1, fc2 = nn.Linear(dim, 4 * dim), nn.Linear(4 * dim, dim)
+    params = [p for m in (norm1, norm2, qkv, proj, fc1, fc2) for p in m.parameters()]
+    x = torch.randn(32, 64, dim)
+
+    def step():
+        h = norm1(x)
+        q, k, v = qkv(h).chunk(3, dim=-1)
+        att = F.softmax(q @ k.transpose(-2, -1) / dim**0.5, dim=-1)
+        h = x + proj(att @ v)
+        out = h + fc2(F.gelu(fc1(norm2(h))))
+        out.sum().backward()
+        for p in params:
+            p.grad = None
+        return out
+
+    return step
+
+
+# ---------------------------------------------------------------------------------------------
 
 # name -> (builder written against `torch`, NumPy floor builder)
 WORKLOADS = {
@@ -171,14 +256,18 @@ WORKLOADS = {
     "pointwise_fwd_nograd": (pointwise_fwd_nograd, pointwise_fwd_nograd_numpy),
     "mlp_step": (mlp_step, mlp_step_numpy),
     "mlp_step_tiny": (mlp_step_tiny, mlp_step_tiny_numpy),
+    "mlp_nn_step": (mlp_nn_step, None),
+    "cnn_step": (cnn_step, None),
+    "attention_block": (attention_block, None),
 }
 
 LIBRARIES = ("numpy", "minitorch", "torch")
 
 
 def make_step(library: str, workload: str):
-    """Build `workload` for `library` ('numpy', 'minitorch' or 'torch'); return its step."""
+    """Build `workload` for `library` ('numpy', 'minitorch' or 'torch'); return its step (None
+    for a workload without a NumPy floor)."""
     torch_builder, numpy_builder = WORKLOADS[workload]
     if library == "numpy":
-        return numpy_builder()
+        return None if numpy_builder is None else numpy_builder()
     return torch_builder(importlib.import_module(library))
