@@ -3,4 +3,4 @@ torch.utils."""
 
 from __future__ import annotations
 
-from minitorch.utils import data, hooks  # noqa: F401
+from minitorch.utils import data, dlpack, hooks  # noqa: F401
