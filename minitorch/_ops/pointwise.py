@@ -434,16 +434,22 @@ class Relu(Function):
 
 
 class ReluBackward(Function):
-    """out = grad where y > 0, else 0;  grad_grad = g where y > 0,  grad_y = 0 (almost everywhere)
+    """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere)
 
-    Fused (one kernel instead of a comparison, a cast and a product): on every MLP step."""
+    Fused (one kernel instead of a comparison, a cast and a product): on every MLP step. A product
+    with the mask, not `where`: on the CPU NumPy's `where` with a data-dependent mask is about 4x
+    slower (2 ms of a 15 ms MLP step, bench/ mlp_step).
+
+    Differences from torch: a NaN or inf upstream gradient at a unit with y <= 0 gives NaN here,
+    0 in torch; finite gradients give the same numbers."""
 
     _node_name = "ThresholdBackwardBackward0"
 
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(y)
-        return ctx.xp.where(y._data > 0, grad._data, 0)
+        g = grad._data
+        return ctx.xp.multiply(g, y._data > 0, dtype=g.dtype)
 
     @staticmethod
     def backward(ctx, g):
