@@ -518,6 +518,8 @@ def _pack_saved(ctx, results, arrays):
 
 
 def _index_of(s, results, arrays):
+    if len(results) == 1:  # the common single-output op
+        return 0 if s is results[0] or s is arrays[0] else None
     for i, (t, arr) in enumerate(zip(results, arrays, strict=True)):
         if s is t or s is arr:
             return i
