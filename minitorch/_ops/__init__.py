@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools as _functools
+
 from minitorch import _tensor_methods
 from minitorch._ops import indexing as _indexing
 from minitorch._ops import pointwise as _pw
@@ -62,4 +64,45 @@ def _public_names():
 
 
 __all__ = _public_names()
+
+
+# NOTE [ NumPy argument aliases ]
+# torch's argument parser accepts NumPy's spellings `axis=` for `dim=` and `keepdims=` for
+# `keepdim=` on every function that has those parameters; so does minitorch. The public functions
+# that take `dim` (or `keepdim`) but not `axis` are wrapped once here, at import; those that spell
+# the aliases themselves (sum, mean, ...) are left as they are.
+def _with_numpy_aliases(fn):
+    @_functools.wraps(fn)
+    def aliased(*args, **kwargs):
+        if "axis" in kwargs:
+            if "dim" in kwargs:
+                raise TypeError(f"{fn.__name__}() got both 'dim' and its alias 'axis'")
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+
+    return aliased
+
+
+def _takes_dim(fn) -> bool:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return ("dim" in params or "keepdim" in params) and "axis" not in params
+
+
+def _add_numpy_aliases():
+    here = __import__("sys").modules[__name__]
+    for name in __all__:
+        if _takes_dim(getattr(here, name)):
+            setattr(here, name, _with_numpy_aliases(getattr(here, name)))
+    methods = _tensor_methods.TensorMethods
+    for name, fn in list(vars(methods).items()):
+        if not name.startswith("__") and _takes_dim(fn):
+            setattr(methods, name, _with_numpy_aliases(fn))
+
+
+_add_numpy_aliases()
 assert scalar_like  # used by Tensor's reflected operators through this module
