@@ -47,4 +47,3 @@ def vecdot(x, y, *, dim=-1):
     return sum(x * y, dim)
 
 
-_unused = (matmul, vdot, norm, matrix_norm, vector_norm)

@@ -6,7 +6,8 @@ from __future__ import annotations
 __all__ = [
     "max", "min", "median", "nanmedian", "mode", "kthvalue", "sort", "topk", "cummax", "cummin",
     "aminmax", "slogdet", "linalg_slogdet", "qr", "linalg_qr", "svd", "linalg_svd", "linalg_eigh",
-    "linalg_eig", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq", "frexp", "geqrf",
+    "linalg_eig", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq", "frexp", "histogram",
+    "geqrf",
     "linalg_lu", "linalg_lu_factor", "lu_unpack", "triangular_solve",
 ]
 # fmt: on
@@ -76,6 +77,7 @@ linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
 linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
 linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
 frexp = _structseq("frexp", ("mantissa", "exponent"))
+histogram = _structseq("histogram", ("hist", "bin_edges"))
 geqrf = _structseq("geqrf", ("a", "tau"))
 linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
 linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))

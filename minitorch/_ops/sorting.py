@@ -14,10 +14,7 @@ __all__ = [
     "searchsorted", "bucketize", "bincount", "histc", "histogram", "isin",
 ]  # fmt: skip
 
-# TODO(return_types owner): `histogram` is not in minitorch.return_types yet; built here meanwhile.
-_histogram_type = getattr(return_types, "histogram", None) or return_types._structseq(
-    "histogram", ("hist", "bin_edges")
-)
+_histogram_type = return_types.histogram
 
 
 class SortValues(Index):
