@@ -6,7 +6,7 @@ nn.Transformer.generate_square_subsequent_mask) predicts every next token; the l
 the sorted half. Accuracy is measured by greedy decoding on held-out sequences: the fraction of
 sequences sorted entirely right, and of output digits right. Synthetic data, no download.
 
-    python examples/tiny_transformer.py [--steps 1500] [--length 6] [--device cpu|cuda]
+    python examples/tiny_transformer.py [--steps 1000] [--length 6] [--device cpu|cuda]
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def evaluate(model, seq, length):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1500)
+    parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--length", type=int, default=6)
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lr", type=float, default=3e-3)
