@@ -1,4 +1,4 @@
-"""A character-level LSTM that learns the Zen of Python and then writes some of its own, with minitorch.
+"""A character-level LSTM that learns the Zen of Python, then samples text, with minitorch.
 
 The text is the one `import this` prints, which ships with every Python (read from `this.s`, where
 it is stored rot13-encoded, without printing it). An Embedding, a two-layer nn.LSTM and a Linear

@@ -109,8 +109,10 @@ def main(argv=None):
         if step % args.eval_every == 0 or step == args.steps:
             seq_acc, digit_acc = evaluate(model, test, args.length)
             recent = sum(losses[-50:]) / len(losses[-50:])
-            print(f"step {step:5d}  loss {recent:.4f}  sequences sorted {seq_acc:.1%}  "
-                  f"digits right {digit_acc:.1%}  ({time.perf_counter() - start:.0f} s)")
+            print(
+                f"step {step:5d}  loss {recent:.4f}  sequences sorted {seq_acc:.1%}  "
+                f"digits right {digit_acc:.1%}  ({time.perf_counter() - start:.0f} s)"
+            )
     example = test[:1, : args.length + 1]
     with torch.no_grad():
         model.eval()
