@@ -225,9 +225,10 @@ def _ops():
     return ops
 
 
-def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
-    """self <- ufunc(self, other) straight into self's memory when no graph is recorded and no
-    promotion is involved (the optimizer-update case). False when the general path is needed."""
+def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
+    """self <- ufunc(self, alpha * other) straight into self's memory when no graph is recorded
+    and no promotion is involved (the optimizer-update case). False when the general path is
+    needed."""
     if state.enabled and (
         self._requires_grad or self._base is not None or getattr(other, "_requires_grad", False)
     ):
@@ -247,6 +248,11 @@ def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
         return False
     if ufunc == "true_divide" and x.dtype.kind != "f":
         return False
+    if alpha != 1:
+        float_alpha = isinstance(alpha, float)
+        if not isinstance(alpha, (int, float)) or (float_alpha and x.dtype.kind != "f"):
+            return False
+        o = o * alpha
     try:
         getattr(self._device.backend.xp, ufunc)(x, o, out=x)
     except ValueError:
@@ -255,22 +261,14 @@ def _fast_inplace(self: Tensor, other, ufunc: str) -> bool:
     return True
 
 
-def _scaled(other, alpha):
-    """alpha * other for the no-graph fast path (None: leave it to the general path)."""
-    if isinstance(other, Tensor) and not other._requires_grad and isinstance(alpha, (int, float)):
-        if other._data.dtype.kind == "f" or isinstance(alpha, int):
-            return _make(other._data * alpha, other._device, False, None)
-    return None
-
-
 def add_(self, other, *, alpha=1):
-    if _fast_inplace(self, other if alpha == 1 else _scaled(other, alpha), "add"):
+    if _fast_inplace(self, other, "add", alpha):
         return self
     return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
 
 
 def sub_(self, other, *, alpha=1):
-    if _fast_inplace(self, other if alpha == 1 else _scaled(other, alpha), "subtract"):
+    if _fast_inplace(self, other, "subtract", alpha):
         return self
     return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))
 

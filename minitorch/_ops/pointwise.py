@@ -111,7 +111,7 @@ def add(input, other, *, alpha=1, out=None):
             and input._data.dtype is other._data.dtype):
         input, other, _ = promote(input, other, "add")
     if alpha != 1:
-        other = mul(other, alpha)
+        other = mul(other, _alpha(alpha, input, other))
     result = Add.apply(input, other)
     return result if out is None else _out(result, out)
 
@@ -125,8 +125,18 @@ def sub(input, other, *, alpha=1, out=None):
             "`logical_xor()` operator instead."
         )
     if alpha != 1:
-        b = mul(b, alpha)
+        b = mul(b, _alpha(alpha, a, b))
     return _out(Sub.apply(a, b), out)
+
+
+def _alpha(alpha, a, b):
+    """add/sub's alpha, refused as torch does when it is a float and the operands are integral."""
+    t = a if isinstance(a, Tensor) else b
+    if isinstance(alpha, float) and t._data.dtype.kind in "biu":
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    return alpha
 
 
 def rsub(input, other, *, alpha=1):
