@@ -172,6 +172,18 @@ def _dtype_arg(x, op: str, arg: str, pos: builtins.int | None = None) -> dtype:
     raise TypeError(f"{op}(): {where} must be torch.dtype, not {_typename(x)}")
 
 
+_SCALAR_NAMES = {
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+    "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+    "float64": "Double",
+}  # fmt: skip
+
+
+def scalar_name(dt: dtype) -> str:
+    """torch's ScalarType name ('Float' for float32), as its error messages spell dtypes."""
+    return _SCALAR_NAMES[dt.name]
+
+
 def to_dtype(x, op: str = "to_dtype") -> dtype:
     """Read a `dtype=` argument: a dtype, Python `bool`/`int`/`float` (-> bool/int64/float64).
 

@@ -2,26 +2,14 @@
 
 from __future__ import annotations
 
+from minitorch import _dtype
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
 __all__ = ["einsum"]
 
 
-def _short(dt) -> str:
-    names = {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-        "bfloat16": "BFloat16",
-    }
-    return names[dt.name]
+_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -11,9 +11,29 @@ from minitorch.autograd.function import Function, _base_gained_history, _replay_
 from minitorch.autograd.grad_mode import no_grad, state
 
 __all__ = [
-    "apply_inplace", "add_", "sub_", "mul_", "div_", "pow_", "clamp_", "zero_", "fill_", "copy_",
-    "neg_", "exp_", "log_", "sqrt_", "abs_", "tanh_", "sigmoid_", "relu_", "floor_divide_",
-    "remainder_", "write_out", "set_shape_", "copy_slices",
+    "apply_inplace",
+    "add_",
+    "sub_",
+    "mul_",
+    "div_",
+    "pow_",
+    "clamp_",
+    "zero_",
+    "fill_",
+    "copy_",
+    "neg_",
+    "exp_",
+    "log_",
+    "sqrt_",
+    "abs_",
+    "tanh_",
+    "sigmoid_",
+    "relu_",
+    "floor_divide_",
+    "remainder_",
+    "write_out",
+    "set_shape_",
+    "copy_slices",
 ]
 
 # NOTE [ In-place through views ]
@@ -78,11 +98,7 @@ def _check_result(self: Tensor, r: Tensor, op: str):
         )
 
 
-def _short(dt) -> str:
-    names = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-             "bfloat16": "BFloat16"}
-    return names[dt.name]
+_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
@@ -147,8 +163,9 @@ class CopySlices(Function):
     def backward(ctx, grad):
         g_base = g_src = None
         if ctx.needs_input_grad[0]:
-            mask = _make(ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype), grad._device,
-                         False, None)
+            mask = _make(
+                ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype), grad._device, False, None
+            )
             with no_grad():
                 region = _replay_view(mask, ctx.chain)
                 region._data[...] = 0
@@ -161,8 +178,7 @@ class CopySlices(Function):
 def copy_slices(view: Tensor, src: Tensor):
     """Gives `view`'s base the history 'old base with the view region replaced by src'."""
     base = view._base
-    alias = _make(base._data, base._device, base._requires_grad, base._grad_fn,
-                  base._output_nr)
+    alias = _make(base._data, base._device, base._requires_grad, base._grad_fn, base._output_nr)
     tmp = CopySlices.apply(alias, src, chain=view._view_chain)
     gained = not base._requires_grad
     base._grad_fn = tmp._grad_fn
@@ -240,8 +256,10 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         if other._device is not self._device or other._data.dtype != x.dtype:
             return False
         o = other._data
-    elif isinstance(other, float) and x.dtype.kind == "f" or (
-        isinstance(other, int) and not isinstance(other, bool) and x.dtype.kind in "fiu"
+    elif (
+        isinstance(other, float)
+        and x.dtype.kind == "f"
+        or (isinstance(other, int) and not isinstance(other, bool) and x.dtype.kind in "fiu")
     ):
         o = other
     else:
@@ -332,8 +350,10 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return (grad * 0 if ctx.needs_input_grad[0] else None,
-                grad.sum() if ctx.needs_input_grad[1] else None)
+        return (
+            grad * 0 if ctx.needs_input_grad[0] else None,
+            grad.sum() if ctx.needs_input_grad[1] else None,
+        )
 
 
 def fill_(self, value):
@@ -345,8 +365,11 @@ def fill_(self, value):
         )
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
         _check_leaf(self, "fill_")
-        v = value._device.backend.to_host(value._data).item() if isinstance(value, Tensor) \
+        v = (
+            value._device.backend.to_host(value._data).item()
+            if isinstance(value, Tensor)
             else value
+        )
         self._data.fill(v)
         self._vc[0] += 1
         return self
@@ -370,8 +393,10 @@ class CopyFrom(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return (grad * 0 if ctx.needs_input_grad[0] else None,
-                grad if ctx.needs_input_grad[1] else None)
+        return (
+            grad * 0 if ctx.needs_input_grad[0] else None,
+            grad if ctx.needs_input_grad[1] else None,
+        )
 
 
 def copy_(self, src, non_blocking=False):

@@ -209,20 +209,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
     return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
 
 
-def _short(dt) -> str:
-    names = {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-        "bfloat16": "BFloat16",
-    }
-    return names[dt.name]
+_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 class Prod(Function):

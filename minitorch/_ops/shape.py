@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 
+from minitorch import _dtype
 from minitorch._tensor import Tensor, _wrap_dim
 from minitorch.autograd.function import Function
 
@@ -170,20 +171,7 @@ def view_dtype(input: Tensor, dtype) -> Tensor:
     return _make(x.view(np_dtype), input._device, False, None)
 
 
-def _short(dt) -> str:
-    names = {
-        "float32": "Float",
-        "float64": "Double",
-        "float16": "Half",
-        "int64": "Long",
-        "int32": "Int",
-        "int16": "Short",
-        "int8": "Char",
-        "uint8": "Byte",
-        "bool": "Bool",
-        "bfloat16": "BFloat16",
-    }
-    return names.get(dt.name, dt.name)
+_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 def reshape(input: Tensor, shape) -> Tensor:

@@ -7,6 +7,7 @@ import warnings
 import weakref
 
 from minitorch._backend import default_device
+from minitorch._dtype import _SCALAR_NAMES
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad, state
 
@@ -205,18 +206,8 @@ def _short_name(node) -> str:
 
 
 def _type_name(dtype) -> str:
-    names = {
-        "float32": "FloatTensor",
-        "float64": "DoubleTensor",
-        "float16": "HalfTensor",
-        "int64": "LongTensor",
-        "int32": "IntTensor",
-        "int16": "ShortTensor",
-        "int8": "CharTensor",
-        "uint8": "ByteTensor",
-        "bool": "BoolTensor",
-    }
-    return "torch." + names.get(str(dtype).replace("torch.", ""), "Tensor")
+    """'torch.FloatTensor' for float32 (a NumPy or a minitorch dtype), as torch's messages say."""
+    return f"torch.{_SCALAR_NAMES.get(dtype.name, '')}Tensor"
 
 
 class Function:

@@ -183,13 +183,7 @@ def huber_loss(
 
 # --- negative log likelihood and cross entropy ---
 
-_SHORT = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-          "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-          "bool": "Bool"}  # fmt: skip
-
-
-def _short(dt) -> str:
-    return _SHORT.get(dt.name, dt.name)
+_short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 def _check_nll(input: Tensor, target: Tensor, weight) -> None:
