@@ -1284,3 +1284,13 @@ class TensorMethods:
         return _ops.random_ops.map_(self, tensor, callable)
 
     # --- end of random sampling, diagonal fill and host callbacks ---
+
+    # --- pointwise, comparison and tensor-kind methods ---
+
+    # --- linear algebra, scatter and copy-variant methods ---
+
+    # --- nn methods ---
+
+    # --- GPU: pinned memory and streams ---
+
+    # --- autograd hooks ---
