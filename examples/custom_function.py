@@ -3,7 +3,7 @@
 forward and backward are written by hand; because backward is itself written with tensor ops, the
 second derivative comes for free (checked with gradcheck and gradgradcheck).
 
-    python examples/custom_function.py [--steps 500]
+    python examples/custom_function.py [--steps 500] [--device cpu]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--lr", type=float, default=5e-6)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = parser.parse_args(argv)
     torch.manual_seed(0)
 
@@ -40,12 +41,12 @@ def main(argv=None):
     print("gradgradcheck:", torch.autograd.gradgradcheck(LegendreP3.apply, (x64,)))
 
     # fit y = sin(x) with a + b * P3(c + d x), as in PyTorch's tutorial
-    x = torch.linspace(-math.pi, math.pi, 2000)
+    x = torch.linspace(-math.pi, math.pi, 2000, device=args.device)
     y = torch.sin(x)
-    a = torch.full((), 0.0, requires_grad=True)
-    b = torch.full((), -1.0, requires_grad=True)
-    c = torch.full((), 0.0, requires_grad=True)
-    d = torch.full((), 0.3, requires_grad=True)
+    a = torch.full((), 0.0, device=args.device, requires_grad=True)
+    b = torch.full((), -1.0, device=args.device, requires_grad=True)
+    c = torch.full((), 0.0, device=args.device, requires_grad=True)
+    d = torch.full((), 0.3, device=args.device, requires_grad=True)
     loss = None
     for step in range(args.steps):
         y_pred = a + b * LegendreP3.apply(c + d * x)

@@ -28,3 +28,10 @@ def test_custom_function_checks_and_fits(capsys):
     out = capsys.readouterr().out
     assert "gradcheck: True" in out and "gradgradcheck: True" in out
     assert last < first / 2, (first, last)
+
+
+def test_custom_function_runs_on_the_device_given(capsys):
+    # the strict test device refuses any implicit host round-trip the example might make
+    loss = _load("custom_function").main(["--steps", "3", "--device", "strict"])
+    assert loss > 0
+    assert "grad_fn AddBackward0" in capsys.readouterr().out
