@@ -1294,3 +1294,20 @@ class TensorMethods:
     # --- GPU: pinned memory and streams ---
 
     # --- autograd hooks ---
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """hook(tensor) runs after backward() has accumulated this leaf's .grad; returns a handle.
+
+        Mirrors torch.Tensor.register_post_accumulate_grad_hook (leaves only; autograd.grad,
+        which accumulates nothing, does not run it).
+        """
+        from minitorch.autograd.function import _Handle
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        hooks = self.__dict__.get("_post_acc_hooks")
+        if hooks is None:
+            hooks = self.__dict__["_post_acc_hooks"] = {}
+        return _Handle(hooks, hook)

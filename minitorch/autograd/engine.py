@@ -143,19 +143,17 @@ def _check_input(t):
 
 def _dependencies(roots):
     """Number of incoming edges of every node reachable from `roots` (iterative DFS)."""
-    deps = {}
-    stack = list(roots)
-    seen = set(stack)
+    deps = dict.fromkeys(roots, 0)  # a node is in deps once it has been reached
+    stack = list(deps)
     while stack:
-        node = stack.pop()
-        for e in node._next:
-            if e is None:
-                continue
-            child = e[0]
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+        for e in stack.pop()._next:
+            if e is not None:
+                child = e[0]
+                if child in deps:
+                    deps[child] += 1
+                else:
+                    deps[child] = 1
+                    stack.append(child)
     return deps
 
 
@@ -511,7 +509,9 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
         for hook in list(post.values()):
-            hook(leaf)
+            returned = hook(leaf)
+            if returned is not None:
+                raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
 
 
 def _add_into(old: Tensor, g: Tensor) -> bool:

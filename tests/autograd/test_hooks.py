@@ -209,3 +209,39 @@ def test_hooks_do_not_keep_the_graph_alive():
         assert node() is None
     finally:
         gc.enable()
+
+
+# --- post-accumulate-grad hooks ---
+
+
+def test_post_accumulate_grad_hook_sees_the_accumulated_grad_and_can_be_removed():
+    x = mt.ones(3, requires_grad=True)
+    seen = []
+    handle = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.tolist()))
+    (x * 2).sum().backward()
+    (x * 3).sum().backward()
+    assert seen == [[2.0, 2.0, 2.0], [5.0, 5.0, 5.0]]
+    handle.remove()
+    (x * 2).sum().backward()
+    assert len(seen) == 2
+
+
+def test_post_accumulate_grad_hook_runs_for_backward_inputs_but_not_autograd_grad():
+    x = mt.ones(2, requires_grad=True)
+    fired = []
+    x.register_post_accumulate_grad_hook(lambda t: fired.append(t.grad.sum().item()))
+    mt.autograd.grad((x * 4).sum(), x)
+    assert fired == []
+    (x * 4).sum().backward(inputs=[x])
+    assert fired == [8.0]
+
+
+def test_post_accumulate_grad_hook_refusals():
+    x = mt.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="non-leaf"):
+        (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        mt.ones(2).register_post_accumulate_grad_hook(lambda t: None)
+    x.register_post_accumulate_grad_hook(lambda t: 5)
+    with pytest.raises(TypeError, match="hook returned 'int'"):
+        x.sum().backward()
