@@ -15,7 +15,7 @@ from minitorch import (  # noqa: F401
     return_types,
 )
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
-from minitorch._backend import set_default_device  # noqa: F401
+from minitorch._backend import OutOfMemoryError, set_default_device  # noqa: F401
 from minitorch._dlpack import from_dlpack  # noqa: F401
 from minitorch._dtype import (  # noqa: F401
     bfloat16,
@@ -44,8 +44,10 @@ from minitorch._dtype import (  # noqa: F401
 )
 from minitorch._factories import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
+from minitorch._settings import *  # noqa: F403
 from minitorch._tensor import Size, Tensor  # noqa: F401
 from minitorch._tensor_str import set_printoptions  # noqa: F401
+from minitorch._windows import *  # noqa: F403
 from minitorch.autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -132,8 +134,25 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.
 # NOTE [ Lazy submodules ]
 # nn, optim, utils and serialization are imported on first use (`torch.nn`, `from minitorch import
 # nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
-_LAZY_MODULES = ("nn", "optim", "utils", "serialization")
+_LAZY_MODULES = ("nn", "optim", "utils", "serialization", "accelerator", "backends")
 _LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+# torch.conv2d, torch.batch_norm, torch.dropout, ...: the torch.* forms of nn ops, kept in
+# minitorch/nn/_torch_namespace.py (its __all__ is this list; a test checks they agree)
+_NN_TORCH_NAMES = """
+    conv1d conv2d conv3d conv_transpose1d conv_transpose2d conv_transpose3d convolution conv_tbc
+    avg_pool1d max_pool1d max_pool2d max_pool3d max_pool1d_with_indices adaptive_avg_pool1d
+    adaptive_max_pool1d batch_norm layer_norm group_norm instance_norm rms_norm dropout dropout_
+    alpha_dropout alpha_dropout_ feature_dropout feature_dropout_ feature_alpha_dropout
+    feature_alpha_dropout_ embedding embedding_bag embedding_renorm_ pixel_shuffle
+    pixel_unshuffle channel_shuffle native_channel_shuffle cosine_similarity pairwise_distance
+    pdist kl_div hinge_embedding_loss margin_ranking_loss cosine_embedding_loss
+    triplet_margin_loss poisson_nll_loss binary_cross_entropy_with_logits ctc_loss prelu rrelu
+    rrelu_ hardshrink threshold threshold_ constant_pad_nd rnn_tanh_cell rnn_relu_cell lstm_cell
+    gru_cell bilinear affine_grid_generator grid_sampler grid_sampler_2d grid_sampler_3d
+    native_dropout native_layer_norm native_batch_norm native_group_norm rnn_tanh rnn_relu lstm
+    gru
+""".split()
+_LAZY_NAMES.update(dict.fromkeys(_NN_TORCH_NAMES, "nn._torch_namespace"))
 
 
 def __getattr__(name):

@@ -1287,11 +1287,373 @@ class TensorMethods:
 
     # --- pointwise, comparison and tensor-kind methods ---
 
+    # pointwise math (minitorch/_ops/pointwise_misc.py, special.py)
+
+    def angle(self):
+        return _ops.angle(self)
+
+    def copysign(self, other):
+        return _ops.copysign(self, other)
+
+    def copysign_(self, other):
+        return _ops.pointwise_misc.copysign_(self, other)
+
+    def deg2rad(self):
+        return _ops.deg2rad(self)
+
+    def deg2rad_(self):
+        return _ops.deg2rad_(self)
+
+    def rad2deg(self):
+        return _ops.rad2deg(self)
+
+    def rad2deg_(self):
+        return _ops.rad2deg_(self)
+
+    def float_power(self, exponent):
+        return _ops.float_power(self, exponent)
+
+    def float_power_(self, exponent):
+        return _ops.pointwise_misc.float_power_(self, exponent)
+
+    def floor_divide(self, other):
+        return _ops.floor_divide(self, other)
+
+    def floor_divide_(self, other):
+        return _ops.floor_divide_(self, other)
+
+    def remainder(self, other):
+        return _ops.remainder(self, other)
+
+    def remainder_(self, other):
+        return _ops.remainder_(self, other)
+
+    def frexp(self):
+        return _ops.frexp(self)
+
+    def gcd(self, other):
+        return _ops.gcd(self, other)
+
+    def gcd_(self, other):
+        return _ops.gcd_(self, other)
+
+    def lcm(self, other):
+        return _ops.lcm(self, other)
+
+    def lcm_(self, other):
+        return _ops.lcm_(self, other)
+
+    def heaviside(self, values):
+        return _ops.heaviside(self, values)
+
+    def heaviside_(self, values):
+        return _ops.pointwise_misc.heaviside_(self, values)
+
+    def ldexp(self, other):
+        return _ops.ldexp(self, other)
+
+    def ldexp_(self, other):
+        return _ops.ldexp_(self, other)
+
+    def nextafter(self, other):
+        return _ops.nextafter(self, other)
+
+    def nextafter_(self, other):
+        return _ops.pointwise_misc.nextafter_(self, other)
+
+    def i0(self):
+        return _ops.i0(self)
+
+    def i0_(self):
+        return _ops.i0_(self)
+
+    def sinc(self):
+        return _ops.sinc(self)
+
+    def sinc_(self):
+        return _ops.sinc_(self)
+
+    def igamma(self, other):
+        return _ops.igamma(self, other)
+
+    def igamma_(self, other):
+        return _ops.special.igamma_(self, other)
+
+    def igammac(self, other):
+        return _ops.igammac(self, other)
+
+    def igammac_(self, other):
+        return _ops.special.igammac_(self, other)
+
+    def mvlgamma(self, p):
+        return _ops.mvlgamma(self, p)
+
+    def mvlgamma_(self, p):
+        return _ops.special.mvlgamma_(self, p)
+
+    def sign_(self):
+        return _ops.pointwise_misc.sign_(self)
+
+    def positive(self):
+        return _ops.positive(self)
+
+    def clamp_min_(self, min):
+        return _ops.clamp_min_(self, min)
+
+    def clamp_max_(self, max):
+        return _ops.clamp_max_(self, max)
+
+    # in-place comparisons (minitorch/_ops/logical.py)
+
+    def eq_(self, other):
+        return _ops.logical.eq_(self, other)
+
+    def ne_(self, other):
+        return _ops.logical.ne_(self, other)
+
+    def lt_(self, other):
+        return _ops.logical.lt_(self, other)
+
+    def le_(self, other):
+        return _ops.logical.le_(self, other)
+
+    def gt_(self, other):
+        return _ops.logical.gt_(self, other)
+
+    def ge_(self, other):
+        return _ops.logical.ge_(self, other)
+
+    not_equal_ = ne_
+    less_ = lt_
+    less_equal_ = le_
+    greater_ = gt_
+    greater_equal_ = ge_
+
+    # in-place scans, sums to a size, splits, select (cumulative.py, tensor_misc.py)
+
+    def cumsum_(self, dim, *, dtype=None):
+        return _ops.cumulative.cumsum_(self, dim, dtype=dtype)
+
+    def cumprod_(self, dim, *, dtype=None):
+        return _ops.cumulative.cumprod_(self, dim, dtype=dtype)
+
+    def sum_to_size(self, *size):
+        return _ops.tensor_misc.sum_to_size(self, *size)
+
+    def map2_(self, x, y, callable):
+        return _ops.tensor_misc.map2_(self, x, y, callable)
+
+    def unsafe_chunk(self, chunks, dim=0):
+        return _ops.unsafe_chunk(self, chunks, dim)
+
+    def unsafe_split(self, split_size, dim=0):
+        return _ops.unsafe_split(self, split_size, dim)
+
+    def unsafe_split_with_sizes(self, split_sizes, dim=0):
+        return _ops.unsafe_split_with_sizes(self, split_sizes, dim)
+
+    def select(self, dim, index):
+        return _ops.select(self, dim, index)
+
+    def nonzero_static(self, *, size, fill_value=-1):
+        return _ops.nonzero_static(self, size=size, fill_value=fill_value)
+
+    def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                          layout=None, pin_memory=False):
+        return _ops.tensor_misc.new_empty_strided(
+            self, size, stride, dtype=dtype, device=device, requires_grad=requires_grad
+        )
+
+    # tensor kind: real, dense, strided (see minitorch/_ops/tensor_misc.py)
+
+    def is_nonzero(self):
+        return _ops.is_nonzero(self)
+
+    def is_same_size(self, other):
+        return _ops.is_same_size(self, other)
+
+    def isreal(self):
+        return _ops.isreal(self)
+
+    def is_conj(self):
+        return False
+
+    def is_neg(self):
+        return False
+
+    def is_inference(self):
+        return False
+
+    def is_shared(self):
+        return False
+
+    def share_memory_(self):
+        return self
+
+    def conj(self):
+        return self
+
+    def conj_physical(self):
+        return self
+
+    def conj_physical_(self):
+        return self
+
+    def resolve_conj(self):
+        return self
+
+    def resolve_neg(self):
+        return self
+
+    @property
+    def real(self):
+        return self
+
+    @real.setter
+    def real(self, value):
+        _ops.copy_(self, value)
+
+    @property
+    def imag(self):
+        return _ops.imag(self)
+
+    def cfloat(self, memory_format=None):
+        return _ops.tensor_misc.complex_unsupported(self, "cfloat")
+
+    def cdouble(self, memory_format=None):
+        return _ops.tensor_misc.complex_unsupported(self, "cdouble")
+
+    def chalf(self, memory_format=None):
+        return _ops.tensor_misc.complex_unsupported(self, "chalf")
+
+    @property
+    def layout(self):
+        return _ops.tensor_misc.strided
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_mps = is_xpu = property(
+        lambda self: False
+    )
+    is_ipu = is_mkldnn = is_vulkan = is_xla = is_mtia = is_maia = is_nested = property(
+        lambda self: False
+    )
+
     # --- linear algebra, scatter and copy-variant methods ---
+
+    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+        return _ops.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
+
+    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+        return _ops.addmv_(self, mat, vec, beta=beta, alpha=alpha)
+
+    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+        return _ops.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+        return _ops.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
+
+    def cross(self, *args, **kwargs):
+        return _ops.cross(self, *args, **kwargs)
+
+    def dist(self, *args, **kwargs):
+        return _ops.dist(self, *args, **kwargs)
+
+    def renorm(self, *args, **kwargs):
+        return _ops.renorm(self, *args, **kwargs)
+
+    def renorm_(self, *args, **kwargs):
+        return _ops.renorm_(self, *args, **kwargs)
+
+    def cov(self, *args, **kwargs):
+        return _ops.cov(self, *args, **kwargs)
+
+    def corrcoef(self, *args, **kwargs):
+        return _ops.corrcoef(self, *args, **kwargs)
+
+    def lu(self, *args, **kwargs):
+        return _ops.lu(self, *args, **kwargs)
+
+    def lu_solve(self, *args, **kwargs):
+        return _ops.lu_solve(self, *args, **kwargs)
+
+    def eig(self, *args, **kwargs):
+        return _ops.eig(self, *args, **kwargs)
+
+    def symeig(self, *args, **kwargs):
+        return _ops.symeig(self, *args, **kwargs)
+
+    def solve(self, *args, **kwargs):
+        return _ops.solve(self, *args, **kwargs)
+
+    def lstsq(self, *args, **kwargs):
+        return _ops.lstsq(self, *args, **kwargs)
+
+    def geqrf(self, *args, **kwargs):
+        return _ops.geqrf(self, *args, **kwargs)
+
+    def orgqr(self, *args, **kwargs):
+        return _ops.orgqr(self, *args, **kwargs)
+
+    def ormqr(self, *args, **kwargs):
+        return _ops.ormqr(self, *args, **kwargs)
+
+    def select_scatter(self, *args, **kwargs):
+        return _ops.select_scatter(self, *args, **kwargs)
+
+    def slice_scatter(self, *args, **kwargs):
+        return _ops.slice_scatter(self, *args, **kwargs)
+
+    def diagonal_scatter(self, *args, **kwargs):
+        return _ops.diagonal_scatter(self, *args, **kwargs)
+
+    def as_strided_scatter(self, *args, **kwargs):
+        return _ops.as_strided_scatter(self, *args, **kwargs)
+
+    def index_reduce(self, *args, **kwargs):
+        return _ops.index_reduce(self, *args, **kwargs)
+
+    def index_reduce_(self, *args, **kwargs):
+        return _ops.index_reduce_(self, *args, **kwargs)
+
+    def narrow_copy(self, *args, **kwargs):
+        return _ops.narrow_copy(self, *args, **kwargs)
+
+    def as_strided_(self, *args, **kwargs):
+        return _ops.as_strided_(self, *args, **kwargs)
+
+    # --- end of linear algebra, scatter and copy-variant methods ---
 
     # --- nn methods ---
 
+    def hardshrink(self, lambd=0.5):
+        from minitorch.nn import functional as F  # nn is imported lazily: NOTE [ Lazy submodules ]
+
+        return F.hardshrink(self, lambd)
+
+    def prelu(self, weight):
+        from minitorch.nn import functional as F
+
+        return F.prelu(self, weight)
+
     # --- GPU: pinned memory and streams ---
+
+    def pin_memory(self, device=None):
+        return _ops.pin_memory(self, device)
+
+    def is_pinned(self, device=None):
+        return _ops.is_pinned(self, device)
+
+    def record_stream(self, stream):
+        return _ops.record_stream(self, stream)
 
     # --- autograd hooks ---
 

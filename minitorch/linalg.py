@@ -3,39 +3,49 @@
 from __future__ import annotations
 
 from minitorch._ops.linalg import matmul, vdot
-from minitorch._ops.linalg_decomp import LinAlgError
-from minitorch._ops.linalg_decomp import linalg_cholesky as cholesky
-from minitorch._ops.linalg_decomp import linalg_cholesky_ex as cholesky_ex
-from minitorch._ops.linalg_decomp import linalg_cond as cond
-from minitorch._ops.linalg_decomp import linalg_det as det
-from minitorch._ops.linalg_decomp import linalg_eig as eig
-from minitorch._ops.linalg_decomp import linalg_eigh as eigh
-from minitorch._ops.linalg_decomp import linalg_eigvalsh as eigvalsh
-from minitorch._ops.linalg_decomp import linalg_inv as inv
-from minitorch._ops.linalg_decomp import linalg_inv_ex as inv_ex
-from minitorch._ops.linalg_decomp import linalg_lstsq as lstsq
-from minitorch._ops.linalg_decomp import linalg_lu as lu
-from minitorch._ops.linalg_decomp import linalg_lu_factor as lu_factor
-from minitorch._ops.linalg_decomp import linalg_matrix_exp as matrix_exp
-from minitorch._ops.linalg_decomp import linalg_matrix_power as matrix_power
-from minitorch._ops.linalg_decomp import linalg_matrix_rank as matrix_rank
-from minitorch._ops.linalg_decomp import linalg_pinv as pinv
-from minitorch._ops.linalg_decomp import linalg_qr as qr
-from minitorch._ops.linalg_decomp import linalg_slogdet as slogdet
-from minitorch._ops.linalg_decomp import linalg_solve as solve
-from minitorch._ops.linalg_decomp import linalg_solve_triangular as solve_triangular
-from minitorch._ops.linalg_decomp import linalg_svd as svd
-from minitorch._ops.linalg_decomp import linalg_svdvals as svdvals
+from minitorch._ops.linalg_factor import linalg_cholesky as cholesky
+from minitorch._ops.linalg_factor import linalg_cholesky_ex as cholesky_ex
+from minitorch._ops.linalg_factor import linalg_eig as eig
+from minitorch._ops.linalg_factor import linalg_eigh as eigh
+from minitorch._ops.linalg_factor import linalg_eigvals as eigvals
+from minitorch._ops.linalg_factor import linalg_eigvalsh as eigvalsh
+from minitorch._ops.linalg_factor import linalg_householder_product as householder_product
+from minitorch._ops.linalg_factor import linalg_qr as qr
+from minitorch._ops.linalg_factor import linalg_svd as svd
+from minitorch._ops.linalg_factor import linalg_svdvals as svdvals
+from minitorch._ops.linalg_matfn import linalg_cond as cond
+from minitorch._ops.linalg_matfn import linalg_lstsq as lstsq
+from minitorch._ops.linalg_matfn import linalg_matrix_exp as matrix_exp
+from minitorch._ops.linalg_matfn import linalg_matrix_power as matrix_power
+from minitorch._ops.linalg_matfn import linalg_matrix_rank as matrix_rank
+from minitorch._ops.linalg_matfn import linalg_pinv as pinv
+from minitorch._ops.linalg_more import linalg_cross as cross
+from minitorch._ops.linalg_more import linalg_multi_dot as multi_dot
+from minitorch._ops.linalg_more import linalg_vander as vander
+from minitorch._ops.linalg_solve import LinAlgError
+from minitorch._ops.linalg_solve import linalg_det as det
+from minitorch._ops.linalg_solve import linalg_inv as inv
+from minitorch._ops.linalg_solve import linalg_inv_ex as inv_ex
+from minitorch._ops.linalg_solve import linalg_lu as lu
+from minitorch._ops.linalg_solve import linalg_lu_factor as lu_factor
+from minitorch._ops.linalg_solve import linalg_lu_factor_ex as lu_factor_ex
+from minitorch._ops.linalg_solve import linalg_lu_solve as lu_solve
+from minitorch._ops.linalg_solve import linalg_slogdet as slogdet
+from minitorch._ops.linalg_solve import linalg_solve as solve
+from minitorch._ops.linalg_solve import linalg_solve_ex as solve_ex
+from minitorch._ops.linalg_solve import linalg_solve_triangular as solve_triangular
 from minitorch._ops.reduction_more import linalg_norm as norm
 from minitorch._ops.reduction_more import matrix_norm, vector_norm
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "matmul", "vecdot", "vdot"]
-# decompositions and solvers (minitorch/_ops/linalg_decomp.py)
+# decompositions and solvers (minitorch/_ops/linalg_solve.py, linalg_factor.py, linalg_matfn.py)
 # fmt: off
 __all__ += [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "det", "eig", "eigh", "eigvalsh", "inv",
     "inv_ex", "lstsq", "lu", "lu_factor", "matrix_exp", "matrix_power", "matrix_rank", "pinv", "qr",
-    "slogdet", "solve", "solve_triangular", "svd", "svdvals",
+    "slogdet", "solve", "solve_triangular", "svd", "svdvals", "eigvals", "householder_product",
+    "lu_factor_ex", "lu_solve", "solve_ex", "cross", "multi_dot", "vander", "diagonal",
+    "tensorinv", "tensorsolve",
 ]
 # fmt: on
 
@@ -47,3 +57,52 @@ def vecdot(x, y, *, dim=-1):
     return sum(x * y, dim)
 
 
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """The diagonal of a batch of matrices (a view). Mirrors torch.linalg.diagonal."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def _prod(shape) -> int:
+    r = 1
+    for s in shape:
+        r *= s
+    return r
+
+
+def tensorinv(A, ind=2, *, out=None):
+    """The inverse of A for tensordot over ind dims: shape A.shape[ind:] + A.shape[:ind].
+    Mirrors torch.linalg.tensorinv."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A.shape)
+    rows, cols = _prod(shape[:ind]), _prod(shape[ind:])
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {cols} != {rows}"
+        )
+    r = inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+    return r if out is None else _copy_out(out, r)
+
+
+def tensorsolve(A, B, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B. Mirrors torch.linalg.tensorsolve."""
+    if dims is not None:
+        moved = [d % A.ndim for d in dims]
+        A = A.movedim(moved, list(range(A.ndim - len(moved), A.ndim)))
+    shape = tuple(A.shape)
+    rest = shape[B.ndim :]
+    rows, cols = _prod(shape[: B.ndim]), _prod(rest)
+    if rows != cols:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"
+        )
+    r = solve(A.reshape(rows, cols), B.reshape(rows)).reshape(rest)
+    return r if out is None else _copy_out(out, r)
+
+
+def _copy_out(out, result):
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)

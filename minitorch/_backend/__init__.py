@@ -9,7 +9,7 @@ import threading
 __all__ = [
     "Device", "device", "tensor_device", "backend_of", "Backend", "register_backend", "cpu",
     "default_device", "set_default_device", "CudaUnavailableError", "current_cuda_index",
-    "set_current_cuda_index",
+    "set_current_cuda_index", "OutOfMemoryError",
 ]
 # fmt: on
 
@@ -23,6 +23,12 @@ class CudaUnavailableError(RuntimeError, AssertionError):
     torch raises AssertionError ("Torch not compiled with CUDA enabled") there; this error is both a
     RuntimeError and an AssertionError, so code catching either keeps working.
     """
+
+
+class OutOfMemoryError(RuntimeError):
+    """A GPU allocation failed even after the allocator's cache was emptied. Mirrors
+    torch.OutOfMemoryError (exported as minitorch.cuda.OutOfMemoryError); the message ends with
+    minitorch.cuda.memory_summary()."""
 
 
 class Device:
@@ -195,6 +201,16 @@ class Backend:
     def to_host(self, array):
         """An explicit device-to-host copy as a NumPy array (shares memory on CPU)."""
         raise NotImplementedError
+
+    def from_host_nonblocking(self, array, device):
+        """from_host for `.to(device, non_blocking=True)`: asynchronous on the current stream
+        where the backend can (CuPy, from pinned memory); otherwise from_host."""
+        return self.from_host(array, device)
+
+    def to_host_nonblocking(self, array):
+        """to_host for `.to('cpu', non_blocking=True)`: CuPy copies into pinned memory on the
+        current stream and returns before the copy is done; otherwise to_host."""
+        return self.to_host(array)
 
     def is_array(self, obj) -> bool:
         raise NotImplementedError

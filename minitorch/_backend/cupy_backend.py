@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from minitorch._backend import Backend
+import numpy
+
+from minitorch._backend import Backend, OutOfMemoryError
 
 _INSTALL_HINT = (
     "install minitorch with the 'cuda12' or 'cuda13' extra (pip install 'minitorch-np[cuda12]')"
@@ -55,6 +57,105 @@ def device_count() -> int:
     return _import_cupy().cuda.runtime.getDeviceCount()
 
 
+def _format_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    return ""  # pragma: no cover
+
+
+# The function that describes a device's memory in an OutOfMemoryError (minitorch.cuda's
+# memory_summary, registered when minitorch.cuda.memory is imported; the backend does not import
+# the public API above it).
+oom_describer = None
+
+
+class MemoryTracker:
+    """The allocator minitorch puts in front of CuPy's default memory pool.
+
+    # NOTE [ Peak memory tracking ]
+    CuPy's pool reports current usage (used_bytes, total_bytes) but no peaks. Usage only grows
+    inside malloc, so reading it there after each allocation gives exact peaks. The wrapper adds
+    one Python call and three C calls to an allocation: about 0.4-0.6 us measured with C
+    stand-ins for the pool on a loaded CPU, against several us for cupy.empty itself; frees go
+    straight back to the pool untouched. A failed allocation empties the pool's cache
+    and retries once (torch's num_alloc_retries), then raises minitorch's OutOfMemoryError.
+    """
+
+    def __init__(self, cupy):
+        self.pool = cupy.get_default_memory_pool()
+        self._malloc = self.pool.malloc
+        self._used = self.pool.used_bytes
+        self._total = self.pool.total_bytes
+        self._current_device = cupy.cuda.runtime.getDevice
+        self._oom = cupy.cuda.memory.OutOfMemoryError
+        self._device_cls = cupy.cuda.Device
+        # device index -> [peak allocated, peak reserved, allocations, bytes requested,
+        #                   retries, ooms]
+        self.stats: dict = {}
+        self.malloc = self._make_malloc()
+
+    def device_stats(self, index: int) -> list:
+        st = self.stats.get(index)
+        if st is None:
+            st = self.stats[index] = [0, 0, 0, 0, 0, 0]
+        return st
+
+    def _make_malloc(self):
+        """The allocator function: a closure over locals, the cheapest Python call there is
+        (attribute lookups on self cost about a third more, measured)."""
+        pool_malloc, used_bytes, total_bytes = self._malloc, self._used, self._total
+        current_device, oom, stats_get = self._current_device, self._oom, self.stats.get
+        device_stats, retry = self.device_stats, self._retry
+
+        def malloc(nbytes):
+            try:
+                mem = pool_malloc(nbytes)
+            except oom as e:
+                mem = retry(nbytes, e)
+            st = stats_get(current_device())
+            if st is None:
+                st = device_stats(current_device())
+            used = used_bytes()
+            if used > st[0]:
+                st[0] = used
+            reserved = total_bytes()
+            if reserved > st[1]:
+                st[1] = reserved
+            st[2] += 1
+            st[3] += nbytes
+            return mem
+
+        return malloc
+
+    def _retry(self, nbytes, error):
+        index = self._current_device()
+        st = self.device_stats(index)
+        st[4] += 1
+        self.pool.free_all_blocks()
+        try:
+            return self._malloc(nbytes)
+        except self._oom:
+            st[5] += 1
+        summary = ""
+        if oom_describer is not None:
+            try:
+                summary = "\n" + oom_describer(index)
+            except Exception:  # the error being raised matters more than its description
+                summary = ""
+        raise OutOfMemoryError(
+            f"CUDA out of memory. Tried to allocate {_format_bytes(nbytes)}. GPU {index}: "
+            f"{_format_bytes(self._used())} allocated by minitorch, "
+            f"{_format_bytes(self._total())} reserved. ({error}){summary}"
+        ) from None
+
+    def reset_peaks(self, index: int) -> None:
+        with self._device_cls(index):
+            st = self.device_stats(index)
+            st[0], st[1] = self._used(), self._total()
+
+
 class CupyBackend(Backend):
     name = "cupy"
 
@@ -66,6 +167,12 @@ class CupyBackend(Backend):
         self.array_cls = cupy.ndarray
         self.scalar_cls = ()
         self._cupyx = cupyx
+        self.memory = MemoryTracker(cupy)
+        cupy.cuda.set_allocator(self.memory.malloc)
+        self._pinned_cls = cupy.cuda.PinnedMemoryPointer
+        # (event, object) pairs: objects an asynchronous copy or record_stream() must keep alive
+        # until the GPU has passed the event (see keep_alive).
+        self._pending: list = []
 
     def from_host(self, array, device):
         with self.xp.cuda.Device(device.index or 0):
@@ -73,6 +180,65 @@ class CupyBackend(Backend):
 
     def to_host(self, array):
         return self.xp.asnumpy(array)
+
+    # --- pinned memory and asynchronous copies ---
+
+    def empty_pinned(self, shape, dtype):
+        """A NumPy array whose buffer comes from CuPy's pinned (page-locked) memory pool."""
+        dtype = numpy.dtype(dtype)
+        nbytes = dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        mem = self.xp.cuda.alloc_pinned_memory(max(nbytes, 1))
+        return numpy.ndarray(shape, dtype, buffer=mem)
+
+    def pin(self, array):
+        """A pinned copy of host `array` (C-contiguous)."""
+        out = self.empty_pinned(array.shape, array.dtype)
+        out[...] = array
+        return out
+
+    def is_pinned(self, array) -> bool:
+        """Whether host `array`'s memory comes from CuPy's pinned pool (views included)."""
+        b = array
+        while b is not None:
+            if isinstance(b, self._pinned_cls):
+                return True
+            b = getattr(b, "base", None)
+        return False
+
+    def keep_alive(self, obj, stream) -> None:
+        """Holds `obj` until the work queued on `stream` so far is done, so its memory is not
+        reused under an asynchronous copy or a kernel (torch's record_stream)."""
+        if self._pending:
+            self._pending = [p for p in self._pending if not p[0].done]
+        event = self.xp.cuda.Event(disable_timing=True)
+        event.record(stream)
+        self._pending.append((event, obj))
+
+    def from_host_nonblocking(self, array, device):
+        if not self.is_pinned(array) or array.size == 0:
+            return self.from_host(array, device)
+        cuda = self.xp.cuda
+        with cuda.Device(device.index or 0):
+            stream = cuda.get_current_stream()
+            out = self.xp.empty(array.shape, array.dtype)
+            out.set(array, stream=stream)
+            self.keep_alive(array, stream)
+        return out
+
+    def to_host_nonblocking(self, array):
+        if array.size == 0:
+            return self.to_host(array)
+        stream = self.xp.cuda.get_current_stream()
+        src = self.xp.ascontiguousarray(array)
+        out = self.empty_pinned(array.shape, array.dtype)
+        try:
+            src.get(stream=stream, out=out, blocking=False)
+        except TypeError:  # CuPy before 13 has no `blocking`: get() on a stream still queues
+            src.get(stream=stream, out=out)
+        self.keep_alive(src, stream)
+        return out
 
     def is_array(self, obj) -> bool:
         return isinstance(obj, self.xp.ndarray)
@@ -92,6 +258,7 @@ class CupyBackend(Backend):
 
     def synchronize(self, device):
         self.xp.cuda.Device(device.index or 0).synchronize()
+        self._pending = [p for p in self._pending if not p[0].done]
 
     def device_context(self, device):
         return self.xp.cuda.Device(device.index or 0)

@@ -25,6 +25,10 @@ _SCIPY_NAMES = {
     "lgamma": "gammaln",
     "digamma": "psi",
     "polygamma": "polygamma",
+    "i0": "i0",
+    "i1": "i1",
+    "gammainc": "gammainc",
+    "gammaincc": "gammaincc",
 }
 
 
@@ -153,6 +157,73 @@ def _polygamma(n, x):
         return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
 
 
+def _i1_scalar(v: float) -> float:
+    """The modified Bessel function I1 by its power series (fine up to overflow)."""
+    if math.isnan(v) or math.isinf(v):
+        return v
+    half = v / 2.0
+    term = half
+    total = term
+    k = 0
+    while abs(term) > 1e-17 * abs(total):
+        k += 1
+        term *= half * half / (k * (k + 1))
+        total += term
+    return total
+
+
+def _gammainc_scalars(a: float, x: float) -> tuple:
+    """(P(a, x), Q(a, x)), the regularized incomplete gamma functions: the power series of P
+    below x = a + 1, the continued fraction of Q (modified Lentz) above it."""
+    if math.isnan(a) or math.isnan(x) or a < 0 or x < 0:
+        return math.nan, math.nan
+    if a == 0:
+        return (1.0, 0.0) if x > 0 else (math.nan, math.nan)
+    if x == 0:
+        return 0.0, 1.0
+    if math.isinf(x):
+        return 1.0, 0.0
+    log_front = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = total = 1.0 / a
+        n = 0
+        while abs(term) > 1e-17 * abs(total) and n < 100000:
+            n += 1
+            term *= x / (a + n)
+            total += term
+        p = total * math.exp(log_front)
+        return p, 1.0 - p
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 100000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            break
+    q = h * math.exp(log_front)
+    return 1.0 - q, q
+
+
+def _gammainc_pair(which: int):
+    ufunc = np.frompyfunc(lambda a, x: _gammainc_scalars(a, x)[which], 2, 1)
+
+    def apply(a, x):
+        a = np.asarray(a, dtype=np.float64)
+        return np.asarray(ufunc(a, np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+    return apply
+
+
 _erf = _elementwise(math.erf)
 _erfc = _elementwise(math.erfc)
 
@@ -163,6 +234,10 @@ FALLBACKS = {
     "lgamma": _elementwise(_lgamma_scalar),
     "digamma": _digamma,
     "polygamma": _polygamma,
+    "i0": np.i0,
+    "i1": _elementwise(_i1_scalar),
+    "gammainc": _gammainc_pair(0),
+    "gammaincc": _gammainc_pair(1),
 }
 
 _cache: dict = {}

@@ -15,11 +15,15 @@ from minitorch._ops.einsum import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403
 from minitorch._ops.inplace import *  # noqa: F403
 from minitorch._ops.linalg import *  # noqa: F403
-from minitorch._ops.linalg_decomp import *  # noqa: F403
+from minitorch._ops.linalg_factor import *  # noqa: F403
+from minitorch._ops.linalg_matfn import *  # noqa: F403
+from minitorch._ops.linalg_more import *  # noqa: F403
+from minitorch._ops.linalg_solve import *  # noqa: F403
 from minitorch._ops.logical import *  # noqa: F403
 from minitorch._ops.nn_kernels import *  # noqa: F403
 from minitorch._ops.pointwise import *  # noqa: F403
 from minitorch._ops.pointwise_binary import *  # noqa: F403
+from minitorch._ops.pointwise_misc import *  # noqa: F403
 from minitorch._ops.pointwise_more import *  # noqa: F403
 from minitorch._ops.random_ops import *  # noqa: F403
 from minitorch._ops.reduction import *  # noqa: F403
@@ -32,6 +36,8 @@ from minitorch._ops.shape_more import *  # noqa: F403
 from minitorch._ops.shape_repeat import *  # noqa: F403
 from minitorch._ops.sorting import *  # noqa: F403
 from minitorch._ops.special import *  # noqa: F403
+from minitorch._ops.tensor_misc import *  # noqa: F403
+from minitorch._ops.view_variants import *  # noqa: F403
 
 # See NOTE [ Late binding of ops ]
 _tensor_methods._ops = __import__("sys").modules[__name__]

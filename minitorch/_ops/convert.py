@@ -1,16 +1,22 @@
-"""Copies and conversions: clone, dtype casts, device moves, Tensor.to / type / cuda."""
+"""Copies and conversions: clone, dtype casts, device moves, Tensor.to / type / cuda, pinned
+host memory (pin_memory, is_pinned) and record_stream."""
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _dtype
-from minitorch._backend import Device, backend_of, tensor_device
+from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend, tensor_device
 from minitorch._backend import device as as_device
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
 
 # fmt: off
-__all__ = ["clone", "to", "to_dtype", "to_device", "type_", "cuda_device"]
+__all__ = [
+    "clone", "to", "to_dtype", "to_device", "type_", "cuda_device", "pin_memory", "is_pinned",
+    "record_stream",
+]
 # fmt: on
 
 
@@ -31,28 +37,39 @@ class ToCopy(Function):
     grad_a = grad cast and copied back"""
 
     @staticmethod
-    def forward(ctx, a, *, np_dtype, device):
+    def forward(ctx, a, *, np_dtype, device, non_blocking=False):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
         x = a._data
         if device is a._device:
             return x.astype(np_dtype)
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
-        host = a._device.backend.to_host(x)
-        if host.dtype != np_dtype:
-            host = host.astype(np_dtype)
+        # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
+        # they cast on the device; blocking ones cast on the host (fewer bytes when narrowing).
+        if a._device is not cpu:
+            src = a._device.backend
+            if non_blocking:  # queued on the current stream of the source's GPU
+                with src.device_context(a._device):
+                    x = src.to_host_nonblocking(x if x.dtype == np_dtype else x.astype(np_dtype))
+            else:
+                x = src.to_host(x)
+            if device is cpu:
+                return x if x.dtype == np_dtype else x.astype(np_dtype)
         b = backend_of(device)
         with b.device_context(device):
-            return b.from_host(host, device)
+            if not non_blocking:
+                return b.from_host(x if x.dtype == np_dtype else x.astype(np_dtype), device)
+            out = b.from_host_nonblocking(x, device)
+            return out if out.dtype == np_dtype else out.astype(np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
         return to(grad, ctx.src_device, ctx.src_dtype)
 
     @classmethod
-    def apply(cls, a, *, np_dtype, device):
+    def apply(cls, a, *, np_dtype, device, non_blocking=False):
         # The output lives on `device`, not on the input's: set it after the generic apply.
-        out = super().apply(a, np_dtype=np_dtype, device=device)
+        out = super().apply(a, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
         out._device = device
         return out
 
@@ -62,7 +79,7 @@ def clone(input, *, memory_format=None):
     return Clone.apply(input)
 
 
-def _convert(input: Tensor, dt, device: Device, copy: bool) -> Tensor:
+def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool = False) -> Tensor:
     """input with dtype dt on device: itself when nothing changes and copy is False."""
     np_dtype = _dtype.numpy_dtype(dt)
     if device is input._device and input._data.dtype == np_dtype:
@@ -70,8 +87,8 @@ def _convert(input: Tensor, dt, device: Device, copy: bool) -> Tensor:
     if input._requires_grad and not dt.is_floating_point:
         # A cast to an integer type leaves the graph, as in torch.
         with no_grad():
-            return ToCopy.apply(input, np_dtype=np_dtype, device=device)
-    return ToCopy.apply(input, np_dtype=np_dtype, device=device)
+            return ToCopy.apply(input, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
+    return ToCopy.apply(input, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
 
 
 def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
@@ -85,7 +102,7 @@ def to_dtype(input: Tensor, dt, copy: bool = False) -> Tensor:
 
 def to_device(input: Tensor, device, copy: bool = False, non_blocking: bool = False):
     """input copied to `device` (canonical: 'cuda' means the current GPU, 'cpu:1' the CPU)."""
-    return _convert(input, input.dtype, tensor_device(device), copy)
+    return _convert(input, input.dtype, tensor_device(device), copy, non_blocking)
 
 
 def cuda_device(device) -> Device:
@@ -136,7 +153,9 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     copy=False), to(dtype, non_blocking=False, copy=False), to(tensor, non_blocking=False,
     copy=False). Mirrors torch.Tensor.to.
 
-    Differences from torch: non_blocking is accepted and ignored (copies are synchronous).
+    non_blocking=True on a GPU: a copy from pinned host memory is queued on the current stream
+    and returns at once; a copy to the host lands in pinned memory, valid once the stream has
+    passed it (minitorch.cuda.synchronize(), an Event). Elsewhere copies are synchronous.
     """
     first = args[0] if args else None
     if isinstance(first, Tensor):
@@ -171,7 +190,11 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
             raise _invalid_to(args, kwargs)
         device = tensor_device(device)
     return _convert(
-        input, input.dtype if dt is None else dt, input._device if device is None else device, copy
+        input,
+        input.dtype if dt is None else dt,
+        input._device if device is None else device,
+        copy,
+        non_blocking,
     )
 
 
@@ -222,3 +245,74 @@ def type_(input: Tensor, dt=None):
         raise ValueError(f"invalid type: '{dt}'")
     name = getattr(dt, "__name__", type(dt).__name__)
     raise ValueError(f"invalid type: '{name}'")
+
+
+# --- pinned host memory and streams ---
+
+
+def _deprecated_device_argument(op: str, device) -> None:
+    if device is not None:
+        warnings.warn(
+            f"The argument 'device' of Tensor.{op}() is deprecated. Please do not pass this "
+            "argument.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        if as_device(device).type == "cpu":
+            raise RuntimeError("CPU device type not an accelerator.")
+
+
+def pin_memory(input: Tensor, device=None) -> Tensor:
+    """input copied into page-locked host memory (CuPy's pinned pool), or input itself when it
+    is already pinned. Mirrors torch.Tensor.pin_memory: torch's errors without a GPU and for
+    tensors off the CPU.
+
+    Differences from torch: a tensor that requires grad gets a CloneBackward0 node (torch's is
+    PinMemoryBackward0); the gradient is the same.
+    """
+    _deprecated_device_argument("pin_memory", device)
+    if input._device is not cpu:
+        raise RuntimeError(
+            f"cannot pin '{type_name(input.dtype, input._device)}' only dense CPU tensors can be "
+            "pinned"
+        )
+    if not cupy_backend.cuda_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    gpu = backend_of(as_device("cuda", 0))
+    if gpu.is_pinned(input._data):
+        return input
+    if input._requires_grad:
+        out = Clone.apply(input)
+    else:
+        out = _make(input._data, cpu, False, None)
+    out._data = gpu.pin(input._data)
+    return out
+
+
+def is_pinned(input: Tensor, device=None) -> bool:
+    """True when input's memory is pinned (from pin_memory() or a non_blocking copy to the
+    host). Mirrors torch.Tensor.is_pinned."""
+    if device is not None:
+        warnings.warn(
+            "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+            "argument.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+    if input._device is not cpu:
+        return False
+    gpu = _backends.get("cuda")  # nothing was pinned before CUDA was set up
+    return gpu is not None and gpu.is_pinned(input._data)
+
+
+def record_stream(input: Tensor, stream) -> None:
+    """Marks input's memory as used by work queued on `stream`: it is not reused before that
+    work is done, even if the tensor dies first. Mirrors torch.Tensor.record_stream."""
+    cupy_stream = getattr(stream, "_cupy_stream", None)
+    if cupy_stream is None:
+        raise RuntimeError(
+            f"record_stream: expected a minitorch.cuda.Stream, got {type(stream).__name__}"
+        )
+    if input._device.type != "cuda":
+        raise RuntimeError(f"record_stream: expected a CUDA tensor, got one on {input._device}")
+    input._device.backend.keep_alive(input._data, cupy_stream)

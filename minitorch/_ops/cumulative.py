@@ -269,3 +269,28 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         later, earlier = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
         x = (later != earlier) if x.dtype is _dtype.bool else later - earlier
     return x
+
+
+# --- in-place cumsum_, cumprod_ ---
+
+
+def _cumulative_inplace(fn, name: str):
+    def op(self, dim=_MISSING, *, dtype=None):
+        from minitorch._ops.inplace import apply_inplace
+        from minitorch._ops.pointwise_binary import _CPP_NAMES
+
+        if dtype is not None and _dtype.to_dtype(dtype, name) is not self.dtype:
+            have, want = self.dtype, _dtype.to_dtype(dtype, name)
+            raise RuntimeError(
+                f"Bad in-place call: input tensor dtype {_CPP_NAMES.get(str(have)[6:])} and "
+                f"output tensor dtype {_CPP_NAMES.get(str(want)[6:])} should match"
+            )
+        return apply_inplace(self, lambda s: fn(s, dim), name)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"In-place {name[:-1]} along dim. Mirrors torch.Tensor.{name}."
+    return op
+
+
+cumsum_ = _cumulative_inplace(cumsum, "cumsum_")
+cumprod_ = _cumulative_inplace(cumprod, "cumprod_")

@@ -1,12 +1,13 @@
-"""Logical and bitwise ops, closeness tests and float predicates (never differentiable)."""
+"""Logical and bitwise ops, closeness tests, float predicates (never differentiable), and the
+in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less, ...)."""
 
 from __future__ import annotations
 
 from minitorch._ops._common import promote
-from minitorch._ops.pointwise import _d, _out
+from minitorch._ops.pointwise import _d, _out, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import _raise_broadcast_error
+from minitorch.autograd.function import Function, _raise_broadcast_error
 
 # fmt: off
 __all__ = [
@@ -15,7 +16,9 @@ __all__ = [
     "allclose", "equal", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "signbit",
     "logical_and_", "logical_or_", "logical_xor_", "logical_not_", "bitwise_and_", "bitwise_or_",
     "bitwise_xor_", "bitwise_not_", "bitwise_left_shift_", "bitwise_right_shift_",
+    "greater", "greater_equal", "less", "less_equal", "not_equal",
 ]
+# eq_, ne_, lt_, le_, gt_, ge_ and the aliases' `_` forms are Tensor methods only, as in torch.
 # fmt: on
 
 
@@ -247,3 +250,97 @@ bitwise_xor_ = _inplace(bitwise_xor)
 bitwise_not_ = _inplace(bitwise_not)
 bitwise_left_shift_ = _inplace(bitwise_left_shift)
 bitwise_right_shift_ = _inplace(bitwise_right_shift)
+
+
+# --- comparisons: in-place forms and aliases ---
+
+
+class _CompareInto:
+    """Mixed into the in-place comparisons' Functions: out = the comparison's result (computed
+    before) in a's dtype;  grad_a = 0, as torch's in-place comparisons have a zero gradient"""
+
+    @staticmethod
+    def forward(ctx, a, *other, result):
+        # `other` (a tensor operand, when there is one) only links the node to its history
+        return result._data.astype(a._data.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = grad * 0
+        return tuple(zero if need else None for need in ctx.needs_input_grad)
+
+
+class Eq(_CompareInto, Function):
+    """self.eq_(other): see _CompareInto"""
+
+
+class Ne(_CompareInto, Function):
+    """self.ne_(other): see _CompareInto"""
+
+
+class Lt(_CompareInto, Function):
+    """self.lt_(other): see _CompareInto"""
+
+
+class Le(_CompareInto, Function):
+    """self.le_(other): see _CompareInto"""
+
+
+class Gt(_CompareInto, Function):
+    """self.gt_(other): see _CompareInto"""
+
+
+class Ge(_CompareInto, Function):
+    """self.ge_(other): see _CompareInto"""
+
+
+def _compare_inplace(cls, fn):
+    name = fn.__name__ + "_"
+
+    def op(self, other):
+        from minitorch._ops.inplace import apply_inplace
+
+        _check_tensor(self, name)
+        operands = (other,) if isinstance(other, Tensor) else ()
+
+        def compute(s):
+            return cls.apply(s, *operands, result=fn(s, other))
+
+        return apply_inplace(self, compute, name, operands)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"self <- {fn.__name__}(self, other) in self's dtype. Mirrors torch.Tensor.{name}."
+    return op
+
+
+eq_ = _compare_inplace(Eq, eq)
+ne_ = _compare_inplace(Ne, ne)
+lt_ = _compare_inplace(Lt, lt)
+le_ = _compare_inplace(Le, le)
+gt_ = _compare_inplace(Gt, gt)
+ge_ = _compare_inplace(Ge, ge)
+
+
+def greater(input, other, *, out=None):
+    """Alias of gt. Mirrors torch.greater."""
+    return gt(input, other, out=out)
+
+
+def greater_equal(input, other, *, out=None):
+    """Alias of ge. Mirrors torch.greater_equal."""
+    return ge(input, other, out=out)
+
+
+def less(input, other, *, out=None):
+    """Alias of lt. Mirrors torch.less."""
+    return lt(input, other, out=out)
+
+
+def less_equal(input, other, *, out=None):
+    """Alias of le. Mirrors torch.less_equal."""
+    return le(input, other, out=out)
+
+
+def not_equal(input, other, *, out=None):
+    """Alias of ne. Mirrors torch.not_equal."""
+    return ne(input, other, out=out)

@@ -1,21 +1,51 @@
-"""minitorch.cuda: GPU availability, the current device, synchronisation and CUDA seeding.
+"""minitorch.cuda: GPU availability, the current device, synchronisation and CUDA seeding;
+streams and events (streams.py) and the caching allocator's statistics (memory.py) re-exported.
 
-Importing this module imports no CuPy: the first question that needs the GPU (is_available(),
+Importing this package imports no CuPy: the first question that needs the GPU (is_available(),
 device_count(), a tensor on 'cuda') imports it, once.
 """
 
 from __future__ import annotations
 
 from minitorch import _backend
-from minitorch._backend import CudaUnavailableError, cupy_backend
+from minitorch._backend import CudaUnavailableError, OutOfMemoryError, cupy_backend
 from minitorch._factories import legacy_type as _legacy_type
+from minitorch.cuda import memory, streams
+from minitorch.cuda._utils import device_index as _index
+from minitorch.cuda._utils import lazy_init as _lazy_init
+from minitorch.cuda.memory import (
+    empty_cache,
+    max_memory_allocated,
+    max_memory_reserved,
+    mem_get_info,
+    memory_allocated,
+    memory_reserved,
+    memory_stats,
+    memory_summary,
+    reset_max_memory_allocated,
+    reset_peak_memory_stats,
+    set_per_process_memory_fraction,
+)
+from minitorch.cuda.streams import (
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,
+    default_stream,
+    set_stream,
+    stream,
+)
 
 # fmt: off
 __all__ = [
     "is_available", "device_count", "current_device", "set_device", "synchronize",
     "get_device_name", "get_device_capability", "get_device_properties", "is_initialized", "init",
     "device", "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
-    "CudaUnavailableError",
+    "CudaUnavailableError", "OutOfMemoryError", "memory", "streams",
+    "Stream", "Event", "StreamContext", "stream", "current_stream", "default_stream", "set_stream",
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
+    "reset_peak_memory_stats", "reset_max_memory_allocated", "memory_stats", "memory_summary",
+    "empty_cache", "set_per_process_memory_fraction", "mem_get_info",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
 ]
@@ -44,22 +74,6 @@ def init() -> None:
     AssertionError) where CuPy or a GPU is missing.
     """
     _backend.backend_of(_backend.device("cuda", 0))
-
-
-def _lazy_init():
-    return _backend.backend_of(_backend.device("cuda", 0))
-
-
-def _index(device) -> int:
-    """A device argument (None, int, str, minitorch.device) as a CUDA ordinal."""
-    if device is None:
-        return _backend.current_cuda_index()
-    if isinstance(device, int) and not isinstance(device, bool):
-        return device
-    d = _backend.device(device)
-    if d.type != "cuda":
-        raise ValueError(f"Expected a cuda device, but got: {d}")
-    return _backend.current_cuda_index() if d.index is None else d.index
 
 
 def current_device() -> int:

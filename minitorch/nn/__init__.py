@@ -1,6 +1,11 @@
 """minitorch.nn: modules, parameters, initialisation. Mirrors torch.nn."""
 
-from minitorch.nn.parameter import Buffer, Parameter  # noqa: F401  # isort: skip
+from minitorch.nn.parameter import (  # noqa: F401  # isort: skip
+    Buffer,
+    Parameter,
+    UninitializedBuffer,
+    UninitializedParameter,
+)
 from minitorch.nn import init  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import functional  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import utils  # noqa: F401

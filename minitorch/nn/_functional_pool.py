@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._factories import arange, tensor, zeros
-from minitorch._ops import gather, index_select, maximum, minimum, relu, where
+from minitorch._factories import tensor, zeros
+from minitorch._ops import gather, index_select, relu, where
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
@@ -19,8 +19,8 @@ __all__ = [
     "avg_pool3d", "lp_pool1d", "lp_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
     "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-    "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "interpolate",
-    "upsample", "upsample_nearest", "upsample_bilinear",
+    "adaptive_max_pool2d_with_indices", "max_unpool1d", "max_unpool2d", "lp_pool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "max_unpool3d",
 ]  # fmt: skip
 
 
@@ -276,6 +276,13 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
     return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
 
 
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
+    """Mirrors torch.nn.functional.lp_pool3d."""
+    kd, kh, kw = ntuple(kernel_size, 3, "kernel_size", "lp_pool3d")
+    out = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
+
+
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool1d."""
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
@@ -355,6 +362,14 @@ def _adaptive_max(input, n, output_size, return_indices, op):
             f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}"
         )
     out = _adaptive_sizes(input, n, output_size, op)
+    if n == 3:
+        have = input.shape[-3:]
+        if all(L % o == 0 for L, o in zip(have, out, strict=False)):
+            k = tuple(L // o for L, o in zip(have, out, strict=False))
+            res = max_pool(input, k, k, ((0, 0),) * 3, (1, 1, 1), True)
+        else:
+            res = _adaptive_max_gather(input, have, out)
+        return res if return_indices else res[0]
     x = input.unsqueeze(-2) if n == 1 else input
     have = x.shape[-2:]
     out2 = (1, *out) if n == 1 else out
@@ -371,24 +386,29 @@ def _adaptive_max(input, n, output_size, return_indices, op):
 def _adaptive_max_gather(x, have, out):
     """Windows of unequal sizes: each is read at kmax positions (the last one repeated), the
     arg-max found without grad, and the values gathered (differentiable) at it."""
-    (H, W), (oh, ow) = have, out
-    idx = []
-    for L, o in ((H, oh), (W, ow)):
+    n = len(have)
+    # flat[o_1, .., o_n, j_1, .., j_n]: the flat input position of tap j of window o, built as
+    # sum over dims of index * stride, each dim's (o, k) table broadcast into its two slots
+    flat = 0
+    for d, (L, o) in enumerate(zip(have, out, strict=False)):
         b = _bounds(L, o)
         kmax = max(hi - lo for lo, hi in b)
-        idx.append([[min(lo + j, hi - 1) for j in range(kmax)] for lo, hi in b])
-    ih = tensor(idx[0], device=x.device)  # (oh, kh)
-    iw = tensor(idx[1], device=x.device)  # (ow, kw)
-    flat = (ih[:, None, :, None] * W + iw[None, :, None, :]).reshape(oh, ow, -1)
-    lead = x.shape[:-2]
-    xf = x.reshape((*lead, H * W))
+        rows = [[min(lo + j, hi - 1) for j in range(kmax)] for lo, hi in b]
+        table = tensor(rows, device=x.device)
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = o, kmax
+        flat = flat + table.reshape(shape) * math.prod(have[d + 1 :])
+    flat = flat.reshape((*out, -1))
+    lead = x.shape[: x.ndim - n]
+    xf = x.reshape((*lead, math.prod(have)))
+    taps = flat.shape[-1]
     with no_grad():
-        cand = index_select(xf, -1, flat.reshape(-1)).reshape((*lead, oh, ow, flat.shape[-1]))
+        cand = index_select(xf, -1, flat.reshape(-1)).reshape((*lead, *out, taps))
         nan = cand != cand
         pick = where(nan.any(-1, keepdim=True), nan.float(), cand).argmax(-1)
-        best = gather(flat.expand((*lead, oh, ow, flat.shape[-1])), -1, pick.unsqueeze(-1))
+        best = gather(flat.expand((*lead, *out, taps)), -1, pick.unsqueeze(-1))
         best = best.squeeze(-1)
-    vals = gather(xf, -1, best.reshape((*lead, oh * ow))).reshape((*lead, oh, ow))
+    vals = gather(xf, -1, best.reshape((*lead, math.prod(out)))).reshape((*lead, *out))
     return vals, best
 
 
@@ -400,6 +420,15 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     """Mirrors torch.nn.functional.adaptive_max_pool1d."""
     return _adaptive_max(input, 1, output_size, return_indices, "adaptive_max_pool1d")
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Mirrors torch.nn.functional.adaptive_max_pool3d."""
+    return _adaptive_max(input, 3, output_size, return_indices, "adaptive_max_pool3d")
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
@@ -449,142 +478,6 @@ def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_siz
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
-# --- interpolation ---
-
-_ALIGNABLE = ("linear", "bilinear", "bicubic", "trilinear")
-_LINEAR_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3}
-
-
-def _scalar(value, dtype, like: Tensor) -> Tensor:
-    """A 0-d tensor of `dtype` (the rounding torch's kernels do in float32 happens here)."""
-    return tensor(value, dtype=dtype, device=like.device)
-
-
-def _nearest_index(L, o, scale, exact, x):
-    """torch's source index of each output position: floor(i * scale) (nearest) or
-    floor((i + 0.5) * scale) (nearest-exact), computed in float32 as torch's kernel does."""
-    if not exact and o == L:
-        return arange(o, device=x.device)
-    if not exact and o == 2 * L:
-        return arange(o, device=x.device) // 2
-    s = 1.0 / scale if scale is not None and scale > 0 else L / o
-    i = arange(o, dtype=_dtype.float32, device=x.device)
-    if exact:
-        i = i + 0.5
-    return minimum(
-        (i * _scalar(s, _dtype.float32, x)).floor().long(), _scalar(L - 1, _dtype.int64, x)
-    )
-
-
-def _linear_weights(L, o, scale, align_corners, x):
-    """(i0, i1, lambda0, lambda1) of each output position along one axis, as torch computes
-    them in the input's float type."""
-    dt = x.dtype
-    i = arange(o, dtype=dt, device=x.device)
-    if align_corners:
-        s = (L - 1) / (o - 1) if o > 1 else 0.0
-        src = i * _scalar(s, dt, x)
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else L / o
-        src = maximum((i + 0.5) * _scalar(s, dt, x) - 0.5, _scalar(0.0, dt, x))
-    i0 = src.long()
-    l1 = src - i0.to(dt)
-    i1 = minimum(i0 + 1, _scalar(L - 1, _dtype.int64, x))
-    return i0, i1, 1.0 - l1, l1
-
-
-def _along(t: Tensor, dim: int) -> Tensor:
-    """A 1-d tensor shaped to broadcast along dim of an (ndim)-d tensor."""
-    return t.reshape((-1,) + (1,) * (-dim - 1))
-
-
-def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    have = input.shape[2:]
-    if size is not None:
-        sizes = ntuple(size, n, "size", "interpolate")
-        return sizes, (None,) * n
-    if scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    if isinstance(scale_factor, (int, float)):
-        factors = (float(scale_factor),) * n
-    else:
-        factors = tuple(float(f) for f in scale_factor)
-        if len(factors) != n:
-            raise ValueError(
-                f"Input and scale_factor must have the same number of spatial dimensions, but "
-                f"got input with spatial dimensions of {list(have)} and scale_factor of shape "
-                f"{list(scale_factor)}."
-            )
-    sizes = tuple(math.floor(L * f) for L, f in zip(have, factors, strict=False))
-    return sizes, ((None,) * n if recompute_scale_factor else factors)
-
-
-def interpolate(
-    input,
-    size=None,
-    scale_factor=None,
-    mode="nearest",
-    align_corners=None,
-    recompute_scale_factor=None,
-    antialias=False,
-) -> Tensor:
-    """Resizes the spatial dims of (N, C, *spatial) input. Mirrors
-    torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
-    trilinear and area.
-
-    Differences from torch: mode='bicubic' and antialias=True are not implemented."""
-    if mode in ("nearest", "area", "nearest-exact"):
-        if align_corners is not None:
-            raise ValueError(
-                "align_corners option can only be set with the interpolating modes: "
-                "linear | bilinear | bicubic | trilinear"
-            )
-    elif align_corners is None:
-        align_corners = False
-    n = input.ndim - 2
-    known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-    if n not in (1, 2, 3) or mode not in known:
-        raise NotImplementedError(
-            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
-            "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
-            f"nearest-exact (got {mode})"
-        )
-    if mode in _LINEAR_RANK and _LINEAR_RANK[mode] != n:
-        raise NotImplementedError(
-            f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_RANK[mode] + 2}D input"
-        )
-    if mode == "bicubic" or antialias:
-        raise NotImplementedError("interpolate: bicubic and antialias are not implemented")
-    sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
-    have = input.shape[2:]
-    if mode == "area":
-        return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
-    out = input
-    for i in range(n - 1, -1, -1):  # the last dim first, as torch's separable kernels
-        dim = i - n
-        if mode.startswith("nearest"):
-            idx = _nearest_index(have[i], sizes[i], scales[i], mode == "nearest-exact", input)
-            out = index_select(out, input.ndim + dim, idx)
-            continue
-        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, input)
-        a = index_select(out, input.ndim + dim, i0)
-        b = index_select(out, input.ndim + dim, i1)
-        out = a * _along(l0, dim) + b * _along(l1, dim)
-    return out
-
-
-def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
-    """Deprecated alias of interpolate. Mirrors torch.nn.functional.upsample."""
-    return interpolate(input, size, scale_factor, mode, align_corners)
-
-
-def upsample_nearest(input, size=None, scale_factor=None):
-    """Mirrors torch.nn.functional.upsample_nearest."""
-    return interpolate(input, size, scale_factor, mode="nearest")
-
-
-def upsample_bilinear(input, size=None, scale_factor=None):
-    """Mirrors torch.nn.functional.upsample_bilinear (align_corners=True)."""
-    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """Mirrors torch.nn.functional.max_unpool3d."""
+    return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)

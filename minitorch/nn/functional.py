@@ -43,7 +43,10 @@ from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
-from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pools, interpolate)
+from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pooling)
+from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip
+from minitorch.nn._functional_vision import *  # noqa: F403  # isort: skip  (channel_shuffle, grids)
+from minitorch.nn._functional_ctc import *  # noqa: F403  # isort: skip  (ctc_loss)
 from minitorch.nn._functional_mha import *  # noqa: F403  # isort: skip  (multi_head_attention)
 
 
@@ -82,20 +85,29 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
-    """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear."""
-    if input1.shape[:-1] != input2.shape[:-1]:
+    """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear
+    (its checks and messages, in torch's order)."""
+    if input1.ndim != input2.ndim:
         raise RuntimeError(
-            f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} "
-            f"and {list(input2.shape[:-1])}"
+            f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
         )
-    if (
-        weight.ndim != 3
-        or weight.shape[1] != input1.shape[-1]
-        or (weight.shape[2] != input2.shape[-1])
-    ):
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                f"{input1.shape[d]} and {input2.shape[d]}"
+            )
+    sizes = tuple(weight.shape) + (None,) * (3 - weight.ndim)
+    for k, x in ((1, input1), (2, input2)):
+        if x.shape[-1] != sizes[k]:
+            raise RuntimeError(
+                f"bilinear(): input{k} size does not match weight size: got {x.shape[-1]} but "
+                f"expected {sizes[k]}"
+            )
+    if bias is not None and bias.shape[-1] != weight.shape[0]:
         raise RuntimeError(
-            f"bilinear(): weight of shape {list(weight.shape)} does not match input sizes "
-            f"{input1.shape[-1]} and {input2.shape[-1]}"
+            f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but "
+            f"expected {weight.shape[0]}"
         )
     out = _ops.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias

@@ -1,10 +1,11 @@
-"""Parameter (a Tensor a Module registers as learnable) and Buffer (a marker for module state)."""
+"""Parameter (a Tensor a Module registers as learnable), Buffer (a marker for module state) and
+the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer."""
 
 from __future__ import annotations
 
 from minitorch._tensor import Tensor
 
-__all__ = ["Parameter", "Buffer"]
+__all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
 class Parameter(Tensor):
@@ -83,3 +84,116 @@ class Buffer(Tensor, metaclass=_BufferMeta):
         t.persistent = persistent
         t._is_buffer = True
         return t
+
+
+# NOTE [ Uninitialized parameters ]
+# A lazy module (LazyLinear, ...) holds placeholders until its first forward knows the input size:
+# an UninitializedParameter/UninitializedBuffer is a tensor with no shape yet. `materialize(shape)`
+# gives it storage in place and turns its class into Parameter/Tensor, so every reference to it
+# (the module's registry, an optimizer built before the first forward) sees the real tensor.
+# Differences from torch: ops on a placeholder are not refused with ValueError (minitorch has no
+# __torch_function__ to intercept them); reading its shape raises as in torch.
+
+
+class UninitializedTensorMixin:
+    """What the two placeholders share: materialize, the refused shape, the repr."""
+
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Allocates uninitialised storage of `shape` in place and becomes `cls_to_become`.
+        Mirrors torch.nn.parameter.UninitializedTensorMixin.materialize."""
+        from minitorch._factories import empty
+
+        if isinstance(shape, int):
+            shape = (shape,)
+        data = empty(
+            tuple(shape),
+            device=self._device if device is None else device,
+            dtype=self.dtype if dtype is None else dtype,
+        )
+        Tensor._init_from(self, data._data, data._device, self._requires_grad)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes."
+        )
+
+    def detach(self):
+        return self  # state_dict() keeps the placeholder itself, as torch's does
+
+    def __repr__(self, *, tensor_contents=None) -> str:
+        return f"<{type(self).__name__}>"
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self._requires_grad, self._device, self.dtype)
+        return memo[id(self)]
+
+
+def _placeholder(cls, requires_grad, device, dtype):
+    from minitorch._factories import empty
+
+    data = empty(0, device=device, dtype=dtype)
+    t = object.__new__(cls)
+    Tensor._init_from(t, data._data, data._device, requires_grad)
+    return t
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A parameter whose shape is not known yet. Mirrors torch.nn.parameter.UninitializedParameter.
+    See NOTE [ Uninitialized parameters ]."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        return _placeholder(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        pass
+
+
+def _still_lazy(name: str):
+    """A conversion (to, cuda, double, ...) that returns a placeholder of the converted dtype
+    and device: Module._apply replaces buffers by the result, which must stay lazy."""
+
+    def convert(self, *args, **kwargs):
+        done = getattr(Tensor, name)(self, *args, **kwargs)
+        return _placeholder(type(self), self._requires_grad, done._device, done.dtype)
+
+    convert.__name__ = name
+    return convert
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape is not known yet. Mirrors torch.nn.parameter.UninitializedBuffer.
+    See NOTE [ Uninitialized parameters ]."""
+
+    cls_to_become = Tensor
+
+    to = _still_lazy("to")
+    cuda = _still_lazy("cuda")
+    cpu = _still_lazy("cpu")
+    float = _still_lazy("float")
+    double = _still_lazy("double")
+    half = _still_lazy("half")
+    bfloat16 = _still_lazy("bfloat16")
+
+    def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
+        return _placeholder(cls, requires_grad, device, dtype)
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None):
+        pass
+
+
+def is_lazy(param) -> bool:
+    """True for an UninitializedParameter or UninitializedBuffer. Mirrors
+    torch.nn.parameter.is_lazy."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -176,3 +176,129 @@ SPECS = [
         [(3,), (3,)],
     ),
 ]
+
+
+# --- composed linear algebra (minitorch/_ops/linalg_more.py) ---
+
+
+def _np_cov(a, correction=1, fw=None, aw=None):
+    return np.asarray(np.cov(a, ddof=correction, fweights=fw, aweights=aw))
+
+
+def _np_block_diag(*ms):
+    ms = [np.atleast_2d(m) for m in ms]
+    out = np.zeros((sum(m.shape[0] for m in ms), sum(m.shape[1] for m in ms)))
+    r = c = 0
+    for m in ms:
+        out[r : r + m.shape[0], c : c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def _np_renorm(a, p, dim, maxnorm):
+    axes = tuple(i for i in range(a.ndim) if i != dim)
+    norm = np.sum(np.abs(a) ** p, axis=axes, keepdims=True) ** (1.0 / p)
+    return a * np.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+
+
+def _np_cdist(a, b, p):
+    d = np.abs(a[..., :, None, :] - b[..., None, :, :])
+    if p == np.inf:
+        return d.max(-1)
+    return (d**p).sum(-1) ** (1.0 / p)
+
+
+def _np_trapz(y, x=None, dx=1.0, axis=-1, cumulative=False):
+    n = y.shape[axis]
+    avg = (np.take(y, range(1, n), axis) + np.take(y, range(n - 1), axis)) / 2
+    if x is None:
+        w = dx
+    elif x.ndim == 1:
+        shape = [1] * y.ndim
+        shape[axis] = n - 1
+        w = np.diff(x).reshape(shape)
+    else:
+        w = np.diff(x, axis=axis)
+    t = avg * w
+    return np.cumsum(t, axis) if cumulative else np.asarray(t.sum(axis))
+
+
+def _inplace(name, **kw):
+    """input.<name>(*others, **kw) on a non-leaf copy of input (an in-place op's history)."""
+    return lambda T: lambda a, *rest: getattr(a * 1, name)(*rest, **kw)
+
+
+def _positive(rng, shape, dt):
+    return rng.uniform(0.5, 2.0, size=shape)
+
+
+SPECS += [
+    row("addmm_", _inplace("addmm_", beta=0.5, alpha=2), lambda a, b, c: _addmm(a, b, c, 0.5, 2),
+        [(2, 4), (2, 3), (3, 4)]),
+    row("addmv_", lambda T: lambda a, m, v: T.addmv_(a * 1, m, v, alpha=-1),
+        lambda a, m, v: a - m @ v, [(2,), (2, 3), (3,)]),
+    row("addbmm_", _inplace("addbmm_", beta=2), lambda a, b, c: 2 * a + np.sum(b @ c, 0),
+        [(2, 4), (5, 2, 3), (5, 3, 4)]),
+    row("baddbmm_", _inplace("baddbmm_", alpha=0.5), lambda a, b, c: a + 0.5 * (b @ c),
+        [(5, 2, 4), (5, 2, 3), (5, 3, 4)]),
+    row("addr", lambda T: lambda a, u, v: T.addr(a, u, v, beta=0.5, alpha=2),
+        lambda a, u, v: 0.5 * a + 2 * np.outer(u, v), [(3, 4), (3,), (4,)]),
+    row("addr_broadcast_int", lambda T: T.addr, lambda a, u, v: a + np.outer(u, v),
+        [(4,), (3,), (4,)], dtypes=FLOATS + INTS),
+    row("addr_", _inplace("addr_", beta=0), lambda a, u, v: np.outer(u, v),
+        [(3, 4), (3,), (4,)]),
+    row("linalg_cross_broadcast", lambda T: T.linalg.cross, lambda a, b: np.cross(a, b),
+        [(2, 3), (1, 3)], dtypes=FLOATS + INTS),
+    row("cross_dim0", lambda T: lambda a, b: T.cross(a, b, dim=0),
+        lambda a, b: np.cross(a, b, axis=0), [(3, 2), (3, 2)]),
+    row("dist", lambda T: T.dist, lambda a, b: np.asarray(np.linalg.norm((a - b).ravel())),
+        [(3, 4), (4,)]),
+    row("dist_p3", lambda T: lambda a, b: T.dist(a, b, 3),
+        lambda a, b: np.asarray(np.sum(np.abs(a - b) ** 3) ** (1 / 3)), [(2, 3), (2, 3)]),
+    row("renorm", lambda T: lambda a: T.renorm(a, 2, 0, 1.5), lambda a: _np_renorm(a, 2, 0, 1.5),
+        [(3, 4)]),
+    row("renorm_p1_dim1", lambda T: lambda a: (a * 1).renorm_(1, 1, 2.0),
+        lambda a: _np_renorm(a, 1, 1, 2.0), [(3, 4)], domain=_positive),
+    row("cov", lambda T: T.cov, _np_cov, [(3, 5)]),
+    row("cov_1d_correction0", lambda T: lambda a: T.cov(a, correction=0),
+        lambda a: _np_cov(a, 0), [(5,)]),
+    row("cov_weights",
+        lambda T: lambda a, w: T.cov(a, fweights=T.tensor([1, 2, 1, 3, 1], device=a.device),
+                                     aweights=w),
+        lambda a, w: _np_cov(a, 1, np.array([1, 2, 1, 3, 1]), w), [(2, 5), (5,)],
+        domain=_positive),
+    row("corrcoef", lambda T: T.corrcoef, lambda a: np.corrcoef(a), [(3, 5)]),
+    row("cdist", lambda T: T.cdist, lambda a, b: _np_cdist(a, b, 2), [(2, 3, 4), (2, 5, 4)]),
+    row("cdist_p1_broadcast", lambda T: lambda a, b: T.cdist(a, b, p=1),
+        lambda a, b: _np_cdist(a, b, 1), [(2, 3, 4), (5, 4)], gradgrad=False),
+    row("cdist_p3", lambda T: lambda a, b: T.cdist(a, b, p=3), lambda a, b: _np_cdist(a, b, 3),
+        [(3, 2), (4, 2)]),
+    row("block_diag", lambda T: T.block_diag, _np_block_diag, [(2, 3), (3,), (), (1, 1)]),
+    row("block_diag_int", lambda T: T.block_diag, _np_block_diag, [(2, 2), (1, 3)],
+        dtypes=INTS, **NOGRAD),
+    # torch.vander's own backward fails (an in-place cumprod); torch's side is linalg.vander
+    OpSpec("vander", lambda x: mt.vander(x, N=4), lambda x: np.vander(x, 4), [(3,)],
+           dtypes=FLOATS + ("int64",), torch_op=_torch(lambda T: lambda x: T.linalg.vander(
+               x, N=4).flip(-1))),
+    OpSpec("vander_increasing", lambda x: mt.vander(x, increasing=True),
+           lambda x: np.vander(x, increasing=True), [(4,)],
+           torch_op=_torch(lambda T: T.linalg.vander)),
+    row("linalg_vander", lambda T: T.linalg.vander,
+        lambda x: x[..., None] ** np.arange(x.shape[-1]), [(2, 3)]),
+    row("multi_dot_vector_ends", lambda T: lambda a, b, c, d: T.linalg.multi_dot([a, b, c, d]),
+        lambda a, b, c, d: np.asarray(a @ b @ c @ d), [(3,), (3, 4), (4, 2), (2,)]),
+    row("multi_dot_matrices", lambda T: lambda a, b: T.linalg.multi_dot([a, b]),
+        lambda a, b: a @ b, [(2, 3), (3, 4)]),
+    row("trapezoid_dx", lambda T: lambda y: T.trapezoid(y, dx=0.5, dim=0),
+        lambda y: _np_trapz(y, dx=0.5, axis=0), [(4, 3)]),
+    row("trapezoid_x1d", lambda T: lambda y, x: T.trapezoid(y, x),
+        lambda y, x: _np_trapz(y, x), [(3, 5), (5,)]),
+    row("trapz_x_full", lambda T: lambda y, x: T.trapz(y, x, dim=0),
+        lambda y, x: _np_trapz(y, x, axis=0), [(4, 3), (4, 3)]),
+    row("cumulative_trapezoid", lambda T: T.cumulative_trapezoid,
+        lambda y: _np_trapz(y, cumulative=True), [(3, 5)]),
+    row("cumulative_trapezoid_x", lambda T: lambda y, x: T.cumulative_trapezoid(y, x, dim=0),
+        lambda y, x: _np_trapz(y, x, axis=0, cumulative=True), [(4, 2), (4,)]),
+    row("frobenius_norm", lambda T: lambda a: T.frobenius_norm(a, (0, 2)),
+        lambda a: np.sqrt((a**2).sum((0, 2))), [(2, 3, 4)]),
+]  # fmt: skip

@@ -1,4 +1,5 @@
-"""Op-test rows for the decompositions and solvers (minitorch/_ops/linalg_decomp.py).
+"""Op-test rows for the decompositions and solvers (minitorch/_ops/linalg_solve.py,
+linalg_factor.py, linalg_matfn.py).
 
 Inputs are drawn well conditioned: square matrices near 2I, symmetric ones with spread-out
 eigenvalues, rectangular ones with distinct singular values. Ops that read one triangle of a
@@ -532,3 +533,137 @@ SPECS = [
 ]
 
 _unused = FLOATS
+
+
+# --- LU solves, Householder products, tensor solves, spectral norms ---
+
+PIV = [3, 2, 3]  # LAPACK-style 1-based row swaps for a 3x3 LU
+
+
+def _piv(x, values=PIV):
+    mod = __import__("minitorch") if type(x).__module__.startswith("minitorch") else None
+    mod = mod or __import__("torch")
+    return mod.tensor(np.asarray(values, dtype=np.int32), device=x.device)
+
+
+def _np_perm(piv, n):
+    perm = np.arange(n)
+    for j, p in enumerate(piv):
+        perm[[j, p - 1]] = perm[[p - 1, j]]
+    return np.eye(n)[:, perm]  # P with A = P L U
+
+
+def _np_lu_matrix(lu, piv=PIV):
+    n = lu.shape[-1]
+    low = np.tril(lu, -1) + np.eye(n)
+    return _np_perm(piv, n) @ low @ np.triu(lu)
+
+
+def _np_lu_solve(lu, b, left=True, adjoint=False):
+    a = _np_lu_matrix(lu)
+    a = np.swapaxes(a, -1, -2) if adjoint else a
+    if left:
+        return np.linalg.solve(a, b)
+    return np.swapaxes(np.linalg.solve(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)), -1, -2)
+
+
+def _np_householder(a, tau, full=False):
+    m, n = a.shape[-2:]
+    q = np.eye(m)
+    for i in range(tau.shape[-1]):
+        v = np.zeros(m)
+        v[i] = 1.0
+        v[i + 1 :] = a[i + 1 :, i]
+        q = q @ (np.eye(m) - tau[i] * np.outer(v, v))
+    return q if full else q[:, :n]
+
+
+def _tensor_well_conditioned(rng, shape, dt):
+    n = int(np.prod(shape)) if shape else 1
+    k = int(round(n**0.5))
+    return (rng.uniform(-1.0, 1.0, size=(k, k)) + 2.0 * np.eye(k)).reshape(shape)
+
+
+def _plu(plu):
+    p, low, up = plu
+    return p @ low @ up
+
+
+def _square_first(rng, shape, dt):
+    """Square inputs well conditioned, the others uniform in [-1, 1]."""
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        return well_conditioned(rng, shape, dt)
+    return rng.uniform(-1.0, 1.0, size=shape)
+
+
+SQ1 = {"domain": _square_first}
+
+
+def _tensor_well_conditioned_first(rng, shape, dt):
+    """The first input (the tensor operator) well conditioned; the others uniform."""
+    if len(shape) == 3:
+        return _tensor_well_conditioned(rng, shape, dt)
+    return rng.uniform(-1.0, 1.0, size=shape)
+
+
+def _np_spectral(a, ord):
+    s = np.linalg.svd(a, compute_uv=False)
+    return {"nuc": s.sum(-1), 2: s.max(-1), -2: s.min(-1)}[ord]
+
+
+SPECS += [
+    row("linalg_lu_solve", lambda T: lambda lu, b: T.linalg.lu_solve(lu, _piv(lu), b),
+        _np_lu_solve, [(3, 3), (3, 2)], **SQ1, **F32),
+    row("linalg_lu_solve_left_false", lambda T: lambda lu, b: T.linalg.lu_solve(
+        lu, _piv(lu), b, left=False), lambda lu, b: _np_lu_solve(lu, b, left=False),
+        [(3, 3), (2, 3)], **SQ1, **F32),
+    row("linalg_lu_solve_adjoint", lambda T: lambda lu, b: T.linalg.lu_solve(
+        lu, _piv(lu), b, adjoint=True), lambda lu, b: _np_lu_solve(lu, b, adjoint=True),
+        [(3, 3), (3, 2)], **SQ1, **F32),
+    row("linalg_lu_solve_adjoint_right", lambda T: lambda lu, b: T.linalg.lu_solve(
+        lu, _piv(lu), b, left=False, adjoint=True),
+        lambda lu, b: _np_lu_solve(lu, b, left=False, adjoint=True), [(3, 3), (4, 3)],
+        **SQ1, **F32),
+    row("lu_solve_factored", lambda T: lambda a, b: T.lu_solve(b, *T.linalg.lu_factor(a)),
+        lambda a, b: np.linalg.solve(a, b), [(2, 3, 3), (2, 3, 1)], **SQ1, **F32),
+    row("linalg_lu_factor_grad", lambda T: lambda a: T.linalg.lu_factor(a).LU, None,
+        [(2, 3, 3)], **SQ, **F32),
+    row("linalg_lu_reconstructs", lambda T: lambda a: _plu(T.linalg.lu(a)),
+        lambda a: a, [(3, 3)], **SQ, **F32),
+    row("linalg_lu_factors", lambda T: lambda a: T.linalg.lu(a)[1:], None, [(2, 3, 3)], **SQ,
+        **F32),
+    row("linalg_lu_tall_forward", lambda T: lambda a: _plu(T.linalg.lu(a)), lambda a: a,
+        [(4, 3)], **NOGRAD),
+    row("lu_unpack_grad", lambda T: lambda a: T.lu_unpack(*T.linalg.lu_factor(a))[1:], None,
+        [(3, 3)], **SQ, **F32),
+    row("linalg_solve_ex", lambda T: lambda a, b: T.linalg.solve_ex(a, b).result,
+        lambda a, b: np.linalg.solve(a, b[..., None])[..., 0], [(3, 3), (3,)], **SQ1, **F32),
+    row("linalg_lu_factor_ex", lambda T: lambda a: T.linalg.lu_factor_ex(a)[0],
+        None, [(2, 3, 3)], **SQ, **NOGRAD),
+    row("linalg_householder_product", lambda T: T.linalg.householder_product,
+        _np_householder, [(4, 3), (3,)], domain=(-1, 1)),
+    row("orgqr_fewer_tau", lambda T: T.orgqr, _np_householder, [(4, 3), (2,)], domain=(-1, 1)),
+    row("ormqr", lambda T: T.ormqr, lambda a, t, c: _np_householder(a, t, True) @ c,
+        [(4, 3), (3,), (4, 2)], domain=(-1, 1)),
+    row("ormqr_right_transpose", lambda T: lambda a, t, c: T.ormqr(a, t, c, left=False,
+        transpose=True), lambda a, t, c: c @ _np_householder(a, t, True).T,
+        [(4, 3), (3,), (2, 4)], domain=(-1, 1)),
+    row("linalg_tensorinv", lambda T: lambda a: T.linalg.tensorinv(a, ind=2),
+        lambda a: np.linalg.tensorinv(a, ind=2), [(2, 3, 6)], domain=_tensor_well_conditioned,
+        **F32),
+    row("linalg_tensorsolve", lambda T: T.linalg.tensorsolve,
+        lambda a, b: np.linalg.tensorsolve(a, b), [(2, 3, 6), (2, 3)],
+        domain=_tensor_well_conditioned_first, **F32),
+    row("linalg_tensorsolve_dims", lambda T: lambda a, b: T.linalg.tensorsolve(a, b, dims=(0,)),
+        lambda a, b: np.linalg.tensorsolve(a, b, axes=(0,)), [(6, 2, 3), (2, 3)],
+        domain=_tensor_well_conditioned_first, **F32),
+    row("matrix_norm_nuc", lambda T: lambda a: T.linalg.matrix_norm(a, "nuc"),
+        lambda a: _np_spectral(a, "nuc"), [(2, 4, 3)], domain=rectangular, **F32),
+    row("matrix_norm_2_keepdim", lambda T: lambda a: T.linalg.matrix_norm(a, 2, (0, 2), True),
+        lambda a: np.linalg.norm(np.moveaxis(a, 1, 0), 2, (1, 2))[None, :, None],
+        [(4, 3, 3)], domain=(-1, 1), **F32),
+    row("matrix_norm_neg2", lambda T: lambda a: T.linalg.matrix_norm(a, -2),
+        lambda a: _np_spectral(a, -2), [(3, 3)], domain=rectangular, **F32),
+    row("nuclear_norm", lambda T: T.nuclear_norm, lambda a: np.asarray(_np_spectral(a, "nuc")),
+        [(4, 3)], domain=rectangular, **F32),
+]  # fmt: skip

@@ -530,3 +530,52 @@ SPECS = [
         [S, (4, 3)],
     ),
 ]
+
+
+# --- *_copy variants and as_strided_ (minitorch/_ops/view_variants.py) ---
+
+
+def _np_strided_copy(a, size, stride, offset):
+    flat = np.ascontiguousarray(a).reshape(-1)[offset:]
+    return np.lib.stride_tricks.as_strided(flat, size, [s * flat.itemsize for s in stride]).copy()
+
+
+SPECS += [
+    row("view_copy", lambda T: lambda x: T.view_copy(x, (4, 3)), lambda a: a.reshape(4, 3),
+        [(3, 4)]),
+    row("permute_copy", lambda T: lambda x: T.permute_copy(x, (2, 0, 1)),
+        lambda a: a.transpose(2, 0, 1), [(2, 3, 4)]),
+    row("t_copy", lambda T: T.t_copy, lambda a: a.T, [(2, 3)]),
+    row("transpose_copy", lambda T: lambda x: T.transpose_copy(x, 0, -1),
+        lambda a: np.swapaxes(a, 0, -1), [(2, 3, 4)]),
+    row("diagonal_copy", lambda T: lambda x: T.diagonal_copy(x, -1), lambda a: np.diagonal(a, -1),
+        [(3, 4)]),
+    row("expand_copy", lambda T: lambda x: T.expand_copy(x, (2, 3, 4)),
+        lambda a: np.broadcast_to(a, (2, 3, 4)).copy(), [(3, 1)]),
+    row("squeeze_copy", lambda T: lambda x: T.squeeze_copy(x, 1), lambda a: a[:, 0],
+        [(3, 1, 2)]),
+    row("unsqueeze_copy", lambda T: lambda x: T.unsqueeze_copy(x, -1), lambda a: a[..., None],
+        [(3, 2)]),
+    row("select_copy", lambda T: lambda x: T.select_copy(x, 0, -2), lambda a: a[-2], [(3, 2)]),
+    row("slice_copy", lambda T: lambda x: T.slice_copy(x, 1, 1, None, 2),
+        lambda a: a[:, 1::2], [(2, 5)]),
+    row("split_copy", lambda T: lambda x: T.split_copy(x, 2, 1),
+        lambda a: [a[:, :2], a[:, 2:]], [(2, 3)]),
+    row("split_with_sizes_copy", lambda T: lambda x: T.split_with_sizes_copy(x, [1, 2]),
+        lambda a: [a[:1], a[1:]], [(3, 2)]),
+    row("unbind_copy", lambda T: lambda x: T.unbind_copy(x, 1), lambda a: [a[:, 0], a[:, 1]],
+        [(3, 2)]),
+    row("unfold_copy", lambda T: lambda x: T.unfold_copy(x, 1, 2, 1),
+        lambda a: np.lib.stride_tricks.sliding_window_view(a, 2, 1).copy(), [(2, 4)]),
+    row("as_strided_copy", lambda T: lambda x: T.as_strided_copy(x, (2, 2), (1, 3), 1),
+        lambda a: _np_strided_copy(a, (2, 2), (1, 3), 1), [(2, 3)]),
+    row("as_strided_inplace", lambda T: lambda x: (x * 1).as_strided_((2, 2), (1, 3), 1),
+        lambda a: _np_strided_copy(a, (2, 2), (1, 3), 1), [(2, 3)]),
+    row("detach_copy", lambda T: T.detach_copy, lambda a: a.copy(), [(2, 3)], **{"grad": (),
+        "gradgrad": False}),
+    row("alias_copy", lambda T: T.alias_copy, lambda a: a.copy(), [(2, 3)]),
+    row("narrow_copy", lambda T: lambda x: x.narrow_copy(1, 1, 2), lambda a: a[:, 1:3],
+        [(2, 4)]),
+    row("linalg_diagonal", lambda T: lambda x: T.linalg.diagonal(x, offset=1),
+        lambda a: np.diagonal(a, 1, -2, -1), [(2, 3, 4)]),
+]  # fmt: skip

@@ -24,7 +24,8 @@ from minitorch.nn.modules.conv import *  # noqa: F403
 from minitorch.nn.modules.distance import *  # noqa: F403
 from minitorch.nn.modules.dropout import *  # noqa: F403
 from minitorch.nn.modules.flatten import Flatten, Unflatten
-from minitorch.nn.modules.linear import Identity, Linear
+from minitorch.nn.modules.lazy import *  # noqa: F403
+from minitorch.nn.modules.linear import Bilinear, Identity, Linear
 from minitorch.nn.modules.loss import *  # noqa: F403
 from minitorch.nn.modules.normalization import *  # noqa: F403
 from minitorch.nn.modules.padding import *  # noqa: F403
@@ -44,6 +45,7 @@ __all__ = [
     "ParameterDict",
     "Identity",
     "Linear",
+    "Bilinear",
     "Flatten",
     "Unflatten",
     "register_module_forward_pre_hook",
@@ -58,4 +60,4 @@ __all__ = [
 __all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__  # noqa: F405
 __all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__all__  # noqa: F405
 __all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__  # noqa: F405
-__all__ += loss.__all__ + normalization.__all__ + sparse.__all__  # noqa: F405
+__all__ += loss.__all__ + normalization.__all__ + sparse.__all__ + lazy.__all__  # noqa: F405

@@ -1,12 +1,13 @@
-"""PixelShuffle and PixelUnshuffle: channels to space and back."""
+"""PixelShuffle and PixelUnshuffle (channels to space and back) and ChannelShuffle."""
 
 from __future__ import annotations
 
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_conv as F
+from minitorch.nn._functional_vision import channel_shuffle
 from minitorch.nn.modules.module import Module
 
-__all__ = ["PixelShuffle", "PixelUnshuffle"]
+__all__ = ["PixelShuffle", "PixelUnshuffle", "ChannelShuffle"]
 
 
 class PixelShuffle(Module):
@@ -39,3 +40,19 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """Regroups (N, g*k, *) channels as (N, k*g, *). Mirrors torch.nn.ChannelShuffle."""
+
+    __constants__ = ["groups"]
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

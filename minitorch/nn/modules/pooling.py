@@ -9,7 +9,8 @@ from minitorch.nn.modules.module import Module
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d",
+    "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "LPPool3d",
+    "AdaptiveMaxPool3d", "MaxUnpool3d",
 ]  # fmt: skip
 
 
@@ -197,6 +198,12 @@ class LPPool2d(_LPPoolNd):
     _pool = staticmethod(F.lp_pool2d)
 
 
+class LPPool3d(_LPPoolNd):
+    """Power-average pooling. Mirrors torch.nn.LPPool3d."""
+
+    _pool = staticmethod(F.lp_pool3d)
+
+
 class _AdaptivePool(Module):
     __constants__ = ["output_size"]
 
@@ -252,6 +259,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPool):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+    """Mirrors torch.nn.AdaptiveMaxPool3d."""
+
+    def forward(self, input: Tensor):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
 class _MaxUnpoolNd(Module):
     _n = 2
 
@@ -284,3 +298,10 @@ class MaxUnpool2d(_MaxUnpoolNd):
 
     _n = 2
     _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Mirrors torch.nn.MaxUnpool3d."""
+
+    _n = 3
+    _unpool = staticmethod(F.max_unpool3d)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_conv as FC
-from minitorch.nn import _functional_pool as F
+from minitorch.nn import _functional_interpolate as F
 from minitorch.nn.modules.module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "Fold", "Unfold"]

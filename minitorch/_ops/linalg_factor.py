@@ -1,0 +1,471 @@
+"""Matrix factorizations: cholesky, qr, eigh, svd, Householder products (geqrf/orgqr/ormqr)."""
+
+from __future__ import annotations
+
+from minitorch import return_types
+from minitorch._ops.linalg_solve import (
+    LinAlgError,
+    SolveTriangular,
+    _batch_prefix,
+    _check_matrix,
+    _eye_like,
+    _is_linalg_error,
+    _mT,
+    _no_out,
+    _write,
+)
+from minitorch._tensor import _make
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "cholesky", "qr", "svd", "orgqr", "ormqr", "geqrf", "eig", "symeig", "solve", "lstsq",
+    "matrix_rank",
+]
+# fmt: on
+
+
+# --- Cholesky ---
+
+
+def _not_pd(xp, x, op):
+    """Raises torch's error naming the first leading minor that is not positive-definite."""
+    n = x.shape[-1]
+    flat = x.reshape((-1, n, n))
+    for index in range(flat.shape[0]):
+        for order in range(1, n + 1):
+            try:
+                xp.linalg.cholesky(flat[index, :order, :order])
+            except Exception as e:
+                if not _is_linalg_error(e):
+                    raise
+                raise LinAlgError(
+                    f"{op}: {_batch_prefix(x.shape, index)}The factorization could not be "
+                    "completed because the input is not positive-definite (the leading minor of "
+                    f"order {order} is not positive-definite)."
+                ) from None
+
+
+class Cholesky(Function):
+    """L = cholesky(A) (lower triangle of A read);
+    grad_A = sym(L^-T Phi(L^T grad) L^-1), Phi: the lower triangle with the diagonal halved"""
+
+    _node_name = "LinalgCholeskyExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = ctx.xp
+        try:
+            out = xp.linalg.cholesky(a._data)
+        except Exception as e:
+            if _is_linalg_error(e):
+                _not_pd(xp, a._data, "linalg.cholesky")
+            raise
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (lo,) = ctx.saved_tensors
+        p = _mT(lo) @ grad.tril()
+        p = p.tril() - 0.5 * p.diagonal(0, -2, -1).diag_embed()
+        lt = _mT(lo)
+        w = SolveTriangular.apply(lt, p, upper=True)  # L^-T P
+        s = _mT(SolveTriangular.apply(lt, _mT(w), upper=True))  # L^-T P L^-1
+        return 0.5 * (s + _mT(s))
+
+
+# --- QR ---
+
+
+def _qr_square_grad(q, r, gq, gr):
+    """grad_A of A = QR with R square (m >= n): (gQ + Q copyltu(M)) R^-T, M = R gR^T - gQ^T Q."""
+    m_ = None
+    if gr is not None:
+        m_ = r @ _mT(gr)
+    if gq is not None:
+        m_ = -(_mT(gq) @ q) if m_ is None else m_ - _mT(gq) @ q
+    b = q @ (m_.tril() + _mT(m_.tril(-1)))
+    if gq is not None:
+        b = b + gq
+    return _mT(SolveTriangular.apply(r, _mT(b), upper=True))
+
+
+class Qr(Function):
+    """(Q, R) = qr(A);  grad_A by the reduced-QR formula (m >= n), the square block plus
+    Q grad_R[:, m:] for wide matrices"""
+
+    _node_name = "LinalgQrBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, mode="reduced"):
+        xp = ctx.xp
+        x = a._data
+        if mode == "r":
+            r = xp.linalg.qr(x, mode="r")
+            q = xp.zeros((0,), dtype=x.dtype)
+        else:
+            q, r = xp.linalg.qr(x, mode=mode)
+        ctx.mode = mode
+        ctx.shape = x.shape
+        ctx.save_for_backward(q, r)
+        ctx.set_materialize_grads(False)
+        return q, r
+
+    @staticmethod
+    def backward(ctx, gq, gr):
+        m, n = ctx.shape[-2:]
+        if ctx.mode == "r":
+            raise RuntimeError(
+                "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+                "through linalg.qr."
+            )
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError(
+                "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+            )
+        q, r = ctx.saved_tensors
+        if gq is None and gr is None:
+            return None
+        if m >= n:
+            return _qr_square_grad(q, r, gq, gr)
+        # A = [X | Y] with X = Q R[:, :m] square and Y = Q R[:, m:]
+        u, v = r.narrow(-1, 0, m), r.narrow(-1, m, n - m)
+        gu = gr.narrow(-1, 0, m) if gr is not None else None
+        gy = None
+        if gr is not None:
+            gv = gr.narrow(-1, m, n - m)
+            y = q @ v
+            gq = y @ _mT(gv) if gq is None else gq + y @ _mT(gv)
+            gy = q @ gv
+        gx = _qr_square_grad(q, u, gq, gu)
+        if gy is None:
+            gy = gx.new_zeros(gx.shape[:-1] + (n - m,))
+        return _cat(gx, gy)
+
+
+def _cat(a, b):
+    from minitorch._ops.shape_join import cat
+
+    return cat([a, b], -1)
+
+
+# --- symmetric eigendecomposition and SVD ---
+
+
+class Eigh(Function):
+    """(w, V) = eigh(A);  grad_A = V (diag(grad_w) + skew(V^T grad_V) / E) V^T,
+    E_ij = w_j - w_i (the diagonal set to one)"""
+
+    _node_name = "LinalgEighBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, uplo="L"):
+        w, v = ctx.xp.linalg.eigh(a._data, UPLO=uplo)
+        ctx.save_for_backward(w, v)
+        ctx.set_materialize_grads(False)
+        return w, v
+
+    @staticmethod
+    def backward(ctx, gw, gv):
+        w, v = ctx.saved_tensors
+        if gw is None and gv is None:
+            return None
+        n = w.shape[-1]
+        inner = None
+        if gv is not None:
+            m = _mT(v) @ gv
+            e = w.unsqueeze(-2) - w.unsqueeze(-1) + _eye_like(w, n)
+            inner = 0.5 * (m - _mT(m)) / e
+        if gw is not None:
+            d = gw.diag_embed()
+            inner = d if inner is None else inner + d
+        return v @ inner @ _mT(v)
+
+
+class Svd(Function):
+    """(U, S, Vh) = svd(A);  grad_A by the standard formula (E_ij = S_j^2 - S_i^2), plus the
+    terms for the complement of U (m > k) or of V (n > k)"""
+
+    _node_name = "LinalgSvdBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, full_matrices=True):
+        u, s, vh = ctx.xp.linalg.svd(a._data, full_matrices=full_matrices)
+        ctx.save_for_backward(u, s, vh)
+        ctx.set_materialize_grads(False)
+        return u, s, vh
+
+    @staticmethod
+    def backward(ctx, gu, gs, gvh):
+        u, s, vh = ctx.saved_tensors
+        m, n = u.shape[-2], vh.shape[-1]
+        k = s.shape[-1]
+        # full_matrices: the extra columns are arbitrary; only the first k enter (as torch).
+        u, vh = u.narrow(-1, 0, k), vh.narrow(-2, 0, k)
+        gu = gu.narrow(-1, 0, k) if gu is not None else None
+        gvh = gvh.narrow(-2, 0, k) if gvh is not None else None
+        if gu is None and gvh is None:
+            if gs is None:
+                return None
+            return u @ (gs.unsqueeze(-1) * vh)
+        s2 = s * s
+        e = s2.unsqueeze(-2) - s2.unsqueeze(-1) + _eye_like(s, k)
+        ret = None
+        if gu is not None:
+            uhgu = _mT(u) @ gu
+            uhgu = uhgu - _mT(uhgu)
+            ret = (uhgu / e) * s.unsqueeze(-2)
+        if gvh is not None:
+            vhgv = vh @ _mT(gvh)
+            vhgv = vhgv - _mT(vhgv)
+            term = s.unsqueeze(-1) * (vhgv / e)
+            ret = term if ret is None else ret + term
+        if gs is not None:
+            ret = ret + gs.diag_embed()
+        if m > k and gu is not None:
+            gus = gu / s.unsqueeze(-2)
+            ga = u @ ret + gus - u @ (_mT(u) @ gus)
+            return ga @ vh
+        if n > k and gvh is not None:
+            sgvh = gvh / s.unsqueeze(-1)
+            ga = ret @ vh + sgvh - (sgvh @ _mT(vh)) @ vh
+            return u @ ga
+        return u @ ret @ vh
+
+
+def linalg_cholesky(A, *, upper=False, out=None):
+    """The Cholesky factor of a symmetric positive-definite matrix (its lower triangle read).
+    Mirrors torch.linalg.cholesky."""
+    _check_matrix(A, "linalg.cholesky")
+    low = Cholesky.apply(A)
+    return _write(_mT(low) if upper else low, out)
+
+
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    """(L, info). Mirrors torch.linalg.cholesky_ex. Differences from torch: a matrix that is not
+    positive-definite raises whatever check_errors says."""
+    _no_out(out, "linalg.cholesky_ex")
+    low = linalg_cholesky(A, upper=upper)
+    xp = A._device.backend.xp
+    info = _make(xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None)
+    return return_types.linalg_cholesky_ex((low, info))
+
+
+def cholesky(input, upper=False, *, out=None):
+    """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    return linalg_cholesky(input, upper=upper, out=out)
+
+
+def linalg_qr(A, mode="reduced", *, out=None):
+    """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
+    _no_out(out, "linalg.qr")
+    _check_matrix(A, "linalg.qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'"
+        )
+    return return_types.linalg_qr(Qr.apply(A, mode=mode))
+
+
+def qr(input, some=True, *, out=None):
+    """Mirrors torch.qr (some=False: the complete factorisation)."""
+    _no_out(out, "qr")
+    q, r = Qr.apply(input, mode="reduced" if some else "complete")
+    return return_types.qr((q, r))
+
+
+def linalg_eigh(A, UPLO="L", *, out=None):
+    """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
+    triangle. Mirrors torch.linalg.eigh."""
+    _no_out(out, "linalg.eigh")
+    _check_matrix(A, "linalg.eigh")
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    return return_types.linalg_eigh(Eigh.apply(A, uplo=UPLO))
+
+
+def linalg_eigvalsh(A, UPLO="L", *, out=None):
+    """Eigenvalues of a symmetric matrix. Mirrors torch.linalg.eigvalsh."""
+    _check_matrix(A, "linalg.eigvalsh")
+    return _write(linalg_eigh(A, UPLO).eigenvalues, out)
+
+
+def linalg_eig(A, *, out=None):
+    """Eigen-decomposition of a general matrix. Differences from torch: complex tensors do not
+    exist here, so this raises (torch returns complex eigenvalues)."""
+    raise NotImplementedError(
+        "linalg.eig: complex tensors are not supported by minitorch; use linalg.eigh for "
+        "symmetric matrices"
+    )
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+    """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
+    _no_out(out, "linalg.svd")
+    _check_matrix(A, "linalg.svd", square=False)
+    return return_types.linalg_svd(Svd.apply(A, full_matrices=full_matrices))
+
+
+def linalg_svdvals(A, *, driver=None, out=None):
+    """Singular values, descending. Mirrors torch.linalg.svdvals."""
+    _check_matrix(A, "linalg.svdvals", square=False)
+    return _write(Svd.apply(A, full_matrices=False)[1], out)
+
+
+def svd(input, some=True, compute_uv=True, *, out=None):
+    """(U, S, V) (V, not V^T). Mirrors torch.svd."""
+    _no_out(out, "svd")
+    _check_matrix(input, "linalg.svd", square=False)
+    if not compute_uv:
+        s = linalg_svdvals(input)
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        zeros = input.new_zeros
+        return return_types.svd((zeros(batch + (m, m)), s, zeros(batch + (n, n))))
+    u, s, vh = Svd.apply(input, full_matrices=not some)
+    return return_types.svd((u, s, _mT(vh)))
+
+
+# --- Householder products, geqrf, removed functions ---
+
+
+def _householder_q(V, tau, ncols):
+    """The first ncols columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T, v_i the i-th column of
+    V below the diagonal with a one on it (composed from Tensor ops, so differentiable)."""
+    m, n = V.shape[-2:]
+    k = tau.shape[-1]
+    v = V.tril(-1) + _eye_like(V, max(m, n)).narrow(-2, 0, m).narrow(-1, 0, n)
+    q = _eye_like(V, m).narrow(-1, 0, ncols).expand(tuple(V.shape[:-2]) + (m, ncols))
+    for i in reversed(range(k)):  # Q = H_1 (H_2 (... (H_k I)))
+        vi = v.narrow(-1, i, 1)
+        t = tau.narrow(-1, i, 1).unsqueeze(-1)
+        q = q - (t * vi) @ (_mT(vi) @ q)
+    return q
+
+
+def _check_householder(A, tau, op):
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if A.shape[-2] < A.shape[-1]:
+        raise RuntimeError(
+            f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
+        )
+    if A.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if tau.ndim != A.ndim - 1:
+        raise RuntimeError(
+            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
+            f"to {tau.ndim} and input.ndim is equal to {A.ndim}"
+        )
+
+
+def linalg_householder_product(A, tau, *, out=None):
+    """The first n columns of the product of Householder reflectors stored as in geqrf.
+    Mirrors torch.linalg.householder_product."""
+    _check_householder(A, tau, "torch.linalg.householder_product")
+    return _write(_householder_q(A, tau, A.shape[-1]), out)
+
+
+def orgqr(input, tau, *, out=None):
+    """Mirrors torch.orgqr (linalg.householder_product)."""
+    _check_householder(input, tau, "torch.orgqr")
+    return _write(_householder_q(input, tau, input.shape[-1]), out)
+
+
+def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+    """op(Q) @ other (other @ op(Q) if not left), Q the full product of the reflectors of
+    geqrf. Mirrors torch.ormqr."""
+    if input.ndim < 2 or other.ndim < 2:
+        raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
+    q = _householder_q(input, tau, input.shape[-2])
+    if transpose:
+        q = _mT(q)
+    return _write(q @ other if left else other @ q, out)
+
+
+def geqrf(input, *, out=None):
+    """(a, tau): the Householder QR of LAPACK's geqrf (R above the diagonal, the reflectors
+    below). Mirrors torch.geqrf (which has no derivative either)."""
+    _no_out(out, "geqrf")
+    _check_matrix(input, "geqrf", square=False)
+    if input.requires_grad:
+        from minitorch.autograd.grad_mode import is_grad_enabled
+
+        if is_grad_enabled():
+            raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+    xp = input._device.backend.xp
+    x = input._data
+    m, n = x.shape[-2:]
+    flat = x.reshape((-1, m, n))
+    hs, taus = [], []
+    for mat in flat:  # numpy's raw QR is not batched
+        h, tau = xp.linalg.qr(mat, mode="raw")
+        hs.append(xp.swapaxes(h, -1, -2))
+        taus.append(tau)
+    k = min(m, n)
+    a = xp.stack(hs).reshape(x.shape) if hs else x.copy()
+    t = (
+        xp.stack(taus).reshape(x.shape[:-2] + (k,))
+        if taus
+        else xp.zeros(x.shape[:-2] + (k,), dtype=x.dtype)
+    )
+    d = input._device
+    return return_types.geqrf(
+        (_make(a.astype(x.dtype), d, False, None), _make(t.astype(x.dtype), d, False, None))
+    )
+
+
+def linalg_eigvals(A, *, out=None):
+    """Eigenvalues of a general matrix. Differences from torch: complex tensors do not exist
+    here, so this raises (torch returns complex eigenvalues)."""
+    raise NotImplementedError(
+        "linalg.eigvals: complex tensors are not supported by minitorch; use linalg.eigvalsh "
+        "for symmetric matrices"
+    )
+
+
+_REMOVED = {
+    "eig": "`torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather "
+    "than real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced "
+    "with:\nL_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, "
+    "eigenvectors=True) should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)",
+    "symeig": "The default behavior has changed from using the upper triangular portion of the "
+    "matrix by default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, "
+    "upper=upper) should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper "
+    "else 'L')\n\nand\n\nL, V = torch.symeig(A, eigenvectors=True) should be replaced with:\n"
+    "L, V = torch.linalg.eigh(A, UPLO='U' if upper else 'L')",
+    "solve": "`torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` "
+    "has its arguments reversed and does not return the LU factorization.\n\nTo get the LU "
+    "factorization see `torch.lu`, which can be used with `torch.lu_solve` or "
+    "`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = "
+    "torch.linalg.solve(A, B)",
+    "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` "
+    "has reversed arguments and does not return the QR decomposition in the returned tuple "
+    "(although it returns other information about the problem).\n\nTo get the QR "
+    "decomposition consider using `torch.linalg.qr`.",
+    "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The "
+    "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
+}
+
+
+def _removed(name):
+    def fn(*args, **kwargs):
+        raise RuntimeError(
+            "This function was deprecated since version 1.9 and is now removed."
+            + ("" if _REMOVED[name].startswith("\n") else " ")
+            + _REMOVED[name]
+        )
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Removed from torch in 1.9: raises torch's RuntimeError. Mirrors torch.{name}."
+    return fn
+
+
+eig = _removed("eig")
+symeig = _removed("symeig")
+solve = _removed("solve")
+lstsq = _removed("lstsq")
+matrix_rank = _removed("matrix_rank")

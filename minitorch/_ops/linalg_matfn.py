@@ -1,0 +1,200 @@
+"""Matrix functions built on the factorizations: matrix_exp, matrix_power, pinv, matrix_rank,
+cond, lstsq."""
+
+from __future__ import annotations
+
+from minitorch import return_types
+from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
+from minitorch._ops.linalg_solve import _check_matrix, _eye_like, _mT, _write, linalg_inv
+from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
+
+__all__ = ["pinverse", "matrix_power", "matrix_exp"]
+
+
+# --- matrix exponential ---
+
+_PADE13 = (
+    64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+    129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+    40840800.0, 960960.0, 16380.0, 182.0, 1.0,
+)  # fmt: skip
+_THETA13 = 5.371920351148152
+
+
+def _expm_raw(xp, x):
+    """exp of a batch of matrices: degree-13 Padé with scaling and squaring (Higham 2005)."""
+    n = x.shape[-1]
+    if x.size == 0:
+        return x.copy()
+    # One scaling for the whole batch, from its largest 1-norm (reads one number to the host).
+    norm = float(xp.abs(x).sum(axis=-2).max())
+    s = 0
+    if norm > _THETA13 and norm != float("inf"):  # (nan and inf give nan, as in torch)
+        s = int(xp.ceil(xp.log2(xp.asarray(norm / _THETA13))))
+    a = x / (2.0**s)
+    b = _PADE13
+    eye = xp.eye(n, dtype=x.dtype)
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2
+             + b[1] * eye)  # fmt: skip
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye
+    r = xp.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return r.astype(x.dtype, copy=False)
+
+
+class MatrixExp(Function):
+    """out = exp(A);  grad_A = the top-right block of exp([[A^T, grad], [0, A^T]])"""
+
+    _node_name = "LinalgMatrixExpBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return _expm_raw(ctx.xp, a._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        n = a.shape[-1]
+        at = _mT(a)
+        top = _cat(at, grad)
+        bottom = _cat(at.new_zeros(at.shape), at)
+        from minitorch._ops.shape_join import cat
+
+        big = MatrixExp.apply(cat([top, bottom], -2))
+        return big.narrow(-2, 0, n).narrow(-1, n, n)
+
+
+def _eps(A) -> float:
+    return float(A._device.backend.xp.finfo(A._data.dtype).eps)
+
+
+def _default_rtol(A, atol, rtol):
+    if rtol is not None:
+        return rtol
+    if atol is not None and not (isinstance(atol, (int, float)) and atol == 0):
+        return 0.0
+    return _eps(A) * max(A.shape[-2:])
+
+
+def _tolerance(A, s, atol, rtol):
+    """max(atol, rtol * largest singular value) per matrix (a Tensor, no gradient)."""
+    rtol = _default_rtol(A, atol, rtol)
+    smax = s.detach().amax(-1, keepdim=True) if s.shape[-1] else s.detach().sum(-1, keepdim=True)
+    tol = smax * rtol
+    if atol is not None:
+        from minitorch._ops.pointwise import maximum
+
+        a = atol if isinstance(atol, Tensor) else tol.new_full((), float(atol))
+        tol = maximum(tol, a.unsqueeze(-1) if isinstance(atol, Tensor) else a)
+    return tol
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Moore-Penrose pseudo-inverse through the SVD. Mirrors torch.linalg.pinv."""
+    from minitorch._ops.pointwise import where
+
+    _check_matrix(A, "linalg.pinv", square=False)
+    u, s, vh = Svd.apply(A, full_matrices=False)
+    keep = s > _tolerance(A, s, atol, rtol)
+    sinv = where(keep, 1 / where(keep, s, s.new_ones(())), s.new_zeros(()))
+    return _write(_mT(vh) @ (sinv.unsqueeze(-1) * _mT(u)), out)
+
+
+def pinverse(input, rcond=1e-15):
+    """Mirrors torch.pinverse."""
+    return linalg_pinv(input, rtol=rcond)
+
+
+def linalg_matrix_power(A, n, *, out=None):
+    """A to an integer power (negative: of the inverse). Mirrors torch.linalg.matrix_power."""
+    _check_matrix(A, "linalg.matrix_power")
+    if n == 0:
+        return _write(_eye_like(A, A.shape[-1]).expand(A.shape).clone(), out)
+    if n < 0:
+        A, n = linalg_inv(A), -n
+    result, base = None, A
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    return _write(result, out)
+
+
+def matrix_power(input, n):
+    """Mirrors torch.matrix_power."""
+    return linalg_matrix_power(input, n)
+
+
+def linalg_matrix_exp(A):
+    """exp of a batch of square matrices. Mirrors torch.linalg.matrix_exp. Differences from
+    torch: one scaling for the whole batch, from its largest 1-norm, read to the host (on the
+    GPU, one synchronisation)."""
+    _check_matrix(A, "linalg.matrix_exp")
+    return MatrixExp.apply(A)
+
+
+def matrix_exp(input):
+    """Mirrors torch.matrix_exp."""
+    return linalg_matrix_exp(input)
+
+
+def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """Number of singular values above the tolerance (int64). Mirrors torch.linalg.matrix_rank."""
+    _check_matrix(A, "linalg.matrix_rank", square=False)
+    s = linalg_svdvals(A.detach())
+    return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
+
+
+def linalg_cond(A, p=None, *, out=None):
+    """Condition number in norm p (2 by default: the ratio of extreme singular values). Mirrors
+    torch.linalg.cond."""
+    from minitorch._ops.reduction_more import matrix_norm
+
+    _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        s = linalg_svdvals(A)
+        big, small = s.narrow(-1, 0, 1).squeeze(-1), s.narrow(-1, -1, 1).squeeze(-1)
+        return _write(big / small if p != -2 else small / big, out)
+    return _write(matrix_norm(A, p) * matrix_norm(linalg_inv(A), p), out)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """Least-squares solution of A X = B. Mirrors torch.linalg.lstsq (CPU drivers: residuals
+    only with gelsd/gelss/gelsy... as torch: computed for m > n at full rank by every driver but
+    the default gelsy; singular_values with gelsd/gelss). Differences from torch: the solution
+    is computed through the pseudo-inverse."""
+    _check_matrix(A, "linalg.lstsq", square=False)
+    driver = driver or "gelsy"
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(
+            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
+        )
+    vector = B.ndim == A.ndim - 1
+    b = B.unsqueeze(-1) if vector else B
+    m, n = A.shape[-2:]
+    rtol = rcond if rcond is not None and rcond > 0 else None
+    if rtol is None:
+        rtol = _eps(A) * max(m, n)
+    x = linalg_pinv(A, rtol=rtol) @ b
+    s = linalg_svdvals(A.detach())
+    rank = (s > _tolerance(A, s, None, rtol)).sum(-1)
+    empty = A.new_zeros((0,))
+    residuals = empty
+    full_rank = bool((rank == min(m, n)).all()) if rank.numel() else True
+    if driver != "gelsy" and m > n and full_rank:
+        residuals = ((A @ x - b) ** 2).sum(-2)
+    if driver == "gels":
+        rank = rank.new_zeros((0,))
+    svals = s if driver in ("gelsd", "gelss") else empty
+    x = x.squeeze(-1) if vector else x
+    if vector and residuals.numel():
+        residuals = residuals.squeeze(-1)
+    return return_types.linalg_lstsq((x, residuals, rank, svals))

@@ -1,0 +1,545 @@
+"""Linear algebra composed from the primitives: in-place add*mm_, addr, cross, dist, renorm,
+cov/corrcoef, cdist, block_diag, vander, multi_dot, trapezoid, deprecated norms."""
+
+from __future__ import annotations
+
+import operator
+import warnings
+
+from minitorch import _dtype
+from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops.inplace import apply_inplace
+from minitorch._ops.linalg import _require_tensor, _short, addbmm, addmm, addmv, baddbmm, mm, outer
+from minitorch._tensor import Tensor
+
+# fmt: off
+__all__ = [
+    "addmm_", "addbmm_", "addmv_", "baddbmm_", "addr", "addr_", "cross", "linalg_cross", "dist",
+    "renorm", "renorm_", "cov", "corrcoef", "cdist", "block_diag", "vander", "linalg_vander",
+    "chain_matmul", "linalg_multi_dot", "trapezoid", "trapz", "cumulative_trapezoid",
+    "nuclear_norm", "frobenius_norm",
+]
+# fmt: on
+
+
+def _ops():
+    from minitorch import _ops
+
+    return _ops
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+# --- in-place matrix products ---
+
+
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    """In-place addmm. Mirrors torch.Tensor.addmm_."""
+    return apply_inplace(
+        input, lambda s: addmm(s, mat1, mat2, beta=beta, alpha=alpha), "addmm_", (mat1, mat2)
+    )
+
+
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """In-place addmv. Mirrors torch.addmv_ / torch.Tensor.addmv_."""
+    return apply_inplace(
+        input, lambda s: addmv(s, mat, vec, beta=beta, alpha=alpha), "addmv_", (mat, vec)
+    )
+
+
+def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place addbmm. Mirrors torch.Tensor.addbmm_."""
+    return apply_inplace(
+        input,
+        lambda s: addbmm(s, batch1, batch2, beta=beta, alpha=alpha),
+        "addbmm_",
+        (batch1, batch2),
+    )
+
+
+def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    """In-place baddbmm. Mirrors torch.Tensor.baddbmm_."""
+    return apply_inplace(
+        input,
+        lambda s: baddbmm(s, batch1, batch2, beta=beta, alpha=alpha),
+        "baddbmm_",
+        (batch1, batch2),
+    )
+
+
+def _check_int_scalars(input, op, **scalars):
+    if input.dtype.is_floating_point or input.dtype == _dtype.bool:
+        return
+    for name, value in scalars.items():
+        if isinstance(value, float):
+            raise RuntimeError(
+                f"For integral input tensors, argument {name} must not be a floating point number."
+            )
+
+
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """beta * input + alpha * outer(vec1, vec2). Mirrors torch.addr."""
+    _require_tensor(input, "addr", "input", 1)
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        _require_tensor(v, "addr", name, 2 if name == "vec1" else 3)
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    _check_int_scalars(input, "addr", beta=beta, alpha=alpha)
+    product = outer(vec1, vec2)
+    shape = product._data.shape
+    if input._data.shape != shape:
+        input.expand(shape)  # torch's broadcast error, naming both shapes
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        result = product
+        if result.dtype != input.dtype:
+            result = cast(result, _dtype.promote_types(result.dtype, input.dtype))
+    else:
+        result = (input * beta if beta != 1 else input) + product
+    return _write(result, out)
+
+
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    """In-place addr. Mirrors torch.Tensor.addr_."""
+    return apply_inplace(
+        input, lambda s: addr(s, vec1, vec2, beta=beta, alpha=alpha), "addr_", (vec1, vec2)
+    )
+
+
+# --- cross products, distances, norms ---
+
+
+def linalg_cross(input, other, *, dim=-1, out=None):
+    """Cross product of 3-vectors along dim, broadcasting the other dims. Mirrors
+    torch.linalg.cross."""
+    _require_tensor(input, "linalg_cross", "input", 1)
+    _require_tensor(other, "linalg_cross", "other", 2)
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_short(input.dtype)} but found {_short(other.dtype)}"
+        )
+    d = wrap_dim(dim, input.ndim, "linalg.cross") if input.ndim else dim
+    na, nb = input.shape[d] if input.ndim else 0, other.shape[d] if other.ndim else 0
+    if na != 3 or nb != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}"
+        )
+    a = [input.narrow(d, i, 1) for i in range(3)]
+    b = [other.narrow(d, i, 1) for i in range(3)]
+    parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    return _write(_ops().cat(parts, d), out)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """Cross product along dim; dim=None takes the first dim of size 3 (deprecated in torch, as
+    here: a warning). Mirrors torch.cross."""
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
+            "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
+            "change to agree with that of linalg.cross in a future release.",
+            UserWarning,
+            stacklevel=2,
+        )
+        sizes = list(input.shape)
+        if 3 not in sizes:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = sizes.index(3)
+    return linalg_cross(input, other, dim=dim, out=out)
+
+
+def dist(input, other, p=2):
+    """The p-norm of input - other. Mirrors torch.dist."""
+    from minitorch._ops.reduction_more import vector_norm
+
+    diff = input - other
+    if not diff.dtype.is_floating_point:
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_short(diff.dtype)} instead."
+        )
+    return vector_norm(diff, p)
+
+
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each slice along dim rescaled to p-norm at most maxnorm. Mirrors torch.renorm."""
+    from minitorch._ops.reduction_more import vector_norm
+
+    _require_tensor(input, "renorm", "input", 1)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        shown = int(maxnorm) if float(maxnorm).is_integer() else maxnorm  # torch's Scalar print
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {shown}")
+    if input.ndim <= 1:
+        raise RuntimeError(
+            f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
+        )
+    d = wrap_dim(dim, input.ndim, "renorm")
+    others = tuple(i for i in range(input.ndim) if i != d)
+    norm = vector_norm(input, p, others, True)
+    # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1
+    factor = _ops().where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
+    return _write(input * factor, out)
+
+
+def renorm_(input, p, dim, maxnorm):
+    """In-place renorm. Mirrors torch.Tensor.renorm_."""
+    return apply_inplace(input, lambda s: renorm(s, p, dim, maxnorm), "renorm_")
+
+
+def _check_weights(w, name, n, integral):
+    if w.ndim > 1:
+        raise RuntimeError(
+            f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+            f"{w.ndim} dimensions"
+        )
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
+        )
+    if integral and (w.dtype.is_floating_point or w.dtype == _dtype.bool):
+        raise RuntimeError(
+            f"cov(): expected fweights to have integral dtype but got fweights with "
+            f"{_short(w.dtype)} dtype"
+        )
+    if not integral and not w.dtype.is_floating_point:
+        raise RuntimeError(
+            f"cov(): expected aweights to have floating point dtype but got aweights with "
+            f"{_short(w.dtype)} dtype"
+        )
+
+
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """Covariance of the rows (variables) over the columns (observations). Mirrors torch.cov.
+    Differences from torch: weights that are negative are not checked (that would read the
+    device), and the degrees-of-freedom warning is given only without weights."""
+    ops = _ops()
+    if input.ndim > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    x = input if input.ndim == 2 else input.reshape(1, -1)
+    if not x.dtype.is_floating_point:
+        x = cast(x, _dtype.get_default_dtype())
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        _check_weights(fweights, "fweights", n, True)
+        w = fweights
+    if aweights is not None:
+        _check_weights(aweights, "aweights", n, False)
+        w = aweights if w is None else w * aweights
+    if w is None:
+        avg = x.mean(1)
+        w_sum = None
+        norm_factor = n - correction
+        if norm_factor <= 0:
+            warnings.warn(
+                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                "number of observations.",
+                UserWarning,
+                stacklevel=2,
+            )
+            norm_factor = 0
+    else:
+        w = cast(w, x.dtype) if w.dtype != x.dtype else w
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+        if correction == 0:
+            norm_factor = w_sum
+        elif aweights is None:
+            norm_factor = w_sum - correction
+        else:
+            norm_factor = w_sum - correction * (w * cast(aweights, x.dtype)).sum() / w_sum
+        norm_factor = ops.clamp(norm_factor, min=0)
+    xm = x - avg.unsqueeze(1)
+    c = mm(xm if w is None else xm * w, xm.t())
+    c = c / norm_factor
+    return c.squeeze()  # as torch: one variable gives a 0-d result
+
+
+def corrcoef(input):
+    """Pearson correlation coefficients of the rows. Mirrors torch.corrcoef."""
+    if input.ndim > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.ndim} dimensions"
+        )
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    std = c.diagonal().sqrt()
+    c = c / std.unsqueeze(1) / std.unsqueeze(0)
+    return _ops().clamp(c, -1, 1)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist.
+    Differences from torch: compute_mode is checked but the direct formula is always used
+    (it holds a P x R x M difference tensor per batch)."""
+    from minitorch._ops.reduction_more import vector_norm
+
+    modes = (
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    )
+    if compute_mode not in modes:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {_short(x.dtype)}"
+            )
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(
+            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
+        )
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    if p == 2:
+        # sqrt of the sum of squares with a zero gradient at zero distance, as torch
+        sq = (diff * diff).sum(-1)
+        pos = sq > 0
+        safe = _ops().where(pos, sq, sq.new_ones(()))
+        return _ops().where(pos, safe.sqrt(), sq.new_zeros(()))
+    return vector_norm(diff, p, -1)
+
+
+def block_diag(*tensors):
+    """The block-diagonal matrix of the given 0-, 1- or 2-D tensors. Mirrors torch.block_diag."""
+    ops = _ops()
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.ndim > 2:
+            raise RuntimeError(
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. Input "
+                f"{i} has {t.ndim} dimensions"
+            )
+        mats.append(t.reshape(1, 1) if t.ndim == 0 else t.reshape(1, -1) if t.ndim == 1 else t)
+    if not mats:
+        from minitorch._factories import zeros
+
+        return zeros((1, 0))
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = _dtype.promote_types(dt, m.dtype)
+    total = sum(m.shape[1] for m in mats)
+    rows, left = [], 0
+    for m in mats:
+        r, c = m.shape
+        pad_l = m.new_zeros((r, left), dtype=dt)
+        pad_r = m.new_zeros((r, total - left - c), dtype=dt)
+        rows.append(ops.cat([pad_l, cast(m, dt), pad_r], 1))
+        left += c
+    return ops.cat(rows, 0)
+
+
+def _powers(x, n):
+    """[1, x, x^2, ..., x^(n-1)] along a new last dim (products, so differentiable at 0)."""
+    ops = _ops()
+    ones = x.new_ones(tuple(x.shape) + (1,))
+    if n <= 1:
+        return ones.narrow(-1, 0, n)
+    rest = x.unsqueeze(-1).expand(tuple(x.shape) + (n - 1,)).cumprod(-1)
+    return ops.cat([ones, rest], -1)
+
+
+def vander(x, N=None, increasing=False):
+    """Columns x^(N-1), ..., x^0 (increasing: x^0 first). Mirrors torch.vander."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    if x.dtype == _dtype.bool or not x.dtype.is_floating_point and x.dtype != _dtype.int64:
+        x = cast(x, _dtype.int64)
+    v = _powers(x, n)
+    return v if increasing else v.flip(-1)
+
+
+def linalg_vander(x, *, N=None):
+    """x^0, x^1, ... along a new last dim (any batch). Mirrors torch.linalg.vander."""
+    if x.ndim < 1:
+        raise RuntimeError(
+            "linalg.vander: Expected x to have at least 1 dimension but got a 0-dimensional tensor"
+        )
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dtype == _dtype.bool:
+        x = cast(x, _dtype.int64)
+    return _powers(x, n)
+
+
+def chain_matmul(*matrices, out=None):
+    """The product of 2-D matrices, left to right. Mirrors torch.chain_matmul (deprecated)."""
+    warnings.warn(
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+        "than multiple parameters.",
+        UserWarning,
+        stacklevel=2,
+    )
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        return _write(matrices[0].clone(), out)
+    return _write(_multiply(list(matrices)), out)
+
+
+def _multiply(mats):
+    r = mats[0]
+    for m in mats[1:]:
+        r = mm(r, m)
+    return r
+
+
+def linalg_multi_dot(tensors, *, out=None):
+    """The product of matrices; the first may be a row and the last a column vector.
+    Mirrors torch.linalg.multi_dot. Differences from torch: multiplied left to right (no
+    optimal parenthesisation)."""
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first, last = tensors[0], tensors[-1]
+    if first.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
+    if last.ndim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
+    for i, t in enumerate(tensors[1:-1], 1):
+        if t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+    for i, t in enumerate(tensors):
+        if t.dtype != first.dtype:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_ctype_name(first.dtype)} and tensor {i} {_ctype_name(t.dtype)}"
+            )
+    mats = list(tensors)
+    if first.ndim == 1:
+        mats[0] = first.unsqueeze(0)
+    if last.ndim == 1:
+        mats[-1] = last.unsqueeze(1)
+    for i in range(n - 1):
+        a, b = mats[i], mats[i + 1]
+        if a.shape[1] != b.shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
+                f"{list(tensors[i + 1].shape)} cannot be multiplied"
+            )
+    r = _multiply(mats)
+    if first.ndim == 1:
+        r = r.squeeze(0)
+    if last.ndim == 1:
+        r = r.squeeze(-1)
+    return _write(r, out)
+
+
+def _ctype_name(dt) -> str:
+    from minitorch._ops.linalg import _ctype
+
+    return _ctype(dt)
+
+
+# --- integration ---
+
+
+def _trapezoid_terms(y, x, dx, dim, op):
+    """The areas of the trapezoids along dim (not yet summed)."""
+    d = wrap_dim(dim, y.ndim, op)
+    n = y.shape[d]
+    if not y.dtype.is_floating_point:
+        y = cast(y, _dtype.get_default_dtype())
+    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n else y.narrow(d, 0, 0)
+    if x is None:
+        return avg * dx if dx != 1 else avg, d
+    if x.ndim == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(
+                f"{op}: There must be one `x` value for each sample point along `dim`. Got "
+                f"x of length {x.shape[0]} and y of length {n} along dim {d}"
+            )
+        shape = [1] * y.ndim
+        shape[d] = max(n - 1, 0)
+        widths = x.diff().reshape(shape) if n else x.narrow(0, 0, 0).reshape(shape)
+    else:
+        xd = wrap_dim(dim, x.ndim, op) if x.ndim == y.ndim else d - (y.ndim - x.ndim)
+        widths = x.diff(dim=xd) if n else x.narrow(xd, 0, 0)
+    return avg * widths, d
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Integral of y along dim by the trapezoid rule, at points x or spacing dx. Mirrors
+    torch.trapezoid."""
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments")
+    if x is not None and not isinstance(x, Tensor):
+        x, dx = None, x  # trapezoid(y, dx) with a number
+    terms, d = _trapezoid_terms(y, x, 1 if dx is None else dx, dim, "trapezoid")
+    return terms.sum(d)
+
+
+def trapz(y, x=None, *, dx=None, dim=-1):
+    """Mirrors torch.trapz (trapezoid)."""
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+    """Running trapezoid-rule integral of y along dim (one fewer element). Mirrors
+    torch.cumulative_trapezoid."""
+    if x is not None and not isinstance(x, Tensor):
+        x, dx = None, x
+    terms, d = _trapezoid_terms(y, x, 1 if dx is None else dx, dim, "cumulative_trapezoid")
+    return terms.cumsum(d)
+
+
+# --- deprecated norms ---
+
+
+def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
+    """Sum of singular values over two dims. Mirrors torch.nuclear_norm (deprecated)."""
+    from minitorch._ops.reduction_more import matrix_norm
+
+    if isinstance(dim, bool):  # nuclear_norm(input, keepdim) positional form
+        dim, keepdim = None, dim
+    if dim is None:
+        if input.ndim != 2:
+            raise RuntimeError(
+                "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
+                if input.ndim < 2
+                else f"Expected a tensor with 2 dimensions, but got a tensor with {input.ndim} "
+                f"dimensions instead."
+            )
+        dim = (-2, -1)
+    return _write(matrix_norm(input, "nuc", tuple(dim), keepdim), out)
+
+
+def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
+    """sqrt of the sum of squares over dims. Mirrors torch.frobenius_norm (deprecated)."""
+    from minitorch._ops.reduction_more import vector_norm
+
+    dims = (dim,) if isinstance(dim, int) else tuple(operator.index(d) for d in dim)
+    if len(dims) > 2:
+        raise RuntimeError(
+            f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead."
+        )
+    return _write(vector_norm(input, 2, dims, keepdim), out)

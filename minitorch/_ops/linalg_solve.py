@@ -1,0 +1,588 @@
+"""Inverse, determinants and linear solves: inv, det, slogdet, solve, solve_triangular,
+cholesky_solve, LU factorization and lu_solve; the shared checks of the linalg families."""
+
+from __future__ import annotations
+
+from minitorch import return_types
+from minitorch._ops.linalg import _short
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "inverse", "det", "slogdet", "logdet", "cholesky_solve", "cholesky_inverse",
+    "triangular_solve", "lu_unpack", "lu", "lu_solve",
+]
+# fmt: on
+
+
+class LinAlgError(RuntimeError):
+    """A matrix that the algorithm cannot handle (singular, not positive-definite). Mirrors
+    torch.linalg.LinAlgError (torch._C._LinAlgError), a RuntimeError."""
+
+
+# --- checks and helpers ---
+
+
+def _check_matrix(a, op: str, square: bool = True):
+    if not isinstance(a, Tensor):
+        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(a).__name__}")
+    if a.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    if not a.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
+        )
+    m, n = a._data.shape[-2:]
+    if square and m != n:
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
+        )
+
+
+def _mT(x: Tensor) -> Tensor:
+    return x.transpose(-2, -1)
+
+
+def _eye_like(x: Tensor, n: int) -> Tensor:
+    return _make(x._device.backend.xp.eye(n, dtype=x._data.dtype), x._device, False, None)
+
+
+def _is_linalg_error(e: Exception) -> bool:
+    return type(e).__name__ == "LinAlgError"
+
+
+def _batch_prefix(shape, index) -> str:
+    return f"(Batch element {index}): " if len(shape) > 2 else ""
+
+
+def _lu_raw(xp, a):
+    """LU with partial pivoting of a batch of (m, n) arrays, as LAPACK's getrf: (LU, pivots
+    (1-based, int32), info: per matrix the 1-based index of the first zero pivot, else 0)."""
+    shape = a.shape
+    m, n = shape[-2:]
+    k = min(m, n)
+    batch = shape[:-2]
+    lu = a.reshape((-1, m, n)).copy()
+    nb = lu.shape[0]
+    rows = xp.arange(nb)
+    piv = xp.zeros((nb, k), dtype=xp.int32)
+    info = xp.zeros((nb,), dtype=xp.int64)
+    for j in range(k):
+        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)
+        piv[:, j] = (p + 1).astype(xp.int32)
+        row_j = lu[rows, j, :].copy()
+        lu[rows, j, :] = lu[rows, p, :]
+        lu[rows, p, :] = row_j
+        d = lu[:, j, j]
+        zero = d == 0
+        info = xp.where((info == 0) & zero, j + 1, info)
+        col = lu[:, j + 1 :, j] / xp.where(zero, 1, d)[:, None]
+        lu[:, j + 1 :, j] = col
+        lu[:, j + 1 :, j + 1 :] -= col[:, :, None] * lu[:, j, None, j + 1 :]
+    return lu.reshape(shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _first_failure(info):
+    """(flat batch index, value) of the first nonzero info (an error path: reads the host)."""
+    flat = info.reshape(-1)
+    bad = [i for i, v in enumerate(flat.tolist()) if v != 0]
+    return (bad[0], int(flat.tolist()[bad[0]])) if bad else (None, 0)
+
+
+def _raise_singular_inv(xp, x, op="linalg.inv"):
+    _, _, info = _lu_raw(xp, x)
+    index, element = _first_failure(info)
+    raise LinAlgError(
+        f"{op}: {_batch_prefix(x.shape, index or 0)}The diagonal element {element} is zero, the "
+        "inversion could not be completed because the input matrix is singular."
+    ) from None
+
+
+# --- inverse, determinants, solves ---
+
+
+class Inv(Function):
+    """out = A^-1;  grad_A = -out^T @ grad @ out^T"""
+
+    _node_name = "LinalgInvExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = ctx.xp
+        try:
+            out = xp.linalg.inv(a._data)
+        except Exception as e:
+            if _is_linalg_error(e):
+                _raise_singular_inv(xp, a._data)
+            raise
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        t = _mT(out)
+        return -(t @ grad @ t)
+
+
+class Det(Function):
+    """out = det(A);  grad_A = grad * out * A^-T"""
+
+    _node_name = "LinalgDetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        out = ctx.xp.asarray(ctx.xp.linalg.det(a._data))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        scale = (grad * out).unsqueeze(-1).unsqueeze(-1)
+        return scale * _mT(Inv.apply(a))
+
+
+class Slogdet(Function):
+    """(sign, logabsdet) = slogdet(A);  grad_A = grad_logabsdet * A^-T (sign is constant)"""
+
+    _node_name = "LinalgSlogdetBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        sign, logabs = ctx.xp.linalg.slogdet(a._data)
+        ctx.save_for_backward(a)
+        ctx.set_materialize_grads(False)
+        return ctx.xp.asarray(sign), ctx.xp.asarray(logabs)
+
+    @staticmethod
+    def backward(ctx, grad_sign, grad_logabs):
+        (a,) = ctx.saved_tensors
+        if grad_logabs is None:
+            return None
+        return grad_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(Inv.apply(a))
+
+
+class Solve(Function):
+    """X = A^-1 B (B a batch of matrices);  grad_B = A^-T grad,  grad_A = -grad_B X^T"""
+
+    _node_name = "LinalgSolveExBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = ctx.xp
+        x, y = a._data, b._data
+        batch = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+        if x.shape[:-2] != batch or y.shape[:-2] != batch:  # (not every xp broadcasts solve)
+            x = xp.broadcast_to(x, batch + x.shape[-2:])
+            y = xp.broadcast_to(y, batch + y.shape[-2:])
+        try:
+            out = xp.linalg.solve(x, y)
+        except Exception as e:
+            if _is_linalg_error(e):
+                raise LinAlgError(
+                    "torch.linalg.solve: The solver failed because the input matrix is singular."
+                ) from None
+            raise
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        gb = Solve.apply(_mT(a), grad)
+        ga = -(gb @ _mT(out)) if ctx.needs_input_grad[0] else None
+        return ga, gb if ctx.needs_input_grad[1] else None
+
+
+def _triangle(x, upper: bool, unit: bool):
+    """The triangle of x a triangular solve reads (strict when the diagonal is taken as ones)."""
+    if upper:
+        return x.triu(1) if unit else x.triu()
+    return x.tril(-1) if unit else x.tril()
+
+
+class SolveTriangular(Function):
+    """X = T^-1 B, T the upper or lower triangle of A (unit diagonal if unitriangular);
+    grad_B = T^-T grad,  grad_A = the same triangle of -grad_B X^T"""
+
+    _node_name = "LinalgSolveTriangularBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b, *, upper, unitriangular=False):
+        xp = ctx.xp
+        x = a._data
+        t = xp.triu(x) if upper else xp.tril(x)
+        if unitriangular:
+            n = x.shape[-1]
+            eye = xp.eye(n, dtype=bool)
+            t = xp.where(eye, xp.asarray(1, dtype=x.dtype), t)
+        try:
+            out = xp.linalg.solve(t, b._data)
+        except Exception as e:
+            if not _is_linalg_error(e):
+                raise
+            out = _substitute(xp, t, b._data, upper)
+        ctx.save_for_backward(a, out)
+        ctx.upper, ctx.unit = upper, unitriangular
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        upper, unit = ctx.upper, ctx.unit
+        gb = SolveTriangular.apply(_mT(a), grad, upper=not upper, unitriangular=unit)
+        ga = None
+        if ctx.needs_input_grad[0]:
+            ga = _triangle(-(gb @ _mT(out)), upper, unit)
+        return ga, gb if ctx.needs_input_grad[1] else None
+
+
+def _substitute(xp, t, b, upper):
+    """Back (or forward) substitution without a pivot check: a zero on the diagonal gives
+    inf/nan as in torch, where the LAPACK solve refuses."""
+    n = t.shape[-1]
+    batch = xp.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    t = xp.broadcast_to(t, batch + t.shape[-2:])
+    x = xp.broadcast_to(b, batch + b.shape[-2:]).copy()
+    for i in range(n - 1, -1, -1) if upper else range(n):
+        rest = slice(i + 1, n) if upper else slice(0, i)
+        acc = xp.matmul(t[..., i : i + 1, rest], x[..., rest, :])
+        x[..., i : i + 1, :] = (x[..., i : i + 1, :] - acc) / t[..., i : i + 1, i : i + 1]
+    return x
+
+
+# --- public functions (torch.linalg names live in minitorch.linalg) ---
+
+
+def linalg_inv(A, *, out=None):
+    """Inverse of a batch of square matrices. Mirrors torch.linalg.inv."""
+    _check_matrix(A, "linalg.inv")
+    return _write(Inv.apply(A), out)
+
+
+def inverse(input, *, out=None):
+    """Mirrors torch.inverse (linalg.inv)."""
+    return linalg_inv(input, out=out)
+
+
+def linalg_inv_ex(A, *, check_errors=False, out=None):
+    """(inverse, info). Mirrors torch.linalg.inv_ex. Differences from torch: a singular matrix
+    raises whatever check_errors says."""
+    _no_out(out, "linalg.inv_ex")
+    inv = linalg_inv(A)
+    info = _make(
+        A._device.backend.xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None
+    )
+    return return_types.linalg_inv_ex((inv, info))
+
+
+def linalg_det(A, *, out=None):
+    """Determinant of a batch of square matrices. Mirrors torch.linalg.det."""
+    _check_matrix(A, "linalg.det")
+    return _write(Det.apply(A), out)
+
+
+def det(input):
+    """Mirrors torch.det (linalg.det)."""
+    return linalg_det(input)
+
+
+def _slogdet(A, op):
+    _check_matrix(A, op)
+    # sign requires grad as in torch, but its gradient is zero (backward ignores it)
+    return Slogdet.apply(A)
+
+
+def linalg_slogdet(A, *, out=None):
+    """(sign, logabsdet) of the determinant. Mirrors torch.linalg.slogdet."""
+    _no_out(out, "linalg.slogdet")
+    return return_types.linalg_slogdet(_slogdet(A, "linalg.slogdet"))
+
+
+def slogdet(input):
+    """Mirrors torch.slogdet."""
+    return return_types.slogdet(_slogdet(input, "linalg.slogdet"))
+
+
+def logdet(input):
+    """log(det(A)): nan for a negative determinant, -inf for zero. Mirrors torch.logdet."""
+    from minitorch._ops.pointwise import where
+
+    sign, logabs = _slogdet(input, "logdet")
+    return where(sign.detach() < 0, logabs.new_full((), float("nan")), logabs)
+
+
+def _solve_vector_case(A, B) -> bool:
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
+def linalg_solve(A, B, *, left=True, out=None):
+    """X with A X = B (or X A = B when left=False). Mirrors torch.linalg.solve."""
+    _check_matrix(A, "linalg.solve")
+    if not isinstance(B, Tensor):
+        raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+            f"{_short(A.dtype)} and B of type {_short(B.dtype)} instead"
+        )
+    vector = _solve_vector_case(A, B)
+    b = B.unsqueeze(-1) if vector else B
+    n = A.shape[-1]
+    if b.shape[-2] != n and left or (not left and b.shape[-1] != n):
+        raise RuntimeError(
+            f"linalg.solve: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {b.shape[-2]}x{b.shape[-1]})"
+        )
+    if left:
+        x = Solve.apply(A, b)
+    else:
+        x = _mT(Solve.apply(_mT(A), _mT(b)))
+    return _write(x.squeeze(-1) if vector else x, out)
+
+
+def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with T X = B (X T = B if not left), T the upper or lower triangle of A. Mirrors
+    torch.linalg.solve_triangular."""
+    _check_matrix(A, "linalg.solve_triangular")
+    if B.ndim < 2:
+        raise RuntimeError(
+            "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
+        )
+    if left:
+        x = SolveTriangular.apply(A, B, upper=upper, unitriangular=unitriangular)
+    else:
+        x = _mT(SolveTriangular.apply(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
+    return _write(x, out)
+
+
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+    """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
+    _no_out(out, "triangular_solve")
+    a = _mT(A) if transpose else A
+    x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
+    return return_types.triangular_solve((x, A.clone()))
+
+
+def _factor_product(L, upper):
+    """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
+    and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
+    here too, through a term of value zero."""
+    t = L.triu() if upper else L.tril()
+    if L.requires_grad:
+        rest = L - L.detach()
+        t = t + (rest.tril(-1) if upper else rest.triu(1))
+    return _mT(t) @ t if upper else t @ _mT(t)
+
+
+def cholesky_solve(B, L, upper=False, *, out=None):
+    """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper). Mirrors
+    torch.cholesky_solve."""
+    a = _factor_product(L, upper)
+    return _write(Solve.apply(a, B), out)
+
+
+def cholesky_inverse(L, upper=False, *, out=None):
+    """(L L^T)^-1 from the Cholesky factor. Mirrors torch.cholesky_inverse."""
+    return _write(Inv.apply(_factor_product(L, upper)), out)
+
+
+# --- LU factorization and LU solves ---
+
+
+class LuFactor(Function):
+    """(LU, pivots, info) = getrf(A);  for square A, with gL / gU the strict lower / upper
+    triangle of grad_LU: grad_A = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T"""
+
+    _node_name = "LinalgLuFactorExBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = ctx.xp
+        lu, piv, info = _lu_raw(xp, a._data)
+        ctx.save_for_backward(lu)
+        ctx.piv = piv
+        ctx.set_materialize_grads(False)
+        return lu, piv, info.astype(xp.int32)
+
+    @staticmethod
+    def backward(ctx, grad, grad_piv, grad_info):
+        if grad is None:
+            return None
+        (lu,) = ctx.saved_tensors
+        m, n = lu.shape[-2:]
+        if m != n:
+            raise NotImplementedError(
+                f"linalg.lu_factor: the derivative for non-square matrices ({m} by {n}) is not "
+                "implemented in minitorch"
+            )
+        xp = lu._device.backend.xp
+        p = _make(_unpack_raw(xp, lu._data, ctx.piv)[0], lu._device, False, None)
+        low = lu.tril(-1) + _eye_like(lu, n)
+        up = lu.triu()
+        phi = (_mT(low) @ grad.tril(-1)).tril(-1) + (grad.triu() @ _mT(up)).triu()
+        x = SolveTriangular.apply(_mT(low), phi, upper=True, unitriangular=True)  # L^-T phi
+        y = _mT(SolveTriangular.apply(up, _mT(x), upper=True))  # (L^-T phi) U^-T
+        return p @ y
+
+
+def _lu_factor(A, pivot, op):
+    _check_matrix(A, op, square=False)
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+    return LuFactor.apply(A)
+
+
+def linalg_lu_factor(A, *, pivot=True, out=None):
+    """(LU, pivots) by partial pivoting. Mirrors torch.linalg.lu_factor. Differences from torch:
+    no derivative for non-square A."""
+    _no_out(out, "linalg.lu_factor")
+    lu, piv, _ = _lu_factor(A, pivot, "linalg.lu_factor")
+    return return_types.linalg_lu_factor((lu, piv))
+
+
+def _unpack(LU, pivots):
+    """(P, L, U) from a packed LU (L and U differentiable in LU; P a constant)."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    xp = LU._device.backend.xp
+    p = _make(_unpack_raw(xp, LU._data, pivots._data)[0], LU._device, False, None)
+    eye = _eye_like(LU, max(m, n)).narrow(-2, 0, m).narrow(-1, 0, k)
+    low = LU.narrow(-1, 0, k).tril(-1) + eye
+    up = LU.narrow(-2, 0, k).triu()
+    return p, low, up
+
+
+def _unpack_raw(xp, lu, piv):
+    m, n = lu.shape[-2:]
+    k = min(m, n)
+    low = xp.tril(lu[..., :, :k], -1) + xp.eye(m, k, dtype=lu.dtype)
+    up = xp.triu(lu[..., :k, :])
+    batch = lu.shape[:-2]
+    perm = xp.broadcast_to(xp.arange(m), batch + (m,)).copy()
+    flat_perm = perm.reshape((-1, m))
+    flat_piv = piv.reshape((-1, k)).astype(xp.int64) - 1
+    rows = xp.arange(flat_perm.shape[0])
+    for j in range(k):
+        p = flat_piv[:, j]
+        pj = flat_perm[rows, j].copy()
+        flat_perm[rows, j] = flat_perm[rows, p]
+        flat_perm[rows, p] = pj
+    # P with A = P L U: column j of P^T... P[perm[i], i] = 1
+    eye = xp.eye(m, dtype=lu.dtype)
+    pmat = xp.swapaxes(eye[flat_perm.reshape(batch + (m,))], -1, -2)
+    return pmat, low, up
+
+
+def linalg_lu(A, *, pivot=True, out=None):
+    """(P, L, U) with A = P L U. Mirrors torch.linalg.lu. Differences from torch: no
+    derivative for non-square A."""
+    _no_out(out, "linalg.lu")
+    lu, piv, _ = _lu_factor(A, pivot, "linalg.lu")
+    return return_types.linalg_lu(_unpack(lu, piv))
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+    """(P, L, U) from lu_factor's output (L and U differentiable in LU_data). Mirrors
+    torch.lu_unpack."""
+    _no_out(out, "lu_unpack")
+    return return_types.lu_unpack(_unpack(LU_data, LU_pivots))
+
+
+_solve_ex_type = return_types._structseq("linalg_solve_ex", ("result", "info"))
+_lu_factor_ex_type = return_types._structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_lu_with_info_type = return_types._structseq("_lu_with_info", ("LU", "pivots", "info"))
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    """(LU, pivots, info): info per matrix the 1-based index of the first zero pivot, else 0.
+    Mirrors torch.linalg.lu_factor_ex (no derivative for non-square A)."""
+    _no_out(out, "linalg.lu_factor_ex")
+    lu, piv, info = _lu_factor(A, pivot, "linalg.lu_factor_ex")
+    if check_errors:
+        _raise_lu_info(info._data, A._data.shape, "linalg.lu_factor_ex")
+    return _lu_factor_ex_type((lu, piv, info))
+
+
+def _raise_lu_info(info, shape, op):
+    index, element = _first_failure(info)  # an error path: reads the host
+    if index is not None:
+        # torch raises a plain RuntimeError here (not LinAlgError)
+        raise RuntimeError(
+            f"torch.{op}: {_batch_prefix(shape, index)}U[{element},{element}] is zero and using "
+            "it on lu_solve would result in a division by zero. If you still want to perform "
+            "the factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
+            "pivot)"
+        )
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """(LU, pivots) or (LU, pivots, infos). Mirrors torch.lu (deprecated in torch)."""
+    import warnings
+
+    warnings.warn(
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.",
+        UserWarning,
+        stacklevel=2,
+    )
+    r = linalg_lu_factor_ex(A, pivot=pivot)
+    if get_infos:
+        return _lu_with_info_type(tuple(r))
+    return r[0], r[1]
+
+
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
+    """X with A X = B (X A = B if not left; A^T if adjoint) from lu_factor's output. Mirrors
+    torch.linalg.lu_solve (differentiable in LU and B)."""
+    solve_tri = linalg_solve_triangular
+    _check_matrix(LU, "linalg.lu_solve")
+    if B.ndim < 2:
+        raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    n = LU.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            "linalg.lu_solve: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    p = _unpack(LU, pivots)[0]
+    # A = P L U. X A = B is A^T X^T = B^T; X A^T = B is A X^T = B^T.
+    b = B if left else _mT(B)
+    transposed = adjoint == left  # solve with A^T
+    if not transposed:
+        y = solve_tri(LU, _mT(p) @ b, upper=False, unitriangular=True)
+        x = solve_tri(LU, y, upper=True)
+    else:  # A^T = U^T L^T P^T
+        y = solve_tri(_mT(LU), b, upper=False)
+        x = p @ solve_tri(_mT(LU), y, upper=True, unitriangular=True)
+    return _write(x if left else _mT(x), out)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """Mirrors torch.lu_solve (deprecated in torch for linalg.lu_solve)."""
+    return linalg_lu_solve(LU_data, LU_pivots, b, out=out)
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    """(result, info). Mirrors torch.linalg.solve_ex. Differences from torch: a singular matrix
+    raises whatever check_errors says."""
+    _no_out(out, "linalg.solve_ex")
+    x = linalg_solve(A, B, left=left)
+    xp = A._device.backend.xp
+    info = _make(xp.zeros(A._data.shape[:-2], dtype=xp.int32), A._device, False, None)
+    return _solve_ex_type((x, info))
+
+
+def _no_out(out, op: str):
+    if out is not None:
+        raise NotImplementedError(f"{op}: out= is not supported for this multi-output op")
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)

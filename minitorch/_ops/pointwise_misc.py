@@ -1,0 +1,313 @@
+"""More pointwise math: angle, copysign, float_power, frexp, gcd/lcm, heaviside, ldexp,
+nextafter, the degree/radian conversions, and the alias spellings of existing ops."""
+
+from __future__ import annotations
+
+import math
+
+from minitorch import _dtype
+from minitorch._ops._common import cast, promote, promote_float, scalar_like
+from minitorch._ops.inplace import apply_inplace, clamp_, neg_
+from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
+from minitorch._ops.pointwise_more import (
+    _arr,
+    _check_tensor,
+    _inplace,
+    _not_implemented,
+    _to_float,
+    _ZeroGrad,
+    exp2,
+)
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+
+# fmt: off
+__all__ = [
+    "angle", "deg2rad", "rad2deg", "copysign", "float_power", "frexp", "gcd", "lcm",
+    "heaviside", "ldexp", "nextafter", "positive", "negative", "absolute", "clamp_min",
+    "clamp_max", "clip", "multiply", "subtract", "divide",
+    "deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_", "negative_", "clamp_min_", "clamp_max_",
+    "clip_",
+]
+# copysign_, float_power_, heaviside_, nextafter_ and sign_ are Tensor methods only, as in torch.
+# fmt: on
+
+
+def _const(arr, like: Tensor) -> Tensor:
+    return _make(arr, like._device, False, None)
+
+
+# --- angle, deg2rad, rad2deg ---
+
+
+class Angle(_ZeroGrad, Function):
+    """out = pi where a < 0, else 0 (NaN stays NaN; real inputs only);  grad_a = 0"""
+
+    @staticmethod
+    def forward(ctx, a):
+        xp = ctx.xp
+        x = a._data
+        out = xp.where(x < 0, math.pi, 0.0).astype(x.dtype, copy=False)
+        return _arr(xp, xp.where(xp.isnan(x), x, out))
+
+
+def angle(input, *, out=None):
+    """The argument of each element: pi for negative numbers, 0 otherwise (real dtypes only).
+    Mirrors torch.angle."""
+    return _out(Angle.apply(_to_float(input, "angle")), out)
+
+
+def deg2rad(input, *, out=None):
+    """Degrees to radians. Mirrors torch.deg2rad."""
+    return _out(mul(_to_float(input, "deg2rad"), math.pi / 180.0), out)
+
+
+def rad2deg(input, *, out=None):
+    """Radians to degrees. Mirrors torch.rad2deg."""
+    return _out(mul(_to_float(input, "rad2deg"), 180.0 / math.pi), out)
+
+
+# --- copysign ---
+
+
+class Copysign(Function):
+    """out = |a| with b's sign;  grad_a = grad * out / a (0 where a = 0),  grad_b = 0"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return _arr(ctx.xp, ctx.xp.copysign(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            # out / a is +-1: sign(a) times the sign bit of b (-0.0 counts as negative)
+            ga = where(a == 0, 0.0, grad * sign(a) * where(_signbit(b), -1.0, 1.0))
+        if ctx.needs_input_grad[1]:
+            gb = grad * 0
+        return ga, gb
+
+
+def _signbit(b: Tensor) -> Tensor:
+    xp = b._device.backend.xp
+    return _const(_arr(xp, xp.signbit(b._data)), b)
+
+
+def copysign(input, other, *, out=None):
+    """|input| with the sign of other (a tensor or a number). Mirrors torch.copysign."""
+    _check_tensor(input, "copysign")
+    a, b, _ = promote_float(input, other, "copysign")
+    if not isinstance(b, Tensor):
+        b = scalar_like(float(b), a)
+    return _out(Copysign.apply(a, b), out)
+
+
+# --- float_power, ldexp ---
+
+
+def float_power(input, exponent, *, out=None):
+    """input ** exponent computed in float64, whatever the operands' dtypes.
+    Mirrors torch.float_power."""
+    f64 = _dtype.float64
+    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        raise TypeError(
+            "float_power(): argument 'input' must be Tensor, not " + type(input).__name__
+        )
+    base = cast(input, f64) if isinstance(input, Tensor) else float(input)
+    exp_ = cast(exponent, f64) if isinstance(exponent, Tensor) else float(exponent)
+    if not isinstance(base, Tensor):
+        base = scalar_like(base, exp_)
+    return _out(pow(base, exp_), out)
+
+
+def float_power_(self, exponent):
+    """In-place float_power; self must already be float64. Mirrors torch.Tensor.float_power_."""
+    if self.dtype is not _dtype.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {_dtype.scalar_name(self.dtype)} but the "
+            "operation's result requires dtype Double"
+        )
+    return apply_inplace(self, lambda s: float_power(s, exponent), "float_power_", (exponent,))
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other. Mirrors torch.ldexp.
+
+    Differences from torch: the gradient for input is grad * 2 ** other also for negative
+    integer exponents (torch 2.13 computes 2 ** other in the integer dtype there, giving 0)."""
+    _check_tensor(input, "ldexp")
+    _check_tensor(other, "ldexp", "other", 2)
+    a, b, dt = promote_float(input, other, "ldexp")
+    return _out(mul(a, exp2(cast(b, dt))), out)
+
+
+# --- frexp ---
+
+
+def frexp(input, *, out=None):
+    """(mantissa, exponent) with input = mantissa * 2 ** exponent and |mantissa| in [0.5, 1).
+    Mirrors torch.frexp (the mantissa is differentiable: grad / 2 ** exponent)."""
+    from minitorch.return_types import frexp as result
+
+    _check_tensor(input, "frexp")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    xp = input._device.backend.xp
+    x = input._data
+    _, e = xp.frexp(x if x.dtype.kind == "f" else x.astype("float32"))
+    exponent = _const(_arr(xp, e.astype("int32")), input)
+    # a division by a power of two is exact, so this is frexp's mantissa, with a gradient
+    mantissa = div(input, exp2(cast(exponent, input.dtype)))
+    if out is not None:
+        _out(mantissa, out[0])
+        _out(exponent, out[1])
+        return result((out[0], out[1]))
+    return result((mantissa, exponent))
+
+
+# --- integer-only and non-differentiable binary ops ---
+
+
+def _integral(input, other, op: str):
+    _check_tensor(input, op)
+    _check_tensor(other, op, "other", 2)
+    a, b, dt = promote(input, other, op)
+    if dt.is_floating_point or dt is _dtype.bool:
+        raise _not_implemented(f"{op}_cpu", dt)
+    return a, b, dt
+
+
+def gcd(input, other, *, out=None):
+    """Greatest common divisor of integer tensors. Mirrors torch.gcd."""
+    a, b, dt = _integral(input, other, "gcd")
+    xp = a._device.backend.xp
+    return _out(_const(_arr(xp, xp.gcd(a._data, b._data)).astype(dt.np, copy=False), a), out)
+
+
+def lcm(input, other, *, out=None):
+    """Least common multiple of integer tensors. Mirrors torch.lcm."""
+    a, b, dt = _integral(input, other, "lcm")
+    xp = a._device.backend.xp
+    return _out(_const(_arr(xp, xp.lcm(a._data, b._data)).astype(dt.np, copy=False), a), out)
+
+
+def heaviside(input, values, *, out=None):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (NaN counts as < 0).
+    Mirrors torch.heaviside.
+
+    Differences from torch: the result never requires grad (torch's has a grad_fn whose
+    backward raises "derivative for aten::heaviside is not implemented")."""
+    _check_tensor(input, "heaviside")
+    _check_tensor(values, "heaviside", "values", 2)
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    xp = input._device.backend.xp
+    x, v = input._data, values._data
+    r = xp.where(x == 0, v, (x > 0).astype(x.dtype))
+    return _out(_const(_arr(xp, r.astype(x.dtype, copy=False)), input), out)
+
+
+class Nextafter(Function):
+    """out = the float after a towards b;  grad_a = grad,  grad_b = 0 (as torch)"""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        return _arr(ctx.xp, ctx.xp.nextafter(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, (grad * 0 if ctx.needs_input_grad[1] else None)
+
+
+def nextafter(input, other, *, out=None):
+    """The next floating-point value after input towards other. Mirrors torch.nextafter."""
+    _check_tensor(input, "nextafter")
+    _check_tensor(other, "nextafter", "other", 2)
+    a, b, dt = promote(input, other, "nextafter")
+    if not dt.is_floating_point or dt.np.kind != "f":
+        raise _not_implemented("nextafter_cpu", dt)
+    return _out(Nextafter.apply(a, b), out)
+
+
+# --- aliases and small wrappers ---
+
+
+def positive(input):
+    """input itself. Mirrors torch.positive."""
+    _check_tensor(input, "positive")
+    if input.dtype is _dtype.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def negative(input, *, out=None):
+    """-input. Mirrors torch.negative (alias of neg)."""
+    return neg(input, out=out)
+
+
+def negative_(input):
+    """In-place neg. Mirrors torch.negative_."""
+    return neg_(input)
+
+
+def absolute(input, *, out=None):
+    """|input|. Mirrors torch.absolute (alias of abs)."""
+    return abs(input, out=out)
+
+
+def clamp_min(input, min, *, out=None):
+    """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
+    return clamp(input, min, None, out=out)
+
+
+def clamp_max(input, max, *, out=None):
+    """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
+    return clamp(input, None, max, out=out)
+
+
+def clamp_min_(input, min):
+    """In-place clamp_min. Mirrors torch.clamp_min_."""
+    return clamp_(input, min, None)
+
+
+def clamp_max_(input, max):
+    """In-place clamp_max. Mirrors torch.clamp_max_."""
+    return clamp_(input, None, max)
+
+
+def clip(input, min=None, max=None, *, out=None):
+    """Alias of clamp. Mirrors torch.clip."""
+    return clamp(input, min, max, out=out)
+
+
+def clip_(input, min=None, max=None):
+    """Alias of clamp_. Mirrors torch.clip_."""
+    return clamp_(input, min, max)
+
+
+def multiply(input, other, *, out=None):
+    """Alias of mul. Mirrors torch.multiply."""
+    return mul(input, other, out=out)
+
+
+def subtract(input, other, *, alpha=1, out=None):
+    """Alias of sub. Mirrors torch.subtract."""
+    return sub(input, other, alpha=alpha, out=out)
+
+
+def divide(input, other, *, rounding_mode=None, out=None):
+    """Alias of div. Mirrors torch.divide."""
+    return div(input, other, rounding_mode=rounding_mode, out=out)
+
+
+deg2rad_ = _inplace(deg2rad)
+rad2deg_ = _inplace(rad2deg)
+copysign_ = _inplace(copysign)
+gcd_ = _inplace(gcd)
+lcm_ = _inplace(lcm)
+heaviside_ = _inplace(heaviside)
+ldexp_ = _inplace(ldexp)
+nextafter_ = _inplace(nextafter)
+sign_ = _inplace(sign)

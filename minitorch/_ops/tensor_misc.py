@@ -1,0 +1,486 @@
+"""Tensor-kind queries and the complex-number stubs of a real-only library, select and fill,
+the unsafe_* split aliases, sum_to_size, nonzero_static, empty_strided, map2_, and the numeric
+helpers gradient and histogramdd."""
+
+from __future__ import annotations
+
+import builtins
+
+from minitorch._ops._common import wrap_dim
+from minitorch._ops.pointwise import _out
+from minitorch._ops.pointwise_more import _check_tensor, _to_float
+from minitorch._tensor import Tensor, _make
+
+# fmt: off
+__all__ = [
+    "is_complex", "is_signed", "is_nonzero", "is_same_size", "isreal", "is_conj", "is_neg",
+    "is_inference", "conj", "conj_physical", "conj_physical_", "resolve_conj", "resolve_neg",
+    "real", "imag", "select", "fill", "detach", "detach_", "unsafe_chunk", "unsafe_split",
+    "unsafe_split_with_sizes", "nonzero_static", "empty_strided", "gradient", "histogramdd",
+    "layout", "strided",
+]
+# fmt: on
+
+
+class layout:
+    """A tensor memory layout; minitorch has one, `strided`. Mirrors torch.layout."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return "strided"  # the module attribute: unpickles to the same object
+
+
+strided = layout("strided")
+
+
+# --- tensor-kind queries ---
+#
+# minitorch tensors are real, dense, strided CPU/CUDA tensors: the queries for other kinds
+# (complex, conjugate or negative views, sparse, quantized, ...) are False, and the complex
+# accessors do what torch does for a real tensor.
+
+
+def is_complex(input) -> bool:
+    """False: minitorch has no complex dtypes. Mirrors torch.is_complex."""
+    _check_tensor(input, "is_complex")
+    return False
+
+
+def is_signed(input) -> bool:
+    """Whether the dtype is signed. Mirrors torch.is_signed."""
+    _check_tensor(input, "is_signed")
+    return input.dtype.is_signed
+
+
+def is_nonzero(input) -> bool:
+    """Whether a one-element tensor is not zero (reads the value back to the host).
+    Mirrors torch.is_nonzero."""
+    _check_tensor(input, "is_nonzero")
+    n = input.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return builtins.bool(input._device.backend.to_host(input._data).reshape(()) != 0)
+
+
+def is_same_size(input, other) -> bool:
+    """Whether two tensors have the same shape. Mirrors torch.is_same_size."""
+    _check_tensor(input, "is_same_size")
+    _check_tensor(other, "is_same_size", "other", 2)
+    return tuple(input.shape) == tuple(other.shape)
+
+
+def isreal(input) -> Tensor:
+    """All True for a real tensor. Mirrors torch.isreal."""
+    _check_tensor(input, "isreal")
+    xp = input._device.backend.xp
+    return _make(xp.ones(input._data.shape, dtype=bool), input._device, False, None)
+
+
+def is_conj(input) -> bool:
+    """False: real tensors are never conjugate views. Mirrors torch.is_conj."""
+    _check_tensor(input, "is_conj")
+    return False
+
+
+def is_neg(input) -> bool:
+    """False: real tensors are never negative views. Mirrors torch.is_neg."""
+    _check_tensor(input, "is_neg")
+    return False
+
+
+def is_inference(input) -> bool:
+    """Whether input is an inference tensor. Mirrors torch.is_inference.
+
+    Differences from torch: minitorch's inference_mode is no_grad and makes no inference tensors,
+    so this is always False."""
+    _check_tensor(input, "is_inference")
+    return False
+
+
+def conj(input) -> Tensor:
+    """input itself (the conjugate of a real tensor). Mirrors torch.conj."""
+    _check_tensor(input, "conj")
+    return input
+
+
+def conj_physical(input, *, out=None) -> Tensor:
+    """input itself (or copied into out=). Mirrors torch.conj_physical."""
+    _check_tensor(input, "conj_physical")
+    return input if out is None else _out(input, out)
+
+
+def conj_physical_(input) -> Tensor:
+    """input itself, unchanged. Mirrors torch.conj_physical_."""
+    _check_tensor(input, "conj_physical_")
+    return input
+
+
+def resolve_conj(input) -> Tensor:
+    """input itself. Mirrors torch.resolve_conj."""
+    _check_tensor(input, "resolve_conj")
+    return input
+
+
+def resolve_neg(input) -> Tensor:
+    """input itself. Mirrors torch.resolve_neg."""
+    _check_tensor(input, "resolve_neg")
+    return input
+
+
+def real(input) -> Tensor:
+    """input itself (the real part of a real tensor). Mirrors torch.real."""
+    _check_tensor(input, "real")
+    return input
+
+
+def imag(input):
+    """Refused, as torch refuses it for a real tensor. Mirrors torch.imag."""
+    _check_tensor(input, "imag")
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def complex_unsupported(self, op: str):
+    """Tensor.cfloat / cdouble / chalf: minitorch has no complex dtypes."""
+    raise TypeError(
+        f"{op}(): complex dtypes are not supported by minitorch (tensor of dtype {self.dtype}); "
+        "see 'Differences from PyTorch' in the README"
+    )
+
+
+# --- select, fill, detach, the unsafe_* splits ---
+
+
+def select(input, dim, index) -> Tensor:
+    """The slice at `index` along `dim`, a view with one dimension less. Mirrors torch.select."""
+    _check_tensor(input, "select")
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, input.ndim, "select")
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+            f"dimension {dim}"
+        )
+    return input[(slice(None),) * d + (index,)]
+
+
+def fill(input, value) -> Tensor:
+    """A new tensor like input filled with value (a number or a 0-d tensor; differentiable, with
+    a zero gradient for input). Mirrors torch.fill."""
+    _check_tensor(input, "fill")
+    from minitorch._ops.inplace import fill_
+
+    return fill_(input.clone(), value)  # the clone keeps input's history: a zero gradient
+
+
+def detach(input) -> Tensor:
+    """Mirrors torch.detach."""
+    _check_tensor(input, "detach")
+    return input.detach()
+
+
+def detach_(input) -> Tensor:
+    """Mirrors torch.detach_."""
+    _check_tensor(input, "detach_")
+    return input.detach_()
+
+
+def unsafe_chunk(input, chunks, dim=0) -> tuple:
+    """chunk without view tracking in torch; here the same as chunk. Mirrors torch.unsafe_chunk."""
+    from minitorch._ops.shape_join import chunk
+
+    return chunk(input, chunks, dim)
+
+
+def unsafe_split(tensor, split_size, dim=0) -> tuple:
+    """The same as split here. Mirrors torch.unsafe_split."""
+    from minitorch._ops.shape_join import split
+
+    return split(tensor, split_size, dim)
+
+
+def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:
+    """The same as split_with_sizes here. Mirrors torch.unsafe_split_with_sizes."""
+    from minitorch._ops.shape_join import split_with_sizes
+
+    return split_with_sizes(input, split_sizes, dim)
+
+
+# --- sum_to_size, nonzero_static ---
+
+
+def sum_to_size(self, *size) -> Tensor:
+    """self summed down to `size`, which must expand to self's shape. Mirrors
+    torch.Tensor.sum_to_size."""
+    if len(size) == 1 and not isinstance(size[0], int):
+        size = tuple(size[0])
+    shape = tuple(self.shape)
+    lead = len(shape) - len(size)
+    if lead < 0 or any(s != 1 and s != n for s, n in zip(size, shape[lead:], strict=True)):
+        have = ", ".join(str(s) for s in size)
+        want = ", ".join(str(n) for n in shape)
+        raise RuntimeError(f"size {{[{have}]}} is not expandable to size {{[{want}]}}.")
+    dims = list(range(lead)) + [
+        lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1
+    ]
+    if not dims:
+        return self
+    return self.sum(dim=dims, keepdim=True).reshape(size)
+
+
+def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
+    """nonzero(input), cut or padded with fill_value to exactly `size` rows.
+    Mirrors torch.nonzero_static."""
+    from minitorch._ops.selection import nonzero
+    from minitorch._ops.shape_join import cat
+
+    _check_tensor(input, "nonzero_static")
+    if not isinstance(size, int) or isinstance(size, builtins.bool) or size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)
+    k = found.shape[0]
+    if k >= size:
+        return found[:size]
+    xp = input._device.backend.xp
+    pad = xp.full((size - k, input.ndim), fill_value, dtype=found._data.dtype)
+    return cat([found, _make(pad, input._device, False, None)])
+
+
+def empty_strided(
+    size,
+    stride,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    """An uninitialized (here zero-filled) tensor of `size`. Mirrors torch.empty_strided.
+
+    Differences from torch: the result is contiguous; `stride` is checked but not used."""
+    from minitorch._factories import empty
+
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(
+            f"empty_strided: mismatch in length of strides and shape ({len(stride)} strides "
+            f"for {len(size)} dimensions)"
+        )
+    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def new_empty_strided(
+    self,
+    size,
+    stride,
+    *,
+    dtype=None,
+    device=None,
+    requires_grad=False,
+    layout=None,
+    pin_memory=False,
+) -> Tensor:
+    """empty_strided with self's dtype and device by default.
+    Mirrors torch.Tensor.new_empty_strided."""
+    return empty_strided(
+        size,
+        stride,
+        dtype=self.dtype if dtype is None else dtype,
+        device=self.device if device is None else device,
+        requires_grad=requires_grad,
+    )
+
+
+# --- map2_ ---
+
+
+def map2_(self, x, y, callable):
+    """self[i] <- callable(self[i], x[i], y[i]) with x and y broadcast to self, in Python.
+    CPU only. Mirrors torch.Tensor.map2_."""
+    from minitorch._ops.random_ops import _host_callback_checks, _write_elements
+
+    for pos, (arg, t) in enumerate((("x", x), ("y", y)), start=1):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"map2_(): argument '{arg}' (position {pos}) must be Tensor, not {type(t).__name__}"
+            )
+    _host_callback_checks(self, "map2_")
+    for t in (x, y):
+        if t.dtype is not self.dtype:
+            raise TypeError(f"map2_: expected {self.type()} for argument (got {t.type()})")
+        if t._device is not self._device:
+            raise TypeError("map2_ is only implemented on CPU tensors")
+        if t._requires_grad:
+            raise RuntimeError(
+                "Can't call map2_() on Variable that requires grad. Use var.detach().map2_() "
+                "instead."
+            )
+    if not builtins.callable(callable):
+        raise TypeError(f"'{type(callable).__name__}' object is not callable")
+    mine = self._data.reshape(-1).tolist()
+    xs = x.expand(self.shape)._data.reshape(-1).tolist()
+    ys = y.expand(self.shape)._data.reshape(-1).tolist()
+    return _write_elements(self, [callable(a, b, c) for a, b, c in zip(mine, xs, ys, strict=True)])
+
+
+# --- gradient ---
+
+
+def _spacings(spacing, dims, input: Tensor):
+    """One spacing per dim: a number or a 1-D coordinates tensor."""
+    if isinstance(spacing, (int, float)) and not isinstance(spacing, builtins.bool):
+        return [spacing] * len(dims)
+    spacing = list(spacing)
+    if len(spacing) != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            "dim arguments to have the same length, but got a spacing argument of length "
+            f"{len(spacing)} and a dim argument of length {len(dims)}."
+        )
+    for s, d in zip(spacing, dims, strict=True):
+        if isinstance(s, Tensor) and s.ndim != 1:
+            raise RuntimeError(
+                "torch.gradient expected each element of spacing to have one dimension, but got "
+                f"an element with {s.ndim} dimensions!"
+            )
+        if isinstance(s, Tensor) and s.shape[0] != input.shape[d]:
+            raise RuntimeError(
+                "torch.gradient expected each tensor to be on the same device as the input "
+                f"and of size {input.shape[d]} along dim {d}, but got {s.shape[0]}"
+            )
+    return spacing
+
+
+def _along(t: Tensor, d: int, ndim: int) -> Tensor:
+    """A 1-D tensor shaped to broadcast along dim d of an ndim tensor."""
+    return t.reshape((1,) * d + (-1,) + (1,) * (ndim - d - 1))
+
+
+def _gradient_dim(f: Tensor, d: int, h, edge_order: int) -> Tensor:
+    from minitorch._ops.shape_join import cat
+
+    n = f.shape[d]
+
+    def part(start, length):
+        return f.narrow(d, start, length)
+
+    if not isinstance(h, Tensor) or h.ndim == 0:
+        interior = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / h
+            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (part(0, 1) * -3 + part(1, 1) * 4 - part(2, 1)) / (2 * h)
+            last = (part(n - 1, 1) * 3 - part(n - 2, 1) * 4 + part(n - 3, 1)) / (2 * h)
+        return cat([first, interior, last], dim=d)
+    x = h.to(f.dtype)
+    dx = x[1:] - x[:-1]
+    hl = _along(dx[:-1], d, f.ndim)
+    hr = _along(dx[1:], d, f.ndim)
+    a = -hr / (hl * (hl + hr))
+    b = (hr - hl) / (hl * hr)
+    c = hl / (hr * (hl + hr))
+    interior = a * part(0, n - 2) + b * part(1, n - 2) + c * part(2, n - 2)
+    if edge_order == 1:
+        first = (part(1, 1) - part(0, 1)) / dx[0]
+        last = (part(n - 1, 1) - part(n - 2, 1)) / dx[-1]
+    else:
+        d1, d2 = dx[0], dx[1]
+        first = (
+            part(0, 1) * (-(2 * d1 + d2) / (d1 * (d1 + d2)))
+            + part(1, 1) * ((d1 + d2) / (d1 * d2))
+            + part(2, 1) * (-d1 / (d2 * (d1 + d2)))
+        )
+        d1, d2 = dx[-2], dx[-1]
+        last = (
+            part(n - 3, 1) * (d2 / (d1 * (d1 + d2)))
+            + part(n - 2, 1) * (-(d2 + d1) / (d1 * d2))
+            + part(n - 1, 1) * ((2 * d2 + d1) / (d2 * (d1 + d2)))
+        )
+    return cat([first, interior, last], dim=d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
+    """The derivative estimated by central differences inside and one-sided differences of
+    order edge_order at the ends, along each of `dim` (all by default). `spacing` is a number,
+    one number per dim, or one coordinates tensor per dim. Differentiable.
+    Mirrors torch.gradient."""
+    _check_tensor(input, "gradient")
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if dim is None:
+        dims = list(range(input.ndim))
+    elif isinstance(dim, int):
+        dims = [wrap_dim(dim, input.ndim, "gradient")]
+    else:
+        dims = [wrap_dim(d, input.ndim, "gradient") for d in dim]
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
+    f = _to_float(input, "gradient")
+    hs = _spacings(spacing, dims, input)
+    return tuple(_gradient_dim(f, d, h, edge_order) for d, h in zip(dims, hs, strict=True))
+
+
+# --- histogramdd ---
+
+
+def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=None):
+    """The D-dimensional histogram of the points input[..., :D]: (hist, bin_edges) with one
+    edges tensor per dimension. Forward-only. Mirrors torch.histogramdd.
+
+    Differences from torch: the result type is a structseq named histogramdd of minitorch's
+    making (minitorch.return_types has no histogramdd)."""
+    from minitorch.return_types import _structseq
+
+    _check_tensor(input, "histogramdd")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+            f"got input {input.dtype}"
+        )
+    if input.ndim < 1:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension")
+    xp = input._device.backend.xp
+    x = input._data
+    dims = x.shape[-1]
+    points = x.reshape(-1, dims)
+    if isinstance(bins, int):
+        bins = [bins] * dims
+    bins = [b._data if isinstance(b, Tensor) else int(b) for b in bins]
+    if len(bins) != dims:
+        raise RuntimeError(
+            f"torch.histogramdd: expected {dims} sequences of bin edges for each of the {dims} "
+            f"dimensions of the input, but got {len(bins)}"
+        )
+    ranges = None
+    if range is not None:
+        r = [float(v) for v in range]
+        if len(r) != 2 * dims:
+            raise RuntimeError(
+                f"torch.histogramdd: expected {2 * dims} values for range, but got {len(r)}"
+            )
+        ranges = [(r[2 * i], r[2 * i + 1]) for i in builtins.range(dims)]
+    w = None if weight is None else weight._data.reshape(-1)
+    hist, edges = xp.histogramdd(points, bins=bins, range=ranges, weights=w, density=density)
+    dev = input._device
+    hist_t = _make(xp.asarray(hist).astype(x.dtype), dev, False, None)
+    edge_ts = tuple(_make(xp.asarray(e).astype(x.dtype), dev, False, None) for e in edges)
+    result = _structseq("histogramdd", ("hist", "bin_edges"))
+    if out is not None:
+        _out(hist_t, out[0])
+        return result((out[0], edge_ts))
+    return result((hist_t, edge_ts))

@@ -1,0 +1,272 @@
+"""The out-of-place variants of the view ops: *_scatter (a copy of input with src written into
+one view of it), *_copy (a view's values in new memory); index_reduce; as_strided_."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._ops._common import wrap_dim
+from minitorch._ops.inplace import apply_inplace, set_shape_
+from minitorch._tensor import Tensor
+
+# fmt: off
+__all__ = [
+    "select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter",
+    "index_reduce", "index_reduce_", "as_strided_",
+    "view_copy", "permute_copy", "t_copy", "transpose_copy", "diagonal_copy", "expand_copy",
+    "squeeze_copy", "unsqueeze_copy", "select_copy", "slice_copy", "split_copy",
+    "split_with_sizes_copy", "unbind_copy", "unfold_copy", "as_strided_copy", "detach_copy",
+    "alias_copy", "narrow_copy",
+]
+# fmt: on
+
+
+def _write(result, out):
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+# --- *_scatter: input with src embedded in one of its views ---
+
+# NOTE [ View scatters ]
+# Each *_scatter clones input and copies src into the chosen view of the clone; the in-place
+# machinery records the write (CopySlices), so the result is differentiable w.r.t. both input
+# (the gradient outside the view) and src (the gradient inside it), to any order.
+
+
+def _scatter_into(input, src, view_of, op):
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}"
+        )
+    out = input.clone()
+    view = view_of(out)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(view.shape)}"
+        )
+    view.copy_(src)
+    return out
+
+
+def _select_key(input, dim, index):
+    """The indexing key of input.select(dim, index), with torch's range check."""
+    d = wrap_dim(dim, input.ndim, "select")
+    n = input.shape[d]
+    if not -n <= index < n:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
+            f"dimension {dim}"
+        )
+    return (slice(None),) * d + (index,)
+
+
+def select_scatter(input, src, dim, index, *, out=None):
+    """input with src written at index along dim. Mirrors torch.select_scatter."""
+    key = _select_key(input, dim, index)
+    r = _scatter_into(input, src, lambda t: t[key], "select_scatter")
+    return _write(r, out)
+
+
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    """input with src written into input[start:end:step] along dim. Mirrors
+    torch.slice_scatter."""
+    d = wrap_dim(dim, input.ndim, "slice_scatter")
+    key = (slice(None),) * d + (slice(start, end, step),)
+    r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")
+    return _write(r, out)
+
+
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    """input with src written on its diagonal. Mirrors torch.diagonal_scatter."""
+    r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
+    return _write(r, out)
+
+
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    """input with src written into its as_strided(size, stride, storage_offset) view. Mirrors
+    torch.as_strided_scatter. Differences from torch: the strides index input's values in
+    row-major order (torch: input's own memory layout, the same for a contiguous input)."""
+    from minitorch._ops.shape_more import as_strided
+
+    r = _scatter_into(
+        input.contiguous(),
+        src,
+        lambda t: as_strided(t, size, stride, storage_offset),
+        "as_strided_scatter",
+    )
+    return _write(r, out)
+
+
+# --- index_reduce ---
+
+
+def _index_reduce_args(input, dim, index, source, reduce, op):
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(
+            f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
+        )
+    if index.ndim > 1:
+        raise IndexError(
+            f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
+            f"type: {_dtype.scalar_name(index.dtype)} and size: {list(index.shape)}"
+        )
+    if index.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(
+            "index_reduce_(): Expected dtype int32/int64 for index but got: "
+            f"{_dtype.scalar_name(index.dtype)}"
+        )
+    if input.dtype != source.dtype:
+        raise RuntimeError(
+            f"index_reduce_(): self ({_dtype.scalar_name(input.dtype)}) and source "
+            f"({_dtype.scalar_name(source.dtype)}) must have the same scalar type"
+        )
+    nd = max(source.ndim, 1)
+    d = wrap_dim(dim, nd, op)
+    n = source.shape[d] if source.ndim else 1
+    if index.numel() != n:
+        raise RuntimeError(
+            f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim): ({n}), for dim: {dim}"
+        )
+    shape = [1] * source.ndim
+    if source.ndim:
+        shape[d] = n
+    idx = index.reshape(shape).expand(tuple(source.shape)) if source.ndim else index.reshape(())
+    return d, idx.to(_dtype.int64)
+
+
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
+    index names along dim. Mirrors torch.index_reduce."""
+    from minitorch._ops.scatter import scatter_reduce
+
+    d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
+    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    return _write(r, out)
+
+
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    """In-place index_reduce. Mirrors torch.Tensor.index_reduce_."""
+    return apply_inplace(
+        input,
+        lambda s: index_reduce(s, dim, index, source, reduce, include_self=include_self),
+        "index_reduce_",
+        (source,),
+    )
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    """input becomes the as_strided view of its memory, in place. Mirrors
+    torch.Tensor.as_strided_ (with as_strided's differences)."""
+    from minitorch._ops.shape_more import as_strided
+
+    return set_shape_(input, as_strided(input, size, stride, storage_offset))
+
+
+# --- *_copy: the view's values in new memory (differentiable as the view) ---
+
+
+def view_copy(input, size, *, out=None):
+    """Mirrors torch.view_copy."""
+    v = input.view(size) if isinstance(size, _dtype.dtype) else input.view(*_sizes(size))
+    return _write(v.clone(), out)
+
+
+def _sizes(size):
+    return tuple(size) if isinstance(size, (tuple, list)) else (size,)
+
+
+def permute_copy(input, dims, *, out=None):
+    """Mirrors torch.permute_copy."""
+    return _write(input.permute(*dims).clone(), out)
+
+
+def t_copy(input, *, out=None):
+    """Mirrors torch.t_copy."""
+    return _write(input.t().clone(), out)
+
+
+def transpose_copy(input, dim0, dim1, *, out=None):
+    """Mirrors torch.transpose_copy."""
+    return _write(input.transpose(dim0, dim1).clone(), out)
+
+
+def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
+    """Mirrors torch.diagonal_copy."""
+    return _write(input.diagonal(offset, dim1, dim2).clone(), out)
+
+
+def expand_copy(input, size, *, implicit=False, out=None):
+    """Mirrors torch.expand_copy."""
+    return _write(input.expand(*_sizes(size)).clone(), out)
+
+
+def squeeze_copy(input, dim=None, *, out=None):
+    """Mirrors torch.squeeze_copy."""
+    v = input.squeeze() if dim is None else input.squeeze(dim)
+    return _write(v.clone(), out)
+
+
+def unsqueeze_copy(input, dim, *, out=None):
+    """Mirrors torch.unsqueeze_copy."""
+    return _write(input.unsqueeze(dim).clone(), out)
+
+
+def select_copy(input, dim, index, *, out=None):
+    """Mirrors torch.select_copy."""
+    return _write(input[_select_key(input, dim, index)].clone(), out)
+
+
+def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
+    """Mirrors torch.slice_copy."""
+    d = wrap_dim(dim, input.ndim, "slice_copy")
+    key = (slice(None),) * d + (slice(start, end, step),)
+    return _write(input[key].clone(), out)
+
+
+def split_copy(input, split_size, dim=0, *, out=None):
+    """Mirrors torch.split_copy (a list of copies)."""
+    parts = [p.clone() for p in input.split(split_size, dim)]
+    return parts if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
+
+
+def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
+    """Mirrors torch.split_with_sizes_copy."""
+    return split_copy(input, list(split_sizes), dim, out=out)
+
+
+def unbind_copy(input, dim=0, *, out=None):
+    """Mirrors torch.unbind_copy."""
+    parts = [p.clone() for p in input.unbind(dim)]
+    return tuple(parts) if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
+
+
+def unfold_copy(input, dimension, size, step, *, out=None):
+    """Mirrors torch.unfold_copy."""
+    return _write(input.unfold(dimension, size, step).clone(), out)
+
+
+def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
+    """Mirrors torch.as_strided_copy (with as_strided's differences)."""
+    from minitorch._ops.shape_more import as_strided
+
+    return _write(as_strided(input, size, stride, storage_offset).clone(), out)
+
+
+def detach_copy(input, *, out=None):
+    """Mirrors torch.detach_copy."""
+    return _write(input.detach().clone(), out)
+
+
+def alias_copy(input, *, out=None):
+    """Mirrors torch.alias_copy."""
+    return _write(input.clone(), out)
+
+
+def narrow_copy(input, dim, start, length, *, out=None):
+    """Mirrors torch.narrow_copy."""
+    return _write(input.narrow(dim, start, length).clone(), out)

@@ -1,0 +1,210 @@
+"""Window functions (hann, hamming, blackman, bartlett, kaiser) and index factories
+(tril_indices, triu_indices, unravel_index)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._factories import _build, _device, _dtype_arg, _put, _require_grad
+from minitorch._tensor import Tensor, _make
+
+# fmt: off
+__all__ = [
+    "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
+    "tril_indices", "triu_indices", "unravel_index",
+]
+# fmt: on
+
+
+# --- windows ---
+#
+# Each window is computed in float64 on the host from torch's formula over n = 0 .. N-1 and
+# cast once (for float16 that is closer than torch, which evaluates the cosines in half); a
+# periodic window of length N is the symmetric window of length N + 1 less its last value
+# (torch's definition).
+
+
+def _window(name: str, window_length, periodic, dtype, device, requires_grad, formula) -> Tensor:
+    if not isinstance(window_length, int) or isinstance(window_length, bool):
+        raise TypeError(
+            f"{name}(): argument 'window_length' (position 1) must be int, not "
+            f"{type(window_length).__name__}"
+        )
+    if window_length < 0:
+        raise RuntimeError(
+            f"{name} requires non-negative window_length, got window_length={window_length}"
+        )
+    dt = _dtype_arg(dtype, _dtype.default_float(), name)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {dt}")
+    dev = _device(device)
+    if window_length <= 1:
+        arr = _build(lambda xp: xp.ones((window_length,), dtype=_dtype.numpy_dtype(dt)), dev)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    n_points = window_length + 1 if periodic else window_length
+    n = np.arange(n_points, dtype=np.float64)
+    values = formula(n, n_points)[:window_length]
+    host = np.ascontiguousarray(values.astype(_dtype.numpy_dtype(dt)))
+    return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+
+
+def _cosine_sum(*coefs):
+    """sum_k (-1)^k coefs[k] cos(2 pi k n / (N - 1))"""
+
+    def formula(n, big_n):
+        phase = 2.0 * math.pi * n / (big_n - 1)
+        return sum((-1) ** k * c * np.cos(k * phase) for k, c in enumerate(coefs))
+
+    return formula
+
+
+def hann_window(
+    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """0.5 - 0.5 cos(2 pi n / (N - 1)). Mirrors torch.hann_window."""
+    return _window(
+        "hann_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        _cosine_sum(0.5, 0.5),
+    )
+
+
+def hamming_window(
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """alpha - beta cos(2 pi n / (N - 1)). Mirrors torch.hamming_window."""
+    return _window(
+        "hamming_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        _cosine_sum(alpha, beta),
+    )
+
+
+def blackman_window(
+    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)).
+    Mirrors torch.blackman_window."""
+    return _window(
+        "blackman_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        _cosine_sum(0.42, 0.5, 0.08),
+    )
+
+
+def bartlett_window(
+    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+) -> Tensor:
+    """1 - |2 n / (N - 1) - 1|. Mirrors torch.bartlett_window."""
+    return _window(
+        "bartlett_window",
+        window_length,
+        periodic,
+        dtype,
+        device,
+        requires_grad,
+        lambda n, big_n: 1.0 - np.abs(2.0 * n / (big_n - 1) - 1.0),
+    )
+
+
+def kaiser_window(
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+) -> Tensor:
+    """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2.
+    Mirrors torch.kaiser_window."""
+
+    def formula(n, big_n):
+        a = (big_n - 1) / 2.0
+        r = np.clip(1.0 - ((n - a) / a) ** 2, 0.0, None)
+        return np.i0(beta * np.sqrt(r)) / np.i0(float(beta))
+
+    return _window("kaiser_window", window_length, periodic, dtype, device, requires_grad, formula)
+
+
+# --- triangle indices ---
+
+
+def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Tensor:
+    for arg, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{arg} must be non-negative, got{value}")
+    dt = _dtype_arg(dtype, _dtype.int64, name)
+    if dt not in (_dtype.int64, _dtype.int32):
+        raise NotImplementedError(f"\"{name}\" not implemented for '{_dtype.scalar_name(dt)}'")
+    i, j = np.indices((row, col))
+    keep = (j - i <= offset) if lower else (j - i >= offset)
+    host = np.stack([i[keep], j[keep]]).astype(_dtype.numpy_dtype(dt))
+    dev = _device(device)
+    return _make(_put(np.ascontiguousarray(host), dev), dev, False, None)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row
+    (offset > 0 takes diagonals above the main one). Mirrors torch.tril_indices."""
+    return _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
+    Mirrors torch.triu_indices."""
+    return _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)
+
+
+# --- unravel_index ---
+
+
+def unravel_index(indices, shape) -> tuple:
+    """Flat indices into coordinates of `shape`: one int64 tensor per dimension. Out-of-range
+    and negative indices wrap (floor division and modulo), as torch 2.13 computes them.
+    Mirrors torch.unravel_index."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
+    if indices.dtype.is_floating_point or indices.dtype is _dtype.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, Tensor) or not isinstance(shape, (int, tuple, list)):
+        raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if not shape:
+        return ()
+    if any(s == 0 for s in shape):
+        raise RuntimeError("ZeroDivisionError")
+    xp = indices._device.backend.xp
+    flat = indices._data.astype("int64", copy=False)
+    coords = []
+    stride = 1
+    for size in reversed(shape):
+        coords.append(xp.asarray(xp.remainder(xp.floor_divide(flat, stride), size)))
+        stride *= size
+    return tuple(_make(c, indices._device, False, None) for c in reversed(coords))

@@ -1,0 +1,143 @@
+"""nn.functional: ctc_loss, the connectionist temporal classification loss.
+
+NOTE [ CTC in log space ]
+The targets are extended with blanks, l' = (blank, l1, blank, l2, ..., blank), of length
+L = 2 S + 1, and the forward variable alpha_t(s) (log-probability of all alignments of the first
+t + 1 frames ending at l'_s) follows
+    alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), [alpha_{t-1}(s-2)]) + lp_t(l'_s),
+the third term only where l'_s is not blank and differs from l'_{s-2}. One step updates the whole
+batch at once, (N, L); a sample whose input is shorter keeps its alpha once t reaches its length,
+and its loss is -logsumexp(alpha(L_n - 1), alpha(L_n - 2)). Autograd differentiates the recursion
+(so backward is the beta recursion, and it is twice differentiable). All lengths stay on the
+device: nothing is read back to the host except lengths passed as Python sequences.
+"""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._factories import arange, full_like, tensor
+from minitorch._tensor import Tensor
+
+__all__ = ["ctc_loss"]
+
+
+def _lengths(lengths, n: int, device, what: str):
+    """(device int64 tensor, host list or None) of one length argument."""
+    if isinstance(lengths, Tensor):
+        host = lengths.tolist() if lengths.device.type == "cpu" else None
+        t = lengths.reshape(-1).to(device=device, dtype=_dtype.int64)
+        if host is not None and not isinstance(host, list):
+            host = [host]
+    else:
+        host = [int(v) for v in lengths]
+        t = tensor(host, dtype=_dtype.int64, device=device)
+    if t.shape[0] != n:
+        raise RuntimeError(f"{what} must be of size batch_size")
+    return t, host
+
+
+def _lse(*terms: Tensor) -> Tensor:
+    """logsumexp of same-shape terms, -inf (with zero gradient, not nan) where all are -inf."""
+    m = terms[0]
+    for t in terms[1:]:
+        m = _ops.maximum(m, t)
+    dead = m == float("-inf")
+    m = _ops.where(dead, 0.0, m).detach()
+    total = (terms[0] - m).exp()
+    for t in terms[1:]:
+        total = total + (t - m).exp()
+    total = _ops.where(dead, 1.0, total)
+    return _ops.where(dead, float("-inf"), m + total.log())
+
+
+def _padded_targets(targets, target_lengths, host_tl, n, device):
+    """(N, S) targets, from the padded 2-D form or the concatenated 1-D one."""
+    if targets.ndim == 2:
+        return targets.to(_dtype.int64)
+    width = max(host_tl, default=0) if host_tl is not None else targets.shape[0]
+    if width == 0 or targets.shape[0] == 0:
+        return targets.new_zeros((n, width), dtype=_dtype.int64)
+    starts = _ops.cumsum(target_lengths, 0) - target_lengths
+    idx = starts.unsqueeze(1) + arange(width, device=device).unsqueeze(0)
+    idx = _ops.clamp(idx, max=targets.shape[0] - 1)
+    return _ops.index_select(targets.to(_dtype.int64), 0, idx.reshape(-1)).reshape(n, width)
+
+
+def ctc_loss(
+    log_probs: Tensor,
+    targets: Tensor,
+    input_lengths,
+    target_lengths,
+    blank: int = 0,
+    reduction: str = "mean",
+    zero_infinity: bool = False,
+) -> Tensor:
+    """Negative log-likelihood of the targets under all CTC alignments of log_probs (T, N, C) or
+    (T, C). Mirrors torch.nn.functional.ctc_loss; see NOTE [ CTC in log space ].
+
+    Differences from torch: the gradient is the exact derivative with respect to log_probs.
+    torch's CTC backward returns exp(log_probs) - occupancy instead of -occupancy (the two agree
+    once propagated through the log_softmax that produces log_probs in practice), and an
+    infinite loss (an impossible alignment) gets zero gradients where torch's are nan."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+        if isinstance(input_lengths, Tensor):
+            input_lengths = input_lengths.reshape(1)
+        if isinstance(target_lengths, Tensor):
+            target_lengths = target_lengths.reshape(1)
+    if log_probs.ndim != 3:
+        raise RuntimeError(
+            f"Expected 3-dimensional tensor, but got {log_probs.ndim}-dimensional tensor for "
+            "argument #1 'log_probs' (while checking arguments for ctc_loss)"
+        )
+    T, n, c = log_probs.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    device = log_probs.device
+    in_len, host_il = _lengths(input_lengths, n, device, "input_lengths")
+    tgt_len, host_tl = _lengths(target_lengths, n, device, "target_lengths")
+    if host_il is not None and max(host_il, default=0) > T:
+        raise RuntimeError(
+            f"Expected input_lengths to have value at most {T}, but got value {max(host_il)} "
+            "(while checking arguments for ctc_loss)"
+        )
+    if targets.ndim == 2 and host_tl is not None and max(host_tl, default=0) > targets.shape[1]:
+        raise RuntimeError(
+            f"Expected tensor to have size at least {max(host_tl)} at dimension 1, but got size "
+            f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
+            "ctc_loss)"
+        )
+    tgt = _ops.clamp(_padded_targets(targets, tgt_len, host_tl, n, device), 0, c - 1)
+    S = tgt.shape[1]
+    L = 2 * S + 1
+    # the extended labels (N, L): blank, l1, blank, l2, ..., blank
+    blanks = full_like(tgt, blank)
+    ext = _ops.cat([_ops.stack([blanks, tgt], 2).reshape(n, 2 * S), blanks[:, :1]], 1)
+    if S == 0:
+        ext = ext.new_full((n, 1), blank)
+    skip = (ext != blank) & (ext != _ops.cat([ext[:, :2], ext[:, :-2]], 1))
+    skip[:, :2] = False
+    lp = _ops.gather(log_probs, 2, ext.unsqueeze(0).expand(T, n, L))  # (T, N, L)
+    neg_inf = full_like(lp[0], float("-inf"))
+    first = arange(L, device=device).unsqueeze(0) < 2
+    alpha = _ops.where(first, lp[0], neg_inf)
+    for t in range(1, T):
+        a1 = _ops.cat([neg_inf[:, :1], alpha[:, :-1]], 1)
+        a2 = _ops.where(skip, _ops.cat([neg_inf[:, :2], alpha[:, :-2]], 1), neg_inf)
+        step = _lse(alpha, a1, a2) + lp[t]
+        alpha = _ops.where((in_len > t).unsqueeze(1), step, alpha)
+    last = _ops.gather(alpha, 1, (2 * tgt_len).unsqueeze(1)).squeeze(1)
+    prev = _ops.gather(alpha, 1, _ops.clamp(2 * tgt_len - 1, min=0).unsqueeze(1)).squeeze(1)
+    prev = _ops.where(tgt_len > 0, prev, neg_inf[:, 0])
+    loss = -_lse(last, prev)
+    if zero_infinity:
+        loss = _ops.where(loss == float("inf"), 0.0, loss)
+    if reduction == "none":
+        return loss[0] if unbatched else loss
+    if reduction == "sum":
+        return loss.sum()
+    return (loss / _ops.clamp(tgt_len, min=1).to(loss.dtype)).mean()

@@ -1,0 +1,264 @@
+"""nn.functional: channel_shuffle, conv_tbc (time-major 1-d convolution) and the
+spatial-transformer pair affine_grid / grid_sample."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import warnings
+
+from minitorch import _ops
+from minitorch._factories import arange, ones
+from minitorch._tensor import Tensor
+from minitorch.nn._functional_conv import conv1d
+from minitorch.nn._functional_interpolate import _cubic_far, _cubic_near
+
+__all__ = ["channel_shuffle", "native_channel_shuffle", "conv_tbc", "affine_grid", "grid_sample"]
+
+_ALIGN_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details."
+)
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, g*k, *) -> channels reordered as a (g, k) -> (k, g) transpose. Mirrors
+    torch.nn.functional.channel_shuffle."""
+    if input.ndim <= 2:
+        raise RuntimeError(
+            f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+            f"{list(input.shape)}"
+        )
+    if groups <= 0:
+        raise RuntimeError(
+            f"Number of groups to divide channels in must be positive. Value of groups:{groups}"
+        )
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    n, rest = input.shape[0], tuple(input.shape[2:])
+    out = input.reshape((n, groups, c // groups, *rest)).transpose(1, 2)
+    return out.reshape((n, c, *rest))
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Mirrors torch.nn.functional.native_channel_shuffle (the same result as channel_shuffle)."""
+    return channel_shuffle(input, groups)
+
+
+def conv_tbc(input, weight, bias, pad: int = 0) -> Tensor:
+    """1-D convolution of (time, batch, channels) input with a (width, in, out) weight. Mirrors
+    torch.nn.functional.conv_tbc."""
+    if input.ndim != 3:
+        raise RuntimeError(f"conv_tbc: Input must have 3 dims: time, batch, in_channel (got "
+                           f"{list(input.shape)})")  # fmt: skip
+    if weight.ndim != 3:
+        raise RuntimeError(
+            "conv_tbc: Weight tensor must have 3 dims: kernel_width, in_channels, out_channels "
+            f"(got {list(weight.shape)})"
+        )
+    if bias.ndim != 1:
+        raise RuntimeError(f"conv_tbc: Bias must have 1 dim: out_channels (got {list(bias.shape)})")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError(
+            f"conv_tbc: Input dim 2 (input channels) ({input.shape[2]}) is not == dim 1 in the "
+            f"weight tensor ({weight.shape[1]})"
+        )
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError(
+            f"conv_tbc: Bias size ({bias.shape[0]}) must equal the last dim of the weight "
+            f"tensor ({weight.shape[2]})"
+        )
+    out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
+    return out.permute(2, 0, 1)
+
+
+# --- spatial transformers ---
+
+
+def _base_coords(steps: int, align_corners: bool, like: Tensor) -> Tensor:
+    """The normalised [-1, 1] coordinates of `steps` pixel centres (corners with
+    align_corners), as torch's affine_grid lays them out; a single step sits at 0."""
+    if steps <= 1:
+        return like.new_zeros(1)
+    c = arange(steps, dtype=like.dtype, device=like.device) * (2.0 / (steps - 1)) - 1.0
+    return c if align_corners else c * ((steps - 1) / steps)
+
+
+def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
+    """The (N, *spatial, n) sampling grid of the affine maps theta (N, n, n + 1) for an output
+    of `size` (N, C, *spatial), n = 2 or 3. Mirrors torch.nn.functional.affine_grid."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError(
+            "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}."
+        )
+    n = len(size) - 2
+    if theta.ndim != 3 or tuple(theta.shape[-2:]) != (n, n + 1):
+        raise ValueError(
+            f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {size}. "
+            f"Got {theta.shape}."
+        )
+    spatial = size[2:]
+    if align_corners and min(spatial) == 1:
+        warnings.warn(
+            "Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+            "align_corners=True. This is not an intended use case of affine_grid. See the "
+            "documentation of affine_grid for details.",
+            stacklevel=2,
+        )
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    # base[..., k]: x (the last spatial dim) first, then y (, z), then 1
+    axes = []
+    for k, steps in enumerate(reversed(spatial)):
+        shape = [1] * n
+        shape[n - 1 - k] = steps
+        axes.append(_base_coords(steps, align_corners, theta).reshape(shape).expand(spatial))
+    axes.append(ones(spatial, dtype=theta.dtype, device=theta.device))
+    base = _ops.stack(axes, -1).reshape(1, -1, n + 1)
+    grid = base.matmul(theta.transpose(1, 2))  # (N, prod(spatial), n)
+    return grid.reshape((size[0], *spatial, n))
+
+
+def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
+    """x reflected into [twice_low / 2, twice_high / 2] as often as needed (torch's
+    reflect_coordinates)."""
+    if twice_low == twice_high:
+        return x * 0
+    low = twice_low / 2
+    span = (twice_high - twice_low) / 2
+    x = (x - low).abs()
+    extra = _ops.fmod(x, span)
+    flips = (x / span).floor()
+    even = _ops.fmod(flips, 2) == 0
+    return _ops.where(even, extra + low, span - extra + low)
+
+
+def _unnormalize(g: Tensor, size: int, align_corners: bool) -> Tensor:
+    """Pixel coordinate of normalised grid values along one axis."""
+    if align_corners:
+        return (g + 1) * ((size - 1) / 2)
+    return ((g + 1) * size - 1) / 2
+
+
+def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+    """A pixel coordinate moved inside the input by border/reflection padding (torch's
+    compute_coordinates); 'zeros' leaves it, and out-of-range taps then read 0."""
+    if padding_mode == "border":
+        x = _ops.clamp(x, 0, size - 1)
+    elif padding_mode == "reflection":
+        if align_corners:
+            x = _reflect(x, 0, 2 * (size - 1))
+        else:
+            x = _reflect(x, -1, 2 * size - 1)
+        x = _ops.clamp(x, 0, size - 1)
+    return x
+
+
+def grid_sample(
+    input: Tensor,
+    grid: Tensor,
+    mode: str = "bilinear",
+    padding_mode: str = "zeros",
+    align_corners=None,
+) -> Tensor:
+    """Samples input (N, C, *spatial) at the normalised positions grid (N, *out, n), n = 2 or 3,
+    with bilinear (trilinear), nearest or bicubic (2-d) interpolation. Mirrors
+    torch.nn.functional.grid_sample."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
+            f"'bicubic', but got: '{mode}'"
+        )
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(
+            "nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+            f"'reflection', but got: '{padding_mode}'"
+        )
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(
+            "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
+            f"but got {sizes}"
+        )
+    n = input.ndim - 2
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid and input to have same batch size, but got {sizes}"
+        )
+    if grid.shape[-1] != n:
+        raise RuntimeError(
+            f"grid_sampler(): expected grid to have size {n} in last dimension, but got grid "
+            f"with sizes {list(grid.shape)}"
+        )
+    if mode == "bicubic" and n != 2:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    N, C = input.shape[:2]
+    have = tuple(input.shape[2:])
+    out = tuple(grid.shape[1:-1])
+    flat_in = input.reshape(N, C, -1)
+    # per spatial dim d (D, H, W order): its source coordinate; grid's last entry is x (W)
+    raw = [_unnormalize(grid[..., n - 1 - d], have[d], align_corners) for d in range(n)]
+    strides = [math.prod(have[d + 1 :]) for d in range(n)]
+
+    def tap(idx):
+        """input at integer positions idx (one (N, *out) tensor per dim), 0 outside."""
+        inside = None
+        flat = 0
+        for d, i in enumerate(idx):
+            ok = (i >= 0) & (i <= have[d] - 1)
+            inside = ok if inside is None else inside & ok
+            flat = flat + _ops.clamp(i, 0, have[d] - 1) * strides[d]
+        flat = flat.reshape(N, 1, -1).expand(N, C, flat.numel() // N)
+        vals = _ops.gather(flat_in, 2, flat).reshape((N, C, *out))
+        return _ops.where(inside.unsqueeze(1), vals, 0.0)
+
+    if mode == "bicubic":
+        return _bicubic_taps(tap, raw, have, padding_mode, align_corners)
+    coords = [_pad_coord(c, have[d], padding_mode, align_corners) for d, c in enumerate(raw)]
+    if mode == "nearest":
+        return tap([c.round().long() for c in coords])
+    lows = [c.floor() for c in coords]
+    fracs = [c - lo for c, lo in zip(coords, lows, strict=True)]
+    lows = [lo.long() for lo in lows]
+    result = None
+    for corner in itertools.product((0, 1), repeat=n):
+        w = None
+        for f, up in zip(fracs, corner, strict=True):
+            wd = f if up else 1 - f
+            w = wd if w is None else w * wd
+        term = tap([lo + up for lo, up in zip(lows, corner, strict=True)]) * w.unsqueeze(1)
+        result = term if result is None else result + term
+    return result
+
+
+def _bicubic_taps(tap, raw, have, padding_mode, align_corners) -> Tensor:
+    """4 x 4 taps around each (unpadded) source point, each tap's coordinates padded on their own,
+    weighted by the cubic convolution of NOTE [ Bicubic interpolation ] (torch's CPU kernel)."""
+    result = None
+    bases = [c.floor() for c in raw]
+    weights = []
+    for c, b in zip(raw, bases, strict=True):
+        t = c - b
+        weights.append((_cubic_far(t + 1), _cubic_near(t), _cubic_near(1 - t), _cubic_far(2 - t)))
+    for i, j in itertools.product(range(4), range(4)):
+        idx = [
+            _pad_coord(b + (k - 1), size, padding_mode, align_corners).long()
+            for b, k, size in zip(bases, (i, j), have, strict=True)
+        ]
+        term = tap(idx) * (weights[0][i] * weights[1][j]).unsqueeze(1)
+        result = term if result is None else result + term
+    return result

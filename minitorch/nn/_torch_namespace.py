@@ -1,0 +1,511 @@
+"""The torch.* spellings of nn ops (torch.conv2d, torch.batch_norm, torch.dropout, ...).
+
+They are ATen's signatures, which differ from nn.functional's for some ops: torch.dropout(input,
+p, train) has no defaults, torch.batch_norm puts weight and bias before the running stats, the
+losses take `reduction` as an int (0 none, 1 mean, 2 sum) whose default, as torch's Python
+bindings behave, is 0 (no reduction); the pools have no return_indices.
+`minitorch/__init__.py` reaches these lazily (see NOTE [ Lazy submodules ]), so `import
+minitorch` does not import nn.
+"""
+
+from __future__ import annotations
+
+from minitorch import _dtype, _ops
+from minitorch._factories import empty, ones_like, zeros, zeros_like
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn import _functional_rnn
+from minitorch.nn import functional as F
+from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
+from minitorch.nn._functional_sparse import embedding_renorm_
+
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+    "convolution", "conv_tbc", "avg_pool1d", "max_pool1d", "max_pool2d", "max_pool3d",
+    "max_pool1d_with_indices", "adaptive_avg_pool1d", "adaptive_max_pool1d", "batch_norm",
+    "layer_norm", "group_norm", "instance_norm", "rms_norm", "dropout", "dropout_",
+    "alpha_dropout", "alpha_dropout_", "feature_dropout", "feature_dropout_",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "embedding", "embedding_bag",
+    "embedding_renorm_", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+    "native_channel_shuffle", "cosine_similarity", "pairwise_distance", "pdist", "kl_div",
+    "hinge_embedding_loss", "margin_ranking_loss", "cosine_embedding_loss", "triplet_margin_loss",
+    "poisson_nll_loss", "binary_cross_entropy_with_logits", "ctc_loss", "prelu", "rrelu",
+    "rrelu_", "hardshrink", "threshold", "threshold_", "constant_pad_nd", "rnn_tanh_cell",
+    "rnn_relu_cell", "lstm_cell", "gru_cell", "bilinear", "affine_grid_generator", "grid_sampler",
+    "grid_sampler_2d", "grid_sampler_3d", "native_dropout", "native_layer_norm",
+    "native_batch_norm", "native_group_norm", "rnn_tanh", "rnn_relu", "lstm", "gru",
+]  # fmt: skip
+
+# the same functions as nn.functional's
+conv1d = F.conv1d
+conv2d = F.conv2d
+conv3d = F.conv3d
+conv_transpose1d = F.conv_transpose1d
+conv_transpose2d = F.conv_transpose2d
+conv_transpose3d = F.conv_transpose3d
+adaptive_avg_pool1d = F.adaptive_avg_pool1d
+rms_norm = F.rms_norm
+pixel_shuffle = F.pixel_shuffle
+pixel_unshuffle = F.pixel_unshuffle
+channel_shuffle = F.channel_shuffle
+native_channel_shuffle = F.native_channel_shuffle
+cosine_similarity = F.cosine_similarity
+pairwise_distance = F.pairwise_distance
+pdist = F.pdist
+prelu = F.prelu
+hardshrink = F.hardshrink
+bilinear = F.bilinear
+conv_tbc = F.conv_tbc
+affine_grid_generator = F.affine_grid
+rnn_tanh_cell = _functional_rnn.rnn_tanh_cell
+rnn_relu_cell = _functional_rnn.rnn_relu_cell
+lstm_cell = _functional_rnn.lstm_cell
+gru_cell = _functional_rnn.gru_cell
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(reduction) -> str:
+    """ATen's reduction enum (an int) as nn.functional's string."""
+    if reduction in _REDUCTIONS:
+        return _REDUCTIONS[reduction]
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _stride(stride):
+    return None if stride is None or (isinstance(stride, (list, tuple)) and not stride) else stride
+
+
+# --- convolution ---
+
+
+def convolution(
+    input, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+) -> Tensor:
+    """conv{1,2,3}d or conv_transpose{1,2,3}d, chosen by weight's rank and `transposed`. Mirrors
+    torch.convolution."""
+    n = weight.ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(
+            f"convolution: expected a 3-D, 4-D or 5-D weight, but got weight of shape "
+            f"{list(weight.shape)}"
+        )
+    if transposed:
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return conv(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    return conv(input, weight, bias, stride, padding, dilation, groups)
+
+
+# --- pooling (ATen's forms: no return_indices) ---
+
+
+def avg_pool1d(
+    input, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True
+) -> Tensor:
+    """Mirrors torch.avg_pool1d."""
+    return F.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
+
+
+def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+    """Mirrors torch.max_pool1d."""
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+    """Mirrors torch.max_pool2d."""
+    return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False) -> Tensor:
+    """Mirrors torch.max_pool3d."""
+    return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(
+    input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False
+) -> tuple:
+    """(values, indices). Mirrors torch.max_pool1d_with_indices."""
+    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d(input, output_size) -> tuple:
+    """(values, indices), always. Mirrors torch.adaptive_max_pool1d."""
+    return F.adaptive_max_pool1d(input, output_size, True)
+
+
+# --- normalization ---
+
+
+def batch_norm(
+    input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
+) -> Tensor:
+    """Mirrors torch.batch_norm (weight and bias before the running stats)."""
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(
+    input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled
+) -> Tensor:
+    """Mirrors torch.instance_norm (weight and bias before the running stats)."""
+    return F.instance_norm(
+        input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
+    )
+
+
+def layer_norm(
+    input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True
+) -> Tensor:
+    """Mirrors torch.layer_norm."""
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True) -> Tensor:
+    """Mirrors torch.group_norm."""
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+# --- dropout: (input, p, train), no defaults ---
+
+
+def dropout(input, p, train) -> Tensor:
+    """Mirrors torch.dropout."""
+    return _dropout(input, p, train, False, False)
+
+
+def dropout_(input, p, train) -> Tensor:
+    """Mirrors torch.dropout_."""
+    return _dropout(input, p, train, True, False)
+
+
+def feature_dropout(input, p, train) -> Tensor:
+    """Zeroes whole channels (dim 1). Mirrors torch.feature_dropout."""
+    return _dropout(input, p, train, False, True)
+
+
+def feature_dropout_(input, p, train) -> Tensor:
+    """Mirrors torch.feature_dropout_."""
+    return _dropout(input, p, train, True, True)
+
+
+def alpha_dropout(input, p, train) -> Tensor:
+    """Mirrors torch.alpha_dropout."""
+    return _alpha_dropout(input, p, train, False, False)
+
+
+def alpha_dropout_(input, p, train) -> Tensor:
+    """Mirrors torch.alpha_dropout_."""
+    return _alpha_dropout(input, p, train, True, False)
+
+
+def feature_alpha_dropout(input, p, train) -> Tensor:
+    """Mirrors torch.feature_alpha_dropout."""
+    return _alpha_dropout(input, p, train, False, True)
+
+
+def feature_alpha_dropout_(input, p, train) -> Tensor:
+    """Mirrors torch.feature_alpha_dropout_."""
+    return _alpha_dropout(input, p, train, True, True)
+
+
+def native_dropout(input, p, train) -> tuple:
+    """(output, keep mask as bool). Mirrors torch.native_dropout (train=None means training)."""
+    if train is False:
+        return input.clone(), ones_like(input, dtype=_dtype.bool)
+    _check_p(p)
+    if p == 1:
+        return input * 0, zeros_like(input, dtype=_dtype.bool)
+    keep = _keep_mask(input, p, False)
+    return input * (keep * (1.0 / (1 - p))), keep.bool()
+
+
+# --- normalization with its statistics: (output, mean, 1 / std) ---
+
+
+def _mean_rstd(x, dims, eps):
+    with no_grad():
+        mean = x.mean(dims, keepdim=True)
+        rstd = ((x - mean).square().mean(dims, keepdim=True) + eps).rsqrt()
+    return mean, rstd
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps) -> tuple:
+    """Mirrors torch.native_layer_norm (mean and rstd keep the normalized dims as size 1)."""
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    return (out, *_mean_rstd(input, dims, eps))
+
+
+def native_batch_norm(
+    input, weight, bias, running_mean, running_var, training, momentum, eps
+) -> tuple:
+    """Mirrors torch.native_batch_norm (the batch statistics per channel when training, empty
+    tensors otherwise)."""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if not training:
+        none = input.new_empty(0)
+        return out, none, none.clone()
+    mean, rstd = _mean_rstd(input, tuple(d for d in range(input.ndim) if d != 1), eps)
+    return out, mean.reshape(-1), rstd.reshape(-1)
+
+
+def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
+    """Mirrors torch.native_group_norm (mean and rstd of shape (N, group))."""
+    out = F.group_norm(input, group, weight, bias, eps)
+    mean, rstd = _mean_rstd(input.reshape(N, group, -1), (2,), eps)
+    return out, mean.reshape(N, group), rstd.reshape(N, group)
+
+
+# --- embedding ---
+
+
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False) -> Tensor:
+    """Mirrors torch.embedding (weight first; padding_idx=-1 means none)."""
+    pad = None if padding_idx is None or padding_idx < 0 else padding_idx
+    return F.embedding(indices, weight, pad, None, 2.0, scale_grad_by_freq, sparse)
+
+
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def embedding_bag(
+    weight,
+    indices,
+    offsets,
+    scale_grad_by_freq=False,
+    mode=0,
+    sparse=False,
+    per_sample_weights=None,
+    include_last_offset=False,
+    padding_idx=None,
+) -> tuple:
+    """(output, offset2bag, bag_size, max_indices). Mirrors torch.embedding_bag for 1-D indices
+    with offsets (mode 0 sum, 1 mean, 2 max).
+
+    Differences from torch: in max mode, a bag whose maximum is reached by several rows reports
+    the smallest row index."""
+    name = _BAG_MODES[mode]
+    out = F.embedding_bag(
+        indices,
+        weight,
+        offsets,
+        None,
+        2,
+        scale_grad_by_freq,
+        name,
+        sparse,
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )
+    bags = out.shape[0]
+    long = _dtype.int64
+    flat = indices.reshape(-1)
+    starts = zeros(flat.shape[0] + 1, dtype=long, device=weight.device)
+    later = offsets[1:bags].to(long)
+    bag_of = _ops.cumsum(starts.index_add(0, later, later.new_ones(later.shape)), 0)
+    bag_of = bag_of[: flat.shape[0]]
+    if name == "sum":
+        # torch's sum path reports no bag sizes, and no offset2bag either for the float types
+        # its fast kernel takes
+        if weight.dtype is not _dtype.float64:
+            bag_of = empty(0, dtype=long, device=weight.device)
+        none = zeros(bags, dtype=long, device=weight.device)
+        return out, bag_of, none, none.clone()
+    size = zeros(bags, dtype=long, device=weight.device).index_add(0, bag_of, ones_like(bag_of))
+    if name == "mean":
+        return out, bag_of, size, size
+    d = weight.shape[1]
+    vals = _ops.index_select(weight.detach(), 0, flat)
+    hit = vals == _ops.index_select(out.detach(), 0, bag_of)
+    rows = _ops.where(hit, flat.unsqueeze(1), weight.shape[0])
+    best = zeros((bags, d), dtype=long, device=weight.device).scatter_reduce(
+        0, bag_of.unsqueeze(1).expand(flat.shape[0], d), rows, "amin", include_self=False
+    )
+    return out, bag_of, size, best
+
+
+# --- losses: reduction is ATen's int ---
+
+
+def kl_div(input, target, reduction=0, *, log_target=False) -> Tensor:
+    """Mirrors torch.kl_div (reduction=1 is the element-wise mean, without F's warning)."""
+    name = _reduction(reduction)
+    loss = F.kl_div(input, target, reduction="none", log_target=log_target)
+    return loss if name == "none" else (loss.mean() if name == "mean" else loss.sum())
+
+
+def hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor:
+    """Mirrors torch.hinge_embedding_loss."""
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
+    """Mirrors torch.margin_ranking_loss."""
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
+    """Mirrors torch.cosine_embedding_loss."""
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(
+    anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0
+) -> Tensor:
+    """Mirrors torch.triplet_margin_loss."""
+    return F.triplet_margin_loss(
+        anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction)
+    )
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor:
+    """Mirrors torch.poisson_nll_loss (every argument positional and required)."""
+    return F.poisson_nll_loss(
+        input, target, log_input, full, eps=eps, reduction=_reduction(reduction)
+    )
+
+
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, pos_weight=None, reduction=0
+) -> Tensor:
+    """Mirrors torch.binary_cross_entropy_with_logits (pos_weight before reduction)."""
+    return F.binary_cross_entropy_with_logits(
+        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight
+    )
+
+
+def ctc_loss(
+    log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False
+) -> Tensor:
+    """Mirrors torch.ctc_loss."""
+    return F.ctc_loss(
+        log_probs,
+        targets,
+        input_lengths,
+        target_lengths,
+        blank,
+        _reduction(reduction),
+        zero_infinity,
+    )
+
+
+# --- activations and padding ---
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None) -> Tensor:
+    """Mirrors torch.rrelu."""
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None) -> Tensor:
+    """Mirrors torch.rrelu_."""
+    return F.rrelu_(input, lower, upper, training)
+
+
+def threshold(input, threshold, value) -> Tensor:
+    """Mirrors torch.threshold."""
+    return F.threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value) -> Tensor:
+    """Mirrors torch.threshold_."""
+    return F.threshold_(input, threshold, value)
+
+
+def constant_pad_nd(input, pad, value=0) -> Tensor:
+    """Mirrors torch.constant_pad_nd."""
+    return F.pad(input, pad, "constant", value)
+
+
+# --- spatial transformers: ATen's enums (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros,
+# 1 border, 2 reflection) ---
+
+_GRID_MODES = ("bilinear", "nearest", "bicubic")
+_GRID_PADDINGS = ("zeros", "border", "reflection")
+
+
+def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
+    """Mirrors torch.grid_sampler (F.grid_sample with ATen's enums)."""
+    return F.grid_sample(
+        input,
+        grid,
+        _GRID_MODES[interpolation_mode],
+        _GRID_PADDINGS[padding_mode],
+        align_corners,
+    )
+
+
+def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
+    """Mirrors torch.grid_sampler_2d."""
+    if input.ndim != 4:
+        raise RuntimeError(f"grid_sampler_2d(): expected 4D input, but got {list(input.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners) -> Tensor:
+    """Mirrors torch.grid_sampler_3d."""
+    if input.ndim != 5:
+        raise RuntimeError(f"grid_sampler_3d(): expected 5D input, but got {list(input.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+# --- whole recurrent layers: ATen's flat parameter lists ---
+
+
+def _recurrent(mode, args, with_cell: bool):
+    """torch.lstm / gru / rnn_* in their two overloads, told apart as ATen does: (input, hx,
+    params, has_biases, num_layers, dropout, train, bidirectional, batch_first) or the packed
+    (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)."""
+    # the packed form has a Tensor (batch_sizes) where the other has hx (LSTM: a list) or
+    # params (the others: a list)
+    packed = isinstance(args[1] if with_cell else args[2], Tensor)
+    if packed:
+        data, batch_sizes, hx, params, has_biases, num_layers, p, train, bidirectional = args
+        batch_first = False
+        batch_sizes = [int(b) for b in batch_sizes.tolist()]
+    else:
+        data, hx, params, has_biases, num_layers, p, train, bidirectional, batch_first = args
+        batch_sizes = None
+    h0, c0 = (hx[0], hx[1]) if with_cell else (hx, None)
+    has_proj = c0 is not None and h0.shape[-1] != c0.shape[-1]
+    per = 2 + 2 * bool(has_biases) + bool(has_proj)
+    dirs = 2 if bidirectional else 1
+    if len(params) != per * num_layers * dirs:
+        raise RuntimeError(
+            f"{mode.lower()}: expected {per * num_layers * dirs} parameter tensors, got "
+            f"{len(params)}"
+        )
+    weights = []
+    for k in range(num_layers * dirs):
+        w = list(params[k * per : (k + 1) * per])
+        b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
+        weights.append((w[0], w[1], b_ih, b_hh, w[-1] if has_proj else None))
+    x = data.transpose(0, 1) if batch_first else data
+    out, h, c = _functional_rnn.rnn_layers(
+        mode, x, h0, c0, weights, num_layers, dirs, p, train, batch_sizes
+    )
+    if batch_first:
+        out = out.transpose(0, 1)
+    return (out, h, c) if with_cell else (out, h)
+
+
+def lstm(*args) -> tuple:
+    """(output, h_n, c_n). Mirrors torch.lstm (both overloads; projections when hx's sizes
+    differ)."""
+    return _recurrent("LSTM", args, True)
+
+
+def gru(*args) -> tuple:
+    """(output, h_n). Mirrors torch.gru (both overloads)."""
+    return _recurrent("GRU", args, False)
+
+
+def rnn_tanh(*args) -> tuple:
+    """(output, h_n). Mirrors torch.rnn_tanh (both overloads)."""
+    return _recurrent("RNN_TANH", args, False)
+
+
+def rnn_relu(*args) -> tuple:
+    """(output, h_n). Mirrors torch.rnn_relu (both overloads)."""
+    return _recurrent("RNN_RELU", args, False)

@@ -1,0 +1,326 @@
+"""What the op table (specs_pointwise_misc.py) cannot say: errors, the tensor-kind queries and
+complex stubs, identities (conj, real, positive return self), in-place semantics, derivatives
+at special points, histogramdd, map2_ and the stored properties."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+
+def _t(values, dtype=None, device="cpu", requires_grad=False):
+    return mt.tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+# --- errors with torch's types and messages ---
+
+
+@pytest.mark.parametrize(
+    ("call", "exc", "match"),
+    [
+        (lambda: mt.gcd(_t([1.0]), _t([2.0])), NotImplementedError, "gcd_cpu.*Float"),
+        (lambda: mt.lcm(_t([True]), _t([False])), NotImplementedError, "lcm_cpu.*Bool"),
+        (lambda: mt.frexp(_t([1, 2])), RuntimeError, "only supports floating-point"),
+        (lambda: mt.heaviside(_t([1.0]), 0.5), TypeError, "argument 'values'"),
+        (lambda: mt.heaviside(_t([1.0]), _t([1])), RuntimeError, "different dtypes"),
+        (lambda: mt.igamma(_t([1]), _t([2])), NotImplementedError, "igamma_cpu.*Long"),
+        (lambda: mt.nextafter(_t([1]), _t([2])), NotImplementedError, "nextafter_cpu"),
+        (lambda: mt.mvlgamma(_t([2.0]), 0), RuntimeError, "p has to be greater"),
+        (lambda: mt.positive(_t([True])), RuntimeError, "bool tensor is not supported"),
+        (lambda: _t([1.0]).float_power_(2), RuntimeError, "has dtype Float.*Double"),
+        (
+            lambda: _t([1], dtype=mt.int32).cumsum_(0, dtype=mt.float64),
+            RuntimeError,
+            "dtype int and output tensor dtype double",
+        ),
+        (lambda: _t([]).is_nonzero(), RuntimeError, "with no values is ambiguous"),
+        (lambda: mt.is_nonzero(_t([1, 2])), RuntimeError, "more than one value"),
+        (lambda: _t([1.0]).imag, RuntimeError, "imag is not implemented"),
+        (lambda: mt.imag(_t([1.0])), RuntimeError, "non-complex dtypes"),
+        (lambda: _t([1.0]).cfloat(), TypeError, "complex dtypes are not supported"),
+        (lambda: _t([1.0]).cdouble(), TypeError, "cdouble"),
+        (lambda: _t([1.0]).chalf(), TypeError, "chalf"),
+        (lambda: _t(1.0).select(0, 0), IndexError, "0-dim tensor"),
+        (lambda: mt.zeros(2, 3).select(1, 3), IndexError, r"index 3 out of range.*\[2, 3\]"),
+        (lambda: mt.zeros(2, 3).select(2, 0), IndexError, "Dimension out of range"),
+        (
+            lambda: mt.zeros(2, 3).sum_to_size(1, 1, 3),
+            RuntimeError,
+            r"size \{\[1, 1, 3\]\} is not expandable to size \{\[2, 3\]\}",
+        ),
+        (lambda: mt.zeros(3).sum_to_size(2), RuntimeError, "not expandable"),
+        (lambda: mt.nonzero_static(mt.zeros(3), size=-1), RuntimeError, "non-negative"),
+        (lambda: mt.fill(mt.zeros(3), _t([1.0])), RuntimeError, "0-dimension value tensor"),
+        (lambda: mt.empty_strided((2, 3), (1,)), RuntimeError, "empty_strided"),
+        (lambda: mt.gradient(_t([1.0])), RuntimeError, "at least edge_order"),
+        (lambda: mt.gradient(_t([1.0, 2.0, 3.0]), edge_order=3), RuntimeError, "edge_order"),
+        (
+            lambda: mt.gradient(_t([1.0, 2.0, 3.0]), spacing=[_t(1.0)]),
+            RuntimeError,
+            "one dimension",
+        ),
+        (lambda: mt.gradient(mt.zeros(3, 3), spacing=[1.0, 2.0, 3.0]), RuntimeError, "same length"),
+    ],
+)
+def test_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_igamma_has_no_gradient_for_its_first_argument():
+    a = _t([1.0, 2.0], requires_grad=True)
+    with pytest.raises(NotImplementedError, match="derivative for 'igamma: input'"):
+        mt.igamma(a, _t([0.5, 3.0])).sum().backward()
+    with pytest.raises(NotImplementedError, match="'igammac: input'"):
+        mt.igammac(a, _t([0.5, 3.0])).sum().backward()
+
+
+# --- identities and the tensor-kind queries ---
+
+
+def test_real_tensors_are_their_own_conjugate_and_real_part():
+    x = _t([-1.5, 0.0, 2.0])
+    for same in (
+        x.conj(),
+        mt.conj(x),
+        x.conj_physical(),
+        mt.conj_physical(x),
+        x.conj_physical_(),
+        mt.conj_physical_(x),
+        x.resolve_conj(),
+        x.resolve_neg(),
+        mt.resolve_conj(x),
+        mt.resolve_neg(x),
+        x.real,
+        mt.real(x),
+        x.positive(),
+        mt.positive(x),
+        x.share_memory_(),
+    ):
+        assert same is x
+    out = mt.zeros(3)
+    assert mt.conj_physical(x, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), x.numpy())
+    x.real = mt.ones(3)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_kind_queries(device):
+    x = mt.zeros(2, 3, device=device)
+    assert x.layout is mt.strided and repr(mt.strided) == "torch.strided"
+    assert isinstance(mt.strided, mt.layout)
+    flags = (
+        "is_sparse",
+        "is_sparse_csr",
+        "is_quantized",
+        "is_meta",
+        "is_mps",
+        "is_xpu",
+        "is_ipu",
+        "is_mkldnn",
+        "is_vulkan",
+        "is_xla",
+        "is_mtia",
+        "is_maia",
+        "is_nested",
+    )
+    for name in flags:
+        assert getattr(x, name) is False, name
+    for name in ("is_conj", "is_neg", "is_inference", "is_shared", "is_complex"):
+        assert getattr(x, name)() is False, name
+    assert mt.is_conj(x) is False and mt.is_neg(x) is False and mt.is_inference(x) is False
+    assert mt.is_complex(x) is False
+    assert mt.is_signed(x) is True and mt.is_signed(mt.zeros(2, dtype=mt.uint8)) is False
+    assert mt.is_same_size(x, mt.ones(2, 3)) and not x.is_same_size(mt.ones(3, 2))
+    assert mt.isreal(x).dtype is mt.bool and bool(mt.isreal(x).all())
+    assert x.output_nr == 0
+    assert mt.unbind(mt.zeros(2, 2, requires_grad=True) * 1)[1].output_nr == 1
+
+
+def test_is_nonzero_reads_one_value(device):
+    assert mt.is_nonzero(_t([[2.0]], device=device)) is True
+    assert _t([0], device=device).is_nonzero() is False
+    assert mt.is_nonzero(_t(False, device=device)) is False
+
+
+# --- derivatives at special points ---
+
+
+def test_sinc_derivatives_at_zero():
+    x = _t([0.0, 1e-5], dtype=mt.float64, requires_grad=True)
+    (g,) = mt.autograd.grad(mt.sinc(x).sum(), x, create_graph=True)
+    (gg,) = mt.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(
+        g.detach().numpy(), [0.0, -(math.pi**2) / 3 * 1e-5], rtol=1e-6, atol=1e-15, err_msg="sinc'"
+    )
+    np.testing.assert_allclose(gg.numpy(), [-(math.pi**2) / 3] * 2, rtol=1e-6, err_msg="sinc''")
+
+
+def test_copysign_gradient_uses_the_sign_bit_and_is_zero_at_zero():
+    x = _t([2.0, -3.0, 0.0, 1.0], dtype=mt.float64, requires_grad=True)
+    y = _t([-0.0, 1.0, -1.0, 0.0], dtype=mt.float64)
+    mt.copysign(x, y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [-1.0, -1.0, 0.0, 1.0])
+
+
+def test_i0_gradient_is_i1_and_smooth_at_zero():
+    x = _t([0.0, 1.0], dtype=mt.float64, requires_grad=True)
+    (g,) = mt.autograd.grad(mt.i0(x).sum(), x, create_graph=True)
+    (gg,) = mt.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(g.detach().numpy(), [0.0, 0.5651591039924851], rtol=1e-12)
+    np.testing.assert_allclose(gg.numpy()[0], 0.5, rtol=1e-12, err_msg="I1'(0)")
+
+
+# --- in-place semantics ---
+
+
+def test_inplace_comparisons_keep_dtype_and_bump_the_version():
+    x = _t([1.0, 2.0, 3.0])
+    v = x._version
+    assert x.lt_(2.5) is x
+    assert x.dtype is mt.float32 and x._version == v + 1
+    np.testing.assert_array_equal(x.numpy(), [1.0, 1.0, 0.0])
+    i = _t([1, 2, 3])
+    i.greater_(_t([0, 2, 4]))
+    np.testing.assert_array_equal(i.numpy(), [1, 0, 0])
+    leaf = _t([1.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        leaf.eq_(1.0)
+
+
+def test_inplace_comparison_links_a_differentiable_other():
+    x = _t([1.0, 2.0])
+    y = _t([1.0, 3.0], requires_grad=True)
+    x.eq_(y)
+    assert x.requires_grad and x.grad_fn is not None
+    (x * 2).sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [0.0, 0.0])
+
+
+def test_clamp_min_max_inplace_with_tensor_bounds():
+    x = _t([-1.0, 0.5, 2.0])
+    x.clamp_min_(_t([0.0, 1.0, 0.0])).clamp_max_(1.5)
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 1.5])
+    y = _t([-1.0, 3.0])
+    assert mt.clip_(y, 0, 1) is y and mt.clamp_max_(y, 0.5) is y
+    np.testing.assert_array_equal(y.numpy(), [0.0, 0.5])
+
+
+def test_integer_inplace_methods():
+    a = _t([12, -18, 7])
+    a.gcd_(_t([8, 12, 0]))
+    np.testing.assert_array_equal(a.numpy(), [4, 6, 7])
+    b = _t([7, -7])
+    b.floor_divide_(2)
+    np.testing.assert_array_equal(b.numpy(), [3, -4])
+    c = _t([7, -7])
+    c.remainder_(3)
+    np.testing.assert_array_equal(c.numpy(), [1, 2])
+    with pytest.raises(RuntimeError, match="can't be cast"):
+        _t([1, 2]).sinc_()
+
+
+def test_frexp_out_and_fields():
+    m_out, e_out = mt.empty(2), mt.empty(2, dtype=mt.int32)
+    r = mt.frexp(_t([8.0, -0.75]), out=(m_out, e_out))
+    assert r.mantissa is m_out and r.exponent is e_out
+    np.testing.assert_array_equal(m_out.numpy(), [0.5, -0.75])
+    np.testing.assert_array_equal(e_out.numpy(), [4, 0])
+
+
+def test_heaviside_and_nextafter_values():
+    x = _t([-1.0, 0.0, 2.0, math.nan])
+    np.testing.assert_array_equal(x.heaviside(_t(0.25)).numpy(), [0.0, 0.25, 1.0, 0.0])
+    up = _t([1.0]).nextafter(_t([2.0]))
+    assert up.item() == np.nextafter(np.float32(1.0), np.float32(2.0))
+
+
+def test_float_power_is_float64_and_copysign_promotes_ints():
+    assert mt.float_power(_t([2], dtype=mt.int32), 2).dtype is mt.float64
+    assert mt.float_power(_t([2.0]), _t([1], dtype=mt.int8)).dtype is mt.float64
+    assert mt.copysign(_t([3, -4]), -1).dtype is mt.float32
+    assert mt.angle(_t([True])).dtype is mt.float32
+
+
+# --- histogramdd, map2_, unravel of split aliases ---
+
+
+def test_histogramdd_matches_numpy():
+    rng = np.random.default_rng(0)
+    pts = rng.normal(size=(50, 2))
+    w = rng.uniform(size=50)
+    hist, edges = mt.histogramdd(mt.tensor(pts), bins=[3, 4], weight=mt.tensor(w))
+    ref_hist, ref_edges = np.histogramdd(pts, bins=[3, 4], weights=w)
+    np.testing.assert_allclose(hist.numpy(), ref_hist, rtol=1e-12, err_msg="hist")
+    for got, want in zip(edges, ref_edges, strict=True):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12, err_msg="edges")
+    r = mt.histogramdd(mt.tensor(pts[:, :1]), bins=2, range=[-1.0, 1.0], density=True)
+    ref = np.histogramdd(pts[:, :1], bins=2, range=[(-1.0, 1.0)], density=True)[0]
+    np.testing.assert_allclose(r.hist.numpy(), ref, rtol=1e-12, err_msg="density")
+    assert r.hist.dtype is mt.float64 and len(r.bin_edges) == 1
+
+
+def test_map2_and_its_checks():
+    x = _t([1.0, 2.0, 3.0])
+    x.map2_(_t([10.0]), _t([1.0, 0.0, -1.0]), lambda a, b, c: a + b * c)
+    np.testing.assert_array_equal(x.numpy(), [11.0, 2.0, -7.0])
+    with pytest.raises(TypeError, match="must be Tensor"):
+        x.map2_(1.0, x, lambda a, b, c: a)
+    with pytest.raises(TypeError, match="expected"):
+        x.map2_(_t([1]), x, lambda a, b, c: a)
+
+
+def test_unsafe_splits_alias_the_safe_ones():
+    x = mt.arange(6.0).reshape(2, 3)
+    for got, want in (
+        (x.unsafe_split(2, 1), x.split(2, 1)),
+        (mt.unsafe_chunk(x, 2), x.chunk(2)),
+        (x.unsafe_split_with_sizes([2, 1], 1), x.split_with_sizes([2, 1], 1)),
+    ):
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_select_is_a_view_and_fill_detach_functions():
+    x = mt.zeros(2, 3)
+    row = mt.select(x, 0, 1)
+    row.fill_(5.0)
+    assert x[1, 2].item() == 5.0
+    f = mt.fill(x, 2)
+    assert f is not x and x[0, 0].item() == 0.0 and f.sum().item() == 12.0
+    y = x.clone().requires_grad_()
+    z = y * 2
+    assert mt.detach(z).requires_grad is False
+    assert mt.detach_(z) is z and z.requires_grad is False
+
+
+def test_empty_strided_and_new_empty_strided():
+    e = mt.empty_strided((2, 3), (1, 2), dtype=mt.int32)
+    assert e.shape == (2, 3) and e.dtype is mt.int32
+    n = mt.zeros(1, dtype=mt.float64).new_empty_strided((4,), (1,))
+    assert n.shape == (4,) and n.dtype is mt.float64
+
+
+def test_special_fallbacks_without_scipy():
+    """The pure-NumPy fallbacks used when SciPy is absent (minitorch/_backend/numpy_special.py)."""
+    from minitorch._backend.numpy_special import FALLBACKS
+
+    x = np.array([0.0, 0.3, 1.0, 2.5, 7.0, 40.0])
+    p, q = FALLBACKS["gammainc"], FALLBACKS["gammaincc"]
+    np.testing.assert_allclose(p(np.ones_like(x), x), -np.expm1(-x), rtol=1e-13, err_msg="P(1,x)")
+    np.testing.assert_allclose(q(np.ones_like(x), x), np.exp(-x), rtol=1e-12, err_msg="Q(1,x)")
+    erf = np.vectorize(math.erf)
+    np.testing.assert_allclose(
+        p(np.full_like(x, 0.5), x), erf(np.sqrt(x)), rtol=1e-13, err_msg="P(1/2,x)"
+    )
+    assert np.isnan(p(np.array([-1.0]), np.array([1.0]))).all()
+    v = np.array([-3.0, -0.5, 0.0, 1.0, 4.0])
+    h = 1e-5
+    slope = (np.i0(v + h) - np.i0(v - h)) / (2 * h)  # I0' = I1
+    np.testing.assert_allclose(FALLBACKS["i1"](v), slope, rtol=1e-8, atol=1e-12, err_msg="I1")
+    np.testing.assert_allclose(FALLBACKS["i0"](v), np.i0(v), rtol=1e-15, err_msg="I0")
