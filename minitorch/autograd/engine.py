@@ -33,7 +33,10 @@ def _root_grads(outputs, grad_outputs, what):
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = _make(out._device.backend.xp.ones_like(out._data), out._device, False, None)
+            d = out._data
+            xp = out._device.backend.xp
+            ones = xp.asarray(1, dtype=d.dtype) if d.ndim == 0 else xp.ones(d.shape, d.dtype)
+            g = _make(ones, out._device, False, None)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
         elif g._data.shape != out._data.shape:
