@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import AccumulateGrad, _edge, _type_name
+from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["backward", "grad"]
@@ -221,8 +221,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 _skip(node, deps, ready)
                 continue
             _run_node(node, grads, deps, ready, buffers)
-            if not retain_graph:
-                node._release()
+            if not retain_graph:  # Node._release, inlined: the saved tensors go now
+                node._saved = _FREED
+                node._to_save = None
     finally:
         state.enabled = prev
 
