@@ -90,9 +90,8 @@ def _blocks(n: int, V: int):
 def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
     npdt = _dtype.numpy_dtype(dt)
     if dt._kind == 1:  # integers: int64 arithmetic on the truncated start and step
-        return (np.int64(int(start)) + np.arange(n, dtype=np.int64) * np.int64(int(step))).astype(
-            npdt
-        )
+        start, step = int(start), int(step)
+        return np.arange(start, start + n * step, step, dtype=np.int64).astype(npdt, copy=False)
     if dt is _dtype.float64 or dt is _dtype.float32:
         V = 32 // dt.itemsize
         idx, c, j, vec = _blocks(n, V)

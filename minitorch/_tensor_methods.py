@@ -1668,7 +1668,9 @@ class TensorMethods:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
-            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks is None:
             hooks = self.__dict__["_post_acc_hooks"] = {}

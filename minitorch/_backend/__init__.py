@@ -223,6 +223,10 @@ class Backend:
         """target[index] += values with duplicate indices accumulating (never a lost update)."""
         raise NotImplementedError
 
+    def broadcast_to(self, array, shape):
+        """A read-only view of `array` broadcast to `shape` (xp.broadcast_to)."""
+        return self.xp.broadcast_to(array, shape)
+
     def special(self, name: str):
         """The array function of a special function NumPy lacks: 'erf', 'erfc', 'erfinv',
         'lgamma', 'digamma' (x -> array) or 'polygamma' ((n, x) -> array); it may compute in a

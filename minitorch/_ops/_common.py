@@ -49,6 +49,13 @@ def _scalar(x, op):
     )
 
 
+# NOTE [ Scalar operands ]
+# `x * 2`, `grad * 0.5`, `1 - p`: a Python number that leaves the tensor's dtype as it is (the
+# common case) is found with one dict lookup keyed by (NumPy dtype, number class); the first such
+# pair goes through the full promotion and fills the table.
+_SCALAR_KEEPS: dict = {}
+
+
 def promote(a, b, op: str):
     """(a, b) with torch's type promotion applied: tensors cast to the result dtype, Python
     scalars kept as scalars (the kernels treat them as weak, like torch). Returns (a, b, dtype)."""
@@ -62,10 +69,18 @@ def promote(a, b, op: str):
             # A bool operand needs no cast: NumPy promotes bool with X to X, as torch does.
             a = a if da.kind == "b" else cast(a, dt)
             return a, (b if db.kind == "b" else cast(b, dt)), dt
+        key = (a._data.dtype, b.__class__)
+        dt = _SCALAR_KEEPS.get(key)
+        if dt is not None:  # NOTE [ Scalar operands ]
+            return a, b, dt
         b = _scalar(b, op)
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)
-        return (a if dt is ta else cast(a, dt)), b, dt
+        if dt is ta:
+            if key[1] in (int, float, bool):
+                _SCALAR_KEEPS[key] = dt
+            return a, b, dt
+        return cast(a, dt), b, dt
     if isinstance(b, Tensor):
         b2, a2, dt = promote(b, a, op)
         return a2, b2, dt

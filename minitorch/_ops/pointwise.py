@@ -118,6 +118,11 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub."""
+    if (isinstance(other, Tensor) and isinstance(input, Tensor)
+            and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+        if alpha == 1:  # NOTE [ Same-dtype fast path ]
+            result = Sub.apply(input, other)
+            return result if out is None else _out(result, out)
     a, b, dt = promote(input, other, "sub")
     if dt is _dtype.bool:
         raise RuntimeError(
@@ -219,12 +224,13 @@ def remainder(input, other, *, out=None):
 
 def neg(input, *, out=None):
     """-input. Mirrors torch.neg."""
-    if input._data.dtype == bool:
+    if input._data.dtype.kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    return _out(Neg.apply(input), out)
+    result = Neg.apply(input)
+    return result if out is None else _out(result, out)
 
 
 class PowScalar(Function):
@@ -469,11 +475,12 @@ class ReluBackward(Function):
 
 def _unary_float(fn, name):
     def op(input, *, out=None):
-        if not input._data.dtype.kind == "f":
+        if input._data.dtype.kind != "f":
             from minitorch._ops._common import cast
 
             input = cast(input, _dtype.default_float())
-        return _out(fn.apply(input), out)
+        result = fn.apply(input)
+        return result if out is None else _out(result, out)
 
     op.__name__ = name
     op.__qualname__ = name

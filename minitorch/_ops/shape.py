@@ -463,7 +463,7 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, *, shape):
-        return ctx.xp.broadcast_to(a._data, shape)
+        return a._device.backend.broadcast_to(a._data, shape)
 
     @staticmethod
     def backward(ctx, grad):

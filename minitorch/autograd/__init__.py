@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from minitorch.autograd import functional  # noqa: F401
 from minitorch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from minitorch.autograd.engine import backward, grad  # noqa: F401
 from minitorch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401
@@ -13,3 +12,17 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+
+
+# autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see
+# NOTE [ Lazy submodules ] in minitorch/__init__.py.
+def __getattr__(name):
+    if name == "functional":
+        import importlib
+
+        return importlib.import_module("minitorch.autograd.functional")
+    raise AttributeError(f"module 'minitorch.autograd' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"functional"})

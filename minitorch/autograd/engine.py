@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import AccumulateGrad, _edge, _type_name
+from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["backward", "grad"]
@@ -33,7 +33,10 @@ def _root_grads(outputs, grad_outputs, what):
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = _make(out._device.backend.xp.ones_like(out._data), out._device, False, None)
+            d = out._data
+            xp = out._device.backend.xp
+            ones = xp.asarray(1, dtype=d.dtype) if d.ndim == 0 else xp.ones(d.shape, d.dtype)
+            g = _make(ones, out._device, False, None)
         elif not isinstance(g, Tensor):
             raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
         elif g._data.shape != out._data.shape:
@@ -218,8 +221,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 _skip(node, deps, ready)
                 continue
             _run_node(node, grads, deps, ready, buffers)
-            if not retain_graph:
-                node._release()
+            if not retain_graph:  # Node._release, inlined: the saved tensors go now
+                node._saved = _FREED
+                node._to_save = None
     finally:
         state.enabled = prev
 

@@ -347,10 +347,13 @@ def _apply_recording(cls, device, args, kwargs):
     ctx.xp = device.backend.xp
     ctx._to_save = None
     ctx._saved = None
-    ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
     if not cls._builtin:
+        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         out = _user_forward(cls, ctx, args, kwargs)
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
+    # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,
+    # in the same loop that finds needs_input_grad.
+    _connect(ctx, args)
     try:
         out = cls.forward(ctx, *args, **kwargs)
     except ValueError as e:
@@ -358,12 +361,11 @@ def _apply_recording(cls, device, args, kwargs):
     raw = out  # what a forward saved as its output is matched by identity (see _pack_saved)
     if out.__class__ is not device.backend.array_cls:
         if out.__class__ is tuple:
-            return _apply_general(cls, ctx, device, True, args, kwargs, out)
+            return _apply_general(cls, ctx, device, True, args, kwargs, out, connected=True)
         if isinstance(out, device.backend.scalar_cls):  # NumPy's 0-d results
             out = device.backend.xp.asarray(out)
     result = _make(out, device, True, ctx)
     ctx._out_device = device
-    _connect(ctx, args)
     if cls._is_view:
         _mark_view(result, args[0], cls, args[1:], kwargs)
     if ctx._to_save:
@@ -380,6 +382,7 @@ def _new_node(node_cls, _new=object.__new__):
 def _connect(ctx, args):
     """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
     # On the per-op path when recording: one loop, no generator, _edge inlined for the common case.
+    needs = []
     nxt = []
     meta = []
     for a in args:
@@ -390,9 +393,12 @@ def _connect(ctx, args):
             nxt.append((_accumulator(a), 0) if fn is None else (fn, a._output_nr))
             d = a._data
             meta.append((d.shape, d.dtype))
+            needs.append(True)
         else:
             nxt.append(None)
             meta.append(None)
+            needs.append(False)
+    ctx.needs_input_grad = tuple(needs)
     ctx._next = tuple(nxt)
     ctx._in_meta = tuple(meta)
     if state.anomaly:
@@ -410,7 +416,7 @@ def _edge(t: Tensor):
     return (fn, t._output_nr)
 
 
-def _apply_general(cls, ctx, device, record, args, kwargs, out):
+def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False):
     """Multi-output ops, user Functions returning Tensors, in-place (mark_dirty) functions."""
     is_tuple = out.__class__ is tuple
     outs = out if is_tuple else (out,)
@@ -444,7 +450,8 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out):
             ctx._out_shapes = tuple(
                 (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays
             )
-        _connect(ctx, args)
+        if not connected:
+            _connect(ctx, args)
         for i, t in enumerate(results):
             if not isinstance(t, Tensor):
                 continue
