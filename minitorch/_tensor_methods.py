@@ -1132,7 +1132,7 @@ class TensorMethods:
     def trace(self, *args, **kwargs):
         return _ops.trace(self, *args, **kwargs)
 
-    # --- decompositions and solvers (minitorch/_ops/linalg_decomp.py) ---
+    # --- decompositions and solvers (minitorch/_ops/linalg_solve.py, _factor.py, _matfn.py) ---
 
     def inverse(self):
         return _ops.inverse(self)

@@ -8,7 +8,8 @@ __all__ = [
     "aminmax", "slogdet", "linalg_slogdet", "qr", "linalg_qr", "svd", "linalg_svd", "linalg_eigh",
     "linalg_eig", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq", "frexp", "histogram",
     "geqrf",
-    "linalg_lu", "linalg_lu_factor", "lu_unpack", "triangular_solve",
+    "linalg_lu", "linalg_lu_factor", "lu_unpack", "triangular_solve", "linalg_solve_ex",
+    "linalg_lu_factor_ex", "histogramdd",
 ]
 # fmt: on
 
@@ -83,3 +84,7 @@ linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
 linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
 lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
 triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
+linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
+linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))
+histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))

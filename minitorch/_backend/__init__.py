@@ -229,7 +229,8 @@ class Backend:
 
     def special(self, name: str):
         """The array function of a special function NumPy lacks: 'erf', 'erfc', 'erfinv',
-        'lgamma', 'digamma' (x -> array) or 'polygamma' ((n, x) -> array); it may compute in a
+        'lgamma', 'digamma', 'i0', 'i1' (x -> array), 'polygamma' ((n, x) -> array) or 'gammainc',
+        'gammaincc' ((a, x) -> array); it may compute in a
         wider float dtype than x's. See NOTE [ Special functions ] in numpy_special.py."""
         raise NotImplementedError
 

@@ -491,9 +491,9 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
     return return_types.lu_unpack(_unpack(LU_data, LU_pivots))
 
 
-_solve_ex_type = return_types._structseq("linalg_solve_ex", ("result", "info"))
-_lu_factor_ex_type = return_types._structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
-_lu_with_info_type = return_types._structseq("_lu_with_info", ("LU", "pivots", "info"))
+_solve_ex_type = return_types.linalg_solve_ex
+_lu_factor_ex_type = return_types.linalg_lu_factor_ex
+_lu_with_info_type = return_types._lu_with_info
 
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
