@@ -91,6 +91,8 @@ def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
     npdt = _dtype.numpy_dtype(dt)
     if dt._kind == 1:  # integers: int64 arithmetic on the truncated start and step
         start, step = int(start), int(step)
+        if step == 0:  # a float step that truncates to 0 (int32 and smaller): n copies of start
+            return np.full(n, start, dtype=np.int64).astype(npdt)
         return np.arange(start, start + n * step, step, dtype=np.int64).astype(npdt, copy=False)
     if dt is _dtype.float64 or dt is _dtype.float32:
         V = 32 // dt.itemsize
