@@ -43,6 +43,7 @@ from minitorch._dtype import (  # noqa: F401
     uint8,
 )
 from minitorch._factories import *  # noqa: F403
+from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
 from minitorch._settings import *  # noqa: F403
 from minitorch._tensor import Size, Tensor  # noqa: F401
@@ -134,8 +135,30 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.
 # NOTE [ Lazy submodules ]
 # nn, optim, utils and serialization are imported on first use (`torch.nn`, `from minitorch import
 # nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
-_LAZY_MODULES = ("nn", "optim", "utils", "serialization", "accelerator", "backends")
+_LAZY_MODULES = (
+    "nn",
+    "optim",
+    "utils",
+    "serialization",
+    "accelerator",
+    "backends",
+    "special",
+    "testing",
+    "amp",
+    "cpu",
+)
 _LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+# torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
+_LAZY_NAMES.update(
+    dict.fromkeys(
+        """autocast is_autocast_enabled set_autocast_enabled get_autocast_dtype set_autocast_dtype
+        get_autocast_gpu_dtype get_autocast_cpu_dtype set_autocast_gpu_dtype set_autocast_cpu_dtype
+        is_autocast_cpu_enabled set_autocast_cpu_enabled clear_autocast_cache
+        autocast_increment_nesting autocast_decrement_nesting is_autocast_cache_enabled
+        set_autocast_cache_enabled""".split(),
+        "amp.autocast_mode",
+    )
+)
 # torch.conv2d, torch.batch_norm, torch.dropout, ...: the torch.* forms of nn ops, kept in
 # minitorch/nn/_torch_namespace.py (its __all__ is this list; a test checks they agree)
 _NN_TORCH_NAMES = """

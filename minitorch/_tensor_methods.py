@@ -1644,6 +1644,18 @@ class TensorMethods:
 
         return F.prelu(self, weight)
 
+    # --- resize (minitorch/_misc_api.py) ---
+
+    def resize_(self, *sizes, memory_format=None):
+        from minitorch._misc_api import resize_
+
+        return resize_(self, *sizes, memory_format=memory_format)
+
+    def resize_as_(self, the_template, memory_format=None):
+        from minitorch._misc_api import resize_as_
+
+        return resize_as_(self, the_template, memory_format=memory_format)
+
     # --- GPU: pinned memory and streams ---
 
     def pin_memory(self, device=None):

@@ -229,9 +229,10 @@ class Backend:
 
     def special(self, name: str):
         """The array function of a special function NumPy lacks: 'erf', 'erfc', 'erfinv',
-        'lgamma', 'digamma', 'i0', 'i1' (x -> array), 'polygamma' ((n, x) -> array) or 'gammainc',
-        'gammaincc' ((a, x) -> array); it may compute in a
-        wider float dtype than x's. See NOTE [ Special functions ] in numpy_special.py."""
+        'erfcx', 'ndtri', 'log_ndtr', 'lgamma', 'digamma', 'i0', 'i0e', 'i1', 'i1e', 'j0', 'j1'
+        (x -> array), 'polygamma' ((n, x) -> array), 'gammainc', 'gammaincc', 'zeta' ((a, x) ->
+        array); it may compute in a wider float dtype than x's. See NOTE [ Special functions ] in
+        numpy_special.py."""
         raise NotImplementedError
 
     def synchronize(self, device):

@@ -36,6 +36,7 @@ from minitorch._ops.shape_more import *  # noqa: F403
 from minitorch._ops.shape_repeat import *  # noqa: F403
 from minitorch._ops.sorting import *  # noqa: F403
 from minitorch._ops.special import *  # noqa: F403
+from minitorch._ops.special_more import *  # noqa: F403
 from minitorch._ops.tensor_misc import *  # noqa: F403
 from minitorch._ops.view_variants import *  # noqa: F403
 

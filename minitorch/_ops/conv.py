@@ -262,6 +262,8 @@ class Conv(Function):
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
         out = _batch_major(xp, xp.matmul(wm, cols), n, wd.shape[0], out_size, b)
+        if out.dtype != wd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
+            out = out.astype(wd.dtype)
         ctx.geom = (stride, padding, dilation, groups)
         # Small column matrices serve the weight gradient again (freed after backward; 2-3 ms of
         # the CNN step's ~50); large ones (prod(kernel) times the input) are recomputed there.
@@ -314,6 +316,8 @@ class ConvTranspose(Function):
             slice(lo, lo + o) for o, (lo, _) in zip(out_size, padding, strict=False)
         )
         out = _swap_plus_bias(xp, out[crop], b)
+        if out.dtype != xd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
+            out = out.astype(xd.dtype)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
         return out
@@ -350,6 +354,8 @@ class ConvWeight(Function):
                 xp, x._data, kernel, stride, padding, dilation, groups, out_size=g.shape[2:]
             )
         out = xp.matmul(_channel_major(xp, g, groups), xp.swapaxes(cols, -1, -2))
+        if out.dtype != g.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
+            out = out.astype(g.dtype)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, gy)
         return out.reshape((c_out, x._data.shape[1] // groups) + tuple(kernel))

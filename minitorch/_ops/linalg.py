@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
@@ -65,7 +66,9 @@ class Mm(Function):
         ctx.save_for_backward(a, b)
         ctx.ta, ctx.tb = ta, tb
         xp = ctx.xp
-        return xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+        out = xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+        # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
+        return out if out.dtype == a._data.dtype else out.astype(a._data.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -96,7 +99,8 @@ class Mv(Function):
     def forward(ctx, m, v, *, ta=False):
         ctx.save_for_backward(m, v)
         ctx.ta = ta
-        return ctx.xp.matmul(_swap(ctx.xp, m._data, ta), v._data)
+        out = ctx.xp.matmul(_swap(ctx.xp, m._data, ta), v._data)
+        return out if out.dtype == m._data.dtype else out.astype(m._data.dtype)  # bfloat16
 
     @staticmethod
     def backward(ctx, grad):
@@ -223,6 +227,8 @@ def _prod(shape) -> int:
 
 def matmul(input, other, *, out=None):
     """Matrix product with torch's 1-d and batched broadcasting rules. Mirrors torch.matmul."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(matmul, _autocast.LOWER, (input, other), {"out": out})
     _require_tensor(input, "matmul", "input", 1)
     _require_tensor(other, "matmul", "other", 2)
     da, db = input.ndim, other.ndim
@@ -279,6 +285,8 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
 
 def mm(input, mat2, *, out=None):
     """2-d matrix product. Mirrors torch.mm."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(mm, _autocast.LOWER, (input, mat2), {"out": out})
     _require_tensor(input, "mm", "input", 1)
     _require_tensor(mat2, "mm", "mat2", 2)
     if input.ndim != 2:
@@ -291,6 +299,8 @@ def mm(input, mat2, *, out=None):
 
 def bmm(input, mat2, *, out=None):
     """Batched 3-d matrix product with equal batch sizes. Mirrors torch.bmm."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(bmm, _autocast.LOWER, (input, mat2), {"out": out})
     _require_tensor(input, "bmm", "input", 1)
     _require_tensor(mat2, "bmm", "mat2", 2)
     if input.ndim != 3:
@@ -309,6 +319,8 @@ def bmm(input, mat2, *, out=None):
 
 def mv(input, vec, *, out=None):
     """Matrix-vector product. Mirrors torch.mv."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(mv, _autocast.LOWER_CUDA, (input, vec), {"out": out})
     _require_tensor(input, "mv", "input", 1)
     _require_tensor(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
@@ -388,11 +400,17 @@ def _scaled_sum(input, product, beta, alpha, op):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2). Mirrors torch.addmm."""
+    if _autocast.state.any_enabled:
+        kw = {"beta": beta, "alpha": alpha, "out": out}
+        return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
     return _write(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec). Mirrors torch.addmv."""
+    if _autocast.state.any_enabled:
+        kw = {"beta": beta, "alpha": alpha, "out": out}
+        return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
     if mat.ndim == 2 and vec.ndim == 1 and input._data.shape not in ((), (1,), mat.shape[:1]):
         raise RuntimeError(
             f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
@@ -403,12 +421,18 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * bmm(batch1, batch2). Mirrors torch.baddbmm."""
+    if _autocast.state.any_enabled:
+        kw = {"beta": beta, "alpha": alpha, "out": out}
+        return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
     return _write(_scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i]). Mirrors
     torch.addbmm."""
+    if _autocast.state.any_enabled:
+        kw = {"beta": beta, "alpha": alpha, "out": out}
+        return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
     from minitorch._ops.reduction import sum as _sum
 
     return _write(_scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm"), out)

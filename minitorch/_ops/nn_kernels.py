@@ -7,6 +7,7 @@ The max is subtracted inside one kernel, and backward reuses the saved output.
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch._ops._common import cast, wrap_dim
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
@@ -121,6 +122,8 @@ def _prepare(input, dim, dtype, op: str):
 def softmax(input, dim, dtype=None, *, out=None):
     """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
     Mirrors torch.softmax."""
+    if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
+        return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "softmax")
     result = Softmax.apply(input, dim=d)
     if out is not None:
@@ -132,6 +135,8 @@ def softmax(input, dim, dtype=None, *, out=None):
 
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
+    if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
+        return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "log_softmax")
     result = LogSoftmax.apply(input, dim=d)
     if out is not None:
@@ -256,6 +261,8 @@ class Linear(Function):
             out = out.reshape(xd.shape[:-1] + (wd.shape[0],))
         else:
             out = ctx.xp.matmul(xd, wd.T)
+        if out.dtype != xd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
+            out = out.astype(xd.dtype)
         if b is not None:
             out += b._data
         return out

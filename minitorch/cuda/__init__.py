@@ -202,6 +202,10 @@ def initial_seed() -> int:
 
 
 def __getattr__(name):
+    if name == "amp":  # torch.cuda.amp, imported on first use (minitorch/cuda/amp.py)
+        import importlib
+
+        return importlib.import_module("minitorch.cuda.amp")
     if name == "default_generators":  # computed on use: it asks how many GPUs there are
         return tuple(_generator(i) for i in range(device_count()))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

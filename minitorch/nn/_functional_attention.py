@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import ones, zeros_like
 from minitorch._tensor import Tensor
@@ -45,6 +46,9 @@ def scaled_dot_product_attention(
 
     Differences from torch: dropout masks come from minitorch's generator.
     """
+    if _autocast.state.any_enabled:
+        args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     if key.shape[-1] != E:
         raise RuntimeError(

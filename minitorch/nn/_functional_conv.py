@@ -3,6 +3,7 @@ the kernels are in minitorch/_ops/conv.py)."""
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 
@@ -132,17 +133,26 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     """1-d cross-correlation over (N, C, L) or (C, L). Mirrors torch.nn.functional.conv1d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        return _autocast.call(conv1d, _autocast.LOWER, args)
     return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     """2-d cross-correlation over (N, C, H, W) or (C, H, W). Mirrors
     torch.nn.functional.conv2d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        return _autocast.call(conv2d, _autocast.LOWER, args)
     return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
     """3-d cross-correlation. Mirrors torch.nn.functional.conv3d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        return _autocast.call(conv3d, _autocast.LOWER, args)
     return _convnd(3, input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -202,6 +212,9 @@ def conv_transpose1d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ) -> Tensor:
     """1-d transposed convolution. Mirrors torch.nn.functional.conv_transpose1d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return _autocast.call(conv_transpose1d, _autocast.LOWER, args)
     return _conv_transposend(
         1, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
@@ -211,6 +224,9 @@ def conv_transpose2d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ) -> Tensor:
     """2-d transposed convolution. Mirrors torch.nn.functional.conv_transpose2d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return _autocast.call(conv_transpose2d, _autocast.LOWER, args)
     return _conv_transposend(
         2, input, weight, bias, stride, padding, output_padding, groups, dilation
     )
@@ -220,6 +236,9 @@ def conv_transpose3d(
     input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1
 ) -> Tensor:
     """3-d transposed convolution. Mirrors torch.nn.functional.conv_transpose3d."""
+    if _autocast.state.any_enabled:
+        args = (input, weight, bias, stride, padding, output_padding, groups, dilation)
+        return _autocast.call(conv_transpose3d, _autocast.LOWER, args)
     return _conv_transposend(
         3, input, weight, bias, stride, padding, output_padding, groups, dilation
     )

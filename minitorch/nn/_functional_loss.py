@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full_like
 from minitorch._ops.activation import logsigmoid
@@ -114,6 +115,9 @@ def mse_loss(
     weight: Tensor | None = None,
 ) -> Tensor:
     """mean((input - target)^2). Mirrors torch.nn.functional.mse_loss."""
+    if _autocast.state.any_enabled:
+        args = (input, target, size_average, reduce, reduction, weight)
+        return _autocast.call(mse_loss, _autocast.FP32, args)
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
     d = input - target
@@ -132,6 +136,9 @@ def l1_loss(
     weight: Tensor | None = None,
 ) -> Tensor:
     """mean(|input - target|). Mirrors torch.nn.functional.l1_loss."""
+    if _autocast.state.any_enabled:
+        args = (input, target, size_average, reduce, reduction, weight)
+        return _autocast.call(l1_loss, _autocast.FP32, args)
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
     loss = _ops.abs(input - target)
@@ -150,6 +157,9 @@ def smooth_l1_loss(
 ) -> Tensor:
     """0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = input - target). Mirrors
     torch.nn.functional.smooth_l1_loss."""
+    if _autocast.state.any_enabled:
+        args = (input, target, size_average, reduce, reduction, beta)
+        return _autocast.call(smooth_l1_loss, _autocast.FP32, args)
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if beta < 0:
@@ -170,6 +180,8 @@ def huber_loss(
 ) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere. Mirrors
     torch.nn.functional.huber_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(huber_loss, _autocast.FP32, (input, target, reduction, delta, weight))
     _warn_size(input, target)
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
@@ -274,6 +286,9 @@ def nll_loss(
     Differences from torch: an out-of-range target raises only on CPU (see NOTE [ Checks that
     read values ]).
     """
+    if _autocast.state.any_enabled:
+        args = (input, target, weight, size_average, ignore_index, reduce, reduction)
+        return _autocast.call(nll_loss, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
@@ -294,6 +309,10 @@ def cross_entropy(
 
     Differences from torch: see nll_loss.
     """
+    if _autocast.state.any_enabled:
+        args = (input, target, weight, size_average, ignore_index, reduce, reduction)
+        args += (label_smoothing,)
+        return _autocast.call(cross_entropy, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
@@ -377,6 +396,9 @@ def binary_cross_entropy(
     Differences from torch: inputs outside [0, 1] raise only on CPU (see NOTE [ Checks that read
     values ]).
     """
+    if _autocast.state.any_enabled:
+        args = (input, target, weight, size_average, reduce, reduction)
+        return _autocast.call(binary_cross_entropy, _autocast.FP32_BANNED_CUDA, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     _check_bce_size(input, target)
     if target.dtype is not input.dtype:
@@ -403,6 +425,9 @@ def binary_cross_entropy_with_logits(
     """binary_cross_entropy(sigmoid(input), target), computed stably from the logits as
     (1 - t) x - (1 + (pos_weight - 1) t) logsigmoid(x). Mirrors
     torch.nn.functional.binary_cross_entropy_with_logits."""
+    if _autocast.state.any_enabled:
+        args = (input, target, weight, size_average, reduce, reduction, pos_weight)
+        return _autocast.call(binary_cross_entropy_with_logits, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -431,6 +456,9 @@ def kl_div(
 ) -> Tensor:
     """target (log target - input) pointwise, input being log-probabilities (target too when
     log_target). Mirrors torch.nn.functional.kl_div ('batchmean' divides by the batch size)."""
+    if _autocast.state.any_enabled:
+        args = (input, target, size_average, reduce, reduction, log_target)
+        return _autocast.call(kl_div, _autocast.FP32, args)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -465,6 +493,9 @@ def poisson_nll_loss(
 ) -> Tensor:
     """exp(input) - target input (log_input), else input - target log(input + eps); `full`
     adds Stirling's approximation of log(target!). Mirrors torch.nn.functional.poisson_nll_loss."""
+    if _autocast.state.any_enabled:
+        args = (input, target, log_input, full, size_average, eps, reduce, reduction)
+        return _autocast.call(poisson_nll_loss, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if log_input:
         loss = _ops.exp(input) - target * input

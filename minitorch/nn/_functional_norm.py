@@ -7,6 +7,7 @@ back to the host.
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._ops.nn_kernels import layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
@@ -192,6 +193,9 @@ def layer_norm(
 ) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims.
     Mirrors torch.nn.functional.layer_norm."""
+    if _autocast.state.any_enabled:
+        args = (input, normalized_shape, weight, bias, eps)
+        return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
     shape = _normalized_shape(normalized_shape)
     _check_normalized(input, shape, weight, bias)
     if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
@@ -214,6 +218,9 @@ def group_norm(
 ) -> Tensor:
     """layer_norm over each group of num_groups channels (and the spatial dims), then a
     per-channel affine. Mirrors torch.nn.functional.group_norm."""
+    if _autocast.state.any_enabled:
+        args = (input, num_groups, weight, bias, eps)
+        return _autocast.call(group_norm, _autocast.FP32_CUDA, args)
     if input.ndim < 2:
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"

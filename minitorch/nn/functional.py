@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _ops
 from minitorch._ops import activation as _act
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
@@ -62,6 +63,8 @@ def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias. Mirrors torch.nn.functional.linear."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linear, _autocast.LOWER, (input, weight, bias))
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight", 2)
     shape = input.shape
@@ -189,6 +192,8 @@ def tanhshrink(input: Tensor) -> Tensor:
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1). Mirrors
     torch.nn.functional.prelu."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(prelu, _autocast.LOWER, (input, weight))
     _check_tensor(input, "prelu")
     if input.ndim == 0:
         raise RuntimeError("Not allow zero-dim input tensor.")
@@ -261,6 +266,8 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
 
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
+    if _autocast.state.any_enabled and dtype is None:
+        return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     _check_tensor(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
@@ -269,6 +276,8 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax(-input) along dim. Mirrors torch.nn.functional.softmin."""
+    if _autocast.state.any_enabled and dtype is None:
+        return _autocast.call(softmin, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     _check_tensor(input, "softmin")
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
@@ -279,6 +288,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
+    if _autocast.state.any_enabled and dtype is None:
+        return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
     _check_tensor(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)

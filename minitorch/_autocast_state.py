@@ -1,0 +1,131 @@
+"""Autocast's per-thread state and the cast the ops' public entry points make under it.
+
+The ops read one attribute, `state.any_enabled`, and call `call()` only when it is True: the user
+API (minitorch.autocast and friends) lives in minitorch/amp and is imported on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from minitorch import _dtype
+from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import state as _grad_state
+
+__all__ = [
+    "state",
+    "call",
+    "LOWER",
+    "LOWER_CUDA",
+    "FP32",
+    "FP32_CUDA",
+    "FP32_BANNED_CUDA",
+    "device_types",
+]
+
+# NOTE [ Autocast policies ]
+# torch keeps one op list per device type. An entry point names its policy:
+#   LOWER       cast floating inputs to the autocast dtype on every device type (matmul, conv, ...)
+#   LOWER_CUDA  the same, on CUDA-like device types only (mv, addmv)
+#   FP32        cast to float32 on every device type (the losses)
+#   FP32_CUDA   cast to float32 on CUDA-like device types only (softmax, layer_norm, ...)
+#   FP32_BANNED_CUDA  float32 on the CPU, refused on CUDA-like device types (binary_cross_entropy)
+# float64 inputs are never cast (as torch). While the op runs autocast is suspended, so the ops it
+# is built from are not cast again (torch excludes its autocast dispatch key the same way).
+LOWER, LOWER_CUDA, FP32, FP32_CUDA = "lower", "lower_cuda", "fp32", "fp32_cuda"
+FP32_BANNED_CUDA = "fp32_banned_cuda"
+_BANNED = (
+    "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+    "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+    "In this case, combine the two layers using "
+    "torch.nn.functional.binary_cross_entropy_with_logits\n"
+    "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+    "safe to autocast."
+)
+
+# The device types autocast knows, with torch's default dtypes. 'strict' is the CuPy-like test
+# device (see minitorch/_backend/strict.py): it follows CUDA's lists and default.
+device_types = {"cpu": _dtype.bfloat16, "cuda": _dtype.float16, "strict": _dtype.float16}
+_CUDA_LIKE = ("cuda", "strict")
+
+
+class _State(threading.local):
+    # Class attributes are the per-thread defaults; __init__ runs once in each thread.
+    any_enabled = False  # read by the ops on every call: True while any device type is enabled
+    cache_enabled = True
+    nesting = 0
+
+    def __init__(self):
+        self.enabled = dict.fromkeys(device_types, False)
+        self.dtype = dict(device_types)
+        # id(weight) -> (weight, its cast): a leaf float32 weight is cast once per autocast region
+        self.cache = {}
+
+    def refresh(self) -> None:
+        self.any_enabled = any(self.enabled.values())
+
+
+state = _State()
+
+
+def _cast(x, device_type: str, dt, cache):
+    if not isinstance(x, Tensor):
+        return x
+    xdt = x.dtype
+    if xdt is dt or not xdt.is_floating_point or xdt is _dtype.float64:
+        return x
+    if x._device.type != device_type:
+        return x
+    if cache is not None and xdt is _dtype.float32 and x.requires_grad and x.grad_fn is None:
+        hit = cache.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        out = x.to(dt)
+        cache[id(x)] = (x, out)
+        return out
+    return x.to(dt)
+
+
+def _first_device_type(args, kwargs):
+    for a in args:
+        if isinstance(a, Tensor):
+            return a._device.type
+    for a in kwargs.values():
+        if isinstance(a, Tensor):
+            return a._device.type
+    return None
+
+
+def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
+    """fn(*args, **kwargs) with its floating tensor arguments cast as `policy` says for the device
+    type of its first tensor argument (see NOTE [ Autocast policies ]), autocast suspended while
+    fn runs. Called by an entry point only when `state.any_enabled`."""
+    kwargs = {} if kwargs is None else kwargs
+    st = state
+    device_type = _first_device_type(args, kwargs)
+    if device_type is not None and st.enabled.get(device_type, False):
+        if policy is LOWER or (policy is LOWER_CUDA and device_type in _CUDA_LIKE):
+            dt = st.dtype[device_type]
+        elif policy is FP32 or (policy is FP32_CUDA and device_type in _CUDA_LIKE):
+            dt = _dtype.float32
+        elif policy is FP32_BANNED_CUDA:
+            if device_type in _CUDA_LIKE:
+                raise RuntimeError(_BANNED)
+            dt = _dtype.float32
+        else:
+            dt = None
+        if dt is not None:
+            # Only casts recorded by autograd are cached: one made under no_grad has no grad_fn
+            # and would cut the weight's gradient if reused later in the region with grad on.
+            cache = st.cache if (st.cache_enabled and _grad_state.enabled) else None
+            cache = cache if dt is not _dtype.float32 else None
+            args = tuple(_cast(a, device_type, dt, cache) for a in args)
+            kwargs = {
+                k: (v if k == "out" else _cast(v, device_type, dt, cache))
+                for k, v in kwargs.items()
+            }
+    st.any_enabled = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        st.any_enabled = True

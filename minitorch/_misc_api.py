@@ -1,0 +1,319 @@
+"""Top-level odds and ends of torch's namespace: compile (a no-op), cond and while_loop (run
+eagerly), frombuffer, binomial, to_dlpack, get_device, the build queries, and Tensor.resize_."""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._backend import backend_of, cpu
+from minitorch._dlpack import to_dlpack
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+from minitorch.random import _sample
+
+# fmt: off
+__all__ = [
+    "binomial", "compile", "compiled_with_cxx11_abi", "cond", "frombuffer", "get_device",
+    "is_vulkan_available", "to_dlpack", "while_loop",
+]
+# fmt: on
+
+# --- compile ---
+
+_COMPILE_MODES = (
+    "default",
+    "lite",
+    "reduce-overhead",
+    "max-autotune-no-cudagraphs",
+    "max-autotune",
+)
+# the names torch._dynamo.list_backends(exclude_tags=()) gives that a user would pass
+_COMPILE_BACKENDS = (
+    "inductor", "eager", "aot_eager", "aot_eager_decomp_partition", "aot_eager_default_partitioner",
+    "aot_ts", "cudagraphs", "openxla", "openxla_eval", "tvm", "ts", "pre_dispatch_eager",
+    "eager_debug", "eager_noexcept", "invoke_subgraph",
+)  # fmt: skip
+
+
+class InvalidBackend(RuntimeError):
+    """An unknown backend name given to compile (torch._dynamo.exc.InvalidBackend)."""
+
+
+def _check_compile_options(fullgraph, dynamic, backend, mode, options):
+    if mode is not None and options is not None:
+        raise RuntimeError(
+            "Either mode or options can be specified, but both can't be specified at the same time."
+        )
+    if mode is not None and mode not in _COMPILE_MODES:
+        raise RuntimeError(
+            f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}"
+        )
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"compile(): options must be a dict, not {type(options).__name__}")
+    if backend is not None and not callable(backend) and backend not in _COMPILE_BACKENDS:
+        raise InvalidBackend(
+            f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` for available "
+            "backends."
+        )
+    for name, value in (("fullgraph", fullgraph), ("dynamic", dynamic)):
+        if value is not None and not isinstance(value, (bool, int)):
+            raise TypeError(f"compile(): {name} must be a bool, not {type(value).__name__}")
+
+
+def compile(
+    model: Callable | None = None,
+    *,
+    fullgraph: bool = False,
+    dynamic: bool | None = None,
+    backend: str | Callable | None = "inductor",
+    mode: str | None = None,
+    options: dict | None = None,
+    disable: bool = False,
+    **kwargs,
+):
+    """Returns `model` unchanged: minitorch runs eagerly and has no compiler. Mirrors
+    torch.compile's signature and argument checks (mode, backend, options), and works as
+    `compile(fn)`, `@compile` and `@compile(mode=...)`.
+
+    Differences from torch: a no-op. torch returns an OptimizedModule (or a wrapped function)
+    that compiles on first call; minitorch returns the very object given, so a compiled module
+    is the module itself (its state_dict keys carry no `_orig_mod.` prefix). The inductor
+    option names are not checked; other torch keywords (name, recompile_limit, ...) are
+    accepted and ignored."""
+    _check_compile_options(fullgraph, dynamic, backend, mode, options)
+    if model is None:
+        return functools.partial(
+            compile,
+            fullgraph=fullgraph,
+            dynamic=dynamic,
+            backend=backend,
+            mode=mode,
+            options=options,
+            disable=disable,
+            **kwargs,
+        )
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    return model
+
+
+# --- control flow, run eagerly ---
+
+
+def _truth(pred, op: str) -> bool:
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(
+                f"Expected pred to be bool or single-element tensor, but got {pred}."
+            )
+        return bool(pred.item())  # a host sync on a device: see the docstrings
+    if isinstance(pred, (bool, int, float)):
+        return bool(pred)
+    raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
+
+
+def cond(pred, true_fn: Callable, false_fn: Callable, operands=()):
+    """true_fn(*operands) if pred else false_fn(*operands). Mirrors torch.cond.
+
+    Differences from torch: evaluated eagerly, always (torch traces both branches under
+    torch.compile). pred is a Python bool or number or a one-element tensor; a tensor on a GPU
+    is read back to the host to decide (a synchronisation)."""
+    return true_fn(*operands) if _truth(pred, "cond") else false_fn(*operands)
+
+
+def while_loop(cond_fn: Callable, body_fn: Callable, carried_inputs):
+    """Runs `carried = body_fn(*carried)` while cond_fn(*carried) is true; returns the last
+    body_fn result (carried_inputs when the loop never runs). Mirrors torch.while_loop.
+
+    Differences from torch: evaluated eagerly in a Python loop; each test of cond_fn's result
+    on a GPU reads it back to the host (a synchronisation per iteration)."""
+    if not isinstance(carried_inputs, (tuple, list)):
+        raise RuntimeError(
+            "while_loop: carried_inputs must be a tuple or list, got "
+            f"{type(carried_inputs).__name__}"
+        )
+    result = carried_inputs
+    carried = tuple(carried_inputs)
+    while _truth(cond_fn(*carried), "while_loop"):
+        result = body_fn(*carried)
+        carried = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+        if len(carried) != len(carried_inputs):
+            raise RuntimeError(
+                f"while_loop: body_fn returned {len(carried)} values for "
+                f"{len(carried_inputs)} carried inputs"
+            )
+    return result
+
+
+# --- frombuffer, binomial, small queries ---
+
+
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False):
+    """A 1-D CPU tensor over the bytes of a buffer-protocol object, sharing its memory.
+    Mirrors torch.frombuffer.
+
+    Differences from torch: a read-only buffer (bytes) gives a tensor that in-place ops refuse
+    to write (NumPy's read-only flag), after torch's warning."""
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    size = view.nbytes
+    item = _dtype.numpy_dtype(dtype).itemsize
+    if size == 0 or count == 0:
+        raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= size:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({size} bytes) minus 1"
+        )
+    if count < 0:
+        if (size - offset) % item:
+            raise ValueError(
+                f"buffer length ({size - offset} bytes) after offset ({offset} bytes) must be a "
+                f"multiple of element size ({item})"
+            )
+        count = (size - offset) // item
+    elif offset + count * item > size:
+        raise ValueError(
+            f"requested buffer length ({count} * {item} bytes) after offset ({offset} bytes) "
+            f"must not be greater than actual buffer length ({size} bytes)"
+        )
+    if view.readonly:
+        warnings.warn(
+            "The given buffer is not writable, and PyTorch does not support non-writable "
+            "tensors. This means you can write to the underlying (supposedly non-writable) "
+            "buffer using the tensor. You may want to copy the buffer to protect its data or "
+            "make it writable before converting it to a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = np.frombuffer(view, dtype=_dtype.numpy_dtype(dtype), count=count, offset=offset)
+    return _make(arr, cpu, bool(requires_grad), None)
+
+
+class _Binomial(Function):
+    """out = samples of Binomial(count, prob);  no derivative (torch has none)"""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, count, prob, *, arr):
+        return arr
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::binomial is not implemented")
+
+
+def binomial(count, prob, generator=None):
+    """Samples of Binomial(count, prob), elementwise and broadcast, in count's float dtype,
+    drawn from minitorch's generator. Mirrors torch.binomial.
+
+    Differences from torch: the stream is minitorch's (other numbers for the same seed). As in
+    torch, counts below 0 give 0 and probabilities are clamped to [0, 1] (NaN gives NaN)."""
+    from minitorch._ops import broadcast_tensors
+
+    for name, pos, x in (("count", 1, count), ("prob", 2, prob)):
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"binomial(): argument '{name}' (position {pos}) must be Tensor, not "
+                f"{type(x).__name__}"
+            )
+    if not count.dtype.is_floating_point:
+        kind = "Long" if count.dtype == _dtype.int64 else repr(count.dtype)
+        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {kind}")
+    if prob.dtype != count.dtype:
+        raise RuntimeError(
+            f"binomial: found dtype {prob.dtype} for prob but expected {count.dtype} (count's)"
+        )
+    count_b, prob_b = broadcast_tensors(count, prob)
+    xp = backend_of(count._device).xp
+    n = count_b._data.astype("float64")
+    p = prob_b._data.astype("float64")
+    bad = xp.isnan(n) | xp.isnan(p)
+    n_int = xp.floor(xp.clip(xp.where(bad, 0.0, n), 0.0, 2.0**62)).astype("int64")
+    p_clip = xp.clip(xp.where(bad, 0.0, p), 0.0, 1.0)
+    draws = _sample(count._device, generator, "binomial", lambda rng: rng.binomial(n_int, p_clip))
+    out = xp.where(bad, math.nan, draws).astype(count._data.dtype)
+    return _Binomial.apply(count_b, prob_b, arr=xp.asarray(out))
+
+
+def get_device(input: Tensor) -> int:
+    """-1 for a CPU tensor, else its device index. Mirrors torch.get_device."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"get_device(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return input.get_device()
+
+
+def is_vulkan_available() -> bool:
+    """False: minitorch has no Vulkan backend. Mirrors torch.is_vulkan_available."""
+    return False
+
+
+def compiled_with_cxx11_abi() -> bool:
+    """True, as every current torch build; minitorch compiles nothing. Mirrors
+    torch.compiled_with_cxx11_abi."""
+    return True
+
+
+# --- Tensor.resize_, resize_as_ ---
+
+
+def _sizes(args, op: str) -> tuple:
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    for s in args:
+        if isinstance(s, bool) or not isinstance(s, int):
+            raise TypeError(
+                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
+                f"{type(s).__name__}"
+            )
+    if any(s < 0 for s in args):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(args)}")
+    return tuple(args)
+
+
+def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+    """Gives self the shape `sizes`, keeping its first elements in row-major order (a shrink of
+    a contiguous tensor keeps sharing its memory). Mirrors torch.Tensor.resize_.
+
+    Differences from torch: new elements are zeros (torch leaves them uninitialised); growing
+    moves self to new memory, so views taken earlier no longer see it (torch grows the storage
+    that views share)."""
+    shape = _sizes(sizes, "resize_")
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    if tuple(self.shape) == shape:
+        return self
+    xp = self._device.backend.xp
+    flat = self._data.reshape(-1)  # a view when self is contiguous
+    n = math.prod(shape)
+    if n <= flat.size:
+        data = flat[:n].reshape(shape)
+    else:
+        data = xp.zeros(n, dtype=self._data.dtype)
+        data[: flat.size] = flat
+        data = data.reshape(shape)
+    self._data = data
+    self._vc[0] += 1
+    return self
+
+
+def resize_as_(self: Tensor, the_template: Tensor, memory_format=None) -> Tensor:
+    """resize_ to the_template's shape. Mirrors torch.Tensor.resize_as_."""
+    if not isinstance(the_template, Tensor):
+        raise TypeError(
+            "resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+            f"{type(the_template).__name__}"
+        )
+    return resize_(self, tuple(the_template.shape), memory_format=memory_format)

@@ -1,0 +1,293 @@
+"""torch.autocast: the mixed-precision region, its state functions, custom_fwd / custom_bwd.
+
+The state itself lives in minitorch/_autocast_state.py, read by the ops' public entry points.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import functools
+import warnings
+
+from minitorch import _autocast_state, _dtype
+from minitorch._autocast_state import state as _state
+from minitorch._tensor import Tensor
+
+# fmt: off
+__all__ = [
+    "autocast", "is_autocast_available", "custom_fwd", "custom_bwd", "is_autocast_enabled",
+    "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype", "get_autocast_gpu_dtype",
+    "get_autocast_cpu_dtype", "set_autocast_gpu_dtype", "set_autocast_cpu_dtype",
+    "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "is_autocast_cache_enabled",
+    "set_autocast_cache_enabled",
+]
+# fmt: on
+
+_SUPPORTED = (_dtype.bfloat16, _dtype.float16)
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast knows this device type. Mirrors torch.amp.is_autocast_available.
+
+    Differences from torch: 'cpu', 'cuda' and the test device 'strict' only."""
+    if device_type in _autocast_state.device_types:
+        return True
+    _known(device_type, "is_autocast_available")
+    return False
+
+
+def _known(device_type: str, fn: str) -> str:
+    if not isinstance(device_type, str):
+        raise TypeError(
+            f"{fn}(): argument 'device_type' (position 1) must be str, not "
+            f"{type(device_type).__name__}"
+        )
+    if device_type not in _autocast_state.device_types:
+        from minitorch._backend import device
+
+        device(device_type)  # torch's "Expected one of cpu, cuda, ... device string" error
+        raise RuntimeError(f"{fn}(): unsupported autocast device_type '{device_type}'")
+    return device_type
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is on for device_type (CUDA's when None, as torch). Mirrors
+    torch.is_autocast_enabled."""
+    if device_type is None:
+        device_type = "cuda"
+    return _state.enabled[_known(device_type, "is_autocast_enabled")]
+
+
+def set_autocast_enabled(device_type, enabled=None) -> None:
+    """Mirrors torch.set_autocast_enabled (also the old one-argument form, for CUDA)."""
+    if enabled is None:
+        device_type, enabled = "cuda", device_type
+    _state.enabled[_known(device_type, "set_autocast_enabled")] = bool(enabled)
+    _state.refresh()
+
+
+def get_autocast_dtype(device_type: str) -> _dtype.dtype:
+    """The dtype autocast lowers to on device_type. Mirrors torch.get_autocast_dtype."""
+    return _state.dtype[_known(device_type, "get_autocast_dtype")]
+
+
+def set_autocast_dtype(device_type: str, dtype) -> None:
+    """Mirrors torch.set_autocast_dtype."""
+    _state.dtype[_known(device_type, "set_autocast_dtype")] = dtype
+
+
+def get_autocast_gpu_dtype() -> _dtype.dtype:
+    """Mirrors torch.get_autocast_gpu_dtype (deprecated there for get_autocast_dtype('cuda'))."""
+    return _state.dtype["cuda"]
+
+
+def get_autocast_cpu_dtype() -> _dtype.dtype:
+    """Mirrors torch.get_autocast_cpu_dtype."""
+    return _state.dtype["cpu"]
+
+
+def set_autocast_gpu_dtype(dtype) -> None:
+    """Mirrors torch.set_autocast_gpu_dtype."""
+    set_autocast_dtype("cuda", dtype)
+
+
+def set_autocast_cpu_dtype(dtype) -> None:
+    """Mirrors torch.set_autocast_cpu_dtype."""
+    set_autocast_dtype("cpu", dtype)
+
+
+def is_autocast_cpu_enabled() -> bool:
+    """Mirrors torch.is_autocast_cpu_enabled."""
+    return _state.enabled["cpu"]
+
+
+def set_autocast_cpu_enabled(enabled: bool) -> None:
+    """Mirrors torch.set_autocast_cpu_enabled."""
+    set_autocast_enabled("cpu", enabled)
+
+
+def clear_autocast_cache() -> None:
+    """Drops the weights cast in this autocast region. Mirrors torch.clear_autocast_cache."""
+    _state.cache.clear()
+
+
+def autocast_increment_nesting() -> int:
+    """Mirrors torch.autocast_increment_nesting."""
+    _state.nesting += 1
+    return _state.nesting
+
+
+def autocast_decrement_nesting() -> int:
+    """Mirrors torch.autocast_decrement_nesting."""
+    _state.nesting -= 1
+    return _state.nesting
+
+
+def is_autocast_cache_enabled() -> bool:
+    """Mirrors torch.is_autocast_cache_enabled."""
+    return _state.cache_enabled
+
+
+def set_autocast_cache_enabled(enabled: bool) -> None:
+    """Mirrors torch.set_autocast_cache_enabled."""
+    _state.cache_enabled = bool(enabled)
+
+
+class autocast:  # noqa: N801 - torch's name
+    """A region (context manager or decorator) where matmul-like ops run in a lower precision and
+    precision-sensitive ones in float32. Mirrors torch.autocast.
+
+    Casts happen at the public entry points listed in NOTE [ Autocast policies ]
+    (minitorch/_autocast_state.py) through the differentiable `.to(dtype)`, so a float32 weight
+    gets a float32 gradient.
+    Differences from torch: fewer ops have a policy (matmul family, linear, conv, attention,
+    softmax family, norms, losses; not the pointwise and reduction ops of CUDA's float32 list);
+    'strict' (the test device) is accepted and follows CUDA's lists.
+    """
+
+    def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None):
+        if not isinstance(device_type, str):
+            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        if not is_autocast_available(device_type):
+            raise RuntimeError(
+                f"User specified an unsupported autocast device_type '{device_type}'"
+            )
+        self.device = device_type
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
+        self._cache_enabled = (
+            is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        )
+        if enabled:
+            if device_type == "cuda":
+                from minitorch import cuda
+
+                if not cuda.is_available():
+                    warnings.warn(
+                        "CUDA is not available or torch_xla is imported. Disabling autocast.",
+                        stacklevel=2,
+                    )
+                    enabled = False
+            elif self.fast_dtype not in _SUPPORTED:
+                name = device_type.upper()
+                warnings.warn(
+                    f"In {name} autocast, but the target dtype is not supported. Disabling "
+                    f"autocast.\n{name} Autocast only supports dtypes of torch.bfloat16, "
+                    "torch.float16 currently.",
+                    stacklevel=2,
+                )
+                enabled = False
+        self._enabled = bool(enabled)
+
+    def __enter__(self):
+        self.prev_cache_enabled = _state.cache_enabled
+        self.prev = _state.enabled[self.device]
+        self.prev_fastdtype = _state.dtype[self.device]
+        _state.enabled[self.device] = self._enabled
+        _state.dtype[self.device] = self.fast_dtype
+        _state.nesting += 1
+        _state.cache_enabled = bool(self._cache_enabled)
+        _state.refresh()
+        return self
+
+    def __exit__(self, exc_type, exc_val, exc_tb):
+        _state.nesting -= 1
+        if _state.nesting == 0:
+            _state.cache.clear()
+        _state.enabled[self.device] = self.prev
+        _state.dtype[self.device] = self.prev_fastdtype
+        _state.cache_enabled = self.prev_cache_enabled
+        _state.refresh()
+        return False
+
+    def __call__(self, func):
+        if not callable(func):
+            raise TypeError(
+                f"autocast()(func) requires a callable, but got {type(func).__name__}. "
+                "Did you mean to use autocast as a context manager? For example:\n"
+                "    with torch.autocast(device_type=...):\n"
+                "        output = model(input)"
+            )
+
+        @functools.wraps(func)
+        def decorate_autocast(*args, **kwargs):
+            with self:
+                return func(*args, **kwargs)
+
+        return decorate_autocast
+
+
+def _cast(value, device_type: str, dtype):
+    """Floating tensors (not float64) on device_type cast to dtype, through containers."""
+    if isinstance(value, Tensor):
+        ok = (
+            value.dtype.is_floating_point
+            and value.device.type == device_type
+            and value.dtype is not _dtype.float64
+        )
+        return value.to(dtype) if ok else value
+    if isinstance(value, (str, bytes)):
+        return value
+    if isinstance(value, collections.abc.Mapping):
+        return {
+            _cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()
+        }
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    return value
+
+
+def _check_device_type(device_type) -> None:
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs=None):
+    """Decorator for a custom Function's forward: with cast_inputs, casts floating tensor
+    arguments to it and runs forward with autocast off. Mirrors torch.amp.custom_fwd."""
+    _check_device_type(device_type)
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        ctx = args[0]
+        ctx._dtype = get_autocast_dtype(device_type)
+        if cast_inputs is None:
+            ctx._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        ctx._fwd_used_autocast = False
+        if not is_autocast_enabled(device_type):
+            return fwd(*args, **kwargs)
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(
+                *_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs)
+            )
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """Decorator for a custom Function's backward: runs it under the autocast state its forward
+    saw. Mirrors torch.amp.custom_bwd."""
+    _check_device_type(device_type)
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        ctx = args[0]
+        with _Unchecked(device_type, ctx._dtype, ctx._fwd_used_autocast):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd
+
+
+class _Unchecked(autocast):
+    """autocast without the availability warnings: restores a state already checked once."""
+
+    def __init__(self, device_type, dtype, enabled):
+        self.device = device_type
+        self.fast_dtype = dtype
+        self._cache_enabled = is_autocast_cache_enabled()
+        self._enabled = bool(enabled)

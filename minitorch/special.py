@@ -1,0 +1,117 @@
+"""minitorch.special: torch.special's functions, mostly other names for minitorch's own ops.
+
+Mirrors torch.special. The functions torch has only here (erfcx, ndtri, log_ndtr, i0e, i1, i1e,
+xlog1py, entr, zeta, the Bessel functions) live in minitorch/_ops/special_more.py.
+"""
+
+from __future__ import annotations
+
+import math
+
+from minitorch._ops import (
+    digamma,
+    erf,
+    erfc,
+    erfinv,
+    exp2,
+    expm1,
+    i0,
+    igamma,
+    igammac,
+    lgamma,
+    log1p,
+    logit,
+    logsumexp,
+    mvlgamma,
+    polygamma,
+    round,
+    sigmoid,
+    sin,
+    sinc,
+    where,
+    xlogy,
+)
+from minitorch._ops import log_softmax as _log_softmax
+from minitorch._ops import softmax as _softmax
+from minitorch._ops.pointwise import _out
+from minitorch._ops.pointwise_more import _to_float
+from minitorch._ops.special_more import (
+    bessel_j0,
+    bessel_j1,
+    entr,
+    erfcx,
+    i0e,
+    i1,
+    i1e,
+    log_ndtr,
+    ndtri,
+    xlog1py,
+    zeta,
+)
+
+# fmt: off
+__all__ = [
+    "bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
+    "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
+    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
+    "polygamma", "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy",
+    "zeta",
+]
+# fmt: on
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
+
+psi = digamma
+gammaln = lgamma
+
+
+def expit(input, *, out=None):
+    """The logistic sigmoid 1 / (1 + exp(-x)). Mirrors torch.special.expit."""
+    return sigmoid(input, out=out)
+
+
+def gammainc(input, other, *, out=None):
+    """The regularized lower incomplete gamma function. Mirrors torch.special.gammainc."""
+    return igamma(input, other, out=out)
+
+
+def gammaincc(input, other, *, out=None):
+    """The regularized upper incomplete gamma function. Mirrors torch.special.gammaincc."""
+    return igammac(input, other, out=out)
+
+
+def multigammaln(input, p, *, out=None):
+    """The multivariate log-gamma function. Mirrors torch.special.multigammaln."""
+    return mvlgamma(input, p, out=out)
+
+
+def ndtr(input, *, out=None):
+    """The standard normal CDF, erfc(-x / sqrt(2)) / 2 (accurate in the lower tail).
+    Mirrors torch.special.ndtr."""
+    x = _to_float(input, "special_ndtr")
+    result = erfc(x * -_SQRT1_2) * 0.5
+    return _out(result, out)
+
+
+def softmax(input, dim, *, dtype=None):
+    """softmax along dim. Mirrors torch.special.softmax."""
+    return _softmax(input, dim, dtype)
+
+
+def log_softmax(input, dim, *, dtype=None):
+    """log_softmax along dim. Mirrors torch.special.log_softmax."""
+    return _log_softmax(input, dim, dtype)
+
+
+def spherical_bessel_j0(input, *, out=None):
+    """The spherical Bessel function of the first kind, order 0: sin(x) / x, 1 at 0, 0 at ±inf.
+    Mirrors torch.special.spherical_bessel_j0 (not differentiable, as torch)."""
+    from minitorch.autograd.grad_mode import no_grad
+
+    with no_grad():
+        x = _to_float(input, "special_spherical_bessel_j0")
+        zero = x == 0
+        safe = where(zero, 1.0, x)
+        result = where(zero, 1.0, sin(safe) / safe)
+        result = where(x.isinf(), 0.0, result)  # sin(±inf) is NaN; the limit is 0
+    return _out(result, out)

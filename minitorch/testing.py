@@ -1,0 +1,388 @@
+"""minitorch.testing: assert_close, assert_allclose and make_tensor, as torch.testing.
+
+Comparisons read tensors back to the host (one device-to-host copy per tensor compared): they
+are test helpers, not library code.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+import minitorch as _mt
+from minitorch._tensor import Tensor
+
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
+
+# (rtol, atol) by dtype, as torch.testing; every other dtype compares exactly
+_DEFAULT_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+}
+
+
+class _Mismatch(AssertionError):
+    """A failed comparison; `path` is where in nested containers it happened."""
+
+    def __init__(self, message: str, path: str = ""):
+        super().__init__(message)
+        self.message, self.path = message, path
+
+
+def _tolerances(dtypes, rtol, atol) -> tuple:
+    if (rtol is None) != (atol is None):
+        missing = "atol" if atol is None else "rtol"
+        raise ValueError(
+            f"Both 'rtol' and 'atol' must be either specified or omitted, but got no {missing}."
+        )
+    if rtol is not None:
+        return rtol, atol
+    pairs = [_DEFAULT_TOLERANCES.get(dt.name, (0.0, 0.0)) for dt in dtypes]
+    return max(p[0] for p in pairs), max(p[1] for p in pairs)
+
+
+def _diff_line(kind: str, diff, idx, tol, equality: bool) -> str:
+    if idx is None:
+        line = f"{kind.title()} difference: {diff}"
+    else:
+        line = f"Greatest {kind} difference: {diff} at index {idx}"
+    return line if equality else f"{line} (up to {tol} allowed)"
+
+
+def _message(what: str, extra: str, abs_diff, abs_idx, rel_diff, rel_idx, rtol, atol) -> str:
+    equality = rtol == 0 and atol == 0
+    lines = [
+        f"{what} are not {'equal' if equality else 'close'}!",
+        "",
+        extra,
+        _diff_line("absolute", abs_diff, abs_idx, atol, equality),
+        _diff_line("relative", rel_diff, rel_idx, rtol, equality),
+    ]
+    return "\n".join(lines)
+
+
+# --- numbers ---
+
+
+def _compare_numbers(actual, expected, *, rtol, atol, equal_nan, check_dtype):
+    if isinstance(actual, builtins.bool) or isinstance(expected, builtins.bool):
+        if actual is not expected:
+            raise _Mismatch(f"Booleans mismatch: {actual} is not {expected}")
+        return
+    if check_dtype and type(actual) is not type(expected):
+        raise _Mismatch(f"The (d)types do not match: {type(actual)} != {type(expected)}.")
+    floats = isinstance(actual, builtins.float) or isinstance(expected, builtins.float)
+    if (rtol is None) != (atol is None):
+        _tolerances((), rtol, atol)  # raises
+    if rtol is None:
+        rtol, atol = (1e-7, 1e-7) if floats else (0.0, 0.0)
+    if _number_close(actual, expected, rtol, atol, equal_nan):
+        return
+    _raise_scalar(actual, expected, rtol, atol)
+
+
+def _number_close(actual, expected, rtol, atol, equal_nan) -> builtins.bool:
+    if actual == expected:
+        return True
+    if equal_nan and actual != actual and expected != expected:  # both NaN
+        return True
+    if math.isinf(abs(actual)) or math.isinf(abs(expected)):
+        return False
+    return abs(actual - expected) <= atol + rtol * abs(expected)
+
+
+def _raise_scalar(actual, expected, rtol, atol):
+    abs_diff = abs(actual - expected)
+    rel_diff = math.inf if expected == 0 else abs_diff / abs(expected)
+    extra = f"Expected {expected} but got {actual}."
+    raise _Mismatch(_message("Scalars", extra, abs_diff, None, rel_diff, None, rtol, atol))
+
+
+# --- tensors ---
+
+
+def _host(t: Tensor) -> np.ndarray:
+    t = t.detach()
+    if t.dtype == _mt.bfloat16:
+        t = t.float()
+    return t.cpu().numpy()
+
+
+def _compare_tensors(actual, expected, *, rtol, atol, equal_nan, check_device, check_dtype):
+    for attr, check in (("shape", True), ("device", check_device), ("dtype", check_dtype)):
+        a, e = getattr(actual, attr), getattr(expected, attr)
+        if check and a != e:
+            raise _Mismatch(f"The values for attribute '{attr}' do not match: {a} != {e}.")
+    rtol, atol = _tolerances((actual.dtype, expected.dtype), rtol, atol)
+    if actual.dtype != expected.dtype:
+        common = _mt.promote_types(actual.dtype, expected.dtype)
+        actual, expected = actual.to(common), expected.to(common)
+    a, e = _host(actual), _host(expected)
+    rounding = actual.dtype.np if actual.dtype == _mt.bfloat16 else None
+    if a.dtype.kind in "biu":
+        a, e = a.astype(np.int64), e.astype(np.int64)
+    with np.errstate(all="ignore"):
+        close = a == e
+        if a.dtype.kind == "f":
+            finite = np.isfinite(a) & np.isfinite(e)
+            close |= finite & (np.abs(a - e) <= atol + rtol * np.abs(e))
+            if equal_nan:
+                close |= np.isnan(a) & np.isnan(e)
+        elif rtol or atol:
+            close |= np.abs(a - e) <= atol + rtol * np.abs(e)
+    if close.all():
+        return
+    if a.ndim == 0:
+        _raise_scalar(a.item(), e.item(), rtol, atol)
+    _raise_tensor(a, e, close, rtol, atol, rounding)
+
+
+def _raise_tensor(a, e, close, rtol, atol, rounding=None):
+    """rounding: the dtype the differences are rounded to (bfloat16, compared in float32)."""
+    total = close.size
+    wrong = total - int(close.sum())
+    extra = f"Mismatched elements: {wrong} / {total} ({wrong / total:.1%})"
+    with np.errstate(all="ignore"):
+        abs_diff = np.abs(a - e)
+        abs_diff[close] = 0
+        rel_diff = abs_diff / np.abs(e)
+        if a.dtype.kind != "f":  # torch divides integers into its default float dtype
+            rel_diff = rel_diff.astype(_mt.get_default_dtype().np)
+        rel_diff[close] = 0
+        if rounding is not None:
+            abs_diff = abs_diff.astype(rounding).astype(a.dtype)
+            rel_diff = rel_diff.astype(rounding).astype(a.dtype)
+    where = []
+    for diff in (abs_diff, rel_diff):
+        flat = diff.ravel()
+        nan = np.isnan(flat) if flat.dtype.kind == "f" else np.zeros(flat.shape, bool)
+        idx = int(np.argmax(nan)) if nan.any() else int(np.argmax(flat))
+        pos = tuple(int(i) for i in np.unravel_index(idx, a.shape))
+        where.append((flat[idx].item(), pos))
+    (ad, ai), (rd, ri) = where
+    raise _Mismatch(_message("Tensor-likes", extra, ad, ai, rd, ri, rtol, atol))
+
+
+# --- containers ---
+
+
+def _is_sequence(x) -> builtins.bool:
+    return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
+
+
+def _compare(actual, expected, path: str, **options):
+    try:
+        _compare_pair(actual, expected, path, **options)
+    except _Mismatch as mismatch:
+        if not mismatch.path:
+            mismatch.path = path
+        raise
+
+
+def _compare_pair(actual, expected, path: str, **options):
+    if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
+        actual, expected = _mt.from_numpy(actual), _mt.from_numpy(expected)
+    if isinstance(actual, Tensor) and isinstance(expected, Tensor):
+        return _compare_tensors(actual, expected, **options)
+    number = (builtins.bool, builtins.int, builtins.float)
+    if isinstance(actual, number) and isinstance(expected, number):
+        return _compare_numbers(
+            actual,
+            expected,
+            rtol=options["rtol"],
+            atol=options["atol"],
+            equal_nan=options["equal_nan"],
+            check_dtype=options["check_dtype"],
+        )
+    if actual is None and expected is None:
+        return None
+    if isinstance(actual, Mapping) and isinstance(expected, Mapping):
+        missing = sorted(set(expected) - set(actual), key=repr)
+        extra = sorted(set(actual) - set(expected), key=repr)
+        if missing or extra:
+            raise _Mismatch(
+                "The keys of the mappings do not match:\n"
+                f"Missing keys in the actual mapping: {missing}\n"
+                f"Additional keys in the actual mapping: {extra}"
+            )
+        for key in expected:
+            _compare(actual[key], expected[key], f"{path}[{key!r}]", **options)
+        return None
+    if _is_sequence(actual) and _is_sequence(expected):
+        if len(actual) != len(expected):
+            raise _Mismatch(
+                f"The length of the sequences mismatch: {len(actual)} != {len(expected)}"
+            )
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            _compare(a, e, f"{path}[{i}]", **options)
+        return None
+    raise TypeError(
+        f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
+    )
+
+
+def assert_close(
+    actual: Any,
+    expected: Any,
+    *,
+    allow_subclasses: bool = True,
+    rtol: float | None = None,
+    atol: float | None = None,
+    equal_nan: bool = False,
+    check_device: bool = True,
+    check_dtype: bool = True,
+    check_layout: bool = True,
+    check_stride: bool = False,
+    msg: str | Callable[[str], str] | None = None,
+) -> None:
+    """Asserts that actual and expected are close: |actual - expected| <= atol + rtol |expected|
+    elementwise, with the default tolerances of the dtypes when rtol and atol are omitted.
+    Tensors, NumPy arrays, numbers, and sequences and mappings of them. Mirrors
+    torch.testing.assert_close.
+
+    Differences from torch: check_stride and check_layout are accepted and ignored (minitorch has
+    one layout; strides are NumPy's); allow_subclasses too. Complex numbers are not supported.
+    """
+    options = {
+        "rtol": rtol,
+        "atol": atol,
+        "equal_nan": equal_nan,
+        "check_device": check_device,
+        "check_dtype": check_dtype,
+    }
+    try:
+        _compare(actual, expected, "", **options)
+    except _Mismatch as mismatch:
+        text = mismatch.message
+        if mismatch.path:
+            text += f"\n\nThe failure occurred for item {mismatch.path}"
+        if callable(msg):
+            text = msg(text)
+        elif msg is not None:
+            text = msg
+        raise AssertionError(text) from None
+
+
+def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg="") -> None:
+    """Deprecated (as in torch): assert_close with looser default tolerances, check_dtype=False
+    and equal_nan=True; non-tensors are turned into tensors first. Mirrors
+    torch.testing.assert_allclose."""
+    warnings.warn(
+        "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
+        "future release. Please use `torch.testing.assert_close()` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    if not isinstance(actual, Tensor):
+        actual = _mt.tensor(actual)
+    if not isinstance(expected, Tensor):
+        expected = _mt.tensor(expected, dtype=actual.dtype)
+    if rtol is None and atol is None:
+        loose = {"float16": (1e-3, 1e-3), "float32": (1e-4, 1e-5), "float64": (1e-5, 1e-8)}
+        pairs = [loose.get(t.dtype.name, (0.0, 0.0)) for t in (actual, expected)]
+        rtol, atol = max(p[0] for p in pairs), max(p[1] for p in pairs)
+    assert_close(
+        actual,
+        expected,
+        rtol=rtol,
+        atol=atol,
+        equal_nan=equal_nan,
+        check_device=True,
+        check_dtype=False,
+        msg=msg or None,
+    )
+
+
+# --- make_tensor ---
+
+
+def _bounds(low, high, dtype, lowest, highest, default_low, default_high, integral):
+    low = default_low if low is None else low
+    high = default_high if high is None else high
+    if any(isinstance(v, builtins.float) and math.isnan(v) for v in (low, high)):
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
+    if low == high and not integral:
+        warnings.warn(
+            "Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
+            "is deprecated since 2.1 and will be removed in 2.3. Use `torch.full(...)` instead.",
+            FutureWarning,
+            stacklevel=3,
+        )
+    elif low >= high:
+        raise ValueError(f"`low` must be less than `high`, but got {low} >= {high}")
+    elif high < lowest or low >= highest:
+        raise ValueError(
+            f"The value interval specified by `low` and `high` is [{low}, {high}), "
+            f"but {dtype} only supports [{lowest}, {highest})"
+        )
+    low, high = min(max(low, lowest), highest), min(max(high, lowest), highest)
+    if integral:  # randint's high is exclusive: ceil both so no value falls below low
+        return math.ceil(low), math.ceil(high)
+    return low, high
+
+
+def make_tensor(
+    *shape,
+    dtype,
+    device,
+    low: float | None = None,
+    high: float | None = None,
+    requires_grad: bool = False,
+    noncontiguous: bool = False,
+    exclude_zero: bool = False,
+    memory_format=None,
+) -> Tensor:
+    """A tensor of `shape` with values drawn uniformly from [low, high) by minitorch's default
+    generator (defaults by dtype as torch: [-9, 9) floats, [-9, 10) signed ints, [0, 10)
+    unsigned, bool 0/1). Mirrors torch.testing.make_tensor.
+
+    Differences from torch: the values come from minitorch's generator, so a seed gives other
+    numbers than torch's; memory_format is accepted and ignored (minitorch has one)."""
+    if len(shape) == 1 and _is_sequence(shape[0]):
+        shape = shape[0]
+    shape = tuple(shape)
+    if noncontiguous and memory_format is not None:
+        raise ValueError(
+            "The parameters `noncontiguous` and `memory_format` are mutually exclusive, but got "
+            f"noncontiguous={noncontiguous} and memory_format={memory_format}"
+        )
+    dtype = _mt.get_default_dtype() if dtype is None else dtype
+    integral = not dtype.is_floating_point
+    if requires_grad and integral:
+        raise ValueError(
+            "`requires_grad=True` is not supported for boolean and integral dtypes, but got "
+            f"dtype={dtype}"
+        )
+    noncontiguous = noncontiguous and math.prod(shape) > 1
+    draw_shape = (*shape[:-1], 2 * shape[-1]) if noncontiguous else shape
+    if dtype == _mt.bool:
+        low, high = _bounds(low, high, dtype, 0, 2, 0, 2, True)
+        result = _mt.randint(low, high, draw_shape, device=device).to(_mt.bool)
+    elif integral:
+        info = _mt.iinfo(dtype)
+        highest = info.max + (1 if dtype != _mt.int64 else 0)
+        low, high = _bounds(low, high, dtype, info.min, highest, -9, 10, True)
+        result = _mt.randint(low, high, draw_shape, dtype=dtype, device=device)
+    else:
+        info = _mt.finfo(dtype)
+        low, high = _bounds(low, high, dtype, info.min, info.max, -9, 9, False)
+        result = _mt.empty(draw_shape, dtype=dtype, device=device)
+        if high - low >= info.max:  # the span overflows: draw half of it, then double
+            result.uniform_(low / 2, high / 2).mul_(2)
+        else:
+            result.uniform_(low, high)
+    if noncontiguous:
+        result = result[..., 1::2]
+    if exclude_zero:
+        replacement = 1 if integral else _mt.finfo(dtype).tiny
+        result[result == 0] = replacement
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
