@@ -571,9 +571,10 @@ class Logsumexp(Function):
         else:
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            s = xp.exp(x - m).sum(axis=dims, keepdims=True)
-            empty = s == 0  # every element -inf: log(0) without NumPy's warning
-            out = xp.where(empty, -float("inf"), xp.log(xp.where(empty, 1, s)) + m)
+            d = x - m
+            s = xp.exp(d, out=d).sum(axis=dims, keepdims=True)
+            out = xp.log(s, out=s)  # every element -inf: log(0) = -inf, the answer
+            out += m
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=x.dtype)
