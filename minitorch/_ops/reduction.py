@@ -571,10 +571,8 @@ class Logsumexp(Function):
         else:
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            d = x - m
-            s = xp.exp(d, out=d).sum(axis=dims, keepdims=True)
-            out = xp.log(s, out=s)  # every element -inf: log(0) = -inf, the answer
-            out += m
+            s = xp.exp(x - m).sum(axis=dims, keepdims=True)
+            out = xp.log(s) + m  # every element -inf: log(0) = -inf, the answer
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=x.dtype)
