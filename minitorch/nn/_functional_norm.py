@@ -8,6 +8,7 @@ back to the host.
 from __future__ import annotations
 
 from minitorch import _dtype, _ops
+from minitorch._ops.nn_kernels import layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
@@ -169,6 +170,19 @@ def _check_normalized(input: Tensor, shape: tuple, weight, bias, star: str = "*,
             )
 
 
+def _fusable(input: Tensor, weight, bias) -> bool:
+    """Whether the fused LayerNorm kernel applies: a non-empty floating input, and weight and
+    bias absent or Tensors of its dtype on its device."""
+    if not input.dtype.is_floating_point or input.numel() == 0:
+        return False
+    for t in (weight, bias):
+        if t is not None and (
+            not isinstance(t, Tensor) or t.dtype is not input.dtype or t.device != input.device
+        ):
+            return False
+    return True
+
+
 def layer_norm(
     input: Tensor,
     normalized_shape,
@@ -180,6 +194,8 @@ def layer_norm(
     Mirrors torch.nn.functional.layer_norm."""
     shape = _normalized_shape(normalized_shape)
     _check_normalized(input, shape, weight, bias)
+    if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
+        return layer_norm_kernel(input, len(shape), weight, bias, eps)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = _normalized(input, dims, eps)[0]
     if weight is not None:

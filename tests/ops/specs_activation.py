@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+import minitorch as mt
 from minitorch._ops import activation as A
 from tests.ops.spec import OpSpec
 from tests.ops.specs_pointwise import FLOATS, INTS, NOGRAD, S, away_from
@@ -75,8 +76,84 @@ def _gelu(x, approximate="none"):
     return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
 
 
+def _gelu_backward(x, g):
+    return g * (
+        0.5 * (1 + _erf(x / math.sqrt(2))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+    )
+
+
+def _softmax_backward(x, g):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    y = e / e.sum(-1, keepdims=True)
+    return y * (g - (g * y).sum(-1, keepdims=True))
+
+
+def _backward_op(T, fn):
+    """(x, g) -> d fn(x)/dx^T g built with create_graph, so a fused backward Function
+    (GeluBackward, SoftmaxBackward) is checked (and differentiated twice) like any op."""
+
+    def op(x, g):
+        x = x if x.requires_grad else x.detach().requires_grad_(True)
+        return T.autograd.grad(fn(T, x), x, g, create_graph=True)[0]
+
+    return op
+
+
+def _backward_row(name, fn, ref, shapes):
+    def torch_op(x, g):
+        import torch
+
+        return _backward_op(torch, fn)(x, g)
+
+    return OpSpec(
+        name=name,
+        op=_backward_op(mt, fn),
+        ref=ref,
+        shapes=shapes,
+        domain=(-3.0, 3.0),
+        torch_op=torch_op,
+    )
+
+
 def _sigmoid(x):
     return 0.5 * (1 + np.tanh(x / 2))
+
+
+# layer_norm's fused kernel (minitorch/_ops/nn_kernels.py LayerNorm) lives with the speed work
+# on the attention block's activations; its rows sit here with GELU's.
+def _layer_norm(x, w=None, b=None, k=1):
+    axes = tuple(range(x.ndim - k, x.ndim))
+    d = x - x.mean(axes, keepdims=True)
+    out = d / np.sqrt((d * d).mean(axes, keepdims=True) + 1e-5)
+    if w is not None:
+        out = out * w
+    return out if b is None else out + b
+
+
+def _layer_norm_op(k, bias_only=False):
+    def call(F, x, wb):
+        return F.layer_norm(x, x.shape[x.ndim - k :], *(((None,) + wb) if bias_only else wb))
+
+    def op(x, *wb):
+        import minitorch.nn.functional as F
+
+        return call(F, x, wb)
+
+    def torch_op(x, *wb):
+        import torch.nn.functional as F
+
+        return call(F, x, wb)
+
+    return op, torch_op
+
+
+def _layer_norm_row(name, shapes, k=1, bias_only=False):
+    op, torch_op = _layer_norm_op(k, bias_only)
+
+    def ref(x, *wb):
+        return _layer_norm(x, *(((None,) + wb) if bias_only else wb), k=k)
+
+    return OpSpec(name=name, op=op, ref=ref, shapes=shapes, torch_op=torch_op)
 
 
 def _silu(x):
@@ -138,6 +215,21 @@ SPECS = [
     act("gelu", _gelu),
     act("gelu__0d", _gelu, [()]),
     act("gelu__tanh", _gelu, bound={"approximate": "tanh"}),
+    # the float32 kernel's tails (A&S 7.1.26; Φ from erfc on the negative side)
+    act("gelu__wide", _gelu, [(4, 25)], domain=(-9.0, 9.0), dtypes=("float32",), **NOGRAD,
+        atol=1e-6, rtol=2e-5),
+    act("gelu__half", _gelu, domain=(-3.0, 3.0), dtypes=("float16", "bfloat16"), **NOGRAD,
+        atol=1e-2, rtol=1e-2),
+    _backward_row("gelu_backward", lambda T, x: T.nn.functional.gelu(x), _gelu_backward,
+                  [S, S]),
+    _backward_row("softmax_backward", lambda T, x: T.softmax(x, -1), _softmax_backward,
+                  [(2, 3, 4), (2, 3, 4)]),
+    _backward_row("softmax_backward__0d", lambda T, x: T.softmax(x, -1), lambda x, g: 0 * g,
+                  [(), ()]),
+    _layer_norm_row("layer_norm", [(2, 3, 4), (4,), (4,)]),
+    _layer_norm_row("layer_norm__2d_no_affine", [(2, 3, 4)], k=2),
+    _layer_norm_row("layer_norm__weight_only", [(5, 3), (3,)]),
+    _layer_norm_row("layer_norm__2d_bias_only", [(2, 3, 4), (3, 4)], k=2, bias_only=True),
     act("silu", _silu, domain=(-4.0, 4.0)),
     act("silu__wide", _silu, domain=WIDE, dtypes=FLOATS),
     act("mish", _mish, domain=(-4.0, 4.0)),
