@@ -572,8 +572,7 @@ class Logsumexp(Function):
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
             s = xp.exp(x - m).sum(axis=dims, keepdims=True)
-            empty = s == 0  # every element -inf: log(0) without NumPy's warning
-            out = xp.where(empty, -float("inf"), xp.log(xp.where(empty, 1, s)) + m)
+            out = xp.log(s) + m  # every element -inf: log(0) = -inf, the answer
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=x.dtype)
