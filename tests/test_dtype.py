@@ -258,3 +258,14 @@ def test_bfloat16_with_ml_dtypes():
     assert dt.bfloat16.np == np.dtype(ml_dtypes.bfloat16)
     assert dt.from_numpy(np.zeros(2, ml_dtypes.bfloat16).dtype) is dt.bfloat16
     assert dt.to_dtype(ml_dtypes.bfloat16) is dt.bfloat16
+
+
+def test_unary_float_ops_keep_bfloat16():
+    import minitorch
+
+    pytest.importorskip("ml_dtypes")
+    x = minitorch.ones(3, dtype=minitorch.bfloat16, requires_grad=True)
+    for name in ("exp", "log", "sqrt", "tanh", "sigmoid", "sin"):
+        assert getattr(x, name)().dtype == minitorch.bfloat16, name
+    x.exp().sum().backward()
+    assert x.grad.dtype == minitorch.bfloat16

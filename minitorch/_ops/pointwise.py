@@ -475,7 +475,8 @@ class ReluBackward(Function):
 
 def _unary_float(fn, name):
     def op(input, *, out=None):
-        if input._data.dtype.kind != "f":
+        dt = input._data.dtype
+        if dt.kind != "f" and not _dtype.from_numpy(dt).is_floating_point:  # bfloat16 is kind 'V'
             from minitorch._ops._common import cast
 
             input = cast(input, _dtype.default_float())
