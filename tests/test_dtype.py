@@ -269,3 +269,17 @@ def test_unary_float_ops_keep_bfloat16():
         assert getattr(x, name)().dtype == minitorch.bfloat16, name
     x.exp().sum().backward()
     assert x.grad.dtype == minitorch.bfloat16
+
+
+def test_bfloat16_arithmetic_with_python_numbers_stays_bfloat16():
+    import minitorch
+
+    pytest.importorskip("ml_dtypes")
+    x = minitorch.tensor([1.0, 3.7, -2.25], dtype=minitorch.bfloat16, requires_grad=True)
+    for y in (x * 0.3, 0.3 * x, x + 0.5, x - 0.5, 0.5 - x, x / 0.3, x / 3, x * 2):
+        assert y.dtype == minitorch.bfloat16
+    # computed in float32 and rounded once, as torch's opmath does
+    expected = (x.detach().float() * 0.3).bfloat16()
+    assert (x * 0.3).float().tolist() == expected.float().tolist()
+    (x * 0.3 + x / 0.7).sum().backward()
+    assert x.grad.dtype == minitorch.bfloat16

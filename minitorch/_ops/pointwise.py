@@ -109,7 +109,9 @@ def add(input, other, *, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add."""
     if not (isinstance(other, Tensor) and isinstance(input, Tensor)
             and input._data.dtype is other._data.dtype):
-        input, other, _ = promote(input, other, "add")
+        input, other, dt = promote(input, other, "add")
+        if dt is _dtype.bfloat16:
+            return _bfloat16_result(add(_widen(input), _widen(other), alpha=alpha), out)
     if alpha != 1:
         other = mul(other, _alpha(alpha, input, other))
     result = Add.apply(input, other)
@@ -124,6 +126,8 @@ def sub(input, other, *, alpha=1, out=None):
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
     a, b, dt = promote(input, other, "sub")
+    if dt is _dtype.bfloat16:
+        return _bfloat16_result(sub(_widen(a), _widen(b), alpha=alpha), out)
     if dt is _dtype.bool:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
@@ -132,6 +136,23 @@ def sub(input, other, *, alpha=1, out=None):
     if alpha != 1:
         b = mul(b, _alpha(alpha, a, b))
     return _out(Sub.apply(a, b), out)
+
+
+# NOTE [ bfloat16 arithmetic ]
+# NumPy (with ml_dtypes) computes bfloat16 with a Python float in float32 and returns float32; torch
+# computes it in float32 too ("opmath") and rounds the result to bfloat16. So the slow path of
+# add/sub/mul/div does exactly that: the tensor operands widened to float32, the op, the result
+# rounded back (its grad_fn is therefore ToCopyBackward0; the gradients are torch's).
+def _widen(x):
+    from minitorch._ops._common import cast
+
+    return cast(x, _dtype.float32) if isinstance(x, Tensor) else x
+
+
+def _bfloat16_result(result, out):
+    from minitorch._ops._common import cast
+
+    return _out(cast(result, _dtype.bfloat16), out)
 
 
 def _alpha(alpha, a, b):
@@ -155,7 +176,9 @@ def mul(input, other, *, out=None):
     """input * other. Mirrors torch.mul."""
     if not (isinstance(other, Tensor) and isinstance(input, Tensor)
             and input._data.dtype is other._data.dtype):
-        input, other, _ = promote(input, other, "mul")
+        input, other, dt = promote(input, other, "mul")
+        if dt is _dtype.bfloat16:
+            return _bfloat16_result(mul(_widen(input), _widen(other)), out)
     result = Mul.apply(input, other)
     return result if out is None else _out(result, out)
 
@@ -165,7 +188,9 @@ def div(input, other, *, rounding_mode=None, out=None):
     if rounding_mode is None:
         if not (isinstance(other, Tensor) and isinstance(input, Tensor)
                 and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
-            input, other, _ = promote_float(input, other, "div")
+            input, other, dt = promote_float(input, other, "div")
+            if dt is _dtype.bfloat16:
+                return _bfloat16_result(div(_widen(input), _widen(other)), out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor":

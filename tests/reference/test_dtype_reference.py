@@ -177,3 +177,18 @@ def test_set_default_dtype_accepts_what_torch_accepts():
     finally:
         dt.set_default_dtype(dt.float32)
         torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize("expr", ["x * 0.3", "0.3 * x", "x + 0.5", "x - 0.7", "x / 0.3", "x / 3"])
+def test_bfloat16_scalar_arithmetic_matches_torch(expr):
+    import minitorch
+
+    pytest.importorskip("ml_dtypes")
+    values = [1.0, 3.7, -2.25, 100.3, 0.013, -7.5e-3]
+    results = []
+    for lib in (minitorch, torch):
+        x = lib.tensor(values, dtype=lib.bfloat16, requires_grad=True)
+        y = eval(expr, {"x": x})
+        y.float().sum().backward()
+        results.append((str(y.dtype), y.float().tolist(), x.grad.float().tolist()))
+    assert results[0] == results[1]
