@@ -276,7 +276,8 @@ def test_bfloat16_arithmetic_with_python_numbers_stays_bfloat16():
 
     pytest.importorskip("ml_dtypes")
     x = minitorch.tensor([1.0, 3.7, -2.25], dtype=minitorch.bfloat16, requires_grad=True)
-    for y in (x * 0.3, 0.3 * x, x + 0.5, x - 0.5, 0.5 - x, x / 0.3, x / 3, x * 2):
+    for y in (x * 0.3, 0.3 * x, x + 0.5, x - 0.5, 0.5 - x, x / 0.3, x / 3, x * 2, x**0.5,
+              x.clamp(0, 0.5)):
         assert y.dtype == minitorch.bfloat16
     # computed in float32 and rounded once, as torch's opmath does
     expected = (x.detach().float() * 0.3).bfloat16()

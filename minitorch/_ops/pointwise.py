@@ -142,7 +142,8 @@ def sub(input, other, *, alpha=1, out=None):
 # NumPy (with ml_dtypes) computes bfloat16 with a Python float in float32 and returns float32; torch
 # computes it in float32 too ("opmath") and rounds the result to bfloat16. So the slow path of
 # add/sub/mul/div does exactly that: the tensor operands widened to float32, the op, the result
-# rounded back (its grad_fn is therefore ToCopyBackward0; the gradients are torch's).
+# rounded back (its grad_fn is therefore ToCopyBackward0; the gradients are torch's). pow with a
+# number exponent and clamp with number bounds do the same.
 def _widen(x):
     from minitorch._ops._common import cast
 
@@ -307,6 +308,8 @@ def pow(input, exponent, *, out=None):
         a, e, dt = promote(input, exponent, "pow")
         if not dt.is_floating_point and isinstance(e, int) and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if dt is _dtype.bfloat16:  # NOTE [ bfloat16 arithmetic ]
+            return _bfloat16_result(PowScalar.apply(_widen(a), exponent=e), out)
         return _out(PowScalar.apply(a, exponent=e), out)
     if not isinstance(input, Tensor):
         input = scalar_like(input, exponent)
@@ -679,6 +682,8 @@ def clamp(input, min=None, max=None, *, out=None):
         from minitorch._ops._common import cast
 
         input = cast(input, dt)
+    if dt is _dtype.bfloat16:  # NOTE [ bfloat16 arithmetic ]
+        return _bfloat16_result(Clamp.apply(_widen(input), min=min, max=max), out)
     return _out(Clamp.apply(input, min=min, max=max), out)
 
 
