@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import promote, promote_float, scalar_like
+from minitorch._ops._common import cast, promote, promote_float, scalar_like
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -145,14 +145,10 @@ def sub(input, other, *, alpha=1, out=None):
 # rounded back (its grad_fn is therefore ToCopyBackward0; the gradients are torch's). pow with a
 # number exponent and clamp with number bounds do the same.
 def _widen(x):
-    from minitorch._ops._common import cast
-
     return cast(x, _dtype.float32) if isinstance(x, Tensor) else x
 
 
 def _bfloat16_result(result, out):
-    from minitorch._ops._common import cast
-
     return _out(cast(result, _dtype.bfloat16), out)
 
 
@@ -505,8 +501,6 @@ def _unary_float(fn, name):
     def op(input, *, out=None):
         dt = input._data.dtype
         if dt.kind != "f" and not _dtype.from_numpy(dt).is_floating_point:  # bfloat16 is kind 'V'
-            from minitorch._ops._common import cast
-
             input = cast(input, _dtype.default_float())
         result = fn.apply(input)
         return result if out is None else _out(result, out)
@@ -670,8 +664,6 @@ def clamp(input, min=None, max=None, *, out=None):
         for bnd in (lo, hi):
             if bnd is not None:
                 dt = _dtype.binary_dtype(dt, input.ndim, bnd.dtype, bnd.ndim)
-        from minitorch._ops._common import cast
-
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
         return _out(ClampTensor.apply(*args), out)
     dt = input.dtype
@@ -679,8 +671,6 @@ def clamp(input, min=None, max=None, *, out=None):
         if bnd is not None:
             dt = _dtype.scalar_dtype(dt, bnd)
     if dt is not input.dtype:
-        from minitorch._ops._common import cast
-
         input = cast(input, dt)
     if dt is _dtype.bfloat16:  # NOTE [ bfloat16 arithmetic ]
         return _bfloat16_result(Clamp.apply(_widen(input), min=min, max=max), out)
