@@ -59,7 +59,8 @@ def main(argv=None):
             for p in (a, b, c, d):
                 p -= args.lr * p.grad
                 p.grad = None
-    print(f"y = {a.item():.3f} + {b.item():.3f} * P3({c.item():.3f} + {d.item():.3f} x)")
+    fit = f"{a.item():.3f} + {b.item():.3f} * P3({c.item():.3f} + {d.item():.3f} x)"
+    print(f"on {x.device}: y = {fit}")
     return loss.item()
 
 

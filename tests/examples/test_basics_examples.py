@@ -34,4 +34,6 @@ def test_custom_function_runs_on_the_device_given(capsys):
     # the strict test device refuses any implicit host round-trip the example might make
     loss = _load("custom_function").main(["--steps", "3", "--device", "strict"])
     assert loss > 0
-    assert "grad_fn AddBackward0" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "grad_fn AddBackward0" in out
+    assert "on strict:" in out  # the tensors were made on the device asked for
