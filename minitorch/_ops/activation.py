@@ -229,60 +229,58 @@ def celu_(input, alpha=1.0):
 # Abramowitz & Stegun 7.1.26: erfc(z) ~ t P(t) exp(-z^2), t = 1 / (1 + p z), for z >= 0, with an
 # absolute error below 1.5e-7, about float32's resolution near 1. Float32 GELU forward and
 # backward on 200k points in [-9, 9] differ from torch 2.13's by at most 1.3e-6 (outputs up to 9),
-# and from float64 erf by at most 5e-7 (torch: 1e-6). Forward + backward of gelu(x).sum() on the
-# attention block's (32, 64, 512) float32 activations: 49 ms through SciPy's erf (float64
-# inside, and erf again in backward), 13 ms with these kernels (process time, best of 20).
+# and from float64 erf by at most 5e-7 (torch: 1e-6). The forward also writes GELU's derivative
+# when a backward will need it (it shares exp(-x²/2) with Φ), so that backward is one multiply.
+# Forward + backward of gelu(x).sum() on the attention block's (32, 64, 512) float32
+# activations: 49 ms through SciPy's erf (float64 inside, and erf again in backward), 13 ms with
+# the first version of these kernels, 9 ms with these (process time, best of 20).
 _AS_P = 0.3275911
 _AS_COEFFS = (1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592)
+_AS_INV_K = 1.0 / (_AS_P * _SQRT_HALF)  # 1 / (1 + k|x|) = c / (c + |x|) with c = 1 / k
 
 
+_SIGN_BIT = -(2**31)  # float32's sign bit, as an int32
 _BLOCK = 1 << 15  # elements per pass of the float32 GELU kernels: their temporaries stay in cache
 
 
-def _gelu32(xp, x, cdf, out):
-    """Φ(x) into cdf and x Φ(x) into out, all 1-D float32: A&S 7.1.26 for
-    h = erfc(|x|/√2) / 2 (√2 and the 1/2 folded into the constants), then Φ = h + pos (1 - 2h)
-    with pos = 0 / 1 on the negative / positive side (a `where` on the sign costs as much as
-    the rest together: the branch mispredicts). pos is max(min(x, 2^-66), 0) 2^66, exact
-    outside |x| < 2^-66, where 1 - 2h = erf(|x|/√2) vanishes anyway."""
+def _gelu32(xp, x, out, deriv=None):
+    """x Φ(x) into out and, if given, Φ(x) + x φ(x) into deriv; all 1-D float32.
+
+    x Φ(x) is even minus odd: x Φ(x) = relu(x) - |x| h with h = Φ(-|x|) = erfc(|x|/√2) / 2, so
+    no branch on the sign is needed and the result keeps its relative precision far out on the
+    negative side; h comes from A&S 7.1.26 (√2 and the 1/2 folded into the constants). Each line
+    is one pass: NumPy has no fused kernels, so the pass count is the cost (and min/max, where,
+    sign and copysign cost several passes each; abs, arithmetic and bitwise ops one)."""
     f32 = x.dtype.type
     z = xp.abs(x)
-    t = z * f32(_AS_P * _SQRT_HALF)
-    t += 1
-    xp.reciprocal(t, out=t)
+    t = z + f32(_AS_INV_K)
+    xp.divide(f32(_AS_INV_K), t, out=t)  # t = 1 / (1 + k|x|)
     h = t * f32(0.5 * _AS_COEFFS[0])
     for c in _AS_COEFFS[1:]:
         h += f32(0.5 * c)
         h *= t
-    xp.square(z, out=z)
-    z *= f32(-0.5)
-    xp.exp(z, out=z)
-    h *= z
-    pos = xp.minimum(x, f32(2.0**-66), out=t)
-    xp.maximum(pos, f32(0), out=pos)
-    pos *= f32(2.0**66)
-    xp.multiply(h, f32(-2), out=cdf)
-    cdf += 1
-    cdf *= pos
-    cdf += h
-    xp.multiply(x, cdf, out=out)
-
-
-def _gelu_backward32(xp, x, cdf, g, out):
-    """g (Φ(x) + x φ(x)) into out, all 1-D float32."""
-    f32 = x.dtype.type
-    xp.square(x, out=out)
-    out *= f32(-0.5)
-    xp.exp(out, out=out)
-    out *= f32(_INV_SQRT_2PI)
-    out *= x
-    out += cdf
-    out *= g
+    e = xp.square(x)
+    e *= f32(-0.5)
+    xp.exp(e, out=e)  # e = exp(-x²/2) = √(2π) φ(x)
+    h *= e  # h = Φ(-|x|)
+    xp.add(x, z, out=out)
+    out *= f32(0.5)  # relu(x), exactly
+    xp.multiply(z, h, out=t)
+    out -= t
+    if deriv is not None:  # Φ(x) + x φ(x) = 1/2 + sign(x) (1/2 - h + |x| φ(|x|))
+        e *= z
+        e *= f32(_INV_SQRT_2PI)
+        e -= h
+        e += f32(0.5)  # >= 0; now give it x's sign bit (NumPy's sign and copysign are slow)
+        xp.bitwise_and(x.view("int32"), _SIGN_BIT, out=t.view("int32"))
+        xp.bitwise_xor(e.view("int32"), t.view("int32"), out=e.view("int32"))
+        xp.add(e, f32(0.5), out=deriv)
 
 
 def _blocks(device, xp, fn, *arrays):
-    """fn over matching blocks of the 1-D arrays (the last is written): cache-sized on the CPU,
-    the whole arrays at once elsewhere (a GPU would pay a launch per block and op)."""
+    """fn over matching blocks of the 1-D arrays (the first is read, the others written):
+    cache-sized on the CPU, the whole arrays at once elsewhere (a GPU would pay a launch per
+    block and op)."""
     n = arrays[0].shape[0]
     step = _BLOCK if device.type == "cpu" else max(n, 1)
     for i in range(0, n, step):
@@ -310,12 +308,22 @@ class Gelu(Function):
             erf = a._device.backend.special("erf")
             cdf = (xp.asarray(erf(x * _SQRT_HALF)) + 1) * 0.5
             out = x * cdf
+            deriv = xp.exp(x * x * -0.5)
+            deriv *= x
+            deriv *= _INV_SQRT_2PI
+            deriv += cdf
         else:  # float32 (half computes in float32): see _gelu32
             flat = _flat32(xp, x)
-            cdf, out = xp.empty_like(flat), xp.empty_like(flat)
-            _blocks(a._device, xp, _gelu32, flat, cdf, out)
+            out = xp.empty_like(flat)
+            if ctx.needs_input_grad[0]:
+                deriv = xp.empty_like(flat)
+                _blocks(a._device, xp, _gelu32, flat, out, deriv)
+                deriv = deriv.reshape(x.shape)
+            else:
+                deriv = None
+                _blocks(a._device, xp, _gelu32, flat, out)
             out = out.astype(x.dtype, copy=False).reshape(x.shape)
-        ctx.cdf = cdf  # reused by the backward (one erf per step, not two)
+        ctx.deriv = deriv  # Φ + x φ, for the backward (one multiply per step, not an erf)
         return _arr(xp, out)
 
     @staticmethod
@@ -325,35 +333,25 @@ class Gelu(Function):
             t = tanh((a + a * a * a * _TANH_C) * _TANH_K)
             d_inner = (a * a * (3 * _TANH_C) + 1) * _TANH_K
             return grad * ((t + 1) * 0.5 + a * 0.5 * (1 - t * t) * d_inner)
-        return GeluBackward.apply(grad, a, cdf=ctx.cdf)
+        return GeluBackward.apply(grad, a, deriv=ctx.deriv)
 
 
 class GeluBackward(Function):
     """out = grad (Φ(a) + a φ(a));  grad_grad = g (Φ(a) + a φ(a)),
     grad_a = g grad φ(a) (2 - a²)
 
-    Fused (one pass over arrays instead of eight Tensor ops and a second erf): GELU's backward
-    is on the per-step path of every transformer MLP; bench/ attention_block measures it. Its
-    own backward is in Tensor ops, so GELU stays differentiable to every order."""
+    Fused (one multiply by the derivative Gelu's forward computed, instead of eight Tensor ops
+    and a second erf): GELU's backward is on the per-step path of every transformer MLP; bench/
+    attention_block measures it. Its own backward is in Tensor ops, so GELU stays
+    differentiable to every order."""
 
     @staticmethod
-    def forward(ctx, grad, a, *, cdf):
+    def forward(ctx, grad, a, *, deriv):
+        # deriv = Φ(a) + a φ(a), computed by Gelu's forward (float32 for half inputs)
         ctx.save_for_backward(grad, a)
-        xp = ctx.xp
-        x = a._data
-        if x.dtype.itemsize > 4:
-            out = xp.asarray(x * x)
-            out *= -0.5
-            xp.exp(out, out=out)
-            out *= _INV_SQRT_2PI
-            out *= x
-            out += cdf
-            out *= grad._data
-            return out
-        flat = _flat32(xp, x)
-        out = xp.empty_like(flat)
-        _blocks(a._device, xp, _gelu_backward32, flat, cdf, _flat32(xp, grad._data), out)
-        return out.astype(x.dtype, copy=False).reshape(x.shape)
+        g = grad._data
+        out = ctx.xp.multiply(g, deriv, dtype=deriv.dtype)
+        return out.astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, g):

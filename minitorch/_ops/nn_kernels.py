@@ -290,6 +290,19 @@ def linear_kernel(input, weight, bias=None):
     return Linear.apply(input, weight, bias)
 
 
+def _row_means(xp, rows):
+    """The means of a 2-D array's rows, as a column. Short rows through a matrix-vector product:
+    NumPy's reduction along the last axis pays per row (on the attention block's (2048, 128)
+    activations, best of 200: 107 us for sum(axis=1), 25 us for the product); long rows keep
+    NumPy's pairwise summation."""
+    d = rows.shape[1]
+    if d > 4096 or d == 0:
+        return rows.mean(axis=1, keepdims=True)
+    out = xp.matmul(rows, xp.ones((d, 1), dtype=rows.dtype))
+    out *= 1.0 / d
+    return out
+
+
 class LayerNorm(Function):
     """out = (a - mean) rstd (* w) (+ b) over the last k dims, rstd = 1 / sqrt(biased var + eps);
     with g' = grad (* w) and means over the k dims:
@@ -317,8 +330,8 @@ class LayerNorm(Function):
         rows = x.reshape(-1, d)
         if dt.itemsize < 4:
             rows = rows.astype("float32")
-        xhat = rows - rows.mean(axis=1, keepdims=True)
-        rstd = xp.square(xhat).mean(axis=1, keepdims=True)
+        xhat = rows - _row_means(xp, rows)
+        rstd = _row_means(xp, xp.square(xhat))
         rstd += eps
         xp.sqrt(rstd, out=rstd)
         xp.reciprocal(rstd, out=rstd)
@@ -350,8 +363,8 @@ class LayerNorm(Function):
             gb = g.sum(axis=0).astype(dt, copy=False).reshape(a.shape[a.ndim - ctx.k :])
         if ctx.needs_input_grad[0]:
             gh = g * w._data.reshape(-1) if w is not None else g
-            c2 = (gh * xhat).mean(axis=1, keepdims=True)
-            gx = gh - gh.mean(axis=1, keepdims=True)
+            c2 = _row_means(xp, gh * xhat)
+            gx = gh - _row_means(xp, gh)
             c2 = xhat * c2
             gx -= c2
             gx *= rstd

@@ -99,7 +99,7 @@ def _backward_op(T, fn):
     return op
 
 
-def _backward_row(name, fn, ref, shapes):
+def _backward_row(name, fn, ref, shapes, **kw):
     def torch_op(x, g):
         import torch
 
@@ -110,8 +110,9 @@ def _backward_row(name, fn, ref, shapes):
         op=_backward_op(mt, fn),
         ref=ref,
         shapes=shapes,
-        domain=(-3.0, 3.0),
+        domain=kw.pop("domain", (-3.0, 3.0)),
         torch_op=torch_op,
+        **kw,
     )
 
 
@@ -218,10 +219,21 @@ SPECS = [
     # the float32 kernel's tails (A&S 7.1.26; Φ from erfc on the negative side)
     act("gelu__wide", _gelu, [(4, 25)], domain=(-9.0, 9.0), dtypes=("float32",), **NOGRAD,
         atol=1e-6, rtol=2e-5),
+    # (over more points than __wide, torch's own float32 erf is off by up to 1.1e-6)
+    act("gelu__blocks", _gelu, [(3, 40000)], domain=(-9.0, 9.0), dtypes=("float32",), **NOGRAD,
+        atol=2e-6, rtol=2e-5),
     act("gelu__half", _gelu, domain=(-3.0, 3.0), dtypes=("float16", "bfloat16"), **NOGRAD,
         atol=1e-2, rtol=1e-2),
     _backward_row("gelu_backward", lambda T, x: T.nn.functional.gelu(x), _gelu_backward,
                   [S, S]),
+    # the float32 kernel's derivative (written by the forward), over its tails and over several
+    # of its cache-sized blocks
+    _backward_row("gelu_backward__wide", lambda T, x: T.nn.functional.gelu(x), _gelu_backward,
+                  [(4, 25), (4, 25)], domain=(-9.0, 9.0), dtypes=("float32",), **NOGRAD,
+                  atol=1e-6, rtol=2e-5),
+    _backward_row("gelu_backward__blocks", lambda T, x: T.nn.functional.gelu(x),
+                  _gelu_backward, [(3, 40000), (3, 40000)], domain=(-9.0, 9.0),
+                  dtypes=("float32",), **NOGRAD, atol=2e-6, rtol=2e-5),
     _backward_row("softmax_backward", lambda T, x: T.softmax(x, -1), _softmax_backward,
                   [(2, 3, 4), (2, 3, 4)]),
     _backward_row("softmax_backward__0d", lambda T, x: T.softmax(x, -1), lambda x, g: 0 * g,
