@@ -81,7 +81,8 @@ class Node:
             )
         if saved is None:
             return self._to_save or ()
-        return tuple([self._unpack(entry) for entry in saved])
+        unpack = self._unpack
+        return tuple([unpack(entry) for entry in saved])
 
     def _unpack(self, entry):
         # See NOTE [ Saved tensors ]
@@ -341,9 +342,9 @@ def _user_forward(cls, ctx, args, kwargs):
         return cls.forward(ctx, *args, **kwargs)
 
 
-def _apply_recording(cls, device, args, kwargs):
+def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     """apply() when a node is recorded: forward, then the edges, saved tensors and outputs."""
-    ctx = _new_node(cls._backward_cls)
+    ctx = _new(cls._backward_cls)
     ctx.xp = device.backend.xp
     ctx._to_save = None
     ctx._saved = None
@@ -364,14 +365,35 @@ def _apply_recording(cls, device, args, kwargs):
             return _apply_general(cls, ctx, device, True, args, kwargs, out, connected=True)
         if isinstance(out, device.backend.scalar_cls):  # NumPy's 0-d results
             out = device.backend.xp.asarray(out)
-    result = _make(out, device, True, ctx)
+    result = _new(Tensor)  # _make, inlined: this line runs for every recorded op
+    result._data = out
+    result._device = device
+    result._requires_grad = True
+    result._grad_fn = ctx
+    result._vc = [0]
+    result._base = None
+    result._grad = None
     ctx._out_device = device
     if cls._is_view:
         _mark_view(result, args[0], cls, args[1:], kwargs)
-    if ctx._to_save:
-        _pack_saved(ctx, (result,), (raw,))
-    else:
+    to_save = ctx._to_save
+    if not to_save:
         ctx._saved = ()
+        return result
+    # _pack_saved for a single output, inlined; anything unusual takes the general path.
+    packed = []
+    for s in to_save:
+        if s is None:
+            packed.append(None)
+        elif s is raw or s is result:
+            packed.append(("out", out, result._vc, 0, 0))
+        elif s.__class__ is Tensor:
+            packed.append(("in", s, s._vc, s._vc[0], 0))
+        else:
+            _pack_saved(ctx, (result,), (raw,))
+            return result
+    ctx._saved = tuple(packed)
+    ctx._to_save = None
     return result
 
 
