@@ -128,6 +128,36 @@ def _setup(ctx, x, dims, keepdim):
 # --- sum, mean, prod ---
 
 
+def _gemv_sum(xp, x, dims, keepdim):
+    """x summed over its leading or its trailing dims as one matrix-vector product with a ones
+    vector, or None where that does not apply. NumPy's reductions pay per output row or
+    column; BLAS does not (float32, best of 200: (2048, 512) over dim 0 249 -> 177 us, over
+    dim 1 385 -> 118 us; (256, 10) over dim 0 6.8 -> 2.6 us). That covers the bias gradients of
+    Linear layers and most un-broadcasting in the backward pass. Long trailing rows keep NumPy's
+    pairwise summation (more accurate than a dot product over thousands of terms)."""
+    nd = x.ndim
+    if dims is None or nd < 2 or x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        return None
+    k = len(dims)
+    if dims == tuple(range(k)):  # leading dims
+        lead = True
+    elif dims == tuple(range(nd - k, nd)):  # trailing dims
+        lead = False
+    else:
+        return None
+    if k == nd or not x.flags.c_contiguous:
+        return None
+    m = 1
+    for i in dims:
+        m *= x.shape[i]
+    n = x.size // m if m else 0
+    if m == 0 or n == 0 or (not lead and m > 4096):
+        return None
+    ones = xp.ones(m, dtype=x.dtype)
+    out = xp.matmul(ones, x.reshape(m, n)) if lead else xp.matmul(x.reshape(n, m), ones)
+    return out.reshape(keep_shape(x.shape, dims) if keepdim else _drop(x.shape, dims))
+
+
 class Sum(Function):
     """out = sum of a over dims;  grad_a = grad broadcast back to a's shape"""
 
@@ -135,6 +165,10 @@ class Sum(Function):
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
         _setup(ctx, x, dims, keepdim)
+        if np_dtype is None or np_dtype == x.dtype:
+            out = _gemv_sum(ctx.xp, x, dims, keepdim)
+            if out is not None:
+                return out
         acc = _accumulate_dtype(x) if np_dtype is None else None
         out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
         return ctx.xp.asarray(out, dtype=x.dtype if acc else None)
@@ -176,6 +210,10 @@ class Mean(Function):
         if n == 0:  # torch: the mean of nothing is nan (without NumPy's warning)
             s = x.sum(axis=dims, keepdims=keepdim)
             return xp.asarray(s * float("nan"), dtype=x.dtype)
+        out = _gemv_sum(xp, x, dims, keepdim)
+        if out is not None:
+            out /= n
+            return out
         acc = _accumulate_dtype(x)
         return xp.asarray(x.mean(axis=dims, keepdims=keepdim, dtype=acc), dtype=x.dtype)
 

@@ -203,6 +203,14 @@ SPECS = [
         [S3],
     ),
     row("sum_neg_dim", lambda T: lambda a: a.sum(-1), lambda a: _sum(a, -1), [S3]),
+    # leading / trailing dims of a contiguous float array: one matrix-vector product
+    row("sum_lead_dim", lambda T: lambda a: a.sum(0), lambda a: _sum(a, 0), [S]),
+    row("sum_lead_dims_keepdim", lambda T: lambda a: a.sum((0, 1), keepdim=True),
+        lambda a: _sum(a, (0, 1), True), [S3]),
+    row("sum_trail_dims", lambda T: lambda a: a.sum((1, 2)), lambda a: _sum(a, (1, 2)), [S3]),
+    row("sum_lead_dim_strided", lambda T: lambda a: a.mT.sum(0), lambda a: _sum(a.T, 0), [S]),
+    row("sum_long_rows", lambda T: lambda a: a.sum(-1), lambda a: _sum(a, -1), [(2, 5000)],
+        grad=(), gradgrad=False),
     row("sum_empty_dim_list", lambda T: lambda a: a.sum([]), _sum, [S]),
     row(
         "sum_dtype",
@@ -232,6 +240,7 @@ SPECS = [
     # mean
     row("mean", lambda T: lambda a: a.mean(), _mean, [S]),
     row("mean_dim", lambda T: lambda a: T.mean(a, 1), lambda a: _mean(a, 1), [S]),
+    row("mean_lead_dims", lambda T: lambda a: a.mean((0, 1)), lambda a: _mean(a, (0, 1)), [S3]),
     row(
         "mean_dims_keepdim",
         lambda T: lambda a: a.mean((0, -1), True),
