@@ -389,6 +389,8 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
             packed.append(("out", out, result._vc, 0, 0))
         elif s.__class__ is Tensor:
             packed.append(("in", s, s._vc, s._vc[0], 0))
+        elif s.__class__ is int or s.__class__ is float:  # a number operand (x * 2)
+            packed.append(("const", s, _NO_VERSION, 0, 0))
         else:
             _pack_saved(ctx, (result,), (raw,))
             return result
