@@ -128,6 +128,9 @@ def _setup(ctx, x, dims, keepdim):
 # --- sum, mean, prod ---
 
 
+_GEMV_MIN_SIZE = 1 << 14  # below this NumPy's own reduction is as fast (it has less to set up)
+
+
 def _gemv_sum(xp, x, dims, keepdim):
     """x summed over dims as matrix-vector products with ones vectors, or None where that does
     not apply: the dims must be leading dims, trailing dims, or both (a conv bias gradient sums
@@ -138,9 +141,9 @@ def _gemv_sum(xp, x, dims, keepdim):
     Long trailing rows keep NumPy's pairwise summation (more accurate than a dot product over
     thousands of terms)."""
     nd = x.ndim
-    if not dims or nd < 2 or x.dtype.kind != "f" or x.dtype.itemsize < 4:
+    if x.size < _GEMV_MIN_SIZE or not dims or len(dims) == nd:
         return None
-    if len(dims) == nd or not x.flags.c_contiguous or x.size == 0:
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4 or not x.flags.c_contiguous:
         return None
     lead = 0
     while lead < len(dims) and dims[lead] == lead:

@@ -49,6 +49,7 @@ def row(name, make, ref, shapes, **kw) -> OpSpec:
 
 S = (3, 4)
 S3 = (2, 3, 4)
+BIG, BIG3 = (160, 120), (20, 30, 40)  # above reduction._GEMV_MIN_SIZE elements
 FLOATS = ("float32", "float64")
 INTS = ("int64", "int32")
 NOGRAD = {"grad": (), "gradgrad": False}
@@ -203,16 +204,19 @@ SPECS = [
         [S3],
     ),
     row("sum_neg_dim", lambda T: lambda a: a.sum(-1), lambda a: _sum(a, -1), [S3]),
-    # leading / trailing dims of a contiguous float array: one matrix-vector product
-    row("sum_lead_dim", lambda T: lambda a: a.sum(0), lambda a: _sum(a, 0), [S]),
+    # leading / trailing dims of a big contiguous float array: matrix-vector products (forward
+    # only: the backward is the same Expand as above)
+    row("sum_lead_dim", lambda T: lambda a: a.sum(0), lambda a: _sum(a, 0), [BIG], **NOGRAD),
     row("sum_lead_dims_keepdim", lambda T: lambda a: a.sum((0, 1), keepdim=True),
-        lambda a: _sum(a, (0, 1), True), [S3]),
-    row("sum_trail_dims", lambda T: lambda a: a.sum((1, 2)), lambda a: _sum(a, (1, 2)), [S3]),
+        lambda a: _sum(a, (0, 1), True), [BIG3], **NOGRAD),
+    row("sum_trail_dims", lambda T: lambda a: a.sum((1, 2)), lambda a: _sum(a, (1, 2)), [BIG3],
+        **NOGRAD),
     row("sum_lead_and_trail_dims", lambda T: lambda a: a.sum((0, 2, 3)),
-        lambda a: _sum(a, (0, 2, 3)), [(2, 3, 2, 2)]),
+        lambda a: _sum(a, (0, 2, 3)), [(8, 4, 24, 24)], **NOGRAD),
     row("sum_middle_dim", lambda T: lambda a: a.sum(1, keepdim=True),
-        lambda a: _sum(a, 1, True), [S3]),
-    row("sum_lead_dim_strided", lambda T: lambda a: a.mT.sum(0), lambda a: _sum(a.T, 0), [S]),
+        lambda a: _sum(a, 1, True), [BIG3], **NOGRAD),
+    row("sum_lead_dim_strided", lambda T: lambda a: a.mT.sum(0), lambda a: _sum(a.T, 0), [BIG],
+        **NOGRAD),
     row("sum_long_rows", lambda T: lambda a: a.sum(-1), lambda a: _sum(a, -1), [(2, 5000)],
         grad=(), gradgrad=False),
     row("sum_empty_dim_list", lambda T: lambda a: a.sum([]), _sum, [S]),
@@ -244,7 +248,8 @@ SPECS = [
     # mean
     row("mean", lambda T: lambda a: a.mean(), _mean, [S]),
     row("mean_dim", lambda T: lambda a: T.mean(a, 1), lambda a: _mean(a, 1), [S]),
-    row("mean_lead_dims", lambda T: lambda a: a.mean((0, 1)), lambda a: _mean(a, (0, 1)), [S3]),
+    row("mean_lead_dims", lambda T: lambda a: a.mean((0, 1)), lambda a: _mean(a, (0, 1)),
+        [BIG3], **NOGRAD),
     row(
         "mean_dims_keepdim",
         lambda T: lambda a: a.mean((0, -1), True),
