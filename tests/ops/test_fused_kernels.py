@@ -1,0 +1,77 @@
+"""The fused kernels' array paths at sizes where they switch to matrix-vector row sums.
+
+layer_norm, softmax and log_softmax sum rows of 16K+ element arrays through a matrix-vector
+product (minitorch/_ops/nn_kernels.py _sum_last); the op table checks them on small shapes,
+where NumPy's own reduction runs. Here: forward and first-order backward (computed on arrays,
+with grad mode off) against NumPy formulas in float64, on every device.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+from minitorch._ops import nn_kernels
+
+SHAPE = (40, 30, 24)  # 28,800 elements, rows of 24
+
+
+def _arrays(seed, *shapes):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s) for s in shapes]
+
+
+def _tensor(a, device, grad=False):
+    return mt.tensor(a, device=device, requires_grad=grad)
+
+
+def test_big_arrays_take_the_matrix_vector_path():
+    x = np.ones(SHAPE)
+    assert x.size >= 1 << 14
+    calls = []
+    real = np.matmul
+
+    def spy(*args, **kwargs):
+        calls.append(args[0].shape)
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(np, "matmul", spy)
+        out = nn_kernels._sum_last(np, x)
+    assert calls and out.shape == SHAPE[:-1] + (1,)
+    np.testing.assert_array_equal(out, 24.0)
+
+
+def test_layer_norm_big(device):
+    x, w, b, g = _arrays(0, SHAPE, SHAPE[-1:], SHAPE[-1:], SHAPE)
+    xt, wt, bt = (_tensor(a, device, True) for a in (x, w, b))
+    out = mt.nn.functional.layer_norm(xt, SHAPE[-1:], wt, bt, eps=1e-5)
+    gx, gw, gb = mt.autograd.grad(out, (xt, wt, bt), _tensor(g, device))
+
+    mu = x.mean(-1, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + 1e-5)
+    xhat = (x - mu) * rstd
+    np.testing.assert_allclose(out.detach().cpu().numpy(), xhat * w + b, rtol=1e-10, atol=1e-10)
+    gh = g * w
+    want_gx = rstd * (gh - gh.mean(-1, keepdims=True) - xhat * (gh * xhat).mean(-1, keepdims=True))
+    np.testing.assert_allclose(gx.cpu().numpy(), want_gx, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(gw.cpu().numpy(), (g * xhat).sum((0, 1)), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(gb.cpu().numpy(), g.sum((0, 1)), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_big(device, log):
+    x, g = _arrays(1, SHAPE, SHAPE)
+    xt = _tensor(x * 5, device, True)
+    out = (mt.log_softmax if log else mt.softmax)(xt, -1)
+    (gx,) = mt.autograd.grad(out, xt, _tensor(g, device))
+
+    z = x * 5 - (x * 5).max(-1, keepdims=True)
+    y = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+    if log:
+        want, want_gx = np.log(y), g - y * g.sum(-1, keepdims=True)
+    else:
+        want, want_gx = y, y * (g - (g * y).sum(-1, keepdims=True))
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gx.cpu().numpy(), want_gx, rtol=1e-9, atol=1e-12)
