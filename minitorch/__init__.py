@@ -47,7 +47,6 @@ from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
 from minitorch._settings import *  # noqa: F403
 from minitorch._tensor import Size, Tensor  # noqa: F401
-from minitorch._tensor_str import set_printoptions  # noqa: F401
 from minitorch._windows import *  # noqa: F403
 from minitorch.autograd.anomaly_mode import (  # noqa: F401
     is_anomaly_check_nan_enabled,
@@ -147,7 +146,7 @@ _LAZY_MODULES = (
     "amp",
     "cpu",
 )
-_LAZY_NAMES = {"save": "serialization", "load": "serialization"}
+_LAZY_NAMES = {"save": "serialization", "load": "serialization", "set_printoptions": "_tensor_str"}
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(
     dict.fromkeys(

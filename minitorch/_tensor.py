@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import warnings
 import weakref
 
@@ -496,6 +495,8 @@ class Tensor(TensorMethods):
         memo[id(self)] = t
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
+        import copy
+
         for k, v in self.__dict__.items():  # user attributes (not the autograd bookkeeping)
             if not k.startswith("_"):
                 t.__dict__[k] = copy.deepcopy(v, memo)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-import traceback
 import warnings
 
 from minitorch.autograd.grad_mode import _State, state
@@ -96,6 +95,8 @@ _running = _Running()
 
 def record_trace(node) -> None:
     """Keeps the user's stack at the creation of `node` (and the backward that created it)."""
+    import traceback  # on first use: anomaly mode is rare, and the module costs import time
+
     frames = [f for f in traceback.extract_stack()[:-1] if not _internal(f.filename)]
     node._trace = traceback.format_list(frames)
     if _running.node is not None:
