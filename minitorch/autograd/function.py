@@ -227,9 +227,9 @@ class Function:
         super().__init_subclass__(**kwargs)
         builtin = cls.__module__.startswith("minitorch.")
         cls._builtin = builtin
-        suffix = "Backward0" if builtin else "Backward"
-        name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
-        cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls})
+        # The node class (named as torch names grad_fn classes) is made on the op's first
+        # recorded call: most of the ~240 built-in ops never run in a given program.
+        cls._backward_cls = None
         cls._has_setup_context = cls.setup_context is not Function.setup_context
 
     @staticmethod
@@ -291,7 +291,7 @@ class Function:
         if record and state.enabled:
             return _apply_recording(cls, device, args, kwargs)
         if not cls._builtin:
-            ctx = _new_node(cls._backward_cls)
+            ctx = _new_node(cls._backward_cls or _node_class(cls))
             ctx.xp = device.backend.xp
             ctx._to_save = None
             ctx._saved = None
@@ -344,7 +344,7 @@ def _user_forward(cls, ctx, args, kwargs):
 
 def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     """apply() when a node is recorded: forward, then the edges, saved tensors and outputs."""
-    ctx = _new(cls._backward_cls)
+    ctx = _new(cls._backward_cls or _node_class(cls))
     ctx.xp = device.backend.xp
     ctx._to_save = None
     ctx._saved = None
@@ -397,6 +397,14 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     ctx._saved = tuple(packed)
     ctx._to_save = None
     return result
+
+
+def _node_class(cls):
+    """The graph node class of a Function subclass ("MulBackward0", "MyFnBackward"), made once."""
+    suffix = "Backward0" if cls._builtin else "Backward"
+    name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
+    cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls})
+    return cls._backward_cls
 
 
 def _new_node(node_cls, _new=object.__new__):
@@ -694,7 +702,7 @@ class _DelayedError(Function):
 
 
 def _new_error_node(msg):
-    node = _new_node(_DelayedError._backward_cls)
+    node = _new_node(_DelayedError._backward_cls or _node_class(_DelayedError))
     node.msg = msg
     node._next = ()
     node._in_meta = ()
