@@ -315,6 +315,14 @@ def _sum_last(xp, x):
     return out.reshape(x.shape[:-1] + (1,))
 
 
+def _sum_first(xp, x):
+    """A 2-D array summed over its rows (axis 0): a matrix-vector product from 16K elements, as
+    _sum_last (NumPy adds row by row: (2048, 128): 97 us, the product 31 us)."""
+    if x.size < (1 << 14) or x.dtype.kind != "f":
+        return x.sum(axis=0)
+    return xp.matmul(xp.ones(x.shape[0], dtype=x.dtype), x)
+
+
 def _row_means(xp, rows):
     """The means of a 2-D array's rows, as a column (see _sum_last)."""
     out = _sum_last(xp, rows)
@@ -375,17 +383,28 @@ class LayerNorm(Function):
         if g.dtype != xhat.dtype:
             g = g.astype(xhat.dtype)
         dt, dev = grad._data.dtype, grad._device
+        needs = ctx.needs_input_grad
+        shape_w = a.shape[a.ndim - ctx.k :]
         gx = gw = gb = None
-        if ctx.needs_input_grad[1]:
-            gw = (g * xhat).sum(axis=0).astype(dt, copy=False).reshape(a.shape[a.ndim - ctx.k :])
-        if ctx.needs_input_grad[2]:
-            gb = g.sum(axis=0).astype(dt, copy=False).reshape(a.shape[a.ndim - ctx.k :])
-        if ctx.needs_input_grad[0]:
-            gh = g * w._data.reshape(-1) if w is not None else g
-            c2 = _row_means(xp, gh * xhat)
-            gx = gh - _row_means(xp, gh)
-            c2 = xhat * c2
-            gx -= c2
+        gxhat = g * xhat if needs[0] or needs[1] else None
+        if needs[1]:
+            gw = _sum_first(xp, gxhat).astype(dt, copy=False).reshape(shape_w)
+        if needs[2]:
+            gb = _sum_first(xp, g).astype(dt, copy=False).reshape(shape_w)
+        if needs[0]:
+            # rstd (g' - mean(g') - xhat mean(g' xhat)) with g' = g w: the two row means are
+            # matrix-vector products with w (no g' xhat array)
+            if w is None:
+                gh, c1, c2 = g, _row_means(xp, g), _row_means(xp, gxhat)
+            else:
+                wcol = w._data.reshape(-1, 1).astype(xhat.dtype, copy=False)
+                gh = g * wcol.reshape(-1)
+                c1 = xp.matmul(g, wcol)
+                c1 *= 1.0 / xhat.shape[1]
+                c2 = xp.matmul(gxhat, wcol)
+                c2 *= 1.0 / xhat.shape[1]
+            gx = gh - c1
+            gx -= xp.multiply(xhat, c2, out=gxhat)
             gx *= rstd
             gx = gx.astype(dt, copy=False).reshape(a.shape)
         return tuple(
