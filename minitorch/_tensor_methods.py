@@ -41,7 +41,11 @@ class TensorMethods:
         return _ops.mul_(self, other)
 
     def __rtruediv__(self, other):
-        return _ops.div(_ops.scalar_like(other, self), self)
+        # torch defines `number / tensor` as reciprocal(tensor) * number: its rounding and its
+        # grad_fn (MulBackward0 of ReciprocalBackward0), not div's
+        if not isinstance(other, (int, float, bool)):
+            return _ops.div(_ops.scalar_like(other, self), self)
+        return _ops.mul(_ops.reciprocal(self), other)
 
     def __itruediv__(self, other):
         return _ops.div_(self, other)

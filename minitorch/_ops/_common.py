@@ -6,7 +6,7 @@ from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "wrap_dim", "dims_arg", "as_tensor_arg",
-           "cast"]
+           "cast", "is_floating"]
 
 wrap_dim = _wrap_dim
 
@@ -54,6 +54,12 @@ def _scalar(x, op):
 # common case) is found with one dict lookup keyed by (NumPy dtype, number class); the first such
 # pair goes through the full promotion and fills the table.
 _SCALAR_KEEPS: dict = {}
+
+
+def is_floating(np_dtype) -> bool:
+    """True when a raw array's NumPy dtype holds a floating minitorch dtype: NumPy's kind 'f', or
+    ml_dtypes' bfloat16, whose kind is 'V' (so `dtype.kind == "f"` misses it)."""
+    return np_dtype.kind == "f" or np_dtype.name == "bfloat16"
 
 
 def promote(a, b, op: str):

@@ -6,8 +6,8 @@ import math
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, wrap_dim
-from minitorch._ops.reduction import _const, _out
+from minitorch._ops._common import cast, is_floating, wrap_dim
+from minitorch._ops.reduction import _accumulate_dtype, _const, _out
 from minitorch._ops.reduction_more import TakeAlong
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
@@ -46,7 +46,7 @@ def running_extreme(xp, x, dim, kind):
     n = x.shape[dim]
     pos = xp.arange(n).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
     idx = xp.broadcast_to(pos, x.shape).astype(_dtype.int64.np)
-    floating = x.dtype.kind == "f"
+    floating = is_floating(x.dtype)
 
     def combine(earlier, later):
         (v0, i0), (v1, i1) = earlier, later
@@ -73,9 +73,12 @@ class Cumsum(Function):
         x = a._data
         xp = ctx.xp
         ctx.dim, ctx.reverse = dim, reverse
+        acc = _accumulate_dtype(x)  # half precision: a float32 running sum, as torch's
         if reverse:
-            return _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim), dim)
-        return xp.cumsum(x, axis=dim)
+            out = _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim, dtype=acc), dim)
+        else:
+            out = xp.cumsum(x, axis=dim, dtype=acc)
+        return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -133,7 +136,8 @@ class Cumprod(Function):
     def forward(ctx, a, *, dim):
         ctx.save_for_backward(a)
         ctx.dim = dim
-        return ctx.xp.cumprod(a._data, axis=dim)
+        x = a._data
+        return ctx.xp.cumprod(x, axis=dim, dtype=_accumulate_dtype(x)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -204,8 +208,15 @@ class Logcumsumexp(Function):
     def forward(ctx, a, *, dim):
         xp = ctx.xp
         ctx.dim = dim
-        (out,) = scan(xp, (a._data,), dim, lambda e, r: (xp.logaddexp(e[0], r[0]),))
-        out = xp.asarray(out, dtype=a._data.dtype)
+        x = a._data
+        acc = _accumulate_dtype(x)  # half precision: a float32 running value, as torch's
+        (out,) = scan(
+            xp,
+            (x if acc is None else x.astype(acc),),
+            dim,
+            lambda e, r: (xp.logaddexp(e[0], r[0]),),
+        )
+        out = xp.asarray(out, dtype=x.dtype)
         ctx.save_for_backward(a, out)
         return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, scalar_like
+from minitorch._ops._common import cast, is_floating, scalar_like
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _base_gained_history, _replay_view
 from minitorch.autograd.grad_mode import no_grad, state
@@ -252,23 +252,26 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     x = self._data
     if 0 in x.strides:
         return False  # maybe expanded: the general path checks
+    floating = is_floating(x.dtype)
     if isinstance(other, Tensor):
         if other._device is not self._device or other._data.dtype != x.dtype:
             return False
         o = other._data
-    elif (
-        isinstance(other, float)
-        and x.dtype.kind == "f"
-        or (isinstance(other, int) and not isinstance(other, bool) and x.dtype.kind in "fiu")
-    ):
+    elif isinstance(other, bool) or not isinstance(other, (int, float)):
+        return False
+    elif x.dtype.itemsize == 2 and floating:
+        return False  # how the number is rounded is pointwise's: NOTE [ Half-precision arithmetic ]
+    elif floating or (isinstance(other, int) and x.dtype.kind in "iu"):
         o = other
     else:
         return False
-    if ufunc == "true_divide" and x.dtype.kind != "f":
+    if ufunc == "true_divide" and not floating:
         return False
     if alpha != 1:
+        if x.dtype.itemsize == 2 and floating:
+            return False  # where alpha * other is rounded is pointwise's decision, as above
         float_alpha = isinstance(alpha, float)
-        if not isinstance(alpha, (int, float)) or (float_alpha and x.dtype.kind != "f"):
+        if not isinstance(alpha, (int, float)) or (float_alpha and not floating):
             return False
         o = o * alpha
     try:

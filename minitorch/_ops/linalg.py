@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch._ops._common import is_floating
 from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -445,8 +446,10 @@ class Trace(Function):
     def forward(ctx, a):
         x = a._data
         ctx.shape = x.shape
-        dt = x.dtype if x.dtype.kind == "f" else _dtype.int64.np
-        return ctx.xp.asarray(ctx.xp.trace(x, dtype=dt))
+        if not is_floating(x.dtype):
+            return ctx.xp.asarray(ctx.xp.trace(x, dtype=_dtype.int64.np))
+        acc = "float32" if x.dtype.itemsize < 4 else x.dtype  # half: summed in float32
+        return ctx.xp.asarray(ctx.xp.trace(x, dtype=acc), dtype=x.dtype)
 
     @staticmethod
     def backward(ctx, grad):

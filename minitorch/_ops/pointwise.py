@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, promote, promote_float, scalar_like
+from minitorch._ops._common import cast, is_floating, promote, promote_float, scalar_like
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -110,10 +110,12 @@ def add(input, other, *, alpha=1, out=None):
     if not (isinstance(other, Tensor) and isinstance(input, Tensor)
             and input._data.dtype is other._data.dtype):
         input, other, dt = promote(input, other, "add")
-        if dt is _dtype.bfloat16:
-            return _bfloat16_result(add(_widen(input), _widen(other), alpha=alpha), out)
+        if dt in _HALF:
+            return _half_add_sub(add, input, other, alpha, dt, out)
+    elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
+        return _half_add_sub(add, input, other, alpha, input.dtype, out)
     if alpha != 1:
-        other = mul(other, _alpha(alpha, input, other))
+        other = _scaled(other, alpha, input)
     result = Add.apply(input, other)
     return result if out is None else _out(result, out)
 
@@ -121,35 +123,63 @@ def add(input, other, *, alpha=1, out=None):
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub."""
     if (isinstance(other, Tensor) and isinstance(input, Tensor)
-            and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+            and input._data.dtype is other._data.dtype and is_floating(input._data.dtype)):
         if alpha == 1:  # NOTE [ Same-dtype fast path ]
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
     a, b, dt = promote(input, other, "sub")
-    if dt is _dtype.bfloat16:
-        return _bfloat16_result(sub(_widen(a), _widen(b), alpha=alpha), out)
+    if dt in _HALF:
+        return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
         )
     if alpha != 1:
-        b = mul(b, _alpha(alpha, a, b))
+        b = _scaled(b, alpha, a)
     return _out(Sub.apply(a, b), out)
 
 
-# NOTE [ bfloat16 arithmetic ]
-# NumPy (with ml_dtypes) computes bfloat16 with a Python float in float32 and returns float32; torch
-# computes it in float32 too ("opmath") and rounds the result to bfloat16. So the slow path of
-# add/sub/mul/div does exactly that: the tensor operands widened to float32, the op, the result
-# rounded back (its grad_fn is therefore ToCopyBackward0; the gradients are torch's). pow with a
-# number exponent and clamp with number bounds do the same.
+def _scaled(x, alpha, ref):
+    """alpha * x for add/sub's alpha= (x a tensor or a number)."""
+    alpha = _alpha(alpha, ref if isinstance(ref, Tensor) else x, x)
+    return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
+
+
+# NOTE [ Half-precision arithmetic ]
+# torch computes float16 and bfloat16 arithmetic in float32 ("opmath") and rounds each result once.
+# A Python number operand is first rounded to the tensor's dtype by add and sub, not by mul and div
+# (nor by pow's exponent or clamp's bounds). NumPy rounds a number to float16 in every op, and
+# ml_dtypes computes bfloat16 with a Python float in float32 and returns float32. So: add/sub with
+# a number make it a 0-d tensor of the tensor's dtype and compute same-dtype (per element: a
+# float32 op and one rounding, in NumPy and ml_dtypes alike); mul/div with a number, alpha != 1,
+# and bfloat16 pow/clamp widen the tensors to float32 and round the result once (their grad_fn
+# is therefore ToCopyBackward0; the values and gradients are torch's).
+_HALF = (_dtype.float16, _dtype.bfloat16)
+
+
+def _half_add_sub(fn, a, b, alpha, dt, out):
+    if alpha == 1 and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        ref = a if isinstance(a, Tensor) else b
+        xp, dev = ref._device.backend.xp, ref._device
+        a, b = (
+            x if isinstance(x, Tensor) else _make(xp.asarray(x, dt.np), dev, False, None)
+            for x in (a, b)
+        )
+        return fn(a, b, out=out)
+    return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)
+
+
 def _widen(x):
     return cast(x, _dtype.float32) if isinstance(x, Tensor) else x
 
 
-def _bfloat16_result(result, out):
-    return _out(cast(result, _dtype.bfloat16), out)
+def _half_result(result, dt, out):
+    return _out(cast(result, dt), out)
+
+
+def _number_operand(a, b) -> bool:
+    return not (isinstance(a, Tensor) and isinstance(b, Tensor))
 
 
 def _alpha(alpha, a, b):
@@ -174,8 +204,8 @@ def mul(input, other, *, out=None):
     if not (isinstance(other, Tensor) and isinstance(input, Tensor)
             and input._data.dtype is other._data.dtype):
         input, other, dt = promote(input, other, "mul")
-        if dt is _dtype.bfloat16:
-            return _bfloat16_result(mul(_widen(input), _widen(other)), out)
+        if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
+            return _half_result(mul(_widen(input), _widen(other)), dt, out)
     result = Mul.apply(input, other)
     return result if out is None else _out(result, out)
 
@@ -184,10 +214,10 @@ def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
     if rounding_mode is None:
         if not (isinstance(other, Tensor) and isinstance(input, Tensor)
-                and input._data.dtype is other._data.dtype and input._data.dtype.kind == "f"):
+                and input._data.dtype is other._data.dtype and is_floating(input._data.dtype)):
             input, other, dt = promote_float(input, other, "div")
-            if dt is _dtype.bfloat16:
-                return _bfloat16_result(div(_widen(input), _widen(other)), out)
+            if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
+                return _half_result(div(_widen(input), _widen(other)), dt, out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor":
@@ -196,6 +226,8 @@ def div(input, other, *, rounding_mode=None, out=None):
         from minitorch._ops import trunc
 
         a, b, dt = promote(input, other, "div")
+        if dt in _HALF:  # computed in float32, rounded once (a number is not rounded first)
+            return _half_result(div(_widen(a), _widen(b), rounding_mode="trunc"), dt, out)
         if dt.is_floating_point:
             return _out(trunc(Div.apply(a, b)), out)
         return _out(_integer_div(a, b, "trunc", dt), out)
@@ -225,20 +257,55 @@ def _is_zero_int(y):
 def floor_divide(input, other, *, out=None):
     """floor(input / other). Mirrors torch.floor_divide (not differentiable)."""
     a, b, dt = promote(input, other, "floor_divide")
-    if dt.is_floating_point:
-        from minitorch._ops import floor
-
-        return _out(floor(div(a, b)).detach(), out)
+    if dt in _HALF:  # computed in float32, rounded once (a number is not rounded first)
+        return _half_result(floor_divide(_widen(a), _widen(b)), dt, out)
+    if dt.is_floating_point:  # NumPy's floor_divide is torch's: exact, not floor(a / b)
+        dev = (a if isinstance(a, Tensor) else b)._device
+        q = dev.backend.xp.floor_divide(_d(a), _d(b))
+        return _out(_make(dev.backend.xp.asarray(q, dtype=dt.np), dev, False, None), out)
     return _out(_integer_div(a, b, "floor", dt), out)
+
+
+class RemainderScalar(Function):
+    """out = a mod s (s a number; the sign of s, exact like Python's %);  grad_a = grad"""
+
+    _node_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, other):
+        x = a._data
+        # the number in a's dtype, as torch rounds it (float16/bfloat16 then compute in float32)
+        return ctx.xp.remainder(x, ctx.xp.asarray(other, dtype=x.dtype))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+class Remainder(Function):
+    """out = a - floor(a / b) b (the sign of b; computed exactly, like Python's %);
+    grad_a = grad,  grad_b = -grad floor(a / b)"""
+
+    _node_name = "RemainderBackward1"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return ctx.xp.remainder(a._data, b._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        return grad, (-grad * floor_divide(a, b) if ctx.needs_input_grad[1] else None)
 
 
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Mirrors torch.remainder."""
     a, b, dt = promote(input, other, "remainder")
     if dt.is_floating_point:
-        # a - floor(a / b) * b, so the gradient is grad for a and -floor(a/b) * grad for b
-        q = floor_divide(a, b)
-        return _out(sub(a, mul(q, b)), out)
+        if not isinstance(b, Tensor):
+            return _out(RemainderScalar.apply(a, other=b), out)
+        return _out(Remainder.apply(a if isinstance(a, Tensor) else scalar_like(a, b), b), out)
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
     return _out(_make(xp.asarray(xp.remainder(_d(a), _d(b)), dtype=dt.np), dev, False, None), out)
@@ -304,8 +371,8 @@ def pow(input, exponent, *, out=None):
         a, e, dt = promote(input, exponent, "pow")
         if not dt.is_floating_point and isinstance(e, int) and e < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if dt is _dtype.bfloat16:  # NOTE [ bfloat16 arithmetic ]
-            return _bfloat16_result(PowScalar.apply(_widen(a), exponent=e), out)
+        if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
+            return _half_result(PowScalar.apply(_widen(a), exponent=e), dt, out)
         return _out(PowScalar.apply(a, exponent=e), out)
     if not isinstance(input, Tensor):
         input = scalar_like(input, exponent)
@@ -672,8 +739,8 @@ def clamp(input, min=None, max=None, *, out=None):
             dt = _dtype.scalar_dtype(dt, bnd)
     if dt is not input.dtype:
         input = cast(input, dt)
-    if dt is _dtype.bfloat16:  # NOTE [ bfloat16 arithmetic ]
-        return _bfloat16_result(Clamp.apply(_widen(input), min=min, max=max), out)
+    if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
+        return _half_result(Clamp.apply(_widen(input), min=min, max=max), dt, out)
     return _out(Clamp.apply(input, min=min, max=max), out)
 
 

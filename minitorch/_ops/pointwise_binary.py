@@ -124,7 +124,8 @@ class FmodScalar(Function):
     @staticmethod
     def forward(ctx, a, *, other):
         x = a._data
-        return _arr(ctx.xp, ctx.xp.fmod(x, other).astype(x.dtype, copy=False))
+        # the number in a's dtype, as torch rounds it (float16/bfloat16 then compute in float32)
+        return _arr(ctx.xp, ctx.xp.fmod(x, ctx.xp.asarray(other, dtype=x.dtype)))
 
     @staticmethod
     def backward(ctx, grad):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast
+from minitorch._ops._common import cast, is_floating
 from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -55,7 +55,7 @@ def _check_tensor(x, op: str, arg: str = "input", pos: int = 1):
 def _to_float(x, op: str) -> Tensor:
     """x, with integral and bool tensors cast to the default float dtype (sin of an int)."""
     _check_tensor(x, op)
-    if x._data.dtype.kind in "fV":  # V: bfloat16 storage
+    if is_floating(x._data.dtype):
         return x
     return cast(x, _dtype.default_float())
 

@@ -15,7 +15,9 @@ other's adjoint.
 
 from __future__ import annotations
 
+from minitorch._ops._common import is_floating
 from minitorch._ops.conv import crop_array, pad_array, taps
+from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 
@@ -32,7 +34,7 @@ def _split(shape, n):
 
 
 def _lowest(xp, dtype):
-    if dtype.kind == "f":
+    if is_floating(dtype):
         return -float("inf")
     if dtype.kind == "b":
         return False
@@ -121,7 +123,7 @@ class _MaxPool:
             xp.maximum(best, v, out=best)
         tap = None
         if with_indices or ctx.needs_input_grad[0]:
-            floating = xd.dtype.kind == "f" and ("host" if x._device.type == "cpu" else True)
+            floating = is_floating(xd.dtype) and ("host" if x._device.type == "cpu" else True)
             tap = _argmax_tap(xp, views, best, floating)
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
@@ -211,19 +213,20 @@ class _AvgPool:
         geom = _geometry(xd, kernel, stride, padding, dilation)
         xpad = pad_array(xp, xd, padding)
         lead = (slice(None),) * (xd.ndim - len(kernel))
+        acc = _accumulate_dtype(xd) or xd.dtype  # half precision: summed in float32, as torch
         out = None
         for _, sl in taps(geom[0], geom[1], geom[3], geom[4]):
             v = xpad[lead + sl]
             if out is None:
-                out = v.astype(xd.dtype, copy=True)
+                out = v.astype(acc, copy=True)
             else:
                 out += v
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.divisor = geom, xd.shape, divisor
-        if xd.dtype.kind != "f":  # torch truncates toward zero
+        if not is_floating(xd.dtype):  # torch truncates toward zero
             return xp.trunc(out / divisor).astype(xd.dtype)
         out /= divisor
-        return out
+        return out.astype(xd.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -239,11 +242,15 @@ class _AvgPoolGrad:
     def forward(ctx, a, *, geom, in_shape, divisor):
         xp = ctx.xp
         kernel, stride, pads, dilation, out_size = geom
-        g = a._data / divisor
+        # torch adds each window's grad / divisor, rounded to the dtype, into the input grad
+        # window by window in output order (the last tap first, here): the same roundings for
+        # float16 and bfloat16, where the order shows.
+        dt = a._data.dtype
+        g = (a._data / divisor).astype(dt, copy=False)
         head, size = _split(in_shape, len(kernel))
-        out = xp.zeros(head + _padded(size, pads), dtype=g.dtype)
+        out = xp.zeros(head + _padded(size, pads), dtype=dt)
         lead = (slice(None),) * len(head)
-        for _, sl in taps(kernel, stride, dilation, out_size):
+        for _, sl in reversed(list(taps(kernel, stride, dilation, out_size))):
             out[lead + sl] += g
         ctx.geom, ctx.divisor = geom, divisor
         return crop_array(xp, out, pads, size)

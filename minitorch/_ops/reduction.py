@@ -6,7 +6,7 @@ import builtins
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops._common import cast, is_floating, wrap_dim
 from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -107,8 +107,9 @@ def _dim_aliases(dim, keepdim, axis, keepdims):
 
 
 def _accumulate_dtype(x):
-    """Half-precision floats are summed in float32, as torch accumulates them."""
-    return "float32" if x.dtype.kind == "f" and x.dtype.itemsize < 4 else None
+    """Half-precision floats (float16, bfloat16) are summed in float32, as torch accumulates
+    them."""
+    return "float32" if x.dtype.itemsize < 4 and is_floating(x.dtype) else None
 
 
 def _out(result, out):
@@ -324,9 +325,11 @@ class Nansum(Function):
         xp = ctx.xp
         _setup(ctx, x, dims, keepdim)
         ctx.save_for_backward(a)
-        if x.dtype.kind == "f":
+        if is_floating(x.dtype):
             x = xp.where(xp.isnan(x), 0, x)
-        return xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=np_dtype))
+        acc = _accumulate_dtype(x) if np_dtype is None else None
+        out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
+        return xp.asarray(out, dtype=x.dtype if acc else None)
 
     @staticmethod
     def backward(ctx, grad):

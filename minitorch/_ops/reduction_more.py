@@ -8,8 +8,9 @@ import operator
 import warnings
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops._common import cast, is_floating, wrap_dim
 from minitorch._ops.reduction import (
+    _accumulate_dtype,
     _check_nonempty,
     _const,
     _keepdim,
@@ -68,8 +69,12 @@ def count_nonzero(input, dim=None):
 
 
 def _moments(ctx, x, dims, keepdim, correction):
-    """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0."""
+    """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0;
+    float32 for half-precision x (torch computes them in float32 and rounds the result once)."""
     xp = ctx.xp
+    acc = _accumulate_dtype(x)
+    if acc is not None:
+        x = x.astype(acc)
     n = _numel(x.shape, dims)
     dof = n - correction
     ctx.dof = dof
@@ -96,13 +101,18 @@ class Var(Function):
         x = a._data
         _setup(ctx, x, dims, keepdim)
         ctx.save_for_backward(a)
-        return _moments(ctx, x, dims, keepdim, correction)
+        return _moments(ctx, x, dims, keepdim, correction).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        centered = a - mean(a, ctx.dims, True)
-        return _keepdim(grad, ctx) * centered * (2.0 / ctx.dof if ctx.dof > 0 else math.inf)
+        return _var_backward(_keepdim(grad, ctx), a, ctx)
+
+
+def _var_backward(grad, a, ctx):
+    """(2 / dof) * grad * (a - mean), multiplied in torch's order (it shows in half precision)."""
+    centered = a - mean(a, ctx.dims, True)
+    return grad * (2.0 / ctx.dof if ctx.dof > 0 else math.inf) * centered
 
 
 class Std(Function):
@@ -112,7 +122,7 @@ class Std(Function):
     def forward(ctx, a, *, dims, keepdim, correction):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        out = ctx.xp.sqrt(_moments(ctx, x, dims, keepdim, correction))
+        out = ctx.xp.sqrt(_moments(ctx, x, dims, keepdim, correction)).astype(x.dtype, copy=False)
         ctx.save_for_backward(a, out)
         return out
 
@@ -124,9 +134,7 @@ class Std(Function):
         out = _keepdim(out, ctx)
         zero = out == 0
         safe = where(zero, 1.0, out)  # no inf in the unused branch: its gradient would be nan
-        scale = where(zero, 0.0, _keepdim(grad, ctx) / safe)
-        centered = a - mean(a, ctx.dims, True)
-        return scale * centered * (1.0 / ctx.dof if ctx.dof > 0 else math.inf)
+        return _var_backward(where(zero, 0.0, _keepdim(grad, ctx) / (safe * 2)), a, ctx)
 
 
 def _var_args(op, input, dim, unbiased, keepdim, correction):
@@ -404,7 +412,29 @@ class PutAlong(Function):
         return TakeAlong.apply(grad, idx=ctx.idx, dim=ctx.dim, out_shape=ctx.shape)
 
 
-class MedianAll(TakeAlong):
+class _EvenlyDistributed:
+    """out = the flat a at idx (its median);  grad_a = grad split evenly among the elements equal
+    to out (among the NaNs when out is NaN), as torch's median() and nanmedian() do"""
+
+    @staticmethod
+    def forward(ctx, a, *, idx, dim, out_shape):
+        xp = ctx.xp
+        x = a._data
+        out = xp.take_along_axis(x, idx, axis=dim).reshape(out_shape)
+        if ctx.needs_input_grad[0]:
+            ties = x == out
+            if is_floating(x.dtype):
+                ties |= xp.isnan(x) & xp.isnan(out)
+            ctx.ties = ties
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ties = ctx.ties
+        return grad / _const(ties.sum(), grad) * _const(ties, grad)
+
+
+class MedianAll(_EvenlyDistributed, TakeAlong):
     _node_name = "MedianBackward0"
 
 
@@ -412,7 +442,7 @@ class MedianDim(TakeAlong):
     _node_name = "MedianBackward1"
 
 
-class NanmedianAll(TakeAlong):
+class NanmedianAll(_EvenlyDistributed, TakeAlong):
     _node_name = "NanmedianBackward0"
 
 
@@ -434,6 +464,8 @@ class Quantile(TakeAlong):
 
 def stable_argsort(xp, x, dim):
     """argsort keeping equal values in input order (CuPy's only sort, NumPy's kind="stable")."""
+    if x.dtype.name == "bfloat16":
+        x = x.astype("float32")  # exact; NumPy's bfloat16 sort misplaces NaN (it must go last)
     try:
         return xp.argsort(x, axis=dim, kind="stable")
     except (TypeError, ValueError, NotImplementedError):  # CuPy: kind must be None (stable)
@@ -444,7 +476,7 @@ def _median_index(xp, x, dim, ignore_nan):
     """The index (keepdim shape) of the lower median along dim, torch's choice among equals."""
     perm = stable_argsort(xp, x, dim)  # nan sorts last
     n = x.shape[dim]
-    nan = xp.isnan(x) if x.dtype.kind == "f" else None
+    nan = xp.isnan(x) if is_floating(x.dtype) else None
     if ignore_nan and nan is not None:
         k = xp.maximum(((~nan).sum(axis=dim, keepdims=True) - 1) // 2, 0)
         return xp.take_along_axis(perm, k, axis=dim)

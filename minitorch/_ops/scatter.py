@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import wrap_dim
+from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan
 from minitorch._ops.inplace import _short, apply_inplace
@@ -206,7 +206,7 @@ def _identity(reduce: str, dtype, xp):
         return 0
     if reduce == "prod":
         return 1
-    if dtype.kind == "f":
+    if is_floating(dtype):
         return -xp.inf if reduce == "amax" else xp.inf
     if dtype.kind == "b":
         return reduce == "amin"
@@ -243,7 +243,7 @@ class ScatterReduce(Function):
         if reduce == "mean":
             counts = _counts(dev, out.shape, plan, include_self, out.dtype)
             counts = xp.maximum(counts, 1)
-            if out.dtype.kind == "f":
+            if is_floating(out.dtype):
                 out = out / counts
             else:
                 out = xp.floor_divide(out, counts)

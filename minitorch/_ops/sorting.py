@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 from minitorch import return_types
-from minitorch._ops._common import wrap_dim
+from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
+from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter import along_dim_plan
 from minitorch._tensor import Tensor, _make
 
@@ -38,11 +41,11 @@ class KthvalueValues(Index):
 def _stable_argsort(x, dim: int, descending: bool, xp):
     """argsort along dim, ties in input order (descending too); NaN sorts as the largest."""
     if not descending:
-        return xp.argsort(x, axis=dim, kind="stable")
+        return stable_argsort(xp, x, dim)
     # Sorting the reversed array stably and reversing the result keeps ties in input order.
     n = x.shape[dim]
     rev = xp.flip(x, axis=dim)
-    idx = xp.flip(xp.argsort(rev, axis=dim, kind="stable"), axis=dim)
+    idx = xp.flip(stable_argsort(xp, rev, dim), axis=dim)
     return (n - 1) - idx
 
 
@@ -160,6 +163,9 @@ def unique(
     """
     xp = input._device.backend.xp
     x = input._data
+    dt = x.dtype
+    if dt.name == "bfloat16":
+        x = x.astype("float32")  # exact; NumPy's bfloat16 sort misplaces NaN
     if dim is None:
         values, inverse, counts = xp.unique(x.reshape(-1), return_inverse=True, return_counts=True)
         inverse = inverse.reshape(x.shape)
@@ -169,6 +175,7 @@ def unique(
         values, inverse, counts = xp.unique(moved, axis=0, return_inverse=True, return_counts=True)
         values = xp.moveaxis(values, 0, dim)
         inverse = inverse.reshape(-1)
+    values = values.astype(dt, copy=False)
     return _finish_unique(input, values, inverse, counts, return_inverse, return_counts)
 
 
@@ -290,7 +297,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         w = weights._data
         if w.ndim != 1 or w.shape[0] != x.shape[0]:
             raise RuntimeError("weights should be 1-d and have the same length as input")
-        dt = w.dtype if w.dtype.kind == "f" else "float64"
+        dt = w.dtype if w.dtype == "float32" else "float64"  # torch: float stays, else double
         res = xp.bincount(x, weights=w, minlength=minlength).astype(dt)
     return _make(res, input._device, False, None)
 
@@ -300,20 +307,34 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     Mirrors torch.histc."""
     x = input._data
     xp = input._device.backend.xp
-    if x.dtype.kind != "f":
+    if not is_floating(x.dtype):
         raise NotImplementedError(
             f"\"histogram_cpu\" not implemented for '{_short_name(input.dtype)}'"
         )
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0")
     lo, hi = float(min), float(max)
-    if lo > hi:
-        raise RuntimeError("torch.histc: max must be larger than min")
     if lo == hi and x.size:
         lo, hi = float(x.min()), float(x.max())
     if lo == hi:
         lo, hi = lo - 1, hi + 1
-    counts, _ = xp.histogram(x.reshape(-1), bins=bins, range=(lo, hi))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    # torch finds a value's bin as int((x - lo) * bins / (hi - lo)), each step rounded to the
+    # input's dtype (bfloat16 and float16 too), with lo and hi rounded to it first; it does not
+    # correct the result against the bin edges as NumPy's histogram does. Same here, so values
+    # near an edge land in torch's bin.
+    flat = x.reshape(-1)
+    left, right = xp.asarray(lo, dtype=x.dtype), xp.asarray(hi, dtype=x.dtype)
+    flat = flat[(flat >= left) & (flat <= right)]  # NaN and out-of-range values are not counted
+    pos = flat - left
+    pos *= xp.asarray(bins, dtype=x.dtype)
+    pos /= right - left
+    pos = pos.astype("int64")
+    xp.minimum(pos, bins - 1, out=pos)  # x == hi goes into the last bin
+    counts = xp.bincount(pos, minlength=bins)
     result = _make(counts.astype(x.dtype), input._device, False, None)
     return result if out is None else _write(out, result)
 

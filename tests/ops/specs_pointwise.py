@@ -207,6 +207,21 @@ SPECS = [
         S2,
         domain=[away_from(-1.5, 0.0, 1.5, low=-1.9, high=1.9), grid(0.5, 2, 4)],
     ),
+    row(
+        "remainder_scalar",
+        lambda T: lambda a: T.remainder(a, -0.75),
+        lambda a: np.remainder(a, -0.75),
+        [S],
+        domain=away_from(-1.5, -0.75, 0.0, 0.75, 1.5, low=-1.9, high=1.9),
+    ),
+    # no torch_op: torch has no derivative for remainder(number, tensor)
+    OpSpec(
+        name="remainder_number_tensor",
+        op=lambda b: mt.remainder(2.5, b),
+        ref=lambda b: np.remainder(2.5, b),
+        shapes=[S],
+        domain=grid(0.4, 2, 4),
+    ),
     row("neg", lambda T: T.neg, np.negative, [S], dtypes=FLOATS + INTS),
     row("neg_op", lambda T: lambda a: -a, np.negative, [(2, 1, 3)]),
     # pow: tensor ** scalar, tensor ** tensor, scalar ** tensor
