@@ -127,6 +127,9 @@ def _num(x, op: str, arg: str):
     raise TypeError(f"{op}(): argument '{arg}' must be Number, not {_typename(x)}")
 
 
+_FAST_INT = 2**53
+
+
 def arange(
     start=0,
     end=None,
@@ -143,6 +146,20 @@ def arange(
     start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
     if end is None:
         start, end = 0, start
+    if (
+        start.__class__ is int
+        and end.__class__ is int
+        and step.__class__ is int
+        and dtype is None
+        and out is None
+        and not requires_grad
+        and ((step > 0 and start <= end) or (step < 0 and end <= start))
+        and -_FAST_INT < start < _FAST_INT
+        and -_FAST_INT < end < _FAST_INT
+    ):  # arange(n) and friends on the CPU: every step of a training loop may build one
+        dev = _device(device)
+        if dev is cpu:
+            return _make(np.arange(start, end, step, dtype=np.int64), dev, False, None)
     start, end, step = (
         _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
     )
