@@ -215,6 +215,8 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
     """
     shape = t._data.shape
     plan = _basic_plan(shape, key)
+    if plan is None:
+        plan = _tensors_plan(t, shape, key)
     if plan is not None:
         return plan
     ndim = len(shape)
@@ -307,6 +309,35 @@ def parse_key(t: Tensor, key, *, as_select: bool = True) -> IndexPlan:
                 )
         adv[pos : pos + 1] = [(vdim + j, a, False) for j, a in enumerate(xp.nonzero(m))]
     return _advanced(basic_key, adv, view_name, v_shape, t._device.type == "cpu")
+
+
+def _tensors_plan(t: Tensor, shape, key) -> IndexPlan | None:
+    """The plan of x[i] or x[i0, i1, ...] for int64/int32 index tensors of one shape (not 0-d)
+    on x's device, indexing its leading dims: the idioms x[perm] and logits[arange(n), y],
+    without the general parser (it took 25 us of the 30 of logits[arange(16), y]); None for any
+    other key."""
+    if key.__class__ is Tensor:
+        items = (key,)
+    elif key.__class__ is tuple and 0 < len(key) <= len(shape):
+        items = key
+    else:
+        return None
+    dev = t._device
+    arrays = []
+    for item in items:
+        if item.__class__ is not Tensor or item._device is not dev:
+            return None
+        a = item._data
+        if a.ndim == 0 or not is_index_dtype(a.dtype) or (arrays and a.shape != arrays[0].shape):
+            return None
+        arrays.append(a)
+    if not arrays[0].size:
+        return None  # the general path words an empty index's errors
+    if dev.type == "cpu":
+        for k, a in enumerate(arrays):
+            check_index_bounds(a, shape[k], k)
+    out_shape = arrays[0].shape + shape[len(arrays) :]
+    return IndexPlan(None, tuple(arrays), None, "Alias", shape, out_shape, True)
 
 
 def _basic_plan(shape, key) -> IndexPlan | None:
