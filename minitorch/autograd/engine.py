@@ -328,6 +328,8 @@ def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
     """Sums a gradient of a broadcast result back to the input's shape (differentiably)."""
     gshape = g._data.shape
     lead = len(gshape) - len(shape)
+    if lead > 0 and gshape[lead:] == shape:  # the common case: a bias over a batch
+        return g.sum(dim=tuple(range(lead)))
     if lead < 0 or any(s != 1 and s != gs for s, gs in zip(shape, gshape[lead:], strict=True)):
         raise RuntimeError(
             f"Function {type(node).__name__} returned an invalid gradient at index {i} - got "
