@@ -467,9 +467,9 @@ def _copy_tensor(src: Tensor, dt, dev: Device):
     """A new array holding src's values with dtype dt on dev (device-to-device when they match)."""
     npdt = _dtype.numpy_dtype(dt)
     if src._device is dev:
-        return src._data.astype(npdt, copy=True)
+        return _from_double(src._data, npdt).astype(npdt, copy=True)
     host = src._device.backend.to_host(src._data)
-    return _put(host.astype(npdt, copy=True), dev)
+    return _put(_from_double(host, npdt).astype(npdt, copy=True), dev)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -487,7 +487,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, np.ndarray):
         src_dt = _check_ndarray(data)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
-        arr = np.array(data, dtype=npdt, order="C", copy=True)
+        if data.dtype.kind == "f" and npdt.kind == "f" and data.dtype != npdt:
+            arr = np.ascontiguousarray(_from_double(data, npdt))
+        else:
+            arr = np.array(data, dtype=npdt, order="C", copy=True)
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
         src_dt = _dtype.from_numpy(data.dtype)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
@@ -592,7 +595,7 @@ def from_numpy(ndarray) -> Tensor:
 def _from_double(a: np.ndarray, npdt) -> np.ndarray:
     """float64 values stored as npdt the way c10 converts them: Half and BFloat16 are built from
     a float, so a double is rounded to float32 first."""
-    if npdt.itemsize == 2 and npdt.kind != "i":
+    if a.dtype == np.float64 and npdt.itemsize == 2 and npdt.kind not in "iu":
         a = a.astype(np.float32)
     return a.astype(npdt, copy=False)
 

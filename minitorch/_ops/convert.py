@@ -41,6 +41,8 @@ class ToCopy(Function):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
         x = a._data
+        if x.dtype == "float64" and np_dtype.itemsize == 2 and np_dtype.kind not in "iu":
+            x = x.astype("float32")  # c10 builds a Half from a float: a double rounds twice
         if device is a._device:
             return x.astype(np_dtype)
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
