@@ -131,7 +131,7 @@ def run_backward_checked(node, grads):
 
 def _has_nan(g) -> bool:
     # A debugging mode may read device data back to the host (torch synchronizes here too).
-    if g._data.dtype.kind not in "fc":
+    if not (g.dtype.is_floating_point or g.dtype.is_complex):  # bfloat16's NumPy kind is 'V'
         return False
     flag = g._device.backend.xp.isnan(g._data).any()
     return bool(g._device.backend.to_host(flag))
