@@ -232,6 +232,18 @@ def run_parent(args, names):
         for (lib, name), medians in round_medians.items():
             if medians:
                 print(f"  {name:22} {lib:10} " + "  ".join(_fmt_time(m) for m in medians))
+    if args.verbose and "torch" in libraries:
+        # Within a round the libraries run back to back, so each round's ratio compares them in
+        # the same state of a machine that drifts between slower and faster periods.
+        print("\nminitorch/torch in each round, and their median:")
+        for name in names:
+            ours, theirs = round_medians["minitorch", name], round_medians["torch", name]
+            if ours and len(ours) == len(theirs):
+                ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+                print(
+                    f"  {name:22} {statistics.median(ratios):.2f}×   "
+                    + "  ".join(f"{r:.2f}" for r in ratios)
+                )
     for (lib, name), result in errors.items():
         if args.verbose and result.get("traceback"):
             print(f"\n{lib} / {name}:\n{result['traceback']}")
