@@ -123,7 +123,8 @@ def add(input, other, *, alpha=1, out=None):
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub."""
     if (isinstance(other, Tensor) and isinstance(input, Tensor)
-            and input._data.dtype is other._data.dtype and is_floating(input._data.dtype)):
+            and input._data.dtype is other._data.dtype
+            and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))):
         if alpha == 1:  # NOTE [ Same-dtype fast path ]
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
@@ -214,7 +215,8 @@ def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
     if rounding_mode is None:
         if not (isinstance(other, Tensor) and isinstance(input, Tensor)
-                and input._data.dtype is other._data.dtype and is_floating(input._data.dtype)):
+                and input._data.dtype is other._data.dtype
+                and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))):
             input, other, dt = promote_float(input, other, "div")
             if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
                 return _half_result(div(_widen(input), _widen(other)), dt, out)

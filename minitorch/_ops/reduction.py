@@ -176,7 +176,7 @@ class Sum(Function):
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        if np_dtype is None or np_dtype == x.dtype:
+        if x.size >= _GEMV_MIN_SIZE and (np_dtype is None or np_dtype == x.dtype):
             out = _gemv_sum(ctx.xp, x, dims, keepdim)
             if out is not None:
                 return out
@@ -221,7 +221,7 @@ class Mean(Function):
         if n == 0:  # torch: the mean of nothing is nan (without NumPy's warning)
             s = x.sum(axis=dims, keepdims=keepdim)
             return xp.asarray(s * float("nan"), dtype=x.dtype)
-        out = _gemv_sum(xp, x, dims, keepdim)
+        out = _gemv_sum(xp, x, dims, keepdim) if x.size >= _GEMV_MIN_SIZE else None
         if out is not None:
             out /= n
             return out
