@@ -67,7 +67,10 @@ class Mm(Function):
         ctx.save_for_backward(a, b)
         ctx.ta, ctx.tb = ta, tb
         xp = ctx.xp
-        out = xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+        if ta or tb:
+            out = xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+        else:
+            out = xp.matmul(a._data, b._data)
         # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
         return out if out.dtype == a._data.dtype else out.astype(a._data.dtype)
 
@@ -232,12 +235,15 @@ def matmul(input, other, *, out=None):
         return _autocast.call(matmul, _autocast.LOWER, (input, other), {"out": out})
     _require_tensor(input, "matmul", "input", 1)
     _require_tensor(other, "matmul", "other", 2)
-    da, db = input.ndim, other.ndim
+    sa, sb = input._data.shape, other._data.shape
+    da, db = len(sa), len(sb)
+    if da == 2 and db == 2 and out is None:  # the common case: mm's checks, once
+        _check_mm(sa, sb, input, other)
+        return Mm.apply(input, other)
     if da == 0 or db == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
-    sa, sb = input._data.shape, other._data.shape
     if da == 1 and db == 1:
         result = dot(input, other)
     elif da == 2 and db == 1:
