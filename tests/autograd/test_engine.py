@@ -479,3 +479,18 @@ def test_backward_matches_torch():
         results.append([_np(x.grad), _np(w.grad), _np(gx), _np(gxx)])
     for name, a, b in zip(["x.grad", "w.grad", "grad", "double grad"], *results, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-10, err_msg=name)
+
+
+def test_gradients_meeting_at_a_shared_input_are_summed(device):
+    # x reaches the loss along three paths; 0-d (NumPy's 0-d sums are scalars) and 2-d, and
+    # under create_graph the sum stays differentiable
+    for shape in [(), (2, 3)]:
+        a = np.linspace(-1.0, 2.0, int(np.prod(shape))).reshape(shape)
+        x = mt.tensor(a, device=device, requires_grad=True)
+        (x * x + x.exp() + 3 * x).sum().backward()
+        np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * a + np.exp(a) + 3)
+        assert x.grad.shape == shape and not x.grad.requires_grad
+    x = mt.tensor(0.5, device=device, requires_grad=True)
+    (g,) = mt.autograd.grad(x * x * x + x * x, x, create_graph=True)
+    (gg,) = mt.autograd.grad(g, x)
+    assert abs(gg.item() - (6 * 0.5 + 2)) < 1e-12
