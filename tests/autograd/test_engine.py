@@ -490,6 +490,8 @@ def test_gradients_meeting_at_a_shared_input_are_summed(device):
         (x * x + x.exp() + 3 * x).sum().backward()
         np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * a + np.exp(a) + 3)
         assert x.grad.shape == shape and not x.grad.requires_grad
+        x.grad.add_(1.0)  # an array that takes in-place updates (the optimizer's), not a scalar
+        np.testing.assert_allclose(x.grad.cpu().numpy(), 2 * a + np.exp(a) + 4)
     x = mt.tensor(0.5, device=device, requires_grad=True)
     (g,) = mt.autograd.grad(x * x * x + x * x, x, create_graph=True)
     (gg,) = mt.autograd.grad(g, x)
