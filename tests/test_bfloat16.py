@@ -198,3 +198,14 @@ def test_mul_div_keep_the_number_in_float32(device, dtype):
     s = mt.tensor(0.3, dtype=x.dtype).float().item()
     _same(x + 0.3, xf + s, f"add {dtype}")
     _same(x - 0.3, xf - s, f"sub {dtype}")
+
+
+def test_histc_with_a_range_drops_nan_and_outliers_without_reading_the_device():
+    # NaN and out-of-range values go to an extra bin that is dropped
+    from minitorch._backend.strict import count_transfers
+
+    x = mt.tensor([0.5, -3.0, NAN, 0.9, 2.5, -0.2], device="strict")
+    with count_transfers() as t:
+        got = mt.histc(x, bins=4, min=-1, max=1)
+    assert t.count == 0
+    assert got.cpu().tolist() == [0.0, 1.0, 0.0, 2.0]

@@ -328,13 +328,16 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     # near an edge land in torch's bin.
     flat = x.reshape(-1)
     left, right = xp.asarray(lo, dtype=x.dtype), xp.asarray(hi, dtype=x.dtype)
-    flat = flat[(flat >= left) & (flat <= right)]  # NaN and out-of-range values are not counted
-    pos = flat - left
+    # NaN and out-of-range values go to an extra bin that is dropped (no boolean mask: its
+    # data-dependent size would make a GPU wait)
+    valid = (flat >= left) & (flat <= right)
+    pos = xp.where(valid, flat, left) - left
     pos *= xp.asarray(bins, dtype=x.dtype)
     pos /= right - left
     pos = pos.astype("int64")
     xp.minimum(pos, bins - 1, out=pos)  # x == hi goes into the last bin
-    counts = xp.bincount(pos, minlength=bins)
+    pos = xp.where(valid, pos, bins)
+    counts = xp.bincount(pos, minlength=bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
     return result if out is None else _write(out, result)
 
