@@ -115,6 +115,14 @@ def numpy_dtype(dt: dtype) -> np.dtype:
 _SUPPORTED_NUMPY = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
 
 
+def via_float32(a, npdt):
+    """a, rounded to float32 first when a float64 array is about to become npdt, a 2-byte float:
+    c10 builds Half and BFloat16 from a float, so torch rounds a double twice."""
+    if a.dtype == "float64" and npdt.itemsize == 2 and npdt.kind not in "iu":
+        return a.astype("float32")
+    return a
+
+
 def from_numpy(np_dtype) -> dtype:
     """The minitorch dtype of a NumPy dtype; TypeError naming it when there is none.
 

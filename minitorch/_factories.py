@@ -593,11 +593,8 @@ def from_numpy(ndarray) -> Tensor:
 
 
 def _from_double(a: np.ndarray, npdt) -> np.ndarray:
-    """float64 values stored as npdt the way c10 converts them: Half and BFloat16 are built from
-    a float, so a double is rounded to float32 first."""
-    if a.dtype == np.float64 and npdt.itemsize == 2 and npdt.kind not in "iu":
-        a = a.astype(np.float32)
-    return a.astype(npdt, copy=False)
+    """float64 values stored as npdt the way c10 converts them (see _dtype.via_float32)."""
+    return _dtype.via_float32(a, npdt).astype(npdt, copy=False)
 
 
 def _filled(fill, shape, dt, dev, requires_grad):

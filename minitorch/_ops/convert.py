@@ -40,9 +40,7 @@ class ToCopy(Function):
     def forward(ctx, a, *, np_dtype, device, non_blocking=False):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
-        x = a._data
-        if x.dtype == "float64" and np_dtype.itemsize == 2 and np_dtype.kind not in "iu":
-            x = x.astype("float32")  # c10 builds a Half from a float: a double rounds twice
+        x = _dtype.via_float32(a._data, np_dtype)
         if device is a._device:
             return x.astype(np_dtype)
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.

@@ -160,7 +160,7 @@ _HALF = (_dtype.float16, _dtype.bfloat16)
 
 
 def _half_add_sub(fn, a, b, alpha, dt, out):
-    if alpha == 1 and not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+    if alpha == 1 and _number_operand(a, b):
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
         a, b = (
