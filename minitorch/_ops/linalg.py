@@ -58,6 +58,25 @@ def _swap(xp, x, flag):
     return xp.swapaxes(x, -1, -2) if flag else x
 
 
+_BLAS_COPY_MIN = 1 << 12  # elements; a smaller operand is cheap in NumPy's own loop
+
+
+def blas_ready(xp, x):
+    """x, or a contiguous copy where BLAS cannot read its last two dims in place. NumPy's matmul
+    hands an operand to BLAS only when one of those dims is unit-stride and the other steps at
+    least a row; otherwise (a zero stride from expand, the gradient of `.sum()`; a stepped
+    slice) it runs its own triple loop. The fc2 layer's backward on the attention block with
+    an expanded (2048, 128) gradient: 2.5 + 3.7 ms in that loop, 1.6 + 1.9 ms after the copy."""
+    if x.ndim < 2 or x.size < _BLAS_COPY_MIN:
+        return x
+    s_row, s_col = x.strides[-2:]
+    n_row, n_col = x.shape[-2:]
+    item = x.itemsize
+    if (s_col == item and s_row >= n_col * item) or (s_row == item and s_col >= n_row * item):
+        return x
+    return xp.ascontiguousarray(x)
+
+
 class Mm(Function):
     """out = op(a) @ op(b) (op: optional transpose of the last two dims);  the grads are matmuls
     of grad with the other operand, so they carry the same flags and are differentiable again"""
@@ -67,10 +86,11 @@ class Mm(Function):
         ctx.save_for_backward(a, b)
         ctx.ta, ctx.tb = ta, tb
         xp = ctx.xp
+        ad, bd = blas_ready(xp, a._data), blas_ready(xp, b._data)
         if ta or tb:
-            out = xp.matmul(_swap(xp, a._data, ta), _swap(xp, b._data, tb))
+            out = xp.matmul(_swap(xp, ad, ta), _swap(xp, bd, tb))
         else:
-            out = xp.matmul(a._data, b._data)
+            out = xp.matmul(ad, bd)
         # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
         return out if out.dtype == a._data.dtype else out.astype(a._data.dtype)
 

@@ -75,3 +75,45 @@ def test_softmax_big(device, log):
         want, want_gx = y, y * (g - (g * y).sum(-1, keepdims=True))
     np.testing.assert_allclose(out.detach().cpu().numpy(), want, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(gx.cpu().numpy(), want_gx, rtol=1e-9, atol=1e-12)
+
+
+# --- matmul operands BLAS cannot read in place (linalg.blas_ready) ---
+
+
+def test_blas_ready_copies_only_what_blas_cannot_read():
+    from minitorch._ops.linalg import blas_ready
+
+    a = np.ones((64, 256), np.float32)
+    assert blas_ready(np, a) is a
+    assert np.shares_memory(blas_ready(np, a.T), a)  # a transpose is read as is
+    assert np.shares_memory(blas_ready(np, a[:, :50]), a)  # rows longer than the slice: fine
+    for odd in (np.broadcast_to(np.float32(1), (64, 256)), a[:, ::2], a[::-1]):
+        out = blas_ready(np, odd)
+        assert out.flags.c_contiguous and not np.shares_memory(out, a)
+        np.testing.assert_array_equal(out, odd)
+
+
+@pytest.mark.parametrize("case", ["expanded", "stepped", "batched-expanded"])
+def test_matmul_of_operands_blas_cannot_read(device, case):
+    rng = np.random.default_rng(3)
+    w, g = rng.standard_normal((130, 90)), rng.standard_normal((3, 70, 90))
+    x = rng.standard_normal({"expanded": (1, 130), "stepped": (70, 260)}.get(case, (1, 70, 130)))
+    xt, wt = (mt.tensor(a, device=device, requires_grad=True) for a in (x, w))
+    if case == "expanded":  # zero row stride
+        a, view, g = np.broadcast_to(x, (70, 130)), xt.expand(70, 130), g[0]
+    elif case == "stepped":  # column stride of two elements
+        a, view, g = x[:, ::2], xt[:, ::2], g[0]
+    else:  # a zero batch stride
+        a, view = np.broadcast_to(x, (3, 70, 130)), xt.expand(3, 70, 130)
+    out = view @ wt
+    np.testing.assert_allclose(out.detach().cpu().numpy(), a @ w, rtol=1e-12, atol=1e-12)
+    out.backward(mt.tensor(g, device=device))
+    gx = g @ w.T
+    if case == "stepped":
+        want_x = np.zeros_like(x)
+        want_x[:, ::2] = gx
+    else:  # summed over the expanded dim
+        want_x = gx.sum(0, keepdims=True)
+    want_w = a.reshape(-1, 130).T @ g.reshape(-1, 90)
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), want_x, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(wt.grad.cpu().numpy(), want_w, rtol=1e-10, atol=1e-10)
