@@ -227,3 +227,78 @@ def test_pixel_shuffle_roundtrip():
     assert repr(nn.PixelShuffle(2)) == "PixelShuffle(upscale_factor=2)"
     with pytest.raises(RuntimeError, match="not divisible by 4"):
         F.pixel_shuffle(mt.randn(1, 3, 2, 2), 2)
+
+
+# --- stride 1: the wide column layout (conv.py _columns_wide) ---
+
+WIDE_CASES = [
+    ((2, 3, 6, 5), (4, 3, 3, 3), dict(padding=1)),
+    ((2, 4, 7, 6), (6, 2, 2, 3), dict(padding=(2, 0), dilation=(2, 1), groups=2)),
+    ((1, 2, 6, 5), (3, 2, 4, 3), dict(padding="same", dilation=(1, 2))),
+    ((2, 2, 4, 5, 3), (2, 2, 2, 3, 2), dict(padding=(1, 0, 1))),
+]
+
+
+def _sliding_weight_grad(x, g, w_shape, kw):
+    """d sum(conv(x, w) * g) / dw from the definition, via a windowed view (groups=1 or more)."""
+    groups = kw.get("groups", 1)
+    pad = kw.get("padding", 0)
+    dil = kw.get("dilation", 1)
+    nd = x.ndim - 2
+    dil = (dil,) * nd if isinstance(dil, int) else dil
+    k = w_shape[2:]
+    if pad == "same":
+        total = [d * (kk - 1) for d, kk in zip(dil, k, strict=True)]
+        pads = [(t // 2, t - t // 2) for t in total]
+    else:
+        pad = (pad,) * nd if isinstance(pad, int) else pad
+        pads = [(p, p) for p in pad]
+    xp = np.pad(x, [(0, 0), (0, 0)] + pads)
+    out = np.zeros(w_shape)
+    cg, fg = x.shape[1] // groups, w_shape[0] // groups
+    for gi in range(groups):
+        for idx in np.ndindex(*k):
+            sl = tuple(
+                slice(i * d, i * d + o) for i, d, o in zip(idx, dil, g.shape[2:], strict=True)
+            )
+            xs = xp[(slice(None), slice(gi * cg, (gi + 1) * cg)) + sl]
+            gs = g[:, gi * fg : (gi + 1) * fg]
+            out[(slice(gi * fg, (gi + 1) * fg), slice(None)) + idx] = np.einsum(
+                "nfs,ncs->fc", gs.reshape(gs.shape[:2] + (-1,)), xs.reshape(xs.shape[:2] + (-1,))
+            )
+    return out
+
+
+@pytest.mark.parametrize("shapes", WIDE_CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+def test_stride_one_conv_values_and_gradients(shapes, device):
+    xs, ws, kw = shapes
+    rng = np.random.default_rng(5)
+    x, w, b = rng.normal(size=xs), rng.normal(size=ws), rng.normal(size=ws[0])
+    fn = {4: F.conv2d, 5: F.conv3d}[len(xs)]
+    tx, tw, tb = _t(x, device, True), _t(w, device, True), _t(b, device, True)
+    out = fn(tx, tw, tb, **kw)
+    np.testing.assert_allclose(_np(out), ref_conv(x, w, b, **kw), rtol=1e-10, atol=1e-10)
+    g = rng.normal(size=out.shape)
+    out.backward(_t(g, device))
+    want_w = _sliding_weight_grad(x, g, ws, kw)
+    np.testing.assert_allclose(_np(tw.grad), want_w, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(_np(tb.grad), g.sum((0, *range(2, g.ndim))), rtol=1e-10)
+    small = [_t(a, device, True) for a in (x[:1], w, b)]
+    assert gradcheck(lambda *a: fn(*a, **kw), small)
+    assert gradgradcheck(lambda *a: fn(*a, **kw), small)
+
+
+def test_stride_one_weight_gradient_with_inf_input_matches_definition(device):
+    # the wide columns hold junk positions; an inf there must not leak NaN into the weight grad
+    rng = np.random.default_rng(6)
+    x, w = rng.normal(size=(1, 1, 4, 4)), rng.normal(size=(1, 1, 3, 3))
+    x[0, 0, 1, 3] = np.inf  # last column: read by the junk of the row below
+    tx, tw = _t(x, device), _t(w, device, True)
+    out = F.conv2d(tx, tw, padding="valid")  # 2x2 outputs; (1, 3) is read by taps (1, 1), (1, 2)
+    g = np.ones(out.shape)
+    out.backward(_t(g, device))
+    want = _sliding_weight_grad(x, g, w.shape, dict(padding=0))
+    assert np.isfinite(want[0, 0, 0, 0]) and np.isinf(want[0, 0, 1, 2])
+    np.testing.assert_array_equal(np.isfinite(_np(tw.grad)), np.isfinite(want))
+    fin = np.isfinite(want)
+    np.testing.assert_allclose(_np(tw.grad)[fin], want[fin], rtol=1e-12)
