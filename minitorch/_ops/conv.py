@@ -163,49 +163,6 @@ def _columns_cm(xp, x, kernel, stride, pads, dilation, groups, out_size=None):
     return cols, tuple(out_size)
 
 
-def _wide_cols_ok(x, stride) -> bool:
-    """Whether Conv may take the wide column layout: host arrays, stride 1, 2+ spatial dims."""
-    return x._device.type == "cpu" and len(stride) > 1 and all(s == 1 for s in stride)
-
-
-def _columns_wide(xp, x, kernel, pads, dilation, groups):
-    """Conv's channel-major column matrix for stride 1 laid out on the padded grid:
-    (groups, C/groups * prod(kernel), N * L) with L = out[0] * prod(padded[1:]), the out size
-    and padded[1:].
-
-    The columns of _columns_cm are rows of out[-1] elements read from a strided view (14 on
-    the CNN step's second layer), and NumPy copies short rows slowly. Here every spatial dim but
-    the first keeps its padded length, so each (channel, tap, image) row of the columns is ONE
-    contiguous run of the flat padded input at the tap's offset (the trick of _col2im_wide,
-    read instead of written): (64, 16, 14, 14) with a 3x3 kernel, best of 40: 3.5 -> 0.9 ms
-    for the columns, the GEMM 14% wider. Positions past out on the trailing dims read junk
-    from the neighbouring row; Conv crops them from its result and ConvWeight multiplies them by
-    zeros (hence only kept for it when x is finite: inf * 0 would leak NaN)."""
-    n, c = x.shape[:2]
-    nd = len(kernel)
-    padded = tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads, strict=True))
-    out_size = tuple(p - d * (k - 1) for p, k, d in zip(padded, kernel, dilation, strict=True))
-    steps = [prod(padded[i + 1 :]) for i in range(nd)]  # a spatial dim's flat stride
-    plane = prod(padded)
-    extra = sum(
-        d * (k - 1) * st for d, k, st in zip(dilation[1:], kernel[1:], steps[1:], strict=True)
-    )
-    buf = xp.zeros(n * c * plane + extra, dtype=x.dtype)
-    inner = tuple(slice(lo, lo + s) for (lo, _), s in zip(pads, x.shape[2:], strict=True))
-    buf[: n * c * plane].reshape((n, c) + padded)[(slice(None), slice(None)) + inner] = x
-    length = out_size[0] * steps[0]
-    item = buf.itemsize
-    win = xp.lib.stride_tricks.as_strided(
-        buf,
-        shape=(c,) + tuple(kernel) + (n, length),
-        strides=(plane * item,)
-        + tuple(d * st * item for d, st in zip(dilation, steps, strict=True))
-        + (c * plane * item, item),
-    )
-    cols = win.reshape(groups, (c // groups) * prod(kernel), n * length)
-    return cols, out_size, padded[1:]
-
-
 def _channel_major(xp, a, groups):
     """(N, C, *S) -> (groups, C/groups, N * prod(S)), one copy."""
     n, c = a.shape[:2]
@@ -300,28 +257,17 @@ class Conv(Function):
     @staticmethod
     def forward(ctx, x, w, b, *, stride, padding, dilation, groups):
         xp = ctx.xp
-        xd, wd = x._data, w._data
-        kernel = wd.shape[2:]
-        n, c_out = xd.shape[0], wd.shape[0]
-        wm = wd.reshape(groups, c_out // groups, -1)
-        wide = None  # the padded trailing sizes when the columns are wide (_columns_wide)
-        if _wide_cols_ok(x, stride):
-            cols, out_size, wide = _columns_wide(xp, xd, kernel, padding, dilation, groups)
-            m = xp.matmul(wm, cols).reshape((c_out, n, out_size[0]) + wide)
-            crop = (slice(None),) * 3 + tuple(slice(0, o) for o in out_size[1:])
-            out = _swap_plus_bias(xp, m[crop], b)
-        else:
-            cols, out_size = _columns_cm(xp, xd, kernel, stride, padding, dilation, groups)
-            out = _batch_major(xp, xp.matmul(wm, cols), n, c_out, out_size, b)
+        wd = w._data
+        cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
+        wm = wd.reshape(groups, wd.shape[0] // groups, -1)
+        n = x._data.shape[0]
+        out = _batch_major(xp, xp.matmul(wm, cols), n, wd.shape[0], out_size, b)
         if out.dtype != wd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
             out = out.astype(wd.dtype)
         ctx.geom = (stride, padding, dilation, groups)
         # Small column matrices serve the weight gradient again (freed after backward; 2-3 ms of
         # the CNN step's ~50); large ones (prod(kernel) times the input) are recomputed there.
         keep = ctx.needs_input_grad[1] and cols.nbytes <= CACHED_COLUMNS_MAX_BYTES
-        if keep and wide is not None:
-            keep = bool(xp.isfinite(xd).all())  # host data (see _columns_wide)
-        ctx.wide = wide if keep else None
         ctx.save_for_backward(x, w, cols if keep else None)
         return out
 
@@ -335,12 +281,7 @@ class Conv(Function):
             gx = ConvTranspose.apply(grad, w, None, out_size=x.shape[2:], **geom)
         if ctx.needs_input_grad[1]:
             gw = ConvWeight.apply(
-                x,
-                grad,
-                kernel=w.shape[2:],
-                cols=None if cols is None else cols._data,
-                wide=ctx.wide,
-                **geom,
+                x, grad, kernel=w.shape[2:], cols=None if cols is None else cols._data, **geom
             )
         if ctx.needs_input_grad[2]:
             gb = _sum_bias_grad(grad)
@@ -404,7 +345,7 @@ class ConvWeight(Function):
     _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, x, gy, *, kernel, stride, padding, dilation, groups, cols=None, wide=None):
+    def forward(ctx, x, gy, *, kernel, stride, padding, dilation, groups, cols=None):
         xp = ctx.xp
         g = gy._data
         c_out = g.shape[1]
@@ -412,18 +353,7 @@ class ConvWeight(Function):
             cols, _ = _columns_cm(
                 xp, x._data, kernel, stride, padding, dilation, groups, out_size=g.shape[2:]
             )
-            wide = None
-        if wide is None:
-            gm = _channel_major(xp, g, groups)
-        else:  # Conv's wide columns: g on the same grid, zeros at the junk positions
-            n, size = g.shape[0], g.shape[2:]
-            gm = xp.zeros((groups, c_out // groups, n, size[0]) + tuple(wide), dtype=g.dtype)
-            dst = gm[(slice(None),) * 4 + tuple(slice(0, o) for o in size[1:])]
-            dst[...] = g.reshape((n, groups, c_out // groups) + size).transpose(
-                (1, 2, 0) + tuple(range(3, 3 + len(size)))
-            )
-            gm = gm.reshape(groups, c_out // groups, -1)
-        out = xp.matmul(gm, xp.swapaxes(cols, -1, -2))
+        out = xp.matmul(_channel_major(xp, g, groups), xp.swapaxes(cols, -1, -2))
         if out.dtype != g.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
             out = out.astype(g.dtype)
         ctx.geom = (stride, padding, dilation, groups)

@@ -229,7 +229,7 @@ def test_pixel_shuffle_roundtrip():
         F.pixel_shuffle(mt.randn(1, 3, 2, 2), 2)
 
 
-# --- stride 1: the wide column layout (conv.py _columns_wide) ---
+# --- stride 1, against the definition of the weight gradient ---
 
 WIDE_CASES = [
     ((2, 3, 6, 5), (4, 3, 3, 3), dict(padding=1)),
@@ -289,7 +289,7 @@ def test_stride_one_conv_values_and_gradients(shapes, device):
 
 
 def test_stride_one_weight_gradient_with_inf_input_matches_definition(device):
-    # the wide columns hold junk positions; an inf there must not leak NaN into the weight grad
+    # an inf input makes only the weight-gradient taps that read it infinite
     rng = np.random.default_rng(6)
     x, w = rng.normal(size=(1, 1, 4, 4)), rng.normal(size=(1, 1, 3, 3))
     x[0, 0, 1, 3] = np.inf  # last column: read by the junk of the row below
