@@ -128,7 +128,8 @@ def typename(obj) -> str:
 
 # torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
 # RuntimeWarnings are attributed to minitorch's op and backend modules.
-_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"minitorch\.(_ops|_backend)")
+_KERNEL_MODULES = r"minitorch\.(_ops|_backend)"
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODULES)
 
 
 # NOTE [ Lazy submodules ]

@@ -19,6 +19,7 @@ NAN = float("nan")
 INF = float("inf")
 WITH_NAN = [1.0, NAN, 2.0, 0.25, -INF, 0.5, 3.0]
 SMALL_STEPS = [1.0] + [2.0**-9] * 64  # each step vanishes when summed in bfloat16
+ONES = [1.0] * 1000
 F = mt.nn.functional
 
 
@@ -66,6 +67,12 @@ CASES = {
     "max_pool2d": ([[WITH_NAN[:3], [-1.0, -2.0, -3.0]]], lambda x: F.max_pool2d(x, 2, stride=1)),
     "avg_pool1d": ([SMALL_STEPS[:9]], lambda x: F.avg_pool1d(x, 3)),
     "avg_pool2d": ([[SMALL_STEPS[:4], [1.5, -2.25, 3.0, 0.5]]], lambda x: F.avg_pool2d(x, 2)),
+    # 1,000 ones: a sum kept in bfloat16 stops at 256 (256 + 1 rounds back to 256)
+    "norm": (ONES, lambda x: x.norm()),
+    "norm_1": (ONES, lambda x: x.norm(p=1)),
+    "vector_norm_3": (ONES, lambda x: mt.linalg.vector_norm(x, 3)),
+    "dist": (ONES, lambda x: mt.dist(x, x * 0)),
+    "logsumexp": ([[0.0] * 1000, [1.0] * 1000], lambda x: x.logsumexp(1)),
     "scatter_reduce_amax": (
         [-1.0, -2.0, 3.0],
         lambda s: mt.zeros(2, dtype=s.dtype, device=s.device).scatter_reduce(
@@ -82,7 +89,8 @@ CASES = {
 
 
 # These backwards are composed of half-precision ops (rounded at each step), as torch's are.
-_GRAD_ROUNDED_IN_HALF = {"cumprod", "logcumsumexp", "var", "std"}
+_GRAD_ROUNDED_IN_HALF = {"cumprod", "logcumsumexp", "var", "std", "logsumexp"}
+_GRAD_ROUNDED_IN_HALF |= {"norm", "norm_1", "vector_norm_3", "dist"}
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
@@ -209,3 +217,38 @@ def test_histc_with_a_range_drops_nan_and_outliers_without_reading_the_device():
         got = mt.histc(x, bins=4, min=-1, max=1)
     assert t.count == 0
     assert got.cpu().tolist() == [0.0, 1.0, 0.0, 2.0]
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_composed_norms_of_long_rows(dtype, device):
+    # cosine_similarity and normalize divide by a norm: within half precision of float64
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal((2, 3, 1000)) + 0.5
+    x, y = (mt.tensor(v, device=device).to(getattr(mt, dtype)) for v in (a, b))
+    a, b = _values(x).astype(np.float64), _values(y).astype(np.float64)
+    cos = (a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1))
+    np.testing.assert_allclose(_values(F.cosine_similarity(x, y)), cos, rtol=0, atol=0.02)
+    unit = a / np.sqrt((a * a).sum(1, keepdims=True))
+    np.testing.assert_allclose(_values(F.normalize(x, dim=1)), unit, rtol=0.02, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda x: x.max(),
+        lambda x: x.min(),
+        lambda x: x.amax(1),
+        lambda x: x.aminmax(),
+        lambda x: mt.histc(x, bins=3, min=0, max=3),
+    ],
+    ids=["max", "min", "amax", "aminmax", "histc"],
+)
+def test_no_warning_reaches_the_user_for_a_bfloat16_nan(op):
+    import warnings
+
+    x = mt.tensor([[1.0, NAN, 3.0, 2.0]], dtype=mt.bfloat16)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")  # then minitorch's own filter for its kernels, as at import
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=mt._KERNEL_MODULES)
+        op(x)
+    assert [str(w.message) for w in caught] == []

@@ -354,8 +354,8 @@ def set_default_device(device_spec) -> None:
     _default_base = cpu if device_spec is None else device(device_spec)
 
 
-from minitorch._backend.numpy_backend import NumpyBackend  # noqa: E402
 from minitorch._backend import host_memory  # noqa: E402
+from minitorch._backend.numpy_backend import NumpyBackend  # noqa: E402
 
 register_backend("cpu", NumpyBackend())
 host_memory.tune()

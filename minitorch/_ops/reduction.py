@@ -6,7 +6,7 @@ import builtins
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, wrap_dim
+from minitorch._ops._common import cast, is_floating, quiet_extreme, wrap_dim
 from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -383,12 +383,8 @@ class Amax(Function):
     def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        out = (
-            x.max(axis=dims, keepdims=keepdim)
-            if kind == "max"
-            else (x.min(axis=dims, keepdims=keepdim))
-        )
-        out = ctx.xp.asarray(out)
+        reduce = x.max if kind == "max" else x.min
+        out = ctx.xp.asarray(quiet_extreme(ctx.xp, x, reduce, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 
@@ -534,8 +530,8 @@ class Aminmax(Function):
         x = a._data
         xp = ctx.xp
         _setup(ctx, x, dims, keepdim)
-        lo = xp.asarray(x.min(axis=dims, keepdims=keepdim))
-        hi = xp.asarray(x.max(axis=dims, keepdims=keepdim))
+        lo = xp.asarray(quiet_extreme(xp, x, x.min, axis=dims, keepdims=keepdim))
+        hi = xp.asarray(quiet_extreme(xp, x, x.max, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(a, lo, hi)
         return lo, hi
 
@@ -620,13 +616,16 @@ class Logsumexp(Function):
                 shape = _drop(x.shape, dims)
             out = xp.full(shape, -float("inf"), dtype=x.dtype)
         else:
+            dt = x.dtype
+            if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+                x = x.astype("float32")
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
             s = xp.exp(x - m).sum(axis=dims, keepdims=True)
             out = xp.log(s) + m  # every element -inf: log(0) = -inf, the answer
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
-            out = xp.asarray(out, dtype=x.dtype)
+            out = xp.asarray(out, dtype=dt)
         ctx.save_for_backward(a, out)
         return out
 

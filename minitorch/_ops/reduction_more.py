@@ -201,6 +201,9 @@ class LinalgVectorNorm(Function):
         xp = ctx.xp
         _setup(ctx, x, dims, keepdim)
         ctx.ord = ord
+        dt = x.dtype
+        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+            x = x.astype("float32")
         ax = xp.abs(x)
         if ord == math.inf:
             out = ax.max(axis=dims, keepdims=keepdim)
@@ -214,7 +217,7 @@ class LinalgVectorNorm(Function):
             out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
         else:
             out = (ax**ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = xp.asarray(out, dtype=x.dtype)
+        out = xp.asarray(out, dtype=dt)
         ctx.save_for_backward(a, out)
         return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import return_types
-from minitorch._ops._common import is_floating, wrap_dim
+from minitorch._ops._common import is_floating, quiet_extreme, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
 from minitorch._ops.reduction_more import stable_argsort
@@ -315,7 +315,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         raise RuntimeError("torch.histc: bins must be > 0")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
-        lo, hi = float(x.min()), float(x.max())
+        lo, hi = float(quiet_extreme(xp, x, x.min)), float(quiet_extreme(xp, x, x.max))
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if not (math.isfinite(lo) and math.isfinite(hi)):

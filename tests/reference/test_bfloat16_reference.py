@@ -22,6 +22,7 @@ ROW = [1.5, -2.25, 3.0, 0.30078125, 7.0, -0.69921875, 0.5, 4.0]
 WITH_NAN = [1.0, NAN, 2.0, 0.5, -INF, 0.5, 3.0]
 SMALL_STEPS = [1.0] + [2.0**-9] * 64  # each step vanishes when summed in bfloat16
 SRC = ([-1.0, -2.0, 3.0], "bfloat16", True)  # a scatter source
+LONG = [[(i % 16) / 8 for i in range(1200)], [1.0 - (i % 7) / 4 for i in range(1200)]]
 
 
 def _f(x):
@@ -111,11 +112,20 @@ CASES = [
      lambda L, w: L.bincount(L.tensor([0, 1, 1, 3]), w)),
     ("bincount_weights_f16", [(ROW[:4], "float16", False)],
      lambda L, w: L.bincount(L.tensor([0, 1, 1, 3]), w)),
+    # long rows: a sum kept in bfloat16 stops growing at 256
+    ("norm", [(LONG, "bfloat16", True)], lambda L, x: x.norm(dim=1)),
+    ("norm_1", [(LONG, "bfloat16", True)], lambda L, x: x.norm(p=1, dim=1)),
+    ("vector_norm_3_f16", [(LONG, "float16", False)], lambda L, x: L.linalg.vector_norm(x, 3)),
+    ("dist", [(LONG, "bfloat16", False), (LONG[::-1], "bfloat16", False)],
+     lambda L, x, y: L.dist(x, y)),
+    ("logsumexp", [(LONG, "bfloat16", True)], lambda L, x: x.logsumexp(1)),
+    ("logsumexp_f16", [(LONG, "float16", True)], lambda L, x: x.logsumexp(1)),
 ]  # fmt: skip
 
 
 # torch's cumprod backward is another formula: a rounding or two apart in half precision.
 GRAD_RTOL = {"cumprod": 2 * 2.0**-7, "cumprod_f16": 2 * 2.0**-10}
+GRAD_RTOL["norm"] = 2.0**-7  # grad * x / norm rounded in another order: one ulp
 
 
 def _inputs(L, spec):
