@@ -23,6 +23,15 @@ ONES = [1.0] * 1000
 F = mt.nn.functional
 
 
+def _zeros_like_int(x):
+    return mt.zeros(x.shape[0], dtype=mt.int64, device=x.device)
+
+
+def _all_rows(x):
+    """One bag of every row of an embedding table with x.shape[0] rows."""
+    return mt.arange(x.shape[0], device=x.device)[None]
+
+
 def _values(t):
     return t.detach().cpu().float().numpy() if t.dtype.is_floating_point else t.cpu().numpy()
 
@@ -73,6 +82,13 @@ CASES = {
     "vector_norm_3": (ONES, lambda x: mt.linalg.vector_norm(x, 3)),
     "dist": (ONES, lambda x: mt.dist(x, x * 0)),
     "logsumexp": ([[0.0] * 1000, [1.0] * 1000], lambda x: x.logsumexp(1)),
+    "sum_dtype": (ONES, lambda x: x.sum(dtype=x.dtype)),
+    "nll_loss_sum": (ONES, lambda x: F.nll_loss(x[:, None], _zeros_like_int(x), reduction="sum")),
+    "embedding_bag_sum": (ONES, lambda x: F.embedding_bag(_all_rows(x), x[:, None], mode="sum")),
+    "embedding_bag_mean": (
+        [1.0] * 500 + [2.0**-9] * 500,
+        lambda x: F.embedding_bag(_all_rows(x), x[:, None], mode="mean"),
+    ),
     "scatter_reduce_amax": (
         [-1.0, -2.0, 3.0],
         lambda s: mt.zeros(2, dtype=s.dtype, device=s.device).scatter_reduce(

@@ -11,7 +11,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch._ops._common import cast, wrap_dim
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
-from minitorch._ops.reduction import _gemv_sum
+from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import is_grad_enabled
 
@@ -226,10 +226,13 @@ class NllLoss(Function):
             out = loss
             total = None
         else:
-            out = loss.sum()
-            total = w.sum() if reduction == "mean" else None
-            if total is not None:
+            acc = _accumulate_dtype(x)  # half: summed in float32, as torch does
+            out = loss.sum(dtype=acc)
+            total = None
+            if reduction == "mean":
+                total = w.sum(dtype=acc)
                 out = out / total
+                total = xp.asarray(total, dtype=x.dtype)
         ctx.save_for_backward(safe, w, total)
         return xp.asarray(out, dtype=x.dtype)
 

@@ -180,9 +180,10 @@ class Sum(Function):
             out = _gemv_sum(ctx.xp, x, dims, keepdim)
             if out is not None:
                 return out
-        acc = _accumulate_dtype(x) if np_dtype is None else None
+        target = x.dtype if np_dtype is None else np_dtype
+        acc = "float32" if target.itemsize < 4 and is_floating(target) else None  # as torch
         out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
-        return ctx.xp.asarray(out, dtype=x.dtype if acc else None)
+        return ctx.xp.asarray(out, dtype=target if acc else None)
 
     @staticmethod
     def backward(ctx, grad):

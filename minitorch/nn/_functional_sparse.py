@@ -173,22 +173,25 @@ def embedding_bag(
         vals = vals * per_sample_weights.reshape(-1, 1)
     if keep is not None:
         vals = vals * keep.unsqueeze(1).to(vals.dtype)
-    out = zeros(out_shape, dtype=vals.dtype, device=weight.device).index_add(0, bag_of, vals)
+    dt = vals.dtype
+    acc = _dtype.float32 if dt in (_dtype.float16, _dtype.bfloat16) else dt  # torch's, for half
+    out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals.to(acc))
     if mode == "mean":
-        count = _count(bag_of, keep, bags, weight)
+        count = _count(bag_of, keep, bags, weight, acc)
         out = out / _ops.clamp(count, min=1).unsqueeze(1)
-    return out
+    return out.to(dt)
 
 
 def _type_name(x) -> str:
     return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
 
 
-def _count(bag_of: Tensor, keep, bags: int, weight: Tensor) -> Tensor:
-    ones = ones_like(bag_of, dtype=weight.dtype)
+def _count(bag_of: Tensor, keep, bags: int, weight: Tensor, dtype=None) -> Tensor:
+    dtype = dtype or weight.dtype
+    ones = ones_like(bag_of, dtype=dtype)
     if keep is not None:
-        ones = ones * keep.to(weight.dtype)
-    return zeros(bags, dtype=weight.dtype, device=weight.device).index_add(0, bag_of, ones)
+        ones = ones * keep.to(dtype)
+    return zeros(bags, dtype=dtype, device=weight.device).index_add(0, bag_of, ones)
 
 
 def _check_offsets(offsets: Tensor) -> None:

@@ -120,6 +120,15 @@ CASES = [
      lambda L, x, y: L.dist(x, y)),
     ("logsumexp", [(LONG, "bfloat16", True)], lambda L, x: x.logsumexp(1)),
     ("logsumexp_f16", [(LONG, "float16", True)], lambda L, x: x.logsumexp(1)),
+    ("sum_dtype", [(LONG, "bfloat16", True)], lambda L, x: x.sum(1, dtype=L.bfloat16)),
+    ("nll_loss_sum", [(LONG, "bfloat16", True)],
+     lambda L, x: L.nn.functional.nll_loss(x.T, L.arange(1200) % 2, reduction="sum")),
+    ("nll_loss_mean", [(LONG, "bfloat16", True)],
+     lambda L, x: L.nn.functional.nll_loss(x.T, L.arange(1200) % 2)),
+    ("embedding_bag_sum", [(LONG, "bfloat16", True)],
+     lambda L, w: L.nn.functional.embedding_bag(L.arange(1200)[None], w.T, mode="sum")),
+    ("embedding_bag_mean_f16", [(LONG, "float16", True)],
+     lambda L, w: L.nn.functional.embedding_bag(L.arange(1200)[None], w.T, mode="mean")),
 ]  # fmt: skip
 
 
