@@ -51,6 +51,30 @@ def test_max_pool_ties_and_nan_pick_like_torch():
     assert idx.item() == 3  # torch keeps the last NaN
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 8, 6), (1, 2, 7, 5)])
+def test_max_pool2d_kernel_2_picks_the_first_maximum_of_each_window(shape, device):
+    # small integers: most windows hold ties (a ReLU's zeros do the same in a CNN)
+    rng = np.random.default_rng(4)
+    x = rng.integers(0, 3, size=shape).astype(np.float64)
+    xt = mt.tensor(x, device=device, requires_grad=True)
+    out, idx = F.max_pool2d(xt, 2, return_indices=True)
+    n, c, h, w = shape
+    oh, ow = h // 2, w // 2  # an odd last row or column is dropped
+    win = x[:, :, : 2 * oh, : 2 * ow].reshape(n, c, oh, 2, ow, 2).transpose(0, 1, 2, 4, 3, 5)
+    win = win.reshape(n, c, oh, ow, 4)
+    first = win.argmax(-1)  # row-major order within the window
+    rows = 2 * np.arange(oh)[:, None] + first // 2
+    cols = 2 * np.arange(ow)[None, :] + first % 2
+    np.testing.assert_array_equal(_np(out), win.max(-1))
+    np.testing.assert_array_equal(_np(idx), rows * w + cols)
+    g = rng.standard_normal(out.shape)
+    out.backward(mt.tensor(g, device=device))
+    want = np.zeros(shape)
+    ni, ci = np.arange(n)[:, None, None, None], np.arange(c)[None, :, None, None]
+    want[ni, ci, rows, cols] = g
+    np.testing.assert_array_equal(_np(xt.grad), want)
+
+
 def test_pool_gradients_float64(device):
     x = mt.tensor(_distinct((1, 2, 5, 6)), device=device, requires_grad=True)
     assert gradcheck(lambda a: F.max_pool2d(a, 3, 2, 1, ceil_mode=True), (x,))
