@@ -32,6 +32,20 @@ def _all_rows(x):
     return mt.arange(x.shape[0], device=x.device)[None]
 
 
+def _zeros(x):
+    return mt.zeros(1, dtype=x.dtype, device=x.device)
+
+
+def _like(x, shape, value=1.0):
+    return mt.full(shape, value, dtype=x.dtype, device=x.device)
+
+
+def _softmax_backward(g):
+    """The gradient of softmax at zeros (every output 1 / n) for the upstream gradient g."""
+    c = mt.zeros(g.shape[0], dtype=g.dtype, device=g.device, requires_grad=True)
+    return mt.autograd.grad(mt.softmax(c, 0), c, g, create_graph=True)[0]
+
+
 def _values(t):
     return t.detach().cpu().float().numpy() if t.dtype.is_floating_point else t.cpu().numpy()
 
@@ -83,11 +97,74 @@ CASES = {
     "dist": (ONES, lambda x: mt.dist(x, x * 0)),
     "logsumexp": ([[0.0] * 1000, [1.0] * 1000], lambda x: x.logsumexp(1)),
     "sum_dtype": (ONES, lambda x: x.sum(dtype=x.dtype)),
+    "nansum_dtype": (ONES + [NAN], lambda x: x.nansum(dtype=x.dtype)),
     "nll_loss_sum": (ONES, lambda x: F.nll_loss(x[:, None], _zeros_like_int(x), reduction="sum")),
     "embedding_bag_sum": (ONES, lambda x: F.embedding_bag(_all_rows(x), x[:, None], mode="sum")),
     "embedding_bag_mean": (
         [1.0] * 500 + [2.0**-9] * 500,
         lambda x: F.embedding_bag(_all_rows(x), x[:, None], mode="mean"),
+    ),
+    "nan_to_num": ([1.0, NAN, INF, -INF, 0.5], lambda x: x.nan_to_num(0.5, 9.0, -9.0)),
+    "einsum_sum": (ONES, lambda x: mt.einsum("i->", x)),  # bfloat16 raised in NumPy's einsum
+    "einsum_dot": (ONES, lambda x: mt.einsum("i,i->", x, x)),
+    "matrix_exp": ([[0.5, -0.25], [0.125, 0.75]], lambda x: mt.linalg.matrix_exp(x)),  # float16
+    # the sum of grad * softmax (1,024 terms of 2**-10 and 2**-11) kept in bfloat16 fell short
+    "softmax_backward": ([1.0] * 512 + [0.5] * 512, lambda g: _softmax_backward(g)),
+    # float16: the product (1 + 2**-11) rounded before the bias was added lost 2**-10
+    "conv1d_bias": (
+        [1.0, 2.0**-11],
+        lambda x: F.conv1d(x[None, None], _like(x, (1, 1, 2)), _like(x, (1,), 2.0**-11))[0, 0],
+    ),
+    "linear_bias": (
+        [1.0, 2.0**-11],
+        lambda x: F.linear(x, _like(x, (1, 2)), _like(x, (1,), 2.0**-11)),
+    ),
+    "linear_bias_bf16": (
+        [1.0, 2.0**-8],
+        lambda x: F.linear(x, _like(x, (1, 2)), _like(x, (1,), 2.0**-8)),
+    ),
+    # computed in float32 with float32's eps (bfloat16's eps, 2**-7, gave 0.09 for 1.0 here)
+    "rms_norm": ([[2.0**-7] * 4, [1.5, -2.25, 3.0, 0.25]], lambda x: F.rms_norm(x, (4,))),
+    # float32 throughout, rounded once (x - mean, and the attention weights, were rounded)
+    "group_norm": (
+        [[1.5, -2.25, 3.0, 0.25], [2.0**-7, 1.0, 1.0 + 2.0**-7, 0.5]],
+        lambda x: F.group_norm(x[None], 2),
+    ),
+    "sdpa": (
+        [[1.5, -2.25, 3.0, 0.25], [2.0**-7, 1.0, 1.0 + 2.0**-7, 0.5]],
+        lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None]),
+    ),
+    # positions and weights in float32 (a bfloat16 arange of 600 output positions rounded)
+    "interpolate_linear": (
+        [[1.5, -2.25, 3.0, 0.25]],
+        lambda x: F.interpolate(x[None], size=600, mode="linear")[0],
+    ),
+    "interpolate_bicubic": (
+        [[1.5, -2.25, 3.0, 0.25], [2.0**-7, 1.0, 1.0 + 2.0**-7, 0.5]],
+        lambda x: F.interpolate(x[None, None], size=(5, 9), mode="bicubic")[0, 0],
+    ),
+    "addmm": (
+        [1.0, 2.0**-11],
+        lambda x: mt.addmm(_like(x, (1, 1), 2.0**-11), x[None], _like(x, (2, 1))),
+    ),
+    "baddbmm": (
+        [1.0, 2.0**-11],
+        lambda x: mt.baddbmm(_like(x, (1, 1, 1), 2.0**-11), x[None, None], _like(x, (1, 2, 1))),
+    ),
+    # 1,000 ones into one slot: np.add.at in bfloat16 stopped at 256 (counts of a mean too)
+    "scatter_add_long": (ONES, lambda s: _zeros(s).scatter_add(0, _zeros_like_int(s), s)),
+    "index_add_long": (ONES, lambda s: _zeros(s).index_add(0, _zeros_like_int(s), s)),
+    "index_put_accumulate": (
+        ONES,
+        lambda s: _zeros(s).index_put((_zeros_like_int(s),), s, accumulate=True),
+    ),
+    "scatter_reduce_sum_long": (
+        ONES,
+        lambda s: _zeros(s).scatter_reduce(0, _zeros_like_int(s), s, "sum", include_self=False),
+    ),
+    "scatter_reduce_mean_long": (
+        [1.0] * 500 + [2.0**-9] * 500,
+        lambda s: _zeros(s).scatter_reduce(0, _zeros_like_int(s), s, "mean", include_self=False),
     ),
     "scatter_reduce_amax": (
         [-1.0, -2.0, 3.0],
@@ -107,6 +184,7 @@ CASES = {
 # These backwards are composed of half-precision ops (rounded at each step), as torch's are.
 _GRAD_ROUNDED_IN_HALF = {"cumprod", "logcumsumexp", "var", "std", "logsumexp"}
 _GRAD_ROUNDED_IN_HALF |= {"norm", "norm_1", "vector_norm_3", "dist"}
+_GRAD_ROUNDED_IN_HALF |= {"sdpa"}  # x is query, key and value: three half gradients summed
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])

@@ -302,7 +302,9 @@ class Gelu(Function):
         xp = ctx.xp
         x = a._data
         if approximate == "tanh":
-            out = 0.5 * x * (1 + xp.tanh(_TANH_K * (x + _TANH_C * x * x * x)))
+            # half: computed in float32 and rounded once, as torch does
+            y = x.astype("float32") if x.dtype.itemsize < 4 else x
+            out = 0.5 * y * (1 + xp.tanh(_TANH_K * (y + _TANH_C * y * y * y)))
             return _arr(xp, out.astype(x.dtype, copy=False))
         if x.dtype.itemsize > 4:  # float64: the backend's erf
             erf = a._device.backend.special("erf")

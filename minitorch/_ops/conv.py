@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 
+from minitorch._ops._common import is_floating
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 
@@ -261,7 +262,13 @@ class Conv(Function):
         cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
-        out = _batch_major(xp, xp.matmul(wm, cols), n, wd.shape[0], out_size, b)
+        if wd.dtype.itemsize < 4 and is_floating(wd.dtype):
+            # half: the products summed in float32 and the bias added there, rounded once (as
+            # torch); NumPy's float16 matmul would round before the bias
+            m = xp.matmul(wm.astype("float32"), cols.astype("float32"))
+        else:
+            m = xp.matmul(wm, cols)
+        out = _batch_major(xp, m, n, wd.shape[0], out_size, b)
         if out.dtype != wd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
             out = out.astype(wd.dtype)
         ctx.geom = (stride, padding, dilation, groups)

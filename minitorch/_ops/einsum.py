@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
+from minitorch._ops._common import is_floating
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -24,8 +25,12 @@ class Einsum(Function):
         ctx.save_for_backward(*ops)
         ctx.eq = eq
         arrays = [t._data for t in ops]
+        dt = arrays[0].dtype
+        if dt.itemsize < 4 and is_floating(dt):
+            # half: NumPy's einsum refuses bfloat16; torch sums in float32 and rounds once
+            arrays = [a.astype("float32") for a in arrays]
         out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
-        return ctx.xp.asarray(out, dtype=arrays[0].dtype)
+        return ctx.xp.asarray(out, dtype=dt)
 
     @staticmethod
     def backward(ctx, grad):

@@ -425,11 +425,28 @@ def _scaled_sum(input, product, beta, alpha, op):
     return input + product
 
 
+_HALF = (_dtype.float16, _dtype.bfloat16)
+
+
+def _half(input, a, b):
+    """The operands' common half-precision dtype, or None: torch computes beta * input +
+    alpha * product in float32 and rounds once (rounding the product first loses the digits
+    that the sum cancels), so these ops run on float32 copies of half-precision operands."""
+    dt = getattr(input, "dtype", None)
+    if dt in _HALF and getattr(a, "dtype", None) is dt and getattr(b, "dtype", None) is dt:
+        return dt
+    return None
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2). Mirrors torch.addmm."""
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
+    dt = _half(input, mat1, mat2)
+    if dt is not None:
+        r = addmm(input.float(), mat1.float(), mat2.float(), beta=beta, alpha=alpha)
+        return _write(r.to(dt), out)
     return _write(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out)
 
 
@@ -443,6 +460,10 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
             f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
             f"({_dims_str(mat._data.shape)}), vec ({vec._data.shape[0]})"
         )
+    dt = _half(input, mat, vec)
+    if dt is not None:
+        r = addmv(input.float(), mat.float(), vec.float(), beta=beta, alpha=alpha)
+        return _write(r.to(dt), out)
     return _write(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out)
 
 
@@ -451,6 +472,10 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    dt = _half(input, batch1, batch2)
+    if dt is not None:
+        r = baddbmm(input.float(), batch1.float(), batch2.float(), beta=beta, alpha=alpha)
+        return _write(r.to(dt), out)
     return _write(_scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out)
 
 
@@ -460,6 +485,10 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    dt = _half(input, batch1, batch2)
+    if dt is not None:
+        r = addbmm(input.float(), batch1.float(), batch2.float(), beta=beta, alpha=alpha)
+        return _write(r.to(dt), out)
     from minitorch._ops.reduction import sum as _sum
 
     return _write(_scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm"), out)

@@ -8,7 +8,7 @@ The max is subtracted inside one kernel, and backward reuses the saved output.
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
-from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops._common import cast, is_floating, wrap_dim
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum
@@ -70,6 +70,9 @@ class SoftmaxBackward(Function):
         ctx.dim = dim
         xp = ctx.xp
         g, yd = grad._data, y._data
+        dt = g.dtype
+        if dt.itemsize < 4:  # half: computed in float32 (its sum too) and rounded once, as torch
+            g, yd = g.astype("float32"), yd.astype("float32")
         gy = g * yd
         if not g.ndim:
             s = gy
@@ -79,7 +82,7 @@ class SoftmaxBackward(Function):
             s = gy.sum(axis=dim, keepdims=True)
         out = xp.asarray(g - s)
         out *= yd
-        return out
+        return out if out.dtype == dt else out.astype(dt)
 
     @staticmethod
     def backward(ctx, g):
@@ -273,15 +276,19 @@ class Linear(Function):
     def forward(ctx, x, w, b):
         ctx.save_for_backward(x, w)
         xd, wd = x._data, w._data
+        dt = xd.dtype
+        if dt.itemsize < 4 and is_floating(dt):
+            # half: products and bias summed in float32 and rounded once, as torch does
+            xd, wd = xd.astype("float32"), wd.astype("float32")
         if xd.ndim > 2:  # one GEMM over the flattened batch dims, not one per leading index
             out = ctx.xp.matmul(xd.reshape(-1, xd.shape[-1]), wd.T)
             out = out.reshape(xd.shape[:-1] + (wd.shape[0],))
         else:
             out = ctx.xp.matmul(xd, wd.T)
-        if out.dtype != xd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
-            out = out.astype(xd.dtype)
         if b is not None:
             out += b._data
+        if out.dtype != dt:  # half, computed in float32 above
+            out = out.astype(dt)
         return out
 
     @staticmethod

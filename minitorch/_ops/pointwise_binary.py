@@ -224,12 +224,16 @@ def fmin(input, other, *, out=None):
 
 def _lerp_kernel(xp, x, y, w):
     # torch's two-sided formula: exact at w = 0 and at w = 1
+    dt = x.dtype
+    if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+        x, y = x.astype("float32"), y.astype("float32")
+        w = w if isinstance(w, (int, float)) else w.astype("float32")
     d = y - x
     if isinstance(w, (int, float)):
         out = x + w * d if abs(w) < 0.5 else y - d * (1 - w)
     else:
         out = xp.where(xp.abs(w) < 0.5, x + w * d, y - d * (1 - w))
-    return _arr(xp, out.astype(x.dtype, copy=False))
+    return _arr(xp, out.astype(dt, copy=False))
 
 
 class LerpScalar(Function):
@@ -329,9 +333,13 @@ class Addcdiv(Function):
     def forward(ctx, x, a, b, *, value):
         ctx.save_for_backward(a, b)
         ctx.value = value
-        q = a._data / b._data
-        out = x._data + (q if value == 1 else value * q)
-        return _arr(ctx.xp, out.astype(x._data.dtype, copy=False))
+        xd, ad, bd = x._data, a._data, b._data
+        dt = xd.dtype
+        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+            xd, ad, bd = xd.astype("float32"), ad.astype("float32"), bd.astype("float32")
+        q = ad / bd
+        out = xd + (q if value == 1 else value * q)
+        return _arr(ctx.xp, out.astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -436,7 +444,9 @@ class NanToNum(Function):
         xp = ctx.xp
         x = a._data
         ctx.save_for_backward(xp.isfinite(x))
-        out = xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+        # NumPy's nan_to_num leaves ml_dtypes' bfloat16 (kind 'V') untouched: go through float32
+        src = x.astype("float32") if x.dtype.name == "bfloat16" else x
+        out = xp.nan_to_num(src, copy=True, nan=nan, posinf=posinf, neginf=neginf)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod

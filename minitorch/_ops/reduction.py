@@ -328,9 +328,10 @@ class Nansum(Function):
         ctx.save_for_backward(a)
         if is_floating(x.dtype):
             x = xp.where(xp.isnan(x), 0, x)
-        acc = _accumulate_dtype(x) if np_dtype is None else None
+        target = x.dtype if np_dtype is None else np_dtype
+        acc = "float32" if target.itemsize < 4 and is_floating(target) else None  # as torch
         out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
-        return xp.asarray(out, dtype=x.dtype if acc else None)
+        return xp.asarray(out, dtype=target if acc else None)
 
     @staticmethod
     def backward(ctx, grad):

@@ -271,9 +271,12 @@ class Sinc(Function):
         # to its own module, past minitorch's filter
         xp = ctx.xp
         x = a._data
+        dt = x.dtype
+        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+            x = x.astype("float32")
         zero = x == 0
         y = xp.where(zero, 1.0, x) * math.pi
-        return _arr(xp, xp.where(zero, 1.0, xp.sin(y) / y)).astype(x.dtype, copy=False)
+        return _arr(xp, xp.where(zero, 1.0, xp.sin(y) / y)).astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

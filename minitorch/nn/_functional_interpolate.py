@@ -163,6 +163,10 @@ def interpolate(
     if mode == "area":
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
     out = input
+    half = input.dtype in (_dtype.float16, _dtype.bfloat16) and not mode.startswith("nearest")
+    if half:  # weights and sums in float32, rounded once, as torch's kernels
+        out = input.float()
+    like = out
     for i in range(n - 1, -1, -1):  # the last dim first, as torch's separable kernels
         dim = i - n
         if mode.startswith("nearest"):
@@ -170,15 +174,15 @@ def interpolate(
             out = index_select(out, input.ndim + dim, idx)
             continue
         if mode == "bicubic":
-            taps = _cubic_taps(have[i], sizes[i], scales[i], align_corners, input)
+            taps = _cubic_taps(have[i], sizes[i], scales[i], align_corners, like)
             terms = [index_select(out, input.ndim + dim, j) * _along(w, dim) for j, w in taps]
             out = terms[0] + terms[1] + terms[2] + terms[3]
             continue
-        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, input)
+        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, like)
         a = index_select(out, input.ndim + dim, i0)
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
-    return out
+    return out.to(input.dtype) if half else out
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -238,6 +238,12 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
+    if input.dtype in (_dtype.float16, _dtype.bfloat16):
+        # half: normalized and scaled in float32 and rounded once, as torch's kernel (rounding
+        # x - mean first cost up to 128 ulps near 0)
+        w = None if weight is None else weight.float()
+        b = None if bias is None else bias.float()
+        return group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
     grouped = input.reshape(n, num_groups, -1)
     out = _normalized(grouped, (2,), eps)[0].reshape(input.shape)
     return _affine(out, weight, bias, _channel_shape(input))
@@ -250,10 +256,16 @@ def rms_norm(
     to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
     shape = _normalized_shape(normalized_shape)
     _check_normalized(input, shape, weight, None, star="*")
+    dt = input.dtype
+    # half: normalized in float32 and rounded once (then scaled by the weight in half), and the
+    # default eps is float32's, as torch's kernel does (bfloat16's eps, 2**-7, swamped small rows)
+    x = input.float() if dt in (_dtype.float16, _dtype.bfloat16) else input
     if eps is None:
-        eps = _dtype.finfo(input.dtype).eps
+        eps = _dtype.finfo(x.dtype).eps
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    out = input * rsqrt((input * input).mean(dims, keepdim=True) + eps)
+    out = x * rsqrt((x * x).mean(dims, keepdim=True) + eps)
+    if x is not input:
+        out = out.to(dt)
     return out if weight is None else out * weight
 
 
@@ -273,6 +285,8 @@ def local_response_norm(
     from minitorch.nn._functional_pad import pad
 
     sq = input * input
+    if input.dtype in (_dtype.float16, _dtype.bfloat16):
+        sq = sq.float()  # half: the window sums accumulate in float32, as torch's avg_pool does
     # zero-pad the channel dim (size // 2 before, (size - 1) // 2 after), then average windows
     pads = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]
     padded = pad(sq, pads)
@@ -280,5 +294,6 @@ def local_response_norm(
     total = padded.narrow(1, 0, c)
     for i in range(1, size):
         total = total + padded.narrow(1, i, c)
+    total = total.to(input.dtype)
     div = _ops.pow(total * (alpha / size) + k, beta)
     return input / div
