@@ -6,7 +6,7 @@ from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "wrap_dim", "dims_arg", "as_tensor_arg",
-           "cast", "is_floating", "quiet_extreme"]
+           "cast", "is_floating", "opmath_dtype", "quiet_extreme"]
 
 wrap_dim = _wrap_dim
 
@@ -60,6 +60,12 @@ def is_floating(np_dtype) -> bool:
     """True when a raw array's NumPy dtype holds a floating minitorch dtype: NumPy's kind 'f', or
     ml_dtypes' bfloat16, whose kind is 'V' (so `dtype.kind == "f"` misses it)."""
     return np_dtype.kind == "f" or np_dtype.name == "bfloat16"
+
+
+def opmath_dtype(np_dtype):
+    """"float32" for a half-precision float dtype (float16, bfloat16), else None: torch computes
+    half ops in float32 and rounds once (its "opmath" type), and accumulates their sums there."""
+    return "float32" if np_dtype.itemsize < 4 and is_floating(np_dtype) else None
 
 
 def quiet_extreme(xp, x, reduce, **kwargs):

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import itertools
 
-from minitorch._ops._common import is_floating
+from minitorch._ops._common import opmath_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 
@@ -262,7 +262,7 @@ class Conv(Function):
         cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
-        if wd.dtype.itemsize < 4 and is_floating(wd.dtype):
+        if opmath_dtype(wd.dtype):
             # half: the products summed in float32 and the bias added there, rounded once (as
             # torch); NumPy's float16 matmul would round before the bias
             m = xp.matmul(wm.astype("float32"), cols.astype("float32"))

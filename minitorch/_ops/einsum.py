@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import is_floating
+from minitorch._ops._common import opmath_dtype
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -26,7 +26,7 @@ class Einsum(Function):
         ctx.eq = eq
         arrays = [t._data for t in ops]
         dt = arrays[0].dtype
-        if dt.itemsize < 4 and is_floating(dt):
+        if opmath_dtype(dt):
             # half: NumPy's einsum refuses bfloat16; torch sums in float32 and rounds once
             arrays = [a.astype("float32") for a in arrays]
         out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)

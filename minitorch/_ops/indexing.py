@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import cast, is_floating
+from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, parse_key
 from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_
 from minitorch._tensor import Tensor, _make
@@ -39,7 +39,7 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:
         xp = device.backend.xp
         values = xp.moveaxis(xp.broadcast_to(values, plan.out_shape), plan.perm[1], plan.perm[0])
     if accumulate:
-        if v.dtype.itemsize < 4 and is_floating(v.dtype):
+        if opmath_dtype(v.dtype):
             # half: duplicates summed in float32 and rounded once, as torch does (added in
             # bfloat16, a run of ones stopped at 256)
             acc = v.astype("float32")

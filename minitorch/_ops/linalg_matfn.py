@@ -4,7 +4,7 @@ cond, lstsq."""
 from __future__ import annotations
 
 from minitorch import return_types
-from minitorch._ops._common import is_floating
+from minitorch._ops._common import opmath_dtype
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import _check_matrix, _eye_like, _mT, _write, linalg_inv
 from minitorch._tensor import Tensor
@@ -28,7 +28,7 @@ def _expm_raw(xp, x):
     n = x.shape[-1]
     if x.size == 0:
         return x.copy()
-    if x.dtype.itemsize < 4 and is_floating(x.dtype):
+    if opmath_dtype(x.dtype):
         # half: NumPy's solve refuses float16, and the Padé terms overflow it; float32, rounded
         return _expm_raw(xp, x.astype("float32")).astype(x.dtype)
     # One scaling for the whole batch, from its largest 1-norm (reads one number to the host).

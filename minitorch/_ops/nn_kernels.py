@@ -8,7 +8,7 @@ The max is subtracted inside one kernel, and backward reuses the saved output.
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
-from minitorch._ops._common import cast, is_floating, wrap_dim
+from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum
@@ -277,7 +277,7 @@ class Linear(Function):
         ctx.save_for_backward(x, w)
         xd, wd = x._data, w._data
         dt = xd.dtype
-        if dt.itemsize < 4 and is_floating(dt):
+        if opmath_dtype(dt):
             # half: products and bias summed in float32 and rounded once, as torch does
             xd, wd = xd.astype("float32"), wd.astype("float32")
         if xd.ndim > 2:  # one GEMM over the flattened batch dims, not one per leading index

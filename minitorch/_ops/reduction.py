@@ -6,7 +6,7 @@ import builtins
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, quiet_extreme, wrap_dim
+from minitorch._ops._common import cast, is_floating, opmath_dtype, quiet_extreme, wrap_dim
 from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -109,7 +109,7 @@ def _dim_aliases(dim, keepdim, axis, keepdims):
 def _accumulate_dtype(x):
     """Half-precision floats (float16, bfloat16) are summed in float32, as torch accumulates
     them."""
-    return "float32" if x.dtype.itemsize < 4 and is_floating(x.dtype) else None
+    return opmath_dtype(x.dtype)
 
 
 def _out(result, out):
@@ -181,7 +181,7 @@ class Sum(Function):
             if out is not None:
                 return out
         target = x.dtype if np_dtype is None else np_dtype
-        acc = "float32" if target.itemsize < 4 and is_floating(target) else None  # as torch
+        acc = opmath_dtype(target)
         out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
         return ctx.xp.asarray(out, dtype=target if acc else None)
 
@@ -329,7 +329,7 @@ class Nansum(Function):
         if is_floating(x.dtype):
             x = xp.where(xp.isnan(x), 0, x)
         target = x.dtype if np_dtype is None else np_dtype
-        acc = "float32" if target.itemsize < 4 and is_floating(target) else None  # as torch
+        acc = opmath_dtype(target)
         out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
         return xp.asarray(out, dtype=target if acc else None)
 
