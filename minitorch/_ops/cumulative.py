@@ -75,7 +75,11 @@ class Cumsum(Function):
         ctx.dim, ctx.reverse = dim, reverse
         acc = _accumulate_dtype(x)  # half precision: a float32 running sum, as torch's
         if reverse:
-            out = _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim, dtype=acc), dim)
+            # flipped back, the sums would be a negative-stride view, which a torch tensor never
+            # is (x.grad.numpy() would then be refused by from_numpy): own row-major memory
+            out = xp.ascontiguousarray(
+                _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim, dtype=acc), dim)
+            )
         else:
             out = xp.cumsum(x, axis=dim, dtype=acc)
         return out.astype(x.dtype, copy=False)

@@ -30,6 +30,11 @@ class Einsum(Function):
             # half: NumPy's einsum refuses bfloat16; torch sums in float32 and rounds once
             arrays = [a.astype("float32") for a in arrays]
         out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
+        if len(arrays) == 1:
+            # one operand without a sum (a transpose, a diagonal) comes back as a NumPy view of
+            # it; an unregistered alias would let an in-place op on the result change a saved
+            # operand without a version bump: the result gets its own memory
+            return ctx.xp.array(out, dtype=dt, copy=True)
         return ctx.xp.asarray(out, dtype=dt)
 
     @staticmethod
@@ -81,7 +86,8 @@ def einsum(equation, *operands):
     """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
     Mirrors torch.einsum.
 
-    Differences from torch: the sublist form einsum(op1, [0, 1], op2, [1, 2]) is not supported.
+    Differences from torch: the sublist form einsum(op1, [0, 1], op2, [1, 2]) is not supported;
+    a one-operand equation without a sum ('ij->ji', 'ii->i') gives new memory, not a view.
     """
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])

@@ -171,8 +171,21 @@ class CopySlices(Function):
                 region._data[...] = 0
             g_base = grad * mask
         if ctx.needs_input_grad[1]:
-            g_src = _replay_view(grad, ctx.chain)
+            g_src = _replay_view(_own_memory(grad, ctx.chain), ctx.chain)
         return g_base, g_src
+
+
+def _own_memory(grad: Tensor, chain) -> Tensor:
+    """grad as a row-major root of its own when the view chain indexes memory (as_strided reads
+    its input's root storage): a view or strided upstream gradient (a transposed or sliced
+    grad) would otherwise be read through someone else's layout. Other chains take grad as is."""
+    from minitorch._ops.shape_more import AsStrided
+
+    if grad._base is None and grad._data.flags.c_contiguous:
+        return grad
+    if any(cls is AsStrided for cls, _, _ in chain):
+        return grad.clone()
+    return grad
 
 
 def copy_slices(view: Tensor, src: Tensor):

@@ -172,7 +172,9 @@ def as_strided_(input, size, stride, storage_offset=None):
 
 def view_copy(input, size, *, out=None):
     """Mirrors torch.view_copy."""
-    v = input.view(size) if isinstance(size, _dtype.dtype) else input.view(*_sizes(size))
+    # torch falls back to reshape's copy where the strides cannot be viewed (a transposed or
+    # stepped input): the result is the values in row-major order either way
+    v = input.view(size) if isinstance(size, _dtype.dtype) else input.reshape(*_sizes(size))
     return _write(v.clone(), out)
 
 
