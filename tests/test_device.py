@@ -173,6 +173,20 @@ def test_device_moves_count_one_transfer():
     assert c.count == 0
 
 
+def test_fill_with_a_device_scalar_reads_nothing_back():
+    s = mt.zeros(2, 3, device="strict")
+    v = mt.tensor(2.5, device="strict")
+    with count_transfers() as c:
+        s.fill_(v)
+        s[0].fill_(v * 2)
+    assert c.count == 0
+    np.testing.assert_array_equal(s.cpu().numpy(), [[5.0] * 3, [2.5] * 3])
+    i = mt.zeros(2, dtype=mt.int64, device="strict").fill_(mt.tensor(3.7, device="strict"))
+    assert i.cpu().tolist() == [3, 3]  # cast as torch casts: toward zero
+    s.fill_(mt.tensor(1.5))  # a CPU 0-d value into a device tensor
+    assert s.cpu().numpy().tolist() == [[1.5] * 3] * 2
+
+
 def test_numpy_of_a_device_tensor_needs_cpu_first():
     s = mt.ones(2, device="strict")
     with pytest.raises(

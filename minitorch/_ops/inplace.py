@@ -381,12 +381,12 @@ def fill_(self, value):
         )
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
         _check_leaf(self, "fill_")
-        v = (
-            value._device.backend.to_host(value._data).item()
-            if isinstance(value, Tensor)
-            else value
-        )
-        self._data.fill(v)
+        if not isinstance(value, Tensor):
+            self._data.fill(value)
+        elif value._device is self._device:  # an array assignment: no read back to the host
+            self._data[...] = value._data
+        else:  # a CPU scalar into a device tensor (as torch allows): the host has the number
+            self._data.fill(value._device.backend.to_host(value._data).item())
         self._vc[0] += 1
         return self
     return apply_inplace(self, lambda s: Fill.apply(s, value), "fill_", (value,))
