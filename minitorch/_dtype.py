@@ -79,6 +79,8 @@ float32 = _make("float32", np.float32, 4, _FLOAT, True)
 float64 = _make("float64", np.float64, 8, _FLOAT, True)
 
 half = float16
+# torch's reduced-precision floats: ops on them compute in float32 and round once ("opmath")
+HALF_FLOATS = (float16, bfloat16)
 float = float32
 double = float64
 short = int16

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch._ops._common import opmath_dtype
 from minitorch._ops.pointwise import clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
@@ -303,7 +304,7 @@ class Gelu(Function):
         x = a._data
         if approximate == "tanh":
             # half: computed in float32 and rounded once, as torch does
-            y = x.astype("float32") if x.dtype.itemsize < 4 else x
+            y = x.astype("float32") if opmath_dtype(x.dtype) else x
             out = 0.5 * y * (1 + xp.tanh(_TANH_K * (y + _TANH_C * y * y * y)))
             return _arr(xp, out.astype(x.dtype, copy=False))
         if x.dtype.itemsize > 4:  # float64: the backend's erf

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import is_floating
+from minitorch._ops._common import is_floating, opmath_dtype
 from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -425,17 +425,15 @@ def _scaled_sum(input, product, beta, alpha, op):
     return input + product
 
 
-_HALF = (_dtype.float16, _dtype.bfloat16)
-
-
-def _half(input, a, b):
-    """The operands' common half-precision dtype, or None: torch computes beta * input +
-    alpha * product in float32 and rounds once (rounding the product first loses the digits
-    that the sum cancels), so these ops run on float32 copies of half-precision operands."""
-    dt = getattr(input, "dtype", None)
-    if dt in _HALF and getattr(a, "dtype", None) is dt and getattr(b, "dtype", None) is dt:
-        return dt
-    return None
+def _in_float32(fn, args, beta, alpha, out):
+    """fn(*args) on float32 copies when all three operands share a half-precision dtype, rounded
+    once into it (and written to out), else None: torch computes beta * input + alpha * product
+    in float32 (rounding the product first loses the digits that the sum cancels)."""
+    dt = getattr(args[0], "dtype", None)
+    if dt not in _dtype.HALF_FLOATS or any(getattr(t, "dtype", None) is not dt for t in args):
+        return None
+    r = fn(*(t.float() for t in args), beta=beta, alpha=alpha)
+    return _write(r.to(dt), out)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
@@ -443,10 +441,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
-    dt = _half(input, mat1, mat2)
-    if dt is not None:
-        r = addmm(input.float(), mat1.float(), mat2.float(), beta=beta, alpha=alpha)
-        return _write(r.to(dt), out)
+    r = _in_float32(addmm, (input, mat1, mat2), beta, alpha, out)
+    if r is not None:
+        return r
     return _write(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out)
 
 
@@ -460,10 +457,9 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
             f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
             f"({_dims_str(mat._data.shape)}), vec ({vec._data.shape[0]})"
         )
-    dt = _half(input, mat, vec)
-    if dt is not None:
-        r = addmv(input.float(), mat.float(), vec.float(), beta=beta, alpha=alpha)
-        return _write(r.to(dt), out)
+    r = _in_float32(addmv, (input, mat, vec), beta, alpha, out)
+    if r is not None:
+        return r
     return _write(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out)
 
 
@@ -472,10 +468,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
-    dt = _half(input, batch1, batch2)
-    if dt is not None:
-        r = baddbmm(input.float(), batch1.float(), batch2.float(), beta=beta, alpha=alpha)
-        return _write(r.to(dt), out)
+    r = _in_float32(baddbmm, (input, batch1, batch2), beta, alpha, out)
+    if r is not None:
+        return r
     return _write(_scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out)
 
 
@@ -485,10 +480,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
-    dt = _half(input, batch1, batch2)
-    if dt is not None:
-        r = addbmm(input.float(), batch1.float(), batch2.float(), beta=beta, alpha=alpha)
-        return _write(r.to(dt), out)
+    r = _in_float32(addbmm, (input, batch1, batch2), beta, alpha, out)
+    if r is not None:
+        return r
     from minitorch._ops.reduction import sum as _sum
 
     return _write(_scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm"), out)
@@ -503,7 +497,7 @@ class Trace(Function):
         ctx.shape = x.shape
         if not is_floating(x.dtype):
             return ctx.xp.asarray(ctx.xp.trace(x, dtype=_dtype.int64.np))
-        acc = "float32" if x.dtype.itemsize < 4 else x.dtype  # half: summed in float32
+        acc = opmath_dtype(x.dtype) or x.dtype  # half: summed in float32
         return ctx.xp.asarray(ctx.xp.trace(x, dtype=acc), dtype=x.dtype)
 
     @staticmethod

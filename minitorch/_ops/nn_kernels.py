@@ -21,7 +21,7 @@ __all__ = ["softmax", "log_softmax"]
 def _shifted(xp, x, dim):
     """(x - max along dim) computed in at least float32, and the array's own dtype."""
     dt = x.dtype
-    if dt.itemsize < 4:  # half precision accumulates in float32, as torch does
+    if opmath_dtype(dt):  # half precision accumulates in float32, as torch does
         x = x.astype("float32")
     if x.ndim == 0:
         return x - x, dt  # a 0-d tensor is one class: shifted value 0 (nan stays nan)
@@ -71,7 +71,7 @@ class SoftmaxBackward(Function):
         xp = ctx.xp
         g, yd = grad._data, y._data
         dt = g.dtype
-        if dt.itemsize < 4:  # half: computed in float32 (its sum too) and rounded once, as torch
+        if opmath_dtype(dt):  # half: computed in float32 (its sum too) and rounded once, as torch
             g, yd = g.astype("float32"), yd.astype("float32")
         gy = g * yd
         if not g.ndim:
@@ -359,7 +359,7 @@ class LayerNorm(Function):
         for s in x.shape[x.ndim - k :]:
             d *= s
         rows = x.reshape(-1, d)
-        if dt.itemsize < 4:
+        if opmath_dtype(dt):
             rows = rows.astype("float32")
         xhat = rows - _row_means(xp, rows)
         rstd = _row_means(xp, xp.square(xhat))

@@ -156,7 +156,7 @@ def _scaled(x, alpha, ref):
 # float32 op and one rounding, in NumPy and ml_dtypes alike); mul/div with a number, alpha != 1,
 # and bfloat16 pow/clamp widen the tensors to float32 and round the result once (their grad_fn
 # is therefore ToCopyBackward0; the values and gradients are torch's).
-_HALF = (_dtype.float16, _dtype.bfloat16)
+_HALF = _dtype.HALF_FLOATS  # a module global: read on every add/sub/mul/div
 
 
 def _half_add_sub(fn, a, b, alpha, dt, out):

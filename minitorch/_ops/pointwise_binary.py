@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, promote, promote_float
+from minitorch._ops._common import cast, opmath_dtype, promote, promote_float
 from minitorch._ops.pointwise import _d, _out, sigmoid, where
 from minitorch._ops.pointwise_more import (
     _arr,
@@ -225,7 +225,7 @@ def fmin(input, other, *, out=None):
 def _lerp_kernel(xp, x, y, w):
     # torch's two-sided formula: exact at w = 0 and at w = 1
     dt = x.dtype
-    if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+    if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
         x, y = x.astype("float32"), y.astype("float32")
         w = w if isinstance(w, (int, float)) else w.astype("float32")
     d = y - x
@@ -335,7 +335,7 @@ class Addcdiv(Function):
         ctx.value = value
         xd, ad, bd = x._data, a._data, b._data
         dt = xd.dtype
-        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
             xd, ad, bd = xd.astype("float32"), ad.astype("float32"), bd.astype("float32")
         q = ad / bd
         out = xd + (q if value == 1 else value * q)

@@ -619,7 +619,7 @@ class Logsumexp(Function):
             out = xp.full(shape, -float("inf"), dtype=x.dtype)
         else:
             dt = x.dtype
-            if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+            if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
                 x = x.astype("float32")
             m = x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf

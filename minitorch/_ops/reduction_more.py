@@ -8,7 +8,7 @@ import operator
 import warnings
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, wrap_dim
+from minitorch._ops._common import cast, is_floating, opmath_dtype, wrap_dim
 from minitorch._ops.reduction import (
     _accumulate_dtype,
     _check_nonempty,
@@ -202,7 +202,7 @@ class LinalgVectorNorm(Function):
         _setup(ctx, x, dims, keepdim)
         ctx.ord = ord
         dt = x.dtype
-        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
             x = x.astype("float32")
         ax = xp.abs(x)
         if ord == math.inf:

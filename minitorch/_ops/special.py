@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch._ops._common import cast, promote, promote_float, scalar_like
+from minitorch._ops._common import cast, opmath_dtype, promote, promote_float, scalar_like
 from minitorch._ops.pointwise import _out, abs, exp, log, where
 from minitorch._ops.pointwise_more import (
     _arr,
@@ -272,7 +272,7 @@ class Sinc(Function):
         xp = ctx.xp
         x = a._data
         dt = x.dtype
-        if dt.itemsize < 4:  # half: computed in float32 and rounded once, as torch does
+        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
             x = x.astype("float32")
         zero = x == 0
         y = xp.where(zero, 1.0, x) * math.pi

@@ -51,7 +51,7 @@ def scaled_dot_product_attention(
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
     dt = query.dtype
     if (
-        dt in (_dtype.float16, _dtype.bfloat16)
+        dt in _dtype.HALF_FLOATS
         and key.dtype is dt
         and value.dtype is dt
         and getattr(attn_mask, "dtype", dt) in (dt, _dtype.bool)

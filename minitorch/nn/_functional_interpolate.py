@@ -163,7 +163,7 @@ def interpolate(
     if mode == "area":
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
     out = input
-    half = input.dtype in (_dtype.float16, _dtype.bfloat16) and not mode.startswith("nearest")
+    half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels
         out = input.float()
     like = out

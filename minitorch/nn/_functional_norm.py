@@ -238,7 +238,7 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    if input.dtype in (_dtype.float16, _dtype.bfloat16):
+    if input.dtype in _dtype.HALF_FLOATS:
         # half: normalized and scaled in float32 and rounded once, as torch's kernel (rounding
         # x - mean first cost up to 128 ulps near 0)
         w = None if weight is None else weight.float()
@@ -259,7 +259,7 @@ def rms_norm(
     dt = input.dtype
     # half: normalized in float32 and rounded once (then scaled by the weight in half), and the
     # default eps is float32's, as torch's kernel does (bfloat16's eps, 2**-7, swamped small rows)
-    x = input.float() if dt in (_dtype.float16, _dtype.bfloat16) else input
+    x = input.float() if dt in _dtype.HALF_FLOATS else input
     if eps is None:
         eps = _dtype.finfo(x.dtype).eps
     dims = tuple(range(input.ndim - len(shape), input.ndim))
@@ -285,7 +285,7 @@ def local_response_norm(
     from minitorch.nn._functional_pad import pad
 
     sq = input * input
-    if input.dtype in (_dtype.float16, _dtype.bfloat16):
+    if input.dtype in _dtype.HALF_FLOATS:
         sq = sq.float()  # half: the window sums accumulate in float32, as torch's avg_pool does
     # zero-pad the channel dim (size // 2 before, (size - 1) // 2 after), then average windows
     pads = [0, 0] * (dim - 2) + [size // 2, (size - 1) // 2]

@@ -174,7 +174,7 @@ def embedding_bag(
     if keep is not None:
         vals = vals * keep.unsqueeze(1).to(vals.dtype)
     dt = vals.dtype
-    acc = _dtype.float32 if dt in (_dtype.float16, _dtype.bfloat16) else dt  # torch's, for half
+    acc = _dtype.float32 if dt in _dtype.HALF_FLOATS else dt  # torch's, for half
     out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals.to(acc))
     if mode == "mean":
         count = _count(bag_of, keep, bags, weight, acc)
