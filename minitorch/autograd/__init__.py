@@ -12,6 +12,7 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
+from minitorch.autograd.variable import Variable  # noqa: F401
 
 
 # autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see

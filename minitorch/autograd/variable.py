@@ -1,0 +1,37 @@
+"""Variable: the pre-0.4 wrapper, kept because old tutorials still write `Variable(x)`.
+Mirrors torch.autograd.Variable: since tensors and variables merged, calling it returns a
+tensor and every tensor is an instance of it."""
+
+from __future__ import annotations
+
+import warnings
+
+from minitorch._tensor import Tensor
+
+
+class _VariableMeta(type):
+    def __instancecheck__(cls, other):
+        return isinstance(other, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Variable(data, requires_grad=False, volatile=False) -> a leaf tensor sharing data's
+    memory (data.detach() with requires_grad set); with no data, an empty tensor."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+        if data is None:
+            from minitorch._factories import empty
+
+            data = empty(0)
+        elif not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        out = data.detach()
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
