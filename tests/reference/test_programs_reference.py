@@ -1,0 +1,359 @@
+"""Whole training programs, written once against a `torch`-like module and run under minitorch
+and torch from the same initial weights and data: the losses of every step, the final
+parameters and the optimizer state must agree. Each program mixes what real code mixes (weight
+tying, buffers, masks, parameter groups, schedulers, clipping, packing, train/eval switches), so
+a mismatch here is an integration bug the per-op and per-layer tests cannot see."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import minitorch
+
+torch = pytest.importorskip("torch")
+
+
+# --- the programs (each takes the library and returns its model and a step function) ---
+
+
+def gpt(lib):
+    """A minGPT-style decoder: tied embeddings, a causal-mask buffer, AdamW with decay and
+    no-decay groups, gradient clipping, a warm-up LambdaLR."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self, d, heads, block):
+            super().__init__()
+            self.c_attn = nn.Linear(d, 3 * d)
+            self.c_proj = nn.Linear(d, d)
+            self.n_head = heads
+            mask = lib.tril(lib.ones(block, block)).view(1, 1, block, block)
+            self.register_buffer("bias", mask, persistent=False)
+
+        def forward(self, x):
+            B, T, C = x.size()
+            q, k, v = self.c_attn(x).split(C, dim=2)
+            q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+            att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+            att = F.softmax(att, dim=-1)
+            y = (att @ v).transpose(1, 2).contiguous().view(B, T, C)
+            return self.c_proj(y)
+
+    class Block(nn.Module):
+        def __init__(self, d, heads, block):
+            super().__init__()
+            self.ln_1 = nn.LayerNorm(d)
+            self.attn = CausalSelfAttention(d, heads, block)
+            self.ln_2 = nn.LayerNorm(d)
+            self.mlp = nn.ModuleDict(
+                dict(c_fc=nn.Linear(d, 4 * d), c_proj=nn.Linear(4 * d, d), act=nn.GELU())
+            )
+
+        def forward(self, x):
+            x = x + self.attn(self.ln_1(x))
+            m = self.mlp
+            return x + m.c_proj(m.act(m.c_fc(self.ln_2(x))))
+
+    class GPT(nn.Module):
+        def __init__(self, vocab=11, d=16, heads=2, layers=2, block=8):
+            super().__init__()
+            self.transformer = nn.ModuleDict(
+                dict(
+                    wte=nn.Embedding(vocab, d),
+                    wpe=nn.Embedding(block, d),
+                    h=nn.ModuleList([Block(d, heads, block) for _ in range(layers)]),
+                    ln_f=nn.LayerNorm(d),
+                )
+            )
+            self.lm_head = nn.Linear(d, vocab, bias=False)
+            self.transformer.wte.weight = self.lm_head.weight  # weight tying
+
+        def forward(self, idx, targets=None):
+            b, t = idx.size()
+            pos = lib.arange(0, t, dtype=lib.long).unsqueeze(0)
+            x = self.transformer.wte(idx) + self.transformer.wpe(pos)
+            for block in self.transformer.h:
+                x = block(x)
+            logits = self.lm_head(self.transformer.ln_f(x))
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1
+            )
+            return logits, loss
+
+    model = GPT()
+    decay, no_decay = set(), set()
+    for mn, m in model.named_modules():
+        for pn, _ in m.named_parameters():
+            fpn = f"{mn}.{pn}" if mn else pn
+            if pn.endswith("bias"):
+                no_decay.add(fpn)
+            elif pn.endswith("weight") and isinstance(m, nn.Linear):
+                decay.add(fpn)
+            elif pn.endswith("weight") and isinstance(m, (nn.LayerNorm, nn.Embedding)):
+                no_decay.add(fpn)
+    decay -= no_decay & decay  # the tied weight is an Embedding's too
+    params = dict(model.named_parameters())
+    groups = [
+        {"params": [params[n] for n in sorted(decay & params.keys())], "weight_decay": 0.1},
+        {"params": [params[n] for n in sorted(no_decay & params.keys())], "weight_decay": 0.0},
+    ]
+    opt = lib.optim.AdamW(groups, lr=3e-3, betas=(0.9, 0.95))
+    sched = lib.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / 3))
+
+    def step(data):
+        idx, targets = data
+        _, loss = model(idx, targets)
+        model.zero_grad(set_to_none=True)
+        loss.backward()
+        norm = lib.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+        opt.step()
+        sched.step()
+        return [loss, norm]
+
+    return model, opt, step
+
+
+def gpt_data(rng):
+    idx = rng.integers(0, 11, size=(3, 8))
+    targets = rng.integers(0, 11, size=(3, 8))
+    targets[0, :2] = -1  # ignored positions
+    return [idx, targets]
+
+
+def resnet(lib):
+    """A small residual CNN: Conv without bias + BatchNorm, a strided shortcut, adaptive average
+    pooling, label smoothing, SGD with Nesterov momentum and weight decay, StepLR; the last
+    step runs in eval mode (running statistics)."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class BasicBlock(nn.Module):
+        def __init__(self, cin, cout, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential()
+            if stride != 1 or cin != cout:
+                self.shortcut = nn.Sequential(
+                    nn.Conv2d(cin, cout, 1, stride=stride, bias=False), nn.BatchNorm2d(cout)
+                )
+
+        def forward(self, x):
+            out = F.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return F.relu(out + self.shortcut(x))
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.stem = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4))
+            self.layer = nn.Sequential(BasicBlock(4, 4, 1), BasicBlock(4, 8, 2))
+            self.pool = nn.AdaptiveAvgPool2d((1, 1))
+            self.fc = nn.Linear(8, 5)
+
+        def forward(self, x):
+            x = self.layer(F.relu(self.stem(x)))
+            return self.fc(lib.flatten(self.pool(x), 1))
+
+    model = Net()
+    opt = lib.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, nesterov=True, weight_decay=5e-4)
+    sched = lib.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+    crit = nn.CrossEntropyLoss(label_smoothing=0.1)
+    calls = [0]
+
+    def step(data):
+        x, y = data
+        calls[0] += 1
+        if calls[0] == 4:  # the last step: eval mode, no update
+            model.eval()
+            with lib.no_grad():
+                out = model(x)
+            return [crit(out, y), out.argmax(1)]
+        model.train()
+        out = model(x)
+        loss = crit(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        return [loss, (out.argmax(dim=1) == y).sum()]
+
+    return model, opt, step
+
+
+def resnet_data(rng):
+    return [rng.standard_normal((6, 3, 8, 8)), rng.integers(0, 5, size=6)]
+
+
+def seq2seq(lib):
+    """A GRU encoder over packed variable-length sequences, an LSTM decoder with dot-product
+    attention over the padded encoder states, teacher forcing, masked NLL, Adam (amsgrad) and
+    ReduceLROnPlateau."""
+    nn, F = lib.nn, lib.nn.functional
+    rnn_utils = lib.nn.utils.rnn
+
+    class Model(nn.Module):
+        def __init__(self, vocab=9, d=6):
+            super().__init__()
+            self.emb = nn.Embedding(vocab, d, padding_idx=0)
+            self.enc = nn.GRU(d, d, batch_first=True, bidirectional=True)
+            self.bridge = nn.Linear(2 * d, d)
+            self.dec = nn.LSTMCell(d, d)
+            self.out = nn.Linear(2 * d, vocab)
+
+        def forward(self, src, lengths, tgt):
+            packed = rnn_utils.pack_padded_sequence(
+                self.emb(src), lengths, batch_first=True, enforce_sorted=False
+            )
+            enc, h = self.enc(packed)
+            enc, _ = rnn_utils.pad_packed_sequence(enc, batch_first=True)
+            enc = self.bridge(enc)  # (B, S, d)
+            mask = lib.arange(enc.size(1)).unsqueeze(0) < lengths.unsqueeze(1)
+            hx = lib.tanh(h[0] + h[1])
+            cx = lib.zeros_like(hx)
+            logps = []
+            for t in range(tgt.size(1) - 1):
+                hx, cx = self.dec(self.emb(tgt[:, t]), (hx, cx))
+                scores = lib.bmm(enc, hx.unsqueeze(2)).squeeze(2)
+                scores = scores.masked_fill(~mask, -1e9)
+                ctxv = (F.softmax(scores, dim=1).unsqueeze(2) * enc).sum(1)
+                logps.append(F.log_softmax(self.out(lib.cat([hx, ctxv], 1)), dim=-1))
+            logp = lib.stack(logps, 1)
+            return F.nll_loss(
+                logp.reshape(-1, logp.size(-1)), tgt[:, 1:].reshape(-1), ignore_index=0
+            )
+
+    model = Model()
+    opt = lib.optim.Adam(model.parameters(), lr=1e-2, amsgrad=True)
+    sched = lib.optim.lr_scheduler.ReduceLROnPlateau(opt, patience=0, factor=0.5)
+
+    def step(data):
+        src, lengths, tgt = data
+        loss = model(src, lengths, tgt)
+        opt.zero_grad()
+        loss.backward()
+        lib.nn.utils.clip_grad_value_(model.parameters(), 0.2)
+        opt.step()
+        sched.step(loss.item())
+        return [loss, lib.tensor(opt.param_groups[0]["lr"])]
+
+    return model, opt, step
+
+
+def seq2seq_data(rng):
+    lengths = np.array([5, 2, 4])
+    src = np.zeros((3, 5), dtype=np.int64)
+    for i, n in enumerate(lengths):
+        src[i, :n] = rng.integers(1, 9, size=n)
+    tgt = rng.integers(1, 9, size=(3, 4))
+    tgt[1, 3] = 0  # padding in the target
+    return [src, lengths, tgt]
+
+
+def vae(lib):
+    """A VAE step: the reparameterisation with noise handed in, BCE-with-logits reconstruction
+    summed, the KL term, RMSprop (centered) and a cosine schedule."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class VAE(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Sequential(nn.Linear(12, 8), nn.SiLU())
+            self.mu = nn.Linear(8, 3)
+            self.logvar = nn.Linear(8, 3)
+            self.dec = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 12))
+
+        def forward(self, x, eps):
+            h = self.enc(x)
+            mu, logvar = self.mu(h), self.logvar(h)
+            z = mu + eps * lib.exp(0.5 * logvar)
+            return self.dec(z), mu, logvar
+
+    model = VAE()
+    opt = lib.optim.RMSprop(model.parameters(), lr=1e-2, centered=True, momentum=0.5)
+    sched = lib.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=4)
+
+    def step(data):
+        x, eps = data
+        logits, mu, logvar = model(x, eps)
+        rec = F.binary_cross_entropy_with_logits(logits, x, reduction="sum")
+        kld = -0.5 * lib.sum(1 + logvar - mu.pow(2) - logvar.exp())
+        loss = (rec + kld) / x.shape[0]
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        return [loss, kld]
+
+    return model, opt, step
+
+
+def vae_data(rng):
+    return [(rng.random((5, 12)) > 0.5).astype(np.float64), rng.standard_normal((5, 3))]
+
+
+PROGRAMS = {
+    "gpt": (gpt, gpt_data, 4),
+    "resnet": (resnet, resnet_data, 4),
+    "seq2seq": (seq2seq, seq2seq_data, 4),
+    "vae": (vae, vae_data, 4),
+}
+
+
+# --- the harness ---
+
+
+def _to(lib, a):
+    t = lib.tensor(a)
+    return t.double() if t.dtype.is_floating_point else t
+
+
+def _host(t):
+    return t.detach().cpu().numpy() if hasattr(t, "detach") else np.asarray(t)
+
+
+def _run(lib, name, weights=None):
+    build, data, steps = PROGRAMS[name]
+    lib.manual_seed(0)
+    lib.set_default_dtype(lib.float64)
+    try:
+        model, opt, step = build(lib)
+        if weights is None:
+            weights = {k: v.detach().numpy().copy() for k, v in model.state_dict().items()}
+        model.load_state_dict({k: lib.tensor(v) for k, v in weights.items()})
+        rng = np.random.default_rng(0)
+        trace = []
+        for _ in range(steps):
+            out = step([_to(lib, a) for a in data(rng)])
+            trace.append([_host(o) for o in out])
+        final = {k: _host(v) for k, v in model.state_dict().items()}
+        groups = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
+        state = opt.state_dict()["state"]
+        return weights, trace, final, groups, state
+    finally:
+        lib.set_default_dtype(lib.float32)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_program_matches_torch(name):
+    weights, want_trace, want_final, want_groups, want_state = _run(torch, name)
+    _, trace, final, groups, state = _run(minitorch, name, weights)
+    for s, (ours, theirs) in enumerate(zip(trace, want_trace, strict=True)):
+        for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
+            np.testing.assert_allclose(o, t, rtol=1e-9, atol=1e-11, err_msg=f"step {s} out {k}")
+    assert list(final) == list(want_final)
+    for k in want_final:
+        np.testing.assert_allclose(final[k], want_final[k], rtol=1e-9, atol=1e-11, err_msg=k)
+    assert groups == want_groups
+    assert list(state) == list(want_state)
+    for i in want_state:
+        assert list(state[i]) == list(want_state[i]), i
+        for k, v in want_state[i].items():
+            np.testing.assert_allclose(_host(state[i][k]), _host(v), rtol=1e-9, atol=1e-11)
