@@ -270,7 +270,12 @@ class Linear(Function):
     a 2-D array makes one small BLAS call per leading index; for the attention block's
     (32, 64, 128) input and (384, 128) weight, best of 20: 2.3 ms batched against 1.5 ms
     flattened, and 5x apart on a busy machine where every call waits for BLAS's threads.
+
+    One node, named as the last node of torch's composite (the grad_fn a printed layer output
+    shows): addmm for a matrix input with a bias, and the subclasses below otherwise.
     """
+
+    _node_name = "AddmmBackward0"
 
     @staticmethod
     def forward(ctx, x, w, b):
@@ -308,10 +313,32 @@ class Linear(Function):
         return gx, gw, gb
 
 
+class LinearMm(Linear):  # a matrix input, no bias
+    _node_name = "MmBackward0"
+
+
+class LinearView(Linear):  # a vector or batched input with a bias
+    _node_name = "ViewBackward0"
+
+
+class LinearUnsafeView(Linear):  # a batched input, no bias
+    _node_name = "UnsafeViewBackward0"
+
+
+class LinearSqueeze(Linear):  # a vector input, no bias
+    _node_name = "SqueezeBackward4"
+
+
 def linear_kernel(input, weight, bias=None):
     """input @ weight.T + bias for a floating input of one dtype, a 2-D weight and a (out,)
     bias; F.linear checks and falls back to matmul otherwise."""
-    return Linear.apply(input, weight, bias)
+    if input._data.ndim == 2:
+        fn = Linear if bias is not None else LinearMm
+    elif bias is not None:
+        fn = LinearView
+    else:
+        fn = LinearUnsafeView if input._data.ndim > 2 else LinearSqueeze
+    return fn.apply(input, weight, bias)
 
 
 def _sum_last(xp, x):
@@ -349,6 +376,8 @@ class LayerNorm(Function):
     same formulas, so every order stays differentiable.
     Half inputs compute in float32, as torch does.
     """
+
+    _node_name = "NativeLayerNormBackward0"
 
     @staticmethod
     def forward(ctx, a, w, b, *, k, eps):

@@ -136,6 +136,8 @@ SPECS = [
     row("linear", _linear, _linear_ref, [(3, 4), (5, 4), (5,)]),
     row("linear__3d_nobias", _linear, _linear_ref, [(2, 3, 4), (5, 4)]),
     row("linear__1d", _linear, _linear_ref, [(4,), (2, 4), (2,)]),
+    row("linear__2d_nobias", _linear, _linear_ref, [(3, 4), (5, 4)]),
+    row("linear__1d_nobias", _linear, _linear_ref, [(4,), (2, 4)]),
     row("linear__empty", _linear, _linear_ref, [(0, 4), (5, 4), (5,)]),
     nll_row("nll_loss", "mean", [(5, 4), (5,)]),
     nll_row("nll_loss__sum_weighted", "sum", [(5, 4), (5,)], weighted=True),
