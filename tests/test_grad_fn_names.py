@@ -30,3 +30,17 @@ def test_linear_node_names(shape, bias, name):
 def test_layer_norm_node_name():
     out = mt.nn.LayerNorm(3)(mt.ones(2, 3))
     assert type(out.grad_fn).__name__ == "NativeLayerNormBackward0"
+
+
+def test_addmm_family_and_vector_matmul_node_names():
+    m = mt.ones(2, 3, requires_grad=True)
+    v = mt.ones(3, requires_grad=True)
+    assert type(mt.addmm(mt.zeros(2, 2), m, m.t()).grad_fn).__name__ == "AddmmBackward0"
+    assert type(mt.addmm(mt.zeros(2), m, m.t(), beta=0).grad_fn).__name__ == "AddmmBackward0"
+    assert type(mt.addmv(mt.zeros(2), m, v).grad_fn).__name__ == "AddmvBackward0"
+    assert type((v @ m.t()).grad_fn).__name__ == "SqueezeBackward4"
+    assert type((m[None] @ v).grad_fn).__name__ == "UnsafeViewBackward0"
+    # the renamed node is the composite's own: an input's node keeps its name
+    x = mt.ones(2, 2, requires_grad=True) * 1
+    assert type(mt.addmm(x, m, m.t(), alpha=0).grad_fn).__name__ == "AddmmBackward0"
+    assert type(x.grad_fn).__name__ == "MulBackward0"

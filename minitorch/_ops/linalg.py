@@ -7,7 +7,7 @@ from minitorch import _dtype
 from minitorch._ops._common import is_floating, opmath_dtype
 from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = [
@@ -136,6 +136,11 @@ class Mv(Function):
         if ctx.needs_input_grad[1]:
             gv = Mv.apply(m, grad, ta=not ta)
         return gm, gv
+
+
+class VecMat(Mv):
+    # vector @ matrix: torch multiplies a (1, n) matrix and squeezes; its node is the squeeze.
+    _node_name = "SqueezeBackward4"
 
 
 def _outer(a: Tensor, b: Tensor) -> Tensor:
@@ -271,14 +276,15 @@ def matmul(input, other, *, out=None):
     elif da == 1 and db == 2:
         _check_mv_dtype(input, other)
         _check_mm((1, sa[0]), sb, input, other)
-        result = Mv.apply(other, input, ta=True)
+        result = VecMat.apply(other, input, ta=True)
     elif da == 2 and db == 2:
         result = mm(input, other)
     elif db <= 2 and da >= 3:
         folded = (_prod(sa[:-1]), sa[-1])
         if db == 1:
             _check_mv(folded, other, input)
-            result = BatchedMatmul.apply(input, other.reshape((sb[0], 1))).reshape(sa[:-1])
+            result = BatchedMatmul.apply(input, other.reshape((sb[0], 1)))
+            result = name_node(result.reshape(sa[:-1]), "UnsafeViewBackward0")
         else:
             _check_mm(folded, sb, input, other)
             result = BatchedMatmul.apply(input, other)
@@ -304,9 +310,9 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     result = BatchedMatmul.apply(a, b)
     shape = result._data.shape
     if vec_a:
-        result = result.reshape(shape[:-2] + shape[-1:])
+        result = name_node(result.reshape(shape[:-2] + shape[-1:]), "UnsafeViewBackward0")
     elif vec_b:
-        result = result.reshape(shape[:-1])
+        result = name_node(result.reshape(shape[:-1]), "UnsafeViewBackward0")
     return result
 
 
@@ -441,10 +447,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
-    r = _in_float32(addmm, (input, mat1, mat2), beta, alpha, out)
-    if r is not None:
-        return r
-    return _write(_scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm"), out)
+    args = (input, mat1, mat2)
+    r = _in_float32(addmm, args, beta, alpha, None)
+    if r is None:
+        r = _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
+    return _write(name_node(r, "AddmmBackward0", args), out)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -457,10 +464,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
             f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
             f"({_dims_str(mat._data.shape)}), vec ({vec._data.shape[0]})"
         )
-    r = _in_float32(addmv, (input, mat, vec), beta, alpha, out)
-    if r is not None:
-        return r
-    return _write(_scaled_sum(input, mv(mat, vec), beta, alpha, "addmv"), out)
+    args = (input, mat, vec)
+    r = _in_float32(addmv, args, beta, alpha, None)
+    if r is None:
+        r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
+    return _write(name_node(r, "AddmvBackward0", args), out)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -468,10 +476,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
-    r = _in_float32(baddbmm, (input, batch1, batch2), beta, alpha, out)
-    if r is not None:
-        return r
-    return _write(_scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm"), out)
+    args = (input, batch1, batch2)
+    r = _in_float32(baddbmm, args, beta, alpha, None)
+    if r is None:
+        r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
+    return _write(name_node(r, "BaddbmmBackward0", args), out)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -480,12 +489,13 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
-    r = _in_float32(addbmm, (input, batch1, batch2), beta, alpha, out)
-    if r is not None:
-        return r
-    from minitorch._ops.reduction import sum as _sum
+    args = (input, batch1, batch2)
+    r = _in_float32(addbmm, args, beta, alpha, None)
+    if r is None:
+        from minitorch._ops.reduction import sum as _sum
 
-    return _write(_scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm"), out)
+        r = _scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+    return _write(name_node(r, "AddbmmBackward0", args), out)
 
 
 class Trace(Function):

@@ -63,6 +63,15 @@ def _cases(lib):
         "masked_fill": lambda: x2.masked_fill(x2 > 0, 0.0),
         "pow": lambda: x2**2,
         "div": lambda: x2 / 2,
+        "addmm": lambda: lib.addmm(b, x2, w.t()),
+        "addmm beta 0": lambda: lib.addmm(b, x2, w.t(), beta=0),
+        "addmm half": lambda: lib.addmm(b.half(), x2.half(), w.t().half()),
+        "addmv": lambda: lib.addmv(x2[:, 0], x2, x1),
+        "baddbmm": lambda: lib.baddbmm(x3, x3, x3.transpose(1, 2) @ x3),
+        "addbmm": lambda: lib.addbmm(x2, x3, x3.transpose(1, 2) @ x3),
+        "vector @ matrix": lambda: x1 @ w.t(),
+        "vector @ batch": lambda: x1 @ x3.transpose(1, 2),
+        "batch @ vector": lambda: x3 @ x1,
     }
 
 
