@@ -44,3 +44,21 @@ def test_addmm_family_and_vector_matmul_node_names():
     x = mt.ones(2, 2, requires_grad=True) * 1
     assert type(mt.addmm(x, m, m.t(), alpha=0).grad_fn).__name__ == "AddmmBackward0"
     assert type(x.grad_fn).__name__ == "MulBackward0"
+
+
+@pytest.mark.parametrize(
+    "fn, name",
+    [
+        (F.elu, "EluBackward1"),
+        (F.selu, "EluBackward1"),
+        (F.celu, "CeluBackward1"),
+        (F.leaky_relu, "LeakyReluBackward1"),
+    ],
+)
+def test_inplace_activation_node_names(fn, name):
+    x = mt.ones(3, requires_grad=True)
+    y = x * 1
+    fn(y, inplace=True)
+    assert type(y.grad_fn).__name__ == name
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0, 1.0] or fn is F.selu  # selu scales its slope

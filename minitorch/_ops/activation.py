@@ -13,7 +13,7 @@ from minitorch._ops._common import opmath_dtype
 from minitorch._ops.pointwise import clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = ["selu", "celu", "selu_", "celu_"]
@@ -33,13 +33,24 @@ def _float_only(x, kernel: str, op: str):
         raise _not_implemented(kernel, x.dtype)
 
 
+# torch's own in-place kernels for these have their own node (NOTE [ Composite node names ])
+_INPLACE_NODE = {
+    "elu": "EluBackward1",
+    "selu": "EluBackward1",
+    "celu": "CeluBackward1",
+    "leaky_relu": "LeakyReluBackward1",
+}
+
+
 def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
     """compute(input), or written into input when inplace (F's `inplace=True`)."""
     if not inplace:
         return compute(input)
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(input, compute, op + "_")
+    out = apply_inplace(input, compute, op + "_")
+    name = _INPLACE_NODE.get(op)
+    return out if name is None else name_node(out, name)
 
 
 def _sigmoid_arr(xp, x):
