@@ -49,7 +49,27 @@ def scaled_dot_product_attention(
     if _autocast.state.any_enabled:
         args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError(
+            "scaled_dot_product_attention: Expected query, key, and value to all be at least 2 "
+            f"dimensional, but got query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: "
+            f"{value.ndim} instead."
+        )
     dt = query.dtype
+    if key.dtype is not dt or value.dtype is not dt:
+        raise RuntimeError(
+            "scaled_dot_product_attention: Expected query, key, and value to have the same "
+            f"dtype, but got query.dtype: {_dtype.scalar_name(dt)} key.dtype: "
+            f"{_dtype.scalar_name(key.dtype)} and value.dtype: {_dtype.scalar_name(value.dtype)} "
+            "instead."
+        )
+    mask_dt = getattr(attn_mask, "dtype", None)
+    if mask_dt is not None and mask_dt not in (_dtype.bool, _dtype.float32, dt):
+        raise RuntimeError(
+            "scaled_dot_product_attention: Expected attn_mask dtype to be bool or float or to "
+            f"match query dtype, but got attn_mask.dtype: {_dtype.scalar_name(mask_dt)} and "
+            f"query.dtype: {_dtype.scalar_name(dt)} instead."
+        )
     if (
         dt in _dtype.HALF_FLOATS
         and key.dtype is dt

@@ -76,7 +76,7 @@ def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
     if w.shape[0] % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size [{list(w.shape)}] instead"
+            f"but got weight of size {list(w.shape)} instead"
         )
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
         raise RuntimeError(
@@ -84,6 +84,13 @@ def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
             f"{out_channels} elements, but got bias of size {list(bias.shape)} instead"
         )
     _check_dtypes(x, w, bias)
+    if 0 in w.shape[2:]:
+        k = (1, *w.shape[2:]) if n == 1 else w.shape[2:]  # conv1d runs as a (1, k) conv2d
+        if n == 3:
+            got = f": {' x '.join(map(str, k))} (TxHxW)"
+        else:
+            got = f" kernel_height: {k[0]} kernel_width: {k[1]}"
+        raise RuntimeError(f"kernel size should be greater than zero, but got{got}")
 
 
 def _conv_padding(padding, n, kernel, stride, dilation):
@@ -112,6 +119,11 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     stride = ntuple(stride, n, "stride")
     dilation = ntuple(dilation, n, "dilation")
     _check_common(x, weight, bias, n, stride, dilation, groups, weight.shape[0])
+    if weight.shape[0] == 0:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got "
+            f"weight of size {list(weight.shape)} instead"
+        )
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
@@ -322,6 +334,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
             f"{input.ndim} dimension(s)"
         )
+    if r <= 0:
+        raise RuntimeError(f"pixel_shuffle expects a positive upscale_factor, but got {r}")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(
@@ -342,6 +356,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
             f"{input.ndim} dimension(s)"
         )
+    if r <= 0:
+        raise RuntimeError(f"pixel_unshuffle expects a positive downscale_factor, but got {r}")
     *lead, c, h, w = input.shape
     for name, size, dim in (("height", h, -2), ("width", w, -1)):
         if size % r:

@@ -94,6 +94,10 @@ def ctc_loss(
             f"Expected 3-dimensional tensor, but got {log_probs.ndim}-dimensional tensor for "
             "argument #1 'log_probs' (while checking arguments for ctc_loss)"
         )
+    if log_probs.numel() == 0:
+        raise RuntimeError(
+            f"ctc_loss: log_probs tensor must not be empty, got {list(log_probs.shape)}"
+        )
     T, n, c = log_probs.shape
     if not 0 <= blank < c:
         raise RuntimeError("blank must be in label range")

@@ -104,6 +104,13 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
         raise ValueError("only one of size or scale_factor should be defined")
     have = input.shape[2:]
     if size is not None:
+        if not isinstance(size, int) and len(size) != n:
+            raise ValueError(
+                "interpolate: Input and output must have the same number of spatial dimensions, "
+                f"but got input with spatial dimensions of {list(have)} and output size of "
+                f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
+                "size in (o1, o2, ...,oK) format."
+            )
         sizes = ntuple(size, n, "size", "interpolate")
         return sizes, (None,) * n
     if scale_factor is None:
@@ -158,10 +165,24 @@ def interpolate(
         )
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not implemented")
+    if not input.dtype.is_floating_point and (
+        input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
+    ):  # torch's CPU kernels: floating types, and uint8 for the nearest and 2-d modes only
+        raise NotImplementedError(
+            f"interpolate: mode '{mode}' is not implemented for {input.dtype} input"
+        )
     sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
     have = input.shape[2:]
     if mode == "area":
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
+    if any(s <= 0 for s in sizes) or 0 in have:
+        names = ("D", "H", "W")[3 - n :]
+        ins = ", ".join(f"{a}: {v}" for a, v in zip(names, have, strict=False))
+        outs = ", ".join(f"{a}: {v}" for a, v in zip(names, sizes, strict=False))
+        raise RuntimeError(
+            f"interpolate: Input and output sizes should be greater than 0, but got input "
+            f"({ins}) and output ({outs})"
+        )
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels

@@ -231,6 +231,8 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}"
         )
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
     n_classes = input.shape[0] if dim == 1 else input.shape[1]
     if weight is not None:
         if weight.ndim != 1 or weight.shape[0] != n_classes:
@@ -314,8 +316,15 @@ def cross_entropy(
         args += (label_smoothing,)
         return _autocast.call(cross_entropy, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim < 1:  # torch: the probabilities' dtype check, then reading dim 1 fails
+        if target.shape == input.shape and not target.dtype.is_floating_point:
+            raise RuntimeError(
+                "cross_entropy: Expected floating point type for target with class "
+                f"probabilities, got {_short(target.dtype)}"
+            )
+        raise IndexError(
+            "cross_entropy: Dimension out of range (expected to be in range of [-1, 0], but got 1)"
+        )
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
@@ -323,6 +332,10 @@ def cross_entropy(
     class_dim = 0 if input.ndim == 1 else 1
     n_classes = input.shape[class_dim]
     if input.shape == target.shape:
+        if ignore_index != -100:
+            raise RuntimeError(
+                "cross_entropy: ignore_index is not supported for floating point target"
+            )
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)
     nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
@@ -408,6 +421,8 @@ def binary_cross_entropy(
         if bool(((x < 0) | (x > 1)).any()):
             raise RuntimeError("all elements of input should be between 0 and 1")
     loss = binary_cross_entropy_kernel(input, target)
+    if weight is not None and weight.dtype != loss.dtype:
+        weight = weight.to(loss.dtype)  # torch scales the loss in place: its dtype stays
     if weight is not None:
         loss = loss * weight.expand(loss.shape) if weight.shape != loss.shape else loss * weight
     return reduce_loss(loss, reduction)
@@ -433,6 +448,16 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if not target.dtype.is_floating_point:  # torch writes the loss in the target's dtype
+        raise RuntimeError(
+            f"binary_cross_entropy_with_logits: result type {_short(input.dtype)} can't be cast "
+            f"to the desired output type {_short(target.dtype)}"
+        )
+    # torch computes in the input's dtype, a float64 weight or pos_weight does not promote it
+    if weight is not None and weight.dtype != input.dtype:
+        weight = weight.to(input.dtype)
+    if pos_weight is not None and pos_weight.dtype != input.dtype:
+        pos_weight = pos_weight.to(input.dtype)
     log_sig = logsigmoid(input)
     if pos_weight is None:
         loss = (1 - target) * input - log_sig
@@ -472,6 +497,10 @@ def kl_div(
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
+        target.dtype.is_floating_point or target.dtype.is_complex
+    ):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = _ops.exp(target) * (target - input)
     else:

@@ -189,6 +189,12 @@ def multilabel_soft_margin_loss(
     return _reduce(loss, reduction)
 
 
+def _check_long(target: Tensor, op: str) -> None:
+    if target.dtype is not _dtype.int64:
+        name = _dtype.scalar_name(target.dtype)
+        raise RuntimeError(f"{op}: expected scalar type Long but found {name}")
+
+
 def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -209,6 +215,12 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
         )
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    _check_long(target, "multi_margin_loss")
+    if weight is not None and weight.dtype != input.dtype:
+        raise RuntimeError(
+            f"multi_margin_loss: expected scalar type {_dtype.scalar_name(input.dtype)} but "
+            f"found {_dtype.scalar_name(weight.dtype)}"
+        )
     if target._device.type == "cpu" and target.numel():  # see NOTE [ Checks that read values ]
         t = target._data
         if bool(((t < 0) | (t >= c)).any()):
@@ -260,6 +272,7 @@ def multilabel_margin_loss(
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
+    _check_long(target, "multilabel_margin_loss")
     c = x.shape[1]
     if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
         td = t._data

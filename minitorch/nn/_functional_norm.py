@@ -7,6 +7,8 @@ back to the host.
 
 from __future__ import annotations
 
+import math
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._ops.nn_kernels import layer_norm_kernel
@@ -40,17 +42,31 @@ def _channel_shape(x: Tensor):
     return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
-def _affine(out: Tensor, weight, bias, shape) -> Tensor:
+def _affine(out: Tensor, weight, bias, shape, dt=None) -> Tensor:
+    dt = dt or out.dtype
     if weight is not None:
         out = out * weight.reshape(shape)
     if bias is not None:
         out = out + bias.reshape(shape)
-    return out
+    # float32 parameters with a half input: the output keeps the input's dtype, as in torch
+    return out if out.dtype is dt else out.to(dt)
 
 
 def _check_channels(name: str, t, c: int) -> None:
     if t is not None and t.numel() != c:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+
+
+def _check_param_dtypes(op: str, input: Tensor, *params) -> None:
+    """torch's CPU rule: parameters and statistics share the input's dtype, except float32 ones
+    with a half input (no silent promotion of the output to the parameters' dtype)."""
+    for t in params:
+        if t is not None and t.dtype is not input.dtype:
+            if not (input.dtype in _dtype.HALF_FLOATS and t.dtype is _dtype.float32):
+                raise RuntimeError(
+                    f"{op}: mixed dtype (CPU): all inputs must share same datatype "
+                    f"(input {input.dtype}, parameter {t.dtype})"
+                )
 
 
 def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> None:
@@ -89,6 +105,7 @@ def batch_norm(
         ("bias", bias),
     ):
         _check_channels(name, t, c)
+    _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
     shape = _channel_shape(input)
     if training or running_mean is None or running_var is None:
         if not training and running_mean is None:
@@ -103,7 +120,7 @@ def batch_norm(
                 _update_running(running_var, unbiased, momentum)
     else:
         out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
-    return _affine(out, weight, bias, shape)
+    return _affine(out, weight, bias, shape, input.dtype)
 
 
 def instance_norm(
@@ -129,6 +146,7 @@ def instance_norm(
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     for name, t in (("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
+    _check_param_dtypes("instance_norm", input, running_mean, running_var, weight, bias)
     shape = _channel_shape(input)
     if not use_input_stats:
         if running_mean is None or running_var is None:
@@ -136,7 +154,7 @@ def instance_norm(
                 "Expected running_mean and running_var to be defined when use_input_stats is false"
             )
         out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
-        return _affine(out, weight, bias, shape)
+        return _affine(out, weight, bias, shape, input.dtype)
     dims = tuple(range(2, input.ndim))
     out, mean, var = _normalized(input, dims, eps)
     if running_mean is not None:
@@ -144,7 +162,7 @@ def instance_norm(
     if running_var is not None:
         m = _numel(input.shape[2:])
         _update_running(running_var, var.reshape(n, c).mean(0) * (m / (m - 1)), momentum)
-    return _affine(out, weight, bias, shape)
+    return _affine(out, weight, bias, shape, input.dtype)
 
 
 def _normalized_shape(normalized_shape) -> tuple:
@@ -200,13 +218,19 @@ def layer_norm(
     _check_normalized(input, shape, weight, bias)
     if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
         return layer_norm_kernel(input, len(shape), weight, bias, eps)
+    if not input.dtype.is_floating_point:
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(
+            f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
+        )
+    _check_param_dtypes("layer_norm", input, weight, bias)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = _normalized(input, dims, eps)[0]
     if weight is not None:
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return out if out.dtype is input.dtype else out.to(input.dtype)  # see _affine
 
 
 def group_norm(
@@ -238,13 +262,15 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
+    _check_param_dtypes("group_norm", input, weight, bias)
     if input.dtype in _dtype.HALF_FLOATS:
         # half: normalized and scaled in float32 and rounded once, as torch's kernel (rounding
         # x - mean first cost up to 128 ulps near 0)
         w = None if weight is None else weight.float()
         b = None if bias is None else bias.float()
         return group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
-    grouped = input.reshape(n, num_groups, -1)
+    # an explicit group size: -1 is ambiguous when the batch is empty
+    grouped = input.reshape(n, num_groups, c // num_groups * math.prod(input.shape[2:]))
     out = _normalized(grouped, (2,), eps)[0].reshape(input.shape)
     return _affine(out, weight, bias, _channel_shape(input))
 
@@ -255,6 +281,11 @@ def rms_norm(
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps defaults
     to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
     shape = _normalized_shape(normalized_shape)
+    if input.ndim < len(shape):
+        raise ValueError(
+            f"rms_norm: Input tensor must have at least {len(shape)} dimensions, but got "
+            f"{input.ndim}"
+        )
     _check_normalized(input, shape, weight, None, star="*")
     dt = input.dtype
     # half: normalized in float32 and rounded once (then scaled by the weight in half), and the
@@ -266,7 +297,9 @@ def rms_norm(
     out = x * rsqrt((x * x).mean(dims, keepdim=True) + eps)
     if x is not input:
         out = out.to(dt)
-    return out if weight is None else out * weight
+    if weight is not None:
+        out = out * weight
+    return out if out.dtype is dt else out.to(dt)  # see _affine
 
 
 def local_response_norm(

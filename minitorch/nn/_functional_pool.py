@@ -48,6 +48,8 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
         raise RuntimeError("stride should not be zero")
     if any(v <= 0 for v in k):
         raise RuntimeError("kernel size should be greater than zero")
+    if any(v < 0 for v in p):
+        raise RuntimeError(f"{op}: pad must be non-negative, but got pad: {min(p)}")
     if any(v <= 0 for v in d):
         names = ("D", "H", "W")[3 - n :]
         got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d, strict=False))
@@ -66,8 +68,8 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
     if any(o <= 0 for o in out):
         c = x.shape[x.ndim - n - 1]
         raise RuntimeError(
-            f"Given input size: ({_x((c, *size))}). Calculated output size: ({_x((c, *out))}). "
-            "Output size is too small"
+            f"{op}: Given input size: ({_x((c, *size))}). Calculated output size: "
+            f"({_x((c, *out))}). Output size is too small"
         )
     pads = tuple(
         (pp, max(pp, (o - 1) * ss + dd * (kk - 1) + 1 - L - pp))
@@ -79,6 +81,11 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
 def _check_rank(x, n, op):
     if x.ndim not in (n + 1, n + 2) or x.numel() == 0 and x.shape[-1] == 0:
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
+    if 0 in x.shape[x.ndim - n - 1 :]:  # only the batch may be empty
+        raise RuntimeError(
+            f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim batch "
+            f"size for input, but got:{list(x.shape)}"
+        )
 
 
 def _check_rank1d(x, op):
@@ -131,16 +138,23 @@ def max_pool1d(
     Mirrors torch.nn.functional.max_pool1d."""
     _check_rank1d(input, "max_pool1d")
     k, p = _one(kernel_size), _one(padding)
+    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    for name, v in (("kernel_size", k), ("stride", stride), ("dilation", _one(dilation))):
+        if v is not None and v <= 0:
+            raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {v}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
     if p > k // 2:
         raise RuntimeError(
             "max_pool1d() padding should be at most half of kernel size, but got "
             f"padding={p} and kernel_size={k}"
         )
-    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    s = k if stride is None else stride
+    out_len = pool_out_size(input.shape[-1], k, s, p, _one(dilation), ceil_mode)
+    if out_len <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out_len}")
     x = input.unsqueeze(-2)
-    out = max_pool2d(
-        x, (1, k), (1, stride or k), (0, p), (1, _one(dilation)), ceil_mode, return_indices
-    )
+    out = max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
@@ -261,7 +275,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     out = avg_pool2d(
         input.unsqueeze(-2),
         (1, k),
-        (1, stride or k),
+        (1, k if stride is None else stride),
         (0, _one(padding)),
         ceil_mode,
         count_include_pad,
@@ -292,6 +306,28 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 # --- adaptive pooling ---
 
 
+def _check_adaptive_input(input, n, output_size, op, colon=""):
+    """torch's checks, in its order: a sequence output_size needs more input dims than entries
+    (ValueError, from torch's _list_with_default); then the rank; then non-empty pooled dims."""
+    if n > 1 and isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if input.ndim not in (n + 1, n + 2):
+        if n == 1:
+            _check_rank1d(input, op)
+        raise RuntimeError(
+            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got{colon} {list(input.shape)}"
+        )
+    if not input.dtype.is_floating_point:
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{name}'")
+    for d in range(input.ndim - n, input.ndim):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                f"{op}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {list(input.shape)} with dimension {d} being empty"
+            )
+
+
 def _adaptive_sizes(input, n, output_size, op):
     """The output size per pooled dim (None: the input's size there)."""
     if output_size is None or isinstance(output_size, int):
@@ -301,7 +337,13 @@ def _adaptive_sizes(input, n, output_size, op):
         if len(size) != n:
             raise RuntimeError(f"{op}: output_size must be {n}")
     have = input.shape[input.ndim - n :]
-    return tuple(h if o is None else int(o) for o, h in zip(size, have, strict=False))
+    out = tuple(h if o is None else int(o) for o, h in zip(size, have, strict=False))
+    if any(o < 0 for o in out):
+        raise RuntimeError(
+            f"{op}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{', '.join(map(str, out))}}}"
+        )
+    return out
 
 
 def _bounds(L, o):
@@ -318,12 +360,7 @@ def _averaging_matrix(L, o, x):
 
 
 def _adaptive_avg(input, n, output_size, op):
-    if input.ndim not in (n + 1, n + 2):
-        if n == 1:
-            _check_rank1d(input, op)
-        raise RuntimeError(
-            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got {list(input.shape)}"
-        )
+    _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
     have = input.shape[input.ndim - n :]
     if all(L % o == 0 for L, o in zip(have, out, strict=False) if o):
@@ -357,10 +394,7 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 
 
 def _adaptive_max(input, n, output_size, return_indices, op):
-    if input.ndim not in (n + 1, n + 2):
-        raise RuntimeError(
-            f"{op}(): Expected {n + 1}D or {n + 2}D tensor, but got: {list(input.shape)}"
-        )
+    _check_adaptive_input(input, n, output_size, op, colon=":")
     out = _adaptive_sizes(input, n, output_size, op)
     if n == 3:
         have = input.shape[-3:]

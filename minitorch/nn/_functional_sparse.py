@@ -28,10 +28,17 @@ def _check_indices(input: Tensor, op: str) -> None:
         )
 
 
-def _check_range(idx: Tensor, n: int) -> None:
+def _check_range(idx: Tensor, n: int, bag: bool = False) -> None:
     if idx._device.type == "cpu" and idx.numel():
         x = idx._data
-        if bool(((x < 0) | (x >= n)).any()):
+        bad = (x < 0) | (x >= n)
+        if bool(bad.any()):
+            if bag:  # torch's embedding_bag names the first bad position (a RuntimeError)
+                i = int(bad.reshape(-1).argmax())
+                raise RuntimeError(
+                    f"embedding_bag: Index {i} of input takes value {int(x.reshape(-1)[i])} "
+                    f"which is not in the valid range [0, {n})"
+                )
             raise IndexError("index out of range in self")
 
 
@@ -75,6 +82,8 @@ def embedding(
     """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
     gets no gradient. Mirrors torch.nn.functional.embedding."""
     _check_indices(input, "embedding")
+    if weight.ndim != 2:
+        raise RuntimeError(f"embedding: 'weight' must be 2-D, but got {weight.ndim}-D")
     n = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, n)
     _check_range(input, n)
@@ -113,6 +122,12 @@ def embedding_bag(
         raise ValueError(
             f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then "
             f"it must have the same shape as the input ({input.shape})"
+        )
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "embedding_bag: Expected tensor for argument #1 'weight' to have the same type as "
+            f"tensor for argument #1 'per_sample_weights'; but type {weight.type()} does not "
+            f"equal {per_sample_weights.type()}"
         )
     if weight.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
@@ -156,7 +171,7 @@ def embedding_bag(
             "GitHub."
         )
     padding_idx = _padding_idx(padding_idx, n)
-    _check_range(flat, n)
+    _check_range(flat, n, bag=True)
     vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
     keep = None if padding_idx is None else (flat != padding_idx)
     d = weight.shape[1]

@@ -112,6 +112,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but "
             f"expected {weight.shape[0]}"
         )
+    tensors = (("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias))
+    if any(t is not None and t.dtype != input1.dtype for _, t in tensors):
+        got = ", ".join(f"{n}: {t.dtype}" for n, t in tensors if t is not None)
+        raise RuntimeError(f"bilinear(): All tensors must have the same dtype, got {got}")
     out = _ops.einsum("...i,oij,...j->...o", input1, weight, input2)
     return out if bias is None else out + bias
 
@@ -195,8 +199,6 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if _autocast.state.any_enabled:
         return _autocast.call(prelu, _autocast.LOWER, (input, weight))
     _check_tensor(input, "prelu")
-    if input.ndim == 0:
-        raise RuntimeError("Not allow zero-dim input tensor.")
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else 1
     if n != 1 and n != channels:

@@ -152,7 +152,9 @@ class Hardtanh(Module):
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace
-        assert self.max_val > self.min_val
+        assert self.max_val > self.min_val, (
+            f"Hardtanh: max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
+        )
 
     def forward(self, input: Tensor) -> Tensor:
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)

@@ -7,6 +7,7 @@ import math
 import numbers
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch._factories import empty, zeros
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_rnn as R
@@ -182,6 +183,15 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                 f"{input.shape[-1]}"
             )
+        w = self.weight_ih_l0
+        if input.dtype != w.dtype and not _autocast.state.any_enabled:
+            raise ValueError(
+                f"{self._name()} input dtype ({input.dtype}) does not match weight dtype "
+                f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
+        if batch_sizes is None and input.shape[0] == 0:
+            raise RuntimeError(f"Expected sequence length to be larger than 0 in {self._name()}")
 
     def _hidden_shape(self, input: Tensor, batch_sizes, size: int) -> tuple:
         # input is time-major here (batch_first already transposed)
@@ -271,6 +281,12 @@ class RNNBase(Module):
         if sorted_idx is not None:
             hx = hx.index_select(1, sorted_idx)
             cx = cx.index_select(1, sorted_idx) if cx is not None else None
+        for h in (hx, cx):
+            if h is not None and h.dtype != x.dtype:
+                raise RuntimeError(
+                    f"{self._name()}: Input and hidden tensors are not the same dtype, found "
+                    f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
+                )
         if is_lstm:
             self._check_size(hx, h_shape, "Expected hidden[0] size {}, got {}")
             self._check_size(cx, c_shape, "Expected hidden[1] size {}, got {}")
