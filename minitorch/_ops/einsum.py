@@ -154,7 +154,28 @@ def einsum(equation, *operands):
         once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
         out = ell + "".join(once)
     terms, operands = _einsum_broadcast(terms, operands)
+    if operands[0]._data.dtype.kind in "biu":
+        operands = _integral_operands(terms, operands, out)
     return Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
+
+
+def _integral_operands(terms, operands, out):
+    """torch's dtypes for integer/bool einsum: a letter summed inside one operand is summed
+    first, by torch.sum (int64, which the other operands must then match); a letter shared by
+    operands is contracted by bmm, which refuses bool."""
+    summed = {c for term in terms for c in term if c not in out}
+    inside = any(sum(c in term for term in terms) == 1 for c in summed)
+    shared = any(sum(c in term for term in terms) > 1 for c in summed)
+    dt = operands[0]._data.dtype
+    if inside and shared and dt.itemsize != 8:  # (int64 meets int64)
+        raise RuntimeError(
+            f"einsum(): expected scalar type Long but found {_short(operands[0].dtype)}"
+        )
+    if inside:
+        return [t.to(_dtype.int64) for t in operands]
+    if shared and dt.kind == "b":
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    return operands
 
 
 def _einsum_broadcast(terms, operands):

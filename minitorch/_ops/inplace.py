@@ -51,7 +51,8 @@ def _check_overlap(self: Tensor):
     # An expanded tensor has several elements on one memory location: torch refuses to write it.
     x = self._data
     for stride, size in zip(x.strides, x.shape, strict=True):
-        if stride == 0 and size > 1:
+        # (an empty tensor has no elements to overlap; NumPy may give it zero strides)
+        if stride == 0 and size > 1 and x.size:
             raise RuntimeError(
                 "unsupported operation: more than one element of the written-to tensor refers to "
                 "a single memory location. Please clone() the tensor before performing the "
@@ -289,8 +290,10 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         o = o * alpha
     try:
         getattr(self._device.backend.xp, ufunc)(x, o, out=x)
-    except ValueError:
-        return False  # not broadcastable into self: the general path raises torch's error
+    except (ValueError, TypeError):
+        # not broadcastable into self, or a bool self NumPy will not add/subtract into (its
+        # casting check runs before any write): the general path gives torch's result or error
+        return False
     self._vc[0] += 1
     return True
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from minitorch import return_types
+import math
+
+from minitorch import _dtype, return_types
 from minitorch._ops.linalg_solve import (
     LinAlgError,
     SolveTriangular,
@@ -273,6 +275,7 @@ def linalg_qr(A, mode="reduced", *, out=None):
 def qr(input, some=True, *, out=None):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
     _no_out(out, "qr")
+    _check_matrix(input, "linalg.qr", square=False)
     q, r = Qr.apply(input, mode="reduced" if some else "complete")
     return return_types.qr((q, r))
 
@@ -346,9 +349,17 @@ def _householder_q(V, tau, ncols):
     return q
 
 
+def _not_floating(x, kernel):
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_dtype.scalar_name(x.dtype)}'"
+        )
+
+
 def _check_householder(A, tau, op):
     if A.ndim < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    _not_floating(A, "orgqr_cpu")
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(
             f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
@@ -380,6 +391,12 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     geqrf. Mirrors torch.ormqr."""
     if input.ndim < 2 or other.ndim < 2:
         raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
+    _not_floating(input, "ormqr_cpu")
+    side = -2 if left else -1
+    if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(
+            f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])"
+        )
     q = _householder_q(input, tau, input.shape[-2])
     if transpose:
         q = _mT(q)
@@ -399,7 +416,7 @@ def geqrf(input, *, out=None):
     xp = input._device.backend.xp
     x = input._data
     m, n = x.shape[-2:]
-    flat = x.reshape((-1, m, n))
+    flat = x.reshape((math.prod(x.shape[:-2]), m, n))  # (-1 is ambiguous when empty)
     hs, taus = [], []
     for mat in flat:  # numpy's raw QR is not batched
         h, tau = xp.linalg.qr(mat, mode="raw")

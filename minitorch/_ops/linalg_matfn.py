@@ -117,7 +117,8 @@ def pinverse(input, rcond=1e-15):
 
 def linalg_matrix_power(A, n, *, out=None):
     """A to an integer power (negative: of the inverse). Mirrors torch.linalg.matrix_power."""
-    _check_matrix(A, "linalg.matrix_power")
+    # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
+    _check_matrix(A, "linalg.matrix_power", floating=n < 0)
     if n == 0:
         return _write(_eye_like(A, A.shape[-1]).expand(A.shape).clone(), out)
     if n < 0:
@@ -165,6 +166,8 @@ def linalg_cond(A, p=None, *, out=None):
     _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
+        if not s.shape[-1]:  # empty matrices: torch's 0
+            return _write(s.sum(-1), out)
         big, small = s.narrow(-1, 0, 1).squeeze(-1), s.narrow(-1, -1, 1).squeeze(-1)
         return _write(big / small if p != -2 else small / big, out)
     return _write(matrix_norm(A, p) * matrix_norm(linalg_inv(A), p), out)

@@ -74,7 +74,7 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def _check_int_scalars(input, op, **scalars):
-    if input.dtype.is_floating_point or input.dtype == _dtype.bool:
+    if input.dtype.is_floating_point:
         return
     for name, value in scalars.items():
         if isinstance(value, float):
@@ -91,6 +91,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
     _check_int_scalars(input, "addr", beta=beta, alpha=alpha)
+    if input.dtype == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
+        beta, alpha = bool(beta), bool(alpha)
     product = outer(vec1, vec2)
     shape = product._data.shape
     if input._data.shape != shape:
@@ -231,6 +233,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             f"{input.ndim} dimensions"
         )
     x = input if input.ndim == 2 else input.reshape(1, -1)
+    if x.dtype == _dtype.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if not x.dtype.is_floating_point:
         x = cast(x, _dtype.get_default_dtype())
     n = x.shape[1]
@@ -383,7 +387,9 @@ def linalg_vander(x, *, N=None):
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
     if x.dtype == _dtype.bool:
-        x = cast(x, _dtype.int64)
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
+        )
     return _powers(x, n)
 
 
@@ -467,6 +473,9 @@ def _trapezoid_terms(y, x, dx, dim, op):
     """The areas of the trapezoids along dim (not yet summed)."""
     d = wrap_dim(dim, y.ndim, op)
     n = y.shape[d]
+    if y.dtype == _dtype.bool or (x is not None and x.dtype == _dtype.bool):
+        which = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{op}: received a bool input for {which}, but bool is not supported")
     if not y.dtype.is_floating_point:
         y = cast(y, _dtype.get_default_dtype())
     avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n else y.narrow(d, 0, 0)

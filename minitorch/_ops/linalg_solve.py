@@ -3,6 +3,8 @@ cholesky_solve, LU factorization and lu_solve; the shared checks of the linalg f
 
 from __future__ import annotations
 
+import math
+
 from minitorch import return_types
 from minitorch._ops.linalg import _short
 from minitorch._tensor import Tensor, _make
@@ -24,12 +26,12 @@ class LinAlgError(RuntimeError):
 # --- checks and helpers ---
 
 
-def _check_matrix(a, op: str, square: bool = True):
+def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(a).__name__}")
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
-    if not a.dtype.is_floating_point:
+    if floating and not a.dtype.is_floating_point:
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
         )
@@ -63,7 +65,7 @@ def _lu_raw(xp, a):
     m, n = shape[-2:]
     k = min(m, n)
     batch = shape[:-2]
-    lu = a.reshape((-1, m, n)).copy()
+    lu = a.reshape((math.prod(batch), m, n)).copy()  # (-1 is ambiguous when m * n == 0)
     nb = lu.shape[0]
     rows = xp.arange(nb)
     piv = xp.zeros((nb, k), dtype=xp.int32)
@@ -366,10 +368,19 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, 
     return return_types.triangular_solve((x, A.clone()))
 
 
-def _factor_product(L, upper):
+def _factor_product(L, upper, op, kernel):
     """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
     and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
     here too, through a term of value zero."""
+    if not L.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(L.dtype)}'")
+    if L.ndim < 2:
+        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+    m, n = L.shape[-2:]
+    if m != n:
+        raise RuntimeError(
+            f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
+        )
     t = L.triu() if upper else L.tril()
     if L.requires_grad:
         rest = L - L.detach()
@@ -380,13 +391,14 @@ def _factor_product(L, upper):
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper). Mirrors
     torch.cholesky_solve."""
-    a = _factor_product(L, upper)
+    a = _factor_product(L, upper, "cholesky_solve", "cholesky_solve_cpu")
     return _write(Solve.apply(a, B), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor. Mirrors torch.cholesky_inverse."""
-    return _write(Inv.apply(_factor_product(L, upper)), out)
+    a = _factor_product(L, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
+    return _write(Inv.apply(a), out)
 
 
 # --- LU factorization and LU solves ---
@@ -413,6 +425,8 @@ class LuFactor(Function):
             return None
         (lu,) = ctx.saved_tensors
         m, n = lu.shape[-2:]
+        if not m * n:
+            return grad * 0  # empty matrices: an empty gradient, whatever their shape
         if m != n:
             raise NotImplementedError(
                 f"linalg.lu_factor: the derivative for non-square matrices ({m} by {n}) is not "
@@ -462,8 +476,9 @@ def _unpack_raw(xp, lu, piv):
     up = xp.triu(lu[..., :k, :])
     batch = lu.shape[:-2]
     perm = xp.broadcast_to(xp.arange(m), batch + (m,)).copy()
-    flat_perm = perm.reshape((-1, m))
-    flat_piv = piv.reshape((-1, k)).astype(xp.int64) - 1
+    nb = math.prod(batch)  # (a -1 in reshape is ambiguous for empty matrices)
+    flat_perm = perm.reshape((nb, m))
+    flat_piv = piv.reshape((nb, k)).astype(xp.int64) - 1
     rows = xp.arange(flat_perm.shape[0])
     for j in range(k):
         p = flat_piv[:, j]

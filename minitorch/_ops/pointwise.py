@@ -136,14 +136,30 @@ def sub(input, other, *, alpha=1, out=None):
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
         )
+    # torch refuses any bool operand. Only look when one may be there: something was cast, a
+    # number is a bool, or two tensors differ in dtype (promote leaves a bool tensor uncast).
+    maybe = a is not input or b is not other or type(other) is bool or type(input) is bool
+    if not maybe and isinstance(b, Tensor) and isinstance(a, Tensor):
+        maybe = a._data.dtype is not b._data.dtype
+    if maybe and (_bool_operand(input) or _bool_operand(other)):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
     if alpha != 1:
         b = _scaled(b, alpha, a)
     return _out(Sub.apply(a, b), out)
 
 
+def _bool_operand(x) -> bool:
+    return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
+
+
 def _scaled(x, alpha, ref):
     """alpha * x for add/sub's alpha= (x a tensor or a number)."""
     alpha = _alpha(alpha, ref if isinstance(ref, Tensor) else x, x)
+    if isinstance(x, Tensor) and x._data.dtype.kind == "b":
+        alpha = bool(alpha)  # torch casts alpha to bool: bool + bool stays bool (a logical or)
     return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
 
 
@@ -240,6 +256,8 @@ def div(input, other, *, rounding_mode=None, out=None):
 
 
 def _integer_div(a, b, mode, dt):
+    if dt is _dtype.bool:
+        raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     x, y = _d(a), _d(b)
     if _is_zero_int(y):
@@ -308,6 +326,8 @@ def remainder(input, other, *, out=None):
         if not isinstance(b, Tensor):
             return _out(RemainderScalar.apply(a, other=b), out)
         return _out(Remainder.apply(a if isinstance(a, Tensor) else scalar_like(a, b), b), out)
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
     return _out(_make(xp.asarray(xp.remainder(_d(a), _d(b)), dtype=dt.np), dev, False, None), out)
@@ -351,7 +371,10 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        out = a._data ** b._data
+        try:
+            out = a._data ** b._data
+        except ValueError:  # NumPy refuses integers to negative integer powers; torch does not
+            out = _int_pow(ctx.xp, a._data, b._data)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -367,6 +390,16 @@ class Pow(Function):
         return ga, gb
 
 
+def _int_pow(xp, a, b):
+    """a ** b for integers with some b < 0, as torch computes it: 1 ** b = 1, (-1) ** b = +-1 by
+    b's parity, and 0 for every other base (the truncated 1 / a ** |b|)."""
+    a, b = xp.broadcast_arrays(a, b)
+    negative = b < 0
+    out = a ** xp.where(negative, 0, b)
+    small = xp.where(a == -1, 1 - 2 * (b & 1), (a == 1).astype(out.dtype))
+    return xp.where(negative, small, out).astype(out.dtype)
+
+
 def pow(input, exponent, *, out=None):
     """input ** exponent (either may be a number). Mirrors torch.pow."""
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -379,6 +412,8 @@ def pow(input, exponent, *, out=None):
     if not isinstance(input, Tensor):
         input = scalar_like(input, exponent)
     a, b, dt = promote(input, exponent, "pow")
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     return _out(Pow.apply(a, b), out)
 
 
@@ -733,6 +768,8 @@ def clamp(input, min=None, max=None, *, out=None):
         for bnd in (lo, hi):
             if bnd is not None:
                 dt = _dtype.binary_dtype(dt, input.ndim, bnd.dtype, bnd.ndim)
+        if dt is _dtype.bool and lo is not None and hi is not None:
+            raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
         return _out(ClampTensor.apply(*args), out)
     dt = input.dtype

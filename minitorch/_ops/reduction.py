@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import operator
 
 from minitorch import _dtype, return_types
@@ -550,11 +549,15 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
     x = input._data
     dims = reduce_dims(dim, x.ndim, "aminmax")
-    if x.size == 0 and (dims is None or builtins.any(x.shape[d] == 0 for d in dims)):
+    if x.size == 0 and dims is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
             "identity."
         )
+    if x.size == 0:
+        for d in dims:
+            if x.shape[d] == 0:  # torch: IndexError once a dim is named
+                raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim)
     if out is not None:
         _out(lo, out[0])

@@ -294,6 +294,11 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         )
     if dtype is not None:
         A = cast(A, _dtype.to_dtype(dtype, "linalg_matrix_norm"))
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_short(A.dtype)}"
+        )
     d0, d1 = (wrap_dim(operator.index(d), A.ndim, "linalg.matrix_norm") for d in dim)
     if ord == "fro":
         return _out(vector_norm(A, 2, (d0, d1), keepdim), out)
@@ -306,7 +311,9 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
     # 1 / -1: the max / min over columns of the column sums; inf / -inf: over rows.
     summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
     s = sum(abs(A), summed, True)
-    r = (amax if ord > 0 else amin)(s, other, True)
+    # max over an empty dim of non-negative sums is torch's 0 (min has no identity: it raises)
+    top = amax if s.shape[other] else sum
+    r = (top if ord > 0 else amin)(s, other, True)
     if not keepdim:
         r = r.reshape(tuple(n for i, n in enumerate(r.shape) if i not in (d0, d1)))
     return _out(r, out)
@@ -322,7 +329,9 @@ def _spectral_norm(A, ord, d0, d1, keepdim):
             f"{_short(A.dtype)}"
         )
     s = linalg_svdvals(A.movedim((d0, d1), (-2, -1)))
-    r = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+    # the largest of no singular values is torch's 0, like their sum
+    largest = s.amax(-1) if s.shape[-1] else s.sum(-1)
+    r = s.sum(-1) if ord == "nuc" else largest if ord == 2 else s.amin(-1)
     if keepdim:
         for d in sorted((d0, d1)):
             r = r.unsqueeze(d)
@@ -495,8 +504,13 @@ def _median_index(xp, x, dim, ignore_nan):
 def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
     x = input._data
     xp = input._device.backend.xp
+    if x.dtype.kind == "b" and op != "mode":
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         if x.size == 0:
+            if input._requires_grad and is_floating(x.dtype):
+                return input.sum() * math.nan  # torch's NaN, still attached to the graph
             return _const(xp.asarray(math.nan, dtype=x.dtype), input)
         flat = input.reshape((-1,))
         idx = index_fn(xp, flat._data, 0)

@@ -342,6 +342,10 @@ def scatter_reduce(
             f"scatter_reduce(): Expected self.dtype to be equal to src.dtype, got "
             f"{_short(input.dtype)} and {_short(src.dtype)}"
         )
+    if reduce == "mean" and input._data.dtype.kind == "b":
+        raise NotImplementedError(
+            "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"
+        )
     _, plan = _plan(input, dim, index, "scatter_reduce", src)
     return ScatterReduce.apply(
         input, _src_region(src, plan), plan=plan, reduce=reduce, include_self=bool(include_self)

@@ -100,6 +100,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (ties keep input order)."""
     x = input._data
+    if x.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     n = x.shape[wrap_dim(dim, x.ndim, "topk")] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
@@ -113,9 +115,13 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
     x = input._data
+    if x.dtype.kind == "b":
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = wrap_dim(dim, x.ndim, "kthvalue")
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
+        if n == 0:
+            raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     dim, idx = _sorted_parts(input, dim, False, "kthvalue")
     if not x.ndim:

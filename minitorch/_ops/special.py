@@ -360,6 +360,8 @@ def mvlgamma(input, p, *, out=None):
     p (p - 1) / 4 log(pi). Mirrors torch.mvlgamma."""
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
+    if isinstance(input, Tensor) and input._data.dtype.kind == "b":
+        raise RuntimeError("mvlgamma(): The input tensor may not be a boolean tensor.")
     x = _to_float(input, "mvlgamma")
     total = lgamma(x)
     for j in range(1, int(p)):

@@ -419,6 +419,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     _check_tensor(input, "gradient")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError(
+            "gradient(): Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if dim is None:
         dims = list(range(input.ndim))
     elif isinstance(dim, int):

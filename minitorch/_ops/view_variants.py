@@ -145,6 +145,9 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     from minitorch._ops.scatter import scatter_reduce
 
     d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
+    if input.dtype == _dtype.bool and (not include_self or reduce == "mean"):
+        kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
     return _write(r, out)
 
