@@ -62,3 +62,26 @@ def test_inplace_activation_node_names(fn, name):
     assert type(y.grad_fn).__name__ == name
     y.sum().backward()
     assert x.grad.tolist() == [1.0, 1.0, 1.0] or fn is F.selu  # selu scales its slope
+
+
+@pytest.mark.parametrize(
+    "make, name",
+    [
+        (lambda x: F.mse_loss(x, mt.zeros(2, 3, 4)), "MseLossBackward0"),
+        (lambda x: F.binary_cross_entropy_with_logits(x, mt.ones(2, 3, 4)),
+         "BinaryCrossEntropyWithLogitsBackward0"),
+        (lambda x: F.batch_norm(x, None, None, training=True), "NativeBatchNormBackward0"),
+        (lambda x: F.group_norm(x, 3), "NativeGroupNormBackward0"),
+        (lambda x: F.pad(x, (1, 1)), "ConstantPadNdBackward0"),
+        (lambda x: F.pad(x, (1, 1), mode="reflect"), "ReflectionPad1DBackward0"),
+        (lambda x: F.interpolate(x, scale_factor=2), "UpsampleNearest1DBackward0"),
+        (lambda x: F.nll_loss(x, mt.zeros(2, 4, dtype=mt.long)), "NllLoss2DBackward0"),
+        (lambda x: F.embedding(mt.tensor([0, 1]), x[0]), "EmbeddingBackward0"),
+    ],
+)  # fmt: skip
+def test_nn_composite_node_names(make, name):
+    x = mt.ones(2, 3, 4, requires_grad=True)
+    out = make(x)
+    assert type(out.grad_fn).__name__ == name
+    out.sum().backward()
+    assert x.grad is not None and tuple(x.grad.shape) == (2, 3, 4)

@@ -39,6 +39,7 @@ _INPLACE_NODE = {
     "selu": "EluBackward1",
     "celu": "CeluBackward1",
     "leaky_relu": "LeakyReluBackward1",
+    "threshold": "ThresholdBackward1",
 }
 
 

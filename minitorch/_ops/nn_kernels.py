@@ -234,8 +234,9 @@ class NllLoss(Function):
             total = None
             if reduction == "mean":
                 total = w.sum(dtype=acc)
-                out = out / total
-                total = xp.asarray(total, dtype=x.dtype)
+                out = out / total  # 0 / 0 = NaN when every target is ignored, as torch
+                # the backward divides by 1 there: the gradient is 0, as torch's
+                total = xp.asarray(xp.where(total == 0, 1, total), dtype=x.dtype)
         ctx.save_for_backward(safe, w, total)
         return xp.asarray(out, dtype=x.dtype)
 
@@ -251,10 +252,15 @@ class NllLoss(Function):
         return out.scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)), None, None
 
 
+class NllLoss2d(NllLoss):  # torch's node for K-dimensional inputs (N, C, d1, ...)
+    _node_name = "NllLoss2DBackward0"
+
+
 def nll_loss_kernel(logp, target, weight, ignore_index, reduction):
     """The nll loss of checked (N, C, d1, ...) log-probabilities and int64 targets; F's nll_loss
     and cross_entropy wrap it."""
-    return NllLoss.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    fn = NllLoss2d if logp._data.ndim > 2 else NllLoss
+    return fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 class Linear(Function):
@@ -286,7 +292,10 @@ class Linear(Function):
             # half: products and bias summed in float32 and rounded once, as torch does
             xd, wd = xd.astype("float32"), wd.astype("float32")
         if xd.ndim > 2:  # one GEMM over the flattened batch dims, not one per leading index
-            out = ctx.xp.matmul(xd.reshape(-1, xd.shape[-1]), wd.T)
+            rows = 1
+            for s in xd.shape[:-1]:  # not -1: that is ambiguous with 0 features
+                rows *= s
+            out = ctx.xp.matmul(xd.reshape(rows, xd.shape[-1]), wd.T)
             out = out.reshape(xd.shape[:-1] + (wd.shape[0],))
         else:
             out = ctx.xp.matmul(xd, wd.T)
@@ -301,15 +310,18 @@ class Linear(Function):
         x, w = ctx.saved_tensors
         gx = gw = gb = None
         n_out, n_in = w.shape
+        rows = 1
+        for s in x.shape[:-1]:  # explicit row counts: -1 is ambiguous for 0 features
+            rows *= s
         if ctx.needs_input_grad[0]:
             if grad.ndim > 2:
-                gx = grad.reshape(-1, n_out).matmul(w).reshape(x.shape)
+                gx = grad.reshape(rows, n_out).matmul(w).reshape(x.shape)
             else:
                 gx = grad.matmul(w)
         if ctx.needs_input_grad[1]:
-            gw = grad.reshape(-1, n_out).t().matmul(x.reshape(-1, n_in))
+            gw = grad.reshape(rows, n_out).t().matmul(x.reshape(rows, n_in))
         if ctx.needs_input_grad[2]:
-            gb = grad.reshape(-1, n_out).sum(0)
+            gb = grad.reshape(rows, n_out).sum(0)
         return gx, gw, gb
 
 
@@ -472,3 +484,262 @@ def layer_norm_kernel(input, k, weight, bias, eps):
     """layer_norm of a checked floating input over its last k dims (non-empty), weight and bias
     None or of the input's dtype and shape normalized; F.layer_norm wraps it."""
     return LayerNorm.apply(input, weight, bias, k=k, eps=eps)
+
+
+def _channel_sums(xp, x3):
+    """An (N, C, L) array summed over N and L: (C,)."""
+    out = _gemv_sum(xp, x3, (0, 2), False)
+    return x3.sum(axis=(0, 2)) if out is None else out
+
+
+def _per_channel(v):
+    """A (C,) array broadcast against (N, C, L)."""
+    return v.reshape(-1, 1)
+
+
+class BatchNorm(Function):
+    """out = (a - mean) rstd (* w) (+ b) per channel (dim 1), rstd = 1 / sqrt(var + eps), with
+    the batch's mean and biased var when training, the running statistics otherwise; with
+    sums over the batch and spatial dims and n terms per channel:
+    training: grad_a = w rstd (grad - sum(grad) / n - xhat sum(grad xhat) / n);
+    eval: grad_a = w rstd grad;  grad_w = sum(grad xhat),  grad_b = sum(grad).
+
+    Fused for speed, as LayerNorm (see its docstring): composed, batch norm is nine nodes and
+    about 30 passes forward and backward. Training also updates the running statistics in
+    place (the unbiased variance, as torch), out of the graph. Under create_graph the backward
+    is Tensor ops recomputed from a, so every order stays differentiable. F.batch_norm takes
+    this path for float32/float64 inputs whose weight, bias and running statistics share the
+    input's dtype; others are composed.
+    """
+
+    _node_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, w, b, *, eps, training, running_mean, running_var, momentum, stats=None):
+        xp = ctx.xp
+        x = a._data
+        n_batch, c = x.shape[:2]
+        x3 = x.reshape(n_batch, c, -1)
+        n = n_batch * x3.shape[2]
+        if training:
+            mean = _channel_sums(xp, x3) / n
+            d = x3 - _per_channel(mean)
+            var = _channel_sums(xp, xp.square(d)) / n
+            # a 0-d tensor momentum (the cumulative average's 1 / batches) stays on the device
+            momentum = getattr(momentum, "_data", momentum)
+            if running_mean is not None:  # in place, on the buffers' own arrays
+                rm = running_mean._data
+                rm *= 1 - momentum
+                rm += mean * momentum
+                running_mean._vc[0] += 1
+            if running_var is not None:
+                rv = running_var._data
+                rv *= 1 - momentum
+                rv += var * (momentum * n / max(n - 1, 1))
+                running_var._vc[0] += 1
+        else:
+            mean, var = running_mean._data.copy(), running_var._data
+            d = None
+        rstd = xp.sqrt(var + eps)
+        xp.reciprocal(rstd, out=rstd)
+        if stats is not None and training:
+            # a half input computed in float32 here: torch keeps the batch's mean and 1 / std
+            # in the half dtype (rounded), then normalizes in float32
+            mean = mean.astype(stats).astype(x.dtype)
+            rstd = rstd.astype(stats).astype(x.dtype)
+        # out = x alpha + beta per channel, as torch's kernel computes it (the same rounding)
+        alpha = rstd * w._data if w is not None else rstd
+        beta = -mean * alpha
+        if b is not None:
+            beta += b._data
+        out = x3 * _per_channel(alpha)
+        out += _per_channel(beta)
+        needs = ctx.needs_input_grad
+        if needs[0] or needs[1]:
+            if d is None:
+                d = x3 - _per_channel(mean)
+            d *= _per_channel(rstd)  # xhat
+        ctx.xhat, ctx.rstd, ctx.mean, ctx.training, ctx.eps = d, rstd, mean, training, eps
+        ctx.save_for_backward(a, w)
+        return out.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, w = ctx.saved_tensors
+        if is_grad_enabled():
+            return _batch_norm_backward_graph(ctx, grad, a, w)
+        from minitorch._tensor import _make
+
+        xp = ctx.xp
+        xhat, rstd = ctx.xhat, ctx.rstd
+        g = grad._data.reshape(xhat.shape)
+        needs = ctx.needs_input_grad
+        scale = rstd if w is None else rstd * w._data
+        gx = gw = gb = None
+        sum_g = _channel_sums(xp, g) if needs[2] or (needs[0] and ctx.training) else None
+        sum_gx = _channel_sums(xp, g * xhat) if needs[1] or (needs[0] and ctx.training) else None
+        if needs[0]:
+            if ctx.training:
+                n = xhat.shape[0] * xhat.shape[2]
+                gx = xhat * _per_channel(sum_gx / -n)
+                gx += g
+                gx -= _per_channel(sum_g / n)
+                gx *= _per_channel(scale)
+            else:
+                gx = g * _per_channel(scale)
+            gx = gx.reshape(a.shape)
+        if needs[1]:
+            gw = sum_gx
+        if needs[2]:
+            gb = sum_g
+        dev = grad._device
+        return tuple(
+            None if r is None else _make(xp.asarray(r), dev, False, None) for r in (gx, gw, gb)
+        )
+
+
+def _batch_norm_backward_graph(ctx, grad, a, w):
+    """BatchNorm's backward in Tensor ops (a differentiable graph, for create_graph)."""
+    from minitorch._ops.pointwise_more import rsqrt
+    from minitorch._tensor import _make
+
+    shape = (1, a.shape[1]) + (1,) * (a.ndim - 2)
+    dims = (0,) + tuple(range(2, a.ndim))
+    if ctx.training:
+        d = a - a.mean(dims, keepdim=True)
+        rstd = rsqrt((d * d).mean(dims, keepdim=True) + ctx.eps)
+    else:  # the running statistics are constants
+        mean = _make(ctx.mean.reshape(shape), a._device, False, None)
+        rstd = _make(ctx.rstd.reshape(shape), a._device, False, None)
+        d = a - mean
+    xhat = d * rstd
+    gx = gw = gb = None
+    if ctx.needs_input_grad[0]:
+        gh = grad * w.reshape(shape) if w is not None else grad
+        if ctx.training:
+            c1 = gh.mean(dims, keepdim=True)
+            c2 = (gh * xhat).mean(dims, keepdim=True)
+            gx = (gh - c1 - xhat * c2) * rstd
+        else:
+            gx = gh * rstd
+    if ctx.needs_input_grad[1]:
+        gw = (grad * xhat).sum(dims)
+    if ctx.needs_input_grad[2]:
+        gb = grad.sum(dims)
+    return gx, gw, gb
+
+
+def batch_norm_kernel(
+    input, weight, bias, running_mean, running_var, training, momentum, eps, stats=None
+):
+    """batch_norm of a checked float32/float64 input with weight, bias and running statistics
+    None or of its dtype and (C,) shape; updates the running statistics when training.
+    stats: the half dtype a float32 copy of a half input came from. F.batch_norm wraps it."""
+    return BatchNorm.apply(
+        input,
+        weight,
+        bias,
+        eps=eps,
+        training=training,
+        running_mean=running_mean,
+        running_var=running_var,
+        momentum=momentum,
+        stats=stats,
+    )
+
+
+class GroupNorm(Function):
+    """out = (a - mean) rstd (* w) (+ b), the statistics (biased var) over each group of
+    C / groups channels and the spatial dims, the affine per channel; with g' = grad (* w) and
+    means over each group: grad_a = rstd (g' - mean(g') - xhat mean(g' xhat)),
+    grad_w = sum(grad xhat) and grad_b = sum(grad) over the batch and spatial dims.
+
+    Fused for speed, as LayerNorm (see its docstring); under create_graph the backward is Tensor
+    ops recomputed from a. F.group_norm takes this path for float32/float64 inputs (half
+    precision is computed in float32 by F.group_norm around it)."""
+
+    _node_name = "NativeGroupNormBackward0"
+
+    @staticmethod
+    def forward(ctx, a, w, b, *, groups, eps):
+        xp = ctx.xp
+        x = a._data
+        n_batch, c = x.shape[:2]
+        rows = x.reshape(n_batch * groups, -1)
+        xhat = rows - _row_means(xp, rows)
+        rstd = _row_means(xp, xp.square(xhat))
+        rstd += eps
+        xp.sqrt(rstd, out=rstd)
+        xp.reciprocal(rstd, out=rstd)
+        xhat *= rstd
+        x3 = xhat.reshape(n_batch, c, -1)
+        out = x3 * _per_channel(w._data) if w is not None else x3.copy()
+        if b is not None:
+            out += _per_channel(b._data)
+        ctx.xhat, ctx.rstd, ctx.groups, ctx.eps = xhat, rstd, groups, eps
+        ctx.save_for_backward(a, w)
+        return out.reshape(x.shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, w = ctx.saved_tensors
+        if is_grad_enabled():
+            return _group_norm_backward_graph(ctx, grad, a, w)
+        from minitorch._tensor import _make
+
+        xp = ctx.xp
+        xhat, rstd = ctx.xhat, ctx.rstd
+        n_batch, c = a.shape[:2]
+        g3 = grad._data.reshape(n_batch, c, -1)
+        x3 = xhat.reshape(g3.shape)
+        needs = ctx.needs_input_grad
+        gx = gw = gb = None
+        if needs[1]:
+            gw = _channel_sums(xp, g3 * x3)
+        if needs[2]:
+            gb = _channel_sums(xp, g3)
+        if needs[0]:
+            gh = g3 * _per_channel(w._data) if w is not None else g3
+            rows = gh.reshape(xhat.shape)
+            c1 = _row_means(xp, rows)
+            c2 = _row_means(xp, rows * xhat)
+            gx = rows - c1
+            gx -= xhat * c2
+            gx *= rstd
+            gx = gx.reshape(a.shape)
+        dev = grad._device
+        return tuple(
+            None if r is None else _make(xp.asarray(r), dev, False, None) for r in (gx, gw, gb)
+        )
+
+
+def _group_norm_backward_graph(ctx, grad, a, w):
+    """GroupNorm's backward in Tensor ops (a differentiable graph, for create_graph)."""
+    from minitorch._ops.pointwise_more import rsqrt
+
+    n_batch, c = a.shape[:2]
+    grouped = (n_batch, ctx.groups, -1)
+    ag = a.reshape(grouped)
+    d = ag - ag.mean(2, keepdim=True)
+    rstd = rsqrt((d * d).mean(2, keepdim=True) + ctx.eps)
+    xhat = (d * rstd).reshape(a.shape)
+    shape = (1, c) + (1,) * (a.ndim - 2)
+    dims = (0,) + tuple(range(2, a.ndim))
+    gx = gw = gb = None
+    if ctx.needs_input_grad[0]:
+        gh = (grad * w.reshape(shape) if w is not None else grad).reshape(grouped)
+        xg = xhat.reshape(grouped)
+        c1 = gh.mean(2, keepdim=True)
+        c2 = (gh * xg).mean(2, keepdim=True)
+        gx = ((gh - c1 - xg * c2) * rstd).reshape(a.shape)
+    if ctx.needs_input_grad[1]:
+        gw = (grad * xhat).sum(dims)
+    if ctx.needs_input_grad[2]:
+        gb = grad.sum(dims)
+    return gx, gw, gb
+
+
+def group_norm_kernel(input, num_groups, weight, bias, eps):
+    """group_norm of a checked float32/float64 input (C divisible by num_groups, weight and bias
+    None or (C,) of its dtype); F.group_norm wraps it."""
+    return GroupNorm.apply(input, weight, bias, groups=num_groups, eps=eps)

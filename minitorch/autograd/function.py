@@ -689,6 +689,22 @@ def name_node(out, name: str, inputs=()):
     return out
 
 
+def named(name: str):
+    """Decorates a composite function so its result's node carries torch's `name` (the first
+    result's, for a tuple); see name_node."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            out = fn(*args, **kwargs)
+            name_node(out[0] if out.__class__ is tuple else out, name, args)
+            return out
+
+        return wrapper
+
+    return decorate
+
+
 def once_differentiable(fn):
     """Decorator for a backward that is not itself differentiable. Mirrors torch's."""
 

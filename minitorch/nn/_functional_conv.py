@@ -6,6 +6,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import named
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -326,6 +327,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 # --- pixel shuffle ---
 
 
+@named("PixelShuffleBackward0")
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
     r = upscale_factor
@@ -348,6 +350,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return x.reshape((*lead, c // (r * r), h * r, w * r))
 
 
+@named("PixelUnshuffleBackward0")
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
     r = downscale_factor

@@ -10,6 +10,7 @@ from minitorch import _dtype
 from minitorch._factories import arange, tensor
 from minitorch._ops import index_select, maximum, minimum
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pool import _adaptive_avg
 
@@ -129,6 +130,17 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
     return sizes, ((None,) * n if recompute_scale_factor else factors)
 
 
+# torch's node names for its interpolation kernels ("area" is adaptive average pooling)
+_UPSAMPLE_NODES = {
+    "nearest": "UpsampleNearest{}DBackward0",
+    "nearest-exact": "UpsampleNearestExact{}DBackward0",
+    "linear": "UpsampleLinear1DBackward0",
+    "bilinear": "UpsampleBilinear2DBackward0",
+    "bicubic": "UpsampleBicubic2DBackward0",
+    "trilinear": "UpsampleTrilinear3DBackward0",
+}
+
+
 def interpolate(
     input,
     size=None,
@@ -203,7 +215,8 @@ def interpolate(
         a = index_select(out, input.ndim + dim, i0)
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
-    return out.to(input.dtype) if half else out
+    out = out.to(input.dtype) if half else out
+    return name_node(out, _UPSAMPLE_NODES[mode].format(n), (input,))
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

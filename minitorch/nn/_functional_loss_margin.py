@@ -9,6 +9,7 @@ from minitorch import _dtype, _ops
 from minitorch._factories import arange, zeros_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 from minitorch.nn._functional_distance import pairwise_distance
 
 __all__ = [
@@ -47,7 +48,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    loss = _ops.clamp(-target * (input1 - input2) + margin, min=0)
+    loss = name_node(_ops.clamp(-target * (input1 - input2) + margin, min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
 
@@ -167,7 +168,9 @@ def soft_margin_loss(
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(-logsigmoid(target * input), reduction)
+    return name_node(
+        _reduce(-logsigmoid(target * input), reduction), "SoftMarginLossBackward0", (input,)
+    )
 
 
 def multilabel_soft_margin_loss(
@@ -255,8 +258,8 @@ def multi_margin_loss(
     z = _ops.where(classes == y.unsqueeze(1), 0.0, z)
     loss = z.sum(1) / c
     if one and reduction == "none":
-        return loss.reshape(target.shape)
-    return _reduce(loss, reduction)
+        return name_node(loss.reshape(target.shape), "MultiMarginLossBackward0", (input,))
+    return name_node(_reduce(loss, reduction), "MultiMarginLossBackward0", (input,))
 
 
 def multilabel_margin_loss(
@@ -288,4 +291,4 @@ def multilabel_margin_loss(
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:
         loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    return name_node(_reduce(loss, reduction), "MultilabelMarginLossBackward0", (input,))

@@ -11,9 +11,10 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._ops.nn_kernels import layer_norm_kernel
+from minitorch._ops.nn_kernels import batch_norm_kernel, group_norm_kernel, layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import named
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = [
@@ -75,6 +76,29 @@ def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> Non
         running.mul_(1 - momentum).add_(batch_stat.detach().to(running.dtype) * momentum)
 
 
+_FUSED_FLOATS = (_dtype.float32, _dtype.float64)
+
+
+def _half_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """batch_norm of a half input computed in float32 and rounded once, as torch's kernel; half
+    running statistics are updated through float32 copies."""
+
+    def wide(t):
+        return None if t is None else t.float()
+
+    rm, rv = wide(running_mean), wide(running_var)
+    stats = _dtype.numpy_dtype(input.dtype)
+    out = batch_norm_kernel(
+        input.float(), wide(weight), wide(bias), rm, rv, training, momentum, eps, stats
+    )
+    if training:
+        with no_grad():
+            for running, new in ((running_mean, rm), (running_var, rv)):
+                if running is not None and running is not new:
+                    running.copy_(new)
+    return out.to(input.dtype)
+
+
 def batch_norm(
     input: Tensor,
     running_mean: Tensor | None,
@@ -106,6 +130,15 @@ def batch_norm(
     ):
         _check_channels(name, t, c)
     _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    if (training or (running_mean is not None and running_var is not None)) and input.numel():
+        if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
+            return batch_norm_kernel(
+                input, weight, bias, running_mean, running_var, training, momentum, eps
+            )
+        if input.dtype in _dtype.HALF_FLOATS:
+            return _half_batch_norm(
+                input, running_mean, running_var, weight, bias, training, momentum, eps
+            )
     shape = _channel_shape(input)
     if training or running_mean is None or running_var is None:
         if not training and running_mean is None:
@@ -123,6 +156,7 @@ def batch_norm(
     return _affine(out, weight, bias, shape, input.dtype)
 
 
+@named("ViewBackward0")
 def instance_norm(
     input: Tensor,
     running_mean: Tensor | None = None,
@@ -269,6 +303,8 @@ def group_norm(
         w = None if weight is None else weight.float()
         b = None if bias is None else bias.float()
         return group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
+    if input.dtype in _FUSED_FLOATS and input.numel():  # one node, see the kernel
+        return group_norm_kernel(input, num_groups, weight, bias, eps)
     # an explicit group size: -1 is ambiguous when the batch is empty
     grouped = input.reshape(n, num_groups, c // num_groups * math.prod(input.shape[2:]))
     out = _normalized(grouped, (2,), eps)[0].reshape(input.shape)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._factories import full, tensor
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 
 __all__ = ["pad"]
 
@@ -36,7 +37,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         )
     pairs = [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
     if mode == "constant":
-        return _constant(input, pairs, 0 if value is None else value)
+        out = _constant(input, pairs, 0 if value is None else value)
+        return name_node(out, "ConstantPadNdBackward0", (input,))
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -57,7 +59,15 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         else:
             index = [_source(mode, p, size) for p in range(-left, size + right)]
         out = _ops.index_select(out, dim, tensor(index, dtype=_dtype.int64, device=input.device))
-    return out
+    return name_node(out, _PAD_NODES[mode].format(k), (input,))
+
+
+# torch's node names for the padding kernels (circular padding is copies into slices there)
+_PAD_NODES = {
+    "reflect": "ReflectionPad{}DBackward0",
+    "replicate": "ReplicationPad{}DBackward0",
+    "circular": "CopySlices",
+}
 
 
 def _check_nonempty(input: Tensor, k: int) -> None:

@@ -10,6 +10,7 @@ from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, index_select, relu, where
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn._functional_conv import ntuple
 
@@ -362,6 +363,14 @@ def _averaging_matrix(L, o, x):
 def _adaptive_avg(input, n, output_size, op):
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
+    if n == 1:
+        name = "SqueezeBackward1"
+    else:  # torch takes a mean for a single output position
+        name = "MeanBackward1" if all(o == 1 for o in out) else f"AdaptiveAvgPool{n}DBackward0"
+    return name_node(_adaptive_avg_values(input, n, out), name, (input,))
+
+
+def _adaptive_avg_values(input, n, out):
     have = input.shape[input.ndim - n :]
     if all(L % o == 0 for L, o in zip(have, out, strict=False) if o):
         k = tuple(L // o for L, o in zip(have, out, strict=False))
@@ -394,6 +403,13 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 
 
 def _adaptive_max(input, n, output_size, return_indices, op):
+    res = _adaptive_max_values(input, n, output_size, return_indices, op)
+    if n > 1:
+        name_node(res[0] if return_indices else res, f"AdaptiveMaxPool{n}DBackward0", (input,))
+    return res
+
+
+def _adaptive_max_values(input, n, output_size, return_indices, op):
     _check_adaptive_input(input, n, output_size, op, colon=":")
     out = _adaptive_sizes(input, n, output_size, op)
     if n == 3:

@@ -347,3 +347,23 @@ def test_norm_output_keeps_the_half_input_dtype(fn):
 
 def test_rms_norm_output_keeps_the_input_dtype():
     assert F.rms_norm(_r(2, 4), (4,), mt.ones(4, dtype=mt.float64)).dtype == mt.float32
+
+
+def test_linear_with_zero_features_has_gradients():
+    for shape in [(3, 0), (2, 3, 0)]:
+        x = mt.ones(*shape, requires_grad=True)
+        w = mt.ones(5, 0, requires_grad=True)
+        b = mt.ones(5, requires_grad=True)
+        y = F.linear(x, w, b)
+        y.sum().backward()
+        assert tuple(y.shape) == shape[:-1] + (5,)
+        assert tuple(x.grad.shape) == shape and tuple(w.grad.shape) == (5, 0)
+        assert b.grad.tolist() == [float(y.numel() // 5)] * 5
+
+
+def test_nll_loss_with_every_target_ignored_has_zero_gradient():
+    x = mt.randn(3, 4, requires_grad=True)
+    loss = F.cross_entropy(x, mt.tensor([-100, -100, -100]))
+    loss.backward()
+    assert loss.isnan().item()  # 0 / 0, as torch
+    assert x.grad.abs().sum().item() == 0.0

@@ -107,6 +107,71 @@ def _linear_ref(x, w, b=None):
     return out if b is None else out + b
 
 
+def _batch_norm(training, affine=True):
+    """batch_norm of input 0 (weight and bias inputs 1, 2 when affine); eval mode uses fixed
+    running statistics, training fresh ones (updated in place, not compared here)."""
+
+    def stats(m, x):
+        c = x.shape[1]
+        rm = m.linspace(-0.5, 0.5, c, dtype=x.dtype, device=x.device)
+        rv = m.linspace(0.5, 1.5, c, dtype=x.dtype, device=x.device)
+        return rm, rv
+
+    def make(m):
+        def op(x, *wb):
+            rm, rv = stats(m, x)
+            return m.nn.functional.batch_norm(x, rm, rv, *wb, training=training, eps=1e-5)
+
+        return op
+
+    def ref(x, *wb):
+        c = x.shape[1]
+        shape = (1, c) + (1,) * (x.ndim - 2)
+        axes = (0,) + tuple(range(2, x.ndim))
+        if training:
+            mean = x.mean(axes, keepdims=True)
+            var = ((x - mean) ** 2).mean(axes, keepdims=True)
+        else:
+            mean = np.linspace(-0.5, 0.5, c).reshape(shape)
+            var = np.linspace(0.5, 1.5, c).reshape(shape)
+        out = (x - mean) / np.sqrt(var + 1e-5)
+        if wb:
+            out = out * wb[0].reshape(shape) + wb[1].reshape(shape)
+        return out
+
+    return make, ref
+
+
+def bn_row(name, shapes, training=True, **kw):
+    make, ref = _batch_norm(training)
+    return row(name, make, ref, shapes, **kw)
+
+
+def _group_norm(groups):
+    def make(m):
+        def op(x, *wb):
+            return m.nn.functional.group_norm(x, groups, *wb, eps=1e-5)
+
+        return op
+
+    def ref(x, *wb):
+        n, c = x.shape[:2]
+        g = x.reshape(n, groups, -1)
+        d = g - g.mean(2, keepdims=True)
+        out = (d / np.sqrt((d * d).mean(2, keepdims=True) + 1e-5)).reshape(x.shape)
+        if wb:
+            shape = (1, c) + (1,) * (x.ndim - 2)
+            out = out * wb[0].reshape(shape) + wb[1].reshape(shape)
+        return out
+
+    return make, ref
+
+
+def gn_row(name, shapes, groups, **kw):
+    make, ref = _group_norm(groups)
+    return row(name, make, ref, shapes, **kw)
+
+
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
@@ -139,6 +204,14 @@ SPECS = [
     row("linear__2d_nobias", _linear, _linear_ref, [(3, 4), (5, 4)]),
     row("linear__1d_nobias", _linear, _linear_ref, [(4,), (2, 4)]),
     row("linear__empty", _linear, _linear_ref, [(0, 4), (5, 4), (5,)]),
+    bn_row("batch_norm", [(4, 3, 5), (3,), (3,)]),
+    bn_row("batch_norm__2d_no_affine", [(6, 3)]),
+    bn_row("batch_norm__4d", [(2, 3, 2, 3), (3,), (3,)]),
+    bn_row("batch_norm__eval", [(4, 3, 5), (3,), (3,)], training=False),
+    bn_row("batch_norm__eval_no_affine", [(2, 3, 2, 2)], training=False),
+    gn_row("group_norm", [(2, 4, 3), (4,), (4,)], groups=2),
+    gn_row("group_norm__4d_no_affine", [(2, 6, 2, 2)], groups=3),
+    gn_row("group_norm__2d_one_group", [(3, 4), (4,), (4,)], groups=1),
     nll_row("nll_loss", "mean", [(5, 4), (5,)]),
     nll_row("nll_loss__sum_weighted", "sum", [(5, 4), (5,)], weighted=True),
     nll_row("nll_loss__none_kdim", "none", [(2, 4, 3), (2, 3)], weighted=True),

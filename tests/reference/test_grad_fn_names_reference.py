@@ -75,6 +75,92 @@ def _cases(lib):
     }
 
 
+def _nn_cases(lib):
+    nn, F = lib.nn, lib.nn.functional
+    lib.manual_seed(0)
+
+    def r(*shape):
+        return lib.randn(*shape, requires_grad=True)
+
+    x1, x2, x3 = r(2, 3, 8), r(2, 3, 8, 8), r(1, 2, 4, 4, 4)
+    v2 = r(4, 3)
+    t = lib.tensor([0, 1, 2, 0])
+    ones = lib.ones(2, 3, 8)
+    cases = {
+        "mse_loss": lambda: F.mse_loss(x1, ones),
+        "mse_loss none": lambda: F.mse_loss(x1, ones, reduction="none"),
+        "smooth_l1_loss": lambda: F.smooth_l1_loss(x1, ones),
+        "smooth_l1_loss beta 0": lambda: F.smooth_l1_loss(x1, ones, beta=0.0),
+        "huber_loss": lambda: F.huber_loss(x1, ones),
+        "binary_cross_entropy": lambda: F.binary_cross_entropy(lib.sigmoid(x1), ones),
+        "bce_with_logits": lambda: F.binary_cross_entropy_with_logits(x1, ones),
+        "bce_with_logits pos_weight": lambda: F.binary_cross_entropy_with_logits(
+            x1, ones, pos_weight=lib.ones(8)
+        ),
+        "soft_margin_loss": lambda: F.soft_margin_loss(x1, ones),
+        "multi_margin_loss": lambda: F.multi_margin_loss(v2, t),
+        "multilabel_margin_loss": lambda: F.multilabel_margin_loss(v2, lib.zeros(4, 3).long()),
+        "margin_ranking none": lambda: F.margin_ranking_loss(x1, x1 * 2, ones, reduction="none"),
+        "nll_loss 4-d": lambda: F.nll_loss(x2, lib.zeros(2, 8, 8, dtype=lib.long)),
+        "cross_entropy 3-d": lambda: F.cross_entropy(x1, lib.zeros(2, 8, dtype=lib.long)),
+        "embedding": lambda: F.embedding(t, v2),
+        "nn.Embedding": lambda: nn.Embedding(5, 3)(t),
+        "embedding_bag": lambda: F.embedding_bag(t, v2, lib.tensor([0, 2])),
+        "batch_norm": lambda: F.batch_norm(x2, None, None, training=True),
+        "nn.BatchNorm2d": lambda: nn.BatchNorm2d(3)(x2),
+        "nn.BatchNorm1d eval": lambda: nn.BatchNorm1d(3).eval()(x1),
+        "group_norm": lambda: F.group_norm(x2, 3),
+        "nn.GroupNorm": lambda: nn.GroupNorm(3, 3)(x2),
+        "instance_norm": lambda: F.instance_norm(x2),
+        "glu": lambda: F.glu(x1),
+        "threshold": lambda: F.threshold(x1, 0.1, 2.0),
+        "prelu": lambda: nn.PReLU()(x1),
+        "rrelu": lambda: F.rrelu(x1),
+        "hardshrink": lambda: F.hardshrink(x1),
+        "softshrink": lambda: F.softshrink(x1),
+        "pdist": lambda: F.pdist(v2),
+        "pairwise_distance": lambda: F.pairwise_distance(v2, v2 * 2),
+        "pixel_shuffle": lambda: F.pixel_shuffle(r(1, 4, 2, 2), 2),
+        "pixel_unshuffle": lambda: F.pixel_unshuffle(r(1, 1, 4, 4), 2),
+        "grid_sample": lambda: F.grid_sample(x2, lib.zeros(2, 4, 4, 2), align_corners=False),
+        "affine_grid": lambda: F.affine_grid(r(2, 2, 3), (2, 3, 4, 4), align_corners=False),
+        "adaptive_avg_pool1d": lambda: F.adaptive_avg_pool1d(x1, 3),
+        "adaptive_avg_pool2d 1": lambda: F.adaptive_avg_pool2d(x2, 1),
+        "adaptive_avg_pool2d 3": lambda: F.adaptive_avg_pool2d(x2, 3),
+        "adaptive_avg_pool3d": lambda: F.adaptive_avg_pool3d(x3, 2),
+        "adaptive_max_pool2d": lambda: F.adaptive_max_pool2d(x2, 3),
+        "adaptive_max_pool3d": lambda: F.adaptive_max_pool3d(x3, 2),
+        "elu_": lambda: F.elu(x1 * 1, inplace=True),
+        "leaky_relu_": lambda: F.leaky_relu(x1 * 1, inplace=True),
+        "threshold_": lambda: F.threshold(x1 * 1, 0.1, 0.0, inplace=True),
+        "rrelu_": lambda: F.rrelu(x1 * 1, inplace=True),
+    }
+    for mode in ("constant", "reflect", "replicate", "circular"):
+        for nd, x in (("1d", x1), ("2d", x2), ("3d", x3)):
+            cases[f"pad {mode} {nd}"] = lambda x=x, mode=mode: F.pad(x, (1, 1) * (x.ndim - 2), mode)
+    for mode, xs in (
+        ("nearest", (x1, x2, x3)),
+        ("nearest-exact", (x1, x2, x3)),
+        ("linear", (x1,)),
+        ("bilinear", (x2,)),
+        ("bicubic", (x2,)),
+        ("trilinear", (x3,)),
+        ("area", (x1, x2, x3)),
+    ):
+        for x in xs:
+            cases[f"interpolate {mode} {x.ndim - 2}d"] = lambda x=x, mode=mode: F.interpolate(
+                x, scale_factor=2, mode=mode
+            )
+    return cases
+
+
+@pytest.mark.parametrize("name", list(_nn_cases(torch)))
+def test_nn_grad_fn_name_matches_torch(name):
+    want = type(_nn_cases(torch)[name]().grad_fn).__name__
+    got = type(_nn_cases(minitorch)[name]().grad_fn).__name__
+    assert got == want
+
+
 @pytest.mark.parametrize("name", list(_cases(torch)))
 def test_grad_fn_name_matches_torch(name):
     want = type(_cases(torch)[name]().grad_fn).__name__

@@ -39,12 +39,6 @@ KNOWN: dict[str, str] = {
     "ctor_conv1d_zero_in": "torch quirk: in_channels=0 gives (N, 0, L_out) instead of "
     "out_channels zeros (plus bias)",
     "F_interpolate_antialias": "antialias=True is not implemented (NotImplementedError)",
-    "linear_zero_in": "reported: _ops/nn_kernels.py Linear backward reshapes (-1, 0) and fails "
-    "when in_features == 0",
-    "nllloss_all_ignored": "reported: nll_loss_kernel backward gives nan (0/0) where every "
-    "target is ignored; torch gives 0",
-    "crossentropy_all_ignored": "reported: nll_loss_kernel backward gives nan (0/0) where every "
-    "target is ignored; torch gives 0",
 }
 
 
