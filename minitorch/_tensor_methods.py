@@ -72,7 +72,7 @@ class TensorMethods:
         return _ops.pow(self, other)
 
     def __rpow__(self, other):
-        return _ops.pow(_ops.scalar_like(other, self), self)
+        return _ops.pow(other, self)
 
     def __ipow__(self, other):
         return _ops.pow_(self, other)
@@ -382,10 +382,10 @@ class TensorMethods:
     clip_ = clamp_
 
     def clamp_min(self, min):
-        return _ops.clamp(self, min, None)
+        return _ops.clamp_min(self, min)
 
     def clamp_max(self, max):
-        return _ops.clamp(self, None, max)
+        return _ops.clamp_max(self, max)
 
     def where(self, condition, other):
         return _ops.where(condition, self, other)

@@ -85,3 +85,21 @@ def test_nn_composite_node_names(make, name):
     assert type(out.grad_fn).__name__ == name
     out.sum().backward()
     assert x.grad is not None and tuple(x.grad.shape) == (2, 3, 4)
+
+
+def test_arithmetic_node_names():
+    x = mt.ones(3, requires_grad=True)
+    t = mt.zeros(3)
+    names = {
+        "ClampBackward1": x.clamp(0, 1),
+        "ClampBackward0": x.clamp(t, t + 1),
+        "ClampMinBackward0": x.clamp_min(0),
+        "ClampMaxBackward1": mt.clamp_max(x, t),
+        "RsubBackward1": 1 - x,
+        "RsubBackward0": mt.rsub(x, t),
+        "PowBackward2": 2**x,
+    }
+    for name, out in names.items():
+        assert type(out.grad_fn).__name__ == name
+    (2**x).sum().backward()
+    assert x.grad.tolist() == pytest.approx([2 * 0.6931471805599453] * 3)

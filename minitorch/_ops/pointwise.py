@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._ops._common import cast, is_floating, promote, promote_float, scalar_like
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = [
     "add", "sub", "rsub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh",
@@ -211,9 +211,10 @@ def _alpha(alpha, a, b):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input. Mirrors torch.rsub."""
+    name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
     if not isinstance(other, Tensor):
         other = scalar_like(other, input)
-    return sub(other, input, alpha=alpha)
+    return name_node(sub(other, input, alpha=alpha), name, (input, other))
 
 
 def mul(input, other, *, out=None):
@@ -409,12 +410,16 @@ def pow(input, exponent, *, out=None):
         if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
             return _half_result(PowScalar.apply(_widen(a), exponent=e), dt, out)
         return _out(PowScalar.apply(a, exponent=e), out)
-    if not isinstance(input, Tensor):
+    number_base = not isinstance(input, Tensor)
+    if number_base:
         input = scalar_like(input, exponent)
     a, b, dt = promote(input, exponent, "pow")
     if dt is _dtype.bool:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
-    return _out(Pow.apply(a, b), out)
+    result = Pow.apply(a, b)
+    if number_base:  # torch's node for number ** tensor
+        result = name_node(result, "PowBackward2")
+    return _out(result, out)
 
 
 # --- unary math ---
@@ -705,6 +710,8 @@ def _require_tensors(a, b, op):
 class Clamp(Function):
     """out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0"""
 
+    _node_name = "ClampBackward1"  # torch's numbers to clamp
+
     @staticmethod
     def forward(ctx, a, *, min, max):
         ctx.save_for_backward(a)
@@ -726,7 +733,7 @@ class Clamp(Function):
 class ClampTensor(Function):
     """out = min(max(a, lo), hi) with tensor bounds;  the gradient goes to whichever is selected"""
 
-    _node_name = "ClampBackward1"
+    _node_name = "ClampBackward0"  # torch's tensors to clamp
 
     @staticmethod
     def forward(ctx, a, lo, hi):

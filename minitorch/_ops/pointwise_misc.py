@@ -19,7 +19,7 @@ from minitorch._ops.pointwise_more import (
     exp2,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = [
@@ -259,12 +259,19 @@ def absolute(input, *, out=None):
 
 def clamp_min(input, min, *, out=None):
     """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
-    return clamp(input, min, None, out=out)
+    result = clamp(input, min, None, out=out)
+    return result if out is not None else name_node(result, _clamp_node("Min", min), (input,))
 
 
 def clamp_max(input, max, *, out=None):
     """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
-    return clamp(input, None, max, out=out)
+    result = clamp(input, None, max, out=out)
+    return result if out is not None else name_node(result, _clamp_node("Max", max), (input,))
+
+
+def _clamp_node(kind, bound):
+    # torch's one-sided clamp kernels: ...Backward0 for a number, ...Backward1 for a tensor
+    return f"Clamp{kind}Backward{1 if isinstance(bound, Tensor) else 0}"
 
 
 def clamp_min_(input, min):

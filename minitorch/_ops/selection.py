@@ -7,7 +7,7 @@ from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
 from minitorch._ops.inplace import _short, apply_inplace
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = [
     "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
@@ -312,7 +312,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     # The k-th True position takes source's k-th element: k = cumsum(mask) - 1 (no host sync).
     pos = xp.clip(xp.cumsum(flat_mask) - 1, 0, n_src - 1).reshape(m._data.shape)
     plan = IndexPlan(None, (pos,), None, "Alias", (n_src,), pos.shape, True)
-    return where(m, Take.apply(source.reshape(-1), plan=plan), x)
+    out = where(m, Take.apply(source.reshape(-1), plan=plan), x)
+    return name_node(out, "MaskedScatterBackward0", (input, source))
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
