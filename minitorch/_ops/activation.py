@@ -86,6 +86,8 @@ class Hardtanh(Function):
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(input, min_val, max_val). Mirrors torch.nn.functional.hardtanh."""
     _check_tensor(input, "hardtanh")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _result(

@@ -402,12 +402,19 @@ def outer(input, vec2, *, out=None):
 ger = outer
 
 
+def _no_bool_product(a, b, kernel):
+    # torch's matrix-product kernels have no bool variant (NumPy's would be a logical or-and)
+    if a._data.dtype.kind == "b" and b._data.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
 def inner(input, other, *, out=None):
     """Sum-product over the last dims (a scalar times a tensor for 0-d). Mirrors torch.inner."""
     _require_tensor(input, "inner", "input", 1)
     _require_tensor(other, "inner", "other", 2)
     if input.ndim == 0 or other.ndim == 0:
         return _write(input * other, out)
+    _no_bool_product(input, other, "dot")
     sa, sb = input._data.shape, other._data.shape
     if sa[-1] != sb[-1]:
         raise RuntimeError(
@@ -543,6 +550,7 @@ def tensordot(a, b, dims=2, out=None):
     """Sum-product over the given dims of a and b. Mirrors torch.tensordot."""
     _require_tensor(a, "tensordot", "a", 1)
     _require_tensor(b, "tensordot", "b", 2)
+    _no_bool_product(a, b, "addmm_impl_cpu_")
     if isinstance(dims, Tensor):
         dims = dims.tolist()
     if isinstance(dims, int):

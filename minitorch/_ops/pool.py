@@ -293,8 +293,14 @@ MAX_POOLS = {2: MaxPool2D, 3: MaxPool3D}
 AVG_POOLS = {2: AvgPool2D, 3: AvgPool3D}
 
 
+def _no_bool(x: Tensor, kernel_name: str) -> None:
+    if x._data.dtype.kind == "b":
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for 'Bool'")
+
+
 def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
     """Pools the last len(kernel) dims of x (2 or 3) by windows; pads are (lo, hi) pairs."""
+    _no_bool(x, f"max_pool{len(kernel)}d")
     return MAX_POOLS[len(kernel)].apply(
         x,
         kernel=kernel,
@@ -307,6 +313,7 @@ def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
 
 def avg_pool(x: Tensor, kernel, stride, pads, divisor):
     """Averages the last len(kernel) dims of x (2 or 3) by windows of zero-padded x."""
+    _no_bool(x, "avg_pool2d" if len(kernel) == 2 else "avg_pool3d_out_frame")
     return AVG_POOLS[len(kernel)].apply(
         x,
         kernel=kernel,

@@ -4,6 +4,7 @@ the kernels are in minitorch/_ops/conv.py)."""
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
+from minitorch import _dtype
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import named
@@ -49,6 +50,8 @@ def _batched(input: Tensor, n: int, op: str):
 
 
 def _check_dtypes(x: Tensor, w: Tensor, bias) -> None:
+    if x.dtype is _dtype.bool and w.dtype is _dtype.bool:
+        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
     if x.dtype != w.dtype:
         xt, wt = _TENSOR_TYPE.get(x.dtype.name, x.dtype.name), _TENSOR_TYPE.get(w.dtype.name)
         raise RuntimeError(

@@ -145,7 +145,7 @@ def batch_norm(
             raise RuntimeError("running_mean must be defined in evaluation mode")
         dims = (0,) + tuple(range(2, input.ndim))
         out, mean, var = _normalized(input, dims, eps)
-        if training and running_mean is not None:
+        if training and running_mean is not None and c:  # no channels: nothing to track
             n = input.numel() // c
             _update_running(running_mean, mean.reshape(c), momentum)
             if running_var is not None:

@@ -257,3 +257,27 @@ def test_matrix_power_of_integer_and_bool_matrices():
 def test_float_only_linalg_refuses_integers(fn, exc):
     with pytest.raises(exc, match="Long"):
         fn(mt.tensor([[2, 1], [1, 2]]))
+
+
+def test_bool_inputs_refused_by_pool_conv_hardtanh_and_products():
+    F = mt.nn.functional
+    b = mt.ones(1, 1, 4, 4, dtype=mt.bool)
+    for call in (
+        lambda: F.max_pool2d(b, 2),
+        lambda: F.avg_pool2d(b, 2),
+        lambda: F.conv2d(b, mt.ones(1, 1, 2, 2, dtype=mt.bool)),
+        lambda: mt.inner(b[0, 0], b[0, 0]),
+        lambda: mt.tensordot(b[0, 0], b[0, 0], 1),
+    ):
+        with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+            call()
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        F.relu6(b)
+    assert mt.inner(mt.tensor(True), b[0, 0]).dtype == mt.bool  # 0-d: a product, as torch
+    assert F.max_pool2d(b.long(), 2).dtype == mt.int64  # integers are fine
+
+
+def test_batch_norm_with_zero_channels_returns_the_empty_input():
+    F = mt.nn.functional
+    out = F.batch_norm(mt.ones(6, 0), mt.ones(0), mt.ones(0), training=True)
+    assert tuple(out.shape) == (6, 0)

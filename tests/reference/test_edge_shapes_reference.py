@@ -26,12 +26,6 @@ from tests.ops.test_ops import SPECS, as_list, dtype_cases, grad_case, grad_inpu
 torch = pytest.importorskip("torch")
 
 _R_INT_ADDMM = "reported (linalg.py): int64 addmm/addmv/baddbmm with a float beta/alpha "
-_R_BOOL_DOT = (
-    "reported (linalg.py): inner/tensordot take bool; torch raises NotImplementedError "
-    "(addmm/dot not implemented for 'Bool')"
-)
-_R_POOL = "reported (pool.py): pooling takes bool; torch raises NotImplementedError"
-_R_CONV = "reported (conv.py): convolution takes bool; torch raises NotImplementedError"
 _R_BCE = "reported (nn_kernels.py): binary_cross_entropy takes int64/bool; torch raises"
 _R_LINEAR_BOOL = "reported (nn_kernels.py): linear takes bool; torch raises NotImplementedError"
 _R_LINEAR_EMPTY = (
@@ -43,7 +37,6 @@ _R_NLL = (
     "on bool with NumPy's TypeError, and a batch-size mismatch raises NumPy's IndexError, not "
     "torch's ValueError"
 )
-_R_HARDTANH = "reported (activation.py): hardtanh/relu6 take bool; torch raises RuntimeError"
 _R_FOLD = "reported (nn/_functional_conv.py): fold/unfold take int64; torch: NotImplementedError"
 _TIES = "the int64 cast makes ties; which index torch reports among equal values is unspecified"
 
@@ -53,44 +46,12 @@ KNOWN: dict[str, str] = {
     "baddbmm_:int64": _R_INT_ADDMM + "compute in float and refuse the cast back (torch: int64)",
     "addmm_scaled_broadcast:int64": _R_INT_ADDMM + "give float32 (torch: int64)",
     "addmv:int64": _R_INT_ADDMM + "give float32 (torch: int64)",
-    "inner:bool": _R_BOOL_DOT,
-    "inner_1d:bool": _R_BOOL_DOT,
-    "tensordot_0:bool": _R_BOOL_DOT,
-    "tensordot_int:bool": _R_BOOL_DOT,
-    "tensordot_lists:bool": _R_BOOL_DOT,
     "matmul_empty_inner:bool": "torch quirk: bool matmul of EMPTY operands returns (its kernel "
     "never runs); minitorch refuses bool matmul whatever the sizes",
     "matmul_empty_rows:bool": "torch quirk: bool matmul of EMPTY operands returns (as above)",
     "softmax__empty:int64": "torch quirk: softmax of an EMPTY int64 tensor returns (its kernel "
     "never runs); minitorch refuses integer softmax whatever the size",
     "softmax__empty:bool": "torch quirk: softmax of an EMPTY bool tensor returns (as above)",
-    **{
-        f"{n}:bool": _R_POOL
-        for n in (
-            "avg_pool2d_basic",
-            "avg_pool2d_divisor_override",
-            "avg_pool2d_pad_ceil_nocount",
-            "avg_pool3d_basic",
-            "max_pool2d_basic",
-            "max_pool2d_dilation",
-            "max_pool2d_overlap_ceil",
-            "max_pool3d_basic",
-        )
-    },
-    **{
-        f"{n}:bool": _R_CONV
-        for n in (
-            "conv1d_stride_pad_bias",
-            "conv2d_basic",
-            "conv2d_groups_dilation_same",
-            "conv2d_stride_no_bias",
-            "conv3d_basic",
-            "conv_transpose1d_basic",
-            "conv_transpose2d_groups_dilation",
-            "conv_transpose2d_output_padding",
-            "conv_transpose3d_basic",
-        )
-    },
     "fold_basic:int64": _R_FOLD,
     "unfold_basic:int64": _R_FOLD,
     **{
@@ -123,10 +84,6 @@ KNOWN: dict[str, str] = {
         for k in ("int64", "bool", "empty@-1", "empty@-2")
     },
     **{f"nll_loss__none_kdim:{k}": _R_NLL for k in ("int64", "bool", "empty@-3")},
-    "hardtanh:bool": _R_HARDTANH,
-    "hardtanh__bounds:bool": _R_HARDTANH,
-    "hardtanh_inplace:bool": _R_HARDTANH,
-    "relu6:bool": _R_HARDTANH,
     "linalg_tensorsolve:empty@-1": "reported (minitorch/linalg.py): tensorsolve of an empty "
     "system raises (its size check compares products that are 0 != 6); torch returns",
     **{
@@ -134,8 +91,6 @@ KNOWN: dict[str, str] = {
         "IndexError from select(); minitorch's RuntimeError names both sizes"
         for n in ("batch_norm", "batch_norm__4d", "batch_norm__eval")
     },
-    "batch_norm__2d_no_affine:empty@-1": "reported (nn_kernels.py): batch_norm over ZERO "
-    "channels, input (6, 0), raises ZeroDivisionError; torch returns the empty input",
     "batch_norm__eval:int64": "reported (nn_kernels.py): batch_norm takes int64 input; torch "
     "raises NotImplementedError",
     "batch_norm__eval_no_affine:int64": "reported (nn_kernels.py): batch_norm takes int64 input",
