@@ -420,14 +420,12 @@ class LayerNorm(Function):
         a, w = ctx.saved_tensors
         if is_grad_enabled():
             return _layer_norm_backward_graph(ctx, grad, a, w)
-        from minitorch._tensor import _make
-
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         g = grad._data.reshape(xhat.shape)
         if g.dtype != xhat.dtype:
             g = g.astype(xhat.dtype)
-        dt, dev = grad._data.dtype, grad._device
+        dt = grad._data.dtype
         needs = ctx.needs_input_grad
         shape_w = a.shape[a.ndim - ctx.k :]
         gx = gw = gb = None
@@ -452,9 +450,15 @@ class LayerNorm(Function):
             gx -= xp.multiply(xhat, c2, out=gxhat)
             gx *= rstd
             gx = gx.astype(dt, copy=False).reshape(a.shape)
-        return tuple(
-            None if r is None else _make(xp.asarray(r), dev, False, None) for r in (gx, gw, gb)
-        )
+        return _as_grads(grad, gx, gw, gb)
+
+
+def _as_grads(grad, *arrays):
+    """A fused backward's gradient arrays as Tensors on grad's device (None stays None)."""
+    from minitorch._tensor import _make
+
+    xp, dev = grad._device.backend.xp, grad._device
+    return tuple(None if r is None else _make(xp.asarray(r), dev, False, None) for r in arrays)
 
 
 def _layer_norm_backward_graph(ctx, grad, a, w):
@@ -568,8 +572,6 @@ class BatchNorm(Function):
         a, w = ctx.saved_tensors
         if is_grad_enabled():
             return _batch_norm_backward_graph(ctx, grad, a, w)
-        from minitorch._tensor import _make
-
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         g = grad._data.reshape(xhat.shape)
@@ -592,10 +594,7 @@ class BatchNorm(Function):
             gw = sum_gx
         if needs[2]:
             gb = sum_g
-        dev = grad._device
-        return tuple(
-            None if r is None else _make(xp.asarray(r), dev, False, None) for r in (gx, gw, gb)
-        )
+        return _as_grads(grad, gx, gw, gb)
 
 
 def _batch_norm_backward_graph(ctx, grad, a, w):
@@ -685,8 +684,6 @@ class GroupNorm(Function):
         a, w = ctx.saved_tensors
         if is_grad_enabled():
             return _group_norm_backward_graph(ctx, grad, a, w)
-        from minitorch._tensor import _make
-
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         n_batch, c = a.shape[:2]
@@ -707,10 +704,7 @@ class GroupNorm(Function):
             gx -= xhat * c2
             gx *= rstd
             gx = gx.reshape(a.shape)
-        dev = grad._device
-        return tuple(
-            None if r is None else _make(xp.asarray(r), dev, False, None) for r in (gx, gw, gb)
-        )
+        return _as_grads(grad, gx, gw, gb)
 
 
 def _group_norm_backward_graph(ctx, grad, a, w):
