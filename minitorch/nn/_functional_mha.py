@@ -6,6 +6,7 @@ attend per head, project out."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from minitorch import _dtype, _ops
 from minitorch._factories import zeros, zeros_like
@@ -22,10 +23,18 @@ def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     return out if b is None else out + b
 
 
-def canonical_mask(mask, name: str, like: Tensor):
-    """A bool mask (True: masked) as an additive float mask of -inf; a float mask as is."""
+def canonical_mask(mask, name: str, like: Tensor, other=None, other_name: str = ""):
+    """A bool mask (True: masked) as an additive float mask of -inf; a float mask as is. With
+    `other` (the mask it goes with), torch's deprecation warning when their dtypes differ."""
     if mask is None:
         return None
+    if other is not None and other.dtype is not mask.dtype:
+        warnings.warn(
+            f"Support for mismatched {name} and {other_name} is deprecated. Use same type for "
+            "both instead.",
+            UserWarning,
+            stacklevel=3,
+        )
     if mask.dtype is _dtype.bool:
         return zeros_like(mask, dtype=like.dtype).masked_fill(mask, float("-inf"))
     if not mask.dtype.is_floating_point:
@@ -124,7 +133,9 @@ def multi_head_attention_forward(
                     f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
                     f"{key_padding_mask.shape[i]}"
                 )
-    key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", query)
+    key_padding_mask = canonical_mask(
+        key_padding_mask, "key_padding_mask", query, attn_mask, "attn_mask"
+    )
     if is_causal and attn_mask is None:
         raise RuntimeError(
             "Need attn_mask if specifying the is_causal hint. You may use the Transformer "

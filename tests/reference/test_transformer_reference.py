@@ -154,3 +154,38 @@ def test_square_subsequent_mask_matches_torch():
     want = torch.nn.Transformer.generate_square_subsequent_mask(4)
     assert got.dtype == minitorch.float32
     np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _mask_warnings(lib, case):
+    nn = lib.nn
+    lib.manual_seed(0)
+    q = lib.randn(3, 2, 8)
+    kpm = lib.zeros(2, 3, dtype=lib.bool)
+    float_mask, bool_mask = lib.zeros(3, 3), lib.zeros(3, 3, dtype=lib.bool)
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+    calls = {
+        "mha": lambda: nn.MultiheadAttention(8, 2)(
+            q, q, q, key_padding_mask=kpm, attn_mask=float_mask
+        ),
+        "mha same types": lambda: nn.MultiheadAttention(8, 2)(
+            q, q, q, key_padding_mask=kpm, attn_mask=bool_mask
+        ),
+        "encoder layer": lambda: layer(q, src_mask=float_mask, src_key_padding_mask=kpm),
+        "encoder": lambda: nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)(
+            q, mask=float_mask, src_key_padding_mask=kpm
+        ),
+        "decoder layer": lambda: nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)(
+            q, q, tgt_mask=float_mask, tgt_key_padding_mask=kpm
+        ),
+    }
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        calls[case]()
+    return [str(w.message) for w in caught if "mismatched" in str(w.message)]
+
+
+@pytest.mark.parametrize(
+    "case", ["mha", "mha same types", "encoder layer", "encoder", "decoder layer"]
+)
+def test_mismatched_mask_types_warn_as_torch(case):
+    assert _mask_warnings(minitorch, case) == _mask_warnings(torch, case)

@@ -224,7 +224,9 @@ class TransformerEncoderLayer(Module):
     def forward(
         self, src: Tensor, src_mask=None, src_key_padding_mask=None, is_causal: bool = False
     ) -> Tensor:
-        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src)
+        src_key_padding_mask = canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", src, src_mask, "src_mask"
+        )
         src_mask = canonical_mask(src_mask, "src_mask", src)
         x = src
         if self.norm_first:
@@ -358,7 +360,9 @@ class TransformerEncoder(Module):
                 )
 
     def forward(self, src: Tensor, mask=None, src_key_padding_mask=None, is_causal=None):
-        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src)
+        src_key_padding_mask = canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", src, mask, "mask"
+        )
         mask = canonical_mask(mask, "mask", src)
         output = src
         for mod in self.layers:
