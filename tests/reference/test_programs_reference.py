@@ -453,6 +453,80 @@ def lbfgs_data(rng):
     return [x, (x**2).sum(1, keepdims=True) - x[:, :1]]
 
 
+def wgan_gp(lib):
+    """A WGAN-GP critic step: the gradient penalty differentiates the critic's input gradient
+    (create_graph=True), so the update needs second derivatives through Linear, LeakyReLU,
+    LayerNorm and the norm of a gradient; Adam with betas (0., 0.9)."""
+    nn = lib.nn
+    critic = nn.Sequential(
+        nn.Linear(4, 8),
+        nn.LayerNorm(8),
+        nn.LeakyReLU(0.2),
+        nn.Linear(8, 8),
+        nn.Tanh(),
+        nn.Linear(8, 1),
+    )
+    opt = lib.optim.Adam(critic.parameters(), lr=1e-3, betas=(0.0, 0.9))
+
+    def step(data):
+        real, fake, eps = data
+        mixed = (eps * real + (1 - eps) * fake).requires_grad_(True)
+        (grad,) = lib.autograd.grad(critic(mixed).sum(), mixed, create_graph=True)
+        penalty = ((grad.norm(2, dim=1) - 1) ** 2).mean()
+        loss = critic(fake).mean() - critic(real).mean() + 10 * penalty
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return [loss, penalty, grad]
+
+    return critic, opt, step
+
+
+def wgan_gp_data(rng):
+    return [rng.standard_normal((6, 4)) + 1, rng.standard_normal((6, 4)), rng.random((6, 1))]
+
+
+def char_lstm(lib):
+    """A two-layer character LSTM over an embedding, trained with truncated backpropagation
+    (the hidden state detached between steps), gradient-norm clipping and SGD with momentum;
+    the logits are flattened for cross_entropy and greedy next characters are returned."""
+    nn = lib.nn
+
+    class CharLSTM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(7, 5)
+            self.lstm = nn.LSTM(5, 6, num_layers=2, batch_first=True, dropout=0.0)
+            self.head = nn.Linear(6, 7)
+
+        def forward(self, x, state=None):
+            out, state = self.lstm(self.emb(x), state)
+            return self.head(out), state
+
+    model = CharLSTM()
+    opt = lib.optim.SGD(model.parameters(), lr=0.5, momentum=0.9)
+    hidden = [None]
+
+    def step(data):
+        x, y = data
+        state = hidden[0]
+        if state is not None:
+            state = tuple(s.detach() for s in state)
+        logits, hidden[0] = model(x, state)
+        loss = nn.functional.cross_entropy(logits.reshape(-1, 7), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        norm = nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        return [loss, norm, logits.argmax(-1)]
+
+    return model, opt, step
+
+
+def char_lstm_data(rng):
+    return [rng.integers(0, 7, size=(2, 5)), rng.integers(0, 7, size=(2, 5))]
+
+
 PROGRAMS = {
     "gpt": (gpt, gpt_data, 4),
     "resnet": (resnet, resnet_data, 4),
@@ -464,6 +538,8 @@ PROGRAMS = {
     "encoder": (encoder, encoder_data, 4, 1e-7),
     "unet": (unet, unet_data, 4),
     "lbfgs": (lbfgs, lbfgs_data, 3),
+    "wgan_gp": (wgan_gp, wgan_gp_data, 4),
+    "char_lstm": (char_lstm, char_lstm_data, 4),
 }
 
 
