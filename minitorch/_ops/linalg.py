@@ -429,6 +429,8 @@ def _scaled_sum(input, product, beta, alpha, op):
     shape = product._data.shape
     if input._data.shape != shape:
         input.expand(shape)  # torch's broadcast error, naming both shapes
+    if product._data.dtype.kind in "iu":  # torch casts the scalars to the integer type
+        beta, alpha = int(beta), int(alpha)
     if alpha != 1:
         product = product * alpha
     if beta == 0:

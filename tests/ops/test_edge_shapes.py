@@ -281,3 +281,12 @@ def test_batch_norm_with_zero_channels_returns_the_empty_input():
     F = mt.nn.functional
     out = F.batch_norm(mt.ones(6, 0), mt.ones(0), mt.ones(0), training=True)
     assert tuple(out.shape) == (6, 0)
+
+
+def test_integer_addmm_family_truncates_float_scalars():
+    a = mt.tensor([[3, 5], [7, 9]])
+    m = mt.tensor([[1, 2], [3, 4]])
+    # torch casts beta and alpha to the integer type: 1.5 -> 1, 2.5 -> 2, 0.5 -> 0
+    assert mt.addmm(a, m, m, beta=1.5, alpha=2.5).tolist() == [[17, 25], [37, 53]]
+    assert mt.addmm(a, m, m, beta=0.5).tolist() == [[7, 10], [15, 22]]
+    assert mt.addmv(a[0], m, m[0], beta=0.5).dtype == mt.int64

@@ -25,7 +25,6 @@ from tests.ops.test_ops import SPECS, as_list, dtype_cases, grad_case, grad_inpu
 
 torch = pytest.importorskip("torch")
 
-_R_INT_ADDMM = "reported (linalg.py): int64 addmm/addmv/baddbmm with a float beta/alpha "
 _R_BCE = "reported (nn_kernels.py): binary_cross_entropy takes int64/bool; torch raises"
 _R_LINEAR_BOOL = "reported (nn_kernels.py): linear takes bool; torch raises NotImplementedError"
 _R_LINEAR_EMPTY = (
@@ -42,10 +41,6 @@ _TIES = "the int64 cast makes ties; which index torch reports among equal values
 
 # "spec name:variant" -> why minitorch differs (non-strict xfail)
 KNOWN: dict[str, str] = {
-    "addmm_:int64": _R_INT_ADDMM + "compute in float and refuse the cast back (torch: int64)",
-    "baddbmm_:int64": _R_INT_ADDMM + "compute in float and refuse the cast back (torch: int64)",
-    "addmm_scaled_broadcast:int64": _R_INT_ADDMM + "give float32 (torch: int64)",
-    "addmv:int64": _R_INT_ADDMM + "give float32 (torch: int64)",
     "matmul_empty_inner:bool": "torch quirk: bool matmul of EMPTY operands returns (its kernel "
     "never runs); minitorch refuses bool matmul whatever the sizes",
     "matmul_empty_rows:bool": "torch quirk: bool matmul of EMPTY operands returns (as above)",
