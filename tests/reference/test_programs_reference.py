@@ -572,15 +572,16 @@ def _run(lib, name, weights=None, dtype="float64"):
         final = {k: _host(v) for k, v in model.state_dict().items()}
         groups = [{k: v for k, v in g.items() if k != "params"} for g in opt.param_groups]
         state = opt.state_dict()["state"]
-        return weights, trace, final, groups, state
+        return weights, trace, final, groups, state, (repr(model), repr(opt))
     finally:
         lib.set_default_dtype(lib.float32)
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_program_matches_torch(name):
-    weights, want_trace, want_final, want_groups, want_state = _run(torch, name)
-    _, trace, final, groups, state = _run(minitorch, name, weights)
+    weights, want_trace, want_final, want_groups, want_state, want_reprs = _run(torch, name)
+    _, trace, final, groups, state, reprs = _run(minitorch, name, weights)
+    assert reprs == want_reprs  # print(model) and print(optimizer)
     atol = PROGRAMS[name][3] if len(PROGRAMS[name]) > 3 else 1e-11
     for s, (ours, theirs) in enumerate(zip(trace, want_trace, strict=True)):
         for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
@@ -601,8 +602,8 @@ def test_program_in_float32_keeps_torch_dtypes(name):
     """The same programs in float32: no output, parameter or optimizer state is promoted to
     float64 (or lowered) where torch's stays float32; values agree to float32 rounding on the
     first step (later steps drift apart at float32's precision)."""
-    weights, want_trace, want_final, _, want_state = _run(torch, name, dtype="float32")
-    _, trace, final, _, state = _run(minitorch, name, weights, dtype="float32")
+    weights, want_trace, want_final, _, want_state, _ = _run(torch, name, dtype="float32")
+    _, trace, final, _, state, _ = _run(minitorch, name, weights, dtype="float32")
     for s, (ours, theirs) in enumerate(zip(trace, want_trace, strict=True)):
         for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
             assert np.asarray(o).dtype == np.asarray(t).dtype, f"step {s} out {k}"
