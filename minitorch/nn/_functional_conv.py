@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import named
@@ -279,6 +280,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
         raise NotImplementedError(
             f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)"
         )
+    if input.dtype is not _dtype.bool:  # torch's im2col takes floats and bool, not integers
+        _float_only(input, "im2col_out_cpu", "unfold")
     x = input.unsqueeze(0) if input.ndim == 3 else input
     blocks = [
         (size + 2 * pp - dd * (kk - 1) - 1) // ss + 1
@@ -304,6 +307,8 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
             f"(got {input.ndim}D)"
         )
+    if input.dtype is not _dtype.bool:  # as unfold
+        _float_only(input, "col2im_out_cpu", "fold")
     x = input.unsqueeze(0) if input.ndim == 2 else input
     if x.shape[1] % prod(k):
         raise RuntimeError(

@@ -11,6 +11,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
+from minitorch._ops.activation import _float_only
 from minitorch._ops.nn_kernels import batch_norm_kernel, group_norm_kernel, layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
@@ -130,6 +131,7 @@ def batch_norm(
     ):
         _check_channels(name, t, c)
     _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    _float_only(input, "batch_norm", "batch_norm")
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
             return batch_norm_kernel(
@@ -174,6 +176,7 @@ def instance_norm(
         raise ValueError(
             f"Expected more than 1 spatial element when training, got input size {input.shape}"
         )
+    _float_only(input, "batch_norm", "instance_norm")  # torch runs it as a batch_norm
     n, c = input.shape[0], input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var)):
         if t is not None and t.numel() != c:  # torch checks the stats repeated per sample
@@ -283,6 +286,7 @@ def group_norm(
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
+    _float_only(input, "GroupNormKernelImpl", "group_norm")
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(

@@ -290,3 +290,18 @@ def test_integer_addmm_family_truncates_float_scalars():
     assert mt.addmm(a, m, m, beta=1.5, alpha=2.5).tolist() == [[17, 25], [37, 53]]
     assert mt.addmm(a, m, m, beta=0.5).tolist() == [[7, 10], [15, 22]]
     assert mt.addmv(a[0], m, m[0], beta=0.5).dtype == mt.int64
+
+
+def test_integer_inputs_refused_by_norms_and_fold():
+    F = mt.nn.functional
+    ints = mt.ones(2, 2, 3, dtype=mt.int64)
+    for call, kernel in (
+        (lambda: F.batch_norm(ints, None, None, training=True), "batch_norm"),
+        (lambda: F.instance_norm(ints), "batch_norm"),
+        (lambda: F.group_norm(ints, 1), "GroupNormKernelImpl"),
+        (lambda: F.unfold(ints[None], 2), "im2col_out_cpu"),
+        (lambda: F.fold(mt.ones(1, 4, 1, dtype=mt.int64), (2, 2), 2), "col2im_out_cpu"),
+    ):
+        with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented for .Long.'):
+            call()
+    assert F.unfold(mt.ones(1, 1, 2, 2, dtype=mt.bool), 2).dtype == mt.bool  # as torch

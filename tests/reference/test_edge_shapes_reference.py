@@ -36,7 +36,6 @@ _R_NLL = (
     "on bool with NumPy's TypeError, and a batch-size mismatch raises NumPy's IndexError, not "
     "torch's ValueError"
 )
-_R_FOLD = "reported (nn/_functional_conv.py): fold/unfold take int64; torch: NotImplementedError"
 _TIES = "the int64 cast makes ties; which index torch reports among equal values is unspecified"
 
 # "spec name:variant" -> why minitorch differs (non-strict xfail)
@@ -47,8 +46,6 @@ KNOWN: dict[str, str] = {
     "softmax__empty:int64": "torch quirk: softmax of an EMPTY int64 tensor returns (its kernel "
     "never runs); minitorch refuses integer softmax whatever the size",
     "softmax__empty:bool": "torch quirk: softmax of an EMPTY bool tensor returns (as above)",
-    "fold_basic:int64": _R_FOLD,
-    "unfold_basic:int64": _R_FOLD,
     **{
         f"binary_cross_entropy{n}:{k}": _R_BCE
         for n in ("", "__0d", "__saturated")
@@ -86,9 +83,6 @@ KNOWN: dict[str, str] = {
         "IndexError from select(); minitorch's RuntimeError names both sizes"
         for n in ("batch_norm", "batch_norm__4d", "batch_norm__eval")
     },
-    "batch_norm__eval:int64": "reported (nn_kernels.py): batch_norm takes int64 input; torch "
-    "raises NotImplementedError",
-    "batch_norm__eval_no_affine:int64": "reported (nn_kernels.py): batch_norm takes int64 input",
     "div_floor:int64": "integer division by a zero element: torch raises ZeroDivisionError; "
     "minitorch would have to read the divisor back from the device to check",
     "div_trunc:int64": "integer division by a zero element (as div_floor)",
