@@ -373,6 +373,19 @@ def _row_means(xp, rows):
     return out
 
 
+def _normalized_rows(xp, rows, eps):
+    """(xhat, rstd) of a 2-D array's rows: (row - mean) rstd with rstd = 1 / sqrt(biased var +
+    eps) as a column; the statistics of LayerNorm (rows: the normalized dims) and GroupNorm
+    (rows: the groups)."""
+    xhat = rows - _row_means(xp, rows)
+    rstd = _row_means(xp, xp.square(xhat))
+    rstd += eps
+    xp.sqrt(rstd, out=rstd)
+    xp.reciprocal(rstd, out=rstd)
+    xhat *= rstd
+    return xhat, rstd
+
+
 class LayerNorm(Function):
     """out = (a - mean) rstd (* w) (+ b) over the last k dims, rstd = 1 / sqrt(biased var + eps);
     with g' = grad (* w) and means over the k dims:
@@ -402,12 +415,7 @@ class LayerNorm(Function):
         rows = x.reshape(-1, d)
         if opmath_dtype(dt):
             rows = rows.astype("float32")
-        xhat = rows - _row_means(xp, rows)
-        rstd = _row_means(xp, xp.square(xhat))
-        rstd += eps
-        xp.sqrt(rstd, out=rstd)
-        xp.reciprocal(rstd, out=rstd)
-        xhat *= rstd
+        xhat, rstd = _normalized_rows(xp, rows, eps)
         out = xhat * w._data.reshape(-1) if w is not None else xhat.copy()
         if b is not None:
             out += b._data.reshape(-1)
@@ -664,13 +672,7 @@ class GroupNorm(Function):
         xp = ctx.xp
         x = a._data
         n_batch, c = x.shape[:2]
-        rows = x.reshape(n_batch * groups, -1)
-        xhat = rows - _row_means(xp, rows)
-        rstd = _row_means(xp, xp.square(xhat))
-        rstd += eps
-        xp.sqrt(rstd, out=rstd)
-        xp.reciprocal(rstd, out=rstd)
-        xhat *= rstd
+        xhat, rstd = _normalized_rows(xp, x.reshape(n_batch * groups, -1), eps)
         x3 = xhat.reshape(n_batch, c, -1)
         out = x3 * _per_channel(w._data) if w is not None else x3.copy()
         if b is not None:
