@@ -7,6 +7,7 @@ from minitorch import _dtype
 from minitorch._ops._common import is_floating, opmath_dtype
 from minitorch._ops.einsum import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 
 # fmt: off
@@ -136,11 +137,6 @@ class Mv(Function):
         if ctx.needs_input_grad[1]:
             gv = Mv.apply(m, grad, ta=not ta)
         return gm, gv
-
-
-class VecMat(Mv):
-    # vector @ matrix: torch multiplies a (1, n) matrix and squeezes; its node is the squeeze.
-    _node_name = "SqueezeBackward4"
 
 
 def _outer(a: Tensor, b: Tensor) -> Tensor:
@@ -276,7 +272,8 @@ def matmul(input, other, *, out=None):
     elif da == 1 and db == 2:
         _check_mv_dtype(input, other)
         _check_mm((1, sa[0]), sb, input, other)
-        result = VecMat.apply(other, input, ta=True)
+        # torch's graph: the vector unsqueezed into a row, mm, the row squeezed
+        result = name_node(Mm.apply(input.unsqueeze(0), other).squeeze(0), "SqueezeBackward4")
     elif da == 2 and db == 2:
         result = mm(input, other)
     elif db <= 2 and da >= 3:
@@ -287,7 +284,12 @@ def matmul(input, other, *, out=None):
             result = name_node(result.reshape(sa[:-1]), "UnsafeViewBackward0")
         else:
             _check_mm(folded, sb, input, other)
-            result = BatchedMatmul.apply(input, other)
+            if input.is_contiguous():  # torch folds the batch into one matrix: view, mm, view
+                result = Mm.apply(input.reshape(folded), other)
+                shape = sa[:-1] + sb[1:]
+                result = name_node(result.reshape(shape), "UnsafeViewBackward0")
+            else:
+                result = BatchedMatmul.apply(input, other)
     else:
         result = _batched_matmul(input, other)
     if out is not None:
@@ -460,7 +462,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
-    return _write(name_node(r, "AddmmBackward0", args), out)
+    return _write(as_node(r, "AddmmBackward0", args), out)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -477,7 +479,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     r = _in_float32(addmv, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
-    return _write(name_node(r, "AddmvBackward0", args), out)
+    return _write(as_node(r, "AddmvBackward0", args), out)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -489,7 +491,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     r = _in_float32(baddbmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
-    return _write(name_node(r, "BaddbmmBackward0", args), out)
+    return _write(as_node(r, "BaddbmmBackward0", args), out)
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -504,7 +506,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         from minitorch._ops.reduction import sum as _sum
 
         r = _scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
-    return _write(name_node(r, "AddbmmBackward0", args), out)
+    return _write(as_node(r, "AddbmmBackward0", args), out)
 
 
 class Trace(Function):

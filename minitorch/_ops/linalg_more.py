@@ -11,7 +11,7 @@ from minitorch._ops._common import cast, wrap_dim
 from minitorch._ops.inplace import apply_inplace
 from minitorch._ops.linalg import _require_tensor, _short, addbmm, addmm, addmv, baddbmm, mm, outer
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import name_node, named
+from minitorch.autograd.composite import as_node, one_node
 
 # fmt: off
 __all__ = [
@@ -106,7 +106,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
             result = cast(result, _dtype.promote_types(result.dtype, input.dtype))
     else:
         result = (input * beta if beta != 1 else input) + product
-    return _write(name_node(result, "AddrBackward0", (input, vec1, vec2)), out)
+    return _write(as_node(result, "AddrBackward0", (input, vec1, vec2)), out)
 
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
@@ -160,7 +160,7 @@ def cross(input, other, dim=None, *, out=None):
     return linalg_cross(input, other, dim=dim, out=out)
 
 
-@named("DistBackward0")
+@one_node("DistBackward0")
 def dist(input, other, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm
@@ -291,7 +291,7 @@ def corrcoef(input):
     return _ops().clamp(c, -1, 1)
 
 
-@named("CdistBackward0")
+@one_node("CdistBackward0")
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist.
     Differences from torch: compute_mode is checked but the direct formula is always used

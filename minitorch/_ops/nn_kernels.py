@@ -12,7 +12,7 @@ from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["softmax", "log_softmax"]
@@ -214,6 +214,8 @@ class NllLoss(Function):
     Only logp is differentiable (torch does not differentiate the class weights either).
     """
 
+    _edges = (0,)  # torch's node lists logp alone
+
     @staticmethod
     def forward(ctx, logp, target, weight, *, ignore_index, reduction):
         xp = ctx.xp
@@ -264,93 +266,106 @@ def nll_loss_kernel(logp, target, weight, ignore_index, reduction):
 
 
 class Linear(Function):
-    """out = x @ w.T + b over x's last dim;  grad_x = grad @ w,  grad_w = grad.T @ x (batch
-    dims flattened),  grad_b = grad summed over the batch dims.
+    """out = x @ wt + b for a matrix x and wt = w.t();  grad_b = grad summed over rows,
+    grad_x = grad @ w,  grad_wt = (grad.T @ x).T
 
-    Fused for speed: as addmm(b, x, w.t()) the weight gradient is computed transposed and
-    written through the transpose's backward as a column-major array, which every later
-    elementwise op on it (accumulation, the optimizer step) walks slowly. Measured on the
-    784-512-512-10 MLP step (batch 256, one BLAS thread): 36 ms through addmm(b, x, w.t())
-    against 29 ms for the same step with untransposed weights; this kernel computes grad_w in
-    the weight's own layout. Batch dims are flattened into one GEMM: NumPy's matmul of a 3-D by
-    a 2-D array makes one small BLAS call per leading index; for the attention block's
-    (32, 64, 128) input and (384, 128) weight, best of 20: 2.3 ms batched against 1.5 ms
-    flattened, and 5x apart on a busy machine where every call waits for BLAS's threads.
-
-    One node, named as the last node of torch's composite (the grad_fn a printed layer output
-    shows): addmm for a matrix input with a bias, and the subclasses below otherwise.
+    torch's addmm(b, x, w.t()), AddmmBackward0, with the same edges (bias, input, TBackward0 of
+    the weight), so a printed graph is torch's; F.linear flattens batched inputs around it as
+    torch does (linear_kernel). The weight gradient is computed in the weight's own layout,
+    (grad.T @ x), and handed to TBackward0 as its transpose, which that node transposes back
+    for free: computed as x.T @ grad it would reach .grad column-major, and every later
+    elementwise pass over it (accumulation, the optimizer step) would walk it slowly (the
+    784-512-512-10 MLP step, one BLAS thread: 36 ms against 29 ms).
     """
 
     _node_name = "AddmmBackward0"
 
     @staticmethod
-    def forward(ctx, x, w, b):
-        ctx.save_for_backward(x, w)
-        xd, wd = x._data, w._data
-        dt = xd.dtype
-        if opmath_dtype(dt):
-            # half: products and bias summed in float32 and rounded once, as torch does
-            xd, wd = xd.astype("float32"), wd.astype("float32")
-        if xd.ndim > 2:  # one GEMM over the flattened batch dims, not one per leading index
-            rows = 1
-            for s in xd.shape[:-1]:  # not -1: that is ambiguous with 0 features
-                rows *= s
-            out = ctx.xp.matmul(xd.reshape(rows, xd.shape[-1]), wd.T)
-            out = out.reshape(xd.shape[:-1] + (wd.shape[0],))
-        else:
-            out = ctx.xp.matmul(xd, wd.T)
-        if b is not None:
-            out += b._data
-        if out.dtype != dt:  # half, computed in float32 above
-            out = out.astype(dt)
-        return out
+    def forward(ctx, b, x, wt):
+        ctx.save_for_backward(x, wt)
+        return _matmul_bias(ctx.xp, x._data, wt._data, None if b is None else b._data)
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
-        gx = gw = gb = None
-        n_out, n_in = w.shape
-        rows = 1
-        for s in x.shape[:-1]:  # explicit row counts: -1 is ambiguous for 0 features
-            rows *= s
-        if ctx.needs_input_grad[0]:
-            if grad.ndim > 2:
-                gx = grad.reshape(rows, n_out).matmul(w).reshape(x.shape)
-            else:
-                gx = grad.matmul(w)
-        if ctx.needs_input_grad[1]:
-            gw = grad.reshape(rows, n_out).t().matmul(x.reshape(rows, n_in))
-        if ctx.needs_input_grad[2]:
-            gb = grad.reshape(rows, n_out).sum(0)
-        return gx, gw, gb
+        x, wt = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        gb = grad.sum(0) if needs[0] else None
+        gx, gwt = _linear_grads(grad, x, wt, needs[1], needs[2])
+        return gb, gx, gwt
 
 
-class LinearMm(Linear):  # a matrix input, no bias
+class LinearMm(Function):
+    """out = x @ wt for a matrix x and wt = w.t();  grad_x = grad @ w,  grad_wt = (grad.T @ x).T
+
+    torch's mm(x, w.t()), MmBackward0 (see Linear)."""
+
     _node_name = "MmBackward0"
 
+    @staticmethod
+    def forward(ctx, x, wt):
+        ctx.save_for_backward(x, wt)
+        return _matmul_bias(ctx.xp, x._data, wt._data, None)
 
-class LinearView(Linear):  # a vector or batched input with a bias
-    _node_name = "ViewBackward0"
+    @staticmethod
+    def backward(ctx, grad):
+        x, wt = ctx.saved_tensors
+        return _linear_grads(grad, x, wt, *ctx.needs_input_grad)
 
 
-class LinearUnsafeView(Linear):  # a batched input, no bias
-    _node_name = "UnsafeViewBackward0"
+def _matmul_bias(xp, xd, wtd, bd):
+    dt = xd.dtype
+    if opmath_dtype(dt):
+        # half: products and bias summed in float32 and rounded once, as torch does
+        xd, wtd = xd.astype("float32"), wtd.astype("float32")
+    out = xp.matmul(xd, wtd)
+    if bd is not None:
+        out += bd
+    if out.dtype != dt:  # half, computed in float32 above
+        out = out.astype(dt)
+    return out
 
 
-class LinearSqueeze(Linear):  # a vector input, no bias
-    _node_name = "SqueezeBackward4"
+def _linear_grads(grad, x, wt, need_x, need_wt):
+    gx = grad.matmul(wt.t()) if need_x else None
+    gwt = grad.t().matmul(x).t() if need_wt else None
+    return gx, gwt
 
 
 def linear_kernel(input, weight, bias=None):
     """input @ weight.T + bias for a floating input of one dtype, a 2-D weight and a (out,)
-    bias; F.linear checks and falls back to matmul otherwise."""
-    if input._data.ndim == 2:
-        fn = Linear if bias is not None else LinearMm
-    elif bias is not None:
-        fn = LinearView
+    bias; F.linear checks and falls back to matmul otherwise. The graph is torch's: addmm (or
+    mm without a bias) of the weight's transpose, with a batched input flattened into one
+    matrix and the result viewed back (one GEMM, not one per leading index: for the attention
+    block's (32, 64, 128) input, 2.3 ms batched against 1.5 ms flattened), and a vector input
+    unsqueezed into a row."""
+    n_out = weight._data.shape[0]
+    if bias is not None and bias._data.shape != (n_out,):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({n_out}) must match the existing size "
+            f"({bias._data.shape[-1] if bias._data.ndim else 1}) at non-singleton dimension "
+            f"{max(input._data.ndim - 1, 0)}.  Target sizes: {list(input.shape[:-1]) + [n_out]}.  "
+            f"Tensor sizes: {list(bias.shape)}"
+        )
+    wt = weight.t()
+    x = input
+    n = x._data.ndim
+    if n == 2:
+        return Linear.apply(bias, x, wt) if bias is not None else LinearMm.apply(x, wt)
+    shape = x._data.shape
+    if n == 1:  # a row: viewed with a bias, unsqueezed without (as torch's graph shows)
+        x = x.reshape(1, shape[0]) if bias is not None else x.unsqueeze(0)
     else:
-        fn = LinearUnsafeView if input._data.ndim > 2 else LinearSqueeze
-    return fn.apply(input, weight, bias)
+        rows = 1
+        for s in shape[:-1]:  # not -1: that is ambiguous with 0 features
+            rows *= s
+        x = x.reshape(rows, shape[-1])
+    out_shape = shape[:-1] + (n_out,)
+    if bias is not None:
+        return Linear.apply(bias, x, wt).view(out_shape)
+    out = LinearMm.apply(x, wt)
+    if n == 1:
+        return name_node(out.squeeze(0), "SqueezeBackward4")
+    return name_node(out.reshape(out_shape), "UnsafeViewBackward0")
 
 
 def _sum_last(xp, x):

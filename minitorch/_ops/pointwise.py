@@ -211,10 +211,13 @@ def _alpha(alpha, a, b):
 
 def rsub(input, other, *, alpha=1):
     """other - alpha * input. Mirrors torch.rsub."""
-    name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
-    if not isinstance(other, Tensor):
+    # torch's node lists input (and a tensor other): sub's edges are (other, input)
+    if isinstance(other, Tensor):
+        name, shown = "RsubBackward0", (1, 0)
+    else:
+        name, shown = "RsubBackward1", (1,)
         other = scalar_like(other, input)
-    return name_node(sub(other, input, alpha=alpha), name, (input, other))
+    return name_node(sub(other, input, alpha=alpha), name, (input, other), shown=shown)
 
 
 def mul(input, other, *, out=None):
@@ -418,7 +421,7 @@ def pow(input, exponent, *, out=None):
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")
     result = Pow.apply(a, b)
     if number_base:  # torch's node for number ** tensor
-        result = name_node(result, "PowBackward2")
+        result = name_node(result, "PowBackward2", shown=(1,))
     return _out(result, out)
 
 
@@ -792,6 +795,8 @@ def clamp(input, min=None, max=None, *, out=None):
 
 class Where(Function):
     """out = cond ? a : b;  grad_a = grad where cond, grad_b = grad where not cond"""
+
+    _edges = (1, 2)  # torch's node lists a and b, not the condition
 
     @staticmethod
     def forward(ctx, cond, a, b):

@@ -260,13 +260,19 @@ def absolute(input, *, out=None):
 def clamp_min(input, min, *, out=None):
     """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
     result = clamp(input, min, None, out=out)
-    return result if out is not None else name_node(result, _clamp_node("Min", min), (input,))
+    if out is not None:
+        return result
+    shown = (0, 1) if isinstance(min, Tensor) else None
+    return name_node(result, _clamp_node("Min", min), (input,), shown=shown)
 
 
 def clamp_max(input, max, *, out=None):
     """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
     result = clamp(input, None, max, out=out)
-    return result if out is not None else name_node(result, _clamp_node("Max", max), (input,))
+    if out is not None:
+        return result
+    shown = (0, 2) if isinstance(max, Tensor) else None
+    return name_node(result, _clamp_node("Max", max), (input,), shown=shown)
 
 
 def _clamp_node(kind, bound):

@@ -49,6 +49,13 @@ class Scatter(IndexPut):
     _node_name = "ScatterBackward0"
 
 
+class ScatterValue(Scatter):
+    """scatter of a number (torch's ScatterBackward1: the input alone)"""
+
+    _node_name = "ScatterBackward1"
+    _edges = (0,)
+
+
 class ScatterAdd(IndexPut):
     """out = x with out[i][index[i][j]] += src[i][j];  grad_x = grad,  grad_src = gather(grad)"""
 
@@ -168,7 +175,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     if value is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _, plan = _plan(input, dim, index, "scatter")
-    return Scatter.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
+    return ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):

@@ -7,7 +7,8 @@ from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
 from minitorch._ops.inplace import _short, apply_inplace
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import Function
 
 __all__ = [
     "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
@@ -201,6 +202,8 @@ class MaskedFill(Function):
     """out = where(mask, value, x);  grad_x = grad where not mask,  grad_value = sum of grad
     where mask"""
 
+    _edges = (0,)  # a number value: torch's node lists the input alone
+
     @staticmethod
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
@@ -215,6 +218,13 @@ class MaskedFill(Function):
         gx = where(mask, 0.0, grad) if ctx.needs_input_grad[0] else None
         gv = where(mask, grad, 0.0).sum() if ctx.needs_input_grad[2] else None
         return gx, None, gv
+
+
+class MaskedFillTensor(MaskedFill):
+    """masked_fill with a tensor value (torch's MaskedFillBackward1: input and value)"""
+
+    _node_name = "MaskedFillBackward1"
+    _edges = (0, 2)
 
 
 def _check_mask(mask, op: str):
@@ -248,8 +258,9 @@ def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
     _check_mask(mask, "masked_fill_")
+    fn = MaskedFillTensor if isinstance(value, Tensor) else MaskedFill
     value = _fill_value(input, value, "masked_fill_")
-    return MaskedFill.apply(input, _mask_on(input, mask), value)
+    return fn.apply(input, _mask_on(input, mask), value)
 
 
 def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
@@ -313,7 +324,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     pos = xp.clip(xp.cumsum(flat_mask) - 1, 0, n_src - 1).reshape(m._data.shape)
     plan = IndexPlan(None, (pos,), None, "Alias", (n_src,), pos.shape, True)
     out = where(m, Take.apply(source.reshape(-1), plan=plan), x)
-    return name_node(out, "MaskedScatterBackward0", (input, source))
+    return as_node(out, "MaskedScatterBackward0", (input, source))
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

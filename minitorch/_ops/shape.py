@@ -5,8 +5,9 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._tensor import Tensor, _wrap_dim
+from minitorch._tensor import Tensor, _make, _wrap_dim
 from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "view",
@@ -166,8 +167,6 @@ def view_dtype(input: Tensor, dtype) -> Tensor:
                 f"self.size(-1) must be divisible by {new // old} to view {_short(input.dtype)} "
                 f"as {_short(dt)} (different element sizes), but got {x.shape[-1]}"
             )
-    from minitorch._tensor import _make
-
     return _make(x.view(np_dtype), input._device, False, None)
 
 
@@ -340,7 +339,13 @@ class TransposeT(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.t()
+        if state.enabled:
+            return grad.t()
+        # No graph is being built: a plain transposed tensor, not a tracked view, so a weight
+        # gradient coming through F.linear's w.t() can become .grad without a copy (the engine
+        # steals an array nothing else sees; see Backend.owns_data)
+        d = grad._data
+        return _make(d.T if d.ndim == 2 else d, grad._device, False, None)
 
 
 def permute(input: Tensor, dims) -> Tensor:

@@ -10,6 +10,7 @@ from minitorch._ops._common import wrap_dim
 from minitorch._ops.pointwise import _out
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import name_node
 
 # fmt: off
 __all__ = [
@@ -196,24 +197,33 @@ def detach_(input) -> Tensor:
 
 
 def unsafe_chunk(input, chunks, dim=0) -> tuple:
-    """chunk without view tracking in torch; here the same as chunk. Mirrors torch.unsafe_chunk."""
+    """chunk without view tracking in torch; here chunk, with torch's node name. Mirrors
+    torch.unsafe_chunk."""
     from minitorch._ops.shape_join import chunk
 
-    return chunk(input, chunks, dim)
+    return _unsafe(chunk(input, chunks, dim), "UnsafeSplitBackward0")
 
 
 def unsafe_split(tensor, split_size, dim=0) -> tuple:
     """The same as split here. Mirrors torch.unsafe_split."""
     from minitorch._ops.shape_join import split
 
-    return split(tensor, split_size, dim)
+    name = "UnsafeSplitWithSizesBackward0" if isinstance(split_size, (list, tuple)) else None
+    return _unsafe(split(tensor, split_size, dim), name or "UnsafeSplitBackward0")
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:
     """The same as split_with_sizes here. Mirrors torch.unsafe_split_with_sizes."""
     from minitorch._ops.shape_join import split_with_sizes
 
-    return split_with_sizes(input, split_sizes, dim)
+    return _unsafe(split_with_sizes(input, split_sizes, dim), "UnsafeSplitWithSizesBackward0")
+
+
+def _unsafe(outs: tuple, name: str) -> tuple:
+    """The pieces, their node named as torch's unsafe split (the graph of an LSTM's gates)."""
+    if outs:
+        name_node(outs[0], name)
+    return outs
 
 
 # --- sum_to_size, nonzero_static ---

@@ -43,6 +43,7 @@ class Node:
     _pre_hooks = None
     _retains = None
     _hooks = None
+    _shown = None  # the positions of the edges next_functions lists; None: all
 
     def __init__(self):
         raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
@@ -102,7 +103,12 @@ class Node:
 
     @property
     def next_functions(self) -> tuple:
-        return tuple((None, 0) if e is None else e for e in self._next)
+        # torch lists the inputs its op's schema makes differentiable: not a Python number, an
+        # int64 target or a bool mask the node also records an edge slot for (_shown).
+        nxt = self._next
+        if self._shown is not None:
+            nxt = [nxt[i] for i in self._shown]
+        return tuple((None, 0) if e is None else e for e in nxt)
 
     @property
     def metadata(self) -> dict:
@@ -350,6 +356,9 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     ctx._saved = None
     if not cls._builtin:
         ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        shown = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor)])
+        if len(shown) < len(args):  # torch's node lists the Tensor arguments only
+            ctx._shown = shown
         out = _user_forward(cls, ctx, args, kwargs)
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
     # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,
@@ -403,7 +412,8 @@ def _node_class(cls):
     """The graph node class of a Function subclass ("MulBackward0", "MyFnBackward"), made once."""
     suffix = "Backward0" if cls._builtin else "Backward"
     name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
-    cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls})
+    shown = getattr(cls, "_edges", None)
+    cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls, "_shown": shown})
     return cls._backward_cls
 
 
@@ -663,18 +673,20 @@ def _rebase_history(t: Tensor, ctx, nr):
 
 
 # NOTE [ Composite node names ]
-# torch implements many functions (mse_loss, embedding, pad, batch_norm...) as one kernel whose
-# node carries the function's name; minitorch composes them from Tensor ops, so the last node is
-# a MulBackward0 or a MeanBackward0. The name is what a user sees (`grad_fn=<MseLossBackward0>`
-# in a printed loss), so the composite's last node is re-classed to a subclass named as torch
-# names it: same slots, same backward, only the class name differs (the subclass's base shows
-# what it computes: MseLossBackward0 is a MeanBackward0). Made once per (node class, name).
+# The grad_fn names a user sees (`grad_fn=<UnsafeViewBackward0>` in a printed tensor) are torch's.
+# Where minitorch records the same op as torch under another name (a reshape that torch calls
+# an unsafe view, a matmul's squeeze, a clamp of a number), the last node is re-classed to a
+# subclass named as torch names it: same slots, same backward, only the class name differs (the
+# base shows what it computes). Made once per (node class, name). A function torch runs as one
+# kernel (mse_loss, pad, embedding...) is instead folded into one node with torch's edges:
+# NOTE [ Composite nodes ] in minitorch/autograd/composite.py.
 _RENAMED: dict = {}
 
 
-def name_node(out, name: str, inputs=()):
+def name_node(out, name: str, inputs=(), shown=None):
     """out, with its grad_fn re-classed as `name` (NOTE [ Composite node names ]); a node that
-    belongs to one of `inputs` (a composite that returned an input unchanged) is left alone."""
+    belongs to one of `inputs` (a composite that returned an input unchanged) is left alone.
+    `shown`: the positions of the edges its next_functions lists (Node._shown)."""
     fn = getattr(out, "_grad_fn", None)
     if fn is None or fn.__class__ is AccumulateGrad:
         return out
@@ -686,6 +698,8 @@ def name_node(out, name: str, inputs=()):
     if cls is None:
         cls = _RENAMED[key] = type(name, (fn.__class__,), {"__slots__": ()})
     fn.__class__ = cls
+    if shown is not None:
+        fn._shown = shown
     return out
 
 

@@ -8,7 +8,7 @@ from minitorch import _dtype
 from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import named
+from minitorch.autograd.composite import one_node
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -335,7 +335,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 # --- pixel shuffle ---
 
 
-@named("PixelShuffleBackward0")
+@one_node("PixelShuffleBackward0")
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
     r = upscale_factor
@@ -358,7 +358,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return x.reshape((*lead, c // (r * r), h * r, w * r))
 
 
-@named("PixelUnshuffleBackward0")
+@one_node("PixelUnshuffleBackward0")
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
     r = downscale_factor

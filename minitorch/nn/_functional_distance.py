@@ -6,6 +6,7 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import named
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
@@ -40,7 +41,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
 
 
-@named("PdistBackward0")
+@one_node("PdistBackward0")
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order.
     Mirrors torch.nn.functional.pdist."""

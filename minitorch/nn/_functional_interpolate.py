@@ -10,7 +10,7 @@ from minitorch import _dtype
 from minitorch._factories import arange, tensor
 from minitorch._ops import index_select, maximum, minimum
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import name_node
+from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pool import _adaptive_avg
 
@@ -216,7 +216,7 @@ def interpolate(
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
     out = out.to(input.dtype) if half else out
-    return name_node(out, _UPSAMPLE_NODES[mode].format(n), (input,))
+    return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,))
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -20,7 +20,7 @@ from minitorch._factories import full_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kernel
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import name_node
+from minitorch.autograd.composite import as_node
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
@@ -125,7 +125,7 @@ def mse_loss(
     loss = d * d
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=True)
-    return name_node(reduce_loss(loss, reduction), "MseLossBackward0", (input,))
+    return as_node(reduce_loss(loss, reduction), "MseLossBackward0", (input, target))
 
 
 def l1_loss(
@@ -169,7 +169,7 @@ def smooth_l1_loss(
     if beta == 0:
         return reduce_loss(d, reduction)
     loss = _ops.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
-    return name_node(reduce_loss(loss, reduction), "SmoothL1LossBackward0", (input, target))
+    return as_node(reduce_loss(loss, reduction), "SmoothL1LossBackward0", (input, target))
 
 
 def huber_loss(
@@ -191,7 +191,7 @@ def huber_loss(
     loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=False)
-    return name_node(reduce_loss(loss, reduction), "HuberLossBackward0", (input,))
+    return as_node(reduce_loss(loss, reduction), "HuberLossBackward0", (input, target))
 
 
 # --- negative log likelihood and cross entropy ---
@@ -426,7 +426,11 @@ def binary_cross_entropy(
         weight = weight.to(loss.dtype)  # torch scales the loss in place: its dtype stays
     if weight is not None:
         loss = loss * weight.expand(loss.shape) if weight.shape != loss.shape else loss * weight
-    return name_node(reduce_loss(loss, reduction), "BinaryCrossEntropyBackward0", (input,))
+    loss = reduce_loss(loss, reduction)
+    hidden = (("weight", weight),)
+    return as_node(
+        loss, "BinaryCrossEntropyBackward0", (input, target), hidden, "binary_cross_entropy"
+    )
 
 
 def binary_cross_entropy_with_logits(
@@ -466,8 +470,12 @@ def binary_cross_entropy_with_logits(
         loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
     if weight is not None:
         loss = loss * weight
-    return name_node(
-        reduce_loss(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0", (input,)
+    return as_node(
+        reduce_loss(loss, reduction),
+        "BinaryCrossEntropyWithLogitsBackward0",
+        (input, target),
+        (("weight", weight), ("pos_weight", pos_weight)),
+        "binary_cross_entropy_with_logits",
     )
 
 

@@ -9,6 +9,7 @@ from minitorch import _dtype, _ops
 from minitorch._factories import arange, zeros_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node
 from minitorch.nn._functional_distance import pairwise_distance
 
@@ -168,8 +169,9 @@ def soft_margin_loss(
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
-    return name_node(
-        _reduce(-logsigmoid(target * input), reduction), "SoftMarginLossBackward0", (input,)
+    loss = _reduce(-logsigmoid(target * input), reduction)
+    return as_node(
+        loss, "SoftMarginLossBackward0", (input,), (("target", target),), "soft_margin_loss"
     )
 
 
@@ -258,8 +260,11 @@ def multi_margin_loss(
     z = _ops.where(classes == y.unsqueeze(1), 0.0, z)
     loss = z.sum(1) / c
     if one and reduction == "none":
-        return name_node(loss.reshape(target.shape), "MultiMarginLossBackward0", (input,))
-    return name_node(_reduce(loss, reduction), "MultiMarginLossBackward0", (input,))
+        loss = loss.reshape(target.shape)
+    else:
+        loss = _reduce(loss, reduction)
+    hidden = (("weight", weight),)
+    return as_node(loss, "MultiMarginLossBackward0", (input,), hidden, "multi_margin_loss")
 
 
 def multilabel_margin_loss(
@@ -291,4 +296,4 @@ def multilabel_margin_loss(
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:
         loss = loss.reshape(())
-    return name_node(_reduce(loss, reduction), "MultilabelMarginLossBackward0", (input,))
+    return as_node(_reduce(loss, reduction), "MultilabelMarginLossBackward0", (input,))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._factories import full, tensor
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node
 
 __all__ = ["pad"]
@@ -38,7 +39,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     pairs = [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
     if mode == "constant":
         out = _constant(input, pairs, 0 if value is None else value)
-        return name_node(out, "ConstantPadNdBackward0", (input,))
+        return as_node(out, "ConstantPadNdBackward0", (input,))
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -59,7 +60,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         else:
             index = [_source(mode, p, size) for p in range(-left, size + right)]
         out = _ops.index_select(out, dim, tensor(index, dtype=_dtype.int64, device=input.device))
-    return name_node(out, _PAD_NODES[mode].format(k), (input,))
+    if mode == "circular":  # torch's is copies into slices too
+        return name_node(out, _PAD_NODES[mode].format(k), (input,))
+    return as_node(out, _PAD_NODES[mode].format(k), (input,))
 
 
 # torch's node names for the padding kernels (circular padding is copies into slices there)

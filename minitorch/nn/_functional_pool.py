@@ -10,6 +10,7 @@ from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, index_select, relu, where
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn._functional_conv import ntuple
@@ -366,7 +367,10 @@ def _adaptive_avg(input, n, output_size, op):
     if n == 1:
         name = "SqueezeBackward1"
     else:  # torch takes a mean for a single output position
-        name = "MeanBackward1" if all(o == 1 for o in out) else f"AdaptiveAvgPool{n}DBackward0"
+        if not all(o == 1 for o in out):  # one kernel in torch
+            name = f"AdaptiveAvgPool{n}DBackward0"
+            return as_node(_adaptive_avg_values(input, n, out), name, (input,))
+        name = "MeanBackward1"
     return name_node(_adaptive_avg_values(input, n, out), name, (input,))
 
 
@@ -405,7 +409,7 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 def _adaptive_max(input, n, output_size, return_indices, op):
     res = _adaptive_max_values(input, n, output_size, return_indices, op)
     if n > 1:
-        name_node(res[0] if return_indices else res, f"AdaptiveMaxPool{n}DBackward0", (input,))
+        as_node(res, f"AdaptiveMaxPool{n}DBackward0", (input,))
     return res
 
 

@@ -13,6 +13,7 @@ is no fused recurrent kernel (the Python loop over time is inherent to the recur
 from __future__ import annotations
 
 from minitorch._ops import addmm, cat, matmul, mm, stack
+from minitorch._ops.nn_kernels import linear_kernel
 from minitorch._tensor import Tensor
 from minitorch.nn._functional_dropout import dropout
 
@@ -20,6 +21,11 @@ __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
 
 
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
+    """x W^T + b, one node as torch's addmm(b, x, W.t()) (mm without a bias); mixed dtypes
+    take addmm/mm, which raise torch's error."""
+    dt = x.dtype
+    if dt.is_floating_point and w.dtype is dt and (b is None or b.dtype is dt):
+        return linear_kernel(x, w, b)
     return mm(x, w.t()) if b is None else addmm(b, x, w.t())
 
 
@@ -36,7 +42,7 @@ def _rnn_step(nonlinearity):
 
 def _lstm_step(xw, h, c, w_hh, b_hh, w_hr):
     gates = _linear(h, w_hh, b_hh) + xw
-    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = gates.unsafe_chunk(4, 1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:
@@ -45,11 +51,11 @@ def _lstm_step(xw, h, c, w_hh, b_hh, w_hr):
 
 
 def _gru_step(xw, h, c, w_hh, b_hh, w_hr):
-    gh = _linear(h, w_hh, b_hh)
-    n_h = h.shape[1]
-    rz = (gh.narrow(1, 0, 2 * n_h) + xw.narrow(1, 0, 2 * n_h)).sigmoid()
-    r, z = rz.chunk(2, 1)
-    n = (xw.narrow(1, 2 * n_h, n_h) + gh.narrow(1, 2 * n_h, n_h) * r).tanh()
+    x_r, x_z, x_n = xw.unsafe_chunk(3, 1)
+    h_r, h_z, h_n = _linear(h, w_hh, b_hh).unsafe_chunk(3, 1)
+    r = (h_r + x_r).sigmoid()
+    z = (h_z + x_z).sigmoid()
+    n = (x_n + h_n * r).tanh()
     return (h - n) * z + n, None
 
 
@@ -129,6 +135,8 @@ def _direction(step, xws, h, c, w, reverse, batch_sizes):
 
 
 def _project(x: Tensor, w_ih: Tensor, b_ih) -> Tensor:
+    if x.is_contiguous():
+        return _linear(x, w_ih, b_ih)  # torch's graph: a view, addmm, a view
     out = matmul(x, w_ih.t())
     return out if b_ih is None else out + b_ih
 

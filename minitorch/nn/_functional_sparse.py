@@ -12,7 +12,7 @@ from minitorch import _dtype, _ops
 from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import named
+from minitorch.autograd.composite import one_node
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -71,7 +71,7 @@ def _scale_grad(out: Tensor, scale: Tensor) -> Tensor:
     return out.detach() + (out - out.detach()) * scale
 
 
-@named("EmbeddingBackward0")
+@one_node("EmbeddingBackward0", ("weight",))
 def embedding(
     input: Tensor,
     weight: Tensor,
@@ -104,7 +104,7 @@ def embedding(
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-@named("EmbeddingBagBackward0")
+@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"))
 def embedding_bag(
     input: Tensor,
     weight: Tensor,

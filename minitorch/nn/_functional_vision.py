@@ -10,7 +10,7 @@ import warnings
 from minitorch import _ops
 from minitorch._factories import arange, ones
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import name_node
+from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_conv import conv1d
 from minitorch.nn._functional_interpolate import _cubic_far, _cubic_near
 
@@ -128,7 +128,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     axes.append(ones(spatial, dtype=theta.dtype, device=theta.device))
     base = _ops.stack(axes, -1).reshape(1, -1, n + 1)
     grid = base.matmul(theta.transpose(1, 2))  # (N, prod(spatial), n)
-    return name_node(grid.reshape((size[0], *spatial, n)), "AffineGridGeneratorBackward0", (theta,))
+    return as_node(grid.reshape((size[0], *spatial, n)), "AffineGridGeneratorBackward0", (theta,))
 
 
 def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
@@ -230,10 +230,10 @@ def grid_sample(
     node = f"GridSampler{n}DBackward0"
     if mode == "bicubic":
         out = _bicubic_taps(tap, raw, have, padding_mode, align_corners)
-        return name_node(out, node, (input, grid))
+        return as_node(out, node, (input, grid))
     coords = [_pad_coord(c, have[d], padding_mode, align_corners) for d, c in enumerate(raw)]
     if mode == "nearest":
-        return name_node(tap([c.round().long() for c in coords]), node, (input, grid))
+        return as_node(tap([c.round().long() for c in coords]), node, (input, grid))
     lows = [c.floor() for c in coords]
     fracs = [c - lo for c, lo in zip(coords, lows, strict=True)]
     lows = [lo.long() for lo in lows]
@@ -245,7 +245,7 @@ def grid_sample(
             w = wd if w is None else w * wd
         term = tap([lo + up for lo, up in zip(lows, corner, strict=True)]) * w.unsqueeze(1)
         result = term if result is None else result + term
-    return name_node(result, node, (input, grid))
+    return as_node(result, node, (input, grid))
 
 
 def _bicubic_taps(tap, raw, have, padding_mode, align_corners) -> Tensor:

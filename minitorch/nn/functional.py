@@ -35,7 +35,8 @@ from minitorch._ops.nn_kernels import linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
-from minitorch.autograd.function import name_node, named
+from minitorch.autograd.composite import as_node, one_node
+from minitorch.autograd.function import name_node
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
@@ -145,7 +146,7 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
         return out if out.dtype is x.dtype else out.to(x.dtype)
 
     out = _act._result(input, inplace, compute, "threshold")
-    return out if inplace else name_node(out, "ThresholdBackward0", (input,))
+    return out if inplace else as_node(out, "ThresholdBackward0", (input,))
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -173,13 +174,13 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-@named("HardshrinkBackward0")
+@one_node("HardshrinkBackward0")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
     return _ops.where(_ops.abs(input) > lambd, input, 0.0)
 
 
-@named("SoftshrinkBackward0")
+@one_node("SoftshrinkBackward0")
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
     if lambd < 0:
@@ -197,7 +198,7 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - _ops.tanh(input)
 
 
-@named("PreluKernelBackward0")
+@one_node("PreluKernelBackward0")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1). Mirrors
     torch.nn.functional.prelu."""
@@ -249,7 +250,7 @@ def rrelu_(
     return rrelu(input, lower, upper, training, inplace=True)
 
 
-@named("GluBackward0")
+@one_node("GluBackward0")
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the halves of input along dim. Mirrors torch.nn.functional.glu."""
     _check_tensor(input, "glu")

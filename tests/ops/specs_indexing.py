@@ -306,6 +306,13 @@ SPECS += [
         torch_op=lambda x, v: x.index_fill(1, _i(x, [1, 3]), v),
     ),
     OpSpec(
+        "masked_fill_number",
+        lambda x: x.masked_fill(_m(x, MASK), 0.5),
+        lambda a: np.where(MASK, np.asarray(0.5, a.dtype), a),
+        [(3, 4)],
+        torch_op=lambda x: x.masked_fill(_m(x, MASK), 0.5),
+    ),
+    OpSpec(
         "masked_fill_tensor_value",
         lambda x, v: x.masked_fill(_m(x, MASK), v),
         lambda a, v: np.where(MASK, v, a),

@@ -27,10 +27,6 @@ torch = pytest.importorskip("torch")
 
 _R_BCE = "reported (nn_kernels.py): binary_cross_entropy takes int64/bool; torch raises"
 _R_LINEAR_BOOL = "reported (nn_kernels.py): linear takes bool; torch raises NotImplementedError"
-_R_LINEAR_EMPTY = (
-    "reported (nn_kernels.py): linear with a bias of the wrong length (an emptied weight) "
-    "raises NumPy's ValueError, not torch's RuntimeError"
-)
 _R_NLL = (
     "reported (nn_kernels.py): nll_loss takes int64 input (torch: NotImplementedError), fails "
     "on bool with NumPy's TypeError, and a batch-size mismatch raises NumPy's IndexError, not "
@@ -59,15 +55,6 @@ KNOWN: dict[str, str] = {
             "linear__1d_nobias",
             "linear__2d_nobias",
             "linear__3d_nobias",
-        )
-    },
-    **{
-        k: _R_LINEAR_EMPTY
-        for k in (
-            "linear:empty@-2",
-            "linear__1d:empty@-1",
-            "linear__1d:empty@-2",
-            "linear__empty:empty@-2",
         )
     },
     **{

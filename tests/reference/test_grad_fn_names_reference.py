@@ -181,3 +181,97 @@ def test_grad_fn_name_matches_torch(name):
     want = type(_cases(torch)[name]().grad_fn).__name__
     got = type(_cases(minitorch)[name]().grad_fn).__name__
     assert got == want
+
+
+# --- the graph's shape: next_functions ---
+
+
+def _edges(fn):
+    return tuple(None if f is None else type(f).__name__ for f, _ in fn.next_functions)
+
+
+def _tree(fn):
+    """The whole graph below fn as nested names, as a user walking next_functions sees it."""
+    if fn is None:
+        return None
+    return (type(fn).__name__, tuple(_tree(f) for f, _ in fn.next_functions))
+
+
+# Accepted: torch composes these from several kernels whose inner nodes minitorch does not have
+# (matmul's folding views, sdpa's bmm, circular pad's slice copies, instance_norm's batch norm),
+# or reaches an argument through a view of its own (prelu's weight, a 1-d adaptive pool).
+_EDGES_KNOWN = {
+    "vector @ batch", "batch @ vector", "sdpa",
+    "margin_ranking none", "pairwise_distance", "cross_entropy 3-d", "instance_norm", "prelu",
+    "adaptive_avg_pool1d", "interpolate area 1d",
+    "pad circular 1d", "pad circular 2d", "pad circular 3d",
+}
+
+
+def _all_cases(lib):
+    return {**_cases(lib), **_nn_cases(lib)}
+
+
+_KNOWN_MARK = pytest.mark.xfail(
+    strict=True, reason="accepted: torch's composite has inner nodes minitorch lacks"
+)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [pytest.param(n, marks=_KNOWN_MARK) if n in _EDGES_KNOWN else n for n in _all_cases(torch)],
+)
+def test_next_functions_match_torch(name):
+    want = _edges(_all_cases(torch)[name]().grad_fn)
+    got = _edges(_all_cases(minitorch)[name]().grad_fn)
+    assert got == want
+
+
+@pytest.mark.parametrize(
+    "shape", [(4, 3), (2, 4, 3), (3,), (1, 2, 4, 3)], ids=["2-d", "3-d", "1-d", "4-d"]
+)
+@pytest.mark.parametrize("bias", [True, False], ids=["bias", "no bias"])
+def test_linear_graph_matches_torch(shape, bias):
+    def graph(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.Linear(3, 5, bias=bias)
+        return _tree(layer(lib.randn(*shape, requires_grad=True)).grad_fn)
+
+    assert graph(minitorch) == graph(torch)
+
+
+def test_tutorial_network_graph_matches_torch():
+    """The LeNet of PyTorch's 60-minute tutorial: loss.grad_fn and the chain it prints
+    (MseLossBackward0 -> AddmmBackward0 -> AccumulateGrad), and the whole graph below it."""
+
+    def graph(lib):
+        nn, F = lib.nn, lib.nn.functional
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv1 = nn.Conv2d(1, 6, 5)
+                self.conv2 = nn.Conv2d(6, 16, 5)
+                self.fc1 = nn.Linear(16 * 5 * 5, 120)
+                self.fc2 = nn.Linear(120, 84)
+                self.fc3 = nn.Linear(84, 10)
+
+            def forward(self, x):
+                x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+                x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+                x = lib.flatten(x, 1)
+                return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+        lib.manual_seed(0)
+        out = Net()(lib.randn(1, 1, 32, 32))
+        loss = nn.MSELoss()(out, lib.randn(10).view(1, -1))
+        fn = loss.grad_fn
+        chain = [type(fn).__name__]
+        for _ in range(2):
+            fn = fn.next_functions[0][0]
+            chain.append(type(fn).__name__)
+        return chain, _tree(loss.grad_fn)
+
+    chain, tree = graph(minitorch)
+    assert chain == ["MseLossBackward0", "AddmmBackward0", "AccumulateGrad"]
+    assert (chain, tree) == graph(torch)
