@@ -116,6 +116,8 @@ def test_non_differentiable_argument_requiring_grad_is_refused():
         F.binary_cross_entropy(x, torch.rand(3), weight=w)
     with pytest.raises(RuntimeError, match="argument 'pos_weight'"):
         F.binary_cross_entropy_with_logits(x, torch.rand(3), pos_weight=w)
+    with pytest.raises(RuntimeError, match="'soft_margin_loss' .* argument 'target'"):
+        F.soft_margin_loss(x, w)
     with torch.no_grad():  # nothing is differentiated: allowed
         F.binary_cross_entropy(x, torch.rand(3), weight=w)
 

@@ -140,7 +140,7 @@ class Mv(Function):
 
 
 def _outer(a: Tensor, b: Tensor) -> Tensor:
-    return a.reshape((a._data.shape[0], 1)) * b.reshape((1, b._data.shape[0]))
+    return a.reshape((a._data.shape[0], 1)) * b  # b broadcasts as a row, as in torch's graph
 
 
 class Dot(Function):

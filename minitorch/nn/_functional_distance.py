@@ -64,7 +64,7 @@ def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
     """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
-    denom = _ops.clamp(vector_norm(input, p, dim=dim, keepdim=True), min=eps)
+    denom = _ops.clamp_min(vector_norm(input, p, dim=dim, keepdim=True), eps)
     result = input / denom.expand_as(input)
     if out is not None:
         return out.copy_(result)

@@ -21,7 +21,14 @@ __all__ = ["multi_head_attention_forward"]
 
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     dt = x.dtype
-    if dt.is_floating_point and w.dtype is dt and (b is None or b.dtype is dt) and w.ndim == 2:
+    if (
+        dt.is_floating_point
+        and w.dtype is dt
+        and (b is None or b.dtype is dt)
+        and w.ndim == 2
+        and x.ndim >= 1
+        and x.shape[-1] == w.shape[1]
+    ):
         return linear_kernel(x, w, b)  # torch's graph (addmm of w.t()) and one GEMM
     out = _ops.matmul(x, w.t())
     return out if b is None else out + b

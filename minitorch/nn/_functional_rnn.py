@@ -24,7 +24,12 @@ def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     """x W^T + b, one node as torch's addmm(b, x, W.t()) (mm without a bias); mixed dtypes
     take addmm/mm, which raise torch's error."""
     dt = x.dtype
-    if dt.is_floating_point and w.dtype is dt and (b is None or b.dtype is dt):
+    if (
+        dt.is_floating_point
+        and w.dtype is dt
+        and (b is None or b.dtype is dt)
+        and x.shape[-1] == w.shape[1]
+    ):
         return linear_kernel(x, w, b)
     return mm(x, w.t()) if b is None else addmm(b, x, w.t())
 

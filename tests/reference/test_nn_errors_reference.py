@@ -28,8 +28,6 @@ KNOWN: dict[str, str] = {
     "dtype_prelu": "not fixed: torch refuses a float64 input with float32 weight; minitorch "
     "promotes, and tests/nn/test_activation.py relies on that",
     "dtype_huber": "torch quirk: huber backward refuses a target of another float dtype",
-    "softmarginloss_target_grad": "torch refuses a target that requires grad; minitorch "
-    "differentiates it",
     "unfold_wrong_rank": "torch quirk: unfold on 2-d input raises IndexError (dim 2); minitorch "
     "raises torch's documented NotImplementedError",
     "multilabelmargin_batch0": "torch bug: 'mean' of an empty batch returns uninitialised memory",
