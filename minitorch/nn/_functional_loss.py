@@ -21,6 +21,7 @@ from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kernel
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import name_node
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
@@ -350,14 +351,18 @@ def cross_entropy(
     else:
         w = weight[_ops.where(mask, target, 0)] * mask
         logp = logp * weight.reshape((n_classes,) + (1,) * (logp.ndim - 2))
-    smooth = -logp.sum(1) * mask
+    smooth = (-logp.sum(1)).masked_fill(~mask, 0.0)
     if reduction == "none":
-        smooth = smooth.reshape(nll.shape)
+        if smooth.shape != nll.shape:
+            smooth = smooth.reshape(nll.shape)
     elif reduction == "sum":
         smooth = smooth.sum()
     else:
         smooth = smooth.sum() / w.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+    # torch scales both by Python numbers (MulBackward1, one edge)
+    nll = name_node(nll * (1 - label_smoothing), "MulBackward1", shown=(0,))
+    smooth = name_node(smooth * (label_smoothing / n_classes), "MulBackward1", shown=(0,))
+    return nll + smooth
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
@@ -377,12 +382,14 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
                 f"classes but got weight tensor of shape: {list(weight.shape)}"
             )
         terms = terms * weight.reshape((n_classes,) + (1,) * (input.ndim - class_dim - 1))
-    loss = -terms.sum(class_dim)
-    if reduction == "mean":
-        if input.numel() == 0:
-            return loss.sum() * math.nan
-        return loss.sum() / (input.numel() // n_classes)
-    return reduce_loss(loss, reduction)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    total = -terms.sum()  # torch's graph: one sum, negated, divided by a number
+    if reduction == "sum":
+        return total
+    if input.numel() == 0:
+        return total * math.nan
+    return name_node(total / (input.numel() // n_classes), "DivBackward1", shown=(0,))
 
 
 # --- binary cross entropy ---
