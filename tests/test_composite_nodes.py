@@ -213,3 +213,26 @@ def test_tutorial_chain():
     assert type(fn).__name__ == "AddmmBackward0"
     assert fn.next_functions[0][0].variable is net[2].bias
     assert type(fn.next_functions[1][0]).__name__ == "ReluBackward0"
+
+
+def test_lstm_layer_is_one_node_with_three_outputs():
+    """torch's CPU LSTM runs each layer as one kernel (MkldnnRnnLayerBackward0): the output,
+    h_n and c_n come from that node; the gradients are the recorded steps'."""
+    torch.manual_seed(15)
+    lstm = torch.nn.LSTM(3, 2, num_layers=2).double()
+    seq = torch.randn(4, 1, 3, dtype=torch.float64, requires_grad=True)
+    out, (h, c) = lstm(seq)
+    node = out.grad_fn
+    assert type(node).__name__ == "MkldnnRnnLayerBackward0"
+    below = node.next_functions[0][0]  # the first layer's node, fed to the second
+    assert type(below).__name__ == "MkldnnRnnLayerBackward0"
+    assert below.next_functions[0][0].variable is seq
+    assert [f.variable for f, _ in below.next_functions[1:5]] == [
+        lstm.weight_ih_l0,
+        lstm.weight_hh_l0,
+        lstm.bias_ih_l0,
+        lstm.bias_hh_l0,
+    ]
+    assert _names(h.grad_fn) == ["MkldnnRnnLayerBackward0", "MkldnnRnnLayerBackward0"]
+    assert h.grad_fn.next_functions[1] == (node, 1) and c.grad_fn.next_functions[1] == (node, 2)
+    assert gradcheck(lambda x: sum(t.sum() for t in (lambda o: (o[0], *o[1]))(lstm(x))), (seq,))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from minitorch._ops import addmm, cat, matmul, mm, stack
 from minitorch._ops.nn_kernels import linear_kernel
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_dropout import dropout
 
 __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
@@ -162,6 +163,9 @@ def rnn_layers(
         for d in range(num_directions):
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[layer * num_directions + d]
             k = layer * num_directions + d
+            fold = mode == "LSTM" and batch_sizes is None and w_hr is None
+            if fold and not layer_input.is_contiguous():  # torch's kernel takes a dense copy
+                layer_input = layer_input.contiguous()
             proj = _project(layer_input, w_ih, b_ih)
             if batch_sizes is None:
                 xws = proj.unbind(0)
@@ -173,7 +177,12 @@ def rnn_layers(
             h0 = hx[k]
             c0 = cx[k] if cx is not None else None
             outs, h, c = _direction(step, xws, h0, c0, (w_hh, b_hh, w_hr), d == 1, batch_sizes)
-            dir_outs.append(stack(outs) if batch_sizes is None else cat(outs))
+            out = stack(outs) if batch_sizes is None else cat(outs)
+            if fold:
+                # torch's CPU LSTM runs a layer as one oneDNN kernel: one node, three outputs
+                edges = (layer_input, w_ih, w_hh, b_ih, b_hh, h0, c0)
+                out, h, c = as_node((out, h, c), "MkldnnRnnLayerBackward0", edges)
+            dir_outs.append(out)
             h_n.append(h)
             c_n.append(c)
         out = dir_outs[0] if num_directions == 1 else cat(dir_outs, -1)

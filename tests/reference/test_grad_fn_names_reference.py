@@ -356,6 +356,9 @@ def _module_cases(lib):
         "rnn": lambda: nn.RNN(4, 3)(seq)[0],
         "gru": lambda: nn.GRU(4, 3)(seq)[0],
         "lstm": lambda: nn.LSTM(4, 3)(seq)[0],
+        "lstm 2 layers bidirectional": lambda: nn.LSTM(4, 3, 2, bidirectional=True)(seq)[0],
+        "lstm h_n": lambda: nn.LSTM(4, 3, 2)(seq)[1][0],
+        "lstm c_n batch_first": lambda: nn.LSTM(4, 3, batch_first=True)(seq)[1][1],
         "lstmcell": lambda: nn.LSTMCell(4, 3)(seq[0])[0],
         "grucell": lambda: nn.GRUCell(4, 3)(seq[0]),
         "mha": lambda: nn.MultiheadAttention(8, 2, batch_first=True)(x3, x3, x3)[0],
@@ -417,9 +420,8 @@ def _module_cases(lib):
 
 
 # Accepted: torch's own composites with inner nodes minitorch lacks (cosine_similarity's clones,
-# bilinear's view, the attention output's contiguous() clone), LSTM's fused MKL-DNN layer,
-# einsum's permutes.
-_MODULE_KNOWN = {"cos", "bilinear", "lstm", "mha", "einsum"}
+# bilinear's view, the attention output's contiguous() clone, einsum's permutes).
+_MODULE_KNOWN = {"cos", "bilinear", "mha", "einsum"}
 
 
 def _deep_tree(fn, depth=0):
