@@ -261,7 +261,22 @@ class NllLoss2d(NllLoss):  # torch's node for K-dimensional inputs (N, C, d1, ..
 def nll_loss_kernel(logp, target, weight, ignore_index, reduction):
     """The nll loss of checked (N, C, d1, ...) log-probabilities and int64 targets; F's nll_loss
     and cross_entropy wrap it."""
-    fn = NllLoss2d if logp._data.ndim > 2 else NllLoss
+    shape = logp._data.shape
+    if len(shape) == 3 or len(shape) > 4:
+        # torch's graph: viewed as (N, C, d1, rest) for its 2-d kernel, a 'none' loss viewed back
+        rest = 1
+        for s in shape[3:]:
+            rest *= s
+        t_shape = target._data.shape
+        out = NllLoss2d.apply(
+            logp.reshape(shape[:3] + (rest,)),
+            target.reshape(t_shape[:2] + (rest,)),
+            weight,
+            ignore_index=ignore_index,
+            reduction=reduction,
+        )
+        return out.view(t_shape) if reduction == "none" else out
+    fn = NllLoss2d if len(shape) > 2 else NllLoss
     return fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 

@@ -49,7 +49,9 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    loss = name_node(_ops.clamp(-target * (input1 - input2) + margin, min=0), "ClampMinBackward0")
+    # torch adds the margin as a Scalar (AddBackward1, one edge)
+    shifted = name_node(-target * (input1 - input2) + margin, "AddBackward1", shown=(0,))
+    loss = name_node(_ops.clamp(shifted, min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
 

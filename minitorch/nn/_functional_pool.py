@@ -364,8 +364,9 @@ def _averaging_matrix(L, o, x):
 def _adaptive_avg(input, n, output_size, op):
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
-    if n == 1:
-        name = "SqueezeBackward1"
+    if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
+        pooled = _adaptive_avg(input.unsqueeze(-2), 2, (1, out[0]), op)
+        return name_node(pooled.squeeze(-2), "SqueezeBackward1")
     else:  # torch takes a mean for a single output position
         if not all(o == 1 for o in out):  # one kernel in torch
             name = f"AdaptiveAvgPool{n}DBackward0"
@@ -432,8 +433,9 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
         res = max_pool(x, k, k, ((0, 0),) * 2, (1, 1), True)
     else:
         res = _adaptive_max_gather(x, have, out2)
-    if n == 1:
-        res = (res[0].squeeze(-2), res[1].squeeze(-2))
+    if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
+        as_node(res, "AdaptiveMaxPool2DBackward0", (x,))
+        res = (name_node(res[0].squeeze(-2), "SqueezeBackward1"), res[1].squeeze(-2))
     return res if return_indices else res[0]
 
 

@@ -198,7 +198,6 @@ def tanhshrink(input: Tensor) -> Tensor:
     return input - _ops.tanh(input)
 
 
-@one_node("PreluKernelBackward0")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """max(0, x) + weight * min(0, x), weight per channel (dim 1). Mirrors
     torch.nn.functional.prelu."""
@@ -216,7 +215,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         w = weight.reshape(())
     else:
         w = weight.reshape((n,) + (1,) * (input.ndim - 2))
-    return _ops.where(input > 0, input, input * w)
+    # one node, as torch's kernel, whose weight edge is the reshaped weight (as in torch)
+    return as_node(_ops.where(input > 0, input, input * w), "PreluKernelBackward0", (input, w))
 
 
 def rrelu(
