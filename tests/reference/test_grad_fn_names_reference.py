@@ -198,13 +198,11 @@ def _tree(fn):
 
 
 # Accepted: torch composes these from several kernels whose inner nodes minitorch does not have
-# (a vector times a batch through mv, sdpa's bmm, circular pad's slice copies, instance_norm's
-# batch norm).
+# (a vector times a batch through mv, sdpa's bmm, circular pad's slice copies).
 _EDGES_KNOWN = {
     "vector @ batch",
     "batch @ vector",
     "sdpa",
-    "instance_norm",
     "pad circular 1d",
     "pad circular 2d",
     "pad circular 3d",
@@ -305,6 +303,9 @@ def _module_cases(lib):
         "bn1d": lambda: nn.BatchNorm1d(6)(x2),
         "ln": lambda: nn.LayerNorm(8)(x3),
         "gn": lambda: nn.GroupNorm(1, 3)(img),
+        "in2d affine": lambda: nn.InstanceNorm2d(3, affine=True)(img),
+        "in2d running stats": lambda: nn.InstanceNorm2d(3, track_running_stats=True)(img),
+        "in1d eval": lambda: nn.InstanceNorm1d(5, track_running_stats=True).eval()(x3),
         "rmsnorm": lambda: nn.RMSNorm(8)(x3),
         "dropout": lambda: nn.Dropout(0.5)(x2),
         "dropout2d": lambda: nn.Dropout2d(0.5)(img),
