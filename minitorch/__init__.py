@@ -43,6 +43,7 @@ from minitorch._dtype import (  # noqa: F401
     uint8,
 )
 from minitorch._factories import *  # noqa: F403
+from minitorch._memory_format import *  # noqa: F403
 from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
 from minitorch._settings import *  # noqa: F403

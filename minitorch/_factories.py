@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
 from minitorch._tensor import Size, Tensor, _make
 
@@ -628,7 +628,7 @@ def zeros(
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
     shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
     dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
-    return _filled(0, shape, dt, _device(device), requires_grad)
+    return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "zeros")
 
 
 def ones(
@@ -645,7 +645,7 @@ def ones(
     """Mirrors torch.ones."""
     shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
     dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
-    return _filled(1, shape, dt, _device(device), requires_grad)
+    return _in_format(_filled(1, shape, dt, _device(device), requires_grad), memory_format, "ones")
 
 
 def empty(
@@ -666,7 +666,18 @@ def empty(
     """
     shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
-    return _filled(0, shape, dt, _device(device), requires_grad)
+    return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "empty")
+
+
+def _in_format(t: Tensor, fmt, op: str) -> Tensor:
+    """A new tensor laid out in memory format fmt (see NOTE [ Memory formats ])."""
+    fmt = _memory_format.check(fmt, op, _memory_format.contiguous_format)
+    if fmt is _memory_format.contiguous_format:
+        return t
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError(f"{op}: preserve memory format is unsupported")
+    t._data = _memory_format.copy_as(t._device.backend.xp, t._data, fmt)
+    return t
 
 
 def _fill_number(value, op: str):
@@ -753,12 +764,25 @@ def _like(input, dtype, device, op):
     return input._data.shape, dt, dev
 
 
+def _laid_like(t: Tensor, input: Tensor, fmt, op: str) -> Tensor:
+    """A *_like result laid out as memory_format asks: input's own order by default
+    (preserve_format), as torch does."""
+    if fmt is None and input._data.flags.c_contiguous:
+        return t  # the common case
+    fmt = _memory_format.check(fmt, op)
+    if fmt is _memory_format.preserve_format:
+        if t._device is input._device:
+            t._data = _memory_format.like(t._device.backend.xp, input._data, t._data)
+        return t
+    return _in_format(t, fmt, op)
+
+
 def zeros_like(
     input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
 ) -> Tensor:
     """Mirrors torch.zeros_like."""
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
-    return _filled(0, shape, dt, dev, requires_grad)
+    return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
 
 def ones_like(
@@ -766,7 +790,7 @@ def ones_like(
 ) -> Tensor:
     """Mirrors torch.ones_like."""
     shape, dt, dev = _like(input, dtype, device, "ones_like")
-    return _filled(1, shape, dt, dev, requires_grad)
+    return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
 
 def empty_like(
@@ -774,7 +798,8 @@ def empty_like(
 ) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
     shape, dt, dev = _like(input, dtype, device, "empty_like")
-    return _filled(0, shape, dt, dev, requires_grad)
+    out = _filled(0, shape, dt, dev, requires_grad)
+    return _laid_like(out, input, memory_format, "empty_like")
 
 
 def full_like(
@@ -789,7 +814,8 @@ def full_like(
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     shape, dt, dev = _like(input, dtype, device, "full_like")
-    return full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_like(out, input, memory_format, "full_like")
 
 
 def eye(

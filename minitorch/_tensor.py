@@ -177,7 +177,14 @@ class Tensor(TensorMethods):
         return 0 if self._base is None else _storage_offset(self)
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+        """Whether the elements lie densely in memory_format's order (row-major by default).
+        Mirrors torch.Tensor.is_contiguous."""
+        if memory_format is None:
+            return bool(self._data.flags.c_contiguous)
+        from minitorch import _memory_format
+
+        fmt = _memory_format.check(memory_format, "is_contiguous", _memory_format.contiguous_format)
+        return _memory_format.is_in(self._data, fmt)
 
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point

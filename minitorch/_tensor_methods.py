@@ -1182,10 +1182,14 @@ class TensorMethods:
     # --- copies, dtypes and devices ---
 
     def clone(self, *, memory_format=None):
-        return _ops.clone(self)
+        return _ops.clone(self, memory_format=memory_format)
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else _ops.clone(self)
+        from minitorch._ops.convert import contiguous_as
+
+        if memory_format is None and self._data.flags.c_contiguous:
+            return self
+        return contiguous_as(self, memory_format)
 
     def to(self, *args, **kwargs):
         return _ops.to(self, *args, **kwargs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._tensor import Tensor, _make
@@ -21,11 +21,15 @@ __all__ = [
 
 
 class Clone(Function):
-    """out = copy of a;  grad_a = grad"""
+    """out = copy of a (laid out as memory_format says, see NOTE [ Memory formats ]);
+    grad_a = grad"""
 
     @staticmethod
-    def forward(ctx, a):
-        return a._data.copy()
+    def forward(ctx, a, *, memory_format=_memory_format.preserve_format):
+        x = a._data
+        if memory_format is _memory_format.preserve_format and x.flags.c_contiguous:
+            return x.copy()  # the common case
+        return _memory_format.copy_as(ctx.xp, x, memory_format)
 
     @staticmethod
     def backward(ctx, grad):
@@ -75,8 +79,23 @@ class ToCopy(Function):
 
 
 def clone(input, *, memory_format=None):
-    """A copy that stays in the graph. Mirrors torch.clone."""
-    return Clone.apply(input)
+    """A copy that stays in the graph, in input's memory order unless memory_format says
+    otherwise. Mirrors torch.clone."""
+    if memory_format is None:
+        return Clone.apply(input)
+    fmt = _memory_format.check(memory_format, "clone")
+    return Clone.apply(input, memory_format=fmt)
+
+
+def contiguous_as(input, memory_format):
+    """input laid out densely in memory_format: itself when it already is, else a copy.
+    Tensor.contiguous(memory_format=...)."""
+    fmt = _memory_format.check(memory_format, "contiguous", _memory_format.contiguous_format)
+    if _memory_format.is_in(input._data, fmt):
+        return input
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return Clone.apply(input, memory_format=fmt)
 
 
 def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool = False) -> Tensor:
@@ -167,8 +186,10 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     if len(args) > len(names):
         raise _invalid_to(args, kwargs)
     bound = dict(zip(names, args, strict=False))
+    fmt = None
     for k, v in kwargs.items():
         if k == "memory_format":
+            fmt = _memory_format.check(v, "to")
             continue
         if k not in names or k in bound or k == "tensor":
             raise _invalid_to(args, kwargs)
@@ -189,13 +210,16 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
         if not isinstance(device, (str, Device, int)) or isinstance(device, bool):
             raise _invalid_to(args, kwargs)
         device = tensor_device(device)
-    return _convert(
+    out = _convert(
         input,
         input.dtype if dt is None else dt,
         input._device if device is None else device,
         copy,
         non_blocking,
     )
+    if fmt is None or fmt is _memory_format.preserve_format or _memory_format.is_in(out._data, fmt):
+        return out
+    return Clone.apply(out, memory_format=fmt)
 
 
 _TYPE_NAMES = {

@@ -522,7 +522,7 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
         g = _leaf_hooks(leaf, g)
     old = leaf._grad
     if old is None:
-        leaf._grad = _owned(g, create_graph, leaf=True)
+        leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
     elif create_graph or old._requires_grad or not _add_into(old, g):
         leaf._grad = old + g
     post = leaf.__dict__.get("_post_acc_hooks")
@@ -531,6 +531,24 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
             returned = hook(leaf)
             if returned is not None:
                 raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+
+
+def _laid_as(g: Tensor, leaf: Tensor) -> Tensor:
+    """A new .grad with the leaf's strides, as torch's gradient layout contract promises (a
+    transposed or column-major gradient, e.g. a conv weight's, is copied into the weight's
+    layout, so p.grad.view(-1) works wherever p.view(-1) does)."""
+    d, v = g._data, leaf._data
+    if d.ndim < 2 or d.strides == v.strides or g._requires_grad:
+        return g
+    if v.flags.c_contiguous:
+        if d.flags.c_contiguous:
+            return g
+        return _make(g._device.backend.xp.ascontiguousarray(d), g._device, False, None)
+    from minitorch import _memory_format
+
+    xp = g._device.backend.xp
+    laid = _memory_format.like(xp, v, xp.ascontiguousarray(d))
+    return g if laid is d else _make(laid, g._device, False, None)
 
 
 def _add_into(old: Tensor, g: Tensor) -> bool:

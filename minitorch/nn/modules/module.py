@@ -116,13 +116,14 @@ def _arg_type_name(a) -> str:
 
 
 def _parse_to(args, kwargs):
-    """(device, dtype, non_blocking) from Module.to's arguments, in all of Tensor.to's forms."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's arguments, in all of
+    Tensor.to's forms."""
     kwargs = dict(kwargs)
     device = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
     kwargs.pop("copy", None)
-    kwargs.pop("memory_format", None)
+    fmt = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
@@ -151,7 +152,7 @@ def _parse_to(args, kwargs):
         device = as_device(device)
     if dt is not None and not isinstance(dt, _dtype.dtype):
         dt = _dtype.to_dtype(dt, "to")
-    return device, dt, non_blocking
+    return device, dt, non_blocking, fmt
 
 
 class Module:
@@ -619,7 +620,7 @@ class Module:
 
         Integer tensors keep their dtype; only floating tensors are cast.
         """
-        device, dt, non_blocking = _parse_to(args, kwargs)
+        device, dt, non_blocking, fmt = _parse_to(args, kwargs)
         if dt is not None and not dt.is_floating_point:
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
@@ -627,10 +628,13 @@ class Module:
             )
 
         def convert(t):
+            # a memory format applies to the 4-d and 5-d tensors (conv weights), as in torch
+            kw = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}
             return t.to(
                 device=device,
                 dtype=dt if t.is_floating_point() else None,
                 non_blocking=non_blocking,
+                **kw,
             )
 
         return self._apply(convert)

@@ -1,0 +1,108 @@
+"""Memory formats: the order in which a tensor's elements are laid out (torch.channels_last...)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "memory_format",
+    "contiguous_format",
+    "channels_last",
+    "channels_last_3d",
+    "preserve_format",
+]
+
+# NOTE [ Memory formats ]
+# A tensor's shape is its logical layout; its strides say where each element lives. A memory
+# format names a stride order: contiguous_format is row-major, channels_last stores an (N, C, H, W)
+# tensor as (N, H, W, C) in memory (and channels_last_3d an (N, C, D, H, W) one as
+# (N, D, H, W, C)), preserve_format keeps the input's order. NumPy arrays carry any strides, so a
+# format is a copy through a transpose: the values and every op's result are the same in any
+# format (NumPy's elementwise kernels keep their input's order, as torch's do); only stride(),
+# is_contiguous() and the speed of some kernels differ.
+
+
+class memory_format:
+    """A memory layout for tensors. Mirrors torch.memory_format."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return self._name  # pickled as the module attribute: one object per format
+
+
+contiguous_format = memory_format("contiguous_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+preserve_format = memory_format("preserve_format")
+
+# the axis order in memory, slowest first, of the formats that need a given rank
+_ORDERS = {channels_last: (4, (0, 2, 3, 1)), channels_last_3d: (5, (0, 2, 3, 4, 1))}
+
+
+def check(fmt, op: str, default=preserve_format):
+    """fmt as a memory_format (None: the default); torch's TypeError for anything else."""
+    if fmt is None:
+        return default
+    if fmt.__class__ is not memory_format:
+        raise TypeError(
+            f"{op}(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(fmt).__name__}"
+        )
+    return fmt
+
+
+def _rank_error(fmt, ndim: int) -> RuntimeError:
+    need, _ = _ORDERS[fmt]
+    return RuntimeError(f"required rank {need} tensor to use {fmt._name} format")
+
+
+def _overlapping(x) -> bool:
+    return any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape, strict=True))
+
+
+def copy_as(xp, x, fmt):
+    """A copy of the array x laid out in fmt (preserve_format: x's own order when x does not
+    overlap itself, as torch keeps a dense input's strides; row-major otherwise)."""
+    if fmt is contiguous_format or (fmt is preserve_format and _overlapping(x)):
+        return xp.array(x, order="C", copy=True)
+    if fmt is preserve_format:
+        return x.copy(order="K")
+    need, order = _ORDERS[fmt]
+    if x.ndim != need:
+        raise _rank_error(fmt, x.ndim)
+    back = [0] * need
+    for i, a in enumerate(order):
+        back[a] = i
+    return xp.ascontiguousarray(x.transpose(order)).transpose(back)
+
+
+def is_in(x, fmt) -> bool:
+    """Whether the array x is laid out densely in fmt (dims of size 1 may have any stride)."""
+    if fmt is contiguous_format or fmt is preserve_format:
+        return bool(x.flags.c_contiguous)
+    need, order = _ORDERS[fmt]
+    if x.ndim != need:
+        return False
+    expected = x.itemsize
+    for a in reversed(order):
+        if x.shape[a] != 1 and x.strides[a] != expected:
+            return False
+        expected *= x.shape[a]
+    return True
+
+
+def like(xp, x, out):
+    """`out`, a fresh row-major array of x's shape, laid out in x's axis order (*_like's
+    preserve_format); out itself when x is row-major (the common case: no copy)."""
+    if x.flags.c_contiguous or x.ndim < 2 or _overlapping(x):
+        return out
+    order = sorted(range(x.ndim), key=lambda a: -abs(x.strides[a]))  # slowest axis first
+    back = [0] * x.ndim
+    for i, a in enumerate(order):
+        back[a] = i
+    return xp.ascontiguousarray(out.transpose(order)).transpose(back)
