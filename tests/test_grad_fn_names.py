@@ -103,3 +103,20 @@ def test_arithmetic_node_names():
         assert type(out.grad_fn).__name__ == name
     (2**x).sum().backward()
     assert x.grad.tolist() == pytest.approx([2 * 0.6931471805599453] * 3)
+
+
+@pytest.mark.parametrize(
+    "equation, shapes, name",
+    [
+        ("ij,jk->ik", [(2, 3), (3, 4)], "ViewBackward0"),  # contracted by bmm, viewed back
+        ("ij,j->j", [(2, 3), (3,)], "ViewBackward0"),  # i summed at the last pair
+        ("i,j->ij", [(2,), (3,)], "MulBackward0"),  # nothing summed: a broadcast multiply
+        ("ij,jk,kl->ijkl", [(2, 3), (3, 4), (4, 5)], "MulBackward0"),
+        ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)], "ViewBackward0"),
+        ("ij->ji", [(2, 3)], "PermuteBackward0"),
+        ("ii->", [(3, 3)], "SumBackward1"),
+    ],
+)
+def test_einsum_node_names(equation, shapes, name):
+    ops = [mt.ones(*s, requires_grad=True) for s in shapes]
+    assert type(mt.einsum(equation, *ops).grad_fn).__name__ == name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._ops._common import opmath_dtype
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = ["einsum"]
 
@@ -156,7 +156,21 @@ def einsum(equation, *operands):
     terms, operands = _einsum_broadcast(terms, operands)
     if operands[0]._data.dtype.kind in "biu":
         operands = _integral_operands(terms, operands, out)
-    return Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
+    result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
+    return name_node(result, _torch_node_name(terms, out))
+
+
+def _torch_node_name(terms, out) -> str:
+    """The grad_fn name torch's einsum result shows: torch contracts the operands pairwise,
+    by bmm and a final view when the last pair sums a letter (ViewBackward0), else by a
+    broadcast multiply (MulBackward0); one operand is summed (SumBackward1) or permuted."""
+    if len(terms) == 1:
+        return "SumBackward1" if any(c not in out for c in terms[0]) else "PermuteBackward0"
+    # the last pair sums every letter still present that the output lacks: with two operands,
+    # every such letter; with more, the earlier ones were summed at earlier pairs unless the
+    # last operand has them
+    last = terms[-1] if len(terms) > 2 else "".join(terms)
+    return "ViewBackward0" if any(c not in out for c in last) else "MulBackward0"
 
 
 def _integral_operands(terms, operands, out):

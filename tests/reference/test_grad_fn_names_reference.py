@@ -434,3 +434,56 @@ def test_module_graph_matches_torch(name):
     want = _deep_tree(_module_cases(torch)[name]().grad_fn)
     got = _deep_tree(_module_cases(minitorch)[name]().grad_fn)
     assert got == want
+
+
+_EINSUMS = [
+    "ij,jk->ik",
+    "bij,bjk->bik",
+    "i,i->",
+    "i,j->ij",
+    "ij->ji",
+    "ij->",
+    "ij->i",
+    "ii->i",
+    "ii->",
+    "bhqd,bhkd->bhqk",
+    "ij,ij->ij",
+    "ij,ij->",
+    "bi,bi->b",
+    "nchw,oc->nohw",
+    "ijk->kji",
+    "i,jk->ijk",
+    "bij,jk->bik",
+    "ij,j->j",
+    "ij,j->i",
+    "ij,jk->",
+    "ij,jk,kl->il",
+    "ij,kl->",
+    "ij,kl->ik",
+    "i->",
+    "ij->ij",
+    "...ij,...jk->...ik",
+    "ij,ij->i",
+    "bi,bj->bij",
+    "ii,i->i",
+    "ij,jk,kl->ijkl",
+    "i,ij,j->",
+    "ij,jk,k->i",
+    "ij,jk",
+    "ii",
+]
+
+
+@pytest.mark.parametrize("equation", _EINSUMS)
+def test_einsum_grad_fn_name_matches_torch(equation):
+    sizes = {}
+    shapes = []
+    for term in equation.split("->")[0].split(","):
+        letters = [sizes.setdefault(c, 2 + len(sizes) % 3) for c in term.replace("...", "")]
+        shapes.append(([4] if "..." in term else []) + letters)
+
+    def name(lib):
+        ops = [lib.randn(*s, requires_grad=True) for s in shapes]
+        return type(lib.einsum(equation, *ops).grad_fn).__name__
+
+    assert name(minitorch) == name(torch)
