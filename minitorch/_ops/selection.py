@@ -89,9 +89,8 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
         bad = (idx >= n) | (idx < -n)
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
-            raise IndexError(
-                f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}"
-            )
+            err = RuntimeError if op == "index_add" else IndexError  # torch's classes
+            raise err(f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}")
     if not shape:  # a 0-d tensor acts as one element: index [0] selects it
         return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
     key = (slice(None),) * dim + (idx,)

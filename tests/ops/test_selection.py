@@ -522,3 +522,17 @@ def test_no_host_sync_for_gather_scatter_on_device():
         y = y + mt.sort(x).values.sum() + x.topk(2).values.sum() + mt.take(x, i).sum()
         y.backward()
     assert c.count == 0
+
+
+def test_out_of_range_index_error_classes_are_torchs():
+    """torch raises RuntimeError for index_add and IndexError for index_select/fill/copy."""
+    x = mt.zeros(2, 3)
+    i = mt.tensor([5])
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0"):
+        x.index_add(0, i, mt.ones(1, 3))
+    with pytest.raises(IndexError):
+        x.index_select(0, i)
+    with pytest.raises(IndexError):
+        x.index_fill(0, i, 1.0)
+    with pytest.raises(IndexError):
+        x.index_copy(0, i, mt.ones(1, 3))
