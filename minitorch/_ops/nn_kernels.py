@@ -346,6 +346,20 @@ def _linear_grads(grad, x, wt, need_x, need_wt):
     return gx, gwt
 
 
+def linear_fits(input, weight, bias) -> bool:
+    """Whether linear_kernel applies: a floating input with a 2-D weight of its dtype whose
+    in-features match, and no bias or a (out,) bias of that dtype."""
+    dt = input.dtype
+    return (
+        dt.is_floating_point
+        and weight.dtype is dt
+        and weight.ndim == 2
+        and input.ndim >= 1
+        and input.shape[-1] == weight.shape[1]
+        and (bias is None or (bias.dtype is dt and tuple(bias.shape) == (weight.shape[0],)))
+    )
+
+
 def linear_kernel(input, weight, bias=None):
     """input @ weight.T + bias for a floating input of one dtype, a 2-D weight and a (out,)
     bias; F.linear checks and falls back to matmul otherwise. The graph is torch's: addmm (or

@@ -10,7 +10,7 @@ import warnings
 
 from minitorch import _dtype, _ops
 from minitorch._factories import zeros, zeros_like
-from minitorch._ops.nn_kernels import linear_kernel
+from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._tensor import Tensor
 from minitorch.nn._functional_attention import scaled_dot_product_attention
 from minitorch.nn._functional_dropout import dropout
@@ -20,15 +20,7 @@ __all__ = ["multi_head_attention_forward"]
 
 
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
-    dt = x.dtype
-    if (
-        dt.is_floating_point
-        and w.dtype is dt
-        and (b is None or b.dtype is dt)
-        and w.ndim == 2
-        and x.ndim >= 1
-        and x.shape[-1] == w.shape[1]
-    ):
+    if linear_fits(x, w, b):
         return linear_kernel(x, w, b)  # torch's graph (addmm of w.t()) and one GEMM
     out = _ops.matmul(x, w.t())
     return out if b is None else out + b

@@ -7,13 +7,15 @@ projection (`h W_hh^T + b_hh`, then `+ x_proj[t]`), with torch's gate order (LST
 GRU: r, z, n) and formulas, so float64 results agree with torch to rounding. A packed sequence
 runs each step on the first batch_sizes[t] rows (sorted longest first): rows whose sequence has
 ended keep their last state, which becomes their part of h_n. Autograd records every step; there
-is no fused recurrent kernel (the Python loop over time is inherent to the recurrence).
+is no fused recurrent kernel (the Python loop over time is inherent to the recurrence). An LSTM
+layer's recorded steps are folded into one node, MkldnnRnnLayerBackward0, the graph torch's CPU
+LSTM shows (NOTE [ Composite nodes ]).
 """
 
 from __future__ import annotations
 
 from minitorch._ops import addmm, cat, matmul, mm, stack
-from minitorch._ops.nn_kernels import linear_kernel
+from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_dropout import dropout
@@ -24,13 +26,7 @@ __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     """x W^T + b, one node as torch's addmm(b, x, W.t()) (mm without a bias); mixed dtypes
     take addmm/mm, which raise torch's error."""
-    dt = x.dtype
-    if (
-        dt.is_floating_point
-        and w.dtype is dt
-        and (b is None or b.dtype is dt)
-        and x.shape[-1] == w.shape[1]
-    ):
+    if linear_fits(x, w, b):
         return linear_kernel(x, w, b)
     return mm(x, w.t()) if b is None else addmm(b, x, w.t())
 

@@ -31,7 +31,7 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     silu,
     softplus,
 )
-from minitorch._ops.nn_kernels import linear_kernel
+from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
@@ -76,15 +76,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"mat1 and mat2 shapes cannot be multiplied ({rows if input.ndim > 1 else 1}x"
             f"{shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
         )
-    dt = input.dtype
-    if (
-        weight.ndim == 2
-        and input.ndim >= 1
-        and dt.is_floating_point
-        and weight.dtype is dt
-        and (bias is None or (bias.dtype is dt and tuple(bias.shape) == (weight.shape[0],)))
-    ):
-        return linear_kernel(input, weight, bias)  # the hot path: one node, see its docstring
+    if linear_fits(input, weight, bias):
+        return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
     out = _ops.matmul(input, weight.t())
     return out if bias is None else out + bias
 
