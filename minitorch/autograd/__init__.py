@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch.autograd import graph  # noqa: F401
 from minitorch.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: F401
 from minitorch.autograd.engine import backward, grad  # noqa: F401
 from minitorch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401

@@ -7,6 +7,7 @@ import sys
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
 from minitorch.autograd.grad_mode import state
+from minitorch.autograd.graph import GradientEdge
 
 __all__ = ["backward", "grad"]
 
@@ -14,7 +15,7 @@ __all__ = ["backward", "grad"]
 def _as_tuple(x):
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor) or x.__class__ is GradientEdge:
         return (x,)
     return tuple(x)
 
@@ -112,11 +113,15 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     for t in inputs:
+        if t.__class__ is GradientEdge:  # the gradient flowing into a node's input
+            if materialize_grads:
+                raise RuntimeError("grad(): materialize_grads needs Tensor inputs, not edges")
+            continue
         _check_input(t)
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
-    edges = [_edge(t) for t in inputs]
+    edges = [tuple(t) if t.__class__ is GradientEdge else _edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
     _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs, strict=True)), capture)
     result = []
