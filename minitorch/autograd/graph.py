@@ -3,20 +3,32 @@ Mirrors torch.autograd.graph (the parts that need no saved-tensor hooks)."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Node, _edge
 
 __all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
 
 
-class GradientEdge(NamedTuple):
+class GradientEdge(tuple):
     """An input of a node: (node, output_nr). Accepted by autograd.grad as an input, to get the
-    gradient flowing into that node. Mirrors torch.autograd.graph.GradientEdge."""
+    gradient flowing into that node. Mirrors torch.autograd.graph.GradientEdge (a named tuple;
+    a plain tuple subclass here, which imports faster than typing.NamedTuple)."""
 
-    node: Node
-    output_nr: int
+    __slots__ = ()
+
+    def __new__(cls, node: Node, output_nr: int):
+        return tuple.__new__(cls, (node, output_nr))
+
+    @property
+    def node(self) -> Node:
+        return self[0]
+
+    @property
+    def output_nr(self) -> int:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]})"
 
 
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
