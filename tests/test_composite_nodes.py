@@ -236,3 +236,30 @@ def test_lstm_layer_is_one_node_with_three_outputs():
     assert _names(h.grad_fn) == ["MkldnnRnnLayerBackward0", "MkldnnRnnLayerBackward0"]
     assert h.grad_fn.next_functions[1] == (node, 1) and c.grad_fn.next_functions[1] == (node, 2)
     assert gradcheck(lambda x: sum(t.sum() for t in (lambda o: (o[0], *o[1]))(lstm(x))), (seq,))
+
+
+def test_composites_and_linear_make_no_host_transfers_on_device(device):
+    """Folded nodes, Linear's transpose node, the layout contract and memory formats read no
+    device data back (the strict device counts every host transfer)."""
+    from minitorch._backend.strict import count_transfers
+
+    torch.manual_seed(16)
+    lin = torch.nn.Linear(4, 3).to(device)
+    conv = torch.nn.Conv2d(2, 3, 3).to(device).to(memory_format=torch.channels_last)
+    lstm = torch.nn.LSTM(3, 2).to(device)
+    x = torch.randn(5, 4, device=device, requires_grad=True)
+    img = torch.randn(1, 2, 5, 5, device=device)
+    with count_transfers() as c:
+        h = lin(x)
+        out, _ = lstm(h.unsqueeze(1))
+        loss = F.mse_loss(out.squeeze(1), torch.zeros(5, 2, device=device))
+        loss = (
+            loss
+            + F.pad(conv(img), (1, 1)).sum()
+            + F.embedding(torch.tensor([0, 2], device=device), lin.weight).sum()
+        )
+        loss.backward()
+    if device == "strict":
+        assert c.count == 0
+    assert lin.weight.grad.is_contiguous()
+    assert conv.weight.grad.stride() == conv.weight.stride()
