@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 
+from minitorch import _memory_format
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
 from minitorch.autograd.grad_mode import state
@@ -549,8 +550,6 @@ def _laid_as(g: Tensor, leaf: Tensor) -> Tensor:
         if d.flags.c_contiguous:
             return g
         return _make(g._device.backend.xp.ascontiguousarray(d), g._device, False, None)
-    from minitorch import _memory_format
-
     xp = g._device.backend.xp
     laid = _memory_format.like(xp, v, xp.ascontiguousarray(d))
     return g if laid is d else _make(laid, g._device, False, None)

@@ -703,6 +703,16 @@ def name_node(out, name: str, inputs=(), shown=None):
     return out
 
 
+def scalar_node(out):
+    """out = a tensor op a Python number, as torch's kernels compute it with a Scalar operand
+    (an eps added, a loss scaled): its node is the op's Backward1 (AddBackward1, MulBackward1,
+    DivBackward1), listing the tensor alone; see NOTE [ Composite node names ]."""
+    fn = getattr(out, "_grad_fn", None)
+    if fn is None or fn.__class__ is AccumulateGrad:
+        return out
+    return name_node(out, type(fn).__name__.replace("Backward0", "Backward1"), shown=(0,))
+
+
 def named(name: str):
     """Decorates a composite function so its result's node carries torch's `name` (the first
     result's, for a tuple); see name_node."""

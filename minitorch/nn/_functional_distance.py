@@ -7,7 +7,7 @@ from minitorch import _dtype, _ops
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
-from minitorch.autograd.function import name_node, named
+from minitorch.autograd.function import named, scalar_node
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
 
@@ -17,7 +17,7 @@ def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim. Mirrors torch.nn.functional.pairwise_distance."""
-    diff = name_node(x1 - x2 + eps, "AddBackward1", shown=(0,))  # eps added as a Scalar
+    diff = scalar_node(x1 - x2 + eps)
     if diff.ndim == 0:
         return _ops.abs(diff)
     return vector_norm(diff, p, dim=-1, keepdim=keepdim)

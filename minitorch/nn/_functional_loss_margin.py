@@ -10,7 +10,7 @@ from minitorch._factories import arange, zeros_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import name_node
+from minitorch.autograd.function import name_node, scalar_node
 from minitorch.nn._functional_distance import pairwise_distance
 
 __all__ = [
@@ -49,8 +49,7 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    # torch adds the margin as a Scalar (AddBackward1, one edge)
-    shifted = name_node(-target * (input1 - input2) + margin, "AddBackward1", shown=(0,))
+    shifted = scalar_node(-target * (input1 - input2) + margin)
     loss = name_node(_ops.clamp(shifted, min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
