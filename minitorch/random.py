@@ -186,6 +186,15 @@ def fork_rng(
     if not enabled:
         yield
         return
+    saved = _snapshot()
+    try:
+        yield
+    finally:
+        _restore(saved)
+
+
+def _snapshot() -> list:
+    """The state of every default generator created so far (fork_rng, checkpointing)."""
     saved = []
     for g in list(_defaults.values()):
         if g._rng is None:  # nothing drawn since seeding: the seed is the state
@@ -195,14 +204,15 @@ def fork_rng(
             saved.append((g, g.get_state(), None))
         except NotImplementedError:
             saved.append((g, None, g.initial_seed()))
-    try:
-        yield
-    finally:
-        for g, state, seed_ in saved:
-            if state is not None:
-                g.set_state(state)
-            else:
-                g.manual_seed(seed_)
+    return saved
+
+
+def _restore(saved: list) -> None:
+    for g, state, seed_ in saved:
+        if state is not None:
+            g.set_state(state)
+        else:
+            g.manual_seed(seed_)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -210,12 +210,19 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
 
     prev = state.enabled
     state.enabled = create_graph
+    prev_task = state.graph_task
+    state.graph_task = _GraphTask(deps, run, targets)
     try:
         ready = [n for n in root_nodes if deps.get(n, 0) == 0]
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
+            hooked = False
             if grads is not None and targets is not None:
+                # A captured gradient is the one the tensor's hooks return, as in torch.
+                if node._pre_hooks is not None or node._retains is not None:
+                    grads = _pre_hooks(node, grads)
+                    hooked = True
                 _collect(node, grads, targets, capture, create_graph)
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
@@ -226,12 +233,35 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if grads is None or (run is not None and node not in run):
                 _skip(node, deps, ready)
                 continue
-            _run_node(node, grads, deps, ready, buffers)
+            _run_node(node, grads, deps, ready, buffers, hooked)
             if not retain_graph:  # Node._release, inlined: the saved tensors go now
                 node._saved = _FREED
                 node._to_save = None
     finally:
         state.enabled = prev
+        state.graph_task = prev_task
+
+
+class _GraphTask:
+    """One running backward, for code that asks about it while it runs (checkpointing, multi-grad
+    hooks): the nodes it reaches, those it runs when `inputs` were given, and those inputs."""
+
+    __slots__ = ("deps", "run", "targets", "__weakref__")
+
+    def __init__(self, deps, run, targets):
+        self.deps = deps
+        self.run = run
+        self.targets = targets
+
+    def will_execute(self, node) -> bool:
+        """Whether this backward runs `node` (a tensor's grad_fn or AccumulateGrad)."""
+        if node not in self.deps:
+            return False
+        if self.targets is None:
+            return True
+        if node.__class__ is AccumulateGrad:
+            return (node, 0) in self.targets
+        return node in self.run
 
 
 def _collect(node, grads, targets, capture, create_graph):
@@ -241,6 +271,10 @@ def _collect(node, grads, targets, capture, create_graph):
         if g is None or key not in targets:
             continue
         if capture is not None:
+            if node.__class__ is AccumulateGrad:
+                leaf = node._variable()
+                if leaf is not None and leaf._hooks is not None:
+                    g = _leaf_hooks(leaf, g)
             capture[key] = g if capture[key] is None else capture[key] + g
         elif node.__class__ is AccumulateGrad:
             grads[nr] = None
@@ -259,9 +293,10 @@ def _skip(node, deps, ready):
                 ready.append(child)
 
 
-def _run_node(node, grads, deps, ready, buffers):
-    """Runs one node's backward and routes its input gradients to the next nodes' buffers."""
-    if node._pre_hooks is not None or node._retains is not None:
+def _run_node(node, grads, deps, ready, buffers, hooked=False):
+    """Runs one node's backward and routes its input gradients to the next nodes' buffers
+    (`hooked`: the pre-hooks already ran on `grads`)."""
+    if not hooked and (node._pre_hooks is not None or node._retains is not None):
         grads = _pre_hooks(node, grads)
     if len(grads) == 1:
         if grads[0] is None:

@@ -92,6 +92,8 @@ class Node:
         kind, obj, vc, version, nr = entry
         if kind == "const":
             return obj
+        if kind == "hook":  # see NOTE [ Saved tensor hooks ]
+            return _unpack_hooked(self, obj, vc, version, nr)
         if vc[0] != version:
             _raise_modified(self, kind, obj, vc[0], version, nr)
         if kind == "out":
@@ -389,6 +391,9 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     if not to_save:
         ctx._saved = ()
         return result
+    if state.saved_hooks is not None:
+        _pack_saved(ctx, (result,), (raw,))
+        return result
     # _pack_saved for a single output, inlined; anything unusual takes the general path.
     packed = []
     for s in to_save:
@@ -537,6 +542,9 @@ def _pack_saved(ctx, results, arrays):
     if not to_save:
         ctx._saved = ()
         return
+    if state.saved_hooks is not None:
+        _pack_hooked(ctx, results, arrays, state.saved_hooks)
+        return
     packed = []
     for s in to_save:
         if s is None:
@@ -555,6 +563,65 @@ def _pack_saved(ctx, results, arrays):
             packed.append(("const", s, _NO_VERSION, 0, 0))
     ctx._saved = tuple(packed)
     ctx._to_save = None
+
+
+# NOTE [ Saved tensor hooks ]
+# Under autograd.graph.saved_tensors_hooks(pack, unpack) a node keeps pack(tensor) instead of the
+# tensor (pack runs with grad mode off), and saved_tensors returns unpack(that object). What the
+# hooks return is data only: the unpacked tensor is given back the saved tensor's place in the
+# graph (an output: this node; an input: its grad_fn, or its leaf's AccumulateGrad), so gradients
+# and double backward flow as without hooks. As in torch, no version check is made: the hooks
+# own the saved data (save_on_cpu copies it, checkpointing recomputes it).
+
+
+def _pack_hooked(ctx, results, arrays, hooks):
+    pack, unpack = hooks
+    packed = []
+    for s in ctx._to_save:
+        if s is None:
+            packed.append(None)
+            continue
+        nr = _index_of(s, results, arrays)
+        if nr is not None:
+            t, place = results[nr], None  # an output: re-attached to this node at unpack
+        elif isinstance(s, Tensor):
+            t = s
+            leaf = s._grad_fn is None and s._requires_grad
+            place = (s._grad_fn, s._output_nr, s._requires_grad,
+                     _accumulator(s) if leaf else None)
+        elif _is_array(ctx._out_device, s):  # computed in forward: a constant for backward
+            t = _make(s, ctx._out_device, False, None)
+            place = (None, 0, False, None)
+        else:  # a Python number is kept as is (torch packs tensors only)
+            packed.append(("const", s, _NO_VERSION, 0, 0))
+            continue
+        prev = state.enabled
+        state.enabled = False
+        try:
+            obj = pack(t)
+        finally:
+            state.enabled = prev
+        packed.append(("hook", obj, unpack, place, nr or 0))
+    ctx._saved = tuple(packed)
+    ctx._to_save = None
+
+
+def _unpack_hooked(node, obj, unpack, place, nr):
+    u = unpack(obj)
+    if not isinstance(u, Tensor):
+        raise TypeError(
+            "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+            f"{type(u).__name__}"
+        )
+    if place is None:
+        t = _make(u._data, node._out_device, True, node, nr)
+    else:
+        grad_fn, output_nr, requires_grad, acc = place
+        t = _make(u._data, u._device, requires_grad, grad_fn, output_nr)
+        if acc is not None:
+            t._grad_acc = acc  # gradients reach the saved leaf itself
+    t._vc = u._vc
+    return t
 
 
 def _index_of(s, results, arrays):

@@ -23,6 +23,9 @@ class _State(threading.local):
     inference = False
     anomaly = False
     anomaly_check_nan = True
+    saved_hooks = None  # (pack, unpack) of the innermost autograd.graph.saved_tensors_hooks
+    saved_hooks_disabled = None  # the error message of disable_saved_tensors_hooks, while active
+    graph_task = None  # the engine's running backward (engine._GraphTask), innermost first
 
 
 # Read directly by Function.apply on every op (one attribute load, no function call).

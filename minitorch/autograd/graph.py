@@ -1,12 +1,24 @@
-"""The recorded graph as an API: its Node class, gradient edges, version bumps.
-Mirrors torch.autograd.graph (the parts that need no saved-tensor hooks)."""
+"""The recorded graph as an API: its Node class, gradient edges, version bumps, hooks on saved
+tensors and on several tensors' gradients. Mirrors torch.autograd.graph."""
 
 from __future__ import annotations
 
+import weakref
+
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Node, _edge
+from minitorch.autograd.grad_mode import state
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+__all__ = [
+    "Node",
+    "GradientEdge",
+    "get_gradient_edge",
+    "increment_version",
+    "saved_tensors_hooks",
+    "save_on_cpu",
+    "disable_saved_tensors_hooks",
+    "register_multi_grad_hook",
+]
 
 
 class GradientEdge(tuple):
@@ -50,3 +62,137 @@ def increment_version(tensor) -> None:
     tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
     for t in tensors:
         t._vc[0] += 1
+
+
+class saved_tensors_hooks:  # noqa: N801 - torch's name
+    """A region where every tensor a recorded op saves for backward is stored as
+    pack_hook(tensor) and read back as unpack_hook(packed). Only the innermost region's hooks
+    apply. Mirrors torch.autograd.graph.saved_tensors_hooks.
+
+    See NOTE [ Saved tensor hooks ] (minitorch/autograd/function.py). Differences from torch:
+    arrays some built-in ops keep on their node besides saved tensors (masks, indices) are not
+    passed through the hooks.
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        if state.saved_hooks_disabled is not None:
+            raise RuntimeError(state.saved_hooks_disabled)
+        self._prev = state.saved_hooks
+        state.saved_hooks = (self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *exc):
+        state.saved_hooks = self._prev
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
+    """Saved tensors kept on the CPU and moved back to their device when backward needs them.
+    Mirrors torch.autograd.graph.save_on_cpu."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack(tensor):
+            # detach: the copy holds data only (an output kept with its node would be a cycle)
+            packed = tensor.detach().cpu()
+            if pin_memory:
+                packed = packed.clone() if packed._data is tensor._data else packed
+                if tensor.device.type != "cpu":
+                    packed = packed.pin_memory()
+            return tensor.device, packed
+
+        def unpack(packed):
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
+    """A region where entering saved_tensors_hooks raises RuntimeError(error_message).
+    Mirrors torch.autograd.graph.disable_saved_tensors_hooks."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if state.saved_hooks is not None:  # torch refuses to disable hooks already in force
+            raise RuntimeError(self.error_message)
+        self._prev = state.saved_hooks_disabled
+        state.saved_hooks_disabled = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        state.saved_hooks_disabled = self._prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class _MultiHandle:
+    """Removes the per-tensor hooks of one register_multi_grad_hook call."""
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
+    """In each backward: mode 'all' calls fn(grads) once the gradients of all `tensors` that the
+    backward reaches are computed (None for the others); mode 'any' calls fn(grad) with the first
+    of them computed. Returns a handle whose remove() unregisters fn.
+    Mirrors torch.autograd.graph.register_multi_grad_hook."""
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    for t in tensors:
+        if not t.requires_grad:
+            raise RuntimeError(
+                "register_multi_grad_hook: every tensor must require grad (a tensor that does not "
+                "gets no gradient to wait for)"
+            )
+    # Per backward (keyed weakly by the engine's running task): the gradients seen so far.
+    seen = weakref.WeakKeyDictionary()
+
+    def on_grad(i):
+        def hook(grad):
+            task = state.graph_task
+            entry = seen.get(task)
+            if mode == "any":
+                if entry is None:
+                    seen[task] = True
+                    fn(grad)
+                return None
+            if entry is None:
+                nodes = [_edge(t)[0] for t in tensors]
+                expected = sum(1 for node in nodes if task.will_execute(node))
+                entry = seen[task] = [expected, [None] * len(tensors)]
+            entry[1][i] = grad
+            entry[0] -= 1
+            if entry[0] == 0:
+                fn(tuple(entry[1]))
+            return None
+
+        return hook
+
+    return _MultiHandle([t.register_hook(on_grad(i)) for i, t in enumerate(tensors)])

@@ -1,6 +1,18 @@
-"""minitorch.utils: data loading (utils.data) and hook handles (utils.hooks). Mirrors
-torch.utils."""
+"""minitorch.utils: data loading (utils.data), hook handles (utils.hooks), DLPack and activation
+checkpointing (utils.checkpoint, loaded on first use). Mirrors torch.utils."""
 
 from __future__ import annotations
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
+
+
+def __getattr__(name):
+    if name == "checkpoint":
+        import importlib
+
+        return importlib.import_module("minitorch.utils.checkpoint")
+    raise AttributeError(f"module 'minitorch.utils' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"checkpoint"})

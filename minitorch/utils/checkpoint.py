@@ -1,0 +1,363 @@
+"""Activation checkpointing: run part of a model without keeping its intermediate tensors and
+compute them again when backward needs them. Mirrors torch.utils.checkpoint."""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+import weakref
+
+from minitorch import _autocast_state
+from minitorch._tensor import Tensor
+from minitorch.autograd import engine
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import enable_grad, no_grad, state
+from minitorch.autograd.graph import saved_tensors_hooks
+from minitorch.random import fork_rng
+
+__all__ = [
+    "checkpoint",
+    "checkpoint_sequential",
+    "CheckpointError",
+    "CheckpointFunction",
+    "check_backward_validity",
+    "detach_variable",
+    "noop_context_fn",
+    "set_checkpoint_debug_enabled",
+    "set_checkpoint_early_stop",
+]
+
+
+class CheckpointError(RuntimeError):
+    """The recomputation did not save what the forward saved. Mirrors
+    torch.utils.checkpoint.CheckpointError."""
+
+
+def noop_context_fn():
+    """The default context_fn: no context around the forward nor the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+def detach_variable(inputs: tuple) -> tuple:
+    """The tensors of `inputs` detached, each keeping its requires_grad; other values as they
+    are. Mirrors torch.utils.checkpoint.detach_variable."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(
+            "Only tuple of tensors is supported. Got Unsupported input type: "
+            f"{type(inputs).__name__}"
+        )
+    out = []
+    for inp in inputs:
+        if not isinstance(inp, Tensor):
+            out.append(inp)
+            continue
+        x = inp.detach()
+        x.requires_grad = inp.requires_grad
+        out.append(x)
+    return tuple(out)
+
+
+def check_backward_validity(inputs) -> None:
+    """Warns when no tensor of `inputs` requires grad. Mirrors
+    torch.utils.checkpoint.check_backward_validity."""
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        warnings.warn(
+            "None of the inputs have requires_grad=True. Gradients will be None", stacklevel=3
+        )
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """Accepted for compatibility: minitorch's checkpoint errors always say what differed.
+    Mirrors torch.utils.checkpoint.set_checkpoint_debug_enabled."""
+    yield
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """Accepted for compatibility: the recomputation always runs the whole function.
+    Mirrors torch.utils.checkpoint.set_checkpoint_early_stop."""
+    yield
+
+
+_USE_REENTRANT_WARNING = (
+    "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
+    "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
+    "use_reentrant=False is recommended, but if you need to preserve the current default "
+    "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+    "differences between the two variants."
+)
+
+
+def checkpoint(
+    function,
+    *args,
+    use_reentrant: bool | None = None,
+    context_fn=noop_context_fn,
+    determinism_check: str = "default",
+    debug: bool = False,
+    early_stop: bool = True,
+    **kwargs,
+):
+    """function(*args, **kwargs), keeping none of its intermediate tensors for backward: they are
+    recomputed (with the forward's random state and autocast state) when backward needs them.
+    Mirrors torch.utils.checkpoint.checkpoint.
+
+    use_reentrant=False (recommended) records the function's graph as usual but stores its saved
+    tensors as placeholders (NOTE [ Saved tensor hooks ]); backward, autograd.grad and double
+    backward work as without checkpointing. use_reentrant=True (the default, with torch's warning)
+    runs the function under no_grad into one CheckpointFunctionBackward node whose backward
+    recomputes it and runs a nested backward: gradients reach parameters, but autograd.grad and
+    backward(inputs=...) are refused, as in torch.
+
+    Differences from torch: the whole function is recomputed (no early stop); `debug` adds
+    nothing; arrays some built-in ops keep on their nodes besides saved tensors stay in memory.
+    """
+    if use_reentrant is None:
+        warnings.warn(_USE_REENTRANT_WARNING, stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError(
+                "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
+            )
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        return CheckpointFunction.apply(function, preserve, *args)
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
+    forward_context, recompute_context = context_fn()
+    frame = _Frame(function, args, kwargs, preserve, recompute_context, determinism_check)
+    with forward_context, saved_tensors_hooks(frame.pack, frame.unpack):
+        return function(*args, **kwargs)
+
+
+def checkpoint_sequential(
+    functions, segments: int, input, use_reentrant: bool | None = None, **kwargs
+):
+    """Runs a Sequential (or a list of modules/functions) in `segments` chunks, checkpointing all
+    but the last. Mirrors torch.utils.checkpoint.checkpoint_sequential."""
+    if use_reentrant is None:
+        warnings.warn(
+            "torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
+            "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
+            "passed. use_reentrant=False is recommended, but if you need to preserve the current "
+            "default behavior, you can pass use_reentrant=True. Refer to docs for more details on "
+            "the differences between the two variants.",
+            stacklevel=2,
+        )
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+    from minitorch.nn.modules.container import Sequential
+
+    if isinstance(functions, Sequential):
+        functions = list(functions.children())
+    functions = list(functions)
+
+    def run(start, end):
+        def forward(x):
+            for fn in functions[start : end + 1]:
+                x = fn(x)
+            return x
+
+        return forward
+
+    size = len(functions) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):
+        end = start + size - 1
+        input = checkpoint(
+            run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve
+        )
+    return run(end + 1, len(functions) - 1)(input)
+
+
+# --- the forward's state, given back to the recomputation ---
+
+
+class _ForwardState:
+    """The random generators' and autocast's state when the checkpointed forward ran."""
+
+    def __init__(self, preserve_rng: bool):
+        self.rng = _rng_snapshot() if preserve_rng else None
+        st = _autocast_state.state
+        self.autocast = (dict(st.enabled), dict(st.dtype))
+
+    @contextlib.contextmanager
+    def restored(self):
+        st = _autocast_state.state
+        prev = (st.enabled, st.dtype)
+        with fork_rng(enabled=self.rng is not None):
+            if self.rng is not None:
+                _rng_restore(self.rng)
+            st.enabled, st.dtype = dict(self.autocast[0]), dict(self.autocast[1])
+            st.refresh()
+            try:
+                yield
+            finally:
+                st.enabled, st.dtype = prev
+                st.refresh()
+
+
+def _rng_snapshot():
+    from minitorch import random
+
+    return random._snapshot()
+
+
+def _rng_restore(snapshot):
+    from minitorch import random
+
+    random._restore(snapshot)
+
+
+# --- use_reentrant=True ---
+
+
+class CheckpointFunction(Function):
+    """out = run_function(*args) computed under no_grad;  backward: run_function again with grad
+    on, on detached inputs, and a nested backward of its outputs. Mirrors
+    torch.utils.checkpoint.CheckpointFunction."""
+
+    @staticmethod
+    def forward(ctx, run_function, preserve_rng_state, *args):
+        check_backward_validity(args)
+        ctx.run_function = run_function
+        ctx.forward_state = _ForwardState(preserve_rng_state)
+        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
+        with no_grad():
+            return run_function(*args)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        task = state.graph_task
+        if task is not None and task.targets is not None:
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the `inputs` "
+                "argument."
+            )
+        inputs = list(ctx.inputs)
+        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
+            inputs[i] = t
+        detached = detach_variable(tuple(inputs))
+        with ctx.forward_state.restored(), enable_grad():
+            outputs = ctx.run_function(*detached)
+        if isinstance(outputs, Tensor):
+            outputs = (outputs,)
+        pairs = [
+            (o, g)
+            for o, g in zip(outputs, grads, strict=False)
+            if isinstance(o, Tensor) and o.requires_grad
+        ]
+        if not pairs:
+            raise RuntimeError(
+                "none of output has requires_grad=True, this checkpoint() is not necessary"
+            )
+        engine.backward([o for o, _ in pairs], [g for _, g in pairs])
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in detached)
+
+
+CheckpointFunction._builtin = False  # its forward computes with Tensor ops, like a user's
+
+
+# --- use_reentrant=False ---
+
+
+# NOTE [ Non-reentrant checkpoint ]
+# The checkpointed forward runs with grad on, so its nodes are recorded as usual, but under
+# saved-tensor hooks whose pack keeps only a placeholder (_Holder: the frame and a position).
+# The first unpack in a backward runs the function again, with the forward's random and autocast
+# state, under hooks that keep every tensor it saves; the k-th of those is the k-th placeholder's
+# tensor. The recomputed tensors are kept for the rest of that backward (keyed weakly by the
+# engine's running task), so a second backward with retain_graph recomputes again.
+
+
+class _Holder:
+    __slots__ = ("frame", "index")
+
+    def __init__(self, frame, index):
+        self.frame = frame
+        self.index = index
+
+
+class _Frame:
+    def __init__(self, function, args, kwargs, preserve_rng, recompute_context, check):
+        self.function = function
+        self.args = args
+        self.kwargs = kwargs
+        self.forward_state = _ForwardState(preserve_rng)
+        self.recompute_context = recompute_context
+        self.check = check
+        self.metadata = []  # (shape, dtype, device) of each tensor the forward saved
+        self.recomputed = weakref.WeakKeyDictionary()  # engine task -> the recomputed tensors
+
+    def pack(self, t):
+        self.metadata.append(_metadata(t))
+        return _Holder(self, len(self.metadata) - 1)
+
+    def unpack(self, holder):
+        task = state.graph_task
+        saved = self.recomputed.get(task) if task is not None else None
+        if saved is None:
+            saved = self._recompute()
+            if task is not None:
+                self.recomputed[task] = saved
+        return saved[holder.index]
+
+    def _recompute(self):
+        saved = []
+
+        def keep(t):
+            saved.append(t)
+            return len(saved) - 1
+
+        with (
+            self.forward_state.restored(),
+            self.recompute_context,
+            enable_grad(),
+            saved_tensors_hooks(keep, saved.__getitem__),
+        ):
+            self.function(*self.args, **self.kwargs)
+        if self.check != "none":
+            self._check(saved)
+        return saved
+
+    def _check(self, saved):
+        if len(saved) != len(self.metadata):
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\n"
+                f"Number of tensors saved during forward: {len(self.metadata)}\n"
+                f"Number of tensors saved during recomputation: {len(saved)}."
+            )
+        bad = []
+        for i, (t, meta) in enumerate(zip(saved, self.metadata, strict=True)):
+            again = _metadata(t)
+            if again != meta:
+                bad.append(
+                    f"tensor at position {i}:\nsaved metadata: {_fmt(meta)}\n"
+                    f"recomputed metadata: {_fmt(again)}\n"
+                )
+        if bad:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have "
+                "different metadata than during the forward pass.\n" + "".join(bad) + "."
+            )
+
+
+def _metadata(t: Tensor) -> tuple:
+    return (t.shape, t.dtype, t.device)
+
+
+def _fmt(meta) -> str:
+    shape, dtype, device = meta
+    return f"{{'shape': {shape!r}, 'dtype': {dtype!r}, 'device': {device!r}}}"
