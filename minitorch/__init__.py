@@ -147,8 +147,15 @@ _LAZY_MODULES = (
     "testing",
     "amp",
     "cpu",
+    "func",
+    "distributions",
 )
-_LAZY_NAMES = {"save": "serialization", "load": "serialization", "set_printoptions": "_tensor_str"}
+_LAZY_NAMES = {
+    "save": "serialization",
+    "load": "serialization",
+    "set_printoptions": "_tensor_str",
+    "vmap": "func",
+}
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(
     dict.fromkeys(

@@ -1,0 +1,404 @@
+"""torch.func's differentiation transforms (grad, vjp, jacrev, ...) over reverse-mode autograd."""
+
+from __future__ import annotations
+
+import functools
+
+from minitorch._tensor import Tensor
+from minitorch.autograd.engine import grad as _autograd_grad
+from minitorch.autograd.function import AccumulateGrad, _edge
+from minitorch.autograd.functional import _jacobian_of_output, _zeros_like
+from minitorch.autograd.grad_mode import enable_grad, state
+from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
+
+__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+
+
+# NOTE [ Transform levels over one autograd graph ]
+# torch.func wraps the inputs of each transform in a new "level", so that an inner transform does
+# not see the outer one's variables as its own and a result carries history only for the levels
+# that enclose it. minitorch has one autograd graph, so each call of a transform:
+#   * gives each differentiated input a fresh tensor: a new leaf when the input needs no grad (a
+#     "private" leaf of this level), or a view of it when it does (an enclosing level's variable,
+#     or a user's leaf), so the enclosing graph still reaches through;
+#   * asks whether the function's outputs reach a tensor requiring grad that is not one of its
+#     private leaves (an enclosing transform's variable, a captured Parameter, a user leaf): only
+#     then is the backward recorded (create_graph) and a result keeps its graph;
+#   * returns every other result detached, so grad(f)(x) on a plain x gives a plain tensor.
+# Whether anything outside is reachable is answered by walking the graph from the result.
+
+
+class _Level:
+    """One call of a transform: its private leaves and the graph walk that spots the rest."""
+
+    __slots__ = ("_private", "_leaves", "_clean", "outer_enabled")
+
+    def __init__(self):
+        self._private: set[int] = set()
+        self._leaves: list[Tensor] = []  # keeps the private ids alive and unique
+        self._clean: set[int] = set()  # nodes known to reach no outside tensor
+        self.outer_enabled = state.enabled  # grad mode where the transform was called
+
+    def differentiable(self, x):
+        if not isinstance(x, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if x._requires_grad:
+            return x.view_as(x)
+        t = x.detach().requires_grad_()
+        self._private.add(id(t))
+        self._leaves.append(t)
+        return t
+
+    def reaches_outside(self, t) -> bool:
+        """Whether t's history reaches a tensor requiring grad that this level did not create."""
+        if not isinstance(t, Tensor) or not t._requires_grad:
+            return False
+        seen: set[int] = set()
+        stack = [_edge(t)[0]]
+        while stack:
+            node = stack.pop()
+            key = id(node)
+            if key in seen or key in self._clean:
+                continue
+            seen.add(key)
+            if isinstance(node, AccumulateGrad):
+                if id(node._variable()) not in self._private:
+                    return True
+                continue
+            stack.extend(e[0] for e in node._next if e is not None)
+        self._clean |= seen
+        return False
+
+    def needs_graph(self, tensors) -> bool:
+        return self.outer_enabled and any(self.reaches_outside(t) for t in tensors)
+
+    def export(self, tree):
+        """Results leave without history unless it leads outside this level (and grad mode was on
+        where the transform was called)."""
+
+        def one(t):
+            if not isinstance(t, Tensor):
+                return t
+            if self.outer_enabled and self.reaches_outside(t):
+                return t
+            return t.detach()
+
+        return tree_map(one, tree)
+
+
+# --- argument handling ---
+
+
+def _wrap_argnum(argnum, num_args: int) -> int:
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if 0 <= argnum < num_args:
+        return argnum
+    if -num_args <= argnum < 0:
+        return argnum + num_args
+    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+
+
+def _normalize_argnums(argnums, num_args: int):
+    if isinstance(argnums, int):
+        return _wrap_argnum(argnums, num_args)
+    if isinstance(argnums, tuple):
+        wrapped = tuple(_wrap_argnum(a, num_args) for a in argnums)
+        if len(wrapped) == 0:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+        return wrapped
+    raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+
+
+def _differentiable_args(level: _Level, args: tuple, argnums):
+    """(args with the differentiated ones replaced, their flat leaves, the spec of the slice)."""
+    argnums = _normalize_argnums(argnums, len(args))
+    args = list(args)
+    if isinstance(argnums, int):
+        args[argnums] = tree_map(level.differentiable, args[argnums])
+        diff = args[argnums]
+    else:
+        for i in argnums:
+            args[i] = tree_map(level.differentiable, args[i])
+        diff = tuple(args[i] for i in argnums)
+    flat, spec = tree_flatten(diff)
+    return tuple(args), flat, spec
+
+
+def _split_aux(output, has_aux: bool, api: str):
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(
+            f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
+        )
+    return output
+
+
+def _grads_or_zeros(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
+    """autograd.grad over the outputs that require grad; zeros for inputs nothing reaches."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o._requires_grad]
+    if pairs:
+        res = _autograd_grad(
+            [o for o, _ in pairs],
+            inputs,
+            [g for _, g in pairs],
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+    else:
+        res = (None,) * len(inputs)
+    return [_zeros_like(x) if g is None else g for g, x in zip(res, inputs, strict=True)]
+
+
+def _check_tensor_outputs(flat_out, api: str):
+    if len(flat_out) == 0 or (len(flat_out) == 1 and flat_out[0] is None):
+        raise RuntimeError(
+            f"{api}: Expected f to be a function that has non-empty output (got output = "
+            f"{flat_out})"
+        )
+    for o in flat_out:
+        if not isinstance(o, Tensor):
+            raise RuntimeError(
+                f"{api}: expected f(*primals) to return only tensors, got unsupported type "
+                f"{type(o)}"
+            )
+
+
+def _check_float_outputs(flat_out, api: str):
+    for o in flat_out:
+        if not (o.is_floating_point() or o.is_complex()):
+            raise RuntimeError(
+                f"{api}: All outputs of f must be floating-point or complex Tensors, got Tensor "
+                f"with dtype {o.dtype}"
+            )
+
+
+# --- grad, grad_and_value ---
+
+
+def grad_and_value(func, argnums=0, has_aux: bool = False):
+    """A function returning (gradient of func w.r.t. the argnums inputs, func's value).
+    Mirrors torch.func.grad_and_value.
+
+    Differences from torch: built on reverse-mode autograd over one graph (see NOTE [ Transform
+    levels over one autograd graph ] in minitorch/func/_transforms.py).
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        return _grad_and_value(func, argnums, has_aux, args, kwargs)
+
+    return wrapper
+
+
+def grad(func, argnums=0, has_aux: bool = False):
+    """A function returning the gradient of func (a scalar Tensor) w.r.t. the argnums inputs;
+    with has_aux, (gradient, aux). Mirrors torch.func.grad.
+
+    Differences from torch: built on reverse-mode autograd over one graph (see NOTE [ Transform
+    levels over one autograd graph ] in minitorch/func/_transforms.py).
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        g, value = _grad_and_value(func, argnums, has_aux, args, kwargs)
+        return (g, value[1]) if has_aux else g
+
+    return wrapper
+
+
+def _grad_and_value(func, argnums, has_aux, args, kwargs):
+    api = "grad_and_value(f)(*args)"
+    level = _Level()
+    with enable_grad():
+        args, flat_diff, spec = _differentiable_args(level, args, argnums)
+        output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
+        if not isinstance(output, Tensor):
+            raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
+        if output.dim() != 0:
+            raise RuntimeError(
+                f"{api}: Expected f(*args) to return a scalar Tensor, got tensor with "
+                f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+            )
+        create_graph = level.needs_graph((output,))
+        # Retained: an aux result that keeps its graph may share nodes with the output's.
+        grads = _grads_or_zeros((output,), flat_diff, None, True, create_graph)
+    grads = level.export(tree_unflatten(grads, spec))
+    output = level.export(output)
+    if has_aux:
+        return grads, (output, level.export(aux))
+    return grads, output
+
+
+# --- vjp, jvp ---
+
+
+def vjp(func, *primals, has_aux: bool = False):
+    """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the vector-Jacobian products,
+    one per primal (a tuple). Mirrors torch.func.vjp.
+
+    Differences from torch: built on reverse-mode autograd over one graph (see NOTE [ Transform
+    levels over one autograd graph ] in minitorch/func/_transforms.py).
+    """
+    api = "vjp(f, *primals)"
+    level = _Level()
+    with enable_grad():
+        diff = tree_map(level.differentiable, primals)
+        out, aux = _split_aux(func(*diff), has_aux, api)
+        flat_out, out_spec = tree_flatten(out)
+        _check_tensor_outputs(flat_out, api)
+        _check_float_outputs(flat_out, "vjp(f, ...)")
+        outside = level.needs_graph(flat_out)
+    flat_diff, diff_spec = tree_flatten(diff)
+    results = level.export(out)
+
+    def vjp_fn(cotangents, retain_graph: bool = True, create_graph: bool | None = None):
+        if create_graph is None:
+            create_graph = state.enabled
+        flat_cot, cot_spec = tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {spec_str(cot_spec)}, primal output: "
+                f"{spec_str(out_spec)}"
+            )
+        need = create_graph and (
+            outside or any(isinstance(c, Tensor) and c._requires_grad for c in flat_cot)
+        )
+        with enable_grad():
+            res = _grads_or_zeros(flat_out, flat_diff, flat_cot, retain_graph, need)
+        if not need:
+            res = [g.detach() for g in res]
+        return level.export(tree_unflatten(res, diff_spec))
+
+    if has_aux:
+        return results, vjp_fn, level.export(aux)
+    return results, vjp_fn
+
+
+def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+    """(func(*primals), J @ tangents[, aux]). Mirrors torch.func.jvp.
+
+    Differences from torch: no forward-mode AD; computed by the double-backward trick (the
+    reverse-mode VJP is linear in its cotangent, and differentiating it w.r.t. the cotangent
+    gives the JVP), so the numbers are the same but the cost is two backward passes.
+    """
+    api = "jvp(f, primals, tangents)"
+    if not isinstance(primals, tuple):
+        raise RuntimeError(
+            f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
+        )
+    flat_p, p_spec = tree_flatten(primals)
+    flat_t, t_spec = tree_flatten(tangents)
+    if p_spec != t_spec:
+        raise RuntimeError(
+            f"{api}: Expected primals and tangents to have the same python structure. For "
+            f"example, if primals is a tuple of 3 tensors, tangents also must be. Got primals "
+            f"with structure {spec_str(p_spec)} and tangents with structure {spec_str(t_spec)}"
+        )
+    for p, t in zip(flat_p, flat_t, strict=True):
+        if not isinstance(p, Tensor) or not isinstance(t, Tensor):
+            raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(
+                f"{api}: Expected primals and tangents to have the same shape, got "
+                f"{tuple(p.shape)} and {tuple(t.shape)}"
+            )
+    level = _Level()
+    with enable_grad():
+        diff = tree_map(level.differentiable, primals)
+        out, aux = _split_aux(func(*diff), has_aux, api)
+        flat_out, out_spec = tree_flatten(out)
+        for o in flat_out:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(
+                    f"{api}: expected f(*args) to return only tensors, got unsupported type "
+                    f"{type(o)}"
+                )
+        flat_diff, _ = tree_flatten(diff)
+        us = [level.differentiable(_zeros_like(o)) for o in flat_out]
+        jt_u = _grads_or_zeros(flat_out, flat_diff, us, retain_graph=True, create_graph=True)
+        outside = level.needs_graph(flat_out) or level.needs_graph(flat_t)
+        jv = _grads_or_zeros(jt_u, us, flat_t, create_graph=outside)
+    results = level.export(out)
+    jv = level.export(tree_unflatten(jv, out_spec))
+    if has_aux:
+        return results, jv, level.export(aux)
+    return results, jv
+
+
+# --- jacobians ---
+
+
+def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = None):
+    """A function returning the Jacobian of func w.r.t. the argnums inputs: for each output leaf,
+    for each input leaf, a tensor of shape output.shape + input.shape. Mirrors torch.func.jacrev.
+
+    Differences from torch: one backward pass per output element (no vmap batching), so
+    `chunk_size` is only validated.
+    """
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        return _jacobian(func, argnums, has_aux, args, "vjp(f, *primals)")
+
+    return wrapper
+
+
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
+    """A function returning the Jacobian of func w.r.t. the argnums inputs, laid out as jacrev's.
+    Mirrors torch.func.jacfwd.
+
+    Differences from torch: minitorch has no forward-mode AD, so the Jacobian is computed in
+    reverse mode (one backward pass per output element): the same numbers, another cost.
+    `randomness` is accepted and validated only.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args):
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(
+                "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                f"{randomness}"
+            )
+        return _jacobian(func, argnums, has_aux, args, "jvp(f, primals, tangents)")
+
+    return wrapper
+
+
+def _jacobian(func, argnums, has_aux, args, api):
+    level = _Level()
+    with enable_grad():
+        args, flat_diff, diff_spec = _differentiable_args(level, args, argnums)
+        out, aux = _split_aux(func(*args), has_aux, api)
+        flat_out, out_spec = tree_flatten(out)
+        _check_tensor_outputs(flat_out, api)
+        _check_float_outputs(flat_out, api)
+        create_graph = level.needs_graph(flat_out)
+        per_output = [
+            tree_unflatten(
+                list(_jacobian_of_output(i, o, tuple(flat_diff), create_graph, False)), diff_spec
+            )
+            for i, o in enumerate(flat_out)
+        ]
+    jac = level.export(tree_unflatten(per_output, out_spec))
+    if has_aux:
+        return jac, level.export(aux)
+    return jac
+
+
+def hessian(func, argnums=0):
+    """The Hessian of func (returning a scalar) w.r.t. the argnums inputs: jacfwd(jacrev(func)).
+    Mirrors torch.func.hessian.
+
+    Differences from torch: both Jacobians are computed in reverse mode.
+    """
+    return jacfwd(jacrev(func, argnums), argnums)

@@ -1,0 +1,207 @@
+"""vmap: runs a function once per index of the mapped dimension and stacks the results."""
+
+from __future__ import annotations
+
+import functools
+
+import minitorch
+from minitorch._tensor import Tensor
+from minitorch.func._pytree import (
+    broadcast_prefix,
+    spec_str,
+    tree_flatten,
+    tree_unflatten,
+)
+
+__all__ = ["vmap"]
+
+_RANDOMNESS = ("error", "different", "same")
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None):
+    """A function that maps func over dimension `in_dims` of its inputs and stacks the results
+    along `out_dims`. Mirrors torch.func.vmap.
+
+    Differences from torch: minitorch has no batching rules, so func runs once per index of the
+    mapped dimension (a Python loop) and the results are stacked; the numbers are the same, the
+    cost grows with the batch. Consequences: `chunk_size` changes nothing but is validated;
+    randomness='error' cannot detect random ops (they draw per sample, as 'different' does);
+    'same' replays the generator state for every sample (same values, not torch's stream); an
+    output with out_dims=None is the first sample's, never checked for a batch dependence; a
+    batch of size 0 runs func once on zeros to learn the output shapes; in-place ops on the
+    per-sample slices of an input write into that input.
+    """
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs)
+
+    return wrapped
+
+
+def _name(func) -> str:
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return getattr(func, "__name__", repr(func))
+
+
+def _check_out_dims(out_dims, func) -> None:
+    if isinstance(out_dims, int):
+        return
+    for d in tree_flatten(out_dims)[0]:
+        if d is not None and not isinstance(d, int):
+            raise ValueError(
+                f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None "
+                "or a python collection of ints representing where in the outputs the vmapped "
+                "dimension should appear."
+            )
+
+
+def _batched_inputs(func, in_dims, args):
+    """(batch size, flat in_dims, flat args, args spec), with torch's errors."""
+    name = _name(func)
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "
+            f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}."
+        )
+    if len(args) == 0:
+        raise ValueError(
+            f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
+            "trying to vmap over a function with no inputs. The latter is unsupported."
+        )
+    flat_args, spec = tree_flatten(args)
+    flat_dims = broadcast_prefix(in_dims, spec)
+    if flat_dims is None:
+        raise ValueError(
+            f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
+            f"structure of `inputs`. in_dims has structure {spec_str(tree_flatten(in_dims)[1])} "
+            f"but inputs has structure {spec_str(spec)}."
+        )
+    for i, (arg, d) in enumerate(zip(flat_args, flat_dims, strict=True)):
+        where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
+        if d is not None and not isinstance(d, int):
+            raise ValueError(
+                f"{where}: Got in_dim={d} for an input but in_dim must be either an integer "
+                "dimension or None."
+            )
+        if d is None:
+            continue
+        if not isinstance(arg, Tensor):
+            raise ValueError(
+                f"{where}: Got in_dim={d} for an input but the input is of type {type(arg)}. We "
+                "cannot vmap over non-Tensor arguments, please use None as the respective in_dim"
+            )
+        n = arg.dim()
+        if not -n <= d < n:
+            raise ValueError(
+                f"{where}: Got in_dim={d} for some input, but that input is a Tensor of "
+                f"dimensionality {n} so expected in_dim to satisfy -{n} <= in_dim < {n}."
+            )
+        flat_dims[i] = d % n
+    sizes = [a.shape[d] for a, d in zip(flat_args, flat_dims, strict=True) if d is not None]
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+            f"{sizes} for the mapped dimension"
+        )
+    return sizes[0], flat_dims, flat_args, spec
+
+
+def _sample(flat_args, flat_dims, spec, i):
+    """The inputs of sample i: each mapped tensor indexed at i along its mapped dimension."""
+    return tree_unflatten(
+        [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims, strict=True)],
+        spec,
+    )
+
+
+def _zeros_sample(flat_args, flat_dims, spec):
+    """Stand-in inputs for a batch of size 0: zeros shaped like one sample."""
+    out = []
+    for a, d in zip(flat_args, flat_dims, strict=True):
+        if d is None:
+            out.append(a)
+        else:
+            shape = tuple(a.shape[:d]) + tuple(a.shape[d + 1 :])
+            out.append(minitorch.zeros(shape, dtype=a.dtype, device=a.device))
+    return tree_unflatten(out, spec)
+
+
+def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
+    _check_out_dims(out_dims, func)
+    batch, flat_dims, flat_args, spec = _batched_inputs(func, in_dims, args)
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}"
+        )
+    if batch == 0:
+        outputs = [func(*_zeros_sample(flat_args, flat_dims, spec), **kwargs)]
+    else:
+        outputs = []
+        for i in range(batch):
+            sample = _sample(flat_args, flat_dims, spec, i)
+            if randomness == "same" and i < batch - 1:
+                # Replay the generators for every sample; the last one leaves them advanced.
+                with minitorch.random.fork_rng():
+                    outputs.append(func(*sample, **kwargs))
+            else:
+                outputs.append(func(*sample, **kwargs))
+    return _stack_outputs(func, outputs, out_dims, batch)
+
+
+def _flat_out_dims(func, out_dims, first, spec):
+    def incompatible():
+        return ValueError(
+            f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
+            f"with the structure of `outputs`. out_dims has structure "
+            f"{spec_str(tree_flatten(out_dims)[1])} but outputs has structure {spec_str(spec)}."
+        )
+
+    if isinstance(first, Tensor):
+        # A single Tensor output takes an int, None, or a 1-tuple (as torch allows).
+        if isinstance(out_dims, int) or out_dims is None:
+            return [out_dims]
+        if isinstance(out_dims, tuple) and len(out_dims) == 1:
+            return list(out_dims)
+        raise incompatible()
+    dims = broadcast_prefix(out_dims, spec)
+    if dims is None:
+        raise incompatible()
+    return dims
+
+
+def _stack_outputs(func, outputs, out_dims, batch):
+    flat_first, spec = tree_flatten(outputs[0])
+    columns = [[] for _ in flat_first]
+    for out in outputs:
+        flat, s = tree_flatten(out)
+        if s != spec:
+            raise ValueError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` returned outputs of different "
+                f"structures for different samples: {spec_str(spec)} and {spec_str(s)}"
+            )
+        for col, leaf in zip(columns, flat, strict=True):
+            col.append(leaf)
+    flat_dims = _flat_out_dims(func, out_dims, outputs[0], spec)
+    result = []
+    for col, d in zip(columns, flat_dims, strict=True):
+        if d is None:
+            result.append(col[0])
+            continue
+        if not isinstance(col[0], Tensor):
+            raise ValueError(
+                f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, got type "
+                f"{type(col[0])}. Did you mean to set out_dims= to None for output?"
+            )
+        if batch == 0:
+            # Stack the stand-in sample then take none of it: the right shape, no elements.
+            result.append(minitorch.stack(col, d).narrow(d % (col[0].dim() + 1), 0, 0))
+        else:
+            result.append(minitorch.stack(col, d))
+    return tree_unflatten(result, spec)
