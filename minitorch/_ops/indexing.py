@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch._ops._common import cast, opmath_dtype
-from minitorch._ops._index_key import IndexPlan, parse_key
+from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -20,7 +20,11 @@ def _take(x, plan: IndexPlan, xp):
     v = x if plan.basic is None else x[plan.basic]
     if plan.adv is None:
         return v
-    out = v[plan.adv]
+    try:
+        out = v[plan.adv]
+    except IndexError:
+        explain_bounds(plan)
+        raise
     if plan.perm is not None:
         out = xp.moveaxis(out, *plan.perm)
     return out
@@ -183,7 +187,7 @@ def getitem(self: Tensor, key) -> Tensor:
             and (stop is None or stop.__class__ is int)
         ):
             return SliceIndex.apply(self, key=(slice(*key.indices(shape[0])), Ellipsis))
-    return index_with_plan(self, parse_key(self, key))
+    return index_with_plan(self, parse_key(self, key, read=True))
 
 
 def _value_tensor(self: Tensor, value) -> Tensor | None:

@@ -705,3 +705,27 @@ def test_index_put_dtype_mismatch_matches_torch():
         T.zeros(3).index_put_((T.tensor([0]),), T.tensor([1], dtype=T.float64))
 
     _raises_like_torch(fn, RuntimeError, "Index put requires the source and destination dtypes")
+
+
+@pytest.mark.parametrize(
+    "key,match",
+    [
+        (([0, 5],), "index 5 is out of bounds for dimension 0 with size 4"),
+        (([-5, 0],), "index -5 is out of bounds for dimension 0 with size 4"),
+        (([0, 1], [2, 3]), "index 3 is out of bounds for dimension 1 with size 3"),
+        (([[0], [4]], [[1], [1]]), "index 4 is out of bounds for dimension 0 with size 4"),
+    ],
+    ids=repr,
+)
+def test_index_tensor_reads_out_of_range(key, match):
+    # x[t] and x[t0, t1] with index tensors leave the bounds to the gather (explain_bounds): the
+    # error is still torch's, for reads and for backward's scatter of a good read
+    x = mt.arange(12.0).reshape(4, 3).requires_grad_()
+    idx = tuple(mt.tensor(k) for k in key)
+    with pytest.raises(IndexError, match=match):
+        x[idx if len(idx) > 1 else idx[0]]
+    good = tuple(mt.tensor(k).clamp(-3, 2) for k in key)
+    x[good if len(good) > 1 else good[0]].sum().backward()
+    assert x.grad is not None and float(x.grad.sum()) == np.prod(good[0].shape) * (
+        1 if len(key) > 1 else 3
+    )
