@@ -31,6 +31,18 @@ def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True):
     """
     if dim is None:
         return None
+    # The common spellings, already normalized: one int in range, an increasing tuple of them.
+    if dim.__class__ is int:
+        if -ndim <= dim < ndim:
+            return (dim % ndim,)
+    elif dim.__class__ is tuple and dim and ndim:
+        prev = -1
+        for d in dim:
+            if d.__class__ is not int or d <= prev or d >= ndim:
+                break
+            prev = d
+        else:
+            return dim
     if isinstance(dim, (list, tuple)):
         dims = tuple(wrap_dim(_as_int(d, op), ndim, op) for d in dim)
         if not dims:
