@@ -16,7 +16,7 @@ from minitorch._ops.linalg_solve import (
     _no_out,
     _write,
 )
-from minitorch._tensor import _make
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
 # fmt: off
@@ -35,17 +35,60 @@ def _not_pd(xp, x, op):
     n = x.shape[-1]
     flat = x.reshape((-1, n, n))
     for index in range(flat.shape[0]):
-        for order in range(1, n + 1):
-            try:
-                xp.linalg.cholesky(flat[index, :order, :order])
-            except Exception as e:
-                if not _is_linalg_error(e):
-                    raise
-                raise LinAlgError(
-                    f"{op}: {_batch_prefix(x.shape, index)}The factorization could not be "
-                    "completed because the input is not positive-definite (the leading minor of "
-                    f"order {order} is not positive-definite)."
-                ) from None
+        order = _failed_minor(xp, flat[index])
+        if order:
+            raise LinAlgError(
+                f"{op}: {_batch_prefix(x.shape, index)}The factorization could not be "
+                "completed because the input is not positive-definite (the leading minor of "
+                f"order {order} is not positive-definite)."
+            )
+
+
+def _failed_minor(xp, m) -> int:
+    """The order of the first leading minor of the matrix m that is not positive-definite (LAPACK's
+    info), or 0."""
+    for order in range(1, m.shape[-1] + 1):
+        try:
+            xp.linalg.cholesky(m[:order, :order])
+        except Exception as e:
+            if not _is_linalg_error(e):
+                raise
+            return order
+    return 0
+
+
+def _partial_cholesky(xp, m, order: int):
+    """What LAPACK's unblocked lower Cholesky leaves when it stops at the leading minor of `order`:
+    the first order - 1 columns factored, the failing pivot (A_jj - |L_j,:j|^2) on the diagonal,
+    the rest of the lower triangle as in m."""
+    j = order - 1
+    low = xp.tril(m)
+    if j:
+        lj = xp.linalg.cholesky(m[:j, :j])
+        low[:j, :j] = lj
+        low[j:, :j] = xp.linalg.solve(lj, m[j:, :j].T).T
+    low[j, j] = m[j, j] - (low[j, :j] * low[j, :j]).sum()
+    return low
+
+
+def _cholesky_with_info(a: Tensor):
+    """(L, info) for a batch where some matrix is not positive-definite (no graph: torch's
+    gradient there is undefined)."""
+    xp = a._device.backend.xp
+    x = a._data
+    n = x.shape[-1]
+    flat = x.reshape((-1, n, n))
+    lows = xp.zeros_like(flat)
+    infos = []
+    for index in range(flat.shape[0]):
+        order = _failed_minor(xp, flat[index])
+        if order:
+            lows[index] = _partial_cholesky(xp, flat[index], order)
+        else:
+            lows[index] = xp.linalg.cholesky(flat[index])
+        infos.append(order)
+    info = xp.asarray(infos, dtype="int32").reshape(x.shape[:-2])
+    return _make(lows.reshape(x.shape), a._device, False, None), _make(info, a._device, False, None)
 
 
 class Cholesky(Function):
@@ -246,11 +289,19 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    """(L, info). Mirrors torch.linalg.cholesky_ex. Differences from torch: a matrix that is not
-    positive-definite raises whatever check_errors says."""
+    """(L, info): info is 0, or the order of the first leading minor that is not
+    positive-definite (then L holds LAPACK's partial factorization and no graph), unless
+    check_errors raises. Mirrors torch.linalg.cholesky_ex."""
     _no_out(out, "linalg.cholesky_ex")
-    low = linalg_cholesky(A, upper=upper)
+    _check_matrix(A, "linalg.cholesky_ex")
     xp = A._device.backend.xp
+    try:
+        low = linalg_cholesky(A, upper=upper)
+    except LinAlgError:
+        if check_errors:
+            _not_pd(xp, A._data, "linalg.cholesky_ex")
+        low, info = _cholesky_with_info(A)
+        return return_types.linalg_cholesky_ex((_mT(low) if upper else low, info))
     info = _make(xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None)
     return return_types.linalg_cholesky_ex((low, info))
 

@@ -291,3 +291,18 @@ def test_lu_factor_gradient_of_non_square_is_refused():
     assert lu.grad_fn is not None and type(lu.grad_fn).__name__ == "LinalgLuFactorExBackward0"
     with pytest.raises(NotImplementedError, match=r"non-square matrices \(4 by 3\)"):
         lu.sum().backward()
+
+
+def test_cholesky_ex_info_without_raising():
+    a = mt.tensor([[[4.0, 2, 0], [2, 1, 3], [0, 3, 5]], [[4.0, 0, 0], [0, 9, 0], [0, 0, 1]]],
+                  dtype=mt.float64)
+    low, info = mt.linalg.cholesky_ex(a)
+    assert info.tolist() == [2, 0] and info.dtype == mt.int32
+    # batch element 1 is factored; element 0 holds the first column and the failing pivot 1 - 1
+    np.testing.assert_allclose(low[1].numpy(), np.diag([2.0, 3.0, 1.0]))
+    np.testing.assert_allclose(low[0].numpy(), [[2.0, 0, 0], [1, 0, 0], [0, 3, 5]])
+    good = a[1].requires_grad_()
+    low, info = mt.linalg.cholesky_ex(good)
+    assert int(info) == 0 and low.grad_fn is not None
+    with pytest.raises(mt.linalg.LinAlgError, match="leading minor of order 2"):
+        mt.linalg.cholesky_ex(a, check_errors=True)

@@ -260,3 +260,25 @@ def test_as_strided_in_place_restrides():
     assert r is ours
     assert tuple(ours.shape) == tuple(theirs.shape)
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize(
+    "a",
+    [
+        [[[4.0, 2, 0], [2, 1, 3], [0, 3, 5]], [[4.0, 0, 0], [0, 9, 0], [0, 0, 1]]],
+        [[1.0, 2, 3, 4], [2, 1, 0, 0], [3, 0, 1, 0], [4, 0, 0, 1]],
+        [[4.0, 2, 3, 4], [2, 5, 0, 0], [3, 0, 1, 0], [4, 0, 0, 1]],
+        [[-1.0, 0], [0, 1]],
+    ],
+)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_ex_reports_the_failing_minor_as_torch(a, upper):
+    m, t = _pair(a)
+    got, want = mt.linalg.cholesky_ex(m, upper=upper), torch.linalg.cholesky_ex(t, upper=upper)
+    np.testing.assert_array_equal(got.info.numpy(), want.info.numpy(), err_msg="info")
+    np.testing.assert_allclose(got.L.numpy(), want.L.numpy(), rtol=1e-12, err_msg="L")
+    with pytest.raises(Exception) as e_torch:
+        torch.linalg.cholesky_ex(t, check_errors=True)
+    with pytest.raises(mt.linalg.LinAlgError) as e_mt:
+        mt.linalg.cholesky_ex(m, check_errors=True)
+    assert str(e_mt.value) == str(e_torch.value)
