@@ -1,0 +1,190 @@
+"""torch.jit as eager pass-throughs: scripted and traced functions and modules run as written.
+Mirrors torch.jit's decorators and guards so code written for TorchScript runs unchanged.
+
+Differences from torch: nothing is compiled. script and trace return the object given (so
+`isinstance(m, torch.jit.ScriptModule)` is False for a "scripted" module), and save/load of
+TorchScript archives raise NotImplementedError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from typing import Final  # noqa: F401 - torch.jit.Final, re-exported
+
+__all__ = [
+    "script",
+    "trace",
+    "trace_module",
+    "script_if_tracing",
+    "ignore",
+    "unused",
+    "export",
+    "interface",
+    "is_scripting",
+    "is_tracing",
+    "annotate",
+    "fork",
+    "wait",
+    "freeze",
+    "optimize_for_inference",
+    "optimized_execution",
+    "save",
+    "load",
+    "Final",
+    "ScriptModule",
+    "ScriptFunction",
+    "Error",
+    "TracerWarning",
+]
+
+
+class Error(RuntimeError):
+    """Mirrors torch.jit.Error."""
+
+
+class TracerWarning(Warning):
+    """Mirrors torch.jit.TracerWarning."""
+
+
+class ScriptModule:
+    """The type torch gives scripted modules; minitorch never makes one (script returns the
+    module itself). Mirrors torch.jit.ScriptModule for isinstance checks."""
+
+
+class ScriptFunction:
+    """The type torch gives scripted functions; see ScriptModule."""
+
+
+def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
+    """Returns obj unchanged (a function, a Module or a class): minitorch runs eagerly.
+    Mirrors torch.jit.script."""
+    if optimize is not None:
+        warnings.warn(
+            "`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()"
+            "` instead",
+            FutureWarning,
+            stacklevel=2,
+        )
+    return obj
+
+
+def trace(
+    func,
+    example_inputs=None,
+    optimize=None,
+    check_trace=True,
+    check_inputs=None,
+    check_tolerance=1e-05,
+    strict=True,
+    _force_outplace=False,
+    _module_class=None,
+    _compilation_unit=None,
+    example_kwarg_inputs=None,
+    _store_inputs=True,
+):
+    """Returns func unchanged (it is not run on example_inputs). Mirrors torch.jit.trace."""
+    return func
+
+
+def trace_module(mod, inputs, *args, **kwargs):
+    """Returns mod unchanged. Mirrors torch.jit.trace_module."""
+    return mod
+
+
+def script_if_tracing(fn):
+    """Returns fn unchanged. Mirrors torch.jit.script_if_tracing."""
+    return fn
+
+
+def ignore(drop=False, **kwargs):
+    """Marks a function TorchScript should leave to Python; a no-op here. Works as @ignore and
+    @ignore(drop=...). Mirrors torch.jit.ignore."""
+    if callable(drop):
+        return drop
+    return lambda fn: fn
+
+
+def unused(fn):
+    """Returns fn unchanged. Mirrors torch.jit.unused."""
+    return fn
+
+
+def export(fn):
+    """Returns fn unchanged. Mirrors torch.jit.export."""
+    return fn
+
+
+def interface(obj):
+    """Returns obj unchanged. Mirrors torch.jit.interface."""
+    return obj
+
+
+def is_scripting() -> bool:
+    """False: code never runs under TorchScript here. Mirrors torch.jit.is_scripting."""
+    return False
+
+
+def is_tracing() -> bool:
+    """False: code never runs under the tracer here. Mirrors torch.jit.is_tracing."""
+    return False
+
+
+def annotate(the_type, the_value):
+    """Returns the_value (the type is a hint for TorchScript). Mirrors torch.jit.annotate."""
+    return the_value
+
+
+class _Future:
+    def __init__(self, value):
+        self._value = value
+
+    def wait(self):
+        return self._value
+
+    def done(self) -> bool:
+        return True
+
+
+def fork(func, *args, **kwargs):
+    """Runs func now and returns a completed future. Mirrors torch.jit.fork (which may run it
+    asynchronously)."""
+    return _Future(func(*args, **kwargs))
+
+
+def wait(future):
+    """The result of a fork. Mirrors torch.jit.wait."""
+    return future.wait()
+
+
+def freeze(mod, preserved_attrs=None, optimize_numerics=True):
+    """Returns mod unchanged. Mirrors torch.jit.freeze."""
+    return mod
+
+
+def optimize_for_inference(mod, other_methods=None):
+    """Returns mod unchanged. Mirrors torch.jit.optimize_for_inference."""
+    return mod
+
+
+@contextlib.contextmanager
+def optimized_execution(should_optimize):
+    """A no-op context. Mirrors torch.jit.optimized_execution."""
+    yield
+
+
+def save(m, f, _extra_files=None):
+    """TorchScript archives need a compiled program: use minitorch.save(model.state_dict(), f).
+    Mirrors torch.jit.save's signature."""
+    raise NotImplementedError(
+        "torch.jit.save: minitorch has no TorchScript; save the weights with "
+        "minitorch.save(model.state_dict(), f) instead"
+    )
+
+
+def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwargs):
+    """Mirrors torch.jit.load's signature; see save."""
+    raise NotImplementedError(
+        "torch.jit.load: minitorch has no TorchScript; build the model in Python and load its "
+        "weights with model.load_state_dict(minitorch.load(f))"
+    )
