@@ -149,6 +149,8 @@ _LAZY_MODULES = (
     "cpu",
     "func",
     "distributions",
+    "jit",
+    "compiler",
 )
 _LAZY_NAMES = {
     "save": "serialization",

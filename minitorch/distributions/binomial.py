@@ -1,0 +1,120 @@
+"""Binomial distribution (probs or logits)."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch._tensor import Size
+from minitorch.distributions import constraints
+from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.utils import (
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
+
+__all__ = ["Binomial"]
+
+
+def _softplus(x):
+    """log(1 + exp(x)), stable for large |x|."""
+    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+
+
+class Binomial(Distribution):
+    """The number of successes in total_count trials with success probability probs (or
+    sigmoid(logits)).
+
+    Mirrors torch.distributions.Binomial."""
+
+    arg_constraints = {
+        "total_count": constraints.nonnegative_integer,
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+            self._param = self.probs
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+            self._param = self.logits
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(batch_shape))
+                new._param = getattr(new, name)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self) -> Size:
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        with minitorch.no_grad():
+            return minitorch.binomial(self.total_count.expand(shape), self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        n, k, logits = self.total_count, value, self.logits
+        log_binom = (n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+        # k log p + (n - k) log(1 - p) = k logits - n softplus(logits); n = 0 gives 0
+        return log_binom + k * logits - n * _softplus(logits)
+
+    def _homogeneous_count(self, what: str) -> int:
+        total = int(self.total_count.max()) if self.total_count.numel() else 0
+        if not bool((self.total_count == total).all()):
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return total
+
+    def entropy(self):
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(log_prob.exp() * log_prob).sum(0)
+
+    def enumerate_support(self, expand: bool = True):
+        total = self._homogeneous_count("enumerate_support")
+        values = minitorch.arange(1 + total, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values

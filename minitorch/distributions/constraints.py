@@ -1,0 +1,331 @@
+"""Constraints: the regions a distribution's parameters and samples live in, with check()."""
+
+from __future__ import annotations
+
+import minitorch
+
+__all__ = [
+    "Constraint",
+    "boolean",
+    "corr_cholesky",
+    "dependent",
+    "dependent_property",
+    "greater_than",
+    "greater_than_eq",
+    "half_open_interval",
+    "independent",
+    "integer_interval",
+    "interval",
+    "is_dependent",
+    "less_than",
+    "lower_cholesky",
+    "lower_triangular",
+    "nonnegative",
+    "nonnegative_integer",
+    "one_hot",
+    "positive",
+    "positive_definite",
+    "positive_integer",
+    "positive_semidefinite",
+    "real",
+    "real_vector",
+    "simplex",
+    "square",
+    "symmetric",
+    "unit_interval",
+]
+
+
+class Constraint:
+    """A region of values; check(value) gives a bool tensor over the batch dimensions.
+
+    Mirrors torch.distributions.constraints.Constraint."""
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return type(self).__name__.lstrip("_") + "()"
+
+
+class _Dependent(Constraint):
+    """A placeholder for a constraint that depends on other parameters; it cannot be checked.
+
+    Mirrors torch.distributions.constraints.dependent."""
+
+    def __init__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        self._is_discrete = is_discrete
+        self._event_dim = event_dim
+
+    @property
+    def is_discrete(self):
+        if self._is_discrete is NotImplemented:
+            raise NotImplementedError(".is_discrete cannot be determined statically")
+        return self._is_discrete
+
+    @property
+    def event_dim(self):
+        if self._event_dim is NotImplemented:
+            raise NotImplementedError(".event_dim cannot be determined statically")
+        return self._event_dim
+
+    def __call__(self, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        if is_discrete is NotImplemented:
+            is_discrete = self._is_discrete
+        if event_dim is NotImplemented:
+            event_dim = self._event_dim
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, x):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint) -> bool:
+    """Whether `constraint` is a dependent placeholder. Mirrors torch's is_dependent."""
+    return isinstance(constraint, _Dependent)
+
+
+class _DependentProperty(property, _Dependent):
+    """A property whose class-level value is a dependent constraint. Mirrors torch's
+    constraints.dependent_property."""
+
+    def __init__(self, fn=None, *, is_discrete=NotImplemented, event_dim=NotImplemented):
+        property.__init__(self, fn)
+        _Dependent.__init__(self, is_discrete=is_discrete, event_dim=event_dim)
+
+    def __call__(self, fn):
+        return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
+
+
+class _IndependentConstraint(Constraint):
+    """`base` with its `reinterpreted_batch_ndims` rightmost dims treated as one event."""
+
+    def __init__(self, base_constraint, reinterpreted_batch_ndims: int):
+        if not isinstance(base_constraint, Constraint):
+            raise TypeError("IndependentConstraint: base_constraint must be a Constraint")
+        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
+            raise ValueError(
+                "IndependentConstraint: reinterpreted_batch_ndims must be a non-negative int, "
+                f"got {reinterpreted_batch_ndims!r}"
+            )
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        n = self.reinterpreted_batch_ndims
+        if result.dim() < n:
+            expected = self.base_constraint.event_dim + n
+            raise ValueError(
+                f"Expected value.dim() >= {expected} but got {value.dim()} "
+                f"(value shape {tuple(value.shape)})"
+            )
+        if n:
+            result = result.reshape(tuple(result.shape[: result.dim() - n]) + (-1,)).all(-1)
+        return result
+
+    def __repr__(self) -> str:
+        return f"IndependentConstraint({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        is_boolean = ((value == 0) | (value == 1)).all(-1)
+        return is_boolean & (value.sum(-1) == 1)
+
+
+class _IntegerInterval(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
+
+class _IntegerGreaterThan(Constraint):
+    is_discrete = True
+
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self) -> str:
+        return f"IntegerGreaterThan(lower_bound={self.lower_bound})"
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return value == value  # False only for NaN
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound):
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound})"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound):
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound}, "
+            f"upper_bound={self.upper_bound})"
+        )
+
+
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        n, m = value.shape[-2], value.shape[-1]
+        return minitorch.full(tuple(value.shape[:-2]), n == m, dtype=minitorch.bool)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return minitorch.isclose(value, value.mT, atol=1e-6).all(-1).all(-1)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+
+
+class _LowerCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+        positive_diag = (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+        return lower & positive_diag
+
+
+class _CorrCholesky(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        tol = minitorch.finfo(value.dtype).eps * value.shape[-1] * 10
+        row_norm = minitorch.linalg.norm(value.detach(), dim=-1)
+        unit_rows = ((row_norm - 1.0).abs() <= tol).all(-1)
+        return _LowerCholesky().check(value) & unit_rows
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        sym = super().check(value)
+        if not bool(sym.all()):
+            return sym
+        return (minitorch.linalg.eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        sym = super().check(value)
+        if not bool(sym.all()):
+            return sym
+        # eigenvalues, not cholesky_ex(...).info: minitorch's cholesky_ex raises on failure
+        return (minitorch.linalg.eigvalsh(value) > 0).all(-1)
+
+
+dependent = _Dependent()
+dependent_property = _DependentProperty
+independent = _IndependentConstraint
+boolean = _Boolean()
+one_hot = _OneHot()
+nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
+integer_interval = _IntegerInterval
+real = _Real()
+real_vector = independent(real, 1)
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
+unit_interval = _Interval(0.0, 1.0)
+interval = _Interval
+half_open_interval = _HalfOpenInterval
+simplex = _Simplex()
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+corr_cholesky = _CorrCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()

@@ -1,0 +1,230 @@
+"""kl_divergence and register_kl: closed-form KL(p || q) dispatched on the pair of types."""
+
+from __future__ import annotations
+
+import warnings
+
+import minitorch
+from minitorch.distributions.bernoulli import Bernoulli
+from minitorch.distributions.beta import Beta
+from minitorch.distributions.binomial import _softplus
+from minitorch.distributions.categorical import Categorical, OneHotCategorical
+from minitorch.distributions.dirichlet import Dirichlet
+from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exponential import Exponential
+from minitorch.distributions.gamma import Gamma
+from minitorch.distributions.geometric import Geometric
+from minitorch.distributions.gumbel import _EULER, Gumbel
+from minitorch.distributions.independent import Independent
+from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
+from minitorch.distributions.normal import LogNormal, Normal
+from minitorch.distributions.poisson import Poisson
+from minitorch.distributions.uniform import Uniform
+from minitorch.distributions.utils import _sum_rightmost
+
+__all__ = ["kl_divergence", "register_kl"]
+
+_KL_REGISTRY: dict = {}  # (type_p, type_q) -> fn
+_KL_MEMOIZE: dict = {}  # (type_p, type_q) -> fn found by _dispatch_kl
+
+
+def register_kl(type_p, type_q):
+    """Decorator registering fn(p, q) as KL(p || q) for instances of type_p and type_q.
+
+    Mirrors torch.distributions.kl.register_kl."""
+    for name, cls in (("type_p", type_p), ("type_q", type_q)):
+        if not (isinstance(cls, type) and issubclass(cls, Distribution)):
+            raise TypeError(f"Expected {name} to be a Distribution subclass but got {cls}")
+
+    def decorator(fn):
+        _KL_REGISTRY[type_p, type_q] = fn
+        _KL_MEMOIZE.clear()
+        return fn
+
+    return decorator
+
+
+def _dispatch_kl(type_p, type_q):
+    """The registered function for the most specific matching pair (by MRO distance); warns
+    when the left-first and right-first orders disagree, as torch does."""
+    matches = [
+        (super_p, super_q)
+        for super_p, super_q in _KL_REGISTRY
+        if issubclass(type_p, super_p) and issubclass(type_q, super_q)
+    ]
+    if not matches:
+        return NotImplemented
+    mro_p, mro_q = type_p.__mro__, type_q.__mro__
+
+    def distance(pair):
+        return mro_p.index(pair[0]), mro_q.index(pair[1])
+
+    left = min(matches, key=distance)
+    right = min(matches, key=lambda pair: distance(pair)[::-1])
+    left_fn, right_fn = _KL_REGISTRY[left], _KL_REGISTRY[right]
+    if left_fn is not right_fn:
+        warnings.warn(
+            f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please register_kl"
+            f"({left[0].__name__}, {right[1].__name__})",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return left_fn
+
+
+def kl_divergence(p, q):
+    """KL(p || q) over the batch shape, for a registered pair of distribution types.
+
+    Mirrors torch.distributions.kl_divergence."""
+    key = (type(p), type(q))
+    fn = _KL_MEMOIZE.get(key)
+    if fn is None:
+        fn = _KL_MEMOIZE[key] = _dispatch_kl(*key)
+    if fn is NotImplemented:
+        raise NotImplementedError(
+            f"No KL(p || q) is implemented for p type {type(p).__name__} and q type "
+            f"{type(q).__name__}"
+        )
+    return fn(p, q)
+
+
+def _inf_where(cond, value):
+    return minitorch.where(cond, minitorch.full_like(value, float("inf")), value)
+
+
+@register_kl(Normal, Normal)
+def _kl_normal_normal(p, q):
+    var_ratio = (p.scale / q.scale).pow(2)
+    t1 = ((p.loc - q.loc) / q.scale).pow(2)
+    return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Bernoulli, Bernoulli)
+def _kl_bernoulli_bernoulli(p, q):
+    zero = minitorch.zeros_like(p.probs)
+    t1 = p.probs * (_softplus(-q.logits) - _softplus(-p.logits))
+    t1 = minitorch.where(p.probs == 0, zero, _inf_where(q.probs == 0, t1))
+    t2 = (1 - p.probs) * (_softplus(q.logits) - _softplus(p.logits))
+    t2 = minitorch.where(p.probs == 1, zero, _inf_where(q.probs == 1, t2))
+    return t1 + t2
+
+
+@register_kl(Categorical, Categorical)
+def _kl_categorical_categorical(p, q):
+    t = p.probs * (p.logits - q.logits)
+    t = _inf_where((q.probs == 0).expand_as(t), t)
+    t = minitorch.where((p.probs == 0).expand_as(t), minitorch.zeros_like(t), t)
+    return t.sum(-1)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Uniform, Uniform)
+def _kl_uniform_uniform(p, q):
+    result = ((q.high - q.low) / (p.high - p.low)).log()
+    return _inf_where((q.low > p.low) | (q.high < p.high), result)
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with different event shapes "
+            "cannot be computed"
+        )
+    p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q_L.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_L.diagonal(
+        dim1=-2, dim2=-1
+    ).log().sum(-1)
+    n = p.event_shape[0]
+    batch = minitorch.broadcast_shapes(tuple(q_L.shape[:-2]), tuple(p_L.shape[:-2]))
+    q_full, p_full = q_L.expand(tuple(batch) + (n, n)), p_L.expand(tuple(batch) + (n, n))
+    term2 = minitorch.linalg.solve_triangular(q_full, p_full, upper=False).pow(2).sum((-2, -1))
+    term3 = _batch_mahalanobis(q_L, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    result = kl_divergence(p.base_dist, q.base_dist)
+    return _sum_rightmost(result, p.reinterpreted_batch_ndims)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    rate_ratio = q.rate / p.rate
+    return rate_ratio - 1 - rate_ratio.log()
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    t1 = -scale_ratio.log()
+    t2 = loc_abs_diff / q.scale
+    t3 = scale_ratio * (-loc_abs_diff / p.scale).exp()
+    return t1 + t2 + t3 - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    p1, p0, q1, q0 = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    sum_p, sum_q = p1 + p0, q1 + q0
+    t1 = q1.lgamma() + q0.lgamma() + sum_p.lgamma()
+    t2 = p1.lgamma() + p0.lgamma() + sum_q.lgamma()
+    t3 = (p1 - q1) * p1.digamma()
+    t4 = (p0 - q0) * p0.digamma()
+    t5 = (sum_q - sum_p) * sum_p.digamma()
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    pc, qc = p.concentration, q.concentration
+    sum_p, sum_q = pc.sum(-1), qc.sum(-1)
+    t1 = sum_p.lgamma() - sum_q.lgamma()
+    t2 = (pc.lgamma() - qc.lgamma()).sum(-1)
+    t3 = pc - qc
+    t4 = pc.digamma() - sum_p.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _EULER
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + _EULER)

@@ -1,0 +1,172 @@
+"""MultivariateNormal: loc with a covariance, precision or lower-Cholesky scale matrix."""
+
+from __future__ import annotations
+
+import math
+
+import minitorch
+from minitorch._tensor import Size
+from minitorch.distributions import constraints
+from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.utils import lazy_property
+
+__all__ = ["MultivariateNormal"]
+
+
+def _batch_mv(mat, vec):
+    """mat @ vec over broadcast batch dims."""
+    return (mat @ vec.unsqueeze(-1)).squeeze(-1)
+
+
+def _batch_mahalanobis(L, x):
+    """x^T (L L^T)^-1 x over broadcast batch dims, with L lower triangular."""
+    batch = minitorch.broadcast_shapes(tuple(L.shape[:-2]), tuple(x.shape[:-1]))
+    n = L.shape[-1]
+    L = L.expand(tuple(batch) + (n, n))
+    x = x.expand(tuple(batch) + (n,))
+    z = minitorch.linalg.solve_triangular(L, x.unsqueeze(-1), upper=False).squeeze(-1)
+    return z.pow(2).sum(-1)
+
+
+def _precision_to_scale_tril(P):
+    """The lower Cholesky factor of P^-1."""
+    return minitorch.linalg.cholesky(minitorch.linalg.inv(P))
+
+
+def _need_matrix(name: str, m) -> None:
+    if m.dim() < 2:
+        raise ValueError(
+            f"{name} matrix must be at least two-dimensional, with optional leading batch "
+            "dimensions"
+        )
+
+
+class MultivariateNormal(Distribution):
+    """The multivariate normal distribution N(loc, Sigma) given by exactly one of
+    covariance_matrix, precision_matrix or scale_tril.
+
+    Mirrors torch.distributions.MultivariateNormal.
+
+    Differences from torch: a precision matrix is turned into scale_tril through its inverse
+    rather than through torch's flipped-Cholesky route (same values up to rounding)."""
+
+    arg_constraints = {
+        "loc": constraints.real_vector,
+        "covariance_matrix": constraints.positive_definite,
+        "precision_matrix": constraints.positive_definite,
+        "scale_tril": constraints.lower_cholesky,
+    }
+    support = constraints.real_vector
+    has_rsample = True
+
+    def __init__(
+        self,
+        loc,
+        covariance_matrix=None,
+        precision_matrix=None,
+        scale_tril=None,
+        validate_args=None,
+    ):
+        if loc.dim() < 1:
+            raise ValueError("loc must be at least one-dimensional.")
+        given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
+        if sum(given) != 1:
+            raise ValueError(
+                "Exactly one of covariance_matrix or precision_matrix or scale_tril may be "
+                "specified."
+            )
+        if scale_tril is not None:
+            _need_matrix("scale_tril", scale_tril)
+            matrix = scale_tril
+        elif covariance_matrix is not None:
+            _need_matrix("covariance_matrix", covariance_matrix)
+            matrix = covariance_matrix
+        else:
+            _need_matrix("precision_matrix", precision_matrix)
+            matrix = precision_matrix
+        n = matrix.shape[-1]
+        if tuple(loc.shape[-1:]) != (n,) or matrix.shape[-2] != n:
+            raise RuntimeError(
+                f"MultivariateNormal: loc of shape {tuple(loc.shape)} does not match the "
+                f"matrix of shape {tuple(matrix.shape)}"
+            )
+        batch_shape = minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        full = tuple(batch_shape) + (n, n)
+        if scale_tril is not None:
+            self.scale_tril = scale_tril.expand(full)
+        elif covariance_matrix is not None:
+            self.covariance_matrix = covariance_matrix.expand(full)
+        else:
+            self.precision_matrix = precision_matrix.expand(full)
+        self.loc = loc.expand(tuple(batch_shape) + (n,))
+        super().__init__(batch_shape, Size((n,)), validate_args=validate_args)
+        if scale_tril is not None:
+            self._unbroadcasted_scale_tril = scale_tril
+        elif covariance_matrix is not None:
+            self._unbroadcasted_scale_tril = minitorch.linalg.cholesky(covariance_matrix)
+        else:
+            self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(MultivariateNormal, _instance)
+        batch_shape = Size(batch_shape)
+        loc_shape = batch_shape + self.event_shape
+        cov_shape = batch_shape + self.event_shape + self.event_shape
+        new.loc = self.loc.expand(loc_shape)
+        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(cov_shape))
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _full(self, m):
+        return m.expand(self._batch_shape + self._event_shape + self._event_shape)
+
+    @lazy_property
+    def scale_tril(self):
+        return self._full(self._unbroadcasted_scale_tril)
+
+    @lazy_property
+    def covariance_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        return self._full(L @ L.mT)
+
+    @lazy_property
+    def precision_matrix(self):
+        L = self._unbroadcasted_scale_tril
+        eye = minitorch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
+        L_inv = minitorch.linalg.solve_triangular(L, eye.expand(L.shape), upper=False)
+        return self._full(L_inv.mT @ L_inv)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        var = self._unbroadcasted_scale_tril.pow(2).sum(-1)
+        return var.expand(self._batch_shape + self._event_shape)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        eps = minitorch.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        diff = value - self.loc
+        M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
+        half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+        return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det
+
+    def entropy(self):
+        half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+        H = 0.5 * self._event_shape[0] * (1.0 + math.log(2 * math.pi)) + half_log_det
+        return H.expand(self._batch_shape) if len(self._batch_shape) else H

@@ -1,0 +1,48 @@
+"""Poisson distribution."""
+
+from __future__ import annotations
+
+import minitorch
+from minitorch.distributions import constraints
+from minitorch.distributions._scalar_family import _Elementwise
+
+__all__ = ["Poisson"]
+
+
+class Poisson(_Elementwise):
+    """Counts with mean `rate`.
+
+    Mirrors torch.distributions.Poisson.
+
+    Differences from torch: no entropy() (torch computes it through its exponential-family
+    machinery)."""
+
+    _params = ("rate",)
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, rate, validate_args=None):
+        super().__init__(rate, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        with minitorch.no_grad():
+            return minitorch.poisson(self.rate.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = minitorch.broadcast_tensors(self.rate, value.to(self.rate.dtype))
+        return minitorch.xlogy(value, rate) - rate - (value + 1).lgamma()

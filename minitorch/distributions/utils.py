@@ -1,0 +1,141 @@
+"""Helpers shared by the distributions: broadcast_all, probs/logits conversion, lazy_property."""
+
+from __future__ import annotations
+
+import numbers
+
+import minitorch
+from minitorch._tensor import Tensor, _make
+
+__all__ = [
+    "broadcast_all",
+    "clamp_probs",
+    "lazy_property",
+    "logits_to_probs",
+    "probs_to_logits",
+    "tril_matrix_to_vec",
+    "vec_to_tril_matrix",
+]
+
+
+def broadcast_all(*values):
+    """Broadcast tensors and Python numbers to one shape; numbers take the dtype and device of
+    the first tensor (the default dtype when there is none).
+
+    Mirrors torch.distributions.utils.broadcast_all."""
+    like = None
+    for v in values:
+        if isinstance(v, Tensor):
+            like = v
+            break
+        if not isinstance(v, numbers.Number):
+            raise ValueError(
+                "Input arguments must all be instances of Number, torch.Tensor or objects "
+                "implementing __torch_function__."
+            )
+    for v in values:
+        if not isinstance(v, (Tensor, numbers.Number)):
+            raise ValueError(
+                "Input arguments must all be instances of Number, torch.Tensor or objects "
+                "implementing __torch_function__."
+            )
+    if like is None:
+        dtype = minitorch.get_default_dtype()
+        tensors = [minitorch.tensor(float(v), dtype=dtype) for v in values]
+    else:
+        tensors = [
+            v if isinstance(v, Tensor) else like.new_tensor(v, dtype=like.dtype) for v in values
+        ]
+    return minitorch.broadcast_tensors(*tensors)
+
+
+def _sum_rightmost(value, dim: int):
+    """Sum out the `dim` rightmost dimensions of value."""
+    if dim == 0:
+        return value
+    return value.reshape(tuple(value.shape[: value.dim() - dim]) + (-1,)).sum(-1)
+
+
+def clamp_probs(probs):
+    """Clamp probabilities into the open interval (eps, 1 - eps) of their dtype.
+
+    Mirrors torch.distributions.utils.clamp_probs."""
+    eps = minitorch.finfo(probs.dtype).eps
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def logits_to_probs(logits, is_binary: bool = False):
+    """Probabilities from logits: sigmoid for binary, softmax over the last dim otherwise.
+
+    Mirrors torch.distributions.utils.logits_to_probs."""
+    if is_binary:
+        return minitorch.sigmoid(logits)
+    return logits.softmax(-1)
+
+
+def probs_to_logits(probs, is_binary: bool = False):
+    """Logits from probabilities (clamped away from 0 and 1): log-odds for binary, log otherwise.
+
+    Mirrors torch.distributions.utils.probs_to_logits."""
+    ps = clamp_probs(probs)
+    if is_binary:
+        return ps.log() - (-ps).log1p()
+    return ps.log()
+
+
+class lazy_property:
+    """A property computed on first access and then cached on the instance (with grad enabled,
+    so a cached value keeps its graph). At class level it returns itself.
+
+    Mirrors torch.distributions.utils.lazy_property."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+        self.__name__ = wrapped.__name__
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return self
+        with minitorch.enable_grad():
+            value = self.wrapped(instance)
+        instance.__dict__[self.wrapped.__name__] = value
+        return value
+
+
+def tril_matrix_to_vec(mat, diag: int = 0):
+    """The lower-triangular entries (offset diag) of the last two dims, row by row.
+
+    Mirrors torch.distributions.utils.tril_matrix_to_vec."""
+    n = mat.shape[-1]
+    rows, cols = minitorch.tril_indices(n, n, offset=diag, device=mat.device)
+    return mat[..., rows, cols]
+
+
+def vec_to_tril_matrix(vec, diag: int = 0):
+    """The inverse of tril_matrix_to_vec. Mirrors torch.distributions.utils.vec_to_tril_matrix."""
+    m = vec.shape[-1]
+    n = 0
+    while _tril_count(n, diag) < m:
+        n += 1
+    if _tril_count(n, diag) != m:
+        raise ValueError("vec_to_tril_matrix: the last dimension is not a triangular number")
+    mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
+    rows, cols = minitorch.tril_indices(n, n, offset=diag, device=vec.device)
+    mat[..., rows, cols] = vec
+    return mat
+
+
+def _tril_count(n: int, diag: int) -> int:
+    return sum(max(0, min(n, r + diag + 1)) for r in range(n))
+
+
+def _standard_gamma(concentration):
+    """Gamma(concentration, 1) samples from the seeded generator of the tensor's device, as a
+    tensor of the same dtype with no gradient, clamped to the dtype's smallest positive value."""
+    from minitorch.random import _sample
+
+    a = concentration.detach()
+    draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(a._data))
+    out = _make(draw.astype(a._data.dtype, copy=False), a._device, False, None)
+    return out.clamp(min=minitorch.finfo(a.dtype).tiny)
