@@ -5,9 +5,8 @@ from __future__ import annotations
 import functools
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.engine import grad as _autograd_grad
 from minitorch.autograd.function import AccumulateGrad, _edge
-from minitorch.autograd.functional import _jacobian_of_output, _zeros_like
+from minitorch.autograd.functional import _grads, _jacobian_of_output, _zeros_like
 from minitorch.autograd.grad_mode import enable_grad, state
 from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
@@ -139,20 +138,7 @@ def _split_aux(output, has_aux: bool, api: str):
 
 def _grads_or_zeros(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
     """autograd.grad over the outputs that require grad; zeros for inputs nothing reaches."""
-    if grad_outputs is None:
-        grad_outputs = (None,) * len(outputs)
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o._requires_grad]
-    if pairs:
-        res = _autograd_grad(
-            [o for o, _ in pairs],
-            inputs,
-            [g for _, g in pairs],
-            retain_graph=retain_graph,
-            create_graph=create_graph,
-            allow_unused=True,
-        )
-    else:
-        res = (None,) * len(inputs)
+    res = _grads(outputs, inputs, grad_outputs, create_graph, retain_graph)
     return [_zeros_like(x) if g is None else g for g, x in zip(res, inputs, strict=True)]
 
 
