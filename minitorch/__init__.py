@@ -151,12 +151,16 @@ _LAZY_MODULES = (
     "distributions",
     "jit",
     "compiler",
+    "profiler",
+    "storage",
 )
 _LAZY_NAMES = {
     "save": "serialization",
     "load": "serialization",
     "set_printoptions": "_tensor_str",
     "vmap": "func",
+    "UntypedStorage": "storage",
+    "TypedStorage": "storage",
 }
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(

@@ -1664,6 +1664,28 @@ class TensorMethods:
 
         return resize_as_(self, the_template, memory_format=memory_format)
 
+    # --- storage (minitorch/storage.py) ---
+
+    def untyped_storage(self):
+        from minitorch.storage import untyped_storage
+
+        return untyped_storage(self)
+
+    def storage(self):
+        from minitorch.storage import storage
+
+        return storage(self)
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        from minitorch.storage import set_
+
+        return set_(self, source, storage_offset, size, stride)
+
+    def is_set_to(self, tensor):
+        from minitorch.storage import is_set_to
+
+        return is_set_to(self, tensor)
+
     # --- GPU: pinned memory and streams ---
 
     def pin_memory(self, device=None):

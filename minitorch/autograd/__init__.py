@@ -18,13 +18,16 @@ from minitorch.autograd.variable import Variable  # noqa: F401
 
 # autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see
 # NOTE [ Lazy submodules ] in minitorch/__init__.py.
+_LAZY_MODULES = ("functional", "profiler")
+
+
 def __getattr__(name):
-    if name == "functional":
+    if name in _LAZY_MODULES:
         import importlib
 
-        return importlib.import_module("minitorch.autograd.functional")
+        return importlib.import_module(f"minitorch.autograd.{name}")
     raise AttributeError(f"module 'minitorch.autograd' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | {"functional"})
+    return sorted(set(globals()) | set(_LAZY_MODULES))

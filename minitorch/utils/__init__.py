@@ -6,13 +6,16 @@ from __future__ import annotations
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
 
+_LAZY_MODULES = ("checkpoint", "benchmark")
+
+
 def __getattr__(name):
-    if name == "checkpoint":
+    if name in _LAZY_MODULES:
         import importlib
 
-        return importlib.import_module("minitorch.utils.checkpoint")
+        return importlib.import_module(f"minitorch.utils.{name}")
     raise AttributeError(f"module 'minitorch.utils' has no attribute '{name}'")
 
 
 def __dir__():
-    return sorted(set(globals()) | {"checkpoint"})
+    return sorted(set(globals()) | set(_LAZY_MODULES))
