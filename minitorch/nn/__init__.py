@@ -8,5 +8,5 @@ from minitorch.nn.parameter import (  # noqa: F401  # isort: skip
 )
 from minitorch.nn import init  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import functional  # noqa: F401  # isort: skip  (the layers use it)
-from minitorch.nn import utils  # noqa: F401
+from minitorch.nn import attention, utils  # noqa: F401
 from minitorch.nn.modules import *  # noqa: F403

@@ -11,6 +11,7 @@ from minitorch.nn.modules.module import (  # isort: skip  (first: the others sub
     register_module_module_registration_hook,
     register_module_parameter_registration_hook,
 )
+from minitorch.nn.modules import utils  # noqa: F401
 from minitorch.nn.modules.activation import *  # noqa: F403
 from minitorch.nn.modules.batchnorm import *  # noqa: F403
 from minitorch.nn.modules.container import (

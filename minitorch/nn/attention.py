@@ -1,0 +1,57 @@
+"""torch.nn.attention: choosing the kernel of scaled_dot_product_attention. minitorch has one
+(its math: softmax(q k^T / sqrt(d)) v), so the choice is recorded in backends.cuda's switches and
+otherwise changes nothing. Mirrors torch.nn.attention."""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+
+__all__ = ["SDPBackend", "sdpa_kernel"]
+
+
+class SDPBackend(int, enum.Enum):
+    """The attention kernels torch can choose from. Mirrors torch.nn.attention.SDPBackend."""
+
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
+
+
+_SWITCHES = {
+    SDPBackend.MATH: "math",
+    SDPBackend.FLASH_ATTENTION: "flash",
+    SDPBackend.EFFICIENT_ATTENTION: "mem_efficient",
+    SDPBackend.CUDNN_ATTENTION: "cudnn",
+}
+
+
+@contextlib.contextmanager
+def sdpa_kernel(backends, set_priority: bool = False):
+    """A region where only `backends` are enabled for scaled_dot_product_attention (read back by
+    backends.cuda.<kind>_sdp_enabled()). Mirrors torch.nn.attention.sdpa_kernel.
+
+    Differences from torch: minitorch always computes the math kernel, whatever is enabled."""
+    if isinstance(backends, SDPBackend):
+        backends = [backends]
+    if not isinstance(backends, (list, tuple, set)) or not all(
+        isinstance(b, SDPBackend) for b in backends
+    ):
+        raise AssertionError(
+            "Backend must be an instance of SDPBackend or a list of SDPBackend instances, got "
+            f"{type(backends).__name__ if not isinstance(backends, (list, tuple, set)) else 'list'}"
+        )
+    from minitorch.backends import cuda
+
+    before = {kind: getattr(cuda, f"{kind}_sdp_enabled")() for kind in _SWITCHES.values()}
+    chosen = {_SWITCHES[b] for b in backends if b in _SWITCHES}
+    try:
+        for kind in _SWITCHES.values():
+            getattr(cuda, f"enable_{kind}_sdp")(kind in chosen)
+        yield {}
+    finally:
+        for kind, on in before.items():
+            getattr(cuda, f"enable_{kind}_sdp")(on)
