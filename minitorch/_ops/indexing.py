@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
-from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_
+from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_, writable
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import state
@@ -262,9 +262,9 @@ def setitem(self: Tensor, key, value) -> None:
         vt = _fit_value(vt, plan, "setitem")
     record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
     if not record:
-        _check_leaf(self, "setitem")
+        _check_leaf(self, "setitem", overlap_ok=True)  # as torch: x.expand(2, 3)[0] = v writes x
         data = _scalar_value(value) if vt is None else vt._data
-        _put(self._device, self._data, plan, data, accumulate=False)
+        _put(self._device, writable(self), plan, data, accumulate=False)
         self._vc[0] += 1
         return
     if vt is None:

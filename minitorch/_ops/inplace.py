@@ -60,8 +60,26 @@ def _check_overlap(self: Tensor):
             )
 
 
-def _check_leaf(self: Tensor, op: str, writes: bool = True):
-    if writes:
+def writable(t: Tensor):
+    """t's array for an in-place write. A view of an expand()ed tensor is a NumPy broadcast view,
+    read-only; torch writes through it into the memory it shares (fill_, zero_ and x[i] = v on
+    an expanded tensor; any in-place op on a slice of one without repeated elements), so such a
+    view is rebuilt, writable, over its root's memory with the same shape and strides."""
+    d = t._data
+    if d.flags.writeable or t._base is None:
+        return d
+    root = t._base._data
+    if not (root.flags.writeable and root.flags.c_contiguous):
+        return d
+    backend = t._device.backend
+    start = (backend.data_ptr(d) - backend.data_ptr(root)) // d.itemsize
+    return backend.xp.lib.stride_tricks.as_strided(
+        root.reshape(-1)[start:], shape=d.shape, strides=d.strides
+    )
+
+
+def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = False):
+    if writes and not overlap_ok:
         _check_overlap(self)
     if not state.enabled:
         return
@@ -113,14 +131,14 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
         with no_grad():
             r = compute(self)
         _check_result(self, r, op)
-        self._data[...] = r._data
+        writable(self)[...] = r._data
         self._vc[0] += 1
         return self
     snap = _snapshot(self)
     r = compute(snap)
     _check_result(self, r, op)
     r = cast(r, self.dtype)
-    self._data[...] = r._data
+    writable(self)[...] = r._data
     self._vc[0] += 1
     _take_history(self, r)
     return self
@@ -383,13 +401,14 @@ def fill_(self, value):
             "dimensions."
         )
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
-        _check_leaf(self, "fill_")
+        _check_leaf(self, "fill_", overlap_ok=True)  # one value: repeated elements are fine
+        data = writable(self)
         if not isinstance(value, Tensor):
-            self._data.fill(value)
+            data.fill(value)
         elif value._device is self._device:  # an array assignment: no read back to the host
-            self._data[...] = value._data
+            data[...] = value._data
         else:  # a CPU scalar into a device tensor (as torch allows): the host has the number
-            self._data.fill(value._device.backend.to_host(value._data).item())
+            data.fill(value._device.backend.to_host(value._data).item())
         self._vc[0] += 1
         return self
     return apply_inplace(self, lambda s: Fill.apply(s, value), "fill_", (value,))
@@ -434,7 +453,7 @@ def copy_(self, src, non_blocking=False):
         ) from None
     if not state.enabled or not (self._requires_grad or src._requires_grad):
         _check_leaf(self, "copy_")
-        self._data[...] = src._data
+        writable(self)[...] = src._data
         self._vc[0] += 1
         return self
     return apply_inplace(self, lambda s: CopyFrom.apply(s, src), "copy_", (src,))

@@ -26,6 +26,29 @@ def test_inplace_on_an_empty_tensor(op):
 def test_inplace_on_an_expanded_tensor_still_raises():
     with pytest.raises(RuntimeError, match="single memory location"):
         mt.zeros(1, 3).expand(2, 3).add_(1.0)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        mt.zeros(1, 3).expand(2, 3).copy_(mt.ones(2, 3))
+
+
+def test_writes_through_an_expanded_tensor_reach_its_memory():
+    # torch allows fill_, zero_ and setitem on repeated elements (one value per location), and
+    # any in-place op on a slice of an expanded tensor that repeats nothing
+    x = mt.zeros(3)
+    e = x.expand(2, 3)
+    e.fill_(1.0)
+    assert x.tolist() == [1.0, 1.0, 1.0]
+    e[0] = 5.0
+    assert x.tolist() == [5.0, 5.0, 5.0]
+    e[1] = mt.tensor([1.0, 2.0, 3.0])
+    assert x.tolist() == [1.0, 2.0, 3.0] and e.tolist() == [[1.0, 2.0, 3.0]] * 2
+    e[0].add_(1.0)
+    assert x.tolist() == [2.0, 3.0, 4.0]
+    y = mt.zeros(2, 1)
+    f = y.expand(2, 3)
+    f[:, 0] = mt.tensor([7.0, 8.0])
+    assert y.tolist() == [[7.0], [8.0]]
+    f.zero_()
+    assert y.tolist() == [[0.0], [0.0]]
 
 
 def test_aminmax_over_an_empty_named_dim_is_an_index_error():
