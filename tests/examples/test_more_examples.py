@@ -52,3 +52,17 @@ def test_char_lstm_reduced(capsys):
     out = capsys.readouterr().out
     assert "sample (temperature" in out
     assert "Beautiful is better than ugly" not in out.split("---")[0]  # `import this` stayed quiet
+
+
+def test_vae_digits_reduced(capsys):
+    pytest.importorskip("sklearn")
+    history = load("vae_digits").main(["--epochs", "3", "--device", "cpu"])
+    assert len(history) == 3 and history[-1] < history[0], history
+    assert "test loss" in capsys.readouterr().out
+
+
+def test_per_sample_grads_reduced():
+    pytest.importorskip("sklearn")
+    result = load("per_sample_grads").main(["--epochs", "2"])
+    assert result["max_diff"] < 1e-6, result  # vmap(grad(...)) equals the backward() loop
+    assert result["accuracy"] > 0.4, result  # chance is 10%
