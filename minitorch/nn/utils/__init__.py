@@ -16,7 +16,7 @@ from minitorch.nn.utils.convert_parameters import (  # noqa: F401
 
 # Loaded on first use (NOTE [ Lazy submodules ] in minitorch/__init__.py): submodules, and the
 # legacy hook-based weight/spectral norm functions with the module that holds each.
-_LAZY_MODULES = ("parametrize", "parametrizations", "stateless")
+_LAZY_MODULES = ("parametrize", "parametrizations", "prune", "stateless")
 _LAZY_NAMES = {
     "weight_norm": "weight_norm",
     "remove_weight_norm": "weight_norm",
