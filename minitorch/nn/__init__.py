@@ -8,5 +8,10 @@ from minitorch.nn.parameter import (  # noqa: F401  # isort: skip
 )
 from minitorch.nn import init  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import functional  # noqa: F401  # isort: skip  (the layers use it)
-from minitorch.nn import attention, utils  # noqa: F401
+from minitorch.nn import (  # noqa: F401
+    attention,
+    parallel,  # noqa: F401
+    utils,
+)
 from minitorch.nn.modules import *  # noqa: F403
+from minitorch.nn.parallel import DataParallel  # noqa: F401

@@ -72,3 +72,20 @@ def test_sync_batchnorm_is_batchnorm_over_any_rank():
     assert type(bn) is mt.nn.SyncBatchNorm and not bn.training
     assert bn.weight is old.weight and bn.running_mean is old.running_mean
     assert repr(bn).startswith("SyncBatchNorm(3, eps=1e-05")
+
+
+def test_data_parallel_without_a_gpu_calls_the_module():
+    mt.manual_seed(0)
+    inner = mt.nn.Linear(2, 3)
+    dp = mt.nn.DataParallel(inner)
+    x = mt.randn(4, 2)
+    np.testing.assert_array_equal(dp(x).detach().numpy(), inner(x).detach().numpy())
+    assert list(dp.state_dict()) == ["module.weight", "module.bias"] and dp.device_ids == []
+    assert repr(dp).startswith("DataParallel(\n  (module): Linear(")
+    state = dp.state_dict()
+    consume_prefix_in_state_dict_if_present(state, "module.")
+    fresh = mt.nn.Linear(2, 3)
+    fresh.load_state_dict(state)  # a DataParallel checkpoint loads into the bare model
+    np.testing.assert_array_equal(fresh(x).detach().numpy(), inner(x).detach().numpy())
+    with pytest.raises(RuntimeError, match="device type could not be determined"):
+        mt.nn.parallel.data_parallel(inner, x)

@@ -48,3 +48,11 @@ def test_sync_batchnorm_values_match_torch():
         y, ty = got(mt.tensor(x)), want(torch.tensor(x))
     np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(got.running_var.numpy(), want.running_var.numpy(), rtol=1e-10)
+
+
+def test_data_parallel_matches_torch_on_the_cpu():
+    def probe(lib):
+        dp = lib.nn.DataParallel(lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU()))
+        return repr(dp), list(dp.state_dict()), dp.device_ids, [n for n, _ in dp.named_modules()]
+
+    assert probe(mt) == probe(torch)
