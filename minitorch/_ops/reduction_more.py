@@ -299,6 +299,10 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
             "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
             f"{_short(A.dtype)}"
         )
+    dim = tuple(dim)
+    if len(dim) != 2:
+        got = " ".join(str(d) for d in dim)
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (wrap_dim(operator.index(d), A.ndim, "linalg.matrix_norm") for d in dim)
     if ord == "fro":
         return _out(vector_norm(A, 2, (d0, d1), keepdim), out)
@@ -358,8 +362,10 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The Frobenius/p-norm of input over dims. Mirrors torch.norm (deprecated in torch)."""
     if isinstance(dim, int):
         dim = (dim,)
-    if p == "nuc":
-        return matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p == "nuc" or (p == "fro" and dim is not None and len(dim) > 2):
+        # torch: a matrix norm over the given dims (all of them by default), which must be two
+        dims = tuple(range(input.ndim)) if dim is None else dim
+        return _out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
     if p == "fro" or p is None:
         p = 2
     elif isinstance(p, str):

@@ -282,3 +282,29 @@ def test_cholesky_ex_reports_the_failing_minor_as_torch(a, upper):
     with pytest.raises(mt.linalg.LinAlgError) as e_mt:
         mt.linalg.cholesky_ex(m, check_errors=True)
     assert str(e_mt.value) == str(e_torch.value)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"p": "fro", "dim": [0, 1, 2]},
+        {"p": "fro", "dim": [0, 1]},
+        {"p": "fro", "dim": 1},
+        {"p": "nuc", "dim": [0, 1, 2]},
+        {"p": "nuc", "dim": [0, 1]},
+        {"p": "nuc"},
+        {"p": "fro"},
+        {"p": 3, "dim": (0, 2), "keepdim": True},
+    ],
+    ids=repr,
+)
+def test_norm_chooses_vector_or_matrix_norm_as_torch(kwargs):
+    m, t = _pair(np.arange(24.0).reshape(2, 3, 4))
+    try:
+        want = torch.norm(t, **kwargs)
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError) as got:
+            mt.norm(m, **kwargs)
+        assert str(got.value) == str(e)
+        return
+    np.testing.assert_allclose(mt.norm(m, **kwargs).numpy(), want.numpy(), rtol=1e-12)
