@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from minitorch.distributions import constraints
+from minitorch.distributions import constraints, transforms
 from minitorch.distributions.bernoulli import Bernoulli
 from minitorch.distributions.beta import Beta
 from minitorch.distributions.binomial import Binomial
 from minitorch.distributions.categorical import Categorical, OneHotCategorical
 from minitorch.distributions.cauchy import Cauchy
+from minitorch.distributions.constraint_registry import biject_to, transform_to
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exponential import Exponential
-from minitorch.distributions.gamma import Gamma
+from minitorch.distributions.gamma import Chi2, Gamma
 from minitorch.distributions.geometric import Geometric
 from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.independent import Independent
@@ -22,6 +23,18 @@ from minitorch.distributions.normal import LogNormal, Normal
 from minitorch.distributions.poisson import Poisson
 from minitorch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
 from minitorch.distributions.student_t import StudentT
+from minitorch.distributions.transformed_distribution import (
+    HalfCauchy,
+    HalfNormal,
+    InverseGamma,
+    Kumaraswamy,
+    LogisticNormal,
+    Pareto,
+    TransformedDistribution,
+    Weibull,
+)
+from minitorch.distributions.transforms import *  # noqa: F403  (torch exports them here too)
+from minitorch.distributions.transforms import __all__ as _transforms_all
 from minitorch.distributions.uniform import Uniform
 
 __all__ = [
@@ -29,6 +42,7 @@ __all__ = [
     "Beta",
     "Binomial",
     "Categorical",
+    "Chi2",
     "Cauchy",
     "Dirichlet",
     "Distribution",
@@ -36,18 +50,29 @@ __all__ = [
     "Gamma",
     "Geometric",
     "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
     "Independent",
+    "InverseGamma",
+    "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LogisticNormal",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "Pareto",
     "Poisson",
     "RelaxedBernoulli",
     "RelaxedOneHotCategorical",
     "StudentT",
+    "TransformedDistribution",
     "Uniform",
+    "Weibull",
+    "biject_to",
     "constraints",
     "kl_divergence",
     "register_kl",
-]
+    "transform_to",
+    "transforms",
+] + list(_transforms_all)

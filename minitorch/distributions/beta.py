@@ -20,7 +20,8 @@ class Beta(Distribution):
 
     Mirrors torch.distributions.Beta.
 
-    Differences from torch: rsample() returns samples without gradient."""
+    Differences from torch: rsample() gradients come from the underlying Dirichlet's (see its
+    docstring), so per-sample gradients differ from torch's while their expectations agree."""
 
     arg_constraints = {
         "concentration1": constraints.positive,

@@ -6,7 +6,7 @@ import minitorch
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
-from minitorch.distributions.utils import _standard_gamma
+from minitorch.distributions.gamma import _rsample_standard_gamma
 
 __all__ = ["Dirichlet"]
 
@@ -16,8 +16,9 @@ class Dirichlet(Distribution):
 
     Mirrors torch.distributions.Dirichlet.
 
-    Differences from torch: rsample() returns samples without gradient (torch differentiates
-    them with respect to concentration)."""
+    Differences from torch: rsample() differentiates the normalised gamma draws (each through
+    its implicit reparameterisation gradient); torch uses a dedicated Dirichlet gradient, so
+    per-sample gradients differ while their expectations agree."""
 
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -59,7 +60,7 @@ class Dirichlet(Distribution):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        g = _standard_gamma(self.concentration.expand(shape))
+        g = _rsample_standard_gamma(self.concentration.expand(shape))
         out = g / g.sum(-1, keepdim=True)
         finfo = minitorch.finfo(out.dtype)
         return out.clamp(min=finfo.tiny, max=1 - finfo.eps)

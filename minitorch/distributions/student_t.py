@@ -7,7 +7,7 @@ import math
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
-from minitorch.distributions.utils import _standard_gamma
+from minitorch.distributions.gamma import _rsample_standard_gamma
 
 __all__ = ["StudentT"]
 
@@ -15,9 +15,8 @@ __all__ = ["StudentT"]
 class StudentT(_Elementwise):
     """Student's t distribution with df degrees of freedom, location loc and scale scale.
 
-    Mirrors torch.distributions.StudentT.
-
-    Differences from torch: rsample() is differentiable with respect to loc and scale, not df."""
+    Mirrors torch.distributions.StudentT. rsample() is differentiable with respect to df, loc
+    and scale (df through the chi-squared draw's implicit gradient)."""
 
     _params = ("df", "loc", "scale")
     arg_constraints = {
@@ -51,8 +50,8 @@ class StudentT(_Elementwise):
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         x = minitorch.randn(shape, dtype=self.df.dtype, device=self.df.device)
-        chi2 = 2 * _standard_gamma((0.5 * self.df).expand(shape))
-        y = x * (chi2 / self.df.detach()).rsqrt()
+        chi2 = 2 * _rsample_standard_gamma((0.5 * self.df).expand(shape))
+        y = x * (chi2 / self.df).rsqrt()
         return self.loc + self.scale * y
 
     def log_prob(self, value):
