@@ -222,7 +222,10 @@ class NllLoss(Function):
         x, t = logp._data, target._data
         mask = t != ignore_index
         safe = xp.where(mask, t, 0)
-        picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+        if x.ndim == 2:  # (N, C): a direct gather (take_along_axis is NumPy Python, ~3 us)
+            picked = x[xp.arange(x.shape[0]), safe]
+        else:
+            picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
         w = mask.astype(x.dtype) if weight is None else weight._data[safe] * mask
         loss = -(picked * w)
         ctx.reduction = reduction

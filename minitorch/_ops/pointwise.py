@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating, promote, promote_float, scalar_like
+from minitorch._ops._common import (
+    cast,
+    is_floating,
+    opmath_dtype,
+    promote,
+    promote_float,
+    scalar_like,
+)
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -539,9 +546,20 @@ class Sigmoid(Function):
     def forward(ctx, a):
         x = a._data
         xp = ctx.xp
-        # exp of a non-positive number only: no overflow warning for large |a|
-        e = xp.exp(-xp.abs(x))
-        out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        dt = x.dtype
+        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
+            x = x.astype("float32")
+        # torch's formula, four passes over one buffer: exp(-x) overflowing to inf for x below
+        # about -88 (float32) gives 1 / inf = 0, the right limit (the kernels' RuntimeWarnings
+        # are silenced: see minitorch/__init__.py)
+        if x.ndim:
+            out = xp.negative(x)
+            xp.exp(out, out=out)
+            out += 1
+            xp.reciprocal(out, out=out)
+        else:
+            out = xp.asarray(1 / (1 + xp.exp(-x)))
+        out = out.astype(dt, copy=False)
         ctx.save_for_backward(out)
         return out
 

@@ -202,40 +202,37 @@ _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     """torch's shape, dtype and weight checks of nll_loss (nll_loss_nd / nll_loss2d)."""
-    dim = input.ndim
+    shape, t_shape = input._data.shape, target._data.shape  # tuples: no Size objects made
+    dim, t_dim = len(shape), len(t_shape)
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
-    if dim != 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
-        got = target.shape[0] if target.ndim else 1
+    if dim != 1 and (t_dim == 0 or shape[0] != t_shape[0]):
+        got = t_shape[0] if t_dim else 1
         raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({got})."
+            f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
-    if dim <= 2 and target.ndim > 1:
+    if dim <= 2 and t_dim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if dim == 1 and target.ndim == 1 and target.shape[0] != 1:
+    if dim == 1 and t_dim == 1 and t_shape[0] != 1:
         raise ValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+            f"For 1D input, 1D target must have size 1, but got target size: {t_shape[0]}"
         )
-    if dim == 4 and target.ndim != 3:
+    if dim == 4 and t_dim != 3:
         raise RuntimeError(
             "only batches of spatial targets supported (3D tensors) but got targets of "
-            f"dimension: {target.ndim}"
+            f"dimension: {t_dim}"
         )
-    if dim == 4 and tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(
-            f"size mismatch (got input: {list(input.shape)} , target: {list(target.shape)}"
-        )
-    if dim > 2 and dim != 4 and tuple(target.shape) != (input.shape[0],) + input.shape[2:]:
-        raise RuntimeError(
-            f"Expected target size {[input.shape[0], *input.shape[2:]]}, got {list(target.shape)}"
-        )
-    if target.dtype.name not in ("int64", "uint8"):
+    if dim == 4 and t_shape[1:] != shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(t_shape)}")
+    if dim > 2 and dim != 4 and t_shape != (shape[0],) + shape[2:]:
+        raise RuntimeError(f"Expected target size {[shape[0], *shape[2:]]}, got {list(t_shape)}")
+    if target._data.dtype.char not in "qlB":  # int64 (long or long long) or uint8
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}"
         )
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
-    n_classes = input.shape[0] if dim == 1 else input.shape[1]
+    n_classes = shape[0] if dim == 1 else shape[1]
     if weight is not None:
         if weight.ndim != 1 or weight.shape[0] != n_classes:
             raise RuntimeError(
@@ -251,9 +248,11 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
 def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
     """torch's IndexError for a class index outside [0, n_classes). See NOTE [ Checks that read
     values ]."""
-    if not _on_host(target) or target.numel() == 0:
-        return
     t = target._data
+    if not _on_host(target) or t.size == 0:
+        return
+    if t.min() >= 0 and t.max() < n_classes:  # the common case, in two reductions
+        return
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
