@@ -56,9 +56,6 @@ KNOWN: dict[str, str] = {
     "gelu__blocks@bfloat16": _TORCH_WORSE + "as gelu__wide: torch's formula cancels to -0",
     "gelu_backward__wide@bfloat16": _TAIL,
     "gelu_backward__blocks": _TAIL,
-    "sigmoid_backward/forward@float16": "1.03x the 2-ulp tolerance at one value (1.25 ulps "
-    "from the float64 truth, torch 0.8): rounding inside the composed backward",
-    "sigmoid_backward/long@float16": "as sigmoid_backward/forward",
     "einsum_three_operands@float16": _TORCH_WORSE + "torch contracts pairwise with bmm and "
     "rounds the intermediate to float16 (2.3 ulps); ours contracts in float32 (0.26 ulp)",
     "cov": _TORCH_WORSE + "4-5 ulps vs ours 1.4-1.7 (torch rounds the centred input and its "
