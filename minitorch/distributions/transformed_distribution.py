@@ -169,83 +169,29 @@ def _expand_subclass(self, cls, batch_shape, _instance, names=()):
     return TransformedDistribution.expand(self, batch_shape, _instance=new)
 
 
-class HalfNormal(TransformedDistribution):
-    """|X| for X ~ Normal(0, scale). Mirrors torch.distributions.HalfNormal."""
+class _Folded(TransformedDistribution):
+    """|X| for X symmetric about 0 with a `scale` (HalfNormal, HalfCauchy): the density, cdf and
+    entropy of the fold follow from the base's."""
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
+    _base_cls = None  # the symmetric family folded
 
     def __init__(self, scale, validate_args=None):
-        base = Normal(0, scale, validate_args=False)
+        base = self._base_cls(0, scale, validate_args=False)
         super().__init__(base, AbsTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return _expand_subclass(self, HalfNormal, batch_shape, _instance)
+        return _expand_subclass(self, type(self), batch_shape, _instance)
 
     @property
     def scale(self):
         return self.base_dist.scale
 
     @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
     def mode(self):
         return minitorch.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return minitorch.where(value >= 0, log_prob, -math.inf)
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
-
-
-class HalfCauchy(TransformedDistribution):
-    """|X| for X ~ Cauchy(0, scale). Mirrors torch.distributions.HalfCauchy."""
-
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
-
-    def __init__(self, scale, validate_args=None):
-        base = Cauchy(0, scale, validate_args=False)
-        super().__init__(base, AbsTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        return _expand_subclass(self, HalfCauchy, batch_shape, _instance)
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
-    def mean(self):
-        return minitorch.full_like(self.scale, math.inf)
-
-    @property
-    def mode(self):
-        return minitorch.zeros_like(self.scale)
-
-    @property
-    def variance(self):
-        return minitorch.full_like(self.scale, math.inf)
 
     def log_prob(self, value):
         if self._validate_args:
@@ -264,6 +210,34 @@ class HalfCauchy(TransformedDistribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """|X| for X ~ Normal(0, scale). Mirrors torch.distributions.HalfNormal."""
+
+    _base_cls = Normal
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale.pow(2) * (1 - 2 / math.pi)
+
+
+class HalfCauchy(_Folded):
+    """|X| for X ~ Cauchy(0, scale). Mirrors torch.distributions.HalfCauchy."""
+
+    _base_cls = Cauchy
+
+    @property
+    def mean(self):
+        return minitorch.full_like(self.scale, math.inf)
+
+    @property
+    def variance(self):
+        return minitorch.full_like(self.scale, math.inf)
 
 
 class InverseGamma(TransformedDistribution):
