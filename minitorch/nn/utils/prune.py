@@ -238,6 +238,19 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _zero_extremes(default_mask: Tensor, scores, amount, largest: bool) -> Tensor:
+    """default_mask with the `amount` entries of largest (or smallest) scores() set to 0: the
+    unstructured methods' mask (scores drawn only when something is pruned)."""
+    size = default_mask.nelement()
+    n_prune = _amount_to_count(amount, size)
+    _check_count(n_prune, size)
+    mask = default_mask.clone(memory_format=minitorch.contiguous_format)
+    if n_prune != 0:
+        chosen = minitorch.topk(scores().reshape(-1), k=n_prune, largest=largest).indices
+        mask.view(-1)[chosen] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes `amount` (a count, or a fraction in [0, 1]) of the still-unpruned entries, chosen
     uniformly at random. Mirrors torch.nn.utils.prune.RandomUnstructured.
@@ -251,15 +264,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.nelement()
-        n_prune = _amount_to_count(self.amount, size)
-        _check_count(n_prune, size)
-        mask = default_mask.clone(memory_format=minitorch.contiguous_format)
-        if n_prune != 0:
-            scores = minitorch.rand_like(t)
-            chosen = minitorch.topk(scores.view(-1), k=n_prune).indices
-            mask.view(-1)[chosen] = 0
-        return mask
+        return _zero_extremes(default_mask, lambda: minitorch.rand_like(t), self.amount, True)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float):
@@ -282,14 +287,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        size = t.nelement()
-        n_prune = _amount_to_count(self.amount, size)
-        _check_count(n_prune, size)
-        mask = default_mask.clone(memory_format=minitorch.contiguous_format)
-        if n_prune != 0:
-            smallest = minitorch.topk(t.detach().abs().view(-1), k=n_prune, largest=False)
-            mask.view(-1)[smallest.indices] = 0
-        return mask
+        return _zero_extremes(default_mask, lambda: t.detach().abs(), self.amount, False)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: int | float, importance_scores=None):
