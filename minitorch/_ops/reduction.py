@@ -434,8 +434,8 @@ class MaxDim(Function):
         if x.ndim == 0:
             ctx.idx = None
             return x.copy(), xp.zeros((), dtype=_dtype.int64.np)
-        arg = xp.argmax if kind == "max" else xp.argmin
-        idx = xp.expand_dims(arg(x, axis=dim), dim)
+        # the array methods (keepdims): xp.argmax and xp.expand_dims dispatch in Python
+        idx = (x.argmax if kind == "max" else x.argmin)(axis=dim, keepdims=True)
         values = xp.take_along_axis(x, idx, axis=dim)
         ctx.idx = idx
         if not keepdim:
