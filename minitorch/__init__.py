@@ -153,6 +153,7 @@ _LAZY_MODULES = (
     "compiler",
     "profiler",
     "storage",
+    "multiprocessing",
 )
 _LAZY_NAMES = {
     "save": "serialization",
