@@ -154,6 +154,7 @@ _LAZY_MODULES = (
     "profiler",
     "storage",
     "multiprocessing",
+    "hub",
 )
 _LAZY_NAMES = {
     "save": "serialization",
