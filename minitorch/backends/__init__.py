@@ -152,7 +152,40 @@ def _make_cuda() -> types.ModuleType:
         enabled.__name__, enable.__name__ = f"{kind}_sdp_enabled", f"enable_{kind}_sdp"
         return enabled, enable
 
+    @contextlib.contextmanager
+    def sdp_kernel(
+        enable_flash: bool = True,
+        enable_math: bool = True,
+        enable_mem_efficient: bool = True,
+        enable_cudnn: bool = True,
+    ):
+        """Sets the four switches for a region, then restores them. Mirrors
+        torch.backends.cuda.sdp_kernel (deprecated there for nn.attention.sdpa_kernel)."""
+        import warnings
+
+        warnings.warn(
+            "`torch.backends.cuda.sdp_kernel()` is deprecated. In the future, this context "
+            "manager will be removed. Please see `torch.nn.attention.sdpa_kernel()` for the new "
+            "context manager, with updated signature",
+            FutureWarning,
+            stacklevel=3,
+        )
+        wanted = {
+            "flash": enable_flash,
+            "math": enable_math,
+            "mem_efficient": enable_mem_efficient,
+            "cudnn": enable_cudnn,
+        }
+        before = dict(sdp)
+        try:
+            for kind, on in wanted.items():
+                sdp[kind] = _check_bool(on, f"enable_{kind}_sdp")
+            yield
+        finally:
+            sdp.update(before)
+
     mod.is_built = is_built
+    mod.sdp_kernel = sdp_kernel
     for kind in sdp:
         enabled, enable = switch(kind)
         setattr(mod, enabled.__name__, enabled)

@@ -89,3 +89,12 @@ def test_data_parallel_without_a_gpu_calls_the_module():
     np.testing.assert_array_equal(fresh(x).detach().numpy(), inner(x).detach().numpy())
     with pytest.raises(RuntimeError, match="device type could not be determined"):
         mt.nn.parallel.data_parallel(inner, x)
+
+
+def test_deprecated_sdp_kernel_context():
+    cuda = mt.backends.cuda
+    with pytest.warns(FutureWarning, match="sdp_kernel\\(\\)` is deprecated"):
+        with cuda.sdp_kernel(enable_flash=False, enable_cudnn=False):
+            assert not cuda.flash_sdp_enabled() and not cuda.cudnn_sdp_enabled()
+            assert cuda.math_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
+    assert cuda.flash_sdp_enabled() and cuda.cudnn_sdp_enabled()
