@@ -2,6 +2,7 @@
 
 from minitorch.optim import lr_scheduler, swa_utils  # noqa: F401
 from minitorch.optim.adadelta import Adadelta
+from minitorch.optim.adafactor import Adafactor
 from minitorch.optim.adagrad import Adagrad
 from minitorch.optim.adam import Adam, AdamW
 from minitorch.optim.adamax import Adamax
@@ -16,6 +17,7 @@ from minitorch.optim.sgd import SGD
 
 __all__ = [
     "Adadelta",
+    "Adafactor",
     "Adagrad",
     "Adam",
     "AdamW",

@@ -25,6 +25,7 @@ SETTINGS = {
     "Adadelta": {"lr": 20.0},
     "ASGD": {"lr": 0.05, "t0": 20},
     "Rprop": {"lr": 0.05},
+    "Adafactor": {"lr": 0.5, "eps": (None, 0.1)},
 }
 NAMES = list(SETTINGS)
 

@@ -100,6 +100,9 @@ CASES = [
     ("ASGD", {"lr": 0.05, "t0": 3, "lambd": 0.01, "alpha": 0.5, "weight_decay": 0.1}),
     ("Rprop", {"lr": 0.05}),
     ("Rprop", {"lr": 0.05, "etas": (0.3, 1.7), "step_sizes": (1e-3, 0.2), "maximize": True}),
+    ("Adafactor", {"lr": 0.1}),
+    ("Adafactor", {"lr": 0.1, "weight_decay": 0.1, "d": 2.0, "eps": (1e-5, 1e-2)}),
+    ("Adafactor", {"lr": 0.1, "beta2_decay": -0.5, "maximize": True}),
 ]
 NAMES = sorted({name for name, _ in CASES})
 
