@@ -335,7 +335,10 @@ def _matmul_bias(xp, xd, wtd, bd):
     if opmath_dtype(dt):
         # half: products and bias summed in float32 and rounded once, as torch does
         xd, wtd = xd.astype("float32"), wtd.astype("float32")
-    out = xp.matmul(xd, wtd)
+    if xd.ndim == 2 and xd.dtype.char in "fd":
+        out = xd.dot(wtd)  # see Mm.forward: the array method skips xp.matmul's dispatch
+    else:
+        out = xp.matmul(xd, wtd)
     if bd is not None:
         out += bd
     if out.dtype != dt:  # half, computed in float32 above
@@ -352,15 +355,12 @@ def _linear_grads(grad, x, wt, need_x, need_wt):
 def linear_fits(input, weight, bias) -> bool:
     """Whether linear_kernel applies: a floating input with a 2-D weight of its dtype whose
     in-features match, and no bias or a (out,) bias of that dtype."""
-    dt = input.dtype
-    return (
-        dt.is_floating_point
-        and weight.dtype is dt
-        and weight.ndim == 2
-        and input.ndim >= 1
-        and input.shape[-1] == weight.shape[1]
-        and (bias is None or (bias.dtype is dt and tuple(bias.shape) == (weight.shape[0],)))
-    )
+    x, w = input._data, weight._data  # arrays: their shapes are tuples (no Size objects made)
+    if w.dtype != x.dtype or w.ndim != 2 or x.ndim < 1 or x.shape[-1] != w.shape[1]:
+        return False
+    if bias is not None and (bias._data.dtype != x.dtype or bias._data.shape != (w.shape[0],)):
+        return False
+    return input.dtype.is_floating_point
 
 
 def linear_kernel(input, weight, bias=None):

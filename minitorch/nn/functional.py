@@ -69,12 +69,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         return _autocast.call(linear, _autocast.LOWER, (input, weight, bias))
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight", 2)
-    shape = input.shape
-    if weight.ndim == 2 and input.ndim >= 1 and shape[-1] != weight.shape[1]:
-        rows = shape.numel() // shape[-1] if shape[-1] else 0
+    shape, w_shape = input._data.shape, weight._data.shape  # tuples: no Size objects made
+    if len(w_shape) == 2 and shape and shape[-1] != w_shape[1]:
+        rows = input.numel() // shape[-1] if shape[-1] else 0
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows if input.ndim > 1 else 1}x"
-            f"{shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
+            f"mat1 and mat2 shapes cannot be multiplied ({rows if len(shape) > 1 else 1}x"
+            f"{shape[-1]} and {w_shape[1]}x{w_shape[0]})"
         )
     if linear_fits(input, weight, bias):
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
