@@ -66,6 +66,9 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_new_size = tuple.__new__  # Size(shape) without Size.__new__'s Python frame (~0.25 us)
+
+
 class Tensor(TensorMethods):
     """A multi-dimensional array with autograd. Mirrors torch.Tensor.
 
@@ -125,11 +128,11 @@ class Tensor(TensorMethods):
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return _new_size(Size, self._data.shape)  # an array's shape is ints: no checks needed
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return _new_size(Size, self._data.shape)
         return self._data.shape[_dim_arg(dim, self._data.ndim, "size")]
 
     @property
