@@ -98,3 +98,10 @@ def test_deprecated_sdp_kernel_context():
             assert not cuda.flash_sdp_enabled() and not cuda.cudnn_sdp_enabled()
             assert cuda.math_sdp_enabled() and cuda.mem_efficient_sdp_enabled()
     assert cuda.flash_sdp_enabled() and cuda.cudnn_sdp_enabled()
+
+
+def test_lazy_norm_without_bias():
+    m = mt.nn.LazyBatchNorm2d(bias=False)
+    m(mt.ones(2, 3, 4, 4))
+    assert [n for n, _ in m.named_parameters()] == ["weight"] and m.bias is None
+    assert type(m) is mt.nn.BatchNorm2d and "bias=False" in repr(m)

@@ -56,3 +56,15 @@ def test_data_parallel_matches_torch_on_the_cpu():
         return repr(dp), list(dp.state_dict()), dp.device_ids, [n for n, _ in dp.named_modules()]
 
     assert probe(mt) == probe(torch)
+
+
+def test_lazy_norms_without_bias_match_torch():
+    def probe(lib):
+        out = []
+        for cls, shape in [("LazyBatchNorm1d", (2, 3, 4)), ("LazyInstanceNorm2d", (2, 3, 4, 4))]:
+            m = getattr(lib.nn, cls)(bias=False)
+            m(lib.ones(*shape))
+            out.append((repr(m), [n for n, _ in m.named_parameters()], list(m.state_dict())))
+        return out
+
+    assert probe(mt) == probe(torch)

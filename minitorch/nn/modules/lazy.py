@@ -247,12 +247,21 @@ LazyConvTranspose3d = _lazy_conv_transpose(ConvTranspose3d, "Mirrors torch.nn.La
 
 class _LazyNormBase(LazyModuleMixin):
     def __init__(
-        self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None
+        self,
+        eps=1e-5,
+        momentum=0.1,
+        affine=True,
+        track_running_stats=True,
+        device=None,
+        dtype=None,
+        *,
+        bias=True,
     ) -> None:
-        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype)
+        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         if self.affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if self.track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
@@ -269,7 +278,8 @@ class _LazyNormBase(LazyModuleMixin):
         with no_grad():
             if self.affine:
                 self.weight.materialize((self.num_features,))
-                self.bias.materialize((self.num_features,))
+                if self.bias is not None:
+                    self.bias.materialize((self.num_features,))
             if self.track_running_stats:
                 self.running_mean.materialize((self.num_features,))
                 self.running_var.materialize((self.num_features,))
