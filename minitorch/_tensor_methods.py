@@ -968,9 +968,13 @@ class TensorMethods:
     def t_(self):
         return _ops.set_shape_(self, _ops.t(self))
 
-    swapaxes = transpose
+    def swapaxes(self, axis0, axis1):
+        return _ops.transpose(self, axis0, axis1)
+
+    def swapaxes_(self, axis0, axis1):
+        return self.transpose_(axis0, axis1)
+
     swapdims = transpose
-    swapaxes_ = transpose_
     swapdims_ = transpose_
 
     def movedim(self, source, destination):

@@ -93,7 +93,7 @@ def _with_numpy_aliases(fn):
 
 
 def _takes_dim(fn) -> bool:
-    code = getattr(fn, "__code__", None)
+    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)  # with_out wraps some
     if code is None:
         return False
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]

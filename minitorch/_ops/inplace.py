@@ -230,6 +230,34 @@ def set_shape_(self: Tensor, viewed: Tensor) -> Tensor:
     return self
 
 
+def with_out(fn):
+    """fn with torch's keyword `out=`: the result (a tensor, or a tuple such as sort's
+    (values, indices)) written into the given tensor(s), which are returned (a tuple in the
+    result's type). For the functions whose body has no `out` of its own."""
+    import functools
+    import inspect
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, Tensor):
+            return write_out(out, result)
+        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+            raise TypeError(
+                f"{fn.__name__}(): argument 'out' must be a tuple of {len(result)} Tensors"
+            )
+        for o, r in zip(out, result, strict=True):
+            write_out(o, r)
+        return type(result)(tuple(out))
+
+    sig = inspect.signature(fn)
+    out_param = inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None)
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), out_param])
+    return wrapper
+
+
 def write_out(out: Tensor, result: Tensor) -> Tensor:
     """torch's `out=` contract: resized to the result's shape, cast to out's dtype."""
     if not isinstance(out, Tensor):

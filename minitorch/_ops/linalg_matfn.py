@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from minitorch import return_types
 from minitorch._ops._common import opmath_dtype
+from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import _check_matrix, _eye_like, _mT, _write, linalg_inv
 from minitorch._tensor import Tensor
@@ -133,6 +134,7 @@ def linalg_matrix_power(A, n, *, out=None):
     return _write(result, out)
 
 
+@with_out
 def matrix_power(input, n):
     """Mirrors torch.matrix_power."""
     return linalg_matrix_power(input, n)

@@ -9,6 +9,7 @@ import warnings
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, is_floating, opmath_dtype, wrap_dim
+from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction import (
     _accumulate_dtype,
     _check_nonempty,
@@ -172,6 +173,7 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c), out)
 
 
+@with_out
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dims. Mirrors torch.var_mean."""
     if isinstance(dim, bool):
@@ -180,6 +182,7 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return v, mean(input, dim, keepdim)
 
 
+@with_out
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dims. Mirrors torch.std_mean."""
     if isinstance(dim, bool):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch._ops._common import wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
-from minitorch._ops.inplace import _short, apply_inplace
+from minitorch._ops.inplace import _short, apply_inplace, with_out
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
@@ -136,6 +136,7 @@ def _source_plan(input, dim, index, source, op):
     return plan
 
 
+@with_out
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
@@ -152,6 +153,7 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
     )
 
 
+@with_out
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
     plan = _source_plan(input, dim, index, source, "index_copy")

@@ -370,7 +370,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return Transpose.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-swapaxes = swapdims = transpose
+swapdims = transpose
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """transpose with NumPy's argument names. Mirrors torch.swapaxes."""
+    return transpose(input, axis0, axis1)
 
 
 def t(input: Tensor) -> Tensor:

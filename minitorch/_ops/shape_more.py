@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
 from minitorch._tensor import Tensor, _make, _wrap_dim
 from minitorch.autograd.function import Function, _replay_view
@@ -165,6 +166,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return DiagEmbed.apply(input, shape=tuple(out_shape), offset=int(offset), dim1=d1, dim2=d2)
 
 
+@with_out
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
     n = input._data.ndim

@@ -8,6 +8,7 @@ from minitorch import return_types
 from minitorch._ops._common import is_floating, quiet_extreme, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
+from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter import along_dim_plan
 from minitorch._tensor import Tensor, _make
@@ -74,6 +75,7 @@ def _scalar_plan():
     return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
 
 
+@with_out
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
     """(values, indices) sorted along dim; always stable. Mirrors torch.sort."""
     dim, idx = _sorted_parts(input, dim, descending, "sort")
@@ -87,6 +89,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
     return _int64(input, idx)
 
 
+@with_out
 def msort(input: Tensor) -> Tensor:
     """input sorted along dim 0. Mirrors torch.msort."""
     return sort(input, 0).values
@@ -96,6 +99,7 @@ def _take_first(idx, dim: int, k: int):
     return idx[(slice(None),) * dim + (slice(0, k),)]
 
 
+@with_out
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (ties keep input order)."""
@@ -112,6 +116,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk((values, _int64(input, idx)))
 
 
+@with_out
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
     x = input._data

@@ -1,0 +1,59 @@
+"""out= on the functions that return a tuple (sort, topk, kthvalue, var_mean, std_mean) or wrap
+another op (msort, diag, index_add, index_copy, matrix_power): the result lands in out."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+
+
+def _x():
+    return mt.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+
+
+@pytest.mark.parametrize(
+    "name,args,n",
+    [
+        ("sort", (), 2),
+        ("topk", (2,), 2),
+        ("kthvalue", (2,), 2),
+        ("var_mean", (1,), 2),
+        ("std_mean", (1,), 2),
+    ],
+)
+def test_tuple_results_land_in_out(name, args, n):
+    x = _x()
+    want = getattr(mt, name)(x, *args)
+    outs = tuple(mt.empty(0, dtype=w.dtype) for w in want)
+    got = getattr(mt, name)(x, *args, out=outs)
+    assert type(got) is type(want) and all(g is o for g, o in zip(got, outs, strict=True))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+    with pytest.raises(TypeError, match="must be a tuple of 2 Tensors"):
+        getattr(mt, name)(x, *args, out=mt.empty(0))
+
+
+def test_single_results_land_in_out():
+    x = _x()
+    cases = [
+        (mt.msort, (x,)),
+        (mt.diag, (x,)),
+        (mt.index_add, (x, 1, mt.tensor([0, 2]), mt.ones(2, 2))),
+        (mt.index_copy, (x, 1, mt.tensor([0, 2]), mt.ones(2, 2))),
+        (mt.matrix_power, (mt.tensor([[1.0, 1.0], [0.0, 1.0]]), 3)),
+    ]
+    for fn, args in cases:
+        out = mt.empty(0)
+        assert fn(*args, out=out) is out
+        np.testing.assert_array_equal(out.numpy(), fn(*args).numpy(), err_msg=fn.__name__)
+
+
+def test_swapaxes_takes_numpy_names():
+    x = mt.zeros(2, 3)
+    assert mt.swapaxes(x, axis0=0, axis1=1).shape == (3, 2)
+    assert x.swapaxes(axis0=1, axis1=0).shape == (3, 2)
+    with pytest.raises(TypeError):
+        mt.swapaxes(x, dim0=0, dim1=1)
+    assert mt.swapdims(x, dim0=0, dim1=1).shape == (3, 2)
