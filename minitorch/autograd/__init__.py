@@ -18,7 +18,7 @@ from minitorch.autograd.variable import Variable  # noqa: F401
 
 # autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see
 # NOTE [ Lazy submodules ] in minitorch/__init__.py.
-_LAZY_MODULES = ("functional", "profiler")
+_LAZY_MODULES = ("functional", "profiler", "forward_ad")
 
 
 def __getattr__(name):
