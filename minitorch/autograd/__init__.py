@@ -15,7 +15,6 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from minitorch.autograd.variable import Variable  # noqa: F401
 
-
 # autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see
 # NOTE [ Lazy submodules ] in minitorch/__init__.py.
 _LAZY_MODULES = ("functional", "profiler", "forward_ad")

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
-
 _LAZY_MODULES = ("checkpoint", "benchmark")
 
 
