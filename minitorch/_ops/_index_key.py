@@ -34,7 +34,14 @@ class IndexPlan:
     for moveaxis from NumPy's to torch's layout, or None), and the shapes involved."""
 
     __slots__ = (
-        "basic", "adv", "perm", "view_name", "v_shape", "out_shape", "identity", "unchecked"
+        "basic",
+        "adv",
+        "perm",
+        "view_name",
+        "v_shape",
+        "out_shape",
+        "identity",
+        "unchecked",
     )
 
     def __init__(self, basic, adv, perm, view_name, v_shape, out_shape, identity=False):

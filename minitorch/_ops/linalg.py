@@ -60,7 +60,6 @@ def _swap(xp, x, flag):
     return x.swapaxes(-1, -2) if flag else x
 
 
-
 _BLAS_COPY_MIN = 1 << 12  # elements; a smaller operand is cheap in NumPy's own loop
 
 

@@ -587,8 +587,7 @@ def _pack_hooked(ctx, results, arrays, hooks):
         elif isinstance(s, Tensor):
             t = s
             leaf = s._grad_fn is None and s._requires_grad
-            place = (s._grad_fn, s._output_nr, s._requires_grad,
-                     _accumulator(s) if leaf else None)
+            place = (s._grad_fn, s._output_nr, s._requires_grad, _accumulator(s) if leaf else None)
         elif _is_array(ctx._out_device, s):  # computed in forward: a constant for backward
             t = _make(s, ctx._out_device, False, None)
             place = (None, 0, False, None)

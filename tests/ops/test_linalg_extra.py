@@ -294,8 +294,9 @@ def test_lu_factor_gradient_of_non_square_is_refused():
 
 
 def test_cholesky_ex_info_without_raising():
-    a = mt.tensor([[[4.0, 2, 0], [2, 1, 3], [0, 3, 5]], [[4.0, 0, 0], [0, 9, 0], [0, 0, 1]]],
-                  dtype=mt.float64)
+    a = mt.tensor(
+        [[[4.0, 2, 0], [2, 1, 3], [0, 3, 5]], [[4.0, 0, 0], [0, 9, 0], [0, 0, 1]]], dtype=mt.float64
+    )
     low, info = mt.linalg.cholesky_ex(a)
     assert info.tolist() == [2, 0] and info.dtype == mt.int32
     # batch element 1 is factored; element 0 holds the first column and the failing pivot 1 - 1
