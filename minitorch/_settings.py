@@ -4,8 +4,10 @@ and the deprecated set_default_tensor_type.
 NOTE [ Stored settings ]
 minitorch runs its kernels in NumPy / CuPy, which have no switches for these: the thread counts,
 the determinism flags and the float32 matmul precision are stored and reported back exactly as
-torch reports them (so code that sets and reads them works), but they change no kernel. NumPy's
-BLAS picks its own thread count (OMP_NUM_THREADS and friends, before import).
+torch reports them (so code that sets and reads them works), but they change no kernel. The one
+exception: set_num_threads also sets the thread count of NumPy's OpenBLAS where it can be found
+(see NOTE [ BLAS threads ] in minitorch/_backend/numpy_backend.py); left alone, NumPy's BLAS picks
+its own (OMP_NUM_THREADS and friends, before import).
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ def _bool_arg(b, op: str, what: str) -> builtins.bool:
 
 
 def set_num_threads(int) -> None:
-    """Sets the number of intra-op threads (stored; see NOTE [ Stored settings ]).
-    Mirrors torch.set_num_threads."""
+    """Sets the number of intra-op threads: NumPy's OpenBLAS's where it is found, else stored
+    (see NOTE [ Stored settings ]). Mirrors torch.set_num_threads."""
+    from minitorch._backend.numpy_backend import set_blas_threads
+
     _state["num_threads"] = _positive_int(int, "set_num_threads")
+    set_blas_threads(_state["num_threads"])
 
 
 def get_num_threads() -> int:

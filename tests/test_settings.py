@@ -7,16 +7,20 @@ import pytest
 
 import minitorch as mt
 from minitorch import _settings
+from minitorch._backend.numpy_backend import get_blas_threads, set_blas_threads
 
 
 @pytest.fixture(autouse=True)
 def _restore_settings():
     saved = dict(_settings._state)
     dtype = mt.get_default_dtype()
+    blas = get_blas_threads()
     yield
     _settings._state.clear()
     _settings._state.update(saved)
     mt.set_default_dtype(dtype)
+    if blas is not None:  # the rest of the suite keeps its BLAS threads
+        set_blas_threads(blas)
 
 
 def test_num_threads_are_stored():
@@ -27,6 +31,17 @@ def test_num_threads_are_stored():
         mt.set_num_threads(0)
     with pytest.raises(RuntimeError, match="expects an int, but got float"):
         mt.set_num_threads(2.5)
+
+
+def test_num_threads_reach_numpys_openblas():
+    if get_blas_threads() is None:
+        pytest.skip("NumPy's BLAS here is not an OpenBLAS minitorch can find")
+    mt.set_num_threads(1)
+    assert get_blas_threads() == 1 and mt.get_num_threads() == 1
+    a = mt.randn(64, 64)
+    assert (a @ a).shape == (64, 64)
+    mt.set_num_threads(2)
+    assert get_blas_threads() == 2
 
 
 def test_interop_threads_can_be_set_once():
