@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import warnings
 
 from minitorch import _dtype
@@ -234,8 +236,6 @@ def with_out(fn):
     """fn with torch's keyword `out=`: the result (a tensor, or a tuple such as sort's
     (values, indices)) written into the given tensor(s), which are returned (a tuple in the
     result's type). For the functions whose body has no `out` of its own."""
-    import functools
-    import inspect
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):

@@ -26,14 +26,8 @@ class _Elementwise(Distribution):
         Distribution.__init__(self, batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        cls = type(self)
-        new = self._get_checked_instance(cls, _instance)
-        batch_shape = Size(batch_shape)
-        for name in self._params:
-            setattr(new, name, getattr(self, name).expand(batch_shape))
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        new = self._get_checked_instance(type(self), _instance)
+        return self._expand_params(new, batch_shape, self._params)
 
     def _get_checked_instance(self, cls, _instance=None):
         return self.__new__(type(self)) if _instance is None else _instance

@@ -174,6 +174,21 @@ class Distribution:
                 f"distribution {self!r}, but found invalid values:\n{value}"
             )
 
+    def _expand_params(self, new, batch_shape, names):
+        """new (a fresh instance for expand) with each parameter in `names` that self holds
+        expanded to batch_shape (probs/logits: whichever was given becomes new._param), then
+        initialised with self's validation setting."""
+        batch_shape = Size(batch_shape)
+        for name in names:
+            if name in self.__dict__:
+                value = self.__dict__[name].expand(batch_shape)
+                setattr(new, name, value)
+                if name in ("probs", "logits"):
+                    new._param = value
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -189,6 +189,15 @@ class _InverseTransform(Transform):
         return self._inv.forward_shape(shape)
 
 
+class _Parameterless(Transform):
+    """A transform without parameters: equal to any other instance of its class."""
+
+    def __eq__(self, other):
+        return isinstance(other, type(self))
+
+    __hash__ = object.__hash__
+
+
 class ComposeTransform(Transform):
     """The transforms `parts` applied left to right; log |det J| sums theirs over the right
     event dims. `ComposeTransform([])` is the identity.
@@ -415,18 +424,13 @@ def _swap_tail(shape, old: Size, new: Size) -> Size:
     return Size(tuple(shape[:cut]) + tuple(new))
 
 
-class ExpTransform(Transform):
+class ExpTransform(_Parameterless):
     """y = exp(x). Mirrors torch.distributions.transforms.ExpTransform."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -488,7 +492,7 @@ def _clipped_sigmoid(x):
     return minitorch.sigmoid(x).clamp(min=finfo.tiny, max=1.0 - finfo.eps)
 
 
-class SigmoidTransform(Transform):
+class SigmoidTransform(_Parameterless):
     """y = sigmoid(x), clipped into (tiny, 1 - eps) of the dtype.
 
     Mirrors torch.distributions.transforms.SigmoidTransform."""
@@ -497,11 +501,6 @@ class SigmoidTransform(Transform):
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -516,18 +515,13 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
-class SoftplusTransform(Transform):
+class SoftplusTransform(_Parameterless):
     """y = log(1 + exp(x)). Mirrors torch.distributions.transforms.SoftplusTransform."""
 
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return minitorch.nn.functional.softplus(x)
@@ -539,7 +533,7 @@ class SoftplusTransform(Transform):
         return -minitorch.nn.functional.softplus(-x)
 
 
-class TanhTransform(Transform):
+class TanhTransform(_Parameterless):
     """y = tanh(x); log |det J| uses the stable form 2 (log 2 - x - softplus(-2x)).
 
     Mirrors torch.distributions.transforms.TanhTransform."""
@@ -548,11 +542,6 @@ class TanhTransform(Transform):
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -564,18 +553,13 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - minitorch.nn.functional.softplus(-2.0 * x))
 
 
-class AbsTransform(Transform):
+class AbsTransform(_Parameterless):
     """y = |x| (not injective: the inverse picks the positive root).
 
     Mirrors torch.distributions.transforms.AbsTransform."""
 
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -668,18 +652,13 @@ def _same(a, b) -> bool:
     return a == b
 
 
-class SoftmaxTransform(Transform):
+class SoftmaxTransform(_Parameterless):
     """y = softmax(x) over the last dim (not injective: the inverse is log y).
 
     Mirrors torch.distributions.transforms.SoftmaxTransform."""
 
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -699,7 +678,7 @@ class SoftmaxTransform(Transform):
         return shape
 
 
-class StickBreakingTransform(Transform):
+class StickBreakingTransform(_Parameterless):
     """Maps R^K onto the (K+1)-simplex by stick breaking with shifted sigmoids, so that zero
     maps to the simplex's centre.
 
@@ -708,11 +687,6 @@ class StickBreakingTransform(Transform):
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     @staticmethod
     def _offset(like, k: int):
@@ -747,7 +721,7 @@ class StickBreakingTransform(Transform):
         return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
-class LowerCholeskyTransform(Transform):
+class LowerCholeskyTransform(_Parameterless):
     """Unconstrained square matrices to lower-triangular ones with a positive diagonal (the
     strictly lower part is kept, the diagonal exponentiated, the upper part dropped).
 
@@ -756,11 +730,6 @@ class LowerCholeskyTransform(Transform):
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
 
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
-
     def _call(self, x):
         return x.tril(-1) + x.diagonal(dim1=-2, dim2=-1).exp().diag_embed()
 
@@ -768,17 +737,12 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + y.diagonal(dim1=-2, dim2=-1).log().diag_embed()
 
 
-class PositiveDefiniteTransform(Transform):
+class PositiveDefiniteTransform(_Parameterless):
     """Unconstrained square matrices to positive-definite ones: L L^T with L from
     LowerCholeskyTransform. Mirrors torch.distributions.transforms.PositiveDefiniteTransform."""
 
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         lower = LowerCholeskyTransform()(x)
