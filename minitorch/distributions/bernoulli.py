@@ -9,10 +9,8 @@ from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.utils import (
+    BinaryProbs,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Bernoulli"]
@@ -35,7 +33,7 @@ def _probs_or_logits(probs, logits):
     return param, is_scalar, "probs" if probs is not None else "logits"
 
 
-class Bernoulli(Distribution):
+class Bernoulli(BinaryProbs, Distribution):
     """A 0/1 variable that is 1 with probability `probs` (or sigmoid(`logits`)).
 
     Mirrors torch.distributions.Bernoulli."""
@@ -67,14 +65,6 @@ class Bernoulli(Distribution):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

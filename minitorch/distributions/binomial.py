@@ -7,10 +7,8 @@ from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.utils import (
+    BinaryProbs,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["Binomial"]
@@ -21,7 +19,7 @@ def _softplus(x):
     return x.clamp(min=0) + (-x.abs()).exp().log1p()
 
 
-class Binomial(Distribution):
+class Binomial(BinaryProbs, Distribution):
     """The number of successes in total_count trials with success probability probs (or
     sigmoid(logits)).
 
@@ -54,14 +52,6 @@ class Binomial(Distribution):
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self.total_count)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

@@ -9,11 +9,9 @@ from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.utils import (
+    BinaryProbs,
     broadcast_all,
     clamp_probs,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
 )
 
 __all__ = ["RelaxedBernoulli", "RelaxedOneHotCategorical"]
@@ -23,7 +21,7 @@ def _softplus(x):
     return x.clamp(min=0) + (-x.abs()).exp().log1p()
 
 
-class RelaxedBernoulli(Distribution):
+class RelaxedBernoulli(BinaryProbs, Distribution):
     """A relaxed Bernoulli on (0, 1): sigmoid((logits + logistic noise) / temperature).
 
     Mirrors torch.distributions.RelaxedBernoulli.
@@ -50,14 +48,6 @@ class RelaxedBernoulli(Distribution):
         new = self._get_checked_instance(RelaxedBernoulli, _instance)
         new.temperature = self.temperature
         return self._expand_params(new, batch_shape, ("probs", "logits"))
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

@@ -139,3 +139,16 @@ def _standard_gamma(concentration):
     draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(a._data))
     out = _make(draw.astype(a._data.dtype, copy=False), a._device, False, None)
     return out.clamp(min=minitorch.finfo(a.dtype).tiny)
+
+
+class BinaryProbs:
+    """probs and logits of a binary-event family, each computed from the other on first use
+    (Bernoulli, Binomial, Geometric, RelaxedBernoulli hold whichever they were given)."""
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
