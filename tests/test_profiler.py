@@ -31,12 +31,12 @@ def _inputs():
     return x, w
 
 
-def _run(**kwargs):
+def _run(create_graph=False, **kwargs):
     x, w = _inputs()
     with aprof.profile(**kwargs) as prof:
         with aprof.record_function("model"):
             y = (x @ w).relu().sum()
-        y.backward()
+        y.backward(create_graph=create_graph)
     return prof
 
 
@@ -63,9 +63,12 @@ def test_nesting_and_self_time():
         for c in e.cpu_children:
             assert c.cpu_parent is e
             assert e.start_us <= c.start_us and c.end_us <= e.end_us
-    # backward ops run inside their node's event
+    # a first-order backward runs the node's data-level formula (no op recorded); under
+    # create_graph its Tensor formula's ops run inside the node's event
     relu_bw = next(e for e in events if e.name == "ReluBackward0")
-    assert relu_bw.cpu_children, "ReluBackward0 ran no recorded op"
+    assert not relu_bw.cpu_children
+    relu_bw = next(e for e in _run(create_graph=True).function_events if e.name == "ReluBackward0")
+    assert [c.name for c in relu_bw.cpu_children] == ["ReluBackward"]
     avg = prof.key_averages()
     for e in avg:
         assert e.self_cpu_time_total <= e.cpu_time_total + 1e-9

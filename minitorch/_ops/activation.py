@@ -354,6 +354,13 @@ class Gelu(Function):
             return grad * ((t + 1) * 0.5 + a * 0.5 * (1 - t * t) * d_inner)
         return GeluBackward.apply(grad, a, deriv=ctx.deriv)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if ctx.approximate == "tanh":
+            return NotImplemented  # the Tensor formula
+        ctx._saved_arrays()  # the version check of `a`
+        return GeluBackward.kernel(ctx.xp, grad, ctx.deriv)
+
 
 class GeluBackward(Function):
     """out = grad (Φ(a) + a φ(a));  grad_grad = g (Φ(a) + a φ(a)),
@@ -368,8 +375,11 @@ class GeluBackward(Function):
     def forward(ctx, grad, a, *, deriv):
         # deriv = Φ(a) + a φ(a), computed by Gelu's forward (float32 for half inputs)
         ctx.save_for_backward(grad, a)
-        g = grad._data
-        out = ctx.xp.multiply(g, deriv, dtype=deriv.dtype)
+        return GeluBackward.kernel(ctx.xp, grad._data, deriv)
+
+    @staticmethod
+    def kernel(xp, g, deriv):
+        out = xp.multiply(g, deriv, dtype=deriv.dtype)
         return out.astype(g.dtype, copy=False)
 
     @staticmethod

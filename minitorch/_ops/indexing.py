@@ -76,6 +76,11 @@ class BasicIndex(Function):
         plan = IndexPlan(ctx.key, None, None, "Alias", None, grad._data.shape)
         return IndexBackward.apply(grad, plan=plan, shape=ctx.shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        plan = IndexPlan(ctx.key, None, None, "Alias", None, grad.shape)
+        return IndexBackward.kernel(ctx._out_device, grad, plan, ctx.shape)
+
 
 # torch names the node after the last view op the key applies (x[0, 1:] is a slice of a select).
 class SelectIndex(BasicIndex):
@@ -117,6 +122,10 @@ class Index(Function):
     def backward(ctx, grad):
         return IndexBackward.apply(grad, plan=ctx.plan, shape=ctx.shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return IndexBackward.kernel(ctx._out_device, grad, ctx.plan, ctx.shape)
+
 
 class IndexBackward(Function):
     """out = zeros(shape) with g added at key (duplicates accumulate);  grad_g = grad[key]"""
@@ -124,8 +133,12 @@ class IndexBackward(Function):
     @staticmethod
     def forward(ctx, g, *, plan, shape):
         ctx.plan = plan
-        out = ctx.xp.zeros(shape, dtype=g._data.dtype)
-        _put(g._device, out, plan, g._data, accumulate=True)
+        return IndexBackward.kernel(g._device, g._data, plan, shape)
+
+    @staticmethod
+    def kernel(device, g, plan, shape):
+        out = device.backend.xp.zeros(shape, dtype=g.dtype)
+        _put(device, out, plan, g, accumulate=True)
         return out
 
     @staticmethod

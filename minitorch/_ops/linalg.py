@@ -87,18 +87,7 @@ class Mm(Function):
     def forward(ctx, a, b, *, ta=False, tb=False):
         ctx.save_for_backward(a, b)
         ctx.ta, ctx.tb = ta, tb
-        xp = ctx.xp
-        ad, bd = blas_ready(xp, a._data), blas_ready(xp, b._data)
-        if ta or tb:
-            ad, bd = _swap(xp, ad, ta), _swap(xp, bd, tb)
-        if ad.ndim == 2 and bd.ndim == 2 and ad.dtype.char in "fd":
-            # The same GEMM as matmul's, called through the array method: xp.matmul's
-            # dispatch costs ~2 us, the whole product of a small MLP's layer.
-            out = ad.dot(bd)
-        else:
-            out = xp.matmul(ad, bd)
-        # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
-        return out if out.dtype == a._data.dtype else out.astype(a._data.dtype)
+        return _product(ctx.xp, a._data, b._data, ta, tb)
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,6 +100,35 @@ class Mm(Function):
         if ctx.needs_input_grad[1]:
             gb = fn.apply(grad, a, ta=True, tb=ta) if tb else fn.apply(a, grad, ta=not ta)
         return ga, gb
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, b = ctx._saved_arrays()
+        ta, tb = ctx.ta, ctx.tb
+        xp = ctx.xp
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = _product(xp, b, grad, tb, True) if ta else _product(xp, grad, b, False, not tb)
+        if ctx.needs_input_grad[1]:
+            gb = _product(xp, grad, a, True, ta) if tb else _product(xp, a, grad, not ta, False)
+        return ga, gb
+
+
+def _product(xp, ad, bd, ta, tb):
+    """op(ad) @ op(bd) of arrays (op: a transpose of the last two dims where the flag is set),
+    in ad's dtype."""
+    dt = ad.dtype
+    ad, bd = blas_ready(xp, ad), blas_ready(xp, bd)
+    if ta or tb:
+        ad, bd = _swap(xp, ad, ta), _swap(xp, bd, tb)
+    if ad.ndim == 2 and bd.ndim == 2 and ad.dtype.char in "fd":
+        # The same GEMM as matmul's, called through the array method: xp.matmul's dispatch
+        # costs ~2 us, the whole product of a small MLP's layer.
+        out = ad.dot(bd)
+    else:
+        out = xp.matmul(ad, bd)
+    # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
+    return out if out.dtype == dt else out.astype(dt)
 
 
 class Bmm(Mm):

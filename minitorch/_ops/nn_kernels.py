@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch._ops._common import cast, opmath_dtype, wrap_dim
+from minitorch._ops.linalg import _product
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
-from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum
+from minitorch._ops.reduction import _accumulate_dtype, _gemv_sum, sum_array
 from minitorch.autograd.function import Function, name_node
-from minitorch.autograd.grad_mode import is_grad_enabled
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -56,6 +56,11 @@ class Softmax(Function):
         (out,) = ctx.saved_tensors
         return SoftmaxBackward.apply(grad, out, dim=ctx.dim)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        return SoftmaxBackward.kernel(ctx.xp, grad, out, ctx.dim)
+
 
 class SoftmaxBackward(Function):
     """out = y (grad - s),  s = sum(grad y) along dim;  linear in grad and its own adjoint there:
@@ -68,8 +73,10 @@ class SoftmaxBackward(Function):
     def forward(ctx, grad, y, *, dim):
         ctx.save_for_backward(grad, y)
         ctx.dim = dim
-        xp = ctx.xp
-        g, yd = grad._data, y._data
+        return SoftmaxBackward.kernel(ctx.xp, grad._data, y._data, dim)
+
+    @staticmethod
+    def kernel(xp, g, yd, dim):
         dt = g.dtype
         if opmath_dtype(dt):  # half: computed in float32 (its sum too) and rounded once, as torch
             g, yd = g.astype("float32"), yd.astype("float32")
@@ -121,6 +128,14 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad - exp(out) * grad.sum(ctx.dim, keepdim=True)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        xp = ctx.xp
+        if not grad.ndim:
+            return grad - xp.exp(out) * grad
+        return grad - xp.exp(out) * sum_array(xp, grad, (ctx.dim,), True)
 
 
 def _prepare(input, dim, dtype, op: str):
@@ -256,6 +271,19 @@ class NllLoss(Function):
         out = zeros(ctx.shape, dtype=coef.dtype, device=coef.device)
         return out.scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)), None, None
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        safe, w, total = ctx._saved_arrays()
+        xp = ctx.xp
+        coef = -w * grad
+        if total is not None:
+            coef = coef / total
+        if len(ctx.shape) != 2:
+            return NotImplemented  # K-dimensional: the Tensor formula's scatter
+        out = xp.zeros(ctx.shape, dtype=coef.dtype)
+        out[xp.arange(out.shape[0]), safe] = coef  # each row written once
+        return out, None, None
+
 
 class NllLoss2d(NllLoss):  # torch's node for K-dimensional inputs (N, C, d1, ...)
     _node_name = "NllLoss2DBackward0"
@@ -311,6 +339,14 @@ class Linear(Function):
         gx, gwt = _linear_grads(grad, x, wt, needs[1], needs[2])
         return gb, gx, gwt
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        x, wt = ctx._saved_arrays()
+        needs = ctx.needs_input_grad
+        gb = sum_array(ctx.xp, grad, (0,), False) if needs[0] else None
+        gx, gwt = _linear_grads_data(ctx.xp, grad, x, wt, needs[1], needs[2])
+        return gb, gx, gwt
+
 
 class LinearMm(Function):
     """out = x @ wt for a matrix x and wt = w.t();  grad_x = grad @ w,  grad_wt = (grad.T @ x).T
@@ -328,6 +364,11 @@ class LinearMm(Function):
     def backward(ctx, grad):
         x, wt = ctx.saved_tensors
         return _linear_grads(grad, x, wt, *ctx.needs_input_grad)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        x, wt = ctx._saved_arrays()
+        return _linear_grads_data(ctx.xp, grad, x, wt, *ctx.needs_input_grad)
 
 
 def _matmul_bias(xp, xd, wtd, bd):
@@ -349,6 +390,13 @@ def _matmul_bias(xp, xd, wtd, bd):
 def _linear_grads(grad, x, wt, need_x, need_wt):
     gx = grad.matmul(wt.t()) if need_x else None
     gwt = grad.t().matmul(x).t() if need_wt else None
+    return gx, gwt
+
+
+def _linear_grads_data(xp, grad, x, wt, need_x, need_wt):
+    """_linear_grads on arrays: the same products (NOTE [ Data-level backward ])."""
+    gx = _product(xp, grad, wt, False, True) if need_x else None
+    gwt = _product(xp, grad, x, True, False).T if need_wt else None
     return gx, gwt
 
 
@@ -473,14 +521,17 @@ class LayerNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        if is_grad_enabled():
-            return _layer_norm_backward_graph(ctx, grad, a, w)
+        return _layer_norm_backward_graph(ctx, grad, a, w)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, w = ctx._saved_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
-        g = grad._data.reshape(xhat.shape)
+        dt = grad.dtype
+        g = grad.reshape(xhat.shape)
         if g.dtype != xhat.dtype:
             g = g.astype(xhat.dtype)
-        dt = grad._data.dtype
         needs = ctx.needs_input_grad
         shape_w = a.shape[a.ndim - ctx.k :]
         gx = gw = gb = None
@@ -495,7 +546,7 @@ class LayerNorm(Function):
             if w is None:
                 gh, c1, c2 = g, _row_means(xp, g), _row_means(xp, gxhat)
             else:
-                wcol = w._data.reshape(-1, 1).astype(xhat.dtype, copy=False)
+                wcol = w.reshape(-1, 1).astype(xhat.dtype, copy=False)
                 gh = g * wcol.reshape(-1)
                 c1 = xp.matmul(g, wcol)
                 c1 *= 1.0 / xhat.shape[1]
@@ -505,15 +556,7 @@ class LayerNorm(Function):
             gx -= xp.multiply(xhat, c2, out=gxhat)
             gx *= rstd
             gx = gx.astype(dt, copy=False).reshape(a.shape)
-        return _as_grads(grad, gx, gw, gb)
-
-
-def _as_grads(grad, *arrays):
-    """A fused backward's gradient arrays as Tensors on grad's device (None stays None)."""
-    from minitorch._tensor import _make
-
-    xp, dev = grad._device.backend.xp, grad._device
-    return tuple(None if r is None else _make(xp.asarray(r), dev, False, None) for r in arrays)
+        return gx, gw, gb
 
 
 def _layer_norm_backward_graph(ctx, grad, a, w):
@@ -625,13 +668,16 @@ class BatchNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        if is_grad_enabled():
-            return _batch_norm_backward_graph(ctx, grad, a, w)
+        return _batch_norm_backward_graph(ctx, grad, a, w)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, w = ctx._saved_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
-        g = grad._data.reshape(xhat.shape)
+        g = grad.reshape(xhat.shape)
         needs = ctx.needs_input_grad
-        scale = rstd if w is None else rstd * w._data
+        scale = rstd if w is None else rstd * w
         gx = gw = gb = None
         sum_g = _channel_sums(xp, g) if needs[2] or (needs[0] and ctx.training) else None
         sum_gx = _channel_sums(xp, g * xhat) if needs[1] or (needs[0] and ctx.training) else None
@@ -649,7 +695,7 @@ class BatchNorm(Function):
             gw = sum_gx
         if needs[2]:
             gb = sum_g
-        return _as_grads(grad, gx, gw, gb)
+        return gx, gw, gb
 
 
 def _batch_norm_backward_graph(ctx, grad, a, w):
@@ -731,12 +777,15 @@ class GroupNorm(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        if is_grad_enabled():
-            return _group_norm_backward_graph(ctx, grad, a, w)
+        return _group_norm_backward_graph(ctx, grad, a, w)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, w = ctx._saved_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         n_batch, c = a.shape[:2]
-        g3 = grad._data.reshape(n_batch, c, -1)
+        g3 = grad.reshape(n_batch, c, -1)
         x3 = xhat.reshape(g3.shape)
         needs = ctx.needs_input_grad
         gx = gw = gb = None
@@ -745,7 +794,7 @@ class GroupNorm(Function):
         if needs[2]:
             gb = _channel_sums(xp, g3)
         if needs[0]:
-            gh = g3 * _per_channel(w._data) if w is not None else g3
+            gh = g3 * _per_channel(w) if w is not None else g3
             rows = gh.reshape(xhat.shape)
             c1 = _row_means(xp, rows)
             c2 = _row_means(xp, rows * xhat)
@@ -753,7 +802,7 @@ class GroupNorm(Function):
             gx -= xhat * c2
             gx *= rstd
             gx = gx.reshape(a.shape)
-        return _as_grads(grad, gx, gw, gb)
+        return gx, gw, gb
 
 
 def _group_norm_backward_graph(ctx, grad, a, w):

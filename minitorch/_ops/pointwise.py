@@ -42,6 +42,10 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad, grad
+
 
 class Sub(Function):
     """out = a - b;  grad_a = grad,  grad_b = -grad"""
@@ -54,6 +58,10 @@ class Sub(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        return grad, (-grad if ctx.needs_input_grad[1] else None)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
         return grad, (-grad if ctx.needs_input_grad[1] else None)
 
 
@@ -76,6 +84,16 @@ class Mul(Function):
         return (grad * b if ctx.needs_input_grad[0] else None,
                 grad * a if ctx.needs_input_grad[1] else None)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, b = ctx._saved_arrays()
+        if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
+            return NotImplemented
+        return (
+            grad * b if ctx.needs_input_grad[0] else None,
+            grad * a if ctx.needs_input_grad[1] else None,
+        )
+
 
 class Div(Function):
     """out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b**2"""
@@ -94,6 +112,15 @@ class Div(Function):
         gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, b = ctx._saved_arrays()
+        if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
+            return NotImplemented
+        ga = grad / b if ctx.needs_input_grad[0] else None
+        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
 
 class Neg(Function):
     """out = -a;  grad_a = -grad"""
@@ -104,6 +131,10 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        return -grad
+
+    @staticmethod
+    def _backward_data(ctx, grad):
         return -grad
 
 
@@ -180,6 +211,11 @@ def _scaled(x, alpha, ref):
 # and bfloat16 pow/clamp widen the tensors to float32 and round the result once (their grad_fn
 # is therefore ToCopyBackward0; the values and gradients are torch's).
 _HALF = _dtype.HALF_FLOATS  # a module global: read on every add/sub/mul/div
+
+
+def _has_number(a, b) -> bool:
+    """Whether a saved operand is a Python number (not an array)."""
+    return a.__class__ in (int, float, bool) or b.__class__ in (int, float, bool)
 
 
 def _half_add_sub(fn, a, b, alpha, dt, out):
@@ -374,6 +410,16 @@ class PowScalar(Function):
             return grad * 0
         return grad * e * pow(a, e - 1)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # widened: NOTE [ Half-precision arithmetic ]
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        e = ctx.exponent
+        if e == 0:
+            return grad * 0
+        return grad * e * a ** (e - 1)
+
 
 class Pow(Function):
     """out = a ** b;  grad_a = grad * b * a ** (b - 1),  grad_b = grad * out * log(a)"""
@@ -449,6 +495,11 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        return grad * out
+
 
 class Log(Function):
     """out = log(a);  grad_a = grad / a"""
@@ -461,6 +512,11 @@ class Log(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return grad / a
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (a,) = ctx._saved_arrays()
         return grad / a
 
 
@@ -476,6 +532,11 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
         return grad / (2 * out)
 
 
@@ -519,6 +580,11 @@ class Tanh(Function):
         (out,) = ctx.saved_tensors
         return TanhBackward.apply(grad, out)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        return TanhBackward.kernel(grad, out)
+
 
 class TanhBackward(Function):
     """out = grad * (1 - y**2);  grad_grad = g * (1 - y**2),  grad_y = -2 * g * grad * y
@@ -529,8 +595,11 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        y = y._data
-        return grad._data * (1 - y * y)
+        return TanhBackward.kernel(grad._data, y._data)
+
+    @staticmethod
+    def kernel(grad, y):
+        return grad * (1 - y * y)
 
     @staticmethod
     def backward(ctx, g):
@@ -568,6 +637,11 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return SigmoidBackward.apply(grad, out)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        return SigmoidBackward.kernel(grad, out)
+
 
 class SigmoidBackward(Function):
     """out = grad * y * (1 - y);  grad_grad = g * y * (1 - y),  grad_y = g * grad * (1 - 2y)
@@ -577,8 +651,11 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(grad, y)
-        y = y._data
-        return grad._data * (y * (1 - y))
+        return SigmoidBackward.kernel(grad._data, y._data)
+
+    @staticmethod
+    def kernel(grad, y):
+        return grad * (y * (1 - y))
 
     @staticmethod
     def backward(ctx, g):
@@ -602,6 +679,11 @@ class Relu(Function):
         (out,) = ctx.saved_tensors
         return ReluBackward.apply(grad, out)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (out,) = ctx._saved_arrays()
+        return ReluBackward.kernel(ctx.xp, grad, out)
+
 
 class ReluBackward(Function):
     """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere)
@@ -618,8 +700,11 @@ class ReluBackward(Function):
     @staticmethod
     def forward(ctx, grad, y):
         ctx.save_for_backward(y)
-        g = grad._data
-        return ctx.xp.multiply(g, y._data > 0, dtype=g.dtype)
+        return ReluBackward.kernel(ctx.xp, grad._data, y._data)
+
+    @staticmethod
+    def kernel(xp, grad, y):
+        return xp.multiply(grad, y > 0, dtype=grad.dtype)
 
     @staticmethod
     def backward(ctx, g):

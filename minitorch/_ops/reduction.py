@@ -97,6 +97,21 @@ def expand_back(grad: Tensor, ctx) -> Tensor:
     return Expand.apply(grad, shape=ctx.shape)
 
 
+def _expand_back_data(grad, ctx):
+    """expand_back on arrays (NOTE [ Data-level backward ]): a read-only broadcast view."""
+    dims = ctx.dims
+    if not ctx.keepdim and not (dims is None or dims == tuple(range(len(dims)))):
+        grad = grad.reshape(keep_shape(ctx.shape, dims))
+    return ctx._out_device.backend.broadcast_to(grad, ctx.shape)
+
+
+def _keepdim_data(grad, ctx):
+    """_keepdim on arrays."""
+    if ctx.keepdim or grad.ndim == len(ctx.shape):
+        return grad
+    return grad.reshape(keep_shape(ctx.shape, ctx.dims))
+
+
 def _keepdim(grad: Tensor, ctx) -> Tensor:
     """The gradient with reduced dims kept as size 1 (broadcastable against the input)."""
     if ctx.keepdim or grad._data.ndim == len(ctx.shape):
@@ -187,18 +202,28 @@ class Sum(Function):
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        if x.size >= _GEMV_MIN_SIZE and (np_dtype is None or np_dtype == x.dtype):
-            out = _gemv_sum(ctx.xp, x, dims, keepdim)
-            if out is not None:
-                return out
-        target = x.dtype if np_dtype is None else np_dtype
-        acc = opmath_dtype(target)
-        out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
-        return ctx.xp.asarray(out, dtype=target if acc else None)
+        return sum_array(ctx.xp, x, dims, keepdim, np_dtype)
 
     @staticmethod
     def backward(ctx, grad):
         return expand_back(grad, ctx)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return _expand_back_data(grad, ctx)
+
+
+def sum_array(xp, x, dims, keepdim, np_dtype=None):
+    """The array x summed over dims (None: all) into np_dtype (None: x's); half-precision
+    floats accumulate in float32 (torch's rule)."""
+    if x.size >= _GEMV_MIN_SIZE and (np_dtype is None or np_dtype == x.dtype):
+        out = _gemv_sum(xp, x, dims, keepdim)
+        if out is not None:
+            return out
+    target = x.dtype if np_dtype is None else np_dtype
+    acc = opmath_dtype(target)
+    out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
+    return xp.asarray(out, dtype=target if acc else None)
 
 
 class SumDim(Sum):
@@ -243,6 +268,15 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad):
         return expand_back(grad, ctx) / ctx.n
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        dt = grad.dtype
+        if opmath_dtype(dt):  # as div: in float32, rounded once
+            grad = (grad.astype("float32") / ctx.n).astype(dt)
+        else:
+            grad = grad / ctx.n
+        return _expand_back_data(ctx.xp.asarray(grad), ctx)
 
 
 class MeanDim(Mean):
@@ -652,6 +686,11 @@ class Logsumexp(Function):
 
         a, out = ctx.saved_tensors
         return _keepdim(grad, ctx) * exp(a - _keepdim(out, ctx))
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, out = ctx._saved_arrays()
+        return _keepdim_data(grad, ctx) * ctx.xp.exp(a - _keepdim_data(out, ctx))
 
 
 def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):

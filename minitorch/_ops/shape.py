@@ -7,7 +7,6 @@ import warnings
 from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _wrap_dim
 from minitorch.autograd.function import Function
-from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "view",
@@ -109,6 +108,10 @@ class View(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
 
 class Reshape(Function):
     """out = a copied into another shape (when a view is impossible);  grad_a = grad reshaped"""
@@ -122,6 +125,10 @@ class Reshape(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
 
@@ -241,6 +248,10 @@ class Squeeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
 
 class SqueezeDim(Squeeze):
     """out = a without dim `dim` when it has size 1 (a view);  grad_a = grad reshaped back"""
@@ -285,6 +296,10 @@ class Unsqueeze(Function):
     def backward(ctx, grad):
         return grad.reshape(ctx.in_shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad.reshape(ctx.in_shape)
+
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Inserts a size-1 dim. Mirrors torch.unsqueeze."""
@@ -306,10 +321,19 @@ class Permute(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        inverse = [0] * len(ctx.dims)
-        for i, d in enumerate(ctx.dims):
-            inverse[d] = i
-        return grad.permute(tuple(inverse))
+        return grad.permute(_inverse(ctx.dims))
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad.transpose(_inverse(ctx.dims))
+
+
+def _inverse(dims) -> tuple:
+    """The permutation undoing `dims`."""
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d] = i
+    return tuple(inverse)
 
 
 class Transpose(Function):
@@ -326,6 +350,10 @@ class Transpose(Function):
     def backward(ctx, grad):
         return grad.transpose(*ctx.dims)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad.swapaxes(*ctx.dims)
+
 
 class TransposeT(Function):
     """out = a.t() for a of <= 2 dims (a view);  grad_a = grad.t()"""
@@ -339,13 +367,14 @@ class TransposeT(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if state.enabled:
-            return grad.t()
-        # No graph is being built: a plain transposed tensor, not a tracked view, so a weight
-        # gradient coming through F.linear's w.t() can become .grad without a copy (the engine
-        # steals an array nothing else sees; see Backend.owns_data)
-        d = grad._data
-        return _make(d.T if d.ndim == 2 else d, grad._device, False, None)
+        return grad.t()
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        # A plain transposed array, not a tracked view, so a weight gradient coming through
+        # F.linear's w.t() can become .grad without a copy (the engine steals an array nothing
+        # else sees; see Backend.owns_data)
+        return grad.T if grad.ndim == 2 else grad
 
 
 def permute(input: Tensor, dims) -> Tensor:
@@ -478,6 +507,10 @@ class Expand(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad  # the engine sums the broadcast dims back to a's shape
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad
 
 
 def _type_label(t: Tensor) -> str:

@@ -85,6 +85,31 @@ class Node:
         unpack = self._unpack
         return tuple([unpack(entry) for entry in saved])
 
+    def _saved_arrays(self) -> tuple:
+        """The saved tensors' arrays (numbers as they are), version-checked: what a data-level
+        backward reads (NOTE [ Data-level backward ])."""
+        saved = self._saved
+        if saved is _FREED or saved is None:
+            return tuple(
+                None if t is None else t._data if isinstance(t, Tensor) else t
+                for t in self.saved_tensors
+            )
+        out = []
+        for entry in saved:
+            if entry is None:
+                out.append(None)
+                continue
+            kind, obj, vc, version, nr = entry
+            if kind == "const":
+                out.append(obj)
+            elif kind == "hook":
+                out.append(_unpack_hooked(self, obj, vc, version, nr)._data)
+            else:
+                if vc[0] != version:
+                    _raise_modified(self, kind, obj, vc[0], version, nr)
+                out.append(obj if kind == "out" else obj._data)
+        return tuple(out)
+
     def _unpack(self, entry):
         # See NOTE [ Saved tensors ]
         if entry is None:
@@ -229,6 +254,7 @@ class Function:
     """
 
     _builtin = False  # True for minitorch's own ops: forward takes/returns raw arrays
+    _backward_data = None  # a built-in op's backward on arrays (NOTE [ Data-level backward ])
     _is_view = False  # True for ops whose output shares memory with input 0
 
     def __init_subclass__(cls, **kwargs):

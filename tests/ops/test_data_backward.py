@@ -1,0 +1,169 @@
+"""The two backward formulas of an op agree: `_backward_data` (arrays, run by a first-order
+backward) and `backward` (Tensor ops, run under create_graph). See NOTE [ Data-level backward ]
+in minitorch/autograd/engine.py. test_grad and test_gradgrad in test_ops.py check each against
+numerical derivatives; here they are compared with each other on every row of the op table, in
+float32 and float64, and in float16 on a few rows that run the half-precision branches."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+import minitorch._ops
+from minitorch.autograd import Function, engine
+from tests.ops.test_ops import (
+    GRAD_SPECS,
+    as_list,
+    dtype_cases,
+    grad_inputs,
+    make_tensors,
+    upstream_gradients,
+    xfail_reason,
+)
+
+_TOL = {"float64": 1e-12, "float32": 1e-6, "float16": 1e-3}
+_DATA_BACKWARD = engine._data_backward
+
+
+def _grads(spec, case, data_path: bool, ran: set, monkeypatch):
+    """The gradients of spec's op in dtype `case`, with or without the data-level backward;
+    the Functions whose data-level backward ran are added to `ran`."""
+    monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+
+    def recording(node, grads):
+        ran.add(node._fn)
+        return _DATA_BACKWARD(node, grads)
+
+    monkeypatch.setattr(engine, "_data_backward", recording)
+    wanted = grad_inputs(spec, case)
+    tensors = make_tensors(spec, case, "cpu", wanted)
+    outs = as_list(spec.op(*tensors, **spec.kwargs))
+    pairs = [
+        (o, g)
+        for o, g in zip(outs, upstream_gradients(spec, outs, "cpu"), strict=True)
+        if g is not None and o.requires_grad
+    ]
+    if not pairs:
+        return None
+    xs = [tensors[i] for i in wanted]
+    got = mt.autograd.grad([o for o, _ in pairs], xs, [g for _, g in pairs], allow_unused=True)
+    return [None if g is None else g.numpy() for g in got]
+
+
+def _float_cases(spec):
+    return [c for c in dtype_cases(spec) if grad_inputs(spec, c)]
+
+
+def test_data_backward_matches_backward(monkeypatch):
+    mismatches = []
+    ran: set = set()
+    for spec in GRAD_SPECS:
+        if xfail_reason(spec, "grad") is not None:
+            continue
+        for case in _float_cases(spec):
+            here: set = set()
+            fast = _grads(spec, case, True, here, monkeypatch)
+            ran |= here
+            if not here or fast is None:
+                continue  # no node of this op has a data-level backward
+            slow = _grads(spec, case, False, set(), monkeypatch)
+            for i, (f, s) in enumerate(zip(fast, slow, strict=True)):
+                if (f is None) != (s is None):
+                    mismatches.append(f"{spec.name} {case}: input {i}: None on one path only")
+                    continue
+                if f is None:
+                    continue
+                tol = _TOL[str(f.dtype)]
+                if f.dtype != s.dtype or f.shape != s.shape:
+                    mismatches.append(
+                        f"{spec.name} {case}: input {i}: {f.dtype}{f.shape} vs {s.dtype}{s.shape}"
+                    )
+                elif not np.allclose(f, s, rtol=tol, atol=tol, equal_nan=True):
+                    err = np.max(np.abs(f.astype(float) - s.astype(float)))
+                    mismatches.append(f"{spec.name} {case}: input {i}: max difference {err:.3g}")
+    assert not mismatches, "\n".join(mismatches)
+
+    # every op that has a data-level backward was compared on some row
+    defined = {
+        cls
+        for cls in _subclasses(Function)
+        if cls.__dict__.get("_backward_data") is not None
+        and cls.__module__.startswith("minitorch._ops")
+    }
+    missed = sorted(c.__name__ for c in defined if not any(issubclass(r, c) for r in ran))
+    assert not missed, f"no op-table row runs the data-level backward of {missed}"
+
+
+def _subclasses(cls):
+    out = set()
+    for sub in cls.__subclasses__():
+        out.add(sub)
+        out |= _subclasses(sub)
+    return out
+
+
+# float16: the branches that widen to float32 (means, sums, softmax, layer norm) or hand a
+# number operand back to the Tensor formula, on shapes the table uses
+_HALF_CASES = [
+    ("mean", lambda x: x.mean(), [(4, 5)]),
+    ("mean_dim", lambda x: x.mean(1, keepdim=True), [(4, 5)]),
+    ("sum_dim", lambda x: x.sum(0), [(4, 5)]),
+    ("mul_number", lambda x: x * 0.1, [(4, 5)]),
+    ("div_number", lambda x: x / 3.0, [(4, 5)]),
+    ("pow_number", lambda x: x**3, [(4, 5)]),
+    ("softmax", lambda x: x.softmax(1), [(4, 5)]),
+    ("log_softmax", lambda x: x.log_softmax(1), [(4, 5)]),
+    ("logsumexp", lambda x: x.logsumexp(1), [(4, 5)]),
+    ("tanh_sigmoid", lambda x: x.tanh() * x.sigmoid(), [(4, 5)]),
+    ("linear", lambda x, w: mt.nn.functional.linear(x, w, w[0]), [(4, 5), (5, 5)]),
+    ("mm", lambda x, w: x @ w, [(4, 5), (5, 3)]),
+]
+
+
+@pytest.mark.parametrize("name, fn, shapes", _HALF_CASES, ids=[c[0] for c in _HALF_CASES])
+def test_data_backward_matches_backward_half(name, fn, shapes, monkeypatch):
+    rng = np.random.default_rng(0)
+    arrays = [rng.uniform(-2, 2, size=s).astype(np.float16) for s in shapes]
+    g = None
+    results = []
+    for data_path in (True, False):
+        monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+        xs = [mt.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(*xs)
+        if g is None:
+            g = mt.tensor(rng.uniform(-1, 1, size=tuple(out.shape)).astype(np.float16))
+        results.append([r.numpy() for r in mt.autograd.grad(out, xs, g)])
+    for f, s in zip(*results, strict=True):
+        assert f.dtype == s.dtype == np.float16
+        np.testing.assert_array_equal(f, s)
+
+
+def test_layer_norm_half_backward_in_float32(monkeypatch):
+    # layer_norm's data-level backward computes in float32 and rounds once, as torch does; its
+    # Tensor formula (for create_graph) computes in half: close, not equal
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-2, 2, size=(4, 5))
+    g = rng.uniform(-1, 1, size=(4, 5))
+    results = []
+    for data_path in (True, False):
+        monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+        x = mt.tensor(a.astype(np.float16), requires_grad=True)
+        out = mt.nn.functional.layer_norm(x, (5,))
+        results.append(mt.autograd.grad(out, x, mt.tensor(g.astype(np.float16)))[0].numpy())
+    x = mt.tensor(a.astype(np.float16).astype(np.float32), requires_grad=True)
+    out = mt.nn.functional.layer_norm(x, (5,))
+    exact = mt.autograd.grad(out, x, mt.tensor(g.astype(np.float16).astype(np.float32)))[0]
+    np.testing.assert_array_equal(results[0], exact.numpy().astype(np.float16))
+    np.testing.assert_allclose(results[1], results[0], atol=1e-2)
+
+
+def test_data_backward_falls_back_to_tensor_formula():
+    # gelu's tanh approximation has no data-level formula: NotImplemented hands it to backward
+    x = mt.tensor([[-1.0, 0.5, 2.0]], dtype=mt.float64, requires_grad=True)
+    (g,) = mt.autograd.grad(mt.nn.functional.gelu(x, approximate="tanh").sum(), x)
+    (gg,) = mt.autograd.grad(
+        mt.nn.functional.gelu(x, approximate="tanh").sum(), x, create_graph=True
+    )
+    np.testing.assert_allclose(g.numpy(), gg.detach().numpy(), rtol=1e-14)
+    assert minitorch._ops.activation.Gelu._backward_data is not None
