@@ -212,11 +212,27 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     state.enabled = create_graph
     prev_task = state.graph_task
     state.graph_task = _GraphTask(deps, run, targets)
+    data = DATA_BACKWARD and not create_graph and not state.anomaly
     try:
         ready = [n for n in root_nodes if deps.get(n, 0) == 0]
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
+            if (
+                data
+                and node._data_bw is not None
+                and targets is None
+                and grads is not None
+                and len(grads) == 1
+                and node._pre_hooks is None
+                and node._retains is None
+                and node._hooks is None
+                and _run_data_node(node, grads[0], deps, ready, buffers)
+            ):
+                if not retain_graph:
+                    node._saved = _FREED
+                    node._to_save = None
+                continue
             hooked = False
             if grads is not None and targets is not None:
                 # A captured gradient is the one the tensor's hooks return, as in torch.
@@ -361,9 +377,65 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False):
 # the same formula on the gradients' and saved tensors' arrays (ctx._saved_arrays()), usually the
 # fused backward Function's own kernel. The engine calls it when grad mode is off in backward and
 # wraps what it returns. A first-order gradcheck runs it, a second-order one runs `backward`, and
-# tests/autograd/test_data_backward.py compares the two on the op table.
+# tests/ops/test_data_backward.py compares the two on the op table.
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
+
+
+def _run_data_node(node, grad, deps, ready, buffers, _new=object.__new__) -> bool:
+    """_run_node for the common node (one output, no hooks, a data-level backward), on arrays
+    until they are routed; False where the op hands the case to its Tensor formula."""
+    if grad is None:
+        _skip(node, deps, ready)
+        return True
+    res = node._data_bw(grad._data)  # the op's _backward_data, bound to the node (its ctx)
+    if res is NotImplemented:
+        return False
+    nxt = node._next
+    if res.__class__ is not tuple:
+        res = (res,)
+    if len(res) != len(nxt):
+        res = _trim(node, res, len(nxt))
+    dev = node._out_device
+    cls = dev.backend.array_cls
+    for e, r, meta in zip(nxt, res, node._in_meta, strict=True):
+        if e is None:
+            continue
+        child = e[0]
+        if r is not None:
+            if r.__class__ is not cls:
+                r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
+            g = _new(Tensor)  # _make, inlined
+            g._data = r
+            g._device = dev
+            g._requires_grad = False
+            g._grad_fn = None
+            g._vc = [0]
+            g._base = None
+            g._grad = None
+            if r.shape != meta[0] or (r.dtype is not meta[1] and r.dtype != meta[1]):
+                g = _conform(g, meta, node, nxt.index(e))
+            buf = buffers.get(child)
+            if buf is None:
+                buf = buffers[child] = [None] * child._n_out
+            nr = e[1]
+            buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
+        left = deps[child] - 1
+        deps[child] = left
+        if left == 0:
+            ready.append(child)
+    return True
+
+
+def _conform(g, meta, node, i):
+    """A gradient summed back over broadcast dims and cast to its input's shape and dtype."""
+    shape, dtype = meta
+    data = g._data
+    if data.shape != shape:
+        g = _unbroadcast(g, shape, node, i)
+    if data.dtype is not dtype and data.dtype != dtype:
+        g = g.to(_dtype_of(dtype))
+    return g
 
 
 def _data_backward(node, grads):

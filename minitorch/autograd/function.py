@@ -38,6 +38,7 @@ class Node:
         "__weakref__",
     )
     _fn = None  # the Function subclass whose backward this node runs
+    _data_bw = None  # its _backward_data, as a method (NOTE [ Data-level backward ])
     _n_out = 1
     _materialize = True
     _pre_hooks = None
@@ -444,7 +445,8 @@ def _node_class(cls):
     suffix = "Backward0" if cls._builtin else "Backward"
     name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
     shown = getattr(cls, "_edges", None)
-    cls._backward_cls = type(name, (Node,), {"__slots__": (), "_fn": cls, "_shown": shown})
+    attrs = {"__slots__": (), "_fn": cls, "_shown": shown, "_data_bw": cls._backward_data}
+    cls._backward_cls = type(name, (Node,), attrs)
     return cls._backward_cls
 
 

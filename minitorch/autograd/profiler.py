@@ -27,7 +27,8 @@ __all__ = [
 ]
 
 # NOTE [ Profiling without a hot-path check ]
-# Every op goes through Function.apply and every backward node through engine._run_node. While
+# Every op goes through Function.apply and every backward node through engine._run_node (or
+# _run_data_node: NOTE [ Data-level backward ] in minitorch/autograd/engine.py). While
 # at least one profile is active, both are replaced by recording wrappers (apply on the base
 # class, which every op inherits; _run_node in the module globals the engine and the composite
 # nodes read it from); when the last profile exits, the original objects are put back exactly.
@@ -120,10 +121,12 @@ def _make_apply(orig):
     return apply
 
 
-def _make_run_node(orig):
+def _make_run_node(orig, one_grad=False):
+    # one_grad: engine._run_data_node, which takes the node's one gradient (NOTE [ Data-level
+    # backward ] in minitorch/autograd/engine.py)
     @functools.wraps(orig)
     def run_node(node, grads, *rest, **kwargs):
-        shapes = _shapes_of(grads) if _want("record_shapes") else None
+        shapes = _shapes_of([grads] if one_grad else grads) if _want("record_shapes") else None
         ev = _open(type(node).__name__, "cpu_op", shapes)
         try:
             return orig(node, grads, *rest, **kwargs)
@@ -143,6 +146,8 @@ def _install():
     Function.apply = classmethod(_make_apply(_saved["apply"].__func__))
     _saved["engine"] = engine._run_node
     engine._run_node = _make_run_node(engine._run_node)
+    _saved["engine_data"] = engine._run_data_node
+    engine._run_data_node = _make_run_node(engine._run_data_node, one_grad=True)
     composite = sys.modules.get("minitorch.autograd.composite")
     if composite is not None:
         _saved["composite"] = composite._run_node
@@ -152,6 +157,7 @@ def _install():
 def _uninstall():
     Function.apply = _saved.pop("apply")
     engine._run_node = _saved.pop("engine")
+    engine._run_data_node = _saved.pop("engine_data")
     composite = sys.modules.get("minitorch.autograd.composite")
     if "composite" in _saved:
         composite._run_node = _saved.pop("composite")

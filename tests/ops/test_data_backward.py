@@ -24,6 +24,7 @@ from tests.ops.test_ops import (
 
 _TOL = {"float64": 1e-12, "float32": 1e-6, "float16": 1e-3}
 _DATA_BACKWARD = engine._data_backward
+_RUN_DATA_NODE = engine._run_data_node
 
 
 def _grads(spec, case, data_path: bool, ran: set, monkeypatch):
@@ -35,7 +36,12 @@ def _grads(spec, case, data_path: bool, ran: set, monkeypatch):
         ran.add(node._fn)
         return _DATA_BACKWARD(node, grads)
 
+    def recording_node(node, *args):
+        ran.add(node._fn)
+        return _RUN_DATA_NODE(node, *args)
+
     monkeypatch.setattr(engine, "_data_backward", recording)
+    monkeypatch.setattr(engine, "_run_data_node", recording_node)
     wanted = grad_inputs(spec, case)
     tensors = make_tensors(spec, case, "cpu", wanted)
     outs = as_list(spec.op(*tensors, **spec.kwargs))
