@@ -124,6 +124,8 @@ _HALF_CASES = [
     ("tanh_sigmoid", lambda x: x.tanh() * x.sigmoid(), [(4, 5)]),
     ("linear", lambda x, w: mt.nn.functional.linear(x, w, w[0]), [(4, 5), (5, 5)]),
     ("mm", lambda x, w: x @ w, [(4, 5), (5, 3)]),
+    ("add_bias", lambda x, b: x + b, [(4, 5), (5,)]),
+    ("mul_column", lambda x, c: x * c, [(3, 4, 5), (4, 1)]),
 ]
 
 
