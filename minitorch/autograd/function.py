@@ -456,30 +456,44 @@ def _new_node(node_cls, _new=object.__new__):
 
 def _connect(ctx, args):
     """Records the edges to the inputs' nodes and their shapes/dtypes (for un-broadcasting)."""
-    # On the per-op path when recording: one loop, no generator, _edge inlined for the common case.
-    needs = []
-    nxt = []
-    meta = []
-    for a in args:
-        if isinstance(a, Tensor) and a._requires_grad:
-            if a._base is not None and a._view_version != a._vc[0]:
-                _regenerate_view_grad_fn(a)
-            fn = a._grad_fn
-            nxt.append((_accumulator(a), 0) if fn is None else (fn, a._output_nr))
-            d = a._data
-            meta.append((d.shape, d.dtype))
-            needs.append(True)
-        else:
-            nxt.append(None)
-            meta.append(None)
-            needs.append(False)
-    ctx.needs_input_grad = tuple(needs)
-    ctx._next = tuple(nxt)
-    ctx._in_meta = tuple(meta)
+    # On the per-op path when recording: no generator, _edge inlined for the common case, and
+    # the one-argument op (most ops) without lists: its argument is the input requiring grad.
+    if len(args) == 1:
+        a = args[0]
+        if a._base is not None and a._view_version != a._vc[0]:
+            _regenerate_view_grad_fn(a)
+        fn = a._grad_fn
+        ctx._next = ((_accumulator(a), 0) if fn is None else (fn, a._output_nr),)
+        d = a._data
+        ctx._in_meta = ((d.shape, d.dtype),)
+        ctx.needs_input_grad = _NEEDED
+    else:
+        needs = []
+        nxt = []
+        meta = []
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                if a._base is not None and a._view_version != a._vc[0]:
+                    _regenerate_view_grad_fn(a)
+                fn = a._grad_fn
+                nxt.append((_accumulator(a), 0) if fn is None else (fn, a._output_nr))
+                d = a._data
+                meta.append((d.shape, d.dtype))
+                needs.append(True)
+            else:
+                nxt.append(None)
+                meta.append(None)
+                needs.append(False)
+        ctx.needs_input_grad = tuple(needs)
+        ctx._next = tuple(nxt)
+        ctx._in_meta = tuple(meta)
     if state.anomaly:
         from minitorch.autograd.anomaly_mode import record_trace
 
         record_trace(ctx)
+
+
+_NEEDED = (True,)
 
 
 def _edge(t: Tensor):
