@@ -236,7 +236,8 @@ class SumDim(Sum):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
-    dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
