@@ -553,6 +553,11 @@ class Abs(Function):
         (a,) = ctx.saved_tensors
         return grad * sign(a)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (a,) = ctx._saved_arrays()
+        return grad * ctx.xp.sign(a)
+
 
 class Sign(Function):
     """out = sign(a);  grad_a = 0"""
@@ -771,6 +776,11 @@ class Maximum(Function):
         a, b = ctx.saved_tensors
         return _split_grad(grad, a > b, a == b, ctx.needs_input_grad)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, b = ctx._saved_arrays()
+        return _split_grad(grad, a > b, a == b, ctx.needs_input_grad)
+
 
 class Minimum(Function):
     """out = min(a, b);  the gradient goes to the smaller input, split evenly on ties"""
@@ -785,8 +795,14 @@ class Minimum(Function):
         a, b = ctx.saved_tensors
         return _split_grad(grad, a < b, a == b, ctx.needs_input_grad)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        a, b = ctx._saved_arrays()
+        return _split_grad(grad, a < b, a == b, ctx.needs_input_grad)
+
 
 def _split_grad(grad, a_wins, tie, needs):
+    # operators only: the same lines serve Tensors (backward) and arrays (_backward_data)
     half = grad * tie / 2
     ga = grad * a_wins + half if needs[0] else None
     gb = grad * ~(a_wins | tie) + half if needs[1] else None
@@ -827,13 +843,24 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        lo, hi = ctx.bounds
-        keep = None
-        if lo is not None:
-            keep = a >= lo
-        if hi is not None:
-            keep = (a <= hi) if keep is None else keep & (a <= hi)
-        return grad * keep
+        return grad * _within(a, *ctx.bounds)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # a half tensor against number bounds: the Tensor comparison
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        return grad * _within(a, *ctx.bounds)
+
+
+def _within(a, lo, hi):
+    """lo <= a <= hi (a bound may be None), with operators only: for Tensors and arrays."""
+    keep = None
+    if lo is not None:
+        keep = a >= lo
+    if hi is not None:
+        keep = (a <= hi) if keep is None else keep & (a <= hi)
+    return keep
 
 
 class ClampTensor(Function):
@@ -913,6 +940,18 @@ class Where(Function):
         return (None,
                 where(cond, grad, 0.0) if needs[1] else None,
                 where(cond, 0.0, grad) if needs[2] else None)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        (cond,) = ctx._saved_arrays()
+        needs = ctx.needs_input_grad
+        xp = ctx.xp
+        zero = xp.zeros((), dtype=grad.dtype)
+        return (
+            None,
+            xp.where(cond, grad, zero) if needs[1] else None,
+            xp.where(cond, zero, grad) if needs[2] else None,
+        )
 
 
 def where(condition, input=None, other=None, *, out=None):

@@ -83,6 +83,10 @@ class Split(Function):
     def backward(ctx, *grads):
         return Cat.apply(*grads, dim=ctx.dim)
 
+    @staticmethod
+    def _backward_data(ctx, *grads):
+        return ctx.xp.concatenate(grads, axis=ctx.dim)
+
 
 class SplitWithSizes(Split):
     """outs = pieces of a of the given sizes along dim (views);  grad_a = cat(grads, dim)"""
@@ -282,6 +286,21 @@ class Cat(Function):
             start += size or 0
         return tuple(grads)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        grads = []
+        start = 0
+        head = (slice(None),) * ctx.dim
+        for i, size in enumerate(ctx.sizes):
+            if not ctx.needs_input_grad[i]:
+                grads.append(None)
+            elif size is None:  # a skipped legacy empty input: an empty gradient
+                grads.append(grad.reshape(-1)[:0])
+            else:
+                grads.append(grad[head + (slice(start, start + size),)])
+            start += size or 0
+        return tuple(grads)
+
 
 def _tensor_list(tensors, op):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
@@ -358,6 +377,11 @@ class Stack(Function):
     @staticmethod
     def backward(ctx, grad):
         return unbind(grad, ctx.dim)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        head = (slice(None),) * ctx.dim
+        return tuple(grad[head + (i,)] for i in range(grad.shape[ctx.dim]))
 
 
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
