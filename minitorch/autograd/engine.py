@@ -212,7 +212,8 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     state.enabled = create_graph
     prev_task = state.graph_task
     state.graph_task = _GraphTask(deps, run, targets)
-    data = DATA_BACKWARD and not create_graph and not state.anomaly
+    # the common node's path (NOTE [ Data-level backward ])
+    data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
     try:
         ready = [n for n in root_nodes if deps.get(n, 0) == 0]
         while ready:
@@ -221,7 +222,6 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if (
                 data
                 and node._data_bw is not None
-                and targets is None
                 and grads is not None
                 and len(grads) == 1
                 and node._pre_hooks is None
