@@ -35,6 +35,10 @@ class Clone(Function):
     def backward(ctx, grad):
         return grad
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        return grad
+
 
 class ToCopy(Function):
     """out = a cast to another dtype and/or copied to another device;
