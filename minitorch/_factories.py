@@ -488,7 +488,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         src_dt = _check_ndarray(data)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
         if data.dtype.kind == "f" and npdt.kind == "f" and data.dtype != npdt:
-            arr = np.ascontiguousarray(_from_double(data, npdt))
+            arr = np.asarray(_from_double(data, npdt), order="C")  # (ascontiguousarray: 0-d -> 1-d)
         else:
             arr = np.array(data, dtype=npdt, order="C", copy=True)
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
@@ -527,7 +527,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
             return _make(data, cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
         arr = data.astype(npdt, copy=False) if dev is not cpu else data.astype(npdt)
-        return _make(_put(np.ascontiguousarray(arr), dev), dev, False, None)
+        return _make(_put(np.asarray(arr, order="C"), dev), dev, False, None)
     return tensor(data, dtype=dt, device=device)
 
 

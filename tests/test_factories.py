@@ -570,3 +570,14 @@ def test_asarray_copy_false_refuses_to_copy():
     assert mt.asarray(a, copy=False).data_ptr() == a.__array_interface__["data"][0]
     assert mt.asarray(3.5).dtype is mt.float32
     assert mt.asarray(np.float32(3.5)).dtype is mt.float32
+
+
+@pytest.mark.parametrize("factory", [mt.tensor, mt.as_tensor])
+@pytest.mark.parametrize("src", ["float64", "float32", "float16", "int64"])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
+def test_zero_dim_array_with_a_dtype_stays_zero_dim(factory, src, dtype):
+    # a 0-d NumPy array converted to another dtype is still 0-d (as in torch), with its value
+    out = factory(np.asarray(1.5).astype(src), dtype=getattr(mt, dtype))
+    assert out.shape == ()
+    assert out.dtype == getattr(mt, dtype)
+    assert out.item() == np.asarray(1.5).astype(src).astype(dtype).item()
