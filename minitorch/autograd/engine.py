@@ -375,9 +375,12 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False):
 # only add their Python cost (~3 us each, against ~1 us for the kernel of a small array) to the
 # step. So the ops on the per-step path of small models also define `_backward_data(ctx, *grads)`:
 # the same formula on the gradients' and saved tensors' arrays (ctx._saved_arrays()), usually the
-# fused backward Function's own kernel. The engine calls it when grad mode is off in backward and
-# wraps what it returns. A first-order gradcheck runs it, a second-order one runs `backward`, and
-# tests/ops/test_data_backward.py compares the two on the op table.
+# fused backward Function's own kernel. The engine calls it when grad mode is off in backward
+# (not under anomaly mode, which checks the Tensor formulas' results) and wraps what it returns;
+# a common node (one output, no hooks) goes through _run_data_node, which routes the arrays
+# without the general path's checks. An op returns NotImplemented for a case it leaves to its
+# Tensor formula. A first-order gradcheck runs `_backward_data`, a second-order one `backward`,
+# and tests/ops/test_data_backward.py compares the two on the op table.
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
