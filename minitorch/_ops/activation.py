@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from minitorch._ops._common import opmath_dtype
-from minitorch._ops.pointwise import clamp, exp, sigmoid, tanh, where
+from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, name_node
@@ -84,6 +84,14 @@ class Hardtanh(Function):
         lo, hi = ctx.bounds
         return where((a > lo) & (a < hi), grad, 0.0)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # number bounds against half: the Tensor comparisons
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        lo, hi = ctx.bounds
+        return ctx.xp.where((a > lo) & (a < hi), grad, ctx.xp.zeros((), grad.dtype))
+
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """clamp(input, min_val, max_val). Mirrors torch.nn.functional.hardtanh."""
@@ -116,6 +124,13 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         return where(a > 0, grad, grad * ctx.slope)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # a number operand: widened (NOTE [ Half-precision arithmetic ])
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        return ctx.xp.where(a > 0, grad, grad * ctx.slope)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -192,6 +207,16 @@ class Elu(Function):
         # exp of the non-positive part only: the unused branch of where must stay finite
         neg = grad * exp(clamp(a, None, 0) * input_scale) * (scale * alpha * input_scale)
         return where(a > 0, grad * scale, neg)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        alpha, scale, input_scale = ctx.coefs
+        xp = ctx.xp
+        neg = grad * xp.exp(xp.clip(a, None, 0) * input_scale) * (scale * alpha * input_scale)
+        return xp.where(a > 0, grad * scale, neg)
 
 
 class Celu(Elu):
@@ -420,6 +445,14 @@ class Silu(Function):
         s = sigmoid(a)
         return grad * s * (a * (1 - s) + 1)
 
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        s = Sigmoid.kernel(ctx.xp, a)
+        return grad * s * (a * (1 - s) + 1)
+
 
 def silu(input, inplace=False):
     """input * sigmoid(input). Mirrors torch.nn.functional.silu."""
@@ -471,6 +504,15 @@ class Softplus(Function):
         beta, threshold = ctx.params
         z = a * beta
         return where(z > threshold, grad, grad * sigmoid(z))
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
+            return NotImplemented
+        (a,) = ctx._saved_arrays()
+        beta, threshold = ctx.params
+        z = a * beta
+        return ctx.xp.where(z > threshold, grad, grad * Sigmoid.kernel(ctx.xp, z))
 
 
 def softplus(input, beta=1.0, threshold=20.0):

@@ -618,8 +618,13 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
-        x = a._data
-        xp = ctx.xp
+        out = Sigmoid.kernel(ctx.xp, a._data)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def kernel(xp, x):
+        """sigmoid of the array x, in x's dtype."""
         dt = x.dtype
         if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
             x = x.astype("float32")
@@ -633,9 +638,7 @@ class Sigmoid(Function):
             xp.reciprocal(out, out=out)
         else:
             out = xp.asarray(1 / (1 + xp.exp(-x)))
-        out = out.astype(dt, copy=False)
-        ctx.save_for_backward(out)
-        return out
+        return out.astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
