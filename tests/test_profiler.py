@@ -82,6 +82,16 @@ def test_nesting_and_self_time():
     )
 
 
+def test_a_declined_data_backward_shows_once():
+    # gelu's tanh form has no data-level formula: its node runs the Tensor formula, one event
+    x = minitorch.tensor([[-1.0, 0.5, 2.0]], requires_grad=True)
+    with aprof.profile() as prof:
+        minitorch.nn.functional.gelu(x, approximate="tanh").sum().backward()
+    events = [e for e in prof.function_events if e.name == "GeluBackward0"]
+    assert len(events) == 1
+    assert events[0].cpu_children  # the Tensor formula's ops, inside the node's event
+
+
 def test_record_shapes_and_group_by_input_shape():
     prof = _run(record_shapes=True)
     mm = [e for e in prof.function_events if e.name == "Relu"]

@@ -219,6 +219,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
         while ready:
             node = ready.pop()
             grads = buffers.pop(node, None)
+            tried = False  # the data-level backward declined (NotImplemented)
             if (
                 data
                 and node._data_bw is not None
@@ -227,12 +228,13 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 and node._pre_hooks is None
                 and node._retains is None
                 and node._hooks is None
-                and _run_data_node(node, grads[0], deps, ready, buffers)
             ):
-                if not retain_graph:
-                    node._saved = _FREED
-                    node._to_save = None
-                continue
+                if _run_data_node(node, grads[0], deps, ready, buffers):
+                    if not retain_graph:
+                        node._saved = _FREED
+                        node._to_save = None
+                    continue
+                tried = True
             hooked = False
             if grads is not None and targets is not None:
                 # A captured gradient is the one the tensor's hooks return, as in torch.
@@ -249,7 +251,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if grads is None or (run is not None and node not in run):
                 _skip(node, deps, ready)
                 continue
-            _run_node(node, grads, deps, ready, buffers, hooked)
+            _run_node(node, grads, deps, ready, buffers, hooked, tried)
             if not retain_graph:  # Node._release, inlined: the saved tensors go now
                 node._saved = _FREED
                 node._to_save = None
@@ -309,9 +311,10 @@ def _skip(node, deps, ready):
                 ready.append(child)
 
 
-def _run_node(node, grads, deps, ready, buffers, hooked=False):
+def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
     """Runs one node's backward and routes its input gradients to the next nodes' buffers
-    (`hooked`: the pre-hooks already ran on `grads`)."""
+    (`hooked`: the pre-hooks already ran on `grads`; `tried`: its data-level backward declined
+    them)."""
     if not hooked and (node._pre_hooks is not None or node._retains is not None):
         grads = _pre_hooks(node, grads)
     if len(grads) == 1:
@@ -328,7 +331,7 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False):
         from minitorch.autograd.anomaly_mode import run_backward_checked
 
         grad_inputs = run_backward_checked(node, grads)
-    elif node._fn._backward_data is not None and not state.enabled and DATA_BACKWARD:
+    elif node._fn._backward_data is not None and not (state.enabled or tried) and DATA_BACKWARD:
         grad_inputs = _data_backward(node, grads)
         if grad_inputs is NotImplemented:  # a case the op leaves to its Tensor formula
             grad_inputs = node._fn.backward(node, *grads)

@@ -129,9 +129,14 @@ def _make_run_node(orig, one_grad=False):
         shapes = _shapes_of([grads] if one_grad else grads) if _want("record_shapes") else None
         ev = _open(type(node).__name__, "cpu_op", shapes)
         try:
-            return orig(node, grads, *rest, **kwargs)
+            done = orig(node, grads, *rest, **kwargs)
         finally:
             _close(ev)
+        if done is False:  # _run_data_node declined: _run_node runs the node, in its own event
+            for p in _active:
+                if p._raw and p._raw[-1] is ev:
+                    p._raw.pop()
+        return done
 
     run_node._profiler_wrapper = True
     return run_node

@@ -178,3 +178,21 @@ def test_data_backward_falls_back_to_tensor_formula():
     )
     np.testing.assert_allclose(g.numpy(), gg.detach().numpy(), rtol=1e-14)
     assert minitorch._ops.activation.Gelu._backward_data is not None
+
+
+def test_a_declined_data_backward_is_asked_once(monkeypatch):
+    # NotImplemented from _backward_data hands the node to its Tensor formula, once
+    x = mt.tensor([[-1.0, 0.5, 2.0]], dtype=mt.float64, requires_grad=True)
+    y = mt.nn.functional.gelu(x, approximate="tanh")
+    calls = []
+    real = minitorch._ops.activation.Gelu._backward_data
+
+    def counting(ctx, grad):
+        calls.append(1)
+        return real(ctx, grad)
+
+    monkeypatch.setattr(type(y.grad_fn), "_data_bw", counting)
+    monkeypatch.setattr(minitorch._ops.activation.Gelu, "_backward_data", staticmethod(counting))
+    y.sum().backward()
+    assert len(calls) == 1
+    assert x.grad is not None
