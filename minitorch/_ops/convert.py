@@ -35,9 +35,7 @@ class Clone(Function):
     def backward(ctx, grad):
         return grad
 
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad
+    _backward_data = backward  # an array passes as well (NOTE [ Data-level backward ])
 
 
 class ToCopy(Function):

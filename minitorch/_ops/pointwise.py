@@ -42,9 +42,7 @@ class Add(Function):
     def backward(ctx, grad):
         return grad, grad
 
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad, grad
+    _backward_data = backward  # operators only: arrays pass as well (NOTE [ Data-level backward ])
 
 
 class Sub(Function):
@@ -60,9 +58,7 @@ class Sub(Function):
     def backward(ctx, grad):
         return grad, (-grad if ctx.needs_input_grad[1] else None)
 
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad, (-grad if ctx.needs_input_grad[1] else None)
+    _backward_data = backward  # operators only: arrays pass as well
 
 
 class Mul(Function):
@@ -133,9 +129,7 @@ class Neg(Function):
     def backward(ctx, grad):
         return -grad
 
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return -grad
+    _backward_data = backward  # operators only: arrays pass as well
 
 
 # NOTE [ Same-dtype fast path ]

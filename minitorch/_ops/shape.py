@@ -94,6 +94,12 @@ def _viewable(x, shape) -> bool:
 # --- view / reshape / flatten ---
 
 
+def _reshape_back(ctx, grad):
+    """grad reshaped to the input's shape: the backward of view, reshape, squeeze and unsqueeze,
+    for a Tensor (backward) and an array (_backward_data, NOTE [ Data-level backward ]) alike."""
+    return grad.reshape(ctx.in_shape)
+
+
 class View(Function):
     """out = a seen with another shape (shares memory);  grad_a = grad reshaped back"""
 
@@ -104,13 +110,7 @@ class View(Function):
         ctx.in_shape = a._data.shape
         return as_view_array(a._data, shape)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.in_shape)
-
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad.reshape(ctx.in_shape)
+    backward = _backward_data = staticmethod(_reshape_back)
 
 
 class Reshape(Function):
@@ -123,13 +123,7 @@ class Reshape(Function):
         ctx.in_shape = a._data.shape
         return ctx.xp.ascontiguousarray(a._data).reshape(shape)
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.in_shape)
-
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad.reshape(ctx.in_shape)
+    backward = _backward_data = staticmethod(_reshape_back)
 
 
 def view(input: Tensor, shape) -> Tensor:
@@ -244,13 +238,7 @@ class Squeeze(Function):
         ctx.in_shape = x.shape
         return as_view_array(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.in_shape)
-
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad.reshape(ctx.in_shape)
+    backward = _backward_data = staticmethod(_reshape_back)
 
 
 class SqueezeDim(Squeeze):
@@ -292,13 +280,7 @@ class Unsqueeze(Function):
         ctx.in_shape = shape
         return as_view_array(a._data, shape[:dim] + (1,) + shape[dim:])
 
-    @staticmethod
-    def backward(ctx, grad):
-        return grad.reshape(ctx.in_shape)
-
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad.reshape(ctx.in_shape)
+    backward = _backward_data = staticmethod(_reshape_back)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -508,9 +490,7 @@ class Expand(Function):
     def backward(ctx, grad):
         return grad  # the engine sums the broadcast dims back to a's shape
 
-    @staticmethod
-    def _backward_data(ctx, grad):
-        return grad
+    _backward_data = backward  # an array passes as well (NOTE [ Data-level backward ])
 
 
 def _type_label(t: Tensor) -> str:

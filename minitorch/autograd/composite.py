@@ -30,8 +30,6 @@ __all__ = ["as_node", "one_node"]
 class _Composite:
     """The backward of every composite node: the recorded inner nodes, run down to the edges."""
 
-    _backward_data = None  # the inner nodes take theirs (NOTE [ Data-level backward ])
-
     @staticmethod
     def backward(node, *grads):
         saved = node._saved

@@ -331,7 +331,7 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         from minitorch.autograd.anomaly_mode import run_backward_checked
 
         grad_inputs = run_backward_checked(node, grads)
-    elif node._fn._backward_data is not None and not (state.enabled or tried) and DATA_BACKWARD:
+    elif node._data_bw is not None and not (state.enabled or tried) and DATA_BACKWARD:
         grad_inputs = _data_backward(node, grads)
         if grad_inputs is NotImplemented:  # a case the op leaves to its Tensor formula
             grad_inputs = node._fn.backward(node, *grads)
@@ -356,12 +356,10 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
                     f"function {type(node).__name__} returned a gradient of type "
                     f"{type(g).__name__} for input {i}; expected a Tensor or None"
                 )
-            shape, dtype = meta[i]
+            m = meta[i]
             data = g._data
-            if data.shape != shape:
-                g = _unbroadcast(g, shape, node, i)
-            if data.dtype is not dtype and data.dtype != dtype:
-                g = g.to(_dtype_of(dtype))
+            if data.shape != m[0] or (data.dtype is not m[1] and data.dtype != m[1]):
+                g = _conform(g, m, node, i)
             buf = buffers.get(child)
             if buf is None:
                 buf = buffers[child] = [None] * child._n_out
@@ -438,9 +436,9 @@ def _conform(g, meta, node, i):
     shape, dtype = meta
     data = g._data
     if data.shape != shape:
-        if sum_kernel is None:
+        if state.enabled or sum_kernel is None:  # a graph is being built: a Tensor sum
             g = _unbroadcast(g, shape, node, i)
-        else:  # no graph is being built (the data-level path): on the array
+        else:  # on the array
             lead, ones = _broadcast_dims(data.shape, shape, node, i)
             xp = g._device.backend.xp
             out = xp.asarray(sum_kernel(xp, data, tuple(range(lead)) + ones, True))
@@ -452,23 +450,18 @@ def _conform(g, meta, node, i):
 
 def _data_backward(node, grads):
     """node's input gradients from its `_backward_data` (NOTE [ Data-level backward ])."""
-    res = node._fn._backward_data(node, *[None if g is None else g._data for g in grads])
+    res = node._data_bw(*[None if g is None else g._data for g in grads])
     if res is NotImplemented:
         return res
     dev = node._out_device
     cls = dev.backend.array_cls
-    if res.__class__ is not tuple:
-        if res.__class__ is not cls:
-            res = dev.backend.xp.asarray(res)  # NumPy's 0-d results are scalars
-        return (_make(res, dev, False, None),)
     out = []
-    for r in res:
-        if r is None:
-            out.append(None)
-            continue
-        if r.__class__ is not cls:
-            r = dev.backend.xp.asarray(r)
-        out.append(_make(r, dev, False, None))
+    for r in res if res.__class__ is tuple else (res,):
+        if r is not None:
+            if r.__class__ is not cls:
+                r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
+            r = _make(r, dev, False, None)
+        out.append(r)
     return tuple(out)
 
 

@@ -88,47 +88,34 @@ class Node:
         return tuple([unpack(entry) for entry in saved])
 
     def _saved_arrays(self) -> tuple:
-        """The saved tensors' arrays (numbers as they are), version-checked: what a data-level
-        backward reads (NOTE [ Data-level backward ])."""
+        """saved_tensors as arrays (numbers as they are), version-checked alike: what a
+        data-level backward reads (NOTE [ Data-level backward ])."""
         saved = self._saved
-        if saved is _FREED or saved is None:
-            return tuple(
-                None if t is None else t._data if isinstance(t, Tensor) else t
-                for t in self.saved_tensors
-            )
-        out = []
-        for entry in saved:
-            if entry is None:
-                out.append(None)
-                continue
-            kind, obj, vc, version, nr = entry
-            if kind == "const":
-                out.append(obj)
-            elif kind == "hook":
-                out.append(_unpack_hooked(self, obj, vc, version, nr)._data)
-            else:
-                if vc[0] != version:
-                    _raise_modified(self, kind, obj, vc[0], version, nr)
-                out.append(obj if kind == "out" else obj._data)
-        return tuple(out)
+        if saved is _FREED or saved is None:  # raises torch's error, or a user Function's list
+            return tuple(getattr(t, "_data", t) for t in self.saved_tensors)
+        unpack = self._unpack
+        return tuple([unpack(entry, True) for entry in saved])
 
-    def _unpack(self, entry):
-        # See NOTE [ Saved tensors ]
+    def _unpack(self, entry, array=False):
+        # See NOTE [ Saved tensors ]; `array`: the array, not a Tensor
         if entry is None:
             return None
         kind, obj, vc, version, nr = entry
         if kind == "const":
             return obj
         if kind == "hook":  # see NOTE [ Saved tensor hooks ]
-            return _unpack_hooked(self, obj, vc, version, nr)
+            t = _unpack_hooked(self, obj, vc, version, nr)
+            return t._data if array else t
         if vc[0] != version:
             _raise_modified(self, kind, obj, vc[0], version, nr)
         if kind == "out":
+            if array:
+                return obj
             # Re-create the output with this node as grad_fn, so double backward flows through it.
             t = _make(obj, self._out_device, True, self, nr)
             t._vc = vc
             return t
-        return obj
+        return obj._data if array else obj
 
     @property
     def next_functions(self) -> tuple:

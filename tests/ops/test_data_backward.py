@@ -170,14 +170,15 @@ def test_layer_norm_half_backward_in_float32(monkeypatch):
 
 
 def test_data_backward_falls_back_to_tensor_formula():
-    # gelu's tanh approximation has no data-level formula: NotImplemented hands it to backward
-    x = mt.tensor([[-1.0, 0.5, 2.0]], dtype=mt.float64, requires_grad=True)
+    # gelu's tanh approximation has no data-level formula: NotImplemented hands it to backward,
+    # whose gradient is the approximation's derivative
+    a = np.array([[-1.0, 0.5, 2.0]])
+    x = mt.tensor(a, requires_grad=True)
     (g,) = mt.autograd.grad(mt.nn.functional.gelu(x, approximate="tanh").sum(), x)
-    (gg,) = mt.autograd.grad(
-        mt.nn.functional.gelu(x, approximate="tanh").sum(), x, create_graph=True
-    )
-    np.testing.assert_allclose(g.numpy(), gg.detach().numpy(), rtol=1e-14)
-    assert minitorch._ops.activation.Gelu._backward_data is not None
+    k, c = np.sqrt(2 / np.pi), 0.044715
+    t = np.tanh(k * (a + c * a**3))
+    want = 0.5 * (1 + t) + 0.5 * a * (1 - t * t) * k * (1 + 3 * c * a * a)
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-12)
 
 
 def test_a_declined_data_backward_is_asked_once(monkeypatch):
@@ -191,8 +192,7 @@ def test_a_declined_data_backward_is_asked_once(monkeypatch):
         calls.append(1)
         return real(ctx, grad)
 
-    monkeypatch.setattr(type(y.grad_fn), "_data_bw", counting)
-    monkeypatch.setattr(minitorch._ops.activation.Gelu, "_backward_data", staticmethod(counting))
+    monkeypatch.setattr(type(y.grad_fn), "_data_bw", counting)  # what the engine calls
     y.sum().backward()
     assert len(calls) == 1
     assert x.grad is not None
