@@ -11,7 +11,6 @@ from minitorch import (  # noqa: F401
     _ops,  # binds the Tensor methods: see NOTE [ Late binding of ops ]
     autograd,
     cuda,  # imports no CuPy until a GPU is used
-    linalg,
     return_types,
 )
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
@@ -137,6 +136,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODUL
 # nn, optim, utils and serialization are imported on first use (`torch.nn`, `from minitorch import
 # nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
 _LAZY_MODULES = (
+    "linalg",
     "nn",
     "optim",
     "utils",
@@ -192,6 +192,9 @@ _NN_TORCH_NAMES = """
     gru
 """.split()
 _LAZY_NAMES.update(dict.fromkeys(_NN_TORCH_NAMES, "nn._torch_namespace"))
+# torch.sort, torch.cumsum, torch.svd, ...: the ops of minitorch._ops' lazy families (NOTE [ Lazy
+# op families ]), bound here on first use
+_LAZY_NAMES.update(dict.fromkeys(_ops._LAZY_OPS, "_ops"))
 
 
 def __getattr__(name):
@@ -200,7 +203,11 @@ def __getattr__(name):
     if name in _LAZY_MODULES:
         return importlib.import_module(f"minitorch.{name}")
     if name in _LAZY_NAMES:
-        return getattr(importlib.import_module(f"minitorch.{_LAZY_NAMES[name]}"), name)
+        module = _LAZY_NAMES[name]
+        value = getattr(importlib.import_module(f"minitorch.{module}"), name)
+        if module == "_ops":  # an op: later calls find it without coming here
+            globals()[name] = value
+        return value
     raise AttributeError(f"module 'minitorch' has no attribute '{name}'")
 
 

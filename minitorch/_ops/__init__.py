@@ -10,15 +10,10 @@ from minitorch._ops import pointwise as _pw
 from minitorch._ops._common import scalar_like
 from minitorch._ops.activation import *  # noqa: F403
 from minitorch._ops.convert import *  # noqa: F403
-from minitorch._ops.cumulative import *  # noqa: F403
 from minitorch._ops.einsum import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403
 from minitorch._ops.inplace import *  # noqa: F403
 from minitorch._ops.linalg import *  # noqa: F403
-from minitorch._ops.linalg_factor import *  # noqa: F403
-from minitorch._ops.linalg_matfn import *  # noqa: F403
-from minitorch._ops.linalg_more import *  # noqa: F403
-from minitorch._ops.linalg_solve import *  # noqa: F403
 from minitorch._ops.logical import *  # noqa: F403
 from minitorch._ops.nn_kernels import *  # noqa: F403
 from minitorch._ops.pointwise import *  # noqa: F403
@@ -27,18 +22,9 @@ from minitorch._ops.pointwise_misc import *  # noqa: F403
 from minitorch._ops.pointwise_more import *  # noqa: F403
 from minitorch._ops.random_ops import *  # noqa: F403
 from minitorch._ops.reduction import *  # noqa: F403
-from minitorch._ops.reduction_more import *  # noqa: F403
-from minitorch._ops.scatter import *  # noqa: F403
-from minitorch._ops.selection import *  # noqa: F403
 from minitorch._ops.shape import *  # noqa: F403
 from minitorch._ops.shape_join import *  # noqa: F403
 from minitorch._ops.shape_more import *  # noqa: F403
-from minitorch._ops.shape_repeat import *  # noqa: F403
-from minitorch._ops.sorting import *  # noqa: F403
-from minitorch._ops.special import *  # noqa: F403
-from minitorch._ops.special_more import *  # noqa: F403
-from minitorch._ops.tensor_misc import *  # noqa: F403
-from minitorch._ops.view_variants import *  # noqa: F403
 
 # See NOTE [ Late binding of ops ]
 _tensor_methods._ops = __import__("sys").modules[__name__]
@@ -56,17 +42,90 @@ for _name, _fn in (
 del _name, _fn
 
 
+# NOTE [ Lazy op families ]
+# These families hold ops no program needs at import (linear algebra, sorting, scatter/gather,
+# special functions, cumulative ops, ...): each loads on the first use of one of its names, so
+# `import minitorch` skips their ~185 functions and ~90 Function classes (~8 ms). Every route to
+# an op ends in this module's __getattr__: `minitorch.sort` (minitorch's own __getattr__ asks
+# this module), `x.sort()` (Tensor methods look their op up here at call time: NOTE [ Late
+# binding of ops ]) and `from minitorch._ops import sort`. Loading a family binds all its public
+# names here, with the NumPy aliases of NOTE [ NumPy argument aliases ], so later calls find
+# them as plain attributes. The table is each family's __all__ (tests/test_import_lazy.py checks
+# that they agree); a family not listed here is imported above, at import.
+_LAZY_FAMILIES = {
+    "cumulative": """
+        cumsum cumprod cummax cummin logcumsumexp diff
+    """,
+    "linalg_factor": """
+        cholesky qr svd orgqr ormqr geqrf eig symeig solve lstsq matrix_rank
+    """,
+    "linalg_matfn": """
+        pinverse matrix_power matrix_exp
+    """,
+    "linalg_more": """
+        addmm_ addbmm_ addmv_ baddbmm_ addr addr_ cross linalg_cross dist renorm renorm_ cov
+        corrcoef cdist block_diag vander linalg_vander chain_matmul linalg_multi_dot
+        trapezoid trapz cumulative_trapezoid nuclear_norm frobenius_norm
+    """,
+    "linalg_solve": """
+        inverse det slogdet logdet cholesky_solve cholesky_inverse triangular_solve
+        lu_unpack lu lu_solve
+    """,
+    "reduction_more": """
+        all any count_nonzero std var std_mean var_mean norm median nanmedian mode quantile
+        nanquantile
+    """,
+    "scatter": """
+        gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_
+        take_along_dim
+    """,
+    "selection": """
+        index_select index_add index_add_ index_copy index_copy_ index_fill index_fill_
+        masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ take put put_
+        nonzero argwhere
+    """,
+    "shape_repeat": """
+        repeat tile repeat_interleave combinations
+    """,
+    "sorting": """
+        sort argsort msort topk kthvalue unique unique_consecutive searchsorted bucketize
+        bincount histc histogram isin
+    """,
+    "special": """
+        erf erfc erfinv lgamma digamma polygamma logit xlogy erf_ erfc_ erfinv_ lgamma_
+        digamma_ polygamma_ logit_ xlogy_ i0 sinc igamma igammac mvlgamma i0_ sinc_
+    """,
+    "tensor_misc": """
+        is_complex is_signed is_nonzero is_same_size isreal is_conj is_neg is_inference conj
+        conj_physical conj_physical_ resolve_conj resolve_neg real imag select fill detach
+        detach_ unsafe_chunk unsafe_split unsafe_split_with_sizes nonzero_static
+        empty_strided gradient histogramdd layout strided
+    """,
+    "view_variants": """
+        select_scatter slice_scatter diagonal_scatter as_strided_scatter index_reduce
+        index_reduce_ as_strided_ view_copy permute_copy t_copy transpose_copy diagonal_copy
+        expand_copy squeeze_copy unsqueeze_copy select_copy slice_copy split_copy
+        split_with_sizes_copy unbind_copy unfold_copy as_strided_copy detach_copy alias_copy
+        narrow_copy
+    """,
+}
+_LAZY_OPS = {name: family for family, names in _LAZY_FAMILIES.items() for name in names.split()}
+
+
 def _public_names():
-    # `from minitorch._ops import *` (in minitorch/__init__.py) exports the families' public
-    # functions only, not the family module names (`linalg` must stay minitorch.linalg).
+    # `from minitorch._ops import *` (in minitorch/__init__.py) exports the eager families' public
+    # functions only, not the family module names (`linalg` must stay minitorch.linalg) nor the
+    # lazy families' names (NOTE [ Lazy op families ]: minitorch's own __getattr__ serves those).
     import sys
 
-    here = sys.modules[__name__]
+    bound = vars(sys.modules[__name__])
     names = []
     for mod_name, mod in list(sys.modules.items()):
-        private = mod_name.rpartition(".")[2].startswith("_")
-        if mod_name.startswith(__name__ + ".") and not private and hasattr(mod, "__all__"):
-            names.extend(n for n in mod.__all__ if hasattr(here, n))
+        family = mod_name.rpartition(".")[2]
+        if not mod_name.startswith(__name__ + ".") or family.startswith("_"):
+            continue
+        if family not in _LAZY_FAMILIES and hasattr(mod, "__all__"):
+            names.extend(n for n in mod.__all__ if n in bound)
     return sorted(set(names))
 
 
@@ -113,3 +172,26 @@ def _add_numpy_aliases():
 
 _add_numpy_aliases()
 assert scalar_like  # used by Tensor's reflected operators through this module
+
+
+def _load_family(family):
+    """Import a lazy family and bind its public names here (NOTE [ Lazy op families ])."""
+    import importlib
+
+    module = importlib.import_module(f"{__name__}.{family}")
+    bound = globals()
+    for name in module.__all__:
+        fn = getattr(module, name)
+        bound[name] = _with_numpy_aliases(fn) if _takes_dim(fn) else fn
+
+
+def __getattr__(name):
+    family = _LAZY_OPS.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    _load_family(family)
+    return globals()[name]
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_OPS))

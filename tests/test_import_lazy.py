@@ -1,0 +1,82 @@
+"""The op families minitorch loads on first use (NOTE [ Lazy op families ] in minitorch/_ops)."""
+
+import importlib
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+from minitorch import _ops
+
+
+def _run(code: str):
+    """Run code in a fresh interpreter (nothing imported yet); return what it prints, as JSON."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+# the op families loaded so far, and whether the torch.linalg namespace is
+_LOADED = (
+    "sorted(m.rpartition('.')[2] for m in sys.modules if m.startswith('minitorch._ops.')) "
+    "+ ['minitorch.linalg'] * ('minitorch.linalg' in sys.modules)"
+)
+
+
+def test_the_table_is_each_familys_public_names():
+    for family, names in _ops._LAZY_FAMILIES.items():
+        module = importlib.import_module(f"minitorch._ops.{family}")
+        assert sorted(names.split()) == sorted(module.__all__), family
+    # a lazy name is bound by its family alone
+    assert not set(_ops._LAZY_OPS) & set(_ops.__all__)
+    assert all(mt._LAZY_NAMES[n] == "_ops" for n in _ops._LAZY_OPS)
+
+
+def test_import_loads_no_lazy_family():
+    loaded = _run(f"import json, sys, minitorch; print(json.dumps({_LOADED}))")
+    assert "linalg" in loaded  # the eager family of matmul, minitorch._ops.linalg
+    assert not set(loaded) & (set(_ops._LAZY_FAMILIES) | {"minitorch.linalg"})
+
+
+@pytest.mark.parametrize(
+    "use, family",
+    [
+        ("minitorch.sort(minitorch.tensor([2., 1.]))", "sorting"),
+        ("minitorch.tensor([2., 1.]).cumsum(0)", "cumulative"),  # a Tensor method
+        ("__import__('minitorch._ops', fromlist=['svd']).svd", "linalg_factor"),
+        ("minitorch.linalg.inv(minitorch.eye(2))", "minitorch.linalg"),
+    ],
+)
+def test_first_use_loads_the_family(use, family):
+    before, after = _run(
+        f"import json, sys, minitorch; before = {_LOADED}; {use}; "
+        f"print(json.dumps([before, {_LOADED}]))"
+    )
+    assert family not in before and family in after
+
+
+def test_lazy_ops_work_by_every_route():
+    x = mt.tensor([[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]])
+    expected = np.sort(x.numpy(), axis=1)
+    np.testing.assert_array_equal(mt.sort(x).values.numpy(), expected)
+    np.testing.assert_array_equal(x.sort().values.numpy(), expected)
+    np.testing.assert_array_equal(_ops.sort(x)[0].numpy(), expected)
+    # the NumPy spellings of NOTE [ NumPy argument aliases ] reach the lazy ops too
+    np.testing.assert_array_equal(mt.sort(x, axis=0).values.numpy(), np.sort(x.numpy(), 0))
+    np.testing.assert_allclose(
+        mt.std(x, axis=1, keepdims=True).numpy(), x.numpy().std(1, ddof=1, keepdims=True)
+    )
+    np.testing.assert_allclose(mt.cumsum(x, axis=1).numpy(), np.cumsum(x.numpy(), 1))
+    # one function object, wherever it is reached from
+    assert mt.cumsum is _ops.cumsum and mt.linalg.det is mt.linalg.det
+    assert {"sort", "cumsum", "svd", "linalg"} <= set(dir(mt))
+    assert {"sort", "cumsum", "svd"} <= set(dir(_ops))
+
+
+def test_unknown_names_still_raise():
+    with pytest.raises(AttributeError, match="has no attribute 'not_an_op'"):
+        _ops.not_an_op  # noqa: B018
+    with pytest.raises(AttributeError, match="has no attribute 'not_an_op'"):
+        mt.not_an_op  # noqa: B018
