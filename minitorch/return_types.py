@@ -2,17 +2,6 @@
 
 from __future__ import annotations
 
-# fmt: off
-__all__ = [
-    "max", "min", "median", "nanmedian", "mode", "kthvalue", "sort", "topk", "cummax", "cummin",
-    "aminmax", "slogdet", "linalg_slogdet", "qr", "linalg_qr", "svd", "linalg_svd", "linalg_eigh",
-    "linalg_eig", "linalg_inv_ex", "linalg_cholesky_ex", "linalg_lstsq", "frexp", "histogram",
-    "geqrf",
-    "linalg_lu", "linalg_lu_factor", "lu_unpack", "triangular_solve", "linalg_solve_ex",
-    "linalg_lu_factor_ex", "histogramdd",
-]
-# fmt: on
-
 
 class _StructSeq(tuple):
     """A tuple whose items are also reachable by name; `repr` as torch prints its return types."""
@@ -55,36 +44,52 @@ def _structseq(name: str, names: tuple) -> type:
 
 _VI = ("values", "indices")
 
-max = _structseq("max", _VI)
-min = _structseq("min", _VI)
-median = _structseq("median", _VI)
-nanmedian = _structseq("nanmedian", _VI)
-mode = _structseq("mode", _VI)
-kthvalue = _structseq("kthvalue", _VI)
-sort = _structseq("sort", _VI)
-topk = _structseq("topk", _VI)
-cummax = _structseq("cummax", _VI)
-cummin = _structseq("cummin", _VI)
-aminmax = _structseq("aminmax", ("min", "max"))
-slogdet = _structseq("slogdet", ("sign", "logabsdet"))
-linalg_slogdet = _structseq("linalg_slogdet", ("sign", "logabsdet"))
-qr = _structseq("qr", ("Q", "R"))
-linalg_qr = _structseq("linalg_qr", ("Q", "R"))
-svd = _structseq("svd", ("U", "S", "V"))
-linalg_svd = _structseq("linalg_svd", ("U", "S", "Vh"))
-linalg_eigh = _structseq("linalg_eigh", ("eigenvalues", "eigenvectors"))
-linalg_eig = _structseq("linalg_eig", ("eigenvalues", "eigenvectors"))
-linalg_inv_ex = _structseq("linalg_inv_ex", ("inverse", "info"))
-linalg_cholesky_ex = _structseq("linalg_cholesky_ex", ("L", "info"))
-linalg_lstsq = _structseq("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
-frexp = _structseq("frexp", ("mantissa", "exponent"))
-histogram = _structseq("histogram", ("hist", "bin_edges"))
-geqrf = _structseq("geqrf", ("a", "tau"))
-linalg_lu = _structseq("linalg_lu", ("P", "L", "U"))
-linalg_lu_factor = _structseq("linalg_lu_factor", ("LU", "pivots"))
-lu_unpack = _structseq("lu_unpack", ("P", "L", "U"))
-triangular_solve = _structseq("triangular_solve", ("solution", "cloned_coefficient"))
-linalg_solve_ex = _structseq("linalg_solve_ex", ("result", "info"))
-linalg_lu_factor_ex = _structseq("linalg_lu_factor_ex", ("LU", "pivots", "info"))
-_lu_with_info = _structseq("_lu_with_info", ("LU", "pivots", "info"))
-histogramdd = _structseq("histogramdd", ("hist", "bin_edges"))
+# Each class is made on first use (a module __getattr__; ~20 us apiece, and most programs use
+# one or two of them), once: setdefault keeps the first made if two threads race.
+_FIELDS = {
+    "max": _VI,
+    "min": _VI,
+    "median": _VI,
+    "nanmedian": _VI,
+    "mode": _VI,
+    "kthvalue": _VI,
+    "sort": _VI,
+    "topk": _VI,
+    "cummax": _VI,
+    "cummin": _VI,
+    "aminmax": ("min", "max"),
+    "slogdet": ("sign", "logabsdet"),
+    "linalg_slogdet": ("sign", "logabsdet"),
+    "qr": ("Q", "R"),
+    "linalg_qr": ("Q", "R"),
+    "svd": ("U", "S", "V"),
+    "linalg_svd": ("U", "S", "Vh"),
+    "linalg_eigh": ("eigenvalues", "eigenvectors"),
+    "linalg_eig": ("eigenvalues", "eigenvectors"),
+    "linalg_inv_ex": ("inverse", "info"),
+    "linalg_cholesky_ex": ("L", "info"),
+    "linalg_lstsq": ("solution", "residuals", "rank", "singular_values"),
+    "frexp": ("mantissa", "exponent"),
+    "histogram": ("hist", "bin_edges"),
+    "geqrf": ("a", "tau"),
+    "linalg_lu": ("P", "L", "U"),
+    "linalg_lu_factor": ("LU", "pivots"),
+    "lu_unpack": ("P", "L", "U"),
+    "triangular_solve": ("solution", "cloned_coefficient"),
+    "linalg_solve_ex": ("result", "info"),
+    "linalg_lu_factor_ex": ("LU", "pivots", "info"),
+    "_lu_with_info": ("LU", "pivots", "info"),
+    "histogramdd": ("hist", "bin_edges"),
+}
+__all__ = [name for name in _FIELDS if not name.startswith("_")]
+
+
+def __getattr__(name):
+    names = _FIELDS.get(name)
+    if names is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return globals().setdefault(name, _structseq(name, names))
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_FIELDS))
