@@ -60,6 +60,50 @@ def test_layer_norm_big(device):
     np.testing.assert_allclose(gb.cpu().numpy(), g.sum((0, 1)), rtol=1e-9, atol=1e-9)
 
 
+def _layer_norm_ref(x, w, b, g, eps=1e-5):
+    """out, gx, gw, gb of layer_norm over the last dim, in float64."""
+    mu = x.mean(-1, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + eps)
+    xhat = (x - mu) * rstd
+    out = xhat * (1 if w is None else w) + (0 if b is None else b)
+    gh = g * (1 if w is None else w)
+    gx = rstd * (gh - gh.mean(-1, keepdims=True) - xhat * (gh * xhat).mean(-1, keepdims=True))
+    lead = tuple(range(x.ndim - 1))
+    return out, gx, (g * xhat).sum(lead), g.sum(lead)
+
+
+# NOTE [ Blocked LayerNorm ]: on the CPU, blocks of rows of about 32768 elements. (700, 128):
+# blocks of 234, 234 and 232 rows; (4, 5, 5000): rows longer than the matrix-vector row sums
+# take (pairwise sums instead), in blocks of 7, 7 and 6 rows; (20, 24): one block.
+@pytest.mark.parametrize("shape", [(700, 128), (4, 5, 5000), (20, 24)])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("wants", ["all", "input", "params"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_layer_norm_blocks(device, shape, affine, wants, dtype):
+    if wants == "params" and affine == "none":
+        pytest.skip("nothing requires grad")
+    x, w, b, g = _arrays(3, shape, shape[-1:], shape[-1:], shape)
+    x = x * 3 + 2  # rows with a mean
+    w = w if affine in ("both", "weight") else None
+    b = b if affine in ("both", "bias") else None
+    dt = getattr(mt, dtype)
+
+    def tensor(a, grad):
+        return None if a is None else mt.tensor(a, dtype=dt, device=device, requires_grad=grad)
+
+    xt = tensor(x, wants in ("all", "input"))
+    wt, bt = tensor(w, wants != "input"), tensor(b, wants != "input")
+    out = mt.nn.functional.layer_norm(xt, shape[-1:], wt, bt)
+    want_out, *want_grads = _layer_norm_ref(x, w, b, g)
+    pairs = [(t, want) for t, want in zip((xt, wt, bt), want_grads, strict=True) if t is not None]
+    pairs = [(t, want) for t, want in pairs if t.requires_grad]
+    grads = mt.autograd.grad(out, [t for t, _ in pairs], tensor(g, False))
+    tol = dict(rtol=1e-9, atol=1e-9) if dtype == "float64" else dict(rtol=2e-4, atol=2e-4)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), want_out, **tol)
+    for got, (_, want) in zip(grads, pairs, strict=True):
+        np.testing.assert_allclose(got.cpu().numpy(), want, **tol)
+
+
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_big(device, log):
     x, g = _arrays(1, SHAPE, SHAPE)
