@@ -161,3 +161,29 @@ def test_matmul_of_operands_blas_cannot_read(device, case):
     want_w = a.reshape(-1, 130).T @ g.reshape(-1, 90)
     np.testing.assert_allclose(xt.grad.cpu().numpy(), want_x, rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(wt.grad.cpu().numpy(), want_w, rtol=1e-10, atol=1e-10)
+
+
+# --- 2-D products: `dot` below linalg._DOT_MAX multiply-adds, xp.matmul above ---
+
+
+@pytest.mark.parametrize("shapes", [((16, 64), (64, 64)), ((130, 90), (90, 100))])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_products_on_both_sides_of_the_gemm_switch(device, shapes, transposed):
+    from minitorch._ops import linalg
+
+    (m, k), (_, n) = shapes
+    assert (m * k * n < linalg._DOT_MAX) == (shapes[0] == (16, 64))
+    rng = np.random.default_rng(4)
+    x, w, b, g = (
+        rng.standard_normal(s) for s in ((m, k), (n, k) if transposed else (k, n), n, (m, n))
+    )
+    xt, wt, bt = (mt.tensor(a, device=device, requires_grad=True) for a in (x, w, b))
+    out = mt.nn.functional.linear(xt, wt, bt) if transposed else xt @ wt + bt
+    ww = w.T if transposed else w
+    np.testing.assert_allclose(out.detach().cpu().numpy(), x @ ww + b, rtol=1e-12, atol=1e-12)
+    out.backward(mt.tensor(g, device=device))
+    np.testing.assert_allclose(xt.grad.cpu().numpy(), g @ ww.T, rtol=1e-12, atol=1e-12)
+    gw = x.T @ g
+    np.testing.assert_allclose(
+        wt.grad.cpu().numpy(), gw.T if transposed else gw, rtol=1e-12, atol=1e-12
+    )
