@@ -12,7 +12,13 @@ from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.linalg import _product, gemm
 from minitorch._ops.pointwise import exp, log
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
-from minitorch._ops.reduction import _GEMV_MIN_SIZE, _accumulate_dtype, _gemv_sum, sum_array
+from minitorch._ops.reduction import (
+    _GEMV_MIN_SIZE,
+    _accumulate_dtype,
+    _gemv_sum,
+    max_last,
+    sum_array,
+)
 from minitorch.autograd.function import Function, name_node
 
 __all__ = ["softmax", "log_softmax"]
@@ -25,7 +31,8 @@ def _shifted(xp, x, dim):
         x = x.astype("float32")
     if x.ndim == 0:
         return x - x, dt  # a 0-d tensor is one class: shifted value 0 (nan stays nan)
-    return x - x.max(axis=dim, keepdims=True), dt
+    m = max_last(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
+    return x - m, dt
 
 
 class Softmax(Function):

@@ -153,6 +153,23 @@ def _setup(ctx, x, dims, keepdim):
     ctx.keepdim = keepdim
 
 
+# NumPy's max along short contiguous rows pays per row (float32: (2048, 10) 154 us, (32, 64, 64)
+# 216 us), while a max down the columns of the transposed copy is vectorised across them (14 and
+# 144 us, copy included). For long rows or big arrays the strided copy costs more than it saves
+# ((8192, 64): 0.9 -> 2.1 ms), hence the limits. Max is exact: the two orders agree bit for bit.
+_ROW_MAX_COLS = 96
+_ROW_MAX_SIZE = 1 << 17
+
+
+def max_last(xp, x):
+    """x's max over its last axis, keepdims (the shift of softmax, log_softmax, logsumexp)."""
+    cols = x.shape[-1]
+    if 16 < x.size <= _ROW_MAX_SIZE and 1 < cols <= _ROW_MAX_COLS and x.ndim > 1:
+        m = xp.ascontiguousarray(x.reshape(-1, cols).T).max(axis=0)
+        return m.reshape(x.shape[:-1] + (1,))
+    return x.max(axis=-1, keepdims=True)
+
+
 # --- sum, mean, prod ---
 
 
@@ -675,7 +692,7 @@ class Logsumexp(Function):
             dt = x.dtype
             if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
                 x = x.astype("float32")
-            m = x.max(axis=dims, keepdims=True)
+            m = max_last(xp, x) if dims == (x.ndim - 1,) else x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
             s = xp.exp(x - m).sum(axis=dims, keepdims=True)
             out = xp.log(s) + m  # every element -inf: log(0) = -inf, the answer

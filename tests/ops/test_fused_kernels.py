@@ -187,3 +187,42 @@ def test_products_on_both_sides_of_the_gemm_switch(device, shapes, transposed):
     np.testing.assert_allclose(
         wt.grad.cpu().numpy(), gw.T if transposed else gw, rtol=1e-12, atol=1e-12
     )
+
+
+# --- the row max that shifts softmax, log_softmax and logsumexp (reduction.max_last) ---
+
+
+@pytest.mark.parametrize(
+    "shape", [(3, 4), (256, 10), (2, 5, 7), (32, 64, 64), (300, 96), (50, 97), (8192, 64), (5,)]
+)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_max_last_is_numpys_row_max(shape, dtype):
+    from minitorch._ops.reduction import max_last
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(shape).astype(dtype)
+    if x.ndim > 1:  # specials in some rows
+        x.reshape(-1, shape[-1])[1, 0] = np.nan
+        x.reshape(-1, shape[-1])[2, :] = -np.inf
+        x.reshape(-1, shape[-1])[-1, -1] = np.inf
+    for a in (x, x[..., ::-1]):  # contiguous and not
+        got = max_last(np, a)
+        np.testing.assert_array_equal(got, a.max(axis=-1, keepdims=True))
+        assert got.dtype == a.dtype
+
+
+def test_short_row_softmax_and_logsumexp(device):
+    # (40, 10) takes max_last's transposed path; one row holds a nan, one is all -inf
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((40, 10)) * 30
+    x[3, 2], x[5] = np.nan, -np.inf
+    xt = _tensor(x, device)
+    with np.errstate(invalid="ignore"):
+        z = x - x.max(-1, keepdims=True)
+        y = np.exp(z) / np.exp(z).sum(-1, keepdims=True)
+        log_y = z - np.log(np.exp(z).sum(-1, keepdims=True))
+        m = np.where(np.isinf(x.max(-1, keepdims=True)), 0, x.max(-1, keepdims=True))
+        lse = (np.log(np.exp(x - m).sum(-1, keepdims=True)) + m)[:, 0]
+    np.testing.assert_allclose(mt.softmax(xt, -1).cpu().numpy(), y, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(mt.log_softmax(xt, -1).cpu().numpy(), log_y, rtol=1e-12)
+    np.testing.assert_allclose(mt.logsumexp(xt, -1).cpu().numpy(), lse, rtol=1e-12)
