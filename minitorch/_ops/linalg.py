@@ -114,20 +114,15 @@ class Mm(Function):
         return ga, gb
 
 
-# A product of m k n multiply-adds below this goes through the array method `dot`, above it
-# through xp.matmul. Both call the same BLAS GEMM, but dot skips the ufunc dispatch (0.7 us of
-# a 1.5 us (16, 64) @ (64, 64) product, most of a small MLP layer's time) while matmul runs the
-# big products 3-16% faster (float32, best of 15 blocks: (256, 128) @ (128, 256) 104 -> 88 us,
-# the backward's (784, 256) @ (256, 512) 1.05 -> 0.91 ms; even at 2^20 multiply-adds).
+# NOTE [ Two entry points to one GEMM ]
+# A 2-D float product of m k n multiply-adds below _DOT_MAX goes through the array method `dot`,
+# above it through xp.matmul. Both call the same BLAS GEMM, but dot skips the ufunc dispatch
+# (0.7 us of a 1.5 us (16, 64) @ (64, 64) product, most of a small MLP layer's time) while
+# matmul runs the big products 3-16% faster (float32, best of 15 blocks: (256, 128) @ (128, 256)
+# 104 -> 88 us, the backward's (784, 256) @ (256, 512) 1.05 -> 0.91 ms; even at 2^20). The test
+# is written out where products are made (_product, nn_kernels._matmul_bias): a helper call
+# would add ~35 opcodes to every product of every step.
 _DOT_MAX = 1 << 20
-
-
-def gemm(xp, a, b):
-    """a @ b of 2-D float32/float64 arrays, by whichever NumPy entry point is faster for the
-    size (see _DOT_MAX)."""
-    if a.shape[0] * a.shape[1] * b.shape[1] < _DOT_MAX:
-        return a.dot(b)
-    return xp.matmul(a, b)
 
 
 def _product(xp, ad, bd, ta, tb):
@@ -137,8 +132,8 @@ def _product(xp, ad, bd, ta, tb):
     ad, bd = blas_ready(xp, ad), blas_ready(xp, bd)
     if ta or tb:
         ad, bd = _swap(xp, ad, ta), _swap(xp, bd, tb)
-    if ad.ndim == 2 and bd.ndim == 2 and ad.dtype.char in "fd":
-        out = gemm(xp, ad, bd)
+    if ad.ndim == 2 and bd.ndim == 2 and ad.dtype.char in "fd" and ad.size * bd.shape[1] < _DOT_MAX:
+        out = ad.dot(bd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(ad, bd)
     # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
