@@ -93,3 +93,17 @@ def test_return_types_are_made_once_on_first_use():
     assert "svd" in dir(mt.return_types)
     with pytest.raises(AttributeError, match="no attribute 'maxx'"):
         mt.return_types.maxx  # noqa: B018
+
+
+def test_every_public_function_pickles_by_name():
+    # as torch's do: pickle stores a reference that finds the same function again (NumPy-alias
+    # wrappers and factory-made functions included), for eager and lazy families alike
+    import pickle
+    import types
+
+    names = [n for n in dir(mt) if not n.startswith("_")]
+    functions = [f for f in map(lambda n: getattr(mt, n), names) if type(f) is types.FunctionType]
+    assert len(functions) > 600
+    for fn in functions:
+        assert pickle.loads(pickle.dumps(fn)) is fn, fn.__name__
+    assert pickle.loads(pickle.dumps(mt.Tensor.cumsum)) is mt.Tensor.cumsum

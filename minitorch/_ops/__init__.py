@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools as _functools
+import types as _types
 
 from minitorch import _tensor_methods
 from minitorch._ops import indexing as _indexing
@@ -199,6 +200,26 @@ _add_numpy_aliases()
 assert scalar_like  # used by Tensor's reflected operators through this module
 
 
+def _pickle_by_name(names):
+    """Lets each public function pickle by reference, as torch's do (`pickle.dumps(torch.cumsum)`,
+    a `functools.partial` of one sent to a worker process): one that pickle could not find
+    again under its module and qualified name (a NumPy-alias wrapper, which carries the name of
+    the function it wraps; a function made by a factory, named `<locals>`) is given this
+    module's binding as its name."""
+    here = globals()
+    modules = __import__("sys").modules
+    for name in names:
+        fn = here[name]
+        if fn.__class__ is not _types.FunctionType:
+            continue
+        if getattr(modules.get(fn.__module__), fn.__qualname__, None) is not fn:
+            fn.__module__ = __name__
+            fn.__qualname__ = name
+
+
+_pickle_by_name(__all__)
+
+
 def _load_family(family):
     """Import a lazy family and bind its public names here (NOTE [ Lazy op families ])."""
     import importlib
@@ -208,6 +229,7 @@ def _load_family(family):
     for name in module.__all__:
         fn = getattr(module, name)
         bound[name] = _with_numpy_aliases(fn) if _takes_dim(fn) else fn
+    _pickle_by_name(module.__all__)
 
 
 def __getattr__(name):
