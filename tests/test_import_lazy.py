@@ -69,8 +69,10 @@ def test_lazy_ops_work_by_every_route():
         mt.std(x, axis=1, keepdims=True).numpy(), x.numpy().std(1, ddof=1, keepdims=True)
     )
     np.testing.assert_allclose(mt.cumsum(x, axis=1).numpy(), np.cumsum(x.numpy(), 1))
-    # one function object, wherever it is reached from
-    assert mt.cumsum is _ops.cumsum and mt.linalg.det is mt.linalg.det
+    # one function object, wherever it is reached from; minitorch keeps it after the first use
+    assert mt.cumsum is _ops.cumsum is vars(mt)["cumsum"]
+    assert mt.sort is _ops.sort is vars(_ops)["sort"]
+    np.testing.assert_allclose(mt.linalg.det(mt.tensor([[2.0, 1.0], [1.0, 3.0]])).item(), 5.0)
     assert {"sort", "cumsum", "svd", "linalg"} <= set(dir(mt))
     assert {"sort", "cumsum", "svd"} <= set(dir(_ops))
 
