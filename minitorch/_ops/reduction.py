@@ -165,16 +165,19 @@ def _setup(ctx, x, dims, keepdim):
 _ROW_MAX_SIZE = 1 << 17
 
 
-def max_last(xp, x):
-    """x's max over its last axis, keepdims (the shift of softmax, log_softmax, logsumexp)."""
+def max_last(xp, x, kind="max"):
+    """x's max (kind "min": min) over its last axis, keepdims: the shift of softmax,
+    log_softmax and logsumexp, and amax/amin over the last dim."""
     cols = x.shape[-1]
     rows = x.size // cols if cols else 0
     if rows >= 32 and 1 < cols and (cols <= 16 or cols <= 64 and x.size <= _ROW_MAX_SIZE):
-        m = xp.ascontiguousarray(x.reshape(rows, cols).T).max(axis=0)
+        m = xp.ascontiguousarray(x.reshape(rows, cols).T)
+        m = m.max(axis=0) if kind == "max" else m.min(axis=0)
         return m.reshape(x.shape[:-1] + (1,))
     if rows >= 64 and 16 < cols <= 512:
-        return xp.take_along_axis(x, x.argmax(axis=-1, keepdims=True), axis=-1)
-    return x.max(axis=-1, keepdims=True)
+        i = x.argmax(axis=-1, keepdims=True) if kind == "max" else x.argmin(axis=-1, keepdims=True)
+        return xp.take_along_axis(x, i, axis=-1)
+    return x.max(axis=-1, keepdims=True) if kind == "max" else x.min(axis=-1, keepdims=True)
 
 
 # --- sum, mean, prod ---
@@ -459,8 +462,12 @@ class Amax(Function):
     def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        reduce = x.max if kind == "max" else x.min
-        out = ctx.xp.asarray(quiet_extreme(ctx.xp, x, reduce, axis=dims, keepdims=keepdim))
+        if dims == (x.ndim - 1,) and x.dtype.kind in "fiu":  # NumPy's own dtypes: see max_last
+            out = max_last(ctx.xp, x, kind)
+            out = out if keepdim else out.reshape(x.shape[:-1])
+        else:
+            reduce = x.max if kind == "max" else x.min
+            out = ctx.xp.asarray(quiet_extreme(ctx.xp, x, reduce, axis=dims, keepdims=keepdim))
         ctx.save_for_backward(a, out)
         return out
 

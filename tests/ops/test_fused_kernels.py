@@ -199,20 +199,45 @@ def test_products_on_both_sides_of_the_gemm_switch(device, shapes, transposed):
     [(256, 10), (40000, 4), (32, 64, 64), (300, 96), (8192, 64), (70, 200), (3, 4), (2, 5, 7)]
     + [(50, 97), (100, 600), (5,)],
 )
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_max_last_is_numpys_row_max(shape, dtype):
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_max_last_is_numpys_row_max(shape, dtype, kind):
     from minitorch._ops.reduction import max_last
 
     rng = np.random.default_rng(5)
-    x = rng.standard_normal(shape).astype(dtype)
-    if x.ndim > 1:  # specials in some rows
+    x = (rng.standard_normal(shape) * 100).astype(dtype)
+    if x.ndim > 1 and dtype != "int64":  # specials in some rows
         x.reshape(-1, shape[-1])[1, 0] = np.nan
         x.reshape(-1, shape[-1])[2, :] = -np.inf
+        x.reshape(-1, shape[-1])[0, :] = np.inf
         x.reshape(-1, shape[-1])[-1, -1] = np.inf
     for a in (x, x[..., ::-1]):  # contiguous and not
-        got = max_last(np, a)
-        np.testing.assert_array_equal(got, a.max(axis=-1, keepdims=True))
+        got = max_last(np, a, kind)
+        want = a.max(axis=-1, keepdims=True) if kind == "max" else a.min(axis=-1, keepdims=True)
+        np.testing.assert_array_equal(got, want)
         assert got.dtype == a.dtype
+
+
+@pytest.mark.parametrize("shape", [(256, 10), (300, 96), (3, 4)])  # the three paths of max_last
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_amax_amin_over_the_last_dim(device, shape, keepdim):
+    rng = np.random.default_rng(8)
+    x = np.round(rng.standard_normal(shape) * 2)  # ties within rows share the gradient
+    x[1, 0] = np.nan
+    for op, ref in (("amax", np.max), ("amin", np.min)):
+        xt = _tensor(x, device).requires_grad_()
+        out = getattr(mt, op)(xt, -1, keepdim=keepdim)
+        want = ref(x, axis=-1, keepdims=keepdim)
+        np.testing.assert_array_equal(out.detach().cpu().numpy(), want)
+        g = rng.standard_normal(want.shape)
+        out.backward(_tensor(g, device))
+        m = ref(x, axis=-1, keepdims=True)
+        hit = (x == m) | (np.isnan(x) & np.isnan(m))  # a nan row's gradient goes to its nan
+        g_keep = g if keepdim else g[:, None]
+        want_grad = np.where(hit, g_keep / np.maximum(hit.sum(-1, keepdims=True), 1), 0.0)
+        np.testing.assert_allclose(xt.grad.cpu().numpy(), want_grad, rtol=1e-12, atol=0)
+    ints = _tensor(x[2:], device).nan_to_num().long()
+    assert mt.amin(ints, 1).tolist() == np.min(np.nan_to_num(x[2:]).astype(np.int64), 1).tolist()
 
 
 def test_short_row_softmax_and_logsumexp(device):
