@@ -235,6 +235,9 @@ def _load_family(family):
 def __getattr__(name):
     family = _LAZY_OPS.get(name)
     if family is None:
+        if name in _LAZY_FAMILIES:  # the family's module itself (`_ops.random_ops.normal_`)
+            _load_family(name)
+            return globals()[name]  # bound by the import, as for any submodule
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     _load_family(family)
     return globals()[name]
