@@ -306,6 +306,11 @@ class ConvTranspose(Function):
     def forward(ctx, x, w, b, *, stride, padding, dilation, groups, out_size):
         xp = ctx.xp
         xd, wd = x._data, w._data
+        dt = xd.dtype
+        if opmath_dtype(dt):
+            # half: the products and their sums over the taps in float32 (the bias added there
+            # too), rounded once at the end, as torch does (NumPy's float16 adds round each tap)
+            xd, wd = xd.astype("float32"), wd.astype("float32")
         n, c_in = xd.shape[:2]
         in_size = xd.shape[2:]
         kernel = wd.shape[2:]
@@ -323,8 +328,8 @@ class ConvTranspose(Function):
             slice(lo, lo + o) for o, (lo, _) in zip(out_size, padding, strict=False)
         )
         out = _swap_plus_bias(xp, out[crop], b)
-        if out.dtype != xd.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
-            out = out.astype(xd.dtype)
+        if out.dtype != dt:  # half, computed in float32 above
+            out = out.astype(dt)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
         return out
