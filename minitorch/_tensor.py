@@ -307,6 +307,7 @@ class Tensor(TensorMethods):
         fn = self.grad_fn
         if fn._retains is None:
             fn._retains = {}
+            fn._hooked = True
         fn._retains[self._output_nr] = weakref.ref(self)
         self._retains_grad = True
 
@@ -323,6 +324,7 @@ class Tensor(TensorMethods):
         fn = self.grad_fn
         if fn._pre_hooks is None:
             fn._pre_hooks = {}
+            fn._hooked = True
         return _Handle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -225,9 +225,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 and node._data_bw is not None
                 and grads is not None
                 and len(grads) == 1
-                and node._pre_hooks is None
-                and node._retains is None
-                and node._hooks is None
+                and not node._hooked  # no pre-hooks, retain_grad or hooks
             ):
                 if _run_data_node(node, grads[0], deps, ready, buffers):
                     if not retain_graph:
@@ -245,12 +243,20 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
                     g = grads[0]
+                    leaf = None
+                    if g.__class__ is not Tensor:  # an array from _run_data_node
+                        leaf = node._variable()
+                        if leaf is None:
+                            continue
+                        g = _make(g, leaf._device, False, None)
                     grads = None  # drop our other reference: NOTE [ Stealing gradients ]
-                    _accumulate(node, g, create_graph)
+                    _accumulate(node, g, create_graph, leaf)
                 continue
             if grads is None or (run is not None and node not in run):
                 _skip(node, deps, ready)
                 continue
+            if data:
+                grads = _as_tensors(node, grads)
             _run_node(node, grads, deps, ready, buffers, hooked, tried)
             if not retain_graph:  # Node._release, inlined: the saved tensors go now
                 node._saved = _FREED
@@ -358,7 +364,7 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
                 )
             m = meta[i]
             data = g._data
-            if data.shape != m[0] or (data.dtype is not m[1] and data.dtype != m[1]):
+            if (data.shape, data.dtype) != m:
                 g = _conform(g, m, node, i)
             buf = buffers.get(child)
             if buf is None:
@@ -379,20 +385,25 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
 # fused backward Function's own kernel. The engine calls it when grad mode is off in backward
 # (not under anomaly mode, which checks the Tensor formulas' results) and wraps what it returns;
 # a common node (one output, no hooks) goes through _run_data_node, which routes the arrays
-# without the general path's checks. An op returns NotImplemented for a case it leaves to its
+# without the general path's checks and makes no Tensor per gradient: arrays stay arrays from
+# one such node to the next and become a Tensor at a leaf (or at a node that runs its Tensor
+# backward). An op returns NotImplemented for a case it leaves to its
 # Tensor formula. A first-order gradcheck runs `_backward_data`, a second-order one `backward`,
 # and tests/ops/test_data_backward.py compares the two on the op table.
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
 
-def _run_data_node(node, grad, deps, ready, buffers, _new=object.__new__) -> bool:
-    """_run_node for the common node (one output, no hooks, a data-level backward), on arrays
-    until they are routed; False where the op hands the case to its Tensor formula."""
+def _run_data_node(node, grad, deps, ready, buffers) -> bool:
+    """_run_node for the common node (one output, no hooks, a data-level backward), on arrays:
+    its gradient may be an array or a Tensor, and the gradients it routes stay arrays for the
+    nodes that take them (Node._takes_arrays: a built-in op's and a leaf's; no Tensor is made
+    per edge); False where the op hands the case to its Tensor formula."""
     if grad is None:
         _skip(node, deps, ready)
         return True
-    res = node._data_bw(grad._data)  # the op's _backward_data, bound to the node (its ctx)
+    # the op's _backward_data, bound to the node (its ctx)
+    res = node._data_bw(grad._data if grad.__class__ is Tensor else grad)
     if res is NotImplemented:
         return False
     nxt = node._next
@@ -409,26 +420,40 @@ def _run_data_node(node, grad, deps, ready, buffers, _new=object.__new__) -> boo
         if r is not None:
             if r.__class__ is not cls:
                 r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
-            g = _new(Tensor)  # _make, inlined
-            g._data = r
-            g._device = dev
-            g._requires_grad = False
-            g._grad_fn = None
-            g._vc = [0]
-            g._base = None
-            g._grad = None
-            if r.shape != meta[0] or (r.dtype is not meta[1] and r.dtype != meta[1]):
-                g = _conform(g, meta, node, nxt.index(e))
+            if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
+                r = _conform(_make(r, dev, False, None), meta, node, nxt.index(e))._data
             buf = buffers.get(child)
             if buf is None:
                 buf = buffers[child] = [None] * child._n_out
             nr = e[1]
-            buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
+            old = buf[nr]
+            if child._takes_arrays:
+                if old is not None:
+                    r = (old._data if old.__class__ is Tensor else old) + r
+                    if r.__class__ is not cls:
+                        r = dev.backend.xp.asarray(r)
+                buf[nr] = r
+            else:
+                g = _make(r, dev, False, None)
+                buf[nr] = g if old is None else _sum_grads(old, g)
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
             ready.append(child)
     return True
+
+
+def _as_tensors(node, grads):
+    """A node's gradients as Tensors for its Tensor backward (_run_data_node leaves arrays in
+    the buffers of the nodes that take them; a node whose hooks came during the walk, or whose
+    data-level backward declined, runs its Tensor backward)."""
+    for g in grads:
+        if g is not None and g.__class__ is not Tensor:
+            break
+    else:
+        return grads
+    dev = node._out_device
+    return [g if g is None or g.__class__ is Tensor else _make(g, dev, False, None) for g in grads]
 
 
 def _conform(g, meta, node, i):
@@ -471,6 +496,8 @@ def _sum_grads(a: Tensor, b: Tensor) -> Tensor:
     is being built (a Tensor add costs ~3 us of Python per shared input)."""
     if state.enabled:
         return a + b
+    if a.__class__ is not Tensor:  # an array _run_data_node left
+        a = _make(a, b._device, False, None)
     d = a._data + b._data
     backend = a._device.backend
     if d.__class__ is not backend.array_cls:  # NumPy's 0-d sums are scalars
@@ -682,10 +709,11 @@ def _leaf_hooks(leaf: Tensor, g: Tensor) -> Tensor:
     return g
 
 
-def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool):
-    leaf = acc._variable()
-    if leaf is None:
-        return
+def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
+    if leaf is None:  # the caller may have looked it up already
+        leaf = acc._variable()
+        if leaf is None:
+            return
     if leaf._hooks is not None:
         g = _leaf_hooks(leaf, g)
     old = leaf._grad

@@ -40,11 +40,13 @@ class Node:
     )
     _fn = None  # the Function subclass whose backward this node runs
     _data_bw = None  # its _backward_data, as a method (NOTE [ Data-level backward ])
+    _takes_arrays = False  # the data-level walk may leave it arrays, not Tensors (ditto)
     _n_out = 1
     _materialize = True
     _pre_hooks = None
     _retains = None
     _hooks = None
+    _hooked = False  # whether any of the three above was ever set (one test for the engine)
     _shown = None  # the positions of the edges next_functions lists; None: all
 
     def __init__(self):
@@ -134,6 +136,7 @@ class Node:
         """fn(grad_inputs, grad_outputs) runs after this node's backward. Mirrors torch."""
         if self._hooks is None:
             self._hooks = {}
+            self._hooked = True
         return _Handle(self._hooks, fn)
 
     def register_prehook(self, fn):
@@ -142,6 +145,7 @@ class Node:
         # tests one slot for all pre-hooks.
         if self._pre_hooks is None:
             self._pre_hooks = {}
+            self._hooked = True
         return _Handle(self._pre_hooks.setdefault(None, {}), fn)
 
     def _release(self):
@@ -176,6 +180,7 @@ class AccumulateGrad(Node):
 
     __slots__ = ("_variable",)
     _n_out = 1  # one gradient in, like a one-output node (the engine sizes buffers by _n_out)
+    _takes_arrays = True
 
     @property
     def variable(self):
@@ -441,7 +446,14 @@ def _node_class(cls):
     suffix = "Backward0" if cls._builtin else "Backward"
     name = cls.__dict__.get("_node_name") or cls.__name__ + suffix
     shown = getattr(cls, "_edges", None)
-    attrs = {"__slots__": (), "_fn": cls, "_shown": shown, "_data_bw": cls._backward_data}
+    data_bw = cls._backward_data
+    attrs = {
+        "__slots__": (),
+        "_fn": cls,
+        "_shown": shown,
+        "_data_bw": data_bw,
+        "_takes_arrays": data_bw is not None,  # a built-in op's node: its _out_device is set
+    }
     cls._backward_cls = type(name, (Node,), attrs)
     return cls._backward_cls
 

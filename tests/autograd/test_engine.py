@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pytest
 
@@ -496,3 +498,83 @@ def test_gradients_meeting_at_a_shared_input_are_summed(device):
     (g,) = mt.autograd.grad(x * x * x + x * x, x, create_graph=True)
     (gg,) = mt.autograd.grad(g, x)
     assert abs(gg.item() - (6 * 0.5 + 2)) < 1e-12
+
+
+# --- the data-level walk: arrays between common nodes (NOTE [ Data-level backward ]) ---
+
+
+def test_data_walk_adopts_a_fresh_array_as_grad(monkeypatch):
+    # the array a data-level backward returns becomes the leaf's .grad without a copy (one
+    # Tensor made, at the leaf): NOTE [ Stealing gradients ] holds on the array path too
+    x = _leaf([1.0, 2.0])
+    y = x * 3.0
+    node_cls = type(y.grad_fn)
+    made = []
+    original = node_cls._data_bw
+
+    def recording(ctx, grad):
+        out = original(ctx, grad)  # (grad_x, None): the number operand has no gradient
+        made.append(weakref.ref(out[0]))
+        return out
+
+    monkeypatch.setattr(node_cls, "_data_bw", recording)
+    y.backward(mt.ones(2))
+    assert x.grad._data is made[0](), "a gradient nobody else holds was copied"
+
+
+def test_data_walk_hands_tensors_to_a_node_hooked_during_the_walk():
+    # y's node first receives an array from the data-level walk (through z2); then, before it
+    # runs, a backward on another branch registers a hook on y: the hook gets a Tensor, and its
+    # result is what flows on
+    seen = []
+    x = _leaf([1.0, 2.0])
+    y = x * 2.0
+
+    class Registers(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 1.0
+
+        @staticmethod
+        def backward(ctx, g):
+            y.register_hook(lambda gy: seen.append(gy) or gy * 10.0)
+            return None
+
+    (Registers.apply(y).sum() + (y * 3.0).sum()).backward()
+    assert len(seen) == 1 and isinstance(seen[0], mt.Tensor)
+    np.testing.assert_allclose(_np(seen[0]), [3.0, 3.0])
+    np.testing.assert_allclose(_np(x.grad), [60.0, 60.0])
+
+
+def test_data_walk_mixed_nodes_give_the_tensor_paths_gradients(monkeypatch):
+    # arrays reach: a multi-output node (chunk's split), a node whose data-level backward
+    # declines (silu in float16 runs its Tensor formula), a composite node (mse_loss), a leaf
+    # used twice; the gradients equal those of the all-Tensor walk
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((4, 6))
+    h = rng.standard_normal((4, 2)).astype(np.float16)
+    t = rng.standard_normal((4, 2))
+
+    def grads(data_path):
+        monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
+        x = _leaf(a)
+        s = _leaf(h)
+        q, k, v = x.chunk(3, dim=1)
+        m = mt.nn.functional.mse_loss(q * k, mt.tensor(t), reduction="none")
+        m.register_hook(lambda g: devices.append(g.device))  # a composite node's gradient
+        u = m * 2.0
+        w = mt.nn.functional.silu(s * 2.0)
+        loss = (u + v.exp() + x[:, :2]).sum() + (w.float() * 3.0).sum()
+        loss.backward()
+        return _np(x.grad), _np(s.grad).astype(np.float64)
+
+    devices = []
+    fast, slow = grads(True), grads(False)
+    assert devices == [mt.device("cpu")] * 2
+    np.testing.assert_allclose(fast[0], slow[0], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(fast[1], slow[1], rtol=1e-3, atol=1e-3)
+    # and the values: d/dx of sum(2 (q k - t)^2 + e^v + x[:, :2])
+    q, k, v = a[:, :2], a[:, 2:4], a[:, 4:]
+    want = np.concatenate([4 * (q * k - t) * k, 4 * (q * k - t) * q, np.exp(v)], axis=1)
+    want[:, :2] += 1.0
+    np.testing.assert_allclose(fast[0], want, rtol=1e-12, atol=1e-12)

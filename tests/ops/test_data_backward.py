@@ -27,9 +27,12 @@ _DATA_BACKWARD = engine._data_backward
 _RUN_DATA_NODE = engine._run_data_node
 
 
-def _grads(spec, case, data_path: bool, ran: set, monkeypatch):
-    """The gradients of spec's op in dtype `case`, with or without the data-level backward;
-    the Functions whose data-level backward ran are added to `ran`."""
+def _grads(spec, case, data_path: bool, ran: set, monkeypatch, walk="grad"):
+    """The gradients of spec's op in dtype `case`, with or without the data-level backward,
+    through autograd.grad (walk "grad": every node through the engine's _run_node, a
+    data-level backward returning Tensors) or backward() into .grad (walk "backward": common
+    nodes through _run_data_node, arrays from node to node); the Functions whose data-level
+    backward ran are added to `ran`."""
     monkeypatch.setattr(engine, "DATA_BACKWARD", data_path)
 
     def recording(node, grads):
@@ -53,6 +56,9 @@ def _grads(spec, case, data_path: bool, ran: set, monkeypatch):
     if not pairs:
         return None
     xs = [tensors[i] for i in wanted]
+    if walk == "backward":
+        mt.autograd.backward([o for o, _ in pairs], [g for _, g in pairs])
+        return [None if x.grad is None else x.grad.numpy() for x in xs]
     got = mt.autograd.grad([o for o, _ in pairs], xs, [g for _, g in pairs], allow_unused=True)
     return [None if g is None else g.numpy() for g in got]
 
@@ -70,24 +76,25 @@ def test_data_backward_matches_backward(monkeypatch):
         for case in _float_cases(spec):
             here: set = set()
             fast = _grads(spec, case, True, here, monkeypatch)
+            walked = _grads(spec, case, True, here, monkeypatch, walk="backward")
             ran |= here
             if not here or fast is None:
                 continue  # no node of this op has a data-level backward
             slow = _grads(spec, case, False, set(), monkeypatch)
-            for i, (f, s) in enumerate(zip(fast, slow, strict=True)):
-                if (f is None) != (s is None):
-                    mismatches.append(f"{spec.name} {case}: input {i}: None on one path only")
-                    continue
-                if f is None:
-                    continue
-                tol = _TOL[str(f.dtype)]
-                if f.dtype != s.dtype or f.shape != s.shape:
-                    mismatches.append(
-                        f"{spec.name} {case}: input {i}: {f.dtype}{f.shape} vs {s.dtype}{s.shape}"
-                    )
-                elif not np.allclose(f, s, rtol=tol, atol=tol, equal_nan=True):
-                    err = np.max(np.abs(f.astype(float) - s.astype(float)))
-                    mismatches.append(f"{spec.name} {case}: input {i}: max difference {err:.3g}")
+            for how, got in (("grad", fast), ("backward", walked)):
+                for i, (f, s) in enumerate(zip(got, slow, strict=True)):
+                    at = f"{spec.name} {case} ({how}): input {i}"
+                    if (f is None) != (s is None):
+                        mismatches.append(f"{at}: None on one path only")
+                        continue
+                    if f is None:
+                        continue
+                    tol = _TOL[str(f.dtype)]
+                    if f.dtype != s.dtype or f.shape != s.shape:
+                        mismatches.append(f"{at}: {f.dtype}{f.shape} vs {s.dtype}{s.shape}")
+                    elif not np.allclose(f, s, rtol=tol, atol=tol, equal_nan=True):
+                        err = np.max(np.abs(f.astype(float) - s.astype(float)))
+                        mismatches.append(f"{at}: max difference {err:.3g}")
     assert not mismatches, "\n".join(mismatches)
 
     # every op that has a data-level backward was compared on some row
