@@ -421,7 +421,7 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
             if r.__class__ is not cls:
                 r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
             if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
-                r = _conform(_make(r, dev, False, None), meta, node, nxt.index(e))._data
+                r = _conform_data(r, meta, node, nxt.index(e), dev)
             buf = buffers.get(child)
             if buf is None:
                 buf = buffers[child] = [None] * child._n_out
@@ -458,19 +458,26 @@ def _as_tensors(node, grads):
 
 def _conform(g, meta, node, i):
     """A gradient summed back over broadcast dims and cast to its input's shape and dtype."""
+    if not state.enabled and sum_kernel is not None:  # no graph is being built: on the array
+        return _make(_conform_data(g._data, meta, node, i, g._device), g._device, False, None)
     shape, dtype = meta
-    data = g._data
-    if data.shape != shape:
-        if state.enabled or sum_kernel is None:  # a graph is being built: a Tensor sum
-            g = _unbroadcast(g, shape, node, i)
-        else:  # on the array
-            lead, ones = _broadcast_dims(data.shape, shape, node, i)
-            xp = g._device.backend.xp
-            out = xp.asarray(sum_kernel(xp, data, tuple(range(lead)) + ones, True))
-            g = _make(out.reshape(shape), g._device, False, None)
-    if data.dtype is not dtype and data.dtype != dtype:
+    if g._data.shape != shape:
+        g = _unbroadcast(g, shape, node, i)
+    if g._data.dtype != dtype:
         g = g.to(_dtype_of(dtype))
     return g
+
+
+def _conform_data(r, meta, node, i, dev):
+    """_conform of an array gradient, where no graph is being built."""
+    shape, dtype = meta
+    if r.shape != shape:
+        lead, ones = _broadcast_dims(r.shape, shape, node, i)
+        xp = dev.backend.xp
+        r = xp.asarray(sum_kernel(xp, r, tuple(range(lead)) + ones, True)).reshape(shape)
+    if r.dtype != dtype:
+        r = _make(r, dev, False, None).to(_dtype_of(dtype))._data  # Tensor.to's casting rules
+    return r
 
 
 def _data_backward(node, grads):

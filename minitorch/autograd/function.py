@@ -475,18 +475,28 @@ def _connect(ctx, args):
         d = a._data
         ctx._in_meta = ((d.shape, d.dtype),)
         ctx.needs_input_grad = _NEEDED
+    elif len(args) == 2:  # a binary op: tuples built directly
+        a, b = args
+        if isinstance(a, Tensor) and a._requires_grad:
+            ea, ma = _edge_meta(a)
+        else:
+            ea = ma = None
+        if isinstance(b, Tensor) and b._requires_grad:
+            eb, mb = _edge_meta(b)
+        else:
+            eb = mb = None
+        ctx.needs_input_grad = (ea is not None, eb is not None)
+        ctx._next = (ea, eb)
+        ctx._in_meta = (ma, mb)
     else:
         needs = []
         nxt = []
         meta = []
         for a in args:
             if isinstance(a, Tensor) and a._requires_grad:
-                if a._base is not None and a._view_version != a._vc[0]:
-                    _regenerate_view_grad_fn(a)
-                fn = a._grad_fn
-                nxt.append((_accumulator(a), 0) if fn is None else (fn, a._output_nr))
-                d = a._data
-                meta.append((d.shape, d.dtype))
+                e, m = _edge_meta(a)
+                nxt.append(e)
+                meta.append(m)
                 needs.append(True)
             else:
                 nxt.append(None)
@@ -502,6 +512,15 @@ def _connect(ctx, args):
 
 
 _NEEDED = (True,)
+
+
+def _edge_meta(a):
+    """(the edge to a's node, a's (shape, dtype)) for an input that requires grad."""
+    if a._base is not None and a._view_version != a._vc[0]:
+        _regenerate_view_grad_fn(a)
+    fn = a._grad_fn
+    d = a._data
+    return ((_accumulator(a), 0) if fn is None else (fn, a._output_nr)), (d.shape, d.dtype)
 
 
 def _edge(t: Tensor):
