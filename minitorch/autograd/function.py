@@ -95,8 +95,18 @@ class Node:
         saved = self._saved
         if saved is _FREED or saved is None:  # raises torch's error, or a user Function's list
             return tuple(getattr(t, "_data", t) for t in self.saved_tensors)
-        unpack = self._unpack
-        return tuple([unpack(entry, True) for entry in saved])
+        out = []
+        for entry in saved:  # _unpack(entry, True), inlined for the common entries
+            if entry is not None:
+                kind, obj, vc, version, _ = entry
+                if kind == "in" and vc[0] == version:
+                    entry = obj._data
+                elif kind == "out" and vc[0] == version or kind == "const":
+                    entry = obj
+                else:  # saved-tensor hooks, or a version check that fails: _unpack says
+                    entry = self._unpack(entry, True)
+            out.append(entry)
+        return tuple(out)
 
     def _unpack(self, entry, array=False):
         # See NOTE [ Saved tensors ]; `array`: the array, not a Tensor
