@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import functools
+import operator
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.engine import _run_node, _skip
+from minitorch.autograd.engine import _put, _run_node, _skip, _take
 from minitorch.autograd.function import _FREED, AccumulateGrad, Node, _edge
 from minitorch.autograd.grad_mode import state
 
@@ -42,10 +43,7 @@ class _Composite:
             if root is None or g is None:
                 continue
             inner, nr = root
-            buf = buffers.get(inner)
-            if buf is None:
-                buf = buffers[inner] = [None] * inner._n_out
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+            _put(buffers, inner, nr, g, operator.add)
         ready = []
         for root in roots:
             if root is not None and deps[root[0]] == 0 and root[0] not in ready:
@@ -53,7 +51,7 @@ class _Composite:
         grad_inputs = [None] * n_in
         while ready:
             inner = ready.pop()
-            got = buffers.pop(inner, None)
+            got = _take(buffers, inner)
             ends = boundary.get(inner)
             if ends is not None:  # an argument's node: its gradient is this node's output
                 if got is not None:

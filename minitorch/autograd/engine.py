@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator as _operator
 import sys
 
 from minitorch import _memory_format
@@ -195,16 +196,15 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     # NOTE [ The backward walk ]
     # A node runs once every node that feeds it a gradient has run (`deps` counts the pending
     # edges), so each node sees the total gradient of its outputs and the walk is a plain loop
-    # over a stack: no recursion, whatever the depth of the graph.
+    # over a stack: no recursion, whatever the depth of the graph. `buffers` holds the gradients
+    # that reached a node's outputs (see _put).
     buffers = {}
     root_nodes = []
     for t, g in zip(roots, root_grads, strict=True):
         node, nr = _edge(t)
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._n_out
+        if node not in buffers:
             root_nodes.append(node)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        _put(buffers, node, nr, g, _operator.add)
     deps = _dependencies(root_nodes)
     run = None if targets is None else _executable(root_nodes, deps, targets)
 
@@ -220,19 +220,15 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             node = ready.pop()
             grads = buffers.pop(node, None)
             tried = False  # the data-level backward declined (NotImplemented)
-            if (
-                data
-                and node._data_bw is not None
-                and grads is not None
-                and len(grads) == 1
-                and not node._hooked  # no pre-hooks, retain_grad or hooks
-            ):
-                if _run_data_node(node, grads[0], deps, ready, buffers):
-                    if not retain_graph:
-                        node._saved = _FREED
-                        node._to_save = None
-                    continue
-                tried = True
+            if grads is not None and node._n_out == 1:
+                if data and node._data_bw is not None and not node._hooked:  # no hooks at all
+                    if _run_data_node(node, grads, deps, ready, buffers):
+                        if not retain_graph:
+                            node._saved = _FREED
+                            node._to_save = None
+                        continue
+                    tried = True
+                grads = [grads]
             hooked = False
             if grads is not None and targets is not None:
                 # A captured gradient is the one the tensor's hooks return, as in torch.
@@ -366,10 +362,7 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
             data = g._data
             if (data.shape, data.dtype) != m:
                 g = _conform(g, m, node, i)
-            buf = buffers.get(child)
-            if buf is None:
-                buf = buffers[child] = [None] * child._n_out
-            buf[nr] = g if buf[nr] is None else _sum_grads(buf[nr], g)
+            _put(buffers, child, nr, g, _sum_grads)
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
@@ -422,25 +415,44 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
                 r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
             if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
                 r = _conform_data(r, meta, node, nxt.index(e), dev)
-            buf = buffers.get(child)
-            if buf is None:
-                buf = buffers[child] = [None] * child._n_out
-            nr = e[1]
-            old = buf[nr]
-            if child._takes_arrays:
+            if child._n_out != 1:  # a list of Tensors, one per output (see _put)
+                _put(buffers, child, e[1], _make(r, dev, False, None), _sum_grads)
+            elif child._takes_arrays:
+                old = buffers.get(child)
                 if old is not None:
                     r = (old._data if old.__class__ is Tensor else old) + r
                     if r.__class__ is not cls:
                         r = dev.backend.xp.asarray(r)
-                buf[nr] = r
+                buffers[child] = r
             else:
+                old = buffers.get(child)
                 g = _make(r, dev, False, None)
-                buf[nr] = g if old is None else _sum_grads(old, g)
+                buffers[child] = g if old is None else _sum_grads(old, g)
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
             ready.append(child)
     return True
+
+
+def _put(buffers, node, nr, g, add):
+    """Stores the gradient g of node's output nr. A one-output node's buffer is its gradient
+    itself (no list to make and index on the common path), a node with more outputs has a list
+    with a slot per output; a second gradient for a slot is summed with `add`."""
+    if node._n_out == 1:
+        old = buffers.get(node)
+        buffers[node] = g if old is None else add(old, g)
+    else:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_out
+        buf[nr] = g if buf[nr] is None else add(buf[nr], g)
+
+
+def _take(buffers, node):
+    """The gradients stored for node's outputs (see _put), as a list; None when none came."""
+    got = buffers.pop(node, None)
+    return [got] if got is not None and node._n_out == 1 else got
 
 
 def _as_tensors(node, grads):
