@@ -99,6 +99,9 @@ def test_record_shapes_and_group_by_input_shape():
     grouped = prof.key_averages(group_by_input_shape=True)
     keys = {(e.key, str(e.input_shapes)) for e in grouped}
     assert ("Relu", "[[3, 2]]") in keys
+    # a backward node's gradient, an array on the data-level walk, shows its shape too
+    relu_bw = [e for e in prof.function_events if e.name == "ReluBackward0"]
+    assert relu_bw[0].input_shapes == [[3, 2]]
     table = grouped.table(sort_by="count")
     assert "Input Shapes" in table.splitlines()[1]
     assert "Input Shapes" not in prof.key_averages().table()

@@ -94,7 +94,11 @@ def _python_stack() -> list:
 
 
 def _shapes_of(args) -> list:
-    return [list(a._data.shape) if isinstance(a, Tensor) else [] for a in args]
+    # a backward node's gradient may be an array (NOTE [ Data-level backward ])
+    return [
+        list(a._data.shape) if isinstance(a, Tensor) else list(getattr(a, "shape", ()))
+        for a in args
+    ]
 
 
 def _nbytes(out) -> int:
