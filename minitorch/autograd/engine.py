@@ -380,9 +380,10 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
 # a common node (one output, no hooks) goes through _run_data_node, which routes the arrays
 # without the general path's checks and makes no Tensor per gradient: arrays stay arrays from
 # one such node to the next and become a Tensor at a leaf (or at a node that runs its Tensor
-# backward). An op returns NotImplemented for a case it leaves to its
-# Tensor formula. A first-order gradcheck runs `_backward_data`, a second-order one `backward`,
-# and tests/ops/test_data_backward.py compares the two on the op table.
+# backward). An op returns NotImplemented for a case it leaves to its Tensor formula. A
+# first-order gradcheck runs `_backward_data`, a second-order one `backward`, and
+# tests/ops/test_data_backward.py compares the two on the op table, through backward() and
+# through autograd.grad (whose walk wraps each node's results in Tensors).
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
