@@ -118,10 +118,14 @@ _SUPPORTED_NUMPY = "float64, float32, float16, int64, int32, int16, int8, uint8,
 
 
 def via_float32(a, npdt):
-    """a, rounded to float32 first when a float64 array is about to become npdt, a 2-byte float:
-    c10 builds Half and BFloat16 from a float, so torch rounds a double twice."""
-    if a.dtype == "float64" and npdt.itemsize == 2 and npdt.kind not in "iu":
-        return a.astype("float32")
+    """a, rounded to float32 first when a float64 array or a Python float is about to become
+    npdt, a 2-byte float: c10 builds Half and BFloat16 from a float, so torch rounds a double
+    twice (NumPy's float16, and ml_dtypes' bfloat16 from version 0.7, round it once)."""
+    if npdt.itemsize == 2 and npdt.kind not in "iu":
+        if a.__class__ is builtins.float:
+            return np.float32(a)
+        if getattr(a, "dtype", None) == "float64":
+            return a.astype("float32")
     return a
 
 

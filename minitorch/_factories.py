@@ -440,7 +440,7 @@ def _host_from_data(data, dt):
     if src.dtype == npdt:
         return src, dt
     with np.errstate(over="ignore", invalid="ignore"):
-        if src.dtype.kind == "f" and npdt.kind == "f":
+        if src.dtype.kind == "f" and dt.is_floating_point:  # (bfloat16's NumPy kind is 'V')
             return _from_double(src, npdt), dt
         return src.astype(npdt), dt
 
@@ -486,8 +486,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dev = _device(device)
     if isinstance(data, np.ndarray):
         src_dt = _check_ndarray(data)
-        npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
-        if data.dtype.kind == "f" and npdt.kind == "f" and data.dtype != npdt:
+        target = src_dt if dt is None else dt
+        npdt = _dtype.numpy_dtype(target)
+        if data.dtype.kind == "f" and target.is_floating_point and data.dtype != npdt:
             arr = np.asarray(_from_double(data, npdt), order="C")  # (ascontiguousarray: 0-d -> 1-d)
         else:
             arr = np.array(data, dtype=npdt, order="C", copy=True)
@@ -526,7 +527,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if dev is cpu and (dt is None or dt is src_dt):
             return _make(data, cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
-        arr = data.astype(npdt, copy=False) if dev is not cpu else data.astype(npdt)
+        arr = _from_double(data, npdt) if dev is not cpu else _from_double(data, npdt).copy()
         return _make(_put(np.asarray(arr, order="C"), dev), dev, False, None)
     return tensor(data, dtype=dt, device=device)
 
@@ -611,7 +612,7 @@ def _fill_array(xp, fill, shape, npdt):
         return xp.zeros(shape, dtype=npdt)
     if fill == 1:
         return xp.ones(shape, dtype=npdt)
-    return xp.full(shape, fill, dtype=npdt)
+    return xp.full(shape, _dtype.via_float32(fill, npdt), dtype=npdt)
 
 
 def zeros(

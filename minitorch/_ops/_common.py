@@ -36,7 +36,8 @@ def scalar_like(value, ref: Tensor) -> Tensor:
     else:
         raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
     xp = ref._device.backend.xp
-    return _make(xp.asarray(value, dtype=dt.np), ref._device, False, None)
+    data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
+    return _make(data, ref._device, False, None)
 
 
 def _scalar(x, op):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_, writable
@@ -277,12 +278,15 @@ def setitem(self: Tensor, key, value) -> None:
     if not record:
         _check_leaf(self, "setitem", overlap_ok=True)  # as torch: x.expand(2, 3)[0] = v writes x
         data = _scalar_value(value) if vt is None else vt._data
+        data = _dtype.via_float32(data, self._data.dtype)  # as torch rounds to a half dtype
         _put(self._device, writable(self), plan, data, accumulate=False)
         self._vc[0] += 1
         return
     if vt is None:
         vt = _make(
-            self._device.backend.xp.asarray(_scalar_value(value), dtype=self._data.dtype),
+            self._device.backend.xp.asarray(
+                _dtype.via_float32(_scalar_value(value), self._data.dtype), dtype=self._data.dtype
+            ),
             self._device,
             False,
             None,

@@ -7,6 +7,7 @@ import inspect
 import warnings
 
 from minitorch import _dtype
+from minitorch._dtype import via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _base_gained_history, _replay_view
@@ -432,9 +433,9 @@ def fill_(self, value):
         _check_leaf(self, "fill_", overlap_ok=True)  # one value: repeated elements are fine
         data = writable(self)
         if not isinstance(value, Tensor):
-            data.fill(value)
+            data.fill(via_float32(value, data.dtype))
         elif value._device is self._device:  # an array assignment: no read back to the host
-            data[...] = value._data
+            data[...] = via_float32(value._data, data.dtype)
         else:  # a CPU scalar into a device tensor (as torch allows): the host has the number
             data.fill(value._device.backend.to_host(value._data).item())
         self._vc[0] += 1
@@ -455,7 +456,8 @@ class CopyFrom(Function):
     @staticmethod
     def forward(ctx, a, src):
         xp = ctx.xp
-        return xp.broadcast_to(src._data, a._data.shape).astype(a._data.dtype)
+        dt = a._data.dtype
+        return xp.broadcast_to(via_float32(src._data, dt), a._data.shape).astype(dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -481,7 +483,7 @@ def copy_(self, src, non_blocking=False):
         ) from None
     if not state.enabled or not (self._requires_grad or src._requires_grad):
         _check_leaf(self, "copy_")
-        writable(self)[...] = src._data
+        writable(self)[...] = via_float32(src._data, self._data.dtype)
         self._vc[0] += 1
         return self
     return apply_inplace(self, lambda s: CopyFrom.apply(s, src), "copy_", (src,))

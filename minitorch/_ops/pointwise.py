@@ -217,7 +217,9 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
         a, b = (
-            x if isinstance(x, Tensor) else _make(xp.asarray(x, dt.np), dev, False, None)
+            x
+            if isinstance(x, Tensor)
+            else _make(xp.asarray(_dtype.via_float32(x, dt.np), dt.np), dev, False, None)
             for x in (a, b)
         )
         return fn(a, b, out=out)

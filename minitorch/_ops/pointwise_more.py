@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating
+from minitorch._ops._common import cast, is_floating, opmath_dtype
 from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -141,11 +141,13 @@ class RoundDecimals(_ZeroGrad, Function):
     def forward(ctx, a, *, decimals):
         xp = ctx.xp
         x = a._data
+        # half: scaled, rounded and scaled back in float32, then rounded once, as torch does
+        y = x.astype("float32") if opmath_dtype(x.dtype) else x
         if decimals >= 0:
             s = 10.0**decimals
-            return _arr(xp, (xp.rint(x * s) / s).astype(x.dtype, copy=False))
+            return _arr(xp, (xp.rint(y * s) / s).astype(x.dtype, copy=False))
         s = 10.0**-decimals
-        return _arr(xp, (xp.rint(x / s) * s).astype(x.dtype, copy=False))
+        return _arr(xp, (xp.rint(y / s) * s).astype(x.dtype, copy=False))
 
 
 class Sgn(_ZeroGrad, Function):

@@ -267,3 +267,46 @@ def test_float64_to_half_rounds_through_float32_as_torch(dtype):
     )
     for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
         np.testing.assert_array_equal(o.float().numpy(), t.float().numpy(), err_msg=str(k))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_numbers_and_doubles_into_half_round_through_float32_as_torch(dtype):
+    # every way a Python float or a float64 value reaches a half tensor rounds it as c10 does
+    # (to float32, then to the half dtype): fills, copies, assignments, add/sub with a number,
+    # as_tensor. The values are doubles whose direct rounding to the dtype differs (NumPy's
+    # float16, and ml_dtypes' bfloat16 from version 0.7, round a double once).
+    import numpy as np
+
+    import minitorch
+
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+        values = [-0.2978515644040967, -2.8828125666129134]
+    else:
+        values = [2.651367109761766, -2.745117160853688, -0.5847167724133167]
+        direct = np.array(values).astype(np.float16)
+        assert (direct != np.array(values).astype(np.float32).astype(np.float16)).all()
+
+    def ways(lib, v):
+        dt = getattr(lib, dtype)
+        out = [lib.full((2,), v, dtype=dt), lib.as_tensor(np.array([v]), dtype=dt)]
+        t = lib.zeros(2, dtype=dt)
+        t.fill_(v)
+        out.append(t)
+        t = lib.zeros(2, dtype=dt)
+        t.fill_(lib.tensor(v, dtype=lib.float64))
+        out.append(t)
+        t = lib.zeros(2, dtype=dt)
+        t.copy_(lib.tensor([v, -v], dtype=lib.float64))
+        out.append(t)
+        t = lib.zeros(2, dtype=dt)
+        t[0] = v
+        t[1:] = -v
+        out.append(t)
+        out.append(lib.zeros(2, dtype=dt) + v)
+        out.append(lib.zeros(2, dtype=dt) - v)
+        return [o.float().numpy() for o in out]
+
+    for v in values:
+        for k, (o, t) in enumerate(zip(ways(minitorch, v), ways(torch, v), strict=True)):
+            np.testing.assert_array_equal(o, t, err_msg=f"{v!r}: way {k}")
