@@ -386,6 +386,13 @@ class Gelu(Function):
         ctx._saved_arrays()  # the version check of `a`
         return GeluBackward.kernel(ctx.xp, grad, ctx.deriv)
 
+    @staticmethod
+    def _backward_data_owned(ctx, grad):
+        if ctx.approximate == "tanh" or ctx.deriv.dtype != grad.dtype:
+            return Gelu._backward_data(ctx, grad)
+        ctx._saved_arrays()
+        return ctx.xp.multiply(grad, ctx.deriv, out=grad)  # NOTE [ Reused gradients ]
+
 
 class GeluBackward(Function):
     """out = grad (Φ(a) + a φ(a));  grad_grad = g (Φ(a) + a φ(a)),

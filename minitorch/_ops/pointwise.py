@@ -688,6 +688,11 @@ class Relu(Function):
         (out,) = ctx._saved_arrays()
         return ReluBackward.kernel(ctx.xp, grad, out)
 
+    @staticmethod
+    def _backward_data_owned(ctx, grad):
+        (out,) = ctx._saved_arrays()  # into grad: NOTE [ Reused gradients ]
+        return ctx.xp.multiply(grad, out > 0, out=grad)
+
 
 class ReluBackward(Function):
     """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere)

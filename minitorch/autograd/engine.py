@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator as _operator
 import sys
 
+import numpy as _np
+
 from minitorch import _memory_format
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
@@ -387,6 +389,32 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
 
 DATA_BACKWARD = True  # False: every node runs `backward` (the tests compare the two paths)
 
+# NOTE [ Reused gradients ]
+# A pointwise backward such as ReLU's (grad * (y > 0)) or GELU's (grad * deriv) reads its
+# gradient once and returns an array of the same shape. When that gradient is a NumPy array the
+# walk alone holds (made by the node before, held by no other buffer, no hook, no user, no view
+# of anything), the op may write its result into it: `_backward_data_owned(ctx, grad)`. On big
+# arrays that saves the new array's memory traffic, ~35% of such a pass ((256, 512) float32:
+# 83 -> 46 us; (64, 16, 28, 28): 765 -> 496 us). "The walk alone holds it" is read from its
+# reference count, calibrated at import for the call shape of _run and _run_data_node: the
+# buffer's value popped into _run's local, passed on. Only host arrays (the strict test device
+# wraps arrays that other wrappers may share) from _REUSE_MIN elements (below, the array is in
+# cache and the allocation cheap).
+_REUSE_MIN = 1 << 14
+
+
+def _probe_reuse(grad):
+    return sys.getrefcount(grad)
+
+
+def _calibrate_reuse():
+    buffers = {0: _np.empty(1)}
+    grads = buffers.pop(0, None)
+    return _probe_reuse(grads)
+
+
+_UNSHARED_GRAD_REFS = _calibrate_reuse()
+
 
 def _run_data_node(node, grad, deps, ready, buffers) -> bool:
     """_run_node for the common node (one output, no hooks, a data-level backward), on arrays:
@@ -396,8 +424,18 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
     if grad is None:
         _skip(node, deps, ready)
         return True
-    # the op's _backward_data, bound to the node (its ctx)
-    res = node._data_bw(grad._data if grad.__class__ is Tensor else grad)
+    if grad.__class__ is Tensor:
+        res = node._data_bw(grad._data)  # the op's _backward_data, bound to the node (its ctx)
+    elif (
+        node._data_bw_owned is not None
+        and grad.__class__ is _np.ndarray
+        and grad.size >= _REUSE_MIN
+        and grad.base is None
+        and sys.getrefcount(grad) <= _UNSHARED_GRAD_REFS
+    ):
+        res = node._data_bw_owned(grad)  # NOTE [ Reused gradients ]
+    else:
+        res = node._data_bw(grad)
     if res is NotImplemented:
         return False
     nxt = node._next

@@ -40,6 +40,7 @@ class Node:
     )
     _fn = None  # the Function subclass whose backward this node runs
     _data_bw = None  # its _backward_data, as a method (NOTE [ Data-level backward ])
+    _data_bw_owned = None  # its _backward_data_owned, as a method (NOTE [ Reused gradients ])
     _takes_arrays = False  # the data-level walk may leave it arrays, not Tensors (ditto)
     _n_out = 1
     _materialize = True
@@ -259,6 +260,7 @@ class Function:
 
     _builtin = False  # True for minitorch's own ops: forward takes/returns raw arrays
     _backward_data = None  # a built-in op's backward on arrays (NOTE [ Data-level backward ])
+    _backward_data_owned = None  # the same, writing into its gradient (NOTE [ Reused gradients ])
     _is_view = False  # True for ops whose output shares memory with input 0
 
     def __init_subclass__(cls, **kwargs):
@@ -462,6 +464,7 @@ def _node_class(cls):
         "_fn": cls,
         "_shown": shown,
         "_data_bw": data_bw,
+        "_data_bw_owned": cls._backward_data_owned,
         "_takes_arrays": data_bw is not None,  # a built-in op's node: its _out_device is set
     }
     cls._backward_cls = type(name, (Node,), attrs)

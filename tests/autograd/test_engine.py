@@ -578,3 +578,58 @@ def test_data_walk_mixed_nodes_give_the_tensor_paths_gradients(monkeypatch):
     want = np.concatenate([4 * (q * k - t) * k, 4 * (q * k - t) * q, np.exp(v)], axis=1)
     want[:, :2] += 1.0
     np.testing.assert_allclose(fast[0], want, rtol=1e-12, atol=1e-12)
+
+
+# --- reused gradients (NOTE [ Reused gradients ]) ---
+
+
+def _big(rng, shape=(128, 256)):
+    return mt.tensor(rng.standard_normal(shape), requires_grad=True)  # past engine._REUSE_MIN
+
+
+def test_relu_and_gelu_backward_write_into_a_gradient_only_they_hold(monkeypatch):
+    rng = np.random.default_rng(7)
+    x = _big(rng)
+    w = rng.standard_normal((128, 256))
+    seen = []
+    for op in (mt.relu, mt.nn.functional.gelu):
+        x.grad = None
+        y = op(x * 2.0)
+        node_cls = type(y.grad_fn)
+        original = node_cls._data_bw_owned
+
+        def recording(ctx, grad, original=original):
+            out = original(ctx, grad)
+            seen.append(out is grad)
+            return out
+
+        monkeypatch.setattr(node_cls, "_data_bw_owned", recording)
+        (y * mt.tensor(w)).sum().backward()  # Mul's backward: a fresh gradient for y's node
+        h = 2.0 * x.detach().numpy()
+        if op is mt.relu:
+            dy = (h > 0).astype(float)
+        else:
+            from math import erf, pi, sqrt
+
+            cdf = 0.5 * (1 + np.vectorize(erf)(h / sqrt(2)))
+            dy = cdf + h * np.exp(-h * h / 2) / sqrt(2 * pi)
+        np.testing.assert_allclose(_np(x.grad), 2.0 * w * dy, rtol=1e-6, atol=1e-6)
+    assert seen == [True, True]
+
+
+def test_a_gradient_two_nodes_hold_is_not_written_into():
+    # Add hands one array to both ReLUs; the first must not mask it in place (the second's
+    # mask is the opposite one), the second, its last holder, may
+    rng = np.random.default_rng(8)
+    x = _big(rng)
+    w = rng.standard_normal((128, 256))
+    h = x * 2.0
+    ((h.relu() + (-h).relu()) * mt.tensor(w)).sum().backward()
+    hv = 2.0 * x.detach().numpy()
+    np.testing.assert_allclose(_np(x.grad), 2.0 * w * np.sign(hv), rtol=1e-12, atol=1e-12)
+    # a gradient the user passes is theirs: never written into
+    g = mt.tensor(rng.standard_normal((128, 256)))
+    kept = g.numpy().copy()
+    x.grad = None
+    (x * 2.0).relu().backward(g)
+    np.testing.assert_array_equal(g.numpy(), kept)
