@@ -135,6 +135,10 @@ class _MaxPool:
     def backward(ctx, grad, *rest):
         return MaxPoolGrad.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
+    @staticmethod
+    def _backward_data(ctx, grad, *rest):
+        return MaxPoolGrad.kernel(ctx.xp, grad, ctx.tap, ctx.geom, ctx.in_shape)
+
 
 class MaxPoolGrad(Function):
     """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
@@ -145,8 +149,11 @@ class MaxPoolGrad(Function):
 
     @staticmethod
     def forward(ctx, a, *, tap, geom, in_shape):
-        xp = ctx.xp
-        g = a._data
+        ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
+        return MaxPoolGrad.kernel(ctx.xp, a._data, tap, geom, in_shape)
+
+    @staticmethod
+    def kernel(xp, g, tap, geom, in_shape):
         kernel, stride, pads, dilation, out_size = geom
         head, size = _split(in_shape, len(kernel))
         padded = _padded(size, pads)
@@ -163,7 +170,6 @@ class MaxPoolGrad(Function):
                 xp.multiply(g, tap == t, out=out[lead + sl])
             else:
                 out[lead + sl] += xp.where(tap == t, g, 0)
-        ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
         return crop_array(xp, out, pads, size)
 
     @staticmethod
