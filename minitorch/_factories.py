@@ -527,7 +527,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if dev is cpu and (dt is None or dt is src_dt):
             return _make(data, cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
-        arr = _from_double(data, npdt) if dev is not cpu else _from_double(data, npdt).copy()
+        arr = _from_double(data, npdt)  # a copy: the dtype differs on the CPU (returned above)
         return _make(_put(np.asarray(arr, order="C"), dev), dev, False, None)
     return tensor(data, dtype=dt, device=device)
 

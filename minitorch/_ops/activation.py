@@ -390,8 +390,8 @@ class Gelu(Function):
     def _backward_data_owned(ctx, grad):
         if ctx.approximate == "tanh" or ctx.deriv.dtype != grad.dtype:
             return Gelu._backward_data(ctx, grad)
-        ctx._saved_arrays()
-        return ctx.xp.multiply(grad, ctx.deriv, out=grad)  # NOTE [ Reused gradients ]
+        ctx._saved_arrays()  # the version check of `a`
+        return GeluBackward.kernel(ctx.xp, grad, ctx.deriv, out=grad)
 
 
 class GeluBackward(Function):
@@ -410,8 +410,9 @@ class GeluBackward(Function):
         return GeluBackward.kernel(ctx.xp, grad._data, deriv)
 
     @staticmethod
-    def kernel(xp, g, deriv):
-        out = xp.multiply(g, deriv, dtype=deriv.dtype)
+    def kernel(xp, g, deriv, out=None):
+        # out: g itself, where its dtype is deriv's (NOTE [ Reused gradients ])
+        out = xp.multiply(g, deriv, dtype=deriv.dtype, out=out)
         return out.astype(g.dtype, copy=False)
 
     @staticmethod

@@ -690,8 +690,8 @@ class Relu(Function):
 
     @staticmethod
     def _backward_data_owned(ctx, grad):
-        (out,) = ctx._saved_arrays()  # into grad: NOTE [ Reused gradients ]
-        return ctx.xp.multiply(grad, out > 0, out=grad)
+        (out,) = ctx._saved_arrays()
+        return ReluBackward.kernel(ctx.xp, grad, out, out=grad)  # NOTE [ Reused gradients ]
 
 
 class ReluBackward(Function):
@@ -712,8 +712,8 @@ class ReluBackward(Function):
         return ReluBackward.kernel(ctx.xp, grad._data, y._data)
 
     @staticmethod
-    def kernel(xp, grad, y):
-        return xp.multiply(grad, y > 0, dtype=grad.dtype)
+    def kernel(xp, grad, y, out=None):
+        return xp.multiply(grad, y > 0, dtype=grad.dtype, out=out)
 
     @staticmethod
     def backward(ctx, g):

@@ -454,19 +454,15 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
                 r = dev.backend.xp.asarray(r)  # NumPy's 0-d results are scalars
             if (r.shape, r.dtype) != meta:  # meta: the input's (shape, dtype)
                 r = _conform_data(r, meta, node, nxt.index(e), dev)
-            if child._n_out != 1:  # a list of Tensors, one per output (see _put)
-                _put(buffers, child, e[1], _make(r, dev, False, None), _sum_grads)
-            elif child._takes_arrays:
+            if child._n_out == 1 and child._takes_arrays:  # _put, inlined, on arrays
                 old = buffers.get(child)
                 if old is not None:
                     r = (old._data if old.__class__ is Tensor else old) + r
                     if r.__class__ is not cls:
                         r = dev.backend.xp.asarray(r)
                 buffers[child] = r
-            else:
-                old = buffers.get(child)
-                g = _make(r, dev, False, None)
-                buffers[child] = g if old is None else _sum_grads(old, g)
+            else:  # a node that takes Tensors, or has more outputs (a list of Tensors)
+                _put(buffers, child, e[1], _make(r, dev, False, None), _sum_grads)
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
