@@ -151,7 +151,7 @@ class TensorMethods:
     def __setitem__(self, key, value):
         _ops.setitem(self, key, value)
 
-    # --- indexing and selection (_ops/indexing.py, scatter.py, selection.py, sorting.py) ---
+    # --- indexing and selection (_ops/indexing.py, scatter_gather.py, selection.py, sorting.py) ---
 
     def index_put(self, indices, values, accumulate=False):
         return _ops.index_put(self, indices, values, accumulate)

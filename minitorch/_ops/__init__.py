@@ -10,7 +10,7 @@ from minitorch._ops import indexing as _indexing
 from minitorch._ops import pointwise as _pw
 from minitorch._ops._common import scalar_like
 from minitorch._ops.convert import *  # noqa: F403
-from minitorch._ops.einsum import *  # noqa: F403
+from minitorch._ops.einsum_op import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403
 from minitorch._ops.inplace import *  # noqa: F403
 from minitorch._ops.linalg import *  # noqa: F403
@@ -97,7 +97,7 @@ _LAZY_FAMILIES = {
         all any count_nonzero std var std_mean var_mean norm median nanmedian mode quantile
         nanquantile
     """,
-    "scatter": """
+    "scatter_gather": """
         gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_
         take_along_dim
     """,

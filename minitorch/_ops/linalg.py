@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import is_floating, opmath_dtype
-from minitorch._ops.einsum import _LETTERS, Einsum
+from minitorch._ops.einsum_op import _LETTERS, Einsum
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node

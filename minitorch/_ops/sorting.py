@@ -10,7 +10,7 @@ from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
 from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction_more import stable_argsort
-from minitorch._ops.scatter import along_dim_plan
+from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
 
 __all__ = [

@@ -142,7 +142,7 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
     index names along dim. Mirrors torch.index_reduce."""
-    from minitorch._ops.scatter import scatter_reduce
+    from minitorch._ops.scatter_gather import scatter_reduce
 
     d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
     if input.dtype == _dtype.bool and (not include_self or reduce == "mean"):
