@@ -129,10 +129,16 @@ class TensorMethods:
     # --- comparisons (bool results, never differentiable) ---
 
     def __eq__(self, other):
-        return _ops.eq(self, other)
+        try:
+            return _ops.eq(self, other)
+        except TypeError:  # as torch: `t == None`, `t == "cpu"` are False, not an error
+            return NotImplemented
 
     def __ne__(self, other):
-        return _ops.ne(self, other)
+        try:
+            return _ops.ne(self, other)
+        except TypeError:
+            return NotImplemented
 
     def __lt__(self, other):
         return _ops.lt(self, other)

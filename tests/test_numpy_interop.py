@@ -377,6 +377,41 @@ def test_ndarray_operators_still_give_tensors():
     np.testing.assert_allclose((B - t).numpy(), B - A)
 
 
+def test_tensor_operators_take_arrays_with_numpys_promotion():
+    # torch hands `tensor op ndarray` to the array's reflected operator: NumPy's promotion
+    x = mt.tensor([1.0, 2.0])
+    for result, dtype, want in (
+        (x + np.array([1.0, 2.0]), mt.float64, [2.0, 4.0]),
+        (x * np.array([1.0, 2.0], dtype=np.float32), mt.float32, [1.0, 4.0]),
+        (x - np.array(0.5), mt.float64, [0.5, 1.5]),
+        (mt.tensor([1, 2]) * np.array([0.5, 1.0], dtype=np.float32), mt.float64, [0.5, 2.0]),
+        (x == np.array([1.0, 3.0]), mt.bool, [True, False]),
+    ):
+        assert isinstance(result, mt.Tensor) and result.dtype is dtype, (result, dtype)
+        assert result.tolist() == want
+
+
+def test_numpy_scalars_act_as_python_numbers():
+    # np.sqrt(d), np.log(...) are np.float64, a float subclass NumPy itself treats as float64
+    q = mt.ones(2, 4)
+    scores = q @ q.T / np.sqrt(4)
+    assert scores.dtype is mt.float32
+    assert (scores @ mt.ones(2, 2)).dtype is mt.float32
+    assert mt.exp(mt.arange(0, 8, 2).float() * (-np.log(10000.0) / 8)).dtype is mt.float32
+    assert (mt.tensor([1, 2]) * np.float64(0.5)).dtype is mt.float32
+    assert q.clamp(max=np.int64(3)).dtype is mt.float32
+    assert mt.clamp(q.half(), min=np.float64(2.0)).dtype is mt.float16
+    assert mt.pow(np.int64(2), mt.tensor([1, 2])).tolist() == [2, 4]
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        mt.add(mt.tensor([1]), mt.tensor([1]), alpha=np.float32(2.0))
+
+
+def test_equality_with_other_objects_is_false():
+    x = mt.tensor([1, 2])
+    for other in (None, "cpu", [1, 2], object()):
+        assert (x == other) is False and (x != other) is True
+
+
 def test_ufunc_out():
     t = mt.tensor(A, requires_grad=True)
     out = mt.empty(2, 3, dtype=mt.float64)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _wrap_dim
 
-__all__ = ["promote", "promote_float", "scalar_like", "wrap_dim", "dims_arg", "as_tensor_arg",
-           "cast", "is_floating", "opmath_dtype", "quiet_extreme"]
+__all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
+           "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme"]
 
 wrap_dim = _wrap_dim
 
@@ -26,6 +26,7 @@ def scalar_like(value, ref: Tensor) -> Tensor:
     """A Python number as a 0-d tensor on ref's device (int64, bool or the default float)."""
     if isinstance(value, Tensor):
         return value
+    value = number(value)
     if isinstance(value, bool):
         dt = _dtype.bool
     elif isinstance(value, int):
@@ -40,11 +41,27 @@ def scalar_like(value, ref: Tensor) -> Tensor:
     return _make(data, ref._device, False, None)
 
 
-def _scalar(x, op):
-    if isinstance(x, (int, float)):  # bool is an int
+def number(x):
+    """x, or the Python number a NumPy scalar holds (torch treats np.float64(2.0) as 2.0)."""
+    cls = x.__class__
+    if cls is float or cls is int or cls is bool or x is None or isinstance(x, Tensor):
         return x
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
-        return x.item()  # a NumPy scalar acts like a Python number
+        return x.item()
+    return x
+
+
+def _scalar(x, op):
+    cls = x.__class__
+    if cls is float or cls is int or cls is bool:
+        return x
+    if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
+        # A NumPy scalar acts like a Python number, as in torch: np.sqrt(d) is an np.float64,
+        # a float subclass NumPy itself would not treat as weak (q @ k.T / np.sqrt(d) would
+        # come out float64)
+        return x.item()
+    if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
+        return x
     raise TypeError(
         f"{op}(): argument 'other' must be Tensor or Number, not {type(x).__name__}"
     )
@@ -97,6 +114,8 @@ def promote(a, b, op: str):
         dt = _SCALAR_KEEPS.get(key)
         if dt is not None:  # NOTE [ Scalar operands ]
             return a, b, dt
+        if b.__class__ is a._device.backend.array_cls:
+            return _promote_array(a, b)
         b = _scalar(b, op)
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)
@@ -109,6 +128,15 @@ def promote(a, b, op: str):
         b2, a2, dt = promote(b, a, op)
         return a2, b2, dt
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
+
+
+def _promote_array(a: Tensor, b):
+    """`tensor op array` (an array of the tensor's backend): torch hands that to the array's own
+    reflected operator, so the result has NumPy's promotion (float32 tensor + float64 array is
+    float64, a 0-d array included); the array becomes a tensor of that dtype."""
+    xp = a._device.backend.xp
+    dt = _from_numpy(xp.result_type(a._data.dtype, b.dtype))
+    return cast(a, dt), _make(xp.asarray(b, dtype=dt.np), a._device, False, None), dt
 
 
 def promote_float(a, b, op: str):

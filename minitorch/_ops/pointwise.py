@@ -6,6 +6,7 @@ from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
     is_floating,
+    number,
     opmath_dtype,
     promote,
     promote_float,
@@ -241,6 +242,7 @@ def _number_operand(a, b) -> bool:
 def _alpha(alpha, a, b):
     """add/sub's alpha, refused as torch does when it is a float and the operands are integral."""
     t = a if isinstance(a, Tensor) else b
+    alpha = number(alpha)
     if isinstance(alpha, float) and t._data.dtype.kind in "biu":
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
@@ -905,6 +907,7 @@ def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    min, max = number(min), number(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
