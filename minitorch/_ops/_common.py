@@ -6,7 +6,8 @@ from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
-           "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme"]
+           "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
+           "zeros_of"]
 
 wrap_dim = _wrap_dim
 
@@ -49,6 +50,20 @@ def number(x):
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         return x.item()
     return x
+
+
+def zeros_of(t: Tensor) -> Tensor:
+    """A zero tensor of t's shape, dtype and device (no graph).
+
+    NOTE [ Zero gradients of piecewise-linear backward ]
+    torch's backward kernels of the piecewise-linear ops (relu's threshold_backward, hardtanh,
+    leaky_relu, hardsigmoid, max pooling) take the op's input (or output) as an argument whose
+    own gradient is zero: a double backward through them reaches that input and gives the
+    parameters behind it a zero .grad, where a mask computed by a comparison would cut the graph
+    and leave .grad None (a gradient penalty's critic bias: Adam then skips the parameter instead
+    of decaying its moments, and `p.grad.norm()` fails). Their backward Functions return
+    zeros_of(input) for it."""
+    return _make(t._device.backend.xp.zeros(t._data.shape, t._data.dtype), t._device, False, None)
 
 
 def _scalar(x, op):

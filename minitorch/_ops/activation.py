@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch._ops._common import opmath_dtype
+from minitorch._ops._common import opmath_dtype, zeros_of
 from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
@@ -82,7 +82,7 @@ class Hardtanh(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         lo, hi = ctx.bounds
-        return where((a > lo) & (a < hi), grad, 0.0)
+        return HardtanhBackward.apply(grad, a, min_val=lo, max_val=hi)
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -91,6 +91,31 @@ class Hardtanh(Function):
         (a,) = ctx._saved_arrays()
         lo, hi = ctx.bounds
         return ctx.xp.where((a > lo) & (a < hi), grad, ctx.xp.zeros((), grad.dtype))
+
+
+class HardtanhBackward(Function):
+    """out = grad where lo < a < hi, else 0;  grad_grad = HardtanhBackward(g, a),  grad_a = 0
+    (NOTE [ Zero gradients of piecewise-linear backward ])"""
+
+    _node_name = "HardtanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, *, min_val, max_val):
+        ctx.save_for_backward(a)
+        ctx.bounds = (min_val, max_val)
+        inside = ((a > min_val) & (a < max_val))._data  # torch's comparison of half with numbers
+        g = grad._data
+        return ctx.xp.where(inside, g, ctx.xp.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        needs = ctx.needs_input_grad
+        return (
+            HardtanhBackward.apply(g, a, min_val=lo, max_val=hi) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -123,7 +148,7 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return where(a > 0, grad, grad * ctx.slope)
+        return LeakyReluBackward.apply(grad, a, negative_slope=ctx.slope)
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -131,6 +156,33 @@ class LeakyRelu(Function):
             return NotImplemented
         (a,) = ctx._saved_arrays()
         return ctx.xp.where(a > 0, grad, grad * ctx.slope)
+
+
+class LeakyReluBackward(Function):
+    """out = grad if a > 0 else slope * grad;  grad_grad = LeakyReluBackward(g, a),  grad_a = 0
+    (NOTE [ Zero gradients of piecewise-linear backward ])"""
+
+    _node_name = "LeakyReluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, *, negative_slope):
+        ctx.save_for_backward(a)
+        ctx.slope = negative_slope
+        g = grad._data
+        if opmath_dtype(g.dtype):  # half: the product in float32, rounded once, as torch
+            scaled = (g.astype("float32") * negative_slope).astype(g.dtype)
+        else:
+            scaled = g * negative_slope
+        return ctx.xp.where(a._data > 0, g, scaled)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            LeakyReluBackward.apply(g, a, negative_slope=ctx.slope) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -153,7 +205,33 @@ class Hardsigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return where((a > -3) & (a < 3), grad / 6, 0.0)
+        return HardsigmoidBackward.apply(grad, a)
+
+
+class HardsigmoidBackward(Function):
+    """out = grad / 6 where -3 < a < 3, else 0;  grad_grad = HardsigmoidBackward(g, a),
+    grad_a = 0 (NOTE [ Zero gradients of piecewise-linear backward ])"""
+
+    _node_name = "HardsigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a):
+        ctx.save_for_backward(a)
+        x, g = a._data, grad._data
+        if opmath_dtype(g.dtype):  # half: divided in float32, rounded once, as torch
+            scaled = (g.astype("float32") / 6).astype(g.dtype)
+        else:
+            scaled = g / 6
+        return ctx.xp.where((x > -3) & (x < 3), scaled, ctx.xp.zeros((), g.dtype))
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            HardsigmoidBackward.apply(g, a) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
 
 
 def hardsigmoid(input, inplace=False):
@@ -163,8 +241,8 @@ def hardsigmoid(input, inplace=False):
 
 
 class Hardswish(Function):
-    """out = a * clamp(a + 3, 0, 6) / 6;  grad_a = 0 below -3, grad (a/3 + 1/2) up to 3, grad
-    above"""
+    """out = a * clamp(a + 3, 0, 6) / 6;  grad_a = 0 up to -3, grad (a/3 + 1/2) between, grad
+    from 3 on"""
 
     @staticmethod
     def forward(ctx, a):
@@ -175,7 +253,8 @@ class Hardswish(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return where(a < -3, 0.0, where(a <= 3, grad * (a / 3 + 0.5), grad))
+        # torch's boundaries: 0 at a = -3 and grad at a = 3 (the slopes of the outer pieces)
+        return where(a <= -3, 0.0, where(a < 3, grad * (a / 3 + 0.5), grad))
 
 
 def hardswish(input, inplace=False):

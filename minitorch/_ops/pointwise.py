@@ -11,6 +11,7 @@ from minitorch._ops._common import (
     promote,
     promote_float,
     scalar_like,
+    zeros_of,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -697,7 +698,8 @@ class Relu(Function):
 
 
 class ReluBackward(Function):
-    """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere)
+    """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere, and
+    connected: NOTE [ Zero gradients of piecewise-linear backward ])
 
     Fused (one kernel instead of a comparison, a cast and a product): on every MLP step. A product
     with the mask, not `where`: on the CPU NumPy's `where` with a data-dependent mask is about 4x
@@ -720,7 +722,8 @@ class ReluBackward(Function):
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
-        return (ReluBackward.apply(g, y) if ctx.needs_input_grad[0] else None), None
+        needs = ctx.needs_input_grad
+        return (ReluBackward.apply(g, y) if needs[0] else None), (zeros_of(y) if needs[1] else None)
 
 
 def _unary_float(fn, name):

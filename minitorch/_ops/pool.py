@@ -15,7 +15,7 @@ other's adjoint.
 
 from __future__ import annotations
 
-from minitorch._ops._common import is_floating
+from minitorch._ops._common import is_floating, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, taps
 from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
@@ -127,13 +127,15 @@ class _MaxPool:
             tap = _argmax_tap(xp, views, best, floating)
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
+            ctx.save_for_backward(x)  # for MaxPoolGrad's zero edge only (not read on arrays)
         if with_indices:
             return best, _flat_indices(xp, tap, geom, _split(xd.shape, len(kernel))[1])
         return best
 
     @staticmethod
     def backward(ctx, grad, *rest):
-        return MaxPoolGrad.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        (x,) = ctx.saved_tensors
+        return MaxPoolGrad.apply(grad, x, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
     @staticmethod
     def _backward_data(ctx, grad, *rest):
@@ -142,14 +144,16 @@ class _MaxPool:
 
 class MaxPoolGrad(Function):
     """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
-    grad_a = TapGather(grad)
+    grad_a = TapGather(grad),  grad_x = 0 for the pooled input x when given (NOTE [ Zero
+    gradients of piecewise-linear backward ])
 
     Differences from torch: where windows do not overlap, a NaN in `a` also reaches the
     window's other inputs (NaN * 0), where torch sends it to the arg-max only."""
 
     @staticmethod
-    def forward(ctx, a, *, tap, geom, in_shape):
+    def forward(ctx, a, x, *, tap, geom, in_shape):
         ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
+        ctx.save_for_backward(x)
         return MaxPoolGrad.kernel(ctx.xp, a._data, tap, geom, in_shape)
 
     @staticmethod
@@ -174,7 +178,12 @@ class MaxPoolGrad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return TapGather.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        (x,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        g_a = None
+        if needs[0]:
+            g_a = TapGather.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        return g_a, (zeros_of(x) if needs[1] else None)
 
 
 class TapGather(Function):
@@ -197,7 +206,7 @@ class TapGather(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return MaxPoolGrad.apply(grad, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        return MaxPoolGrad.apply(grad, None, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
 
 class MaxPool2D(_MaxPool, Function):

@@ -486,6 +486,42 @@ def wgan_gp_data(rng):
     return [rng.standard_normal((6, 4)) + 1, rng.standard_normal((6, 4)), rng.random((6, 1))]
 
 
+def penalty_only(lib):
+    """A gradient penalty alone: the critic's input gradient runs through ReLU, LeakyReLU,
+    Hardtanh and max pooling, whose backward kernels take their input with a zero gradient
+    (torch's threshold_backward and friends): the first layers' biases get zero gradients, not
+    None, so AdamW decays them and keeps state for them."""
+    nn = lib.nn
+    critic = nn.Sequential(
+        nn.Linear(4, 8),
+        nn.LeakyReLU(0.2),
+        nn.Linear(8, 8),
+        nn.ReLU(),
+        nn.Unflatten(1, (1, 8)),
+        nn.MaxPool1d(2),
+        nn.Flatten(),
+        nn.Hardtanh(-0.5, 0.5),
+        nn.Linear(4, 1),
+    )
+    opt = lib.optim.AdamW(critic.parameters(), lr=1e-2, weight_decay=0.5)
+
+    def step(data):
+        (x,) = data
+        x = x.requires_grad_(True)
+        (grad,) = lib.autograd.grad(critic(x).sum(), x, create_graph=True)
+        penalty = ((grad.norm(2, dim=1) - 1) ** 2).mean()
+        opt.zero_grad()
+        penalty.backward()
+        opt.step()
+        return [penalty, grad, x.grad]
+
+    return critic, opt, step
+
+
+def penalty_only_data(rng):
+    return [rng.standard_normal((6, 4))]
+
+
 def char_lstm(lib):
     """A two-layer character LSTM over an embedding, trained with truncated backpropagation
     (the hidden state detached between steps), gradient-norm clipping and SGD with momentum;
@@ -539,6 +575,7 @@ PROGRAMS = {
     "unet": (unet, unet_data, 4),
     "lbfgs": (lbfgs, lbfgs_data, 3),
     "wgan_gp": (wgan_gp, wgan_gp_data, 4),
+    "penalty_only": (penalty_only, penalty_only_data, 3),
     "char_lstm": (char_lstm, char_lstm_data, 4),
 }
 
