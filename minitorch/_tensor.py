@@ -359,6 +359,11 @@ class Tensor(TensorMethods):
     def data(self, value: Tensor):
         if not isinstance(value, Tensor):
             raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if self._requires_grad and not value.dtype.is_floating_point:
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
+            )
         self._data = value._data
         self._device = value._device
 

@@ -94,6 +94,10 @@ class TensorMethods:
         return _ops.abs(self)
 
     def __invert__(self):
+        if self.dtype.is_floating_point:
+            raise TypeError(
+                "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+            )
         return _ops.bitwise_not(self)
 
     def __and__(self, other):

@@ -471,3 +471,12 @@ def test_get_and_set_default_dtype():
         assert (mt.ones(2, dtype=mt.float32) + 1.5).dtype is mt.float32
     finally:
         mt.set_default_dtype(mt.float32)
+
+
+def test_data_of_a_tensor_requiring_grad_must_stay_floating():
+    w = mt.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="must be floating point"):
+        w.data = mt.tensor([1, 2])
+    assert w.dtype is mt.float32
+    w.data = mt.tensor([3.0, 4.0], dtype=mt.float64)  # another float dtype is accepted
+    assert w.dtype is mt.float64 and w.requires_grad

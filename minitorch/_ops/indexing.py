@@ -273,6 +273,12 @@ def setitem(self: Tensor, key, value) -> None:
     plan = parse_key(self, key)
     vt = _value_tensor(self, value)
     if vt is not None:
+        if plan.adv is not None and vt.dtype is not self.dtype and not _masked_fill_key(key, vt):
+            # torch's index_put_ casts nothing (a basic index copies, casting, as copy_)
+            raise RuntimeError(
+                f"Index put requires the source and destination dtypes match, got "
+                f"{_short(self.dtype)} for the destination and {_short(vt.dtype)} for the source."
+            )
         vt = _fit_value(vt, plan, "setitem")
     record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
     if not record:
@@ -303,6 +309,13 @@ def setitem(self: Tensor, key, value) -> None:
     apply_inplace(
         target, lambda s: IndexPut.apply(s, vt, plan=sub, accumulate=False), "index_put_", (vt,)
     )
+
+
+def _masked_fill_key(key, value: Tensor) -> bool:
+    """x[mask] = 0-d tensor: torch runs it as masked_fill_, which casts the value."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    return isinstance(key, Tensor) and key._data.dtype == bool and value._data.ndim == 0
 
 
 def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:

@@ -10,7 +10,12 @@ from minitorch import _dtype
 from minitorch._dtype import via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _base_gained_history, _replay_view
+from minitorch.autograd.function import (
+    Function,
+    _base_gained_history,
+    _replay_view,
+    move_retained_grad,
+)
 from minitorch.autograd.grad_mode import no_grad, state
 
 __all__ = [
@@ -157,6 +162,7 @@ def _snapshot(self: Tensor) -> Tensor:
 def _take_history(self: Tensor, r: Tensor):
     if self._base is None:
         gained = not self._requires_grad
+        old = self._grad_fn
         self._grad_fn = r._grad_fn
         self._requires_grad = True
         if gained:
@@ -165,6 +171,8 @@ def _take_history(self: Tensor, r: Tensor):
             self._output_nr = r._output_nr
         else:
             self.__dict__.pop("_output_nr", None)
+        if self._retains_grad:
+            move_retained_grad(self, old)
         return
     copy_slices(self, r)
 

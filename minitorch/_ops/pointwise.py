@@ -306,7 +306,7 @@ def _integer_div(a, b, mode, dt):
         raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     x, y = _d(a), _d(b)
-    if _is_zero_int(y):
+    if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device):
         raise RuntimeError("ZeroDivisionError")
     q = xp.floor_divide(x, y)
     if mode == "trunc":
@@ -316,8 +316,13 @@ def _integer_div(a, b, mode, dt):
     return _make(xp.asarray(q, dtype=dt.np), dev, False, None)
 
 
-def _is_zero_int(y):
-    return isinstance(y, int) and y == 0
+def zero_divisor(y, device) -> bool:
+    """Whether an integer divisor (a number, or an array) holds a zero, where torch's CPU
+    kernels raise ZeroDivisionError; on a GPU looking would read the divisor back to the host,
+    so there it is not checked (torch's CUDA kernels do not raise either)."""
+    if isinstance(y, int):  # bool is an int
+        return y == 0
+    return device.type == "cpu" and y.size > 0 and not y.all()
 
 
 def floor_divide(input, other, *, out=None):
@@ -376,6 +381,8 @@ def remainder(input, other, *, out=None):
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
+    if zero_divisor(_d(b), dev):
+        raise RuntimeError("ZeroDivisionError")
     return _out(_make(xp.asarray(xp.remainder(_d(a), _d(b)), dtype=dt.np), dev, False, None), out)
 
 
@@ -750,7 +757,7 @@ sigmoid = _unary_float(Sigmoid, "sigmoid")
 def abs(input, *, out=None):
     """|input|. Mirrors torch.abs."""
     if input._data.dtype == bool:
-        raise RuntimeError("abs(): bool tensors are not supported")
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _out(Abs.apply(input), out)
 
 

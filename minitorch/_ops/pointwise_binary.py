@@ -7,7 +7,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, promote, promote_float
-from minitorch._ops.pointwise import _d, _out, sigmoid, where
+from minitorch._ops.pointwise import _d, _out, sigmoid, where, zero_divisor
 from minitorch._ops.pointwise_more import (
     _arr,
     _check_tensor,
@@ -156,9 +156,9 @@ def fmod(input, other, *, out=None):
     if dt is _dtype.bool:
         raise _not_implemented("fmod_cpu", dt)
     if not dt.is_floating_point:
-        if not isinstance(b, Tensor) and b == 0:
-            raise RuntimeError("ZeroDivisionError")
         dev = _device_of(a, b)
+        if zero_divisor(_d(b), dev):
+            raise RuntimeError("ZeroDivisionError")
         xp = dev.backend.xp
         return _out(_make(_arr(xp, xp.fmod(_d(a), _d(b))), dev, False, None), out)
     if not isinstance(b, Tensor):

@@ -86,7 +86,7 @@ def _check_bounds(x: Tensor, idx, dim: int):
     if x._device.type != "cpu" or idx.size == 0:
         return
     n = x._data.shape[dim] if x._data.ndim else 1
-    bad = (idx >= n) | (idx < -n)
+    bad = (idx >= n) | (idx < 0)  # torch's gather and scatter take no negative index
     if bad.any():
         value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
         raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {n}")
@@ -399,4 +399,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
         input = input.expand(shape_x)
     if tuple(shape_i) != indices._data.shape:
         indices = indices.expand(shape_i)
+    # along a dim, torch wraps negative indices first (gather itself refuses them)
+    ia = indices._data
+    ia = indices._device.backend.xp.where(ia < 0, ia + shape_x[dim], ia)
+    indices = _make(ia, indices._device, False, None)
     return _maybe_out(gather(input, dim, indices), out)

@@ -86,10 +86,12 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
     shape = x._data.shape
     if x._device.type == "cpu" and idx.size:
         n = shape[dim] if shape else 1
-        bad = (idx >= n) | (idx < -n)
+        # torch wraps a negative index in index_fill only
+        bad = (idx >= n) | (idx < (-n if op == "index_fill" else 0))
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
-            err = RuntimeError if op == "index_add" else IndexError  # torch's classes
+            # torch's classes: index_add of a matrix raises RuntimeError, the rest IndexError
+            err = RuntimeError if op == "index_add" and len(shape) > 1 else IndexError
             raise err(f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}")
     if not shape:  # a 0-d tensor acts as one element: index [0] selects it
         return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)

@@ -132,6 +132,10 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
             f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
             f"source.size(dim): ({n}), for dim: {dim}"
         )
+    size = input.shape[d] if input.ndim else 1
+    ia = index._data
+    if index.device.type == "cpu" and ia.size and ((ia < 0) | (ia >= size)).any():
+        raise IndexError("index out of range in self")  # torch's message (CPU only)
     shape = [1] * source.ndim
     if source.ndim:
         shape[d] = n

@@ -803,16 +803,31 @@ def _regenerate_view_grad_fn(view: Tensor):
     view._requires_grad = fresh._requires_grad
 
 
+def move_retained_grad(t: Tensor, old_fn):
+    """A tensor that retains its grad and was modified in place keeps the gradient of its new
+    value, as torch moves the retain hook to the new grad_fn (it kept the old value's)."""
+    retains = None if old_fn is None else old_fn._retains
+    if retains:
+        for nr, ref in list(retains.items()):
+            if ref() is t:
+                del retains[nr]
+    t._retains_grad = False
+    t.retain_grad()
+
+
 def _rebase_history(t: Tensor, ctx, nr):
     """After an in-place op recorded as `ctx`, `t` (and its base, for a view) takes the new
     history."""
     if t._base is None:
         gained = not t._requires_grad
+        old = t._grad_fn
         t._grad_fn = ctx
         t._output_nr = nr
         t._requires_grad = True
         if gained:
             _base_gained_history(t)
+        if t._retains_grad:
+            move_retained_grad(t, old)
         return
     from minitorch._ops.inplace import copy_slices
 

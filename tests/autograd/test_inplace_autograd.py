@@ -295,3 +295,33 @@ def test_inplace_matches_torch():
 
     for name, a, b in zip(["y", "x.grad", "w.grad"], run(mt), run(torch), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-12, err_msg=name)
+
+
+def test_retain_grad_follows_an_in_place_change():
+    # torch moves the retain hook to the new grad_fn: .grad is that of the new value
+    x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    m = x * 1
+    m.retain_grad()
+    m.mul_(2)
+    m.add_(1)
+    (m * 5).sum().backward()
+    np.testing.assert_array_equal(m.grad.numpy(), [5.0, 5.0, 5.0])  # was 10 (the old value's)
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0, 10.0, 10.0])
+
+    class Double(mt.autograd.Function):  # a custom in-place op (mark_dirty)
+        @staticmethod
+        def forward(ctx, t):
+            ctx.mark_dirty(t)
+            return t.mul_(2)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x.grad = None
+    m = x * 1
+    m.retain_grad()
+    Double.apply(m)
+    (m * 5).sum().backward()
+    np.testing.assert_array_equal(m.grad.numpy(), [5.0, 5.0, 5.0])
+    np.testing.assert_array_equal(x.grad.numpy(), [10.0, 10.0, 10.0])

@@ -1,4 +1,4 @@
-"""Op-test rows for the linear algebra ops (minitorch/_ops/linalg.py, einsum_op.py, linalg norms)."""
+"""Op-test rows for the linear algebra ops (_ops/linalg.py, einsum_op.py, linalg norms)."""
 
 from __future__ import annotations
 

@@ -565,7 +565,7 @@ def test_setitem_non_leaf_grads_flow_to_both(device):
 
 
 def test_setitem_value_requires_grad_into_plain_tensor(device):
-    x = mt.zeros(3, device=device)
+    x = mt.zeros(3, dtype=mt.float64, device=device)
     v = _t(np.array([2.0]), device, requires_grad=True)
     x[[0, 2]] = v
     assert x.requires_grad and not x.is_leaf
@@ -663,7 +663,7 @@ def test_setitem_type_errors_match_torch(value):
 def test_setitem_broadcast_and_leading_ones(device):
     x = mt.zeros(3, 4, device=device)
     x[0] = _t(np.ones((1, 1, 4)), device)
-    x[[1, 2]] = _t(np.full((1, 4), 2.0), device)
+    x[[1, 2]] = _t(np.full((1, 4), 2.0, dtype=np.float32), device)
     np.testing.assert_array_equal(_np(x), [[1] * 4, [2] * 4, [2] * 4])
 
 
@@ -729,3 +729,20 @@ def test_index_tensor_reads_out_of_range(key, match):
     assert x.grad is not None and float(x.grad.sum()) == np.prod(good[0].shape) * (
         1 if len(key) > 1 else 3
     )
+
+
+def test_advanced_index_assignment_needs_matching_dtypes():
+    # torch's index_put_ casts nothing; a basic index (copy_) and x[mask] = 0-d tensor
+    # (masked_fill_) do cast
+    x = mt.zeros(3, 4)
+    with pytest.raises(RuntimeError, match="got Float for the destination and Double"):
+        x[[0, 1]] = mt.ones(4, dtype=mt.float64)
+    with pytest.raises(RuntimeError, match="got Float for the destination and Long"):
+        x[x == 0] = mt.arange(12)
+    with pytest.raises(RuntimeError, match="Index put requires"):
+        x[:, [0, 1]] = mt.tensor(2)
+    assert x.sum().item() == 0
+    x[0] = mt.ones(4, dtype=mt.float64)
+    x[x == 0] = mt.tensor(2, dtype=mt.float64)
+    x[[2]] = 3.0  # a number is cast
+    assert x.tolist() == [[1.0] * 4, [2.0] * 4, [3.0] * 4]

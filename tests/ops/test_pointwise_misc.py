@@ -324,3 +324,31 @@ def test_special_fallbacks_without_scipy():
     slope = (np.i0(v + h) - np.i0(v - h)) / (2 * h)  # I0' = I1
     np.testing.assert_allclose(FALLBACKS["i1"](v), slope, rtol=1e-8, atol=1e-12, err_msg="I1")
     np.testing.assert_allclose(FALLBACKS["i0"](v), np.i0(v), rtol=1e-15, err_msg="I0")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a, b: a // b,
+        lambda a, b: a % b,
+        lambda a, b: mt.div(a, b, rounding_mode="floor"),
+        lambda a, b: mt.div(a, b, rounding_mode="trunc"),
+        lambda a, b: mt.fmod(a, b),
+        lambda a, b: 5 % b,
+        lambda a, b: mt.remainder(a, b.bool()),
+    ],
+)
+def test_integer_division_by_a_zero_element_raises_as_torch(call):
+    # NumPy returns 0 there (with a warning); torch's CPU kernels raise
+    a, b = mt.tensor([7, 8]), mt.tensor([2, 0])
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        call(a, b)
+    assert call(a, mt.tensor([2, 3])).shape == (2,)  # no zero: computed
+
+
+def test_torch_exception_classes_for_unsupported_dtypes():
+    with pytest.raises(NotImplementedError, match="abs_cpu"):
+        mt.tensor([True]).abs()
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean"):
+        ~mt.tensor([1.5])
+    assert (~mt.tensor([1, 2])).tolist() == [-2, -3]

@@ -536,3 +536,35 @@ def test_out_of_range_index_error_classes_are_torchs():
         x.index_fill(0, i, 1.0)
     with pytest.raises(IndexError):
         x.index_copy(0, i, mt.ones(1, 3))
+    with pytest.raises(IndexError):  # a vector's index_add: IndexError in torch
+        mt.zeros(6).index_add(0, mt.tensor([6]), mt.ones(1))
+
+
+@pytest.mark.parametrize(
+    "name, call, exc",
+    [
+        ("index_select", lambda x, i: x.index_select(0, i), IndexError),
+        ("gather", lambda x, i: x.gather(0, i), RuntimeError),
+        ("scatter", lambda x, i: x.scatter(0, i, mt.tensor([9.0])), RuntimeError),
+        ("scatter_add", lambda x, i: x.scatter_add(0, i, mt.tensor([9.0])), RuntimeError),
+        ("scatter_reduce", lambda x, i: x.scatter_reduce(0, i, mt.tensor([9.0]), "sum"),
+         RuntimeError),
+        ("index_add", lambda x, i: x.index_add(0, i, mt.tensor([9.0])), IndexError),
+        ("index_copy", lambda x, i: x.index_copy(0, i, mt.tensor([9.0])), IndexError),
+        ("index_reduce", lambda x, i: x.index_reduce(0, i, mt.tensor([9.0]), "prod"), IndexError),
+        ("take_along_dim", lambda x, i: mt.take_along_dim(x, i), RuntimeError),
+    ],
+)
+def test_negative_indices_are_refused_as_in_torch(name, call, exc):
+    # these read or wrote the last element before (NumPy's wrap-around)
+    with pytest.raises(exc):
+        call(mt.arange(6.0), mt.tensor([-1]))
+
+
+def test_negative_indices_that_torch_wraps():
+    x = mt.arange(6.0)
+    i = mt.tensor([-1])
+    assert x.index_fill(0, i, 9.0).tolist() == [0, 1, 2, 3, 4, 9]
+    assert x.take(i).tolist() == [5.0] and x.put(i, mt.tensor([9.0])).tolist()[-1] == 9.0
+    # take_along_dim along a dim wraps first, as torch
+    assert mt.take_along_dim(x.view(2, 3), mt.tensor([[-1]]), 1).tolist() == [[2.0], [5.0]]
