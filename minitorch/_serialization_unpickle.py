@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import pickle
+import pickletools
 import struct
 from collections import OrderedDict
 
@@ -100,6 +101,50 @@ def _allowed() -> dict:
     return _ALLOWED
 
 
+# ---------------------------------------------------------------------------------------------
+# globals the user marks safe (torch.serialization.add_safe_globals and friends)
+
+# Each entry is an object or an (object, "module.qualname") pair, as torch keeps them.
+_safe_globals: set = set()
+# Modules whose globals are refused even when marked safe, as torch refuses them.
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")
+
+
+def user_allowed_globals() -> dict:
+    """{"module.qualname": object} for the globals the user marked safe. Mirrors
+    torch._weights_only_unpickler._get_user_allowed_globals."""
+    allowed: dict = {}
+    for entry in _safe_globals:
+        if isinstance(entry, tuple):
+            if len(entry) != 2:
+                raise ValueError(
+                    "Expected tuple of length 2 (global, str of callable full path), but got "
+                    f"tuple of length: {len(entry)}"
+                )
+            if type(entry[1]) is not str:
+                raise TypeError(
+                    "Expected second item in tuple to be str of callable full path, but got: "
+                    f"{type(entry[1])}"
+                )
+            allowed[entry[1]] = entry[0]
+        else:
+            allowed[f"{entry.__module__}.{entry.__qualname__}"] = entry
+    return allowed
+
+
+def globals_in_pickle(data: bytes) -> set[str]:
+    """The "module.name" of every GLOBAL / STACK_GLOBAL in a pickle, read without running it."""
+    found, strings = set(), []
+    for op, arg, _ in pickletools.genops(data):
+        if op.name == "GLOBAL":
+            found.add(arg.replace(" ", ".", 1))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.add(f"{strings[-2]}.{strings[-1]}")
+        if isinstance(arg, str) and op.name != "GLOBAL":
+            strings.append(arg)
+    return found
+
+
 def _refused(what: str) -> UnpicklingError:
     return UnpicklingError(
         "Weights only load failed. Re-running `minitorch.load` with `weights_only` set to `False` "
@@ -115,14 +160,25 @@ def _python3_name(module: str, name: str) -> tuple[str, str]:
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
-def find_torch_class(module: str, name: str, weights_only: bool):
-    """The object a checkpoint's global names, or None (weights_only=False: not a torch name)."""
+def find_torch_class(module: str, name: str, weights_only: bool, user: dict | None = None):
+    """The object a checkpoint's global names, or None (weights_only=False: not a torch name).
+    `user`: the globals marked safe (user_allowed_globals()), for weights_only=True."""
     module, name = _python3_name(module, name)
     obj = _allowed().get((module, name))
     if obj is not None:
         return obj
     if weights_only:
-        raise _refused(f"global: GLOBAL {module}.{name} was not an allowed global by default.")
+        full = f"{module}.{name}"
+        if user and full in user:
+            if module in _BLOCKED_MODULES:
+                raise _refused(f"global: GLOBAL {full} whose module {module} is blocked.")
+            return user[full]
+        raise _refused(
+            f"global: GLOBAL {full} was not an allowed global by default. Please use "
+            f"`minitorch.serialization.add_safe_globals([{full}])` or the "
+            f"`minitorch.serialization.safe_globals([{full}])` context manager to allowlist "
+            "this global if you trust this class/function."
+        )
     if module == "torch" or module.startswith("torch."):
         raise UnpicklingError(f"minitorch.load: minitorch has no equivalent of {module}.{name}")
     return None
@@ -151,12 +207,16 @@ class WeightsUnpickler:
     """Runs a pickle's opcodes with an allowlist: globals from `_allowlist` only, REDUCE only of
     allowlisted callables, SETITEM(S) only on dicts, APPEND(S) only on lists, BUILD only on an
     OrderedDict (its `_metadata`). Anything else raises UnpicklingError before it runs; every
-    opcode consumes input, so a hostile stream cannot loop."""
+    opcode consumes input, so a hostile stream cannot loop. Globals the user marked safe
+    (`user_allowed_globals`) may also be named, called (REDUCE), instantiated (NEWOBJ) and
+    given their state (BUILD), as torch's weights-only unpickler allows."""
 
     def __init__(self, data: bytes, persistent_load):
         self.data = data
         self.pos = 0
         self.persistent_load = persistent_load
+        self.user_globals = user_allowed_globals()  # ValueError/TypeError for a malformed entry
+        self.user_objects = list(self.user_globals.values())
         self.stack: list = []
         self.metastack: list = []
         self.memo: dict = {}
@@ -200,6 +260,9 @@ class WeightsUnpickler:
         items = self.stack
         self.stack = self.metastack.pop()
         return items
+
+    def is_user_allowed(self, obj) -> bool:
+        return any(obj is v for v in self.user_objects)
 
     def load(self):
         ops = _OPS
@@ -349,7 +412,7 @@ def _additems(u):
 def _global(u):
     module = u.readline().decode("utf-8")
     name = u.readline().decode("utf-8")
-    u.stack.append(find_torch_class(module, name, weights_only=True))
+    u.stack.append(find_torch_class(module, name, True, u.user_globals))
 
 
 def _stack_global(u):
@@ -357,22 +420,24 @@ def _stack_global(u):
     module = u.pop()
     if not isinstance(module, str) or not isinstance(name, str):
         raise UnpicklingError("STACK_GLOBAL requires str")
-    u.stack.append(find_torch_class(module, name, weights_only=True))
+    u.stack.append(find_torch_class(module, name, True, u.user_globals))
 
 
-def _callable(func):
+def _callable(u, func):
     _allowed()
     try:
         if func in _CALLABLES:
             return func
     except TypeError:  # unhashable
         pass
+    if u.is_user_allowed(func):
+        return func
     raise _refused(f"call: REDUCE of {func!r}, which is not an allowed callable.")
 
 
 def _reduce(u):
     args = u.pop()
-    func = _callable(u.pop())
+    func = _callable(u, u.pop())
     if args.__class__ is not tuple:
         raise UnpicklingError("REDUCE arguments must be a tuple")
     u.stack.append(func(*args))
@@ -381,7 +446,9 @@ def _reduce(u):
 def _newobj(u):
     args = u.pop()
     cls = u.pop()
-    if not any(cls is c for c in _NEWOBJ_CLASSES) or args.__class__ is not tuple:
+    if args.__class__ is not tuple or not (
+        any(cls is c for c in _NEWOBJ_CLASSES) or u.is_user_allowed(cls)
+    ):
         raise _refused(f"class: NEWOBJ of {cls!r}.")
     u.stack.append(cls.__new__(cls, *args))
 
@@ -389,12 +456,31 @@ def _newobj(u):
 def _build(u):
     state = u.pop()
     inst = u.top()
+    if inst.__class__ is not OrderedDict and u.is_user_allowed(inst.__class__):
+        _build_allowed(inst, state)
+        return
     if inst.__class__ is not OrderedDict or state.__class__ is not dict:
         raise _refused(f"BUILD of {type(inst).__name__} with {type(state).__name__} state.")
     for k, v in state.items():
         if not isinstance(k, str) or k.startswith("__"):
             raise _refused(f"BUILD setting attribute {k!r}.")
         inst.__dict__[k] = v
+
+
+def _build_allowed(inst, state) -> None:
+    """BUILD on an instance of a class the user marked safe: what pickle's load_build does."""
+    setstate = getattr(inst, "__setstate__", None)
+    if setstate is not None:
+        setstate(state)
+        return
+    slotstate = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slotstate = state
+    if state:
+        inst.__dict__.update(state)
+    if slotstate:
+        for k, v in slotstate.items():
+            setattr(inst, k, v)
 
 
 def _binpersid(u):

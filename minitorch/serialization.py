@@ -21,8 +21,14 @@ import tempfile
 import zipfile
 import zlib
 
-from minitorch import _dtype
+from minitorch import _dtype, _serialization_unpickle
 from minitorch._backend import Device, backend_of, cpu, device, tensor_device
+from minitorch._serialization_legacy import (
+    LegacyStoragePlan,
+    is_legacy,
+    load_legacy,
+    write_legacy,
+)
 from minitorch._serialization_pickle import dumps, torch_global
 from minitorch._serialization_storage import (
     RecordReader,
@@ -34,7 +40,18 @@ from minitorch._serialization_storage import (
 from minitorch._serialization_unpickle import FullUnpickler, WeightsUnpickler
 from minitorch._tensor import Tensor, _make
 
-__all__ = ["save", "load", "save_safetensors", "load_safetensors", "DEFAULT_PROTOCOL"]
+__all__ = [
+    "save",
+    "load",
+    "save_safetensors",
+    "load_safetensors",
+    "DEFAULT_PROTOCOL",
+    "add_safe_globals",
+    "clear_safe_globals",
+    "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
+    "safe_globals",
+]
 
 DEFAULT_PROTOCOL = 2
 _ALIGNMENT = 64  # storage records start at multiples of this in the file, as torch's do
@@ -70,32 +87,50 @@ _CORRUPT = (
 # save
 
 
-def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL) -> None:
+def save(
+    obj,
+    f,
+    pickle_module=pickle,
+    pickle_protocol: int = DEFAULT_PROTOCOL,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
     """Saves `obj` (tensors, state dicts, nested containers, ...) to the path or binary file `f`
-    in torch's zip checkpoint format. Mirrors torch.save.
+    in torch's zip checkpoint format, or with `_use_new_zipfile_serialization=False` in torch's
+    legacy (pre-1.6) format. Mirrors torch.save.
 
     Tensors sharing memory (views, tied weights) share one storage record. A path is written
     to a temporary file in its directory first and renamed over `f` only when complete, so a
     failure mid-save leaves any previous file intact.
 
-    Differences from torch: only the standard `pickle` module; no legacy (pre-zip) format.
+    Differences from torch: only the standard `pickle` module.
     """
     if pickle_module is not None and pickle_module is not pickle:
         raise ValueError("minitorch.save: only the standard pickle module is supported")
-    plan = StoragePlan(lambda name: torch_global("torch", name))
+    legacy = not _use_new_zipfile_serialization
+    plan_type = LegacyStoragePlan if legacy else StoragePlan
+    plan = plan_type(lambda name: torch_global("torch", name))
     pickled = dumps(obj, pickle_protocol, plan)  # fails before any file is touched
+
+    def write(fobj):
+        if legacy:
+            write_legacy(fobj, pickled, plan.storages, pickle_protocol)
+        else:
+            _write_checkpoint(fobj, pickled, plan.storages, not _disable_byteorder_record)
+
     if isinstance(f, (str, os.PathLike)):
-        _atomic_write(f, lambda fobj, _: _write_checkpoint(fobj, pickled, plan.storages))
+        _atomic_write(f, lambda fobj, _: write(fobj))
     else:
-        _write_checkpoint(f, pickled, plan.storages)
+        write(f)
 
 
-def _write_checkpoint(fobj, pickled: bytes, storages) -> None:
+def _write_checkpoint(fobj, pickled: bytes, storages, byteorder: bool = True) -> None:
     with zipfile.ZipFile(fobj, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_record(zf, "archive/data.pkl", pickled)
         _write_record(zf, "archive/.format_version", b"1")
         _write_record(zf, "archive/.storage_alignment", str(_ALIGNMENT).encode())
-        _write_record(zf, "archive/byteorder", sys.byteorder.encode())
+        if byteorder:
+            _write_record(zf, "archive/byteorder", sys.byteorder.encode())
         for storage in storages:
             _write_record(zf, f"archive/data/{storage.key}", storage.host_bytes())
         _write_record(zf, "archive/version", b"3\n")
@@ -178,21 +213,26 @@ def load(
     Mirrors torch.load.
 
     weights_only=True (the default, as in torch): only tensors, storages, dtypes, devices,
-    OrderedDict and plain containers/primitives are built; any other global raises
+    OrderedDict, plain containers/primitives and the globals marked safe with
+    add_safe_globals / safe_globals are built; any other global raises
     pickle.UnpicklingError and nothing from the file runs. weights_only=False unpickles
     arbitrary objects and so can run arbitrary code: use it only for files you trust.
 
     map_location: None (each storage where it was saved), 'cpu', a device, a dict
     {saved_location: location}, or a callable(storage, location) -> storage or None.
     mmap=True memory-maps the storages (copy-on-write) instead of reading them.
-    A damaged or foreign file raises RuntimeError or pickle.UnpicklingError.
+    A damaged or foreign file raises RuntimeError or pickle.UnpicklingError. torch's legacy
+    (pre-1.6, non-zip) format is read too.
 
-    Differences from torch: torch's legacy (pre-1.6, non-zip) format is not read.
+    Differences from torch: the legacy format is read into memory whole (mmap does not apply);
+    the older tar format (before PyTorch 0.4) is not read.
     """
     if weights_only is None:
         weights_only = True
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if weights_only:
+        _serialization_unpickle.user_allowed_globals()  # a malformed entry raises here, as in torch
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         with open(path, "rb") as fobj:
@@ -210,6 +250,15 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     fobj.seek(start)
     if magic != b"PK\x03\x04":
         if magic[:1] == b"\x80":
+            data = fobj.read()
+            if is_legacy(data):
+                if mmap_path is not None:
+                    raise RuntimeError(
+                        f"mmap can only be used with files saved with `torch.save({mmap_path}, "
+                        "_use_new_zipfile_serialization=True), please torch.save your "
+                        "checkpoint with this option in order to use mmap."
+                    )
+                return _load_legacy(data, map_location, weights_only, pickle_load_args)
             raise RuntimeError(
                 "minitorch.load: this is a plain pickle or torch's legacy (pre-1.6) format, which "
                 "minitorch does not read; re-save it with torch.save or minitorch.save"
@@ -242,6 +291,16 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     finally:
         if zf is not None:
             zf.close()
+
+
+def _load_legacy(data: bytes, map_location, weights_only: bool, pickle_load_args):
+    loader = _StorageLoader(None, "", "little", map_location)
+    if not weights_only:  # the file's own code runs: its errors are its own
+        return load_legacy(data, loader._restore, False, pickle_load_args)
+    try:
+        return load_legacy(data, loader._restore, True, pickle_load_args)
+    except _CORRUPT as e:
+        raise _corrupt(e) from e
 
 
 def _corrupt(e: BaseException) -> RuntimeError:
@@ -336,6 +395,60 @@ def _default_restore(storage: Storage, location: str, name: str) -> Storage:
                 "to map your storages to an existing device."
             )
     return storage.to(dev)
+
+
+# ---------------------------------------------------------------------------------------------
+# globals marked safe for weights_only=True loads
+
+
+def add_safe_globals(safe_globals: list) -> None:
+    """Marks classes/functions as safe for weights_only=True loads: they may be named, called,
+    instantiated and given their state by a checkpoint. An entry is the object, matched by
+    `{__module__}.{__qualname__}`, or an (object, "module.qualname") pair naming it as the
+    checkpoint does. Mirrors torch.serialization.add_safe_globals."""
+    _serialization_unpickle._safe_globals.update(safe_globals)
+
+
+def get_safe_globals() -> list:
+    """The globals marked safe by add_safe_globals. Mirrors torch.serialization.get_safe_globals."""
+    return list(_serialization_unpickle._safe_globals)
+
+
+def clear_safe_globals() -> None:
+    """Forgets the globals marked safe. Mirrors torch.serialization.clear_safe_globals."""
+    _serialization_unpickle._safe_globals.clear()
+
+
+class safe_globals:
+    """Context manager marking globals safe for weights_only=True loads within it (as
+    add_safe_globals, removed again on exit). Mirrors torch.serialization.safe_globals."""
+
+    def __init__(self, safe_globals: list):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, type, value, tb):
+        _serialization_unpickle._safe_globals.difference_update(self.safe_globals)
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The "module.name" globals a checkpoint's pickle names that a weights_only=True load
+    would refuse (neither allowed by default nor marked safe), found without unpickling.
+    Mirrors torch.serialization.get_unsafe_globals_in_checkpoint."""
+    if isinstance(f, (str, os.PathLike)):
+        with open(os.fspath(f), "rb") as fobj:
+            return get_unsafe_globals_in_checkpoint(fobj)
+    data = f.read()
+    if data[:4] != b"PK\x03\x04":
+        raise ValueError("Expected input to be a checkpoint returned by torch.save")
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        prefix = zf.infolist()[0].filename.split("/", 1)[0]
+        pickled = zf.read(f"{prefix}/data.pkl")
+    safe = {f"{m}.{n}" for m, n in _serialization_unpickle._allowed()}
+    safe.update(_serialization_unpickle.user_allowed_globals())
+    return list(_serialization_unpickle.globals_in_pickle(pickled) - safe)
 
 
 # ---------------------------------------------------------------------------------------------

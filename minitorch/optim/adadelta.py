@@ -24,6 +24,15 @@ class Adadelta(Optimizer):
     Differences from torch: `foreach` and `capturable` are accepted and change nothing.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

@@ -30,6 +30,10 @@ class Adafactor(Optimizer):
     and changes nothing.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {"foreach": None}
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

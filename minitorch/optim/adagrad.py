@@ -27,6 +27,15 @@ class Adagrad(Optimizer):
     gradients are not supported.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "fused": None,
+    }
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

@@ -21,13 +21,25 @@ __all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
-    """Mirrors torch.optim.Adam: state `step` (0-d float32 on the CPU), `exp_avg`,
+    """Mirrors torch.optim.Adam: state `step` (0-d on the CPU), `exp_avg`,
     `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
 
     Differences from torch: `foreach`, `fused` and `capturable` are accepted and change
     nothing (one loop over the parameters; the step count stays on the CPU either way, see
     NOTE [ Optimizer scalars stay off the device ]); betas given as tensors are used as numbers.
     """
+
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "amsgrad": False,
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+        "fused": None,
+    }
+    _scalar_state = ("step",)
 
     def __init__(
         self,

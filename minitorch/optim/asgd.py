@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _params_with_grad,
     _scalar,
+    _scalar_dtype,
     _use_grad_for_differentiable,
 )
 
@@ -19,13 +20,23 @@ __all__ = ["ASGD"]
 
 
 class ASGD(Optimizer):
-    """Mirrors torch.optim.ASGD: state `step`, `eta`, `mu` (0-d float32 on the parameter's
-    device, as torch keeps them) and the average `ax`.
+    """Mirrors torch.optim.ASGD: state `step`, `eta`, `mu` (0-d float32, or float64 under a
+    float64 default dtype, on the parameter's device, as torch keeps them) and the average `ax`.
 
     The update reads `eta` and `mu` as tensors and computes their next values with tensor
     math from `step` (torch's capturable formulas in float64), so nothing is read back to the
     host. Differences from torch: `foreach` and `capturable` are accepted and change nothing.
     """
+
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
+    _scalar_state = ("step", "eta", "mu")
+    _scalar_state_on_param_device = True
 
     def __init__(
         self,
@@ -60,16 +71,18 @@ class ASGD(Optimizer):
         """p = p (1 - lambd eta) - eta g;  ax += mu (p - ax);
         eta = lr / (1 + lambd lr t)^alpha,  mu = 1 / max(1, t - t0)."""
         loss = _closure_loss(closure)
-        f32, f64 = _dtype.float32, _dtype.float64
+        scalar_dtype, f64 = _scalar_dtype(), _dtype.float64
         for group in self.param_groups:
             lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
-                    state["step"] = minitorch.zeros((), dtype=f32, device=p.device)
-                    state["eta"] = minitorch.as_tensor(lr, dtype=f32, device=p.device).clone()
-                    state["mu"] = minitorch.ones((), dtype=f32, device=p.device)
+                    state["step"] = minitorch.zeros((), dtype=scalar_dtype, device=p.device)
+                    state["eta"] = minitorch.as_tensor(
+                        lr, dtype=scalar_dtype, device=p.device
+                    ).clone()
+                    state["mu"] = minitorch.ones((), dtype=scalar_dtype, device=p.device)
                     state["ax"] = minitorch.zeros_like(p)
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
                 step_t.add_(1)

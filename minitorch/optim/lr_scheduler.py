@@ -43,6 +43,11 @@ __all__ = [
 ]
 
 
+class _LRScheduler(LRScheduler):
+    """The base class's pre-2.0 name, kept for code that subclasses it. Mirrors
+    torch.optim.lr_scheduler._LRScheduler (a subclass, so its __name__ stays _LRScheduler)."""
+
+
 def _lambdas(optimizer: Optimizer, lr_lambda) -> list:
     if not isinstance(lr_lambda, (list, tuple)):
         return [lr_lambda] * len(optimizer.param_groups)

@@ -21,11 +21,21 @@ __all__ = ["NAdam"]
 
 
 class NAdam(Optimizer):
-    """Mirrors torch.optim.NAdam: state `step`, `mu_product` (both 0-d float32 on the CPU),
+    """Mirrors torch.optim.NAdam: state `step`, `mu_product` (both 0-d on the CPU),
     `exp_avg`, `exp_avg_sq`.
 
     Differences from torch: `foreach` and `capturable` are accepted and change nothing.
     """
+
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "maximize": False,
+        "foreach": None,
+        "capturable": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+    }
+    _scalar_state = ("step", "mu_product")
 
     def __init__(
         self,
@@ -89,7 +99,7 @@ class NAdam(Optimizer):
                         grad = p.mul(weight_decay).add_(grad)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-                mu_product_t.mul_(mu)  # float32 on the CPU, as torch keeps it
+                mu_product_t.mul_(mu)  # on the CPU in the scalar dtype, as torch keeps it
                 mu_product = mu_product_t.item()
                 mu_product_next = mu_product * mu_next
 

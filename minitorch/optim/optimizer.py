@@ -104,11 +104,11 @@ def _run_with_hooks(self, func, args, kwargs):
 # NOTE [ Optimizer scalars stay off the device ]
 # `step` never reads a device value back to the host (no .item()/float()/bool() of a device
 # tensor). The step count and the other scalar state (`state["step"]`, NAdam's `mu_product`)
-# are 0-d float32 tensors on the CPU, as torch keeps them: they are the host-side count, read
-# for free, and the bias corrections are Python numbers computed from them. A tensor `lr` is
-# read the same way (see _scalar). ASGD, whose `eta`/`mu`/`step` torch keeps on the
-# parameter's device, updates them with tensor math instead. LBFGS and ReduceLROnPlateau read
-# the loss on the host by design, as in torch.
+# are 0-d tensors on the CPU, float32 (float64 under a float64 default dtype), as torch keeps
+# them: they are the host-side count, read for free, and the bias corrections are Python
+# numbers computed from them. A tensor `lr` is read the same way (see _scalar). ASGD, whose
+# `eta`/`mu`/`step` torch keeps on the parameter's device, updates them with tensor math
+# instead. LBFGS and ReduceLROnPlateau read the loss on the host by design, as in torch.
 
 # NOTE [ Updates through the in-place fast path ]
 # With no graph recorded, add_/sub_/mul_/div_ with a same-dtype tensor (or a number) and no
@@ -128,6 +128,17 @@ class Optimizer:
     how the LR schedulers work). Subclasses implement `step` (the built-in ones run it under
     `no_grad`, see _use_grad_for_differentiable).
     """
+
+    # NOTE [ Loading old checkpoints ]
+    # State dicts (and pickled optimizers) from older torch releases lack the param-group keys
+    # added since, and keep scalar state (`step`, ...) as Python numbers. As each torch
+    # optimizer's __setstate__ does, loading fills each group's missing keys from
+    # `_group_setdefaults` (torch's values, in torch's order) and turns the `_scalar_state`
+    # entries into 0-d tensors of torch's scalar dtype, on the CPU (on the parameter's device
+    # where `_scalar_state_on_param_device`). Keys torch does not fill in stay missing.
+    _group_setdefaults: dict[str, Any] = {}
+    _scalar_state: tuple[str, ...] = ()
+    _scalar_state_on_param_device = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -174,6 +185,22 @@ class Optimizer:
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
         self.defaults.setdefault("differentiable", False)
+        # See NOTE [ Loading old checkpoints ]
+        for group in self.param_groups:
+            for key, value in self._group_setdefaults.items():
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p)
+                if p_state:
+                    self._scalar_state_to_tensors(p, p_state)
+
+    def _scalar_state_to_tensors(self, p: Tensor, p_state: dict[str, Any]) -> None:
+        """Turns the scalar state an older release saved as Python numbers into 0-d tensors."""
+        device = p.device if self._scalar_state_on_param_device else "cpu"
+        for key in self._scalar_state:
+            value = p_state.get(key)
+            if value is not None and not isinstance(value, Tensor):
+                p_state[key] = minitorch.tensor(float(value), dtype=_scalar_dtype(), device=device)
 
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("
@@ -339,7 +366,9 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a state_dict() (ours or torch's layout): hyperparameters and per-parameter
         state, tensors moved to each parameter's device (and float ones to its dtype; the
-        `step` count is kept as saved). Mirrors torch.optim.Optimizer.load_state_dict."""
+        `step` count is kept as saved). A checkpoint from an older release gets torch's
+        defaults for missing group keys and tensors for number state (NOTE [ Loading old
+        checkpoints ]). Mirrors torch.optim.Optimizer.load_state_dict."""
         state_dict = state_dict.copy()
         for hook in self._optimizer_load_state_dict_pre_hooks.values():
             result = hook(self, state_dict)
@@ -432,10 +461,16 @@ def _scalar(x):
     return x
 
 
+def _scalar_dtype():
+    """The dtype of scalar optimizer state: float64 under a float64 default dtype, else
+    float32. Mirrors torch.optim.optimizer._get_scalar_dtype (without `fused`)."""
+    return _dtype.float64 if minitorch.get_default_dtype() == _dtype.float64 else _dtype.float32
+
+
 def _new_step(value: float = 0.0) -> Tensor:
-    """A 0-d float32 CPU tensor: how torch keeps the step count (see NOTE [ Optimizer scalars
-    stay off the device ])."""
-    return minitorch.full((), value, dtype=_dtype.float32, device="cpu")
+    """A 0-d CPU tensor of _scalar_dtype(): how torch keeps the step count (see NOTE
+    [ Optimizer scalars stay off the device ])."""
+    return minitorch.full((), value, dtype=_scalar_dtype(), device="cpu")
 
 
 def _advance(step_t: Tensor) -> float:

@@ -27,6 +27,16 @@ class RAdam(Optimizer):
     rectification test (rho_t > 5) is a Python comparison of host numbers, never a device one.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "decoupled_weight_decay": False,
+        "capturable": False,
+    }
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

@@ -25,6 +25,17 @@ class RMSprop(Optimizer):
     Differences from torch: `foreach` and `capturable` are accepted and change nothing.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "momentum": 0,
+        "centered": False,
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

@@ -25,6 +25,15 @@ class Rprop(Optimizer):
     sign tests are `where` selections (torch's capturable form), never boolean indexing.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "foreach": None,
+        "maximize": False,
+        "differentiable": False,
+        "capturable": False,
+    }
+    _scalar_state = ("step",)
+
     def __init__(
         self,
         params,

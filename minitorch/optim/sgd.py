@@ -22,6 +22,15 @@ class SGD(Optimizer):
     parameters); sparse gradients are not supported.
     """
 
+    # See NOTE [ Loading old checkpoints ]
+    _group_setdefaults = {
+        "nesterov": False,
+        "maximize": False,
+        "foreach": None,
+        "differentiable": False,
+        "fused": False,
+    }
+
     def __init__(
         self,
         params,

@@ -232,14 +232,6 @@ def test_gpu_located_checkpoint_maps_to_cpu_in_both():
     assert minitorch.load(io.BytesIO(buf.getvalue()), map_location="cpu")["w"].tolist() == [0, 1, 2]
 
 
-def test_legacy_torch_format_is_a_clear_error():
-    buf = io.BytesIO()
-    torch.save(torch.ones(2), buf, _use_new_zipfile_serialization=False)
-    buf.seek(0)
-    with pytest.raises(RuntimeError, match="legacy"):
-        minitorch.load(buf)
-
-
 def test_torch_dtypes_minitorch_lacks_are_refused():
     with pytest.raises(Exception, match="ComplexFloatStorage"):
         _torch_to_mt(torch.ones(2, dtype=torch.complex64))

@@ -3,6 +3,7 @@ torch.utils.data."""
 
 from __future__ import annotations
 
+from minitorch.utils.data import _utils  # noqa: F401  (torch.utils.data._utils)
 from minitorch.utils.data._collate import default_collate, default_convert
 from minitorch.utils.data._worker import get_worker_info
 from minitorch.utils.data.dataloader import DataLoader, _DatasetKind
