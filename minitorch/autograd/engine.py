@@ -102,7 +102,10 @@ def grad(
 ):
     """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch."""
     if is_grads_batched:
-        raise NotImplementedError("grad: is_grads_batched=True needs vmap, which minitorch lacks")
+        return _grad_batched(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+            materialize_grads,
+        )
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
@@ -141,6 +144,39 @@ def grad(
                 )
         result.append(g)
     return tuple(result)
+
+
+def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                  materialize):
+    """grad() with is_grads_batched: the first dim of every grad_output indexes a batch of
+    vector-Jacobian products. Differences from torch: one backward per batch entry (no vmap),
+    the results stacked."""
+    from minitorch._ops import stack
+
+    gos = _as_tuple(grad_outputs)
+    if not gos or any(g is None for g in gos):
+        raise RuntimeError("grad(): is_grads_batched=True needs a Tensor for every grad_output")
+    n = gos[0].shape[0] if gos[0].ndim else None
+    if n is None or any(g.ndim == 0 or g.shape[0] != n for g in gos):
+        raise RuntimeError(
+            "grad(): with is_grads_batched=True, every grad_output needs the same batch size as "
+            "its first dim"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    rows = []
+    for i in range(n):
+        keep = retain_graph or i < n - 1
+        rows.append(
+            grad(outputs, inputs, tuple(g[i] for g in gos), retain_graph=keep,
+                 create_graph=create_graph, allow_unused=allow_unused,
+                 materialize_grads=materialize)
+        )
+    out = []
+    for k in range(len(rows[0]) if rows else len(_as_tuple(inputs))):
+        col = [r[k] for r in rows]
+        out.append(None if not col or col[0] is None else stack(col))
+    return tuple(out)
 
 
 def _check_input(t):

@@ -1,14 +1,17 @@
 """nn.functional: interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
-area) and its deprecated upsample aliases, composed from index_select and pointwise ops so every
-mode is twice differentiable."""
+area; antialiased bilinear and bicubic; uint8 bilinear and bicubic) and its deprecated upsample
+aliases, composed from index_select, matmul and pointwise ops so every mode is twice
+differentiable."""
 
 from __future__ import annotations
 
 import math
+import struct
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._factories import arange, tensor
-from minitorch._ops import index_select, maximum, minimum
+from minitorch._factories import arange, tensor, zeros
+from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_conv import ntuple
@@ -95,6 +98,166 @@ def _cubic_taps(L, o, scale, align_corners, x):
     return [(minimum(maximum(base + k - 1, lo), hi), w) for k, w in enumerate(weights)]
 
 
+# NOTE [ Separable resampling ]
+# torch's antialias kernels (_upsample_{bilinear,bicubic}2d_aa) and its uint8 bilinear/bicubic
+# kernels are a Pillow-style separable resampler. Along one axis, output i reads the window
+# [xmin, xmin + xsize) of the input with weights filter((j + xmin - center + 0.5 - d) * invscale)
+# normalised to sum 1, where center = scale * (i + 0.5 - d), xmin = max(trunc(center - support
+# + 0.5 + d), 0), xsize = min(trunc(center + support + 0.5 + d), L) - xmin, scale is the usual
+# area_pixel_compute_scale ((L - 1) / (o - 1) under align_corners), d = 0.5 only for uint8 with
+# align_corners and no antialias, and support = interp_size / 2 (bilinear 1, bicubic 2) times
+# scale, invscale = 1 / scale, when antialiasing a downsample (scale >= 1). The filters: the
+# triangle, and Keys' cubic with A = -0.5 (Pillow's). uint8 bicubic WITHOUT antialias is the
+# float kernel instead (A = -0.75, taps floor(src) - 1 .. + 2 clamped into the input, the
+# weights of a clamped tap added up). A dim whose size does not change is skipped (torch's
+# separable kernels copy it). uint8: each axis's double weights become int16 fixed point with
+# the most fractional bits (< 22) that keep the largest weight in int16, and each pass gives
+# clamp((sum w * x + 2 ** (prec - 1)) >> prec, 0, 255): uint8 between the passes. The weights
+# are computed here on the host in Python floats, in torch's order of operations, as the
+# (out, in) weight matrix of each axis; the passes are matmuls, the last dim first. The
+# fixed-point sums run in float64, where they are exact (integers far below 2 ** 53).
+
+
+def _area_scale(L, o, scale, align_corners) -> float:
+    """torch's area_pixel_compute_scale, in double."""
+    if align_corners:
+        return (L - 1) / (o - 1) if o > 1 else 0.0
+    return 1.0 / scale if scale is not None and scale > 0 else L / o
+
+
+def _triangle(x: float) -> float:
+    x = abs(x)
+    return 1.0 - x if x < 1.0 else 0.0
+
+
+def _keys_pillow(x: float) -> float:
+    """Keys' cubic with A = -0.5, torch's antialias (and Pillow's) bicubic filter."""
+    x = abs(x)
+    if x < 1.0:
+        return (1.5 * x - 2.5) * x * x + 1
+    if x < 2.0:
+        return ((-0.5 * x + 2.5) * x - 4.0) * x + 2.0
+    return 0.0
+
+
+def _float(x: float) -> float:
+    return x
+
+
+def _float32(x: float) -> float:
+    """x rounded to float32."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _window_taps(L, o, scale, align_corners, mode, antialias, rnd=_float):
+    """([(xmin, [weight, ...])] per output position, the largest weight) of one axis. See
+    NOTE [ Separable resampling ]. rnd rounds the scale and the positions to the float type
+    torch computes them in (float32 for float32 input): their rounding error, times the input
+    size, is what moves the weights most; the rest is double, a float32 ulp from torch's."""
+    scale = rnd(_area_scale(L, o, scale, align_corners))
+    interp_size = 2 if mode == "bilinear" else 4
+    support, invscale = interp_size * 0.5, 1.0
+    if antialias and scale >= 1.0:
+        support, invscale = rnd(interp_size * 0.5 * scale), rnd(1.0 / scale)
+    max_size = math.ceil(support) * 2 + 1 if antialias else interp_size
+    delta = 0.5 if align_corners and not antialias else 0.0
+    filt = _triangle if mode == "bilinear" else _keys_pillow
+    rows, w_max = [], 0.0
+    for i in range(o):
+        center = rnd(scale * (i + 0.5 - delta))
+        xmin = max(int(rnd(rnd(center - support) + 0.5) + delta), 0)
+        xsize = min(int(rnd(rnd(center + support) + 0.5) + delta), L) - xmin
+        xsize = min(max(xsize, 0), max_size)
+        w = [filt(rnd(rnd(rnd(j + xmin - center) + 0.5) - delta) * invscale) for j in range(xsize)]
+        total = 0.0
+        for v in w:  # in order, as torch (builtin sum may compensate)
+            total += v
+        if total != 0.0:
+            w = [v / total for v in w]
+            w_max = max(w_max, *w)
+        rows.append((xmin, w))
+    return rows, w_max
+
+
+def _cubic_clamped_taps(L, o, scale, align_corners):
+    """As _window_taps, for torch's uint8 bicubic without antialias: the float kernel's four
+    taps (see NOTE [ Bicubic interpolation ]) with the weights of clamped indices added up."""
+    scale = _area_scale(L, o, scale, align_corners)
+    rows, w_max = [], 0.0
+    for i in range(o):
+        src = scale * i if align_corners else scale * (i + 0.5) - 0.5
+        base = min(math.floor(src), L - 1)
+        t = min(max(src - base, 0.0), 1.0)
+        w4 = (_cubic_far(t + 1.0), _cubic_near(t), _cubic_near(1.0 - t), _cubic_far(1.0 - t + 1.0))
+        first = min(max(base - 1, 0), L - 1)
+        w = [0.0] * (min(max(base + 2, 0), L - 1) - first + 1)
+        for k, v in enumerate(w4):
+            w[min(max(base - 1 + k, 0), L - 1) - first] += v
+        w_max = max(w_max, *w)
+        rows.append((first, w))
+    return rows, w_max
+
+
+def _fixed_point(rows, w_max):
+    """The rows' weights as int16 fixed point (torch's rounding), and the number of fractional
+    bits: the most below 22 that keep round(w_max * 2 ** bits) in int16."""
+    prec = 0
+    while prec < 22 and int(0.5 + w_max * (1 << (prec + 1))) < (1 << 15):
+        prec += 1
+    one = 1 << prec
+    rows = [
+        (x0, [int(v * one - 0.5) if v < 0 else int(v * one + 0.5) for v in w]) for x0, w in rows
+    ]
+    return rows, prec
+
+
+def _weight_matrix(rows, L, dtype, like: Tensor) -> Tensor:
+    """The dense (len(rows), L) matrix of [(xmin, weights)] rows, on like's device."""
+    k = max(1, *(len(w) for _, w in rows))
+    idx = [[x0 + j for j in range(len(w))] + [0] * (k - len(w)) for x0, w in rows]
+    val = [list(w) + [0] * (k - len(w)) for _, w in rows]
+    dev = like.device
+    idx = tensor(idx, dtype=_dtype.int64, device=dev)
+    return scatter_add(
+        zeros((len(rows), L), dtype=dtype, device=dev), 1, idx, tensor(val, dtype=dtype, device=dev)
+    )
+
+
+def _apply_along(x: Tensor, w: Tensor, dim: int) -> Tensor:
+    """x resampled along dim (-1 or -2) by the (out, in) weight matrix w."""
+    return matmul(x, w.t()) if dim == -1 else matmul(w, x)
+
+
+def _separable_resample(input, sizes, scales, mode, align_corners, antialias) -> Tensor:
+    """torch's separable resampler: antialiased bilinear/bicubic of float input, and bilinear/
+    bicubic of uint8 input. See NOTE [ Separable resampling ]."""
+    have = input.shape[2:]
+    uint8 = input.dtype is _dtype.uint8
+    half = input.dtype in _dtype.HALF_FLOATS
+    out = input.to(_dtype.float64) if uint8 else input.float() if half else input
+    changed = False
+    for dim in (-1, -2):  # the last dim first, as torch
+        L, o = have[dim], sizes[dim]
+        if L == o:
+            continue
+        changed = True
+        if uint8 and mode == "bicubic" and not antialias:
+            rows, w_max = _cubic_clamped_taps(L, o, scales[dim], align_corners)
+        else:
+            rnd = _float32 if out.dtype is _dtype.float32 else _float
+            rows, w_max = _window_taps(L, o, scales[dim], align_corners, mode, antialias, rnd)
+        if not uint8:
+            out = _apply_along(out, _weight_matrix(rows, L, out.dtype, out), dim)
+            continue
+        rows, prec = _fixed_point(rows, w_max)
+        acc = _apply_along(out, _weight_matrix(rows, L, out.dtype, out), dim)
+        rounding = float(1 << (prec - 1)) if prec > 0 else 0.0
+        out = ((acc + rounding) * (1.0 / (1 << prec))).floor().clamp(0, 255)
+    if not changed:
+        return input.clone()
+    return out.to(input.dtype) if uint8 or half else out
+
+
 def _along(t: Tensor, dim: int) -> Tensor:
     """A 1-d tensor shaped to broadcast along dim of an (ndim)-d tensor."""
     return t.reshape((-1,) + (1,) * (-dim - 1))
@@ -139,6 +302,10 @@ _UPSAMPLE_NODES = {
     "bicubic": "UpsampleBicubic2DBackward0",
     "trilinear": "UpsampleTrilinear3DBackward0",
 }
+_ANTIALIAS_NODES = {
+    "bilinear": "UpsampleBilinear2DAaBackward0",
+    "bicubic": "UpsampleBicubic2DAaBackward0",
+}
 
 
 def interpolate(
@@ -152,9 +319,17 @@ def interpolate(
 ) -> Tensor:
     """Resizes the spatial dims of (N, C, *spatial) input. Mirrors
     torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
-    bicubic, trilinear and area.
+    bicubic, trilinear and area, and antialias=True for bilinear and bicubic.
 
-    Differences from torch: antialias=True is not implemented."""
+    Differences from torch: mode 'lanczos' is not implemented. antialias=True also takes
+    float16 and bfloat16 input (computed in float32, rounded once), which torch's CPU kernel
+    refuses; float32 antialias results differ from torch's by float32 rounding (the sums run in
+    another order). uint8 bilinear/bicubic give torch's values exactly, and antialias torch's
+    gradients, except where torch's CPU kernels are themselves wrong: with an output width of 1
+    and a height that changes, torch repeats the first output row (antialias, and uint8 with
+    more than 4 channels); and where a scale_factor leaves a dim's size unchanged, torch's
+    antialias forward copies that dim but its backward resamples it (minitorch's gradient is
+    that of the forward)."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -163,6 +338,11 @@ def interpolate(
             )
     elif align_corners is None:
         align_corners = False
+    if antialias and not (mode in _ANTIALIAS_NODES and input.ndim == 4):
+        raise ValueError(
+            "interpolate: Anti-alias option is restricted to bilinear and bicubic modes and "
+            f"requires a 4-D tensor as input (got mode '{mode}' and {input.ndim}-D input)"
+        )
     n = input.ndim - 2
     known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
     if n not in (1, 2, 3) or mode not in known:
@@ -175,8 +355,6 @@ def interpolate(
         raise NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_RANK[mode] + 2}D input"
         )
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not implemented")
     if not input.dtype.is_floating_point and (
         input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
     ):  # torch's CPU kernels: floating types, and uint8 for the nearest and 2-d modes only
@@ -195,6 +373,14 @@ def interpolate(
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"({ins}) and output ({outs})"
         )
+    if antialias or (input.dtype is _dtype.uint8 and mode in ("bilinear", "bicubic")):
+        if _autocast.state.any_enabled:  # torch's resize kernels run in the input's dtype
+            args = (input, sizes, scales, mode, align_corners, antialias)
+            out = _autocast.call(_separable_resample, "", args)
+        else:
+            out = _separable_resample(input, sizes, scales, mode, align_corners, antialias)
+        names = _ANTIALIAS_NODES if antialias else _UPSAMPLE_NODES
+        return as_node(out, names[mode], (input,))
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels

@@ -633,3 +633,18 @@ def test_a_gradient_two_nodes_hold_is_not_written_into():
     x.grad = None
     (x * 2.0).relu().backward(g)
     np.testing.assert_array_equal(g.numpy(), kept)
+
+
+def test_grad_with_batched_grad_outputs_is_a_jacobian():
+    x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x**2
+    (jac,) = mt.autograd.grad(
+        y, x, grad_outputs=mt.eye(3), retain_graph=True, is_grads_batched=True
+    )
+    np.testing.assert_array_equal(jac.numpy(), np.diag([2.0, 4.0, 6.0]))
+    # create_graph: the batch of rows is differentiable again
+    (jac,) = mt.autograd.grad(y, x, mt.eye(3), create_graph=True, is_grads_batched=True)
+    jac.trace().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0, 2.0])
+    with pytest.raises(RuntimeError, match="batch size"):
+        mt.autograd.grad(y, x, mt.tensor(1.0), is_grads_batched=True)

@@ -36,7 +36,6 @@ KNOWN: dict[str, str] = {
     "gradients where torch's are nan",
     "ctor_conv1d_zero_in": "torch quirk: in_channels=0 gives (N, 0, L_out) instead of "
     "out_channels zeros (plus bias)",
-    "F_interpolate_antialias": "antialias=True is not implemented (NotImplementedError)",
 }
 
 
