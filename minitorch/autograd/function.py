@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import warnings
 import weakref
+from collections import OrderedDict
 
 from minitorch._backend import default_device
 from minitorch._dtype import _SCALAR_NAMES
@@ -164,8 +165,47 @@ class Node:
         self._to_save = None
 
 
-class _Handle:
-    """A removable hook handle. Mirrors torch.utils.hooks.RemovableHandle."""
+class RemovableHandle:
+    """Removes a hook from its dict (and from the flag dicts beside it). Mirrors
+    torch.utils.hooks.RemovableHandle; usable as a context manager."""
+
+    next_id: int = 0
+
+    def __init__(self, hooks_dict, *, extra_dict=None) -> None:
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = RemovableHandle.next_id
+        RemovableHandle.next_id += 1
+        if isinstance(extra_dict, dict):
+            extra_dict = [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict or ())
+
+    def remove(self) -> None:
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            d = ref()
+            if d is not None:
+                d.pop(self.id, None)
+
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
+
+    def __setstate__(self, state) -> None:
+        self.hooks_dict_ref = weakref.ref(state[0] if state[0] is not None else OrderedDict())
+        self.id = state[1]
+        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
+        extra = state[2] if len(state) > 2 and state[2] is not None else ()
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+class _Handle(RemovableHandle):
+    """A tensor or node hook's handle: a RemovableHandle (as torch's) over the plain dict of
+    its hooks, held strongly (a tensor's hook dicts are plain dicts, which take no weak
+    reference)."""
 
     _next_id = 0
 
@@ -179,11 +219,12 @@ class _Handle:
     def remove(self):
         self._hooks.pop(self.id, None)
 
-    def __enter__(self):
-        return self
+    def __getstate__(self):
+        return (self._hooks, self.id)
 
-    def __exit__(self, *exc):
-        self.remove()
+    def __setstate__(self, state) -> None:
+        self._hooks, self.id = state
+        self._hooks_ref = self._hooks
 
 
 class AccumulateGrad(Node):

@@ -245,3 +245,19 @@ def test_post_accumulate_grad_hook_refusals():
     x.register_post_accumulate_grad_hook(lambda t: 5)
     with pytest.raises(TypeError, match="hook returned 'int'"):
         x.sum().backward()
+
+
+def test_tensor_hook_handles_are_removable_handles():
+    from minitorch.utils.hooks import RemovableHandle
+
+    x = mt.ones(2, requires_grad=True)
+    y = x * 2
+    seen = []
+    for t in (x, y):
+        h = t.register_hook(lambda g: seen.append(1))
+        assert isinstance(h, RemovableHandle)
+        h.remove()
+    with y.grad_fn.register_hook(lambda gi, go: seen.append(2)) as h:
+        assert isinstance(h, RemovableHandle)
+    y.sum().backward()
+    assert seen == []  # every hook was removed

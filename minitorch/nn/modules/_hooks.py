@@ -8,7 +8,7 @@ import weakref
 from collections import OrderedDict
 
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, RemovableHandle
 from minitorch.autograd.grad_mode import state as _grad_state
 
 __all__ = [
@@ -23,43 +23,6 @@ __all__ = [
     "register_module_module_registration_hook",
     "register_module_parameter_registration_hook",
 ]
-
-
-class RemovableHandle:
-    """Removes a hook from its dict (and from the flag dicts beside it). Mirrors
-    torch.utils.hooks.RemovableHandle; usable as a context manager."""
-
-    next_id: int = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None) -> None:
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle.next_id
-        RemovableHandle.next_id += 1
-        if isinstance(extra_dict, dict):
-            extra_dict = [extra_dict]
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict or ())
-
-    def remove(self) -> None:
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            d = ref()
-            if d is not None:
-                d.pop(self.id, None)
-
-    def __getstate__(self):
-        return (self.hooks_dict_ref(), self.id, tuple(ref() for ref in self.extra_dict_ref))
-
-    def __setstate__(self, state) -> None:
-        self.hooks_dict_ref = weakref.ref(state[0] if state[0] is not None else OrderedDict())
-        self.id = state[1]
-        RemovableHandle.next_id = max(RemovableHandle.next_id, self.id + 1)
-        extra = state[2] if len(state) > 2 and state[2] is not None else ()
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
-
-    def __enter__(self) -> RemovableHandle:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 class _WrappedHook:
