@@ -82,17 +82,42 @@ def _einsum_grad(grad, ops, terms, out_subs, k, sizes):
     return Einsum.apply(*inputs, eq=",".join(subs) + "->" + "".join(target))
 
 
+def _sublist(dims) -> str:
+    """A sublist ([0, 1], [Ellipsis, 2]) as equation letters: 0-25 are a-z, 26-51 A-Z."""
+    out = []
+    for d in dims:
+        if d is Ellipsis:
+            out.append("...")
+        elif isinstance(d, int) and 0 <= d < 52:
+            out.append(_LETTERS[d])
+        else:
+            raise RuntimeError(
+                f"einsum(): expected subscript to be within the range [0, 52), but got {d}"
+            )
+    return "".join(out)
+
+
+def _from_sublists(args):
+    """(equation, operands) of einsum(op1, sublist1, op2, sublist2, ..., [out sublist])."""
+    operands = args[0::2][: len(args) // 2]
+    terms = [_sublist(s) for s in args[1::2][: len(operands)]]
+    eq = ",".join(terms)
+    if len(args) % 2:  # a trailing output sublist
+        eq += "->" + _sublist(args[-1])
+    return eq, tuple(operands)
+
+
 def einsum(equation, *operands):
     """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
     Mirrors torch.einsum.
 
-    Differences from torch: the sublist form einsum(op1, [0, 1], op2, [1, 2]) is not supported;
-    a one-operand equation without a sum ('ij->ji', 'ii->i') gives new memory, not a view.
+    Differences from torch: a one-operand equation without a sum ('ij->ji', 'ii->i') gives new
+    memory, not a view.
     """
-    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+    if not isinstance(equation, str):  # the sublist form: op1, [0, 1], op2, [1, 2], [0, 2]
+        equation, operands = _from_sublists((equation, *operands))
+    elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not isinstance(equation, str):
-        raise TypeError("einsum(): the sublist format is not supported; pass an equation string")
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")

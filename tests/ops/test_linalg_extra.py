@@ -307,3 +307,18 @@ def test_cholesky_ex_info_without_raising():
     assert int(info) == 0 and low.grad_fn is not None
     with pytest.raises(mt.linalg.LinAlgError, match="leading minor of order 2"):
         mt.linalg.cholesky_ex(a, check_errors=True)
+
+
+def test_einsum_sublist_form():
+    a = mt.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    b = mt.tensor(np.arange(12.0).reshape(3, 4))
+    np.testing.assert_array_equal(
+        mt.einsum(a, [0, 1], b, [1, 2], [0, 2]).detach().numpy(), (a @ b).detach().numpy()
+    )
+    assert mt.einsum(a, [0, 1], b, [1, 2]).shape == (2, 4)  # implicit output
+    assert mt.einsum(a, [Ellipsis, 1], [Ellipsis]).tolist() == [3.0, 12.0]
+    assert mt.einsum(a, [27, 1], [1]).tolist() == [3.0, 5.0, 7.0]  # 26-51: A-Z
+    mt.einsum(a, [0, 1], [1]).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), np.ones((2, 3)))
+    with pytest.raises(RuntimeError, match="range"):
+        mt.einsum(a, [0, 52])
