@@ -7,7 +7,7 @@ from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
-           "zeros_of"]
+           "zeros_of", "wrap_int"]
 
 wrap_dim = _wrap_dim
 
@@ -50,6 +50,16 @@ def number(x):
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         return x.item()
     return x
+
+
+def wrap_int(v: int, np_dtype) -> int:
+    """A Python int as an integer dtype's kernels see it: wrapped around into its range, as
+    torch converts the number (uint8 tensor + (-1) adds 255); NumPy would raise."""
+    bits = 8 * np_dtype.itemsize
+    lo = -(1 << (bits - 1)) if np_dtype.kind == "i" else 0
+    if lo <= v < lo + (1 << bits):
+        return v
+    return (v - lo) % (1 << bits) + lo
 
 
 def zeros_of(t: Tensor) -> Tensor:
@@ -135,6 +145,9 @@ def promote(a, b, op: str):
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)
         if dt is ta:
+            narrow = key[0].kind in "iu" and key[0].itemsize < 8
+            if narrow and b.__class__ is int:
+                return a, wrap_int(b, key[0]), dt
             if key[1] in (int, float, bool):
                 _SCALAR_KEEPS[key] = dt
             return a, b, dt

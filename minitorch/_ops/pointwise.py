@@ -11,6 +11,7 @@ from minitorch._ops._common import (
     promote,
     promote_float,
     scalar_like,
+    wrap_int,
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
@@ -933,6 +934,12 @@ def clamp(input, min=None, max=None, *, out=None):
     for bnd in (min, max):
         if bnd is not None:
             dt = _dtype.scalar_dtype(dt, bnd)
+            if bnd.__class__ is int and dt is input.dtype and not dt.is_floating_point:
+                if wrap_int(bnd, input._data.dtype) != bnd:
+                    raise RuntimeError(
+                        f"value cannot be converted to type {input._data.dtype.name}_t without "
+                        "overflow"
+                    )
     if dt is not input.dtype:
         input = cast(input, dt)
     if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]

@@ -352,3 +352,16 @@ def test_torch_exception_classes_for_unsupported_dtypes():
     with pytest.raises(TypeError, match="only implemented on integer and Boolean"):
         ~mt.tensor([1.5])
     assert (~mt.tensor([1, 2])).tolist() == [-2, -3]
+
+
+def test_out_of_range_python_ints_wrap_into_narrow_integer_tensors():
+    # torch converts the number to the tensor's type first (C wrap-around); NumPy would raise
+    img = mt.tensor([3, 250, 5], dtype=mt.uint8)
+    assert (img + (-1)).tolist() == [2, 249, 4] and (img + (-1)).dtype is mt.uint8
+    assert (img * 300).tolist() == [132, 248, 220]
+    assert (img < 300).tolist() == [True, False, True]  # 300 is 44 as a uint8
+    assert (mt.tensor([1], dtype=mt.int32) + 2**40).tolist() == [1]
+    assert (mt.tensor([100], dtype=mt.int8) + 200).tolist() == [44]
+    assert (img - 1).tolist() == [2, 249, 4]  # in range: unchanged path
+    with pytest.raises(RuntimeError, match="without overflow"):
+        img.clamp(max=300)
