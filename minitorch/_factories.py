@@ -615,6 +615,25 @@ def _fill_array(xp, fill, shape, npdt):
     return xp.full(shape, _dtype.via_float32(fill, npdt), dtype=npdt)
 
 
+def _into_out(out, dtype, op: str, make) -> Tensor:
+    """A factory's `out=`: the values made in out's dtype (an explicit dtype must be it) and on
+    its device by make(dtype, device), written into out (resized to their shape)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
+    if dtype is not None and _dtype_arg(dtype, None, op) is not out.dtype:
+        raise RuntimeError(
+            f"dtype {_dtype.scalar_name(_dtype_arg(dtype, None, op))} does not match dtype of out "
+            f"parameter ({_dtype.scalar_name(out.dtype)})"
+        )
+    result = make(out.dtype, out.device)
+    if out._data.shape != result._data.shape:
+        out._data = result._data  # resized: new memory, as torch's resize_ of a smaller out
+    else:
+        out._data[...] = result._data
+    out._vc[0] += 1
+    return out
+
+
 def zeros(
     *size,
     out=None,
@@ -627,6 +646,15 @@ def zeros(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "zeros",
+            lambda dt, dev: zeros(
+                *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
+            ),
+        )
     shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
     dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
     return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "zeros")
@@ -644,6 +672,15 @@ def ones(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.ones."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "ones",
+            lambda dt, dev: ones(
+                *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
+            ),
+        )
     shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
     dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
     return _in_format(_filled(1, shape, dt, _device(device), requires_grad), memory_format, "ones")
@@ -665,6 +702,15 @@ def empty(
     Differences from torch: the memory is zero-filled (uninitialised memory would make programs
     non-deterministic, e.g. NaNs that propagate).
     """
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "empty",
+            lambda dt, dev: empty(
+                *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
+            ),
+        )
     shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
     return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "empty")
@@ -726,6 +772,10 @@ def full(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
+    if out is not None:
+        return _into_out(
+            out, dtype, "full", lambda dt, dev: full(size, fill_value, dtype=dt, device=dev)
+        )
     fill_value = _fill_number(fill_value, "full")
     shape = _shape_seq(size, "full", 1)
     dt = _dtype_arg(dtype, _number_dtype(fill_value), "full")

@@ -15,6 +15,7 @@ from minitorch._factories import (
     _device,
     _dtype_arg,
     _from_double,
+    _into_out,
     _put,
     _require_grad,
     _typename,
@@ -160,6 +161,10 @@ def arange(
         dev = _device(device)
         if dev is cpu:
             return _make(np.arange(start, end, step, dtype=np.int64), dev, False, None)
+    if out is not None:
+        return _into_out(
+            out, dtype, "arange", lambda dt, dev: arange(start, end, step, dtype=dt, device=dev)
+        )
     start, end, step = (
         _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
     )
@@ -312,6 +317,13 @@ def linspace(
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "linspace",
+            lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
+        )
     start, end = _num(start, "linspace", "start"), _num(end, "linspace", "end")
     steps = _steps_arg(steps, "linspace")
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
@@ -379,6 +391,13 @@ def logspace(
     requires_grad=False,
 ) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "logspace",
+            lambda dt, dev: logspace(start, end, steps, base, dtype=dt, device=dev),
+        )
     start, end = _num(start, "logspace", "start"), _num(end, "logspace", "end")
     steps = _steps_arg(steps, "logspace")
     base = _num(base, "logspace", "base")

@@ -581,3 +581,36 @@ def test_zero_dim_array_with_a_dtype_stays_zero_dim(factory, src, dtype):
     assert out.shape == ()
     assert out.dtype == getattr(mt, dtype)
     assert out.item() == np.asarray(1.5).astype(src).astype(dtype).item()
+
+
+@pytest.mark.parametrize(
+    "name, call, want",
+    [
+        ("arange", lambda o: mt.arange(3, out=o), [0.0, 1.0, 2.0]),
+        ("arange_float", lambda o: mt.arange(0.0, 3.0, 1.0, out=o), [0.0, 1.0, 2.0]),
+        ("linspace", lambda o: mt.linspace(0, 1, 3, out=o), [0.0, 0.5, 1.0]),
+        ("logspace", lambda o: mt.logspace(0, 2, 3, out=o), [1.0, 10.0, 100.0]),
+        ("full", lambda o: mt.full((3,), 2.0, out=o), [2.0, 2.0, 2.0]),
+        ("ones", lambda o: mt.ones(3, out=o), [1.0, 1.0, 1.0]),
+        ("zeros", lambda o: mt.zeros(3, out=o), [0.0, 0.0, 0.0]),
+        ("empty", lambda o: mt.empty(3, out=o), [0.0, 0.0, 0.0]),
+    ],
+)
+def test_factories_write_into_out(name, call, want):
+    out = mt.full((3,), 9.0)
+    result = call(out)
+    assert result is out and out.dtype is mt.float32  # out's dtype, not arange's int64
+    assert out.tolist() == want
+    with pytest.raises(RuntimeError, match="does not match dtype of out parameter"):
+        mt.zeros(3, out=out, dtype=mt.int64)
+    small = mt.zeros(2, dtype=mt.int32)
+    assert mt.arange(5, out=small).tolist() == [0, 1, 2, 3, 4] and small.dtype is mt.int32
+
+
+def test_empty_strided_has_its_strides():
+    t = mt.empty_strided((2, 3), (1, 2))
+    assert t.stride() == (1, 2) and t.shape == (2, 3) and not t.is_contiguous()
+    t[1, 2] = 5.0
+    assert t.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]
+    assert mt.ones(2).new_empty_strided((3, 2), (1, 3)).stride() == (1, 3)
+    assert mt.empty_strided((2, 0), (1, 1)).shape == (2, 0)

@@ -276,9 +276,8 @@ def empty_strided(
     requires_grad=False,
     pin_memory=False,
 ) -> Tensor:
-    """An uninitialized (here zero-filled) tensor of `size`. Mirrors torch.empty_strided.
-
-    Differences from torch: the result is contiguous; `stride` is checked but not used."""
+    """An uninitialized (here zero-filled) tensor of `size` laid out with `stride` (in
+    elements) over memory of its own. Mirrors torch.empty_strided."""
     from minitorch._factories import empty
 
     size, stride = tuple(size), tuple(stride)
@@ -287,7 +286,19 @@ def empty_strided(
             f"empty_strided: mismatch in length of strides and shape ({len(stride)} strides "
             f"for {len(size)} dimensions)"
         )
-    return empty(size, dtype=dtype, device=device, requires_grad=requires_grad)
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    length = 0 if 0 in size else 1 + sum((k - 1) * st for k, st in zip(size, stride, strict=True))
+    flat = empty(length, dtype=dtype, device=device)
+    data = flat._data
+    item = data.itemsize
+    xp = flat._device.backend.xp
+    data = xp.lib.stride_tricks.as_strided(data, size, tuple(st * item for st in stride))
+    out = _make(data, flat._device, False, None)
+    return out.requires_grad_() if requires_grad else out
 
 
 def new_empty_strided(
