@@ -164,7 +164,7 @@ def sub(input, other, *, alpha=1, out=None):
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
     a, b, dt = promote(input, other, "sub")
-    if dt in _HALF:
+    if dt in _HALF and not (_bool_operand(input) or _bool_operand(other)):
         return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
         raise RuntimeError(

@@ -365,3 +365,10 @@ def test_out_of_range_python_ints_wrap_into_narrow_integer_tensors():
     assert (img - 1).tolist() == [2, 249, 4]  # in range: unchanged path
     with pytest.raises(RuntimeError, match="without overflow"):
         img.clamp(max=300)
+
+
+def test_half_subtraction_with_bool_is_refused_as_for_float32():
+    m, h = mt.tensor([True, False]), mt.tensor([1.0, 2.0], dtype=mt.float16)
+    for call in (lambda: h - m, lambda: m - h, lambda: h - True, lambda: h.sub_(m)):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            call()
