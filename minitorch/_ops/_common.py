@@ -122,7 +122,7 @@ def quiet_extreme(xp, x, reduce, **kwargs):
         return reduce(**kwargs)
 
 
-def promote(a, b, op: str):
+def promote(a, b, op: str, wrap: bool = True):
     """(a, b) with torch's type promotion applied: tensors cast to the result dtype, Python
     scalars kept as scalars (the kernels treat them as weak, like torch). Returns (a, b, dtype)."""
     if isinstance(a, Tensor):
@@ -146,14 +146,14 @@ def promote(a, b, op: str):
         dt = _dtype.scalar_dtype(ta, b)
         if dt is ta:
             narrow = key[0].kind in "iu" and key[0].itemsize < 8
-            if narrow and b.__class__ is int:
-                return a, wrap_int(b, key[0]), dt
+            if narrow and b.__class__ is int:  # not cached: a number may need wrapping
+                return a, (wrap_int(b, key[0]) if wrap else b), dt
             if key[1] in (int, float, bool):
                 _SCALAR_KEEPS[key] = dt
             return a, b, dt
         return cast(a, dt), b, dt
     if isinstance(b, Tensor):
-        b2, a2, dt = promote(b, a, op)
+        b2, a2, dt = promote(b, a, op, wrap)
         return a2, b2, dt
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
 
@@ -168,8 +168,9 @@ def _promote_array(a: Tensor, b):
 
 
 def promote_float(a, b, op: str):
-    """Like promote, then integral/bool results go to the default float dtype (true division)."""
-    a, b, dt = promote(a, b, op)
+    """Like promote, then integral/bool results go to the default float dtype (true division:
+    a number is not wrapped into an integer tensor's range first, as it is not cast to it)."""
+    a, b, dt = promote(a, b, op, wrap=False)
     if not dt.is_floating_point:
         dt = _dtype.default_float()
         if isinstance(a, Tensor):

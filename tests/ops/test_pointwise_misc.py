@@ -363,6 +363,9 @@ def test_out_of_range_python_ints_wrap_into_narrow_integer_tensors():
     assert (mt.tensor([1], dtype=mt.int32) + 2**40).tolist() == [1]
     assert (mt.tensor([100], dtype=mt.int8) + 200).tolist() == [44]
     assert (img - 1).tolist() == [2, 249, 4]  # in range: unchanged path
+    # true division does not cast the number to the tensor's type: no wrap
+    np.testing.assert_allclose((img / 300).numpy(), np.array([3, 250, 5]) / 300, rtol=1e-6)
+    assert (mt.tensor([1], dtype=mt.int32) / 2**40).item() > 0
     with pytest.raises(RuntimeError, match="without overflow"):
         img.clamp(max=300)
 
