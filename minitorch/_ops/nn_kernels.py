@@ -249,7 +249,9 @@ class NllLoss(Function):
         else:
             picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
         w = mask.astype(x.dtype) if weight is None else weight._data[safe] * mask
-        loss = -(picked * w)
+        # an ignored row weighs 0 even where its log-probability is -inf (a masked padding row)
+        # (0 - p w: an ignored row gives +0, as torch, not -0)
+        loss = 0 - xp.where(mask, picked, 0) * w
         ctx.reduction = reduction
         ctx.shape = x.shape
         if reduction == "none":
@@ -272,7 +274,7 @@ class NllLoss(Function):
         from minitorch._factories import zeros
 
         safe, w, total = ctx.saved_tensors
-        coef = -w * grad
+        coef = 0 - w * grad  # +0, not -0, for ignored rows (as torch)
         if total is not None:
             coef = coef / total
         out = zeros(ctx.shape, dtype=coef.dtype, device=coef.device)
@@ -282,7 +284,7 @@ class NllLoss(Function):
     def _backward_data(ctx, grad):
         safe, w, total = ctx._saved_arrays()
         xp = ctx.xp
-        coef = -w * grad
+        coef = 0 - w * grad  # +0, not -0, for ignored rows (as torch)
         if total is not None:
             coef = coef / total
         if len(ctx.shape) != 2:

@@ -385,3 +385,21 @@ def test_mse_warns_on_broadcast():
     with pytest.warns(UserWarning, match="Using a target size"):
         out = F.mse_loss(_t(X), _t(Y[0]))
     np.testing.assert_allclose(_np(out), ((X - Y[0]) ** 2).mean())
+
+
+def test_ignored_rows_with_minus_inf_log_probabilities_weigh_zero():
+    # a padding row with masked logits (-inf at the class looked up for ignore_index=-100)
+    inf = float("inf")
+    logits = minitorch.tensor([[2.0, 1.0, 0.5], [-inf, 0.0, 0.0]], requires_grad=True)
+    target = minitorch.tensor([1, -100])
+    loss = F.cross_entropy(logits, target)
+    loss.backward()
+    want = float(-F.log_softmax(logits[:1], 1)[0, 1])
+    np.testing.assert_allclose(loss.item(), want, rtol=1e-6)  # was nan
+    assert logits.grad[1].tolist() == [0.0, 0.0, 0.0]
+    none = F.cross_entropy(logits, target, reduction="none")
+    assert none[1].item() == 0.0 and not np.signbit(none[1].item())  # +0, printed 0.0000
+    masked = minitorch.tensor([[-inf, 0.0]])
+    assert F.nll_loss(masked, minitorch.tensor([-100]), reduction="sum").item() == 0
+    w = minitorch.tensor([1.0, 2.0, 3.0])
+    assert np.isfinite(F.cross_entropy(logits, target, weight=w).item())
