@@ -314,9 +314,14 @@ class Addcmul(Function):
     def forward(ctx, x, a, b, *, value):
         ctx.save_for_backward(a, b)
         ctx.value = value
-        p = a._data * b._data
-        out = x._data + (p if value == 1 else value * p)
-        return _arr(ctx.xp, out.astype(x._data.dtype, copy=False))
+        xd, ad, bd = x._data, a._data, b._data
+        dt = xd.dtype
+        if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
+            # (a float16 product of two gradients above 256 would overflow: Adam's exp_avg_sq)
+            xd, ad, bd = xd.astype("float32"), ad.astype("float32"), bd.astype("float32")
+        p = ad * bd
+        out = xd + (p if value == 1 else value * p)
+        return _arr(ctx.xp, out.astype(dt, copy=False))
 
     @staticmethod
     def backward(ctx, grad):

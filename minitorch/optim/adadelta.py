@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _add_square_,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -82,7 +83,7 @@ class Adadelta(Optimizer):
                 if weight_decay != 0:
                     grad = p.mul(weight_decay).add_(grad)
                 # See NOTE [ Updates through the in-place fast path ]
-                square_avg.mul_(rho).add_(grad.mul(grad).mul_(1 - rho))
+                _add_square_(square_avg.mul_(rho), grad, 1 - rho)
                 std = square_avg.add(eps).sqrt()
                 delta = acc_delta.add(eps).sqrt().div_(std).mul_(grad)
                 acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))

@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _add_square_,
     _advance,
     _check_lr,
     _check_nonneg,
@@ -104,7 +105,7 @@ class Adagrad(Optimizer):
                 clr = lr / (1 + (step - 1) * lr_decay)
                 state_sum = state["sum"]
                 # See NOTE [ Updates through the in-place fast path ]
-                state_sum.add_(grad.mul(grad))
+                _add_square_(state_sum, grad, 1)
                 std = state_sum.sqrt().add_(eps)
                 p.sub_(grad.div(std).mul_(clr))
         return loss

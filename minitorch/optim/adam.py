@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _add_square_,
     _advance,
     _check_betas,
     _check_lr,
@@ -116,7 +117,7 @@ class Adam(Optimizer):
                         grad = p.mul(weight_decay).add_(grad)
                 # See NOTE [ Updates through the in-place fast path ]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
-                exp_avg_sq.mul_(beta2).add_(grad.mul(grad).mul_(1 - beta2))
+                _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
 
                 step_size = lr / (1 - beta1**step)
                 bias_correction2_sqrt = (1 - beta2**step) ** 0.5

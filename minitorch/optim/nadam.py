@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _add_square_,
     _advance,
     _check_betas,
     _check_lr,
@@ -105,7 +106,7 @@ class NAdam(Optimizer):
 
                 # See NOTE [ Updates through the in-place fast path ]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
-                exp_avg_sq.mul_(beta2).add_(grad.mul(grad).mul_(1 - beta2))
+                _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
                 p.sub_(grad.div(denom).mul_(lr * (1.0 - mu) / (1.0 - mu_product)))
                 p.sub_(exp_avg.div(denom).mul_((lr * mu_next) / (1.0 - mu_product_next)))

@@ -473,6 +473,17 @@ def _new_step(value: float = 0.0) -> Tensor:
     return minitorch.full((), value, dtype=_scalar_dtype(), device="cpu")
 
 
+def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
+    """acc += weight * grad * grad, in place. Half-precision gradients go through addcmul_, which
+    computes in float32 and rounds once as torch's optimizers do (the float16 square of a
+    gradient above 256 is inf, and the parameter would never move again); float32/float64 take
+    the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
+    if grad.dtype.itemsize == 2:
+        return acc.addcmul_(grad, grad, value=weight)
+    sq = grad.mul(grad)
+    return acc.add_(sq if weight == 1 else sq.mul_(weight))
+
+
 def _advance(step_t: Tensor) -> float:
     """step_t += 1 in place; the new count as a Python number."""
     step_t.add_(1)

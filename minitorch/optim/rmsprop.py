@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _add_square_,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -91,7 +92,7 @@ class RMSprop(Optimizer):
                 if weight_decay != 0:
                     grad = p.mul(weight_decay).add_(grad)
                 # See NOTE [ Updates through the in-place fast path ]
-                square_avg.mul_(alpha).add_(grad.mul(grad).mul_(1 - alpha))
+                _add_square_(square_avg.mul_(alpha), grad, 1 - alpha)
                 if centered:
                     grad_avg = state["grad_avg"]
                     grad_avg.add_(grad.sub(grad_avg).mul_(1 - alpha))

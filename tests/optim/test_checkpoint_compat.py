@@ -229,3 +229,20 @@ def test_lr_scheduler_old_base_class_name():
         lrs.append(sched.get_last_lr()[0])
     np.testing.assert_allclose(lrs, [0.025, 0.05, 0.075, 0.1, 0.1], rtol=1e-12)
     assert isinstance(sched, lr_scheduler.LRScheduler)
+
+
+_SQUARING = ["Adam", "AdamW", "NAdam", "RAdam", "RMSprop", "Adadelta"]  # (Adagrad sums g²: inf)
+
+
+@pytest.mark.parametrize("name", _SQUARING)
+def test_half_parameters_with_large_gradients_keep_finite_state(name):
+    # the float16 square of a gradient above 256 is inf: computed in float32 (torch's addcmul_)
+    p = minitorch.nn.Parameter(minitorch.tensor([1.0, 2.0], dtype=minitorch.float16))
+    opt = getattr(minitorch.optim, name)([p], lr=1e-1)
+    p.grad = minitorch.tensor([300.0, -500.0], dtype=minitorch.float16)
+    opt.step()
+    assert minitorch.isfinite(p).all(), name
+    for key, v in opt.state[p].items():
+        assert not isinstance(v, minitorch.Tensor) or minitorch.isfinite(v).all(), (name, key)
+    h = minitorch.tensor([300.0]).half()
+    assert minitorch.addcmul(minitorch.ones(1).half(), h, h, value=1e-3).item() == 91.0
