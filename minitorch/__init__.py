@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins as _builtins
+import math as _math
 import warnings as _warnings
 
 # Each submodule imports what it builds on, so this order is free (ruff sorts it).
@@ -42,6 +43,7 @@ from minitorch._dtype import (  # noqa: F401
     uint8,
 )
 from minitorch._factories import *  # noqa: F403
+from minitorch._foreach import *  # noqa: F403  (torch._foreach_add_, ...)
 from minitorch._memory_format import *  # noqa: F403
 from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
@@ -80,6 +82,13 @@ from minitorch.random import (  # noqa: F401
 )
 
 __version__ = "0.1.0"
+
+# torch's constants (torch.pi, -torch.inf in masks, x[:, torch.newaxis])
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
 
 
 def get_default_device() -> device:
@@ -155,6 +164,7 @@ _LAZY_MODULES = (
     "storage",
     "multiprocessing",
     "hub",
+    "version",
 )
 _LAZY_NAMES = {
     "save": "serialization",

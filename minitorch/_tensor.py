@@ -542,21 +542,54 @@ class Tensor(TensorMethods):
             )
 
     def new_zeros(
-        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+        self,
+        *size,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+        **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_zeros."""
+        if kwargs:  # size=(2, 3)
+            from minitorch._tensor_methods import _keyword_size
+
+            size = _keyword_size(size, kwargs, "size", "new_zeros")
         return self._new("zeros", size, dtype, device, requires_grad)
 
     def new_ones(
-        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+        self,
+        *size,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+        **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_ones."""
+        if kwargs:  # size=(2, 3)
+            from minitorch._tensor_methods import _keyword_size
+
+            size = _keyword_size(size, kwargs, "size", "new_ones")
         return self._new("ones", size, dtype, device, requires_grad)
 
     def new_empty(
-        self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+        self,
+        *size,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
+        **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
+        if kwargs:  # size=(2, 3)
+            from minitorch._tensor_methods import _keyword_size
+
+            size = _keyword_size(size, kwargs, "size", "new_empty")
         return self._new("empty", size, dtype, device, requires_grad)
 
     def new_full(

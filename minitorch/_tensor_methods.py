@@ -18,6 +18,18 @@ def _size_args(args):
     return args
 
 
+def _keyword_size(args, kwargs, name: str, op: str):
+    """x.reshape(shape=(2, 3)): the keyword form of a varargs size (torch's name for it)."""
+    value = kwargs.pop(name, None)
+    if kwargs:
+        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if value is None:
+        return _size_args(args)
+    if args:
+        raise TypeError(f"{op}() got multiple values for argument '{name}'")
+    return _size_args((value,))
+
+
 class TensorMethods:
     """Mixed into Tensor; holds no state."""
 
@@ -928,10 +940,16 @@ class TensorMethods:
 
     # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py, shape_repeat.py) ---
 
-    def reshape(self, *shape):
+    def reshape(self, *shape, **kwargs):
+        if kwargs:
+            return _ops.reshape(self, _keyword_size(shape, kwargs, "shape", "reshape"))
         return _ops.reshape(self, _size_args(shape))
 
-    def view(self, *shape):
+    def view(self, *shape, **kwargs):
+        if "dtype" in kwargs and not shape and len(kwargs) == 1:
+            return _ops.view_dtype(self, kwargs["dtype"])
+        if kwargs:
+            return _ops.view(self, _keyword_size(shape, kwargs, "size", "view"))
         if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "itemsize"):
             return _ops.view_dtype(self, shape[0])
         return _ops.view(self, _size_args(shape))
@@ -963,8 +981,8 @@ class TensorMethods:
     def unsqueeze_(self, dim):
         return _ops.set_shape_(self, _ops.unsqueeze(self, dim))
 
-    def permute(self, *dims):
-        return _ops.permute(self, _size_args(dims))
+    def permute(self, *dims, **kwargs):
+        return _ops.permute(self, _keyword_size(dims, kwargs, "dims", "permute"))
 
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
@@ -1011,7 +1029,10 @@ class TensorMethods:
     def mH(self):
         return _ops.matrix_T(self, "mH")
 
-    def expand(self, *sizes):
+    def expand(self, *sizes, **kwargs):
+        if kwargs:
+            kwargs.pop("implicit", None)
+            return _ops.expand(self, _keyword_size(sizes, kwargs, "size", "expand"))
         return _ops.expand(self, _size_args(sizes))
 
     def expand_as(self, other):
@@ -1077,17 +1098,17 @@ class TensorMethods:
     def as_strided(self, size, stride, storage_offset=None):
         return _ops.as_strided(self, size, stride, storage_offset)
 
-    def repeat(self, *sizes):
-        return _ops.repeat(self, _size_args(sizes))
+    def repeat(self, *sizes, **kwargs):
+        return _ops.repeat(self, _keyword_size(sizes, kwargs, "repeats", "repeat"))
 
-    def tile(self, *dims):
-        return _ops.tile(self, _size_args(dims))
+    def tile(self, *dims, **kwargs):
+        return _ops.tile(self, _keyword_size(dims, kwargs, "dims", "tile"))
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
-    def flip(self, *dims):
-        return _ops.flip(self, _size_args(dims))
+    def flip(self, *dims, **kwargs):
+        return _ops.flip(self, _keyword_size(dims, kwargs, "dims", "flip"))
 
     def fliplr(self):
         return _ops.fliplr(self)

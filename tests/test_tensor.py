@@ -480,3 +480,25 @@ def test_data_of_a_tensor_requiring_grad_must_stay_floating():
     assert w.dtype is mt.float32
     w.data = mt.tensor([3.0, 4.0], dtype=mt.float64)  # another float dtype is accepted
     assert w.dtype is mt.float64 and w.requires_grad
+
+
+def test_size_arguments_by_keyword():
+    x = mt.ones(2, 3)
+    assert x.reshape(shape=(3, 2)).shape == (3, 2)
+    assert x.view(size=(3, 2)).shape == (3, 2) and x.view(dtype=mt.int32).dtype is mt.int32
+    assert x.permute(dims=(1, 0)).shape == (3, 2)
+    assert x.expand(size=(2, 2, 3)).shape == (2, 2, 3)
+    assert x.repeat(repeats=(2, 1)).shape == (4, 3) and x.tile(dims=(2,)).shape == (2, 6)
+    assert x.flip(dims=(0,)).shape == (2, 3) and x.new_zeros(size=(4,)).shape == (4,)
+    with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
+        x.reshape((3, 2), shape=(3, 2))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'shap'"):
+        x.reshape(shap=(3, 2))
+
+
+def test_torch_constants_and_version_module():
+    import math
+
+    assert (mt.pi, mt.e, mt.inf) == (math.pi, math.e, math.inf) and math.isnan(mt.nan)
+    assert mt.ones(3)[:, mt.newaxis].shape == (3, 1)
+    assert mt.version.__version__ == mt.__version__ and mt.version.cuda is None

@@ -201,6 +201,45 @@ def initial_seed() -> int:
     return _generator(_backend.current_cuda_index()).initial_seed()
 
 
+def get_rng_state(device="cuda"):
+    """A GPU default generator's state (a uint8 tensor). Mirrors torch.cuda.get_rng_state."""
+    _lazy_init()
+    return _generator(_index(device)).get_state()
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    """Mirrors torch.cuda.set_rng_state."""
+    _lazy_init()
+    _generator(_index(device)).set_state(new_state)
+
+
+def get_rng_state_all() -> list:
+    """Every GPU's generator state (empty without a GPU). Mirrors torch.cuda.get_rng_state_all."""
+    return [get_rng_state(i) for i in range(device_count())]
+
+
+def set_rng_state_all(new_states) -> None:
+    """Mirrors torch.cuda.set_rng_state_all."""
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+def _capability_at_least(major: int) -> bool:
+    return is_available() and get_device_capability()[0] >= major
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the current GPU computes in bfloat16 (compute capability 8.0 on; False without a
+    GPU). Mirrors torch.cuda.is_bf16_supported."""
+    return _capability_at_least(8)
+
+
+def is_tf32_supported() -> bool:
+    """Whether the current GPU has TF32 tensor cores (False without a GPU). Mirrors
+    torch.cuda.is_tf32_supported."""
+    return _capability_at_least(8)
+
+
 def __getattr__(name):
     if name == "amp":  # torch.cuda.amp, imported on first use (minitorch/cuda/amp.py)
         import importlib

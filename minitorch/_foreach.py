@@ -1,0 +1,167 @@
+"""torch._foreach_*: an op applied to each tensor of a list (EMA and optimizer code calls them).
+
+torch runs a list in fused kernels; here each entry is the ordinary op, so results, in-place
+semantics and gradients are exactly those of the per-tensor calls. The second operand may be a
+number, a list of numbers or tensors (one per entry) or, for the binary ops, a single tensor.
+"""
+
+from __future__ import annotations
+
+from minitorch import _ops
+from minitorch._tensor import Tensor
+
+# fmt: off
+_BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "clamp_min", "clamp_max")
+_UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
+          "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal",
+          "round", "rsqrt", "sigmoid", "sign", "sin", "sinh", "sqrt", "tan", "tanh", "trunc",
+          "zero")
+__all__ = (
+    [f"_foreach_{n}" for n in _BINARY] + [f"_foreach_{n}_" for n in _BINARY]
+    + [f"_foreach_{n}" for n in _UNARY if n != "zero"] + [f"_foreach_{n}_" for n in _UNARY]
+    + ["_foreach_addcmul", "_foreach_addcmul_", "_foreach_addcdiv", "_foreach_addcdiv_",
+       "_foreach_lerp", "_foreach_lerp_", "_foreach_copy_", "_foreach_norm"]
+)
+# fmt: on
+
+
+def _tensors(xs, op: str) -> list:
+    if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        raise TypeError(
+            f"{op}(): argument 'self' must be tuple of Tensors, not {type(xs).__name__}"
+        )
+    return list(xs)
+
+
+def _per_entry(other, n: int, op: str) -> list:
+    """The second operand for each of n entries: a list given one per entry, else repeated."""
+    if isinstance(other, (list, tuple)):
+        if len(other) != n:
+            raise RuntimeError(
+                f"{op}: Tensor lists must have the same number of tensors, got {n} and "
+                f"{len(other)}"
+            )
+        return list(other)
+    return [other] * n
+
+
+# the op a number operand goes to (torch's maximum/minimum take tensors only)
+_NUMBER_FORMS = {"maximum": "clamp_min", "minimum": "clamp_max"}
+
+
+def _binary(name: str, inplace: bool):
+    op_name = f"_foreach_{name}{'_' if inplace else ''}"
+
+    def op(self, other, *, alpha=None):
+        xs = _tensors(self, op_name)
+        ys = _per_entry(other, len(xs), op_name)
+        kw = {} if alpha is None else {"alpha": alpha}
+        fn = getattr(_ops, _NUMBER_FORMS.get(name, name))
+        if name in _NUMBER_FORMS and ys and isinstance(ys[0], Tensor):
+            fn = getattr(_ops, name)
+        if inplace:
+            for x, y in zip(xs, ys, strict=True):
+                method = getattr(x, f"{name}_", None)
+                if method is not None:
+                    method(y, **kw)
+                else:  # no in-place method (maximum, minimum): computed, then written back
+                    x.copy_(fn(x, y, **kw))
+            return None
+        return [fn(x, y, **kw) for x, y in zip(xs, ys, strict=True)]
+
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = f"{name} of each tensor of a list with the matching operand. Mirrors torch."
+    return op
+
+
+def _unary(name: str, inplace: bool):
+    op_name = f"_foreach_{name}{'_' if inplace else ''}"
+
+    def op(self):
+        xs = _tensors(self, op_name)
+        if inplace:
+            for x in xs:
+                method = getattr(x, f"{name}_", None)
+                if method is not None:
+                    method()
+                else:
+                    x.copy_(getattr(x, name)())
+            return None
+        return [getattr(x, name)() for x in xs]
+
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = f"{name} of each tensor of a list. Mirrors torch."
+    return op
+
+
+for _name in _BINARY:
+    globals()[f"_foreach_{_name}"] = _binary(_name, False)
+    globals()[f"_foreach_{_name}_"] = _binary(_name, True)
+for _name in _UNARY:
+    if _name != "zero":
+        globals()[f"_foreach_{_name}"] = _unary(_name, False)
+    globals()[f"_foreach_{_name}_"] = _unary(_name, True)
+del _name
+
+
+def _ternary(xs, t1, t2, value, op: str):
+    xs = _tensors(xs, op)
+    n = len(xs)
+    return xs, _per_entry(t1, n, op), _per_entry(t2, n, op), _per_entry(value, n, op)
+
+
+def _foreach_addcmul(self, tensor1, tensor2, value=1):
+    """addcmul of each entry. Mirrors torch._foreach_addcmul."""
+    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcmul")
+    return [_ops.addcmul(x, p, q, value=w) for x, p, q, w in zip(xs, a, b, v, strict=True)]
+
+
+def _foreach_addcmul_(self, tensor1, tensor2, value=1):
+    """In-place addcmul of each entry. Mirrors torch._foreach_addcmul_."""
+    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcmul_")
+    for x, p, q, w in zip(xs, a, b, v, strict=True):
+        x.addcmul_(p, q, value=w)
+
+
+def _foreach_addcdiv(self, tensor1, tensor2, value=1):
+    """addcdiv of each entry. Mirrors torch._foreach_addcdiv."""
+    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcdiv")
+    return [_ops.addcdiv(x, p, q, value=w) for x, p, q, w in zip(xs, a, b, v, strict=True)]
+
+
+def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
+    """In-place addcdiv of each entry. Mirrors torch._foreach_addcdiv_."""
+    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcdiv_")
+    for x, p, q, w in zip(xs, a, b, v, strict=True):
+        x.addcdiv_(p, q, value=w)
+
+
+def _foreach_lerp(self, tensors1, weight):
+    """lerp of each entry towards the matching tensor. Mirrors torch._foreach_lerp."""
+    xs = _tensors(self, "_foreach_lerp")
+    ends = _per_entry(tensors1, len(xs), "_foreach_lerp")
+    ws = _per_entry(weight, len(xs), "_foreach_lerp")
+    return [_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True)]
+
+
+def _foreach_lerp_(self, tensors1, weight):
+    """In-place lerp of each entry (an EMA's update). Mirrors torch._foreach_lerp_."""
+    xs = _tensors(self, "_foreach_lerp_")
+    ends = _per_entry(tensors1, len(xs), "_foreach_lerp_")
+    ws = _per_entry(weight, len(xs), "_foreach_lerp_")
+    for x, e, w in zip(xs, ends, ws, strict=True):
+        x.lerp_(e, w)
+
+
+def _foreach_copy_(self, src, non_blocking=False):
+    """Copies each source into the matching tensor. Mirrors torch._foreach_copy_."""
+    xs = _tensors(self, "_foreach_copy_")
+    for x, s in zip(xs, _per_entry(src, len(xs), "_foreach_copy_"), strict=True):
+        x.copy_(s, non_blocking=non_blocking)
+
+
+def _foreach_norm(self, ord=2, dtype=None):
+    """The vector norm of each tensor (a list of 0-d tensors). Mirrors torch._foreach_norm."""
+    from minitorch.linalg import vector_norm
+
+    return [vector_norm(x, ord, dtype=dtype) for x in _tensors(self, "_foreach_norm")]
