@@ -43,7 +43,6 @@ from minitorch._dtype import (  # noqa: F401
     uint8,
 )
 from minitorch._factories import *  # noqa: F403
-from minitorch._foreach import *  # noqa: F403  (torch._foreach_add_, ...)
 from minitorch._memory_format import *  # noqa: F403
 from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
@@ -212,6 +211,11 @@ def __getattr__(name):
 
     if name in _LAZY_MODULES:
         return importlib.import_module(f"minitorch.{name}")
+    if name.startswith("_foreach_"):  # torch._foreach_add_, ... (minitorch/_foreach.py)
+        foreach = importlib.import_module("minitorch._foreach")
+        if name in foreach.__all__:
+            globals()[name] = value = getattr(foreach, name)
+            return value
     if name in _LAZY_NAMES:
         module = _LAZY_NAMES[name]
         value = getattr(importlib.import_module(f"minitorch.{module}"), name)
