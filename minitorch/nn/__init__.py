@@ -10,6 +10,7 @@ from minitorch.nn import init  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import functional  # noqa: F401  # isort: skip  (the layers use it)
 from minitorch.nn import (  # noqa: F401
     attention,
+    grad,
     parallel,  # noqa: F401
     utils,
 )

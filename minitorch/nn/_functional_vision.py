@@ -8,9 +8,12 @@ import math
 import warnings
 
 from minitorch import _ops
-from minitorch._factories import arange, ones
+from minitorch._factories import arange, ones, zeros_like
 from minitorch._tensor import Tensor
+from minitorch.autograd import engine
 from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import enable_grad, state
 from minitorch.nn._functional_conv import conv1d
 from minitorch.nn._functional_interpolate import _cubic_far, _cubic_near
 
@@ -207,6 +210,70 @@ def grid_sample(
         )
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    sampler = _GridSampler2D if n == 2 else _GridSampler3D
+    return sampler.apply(
+        input, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners
+    )
+
+
+# NOTE [ grid_sample's node ]
+# grid_sample is composed from Tensor ops (_sample) but recorded as one Function, not folded with
+# as_node: its double backward differentiates the first backward's graph, which reads the inner
+# intermediates (the weights, the taps) *and*, through e.g. pow's backward, the output, whose
+# folded node would run those same inner nodes a second time, after the walk has freed them
+# ("backward through the graph a second time"). So forward runs _sample on detached tensors, and
+# backward runs it again with grad on and takes its vector-Jacobian product with autograd.grad:
+# on fresh leaves for a first-order backward; under create_graph on aliases of the saved input
+# and grid, so the gradients stay functions of them (double backward) while the nested walk
+# stops at the aliases (the partials, even when grid was computed from input, as in a spatial
+# transformer). Costs one extra forward per backward.
+
+
+class _GridSampler2D(Function):
+    """out = _sample(input, grid); grads by re-running _sample (NOTE [ grid_sample's node ])"""
+
+    _node_name = "GridSampler2DBackward0"
+
+    @staticmethod
+    def forward(ctx, input, grid, *, mode, padding_mode, align_corners):
+        ctx.save_for_backward(input, grid)
+        ctx.options = (mode, padding_mode, align_corners)
+        return _sample(input.detach(), grid.detach(), mode, padding_mode, align_corners)._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, grid = ctx.saved_tensors
+        mode, padding_mode, align_corners = ctx.options
+        need_input, need_grid = ctx.needs_input_grad[:2]
+        need_grid = need_grid and mode != "nearest"  # nearest: grid's gradient is 0, as in torch
+        create = state.enabled  # backward runs with grad mode on only under create_graph
+        if create:
+            a, b = input.view_as(input), grid.view_as(grid)
+        else:
+            a = input.detach().requires_grad_(need_input)
+            b = grid.detach().requires_grad_(need_grid)
+        grad_input = grad_grid = None
+        wrt = [t for t, need in ((a, need_input), (b, need_grid)) if need]
+        if wrt:
+            with enable_grad():
+                out = _sample(a, b, mode, padding_mode, align_corners)
+            got = list(engine.grad(out, wrt, grad, create_graph=create, materialize_grads=True))
+            grad_input = got.pop(0) if need_input else None
+            grad_grid = got.pop(0) if need_grid else None
+        if ctx.needs_input_grad[1] and grad_grid is None:
+            grad_grid = zeros_like(grid)
+        return grad_input, grad_grid
+
+
+class _GridSampler3D(_GridSampler2D):
+    """out = _sample(input, grid), 5-d; see _GridSampler2D"""
+
+    _node_name = "GridSampler3DBackward0"
+
+
+def _sample(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_corners: bool):
+    """grid_sample's math on checked arguments, in differentiable Tensor ops."""
+    n = input.ndim - 2
     N, C = input.shape[:2]
     have = tuple(input.shape[2:])
     out = tuple(grid.shape[1:-1])
@@ -227,13 +294,11 @@ def grid_sample(
         vals = _ops.gather(flat_in, 2, flat).reshape((N, C, *out))
         return _ops.where(inside.unsqueeze(1), vals, 0.0)
 
-    node = f"GridSampler{n}DBackward0"
     if mode == "bicubic":
-        out = _bicubic_taps(tap, raw, have, padding_mode, align_corners)
-        return as_node(out, node, (input, grid))
+        return _bicubic_taps(tap, raw, have, padding_mode, align_corners)
     coords = [_pad_coord(c, have[d], padding_mode, align_corners) for d, c in enumerate(raw)]
     if mode == "nearest":
-        return as_node(tap([c.round().long() for c in coords]), node, (input, grid))
+        return tap([c.round().long() for c in coords])
     lows = [c.floor() for c in coords]
     fracs = [c - lo for c, lo in zip(coords, lows, strict=True)]
     lows = [lo.long() for lo in lows]
@@ -245,7 +310,7 @@ def grid_sample(
             w = wd if w is None else w * wd
         term = tap([lo + up for lo, up in zip(lows, corner, strict=True)]) * w.unsqueeze(1)
         result = term if result is None else result + term
-    return as_node(result, node, (input, grid))
+    return result
 
 
 def _bicubic_taps(tap, raw, have, padding_mode, align_corners) -> Tensor:

@@ -669,6 +669,26 @@ class Module:
         """Differences from torch: a no-op (no multiprocessing shared memory)."""
         return self
 
+    def xpu(self, device=None) -> Module:
+        """Moves parameters and buffers to an Intel XPU: minitorch has none, so it raises as a
+        torch built without XPU does (a module holding no tensor is returned). Mirrors
+        torch.nn.Module.xpu."""
+
+        def no_xpu(t):
+            raise AssertionError("Torch not compiled with XPU enabled")
+
+        return self._apply(no_xpu)
+
+    def compile(self, *args, **kwargs) -> None:
+        """Compiles this module's calls in place with minitorch.compile (the same arguments);
+        returns None. Mirrors torch.nn.Module.compile.
+
+        Differences from torch: minitorch.compile is a no-op, so the module keeps running
+        eagerly; the arguments are still checked as torch.compile checks them."""
+        from minitorch._misc_api import compile as compile_fn
+
+        compile_fn(self._call_impl, *args, **kwargs)
+
     # --- hooks ---
 
     def register_forward_pre_hook(

@@ -262,6 +262,13 @@ class RNNBase(Module):
             hx = zeros(h_shape, dtype=x.dtype, device=x.device)
             cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
             return hx, cx
+        if not is_lstm and not isinstance(hx, Tensor):
+            # torch's type: its first use of hx is hx.dim()
+            extra = " (a tuple (h_0, c_0) is LSTM's hx)" if isinstance(hx, (tuple, list)) else ""
+            raise AttributeError(
+                f"{self._name()}: expected hx to be a Tensor h_0 of size {h_shape}, but got "
+                f"{type(hx).__name__}{extra}"
+            )
         want = 2 if unbatched else 3
         if is_lstm:
             if hx.ndim != want or cx.ndim != want:
@@ -334,9 +341,49 @@ class LSTM(RNNBase):
     def forward(self, input, hx=None):
         h0 = c0 = None
         if hx is not None:
-            h0, c0 = hx
+            h0, c0 = self._split_hx(input, hx)
         out, h_n, c_n = self._run(input, h0, c0)
         return out, (h_n, c_n)
+
+    @staticmethod
+    def _split_hx(input, hx) -> tuple:
+        """hx as (h_0, c_0). The wrong forms raise the exception types torch's LSTM.forward
+        meets (it indexes hx[0], hx[1] and calls .dim() on them), with a message that says
+        what LSTM expected."""
+        expected = "LSTM: expected hx to be a tuple (h_0, c_0) of Tensors"
+        if isinstance(hx, Tensor):
+            got = f"{expected}, but got a single Tensor of size {list(hx.shape)}"
+            if isinstance(input, _packed()):
+                raise TypeError(got)
+            if not isinstance(input, Tensor) or input.ndim not in (2, 3):
+                return hx, None  # _run raises torch's error for the input first
+            if hx.ndim == 0:
+                raise IndexError(f"{got}: invalid index of a 0-dim tensor")
+            if hx.shape[0] < 2:
+                raise IndexError(
+                    f"{got}: index 1 is out of bounds for dimension 0 with size {hx.shape[0]}"
+                )
+            want = input.ndim
+            if hx.ndim - 1 != want:
+                kind = "unbatched 2-D" if want == 2 else "batched 3-D"
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but got "
+                    f"({hx.ndim - 1}-D, {hx.ndim - 1}-D) tensors ({got})"
+                )
+            raise TypeError(got)
+        if not isinstance(hx, (tuple, list)):
+            raise TypeError(f"{expected}, but got {type(hx).__name__}")
+        if len(hx) < 2:
+            raise IndexError(f"{expected}, but got a {type(hx).__name__} of {len(hx)}")
+        if len(hx) > 2:
+            raise RuntimeError(
+                f"LSTM expects two hidden states (h_0, c_0), but got a {type(hx).__name__} of "
+                f"{len(hx)}"
+            )
+        for i, h in enumerate(hx):
+            if not isinstance(h, Tensor):
+                raise AttributeError(f"{expected}, but hx[{i}] is {type(h).__name__}")
+        return hx[0], hx[1]
 
 
 class GRU(RNNBase):
@@ -360,6 +407,7 @@ class RNNCellBase(Module):
     drawn from U(-1/sqrt(hidden), 1/sqrt(hidden)). Mirrors torch.nn.RNNCellBase."""
 
     __constants__ = ["input_size", "hidden_size", "bias"]
+    _n_states = 1  # the Tensors in hx: LSTMCell's is a pair (h, c)
 
     def __init__(
         self,
@@ -411,7 +459,7 @@ class RNNCellBase(Module):
             )
         unbatched = input.ndim == 1
         x = input.unsqueeze(0) if unbatched else input
-        hs = [] if hx is None else (list(hx) if isinstance(hx, (tuple, list)) else [hx])
+        hs = [] if hx is None else self._states(hx)
         for i, h in enumerate(hs):
             if h.ndim != input.ndim:
                 raise RuntimeError(
@@ -430,6 +478,31 @@ class RNNCellBase(Module):
                 )
             hs[i] = h
         return x, hs, unbatched
+
+    def _states(self, hx) -> list:
+        """hx as a list of Tensors: a Tensor for RNNCell and GRUCell, a pair for LSTMCell; the
+        wrong forms raise torch's exception types."""
+        name = type(self).__name__
+        if self._n_states == 1:
+            if not isinstance(hx, Tensor):
+                extra = " (a tuple (h_0, c_0) is LSTMCell's hx)" if isinstance(hx, tuple) else ""
+                raise AttributeError(
+                    f"{name}: expected hx to be a Tensor, but got {type(hx).__name__}{extra}"
+                )
+            return [hx]
+        if not isinstance(hx, (tuple, list)):
+            raise TypeError(
+                f"{name}: expected hx to be a tuple (h_0, c_0) of Tensors, not {type(hx).__name__}"
+            )
+        if len(hx) != 2:
+            raise RuntimeError(f"{name} expects two hidden states (h_0, c_0), got {len(hx)}")
+        for i, h in enumerate(hx):
+            if not isinstance(h, Tensor):
+                raise AttributeError(
+                    f"{name}: expected hx to be a tuple (h_0, c_0) of Tensors, but hx[{i}] is "
+                    f"{type(h).__name__}"
+                )
+        return list(hx)
 
     def _zeros(self, x: Tensor) -> Tensor:
         return zeros((x.shape[0], self.hidden_size), dtype=x.dtype, device=x.device)
@@ -466,6 +539,8 @@ class RNNCell(RNNCellBase):
 
 class LSTMCell(RNNCellBase):
     """One LSTM step; returns (h', c'). Mirrors torch.nn.LSTMCell."""
+
+    _n_states = 2
 
     def __init__(
         self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None

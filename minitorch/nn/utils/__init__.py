@@ -1,5 +1,6 @@
 """nn.utils: gradient clipping, parameter/vector conversion, rnn helpers, parametrizations
-(parametrize, parametrizations, weight_norm, spectral_norm) and stateless.functional_call."""
+(parametrize, parametrizations, weight_norm, spectral_norm), stateless.functional_call, conv/linear
++ batch norm fusion and skip_init."""
 
 from minitorch.nn.utils import rnn  # noqa: F401,E402
 from minitorch.nn.utils.clip_grad import (  # noqa: F401
@@ -15,9 +16,15 @@ from minitorch.nn.utils.convert_parameters import (  # noqa: F401
 )
 
 # Loaded on first use (NOTE [ Lazy submodules ] in minitorch/__init__.py): submodules, and the
-# legacy hook-based weight/spectral norm functions with the module that holds each.
-_LAZY_MODULES = ("parametrize", "parametrizations", "prune", "stateless")
+# functions of some (fusion, skip_init, the legacy hook-based weight/spectral norm) with the module
+# that holds each.
+_LAZY_MODULES = ("fusion", "init", "parametrize", "parametrizations", "prune", "stateless")
 _LAZY_NAMES = {
+    "fuse_conv_bn_eval": "fusion",
+    "fuse_conv_bn_weights": "fusion",
+    "fuse_linear_bn_eval": "fusion",
+    "fuse_linear_bn_weights": "fusion",
+    "skip_init": "init",
     "weight_norm": "weight_norm",
     "remove_weight_norm": "weight_norm",
     "spectral_norm": "spectral_norm",
