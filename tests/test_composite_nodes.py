@@ -268,3 +268,26 @@ def test_composites_and_linear_make_no_host_transfers_on_device(device):
         assert c.count == 0
     assert lin.weight.grad.is_contiguous()
     assert conv.weight.grad.stride() == conv.weight.stride()
+
+
+def test_double_backward_reaching_inner_nodes_twice():
+    # the outer walk of a double backward reaches a folded function's inner nodes directly and
+    # frees them before the folded node runs them again (smooth_l1_loss, huber_loss with
+    # reduction='none' under pow: "Trying to backward through the graph a second time")
+    rng = np.random.default_rng(0)
+    F = torch.nn.functional
+    for loss in (F.smooth_l1_loss, F.huber_loss):
+        x = torch.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+        y = torch.zeros(2, 3, dtype=torch.float64)
+        (g,) = torch.autograd.grad(loss(x, y, reduction="none").pow(2).sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        d = x.detach().numpy()
+        # g = 2 l l' with l, l' of the loss; the values checked against the closed form for
+        # |d| < 1 (quadratic piece): l = d^2 / 2, g = d^3, d(g^2)/dx = 6 d^5
+        small = np.abs(d) < 1
+        np.testing.assert_allclose(x.grad.numpy()[small], 6 * d[small] ** 5, rtol=1e-12)
+    lstm = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True).double()
+    x = torch.tensor(rng.standard_normal((5, 2, 3)), requires_grad=True)
+    (g,) = torch.autograd.grad(lstm(x)[0].pow(2).sum(), x, create_graph=True)
+    g.pow(2).sum().backward()
+    assert np.isfinite(x.grad.numpy()).all() and lstm.weight_hh_l0.grad is not None
