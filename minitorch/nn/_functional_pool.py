@@ -7,7 +7,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._factories import tensor, zeros
-from minitorch._ops import gather, index_select, relu, where
+from minitorch._ops import gather, index_select, where
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -285,24 +285,31 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     return out.squeeze(-2)
 
 
+def _no_zero_grad(out: Tensor) -> Tensor:
+    """out, with no gradient where it is 0: there pow(out, 1/p)'s derivative is inf, which
+    torch's sign(out) * relu(|out|) stops (its relu backward selects), so an all-zero window
+    (after a ReLU) gets a zero gradient, not nan."""
+    return where(out == 0, 0.0, out)
+
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """(sum of x^p over each window)^(1/p). Mirrors torch.nn.functional.lp_pool2d."""
     kh, kw = ntuple(kernel_size, 2, "kernel_size", "lp_pool2d")
     out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kh * kw).pow(1.0 / norm_type)
+    return _no_zero_grad(out).mul(kh * kw).pow(1.0 / norm_type)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool3d."""
     kd, kh, kw = ntuple(kernel_size, 3, "kernel_size", "lp_pool3d")
     out = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(kd * kh * kw).pow(1.0 / norm_type)
+    return _no_zero_grad(out).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool1d."""
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (out.sign() * relu(out.abs())).mul(_one(kernel_size)).pow(1.0 / norm_type)
+    return _no_zero_grad(out).mul(_one(kernel_size)).pow(1.0 / norm_type)
 
 
 # --- adaptive pooling ---

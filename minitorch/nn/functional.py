@@ -135,7 +135,7 @@ def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> 
     _check_tensor(input, "threshold")
 
     def compute(x):
-        out = _ops.where(x > threshold, x, value)
+        out = _ops.where(x <= threshold, value, x)  # a NaN passes through, as in torch
         return out if out.dtype is x.dtype else out.to(x.dtype)
 
     out = _act._result(input, inplace, compute, "threshold")
@@ -170,7 +170,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 @one_node("HardshrinkBackward0")
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
-    return _ops.where(_ops.abs(input) > lambd, input, 0.0)
+    return _ops.where(_ops.abs(input) <= lambd, 0.0, input)  # a NaN passes through
 
 
 @one_node("SoftshrinkBackward0")
@@ -178,7 +178,10 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
-    return _ops.where(input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, 0.0))
+    # the middle piece is input * 0, so a NaN passes through as in torch
+    return _ops.where(
+        input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, input * 0)
+    )
 
 
 def softsign(input: Tensor) -> Tensor:

@@ -248,3 +248,17 @@ def test_errors():
         F.relu(_t([True]))
     with pytest.raises(ValueError, match="Softmax2d: expected input to be 3D or 4D"):
         nn.Softmax2d()(_t(np.ones((2, 3))))
+
+
+def test_shrink_and_threshold_pass_nan_through():
+    x = minitorch.tensor([float("nan"), 2.0, -0.2])
+    for out in (F.hardshrink(x, 0.5), F.softshrink(x, 0.5), F.threshold(x, 0.1, -3.0)):
+        assert np.isnan(out[0].item())  # torch's kernels keep a NaN (these made it 0 or -3)
+    assert F.hardshrink(x, 0.5)[1:].tolist() == [2.0, 0.0]
+    assert F.threshold(x, 0.1, -3.0)[1:].tolist() == [2.0, -3.0]
+
+
+def test_lp_pool_of_an_all_zero_window_has_zero_gradient():
+    x = minitorch.tensor([[[0.0, 0.0, 3.0, 4.0]]], requires_grad=True)
+    F.lp_pool1d(x, 2, 2).sum().backward()  # (0^2 + 0^2)^(1/2): no nan
+    np.testing.assert_allclose(x.grad.numpy(), [[[0.0, 0.0, 0.6, 0.8]]], rtol=1e-6)
