@@ -68,7 +68,8 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        g = grad / (a * a + b * b)
+        d = a * a + b * b
+        g = grad / where(d == 0, 1.0, d)  # the origin: 0, not 0/0, as torch (an angle of 0)
         return (
             g * b if ctx.needs_input_grad[0] else None,
             -g * a if ctx.needs_input_grad[1] else None,

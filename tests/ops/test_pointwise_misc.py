@@ -375,3 +375,10 @@ def test_half_subtraction_with_bool_is_refused_as_for_float32():
     for call in (lambda: h - m, lambda: m - h, lambda: h - True, lambda: h.sub_(m)):
         with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
             call()
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    y = mt.tensor([0.0, 1.0], requires_grad=True)
+    x = mt.tensor([0.0, 1.0], requires_grad=True)
+    mt.atan2(y, x).sum().backward()
+    assert y.grad.tolist() == [0.0, 0.5] and x.grad.tolist() == [0.0, -0.5]  # was nan at 0
