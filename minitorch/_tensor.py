@@ -473,6 +473,15 @@ class Tensor(TensorMethods):
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __contains__(self, element):
+        """`v in t`: whether any element equals v (a number or a broadcastable tensor)."""
+        if not isinstance(element, (Tensor, int, float, bool)):
+            raise RuntimeError(
+                f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                f"{type(element)}."
+            )
+        return bool((element == self).any())
+
     def __format__(self, spec):
         if self._data.ndim == 0:
             return format(self.item(), spec)

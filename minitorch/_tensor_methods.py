@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 # NOTE [ Late binding of ops ]
 # The ops build Tensors, so they import this module's class (through minitorch._tensor); this
 # module cannot import them back at load time. minitorch._ops sets `_ops` to itself once loaded.
@@ -28,6 +30,32 @@ def _keyword_size(args, kwargs, name: str, op: str):
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
     return _size_args((value,))
+
+
+def _scalar_first(op: str, number, rest, n_tensors: int = 1):
+    """torch's deprecated overloads with the number first: add_(Number alpha, Tensor other)
+    (old tutorials' p.data.add_(-lr, p.grad.data)), addcmul_(Number value, Tensor, Tensor):
+    (the tensor operand(s), the number), with torch's deprecation warning."""
+    from minitorch._tensor import Tensor
+
+    if (
+        len(rest) != n_tensors
+        or isinstance(number, Tensor)
+        or not all(isinstance(t, Tensor) for t in rest)
+    ):
+        raise TypeError(f"{op}() received an invalid combination of arguments")
+    if n_tensors == 1:
+        old, new = "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"
+    else:
+        old = "Number value, Tensor tensor1, Tensor tensor2"
+        new = "Tensor tensor1, Tensor tensor2, *, Number value = 1"
+    warnings.warn(
+        f"This overload of {op} is deprecated:\n\t{op}({old})\nConsider using one of the "
+        f"following signatures instead:\n\t{op}({new})",
+        UserWarning,
+        stacklevel=3,
+    )
+    return (rest[0] if n_tensors == 1 else tuple(rest)), number
 
 
 class TensorMethods:
@@ -290,16 +318,24 @@ class TensorMethods:
 
     # --- pointwise ---
 
-    def add(self, other, *, alpha=1):
+    def add(self, other, *args, alpha=1):
+        if args:  # the deprecated add(Number alpha, Tensor other)
+            other, alpha = _scalar_first("add", other, args)
         return _ops.add(self, other, alpha=alpha)
 
-    def add_(self, other, *, alpha=1):
+    def add_(self, other, *args, alpha=1):
+        if args:
+            other, alpha = _scalar_first("add_", other, args)
         return _ops.add_(self, other, alpha=alpha)
 
-    def sub(self, other, *, alpha=1):
+    def sub(self, other, *args, alpha=1):
+        if args:
+            other, alpha = _scalar_first("sub", other, args)
         return _ops.sub(self, other, alpha=alpha)
 
-    def sub_(self, other, *, alpha=1):
+    def sub_(self, other, *args, alpha=1):
+        if args:
+            other, alpha = _scalar_first("sub_", other, args)
         return _ops.sub_(self, other, alpha=alpha)
 
     subtract = sub
@@ -769,16 +805,24 @@ class TensorMethods:
     def lerp_(self, end, weight):
         return _ops.lerp_(self, end, weight)
 
-    def addcmul(self, tensor1, tensor2, *, value=1):
+    def addcmul(self, tensor1, tensor2, *args, value=1):
+        if args:  # the deprecated addcmul(Number value, Tensor tensor1, Tensor tensor2)
+            (tensor1, tensor2), value = _scalar_first("addcmul", tensor1, (tensor2, *args), 2)
         return _ops.addcmul(self, tensor1, tensor2, value=value)
 
-    def addcmul_(self, tensor1, tensor2, *, value=1):
+    def addcmul_(self, tensor1, tensor2, *args, value=1):
+        if args:
+            (tensor1, tensor2), value = _scalar_first("addcmul_", tensor1, (tensor2, *args), 2)
         return _ops.addcmul_(self, tensor1, tensor2, value=value)
 
-    def addcdiv(self, tensor1, tensor2, *, value=1):
+    def addcdiv(self, tensor1, tensor2, *args, value=1):
+        if args:
+            (tensor1, tensor2), value = _scalar_first("addcdiv", tensor1, (tensor2, *args), 2)
         return _ops.addcdiv(self, tensor1, tensor2, value=value)
 
-    def addcdiv_(self, tensor1, tensor2, *, value=1):
+    def addcdiv_(self, tensor1, tensor2, *args, value=1):
+        if args:
+            (tensor1, tensor2), value = _scalar_first("addcdiv_", tensor1, (tensor2, *args), 2)
         return _ops.addcdiv_(self, tensor1, tensor2, value=value)
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):

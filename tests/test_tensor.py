@@ -502,3 +502,24 @@ def test_torch_constants_and_version_module():
     assert (mt.pi, mt.e, mt.inf) == (math.pi, math.e, math.inf) and math.isnan(mt.nan)
     assert mt.ones(3)[:, mt.newaxis].shape == (3, 1)
     assert mt.version.__version__ == mt.__version__ and mt.version.cuda is None
+
+
+def test_membership():
+    x = mt.tensor([[1, 2], [3, 4]])
+    assert 3 in x and 0 not in x and mt.tensor([1, 2]) in x
+    with pytest.raises(RuntimeError, match="only supports Tensor or scalar"):
+        "a" in x  # noqa: B015
+
+
+def test_deprecated_number_first_overloads():
+    p, g = mt.ones(3), mt.full((3,), 0.5)
+    with pytest.warns(UserWarning, match="This overload of add_ is deprecated"):
+        p.add_(-0.1, g)  # an old tutorial's p.data.add_(-learning_rate, p.grad.data)
+    np.testing.assert_allclose(p.numpy(), [0.95] * 3)
+    with pytest.warns(UserWarning, match="deprecated"):
+        np.testing.assert_allclose(p.sub(2, g).numpy(), [-0.05] * 3, atol=1e-7)
+    with pytest.warns(UserWarning, match="deprecated"):
+        np.testing.assert_allclose(mt.addcmul(p, 0.5, g, g).numpy(), [1.075] * 3)
+    with pytest.warns(UserWarning, match="deprecated"):
+        p.addcdiv_(-0.01, g, g)
+    np.testing.assert_allclose(p.numpy(), [0.94] * 3, rtol=1e-6)

@@ -167,6 +167,8 @@ def _tokens(t: Tensor, key, as_select: bool) -> list:
             toks.append(_tensor_item(t, item, as_select))
         elif cls is list or hasattr(item, "__array__") and getattr(item, "ndim", 0) > 0:
             toks.append(_sequence_item(t, item))
+        elif cls is range:  # y_hat[range(len(y_hat)), y]: a list of its integers, as torch
+            toks.append(_sequence_item(t, list(item)))
         elif getattr(item, "dtype", None) is not None and item.dtype.kind == "b":
             toks.append(("bool", bool(item)))  # a NumPy bool scalar
         elif hasattr(item, "__index__") and not isinstance(item, float):

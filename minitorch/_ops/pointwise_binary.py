@@ -355,8 +355,13 @@ class Addcdiv(Function):
         return (grad, gv / b if needs[1] else None, -gv * a / (b * b) if needs[2] else None)
 
 
-def addcmul(input, tensor1, tensor2, *, value=1, out=None):
-    """input + value * tensor1 * tensor2. Mirrors torch.addcmul."""
+def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
+    """input + value * tensor1 * tensor2. Mirrors torch.addcmul (and its deprecated
+    addcmul(input, value, tensor1, tensor2))."""
+    if args:
+        from minitorch._tensor_methods import _scalar_first
+
+        (tensor1, tensor2), value = _scalar_first("addcmul", tensor1, (tensor2, *args), 2)
     x, a, b, dt = _three(input, tensor1, tensor2, "addcmul")
     if dt is _dtype.bool:
         raise _not_implemented("addcmul_cpu_out", dt)
@@ -365,8 +370,13 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _out(Addcmul.apply(x, a, b, value=value), out)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
-    """input + value * tensor1 / tensor2. Mirrors torch.addcdiv."""
+def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
+    """input + value * tensor1 / tensor2. Mirrors torch.addcdiv (and its deprecated
+    addcdiv(input, value, tensor1, tensor2))."""
+    if args:
+        from minitorch._tensor_methods import _scalar_first
+
+        (tensor1, tensor2), value = _scalar_first("addcdiv", tensor1, (tensor2, *args), 2)
     for pos, (name, t) in enumerate(
         (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1
     ):

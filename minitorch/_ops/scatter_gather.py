@@ -124,10 +124,23 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp)
 
 
+def _as_vector(input: Tensor, index, src=None):
+    """A 0-d index (and 0-d src) of a 1-d input as 1-element vectors: torch counts a 0-d tensor
+    as one dim here (zeros(10).scatter_(0, tensor(y), value=1), the one-hot of the tutorials)."""
+    if isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1:
+        index = index.reshape(1)
+        if isinstance(src, Tensor) and src.ndim == 0:
+            src = src.reshape(1)
+    return index, src
+
+
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
+    zero_d = isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1
+    index, _ = _as_vector(input, index)
     _, plan = _plan(input, dim, index, "gather")
-    return _maybe_out(Gather.apply(input, plan=plan), out)
+    result = Gather.apply(input, plan=plan)
+    return _maybe_out(result.reshape(()) if zero_d else result, out)
 
 
 def _maybe_out(result, out):
@@ -161,6 +174,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     """
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
+    index, src = _as_vector(input, index, src)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
@@ -194,6 +208,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     torch.scatter_add."""
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
+    index, src = _as_vector(input, index, src)
     _, plan = _plan(input, dim, index, "scatter_add", src)
     return ScatterAdd.apply(input, _src_region(src, plan), plan=plan, accumulate=True)
 
@@ -353,6 +368,7 @@ def scatter_reduce(
         raise NotImplementedError(
             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"
         )
+    index, src = _as_vector(input, index, src)
     _, plan = _plan(input, dim, index, "scatter_reduce", src)
     return ScatterReduce.apply(
         input, _src_region(src, plan), plan=plan, reduce=reduce, include_self=bool(include_self)

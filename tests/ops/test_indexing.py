@@ -746,3 +746,13 @@ def test_advanced_index_assignment_needs_matching_dtypes():
     x[x == 0] = mt.tensor(2, dtype=mt.float64)
     x[[2]] = 3.0  # a number is cast
     assert x.tolist() == [[1.0] * 4, [2.0] * 4, [3.0] * 4]
+
+
+def test_range_indices_act_as_lists():
+    # d2l's y_hat[range(len(y_hat)), y] and the nll of "What is torch.nn really?"
+    y_hat = mt.tensor([[0.1, 0.3, 0.6], [0.3, 0.2, 0.5]])
+    y = mt.tensor([0, 2])
+    assert y_hat[range(len(y_hat)), y].tolist() == pytest.approx([0.1, 0.5])
+    assert y_hat[:, range(1, 3)].shape == (2, 2) and y_hat[range(0)].shape == (0, 3)
+    y_hat[range(2), y] = 0.0
+    assert y_hat.tolist()[0][0] == 0.0 and y_hat.tolist()[1][2] == 0.0

@@ -568,3 +568,15 @@ def test_negative_indices_that_torch_wraps():
     assert x.take(i).tolist() == [5.0] and x.put(i, mt.tensor([9.0])).tolist()[-1] == 9.0
     # take_along_dim along a dim wraps first, as torch
     assert mt.take_along_dim(x.view(2, 3), mt.tensor([[-1]]), 1).tolist() == [[2.0], [5.0]]
+
+
+def test_zero_dim_index_of_a_vector():
+    # the tutorials' one-hot: zeros(10).scatter_(0, tensor(y), value=1)
+    assert mt.zeros(5).scatter_(0, mt.tensor(3), value=1).tolist() == [0, 0, 0, 1, 0]
+    assert mt.zeros(5).scatter(0, mt.tensor(1), mt.tensor(2.0)).tolist() == [0, 2, 0, 0, 0]
+    assert mt.zeros(5).scatter_add(0, mt.tensor(1), mt.tensor(2.0)).tolist()[1] == 2.0
+    x = mt.arange(5.0, requires_grad=True)
+    g = x.gather(0, mt.tensor(2))
+    assert g.shape == () and g.item() == 2.0
+    g.backward()
+    assert x.grad.tolist() == [0, 0, 1, 0, 0]
