@@ -159,14 +159,22 @@ def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> 
     """A pixel coordinate moved inside the input by border/reflection padding (torch's
     compute_coordinates); 'zeros' leaves it, and out-of-range taps then read 0."""
     if padding_mode == "border":
-        x = _ops.clamp(x, 0, size - 1)
+        x = _clip(x, size - 1)
     elif padding_mode == "reflection":
         if align_corners:
             x = _reflect(x, 0, 2 * (size - 1))
         else:
             x = _reflect(x, -1, 2 * size - 1)
-        x = _ops.clamp(x, 0, size - 1)
+        x = _clip(x, size - 1)
     return x
+
+
+def _clip(x: Tensor, hi: int) -> Tensor:
+    """x clamped into [0, hi] with torch's clip_coordinates gradient: 1 strictly inside, 0 on
+    the bounds too (clamp's passes it there; an identity affine_grid puts the edge pixels on
+    them, so a spatial transformer's theta gradient differed)."""
+    inside = (x > 0) & (x < hi)
+    return _ops.where(inside, x, _ops.clamp(x, 0, hi).detach())
 
 
 def grid_sample(

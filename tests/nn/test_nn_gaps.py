@@ -342,3 +342,28 @@ def test_nn_grad_is_differentiable_and_checks_shapes():
         nn.grad.conv2d_weight(x, (3, 2, 2), go)
     with pytest.raises(RuntimeError, match="to have 4 channels, but got 2"):
         nn.grad.conv1d_weight(x, (3, 4, 2), go, stride=2)
+
+
+def test_grid_sample_grid_gradient_is_zero_on_the_clip_bounds():
+    # torch's clip_coordinates: gradient 1 strictly inside, 0 on the bounds (clamp passed it);
+    # an identity affine_grid with align_corners=True puts the edge pixels exactly there
+    F = mt.nn.functional
+    inp = mt.arange(12.0, dtype=mt.float64).view(1, 1, 3, 4) ** 1.5
+    theta = mt.tensor([[[1.0, 0, 0], [0, 1.0, 0]]], dtype=mt.float64, requires_grad=True)
+    for mode in ("border", "reflection"):
+        theta.grad = None
+        g = F.affine_grid(theta, (1, 1, 3, 4), align_corners=True)
+        F.grid_sample(inp, g, padding_mode=mode, align_corners=True).sum().backward()
+        np.testing.assert_allclose(
+            theta.grad.flatten().numpy(),
+            [
+                0.5416699076545062,
+                7.9300804068041515,
+                31.528416609853828,
+                3.7039225293156317,
+                0.0,
+                65.33552877191256,
+            ],
+            rtol=1e-12,
+            err_msg=mode,
+        )
