@@ -523,3 +523,10 @@ def test_deprecated_number_first_overloads():
     with pytest.warns(UserWarning, match="deprecated"):
         p.addcdiv_(-0.01, g, g)
     np.testing.assert_allclose(p.numpy(), [0.94] * 3, rtol=1e-6)
+
+
+def test_class_names_read_like_torch():
+    # print(type(x)) in the tutorials shows <class 'torch.Tensor'>
+    assert repr(type(mt.ones(1))) == "<class 'minitorch.Tensor'>"
+    assert repr(type(mt.ones(1).shape)) == "<class 'minitorch.Size'>"
+    assert pickle.loads(pickle.dumps(mt.ones(2))).tolist() == [1.0, 1.0]
