@@ -215,3 +215,25 @@ def test_no_host_reads_on_strict():
     with count_transfers() as t:
         model(src, tgt, tgt_mask=mask, src_key_padding_mask=kpm).sum().backward()
     assert t.count == 0
+
+
+def test_encoder_inference_zeroes_padded_positions_as_torchs_nested_path():
+    rng = np.random.default_rng(0)
+    layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, batch_first=True)
+    enc = nn.TransformerEncoder(layer, 2, enable_nested_tensor=True).eval()
+    x = mt.tensor(rng.standard_normal((2, 4, 8)), dtype=mt.float32)
+    pad = mt.tensor([[False, False, True, True], [False, False, False, False]])
+    with mt.no_grad():
+        out = enc(x, src_key_padding_mask=pad)
+        ref = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False).eval()
+        ref.load_state_dict(enc.state_dict())
+        want = ref(x, src_key_padding_mask=pad)
+    assert (out[0, 2:] == 0).all()  # torch's to_padded_tensor(0.0)
+    np.testing.assert_allclose(out[0, :2].numpy(), want[0, :2].numpy(), rtol=1e-6)
+    np.testing.assert_allclose(out[1].numpy(), want[1].numpy(), rtol=1e-6)
+    assert (want[0, 2:] != 0).any()
+    # not in eval, with gradients, or with a mask that is not left-aligned: computed values
+    with mt.no_grad():
+        gap = mt.tensor([[False, True, False, True], [False, False, False, False]])
+        assert (enc(x, src_key_padding_mask=gap)[0, 1] != 0).any()
+    assert (enc(x, src_key_padding_mask=pad)[0, 2:] != 0).any()  # grad mode, weights need grad

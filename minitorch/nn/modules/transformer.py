@@ -220,6 +220,10 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        # 1: relu, 2: gelu, 0: another (torch's flag; TransformerEncoder's fast path reads it)
+        act = self.activation
+        name = getattr(act, "__name__", type(act).__name__).lower()
+        self.activation_relu_or_gelu = {"relu": 1, "gelu": 2}.get(name, 0)
 
     def forward(
         self, src: Tensor, src_mask=None, src_key_padding_mask=None, is_causal: bool = False
@@ -325,13 +329,45 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
+def _why_not_nested(layer) -> str:
+    """Why torch would not use its nested-tensor path with this encoder layer ('' if it would)."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    if layer.norm_first:
+        return f"{name}.norm_first was True"
+    if not attn.batch_first:
+        return (
+            f"{name}.self_attn.batch_first was not True"
+            "(use batch_first for better inference performance)"
+        )
+    if not attn._qkv_same_embed_dim:
+        return f"{name}.self_attn._qkv_same_embed_dim was not True"
+    if attn.in_proj_bias is None:
+        return f"{name}.self_attn was passed bias=False"
+    if not getattr(layer, "activation_relu_or_gelu", 0):
+        return f"{name}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{name}.norm1.eps was not equal to {name}.norm2.eps"
+    if attn.num_heads % 2 == 1:
+        return f"{name}.self_attn.num_heads is odd"
+    return ""
+
+
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer, then an optional norm. Mirrors
     torch.nn.TransformerEncoder.
 
-    Differences from torch: no nested-tensor fast path (enable_nested_tensor is recorded only),
-    and a mask is never inspected on the device to guess is_causal (the mask is applied as
-    given, which gives the same numbers)."""
+    NOTE [ The nested-tensor path ]: in eval mode without gradients, with a left-aligned
+    src_key_padding_mask and the layer torch's fast path takes (batch_first, post-norm,
+    relu/gelu, an even number of heads, ...), torch runs the layers on a nested tensor and pads
+    the result with zeros: the padded positions of the output are 0 before the final norm.
+    minitorch computes the same layers with the mask and writes those zeros.
+
+    Differences from torch: on a GPU the mask is not read back to check its alignment, so the
+    zeros are not written there; a mask is never inspected on the device to guess is_causal
+    (the mask is applied as given, which gives the same numbers)."""
 
     __constants__ = ["norm"]
 
@@ -348,22 +384,21 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
         self.mask_check = mask_check
-        if enable_nested_tensor and isinstance(encoder_layer, TransformerEncoderLayer):
-            if not encoder_layer.self_attn.batch_first:
-                warnings.warn(
-                    "enable_nested_tensor is True, but self.use_nested_tensor is False because "
-                    "encoder_layer.self_attn.batch_first was not True(use batch_first for "
-                    "better inference performance)",
-                    stacklevel=2,
-                )
+        why = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why:
+            warnings.warn(
+                f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                stacklevel=2,
+            )
+        self.use_nested_tensor = enable_nested_tensor and not why
 
     def forward(self, src: Tensor, mask=None, src_key_padding_mask=None, is_causal=None):
         src_key_padding_mask = canonical_mask(
             src_key_padding_mask, "src_key_padding_mask", src, mask, "mask"
         )
         mask = canonical_mask(mask, "mask", src)
+        padded = self._nested_padding(src, mask, src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(
@@ -372,9 +407,35 @@ class TransformerEncoder(Module):
                 is_causal=bool(is_causal),
                 src_key_padding_mask=src_key_padding_mask,
             )
+        if padded is not None:  # NOTE [ The nested-tensor path ]
+            output = output.masked_fill(padded.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+    def _nested_padding(self, src, mask, key_padding_mask):
+        """The (N, S) padded positions where torch would take its nested-tensor path, else
+        None (torch's conditions, in its order)."""
+        from minitorch.autograd.grad_mode import is_grad_enabled
+
+        first = self.layers[0]
+        if (
+            not getattr(self, "use_nested_tensor", False)
+            or first.training
+            or src.dim() != 3
+            or key_padding_mask is None
+            or mask is not None
+            or src._device.type != "cpu"  # the alignment check would read the mask back
+        ):
+            return None
+        pad = key_padding_mask != 0  # canonical: 0 where attended, -inf where padded
+        if getattr(self, "mask_check", True) and bool((pad[:, :-1] & ~pad[:, 1:]).any()):
+            return None  # not left-aligned: a padded position before a kept one
+        if is_grad_enabled() and (
+            src.requires_grad or any(p.requires_grad for p in first.parameters())
+        ):
+            return None
+        return pad
 
 
 class TransformerDecoder(Module):
