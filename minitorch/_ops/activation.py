@@ -51,8 +51,8 @@ def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
 
     out = apply_inplace(input, compute, op + "_")
     name = _INPLACE_NODE.get(op)
-    # threshold_'s last op is a where(cond, x, value): torch's node lists the input alone
-    shown = (1,) if op == "threshold" else None
+    # threshold_'s last op is a where(cond, value, x): torch's node lists the input alone
+    shown = (2,) if op == "threshold" else None
     return out if name is None else name_node(out, name, shown=shown)
 
 

@@ -70,9 +70,6 @@ KNOWN: dict[str, str] = {
         "IndexError from select(); minitorch's RuntimeError names both sizes"
         for n in ("batch_norm", "batch_norm__4d", "batch_norm__eval")
     },
-    "div_floor:int64": "integer division by a zero element: torch raises ZeroDivisionError; "
-    "minitorch would have to read the divisor back from the device to check",
-    "div_trunc:int64": "integer division by a zero element (as div_floor)",
     "kthvalue:int64": _TIES,
     "topk:int64": _TIES,
     "linalg_eigh:bool": "a 0/1 matrix has repeated eigenvalues: its eigenvectors are not unique",
