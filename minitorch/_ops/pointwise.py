@@ -18,9 +18,33 @@ from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
 __all__ = [
-    "add", "sub", "rsub", "mul", "div", "neg", "pow", "exp", "log", "sqrt", "abs", "tanh",
-    "sigmoid", "relu", "maximum", "minimum", "clamp", "where", "eq", "ne", "lt", "le", "gt", "ge",
-    "sign", "floor_divide", "remainder",
+    "add",
+    "sub",
+    "rsub",
+    "mul",
+    "div",
+    "neg",
+    "pow",
+    "exp",
+    "log",
+    "sqrt",
+    "abs",
+    "tanh",
+    "sigmoid",
+    "relu",
+    "maximum",
+    "minimum",
+    "clamp",
+    "where",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "sign",
+    "floor_divide",
+    "remainder",
 ]
 
 
@@ -37,9 +61,7 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return (a._data if isinstance(a, Tensor) else a) + (
-            b._data if isinstance(b, Tensor) else b
-        )
+        return (a._data if isinstance(a, Tensor) else a) + (b._data if isinstance(b, Tensor) else b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -53,9 +75,7 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        return (a._data if isinstance(a, Tensor) else a) - (
-            b._data if isinstance(b, Tensor) else b
-        )
+        return (a._data if isinstance(a, Tensor) else a) - (b._data if isinstance(b, Tensor) else b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -73,15 +93,15 @@ class Mul(Function):
         # that needs no gradient do not invalidate this node).
         needs = ctx.needs_input_grad
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
-        return (a._data if isinstance(a, Tensor) else a) * (
-            b._data if isinstance(b, Tensor) else b
-        )
+        return (a._data if isinstance(a, Tensor) else a) * (b._data if isinstance(b, Tensor) else b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return (grad * b if ctx.needs_input_grad[0] else None,
-                grad * a if ctx.needs_input_grad[1] else None)
+        return (
+            grad * b if ctx.needs_input_grad[0] else None,
+            grad * a if ctx.needs_input_grad[1] else None,
+        )
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -100,9 +120,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
-        return (a._data if isinstance(a, Tensor) else a) / (
-            b._data if isinstance(b, Tensor) else b
-        )
+        return (a._data if isinstance(a, Tensor) else a) / (b._data if isinstance(b, Tensor) else b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -142,8 +160,11 @@ class Neg(Function):
 
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add."""
-    if not (isinstance(other, Tensor) and isinstance(input, Tensor)
-            and input._data.dtype is other._data.dtype):
+    if not (
+        isinstance(other, Tensor)
+        and isinstance(input, Tensor)
+        and input._data.dtype is other._data.dtype
+    ):
         input, other, dt = promote(input, other, "add")
         if dt in _HALF:
             return _half_add_sub(add, input, other, alpha, dt, out)
@@ -157,9 +178,12 @@ def add(input, other, *, alpha=1, out=None):
 
 def sub(input, other, *, alpha=1, out=None):
     """input - alpha * other. Mirrors torch.sub."""
-    if (isinstance(other, Tensor) and isinstance(input, Tensor)
-            and input._data.dtype is other._data.dtype
-            and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))):
+    if (
+        isinstance(other, Tensor)
+        and isinstance(input, Tensor)
+        and input._data.dtype is other._data.dtype
+        and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
+    ):
         if alpha == 1:  # NOTE [ Same-dtype fast path ]
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
@@ -265,8 +289,11 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other, *, out=None):
     """input * other. Mirrors torch.mul."""
-    if not (isinstance(other, Tensor) and isinstance(input, Tensor)
-            and input._data.dtype is other._data.dtype):
+    if not (
+        isinstance(other, Tensor)
+        and isinstance(input, Tensor)
+        and input._data.dtype is other._data.dtype
+    ):
         input, other, dt = promote(input, other, "mul")
         if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
             return _half_result(mul(_widen(input), _widen(other)), dt, out)
@@ -277,9 +304,12 @@ def mul(input, other, *, out=None):
 def div(input, other, *, rounding_mode=None, out=None):
     """input / other (true division; 'trunc' or 'floor' rounding). Mirrors torch.div."""
     if rounding_mode is None:
-        if not (isinstance(other, Tensor) and isinstance(input, Tensor)
-                and input._data.dtype is other._data.dtype
-                and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))):
+        if not (
+            isinstance(other, Tensor)
+            and isinstance(input, Tensor)
+            and input._data.dtype is other._data.dtype
+            and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
+        ):
             input, other, dt = promote_float(input, other, "div")
             if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
                 return _half_result(div(_widen(input), _widen(other)), dt, out)
@@ -407,7 +437,7 @@ class PowScalar(Function):
     def forward(ctx, a, *, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a._data ** exponent
+        return a._data**exponent
 
     @staticmethod
     def backward(ctx, grad):
@@ -436,7 +466,7 @@ class Pow(Function):
     @staticmethod
     def forward(ctx, a, b):
         try:
-            out = a._data ** b._data
+            out = a._data**b._data
         except ValueError:  # NumPy refuses integers to negative integer powers; torch does not
             out = _int_pow(ctx.xp, a._data, b._data)
         ctx.save_for_backward(a, b, out)
@@ -571,7 +601,10 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return ctx.xp.sign(a._data)
+        out = ctx.xp.sign(a._data)
+        if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
+            ctx.xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -616,8 +649,10 @@ class TanhBackward(Function):
     @staticmethod
     def backward(ctx, g):
         grad, y = ctx.saved_tensors
-        return (g * (1 - y * y) if ctx.needs_input_grad[0] else None,
-                -2 * g * grad * y if ctx.needs_input_grad[1] else None)
+        return (
+            g * (1 - y * y) if ctx.needs_input_grad[0] else None,
+            -2 * g * grad * y if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Sigmoid(Function):
@@ -675,8 +710,10 @@ class SigmoidBackward(Function):
     @staticmethod
     def backward(ctx, g):
         grad, y = ctx.saved_tensors
-        return (g * (y * (1 - y)) if ctx.needs_input_grad[0] else None,
-                g * grad * (1 - 2 * y) if ctx.needs_input_grad[1] else None)
+        return (
+            g * (y * (1 - y)) if ctx.needs_input_grad[0] else None,
+            g * grad * (1 - 2 * y) if ctx.needs_input_grad[1] else None,
+        )
 
 
 class Relu(Function):
@@ -772,8 +809,9 @@ def sign(input, *, out=None):
 def relu(input):
     """max(input, 0). Mirrors torch.relu."""
     if input._data.dtype == bool:
-        raise RuntimeError("relu(): bool tensors are not supported (\"clamp_min_cpu\" not "
-                           "implemented for 'Bool')")
+        raise RuntimeError(
+            "relu(): bool tensors are not supported (\"clamp_min_cpu\" not implemented for 'Bool')"
+        )
     return Relu.apply(input)
 
 
@@ -961,9 +999,11 @@ class Where(Function):
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
         needs = ctx.needs_input_grad
-        return (None,
-                where(cond, grad, 0.0) if needs[1] else None,
-                where(cond, 0.0, grad) if needs[2] else None)
+        return (
+            None,
+            where(cond, grad, 0.0) if needs[1] else None,
+            where(cond, 0.0, grad) if needs[2] else None,
+        )
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -994,10 +1034,20 @@ def where(condition, input=None, other=None, *, out=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = scalar_like(input, condition)
     a, b, dt = promote(input, other, "where")
-    a = a if isinstance(a, Tensor) else _make(
-        condition._device.backend.xp.asarray(a, dtype=dt.np), condition._device, False, None)
-    b = b if isinstance(b, Tensor) else _make(
-        condition._device.backend.xp.asarray(b, dtype=dt.np), condition._device, False, None)
+    a = (
+        a
+        if isinstance(a, Tensor)
+        else _make(
+            condition._device.backend.xp.asarray(a, dtype=dt.np), condition._device, False, None
+        )
+    )
+    b = (
+        b
+        if isinstance(b, Tensor)
+        else _make(
+            condition._device.backend.xp.asarray(b, dtype=dt.np), condition._device, False, None
+        )
+    )
     return _out(Where.apply(condition, a, b), out)
 
 

@@ -155,7 +155,9 @@ class Sgn(_ZeroGrad, Function):
 
     @staticmethod
     def forward(ctx, a):
-        return _arr(ctx.xp, ctx.xp.sign(a._data))
+        out = _arr(ctx.xp, ctx.xp.sign(a._data))
+        ctx.xp.copyto(out, 0, where=out != out)  # sgn(nan) is 0 in torch
+        return out
 
 
 class Frac(Function):

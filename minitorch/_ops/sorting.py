@@ -178,7 +178,11 @@ def unique(
     if dt.name == "bfloat16":
         x = x.astype("float32")  # exact; NumPy's bfloat16 sort misplaces NaN
     if dim is None:
-        values, inverse, counts = xp.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        # torch keeps every NaN apart ([1, nan, nan]); NumPy merges them unless told not to
+        kw = {"equal_nan": False} if input._device.type == "cpu" else {}
+        values, inverse, counts = xp.unique(
+            x.reshape(-1), return_inverse=True, return_counts=True, **kw
+        )
         inverse = inverse.reshape(x.shape)
     else:
         dim = wrap_dim(dim, x.ndim, "unique")

@@ -64,6 +64,13 @@ class Node:
 
     def save_for_backward(self, *tensors):
         """Saves tensors (or, in built-in ops, raw arrays such as the output) for backward."""
+        if not self._fn._builtin:
+            for i, t in enumerate(tensors):
+                if t is not None and not isinstance(t, Tensor):
+                    raise TypeError(
+                        f"save_for_backward can only save variables, but argument {i} is of "
+                        f"type {type(t).__name__}"
+                    )
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):

@@ -382,3 +382,29 @@ def test_atan2_gradient_at_the_origin_is_zero():
     x = mt.tensor([0.0, 1.0], requires_grad=True)
     mt.atan2(y, x).sum().backward()
     assert y.grad.tolist() == [0.0, 0.5] and x.grad.tolist() == [0.0, -0.5]  # was nan at 0
+
+
+def test_sign_of_nan_is_zero_and_unique_keeps_nans_apart():
+    nan = float("nan")
+    assert mt.sign(mt.tensor([nan, -2.0, 0.0, 3.0])).tolist() == [0.0, -1.0, 0.0, 1.0]
+    assert mt.sgn(mt.tensor([nan])).tolist() == [0.0]
+    assert mt.sign(mt.tensor([nan], dtype=mt.float16)).tolist() == [0.0]
+    values, inverse, counts = mt.unique(
+        mt.tensor([1.0, nan, nan, 1.0]), return_inverse=True, return_counts=True
+    )
+    assert len(values) == 3 and inverse.tolist() == [0, 1, 2, 0] and counts.tolist() == [2, 1, 1]
+
+
+def test_custom_function_saves_tensors_only():
+    class Twice(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x, 3)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    with pytest.raises(TypeError, match="argument 1 is of type int"):
+        Twice.apply(mt.ones(1, requires_grad=True))
