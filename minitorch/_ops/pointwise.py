@@ -87,6 +87,8 @@ class Sub(Function):
 class Mul(Function):
     """out = a * b;  grad_a = grad * b,  grad_b = grad * a"""
 
+    _saved_names = ("self", "other")  # grad_fn._saved_self, _saved_other (as torch)
+
     @staticmethod
     def forward(ctx, a, b):
         # Each input is saved only for the other's gradient (so in-place changes to an input
@@ -116,6 +118,8 @@ class Mul(Function):
 
 class Div(Function):
     """out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b**2"""
+
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -431,6 +435,9 @@ def neg(input, *, out=None):
 class PowScalar(Function):
     """out = a ** e (e a number);  grad_a = grad * e * a ** (e - 1)"""
 
+    _saved_names = ("self",)
+    _saved_attrs = {"exponent": "exponent"}
+
     _node_name = "PowBackward0"
 
     @staticmethod
@@ -521,6 +528,8 @@ def pow(input, exponent, *, out=None):
 class Exp(Function):
     """out = exp(a);  grad_a = grad * out"""
 
+    _saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = ctx.xp.exp(a._data)
@@ -541,6 +550,8 @@ class Exp(Function):
 class Log(Function):
     """out = log(a);  grad_a = grad / a"""
 
+    _saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -559,6 +570,8 @@ class Log(Function):
 
 class Sqrt(Function):
     """out = sqrt(a);  grad_a = grad / (2 * out)"""
+
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
@@ -614,6 +627,8 @@ class Sign(Function):
 class Tanh(Function):
     """out = tanh(a);  grad_a = grad * (1 - out**2)"""
 
+    _saved_names = ("result",)
+
     @staticmethod
     def forward(ctx, a):
         out = ctx.xp.tanh(a._data)
@@ -657,6 +672,8 @@ class TanhBackward(Function):
 
 class Sigmoid(Function):
     """out = 1 / (1 + exp(-a));  grad_a = grad * out * (1 - out)"""
+
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):
@@ -718,6 +735,8 @@ class SigmoidBackward(Function):
 
 class Relu(Function):
     """out = max(a, 0);  grad_a = grad * (out > 0)"""
+
+    _saved_names = ("result",)
 
     @staticmethod
     def forward(ctx, a):

@@ -359,6 +359,8 @@ reciprocal = _unary(Reciprocal, "reciprocal", "1 / input")
 class Sin(Function):
     """out = sin(a);  grad_a = grad * cos(a)"""
 
+    _saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -372,6 +374,8 @@ class Sin(Function):
 
 class Cos(Function):
     """out = cos(a);  grad_a = -grad * sin(a)"""
+
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):

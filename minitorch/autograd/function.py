@@ -60,17 +60,26 @@ class Node:
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
+    def __getattr__(self, name):
+        # Only for attributes not found: torch's grad_fn._saved_self / _saved_other /
+        # _saved_result / _saved_exponent ("Autograd mechanics"), for the ops whose Function
+        # names what it saves (_saved_names, in save_for_backward's order; _saved_attrs: ctx
+        # attributes such as pow's exponent)
+        if name.startswith("_saved_"):
+            fn = type(self)._fn
+            key = name[7:]
+            names = getattr(fn, "_saved_names", ())
+            if key in names:
+                return self.saved_tensors[names.index(key)]
+            attr = getattr(fn, "_saved_attrs", {}).get(key)
+            if attr is not None:
+                return self.__dict__[attr]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     # --- the ctx API (torch.autograd.function.FunctionCtx) ---
 
     def save_for_backward(self, *tensors):
         """Saves tensors (or, in built-in ops, raw arrays such as the output) for backward."""
-        if not self._fn._builtin:
-            for i, t in enumerate(tensors):
-                if t is not None and not isinstance(t, Tensor):
-                    raise TypeError(
-                        f"save_for_backward can only save variables, but argument {i} is of "
-                        f"type {type(t).__name__}"
-                    )
         self._to_save = tensors
 
     def mark_dirty(self, *tensors):
@@ -434,8 +443,15 @@ def _user_forward(cls, ctx, args, kwargs):
         if cls._has_setup_context:
             out = cls.forward(*args, **kwargs)
             cls.setup_context(ctx, args, out)
-            return out
-        return cls.forward(ctx, *args, **kwargs)
+        else:
+            out = cls.forward(ctx, *args, **kwargs)
+    for i, t in enumerate(ctx._to_save or ()):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(t).__name__}"
+            )
+    return out
 
 
 def _apply_recording(cls, device, args, kwargs, _new=object.__new__):

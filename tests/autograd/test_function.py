@@ -426,3 +426,17 @@ def test_custom_function_matches_torch():
             assert a == b
         else:
             np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+def test_saved_tensor_attributes_of_built_in_nodes():
+    # "Autograd mechanics": grad_fn._saved_self is the input itself, _saved_result the output's
+    x = mt.randn(5, requires_grad=True)
+    y = x.pow(2)
+    assert y.grad_fn._saved_self is x and y.grad_fn._saved_exponent == 2
+    y = x.exp()
+    assert y.equal(y.grad_fn._saved_result) and y is not y.grad_fn._saved_result
+    z = x * mt.ones(5)
+    assert z.grad_fn._saved_self is None and z.grad_fn._saved_other.tolist() == [1.0] * 5
+    assert x.sin().grad_fn._saved_self is x and x.relu().grad_fn._saved_result.shape == (5,)
+    with pytest.raises(AttributeError, match="has no attribute '_saved_nope'"):
+        y.grad_fn._saved_nope  # noqa: B018
