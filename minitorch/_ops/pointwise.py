@@ -614,7 +614,7 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = ctx.xp.sign(a._data)
+        out = ctx.xp.asarray(ctx.xp.sign(a._data))  # (a 0-d input gives a NumPy scalar)
         if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
             ctx.xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
         return out

@@ -18,6 +18,9 @@ from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.independent import Independent
 from minitorch.distributions.kl import kl_divergence, register_kl
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from minitorch.distributions.mixture_same_family import MixtureSameFamily
+from minitorch.distributions.multinomial import Multinomial
 from minitorch.distributions.multivariate_normal import MultivariateNormal
 from minitorch.distributions.normal import LogNormal, Normal
 from minitorch.distributions.poisson import Poisson
@@ -57,7 +60,10 @@ __all__ = [
     "Kumaraswamy",
     "Laplace",
     "LogNormal",
+    "LowRankMultivariateNormal",
     "LogisticNormal",
+    "MixtureSameFamily",
+    "Multinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

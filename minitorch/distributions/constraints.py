@@ -20,6 +20,8 @@ __all__ = [
     "less_than",
     "lower_cholesky",
     "lower_triangular",
+    "MixtureSameFamilyConstraint",
+    "multinomial",
     "nonnegative",
     "nonnegative_integer",
     "one_hot",
@@ -244,6 +246,51 @@ class _Simplex(Constraint):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _Multinomial(Constraint):
+    """Nonnegative values summing to at most upper_bound over the last dim (torch's weaker
+    check: the sum is not required to equal it)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(dim=-1) & (x.sum(dim=-1) <= self.upper_bound)
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The component support checked with the mixture dim added back, all over components.
+
+    Mirrors torch.distributions.constraints.MixtureSameFamilyConstraint."""
+
+    def __init__(self, base_constraint):
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self):
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self):
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
 class _Square(Constraint):
     event_dim = 2
 
@@ -323,6 +370,7 @@ interval = _Interval
 half_open_interval = _HalfOpenInterval
 simplex = _Simplex()
 lower_triangular = _LowerTriangular()
+multinomial = _Multinomial
 lower_cholesky = _LowerCholesky()
 corr_cholesky = _CorrCholesky()
 square = _Square()

@@ -7,8 +7,9 @@ import warnings
 import minitorch
 from minitorch.distributions.bernoulli import Bernoulli
 from minitorch.distributions.beta import Beta
-from minitorch.distributions.binomial import _softplus
+from minitorch.distributions.binomial import Binomial, _softplus
 from minitorch.distributions.categorical import Categorical, OneHotCategorical
+from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exponential import Exponential
@@ -17,9 +18,19 @@ from minitorch.distributions.geometric import Geometric
 from minitorch.distributions.gumbel import _EULER, Gumbel
 from minitorch.distributions.independent import Independent
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from minitorch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from minitorch.distributions.normal import LogNormal, Normal
 from minitorch.distributions.poisson import Poisson
+from minitorch.distributions.transformed_distribution import (
+    HalfNormal,
+    Pareto,
+    TransformedDistribution,
+)
 from minitorch.distributions.uniform import Uniform
 from minitorch.distributions.utils import _sum_rightmost
 
@@ -228,3 +239,118 @@ def _kl_gumbel_gumbel(p, q):
     t2 = ct1 * _EULER
     t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
     return t1 + t2 + t3 - (1 + _EULER)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError(
+            "KL between Binomials where q.total_count > p.total_count is not implemented"
+        )
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _inf_where(p.total_count > q.total_count, kl)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    t2 = (4 * p.scale * q.scale).log()
+    return t1 - t2
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    return _inf_where(p.support.lower_bound < q.support.lower_bound, result)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms:
+        raise NotImplementedError
+    if p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+def _batch_trace_XXT(m):
+    """trace(m @ m.mT) over the batch dims."""
+    return m.pow(2).sum((-2, -1))
+
+
+def _solve_tril(L, B):
+    """L^-1 B for lower-triangular L, batch dims broadcast."""
+    batch = minitorch.broadcast_shapes(tuple(L.shape[:-2]), tuple(B.shape[:-2]))
+    L = L.expand(tuple(batch) + tuple(L.shape[-2:]))
+    B = B.expand(tuple(batch) + tuple(B.shape[-2:]))
+    return minitorch.linalg.solve_triangular(L, B, upper=False)
+
+
+def _check_event_shapes(p, q, what):
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            f"KL-divergence between two {what} with different event shapes cannot be computed"
+        )
+
+
+def _lowrank_logdet(d):
+    return _batch_lowrank_logdet(
+        d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril
+    )
+
+
+def _lowrank_q_terms(p, q):
+    """term3 (the Mahalanobis distance of the means under q) and A = C_q^-1/2 W_q^T D_q^-1,
+    so that inv(cov_q) = inv(D_q) - A^T A (Woodbury)."""
+    qW, qD = q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag
+    term3 = _batch_lowrank_mahalanobis(qW, qD, q.loc - p.loc, q._capacitance_tril)
+    A = _solve_tril(q._capacitance_tril, qW.mT / qD.unsqueeze(-2))
+    return term3, A
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3, A = _lowrank_q_terms(p, q)
+    pW, pD, qD = p._unbroadcasted_cov_factor, p._unbroadcasted_cov_diag, q._unbroadcasted_cov_diag
+    term21 = (pD / qD).sum(-1)
+    term22 = _batch_trace_XXT(pW * qD.rsqrt().unsqueeze(-1))
+    term23 = _batch_trace_XXT(A * pD.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(A @ pW)
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    p_L = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * p_L.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3, A = _lowrank_q_terms(p, q)
+    term21 = _batch_trace_XXT(p_L * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(A @ p_L)
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
+    _check_event_shapes(p, q, "(Low Rank) Multivariate Normals")
+    q_L = q._unbroadcasted_scale_tril
+    term1 = 2 * q_L.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(q_L, q.loc - p.loc)
+    term21 = _batch_trace_XXT(_solve_tril(q_L, p._unbroadcasted_cov_factor))
+    p_D_sqrt = minitorch.diag_embed(p._unbroadcasted_cov_diag.sqrt())
+    term22 = _batch_trace_XXT(_solve_tril(q_L, p_D_sqrt))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
+
+
+# the pairs of different families live beside this file
+from minitorch.distributions import _kl_cross_family  # noqa: E402, F401

@@ -388,6 +388,7 @@ def test_sign_of_nan_is_zero_and_unique_keeps_nans_apart():
     nan = float("nan")
     assert mt.sign(mt.tensor([nan, -2.0, 0.0, 3.0])).tolist() == [0.0, -1.0, 0.0, 1.0]
     assert mt.sgn(mt.tensor([nan])).tolist() == [0.0]
+    assert mt.tensor(-2.0).sign().item() == -1.0 and mt.tensor(nan).sign().item() == 0.0
     assert mt.sign(mt.tensor([nan], dtype=mt.float16)).tolist() == [0.0]
     values, inverse, counts = mt.unique(
         mt.tensor([1.0, nan, nan, 1.0]), return_inverse=True, return_counts=True
