@@ -20,6 +20,10 @@ __all__ = [
     "FP32",
     "FP32_CUDA",
     "FP32_BANNED_CUDA",
+    "LOWER_CPU",
+    "FP32_CPU",
+    "PROMOTE",
+    "EINSUM",
     "device_types",
 ]
 
@@ -30,10 +34,17 @@ __all__ = [
 #   FP32        cast to float32 on every device type (the losses)
 #   FP32_CUDA   cast to float32 on CUDA-like device types only (softmax, layer_norm, ...)
 #   FP32_BANNED_CUDA  float32 on the CPU, refused on CUDA-like device types (binary_cross_entropy)
+#   LOWER_CPU   the autocast dtype on the CPU only (nn.LSTM: torch's oneDNN mkldnn_rnn)
+#   FP32_CPU    float32 on the CPU only (torch's CPU float32 list: prod, cdist, linalg, 3-D pools..)
+#   PROMOTE     every floating input to the widest of their dtypes (index_copy)
+#   EINSUM      CUDA-like: LOWER; CPU: as torch's decomposition into mul/bmm gives (_einsum_lowers)
+# Composite ops (tensordot, inner, multi-head attention, the RNN cells) take the policy of the
+# kernels torch decomposes them into, so their results have torch's dtypes.
 # float64 inputs are never cast (as torch). While the op runs autocast is suspended, so the ops it
 # is built from are not cast again (torch excludes its autocast dispatch key the same way).
 LOWER, LOWER_CUDA, FP32, FP32_CUDA = "lower", "lower_cuda", "fp32", "fp32_cuda"
 FP32_BANNED_CUDA = "fp32_banned_cuda"
+LOWER_CPU, FP32_CPU, PROMOTE, EINSUM = "lower_cpu", "fp32_cpu", "promote", "einsum"
 _BANNED = (
     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
     "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
@@ -70,6 +81,8 @@ state = _State()
 
 def _cast(x, device_type: str, dt, cache):
     if not isinstance(x, Tensor):
+        if type(x) is list or type(x) is tuple:  # a tensor list (torch casts those too)
+            return type(x)(_cast(v, device_type, dt, cache) for v in x)
         return x
     xdt = x.dtype
     if xdt is dt or not xdt.is_floating_point or xdt is _dtype.float64:
@@ -96,6 +109,35 @@ def _first_device_type(args, kwargs):
     return None
 
 
+def _widest(args, kwargs, device_type):
+    """The promoted dtype of the floating tensors on device_type (PROMOTE), None if none."""
+    dt = None
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor) and a.dtype.is_floating_point and a._device.type == device_type:
+            dt = a.dtype if dt is None else _dtype.promote_types(dt, a.dtype)
+    return dt
+
+
+def _einsum_lowers(equation: str, operands, low) -> bool:
+    """Whether torch's CPU einsum gives the autocast dtype: it contracts the operands left to
+    right, a pair with labels summed between them through bmm (autocast: low), one without
+    through mul (type promotion); a single operand is only summed or permuted."""
+    eq = equation.replace(" ", "").replace("...", ".")
+    lhs, arrow, rhs = eq.partition("->")
+    terms = lhs.split(",")
+    if not arrow:  # implicit output: the labels seen once, and the broadcast dims
+        rhs = "".join(c for c in sorted(set(lhs)) if c != "," and lhs.count(c) == 1)
+        rhs += "." if "." in lhs else ""
+    kept = set(rhs)
+    labels, dt = set(terms[0]), operands[0].dtype
+    for k in range(1, len(terms)):
+        later = kept.union(*terms[k + 1 :])
+        b = set(terms[k])
+        dt = low if (labels & b) - later else _dtype.promote_types(dt, operands[k].dtype)
+        labels = (labels | b) & later
+    return dt is low
+
+
 def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
     """fn(*args, **kwargs) with its floating tensor arguments cast as `policy` says for the device
     type of its first tensor argument (see NOTE [ Autocast policies ]), autocast suspended while
@@ -104,14 +146,28 @@ def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
     st = state
     device_type = _first_device_type(args, kwargs)
     if device_type is not None and st.enabled.get(device_type, False):
-        if policy is LOWER or (policy is LOWER_CUDA and device_type in _CUDA_LIKE):
+        cuda_like = device_type in _CUDA_LIKE
+        if policy is EINSUM:
+            low = st.dtype[device_type]
+            policy = LOWER if cuda_like or _einsum_lowers(args[0], args[1:], low) else None
+        if (
+            policy is LOWER
+            or (policy is LOWER_CUDA and cuda_like)
+            or (policy is LOWER_CPU and not cuda_like)
+        ):
             dt = st.dtype[device_type]
-        elif policy is FP32 or (policy is FP32_CUDA and device_type in _CUDA_LIKE):
+        elif (
+            policy is FP32
+            or (policy is FP32_CUDA and cuda_like)
+            or (policy is FP32_CPU and not cuda_like)
+        ):
             dt = _dtype.float32
         elif policy is FP32_BANNED_CUDA:
             if device_type in _CUDA_LIKE:
                 raise RuntimeError(_BANNED)
             dt = _dtype.float32
+        elif policy is PROMOTE:
+            dt = _widest(args, kwargs, device_type)
         else:
             dt = None
         if dt is not None:

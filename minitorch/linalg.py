@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch._ops.linalg import matmul, vdot
 from minitorch._ops.linalg_factor import linalg_cholesky as cholesky
 from minitorch._ops.linalg_factor import linalg_cholesky_ex as cholesky_ex
@@ -52,6 +53,8 @@ __all__ += [
 
 def vecdot(x, y, *, dim=-1):
     """Dot product of vectors along dim, broadcasting the rest. Mirrors torch.linalg.vecdot."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(vecdot, _autocast.LOWER, (x, y), {"dim": dim})
     from minitorch._ops.reduction import sum
 
     return sum(x * y, dim)

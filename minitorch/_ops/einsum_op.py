@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import opmath_dtype
 from minitorch._tensor import Tensor, _make
@@ -118,6 +119,8 @@ def einsum(equation, *operands):
         equation, operands = _from_sublists((equation, *operands))
     elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
+    if _autocast.state.any_enabled:
+        return _autocast.call(einsum, _autocast.EINSUM, (equation, *operands))
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")

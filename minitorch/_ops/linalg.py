@@ -448,6 +448,8 @@ def inner(input, other, *, out=None):
     _require_tensor(other, "inner", "other", 2)
     if input.ndim == 0 or other.ndim == 0:
         return _write(input * other, out)
+    if _autocast.state.any_enabled:  # torch's inner is a tensordot (a mul for 0-d, above)
+        return _autocast.call(inner, _autocast.LOWER, (input, other), {"out": out})
     _no_bool_product(input, other, "dot")
     sa, sb = input._data.shape, other._data.shape
     if sa[-1] != sb[-1]:
@@ -562,6 +564,8 @@ class Trace(Function):
 
 def trace(input):
     """Sum of the main diagonal of a matrix. Mirrors torch.trace."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(trace, _autocast.FP32_CPU, (input,))
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
     _no_bool(input, "trace")
@@ -584,6 +588,8 @@ def kron(input, other, *, out=None):
 
 def tensordot(a, b, dims=2, out=None):
     """Sum-product over the given dims of a and b. Mirrors torch.tensordot."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(tensordot, _autocast.LOWER, (a, b, dims, out))
     _require_tensor(a, "tensordot", "a", 1)
     _require_tensor(b, "tensordot", "b", 2)
     _no_bool_product(a, b, "addmm_impl_cpu_")

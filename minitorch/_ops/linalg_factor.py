@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops.linalg_solve import (
     LinAlgError,
@@ -283,6 +284,10 @@ class Svd(Function):
 def linalg_cholesky(A, *, upper=False, out=None):
     """The Cholesky factor of a symmetric positive-definite matrix (its lower triangle read).
     Mirrors torch.linalg.cholesky."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_cholesky, _autocast.FP32_CPU, (A,), {"upper": upper, "out": out}
+        )
     _check_matrix(A, "linalg.cholesky")
     low = Cholesky.apply(A)
     return _write(_mT(low) if upper else low, out)
@@ -292,6 +297,13 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     """(L, info): info is 0, or the order of the first leading minor that is not
     positive-definite (then L holds LAPACK's partial factorization and no graph), unless
     check_errors raises. Mirrors torch.linalg.cholesky_ex."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_cholesky_ex,
+            _autocast.FP32_CPU,
+            (A,),
+            {"upper": upper, "check_errors": check_errors, "out": out},
+        )
     _no_out(out, "linalg.cholesky_ex")
     _check_matrix(A, "linalg.cholesky_ex")
     xp = A._device.backend.xp
@@ -313,6 +325,8 @@ def cholesky(input, upper=False, *, out=None):
 
 def linalg_qr(A, mode="reduced", *, out=None):
     """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_qr, _autocast.FP32_CPU, (A, mode), {"out": out})
     _no_out(out, "linalg.qr")
     _check_matrix(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
@@ -325,6 +339,8 @@ def linalg_qr(A, mode="reduced", *, out=None):
 
 def qr(input, some=True, *, out=None):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(qr, _autocast.FP32_CPU, (input, some), {"out": out})
     _no_out(out, "qr")
     _check_matrix(input, "linalg.qr", square=False)
     q, r = Qr.apply(input, mode="reduced" if some else "complete")
@@ -334,6 +350,8 @@ def qr(input, some=True, *, out=None):
 def linalg_eigh(A, UPLO="L", *, out=None):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
     _no_out(out, "linalg.eigh")
     _check_matrix(A, "linalg.eigh")
     if UPLO not in ("L", "U"):
@@ -358,6 +376,10 @@ def linalg_eig(A, *, out=None):
 
 def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_svd, _autocast.FP32_CPU, (A, full_matrices), {"driver": driver, "out": out}
+        )
     _no_out(out, "linalg.svd")
     _check_matrix(A, "linalg.svd", square=False)
     return return_types.linalg_svd(Svd.apply(A, full_matrices=full_matrices))
@@ -365,12 +387,18 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
 
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending. Mirrors torch.linalg.svdvals."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver, "out": out}
+        )
     _check_matrix(A, "linalg.svdvals", square=False)
     return _write(Svd.apply(A, full_matrices=False)[1], out)
 
 
 def svd(input, some=True, compute_uv=True, *, out=None):
     """(U, S, V) (V, not V^T). Mirrors torch.svd."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(svd, _autocast.FP32_CPU, (input, some, compute_uv), {"out": out})
     _no_out(out, "svd")
     _check_matrix(input, "linalg.svd", square=False)
     if not compute_uv:
@@ -427,12 +455,18 @@ def _check_householder(A, tau, op):
 def linalg_householder_product(A, tau, *, out=None):
     """The first n columns of the product of Householder reflectors stored as in geqrf.
     Mirrors torch.linalg.householder_product."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_householder_product, _autocast.FP32_CPU, (A, tau), {"out": out}
+        )
     _check_householder(A, tau, "torch.linalg.householder_product")
     return _write(_householder_q(A, tau, A.shape[-1]), out)
 
 
 def orgqr(input, tau, *, out=None):
     """Mirrors torch.orgqr (linalg.householder_product)."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.orgqr")
     return _write(_householder_q(input, tau, input.shape[-1]), out)
 
@@ -440,6 +474,10 @@ def orgqr(input, tau, *, out=None):
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     """op(Q) @ other (other @ op(Q) if not left), Q the full product of the reflectors of
     geqrf. Mirrors torch.ormqr."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            ormqr, _autocast.FP32_CPU, (input, tau, other, left, transpose), {"out": out}
+        )
     if input.ndim < 2 or other.ndim < 2:
         raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
     _not_floating(input, "ormqr_cpu")
@@ -457,6 +495,8 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
 def geqrf(input, *, out=None):
     """(a, tau): the Householder QR of LAPACK's geqrf (R above the diagonal, the reflectors
     below). Mirrors torch.geqrf (which has no derivative either)."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(geqrf, _autocast.FP32_CPU, (input,), {"out": out})
     _no_out(out, "geqrf")
     _check_matrix(input, "geqrf", square=False)
     if input.requires_grad:

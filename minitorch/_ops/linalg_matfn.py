@@ -3,6 +3,7 @@ cond, lstsq."""
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import return_types
 from minitorch._ops._common import opmath_dtype
 from minitorch._ops.inplace import with_out
@@ -113,6 +114,8 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def pinverse(input, rcond=1e-15):
     """Mirrors torch.pinverse."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(pinverse, _autocast.FP32_CPU, (input, rcond))
     return linalg_pinv(input, rtol=rcond)
 
 
@@ -155,6 +158,13 @@ def matrix_exp(input):
 
 def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
     """Number of singular values above the tolerance (int64). Mirrors torch.linalg.matrix_rank."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            linalg_matrix_rank,
+            _autocast.FP32_CPU,
+            (A,),
+            {"atol": atol, "rtol": rtol, "hermitian": hermitian, "out": out},
+        )
     _check_matrix(A, "linalg.matrix_rank", square=False)
     s = linalg_svdvals(A.detach())
     return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
@@ -163,6 +173,8 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 def linalg_cond(A, p=None, *, out=None):
     """Condition number in norm p (2 by default: the ratio of extreme singular values). Mirrors
     torch.linalg.cond."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_cond, _autocast.FP32_CPU, (A, p), {"out": out})
     from minitorch._ops.reduction_more import matrix_norm
 
     _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
@@ -180,6 +192,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     only with gelsd/gelss/gelsy... as torch: computed for m > n at full rank by every driver but
     the default gelsy; singular_values with gelsd/gelss). Differences from torch: the solution
     is computed through the pseudo-inverse."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_lstsq, _autocast.FP32_CPU, (A, B, rcond), {"driver": driver})
     _check_matrix(A, "linalg.lstsq", square=False)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import operator
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, wrap_dim
 from minitorch._ops.inplace import apply_inplace
@@ -296,6 +297,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist.
     Differences from torch: compute_mode is checked but the direct formula is always used
     (it holds a P x R x M difference tensor per batch)."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(cdist, _autocast.FP32_CPU, (x1, x2, p, compute_mode))
     from minitorch._ops.reduction_more import vector_norm
 
     modes = (

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _autocast_state as _autocast
 from minitorch import return_types
 from minitorch._ops.linalg import _short
 from minitorch._tensor import Tensor, _make
@@ -260,6 +261,8 @@ def _substitute(xp, t, b, upper):
 
 def linalg_inv(A, *, out=None):
     """Inverse of a batch of square matrices. Mirrors torch.linalg.inv."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_inv, _autocast.FP32_CPU, (A,), {"out": out})
     _check_matrix(A, "linalg.inv")
     return _write(Inv.apply(A), out)
 
@@ -322,6 +325,8 @@ def _solve_vector_case(A, B) -> bool:
 
 def linalg_solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B when left=False). Mirrors torch.linalg.solve."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(linalg_solve, _autocast.FP32_CPU, (A, B), {"left": left, "out": out})
     _check_matrix(A, "linalg.solve")
     if not isinstance(B, Tensor):
         raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
@@ -362,6 +367,13 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
 
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            triangular_solve,
+            _autocast.FP32_CPU,
+            (b, A, upper, transpose, unitriangular),
+            {"out": out},
+        )
     _no_out(out, "triangular_solve")
     a = _mT(A) if transpose else A
     x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
@@ -391,12 +403,16 @@ def _factor_product(L, upper, op, kernel):
 def cholesky_solve(B, L, upper=False, *, out=None):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper). Mirrors
     torch.cholesky_solve."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(cholesky_solve, _autocast.FP32_CPU, (B, L, upper), {"out": out})
     a = _factor_product(L, upper, "cholesky_solve", "cholesky_solve_cpu")
     return _write(Solve.apply(a, B), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor. Mirrors torch.cholesky_inverse."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (L, upper), {"out": out})
     a = _factor_product(L, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
     return _write(Inv.apply(a), out)
 
@@ -552,6 +568,10 @@ def lu(A, pivot=True, get_infos=False, out=None):
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """X with A X = B (X A = B if not left; A^T if adjoint) from lu_factor's output. Mirrors
     torch.linalg.lu_solve (differentiable in LU and B)."""
+    if _autocast.state.any_enabled:  # one kernel in torch, on no autocast list: no cast inside
+        return _autocast.call(
+            linalg_lu_solve, "", (LU, pivots, B), {"left": left, "adjoint": adjoint, "out": out}
+        )
     solve_tri = linalg_solve_triangular
     _check_matrix(LU, "linalg.lu_solve")
     if B.ndim < 2:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, is_floating, opmath_dtype, quiet_extreme, wrap_dim
 from minitorch._ops.shape import Expand
@@ -377,6 +378,10 @@ class ProdDim(Prod):
 
 def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64)."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
+        )
     x = input._data
     if isinstance(dim, (list, tuple)):
         raise TypeError(

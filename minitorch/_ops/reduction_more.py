@@ -7,6 +7,7 @@ import math
 import operator
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, is_floating, opmath_dtype, wrap_dim
 from minitorch._ops.inplace import with_out
@@ -693,9 +694,23 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 
     Differences from torch: the range of a tensor q is not checked (that reads the device).
     """
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            quantile,
+            _autocast.FP32_CPU,
+            (input, q, dim, keepdim),
+            {"interpolation": interpolation, "out": out},
+        )
     return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """quantile ignoring nan values. Mirrors torch.nanquantile."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            nanquantile,
+            _autocast.FP32_CPU,
+            (input, q, dim, keepdim),
+            {"interpolation": interpolation, "out": out},
+        )
     return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch._ops._common import wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
@@ -158,6 +159,8 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
 @with_out
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(index_copy, _autocast.PROMOTE, (input, dim, index, source))
     plan = _source_plan(input, dim, index, source, "index_copy")
     return IndexCopy.apply(input, source, plan=plan, accumulate=False)
 

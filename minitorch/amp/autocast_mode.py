@@ -141,9 +141,14 @@ class autocast:  # noqa: N801 - torch's name
     Casts happen at the public entry points listed in NOTE [ Autocast policies ]
     (minitorch/_autocast_state.py) through the differentiable `.to(dtype)`, so a float32 weight
     gets a float32 gradient.
-    Differences from torch: fewer ops have a policy (matmul family, linear, conv, attention,
-    softmax family, norms, losses; not the pointwise and reduction ops of CUDA's float32 list);
-    'strict' (the test device) is accepted and follows CUDA's lists.
+    On the CPU, torch's CPU lists are followed for the ops minitorch has (lower precision:
+    matmul family, linear, conv, attention, LSTM, and composites through them such as einsum,
+    tensordot, MultiheadAttention; float32: prod, quantile, cdist, trace, reflect/replicate pad,
+    3-D pools, grid_sample, linalg decompositions and solvers, losses; promote: index_copy).
+    Differences from torch: on CUDA-like devices fewer ops have a policy (not the pointwise and
+    reduction ops of CUDA's float32 list); an LSTM with float32 input under float16 CPU autocast
+    runs in float16 (torch's oneDNN kernel raises); 'strict' (the test device) is accepted and
+    follows CUDA's lists.
     """
 
     def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None):

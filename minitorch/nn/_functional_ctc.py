@@ -14,6 +14,7 @@ device: nothing is read back to the host except lengths passed as Python sequenc
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
 from minitorch._tensor import Tensor
@@ -79,6 +80,12 @@ def ctc_loss(
     torch's CTC backward returns exp(log_probs) - occupancy instead of -occupancy (the two agree
     once propagated through the log_softmax that produces log_probs in practice), and an
     infinite loss (an impossible alignment) gets zero gradients where torch's are nan."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            ctc_loss,
+            _autocast.FP32_CPU,
+            (log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity),
+        )
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     unbatched = log_probs.ndim == 2

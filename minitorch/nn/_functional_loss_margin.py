@@ -5,6 +5,7 @@ All composed from the ops; see minitorch/nn/_functional_loss.py for the reductio
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, zeros_like
 from minitorch._ops.activation import logsigmoid
@@ -64,6 +65,12 @@ def hinge_embedding_loss(
 ) -> Tensor:
     """input where target == 1, max(0, margin - input) where target == -1. Mirrors
     torch.nn.functional.hinge_embedding_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            hinge_embedding_loss,
+            _autocast.FP32,
+            (input, target, margin, size_average, reduce, reduction),
+        )
     reduction = _reduction(size_average, reduce, reduction)
     margin_part = _ops.where(target != 1, _ops.clamp(margin - input, min=0), 0.0)
     self_part = _ops.where(target != -1, input, 0.0)
@@ -81,6 +88,12 @@ def cosine_embedding_loss(
 ) -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1.
     Mirrors torch.nn.functional.cosine_embedding_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            cosine_embedding_loss,
+            _autocast.FP32,
+            (input1, input2, target, margin, size_average, reduce, reduction),
+        )
     reduction = _reduction(size_average, reduce, reduction)
     tdim = target.ndim
     if tdim > 1:
@@ -128,6 +141,12 @@ def triplet_margin_loss(
 ) -> Tensor:
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance;
     `swap` uses min(d(a, n), d(p, n)). Mirrors torch.nn.functional.triplet_margin_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            triplet_margin_loss,
+            _autocast.FP32,
+            (anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction),
+        )
     reduction = _reduction(size_average, reduce, reduction)
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
@@ -245,6 +264,12 @@ def multi_margin_loss(
 ) -> Tensor:
     """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]). Mirrors
     torch.nn.functional.multi_margin_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            multi_margin_loss,
+            _autocast.FP32,
+            (input, target, p, margin, weight, size_average, reduce, reduction),
+        )
     reduction = _reduction(size_average, reduce, reduction)
     _check_multi_margin(input, target, p, weight)
     one = input.ndim == 1
@@ -273,6 +298,10 @@ def multilabel_margin_loss(
 ) -> Tensor:
     """sum over target classes j (up to the first -1) and non-target classes i of
     max(0, 1 - (x[j] - x[i])) / C. Mirrors torch.nn.functional.multilabel_margin_loss."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            multilabel_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
+        )
     reduction = _reduction(size_average, reduce, reduction)
     one = input.ndim <= 1
     x = input.reshape(1, -1) if one else input

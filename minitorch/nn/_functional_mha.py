@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import zeros, zeros_like
 from minitorch._ops.nn_kernels import linear_fits, linear_kernel
@@ -20,6 +21,8 @@ __all__ = ["multi_head_attention_forward"]
 
 
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
+    if _autocast.state.any_enabled:
+        return _autocast.call(_linear, _autocast.LOWER, (x, w, b))
     if linear_fits(x, w, b):
         return linear_kernel(x, w, b)  # torch's graph (addmm of w.t()) and one GEMM
     out = _ops.matmul(x, w.t())

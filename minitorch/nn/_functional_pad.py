@@ -8,6 +8,7 @@ copy back to its source), so no value is read back to the host.
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full, tensor
 from minitorch._tensor import Tensor
@@ -28,6 +29,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     """Pads the last len(pad) // 2 dims: pad = (last_left, last_right, 2nd_last_left, ...).
     Mirrors torch.nn.functional.pad."""
     pad = [int(p) for p in pad]
+    if _autocast.state.any_enabled and (mode == "replicate" or mode == "reflect" and len(pad) < 6):
+        # torch's CPU float32 list: replication_pad1d-3d, reflection_pad1d-2d ('pad' is the list)
+        return _autocast.call(globals()["pad"], _autocast.FP32_CPU, (input, pad, mode, value))
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     ndim = input.ndim

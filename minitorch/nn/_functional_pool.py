@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, index_select, where
@@ -130,6 +131,12 @@ def max_pool3d(
     input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
     """Mirrors torch.nn.functional.max_pool3d."""
+    if _autocast.state.any_enabled and not return_indices:
+        return _autocast.call(
+            max_pool3d,
+            _autocast.FP32_CPU,
+            (input, kernel_size, stride, padding, dilation, ceil_mode, return_indices),
+        )
     return _max_poolnd(3, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
@@ -254,6 +261,12 @@ def avg_pool3d(
     divisor_override=None,
 ):
     """Mean over 3-d windows. Mirrors torch.nn.functional.avg_pool3d."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            avg_pool3d,
+            _autocast.FP32_CPU,
+            (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+        )
     _check_rank(input, 3, "avg_pool3d")
     return _avg_poolnd(
         3,
@@ -411,6 +424,8 @@ def adaptive_avg_pool2d(input, output_size) -> Tensor:
 
 def adaptive_avg_pool3d(input, output_size) -> Tensor:
     """Mirrors torch.nn.functional.adaptive_avg_pool3d."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(adaptive_avg_pool3d, _autocast.FP32_CPU, (input, output_size))
     return _adaptive_avg(input, 3, output_size, "adaptive_avg_pool3d")
 
 
@@ -487,6 +502,10 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Mirrors torch.nn.functional.adaptive_max_pool3d."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            adaptive_max_pool3d, _autocast.FP32_CPU, (input, output_size, return_indices)
+        )
     return _adaptive_max(input, 3, output_size, return_indices, "adaptive_max_pool3d")
 
 
@@ -538,9 +557,21 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Puts each value back at its max_pool2d index, zeros elsewhere. Mirrors
     torch.nn.functional.max_unpool2d."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            max_unpool2d,
+            _autocast.FP32_CPU,
+            (input, indices, kernel_size, stride, padding, output_size),
+        )
     return _max_unpoolnd(2, input, indices, kernel_size, stride, padding, output_size)
 
 
 def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Mirrors torch.nn.functional.max_unpool3d."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            max_unpool3d,
+            _autocast.FP32_CPU,
+            (input, indices, kernel_size, stride, padding, output_size),
+        )
     return _max_unpoolnd(3, input, indices, kernel_size, stride, padding, output_size)

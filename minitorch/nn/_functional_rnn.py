@@ -14,6 +14,7 @@ LSTM shows (NOTE [ Composite nodes ]).
 
 from __future__ import annotations
 
+from minitorch import _autocast_state as _autocast
 from minitorch._ops import addmm, cat, matmul, mm, stack
 from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._tensor import Tensor
@@ -26,6 +27,8 @@ __all__ = ["rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell"]
 def _linear(x: Tensor, w: Tensor, b) -> Tensor:
     """x W^T + b, one node as torch's addmm(b, x, W.t()) (mm without a bias); mixed dtypes
     take addmm/mm, which raise torch's error."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(_linear, _autocast.LOWER, (x, w, b))
     if linear_fits(x, w, b):
         return linear_kernel(x, w, b)
     return mm(x, w.t()) if b is None else addmm(b, x, w.t())
@@ -151,6 +154,15 @@ def rnn_layers(
     input: (L, N, H_in), or packed data (sum(batch_sizes), H_in) with host batch_sizes;
     hx/cx: (num_layers * num_directions, N, H) (cx for LSTM only); weights: per layer and
     direction (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent. Returns (output, h_n, c_n)."""
+    if (
+        _autocast.state.any_enabled
+        and mode == "LSTM"
+        and batch_sizes is None
+        and weights[0][4] is None
+    ):
+        # torch's CPU LSTM is one oneDNN kernel (mkldnn_rnn, on its lower-precision list)
+        args = (mode, input, hx, cx, weights, num_layers, num_directions, dropout_p, training)
+        return _autocast.call(rnn_layers, _autocast.LOWER_CPU, args)
     step = STEPS[mode]
     layer_input = input
     h_n, c_n = [], []

@@ -7,6 +7,7 @@ import itertools
 import math
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _ops
 from minitorch._factories import arange, ones, zeros_like
 from minitorch._tensor import Tensor
@@ -187,6 +188,10 @@ def grid_sample(
     """Samples input (N, C, *spatial) at the normalised positions grid (N, *out, n), n = 2 or 3,
     with bilinear (trilinear), nearest or bicubic (2-d) interpolation. Mirrors
     torch.nn.functional.grid_sample."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            grid_sample, _autocast.FP32_CPU, (input, grid, mode, padding_mode, align_corners)
+        )
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(
             "nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or "
