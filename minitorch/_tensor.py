@@ -166,6 +166,8 @@ class Tensor(TensorMethods):
         if x.size:
             item = x.itemsize
             strides = tuple(s // item for s in x.strides)
+            if 0 in strides and 1 in x.shape:
+                strides = _size_one_strides(x.shape, strides)
         else:  # NumPy gives an empty array zero strides; torch the contiguous ones
             strides, n = [], 1
             for s in reversed(x.shape):
@@ -661,6 +663,17 @@ _new = object.__new__
 # name the class where users import it from
 Tensor.__module__ = "minitorch"
 Size.__module__ = "minitorch"
+
+
+def _size_one_strides(shape, strides) -> tuple:
+    """torch's stride of a size-1 dim that NumPy gives 0 (x[None], unsqueeze, expand to a new
+    leading dim): that of the dims after it, as if contiguous there (stride of the next dim
+    times its size, 1 for the last); a size > 1 expanded dim keeps its 0."""
+    out = list(strides)
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] == 1 and out[d] == 0:
+            out[d] = out[d + 1] * shape[d + 1] if d + 1 < len(shape) else 1
+    return tuple(out)
 
 
 def _make(data, device, requires_grad, grad_fn, output_nr=0):

@@ -1082,8 +1082,8 @@ class TensorMethods:
     def expand_as(self, other):
         return _ops.expand(self, other.shape)
 
-    def broadcast_to(self, size):
-        return _ops.expand(self, size)
+    def broadcast_to(self, *size):
+        return _ops.expand(self, _size_args(size))
 
     def unbind(self, dim=0):
         return _ops.unbind(self, dim)

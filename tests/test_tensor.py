@@ -530,3 +530,24 @@ def test_class_names_read_like_torch():
     assert repr(type(mt.ones(1))) == "<class 'minitorch.Tensor'>"
     assert repr(type(mt.ones(1).shape)) == "<class 'minitorch.Size'>"
     assert pickle.loads(pickle.dumps(mt.ones(2))).tolist() == [1.0, 1.0]
+
+
+def test_copy_refuses_growing_and_overlapping_copies():
+    x = mt.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        x.copy_(mt.ones(2, 2, 3))
+    s = mt.arange(5.0)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        s[1:].copy_(s[:-1])  # the result would depend on the copy's order
+    assert s.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    s[::2].copy_(s[1::2].repeat(2)[:3])  # interleaved views: no element shared
+    s.copy_(s)  # a view copied onto itself is fine
+
+
+def test_strides_of_new_size_one_dims_are_torchs():
+    x = mt.zeros(2, 3, 4)
+    assert x[None].stride() == (24, 12, 4, 1) and x.unsqueeze(1).stride() == (12, 12, 4, 1)
+    assert mt.ones(5)[:, None].stride() == (1, 1)
+    assert x.expand(1, 2, 3, 4).stride() == (24, 12, 4, 1)
+    assert mt.ones(3, 1).expand(3, 4).stride() == (1, 0)  # an expanded dim keeps 0
+    assert x.broadcast_to(2, 2, 3, 4).shape == (2, 2, 3, 4)  # sizes as varargs too

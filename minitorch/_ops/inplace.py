@@ -475,20 +475,55 @@ class CopyFrom(Function):
         )
 
 
+def _check_partial_overlap(dst: Tensor, src: Tensor):
+    """torch refuses to copy between two different views of partly the same memory (the result
+    would depend on the copy's order: s[1:].copy_(s[:-1]) shifted the data). CPU only, and only
+    views of one base are compared."""
+    if dst._device.type != "cpu" or src._base is None and dst._base is None:
+        return
+    if (src._base if src._base is not None else src) is not (
+        dst._base if dst._base is not None else dst
+    ):
+        return
+    a, b = dst._data, src._data
+    if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and (
+        a.strides == b.strides and a.shape == b.shape
+    ):
+        return  # the same view: an in-place copy of itself
+    np_ = dst._device.backend.xp
+    try:
+        overlap = np_.shares_memory(a, b, max_work=10_000)
+    except Exception:  # too hard to decide: torch gives up the same way
+        return
+    if overlap:
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
 def copy_(self, src, non_blocking=False):
     """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
     if not isinstance(src, Tensor):
         src = scalar_like(src, self)
     if src._device is not self._device:
         src = src.to(self._device, non_blocking=non_blocking)
+    xp = src._device.backend.xp
     try:
-        src._device.backend.xp.broadcast_shapes(src._data.shape, self._data.shape)
+        shape = xp.broadcast_shapes(src._data.shape, self._data.shape)
     except ValueError:
         raise RuntimeError(
             f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
             f"the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
             f"non-singleton dimension {self._data.ndim - 1}"
         ) from None
+    if shape != self._data.shape:  # src broadcasts but would grow self
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
+    _check_partial_overlap(self, src)
     if not state.enabled or not (self._requires_grad or src._requires_grad):
         _check_leaf(self, "copy_")
         writable(self)[...] = via_float32(src._data, self._data.dtype)
