@@ -2,7 +2,9 @@
 
 Tensor.__array_ufunc__ and Tensor.__array_function__ delegate here. Each supported NumPy ufunc or
 function maps onto minitorch ops, so results are Tensors on the tensor's device and gradients are
-recorded. Anything without a mapping raises TypeError naming it: nothing silently drops the graph.
+recorded. A NumPy function without a mapping runs as NumPy on the (detached) arrays of CPU tensors
+and returns NumPy's result, as it would for torch's tensors; on a device it raises TypeError
+naming the function (no hidden device-to-host copy).
 
 Differences from NumPy (documented, deliberate):
 - Results NumPy returns as scalars (`np.sum(t)` with no axis, `np.linalg.norm(t)`) are 0-d Tensors.
@@ -640,11 +642,35 @@ def _public_name(func) -> str:
     return f"{mod}.{func.__name__}"
 
 
+class _DeviceTensor(Exception):
+    pass
+
+
+def _host_tree(x):
+    """x with every CPU Tensor (in lists, tuples and dicts too) as its NumPy array (detached)."""
+    if isinstance(x, Tensor):
+        if x._device.type != "cpu":
+            raise _DeviceTensor
+        return x._data
+    if type(x) is list or type(x) is tuple:
+        return type(x)(_host_tree(v) for v in x)
+    if type(x) is dict:
+        return {k: _host_tree(v) for k, v in x.items()}
+    return x
+
+
 def array_function(self: Tensor, func, types, args, kwargs):
     """Tensor.__array_function__: run the NumPy function `func` as minitorch ops."""
     impl = FUNCTIONS.get(func)
     if impl is None:
-        raise TypeError(_advice(_public_name(func)))
+        # No minitorch op: as for torch's tensors (which NumPy converts with __array__), the
+        # function runs on host copies of CPU tensors and returns NumPy's result (np.unique,
+        # np.median, np.save, sklearn's metrics); a device tensor is not copied behind the back.
+        try:
+            host_args, host_kwargs = _host_tree(args), _host_tree(kwargs)
+        except _DeviceTensor:
+            raise TypeError(_advice(_public_name(func))) from None
+        return func(*host_args, **host_kwargs)
     for t in types:
         if not (issubclass(t, Tensor) or issubclass(t, np.ndarray)):
             return NotImplemented
