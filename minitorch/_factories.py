@@ -495,9 +495,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
         src_dt = _dtype.from_numpy(data.dtype)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
+    elif _array_like(data):  # a pandas Series or Index: its array, keeping float64 / int32
+        return tensor(np.asarray(data), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
         arr, _ = _host_from_data(data, dt)
     return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
+
+
+def _array_like(data) -> bool:
+    """A one-dtype container with a NumPy array of its own (pandas' Series and Index): torch
+    reads its elements as NumPy scalars, which keep the dtype; iterating gives Python numbers.
+    A DataFrame (several dtypes) is refused as torch refuses it."""
+    if type(data) in (list, tuple, dict, str) or not hasattr(data, "__array__"):
+        return False
+    if hasattr(data, "__cuda_array_interface__"):  # a device array: not read back here
+        return False
+    if hasattr(data, "dtypes") and hasattr(data, "columns"):
+        raise ValueError(f"could not determine the shape of object type '{type(data).__name__}'")
+    return hasattr(data, "dtype")
 
 
 def scalar_tensor(

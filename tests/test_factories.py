@@ -614,3 +614,28 @@ def test_empty_strided_has_its_strides():
     assert t.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 5.0]]
     assert mt.ones(2).new_empty_strided((3, 2), (1, 3)).stride() == (1, 3)
     assert mt.empty_strided((2, 0), (1, 1)).shape == (2, 0)
+
+
+def test_tensor_of_a_series_like_object_keeps_its_dtype():
+    class Series:  # the protocol of a pandas Series: iterates to Python numbers, has an array
+        def __init__(self, a):
+            self.a, self.dtype = a, a.dtype
+
+        def __array__(self, dtype=None, copy=None):
+            return self.a
+
+        def __iter__(self):
+            return iter(self.a.tolist())
+
+        def __len__(self):
+            return len(self.a)
+
+    assert mt.tensor(Series(np.array([0.1, 0.2]))).dtype is mt.float64  # was float32
+    assert mt.tensor(Series(np.array([0.1, 0.2]))).tolist() == [0.1, 0.2]
+    assert mt.as_tensor(Series(np.array([1, 2], dtype=np.int32))).dtype is mt.int32
+
+    class Frame(Series):
+        columns = dtypes = ()
+
+    with pytest.raises(ValueError, match="could not determine the shape of object type 'Frame'"):
+        mt.tensor(Frame(np.zeros(2)))

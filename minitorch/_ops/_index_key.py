@@ -140,6 +140,16 @@ def _sequence_item(t: Tensor, item):
     else:
         arr = t._device.backend.from_host(item, t._device)
     kind = arr.dtype.kind
+    if kind == "u" and arr.dtype.itemsize == 1 and not isinstance(item, list):
+        # a uint8 NumPy array is a (deprecated) mask, as a uint8 tensor is (torch converts it)
+        warnings.warn(
+            "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+            "instead.",
+            UserWarning,
+            stacklevel=6,
+        )
+        arr = arr.astype(bool)
+        kind = "b"
     if kind == "b":
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
     if kind not in "iu" and kind != "f":

@@ -756,3 +756,12 @@ def test_range_indices_act_as_lists():
     assert y_hat[:, range(1, 3)].shape == (2, 2) and y_hat[range(0)].shape == (0, 3)
     y_hat[range(2), y] = 0.0
     assert y_hat.tolist()[0][0] == 0.0 and y_hat.tolist()[1][2] == 0.0
+
+
+def test_numpy_uint8_index_is_a_mask_as_a_uint8_tensor():
+    x = mt.arange(10, 15)
+    m = np.array([1, 0, 1, 0, 1], dtype=np.uint8)
+    with pytest.warns(UserWarning, match="uint8 is now deprecated"):
+        assert x[m].tolist() == [10, 12, 14]  # was x[[1, 0, 1, 0, 1]]
+    assert x[np.array([1, 0], dtype=np.int64)].tolist() == [11, 10]  # other ints: indices
+    assert x[[1, 0, 1]].tolist() == [11, 10, 11]
