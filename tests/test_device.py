@@ -275,3 +275,16 @@ def test_cuda_when_available():
     assert sorted(mt.randperm(10, device="cuda").tolist()) == list(range(10))
     assert mt.arange(5, device="cuda").tolist() == [0, 1, 2, 3, 4]
     assert mt.cuda.FloatTensor([1.0]).device == mt.device("cuda", 0)
+
+
+def test_a_zero_dim_cpu_tensor_acts_as_a_number_with_a_device_tensor():
+    # torch's cpu-scalar rule: x_cuda * torch.tensor(0.5) works; a 1-element vector does not
+    x = mt.ones(3, device="strict", requires_grad=True)
+    s = mt.tensor(0.5, requires_grad=True)
+    for r in (x * s, x / s, s * x, mt.where(x > 0, x, mt.tensor(0.0)), mt.clamp(x, min=s)):
+        assert r.device.type == "strict"
+    assert (x > s).device.type == "strict" and (s < x).device.type == "strict"
+    (x * s).sum().backward()  # the gradient reaches the CPU scalar on the CPU
+    assert s.grad.device.type == "cpu" and s.grad.item() == 3.0
+    with pytest.raises(RuntimeError, match="found at least two devices"):
+        x * mt.tensor([0.5])

@@ -380,7 +380,7 @@ class Function:
                 if device is None:
                     device = a._device
                 elif a._device is not device:
-                    _device_mismatch(cls, device, a._device)
+                    return _apply_mixed_devices(cls, device, a._device, args, kwargs)
                 if a._requires_grad:
                     record = True
         if device is None:
@@ -776,6 +776,23 @@ def _index_of(s, results, arrays):
         if s is t or s is arr:
             return i
     return None
+
+
+def _apply_mixed_devices(cls, d1, d2, args, kwargs):
+    """An op whose tensors are on two devices: as torch lets a 0-d CPU tensor act as a number in
+    an op on a GPU tensor (x_cuda * torch.tensor(0.5)), such tensors are moved to the other
+    device (an explicit copy of one host value); any other mix raises torch's error."""
+    devices = {a._device for a in args if isinstance(a, Tensor)}
+    others = [d for d in devices if d.type != "cpu"]
+    if len(others) == 1 and all(
+        a._device is others[0] or a._data.ndim == 0 for a in args if isinstance(a, Tensor)
+    ):
+        target = others[0]
+        moved = tuple(
+            a.to(target) if isinstance(a, Tensor) and a._device is not target else a for a in args
+        )
+        return cls.apply(*moved, **kwargs)
+    _device_mismatch(cls, d1, d2)
 
 
 def _device_mismatch(cls, d1, d2):
