@@ -412,8 +412,8 @@ def binary_cross_entropy(
     """-(target log(input) + (1 - target) log(1 - input)), each log clamped at -100. Mirrors
     torch.nn.functional.binary_cross_entropy.
 
-    Differences from torch: inputs outside [0, 1] raise only on CPU (see NOTE [ Checks that read
-    values ]).
+    Differences from torch: inputs or targets outside [0, 1] raise only on CPU (see NOTE
+    [ Checks that read values ]).
     """
     if _autocast.state.any_enabled:
         args = (input, target, weight, size_average, reduce, reduction)
@@ -426,6 +426,10 @@ def binary_cross_entropy(
         x = input._data
         if bool(((x < 0) | (x > 1)).any()):
             raise RuntimeError("all elements of input should be between 0 and 1")
+    if _on_host(target) and target.numel():
+        y = target._data
+        if bool(((y < 0) | (y > 1)).any()):  # class ids 0/1/2 passed as targets, say
+            raise RuntimeError("all elements of target should be between 0 and 1")
     loss = binary_cross_entropy_kernel(input, target)
     if weight is not None and weight.dtype != loss.dtype:
         weight = weight.to(loss.dtype)  # torch scales the loss in place: its dtype stays

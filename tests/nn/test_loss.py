@@ -403,3 +403,10 @@ def test_ignored_rows_with_minus_inf_log_probabilities_weigh_zero():
     assert F.nll_loss(masked, minitorch.tensor([-100]), reduction="sum").item() == 0
     w = minitorch.tensor([1.0, 2.0, 3.0])
     assert np.isfinite(F.cross_entropy(logits, target, weight=w).item())
+
+
+def test_bce_target_outside_unit_interval_raises():
+    p = minitorch.tensor([0.2, 0.7, 0.5])
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(p, minitorch.tensor([0.0, 1.0, 2.0]))
+    F.binary_cross_entropy(p, minitorch.tensor([0.0, 1.0, 0.5]))  # soft targets are fine
