@@ -125,6 +125,11 @@ def is_floating_point(input) -> bool:
 
 
 def numel(input) -> int:
+    """Mirrors torch.numel."""
+    if not isinstance(input, Tensor):
+        from minitorch._ops._common import not_tensor
+
+        raise not_tensor("numel", input)
     return input.numel()
 
 

@@ -7,7 +7,7 @@ from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
-           "zeros_of", "wrap_int"]
+           "zeros_of", "wrap_int", "not_tensor"]
 
 wrap_dim = _wrap_dim
 
@@ -50,6 +50,13 @@ def number(x):
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         return x.item()
     return x
+
+
+def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
+    """torch's TypeError for a non-tensor argument (torch.exp(1.0), torch.mean(list_of_losses))."""
+    t = type(x)
+    shown = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {shown}")
 
 
 def wrap_int(v: int, np_dtype) -> int:

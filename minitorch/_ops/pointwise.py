@@ -6,6 +6,7 @@ from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
     is_floating,
+    not_tensor,
     number,
     opmath_dtype,
     promote,
@@ -792,7 +793,10 @@ class ReluBackward(Function):
 
 def _unary_float(fn, name):
     def op(input, *, out=None):
-        dt = input._data.dtype
+        try:
+            dt = input._data.dtype
+        except AttributeError:  # torch.exp(1.0), torch.sqrt(ndarray): zero-cost when a tensor
+            raise not_tensor(name, input) from None
         if dt.kind != "f" and not _dtype.from_numpy(dt).is_floating_point:  # bfloat16 is kind 'V'
             input = cast(input, _dtype.default_float())
         result = fn.apply(input)
@@ -973,6 +977,8 @@ class ClampTensor(Function):
 
 def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("clamp", input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = number(min), number(max)

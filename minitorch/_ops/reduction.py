@@ -6,7 +6,14 @@ import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, opmath_dtype, quiet_extreme, wrap_dim
+from minitorch._ops._common import (
+    cast,
+    is_floating,
+    not_tensor,
+    opmath_dtype,
+    quiet_extreme,
+    wrap_dim,
+)
 from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
@@ -266,7 +273,10 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None,
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
     if axis is not None or keepdims is not None:
         dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.sum(list_of_losses)
+        raise not_tensor("sum", input) from None
     dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
         np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
@@ -318,6 +328,8 @@ class MeanDim(Mean):
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
+        raise not_tensor("mean", input)
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "mean")
@@ -656,6 +668,8 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
 def _arg(kind, input, dim, keepdim, axis=None):
     if axis is not None:
         dim = axis
+    if not isinstance(input, Tensor):
+        raise not_tensor(kind, input)
     x = input._data
     xp = input._device.backend.xp
     if x.dtype == bool:

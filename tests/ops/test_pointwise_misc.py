@@ -409,3 +409,23 @@ def test_custom_function_saves_tensors_only():
 
     with pytest.raises(TypeError, match="argument 1 is of type int"):
         Twice.apply(mt.ones(1, requires_grad=True))
+
+
+@pytest.mark.parametrize(
+    "call, name, got",
+    [
+        (lambda: mt.exp(1.0), "exp", "float"),
+        (lambda: mt.sqrt(2), "sqrt", "int"),
+        (lambda: mt.mean([mt.ones(1)]), "mean", "list"),
+        (lambda: mt.sum([1.0, 2.0]), "sum", "list"),
+        (lambda: mt.argmax([1, 2]), "argmax", "list"),
+        (lambda: mt.tanh(np.ones(2)), "tanh", "numpy.ndarray"),
+        (lambda: mt.clamp(np.ones(2), 0, 1), "clamp", "numpy.ndarray"),
+        (lambda: mt.numel([1]), "numel", "list"),
+    ],
+)
+def test_non_tensor_inputs_raise_torchs_type_error(call, name, got):
+    # (internals leaked before: "'float' object has no attribute '_data'")
+    with pytest.raises(TypeError, match=rf"{name}\(\): argument 'input' \(position 1\) must be "
+                       rf"Tensor, not {got}"):
+        call()
