@@ -1020,10 +1020,13 @@ class TensorMethods:
         return _ops.unsqueeze(self, dim)
 
     def squeeze_(self, dim=None):
-        return _ops.set_shape_(self, _ops.squeeze(self, dim))
+        name = "SqueezeBackward3" if dim is None else (
+            "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
+        )
+        return _ops.set_shape_(self, _ops.squeeze(self, dim), name)
 
     def unsqueeze_(self, dim):
-        return _ops.set_shape_(self, _ops.unsqueeze(self, dim))
+        return _ops.set_shape_(self, _ops.unsqueeze(self, dim), "UnsqueezeBackward1")
 
     def permute(self, *dims, **kwargs):
         return _ops.permute(self, _keyword_size(dims, kwargs, "dims", "permute"))
@@ -1035,10 +1038,10 @@ class TensorMethods:
         return _ops.t(self)
 
     def transpose_(self, dim0, dim1):
-        return _ops.set_shape_(self, _ops.transpose(self, dim0, dim1))
+        return _ops.set_shape_(self, _ops.transpose(self, dim0, dim1), "TransposeBackward1")
 
     def t_(self):
-        return _ops.set_shape_(self, _ops.t(self))
+        return _ops.set_shape_(self, _ops.t(self), "TBackward1")
 
     def swapaxes(self, axis0, axis1):
         return _ops.transpose(self, axis0, axis1)

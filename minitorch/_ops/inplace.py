@@ -15,6 +15,7 @@ from minitorch.autograd.function import (
     _base_gained_history,
     _replay_view,
     move_retained_grad,
+    name_node,
 )
 from minitorch.autograd.grad_mode import no_grad, state
 
@@ -232,12 +233,18 @@ def copy_slices(view: Tensor, src: Tensor):
     # The view's own grad_fn is regenerated from the base on next use (its version moved).
 
 
-def set_shape_(self: Tensor, viewed: Tensor) -> Tensor:
-    """squeeze_/unsqueeze_/transpose_/t_: self takes the shape (and history) of `viewed`."""
+def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
+    """squeeze_/unsqueeze_/transpose_/t_/as_strided_: self takes the shape (and history) of
+    `viewed`. Like any in-place op it bumps the version (a saved self is stale: exp's output
+    transposed in place then backpropagated raises, as in torch), and its node gets torch's
+    in-place name (`node`: TBackward1, SqueezeBackward4, ...)."""
     _check_leaf(self, "set_shape_", writes=False)
     self._data = viewed._data
+    self._vc[0] += 1
     if viewed._grad_fn is not None:
         self._grad_fn = viewed._grad_fn
+        if node is not None:
+            name_node(self, node)
     return self
 
 

@@ -325,3 +325,25 @@ def test_retain_grad_follows_an_in_place_change():
     (m * 5).sum().backward()
     np.testing.assert_array_equal(m.grad.numpy(), [5.0, 5.0, 5.0])
     np.testing.assert_array_equal(x.grad.numpy(), [10.0, 10.0, 10.0])
+
+
+def test_in_place_shape_ops_bump_the_version_and_name_their_nodes():
+    w = mt.ones(2, 3, requires_grad=True)
+    y = w.exp()
+    y.t_()  # exp saved y: backward must see it changed
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    for op, name in (
+        (lambda t: t.t_(), "TBackward1"),
+        (lambda t: t.transpose_(0, 1), "TransposeBackward1"),
+        (lambda t: t.unsqueeze_(0), "UnsqueezeBackward1"),
+        (lambda t: t.unsqueeze_(0).squeeze_(0), "SqueezeBackward4"),
+        (lambda t: t.as_strided_((3, 2), (1, 3)), "AsStridedBackward1"),
+    ):
+        t = w * 1
+        v = t._version
+        op(t)
+        assert type(t.grad_fn).__name__ == name and t._version > v
+    t = w * 1
+    t.t_().sum().backward()  # gradients still flow through
+    np.testing.assert_array_equal(w.grad.numpy(), np.ones((2, 3)))
