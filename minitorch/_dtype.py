@@ -126,7 +126,28 @@ def via_float32(a, npdt):
             return np.float32(a)
         if getattr(a, "dtype", None) == "float64":
             return a.astype("float32")
+    elif a.__class__ is builtins.int and npdt.kind in "iu":
+        return checked_int(a, npdt)
     return a
+
+
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "short", "int32": "int",
+                "int64": "int64_t"}  # fmt: skip
+
+
+def checked_int(v: int, npdt) -> int:
+    """A Python int written into an integer dtype (fill_, x[i] = v, full), as c10 converts it:
+    in range; for an unsigned type a negative value down to -max wraps (uint8: -1 is 255);
+    anything else raises torch's RuntimeError (NumPy raised OverflowError or wrapped)."""
+    info = np.iinfo(npdt)
+    if info.min <= v <= info.max:
+        return v
+    if info.min == 0 and -info.max <= v < 0:
+        return v + info.max + 1
+    raise RuntimeError(
+        f"value cannot be converted to type {_C_INT_NAMES.get(npdt.name, npdt.name)} without "
+        "overflow"
+    )
 
 
 def from_numpy(np_dtype) -> dtype:

@@ -8,7 +8,7 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._dtype import via_float32
-from minitorch._ops._common import cast, is_floating, scalar_like
+from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
@@ -337,8 +337,10 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         return False
     elif x.dtype.itemsize == 2 and floating:
         return False  # how the number is rounded is pointwise's: NOTE [ Half-precision arithmetic ]
-    elif floating or (isinstance(other, int) and x.dtype.kind in "iu"):
+    elif floating:
         o = other
+    elif isinstance(other, int) and x.dtype.kind in "iu":
+        o = wrap_int(other, x.dtype)  # u8 += 300 wraps as torch's kernel
     else:
         return False
     if ufunc == "true_divide" and not floating:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
+from minitorch import _dtype
 from minitorch._ops._common import wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
@@ -183,6 +184,7 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
             value = value.to(input._device)
         return value.to(input.dtype) if value.dtype is not input.dtype else value
     xp = input._device.backend.xp
+    value = _dtype.via_float32(value, input._data.dtype)  # torch's rounding and int checks
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
 
 

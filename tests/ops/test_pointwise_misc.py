@@ -429,3 +429,24 @@ def test_non_tensor_inputs_raise_torchs_type_error(call, name, got):
     with pytest.raises(TypeError, match=rf"{name}\(\): argument 'input' \(position 1\) must be "
                        rf"Tensor, not {got}"):
         call()
+
+
+def test_python_ints_written_into_narrow_integer_tensors_as_c10_converts_them():
+    u = mt.zeros(3, dtype=mt.uint8)
+    u[0] = -1  # an unsigned type takes a negative value down to -max (two's complement)
+    assert u.tolist() == [255, 0, 0]
+    assert mt.full((2,), -1, dtype=mt.uint8).tolist() == [255, 255]
+    assert u.clone().fill_(-2).tolist() == [254] * 3
+    assert u.masked_fill(u == 0, -1).tolist() == [255, 255, 255]
+    for call in (
+        lambda: u.__setitem__(0, 300),
+        lambda: u.fill_(300),
+        lambda: u.masked_fill(u == 0, 300),
+        lambda: u.index_fill(0, mt.tensor([0]), 300),
+        lambda: mt.zeros(2, dtype=mt.int8).fill_(200),
+    ):
+        with pytest.raises(RuntimeError, match="value cannot be converted to type .* overflow"):
+            call()
+    v = mt.zeros(3, dtype=mt.uint8)
+    v += 300  # arithmetic wraps
+    assert v.tolist() == [44, 44, 44]
