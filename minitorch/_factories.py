@@ -295,6 +295,8 @@ def _sizes(data) -> list:
         if isinstance(x, np.ndarray):
             shape.extend(x.shape)
             return shape
+        if isinstance(x, str) and shape:  # torch measures a string as one more dim
+            raise ValueError(f"too many dimensions '{type(x).__name__}'")
         if not _is_seq(x):
             return shape
         n = len(x)

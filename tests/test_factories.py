@@ -639,3 +639,10 @@ def test_tensor_of_a_series_like_object_keeps_its_dtype():
 
     with pytest.raises(ValueError, match="could not determine the shape of object type 'Frame'"):
         mt.tensor(Frame(np.zeros(2)))
+
+
+def test_strings_in_data_raise_as_in_torch():
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
+        mt.tensor(["cat", "dog"])  # torch measures the string as a dim
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        mt.tensor([1, "a"])
