@@ -223,12 +223,14 @@ def _check_weights(w, name, n, integral):
             f"cov(): expected aweights to have floating point dtype but got aweights with "
             f"{_short(w.dtype)} dtype"
         )
+    if w._device.type == "cpu" and w.numel() and bool((w._data < 0).any()):  # no device read
+        raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the rows (variables) over the columns (observations). Mirrors torch.cov.
-    Differences from torch: weights that are negative are not checked (that would read the
-    device), and the degrees-of-freedom warning is given only without weights."""
+    Differences from torch: negative weights are refused on the CPU only (checking would read
+    a device back), and the degrees-of-freedom warning is given only without weights."""
     ops = _ops()
     if input.ndim > 2:
         raise RuntimeError(
@@ -247,6 +249,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         w = fweights
     if aweights is not None:
         _check_weights(aweights, "aweights", n, False)
+        if aweights.dtype.itemsize > x.dtype.itemsize:  # torch computes in the wider dtype
+            x = cast(x, aweights.dtype)
         w = aweights if w is None else w * aweights
     if w is None:
         avg = x.mean(1)

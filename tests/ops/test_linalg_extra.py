@@ -322,3 +322,13 @@ def test_einsum_sublist_form():
     np.testing.assert_array_equal(a.grad.numpy(), np.ones((2, 3)))
     with pytest.raises(RuntimeError, match="range"):
         mt.einsum(a, [0, 52])
+
+
+def test_cov_refuses_negative_weights_and_promotes_to_the_weights_dtype():
+    x = mt.tensor([[1.0, 2.0, 4.0, 7.0], [0.0, 1.0, 0.0, 3.0]])
+    with pytest.raises(RuntimeError, match="fweights cannot be negative"):
+        mt.cov(x, fweights=mt.tensor([1, -1, 2, 1]))
+    with pytest.raises(RuntimeError, match="aweights cannot be negative"):
+        mt.cov(x, aweights=mt.tensor([-0.5, 1.0, 1.0, 2.0]))
+    aw = mt.tensor([0.5, 1.0, 1.0, 2.0], dtype=mt.float64)
+    assert mt.cov(x, aweights=aw).dtype is mt.float64
