@@ -126,12 +126,17 @@ def via_float32(a, npdt):
             return np.float32(a)
         if getattr(a, "dtype", None) == "float64":
             return a.astype("float32")
-    elif a.__class__ is builtins.int and npdt.kind in "iu":
-        return checked_int(a, npdt)
+    elif npdt.kind in "iu":
+        if a.__class__ is builtins.int:
+            return checked_int(a, npdt)
+        if a.__class__ is builtins.float:  # masked_fill(m, float('-inf')) on a long tensor
+            if a != a or a in (builtins.float("inf"), builtins.float("-inf")):
+                raise _overflow(npdt)
+            checked_int(builtins.int(a), npdt)
     return a
 
 
-_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "short", "int32": "int",
+_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
                 "int64": "int64_t"}  # fmt: skip
 
 
@@ -144,7 +149,11 @@ def checked_int(v: int, npdt) -> int:
         return v
     if info.min == 0 and -info.max <= v < 0:
         return v + info.max + 1
-    raise RuntimeError(
+    raise _overflow(npdt)
+
+
+def _overflow(npdt) -> RuntimeError:
+    return RuntimeError(
         f"value cannot be converted to type {_C_INT_NAMES.get(npdt.name, npdt.name)} without "
         "overflow"
     )

@@ -771,7 +771,7 @@ def _number_dtype(value):
 _C_NAMES = {
     "int64": "int64_t",
     "int32": "int",
-    "int16": "short",
+    "int16": "int16_t",
     "int8": "int8_t",
     "uint8": "uint8_t",
 }

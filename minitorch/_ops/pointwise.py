@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
@@ -373,6 +375,15 @@ def floor_divide(input, other, *, out=None):
     return _out(_integer_div(a, b, "floor", dt), out)
 
 
+def _remainder(xp, x, y):
+    """x mod y with the divisor's sign, as torch: a zero result keeps the dividend's sign
+    (-4. % 2 is -0.), where NumPy's remainder gives it the divisor's."""
+    r = xp.asarray(xp.remainder(x, y))  # (0-d operands give a NumPy scalar)
+    if r.dtype.kind == "f":
+        xp.copyto(r, xp.fmod(x, y), where=r == 0)  # fmod's zero carries x's sign
+    return r
+
+
 class RemainderScalar(Function):
     """out = a mod s (s a number; the sign of s, exact like Python's %);  grad_a = grad"""
 
@@ -382,7 +393,7 @@ class RemainderScalar(Function):
     def forward(ctx, a, *, other):
         x = a._data
         # the number in a's dtype, as torch rounds it (float16/bfloat16 then compute in float32)
-        return ctx.xp.remainder(x, ctx.xp.asarray(other, dtype=x.dtype))
+        return _remainder(ctx.xp, x, ctx.xp.asarray(other, dtype=x.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -398,7 +409,7 @@ class Remainder(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return ctx.xp.remainder(a._data, b._data)
+        return _remainder(ctx.xp, a._data, b._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1052,10 +1063,18 @@ def where(condition, input=None, other=None, *, out=None):
 
         return nonzero(condition, as_tuple=True)
     if condition._data.dtype != bool:
-        raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{condition.dtype}"
+        if condition._data.dtype != "uint8":
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{condition.dtype}"
+            )
+        warnings.warn(  # torch still takes a byte mask, with this warning
+            "where received a uint8 condition tensor. This behavior is deprecated and will be "
+            "removed in a future version of PyTorch. Use a boolean condition instead.",
+            UserWarning,
+            stacklevel=2,
         )
+        condition = condition.bool()
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = scalar_like(input, condition)
     a, b, dt = promote(input, other, "where")

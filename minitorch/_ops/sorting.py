@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch import return_types
+from minitorch import _dtype, return_types
 from minitorch._ops._common import is_floating, quiet_extreme, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
@@ -302,7 +302,11 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     Mirrors torch.bincount (the output size needs a host sync on a GPU)."""
     x = input._data
     xp = input._device.backend.xp
-    if x.ndim != 1 or x.dtype.kind not in "iub" or (x.size and bool(x.min() < 0)):
+    if x.dtype.kind not in "iu":  # torch's kernel is for integers only
+        raise NotImplementedError(
+            f"\"bincount_cpu\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
+        )
+    if x.ndim != 1 or (x.size and bool(x.min() < 0)):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

@@ -450,3 +450,27 @@ def test_python_ints_written_into_narrow_integer_tensors_as_c10_converts_them():
     v = mt.zeros(3, dtype=mt.uint8)
     v += 300  # arithmetic wraps
     assert v.tolist() == [44, 44, 44]
+
+
+def test_floats_written_into_integer_tensors_are_range_checked():
+    m = mt.tensor([True, False])
+    for call, c_name in (
+        (lambda: mt.zeros(2, dtype=mt.int64).masked_fill(m, float("-inf")), "int64_t"),
+        (lambda: mt.zeros(2, dtype=mt.int16).__setitem__(m, -1e6), "int16_t"),
+        (lambda: mt.zeros(2, dtype=mt.int64).__setitem__(0, float("nan")), "int64_t"),
+        (lambda: mt.zeros(2, dtype=mt.int32).masked_fill(m, -1e10), "int"),
+    ):
+        with pytest.raises(RuntimeError, match=f"to type {c_name} without overflow"):
+            call()
+    assert mt.zeros(2, dtype=mt.int32).masked_fill(m, -7.9).tolist() == [-7, 0]
+
+
+def test_remainder_zero_keeps_the_dividends_sign_and_byte_conditions():
+    r = mt.arange(-4.0, 4.0) % 2
+    assert np.signbit(r.numpy()).tolist()[:4] == [True, False, True, False]  # -0. as torch
+    assert not np.signbit((mt.tensor([0.0, 3.0]) % -3).numpy()).any()
+    with pytest.warns(UserWarning, match="uint8 condition"):
+        out = mt.where(mt.tensor([1, 0], dtype=mt.uint8), mt.tensor([1.0, 2.0]), 0.0)
+    assert out.tolist() == [1.0, 0.0]
+    with pytest.raises(NotImplementedError, match="bincount_cpu"):
+        mt.bincount(mt.tensor([1.0, 2.0]))
