@@ -1287,7 +1287,8 @@ class TensorMethods:
         return _ops.type_(self, dtype)
 
     def type_as(self, other):
-        return _ops.to(self, other.dtype)
+        # torch's self.type(other.type()): other's dtype and device
+        return self.to(device=other.device, dtype=other.dtype)
 
     def float(self, memory_format=None):
         return _ops.to_dtype(self, "float32")

@@ -288,3 +288,30 @@ def test_a_zero_dim_cpu_tensor_acts_as_a_number_with_a_device_tensor():
     assert s.grad.device.type == "cpu" and s.grad.item() == 3.0
     with pytest.raises(RuntimeError, match="found at least two devices"):
         x * mt.tensor([0.5])
+
+
+def test_more_ops_take_a_zero_dim_cpu_tensor_with_a_device_tensor():
+    f = mt.tensor([3.0, 5.0, 7.0], device="strict")
+    i = mt.tensor([0, 1, 2, 3], device="strict")
+    b = mt.tensor([False, True, True, False], device="strict")
+    two, three = mt.tensor(2.0), mt.tensor(3)
+    for r in (f // two, i % three, mt.div(f, two, rounding_mode="floor"), mt.gcd(i, three),
+              b & mt.tensor(True), i << three, mt.logical_or(b, mt.tensor(True)),
+              mt.isclose(f, mt.tensor(3.0)), mt.heaviside(f, mt.tensor(0.5))):
+        assert r.device.type == "strict"
+
+
+def test_device_placement_of_type_as_and_setitem_values():
+    x = mt.zeros(3, 4, device="strict")
+    assert mt.ones(2, 3).type_as(x).device.type == "strict"  # torch's self.type(other.type())
+    x[0] = mt.ones(4)  # a CPU value is copied across, as torch's copy_
+    x[:, 1] = mt.arange(3.0)
+    assert x.sum().cpu().item() == 6.0  # row 0 of ones, then column 1 = 0, 1, 2
+
+
+def test_lstsq_reads_nothing_back_with_its_default_driver():
+    a = mt.tensor(np.random.default_rng(0).standard_normal((4, 2)), device="strict")
+    b = mt.ones(4, 1, dtype=mt.float64, device="strict")
+    with count_transfers() as c:
+        mt.linalg.lstsq(a, b)
+    assert c.count == 0

@@ -134,6 +134,8 @@ def promote(a, b, op: str, wrap: bool = True):
     scalars kept as scalars (the kernels treat them as weak, like torch). Returns (a, b, dtype)."""
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
+            if a._device is not b._device:  # a 0-d CPU tensor acts as a number (torch)
+                a, b = _cpu_scalar_to(a, b)
             da = a._data.dtype
             db = b._data.dtype
             if da is db or da == db:
@@ -163,6 +165,16 @@ def promote(a, b, op: str, wrap: bool = True):
         b2, a2, dt = promote(b, a, op, wrap)
         return a2, b2, dt
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
+
+
+def _cpu_scalar_to(a: Tensor, b: Tensor):
+    """(a, b) with a 0-d CPU tensor moved to the other's device (torch's cpu-scalar rule);
+    other mixes are left for the op's own device check."""
+    if b._data.ndim == 0 and b._device.type == "cpu":
+        return a, b.to(a._device)
+    if a._data.ndim == 0 and a._device.type == "cpu":
+        return a.to(b._device), b
+    return a, b
 
 
 def _promote_array(a: Tensor, b):

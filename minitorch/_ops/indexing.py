@@ -208,7 +208,7 @@ def _value_tensor(self: Tensor, value) -> Tensor | None:
     """The assigned value as a tensor on self's device (None for a Python number)."""
     if isinstance(value, Tensor):
         if value._device is not self._device:
-            if value._device.type == "cpu" and value._data.ndim == 0:
+            if value._device.type == "cpu":  # x_cuda[0] = cpu_t copies across, as torch's copy_
                 return value.to(self._device)
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two devices, "

@@ -211,8 +211,8 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     rank = (s > _tolerance(A, s, None, rtol)).sum(-1)
     empty = A.new_zeros((0,))
     residuals = empty
-    full_rank = bool((rank == min(m, n)).all()) if rank.numel() else True
-    if driver != "gelsy" and m > n and full_rank:
+    # (read on the host only where the result depends on it: torch's gelsd/gelss/gels)
+    if driver != "gelsy" and m > n and (not rank.numel() or bool((rank == min(m, n)).all())):
         residuals = ((A @ x - b) ** 2).sum(-2)
     if driver == "gels":
         rank = rank.new_zeros((0,))

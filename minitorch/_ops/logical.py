@@ -23,11 +23,18 @@ __all__ = [
 
 
 def _same_device(a, b, op: str):
+    """(a, b) on one device: a 0-d CPU tensor acts as a number with a device tensor (moved, as
+    torch's cpu-scalar rule lets it); any other mix raises torch's error."""
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
+        if b._data.ndim == 0 and b._device.type == "cpu":
+            return a, b.to(a._device)
+        if a._data.ndim == 0 and a._device.type == "cpu":
+            return a.to(b._device), b
         raise RuntimeError(
             f"Expected all tensors to be on the same device, but found at least two devices, "
             f"{a._device} and {b._device}! (when checking arguments for {op})"
         )
+    return a, b
 
 
 def _new(array, ref: Tensor) -> Tensor:
@@ -37,7 +44,7 @@ def _new(array, ref: Tensor) -> Tensor:
 def _binary_inputs(input, other, op: str):
     _check_tensor(input, op, "input", 1)
     _check_tensor(other, op, "other", 2)
-    _same_device(input, other, op)
+    return _same_device(input, other, op)
 
 
 # --- logical: any dtype in, bool out ---
@@ -47,7 +54,7 @@ def _logical(name: str):
     kernel = name.removeprefix("logical_")
 
     def op(input, other, *, out=None):
-        _binary_inputs(input, other, name)
+        input, other = _binary_inputs(input, other, name)
         xp = input._device.backend.xp
         try:
             r = getattr(xp, name)(input._data, other._data)
@@ -76,7 +83,7 @@ def logical_not(input, *, out=None):
 
 def _integral(a, b, op: str, kernel: str, allow_bool: bool = True):
     """(a, b, dtype) promoted, refusing floating (and, for shifts, bool) results."""
-    _same_device(a, b, op)
+    a, b = _same_device(a, b, op)
     a, b, dt = promote(a, b, op)
     if dt.is_floating_point or (dt.name == "bool" and not allow_bool):
         raise _not_implemented(kernel, dt)
@@ -145,7 +152,7 @@ bitwise_right_shift = _shift("bitwise_right_shift", left=False)
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise. Mirrors torch.isclose."""
-    _binary_inputs(input, other, "isclose")
+    input, other = _binary_inputs(input, other, "isclose")
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{_short(input.dtype)} did not match {_short(other.dtype)}")
     if rtol < 0:
@@ -172,7 +179,7 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 def equal(input, other) -> bool:
     """Same shape and equal values (a Python bool: reads the device). Mirrors torch.equal."""
-    _binary_inputs(input, other, "equal")
+    input, other = _binary_inputs(input, other, "equal")
     if input._data.shape != other._data.shape:
         return False
     a, b, _ = promote(input, other, "equal")

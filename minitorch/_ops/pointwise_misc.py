@@ -201,6 +201,8 @@ def heaviside(input, values, *, out=None):
     backward raises "derivative for aten::heaviside is not implemented")."""
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", "values", 2)
+    if values._device is not input._device and values._data.ndim == 0:
+        values = values.to(input._device)  # a 0-d CPU tensor acts as a number (torch)
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     xp = input._device.backend.xp
