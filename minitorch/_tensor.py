@@ -563,11 +563,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_zeros."""
-        if kwargs:  # size=(2, 3)
-            from minitorch._tensor_methods import _keyword_size
-
-            size = _keyword_size(size, kwargs, "size", "new_zeros")
-        return self._new("zeros", size, dtype, device, requires_grad)
+        return self._new("zeros", size, dtype, device, requires_grad, kwargs)
 
     def new_ones(
         self,
@@ -580,11 +576,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_ones."""
-        if kwargs:  # size=(2, 3)
-            from minitorch._tensor_methods import _keyword_size
-
-            size = _keyword_size(size, kwargs, "size", "new_ones")
-        return self._new("ones", size, dtype, device, requires_grad)
+        return self._new("ones", size, dtype, device, requires_grad, kwargs)
 
     def new_empty(
         self,
@@ -597,11 +589,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
-        if kwargs:  # size=(2, 3)
-            from minitorch._tensor_methods import _keyword_size
-
-            size = _keyword_size(size, kwargs, "size", "new_empty")
-        return self._new("empty", size, dtype, device, requires_grad)
+        return self._new("empty", size, dtype, device, requires_grad, kwargs)
 
     def new_full(
         self,
@@ -625,9 +613,13 @@ class Tensor(TensorMethods):
             requires_grad=requires_grad,
         )
 
-    def _new(self, kind, size, dtype, device, requires_grad):
+    def _new(self, kind, size, dtype, device, requires_grad, kwargs=None):
         from minitorch import _factories
 
+        if kwargs:  # new_zeros(size=(2, 3))
+            from minitorch._tensor_methods import _keyword_size
+
+            size = _keyword_size(size, kwargs, "size", f"new_{kind}")
         if not size:
             raise TypeError(f'new_{kind}() missing 1 required positional arguments: "size"')
 
