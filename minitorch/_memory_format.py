@@ -8,6 +8,7 @@ __all__ = [
     "channels_last",
     "channels_last_3d",
     "preserve_format",
+    "legacy_contiguous_format",
 ]
 
 # NOTE [ Memory formats ]
@@ -36,6 +37,7 @@ class memory_format:
 
 
 contiguous_format = memory_format("contiguous_format")
+legacy_contiguous_format = contiguous_format  # torch's alias (torch's own gumbel_softmax uses it)
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 preserve_format = memory_format("preserve_format")

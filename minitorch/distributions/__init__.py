@@ -6,7 +6,11 @@ from minitorch.distributions import constraints, transforms
 from minitorch.distributions.bernoulli import Bernoulli
 from minitorch.distributions.beta import Beta
 from minitorch.distributions.binomial import Binomial
-from minitorch.distributions.categorical import Categorical, OneHotCategorical
+from minitorch.distributions.categorical import (
+    Categorical,
+    OneHotCategorical,
+    OneHotCategoricalStraightThrough,
+)
 from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.constraint_registry import biject_to, transform_to
 from minitorch.distributions.dirichlet import Dirichlet
@@ -67,6 +71,7 @@ __all__ = [
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
     "Pareto",
     "Poisson",
     "RelaxedBernoulli",

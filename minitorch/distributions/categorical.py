@@ -1,4 +1,4 @@
-"""Categorical and OneHotCategorical distributions (probs or logits over the last dim)."""
+"""Categorical and one-hot categorical distributions (probs or logits over the last dim)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
 
-__all__ = ["Categorical", "OneHotCategorical"]
+__all__ = ["Categorical", "OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
 class Categorical(Distribution):
@@ -190,3 +190,16 @@ class OneHotCategorical(Distribution):
         if expand:
             values = values.expand((n,) + tuple(self.batch_shape) + (n,))
         return values
+
+
+class OneHotCategoricalStraightThrough(OneHotCategorical):
+    """OneHotCategorical whose rsample passes the gradient of probs straight through the
+    one-hot sample (sample + probs - probs.detach()). Mirrors
+    torch.distributions.OneHotCategoricalStraightThrough."""
+
+    has_rsample = True
+
+    def rsample(self, sample_shape=()):
+        samples = self.sample(sample_shape)
+        probs = self.probs
+        return samples + (probs - probs.detach())

@@ -13,20 +13,28 @@ from minitorch.nn._functional_dropout import dropout
 __all__ = ["scaled_dot_product_attention"]
 
 
-def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor):
-    """The additive bias (-inf where masked) and whether any entry can be masked."""
+def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, both_ok: bool):
+    """The additive bias (-inf where masked) and whether any entry can be masked. With
+    both_ok (torch 2.13's CPU kernel: 4-D inputs, no dropout) an explicit mask and is_causal
+    apply together; otherwise torch refuses the pair."""
+    causal = None
     if is_causal:
-        if attn_mask is not None:
+        if attn_mask is not None and not both_ok:
             raise RuntimeError(
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                 "is_causal=True"
             )
-        attn_mask = ones(L, S, dtype=_dtype.bool, device=like.device).tril()
+        causal = ones(L, S, dtype=_dtype.bool, device=like.device).tril()
+        if attn_mask is None:
+            attn_mask, causal = causal, None
     if attn_mask is None:
         return None
     if attn_mask.dtype is _dtype.bool:
-        zero = zeros_like(attn_mask, dtype=like.dtype)
-        return zero.masked_fill(~attn_mask, float("-inf"))
+        keep = attn_mask if causal is None else attn_mask & causal
+        zero = zeros_like(keep, dtype=like.dtype)
+        return zero.masked_fill(~keep, float("-inf"))
+    if causal is not None:
+        return attn_mask.masked_fill(~causal, float("-inf"))
     return attn_mask
 
 
@@ -98,7 +106,7 @@ def scaled_dot_product_attention(
         value = value.repeat_interleave(groups, dim=-3)
     factor = 1.0 / math.sqrt(E) if scale is None else scale
     scores = _ops.matmul(query, key.transpose(-2, -1)) * factor
-    bias = _attn_bias(attn_mask, is_causal, L, S, query)
+    bias = _attn_bias(attn_mask, is_causal, L, S, query, query.ndim == 4 and dropout_p == 0)
     if bias is None:
         attn = _ops.softmax(scores, -1)
     else:

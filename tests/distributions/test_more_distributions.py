@@ -469,3 +469,15 @@ def test_kl_gradcheck_cross_family():
         lambda a, b, c, d: D.kl_divergence(D.Gumbel(a, b), D.Normal(c, d)),
         (loc, scale, loc2, scale2),
     )
+
+
+def test_one_hot_categorical_straight_through_passes_the_probs_gradient():
+    logits = minitorch.tensor([0.5, 1.0, -1.0], requires_grad=True)
+    d = minitorch.distributions.OneHotCategoricalStraightThrough(logits=logits)
+    s = d.rsample((4,))
+    assert d.has_rsample and s.shape == (4, 3) and s.sum(-1).tolist() == [1.0] * 4
+    (s * minitorch.tensor([1.0, 2.0, 3.0])).sum().backward()
+    p = np.exp([0.5, 1.0, -1.0]) / np.exp([0.5, 1.0, -1.0]).sum()
+    w = np.array([1.0, 2.0, 3.0])
+    want = 4 * p * (w - (w * p).sum())  # d/dlogits of 4 * sum(w * softmax(logits))
+    np.testing.assert_allclose(logits.grad.numpy(), want, rtol=1e-5)

@@ -317,3 +317,17 @@ def test_scaled_dot_product_attention_gradients_and_dropout():
     assert gradgradcheck(fn, (q, k, v))
     out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
     assert out.shape == (2, 3, 2)
+
+
+def test_sdpa_applies_an_explicit_mask_and_is_causal_together_on_4d_inputs():
+    # torch 2.13's CPU kernel: both masks apply (a padding mask and the causal one)
+    rng = np.random.default_rng(0)
+    q = minitorch.tensor(rng.standard_normal((1, 1, 3, 2)), dtype=minitorch.float32)
+    pad = minitorch.tensor([[True, False, True]] * 3)
+    out = F.scaled_dot_product_attention(q, q, q, attn_mask=pad, is_causal=True)
+    keep = pad & minitorch.ones(3, 3, dtype=minitorch.bool).tril()
+    scores = (q @ q.transpose(-1, -2) / 2**0.5).masked_fill(~keep, float("-inf"))
+    np.testing.assert_allclose(out.numpy(), (scores.softmax(-1) @ q).numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        F.scaled_dot_product_attention(q[0], q[0], q[0], attn_mask=pad, is_causal=True)  # 3-D
+    assert minitorch.legacy_contiguous_format is minitorch.contiguous_format
