@@ -85,7 +85,8 @@ class Mm(Function):
 
     @staticmethod
     def forward(ctx, a, b, *, ta=False, tb=False):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         ctx.ta, ctx.tb = ta, tb
         return _product(ctx.xp, a._data, b._data, ta, tb)
 

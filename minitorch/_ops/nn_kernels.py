@@ -337,7 +337,10 @@ class Linear(Function):
 
     @staticmethod
     def forward(ctx, b, x, wt):
-        ctx.save_for_backward(x, wt)
+        # each operand is kept only for the other's gradient, as torch (an optimizer may then
+        # update the weight between two backwards of a graph whose input needs no grad)
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(x if needs[2] else None, wt if needs[1] else None)
         return _matmul_bias(ctx.xp, x._data, wt._data, None if b is None else b._data)
 
     @staticmethod
@@ -366,7 +369,8 @@ class LinearMm(Function):
 
     @staticmethod
     def forward(ctx, x, wt):
-        ctx.save_for_backward(x, wt)
+        needs = ctx.needs_input_grad  # see Linear.forward
+        ctx.save_for_backward(x if needs[1] else None, wt if needs[0] else None)
         return _matmul_bias(ctx.xp, x._data, wt._data, None)
 
     @staticmethod

@@ -347,3 +347,30 @@ def test_in_place_shape_ops_bump_the_version_and_name_their_nodes():
     t = w * 1
     t.t_().sum().backward()  # gradients still flow through
     np.testing.assert_array_equal(w.grad.numpy(), np.ones((2, 3)))
+
+
+def test_products_keep_an_operand_only_for_the_others_gradient():
+    # an actor-critic update between two backwards: the input needs no grad, so the weight is
+    # not saved and may change in place (torch does the same; it raised here)
+    lin = mt.nn.Linear(2, 1)
+    with mt.no_grad():
+        lin.weight.fill_(1.0)
+        lin.bias.zero_()
+    opt = mt.optim.SGD(lin.parameters(), lr=0.1)
+    h = lin(mt.tensor([[1.0, 2.0]]))
+    (h**2).sum().backward(retain_graph=True)
+    opt.step()
+    (h**3).sum().backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), [[33.0, 66.0]])
+    w = mt.ones(2, 2, requires_grad=True)
+    x = mt.ones(3, 2)
+    y = x @ w
+    with mt.no_grad():
+        w.mul_(2)  # not saved: fine
+    y.sum().backward()
+    x = mt.ones(3, 2, requires_grad=True)
+    y = x @ w
+    with mt.no_grad():
+        w.mul_(2)  # saved for x's gradient: torch's error
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
