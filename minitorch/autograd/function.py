@@ -370,6 +370,8 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward; records a node when grad mode is on and some input requires grad."""
+        if kwargs and not cls._builtin:  # Scale.apply(x=x): a tensor by keyword is an input too
+            args, kwargs = _bind_tensor_kwargs(cls, args, kwargs)
         # NOTE [ The per-op path ]
         # Every op of every model passes here: one loop over the inputs finds the device and
         # whether a node is needed; nothing else is allocated when no input requires grad.
@@ -419,6 +421,20 @@ class Function:
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
         return result
+
+
+def _bind_tensor_kwargs(cls, args, kwargs):
+    """A user Function's keyword arguments bound to forward's positional parameters when a
+    tensor is among them (torch binds them too), so they are recorded as inputs."""
+    if not any(isinstance(v, Tensor) for v in kwargs.values()):
+        return args, kwargs
+    import inspect
+
+    sig = inspect.signature(cls.forward)
+    lead = () if cls._has_setup_context else (None,)  # the ctx slot of an old-style forward
+    bound = sig.bind(*lead, *args, **kwargs)
+    bound.apply_defaults()
+    return bound.args[len(lead) :], bound.kwargs
 
 
 def _raise_broadcast_error(cls, args, err):

@@ -440,3 +440,22 @@ def test_saved_tensor_attributes_of_built_in_nodes():
     assert x.sin().grad_fn._saved_self is x and x.relu().grad_fn._saved_result.shape == (5,)
     with pytest.raises(AttributeError, match="has no attribute '_saved_nope'"):
         y.grad_fn._saved_nope  # noqa: B018
+
+
+def test_tensors_passed_by_keyword_to_apply_are_inputs():
+    class Scale(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, alpha=2.0):
+            ctx.alpha = alpha
+            return x * alpha
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.alpha, None
+
+    x = mt.tensor([1.0, 2.0], requires_grad=True)
+    y = Scale.apply(x=x)  # the graph was lost
+    assert type(y.grad_fn).__name__ == "ScaleBackward"
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]
+    assert Scale.apply(x, alpha=3.0).tolist() == [3.0, 6.0]
