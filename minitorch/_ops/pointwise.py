@@ -633,7 +633,7 @@ class Sign(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zeros_of(grad)  # torch's zeros_like: +0 (grad * 0 gave -0 for negatives)
 
 
 class Tanh(Function):
@@ -932,14 +932,15 @@ class Clamp(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * _within(a, *ctx.bounds)
+        return where(_within(a, *ctx.bounds), grad, 0.0)  # a selection: +0 outside, as torch
 
     @staticmethod
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # a half tensor against number bounds: the Tensor comparison
             return NotImplemented
         (a,) = ctx._saved_arrays()
-        return grad * _within(a, *ctx.bounds)
+        xp = ctx.xp
+        return xp.where(_within(a, *ctx.bounds), grad, xp.zeros((), grad.dtype))
 
 
 def _within(a, lo, hi):

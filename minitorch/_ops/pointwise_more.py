@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating, opmath_dtype
+from minitorch._ops._common import cast, is_floating, opmath_dtype, zeros_of
 from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -94,7 +94,7 @@ class _ZeroGrad:
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return zeros_of(grad)  # torch's zeros_like(grad): +0 (grad * 0 gave -0 for negatives)
 
 
 # --- rounding ---

@@ -474,3 +474,14 @@ def test_remainder_zero_keeps_the_dividends_sign_and_byte_conditions():
     assert out.tolist() == [1.0, 0.0]
     with pytest.raises(NotImplementedError, match="bincount_cpu"):
         mt.bincount(mt.tensor([1.0, 2.0]))
+
+
+def test_zero_gradients_are_positive_zeros():
+    # torch's selections and zeros_like print 0.0000, not -0.0000 (PPO's clamped ratio)
+    x = mt.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    (x.clamp(0.8, 1.2) * -1.0).sum().backward()
+    assert x.grad.tolist() == [0.0, -1.0, 0.0] and not np.signbit(x.grad.numpy()[[0, 2]]).any()
+    for op in (mt.floor, mt.round, mt.sign, mt.ceil):
+        x.grad = None
+        (op(x) * -1.0).sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0, 0.0] and not np.signbit(x.grad.numpy()).any()
