@@ -130,6 +130,25 @@ def _source_plan(input, dim, index, source, op):
             f"the same scalar type"
         )
     plan = _dim_plan(input, dim, idx, op)
+    src_shape = source._data.shape
+    n_idx = idx.size
+    if (
+        len(src_shape) == len(plan.out_shape)
+        and src_shape[dim : dim + 1] != (n_idx,)
+        and (
+            src_shape[:dim] + src_shape[dim + 1 :]
+            == plan.out_shape[:dim] + plan.out_shape[dim + 1 :]
+        )
+    ):  # only the index count differs: torch says so
+        if op == "index_copy":
+            raise IndexError(
+                f"index_copy_(): Number of indices ({n_idx}) should be equal to "
+                f"source.size(dim) ({src_shape[dim]})"
+            )
+        raise RuntimeError(
+            f"{op}_(): Number of indices ({n_idx}) should be equal to source.size(dim): "
+            f"({src_shape[dim]}), for dim: {dim}"
+        )
     if source._data.shape != plan.out_shape:
         raise RuntimeError(
             f"{op}(): Source/destination tensor must have same slice shapes. Destination slice "

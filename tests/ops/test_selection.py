@@ -580,3 +580,11 @@ def test_zero_dim_index_of_a_vector():
     assert g.shape == () and g.item() == 2.0
     g.backward()
     assert x.grad.tolist() == [0, 0, 1, 0, 0]
+
+
+def test_index_count_mismatch_is_named():
+    x = mt.zeros(5, 4)
+    with pytest.raises(RuntimeError, match=r"Number of indices \(2\) should be equal to "):
+        x.index_add_(0, mt.tensor([0, 1]), mt.ones(5, 4))
+    with pytest.raises(IndexError, match=r"Number of indices \(2\) should be equal to "):
+        x.index_copy_(0, mt.tensor([0, 1]), mt.ones(5, 4))
