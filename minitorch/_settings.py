@@ -235,6 +235,13 @@ def set_default_tensor_type(t) -> None:
         )
     if not dt.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
-    _dtype.set_default_dtype(dt)
     if getattr(t, "_device_type", "cpu") == "cuda":
+        if not minitorch.cuda.is_available():  # checked first: the default stays as it was
+            raise TypeError(
+                f"type torch.cuda.{t.__name__} not available. Torch not compiled with CUDA "
+                "enabled."
+            )
+        _dtype.set_default_dtype(dt)
         set_default_device("cuda")
+        return
+    _dtype.set_default_dtype(dt)

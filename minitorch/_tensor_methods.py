@@ -1286,6 +1286,19 @@ class TensorMethods:
     def type(self, dtype=None, non_blocking=False, **kwargs):
         return _ops.type_(self, dtype)
 
+    @property
+    def volatile(self):
+        """Removed with Variable (always False), as torch says."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value):
+        warnings.warn(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            stacklevel=2,
+        )
+
     def type_as(self, other):
         # torch's self.type(other.type()): other's dtype and device
         return self.to(device=other.device, dtype=other.dtype)

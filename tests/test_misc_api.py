@@ -186,3 +186,42 @@ def test_resize_errors():
         mt.zeros(2).resize_(2, "a")
     with pytest.raises(TypeError, match="the_template"):
         mt.zeros(2).resize_as_([1, 2])
+
+
+def test_legacy_api_pieces():
+    import warnings
+
+    import minitorch.utils.model_zoo as model_zoo  # old torchvision-style model files
+
+    assert callable(model_zoo.load_url)
+    x = mt.ones(2)
+    with pytest.warns(UserWarning, match="volatile was removed"):
+        assert x.volatile is False
+    with pytest.warns(UserWarning, match="no effect"):
+        x.volatile = True
+    with pytest.warns(UserWarning, match="`nn.functional.upsample` is deprecated"):
+        mt.nn.functional.upsample(mt.ones(1, 1, 2, 2), scale_factor=2)
+    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
+        x[mt.tensor([1, 0], dtype=mt.uint8)] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if not mt.cuda.is_available():
+            with pytest.raises(TypeError, match="not available. Torch not compiled with CUDA"):
+                mt.set_default_tensor_type(mt.cuda.FloatTensor)
+            assert mt.zeros(1).device.type == "cpu"  # the default was left alone
+
+    class Sq(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, t):
+            ctx.save_for_backward(t)
+            return t * t
+
+        @staticmethod
+        def backward(ctx, g):
+            with pytest.warns(DeprecationWarning, match="saved_variables"):
+                (t,) = ctx.saved_variables
+            return 2 * t * g
+
+    t = mt.tensor([1.0, 2.0], requires_grad=True)
+    Sq.apply(t).sum().backward()
+    assert t.grad.tolist() == [2.0, 4.0]

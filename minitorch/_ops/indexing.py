@@ -270,6 +270,11 @@ def setitem(self: Tensor, key, value) -> None:
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves the
     winner unspecified).
     """
+    if not isinstance(value, Tensor) and _byte_mask_key(key):
+        # torch runs x[mask] = number as masked_fill_, which takes bool masks only
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        )
     plan = parse_key(self, key)
     vt = _value_tensor(self, value)
     if vt is not None:
@@ -309,6 +314,15 @@ def setitem(self: Tensor, key, value) -> None:
     apply_inplace(
         target, lambda s: IndexPut.apply(s, vt, plan=sub, accumulate=False), "index_put_", (vt,)
     )
+
+
+def _byte_mask_key(key) -> bool:
+    """A key that is one uint8 mask (a tensor or a NumPy array)."""
+    if isinstance(key, tuple) and len(key) == 1:
+        key = key[0]
+    if isinstance(key, Tensor):
+        return key._data.dtype == "uint8"
+    return getattr(key, "dtype", None) == "uint8" and getattr(key, "ndim", 0) > 0
 
 
 def _masked_fill_key(key, value: Tensor) -> bool:

@@ -92,6 +92,14 @@ class Node:
         self._materialize = value
 
     @property
+    def saved_variables(self) -> tuple:
+        """The deprecated name of saved_tensors (old custom Functions use it)."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
+
+    @property
     def saved_tensors(self) -> tuple:
         saved = self._saved
         if saved is _FREED:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import struct
+import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
@@ -407,14 +408,29 @@ def interpolate(
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
     """Deprecated alias of interpolate. Mirrors torch.nn.functional.upsample."""
+    warnings.warn(
+        "`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+        UserWarning,
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
     """Mirrors torch.nn.functional.upsample_nearest."""
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+        UserWarning,
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
     """Mirrors torch.nn.functional.upsample_bilinear (align_corners=True)."""
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+        UserWarning,
+        stacklevel=2,
+    )
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
