@@ -36,7 +36,9 @@ class Einsum(Function):
             # it; an unregistered alias would let an in-place op on the result change a saved
             # operand without a version bump: the result gets its own memory
             return ctx.xp.array(out, dtype=dt, copy=True)
-        return ctx.xp.asarray(out, dtype=dt)
+        # row-major, as torch's (NumPy's contraction may come out transposed: .view() failed)
+        out = ctx.xp.asarray(out, dtype=dt)
+        return out if out.flags.c_contiguous else ctx.xp.ascontiguousarray(out)
 
     @staticmethod
     def backward(ctx, grad):

@@ -28,7 +28,9 @@ def _take(x, plan: IndexPlan, xp):
         raise
     if plan.perm is not None:
         out = xp.moveaxis(out, *plan.perm)
-    return out
+    # a gather makes new memory, row-major in torch (NumPy's may come out permuted: x[:, [0, 2]]
+    # had strides (1, 3) and .view() on it failed where torch's works)
+    return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
 
 
 def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:

@@ -32,7 +32,10 @@ def _shifted(xp, x, dim):
     if x.ndim == 0:
         return x - x, dt  # a 0-d tensor is one class: shifted value 0 (nan stays nan)
     m = max_last(xp, x) if dim == x.ndim - 1 else x.max(axis=dim, keepdims=True)
-    return x - m, dt
+    # row-major like torch's softmax output, whatever x's layout (a transposed input's result
+    # came out transposed, and .view() on it failed)
+    z = x - m
+    return (z if z.flags.c_contiguous else xp.ascontiguousarray(z)), dt
 
 
 class Softmax(Function):

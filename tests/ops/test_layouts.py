@@ -554,3 +554,20 @@ def test_as_strided_reads_storage(view, device):
     got = v.as_strided((2, 3), (2, 1), 1)
     want = np.lib.stride_tricks.as_strided(start.reshape(-1)[1:], (2, 3), (16, 8))
     np.testing.assert_array_equal(_host(got), want, err_msg=f"as_strided of a {view} view")
+
+
+def test_new_memory_comes_out_row_major_as_torchs():
+    # .view() on these failed (NumPy laid the result out after its input or its contraction)
+    x = mt.arange(24.0).reshape(2, 3, 4)
+    for r in (
+        x[:, [0, 2]],
+        x[:, :, [0, 2]],
+        x.index_select(2, mt.tensor([0, 2])),
+        mt.einsum("ij,jk->ik", mt.ones(3, 4), mt.ones(4, 5)),
+        mt.einsum("bij,bjk->bik", mt.ones(2, 3, 4), mt.ones(2, 4, 5)),
+        x.transpose(1, 2).softmax(-1),
+        x.transpose(1, 2).log_softmax(-1),
+        mt.nn.functional.pad(x, (1, 1), mode="replicate"),
+    ):
+        assert r.is_contiguous(), r.stride()
+        r.view(-1)
