@@ -336,6 +336,8 @@ class Function:
         # recorded call: most of the ~240 built-in ops never run in a given program.
         cls._backward_cls = None
         cls._has_setup_context = cls.setup_context is not Function.setup_context
+        if not builtin and "apply" not in cls.__dict__:
+            cls.apply = classmethod(_user_apply)  # binds tensors passed by keyword first
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -378,8 +380,6 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         """Runs forward; records a node when grad mode is on and some input requires grad."""
-        if kwargs and not cls._builtin:  # Scale.apply(x=x): a tensor by keyword is an input too
-            args, kwargs = _bind_tensor_kwargs(cls, args, kwargs)
         # NOTE [ The per-op path ]
         # Every op of every model passes here: one loop over the inputs finds the device and
         # whether a node is needed; nothing else is allocated when no input requires grad.
@@ -429,6 +429,14 @@ class Function:
         if cls._is_view:
             _mark_view(result, args[0], cls, args[1:], kwargs)
         return result
+
+
+def _user_apply(cls, *args, **kwargs):
+    """A user Function's apply: Scale.apply(x=x) records x as an input too (torch binds the
+    keyword arguments to forward's parameters); built-in ops skip this step."""
+    if kwargs:
+        args, kwargs = _bind_tensor_kwargs(cls, args, kwargs)
+    return Function.apply.__func__(cls, *args, **kwargs)
 
 
 def _bind_tensor_kwargs(cls, args, kwargs):
