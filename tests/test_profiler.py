@@ -11,7 +11,7 @@ import pytest
 import minitorch
 from minitorch.autograd import composite, engine
 from minitorch.autograd import profiler as aprof
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, _user_apply
 from minitorch.profiler import (
     ProfilerAction,
     ProfilerActivity,
@@ -202,7 +202,9 @@ def test_apply_overrides_delegate_to_the_base():
             if sub not in seen:
                 seen.add(sub)
                 todo.append(sub)
-                if "apply" in sub.__dict__:
+                apply = sub.__dict__.get("apply")
+                # a user Function's own apply binds keyword tensors, then calls Function.apply
+                if apply is not None and getattr(apply, "__func__", None) is not _user_apply:
                     overriders.add(sub.__name__)
     assert overriders <= {"ToCopy"}, overriders
     x, _ = _inputs()
