@@ -7,7 +7,7 @@ from minitorch._tensor import Tensor, _make, _wrap_dim
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
-           "zeros_of", "wrap_int", "not_tensor"]
+           "zeros_of", "wrap_int", "not_tensor", "same_device"]
 
 wrap_dim = _wrap_dim
 
@@ -174,6 +174,19 @@ def _cpu_scalar_to(a: Tensor, b: Tensor):
         return a, b.to(a._device)
     if a._data.ndim == 0 and a._device.type == "cpu":
         return a.to(b._device), b
+    return a, b
+
+
+def same_device(a, b, op: str):
+    """(a, b) on one device: a 0-d CPU tensor is moved to the other's (torch's cpu-scalar rule),
+    any other mix of devices raises torch's RuntimeError naming both."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
+        a, b = _cpu_scalar_to(a, b)
+        if a._device is not b._device:
+            raise RuntimeError(
+                f"Expected all tensors to be on the same device, but found at least two devices, "
+                f"{a._device} and {b._device}! (when checking arguments for {op})"
+            )
     return a, b
 
 

@@ -3,7 +3,7 @@ in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less,
 
 from __future__ import annotations
 
-from minitorch._ops._common import promote
+from minitorch._ops._common import promote, same_device
 from minitorch._ops.pointwise import _d, _out, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
@@ -22,21 +22,6 @@ __all__ = [
 # fmt: on
 
 
-def _same_device(a, b, op: str):
-    """(a, b) on one device: a 0-d CPU tensor acts as a number with a device tensor (moved, as
-    torch's cpu-scalar rule lets it); any other mix raises torch's error."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
-        if b._data.ndim == 0 and b._device.type == "cpu":
-            return a, b.to(a._device)
-        if a._data.ndim == 0 and a._device.type == "cpu":
-            return a.to(b._device), b
-        raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, "
-            f"{a._device} and {b._device}! (when checking arguments for {op})"
-        )
-    return a, b
-
-
 def _new(array, ref: Tensor) -> Tensor:
     return _make(_arr(ref._device.backend.xp, array), ref._device, False, None)
 
@@ -44,7 +29,7 @@ def _new(array, ref: Tensor) -> Tensor:
 def _binary_inputs(input, other, op: str):
     _check_tensor(input, op, "input", 1)
     _check_tensor(other, op, "other", 2)
-    return _same_device(input, other, op)
+    return same_device(input, other, op)
 
 
 # --- logical: any dtype in, bool out ---
@@ -83,7 +68,7 @@ def logical_not(input, *, out=None):
 
 def _integral(a, b, op: str, kernel: str, allow_bool: bool = True):
     """(a, b, dtype) promoted, refusing floating (and, for shifts, bool) results."""
-    a, b = _same_device(a, b, op)
+    a, b = same_device(a, b, op)
     a, b, dt = promote(a, b, op)
     if dt.is_floating_point or (dt.name == "bool" and not allow_bool):
         raise _not_implemented(kernel, dt)

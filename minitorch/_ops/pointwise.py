@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     opmath_dtype,
     promote,
     promote_float,
+    same_device,
     scalar_like,
     wrap_int,
     zeros_of,
@@ -1102,18 +1103,8 @@ def where(condition, input=None, other=None, *, out=None):
 def _compare(kernel, name):
     def op(input, other, *, out=None):
         a, b, _ = promote(input, other, name)
+        a, b = same_device(a, b, name)
         t = a if isinstance(a, Tensor) else b
-        if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
-            # a 0-d CPU tensor acts as a number with a device tensor, as in torch
-            if b._data.ndim == 0 and b._device.type == "cpu":
-                b = b.to(a._device)
-            elif a._data.ndim == 0 and a._device.type == "cpu":
-                a = t = a.to(b._device)
-            else:
-                raise RuntimeError(
-                    f"Expected all tensors to be on the same device, but found at least two "
-                    f"devices, {a._device} and {b._device}! (when checking arguments for {name})"
-                )
         return _out(_make(kernel(_d(a), _d(b)), t._device, False, None), out)
 
     op.__name__ = op.__qualname__ = name
