@@ -26,6 +26,7 @@ from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivari
 from minitorch.distributions.mixture_same_family import MixtureSameFamily
 from minitorch.distributions.multinomial import Multinomial
 from minitorch.distributions.multivariate_normal import MultivariateNormal
+from minitorch.distributions.negative_binomial import NegativeBinomial
 from minitorch.distributions.normal import LogNormal, Normal
 from minitorch.distributions.poisson import Poisson
 from minitorch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
@@ -68,6 +69,7 @@ __all__ = [
     "LogisticNormal",
     "MixtureSameFamily",
     "Multinomial",
+    "NegativeBinomial",
     "MultivariateNormal",
     "Normal",
     "OneHotCategorical",

@@ -481,3 +481,30 @@ def test_one_hot_categorical_straight_through_passes_the_probs_gradient():
     w = np.array([1.0, 2.0, 3.0])
     want = 4 * p * (w - (w * p).sum())  # d/dlogits of 4 * sum(w * softmax(logits))
     np.testing.assert_allclose(logits.grad.numpy(), want, rtol=1e-5)
+
+
+def test_negative_binomial_log_prob_moments_and_samples():
+    r, p = 2.5, 0.3
+    d = minitorch.distributions.NegativeBinomial(
+        minitorch.tensor(r, dtype=minitorch.float64),
+        probs=minitorch.tensor(p, dtype=minitorch.float64),
+    )
+    for k in (0.0, 1.0, 4.0):
+        want = (
+            math.lgamma(k + r)
+            - math.lgamma(k + 1)
+            - math.lgamma(r)
+            + r * math.log(1 - p)
+            + k * math.log(p)
+        )
+        np.testing.assert_allclose(
+            d.log_prob(minitorch.tensor(k, dtype=minitorch.float64)).item(), want, rtol=1e-12
+        )
+    np.testing.assert_allclose(d.mean.item(), r * p / (1 - p), rtol=1e-12)
+    np.testing.assert_allclose(d.variance.item(), r * p / (1 - p) ** 2, rtol=1e-12)
+    minitorch.manual_seed(0)
+    s = d.sample((20000,))
+    assert s.shape == (20000,) and (s >= 0).all() and (s == s.round()).all()
+    np.testing.assert_allclose(s.mean().item(), r * p / (1 - p), rtol=0.05)
+    z = minitorch.distributions.NegativeBinomial(minitorch.tensor(0.0), probs=minitorch.tensor(0.5))
+    assert z.log_prob(minitorch.tensor(0.0)).item() == 0.0  # no trials: certain

@@ -260,3 +260,25 @@ def test_kl_binomial_total_count_errors_match_torch():
         torch.distributions.Binomial(torch.tensor([4.0, 5.0]), torch.tensor([0.3, 0.4])),
     )
     _close(got, expected, "KL(Binomial || Binomial) inf")
+
+
+def test_negative_binomial_matches_torch():
+    kw = dict(total_count=[3.0, 0.5, 0.0], probs=[0.3, 0.7, 0.2])
+    v = [[0.0], [2.0], [5.0]]
+    ours = minitorch.distributions.NegativeBinomial(
+        *(minitorch.tensor(kw[k], dtype=minitorch.float64) for k in ("total_count",)),
+        probs=minitorch.tensor(kw["probs"], dtype=minitorch.float64),
+    )
+    theirs = torch.distributions.NegativeBinomial(
+        torch.tensor(kw["total_count"], dtype=torch.float64),
+        probs=torch.tensor(kw["probs"], dtype=torch.float64),
+    )
+    np.testing.assert_allclose(
+        ours.log_prob(minitorch.tensor(v, dtype=minitorch.float64)).numpy(),
+        theirs.log_prob(torch.tensor(v, dtype=torch.float64)).numpy(),
+        rtol=1e-10,
+    )
+    for name in ("mean", "variance", "mode"):
+        np.testing.assert_allclose(
+            getattr(ours, name).numpy(), getattr(theirs, name).numpy(), rtol=1e-10, err_msg=name
+        )
