@@ -140,6 +140,16 @@ _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32
                 "int64": "int64_t"}  # fmt: skip
 
 
+def wrap_int(v: int, npdt) -> int:
+    """A Python int as an integer dtype's arithmetic kernels see it: wrapped around into its
+    range, as torch converts the number (uint8 tensor + (-1) adds 255); NumPy would raise."""
+    bits = 8 * npdt.itemsize
+    lo = -(1 << (bits - 1)) if npdt.kind == "i" else 0
+    if lo <= v < lo + (1 << bits):
+        return v
+    return (v - lo) % (1 << bits) + lo
+
+
 def checked_int(v: int, npdt) -> int:
     """A Python int written into an integer dtype (fill_, x[i] = v, full), as c10 converts it:
     in range; for an unsigned type a negative value down to -max wraps (uint8: -1 is 255);

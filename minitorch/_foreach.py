@@ -11,6 +11,7 @@ from minitorch import _ops
 from minitorch._tensor import Tensor
 
 # fmt: off
+_TERNARY = ("addcmul", "addcdiv")
 _BINARY = ("add", "sub", "mul", "div", "maximum", "minimum", "pow", "clamp_min", "clamp_max")
 _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "exp", "expm1",
           "floor", "frac", "lgamma", "log", "log10", "log1p", "log2", "neg", "reciprocal",
@@ -19,8 +20,8 @@ _UNARY = ("abs", "acos", "asin", "atan", "ceil", "cos", "cosh", "erf", "erfc", "
 __all__ = (
     [f"_foreach_{n}" for n in _BINARY] + [f"_foreach_{n}_" for n in _BINARY]
     + [f"_foreach_{n}" for n in _UNARY if n != "zero"] + [f"_foreach_{n}_" for n in _UNARY]
-    + ["_foreach_addcmul", "_foreach_addcmul_", "_foreach_addcdiv", "_foreach_addcdiv_",
-       "_foreach_lerp", "_foreach_lerp_", "_foreach_copy_", "_foreach_norm"]
+    + [f"_foreach_{n}{s}" for n in _TERNARY for s in ("", "_")]
+    + ["_foreach_lerp", "_foreach_lerp_", "_foreach_copy_", "_foreach_norm"]
 )
 # fmt: on
 
@@ -38,8 +39,7 @@ def _per_entry(other, n: int, op: str) -> list:
     if isinstance(other, (list, tuple)):
         if len(other) != n:
             raise RuntimeError(
-                f"{op}: Tensor lists must have the same number of tensors, got {n} and "
-                f"{len(other)}"
+                f"{op}: Tensor lists must have the same number of tensors, got {n} and {len(other)}"
             )
         return list(other)
     return [other] * n
@@ -104,36 +104,36 @@ for _name in _UNARY:
 del _name
 
 
-def _ternary(xs, t1, t2, value, op: str):
-    xs = _tensors(xs, op)
-    n = len(xs)
-    return xs, _per_entry(t1, n, op), _per_entry(t2, n, op), _per_entry(value, n, op)
+def _ternary(name: str, inplace: bool):
+    """_foreach_addcmul(_) / _foreach_addcdiv(_): the op of each entry with its two tensors."""
+    op_name = f"_foreach_{name}{'_' if inplace else ''}"
+
+    def op(self, tensor1, tensor2, value=1):
+        xs = _tensors(self, op_name)
+        n = len(xs)
+        rows = zip(
+            xs,
+            _per_entry(tensor1, n, op_name),
+            _per_entry(tensor2, n, op_name),
+            _per_entry(value, n, op_name),
+            strict=True,
+        )
+        if inplace:
+            for x, p, q, w in rows:
+                getattr(x, f"{name}_")(p, q, value=w)
+            return None
+        fn = getattr(_ops, name)
+        return [fn(x, p, q, value=w) for x, p, q, w in rows]
+
+    op.__name__ = op.__qualname__ = op_name
+    op.__doc__ = f"{name} of each tensor of a list with the matching tensors. Mirrors torch."
+    return op
 
 
-def _foreach_addcmul(self, tensor1, tensor2, value=1):
-    """addcmul of each entry. Mirrors torch._foreach_addcmul."""
-    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcmul")
-    return [_ops.addcmul(x, p, q, value=w) for x, p, q, w in zip(xs, a, b, v, strict=True)]
-
-
-def _foreach_addcmul_(self, tensor1, tensor2, value=1):
-    """In-place addcmul of each entry. Mirrors torch._foreach_addcmul_."""
-    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcmul_")
-    for x, p, q, w in zip(xs, a, b, v, strict=True):
-        x.addcmul_(p, q, value=w)
-
-
-def _foreach_addcdiv(self, tensor1, tensor2, value=1):
-    """addcdiv of each entry. Mirrors torch._foreach_addcdiv."""
-    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcdiv")
-    return [_ops.addcdiv(x, p, q, value=w) for x, p, q, w in zip(xs, a, b, v, strict=True)]
-
-
-def _foreach_addcdiv_(self, tensor1, tensor2, value=1):
-    """In-place addcdiv of each entry. Mirrors torch._foreach_addcdiv_."""
-    xs, a, b, v = _ternary(self, tensor1, tensor2, value, "_foreach_addcdiv_")
-    for x, p, q, w in zip(xs, a, b, v, strict=True):
-        x.addcdiv_(p, q, value=w)
+for _name in _TERNARY:
+    globals()[f"_foreach_{_name}"] = _ternary(_name, False)
+    globals()[f"_foreach_{_name}_"] = _ternary(_name, True)
+del _name
 
 
 def _foreach_lerp(self, tensors1, weight):

@@ -12,6 +12,7 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
 wrap_dim = _wrap_dim
 
 _from_numpy = _dtype.from_numpy
+wrap_int = _dtype.wrap_int  # (beside checked_int: one home for c10's int conversions)
 
 
 def cast(t: Tensor, dt) -> Tensor:
@@ -57,16 +58,6 @@ def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
     t = type(x)
     shown = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
     return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {shown}")
-
-
-def wrap_int(v: int, np_dtype) -> int:
-    """A Python int as an integer dtype's kernels see it: wrapped around into its range, as
-    torch converts the number (uint8 tensor + (-1) adds 255); NumPy would raise."""
-    bits = 8 * np_dtype.itemsize
-    lo = -(1 << (bits - 1)) if np_dtype.kind == "i" else 0
-    if lo <= v < lo + (1 << bits):
-        return v
-    return (v - lo) % (1 << bits) + lo
 
 
 def zeros_of(t: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ from minitorch._tensor import Tensor, _make
 
 __all__ = [
     "broadcast_all",
+    "count_and_param",
     "clamp_probs",
     "lazy_property",
     "logits_to_probs",
@@ -152,3 +153,15 @@ class BinaryProbs:
     @lazy_property
     def probs(self):
         return logits_to_probs(self.logits, is_binary=True)
+
+
+def count_and_param(dist, total_count, probs, logits) -> None:
+    """Sets dist.total_count and dist.probs or dist.logits (broadcast together, the count in the
+    parameter's dtype) and dist._param: the constructor of Binomial and NegativeBinomial."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, param = ("probs", probs) if probs is not None else ("logits", logits)
+    count, param = broadcast_all(total_count, param)
+    dist.total_count = count.type_as(param)
+    setattr(dist, name, param)
+    dist._param = param
