@@ -315,3 +315,10 @@ def test_lstsq_reads_nothing_back_with_its_default_driver():
     with count_transfers() as c:
         mt.linalg.lstsq(a, b)
     assert c.count == 0
+
+
+def test_a_zero_dim_device_tensor_is_not_pulled_to_the_host():
+    # the cpu-scalar rule goes one way only: heaviside moved any 0-d `values` to the input's
+    # device, a hidden device-to-host copy for a CPU input
+    with pytest.raises(RuntimeError, match="found at least two devices"):
+        mt.heaviside(mt.tensor([1.0, 0.0]), mt.tensor(0.5, device="strict"))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, promote, promote_float, scalar_like
+from minitorch._ops._common import cast, promote, promote_float, same_device, scalar_like
 from minitorch._ops.inplace import apply_inplace, clamp_, neg_
 from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
 from minitorch._ops.pointwise_more import (
@@ -201,8 +201,7 @@ def heaviside(input, values, *, out=None):
     backward raises "derivative for aten::heaviside is not implemented")."""
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", "values", 2)
-    if values._device is not input._device and values._data.ndim == 0:
-        values = values.to(input._device)  # a 0-d CPU tensor acts as a number (torch)
+    input, values = same_device(input, values, "heaviside")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     xp = input._device.backend.xp
