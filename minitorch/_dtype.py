@@ -136,6 +136,23 @@ def via_float32(a, npdt):
     return a
 
 
+# The largest finite value of each narrow float dtype, and c10's name for it in error messages
+_FLOAT_RANGE = {"float32": (3.4028234663852886e38, "float"), "float16": (65504.0, "c10::Half"),
+                "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}  # fmt: skip
+
+
+def fill_number(value, npdt):
+    """A Python number every element is set to (full, fill_, masked_fill, index_fill), converted
+    as c10's checked conversion does: as via_float32, and a finite number beyond a narrow float
+    dtype's range raises torch's overflow error (`masked_fill(mask, -1e9)` on a float16 tensor:
+    NumPy would write -inf) where arithmetic with the same number would not."""
+    if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_RANGE:
+        top, name = _FLOAT_RANGE[npdt.name]
+        if abs(value) > top and value - value == 0:  # finite (inf and nan are stored as they are)
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return via_float32(value, npdt)
+
+
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
                 "int64": "int64_t"}  # fmt: skip
 

@@ -629,7 +629,7 @@ def _fill_array(xp, fill, shape, npdt):
         return xp.zeros(shape, dtype=npdt)
     if fill == 1:
         return xp.ones(shape, dtype=npdt)
-    return xp.full(shape, _dtype.via_float32(fill, npdt), dtype=npdt)
+    return xp.full(shape, _dtype.fill_number(fill, npdt), dtype=npdt)
 
 
 def _into_out(out, dtype, op: str, make) -> Tensor:

@@ -7,7 +7,7 @@ import inspect
 import warnings
 
 from minitorch import _dtype
-from minitorch._dtype import via_float32
+from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
@@ -428,7 +428,7 @@ class Fill(Function):
 
     @staticmethod
     def forward(ctx, a, value):
-        v = value._data if isinstance(value, Tensor) else value
+        v = value._data if isinstance(value, Tensor) else fill_number(value, a._data.dtype)
         return ctx.xp.full(a._data.shape, v, dtype=a._data.dtype)
 
     @staticmethod
@@ -450,7 +450,7 @@ def fill_(self, value):
         _check_leaf(self, "fill_", overlap_ok=True)  # one value: repeated elements are fine
         data = writable(self)
         if not isinstance(value, Tensor):
-            data.fill(via_float32(value, data.dtype))
+            data.fill(fill_number(value, data.dtype))
         elif value._device is self._device:  # an array assignment: no read back to the host
             data[...] = via_float32(value._data, data.dtype)
         else:  # a CPU scalar into a device tensor (as torch allows): the host has the number

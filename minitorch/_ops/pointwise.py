@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
+
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
@@ -251,12 +253,13 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
     if alpha == 1 and _number_operand(a, b):
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
-        a, b = (
-            x
-            if isinstance(x, Tensor)
-            else _make(xp.asarray(_dtype.via_float32(x, dt.np), dt.np), dev, False, None)
-            for x in (a, b)
-        )
+        with np.errstate(over="ignore"):  # a number beyond the dtype's range is inf, quietly
+            a, b = (
+                x
+                if isinstance(x, Tensor)
+                else _make(xp.asarray(_dtype.via_float32(x, dt.np), dt.np), dev, False, None)
+                for x in (a, b)
+            )
         return fn(a, b, out=out)
     return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)
 

@@ -203,7 +203,7 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
             value = value.to(input._device)
         return value.to(input.dtype) if value.dtype is not input.dtype else value
     xp = input._device.backend.xp
-    value = _dtype.via_float32(value, input._data.dtype)  # torch's rounding and int checks
+    value = _dtype.fill_number(value, input._data.dtype)  # torch's rounding and range checks
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
 
 

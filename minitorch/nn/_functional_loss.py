@@ -108,6 +108,19 @@ def _weighted(loss: Tensor, input: Tensor, weight, reduction: str, mean_by_weigh
 # --- regression ---
 
 
+def _like_input(target, input):
+    """target in input's float dtype: the losses whose torch kernel writes into a tensor shaped
+    like the input (huber, soft margin) return the input's dtype, not the promoted one."""
+    if (
+        isinstance(target, Tensor)
+        and target.dtype is not input.dtype
+        and target.dtype.is_floating_point
+        and input.dtype.is_floating_point
+    ):
+        return target.to(input.dtype)
+    return target
+
+
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -188,6 +201,7 @@ def huber_loss(
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    target = _like_input(target, input)
     d = _ops.abs(input - target)
     loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     if weight is not None:

@@ -189,6 +189,9 @@ def soft_margin_loss(
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
+    from minitorch.nn._functional_loss import _like_input
+
+    target = _like_input(target, input)
     loss = _reduce(-logsigmoid(target * input), reduction)
     return as_node(
         loss, "SoftMarginLossBackward0", (input,), (("target", target),), "soft_margin_loss"

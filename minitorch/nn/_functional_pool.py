@@ -378,7 +378,7 @@ def _averaging_matrix(L, o, x):
     rows = []
     for lo, hi in _bounds(L, o):
         rows.append([1.0 / (hi - lo) if lo <= j < hi else 0.0 for j in range(L)])
-    return tensor(rows, dtype=x.dtype, device=x.device)
+    return tensor(rows, dtype=x.dtype, device=x.device).reshape(o, L)  # (0, L) when o = 0
 
 
 def _adaptive_avg(input, n, output_size, op):
@@ -397,7 +397,7 @@ def _adaptive_avg(input, n, output_size, op):
 
 def _adaptive_avg_values(input, n, out):
     have = input.shape[input.ndim - n :]
-    if all(L % o == 0 for L, o in zip(have, out, strict=False) if o):
+    if all(o and L % o == 0 for L, o in zip(have, out, strict=False)):  # o = 0: empty output
         k = tuple(L // o for L, o in zip(have, out, strict=False))
         if n == 1:
             return avg_pool(
@@ -439,6 +439,13 @@ def _adaptive_max(input, n, output_size, return_indices, op):
 def _adaptive_max_values(input, n, output_size, return_indices, op):
     _check_adaptive_input(input, n, output_size, op, colon=":")
     out = _adaptive_sizes(input, n, output_size, op)
+    if 0 in out:  # an empty output, as torch's
+        shape = (*input.shape[: input.ndim - n], *out)
+        res = (
+            input.flatten(input.ndim - n)[..., :0].reshape(shape),
+            zeros(shape, dtype=_dtype.int64, device=input.device),
+        )
+        return res if return_indices else res[0]
     if n == 3:
         have = input.shape[-3:]
         if all(L % o == 0 for L, o in zip(have, out, strict=False)):

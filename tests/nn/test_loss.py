@@ -410,3 +410,21 @@ def test_bce_target_outside_unit_interval_raises():
     with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
         F.binary_cross_entropy(p, minitorch.tensor([0.0, 1.0, 2.0]))
     F.binary_cross_entropy(p, minitorch.tensor([0.0, 1.0, 0.5]))  # soft targets are fine
+
+
+@pytest.mark.parametrize("fn", [F.huber_loss, F.soft_margin_loss])
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+def test_losses_shaped_like_the_input_keep_its_dtype(fn, reduction):
+    # torch's huber and soft margin kernels write into a tensor like the input: a float64 target
+    # does not widen a float32 loss (mse_loss and smooth_l1_loss do promote, as torch's)
+    x = minitorch.tensor(X, dtype=minitorch.float32, requires_grad=True)
+    huber = fn is F.huber_loss  # soft margin is not differentiable in its target (torch's)
+    t = minitorch.tensor(SIGNS[:, None] * np.ones((5, 4)), requires_grad=huber)
+    loss = fn(x, t, reduction=reduction)
+    assert loss.dtype is minitorch.float32
+    want = fn(x.double(), t, reduction=reduction)
+    np.testing.assert_allclose(loss.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+    loss.sum().backward()
+    assert x.grad.dtype is minitorch.float32
+    assert t.grad.dtype is minitorch.float64 if huber else t.grad is None
+    assert F.mse_loss(x, t).dtype is minitorch.float64

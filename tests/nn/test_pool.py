@@ -159,6 +159,19 @@ def test_adaptive_gradients_and_none_sizes():
     assert F.adaptive_avg_pool1d(mt.randn(2, 10), 4).shape == (2, 4)
 
 
+def test_adaptive_pools_to_an_empty_size():
+    # torch returns an empty tensor for an output size of 0 (this raised ZeroDivisionError)
+    x = mt.ones(2, 3, 4, 4, requires_grad=True)
+    assert nn.AdaptiveAvgPool1d(0)(mt.ones(2, 3, 4)).shape == (2, 3, 0)
+    y = F.adaptive_avg_pool2d(x, (0, 2))
+    assert y.shape == (2, 3, 0, 2) and y.grad_fn is not None
+    assert F.adaptive_avg_pool3d(mt.ones(1, 2, 2, 2, 2), (1, 0, 2)).shape == (1, 2, 1, 0, 2)
+    vals, idx = F.adaptive_max_pool2d(x, (0, 2), return_indices=True)
+    assert vals.shape == idx.shape == (2, 3, 0, 2) and idx.dtype is mt.int64
+    assert F.adaptive_max_pool1d(mt.ones(2, 3, 4), 0).shape == (2, 3, 0)
+    assert F.adaptive_max_pool3d(mt.ones(1, 2, 2, 2, 2), 0).shape == (1, 2, 0, 0, 0)
+
+
 def test_max_unpool2d_inverts_max_pool():
     x = mt.tensor(_distinct((2, 3, 6, 8)))
     out, idx = F.max_pool2d(x, 2, return_indices=True)

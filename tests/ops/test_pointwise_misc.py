@@ -485,3 +485,37 @@ def test_zero_gradients_are_positive_zeros():
         x.grad = None
         (op(x) * -1.0).sum().backward()
         assert x.grad.tolist() == [0.0, 0.0, 0.0] and not np.signbit(x.grad.numpy()).any()
+
+
+def test_numbers_filled_into_narrow_float_tensors_are_range_checked():
+    # c10's checked conversion: masked_fill(mask, -1e9) on a float16 attention mask raises (NumPy
+    # wrote -inf); inf, nan and arithmetic with the same number do not
+    m = mt.tensor([True, False, True])
+    h = mt.zeros(3, dtype=mt.float16)
+    for call, c_name in (
+        (lambda: h.masked_fill(m, -1e9), "c10::Half"),
+        (lambda: h.masked_fill(m, mt.finfo(mt.float32).min), "c10::Half"),
+        (lambda: mt.zeros(3, dtype=mt.float16).fill_(65505.0), "c10::Half"),
+        (lambda: mt.full((2,), 70000, dtype=mt.float16), "c10::Half"),
+        (lambda: h.index_fill(0, mt.tensor([0]), 1e5), "c10::Half"),
+        (lambda: mt.zeros(2).fill_(1e300), "float"),
+        (lambda: mt.full((2,), -1e300), "float"),
+        (lambda: (mt.zeros(2, requires_grad=True) * 1).fill_(1e300), "float"),
+    ):
+        with pytest.raises(RuntimeError, match=f"to type {c_name} without overflow"):
+            call()
+    assert h.masked_fill(m, float("-inf")).tolist() == [float("-inf"), 0.0, float("-inf")]
+    assert h.masked_fill(m, mt.finfo(mt.float16).min).tolist() == [-65504.0, 0.0, -65504.0]
+    assert mt.full((1,), float("nan"), dtype=mt.float16).isnan().all()
+    assert (h + 1e5).isinf().all()  # arithmetic is not range checked
+    assert mt.full((2,), 1e300, dtype=mt.float64).tolist() == [1e300, 1e300]
+
+
+def test_recorded_fill_rounds_a_float_to_half_through_float32():
+    # 1 + 2^-11 + 2^-40 is 1.001 in float16 directly but 1.0 via float32 (c10 makes a Half from
+    # a float); the recording fill_ wrote the direct rounding
+    v = 1 + 2**-11 + 2**-40
+    x = mt.zeros(2, dtype=mt.float16, requires_grad=True) * 1
+    plain = mt.zeros(2, dtype=mt.float16).fill_(v)
+    assert plain.tolist() == [1.0, 1.0]
+    assert x.fill_(v).tolist() == [1.0, 1.0]
