@@ -273,7 +273,8 @@ def _floats(dev, generator, op, method: str, shape, dt):
             arr = arr.astype(npdt)
             if method == "random":  # rounding may reach 1.0: keep [0, 1)
                 below_one = npdt.type(1.0 - _dtype.finfo(dt).eps / 2)
-                arr = backend_of(dev).xp.minimum(arr, below_one)
+                xp = backend_of(dev).xp
+                arr = xp.asarray(xp.minimum(arr, below_one))  # an array when 0-d, too
         return arr
 
     return _sample(dev, generator, op, draw)

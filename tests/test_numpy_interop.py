@@ -533,3 +533,23 @@ def test_asarray_of_device_tensor_raises():
     with pytest.raises(TypeError, match=r"Tensor\.cpu\(\)"):
         np.array(s)
     np.testing.assert_allclose(np.asarray(s.cpu()), A)
+
+
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+def test_zero_dim_results_hold_arrays(op, dtype):
+    # NumPy answers 0-d operands with a NumPy scalar: `np.asarray(loss > 1.0)` raised "object
+    # __array__ method not producing an array" and .numpy() returned np.True_
+    a = mt.tensor(1, dtype=getattr(mt, dtype))
+    for r in (getattr(mt, op)(a, a), getattr(a, op)(1), getattr(mt, op)(a, mt.tensor(0.5))):
+        assert isinstance(r.numpy(), np.ndarray) and r.numpy().shape == ()
+        assert np.asarray(r).dtype == np.bool_ and np.array(r).shape == ()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_zero_dim_random_floats_hold_arrays(dtype):
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    dt = getattr(mt, dtype)
+    for r in (mt.rand((), dtype=dt), mt.randn((), dtype=dt), mt.rand_like(mt.zeros((), dtype=dt))):
+        assert isinstance(r.numpy(), np.ndarray) and r.shape == ()

@@ -5,7 +5,15 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
-from minitorch._ops.inplace import _check_leaf, _short, apply_inplace, copy_, writable
+from minitorch._ops.inplace import (
+    _check_leaf,
+    _short,
+    apply_inplace,
+    copy_,
+    has_overlap,
+    warn_expanded,
+    writable,
+)
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import state
@@ -374,8 +382,11 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     values = _put_values(input, values, plan, "index_put_")
     accumulate = bool(accumulate)
     if not (state.enabled and (input._requires_grad or values._requires_grad)):
-        _check_leaf(input, "index_put_")
-        _put(input._device, input._data, plan, values._data, accumulate)
+        overlap = has_overlap(input)
+        if overlap:  # torch warns and writes the selected elements of an expanded tensor
+            warn_expanded("index_put_", "tensor[indices] = tensor")
+        _check_leaf(input, "index_put_", overlap_ok=overlap)
+        _put(input._device, writable(input), plan, values._data, accumulate)
         input._vc[0] += 1
         return input
     return apply_inplace(

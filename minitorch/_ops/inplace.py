@@ -56,17 +56,34 @@ __all__ = [
 # With no grad recorded, the kernel writes straight into self's memory.
 
 
+def has_overlap(self: Tensor) -> bool:
+    """Whether several elements share one memory location (an expanded tensor)."""
+    x = self._data
+    # (an empty tensor has no elements to overlap; NumPy may give it zero strides)
+    return any(
+        stride == 0 and size > 1 for stride, size in zip(x.strides, x.shape, strict=True)
+    ) and bool(x.size)
+
+
 def _check_overlap(self: Tensor):
     # An expanded tensor has several elements on one memory location: torch refuses to write it.
-    x = self._data
-    for stride, size in zip(x.strides, x.shape, strict=True):
-        # (an empty tensor has no elements to overlap; NumPy may give it zero strides)
-        if stride == 0 and size > 1 and x.size:
-            raise RuntimeError(
-                "unsupported operation: more than one element of the written-to tensor refers to "
-                "a single memory location. Please clone() the tensor before performing the "
-                "operation."
-            )
+    if has_overlap(self):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to "
+            "a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
+def warn_expanded(op: str, example: str):
+    """torch's deprecation warning for masked_fill_/index_put_ on an expanded tensor, which it
+    still writes (only the selected elements: several may land on one memory location)."""
+    warnings.warn(
+        f"Use of {op} on expanded tensors is deprecated. Please clone() the tensor before "
+        f"performing this operation. This also applies to advanced indexing e.g. {example}",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def writable(t: Tensor):

@@ -1108,7 +1108,9 @@ def _compare(kernel, name):
         a, b, _ = promote(input, other, name)
         a, b = same_device(a, b, name)
         t = a if isinstance(a, Tensor) else b
-        return _out(_make(kernel(_d(a), _d(b)), t._device, False, None), out)
+        r = kernel(_d(a), _d(b))  # NumPy answers 0-d operands with a NumPy bool, not an array
+        r = r if r.__class__ is not np.bool_ else np.asarray(r)
+        return _out(_make(r, t._device, False, None), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} comparison (a bool tensor). Mirrors torch.{name}."

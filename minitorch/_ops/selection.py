@@ -7,10 +7,19 @@ from minitorch import _dtype
 from minitorch._ops._common import wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
-from minitorch._ops.inplace import _short, apply_inplace, with_out
+from minitorch._ops.inplace import (
+    _check_leaf,
+    _short,
+    apply_inplace,
+    has_overlap,
+    warn_expanded,
+    with_out,
+    writable,
+)
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "index_select", "index_add", "index_add_", "index_copy", "index_copy_", "index_fill",
@@ -293,6 +302,19 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
     """In-place masked_fill. Mirrors torch.Tensor.masked_fill_."""
     others = (value,) if isinstance(value, Tensor) else ()
+    if has_overlap(input) and not (
+        state.enabled and (input._requires_grad or getattr(value, "_requires_grad", False))
+    ):  # an expanded mask (HF-style attention masks): torch warns and writes the masked elements
+        warn_expanded("masked_fill_", "tensor[mask] = scalar")
+        _check_leaf(input, "masked_fill_", overlap_ok=True)
+        _check_mask(mask, "masked_fill_")
+        m = _mask_on(input, mask)._data
+        xp = input._device.backend.xp
+        writable(input)[xp.broadcast_to(m, input._data.shape)] = _fill_value(
+            input, value, "masked_fill_"
+        )._data
+        input._vc[0] += 1
+        return input
     return apply_inplace(input, lambda s: masked_fill(s, mask, value), "masked_fill_", others)
 
 

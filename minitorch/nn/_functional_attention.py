@@ -82,7 +82,7 @@ def scaled_dot_product_attention(
         dt in _dtype.HALF_FLOATS
         and key.dtype is dt
         and value.dtype is dt
-        and getattr(attn_mask, "dtype", dt) in (dt, _dtype.bool)
+        and getattr(attn_mask, "dtype", dt) in (dt, _dtype.bool, _dtype.float32)
     ):
         # half: computed in float32 and rounded once, as torch's CPU kernel (rounding the
         # attention weights before their product with value cost up to 180 ulps near 0)

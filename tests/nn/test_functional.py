@@ -319,6 +319,24 @@ def test_scaled_dot_product_attention_gradients_and_dropout():
     assert out.shape == (2, 3, 2)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sdpa_of_half_inputs_takes_a_float32_additive_mask(dtype):
+    # a mask built with zeros(L, L).masked_fill(...) (float32) for a .half() model: torch
+    # accepts it; it raised "expected scalar type Float but found Half"
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    dt = getattr(minitorch, dtype)
+    q = minitorch.tensor(np.random.default_rng(0).standard_normal((1, 2, 4, 8)))
+    mask = minitorch.zeros(4, 4).masked_fill(
+        minitorch.ones(4, 4, dtype=minitorch.bool).triu(1), -1e4
+    )
+    out = F.scaled_dot_product_attention(q.to(dt), q.to(dt), q.to(dt), attn_mask=mask)
+    assert out.dtype is dt
+    h = q.to(dt).float()  # computed in float32 from the half values, rounded once
+    want = F.scaled_dot_product_attention(h, h, h, attn_mask=mask).to(dt)
+    assert out.tolist() == want.tolist()
+
+
 def test_sdpa_applies_an_explicit_mask_and_is_causal_together_on_4d_inputs():
     # torch 2.13's CPU kernel: both masks apply (a padding mask and the causal one)
     rng = np.random.default_rng(0)

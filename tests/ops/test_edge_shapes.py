@@ -30,6 +30,24 @@ def test_inplace_on_an_expanded_tensor_still_raises():
         mt.zeros(1, 3).expand(2, 3).copy_(mt.ones(2, 3))
 
 
+def test_masked_fill_and_index_put_on_an_expanded_tensor_warn_and_write_the_selection():
+    # torch deprecates these but still writes only the selected elements (an expanded causal
+    # mask filled in place in Hugging Face-style code); they raised here
+    m = mt.tensor([[True, False, False, False], [False, False, True, False]])
+    base = mt.zeros(1, 4)
+    with pytest.warns(UserWarning, match="masked_fill_ on expanded tensors is deprecated"):
+        assert base.expand(2, 4).masked_fill_(m, -1.0).tolist() == [[-1.0, 0.0, -1.0, 0.0]] * 2
+    assert base.tolist() == [[-1.0, 0.0, -1.0, 0.0]]
+    base = mt.zeros(1, 4)
+    with pytest.warns(UserWarning, match="index_put_ on expanded tensors is deprecated"):
+        base.expand(2, 4).index_put_((m,), mt.tensor(2.0))
+    assert base.tolist() == [[2.0, 0.0, 2.0, 0.0]]
+    base = mt.zeros(1, 4)
+    with pytest.warns(UserWarning, match="index_put_"):
+        base.expand(3, 4).index_put_((mt.tensor([0, 2]),), mt.tensor(1.0), accumulate=True)
+    assert base.tolist() == [[2.0, 2.0, 2.0, 2.0]]
+
+
 def test_writes_through_an_expanded_tensor_reach_its_memory():
     # torch allows fill_, zero_ and setitem on repeated elements (one value per location), and
     # any in-place op on a slice of an expanded tensor that repeats nothing
