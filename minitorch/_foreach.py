@@ -7,7 +7,9 @@ number, a list of numbers or tensors (one per entry) or, for the binary ops, a s
 
 from __future__ import annotations
 
-from minitorch import _ops
+import numpy as np
+
+from minitorch import _dtype, _ops
 from minitorch._tensor import Tensor
 
 # fmt: off
@@ -61,6 +63,11 @@ def _binary(name: str, inplace: bool):
             fn = getattr(_ops, name)
         if inplace:
             for x, y in zip(xs, ys, strict=True):
+                if name == "mul" and not isinstance(y, Tensor) and x.dtype in _dtype.HALF_FLOATS:
+                    # torch's in-place foreach mul rounds a number to the half dtype first (its
+                    # out-of-place form and Tensor.mul_ do not): a bf16 EMA decay of 0.999 is 1
+                    npdt = _dtype.numpy_dtype(x.dtype)
+                    y = float(np.asarray(_dtype.via_float32(y, npdt), npdt))
                 method = getattr(x, f"{name}_", None)
                 if method is not None:
                     method(y, **kw)

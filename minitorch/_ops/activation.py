@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _dtype
 from minitorch._ops._common import opmath_dtype, zeros_of
 from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
@@ -54,6 +55,25 @@ def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
     # threshold_'s last op is a where(cond, value, x): torch's node lists the input alone
     shown = (2,) if op == "threshold" else None
     return out if name is None else name_node(out, name, shown=shown)
+
+
+def _opmath(x):
+    """x widened to float32 when it is half: the composite forward formulas below compute in
+    float32 and round once, as torch's kernels (NOTE [ Half-precision arithmetic ])."""
+    return x.astype("float32") if opmath_dtype(x.dtype) else x
+
+
+def _wide(grad, *saved):
+    """(half dtype or None, grad, *saved): a half grad and the saved tensors widened to float32
+    for the Tensor backward formulas below, whose result the caller rounds once (`_narrow`), as
+    torch's fused backward kernels compute in float32."""
+    if grad.dtype in _dtype.HALF_FLOATS:
+        return (grad.dtype, grad.float(), *(t.float() for t in saved))
+    return (None, grad, *saved)
+
+
+def _narrow(dt, r):
+    return r if dt is None else r.to(dt)
 
 
 def _sigmoid_arr(xp, x):
@@ -143,7 +163,8 @@ class LeakyRelu(Function):
         ctx.save_for_backward(a)
         ctx.slope = negative_slope
         x = a._data
-        return _arr(ctx.xp, ctx.xp.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        return _arr(ctx.xp, ctx.xp.where(y > 0, y, y * negative_slope).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -200,7 +221,8 @@ class Hardsigmoid(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        return _arr(ctx.xp, (ctx.xp.clip(x + 3, 0, 6) / 6).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        return _arr(ctx.xp, (ctx.xp.clip(y + 3, 0, 6) / 6).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -248,13 +270,14 @@ class Hardswish(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        return _arr(ctx.xp, (x * ctx.xp.clip(x + 3, 0, 6) / 6).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        return _arr(ctx.xp, (y * ctx.xp.clip(y + 3, 0, 6) / 6).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
         # torch's boundaries: 0 at a = -3 and grad at a = 3 (the slopes of the outer pieces)
-        return where(a <= -3, 0.0, where(a < 3, grad * (a / 3 + 0.5), grad))
+        return _narrow(dt, where(a <= -3, 0.0, where(a < 3, grad * (a / 3 + 0.5), grad)))
 
 
 def hardswish(input, inplace=False):
@@ -276,16 +299,17 @@ class Elu(Function):
         ctx.coefs = (alpha, scale, input_scale)
         xp = ctx.xp
         x = a._data
-        neg = xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale)
-        return _arr(xp, xp.where(x > 0, x * scale, neg).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        neg = xp.expm1(xp.minimum(y, 0) * input_scale) * (alpha * scale)
+        return _arr(xp, xp.where(y > 0, y * scale, neg).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
         alpha, scale, input_scale = ctx.coefs
         # exp of the non-positive part only: the unused branch of where must stay finite
         neg = grad * exp(clamp(a, None, 0) * input_scale) * (scale * alpha * input_scale)
-        return where(a > 0, grad * scale, neg)
+        return _narrow(dt, where(a > 0, grad * scale, neg))
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -453,9 +477,10 @@ class Gelu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         if ctx.approximate == "tanh":
+            dt, grad, a = _wide(grad, a)
             t = tanh((a + a * a * a * _TANH_C) * _TANH_K)
             d_inner = (a * a * (3 * _TANH_C) + 1) * _TANH_K
-            return grad * ((t + 1) * 0.5 + a * 0.5 * (1 - t * t) * d_inner)
+            return _narrow(dt, grad * ((t + 1) * 0.5 + a * 0.5 * (1 - t * t) * d_inner))
         return GeluBackward.apply(grad, a, deriv=ctx.deriv)
 
     @staticmethod
@@ -524,13 +549,14 @@ class Silu(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        return _arr(ctx.xp, (x * _sigmoid_arr(ctx.xp, x)).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        return _arr(ctx.xp, (y * _sigmoid_arr(ctx.xp, y)).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
         s = sigmoid(a)
-        return grad * s * (a * (1 - s) + 1)
+        return _narrow(dt, grad * s * (a * (1 - s) + 1))
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -556,13 +582,14 @@ class Mish(Function):
         ctx.save_for_backward(a)
         xp = ctx.xp
         x = a._data
-        return _arr(xp, (x * xp.tanh(_softplus_arr(xp, x))).astype(x.dtype, copy=False))
+        y = _opmath(x)
+        return _arr(xp, (y * xp.tanh(_softplus_arr(xp, y))).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
         t = tanh(Softplus.apply(a, beta=1.0, threshold=math.inf))
-        return grad * (t + a * sigmoid(a) * (1 - t * t))
+        return _narrow(dt, grad * (t + a * sigmoid(a) * (1 - t * t)))
 
 
 def mish(input, inplace=False):
@@ -581,16 +608,17 @@ class Softplus(Function):
         ctx.params = (beta, threshold)
         xp = ctx.xp
         x = a._data
-        z = x * beta
-        out = xp.where(z > threshold, x, _softplus_arr(xp, z) / beta)
+        y = _opmath(x)
+        z = y * beta
+        out = xp.where(z > threshold, y, _softplus_arr(xp, z) / beta)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
         beta, threshold = ctx.params
         z = a * beta
-        return where(z > threshold, grad, grad * sigmoid(z))
+        return _narrow(dt, where(z > threshold, grad, grad * sigmoid(z)))
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -617,13 +645,19 @@ class LogSigmoid(Function):
         ctx.save_for_backward(a)
         xp = ctx.xp
         x = a._data
-        out = xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
+        y = _opmath(x)
+        out = xp.minimum(y, 0) - xp.log1p(xp.exp(-xp.abs(y)))
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * sigmoid(-a)
+        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        if dt is None:
+            return grad * sigmoid(-a)
+        # half: torch's forward keeps z = exp(-|a|) in the input's dtype for its backward kernel
+        z = exp(-a.abs()).to(dt).float()
+        s = z / (1 + z)  # sigmoid(-|a|)
+        return _narrow(dt, grad * where(a < 0, 1 - s, s))
 
 
 def logsigmoid(input):

@@ -137,15 +137,24 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad - exp(out) * grad.sum(ctx.dim, keepdim=True)
+        dt = grad.dtype if opmath_dtype(grad._data.dtype) else None
+        if dt is not None:  # half: in float32, rounded once, as torch's backward kernel
+            grad, out = grad.float(), out.float()
+        r = grad - exp(out) * grad.sum(ctx.dim, keepdim=True)
+        return r if dt is None else r.to(dt)
 
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._saved_arrays()
         xp = ctx.xp
+        dt = grad.dtype
+        if opmath_dtype(dt):  # half: in float32, rounded once, as torch's backward kernel
+            grad, out = grad.astype("float32"), out.astype("float32")
         if not grad.ndim:
-            return grad - xp.exp(out) * grad
-        return grad - xp.exp(out) * sum_array(xp, grad, (ctx.dim,), True)
+            r = grad - xp.exp(out) * grad
+        else:
+            r = grad - xp.exp(out) * sum_array(xp, grad, (ctx.dim,), True)
+        return r if r.dtype == dt else r.astype(dt)
 
 
 def _prepare(input, dim, dtype, op: str):

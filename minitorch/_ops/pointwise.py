@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator as _operator
 import warnings
 
 import numpy as np
@@ -122,6 +123,28 @@ class Mul(Function):
         )
 
 
+class HalfMul(Mul):
+    """Mul of a half tensor and a number, or a 0-d tensor of another float dtype as its second
+    operand: computed in float32 from the operands' own values and rounded once (NOTE
+    [ Half-precision arithmetic ]); torch's node is MulBackward0 as for any mul."""
+
+    _node_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        needs = ctx.needs_input_grad
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
+        return _opmath_binary(a, b, _operator.mul)
+
+
+def _opmath_binary(a, b, op):
+    """op of two operands (one a half tensor), in float32, rounded to the half tensor's dtype."""
+    x, y = (t._data if isinstance(t, Tensor) else t for t in (a, b))
+    dt = x.dtype if isinstance(a, Tensor) and x.itemsize == 2 else y.dtype
+    wide = (t.astype("float32") if hasattr(t, "dtype") else t for t in (x, y))
+    return op(*wide).astype(dt)
+
+
 class Div(Function):
     """out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b**2"""
 
@@ -147,6 +170,18 @@ class Div(Function):
         ga = grad / b if ctx.needs_input_grad[0] else None
         gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
         return ga, gb
+
+
+class HalfDiv(Div):
+    """Div of a half tensor and a number (or a 0-d float32/float64 divisor): in float32 from the
+    operands' own values, rounded once; torch's node is DivBackward0."""
+
+    _node_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        return _opmath_binary(a, b, _operator.truediv)
 
 
 class Neg(Function):
@@ -234,13 +269,16 @@ def _scaled(x, alpha, ref):
 
 # NOTE [ Half-precision arithmetic ]
 # torch computes float16 and bfloat16 arithmetic in float32 ("opmath") and rounds each result once.
-# A Python number operand is first rounded to the tensor's dtype by add and sub, not by mul and div
-# (nor by pow's exponent or clamp's bounds). NumPy rounds a number to float16 in every op, and
-# ml_dtypes computes bfloat16 with a Python float in float32 and returns float32. So: add/sub with
-# a number make it a 0-d tensor of the tensor's dtype and compute same-dtype (per element: a
-# float32 op and one rounding, in NumPy and ml_dtypes alike); mul/div with a number, alpha != 1,
-# and bfloat16 pow/clamp widen the tensors to float32 and round the result once (their grad_fn
-# is therefore ToCopyBackward0; the values and gradients are torch's).
+# A Python number operand is first rounded to the tensor's dtype by add and sub (and so is add's
+# alpha), not by mul and div (nor by pow's exponent or clamp's bounds); a 0-d float32/float64
+# tensor as mul's or div's second operand is read in float32 too (torch's CPU-scalar path), as the
+# first it is rounded like any operand. NumPy rounds a number to float16 in every op, and ml_dtypes
+# computes bfloat16 with a Python float in float32 and returns float32. So: add/sub with a number
+# make it a 0-d tensor of the tensor's dtype and compute same-dtype (per element: a float32 op and
+# one rounding, in NumPy and ml_dtypes alike); mul/div with a number or such a scale run HalfMul/
+# HalfDiv (float32 inside, torch's node names); alpha != 1 and bfloat16 pow/clamp widen the tensors
+# to float32 and round the result once (their grad_fn is therefore ToCopyBackward0; the values and
+# gradients are torch's).
 _HALF = _dtype.HALF_FLOATS  # a module global: read on every add/sub/mul/div
 
 
@@ -261,7 +299,15 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
                 for x in (a, b)
             )
         return fn(a, b, out=out)
+    # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
+    a, b, alpha = (x if isinstance(x, Tensor) else _half_number(x, dt) for x in (a, b, alpha))
     return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)
+
+
+def _half_number(v, dt) -> float:
+    """The Python number v as the half dtype dt holds it (inf beyond its range, quietly)."""
+    with np.errstate(over="ignore"):
+        return float(np.asarray(_dtype.via_float32(v, dt.np), dt.np))
 
 
 def _widen(x):
@@ -305,11 +351,28 @@ def mul(input, other, *, out=None):
         and isinstance(input, Tensor)
         and input._data.dtype is other._data.dtype
     ):
+        if other.__class__ is Tensor and _scalar_scale(input, other):
+            return _out(HalfMul.apply(input, other), out)
         input, other, dt = promote(input, other, "mul")
         if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-            return _half_result(mul(_widen(input), _widen(other)), dt, out)
+            return _out(HalfMul.apply(input, other), out)
     result = Mul.apply(input, other)
     return result if out is None else _out(result, out)
+
+
+def _scalar_scale(input, other) -> bool:
+    """Whether other is a 0-d float32/float64 tensor scaling a half tensor input: torch's CPU-scalar
+    path reads its value in float32 (a second operand only: as the first it is rounded to the
+    half dtype like any operand). NOTE [ Half-precision arithmetic ]"""
+    return (
+        isinstance(other, Tensor)
+        and isinstance(input, Tensor)
+        and other._data.ndim == 0
+        and input._data.ndim > 0
+        and other._data.dtype.itemsize >= 4
+        and other._data.dtype.kind == "f"
+        and opmath_dtype(input._data.dtype) is not None
+    )
 
 
 def div(input, other, *, rounding_mode=None, out=None):
@@ -321,9 +384,11 @@ def div(input, other, *, rounding_mode=None, out=None):
             and input._data.dtype is other._data.dtype
             and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
         ):
+            if other.__class__ is Tensor and _scalar_scale(input, other):
+                return _out(HalfDiv.apply(input, other), out)
             input, other, dt = promote_float(input, other, "div")
             if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-                return _half_result(div(_widen(input), _widen(other)), dt, out)
+                return _out(HalfDiv.apply(input, other), out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor":
@@ -675,6 +740,8 @@ class TanhBackward(Function):
 
     @staticmethod
     def kernel(grad, y):
+        if grad.itemsize == 2:  # half: in float32, rounded once, as torch's tanh_backward
+            return (grad.astype("float32") * (1 - y.astype("float32") ** 2)).astype(grad.dtype)
         return grad * (1 - y * y)
 
     @staticmethod
@@ -738,6 +805,11 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def kernel(grad, y):
+        if grad.itemsize == 2:  # torch's sigmoid_backward: float16 in its own arithmetic, in
+            if grad.dtype == "float16":  # this order; bfloat16 in float32, rounded once
+                return (grad * (1 - y)) * y
+            y32 = y.astype("float32")
+            return (grad.astype("float32") * (y32 * (1 - y32))).astype(grad.dtype)
         return grad * (y * (1 - y))
 
     @staticmethod

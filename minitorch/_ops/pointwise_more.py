@@ -318,7 +318,8 @@ class Rsqrt(Function):
     @staticmethod
     def forward(ctx, a):
         x = a._data
-        out = _arr(ctx.xp, (1 / ctx.xp.sqrt(x)).astype(x.dtype, copy=False))
+        y = x.astype("float32") if opmath_dtype(x.dtype) else x  # half: rounded once, as torch
+        out = _arr(ctx.xp, (1 / ctx.xp.sqrt(y)).astype(x.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
 

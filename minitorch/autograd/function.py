@@ -262,6 +262,9 @@ class AccumulateGrad(Node):
     def variable(self):
         return self._variable()
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
+
 
 def _accumulator(t: Tensor):
     """The leaf's AccumulateGrad node (one per leaf, so hooks see the total gradient)."""
