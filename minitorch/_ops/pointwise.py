@@ -586,10 +586,13 @@ def pow(input, exponent, *, out=None):
     """input ** exponent (either may be a number). Mirrors torch.pow."""
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         a, e, dt = promote(input, exponent, "pow")
-        if not dt.is_floating_point and isinstance(e, int) and e < 0:
+        if not dt.is_floating_point and exponent.__class__ is not bool and exponent < 0:
+            # (the exponent as given: promote wraps -2 into a uint8's 254)
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
             return _half_result(PowScalar.apply(_widen(a), exponent=e), dt, out)
+        if dt is _dtype.bool:  # bool ** bool stays bool (NumPy's power gives int8)
+            return _out(cast(PowScalar.apply(a, exponent=e), dt), out)
         return _out(PowScalar.apply(a, exponent=e), out)
     number_base = not isinstance(input, Tensor)
     if number_base:

@@ -519,3 +519,14 @@ def test_recorded_fill_rounds_a_float_to_half_through_float32():
     plain = mt.zeros(2, dtype=mt.float16).fill_(v)
     assert plain.tolist() == [1.0, 1.0]
     assert x.fill_(v).tolist() == [1.0, 1.0]
+
+
+def test_pow_of_bool_and_narrow_int_tensors_by_numbers():
+    b = mt.tensor([True, False])
+    assert (b**True).dtype is mt.bool and (b**True).tolist() == [True, False]
+    assert (b**False).tolist() == [True, True] and (b**2).dtype is mt.int64
+    # the exponent as given: a uint8 wraps -2 into 254 for arithmetic, not here
+    for dt in (mt.uint8, mt.int8, mt.int64):
+        with pytest.raises(RuntimeError, match="Integers to negative integer powers"):
+            mt.tensor([1, 2], dtype=dt) ** -2
+    assert (mt.tensor([1, 2], dtype=mt.uint8) ** 0).tolist() == [1, 1]
