@@ -5,8 +5,6 @@ from __future__ import annotations
 import operator as _operator
 import warnings
 
-import numpy as np
-
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
@@ -291,23 +289,22 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
     if alpha == 1 and _number_operand(a, b):
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
-        with np.errstate(over="ignore"):  # a number beyond the dtype's range is inf, quietly
-            a, b = (
-                x
-                if isinstance(x, Tensor)
-                else _make(xp.asarray(_dtype.via_float32(x, dt.np), dt.np), dev, False, None)
-                for x in (a, b)
-            )
+        a, b = (  # a number beyond the range is inf (its warning: filtered in minitorch/__init__)
+            x
+            if isinstance(x, Tensor)
+            else _make(xp.asarray(_dtype.via_float32(x, dt.np), dt.np), dev, False, None)
+            for x in (a, b)
+        )
         return fn(a, b, out=out)
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
-    a, b, alpha = (x if isinstance(x, Tensor) else _half_number(x, dt) for x in (a, b, alpha))
+    xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
+    a, b, alpha = (x if isinstance(x, Tensor) else _half_number(xp, x, dt) for x in (a, b, alpha))
     return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)
 
 
-def _half_number(v, dt) -> float:
-    """The Python number v as the half dtype dt holds it (inf beyond its range, quietly)."""
-    with np.errstate(over="ignore"):
-        return float(np.asarray(_dtype.via_float32(v, dt.np), dt.np))
+def _half_number(xp, v, dt) -> float:
+    """The Python number v as the half dtype dt holds it (inf beyond its range)."""
+    return float(xp.asarray(_dtype.via_float32(v, dt.np), dt.np))
 
 
 def _widen(x):
@@ -1184,7 +1181,8 @@ def _compare(kernel, name):
         a, b = same_device(a, b, name)
         t = a if isinstance(a, Tensor) else b
         r = kernel(_d(a), _d(b))  # NumPy answers 0-d operands with a NumPy bool, not an array
-        r = r if r.__class__ is not np.bool_ else np.asarray(r)
+        if not r.ndim:
+            r = t._device.backend.xp.asarray(r)
         return _out(_make(r, t._device, False, None), out)
 
     op.__name__ = op.__qualname__ = name

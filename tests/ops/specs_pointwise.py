@@ -136,6 +136,13 @@ SPECS = [
     row("mul_broadcast", lambda T: T.mul, np.multiply, [(2, 1, 3), (4, 1)]),
     row("mul_scalar", lambda T: lambda a: a * -1.5, lambda a: a * -1.5, [S]),
     row("mul_0d", lambda T: T.mul, np.multiply, [S, ()]),
+    # half by a number or a 0-d float32 scale: float32 inside, rounded once (HalfMul/HalfDiv)
+    row("mul_scalar__half", lambda T: lambda a: a * -1.3, lambda a: a * np.float32(-1.3), [S],
+        dtypes=("float16", "bfloat16"), **NOGRAD, atol=1e-2, rtol=1e-2),
+    row("mul_0d_f32__half", lambda T: T.mul, np.multiply, [S, ()],
+        dtypes=(("float16", "float32"), ("bfloat16", "float32")), **NOGRAD, atol=1e-2, rtol=1e-2),
+    row("div_scalar__half", lambda T: lambda a: a / 0.7, lambda a: a / np.float32(0.7), [S],
+        dtypes=("float16", "bfloat16"), domain=(0.5, 2.0), **NOGRAD, atol=1e-2, rtol=1e-2),
     row("mul_empty", lambda T: T.mul, np.multiply, [(0, 3), (3,)]),
     row("div", lambda T: T.div, np.divide, S2, domain=[(-2.0, 2.0), nonzero]),
     row(
