@@ -303,7 +303,6 @@ def matmul(input, other, *, out=None):
     elif da == 2 and db == 1:
         result = mv(input, other)
     elif da == 1 and db == 2:
-        _check_mv_dtype(input, other)
         _check_mm((1, sa[0]), sb, input, other)
         # torch's graph: the vector unsqueezed into a row, mm, the row squeezed
         result = name_node(Mm.apply(input.unsqueeze(0), other).squeeze(0), "SqueezeBackward4")
@@ -471,6 +470,10 @@ def _scaled_sum(input, product, beta, alpha, op):
     if alpha != 1:
         product = product * alpha
     if beta == 0:
+        if input.requires_grad:  # input's values are ignored, but it gets torch's zero gradient
+            from minitorch._ops.pointwise import where
+
+            return where(input.new_zeros((), dtype=_dtype.bool), input, product)
         return product
     if beta != 1:
         input = input * beta
@@ -488,11 +491,27 @@ def _in_float32(fn, args, beta, alpha, out):
     return _write(r.to(dt), out)
 
 
+def _check_addmm_dtypes(input, mat1, mat2):
+    """torch's addmm / addbmm dtype checks, in its order: self against mat2, then the mats. (Also
+    linear with a bias, which torch runs as addmm(bias, input, weight.T).)"""
+    dt = mat2.dtype
+    if input.dtype is not dt:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_short(input.dtype)} and "
+            f"{_short(dt)}"
+        )
+    if mat1.dtype is not dt:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_short(mat1.dtype)} and {_short(dt)}"
+        )
+
+
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2). Mirrors torch.addmm."""
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
+    _check_addmm_dtypes(input, mat1, mat2)
     args = (input, mat1, mat2)
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
@@ -505,6 +524,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
+    if input.dtype is not mat.dtype or mat.dtype is not vec.dtype:
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_short(input.dtype)}, "
+            f"{_short(mat.dtype)}, and {_short(vec.dtype)}"
+        )
     if mat.ndim == 2 and vec.ndim == 1 and input._data.shape not in ((), (1,), mat.shape[:1]):
         raise RuntimeError(
             f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
@@ -522,6 +546,13 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
+        if input.dtype is batch1.dtype:  # torch's bmm check speaks first
+            _check_bmm(batch1, batch2, 0)
+        raise RuntimeError(
+            f"Input dtypes must be the same, got: input {_ctype(input.dtype)}, batch1: "
+            f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"
+        )
     args = (input, batch1, batch2)
     r = _in_float32(baddbmm, args, beta, alpha, None)
     if r is None:
@@ -535,6 +566,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    _check_addmm_dtypes(input, batch1, batch2)
     args = (input, batch1, batch2)
     r = _in_float32(addbmm, args, beta, alpha, None)
     if r is None:
@@ -575,9 +607,13 @@ def trace(input):
 
 def kron(input, other, *, out=None):
     """Kronecker product. Mirrors torch.kron."""
-    from minitorch._ops._common import promote
+    from minitorch._ops._common import cast
 
-    a, b, _ = promote(input, other, "kron")
+    # torch promotes kron's operands as two dimensioned tensors (a 0-d one counts in full) and
+    # casts both: the einsum kernel would keep a bool operand's dtype
+    dt = _dtype.promote_types(input.dtype, other.dtype)
+    a = input if input.dtype is dt else cast(input, dt)
+    b = other if other.dtype is dt else cast(other, dt)
     n = max(a.ndim, b.ndim)
     sa = (1,) * (n - a.ndim) + tuple(a._data.shape)
     sb = (1,) * (n - b.ndim) + tuple(b._data.shape)

@@ -12,6 +12,7 @@ from minitorch._ops.linalg_solve import (
     _batch_prefix,
     _check_matrix,
     _eye_like,
+    _first_failure,
     _is_linalg_error,
     _mT,
     _no_out,
@@ -47,15 +48,33 @@ def _not_pd(xp, x, op):
 
 def _failed_minor(xp, m) -> int:
     """The order of the first leading minor of the matrix m that is not positive-definite (LAPACK's
-    info), or 0."""
+    info), or 0. A NaN pivot fails as in LAPACK; OpenBLAS, under NumPy, only refuses pivots <= 0
+    (and may even factor past a NaN), so the pivots are recomputed here: the Schur complement
+    A_jj - |L_j,:j|^2 of the minor before. (An error path: reads the host.)"""
+    prev = None
     for order in range(1, m.shape[-1] + 1):
         try:
-            xp.linalg.cholesky(m[:order, :order])
+            low = xp.linalg.cholesky(m[:order, :order])
         except Exception as e:
             if not _is_linalg_error(e):
                 raise
             return order
+        j = order - 1
+        pivot = m[j, j]
+        if j:
+            row = xp.linalg.solve(prev, m[j, :j])
+            pivot = pivot - (row * row).sum()
+        if bool(xp.isnan(pivot)):
+            return order
+        prev = low
     return 0
+
+
+def _nan_pivot(xp, x, low) -> bool:
+    """Whether LAPACK would meet a NaN pivot factoring x, which NumPy's factor `low` may hide:
+    a NaN in the triangle read, or on the factor's diagonal (the pivots' roots). Reads the host:
+    the CPU only (CuPy does not check pivots either)."""
+    return bool(xp.isnan(xp.tril(x)).any()) or bool(xp.isnan(low.diagonal(0, -2, -1)).any())
 
 
 def _partial_cholesky(xp, m, order: int):
@@ -107,6 +126,8 @@ class Cholesky(Function):
             if _is_linalg_error(e):
                 _not_pd(xp, a._data, "linalg.cholesky")
             raise
+        if a._device.type == "cpu" and out.size and _nan_pivot(xp, a._data, out):  # no device read
+            _not_pd(xp, a._data, "linalg.cholesky")
         ctx.save_for_backward(out)
         return out
 
@@ -200,6 +221,26 @@ def _cat(a, b):
 # --- symmetric eigendecomposition and SVD ---
 
 
+def _no_convergence(xp, x, kind):
+    """Raises torch's LinAlgError for an eigh or svd that did not converge (NumPy's own text
+    names neither the op nor the matrix), naming the first matrix with a non-finite entry.
+    eigh's error code is LAPACK's info, which NumPy does not pass on: n - 1, what syevd reports
+    for a matrix of NaNs. (An error path: reads the host.)"""
+    n = x.shape[-1]
+    bad = ~xp.isfinite(x.reshape((-1,) + x.shape[-2:])).all(axis=(-2, -1))
+    index, _ = _first_failure(bad)
+    prefix = _batch_prefix(x.shape, index or 0)
+    if kind == "svd":
+        raise LinAlgError(
+            f"linalg.svd: {prefix}The algorithm failed to converge because the input matrix "
+            "contained non-finite values."
+        ) from None
+    raise LinAlgError(
+        f"linalg.eigh: {prefix}The algorithm failed to converge because the input matrix is "
+        f"ill-conditioned or has too many repeated eigenvalues (error code: {max(n - 1, 1)})."
+    ) from None
+
+
 class Eigh(Function):
     """(w, V) = eigh(A);  grad_A = V (diag(grad_w) + skew(V^T grad_V) / E) V^T,
     E_ij = w_j - w_i (the diagonal set to one)"""
@@ -208,7 +249,12 @@ class Eigh(Function):
 
     @staticmethod
     def forward(ctx, a, *, uplo="L"):
-        w, v = ctx.xp.linalg.eigh(a._data, UPLO=uplo)
+        try:
+            w, v = ctx.xp.linalg.eigh(a._data, UPLO=uplo)
+        except Exception as e:
+            if _is_linalg_error(e):
+                _no_convergence(ctx.xp, a._data, "eigh")
+            raise
         ctx.save_for_backward(w, v)
         ctx.set_materialize_grads(False)
         return w, v
@@ -238,7 +284,12 @@ class Svd(Function):
 
     @staticmethod
     def forward(ctx, a, *, full_matrices=True):
-        u, s, vh = ctx.xp.linalg.svd(a._data, full_matrices=full_matrices)
+        try:
+            u, s, vh = ctx.xp.linalg.svd(a._data, full_matrices=full_matrices)
+        except Exception as e:
+            if _is_linalg_error(e):
+                _no_convergence(ctx.xp, a._data, "svd")
+            raise
         ctx.save_for_backward(u, s, vh)
         ctx.set_materialize_grads(False)
         return u, s, vh
@@ -361,6 +412,8 @@ def linalg_eigh(A, UPLO="L", *, out=None):
 
 def linalg_eigvalsh(A, UPLO="L", *, out=None):
     """Eigenvalues of a symmetric matrix. Mirrors torch.linalg.eigvalsh."""
+    if _autocast.state.any_enabled:  # (before the checks: half inputs are cast to float32)
+        return _autocast.call(linalg_eigvalsh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
     _check_matrix(A, "linalg.eigvalsh")
     return _write(linalg_eigh(A, UPLO).eigenvalues, out)
 

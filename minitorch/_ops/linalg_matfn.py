@@ -8,8 +8,16 @@ from minitorch import return_types
 from minitorch._ops._common import opmath_dtype
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
-from minitorch._ops.linalg_solve import _check_matrix, _eye_like, _mT, _write, linalg_inv
-from minitorch._tensor import Tensor
+from minitorch._ops.linalg_solve import (
+    LinAlgError,
+    _check_matrix,
+    _eye_like,
+    _lu_raw,
+    _mT,
+    _write,
+    linalg_inv,
+)
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
 __all__ = ["pinverse", "matrix_power", "matrix_exp"]
@@ -101,15 +109,29 @@ def _tolerance(A, s, atol, rtol):
     return tol
 
 
-def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """Moore-Penrose pseudo-inverse through the SVD. Mirrors torch.linalg.pinv."""
+def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """Moore-Penrose pseudo-inverse through the SVD. Mirrors torch.linalg.pinv (rcond: torch's
+    older overload, rtol with atol = 0)."""
     from minitorch._ops.pointwise import where
 
+    if rcond is not None:
+        _legacy_tolerance("linalg_pinv", "rcond", atol, rtol)
+        atol, rtol = 0.0, rcond
     _check_matrix(A, "linalg.pinv", square=False)
     u, s, vh = Svd.apply(A, full_matrices=False)
     keep = s > _tolerance(A, s, atol, rtol)
     sinv = where(keep, 1 / where(keep, s, s.new_ones(())), s.new_zeros(()))
     return _write(_mT(vh) @ (sinv.unsqueeze(-1) * _mT(u)), out)
+
+
+def _legacy_tolerance(op, name, atol, rtol):
+    """torch's overloads take either the old tolerance (positional) or atol/rtol, not both."""
+    if atol is not None or rtol is not None:
+        got = ", ".join(f"{k}={type(v).__name__}" for k, v in (("atol", atol), ("rtol", rtol)))
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got (Tensor, {got}, "
+            f"{name}=...): pass either {name} or atol/rtol"
+        )
 
 
 def pinverse(input, rcond=1e-15):
@@ -124,7 +146,11 @@ def linalg_matrix_power(A, n, *, out=None):
     # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
     _check_matrix(A, "linalg.matrix_power", floating=n < 0)
     if n == 0:
-        return _write(_eye_like(A, A.shape[-1]).expand(A.shape).clone(), out)
+        # written over a copy of A, as torch: the identity stays in A's graph with a zero gradient
+        eye = _eye_like(A, A.shape[-1]).expand(A.shape)
+        if not A.requires_grad:
+            return _write(eye.clone(), out)
+        return _write(A.clone().copy_(eye), out)
     if n < 0:
         A, n = linalg_inv(A), -n
     result, base = None, A
@@ -156,15 +182,19 @@ def matrix_exp(input):
     return linalg_matrix_exp(input)
 
 
-def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
-    """Number of singular values above the tolerance (int64). Mirrors torch.linalg.matrix_rank."""
+def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """Number of singular values above the tolerance (int64). Mirrors torch.linalg.matrix_rank
+    (tol: torch's older overload, atol with rtol = 0)."""
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_matrix_rank,
             _autocast.FP32_CPU,
-            (A,),
-            {"atol": atol, "rtol": rtol, "hermitian": hermitian, "out": out},
+            (A, tol, hermitian),
+            {"atol": atol, "rtol": rtol, "out": out},
         )
+    if tol is not None:
+        _legacy_tolerance("linalg_matrix_rank", "tol", atol, rtol)
+        atol, rtol = tol, 0.0
     _check_matrix(A, "linalg.matrix_rank", square=False)
     s = linalg_svdvals(A.detach())
     return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
@@ -172,7 +202,8 @@ def linalg_matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
 
 def linalg_cond(A, p=None, *, out=None):
     """Condition number in norm p (2 by default: the ratio of extreme singular values). Mirrors
-    torch.linalg.cond."""
+    torch.linalg.cond. Differences from torch: with p = 'nuc' a singular matrix gives inf (torch
+    gives whatever its SVD makes of the non-finite inverse: a huge number or nan)."""
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_cond, _autocast.FP32_CPU, (A, p), {"out": out})
     from minitorch._ops.reduction_more import matrix_norm
@@ -184,7 +215,18 @@ def linalg_cond(A, p=None, *, out=None):
             return _write(s.sum(-1), out)
         big, small = s.narrow(-1, 0, 1).squeeze(-1), s.narrow(-1, -1, 1).squeeze(-1)
         return _write(big / small if p != -2 else small / big, out)
-    return _write(matrix_norm(A, p) * matrix_norm(linalg_inv(A), p), out)
+    try:
+        return _write(matrix_norm(A, p) * matrix_norm(linalg_inv(A), p), out)
+    except LinAlgError:  # an error path (NumPy read the pivots): some matrix is singular
+        pass
+    # torch's cond of a singular matrix is inf: invert the others, with identities in its place
+    from minitorch._ops.pointwise import where
+
+    xp = A._device.backend.xp
+    singular = _make(_lu_raw(xp, A._data)[2] > 0, A._device, False, None)
+    safe = where(singular.unsqueeze(-1).unsqueeze(-1), _eye_like(A, A.shape[-1]), A)
+    r = matrix_norm(A, p) * matrix_norm(linalg_inv(safe), p)
+    return _write(where(singular, r.new_full((), float("inf")), r), out)
 
 
 def linalg_lstsq(A, B, rcond=None, *, driver=None):

@@ -332,6 +332,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         pos = sq > 0
         safe = _ops().where(pos, sq, sq.new_ones(()))
         return _ops().where(pos, safe.sqrt(), sq.new_zeros(()))
+    if p == 0:
+        # the count of differing coordinates, through sign so that the inputs get torch's zero
+        # gradient (vector_norm's count is not differentiable: no gradient at all)
+        return diff.sign().abs().sum(-1)
     return vector_norm(diff, p, -1)
 
 
@@ -350,9 +354,8 @@ def block_diag(*tensors):
         from minitorch._factories import zeros
 
         return zeros((1, 0))
-    dt = mats[0].dtype
-    for m in mats[1:]:
-        dt = _dtype.promote_types(dt, m.dtype)
+    # torch's result_type: a 0-d block counts only when it is of a higher category
+    dt = _dtype.result_type(*((t.dtype, t.ndim) for t in tensors))
     total = sum(m.shape[1] for m in mats)
     rows, left = [], 0
     for m in mats:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 
 from minitorch import _autocast_state as _autocast
-from minitorch import return_types
+from minitorch import _dtype, return_types
 from minitorch._ops.linalg import _short
+from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import is_grad_enabled
 
 # fmt: off
 __all__ = [
@@ -36,11 +38,51 @@ def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
         )
+    if floating and a.dtype in _dtype.HALF_FLOATS:
+        _low_precision(a, op)
     m, n = a._data.shape[-2:]
     if square and m != n:
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
         )
+
+
+# torch's LAPACK-backed ops refuse half-precision matrices, each in its own words: a kernel name
+# ("lu_cpu" not implemented for 'Half', a NotImplementedError), or a RuntimeError's text.
+# (NumPy's linalg refuses float16 with a TypeError of its own.) Ops absent here take halves.
+_LOW_PRECISION = {
+    "linalg.det": "lu_cpu",
+    "linalg.solve": "lu_cpu",
+    "linalg.lu": "lu_cpu",
+    "linalg.lu_factor": "lu_cpu",
+    "linalg.lu_factor_ex": "lu_cpu",
+    "linalg.cholesky": "cholesky_cpu",
+    "linalg.cholesky_ex": "cholesky_cpu",
+    "linalg.eigh": "linalg_eigh_cpu",
+    "linalg.eigvalsh": "linalg_eigh_cpu",
+    "linalg.svd": "linalg_svd_cpu",
+    "linalg.svdvals": "linalg_svd_cpu",
+    "linalg.qr": "geqrf_cpu",
+    "geqrf": "geqrf_cpu",
+    "linalg.solve_triangular": "triangular_solve_cpu",
+}
+_ONLY_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
+
+
+def _low_precision(a, op: str):
+    short = _short(a.dtype)
+    if op in ("linalg.inv", "linalg.slogdet", "logdet"):
+        raise RuntimeError(f"{op}: Low precision dtypes not supported. Got {short}")
+    if op in ("linalg.matrix_rank", "linalg.lstsq"):
+        raise RuntimeError(_ONLY_FLOAT_DOUBLE)
+    if op == "linalg.pinv":
+        raise RuntimeError(
+            f"linalg.pinv({short}{{{list(a.shape)}}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types"
+        )
+    kernel = _LOW_PRECISION.get(op)
+    if kernel is not None:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{short}'")
 
 
 def _mT(x: Tensor) -> Tensor:
@@ -111,13 +153,13 @@ class Inv(Function):
     _node_name = "LinalgInvExBackward0"
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx, a, *, op="linalg.inv"):
         xp = ctx.xp
         try:
             out = xp.linalg.inv(a._data)
         except Exception as e:
             if _is_linalg_error(e):
-                _raise_singular_inv(xp, a._data)
+                _raise_singular_inv(xp, a._data, op)
             raise
         ctx.save_for_backward(out)
         return out
@@ -130,7 +172,9 @@ class Inv(Function):
 
 
 class Det(Function):
-    """out = det(A);  grad_A = grad * out * A^-T"""
+    """out = det(A);  grad_A = grad * adj(A)^T = grad * out * A^-T. For a singular matrix (where
+    the backend reports one: NumPy's pivot check), as torch: zero in a plain backward, the
+    adjugate through the SVD under create_graph"""
 
     _node_name = "LinalgDetBackward0"
 
@@ -144,7 +188,35 @@ class Det(Function):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         scale = (grad * out).unsqueeze(-1).unsqueeze(-1)
-        return scale * _mT(Inv.apply(a))
+        try:
+            return scale * _mT(Inv.apply(a))
+        except LinAlgError:  # an error path (the pivots were read): some matrix is singular
+            pass
+        if is_grad_enabled():  # create_graph: torch's SVD formula, differentiable again
+            return grad.unsqueeze(-1).unsqueeze(-1) * _adjugate_t(a)
+        # torch's LU formula gives the singular matrices a zero gradient: invert the others
+        xp = a._device.backend.xp
+        singular = _lu_raw(xp, a._data)[2] > 0
+        n = a.shape[-1]
+        mask = _make(singular[..., None, None], a._device, False, None)
+        safe = where(mask, _eye_like(a, n), a)
+        return where(mask, scale.new_zeros(()), scale * _mT(Inv.apply(safe)))
+
+
+def _adjugate_t(a: Tensor) -> Tensor:
+    """adj(A)^T, the derivative of det(A), for any square A (singular too) through the SVD:
+    adj(A)^T = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh (U and Vh orthogonal, so their
+    determinants are +-1 and their adjugates their transposes times that sign)."""
+    from minitorch._ops.linalg_factor import Svd
+
+    u, s, vh = Svd.apply(a, full_matrices=False)
+    xp = a._device.backend.xp
+    signs = xp.linalg.det(u._data) * xp.linalg.det(vh._data)  # +-1, constants
+    n = s.shape[-1]
+    eye = _make(xp.eye(n, dtype=bool), a._device, False, None)
+    others = where(eye, s.new_ones(()), s.unsqueeze(-2).expand(s.shape + (n,)))
+    cofactors = others.prod(-1) * _make(xp.asarray(signs), a._device, False, None).unsqueeze(-1)
+    return (u * cofactors.unsqueeze(-2)) @ vh
 
 
 class Slogdet(Function):
@@ -184,8 +256,10 @@ class Solve(Function):
             out = xp.linalg.solve(x, y)
         except Exception as e:
             if _is_linalg_error(e):
+                index, _ = _first_failure(_lu_raw(xp, x)[2])  # an error path: reads the host
                 raise LinAlgError(
-                    "torch.linalg.solve: The solver failed because the input matrix is singular."
+                    f"torch.linalg.solve: {_batch_prefix(x.shape, index or 0)}The solver failed "
+                    "because the input matrix is singular."
                 ) from None
             raise
         ctx.save_for_backward(a, out)
@@ -384,7 +458,7 @@ def _factor_product(L, upper, op, kernel):
     """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
     and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
     here too, through a term of value zero."""
-    if not L.dtype.is_floating_point:
+    if not L.dtype.is_floating_point or L.dtype in _dtype.HALF_FLOATS:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(L.dtype)}'")
     if L.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
@@ -405,8 +479,20 @@ def cholesky_solve(B, L, upper=False, *, out=None):
     torch.cholesky_solve."""
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_solve, _autocast.FP32_CPU, (B, L, upper), {"out": out})
+    if isinstance(B, Tensor) and isinstance(L, Tensor) and B.dtype != L.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_short(B.dtype)} and "
+            f"A of type {_short(L.dtype)} instead."
+        )
     a = _factor_product(L, upper, "cholesky_solve", "cholesky_solve_cpu")
-    return _write(Solve.apply(a, B), out)
+    try:
+        x = Solve.apply(a, B)
+    except LinAlgError:  # an error path: NumPy refused a singular L L^T
+        # torch's two triangular solves divide by the zero pivot: inf / nan, no error
+        t = L.triu() if upper else L.tril()
+        y = linalg_solve_triangular(_mT(t) if upper else t, B, upper=False)
+        x = linalg_solve_triangular(t if upper else _mT(t), y, upper=True)
+    return _write(x, out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -414,7 +500,7 @@ def cholesky_inverse(L, upper=False, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (L, upper), {"out": out})
     a = _factor_product(L, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
-    return _write(Inv.apply(a), out)
+    return _write(Inv.apply(a, op="cholesky_inverse"), out)
 
 
 # --- LU factorization and LU solves ---
@@ -422,7 +508,10 @@ def cholesky_inverse(L, upper=False, *, out=None):
 
 class LuFactor(Function):
     """(LU, pivots, info) = getrf(A);  for square A, with gL / gU the strict lower / upper
-    triangle of grad_LU: grad_A = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T"""
+    triangle of grad_LU: grad_A = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T.
+    Wide A (m < n, U = [U1 U2]): U2 = L^-1 P^T A2 adds -gU2 U2^T to L^T gL, and
+    grad_A2 = P L^-T gU2. Tall A (m > n, L = [L1; L2]): L2 = (P^T A)_2 U^-1 adds -L2^T gL2 to
+    gU U^T, and grad_(P^T A)_2 = gL2 U^-T."""
 
     _node_name = "LinalgLuFactorExBackward0"
 
@@ -443,18 +532,34 @@ class LuFactor(Function):
         m, n = lu.shape[-2:]
         if not m * n:
             return grad * 0  # empty matrices: an empty gradient, whatever their shape
-        if m != n:
-            raise NotImplementedError(
-                f"linalg.lu_factor: the derivative for non-square matrices ({m} by {n}) is not "
-                "implemented in minitorch"
-            )
+        k = min(m, n)
         xp = lu._device.backend.xp
         p = _make(_unpack_raw(xp, lu._data, ctx.piv)[0], lu._device, False, None)
-        low = lu.tril(-1) + _eye_like(lu, n)
-        up = lu.triu()
-        phi = (_mT(low) @ grad.tril(-1)).tril(-1) + (grad.triu() @ _mT(up)).triu()
+        square = lu.narrow(-2, 0, k).narrow(-1, 0, k)
+        g = grad.narrow(-2, 0, k).narrow(-1, 0, k)
+        low = square.tril(-1) + _eye_like(lu, k)
+        up = square.triu()
+        phi_l = _mT(low) @ g.tril(-1)
+        phi_u = g.triu() @ _mT(up)
+        if m < n:
+            u2, g2 = lu.narrow(-1, k, n - k), grad.narrow(-1, k, n - k)
+            phi_l = phi_l - g2 @ _mT(u2)
+        elif m > n:
+            l2, g2 = lu.narrow(-2, k, m - k), grad.narrow(-2, k, m - k)
+            phi_u = phi_u - _mT(l2) @ g2
+        phi = phi_l.tril(-1) + phi_u.triu()
         x = SolveTriangular.apply(_mT(low), phi, upper=True, unitriangular=True)  # L^-T phi
         y = _mT(SolveTriangular.apply(up, _mT(x), upper=True))  # (L^-T phi) U^-T
+        if m < n:  # the columns right of U1: P L^-T gU2
+            from minitorch._ops.shape_join import cat
+
+            right = SolveTriangular.apply(_mT(low), g2, upper=True, unitriangular=True)
+            y = cat([y, right], -1)
+        elif m > n:  # the rows below L1: gL2 U^-T
+            from minitorch._ops.shape_join import cat
+
+            below = _mT(SolveTriangular.apply(up, _mT(g2), upper=True))
+            y = cat([y, below], -2)
         return p @ y
 
 
@@ -466,10 +571,13 @@ def _lu_factor(A, pivot, op):
 
 
 def linalg_lu_factor(A, *, pivot=True, out=None):
-    """(LU, pivots) by partial pivoting. Mirrors torch.linalg.lu_factor. Differences from torch:
-    no derivative for non-square A."""
+    """(LU, pivots) by partial pivoting; a singular matrix raises (torch's RuntimeError pointing
+    to lu_factor_ex). Mirrors torch.linalg.lu_factor. Differences from torch: the singularity
+    check reads info on the host, so it runs on the CPU only (on a GPU torch synchronises)."""
     _no_out(out, "linalg.lu_factor")
-    lu, piv, _ = _lu_factor(A, pivot, "linalg.lu_factor")
+    lu, piv, info = _lu_factor(A, pivot, "linalg.lu_factor")
+    if A._device.type == "cpu":  # no device read
+        _raise_lu_info(info._data, A._data.shape, "linalg.lu_factor")
     return return_types.linalg_lu_factor((lu, piv))
 
 
@@ -508,8 +616,7 @@ def _unpack_raw(xp, lu, piv):
 
 
 def linalg_lu(A, *, pivot=True, out=None):
-    """(P, L, U) with A = P L U. Mirrors torch.linalg.lu. Differences from torch: no
-    derivative for non-square A."""
+    """(P, L, U) with A = P L U. Mirrors torch.linalg.lu."""
     _no_out(out, "linalg.lu")
     lu, piv, _ = _lu_factor(A, pivot, "linalg.lu")
     return return_types.linalg_lu(_unpack(lu, piv))
@@ -529,7 +636,7 @@ _lu_with_info_type = return_types._lu_with_info
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """(LU, pivots, info): info per matrix the 1-based index of the first zero pivot, else 0.
-    Mirrors torch.linalg.lu_factor_ex (no derivative for non-square A)."""
+    Mirrors torch.linalg.lu_factor_ex."""
     _no_out(out, "linalg.lu_factor_ex")
     lu, piv, info = _lu_factor(A, pivot, "linalg.lu_factor_ex")
     if check_errors:

@@ -50,10 +50,15 @@ def gradcheck(
     it is linear in grad_output (zero in, zero out) and keeps the inputs' dtype, device and size.
     Returns True, or raises GradcheckError (returns False when raise_exception=False).
 
-    Differences from torch: minitorch has reverse mode only, so check_forward_ad=True raises
-    NotImplementedError; without vmap, check_batched_grad checks what a batched backward relies
-    on instead, that the vector-Jacobian product is linear in the grad_output. Sparse layouts do
-    not exist, so `masked` has no effect.
+    With check_forward_ad, the Jacobian is also built column by column from forward-mode
+    tangents (minitorch.autograd.forward_ad, one-hot tangents; in fast mode one random tangent)
+    and compared with the numerical one.
+
+    Differences from torch: forward-mode tangents are computed through double backward (see
+    forward_ad), so the forward check tests the backward of the backward; without vmap,
+    check_batched_grad checks what a batched backward relies on instead, that the
+    vector-Jacobian product is linear in the grad_output, and check_batched_forward_grad is
+    accepted but adds nothing. Sparse layouts do not exist, so `masked` has no effect.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError(
@@ -67,26 +72,27 @@ def gradcheck(
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
-    if check_forward_ad:
-        raise NotImplementedError(
-            "gradcheck: check_forward_ad=True needs forward-mode AD, which minitorch does not "
-            "have (reverse mode only)"
-        )
     try:
         inputs = _as_tuple(inputs)
         _check_inputs(inputs)
         p = _Problem(func, inputs, eps, atol, rtol, nondet_tol, check_grad_dtypes)
-        if fast_mode:
-            _fast_check(p)
-        else:
-            _slow_check(p)
-        if check_batched_grad:
-            for i, o in enumerate(p.outputs):
-                _check_batched_grad(p.diff_inputs, o, i)
-        if p.outputs:
-            _check_backward_mul_by_grad_output(p.outputs, p.diff_inputs)
-        if check_undefined_grad and len(p.outputs) > 1:
-            _check_undefined_grad(func, inputs, p.diff_inputs)
+        if check_backward_ad:
+            if fast_mode:
+                _fast_check(p)
+            else:
+                _slow_check(p)
+            if check_batched_grad:
+                for i, o in enumerate(p.outputs):
+                    _check_batched_grad(p.diff_inputs, o, i)
+            if p.outputs:
+                _check_backward_mul_by_grad_output(p.outputs, p.diff_inputs)
+            if check_undefined_grad and len(p.outputs) > 1:
+                _check_undefined_grad(func, inputs, p.diff_inputs)
+        if check_forward_ad:
+            if fast_mode:
+                _fast_forward_check(p)
+            else:
+                _slow_forward_check(p)
         return True
     except GradcheckError:
         if raise_exception:
@@ -120,8 +126,8 @@ def gradgradcheck(
     differentiable outputs (non-contiguous with gen_non_contig_grad_outputs=True).
 
     Differences from torch: the random grad_outputs come from a private, fixed-seed stream, so the
-    caller's random state is left alone and a run is reproducible; check_fwd_over_rev=True raises
-    NotImplementedError (no forward-mode AD).
+    caller's random state is left alone and a run is reproducible; check_fwd_over_rev=True checks
+    forward-mode tangents of the gradient, which minitorch computes through a third backward.
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
         raise AssertionError(
@@ -426,6 +432,105 @@ def _slow_mode_report(p: _Problem, i, k):
             "If you are calling gradcheck/gradgradcheck yourself, pass fast_mode=False."
         )
     return msg
+
+
+# --- forward mode: Jacobian columns from tangents ---
+
+
+def _tangents(p: _Problem, x: Tensor, t):
+    """For each differentiable output, the forward-mode tangent of func at p.inputs with x given
+    the tangent t (an array shaped like x) and the other inputs none: J_x t flattened, on the
+    output's device (zeros where an output does not depend on x)."""
+    from minitorch.autograd import forward_ad as fwAD
+    from minitorch.autograd.grad_mode import enable_grad
+
+    tangent = _make(t.reshape(x._data.shape), x._device, False, None)
+    with enable_grad(), fwAD.dual_level():
+        dual = fwAD.make_dual(x, tangent)
+        outs = _as_tuple(p.func(*(dual if inp is x else inp for inp in p.inputs)))
+        cols = []
+        for j in p.kept:
+            o = outs[j]
+            got = fwAD.unpack_dual(o).tangent
+            xp = o._device.backend.xp
+            if got is None:
+                cols.append(xp.zeros(o._data.size, dtype=_jacobian_dtype(o)))
+            else:
+                cols.append(got._data.reshape(-1).astype(_jacobian_dtype(o), copy=True))
+    return cols
+
+
+def _forward_jacobians(p: _Problem, x: Tensor):
+    """For each differentiable output, d output / d x (x numel, output numel), row by row from
+    one-hot tangents (the layout of the numerical Jacobians)."""
+    xp = x._device.backend.xp
+    n = x._data.size
+    jacs = [
+        o._device.backend.xp.zeros((n, o._data.size), dtype=_jacobian_dtype(o)) for o in p.outputs
+    ]
+    for row in range(n):
+        onehot = xp.zeros(n, dtype=x._data.dtype)
+        onehot[row] = 1
+        for jac, col in zip(jacs, _tangents(p, x, onehot), strict=True):
+            jac[row] = col
+    return jacs
+
+
+def _forward_mismatch_msg(out_idx, in_idx, numerical, analytical) -> str:
+    return "Jacobian computed with forward mode mismatch" + _mismatch_msg(
+        out_idx, in_idx, numerical, analytical
+    ).removeprefix("Jacobian mismatch")
+
+
+def _slow_forward_check(p: _Problem):
+    for k, x in enumerate(p.diff_inputs):
+        numerical = _numerical_jacobians(p, x)
+        analytical = _forward_jacobians(p, x)
+        for i, o in enumerate(p.outputs):
+            n = numerical[p.kept[i]]
+            a = analytical[i]
+            if not _allclose(o._device.backend.xp, a, n, p.rtol, p.atol):
+                n, a = _moved(n, o._device, x._device), _moved(a, o._device, x._device)
+                raise GradcheckError(_forward_mismatch_msg(i, k, _show(n, x), _show(a, x)))
+
+
+def _fast_forward_check(p: _Problem):
+    # J u by central differences in a random direction u against the tangent of u, per input
+    streams = {}
+    for k, x in enumerate(p.diff_inputs):
+        u = _unit_vector(x, streams)
+        arr = x._data
+        orig = arr.copy()
+        step = (u * p.eps).reshape(arr.shape)
+        arr[...] = orig - step
+        before = p.evaluate()
+        arr[...] = orig + step
+        after = p.evaluate()
+        arr[...] = orig
+        numerical = _differences(p, before, after)
+        analytical = _tangents(p, x, u)
+        for i, o in enumerate(p.outputs):
+            n, a = numerical[p.kept[i]], analytical[i]
+            if not _allclose(o._device.backend.xp, a, n, p.rtol, p.atol):
+                msg = _forward_mismatch_msg(i, k, _show(n, o), _show(a, o))
+                raise GradcheckError(msg + _slow_forward_report(p, i, k))
+
+
+def _slow_forward_report(p: _Problem, i, k):
+    """The full Jacobians of output i w.r.t. input k, for the message of a fast-mode failure."""
+    x, o = p.diff_inputs[k], p.outputs[i]
+    numerical = _moved(_numerical_jacobians(p, x)[p.kept[i]], o._device, x._device)
+    analytical = _moved(_forward_jacobians(p, x)[i], o._device, x._device)
+    xp = x._device.backend.xp
+    return (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
+        "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
+        f"Numerical:\n {_show(numerical, x)}\n"
+        f"Analytical:\n{_show(analytical, x)}\n\n"
+        "The max per-element difference (slow mode) is: "
+        f"{_max_abs_diff(xp, numerical, analytical)}.\n"
+    )
 
 
 # --- the other checks ---
