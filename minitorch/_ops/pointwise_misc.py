@@ -132,23 +132,71 @@ def float_power_(self, exponent):
     return apply_inplace(self, lambda s: float_power(s, exponent), "float_power_", (exponent,))
 
 
-def ldexp(input, other, *, out=None):
-    """input * 2 ** other. Mirrors torch.ldexp.
+class Ldexp(Function):
+    """out = a * 2**e for an integer exponent e, rounded once (no 2**e in a's dtype to overflow
+    or flush to 0 on the way: ldexp(1e-3, 130) is 1.3611e+36 in float32);
+    grad_a = ldexp(grad, e)"""
 
-    Differences from torch: the gradient for input is grad * 2 ** other also for negative
-    integer exponents (torch 2.13 computes 2 ** other in the integer dtype there, giving 0)."""
+    _node_name = "LdexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, e):
+        ctx.save_for_backward(e)
+        x = a._data
+        work = x if x.dtype.itemsize >= 4 else x.astype("float32")  # exact for half's range
+        return _arr(ctx.xp, ctx.xp.ldexp(work, e._data)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (e,) = ctx.saved_tensors
+        return (Ldexp.apply(grad, e) if ctx.needs_input_grad[0] else None), None
+
+
+def ldexp(input, other, *, out=None):
+    """input * 2 ** other. Mirrors torch.ldexp: an integer exponent is exact over the whole range
+    (torch's kernel is C's ldexp, exponents wrapped to int32 as there); a float one goes through
+    2 ** other in the result dtype, as torch computes it.
+
+    Differences from torch: the gradient for input is ldexp(grad, other) for integer exponents
+    (torch 2.13 computes 2 ** other in the integer dtype there, giving 0 for negative or large
+    exponents)."""
     _check_tensor(input, "ldexp")
     _check_tensor(other, "ldexp", "other", 2)
+    if other.dtype is _dtype.bool:
+        raise _not_implemented("ldexp_cpu_exp", other.dtype)
     a, b, dt = promote_float(input, other, "ldexp")
-    return _out(mul(a, exp2(cast(b, dt))), out)
+    if not other.dtype.is_floating_point:
+        _, other = same_device(a, other, "ldexp")
+        return _out(Ldexp.apply(a, cast(other, _dtype.int32)), out)
+    return _out(name_node(mul(a, exp2(cast(b, dt))), "LdexpBackward0", (a, b)), out)
 
 
 # --- frexp ---
 
 
+class FrexpMantissa(Function):
+    """mantissa = a / 2**e with |mantissa| in [0.5, 1), e = frexp's exponent (not an input),
+    exact for every finite a;  grad_a = grad / 2**e, 2**e in float32 as torch's formula has it
+    (0 where that overflows, inf where it flushes to 0)"""
+
+    _node_name = "FrexpBackward0"
+
+    @staticmethod
+    def forward(ctx, a, e, *, mantissa):
+        ctx.save_for_backward(e)
+        return mantissa
+
+    @staticmethod
+    def backward(ctx, grad):
+        (e,) = ctx.saved_tensors
+        # 2**e in float32, exactly (NumPy's float32 exp2 is 1 ulp off at 2**127)
+        scale = Ldexp.apply(cast(scalar_like(1.0, e), _dtype.float32), e)
+        return cast(div(grad, scale), grad.dtype), None
+
+
 def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent and |mantissa| in [0.5, 1).
-    Mirrors torch.frexp (the mantissa is differentiable: grad / 2 ** exponent)."""
+    Mirrors torch.frexp (the mantissa is differentiable)."""
     from minitorch.return_types import frexp as result
 
     _check_tensor(input, "frexp")
@@ -156,10 +204,11 @@ def frexp(input, *, out=None):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     xp = input._device.backend.xp
     x = input._data
-    _, e = xp.frexp(x if x.dtype.kind == "f" else x.astype("float32"))
+    # NumPy's frexp, not input / 2**exponent: 2**exponent overflows the dtype near its top
+    # (half 40000 has exponent 16) and the mantissa would be 0
+    m, e = xp.frexp(x if x.dtype.kind == "f" else x.astype("float32"))
     exponent = _const(_arr(xp, e.astype("int32")), input)
-    # a division by a power of two is exact, so this is frexp's mantissa, with a gradient
-    mantissa = div(input, exp2(cast(exponent, input.dtype)))
+    mantissa = FrexpMantissa.apply(input, exponent, mantissa=_arr(xp, m).astype(x.dtype))
     if out is not None:
         _out(mantissa, out[0])
         _out(exponent, out[1])
@@ -193,21 +242,33 @@ def lcm(input, other, *, out=None):
     return _out(_const(_arr(xp, xp.lcm(a._data, b._data)).astype(dt.np, copy=False), a), out)
 
 
+class Heaviside(Function):
+    """out = 0 where a < 0, b where a == 0, 1 where a > 0 (NaN counts as < 0);  no derivative:
+    a result that requires grad, whose backward raises, as torch's"""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = ctx.xp
+        x = a._data
+        r = xp.where(x == 0, b._data, (x > 0).astype(x.dtype))
+        return _arr(xp, r.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
 def heaviside(input, values, *, out=None):
     """0 where input < 0, values where input == 0, 1 where input > 0 (NaN counts as < 0).
-    Mirrors torch.heaviside.
-
-    Differences from torch: the result never requires grad (torch's has a grad_fn whose
-    backward raises "derivative for aten::heaviside is not implemented")."""
+    Mirrors torch.heaviside (not differentiable: backward raises, as torch's)."""
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", "values", 2)
     input, values = same_device(input, values, "heaviside")
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    xp = input._device.backend.xp
-    x, v = input._data, values._data
-    r = xp.where(x == 0, v, (x > 0).astype(x.dtype))
-    return _out(_const(_arr(xp, r.astype(x.dtype, copy=False)), input), out)
+    return _out(Heaviside.apply(input, values), out)
 
 
 class Nextafter(Function):

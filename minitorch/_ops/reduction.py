@@ -561,9 +561,24 @@ def _check_nonempty(x, dims, op):
             raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
 
 
-def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
+_MAX_MIN_FORMS = (
+    "but expected one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor "
+    "other, *, Tensor out = None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of "
+    "Tensors out = None)\n"
+)
+
+
+def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
     if not isinstance(input, Tensor):
         raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if other is not None:  # max(a, other=b): the binary form by keyword
+        if dim is not None or not isinstance(other, Tensor):
+            got = "" if dim is None else f", {type(dim).__name__}"
+            raise TypeError(
+                f"{kind}() received an invalid combination of arguments - got (Tensor{got}, "
+                f"other={type(other).__name__}), {_MAX_MIN_FORMS}"
+            )
+        dim = other
     if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
         from minitorch._ops.pointwise import maximum, minimum
 
@@ -577,9 +592,7 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
     if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
         raise TypeError(
             f"{kind}() received an invalid combination of arguments - got (Tensor, "
-            f"{type(dim).__name__}), but expected one of:\n * (Tensor input, *, Tensor out = None)"
-            f"\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, int dim, "
-            "bool keepdim = False, *, tuple of Tensors out = None)\n"
+            f"{type(dim).__name__}), {_MAX_MIN_FORMS}"
         )
     d = wrap_dim(operator.index(dim), x.ndim, kind)
     if x.ndim:
@@ -593,16 +606,17 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims):
     return getattr(return_types, kind)((values, indices))
 
 
-def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    """The largest element; with `dim`, (values, indices); with a tensor, the elementwise
-    maximum. Mirrors torch.max (ties of the full reduction share the gradient evenly)."""
-    return _max_min("max", input, dim, keepdim, out, axis, keepdims)
+def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None, other=None):
+    """The largest element; with `dim`, (values, indices); with a tensor (`other`), the
+    elementwise maximum. Mirrors torch.max (ties of the full reduction share the gradient
+    evenly)."""
+    return _max_min("max", input, dim, keepdim, out, axis, keepdims, other)
 
 
-def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
-    """The smallest element; with `dim`, (values, indices); with a tensor, the elementwise
-    minimum. Mirrors torch.min."""
-    return _max_min("min", input, dim, keepdim, out, axis, keepdims)
+def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None, other=None):
+    """The smallest element; with `dim`, (values, indices); with a tensor (`other`), the
+    elementwise minimum. Mirrors torch.min."""
+    return _max_min("min", input, dim, keepdim, out, axis, keepdims, other)
 
 
 def _amax_amin(fn, op, input, dim, keepdim, out):

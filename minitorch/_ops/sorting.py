@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import operator
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import is_floating, quiet_extreme, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
 from minitorch._ops.inplace import with_out
+from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
@@ -19,6 +21,7 @@ __all__ = [
 ]  # fmt: skip
 
 _histogram_type = return_types.histogram
+_ctype = _CPP_NAMES.__getitem__  # torch's C++ dtype names ("long int"), as histogramdd spells them
 
 
 class SortValues(Index):
@@ -207,9 +210,15 @@ def unique_consecutive(
         shape = x.shape
     else:
         dim = wrap_dim(dim, x.ndim, "unique_consecutive")
+        if any(n == 0 for d, n in enumerate(x.shape) if d != dim):
+            raise RuntimeError(
+                "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                "applied"
+            )
         flat = xp.moveaxis(x, dim, 0)
         diff = flat[1:] != flat[:-1]
-        changed = diff.reshape(diff.shape[0], -1).any(axis=1)
+        # the slice size is spelled out: reshape(0, -1) cannot infer it when there is 0 or 1 slice
+        changed = diff.reshape(diff.shape[0], math.prod(diff.shape[1:])).any(axis=1)
         shape = (flat.shape[0],)
     n = flat.shape[0]
     starts = xp.concatenate([xp.ones(min(n, 1), dtype=bool), changed])
@@ -258,11 +267,24 @@ def searchsorted(
     values = _as_tensor(input, sorted_sequence)
     xp = sorted_sequence._device.backend.xp
     seq = sorted_sequence._data
-    if sorter is not None:
-        seq = xp.take_along_axis(seq, sorter._data, axis=-1)
     v = values._data
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, _sorter_indices(sorted_sequence, sorter), axis=-1)
+    if v.ndim == 0 and seq.ndim != 1:
+        raise RuntimeError(
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor "
+            f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input value's "
+            f"dim({v.ndim}) numel({v.size})"
+        )
+    if seq.ndim == 0:
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
+            "dimension"
+        )
     dtype = "int32" if out_int32 else "int64"
     if seq.ndim == 1:
+        # NumPy's kernel, for speed; it agrees with torch's search except where the sequence
+        # itself holds NaN (NumPy orders NaN last, torch's comparisons with NaN are false)
         res = xp.searchsorted(seq, v, side="right" if right else "left")
     else:
         if seq.shape[:-1] != v.shape[:-1]:
@@ -271,13 +293,49 @@ def searchsorted(
                 f"dimensions of boundaries tensor and input value tensor must match, but we got "
                 f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
             )
-        # Rows differ: count, per value, the row entries before it (O(n*m), no per-row loop).
-        before = (
-            seq[..., None, :] <= v[..., :, None] if right else seq[..., None, :] < v[..., :, None]
-        )
-        res = before.sum(axis=-1)
+        res = bisect(xp, seq, v, right)
     result = _make(xp.asarray(res).astype(dtype), sorted_sequence._device, False, None)
     return result if out is None else _write(out, result)
+
+
+def _sorter_indices(sorted_sequence: Tensor, sorter: Tensor):
+    """sorter's array, validated as torch's searchsorted does (the range check on CPU only: it
+    reads the indices, which would make a GPU wait)."""
+    seq, idx = sorted_sequence._data, sorter._data
+    if seq.shape != idx.shape:
+        raise RuntimeError(
+            "torch.searchsorted(): boundary and sorter must have the same size, but got boundary "
+            f"tensor {list(seq.shape)}and got sorter tensor {list(idx.shape)}"
+        )
+    if idx.dtype != "int64":
+        raise RuntimeError(
+            "torch.searchsorted(): sorter must be a tensor of long dtype but got dtype "
+            f"{_dtype.scalar_name(sorter.dtype)}"
+        )
+    on_host = sorter._device.type == "cpu"
+    if on_host and idx.size and seq.ndim and bool(((idx < 0) | (idx >= seq.shape[-1])).any()):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    return idx
+
+
+def bisect(xp, seq, v, right: bool):
+    """torch's binary search for each value of v in the last dim of seq (1-D, or with v's
+    leading dims): the first position whose entry is > v (right) or >= v (left), found by
+    halving [0, n). A comparison with NaN is false, which steps right: a NaN value lands at n,
+    and a row holding NaN is searched as torch searches it (even an unsorted one, as the
+    histogram kernel's explicit edges may be). All rows advance together, log2(n) steps."""
+    n = seq.shape[-1]
+    lo = xp.zeros(v.shape, dtype="int64")
+    hi = xp.full(v.shape, n, dtype="int64")
+    for _ in range(n.bit_length()):
+        mid = (lo + hi) >> 1
+        at = xp.minimum(mid, n - 1)  # a finished search may point at n
+        entry = seq[at] if seq.ndim == 1 else xp.take_along_axis(seq, at, axis=-1)
+        active = lo < hi
+        up = active & ~((entry > v) if right else (entry >= v))
+        lo = xp.where(up, mid + 1, lo)
+        hi = xp.where(active & ~up, mid, hi)
+    return lo
 
 
 def _write(out, result):
@@ -330,8 +388,16 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         raise NotImplementedError(
             f"\"histogram_cpu\" not implemented for '{_short_name(input.dtype)}'"
         )
+    if isinstance(bins, bool) or not hasattr(type(bins), "__index__"):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
+    bins = operator.index(bins)
     if bins <= 0:
         raise RuntimeError("torch.histc: bins must be > 0")
+    for name, bound in (("min", min), ("max", max)):
+        if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__"):
+            raise TypeError(
+                f"histc(): argument '{name}' must be Number, not {type(bound).__name__}"
+            )
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(quiet_extreme(xp, x, x.min)), float(quiet_extreme(xp, x, x.max))
@@ -369,30 +435,176 @@ def _short_name(dt) -> str:
 
 def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False, out=None):
     """(hist, bin_edges) of input: bins equal-width bins over range (the data's by default) or
-    explicit edges. Mirrors torch.histogram."""
-    x = input._data
-    xp = input._device.backend.xp
-    edges = bins._data if isinstance(bins, Tensor) else bins
-    rng = None
-    if range is not None:
-        rng = (float(range[0]), float(range[1]))
-    elif not isinstance(bins, Tensor):
-        lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 0.0)
-        rng = (lo, hi) if lo != hi else (lo - 0.5, hi + 0.5) if x.size else (0.0, 1.0)
-    w = None if weight is None else weight._data.reshape(-1)
-    hist, bin_edges = xp.histogram(x.reshape(-1), bins=edges, range=rng, weights=w, density=density)
-    dev = input._device
-    result = _histogram_type(
-        (
-            _make(hist.astype(x.dtype), dev, False, None),
-            _make(bin_edges.astype(x.dtype), dev, False, None),
+    explicit edges. Mirrors torch.histogram (the data's range needs a host sync on a GPU)."""
+    explicit = isinstance(bins, Tensor)
+    counted = not isinstance(bins, bool) and hasattr(type(bins), "__index__")
+    if not (explicit or counted) or (explicit and range is not None):
+        got = f"(Tensor, bins={type(bins).__name__}" + (", range=tuple)" if range else ")")
+        raise TypeError(
+            f"histogram() received an invalid combination of arguments - got {got}, but "
+            "expected one of:\n * (Tensor input, Tensor bins, *, Tensor weight = None, bool "
+            "density = False, tuple of Tensors out = None)\n * (Tensor input, int bins = 100, *, "
+            "tuple of floats range = None, Tensor weight = None, bool density = False, tuple of "
+            "Tensors out = None)\n"
         )
-    )
+    if explicit:
+        _check_edges(input, bins, 0)  # before the count, as torch
+    count = bins.numel() - 1 if explicit else operator.index(bins)
+    if count <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension 0")
+    # torch's histogram is its histogramdd of the flattened points, weight flattened alike
+    w = None if weight is None else weight.reshape(-1)
+    hist, (bin_edges,) = histogramdd_arrays(input.reshape(-1, 1), [bins], range, w, density)
+    dev = input._device
+    result = _histogram_type((_make(hist, dev, False, None), _make(bin_edges, dev, False, None)))
     if out is not None:
         _write(out[0], result[0])
         _write(out[1], result[1])
         return _histogram_type((out[0], out[1]))
     return result
+
+
+# NOTE [ Histogram bins ]
+# torch.histogram, histogramdd and histc share one CPU kernel, and samples on a bin edge follow
+# it, not NumPy: the edges of counted bins are linspace(min, max, bins + 1) in the input dtype
+# (torch's linspace, which counts down from max in its second half: edge 6 of 10 over [0, 1] is
+# 0.6, where min + 6 * width is 0.6000000000000001); the bin of a sample x in [e_0, e_n] is
+# int((x - e_0) * bins / (e_n - e_0)) in the input dtype, then (histogram, histogramdd) moved by
+# one if the edges beside it disagree, as an upper_bound over the 3 edges around it; explicit
+# edges are searched by bisect (upper_bound), whatever their order; x == e_n goes to the last
+# bin, anything else outside [e_0, e_n] (NaN too) is not counted. histc keeps the arithmetic bin
+# with no correction.
+
+
+def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
+    """torch.histogramdd's checks and kernel: (hist array, [edges array per dimension]) of the
+    points input[..., :D]; bins holds one int or 1-D edges tensor per dimension, range is None
+    or D (min, max) pairs flattened. See NOTE [ Histogram bins ]."""
+    x = input._data
+    xp = input._device.backend.xp
+    if x.dtype.name not in ("float32", "float64"):
+        raise NotImplementedError(
+            f"\"histogramdd\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
+        )
+    dims = x.shape[-1]
+    points = x.reshape(-1, dims)
+    ctype = _ctype(x.dtype.name)
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            _check_edges(input, b, d)
+    w = None
+    if weight is not None:
+        w = weight._data
+        if w.dtype != x.dtype:
+            raise RuntimeError(
+                "torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                f"should have the same dtype, but got input({ctype}), and "
+                f"weight({_ctype(w.dtype.name)})"
+            )
+    edges = []
+    ranges = _histogram_ranges(points, bins, range, xp)
+    if w is not None and w.shape != x.shape[:-1]:
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as "
+            "the input tensor excluding its innermost dimension, but got input with shape "
+            f"{list(x.shape)} and weight with shape {list(w.shape)}"
+        )
+    from minitorch._ranges import linspace
+
+    for b, r in zip(bins, ranges, strict=True):
+        if isinstance(b, Tensor):
+            edges.append(b._data.copy())  # a new tensor, as torch's bin_edges
+        else:
+            e = linspace(r[0], r[1], b + 1, dtype=input.dtype, device=input._device)
+            edges.append(e._data)
+    return _histogram_kernel(xp, points, bins, edges, w, density), edges
+
+
+def _check_edges(input: Tensor, edges: Tensor, d: int):
+    """torch's checks of an explicit edges tensor for dimension d."""
+    if edges._data.dtype != input._data.dtype:
+        raise RuntimeError(
+            "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got "
+            f"input with dtype {_ctype(input._data.dtype.name)} and bins for dimension {d} with "
+            f"dtype {_ctype(edges._data.dtype.name)}"
+        )
+    if edges._data.ndim != 1:
+        raise RuntimeError(
+            "torch.histogramdd: bins tensor should have one dimension, but got "
+            f"{edges._data.ndim} dimensions in the bins tensor for dimension {d}"
+        )
+
+
+def _histogram_ranges(points, bins, range, xp):
+    """Per dimension, the (min, max) the linear edges span: range's, else the data's (0, 1 when
+    empty), widened by 0.5 each way when empty; None for explicit edges."""
+    dims = points.shape[1]
+    if range is not None:
+        r = [float(v) for v in range]
+        if len(r) != 2 * dims:
+            raise RuntimeError(
+                f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
+                f"{2 * dims} elements, but got {len(r)}"
+            )
+    out = []
+    for d, b in enumerate(bins):
+        if isinstance(b, Tensor):
+            out.append(None)
+            continue
+        if range is not None:
+            lo, hi = r[2 * d], r[2 * d + 1]
+        elif points.shape[0]:
+            col = points[:, d]
+            lo, hi = float(col.min()), float(col.max())  # NaN propagates: not finite below
+        else:
+            lo, hi = 0.0, 1.0
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise RuntimeError(
+                f"torch.histogramdd: dimension {d}'s range [{lo:g}, {hi:g}] is not finite"
+            )
+        if lo > hi:
+            raise RuntimeError(
+                f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} "
+                f"for dimension {d}"
+            )
+        out.append((lo - 0.5, hi + 0.5) if lo == hi else (lo, hi))
+    return out
+
+
+def _histogram_kernel(xp, points, bins, edges, w, density: bool):
+    """The counts (weight sums) per bin of each point; see NOTE [ Histogram bins ]."""
+    counts = [e.shape[0] - 1 for e in edges]
+    total = math.prod(counts)
+    valid = xp.ones(points.shape[0], dtype=bool)
+    flat = xp.zeros(points.shape[0], dtype="int64")
+    for d, (b, e, n) in enumerate(zip(bins, edges, counts, strict=True)):
+        col = points[:, d]
+        valid &= (col >= e[0]) & (col <= e[-1])
+        if isinstance(b, Tensor):
+            pos = bisect(xp, e, col, True) - 1
+        else:
+            x = xp.where(valid, col, e[0])  # out-of-range values would overflow the cast
+            pos = ((x - e[0]) * xp.asarray(n, dtype=x.dtype) / (e[-1] - e[0])).astype("int64")
+            xp.clip(pos, 0, n, out=pos)
+            # the upper_bound of x among edges pos-1, pos, pos+1 (sorted: a count of those <= x)
+            first = xp.maximum(pos - 1, 0)
+            found = xp.zeros_like(pos)
+            for k in range(3):
+                j = first + k
+                found += (j <= n) & (e[xp.minimum(j, n)] <= x)
+            pos = first + found - 1
+        pos = xp.where(pos == n, n - 1, pos)  # the last bin includes its right edge
+        flat = flat * n + pos
+    flat = xp.where(valid, flat, total)  # uncounted points go to a slot that is dropped
+    sums = xp.bincount(flat, weights=None if w is None else w.reshape(-1), minlength=total + 1)
+    hist = sums[:total].reshape(counts).astype(points.dtype)
+    if density:
+        hist = hist / hist.sum()  # an empty histogram is NaN, as torch's
+        for d, e in enumerate(edges):
+            shape = [1] * len(edges)
+            shape[d] = counts[d]
+            hist = hist / xp.diff(e).reshape(shape)
+    return hist
 
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):

@@ -216,6 +216,12 @@ class XlogyScalarOther(Xlogy):
 def xlogy(input, other, *, out=None):
     """input * log(other), 0 where input is 0 (unless other is NaN). Mirrors torch.xlogy."""
     a, b, dt = promote_float(input, other, "xlogy")
+    # promote leaves a bool tensor beside a float one uncast (NumPy's arithmetic would promote
+    # it), but the kernel computes in its operands' dtype: xlogy(mask, p) is float, not bool
+    if isinstance(a, Tensor) and a.dtype is not dt:
+        a = cast(a, dt)
+    if isinstance(b, Tensor) and b.dtype is not dt:
+        b = cast(b, dt)
     cls = Xlogy
     if not isinstance(a, Tensor):
         a, cls = cast(scalar_like(a, b), dt), XlogyScalarSelf

@@ -414,7 +414,13 @@ def test_xfail_entries_name_existing_specs():
 # Function subclasses defined in minitorch._ops that no row can reach, keyed "module.Class",
 # each with the reason.
 # e.g. {"convert.ToDevice": "moves between devices; a row runs on one device"}
-ALLOWLIST: dict[str, str] = {}
+ALLOWLIST: dict[str, str] = {
+    "pointwise_misc.Heaviside": "no derivative in torch: it records only so backward can raise",
+    # half dtypes only (no float64 gradcheck reaches them); their values are rows mul_scalar__half,
+    # mul_0d_f32__half and div_scalar__half, their gradients tests/ops/test_half_activations.py
+    "pointwise.HalfMul": "half-precision mul by a number or 0-d scale",
+    "pointwise.HalfDiv": "half-precision div by a number or 0-d scale",
+}
 
 
 def op_functions():
