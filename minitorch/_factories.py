@@ -71,6 +71,14 @@ def _as_int(x):
     return None
 
 
+def _size_int(x):
+    """A size element as a Python int, else None: _as_int's ints, and (as torch's int[] parser
+    reads them) one-element integer tensors of any ndim. See NOTE [ Int-like arguments ]."""
+    if isinstance(x, Tensor) and x._data.size == 1 and x.dtype._kind == 1:
+        return int(x)
+    return _as_int(x)
+
+
 def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
     """zeros(2, 3), zeros((2, 3)), zeros([2, 3]), zeros(Size) and zeros(size=(2, 3)), with torch's
     errors; `pos` is the position of the size argument (for messages)."""
@@ -91,7 +99,7 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
     if len(args) == 1:
         if a.__class__ is tuple or a.__class__ is list or a.__class__ is Size:
             return _shape_seq(a, op, pos)
-        if _as_int(a) is None:
+        if _size_int(a) is None:
             return _shape_seq(a, op, pos)
     elif isinstance(a, (tuple, list)):
         raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
@@ -115,7 +123,7 @@ def _shape_seq(seq, op: str, pos) -> tuple:
         )
     shape = []
     for i, s in enumerate(seq):
-        n = s if s.__class__ is int else _as_int(s)
+        n = s if s.__class__ is int else _size_int(s)
         if n is None:
             if isinstance(s, (bool, np.bool_)):
                 raise TypeError(

@@ -2,12 +2,79 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 # NOTE [ Late binding of ops ]
 # The ops build Tensors, so they import this module's class (through minitorch._tensor); this
 # module cannot import them back at load time. minitorch._ops sets `_ops` to itself once loaded.
 _ops = None
+
+
+# NOTE [ Int-like arguments ]
+# Where torch's signature says int or int[] (a dim, a size, a shift, a kernel size), its argument
+# parser reads more than Python ints: NumPy integers (np.prod(shape), rng.integers(...), entries of
+# a config array) and 0-d integer tensors (t.argmax(), a dim computed on tensors) are ints through
+# __index__. Bools (though bool subclasses int), floats and floating or bool tensors are TypeErrors.
+# An int[] also takes one int-like as a one-element list, and iterating a one-element integer
+# tensor gives it a 0-d one. Call sites keep plain ints on their fastest path (`x.__class__ is int`
+# or the isinstance check they had) and send only what fails it through _is_index / _index /
+# _int_list. Reading a tensor's value is a host sync on a GPU, as torch's is; it happens only when
+# a tensor is passed where an int is expected.
+
+
+def _is_index(x) -> bool:
+    """Whether x is one int-like value (not a sequence of them): NOTE [ Int-like arguments ]."""
+    if isinstance(x, int):
+        return x.__class__ is not bool
+    if isinstance(x, (tuple, list)):
+        return False
+    if isinstance(x, TensorMethods):
+        return x.ndim == 0 and x.dtype._kind == 1  # an integer dtype, not bool or floating
+    try:
+        operator.index(x)  # NumPy integers and 0-d integer arrays; np.bool_ and floats refuse
+    except TypeError:
+        return False
+    return True
+
+
+def _type_name(x) -> str:
+    """x's type as torch's argument errors spell it ("float", "numpy.float64", "Tensor")."""
+    if isinstance(x, TensorMethods):
+        return "Tensor"
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
+def _index(x, op: str | None, name: str) -> int:
+    """x, which is not a plain int, as the int torch reads from it, or torch's TypeError naming
+    the op and argument (NOTE [ Int-like arguments ]; op None leaves the op out)."""
+    if _is_index(x):
+        return operator.index(x)
+    where = f"{op}(): argument" if op else "argument"
+    raise TypeError(f"{where} '{name}' must be int, not {_type_name(x)}")
+
+
+def _int_list(seq, op: str, name: str) -> tuple:
+    """An int[] argument's elements as a tuple of Python ints (NOTE [ Int-like arguments ]), with
+    torch's TypeError for an element that is not int-like. The slow path: callers try all-ints
+    first."""
+    if not hasattr(seq, "__iter__"):
+        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(seq)}")
+    out = []
+    for i, s in enumerate(seq):
+        if s.__class__ is not int:
+            if isinstance(s, TensorMethods) and s.numel() == 1 and s.dtype._kind == 1:
+                s = int(s)  # an int[] reads a one-element integer tensor, of any ndim, as its value
+            elif _is_index(s):
+                s = operator.index(s)
+            else:
+                raise TypeError(
+                    f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
+                    f"{_type_name(s)} at pos {i}"
+                )
+        out.append(s)
+    return tuple(out)
 
 
 def _size_args(args):
@@ -994,7 +1061,12 @@ class TensorMethods:
             return _ops.view_dtype(self, kwargs["dtype"])
         if kwargs:
             return _ops.view(self, _keyword_size(shape, kwargs, "size", "view"))
-        if len(shape) == 1 and not isinstance(shape[0], int) and hasattr(shape[0], "itemsize"):
+        if (
+            len(shape) == 1
+            and not isinstance(shape[0], (int, TensorMethods))
+            and hasattr(shape[0], "itemsize")  # a dtype, but NumPy integers have one too
+            and not _is_index(shape[0])
+        ):
             return _ops.view_dtype(self, shape[0])
         return _ops.view(self, _size_args(shape))
 
@@ -1020,9 +1092,12 @@ class TensorMethods:
         return _ops.unsqueeze(self, dim)
 
     def squeeze_(self, dim=None):
-        name = "SqueezeBackward3" if dim is None else (
-            "SqueezeBackward4" if isinstance(dim, int) else "SqueezeBackward5"
-        )
+        if dim is None:
+            name = "SqueezeBackward3"
+        elif isinstance(dim, int) or _is_index(dim):
+            name = "SqueezeBackward4"
+        else:
+            name = "SqueezeBackward5"
         return _ops.set_shape_(self, _ops.squeeze(self, dim), name)
 
     def unsqueeze_(self, dim):

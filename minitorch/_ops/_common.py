@@ -3,13 +3,32 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._tensor import Tensor, _make, _wrap_dim
+from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _index as index
+from minitorch._tensor_methods import _int_list as int_list
+from minitorch._tensor_methods import _is_index as is_index
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
-           "zeros_of", "wrap_int", "not_tensor", "same_device"]
+           "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list"]
 
-wrap_dim = _wrap_dim
+
+def wrap_dim(dim, ndim: int, op: str = "dim") -> int:
+    """dim in [0, ndim) (a negative dim counts from the end), with torch's IndexError; a dim that
+    is not a plain int is read as one first (NOTE [ Int-like arguments ]: np.int64, 0-d integer
+    tensors; bools and floats raise TypeError).
+
+    _tensor._wrap_dim plus that reading, written out rather than wrapping it: every op with a dim
+    calls this, and a plain int pays one class check, not a second call."""
+    if dim.__class__ is not int:
+        dim = index(dim, None if op == "dim" else op, "dim")
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
 
 _from_numpy = _dtype.from_numpy
 wrap_int = _dtype.wrap_int  # (beside checked_int: one home for c10's int conversions)
@@ -209,9 +228,9 @@ def dims_arg(dim, ndim: int, op: str):
     """A reduction's dim argument (None, int, or sequence) as a sorted tuple of axes, or None."""
     if dim is None:
         return None
-    if isinstance(dim, int):
-        return (_wrap_dim(dim, ndim, op),)
-    dims = tuple(_wrap_dim(d, ndim, op) for d in dim)
+    if isinstance(dim, int) or is_index(dim):
+        return (wrap_dim(dim, ndim, op),)
+    dims = tuple(wrap_dim(d, ndim, op) for d in dim)
     if len(set(dims)) != len(dims):
         raise RuntimeError(f"{op}: dim {dims} appears multiple times in the list of dims")
     return tuple(sorted(dims))

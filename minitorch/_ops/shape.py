@@ -5,7 +5,9 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._tensor import Tensor, _make, _wrap_dim
+from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import wrap_dim as _wrap_dim
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
 __all__ = [
@@ -46,7 +48,11 @@ def as_view_array(x, shape):
 
 
 def _infer_shape(shape, numel, op):
-    shape = tuple(int(s) for s in shape)
+    shape = tuple(shape)
+    for s in shape:
+        if s.__class__ is not int:  # See NOTE [ Int-like arguments ]
+            shape = int_list(shape, op, "size")
+            break
     neg = -1
     for i, s in enumerate(shape):
         if s == -1:
@@ -209,7 +215,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Splits dim `dim` into `sizes` (one may be -1). Mirrors torch.unflatten."""
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape))
-    sizes = tuple(int(s) for s in sizes)
+    sizes = int_list(sizes, "unflatten", "sizes")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
@@ -259,7 +265,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     n = len(shape)
     if dim is None:
         return Squeeze.apply(input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
-    if isinstance(dim, int):
+    if isinstance(dim, int) or is_index(dim):
         d = _wrap_dim(dim, n)
         return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
     wrapped = [_wrap_dim(d, n) for d in dim]
@@ -444,7 +450,7 @@ def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
 
 
 def _dims_list(dims, n, op, what):
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
     wrapped = tuple(_wrap_dim(d, n) for d in dims)
     if len(set(wrapped)) != len(wrapped):
         raise RuntimeError(f"{op}: repeated dim in `{what}` ({list(dims)})")
@@ -454,8 +460,9 @@ def _dims_list(dims, n, op, what):
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
     n = input._data.ndim
-    src_list = [source] if isinstance(source, int) else list(source)
-    dst_list = [destination] if isinstance(destination, int) else list(destination)
+    src_list = [source] if isinstance(source, int) or is_index(source) else list(source)
+    dst = destination
+    dst_list = [dst] if isinstance(dst, int) or is_index(dst) else list(dst)
     if len(src_list) != len(dst_list):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({src_list} dims) should contain "
@@ -504,7 +511,11 @@ def expand(input: Tensor, sizes) -> Tensor:
     raises (torch raises too, with another message).
     """
     x = input._data
-    sizes = tuple(int(s) for s in sizes)
+    sizes = tuple(sizes)
+    for s in sizes:
+        if s.__class__ is not int:  # See NOTE [ Int-like arguments ]
+            sizes = int_list(sizes, "expand", "size")
+            break
     if len(sizes) < x.ndim:
         raise RuntimeError(
             f"expand({_type_label(input)}{{{list(x.shape)}}}, size={list(sizes)}): the number of "
@@ -583,11 +594,14 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     shape = input._data.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length.__class__ is not int:
+        length = index(length, "narrow", "length")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, len(shape))
     size = shape[d]
-    start = int(start)  # a 0-d integer tensor is accepted as in torch
+    if start.__class__ is not int:  # a 0-d integer tensor too: NOTE [ Int-like arguments ]
+        start = index(start, "narrow", "start")
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
@@ -596,4 +610,4 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
         start += size
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return Narrow.apply(input, dim=d, start=start, length=int(length))
+    return Narrow.apply(input, dim=d, start=start, length=length)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast
+from minitorch._ops._common import cast, index, is_index
+from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
-from minitorch._tensor import Size, Tensor, _wrap_dim
+from minitorch._tensor import Size, Tensor
 from minitorch.autograd.function import Function
 
 __all__ = [
@@ -204,6 +205,8 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
                 f"one-dimensional tensor, but got a tensor with {arg.ndim} dims"
             )
         arg = arg.item() if arg.ndim == 0 else arg.tolist()
+    elif not isinstance(arg, int) and is_index(arg):  # np.int64: NOTE [ Int-like arguments ]
+        arg = index(arg, "tensor_split", "sections")
     if isinstance(arg, int):
         if arg <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {arg}")
@@ -228,6 +231,8 @@ def _split_by(input, arg, dim, op, min_dims):
             f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor "
             f"with {input._data.ndim} dimensions!"
         )
+    if not isinstance(arg, (int, Tensor)) and is_index(arg):  # See NOTE [ Int-like arguments ]
+        arg = index(arg, op, "sections")
     if isinstance(arg, int) and (arg == 0 or input._data.shape[dim] % arg):
         raise RuntimeError(
             f"torch.{op} attempted to split along dimension {dim}, but the size of the dimension "

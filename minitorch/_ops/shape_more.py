@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
-from minitorch._tensor import Tensor, _make, _wrap_dim
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _replay_view
 from minitorch.autograd.grad_mode import no_grad
 
@@ -367,7 +369,7 @@ class Flip(Function):
 
 def flip(input: Tensor, dims) -> Tensor:
     """Reverses the order along dims (a copy, as in torch). Mirrors torch.flip."""
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
     n = input._data.ndim
     wrapped = tuple(_wrap_dim(d, n) for d in dims)
     for i, d in enumerate(wrapped):
@@ -408,14 +410,20 @@ class Roll(Function):
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Mirrors torch.roll."""
-    shifts = (shifts,) if isinstance(shifts, int) else tuple(int(s) for s in shifts)
+    # See NOTE [ Int-like arguments ]
+    if shifts.__class__ is int:
+        shifts = (shifts,)
+    elif is_index(shifts):
+        shifts = (index(shifts, "roll", "shifts"),)
+    else:
+        shifts = int_list(shifts, "roll", "shifts")
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is None:
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return Roll.apply(input, shifts=shifts[0], dims=None)
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"

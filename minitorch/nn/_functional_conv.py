@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch._ops._common import index, int_list, is_index
 from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
@@ -20,12 +21,15 @@ _TENSOR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int
 
 
 def ntuple(value, n: int, name: str, op: str = "convolution") -> tuple:
-    """An int or a sequence of n (or 1) ints as a tuple of n ints, with torch's error."""
+    """An int or a sequence of n (or 1) ints as a tuple of n ints, with torch's error; ints may
+    be NumPy integers or 0-d integer tensors (NOTE [ Int-like arguments ])."""
+    if value.__class__ is int:
+        return (value,) * n
     if isinstance(value, Tensor):
         value = value.tolist()
-    if isinstance(value, int):
-        return (value,) * n
-    value = tuple(int(v) for v in value)
+    if isinstance(value, int) or is_index(value) or not hasattr(value, "__iter__"):
+        return (index(value, op, name),) * n  # a bool or a float raises torch's TypeError
+    value = int_list(value, op, name)
     if len(value) == 1:
         return value * n
     if len(value) != n:

@@ -13,6 +13,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import arange, tensor, zeros
 from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
+from minitorch._ops._common import is_index
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.nn._functional_conv import ntuple
@@ -269,7 +270,8 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
         raise ValueError("only one of size or scale_factor should be defined")
     have = input.shape[2:]
     if size is not None:
-        if not isinstance(size, int) and len(size) != n:
+        # an int-like size (np.int64, NOTE [ Int-like arguments ]) is one size for every dim
+        if not (isinstance(size, int) or is_index(size)) and len(size) != n:
             raise ValueError(
                 "interpolate: Input and output must have the same number of spatial dimensions, "
                 f"but got input with spatial dimensions of {list(have)} and output size of "
@@ -280,7 +282,7 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
         return sizes, (None,) * n
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
-    if isinstance(scale_factor, (int, float)):
+    if isinstance(scale_factor, (int, float)) or is_index(scale_factor):
         factors = (float(scale_factor),) * n
     else:
         factors = tuple(float(f) for f in scale_factor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch._factories import empty
+from minitorch._ops._common import is_index
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_conv as F
 from minitorch.nn import init
@@ -18,8 +19,8 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
 def _ntuple(v, n: int) -> tuple:
-    if isinstance(v, (int, str)):
-        return (v,) * n
+    if isinstance(v, (int, str)) or is_index(v):  # np.int64(3) too: NOTE [ Int-like arguments ]
+        return (v,) * n  # kept as given, as torch keeps it (F.conv* reads it)
     v = tuple(v)
     return v * n if len(v) == 1 else v
 
