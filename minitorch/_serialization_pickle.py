@@ -9,7 +9,7 @@ from collections import OrderedDict
 from minitorch import _dtype
 from minitorch._backend import Device
 from minitorch._serialization_storage import SavedStorage
-from minitorch._tensor import Size, Tensor
+from minitorch._tensor import Size, Tensor, _python_state
 
 
 class _Global:
@@ -38,6 +38,9 @@ def torch_global(module: str, name: str) -> _Global:
 
 _REBUILD_TENSOR = torch_global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = torch_global("torch._utils", "_rebuild_parameter")
+_REBUILD_PARAMETER_WITH_STATE = torch_global("torch._utils", "_rebuild_parameter_with_state")
+_REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
+_TORCH_TENSOR = torch_global("torch", "Tensor")
 _TORCH_DEVICE = torch_global("torch", "device")
 _TORCH_SIZE = torch_global("torch", "Size")
 
@@ -75,10 +78,18 @@ class TorchPickler(pickle._Pickler):
         if isinstance(obj, Tensor):
             from minitorch.nn.parameter import Parameter
 
+            # Python attributes set on the tensor travel as torch writes them (see
+            # NOTE [ Python state of a tensor ] in minitorch/_tensor.py).
+            state = _python_state(obj)
             if isinstance(obj, Parameter):
-                return (_REBUILD_PARAMETER, (obj.detach(), obj.requires_grad, OrderedDict()))
+                args = (obj.detach(), obj.requires_grad, OrderedDict())
+                if state:
+                    return (_REBUILD_PARAMETER_WITH_STATE, (*args, state))
+                return (_REBUILD_PARAMETER, args)
             storage, offset, size, stride = self.plan.locate(obj)
             args = (storage, offset, size, stride, obj.requires_grad, OrderedDict())
+            if state:
+                return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, _TORCH_TENSOR, args, state))
             return (_REBUILD_TENSOR, args)
         return NotImplemented
 

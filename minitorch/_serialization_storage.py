@@ -341,20 +341,41 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
 
 
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    """Mirrors torch._utils._rebuild_parameter_with_state (the extra Python state is dropped)."""
-    return _rebuild_parameter(data, requires_grad, backward_hooks)
+    """Mirrors torch._utils._rebuild_parameter_with_state: the Parameter with its Python
+    attributes set again."""
+    p = _rebuild_parameter(data, requires_grad, backward_hooks)
+    _set_python_state(p, state)
+    return p
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
-    """Mirrors torch._tensor._rebuild_from_type_v2 for Tensor and Parameter (state dropped)."""
+    """Mirrors torch._tensor._rebuild_from_type_v2 for Tensor and Parameter."""
     from minitorch.nn.parameter import Parameter
 
     if not any(func is f for f in _TENSOR_REBUILDERS) or args.__class__ is not tuple:
         raise UnpicklingError(f"_rebuild_from_type_v2: {func!r} does not rebuild a tensor")
     t = func(*args)
     if new_type is Parameter and not isinstance(t, Parameter):
-        return Parameter(t, t.requires_grad)
+        t = Parameter(t, t.requires_grad)
+    _set_python_state(t, state)
     return t
+
+
+def _set_python_state(t, state) -> None:
+    """Sets the attributes torch pickled from a tensor's __dict__ (and slots: `(dict, slots)`)."""
+    if not state:
+        return
+    if isinstance(state, tuple) and len(state) == 2:
+        parts = state
+    else:
+        parts = (state,)
+    for part in parts:
+        if not part:
+            continue
+        if not isinstance(part, dict):
+            raise UnpicklingError(f"tensor state: expected a dict, got {type(part).__name__}")
+        for k, v in part.items():
+            setattr(t, k, v)
 
 
 _TENSOR_REBUILDERS = (_rebuild_tensor_v2, _rebuild_tensor, _rebuild_parameter)

@@ -505,8 +505,11 @@ class Tensor(TensorMethods):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
-        # Pickling (DataLoader workers, copy) keeps values, dtype, device and requires_grad.
-        return (_rebuild, (self._host(), str(self._device), self._requires_grad, type(self)))
+        # Pickling (DataLoader workers, copy) keeps values, dtype, device, requires_grad and the
+        # Python attributes set on the tensor (see NOTE [ Python state of a tensor ]).
+        args = (self._host(), str(self._device), self._requires_grad, type(self))
+        state = _python_state(self)
+        return (_rebuild, args, state) if state else (_rebuild, args)
 
     def __deepcopy__(self, memo):
         if not self.is_leaf:
@@ -518,16 +521,14 @@ class Tensor(TensorMethods):
             )
         if id(self) in memo:
             return memo[id(self)]
-        t = type(self).__new__(type(self))
-        Tensor._init_from(t, self._data.copy(), self._device, self._requires_grad)
-        memo[id(self)] = t
-        if self._grad is not None:
-            t._grad = self._grad.__deepcopy__(memo)
         import copy
 
-        for k, v in self.__dict__.items():  # user attributes (not the autograd bookkeeping)
-            if not k.startswith("_"):
-                t.__dict__[k] = copy.deepcopy(v, memo)
+        t = _deepcopy_data(self, memo)
+        memo[id(self)] = t
+        if self._grad is not None:
+            t._grad = copy.deepcopy(self._grad, memo)
+        for k, v in _python_state(self).items():
+            t.__dict__[k] = copy.deepcopy(v, memo)
         return t
 
     # --- new tensors like this one (same dtype and device unless given) ---
@@ -693,6 +694,80 @@ def _rebuild(host_array, device_str, requires_grad, cls=None):
     if cls is not None and cls is not Tensor:
         t = cls._from_tensor(t) if hasattr(cls, "_from_tensor") else t
     return t
+
+
+# NOTE [ Python state of a tensor ]
+# Attributes users set on a tensor or parameter (`p._no_weight_decay = True`, `t.meta = ...`,
+# Buffer's `persistent`) live in its __dict__ beside minitorch's own autograd bookkeeping (see
+# NOTE [ Tensor attributes ]). Pickling, torch.save and deepcopy carry the former, as torch
+# carries a tensor's __dict__, and never the latter: hooks, views' replay chains and grad
+# accumulators belong to one process's graph.
+_AUTOGRAD_KEYS = frozenset(
+    (
+        "_output_nr",
+        "_grad_acc",
+        "_hooks",
+        "_post_acc_hooks",
+        "_retains_grad",
+        "_view_version",
+        "_view_chain",
+        "_no_grad_view",
+        "_grad_views",
+    )
+)
+
+
+def _python_state(t: Tensor) -> dict:
+    """The user-set attributes of `t` (empty for almost every tensor: a dict look-up)."""
+    d = t.__dict__
+    if not d:
+        return d
+    return {k: v for k, v in d.items() if k not in _AUTOGRAD_KEYS}
+
+
+def _deepcopy_data(t: Tensor, memo) -> Tensor:
+    """A new leaf of t's class with a copy of its data; tensors that shared memory before share
+    it in the copies, as torch memoizes storages: a view is replayed (same strides, same
+    offset, same version counter) on the copy of its base, and two tensors holding one array
+    (x and x.detach()) get one copied array."""
+    base = t._base
+    if base is not None:
+        # A leaf view: of a base that does not require grad, or taken under no_grad.
+        new_base = memo.get(("storage", id(base._data)))
+        if new_base is None:
+            if base.is_leaf and type(base).__deepcopy__ is Tensor.__deepcopy__:
+                import copy
+
+                copy.deepcopy(base, memo)
+                new_base = memo[("storage", id(base._data))]
+            else:
+                # Only the memory is shared with the copy of the view: a non-leaf base cannot be
+                # deep-copied, and a Parameter's copy has memory of its own (as in torch).
+                new_base = _deepcopy_data(base.detach(), memo)
+        from minitorch.autograd.function import _replay_view
+        from minitorch.autograd.grad_mode import enable_grad, no_grad
+
+        # The mode the view was taken in (see NOTE [ Views and grad mode ]); no node is recorded
+        # either way, since a leaf view's base does not require grad or it was taken under no_grad.
+        with no_grad() if t.__dict__.get("_no_grad_view") else enable_grad():
+            view = _replay_view(new_base, t._view_chain)
+        out = _new(type(t))
+        Tensor._init_from(out, view._data, t._device, t._requires_grad)
+        out._vc = view._vc
+        out._base = view._base
+        out.__dict__.update(view.__dict__)
+        return out
+    key = ("storage", id(t._data))
+    shared = memo.get(key)
+    out = _new(type(t))
+    if shared is None:
+        Tensor._init_from(out, t._data.copy(order="K"), t._device, t._requires_grad)
+        memo[key] = out
+        memo.setdefault(id(memo), []).append(t._data)  # keeps the id in `key` unique
+    else:
+        Tensor._init_from(out, shared._data, t._device, t._requires_grad)
+        out._vc = shared._vc
+    return out
 
 
 def _warn_scalar_of_grad():

@@ -1,4 +1,5 @@
-"""torch.func: functional_call, grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap."""
+"""torch.func: functional_call, grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap,
+replace_all_batch_norm_modules_."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ __all__ = [
     "jacfwd",
     "hessian",
     "vmap",
+    "replace_all_batch_norm_modules_",
 ]
 
 
@@ -74,3 +76,19 @@ def _stacked_leaf(tensors, name: str):
     if flags == {True}:
         out = out.detach().requires_grad_()
     return out
+
+
+def replace_all_batch_norm_modules_(root):
+    """Makes every batch norm module in `root` (itself included) stop tracking running
+    statistics, in place: running_mean, running_var and num_batches_tracked become None and
+    track_running_stats False, so that it normalizes with batch statistics (what vmap over a
+    batch needs). Returns `root`. Mirrors torch.func.replace_all_batch_norm_modules_."""
+    from minitorch.nn.modules.batchnorm import _BatchNorm
+
+    for module in root.modules():
+        if isinstance(module, _BatchNorm):
+            module.running_mean = None
+            module.running_var = None
+            module.num_batches_tracked = None
+            module.track_running_stats = False
+    return root

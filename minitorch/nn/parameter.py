@@ -3,7 +3,7 @@ the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer
 
 from __future__ import annotations
 
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make, _python_state, _rebuild
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
@@ -35,27 +35,57 @@ class Parameter(Tensor):
         p._vc = data._vc  # a detached alias: in-place changes to either are seen by both
         return p
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
-        pass  # everything happens in __new__; Tensor.__init__ is the legacy constructor
+    def __init__(self, *args, **kwargs):
+        # Everything happens in __new__ (Tensor.__init__ is the legacy constructor). Any
+        # arguments are accepted, so that a subclass whose __new__ takes more (bitsandbytes'
+        # and torchao's quantized parameters) can be built as in torch.
+        pass
 
     @classmethod
     def _from_tensor(cls, t: Tensor) -> Parameter:
         """Rebuilds a Parameter after pickling (see `minitorch._tensor._rebuild`)."""
         return cls(t, t._requires_grad)
 
+    def __reduce_ex__(self, protocol):
+        # As torch: a subclass comes back as a plain Parameter, with its Python attributes.
+        args = (self._host(), str(self._device), self._requires_grad, Parameter)
+        state = _python_state(self)
+        return (_rebuild, args, state) if state else (_rebuild, args)
+
     def __deepcopy__(self, memo):
-        # As in torch: the values and requires_grad are copied, the .grad is not.
+        # As in torch: the class is called again on a copy of the values and requires_grad
+        # (so a subclass's __new__ runs with its defaults); .grad and Python attributes are not
+        # copied.
         if id(self) in memo:
             return memo[id(self)]
-        p = object.__new__(type(self))
-        Tensor._init_from(p, self._data.copy(), self._device, self._requires_grad)
+        data = _make(self._data.copy(order="K"), self._device, False, None)
+        p = type(self)(data, self._requires_grad)
         memo[id(self)] = p
         return p
 
     def __repr__(self, *, tensor_contents=None):
-        return "Parameter containing:\n" + Tensor.__repr__(self)
+        if type(self) is Parameter:
+            return "Parameter containing:\n" + Tensor.__repr__(self)
+        # torch prints a subclass's values under its own name, inside "Parameter(...)".
+        from minitorch import _dtype
+        from minitorch._tensor_str import tensor_repr
+
+        inner = tensor_repr(
+            self._host(),
+            dtype_name=self.dtype.name,
+            default_float_name=_dtype.get_default_dtype().name,
+            device=None if self._device.type == "cpu" else str(self._device),
+            requires_grad=self._requires_grad,
+            prefix=f"{type(self).__name__}(",
+        )
+        return f"Parameter containing:\nParameter({inner})"
 
     __str__ = __repr__
+
+    def __format__(self, spec):
+        # torch formats only a plain 0-d Tensor as a number: a Parameter is formatted as an
+        # object (str() for an empty spec, TypeError otherwise).
+        return object.__format__(self, spec)
 
 
 class _BufferMeta(type):
@@ -91,12 +121,176 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 # an UninitializedParameter/UninitializedBuffer is a tensor with no shape yet. `materialize(shape)`
 # gives it storage in place and turns its class into Parameter/Tensor, so every reference to it
 # (the module's registry, an optimizer built before the first forward) sees the real tensor.
-# Differences from torch: ops on a placeholder are not refused with ValueError (minitorch has no
-# __torch_function__ to intercept them); reading its shape raises as in torch.
+# Until then using it raises torch's ValueError, at no cost to other tensors (torch intercepts
+# every call through __torch_function__, which minitorch does not have):
+# - its Tensor methods and operators are replaced, on the placeholder classes only, by ones that
+#   raise (torch's few allowed ones stay: size, dtype/device queries, conversions, copy_);
+# - its array is a _NoData, which holds only a dtype: a function reading a placeholder's data
+#   (torch.add(p, 1), F.linear(x, p), cat) raises the same ValueError from inside the op, where
+#   NumPy hands the _NoData to its __array_ufunc__/__array_function__.
+# Differences from torch: the message names the NumPy function for functions (torch names the
+# torch function); nn.init functions read the shape first and raise its RuntimeError; on a GPU
+# CuPy refuses the _NoData with its own TypeError.
+
+_UNINITIALIZED = (
+    "Attempted to use an uninitialized parameter in {}. This error happens when you are using a "
+    "`LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedParameter` "
+    "objects. When using LazyModules Call `forward` with a dummy batch to initialize the "
+    "parameters before calling torch functions"
+)
+
+
+def _refuse(what: str):
+    raise ValueError(_UNINITIALIZED.format(what))
+
+
+class _NoData:
+    """The array of a placeholder: its dtype, and nothing to compute with."""
+
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __getattr__(self, name):
+        _refuse(f"<an operation reading '{name}'>")
+
+    def __array__(self, *args, **kwargs):
+        _refuse("<function 'asarray'>")
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        _refuse(f"<ufunc '{ufunc.__name__}'>")
+
+    def __array_function__(self, func, types, args, kwargs):
+        _refuse(f"<function '{func.__name__}'>")
+
+    def __len__(self):
+        _refuse("<method '__len__'>")
+
+    def __iter__(self):
+        _refuse("<method '__iter__'>")
+
+    def __bool__(self):
+        _refuse("<method '__bool__'>")
+
+
+def _no_data_binary(name):
+    def refuse(self, *args):
+        _refuse(f"<method '{name}'>")
+
+    return refuse
+
+
+for _name in (
+    "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift "
+    "radd rsub rmul rtruediv rfloordiv rmod rpow rmatmul rand ror rxor "
+    "iadd isub imul itruediv ifloordiv imod ipow imatmul iand ior ixor "
+    "neg pos abs invert lt le gt ge getitem setitem float int index complex"
+).split():
+    setattr(_NoData, f"__{_name}__", _no_data_binary(f"__{_name}__"))
+
+
+# What torch lets a placeholder do (besides the attributes that are not methods): its size,
+# dtype and device queries, the conversions (below), copy_, and the machinery of Python itself.
+_ALLOWED = frozenset(
+    (
+        "size",
+        "is_floating_point",
+        "is_complex",
+        "get_device",
+        "copy_",
+        "detach",
+        "materialize",
+        "share_memory_",
+        "to",
+        "cpu",
+        "cuda",
+        "float",
+        "double",
+        "half",
+        "long",
+        "int",
+        "short",
+        "char",
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+        "__repr__",
+        "__str__",
+        "__hash__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__deepcopy__",
+        "__getattribute__",
+        "__getattr__",
+        "__setattr__",
+        "__delattr__",
+        "__dir__",
+        "__sizeof__",
+    )
+)
+
+
+def _op_name(name: str) -> str:
+    """The op an operator method runs, as torch names it: __radd__ -> add, __iadd__ -> add_."""
+    if not (name.startswith("__") and name.endswith("__")):
+        return name
+    bare = name[2:-2]
+    if bare in _OPERATORS:
+        return _OPERATORS[bare]
+    if bare[:1] in "ri" and bare[1:] in _OPERATORS:
+        return _OPERATORS[bare[1:]] + ("_" if bare[0] == "i" else "")
+    return name
+
+
+_OPERATORS = {
+    "add": "add",
+    "sub": "sub",
+    "mul": "mul",
+    "truediv": "div",
+    "floordiv": "floor_divide",
+    "mod": "remainder",
+    "pow": "pow",
+    "matmul": "matmul",
+    "neg": "neg",
+    "abs": "abs",
+    "and": "bitwise_and",
+    "or": "bitwise_or",
+    "xor": "bitwise_xor",
+}
+
+
+def _refusing(name: str):
+    what = f"<method '{_op_name(name)}'>"
+
+    def method(self, *args, **kwargs):
+        _refuse(what)
+
+    method.__name__ = name
+    return method
+
+
+def _refuse_tensor_methods(cls) -> None:
+    """Gives `cls` a refusing version of every Tensor method torch does not allow on a
+    placeholder (public methods and operators; private helpers stay, for the machinery)."""
+    import types
+
+    own = (cls, UninitializedTensorMixin)
+    seen = {name for k in own for name in vars(k)}
+    for klass in cls.__mro__[:-1]:  # Parameter's methods too, before Tensor's
+        if klass in own:
+            continue
+        for name, value in vars(klass).items():
+            if name in seen or name in _ALLOWED or not isinstance(value, types.FunctionType):
+                continue
+            seen.add(name)
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+                continue
+            setattr(cls, name, _refusing(name))
 
 
 class UninitializedTensorMixin:
-    """What the two placeholders share: materialize, the refused shape, the repr."""
+    """What the two placeholders share: materialize, the refused shape and methods, the repr."""
 
     cls_to_become: type = Tensor
 
@@ -124,13 +318,54 @@ class UninitializedTensorMixin:
             "attributes."
         )
 
+    # torch's placeholder holds an empty 1-d tensor, which its size queries report.
+    def size(self, dim=None):
+        from minitorch._tensor import Size
+
+        return Size((0,)) if dim is None else self._empty().size(dim)
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+    @property
+    def data(self) -> Tensor:
+        return self._empty()
+
+    @data.setter
+    def data(self, value: Tensor):
+        # Module._apply (model.double(), .to(device)) sets the converted empty tensor: the
+        # placeholder takes its dtype and device and stays a placeholder.
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        if isinstance(value._data, _NoData) or not value._data.size:
+            self._data = _NoData(value._data.dtype)
+            self._device = value._device
+        else:
+            Tensor.data.fset(self, value)
+
+    def _empty(self) -> Tensor:
+        """A real empty tensor of the placeholder's dtype and device."""
+        from minitorch._factories import empty
+
+        return empty(0, device=self._device, dtype=self.dtype)
+
     def detach(self):
         return self  # state_dict() keeps the placeholder itself, as torch's does
+
+    def share_memory_(self):
+        raise RuntimeError(
+            "Can't share memory on an uninitialized parameter or buffer. Call `forward` to "
+            "initialize the parameters before calling `module.share_memory()`."
+        )
 
     def __repr__(self, *, tensor_contents=None) -> str:
         return f"<{type(self).__name__}>"
 
     __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (type(self), (self._requires_grad, str(self._device), self.dtype))
 
     def __deepcopy__(self, memo):
         if id(self) not in memo:
@@ -141,10 +376,33 @@ class UninitializedTensorMixin:
 def _placeholder(cls, requires_grad, device, dtype):
     from minitorch._factories import empty
 
-    data = empty(0, device=device, dtype=dtype)
+    like = empty(0, device=device, dtype=dtype)  # checks the arguments, resolves the defaults
     t = object.__new__(cls)
-    Tensor._init_from(t, data._data, data._device, requires_grad)
+    Tensor._init_from(t, _NoData(like._data.dtype), like._device, requires_grad)
     return t
+
+
+def _converting(name: str, stays_lazy: bool):
+    """A conversion (to, cuda, double, ...) of a placeholder: it converts an empty tensor of the
+    placeholder's dtype and device. A parameter gives that empty tensor (as torch's does; its
+    Module._apply then sets it as `.data`), a buffer a placeholder of the converted dtype and
+    device (Module._apply replaces buffers by the result, which must stay lazy); a conversion
+    that changes nothing gives the placeholder itself."""
+
+    def convert(self, *args, **kwargs):
+        empty = self._empty()
+        done = getattr(Tensor, name)(empty, *args, **kwargs)
+        if done is empty:
+            return self
+        if stays_lazy:
+            return _placeholder(type(self), self._requires_grad, done._device, done.dtype)
+        return done
+
+    convert.__name__ = name
+    return convert
+
+
+_CONVERSIONS = ("to", "cuda", "cpu", "float", "double", "half", "long", "int", "short", "char")
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):
@@ -160,37 +418,23 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         pass
 
 
-def _still_lazy(name: str):
-    """A conversion (to, cuda, double, ...) that returns a placeholder of the converted dtype
-    and device: Module._apply replaces buffers by the result, which must stay lazy."""
-
-    def convert(self, *args, **kwargs):
-        done = getattr(Tensor, name)(self, *args, **kwargs)
-        return _placeholder(type(self), self._requires_grad, done._device, done.dtype)
-
-    convert.__name__ = name
-    return convert
-
-
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer whose shape is not known yet. Mirrors torch.nn.parameter.UninitializedBuffer.
     See NOTE [ Uninitialized parameters ]."""
 
     cls_to_become = Tensor
 
-    to = _still_lazy("to")
-    cuda = _still_lazy("cuda")
-    cpu = _still_lazy("cpu")
-    float = _still_lazy("float")
-    double = _still_lazy("double")
-    half = _still_lazy("half")
-    bfloat16 = _still_lazy("bfloat16")
-
     def __new__(cls, requires_grad: bool = False, device=None, dtype=None):
         return _placeholder(cls, requires_grad, device, dtype)
 
     def __init__(self, requires_grad: bool = False, device=None, dtype=None):
         pass
+
+
+for _cls, _lazy in ((UninitializedParameter, False), (UninitializedBuffer, True)):
+    for _name in _CONVERSIONS:
+        setattr(_cls, _name, _converting(_name, _lazy))
+    _refuse_tensor_methods(_cls)
 
 
 def is_lazy(param) -> bool:

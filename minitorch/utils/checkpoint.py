@@ -4,6 +4,7 @@ compute them again when backward needs them. Mirrors torch.utils.checkpoint."""
 from __future__ import annotations
 
 import contextlib
+import enum
 import warnings
 import weakref
 
@@ -25,6 +26,12 @@ __all__ = [
     "noop_context_fn",
     "set_checkpoint_debug_enabled",
     "set_checkpoint_early_stop",
+    "get_device_states",
+    "set_device_states",
+    "DefaultDeviceType",
+    "CheckpointPolicy",
+    "SelectiveCheckpointContext",
+    "create_selective_checkpoint_contexts",
 ]
 
 
@@ -73,11 +80,125 @@ def set_checkpoint_debug_enabled(enabled):
     yield
 
 
+# What set_checkpoint_early_stop set (None outside it: each checkpoint's early_stop argument).
+_early_stop_override: bool | None = None
+
+
 @contextlib.contextmanager
 def set_checkpoint_early_stop(enable: bool):
-    """Accepted for compatibility: the recomputation always runs the whole function.
-    Mirrors torch.utils.checkpoint.set_checkpoint_early_stop."""
-    yield
+    """Within the block, non-reentrant checkpoints stop (enable=True) or do not stop (False) their
+    recomputation once it has given back every tensor the forward saved, whatever their
+    early_stop argument; read when checkpoint() runs, not at backward. Mirrors
+    torch.utils.checkpoint.set_checkpoint_early_stop."""
+    global _early_stop_override
+    prev = _early_stop_override
+    _early_stop_override = enable
+    try:
+        yield
+    finally:
+        _early_stop_override = prev
+
+
+class DefaultDeviceType:
+    """The device type whose random state checkpointing saves when no argument is on an
+    accelerator. Mirrors torch.utils.checkpoint.DefaultDeviceType."""
+
+    _default_device_type: str | None = None
+
+    @staticmethod
+    def set_device_type(device: str = "cuda") -> None:
+        DefaultDeviceType._default_device_type = device
+
+    @staticmethod
+    def get_device_type() -> str:
+        # As in torch: the current accelerator's type, else "cpu", decided on first use.
+        if not DefaultDeviceType._default_device_type:
+            from minitorch import accelerator
+
+            acc = accelerator.current_accelerator(True)
+            DefaultDeviceType._default_device_type = "cpu" if acc is None else acc.type
+        return DefaultDeviceType._default_device_type
+
+
+def _device_module(device_type: str):
+    # minitorch.cuda for "cuda"; a type without a module (or without random state, like "cpu")
+    # fails with AttributeError, as in torch.
+    import minitorch
+
+    return getattr(minitorch, device_type)
+
+
+def get_device_states(*args) -> tuple[list, list]:
+    """The indices of the GPUs that the tensors among `args` (nested in lists, tuples, dicts) live
+    on, one per tensor, and each one's random generator state. Mirrors
+    torch.utils.checkpoint.get_device_states."""
+    from minitorch.func._pytree import tree_flatten
+
+    ids = [
+        x.get_device()
+        for x in tree_flatten(args)[0]
+        if isinstance(x, Tensor) and x.device.type not in ("cpu", "meta")
+    ]
+    if not ids:
+        return [], []
+    module = _device_module("cuda")
+    return ids, [module.get_rng_state(i) for i in ids]
+
+
+def set_device_states(devices, states, *, device_type=None) -> None:
+    """Sets the random generator state of each device index in `devices`. Mirrors
+    torch.utils.checkpoint.set_device_states."""
+    if device_type is None:
+        device_type = DefaultDeviceType.get_device_type()
+    if device_type == "meta":
+        return
+    module = _device_module(device_type)
+    for index, st in zip(devices, states, strict=False):
+        module.set_rng_state(st, index)
+
+
+class CheckpointPolicy(enum.Enum):
+    """Whether selective checkpointing saves an op's output or recomputes it. Mirrors
+    torch.utils.checkpoint.CheckpointPolicy."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What a selective checkpointing policy function is told about the op it decides on.
+    Mirrors torch.utils.checkpoint.SelectiveCheckpointContext."""
+
+    def __init__(self, *, is_recompute, op_output=None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation=False):
+    """Mirrors torch.utils.checkpoint.create_selective_checkpoint_contexts, but cannot work here.
+
+    Differences from torch: raises NotImplementedError after validating its argument. Selective
+    checkpointing asks the policy about every aten op the function runs (a TorchDispatchMode);
+    minitorch has no per-op dispatch to intercept nor aten op objects to name. Plain
+    checkpoint(..., use_reentrant=False) gives the same values and gradients, recomputing all.
+    """
+    if isinstance(policy_fn_or_list, list):
+        raise NotImplementedError(
+            "create_selective_checkpoint_contexts: a list of ops needs torch.ops.aten op "
+            "overloads, which minitorch does not have; use checkpoint() without context_fn "
+            "(everything is recomputed, with the same gradients)"
+        )
+    if not callable(policy_fn_or_list):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    raise NotImplementedError(
+        "create_selective_checkpoint_contexts: minitorch has no per-op dispatch to ask the "
+        "policy function about each op; use checkpoint() without context_fn (everything is "
+        "recomputed, with the same gradients)"
+    )
 
 
 _USE_REENTRANT_WARNING = (
@@ -110,8 +231,12 @@ def checkpoint(
     recomputes it and runs a nested backward: gradients reach parameters, but autograd.grad and
     backward(inputs=...) are refused, as in torch.
 
-    Differences from torch: the whole function is recomputed (no early stop); `debug` adds
-    nothing; arrays some built-in ops keep on their nodes besides saved tensors stay in memory.
+    With early_stop (the default; see set_checkpoint_early_stop) the recomputation stops as
+    soon as it has saved as many tensors as the forward did, so code after the last save (a
+    module's forward hooks, say) does not run again.
+
+    Differences from torch: `debug` adds nothing; arrays some built-in ops keep on their nodes
+    besides saved tensors stay in memory.
     """
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, stacklevel=2)
@@ -130,7 +255,11 @@ def checkpoint(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
         )
     forward_context, recompute_context = context_fn()
-    frame = _Frame(function, args, kwargs, preserve, recompute_context, determinism_check)
+    if _early_stop_override is not None:
+        early_stop = _early_stop_override
+    frame = _Frame(
+        function, args, kwargs, preserve, recompute_context, determinism_check, early_stop
+    )
     with forward_context, saved_tensors_hooks(frame.pack, frame.unpack):
         return function(*args, **kwargs)
 
@@ -279,6 +408,13 @@ CheckpointFunction._builtin = False  # its forward computes with Tensor ops, lik
 # state, under hooks that keep every tensor it saves; the k-th of those is the k-th placeholder's
 # tensor. The recomputed tensors are kept for the rest of that backward (keyed weakly by the
 # engine's running task), so a second backward with retain_graph recomputes again.
+# Early stop: the pack hook that receives the last tensor the forward saved raises
+# _StopRecomputation, which ends the function mid-way; _recompute catches it. What the function
+# would have done after its last save (later ops, forward hooks, prints) is not run again.
+
+
+class _StopRecomputation(Exception):
+    """Raised through the recomputed function once it has saved everything (early stop)."""
 
 
 class _Holder:
@@ -290,13 +426,14 @@ class _Holder:
 
 
 class _Frame:
-    def __init__(self, function, args, kwargs, preserve_rng, recompute_context, check):
+    def __init__(self, function, args, kwargs, preserve_rng, recompute_context, check, early_stop):
         self.function = function
         self.args = args
         self.kwargs = kwargs
         self.forward_state = _ForwardState(preserve_rng)
         self.recompute_context = recompute_context
         self.check = check
+        self.early_stop = bool(early_stop)
         self.metadata = []  # (shape, dtype, device) of each tensor the forward saved
         self.recomputed = weakref.WeakKeyDictionary()  # engine task -> the recomputed tensors
 
@@ -315,18 +452,24 @@ class _Frame:
 
     def _recompute(self):
         saved = []
+        stop_at = len(self.metadata) if self.early_stop else -1
 
         def keep(t):
             saved.append(t)
+            if len(saved) == stop_at:
+                raise _StopRecomputation
             return len(saved) - 1
 
-        with (
-            self.forward_state.restored(),
-            self.recompute_context,
-            enable_grad(),
-            saved_tensors_hooks(keep, saved.__getitem__),
-        ):
-            self.function(*self.args, **self.kwargs)
+        try:
+            with (
+                self.forward_state.restored(),
+                self.recompute_context,
+                enable_grad(),
+                saved_tensors_hooks(keep, saved.__getitem__),
+            ):
+                self.function(*self.args, **self.kwargs)
+        except _StopRecomputation:
+            pass
         if self.check != "none":
             self._check(saved)
         return saved

@@ -1,6 +1,6 @@
 """nn.utils: gradient clipping, parameter/vector conversion, rnn helpers, parametrizations
 (parametrize, parametrizations, weight_norm, spectral_norm), stateless.functional_call, conv/linear
-+ batch norm fusion and skip_init."""
++ batch norm fusion, skip_init and conv weight memory format conversion."""
 
 from minitorch.nn.utils import rnn  # noqa: F401,E402
 from minitorch.nn.utils.clip_grad import (  # noqa: F401
@@ -18,13 +18,23 @@ from minitorch.nn.utils.convert_parameters import (  # noqa: F401
 # Loaded on first use (NOTE [ Lazy submodules ] in minitorch/__init__.py): submodules, and the
 # functions of some (fusion, skip_init, the legacy hook-based weight/spectral norm) with the module
 # that holds each.
-_LAZY_MODULES = ("fusion", "init", "parametrize", "parametrizations", "prune", "stateless")
+_LAZY_MODULES = (
+    "fusion",
+    "init",
+    "memory_format",
+    "parametrize",
+    "parametrizations",
+    "prune",
+    "stateless",
+)
 _LAZY_NAMES = {
     "fuse_conv_bn_eval": "fusion",
     "fuse_conv_bn_weights": "fusion",
     "fuse_linear_bn_eval": "fusion",
     "fuse_linear_bn_weights": "fusion",
     "skip_init": "init",
+    "convert_conv2d_weight_memory_format": "memory_format",
+    "convert_conv3d_weight_memory_format": "memory_format",
     "weight_norm": "weight_norm",
     "remove_weight_norm": "weight_norm",
     "spectral_norm": "spectral_norm",

@@ -23,12 +23,13 @@ def _check_device(param: Tensor, old_device):
 
 def parameters_to_vector(parameters) -> Tensor:
     """The parameters flattened and concatenated into one 1-D tensor (differentiable). Mirrors
-    torch.nn.utils.parameters_to_vector."""
+    torch.nn.utils.parameters_to_vector: a parameter that cannot be viewed flat (a transposed
+    one) raises view's RuntimeError, as in torch."""
     device = None
     flat = []
     for p in parameters:
         device = _check_device(p, device)
-        flat.append(p.reshape(-1))
+        flat.append(p.view(-1))
     return _ops.cat(flat)
 
 
