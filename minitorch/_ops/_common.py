@@ -122,6 +122,13 @@ def is_floating(np_dtype) -> bool:
     return np_dtype.kind == "f" or np_dtype.name == "bfloat16"
 
 
+def row_major(xp, a):
+    """a, laid out row-major when it has two or more dims: torch writes the new results of
+    reductions over a dim, cat/stack, cumulative ops, roll and masked_fill row-major whatever
+    the input's strides (so `.view()` works on them), where NumPy keeps the input's layout."""
+    return xp.ascontiguousarray(a) if a.ndim > 1 else a
+
+
 def opmath_dtype(np_dtype):
     """"float32" for a half-precision float dtype (float16, bfloat16), else None: torch computes
     half ops in float32 and rounds once (its "opmath" type), and accumulates their sums there."""

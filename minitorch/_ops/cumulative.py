@@ -6,7 +6,7 @@ import math
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, wrap_dim
+from minitorch._ops._common import cast, is_floating, row_major, wrap_dim
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out
 from minitorch._ops.reduction_more import TakeAlong
 from minitorch._tensor import Tensor
@@ -81,7 +81,7 @@ class Cumsum(Function):
                 _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim, dtype=acc), dim)
             )
         else:
-            out = xp.cumsum(x, axis=dim, dtype=acc)
+            out = row_major(xp, xp.cumsum(x, axis=dim, dtype=acc))
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -141,7 +141,8 @@ class Cumprod(Function):
         ctx.save_for_backward(a)
         ctx.dim = dim
         x = a._data
-        return ctx.xp.cumprod(x, axis=dim, dtype=_accumulate_dtype(x)).astype(x.dtype, copy=False)
+        out = ctx.xp.cumprod(x, axis=dim, dtype=_accumulate_dtype(x))
+        return row_major(ctx.xp, out).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -220,7 +221,7 @@ class Logcumsumexp(Function):
             dim,
             lambda e, r: (xp.logaddexp(e[0], r[0]),),
         )
-        out = xp.asarray(out, dtype=x.dtype)
+        out = row_major(xp, xp.asarray(out, dtype=x.dtype))
         ctx.save_for_backward(a, out)
         return out
 

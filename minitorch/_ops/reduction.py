@@ -12,6 +12,7 @@ from minitorch._ops._common import (
     not_tensor,
     opmath_dtype,
     quiet_extreme,
+    row_major,
     wrap_dim,
 )
 from minitorch._ops.shape import Expand
@@ -238,7 +239,7 @@ class Sum(Function):
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        return sum_array(ctx.xp, x, dims, keepdim, np_dtype)
+        return row_major(ctx.xp, sum_array(ctx.xp, x, dims, keepdim, np_dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -304,9 +305,10 @@ class Mean(Function):
         out = _gemv_sum(xp, x, dims, keepdim) if x.size >= _GEMV_MIN_SIZE else None
         if out is not None:
             out /= n
-            return out
+            return row_major(xp, out)
         acc = _accumulate_dtype(x)  # the sum over n, as NumPy's mean (whose wrapper costs more)
-        return xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=acc) / n, dtype=x.dtype)
+        out = xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=acc) / n, dtype=x.dtype)
+        return row_major(xp, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -360,7 +362,8 @@ class Prod(Function):
         x = a._data
         _setup(ctx, x, dims, keepdim)
         ctx.save_for_backward(a)
-        return ctx.xp.asarray(x.prod(axis=dims, keepdims=keepdim, dtype=np_dtype))
+        out = ctx.xp.asarray(x.prod(axis=dims, keepdims=keepdim, dtype=np_dtype))
+        return row_major(ctx.xp, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -485,6 +488,7 @@ class Amax(Function):
         else:
             reduce = x.max if kind == "max" else x.min
             out = ctx.xp.asarray(quiet_extreme(ctx.xp, x, reduce, axis=dims, keepdims=keepdim))
+        out = row_major(ctx.xp, out)
         ctx.save_for_backward(a, out)
         return out
 

@@ -9,7 +9,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, opmath_dtype, wrap_dim
+from minitorch._ops._common import cast, is_floating, opmath_dtype, row_major, wrap_dim
 from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction import (
     _accumulate_dtype,
@@ -92,7 +92,7 @@ def _moments(ctx, x, dims, keepdim, correction):
         v = ss / dof
     if not keepdim:
         v = v.reshape(tuple(s for i, s in enumerate(x.shape) if dims is not None and i not in dims))
-    return xp.asarray(v, dtype=x.dtype)
+    return row_major(xp, xp.asarray(v, dtype=x.dtype))
 
 
 class Var(Function):
@@ -221,7 +221,7 @@ class LinalgVectorNorm(Function):
             out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
         else:
             out = (ax**ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = xp.asarray(out, dtype=dt)
+        out = row_major(xp, xp.asarray(out, dtype=dt))
         ctx.save_for_backward(a, out)
         return out
 

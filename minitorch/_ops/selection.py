@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import wrap_dim
+from minitorch._ops._common import row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
 from minitorch._ops.inplace import (
@@ -244,7 +244,8 @@ class MaskedFill(Function):
     def forward(ctx, x, mask, value):
         ctx.save_for_backward(mask)
         xp = ctx.xp
-        return xp.where(mask._data, value._data, x._data).astype(x._data.dtype, copy=False)
+        out = xp.where(mask._data, value._data, x._data)
+        return row_major(xp, out).astype(x._data.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, index, is_index
+from minitorch._ops._common import cast, index, is_index, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
 from minitorch._tensor import Size, Tensor
@@ -275,7 +275,7 @@ class Cat(Function):
         ctx.sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
         if not kept:
             return ctx.xp.concatenate(arrays)
-        return ctx.xp.concatenate(kept, axis=dim)
+        return row_major(ctx.xp, ctx.xp.concatenate(kept, axis=dim))
 
     @staticmethod
     def backward(ctx, grad):
@@ -377,7 +377,7 @@ class Stack(Function):
     @staticmethod
     def forward(ctx, *tensors, dim):
         ctx.dim = dim
-        return ctx.xp.stack([t._data for t in tensors], axis=dim)
+        return row_major(ctx.xp, ctx.xp.stack([t._data for t in tensors], axis=dim))
 
     @staticmethod
     def backward(ctx, grad):

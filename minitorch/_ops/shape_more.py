@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import index, int_list, is_index, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
@@ -399,7 +399,7 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, a, *, shifts, dims):
         ctx.args = (shifts, dims)
-        return ctx.xp.roll(a._data, shifts, axis=dims)
+        return row_major(ctx.xp, ctx.xp.roll(a._data, shifts, axis=dims))
 
     @staticmethod
     def backward(ctx, grad):
