@@ -121,6 +121,25 @@ def _like_input(target, input):
     return target
 
 
+def _float_pair(input: Tensor, target: Tensor, kernel: str, like_input: bool = False):
+    """(input, target) in their promoted dtype, for the regression losses whose torch kernel
+    promotes them first (a bool or integer target against a float input is fine there, while
+    the `-` operator refuses bool) and then runs float kernels only. like_input: the kernel
+    writes into input's dtype (huber), which the promoted dtype must be castable to. Only
+    called off the common float/float path."""
+    dt = _dtype.binary_dtype(input.dtype, input.ndim, target.dtype, target.ndim)
+    if like_input and not _dtype.can_cast(dt, input.dtype):
+        raise RuntimeError(
+            f"result type {_dtype.scalar_name(dt)} can't be cast to the desired output type "
+            f"{_dtype.scalar_name(input.dtype)}"
+        )
+    if not dt.is_floating_point:
+        name = _dtype.scalar_name(dt)
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{name}'")
+    out = input.dtype if like_input else dt
+    return input.to(out), target.to(out)
+
+
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -135,6 +154,8 @@ def mse_loss(
         return _autocast.call(mse_loss, _autocast.FP32, args)
     _warn_size(input, target)
     reduction = resolve_reduction(size_average, reduce, reduction)
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        input, target = _float_pair(input, target, "mse")
     d = input - target
     loss = d * d
     if weight is not None:
@@ -179,6 +200,8 @@ def smooth_l1_loss(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        input, target = _float_pair(input, target, "smooth_l1")
     d = _ops.abs(input - target)
     if beta == 0:
         return reduce_loss(d, reduction)
@@ -201,6 +224,8 @@ def huber_loss(
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        input, target = _float_pair(input, target, "huber", like_input=True)
     target = _like_input(target, input)
     d = _ops.abs(input - target)
     loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
@@ -594,8 +619,11 @@ def gaussian_nll_loss(
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)  # one variance per sample (homoscedastic)
-        elif input.shape[:-1] == var.shape[:-1] and var.shape[-1] == 1:
-            pass  # heteroscedastic, broadcast over the last dim
+        elif input.ndim == var.ndim and (
+            sum(v for i, v in zip(input.shape, var.shape, strict=True) if i != v) == 1
+        ):
+            pass  # one variance shared along one dim, e.g. (N, 1, H, W) for (N, C, H, W):
+            # torch's test is that var's sizes at the dims that differ add up to 1
         else:
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):

@@ -130,8 +130,9 @@ def batch_norm(
         ("bias", bias),
     ):
         _check_channels(name, t, c)
-    _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
+    _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
             return batch_norm_kernel(
@@ -292,12 +293,14 @@ def layer_norm(
     _check_normalized(input, shape, weight, bias)
     if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
         return layer_norm_kernel(input, len(shape), weight, bias, eps)
+    # torch compares the parameters' dtypes with the input's first: an integer input with float
+    # parameters is a mixed-dtype RuntimeError, without them the kernel's NotImplementedError
+    _check_param_dtypes("layer_norm", input, weight, bias)
     if not input.dtype.is_floating_point:
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(
             f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
         )
-    _check_param_dtypes("layer_norm", input, weight, bias)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     out = _normalized(input, dims, eps)[0]
     if weight is not None:
@@ -323,7 +326,6 @@ def group_norm(
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
-    _float_only(input, "GroupNormKernelImpl", "group_norm")
     n, c = input.shape[0], input.shape[1]
     if c % num_groups:
         raise RuntimeError(
@@ -337,7 +339,8 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    _check_param_dtypes("group_norm", input, weight, bias)
+    _check_param_dtypes("group_norm", input, weight, bias)  # before the dtype, as layer_norm
+    _float_only(input, "GroupNormKernelImpl", "group_norm")
     if input.dtype in _dtype.HALF_FLOATS:
         # half: normalized and scaled in float32 and rounded once, as torch's kernel (rounding
         # x - mean first cost up to 128 ulps near 0)
@@ -364,6 +367,7 @@ def rms_norm(
             f"{input.ndim}"
         )
     _check_normalized(input, shape, weight, None, star="*")
+    _float_only(input, "rms_norm", "rms_norm")
     dt = input.dtype
     # half: normalized in float32 and rounded once (then scaled by the weight in half), and the
     # default eps is float32's, as torch's kernel does (bfloat16's eps, 2**-7, swamped small rows)

@@ -54,6 +54,9 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_SUPPORTED}"
         )
     _check_nonempty(input, k)
+    if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
+        kernel = "reflection" if mode == "reflect" else "replication"
+        raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
     out = input
     for dim, left, right in pairs:
         size = input.shape[dim]

@@ -162,6 +162,11 @@ def max_pool1d(
     out_len = pool_out_size(input.shape[-1], k, s, p, _one(dilation), ceil_mode)
     if out_len <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out_len}")
+    if not return_indices and not input.dtype.is_floating_point and input.device.type == "cpu":
+        # torch's CPU kernel for the values-only pool is float-only (its indices path and its
+        # CUDA path are not, and an integer tensor never requires grad to be sent there)
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{name}'")
     x = input.unsqueeze(-2)
     out = max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode, return_indices)
     if return_indices:
@@ -268,6 +273,13 @@ def avg_pool3d(
             (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
         )
     _check_rank(input, 3, "avg_pool3d")
+    k = ntuple(kernel_size, 3, "kernel_size", "avg_pool3d")
+    have = input.shape[-3:]
+    if any(h < kk for h, kk in zip(have, k, strict=True)):  # torch's 3-d check, padding aside
+        raise RuntimeError(
+            f"input image (T: {have[0]} H: {have[1]} W: {have[2]}) smaller than kernel size "
+            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})"
+        )
     return _avg_poolnd(
         3,
         input,
@@ -305,8 +317,22 @@ def _no_zero_grad(out: Tensor) -> Tensor:
     return where(out == 0, 0.0, out)
 
 
+def _lp_pool_inf(max_poolnd, input, norm_type, kernel_size, stride, ceil_mode):
+    """The p = +-inf limits, which pow(1/p) cannot reach (x^inf is inf or 0, and its 1/inf-th
+    power 1): the max of |x| over each window for +inf, the min for -inf, as torch. None for a
+    finite p."""
+    if not isinstance(norm_type, (int, float)) or not math.isinf(norm_type):
+        return None
+    if norm_type > 0:
+        return max_poolnd(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    return -max_poolnd(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """(sum of x^p over each window)^(1/p). Mirrors torch.nn.functional.lp_pool2d."""
+    inf = _lp_pool_inf(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
+    if inf is not None:
+        return inf
     kh, kw = ntuple(kernel_size, 2, "kernel_size", "lp_pool2d")
     out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
     return _no_zero_grad(out).mul(kh * kw).pow(1.0 / norm_type)
@@ -314,6 +340,9 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool3d."""
+    inf = _lp_pool_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)
+    if inf is not None:
+        return inf
     kd, kh, kw = ntuple(kernel_size, 3, "kernel_size", "lp_pool3d")
     out = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
     return _no_zero_grad(out).mul(kd * kh * kw).pow(1.0 / norm_type)
@@ -321,6 +350,9 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool1d."""
+    inf = _lp_pool_inf(max_pool1d, input, norm_type, kernel_size, stride, ceil_mode)
+    if inf is not None:
+        return inf
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _no_zero_grad(out).mul(_one(kernel_size)).pow(1.0 / norm_type)
 
@@ -549,6 +581,13 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
                     f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
                     f"{dflt - ss} and {dflt + ss})"
                 )
+    if indices.shape != input.shape:
+        extra = [1] if n == 1 else []  # torch's 1-d unpool is the 2-d one of (..., L, 1)
+        raise RuntimeError(
+            "Expected shape of indices to be same as that of the input tensor "
+            f"({list(input.shape) + extra}) but got indices tensor with shape: "
+            f"{list(indices.shape) + extra}"
+        )
     lead = input.shape[: input.ndim - n]
     flat_in = input.reshape((*lead, -1))
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)

@@ -165,6 +165,10 @@ def embedding_bag(
         )
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if max_norm is not None:
         embedding_renorm_(weight, flat, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _autocast_state as _autocast
-from minitorch import _ops
+from minitorch import _dtype, _ops
 from minitorch._ops import activation as _act
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
     celu,
@@ -47,6 +47,7 @@ from minitorch.nn._functional_sparse import *  # noqa: F403
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
 from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pooling)
+from minitorch.nn._functional_fractional_pool import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_vision import *  # noqa: F403  # isort: skip  (channel_shuffle, grids)
 from minitorch.nn._functional_ctc import *  # noqa: F403  # isort: skip  (ctc_loss)
@@ -200,6 +201,14 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if _autocast.state.any_enabled:
         return _autocast.call(prelu, _autocast.LOWER, (input, weight))
     _check_tensor(input, "prelu")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(
+            "prelu: Type promoting not supported. Got "
+            f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(weight.dtype)}"
+        )
+    if not input.dtype.is_floating_point:
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{name}'")
     n = weight.numel()
     channels = input.shape[1] if input.ndim >= 2 else 1
     if n != 1 and n != channels:

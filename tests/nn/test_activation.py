@@ -80,7 +80,7 @@ MODULES = [
     "module, ref", MODULES, ids=[type(m).__name__ + str(i) for i, (m, _) in enumerate(MODULES)]
 )
 def test_module_matches_numpy(module, ref, device):
-    module = copy.deepcopy(module).to(device)
+    module = copy.deepcopy(module).to(device).double()  # PReLU's weight: the input's dtype
     x = _t(X, device)
     with count_transfers() as transfers:
         out = module(x)

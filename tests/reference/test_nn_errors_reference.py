@@ -25,8 +25,6 @@ KNOWN: dict[str, str] = {
     "multimargin_batch0": "torch bug: 'mean' of an empty batch returns uninitialised memory",
     "huberloss_long_target": "torch quirk: huber backward refuses a Long target; minitorch "
     "promotes it as mse/l1/smooth_l1 do in torch",
-    "dtype_prelu": "not fixed: torch refuses a float64 input with float32 weight; minitorch "
-    "promotes, and tests/nn/test_activation.py relies on that",
     "dtype_huber": "torch quirk: huber backward refuses a target of another float dtype",
     "unfold_wrong_rank": "torch quirk: unfold on 2-d input raises IndexError (dim 2); minitorch "
     "raises torch's documented NotImplementedError",

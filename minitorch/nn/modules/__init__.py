@@ -13,6 +13,7 @@ from minitorch.nn.modules.module import (  # isort: skip  (first: the others sub
 )
 from minitorch.nn.modules import utils  # noqa: F401
 from minitorch.nn.modules.activation import *  # noqa: F403
+from minitorch.nn.modules.adaptive import *  # noqa: F403
 from minitorch.nn.modules.batchnorm import *  # noqa: F403
 from minitorch.nn.modules.container import (
     ModuleDict,
@@ -60,5 +61,6 @@ __all__ = [
 ]
 __all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__  # noqa: F405
 __all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__all__  # noqa: F405
+__all__ += adaptive.__all__  # noqa: F405
 __all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__  # noqa: F405
 __all__ += loss.__all__ + normalization.__all__ + sparse.__all__ + lazy.__all__  # noqa: F405

@@ -1,17 +1,19 @@
-"""LayerNorm, GroupNorm, RMSNorm and LocalResponseNorm modules over nn.functional."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and CrossMapLRN2d modules."""
 
 from __future__ import annotations
 
 import numbers
 
+from minitorch import _dtype
 from minitorch._factories import empty
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import Function
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
-__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "LocalResponseNorm", "CrossMapLRN2d"]
 
 
 def _shape_tuple(normalized_shape) -> tuple:
@@ -169,6 +171,94 @@ class LocalResponseNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+# NOTE [ CrossMapLRN2d's windows ]
+# torch's CrossMapLRN2d (the Lua-era layer) is not LocalResponseNorm: it keeps a running sum of
+# squares over the channels in which channel 0, once added, is never taken out, so with
+# p = (size + 1) // 2 the scale of channel c sums x_j^2 over j in [c - p + 1, c + p - 1] (clipped
+# to the channels) plus j = 0 when that window has moved past it. Its hand-written backward is
+# not the derivative of that: it sums g * out / scale over j in [c - p, c + size - 1 - p] (no
+# channel-0 term). Both are matched here, as the spec; see _CrossMapLRN2d.
+
+
+def _channel_window_sum(t: Tensor, lo: int, hi: int) -> Tensor:
+    """sum over j in [c + lo, c + hi] (clipped to the channels) of t[:, j], for every channel c."""
+    c = t.shape[1]
+    before, after = max(-lo, 0), max(hi, 0)
+    padded = F.pad(t, (0, 0, 0, 0, before, after))
+    total = None
+    for off in range(lo, hi + 1):
+        part = padded.narrow(1, off + before, c)
+        total = part if total is None else total + part
+    return total if total is not None else t * 0
+
+
+def _cross_map_scale(x: Tensor, size: int, alpha: float, k: float) -> Tensor:
+    """k + alpha / size * (torch's windowed sum of squares; NOTE [ CrossMapLRN2d's windows ])."""
+    p = (size + 1) // 2
+    sq = x * x
+    total = _channel_window_sum(sq, 1 - p, p - 1)
+    channels = x.shape[1]
+    if channels > p:  # channel 0 stays in the sum of channels p.. (left out of their window)
+        stale = [0.0] * p + [1.0] * (channels - p)
+        mask = x.new_tensor(stale).reshape(1, channels, 1, 1)
+        total = total + sq.narrow(1, 0, 1) * mask
+    return total * (alpha / size) + k
+
+
+class _CrossMapLRN2d(Function):
+    """out = x * scale^-beta; grad as torch's own backward (NOTE [ CrossMapLRN2d's windows ])"""
+
+    _node_name = "CrossMapLRN2dBackward"
+
+    @staticmethod
+    def forward(ctx, input, *, size, alpha, beta, k):
+        ctx.save_for_backward(input)
+        ctx.options = (size, alpha, beta, k)
+        x = input.detach()
+        return (x * _cross_map_scale(x, size, alpha, k).pow(-beta))._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        size, alpha, beta, k = ctx.options
+        scale = _cross_map_scale(x, size, alpha, k)  # recomputed: saving out would cycle
+        inv = scale.pow(-beta)
+        ratio = grad * x * inv / scale  # grad * out / scale
+        p = (size + 1) // 2
+        acc = _channel_window_sum(ratio, -p, size - 1 - p)
+        return inv * grad - x * acc * (2 * alpha * beta / size)
+
+
+class CrossMapLRN2d(Module):
+    """Cross-channel local response normalization of 4-d input, in torch's legacy windows (NOTE
+    [ CrossMapLRN2d's windows ]). Mirrors torch.nn.CrossMapLRN2d.
+
+    Differences from torch: size=1 has a gradient (torch's backward raises).
+    """
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.ndim != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
+        if not input.dtype.is_floating_point:
+            raise RuntimeError(
+                "result type Float can't be cast to the desired output type "
+                f"{_dtype.scalar_name(input.dtype)}"
+            )
+        return _CrossMapLRN2d.apply(
+            input, size=self.size, alpha=self.alpha, beta=self.beta, k=self.k
+        )
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

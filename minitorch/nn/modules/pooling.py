@@ -1,8 +1,9 @@
-"""Pooling layers: max, average, adaptive and unpooling (1-d, 2-d, 3-d)."""
+"""Pooling layers: max, average, adaptive, fractional and unpooling (1-d, 2-d, 3-d)."""
 
 from __future__ import annotations
 
 from minitorch._tensor import Tensor
+from minitorch.nn import _functional_fractional_pool as FF
 from minitorch.nn import _functional_pool as F
 from minitorch.nn.modules.module import Module
 
@@ -10,7 +11,7 @@ __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "LPPool1d", "LPPool2d", "LPPool3d",
-    "AdaptiveMaxPool3d", "MaxUnpool3d",
+    "AdaptiveMaxPool3d", "MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]  # fmt: skip
 
 
@@ -305,3 +306,61 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     _n = 3
     _unpool = staticmethod(F.max_unpool3d)
+
+
+def _tuple_of(v, n):
+    return (v,) * n if isinstance(v, (int, float)) else tuple(v)
+
+
+class _FractionalMaxPoolNd(Module):
+    __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+
+    def __init__(
+        self,
+        kernel_size,
+        output_size=None,
+        output_ratio=None,
+        return_indices: bool = False,
+        _random_samples=None,
+    ) -> None:
+        super().__init__()
+        n, name = self._n, type(self).__name__
+        self.kernel_size = _tuple_of(kernel_size, n)
+        self.return_indices = return_indices
+        # fixed window sequences when given (a buffer, as torch's: None is not in state_dict)
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _tuple_of(output_size, n) if output_size is not None else None
+        self.output_ratio = _tuple_of(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor):
+        return self._pool(
+            input,
+            self.kernel_size,
+            self.output_size,
+            self.output_ratio,
+            self.return_indices,
+            _random_samples=self._random_samples,
+        )
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Max over windows at pseudo-random fractional strides. Mirrors torch.nn.FractionalMaxPool2d
+    (see F.fractional_max_pool2d_with_indices for the random draws)."""
+
+    _n = 2
+    _pool = staticmethod(FF.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Mirrors torch.nn.FractionalMaxPool3d."""
+
+    _n = 3
+    _pool = staticmethod(FF.fractional_max_pool3d)

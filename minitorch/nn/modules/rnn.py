@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from minitorch import _autocast_state as _autocast
+from minitorch import _dtype
 from minitorch._factories import empty, zeros
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_rnn as R
@@ -185,6 +186,13 @@ class RNNBase(Module):
             )
         w = self.weight_ih_l0
         if input.dtype != w.dtype and not _autocast.state.any_enabled:
+            if self.mode == "LSTM" and batch_sizes is not None:
+                # torch's LSTM skips its dtype check for packed input, so its first matmul
+                # refuses the pair instead (RNN and GRU check both kinds of input)
+                raise RuntimeError(
+                    "mat1 and mat2 must have the same dtype, but got "
+                    f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
+                )
             raise ValueError(
                 f"{self._name()} input dtype ({input.dtype}) does not match weight dtype "
                 f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "

@@ -76,6 +76,25 @@ class PackedSequence(_PackedSequenceBase):
     def half(self) -> PackedSequence:
         return self.to(dtype=_dtype.float16)
 
+    def long(self) -> PackedSequence:
+        return self.to(dtype=_dtype.int64)
+
+    def int(self) -> PackedSequence:
+        return self.to(dtype=_dtype.int32)
+
+    def short(self) -> PackedSequence:
+        return self.to(dtype=_dtype.int16)
+
+    def char(self) -> PackedSequence:
+        return self.to(dtype=_dtype.int8)
+
+    def byte(self) -> PackedSequence:
+        return self.to(dtype=_dtype.uint8)
+
+    def pin_memory(self) -> PackedSequence:
+        """data and the indices in pinned host memory; batch_sizes stays as it is, as torch's."""
+        return self._apply(lambda t: t.pin_memory())
+
     @property
     def is_cuda(self) -> bool:
         return self.data.is_cuda
