@@ -79,6 +79,10 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         )
     if linear_fits(input, weight, bias):
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
+    if bias is not None and not (input.dtype is weight.dtype is bias.dtype):
+        from minitorch._ops.linalg import _check_addmm_dtypes
+
+        _check_addmm_dtypes(bias, input, weight)  # torch runs it as addmm: its checks and words
     out = _ops.matmul(input, weight.t())
     return out if bias is None else out + bias
 
@@ -266,6 +270,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
     a, b = input.chunk(2, dim)
+    if input.dtype in _dtype.HALF_FLOATS:  # in float32, rounded once (forward and backward)
+        return (a.float() * _ops.sigmoid(b.float())).to(input.dtype)
     return a * _ops.sigmoid(b)
 
 

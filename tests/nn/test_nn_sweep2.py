@@ -628,3 +628,20 @@ def test_max_unpool_indices_shape_mismatch():
     with pytest.raises(RuntimeError, match=r"\(\[1, 1, 2, 1\]\) but got indices tensor with "
                        r"shape: \[1, 1, 1, 1\]"):  # fmt: skip
         F.max_unpool1d(mt.ones(1, 1, 2), mt.zeros(1, 1, 1, dtype=mt.long), 2)
+
+
+def test_linear_with_a_bias_reports_dtype_mismatches_as_addmm():
+    # torch runs linear with a bias as addmm: its check and wording (a float model given a
+    # .double() input); without a bias it is matmul's message
+    x = mt.ones(2, 3, dtype=mt.float64)
+    w, b = mt.ones(5, 3), mt.ones(5)
+    with pytest.raises(
+        RuntimeError, match="mat1 and mat2 must have the same dtype, but got Double and Float"
+    ):
+        F.linear(x, w, b)
+    with pytest.raises(
+        RuntimeError, match="self and mat2 must have the same dtype, but got Double and Float"
+    ):
+        F.linear(mt.ones(2, 3), w, b.double())
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
+        F.linear(x, w)

@@ -25,6 +25,8 @@ CASES = {
     "elu": (lambda L, t: L.nn.functional.elu(t, 0.7), True),
     "celu": (lambda L, t: L.nn.functional.celu(t), True),
     "logsigmoid": (lambda L, t: L.nn.functional.logsigmoid(t), True),
+    # (glu halves its input: fed t and a reversed copy; torch rounds sigmoid first in backward)
+    "glu": (lambda L, t: L.nn.functional.glu(L.cat([t, t.flip(0)])), False),
     "tanh": (lambda L, t: L.tanh(t), True),
     "sigmoid": (lambda L, t: L.sigmoid(t), True),
     "rsqrt": (lambda L, t: L.rsqrt(t.abs()), False),  # torch's backward: several half ops
