@@ -281,8 +281,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     (4-d or unbatched 3-d input)."""
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (3, 4):
-        raise NotImplementedError(
-            f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)"
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
+            f"dimensions for input, but got: {list(input.shape)}"
         )
     if input.dtype is not _dtype.bool:  # torch's im2col takes floats and bool, not integers
         _float_only(input, "im2col_out_cpu", "unfold")
@@ -307,9 +308,9 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     size = ntuple(output_size, 2, "output_size", "fold")
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (2, 3):
-        raise NotImplementedError(
-            f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
-            f"(got {input.ndim}D)"
+        raise RuntimeError(
+            "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+            f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
     if input.dtype is not _dtype.bool:  # as unfold
         _float_only(input, "col2im_out_cpu", "fold")

@@ -9,6 +9,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, index_select, where
+from minitorch._ops._common import index, is_index
 from minitorch._ops.pool import avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -105,7 +106,11 @@ def _check_rank1d(x, op):
 
 
 def _one(v):
-    return v if isinstance(v, int) or v is None else tuple(v)[0]
+    if v is None or v.__class__ is int:
+        return v
+    if is_index(v):  # NumPy integers, 0-d integer tensors (NOTE [ Int-like arguments ])
+        return index(v, None, "kernel_size")
+    return tuple(v)[0]
 
 
 # --- max pooling ---
@@ -384,14 +389,16 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
 
 def _adaptive_sizes(input, n, output_size, op):
     """The output size per pooled dim (None: the input's size there)."""
-    if output_size is None or isinstance(output_size, int):
+    if output_size is None or isinstance(output_size, int) or is_index(output_size):
         size = (output_size,) * n
     else:
         size = tuple(output_size)
         if len(size) != n:
             raise RuntimeError(f"{op}: output_size must be {n}")
     have = input.shape[input.ndim - n :]
-    out = tuple(h if o is None else int(o) for o, h in zip(size, have, strict=False))
+    out = tuple(
+        h if o is None else index(o, op, "output_size") for o, h in zip(size, have, strict=False)
+    )
     if any(o < 0 for o in out):
         raise RuntimeError(
             f"{op}: elements of output_size must be greater than or equal to 0 but received "

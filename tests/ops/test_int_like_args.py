@@ -157,3 +157,24 @@ def test_in_place_squeeze_by_an_int_like_dim():
         y = x.clone().squeeze_(dim)
         assert y.shape == (3,)
         assert y.grad_fn.name() == "SqueezeBackward4"
+
+
+def test_pool_kernel_and_output_sizes_take_int_likes():
+    x = mt.arange(12.0).reshape(1, 2, 6)
+    want = F.avg_pool1d(x, 2)
+    for k in (np.int64(2), mt.tensor(2)):
+        assert F.avg_pool1d(x, k).tolist() == want.tolist()
+        assert F.max_pool1d(x, k).tolist() == F.max_pool1d(x, 2).tolist()
+        assert F.adaptive_avg_pool1d(x, k).shape == (1, 2, 2)
+    assert F.adaptive_max_pool2d(x.reshape(1, 2, 2, 3), np.int64(1)).shape == (1, 2, 1, 1)
+
+
+def test_unfold_and_fold_of_the_wrong_rank_raise_runtime_error():
+    with pytest.raises(
+        RuntimeError, match=r"Expected 3D or 4D \(batch mode\) tensor .* \[1, 1, 3, 5, 5\]"
+    ):
+        F.unfold(mt.ones(1, 1, 3, 5, 5), 2)
+    with pytest.raises(
+        RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor .* \[1, 4, 4, 4\]"
+    ):
+        F.fold(mt.ones(1, 4, 4, 4), (3, 3), 2)
