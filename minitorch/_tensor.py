@@ -7,7 +7,7 @@ import weakref
 
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of
-from minitorch._tensor_methods import TensorMethods
+from minitorch._tensor_methods import TensorMethods, _index
 
 __all__ = ["Tensor", "Size"]
 
@@ -792,6 +792,8 @@ def _dim_arg(dim, ndim, op):
 
 
 def _wrap_dim(dim, ndim, op="dim"):
+    if dim.__class__ is not int:  # NumPy integers, 0-d integer tensors; bools refused
+        dim = _index(dim, None, "dim")  # NOTE [ Int-like arguments ]
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(

@@ -178,3 +178,12 @@ def test_unfold_and_fold_of_the_wrong_rank_raise_runtime_error():
         RuntimeError, match=r"Expected 2D or 3D \(batch mode\) tensor .* \[1, 4, 4, 4\]"
     ):
         F.fold(mt.ones(1, 4, 4, 4), (3, 3), 2)
+
+
+def test_dims_of_size_repeat_interleave_and_glu_take_int_likes_and_refuse_bools():
+    x = mt.arange(6.0).reshape(2, 3)
+    assert x.size(np.int64(1)) == 3 and x.size(mt.tensor(0)) == 2
+    assert x.repeat_interleave(2, dim=np.int64(1)).shape == (2, 6)
+    assert F.glu(mt.ones(2, 4), np.int64(1)).shape == (2, 2)
+    with pytest.raises(TypeError, match="must be int, not bool"):
+        x.size(True)
