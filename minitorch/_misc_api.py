@@ -272,12 +272,10 @@ def compiled_with_cxx11_abi() -> bool:
 def _sizes(args, op: str) -> tuple:
     if len(args) == 1 and isinstance(args[0], (tuple, list)):
         args = tuple(args[0])
-    for s in args:
-        if isinstance(s, bool) or not isinstance(s, int):
-            raise TypeError(
-                f"{op}(): argument 'size' must be tuple of ints, but found element of type "
-                f"{type(s).__name__}"
-            )
+    if not all(s.__class__ is int for s in args):  # NOTE [ Int-like arguments ]
+        from minitorch._tensor_methods import _int_list
+
+        args = _int_list(args, op, "size")
     if any(s < 0 for s in args):
         raise RuntimeError(f"Trying to create tensor with negative dimension: {list(args)}")
     return tuple(args)

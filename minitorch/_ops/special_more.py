@@ -189,6 +189,9 @@ def _binary(cls, input, other, op: str, out):
             f"({type(input).__name__}, {type(other).__name__})"
         )
     a, b, dt = promote_float(input, other, op)
+    # promote leaves a bool tensor beside a float one uncast; the kernels compute in their
+    # operands' dtype (xlog1py(mask, p) is float, as xlogy's)
+    a, b = (x if not isinstance(x, Tensor) or x.dtype is dt else cast(x, dt) for x in (a, b))
     if not isinstance(a, Tensor):
         a = cast(scalar_like(a, b), dt)
     elif not isinstance(b, Tensor):

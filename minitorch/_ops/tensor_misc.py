@@ -477,28 +477,23 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
         )
     if input.ndim < 1:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension")
+    from minitorch._ops.sorting import histogramdd_arrays
+
     xp = input._device.backend.xp
     x = input._data
     dims = x.shape[-1]
-    points = x.reshape(-1, dims)
     if isinstance(bins, int):
         bins = [bins] * dims
-    bins = [b._data if isinstance(b, Tensor) else int(b) for b in bins]
+    bins = [b if isinstance(b, Tensor) else int(b) for b in bins]
     if len(bins) != dims:
         raise RuntimeError(
-            f"torch.histogramdd: expected {dims} sequences of bin edges for each of the {dims} "
-            f"dimensions of the input, but got {len(bins)}"
+            "histogramdd: The size of bins must be equal to the innermost dimension of the input."
         )
-    ranges = None
-    if range is not None:
-        r = [float(v) for v in range]
-        if len(r) != 2 * dims:
-            raise RuntimeError(
-                f"torch.histogramdd: expected {2 * dims} values for range, but got {len(r)}"
-            )
-        ranges = [(r[2 * i], r[2 * i + 1]) for i in builtins.range(dims)]
-    w = None if weight is None else weight._data.reshape(-1)
-    hist, edges = xp.histogramdd(points, bins=bins, range=ranges, weights=w, density=density)
+    for d, b in enumerate(bins):
+        if not isinstance(b, Tensor) and b <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}")
+    # torch's edges (linspace) and bin rule, shared with histogram: NOTE [ Histogram bins ]
+    hist, edges = histogramdd_arrays(input, bins, range, weight, density)
     dev = input._device
     hist_t = _make(xp.asarray(hist).astype(x.dtype), dev, False, None)
     edge_ts = tuple(_make(xp.asarray(e).astype(x.dtype), dev, False, None) for e in edges)

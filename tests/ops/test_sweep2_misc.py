@@ -314,3 +314,39 @@ def test_sweep2_kernels_on_device(device):
     assert m.cpu().tolist() == [40000 / 65536, 60000 / 65536] and e.cpu().tolist() == [16, 16]
     out = mt.ldexp(mt.tensor([1e-3], device=device), mt.tensor([130], device=device))
     np.testing.assert_array_equal(out.cpu().numpy(), np.ldexp(np.float32(1e-3), 130))
+
+
+def test_histogramdd_follows_histograms_edges_and_bin_rule():
+    # samples exactly on an edge (k / 100): torch's linspace edges and arithmetic bin rule, as
+    # histogram (np.histogramdd's edges put 0.6 and 0.7 one bin off)
+    x = mt.arange(101, dtype=mt.float64) / 100
+    assert mt.histogramdd(x[:, None], bins=10).hist.tolist() == [
+        10,
+        10,
+        11,
+        9,
+        10,
+        10,
+        10,
+        10,
+        10,
+        11,
+    ]
+    both = mt.histogramdd(mt.stack([x, 1 - x], 1), bins=[10, 5]).hist
+    assert both.sum(0).tolist() == [21, 19, 20, 20, 21]
+    with pytest.raises(RuntimeError, match="bins must be > 0, but got 0 for dimension 0"):
+        mt.histogramdd(mt.ones(3, 2), bins=0)
+    with pytest.raises(RuntimeError, match="size of bins must be equal to the innermost dimension"):
+        mt.histogramdd(mt.ones(3, 2), bins=[2, 2, 2])
+
+
+def test_xlog1py_of_a_bool_mask_is_float():
+    r = mt.special.xlog1py(mt.tensor([True, False, True]), mt.tensor([0.5, 1.0, 1.0]))
+    assert r.dtype is mt.float32
+    np.testing.assert_allclose(r.numpy(), [np.log1p(0.5), 0.0, np.log(2.0)], rtol=1e-6)
+
+
+def test_resize_takes_int_like_sizes():
+    assert mt.arange(24.0).resize_(np.int64(4), mt.tensor(6)).shape == (4, 6)
+    with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float"):
+        mt.zeros(6).resize_(2.0, 3)
