@@ -283,15 +283,15 @@ def lerp(input, end, weight, *, out=None):
     _check_tensor(end, "lerp", "end", 2)
     dt = input.dtype
     kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
-    if not dt.is_floating_point:
-        raise _not_implemented(kernel, dt)
     named = [("end", end)] + ([("weight", weight)] if isinstance(weight, Tensor) else [])
-    for name, t in named:
+    for name, t in named:  # torch checks the dtypes first, then the kernel's support
         if t.dtype is not dt and (name == "end" or t.ndim > 0):
             raise RuntimeError(
                 f"expected dtype {_CPP_NAMES[dt.name]} for `{name}` but got dtype "
                 f"{_CPP_NAMES[t.dtype.name]}"
             )
+    if not dt.is_floating_point:
+        raise _not_implemented(kernel, dt)
     if not isinstance(weight, Tensor):
         return _out(LerpScalar.apply(input, end, weight=weight), out)
     return _out(Lerp.apply(input, end, cast(weight, dt)), out)

@@ -119,6 +119,11 @@ def float_power(input, exponent, *, out=None):
     exp_ = cast(exponent, f64) if isinstance(exponent, Tensor) else float(exponent)
     if not isinstance(base, Tensor):
         base = scalar_like(base, exp_)
+    if out is not None and out.dtype is not f64:
+        raise RuntimeError(
+            f"the output given to float_power has dtype {_dtype.scalar_name(out.dtype)} but the "
+            "operation's result requires dtype Double"
+        )
     return _out(pow(base, exp_), out)
 
 

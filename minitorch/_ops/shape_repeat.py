@@ -125,6 +125,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         counts = _host_ints(reps)
         if any(c < 0 for c in counts):
             raise RuntimeError("repeats can not be negative")
+        _check_output_size(sum(counts), output_size)
         idx = [i for i, c in enumerate(counts) for _ in range(c)]
         return _make(_index_array(reps, idx), reps._device, False, None)
     if dim is None:
@@ -136,6 +137,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
     if not isinstance(repeats, Tensor):
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
+        if output_size is not None and output_size != n * repeats:
+            raise RuntimeError(
+                f"repeat_interleave: Invalid output_size, expected {n * repeats} but got "
+                f"{output_size}"
+            )
         if input._data.ndim == 0:
             input = reshape(input, (1,))
         # as torch: each slice expanded `repeats` times, copied, and the two dims merged
@@ -155,10 +161,16 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
             f"repeats must have the same size as input along dim, but got repeats.size(0) = "
             f"{len(counts)} and input.size({d}) = {n}"
         )
+    _check_output_size(sum(counts), output_size)
     if input._data.ndim == 0:
         input = reshape(input, (1,))
     idx = [i for i, c in enumerate(counts) for _ in range(c)]
     return Take.apply(input, index=_index_array(input, idx), dim=d)
+
+
+def _check_output_size(total: int, output_size):
+    if output_size is not None and output_size != total:
+        raise RuntimeError("allocated size does not match required size")
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -350,3 +350,22 @@ def test_resize_takes_int_like_sizes():
     assert mt.arange(24.0).resize_(np.int64(4), mt.tensor(6)).shape == (4, 6)
     with pytest.raises(TypeError, match="must be tuple of ints, but found element of type float"):
         mt.zeros(6).resize_(2.0, 3)
+
+
+def test_repeat_interleave_checks_output_size():
+    x = mt.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="Invalid output_size, expected 4 but got 5"):
+        mt.repeat_interleave(x, 2, output_size=5)
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        mt.repeat_interleave(x, mt.tensor([1, 2]), output_size=5)
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        mt.repeat_interleave(x, output_size=5)
+    assert mt.repeat_interleave(x, mt.tensor([1, 2]), output_size=3).tolist() == [1, 2, 2]
+
+
+def test_lerp_and_float_power_errors_are_torchs():
+    with pytest.raises(RuntimeError, match="expected dtype long int for `end` but got dtype float"):
+        mt.lerp(mt.tensor([1, 2]), mt.tensor([1.0, 2.0]), 0.5)
+    with pytest.raises(RuntimeError, match="output given to float_power has dtype Float"):
+        mt.float_power(mt.tensor([2.0]), 2, out=mt.empty(1))
+    assert mt.float_power(mt.tensor([2.0]), 2, out=mt.empty(1, dtype=mt.float64)).tolist() == [4.0]
