@@ -177,6 +177,7 @@ _LAZY_NAMES = {
     "vmap": "func",
     "UntypedStorage": "storage",
     "TypedStorage": "storage",
+    "GradScaler": "amp",  # torch.GradScaler is torch.amp.GradScaler
 }
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(

@@ -491,7 +491,9 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
         )
     for d, b in enumerate(bins):
         if not isinstance(b, Tensor) and b <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}")
+            raise RuntimeError(
+                f"torch.histogram(): bins must be > 0, but got {b} for dimension {d}"
+            )
     # torch's edges (linspace) and bin rule, shared with histogram: NOTE [ Histogram bins ]
     hist, edges = histogramdd_arrays(input, bins, range, weight, density)
     dev = input._device

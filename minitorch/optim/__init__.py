@@ -8,6 +8,7 @@ from minitorch.optim.adam import Adam, AdamW
 from minitorch.optim.adamax import Adamax
 from minitorch.optim.asgd import ASGD
 from minitorch.optim.lbfgs import LBFGS
+from minitorch.optim.muon import Muon
 from minitorch.optim.nadam import NAdam
 from minitorch.optim.optimizer import Optimizer
 from minitorch.optim.radam import RAdam
@@ -24,6 +25,7 @@ __all__ = [
     "Adamax",
     "ASGD",
     "LBFGS",
+    "Muon",
     "NAdam",
     "Optimizer",
     "RAdam",

@@ -59,6 +59,10 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         _check_lr(lr)
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError(
+                "lr as a Tensor is not supported for capturable=False and foreach=True"
+            )
         _check_nonneg("epsilon", eps)
         _check_betas(betas)
         _check_nonneg("weight_decay", weight_decay)

@@ -361,3 +361,34 @@ def test_named_parameters_state_dict_matches_torch():
         sds.append(opt.state_dict())
     _assert_same_state(*sds)
     assert sds[1]["param_groups"][0]["param_names"] == ["w", "b"]
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"nesterov": False, "adjust_lr_fn": "match_rms_adamw", "weight_decay": 0.0},
+        {"lr": 0.02, "momentum": 0.9},
+    ],
+)
+def test_muon_matches_torch(kw):
+    pytest.importorskip("ml_dtypes")
+    rng = np.random.default_rng(0)
+    w0, w1 = rng.standard_normal((6, 4)), rng.standard_normal((3, 5))
+    x = rng.standard_normal((8, 4))
+    runs = []
+    for lib in (mt, torch):
+        a = lib.nn.Parameter(lib.tensor(w0, dtype=lib.float32))
+        b = lib.nn.Parameter(lib.tensor(w1, dtype=lib.float32))
+        opt = lib.optim.Muon([a, b], **kw)
+        for _ in range(4):
+            opt.zero_grad()
+            loss = (lib.tensor(x, dtype=lib.float32) @ a.T).pow(2).sum() + b.pow(3).sum()
+            loss.backward()
+            opt.step()
+        runs.append((a.detach().numpy(), b.detach().numpy(), repr(opt), opt.state_dict()))
+    (am, bm, rm, sm), (at, bt, rt, st) = runs
+    np.testing.assert_allclose(am, at, rtol=1e-2, atol=2e-3)  # bfloat16 products inside
+    np.testing.assert_allclose(bm, bt, rtol=1e-2, atol=2e-3)
+    assert rm == rt
+    assert sm["param_groups"] == st["param_groups"] and sm["state"].keys() == st["state"].keys()
