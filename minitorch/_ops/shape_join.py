@@ -125,6 +125,12 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"at dimension {d}), but got split_sizes={sizes}"
             )
         return _split(tensor, d, sizes, SplitWithSizes)
+    if isinstance(split_size_or_sections, Tensor) and split_size_or_sections.numel() != 1:
+        # (MoE code passing its counts tensor: torch wants a list, counts.tolist())
+        raise TypeError(
+            "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
+            "Tensor"
+        )
     size = int(split_size_or_sections)
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")

@@ -240,9 +240,12 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
     return _affine(out, weight, bias, shape, input.dtype)
 
 
-def _normalized_shape(normalized_shape) -> tuple:
-    if isinstance(normalized_shape, int):
-        return (normalized_shape,)
+def _normalized_shape(normalized_shape, op: str) -> tuple:
+    if not isinstance(normalized_shape, (tuple, list)):  # the modules take an int; F does not
+        raise TypeError(
+            f"{op}(): argument 'normalized_shape' (position 2) must be tuple of ints, not "
+            f"{type(normalized_shape).__name__}"
+        )
     return tuple(int(s) for s in normalized_shape)
 
 
@@ -289,7 +292,7 @@ def layer_norm(
     if _autocast.state.any_enabled:
         args = (input, normalized_shape, weight, bias, eps)
         return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
-    shape = _normalized_shape(normalized_shape)
+    shape = _normalized_shape(normalized_shape, "layer_norm")
     _check_normalized(input, shape, weight, bias)
     if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
         return layer_norm_kernel(input, len(shape), weight, bias, eps)
@@ -302,7 +305,12 @@ def layer_norm(
             f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
         )
     dims = tuple(range(input.ndim - len(shape), input.ndim))
-    out = _normalized(input, dims, eps)[0]
+    x = input
+    if input.dtype in _dtype.HALF_FLOATS and any(
+        p is not None and p.dtype is _dtype.float32 for p in (weight, bias)
+    ):  # float32 parameters of a half model: torch computes in float32 and rounds once
+        x = input.float()
+    out = _normalized(x, dims, eps)[0]
     if weight is not None:
         out = out * weight
     if bias is not None:
@@ -360,7 +368,7 @@ def rms_norm(
 ) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps defaults
     to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
-    shape = _normalized_shape(normalized_shape)
+    shape = _normalized_shape(normalized_shape, "rms_norm")
     if input.ndim < len(shape):
         raise ValueError(
             f"rms_norm: Input tensor must have at least {len(shape)} dimensions, but got "
@@ -377,6 +385,10 @@ def rms_norm(
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     ms = scalar_node(x.pow(2).mean(dims, keepdim=True) + eps)
     out = x * rsqrt(ms)
+    if x is not input and weight is not None and weight.dtype is _dtype.float32:
+        # a float32 weight (kept in float32 for a half model): torch's unfused path scales in
+        # float32 and rounds once
+        return (out * weight).to(dt)
     if x is not input:
         out = out.to(dt)
     if weight is not None:

@@ -645,3 +645,42 @@ def test_linear_with_a_bias_reports_dtype_mismatches_as_addmm():
         F.linear(mt.ones(2, 3), w, b.double())
     with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
         F.linear(x, w)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_norms_of_half_inputs_with_float32_parameters_round_once(dtype):
+    # a half model that keeps its norm weights in float32: torch's unfused path computes in
+    # float32 (rms_norm's default eps is float32's) and rounds once
+    if dtype == "bfloat16":
+        pytest.importorskip("ml_dtypes")
+    dt = getattr(mt, dtype)
+    rng = np.random.default_rng(0)
+    x = mt.tensor(rng.standard_normal((16, 64)).astype(np.float32) * 3).to(dt)
+    w, b = (
+        mt.tensor(rng.standard_normal(64).astype(np.float32)),
+        mt.tensor(rng.standard_normal(64).astype(np.float32)),
+    )
+    got = F.rms_norm(x, (64,), w)
+    assert got.dtype is dt
+    assert got.tolist() == F.rms_norm(x.float(), (64,), w).to(dt).tolist()
+    got = F.layer_norm(x, (64,), w, b)
+    assert got.dtype is dt
+    assert got.tolist() == F.layer_norm(x.float(), (64,), w, b).to(dt).tolist()
+
+
+def test_functional_norms_want_a_shape_sequence_and_split_wants_sizes_not_a_tensor():
+    x = mt.ones(2, 4)
+    for fn in (F.layer_norm, F.rms_norm):
+        with pytest.raises(
+            TypeError, match="argument 'normalized_shape' .* must be tuple of ints, not int"
+        ):
+            fn(x, 4)
+    assert nn.LayerNorm(4)(x).shape == (2, 4) and nn.RMSNorm(4)(x).shape == (2, 4)
+    with pytest.raises(TypeError, match="'split_sizes' .* must be tuple of ints, not Tensor"):
+        mt.zeros(6, 3).split(mt.tensor([1, 3, 0, 2]))
+    assert [t.shape[0] for t in mt.zeros(6, 3).split(mt.tensor([1, 3, 0, 2]).tolist())] == [
+        1,
+        3,
+        0,
+        2,
+    ]
