@@ -71,6 +71,8 @@ def scaled_dot_product_attention(
             f"{_dtype.scalar_name(key.dtype)} and value.dtype: {_dtype.scalar_name(value.dtype)} "
             "instead."
         )
+    if attn_mask is not None and attn_mask.ndim < 2:  # torch reads the mask's dim -2
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     mask_dt = getattr(attn_mask, "dtype", None)
     if mask_dt is not None and mask_dt not in (_dtype.bool, _dtype.float32, dt):
         raise RuntimeError(

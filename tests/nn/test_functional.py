@@ -349,3 +349,9 @@ def test_sdpa_applies_an_explicit_mask_and_is_causal_together_on_4d_inputs():
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
         F.scaled_dot_product_attention(q[0], q[0], q[0], attn_mask=pad, is_causal=True)  # 3-D
     assert minitorch.legacy_contiguous_format is minitorch.contiguous_format
+
+
+def test_sdpa_refuses_a_one_dimensional_mask_as_torch():
+    q = minitorch.ones(1, 1, 2, 4)
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        F.scaled_dot_product_attention(q, q, q, attn_mask=minitorch.ones(2, dtype=minitorch.bool))
