@@ -568,7 +568,10 @@ def broadcast_shapes(*shapes) -> Size:
 
 
 def broadcast_tensors(*tensors) -> tuple:
-    """The tensors expanded to their common shape (views). Mirrors torch.broadcast_tensors."""
+    """The tensors expanded to their common shape (views). Mirrors torch.broadcast_tensors.
+
+    As in torch, a tensor that already has the common shape comes back as itself (same object,
+    still a leaf): distributions keep the user's parameters this way, so they stay optimisable."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     n = max((t._data.ndim for t in tensors), default=0)
@@ -584,4 +587,5 @@ def broadcast_tensors(*tensors) -> tuple:
                 )
             if v != 1:
                 out[j] = v
-    return tuple(expand(t, out) for t in tensors)
+    out = tuple(out)
+    return tuple(t if t._data.shape == out else expand(t, out) for t in tensors)

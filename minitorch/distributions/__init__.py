@@ -15,8 +15,11 @@ from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.constraint_registry import biject_to, transform_to
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.exponential import Exponential
+from minitorch.distributions.fishersnedecor import FisherSnedecor
 from minitorch.distributions.gamma import Chi2, Gamma
+from minitorch.distributions.generalized_pareto import GeneralizedPareto
 from minitorch.distributions.geometric import Geometric
 from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.independent import Independent
@@ -55,7 +58,10 @@ __all__ = [
     "Dirichlet",
     "Distribution",
     "Exponential",
+    "ExponentialFamily",
+    "FisherSnedecor",
     "Gamma",
+    "GeneralizedPareto",
     "Geometric",
     "Gumbel",
     "HalfCauchy",

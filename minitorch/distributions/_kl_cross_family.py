@@ -27,7 +27,7 @@ def _infinite_like(t):
 
 
 def _x_log_x(t):
-    return t * t.log()  # as torch: nan at 0
+    return minitorch.xlogy(t, t)  # 0 at 0 (0 log 0's limit), as torch: Uniform(0, 1) || Gamma
 
 
 def _kl_infinity(attr):

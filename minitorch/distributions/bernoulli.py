@@ -7,7 +7,7 @@ import numbers
 import minitorch
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
-from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.utils import (
     BinaryProbs,
     broadcast_all,
@@ -33,7 +33,7 @@ def _probs_or_logits(probs, logits):
     return param, is_scalar, "probs" if probs is not None else "logits"
 
 
-class Bernoulli(BinaryProbs, Distribution):
+class Bernoulli(BinaryProbs, ExponentialFamily):
     """A 0/1 variable that is 1 with probability `probs` (or sigmoid(`logits`)).
 
     Mirrors torch.distributions.Bernoulli."""
@@ -52,6 +52,16 @@ class Bernoulli(BinaryProbs, Distribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Bernoulli, _instance)
         return self._expand_params(new, batch_shape, ("probs", "logits"))
+
+    # natural parameters (logits,); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self):
@@ -79,6 +89,10 @@ class Bernoulli(BinaryProbs, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
+        if value.dtype.is_floating_point and value.dtype != logits.dtype:
+            # torch's binary_cross_entropy_with_logits gives the target's dtype, not the promoted
+            # one: a float32 value has a float32 log_prob even under float64 probs
+            logits = logits.to(value.dtype)
         return -_bce_with_logits(logits, value)
 
     def entropy(self):

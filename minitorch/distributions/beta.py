@@ -9,12 +9,13 @@ from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with concentrations concentration1 (alpha) and
     concentration0 (beta).
 
@@ -55,6 +56,14 @@ class Beta(Distribution):
     @property
     def concentration0(self):
         return self._dirichlet.concentration[..., 1]
+
+    # natural parameters (concentration1, concentration0); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return self.concentration1, self.concentration0
+
+    def _log_normalizer(self, x, y):
+        return x.lgamma() + y.lgamma() - (x + y).lgamma()
 
     @property
     def mean(self):

@@ -8,6 +8,7 @@ import numbers
 from minitorch.distributions import constraints
 from minitorch.distributions.transforms import (
     AffineTransform,
+    CatTransform,
     ComposeTransform,
     CorrCholeskyTransform,
     ExpTransform,
@@ -16,6 +17,7 @@ from minitorch.distributions.transforms import (
     PositiveDefiniteTransform,
     SigmoidTransform,
     SoftmaxTransform,
+    StackTransform,
     StickBreakingTransform,
     identity_transform,
 )
@@ -110,4 +112,26 @@ biject_to.register(constraints.simplex, lambda c: StickBreakingTransform())
 transform_to.register(constraints.simplex, lambda c: SoftmaxTransform())
 transform_to.register(constraints.lower_cholesky, lambda c: LowerCholeskyTransform())
 transform_to.register(constraints.positive_definite, lambda c: PositiveDefiniteTransform())
+# as torch: the semidefinite set's boundary is unreachable, its interior is positive definite
+transform_to.register(constraints.positive_semidefinite, lambda c: PositiveDefiniteTransform())
+
+
+def _registry_cat(registry):
+    def factory(constraint):
+        parts = [registry(c) for c in constraint.cseq]
+        return CatTransform(parts, constraint.dim, constraint.lengths)
+
+    return factory
+
+
+def _registry_stack(registry):
+    def factory(constraint):
+        return StackTransform([registry(c) for c in constraint.cseq], constraint.dim)
+
+    return factory
+
+
+for _registry in (biject_to, transform_to):
+    _registry.register(constraints.cat, _registry_cat(_registry))
+    _registry.register(constraints.stack, _registry_stack(_registry))
 del _registry

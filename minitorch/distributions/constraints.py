@@ -7,6 +7,7 @@ import minitorch
 __all__ = [
     "Constraint",
     "boolean",
+    "cat",
     "corr_cholesky",
     "dependent",
     "dependent_property",
@@ -33,6 +34,7 @@ __all__ = [
     "real_vector",
     "simplex",
     "square",
+    "stack",
     "symmetric",
     "unit_interval",
 ]
@@ -350,6 +352,78 @@ class _PositiveDefinite(_Symmetric):
         return (minitorch.linalg.eigvalsh(value) > 0).all(-1)
 
 
+def _check_dim(name: str, value, dim: int) -> None:
+    if not -value.dim() <= dim < value.dim():
+        raise AssertionError(
+            f"{name}: dim {dim} is out of range for a value of shape {tuple(value.shape)}"
+        )
+
+
+class _Cat(Constraint):
+    """Consecutive sections of `dim` (of sizes `lengths`, 1 each by default), each in its own
+    constraint of `cseq`; check() concatenates their checks along dim.
+
+    Mirrors torch.distributions.constraints.cat."""
+
+    def __init__(self, cseq, dim: int = 0, lengths=None):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise AssertionError("cat: every element of cseq must be a Constraint")
+        self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
+        if len(self.lengths) != len(self.cseq):
+            raise AssertionError(
+                f"cat: {len(self.lengths)} lengths for {len(self.cseq)} constraints"
+            )
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        return max(c.event_dim for c in self.cseq)
+
+    def check(self, value):
+        _check_dim("cat", value, self.dim)
+        checks, start = [], 0
+        for c, length in zip(self.cseq, self.lengths, strict=True):
+            checks.append(c.check(value.narrow(self.dim, start, length)))
+            start += length
+        return minitorch.cat(checks, self.dim)
+
+
+class _Stack(Constraint):
+    """The i-th slice of `dim` in the i-th constraint of `cseq`; check() stacks their checks
+    along dim.
+
+    Mirrors torch.distributions.constraints.stack."""
+
+    def __init__(self, cseq, dim: int = 0):
+        self.cseq = list(cseq)
+        if not all(isinstance(c, Constraint) for c in self.cseq):
+            raise AssertionError("stack: every element of cseq must be a Constraint")
+        self.dim = dim
+
+    @property
+    def is_discrete(self):
+        return any(c.is_discrete for c in self.cseq)
+
+    @property
+    def event_dim(self):
+        event_dim = max(c.event_dim for c in self.cseq)
+        # a negative stacking dim that falls inside the parts' event dims adds one more
+        return event_dim + 1 if self.dim + event_dim < 0 else event_dim
+
+    def check(self, value):
+        _check_dim("stack", value, self.dim)
+        n = value.size(self.dim)
+        return minitorch.stack(
+            [c.check(value.select(self.dim, i)) for c, i in zip(self.cseq, range(n), strict=False)],
+            self.dim,
+        )
+
+
 dependent = _Dependent()
 dependent_property = _DependentProperty
 independent = _IndependentConstraint
@@ -377,3 +451,5 @@ square = _Square()
 symmetric = _Symmetric()
 positive_semidefinite = _PositiveSemidefinite()
 positive_definite = _PositiveDefinite()
+cat = _Cat
+stack = _Stack

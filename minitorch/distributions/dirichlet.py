@@ -6,12 +6,13 @@ import minitorch
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.gamma import _rsample_standard_gamma
 
 __all__ = ["Dirichlet"]
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution on the simplex, with concentration over the last dim.
 
     Mirrors torch.distributions.Dirichlet.
@@ -38,6 +39,14 @@ class Dirichlet(Distribution):
         Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
+
+    # natural parameters (concentration,); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return x.lgamma().sum(-1) - x.sum(-1).lgamma()
 
     @property
     def mean(self):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
+from minitorch.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Exponential"]
 
 
-class Exponential(_Elementwise):
+class Exponential(_Elementwise, ExponentialFamily):
     """The exponential distribution with rate `rate` (mean 1 / rate).
 
     Mirrors torch.distributions.Exponential."""
@@ -21,6 +22,16 @@ class Exponential(_Elementwise):
 
     def __init__(self, rate, validate_args=None):
         super().__init__(rate, validate_args=validate_args)
+
+    # natural parameters (-rate,); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -(-x).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self):

@@ -7,6 +7,7 @@ from minitorch._tensor import _make
 from minitorch.autograd.function import Function
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.utils import _standard_gamma
 
 __all__ = ["Chi2", "Gamma"]
@@ -111,7 +112,7 @@ def _rsample_standard_gamma(concentration):
     return StandardGamma.apply(concentration)
 
 
-class Gamma(_Elementwise):
+class Gamma(_Elementwise, ExponentialFamily):
     """The gamma distribution with shape `concentration` and inverse scale `rate`.
 
     Mirrors torch.distributions.Gamma. rsample() is differentiable with respect to both
@@ -124,6 +125,16 @@ class Gamma(_Elementwise):
 
     def __init__(self, concentration, rate, validate_args=None):
         super().__init__(concentration, rate, validate_args=validate_args)
+
+    # natural parameters (concentration - 1, -rate); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return self.concentration - 1, -self.rate
+
+    def _log_normalizer(self, x, y):
+        return (x + 1).lgamma() + (x + 1) * (-y.reciprocal()).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self):
@@ -143,6 +154,9 @@ class Gamma(_Elementwise):
         return value.clamp(min=minitorch.finfo(value.dtype).tiny)
 
     def log_prob(self, value):
+        # as torch: the value takes the parameters' dtype (float16 Gamma: float16 log_prob), and
+        # a Python number is accepted
+        value = minitorch.as_tensor(value, dtype=self.rate.dtype, device=self.rate.device)
         if self._validate_args:
             self._validate_sample(value)
         c, r = self.concentration, self.rate

@@ -7,10 +7,11 @@ import math
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
+from minitorch.distributions.utils import euler_constant
 
 __all__ = ["Gumbel"]
 
-_EULER = 0.57721566490153286060
+_EULER = euler_constant
 
 
 class Gumbel(_Elementwise):

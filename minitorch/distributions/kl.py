@@ -12,6 +12,7 @@ from minitorch.distributions.categorical import Categorical, OneHotCategorical
 from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.exponential import Exponential
 from minitorch.distributions.gamma import Gamma
 from minitorch.distributions.geometric import Geometric
@@ -102,6 +103,26 @@ def kl_divergence(p, q):
 
 def _inf_where(cond, value):
     return minitorch.where(cond, minitorch.full_like(value, float("inf")), value)
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log normaliser: F(q) - F(p) - <q - p, grad F(p)> over the
+    natural parameters (the fallback for a family without a closed form here)."""
+    if type(p) is not type(q):
+        raise NotImplementedError(
+            "The cross KL-divergence between different exponential families cannot be computed "
+            "using Bregman divergences"
+        )
+    p_params = [t.detach().requires_grad_() for t in p._natural_params]
+    q_params = q._natural_params
+    with minitorch.enable_grad():
+        p_log_norm = p._log_normalizer(*p_params)
+        grads = minitorch.autograd.grad(p_log_norm.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - p_log_norm
+    for pp, qp, g in zip(p_params, q_params, grads, strict=True):
+        result = result - _sum_rightmost((qp - pp) * g, len(q.event_shape))
+    return result
 
 
 @register_kl(Normal, Normal)

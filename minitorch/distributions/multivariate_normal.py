@@ -34,10 +34,10 @@ def _precision_to_scale_tril(P):
 
 
 def _need_matrix(name: str, m) -> None:
+    """name: how torch's message calls the argument ("scale_tril matrix", "covariance_matrix")."""
     if m.dim() < 2:
         raise ValueError(
-            f"{name} matrix must be at least two-dimensional, with optional leading batch "
-            "dimensions"
+            f"{name} must be at least two-dimensional, with optional leading batch dimensions"
         )
 
 
@@ -76,7 +76,7 @@ class MultivariateNormal(Distribution):
                 "specified."
             )
         if scale_tril is not None:
-            _need_matrix("scale_tril", scale_tril)
+            _need_matrix("scale_tril matrix", scale_tril)
             matrix = scale_tril
         elif covariance_matrix is not None:
             _need_matrix("covariance_matrix", covariance_matrix)
@@ -161,7 +161,9 @@ class MultivariateNormal(Distribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        diff = value - self.loc
+        # torch's solve_triangular computes in the matrix's dtype, so a value of another float
+        # dtype gives a log_prob in the parameters' dtype (float32 params, float64 value: float32)
+        diff = (value - self.loc).to(self._unbroadcasted_scale_tril.dtype)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, diff)
         half_log_det = self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - half_log_det

@@ -9,6 +9,7 @@ import minitorch
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
+from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.utils import broadcast_all
 
 __all__ = ["LogNormal", "Normal"]
@@ -16,7 +17,7 @@ __all__ = ["LogNormal", "Normal"]
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """The normal distribution N(loc, scale**2).
 
     Mirrors torch.distributions.Normal."""
@@ -41,6 +42,16 @@ class Normal(Distribution):
         Distribution.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
+
+    # natural parameters (mu / s^2, -1 / (2 s^2)); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal()
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()
+
+    _mean_carrier_measure = 0
 
     @property
     def mean(self):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
+from minitorch.distributions.exp_family import ExponentialFamily
 
 __all__ = ["Poisson"]
 
 
-class Poisson(_Elementwise):
+class Poisson(_Elementwise, ExponentialFamily):
     """Counts with mean `rate`.
 
     Mirrors torch.distributions.Poisson.
@@ -23,6 +24,14 @@ class Poisson(_Elementwise):
 
     def __init__(self, rate, validate_args=None):
         super().__init__(rate, validate_args=validate_args)
+
+    # natural parameters (log rate,); see ExponentialFamily
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()
 
     @property
     def mean(self):
@@ -44,5 +53,5 @@ class Poisson(_Elementwise):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        rate, value = minitorch.broadcast_tensors(self.rate, value.to(self.rate.dtype))
+        rate, value = minitorch.broadcast_tensors(self.rate, value)  # dtypes promote, as torch's
         return minitorch.xlogy(value, rate) - rate - (value + 1).lgamma()

@@ -177,6 +177,9 @@ class _Folded(TransformedDistribution):
     support = constraints.nonnegative
     has_rsample = True
     _base_cls = None  # the symmetric family folded
+    # torch's HalfCauchy casts the value to the scale's dtype; its HalfNormal does not (the
+    # dtypes promote), so the two give different log_prob dtypes for a value of another dtype
+    _cast_value = True
 
     def __init__(self, scale, validate_args=None):
         base = self._base_cls(0, scale, validate_args=False)
@@ -196,7 +199,8 @@ class _Folded(TransformedDistribution):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        value = minitorch.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
+        if self._cast_value:
+            value = minitorch.as_tensor(value, dtype=self.scale.dtype, device=self.scale.device)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return minitorch.where(value >= 0, log_prob, -math.inf)
 
@@ -216,6 +220,7 @@ class HalfNormal(_Folded):
     """|X| for X ~ Normal(0, scale). Mirrors torch.distributions.HalfNormal."""
 
     _base_cls = Normal
+    _cast_value = False
 
     @property
     def mean(self):

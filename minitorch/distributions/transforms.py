@@ -15,6 +15,7 @@ from minitorch.distributions.utils import _sum_rightmost, broadcast_all
 __all__ = [
     "AbsTransform",
     "AffineTransform",
+    "CatTransform",
     "ComposeTransform",
     "CorrCholeskyTransform",
     "CumulativeDistributionTransform",
@@ -27,6 +28,7 @@ __all__ = [
     "SigmoidTransform",
     "SoftmaxTransform",
     "SoftplusTransform",
+    "StackTransform",
     "StickBreakingTransform",
     "TanhTransform",
     "Transform",
@@ -845,3 +847,7 @@ class CumulativeDistributionTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return self.distribution.log_prob(x)
+
+
+# last: they subclass Transform, defined above
+from minitorch.distributions._transforms_join import CatTransform, StackTransform  # noqa: E402

@@ -19,6 +19,10 @@ __all__ = [
 ]
 
 
+# the Euler-Mascheroni constant (Gumbel's mean, several KL closed forms)
+euler_constant = 0.57721566490153286060
+
+
 def broadcast_all(*values):
     """Broadcast tensors and Python numbers to one shape; numbers take the dtype and device of
     the first tensor (the default dtype when there is none).
