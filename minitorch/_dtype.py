@@ -130,9 +130,7 @@ def via_float32(a, npdt):
         if a.__class__ is builtins.int:
             return checked_int(a, npdt)
         if a.__class__ is builtins.float:  # masked_fill(m, float('-inf')) on a long tensor
-            if a != a or a in (builtins.float("inf"), builtins.float("-inf")):
-                raise _overflow(npdt)
-            checked_int(builtins.int(a), npdt)
+            checked_float_int(a, npdt)
     return a
 
 
@@ -177,6 +175,16 @@ def checked_int(v: int, npdt) -> int:
     if info.min == 0 and -info.max <= v < 0:
         return v + info.max + 1
     raise _overflow(npdt)
+
+
+def checked_float_int(v: float, npdt) -> float:
+    """A Python float written into an integer dtype, as c10 checks it: within the dtype's range
+    before truncation, with no wrap-around (into uint8, -1.0 and -0.5 raise where the int -1 gives
+    255, and 255.5 raises); NaN and inf raise. Returns v, for the store to truncate."""
+    info = np.iinfo(npdt)
+    if not info.min <= v <= info.max:  # also False for NaN
+        raise _overflow(npdt)
+    return v
 
 
 def _overflow(npdt) -> RuntimeError:

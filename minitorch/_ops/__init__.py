@@ -71,6 +71,9 @@ _LAZY_FAMILIES = {
         inverse det slogdet logdet cholesky_solve cholesky_inverse triangular_solve
         lu_unpack lu lu_solve
     """,
+    "lowrank": """
+        svd_lowrank pca_lowrank
+    """,
     "logical": """
         logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor
         bitwise_not bitwise_left_shift bitwise_right_shift isclose allclose equal isnan

@@ -435,7 +435,18 @@ def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
         )
     _no_out(out, "linalg.svd")
     _check_matrix(A, "linalg.svd", square=False)
+    _check_svd_driver(A, driver)
     return return_types.linalg_svd(Svd.apply(A, full_matrices=full_matrices))
+
+
+def _check_svd_driver(A, driver) -> None:
+    """torch takes driver= (a cuSOLVER routine) on CUDA only, and checks it after the matrix
+    checks and after an empty input has returned."""
+    if driver is not None and A._device.type == "cpu" and A.numel() != 0:
+        raise RuntimeError(
+            "torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+            "cuSOLVER backend."
+        )
 
 
 def linalg_svdvals(A, *, driver=None, out=None):
@@ -445,6 +456,7 @@ def linalg_svdvals(A, *, driver=None, out=None):
             linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver, "out": out}
         )
     _check_matrix(A, "linalg.svdvals", square=False)
+    _check_svd_driver(A, driver)
     return _write(Svd.apply(A, full_matrices=False)[1], out)
 
 

@@ -325,6 +325,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
+    x2 = _cdist_kernel_dtypes(x1, x2, p, compute_mode)
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 2:
         # sqrt of the sum of squares with a zero gradient at zero distance, as torch
@@ -337,6 +338,34 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         # gradient (vector_norm's count is not differentiable: no gradient at all)
         return diff.sign().abs().sum(-1)
     return vector_norm(diff, p, -1)
+
+
+def _cdist_kernel_dtypes(x1, x2, p, compute_mode):
+    """x2, after the dtype checks of the kernel torch's cdist picks: no promotion. Empty inputs
+    take no kernel (the result has x1's dtype); the matmul form (p=2 with more than 25 rows, or
+    use_mm_for_euclid_dist) wants equal dtypes; the direct form is dispatched on x1's dtype,
+    which must be float32 or float64, and then wants x2's to be the same."""
+    if 0 in x1.shape or 0 in x2.shape:
+        return cast(x2, x1.dtype) if x2.dtype != x1.dtype else x2
+    by_mm = p == 2 and (
+        compute_mode == "use_mm_for_euclid_dist"
+        or compute_mode == "use_mm_for_euclid_dist_if_necessary"
+        and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
+    )
+    if by_mm:
+        if x1.dtype != x2.dtype:
+            from minitorch._ops.linalg import _ctype
+
+            raise RuntimeError(
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{_ctype(x1.dtype)} != {_ctype(x2.dtype)}"
+            )
+        return x2
+    if x1.dtype in _dtype.HALF_FLOATS:
+        raise NotImplementedError(f"\"cdist\" not implemented for '{_short(x1.dtype)}'")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_short(x1.dtype)} but found {_short(x2.dtype)}")
+    return x2
 
 
 def block_diag(*tensors):

@@ -16,7 +16,6 @@ from minitorch._ops._common import (
     promote_float,
     same_device,
     scalar_like,
-    wrap_int,
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
@@ -1085,12 +1084,12 @@ def clamp(input, min=None, max=None, *, out=None):
     for bnd in (min, max):
         if bnd is not None:
             dt = _dtype.scalar_dtype(dt, bnd)
-            if bnd.__class__ is int and dt is input.dtype and not dt.is_floating_point:
-                if wrap_int(bnd, input._data.dtype) != bnd:
-                    raise RuntimeError(
-                        f"value cannot be converted to type {input._data.dtype.name}_t without "
-                        "overflow"
-                    )
+    if not dt.is_floating_point and dt is not _dtype.bool:
+        # c10's checked conversion, as torch converts the bounds: into uint8, -1 is 255 (so
+        # clamp(min=-1) gives all 255) and 300 raises
+        min, max = (
+            b if b.__class__ is not int else _dtype.checked_int(b, dt.np) for b in (min, max)
+        )
     if dt is not input.dtype:
         input = cast(input, dt)
     if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
@@ -1154,22 +1153,23 @@ def where(condition, input=None, other=None, *, out=None):
         condition = condition.bool()
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         input = scalar_like(input, condition)
-    a, b, dt = promote(input, other, "where")
-    a = (
-        a
-        if isinstance(a, Tensor)
-        else _make(
-            condition._device.backend.xp.asarray(a, dtype=dt.np), condition._device, False, None
-        )
-    )
-    b = (
-        b
-        if isinstance(b, Tensor)
-        else _make(
-            condition._device.backend.xp.asarray(b, dtype=dt.np), condition._device, False, None
-        )
+    a, b, dt = promote(input, other, "where", wrap=False)
+    xp, dev = condition._device.backend.xp, condition._device
+    a, b = (
+        x
+        if isinstance(x, Tensor)
+        else _make(xp.asarray(_where_number(x, dt), dt.np), dev, False, None)
+        for x in (a, b)
     )
     return _out(Where.apply(condition, a, b), out)
+
+
+def _where_number(v, dt):
+    """A number operand of where as its integer dtype takes it: c10's checked conversion (into
+    uint8, -1 is 255 and 300 raises), not the wrap-around of arithmetic (u8 + 300)."""
+    if v.__class__ is int and dt.np.kind in "iu":
+        return _dtype.checked_int(v, dt.np)
+    return v
 
 
 # --- comparisons: bool results, never differentiable ---

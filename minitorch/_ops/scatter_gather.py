@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan
@@ -163,6 +164,7 @@ def _value_tensor(x: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         return value.to(x.dtype) if value.dtype is not x.dtype else value
     xp = x._device.backend.xp
+    value = _dtype.fill_number(value, x._data.dtype)  # c10's checked conversion: u8 takes -1
     return _make(xp.asarray(value, dtype=x._data.dtype), x._device, False, None)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 
+from minitorch import _dtype
 from minitorch._tensor import Tensor
 from minitorch.random import rand
 
@@ -28,15 +29,18 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
-    """1 where an element (or, with `feature`, a whole channel) is kept, with probability 1 - p;
-    in input's dtype, shaped to broadcast against it."""
+def _mask_shape(input: Tensor, feature: bool) -> tuple:
     if feature:
         if input.ndim < 2:
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
-    else:
-        shape = tuple(input.shape)
+        return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return tuple(input.shape)
+
+
+def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
+    """1 where an element (or, with `feature`, a whole channel) is kept, with probability 1 - p;
+    in input's dtype, shaped to broadcast against it."""
+    shape = _mask_shape(input, feature)
     return (rand(shape, dtype=input.dtype, device=input.device) < 1 - p).to(input.dtype)
 
 
@@ -50,6 +54,16 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
         return input
     if p == 1:
         return _multiply(input, input.new_zeros(()), inplace)
+    if not input.dtype.is_floating_point:
+        # torch scales its mask by 1 / (1 - p) in place, in the input's dtype; an empty input
+        # returns before that
+        _mask_shape(input, feature)
+        if input.numel() == 0:
+            return input
+        raise RuntimeError(
+            f"result type Float can't be cast to the desired output type "
+            f"{_dtype.scalar_name(input.dtype)}"
+        )
     return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
 
 

@@ -265,19 +265,33 @@ def _along(t: Tensor, dim: int) -> Tensor:
     return t.reshape((-1,) + (1,) * (-dim - 1))
 
 
-def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
+def _check_spatial_count(input, n, size, scale_factor) -> None:
+    """torch's first checks of size and scale_factor, made before the mode's: a 3-D input with
+    mode='bilinear' and a 2-d size (a forgotten batch dim) is this ValueError, not the mode's
+    NotImplementedError."""
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
+    have = list(input.shape[2:])
+    # an int-like size (np.int64, NOTE [ Int-like arguments ]) is one size for every dim
+    if size is not None and not (isinstance(size, int) or is_index(size)) and len(size) != n:
+        raise ValueError(
+            "interpolate: Input and output must have the same number of spatial dimensions, "
+            f"but got input with spatial dimensions of {have} and output size of {size}. Please "
+            "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+            "(o1, o2, ...,oK) format."
+        )
+    if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != n:
+        raise ValueError(
+            "interpolate: Input and scale_factor must have the same number of spatial "
+            f"dimensions, but got input with spatial dimensions of {have} and scale_factor of "
+            f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
+            "and scale_factor in (s1, s2, ...,sK) format."
+        )
+
+
+def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
     have = input.shape[2:]
     if size is not None:
-        # an int-like size (np.int64, NOTE [ Int-like arguments ]) is one size for every dim
-        if not (isinstance(size, int) or is_index(size)) and len(size) != n:
-            raise ValueError(
-                "interpolate: Input and output must have the same number of spatial dimensions, "
-                f"but got input with spatial dimensions of {list(have)} and output size of "
-                f"{size}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and output "
-                "size in (o1, o2, ...,oK) format."
-            )
         sizes = ntuple(size, n, "size", "interpolate")
         return sizes, (None,) * n
     if scale_factor is None:
@@ -286,11 +300,11 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
         factors = (float(scale_factor),) * n
     else:
         factors = tuple(float(f) for f in scale_factor)
-        if len(factors) != n:
+        if len(factors) != n:  # a sequence other than a list or tuple
             raise ValueError(
-                f"Input and scale_factor must have the same number of spatial dimensions, but "
-                f"got input with spatial dimensions of {list(have)} and scale_factor of shape "
-                f"{list(scale_factor)}."
+                f"interpolate: Input and scale_factor must have the same number of spatial "
+                f"dimensions, but got input with spatial dimensions of {list(have)} and "
+                f"scale_factor of shape {list(scale_factor)}."
             )
     sizes = tuple(math.floor(L * f) for L, f in zip(have, factors, strict=False))
     return sizes, ((None,) * n if recompute_scale_factor else factors)
@@ -341,6 +355,7 @@ def interpolate(
             )
     elif align_corners is None:
         align_corners = False
+    _check_spatial_count(input, input.ndim - 2, size, scale_factor)
     if antialias and not (mode in _ANTIALIAS_NODES and input.ndim == 4):
         raise ValueError(
             "interpolate: Anti-alias option is restricted to bilinear and bicubic modes and "

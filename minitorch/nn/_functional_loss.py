@@ -518,6 +518,10 @@ def binary_cross_entropy_with_logits(
         loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
     if weight is not None:
         loss = loss * weight
+    if loss.dtype is not target.dtype:
+        # torch's kernel builds the loss in place on (1 - target): float64 logits with float32
+        # labels give a float32 loss (reduced in float32)
+        loss = loss.to(target.dtype)
     return as_node(
         reduce_loss(loss, reduction),
         "BinaryCrossEntropyWithLogitsBackward0",

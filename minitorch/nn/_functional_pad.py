@@ -114,8 +114,12 @@ def _source(mode: str, p: int, size: int) -> int:
 
 
 def _constant(input: Tensor, pairs, value) -> Tensor:
-    if not input.dtype.is_floating_point and input.dtype is not _dtype.bool:
-        value = int(value)
+    if any(left > 0 or right > 0 for _, left, right in pairs):  # checked only when written
+        # torch's pad takes the value as a double, so c10's float check applies to every dtype:
+        # into uint8, -1 raises (where full and fill_ take the int -1 as 255) and 255.5 raises
+        value = _dtype.fill_number(float(value), input._data.dtype)
+        if not input.dtype.is_floating_point and input.dtype is not _dtype.bool:
+            value = int(value)
     out = input
     copied = False
     for dim, left, right in pairs:

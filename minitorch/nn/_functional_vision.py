@@ -8,7 +8,7 @@ import math
 import warnings
 
 from minitorch import _autocast_state as _autocast
-from minitorch import _ops
+from minitorch import _dtype, _ops
 from minitorch._factories import arange, ones, zeros_like
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
@@ -223,10 +223,29 @@ def grid_sample(
         )
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    _check_grid_dtypes(input, grid, n)
     sampler = _GridSampler2D if n == 2 else _GridSampler3D
     return sampler.apply(
         input, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners
     )
+
+
+def _check_grid_dtypes(input: Tensor, grid: Tensor, n: int) -> None:
+    """The dtype checks of torch's CPU grid sampler kernels, which promote nothing: a floating
+    input, and a grid of the same dtype. torch's 2-d sampler returns an empty input or grid
+    before it dispatches, so those pass unchecked."""
+    if n == 2 and (input.numel() == 0 or grid.numel() == 0):
+        return
+    if not input.dtype.is_floating_point:
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if n == 2 else "grid_sampler3d_cpu"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
+        )
+    if grid.dtype is not input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dtype.scalar_name(input.dtype)} but found "
+            f"{_dtype.scalar_name(grid.dtype)}"
+        )
 
 
 # NOTE [ grid_sample's node ]

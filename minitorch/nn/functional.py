@@ -331,6 +331,11 @@ def gumbel_softmax(
     from minitorch._factories import zeros_like
     from minitorch.random import rand
 
+    if not logits.dtype.is_floating_point:  # torch draws its noise with exponential_
+        raise RuntimeError(
+            "Exponential distribution is a continuous probability distribution. dtype must be a "
+            f"floating point but you specified {_dtype.scalar_name(logits.dtype)}"
+        )
     u = rand(logits.shape, dtype=logits.dtype, device=logits.device)
     # -log(E), E ~ Exp(1) = -log(U): the Gumbel(0, 1) sample; U == 0 would give -inf, avoided
     gumbels = -_ops.log(-_ops.log(_ops.clamp(u, min=eps)))

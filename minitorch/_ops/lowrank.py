@@ -1,0 +1,65 @@
+"""Randomized low-rank SVD and PCA: svd_lowrank, pca_lowrank (Halko, Martinsson and Tropp,
+"Finding structure with randomness", 2009), composed from matmul, QR and SVD."""
+
+from __future__ import annotations
+
+from minitorch import _dtype
+from minitorch._ops.linalg import matmul
+from minitorch._ops.linalg_factor import linalg_qr, linalg_svd
+from minitorch._tensor import Tensor
+
+__all__ = ["svd_lowrank", "pca_lowrank"]
+
+
+def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
+    """Q with orthonormal columns whose span approximates A's range (Halko et al., Algorithm
+    4.4): A times a Gaussian test matrix, then niter power iterations through A^T and A, each
+    product re-orthonormalized by QR so small singular directions survive rounding."""
+    from minitorch.random import randn
+
+    dt = A.dtype if A.dtype.is_floating_point else _dtype.float32  # as torch: float32 for ints
+    omega = randn(A.shape[-1], q, dtype=dt, device=A.device)  # minitorch's generator
+    Q = linalg_qr(matmul(A, omega)).Q
+    At = A.mT
+    for _ in range(niter):
+        Q = linalg_qr(matmul(At, Q)).Q
+        Q = linalg_qr(matmul(A, Q)).Q
+    return Q
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
+    """(U, S, V), an approximate SVD of A - M (M broadcast to A) of rank at most q, with
+    A - M ~ U diag(S) V^T: U is (*, m, k), S (*, k), V (*, n, k). Mirrors torch.svd_lowrank.
+
+    The basis is found for A^T (an n x q one, after niter power iterations) and A is projected
+    onto it, as torch does. Differences from torch: the Gaussian test matrix comes from
+    minitorch's generator, so the result (and its signs) differ from torch's for the same seed
+    wherever q is below A's rank; M is subtracted from A first (torch multiplies by A and M
+    separately, which keeps a sparse A sparse: no sparse tensors here)."""
+    if A.ndim < 2:  # torch unpacks A.shape[-2:]
+        raise ValueError(f"svd_lowrank: not enough values to unpack (expected 2, got {A.ndim})")
+    q = 6 if q is None else q
+    niter = 2 if niter is None else niter
+    if M is not None:
+        A = A - M.broadcast_to(A.shape)
+    Q = _approximate_basis(A.mT, q, niter)  # (*, n, k): A's row space
+    U, S, Vh = linalg_svd(matmul(A, Q), full_matrices=False)
+    return U, S, matmul(Q, Vh.mT)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):
+    """(U, S, V), the approximate SVD of A less its column means (when center), of rank q
+    (default min(6, m, n)): the principal directions are V's columns, the variances S**2 / (m - 1).
+    Mirrors torch.pca_lowrank; differences from torch: those of svd_lowrank."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(
+            f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}"
+        )
+    if not niter >= 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if center:
+        A = A - A.mean(dim=-2, keepdim=True)
+    return svd_lowrank(A, q, niter=niter)
