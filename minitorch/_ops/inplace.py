@@ -167,7 +167,27 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     writable(self)[...] = r._data
     self._vc[0] += 1
     _take_history(self, r)
+    _saved_result_is_self(self, r)
     return self
+
+
+def _saved_result_is_self(self: Tensor, r: Tensor):
+    """A node that saved its result (exp_, sigmoid_, tanh_, relu_) now keeps self's memory and
+    version instead of r's copy: a later in-place op on self then fails the version check at
+    backward, as in torch ("... is at version 2; expected version 1"), not silently passes."""
+    fn = r._grad_fn
+    saved = getattr(fn, "_saved", None)
+    if saved.__class__ is not tuple:  # nothing saved, freed, or a user Function's list
+        return
+    nr = r.__dict__.get("_output_nr", 0)
+
+    def is_result(e):
+        return e.__class__ is tuple and e[0] == "out" and e[4] == nr
+
+    if any(is_result(e) for e in saved):
+        fn._saved = tuple(
+            ("out", self._data, self._vc, self._vc[0], nr) if is_result(e) else e for e in saved
+        )
 
 
 def _snapshot(self: Tensor) -> Tensor:
@@ -258,8 +278,16 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
     _check_leaf(self, "set_shape_", writes=False)
     self._data = viewed._data
     self._vc[0] += 1
+    if self._base is not None:
+        # A view stays a view of its base, now through `viewed`'s chain: a later in-place op
+        # writes (CopySlices) and a later base change regenerates its grad_fn through the new
+        # shape. Its new grad_fn is current unless none was recorded (no_grad): then it is
+        # regenerated from the base on next use.
+        self._view_chain = viewed._view_chain
+        self._view_version = self._vc[0] if viewed._grad_fn is not None else -1
     if viewed._grad_fn is not None:
         self._grad_fn = viewed._grad_fn
+        self._output_nr = viewed._output_nr  # an unbind/split output was not output 0
         if node is not None:
             name_node(self, node)
     return self

@@ -35,6 +35,8 @@ __all__ = ["as_node", "one_node"]
 class _Composite:
     """The backward of every composite node: the recorded inner nodes, run down to the edges."""
 
+    _builtin = True  # minitorch's own: the engine checks custom Functions' results only
+
     @staticmethod
     def backward(node, *grads):
         saved = node._saved
@@ -137,14 +139,14 @@ def as_node(out, name: str, inputs, hidden=(), op: str = ""):
             deps[child] = 1
             if child in ends:
                 continue
-            if child.__class__ is AccumulateGrad:
+            if isinstance(child, AccumulateGrad):
                 raise RuntimeError(f"{name}: the composite used a tensor not in its inputs")
             stack.append(child)
     node = object.__new__(_node_class(name))
     node._next = tuple(nxt)
     node._in_meta = tuple(meta)
     node.needs_input_grad = tuple(e is not None for e in nxt)
-    kept = {n: n._saved for n in deps if n not in ends and n.__class__ is not AccumulateGrad}
+    kept = {n: n._saved for n in deps if n not in ends and not isinstance(n, AccumulateGrad)}
     node._saved = (tuple(roots), deps, ends, len(nxt), kept)
     node._to_save = None
     node._materialize = False

@@ -317,7 +317,7 @@ class _GraphTask:
             return False
         if self.targets is None:
             return True
-        if node.__class__ is AccumulateGrad:
+        if isinstance(node, AccumulateGrad):
             return (node, 0) in self.targets
         return node in self.run
 
@@ -329,12 +329,12 @@ def _collect(node, grads, targets, capture, create_graph):
         if g is None or key not in targets:
             continue
         if capture is not None:
-            if node.__class__ is AccumulateGrad:
+            if isinstance(node, AccumulateGrad):
                 leaf = node._variable()
                 if leaf is not None and leaf._hooks is not None:
                     g = _leaf_hooks(leaf, g)
             capture[key] = g if capture[key] is None else capture[key] + g
-        elif node.__class__ is AccumulateGrad:
+        elif isinstance(node, AccumulateGrad):
             grads[nr] = None
             _accumulate(node, g, create_graph)
         else:
@@ -371,12 +371,16 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         from minitorch.autograd.anomaly_mode import run_backward_checked
 
         grad_inputs = run_backward_checked(node, grads)
+        if not node._fn._builtin:
+            grad_inputs = _check_custom_grads(node, grad_inputs)
     elif node._data_bw is not None and not (state.enabled or tried) and DATA_BACKWARD:
         grad_inputs = _data_backward(node, grads)
         if grad_inputs is NotImplemented:  # a case the op leaves to its Tensor formula
             grad_inputs = node._fn.backward(node, *grads)
-    else:
+    elif node._fn._builtin:
         grad_inputs = node._fn.backward(node, *grads)
+    else:
+        grad_inputs = _check_custom_grads(node, node._fn.backward(node, *grads))
     if grad_inputs.__class__ is not tuple:
         grad_inputs = tuple(grad_inputs) if isinstance(grad_inputs, list) else (grad_inputs,)
     nxt = node._next
@@ -405,6 +409,29 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         deps[child] = left
         if left == 0:
             ready.append(child)
+
+
+def _check_custom_grads(node, grad_inputs) -> tuple:
+    """What a custom Function's backward returned, checked as torch checks it: a tuple (a list
+    is one value, as in torch) of Tensors or None, None where forward's input was not a
+    Tensor."""
+    grad_inputs = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
+    shown = node._shown  # the positions of forward's Tensor inputs, when some were not
+    for i, g in enumerate(grad_inputs):
+        if g is None:
+            continue
+        if shown is not None and i not in shown and i < len(node._next):
+            raise RuntimeError(
+                f"function {type(node).__name__} returned a gradient different than None at "
+                f"position {i + 1}, but the corresponding forward input was not a Variable"
+            )
+        if not isinstance(g, Tensor):
+            cls = type(g)
+            name = cls.__qualname__
+            if cls.__module__ != "builtins":
+                name = f"{cls.__module__}.{name}"
+            raise RuntimeError(f"expected Variable or None (got {name})")
+    return grad_inputs
 
 
 # NOTE [ Data-level backward ]
@@ -806,17 +833,54 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
             return
     if leaf._hooks is not None:
         g = _leaf_hooks(leaf, g)
-    old = leaf._grad
+    old = leaf._grad  # _store_grad, inlined: every leaf of every step passes here
     if old is None:
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
     elif create_graph or old._requires_grad or not _add_into(old, g):
         leaf._grad = old + g
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
-        for hook in list(post.values()):
-            returned = hook(leaf)
-            if returned is not None:
-                raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+        _post_accumulate_hooks(leaf, post)
+
+
+def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
+    """leaf.grad = g, or leaf.grad += g (in its memory where it can be)."""
+    old = leaf._grad
+    if old is None:
+        leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
+    elif create_graph or old._requires_grad or not _add_into(old, g):
+        leaf._grad = old + g
+
+
+def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:
+    for hook in list(hooks.values()):
+        returned = hook(leaf)
+        if returned is not None:
+            raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+
+
+def _accumulate_hooked(acc: AccumulateGrad, g: Tensor, create_graph: bool) -> tuple:
+    """The backward of an accumulator with node hooks or a leaf that stopped requiring grad
+    (NOTE [ Leaf accumulators ]), in torch's order: the leaf's tensor hooks, the node's
+    pre-hooks, the accumulation (skipped for a leaf that no longer requires grad), the leaf's
+    post-accumulate hooks; the engine runs the node's post hooks on the () it returns."""
+    leaf = acc._variable()
+    if leaf is None:
+        return ()
+    if leaf._hooks is not None:
+        g = _leaf_hooks(leaf, g)
+    pre = acc.__dict__.get("_acc_pre_hooks")
+    if pre:
+        for hook in list(pre.values()):
+            res = hook((g,))
+            if res is not None:
+                (g,) = _check_hook_results(hook, (g,), res)
+    if g is not None and leaf._requires_grad:
+        _store_grad(leaf, g, create_graph)
+    post = leaf.__dict__.get("_post_acc_hooks")
+    if post:
+        _post_accumulate_hooks(leaf, post)
+    return ()
 
 
 def _laid_as(g: Tensor, leaf: Tensor) -> Tensor:

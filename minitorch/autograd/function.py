@@ -12,7 +12,14 @@ from minitorch._dtype import _SCALAR_NAMES
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad, state
 
-__all__ = ["Function", "FunctionCtx", "Node", "AccumulateGrad", "once_differentiable"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "InplaceFunction",
+    "Node",
+    "AccumulateGrad",
+    "once_differentiable",
+]
 
 _new_object = object.__new__
 _FREED = object()  # marks saved tensors released after backward
@@ -55,10 +62,44 @@ class Node:
         raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
 
     def name(self) -> str:
-        return type(self).__name__
+        name = type(self).__name__
+        return _CPP_NAMES.get(name, name)
 
     def __repr__(self):
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+        cls = type(self)
+        fn = cls._fn
+        if fn is not None and not fn._builtin:
+            # torch's custom-Function nodes are Python classes: the default repr, module first
+            return f"<{cls.__module__}.{cls.__qualname__} object at {hex(id(self))}>"
+        return f"<{cls.__name__} object at {hex(id(self))}>"
+
+    def __call__(self, *grads):
+        """The node's backward on `grads` (one per output): its input gradients, a tuple (a
+        Tensor when it has one input), as the op's formula returns them: no hooks run, nothing is
+        un-broadcast, and a graph is recorded when grad mode is on. Mirrors calling a torch
+        grad_fn (y.grad_fn(torch.ones(2))); torch's custom-Function nodes are not callable."""
+        fn = type(self)._fn
+        if fn is None or not fn._builtin:
+            raise TypeError(f"'{type(self).__name__}' object is not callable")
+        if len(grads) != self._n_out:
+            raise TypeError(f"expected {self._n_out} arguments, got {len(grads)} instead")
+        for i, g in enumerate(grads):
+            if g is not None and not isinstance(g, Tensor):
+                raise TypeError(f"argument {i} is not a Variable")
+        if self._n_out > 1 and any(g is None for g in grads):
+            if all(g is None for g in grads):
+                return tuple(None for _ in self.next_functions)
+            from minitorch.autograd.engine import _materialize
+
+            grads = _materialize(self, grads)
+        elif grads[0] is None:
+            return None if len(self.next_functions) == 1 else (None,) * len(self.next_functions)
+        res = fn.backward(self, *grads)
+        if res.__class__ is not tuple:
+            res = tuple(res) if isinstance(res, list) else (res,)
+        shown = range(len(self._next)) if self._shown is None else self._shown
+        res = tuple(res[i] if i < len(res) else None for i in shown)  # next_functions' edges
+        return res[0] if len(res) == 1 else res
 
     def __getattr__(self, name):
         # Only for attributes not found: torch's grad_fn._saved_self / _saved_other /
@@ -252,7 +293,9 @@ class _Handle(RemovableHandle):
 
 
 class AccumulateGrad(Node):
-    """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`."""
+    """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`.
+
+    See NOTE [ Leaf accumulators ]."""
 
     __slots__ = ("_variable",)
     _n_out = 1  # one gradient in, like a one-output node (the engine sizes buffers by _n_out)
@@ -262,12 +305,47 @@ class AccumulateGrad(Node):
     def variable(self):
         return self._variable()
 
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"  # torch's C++ name for this node
+    def __call__(self, *grads):
+        """Accumulates the gradient into the leaf's .grad (no hooks run); returns ()."""
+        if len(grads) != 1:
+            raise TypeError(f"expected 1 arguments, got {len(grads)} instead")
+        g = grads[0]
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError("argument 0 is not a Variable")
+        leaf = self._variable()
+        if g is not None and leaf is not None and leaf._requires_grad:
+            from minitorch.autograd.engine import _store_grad
+
+            _store_grad(leaf, g, state.enabled)
+        return ()
+
+    def register_hook(self, fn):
+        _make_hooked(self)
+        return Node.register_hook(self, fn)
+
+    def register_prehook(self, fn):
+        # Kept apart from Node._pre_hooks: the leaf's tensor hooks run first (torch's order),
+        # inside the hooked accumulator's backward.
+        _make_hooked(self)
+        return _Handle(self.__dict__.setdefault("_acc_pre_hooks", {}), fn)
+
+
+# NOTE [ Leaf accumulators ]
+# A leaf has one AccumulateGrad while it lives (every graph uses it, so its hooks see the total
+# gradient): the leaf holds it, and it holds the leaf weakly, so no cycle forms.
+# Differences from torch: torch's AccumulateGrad holds the leaf strongly and the leaf holds it
+# weakly (a new one per graph); here a leaf that only the graph references dies, and its
+# gradient is dropped (acc.variable is then None). The torch layout would cost every step a new
+# node and a weak reference per leaf.
+# The engine's loop handles the plain accumulator inline (the cost of every leaf of every
+# step). One whose node hooks were registered, or whose leaf stopped requiring grad
+# (w.requires_grad_(False) after the forward: torch's AccumulateGrad skips it when it runs), is
+# re-classed to _HookedAccumulateGrad, which the loop runs as an ordinary node whose backward
+# is engine._accumulate_hooked: so neither case costs the common path a test.
 
 
 def _accumulator(t: Tensor):
-    """The leaf's AccumulateGrad node (one per leaf, so hooks see the total gradient)."""
+    """The leaf's AccumulateGrad node (see NOTE [ Leaf accumulators ])."""
     acc = t._grad_acc
     if acc is None:
         acc = object.__new__(AccumulateGrad)
@@ -276,6 +354,48 @@ def _accumulator(t: Tensor):
         acc._in_meta = ()
         t._grad_acc = acc
     return acc
+
+
+class _AccumulateHooked:
+    """The `_fn` of a hooked accumulator: its backward is the engine's _accumulate_hooked."""
+
+    _builtin = True
+
+    @staticmethod
+    def backward(node, grad):
+        from minitorch.autograd.engine import _accumulate_hooked
+
+        return _accumulate_hooked(node, grad, state.enabled)
+
+
+class _HookedAccumulateGrad(AccumulateGrad):
+    __slots__ = ()
+    _fn = _AccumulateHooked
+
+
+_HookedAccumulateGrad.__name__ = _HookedAccumulateGrad.__qualname__ = "AccumulateGrad"
+
+
+def _make_hooked(acc: AccumulateGrad) -> None:
+    """See NOTE [ Leaf accumulators ]."""
+    acc.__class__ = _HookedAccumulateGrad
+    acc._hooked = True
+    leaf = acc._variable()
+    acc._out_device = None if leaf is None else leaf._device  # as an ordinary node's
+
+
+def _leaf_requires_grad(t: Tensor, value: bool) -> None:
+    """t, a leaf with an accumulator, changes requires_grad to `value`: when it stops, the
+    graphs recorded already skip it; when it starts again, an accumulator hooked only for that
+    returns to the engine's common path (a layer unfrozen in fine-tuning)."""
+    acc = t._grad_acc
+    if not value:
+        _make_hooked(acc)
+    elif acc.__class__ is _HookedAccumulateGrad and not (
+        acc._hooks or acc.__dict__.get("_acc_pre_hooks")
+    ):
+        acc.__class__ = AccumulateGrad
+        acc._hooked = False
 
 
 def _raise_modified(node, kind, obj, current, version, nr):
@@ -302,9 +422,19 @@ def _raise_modified(node, kind, obj, current, version, nr):
     )
 
 
+# The nodes torch implements in C++ only: their name() carries the C++ namespace (the repr and
+# a printed tensor's grad_fn=<...> do not).
+_CPP_NAMES = {
+    n: "torch::autograd::" + n for n in ("AccumulateGrad", "CopySlices", "CopyBackwards", "Error")
+}
+
+
 def _short_name(node) -> str:
-    """The op a node belongs to, as torch's messages name it: MulBackward0 -> Mul."""
+    """The op a node belongs to, as torch's messages name it: MulBackward0 -> Mul (a C++ node
+    keeps its whole name: torch::autograd::CopySlices)."""
     name = type(node).__name__
+    if name in _CPP_NAMES:
+        return _CPP_NAMES[name]
     for suffix in ("Backwards", "Backward"):
         head, sep, tail = name.rpartition(suffix)
         if sep and tail.isdigit() or sep and not tail:
@@ -1058,3 +1188,15 @@ def _new_error_node(msg):
 
 
 FunctionCtx = Node
+
+
+class InplaceFunction(Function):
+    """A Function whose instances carry an `inplace` flag: kept for old code that subclasses
+    it (new code subclasses Function). Mirrors torch.autograd.function.InplaceFunction."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+
+InplaceFunction._builtin = False  # a base for users' Functions, like Function itself
