@@ -251,6 +251,9 @@ class _Scan:
             self.dtypes.append(v.dtype)
         elif isinstance(v, np.generic) and v.dtype.kind in "biuf":
             self.dtypes.append(_dtype.from_numpy(v.dtype))
+        elif isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "biuf":
+            # a 0-d array after a number (loss.numpy() in a list of losses): a scalar, as torch
+            self.dtypes.append(_dtype.from_numpy(v.dtype))
         elif isinstance(v, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{cls.__name__}'")
         elif isinstance(v, (complex, np.complexfloating)):
@@ -352,7 +355,7 @@ def _plain(x, depth: int, integral: bool):
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
             return x.item()
-        if isinstance(x, np.generic):
+        if isinstance(x, (np.generic, np.ndarray)):  # (a 0-d array here)
             return x.item()
         return x
     if isinstance(x, (Tensor, np.ndarray)):
@@ -506,10 +509,24 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         src_dt = _dtype.from_numpy(data.dtype)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
     elif _array_like(data):  # a pandas Series or Index: its array, keeping float64 / int32
+        _refuse_missing(data, dt)
         return tensor(np.asarray(data), dtype=dtype, device=device, requires_grad=requires_grad)
     else:
         arr, _ = _host_from_data(data, dt)
     return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
+
+
+def _refuse_missing(data, dt) -> None:
+    """A pandas nullable column (Int64, Float64, boolean, ...) holding pd.NA: torch reads its
+    elements and cannot convert the NA (NumPy's conversion would silently make it NaN, or a
+    huge negative integer)."""
+    if isinstance(data.dtype, np.dtype) or not hasattr(data, "isna") or not data.isna().any():
+        return
+    if dt is None:
+        raise RuntimeError("Could not infer dtype of NAType")
+    if dt.is_floating_point:
+        raise TypeError("must be real number, not NAType")
+    raise TypeError("'NAType' object cannot be interpreted as an integer")
 
 
 def _array_like(data) -> bool:
@@ -550,7 +567,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         dev = _device(device)
         src_dt = _check_ndarray(data)
         if dev is cpu and (dt is None or dt is src_dt):
-            return _make(data, cpu, False, None)
+            return _make(_shared_array(data, 3), cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
         arr = _from_double(data, npdt)  # a copy: the dtype differs on the CPU (returned above)
         return _make(_put(np.asarray(arr, order="C"), dev), dev, False, None)
@@ -577,6 +594,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
             _check_aliasable(obj, dtype, device)
         t = as_tensor(obj, dtype=dtype, device=device)
     if requires_grad:
+        if t is obj and t.is_leaf:  # torch sets the flag on the tensor it was given
+            return t.requires_grad_(True)
         t = _require_grad(t.detach() if t is obj else t, True)
     return t
 
@@ -601,17 +620,31 @@ def from_numpy(ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {_typename(ndarray)})")
     _check_ndarray(ndarray)
-    if not ndarray.flags.writeable:
-        warnings.warn(
-            "The given NumPy array is not writable, and PyTorch does not support non-writable "
-            "tensors. This means writing to this tensor will result in undefined behavior. You "
-            "may want to copy the array to protect its data or make it writable before "
-            "converting it to a tensor. This type of warning will be suppressed for the rest of "
-            "this program.",
-            UserWarning,
-            stacklevel=2,
-        )
-    return _make(ndarray, cpu, False, None)
+    return _make(_shared_array(ndarray, 3), cpu, False, None)
+
+
+def _shared_array(ndarray, stacklevel: int):
+    """The array a tensor shares with NumPy. A read-only one (pandas 3's `df[col].values`) gets
+    torch's warning and, as torch writes through it, a writable view of the same memory where
+    NumPy allows one (memory NumPy refuses to write, a bytes buffer, stays read-only: in-place
+    ops on it raise instead of writing into an immutable object)."""
+    if ndarray.flags.writeable:
+        return ndarray
+    warnings.warn(
+        "The given NumPy array is not writable, and PyTorch does not support non-writable "
+        "tensors. This means writing to this tensor will result in undefined behavior. You "
+        "may want to copy the array to protect its data or make it writable before "
+        "converting it to a tensor. This type of warning will be suppressed for the rest of "
+        "this program.",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )
+    view = ndarray.view()
+    try:
+        view.setflags(write=True)
+    except ValueError:
+        return ndarray
+    return view
 
 
 # ---------------------------------------------------------------------------------------------

@@ -179,7 +179,7 @@ class Tensor(TensorMethods):
         return strides[_dim_arg(dim, self._data.ndim, "stride")]
 
     def storage_offset(self) -> int:
-        return 0 if self._base is None else _storage_offset(self)
+        return 0 if self._base is None or not _in_base_memory(self) else _storage_offset(self)
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Whether the elements lie densely in memory_format's order (row-major by default).
@@ -722,6 +722,7 @@ _AUTOGRAD_KEYS = frozenset(
         "_view_chain",
         "_no_grad_view",
         "_grad_views",
+        "_shared",  # share_memory_'s mark: a copy's memory is not shared
     )
 )
 
@@ -740,7 +741,7 @@ def _deepcopy_data(t: Tensor, memo) -> Tensor:
     offset, same version counter) on the copy of its base, and two tensors holding one array
     (x and x.detach()) get one copied array."""
     base = t._base
-    if base is not None:
+    if base is not None and _in_base_memory(t):
         # A leaf view: of a base that does not require grad, or taken under no_grad.
         new_base = memo.get(("storage", id(base._data)))
         if new_base is None:
@@ -760,6 +761,9 @@ def _deepcopy_data(t: Tensor, memo) -> Tensor:
         # either way, since a leaf view's base does not require grad or it was taken under no_grad.
         with no_grad() if t.__dict__.get("_no_grad_view") else enable_grad():
             view = _replay_view(new_base, t._view_chain)
+            if view._data.shape != t._data.shape or view._data.strides != t._data.strides:
+                # the chain no longer describes t (resize_ of the view): its place in memory does
+                view = new_base.as_strided(t.shape, t.stride(), _storage_offset(t))
         out = _new(type(t))
         Tensor._init_from(out, view._data, t._device, t._requires_grad)
         out._vc = view._vc
@@ -809,6 +813,14 @@ def _wrap_dim(dim, ndim, op="dim"):
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim + n if dim < 0 else dim
+
+
+def _in_base_memory(t) -> bool:
+    """Whether the view t still lies in its base's memory: `.data =` and resize_ give it memory
+    of its own (as torch's set_ gives it a new storage), though it stays a view for autograd."""
+    b = backend_of(t._device)
+    start = b.data_ptr(t._base._data)
+    return start <= b.data_ptr(t._data) < start + max(t._base._data.nbytes, 1)
 
 
 def _storage_offset(t) -> int:

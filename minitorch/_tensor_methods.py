@@ -1664,9 +1664,14 @@ class TensorMethods:
         return False
 
     def is_shared(self):
-        return False
+        # share_memory_ marks the memory (the array at the root of the views): torch's answer;
+        # minitorch's worker processes get tensors by pickling, so nothing moves
+        root = self._base if self._base is not None else self
+        return root.__dict__.get("_shared", False)
 
     def share_memory_(self):
+        root = self._base if self._base is not None else self
+        root.__dict__["_shared"] = True
         return self
 
     def conj(self):

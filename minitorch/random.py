@@ -96,9 +96,7 @@ class Generator:
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype.name != "uint8":
-            raise RuntimeError(
-                f"expected a torch.ByteTensor, but got a tensor of dtype {new_state.dtype}"
-            )
+            raise TypeError("RNG state must be a torch.ByteTensor")
         seed, state = pickle.loads(bytes(new_state.tolist()))
         self._seed = seed
         backend_of(self.device).rng_set_state(self.rng, state)

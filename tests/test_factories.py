@@ -212,7 +212,10 @@ def test_asarray():
     assert c[0].item() == 0.0
     t = mt.ones(2)
     assert mt.asarray(t) is t
-    assert mt.asarray(t, requires_grad=True).requires_grad and not t.requires_grad
+    # as torch: the tensor itself, now requiring grad; a copy requires grad on its own
+    c = mt.asarray(t, requires_grad=True, copy=True)
+    assert c is not t and c.requires_grad and not t.requires_grad
+    assert mt.asarray(t, requires_grad=True) is t and t.requires_grad
 
 
 def test_from_numpy_shares_memory_both_ways():
