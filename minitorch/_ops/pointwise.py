@@ -143,7 +143,8 @@ def _opmath_binary(a, b, op):
 
 
 class Div(Function):
-    """out = a / b;  grad_a = grad / b,  grad_b = -grad * a / b**2"""
+    """out = a / b;  grad_a = grad / b,  grad_b = -grad * (a / b) / b (torch's order: a / b**2
+    underflows or overflows where a / b does not)"""
 
     _saved_names = ("self", "other")
 
@@ -156,7 +157,7 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        gb = -grad * (a / b) / b if ctx.needs_input_grad[1] else None
         return ga, gb
 
     @staticmethod
@@ -165,7 +166,7 @@ class Div(Function):
         if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
             return NotImplemented
         ga = grad / b if ctx.needs_input_grad[0] else None
-        gb = -grad * a / (b * b) if ctx.needs_input_grad[1] else None
+        gb = -grad * (a / b) / b if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -1046,20 +1047,21 @@ class ClampTensor(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # torch's selection rule: a keeps it where lo <= a <= hi; lo where a < lo < hi; hi
+        # where a > hi or hi < lo (bounds crossed: the output is hi everywhere). With lo == hi,
+        # a below them gives nobody a gradient, as torch's.
         a, lo, hi = ctx.saved_tensors
-        below = (a < lo) if lo is not None else None
-        above = (a > hi) if hi is not None else None
-        keep = grad
-        if below is not None:
-            keep = where(below, 0.0, keep)
-        if above is not None:
-            keep = where(above, 0.0, keep)
+        keep = None
+        if lo is not None:
+            keep = a >= lo
+        if hi is not None:
+            keep = (a <= hi) if keep is None else keep & (a <= hi)
         g_lo = g_hi = None
         if lo is not None and ctx.needs_input_grad[1]:
-            g_lo = where(below & ~above if above is not None else below, grad, 0.0)
+            g_lo = where((a < lo) & (lo < hi) if hi is not None else a < lo, grad, 0.0)
         if hi is not None and ctx.needs_input_grad[2]:
-            g_hi = where(above, grad, 0.0)
-        return keep, g_lo, g_hi
+            g_hi = where((a > hi) | (hi < lo) if lo is not None else a > hi, grad, 0.0)
+        return where(keep, grad, 0.0), g_lo, g_hi
 
 
 def clamp(input, min=None, max=None, *, out=None):

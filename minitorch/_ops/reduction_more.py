@@ -72,9 +72,11 @@ def count_nonzero(input, dim=None):
 
 def _moments(ctx, x, dims, keepdim, correction):
     """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0;
-    float32 for half-precision x (torch computes them in float32 and rounds the result once)."""
+    in the accumulation dtype (the caller rounds to x's dtype once, as torch does)."""
     xp = ctx.xp
-    acc = _accumulate_dtype(x)
+    # float32 in float64 (torch's CPU kernel accumulates in double: a float32 two-pass variance
+    # of 200k points far from the origin was off by 4e-5), half precision in float32
+    acc = "float64" if x.dtype == "float32" else _accumulate_dtype(x)
     if acc is not None:
         x = x.astype(acc)
     n = _numel(x.shape, dims)

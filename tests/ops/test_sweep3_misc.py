@@ -307,3 +307,47 @@ def test_svd_lowrank_gradients():
 
     assert gradcheck(top_values, (a,))
     assert gradgradcheck(top_values, (a,))
+
+
+def test_float32_scans_accumulate_in_float64_as_torch():
+    x = mt.full((10**6,), 0.1)
+    assert x.cumsum(0)[-1].item() == 100000.0  # a float32 running sum ends near 100958
+    assert x.cumsum(0).dtype is mt.float32
+    pdf = np.random.default_rng(0).uniform(0, 1, (50, 14)).astype(np.float32)
+    want = np.cumsum(pdf.astype(np.float64), -1).astype(np.float32)
+    np.testing.assert_array_equal(mt.tensor(pdf).cumsum(-1).numpy(), want)
+    assert mt.cumprod(mt.full((100,), 1.01), 0)[-1].item() == pytest.approx(
+        2.7048113346099854, abs=0
+    )
+
+
+def test_float32_variance_accumulates_in_float64():
+    pts = np.random.default_rng(0).normal(size=(200_000, 3)).astype(np.float32)
+    pts += np.array([1000.0, -2000.0, 50.0], dtype=np.float32)
+    want = pts.astype(np.float64).std(0, ddof=1)
+    np.testing.assert_allclose(mt.tensor(pts).std(0).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(mt.tensor(pts).var(0).numpy(), want**2, rtol=1e-6)
+
+
+def test_div_gradient_by_the_divisor_in_torchs_order():
+    # -g (a / b) / b: a / b**2 underflows or overflows where a / b does not
+    for v in (1e-25, 2e20):
+        a = mt.tensor([v], requires_grad=True)
+        b = mt.tensor([v / 2 if v > 1 else v], requires_grad=True)
+        (a / b).sum().backward()
+        want = -(np.float32(a.item()) / np.float32(b.item())) / np.float32(b.item())
+        assert np.isfinite(b.grad.item()) and b.grad.item() == pytest.approx(float(want), rel=1e-6)
+
+
+def test_clamp_with_tensor_bounds_gives_the_gradient_to_the_selected_one():
+    x = mt.tensor([0.0, 2.0, 3.0], requires_grad=True)
+    cases = {
+        (2.0, 2.0): [[0, 1, 0], [0, 0, 0], [0, 0, 1]],  # equal bounds below: nobody (torch's rule)
+        (2.5, 2.0): [[0, 0, 0], [0, 0, 0], [1, 1, 1]],  # crossed bounds: the output is max
+        (1.0, 2.5): [[0, 1, 0], [1, 0, 0], [0, 0, 1]],
+    }
+    for (lov, hiv), want in cases.items():
+        lo = mt.full((3,), lov, requires_grad=True)
+        hi = mt.full((3,), hiv, requires_grad=True)
+        grads = mt.autograd.grad(mt.clamp(x, min=lo, max=hi).sum(), [x, lo, hi])
+        assert [g.tolist() for g in grads] == want
