@@ -440,6 +440,9 @@ class Gelu(Function):
     """out = a Φ(a) (or its tanh approximation);  grad_a = GeluBackward(grad, a) =
     grad (Φ(a) + a φ(a)) (resp. the derivative of the approximation)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_approximate (as torch)
+    _saved_attrs = {"approximate": "approximate"}
+
     @staticmethod
     def forward(ctx, a, *, approximate):
         ctx.save_for_backward(a)
@@ -544,6 +547,8 @@ def gelu(input, approximate="none"):
 
 class Silu(Function):
     """out = a sigmoid(a);  grad_a = grad s (1 + a (1 - s)),  s = sigmoid(a)"""
+
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):

@@ -41,6 +41,9 @@ def _shifted(xp, x, dim):
 class Softmax(Function):
     """out = exp(a - max) / sum(exp(a - max)) along dim;  grad_a = out (grad - sum(grad out))"""
 
+    _saved_names = ("result",)  # grad_fn._saved_result, _saved_dim (as torch)
+    _saved_attrs = {"dim": "dim"}
+
     @staticmethod
     def forward(ctx, a, *, dim):
         xp = ctx.xp
@@ -116,6 +119,9 @@ class SoftmaxBackward(Function):
 
 class LogSoftmax(Function):
     """out = a - max - log(sum(exp(a - max))) along dim;  grad_a = grad - exp(out) sum(grad)"""
+
+    _saved_names = ("result",)
+    _saved_attrs = {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, a, *, dim):

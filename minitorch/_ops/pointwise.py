@@ -674,6 +674,8 @@ class Sqrt(Function):
 class Abs(Function):
     """out = |a|;  grad_a = grad * sign(a)"""
 
+    _saved_names = ("self",)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)

@@ -268,6 +268,7 @@ engine.sum_kernel = sum_array  # for un-broadcasting gradients (NOTE [ Data-leve
 
 class SumDim(Sum):
     _node_name = "SumBackward1"
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}  # grad_fn._saved_dim (as torch)
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
@@ -326,6 +327,7 @@ class Mean(Function):
 
 class MeanDim(Mean):
     _node_name = "MeanBackward1"
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):

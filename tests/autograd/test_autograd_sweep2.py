@@ -454,3 +454,16 @@ def test_inplace_op_saving_its_result_then_modified_again_fails_at_backward(op):
     getattr(c, op)()  # not modified again: backward works and is right
     c.sum().backward()
     assert a.grad is not None
+
+
+def test_more_grad_fn_saved_attributes_as_torch():
+    x = mt.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    assert x.sum(0).grad_fn._saved_dim == (0,) and x.sum(0).grad_fn._saved_keepdim is False
+    assert x.mean(0).grad_fn._saved_dim == (0,)
+    s = x.softmax(0)
+    assert s.grad_fn._saved_dim == 0
+    assert s.grad_fn._saved_result.tolist() == s.tolist()
+    assert x.log_softmax(0).grad_fn._saved_result.grad_fn.name() == "LogSoftmaxBackward0"
+    for y in (x.abs(), mt.nn.functional.gelu(x), mt.nn.functional.silu(x)):
+        assert y.grad_fn._saved_self is x
+    assert mt.nn.functional.gelu(x, approximate="tanh").grad_fn._saved_approximate == "tanh"
