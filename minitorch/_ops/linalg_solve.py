@@ -236,7 +236,50 @@ class Slogdet(Function):
         (a,) = ctx.saved_tensors
         if grad_logabs is None:
             return None
-        return grad_logabs.unsqueeze(-1).unsqueeze(-1) * _mT(Inv.apply(a))
+        g = grad_logabs.unsqueeze(-1).unsqueeze(-1)
+        try:
+            return g * _mT(Inv.apply(a))
+        except LinAlgError:  # an error path: some matrix is singular
+            if is_grad_enabled():  # create_graph: torch's linalg.solve refuses it too
+                raise
+        # torch solves A^T X = g I with the forward's LU, unchecked: inf/nan, not an error
+        xp = a._device.backend.xp
+        n = a.shape[-1]
+        rhs = xp.broadcast_to(g._data * xp.eye(n, dtype=a._data.dtype), a.shape)
+        return _make(_lu_solve_t_unchecked(xp, a._data, rhs), a._device, False, None)
+
+
+def _lu_solve_t_unchecked(xp, a, b):
+    """X with A^T X = B through A's LU (getrf), as LAPACK's getrs with trans: a zero pivot gives
+    inf/nan instead of an error. The substitutions go column by column and skip zero entries
+    (as the reference BLAS trsm), which decides where torch's result is inf and where nan."""
+    lu, piv, _ = _lu_raw(xp, a)
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    lu = lu.reshape((-1, n, n))
+    x = b.reshape((-1, n, b.shape[-1])).copy()
+    zero = xp.zeros((), dtype=x.dtype)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        for k in range(n):  # U^T (lower triangular) forward
+            xk = x[:, k, :]
+            nz = xk != 0
+            xk = xp.where(nz, xk / lu[:, k, k, None], xk)
+            x[:, k, :] = xk
+            x[:, k + 1 :, :] -= xp.where(
+                nz[:, None, :], lu[:, k, k + 1 :, None] * xk[:, None], zero
+            )
+        for k in range(n - 1, 0, -1):  # L^T (unit upper triangular) backward
+            xk = x[:, k, :]
+            nz = xk != 0
+            x[:, :k, :] -= xp.where(nz[:, None, :], lu[:, k, :k, None] * xk[:, None], zero)
+    rows = xp.arange(x.shape[0])
+    piv = piv.reshape((-1, n)) - 1
+    for j in range(n - 1, -1, -1):  # undo the row interchanges, last first
+        p = piv[:, j]
+        xj = x[rows, j, :].copy()
+        x[rows, j, :] = x[rows, p, :]
+        x[rows, p, :] = xj
+    return x.reshape(batch + (n, b.shape[-1]))
 
 
 class Solve(Function):

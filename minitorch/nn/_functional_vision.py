@@ -156,26 +156,31 @@ def _unnormalize(g: Tensor, size: int, align_corners: bool) -> Tensor:
     return ((g + 1) * size - 1) / 2
 
 
-def _pad_coord(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
+def _pad_coord(
+    x: Tensor, size: int, padding_mode: str, align_corners: bool, nan_to: int = 0
+) -> Tensor:
     """A pixel coordinate moved inside the input by border/reflection padding (torch's
-    compute_coordinates); 'zeros' leaves it, and out-of-range taps then read 0."""
+    compute_coordinates); 'zeros' leaves it, and out-of-range taps then read 0. A NaN
+    coordinate (also what reflection makes of +-inf) is clipped to nan_to (see _clip)."""
     if padding_mode == "border":
-        x = _clip(x, size - 1)
+        x = _clip(x, size - 1, nan_to)
     elif padding_mode == "reflection":
         if align_corners:
             x = _reflect(x, 0, 2 * (size - 1))
         else:
             x = _reflect(x, -1, 2 * size - 1)
-        x = _clip(x, size - 1)
+        x = _clip(x, size - 1, nan_to)
     return x
 
 
-def _clip(x: Tensor, hi: int) -> Tensor:
+def _clip(x: Tensor, hi: int, nan_to: int = 0) -> Tensor:
     """x clamped into [0, hi] with torch's clip_coordinates gradient: 1 strictly inside, 0 on
     the bounds too (clamp's passes it there; an identity affine_grid puts the edge pixels on
-    them, so a spatial transformer's theta gradient differed)."""
+    them, so a spatial transformer's theta gradient differed). NaN (a point projected from
+    depth 0) goes to nan_to: torch's 2-d kernel clips it to 0, its 3-d kernel to hi."""
     inside = (x > 0) & (x < hi)
-    return _ops.where(inside, x, _ops.clamp(x, 0, hi).detach())
+    clipped = _ops.nan_to_num(_ops.clamp(x, 0, hi).detach(), nan=float(nan_to))
+    return _ops.where(inside, x, clipped)
 
 
 def grid_sample(
@@ -309,7 +314,9 @@ def _sample(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_cor
     N, C = input.shape[:2]
     have = tuple(input.shape[2:])
     out = tuple(grid.shape[1:-1])
-    flat_in = input.reshape(N, C, -1)
+    # explicit sizes: -1 is ambiguous in an empty batch (N = 0 or C = 0)
+    flat_in = input.reshape(N, C, math.prod(have))
+    npoints = math.prod(out)
     # per spatial dim d (D, H, W order): its source coordinate; grid's last entry is x (W)
     raw = [_unnormalize(grid[..., n - 1 - d], have[d], align_corners) for d in range(n)]
     strides = [math.prod(have[d + 1 :]) for d in range(n)]
@@ -322,13 +329,21 @@ def _sample(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_cor
             ok = (i >= 0) & (i <= have[d] - 1)
             inside = ok if inside is None else inside & ok
             flat = flat + _ops.clamp(i, 0, have[d] - 1) * strides[d]
-        flat = flat.reshape(N, 1, -1).expand(N, C, flat.numel() // N)
+        flat = flat.reshape(N, 1, npoints).expand(N, C, npoints)
         vals = _ops.gather(flat_in, 2, flat).reshape((N, C, *out))
         return _ops.where(inside.unsqueeze(1), vals, 0.0)
 
+    if n == 3 and mode == "bilinear" and padding_mode == "zeros":
+        # torch's 3-d kernel adds only the corners inside the input, so a non-finite point (from
+        # a depth-0 projection) reads 0 with zero gradients, where its 2-d kernel multiplies
+        # masked taps by NaN weights. A coordinate of -2 has both its corners outside.
+        raw = [_ops.where(_ops.isfinite(c), c, -2.0) for c in raw]
     if mode == "bicubic":
         return _bicubic_taps(tap, raw, have, padding_mode, align_corners)
-    coords = [_pad_coord(c, have[d], padding_mode, align_corners) for d, c in enumerate(raw)]
+    coords = [
+        _pad_coord(c, have[d], padding_mode, align_corners, 0 if n == 2 else have[d] - 1)
+        for d, c in enumerate(raw)
+    ]
     if mode == "nearest":
         return tap([c.round().long() for c in coords])
     lows = [c.floor() for c in coords]
