@@ -467,3 +467,18 @@ def test_more_grad_fn_saved_attributes_as_torch():
     for y in (x.abs(), mt.nn.functional.gelu(x), mt.nn.functional.silu(x)):
         assert y.grad_fn._saved_self is x
     assert mt.nn.functional.gelu(x, approximate="tanh").grad_fn._saved_approximate == "tanh"
+
+
+def test_anomaly_mode_names_the_loss_node_not_its_inner_nodes():
+    F = mt.nn.functional
+    x = mt.tensor([-1.0, 1.0], requires_grad=True)
+    for loss, name in (
+        (F.mse_loss, "MseLossBackward0"),
+        (F.smooth_l1_loss, "SmoothL1LossBackward0"),
+    ):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with mt.autograd.detect_anomaly():
+                out = loss(x.log(), mt.zeros(2))  # log(-1) is nan
+                with pytest.raises(RuntimeError, match=f"Function '{name}' returned nan values"):
+                    out.backward()
