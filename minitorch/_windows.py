@@ -27,7 +27,9 @@ __all__ = [
 # (torch's definition).
 
 
-def _window(name: str, window_length, periodic, dtype, device, requires_grad, formula) -> Tensor:
+def _window(
+    name: str, window_length, periodic, dtype, device, requires_grad, formula, in_dtype=False
+) -> Tensor:
     if not isinstance(window_length, int) or isinstance(window_length, bool):
         raise TypeError(
             f"{name}(): argument 'window_length' (position 1) must be int, not "
@@ -45,7 +47,12 @@ def _window(name: str, window_length, periodic, dtype, device, requires_grad, fo
         arr = _build(lambda xp: xp.ones((window_length,), dtype=_dtype.numpy_dtype(dt)), dev)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     n_points = window_length + 1 if periodic else window_length
-    n = np.arange(n_points, dtype=np.float64)
+    # in_dtype: computed in the window's own float32/float64 arithmetic, as torch's (its ends
+    # are torch's then: blackman's first value is exactly 0 in float64, -2.98e-08 in float32)
+    work = np.float64
+    if in_dtype and dt is not _dtype.float64:
+        work = np.float32
+    n = np.arange(n_points, dtype=work)
     values = formula(n, n_points)[:window_length]
     host = np.ascontiguousarray(values.astype(_dtype.numpy_dtype(dt)))
     return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
@@ -111,8 +118,16 @@ def blackman_window(
         dtype,
         device,
         requires_grad,
-        _cosine_sum(0.42, 0.5, 0.08),
+        _blackman,
+        in_dtype=True,
     )
+
+
+def _blackman(n, big_n):
+    # torch's order of the terms, in n's dtype: 0.08 cos(2w) - 0.5 cos(w) + 0.42
+    f = n.dtype.type
+    w = n * f(2.0 * math.pi / (big_n - 1))
+    return f(0.08) * np.cos(f(2) * w) - f(0.5) * np.cos(w) + f(0.42)
 
 
 def bartlett_window(

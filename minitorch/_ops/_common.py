@@ -219,15 +219,16 @@ def _promote_array(a: Tensor, b):
 def promote_float(a, b, op: str):
     """Like promote, then integral/bool results go to the default float dtype (true division:
     a number is not wrapped into an integer tensor's range first, as it is not cast to it)."""
-    a, b, dt = promote(a, b, op, wrap=False)
-    if not dt.is_floating_point:
-        dt = _dtype.default_float()
-        if isinstance(a, Tensor):
-            a = cast(a, dt)
-        if isinstance(b, Tensor):
-            b = cast(b, dt)
-        if not isinstance(a, Tensor) and not isinstance(b, Tensor):  # pragma: no cover
-            raise TypeError(f"{op}: no tensor operand")
+    a1, b1, dt = promote(a, b, op, wrap=False)
+    if dt.is_floating_point:
+        return a1, b1, dt
+    dt = _dtype.default_float()
+    # the operands as given go to the float dtype, not through the integer result dtype: that
+    # would wrap a 0-d int64 tensor's 32768 into an int16 tensor's -32768 (pcm / tensor(32768))
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
+        a, b = _cpu_scalar_to(a, b)
+    a = cast(a, dt) if isinstance(a, Tensor) else a1
+    b = cast(b, dt) if isinstance(b, Tensor) else b1
     return a, b, dt
 
 

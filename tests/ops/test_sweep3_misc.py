@@ -351,3 +351,24 @@ def test_clamp_with_tensor_bounds_gives_the_gradient_to_the_selected_one():
         hi = mt.full((3,), hiv, requires_grad=True)
         grads = mt.autograd.grad(mt.clamp(x, min=lo, max=hi).sum(), [x, lo, hi])
         assert [g.tolist() for g in grads] == want
+
+
+def test_narrow_ints_with_a_0d_int_tensor_in_float_ops_are_not_wrapped():
+    # int16 PCM / tensor(32768): the 0-d int64 went through int16 first and wrapped to -32768
+    pcm = mt.tensor([-32768, -1, 16384, 32767], dtype=mt.int16)
+    got = (pcm / mt.tensor(32768)).tolist()
+    np.testing.assert_allclose(got, np.array([-32768, -1, 16384, 32767]) / 32768, rtol=1e-6)
+    u8 = mt.tensor([200, 100], dtype=mt.uint8)
+    np.testing.assert_allclose((u8 / mt.tensor(256)).tolist(), [200 / 256, 100 / 256], rtol=1e-6)
+    assert mt.copysign(u8, mt.tensor(-300)).tolist() == [-200.0, -100.0]
+    np.testing.assert_allclose(
+        mt.atan2(pcm, mt.tensor(40000)).numpy(), np.arctan2(pcm.numpy(), 40000.0), rtol=1e-6
+    )
+
+
+def test_blackman_window_in_its_own_dtype_as_torch():
+    w64 = mt.blackman_window(8, dtype=mt.float64)
+    assert w64[0].item() == 0.0  # 0.08 - 0.5 + 0.42 in torch's order
+    w32 = mt.blackman_window(8)
+    assert w32[0].item() == np.float32(np.float32(0.08) - np.float32(0.5)) + np.float32(0.42)
+    np.testing.assert_allclose(w64.numpy(), np.blackman(9)[:8], atol=1e-15)
