@@ -169,6 +169,7 @@ _LAZY_MODULES = (
     "multiprocessing",
     "hub",
     "version",
+    "signal",
 )
 _LAZY_NAMES = {
     "save": "serialization",

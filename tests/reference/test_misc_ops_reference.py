@@ -241,3 +241,17 @@ def test_settings_defaults_match_torch():
     assert mt.are_deterministic_algorithms_enabled() == torch.are_deterministic_algorithms_enabled()
     assert mt.is_warn_always_enabled() == torch.is_warn_always_enabled()
     assert mt.is_storage(mt.zeros(1)) == torch.is_storage(torch.zeros(1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_signal_windows_match_torch(dtype):
+    kw = {"gaussian": {"std": 2.5}, "exponential": {"tau": 3.0}, "kaiser": {"beta": 8.6},
+          "general_cosine": {"a": [0.4, 0.5, 0.1]}, "general_hamming": {"alpha": 0.6}}  # fmt: skip
+    tol = 2e-6 if dtype == "float32" else 1e-14
+    for name in torch.signal.windows.__all__:
+        for M in (2, 5, 33):
+            for sym in (True, False):
+                args = dict(kw.get(name, {}), sym=sym)
+                ours = getattr(mt.signal.windows, name)(M, dtype=getattr(mt, dtype), **args)
+                theirs = getattr(torch.signal.windows, name)(M, dtype=getattr(torch, dtype), **args)
+                np.testing.assert_allclose(ours.numpy(), theirs.numpy(), atol=tol, err_msg=name)

@@ -1,0 +1,170 @@
+"""Window functions of torch.signal.windows (scipy.signal.windows' definitions): each returns M
+points, symmetric by default (sym=False: the first M of M + 1, for spectral analysis), computed
+in the requested float32/float64 dtype. Mirrors torch.signal.windows."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minitorch import _dtype
+from minitorch._factories import _device, _dtype_arg, _put, _require_grad
+from minitorch._tensor import Tensor, _make
+
+__all__ = [
+    "bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
+    "general_hamming", "hamming", "hann", "kaiser", "nuttall",
+]  # fmt: skip
+
+
+def _check(name: str, M, dtype):
+    if M < 0:
+        raise ValueError(f"{name} requires non-negative window length, got M={M}")
+    dt = _dtype_arg(dtype, _dtype.default_float(), name)
+    if dt not in (_dtype.float32, _dtype.float64):
+        raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dt}")
+    return dt
+
+
+def _finish(values: np.ndarray, M: int, sym: bool, dt, device, requires_grad) -> Tensor:
+    """The first M values (all when sym), as a tensor."""
+    dev = _device(device)
+    host = np.ascontiguousarray(values[:M].astype(dt.np, copy=False))
+    return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+
+
+def _trivial(M: int, dt, device, requires_grad):
+    """M = 0 or 1: empty or a single one, as torch."""
+    if M > 1:
+        return None
+    return _finish(np.ones(M, dtype=dt.np), M, True, dt, device, requires_grad)
+
+
+def _points(M: int, sym: bool, dt) -> np.ndarray:
+    """n = 0 .. N-1 in dt's arithmetic, N = M (sym) or M + 1."""
+    return np.arange(M if sym else M + 1, dtype=dt.np)
+
+
+def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """sum_i (-1)^i a_i cos(2 pi i n / (N - 1)). Mirrors torch.signal.windows.general_cosine."""
+    dt = _check("general_cosine", M, dtype)
+    if not isinstance(a, (list, tuple)):
+        raise TypeError("Coefficients must be a list/tuple")
+    if not a:
+        raise ValueError("Coefficients cannot be empty")
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    k = n * f(2 * math.pi / (len(n) - 1))
+    w = sum(f((-1) ** i * c) * np.cos(f(i) * k) for i, c in enumerate(a))
+    return _finish(w, M, sym, dt, device, requires_grad)
+
+
+def general_hamming(
+    M, *, alpha=0.54, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+):
+    """alpha - (1 - alpha) cos(2 pi n / (N - 1)). Mirrors torch.signal.windows.general_hamming."""
+    return general_cosine(
+        M, a=[alpha, 1.0 - alpha], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+    )
+
+
+def hann(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """Mirrors torch.signal.windows.hann."""
+    return general_hamming(
+        M, alpha=0.5, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+    )
+
+
+def hamming(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """Mirrors torch.signal.windows.hamming."""
+    return general_hamming(M, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """Mirrors torch.signal.windows.blackman."""
+    return general_cosine(
+        M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
+    )
+
+
+def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """The minimum 4-term Blackman-Harris window. Mirrors torch.signal.windows.nuttall."""
+    a = [0.3635819, 0.4891775, 0.1365995, 0.0106411]
+    return general_cosine(M, a=a, sym=sym, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """1 - |2 n / (N - 1) - 1|. Mirrors torch.signal.windows.bartlett."""
+    dt = _check("bartlett", M, dtype)
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    w = f(1) - np.abs(f(2) * n / f(len(n) - 1) - f(1))
+    return _finish(w, M, sym, dt, device, requires_grad)
+
+
+def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """sin(pi (n + 1/2) / N). Mirrors torch.signal.windows.cosine."""
+    dt = _check("cosine", M, dtype)
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    w = np.sin(f(math.pi / len(n)) * (n + f(0.5)))
+    return _finish(w, M, sym, dt, device, requires_grad)
+
+
+def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """exp(-((n - (N - 1) / 2) / std)^2 / 2). Mirrors torch.signal.windows.gaussian."""
+    dt = _check("gaussian", M, dtype)
+    if std <= 0:
+        raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    x = (n - f((len(n) - 1) / 2)) / f(std)
+    return _finish(np.exp(-(x * x) / f(2)), M, sym, dt, device, requires_grad)
+
+
+def exponential(
+    M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False
+):
+    """exp(-|n - center| / tau), center (N - 1) / 2 by default. Mirrors
+    torch.signal.windows.exponential."""
+    dt = _check("exponential", M, dtype)
+    if sym and center is not None:
+        raise ValueError("Center must be None for symmetric windows")
+    if tau <= 0:
+        raise ValueError(f"Tau must be positive, got: {tau} instead.")
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    c = f((len(n) - 1) / 2 if center is None else center)
+    return _finish(np.exp(-np.abs(n - c) / f(tau)), M, sym, dt, device, requires_grad)
+
+
+def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
+    """I0(beta sqrt(1 - (2 n / (N - 1) - 1)^2)) / I0(beta). Mirrors torch.signal.windows.kaiser."""
+    dt = _check("kaiser", M, dtype)
+    if beta < 0:
+        raise ValueError(f"beta must be non-negative, got: {beta} instead.")
+    out = _trivial(M, dt, device, requires_grad)
+    if out is not None:
+        return out
+    f = dt.np.type
+    n = _points(M, sym, dt)
+    r = f(2) * n / f(len(n) - 1) - f(1)
+    arg = f(beta) * np.sqrt(np.maximum(f(1) - r * r, f(0)))
+    w = np.i0(arg.astype(np.float64)) / np.i0(float(beta))
+    return _finish(w, M, sym, dt, device, requires_grad)
