@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+from minitorch import _dtype
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -151,6 +152,10 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         return flatten(clone(expand(x, shape)), d, d + 1)
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    if repeats.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats.dtype)}'"
+        )
     counts = _host_ints(repeats)
     if any(c < 0 for c in counts):
         raise RuntimeError("repeats can not be negative")

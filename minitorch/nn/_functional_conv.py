@@ -71,6 +71,8 @@ def _check_dtypes(x: Tensor, w: Tensor, bias) -> None:
 
 
 def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
+    if w.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
     if w.ndim != n + 2:
         raise RuntimeError(
             f"expected stride to be a single integer value or a list of {w.ndim - 2} values to "

@@ -684,3 +684,16 @@ def test_functional_norms_want_a_shape_sequence_and_split_wants_sizes_not_a_tens
         0,
         2,
     ]
+
+
+def test_small_error_paths_are_torchs():
+    with pytest.raises(RuntimeError, match="weight should have at least three dimensions"):
+        F.conv1d(mt.ones(2, 4, 10), mt.ones(8, 4))
+    from minitorch.nn.utils.rnn import pad_sequence
+
+    with pytest.raises(RuntimeError, match="padding_side to be one of left or right"):
+        pad_sequence([mt.ones(2), mt.ones(3)], padding_side="middle")
+    with pytest.raises(
+        NotImplementedError, match="repeat_interleave_cpu.* not implemented for 'Float'"
+    ):
+        mt.ones(2, 3).repeat_interleave(mt.tensor([1.0, 2.0, 3.0]), dim=1)

@@ -221,7 +221,7 @@ def pad_sequence(
     """Stacks (L_i, *) tensors into (max L, B, *) (B first with batch_first), padded with
     padding_value on the right (or left). Mirrors torch.nn.utils.rnn.pad_sequence."""
     if padding_side not in ("left", "right"):
-        raise ValueError(
+        raise RuntimeError(
             f"Expected padding_side to be one of left or right, but got {padding_side}."
         )
     if isinstance(sequences, Tensor):
