@@ -115,6 +115,10 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """input's slices at index along dim. Mirrors torch.index_select."""
     dim = wrap_dim(dim, input._data.ndim, "index_select")
     idx = _index_array(input, index, "index_select")
+    if input._data.ndim == 0 and idx.size > 1:
+        raise RuntimeError(
+            f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
+        )
     plan = _dim_plan(input, dim, idx, "index_select")
     return _maybe_out(IndexSelect.apply(input, plan=plan), out)
 

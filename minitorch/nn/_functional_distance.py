@@ -33,10 +33,13 @@ def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim. Mirrors
     torch.nn.functional.cosine_similarity."""
-    if not x1.dtype.is_floating_point:
-        x1 = x1.to(_dtype.default_float())
-    if not x2.dtype.is_floating_point:
-        x2 = x2.to(_dtype.default_float())
+    dt = _dtype.promote_types(x1.dtype, x2.dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(
+            "expected common dtype to be floating point, yet common dtype is "
+            f"{_dtype.scalar_name(dt)}"
+        )
+    x1, x2 = (x if x.dtype is dt else x.to(dt) for x in (x1, x2))
     x1, x2 = _ops.broadcast_tensors(x1, x2)
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
 

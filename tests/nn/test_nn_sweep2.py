@@ -697,3 +697,14 @@ def test_small_error_paths_are_torchs():
         NotImplementedError, match="repeat_interleave_cpu.* not implemented for 'Float'"
     ):
         mt.ones(2, 3).repeat_interleave(mt.tensor([1.0, 2.0, 3.0]), dim=1)
+
+
+def test_cosine_similarity_of_integers_and_index_select_of_a_scalar_raise_as_torch():
+    with pytest.raises(
+        RuntimeError, match="expected common dtype to be floating point, yet common dtype is Long"
+    ):
+        F.cosine_similarity(mt.tensor([[1, 2]]), mt.tensor([[3, 1]]))
+    assert F.cosine_similarity(mt.tensor([[1, 2]]), mt.tensor([[3.0, 1.0]])).dtype is mt.float32
+    with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value, got 2"):
+        mt.tensor(5.0).index_select(0, mt.tensor([0, 0]))
+    assert mt.tensor(5.0).index_select(0, mt.tensor([0])).item() == 5.0
