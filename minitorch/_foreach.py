@@ -73,8 +73,8 @@ def _binary(name: str, inplace: bool):
                     method(y, **kw)
                 else:  # no in-place method (maximum, minimum): computed, then written back
                     x.copy_(fn(x, y, **kw))
-            return None
-        return [fn(x, y, **kw) for x, y in zip(xs, ys, strict=True)]
+            return self  # torch returns the list it was given
+        return tuple(fn(x, y, **kw) for x, y in zip(xs, ys, strict=True))  # a tuple, as torch's
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"{name} of each tensor of a list with the matching operand. Mirrors torch."
@@ -93,8 +93,8 @@ def _unary(name: str, inplace: bool):
                     method()
                 else:
                     x.copy_(getattr(x, name)())
-            return None
-        return [getattr(x, name)() for x in xs]
+            return self  # torch returns the list it was given
+        return tuple(getattr(x, name)() for x in xs)
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"{name} of each tensor of a list. Mirrors torch."
@@ -128,9 +128,9 @@ def _ternary(name: str, inplace: bool):
         if inplace:
             for x, p, q, w in rows:
                 getattr(x, f"{name}_")(p, q, value=w)
-            return None
+            return self  # torch returns the list it was given
         fn = getattr(_ops, name)
-        return [fn(x, p, q, value=w) for x, p, q, w in rows]
+        return tuple(fn(x, p, q, value=w) for x, p, q, w in rows)
 
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"{name} of each tensor of a list with the matching tensors. Mirrors torch."
@@ -148,7 +148,7 @@ def _foreach_lerp(self, tensors1, weight):
     xs = _tensors(self, "_foreach_lerp")
     ends = _per_entry(tensors1, len(xs), "_foreach_lerp")
     ws = _per_entry(weight, len(xs), "_foreach_lerp")
-    return [_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True)]
+    return tuple(_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True))
 
 
 def _foreach_lerp_(self, tensors1, weight):
@@ -158,6 +158,7 @@ def _foreach_lerp_(self, tensors1, weight):
     ws = _per_entry(weight, len(xs), "_foreach_lerp_")
     for x, e, w in zip(xs, ends, ws, strict=True):
         x.lerp_(e, w)
+    return self
 
 
 def _foreach_copy_(self, src, non_blocking=False):
@@ -165,10 +166,11 @@ def _foreach_copy_(self, src, non_blocking=False):
     xs = _tensors(self, "_foreach_copy_")
     for x, s in zip(xs, _per_entry(src, len(xs), "_foreach_copy_"), strict=True):
         x.copy_(s, non_blocking=non_blocking)
+    return self
 
 
 def _foreach_norm(self, ord=2, dtype=None):
     """The vector norm of each tensor (a list of 0-d tensors). Mirrors torch._foreach_norm."""
     from minitorch.linalg import vector_norm
 
-    return [vector_norm(x, ord, dtype=dtype) for x in _tensors(self, "_foreach_norm")]
+    return tuple(vector_norm(x, ord, dtype=dtype) for x in _tensors(self, "_foreach_norm"))

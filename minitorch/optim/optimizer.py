@@ -16,8 +16,12 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
 from minitorch.nn.modules._hooks import RemovableHandle
 
+# What an optimizer's `params` may be (custom optimizers annotate with it, as torch's)
+ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+
 __all__ = [
     "Optimizer",
+    "ParamsT",
     "required",
     "register_optimizer_step_pre_hook",
     "register_optimizer_step_post_hook",
@@ -72,7 +76,9 @@ def _hooked_step(func):
     @functools.wraps(func)
     def step(*args, **kwargs):
         self = args[0]
-        if self.__dict__.get("_in_step"):
+        if self.__dict__.get("_in_step") or "_optimizer_step_pre_hooks" not in self.__dict__:
+            # (a wrapper that never ran Optimizer.__init__, Lookahead-style: torch patches
+            # `step` in __init__, so such a class has no hooks there either)
             return func(*args, **kwargs)
         self._in_step = True
         try:

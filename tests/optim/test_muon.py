@@ -58,3 +58,36 @@ def test_top_level_grad_scaler_and_adam_tensor_lr_with_foreach():
         with pytest.raises(ValueError, match="lr as a Tensor is not supported for capturable"):
             cls([p], lr=mt.tensor(0.01), foreach=True)
         cls([p], lr=mt.tensor(0.01))  # foreach unset: accepted, as torch
+
+
+def test_an_optimizer_wrapper_without_optimizer_init_steps():
+    # Lookahead-style: param_groups/state borrowed from an inner optimizer, Optimizer.__init__
+    # never run; torch patches `step` only in __init__, so such a class steps plainly
+    class Lookahead(mt.optim.Optimizer):
+        def __init__(self, inner):
+            self.inner = inner
+            self.param_groups = inner.param_groups
+            self.state = inner.state
+            self.defaults = inner.defaults
+
+        def step(self, closure=None):
+            return self.inner.step(closure)
+
+    p = mt.nn.Parameter(mt.ones(2))
+    opt = Lookahead(mt.optim.SGD([p], lr=0.5))
+    p.grad = mt.ones(2)
+    opt.step()
+    assert p.tolist() == [0.5, 0.5]
+    from minitorch.optim.adamw import AdamW
+    from minitorch.optim.optimizer import ParamsT
+
+    assert AdamW is mt.optim.AdamW and ParamsT is not None
+
+
+def test_foreach_results_are_tuples_and_in_place_forms_return_their_list():
+    xs = [mt.ones(2), mt.zeros(1)]
+    assert isinstance(mt._foreach_add(xs, 1.0), tuple)
+    assert isinstance(mt._foreach_norm(xs), tuple) and isinstance(mt._foreach_sign(xs), tuple)
+    assert isinstance(mt._foreach_lerp(xs, xs, 0.5), tuple)
+    assert mt._foreach_mul_(xs, 2.0) is xs and mt._foreach_lerp_(xs, xs, 0.5) is xs
+    assert mt._foreach_zero_(xs) is xs and mt._foreach_copy_(xs, xs) is xs
