@@ -246,7 +246,7 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
     if dim != 1 and (t_dim == 0 or shape[0] != t_shape[0]):
-        got = t_shape[0] if t_dim else 1
+        got = t_shape[0] if t_dim else 0  # (torch counts a 0-d target as a batch of 0)
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )

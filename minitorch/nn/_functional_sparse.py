@@ -9,7 +9,7 @@ minitorch/nn/_functional_loss.py).
 from __future__ import annotations
 
 from minitorch import _dtype, _ops
-from minitorch._factories import arange, ones_like, zeros
+from minitorch._factories import arange, full, ones_like, tensor, zeros
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
@@ -151,7 +151,7 @@ def embedding_bag(
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         bags = offsets.shape[0] - (1 if include_last_offset else 0)
-        _check_offsets(offsets)
+        _check_offsets(offsets, input.shape[0])
         flat = input
         # bag id of each position: the number of bag starts at or before it, minus one
         later = offsets[1:bags].to(_dtype.int64)
@@ -179,13 +179,19 @@ def embedding_bag(
         )
     padding_idx = _padding_idx(padding_idx, n)
     _check_range(flat, n, bag=True)
-    vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
-    keep = None if padding_idx is None else (flat != padding_idx)
     d = weight.shape[1]
     out_shape = (bags, d)
+    if bags == 0:  # include_last_offset with a single offset: no bag
+        return zeros(out_shape, dtype=weight.dtype, device=weight.device) + weight.sum() * 0
+    vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
+    keep = None if padding_idx is None else (flat != padding_idx)
     if mode == "max":
         if keep is not None:
             vals = _ops.where(keep.unsqueeze(1), vals, float("-inf"))
+        first = _first_max_of_bags(input, offsets, vals, bags, d)
+        if first is not None:  # torch's gradient goes to the first maximum of a tie
+            count = _count(bag_of, keep, bags, weight)
+            return _ops.where(count.unsqueeze(1) > 0, first, 0.0)
         index = bag_of.unsqueeze(1).expand(flat.shape[0], d)
         base = zeros(out_shape, dtype=weight.dtype, device=weight.device)
         out = base.scatter_reduce(0, index, vals, "amax", include_self=False)
@@ -216,14 +222,47 @@ def _count(bag_of: Tensor, keep, bags: int, weight: Tensor, dtype=None) -> Tenso
     return zeros(bags, dtype=dtype, device=weight.device).index_add(0, bag_of, ones)
 
 
-def _check_offsets(offsets: Tensor) -> None:
+def _check_offsets(offsets: Tensor, length: int) -> None:
+    """torch's offset checks (on the CPU: reading a device tensor's offsets is a host sync)."""
     if offsets._device.type == "cpu" and offsets.numel():
-        first = int(offsets._data[0])
+        o = offsets._data
+        first = int(o[0])
         if first != 0:
             raise RuntimeError(
                 "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
                 f"from position 0. However, got {first}"
             )
+        last = int(o[-1])
+        if last > length:
+            raise RuntimeError(
+                f"offsets[-1] can not be greater than input's length {length} but got "
+                f"offsets[-1] of {last}"
+            )
+        if (o[1:] < o[:-1]).any():
+            raise RuntimeError("offsets must be monotonically increasing")
+
+
+def _first_max_of_bags(input, offsets, vals, bags: int, d: int):
+    """Each bag's max as max(dim) takes it (the gradient to the first of tied maxima, as
+    torch's): bags of a 2-D input are its rows; a 1-D input's bags are padded with -inf to the
+    longest (its lengths read on the CPU). None where that would read a device tensor."""
+    if input.ndim == 2:
+        return vals.reshape(bags, input.shape[1], d).max(1)[0]
+    if offsets._device.type != "cpu":
+        return None
+    o = offsets._data.astype("int64")
+    starts = o[:bags]
+    ends = [int(e) for e in o[1 : bags + 1]]  # the next bag's start; the last: the input's end
+    ends += [vals.shape[0]] * (bags - len(ends))
+    lengths = [e - int(s) for s, e in zip(starts, ends, strict=True)]
+    width = max(max(lengths, default=0), 1)
+    pos = [
+        [int(s) + j if j < n else vals.shape[0] for j in range(width)]
+        for s, n in zip(starts, lengths, strict=True)
+    ]
+    padded = _ops.cat([vals, full((1, d), float("-inf"), dtype=vals.dtype, device=vals.device)])
+    idx = tensor(pos, dtype=_dtype.int64, device=vals.device)
+    return padded[idx].max(1)[0]
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -708,3 +708,27 @@ def test_cosine_similarity_of_integers_and_index_select_of_a_scalar_raise_as_tor
     with pytest.raises(RuntimeError, match="Index to scalar can have only 1 value, got 2"):
         mt.tensor(5.0).index_select(0, mt.tensor([0, 0]))
     assert mt.tensor(5.0).index_select(0, mt.tensor([0])).item() == 5.0
+
+
+def test_embedding_bag_max_ties_offsets_and_pad_sequence_edges_as_torch():
+    w = mt.tensor([[1.0, 2.0], [1.0, 0.0], [0.0, 2.0]], requires_grad=True)
+    F.embedding_bag(mt.tensor([0, 1, 2]), w, mt.tensor([0]), mode="max").sum().backward()
+    assert w.grad.tolist() == [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0]]  # the first of tied maxima
+    w2 = mt.tensor([[1.0, 2.0], [1.0, 0.0]], requires_grad=True)
+    F.embedding_bag(mt.tensor([[0, 1]]), w2, mode="max").sum().backward()
+    assert w2.grad.tolist() == [[1.0, 1.0], [0.0, 0.0]]
+    W = mt.arange(24.0).view(8, 3)
+    inp = mt.tensor([0, 1, 2, 4])
+    assert F.embedding_bag(inp, W, mt.tensor([0]), include_last_offset=True).shape == (0, 3)
+    with pytest.raises(
+        RuntimeError, match="offsets\\[-1\\] can not be greater than input's length 4"
+    ):
+        F.embedding_bag(inp, W, mt.tensor([0, 6]))
+    with pytest.raises(RuntimeError, match="monotonically increasing"):
+        F.embedding_bag(inp, W, mt.tensor([0, 3, 1]))
+    from minitorch.nn.utils.rnn import pad_sequence
+
+    with pytest.raises(RuntimeError, match="received an empty list of sequences"):
+        pad_sequence([])
+    out = pad_sequence([mt.tensor([1, 2]), mt.tensor([1.5])])
+    assert out.dtype is mt.int64 and out.tolist() == [[1, 1], [2, 0]]

@@ -226,9 +226,15 @@ def pad_sequence(
         )
     if isinstance(sequences, Tensor):
         sequences = list(sequences.unbind(0))
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if any(s.ndim == 0 for s in sequences):
+        raise RuntimeError("pad_sequence: each sequence needs at least one dimension (its length)")
+    dt = sequences[0].dtype  # torch's result has the first sequence's dtype
     longest = max(s.shape[0] for s in sequences)
     padded = []
     for s in sequences:
+        s = s if s.dtype is dt else s.to(dt)
         n = longest - s.shape[0]
         if n:
             fill = full((n, *s.shape[1:]), padding_value, dtype=s.dtype, device=s.device)
