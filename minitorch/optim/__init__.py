@@ -15,6 +15,7 @@ from minitorch.optim.radam import RAdam
 from minitorch.optim.rmsprop import RMSprop
 from minitorch.optim.rprop import Rprop
 from minitorch.optim.sgd import SGD
+from minitorch.optim.sparse_adam import SparseAdam
 
 __all__ = [
     "Adadelta",
@@ -32,6 +33,7 @@ __all__ = [
     "RMSprop",
     "Rprop",
     "SGD",
+    "SparseAdam",
     "lr_scheduler",
     "swa_utils",
 ]

@@ -392,3 +392,19 @@ def test_muon_matches_torch(kw):
     np.testing.assert_allclose(bm, bt, rtol=1e-2, atol=2e-3)
     assert rm == rt
     assert sm["param_groups"] == st["param_groups"] and sm["state"].keys() == st["state"].keys()
+
+
+def test_sparse_adam_matches_torch():
+    w0 = np.random.default_rng(0).normal(size=(6, 3))
+    runs = []
+    for lib in (mt, torch):
+        e = lib.nn.Embedding(6, 3, sparse=True, dtype=lib.float64)
+        e.weight.data = lib.tensor(w0)
+        opt = lib.optim.SparseAdam(e.parameters(), lr=0.1)
+        for ids in ([1, 3, 1], [0, 3], [5, 5, 2]):
+            opt.zero_grad()
+            (e(lib.tensor(ids)) ** 2).sum().backward()
+            opt.step()
+        runs.append((e.weight.detach().numpy(), repr(opt), opt.state_dict()["param_groups"]))
+    np.testing.assert_allclose(runs[0][0], runs[1][0], rtol=1e-12)
+    assert runs[0][1:] == runs[1][1:]
