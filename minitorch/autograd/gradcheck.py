@@ -364,15 +364,7 @@ def _fast_check(p: _Problem):
     all_v = [_unit_vector(o, streams) for o in p.outputs]
     all_ju = []
     for x, u in zip(p.diff_inputs, all_u, strict=True):
-        arr = x._data
-        orig = arr.copy()
-        step = (u * p.eps).reshape(arr.shape)
-        arr[...] = orig - step
-        before = p.evaluate()
-        arr[...] = orig + step
-        after = p.evaluate()
-        arr[...] = orig
-        all_ju.append(_differences(p, before, after))
+        all_ju.append(_directional(p, x, u))
     if not p.outputs:
         _expect_zero(p, [d for ju in all_ju for d in ju])
         return
@@ -494,20 +486,26 @@ def _slow_forward_check(p: _Problem):
                 raise GradcheckError(_forward_mismatch_msg(i, k, _show(n, x), _show(a, x)))
 
 
+def _directional(p: _Problem, x, u):
+    """J u for the input x: the outputs' central differences along the direction u (x's
+    values restored afterwards)."""
+    arr = x._data
+    orig = arr.copy()
+    step = (u * p.eps).reshape(arr.shape)
+    arr[...] = orig - step
+    before = p.evaluate()
+    arr[...] = orig + step
+    after = p.evaluate()
+    arr[...] = orig
+    return _differences(p, before, after)
+
+
 def _fast_forward_check(p: _Problem):
     # J u by central differences in a random direction u against the tangent of u, per input
     streams = {}
     for k, x in enumerate(p.diff_inputs):
         u = _unit_vector(x, streams)
-        arr = x._data
-        orig = arr.copy()
-        step = (u * p.eps).reshape(arr.shape)
-        arr[...] = orig - step
-        before = p.evaluate()
-        arr[...] = orig + step
-        after = p.evaluate()
-        arr[...] = orig
-        numerical = _differences(p, before, after)
+        numerical = _directional(p, x, u)
         analytical = _tangents(p, x, u)
         for i, o in enumerate(p.outputs):
             n, a = numerical[p.kept[i]], analytical[i]
