@@ -9,7 +9,7 @@ from minitorch._tensor_methods import _int_list as int_list
 from minitorch._tensor_methods import _is_index as is_index
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
-           "as_tensor_arg", "cast", "is_floating", "opmath_dtype", "quiet_extreme",
+           "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list"]
 
 
@@ -127,6 +127,12 @@ def row_major(xp, a):
     reductions over a dim, cat/stack, cumulative ops, roll and masked_fill row-major whatever
     the input's strides (so `.view()` works on them), where NumPy keeps the input's layout."""
     return xp.ascontiguousarray(a) if a.ndim > 1 else a
+
+
+def opmath_array(x):
+    """The array x widened to float32 when it is half precision (else x itself): a composite
+    kernel computes there and rounds once, as torch's (NOTE [ Half-precision arithmetic ])."""
+    return x.astype("float32") if opmath_dtype(x.dtype) else x
 
 
 def opmath_dtype(np_dtype):

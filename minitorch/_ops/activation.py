@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import opmath_dtype, zeros_of
+from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
 from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
@@ -55,12 +55,6 @@ def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
     # threshold_'s last op is a where(cond, value, x): torch's node lists the input alone
     shown = (2,) if op == "threshold" else None
     return out if name is None else name_node(out, name, shown=shown)
-
-
-def _opmath(x):
-    """x widened to float32 when it is half: the composite forward formulas below compute in
-    float32 and round once, as torch's kernels (NOTE [ Half-precision arithmetic ])."""
-    return x.astype("float32") if opmath_dtype(x.dtype) else x
 
 
 def _wide(grad, *saved):
@@ -163,7 +157,7 @@ class LeakyRelu(Function):
         ctx.save_for_backward(a)
         ctx.slope = negative_slope
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         return _arr(ctx.xp, ctx.xp.where(y > 0, y, y * negative_slope).astype(x.dtype, copy=False))
 
     @staticmethod
@@ -221,7 +215,7 @@ class Hardsigmoid(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         return _arr(ctx.xp, (ctx.xp.clip(y + 3, 0, 6) / 6).astype(x.dtype, copy=False))
 
     @staticmethod
@@ -270,7 +264,7 @@ class Hardswish(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         return _arr(ctx.xp, (y * ctx.xp.clip(y + 3, 0, 6) / 6).astype(x.dtype, copy=False))
 
     @staticmethod
@@ -299,7 +293,7 @@ class Elu(Function):
         ctx.coefs = (alpha, scale, input_scale)
         xp = ctx.xp
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         neg = xp.expm1(xp.minimum(y, 0) * input_scale) * (alpha * scale)
         return _arr(xp, xp.where(y > 0, y * scale, neg).astype(x.dtype, copy=False))
 
@@ -451,7 +445,7 @@ class Gelu(Function):
         x = a._data
         if approximate == "tanh":
             # half: computed in float32 and rounded once, as torch does
-            y = x.astype("float32") if opmath_dtype(x.dtype) else x
+            y = opmath_array(x)
             out = 0.5 * y * (1 + xp.tanh(_TANH_K * (y + _TANH_C * y * y * y)))
             return _arr(xp, out.astype(x.dtype, copy=False))
         if x.dtype.itemsize > 4:  # float64: the backend's erf
@@ -554,7 +548,7 @@ class Silu(Function):
     def forward(ctx, a):
         ctx.save_for_backward(a)
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         return _arr(ctx.xp, (y * _sigmoid_arr(ctx.xp, y)).astype(x.dtype, copy=False))
 
     @staticmethod
@@ -587,7 +581,7 @@ class Mish(Function):
         ctx.save_for_backward(a)
         xp = ctx.xp
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         return _arr(xp, (y * xp.tanh(_softplus_arr(xp, y))).astype(x.dtype, copy=False))
 
     @staticmethod
@@ -613,7 +607,7 @@ class Softplus(Function):
         ctx.params = (beta, threshold)
         xp = ctx.xp
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         z = y * beta
         out = xp.where(z > threshold, y, _softplus_arr(xp, z) / beta)
         return _arr(xp, out.astype(x.dtype, copy=False))
@@ -650,7 +644,7 @@ class LogSigmoid(Function):
         ctx.save_for_backward(a)
         xp = ctx.xp
         x = a._data
-        y = _opmath(x)
+        y = opmath_array(x)
         out = xp.minimum(y, 0) - xp.log1p(xp.exp(-xp.abs(y)))
         return _arr(xp, out.astype(x.dtype, copy=False))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating, opmath_dtype, zeros_of
+from minitorch._ops._common import cast, is_floating, opmath_array, zeros_of
 from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -142,7 +142,7 @@ class RoundDecimals(_ZeroGrad, Function):
         xp = ctx.xp
         x = a._data
         # half: scaled, rounded and scaled back in float32, then rounded once, as torch does
-        y = x.astype("float32") if opmath_dtype(x.dtype) else x
+        y = opmath_array(x)
         if decimals >= 0:
             s = 10.0**decimals
             return _arr(xp, (xp.rint(y * s) / s).astype(x.dtype, copy=False))
@@ -318,7 +318,7 @@ class Rsqrt(Function):
     @staticmethod
     def forward(ctx, a):
         x = a._data
-        y = x.astype("float32") if opmath_dtype(x.dtype) else x  # half: rounded once, as torch
+        y = opmath_array(x)  # half: rounded once, as torch
         out = _arr(ctx.xp, (1 / ctx.xp.sqrt(y)).astype(x.dtype, copy=False))
         ctx.save_for_backward(out)
         return out
