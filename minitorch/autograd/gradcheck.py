@@ -402,13 +402,9 @@ def _vjp_flat(p: _Problem, output: Tensor, v):
     return results[0]
 
 
-def _slow_mode_report(p: _Problem, i, k):
-    """The full Jacobians of output i w.r.t. input k, for the message of a fast-mode failure."""
-    x, o = p.diff_inputs[k], p.outputs[i]
-    numerical = _moved(_numerical_jacobians(p, x)[p.kept[i]], o._device, x._device)
-    analytical = _analytical_jacobians(p, o, float("inf"))[k]
-    xp = x._device.backend.xp
-    msg = (
+def _slow_mode_jacobians(xp, numerical, analytical, x) -> str:
+    """torch's fast-mode failure appendix: both Jacobians recomputed in slow mode."""
+    return (
         "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
         "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
         "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
@@ -417,6 +413,15 @@ def _slow_mode_report(p: _Problem, i, k):
         "The max per-element difference (slow mode) is: "
         f"{_max_abs_diff(xp, numerical, analytical)}.\n"
     )
+
+
+def _slow_mode_report(p: _Problem, i, k):
+    """The full Jacobians of output i w.r.t. input k, for the message of a fast-mode failure."""
+    x, o = p.diff_inputs[k], p.outputs[i]
+    numerical = _moved(_numerical_jacobians(p, x)[p.kept[i]], o._device, x._device)
+    analytical = _analytical_jacobians(p, o, float("inf"))[k]
+    xp = x._device.backend.xp
+    msg = _slow_mode_jacobians(xp, numerical, analytical, x)
     if _allclose(xp, analytical, numerical, p.rtol, p.atol):
         msg += (
             "\nFast gradcheck failed but element-wise differences are small. This means that the\n"
@@ -519,16 +524,7 @@ def _slow_forward_report(p: _Problem, i, k):
     x, o = p.diff_inputs[k], p.outputs[i]
     numerical = _moved(_numerical_jacobians(p, x)[p.kept[i]], o._device, x._device)
     analytical = _moved(_forward_jacobians(p, x)[i], o._device, x._device)
-    xp = x._device.backend.xp
-    return (
-        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
-        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
-        "about fast mode. Below, we recompute numerical and analytical jacobians in slow mode:\n\n"
-        f"Numerical:\n {_show(numerical, x)}\n"
-        f"Analytical:\n{_show(analytical, x)}\n\n"
-        "The max per-element difference (slow mode) is: "
-        f"{_max_abs_diff(xp, numerical, analytical)}.\n"
-    )
+    return _slow_mode_jacobians(x._device.backend.xp, numerical, analytical, x)
 
 
 # --- the other checks ---

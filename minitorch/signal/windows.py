@@ -34,16 +34,13 @@ def _finish(values: np.ndarray, M: int, sym: bool, dt, device, requires_grad) ->
     return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
 
 
-def _trivial(M: int, dt, device, requires_grad):
-    """M = 0 or 1: empty or a single one, as torch."""
-    if M > 1:
-        return None
-    return _finish(np.ones(M, dtype=dt.np), M, True, dt, device, requires_grad)
-
-
-def _points(M: int, sym: bool, dt) -> np.ndarray:
-    """n = 0 .. N-1 in dt's arithmetic, N = M (sym) or M + 1."""
-    return np.arange(M if sym else M + 1, dtype=dt.np)
+def _build(M: int, sym: bool, dt, device, requires_grad, formula) -> Tensor:
+    """The window: M = 0 or 1 give empty or a single one (as torch); else formula(n, f) over
+    n = 0 .. N-1 in dt's arithmetic (f its scalar type), N = M (sym) or M + 1, cut to M."""
+    if M <= 1:
+        return _finish(np.ones(M, dtype=dt.np), M, True, dt, device, requires_grad)
+    n = np.arange(M if sym else M + 1, dtype=dt.np)
+    return _finish(formula(n, dt.np.type), M, sym, dt, device, requires_grad)
 
 
 def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -53,14 +50,12 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requ
         raise TypeError("Coefficients must be a list/tuple")
     if not a:
         raise ValueError("Coefficients cannot be empty")
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    k = n * f(2 * math.pi / (len(n) - 1))
-    w = sum(f((-1) ** i * c) * np.cos(f(i) * k) for i, c in enumerate(a))
-    return _finish(w, M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        k = n * f(2 * math.pi / (len(n) - 1))
+        return sum(f((-1) ** i * c) * np.cos(f(i) * k) for i, c in enumerate(a))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
 
 
 def general_hamming(
@@ -100,25 +95,21 @@ def nuttall(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=
 def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """1 - |2 n / (N - 1) - 1|. Mirrors torch.signal.windows.bartlett."""
     dt = _check("bartlett", M, dtype)
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    w = f(1) - np.abs(f(2) * n / f(len(n) - 1) - f(1))
-    return _finish(w, M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        return f(1) - np.abs(f(2) * n / f(len(n) - 1) - f(1))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
 
 
 def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """sin(pi (n + 1/2) / N). Mirrors torch.signal.windows.cosine."""
     dt = _check("cosine", M, dtype)
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    w = np.sin(f(math.pi / len(n)) * (n + f(0.5)))
-    return _finish(w, M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        return np.sin(f(math.pi / len(n)) * (n + f(0.5)))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
 
 
 def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -126,13 +117,12 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requ
     dt = _check("gaussian", M, dtype)
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    x = (n - f((len(n) - 1) / 2)) / f(std)
-    return _finish(np.exp(-(x * x) / f(2)), M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        x = (n - f((len(n) - 1) / 2)) / f(std)
+        return np.exp(-(x * x) / f(2))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
 
 
 def exponential(
@@ -145,13 +135,12 @@ def exponential(
         raise ValueError("Center must be None for symmetric windows")
     if tau <= 0:
         raise ValueError(f"Tau must be positive, got: {tau} instead.")
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    c = f((len(n) - 1) / 2 if center is None else center)
-    return _finish(np.exp(-np.abs(n - c) / f(tau)), M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        c = f((len(n) - 1) / 2 if center is None else center)
+        return np.exp(-np.abs(n - c) / f(tau))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
 
 
 def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -159,12 +148,10 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requ
     dt = _check("kaiser", M, dtype)
     if beta < 0:
         raise ValueError(f"beta must be non-negative, got: {beta} instead.")
-    out = _trivial(M, dt, device, requires_grad)
-    if out is not None:
-        return out
-    f = dt.np.type
-    n = _points(M, sym, dt)
-    r = f(2) * n / f(len(n) - 1) - f(1)
-    arg = f(beta) * np.sqrt(np.maximum(f(1) - r * r, f(0)))
-    w = np.i0(arg.astype(np.float64)) / np.i0(float(beta))
-    return _finish(w, M, sym, dt, device, requires_grad)
+
+    def formula(n, f):
+        r = f(2) * n / f(len(n) - 1) - f(1)
+        arg = f(beta) * np.sqrt(np.maximum(f(1) - r * r, f(0)))
+        return np.i0(arg.astype(np.float64)) / np.i0(float(beta))
+
+    return _build(M, sym, dt, device, requires_grad, formula)
