@@ -7,6 +7,7 @@ from enum import Enum, auto
 import minitorch
 import minitorch.nn.functional as F
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn.modules.module import Module
 from minitorch.nn.utils import parametrize
@@ -31,8 +32,10 @@ def _norm_except_dim(v: Tensor, dim: int) -> Tensor:
 
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
-    """v * (g / ||v||), the norm over every dim but `dim`, as torch._weight_norm."""
-    return v * (g / _norm_except_dim(v, dim))
+    """v * (g / ||v||), the norm over every dim but `dim`, as torch._weight_norm (one fused
+    node per dim, as torch's; over all dims (dim -1) torch composes it, ending in a mul)."""
+    out = v * (g / _norm_except_dim(v, dim))
+    return out if dim == -1 else name_node(out, "WeightNormInterfaceBackward0", (v, g))
 
 
 class _WeightNorm(Module):
