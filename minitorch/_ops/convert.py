@@ -48,7 +48,7 @@ class ToCopy(Function):
         ctx.src_dtype = a.dtype
         x = _dtype.via_float32(a._data, np_dtype)
         if device is a._device:
-            return x.astype(np_dtype)
+            return x.astype(np_dtype, order=_cast_order(x))
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
         # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
         # they cast on the device; blocking ones cast on the host (fewer bytes when narrowing).
@@ -78,6 +78,17 @@ class ToCopy(Function):
         out = super().apply(a, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
         out._device = device
         return out
+
+
+def _cast_order(x) -> str:
+    """The layout of a cast's copy: the input's ("K") unless a dim is broadcast (stride 0),
+    where torch lays the copy out row-major and NumPy's "K" would make that dim the fastest
+    (`arange(T).expand(B, T).float().view(-1)` must work)."""
+    if 0 in x.strides:
+        for n, st in zip(x.shape, x.strides, strict=True):
+            if st == 0 and n > 1:
+                return "C"
+    return "K"
 
 
 def clone(input, *, memory_format=None):

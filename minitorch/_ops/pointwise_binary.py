@@ -7,6 +7,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, promote, promote_float
+from minitorch._ops.convert import _cast_order
 from minitorch._ops.pointwise import _d, _out, sigmoid, where, zero_divisor
 from minitorch._ops.pointwise_more import (
     _arr,
@@ -462,6 +463,8 @@ class NanToNum(Function):
         ctx.save_for_backward(xp.isfinite(x))
         # NumPy's nan_to_num leaves ml_dtypes' bfloat16 (kind 'V') untouched: go through float32
         src = x.astype("float32") if x.dtype.name == "bfloat16" else x
+        if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's
+            src = xp.ascontiguousarray(src)
         out = xp.nan_to_num(src, copy=True, nan=nan, posinf=posinf, neginf=neginf)
         return _arr(xp, out.astype(x.dtype, copy=False))
 

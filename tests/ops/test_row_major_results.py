@@ -52,3 +52,31 @@ def test_a_collated_batch_of_permuted_images_can_be_viewed():
     np.testing.assert_array_equal(
         batch.view(2, -1).numpy(), imgs.transpose(0, 3, 1, 2).reshape(2, -1)
     )
+
+
+EXPANDED_CASTS = {
+    "float": lambda x: x.float(),
+    "half": lambda x: x.half(),
+    "to_copy": lambda x: x.to(mt.float64, copy=True),
+    "bool": lambda x: x.bool(),
+    "exp_of_int": mt.exp,  # an int input is cast to float first
+    "true_div_of_int": lambda x: x / 2,
+    "nan_to_num": lambda x: mt.nan_to_num(x.double()),
+}
+
+
+@pytest.mark.parametrize("name", list(EXPANDED_CASTS))
+def test_casts_of_expanded_tensors_are_row_major(name):
+    # position ids broadcast over a batch, then cast and flattened; NumPy's order "K" made the
+    # broadcast dim the fastest-varying one (strides (1, 2)) and .view(-1) raised
+    pos = mt.arange(4).expand(3, 4)
+    r = EXPANDED_CASTS[name](pos)
+    assert r.is_contiguous() and r.stride() == (4, 1)
+    expected = EXPANDED_CASTS[name](pos.contiguous())
+    np.testing.assert_array_equal(r.view(-1).numpy(), expected.reshape(-1).numpy())
+
+
+def test_casts_keep_a_transposed_layout():
+    # only broadcast dims change the rule: a transposed input's cast keeps its layout, as torch's
+    x = mt.arange(6).reshape(2, 3).t()
+    assert x.float().stride() == (1, 3)
