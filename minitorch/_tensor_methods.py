@@ -161,7 +161,7 @@ class TensorMethods:
         return _ops.floor_divide(self, other)
 
     def __rfloordiv__(self, other):
-        return _ops.floor_divide(_ops.scalar_like(other, self), self)
+        return _ops.floor_divide(_ops.weak_scalar(other, self, "floor_divide"), self)
 
     def __ifloordiv__(self, other):
         return _ops.floor_divide_(self, other)
@@ -170,7 +170,7 @@ class TensorMethods:
         return _ops.remainder(self, other)
 
     def __rmod__(self, other):
-        return _ops.remainder(_ops.scalar_like(other, self), self)
+        return _ops.remainder(_ops.weak_scalar(other, self, "remainder"), self)
 
     def __imod__(self, other):
         return _ops.remainder_(self, other)

@@ -8,7 +8,7 @@ import types as _types
 from minitorch import _tensor_methods
 from minitorch._ops import indexing as _indexing
 from minitorch._ops import pointwise as _pw
-from minitorch._ops._common import scalar_like
+from minitorch._ops._common import scalar_like, weak_scalar
 from minitorch._ops.convert import *  # noqa: F403
 from minitorch._ops.einsum_op import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403
@@ -200,7 +200,7 @@ def _add_numpy_aliases():
 
 
 _add_numpy_aliases()
-assert scalar_like  # used by Tensor's reflected operators through this module
+assert scalar_like and weak_scalar  # used by Tensor's reflected operators through this module
 
 
 def _pickle_by_name(names):

@@ -190,6 +190,19 @@ def promote(a, b, op: str, wrap: bool = True):
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
 
 
+def weak_scalar(value, ref: Tensor, op: str) -> Tensor:
+    """A Python number on the left of a tensor (1 - t, 2 ** t, 10 // t, 7 % t) as a 0-d tensor of
+    the dtype the pair promotes to: the number stays weak, as torch's wrapped numbers do (1 - a
+    0-d uint8 pixel is uint8 and wraps, 7 % a float16 tensor is float16), where scalar_like's
+    int64 or default-float 0-d tensor would take part in promotion as a tensor."""
+    if isinstance(value, Tensor):
+        return value
+    _, value, dt = promote(ref, value, op)
+    xp = ref._device.backend.xp
+    data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
+    return _make(data, ref._device, False, None)
+
+
 def _cpu_scalar_to(a: Tensor, b: Tensor):
     """(a, b) with a 0-d CPU tensor moved to the other's device (torch's cpu-scalar rule);
     other mixes are left for the op's own device check."""

@@ -399,8 +399,9 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         o = o * alpha
     try:
         getattr(self._device.backend.xp, ufunc)(x, o, out=x)
-    except (ValueError, TypeError):
-        # not broadcastable into self, or a bool self NumPy will not add/subtract into (its
+    except (ValueError, TypeError, OverflowError):
+        # not broadcastable into self, an alpha * number out of its range (the general path
+        # wraps it), or a bool self NumPy will not add/subtract into (its
         # casting check runs before any write): the general path gives torch's result or error
         return False
     self._vc[0] += 1

@@ -16,6 +16,8 @@ from minitorch._ops._common import (
     promote_float,
     same_device,
     scalar_like,
+    weak_scalar,
+    wrap_int,
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
@@ -258,11 +260,23 @@ def _bool_operand(x) -> bool:
 
 
 def _scaled(x, alpha, ref):
-    """alpha * x for add/sub's alpha= (x a tensor or a number)."""
+    """alpha * x for add/sub's alpha= (x a tensor or a number; ref the promoted other operand)."""
     alpha = _alpha(alpha, ref if isinstance(ref, Tensor) else x, x)
-    if isinstance(x, Tensor) and x._data.dtype.kind == "b":
-        alpha = bool(alpha)  # torch casts alpha to bool: bool + bool stays bool (a logical or)
-    return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
+    if not isinstance(ref, Tensor):
+        return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
+    kind = ref._data.dtype.kind
+    if isinstance(x, Tensor):
+        if x._data.dtype.kind == "b":
+            if kind == "b":  # torch casts alpha to bool: bool + bool stays bool (a logical or)
+                return mul(x, bool(alpha))
+            x = cast(x, _dtype.from_numpy(ref._data.dtype))  # a mask scaled: -1e4 * mask
+        return mul(x, alpha)
+    if kind == "b" and x.__class__ is bool:
+        return x and bool(alpha)
+    x = x * alpha
+    if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
+        x = wrap_int(x, ref._data.dtype)
+    return x
 
 
 # NOTE [ Half-precision arithmetic ]
@@ -337,7 +351,7 @@ def rsub(input, other, *, alpha=1):
         name, shown = "RsubBackward0", (1, 0)
     else:
         name, shown = "RsubBackward1", (1,)
-        other = scalar_like(other, input)
+        other = weak_scalar(other, input, "rsub")
     return name_node(sub(other, input, alpha=alpha), name, (input, other), shown=shown)
 
 
@@ -489,7 +503,9 @@ def remainder(input, other, *, out=None):
     if dt.is_floating_point:
         if not isinstance(b, Tensor):
             return _out(RemainderScalar.apply(a, other=b), out)
-        return _out(Remainder.apply(a if isinstance(a, Tensor) else scalar_like(a, b), b), out)
+        if not isinstance(a, Tensor):
+            a = weak_scalar(a, b, "remainder")
+        return _out(Remainder.apply(a, b), out)
     if dt is _dtype.bool:
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     dev = (a if isinstance(a, Tensor) else b)._device
@@ -593,7 +609,7 @@ def pow(input, exponent, *, out=None):
         return _out(PowScalar.apply(a, exponent=e), out)
     number_base = not isinstance(input, Tensor)
     if number_base:
-        input = scalar_like(input, exponent)
+        input = weak_scalar(input, exponent, "pow")
     a, b, dt = promote(input, exponent, "pow")
     if dt is _dtype.bool:
         raise NotImplementedError("\"pow\" not implemented for 'Bool'")

@@ -156,6 +156,53 @@ def _out(result, out):
     return write_out(out, result)
 
 
+# NOTE [ Reduction out= dtypes ]
+# torch's reductions treat out='s dtype three ways: sum, prod and nansum accumulate in the
+# result dtype and cast into any out (sum(float, 1, out=long) truncates), unless dtype= names
+# another; max/min (with dim), argmax/argmin and amax/amin want out's dtype exactly; mean and the
+# rest take out= as any op (a cast that loses the kind, Float into Long, is refused).
+
+
+def _out_cast(result, out, dtype):
+    """out= for sum/prod/nansum: the result cast into out's dtype (see NOTE above)."""
+    if out is None:
+        return result
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        if dtype is not None:
+            _out_exact(result, out)
+        result = cast(result, out.dtype)
+    return _out(result, out)
+
+
+def _out_exact(result, out, amax_op=None):
+    """out= for ops that want out's dtype exactly (see NOTE [ Reduction out= dtypes ])."""
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        from minitorch._ops.pointwise_binary import _CPP_NAMES
+
+        if amax_op is not None:
+            raise RuntimeError(
+                f"Expected the dtype for input and out to match, but got "
+                f"{_dtype.scalar_name(result.dtype)} for input's dtype and "
+                f"{_dtype.scalar_name(out.dtype)} for out's dtype."
+            )
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CPP_NAMES[result._data.dtype.name]}, but got "
+            f"{_CPP_NAMES[out._data.dtype.name]} instead"
+        )
+    return _out(result, out)
+
+
+def _no_out_without_dim(op: str, out):
+    # torch's signature for the full sum/prod has no out= (its arg parser's TypeError)
+    if out is not None:
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got (Tensor, out=Tensor), "
+            f"but expected one of:\n * (Tensor input, *, torch.dtype dtype = None)\n * (Tensor "
+            f"input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor "
+            f"out = None)\n"
+        )
+
+
 def _setup(ctx, x, dims, keepdim):
     ctx.shape = x.shape
     ctx.dims = dims
@@ -279,15 +326,17 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None,
         x = input._data
     except AttributeError:  # torch.sum(list_of_losses)
         raise not_tensor("sum", input) from None
-    dims = reduce_dims(dim, x.ndim, "sum")
+    dims = reduce_dims(dim, x.ndim)
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
+        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype))
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
         np_dtype = None
-    fn = Sum if dim is None else SumDim
-    return _out(fn.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out)
+    if dim is None:
+        _no_out_without_dim("sum", out)
+        return Sum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+    return _out_cast(SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out, dtype)
 
 
 class Mean(Function):
@@ -406,14 +455,16 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "but expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = "
             "False, *, torch.dtype dtype = None)\n"
         )
-    dims = reduce_dims(dim, x.ndim, "prod")
+    dims = reduce_dims(dim, x.ndim)
     if dtype is not None:
-        dt = _dtype.to_dtype(dtype, "prod")
+        dt = _dtype.to_dtype(dtype)
         input = cast(input, dt)
     elif x.dtype.kind in "biu":
         input = cast(input, _dtype.int64)
-    fn = Prod if dim is None else ProdDim
-    return _out(fn.apply(input, dims=dims, keepdim=keepdim, np_dtype=None), out)
+    if dim is None:
+        _no_out_without_dim("prod", out)
+        return Prod.apply(input, dims=dims, keepdim=keepdim, np_dtype=None)
+    return _out_cast(ProdDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=None), out, dtype)
 
 
 class Nansum(Function):
@@ -441,14 +492,15 @@ class Nansum(Function):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero. Mirrors torch.nansum."""
     x = input._data
-    dims = reduce_dims(dim, x.ndim, "nansum")
+    dims = reduce_dims(dim, x.ndim)
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
+        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype))
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
         np_dtype = None
-    return _out(Nansum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out)
+    result = Nansum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+    return _out_cast(result, out, dtype)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -606,8 +658,8 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
     fn = MaxDim if kind == "max" else MinDim
     values, indices = fn.apply(input, dim=d, keepdim=keepdim, kind=kind)
     if out is not None:
-        _out(values, out[0])
-        _out(indices, out[1])
+        _out_exact(values, out[0])
+        _out_exact(indices, out[1])
         values, indices = out
     return getattr(return_types, kind)((values, indices))
 
@@ -629,7 +681,7 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
     x = input._data
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
-    return _out(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out)
+    return _out_exact(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out, op)
 
 
 def amax(input, dim=(), keepdim=False, *, out=None):
@@ -717,12 +769,12 @@ def _arg(kind, input, dim, keepdim, axis=None):
 
 def argmax(input, dim=None, keepdim=False, *, out=None, axis=None):
     """Index of the largest element (of the flattened input when dim is None). Mirrors torch."""
-    return _out(_arg("argmax", input, dim, keepdim, axis), out)
+    return _out_exact(_arg("argmax", input, dim, keepdim, axis), out)
 
 
 def argmin(input, dim=None, keepdim=False, *, out=None, axis=None):
     """Index of the smallest element (of the flattened input when dim is None). Mirrors torch."""
-    return _out(_arg("argmin", input, dim, keepdim, axis), out)
+    return _out_exact(_arg("argmin", input, dim, keepdim, axis), out)
 
 
 # --- logsumexp ---

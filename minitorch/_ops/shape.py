@@ -332,6 +332,8 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, *, dim0, dim1):
         ctx.dims = (dim0, dim1)
+        if dim0 == dim1:  # also the only pair a 0-d tensor has (dim 0 or -1), NumPy's AxisError
+            return a._data.view()
         return a._data.swapaxes(dim0, dim1)
 
     @staticmethod
@@ -436,6 +438,16 @@ def numpy_T(input: Tensor) -> Tensor:
 
 def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
     """Tensor.mT / mH (the transpose of the last two dims) and Tensor.H (of a matrix)."""
+    if input._data.ndim == 0:  # torch: deprecated, the tensor itself (no complex dtypes: nothing to conj)
+        hint = (
+            "This function is the identity in these cases."
+            if op == "mT"
+            else ("Consider using x.conj().")
+        )
+        warnings.warn(
+            f"Tensor.{op} is deprecated on 0-D tensors. {hint}", UserWarning, stacklevel=3
+        )
+        return input
     if op == "H" and input._data.ndim != 2:
         raise RuntimeError(
             "tensor.H is only supported on matrices (2-D tensors). Got "
@@ -470,6 +482,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         )
     src = _dims_list(src_list, n, "movedim", "source")
     dst = _dims_list(dst_list, n, "movedim", "destination")
+    if n == 0:  # dim 0 of a 0-d tensor: torch's identity view
+        return Permute.apply(input, dims=())
     order = [-1] * n
     for s, d in zip(src, dst, strict=True):
         order[d] = s

@@ -234,32 +234,90 @@ def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
 # --- strided views ---
 
 
+# NOTE [ as_strided addresses the root's memory ]
+# torch's as_strided indexes the storage: offsets and strides count elements of the memory the
+# tensor's root (its view base) lives in, laid out however the root is (a transposed result such
+# as h.t() * 2, from_numpy of a transposed array). The root's memory is the span from its first
+# element (its lowest address: strides are non-negative) to its last; AsStrided records the
+# root's strides (`layout`) so a replay of the view on another tensor of the root's shape (a
+# gradient, CopySlices' mask, a deepcopy) addresses that tensor's values as if laid out like the
+# root. The backward works in memory positions: out's gradient is scatter-added into the memory,
+# then read back at the input's memory positions (those of a row-major root are its flat ones).
+
+
+def _memory_strides(r, op: str = "as_strided"):
+    """r's strides in elements, after checking its memory can be addressed from its first element
+    (non-negative whole-element strides)."""
+    item = r.itemsize
+    if any(s < 0 or s % item for s in r.strides):
+        raise RuntimeError(
+            f"{op}: the base tensor's memory has negative strides {r.strides} (bytes) and cannot "
+            "be addressed from its first element (call .contiguous() first)"
+        )
+    return tuple(s // item for s in r.strides)
+
+
+def _extent(shape, strides) -> int:
+    """The number of elements spanned by memory seen with shape and (element) strides."""
+    return 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+
+
+def _memory(xp, r, layout):
+    """The 1-D memory of root r, as if r were laid out with element strides `layout`: r's own
+    memory when it is, else a copy of r's values laid out so (a replay; see NOTE [ as_strided
+    addresses the root's memory ])."""
+    if r.flags.c_contiguous and layout == _row_major(r.shape):
+        return r.reshape(-1)
+    item = r.itemsize
+    n = _extent(r.shape, layout)
+    if all(s == k * item or d == 1 for s, k, d in zip(r.strides, layout, r.shape, strict=True)):
+        return _strided(xp, r, (n,), (item,))
+    mem = xp.zeros(n, dtype=r.dtype)
+    _strided(xp, mem, r.shape, [s * item for s in layout])[...] = r
+    return mem
+
+
+def _row_major(shape):
+    out, n = [], 1
+    for s in reversed(shape):
+        out.append(n)
+        n *= s
+    return tuple(reversed(out))
+
+
 class AsStrided(Function):
-    """out = the base's memory seen with size/stride/offset (a view);  grad_a = grad
-    scatter-added into the base's memory layout, then read back at a's positions"""
+    """out = the root's memory seen with size/stride/offset (a view);  grad_a = grad
+    scatter-added into the root's memory, then read back at a's memory positions"""
 
     _is_view = True
 
     @staticmethod
-    def forward(ctx, a, *, size, stride, storage_offset):
+    def forward(ctx, a, *, size, stride, storage_offset, layout):
         root = a._base if a._base is not None else a
         r = root._data
-        ctx.args = (r.shape, size, stride, storage_offset)
+        ctx.args = (r.shape, layout, size, stride, storage_offset)
         ctx.chain = a._view_chain if a._base is not None else ()
-        flat = r.reshape(-1)[storage_offset:]
-        return _strided(ctx.xp, flat, size, [s * r.itemsize for s in stride])
+        mem = _memory(ctx.xp, r, layout)[storage_offset:]
+        return _strided(ctx.xp, mem, size, [s * r.itemsize for s in stride])
 
     @staticmethod
     def backward(ctx, grad):
         xp = ctx.xp
-        root_shape, size, stride, offset = ctx.args
-        pos = _positions(xp, (_prod(root_shape),))
+        root_shape, layout, size, stride, offset = ctx.args
+        row_major = layout == _row_major(root_shape)
+        n = _extent(root_shape, layout)
+        pos = _positions(xp, (n,))
         out_pos = _strided(xp, pos[offset:], size, [s * pos.itemsize for s in stride]).copy()
-        g = StridedScatterAdd.apply(grad, pos=out_pos, shape=root_shape)
-        if not ctx.chain:
-            return g
+        if row_major:  # memory positions are the root's flat positions
+            g = StridedScatterAdd.apply(grad, pos=out_pos, shape=root_shape)
+            if not ctx.chain:
+                return g
+        else:
+            g = StridedScatterAdd.apply(grad, pos=out_pos, shape=(n,))
+        # the root's elements (then the input's, through its view chain) by memory position
+        root_pos = _strided(xp, pos, root_shape, [s * pos.itemsize for s in layout])
         with no_grad():
-            root = _make(pos.reshape(root_shape), grad._device, False, None)
+            root = _make(root_pos, grad._device, False, None)
             in_pos = _replay_view(root, ctx.chain)._data.copy()
         return StridedGather.apply(g, pos=in_pos)
 
@@ -267,9 +325,8 @@ class AsStrided(Function):
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the memory with explicit size, stride and offset. Mirrors torch.as_strided.
 
-    Differences from torch: strides and offset index the memory of the tensor's base (the root of
-    its views), which must be contiguous; the gradient for overlapping inputs (expanded tensors)
-    is not divided among the overlapping elements.
+    Differences from torch: the gradient for overlapping inputs (expanded tensors) is not divided
+    among the overlapping elements. See NOTE [ as_strided addresses the root's memory ].
     """
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
@@ -287,24 +344,19 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     storage_offset = int(storage_offset)
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    if not r.flags.c_contiguous:
-        raise RuntimeError(
-            "as_strided: minitorch needs the base tensor to be contiguous (call .contiguous() "
-            "first)"
-        )
-    need = (
-        0
-        if 0 in size
-        else storage_offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
-    )
-    if need > r.size:
+    layout = _memory_strides(r)
+    need = 0 if 0 in size else storage_offset + _extent(size, stride)
+    have = _extent(r.shape, layout)
+    if need > have:
         item = r.itemsize
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
             f"{storage_offset}, and itemsize {item} requiring a storage size of {need * item} "
-            f"are out of bounds for storage of size {r.size * item}"
+            f"are out of bounds for storage of size {have * item}"
         )
-    return AsStrided.apply(input, size=size, stride=stride, storage_offset=storage_offset)
+    return AsStrided.apply(
+        input, size=size, stride=stride, storage_offset=storage_offset, layout=layout
+    )
 
 
 class Unfold(Function):

@@ -98,8 +98,10 @@ def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
 
-def _take_first(idx, dim: int, k: int):
-    return idx[(slice(None),) * dim + (slice(0, k),)]
+def _take_along(xp, idx, dim: int, start: int, stop: int):
+    """idx[start:stop] along dim in memory of its own: torch returns topk's and kthvalue's
+    indices contiguous (idx.view(-1) works), a slice of the argsort array is not."""
+    return xp.ascontiguousarray(idx[(slice(None),) * dim + (slice(start, stop),)])
 
 
 @with_out
@@ -114,7 +116,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     dim, idx = _sorted_parts(input, dim, largest, "topk")
     if x.ndim:
-        idx = _take_first(idx, dim, k)
+        idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
     values = _gather(TopkValues, input, dim, idx)
     return return_types.topk((values, _int64(input, idx)))
 
@@ -134,11 +136,11 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     dim, idx = _sorted_parts(input, dim, False, "kthvalue")
     if not x.ndim:
         return return_types.kthvalue((_gather(KthvalueValues, input, 0, idx), _int64(input, idx)))
-    idx = idx[(slice(None),) * dim + (slice(k - 1, k),)]
+    xp = input._device.backend.xp
+    idx = _take_along(xp, idx, dim, k - 1, k)
     if keepdim:
         return return_types.kthvalue((_gather(KthvalueValues, input, dim, idx), _int64(input, idx)))
     idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
-    xp = input._device.backend.xp
     key = []
     r = len(idx.shape)
     for d, n in enumerate(x.shape):
