@@ -79,7 +79,10 @@ def _bitwise(name: str):
     def op(input, other, *, out=None):
         a, b, dt = _integral(input, other, name, f"{name}_cpu")
         ref = a if isinstance(a, Tensor) else b
-        r = getattr(ref._device.backend.xp, name)(_d(a), _d(b))
+        try:
+            r = getattr(ref._device.backend.xp, name)(_d(a), _d(b))
+        except ValueError as e:
+            _raise_broadcast_error(op, (a, b), e)
         return _out(_new(r.astype(dt.np, copy=False), ref), out)
 
     op.__name__ = op.__qualname__ = name
@@ -117,7 +120,10 @@ def _shift(name: str, left: bool):
             over, s_ok = not 0 <= s < nbits, min(max(s, 0), nbits - 1)
         else:
             over, s_ok = (s < 0) | (s >= nbits), xp.clip(s, 0, nbits - 1)
-        r = xp.left_shift(x, s_ok) if left else xp.right_shift(x, s_ok)
+        try:
+            r = xp.left_shift(x, s_ok) if left else xp.right_shift(x, s_ok)
+        except ValueError as e:
+            _raise_broadcast_error(op, (a, b), e)
         if over is not False:
             r = xp.where(over, 0 if left else xp.where(x < 0, -1, 0), r)
         return _out(_new(r.astype(dt.np, copy=False), ref), out)

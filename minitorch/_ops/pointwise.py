@@ -21,7 +21,7 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 __all__ = [
     "add",
@@ -426,7 +426,10 @@ def _integer_div(a, b, mode, dt):
     x, y = _d(a), _d(b)
     if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device):
         raise RuntimeError("ZeroDivisionError")
-    q = xp.floor_divide(x, y)
+    try:
+        q = xp.floor_divide(x, y)
+    except ValueError as e:
+        _raise_broadcast_error(_integer_div, (a, b), e)
     if mode == "trunc":
         # floor and trunc differ where the exact quotient is negative and inexact
         q = q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
@@ -450,7 +453,10 @@ def floor_divide(input, other, *, out=None):
         return _half_result(floor_divide(_widen(a), _widen(b)), dt, out)
     if dt.is_floating_point:  # NumPy's floor_divide is torch's: exact, not floor(a / b)
         dev = (a if isinstance(a, Tensor) else b)._device
-        q = dev.backend.xp.floor_divide(_d(a), _d(b))
+        try:
+            q = dev.backend.xp.floor_divide(_d(a), _d(b))
+        except ValueError as e:
+            _raise_broadcast_error(floor_divide, (a, b), e)
         return _out(_make(dev.backend.xp.asarray(q, dtype=dt.np), dev, False, None), out)
     return _out(_integer_div(a, b, "floor", dt), out)
 
@@ -512,7 +518,11 @@ def remainder(input, other, *, out=None):
     xp = dev.backend.xp
     if zero_divisor(_d(b), dev):
         raise RuntimeError("ZeroDivisionError")
-    return _out(_make(xp.asarray(xp.remainder(_d(a), _d(b)), dtype=dt.np), dev, False, None), out)
+    try:
+        r = xp.remainder(_d(a), _d(b))
+    except ValueError as e:
+        _raise_broadcast_error(remainder, (a, b), e)
+    return _out(_make(xp.asarray(r, dtype=dt.np), dev, False, None), out)
 
 
 def neg(input, *, out=None):
@@ -1200,7 +1210,10 @@ def _compare(kernel, name):
         a, b, _ = promote(input, other, name)
         a, b = same_device(a, b, name)
         t = a if isinstance(a, Tensor) else b
-        r = kernel(_d(a), _d(b))  # NumPy answers 0-d operands with a NumPy bool, not an array
+        try:
+            r = kernel(_d(a), _d(b))  # NumPy answers 0-d operands with a NumPy bool, not an array
+        except ValueError as e:
+            _raise_broadcast_error(op, (a, b), e)
         if not r.ndim:
             r = t._device.backend.xp.asarray(r)
         return _out(_make(r, t._device, False, None), out)
