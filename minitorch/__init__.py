@@ -99,6 +99,9 @@ def get_default_device() -> device:
 
 def result_type(tensor1, tensor2):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
+    from minitorch._ops._common import number
+
+    tensor1, tensor2 = number(tensor1), number(tensor2)  # NumPy scalars as numbers
     for t in (tensor1, tensor2):
         if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
             got = ", ".join(

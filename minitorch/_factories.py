@@ -445,7 +445,13 @@ def _host_from_data(data, dt):
     try:
         src = np.array(data, dtype=src_dt)
     except OverflowError:
-        raise ValueError("Overflow when unpacking long long") from None
+        # an int beyond int64 (a factorial): torch converts it to a floating or bool dtype
+        if dt.is_floating_point:
+            src = np.array(data, dtype=np.float64)
+        elif dt is _dtype.bool:
+            src = np.array(data, dtype=object) != 0
+        else:
+            raise ValueError("Overflow when unpacking long long") from None
     if src.shape != tuple(shape):  # pragma: no cover - the walk above checked the shape
         raise ValueError(f"tensor(): inconsistent nested data of shape {src.shape}")
     _check_int_range(src, dt, dt.name)
@@ -787,8 +793,10 @@ def _in_format(t: Tensor, fmt, op: str) -> Tensor:
 
 def _fill_number(value, op: str):
     """A fill value as a Python number (or a 0-d tensor), with torch's TypeError otherwise."""
-    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+    if isinstance(value, (bool, int, float, np.integer, np.floating)):
         return value
+    if isinstance(value, np.bool_):
+        return float(value)  # torch reads a NumPy bool as a float (full((2,), np.bool_(1)): 1.)
     if isinstance(value, Tensor) and value.ndim == 0:
         return value
     raise TypeError(
@@ -962,7 +970,7 @@ def eye(
 
 def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "new"):
     """torch.Tensor(2, 3) (uninitialised: zero-filled here), Tensor(Size), Tensor(data) (a copy
-    in dtype `dt`), Tensor(tensor) (the same data), Tensor() (empty)."""
+    in dtype `dt`), Tensor(tensor) (an alias of its data), Tensor() (empty)."""
     device = kwargs.pop("device", None)
     if kwargs:
         got = ", ".join(
@@ -985,11 +993,11 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     if not args:
         return _filled(0, (0,), dt, dev, False)
     first = args[0]
+    if len(args) == 1 and isinstance(first, Tensor):  # a 0-d one too: not a size
+        if name != "new" and first.dtype is not dt:
+            raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
+        return first[...]  # a new tensor over the same memory (torch's alias)
     if len(args) == 1 and not isinstance(first, Size) and _as_int(first) is None:
-        if isinstance(first, Tensor):
-            if name != "new" and first.dtype is not dt:
-                raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
-            return first
         if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
             return tensor(first, dtype=dt, device=dev)
         raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")
@@ -1008,7 +1016,7 @@ def _legacy_tensor_init(self, *args, **kwargs):
     """torch.Tensor(...) called on the class: `self` becomes the new tensor."""
     src = _legacy_new(None, "cpu", args, kwargs)
     Tensor._init_from(self, src._data, src._device, False)
-    if args and src is args[0]:
+    if len(args) == 1 and isinstance(args[0], Tensor):
         self._vc = src._vc  # Tensor(other) is other's data, as in torch
 
 

@@ -649,3 +649,38 @@ def test_strings_in_data_raise_as_in_torch():
         mt.tensor(["cat", "dog"])  # torch measures the string as a dim
     with pytest.raises(TypeError, match="invalid data type 'str'"):
         mt.tensor([1, "a"])
+
+
+def test_ints_beyond_int64_convert_to_floating_and_bool_dtypes():
+    # a list of factorials: torch converts the ints when the dtype is floating (or bool)
+    t = mt.tensor([2**70, 1], dtype=mt.float32)
+    np.testing.assert_allclose(t.numpy(), [2.0**70, 1.0])
+    assert mt.tensor(2**64, dtype=mt.float64).item() == 2.0**64
+    assert mt.Tensor([2**64]).dtype == mt.float32
+    assert mt.tensor([[2**63, 0]], dtype=mt.bool).tolist() == [[True, False]]
+    with pytest.raises(ValueError, match="Overflow"):
+        mt.tensor([2**64])  # inferred int64: no room
+
+
+def test_legacy_constructors_alias_a_tensor_argument():
+    n = mt.tensor(3)  # a 0-d tensor is data, not a size
+    assert mt.Tensor(n).tolist() == 3 and mt.LongTensor(n).tolist() == 3
+    t = mt.arange(4.0)
+    for alias in (mt.FloatTensor(t), t.new(t), mt.Tensor(t)):
+        assert alias is not t and alias.data_ptr() == t.data_ptr()
+    a = mt.FloatTensor(t)
+    a.add_(1)  # the same memory: the write shows in t
+    assert t.tolist() == [1.0, 2.0, 3.0, 4.0]
+    with pytest.raises(TypeError, match="expected LongTensor"):
+        mt.LongTensor(t)
+
+
+def test_numpy_bools_are_read_as_floats_as_torch_does():
+    t = mt.tensor([3, 4])
+    flag = np.bool_(True)
+    assert (t * flag).dtype == mt.float32
+    assert mt.full((2,), flag).dtype == mt.float32
+    assert mt.result_type(t, flag) == mt.float32
+    assert mt.result_type(t, np.int32(1)) == mt.int64
+    assert mt.result_type(np.float64(1.0), t) == mt.float32
+    assert mt.tensor(flag).dtype == mt.bool  # data, not a number operand: still a bool

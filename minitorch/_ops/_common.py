@@ -68,8 +68,15 @@ def number(x):
     if cls is float or cls is int or cls is bool or x is None or isinstance(x, Tensor):
         return x
     if hasattr(x, "dtype") and hasattr(x, "item") and getattr(x, "ndim", None) == 0:
-        return x.item()
+        return _numpy_scalar(x)
     return x
+
+
+def _numpy_scalar(x):
+    """The Python number torch reads from a NumPy scalar: its value, except that a NumPy bool is
+    read as a float (torch's argument parser does not take np.bool_ for a bool: t * np.bool_(True)
+    is float32, as torch's)."""
+    return float(x) if x.dtype.kind == "b" else x.item()
 
 
 def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
@@ -101,7 +108,7 @@ def _scalar(x, op):
         # A NumPy scalar acts like a Python number, as in torch: np.sqrt(d) is an np.float64,
         # a float subclass NumPy itself would not treat as weak (q @ k.T / np.sqrt(d) would
         # come out float64)
-        return x.item()
+        return _numpy_scalar(x)
     if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
         return x
     raise TypeError(
