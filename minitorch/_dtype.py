@@ -131,6 +131,10 @@ def via_float32(a, npdt):
             return checked_int(a, npdt)
         if a.__class__ is builtins.float:  # masked_fill(m, float('-inf')) on a long tensor
             checked_float_int(a, npdt)
+        elif getattr(a, "dtype", None) == "bfloat16":
+            # ml_dtypes clips a negative bfloat16 to 0 in an unsigned type; torch converts as
+            # from a float (-2.25 -> uint8 254, as float32 and float16 do)
+            return a.astype("float32")
     return a
 
 

@@ -612,6 +612,8 @@ def pow(input, exponent, *, out=None):
         if not dt.is_floating_point and exponent.__class__ is not bool and exponent < 0:
             # (the exponent as given: promote wraps -2 into a uint8's 254)
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if exponent.__class__ is int and dt.np.kind in "iu":
+            _dtype.checked_int(exponent, dt.np)  # torch refuses an exponent its dtype cannot hold
         if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
             return _half_result(PowScalar.apply(_widen(a), exponent=e), dt, out)
         if dt is _dtype.bool:  # bool ** bool stays bool (NumPy's power gives int8)

@@ -291,6 +291,12 @@ def lerp(input, end, weight, *, out=None):
                 f"expected dtype {_CPP_NAMES[dt.name]} for `{name}` but got dtype "
                 f"{_CPP_NAMES[t.dtype.name]}"
             )
+    if isinstance(weight, Tensor) and weight.ndim == 0 and weight.dtype is not dt:
+        # a 0-d weight takes part in type promotion (int start/end with a float weight is float;
+        # all 0-d, a float64 weight makes the result float64)
+        common = _dtype.result_type((dt, input.ndim), (end.dtype, end.ndim), (weight.dtype, 0))
+        if common is not dt:
+            input, end, dt = cast(input, common), cast(end, common), common
     if not dt.is_floating_point:
         raise _not_implemented(kernel, dt)
     if not isinstance(weight, Tensor):
