@@ -282,27 +282,26 @@ def _sizes(args, op: str) -> tuple:
 
 
 def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
-    """Gives self the shape `sizes`, keeping its first elements in row-major order (a shrink of
-    a contiguous tensor keeps sharing its memory). Mirrors torch.Tensor.resize_.
+    """Gives self the shape `sizes`, row-major over its memory from where self starts (as
+    torch keeps the storage and its offset: a transposed 3x2 resized to 2x3 reads the storage in
+    order, not the transposed values). Mirrors torch.Tensor.resize_.
 
     Differences from torch: new elements are zeros (torch leaves them uninitialised); growing
-    moves self to new memory, so views taken earlier no longer see it (torch grows the storage
-    that views share)."""
+    past the memory moves self to new memory, so views taken earlier no longer see it (torch
+    grows the storage that views share)."""
+    from minitorch._ops.inplace import restride_
+
     shape = _sizes(sizes, "resize_")
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     if tuple(self.shape) == shape:
         return self
-    xp = self._device.backend.xp
-    flat = self._data.reshape(-1)  # a view when self is contiguous
-    n = math.prod(shape)
-    if n <= flat.size:
-        data = flat[:n].reshape(shape)
-    else:
-        data = xp.zeros(n, dtype=self._data.dtype)
-        data[: flat.size] = flat
-        data = data.reshape(shape)
-    self._data = data
+    if not restride_(self, shape):  # grows past the memory: new memory, the old values first
+        x = self._data
+        old = x.reshape(-1)
+        data = self._device.backend.xp.zeros(math.prod(shape), dtype=x.dtype)
+        data[: old.size] = old
+        self._data = data.reshape(shape)
     self._vc[0] += 1
     return self
 

@@ -184,6 +184,11 @@ class TensorMethods:
     def __ipow__(self, other):
         return _ops.pow_(self, other)
 
+    def __reversed__(self):
+        # torch: the tensor flipped along dim 0 (a Tensor, so `reversed(t) * 10` works), or the
+        # 0-d tensor itself
+        return self if self._data.ndim == 0 else _ops.flip(self, (0,))
+
     def __matmul__(self, other):
         if not isinstance(other, TensorMethods):
             return NotImplemented  # torch: "unsupported operand type(s) for @"

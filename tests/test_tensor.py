@@ -552,3 +552,13 @@ def test_strides_of_new_size_one_dims_are_torchs():
     assert x.expand(1, 2, 3, 4).stride() == (24, 12, 4, 1)
     assert mt.ones(3, 1).expand(3, 4).stride() == (1, 0)  # an expanded dim keeps 0
     assert x.broadcast_to(2, 2, 3, 4).shape == (2, 2, 3, 4)  # sizes as varargs too
+
+
+def test_reversed_is_a_flipped_tensor():
+    x = mt.arange(4.0, requires_grad=True)
+    r = reversed(x)
+    assert isinstance(r, mt.Tensor) and r.tolist() == [3.0, 2.0, 1.0, 0.0]
+    (reversed(x) * mt.arange(4.0)).sum().backward()  # usable in arithmetic, and differentiable
+    assert x.grad.tolist() == [3.0, 2.0, 1.0, 0.0]
+    s = mt.tensor(5.0)
+    assert reversed(s) is s

@@ -7,8 +7,10 @@ from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
+    _check_overlap,
     _short,
     apply_inplace,
+    check_partial_overlap,
     copy_,
     has_overlap,
     warn_expanded,
@@ -54,9 +56,10 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:
         xp = device.backend.xp
         values = xp.moveaxis(xp.broadcast_to(values, plan.out_shape), plan.perm[1], plan.perm[0])
     if accumulate:
-        if opmath_dtype(v.dtype):
-            # half: duplicates summed in float32 and rounded once, as torch does (added in
-            # bfloat16, a run of ones stopped at 256)
+        if device.type != "cpu" and opmath_dtype(v.dtype):
+            # half on the GPU: duplicates summed in float32 and rounded once (CuPy's atomic adds
+            # may not take bfloat16). On the CPU torch adds them one by one in the half dtype,
+            # rounding each time (a run of bfloat16 ones stops at 256), as np.add.at does.
             acc = v.astype("float32")
             device.backend.scatter_add(acc, plan.adv, values.astype("float32"))
             v[...] = acc.astype(v.dtype)
@@ -295,9 +298,18 @@ def setitem(self: Tensor, key, value) -> None:
                 f"{_short(self.dtype)} for the destination and {_short(vt.dtype)} for the source."
             )
         vt = _fit_value(vt, plan, "setitem")
+    x = self._data
+    if vt is not None and (vt._base is not None or self._base is not None):
+        # x[1:] = x[:-1]: see NOTE [ Partial overlap ] (the written part against the value)
+        check_partial_overlap(self, vt, x if plan.basic is None else x[plan.basic])
+    if plan.adv is None and 0 in x.strides:
+        # An expanded self may be written where the indexed part has no repeated elements (torch:
+        # x.expand(2, 3)[0] = v writes x), not where it has (e[:, 0] = v)
+        region = x if plan.basic is None else x[plan.basic]
+        _check_overlap(_make(region, self._device, False, None))
     record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
     if not record:
-        _check_leaf(self, "setitem", overlap_ok=True)  # as torch: x.expand(2, 3)[0] = v writes x
+        _check_leaf(self, "setitem", overlap_ok=True)
         data = _scalar_value(value) if vt is None else vt._data
         data = _dtype.via_float32(data, self._data.dtype)  # as torch rounds to a half dtype
         _put(self._device, writable(self), plan, data, accumulate=False)
@@ -381,6 +393,7 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     plan = _put_plan(input, indices, "index_put_")
     values = _put_values(input, values, plan, "index_put_")
     accumulate = bool(accumulate)
+    check_partial_overlap(input, values)
     if not (state.enabled and (input._requires_grad or values._requires_grad)):
         overlap = has_overlap(input)
         if overlap:  # torch warns and writes the selected elements of an expanded tensor

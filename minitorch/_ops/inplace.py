@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import warnings
 
 from minitorch import _dtype
@@ -150,25 +151,87 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     """self <- compute(self), in place. `compute` is the out-of-place op (Tensor -> Tensor);
     `others` are its other tensor operands (to know whether a graph must be recorded)."""
     _check_leaf(self, op)
+    for o in others:
+        check_partial_overlap(self, o)
     record = state.enabled and (
         self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
     )
     if not record:
         with no_grad():
-            r = compute(self)
+            try:
+                r = compute(self)
+            except NotImplementedError:
+                _check_promotion(self, others)
+                raise
         _check_result(self, r, op)
-        writable(self)[...] = r._data
+        _write(self, r._data)
         self._vc[0] += 1
         return self
     snap = _snapshot(self)
-    r = compute(snap)
+    try:
+        r = compute(snap)
+    except NotImplementedError:
+        _check_promotion(self, others)
+        raise
     _check_result(self, r, op)
     r = cast(r, self.dtype)
-    writable(self)[...] = r._data
+    _write(self, r._data)
     self._vc[0] += 1
     _take_history(self, r)
     _saved_result_is_self(self, r)
     return self
+
+
+def _check_promotion(self: Tensor, others):
+    """torch checks that the result type casts into self before it looks for a kernel: x_long &=
+    a float is its "can't be cast" RuntimeError, not the kernel's NotImplementedError for Float.
+    Called only once the kernel has refused."""
+    operands = [(self.dtype, self._data.ndim)]
+    for o in others:
+        if isinstance(o, Tensor):
+            operands.append((o.dtype, o._data.ndim))
+        elif isinstance(o, (bool, int, float)):
+            operands.append(o)
+    result = _dtype.result_type(*operands)
+    if not _dtype.can_cast(result, self.dtype):
+        raise RuntimeError(
+            f"result type {_short(result)} can't be cast to the desired output type "
+            f"{_short(self.dtype)}"
+        )
+
+
+def _may_self_overlap(x) -> bool:
+    """Whether an array's elements may share memory (overlapping unfold windows, as_strided);
+    conservative: False only when each dim, by increasing stride, steps past all smaller ones."""
+    if x.flags.c_contiguous or x.flags.f_contiguous:
+        return False
+    extent = x.itemsize
+    for stride, size in sorted((abs(st), sz) for st, sz in zip(x.strides, x.shape, strict=True)):
+        if size == 1:
+            continue
+        if stride < extent:
+            return True
+        extent = stride * (size - 1) + extent
+    return False
+
+
+def _write(self: Tensor, value):
+    """self's memory <- value (self's shape), the whole view. A view whose elements share memory
+    (out.unfold(0, 4, 2) after index_add_ into one window) gets only the elements the op changed:
+    writing the unchanged windows back would restore the stale values over the update, where
+    torch writes just the touched elements."""
+    dst = writable(self)
+    if self._base is None or not _may_self_overlap(dst) or not dst.size:
+        dst[...] = value
+        return
+    xp = self._device.backend.xp
+    value = xp.broadcast_to(value.astype(dst.dtype, copy=False), dst.shape)
+    changed = value != dst
+    if is_floating(dst.dtype):
+        changed &= ~(xp.isnan(value) & xp.isnan(dst))
+    # (putmask copies when its operands overlap, which is the point here; on CuPy the mask's
+    # count is a device sync, paid on this rare path only)
+    dst[changed] = value[changed]
 
 
 def _saved_result_is_self(self: Tensor, r: Tensor):
@@ -337,20 +400,54 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
             f"result type {_short(result.dtype)} can't be cast to the desired output type "
             f"{_short(out.dtype)}"
         )
-    if out._data.shape != result._data.shape:
+    shape = result._data.shape
+    if out._data.shape != shape:
         if out._data.size:
             warnings.warn(
                 f"An output with one or more elements was resized since it had shape "
                 f"{list(out._data.shape)}, which does not match the required output shape "
-                f"{list(result._data.shape)}. This behavior is deprecated.",
+                f"{list(shape)}. This behavior is deprecated.",
                 UserWarning,
                 stacklevel=3,
             )
-        out._data = result._data.astype(out._data.dtype)
-    else:
-        out._data[...] = result._data
+        if out._base is None:
+            out._data = result._data.astype(out._data.dtype)
+            out._vc[0] += 1
+            return out
+        # torch resizes a view in place, over the memory it shares: exp(x, out=x[::2]) writes x
+        if not restride_(out, shape):
+            raise RuntimeError(
+                f"out=: cannot resize the view given as out (shape {list(out._data.shape)}) to "
+                f"{list(shape)}: the memory it shares with its base ends before that; minitorch "
+                "cannot grow shared memory"
+            )
+    _check_overlap(out)
+    writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def restride_(t: Tensor, shape) -> bool:
+    """t <- the row-major `shape` over its memory from where t starts, as torch's resize_ keeps
+    the storage and offset (t's base sees the new layout's writes). False (t unchanged) when that
+    memory is too short: torch would grow the storage, NumPy cannot grow memory in place."""
+    from minitorch.storage import _root_array
+
+    x = t._data
+    n = math.prod(shape)
+    flat = _root_array(t).ravel(order="K")  # a view: the root is contiguous in some order
+    if not flat.size:
+        return n == 0 and _set_data(t, flat.reshape(shape))
+    backend = t._device.backend
+    offset = (backend.data_ptr(x) - backend.data_ptr(flat)) // x.itemsize
+    if offset + n > flat.size:
+        return False
+    return _set_data(t, flat[offset : offset + n].reshape(shape))
+
+
+def _set_data(t: Tensor, data) -> bool:
+    t._data = data
+    return True
 
 
 # --- the in-place ops ---
@@ -377,6 +474,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if isinstance(other, Tensor):
         if other._device is not self._device or other._data.dtype != x.dtype:
             return False
+        if other._base is not None or self._base is not None:
+            check_partial_overlap(self, other)
         o = other._data
     elif isinstance(other, bool) or not isinstance(other, (int, float)):
         return False
@@ -530,32 +629,59 @@ class CopyFrom(Function):
         )
 
 
-def _check_partial_overlap(dst: Tensor, src: Tensor):
-    """torch refuses to copy between two different views of partly the same memory (the result
-    would depend on the copy's order: s[1:].copy_(s[:-1]) shifted the data). CPU only, and only
-    views of one base are compared."""
-    if dst._device.type != "cpu" or src._base is None and dst._base is None:
+# NOTE [ Partial overlap ]
+# torch refuses an in-place write whose input shares part of the written memory (x[1:] = x[:-1],
+# x.add_(x.t()), x.index_copy_(0, i, x[2:4])): the result would depend on the kernel's order.
+# It decides cheaply and only for dense layouts: same tensor or same memory range with the same
+# strides is fine (x.add_(x)); two dense tensors over one storage whose byte ranges meet
+# otherwise overlap; anything non-dense (x[::2] against x[1::2], an expanded operand) is "too
+# hard" and allowed. Two roots never share memory here, so the common case (p.add_(g), neither a
+# view) stops at two attribute reads.
+
+
+def _dense(a) -> bool:
+    """Whether the array's elements fill a block of memory without gaps or repeats."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    expected = a.itemsize
+    for stride, size in sorted(
+        (st, sz) for st, sz in zip(a.strides, a.shape, strict=True) if sz != 1
+    ):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def check_partial_overlap(dst: Tensor, src, dst_data=None):
+    """torch's RuntimeError when src (an operand of an in-place write into dst, or into the part
+    `dst_data` of dst's memory) partly overlaps it. See NOTE [ Partial overlap ]."""
+    if not isinstance(src, Tensor) or (src._base is None and dst._base is None):
         return
     if (src._base if src._base is not None else src) is not (
         dst._base if dst._base is not None else dst
     ):
         return
-    a, b = dst._data, src._data
-    if a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and (
-        a.strides == b.strides and a.shape == b.shape
-    ):
-        return  # the same view: an in-place copy of itself
-    np_ = dst._device.backend.xp
-    try:
-        overlap = np_.shares_memory(a, b, max_work=10_000)
-    except Exception:  # too hard to decide: torch gives up the same way
+    a = dst._data if dst_data is None else dst_data
+    b = src._data
+    if not (a.size and b.size and _dense(a) and _dense(b)):
         return
-    if overlap:
-        raise RuntimeError(
-            "unsupported operation: some elements of the input tensor and the written-to tensor "
-            "refer to a single memory location. Please clone() the tensor before performing the "
-            "operation."
-        )
+    ptr = dst._device.backend.data_ptr
+    a0, b0 = ptr(a), ptr(b)
+    a1, b1 = a0 + a.nbytes, b0 + b.nbytes
+    if (a0, a1) == (b0, b1):
+        if a.strides == b.strides or a.size == 1:
+            return  # the same memory in the same order: an in-place op on itself
+    elif not (a0 < b1 and b0 < a1):
+        return
+    raise RuntimeError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor "
+        "refer to a single memory location. Please clone() the tensor before performing the "
+        "operation."
+    )
+
+
+_check_partial_overlap = check_partial_overlap
 
 
 def copy_(self, src, non_blocking=False):

@@ -326,9 +326,9 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None,
         x = input._data
     except AttributeError:  # torch.sum(list_of_losses)
         raise not_tensor("sum", input) from None
-    dims = reduce_dims(dim, x.ndim)
+    dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype))
+        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
@@ -455,9 +455,9 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "but expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = "
             "False, *, torch.dtype dtype = None)\n"
         )
-    dims = reduce_dims(dim, x.ndim)
+    dims = reduce_dims(dim, x.ndim, "prod")
     if dtype is not None:
-        dt = _dtype.to_dtype(dtype)
+        dt = _dtype.to_dtype(dtype, "prod")
         input = cast(input, dt)
     elif x.dtype.kind in "biu":
         input = cast(input, _dtype.int64)
@@ -492,9 +492,9 @@ class Nansum(Function):
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero. Mirrors torch.nansum."""
     x = input._data
-    dims = reduce_dims(dim, x.ndim)
+    dims = reduce_dims(dim, x.ndim, "nansum")
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype))
+        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:

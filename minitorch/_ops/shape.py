@@ -342,7 +342,8 @@ class Transpose(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        return grad.swapaxes(*ctx.dims)
+        d0, d1 = ctx.dims
+        return grad if d0 == d1 else grad.swapaxes(d0, d1)
 
 
 class TransposeT(Function):
@@ -438,7 +439,7 @@ def numpy_T(input: Tensor) -> Tensor:
 
 def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
     """Tensor.mT / mH (the transpose of the last two dims) and Tensor.H (of a matrix)."""
-    if input._data.ndim == 0:  # torch: deprecated, the tensor itself (no complex dtypes: nothing to conj)
+    if input._data.ndim == 0:  # torch: deprecated, the tensor itself (no complex: no conj)
         hint = (
             "This function is the identity in these cases."
             if op == "mT"
