@@ -6,6 +6,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import is_floating, opmath_dtype
 from minitorch._ops.einsum_op import _LETTERS, Einsum
+from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
@@ -325,9 +326,7 @@ def matmul(input, other, *, out=None):
     else:
         result = _batched_matmul(input, other)
     if out is not None:
-        from minitorch._ops.inplace import write_out
-
-        return write_out(out, result)
+        return _write(result, out, "dot" if da == db == 1 else "mv" if db == 1 else "gemm")
     return result
 
 
@@ -361,7 +360,7 @@ def mm(input, mat2, *, out=None):
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _check_mm(input._data.shape, mat2._data.shape, input, mat2)
-    return _write(Mm.apply(input, mat2), out)
+    return _write(Mm.apply(input, mat2), out, "gemm")
 
 
 def bmm(input, mat2, *, out=None):
@@ -381,7 +380,7 @@ def bmm(input, mat2, *, out=None):
             f"but got: [{sb[0]}, {sb[1]}]."
         )
     _check_bmm(input, mat2, sa[0])
-    return _write(Bmm.apply(input, mat2), out)
+    return _write(Bmm.apply(input, mat2), out, "gemm")
 
 
 def mv(input, vec, *, out=None):
@@ -393,7 +392,7 @@ def mv(input, vec, *, out=None):
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     _check_mv(input._data.shape, vec, input)
-    return _write(Mv.apply(input, vec), out)
+    return _write(Mv.apply(input, vec), out, "mv")
 
 
 def dot(input, tensor, *, out=None):
@@ -401,7 +400,7 @@ def dot(input, tensor, *, out=None):
     _require_tensor(input, "dot", "input", 1)
     _require_tensor(tensor, "dot", "tensor", 2)
     _check_dot(input, tensor)
-    return _write(Dot.apply(input, tensor), out)
+    return _write(Dot.apply(input, tensor), out, "dot")
 
 
 def vdot(input, other, *, out=None):
@@ -409,15 +408,34 @@ def vdot(input, other, *, out=None):
     _require_tensor(input, "vdot", "input", 1)
     _require_tensor(other, "vdot", "other", 2)
     _check_dot(input, other, "vdot")
-    return _write(Dot.apply(input, other), out)
+    return _write(Dot.apply(input, other), out, "dot")
 
 
-def _write(result, out):
+def _write(result, out, product=None):
+    """result written into out= when given. A product (`product`: "gemm", "mv" or "dot") refuses
+    an out of another dtype with torch's message, where other ops cast into it."""
     if out is None:
         return result
+    if product is not None and isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise _out_dtype_error(product, result.dtype, out.dtype)
     from minitorch._ops.inplace import write_out
 
     return write_out(out, result)
+
+
+def _out_dtype_error(product, dt, out_dt) -> RuntimeError:
+    if product == "dot":
+        return RuntimeError(
+            f"result dtype {_short(out_dt)} does not match input dtype {_short(dt)}"
+        )
+    if product == "mv":
+        return RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_short(out_dt)}, "
+            f"{_short(dt)}, and {_short(dt)}"
+        )
+    return RuntimeError(
+        f"Expected out tensor to have dtype {_ctype(dt)}, but got {_ctype(out_dt)} instead"
+    )
 
 
 # --- products built on the kernels ---
@@ -516,7 +534,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
-    return _write(as_node(r, "AddmmBackward0", args), out)
+    return _write(as_node(r, "AddmmBackward0", args), out, "gemm")
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
@@ -538,7 +556,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     r = _in_float32(addmv, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
-    return _write(as_node(r, "AddmvBackward0", args), out)
+    return _write(as_node(r, "AddmvBackward0", args), out, "gemm")
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -557,7 +575,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     r = _in_float32(baddbmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
-    return _write(as_node(r, "BaddbmmBackward0", args), out)
+    return _write(as_node(r, "BaddbmmBackward0", args), out, "gemm")
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
@@ -573,7 +591,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         from minitorch._ops.reduction import sum as _sum
 
         r = _scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
-    return _write(as_node(r, "AddbmmBackward0", args), out)
+    return _write(as_node(r, "AddbmmBackward0", args), out, "gemm")
 
 
 class Trace(Function):
@@ -620,7 +638,10 @@ def kron(input, other, *, out=None):
     la, lb = _LETTERS[:n], _LETTERS[n : 2 * n]
     eq = f"{la},{lb}->{''.join(x + y for x, y in zip(la, lb, strict=False))}"
     r = Einsum.apply(a.reshape(sa), b.reshape(sb), eq=eq)
-    return _write(r.reshape(tuple(x * y for x, y in zip(sa, sb, strict=False))), out)
+    # torch's kron ends in _unsafe_view of its product: a tensor of its own (not a view) whose
+    # node is UnsafeViewBackward0
+    shape = tuple(x * y for x, y in zip(sa, sb, strict=False))
+    return _write(Reshape.apply(r, shape=shape), out)
 
 
 def tensordot(a, b, dims=2, out=None):

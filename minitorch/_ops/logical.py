@@ -4,7 +4,7 @@ in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less,
 from __future__ import annotations
 
 from minitorch._ops._common import promote, same_device
-from minitorch._ops.pointwise import _d, _out, eq, ge, gt, le, lt, ne
+from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _raise_broadcast_error
@@ -102,7 +102,7 @@ def bitwise_not(input, *, out=None):
     _check_tensor(input, "bitwise_not")
     if input.dtype.is_floating_point:
         raise _not_implemented("bitwise_not_cpu", input.dtype)
-    return _out(_new(input._device.backend.xp.invert(input._data), input), out)
+    return _out_exact(_new(input._device.backend.xp.invert(input._data), input), out)
 
 
 def _shift(name: str, left: bool):

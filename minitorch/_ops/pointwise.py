@@ -533,7 +533,7 @@ def neg(input, *, out=None):
             "invert a mask, use the `~` or `logical_not()` operator instead."
         )
     result = Neg.apply(input)
-    return result if out is None else _out(result, out)
+    return result if out is None else _out_exact(result, out)
 
 
 class PowScalar(Function):
@@ -936,14 +936,14 @@ def abs(input, *, out=None):
     """|input|. Mirrors torch.abs."""
     if input._data.dtype == bool:
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
-    return _out(Abs.apply(input), out)
+    return _out_exact(Abs.apply(input), out)
 
 
 def sign(input, *, out=None):
     """-1, 0 or 1 by sign. Mirrors torch.sign."""
     if input._data.dtype == bool:
         return input.clone()
-    return _out(Sign.apply(input), out)
+    return _out_exact(Sign.apply(input), out)
 
 
 def relu(input):
@@ -1111,7 +1111,7 @@ def clamp(input, min=None, max=None, *, out=None):
         if dt is _dtype.bool and lo is not None and hi is not None:
             raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
-        return _out(ClampTensor.apply(*args), out)
+        return _out_exact(ClampTensor.apply(*args), out)
     dt = input.dtype
     for bnd in (min, max):
         if bnd is not None:
@@ -1126,7 +1126,7 @@ def clamp(input, min=None, max=None, *, out=None):
         input = cast(input, dt)
     if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
         return _half_result(Clamp.apply(_widen(input), min=min, max=max), dt, out)
-    return _out(Clamp.apply(input, min=min, max=max), out)
+    return _out_exact(Clamp.apply(input, min=min, max=max), out)
 
 
 class Where(Function):
@@ -1193,7 +1193,13 @@ def where(condition, input=None, other=None, *, out=None):
         else _make(xp.asarray(_where_number(x, dt), dt.np), dev, False, None)
         for x in (a, b)
     )
-    return _out(Where.apply(condition, a, b), out)
+    result = Where.apply(condition, a, b)
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"Expected out type to be {_dtype.scalar_name(result.dtype)} but got "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
+    return _out(result, out)
 
 
 def _where_number(v, dt):
@@ -1231,6 +1237,17 @@ lt = _compare(lambda a, b: a < b, "lt")
 le = _compare(lambda a, b: a <= b, "le")
 gt = _compare(lambda a, b: a > b, "gt")
 ge = _compare(lambda a, b: a >= b, "ge")
+
+
+def _out_exact(result: Tensor, out):
+    """_out for the ops torch computes in their input's dtype (neg, abs, sign, clamp): out must
+    have the result's dtype (ops computing in float, exp or sigmoid, cast into any out)."""
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"Found dtype {_dtype.scalar_name(out.dtype)} but expected "
+            f"{_dtype.scalar_name(result.dtype)}"
+        )
+    return _out(result, out)
 
 
 def _out(result: Tensor, out):

@@ -484,6 +484,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """NaN -> nan, +inf -> posinf, -inf -> neginf (default: the dtype's extremes). Mirrors
     torch.nan_to_num."""
     _check_tensor(input, "nan_to_num")
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(
+            f"nan_to_num: dtype of out: {_dtype.scalar_name(out.dtype)} should be same as input: "
+            f"{_dtype.scalar_name(input.dtype)}"
+        )
     if not input.dtype.is_floating_point:
         return _out(_copy(input), out)
     fi = _dtype.finfo(input.dtype)

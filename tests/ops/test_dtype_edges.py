@@ -51,3 +51,54 @@ def test_lerp_with_a_promoted_weight_is_differentiable():
     r = mt.lerp(s.float(), e.float(), w)
     r.backward()
     np.testing.assert_allclose([s.grad.item(), e.grad.item(), w.grad.item()], [0.7, 0.3, 3.0])
+
+
+A, B, V = mt.ones(2, 3), mt.ones(3, 4), mt.ones(3)
+F64 = mt.float64
+PRODUCTS_OUT = {
+    "mm": (lambda o: mt.mm(A, B, out=o), (2, 4), "Expected out tensor to have dtype float"),
+    "bmm": (lambda o: mt.bmm(A[None], B[None], out=o), (1, 2, 4), "Expected out tensor"),
+    "matmul": (lambda o: mt.matmul(A, B, out=o), (2, 4), "but got double instead"),
+    "matmul_batched": (lambda o: mt.matmul(A[None], B, out=o), (1, 2, 4), "Expected out"),
+    "addmm": (lambda o: mt.addmm(mt.ones(2, 4), A, B, out=o), (2, 4), "Expected out tensor"),
+    "mv": (lambda o: mt.mv(A, V, out=o), (2,), "addmv input tensors must have the same dtype"),
+    "dot": (lambda o: mt.dot(V, V, out=o), (), "result dtype Double does not match input"),
+    "matmul_vectors": (lambda o: mt.matmul(V, V, out=o), (), "result dtype Double"),
+}
+
+
+@pytest.mark.parametrize("name", list(PRODUCTS_OUT))
+def test_products_refuse_an_out_of_another_dtype(name):
+    call, shape, msg = PRODUCTS_OUT[name]
+    with pytest.raises(RuntimeError, match=msg):
+        call(mt.empty(shape, dtype=F64))
+    assert call(mt.empty(shape)).dtype == mt.float32  # the same dtype is written
+    # elementwise-style products still cast into out, as torch's outer does
+    assert mt.outer(V, V, out=mt.empty(3, 3, dtype=F64)).dtype == F64
+
+
+I32, F32 = mt.tensor([-3, 5], dtype=mt.int32), mt.tensor([1.5, -2.0])
+EXACT_OUT = {
+    # ops computed in their input's dtype want out of that dtype (torch's structured kernels)
+    "neg": (lambda o: mt.neg(I32, out=o), mt.int64, "Found dtype Long but expected Int"),
+    "abs": (lambda o: mt.abs(F32, out=o), F64, "Found dtype Double but expected Float"),
+    "sign": (lambda o: mt.sign(F32, out=o), F64, "Found dtype Double but expected Float"),
+    "clamp": (lambda o: mt.clamp(I32, 0, 4, out=o), mt.float32, "Found dtype Float but expected"),
+    "clamp_tensor": (lambda o: mt.clamp(F32, F32, out=o), F64, "Found dtype Double"),
+    "bitwise_not": (lambda o: mt.bitwise_not(I32, out=o), mt.int64, "Found dtype Long"),
+    "where": (lambda o: mt.where(F32 > 0, F32, F32, out=o), F64, "Expected out type to be Float"),
+    "nan_to_num": (lambda o: mt.nan_to_num(F32, out=o), F64, "dtype of out: Double should be"),
+}
+
+
+@pytest.mark.parametrize("name", list(EXACT_OUT))
+def test_ops_in_the_inputs_dtype_want_out_of_that_dtype(name):
+    call, other, msg = EXACT_OUT[name]
+    with pytest.raises(RuntimeError, match=msg):
+        call(mt.empty(2, dtype=other))
+
+
+def test_ops_computed_in_float_cast_into_any_out():
+    assert mt.exp(F32, out=mt.empty(2, dtype=F64)).dtype == F64
+    assert mt.sigmoid(I32, out=mt.empty(2, dtype=F64)).dtype == F64
+    assert mt.add(F32, F32, out=mt.empty(2, dtype=F64)).dtype == F64
