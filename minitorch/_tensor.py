@@ -243,6 +243,8 @@ class Tensor(TensorMethods):
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if not requires_grad and self.__dict__.get("_no_grad_view") and self._base._requires_grad:
+            return self  # it inherits its base's flag (NOTE [ Views and grad mode ])
         if self._grad_acc is not None and requires_grad != self._requires_grad:
             from minitorch.autograd.function import _leaf_requires_grad
 
@@ -346,10 +348,16 @@ class Tensor(TensorMethods):
         return t
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._grad_fn is not None:
+        """Takes this tensor out of the graph in place. Mirrors torch.Tensor.detach_."""
+        if self._base is not None:
+            # torch refuses any view, even one that never had history: the view and its base
+            # share autograd metadata, which detaching one alone would leave inconsistent.
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
-                "DistributedDataParallel (DDP) for training, ..."
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
         self._grad_fn = None
         self._requires_grad = False

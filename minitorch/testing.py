@@ -115,8 +115,20 @@ def _host(t: Tensor) -> np.ndarray:
     return t.cpu().numpy()
 
 
-def _compare_tensors(actual, expected, *, rtol, atol, equal_nan, check_device, check_dtype):
-    for attr, check in (("shape", True), ("device", check_device), ("dtype", check_dtype)):
+def _compare_tensors(
+    actual, expected, *, rtol, atol, equal_nan, check_device, check_dtype, check_stride
+):
+    if actual.shape != expected.shape:
+        raise _Mismatch(
+            f"The values for attribute 'shape' do not match: {actual.shape} != {expected.shape}."
+        )
+    # torch compares the strides right after the shapes (before device and dtype), in elements
+    if check_stride and actual.stride() != expected.stride():
+        raise _Mismatch(
+            "The values for attribute 'stride()' do not match: "
+            f"{actual.stride()} != {expected.stride()}."
+        )
+    for attr, check in (("device", check_device), ("dtype", check_dtype)):
         a, e = getattr(actual, attr), getattr(expected, attr)
         if check and a != e:
             raise _Mismatch(f"The values for attribute '{attr}' do not match: {a} != {e}.")
@@ -247,8 +259,8 @@ def assert_close(
     Tensors, NumPy arrays, numbers, and sequences and mappings of them. Mirrors
     torch.testing.assert_close.
 
-    Differences from torch: check_stride and check_layout are accepted and ignored (minitorch has
-    one layout; strides are NumPy's); allow_subclasses too. Complex numbers are not supported.
+    Differences from torch: check_layout is accepted and ignored (minitorch has one layout);
+    allow_subclasses too. Complex numbers are not supported.
     """
     options = {
         "rtol": rtol,
@@ -256,6 +268,7 @@ def assert_close(
         "equal_nan": equal_nan,
         "check_device": check_device,
         "check_dtype": check_dtype,
+        "check_stride": check_stride,
     }
     try:
         _compare(actual, expected, "", **options)

@@ -55,7 +55,9 @@ def test_device_pickles_to_the_same_object():
         (
             ("gpu",),
             RuntimeError,
-            "Expected one of cpu, cuda, strict device type at start of device string: gpu",
+            "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, "
+            "maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of "
+            "device string: gpu",
         ),
         (("cuda:x",), RuntimeError, "Invalid device string: 'cuda:x'"),
         (("cuda:01",), RuntimeError, "Invalid device string: 'cuda:01'"),

@@ -298,6 +298,9 @@ def test_gpu_checkpoint_loads_on_a_machine_without_gpu():
 
 def test_unknown_location_is_a_clear_error():
     data = _tampered(minitorch.arange(3.0), location="mps")
+    with pytest.raises(RuntimeError, match="not linked with support for mps devices"):
+        minitorch.load(io.BytesIO(data))
+    data = _tampered(minitorch.arange(3.0), location="gpu")
     with pytest.raises(RuntimeError, match="don't know how to restore data location"):
         minitorch.load(io.BytesIO(data))
 

@@ -14,8 +14,17 @@ __all__ = [
 ]
 # fmt: on
 
-# The device types a string may name. 'strict' is the CuPy-like test device (see strict.py).
-_DEVICE_TYPES = ("cpu", "cuda", "strict")
+# NOTE [ Device types ]
+# A device string may name any of torch's device types (listed in its order, which its
+# error message shows), so code that builds device('mps') or device('xpu:0') up front, or
+# compares a tensor's device with one, runs as under torch. Tensors exist on cpu and cuda only
+# (and on 'strict', the CuPy-like test device of strict.py, which torch's message does not
+# list): using another type for a tensor raises when its backend is looked up (_load).
+_TORCH_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)  # fmt: skip
+_DEVICE_TYPES = frozenset((*_TORCH_DEVICE_TYPES, "strict"))
 
 
 class CudaUnavailableError(RuntimeError, AssertionError):
@@ -33,7 +42,11 @@ class OutOfMemoryError(RuntimeError):
 
 
 class Device:
-    """A device: 'cpu', 'cuda:N', or the test-only 'strict'. Mirrors torch.device.
+    """A device: 'cpu', 'cuda:N', the test-only 'strict', or another of torch's device types
+    ('mps', 'xpu:0', 'meta'...). Mirrors torch.device.
+
+    Differences from torch: tensors cannot be made on types other than cpu and cuda (no meta
+    tensors either); see NOTE [ Device types ].
 
     Instances are interned (one object per type/index), so ops compare devices with `is`.
     Tensors hold canonical devices only (see `tensor_device`): 'cpu' without an index, 'cuda' with
@@ -121,8 +134,8 @@ def _parse(spec: str):
         index = int(idx)
     if type_ not in _DEVICE_TYPES:
         raise RuntimeError(
-            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: "
-            f"{spec}"
+            f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of device "
+            f"string: {spec}"
         )
     return type_, index
 
@@ -339,8 +352,13 @@ def _load(type_: str) -> Backend:
         from minitorch._backend.strict import StrictBackend
 
         b = StrictBackend()
-    else:  # pragma: no cover - cpu is registered at import
-        raise RuntimeError(f"no backend for device type '{type_}'")
+    else:
+        # See NOTE [ Device types ]: the device object exists, its tensors cannot (torch says
+        # "PyTorch is not linked with support for mps devices" in a build without them).
+        raise RuntimeError(
+            f"minitorch is not linked with support for {type_} devices: tensors live on cpu "
+            "or cuda only"
+        )
     register_backend(type_, b)
     return b
 

@@ -43,8 +43,10 @@ def _take(x, plan: IndexPlan, xp):
     return out if out.flags.c_contiguous else xp.ascontiguousarray(out)
 
 
-def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:
-    """target[key] = values (or += with duplicates accumulating), in place."""
+def _put(device, target, plan: IndexPlan, values, accumulate: bool, in_float32=False) -> None:
+    """target[key] = values (or += with duplicates accumulating), in place. `in_float32`: half
+    duplicates summed in float32 and rounded once, as torch's scatter_add/scatter_reduce do
+    (index_put_ and indexing's backward add them one by one in the half dtype on the CPU)."""
     if plan.adv is None:
         if accumulate:
             target[plan.basic] += values
@@ -56,7 +58,7 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool) -> None:
         xp = device.backend.xp
         values = xp.moveaxis(xp.broadcast_to(values, plan.out_shape), plan.perm[1], plan.perm[0])
     if accumulate:
-        if device.type != "cpu" and opmath_dtype(v.dtype):
+        if (in_float32 or device.type != "cpu") and opmath_dtype(v.dtype):
             # half on the GPU: duplicates summed in float32 and rounded once (CuPy's atomic adds
             # may not take bfloat16). On the CPU torch adds them one by one in the half dtype,
             # rounding each time (a run of bfloat16 ones stops at 256), as np.add.at does.
@@ -165,11 +167,11 @@ class IndexPut(Function):
     when accumulating),  grad_v = grad[key]"""
 
     @staticmethod
-    def forward(ctx, a, v, *, plan, accumulate):
+    def forward(ctx, a, v, *, plan, accumulate, in_float32=False):
         ctx.plan = plan
         ctx.accumulate = accumulate
         out = a._data.copy()
-        _put(a._device, out, plan, v._data, accumulate)
+        _put(a._device, out, plan, v._data, accumulate, in_float32)
         return out
 
     @staticmethod

@@ -245,7 +245,14 @@ def _saved_result_is_self(self: Tensor, r: Tensor):
     nr = r.__dict__.get("_output_nr", 0)
 
     def is_result(e):
-        return e.__class__ is tuple and e[0] == "out" and e[4] == nr
+        # (a composite node's _saved holds other tuples: NOTE [ Composite nodes ])
+        return (
+            e.__class__ is tuple
+            and len(e) == 5
+            and e[0].__class__ is str
+            and e[0] == "out"
+            and e[4] == nr
+        )
 
     if any(is_result(e) for e in saved):
         fn._saved = tuple(

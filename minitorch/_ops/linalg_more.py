@@ -393,7 +393,7 @@ def block_diag(*tensors):
         pad_r = m.new_zeros((r, total - left - c), dtype=dt)
         rows.append(ops.cat([pad_l, cast(m, dt), pad_r], 1))
         left += c
-    return ops.cat(rows, 0)
+    return as_node(ops.cat(rows, 0), "BlockDiagBackward0", tensors)
 
 
 def _powers(x, n):

@@ -10,6 +10,7 @@ from minitorch import _dtype, return_types
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import is_grad_enabled
 
@@ -535,7 +536,8 @@ def cholesky_solve(B, L, upper=False, *, out=None):
         t = L.triu() if upper else L.tril()
         y = linalg_solve_triangular(_mT(t) if upper else t, B, upper=False)
         x = linalg_solve_triangular(t if upper else _mT(t), y, upper=True)
-    return _write(x, out)
+    # torch's one node, with edges to B and L (not to the product L L^T solved here)
+    return _write(as_node(x, "CholeskySolveBackward0", (B, L), saved=(B, L, x)), out)
 
 
 def cholesky_inverse(L, upper=False, *, out=None):
@@ -543,7 +545,8 @@ def cholesky_inverse(L, upper=False, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (L, upper), {"out": out})
     a = _factor_product(L, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
-    return _write(Inv.apply(a, op="cholesky_inverse"), out)
+    x = Inv.apply(a, op="cholesky_inverse")
+    return _write(as_node(x, "CholeskyInverseBackward0", (L,), saved=(L, x)), out)
 
 
 # --- LU factorization and LU solves ---

@@ -59,12 +59,15 @@ def angle(input, *, out=None):
 
 def deg2rad(input, *, out=None):
     """Degrees to radians. Mirrors torch.deg2rad."""
-    return _out(mul(_to_float(input, "deg2rad"), math.pi / 180.0), out)
+    result = mul(_to_float(input, "deg2rad"), math.pi / 180.0)
+    # torch's own node, which lists only the input (see NOTE [ Composite node names ])
+    return _out(name_node(result, "Deg2RadBackward0", (input,), shown=(0,)), out)
 
 
 def rad2deg(input, *, out=None):
     """Radians to degrees. Mirrors torch.rad2deg."""
-    return _out(mul(_to_float(input, "rad2deg"), 180.0 / math.pi), out)
+    result = mul(_to_float(input, "rad2deg"), 180.0 / math.pi)
+    return _out(name_node(result, "Rad2DegBackward0", (input,), shown=(0,)), out)
 
 
 # --- copysign ---
@@ -349,12 +352,13 @@ def _clamp_node(kind, bound):
 
 def clamp_min_(input, min):
     """In-place clamp_min. Mirrors torch.clamp_min_."""
-    return clamp_(input, min, None)
+    # through clamp_min, so the node is torch's ClampMinBackward0/1 (not clamp_'s)
+    return apply_inplace(input, lambda s: clamp_min(s, min), "clamp_min_", (min,))
 
 
 def clamp_max_(input, max):
     """In-place clamp_max. Mirrors torch.clamp_max_."""
-    return clamp_(input, None, max)
+    return apply_inplace(input, lambda s: clamp_max(s, max), "clamp_max_", (max,))
 
 
 def clip(input, min=None, max=None, *, out=None):

@@ -25,7 +25,8 @@ from minitorch._ops.reduction import (
     reduce_dims,
 )
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function
+from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = [
@@ -182,7 +183,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return v, mean(input, dim, keepdim)
+    # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
+    return as_node((v, mean(input, dim, keepdim)), "VarMeanBackward0", (input,), saved=(input,))
 
 
 @with_out
@@ -191,7 +193,9 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     s = std(input, dim, unbiased, keepdim, correction=correction)
-    return s, mean(input, dim, keepdim)
+    # one node with two outputs, as torch's kernel; it saves the input and the std
+    out = (s, mean(input, dim, keepdim))
+    return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))
 
 
 # --- norms ---
@@ -686,9 +690,10 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         shape = shape[:1] + ([1] * nd if keepdim else [])
     elif not keepdim or nd == 0:
         del shape[d + 1]
-    if scalar_q:
+    if scalar_q or q.ndim == 0:  # a 0-d q tensor gives a result without a q dim, as a number
         shape = shape[1:]
-    return result.reshape(tuple(shape))
+    # torch's last step squeezes its q dim (or views one into it): SqueezeBackward4 always
+    return name_node(result.reshape(tuple(shape)), "SqueezeBackward4", (input,))
 
 
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):

@@ -212,7 +212,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
     index, src = _as_vector(input, index, src)
     _, plan = _plan(input, dim, index, "scatter_add", src)
-    return ScatterAdd.apply(input, _src_region(src, plan), plan=plan, accumulate=True)
+    region = _src_region(src, plan)  # half sums in float32: torch's scatter_add
+    return ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -242,7 +243,7 @@ def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype):
     """How many values reduce into each position (1 for self where it counts)."""
     xp = device.backend.xp
     c = xp.full(shape, 1 if include_self else 0, dtype=dtype)
-    _put(device, c, plan, xp.ones(plan.out_shape, dtype=dtype), accumulate=True)
+    _put(device, c, plan, xp.ones(plan.out_shape, dtype=dtype), accumulate=True, in_float32=True)
     return c
 
 
@@ -260,7 +261,7 @@ class ScatterReduce(Function):
         if not include_self:
             _put(dev, out, plan, _identity(reduce, out.dtype, xp), accumulate=False)
         if reduce in ("sum", "mean"):
-            _put(dev, out, plan, vals, accumulate=True)
+            _put(dev, out, plan, vals, accumulate=True, in_float32=True)
         else:
             ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
             ufunc.at(out, plan.adv, vals)
@@ -300,7 +301,7 @@ class ScatterReduce(Function):
             if not include_self:
                 eq_x = _make(eq_x._data & ~scattered._data, dev, False, None)
             n = eq_x._data.astype(grad._data.dtype)
-            _put(dev, n, plan, eq_src._data.astype(n.dtype), accumulate=True)
+            _put(dev, n, plan, eq_src._data.astype(n.dtype), accumulate=True, in_float32=True)
             n = _make(xp.maximum(n, 1), dev, False, None)
             gx = where(eq_x, grad / n, 0.0)
             gs = where(eq_src, index_with_plan(grad / n, plan), 0.0)
@@ -319,7 +320,7 @@ def _prod_grads(x, src, out, grad, plan, include_self, scattered):
     zx = (x._data == 0) if include_self else xp.zeros(x.shape, dtype=bool)
     zs = src._data == 0
     nzero = zx.astype("int64")
-    _put(dev, nzero, plan, zs.astype("int64"), accumulate=True)
+    _put(dev, nzero, plan, zs.astype("int64"), accumulate=True, in_float32=True)
     zx_t, zs_t = _make(zx, dev, False, None), _make(zs, dev, False, None)
     x_nz = where(zx_t, 1.0, x)
     s_nz = where(zs_t, 1.0, src)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import row_major, wrap_dim
+from minitorch._ops._common import opmath_dtype, row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut
 from minitorch._ops.inplace import (
@@ -38,6 +38,19 @@ class IndexAdd(IndexPut):
     """out = x with source added at index along dim;  grad_x = grad,  grad_src = grad[index]"""
 
     _node_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, a, v, *, plan, accumulate):
+        if not opmath_dtype(a._data.dtype):
+            return IndexPut.forward(ctx, a, v, plan=plan, accumulate=accumulate)
+        # Half precision: torch adds the source slices one index at a time in the tensor's own
+        # dtype, rounding after every add (index_put's accumulate sums in float32 and rounds
+        # once). The backend's unbuffered scatter-add does exactly that in float16/bfloat16.
+        ctx.plan = plan
+        ctx.accumulate = accumulate
+        out = a._data.copy()
+        a._device.backend.scatter_add(out, plan.adv, v._data)
+        return out
 
 
 class IndexCopy(IndexPut):
@@ -153,11 +166,6 @@ def _source_plan(input, dim, index, source, op):
             == plan.out_shape[:dim] + plan.out_shape[dim + 1 :]
         )
     ):  # only the index count differs: torch says so
-        if op == "index_copy":
-            raise IndexError(
-                f"index_copy_(): Number of indices ({n_idx}) should be equal to "
-                f"source.size(dim) ({src_shape[dim]})"
-            )
         raise RuntimeError(
             f"{op}_(): Number of indices ({n_idx}) should be equal to source.size(dim): "
             f"({src_shape[dim]}), for dim: {dim}"
@@ -189,12 +197,63 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
     )
 
 
+def _copy_plan(input: Tensor, dim: int, index, source):
+    """index_copy's checks, in torch's order and with its exception types (they differ from
+    index_add's); a 0-d source (one index) or a 0-d input takes the selected slice's shape."""
+    op = "index_copy_"
+    dim = wrap_dim(dim, input._data.ndim, op)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type(source).__name__}")
+    if index._data.ndim > 1:
+        raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._data.ndim})")
+    n_idx = index._data.size
+    shape, src_shape = input._data.shape, source._data.shape
+    if not src_shape and n_idx != 1:
+        raise IndexError(
+            f"{op}(): When source is scalar, index should have one element (got {n_idx})"
+        )
+    if src_shape and shape and len(src_shape) != len(shape):
+        raise IndexError(
+            f"{op}(): When source and destination are not scalars, their dimensionality must "
+            f"match. Source dimensionality ({len(src_shape)}), destination dimensionality "
+            f"({len(shape)})"
+        )
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(
+            f"{op}(): Expected a long tensor for index, but got {_short(index.dtype)}"
+        )
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"{op}(): self and source expected to have the same dtype, but got (self) "
+            f"{_short(input.dtype)} and (source) {_short(source.dtype)}"
+        )
+    dst_slice = shape[:dim] + shape[dim + 1 :]
+    src_slice = src_shape[:dim] + src_shape[dim + 1 :]
+    if dst_slice != src_slice:
+        raise RuntimeError(
+            f"{op}(): Source/destination tensor must have same slice shapes. Destination slice "
+            f"shape: {' '.join(map(str, dst_slice))} at dimension {dim} and source slice shape: "
+            f"{' '.join(map(str, src_slice))} at dimension 0."
+        )
+    if src_shape and src_shape[dim] != n_idx:
+        raise IndexError(
+            f"{op}(): Number of indices ({n_idx}) should be equal to source.size(dim) "
+            f"({src_shape[dim]})"
+        )
+    plan = _dim_plan(input, dim, _index_array(input, index, op), op)
+    if src_shape != plan.out_shape:  # a 0-d source or input: same number of elements
+        source = source.reshape(plan.out_shape)
+    return plan, source
+
+
 @with_out
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
     if _autocast.state.any_enabled:
         return _autocast.call(index_copy, _autocast.PROMOTE, (input, dim, index, source))
-    plan = _source_plan(input, dim, index, source, "index_copy")
+    plan, source = _copy_plan(input, dim, index, source)
     return IndexCopy.apply(input, source, plan=plan, accumulate=False)
 
 
@@ -220,18 +279,36 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
 
 
-def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
-    """A copy of input with value at index along dim. Mirrors torch.index_fill."""
+def _fill_plan(input: Tensor, dim: int, index, value):
+    # torch's order and types: the index dtype (int64 only), then dim, then the index's rank
+    if isinstance(index, Tensor) and index.dtype is not _dtype.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
     dim = wrap_dim(dim, input._data.ndim, "index_fill")
+    if isinstance(index, Tensor) and index._data.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
     idx = _index_array(input, index, "index_fill")
     plan = _dim_plan(input, dim, idx, "index_fill")
-    value = _fill_value(input, value, "index_fill_")
+    return plan, _fill_value(input, value, "index_fill_")
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """A copy of input with value at index along dim. Mirrors torch.index_fill."""
+    plan, value = _fill_plan(input, dim, index, value)
     return IndexFill.apply(input, value, plan=plan, accumulate=False)
 
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """In-place index_fill. Mirrors torch.Tensor.index_fill_."""
     others = (value,) if isinstance(value, Tensor) else ()
+    if has_overlap(input) and not (
+        state.enabled and (input._requires_grad or getattr(value, "_requires_grad", False))
+    ):  # an expanded tensor: as for masked_fill_, torch warns and writes the selected elements
+        plan, value = _fill_plan(input, dim, index, value)
+        warn_expanded("index_fill_", "tensor[mask] = scalar")
+        _check_leaf(input, "index_fill_", overlap_ok=True)
+        writable(input)[plan.adv] = value._data
+        input._vc[0] += 1
+        return input
     return apply_inplace(input, lambda s: index_fill(s, dim, index, value), "index_fill_", others)
 
 

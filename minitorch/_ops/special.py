@@ -72,17 +72,21 @@ class Erfc(Function):
 
 
 class Erfinv(Function):
-    """out = erf⁻¹(a);  grad_a = grad * sqrt(pi)/2 * exp(out²)"""
+    """out = erf⁻¹(a);  grad_a = grad * sqrt(pi)/2 * exp(erf⁻¹(a)²)"""
+
+    # Saves its input and recomputes erf⁻¹ in backward, as torch does: so an in-place change of
+    # the result (y.mul_(2)) leaves backward valid, and one of the input is refused.
+    _saved_names = ("self",)
 
     @staticmethod
     def forward(ctx, a):
-        out = _special(a, "erfinv")
-        ctx.save_for_backward(out)
-        return out
+        ctx.save_for_backward(a)
+        return _special(a, "erfinv")
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (a,) = ctx.saved_tensors
+        out = erfinv(a)
         return grad * exp(out * out) * _SQRT_PI_OVER_TWO
 
 

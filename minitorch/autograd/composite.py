@@ -7,7 +7,7 @@ import operator
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.engine import _put, _run_node, _skip, _take
-from minitorch.autograd.function import _FREED, AccumulateGrad, Node, _edge
+from minitorch.autograd.function import _FREED, AccumulateGrad, Node, _edge, _raise_modified
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["as_node", "one_node"]
@@ -29,6 +29,10 @@ __all__ = ["as_node", "one_node"]
 # backward of the composite) and free its saved values before the composite runs it again: the
 # composite keeps the inner nodes' saved entries (`kept`, references, no copies) and lends them
 # back for that one run.
+# torch's node saves some of its arguments or results (MseLossBackward0 saves self and target):
+# changing one in place before backward makes backward raise there. The inner nodes save other
+# tensors (mse's input - target), so as_node(saved=...) records the versions of the tensors
+# torch's node saves, and the composite's backward checks them first (Node._saved's entries).
 # Costs ~3 us at forward and ~5 us at backward over the inner nodes themselves.
 
 
@@ -43,7 +47,10 @@ class _Composite:
         saved = node._saved
         if saved is _FREED:
             return Node.saved_tensors.fget(node)  # raises torch's freed-graph error
-        roots, deps, boundary, n_in, kept = saved
+        roots, deps, boundary, n_in, kept, checks = saved
+        for kind, obj, vc, version, nr in checks:
+            if vc[0] != version:
+                _raise_modified(node, kind, obj, vc[0], version, nr)
         deps = dict(deps)
         buffers = {}
         for root, g in zip(roots, grads, strict=True):
@@ -89,13 +96,15 @@ def _node_class(name: str):
     return cls
 
 
-def as_node(out, name: str, inputs, hidden=(), op: str = ""):
+def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=()):
     """`out` (a Tensor or a tuple of them), its recorded history folded into one node named
     `name` whose edges are `inputs` (Tensors, or None for an absent optional tensor) in torch's
     order; see NOTE [ Composite nodes ]. `hidden`: (argument name, value) pairs of the other
     tensors the function `op` reads, which torch's schema makes non-differentiable (a loss's
-    class weights): one that requires grad raises torch's error. Unchanged when nothing was
-    recorded or when the result is an input's own node (a composite that returned its input)."""
+    class weights): one that requires grad raises torch's error. `saved`: the arguments or
+    results (Tensors; None is skipped) torch's node saves for backward, which then refuses them
+    once changed in place. Unchanged when nothing was recorded or when the result is an input's
+    own node (a composite that returned its input)."""
     for arg, a in hidden:
         if isinstance(a, Tensor) and a._requires_grad and state.enabled:
             raise RuntimeError(
@@ -148,7 +157,7 @@ def as_node(out, name: str, inputs, hidden=(), op: str = ""):
     node._in_meta = tuple(meta)
     node.needs_input_grad = tuple(e is not None for e in nxt)
     kept = {n: n._saved for n in deps if n not in ends and not isinstance(n, AccumulateGrad)}
-    node._saved = (tuple(roots), deps, ends, len(nxt), kept)
+    node._saved = (tuple(roots), deps, ends, len(nxt), kept, _checks(saved, outs))
     node._to_save = None
     node._materialize = False
     node.xp = None
@@ -166,10 +175,27 @@ def as_node(out, name: str, inputs, hidden=(), op: str = ""):
     return out
 
 
-def one_node(name: str, inputs=None):
+def _checks(saved, outs) -> tuple:
+    """Node._saved-style entries (kind, object, version counter, version, output number) for
+    the tensors in `saved`: a result is kept as its array (holding the Tensor would make the
+    cycle result -> node -> result), an argument as itself."""
+    entries = []
+    for t in saved:
+        if not isinstance(t, Tensor):
+            continue
+        nr = next((i for i, o in enumerate(outs) if o is t), None)
+        if nr is None:
+            entries.append(("in", t, t._vc, t._vc[0], 0))
+        else:
+            entries.append(("out", t._data, t._vc, t._vc[0], nr))
+    return tuple(entries)
+
+
+def one_node(name: str, inputs=None, saved=()):
     """Decorates a composite function so its result is one node named `name` (as_node). Its
     edges are the arguments named in `inputs` (default: every Tensor argument), in that order;
-    its other Tensor arguments are non-differentiable, as in torch."""
+    its other Tensor arguments are non-differentiable, as in torch. `saved`: the names of the
+    arguments torch's node saves, and "result" for its result (as_node's `saved`)."""
 
     def decorate(fn):
         import inspect
@@ -182,15 +208,20 @@ def one_node(name: str, inputs=None):
             out = fn(*args, **kwargs)
             if not state.enabled:
                 return out
+            kept = ()
+            if saved:
+                named = dict(zip(params, args, strict=False))
+                named.update(kwargs)
+                kept = [out if k == "result" else named.get(k) for k in saved]
             if where is None:
                 shown = [a for a in args if isinstance(a, Tensor)]
                 shown += [a for a in kwargs.values() if isinstance(a, Tensor)]
-                return as_node(out, name, shown)
+                return as_node(out, name, shown, saved=kept)
             shown = [args[i] if i < len(args) else kwargs.get(k) for i, k in where]
             named = dict(zip(params, args, strict=False))
             named.update(kwargs)
             hidden = [(k, v) for k, v in named.items() if k not in inputs]
-            return as_node(out, name, shown, hidden, fn.__name__)
+            return as_node(out, name, shown, hidden, fn.__name__, saved=kept)
 
         return wrapper
 

@@ -203,7 +203,7 @@ class Node:
         nxt = self._next
         if self._shown is not None:
             nxt = [nxt[i] for i in self._shown]
-        return tuple((None, 0) if e is None else e for e in nxt)
+        return tuple((None, 0) if e is None or _is_sink(e[0]) else e for e in nxt)
 
     @property
     def metadata(self) -> dict:
@@ -348,12 +348,37 @@ def _accumulator(t: Tensor):
     """The leaf's AccumulateGrad node (see NOTE [ Leaf accumulators ])."""
     acc = t._grad_acc
     if acc is None:
+        if t.__dict__.get("_no_grad_view"):
+            return _no_grad_view_sink(t)
         acc = object.__new__(AccumulateGrad)
         acc._variable = weakref.ref(t)
         acc._next = ()
         acc._in_meta = ()
         t._grad_acc = acc
     return acc
+
+
+def _no_grad_view_sink(t: Tensor):
+    """The edge's end for a view taken under no_grad of a base that requires grad: a node that
+    drops the gradient (see NOTE [ Views and grad mode ]). A new one per use, so that no
+    gradient is found for the view itself (autograd.grad(y, view) says it was not used)."""
+    sink = object.__new__(_HookedAccumulateGrad)
+    sink._variable = _no_variable
+    sink._next = ()
+    sink._in_meta = ()
+    sink._out_device = t._device
+    sink._hooked = True
+    return sink
+
+
+def _no_variable():
+    return None
+
+
+def _is_sink(node) -> bool:
+    """Whether node is a _no_grad_view_sink (torch has no edge there: next_functions shows
+    None)."""
+    return node.__class__ is _HookedAccumulateGrad and node._variable is _no_variable
 
 
 class _AccumulateHooked:
@@ -587,18 +612,20 @@ def _bind_tensor_kwargs(cls, args, kwargs):
 
 
 def _raise_broadcast_error(cls, args, err):
-    """NumPy's broadcasting ValueError as torch's RuntimeError; other ValueErrors pass."""
+    """NumPy's broadcasting ValueError as torch's RuntimeError, naming the first pair of sizes
+    that do not broadcast (the tensors' shapes broadcast left to right); other ValueErrors pass."""
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
-    if len(shapes) >= 2:
-        a, b = shapes[0], shapes[1]
-        n = max(len(a), len(b))
-        pa, pb = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    acc = shapes[0] if shapes else ()
+    for b in shapes[1:]:
+        n = max(len(acc), len(b))
+        pa, pb = (1,) * (n - len(acc)) + acc, (1,) * (n - len(b)) + b
         for i in range(n - 1, -1, -1):
             if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
                 raise RuntimeError(
                     f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
                     f"non-singleton dimension {i}"
                 ) from None
+        acc = tuple(y if x == 1 else x for x, y in zip(pa, pb, strict=True))
     raise err
 
 
@@ -1001,16 +1028,19 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
             views.add(out)
     elif not state.enabled:
         out._no_grad_view = True
+        out._requires_grad = True
 
 
 # NOTE [ Views and grad mode ]
 # - A view taken with grad mode on of a base that does not require grad yet is registered on the
 #   base: when an in-place op later gives the base history (buf.add_(x), buf[i] = x), the view
 #   requires grad too and regenerates its grad_fn from the base (_base_gained_history).
-# - A view taken under no_grad of a base that requires grad stays out of the graph for good (like a
-#   detached tensor); modifying it in place with grad mode on is refused, as in torch, since the
-#   base's gradient could not see the change (see _check_leaf in minitorch/_ops/inplace.py).
-#   Differences from torch: torch gives such a view requires_grad=True (with no grad_fn).
+# - A view taken under no_grad of a base that requires grad is, as in torch, a leaf that requires
+#   grad (it inherits its base's flag) but has no gradient edge: ops on it record nodes, whose
+#   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one.
+#   requires_grad_(False) leaves it requiring grad, as in torch. Modifying it in place with grad
+#   mode on is refused, as in torch, since the base's gradient could not see the change (see
+#   _check_leaf in minitorch/_ops/inplace.py).
 
 
 def _base_gained_history(base: Tensor):
@@ -1044,14 +1074,32 @@ def _regenerate_view_grad_fn(view: Tensor):
         fresh = _replay_view(base, view._view_chain)
     finally:
         state.enabled = prev
+    if fresh._grad_fn is not None:
+        # torch regenerates the view as one as_strided of its base: the node carries that name
+        name_node(fresh, "AsStridedBackward0")
+    old = view._grad_fn
     view._grad_fn = fresh._grad_fn
     view._output_nr = fresh._output_nr
     view._requires_grad = fresh._requires_grad
+    if view._retains_grad:  # See NOTE [ retain_grad follows the tensor ]
+        move_retained_grad(view, old)
+
+
+# NOTE [ retain_grad follows the tensor ]
+# retain_grad() is recorded on the tensor's grad_fn of the moment (node._retains), but it belongs
+# to the tensor: whenever the tensor's grad_fn changes (an in-place op on it, on a view of it as
+# its base, or its base's in-place op regenerating a view's grad_fn) it moves to the new node, so
+# .grad is the gradient of the tensor's current value, as in torch. Hooks from register_hook stay
+# with the node they were registered on (torch's documented rule for tensors modified in place).
+# The moves happen where the grad_fn changes: _take_history / _rebase_history (the tensor
+# itself), rebase_view_history (a write through a view: the base, and the written view, whose
+# grad_fn torch regenerates at once), _regenerate_view_grad_fn (other views, lazily, on use).
 
 
 def move_retained_grad(t: Tensor, old_fn):
     """A tensor that retains its grad and was modified in place keeps the gradient of its new
-    value, as torch moves the retain hook to the new grad_fn (it kept the old value's)."""
+    value, as torch moves the retain hook to the new grad_fn (it kept the old value's). See
+    NOTE [ retain_grad follows the tensor ]."""
     retains = None if old_fn is None else old_fn._retains
     if retains:
         for nr, ref in list(retains.items()):
@@ -1075,10 +1123,42 @@ def _rebase_history(t: Tensor, ctx, nr):
         if t._retains_grad:
             move_retained_grad(t, old)
         return
+    # The view's new value, carrying ctx's history, is written into the base's history.
+    rebase_view_history(t, _make(t._data, t._device, True, ctx, nr))
+
+
+def written_view_history(view: Tensor):
+    """(grad_fn, output_nr) an in-place op on `view` records as its input's history. torch
+    sends the gradient of a view written in place straight to its base (CopySlices), not
+    through the view's node: so hooks registered on that node (view.register_hook before the
+    write) never run. Where the view's node carries hooks, the history is a fresh replay of
+    the view on its base; elsewhere the view's node itself (no replay, no cost)."""
+    fn = view.grad_fn
+    if fn is None or not fn._hooked:
+        return fn, view._output_nr
+    prev = state.enabled
+    state.enabled = True
+    try:
+        fresh = _replay_view(view._base, view._view_chain)
+    finally:
+        state.enabled = prev
+    return fresh._grad_fn, fresh._output_nr
+
+
+def rebase_view_history(view: Tensor, src: Tensor):
+    """`view` was written in place with `src`'s value and history: its base takes the history
+    'old base with the view region replaced by src' (a CopySlices node), the base's retain_grad
+    moves to it and the view's grad_fn is regenerated from it now, as torch does (NOTE [ retain_grad
+    follows the tensor ])."""
     from minitorch._ops.inplace import copy_slices
 
-    # The view's new value, carrying ctx's history, is written into the base's history.
-    copy_slices(t, _make(t._data, t._device, True, ctx, nr))
+    base = view._base
+    old = base._grad_fn
+    copy_slices(view, src)
+    if base._retains_grad:
+        move_retained_grad(base, old)
+    if view._retains_grad and view._view_version != view._vc[0]:
+        _regenerate_view_grad_fn(view)
 
 
 # NOTE [ Composite node names ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
@@ -9,8 +11,10 @@ from minitorch.distributions.utils import _sum_rightmost
 
 __all__ = ["Independent"]
 
+D = TypeVar("D", bound=Distribution)
 
-class Independent(Distribution):
+
+class Independent(Distribution, Generic[D]):
     """`base_distribution` with its `reinterpreted_batch_ndims` rightmost batch dims made part
     of the event (log_prob and entropy sum over them).
 

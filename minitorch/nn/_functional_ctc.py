@@ -14,10 +14,13 @@ device: nothing is read back to the host except lengths passed as Python sequenc
 
 from __future__ import annotations
 
+import operator
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 
 __all__ = ["ctc_loss"]
 
@@ -25,16 +28,29 @@ __all__ = ["ctc_loss"]
 def _lengths(lengths, n: int, device, what: str):
     """(device int64 tensor, host list or None) of one length argument."""
     if isinstance(lengths, Tensor):
+        if lengths.dtype._kind != _dtype._INT:  # float or bool lengths would be truncated
+            raise RuntimeError(f"{what} must be integral")
         host = lengths.tolist() if lengths.device.type == "cpu" else None
         t = lengths.reshape(-1).to(device=device, dtype=_dtype.int64)
         if host is not None and not isinstance(host, list):
             host = [host]
     else:
-        host = [int(v) for v in lengths]
+        host = [_length(v, i, what) for i, v in enumerate(lengths)]
         t = tensor(host, dtype=_dtype.int64, device=device)
     if t.shape[0] != n:
         raise RuntimeError(f"{what} must be of size batch_size")
     return t, host
+
+
+def _length(v, pos: int, what: str) -> int:
+    """One length of a Python sequence: an int (torch's `tuple of ints`; no float truncated)."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(
+            f"ctc_loss(): argument '{what}' must be tuple of ints, but found element of type "
+            f"{type(v).__name__} at pos {pos}"
+        ) from None
 
 
 def _lse(*terms: Tensor) -> Tensor:
@@ -136,6 +152,12 @@ def ctc_loss(
     neg_inf = full_like(lp[0], float("-inf"))
     first = arange(L, device=device).unsqueeze(0) < 2
     alpha = _ops.where(first, lp[0], neg_inf)
+    if host_il is None or 0 in host_il:
+        # A sample with no frames has one alignment, the empty one: alpha is 0 (probability 1)
+        # at the initial blank and -inf elsewhere, so its loss is 0 for an empty target and inf
+        # otherwise, with no gradient to its (unread) first frame.
+        empty = _ops.where(arange(L, device=device).unsqueeze(0) == 0, 0.0, neg_inf)
+        alpha = _ops.where((in_len == 0).unsqueeze(1), empty, alpha)
     for t in range(1, T):
         a1 = _ops.cat([neg_inf[:, :1], alpha[:, :-1]], 1)
         a2 = _ops.where(skip, _ops.cat([neg_inf[:, :2], alpha[:, :-2]], 1), neg_inf)
@@ -144,11 +166,12 @@ def ctc_loss(
     last = _ops.gather(alpha, 1, (2 * tgt_len).unsqueeze(1)).squeeze(1)
     prev = _ops.gather(alpha, 1, _ops.clamp(2 * tgt_len - 1, min=0).unsqueeze(1)).squeeze(1)
     prev = _ops.where(tgt_len > 0, prev, neg_inf[:, 0])
-    loss = -_lse(last, prev)
+    # torch computes the loss in one kernel: one CtcLossBackward0 node, saving log_probs
+    loss = as_node(-_lse(last, prev), "CtcLossBackward0", (log_probs,), saved=(log_probs,))
     if zero_infinity:
         loss = _ops.where(loss == float("inf"), 0.0, loss)
     if reduction == "none":
-        return loss[0] if unbatched else loss
+        return loss.squeeze(0) if unbatched else loss
     if reduction == "sum":
         return loss.sum()
     return (loss / _ops.clamp(tgt_len, min=1).to(loss.dtype)).mean()

@@ -151,7 +151,7 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, sampl
         values, indices = _window_max(x, starts, k)
     if not batched:
         values, indices = values.squeeze(0), indices.squeeze(0)
-    as_node(values, f"FractionalMaxPool{n}DBackward0", (input,))
+    as_node(values, f"FractionalMaxPool{n}DBackward0", (input,), saved=(input,))
     return values, indices
 
 

@@ -160,7 +160,9 @@ def mse_loss(
     loss = d * d
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=True)
-    return as_node(reduce_loss(loss, reduction), "MseLossBackward0", (input, target))
+    return as_node(
+        reduce_loss(loss, reduction), "MseLossBackward0", (input, target), saved=(input, target)
+    )
 
 
 def l1_loss(
@@ -206,7 +208,8 @@ def smooth_l1_loss(
     if beta == 0:
         return reduce_loss(d, reduction)
     loss = _ops.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
-    return as_node(reduce_loss(loss, reduction), "SmoothL1LossBackward0", (input, target))
+    out = reduce_loss(loss, reduction)
+    return as_node(out, "SmoothL1LossBackward0", (input, target), saved=(input, target))
 
 
 def huber_loss(
@@ -231,7 +234,8 @@ def huber_loss(
     loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=False)
-    return as_node(reduce_loss(loss, reduction), "HuberLossBackward0", (input, target))
+    out = reduce_loss(loss, reduction)
+    return as_node(out, "HuberLossBackward0", (input, target), saved=(input, target))
 
 
 # --- negative log likelihood and cross entropy ---
@@ -477,7 +481,12 @@ def binary_cross_entropy(
     loss = reduce_loss(loss, reduction)
     hidden = (("weight", weight),)
     return as_node(
-        loss, "BinaryCrossEntropyBackward0", (input, target), hidden, "binary_cross_entropy"
+        loss,
+        "BinaryCrossEntropyBackward0",
+        (input, target),
+        hidden,
+        "binary_cross_entropy",
+        saved=(input, target),
     )
 
 
@@ -528,6 +537,7 @@ def binary_cross_entropy_with_logits(
         (input, target),
         (("weight", weight), ("pos_weight", pos_weight)),
         "binary_cross_entropy_with_logits",
+        saved=(input, target),
     )
 
 

@@ -191,11 +191,12 @@ def soft_margin_loss(
     reduction = _reduction(size_average, reduce, reduction)
     from minitorch.nn._functional_loss import _like_input
 
+    original = target
     target = _like_input(target, input)
     loss = _reduce(-logsigmoid(target * input), reduction)
-    return as_node(
-        loss, "SoftMarginLossBackward0", (input,), (("target", target),), "soft_margin_loss"
-    )
+    hidden = (("target", target),)
+    name = "SoftMarginLossBackward0"
+    return as_node(loss, name, (input,), hidden, "soft_margin_loss", saved=(input, original))
 
 
 def multilabel_soft_margin_loss(
@@ -293,7 +294,9 @@ def multi_margin_loss(
     else:
         loss = _reduce(loss, reduction)
     hidden = (("weight", weight),)
-    return as_node(loss, "MultiMarginLossBackward0", (input,), hidden, "multi_margin_loss")
+    return as_node(
+        loss, "MultiMarginLossBackward0", (input,), hidden, "multi_margin_loss", saved=(input,)
+    )
 
 
 def multilabel_margin_loss(
@@ -329,4 +332,5 @@ def multilabel_margin_loss(
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:
         loss = loss.reshape(())
-    return as_node(_reduce(loss, reduction), "MultilabelMarginLossBackward0", (input,))
+    out = _reduce(loss, reduction)
+    return as_node(out, "MultilabelMarginLossBackward0", (input,), saved=(input,))

@@ -429,7 +429,7 @@ def _adaptive_avg(input, n, output_size, op):
     else:  # torch takes a mean for a single output position
         if not all(o == 1 for o in out):  # one kernel in torch
             name = f"AdaptiveAvgPool{n}DBackward0"
-            return as_node(_adaptive_avg_values(input, n, out), name, (input,))
+            return as_node(_adaptive_avg_values(input, n, out), name, (input,), saved=(input,))
         name = "MeanBackward1"
     return name_node(_adaptive_avg_values(input, n, out), name, (input,))
 
@@ -471,7 +471,7 @@ def adaptive_avg_pool3d(input, output_size) -> Tensor:
 def _adaptive_max(input, n, output_size, return_indices, op):
     res = _adaptive_max_values(input, n, output_size, return_indices, op)
     if n > 1:
-        as_node(res, f"AdaptiveMaxPool{n}DBackward0", (input,))
+        as_node(res, f"AdaptiveMaxPool{n}DBackward0", (input,), saved=(input,))
     return res
 
 
@@ -502,7 +502,7 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
     else:
         res = _adaptive_max_gather(x, have, out2)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
-        as_node(res, "AdaptiveMaxPool2DBackward0", (x,))
+        as_node(res, "AdaptiveMaxPool2DBackward0", (x,), saved=(x,))
         res = (name_node(res[0].squeeze(-2), "SqueezeBackward1"), res[1].squeeze(-2))
     return res if return_indices else res[0]
 
@@ -595,11 +595,17 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
             f"({list(input.shape) + extra}) but got indices tensor with shape: "
             f"{list(indices.shape) + extra}"
         )
+    # torch unpools 1-d as 2-d over (..., L, 1), so its graph reads SqueezeBackward1 ->
+    # MaxUnpool2DBackward0 -> UnsqueezeBackward0; 2-d and 3-d are one node each
+    x = input.unsqueeze(-1) if n == 1 else input
     lead = input.shape[: input.ndim - n]
-    flat_in = input.reshape((*lead, -1))
+    flat_in = x.reshape((*lead, -1))
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
     out = out.scatter(-1, indices.reshape((*lead, -1)), flat_in)
-    return out.reshape((*lead, *size))
+    if n == 1:
+        out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,))
+        return out.squeeze(-1)
+    return as_node(out.reshape((*lead, *size)), f"MaxUnpool{n}DBackward0", (input,))
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -46,7 +46,11 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
         )
     n, rest = input.shape[0], tuple(input.shape[2:])
     out = input.reshape((n, groups, c // groups, *rest)).transpose(1, 2)
-    return out.reshape((n, c, *rest))
+    out = out.reshape((n, c, *rest))
+    if groups == 1 or groups == c:  # the transpose moved nothing: a view, where torch copies
+        out = out.clone()
+    # torch's one kernel: one node, ChannelShuffleBackward0, with its edge to input
+    return as_node(out, "ChannelShuffleBackward0", (input,))
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:

@@ -57,9 +57,6 @@ REFUSED: dict[str, dict[str, str]] = {
     },
     "inplace_through_view_shape": {"transposed": _NO_VIEW},
     "mul_inplace_through_view": {"transposed": _NO_VIEW, "expanded": _NO_VIEW, "mixed": _NO_VIEW},
-    # Differences from torch (shape_more.as_strided): minitorch refuses a strided base; torch
-    # reads (x * 1)'s memory, which keeps the transposed input's layout
-    "as_strided_inplace": {"transposed": "needs the base tensor to be contiguous"},
 }
 for _name in (
     "as_strided",

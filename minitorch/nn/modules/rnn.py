@@ -11,6 +11,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import empty, zeros
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 from minitorch.nn import _functional_rnn as R
 from minitorch.nn import init
 from minitorch.nn.modules.module import Module
@@ -227,8 +228,9 @@ class RNNBase(Module):
                     f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D instead"
                 )
             unbatched = input.ndim == 2
-            x = input.unsqueeze(1) if unbatched else input
-            if self.batch_first and not unbatched:
+            # an unbatched input gets its batch dimension where batch_first puts it, as in torch
+            x = input.unsqueeze(0 if self.batch_first else 1) if unbatched else input
+            if self.batch_first:
                 x = x.transpose(0, 1)
         self._check_input(x, batch_sizes)
         hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx)
@@ -250,10 +252,13 @@ class RNNBase(Module):
                 h_n = h_n.index_select(1, unsorted_idx)
                 c_n = c_n.index_select(1, unsorted_idx) if c_n is not None else None
         else:
-            if self.batch_first and not unbatched:
+            if self.batch_first:
                 out = out.transpose(0, 1)
+                if self.mode != "LSTM":
+                    # torch's GRU and RNN kernels transpose their result in place (transpose_)
+                    name_node(out, "TransposeBackward1")
             if unbatched:
-                out = out.squeeze(1)
+                out = out.squeeze(0 if self.batch_first else 1)
                 h_n = h_n.squeeze(1)
                 c_n = c_n.squeeze(1) if c_n is not None else None
         return out, h_n, c_n

@@ -355,6 +355,46 @@ def _why_not_nested(layer) -> str:
     return ""
 
 
+def _causal_mask(sz: int, device=None, dtype=None) -> Tensor:
+    """(sz, sz): 0 on and below the diagonal, -inf (True for bool) above."""
+    return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
+
+
+def _seq_len(src: Tensor, layers) -> int:
+    """The sequence length of src (S, E), (S, N, E) or, batch_first, (N, S, E)."""
+    if src.ndim == 2:
+        return src.shape[0]
+    attn = getattr(layers[0], "self_attn", None)
+    return src.shape[1] if getattr(attn, "batch_first", False) else src.shape[0]
+
+
+def _detect_is_causal(mask, is_causal, size: int, src: Tensor) -> bool:
+    """torch's _detect_is_causal_mask: an is_causal given is kept (True only if it is True);
+    None means 'is mask the (size, size) causal mask?'. A causal mask found is then dropped by
+    multi_head_attention_forward (without key padding), so one SDPA would refuse as given (a
+    float64 mask with float32 inputs) runs, as in torch.
+
+    Differences from torch: off the CPU, a mask of src's dtype or bool is not read back to
+    check (it is applied as given, which gives the same numbers)."""
+    if is_causal is not None or mask is None:
+        return is_causal is True
+    if mask._device.type != "cpu" and (mask.dtype is src.dtype or mask.dtype is _dtype.bool):
+        return False
+    causal = _causal_mask(size, device=mask.device, dtype=mask.dtype)  # first: refuses int masks
+    if tuple(mask.shape) != (size, size):
+        return False
+    return bool((mask == causal).all())
+
+
+def _check_nested_mask(src: Tensor, key_padding_mask: Tensor) -> None:
+    """The shape checks of torch's conversion of src to a nested tensor (a RuntimeError there,
+    where the layers' own checks raise AssertionError)."""
+    if key_padding_mask.ndim != 2:
+        raise RuntimeError("Padding mask should be 2D")
+    if tuple(key_padding_mask.shape) != tuple(src.shape[:2]):
+        raise RuntimeError("Mask size should match input size")
+
+
 class TransformerEncoder(Module):
     """num_layers deep copies of encoder_layer, then an optional norm. Mirrors
     torch.nn.TransformerEncoder.
@@ -366,8 +406,7 @@ class TransformerEncoder(Module):
     minitorch computes the same layers with the mask and writes those zeros.
 
     Differences from torch: on a GPU the mask is not read back to check its alignment, so the
-    zeros are not written there; a mask is never inspected on the device to guess is_causal
-    (the mask is applied as given, which gives the same numbers)."""
+    zeros are not written there; see _detect_is_causal for the mask given with is_causal=None."""
 
     __constants__ = ["norm"]
 
@@ -399,12 +438,13 @@ class TransformerEncoder(Module):
         )
         mask = canonical_mask(mask, "mask", src)
         padded = self._nested_padding(src, mask, src_key_padding_mask)
+        is_causal = _detect_is_causal(mask, is_causal, _seq_len(src, self.layers), src)
         output = src
         for mod in self.layers:
             output = mod(
                 output,
                 src_mask=mask,
-                is_causal=bool(is_causal),
+                is_causal=is_causal,
                 src_key_padding_mask=src_key_padding_mask,
             )
         if padded is not None:  # NOTE [ The nested-tensor path ]
@@ -424,18 +464,22 @@ class TransformerEncoder(Module):
             or first.training
             or src.dim() != 3
             or key_padding_mask is None
-            or mask is not None
-            or src._device.type != "cpu"  # the alignment check would read the mask back
         ):
             return None
+        on_cpu = src._device.type == "cpu"  # elsewhere the alignment check would read it back
         pad = key_padding_mask != 0  # canonical: 0 where attended, -inf where padded
-        if getattr(self, "mask_check", True) and bool((pad[:, :-1] & ~pad[:, 1:]).any()):
-            return None  # not left-aligned: a padded position before a kept one
+        if getattr(self, "mask_check", True):
+            _check_nested_mask(src, key_padding_mask)
+            if on_cpu and bool((pad[:, :-1] & ~pad[:, 1:]).any()):
+                return None  # not left-aligned: a padded position before a kept one
+        if mask is not None:
+            return None
         if is_grad_enabled() and (
             src.requires_grad or any(p.requires_grad for p in first.parameters())
         ):
             return None
-        return pad
+        _check_nested_mask(src, key_padding_mask)  # torch converts, which checks again
+        return pad if on_cpu else None
 
 
 class TransformerDecoder(Module):
@@ -461,6 +505,7 @@ class TransformerDecoder(Module):
         tgt_is_causal=None,
         memory_is_causal: bool = False,
     ) -> Tensor:
+        tgt_is_causal = _detect_is_causal(tgt_mask, tgt_is_causal, _seq_len(tgt, self.layers), tgt)
         output = tgt
         for mod in self.layers:
             output = mod(
@@ -470,7 +515,7 @@ class TransformerDecoder(Module):
                 memory_mask=memory_mask,
                 tgt_key_padding_mask=tgt_key_padding_mask,
                 memory_key_padding_mask=memory_key_padding_mask,
-                tgt_is_causal=bool(tgt_is_causal),
+                tgt_is_causal=tgt_is_causal,
                 memory_is_causal=memory_is_causal,
             )
         if self.norm is not None:
@@ -580,8 +625,7 @@ class Transformer(Module):
     def generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
         """(sz, sz) float mask: 0 on and below the diagonal, -inf above. Mirrors
         torch.nn.Transformer.generate_square_subsequent_mask."""
-        dtype = dtype or _dtype.get_default_dtype()
-        return full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(diagonal=1)
+        return _causal_mask(sz, device=device, dtype=dtype or _dtype.get_default_dtype())
 
     def _reset_parameters(self) -> None:
         for p in self.parameters():

@@ -4,10 +4,14 @@ first device. Mirrors torch.nn.parallel."""
 
 from __future__ import annotations
 
+from typing import Generic, TypeVar
+
 from minitorch._tensor import Tensor
 from minitorch.nn.modules.module import Module
 
 __all__ = ["DataParallel", "data_parallel"]
+
+T = TypeVar("T", bound=Module)
 
 
 def _device_ids(device_ids) -> list:
@@ -29,7 +33,7 @@ def _to(obj, device):
     return obj
 
 
-class DataParallel(Module):
+class DataParallel(Module, Generic[T]):
     """Runs `module` on its inputs, which are moved to device_ids[0]; outputs are moved to
     output_device. Without a GPU it calls module directly, as torch does. Mirrors
     torch.nn.DataParallel.

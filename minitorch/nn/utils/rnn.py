@@ -11,8 +11,9 @@ from typing import NamedTuple
 
 from minitorch import _dtype
 from minitorch._factories import full, tensor
-from minitorch._ops import cat, stack
+from minitorch._ops import cat
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 
 __all__ = [
     "PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
@@ -123,6 +124,18 @@ def _host_lengths(lengths) -> list:
     return [int(v) for v in lengths]
 
 
+def _pack_lengths(lengths) -> list:
+    """pack_padded_sequence's lengths as a host list: torch converts them to an int64 tensor and
+    requires it to be 1-D and on the CPU."""
+    t = lengths if isinstance(lengths, Tensor) else tensor(lengths, dtype=_dtype.int64)
+    if t.ndim != 1 or t.device.type != "cpu":
+        raise RuntimeError(
+            "'lengths' argument should be a 1D CPU int64 tensor, but got "
+            f"{t.ndim}D {t.device.type} Long tensor"
+        )
+    return [int(v) for v in t.tolist()]
+
+
 def _batch_sizes(sorted_lengths: list) -> list:
     return [sum(1 for n in sorted_lengths if n > t) for t in range(sorted_lengths[0])]
 
@@ -132,7 +145,7 @@ def pack_padded_sequence(
 ) -> PackedSequence:
     """Packs a padded (T, B, *) batch (B, T, * with batch_first) of sequences of the given
     lengths. Mirrors torch.nn.utils.rnn.pack_padded_sequence."""
-    lengths = _host_lengths(lengths)
+    lengths = _pack_lengths(lengths)
     x = input.transpose(0, 1) if batch_first else input
     if len(lengths) != x.shape[1]:
         raise RuntimeError(
@@ -147,12 +160,15 @@ def pack_padded_sequence(
                 "pack_sequence to sidestep this requirement if you do not need ONNX "
                 "exportability."
             )
-        order = list(range(len(lengths)))
         sorted_indices = None
+        sorted_lengths = lengths
     else:
         order = sorted(range(len(lengths)), key=lambda i: -lengths[i])  # stable, like torch
         sorted_indices = tensor(order, dtype=_dtype.int64, device=input.device)
-    sorted_lengths = [lengths[i] for i in order]
+        sorted_lengths = [lengths[i] for i in order]
+        # torch sorts the batch first (an IndexSelectBackward0 under the packing node)
+        input = input.index_select(0 if batch_first else 1, sorted_indices)
+        x = input.transpose(0, 1) if batch_first else input
     if sorted_lengths and sorted_lengths[-1] <= 0:
         raise RuntimeError(
             "Length of all samples has to be greater than 0, but found an element in 'lengths' "
@@ -164,10 +180,13 @@ def pack_padded_sequence(
             f"sequence length ({x.shape[0]})"
         )
     sizes = _batch_sizes(sorted_lengths)
-    # row t * B + order[b] of the (T*B, *) view, for every step t and running sequence b
-    rows = [t * x.shape[1] + order[b] for t, bs in enumerate(sizes) for b in range(bs)]
+    # row t * B + b of the (T*B, *) view, for every step t and running (sorted) sequence b
+    rows = [t * x.shape[1] + b for t, bs in enumerate(sizes) for b in range(bs)]
     flat = x.reshape((x.shape[0] * x.shape[1], *x.shape[2:]))
     data = flat.index_select(0, tensor(rows, dtype=_dtype.int64, device=input.device))
+    # torch packs in one kernel: one PackPaddedSequenceBackward0 node, whose release after
+    # backward makes a second backward raise (the inner nodes here save nothing to free)
+    data = as_node(data, "PackPaddedSequenceBackward0", (input,))
     return PackedSequence(data, tensor(sizes, dtype=_dtype.int64), sorted_indices, None)
 
 
@@ -230,17 +249,20 @@ def pad_sequence(
         raise RuntimeError("received an empty list of sequences")
     if any(s.ndim == 0 for s in sequences):
         raise RuntimeError("pad_sequence: each sequence needs at least one dimension (its length)")
-    dt = sequences[0].dtype  # torch's result has the first sequence's dtype
+    first = sequences[0]
+    dt = first.dtype  # torch's result has the first sequence's dtype
     longest = max(s.shape[0] for s in sequences)
-    padded = []
-    for s in sequences:
-        s = s if s.dtype is dt else s.to(dt)
-        n = longest - s.shape[0]
-        if n:
-            fill = full((n, *s.shape[1:]), padding_value, dtype=s.dtype, device=s.device)
-            s = cat([s, fill] if padding_side == "right" else [fill, s])
-        padded.append(s)
-    return stack(padded, 0 if batch_first else 1)
+    trailing = tuple(first.shape[1:])
+    # As torch: a buffer of padding_value, each sequence copied (broadcast) into its slice, so
+    # the result's grad_fn is a CopySlices, one per sequence
+    size = (len(sequences), longest) if batch_first else (longest, len(sequences))
+    out = full(size + trailing, padding_value, dtype=dt, device=first.device)
+    for i, s in enumerate(sequences):
+        n = s.shape[0]
+        start = 0 if padding_side == "right" else longest - n
+        rows = out.select(0 if batch_first else 1, i).narrow(0, start, n)
+        rows.copy_(s if s.dtype is dt else s.to(dt))
+    return out
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import warnings
 from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
 
 from minitorch.utils.data import _collate, _worker
 from minitorch.utils.data.dataset import Dataset, IterableDataset
@@ -24,6 +25,8 @@ __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"
 default_collate = _collate.default_collate
 default_convert = _collate.default_convert
 get_worker_info = _worker.get_worker_info
+
+T_co = TypeVar("T_co", covariant=True)
 
 
 class _DatasetKind:
@@ -45,7 +48,7 @@ def _cpu_count() -> int | None:
     return os.cpu_count()
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterates over a dataset in batches. Mirrors torch.utils.data.DataLoader.
 
     The sampler (SequentialSampler, or RandomSampler with shuffle=True) orders the indices,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import typing
 import warnings
 from collections.abc import Iterable, Sequence
 from typing import Generic, TypeVar
@@ -26,6 +27,7 @@ __all__ = [
 
 T_co = TypeVar("T_co", covariant=True)
 T = TypeVar("T")
+T_stack = TypeVar("T_stack", tuple[T_co, ...], dict[str, T_co])
 
 
 class Dataset(Generic[T_co]):
@@ -43,7 +45,10 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co], Iterable[T_co]):
+# typing.Iterable (not collections.abc's) puts Iterable before Generic in the MRO, as torch's
+# class does: subclasses that declare no type parameter of their own (ChainDataset, a user's
+# stream) then stay subscriptable through Iterable's __class_getitem__ (ChainDataset[int]).
+class IterableDataset(Dataset[T_co], typing.Iterable[T_co]):
     """A stream of samples: subclasses define __iter__. Mirrors torch.utils.data.IterableDataset.
 
     With num_workers > 0 every worker iterates its own copy; use get_worker_info() inside
@@ -54,7 +59,7 @@ class IterableDataset(Dataset[T_co], Iterable[T_co]):
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset[tuple]):
+class TensorDataset(Dataset[tuple[Tensor, ...]]):
     """Samples are tuple(t[index] for t in tensors). Mirrors torch.utils.data.TensorDataset."""
 
     tensors: tuple
@@ -84,7 +89,7 @@ def _nested_items(dataset, indices: list) -> list:
     return items
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[T_stack]):
     """Zips same-length datasets: StackDataset(a, b)[i] == (a[i], b[i]) and
     StackDataset(x=a, y=b)[i] == {"x": a[i], "y": b[i]}. Mirrors torch.utils.data.StackDataset."""
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from typing import TypeVar
 
 from minitorch.random import Generator, randperm
 from minitorch.utils.data.sampler import Sampler
 
 __all__ = ["DistributedSampler"]
 
+T_co = TypeVar("T_co", covariant=True)
 
-class DistributedSampler(Sampler[int]):
+
+class DistributedSampler(Sampler[T_co]):
     """The indices of replica `rank`: every num_replicas-th index of the (shuffled) dataset,
     padded by repeating indices so all replicas get num_samples (or the tail dropped with
     drop_last). Call set_epoch(epoch) before each epoch to reshuffle. Mirrors

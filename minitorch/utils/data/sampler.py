@@ -174,7 +174,7 @@ class WeightedRandomSampler(Sampler[int]):
         return self.num_samples
 
 
-class BatchSampler(Sampler[list]):
+class BatchSampler(Sampler[list[int]]):
     """Groups another sampler's indices into lists of batch_size (the last one shorter unless
     drop_last). Mirrors torch.utils.data.BatchSampler."""
 
