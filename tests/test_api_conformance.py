@@ -1,4 +1,5 @@
-"""API details torch code relies on: typing generics of utils.data / DataParallel / Independent, torch's device types, assert_close(check_stride=True), and torch's grad_fn names
+"""API details torch code relies on: typing generics of utils.data / DataParallel /
+Independent, torch's device types, assert_close(check_stride=True), and torch's grad_fn names
 for var_mean, std_mean, quantile, deg2rad, clamp_min_, cholesky_solve, channel_shuffle and
 max_unpool."""
 
