@@ -17,6 +17,8 @@ from minitorch.autograd.function import (
     _replay_view,
     move_retained_grad,
     name_node,
+    rebase_view_history,
+    written_view_history,
 )
 from minitorch.autograd.grad_mode import no_grad, state
 
@@ -262,9 +264,12 @@ def _saved_result_is_self(self: Tensor, r: Tensor):
 
 def _snapshot(self: Tensor) -> Tensor:
     """A copy of self's current value that carries self's autograd history."""
-    fn = self.grad_fn  # for a view, regenerated from its base if needed
+    if self._base is not None:  # a view's history, without the hooks of its node
+        fn, nr = written_view_history(self)
+    else:
+        fn, nr = self._grad_fn, self._output_nr
     # A leaf requiring grad never gets here (_check_leaf), so fn is None means no history.
-    return _make(self._data.copy(), self._device, self._requires_grad, fn, self._output_nr)
+    return _make(self._data.copy(), self._device, self._requires_grad, fn, nr)
 
 
 def _take_history(self: Tensor, r: Tensor):
@@ -282,7 +287,7 @@ def _take_history(self: Tensor, r: Tensor):
         if self._retains_grad:
             move_retained_grad(self, old)
         return
-    copy_slices(self, r)
+    rebase_view_history(self, r)  # NOTE [ retain_grad follows the tensor ]
 
 
 class CopySlices(Function):

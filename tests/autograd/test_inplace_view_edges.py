@@ -23,6 +23,35 @@ def _np(t):
 # --- retain_grad follows the tensor (NOTE [ retain_grad follows the tensor ]) ---
 
 
+def test_retain_grad_of_base_written_through_a_view_is_the_new_values_gradient():
+    # .grad of a retained tensor is the gradient of its current value: a write through a view
+    # of it (an index assignment, a view's in-place op) moves the retain to the new history
+    a = mt.ones(2, 3, requires_grad=True)
+    x = a * 2
+    x.retain_grad()
+    x[0, 0] = 7.0
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [[14.0, 4.0, 4.0], [4.0, 4.0, 4.0]]
+    x = a * 2
+    x.retain_grad()
+    x.view(-1).mul_(3)
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [[12.0] * 3] * 2
+
+
+def test_hook_on_a_view_written_in_place_is_not_called():
+    # the written view's gradient goes straight to its base (CopySlices), not through the node
+    # the hook was registered on
+    a = mt.ones(3, requires_grad=True)
+    x = a * 2
+    v = x[:2]
+    calls = []
+    v.register_hook(lambda g: calls.append(g))
+    v.mul_(3)
+    x.sum().backward()
+    assert calls == [] and a.grad.tolist() == [6.0, 6.0, 2.0]
+
+
 def test_retain_grad_of_view_moves_when_base_changes_in_place():
     a = mt.ones(2, 3, requires_grad=True)
     y = a * 2
