@@ -7,7 +7,7 @@ import inspect
 import math
 import warnings
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int
 from minitorch._tensor import Tensor, _make
@@ -298,37 +298,54 @@ class CopySlices(Function):
 
     @staticmethod
     def forward(ctx, base, src, *, chain):
+        from minitorch._ops.shape_more import AsStrided
+
         ctx.chain = chain
         ctx.base_shape = base._data.shape
+        # as_strided in the chain addresses memory: the backward replays it on arrays laid out
+        # in the base's order of dims (a transposed base's region is not the row-major one)
+        ctx.dim_order = None
+        if any(cls is AsStrided for cls, _, _ in chain):
+            strides = base._data.strides
+            ctx.dim_order = sorted(range(len(strides)), key=lambda i: -abs(strides[i]))
         return base._data  # the memory was already written through the view
 
     @staticmethod
     def backward(ctx, grad):
         g_base = g_src = None
+        order = ctx.dim_order
         if ctx.needs_input_grad[0]:
-            mask = _make(
-                ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype), grad._device, False, None
-            )
+            ones = ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype)
+            mask = _laid_out(_make(ones, grad._device, False, None), order)
             with no_grad():
                 region = _replay_view(mask, ctx.chain)
                 region._data[...] = 0
             g_base = grad * mask
         if ctx.needs_input_grad[1]:
-            g_src = _replay_view(_own_memory(grad, ctx.chain), ctx.chain)
+            g_src = _replay_view(_own_memory(grad, order), ctx.chain)
         return g_base, g_src
 
 
-def _own_memory(grad: Tensor, chain) -> Tensor:
-    """grad as a row-major root of its own when the view chain indexes memory (as_strided reads
-    its input's root storage): a view or strided upstream gradient (a transposed or sliced
-    grad) would otherwise be read through someone else's layout. Other chains take grad as is."""
-    from minitorch._ops.shape_more import AsStrided
+def _laid_out(t: Tensor, order) -> Tensor:
+    """t copied into new memory whose dims are laid out in `order` (outermost first), a root of
+    its own (differentiable); t itself when order is None."""
+    if order is None:
+        return t
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    laid = t.permute(order).clone(memory_format=_memory_format.contiguous_format)
+    return laid.permute(inverse).clone()  # a root: as_strided's replay reads a root's memory
 
-    if grad._base is None and grad._data.flags.c_contiguous:
+
+def _own_memory(grad: Tensor, order) -> Tensor:
+    """grad as a root of its own laid out as the base when the view chain indexes memory
+    (as_strided reads its input's root storage, `order` is then the base's order of dims): a view
+    or strided upstream gradient would otherwise be read through someone else's layout. Other
+    chains take grad as is."""
+    if order is None:
         return grad
-    if any(cls is AsStrided for cls, _, _ in chain):
-        return grad.clone()
-    return grad
+    return _laid_out(grad, order)
 
 
 def copy_slices(view: Tensor, src: Tensor):

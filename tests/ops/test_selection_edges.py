@@ -215,3 +215,21 @@ def test_index_fill_on_expanded_tensor_warns_and_writes():
         warnings.simplefilter("ignore")
         c.expand(4, 3).index_fill_(0, mt.tensor([2]), mt.tensor(7.0))
     np.testing.assert_array_equal(c.view(-1).numpy(), [0.0, 0.0, 7.0, 0.0])
+
+
+def test_inplace_through_as_strided_of_transposed_memory_has_torchs_gradients():
+    # y's memory is transposed (h.t() * 2): the as_strided view picks memory positions 1 and 2,
+    # y[1, 0] and y[2, 0]; the written region's gradient is taken from there, not row-major
+    h = mt.arange(1.0, 7.0, dtype=mt.float64).view(2, 3).requires_grad_()
+    w = mt.tensor([3.0, 5.0], dtype=mt.float64, requires_grad=True)
+
+    def f(h, w):
+        y = h.t() * 2 * 1
+        y.as_strided((2,), (1,), 1).mul_(w)
+        return y * mt.arange(6.0, dtype=mt.float64).view(3, 2)
+
+    f(h, w).sum().backward()
+    assert h.grad.tolist() == [[0.0, 12.0, 40.0], [2.0, 6.0, 10.0]]  # torch's values
+    assert w.grad.tolist() == [8.0, 24.0]
+    assert mt.autograd.gradcheck(f, (h, w))
+    assert mt.autograd.gradgradcheck(f, (h, w))
