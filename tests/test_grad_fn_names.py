@@ -120,3 +120,14 @@ def test_arithmetic_node_names():
 def test_einsum_node_names(equation, shapes, name):
     ops = [mt.ones(*s, requires_grad=True) for s in shapes]
     assert type(mt.einsum(equation, *ops).grad_fn).__name__ == name
+
+
+def test_tensordot_and_inner_end_in_a_view():
+    # torch computes them as an mm between reshapes: the printed node is the final view
+    a = mt.ones(2, 3, requires_grad=True)
+    for out in (
+        mt.tensordot(a, mt.ones(3, 4), 1),
+        mt.tensordot(a, mt.ones(2, 3), 2),
+        mt.inner(a, mt.ones(5, 3)),
+    ):
+        assert type(out.grad_fn).__name__ == "ViewBackward0"

@@ -684,4 +684,5 @@ def tensordot(a, b, dims=2, out=None):
     keep_a = [x for i, x in enumerate(la) if i not in da]
     keep_b = [x for j, x in enumerate(lb) if j not in db]
     eq = f"{''.join(la)},{''.join(lb)}->{''.join(keep_a + keep_b)}"
-    return _write(Einsum.apply(a, b, eq=eq), out)
+    # torch's tensordot is an mm between reshapes: its node is the final view
+    return _write(name_node(Einsum.apply(a, b, eq=eq), "ViewBackward0"), out)
