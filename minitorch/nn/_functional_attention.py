@@ -15,8 +15,8 @@ __all__ = ["scaled_dot_product_attention"]
 
 def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, both_ok: bool):
     """The additive bias (-inf where masked) and whether any entry can be masked. With
-    both_ok (torch 2.13's CPU kernel: 4-D inputs, no dropout) an explicit mask and is_causal
-    apply together; otherwise torch refuses the pair."""
+    both_ok (torch 2.13's CPU flash kernel) an explicit mask and is_causal apply together;
+    otherwise torch refuses the pair."""
     causal = None
     if is_causal:
         if attn_mask is not None and not both_ok:
@@ -108,7 +108,10 @@ def scaled_dot_product_attention(
         value = value.repeat_interleave(groups, dim=-3)
     factor = 1.0 / math.sqrt(E) if scale is None else scale
     scores = _ops.matmul(query, key.transpose(-2, -1)) * factor
-    bias = _attn_bias(attn_mask, is_causal, L, S, query, query.ndim == 4 and dropout_p == 0)
+    # torch 2.13's CPU flash kernel (4-D, no dropout, value's head dim equal to the query's)
+    # applies an explicit mask with is_causal; its math path refuses the pair
+    both_ok = query.ndim == 4 and dropout_p == 0 and value.shape[-1] == query.shape[-1]
+    bias = _attn_bias(attn_mask, is_causal, L, S, query, both_ok)
     if bias is None:
         attn = _ops.softmax(scores, -1)
     else:

@@ -348,6 +348,9 @@ def test_sdpa_applies_an_explicit_mask_and_is_causal_together_on_4d_inputs():
     np.testing.assert_allclose(out.numpy(), (scores.softmax(-1) @ q).numpy(), rtol=1e-6)
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
         F.scaled_dot_product_attention(q[0], q[0], q[0], attn_mask=pad, is_causal=True)  # 3-D
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set"):
+        # a value head dim other than the query's: torch's math path refuses the pair too
+        F.scaled_dot_product_attention(q, q, q[..., :1], attn_mask=pad, is_causal=True)
     assert minitorch.legacy_contiguous_format is minitorch.contiguous_format
 
 
