@@ -369,7 +369,7 @@ def cross_entropy(
         raise IndexError(
             "cross_entropy: Dimension out of range (expected to be in range of [-1, 0], but got 1)"
         )
-    if not 0.0 <= label_smoothing <= 1.0:
+    if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
         )
@@ -383,7 +383,7 @@ def cross_entropy(
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)
     nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
-    if label_smoothing == 0:
+    if label_smoothing <= 0:
         return nll
     # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored;
     # 'mean' divides by the total weight of the counted targets, as nll_loss does

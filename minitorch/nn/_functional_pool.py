@@ -64,6 +64,17 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
                 f"pad should be at most half of effective kernel size, but got pad={pp}, "
                 f"kernel_size={kk} and dilation={dd}"
             )
+    if op in ("max_pool2d", "max_pool3d") and any(
+        pp > kk // 2 for kk, pp in zip(k, p, strict=True)
+    ):
+        # torch's kernels then check the pad against the kernel itself, whatever the dilation
+        if n == 2:
+            got = f"padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}"
+        else:
+            got = f"kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}"
+        raise RuntimeError(
+            f"pad should be smaller than or equal to half of kernel size, but got {got}"
+        )
     size = x.shape[x.ndim - n :]
     out = tuple(
         pool_out_size(L, kk, ss, pp, dd, ceil_mode)
@@ -378,6 +389,13 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
         )
     if not input.dtype.is_floating_point:
         name = _dtype.scalar_name(input.dtype)
+        sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size,)
+        if op.startswith("adaptive_avg") and all(v == 1 for v in sizes):
+            # torch computes a global average as a mean
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {name}"
+            )
         raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{name}'")
     for d in range(input.ndim - n, input.ndim):
         if input.shape[d] == 0:

@@ -367,3 +367,38 @@ def test_nll_loss_with_every_target_ignored_has_zero_gradient():
     loss.backward()
     assert loss.isnan().item()  # 0 / 0, as torch
     assert x.grad.abs().sum().item() == 0.0
+
+
+def test_max_pool_checks_the_pad_against_the_kernel_whatever_the_dilation():
+    x = mt.ones(1, 1, 7, 8)
+    msg = "pad should be smaller than or equal to half of kernel size, but got padW = 2, padH = 2"
+    with pytest.raises(RuntimeError, match=msg):
+        F.max_pool2d(x, 3, 1, padding=2, dilation=2)  # within the dilated kernel's half
+    with pytest.raises(RuntimeError, match="kT: 3 kW: 3 kH: 3 padT: 2 padW: 2 padH: 2"):
+        F.max_pool3d(mt.ones(1, 1, 8, 8, 8), 3, 1, padding=2, dilation=2)
+    with pytest.raises(RuntimeError, match="at most half of effective kernel size"):
+        F.max_pool2d(x, 3, 1, padding=2)  # the dilation-1 check speaks first
+    assert F.max_pool2d(x, 3, 1, padding=1, dilation=2).shape == (1, 1, 5, 6)
+
+
+def test_adaptive_avg_pool_of_integers_is_a_mean_dtype_error():
+    x = mt.arange(16).view(1, 1, 4, 4)
+    for size in (1, (1, 1)):  # a global average: torch computes it as a mean
+        with pytest.raises(RuntimeError, match=r"mean\(\): could not infer output dtype.*Long"):
+            F.adaptive_avg_pool2d(x, size)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.adaptive_avg_pool2d(x, (1, 2))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        F.adaptive_max_pool2d(mt.arange(16).view(1, 1, 4, 4), 1)
+
+
+def test_negative_label_smoothing_means_none():
+    x, y = mt.tensor([[1.0, 2.0, 0.5]]), mt.tensor([1])
+    plain = F.cross_entropy(x, y).item()
+    assert F.cross_entropy(x, y, label_smoothing=-0.1).item() == plain
+    probs = mt.tensor([[0.2, 0.5, 0.3]])
+    assert (
+        F.cross_entropy(x, probs, label_smoothing=-0.3).item() == F.cross_entropy(x, probs).item()
+    )
+    with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
+        F.cross_entropy(x, y, label_smoothing=1.5)
