@@ -32,12 +32,13 @@ def _scalar(value, dtype, like: Tensor) -> Tensor:
     return tensor(value, dtype=dtype, device=like.device)
 
 
-def _nearest_index(L, o, scale, exact, x):
+def _nearest_index(L, o, scale, exact, shortcuts, x):
     """torch's source index of each output position: floor(i * scale) (nearest) or
-    floor((i + 0.5) * scale) (nearest-exact), computed in float32 as torch's kernel does."""
-    if not exact and o == L:
+    floor((i + 0.5) * scale) (nearest-exact), computed in float32 as torch's kernel does.
+    See NOTE [ Unchanged sizes ] for `shortcuts`."""
+    if shortcuts and o == L:
         return arange(o, device=x.device)
-    if not exact and o == 2 * L:
+    if shortcuts and o == 2 * L:
         return arange(o, device=x.device) // 2
     s = 1.0 / scale if scale is not None and scale > 0 else L / o
     i = arange(o, dtype=_dtype.float32, device=x.device)
@@ -46,6 +47,22 @@ def _nearest_index(L, o, scale, exact, x):
     return minimum(
         (i * _scalar(s, _dtype.float32, x)).floor().long(), _scalar(L - 1, _dtype.int64, x)
     )
+
+
+# NOTE [ Unchanged sizes ]
+# A scale_factor can leave a dim's size unchanged (floor(5 * 1.1) = 5) while the source index
+# still maps through 1 / scale_factor (torch keeps the given scale unless
+# recompute_scale_factor=True). torch's kernels then disagree with each other, and minitorch
+# follows each one's forward:
+# - linear, bilinear, trilinear: a dim whose output size equals its input size is copied
+#   (torch's "scale_factor = 1, simply copy" in its linear index computation), per dim.
+# - nearest: only the 2-d kernel keeps torch's legacy shortcuts (output size == input size:
+#   copy; == 2 * input size: i // 2); 1-d and 3-d always use floor(i / scale_factor), so
+#   5 at 1.1 gives indices [0, 0, 1, 2, 3].
+# - bicubic and nearest-exact always resample; antialias and uint8 skip the dim (see NOTE
+#   [ Separable resampling ]).
+# With recompute_scale_factor=True, a size, or align_corners=True every mode maps an unchanged
+# dim onto itself, so only the scale_factor path differs.
 
 
 def _linear_weights(L, o, scale, align_corners, x):
@@ -344,9 +361,10 @@ def interpolate(
     another order). uint8 bilinear/bicubic give torch's values exactly, and antialias torch's
     gradients, except where torch's CPU kernels are themselves wrong: with an output width of 1
     and a height that changes, torch repeats the first output row (antialias, and uint8 with
-    more than 4 channels); and where a scale_factor leaves a dim's size unchanged, torch's
-    antialias forward copies that dim but its backward resamples it (minitorch's gradient is
-    that of the forward)."""
+    more than 4 channels); and where a scale_factor leaves a dim's size unchanged (or doubles
+    it, for 1-d/3-d nearest), torch's antialias forward copies that dim but its backward
+    resamples it, and its bicubic and 1-d/3-d nearest forwards resample it but their backwards
+    copy it (minitorch's gradient is that of the forward; see NOTE [ Unchanged sizes ])."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -407,7 +425,9 @@ def interpolate(
     for i in range(n - 1, -1, -1):  # the last dim first, as torch's separable kernels
         dim = i - n
         if mode.startswith("nearest"):
-            idx = _nearest_index(have[i], sizes[i], scales[i], mode == "nearest-exact", input)
+            exact = mode == "nearest-exact"
+            shortcuts = not exact and n == 2  # See NOTE [ Unchanged sizes ]
+            idx = _nearest_index(have[i], sizes[i], scales[i], exact, shortcuts, input)
             out = index_select(out, input.ndim + dim, idx)
             continue
         if mode == "bicubic":
@@ -415,11 +435,13 @@ def interpolate(
             terms = [index_select(out, input.ndim + dim, j) * _along(w, dim) for j, w in taps]
             out = terms[0] + terms[1] + terms[2] + terms[3]
             continue
+        if have[i] == sizes[i]:  # copied; See NOTE [ Unchanged sizes ]
+            continue
         i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, like)
         a = index_select(out, input.ndim + dim, i0)
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
-    out = out.to(input.dtype) if half else out
+    out = out.to(input.dtype) if half else input.clone() if out is input else out
     return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,))
 
 

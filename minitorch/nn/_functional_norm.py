@@ -148,7 +148,8 @@ def batch_norm(
             raise RuntimeError("running_mean must be defined in evaluation mode")
         dims = (0,) + tuple(range(2, input.ndim))
         out, mean, var = _normalized(input, dims, eps)
-        if training and running_mean is not None and c:  # no channels: nothing to track
+        # an empty batch has no statistics (its mean is NaN): torch leaves the running ones
+        if training and running_mean is not None and input.numel():
             n = input.numel() // c
             _update_running(running_mean, mean.reshape(c), momentum)
             if running_var is not None:
@@ -232,6 +233,10 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
         return _affine(out, weight, bias, shape, input.dtype)
     dims = tuple(range(2, input.ndim))
     out, mean, var = _normalized(input, dims, eps)
+    # torch: empty instances leave the running statistics (as an empty batch_norm); an empty
+    # batch averages no instances, which writes NaN
+    if n and not _numel(input.shape[2:]):
+        return _affine(out, weight, bias, shape, input.dtype)
     if running_mean is not None:
         _update_running(running_mean, mean.reshape(n, c).mean(0), momentum)
     if running_var is not None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full, tensor
+from minitorch._ops._common import zeros_of
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import name_node
+from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.grad_mode import state
 
 __all__ = ["pad"]
 
@@ -57,7 +59,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
         kernel = "reflection" if mode == "reflect" else "replication"
         raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
-    out = input
+    # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
+    out = input if mode == "circular" else _tie(input)
     for dim, left, right in pairs:
         size = input.shape[dim]
         _check_mode_pads(mode, dim, size, left, right, input)
@@ -70,6 +73,66 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if mode == "circular":  # torch's is copies into slices too
         return name_node(out, _PAD_NODES[mode].format(k), (input,))
     return as_node(out, _PAD_NODES[mode].format(k), (input,))
+
+
+# NOTE [ Zero-gradient edges ]
+# torch's backward kernels of reflection and replication padding and of prelu take the op's
+# input as an argument whose own gradient is zero, as those of the piecewise-linear activations
+# (NOTE [ Zero gradients of piecewise-linear backward ]): a double backward (a gradient
+# penalty) reaches the input and gives the parameters behind it a zero .grad, not None.
+# minitorch composes these ops from index_select and where, whose backward reads only the
+# input's shape or a comparison, so the graph of their gradient stops short of the input.
+# _tie(input) puts an identity in front: a view of the input whose backward, _TieBackward(grad,
+# input), passes the gradient through unchanged and gives the input a zero gradient. It saves
+# the input, so changing that in place before backward raises, as it does in torch (whose node
+# saves it too). Only where a graph is recorded: otherwise _tie returns the input itself.
+
+
+class _Tie(Function):
+    """out = a (a view);  grad_a = _TieBackward(grad, a). See NOTE [ Zero-gradient edges ]"""
+
+    _is_view = True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a._data.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return _TieBackward.apply(grad, a)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        ctx._saved_arrays()  # the version check
+        return grad
+
+
+class _TieBackward(Function):
+    """out = grad;  grad_grad = _TieBackward(g, a),  grad_a = 0. See NOTE [ Zero-gradient edges ]"""
+
+    @staticmethod
+    def forward(ctx, grad, a):
+        ctx.save_for_backward(a)
+        return grad._data.copy()  # a new gradient, not an alias of the incoming one
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            _TieBackward.apply(g, a) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
+
+
+def _tie(input: Tensor) -> Tensor:
+    """input, tied to its gradient's graph by a zero-gradient edge when a graph is recorded.
+    See NOTE [ Zero-gradient edges ]"""
+    if input._requires_grad and state.enabled and input.dtype.is_floating_point:
+        return _Tie.apply(input)
+    return input
 
 
 # torch's node names for the padding kernels (circular padding is copies into slices there)

@@ -42,6 +42,7 @@ from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
 from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
+from minitorch.nn._functional_pad import _tie
 from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
@@ -224,8 +225,11 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         w = weight.reshape(())
     else:
         w = weight.reshape((n,) + (1,) * (input.ndim - 2))
-    # one node, as torch's kernel, whose weight edge is the reshaped weight (as in torch)
-    return as_node(_ops.where(input > 0, input, input * w), "PreluKernelBackward0", (input, w))
+    # one node, as torch's kernel, whose weight edge is the reshaped weight (as in torch); the
+    # input is tied to its gradient's graph as in torch's backward (See NOTE [ Zero-gradient
+    # edges ]): one branch suffices to connect it
+    out = _ops.where(input > 0, _tie(input), input * w)
+    return as_node(out, "PreluKernelBackward0", (input, w))
 
 
 def rrelu(
