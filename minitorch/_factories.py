@@ -68,6 +68,8 @@ def _as_int(x):
         return int(x)
     if isinstance(x, Tensor) and x.ndim == 0 and x.dtype._kind == 1:  # an integer 0-d tensor
         return int(x)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and x.dtype.kind in "iu":  # np.array(3), as torch
+        return int(x)
     return None
 
 
@@ -689,7 +691,15 @@ def _into_out(out, dtype, op: str, make) -> Tensor:
             f"dtype {_dtype.scalar_name(_dtype_arg(dtype, None, op))} does not match dtype of out "
             f"parameter ({_dtype.scalar_name(out.dtype)})"
         )
+    from minitorch.autograd.grad_mode import state
+
+    if out._requires_grad and state.enabled:
+        raise RuntimeError(
+            f"aten::{op}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
     result = make(out.dtype, out.device)
+    # No resize warning here: torch's factories resize out= silently (its ops warn, write_out).
     if out._data.shape != result._data.shape:
         out._data = result._data  # resized: new memory, as torch's resize_ of a smaller out
     else:
@@ -855,6 +865,10 @@ def full(
         fill_value = bool(fill_value)
     else:
         fill_value = float(fill_value)
+        if fill_value == 0.0 and math.copysign(1.0, fill_value) < 0:
+            # -0.0 == 0 would take _filled's zeros() path and lose the sign (torch keeps it)
+            arr = _build(lambda xp: xp.full(shape, -0.0, dtype=dt.np), dev)
+            return _require_grad(_make(arr, dev, False, None), requires_grad)
     return _filled(fill_value, shape, dt, dev, requires_grad)
 
 
@@ -895,7 +909,14 @@ def _laid_like(t: Tensor, input: Tensor, fmt, op: str) -> Tensor:
 
 
 def zeros_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.zeros_like."""
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
@@ -903,7 +924,14 @@ def zeros_like(
 
 
 def ones_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.ones_like."""
     shape, dt, dev = _like(input, dtype, device, "ones_like")
@@ -911,7 +939,14 @@ def ones_like(
 
 
 def empty_like(
-    input, *, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None
+    input,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
     shape, dt, dev = _like(input, dtype, device, "empty_like")
@@ -928,6 +963,7 @@ def full_like(
     device=None,
     requires_grad=False,
     memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     shape, dt, dev = _like(input, dtype, device, "full_like")
@@ -947,6 +983,8 @@ def eye(
     pin_memory=False,
 ) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
+    if out is not None:
+        return _into_out(out, dtype, "eye", lambda dt, dev: eye(n, m, dtype=dt, device=dev))
     n_ = _as_int(n)
     if n_ is None:
         raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_typename(n)}")

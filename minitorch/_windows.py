@@ -69,7 +69,14 @@ def _cosine_sum(*coefs):
 
 
 def hann_window(
-    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """0.5 - 0.5 cos(2 pi n / (N - 1)). Mirrors torch.hann_window."""
     return _window(
@@ -93,6 +100,7 @@ def hamming_window(
     layout=None,
     device=None,
     requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """alpha - beta cos(2 pi n / (N - 1)). Mirrors torch.hamming_window."""
     return _window(
@@ -107,7 +115,14 @@ def hamming_window(
 
 
 def blackman_window(
-    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)).
     Mirrors torch.blackman_window."""
@@ -131,7 +146,14 @@ def _blackman(n, big_n):
 
 
 def bartlett_window(
-    window_length, periodic=True, *, dtype=None, layout=None, device=None, requires_grad=False
+    window_length,
+    periodic=True,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """1 - |2 n / (N - 1) - 1|. Mirrors torch.bartlett_window."""
     return _window(
@@ -154,6 +176,7 @@ def kaiser_window(
     layout=None,
     device=None,
     requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2.
     Mirrors torch.kaiser_window."""
@@ -183,13 +206,17 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Ten
     return _make(_put(np.ascontiguousarray(host), dev), dev, False, None)
 
 
-def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+def tril_indices(
+    row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False
+) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row
     (offset > 0 takes diagonals above the main one). Mirrors torch.tril_indices."""
     return _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
 
 
-def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None) -> Tensor:
+def triu_indices(
+    row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False
+) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
     Mirrors torch.triu_indices."""
     return _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)

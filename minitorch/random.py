@@ -4,8 +4,9 @@ samplers (rand, randn, randint, randperm, normal and their _like forms)."""
 from __future__ import annotations
 
 import contextlib
-import pickle
+import hashlib
 import random as _pyrandom
+import struct
 
 import numpy as np
 
@@ -15,12 +16,15 @@ from minitorch._factories import (
     _as_int,
     _device,
     _dtype_arg,
+    _into_out,
+    _laid_like,
     _require_grad,
     _shape,
     _shape_seq,
     _size_kwarg,
     _typename,
     tensor,
+    zeros_like,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -48,18 +52,105 @@ def _seed_value(seed) -> int:
     return seed % _UINT64
 
 
+# NOTE [ RNG state bytes ]
+# Generator.get_state() returns a uint8 tensor that set_state() reads back, also after
+# torch.save / torch.load(weights_only=True) of a checkpoint from anyone. So the bytes are a fixed,
+# explicit binary record (never pickle: unpickling a state would run whatever code it names),
+# decoded with struct and validated field by field before the stream is touched:
+#   0  8s  magic b"mtPCG64\0"       (names the format and NumPy's bit generator)
+#   8  I   version (1)
+#   12 I   has_uint32 (0 or 1)        NumPy's buffered half of a 64-bit draw: flag ...
+#   16 I   uinteger                   ... and value
+#   20 I   reserved (0)
+#   24 Q   initial seed
+#   32 QQ  PCG64 state, low and high 64 bits
+#   48 QQ  PCG64 increment (odd), low and high 64 bits
+# A state saved by PyTorch (CPUGeneratorImplState, 5056 bytes: its mt19937 words) is accepted
+# too, so a torch checkpoint resumes; minitorch cannot run torch's stream, so it restarts its own
+# stream from all of those bytes (the same bytes give the same numbers) and keeps torch's seed.
+_STATE = struct.Struct("<8sIIIIQQQQQ")
+_STATE_MAGIC = b"mtPCG64\0"
+_STATE_VERSION = 1
+_TORCH_STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState) in PyTorch
+_MT_N = 624  # mt19937's state words: bounds for the torch state's `left` and `next`
+_MASK64 = _UINT64 - 1
+
+
+def _encode_state(seed: int, state: dict) -> bytes:
+    if state.get("bit_generator") != "PCG64":
+        raise NotImplementedError(
+            f"get_state: cannot encode a {state.get('bit_generator')} stream (PCG64 only)"
+        )
+    st, inc = state["state"]["state"], state["state"]["inc"]
+    return _STATE.pack(
+        _STATE_MAGIC,
+        _STATE_VERSION,
+        int(state["has_uint32"]),
+        int(state["uinteger"]),
+        0,
+        seed,
+        st & _MASK64,
+        st >> 64,
+        inc & _MASK64,
+        inc >> 64,
+    )
+
+
+def _decode_state(data: bytes):
+    """(initial seed, NumPy bit-generator state dict) from a minitorch state, or (seed, entropy)
+    with an int entropy from a PyTorch one. RuntimeError for anything else."""
+    if len(data) == _TORCH_STATE_SIZE:
+        # torch's layout: uint64 seed, int32 left, int32 seeded, uint64 next, 624 uint64 words...
+        seed, left, seeded, next_ = struct.unpack_from("<QiiQ", data)
+        if not (1 <= left <= _MT_N and seeded != 0 and next_ <= _MT_N):
+            raise RuntimeError("Invalid mt19937 state")
+        return seed, int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
+    if len(data) != _STATE.size:
+        raise RuntimeError(
+            f"Expected a CPUGeneratorImplState of size {_STATE.size} (or a PyTorch state of size "
+            f"{_TORCH_STATE_SIZE}) but found the input RNG state size to be {len(data)}"
+        )
+    fields = _STATE.unpack(data)
+    magic, version, has_uint32, uinteger, reserved, seed, s_lo, s_hi, i_lo, i_hi = fields
+    if magic != _STATE_MAGIC or version != _STATE_VERSION:
+        raise RuntimeError(
+            f"Invalid RNG state: expected the header {_STATE_MAGIC!r} version {_STATE_VERSION}, "
+            f"got {magic!r} version {version}"
+        )
+    if has_uint32 > 1 or reserved != 0 or not i_lo & 1:
+        raise RuntimeError("Invalid PCG64 state")
+    state = {
+        "bit_generator": "PCG64",
+        "state": {"state": s_hi << 64 | s_lo, "inc": i_hi << 64 | i_lo},
+        "has_uint32": has_uint32,
+        "uinteger": uinteger,
+    }
+    return seed, state
+
+
 class Generator:
     """A seeded random stream on one device. Mirrors torch.Generator.
 
     Differences from torch: the streams come from NumPy's PCG64 (CuPy's generator on the GPU),
     so the numbers differ from torch's for the same seed; each seed is reproducible within
-    minitorch, and the CPU and the strict test device give the same numbers.
+    minitorch, and the CPU and the strict test device give the same numbers. get_state() is
+    minitorch's own 64-byte record (see NOTE [ RNG state bytes ]); set_state() also takes a
+    state saved by PyTorch and then keeps its initial_seed() but restarts minitorch's stream
+    from those bytes (deterministically: not torch's numbers).
     """
 
     def __init__(self, device="cpu"):
-        self.device = tensor_device(device)
+        dev = tensor_device(device)
+        if dev is not cpu:
+            backend_of(dev)  # RuntimeError now, as torch's, for a device minitorch cannot run
+        self._init(dev)
+
+    def _init(self, dev: Device) -> Generator:
+        self.device = dev
         self._seed = _DEFAULT_SEED
+        self._entropy = None  # what seeds the stream when not _seed (a PyTorch state's bytes)
         self._rng = None  # created on first draw (CuPy is imported only then)
+        return self
 
     @property
     def rng(self):
@@ -67,39 +158,54 @@ class Generator:
         rng = self._rng
         if rng is None:
             backend = backend_of(self.device)
+            entropy = self._seed if self._entropy is None else self._entropy
             with backend.device_context(self.device):
-                rng = self._rng = backend.make_rng(self._seed)
+                rng = self._rng = backend.make_rng(entropy)
         return rng
 
     def manual_seed(self, seed) -> Generator:
         """Restarts the stream from `seed`; returns self. Mirrors torch.Generator.manual_seed."""
-        self._seed = _seed_value(seed)
+        if type(seed) is not int:  # torch takes no float, bool or str here (torch.manual_seed does)
+            raise RuntimeError(f"manual_seed expected a long, but got {_typename(seed)}")
+        return self._reseed(_seed_value(seed))
+
+    def _reseed(self, seed: int) -> Generator:
+        self._seed = seed
+        self._entropy = None
         self._rng = None
         return self
 
     def seed(self) -> int:
         """Seeds from the OS and returns the seed. Mirrors torch.Generator.seed."""
         s = _pyrandom.SystemRandom().getrandbits(63)
-        self.manual_seed(s)
+        self._reseed(s)
         return s
 
     def initial_seed(self) -> int:
         return self._seed
 
     def get_state(self):
-        """The stream's state as a uint8 tensor. Mirrors torch.Generator.get_state."""
+        """The stream's state as a CPU uint8 tensor (NOTE [ RNG state bytes ]). Mirrors
+        torch.Generator.get_state."""
         state = backend_of(self.device).rng_get_state(self.rng)
-        return tensor(list(pickle.dumps((self._seed, state))), dtype=_dtype.uint8)
+        data = np.frombuffer(_encode_state(self._seed, state), dtype=np.uint8)
+        return tensor(data, dtype=_dtype.uint8, device="cpu")
 
     def set_state(self, new_state) -> Generator:
-        """Restores a state from get_state(). Mirrors torch.Generator.set_state."""
+        """Restores a state from get_state() (or one saved by PyTorch: see the class docstring).
+        Mirrors torch.Generator.set_state."""
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype.name != "uint8":
             raise TypeError("RNG state must be a torch.ByteTensor")
-        seed, state = pickle.loads(bytes(new_state.tolist()))
-        self._seed = seed
+        seed, state = _decode_state(new_state.cpu().numpy().tobytes())
+        if isinstance(state, int):  # a PyTorch state: a fresh stream from its bytes
+            self._reseed(seed)
+            self._entropy = state
+            return self
         backend_of(self.device).rng_set_state(self.rng, state)
+        self._seed = seed
+        self._entropy = None
         return self
 
     def __reduce__(self):
@@ -134,7 +240,8 @@ def generator_for(device: Device, generator: Generator | None = None, op: str = 
     g = _defaults.get(device._str)  # a str key: hashed once, unlike a Device
     if g is None:
         # A device first used after manual_seed() starts from that seed too.
-        g = _defaults[device._str] = Generator(device).manual_seed(_last_seed)
+        g = _defaults[device._str] = Generator.__new__(Generator)._init(device)
+        g._reseed(_last_seed)  # lazily: no backend is loaded until the first draw
     return g
 
 
@@ -146,7 +253,7 @@ def manual_seed(seed) -> Generator:
     global _last_seed
     _last_seed = _seed_value(seed)
     for g in _defaults.values():
-        g.manual_seed(_last_seed)
+        g._reseed(_last_seed)
     return default_generator
 
 
@@ -195,22 +302,23 @@ def _snapshot() -> list:
     """The state of every default generator created so far (fork_rng, checkpointing)."""
     saved = []
     for g in list(_defaults.values()):
-        if g._rng is None:  # nothing drawn since seeding: the seed is the state
-            saved.append((g, None, g.initial_seed()))
-            continue
-        try:
-            saved.append((g, g.get_state(), None))
-        except NotImplementedError:
-            saved.append((g, None, g.initial_seed()))
+        state = None
+        if g._rng is not None:  # else nothing was drawn since seeding: the seed is the state
+            try:
+                state = g.get_state()
+            except NotImplementedError:  # a CUDA stream: restarted from its seed
+                pass
+        saved.append((g, state, g._seed, g._entropy))
     return saved
 
 
 def _restore(saved: list) -> None:
-    for g, state, seed_ in saved:
+    for g, state, seed_, entropy in saved:
         if state is not None:
             g.set_state(state)
         else:
-            g.manual_seed(seed_)
+            g._reseed(seed_)
+            g._entropy = entropy
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +398,13 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "rand",
+            lambda dt, dev: rand(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+        )
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     dev = _device(device)
     dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
@@ -309,6 +424,13 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "randn",
+            lambda dt, dev: randn(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+        )
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     dev = _device(device)
     dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")
@@ -365,6 +487,16 @@ def randint(
     if given["high"] is None or given["size"] is None:
         missing = "high" if given["high"] is None else "size"
         raise TypeError(f"randint() missing required argument '{missing}'")
+    if out is not None:
+        lo_hi = (given["high"],) if given["low"] is None else (given["low"], given["high"])
+        return _into_out(
+            out,
+            dtype,
+            "randint",
+            lambda dt, dev: randint(
+                *lo_hi, given["size"], generator=generator, dtype=dt, device=dev
+            ),
+        )
     pos = 2 if "low" in names else 1
     hi = _int_arg(given["high"], "randint", "high", pos)
     lo = 0 if given["low"] is None else _int_arg(given["low"], "randint", "low", 1)
@@ -403,6 +535,13 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    if out is not None:
+        return _into_out(
+            out,
+            dtype,
+            "randperm",
+            lambda dt, dev: randperm(n, generator=generator, dtype=dt, device=dev),
+        )
     n = _int_arg(n, "randperm", "n", 1)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
@@ -421,24 +560,36 @@ def randperm(
 # --- normal ---
 
 
+# NOTE [ normal is not reparameterised ]
+# torch.normal(mean, std) with tensor arguments records a node (NormalBackward1/2/3, so the result
+# requires grad) whose gradients are defined as zero: it samples, it is not the
+# reparameterisation mean + std * z (distributions.Normal.rsample is). minitorch does the same.
+
+
+def _no_grad_for(grad):
+    return zeros_like(grad)  # a new tensor without history, also under create_graph
+
+
 class _Normal(Function):
-    """out = mean + std * z, z ~ N(0, 1);  grad_mean = grad,  grad_std = grad * z"""
+    """out = mean + std * z, z ~ N(0, 1);  grad_mean = grad_std = 0 (see NOTE above)"""
 
     _node_name = "NormalBackward3"
 
     @staticmethod
     def forward(ctx, mean, std, *, z):
-        ctx.z = z
         return (mean._data + std._data * z).astype(z.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        z = _make(ctx.z, grad._device, False, None)
-        return grad, grad * z
+        need = ctx.needs_input_grad
+        return (
+            _no_grad_for(grad) if need[0] else None,
+            _no_grad_for(grad) if need[1] else None,
+        )
 
 
 class _NormalMean(Function):
-    """out = mean + std * z (a number std);  grad_mean = grad"""
+    """out = mean + std * z (a number std);  grad_mean = 0"""
 
     _node_name = "NormalBackward1"
 
@@ -448,22 +599,21 @@ class _NormalMean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return _no_grad_for(grad)
 
 
 class _NormalStd(Function):
-    """out = mean + std * z (a number mean);  grad_std = grad * z"""
+    """out = mean + std * z (a number mean);  grad_std = 0"""
 
     _node_name = "NormalBackward2"
 
     @staticmethod
     def forward(ctx, std, *, mean, z):
-        ctx.z = z
         return (std._data * z + mean).astype(z.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * _make(ctx.z, grad._device, False, None)
+        return _no_grad_for(grad)
 
 
 def _broadcast(a: tuple, b: tuple) -> tuple:
@@ -520,6 +670,13 @@ def normal(
     if not (mean_t or std_t):
         if size is None:
             raise _normal_invalid([_typename(mean), _typename(std)])
+        if out is not None:
+            return _into_out(
+                out,
+                dtype,
+                "normal",
+                lambda dt, dev: normal(mean, std, size, generator=generator, dtype=dt, device=dev),
+            )
         if float(std) < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
         shape = _shape_seq(size, "normal", 3)
@@ -543,12 +700,24 @@ def normal(
     elif float(std) < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
     shape = _broadcast(mean.shape, std.shape) if mean_t and std_t else ref.shape
+    if out is not None and not (isinstance(out, Tensor) and out.dtype.is_floating_point):
+        if isinstance(out, Tensor):
+            raise NotImplementedError(
+                f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(out.dtype)}'"
+            )
+        raise TypeError(f"normal(): argument 'out' must be Tensor, not {_typename(out)}")
     z = _floats(dev, generator, "normal", "standard_normal", tuple(shape), ref.dtype)
     if mean_t and std_t:
-        return _Normal.apply(mean, std, z=z)
-    if mean_t:
-        return _NormalMean.apply(mean, std=float(std), z=z)
-    return _NormalStd.apply(std, mean=float(mean), z=z)
+        result = _Normal.apply(mean, std, z=z)
+    elif mean_t:
+        result = _NormalMean.apply(mean, std=float(std), z=z)
+    else:
+        result = _NormalStd.apply(std, mean=float(mean), z=z)
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out  # torch's out= of an op: resize warning etc.
+
+    return write_out(out, result)
 
 
 # --- _like ---
@@ -573,10 +742,12 @@ def rand_like(
     device=None,
     requires_grad=False,
     memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
-    """Mirrors torch.rand_like."""
+    """Mirrors torch.rand_like (laid out as memory_format asks, input's order by default)."""
     shape, dt, dev = _like(input, dtype, device, "rand_like")
-    return rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_like(t, input, memory_format, "rand_like")
 
 
 def randn_like(
@@ -588,10 +759,12 @@ def randn_like(
     device=None,
     requires_grad=False,
     memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
-    """Mirrors torch.randn_like."""
+    """Mirrors torch.randn_like (laid out as memory_format asks, input's order by default)."""
     shape, dt, dev = _like(input, dtype, device, "randn_like")
-    return randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    t = randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _laid_like(t, input, memory_format, "randn_like")
 
 
 def randint_like(
@@ -605,11 +778,13 @@ def randint_like(
     device=None,
     requires_grad=False,
     memory_format=None,
+    pin_memory=False,
 ) -> Tensor:
     """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device, "randint_like")
-    return randint(
+    t = randint(
         low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
     )
+    return _laid_like(t, input, memory_format, "randint_like")

@@ -170,9 +170,9 @@ def test_normal_is_differentiable(device):
     out = mt.normal(mean, std)
     assert type(out.grad_fn).__name__ == "NormalBackward3"
     out.sum().backward()
-    np.testing.assert_allclose(_host(mean.grad), np.ones(5))
-    # d out / d std = z = (out - mean) / std
-    np.testing.assert_allclose(_host(std.grad), _host(out) / 2.0, rtol=1e-6)
+    # torch defines the sample's gradients as zero (not reparameterised: use rsample for that)
+    np.testing.assert_array_equal(_host(mean.grad), np.zeros(5))
+    np.testing.assert_array_equal(_host(std.grad), np.zeros(5))
     m1 = mt.normal(mt.ones(2, requires_grad=True, device=device), 1.0)
     assert type(m1.grad_fn).__name__ == "NormalBackward1"
     s2 = mt.normal(1.0, mt.ones(2, requires_grad=True, device=device))
@@ -335,20 +335,3 @@ def test_fork_rng_restores_the_streams():
     with mt.random.fork_rng():
         inside = _host(mt.rand(3))
     np.testing.assert_array_equal(inside, _host(mt.rand(3)))
-
-
-def test_normal_passes_gradcheck_and_gradgradcheck(device):
-    from minitorch.autograd import gradcheck, gradgradcheck
-
-    g = mt.Generator(device)
-
-    def sample(mean, std):
-        g.manual_seed(0)  # the same z on every call: out is then linear in mean and std
-        return mt.normal(mean, std, generator=g)
-
-    mean = mt.randn(3, 1, dtype=mt.float64, device=device, requires_grad=True)
-    std = mt.rand(1, 2, dtype=mt.float64, device=device).add(0.5).requires_grad_()
-    assert gradcheck(sample, (mean, std))
-    assert gradgradcheck(sample, (mean, std))
-    assert gradcheck(lambda m: sample(m, 2.0), (mean,))
-    assert gradcheck(lambda s: sample(1.0, s), (std,))

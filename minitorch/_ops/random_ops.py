@@ -127,11 +127,13 @@ def _continuous_only(t: Tensor, what: str, label: str):
         )
 
 
-def _number(x, op: str, name: str) -> float:
-    if isinstance(x, Tensor):
+def _number(x, op: str, name: str, pos: int | None = None) -> float:
+    """A fill's float argument: a number or a 0-d tensor (read on the host, as torch does)."""
+    if isinstance(x, Tensor) and x.ndim == 0:
         return x.item()
-    if not isinstance(x, (int, float)):
-        raise TypeError(f"{op}(): argument '{name}' must be float, not {type(x).__name__}")
+    if isinstance(x, Tensor) or not isinstance(x, (int, float)):
+        where = "" if pos is None else f" (position {pos})"
+        raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type(x).__name__}")
     return x
 
 
@@ -141,7 +143,7 @@ def _number(x, op: str, name: str) -> float:
 
 def uniform_(self, from_=0, to=1, *, generator=None):
     """Fills with U[from, to). Mirrors torch.Tensor.uniform_."""
-    lo, hi = _number(from_, "uniform_", "from"), _number(to, "uniform_", "to")
+    lo, hi = _number(from_, "uniform_", "from", 1), _number(to, "uniform_", "to", 2)
     _require_float(self, "check_uniform_bounds")
     if lo > hi:
         raise RuntimeError(
@@ -158,7 +160,7 @@ def uniform_(self, from_=0, to=1, *, generator=None):
 
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fills with N(mean, std^2). Mirrors torch.Tensor.normal_."""
-    mean, std = _number(mean, "normal_", "mean"), _number(std, "normal_", "std")
+    mean, std = _number(mean, "normal_", "mean", 1), _number(std, "normal_", "std", 2)
     _require_float(self, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
@@ -174,7 +176,7 @@ def normal_(self, mean=0, std=1, *, generator=None):
 
 def log_normal_(self, mean=1, std=2, *, generator=None):
     """Fills with exp(N(mean, std^2)). Mirrors torch.Tensor.log_normal_."""
-    mean, std = _number(mean, "log_normal_", "mean"), _number(std, "log_normal_", "std")
+    mean, std = _number(mean, "log_normal_", "mean", 1), _number(std, "log_normal_", "std", 2)
     _require_float(self, "log_normal_cpu")
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt_number(std)}")
@@ -192,7 +194,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 
 def exponential_(self, lambd=1, *, generator=None):
     """Fills with Exponential(lambd) samples. Mirrors torch.Tensor.exponential_."""
-    lambd = _number(lambd, "exponential_", "lambd")
+    lambd = _number(lambd, "exponential_", "lambd", 1)
     _continuous_only(self, "Exponential", _dtype_label(self.dtype))
     if not lambd > 0:
         raise RuntimeError(
@@ -209,7 +211,7 @@ def exponential_(self, lambd=1, *, generator=None):
 
 def cauchy_(self, median=0, sigma=1, *, generator=None):
     """Fills with Cauchy(median, sigma) samples. Mirrors torch.Tensor.cauchy_."""
-    median, sigma = _number(median, "cauchy_", "median"), _number(sigma, "cauchy_", "sigma")
+    median, sigma = _number(median, "cauchy_", "median", 1), _number(sigma, "cauchy_", "sigma", 2)
     _continuous_only(self, "Cauchy", _C_NAMES.get(self.dtype.name, self.dtype.name))
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt_number(sigma)}")
@@ -226,7 +228,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
 def geometric_(self, p, *, generator=None):
     """Fills with the number of Bernoulli(p) trials up to the first success (1, 2, ...).
     Mirrors torch.Tensor.geometric_."""
-    p = _number(p, "geometric_", "p")
+    p = _number(p, "geometric_", "p", 1)
     if self.dtype is _dtype.bool:
         raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     if not 0 < p < 1:
@@ -299,6 +301,10 @@ def random_(self, *args, generator=None, **kwargs):
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
         )
+    if dt is _dtype.float16 and (lo < -_HALF_MAX or hi - 1 > _HALF_MAX):
+        # beyond what float16 can hold at all: an error (float32 and up hold every int64)
+        which = "from" if lo < -_HALF_MAX else "to - 1"
+        raise RuntimeError(f"{which} is out of bounds for c10::Half")
     if dt.is_floating_point:
         if node != "RandomBackward2" and (lo < dmin or hi - 1 > dmax):
             which = "from" if lo < dmin else "to - 1"
@@ -332,6 +338,7 @@ def random_(self, *args, generator=None, **kwargs):
 
 
 _INT64 = _dtype.numpy_dtype(_dtype.int64)
+_HALF_MAX = 65504  # float16's largest finite value
 
 
 def _random_range(args, kwargs):
@@ -395,7 +402,9 @@ def poisson(input, generator=None):
     if input._device is cpu and input._data.size and not bool((input._data >= 0).all()):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     lam = input._data.astype(_dtype.numpy_dtype(_dtype.float64), copy=False)
-    counts = _sample(input._device, generator, "poisson", lambda rng: rng.poisson(lam))
+    xp = backend_of(input._device).xp
+    # NumPy's poisson gives a Python int for 0-d rates: asarray keeps a 0-d array for _cast.
+    counts = _sample(input._device, generator, "poisson", lambda rng: xp.asarray(rng.poisson(lam)))
     return _NODES["PoissonBackward0"].apply(input, arr=_cast(counts, input))
 
 

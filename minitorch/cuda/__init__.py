@@ -172,11 +172,12 @@ def _generator(index: int):
 
 def manual_seed(seed) -> None:
     """Seeds the current GPU's default generator (a no-op without a GPU, as in torch)."""
-    _generator(_backend.current_cuda_index()).manual_seed(seed)
+    _generator(_backend.current_cuda_index()).manual_seed(int(seed))  # int(): as torch's
 
 
 def manual_seed_all(seed) -> None:
     """Seeds every GPU's default generator. Mirrors torch.cuda.manual_seed_all."""
+    seed = int(seed)  # torch.cuda takes 1.5 or True; Generator.manual_seed does not
     for i in range(device_count()):
         _generator(i).manual_seed(seed)
 

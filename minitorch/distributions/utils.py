@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import minitorch
+from minitorch._backend import backend_of
 from minitorch._tensor import Tensor, _make
 
 __all__ = [
@@ -142,7 +143,9 @@ def _standard_gamma(concentration):
 
     a = concentration.detach()
     draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(a._data))
-    out = _make(draw.astype(a._data.dtype, copy=False), a._device, False, None)
+    # NumPy's standard_gamma gives a Python float for a 0-d concentration: asarray makes it 0-d.
+    draw = backend_of(a._device).xp.asarray(draw, dtype=a._data.dtype)
+    out = _make(draw, a._device, False, None)
     return out.clamp(min=minitorch.finfo(a.dtype).tiny)
 
 
