@@ -41,11 +41,12 @@ class IndexAdd(IndexPut):
 
     @staticmethod
     def forward(ctx, a, v, *, plan, accumulate):
-        if not opmath_dtype(a._data.dtype):
-            return IndexPut.forward(ctx, a, v, plan=plan, accumulate=accumulate)
-        # Half precision: torch adds the source slices one index at a time in the tensor's own
-        # dtype, rounding after every add (index_put's accumulate sums in float32 and rounds
-        # once). The backend's unbuffered scatter-add does exactly that in float16/bfloat16.
+        if not opmath_dtype(a._data.dtype) or a._data.ndim > 1:
+            # (half slices of a tensor with more dims: torch sums them in float32 and rounds once)
+            return IndexPut.forward(ctx, a, v, plan=plan, accumulate=accumulate, in_float32=True)
+        # A 1-d half tensor: torch adds the source elements one at a time in the tensor's own
+        # dtype, rounding after every add (a run of bfloat16 ones stops at 256). The backend's
+        # unbuffered scatter-add does exactly that in float16/bfloat16.
         ctx.plan = plan
         ctx.accumulate = accumulate
         out = a._data.copy()

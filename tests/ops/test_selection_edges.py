@@ -233,3 +233,15 @@ def test_inplace_through_as_strided_of_transposed_memory_has_torchs_gradients():
     assert w.grad.tolist() == [8.0, 24.0]
     assert mt.autograd.gradcheck(f, (h, w))
     assert mt.autograd.gradgradcheck(f, (h, w))
+
+
+def test_index_add_half_slices_sum_in_float32_and_round_once():
+    # torch's rule differs by rank: the slices of a tensor with more dims are summed in float32
+    # and rounded once (a 1-d tensor's elements are added one by one, rounding each time)
+    rng = np.random.default_rng(0)
+    s = rng.standard_normal((1024, 2)).astype(np.float16)
+    got = mt.zeros(1, 2, dtype=mt.float16).index_add(
+        0, mt.zeros(1024, dtype=mt.int64), mt.tensor(s)
+    )
+    want = s.astype(np.float32).sum(0).astype(np.float16)
+    np.testing.assert_array_equal(got.numpy()[0], want)
