@@ -168,44 +168,52 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
 # --- dropout: (input, p, train), no defaults ---
 
 
+def _aten_p(p):
+    """torch.dropout & co check p in the kernel: a RuntimeError with p printed as C++ does
+    (F.dropout's Python check raises ValueError)."""
+    if isinstance(p, (int, float)) and not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
+    return p
+
+
 def dropout(input, p, train) -> Tensor:
     """Mirrors torch.dropout."""
-    return _dropout(input, p, train, False, False)
+    return _dropout(input, _aten_p(p), train, False, False)
 
 
 def dropout_(input, p, train) -> Tensor:
     """Mirrors torch.dropout_."""
-    return _dropout(input, p, train, True, False)
+    return _dropout(input, _aten_p(p), train, True, False)
 
 
 def feature_dropout(input, p, train) -> Tensor:
     """Zeroes whole channels (dim 1). Mirrors torch.feature_dropout."""
-    return _dropout(input, p, train, False, True)
+    return _dropout(input, _aten_p(p), train, False, True)
 
 
 def feature_dropout_(input, p, train) -> Tensor:
     """Mirrors torch.feature_dropout_."""
-    return _dropout(input, p, train, True, True)
+    return _dropout(input, _aten_p(p), train, True, True)
 
 
 def alpha_dropout(input, p, train) -> Tensor:
     """Mirrors torch.alpha_dropout."""
-    return _alpha_dropout(input, p, train, False, False)
+    return _alpha_dropout(input, _aten_p(p), train, False, False)
 
 
 def alpha_dropout_(input, p, train) -> Tensor:
     """Mirrors torch.alpha_dropout_."""
-    return _alpha_dropout(input, p, train, True, False)
+    return _alpha_dropout(input, _aten_p(p), train, True, False)
 
 
 def feature_alpha_dropout(input, p, train) -> Tensor:
     """Mirrors torch.feature_alpha_dropout."""
-    return _alpha_dropout(input, p, train, False, True)
+    return _alpha_dropout(input, _aten_p(p), train, False, True)
 
 
 def feature_alpha_dropout_(input, p, train) -> Tensor:
     """Mirrors torch.feature_alpha_dropout_."""
-    return _alpha_dropout(input, p, train, True, True)
+    return _alpha_dropout(input, _aten_p(p), train, True, True)
 
 
 def native_dropout(input, p, train) -> tuple:

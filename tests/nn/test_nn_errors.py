@@ -402,3 +402,15 @@ def test_negative_label_smoothing_means_none():
     )
     with pytest.raises(RuntimeError, match="label_smoothing must be between 0.0 and 1.0"):
         F.cross_entropy(x, y, label_smoothing=1.5)
+
+
+def test_torch_namespace_dropouts_check_p_as_a_kernel():
+    # torch.dropout & co raise RuntimeError (F.dropout's Python check raises ValueError)
+    x = mt.ones(1, 2, 2)
+    for fn in (mt.dropout, mt.alpha_dropout, mt.feature_dropout, mt.feature_alpha_dropout):
+        with pytest.raises(RuntimeError, match="has to be between 0 and 1, but got 1.5$"):
+            fn(x, 1.5, True)
+    with pytest.raises(RuntimeError, match="but got -1$"):
+        mt.dropout(x, -1.0, False)
+    with pytest.raises(ValueError, match="but got 2.0"):
+        F.dropout(x, 2.0)
