@@ -295,6 +295,41 @@ def _linspace_cpu(start, end, steps: int, dt) -> np.ndarray:
     return np.where(up, s + step * i.astype(T), e - step * k.astype(T)).astype(npdt)
 
 
+# c10's spelling of each dtype in its conversion errors
+_C10_NAMES = {
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+}
+
+
+def _to_range_dtype(value, dt):
+    """start or end as torch's linspace converts it to the dtype before interpolating: a
+    checked conversion (RuntimeError beyond the dtype's finite range; inf and nan pass), and an
+    unsigned dtype wraps what it accepts below 0 (uint8 takes -1 as 255)."""
+    name = _dtype.numpy_dtype(dt).name
+    if dt._kind == 1:
+        if isinstance(value, float) and math.isnan(value):
+            return value
+        info = np.iinfo(name)
+        lowest = -int(info.max) if info.min == 0 else int(info.min)  # c10 allows -max unsigned
+        fits = lowest <= value <= int(info.max)
+        if fits and value < 0 and info.min == 0:
+            value = int(value) % (int(info.max) + 1)
+    else:
+        fits = (
+            dt is _dtype.float64 or not math.isfinite(value) or abs(value) <= _dtype.finfo(dt).max
+        )
+    if not fits:
+        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[name]} without overflow")
+    return value
+
+
 def _linspace_device(xp, start, end, steps: int, dt):
     """The formula of torch's CUDA linspace kernel (no vector blocks), computed on the device."""
     npdt = _dtype.numpy_dtype(dt)
@@ -333,8 +368,11 @@ def linspace(
     npdt = _dtype.numpy_dtype(dt)
     if steps <= 1:
         value = int(start) if dt._kind == 1 else start
-        arr = _build(lambda xp: xp.full((steps,), value, dtype=npdt), dev)
-    elif dev is cpu:
+        with np.errstate(over="ignore"):  # unchecked here, as torch's fill: 1e5 -> half inf
+            arr = _build(lambda xp: xp.full((steps,), value, dtype=npdt), dev)
+        return _require_grad(_make(arr, dev, False, None), requires_grad)
+    start, end = _to_range_dtype(start, dt), _to_range_dtype(end, dt)
+    if dev is cpu:
         with np.errstate(invalid="ignore", over="ignore"):
             arr = _linspace_cpu(start, end, steps, dt)
     else:

@@ -1,7 +1,8 @@
 """minitorch.special: torch.special's functions, mostly other names for minitorch's own ops.
 
 Mirrors torch.special. The functions torch has only here (erfcx, ndtri, log_ndtr, i0e, i1, i1e,
-xlog1py, entr, zeta, the Bessel functions) live in minitorch/_ops/special_more.py.
+xlog1py, entr, zeta, the Bessel functions, the orthogonal polynomials) live in
+minitorch/_ops/special_more.py.
 """
 
 from __future__ import annotations
@@ -38,24 +39,51 @@ from minitorch._ops.pointwise_more import _to_float
 from minitorch._ops.special_more import (
     bessel_j0,
     bessel_j1,
+    bessel_y0,
+    bessel_y1,
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
     entr,
     erfcx,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
     i0e,
     i1,
     i1e,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
     log_ndtr,
+    modified_bessel_i0,
+    modified_bessel_i1,
+    modified_bessel_k0,
+    modified_bessel_k1,
     ndtri,
+    scaled_modified_bessel_k0,
+    scaled_modified_bessel_k1,
+    shifted_chebyshev_polynomial_t,
+    shifted_chebyshev_polynomial_u,
+    shifted_chebyshev_polynomial_v,
+    shifted_chebyshev_polynomial_w,
     xlog1py,
     zeta,
 )
+from minitorch.autograd.function import scalar_node
 
 # fmt: off
 __all__ = [
-    "bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2",
-    "expit", "expm1", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log1p",
-    "log_ndtr", "log_softmax", "logit", "logsumexp", "multigammaln", "ndtr", "ndtri",
-    "polygamma", "psi", "round", "sinc", "softmax", "spherical_bessel_j0", "xlog1py", "xlogy",
-    "zeta",
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
+    "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
+    "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round",
+    "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "shifted_chebyshev_polynomial_t",
+    "shifted_chebyshev_polynomial_u", "shifted_chebyshev_polynomial_v",
+    "shifted_chebyshev_polynomial_w", "sinc", "softmax", "spherical_bessel_j0", "xlog1py",
+    "xlogy", "zeta",
 ]
 # fmt: on
 
@@ -86,10 +114,13 @@ def multigammaln(input, p, *, out=None):
 
 
 def ndtr(input, *, out=None):
-    """The standard normal CDF, erfc(-x / sqrt(2)) / 2 (accurate in the lower tail).
-    Mirrors torch.special.ndtr."""
+    """The standard normal CDF, (1 + erf(x / sqrt(2))) / 2. Mirrors torch.special.ndtr:
+    computed as torch composes it, so the far lower tail rounds to 0 as torch's does
+    (ndtr(-10) is 0, not 7.6e-24), with its nodes MulBackward1 <- AddBackward1 <- ErfBackward0
+    <- MulBackward1."""
     x = _to_float(input, "special_ndtr")
-    result = erfc(x * -_SQRT1_2) * 0.5
+    scaled = scalar_node(x * _SQRT1_2)
+    result = scalar_node(scalar_node(erf(scaled) + 1.0) * 0.5)
     return _out(result, out)
 
 

@@ -106,6 +106,27 @@ def _along(input, dim, op):
     return input, d, False
 
 
+def _scan_out_dtype(dtype, out, op):
+    """The dtype a scan computes in when `out=` is given: torch casts the input to out's dtype
+    before scanning (a float16 input into a float64 out accumulates in float64, a float one
+    into an int64 out truncates each element first)."""
+    if out is None:
+        return dtype
+    if out.dtype is _dtype.bool:
+        raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
+    if dtype is None:
+        return out.dtype
+    dtype = _dtype.to_dtype(dtype, op)
+    if dtype is not out.dtype:
+        from minitorch._ops.pointwise_binary import _CPP_NAMES
+
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {_CPP_NAMES[str(dtype)[6:]]}, but got "
+            f"{_CPP_NAMES[str(out.dtype)[6:]]} instead"
+        )
+    return dtype
+
+
 def _int_to_long(input, dtype, op):
     if dtype is not None:
         return cast(input, _dtype.to_dtype(dtype, op))
@@ -117,6 +138,8 @@ def _int_to_long(input, dtype, op):
 def cumsum(input, dim=_MISSING, *, dtype=None, out=None):
     """Cumulative sum along dim (ints and bools as int64). Mirrors torch.cumsum."""
     x, d, was_0d = _along(input, dim, "cumsum")
+    if out is not None:
+        dtype = _scan_out_dtype(dtype, out, "cumsum")
     r = Cumsum.apply(_int_to_long(x, dtype, "cumsum"), dim=d, reverse=False)
     return _out(r.reshape(()) if was_0d else r, out)
 
@@ -168,6 +191,8 @@ class Cumprod(Function):
 def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
     """Cumulative product along dim (ints and bools as int64). Mirrors torch.cumprod."""
     x, d, was_0d = _along(input, dim, "cumprod")
+    if out is not None:
+        dtype = _scan_out_dtype(dtype, out, "cumprod")
     r = Cumprod.apply(_int_to_long(x, dtype, "cumprod"), dim=d)
     return _out(r.reshape(()) if was_0d else r, out)
 
@@ -266,8 +291,11 @@ def _type_short(dt) -> str:
 # --- diff ---
 
 
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The n-th forward difference along dim, after joining prepend/append. Mirrors torch.diff."""
+    for name, extra in (("prepend", prepend), ("append", append)):
+        if extra is not None and not isinstance(extra, Tensor):
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
@@ -291,7 +319,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
             break
         later, earlier = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
         x = (later != earlier) if x.dtype is _dtype.bool else later - earlier
-    return x
+    return _out(x, out)
 
 
 # --- in-place cumsum_, cumprod_ ---

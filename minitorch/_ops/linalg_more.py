@@ -229,8 +229,9 @@ def _check_weights(w, name, n, integral):
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the rows (variables) over the columns (observations). Mirrors torch.cov.
-    Differences from torch: negative weights are refused on the CPU only (checking would read
-    a device back), and the degrees-of-freedom warning is given only without weights."""
+    Differences from torch: negative weights and weights summing to zero are refused on the
+    CPU only (checking would read a device back), and the degrees-of-freedom warning is given
+    only without weights."""
     ops = _ops()
     if input.ndim > 2:
         raise RuntimeError(
@@ -267,6 +268,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     else:
         w = cast(w, x.dtype) if w.dtype != x.dtype else w
         w_sum = w.sum()
+        if w._device.type == "cpu" and not w_sum._data:  # as the negative check: no device read
+            raise RuntimeError("cov(): weights sum to zero, can't be normalized")
         avg = (x * w).sum(1) / w_sum
         if correction == 0:
             norm_factor = w_sum

@@ -103,7 +103,9 @@ def copysign(input, other, *, out=None):
     _check_tensor(input, "copysign")
     a, b, _ = promote_float(input, other, "copysign")
     if not isinstance(b, Tensor):
-        b = scalar_like(float(b), a)
+        # torch's Scalar overload: CopysignBackward1, listing the tensor alone
+        result = Copysign.apply(a, scalar_like(float(b), a))
+        return _out(name_node(result, "CopysignBackward1", (a,), shown=(0,)), out)
     return _out(Copysign.apply(a, b), out)
 
 

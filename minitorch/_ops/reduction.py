@@ -405,6 +405,20 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
+def _half_prod(xp, x, dims, keepdim):
+    """The float16 product as torch's CPU kernel takes it: a running product kept in float16,
+    rounded at every step, so [300, 300, 1/300, 2] overflows to inf where NumPy's product (a
+    float32 running value) gives 600. bfloat16 already runs in its own dtype in NumPy; torch's
+    CUDA kernel runs half in float32, which NumPy's product is. Along a long dim torch's
+    vectorised loop multiplies in a different order, so its roundings differ there."""
+    if dims is None or len(dims) == x.ndim:
+        out = xp.multiply.accumulate(x.reshape(-1))[-1]
+        return xp.asarray(out).reshape((1,) * x.ndim if keepdim else ())
+    (d,) = dims
+    out = xp.multiply.accumulate(x, axis=d).take([-1], axis=d)
+    return row_major(xp, out if keepdim else out.squeeze(d))
+
+
 class Prod(Function):
     """out = product of a over dims;  grad_a = grad * (product of the other elements)"""
 
@@ -413,7 +427,11 @@ class Prod(Function):
         x = a._data
         _setup(ctx, x, dims, keepdim)
         ctx.save_for_backward(a)
-        out = ctx.xp.asarray(x.prod(axis=dims, keepdims=keepdim, dtype=np_dtype))
+        if x.dtype == "float16" and np_dtype is None and a._device.type == "cpu" and x.size:
+            return _half_prod(ctx.xp, x, dims, keepdim)
+        # NumPy multiplies bool and int32 in int64; torch keeps the dtype it was given
+        dt = x.dtype if np_dtype is None else np_dtype
+        out = ctx.xp.asarray(x.prod(axis=dims, keepdims=keepdim, dtype=dt))
         return row_major(ctx.xp, out)
 
     @staticmethod
@@ -456,6 +474,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
             "False, *, torch.dtype dtype = None)\n"
         )
     dims = reduce_dims(dim, x.ndim, "prod")
+    if dtype is None and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        # torch multiplies in out's dtype: a float16 input into a float32 out does not
+        # overflow, a float one into an int64 out truncates each factor first
+        dtype = out.dtype
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "prod")
         input = cast(input, dt)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 import warnings
@@ -500,6 +501,31 @@ def stable_argsort(xp, x, dim):
         return xp.argsort(x, axis=dim)
 
 
+@functools.lru_cache(maxsize=64)
+def _all_nan_pick(n: int) -> int:
+    """The index torch's nanmedian reports for an all-NaN slice of length n.
+
+    torch selects with std::nth_element for position 0 ((0 non-NaN - 1) / 2 in C++), and NaNs
+    all compare equivalent, so the answer is wherever libstdc++'s introselect moves elements
+    that never compare less: each round swaps the middle element to the front, then its
+    partition swaps inward from both ends until they cross; slices of 3 or fewer are
+    insertion-sorted, which moves nothing (n = 4 gives 2, 7 gives 5)."""
+    order = list(range(n))
+    last = n
+    while last > 3:
+        mid = last // 2
+        order[0], order[mid] = order[mid], order[0]
+        lo, hi = 1, last
+        while True:
+            hi -= 1
+            if lo >= hi:
+                break
+            order[lo], order[hi] = order[hi], order[lo]
+            lo += 1
+        last = lo  # the cut is past position 0: the search goes on below it
+    return order[0]
+
+
 def _median_index(xp, x, dim, ignore_nan):
     """The index (keepdim shape) of the lower median along dim, torch's choice among equals."""
     perm = stable_argsort(xp, x, dim)  # nan sorts last
@@ -507,7 +533,10 @@ def _median_index(xp, x, dim, ignore_nan):
     nan = xp.isnan(x) if is_floating(x.dtype) else None
     if ignore_nan and nan is not None:
         k = xp.maximum(((~nan).sum(axis=dim, keepdims=True) - 1) // 2, 0)
-        return xp.take_along_axis(perm, k, axis=dim)
+        idx = xp.take_along_axis(perm, k, axis=dim)
+        if n > 3:  # shorter slices are insertion-sorted, which keeps position 0 first
+            idx = xp.where(nan.all(axis=dim, keepdims=True), _all_nan_pick(n), idx)
+        return idx
     k = (n - 1) // 2
     idx = perm[tuple(slice(k, k + 1) if i == dim else slice(None) for i in range(x.ndim))]
     if nan is not None:  # median propagates nan: the first nan is the answer

@@ -370,7 +370,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if weights is None:
+    if weights is None or x.size == 0:  # torch: an empty input counts in int64, weights or not
         res = xp.bincount(x, minlength=minlength).astype("int64")
     else:
         w = weights._data
@@ -415,6 +415,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     # near an edge land in torch's bin.
     flat = x.reshape(-1)
     left, right = xp.asarray(lo, dtype=x.dtype), xp.asarray(hi, dtype=x.dtype)
+    _check_histc_range(input.dtype, lo, hi, bins)
     # NaN and out-of-range values go to an extra bin that is dropped (no boolean mask: its
     # data-dependent size would make a GPU wait)
     valid = (flat >= left) & (flat <= right)
@@ -427,6 +428,24 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     counts = xp.bincount(pos, minlength=bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
     return result if out is None else _write(out, result)
+
+
+def _check_histc_range(dt, lo: float, hi: float, bins: int):
+    """Refuses a range whose bin arithmetic overflows the input's dtype (float16 past 65504):
+    torch's then computes bin edges of NaN (nothing counted, as for [-6e4, 6e4]) or converts an
+    infinite position to an integer, undefined in C++ (x86 puts the value in bin 0). Checked on
+    the bounds, host scalars rounded as the kernel rounds, so no data is read back."""
+    T = _dtype.numpy_dtype(dt).type
+    top = T(T(T(hi) - T(lo)) * T(bins))  # the largest (x - min) * bins
+    if abs(float(top)) <= _dtype.finfo(dt).max:  # False for inf
+        return
+    wider = "input.double()" if dt is _dtype.float32 else "input.float()"
+    if dt is _dtype.float64:
+        wider = "a narrower range"
+    raise RuntimeError(
+        f"torch.histc: {bins} bins over [{T(lo)}, {T(hi)}] overflow {dt} in torch's bin "
+        f"arithmetic (its result is then undefined); histogram {wider} instead"
+    )
 
 
 def _short_name(dt) -> str:

@@ -119,6 +119,23 @@ class Digamma(Function):
         return grad * polygamma(1, a)
 
 
+def _polygamma_edges(xp, x, n: int, out):
+    """out with torch's values where its kernels differ from the limits. torch's trigamma
+    reflects x < 1/2 through pi² / sin²(pi x), computed in x's dtype: at a negative integer
+    sin(pi x) is a rounding error, not 0, so the result is huge but finite (6.58e32 at -1 in
+    float64), and at -inf it is NaN. For n >= 2 torch goes through zeta(n + 1, x), which is
+    NaN at +inf (see Zeta in special_more.py)."""
+    if n == 1:
+        work = x if x.dtype.itemsize >= 4 else x.astype("float32")
+        pi = work.dtype.type(math.pi)
+        s = xp.sin(pi * work)
+        reflected = (pi * pi / (s * s)).astype(x.dtype, copy=False)
+        pole = (x < 0) & (x == xp.floor(x))
+        out = xp.where(pole, reflected, out)
+        return xp.where(x == -math.inf, math.nan, out).astype(x.dtype, copy=False)
+    return xp.where(x == math.inf, math.nan, out).astype(x.dtype, copy=False)
+
+
 class Polygamma(Function):
     """out = ψ⁽ⁿ⁾(a);  grad_a = grad * polygamma(n + 1, a)"""
 
@@ -126,7 +143,9 @@ class Polygamma(Function):
     def forward(ctx, a, *, n):
         ctx.save_for_backward(a)
         ctx.n = n
-        return _special(a, "digamma") if n == 0 else _special(a, "polygamma", n)
+        if n == 0:
+            return _special(a, "digamma")
+        return _polygamma_edges(ctx.xp, a._data, n, _special(a, "polygamma", n))
 
     @staticmethod
     def backward(ctx, grad):
@@ -161,7 +180,9 @@ class Logit(Function):
         ctx.eps = eps
         x = a._data
         if eps is not None:
-            x = ctx.xp.clip(x, eps, 1 - eps)
+            # torch tests the lower bound first: with eps > 1/2 (bounds crossed) x < eps maps
+            # to eps, where a clip would give 1 - eps
+            x = ctx.xp.where(x < eps, eps, ctx.xp.where(x > 1 - eps, 1 - eps, x))
         return _arr(ctx.xp, ctx.xp.log(x / (1 - x)).astype(a._data.dtype, copy=False))
 
     @staticmethod
@@ -365,6 +386,36 @@ def igammac(input, other, *, out=None):
     return _out(Igammac.apply(*_igamma_args(input, other, "igammac")), out)
 
 
+class Mvlgamma(Function):
+    """out = sum over j < p of lgamma(a - j/2) + p (p - 1) / 4 log(pi);
+    grad_a = grad * sum over j < p of digamma(a - j/2)"""
+
+    @staticmethod
+    def forward(ctx, a, *, p):
+        ctx.save_for_backward(a)
+        ctx.p = p
+        x = a._data
+        dt = x.dtype
+        work = dt if dt.itemsize >= 4 else "float32"
+        fn = a._device.backend.special("lgamma")
+        # torch's composite: the arguments, each lgamma and their sum rounded to x's dtype in
+        # turn (which only half precision notices)
+        total = 0
+        for j in range(p):
+            arg = (x - j / 2).astype(dt, copy=False).astype(work, copy=False)
+            total = total + _arr(ctx.xp, fn(arg)).astype(dt).astype(work, copy=False)
+        total = total.astype(dt).astype(work, copy=False) + p * (p - 1) / 4 * math.log(math.pi)
+        return ctx.xp.where(x == -math.inf, math.inf, total).astype(dt, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        total = digamma(a)
+        for j in range(1, ctx.p):
+            total = total + digamma(a - j / 2)
+        return grad * total
+
+
 def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma of dimension p: sum over j < p of lgamma(input - j/2), plus
     p (p - 1) / 4 log(pi). Mirrors torch.mvlgamma."""
@@ -373,10 +424,7 @@ def mvlgamma(input, p, *, out=None):
     if isinstance(input, Tensor) and input._data.dtype.kind == "b":
         raise RuntimeError("mvlgamma(): The input tensor may not be a boolean tensor.")
     x = _to_float(input, "mvlgamma")
-    total = lgamma(x)
-    for j in range(1, int(p)):
-        total = total + lgamma(x - j / 2)
-    return _out(total + p * (p - 1) / 4 * math.log(math.pi), out)
+    return _out(Mvlgamma.apply(x, p=int(p)), out)
 
 
 def mvlgamma_(self, p):

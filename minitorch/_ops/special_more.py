@@ -1,5 +1,6 @@
-"""torch.special's own functions: erfcx, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, entr, zeta and
-the Bessel functions of the first kind. They live under minitorch.special only, as in torch."""
+"""torch.special's own functions: erfcx, ndtri, log_ndtr, i0e, i1, i1e, xlog1py, entr, zeta,
+the Bessel functions (first and second kind, modified) and the orthogonal polynomials. They live
+under minitorch.special only, as in torch."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import math
 
 from minitorch._ops._common import cast, promote_float, scalar_like
 from minitorch._ops.pointwise import _out, exp, log, sign, where
-from minitorch._ops.pointwise_more import _arr, _to_float, log1p
+from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float, log1p
 from minitorch._ops.special import I1, _special
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # torch has these only under torch.special: minitorch.special imports them from here.
 __all__: list[str] = []
@@ -170,8 +171,10 @@ class Zeta(Function):
         x, y = a._data, b._data
         work = "float32" if x.dtype.itemsize < 4 else x.dtype
         fn = a._device.backend.special("zeta")
-        out = fn(x.astype(work, copy=False), y.astype(work, copy=False))
-        return _arr(ctx.xp, out).astype(x.dtype, copy=False)
+        out = _arr(ctx.xp, fn(x.astype(work, copy=False), y.astype(work, copy=False)))
+        # torch's series at q = +inf ends in 0 * inf: NaN, but for s = 1 (checked first: inf)
+        out = ctx.xp.where(y == math.inf, ctx.xp.where(x == 1, math.inf, math.nan), out)
+        return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,9 +196,15 @@ def _binary(cls, input, other, op: str, out):
     # operands' dtype (xlog1py(mask, p) is float, as xlogy's)
     a, b = (x if not isinstance(x, Tensor) or x.dtype is dt else cast(x, dt) for x in (a, b))
     if not isinstance(a, Tensor):
-        a = cast(scalar_like(a, b), dt)
-    elif not isinstance(b, Tensor):
-        b = cast(scalar_like(b, a), dt)
+        result = cls.apply(cast(scalar_like(a, b), dt), b)
+        # torch's Scalar overloads: Backward1 (a number input) and Backward2 (a number other),
+        # each listing the tensor alone
+        name = cls._node_name.replace("Backward0", "Backward1")
+        return _out(name_node(result, name, (b,), shown=(1,)), out)
+    if not isinstance(b, Tensor):
+        result = cls.apply(a, cast(scalar_like(b, a), dt))
+        name = cls._node_name.replace("Backward0", "Backward2")
+        return _out(name_node(result, name, (a,), shown=(0,)), out)
     return _out(cls.apply(a, b), out)
 
 
@@ -268,3 +277,455 @@ def bessel_j1(input, *, out=None):
     """The Bessel function of the first kind, order 1. Mirrors torch.special.bessel_j1
     (not differentiable, as torch)."""
     return _no_grad_special(input, "j1", "special_bessel_j1", out)
+
+
+def _forward_only(input, op: str):
+    """input as a float tensor for a forward-only special function; float16 and bfloat16 are
+    refused, as torch's kernels for them have no half-precision instantiation."""
+    x = _to_float(input, op)
+    if x._data.dtype.itemsize < 4:
+        raise _not_implemented(f"{op}_cpu", x.dtype)
+    return x
+
+
+def _float64_result(x: Tensor, values, out):
+    """values (computed in float64 from x's array) as a tensor of x's dtype, outside the graph."""
+    arr = values.astype(x._data.dtype, copy=False)
+    return _out(_make(arr, x._device, False, None), out)
+
+
+def modified_bessel_i0(input, *, out=None):
+    """The modified Bessel function of the first kind, order 0. Mirrors
+    torch.special.modified_bessel_i0 (not differentiable, as torch)."""
+    x = _forward_only(input, "modified_bessel_i0")
+    return _out(_make(_special(x, "i0"), x._device, False, None), out)
+
+
+def modified_bessel_i1(input, *, out=None):
+    """The modified Bessel function of the first kind, order 1. Mirrors
+    torch.special.modified_bessel_i1 (not differentiable, as torch)."""
+    x = _forward_only(input, "modified_bessel_i1")
+    return _out(_make(_special(x, "i1"), x._device, False, None), out)
+
+
+# --- Bessel functions of the second kind, modified ones of the second kind ---
+
+# NOTE [ Bessel functions of the second kind ]
+# Y0, Y1, K0 and K1 are computed in float64 by two methods, split at x = 2:
+# - below, their power series (DLMF 10.8.1-2, 10.31.1): with t = x²/4 <= 1 the 25 terms taken
+#   reach double precision and nothing cancels badly;
+# - above, integrals the trapezoidal rule converges on exponentially fast (the integrands are
+#   even and analytic in a strip, so the rule's error is exp(-2 pi (strip) / step)):
+#   K_nu(x) e^x = int_0^inf exp(-2 x sinh²(t/2)) cosh(nu t) dt (DLMF 10.32.9; sinh² rather than
+#   cosh t - 1, which cancels for large x), cut where the integrand is below e^-60 and taken in
+#   96 steps; and Hankel's integral (DLMF 10.17 / Watson 7.2), with u = s²,
+#   H_nu(x) = sqrt(2 / (pi x)) e^(i(x - nu pi/2 - pi/4)) / Gamma(nu + 1/2)
+#             * int_0^inf 2 s^(2 nu) e^(-s²) (1 + i s² / (2 x))^(nu - 1/2) ds,
+#   whose real part is J_nu and imaginary part Y_nu; its branch point lies sqrt(x) >= 1.4 off
+#   the real axis, so steps of 0.2 out to s = 6.6 reach double precision.
+# torch evaluates Cephes' rational approximations instead: values agree to a few ulp (relative
+# accuracy is lost near the zeros of Y0 and Y1 by both, differently).
+
+_EULER_GAMMA = 0.5772156649015329
+_SERIES_TERMS = 25
+_HANKEL_S = [0.2 * k for k in range(34)]
+
+
+def _small_x_series(xp, x):
+    """(J0, J1, I0, I1, sum_k H_k (-t)^k... ) pieces for x <= 2: the power series' partial sums
+    A0 = sum t^k/(k!)² (I0), B0 = sum (-t)^k/(k!)² (J0), A1, B1 (I1, J1 without x/2), and the
+    digamma-weighted sums the second-kind functions add."""
+    t = x * x / 4.0
+    term = xp.ones_like(x)  # t^k / (k!)², then t^k / (k! (k+1)!) alongside
+    term1 = xp.ones_like(x)
+    sums = {name: xp.zeros_like(x) for name in ("i0", "j0", "i1", "j1", "k0", "y0", "k1", "y1")}
+    harmonic = 0.0
+    for k in range(_SERIES_TERMS):
+        if k:
+            term = term * t / (k * k)
+            term1 = term1 * t / (k * (k + 1))
+            harmonic += 1.0 / k
+        sign = -1.0 if k % 2 else 1.0
+        psi_k1 = -_EULER_GAMMA + harmonic  # psi(k + 1)
+        psi_k2 = psi_k1 + 1.0 / (k + 1)  # psi(k + 2)
+        sums["i0"] = sums["i0"] + term
+        sums["j0"] = sums["j0"] + sign * term
+        sums["i1"] = sums["i1"] + term1
+        sums["j1"] = sums["j1"] + sign * term1
+        sums["k0"] = sums["k0"] + harmonic * term
+        sums["y0"] = sums["y0"] - sign * harmonic * term  # (-1)^(k+1) H_k t^k / (k!)²
+        sums["k1"] = sums["k1"] + (psi_k1 + psi_k2) * term1
+        sums["y1"] = sums["y1"] + sign * (psi_k1 + psi_k2) * term1
+    return sums
+
+
+def _k_small(xp, x, order: int):
+    s = _small_x_series(xp, x)
+    log_half = xp.log(x / 2.0)
+    if order == 0:
+        return -(log_half + _EULER_GAMMA) * s["i0"] + s["k0"]
+    i1 = x / 2.0 * s["i1"]
+    return 1.0 / x + log_half * i1 - x / 4.0 * s["k1"]
+
+
+def _y_small(xp, x, order: int):
+    s = _small_x_series(xp, x)
+    log_half = xp.log(x / 2.0)
+    if order == 0:
+        return 2.0 / math.pi * ((log_half + _EULER_GAMMA) * s["j0"] + s["y0"])
+    j1 = x / 2.0 * s["j1"]
+    return -2.0 / (math.pi * x) + 2.0 / math.pi * log_half * j1 - x / (2.0 * math.pi) * s["y1"]
+
+
+def _k_scaled_large(xp, x, order: float):
+    """K_order(x) e^x for x > 2 by the trapezoidal rule (NOTE above)."""
+    steps = 96
+    h = 2.0 * xp.arcsinh(xp.sqrt(30.0 / x)) / steps  # 2 x sinh²(t/2) = 60 at the cut
+    total = 0.5 * xp.ones_like(x)  # the t = 0 end, halved
+    for k in range(1, steps + 1):
+        t = h * k
+        sh = xp.sinh(t / 2.0)
+        total = total + xp.exp(-2.0 * x * sh * sh) * xp.cosh(order * t)
+    return total * h
+
+
+def _hankel_large(xp, x, order: int):
+    """(J_order(x), Y_order(x)) for x > 2 from Hankel's integral (NOTE above)."""
+    w = 0.5 / x
+    total = 0
+    for k, s in enumerate(_HANKEL_S):
+        s2 = s * s
+        factor = (1.0 + 1j * s2 * w) ** (order - 0.5)
+        term = (2.0 * s2**order * math.exp(-s2)) * factor
+        total = total + (0.5 * term if k == 0 else term)
+    total = total * 0.2 / math.gamma(order + 0.5)
+    phase = x - (2 * order + 1) * math.pi / 4.0
+    h = xp.sqrt(2.0 / (math.pi * x)) * (xp.cos(phase) + 1j * xp.sin(phase)) * total
+    return h.real, h.imag
+
+
+def _second_kind(input, op: str, order: int, kind: str, out):
+    x = _forward_only(input, op)
+    xp = x._device.backend.xp
+    a = x._data.astype("float64")
+    small = a <= 2.0
+    lo = xp.where(small & (a > 0), a, 1.0)
+    hi = xp.where(small | ~(a < math.inf), 3.0, a)  # inf and NaN handled below
+    if kind == "y":
+        res = xp.where(small, _y_small(xp, lo, order), _hankel_large(xp, hi, order)[1])
+        res = xp.where(a == 0, -math.inf, res)
+        res = xp.where(a == math.inf, math.nan, res)  # torch's (the limit is 0)
+    else:
+        scaled = kind == "k_scaled"
+        near = _k_small(xp, lo, order)
+        far = _k_scaled_large(xp, hi, order)
+        res = xp.where(
+            small, near * xp.exp(lo) if scaled else near, far if scaled else far * xp.exp(-hi)
+        )
+        res = xp.where(a == 0, math.inf, res)
+        res = xp.where(a == math.inf, 0.0, res)
+    res = xp.where((a < 0) | xp.isnan(a), math.nan, res)
+    return _float64_result(x, res, out)
+
+
+def bessel_y0(input, *, out=None):
+    """The Bessel function of the second kind, order 0. Mirrors torch.special.bessel_y0 (not
+    differentiable, as torch); see NOTE [ Bessel functions of the second kind ]."""
+    return _second_kind(input, "bessel_y0", 0, "y", out)
+
+
+def bessel_y1(input, *, out=None):
+    """The Bessel function of the second kind, order 1. Mirrors torch.special.bessel_y1 (not
+    differentiable, as torch); see NOTE [ Bessel functions of the second kind ]."""
+    return _second_kind(input, "bessel_y1", 1, "y", out)
+
+
+def modified_bessel_k0(input, *, out=None):
+    """The modified Bessel function of the second kind, order 0. Mirrors
+    torch.special.modified_bessel_k0 (not differentiable, as torch)."""
+    return _second_kind(input, "modified_bessel_k0", 0, "k", out)
+
+
+def modified_bessel_k1(input, *, out=None):
+    """The modified Bessel function of the second kind, order 1. Mirrors
+    torch.special.modified_bessel_k1 (not differentiable, as torch)."""
+    return _second_kind(input, "modified_bessel_k1", 1, "k", out)
+
+
+def scaled_modified_bessel_k0(input, *, out=None):
+    """K0(x) e^x, finite where K0 underflows. Mirrors torch.special.scaled_modified_bessel_k0
+    (not differentiable, as torch)."""
+    return _second_kind(input, "scaled_modified_bessel_k0", 0, "k_scaled", out)
+
+
+def scaled_modified_bessel_k1(input, *, out=None):
+    """K1(x) e^x, finite where K1 underflows. Mirrors torch.special.scaled_modified_bessel_k1
+    (not differentiable, as torch)."""
+    return _second_kind(input, "scaled_modified_bessel_k1", 1, "k_scaled", out)
+
+
+# --- orthogonal polynomials ---
+
+# NOTE [ Orthogonal polynomials ]
+# torch evaluates P_n(x) per element with n truncated to an integer (n as a float: 2.5 -> 2;
+# NaN, inf or beyond int64 read as negative), 0 for n < 0, fixed values at the interval ends,
+# a closed form for the Chebyshev kinds inside the interval once n is past a threshold, and
+# else the three-term recurrence from P_0 = 1 and P_1. minitorch runs the same recurrence on
+# whole arrays, in the same operation order, each element stopping at its own n; the steps are
+# bounded by the largest n: a Python number n on a GPU bounds them itself, a tensor n there is
+# read back to the host (one sync per call; torch's kernel loops per element on the device).
+# Differences from torch: a NaN x gives NaN (torch's kernel returns an unrelated value for
+# some kinds); the GPU read of a tensor n.
+
+
+def _poly_args(input, n, op: str):
+    """(x, n as int64, device, xp): x and n broadcast and promoted as torch's binary kernels
+    do (integers to the default float), as arrays."""
+    if not isinstance(input, Tensor) and not isinstance(n, Tensor):
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got "
+            f"({type(input).__name__}, {type(n).__name__})"
+        )
+    a, b, dt = promote_float(input, n, op)
+    a, b = (v if not isinstance(v, Tensor) or v.dtype is dt else cast(v, dt) for v in (a, b))
+    a = a if isinstance(a, Tensor) else cast(scalar_like(a, b), dt)
+    b = b if isinstance(b, Tensor) else cast(scalar_like(b, a), dt)
+    if a._data.dtype.itemsize < 4:
+        raise _not_implemented(f"{op}_cpu", dt)
+    xp = a._device.backend.xp
+    x, nf = xp.broadcast_arrays(a._data, b._data)
+    # n to int64 as torch's C++ cast: NaN, inf and out-of-range come out negative (a zero
+    # polynomial); in range, truncated toward zero
+    nn = xp.where(xp.abs(nf) < 2.0**63, nf, -1).astype("int64")
+    return x, nn, a._device, xp
+
+
+def _fused(a, b, c):
+    """a * b - c as torch's compiled kernels compute it, a fused multiply-add: the product is not
+    rounded (so it does not overflow float32 on its own; inf - inf would be NaN where torch
+    gets -inf). Emulated for float32 through float64, where the product is exact; float64 is
+    left to round the product (last-bit differences)."""
+    if a.dtype.itemsize != 4:
+        return a * b - c
+    return (a.astype("float64") * b - c).astype("float32")
+
+
+def _recurrence(xp, n, p, q, need, step, on_host, n_number):
+    """P_n by P_{k+1} = step(k, P_k, P_{k-1}) from P_0 = p and P_1 = q, each element stopping at
+    its own n. The steps run to the largest n that needs them, read from the arrays on the host;
+    on a GPU to a Python number n itself (no device read), or, for a tensor n, to its largest
+    value read back (the one host sync: see NOTE [ Orthogonal polynomials ])."""
+    if on_host or n_number is None:
+        kmax = int(xp.where(need, n, 0).max()) if n.size else 0
+    else:
+        kmax = int(n_number) if abs(n_number) < 2.0**63 else 0
+    for k in range(1, kmax):
+        r = step(k, q, p)
+        live = n > k
+        p, q = xp.where(live, q, p), xp.where(live, r, q)
+        # a long run over |x| > 1 overflows: once every running value has, nothing changes
+        if (
+            on_host
+            and k % 256 == 0
+            and not bool(xp.isfinite(xp.where(live & need, q, math.inf)).any())
+        ):
+            break
+    return q
+
+
+def _polynomial(input, n, op, out, *, first, step, ends=None, closed=None):
+    """The evaluation NOTE [ Orthogonal polynomials ] describes. first(x) -> P_1;
+    step(x, k, P_k, P_{k-1}) -> P_{k+1}; ends(xp, x, n) -> (where x is at an end, the values
+    there); closed = (threshold, arg(x), form(xp, x, n)): the closed form where |arg(x)| < 1
+    and n > threshold."""
+    n_number = n if isinstance(n, (int, float)) and not isinstance(n, bool) else None
+    x, n, dev, xp = _poly_args(input, n, op)
+    one = xp.ones_like(x)
+    p1 = first(x)
+    need = n > 1
+    if closed is not None:
+        threshold, arg, form = closed
+        inside = (xp.abs(arg(x)) < 1) & (n > threshold)
+        need = need & ~inside
+    if ends is not None:
+        at_end, end_values = ends(xp, x, n)
+        need = need & ~at_end
+    on_host = dev.type == "cpu"
+    res = _recurrence(xp, n, one, p1, need, lambda k, q, p: step(x, k, q, p), on_host, n_number)
+    res = xp.where(n == 1, p1, xp.where(n == 0, one, res))
+    if closed is not None:
+        res = xp.where(inside, form(xp, x, n), res)
+    if ends is not None:
+        res = xp.where(at_end, end_values, res)
+    res = xp.where(n < 0, 0, res).astype(x.dtype, copy=False)
+    return _out(_make(_arr(xp, res), dev, False, None), out)
+
+
+# The Chebyshev kinds: P_1 from y (x, or 2x - 1 when shifted), the closed form inside (-1, 1)
+# with theta = acos(y), and the values at y = 1 and y = -1 ((-1)^n times the second).
+_CHEBYSHEV = {
+    "t": (lambda y: y, lambda xp, t, nf: xp.cos(nf * t), (1, 1), (1, 1)),
+    "u": (
+        lambda y: y + y,
+        lambda xp, t, nf: xp.sin((nf + 1) * t) / xp.sin(t),
+        ("n+1", 1),
+        ("n+1", 1),
+    ),
+    "v": (
+        lambda y: y + y - 1,
+        lambda xp, t, nf: xp.cos((nf + 0.5) * t) / xp.cos(t / 2),
+        (1, 1),
+        ("2n+1", 1),
+    ),
+    "w": (
+        lambda y: y + y + 1,
+        lambda xp, t, nf: xp.sin((nf + 0.5) * t) / xp.sin(t / 2),
+        ("2n+1", 1),
+        (1, 1),
+    ),
+}
+
+
+def _end_value(spec, n):
+    value = spec[0]
+    return n + 1 if value == "n+1" else 2 * n + 1 if value == "2n+1" else 1
+
+
+def _chebyshev(kind: str, shifted: bool, input, n, out):
+    op = ("shifted_" if shifted else "") + f"chebyshev_polynomial_{kind}"
+    p1_of, form, at_one, at_minus_one = _CHEBYSHEV[kind]
+
+    def arg(x):
+        return x + x - 1 if shifted else x
+
+    def ends(xp, x, n):
+        hi = x == 1
+        lo = (x == 0) if shifted else (x == -1)
+        sign = xp.where(n % 2 == 1, -1, 1)
+        values = xp.where(hi, _end_value(at_one, n), sign * _end_value(at_minus_one, n))
+        return hi | lo, values
+
+    def closed_form(xp, x, n):
+        return form(xp, xp.arccos(arg(x)), n.astype(x.dtype))
+
+    # torch takes the closed form from degree 7 for T and the shifted kinds, 9 for U, V, W
+    threshold = 6 if kind == "t" or shifted else 8
+    return _polynomial(
+        input,
+        n,
+        op,
+        out,
+        first=lambda x: p1_of(arg(x)),
+        step=lambda x, k, q, p: _fused(arg(x) + arg(x), q, p),
+        ends=ends,
+        closed=(threshold, arg, closed_form),
+    )
+
+
+def chebyshev_polynomial_t(input, n, *, out=None):
+    """The Chebyshev polynomial of the first kind T_n(input). Mirrors
+    torch.special.chebyshev_polynomial_t (not differentiable, as torch); see
+    NOTE [ Orthogonal polynomials ]."""
+    return _chebyshev("t", False, input, n, out)
+
+
+def chebyshev_polynomial_u(input, n, *, out=None):
+    """The Chebyshev polynomial of the second kind U_n(input). Mirrors
+    torch.special.chebyshev_polynomial_u (not differentiable, as torch)."""
+    return _chebyshev("u", False, input, n, out)
+
+
+def chebyshev_polynomial_v(input, n, *, out=None):
+    """The Chebyshev polynomial of the third kind V_n(input). Mirrors
+    torch.special.chebyshev_polynomial_v (not differentiable, as torch)."""
+    return _chebyshev("v", False, input, n, out)
+
+
+def chebyshev_polynomial_w(input, n, *, out=None):
+    """The Chebyshev polynomial of the fourth kind W_n(input). Mirrors
+    torch.special.chebyshev_polynomial_w (not differentiable, as torch)."""
+    return _chebyshev("w", False, input, n, out)
+
+
+def shifted_chebyshev_polynomial_t(input, n, *, out=None):
+    """T_n(2 input - 1). Mirrors torch.special.shifted_chebyshev_polynomial_t."""
+    return _chebyshev("t", True, input, n, out)
+
+
+def shifted_chebyshev_polynomial_u(input, n, *, out=None):
+    """U_n(2 input - 1). Mirrors torch.special.shifted_chebyshev_polynomial_u."""
+    return _chebyshev("u", True, input, n, out)
+
+
+def shifted_chebyshev_polynomial_v(input, n, *, out=None):
+    """V_n(2 input - 1). Mirrors torch.special.shifted_chebyshev_polynomial_v."""
+    return _chebyshev("v", True, input, n, out)
+
+
+def shifted_chebyshev_polynomial_w(input, n, *, out=None):
+    """W_n(2 input - 1). Mirrors torch.special.shifted_chebyshev_polynomial_w."""
+    return _chebyshev("w", True, input, n, out)
+
+
+def hermite_polynomial_h(input, n, *, out=None):
+    """The physicists' Hermite polynomial H_n(input): H_{k+1} = 2x H_k - 2k H_{k-1}. Mirrors
+    torch.special.hermite_polynomial_h (not differentiable, as torch)."""
+    return _polynomial(
+        input,
+        n,
+        "hermite_polynomial_h",
+        out,
+        first=lambda x: x + x,
+        step=lambda x, k, q, p: _fused(x + x, q, (2 * k) * p),
+    )
+
+
+def hermite_polynomial_he(input, n, *, out=None):
+    """The probabilists' Hermite polynomial He_n(input): He_{k+1} = x He_k - k He_{k-1}.
+    Mirrors torch.special.hermite_polynomial_he (not differentiable, as torch)."""
+    return _polynomial(
+        input,
+        n,
+        "hermite_polynomial_he",
+        out,
+        first=lambda x: x,
+        step=lambda x, k, q, p: _fused(x, q, k * p),
+    )
+
+
+def laguerre_polynomial_l(input, n, *, out=None):
+    """The Laguerre polynomial L_n(input): (k + 1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}, 1 at
+    x = 0. Mirrors torch.special.laguerre_polynomial_l (not differentiable, as torch)."""
+
+    def ends(xp, x, n):
+        return x == 0, xp.ones_like(x)
+
+    return _polynomial(
+        input,
+        n,
+        "laguerre_polynomial_l",
+        out,
+        first=lambda x: 1 - x,
+        step=lambda x, k, q, p: _fused((k + k) + (1 - x), q, k * p) / (k + 1),
+        ends=ends,
+    )
+
+
+def legendre_polynomial_p(input, n, *, out=None):
+    """The Legendre polynomial P_n(input): (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}.
+    Mirrors torch.special.legendre_polynomial_p (not differentiable, as torch)."""
+
+    def ends(xp, x, n):
+        at = xp.abs(x) == 1
+        values = xp.where((x > 0) | (n % 2 == 0), 1, -1).astype(x.dtype)
+        return at, values
+
+    return _polynomial(
+        input,
+        n,
+        "legendre_polynomial_p",
+        out,
+        first=lambda x: x,
+        step=lambda x, k, q, p: _fused((k + k + 1) * x, q, k * p) / (k + 1),
+        ends=ends,
+    )

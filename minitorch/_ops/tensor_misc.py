@@ -278,13 +278,14 @@ def empty_strided(
 ) -> Tensor:
     """An uninitialized (here zero-filled) tensor of `size` laid out with `stride` (in
     elements) over memory of its own. Mirrors torch.empty_strided."""
-    from minitorch._factories import empty
+    from minitorch._factories import _shape_seq, empty
 
-    size, stride = tuple(size), tuple(stride)
+    # torch's size check: "Trying to create tensor with negative dimension -3: [2, -3]"
+    size, stride = _shape_seq(size, "empty_strided", 1), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
-            f"empty_strided: mismatch in length of strides and shape ({len(stride)} strides "
-            f"for {len(size)} dimensions)"
+            f"empty_strided: dimensionality of sizes ({len(size)}) must match dimensionality of "
+            f"strides ({len(stride)})"
         )
     if any(s < 0 for s in stride):
         raise RuntimeError(
@@ -360,8 +361,18 @@ def map2_(self, x, y, callable):
 
 def _spacings(spacing, dims, input: Tensor):
     """One spacing per dim: a number or a 1-D coordinates tensor."""
-    if isinstance(spacing, (int, float)) and not isinstance(spacing, builtins.bool):
-        return [spacing] * len(dims)
+    if spacing is None or isinstance(spacing, (int, float)):
+        # torch parses None and bool as the Number overload (None -> 1, True -> 1)
+        return [1 if spacing is None else +spacing] * len(dims)  # +True is 1
+    if isinstance(spacing, Tensor):
+        if spacing.ndim == 0:
+            # torch reads a 0-d tensor as a Number; kept as a tensor (no host read), it still
+            # acts as one: a 0-d operand does not widen the data's dtype
+            return [spacing] * len(dims)
+        raise TypeError(
+            "gradient(): spacing must be a number, or a tuple of numbers or of 1-D coordinate "
+            f"tensors (one per dim), but got a {spacing.ndim}-D Tensor"
+        )
     spacing = list(spacing)
     if len(spacing) != len(dims):
         raise RuntimeError(
@@ -397,6 +408,7 @@ def _gradient_dim(f: Tensor, d: int, h, edge_order: int) -> Tensor:
         return f.narrow(d, start, length)
 
     if not isinstance(h, Tensor) or h.ndim == 0:
+        f = _to_float(f, "gradient")
         interior = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
         if edge_order == 1:
             first = (part(1, 1) - part(0, 1)) / h
@@ -405,8 +417,11 @@ def _gradient_dim(f: Tensor, d: int, h, edge_order: int) -> Tensor:
             first = (part(0, 1) * -3 + part(1, 1) * 4 - part(2, 1)) / (2 * h)
             last = (part(n - 1, 1) * 3 - part(n - 2, 1) * 4 + part(n - 3, 1)) / (2 * h)
         return cat([first, interior, last], dim=d)
-    x = h.to(f.dtype)
-    dx = x[1:] - x[:-1]
+    # The coefficients are computed in the coordinates' dtype (int coordinates divide into the
+    # default float) and only then meet the data, so the result promotes as torch's does:
+    # float32 data with float64 coordinates gives float64, float64 data with float32
+    # coordinates uses float32 coefficients.
+    dx = h[1:] - h[:-1]
     hl = _along(dx[:-1], d, f.ndim)
     hr = _along(dx[1:], d, f.ndim)
     a = -hr / (hl * (hl + hr))
@@ -440,25 +455,29 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     _check_tensor(input, "gradient")
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
-    if input._data.dtype.kind == "b":
-        raise RuntimeError(
-            "gradient(): Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
+    if input._data.dtype == "uint8":
+        raise RuntimeError("torch.gradient does not support uint8 input.")
     if dim is None:
         dims = list(range(input.ndim))
     elif isinstance(dim, int):
         dims = [wrap_dim(dim, input.ndim, "gradient")]
     else:
         dims = [wrap_dim(d, input.ndim, "gradient") for d in dim]
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if input._data.dtype.kind == "b":
+        raise RuntimeError(
+            "gradient(): Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError(
                 "torch.gradient expected each dimension size to be at least edge_order+1"
             )
-    f = _to_float(input, "gradient")
     hs = _spacings(spacing, dims, input)
-    return tuple(_gradient_dim(f, d, h, edge_order) for d, h in zip(dims, hs, strict=True))
+    return tuple(_gradient_dim(input, d, h, edge_order) for d, h in zip(dims, hs, strict=True))
 
 
 # --- histogramdd ---
