@@ -49,6 +49,16 @@ def _set_group_value(group: dict, key: str, value) -> None:
         group[key] = value
 
 
+# NOTE [ Param groups added after the scheduler ]
+# A scheduler records one value per param group when it is built (base_lrs, lr_lambdas,
+# CyclicLR's bounds). A group added later with add_param_group has none, so, as in torch, the
+# schedulers pair groups with values through zip(..., strict=True): those whose new lr would
+# need the missing values (LambdaLR, MultiplicativeLR, CyclicLR, CosineAnnealingWarmRestarts,
+# CosineAnnealingLR at the bottom of a cosine, every closed form `step(epoch)`) raise
+# ValueError at the next step instead of silently leaving the new group unscheduled; those
+# that only scale each group's current lr (StepLR, ExponentialLR, ...) schedule it too.
+
+
 class _Flag:
     """Sets a boolean attribute of a scheduler for the duration of a block."""
 
@@ -141,7 +151,8 @@ class LRScheduler:
                     values = self._get_closed_form_lr()
                 else:
                     values = self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values, strict=False):
+        # See NOTE [ Param groups added after the scheduler ]
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 

@@ -81,7 +81,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self.last_epoch = math.floor(epoch)
         with _Flag(self, "_get_lr_called_within_step"):
             values = self.get_lr()
-        for group, lr in zip(self.optimizer.param_groups, values, strict=False):
+        # See NOTE [ Param groups added after the scheduler ]
+        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
@@ -111,7 +112,7 @@ class CyclicLR(LRScheduler):
         self.optimizer = optimizer
         base_lrs = _format_param("base_lr", optimizer, base_lr)
         if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups, strict=False):
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
                 _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
         step_size_up = float(step_size_up)
@@ -175,14 +176,14 @@ class CyclicLR(LRScheduler):
         scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
         lrs = [
             base_lr + (max_lr - base_lr) * scale_factor * scale
-            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=False)
+            for base_lr, max_lr in zip(self.base_lrs, self.max_lrs, strict=True)
         ]
         if self.cycle_momentum:
             momentums = [
                 max_m - (max_m - base_m) * scale_factor * scale
-                for base_m, max_m in zip(self.base_momentums, self.max_momentums, strict=False)
+                for base_m, max_m in zip(self.base_momentums, self.max_momentums, strict=True)
             ]
-            for group, momentum in zip(self.optimizer.param_groups, momentums, strict=False):
+            for group, momentum in zip(self.optimizer.param_groups, momentums, strict=True):
                 _set_momentum(group, momentum, self.use_beta1)
         return lrs
 
@@ -216,7 +217,7 @@ def _init_momentum_cycle(sched, optimizer, base_momentum, max_momentum, last_epo
             _format_param("max_momentum", optimizer, max_momentum),
             _format_param("base_momentum", optimizer, base_momentum),
             optimizer.param_groups,
-            strict=False,
+            strict=True,
         ):
             _set_momentum(group, max_m, sched.use_beta1)
             group["max_momentum"] = max_m

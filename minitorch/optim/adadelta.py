@@ -7,6 +7,7 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
     _add_square_,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -22,7 +23,8 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """Mirrors torch.optim.Adadelta: state `step`, `square_avg`, `acc_delta`.
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -70,8 +72,11 @@ class Adadelta(Optimizer):
         p -= lr d."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
-            rho = group["rho"]
+            if group["capturable"]:
+                _check_capturable(group, xla=False)
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+            rho, differentiable = group["rho"], group["differentiable"]
+            lr = _scalar(lr, "add_(): argument 'alpha'" if differentiable else None)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -85,7 +90,13 @@ class Adadelta(Optimizer):
                 # See NOTE [ Updates through the in-place fast path ]
                 _add_square_(square_avg.mul_(rho), grad, 1 - rho)
                 std = square_avg.add(eps).sqrt()
-                delta = acc_delta.add(eps).sqrt().div_(std).mul_(grad)
+                delta = acc_delta.add(eps).sqrt()
+                if differentiable:  # See NOTE [ Differentiable optimizer steps ]
+                    delta = delta.clone().div_(std).mul_(grad)
+                    acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))
+                    p.sub_(delta.mul(lr))
+                    continue
+                delta.div_(std).mul_(grad)
                 acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))
                 p.sub_(delta.mul_(lr))
         return loss

@@ -93,8 +93,9 @@ class Adagrad(Optimizer):
         """s += g^2;  p -= lr / (1 + (t-1) lr_decay) * g / (sqrt(s) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
-            lr_decay = group["lr_decay"]
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+            lr_decay, differentiable = group["lr_decay"], group["differentiable"]
+            lr = _scalar(lr, "addcdiv_(): argument 'value'" if differentiable else None)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:  # a parameter added with add_param_group
@@ -106,6 +107,8 @@ class Adagrad(Optimizer):
                 state_sum = state["sum"]
                 # See NOTE [ Updates through the in-place fast path ]
                 _add_square_(state_sum, grad, 1)
-                std = state_sum.sqrt().add_(eps)
+                std = state_sum.sqrt()
+                # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
+                std = std.add(eps) if differentiable else std.add_(eps)
                 p.sub_(grad.div(std).mul_(clr))
         return loss

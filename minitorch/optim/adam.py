@@ -9,9 +9,11 @@ from minitorch.optim.optimizer import (
     _add_square_,
     _advance,
     _check_betas,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _keep_grad,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -25,9 +27,11 @@ class Adam(Optimizer):
     """Mirrors torch.optim.Adam: state `step` (0-d on the CPU), `exp_avg`,
     `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
 
-    Differences from torch: `foreach`, `fused` and `capturable` are accepted and change
-    nothing (one loop over the parameters; the step count stays on the CPU either way, see
-    NOTE [ Optimizer scalars stay off the device ]); betas given as tensors are used as numbers.
+    Differences from torch: `foreach` and `fused` are accepted and change nothing (one loop
+    over the parameters); `capturable` only checks that the parameters are on a device, as
+    torch asserts (the step count stays on the CPU either way, see NOTE [ Optimizer scalars
+    stay off the device ]); betas given as tensors are used as numbers, except in a
+    differentiable step where they require grad.
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -100,9 +104,12 @@ class Adam(Optimizer):
         p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            if group["capturable"]:
+                _check_capturable(group)
             lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
+            differentiable = group["differentiable"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -111,6 +118,9 @@ class Adam(Optimizer):
                     state["exp_avg_sq"] = minitorch.zeros_like(p)
                     if amsgrad:
                         state["max_exp_avg_sq"] = minitorch.zeros_like(p)
+                if differentiable:  # See NOTE [ Differentiable optimizer steps ]
+                    _differentiable_update(p, grad, state, group)
+                    continue
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 step = _advance(state["step"])
 
@@ -133,6 +143,42 @@ class Adam(Optimizer):
                     denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
                 p.sub_(exp_avg.div(denom).mul_(step_size))
         return loss
+
+
+def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) -> None:
+    """One Adam step autograd can go through, with torch's formulas for differentiable=True:
+    bias corrections from the step tensor, tensor lr/betas/weight_decay kept as tensors, the
+    max and the first moment cloned before a backward saves them (they change in place next
+    step). See NOTE [ Differentiable optimizer steps ]."""
+    lr, eps = _keep_grad(group["lr"]), group["eps"]
+    weight_decay = _keep_grad(group["weight_decay"])
+    beta1, beta2 = (_keep_grad(b) for b in group["betas"])
+    exp_avg, exp_avg_sq, step = state["exp_avg"], state["exp_avg_sq"], state["step"]
+    step.add_(1)
+    if weight_decay != 0:
+        if group["decoupled_weight_decay"]:
+            p.mul_(1 - lr * weight_decay)
+        elif isinstance(weight_decay, Tensor):  # p is changed in place below
+            grad = grad.addcmul_(p.clone(), weight_decay)
+        else:
+            grad = grad.add(p, alpha=weight_decay)
+    exp_avg.lerp_(grad, 1 - beta1)
+    if isinstance(beta2, Tensor):  # lerp: a tensor weight (addcmul_ takes only a number)
+        exp_avg_sq.lerp_(grad.square(), 1 - beta2)
+    else:
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+    # (Pow saves its exponent for the base's gradient, and `step` changes in place next step)
+    bias_correction1 = 1 - beta1 ** (step.clone() if isinstance(beta1, Tensor) else step)
+    bias_correction2 = 1 - beta2 ** (step.clone() if isinstance(beta2, Tensor) else step)
+    step_size_neg = (lr / bias_correction1).neg()
+    if group["amsgrad"]:
+        max_sq = state["max_exp_avg_sq"]
+        max_sq.copy_(minitorch.maximum(max_sq.clone(), exp_avg_sq))
+        exp_avg_sq = max_sq
+    denom = (exp_avg_sq.sqrt() / (bias_correction2.sqrt() * step_size_neg)).add_(
+        eps / step_size_neg
+    )
+    p.addcdiv_(exp_avg.clone(), denom)
 
 
 class AdamW(Adam):

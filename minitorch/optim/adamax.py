@@ -8,6 +8,7 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _advance,
     _check_betas,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -23,7 +24,8 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """Mirrors torch.optim.Adamax: state `step`, `exp_avg`, `exp_inf`.
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -69,8 +71,12 @@ class Adamax(Optimizer):
         """m = lerp(m, g, 1-b1), u = max(b2 u, |g| + eps), p -= lr/(1-b1^t) m/u."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            if group["capturable"]:
+                _check_capturable(group)
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             beta1, beta2 = group["betas"]
+            differentiable = group["differentiable"]
+            lr = _scalar(lr, "addcdiv_(): argument 'value'" if differentiable else None)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -83,7 +89,11 @@ class Adamax(Optimizer):
                     grad = p.mul(weight_decay).add_(grad)
                 # See NOTE [ Updates through the in-place fast path ]
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
-                minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
+                if differentiable:  # out= records no graph: NOTE [ Differentiable optimizer steps ]
+                    norms = minitorch.stack([exp_inf.mul_(beta2), grad.abs().add_(eps)])
+                    exp_inf.copy_(norms.amax(0))
+                else:
+                    minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
                 clr = lr / (1 - beta1**step)
                 p.sub_(exp_avg.div(exp_inf).mul_(clr))
         return loss

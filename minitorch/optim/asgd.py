@@ -7,6 +7,7 @@ from minitorch import _dtype
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -25,7 +26,8 @@ class ASGD(Optimizer):
 
     The update reads `eta` and `mu` as tensors and computes their next values with tensor
     math from `step` (torch's capturable formulas in float64), so nothing is read back to the
-    host. Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    host. Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -73,6 +75,8 @@ class ASGD(Optimizer):
         loss = _closure_loss(closure)
         scalar_dtype, f64 = _scalar_dtype(), _dtype.float64
         for group in self.param_groups:
+            if group["capturable"]:
+                _check_capturable(group, "params, mus, etas, and state_steps")
             lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             for p, grad in _params_with_grad(group):

@@ -90,7 +90,7 @@ class LambdaLR(_LambdaStateMixin, LRScheduler):
         _warn_get_lr_called_within_step(self)
         return [
             base_lr * fn(self.last_epoch)
-            for fn, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=False)
+            for fn, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)
         ]
 
 
@@ -111,7 +111,7 @@ class MultiplicativeLR(_LambdaStateMixin, LRScheduler):
             return _group_values(self.optimizer, "lr")
         return [
             group["lr"] * fn(self.last_epoch)
-            for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=False)
+            for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups, strict=True)
         ]
 
 
@@ -310,12 +310,12 @@ class CosineAnnealingLR(LRScheduler):
             return [
                 eta_min
                 + (base_lr - eta_min) * (1 + math.cos(self.last_epoch * math.pi / T_max)) / 2
-                for base_lr in self.base_lrs
+                for base_lr, _ in zip(self.base_lrs, groups, strict=True)
             ]
         if (self.last_epoch - 1 - T_max) % (2 * T_max) == 0:  # the bottom of a cosine
             return [
                 group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / T_max)) / 2
-                for base_lr, group in zip(self.base_lrs, groups, strict=False)
+                for base_lr, group in zip(self.base_lrs, groups, strict=True)
             ]
         ratio = (1 + math.cos(math.pi * self.last_epoch / T_max)) / (
             1 + math.cos(math.pi * (self.last_epoch - 1) / T_max)

@@ -9,9 +9,11 @@ from minitorch.optim.optimizer import (
     _add_square_,
     _advance,
     _check_betas,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _keep_grad,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -25,7 +27,8 @@ class NAdam(Optimizer):
     """Mirrors torch.optim.NAdam: state `step`, `mu_product` (both 0-d on the CPU),
     `exp_avg`, `exp_avg_sq`.
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -78,7 +81,11 @@ class NAdam(Optimizer):
         + mu_{t+1} m / (1 - prod mu * mu_{t+1})] / (sqrt(v/(1-b2^t)) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            if group["capturable"]:
+                _check_capturable(group, "params, mu_products and state_steps")
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+            differentiable = group["differentiable"]
+            lr = _keep_grad(lr) if differentiable else _scalar(lr)
             beta1, beta2 = group["betas"]
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
@@ -101,6 +108,14 @@ class NAdam(Optimizer):
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product_t.mul_(mu)  # on the CPU in the scalar dtype, as torch keeps it
+                if differentiable:  # See NOTE [ Differentiable optimizer steps ]
+                    exp_avg.lerp_(grad, 1 - beta1)
+                    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                    denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)
+                    mu_product_next = mu_product_t * mu_next
+                    p.addcdiv_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product_t)), denom)
+                    p.addcdiv_(exp_avg * (-lr * mu_next / (1.0 - mu_product_next)), denom)
+                    continue
                 mu_product = mu_product_t.item()
                 mu_product_next = mu_product * mu_next
 

@@ -14,6 +14,7 @@ import minitorch
 from minitorch import _dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
+from minitorch.autograd.grad_mode import state as grad_state
 from minitorch.nn.modules._hooks import RemovableHandle
 
 # What an optimizer's `params` may be (custom optimizers annotate with it, as torch's)
@@ -123,6 +124,20 @@ def _run_with_hooks(self, func, args, kwargs):
 # updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
 # p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
 # w < 0.5), v.addcmul_(g, g, value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
+
+
+# NOTE [ Differentiable optimizer steps ]
+# With differentiable=True, step() runs with grad mode on (see _use_grad_for_differentiable), so
+# the update is recorded and one can backprop through steps (hypergradients, meta-learning).
+# The default updates (NOTE [ Updates through the in-place fast path ]) write in place into
+# tensors that a backward saves (sqrt's output, a moment a division saved last step) and
+# read tensor hyperparameters as numbers; so each optimizer takes torch's own formulas for
+# that mode on a separate branch: out-of-place where torch is, clones where torch clones
+# (a moment before the parameter update saves it), and a tensor hyperparameter that requires
+# grad kept as a tensor where torch keeps it (_keep_grad) -- or a TypeError where torch
+# takes it as a Number (_scalar's `arg`). Where torch's own formulas save a tensor that the
+# next step changes in place (AMSGrad's maximum, Adamax, a centered RMSprop), backward
+# through several steps raises here as it does in torch. The default path is unchanged.
 
 
 class Optimizer:
@@ -458,13 +473,49 @@ def _closure_loss(closure):
         return closure()
 
 
-def _scalar(x):
+def _scalar(x, arg: str | None = None):
     """A hyperparameter as a Python number. A tensor `lr` is read on the host: free for a CPU
     tensor (the usual case); a device tensor costs one read per group per step, as torch's
-    non-capturable kernels, which take the lr as a Scalar, also pay."""
+    non-capturable kernels, which take the lr as a Scalar, also pay.
+
+    `arg` names the torch argument that takes the value as a Number ("addcdiv_(): argument
+    'value'"): in a differentiable step a tensor that requires grad cannot become a number
+    without losing its gradient, and torch raises TypeError there. See NOTE [ Differentiable
+    optimizer steps ]."""
     if isinstance(x, Tensor):
+        if arg is not None and x.requires_grad and grad_state.enabled:
+            raise TypeError(f"{arg} must be Number, not Tensor")
         return x.item()
     return x
+
+
+def _keep_grad(x):
+    """A hyperparameter for an update that carries its gradient: a tensor that requires grad,
+    in a differentiable step, stays a tensor; anything else is read as _scalar does. See NOTE
+    [ Differentiable optimizer steps ]."""
+    if isinstance(x, Tensor):
+        return x if x.requires_grad and grad_state.enabled else x.item()
+    return x
+
+
+def _requires_grad(x) -> bool:
+    return isinstance(x, Tensor) and x.requires_grad
+
+
+# The device types torch's capturable optimizers accept (its AssertionError lists them)
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def _check_capturable(group, what: str = "params and state_steps", xla: bool = True) -> None:
+    """capturable=True (steps for CUDA-graph capture) on CPU parameters: torch asserts at step()
+    that the stepped parameters are on a device. Any non-CPU device passes here (the strict
+    test device stands in for CUDA)."""
+    for p in group["params"]:
+        if p.grad is not None and p.device.type == "cpu":
+            devices = _CAPTURABLE_DEVICES if xla else _CAPTURABLE_DEVICES[:-1]
+            raise AssertionError(
+                f"If capturable=True, {what} must be on supported devices: {devices}."
+            )
 
 
 def _scalar_dtype():

@@ -9,9 +9,11 @@ from minitorch.optim.optimizer import (
     _add_square_,
     _advance,
     _check_betas,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _keep_grad,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -24,7 +26,8 @@ __all__ = ["RAdam"]
 class RAdam(Optimizer):
     """Mirrors torch.optim.RAdam: state `step`, `exp_avg`, `exp_avg_sq`.
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing; the
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts); the
     rectification test (rho_t > 5) is a Python comparison of host numbers, never a device one.
     """
 
@@ -74,7 +77,11 @@ class RAdam(Optimizer):
         """Adam's moments; the step is rectified by r_t once rho_t > 5, plain momentum before."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            if group["capturable"]:
+                _check_capturable(group)
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
+            differentiable = group["differentiable"]
+            lr = _keep_grad(lr) if differentiable else _scalar(lr)
             beta1, beta2 = group["betas"]
             decoupled = group["decoupled_weight_decay"]
             rho_inf = 2 / (1 - beta2) - 1
@@ -99,13 +106,15 @@ class RAdam(Optimizer):
                 bias_correction2 = 1 - beta2**step
                 bias_corrected_exp_avg = exp_avg / bias_correction1
                 rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-                if rho_t > 5.0:
-                    rect = (
-                        (rho_t - 4)
-                        * (rho_t - 2)
-                        * rho_inf
-                        / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
-                    ) ** 0.5
+                if differentiable:  # See NOTE [ Differentiable optimizer steps ]
+                    update = bias_corrected_exp_avg * lr
+                    if rho_t > 5.0:
+                        rect = _rectification(rho_t, rho_inf)
+                        update = update * (bias_correction2**0.5 / exp_avg_sq.sqrt().add(eps))
+                        update = update * rect
+                    p.sub_(update)
+                elif rho_t > 5.0:
+                    rect = _rectification(rho_t, rho_inf)
                     # torch's `number / tensor` is tensor.reciprocal() * number
                     adaptive_lr = (
                         exp_avg_sq.sqrt().add_(eps).reciprocal().mul_(bias_correction2**0.5)
@@ -114,3 +123,8 @@ class RAdam(Optimizer):
                 else:
                     p.sub_(bias_corrected_exp_avg.mul_(lr))
         return loss
+
+
+def _rectification(rho_t: float, rho_inf: float) -> float:
+    """RAdam's variance rectification term r_t (defined for rho_t > 5)."""
+    return ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5

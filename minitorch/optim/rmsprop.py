@@ -7,6 +7,7 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
     _add_square_,
+    _check_capturable,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -23,7 +24,8 @@ class RMSprop(Optimizer):
     """Mirrors torch.optim.RMSprop: state `step`, `square_avg`, and `momentum_buffer` (momentum
     > 0) and `grad_avg` (centered).
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing.
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -76,8 +78,16 @@ class RMSprop(Optimizer):
         p -= lr g/avg (or through the momentum buffer b = m b + g/avg)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            if group["capturable"]:
+                _check_capturable(group)
+            lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             alpha, momentum, centered = group["alpha"], group["momentum"], group["centered"]
+            differentiable = group["differentiable"]
+            if differentiable:  # where torch takes the lr as a Number
+                arg = "add_(): argument 'alpha'" if momentum > 0 else "addcdiv_(): argument 'value'"
+                lr = _scalar(lr, arg)
+            else:
+                lr = _scalar(lr)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -99,7 +109,8 @@ class RMSprop(Optimizer):
                     avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt()
                 else:
                     avg = square_avg.sqrt()
-                avg = avg.add_(eps)
+                # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
+                avg = avg.add(eps) if differentiable else avg.add_(eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
                     buf.mul_(momentum).add_(grad.div(avg))

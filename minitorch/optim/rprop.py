@@ -6,6 +6,7 @@ import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
+    _check_capturable,
     _check_lr,
     _closure_loss,
     _new_step,
@@ -21,7 +22,8 @@ class Rprop(Optimizer):
     """Mirrors torch.optim.Rprop: state `step`, `prev` (the last gradient used) and
     `step_size`.
 
-    Differences from torch: `foreach` and `capturable` are accepted and change nothing; the
+    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
+    only checks that the parameters are on a device (as torch asserts); the
     sign tests are `where` selections (torch's capturable form), never boolean indexing.
     """
 
@@ -66,6 +68,8 @@ class Rprop(Optimizer):
         (and that coordinate skips this update); p -= sign(g) * step_size."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            if group["capturable"]:
+                _check_capturable(group)
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]
             for p, grad in _params_with_grad(group):
@@ -73,7 +77,10 @@ class Rprop(Optimizer):
                 if not state:
                     state["step"] = _new_step()
                     state["prev"] = minitorch.zeros_like(p)
-                    state["step_size"] = minitorch.full_like(grad, _scalar(group["lr"]))
+                    lr = group["lr"]
+                    if group["differentiable"]:  # where torch takes the lr as a Number
+                        lr = _scalar(lr, "full_like(): argument 'fill_value' (position 2)")
+                    state["step_size"] = minitorch.full_like(grad, _scalar(lr))
                 prev, step_size = state["prev"], state["step_size"]
                 state["step"].add_(1)
                 agreement = grad.mul(prev)

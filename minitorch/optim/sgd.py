@@ -7,8 +7,8 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _check_lr,
     _closure_loss,
+    _keep_grad,
     _params_with_grad,
-    _scalar,
     _use_grad_for_differentiable,
 )
 
@@ -74,13 +74,18 @@ class SGD(Optimizer):
         """p -= lr * v, v = momentum * v + (1 - dampening) * (grad + weight_decay * p)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, weight_decay = _scalar(group["lr"]), _scalar(group["weight_decay"])
+            # (tensors kept where a differentiable step needs their gradient; See NOTE
+            # [ Differentiable optimizer steps ])
+            lr, weight_decay = _keep_grad(group["lr"]), _keep_grad(group["weight_decay"])
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
             for p, grad in _params_with_grad(group):
                 # See NOTE [ Updates through the in-place fast path ]
                 if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
+                    if isinstance(weight_decay, Tensor):  # p is changed in place below
+                        grad = grad.addcmul_(p.clone(), weight_decay)
+                    else:
+                        grad = p.mul(weight_decay).add_(grad)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
