@@ -14,6 +14,8 @@ from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "sort", "argsort", "msort", "topk", "kthvalue", "unique", "unique_consecutive",
@@ -357,6 +359,33 @@ def bucketize(
     return searchsorted(boundaries, input, out_int32=out_int32, right=right, out=out)
 
 
+class NoDerivative(Function):
+    """out = a result computed outside autograd (a histogram, a weighted count);  no derivative:
+    torch's result still requires grad when an input does, and its backward raises"""
+
+    _node_name = "NotImplemented"
+
+    @staticmethod
+    def forward(ctx, *inputs, result, op):
+        ctx.op = op
+        return result
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
+
+
+def no_derivative(result: Tensor, inputs, op: str) -> Tensor:
+    """result, made to require grad through a NoDerivative node when grad mode is on and one of
+    `inputs` (Tensors or None) requires grad, as torch's non-differentiable kernels do."""
+    if not state.enabled:
+        return result
+    tracked = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+    if not tracked:
+        return result
+    return NoDerivative.apply(*tracked, result=result._data, op=op)
+
+
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value of a 1-D non-negative integer tensor (weighted sums with weights).
     Mirrors torch.bincount (the output size needs a host sync on a GPU)."""
@@ -378,7 +407,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
             raise RuntimeError("weights should be 1-d and have the same length as input")
         dt = w.dtype if w.dtype == "float32" else "float64"  # torch: float stays, else double
         res = xp.bincount(x, weights=w, minlength=minlength).astype(dt)
-    return _make(res, input._device, False, None)
+    return no_derivative(_make(res, input._device, False, None), (weights,), "bincount")
 
 
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
@@ -477,7 +506,12 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
     w = None if weight is None else weight.reshape(-1)
     hist, (bin_edges,) = histogramdd_arrays(input.reshape(-1, 1), [bins], range, w, density)
     dev = input._device
-    result = _histogram_type((_make(hist, dev, False, None), _make(bin_edges, dev, False, None)))
+    args = (input, weight)
+    result = _histogram_type(
+        tuple(
+            no_derivative(_make(a, dev, False, None), args, "histogram") for a in (hist, bin_edges)
+        )
+    )
     if out is not None:
         _write(out[0], result[0])
         _write(out[1], result[1])

@@ -496,7 +496,7 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
         )
     if input.ndim < 1:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension")
-    from minitorch._ops.sorting import histogramdd_arrays
+    from minitorch._ops.sorting import histogramdd_arrays, no_derivative
 
     xp = input._device.backend.xp
     x = input._data
@@ -516,8 +516,18 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
     # torch's edges (linspace) and bin rule, shared with histogram: NOTE [ Histogram bins ]
     hist, edges = histogramdd_arrays(input, bins, range, weight, density)
     dev = input._device
-    hist_t = _make(xp.asarray(hist).astype(x.dtype), dev, False, None)
-    edge_ts = tuple(_make(xp.asarray(e).astype(x.dtype), dev, False, None) for e in edges)
+    args = (input, weight)  # results that require grad when these do, as torch's
+    hist_t = no_derivative(
+        _make(xp.asarray(hist).astype(x.dtype), dev, False, None),
+        args,
+        "_histogramdd_from_bin_cts",
+    )
+    edge_ts = tuple(
+        no_derivative(
+            _make(xp.asarray(e).astype(x.dtype), dev, False, None), args, "_histogramdd_bin_edges"
+        )
+        for e in edges
+    )
     if out is not None:
         _out(hist_t, out[0])
         return result((out[0], edge_ts))

@@ -230,3 +230,22 @@ def test_histc_range_overflowing_half_is_refused():
     ok = torch.histc(torch.tensor([1.0, 2.0, 600.0], dtype=torch.half), bins=3)
     np.testing.assert_array_equal(ok.numpy(), [2, 0, 1])
     np.testing.assert_array_equal(torch.histc(h.float(), bins=4).numpy(), [1, 0, 1, 1])
+
+
+def test_histograms_of_inputs_requiring_grad_have_a_node_whose_backward_raises():
+    # torch: the results require grad (grad_fn NotImplemented), so plotting code calls .detach()
+    t = torch.tensor([0.1, 0.5, 0.7, 0.2], requires_grad=True)
+    cases = {
+        "histogram": torch.histogram(t, 2)[0],
+        "histogram edges": torch.histogram(t, 2)[1],
+        "bincount": torch.bincount(torch.tensor([1, 2]), weights=t[:2]),
+        "_histogramdd_from_bin_cts": torch.histogramdd(t[:, None], 2)[0],
+    }
+    for name, r in cases.items():
+        assert r.requires_grad and type(r.grad_fn).__name__ == "NotImplemented"
+        op = name.split()[0]
+        with pytest.raises(RuntimeError, match=f"derivative for aten::{op} is not implemented"):
+            r.sum().backward()
+    assert not torch.histc(t, 2).requires_grad  # histc's result does not (torch's neither)
+    with torch.no_grad():
+        assert not torch.histogram(t, 2)[0].requires_grad
