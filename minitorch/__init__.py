@@ -136,6 +136,14 @@ def numel(input) -> int:
     return input.numel()
 
 
+def _assert(condition, message):
+    """Raises AssertionError(message) when condition is false (a bool or a one-element tensor,
+    read on the host as torch does). Mirrors torch._assert, the shape check of torchvision's and
+    timm's models."""
+    if not condition:
+        raise AssertionError(message)
+
+
 def typename(obj) -> str:
     if isinstance(obj, Tensor):
         return obj.type()
@@ -173,6 +181,7 @@ _LAZY_MODULES = (
     "hub",
     "version",
     "signal",
+    "fx",
 )
 _LAZY_NAMES = {
     "save": "serialization",

@@ -387,3 +387,13 @@ class Softmax2d(Module):
         if input.ndim not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return F.softmax(input, -3, _stacklevel=5)
+
+
+def __getattr__(name):
+    # torch keeps MultiheadAttention in this module (code imports it from here); ours lives with
+    # the transformer layers, imported on first use (it imports this module's activations)
+    if name == "MultiheadAttention":
+        from minitorch.nn.modules.transformer import MultiheadAttention
+
+        return MultiheadAttention
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
