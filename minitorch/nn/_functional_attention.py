@@ -103,6 +103,10 @@ def scaled_dot_product_attention(
             f"got value of shape {list(value.shape)}"
         )
     if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        if key.shape[-3] == 0 or query.shape[-3] % key.shape[-3]:
+            raise RuntimeError(
+                "Number of heads in key and value must divide the number of heads in query"
+            )
         groups = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(groups, dim=-3)
         value = value.repeat_interleave(groups, dim=-3)

@@ -358,3 +358,9 @@ def test_sdpa_refuses_a_one_dimensional_mask_as_torch():
     q = minitorch.ones(1, 1, 2, 4)
     with pytest.raises(IndexError, match="Dimension out of range"):
         F.scaled_dot_product_attention(q, q, q, attn_mask=minitorch.ones(2, dtype=minitorch.bool))
+
+
+def test_sdpa_gqa_heads_must_divide():
+    q, kv = minitorch.zeros(2, 3, 4, 8), minitorch.zeros(2, 2, 4, 8)
+    with pytest.raises(RuntimeError, match="must divide the number of heads in query"):
+        F.scaled_dot_product_attention(q, kv, kv, enable_gqa=True)
