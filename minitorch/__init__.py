@@ -182,6 +182,8 @@ _LAZY_MODULES = (
     "version",
     "signal",
     "fx",
+    "mps",
+    "xpu",
 )
 _LAZY_NAMES = {
     "save": "serialization",

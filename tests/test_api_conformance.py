@@ -287,3 +287,16 @@ def test_model_code_helpers_torchvision_and_timm_use():
     from minitorch.nn.modules.activation import MultiheadAttention
 
     assert MultiheadAttention is mt.nn.MultiheadAttention
+
+
+def test_names_copied_model_code_imports():
+    from minitorch.nn.common_types import _size_2_t
+    from minitorch.utils import _pytree
+
+    assert _size_2_t is not None
+    tree = {"a": [1, (2, 3)], "b": None}
+    assert _pytree.tree_leaves(tree) == [1, 2, 3]
+    assert _pytree.tree_map(lambda x: x * 2, tree) == {"a": [2, (4, 6)], "b": None}
+    leaves, spec = _pytree.tree_flatten(tree)
+    assert _pytree.tree_unflatten(leaves, spec) == tree
+    assert mt.mps.is_available() is False and mt.xpu.device_count() == 0

@@ -1,0 +1,16 @@
+"""torch.mps's availability queries, for device-selection code: minitorch runs on the CPU and on
+CUDA GPUs only, so no mps device is ever available. Mirrors torch.mps's queries."""
+
+from __future__ import annotations
+
+__all__ = ["device_count", "is_available"]
+
+
+def is_available() -> bool:
+    """Always False. Mirrors torch.mps.is_available."""
+    return False
+
+
+def device_count() -> int:
+    """Always 0. Mirrors torch.mps.device_count."""
+    return 0
