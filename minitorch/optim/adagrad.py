@@ -5,12 +5,14 @@ from __future__ import annotations
 import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
+    _HALF,
     Optimizer,
     _add_square_,
     _advance,
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _in_float32,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -24,7 +26,9 @@ class Adagrad(Optimizer):
     """Mirrors torch.optim.Adagrad: state `step` and `sum`, created for every parameter at
     construction (so `share_memory()` and state dicts see them before the first step).
 
-    Differences from torch: `foreach` and `fused` are accepted and change nothing; sparse
+    Differences from torch: `foreach` is accepted and changes nothing, nor does `fused` except
+    that half-precision parameters are updated in float32 and rounded once, as torch's fused
+    kernel does (NOTE [ Fused half-precision steps ]); sparse
     gradients are not supported.
     """
 
@@ -100,15 +104,24 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 if not state:  # a parameter added with add_param_group
                     self._init_state(p, state)
-                step = _advance(state["step"])
-                if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
-                clr = lr / (1 + (step - 1) * lr_decay)
-                state_sum = state["sum"]
-                # See NOTE [ Updates through the in-place fast path ]
-                _add_square_(state_sum, grad, 1)
-                std = state_sum.sqrt()
-                # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
-                std = std.add(eps) if differentiable else std.add_(eps)
-                p.sub_(grad.div(std).mul_(clr))
+                args = (lr, eps, weight_decay, lr_decay, differentiable)
+                if group["fused"] and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+                    _in_float32(_update, p, grad, state, args)
+                else:
+                    _update(p, grad, state, *args)
         return loss
+
+
+def _update(p, grad, state, lr, eps, weight_decay, lr_decay, differentiable):
+    """One Adagrad step of p in place (the state's sum too)."""
+    step = _advance(state["step"])
+    if weight_decay != 0:
+        grad = p.mul(weight_decay).add_(grad)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    state_sum = state["sum"]
+    # See NOTE [ Updates through the in-place fast path ]
+    _add_square_(state_sum, grad, 1)
+    std = state_sum.sqrt()
+    # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
+    std = std.add(eps) if differentiable else std.add_(eps)
+    p.sub_(grad.div(std).mul_(clr))

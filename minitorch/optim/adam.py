@@ -5,6 +5,7 @@ from __future__ import annotations
 import minitorch
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
+    _HALF,
     Optimizer,
     _add_square_,
     _advance,
@@ -13,6 +14,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _in_float32,
     _keep_grad,
     _new_step,
     _params_with_grad,
@@ -27,8 +29,9 @@ class Adam(Optimizer):
     """Mirrors torch.optim.Adam: state `step` (0-d on the CPU), `exp_avg`,
     `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
 
-    Differences from torch: `foreach` and `fused` are accepted and change nothing (one loop
-    over the parameters); `capturable` only checks that the parameters are on a device, as
+    Differences from torch: `foreach` is accepted and changes nothing (one loop over the
+    parameters), nor does `fused` except that half-precision parameters are updated in float32
+    and rounded once, as torch's fused kernel does (NOTE [ Fused half-precision steps ]); `capturable` only checks that the parameters are on a device, as
     torch asserts (the step count stays on the CPU either way, see NOTE [ Optimizer scalars
     stay off the device ]); betas given as tensors are used as numbers, except in a
     differentiable step where they require grad.
@@ -121,28 +124,37 @@ class Adam(Optimizer):
                 if differentiable:  # See NOTE [ Differentiable optimizer steps ]
                     _differentiable_update(p, grad, state, group)
                     continue
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                step = _advance(state["step"])
-
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = p.mul(weight_decay).add_(grad)
-                # See NOTE [ Updates through the in-place fast path ]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
-                _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
-
-                step_size = lr / (1 - beta1**step)
-                bias_correction2_sqrt = (1 - beta2**step) ** 0.5
-                if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
-                    denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+                args = (lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad)
+                if group["fused"] and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+                    _in_float32(_update, p, grad, state, args)
                 else:
-                    denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
-                p.sub_(exp_avg.div(denom).mul_(step_size))
+                    _update(p, grad, state, *args)
         return loss
+
+
+def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad):
+    """One Adam step of p in place (the state's moments too)."""
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+    step = _advance(state["step"])
+
+    if weight_decay != 0:
+        if decoupled:
+            p.mul_(1 - lr * weight_decay)
+        else:
+            grad = p.mul(weight_decay).add_(grad)
+    # See NOTE [ Updates through the in-place fast path ]
+    exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+    _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
+
+    step_size = lr / (1 - beta1**step)
+    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    if amsgrad:
+        max_sq = state["max_exp_avg_sq"]
+        minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
+        denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+    else:
+        denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
+    p.sub_(exp_avg.div(denom).mul_(step_size))
 
 
 def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) -> None:

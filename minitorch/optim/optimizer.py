@@ -541,6 +541,30 @@ def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
     return acc.add_(sq if weight == 1 else sq.mul_(weight))
 
 
+# NOTE [ Fused half-precision steps ]
+# torch's fused=True kernels (Adam, AdamW, Adagrad) read half-precision parameters, gradients and
+# optimizer states into float32, compute the whole update there and round each result once;
+# the default path computes in the half dtype, where eps = 1e-8 rounds to 0 and a zero sqrt(v)
+# gives inf (an fp16 model trained with HF's adamw_torch_fused). With fused=True minitorch runs
+# its update on float32 copies and writes them back: torch's values to the last bits.
+_HALF = (minitorch.float16, minitorch.bfloat16)
+
+
+def _in_float32(update, p: Tensor, grad: Tensor, state: dict, args) -> None:
+    """update(p, grad, state, *args) computed on float32 copies of p, grad and the state's half
+    tensors, the results written back rounded once (NOTE [ Fused half-precision steps ])."""
+    wide = {
+        k: (v.float() if isinstance(v, Tensor) and v.dtype in _HALF else v)
+        for k, v in state.items()
+    }
+    p32 = p.float()
+    update(p32, grad.float(), wide, *args)
+    p.copy_(p32)
+    for k, v in wide.items():
+        if v is not state[k]:
+            state[k].copy_(v)
+
+
 def _advance(step_t: Tensor) -> float:
     """step_t += 1 in place; the new count as a Python number."""
     step_t.add_(1)

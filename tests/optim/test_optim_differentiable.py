@@ -339,3 +339,24 @@ def test_capturable_on_a_device_steps():
     p.grad = minitorch.ones(2, device="strict")
     opt.step()
     np.testing.assert_allclose(p.detach().cpu().numpy(), [0.9, 1.9], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "name, want",
+    [
+        # torch 2.13's fused kernels on these float16 steps (its values, printed as floats)
+        ("AdamW", [0.479248046875, -0.98388671875, 2.0, 0.23486328125]),
+        ("Adam", [0.479248046875, -0.984375, 2.0, 0.23486328125]),
+        ("Adagrad", [0.48095703125, -0.994140625, 2.0, 0.241943359375]),
+    ],
+)
+def test_fused_steps_of_half_parameters_compute_in_float32(name, want):
+    # NOTE [ Fused half-precision steps ]: the default path computes in float16, where eps=1e-8
+    # is 0 and a zero gradient's update is 0 / 0
+    p = nn.Parameter(minitorch.tensor([0.5, -1.0, 2.0, 0.25], dtype=minitorch.float16))
+    opt = getattr(optim, name)([p], lr=1e-2, fused=True)
+    for g in ([1e-3, -2e-4, 0.0, 5.0], [2e-3, 1e-4, 0.0, -1.0]):
+        p.grad = minitorch.tensor(g, dtype=minitorch.float16)
+        opt.step()
+    assert p.dtype == minitorch.float16 and p.detach().float().tolist() == want
+    assert all(v.dtype == minitorch.float16 for k, v in opt.state[p].items() if k != "step")
