@@ -278,12 +278,12 @@ def test_model_code_helpers_torchvision_and_timm_use():
     mt._assert(True, "unused")
     with pytest.raises(AssertionError, match="^Input height"):
         mt._assert(mt.tensor(False), "Input height (3) doesn't match model (4).")
-    import minitorch.fx
+    from minitorch import fx
 
-    assert mt.fx.wrap("roi_align") == "roi_align"  # called at import by torchvision-style ops
-    assert not isinstance(mt.ones(1), mt.fx.Proxy)
+    assert fx.wrap("roi_align") == "roi_align"  # called at import by torchvision-style ops
+    assert not isinstance(mt.ones(1), fx.Proxy)
     with pytest.raises(NotImplementedError, match="no symbolic tracing"):
-        mt.fx.symbolic_trace(mt.nn.Linear(1, 1))
+        fx.symbolic_trace(mt.nn.Linear(1, 1))
     from minitorch.nn.modules.activation import MultiheadAttention
 
     assert MultiheadAttention is mt.nn.MultiheadAttention

@@ -31,10 +31,11 @@ class Adam(Optimizer):
 
     Differences from torch: `foreach` is accepted and changes nothing (one loop over the
     parameters), nor does `fused` except that half-precision parameters are updated in float32
-    and rounded once, as torch's fused kernel does (NOTE [ Fused half-precision steps ]); `capturable` only checks that the parameters are on a device, as
-    torch asserts (the step count stays on the CPU either way, see NOTE [ Optimizer scalars
-    stay off the device ]); betas given as tensors are used as numbers, except in a
-    differentiable step where they require grad.
+    and rounded once, as torch's fused kernel does (NOTE [ Fused half-precision steps ]);
+    `capturable` only checks that the parameters are on a device, as torch asserts (the step
+    count stays on the CPU either way, see NOTE [ Optimizer scalars stay off the device ]);
+    betas given as tensors are used as numbers, except in a differentiable step where they
+    require grad.
     """
 
     # See NOTE [ Loading old checkpoints ]
