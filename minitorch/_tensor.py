@@ -214,6 +214,10 @@ class Tensor(TensorMethods):
     def _version(self) -> int:
         return self._vc[0]
 
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its _base). Mirrors torch.Tensor._is_view."""
+        return self._base is not None
+
     def __hash__(self):
         return id(self)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import operator
 import warnings
 
+from minitorch import _dtype
+
 # NOTE [ Late binding of ops ]
 # The ops build Tensors, so they import this module's class (through minitorch._tensor); this
 # module cannot import them back at load time. minitorch._ops sets `_ops` to itself once loaded.
@@ -77,6 +79,37 @@ def _int_list(seq, op: str, name: str) -> tuple:
     return tuple(out)
 
 
+# NOTE [ Number-like arguments ]
+# Where torch's signature says Scalar or float (a slope, an alpha, a bound, addcmul's value, a
+# norm's p, a std), its argument parser reads a 0-d tensor that does not require grad as the number
+# it holds (a hyperparameter kept as torch.tensor(0.2)); any other tensor is a TypeError ("must be
+# Number, not Tensor"): a 1-element 1-d one, and one that requires grad, whose gradient the number
+# would drop. Call sites pass what they were given through _number_arg, which returns non-tensors
+# as they are. Reading the value is a host sync on a GPU, as torch's is; it happens only when a
+# tensor is passed where a number is expected.
+
+
+def _number_arg(x, op: str, name: str, pos: int | None = None, kind: str = "Number"):
+    """x, or the Python number a 0-d tensor passed for a Number/float argument holds, or torch's
+    TypeError naming the op and argument (NOTE [ Number-like arguments ])."""
+    if not isinstance(x, TensorMethods):
+        return x
+    if x.ndim == 0 and not x.requires_grad:
+        return x.item()
+    where = "" if pos is None else f" (position {pos})"
+    raise TypeError(f"{op}(): argument '{name}'{where} must be {kind}, not Tensor")
+
+
+def _tensor_arg(x, op: str, name: str = "other", pos: int = 1):
+    """x, which must be a Tensor, or torch's TypeError naming the method and argument (where
+    reading x.shape would raise an AttributeError, or take a NumPy array's)."""
+    if not isinstance(x, TensorMethods):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(x)}"
+        )
+    return x
+
+
 def _size_args(args):
     """x.view(2, 3) and x.view((2, 3)) both mean the shape (2, 3)."""
     if len(args) == 1 and not isinstance(args[0], int) and args[0] is not None:
@@ -139,6 +172,10 @@ class TensorMethods:
         return _ops.add_(self, other)
 
     def __rsub__(self, other):
+        if other.__class__ is bool:
+            # sub's own check refuses the bool (torch's RuntimeError): rsub would first make it
+            # a weak number of self's dtype, 1.0 - x
+            return _ops.sub(other, self)
         return _ops.rsub(self, other)
 
     def __isub__(self, other):
@@ -992,9 +1029,13 @@ class TensorMethods:
         return _ops.logsumexp(self, *args, **kwargs)
 
     def softmax(self, dim, dtype=None):
+        if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
+            dtype = _dtype.to_dtype(dtype, "softmax")
         return _ops.softmax(self, dim, dtype)
 
     def log_softmax(self, dim, dtype=None):
+        if dtype is not None:
+            dtype = _dtype.to_dtype(dtype, "log_softmax")
         return _ops.log_softmax(self, dim, dtype)
 
     def all(self, *args, **kwargs):
@@ -1004,6 +1045,8 @@ class TensorMethods:
         return _ops.any(self, *args, **kwargs)
 
     def count_nonzero(self, *args, **kwargs):
+        if len(args) > 1:  # x.count_nonzero(0, 1): the method takes its dims as varargs too
+            args = (args,)
         return _ops.count_nonzero(self, *args, **kwargs)
 
     def nansum(self, *args, **kwargs):
@@ -1069,20 +1112,21 @@ class TensorMethods:
         if (
             len(shape) == 1
             and not isinstance(shape[0], (int, TensorMethods))
-            and hasattr(shape[0], "itemsize")  # a dtype, but NumPy integers have one too
+            # a dtype (NumPy integers have an itemsize too), or a Python type: x.view(float)
+            and (hasattr(shape[0], "itemsize") or shape[0] in (float, int, bool))
             and not _is_index(shape[0])
         ):
             return _ops.view_dtype(self, shape[0])
         return _ops.view(self, _size_args(shape))
 
     def view_as(self, other):
-        return _ops.view(self, other.shape)
+        return _ops.view(self, _tensor_arg(other, "view_as").shape)
 
     def reshape_as(self, other):
-        return _ops.reshape(self, other.shape)
+        return _ops.reshape(self, _tensor_arg(other, "reshape_as").shape)
 
     def ravel(self):
-        return _ops.reshape(self, (-1,))
+        return _ops.ravel(self)
 
     def flatten(self, start_dim=0, end_dim=-1):
         return _ops.flatten(self, start_dim, end_dim)
@@ -1090,13 +1134,16 @@ class TensorMethods:
     def unflatten(self, dim, sizes):
         return _ops.unflatten(self, dim, sizes)
 
-    def squeeze(self, dim=None):
-        return _ops.squeeze(self, dim)
+    def squeeze(self, dim=None, *dims):
+        # z.squeeze(0, 2): the method takes its dims as varargs too (torch.squeeze does not)
+        return _ops.squeeze(self, (dim, *dims) if dims else dim)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
 
-    def squeeze_(self, dim=None):
+    def squeeze_(self, dim=None, *dims):
+        if dims:
+            dim = (dim, *dims)
         if dim is None:
             name = "SqueezeBackward3"
         elif isinstance(dim, int) or _is_index(dim):
@@ -1163,7 +1210,7 @@ class TensorMethods:
         return _ops.expand(self, _size_args(sizes))
 
     def expand_as(self, other):
-        return _ops.expand(self, other.shape)
+        return _ops.expand(self, _tensor_arg(other, "expand_as").shape)
 
     def broadcast_to(self, *size):
         return _ops.expand(self, _size_args(size))
@@ -1183,14 +1230,16 @@ class TensorMethods:
     def tensor_split(self, indices_or_sections, dim=0):
         return _ops.tensor_split(self, indices_or_sections, dim)
 
-    def hsplit(self, indices_or_sections):
-        return _ops.hsplit(self, indices_or_sections)
+    # x.hsplit(1, 3): the methods take split indices as varargs too (torch.hsplit does not)
 
-    def vsplit(self, indices_or_sections):
-        return _ops.vsplit(self, indices_or_sections)
+    def hsplit(self, indices_or_sections, *more):
+        return _ops.hsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
 
-    def dsplit(self, indices_or_sections):
-        return _ops.dsplit(self, indices_or_sections)
+    def vsplit(self, indices_or_sections, *more):
+        return _ops.vsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
+
+    def dsplit(self, indices_or_sections, *more):
+        return _ops.dsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
 
     def narrow(self, dim, start, length):
         return _ops.narrow(self, dim, start, length)
@@ -1381,6 +1430,7 @@ class TensorMethods:
 
     def type_as(self, other):
         # torch's self.type(other.type()): other's dtype and device
+        _tensor_arg(other, "type_as")
         return self.to(device=other.device, dtype=other.dtype)
 
     def float(self, memory_format=None):

@@ -27,6 +27,7 @@ from minitorch._factories import (
     zeros_like,
 )
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _number_arg
 from minitorch.autograd.function import Function
 
 # fmt: off
@@ -667,6 +668,15 @@ def normal(
     not reported (checking it would read the device's data back to the host).
     """
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if size is not None and (mean_t or std_t):
+        # with a size, torch's only overload takes two floats: a 0-d tensor is read as one
+        # (NOTE [ Number-like arguments ]), any other tensor matches no overload
+        try:
+            mean, std = _number_arg(mean, "normal", "mean"), _number_arg(std, "normal", "std")
+        except TypeError:
+            names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
+            raise _normal_invalid([*names, _typename(size)]) from None
+        mean_t = std_t = False
     if not (mean_t or std_t):
         if size is None:
             raise _normal_invalid([_typename(mean), _typename(std)])
@@ -685,9 +695,6 @@ def normal(
         z = _floats(dev, generator, "normal", "standard_normal", shape, dt)
         arr = (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
-    if size is not None:
-        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std, size)]
-        raise _normal_invalid(names)
     ref = mean if mean_t else std
     if not ref.dtype.is_floating_point:
         raise NotImplementedError(

@@ -14,6 +14,7 @@ from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
 from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, name_node
 
 # fmt: off
@@ -137,6 +138,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _check_tensor(input, "hardtanh")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
+    min_val = number_arg(min_val, "hardtanh", "min_val", 2)  # NOTE [ Number-like arguments ]
+    max_val = number_arg(max_val, "hardtanh", "max_val", 3)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _result(
@@ -203,6 +206,8 @@ class LeakyReluBackward(Function):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """max(0, input) + negative_slope * min(0, input). Mirrors torch.nn.functional.leaky_relu."""
     _float_only(input, "leaky_relu_cpu", "leaky_relu")
+    # NOTE [ Number-like arguments ]
+    negative_slope = number_arg(negative_slope, "leaky_relu", "negative_slope", 2)
     return _result(
         input, inplace, lambda x: LeakyRelu.apply(x, negative_slope=negative_slope), "leaky_relu"
     )
@@ -328,6 +333,7 @@ class Celu(Elu):
 def elu(input, alpha=1.0, inplace=False):
     """input if > 0, else alpha * (exp(input) - 1). Mirrors torch.nn.functional.elu."""
     _float_only(input, "elu_cpu", "elu")
+    alpha = number_arg(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
     return _result(
         input, inplace, lambda x: Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0), "elu"
     )
@@ -347,6 +353,7 @@ def selu(input, inplace=False):
 def celu(input, alpha=1.0, inplace=False):
     """max(0, input) + min(0, alpha * (exp(input / alpha) - 1)). Mirrors torch.celu."""
     _float_only(input, "elu_cpu", "celu")
+    alpha = number_arg(alpha, "celu", "alpha", 2)  # NOTE [ Number-like arguments ]
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _result(
@@ -638,6 +645,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * input)) / beta, linear above threshold. Mirrors
     torch.nn.functional.softplus."""
     _float_only(input, "softplus_cpu", "softplus")
+    beta = number_arg(beta, "softplus", "beta")  # NOTE [ Number-like arguments ]
+    threshold = number_arg(threshold, "softplus", "threshold")
     return Softplus.apply(input, beta=beta, threshold=threshold)
 
 

@@ -10,7 +10,7 @@ from minitorch._ops._common import cast, is_floating, row_major, wrap_dim
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out
 from minitorch._ops.reduction_more import TakeAlong
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff"]
 
@@ -308,6 +308,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if extra is not input and extra.ndim != input.ndim:
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         parts.append(extra)
+    if n == 0 and len(parts) == 1:
+        # torch copies (its node is CopyBackwards); an empty dim later returns input itself
+        from minitorch._ops.convert import clone
+
+        return _out(name_node(clone(input), "CopyBackwards"), out)
     x = input
     if len(parts) > 1:
         from minitorch._ops import cat

@@ -154,7 +154,9 @@ class IndexBackward(Function):
     @staticmethod
     def kernel(device, g, plan, shape):
         out = device.backend.xp.zeros(shape, dtype=g.dtype)
-        _put(device, out, plan, g, accumulate=True)
+        # A basic key (ints, slices) reaches each element once: the gradient is written, not
+        # added to the zeros, so a -0.0 keeps its sign as in torch; index tensors may repeat.
+        _put(device, out, plan, g, accumulate=plan.adv is not None)
         return out
 
     @staticmethod

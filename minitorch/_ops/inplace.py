@@ -620,6 +620,14 @@ def fill_(self, value):
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
             "dimensions."
         )
+    # torch's nodes: FillBackward2 (a number: self alone), FillBackward3 (self and the tensor)
+    if isinstance(value, Tensor):
+        return _fill(self, value, "FillBackward3", None)
+    return _fill(self, value, "FillBackward2", (0,))
+
+
+def _fill(self, value, node: str, shown):
+    """fill_ / zero_, recording a node named `node` listing the edges `shown`."""
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
         _check_leaf(self, "fill_", overlap_ok=True)  # one value: repeated elements are fine
         data = writable(self)
@@ -631,12 +639,14 @@ def fill_(self, value):
             data.fill(value._device.backend.to_host(value._data).item())
         self._vc[0] += 1
         return self
-    return apply_inplace(self, lambda s: Fill.apply(s, value), "fill_", (value,))
+    return apply_inplace(
+        self, lambda s: name_node(Fill.apply(s, value), node, shown=shown), "fill_", (value,)
+    )
 
 
 def zero_(self):
     """Fills with zeros. Mirrors torch.Tensor.zero_."""
-    return fill_(self, 0)
+    return _fill(self, 0, "ZeroBackward0", (0,))
 
 
 class CopyFrom(Function):

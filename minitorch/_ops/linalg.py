@@ -44,6 +44,18 @@ def _require_tensor(x, op, name, pos):
         )
 
 
+def _require_tensors(op, names, args):
+    """_require_tensor for each of an add*mm's operands, in torch's order (input first)."""
+    for pos, (name, x) in enumerate(zip(names, args, strict=True), 1):
+        if not isinstance(x, Tensor):
+            _require_tensor(x, op, name, pos)
+
+
+_MM_NAMES = ("input", "mat1", "mat2")
+_MV_NAMES = ("input", "mat", "vec")
+_BMM_NAMES = ("input", "batch1", "batch2")
+
+
 def _no_bool(x: Tensor, kernel: str):
     if x._data.dtype == bool:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
@@ -529,6 +541,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
+    _require_tensors("addmm", _MM_NAMES, (input, mat1, mat2))
     _check_addmm_dtypes(input, mat1, mat2)
     args = (input, mat1, mat2)
     r = _in_float32(addmm, args, beta, alpha, None)
@@ -542,6 +555,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
+    _require_tensors("addmv", _MV_NAMES, (input, mat, vec))
     if input.dtype is not mat.dtype or mat.dtype is not vec.dtype:
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {_short(input.dtype)}, "
@@ -564,6 +578,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    _require_tensors("baddbmm", _BMM_NAMES, (input, batch1, batch2))
     if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
         if input.dtype is batch1.dtype:  # torch's bmm check speaks first
             _check_bmm(batch1, batch2, 0)
@@ -584,6 +599,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
+    _require_tensors("addbmm", _BMM_NAMES, (input, batch1, batch2))
     _check_addmm_dtypes(input, batch1, batch2)
     args = (input, batch1, batch2)
     r = _in_float32(addbmm, args, beta, alpha, None)
@@ -627,6 +643,7 @@ def kron(input, other, *, out=None):
     """Kronecker product. Mirrors torch.kron."""
     from minitorch._ops._common import cast
 
+    _require_tensors("kron", ("input", "other"), (input, other))
     # torch promotes kron's operands as two dimensioned tensors (a 0-d one counts in full) and
     # casts both: the einsum kernel would keep a bool operand's dtype
     dt = _dtype.promote_types(input.dtype, other.dtype)

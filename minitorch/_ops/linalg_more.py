@@ -10,7 +10,20 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, wrap_dim
 from minitorch._ops.inplace import apply_inplace
-from minitorch._ops.linalg import _require_tensor, _short, addbmm, addmm, addmv, baddbmm, mm, outer
+from minitorch._ops.linalg import (
+    _BMM_NAMES,
+    _MM_NAMES,
+    _MV_NAMES,
+    _require_tensor,
+    _require_tensors,
+    _short,
+    addbmm,
+    addmm,
+    addmv,
+    baddbmm,
+    mm,
+    outer,
+)
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
 
@@ -43,6 +56,7 @@ def _write(result, out):
 
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     """In-place addmm. Mirrors torch.Tensor.addmm_."""
+    _require_tensors("addmm_", _MM_NAMES, (input, mat1, mat2))
     return apply_inplace(
         input, lambda s: addmm(s, mat1, mat2, beta=beta, alpha=alpha), "addmm_", (mat1, mat2)
     )
@@ -50,6 +64,7 @@ def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
 
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
     """In-place addmv. Mirrors torch.addmv_ / torch.Tensor.addmv_."""
+    _require_tensors("addmv_", _MV_NAMES, (input, mat, vec))
     return apply_inplace(
         input, lambda s: addmv(s, mat, vec, beta=beta, alpha=alpha), "addmv_", (mat, vec)
     )
@@ -57,6 +72,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
 
 def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place addbmm. Mirrors torch.Tensor.addbmm_."""
+    _require_tensors("addbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
         lambda s: addbmm(s, batch1, batch2, beta=beta, alpha=alpha),
@@ -67,6 +83,7 @@ def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place baddbmm. Mirrors torch.Tensor.baddbmm_."""
+    _require_tensors("baddbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
         lambda s: baddbmm(s, batch1, batch2, beta=beta, alpha=alpha),

@@ -18,6 +18,7 @@ from minitorch._ops.pointwise_more import (
     trunc,
 )
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function
 
 # fmt: off
@@ -370,6 +371,8 @@ def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
 
         (tensor1, tensor2), value = _scalar_first("addcmul", tensor1, (tensor2, *args), 2)
     x, a, b, dt = _three(input, tensor1, tensor2, "addcmul")
+    if isinstance(value, Tensor):  # NOTE [ Number-like arguments ]
+        value = number_arg(value, "addcmul", "value")
     if dt is _dtype.bool:
         raise _not_implemented("addcmul_cpu_out", dt)
     if not dt.is_floating_point:
@@ -398,6 +401,8 @@ def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
     x, a, b, _ = _three(input, tensor1, tensor2, "addcdiv")
+    if isinstance(value, Tensor):  # NOTE [ Number-like arguments ]
+        value = number_arg(value, "addcdiv", "value")
     return _out(Addcdiv.apply(x, a, b, value=value), out)
 
 
@@ -466,7 +471,8 @@ class NanToNum(Function):
     def forward(ctx, a, *, nan, posinf, neginf):
         xp = ctx.xp
         x = a._data
-        ctx.save_for_backward(xp.isfinite(x))
+        # as an array: NumPy answers a 0-d input with a NumPy bool, which backward cannot use
+        ctx.save_for_backward(_arr(xp, xp.isfinite(x)))
         # NumPy's nan_to_num leaves ml_dtypes' bfloat16 (kind 'V') untouched: go through float32
         src = x.astype("float32") if x.dtype.name == "bfloat16" else x
         if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's

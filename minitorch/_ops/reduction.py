@@ -759,9 +759,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     return return_types.aminmax((lo, hi))
 
 
-def _arg(kind, input, dim, keepdim, axis=None):
-    if axis is not None:
-        dim = axis
+def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
+    if axis is not None or keepdims is not None:
+        dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if not isinstance(input, Tensor):
         raise not_tensor(kind, input)
     x = input._data
@@ -789,14 +789,14 @@ def _arg(kind, input, dim, keepdim, axis=None):
     return _const(idx, input)
 
 
-def argmax(input, dim=None, keepdim=False, *, out=None, axis=None):
+def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Index of the largest element (of the flattened input when dim is None). Mirrors torch."""
-    return _out_exact(_arg("argmax", input, dim, keepdim, axis), out)
+    return _out_exact(_arg("argmax", input, dim, keepdim, axis, keepdims), out)
 
 
-def argmin(input, dim=None, keepdim=False, *, out=None, axis=None):
+def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Index of the smallest element (of the flattened input when dim is None). Mirrors torch."""
-    return _out_exact(_arg("argmin", input, dim, keepdim, axis), out)
+    return _out_exact(_arg("argmin", input, dim, keepdim, axis, keepdims), out)
 
 
 # --- logsumexp ---

@@ -26,6 +26,7 @@ from minitorch._ops.reduction import (
     reduce_dims,
 )
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 
@@ -261,6 +262,8 @@ class LinalgVectorNorm(Function):
 
 
 def _ord(ord, op):
+    if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
+        return float(number_arg(ord, op, "ord"))
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"{op}(): argument 'ord' must be Number, not {type(ord).__name__}")
     return float(ord)
@@ -371,6 +374,8 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """The Frobenius/p-norm of input over dims. Mirrors torch.norm (deprecated in torch)."""
+    if isinstance(p, Tensor):  # before the string comparisons: NOTE [ Number-like arguments ]
+        p = _ord(p, "linalg_vector_norm")
     if isinstance(dim, int):
         dim = (dim,)
     if p == "nuc" or (p == "fro" and dim is not None and len(dim) > 2):

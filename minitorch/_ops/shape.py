@@ -190,7 +190,13 @@ def reshape(input: Tensor, shape) -> Tensor:
 
 
 def ravel(input: Tensor) -> Tensor:
-    """The elements as a 1-d tensor (a view when possible). Mirrors torch.ravel."""
+    """The elements as a 1-d tensor: a view of a contiguous input, else a contiguous copy (torch's
+    contiguous().view(-1), where reshape would return a strided view when the strides allow).
+    Mirrors torch.ravel."""
+    if not input._data.flags.c_contiguous:
+        from minitorch._ops.convert import contiguous_as
+
+        input = contiguous_as(input, None)
     return reshape(input, (-1,))
 
 
@@ -408,6 +414,13 @@ def t(input: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The transpose of the last two dims (real tensors). Mirrors torch.adjoint."""
+    if input._data.ndim == 0:  # torch: deprecated, the tensor itself (real: nothing to conjugate)
+        warnings.warn(
+            "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
+            UserWarning,
+            stacklevel=3,
+        )
+        return input
     if input._data.ndim < 2:
         raise RuntimeError(
             "tensor.adjoint() is only supported on matrices or batches of matrices. "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, index, is_index, row_major
+from minitorch._ops._common import cast, index, int_list, is_index, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
 from minitorch._tensor import Size, Tensor
@@ -153,6 +153,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most `chunks` pieces of equal size (the last may be smaller), as views.
     Mirrors torch.chunk."""
     _needs_dims(input, "chunk")
+    if chunks.__class__ is not int:  # x.chunk(n / 2) is a TypeError: NOTE [ Int-like arguments ]
+        chunks = index(chunks, "chunk", "chunks")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = _wrap_dim(dim, input._data.ndim)
@@ -222,7 +224,9 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
         for s in sizes:
             bounds.append(bounds[-1] + s)
     else:
-        bounds = [0] + [int(i) for i in arg] + [n]
+        if not all(i.__class__ is int for i in arg):  # np.int64 too; floats are TypeErrors
+            arg = int_list(arg, "tensor_split", "indices")
+        bounds = [0, *arg, n]
     outs = []
     for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
         lo = min(max(lo + n if lo < 0 else lo, 0), n)

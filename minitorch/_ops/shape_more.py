@@ -144,6 +144,12 @@ class DiagEmbed(Function):
         return Diagonal.apply(grad, offset=offset, dim1=dim1, dim2=dim2)
 
 
+def _offset(k, op: str, name: str) -> int:
+    """A diagonal's offset as an int: floats and bools are TypeErrors (NOTE [ Int-like
+    arguments ]), where int() would truncate x.tril(-1.5) to tril(-1)."""
+    return k if k.__class__ is int else index(k, op, name)
+
+
 def _diag_dims(n, dim1, dim2):
     d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
     if d1 == d2:
@@ -154,34 +160,36 @@ def _diag_dims(n, dim1, dim2):
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal over two dims, as a view (appended as the last dim). Mirrors torch.diagonal."""
     d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
-    return Diagonal.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+    return Diagonal.apply(input, offset=_offset(offset, "diagonal", "offset"), dim1=d1, dim2=d2)
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Tensors whose diagonals (over dim1, dim2) are input's last dim. Mirrors torch.diag_embed."""
     shape = input._data.shape
+    offset = _offset(offset, "diag_embed", "offset")
     d1, d2 = _diag_dims(len(shape) + 1, dim1, dim2)
     n = (shape[-1] if shape else 1) + abs(offset)
     out_shape = list(shape[:-1])
     for d in sorted((d1, d2)):
         out_shape.insert(d, n)
-    return DiagEmbed.apply(input, shape=tuple(out_shape), offset=int(offset), dim1=d1, dim2=d2)
+    return DiagEmbed.apply(input, shape=tuple(out_shape), offset=offset, dim1=d1, dim2=d2)
 
 
 @with_out
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
     n = input._data.ndim
+    diagonal = _offset(diagonal, "diag", "diagonal")
     if n == 1:
         return diag_embed(input, diagonal, 0, 1)
     if n == 2:
-        return DiagonalCopy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
+        return DiagonalCopy.apply(input, offset=diagonal, dim1=0, dim2=1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
 
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The flattened input as a diagonal matrix. Mirrors torch.diagflat."""
-    return diag_embed(flatten(input), offset, 0, 1)
+    return diag_embed(flatten(input), _offset(offset, "diagflat", "offset"), 0, 1)
 
 
 class Tril(Function):
@@ -213,7 +221,7 @@ class Triu(Function):
 def _triangle(cls, input, diagonal, out, op):
     if input._data.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
-    result = cls.apply(input, diagonal=int(diagonal))
+    result = cls.apply(input, diagonal=_offset(diagonal, op, "diagonal"))
     if out is None:
         return result
     from minitorch._ops.inplace import write_out
@@ -427,7 +435,8 @@ def flip(input: Tensor, dims) -> Tensor:
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    return Flip.apply(input, dims=wrapped)
+    # a 0-d tensor takes dim 0 or -1 (as one of one dim) and has nothing to reverse: a copy
+    return Flip.apply(input, dims=wrapped if n else ())
 
 
 def fliplr(input: Tensor) -> Tensor:
@@ -481,6 +490,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
         )
     n = input._data.ndim
+    if n == 0:  # torch: IndexError naming the first dim, where _wrap_dim would take 0 and -1
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(_wrap_dim(d, n) for d in dims)
     return Roll.apply(input, shifts=shifts, dims=dims)
 

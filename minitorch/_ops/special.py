@@ -17,6 +17,7 @@ from minitorch._ops.pointwise_more import (
     cos,
 )
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function
 
 # fmt: off
@@ -197,6 +198,7 @@ class Logit(Function):
 
 def logit(input, eps=None, *, out=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given. Mirrors torch.logit."""
+    eps = number_arg(eps, "logit", "eps", kind="float")  # NOTE [ Number-like arguments ]
     return _out(Logit.apply(_to_float(input, "logit"), eps=eps), out)
 
 
@@ -371,7 +373,8 @@ def _igamma_args(input, other, op: str):
     a, b, dt = promote(input, other, op)
     if not dt.is_floating_point:
         raise _not_implemented(f"{op}_cpu", dt)
-    return a, b
+    # promote leaves a bool operand uncast, and the kernel's result takes the first's dtype
+    return cast(a, dt), cast(b, dt)
 
 
 def igamma(input, other, *, out=None):

@@ -11,6 +11,7 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
     inference_mode,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from minitorch.autograd.variable import Variable  # noqa: F401

@@ -69,8 +69,20 @@ def backward(
 ):
     """Accumulates the gradients of `tensors` into the leaves' `.grad`.
     Mirrors torch.autograd.backward."""
+    if state.transforms:
+        raise RuntimeError(
+            "backward() called inside a functorch transform. This is not supported, please use "
+            "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
+            "transforms."
+        )
     tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors if grad_tensors is not None else grad_variables)
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    if grad_tensors is not None:
+        grad_tensors = _as_tuple(grad_tensors)
+        _check_grad_count(tensors, grad_tensors)
+    else:
+        grad_tensors = ()
     if retain_graph is None:
         retain_graph = create_graph
     targets = None
@@ -127,6 +139,9 @@ def grad(
         _check_input(t)
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if grad_outputs is not None:
+        grad_outputs = _as_tuple(grad_outputs)
+        _check_grad_count(outputs, grad_outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
     edges = [tuple(t) if t.__class__ is GradientEdge else _edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
@@ -177,6 +192,13 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         col = [r[k] for r in rows]
         out.append(None if not col or col[0] is None else stack(col))
     return tuple(out)
+
+
+def _check_grad_count(outputs, grads):
+    # torch pairs them with zip: extra gradients are ignored, a missing one is an error (None
+    # stands for an implicit gradient only when written out).
+    if len(grads) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
 
 
 def _check_input(t):
@@ -856,7 +878,10 @@ def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:
     for hook in list(hooks.values()):
         returned = hook(leaf)
         if returned is not None:
-            raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+            # torch checks the type first (a number is not a Variable), then refuses any value
+            if not isinstance(returned, Tensor):
+                raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _accumulate_hooked(acc: AccumulateGrad, g: Tensor, create_graph: bool) -> tuple:

@@ -123,6 +123,22 @@ class Node:
         """Saves tensors (or, in built-in ops, raw arrays such as the output) for backward."""
         self._to_save = tensors
 
+    def save_for_forward(self, *tensors):
+        """Saves tensors for a forward-mode jvp. Mirrors
+        torch.autograd.function.FunctionCtx.save_for_forward.
+
+        Differences from torch: minitorch computes tangents with reverse mode (NOTE [ Tangents
+        through double backward ] in minitorch/autograd/forward_ad.py), so a Function's jvp is
+        never called and the tensors are only kept (as _saved_for_forward).
+        """
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise AssertionError(
+                    "save_for_forward expects all arguments to be tensors; you should save "
+                    "non-tensors as attributes on ctx."
+                )
+        self._saved_for_forward = tensors
+
     def mark_dirty(self, *tensors):
         self._dirty = tensors
 
@@ -292,6 +308,9 @@ class _Handle(RemovableHandle):
         self._hooks_ref = self._hooks
 
 
+_Handle.__name__ = "RemovableHandle"  # as torch's handles print (pickled as _Handle still)
+
+
 class AccumulateGrad(Node):
     """The sink for a leaf tensor that requires grad: adds incoming gradients into `.grad`.
 
@@ -455,15 +474,16 @@ _CPP_NAMES = {
 
 
 def _short_name(node) -> str:
-    """The op a node belongs to, as torch's messages name it: MulBackward0 -> Mul (a C++ node
-    keeps its whole name: torch::autograd::CopySlices)."""
+    """The op a node belongs to, as torch's messages name it: MulBackward0 -> Mul, an overload's
+    number kept (FillBackward2 -> Fill2); a C++ node keeps its whole name
+    (torch::autograd::CopySlices)."""
     name = type(node).__name__
     if name in _CPP_NAMES:
         return _CPP_NAMES[name]
     for suffix in ("Backwards", "Backward"):
         head, sep, tail = name.rpartition(suffix)
-        if sep and tail.isdigit() or sep and not tail:
-            return head
+        if sep and (tail.isdigit() or not tail):
+            return head if tail in ("", "0") else head + tail
     return name
 
 
@@ -723,8 +743,23 @@ def _node_class(cls):
         "_data_bw_owned": cls._backward_data_owned,
         "_takes_arrays": data_bw is not None,  # a built-in op's node: its _out_device is set
     }
+    if not cls._builtin:
+        attrs["apply"] = _run_custom_backward  # torch's BackwardCFunction.apply
     cls._backward_cls = type(name, (Node,), attrs)
     return cls._backward_cls
+
+
+def _run_custom_backward(node, *grads):
+    """node.apply(*grads) on a custom Function's node: its backward (or vjp) on `grads`, as
+    written (nothing un-broadcast, no hooks). Mirrors torch's BackwardCFunction.apply."""
+    fn = node._fn
+    has_vjp = fn.vjp is not Function.vjp
+    if has_vjp and fn.backward is not Function.backward:
+        raise RuntimeError(
+            "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+            "should only implement one of them."
+        )
+    return (fn.vjp if has_vjp else fn.backward)(node, *grads)
 
 
 def _new_node(node_cls, _new=object.__new__):
@@ -822,6 +857,15 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             t._base = o._base if o._base is not None else o
             t._view_version = o._vc[0]  # its grad_fn is this node's until the data changes
             t._view_chain = o._view_chain if o._base is not None else ()
+        elif isinstance(o, Tensor) and o._base is not None and not cls._builtin:
+            # A view made in a user's forward (a.view(-1)) stays a view of its base, as in torch.
+            t = _make(o._data, device, o._requires_grad and o._grad_fn is None, None, 0)
+            t._vc = o._vc
+            t._base = o._base
+            t._view_version = o._vc[0]
+            t._view_chain = o._view_chain
+            if not record and o.__dict__.get("_no_grad_view"):
+                t._no_grad_view = True  # no node: it is what the forward made
         elif isinstance(o, Tensor) and (o._requires_grad or o._grad_fn is not None):
             t = _make(o._data, device, False, None, 0)
         else:
@@ -851,6 +895,8 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             t._requires_grad = True
             t._grad_fn = ctx
             t._output_nr = i
+            if t._base is not None and not cls._builtin:
+                t._view_chain += (_IN_CUSTOM_FUNCTION,)  # NOTE [ Views made by custom Functions ]
         if cls._builtin and cls._is_view:
             for t in results:
                 if isinstance(t, Tensor):
@@ -1063,9 +1109,12 @@ def _replay_view(base: Tensor, chain) -> Tensor:
 def _regenerate_view_grad_fn(view: Tensor):
     """The base changed in place since the view's grad_fn was recorded: replay the view on it."""
     base = view._base
-    view._view_version = view._vc[0]
     if not base._requires_grad or view.__dict__.get("_no_grad_view"):
+        view._view_version = view._vc[0]
         return
+    if _in_custom_function(view):  # (raised at every use, as torch does)
+        _custom_view_error(view, "its base or another view of its base has been modified inplace")
+    view._view_version = view._vc[0]
     # The view's history follows its data whatever the current mode: regenerating under no_grad
     # (repr, a .grad_fn look-up) must not leave the old history marked as current.
     prev = state.enabled
@@ -1083,6 +1132,44 @@ def _regenerate_view_grad_fn(view: Tensor):
     view._requires_grad = fresh._requires_grad
     if view._retains_grad:  # See NOTE [ retain_grad follows the tensor ]
         move_retained_grad(view, old)
+
+
+# NOTE [ Views made by custom Functions ]
+# A user Function's output that is a view of an input (forward returned a.view(-1), or the input
+# as-is) is a view of that base, as in torch (out._base), with the Function's node as grad_fn.
+# The view+inplace logic (CopySlices, replaying the view on its base) would replace that node
+# by the built-in view ops and so bypass the user's backward: torch forbids in-place changes of
+# such a view, or of its base while the view is used, and so does minitorch. The mark is an
+# entry of the view's replay chain (_IN_CUSTOM_FUNCTION, which replays as the identity, so data
+# replays such as deepcopy and as_strided are unchanged): views of the view inherit it at no
+# cost, and only the rare paths look for it (written_view_history, rebase_view_history,
+# _regenerate_view_grad_fn).
+
+
+class _CustomFunctionView:
+    """The chain entry marking a view made by a custom Function (no data change)."""
+
+    @staticmethod
+    def apply(t):
+        return t
+
+
+_IN_CUSTOM_FUNCTION = (_CustomFunctionView, (), {})
+
+
+def _in_custom_function(view: Tensor) -> bool:
+    return any(e is _IN_CUSTOM_FUNCTION for e in view._view_chain)
+
+
+def _custom_view_error(view: Tensor, what: str):
+    """torch's error for an in-place change that would override a custom Function's backward."""
+    raise RuntimeError(
+        f"Output {view._output_nr} of {_short_name(view._grad_fn)} is a view and {what}. This "
+        "view was created inside a custom Function (or because an input was returned as-is) and "
+        "the autograd logic to handle view+inplace would override the custom backward associated "
+        "with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
+        "You can fix this by cloning the output of the custom Function."
+    )
 
 
 # NOTE [ retain_grad follows the tensor ]
@@ -1133,6 +1220,8 @@ def written_view_history(view: Tensor):
     through the view's node: so hooks registered on that node (view.register_hook before the
     write) never run. Where the view's node carries hooks, the history is a fresh replay of
     the view on its base; elsewhere the view's node itself (no replay, no cost)."""
+    if _in_custom_function(view):
+        _custom_view_error(view, "is being modified inplace")
     fn = view.grad_fn
     if fn is None or not fn._hooked:
         return fn, view._output_nr
@@ -1152,6 +1241,8 @@ def rebase_view_history(view: Tensor, src: Tensor):
     follows the tensor ])."""
     from minitorch._ops.inplace import copy_slices
 
+    if _in_custom_function(view):  # a mark_dirty Function wrote it (the data changed already)
+        _custom_view_error(view, "is being modified inplace")
     base = view._base
     old = base._grad_fn
     copy_slices(view, src)

@@ -14,6 +14,7 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "set_multithreading_enabled",
 ]
 
 
@@ -26,6 +27,8 @@ class _State(threading.local):
     saved_hooks = None  # (pack, unpack) of the innermost autograd.graph.saved_tensors_hooks
     saved_hooks_disabled = None  # the error message of disable_saved_tensors_hooks, while active
     graph_task = None  # the engine's running backward (engine._GraphTask), innermost first
+    transforms = 0  # torch.func transforms running the user's function here (backward() refused)
+    multithreading = True  # set_multithreading_enabled's flag (the engine has one thread anyway)
 
 
 # Read directly by Function.apply on every op (one attribute load, no function call).
@@ -182,3 +185,31 @@ class inference_mode(_GradModeContext):
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class set_multithreading_enabled(_GradModeContext):
+    """Turns multithreaded backward on or off, as a function, context manager or decorator.
+    Mirrors torch.autograd.set_multithreading_enabled.
+
+    Differences from torch: the flag is only recorded; minitorch's backward always runs in the
+    calling thread.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = state.multithreading
+        self.mode = bool(mode)
+        state.multithreading = self.mode
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.multithreading = self.prev
+        return False
+
+    def __call__(self, fn):
+        state.multithreading = self.prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return set_multithreading_enabled(self.mode)

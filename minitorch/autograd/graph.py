@@ -3,6 +3,7 @@ tensors and on several tensors' gradients. Mirrors torch.autograd.graph."""
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 
 from minitorch._tensor import Tensor
@@ -18,6 +19,7 @@ __all__ = [
     "save_on_cpu",
     "disable_saved_tensors_hooks",
     "register_multi_grad_hook",
+    "allow_mutation_on_saved_tensors",
 ]
 
 
@@ -138,6 +140,62 @@ class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+_mutation_allowed = False  # inside allow_mutation_on_saved_tensors (torch's flag is global too)
+
+
+class _SavedCopy:
+    """The packed form of a tensor saved under allow_mutation_on_saved_tensors."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _AllowMutationOnSavedContext:
+    """What allow_mutation_on_saved_tensors yields: the copies its graphs saved (`cloned`,
+    emptied when the region ends)."""
+
+    def __init__(self) -> None:
+        self.cloned = weakref.WeakKeyDictionary()  # _SavedCopy -> Tensor, while the node lives
+
+    def clear(self) -> None:
+        self.cloned.clear()
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """A region where tensors saved for backward may be modified in place: backward uses the
+    values they had when saved. Run both forward and backward inside it. Mirrors
+    torch.autograd.graph.allow_mutation_on_saved_tensors.
+
+    Differences from torch: every saved tensor is copied when it is saved (torch copies one only
+    when it is about to be modified), so the region costs memory even without mutations.
+    """
+    global _mutation_allowed
+    if _mutation_allowed:
+        raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack(tensor):
+        handle = _SavedCopy()
+        ctx.cloned[handle] = tensor.detach().clone()
+        return handle
+
+    def unpack(handle):
+        if not _mutation_allowed or handle not in ctx.cloned:
+            raise AssertionError(
+                "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                "in which the graph was originally recorded."
+            )
+        return ctx.cloned[handle]
+
+    with saved_tensors_hooks(pack, unpack):
+        _mutation_allowed = True
+        try:
+            yield ctx
+        finally:
+            ctx.clear()
+            _mutation_allowed = False
 
 
 class _MultiHandle:

@@ -24,20 +24,21 @@ def _children(x):
     return None
 
 
-def tree_flatten(tree) -> tuple[list, Any]:
-    """(leaves in order, spec)."""
+def tree_flatten(tree, none_is_leaf: bool = False) -> tuple[list, Any]:
+    """(leaves in order, spec); with none_is_leaf, a None is a leaf (as vmap's outputs count
+    it), not an empty container."""
     leaves: list = []
-    spec = _flatten_into(tree, leaves)
+    spec = _flatten_into(tree, leaves, none_is_leaf)
     return leaves, spec
 
 
-def _flatten_into(tree, leaves: list):
-    node = _children(tree)
+def _flatten_into(tree, leaves: list, none_is_leaf: bool = False):
+    node = None if none_is_leaf and tree is None else _children(tree)
     if node is None:
         leaves.append(tree)
         return _LEAF
     kind, context, kids = node
-    return (kind, context, tuple(_flatten_into(k, leaves) for k in kids))
+    return (kind, context, tuple(_flatten_into(k, leaves, none_is_leaf) for k in kids))
 
 
 def tree_unflatten(leaves, spec):

@@ -133,7 +133,20 @@ def _split_aux(output, has_aux: bool, api: str):
         raise RuntimeError(
             f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True"
         )
+    for leaf in tree_flatten(output[1], none_is_leaf=True)[0]:
+        if not isinstance(leaf, Tensor):  # torch's transforms carry tensors only out of a level
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return output
+
+
+def call_transformed(func, *args, **kwargs):
+    """func(*args, **kwargs) run by a transform: inside it, backward() is refused as torch's
+    transforms refuse it (the transform owns the differentiation)."""
+    state.transforms += 1
+    try:
+        return func(*args, **kwargs)
+    finally:
+        state.transforms -= 1
 
 
 def _grads_or_zeros(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False):
@@ -204,7 +217,7 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
     level = _Level()
     with enable_grad():
         args, flat_diff, spec = _differentiable_args(level, args, argnums)
-        output, aux = _split_aux(func(*args, **kwargs), has_aux, api)
+        output, aux = _split_aux(call_transformed(func, *args, **kwargs), has_aux, api)
         if not isinstance(output, Tensor):
             raise RuntimeError(f"{api}: Expected f(*args) to return a Tensor, got {type(output)}")
         if output.dim() != 0:
@@ -236,7 +249,7 @@ def vjp(func, *primals, has_aux: bool = False):
     level = _Level()
     with enable_grad():
         diff = tree_map(level.differentiable, primals)
-        out, aux = _split_aux(func(*diff), has_aux, api)
+        out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, api)
         _check_float_outputs(flat_out, "vjp(f, ...)")
@@ -299,7 +312,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     level = _Level()
     with enable_grad():
         diff = tree_map(level.differentiable, primals)
-        out, aux = _split_aux(func(*diff), has_aux, api)
+        out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
         for o in flat_out:
             if not isinstance(o, Tensor):
@@ -364,7 +377,7 @@ def _jacobian(func, argnums, has_aux, args, api):
     level = _Level()
     with enable_grad():
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums)
-        out, aux = _split_aux(func(*args), has_aux, api)
+        out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, api)
         _check_float_outputs(flat_out, api)

@@ -12,6 +12,7 @@ from minitorch.func._pytree import (
     tree_flatten,
     tree_unflatten,
 )
+from minitorch.func._transforms import call_transformed
 
 __all__ = ["vmap"]
 
@@ -25,10 +26,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     Differences from torch: minitorch has no batching rules, so func runs once per index of the
     mapped dimension (a Python loop) and the results are stacked; the numbers are the same, the
     cost grows with the batch. Consequences: `chunk_size` changes nothing but is validated;
-    randomness='error' cannot detect random ops (they draw per sample, as 'different' does);
-    'same' replays the generator state for every sample (same values, not torch's stream); an
-    output with out_dims=None is the first sample's, never checked for a batch dependence; a
-    batch of size 0 runs func once on zeros to learn the output shapes; in-place ops on the
+    randomness='error' sees random ops by the default generators' states once func has run
+    (raising then, with the generators put back), so draws from a Generator passed explicitly,
+    or from a CUDA default stream, are not refused; 'same' replays the generator state for every
+    sample (same values, not torch's stream); an output with out_dims=None is refused when the
+    samples' values differ (an output that depends on the batch but is equal for every sample
+    is returned); .item() of a per-sample tensor gives its number (torch refuses it); a batch
+    of size 0 runs func once on zeros to learn the output shapes; in-place ops on the
     per-sample slices of an input write into that input.
     """
     if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
@@ -140,8 +144,9 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
             "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
             f"{randomness}"
         )
+    rng_before = _rng_snapshot() if randomness == "error" else None
     if batch == 0:
-        outputs = [func(*_zeros_sample(flat_args, flat_dims, spec), **kwargs)]
+        outputs = [call_transformed(func, *_zeros_sample(flat_args, flat_dims, spec), **kwargs)]
     else:
         outputs = []
         for i in range(batch):
@@ -149,10 +154,58 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
             if randomness == "same" and i < batch - 1:
                 # Replay the generators for every sample; the last one leaves them advanced.
                 with minitorch.random.fork_rng():
-                    outputs.append(func(*sample, **kwargs))
+                    outputs.append(call_transformed(func, *sample, **kwargs))
             else:
-                outputs.append(func(*sample, **kwargs))
+                outputs.append(call_transformed(func, *sample, **kwargs))
+    if rng_before is not None:
+        _check_no_random_op(rng_before)
     return _stack_outputs(func, outputs, out_dims, batch)
+
+
+def _rng_snapshot() -> list:
+    return minitorch.random._snapshot()
+
+
+def _check_no_random_op(before: list) -> None:
+    """randomness='error': torch refuses any random op inside vmap. A default generator whose
+    state moved drew numbers: its state is put back (torch raises before the draw) and the
+    error raised."""
+    after = _rng_snapshot()
+    old = {id(g): state for g, state, _, _ in before}
+    for g, state, _, _ in after:
+        prev = old.get(id(g))
+        if _state_bytes(state) != _state_bytes(prev):
+            minitorch.random._restore(before)
+            raise RuntimeError(
+                "vmap: called random operation while in randomness error mode. Please either use "
+                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                "operation out of vmap"
+            )
+
+
+def _state_bytes(state):
+    # None: nothing drawn since seeding (or a stream whose state cannot be read)
+    return None if state is None else state.numpy().tobytes()
+
+
+def _differs(col) -> bool:
+    """Whether the samples' values of an out_dims=None output differ (so it depends on the
+    batch); one host copy per sample, on this rare path only."""
+    first = col[0]
+    if not isinstance(first, Tensor):
+        return False
+    backend = first._device.backend
+    a = backend.to_host(first._data)
+    for t in col[1:]:
+        if t is first:
+            continue
+        if not isinstance(t, Tensor) or t._data.shape != a.shape or t._data.dtype != a.dtype:
+            return True
+        b = backend.to_host(t._data)
+        nan = a.dtype.kind in "fc"
+        if not (a == b).all() and not (nan and ((a == b) | ((a != a) & (b != b))).all()):
+            return True
+    return False
 
 
 def _flat_out_dims(func, out_dims, first, spec):
@@ -177,10 +230,11 @@ def _flat_out_dims(func, out_dims, first, spec):
 
 
 def _stack_outputs(func, outputs, out_dims, batch):
-    flat_first, spec = tree_flatten(outputs[0])
+    # None is an output (torch refuses it unless its out_dim is None), not an empty container
+    flat_first, spec = tree_flatten(outputs[0], none_is_leaf=True)
     columns = [[] for _ in flat_first]
     for out in outputs:
-        flat, s = tree_flatten(out)
+        flat, s = tree_flatten(out, none_is_leaf=True)
         if s != spec:
             raise ValueError(
                 f"vmap({_name(func)}, ...): `{_name(func)}` returned outputs of different "
@@ -192,6 +246,11 @@ def _stack_outputs(func, outputs, out_dims, batch):
     result = []
     for col, d in zip(columns, flat_dims, strict=True):
         if d is None:
+            if _differs(col):
+                raise ValueError(
+                    f"vmap({_name(func)}, ...): `{_name(func)}` can not return a BatchedTensor "
+                    "when out_dim is None"
+                )
             result.append(col[0])
             continue
         if not isinstance(col[0], Tensor):

@@ -299,6 +299,8 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     _check_tensor(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
+    if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
+        dtype = _dtype.to_dtype(dtype, "softmax")
     return _ops.softmax(input, dim, dtype)
 
 
@@ -321,6 +323,8 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     _check_tensor(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
+    if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
+        dtype = _dtype.to_dtype(dtype, "log_softmax")
     return _ops.log_softmax(input, dim, dtype)
 
 
