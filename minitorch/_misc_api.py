@@ -165,6 +165,7 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
     size = view.nbytes
+    dtype = _dtype.to_dtype(dtype, "frombuffer")  # (a Python type too: dtype=float)
     item = _dtype.numpy_dtype(dtype).itemsize
     if size == 0 or count == 0:
         raise ValueError(f"both buffer length ({size}) and count ({count}) must not be 0")

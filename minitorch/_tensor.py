@@ -130,8 +130,10 @@ class Tensor(TensorMethods):
     def shape(self) -> Size:
         return _new_size(Size, self._data.shape)  # an array's shape is ints: no checks needed
 
-    def size(self, dim=None):
+    def size(self, dim=None, *, axis=None):
         if dim is None:
+            if axis is not None:  # torch takes NumPy's name too
+                return self.size(axis)
             return _new_size(Size, self._data.shape)
         return self._data.shape[_dim_arg(dim, self._data.ndim, "size")]
 
@@ -160,8 +162,10 @@ class Tensor(TensorMethods):
     def nbytes(self) -> int:
         return self._data.nbytes
 
-    def stride(self, dim=None):
-        """Strides in elements. Mirrors torch.Tensor.stride."""
+    def stride(self, dim=None, *, axis=None):
+        """Strides in elements. Mirrors torch.Tensor.stride (axis= is NumPy's name for dim)."""
+        if axis is not None and dim is None:
+            dim = axis
         x = self._data
         if x.size:
             item = x.itemsize

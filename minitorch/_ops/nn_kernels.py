@@ -8,6 +8,7 @@ The max is subtracted inside one kernel, and backward reuses the saved output.
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
+from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.linalg import _DOT_MAX, _product
 from minitorch._ops.pointwise import exp, log
@@ -167,7 +168,7 @@ def _prepare(input, dim, dtype, op: str):
     """(input cast to dtype, dim wrapped), with torch's error for non-floating inputs."""
     _check_tensor(input, op)
     if dtype is not None:
-        input = cast(input, dtype)
+        input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim, op)
     if not input.dtype.is_floating_point:

@@ -349,6 +349,8 @@ def rsub(input, other, *, alpha=1):
     # torch's node lists input (and a tensor other): sub's edges are (other, input)
     if isinstance(other, Tensor):
         name, shown = "RsubBackward0", (1, 0)
+    elif other.__class__ is bool:  # sub refuses a bool operand, as torch (True - x)
+        return sub(other, input, alpha=alpha)
     else:
         name, shown = "RsubBackward1", (1,)
         other = weak_scalar(other, input, "rsub")

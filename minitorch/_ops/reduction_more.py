@@ -65,7 +65,7 @@ def count_nonzero(input, dim=None):
     """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
     x = input._data
     xp = input._device.backend.xp
-    dims = reduce_dims(dim, x.ndim, "count_nonzero", empty_means_all=False)
+    dims = reduce_dims(dim, x.ndim, "count_nonzero")  # (dim=() counts all, as torch)
     r = (x != 0).sum(axis=dims)
     return _const(xp.asarray(r, dtype=_dtype.int64.np), input)
 

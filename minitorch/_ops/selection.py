@@ -438,6 +438,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     from minitorch._ops.pointwise import where
 
     _check_mask(mask, "masked_scatter_")
+    if not isinstance(source, Tensor):
+        raise TypeError(
+            "masked_scatter(): argument 'source' (position 2) must be Tensor, not "
+            f"{type(source).__name__}"
+        )
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"masked_scatter_: expected self and source to have same dtypes but got "
@@ -542,8 +547,8 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
             return (_make(idx, dev, False, None),)
         return _maybe_out(_make(idx.reshape(-1, 1)[:, :0], dev, False, None), out)
     idx = [i.astype("int64", copy=False) for i in xp.nonzero(x)]
-    if as_tuple:
-        return tuple(_make(i, dev, False, None) for i in idx)
+    if as_tuple:  # each its own contiguous memory, as torch's (NumPy's are strided views)
+        return tuple(_make(xp.ascontiguousarray(i), dev, False, None) for i in idx)
     return _maybe_out(_make(xp.stack(idx, axis=1), dev, False, None), out)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 from minitorch import _dtype
+from minitorch._ops._common import index, is_index
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -23,7 +24,8 @@ class Repeat(Function):
         ctx.in_shape = x.shape
         ctx.repeats = repeats
         x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
-        return ctx.xp.tile(x, repeats)
+        # new memory, row-major as torch's (NumPy's tile of all-1 repeats copies in x's layout)
+        return ctx.xp.ascontiguousarray(ctx.xp.tile(x, repeats))
 
     @staticmethod
     def backward(ctx, grad):
@@ -136,6 +138,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d] if input._data.ndim else 1
     if not isinstance(repeats, Tensor):
+        if not is_index(repeats):  # a float count: torch's argument parser refuses it
+            raise TypeError(
+                "repeat_interleave() received an invalid combination of arguments - got (Tensor, "
+                f"{type(repeats).__name__}), but expected one of:\n"
+                " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
+                " * (Tensor repeats, *, int output_size = None)\n"
+                " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n"
+            )
+        repeats = index(repeats, "repeat_interleave", "repeats")
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
         if output_size is not None and output_size != n * repeats:

@@ -6,7 +6,7 @@ import math
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import is_floating, quiet_extreme, wrap_dim
+from minitorch._ops._common import index, is_floating, is_index, quiet_extreme, wrap_dim
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
 from minitorch._ops.inplace import with_out
@@ -111,6 +111,9 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (ties keep input order)."""
     x = input._data
+    if not is_index(k):
+        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    k = index(k, "topk", "k")
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     n = x.shape[wrap_dim(dim, x.ndim, "topk")] if x.ndim else 1

@@ -274,3 +274,44 @@ def test_igamma_bool_first_operand_promotes():
     np.testing.assert_allclose(q.numpy(), [np.exp(-0.5), 0.0], atol=1e-7)
     x64 = mt.tensor([0.5, 1.0], dtype=mt.float64, requires_grad=True)
     assert gradcheck(lambda t: mt.igamma(mt.tensor([True, True]), t), (x64,))
+
+
+def test_argument_types_torch_refuses():
+    x = mt.arange(6.0).view(2, 3)
+    with pytest.raises(TypeError, match="repeat_interleave\\(\\) received an invalid combination"):
+        x.repeat_interleave(1.5)
+    with pytest.raises(TypeError, match="argument 'k' \\(position 2\\) must be int, not float"):
+        x.topk(2.0)
+    with pytest.raises(TypeError, match="argument 'source' \\(position 2\\) must be Tensor"):
+        x.masked_scatter(x > 1, 3.0)
+    with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+        mt.rsub(x, True)
+    assert x.repeat_interleave(mt.tensor(2).item()).shape == (12,)
+    assert x.topk(mt.tensor(2)).values.shape == (2, 2)  # an int-like 0-d tensor is an int
+
+
+def test_new_memory_of_repeat_and_tile_is_row_major():
+    t = mt.arange(6.0).view(2, 3).t()
+    for r in (t.repeat(1, 1), t.tile((1, 1)), mt.ones(3).expand(2, 3).repeat(1, 1)):
+        assert r.is_contiguous()
+        r.view(-1)
+
+
+def test_count_nonzero_over_no_dims_counts_all():
+    x = mt.tensor([[0.0, 1.0, 2.0], [3.0, 0.0, 5.0]])
+    assert mt.count_nonzero(x, dim=()).item() == 4
+
+
+def test_python_types_as_dtypes_and_numpy_axis_names():
+    x = mt.randn(2, 3)
+    assert mt.softmax(x, 1, dtype=float).dtype == mt.float64
+    assert mt.special.log_softmax(x, 1, dtype=float).dtype == mt.float64
+    assert mt.frombuffer(bytearray(16), dtype=float).dtype == mt.float64
+    assert x.size(axis=1) == 3 and x.stride(axis=0) == 3
+
+
+def test_where_of_a_mask_gives_contiguous_index_tensors():
+    m = mt.tensor([[True, False, True], [False, True, True]])
+    for t in (*mt.where(m), *m.nonzero(as_tuple=True)):
+        assert t.stride() == (1,) and t.is_contiguous()
+        assert t.view(mt.int32).shape == (8,)
