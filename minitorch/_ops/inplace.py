@@ -14,6 +14,8 @@ from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
     _base_gained_history,
+    _custom_view_error,
+    _in_custom_function,
     _replay_view,
     move_retained_grad,
     name_node,
@@ -119,6 +121,8 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
             )
     base = self._base
     if base is not None and base._grad_fn is None and base._requires_grad:
+        if self._view_chain and _in_custom_function(self):  # torch checks this first
+            _custom_view_error(self, "is being modified inplace")
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )

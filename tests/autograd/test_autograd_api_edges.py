@@ -382,3 +382,20 @@ def test_slice_and_select_backward_keep_negative_zero():
     x = mt.tensor([1.0, 2.0, 3.0, 4.0], dtype=mt.float64, requires_grad=True)
     assert gradcheck(lambda t: t[1:3] * t[0:2], (x,))
     assert gradgradcheck(lambda t: t[1:3] ** 2, (x,))
+
+
+def test_inplace_on_a_custom_function_view_of_a_leaf_names_the_custom_function():
+    class Flatten(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 2)
+
+    w = mt.ones(2, 2, requires_grad=True)
+    out = Flatten.apply(w)
+    with pytest.raises(RuntimeError, match="Output 0 of Flatten is a view and is being modified inplace"):
+        out.relu_()
+    assert w.detach().flatten().tolist() == [1.0] * 4
