@@ -133,11 +133,12 @@ class Adam(Optimizer):
         return loss
 
 
-def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad):
-    """One Adam step of p in place (the state's moments too)."""
+def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float:
+    """The Adam family's common first part, in place: the step count, weight decay (decoupled:
+    p shrinks; else folded into grad), and the moments m = lerp(m, g, 1-b1), v = b2 v + (1-b2)
+    g^2. Returns the new step count."""
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     step = _advance(state["step"])
-
     if weight_decay != 0:
         if decoupled:
             p.mul_(1 - lr * weight_decay)
@@ -146,7 +147,13 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
     # See NOTE [ Updates through the in-place fast path ]
     exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
     _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
+    return step
 
+
+def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad):
+    """One Adam step of p in place (the state's moments too)."""
+    step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
+    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     step_size = lr / (1 - beta1**step)
     bias_correction2_sqrt = (1 - beta2**step) ** 0.5
     if amsgrad:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import minitorch
 from minitorch._tensor import Tensor
+from minitorch.optim.adam import moments_
 from minitorch.optim.optimizer import (
     Optimizer,
-    _add_square_,
-    _advance,
     _check_betas,
     _check_capturable,
     _check_lr,
@@ -91,17 +90,8 @@ class RAdam(Optimizer):
                     state["step"] = _new_step()
                     state["exp_avg"] = minitorch.zeros_like(p)
                     state["exp_avg_sq"] = minitorch.zeros_like(p)
+                step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                step = _advance(state["step"])
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = p.mul(weight_decay).add_(grad)
-                # See NOTE [ Updates through the in-place fast path ]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
-                _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
-
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 bias_corrected_exp_avg = exp_avg / bias_correction1
