@@ -2,7 +2,23 @@
 
 from __future__ import annotations
 
-from minitorch.distributions import constraints, transforms
+# torch's package imports every distribution module, so each is an attribute of the package
+# (torch.distributions.half_normal, ...) without an import of its own. chi2, half_cauchy, ...
+# only re-export classes defined elsewhere: they are imported here for that alone.
+from minitorch.distributions import (  # noqa: F401
+    chi2,
+    constraints,
+    half_cauchy,
+    half_normal,
+    inverse_gamma,
+    kumaraswamy,
+    logistic_normal,
+    one_hot_categorical,
+    pareto,
+    studentT,
+    transforms,
+    weibull,
+)
 from minitorch.distributions.bernoulli import Bernoulli
 from minitorch.distributions.beta import Beta
 from minitorch.distributions.binomial import Binomial
@@ -25,14 +41,16 @@ from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.independent import Independent
 from minitorch.distributions.kl import kl_divergence, register_kl
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.log_normal import LogNormal
 from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from minitorch.distributions.mixture_same_family import MixtureSameFamily
 from minitorch.distributions.multinomial import Multinomial
 from minitorch.distributions.multivariate_normal import MultivariateNormal
 from minitorch.distributions.negative_binomial import NegativeBinomial
-from minitorch.distributions.normal import LogNormal, Normal
+from minitorch.distributions.normal import Normal
 from minitorch.distributions.poisson import Poisson
-from minitorch.distributions.relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from minitorch.distributions.relaxed_bernoulli import RelaxedBernoulli
+from minitorch.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from minitorch.distributions.student_t import StudentT
 from minitorch.distributions.transformed_distribution import (
     HalfCauchy,

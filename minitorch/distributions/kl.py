@@ -25,7 +25,7 @@ from minitorch.distributions.lowrank_multivariate_normal import (
     _batch_lowrank_mahalanobis,
 )
 from minitorch.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis
-from minitorch.distributions.normal import LogNormal, Normal
+from minitorch.distributions.normal import Normal
 from minitorch.distributions.poisson import Poisson
 from minitorch.distributions.transformed_distribution import (
     HalfNormal,
@@ -130,11 +130,6 @@ def _kl_normal_normal(p, q):
     var_ratio = (p.scale / q.scale).pow(2)
     t1 = ((p.loc - q.loc) / q.scale).pow(2)
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
-
-
-@register_kl(LogNormal, LogNormal)
-def _kl_lognormal_lognormal(p, q):
-    return _kl_normal_normal(p.base_dist, q.base_dist)
 
 
 @register_kl(Bernoulli, Bernoulli)

@@ -1,4 +1,4 @@
-"""Normal and LogNormal distributions."""
+"""Normal distribution (LogNormal lives in log_normal.py)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,14 @@ import math
 import numbers
 
 import minitorch
+from minitorch._backend import cpu
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
 from minitorch.distributions.utils import broadcast_all
 
-__all__ = ["LogNormal", "Normal"]
+__all__ = ["Normal"]
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
 
@@ -69,6 +70,14 @@ class Normal(ExponentialFamily):
     def variance(self):
         return self.stddev.pow(2)
 
+    def sample(self, sample_shape=()):
+        # torch's sample (torch.normal) rejects a negative or nan scale even with
+        # validate_args=False; checked on the CPU only, where it needs no device read
+        scale = self.scale._data
+        if self.scale._device is cpu and not (scale >= 0).all():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+        return super().sample(sample_shape)
+
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = minitorch.randn(shape, dtype=self.loc.dtype, device=self.loc.device)
@@ -89,69 +98,3 @@ class Normal(ExponentialFamily):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
-
-
-class LogNormal(Distribution):
-    """The distribution of exp(X) for X ~ Normal(loc, scale).
-
-    Mirrors torch.distributions.LogNormal.
-
-    Differences from torch: a plain Distribution over a `base_dist` Normal, not a
-    TransformedDistribution (minitorch has no transforms)."""
-
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.positive
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.base_dist = Normal(loc, scale, validate_args=validate_args)
-        super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogNormal, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
-    def mean(self):
-        return (self.loc + self.scale.pow(2) / 2).exp()
-
-    @property
-    def mode(self):
-        return (self.loc - self.scale.square()).exp()
-
-    @property
-    def variance(self):
-        s2 = self.scale.pow(2)
-        return s2.expm1() * (2 * self.loc + s2).exp()
-
-    def rsample(self, sample_shape=()):
-        return self.base_dist.rsample(sample_shape).exp()
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_value = value.log()
-        return self.base_dist.log_prob(log_value) - log_value
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return self.base_dist.cdf(value.log())
-
-    def icdf(self, value):
-        return self.base_dist.icdf(value).exp()
-
-    def entropy(self):
-        return self.base_dist.entropy() + self.loc

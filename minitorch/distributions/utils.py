@@ -142,9 +142,14 @@ def _standard_gamma(concentration):
     from minitorch.random import _sample
 
     a = concentration.detach()
-    draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(a._data))
+    xp = backend_of(a._device).xp
+    # torch's sampler gives 0 (so tiny after the clamp) for a concentration that is not positive
+    # (validate_args=False lets one through) where NumPy raises: draw those at 1, then zero them
+    valid = a._data > 0
+    safe = xp.where(valid, a._data, 1)
+    draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(safe))
     # NumPy's standard_gamma gives a Python float for a 0-d concentration: asarray makes it 0-d.
-    draw = backend_of(a._device).xp.asarray(draw, dtype=a._data.dtype)
+    draw = xp.where(valid, xp.asarray(draw, dtype=a._data.dtype), 0).astype(a._data.dtype)
     out = _make(draw, a._device, False, None)
     return out.clamp(min=minitorch.finfo(a.dtype).tiny)
 
