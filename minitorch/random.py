@@ -702,7 +702,7 @@ def normal(
         )
     dev = ref._device
     if std_t:
-        if dev is cpu and std._data.size and bool((std._data < 0).any()):
+        if dev is cpu and std._data.size and not bool((std._data >= 0).all()):  # NaN too
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif float(std) < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")

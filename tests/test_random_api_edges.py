@@ -375,3 +375,8 @@ def test_empty_strided_size_errors():
     with pytest.raises(RuntimeError, match=r"dimensionality of sizes \(2\) must match .* \(1\)"):
         mt.empty_strided((2, 3), (3,))
     assert mt.empty_strided(mt.Size([2, 3]), (1, 2)).stride() == (1, 2)
+
+
+def test_normal_refuses_a_nan_std():
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        mt.normal(mt.zeros(2), mt.tensor([1.0, float("nan")]))
