@@ -134,7 +134,8 @@ def col2im(xp, cols, padded, stride, dilation, channel_major=False):
 
 
 def _columns(xp, x, kernel, stride, pads, dilation, groups, out_size=None):
-    """The column matrix (N, groups, C/groups * prod(kernel), prod(out)) and the out size."""
+    """The column matrix (N, groups, C/groups * prod(kernel), prod(out)), new row-major memory,
+    and the out size."""
     xpad = pad_array(xp, x, pads)
     if out_size is None:
         out_size = tuple(
@@ -143,7 +144,11 @@ def _columns(xp, x, kernel, stride, pads, dilation, groups, out_size=None):
         )
     win = windows(xp, xpad, kernel, stride, dilation, out_size)
     n, c = x.shape[:2]
-    cols = win.reshape(n, groups, (c // groups) * prod(kernel), prod(out_size))
+    # One row-major copy, then a reshape that cannot fail to be a view of it. A plain reshape
+    # copies too where windows overlap, but where they do not (a kernel of 1 along a dim, or the
+    # whole input) it returns a view of x: unfold's result would share x's memory (an in-place
+    # op on it changing x) with odd strides, where torch's is new row-major memory.
+    cols = win.copy().reshape(n, groups, (c // groups) * prod(kernel), prod(out_size))
     return cols, tuple(out_size)
 
 
@@ -374,7 +379,11 @@ class ConvWeight(Function):
         else:
             out = xp.matmul(gm, xp.swapaxes(cols, -1, -2))
         if out.dtype != g.dtype:  # NumPy's bfloat16 (ml_dtypes) matmul returns float32
-            out = out.astype(g.dtype)
+            out = out.astype(g.dtype, order="C")
+        elif not out.flags.c_contiguous:
+            # the transposed product: a weight-sized copy, so the gradient is row-major as
+            # torch's (torch.cat([g.view(-1) for g in grads]) must work)
+            out = xp.ascontiguousarray(out)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, gy)
         return out.reshape((c_out, x._data.shape[1] // groups) + tuple(kernel))

@@ -15,8 +15,8 @@ other's adjoint.
 
 from __future__ import annotations
 
-from minitorch._ops._common import is_floating, zeros_of
-from minitorch._ops.conv import crop_array, pad_array, taps
+from minitorch._ops._common import is_floating, opmath_dtype, zeros_of
+from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
@@ -100,6 +100,22 @@ def _argmax_tap(xp, views, best, floating):
     return tap
 
 
+def _skip_padding(xp, tap, best, geom, fill):
+    """tap, with windows whose max equals the padding's fill (-inf, or the integer minimum)
+    sent to their first real tap: the first tap equal to the max may be padding there, where
+    torch returns (and routes the gradient to) the first real element. Every real element of
+    such a window equals the max, so the first real one is the answer. One comparison and one
+    `where` over the output, on padded pools only."""
+    kernel, stride, pads, dilation, out_size = geom
+    n = len(kernel)
+    first = 0
+    for i in range(n):  # per dim, the first tap inside the input: ceil((lo - o*s) / d), >= 0
+        start = xp.arange(out_size[i], dtype=xp.int64) * stride[i] - pads[i][0]
+        k_i = xp.maximum(-(start // dilation[i]), 0)
+        first = first + k_i.reshape((-1,) + (1,) * (n - 1 - i)) * prod(kernel[i + 1 :])
+    return xp.where(best == fill, first.astype(tap.dtype), tap)
+
+
 def _disjoint(geom) -> bool:
     """Whether no input position is read by two windows (each gets at most one tap)."""
     kernel, stride, _, dilation, _ = geom
@@ -125,6 +141,8 @@ class _MaxPool:
         if with_indices or ctx.needs_input_grad[0]:
             floating = is_floating(xd.dtype) and ("host" if x._device.type == "cpu" else True)
             tap = _argmax_tap(xp, views, best, floating)
+            if xpad is not xd:
+                tap = _skip_padding(xp, tap, best, geom, _lowest(xp, xd.dtype))
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
             ctx.save_for_backward(x)  # for MaxPoolGrad's zero edge only (not read on arrays)
@@ -232,12 +250,13 @@ class _AvgPool:
         out = None
         for _, sl in taps(geom[0], geom[1], geom[3], geom[4]):
             v = xpad[lead + sl]
-            if out is None:
-                out = v.astype(acc, copy=True)
+            if out is None:  # row-major, whatever x's strides (an expanded x: stride 0)
+                out = v.astype(acc, order="C", copy=True)
             else:
                 out += v
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.divisor = geom, xd.shape, divisor
+            ctx.save_for_backward(x)  # for AvgPoolGrad's zero edge only (not read on arrays)
         if not is_floating(xd.dtype):  # torch truncates toward zero
             return xp.trunc(out / divisor).astype(xd.dtype)
         out /= divisor
@@ -245,16 +264,19 @@ class _AvgPool:
 
     @staticmethod
     def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
         return ctx._fn.grad_cls.apply(
-            grad, geom=ctx.geom, in_shape=ctx.in_shape, divisor=ctx.divisor
+            grad, x, geom=ctx.geom, in_shape=ctx.in_shape, divisor=ctx.divisor
         )
 
 
 class _AvgPoolGrad:
-    """out = zeros(in_shape) with a / divisor added over each window;  grad_a = AvgPool(grad)"""
+    """out = zeros(in_shape) with a / divisor added over each window;  grad_a = AvgPool(grad),
+    grad_x = 0 for the pooled input x (torch's avg_pool backward takes it: a gradient penalty's
+    double backward reaches x, NOTE [ Zero gradients of piecewise-linear backward ])"""
 
     @staticmethod
-    def forward(ctx, a, *, geom, in_shape, divisor):
+    def forward(ctx, a, x, *, geom, in_shape, divisor):
         xp = ctx.xp
         kernel, stride, pads, dilation, out_size = geom
         # torch adds each window's grad / divisor, rounded to the dtype, into the input grad
@@ -268,19 +290,25 @@ class _AvgPoolGrad:
         for _, sl in reversed(list(taps(kernel, stride, dilation, out_size))):
             out[lead + sl] += g
         ctx.geom, ctx.divisor = geom, divisor
+        ctx.save_for_backward(x)
         return crop_array(xp, out, pads, size)
 
     @staticmethod
     def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
         kernel, stride, pads, dilation, _ = ctx.geom
-        return ctx._fn.pool_cls.apply(
-            grad,
-            kernel=kernel,
-            stride=stride,
-            padding=pads,
-            dilation=dilation,
-            divisor=ctx.divisor,
-        )
+        g_a = None
+        if needs[0]:
+            g_a = ctx._fn.pool_cls.apply(
+                grad,
+                kernel=kernel,
+                stride=stride,
+                padding=pads,
+                dilation=dilation,
+                divisor=ctx.divisor,
+            )
+        return g_a, (zeros_of(x) if needs[1] else None)
 
 
 class AvgPool2D(_AvgPool, Function):
@@ -303,6 +331,58 @@ AvgPool2D.grad_cls = AvgPool2DGrad
 AvgPool3D.grad_cls = AvgPool3DGrad
 AvgPool2DGrad.pool_cls = AvgPool2D
 AvgPool3DGrad.pool_cls = AvgPool3D
+
+
+def _by_mats(xp, a, mats, adjoint):
+    """a with each of its last len(mats) dims mapped through its (o, L) matrix (adjoint: its
+    transpose, (L, o)), as a row-major array; half precision is summed in float32."""
+    dt = a.dtype
+    half = opmath_dtype(dt)
+    if half:
+        a = a.astype(half)
+    n = len(mats)
+    for i, m in enumerate(mats):
+        dim = a.ndim - n + i
+        m = m.astype(a.dtype, copy=False)
+        a = xp.moveaxis(xp.matmul(xp.moveaxis(a, dim, -1), m if adjoint else m.T), -1, dim)
+    return xp.ascontiguousarray(a.astype(dt, copy=False))
+
+
+class AdaptiveAvg(Function):
+    """out = x with each pooled dim averaged over torch's adaptive windows, given as one (o, L)
+    averaging matrix per dim (windows of unequal sizes, which AvgPool cannot take);
+    grad_x = AdaptiveAvgGrad(grad, x). Linear, so the pair closes as AvgPool's."""
+
+    @staticmethod
+    def forward(ctx, x, *, mats):
+        ctx.mats = mats
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(x)  # for AdaptiveAvgGrad's zero edge only
+        return _by_mats(ctx.xp, x._data, mats, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return AdaptiveAvgGrad.apply(grad, x, mats=ctx.mats)
+
+
+class AdaptiveAvgGrad(Function):
+    """out = a mapped through each averaging matrix's transpose (AdaptiveAvg's adjoint);
+    grad_a = AdaptiveAvg(grad),  grad_x = 0 for the pooled input x (as _AvgPoolGrad's)"""
+
+    @staticmethod
+    def forward(ctx, a, x, *, mats):
+        ctx.mats = mats
+        ctx.save_for_backward(x)
+        return _by_mats(ctx.xp, a._data, mats, True)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        g_a = AdaptiveAvg.apply(grad, mats=ctx.mats) if needs[0] else None
+        return g_a, (zeros_of(x) if needs[1] else None)
+
 
 MAX_POOLS = {2: MaxPool2D, 3: MaxPool3D}
 AVG_POOLS = {2: AvgPool2D, 3: AvgPool3D}

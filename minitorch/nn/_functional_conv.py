@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
+from minitorch._factories import _typename
 from minitorch._ops._common import index, int_list, is_index
 from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
@@ -38,6 +40,15 @@ def ntuple(value, n: int, name: str, op: str = "convolution") -> tuple:
             f"{op} dimensions, but got {name}={list(value)}"
         )
     return value
+
+
+def _check_tensor(x, op: str, name: str = "input", pos: int = 1) -> None:
+    """torch's TypeError for a non-Tensor argument (a NumPy array read on would fail later with
+    a misleading dtype error or an AttributeError)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_typename(x)}"
+        )
 
 
 def _sizes(shape) -> str:
@@ -124,8 +135,16 @@ def _conv_padding(padding, n, kernel, stride, dilation):
     return tuple((v, v) for v in p)
 
 
+def _check_tensors(op, input, weight, bias) -> None:
+    _check_tensor(input, op)
+    _check_tensor(weight, op, "weight", 2)
+    if bias is not None:
+        _check_tensor(bias, op, "bias", 3)
+
+
 def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     op = f"conv{n}d"
+    _check_tensors(op, input, weight, bias)
     x, unbatched = _batched(input, n, op)
     stride = ntuple(stride, n, "stride")
     dilation = ntuple(dilation, n, "dilation")
@@ -183,6 +202,7 @@ def _conv_transposend(
     n, input, weight, bias, stride, padding, output_padding, groups, dilation, output_size=None
 ):
     op = f"conv_transpose{n}d"
+    _check_tensors(op, input, weight, bias)
     x, unbatched = _batched(input, n, op)
     stride = ntuple(stride, n, "stride")
     dilation = ntuple(dilation, n, "dilation")
@@ -197,6 +217,8 @@ def _conv_transposend(
     if any(v < 0 for v in p):
         raise RuntimeError("negative padding is not supported")
     op_pad = ntuple(output_padding, n, "output_padding")
+    if any(o < 0 for o in op_pad):
+        raise RuntimeError("negative output_padding is not supported")
     if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=False)):
         names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
         parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad, strict=False)]
@@ -213,7 +235,7 @@ def _conv_transposend(
             x.shape[2:], stride, p, dilation, kernel, op_pad, strict=False
         )
     )
-    if any(o < 0 for o in out_size):
+    if any(o <= 0 for o in out_size):
         raise RuntimeError(
             f"Given input size per channel: ({_sizes(x.shape[2:])}). Calculated output size per "
             f"channel: ({_sizes(out_size)}). Output size is too small"
@@ -271,17 +293,38 @@ def conv_transpose3d(
 
 
 def _block_args(kernel_size, dilation, padding, stride):
+    """(kernel, dilation, padding, stride) pairs, checked in torch's order and words (before the
+    input's rank, as torch's im2col/col2im shape check)."""
     k = ntuple(kernel_size, 2, "kernel_size", "unfold")
     d = ntuple(dilation, 2, "dilation", "unfold")
     p = ntuple(padding, 2, "padding", "unfold")
     s = ntuple(stride, 2, "stride", "unfold")
+    for what, name, v, bad in (
+        ("kernel size", "kernel", k, k[0] <= 0 or k[1] <= 0),
+        ("dilation", "dilation", d, d[0] <= 0 or d[1] <= 0),
+        ("padding", "pad", p, p[0] < 0 or p[1] < 0),
+        ("stride", "stride", s, s[0] <= 0 or s[1] <= 0),
+    ):
+        if bad:
+            rule = "be non-negative" if what == "padding" else "be greater than zero"
+            raise RuntimeError(
+                f"{what} should {rule}, but got {name}_height: {v[0]} {name}_width: {v[1]}"
+            )
     return k, d, p, s
 
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks as columns (N, C * prod(kernel), L). Mirrors torch.nn.functional.unfold
     (4-d or unbatched 3-d input)."""
+    _check_tensor(input, "im2col")
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    if input.ndim < 3:  # torch reads the input's sizes (1) and (2) before its rank check
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input.ndim}, "
+            f"{input.ndim - 1}], but got {input.ndim})"
+        )
     if input.ndim not in (3, 4):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
@@ -307,6 +350,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sums sliding-block columns back into (N, C, *output_size). Mirrors
     torch.nn.functional.fold (3-d or unbatched 2-d input)."""
+    _check_tensor(input, "col2im")
     size = ntuple(output_size, 2, "output_size", "fold")
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim not in (2, 3):
@@ -342,6 +386,17 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
 # --- pixel shuffle ---
 
 
+def _fresh(out: Tensor, input: Tensor) -> Tensor:
+    """out, or a copy where the reshapes moved nothing (a factor of 1, or 1 x 1 planes) and left
+    a view of the input: torch's result is always new memory, row-major (channels-last for a
+    channels-last 4-d input), so an in-place op on it must not reach the input."""
+    if out._base is None:
+        return out
+    if input.ndim == 4 and not input.is_contiguous() and _mf.is_in(input._data, _mf.channels_last):
+        return out.clone()  # out has input's channels-last strides: preserve them
+    return out.clone(memory_format=_mf.contiguous_format)
+
+
 @one_node("PixelShuffleBackward0")
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
@@ -362,7 +417,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     k = len(lead)
     x = input.reshape((*lead, c // (r * r), r, r, h, w))
     x = x.permute((*range(k), k, k + 3, k + 1, k + 4, k + 2))
-    return x.reshape((*lead, c // (r * r), h * r, w * r))
+    return _fresh(x.reshape((*lead, c // (r * r), h * r, w * r)), input)
 
 
 @one_node("PixelUnshuffleBackward0")
@@ -386,4 +441,4 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     k = len(lead)
     x = input.reshape((*lead, c, h // r, r, w // r, r))
     x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
-    return x.reshape((*lead, c * r * r, h // r, w // r))
+    return _fresh(x.reshape((*lead, c * r * r, h // r, w // r)), input)

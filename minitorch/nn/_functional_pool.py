@@ -7,15 +7,16 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._factories import tensor, zeros
+from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, index_select, where
 from minitorch._ops._common import index, is_index
-from minitorch._ops.pool import avg_pool, max_pool
+from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn._functional_conv import ntuple
+from minitorch.nn._functional_pad import _tie
 
 __all__ = [
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
@@ -93,7 +94,15 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
     return k, s, pads, d, out
 
 
+def _check_tensor(x, op):
+    """torch's TypeError for a non-Tensor input (a NumPy array would fail later with an
+    AttributeError)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(x)}")
+
+
 def _check_rank(x, n, op):
+    _check_tensor(x, op)
     if x.ndim not in (n + 1, n + 2) or x.numel() == 0 and x.shape[-1] == 0:
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     if 0 in x.shape[x.ndim - n - 1 :]:  # only the batch may be empty
@@ -104,6 +113,7 @@ def _check_rank(x, n, op):
 
 
 def _check_rank1d(x, op):
+    _check_tensor(x, op)
     if x.ndim not in (2, 3):
         if op == "max_pool1d":
             raise RuntimeError(
@@ -379,6 +389,7 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 def _check_adaptive_input(input, n, output_size, op, colon=""):
     """torch's checks, in its order: a sequence output_size needs more input dims than entries
     (ValueError, from torch's _list_with_default); then the rank; then non-empty pooled dims."""
+    _check_tensor(input, op)
     if n > 1 and isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
         raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (n + 1, n + 2):
@@ -444,12 +455,13 @@ def _adaptive_avg(input, n, output_size, op):
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
         pooled = _adaptive_avg(input.unsqueeze(-2), 2, (1, out[0]), op)
         return name_node(pooled.squeeze(-2), "SqueezeBackward1")
-    else:  # torch takes a mean for a single output position
-        if not all(o == 1 for o in out):  # one kernel in torch
-            name = f"AdaptiveAvgPool{n}DBackward0"
-            return as_node(_adaptive_avg_values(input, n, out), name, (input,), saved=(input,))
-        name = "MeanBackward1"
-    return name_node(_adaptive_avg_values(input, n, out), name, (input,))
+    if not all(o == 1 for o in out):  # one kernel in torch
+        name = f"AdaptiveAvgPool{n}DBackward0"
+        return as_node(_adaptive_avg_values(input, n, out), name, (input,), saved=(input,))
+    # torch takes a mean for a single output position: its backward expands the gradient, with
+    # no edge to input (a create_graph gradient does not require grad), where a pool's has one
+    pooled = input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
+    return name_node(pooled, "MeanBackward1", (input,))
 
 
 def _adaptive_avg_values(input, n, out):
@@ -461,12 +473,8 @@ def _adaptive_avg_values(input, n, out):
                 input.unsqueeze(-2), (1, *k), (1, *k), ((0, 0),) * 2, math.prod(k)
             ).squeeze(-2)
         return avg_pool(input, k, k, ((0, 0),) * n, math.prod(k))
-    x = input
-    for i, (L, o) in enumerate(zip(have, out, strict=False)):
-        dim = input.ndim - n + i
-        a = _averaging_matrix(L, o, input)
-        x = x.movedim(dim, -1).matmul(a.t()).movedim(-1, dim)
-    return x.contiguous()
+    mats = tuple(_averaging_matrix(L, o, input)._data for L, o in zip(have, out, strict=False))
+    return AdaptiveAvg.apply(input, mats=mats)
 
 
 def adaptive_avg_pool1d(input, output_size) -> Tensor:
@@ -542,7 +550,10 @@ def _adaptive_max_gather(x, have, out):
         flat = flat + table.reshape(shape) * math.prod(have[d + 1 :])
     flat = flat.reshape((*out, -1))
     lead = x.shape[: x.ndim - n]
-    xf = x.reshape((*lead, math.prod(have)))
+    # _tie: gather's backward reads only the index, so without it a create_graph gradient
+    # would not reach x, where torch's (AdaptiveMaxPool{n}DBackward) does with a zero
+    # gradient (NOTE [ Zero-gradient edges ])
+    xf = _tie(x).reshape((*lead, math.prod(have)))
     taps = flat.shape[-1]
     with no_grad():
         cand = index_select(xf, -1, flat.reshape(-1)).reshape((*lead, *out, taps))

@@ -82,7 +82,7 @@ def conv_tbc(input, weight, bias, pad: int = 0) -> Tensor:
             f"tensor ({weight.shape[2]})"
         )
     out = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, padding=pad)
-    return out.permute(2, 0, 1)
+    return out.permute(2, 0, 1).contiguous()  # torch's result is row-major (T, B, C)
 
 
 # --- spatial transformers ---

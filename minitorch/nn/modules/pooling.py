@@ -205,7 +205,10 @@ class LPPool3d(_LPPoolNd):
     _pool = staticmethod(F.lp_pool3d)
 
 
-class _AdaptivePool(Module):
+class _AdaptiveAvgPoolNd(Module):
+    """The base of the adaptive average pools, as torch's (isinstance checks and FLOP counters
+    look for it); the adaptive max pools have their own, _AdaptiveMaxPoolNd."""
+
     __constants__ = ["output_size"]
 
     def __init__(self, output_size) -> None:
@@ -216,14 +219,14 @@ class _AdaptivePool(Module):
         return f"output_size={self.output_size}"
 
 
-class AdaptiveAvgPool1d(_AdaptivePool):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Mirrors torch.nn.AdaptiveAvgPool1d."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
 
 
-class AdaptiveAvgPool2d(_AdaptivePool):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Averages into a fixed output size (entries may be None). Mirrors
     torch.nn.AdaptiveAvgPool2d."""
 
@@ -231,36 +234,42 @@ class AdaptiveAvgPool2d(_AdaptivePool):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
-class AdaptiveAvgPool3d(_AdaptivePool):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Mirrors torch.nn.AdaptiveAvgPool3d."""
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool3d(input, self.output_size)
 
 
-class _AdaptiveMaxPool(_AdaptivePool):
+class _AdaptiveMaxPoolNd(Module):
+    """The base of the adaptive max pools, as torch's (not a subclass of _AdaptiveAvgPoolNd)."""
+
     __constants__ = ["output_size", "return_indices"]
 
     def __init__(self, output_size, return_indices: bool = False) -> None:
-        super().__init__(output_size)
+        super().__init__()
+        self.output_size = output_size
         self.return_indices = return_indices
 
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
 
-class AdaptiveMaxPool1d(_AdaptiveMaxPool):
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """Mirrors torch.nn.AdaptiveMaxPool1d."""
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool2d(_AdaptiveMaxPool):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Mirrors torch.nn.AdaptiveMaxPool2d."""
 
     def forward(self, input: Tensor):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
-class AdaptiveMaxPool3d(_AdaptiveMaxPool):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """Mirrors torch.nn.AdaptiveMaxPool3d."""
 
     def forward(self, input: Tensor):
