@@ -43,6 +43,10 @@ _REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
 _TORCH_TENSOR = torch_global("torch", "Tensor")
 _TORCH_DEVICE = torch_global("torch", "device")
 _TORCH_SIZE = torch_global("torch", "Size")
+_TORCH_PLACEHOLDERS = {
+    "UninitializedParameter": torch_global("torch.nn.parameter", "UninitializedParameter"),
+    "UninitializedBuffer": torch_global("torch.nn.parameter", "UninitializedBuffer"),
+}
 
 
 def _write_global(pickler, module: str, name: str, obj) -> None:
@@ -76,8 +80,10 @@ class TorchPickler(pickle._Pickler):
         if cls is Size:
             return (_TORCH_SIZE, (tuple(obj),))
         if isinstance(obj, Tensor):
-            from minitorch.nn.parameter import Parameter
+            from minitorch.nn.parameter import Parameter, UninitializedTensorMixin
 
+            if isinstance(obj, UninitializedTensorMixin):
+                return _reduce_placeholder(obj)
             # Python attributes set on the tensor travel as torch writes them (see
             # NOTE [ Python state of a tensor ] in minitorch/_tensor.py).
             state = _python_state(obj)
@@ -92,6 +98,18 @@ class TorchPickler(pickle._Pickler):
                 return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, _TORCH_TENSOR, args, state))
             return (_REBUILD_TENSOR, args)
         return NotImplemented
+
+
+def _reduce_placeholder(obj):
+    # A lazy module's placeholder has no storage to write (see NOTE [ Uninitialized parameters ]
+    # in minitorch/nn/parameter.py). torch writes it as its class called with requires_grad
+    # alone (its dtype and device are not kept), and so do we, under torch's name for the two
+    # built-in placeholders so that either library reads the file back.
+    cls = obj.__class__
+    known = _TORCH_PLACEHOLDERS.get(cls.__name__)
+    if known is not None and cls.__module__ == "minitorch.nn.parameter":
+        cls = known
+    return (cls, (obj._requires_grad,))
 
 
 def dumps(obj, protocol: int, plan) -> bytes:

@@ -12,7 +12,7 @@ import math
 from minitorch import _dtype
 from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
 from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
-from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented
+from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, name_node
@@ -288,6 +288,195 @@ def hardswish(input, inplace=False):
     """input * relu6(input + 3) / 6. Mirrors torch.nn.functional.hardswish."""
     _float_only(input, "hardswish_cpu", "hardswish")
     return _result(input, inplace, Hardswish.apply, "hardswish")
+
+
+# --- shrinkage and threshold ---
+# NOTE [ Shrink and threshold comparisons ]
+# torch's kernels compare these ops' inputs with their number arguments in different precisions,
+# which shows for half inputs and arguments that are not representable: hardshrink and the
+# backward of both shrinks compare in the input's dtype with lambd rounded to it (so a half input
+# equal to half(lambd) is zeroed); softshrink's forward, threshold and its backward compare (and
+# compute) in the opmath dtype (float32 for half), and an integer input's threshold and value are
+# truncated to integers. A NaN input passes through every forward and lets its gradient through.
+
+
+def _outside(x, lambd):
+    """Where |x| > lambd (and at NaN), with lambd rounded to x's dtype: where the shrinks'
+    backward passes the gradient (NOTE [ Shrink and threshold comparisons ])."""
+    lam = x.dtype.type(lambd)
+    return ~((x >= -lam) & (x <= lam))
+
+
+class Hardshrink(Function):
+    """out = a where |a| > lambd, else 0;  grad_a = grad where |a| > lambd, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, lambd):
+        ctx.save_for_backward(a)
+        ctx.lambd = lambd
+        x = a._data
+        return _arr(ctx.xp, ctx.xp.where(_outside(x, lambd), x, ctx.xp.zeros((), x.dtype)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return HardshrinkBackward.apply(grad, a, lambd=ctx.lambd)
+
+
+class HardshrinkBackward(Function):
+    """out = grad where |a| > lambd, else 0;  grad_grad = HardshrinkBackward(g, a),  grad_a = 0
+    (NOTE [ Zero gradients of piecewise-linear backward ]). softshrink's backward is the same."""
+
+    _node_name = "HardshrinkBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, *, lambd):
+        ctx.save_for_backward(a)
+        ctx.lambd = lambd
+        g = grad._data
+        return ctx.xp.where(_outside(a._data, lambd), g, ctx.xp.zeros((), g.dtype))
+
+    @classmethod
+    def backward(cls, ctx, g):
+        (a,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            cls.apply(g, a, lambd=ctx.lambd) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
+
+
+class SoftshrinkBackward(HardshrinkBackward):
+    """out = grad where |a| > lambd, else 0 (HardshrinkBackward under softshrink's node name)"""
+
+    _node_name = "SoftshrinkBackwardBackward0"
+
+
+def hardshrink(input, lambd=0.5):
+    """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
+    _check_tensor(input, "hardshrink")
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("hardshrink_cpu", input.dtype)
+    lambd = number_arg(lambd, "hardshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
+    return Hardshrink.apply(input, lambd=lambd)
+
+
+class Softshrink(Function):
+    """out = a - lambd above lambd, a + lambd below -lambd, else 0;  grad_a = grad where
+    |a| > lambd, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, lambd):
+        ctx.save_for_backward(a)
+        ctx.lambd = lambd
+        xp = ctx.xp
+        x = a._data
+        y = opmath_array(x)
+        lam = y.dtype.type(lambd)
+        # the middle piece is y * 0, so a NaN passes through as in torch
+        out = xp.where(y > lam, y - lam, xp.where(y < -lam, y + lam, y * 0))
+        return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return SoftshrinkBackward.apply(grad, a, lambd=ctx.lambd)
+
+
+def softshrink(input, lambd=0.5):
+    """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
+    _check_tensor(input, "softshrink")
+    if not input.dtype.is_floating_point:
+        raise _not_implemented("softshrink_check", input.dtype)
+    lambd = number_arg(lambd, "softshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
+    top = _dtype.finfo(input.dtype).max
+    if not 0 <= lambd <= top:  # a NaN lambd too
+        raise RuntimeError(
+            f"lambda must be in range [0, {top:g}] for input dtype "
+            f"{_short(input.dtype)}, but found {lambd:g}"
+        )
+    return Softshrink.apply(input, lambd=lambd)
+
+
+def _threshold_args(y, threshold, value):
+    """threshold and value as torch's kernel compares and writes them, for y, the input array in
+    its opmath dtype: in that dtype, truncated for integers (NOTE [ Shrink and threshold
+    comparisons ])."""
+    if y.dtype.kind in "iu":
+        return int(threshold), int(value)
+    return y.dtype.type(threshold), y.dtype.type(value)
+
+
+class Threshold(Function):
+    """out = a where a > threshold, else value;  grad_a = grad where a > threshold, else 0"""
+
+    @staticmethod
+    def forward(ctx, a, *, threshold, value):
+        ctx.save_for_backward(a)
+        ctx.threshold = threshold
+        xp = ctx.xp
+        x = a._data
+        y = opmath_array(x)
+        th, v = _threshold_args(y, threshold, value)
+        return _arr(xp, xp.where(y <= th, v, y).astype(x.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, a, threshold=ctx.threshold)
+
+
+class ThresholdBackward(Function):
+    """out = grad where a > threshold, else 0;  grad_grad = ThresholdBackward(g, a),  grad_a = 0
+    (NOTE [ Zero gradients of piecewise-linear backward ])"""
+
+    _node_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, *, threshold):
+        ctx.save_for_backward(a)
+        ctx.threshold = threshold
+        y = opmath_array(a._data)
+        g = grad._data
+        th, _ = _threshold_args(y, threshold, 0)
+        return ctx.xp.where(y <= th, ctx.xp.zeros((), g.dtype), g)
+
+    @staticmethod
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        return (
+            ThresholdBackward.apply(g, a, threshold=ctx.threshold) if needs[0] else None,
+            zeros_of(a) if needs[1] else None,
+        )
+
+
+def threshold(input, threshold, value, inplace=False):
+    """input where input > threshold, else value. Mirrors torch.nn.functional.threshold."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input, threshold, value):
+    """In-place threshold. Mirrors torch.nn.functional.threshold_."""
+    return _threshold(input, threshold, value, True)
+
+
+def _threshold(input, th, value, inplace):
+    _check_tensor(input, "threshold")
+    if input._data.dtype.kind == "b":
+        raise _not_implemented("threshold_cpu", input.dtype)
+    th = number_arg(th, "threshold", "threshold", 2)  # NOTE [ Number-like arguments ]
+    value = number_arg(value, "threshold", "value", 3)
+
+    def compute(x):
+        return Threshold.apply(x, threshold=th, value=value)
+
+    if not inplace:
+        return compute(input)
+    from minitorch._ops.inplace import apply_inplace
+
+    # torch's in-place kernel has its own node (NOTE [ Composite node names ])
+    return name_node(apply_inplace(input, compute, "threshold_"), "ThresholdBackward1")
 
 
 # --- exponential family ---

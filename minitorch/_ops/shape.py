@@ -204,6 +204,9 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merges dims start_dim..end_dim into one. Mirrors torch.flatten."""
     shape = input._data.shape
     if not shape:
+        # a 0-d tensor takes dims 0 and -1 only (torch's IndexError otherwise); it becomes 1-d
+        _wrap_dim(start_dim, 0)
+        _wrap_dim(end_dim, 0)
         return reshape(input, (1,))
     start = _wrap_dim(start_dim, len(shape))
     end = _wrap_dim(end_dim, len(shape))

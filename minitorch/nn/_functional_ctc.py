@@ -67,6 +67,24 @@ def _lse(*terms: Tensor) -> Tensor:
     return _ops.where(dead, float("-inf"), m + total.log())
 
 
+def _on_host(t: Tensor) -> bool:
+    return t._device.type == "cpu"
+
+
+def _nan_gradient(log_probs: Tensor, loss: Tensor, in_len: Tensor) -> Tensor:
+    """Zeros (N,) whose gradient is NaN at the read frames (t < input length) of each sample
+    whose loss is infinite (no alignment fits), as torch's CTC gradient is there: NaN is what
+    tells a user to pass zero_infinity=True. Built as sqrt at 0 (an infinite derivative) of
+    exp(log_probs) * 0, masked twice so that other entries see neither the 1 / 0 nor its
+    warning. (The alpha recursion itself gives those entries a zero gradient, see _lse.) On
+    the CPU it is only added when some loss is infinite."""
+    T = log_probs.shape[0]
+    frames = arange(T, device=log_probs.device).unsqueeze(1) < in_len.unsqueeze(0)  # (T, N)
+    mask = (frames & (loss == float("inf")).unsqueeze(0)).unsqueeze(2)  # (T, N, 1)
+    zero = _ops.where(mask, _ops.exp(log_probs) * 0, 1.0)
+    return _ops.where(mask, _ops.sqrt(zero), 0.0).sum((0, 2))
+
+
 def _padded_targets(targets, target_lengths, host_tl, n, device):
     """(N, S) targets, from the padded 2-D form or the concatenated 1-D one."""
     if targets.ndim == 2:
@@ -94,8 +112,8 @@ def ctc_loss(
 
     Differences from torch: the gradient is the exact derivative with respect to log_probs.
     torch's CTC backward returns exp(log_probs) - occupancy instead of -occupancy (the two agree
-    once propagated through the log_softmax that produces log_probs in practice), and an
-    infinite loss (an impossible alignment) gets zero gradients where torch's are nan."""
+    once propagated through the log_softmax that produces log_probs in practice). As in torch,
+    an infinite loss (an impossible alignment) gets NaN gradients unless zero_infinity."""
     if _autocast.state.any_enabled:
         return _autocast.call(
             ctc_loss,
@@ -103,7 +121,9 @@ def ctc_loss(
             (log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity),
         )
     if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+        from minitorch.nn._functional_loss import resolve_reduction
+
+        reduction = resolve_reduction(None, None, reduction)  # 'elementwise_mean', or raises
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
@@ -166,8 +186,11 @@ def ctc_loss(
     last = _ops.gather(alpha, 1, (2 * tgt_len).unsqueeze(1)).squeeze(1)
     prev = _ops.gather(alpha, 1, _ops.clamp(2 * tgt_len - 1, min=0).unsqueeze(1)).squeeze(1)
     prev = _ops.where(tgt_len > 0, prev, neg_inf[:, 0])
+    loss = -_lse(last, prev)
+    if not zero_infinity and (not _on_host(loss) or bool((loss == float("inf")).any())):
+        loss = loss + _nan_gradient(log_probs, loss, in_len)
     # torch computes the loss in one kernel: one CtcLossBackward0 node, saving log_probs
-    loss = as_node(-_lse(last, prev), "CtcLossBackward0", (log_probs,), saved=(log_probs,))
+    loss = as_node(loss, "CtcLossBackward0", (log_probs,), saved=(log_probs,))
     if zero_infinity:
         loss = _ops.where(loss == float("inf"), 0.0, loss)
     if reduction == "none":

@@ -12,6 +12,7 @@ tensors only; see NOTE [ Checks that read values ].
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 from minitorch import _autocast_state as _autocast
@@ -22,6 +23,8 @@ from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kern
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import scalar_node
+from minitorch.autograd.grad_mode import state as _grad_mode
+from minitorch.nn import _reduction
 
 __all__ = [
     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
@@ -41,22 +44,22 @@ def _on_host(t: Tensor) -> bool:
     return t._device.type == "cpu"
 
 
+def _errstate(t: Tensor):
+    """A context in which t's backend computes 0 / 0, 1 / 0 and log(0) without NumPy's
+    RuntimeWarning (torch computes them silently). The filter in minitorch/__init__.py covers
+    the kernels in minitorch._ops only while no user filter (`simplefilter("error")`, pytest's
+    `-W error`) comes before it; the few losses whose ordinary inputs give such values (an
+    all-ignored batch, a zero in kl_div's target) compute them inside this context."""
+    return t._device.backend.xp.errstate(divide="ignore", invalid="ignore", over="ignore")
+
+
 # --- reductions ---
 
 
 def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
-    """The reduction named by the deprecated size_average/reduce pair. Mirrors torch's
-    _Reduction.legacy_get_string."""
-    if size_average is None:
-        size_average = True
-    if reduce is None:
-        reduce = True
-    if size_average and reduce:
-        ret = "mean"
-    elif reduce:
-        ret = "sum"
-    else:
-        ret = "none"
+    """The reduction named by the deprecated size_average/reduce pair, warning at the caller's
+    caller (the user's loss call). Mirrors torch's _Reduction.legacy_get_string."""
+    ret = _reduction.legacy_get_string(size_average, reduce, emit_warning=False)
     if emit_warning:
         warnings.warn(
             "size_average and reduce args will be deprecated, please use reduction='"
@@ -68,12 +71,24 @@ def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
 
 
 def resolve_reduction(size_average, reduce, reduction: str) -> str:
-    """reduction (or the legacy pair when given), checked like torch's _Reduction.get_enum."""
+    """reduction (or the legacy pair when given), checked like torch's _Reduction.get_enum:
+    the legacy 'elementwise_mean' is 'mean', with torch's deprecation warning."""
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     if reduction not in ("none", "mean", "sum"):
+        if reduction == "elementwise_mean":
+            _reduction.warn_elementwise_mean(stacklevel=3)
+            return "mean"
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return reduction
+
+
+def _check_reduction_strict(reduction: str, message: str) -> None:
+    """The losses whose torch code checks the name itself instead of calling get_enum
+    (poisson_nll_loss, gaussian_nll_loss, triplet_margin_with_distance_loss,
+    multilabel_soft_margin_loss): there 'elementwise_mean' is no valid name either."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(message.format(reduction))
 
 
 def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
@@ -82,6 +97,25 @@ def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
+def check_fits(shape: tuple, other: Tensor | None) -> None:
+    """torch's error where `other` (a weight, or soft margin's target) would broadcast a loss
+    beyond `shape`, the shape torch's kernel writes it into: (N, 1) weights on (N,) logits
+    would silently give an (N, N) loss. Shapes that do not broadcast at all are left to the
+    arithmetic's own error. Only reached when the shapes differ."""
+    if other is None or other._data.shape == shape:
+        return
+    from minitorch._ops.shape_join import broadcast_shapes
+
+    try:
+        full = tuple(broadcast_shapes(shape, other._data.shape))
+    except RuntimeError:
+        return
+    if full != shape:
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}"
+        )
 
 
 def _warn_size(input: Tensor, target: Tensor) -> None:
@@ -273,6 +307,8 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}"
         )
+    if dim > 2 and target._data.dtype.char == "B":  # torch's spatial kernel takes int64 only
+        raise RuntimeError("expected scalar type Long but found Byte")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
     n_classes = shape[0] if dim == 1 else shape[1]
@@ -301,10 +337,24 @@ def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
 
 
+def _int_arg(v) -> int:
+    """An int argument given as a 0-d integer tensor (a pad id kept as a tensor) or another
+    integer-like object, converted as torch's int arguments are (through __index__)."""
+    return operator.index(v)
+
+
 def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
     """(the reduced loss, logp as (N, C, d1, ...), target as int64 (N, d1, ...)), logp being
     (C,) or (N, C, d1, ...); checked like torch's nll_loss."""
     _check_nll(logp, target, weight)
+    if weight is not None and weight._requires_grad and _grad_mode.enabled:
+        # torch's kernel does not differentiate the class weights: learnable ones raise
+        # instead of silently getting no gradient (as_node's `hidden` check, for a primitive)
+        op = "nll_loss2d_forward" if logp.ndim > 2 else "nll_loss_forward"
+        raise RuntimeError(
+            f"The function '{op}' is not differentiable with respect to argument 'weight'. "
+            "This input cannot have requires_grad True."
+        )
     one = logp.ndim == 1  # one sample of C classes
     if one:
         logp, target = logp.unsqueeze(0), target.reshape(1)
@@ -336,6 +386,8 @@ def nll_loss(
         args = (input, target, weight, size_average, ignore_index, reduce, reduction)
         return _autocast.call(nll_loss, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
+    if ignore_index.__class__ is not int:
+        ignore_index = _int_arg(ignore_index)
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
 
@@ -360,6 +412,8 @@ def cross_entropy(
         args += (label_smoothing,)
         return _autocast.call(cross_entropy, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
+    if ignore_index.__class__ is not int:
+        ignore_index = _int_arg(ignore_index)
     if input.ndim < 1:  # torch: the probabilities' dtype check, then reading dim 1 fails
         if target.shape == input.shape and not target.dtype.is_floating_point:
             raise RuntimeError(
@@ -400,7 +454,11 @@ def cross_entropy(
     elif reduction == "sum":
         smooth = smooth.sum()
     else:
-        smooth = smooth.sum() / w.sum()
+        # NaN where no target counts (all ignored, an empty batch), as nll_loss's mean, but by
+        # dividing by NaN instead of 0 / 0: no NumPy warning, here or in the division's
+        # backward (whose NaN gradient the mask turns into torch's 0 for ignored targets)
+        total = w.sum()
+        smooth = smooth.sum() / _ops.where(total == 0, math.nan, total)
     nll = scalar_node(nll * (1 - label_smoothing))
     smooth = scalar_node(smooth * (label_smoothing / n_classes))
     return nll + smooth
@@ -465,19 +523,24 @@ def binary_cross_entropy(
     _check_bce_size(input, target)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
+    # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
+    # as in torch
     if _on_host(input) and input.numel():
         x = input._data
-        if bool(((x < 0) | (x > 1)).any()):
+        if not bool(((x >= 0) & (x <= 1)).all()):
             raise RuntimeError("all elements of input should be between 0 and 1")
     if _on_host(target) and target.numel():
         y = target._data
-        if bool(((y < 0) | (y > 1)).any()):  # class ids 0/1/2 passed as targets, say
+        if not bool(((y >= 0) & (y <= 1)).all()):  # class ids 0/1/2 passed as targets, say
             raise RuntimeError("all elements of target should be between 0 and 1")
     loss = binary_cross_entropy_kernel(input, target)
     if weight is not None and weight.dtype != loss.dtype:
         weight = weight.to(loss.dtype)  # torch scales the loss in place: its dtype stays
-    if weight is not None:
-        loss = loss * weight.expand(loss.shape) if weight.shape != loss.shape else loss * weight
+    if weight is not None and weight.shape != loss.shape:
+        check_fits(loss._data.shape, weight)
+        loss = loss * weight.expand(loss.shape)  # (torch's error when it does not broadcast)
+    elif weight is not None:
+        loss = loss * weight
     loss = reduce_loss(loss, reduction)
     hidden = (("weight", weight),)
     return as_node(
@@ -520,6 +583,11 @@ def binary_cross_entropy_with_logits(
         weight = weight.to(input.dtype)
     if pos_weight is not None and pos_weight.dtype != input.dtype:
         pos_weight = pos_weight.to(input.dtype)
+    shape = input._data.shape
+    if pos_weight is not None and pos_weight._data.shape != shape:
+        check_fits(shape, pos_weight)
+    if weight is not None and weight._data.shape != shape:
+        check_fits(shape, weight)
     log_sig = logsigmoid(input)
     if pos_weight is None:
         loss = (1 - target) * input - log_sig
@@ -569,7 +637,7 @@ def kl_div(
             stacklevel=2,
         )
     if reduction not in ("none", "mean", "sum", "batchmean"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+        reduction = resolve_reduction(None, None, reduction)  # 'elementwise_mean', or raises
     if not (input.dtype.is_floating_point or input.dtype.is_complex) or not (
         target.dtype.is_floating_point or target.dtype.is_complex
     ):
@@ -577,9 +645,14 @@ def kl_div(
     if log_target:
         loss = _ops.exp(target) * (target - input)
     else:
-        loss = _ops.xlogy(target, target) - target * input
+        with _errstate(target):  # 0 log 0 := 0: a one-hot target is the common case
+            loss = _ops.xlogy(target, target) - target * input
     if reduction == "batchmean":
-        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+        if input.ndim == 0:
+            return loss.sum()
+        if input.shape[0] == 0:
+            return loss.sum() * math.nan  # torch's 0 / 0, without NumPy's warning
+        return loss.sum() / input.shape[0]
     return reduce_loss(loss, reduction)
 
 
@@ -598,7 +671,9 @@ def poisson_nll_loss(
     if _autocast.state.any_enabled:
         args = (input, target, log_input, full, size_average, eps, reduce, reduction)
         return _autocast.call(poisson_nll_loss, _autocast.FP32, args)
-    reduction = resolve_reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    _check_reduction_strict(reduction, "{} is not a valid value for reduction")
     if log_input:
         loss = _ops.exp(input) - target * input
     else:

@@ -27,6 +27,12 @@ def _reduction(size_average, reduce, reduction):
     return resolve_reduction(size_average, reduce, reduction)
 
 
+def _strict(reduction, message):
+    from minitorch.nn._functional_loss import _check_reduction_strict
+
+    _check_reduction_strict(reduction, message)
+
+
 def _reduce(loss, reduction):
     from minitorch.nn._functional_loss import reduce_loss
 
@@ -118,6 +124,11 @@ def cosine_embedding_loss(
     return _reduce(pos + neg, reduction)
 
 
+def _clamp_min(x):
+    """max(x, 0) shown as torch's clamp_min node (the gradient passes where x >= 0)."""
+    return name_node(_ops.clamp(x, min=0), "ClampMinBackward0")
+
+
 def _check_triplet_dims(anchor, positive, negative):
     a, p, n = anchor.ndim, positive.ndim, negative.ndim
     if not a == p == n:
@@ -148,12 +159,14 @@ def triplet_margin_loss(
             (anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction),
         )
     reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = _ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
+    return _reduce(_clamp_min(margin + d_pos - d_neg), reduction)
 
 
 def triplet_margin_with_distance_loss(
@@ -173,14 +186,14 @@ def triplet_margin_with_distance_loss(
             f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
             f"got {margin} instead"
         )
-    reduction = _reduction(None, None, reduction)
+    _strict(reduction, "{} is not a valid value for reduction")
     _check_triplet_dims(anchor, positive, negative)
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
     d_neg = dist(anchor, negative)
     if swap:
         d_neg = _ops.minimum(d_neg, dist(positive, negative))
-    return _reduce(_ops.clamp(margin + d_pos - d_neg, min=0), reduction)
+    return _reduce(_clamp_min(margin + d_pos - d_neg), reduction)
 
 
 def soft_margin_loss(
@@ -189,8 +202,10 @@ def soft_margin_loss(
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss."""
     reduction = _reduction(size_average, reduce, reduction)
-    from minitorch.nn._functional_loss import _like_input
+    from minitorch.nn._functional_loss import _like_input, check_fits
 
+    if target._data.shape != input._data.shape:
+        check_fits(input._data.shape, target)  # torch writes the loss into input's shape
     original = target
     target = _like_input(target, input)
     loss = _reduce(-logsigmoid(target * input), reduction)
@@ -209,12 +224,20 @@ def multilabel_soft_margin_loss(
 ) -> Tensor:
     """-mean over classes of (t logsigmoid(x) + (1 - t) logsigmoid(-x)), weighted per class.
     Mirrors torch.nn.functional.multilabel_soft_margin_loss."""
-    reduction = _reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        from minitorch.nn._functional_loss import legacy_reduction
+
+        reduction = legacy_reduction(size_average, reduce)
+    _strict(reduction, "{} is not valid")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.ndim - 1
-    loss = loss.sum(class_dim) / input.shape[class_dim]
+    n_classes = input.shape[class_dim]
+    if n_classes == 0:  # torch's 0 / 0 = NaN per sample, without NumPy's warning
+        loss = loss.sum(class_dim) * float("nan")
+    else:
+        loss = loss.sum(class_dim) / n_classes
     return _reduce(loss, reduction)
 
 
@@ -224,18 +247,25 @@ def _check_long(target: Tensor, op: str) -> None:
         raise RuntimeError(f"{op}: expected scalar type Long but found {name}")
 
 
+def _check_vector_or_matrix(input: Tensor) -> None:
+    """torch's input check of the multi-class margin losses: a scalar, a non-empty vector, or
+    a matrix with at least one column (its batch may be empty)."""
+    shape = input.shape
+    if len(shape) > 2 or (len(shape) >= 1 and shape[-1] == 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            f"{list(shape)}"
+        )
+
+
 def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
-    if input.ndim > 2 or input.ndim == 0 or (input.ndim == 2 and input.shape[1] == 0):
-        raise RuntimeError(
-            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
-            f"{list(input.shape)}"
-        )
+    _check_vector_or_matrix(input)
     n = input.shape[0] if input.ndim == 2 else 1
-    c = input.shape[-1]
+    c = input.shape[-1] if input.ndim else 1  # torch takes a 0-d input as one class
     if target.ndim > 1 or target.numel() != n:
         raise RuntimeError(
             "multi_margin_loss: target tensor should be 1-D with size equal to the number of "
@@ -276,12 +306,13 @@ def multi_margin_loss(
         )
     reduction = _reduction(size_average, reduce, reduction)
     _check_multi_margin(input, target, p, weight)
-    one = input.ndim == 1
-    x = input.unsqueeze(0) if one else input
+    one = input.ndim <= 1
+    x = input.reshape(1, -1) if one else input
     y = target.reshape(-1).to(_dtype.int64)
     c = x.shape[1]
     x_y = x.gather(1, y.unsqueeze(1))
-    z = _ops.clamp(x - x_y + margin, min=0)
+    # relu, not clamp: at an exact tie (x[y] - x[i] == margin) torch's subgradient is 0
+    z = _ops.relu(x - x_y + margin)
     if p == 2:
         z = z * z
     if weight is not None:
@@ -309,6 +340,7 @@ def multilabel_margin_loss(
             multilabel_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
         )
     reduction = _reduction(size_average, reduce, reduction)
+    _check_vector_or_matrix(input)
     one = input.ndim <= 1
     x = input.reshape(1, -1) if one else input
     t = target.reshape(1, -1) if one else target
@@ -327,7 +359,8 @@ def multilabel_margin_loss(
     safe = _ops.where(valid, t, 0).to(_dtype.int64)
     is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(1, safe, valid.to(_dtype.int64)) > 0
     x_t = x.gather(1, safe)  # (N, C): x at each listed target
-    margins = _ops.clamp(1 - x_t.unsqueeze(2) + x.unsqueeze(1), min=0)  # (N, target, class)
+    # (N, target, class); relu: a term at an exact tie gets torch's subgradient 0
+    margins = _ops.relu(1 - x_t.unsqueeze(2) + x.unsqueeze(1))
     keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:

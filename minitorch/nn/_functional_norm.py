@@ -87,8 +87,13 @@ def _half_batch_norm(input, running_mean, running_var, weight, bias, training, m
     def wide(t):
         return None if t is None else t.float()
 
+    params = (weight, bias, running_mean, running_var)
+    # torch keeps the batch's mean and 1 / std in its parameters' dtype: float32 when any
+    # parameter or statistic is float32 (its "mixed type" kernel, where the output is then
+    # rounded once), else the input's half dtype (rounded there before normalizing)
+    mixed = any(t is not None and t.dtype is _dtype.float32 for t in params)
+    stats = None if mixed else _dtype.numpy_dtype(input.dtype)
     rm, rv = wide(running_mean), wide(running_var)
-    stats = _dtype.numpy_dtype(input.dtype)
     out = batch_norm_kernel(
         input.float(), wide(weight), wide(bias), rm, rv, training, momentum, eps, stats
     )
@@ -185,7 +190,11 @@ def instance_norm(
     for name, t in (("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
     _check_param_dtypes("instance_norm", input, running_mean, running_var, weight, bias)
-    if input.dtype in _FUSED_FLOATS and input.numel():
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    if input.numel() and (input.dtype in _FUSED_FLOATS or input.dtype in _dtype.HALF_FLOATS):
         return _instance_as_batch_norm(
             input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
         )
@@ -210,7 +219,18 @@ def _instance_as_batch_norm(
     with no_grad():
         rm = running_mean.repeat(n) if running_mean is not None else None
         rv = running_var.repeat(n) if running_var is not None else None
-    out = batch_norm_kernel(x, w, b, rm, rv, use_stats, momentum, eps)
+        if input.dtype in _dtype.HALF_FLOATS and not any(
+            t is not None and t.dtype is _dtype.float32 for t in (weight, bias)
+        ):
+            # torch's instance_norm kernel takes its statistics in the input's half dtype
+            # unless the affine parameters are float32 (measured: its output is then rounded
+            # as with half statistics, and so are the running statistics' updates)
+            rm = rm.to(input.dtype) if rm is not None else None
+            rv = rv.to(input.dtype) if rv is not None else None
+    if input.dtype in _FUSED_FLOATS:
+        out = batch_norm_kernel(x, w, b, rm, rv, use_stats, momentum, eps)
+    else:  # half: torch's batch_norm kernel for half, through the same view
+        out = _half_batch_norm(x, rm, rv, w, b, use_stats, momentum, eps)
     if use_stats:
         with no_grad():
             if running_mean is not None:
@@ -221,14 +241,10 @@ def _instance_as_batch_norm(
 
 
 def _instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps):
-    """instance_norm composed of Tensor ops (half precision, empty inputs)."""
+    """instance_norm composed of Tensor ops (empty inputs)."""
     n, c = input.shape[0], input.shape[1]
     shape = _channel_shape(input)
-    if not use_input_stats:
-        if running_mean is None or running_var is None:
-            raise RuntimeError(
-                "Expected running_mean and running_var to be defined when use_input_stats is false"
-            )
+    if not use_input_stats:  # running statistics checked by instance_norm
         out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
         return _affine(out, weight, bias, shape, input.dtype)
     dims = tuple(range(2, input.ndim))

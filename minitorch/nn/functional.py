@@ -19,6 +19,7 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     celu_,
     elu,
     gelu,
+    hardshrink,
     hardsigmoid,
     hardswish,
     hardtanh,
@@ -30,6 +31,9 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     selu_,
     silu,
     softplus,
+    softshrink,
+    threshold,
+    threshold_,
 )
 from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
@@ -137,27 +141,6 @@ def relu_(input: Tensor) -> Tensor:
     return relu(input, inplace=True)
 
 
-def _threshold(input: Tensor, threshold: float, value: float, inplace: bool) -> Tensor:
-    _check_tensor(input, "threshold")
-
-    def compute(x):
-        out = _ops.where(x <= threshold, value, x)  # a NaN passes through, as in torch
-        return out if out.dtype is x.dtype else out.to(x.dtype)
-
-    out = _act._result(input, inplace, compute, "threshold")
-    return out if inplace else as_node(out, "ThresholdBackward0", (input,))
-
-
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """input where input > threshold, else value. Mirrors torch.nn.functional.threshold."""
-    return _threshold(input, threshold, value, inplace)
-
-
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
-    """In-place threshold. Mirrors torch.nn.functional.threshold_."""
-    return _threshold(input, threshold, value, True)
-
-
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """In-place hardtanh. Mirrors torch.nn.functional.hardtanh_."""
     return hardtanh(input, min_val, max_val, inplace=True)
@@ -171,23 +154,6 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """In-place leaky_relu. Mirrors torch.nn.functional.leaky_relu_."""
     return leaky_relu(input, negative_slope, inplace=True)
-
-
-@one_node("HardshrinkBackward0")
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
-    return _ops.where(_ops.abs(input) <= lambd, 0.0, input)  # a NaN passes through
-
-
-@one_node("SoftshrinkBackward0")
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
-    # the middle piece is input * 0, so a NaN passes through as in torch
-    return _ops.where(
-        input > lambd, input - lambd, _ops.where(input < -lambd, input + lambd, input * 0)
-    )
 
 
 def softsign(input: Tensor) -> Tensor:

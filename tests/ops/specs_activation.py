@@ -54,6 +54,18 @@ def _relu6(x):
     return np.clip(x, 0, 6)
 
 
+def _hardshrink(x, lambd=0.5):
+    return np.where(np.abs(x) > lambd, x, 0.0)
+
+
+def _softshrink(x, lambd=0.5):
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0.0))
+
+
+def _threshold(x, threshold, value):
+    return np.where(x > threshold, x, value)
+
+
 def _leaky_relu(x, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope)
 
@@ -205,6 +217,9 @@ SPECS = [
         bound={"min_val": -0.5, "max_val": 1.5}),
     act("hardtanh__int", _hardtanh, dtypes=INTS, domain=(-3, 3), **NOGRAD),
     act("relu6", _relu6, domain=away_from(0.0, 6.0, low=-3.0, high=9.0)),
+    act("hardshrink", _hardshrink, domain=away_from(-0.5, 0.5)),
+    act("softshrink", _softshrink, domain=away_from(-0.5, 0.5)),
+    act("threshold", _threshold, domain=away_from(0.1), bound={"threshold": 0.1, "value": -2.0}),
     act("leaky_relu", _leaky_relu, domain=AWAY_0),
     act("leaky_relu__slope", _leaky_relu, [(2, 3, 4)], domain=AWAY_0,
         bound={"negative_slope": 0.2}),

@@ -340,6 +340,15 @@ SPECS = [
         [(1, 2, 4, 4, 3)],
         bound=dict(kernel_size=2, stride=(2, 2, 1)),
     ),
+    # windows of unequal sizes (5 -> 3, 7 -> 4): the averaging-matrix kernel, not avg_pool
+    row(
+        "adaptive_avg_pool2d_uneven",
+        "adaptive_avg_pool2d",
+        FP,
+        None,
+        [(1, 2, 5, 7)],
+        bound=dict(output_size=(3, 4)),
+    ),
     row(
         "avg_pool2d_basic",
         "avg_pool2d",

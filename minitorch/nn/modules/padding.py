@@ -114,6 +114,36 @@ ReplicationPad2d = _mode_pad(
 ReplicationPad3d = _mode_pad(
     "ReplicationPad3d", 3, "replicate", "Mirrors torch.nn.ReplicationPad3d."
 )
-CircularPad1d = _mode_pad("CircularPad1d", 1, "circular", "Mirrors torch.nn.CircularPad1d.")
-CircularPad2d = _mode_pad("CircularPad2d", 2, "circular", "Mirrors torch.nn.CircularPad2d.")
-CircularPad3d = _mode_pad("CircularPad3d", 3, "circular", "Mirrors torch.nn.CircularPad3d.")
+
+
+class _CircularPadNd(_ModePadNd):
+    _mode = "circular"
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        # torch's circular modules check the rank themselves (ValueError), where F.pad's own
+        # check would raise NotImplementedError or RuntimeError
+        n = input.dim()
+        if n not in (self._n + 1, self._n + 2):
+            raise ValueError(f"expected {self._n + 1}D or {self._n + 2}D input (got {n}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        return F.pad(input, self.padding, "circular")
+
+
+class CircularPad1d(_CircularPadNd):
+    """Mirrors torch.nn.CircularPad1d."""
+
+    _n = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    """Mirrors torch.nn.CircularPad2d."""
+
+    _n = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    """Mirrors torch.nn.CircularPad3d."""
+
+    _n = 3
