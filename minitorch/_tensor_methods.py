@@ -1780,6 +1780,11 @@ class TensorMethods:
         lambda self: False
     )
 
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        # every tensor is strided (dense): torch returns such a tensor itself (code written for
+        # sparse embedding gradients calls grad.to_dense())
+        return self if dtype is None else self.to(dtype)
+
     # --- linear algebra, scatter and copy-variant methods ---
 
     def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
