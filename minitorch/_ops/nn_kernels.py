@@ -287,8 +287,11 @@ class NllLoss(Function):
                 # 0 / 0 = NaN when every target is ignored (or the batch is empty), as torch,
                 # and as quietly: NumPy's warning would escape the kernel-module filter of
                 # minitorch/__init__.py under a user's `warnings.simplefilter("error")`
-                with xp.errstate(invalid="ignore", divide="ignore"):
+                if isinstance(total, logp._device.backend.scalar_cls) and total:  # (the CPU's)
                     out = out / total
+                else:
+                    with xp.errstate(invalid="ignore", divide="ignore"):
+                        out = out / total
                 # the backward divides by 1 there: the gradient is 0, as torch's
                 total = xp.asarray(xp.where(total == 0, 1, total), dtype=x.dtype)
         ctx.save_for_backward(safe, w, total)
