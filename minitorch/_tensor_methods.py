@@ -168,7 +168,15 @@ class TensorMethods:
 
     # --- arithmetic operators ---
 
+    # NOTE [ In-place operators with an array ]
+    # torch's in-place operators return NotImplemented for a NumPy array, so Python falls back to
+    # `x = x + arr`: a new tensor with NumPy's promotion (a float32 x += a float64 array is
+    # float64; an int64 x += a float array is float), other names for the old x unchanged. The
+    # check is one class comparison; x.add_(arr) and the other methods are left as they were.
+
     def __iadd__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.add_(self, other)
 
     def __rsub__(self, other):
@@ -179,9 +187,13 @@ class TensorMethods:
         return _ops.rsub(self, other)
 
     def __isub__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.sub_(self, other)
 
     def __imul__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.mul_(self, other)
 
     def __rtruediv__(self, other):
@@ -192,6 +204,8 @@ class TensorMethods:
         return _ops.mul(_ops.reciprocal(self), other)
 
     def __itruediv__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.div_(self, other)
 
     def __floordiv__(self, other):
@@ -201,6 +215,8 @@ class TensorMethods:
         return _ops.floor_divide(_ops.weak_scalar(other, self, "floor_divide"), self)
 
     def __ifloordiv__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.floor_divide_(self, other)
 
     def __mod__(self, other):
@@ -210,15 +226,26 @@ class TensorMethods:
         return _ops.remainder(_ops.weak_scalar(other, self, "remainder"), self)
 
     def __imod__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.remainder_(self, other)
 
     def __pow__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            # torch's __pow__ hands an array to NumPy's reflected pow: NumPy's promotion (as for
+            # `tensor + array`, _promote_array), where torch.pow(t, array) is a TypeError
+            from minitorch._ops._common import _promote_array
+
+            a, b, _ = _promote_array(self, other)
+            return _ops.pow(a, b)
         return _ops.pow(self, other)
 
     def __rpow__(self, other):
         return _ops.pow(other, self)
 
     def __ipow__(self, other):
+        if other.__class__ is self._device.backend.array_cls:
+            return NotImplemented  # See NOTE [ In-place operators with an array ]
         return _ops.pow_(self, other)
 
     def __reversed__(self):

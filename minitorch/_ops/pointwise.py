@@ -607,9 +607,26 @@ def _int_pow(xp, a, b):
     return xp.where(negative, small, out).astype(out.dtype)
 
 
+def _pow_arguments(input, exponent) -> TypeError:
+    """torch's TypeError for an array where pow takes a Tensor or a Number: its parser matches
+    neither (unlike `tensor ** array`, which NumPy computes)."""
+    got = ", ".join(
+        "Tensor" if isinstance(x, Tensor) else f"{type(x).__module__}.{type(x).__name__}"
+        for x in (input, exponent)
+    )
+    return TypeError(
+        f"pow() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+        " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+        " * (Tensor input, Number exponent, *, Tensor out = None)\n"
+    )
+
+
 def pow(input, exponent, *, out=None):
     """input ** exponent (either may be a number). Mirrors torch.pow."""
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
+        if exponent.__class__ is input._device.backend.array_cls:
+            raise _pow_arguments(input, exponent)  # (`tensor ** array` is Tensor.__pow__'s)
         a, e, dt = promote(input, exponent, "pow")
         if not dt.is_floating_point and exponent.__class__ is not bool and exponent < 0:
             # (the exponent as given: promote wraps -2 into a uint8's 254)
@@ -623,6 +640,8 @@ def pow(input, exponent, *, out=None):
         return _out(PowScalar.apply(a, exponent=e), out)
     number_base = not isinstance(input, Tensor)
     if number_base:
+        if input.__class__ is exponent._device.backend.array_cls:
+            raise _pow_arguments(input, exponent)
         input = weak_scalar(input, exponent, "pow")
     a, b, dt = promote(input, exponent, "pow")
     if dt is _dtype.bool:

@@ -18,6 +18,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full_like
+from minitorch._ops._common import not_tensor
 from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kernel
 from minitorch._tensor import Tensor
@@ -118,8 +119,25 @@ def check_fits(shape: tuple, other: Tensor | None) -> None:
         )
 
 
-def _warn_size(input: Tensor, target: Tensor) -> None:
-    if target.shape != input.shape:
+def _not_tensors(op: str, input, target) -> Exception:
+    """The error for a non-tensor input or target of a loss that torch writes in Python (mse,
+    l1, smooth l1, huber, binary cross entropy): its first call, `target.size()`, fails on a
+    NumPy array (whose size is an int) with a TypeError, and on a list or a number with
+    AttributeError. Only called once reading `._data` has failed."""
+    for x, name, pos in ((input, "input", 1), (target, "target", 2)):
+        if not isinstance(x, Tensor):
+            if hasattr(x, "size"):
+                return not_tensor(op, x, name, pos)
+            return AttributeError(f"'{type(x).__name__}' object has no attribute 'size'")
+    raise AssertionError(f"{op}: no non-tensor argument")  # (unreachable: a caller's mistake)
+
+
+def _warn_size(input: Tensor, target: Tensor, op: str) -> None:
+    try:  # (free when both are tensors, as `isinstance` checks would not be)
+        same = target._data.shape == input._data.shape
+    except AttributeError:
+        raise _not_tensors(op, input, target) from None
+    if not same:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -186,7 +204,7 @@ def mse_loss(
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, weight)
         return _autocast.call(mse_loss, _autocast.FP32, args)
-    _warn_size(input, target)
+    _warn_size(input, target, "mse_loss")
     reduction = resolve_reduction(size_average, reduce, reduction)
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         input, target = _float_pair(input, target, "mse")
@@ -211,7 +229,7 @@ def l1_loss(
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, weight)
         return _autocast.call(l1_loss, _autocast.FP32, args)
-    _warn_size(input, target)
+    _warn_size(input, target, "l1_loss")
     reduction = resolve_reduction(size_average, reduce, reduction)
     loss = _ops.abs(input - target)
     if weight is not None:
@@ -232,7 +250,7 @@ def smooth_l1_loss(
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, beta)
         return _autocast.call(smooth_l1_loss, _autocast.FP32, args)
-    _warn_size(input, target)
+    _warn_size(input, target, "smooth_l1_loss")
     reduction = resolve_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -257,7 +275,7 @@ def huber_loss(
     torch.nn.functional.huber_loss."""
     if _autocast.state.any_enabled:
         return _autocast.call(huber_loss, _autocast.FP32, (input, target, reduction, delta, weight))
-    _warn_size(input, target)
+    _warn_size(input, target, "huber_loss")
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -279,7 +297,10 @@ _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     """torch's shape, dtype and weight checks of nll_loss (nll_loss_nd / nll_loss2d)."""
-    shape, t_shape = input._data.shape, target._data.shape  # tuples: no Size objects made
+    try:
+        shape, t_shape = input._data.shape, target._data.shape  # tuples: no Size objects made
+    except AttributeError:  # torch's argument parser: a NumPy array, a list of class ids, ...
+        raise _not_tensor_args("nll_loss_nd", input, target) from None
     dim, t_dim = len(shape), len(t_shape)
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
@@ -313,6 +334,8 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
         raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
     n_classes = shape[0] if dim == 1 else shape[1]
     if weight is not None:
+        if not isinstance(weight, Tensor):
+            raise not_tensor("nll_loss_nd", weight, "weight", 3)
         if weight.ndim != 1 or weight.shape[0] != n_classes:
             raise RuntimeError(
                 f"weight tensor should be defined either for all {n_classes} classes or no "
@@ -322,6 +345,14 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
             raise RuntimeError(
                 f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}"
             )
+
+
+def _not_tensor_args(op: str, input, target) -> TypeError:
+    """torch's TypeError for a non-tensor input or target of a loss its argument parser reads
+    (nll_loss, cross_entropy)."""
+    if not isinstance(input, Tensor):
+        return not_tensor(op, input, "input", 1)
+    return not_tensor(op, target, "target", 2)
 
 
 def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
@@ -414,8 +445,14 @@ def cross_entropy(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
         ignore_index = _int_arg(ignore_index)
-    if input.ndim < 1:  # torch: the probabilities' dtype check, then reading dim 1 fails
-        if target.shape == input.shape and not target.dtype.is_floating_point:
+    try:
+        shape, t_shape = input._data.shape, target._data.shape
+    except AttributeError:  # (free when both are tensors)
+        raise _not_tensor_args("cross_entropy_loss", input, target) from None
+    if weight is not None and not isinstance(weight, Tensor):
+        raise not_tensor("cross_entropy_loss", weight, "weight", 3)
+    if len(shape) < 1:  # torch: the probabilities' dtype check, then reading dim 1 fails
+        if t_shape == shape and not target.dtype.is_floating_point:
             raise RuntimeError(
                 "cross_entropy: Expected floating point type for target with class "
                 f"probabilities, got {_short(target.dtype)}"
@@ -427,9 +464,9 @@ def cross_entropy(
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
         )
-    class_dim = 0 if input.ndim == 1 else 1
-    n_classes = input.shape[class_dim]
-    if input.shape == target.shape:
+    class_dim = 0 if len(shape) == 1 else 1
+    n_classes = shape[class_dim]
+    if shape == t_shape:
         if ignore_index != -100:
             raise RuntimeError(
                 "cross_entropy: ignore_index is not supported for floating point target"
@@ -495,7 +532,11 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 
 
 def _check_bce_size(input: Tensor, target: Tensor) -> None:
-    if target.shape != input.shape:
+    try:
+        same = target._data.shape == input._data.shape
+    except AttributeError:
+        raise _not_tensors("binary_cross_entropy", input, target) from None
+    if not same:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full, ones_like, tensor, zeros
+from minitorch._ops._common import not_tensor
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
@@ -52,6 +53,20 @@ def _padding_idx(padding_idx, num_embeddings: int):
         assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
         padding_idx = num_embeddings + padding_idx
     return padding_idx
+
+
+def _bag_padding_idx(padding_idx, num_embeddings: int):
+    """embedding_bag's padding_idx as a row in [0, num_embeddings), or None: torch's kernel
+    checks it with a RuntimeError (embedding's, in Python, asserts)."""
+    if padding_idx is None:
+        return None
+    n = num_embeddings
+    if not -n <= padding_idx < n:
+        raise RuntimeError(
+            f"padding_idx must be within the number of embeddings, {-n} through {n - 1}, but got "
+            f"{padding_idx}"
+        )
+    return padding_idx + n if padding_idx < 0 else padding_idx
 
 
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
@@ -126,12 +141,6 @@ def embedding_bag(
             f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then "
             f"it must have the same shape as the input ({input.shape})"
         )
-    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
-        raise RuntimeError(
-            "embedding_bag: Expected tensor for argument #1 'weight' to have the same type as "
-            f"tensor for argument #1 'per_sample_weights'; but type {weight.type()} does not "
-            f"equal {per_sample_weights.type()}"
-        )
     if weight.ndim != 2:
         raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
     n = weight.shape[0]
@@ -177,7 +186,18 @@ def embedding_bag(
             f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
             "GitHub."
         )
-    padding_idx = _padding_idx(padding_idx, n)
+    # torch's kernel checks, in its order, after the argument checks above: padding_idx, the
+    # offsets' dtype (read like the indices': float offsets are refused, not truncated), the
+    # per-sample weights' dtype, then the index range
+    padding_idx = _bag_padding_idx(padding_idx, n)
+    if offsets is not None and (offsets.dtype.is_floating_point or offsets.dtype.is_complex):
+        _check_indices(offsets, "embedding_bag")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(
+            "embedding_bag: Expected tensor for argument #1 'weight' to have the same type as "
+            f"tensor for argument #1 'per_sample_weights'; but type {weight.type()} does not "
+            f"equal {per_sample_weights.type()}"
+        )
     _check_range(flat, n, bag=True)
     d = weight.shape[1]
     out_shape = (bags, d)
@@ -272,7 +292,9 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     Differences from torch: none in results; num_classes=-1 reads the maximum back to the host
     (as torch does on CUDA), so pass num_classes in device code.
     """
-    if not isinstance(tensor, Tensor) or tensor.dtype is not _dtype.int64:
+    if not isinstance(tensor, Tensor):  # torch's argument parser: a NumPy array, a list
+        raise not_tensor("one_hot", tensor)
+    if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     on_host = tensor._device.type == "cpu"
     if num_classes == -1:
