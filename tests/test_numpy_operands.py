@@ -183,3 +183,11 @@ def test_embedding_bag_argument_checks():
             idx, w, minitorch.tensor([0]), mode="sum",
             per_sample_weights=minitorch.ones(2, dtype=minitorch.float64),
         )  # fmt: skip
+
+
+def test_where_refuses_a_non_tensor_condition():
+    cond = np.array([True, False])
+    with pytest.raises(TypeError, match=r"got \(numpy.ndarray, Tensor, float\)"):
+        mt.where(cond, mt.ones(2), 0.0)
+    with pytest.raises(TypeError, match="argument 'condition' \\(position 1\\) must be Tensor"):
+        mt.where(cond)

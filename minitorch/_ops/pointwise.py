@@ -1187,6 +1187,17 @@ def where(condition, input=None, other=None, *, out=None):
     """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
 
     Mirrors torch.where."""
+    if not isinstance(condition, Tensor):
+        if input is None and other is None:
+            raise not_tensor("where", condition, "condition")
+        got = ", ".join(_type_label(a) for a in (condition, input, other))
+        raise TypeError(
+            f"where() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
+            "Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor "
+            "condition, Tensor input, Number other)\n * (Tensor condition, Number self, Number "
+            "other)\n"
+        )
     if input is None and other is None:
         from minitorch._ops import nonzero
 
@@ -1221,6 +1232,14 @@ def where(condition, input=None, other=None, *, out=None):
             f"{_dtype.scalar_name(out.dtype)}"
         )
     return _out(result, out)
+
+
+def _type_label(x) -> str:
+    """An argument's type as torch's argument parser names it ("Tensor", "numpy.ndarray")."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
 def _where_number(v, dt):
