@@ -188,6 +188,6 @@ def test_embedding_bag_argument_checks():
 def test_where_refuses_a_non_tensor_condition():
     cond = np.array([True, False])
     with pytest.raises(TypeError, match=r"got \(numpy.ndarray, Tensor, float\)"):
-        mt.where(cond, mt.ones(2), 0.0)
+        minitorch.where(cond, minitorch.ones(2), 0.0)
     with pytest.raises(TypeError, match="argument 'condition' \\(position 1\\) must be Tensor"):
-        mt.where(cond)
+        minitorch.where(cond)
