@@ -476,3 +476,13 @@ def test_transforms_on_every_device(device):
     _close(hessian(lambda w: (w**3).sum())(w), mt.diag(6 * w), "hessian on device")
     empty = vmap(mt.sin)(mt.zeros(0, 3, device=device))
     assert tuple(empty.shape) == (0, 3) and empty.device == x.device
+
+
+def test_transforms_and_tree_map_rebuild_return_types():
+    # torch.return_types (max, sort, ...) take one sequence, not one argument per field
+    x = mt.tensor(np.arange(24.0).reshape(2, 3, 4) % 5)
+    r = vmap(lambda v: v.max(0))(x)
+    assert type(r).__name__ == "max" and tuple(r.values.shape) == (2, 4)
+    np.testing.assert_array_equal(r.values.numpy(), (np.arange(24.0).reshape(2, 3, 4) % 5).max(1))
+    s = mt.utils._pytree.tree_map(lambda t: t * 2, x[0].sort(-1))
+    assert type(s).__name__ == "sort" and s.values[0, -1].item() == 6.0  # 2 * max(0, 1, 2, 3)

@@ -59,8 +59,8 @@ def _build(spec, it):
         return values
     if kind is tuple:
         return tuple(values)
-    if issubclass(kind, tuple):  # namedtuple
-        return kind(*values)
+    if issubclass(kind, tuple):  # a namedtuple, or a return type (torch.return_types.max)
+        return kind._make(values) if hasattr(kind, "_make") else kind(values)
     if issubclass(kind, dict):
         if kind is dict:
             return dict(zip(context, values, strict=True))

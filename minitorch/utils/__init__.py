@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
-_LAZY_MODULES = ("checkpoint", "benchmark")
+_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree")
 
 
 def __getattr__(name):
