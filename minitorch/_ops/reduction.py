@@ -157,10 +157,10 @@ def _out(result, out):
 
 
 # NOTE [ Reduction out= dtypes ]
-# torch's reductions treat out='s dtype three ways: sum, prod and nansum accumulate in the
-# result dtype and cast into any out (sum(float, 1, out=long) truncates), unless dtype= names
-# another; max/min (with dim), argmax/argmin and amax/amin want out's dtype exactly; mean and the
-# rest take out= as any op (a cast that loses the kind, Float into Long, is refused).
+# torch's reductions treat out='s dtype three ways: sum, prod and nansum compute in out's dtype
+# (sum(float, 1, out=long) truncates each element; nansum refuses a non-float out), unless dtype=
+# names another; max/min (with dim), argmax/argmin and amax/amin want out's dtype exactly; mean
+# and the rest take out= as any op (a cast that loses the kind, Float into Long, is refused).
 
 
 def _out_cast(result, out, dtype):
@@ -329,6 +329,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None,
     dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
         np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
+    elif out is not None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
+        # torch sums in out's dtype: each float into an int64 out truncates first, float32 into
+        # a float64 out accumulates in float64 (NOTE [ Reduction out= dtypes ])
+        input = cast(input, out.dtype)
+        np_dtype = out._data.dtype
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
@@ -515,6 +520,14 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero. Mirrors torch.nansum."""
     x = input._data
     dims = reduce_dims(dim, x.ndim, "nansum")
+    if dtype is None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
+        # as sum: computed in out's dtype (NOTE [ Reduction out= dtypes ]), which must be a float
+        if not out.dtype.is_floating_point:
+            raise NotImplementedError(
+                f"\"nansum_cpu\" not implemented for '{_dtype.scalar_name(out.dtype)}'"
+            )
+        input = cast(input, out.dtype)
+        x = input._data
     if dtype is not None:
         np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
     elif x.dtype.kind in "biu":
@@ -527,6 +540,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of the non-nan elements. Mirrors torch.nanmean."""
+    if dtype is not None and not input.dtype.is_floating_point:  # torch checks the input first
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{_short(input.dtype)}"
+        )
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, "nanmean"))
     if not input.dtype.is_floating_point:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import functools
 import math
 import operator
@@ -269,6 +268,23 @@ def _ord(ord, op):
     return float(ord)
 
 
+def _check_norm_identity(p, dim, dims, shape):
+    """Raise as torch for an inf or negative-order norm over an empty dim (max/min and the sum of
+    negative powers have no identity; the other orders give 0)."""
+    where = "on an empty tensor because"
+    if dims is not None:
+        # torch names the first empty dim in the caller's order, as the caller spelled it
+        given = (dim,) if isinstance(dim, int) else tuple(dim)
+        empty = [g for g in given if shape[operator.index(g) % len(shape)] == 0]
+        if not empty:
+            return
+        where = f"on the dimension {empty[0]}because this dimension is empty and"  # (sic) torch
+    raise RuntimeError(
+        f"linalg.vector_norm cannot compute the {p:g} norm {where} the operation does not have "
+        "an identity"
+    )
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector p-norm over dims (all by default). Mirrors torch.linalg.vector_norm."""
     p = _ord(ord, "linalg_vector_norm")
@@ -287,13 +303,8 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         x = cast(x, dt)
     data = x._data
     dims = reduce_dims(dim, data.ndim, "linalg.vector_norm")
-    empty = data.size == 0 and (dims is None or builtins.any(data.shape[d] == 0 for d in dims))
-    if abs(p) == math.inf and empty:
-        sign = "" if p > 0 else "-"
-        raise RuntimeError(
-            f"linalg.vector_norm cannot compute the {sign}inf norm on an empty tensor because the "
-            "operation does not have an identity"
-        )
+    if data.size == 0 and (p < 0 or p == math.inf):
+        _check_norm_identity(p, dim, dims, data.shape)
     return _out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
 
 
@@ -360,15 +371,25 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector or matrix norm, chosen by ord and dim. Mirrors torch.linalg.norm."""
     if isinstance(dim, int):
         dim = (dim,)
-    if dim is not None and len(dim) == 2 or dim is None and ord is not None and A.ndim == 2:
-        return matrix_norm(
-            A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype, out=out
+    if dim is not None and len(dim) not in (1, 2):
+        got = ", ".join(str(d) for d in dim)
+        raise RuntimeError(
+            f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got [{got}]"
         )
-    if dim is None and ord is not None and A.ndim != 1:
+    if dim is None and ord is not None and A.ndim not in (1, 2):
         raise RuntimeError(
             f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
             f"{A.ndim}D."
         )
+    if isinstance(ord, str) and ord not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    # a string ord is a matrix norm whatever the input or dim: matrix_norm rejects a 1-D input or
+    # a 1-tuple dim with torch's messages (rather than vector_norm's TypeError for the ord)
+    if isinstance(ord, str) or dim is not None and len(dim) == 2 or dim is None and A.ndim == 2:
+        if ord is not None or dim is not None:
+            return matrix_norm(
+                A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype, out=out
+            )
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
 
 
@@ -666,7 +687,8 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     scalar_q = not isinstance(q, Tensor)
     if scalar_q:
         if not 0 <= q <= 1:
-            raise RuntimeError(f"{op}() q must be in the range [0, 1] but got {q}")
+            # (torch's message says quantile() for nanquantile too)
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
         qv = xp.asarray([q], dtype=x.dtype)
     else:
         if q.ndim > 1:
@@ -674,6 +696,9 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         if q._data.dtype != x.dtype:
             raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
         qv = q._data.reshape(-1)
+        # reading q's values is a device read on a GPU: checked on the CPU only (see Differences)
+        if q._device.type == "cpu" and not ((qv >= 0) & (qv <= 1)).all():
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")  # (sic) torch
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
             f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
@@ -712,7 +737,15 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
             expanded, idx=xp.take_along_axis(perm, hi_i, axis=d + 1), dim=d + 1, out_shape=keep
         )
         w = rank - lo if interpolation == "linear" else xp.full_like(rank, 0.5)
-        result = v_lo + (v_hi - v_lo) * _const(xp.asarray(w, dtype=x.dtype), input)
+        w = xp.asarray(w, dtype=x.dtype)
+        # torch's lerp: from the nearer end (below weight 0.5 from v_lo, else from v_hi), which
+        # decides the last bit for finite data and nan / inf for infinite ends
+        diff = v_hi - v_lo
+        result = where(
+            _const(w < 0.5, input),
+            v_lo + _const(w, input) * diff,
+            v_hi - diff * _const(1 - w, input),
+        )
     else:
         result = v_lo
     has_nan = (
@@ -733,7 +766,8 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
 def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
     """The q-th quantiles (q a number or 1-d tensor) over dim or all. Mirrors torch.quantile.
 
-    Differences from torch: the range of a tensor q is not checked (that reads the device).
+    Differences from torch: on a GPU the range of a tensor q is not checked (that reads the
+    device; out-of-range values give wrong results instead of torch's error).
     """
     if _autocast.state.any_enabled:
         return _autocast.call(
@@ -746,7 +780,10 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    """quantile ignoring nan values. Mirrors torch.nanquantile."""
+    """quantile ignoring nan values. Mirrors torch.nanquantile.
+
+    Differences from torch: as quantile's (a tensor q's range is checked on the CPU only).
+    """
     if _autocast.state.any_enabled:
         return _autocast.call(
             nanquantile,
