@@ -191,3 +191,4 @@ def test_where_refuses_a_non_tensor_condition():
         minitorch.where(cond, minitorch.ones(2), 0.0)
     with pytest.raises(TypeError, match="argument 'condition' \\(position 1\\) must be Tensor"):
         minitorch.where(cond)
+

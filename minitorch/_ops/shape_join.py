@@ -342,6 +342,12 @@ def _promoted(tensors):
 def _out(result, out):
     if out is None:
         return result
+    if isinstance(out, Tensor) and not _dtype.can_cast(result.dtype, out.dtype):
+        # torch's cat/stack check the inputs' dtype against out's first, as a TypeError
+        raise TypeError(
+            "torch.cat(): input types can't be cast to the desired output type "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
     from minitorch._ops.inplace import write_out
 
     return write_out(out, result)

@@ -112,7 +112,7 @@ class no_grad(_GradModeContext):
         return self(orig_func) if callable(orig_func) else self
 
     def __init__(self, orig_func=None):
-        pass
+        self.prev = False  # as torch's: an __exit__ without __enter__ turns recording off
 
     def __enter__(self):
         self.prev = state.enabled

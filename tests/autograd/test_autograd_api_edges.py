@@ -399,3 +399,12 @@ def test_inplace_on_a_custom_function_view_of_a_leaf_names_the_custom_function()
     with pytest.raises(RuntimeError, match="Output 0 of Flatten is a view and is being modified"):
         out.relu_()
     assert w.detach().flatten().tolist() == [1.0] * 4
+
+
+def test_no_grad_exit_without_enter_turns_recording_off_as_torch():
+    prev = mt.is_grad_enabled()
+    try:
+        mt.no_grad().__exit__(None, None, None)  # torch's prev starts False
+        assert not mt.is_grad_enabled()
+    finally:
+        mt.set_grad_enabled(prev)

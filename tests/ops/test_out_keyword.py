@@ -57,3 +57,12 @@ def test_swapaxes_takes_numpy_names():
     with pytest.raises(TypeError):
         mt.swapaxes(x, dim0=0, dim1=1)
     assert mt.swapdims(x, dim0=0, dim1=1).shape == (3, 2)
+
+
+def test_cat_and_stack_refuse_an_out_they_cannot_cast_into():
+    a = mt.ones(2)
+    with pytest.raises(TypeError, match="torch.cat\\(\\): input types can't be cast to .* Long"):
+        mt.cat([a, a], out=mt.empty(4, dtype=mt.int64))
+    with pytest.raises(TypeError, match="desired output type Long"):
+        mt.stack([a, a], out=mt.empty(2, 2, dtype=mt.int64))
+    assert mt.cat([a], out=mt.empty(2, dtype=mt.float64)).dtype == (mt.float64)
