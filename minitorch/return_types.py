@@ -85,11 +85,17 @@ __all__ = [name for name in _FIELDS if not name.startswith("_")]
 
 
 def __getattr__(name):
-    names = _FIELDS.get(name)
+    # `<op>_out`: the type of the tuple an op returns when given out= (torch.return_types.max_out)
+    names = _FIELDS.get(name[:-4] if name.endswith("_out") else name)
     if names is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return globals().setdefault(name, _structseq(name, names))
 
 
+def out_type(result_type: type) -> type:
+    """The return type of an op given out= (max -> max_out), for an op's return type."""
+    return __getattr__(result_type.__name__ + "_out")
+
+
 def __dir__():
-    return sorted(set(globals()) | set(_FIELDS))
+    return sorted(set(globals()) | set(_FIELDS) | {n + "_out" for n in _FIELDS})

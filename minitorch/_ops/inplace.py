@@ -7,7 +7,7 @@ import inspect
 import math
 import warnings
 
-from minitorch import _dtype, _memory_format
+from minitorch import _dtype, _memory_format, return_types
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int
 from minitorch._tensor import Tensor, _make
@@ -407,6 +407,8 @@ def with_out(fn):
             )
         for o, r in zip(out, result, strict=True):
             write_out(o, r)
+        if isinstance(result, return_types._StructSeq):  # torch.return_types.max_out & co
+            return return_types.out_type(type(result))(tuple(out))
         return type(result)(tuple(out))
 
     sig = inspect.signature(fn)

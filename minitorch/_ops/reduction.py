@@ -700,7 +700,7 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
     if out is not None:
         _out_exact(values, out[0])
         _out_exact(indices, out[1])
-        values, indices = out
+        return getattr(return_types, kind + "_out")(tuple(out))  # torch's max_out / min_out
     return getattr(return_types, kind)((values, indices))
 
 
@@ -773,7 +773,7 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     if out is not None:
         _out(lo, out[0])
         _out(hi, out[1])
-        lo, hi = out
+        return return_types.aminmax_out(tuple(out))
     return return_types.aminmax((lo, hi))
 
 

@@ -637,6 +637,8 @@ def _out_pair(r, out):
         return _out(r, out)
     _out(r[0], out[0])
     _out(r[1], out[1])
+    if isinstance(r, return_types._StructSeq):  # torch.return_types.median_out & co
+        return return_types.out_type(type(r))(tuple(out))
     return type(r)(out)
 
 

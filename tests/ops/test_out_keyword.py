@@ -28,7 +28,10 @@ def test_tuple_results_land_in_out(name, args, n):
     want = getattr(mt, name)(x, *args)
     outs = tuple(mt.empty(0, dtype=w.dtype) for w in want)
     got = getattr(mt, name)(x, *args, out=outs)
-    assert type(got) is type(want) and all(g is o for g, o in zip(got, outs, strict=True))
+    # a named result given out= is torch's `<name>_out` type (sort_out); a plain tuple stays one
+    named = type(want).__module__.endswith("return_types")
+    assert type(got).__name__ == type(want).__name__ + ("_out" if named else "")
+    assert all(g is o for g, o in zip(got, outs, strict=True))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
     with pytest.raises(TypeError, match="must be a tuple of 2 Tensors"):
@@ -66,3 +69,23 @@ def test_cat_and_stack_refuse_an_out_they_cannot_cast_into():
     with pytest.raises(TypeError, match="desired output type Long"):
         mt.stack([a, a], out=mt.empty(2, 2, dtype=mt.int64))
     assert mt.cat([a], out=mt.empty(2, dtype=mt.float64)).dtype == (mt.float64)
+
+
+def test_named_results_given_out_are_torchs_out_types():
+    x = mt.arange(6.0).view(2, 3)
+
+    def pair(*s):
+        return (mt.empty(*s), mt.empty(*s, dtype=mt.int64))
+
+    cases = {
+        "max_out": lambda: mt.max(x, 1, out=pair(2)),
+        "min_out": lambda: mt.min(x, 1, out=pair(2)),
+        "sort_out": lambda: mt.sort(x, 1, out=pair(2, 3)),
+        "topk_out": lambda: mt.topk(x, 2, out=pair(2, 2)),
+        "median_out": lambda: mt.median(x, 1, out=pair(2)),
+        "aminmax_out": lambda: mt.aminmax(x, dim=1, out=(mt.empty(2), mt.empty(2))),
+    }
+    for name, call in cases.items():
+        r = call()
+        assert type(r).__name__ == name and repr(r).startswith(f"torch.return_types.{name}(")
+    assert type(mt.max(x, 1)).__name__ == "max"
