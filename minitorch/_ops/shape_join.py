@@ -381,7 +381,19 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
                 )
     if ref is None:
         d = _wrap_dim(dim, 1)
+    if out is not None:
+        _check_out_overlap(out, tensors)
     return _out(Cat.apply(*_promoted(tensors), dim=d), out)
+
+
+def _check_out_overlap(out, tensors):
+    """torch's error when an input shares part of out's memory (cat([x[:2], x[:2]], out=x[:4])):
+    see NOTE [ Partial overlap ]."""
+    from minitorch._ops.inplace import check_partial_overlap
+
+    if isinstance(out, Tensor):
+        for t in tensors:
+            check_partial_overlap(out, t)
 
 
 concat = concatenate = cat
@@ -418,6 +430,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
                 f"{list(t._data.shape)} at entry {i}"
             )
     d = _wrap_dim(dim, len(shape) + 1)
+    if out is not None:
+        _check_out_overlap(out, tensors)
     return _out(Stack.apply(*_promoted(tensors), dim=d), out)
 
 

@@ -197,3 +197,14 @@ def test_inplace_bitwise_with_wider_operand_is_a_cast_error():
         torch.tensor([1, 2]).__ilshift__(1.0)
     with pytest.raises(RuntimeError, match="result type Long can't be cast .* Bool"):
         torch.tensor([True]).hypot_(torch.tensor([1]))
+
+
+def test_cat_and_stack_refuse_an_out_that_overlaps_an_input():
+    x = torch.arange(6.0)
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        torch.cat([x[:2], x[:2]], out=x[:4])
+    with pytest.raises(RuntimeError, match="refer to a single memory location"):
+        torch.stack([x[:2], x[2:4]], out=x[2:6].view(2, 2))
+    y = torch.zeros(4)
+    torch.cat([x[:2], x[4:]], out=y)  # unrelated memory: written as usual
+    assert y.tolist() == [0.0, 1.0, 4.0, 5.0]
