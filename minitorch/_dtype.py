@@ -138,6 +138,20 @@ def via_float32(a, npdt):
     return a
 
 
+# c10's C++ name of each dtype, as torch's kernel messages spell it ("long int", "c10::Half")
+CPP_NAMES = {
+    "float32": "float",
+    "float64": "double",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+}
+
 # The largest finite value of each narrow float dtype, and c10's name for it in error messages
 _FLOAT_RANGE = {"float32": (3.4028234663852886e38, "float"), "float16": (65504.0, "c10::Half"),
                 "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}  # fmt: skip

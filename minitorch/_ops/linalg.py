@@ -23,18 +23,7 @@ _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
 def _ctype(dt) -> str:
-    return {
-        "float32": "float",
-        "float64": "double",
-        "int64": "long int",
-        "int32": "int",
-        "int16": "short int",
-        "int8": "signed char",
-        "uint8": "unsigned char",
-        "bool": "bool",
-        "float16": "c10::Half",
-        "bfloat16": "c10::BFloat16",
-    }[dt.name]
+    return _dtype.CPP_NAMES[dt.name]
 
 
 def _require_tensor(x, op, name, pos):

@@ -1187,23 +1187,16 @@ def where(condition, input=None, other=None, *, out=None):
     """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
 
     Mirrors torch.where."""
-    if not isinstance(condition, Tensor):
-        if input is None and other is None:
-            raise not_tensor("where", condition, "condition")
-        got = ", ".join(_type_label(a) for a in (condition, input, other))
-        raise TypeError(
-            f"where() received an invalid combination of arguments - got ({got}), but expected "
-            "one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
-            "Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor "
-            "condition, Tensor input, Number other)\n * (Tensor condition, Number self, Number "
-            "other)\n"
-        )
+    try:
+        cdt = condition._data.dtype
+    except AttributeError:  # not a tensor: found here, off the common path
+        raise _where_type_error(condition, input, other) from None
     if input is None and other is None:
         from minitorch._ops import nonzero
 
         return nonzero(condition, as_tuple=True)
-    if condition._data.dtype != bool:
-        if condition._data.dtype != "uint8":
+    if cdt.kind != "b":
+        if cdt != "uint8":
             raise RuntimeError(
                 f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                 f"{condition.dtype}"
@@ -1232,6 +1225,20 @@ def where(condition, input=None, other=None, *, out=None):
             f"{_dtype.scalar_name(out.dtype)}"
         )
     return _out(result, out)
+
+
+def _where_type_error(condition, input, other) -> TypeError:
+    """torch's argument-parser TypeError for a condition that is not a tensor."""
+    if input is None and other is None:
+        return not_tensor("where", condition, "condition")
+    got = ", ".join(_type_label(a) for a in (condition, input, other))
+    return TypeError(
+        f"where() received an invalid combination of arguments - got ({got}), but expected "
+        "one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
+        "Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor "
+        "condition, Tensor input, Number other)\n * (Tensor condition, Number self, Number "
+        "other)\n"
+    )
 
 
 def _type_label(x) -> str:

@@ -32,18 +32,7 @@ __all__ = [
 _LN2 = math.log(2.0)
 
 # torch's C++ names of dtypes, used in its dtype-mismatch messages
-_CPP_NAMES = {
-    "float32": "float",
-    "float64": "double",
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "int64": "long int",
-    "int32": "int",
-    "int16": "short int",
-    "int8": "signed char",
-    "uint8": "unsigned char",
-    "bool": "bool",
-}
+_CPP_NAMES = _dtype.CPP_NAMES  # torch's C++ dtype names in messages
 
 
 def _tensors(a, b, op: str):

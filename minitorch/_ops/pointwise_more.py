@@ -6,7 +6,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, is_floating, opmath_array, zeros_of
-from minitorch._ops.pointwise import _out, div, pow, sign, sqrt
+from minitorch._ops.pointwise import _out, _out_exact, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -173,25 +173,14 @@ class Frac(Function):
         return grad
 
 
-def _out_same(result: Tensor, out):
-    """out= for ops whose out must have the result's dtype exactly (torch's rounding kernels:
-    round(float, out=half) is refused, not cast)."""
-    if out is not None and isinstance(out, Tensor) and out.dtype is not result.dtype:
-        raise RuntimeError(
-            f"Found dtype {_dtype.scalar_name(out.dtype)} but expected "
-            f"{_dtype.scalar_name(result.dtype)}"
-        )
-    return _out(result, out)
-
-
 def _rounding(cls, name: str, summary: str):
     def op(input, *, out=None):
         _check_tensor(input, name)
         if input._data.dtype.kind == "b":
             raise _not_implemented(f"{name}_vml_cpu", input.dtype)
         if input._data.dtype.kind in "iu":
-            return _out_same(_copy(input), out)  # integers are already whole
-        return _out_same(cls.apply(input), out)
+            return _out_exact(_copy(input), out)  # integers are already whole
+        return _out_exact(cls.apply(input), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"{summary}; integer tensors are returned as they are. Mirrors torch.{name}."
@@ -211,7 +200,7 @@ def round(input, *, decimals=0, out=None):
     _check_tensor(input, "round")
     if not input.dtype.is_floating_point:
         raise _not_implemented("round_cpu", input.dtype)
-    return _out_same(RoundDecimals.apply(input, decimals=int(decimals)), out)
+    return _out_exact(RoundDecimals.apply(input, decimals=int(decimals)), out)
 
 
 _round0 = _rounding(Round, "round", "Rounds half to even")
@@ -222,7 +211,7 @@ def frac(input, *, out=None):
     _check_tensor(input, "frac")
     if not input.dtype.is_floating_point:
         raise _not_implemented("frac_cpu", input.dtype)
-    return _out_same(Frac.apply(input), out)
+    return _out_exact(Frac.apply(input), out)
 
 
 def sgn(input, *, out=None):

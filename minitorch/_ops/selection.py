@@ -352,20 +352,10 @@ def _check_mask(mask, op: str):
     if mask._data.dtype.kind != "b":
         raise RuntimeError(
             f"{op} only supports boolean masks, but got mask with dtype "
-            f"{_MASK_TYPE_NAMES.get(mask.dtype.name, mask.dtype.name)}"
+            f"{_dtype.CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}"
         )
 
 
-_MASK_TYPE_NAMES = {
-    "int64": "long int",
-    "int32": "int",
-    "uint8": "unsigned char",
-    "float32": "float",
-    "float64": "double",
-    "int16": "short int",
-    "int8": "signed char",
-    "float16": "c10::Half",
-}
 
 
 def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
