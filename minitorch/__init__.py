@@ -46,6 +46,7 @@ from minitorch._factories import *  # noqa: F403
 from minitorch._memory_format import *  # noqa: F403
 from minitorch._misc_api import *  # noqa: F403
 from minitorch._ops import *  # noqa: F403
+from minitorch._ops import mm as spmm  # noqa: F401  (torch.spmm is mm for dense tensors)
 from minitorch._settings import *  # noqa: F403
 from minitorch._tensor import Size, Tensor  # noqa: F401
 from minitorch._windows import *  # noqa: F403
@@ -124,6 +125,11 @@ def is_tensor(obj) -> bool:
 
 
 def is_floating_point(input) -> bool:
+    """Mirrors torch.is_floating_point."""
+    if not isinstance(input, Tensor):
+        from minitorch._ops._common import not_tensor
+
+        raise not_tensor("is_floating_point", input)
     return input.dtype.is_floating_point
 
 
@@ -184,6 +190,8 @@ _LAZY_MODULES = (
     "fx",
     "mps",
     "xpu",
+    "sparse",
+    "__future__",  # torch.__future__ (minitorch/__future__.py), not the standard library module
 )
 _LAZY_NAMES = {
     "save": "serialization",
@@ -219,7 +227,7 @@ _NN_TORCH_NAMES = """
     rrelu_ hardshrink threshold threshold_ constant_pad_nd rnn_tanh_cell rnn_relu_cell lstm_cell
     gru_cell bilinear affine_grid_generator grid_sampler grid_sampler_2d grid_sampler_3d
     native_dropout native_layer_norm native_batch_norm native_group_norm rnn_tanh rnn_relu lstm
-    gru
+    gru norm_except_dim _weight_norm
 """.split()
 _LAZY_NAMES.update(dict.fromkeys(_NN_TORCH_NAMES, "nn._torch_namespace"))
 # torch.sort, torch.cumsum, torch.svd, ...: the ops of minitorch._ops' lazy families (NOTE [ Lazy

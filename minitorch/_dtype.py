@@ -48,6 +48,21 @@ class dtype:
         # A string means "the module global of that name": unpickling gives back the singleton.
         return self.name
 
+    def to_real(self) -> dtype:
+        """The real dtype of the same precision: every minitorch dtype is real, so itself.
+        Mirrors torch.dtype.to_real."""
+        return self
+
+    def to_complex(self) -> dtype:
+        """Mirrors torch.dtype.to_complex.
+
+        Differences from torch: minitorch has no complex dtypes, so a floating dtype raises a
+        TypeError where torch returns complex64/complex128 (an integer or bool dtype raises
+        torch's RuntimeError)."""
+        if not self.is_floating_point:
+            raise RuntimeError(f"Unknown Complex ScalarType for {scalar_name(self)}")
+        raise TypeError(f"{self}.to_complex(): minitorch has no complex dtypes")
+
     def __getattr__(self, attr):
         # Only reached for a slot never filled: bfloat16's `np`, resolved on first use.
         if attr == "np":

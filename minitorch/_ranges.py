@@ -132,7 +132,7 @@ _FAST_INT = 2**53
 
 
 def arange(
-    start=0,
+    start=None,
     end=None,
     step=1,
     *,
@@ -146,7 +146,15 @@ def arange(
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
     start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
     if end is None:
+        if start is None:  # torch's parser: arange needs an end
+            raise TypeError(
+                "arange() received an invalid combination of arguments - got (), but expected "
+                "one of: (Number end, ...), (Number start, Number end, ...), (Number start, "
+                "Number end, Number step, ...)"
+            )
         start, end = 0, start
+    elif start is None:  # arange(end=5)
+        start = 0
     if (
         start.__class__ is int
         and end.__class__ is int
@@ -348,7 +356,16 @@ def _linspace_device(xp, start, end, steps: int, dt):
 
 
 def linspace(
-    start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad=False
+    start,
+    end,
+    steps,
+    *,
+    out=None,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
@@ -427,6 +444,7 @@ def logspace(
     layout=None,
     device=None,
     requires_grad=False,
+    pin_memory=False,
 ) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
     if out is not None:

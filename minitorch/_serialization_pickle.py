@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import pickle
+import sys
+import types
 from collections import OrderedDict
 
 from minitorch import _dtype
@@ -43,6 +45,7 @@ _REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
 _TORCH_TENSOR = torch_global("torch", "Tensor")
 _TORCH_DEVICE = torch_global("torch", "device")
 _TORCH_SIZE = torch_global("torch", "Size")
+_GET_LAYOUT = torch_global("torch.serialization", "_get_layout")
 _TORCH_PLACEHOLDERS = {
     "UninitializedParameter": torch_global("torch.nn.parameter", "UninitializedParameter"),
     "UninitializedBuffer": torch_global("torch.nn.parameter", "UninitializedBuffer"),
@@ -68,6 +71,21 @@ class TorchPickler(pickle._Pickler):
     def __init__(self, file, protocol: int, plan):
         super().__init__(file, protocol)
         self.plan = plan
+
+    def save_global(self, obj, name=None):
+        try:
+            super().save_global(obj, name)
+        except pickle.PicklingError:
+            # torch pickles with the C pickler, whose error for an object it cannot find by
+            # name may have another type (AttributeError "Can't pickle local object ..." for a
+            # lambda or nested function before Python 3.14): raise the C pickler's own error.
+            try:
+                pickle.Pickler(io.BytesIO(), self.proto).dump(obj)
+            except Exception as c_error:
+                raise c_error from None
+            raise
+
+    dispatch[types.FunctionType] = save_global  # the base class's table holds its own method
 
     def persistent_id(self, obj):
         return obj.pid if obj.__class__ is SavedStorage else None
@@ -112,7 +130,20 @@ def _reduce_placeholder(obj):
     return (cls, (obj._requires_grad,))
 
 
+def _register_layout() -> None:
+    # A layout is written as torch writes it, `torch.serialization._get_layout("torch.strided")`,
+    # which torch's weights_only=True load accepts. Layouts live in a lazy op family (NOTE
+    # [ Lazy op families ] in minitorch/_ops): none exists before it is loaded, so its class is
+    # registered then, and saving never loads the family itself.
+    misc = sys.modules.get("minitorch._ops.tensor_misc")
+    if misc is not None and misc.layout not in TorchPickler.dispatch:
+        TorchPickler.dispatch[misc.layout] = lambda self, lay: self.save_reduce(
+            _GET_LAYOUT, (repr(lay),), obj=lay
+        )
+
+
 def dumps(obj, protocol: int, plan) -> bytes:
+    _register_layout()
     buf = io.BytesIO()
     TorchPickler(buf, protocol, plan).dump(obj)
     return buf.getvalue()

@@ -8,7 +8,7 @@ import functools
 import pickle
 import pickletools
 import struct
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import device
@@ -41,6 +41,16 @@ def _bytearray(obj=b"", encoding=None):
     raise UnpicklingError("bytearray() is allowed only from bytes or latin1 strings")
 
 
+def _get_layout(name):
+    """The layout a checkpoint names as `torch.serialization._get_layout("torch.strided")`.
+    Mirrors torch.serialization._get_layout for the one layout minitorch has."""
+    from minitorch._ops import strided  # a lazy op family: NOTE [ Lazy op families ]
+
+    if name != "torch.strided":
+        raise UnpicklingError(f"minitorch.load: minitorch has no equivalent of layout {name!r}")
+    return strided
+
+
 def _allowlist() -> dict:
     from minitorch.nn.parameter import Parameter
 
@@ -57,7 +67,10 @@ def _allowlist() -> dict:
         ("torch", "Size"): Size,
         ("torch.storage", "UntypedStorage"): StorageType("UntypedStorage", _dtype.uint8),
         ("torch", "UntypedStorage"): StorageType("UntypedStorage", _dtype.uint8),
+        ("torch.serialization", "_get_layout"): _get_layout,
         ("collections", "OrderedDict"): OrderedDict,
+        # torch allows it by default: MultiStepLR.state_dict()["milestones"] is one
+        ("collections", "Counter"): Counter,
         ("builtins", "set"): set,
         ("builtins", "frozenset"): frozenset,
         ("builtins", "slice"): slice,
@@ -91,6 +104,8 @@ def _allowed() -> dict:
                 device,
                 Size,
                 OrderedDict,
+                Counter,
+                _get_layout,
                 set,
                 frozenset,
                 slice,

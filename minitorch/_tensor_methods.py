@@ -1254,19 +1254,24 @@ class TensorMethods:
     def chunk(self, chunks, dim=0):
         return _ops.chunk(self, chunks, dim)
 
-    def tensor_split(self, indices_or_sections, dim=0):
-        return _ops.tensor_split(self, indices_or_sections, dim)
+    def tensor_split(self, indices_or_sections=None, dim=0, **overload_kw):
+        # overload_kw: torch's sections= / indices= / tensor_indices_or_sections=
+        return _ops.tensor_split(self, indices_or_sections, dim, **overload_kw)
 
-    # x.hsplit(1, 3): the methods take split indices as varargs too (torch.hsplit does not)
+    # x.hsplit(1, 3): the methods take split indices as varargs too (torch.hsplit does not);
+    # overload_kw: torch's sections= / indices=
 
-    def hsplit(self, indices_or_sections, *more):
-        return _ops.hsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
+    def hsplit(self, indices_or_sections=None, *more, **overload_kw):
+        arg = (indices_or_sections, *more) if more else indices_or_sections
+        return _ops.hsplit(self, arg, **overload_kw)
 
-    def vsplit(self, indices_or_sections, *more):
-        return _ops.vsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
+    def vsplit(self, indices_or_sections=None, *more, **overload_kw):
+        arg = (indices_or_sections, *more) if more else indices_or_sections
+        return _ops.vsplit(self, arg, **overload_kw)
 
-    def dsplit(self, indices_or_sections, *more):
-        return _ops.dsplit(self, (indices_or_sections, *more) if more else indices_or_sections)
+    def dsplit(self, indices_or_sections=None, *more, **overload_kw):
+        arg = (indices_or_sections, *more) if more else indices_or_sections
+        return _ops.dsplit(self, arg, **overload_kw)
 
     def narrow(self, dim, start, length):
         return _ops.narrow(self, dim, start, length)
@@ -1311,6 +1316,8 @@ class TensorMethods:
         return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def flip(self, *dims, **kwargs):
+        if not dims and not kwargs:  # x.flip(): torch's dims has no default (x.flip(()) is fine)
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
         return _ops.flip(self, _keyword_size(dims, kwargs, "dims", "flip"))
 
     def fliplr(self):

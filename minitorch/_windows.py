@@ -207,19 +207,37 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Ten
 
 
 def tril_indices(
-    row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False
+    row,
+    col,
+    offset=0,
+    *,
+    dtype=None,
+    device=None,
+    layout=None,
+    pin_memory=False,
+    requires_grad=False,
 ) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row
     (offset > 0 takes diagonals above the main one). Mirrors torch.tril_indices."""
-    return _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
+    out = _triangle_indices("tril_indices", row, col, offset, dtype, device, lower=True)
+    return _require_grad(out, requires_grad)  # integer indices: True raises torch's error
 
 
 def triu_indices(
-    row, col, offset=0, *, dtype=None, device=None, layout=None, pin_memory=False
+    row,
+    col,
+    offset=0,
+    *,
+    dtype=None,
+    device=None,
+    layout=None,
+    pin_memory=False,
+    requires_grad=False,
 ) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
     Mirrors torch.triu_indices."""
-    return _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)
+    out = _triangle_indices("triu_indices", row, col, offset, dtype, device, lower=False)
+    return _require_grad(out, requires_grad)  # integer indices: True raises torch's error
 
 
 # --- unravel_index ---

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
-from minitorch._ops.linalg import matmul, vdot
+from minitorch._ops.linalg import _short, matmul, vdot
 from minitorch._ops.linalg_factor import linalg_cholesky as cholesky
 from minitorch._ops.linalg_factor import linalg_cholesky_ex as cholesky_ex
 from minitorch._ops.linalg_factor import linalg_eig as eig
@@ -51,13 +51,28 @@ __all__ += [
 # fmt: on
 
 
-def vecdot(x, y, *, dim=-1):
+def vecdot(x, y, *, dim=-1, out=None):
     """Dot product of vectors along dim, broadcasting the rest. Mirrors torch.linalg.vecdot."""
     if _autocast.state.any_enabled:
-        return _autocast.call(vecdot, _autocast.LOWER, (x, y), {"dim": dim})
+        return _autocast.call(vecdot, _autocast.LOWER, (x, y), {"dim": dim, "out": out})
     from minitorch._ops.reduction import sum
 
-    return sum(x * y, dim)
+    _check_vecdot(x, y)
+    return sum(x * y, dim, out=out)
+
+
+def _check_vecdot(x, y):
+    """torch's vecdot takes floating operands of one dtype (no promotion)."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected a floating point or complex tensor as input. Got "
+            f"{_short(x.dtype)}"
+        )
+    if y.dtype is not x.dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_short(x.dtype)} and y of type {_short(y.dtype)} instead"
+        )
 
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):

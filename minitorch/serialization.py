@@ -120,8 +120,73 @@ def save(
 
     if isinstance(f, (str, os.PathLike)):
         _atomic_write(f, lambda fobj, _: write(fobj))
+    elif legacy:
+        write(f)  # plain sequential writes: any stream takes them
     else:
-        write(f)
+        _write_to_stream(f, write)
+
+
+# Streams zipfile may seek back in (it rewrites each member's local header once the member is
+# written): real files and in-memory buffers.
+_SEEK_BACK_STREAMS = (io.BytesIO, io.BufferedRandom, io.BufferedWriter, io.FileIO)
+
+
+def _write_to_stream(f, write) -> None:
+    """write(fileobj) writes the archive into the caller's stream `f`, at its position.
+
+    torch writes an archive front to back without seeking, so any stream takes it; zipfile
+    seeks back over each member. A stream that cannot (gzip.open(..., "wb") claims to seek but
+    only forward, a pipe, a file opened for appending, a wrapper of unknown kind) gets the
+    archive built in memory and written with one call. Offsets in the archive count from its
+    own start, as torch's do, so an archive written after other data reads on its own."""
+    if (
+        isinstance(f, _SEEK_BACK_STREAMS)
+        and f.seekable()
+        and "a" not in getattr(f, "mode", "")  # O_APPEND sends every write to the end
+    ):
+        start = f.tell()
+        write(f if start == 0 else _Window(f, start))
+        return
+    buf = io.BytesIO()
+    write(buf)
+    with buf.getbuffer() as view:
+        f.write(view)
+
+
+class _Window:
+    """A seekable file object seen as starting at `start` and, for reading, ending at `end`:
+    zipfile then writes offsets relative to the archive's start, and reads the archive whose end
+    record lies just before `end` (it searches from the end of the file)."""
+
+    def __init__(self, f, start: int = 0, end: int | None = None):
+        self.f = f
+        self.start = start
+        self.end = end
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self.f.tell() - self.start
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        if whence == 0:
+            return self.f.seek(self.start + offset) - self.start
+        if whence == 2 and self.end is not None:
+            return self.f.seek(self.end + offset) - self.start
+        return self.f.seek(offset, whence) - self.start
+
+    def read(self, n: int | None = -1) -> bytes:
+        if self.end is None:
+            return self.f.read(n)
+        left = max(self.end - self.f.tell(), 0)
+        return self.f.read(left if n is None or n < 0 else min(n, left))
+
+    def write(self, data) -> int:
+        return self.f.write(data)
+
+    def flush(self) -> None:
+        self.f.flush()
 
 
 def _write_checkpoint(fobj, pickled: bytes, storages, byteorder: bool = True) -> None:
@@ -162,8 +227,8 @@ def _atomic_write(path, write) -> None:
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise RuntimeError(f"Parent directory {directory} does not exist.")
-    if os.path.isdir(path):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if os.path.isdir(path):  # torch's type and message for it
+        raise RuntimeError(f"{path}: open file failed with strerror: {os.strerror(errno.EISDIR)}")
     mode = _new_file_mode(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
     try:
@@ -212,23 +277,26 @@ def load(
     """Loads an object saved by minitorch.save or torch.save from a path or binary file.
     Mirrors torch.load.
 
-    weights_only=True (the default, as in torch): only tensors, storages, dtypes, devices,
-    OrderedDict, plain containers/primitives and the globals marked safe with
-    add_safe_globals / safe_globals are built; any other global raises
+    weights_only=True (the default, as in torch, unless a pickle_module is given): only tensors,
+    storages, dtypes, devices, OrderedDict, Counter, layouts, plain containers/primitives and the
+    globals marked safe with add_safe_globals / safe_globals are built; any other global raises
     pickle.UnpicklingError and nothing from the file runs. weights_only=False unpickles
     arbitrary objects and so can run arbitrary code: use it only for files you trust.
 
     map_location: None (each storage where it was saved), 'cpu', a device, a dict
     {saved_location: location}, or a callable(storage, location) -> storage or None.
     mmap=True memory-maps the storages (copy-on-write) instead of reading them.
-    A damaged or foreign file raises RuntimeError or pickle.UnpicklingError. torch's legacy
-    (pre-1.6, non-zip) format is read too.
+    A damaged or foreign file raises RuntimeError or pickle.UnpicklingError, an empty one
+    EOFError. A file object is read from its position: checkpoints saved one after another
+    into one stream are read back one by one. torch's legacy (pre-1.6, non-zip) format is read
+    too.
 
     Differences from torch: the legacy format is read into memory whole (mmap does not apply);
     the older tar format (before PyTorch 0.4) is not read.
     """
     if weights_only is None:
-        weights_only = True
+        # torch's default: an explicit pickle_module asks for the full unpickler
+        weights_only = pickle_module is None
     if weights_only and pickle_module is not None:
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if weights_only:
@@ -248,6 +316,8 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     start = fobj.tell()
     magic = fobj.read(4)
     fobj.seek(start)
+    if not magic:
+        raise EOFError("minitorch.load: the file is empty (nothing to read at its position)")
     if magic != b"PK\x03\x04":
         if magic[:1] == b"\x80":
             data = fobj.read()
@@ -263,14 +333,14 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
                 "minitorch.load: this is a plain pickle or torch's legacy (pre-1.6) format, which "
                 "minitorch does not read; re-save it with torch.save or minitorch.save"
             )
-        what = "it is empty" if not magic else f"invalid load key, {magic[:1]!r}"
         raise pickle.UnpicklingError(
-            f"minitorch.load: not a checkpoint (a zip archive as torch.save writes): {what}."
+            "minitorch.load: not a checkpoint (a zip archive as torch.save writes): "
+            f"invalid load key, {magic[:1]!r}."
         )
     zf = None
     try:
         try:
-            zf = zipfile.ZipFile(fobj)
+            zf, fobj = _open_archive(fobj, start)
             reader = RecordReader(zf, fobj, mmap_path)
             prefix = zf.infolist()[0].filename.split("/", 1)[0]
             pickled = reader.read_small(f"{prefix}/data.pkl")
@@ -287,6 +357,8 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
         try:
             return WeightsUnpickler(pickled, loader).load()
         except _CORRUPT as e:
+            if e is loader.user_error:
+                raise
             raise _corrupt(e) from e
     finally:
         if zf is not None:
@@ -300,7 +372,28 @@ def _load_legacy(data: bytes, map_location, weights_only: bool, pickle_load_args
     try:
         return load_legacy(data, loader._restore, True, pickle_load_args)
     except _CORRUPT as e:
+        if e is loader.user_error:
+            raise
         raise _corrupt(e) from e
+
+
+def _open_archive(fobj, start: int):
+    """(zipfile, file object to read it through) for the zip archive starting at `start`.
+
+    zipfile finds an archive by its end record, searched from the end of the file: with several
+    checkpoints saved one after the other into one stream, that is the last one, whatever the
+    position. torch reads the one at the position. So while the archive found starts after
+    `start`, the one before it is found through a window of the file ending where it starts.
+    """
+    zf, window = zipfile.ZipFile(fobj), fobj
+    while True:
+        infos = zf.infolist()
+        found = min((i.header_offset for i in infos), default=start)
+        if found <= start:
+            return zf, window
+        zf.close()  # a ZipFile leaves a file object it was given open
+        window = _Window(fobj, 0, found)
+        zf = zipfile.ZipFile(window)
 
 
 def _corrupt(e: BaseException) -> RuntimeError:
@@ -320,6 +413,9 @@ class _StorageLoader:
         self.byteorder = byteorder
         self.map_location = map_location
         self.cache: dict = {}
+        # An error of the caller's map_location (or of calling it) propagates as it is, not as a
+        # damaged file: the unpickler runs map_location, so the loaders check for this error.
+        self.user_error: BaseException | None = None
 
     def __call__(self, pid):
         if pid.__class__ is not tuple or len(pid) != 5 or pid[0].__class__ is not str:
@@ -360,13 +456,17 @@ class _StorageLoader:
             return _default_restore(storage, str(ml.get(location, location)), name)
         if isinstance(ml, (str, Device)):
             return _default_restore(storage, str(ml), name)
-        result = ml(storage, location)
-        if result is None:
-            result = _default_restore(storage, location, name)
-        if result.__class__ is not Storage:
-            raise TypeError(
-                f"map_location must return a storage or None, not {type(result).__name__}"
-            )
+        try:
+            result = ml(storage, location)
+            if result is None:
+                return _default_restore(storage, location, name)
+            if result.__class__ is not Storage:
+                raise TypeError(
+                    f"map_location must return a storage or None, not {type(result).__name__}"
+                )
+        except Exception as e:
+            self.user_error = e
+            raise
         return result
 
 

@@ -181,7 +181,9 @@ def _with_numpy_aliases(fn):
 
 
 def _takes_dim(fn) -> bool:
-    code = getattr(getattr(fn, "__wrapped__", fn), "__code__", None)  # with_out wraps some
+    while hasattr(fn, "__wrapped__"):  # with_out (and sort's out= dtype check) wrap some
+        fn = fn.__wrapped__
+    code = getattr(fn, "__code__", None)
     if code is None:
         return False
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]

@@ -133,14 +133,15 @@ def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
 
 
 def _sequence_item(t: Tensor, item):
-    """A list or host array: an index tensor built like torch's (bools -> mask, else int64)."""
+    """A list, tuple or host array: an index tensor built like torch's (bools -> mask, else
+    int64)."""
     xp = t._device.backend.xp
-    if isinstance(item, list):
+    if isinstance(item, (list, tuple)):
         arr = xp.asarray(item) if item else xp.zeros(0, dtype="int64")
     else:
         arr = t._device.backend.from_host(item, t._device)
     kind = arr.dtype.kind
-    if kind == "u" and arr.dtype.itemsize == 1 and not isinstance(item, list):
+    if kind == "u" and arr.dtype.itemsize == 1 and not isinstance(item, (list, tuple)):
         # a uint8 NumPy array is a (deprecated) mask, as a uint8 tensor is (torch converts it)
         warnings.warn(
             "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
@@ -175,7 +176,12 @@ def _tokens(t: Tensor, key, as_select: bool) -> list:
             toks.append(("bool", item))
         elif isinstance(item, Tensor):
             toks.append(_tensor_item(t, item, as_select))
-        elif cls is list or hasattr(item, "__array__") and getattr(item, "ndim", 0) > 0:
+        elif (
+            cls is list
+            or cls is tuple  # a tuple inside the key indexes like a list (x[:, (0, 2)]), as torch
+            or hasattr(item, "__array__")
+            and getattr(item, "ndim", 0) > 0
+        ):
             toks.append(_sequence_item(t, item))
         elif cls is range:  # y_hat[range(len(y_hat)), y]: a list of its integers, as torch
             toks.append(_sequence_item(t, list(item)))
@@ -183,6 +189,8 @@ def _tokens(t: Tensor, key, as_select: bool) -> list:
             toks.append(("bool", bool(item)))  # a NumPy bool scalar
         elif hasattr(item, "__index__") and not isinstance(item, float):
             toks.append(("int", operator.index(item)))
+        elif cls is str:  # torch tries to build an index tensor from it
+            raise TypeError("new(): invalid data type 'str'")
         else:
             raise IndexError(_VALID.format(type(item).__name__))
     return toks

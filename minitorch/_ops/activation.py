@@ -84,7 +84,8 @@ def _softplus_arr(xp, z):
 
 
 class Hardtanh(Function):
-    """out = clamp(a, lo, hi);  grad_a = grad where lo < a < hi, else 0"""
+    """out = clamp(a, lo, hi);  grad_a = 0 where a <= lo or a >= hi, else grad (a NaN a passes
+    the gradient, as torch's hardtanh_backward)"""
 
     @staticmethod
     def forward(ctx, a, *, min_val, max_val):
@@ -105,11 +106,12 @@ class Hardtanh(Function):
             return NotImplemented
         (a,) = ctx._saved_arrays()
         lo, hi = ctx.bounds
-        return ctx.xp.where((a > lo) & (a < hi), grad, ctx.xp.zeros((), grad.dtype))
+        return ctx.xp.where((a <= lo) | (a >= hi), ctx.xp.zeros((), grad.dtype), grad)
 
 
 class HardtanhBackward(Function):
-    """out = grad where lo < a < hi, else 0;  grad_grad = HardtanhBackward(g, a),  grad_a = 0
+    """out = 0 where a <= lo or a >= hi, else grad (NaN a: grad);  grad_grad =
+    HardtanhBackward(g, a),  grad_a = 0
     (NOTE [ Zero gradients of piecewise-linear backward ])"""
 
     _node_name = "HardtanhBackwardBackward0"
@@ -118,9 +120,10 @@ class HardtanhBackward(Function):
     def forward(ctx, grad, a, *, min_val, max_val):
         ctx.save_for_backward(a)
         ctx.bounds = (min_val, max_val)
-        inside = ((a > min_val) & (a < max_val))._data  # torch's comparison of half with numbers
+        # torch's comparison of half with numbers; outside, not inside: a NaN a is neither
+        outside = ((a <= min_val) | (a >= max_val))._data
         g = grad._data
-        return ctx.xp.where(inside, g, ctx.xp.zeros((), g.dtype))
+        return ctx.xp.where(outside, ctx.xp.zeros((), g.dtype), g)
 
     @staticmethod
     def backward(ctx, g):

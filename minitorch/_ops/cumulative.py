@@ -217,11 +217,24 @@ def _cum_extreme(kind, input, dim, out):
     indices = _const(idx, input)
     if was_0d:
         values, indices = values.reshape(()), indices.reshape(())
+    result_type = getattr(return_types, kind)
     if out is not None:
+        # torch wants out's dtypes exactly (no cast), and names the tuple cummax_out
+        _check_scan_out(values, out[0])
+        _check_scan_out(indices, out[1])
         _out(values, out[0])
         _out(indices, out[1])
-        values, indices = out
-    return getattr(return_types, kind)((values, indices))
+        return return_types.out_type(result_type)((out[0], out[1]))
+    return result_type((values, indices))
+
+
+def _check_scan_out(result, out):
+    """torch's dtype check of a cummax/cummin/logcumsumexp out= tensor: its dtype exactly."""
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"expected scalar_type {_dtype.scalar_name(result.dtype)} but found "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
 
 
 def cummax(input, dim=_MISSING, *, out=None):
@@ -278,6 +291,8 @@ def logcumsumexp(input, dim=_MISSING, *, out=None):
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
         )
     x, d, was_0d = _along(input, dim, "logcumsumexp")
+    if out is not None:
+        _check_scan_out(input, out)
     r = Logcumsumexp.apply(x, dim=d)
     return _out(r.reshape(()) if was_0d else r, out)
 

@@ -9,7 +9,7 @@ import warnings
 
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._dtype import fill_number, via_float32
-from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int
+from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int, zeros_of
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import (
     Function,
@@ -319,12 +319,14 @@ class CopySlices(Function):
         g_base = g_src = None
         order = ctx.dim_order
         if ctx.needs_input_grad[0]:
-            ones = ctx.xp.ones(ctx.base_shape, dtype=grad._data.dtype)
-            mask = _laid_out(_make(ones, grad._device, False, None), order)
+            hole = ctx.xp.zeros(ctx.base_shape, dtype=bool)
+            hole = _laid_out(_make(hole, grad._device, False, None), order)
             with no_grad():
-                region = _replay_view(mask, ctx.chain)
-                region._data[...] = 0
-            g_base = grad * mask
+                region = _replay_view(hole, ctx.chain)
+                region._data[...] = True
+            # zeros written, not grad * 0: torch's gradient there is +0, a product gives -0
+            # where grad is negative
+            g_base = grad.masked_fill(hole, 0)
         if ctx.needs_input_grad[1]:
             g_src = _replay_view(_own_memory(grad, order), ctx.chain)
         return g_base, g_src
@@ -614,7 +616,7 @@ class Fill(Function):
     @staticmethod
     def backward(ctx, grad):
         return (
-            grad * 0 if ctx.needs_input_grad[0] else None,
+            zeros_of(grad) if ctx.needs_input_grad[0] else None,  # +0 as torch (grad * 0: -0)
             grad.sum() if ctx.needs_input_grad[1] else None,
         )
 
@@ -669,7 +671,7 @@ class CopyFrom(Function):
     @staticmethod
     def backward(ctx, grad):
         return (
-            grad * 0 if ctx.needs_input_grad[0] else None,
+            zeros_of(grad) if ctx.needs_input_grad[0] else None,  # +0 as torch (grad * 0: -0)
             grad if ctx.needs_input_grad[1] else None,
         )
 

@@ -90,18 +90,31 @@ class Mm(Function):
         needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
         ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         ctx.ta, ctx.tb = ta, tb
-        return _product(ctx.xp, a._data, b._data, ta, tb)
+        ad, bd = a._data, b._data
+        sa, sb = ad.strides, bd.strides
+        if sa[0] < sa[1] or sb[0] < sb[1]:  # rare: maybe a column-major operand
+            ctx.cols = _column_majors(ad, bd)  # NOTE [ Gradient layout in mm ]
+        return _product(ctx.xp, ad, bd, ta, tb)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ta, tb = ctx.ta, ctx.tb
         fn = ctx._fn
+        ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = fn.apply(b, grad, ta=tb, tb=True) if ta else fn.apply(grad, b, tb=not tb)
+            if ta != ca:
+                ga = fn.apply(b, grad, ta=tb, tb=True)  # op(b) @ grad^T
+            else:
+                ga = fn.apply(grad, b, tb=not tb)  # grad @ op(b)^T
+            ga = ga.t() if ca else ga
         if ctx.needs_input_grad[1]:
-            gb = fn.apply(grad, a, ta=True, tb=ta) if tb else fn.apply(a, grad, ta=not ta)
+            if tb != cb:
+                gb = fn.apply(grad, a, ta=True, tb=ta)  # grad^T @ op(a)
+            else:
+                gb = fn.apply(a, grad, ta=not ta)  # op(a)^T @ grad
+            gb = gb.t() if cb else gb
         return ga, gb
 
     @staticmethod
@@ -109,12 +122,42 @@ class Mm(Function):
         a, b = ctx._saved_arrays()
         ta, tb = ctx.ta, ctx.tb
         xp = ctx.xp
+        ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = _product(xp, b, grad, tb, True) if ta else _product(xp, grad, b, False, not tb)
+            if ta != ca:
+                ga = _product(xp, b, grad, tb, True)
+            else:
+                ga = _product(xp, grad, b, False, not tb)
+            ga = ga.T if ca else ga
         if ctx.needs_input_grad[1]:
-            gb = _product(xp, grad, a, True, ta) if tb else _product(xp, a, grad, not ta, False)
+            if tb != cb:
+                gb = _product(xp, grad, a, True, ta)
+            else:
+                gb = _product(xp, a, grad, not ta, False)
+            gb = gb.T if cb else gb
         return ga, gb
+
+
+# NOTE [ Gradient layout in mm ]
+# torch's mm backward gives an operand's gradient the operand's layout: for a column-major
+# operand (the `w.T` of a hand-written `x @ w.T`) it computes the gradient as the transpose of
+# the swapped product, so that after w.T's TransposeBackward w.grad is row-major again and
+# `torch.cat([g.view(-1) for g in grads])` works. Mm's forward records the layouts in ctx.cols,
+# only where a stride test says a column-major operand is possible (one comparison per
+# operand on the common row-major path); 2-d operands only, as torch's bmm keeps its layout.
+_ROW_MAJOR = (False, False)
+
+
+def _column_majors(ad, bd) -> tuple:
+    """Whether each of two 2-d arrays is column-major by torch's test (a unit row stride, a
+    column stride of one column); (False, False) for a batched product, whose gradients for a
+    broadcast 2-d operand are summed over the batch into a fresh array anyway."""
+    if ad.ndim != 2 or bd.ndim != 2:
+        return _ROW_MAJOR
+    return tuple(
+        x.strides[0] == x.itemsize and x.strides[1] == x.shape[0] * x.itemsize for x in (ad, bd)
+    )
 
 
 # NOTE [ Two entry points to one GEMM ]
@@ -324,6 +367,14 @@ def matmul(input, other, *, out=None):
                 result = name_node(result.reshape(shape), "UnsafeViewBackward0")
             else:
                 result = BatchedMatmul.apply(input, other)
+    elif da == 2 and input.requires_grad and out is None:
+        # torch folds the batch into one mm when the matrix requires grad (its gradient is then
+        # one product, not a batch to sum): (other^T folded @ input^T)^T, made contiguous
+        _check_mm(sa, sb[-2:], input, other)
+        folded = other.mT.reshape(_prod(sb[:-2]) * sb[-1], sb[-2])
+        result = Mm.apply(folded, input.t())
+        result = name_node(result.reshape(sb[:-2] + (sb[-1], sa[0])), "UnsafeViewBackward0")
+        result = result.mT.contiguous()
     else:
         result = _batched_matmul(input, other)
     if out is not None:
@@ -486,7 +537,13 @@ def _scaled_sum(input, product, beta, alpha, op):
         input.expand(shape)  # torch's broadcast error, naming both shapes
     if product._data.dtype.kind in "iu":  # torch casts the scalars to the integer type
         beta, alpha = int(beta), int(alpha)
-    if alpha != 1:
+    if alpha == 0 and op != "baddbmm":
+        # torch's GEMV/GEMM call skips the product when alpha is 0, so a NaN or inf in the
+        # matrices does not reach the result (0 * nan would); its baddbmm multiplies through
+        from minitorch._ops.pointwise import where
+
+        product = where(product.new_zeros((), dtype=_dtype.bool), product, product.new_zeros(()))
+    elif alpha != 1:
         product = product * alpha
     if beta == 0:
         if input.requires_grad:  # input's values are ignored, but it gets torch's zero gradient
@@ -668,8 +725,13 @@ def tensordot(a, b, dims=2, out=None):
         db = list(range(dims))
     else:
         da, db = dims
-        da = [da] if isinstance(da, int) else list(da)
-        db = [db] if isinstance(db, int) else list(db)
+        for d, name, pos in ((da, "dims_self", 3), (db, "dims_other", 4)):
+            if isinstance(d, int):  # torch hands each list to its kernel: a bare int is refused
+                raise TypeError(
+                    f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, "
+                    "not int"
+                )
+        da, db = list(da), list(db)
         if len(da) != len(db):
             raise RuntimeError("both dimension lists should have same length")
         da = [d % a.ndim if a.ndim else d for d in da]

@@ -6,6 +6,8 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._ops.inplace import with_out
+from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     LinAlgError,
     SolveTriangular,
@@ -15,11 +17,10 @@ from minitorch._ops.linalg_solve import (
     _first_failure,
     _is_linalg_error,
     _mT,
-    _no_out,
     _write,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = [
@@ -344,7 +345,8 @@ def linalg_cholesky(A, *, upper=False, out=None):
     return _write(_mT(low) if upper else low, out)
 
 
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+@with_out
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     """(L, info): info is 0, or the order of the first leading minor that is not
     positive-definite (then L holds LAPACK's partial factorization and no graph), unless
     check_errors raises. Mirrors torch.linalg.cholesky_ex."""
@@ -353,9 +355,8 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False, out=None):
             linalg_cholesky_ex,
             _autocast.FP32_CPU,
             (A,),
-            {"upper": upper, "check_errors": check_errors, "out": out},
+            {"upper": upper, "check_errors": check_errors},
         )
-    _no_out(out, "linalg.cholesky_ex")
     _check_matrix(A, "linalg.cholesky_ex")
     xp = A._device.backend.xp
     try:
@@ -374,11 +375,11 @@ def cholesky(input, upper=False, *, out=None):
     return linalg_cholesky(input, upper=upper, out=out)
 
 
-def linalg_qr(A, mode="reduced", *, out=None):
+@with_out
+def linalg_qr(A, mode="reduced"):
     """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
     if _autocast.state.any_enabled:
-        return _autocast.call(linalg_qr, _autocast.FP32_CPU, (A, mode), {"out": out})
-    _no_out(out, "linalg.qr")
+        return _autocast.call(linalg_qr, _autocast.FP32_CPU, (A, mode), {})
     _check_matrix(A, "linalg.qr", square=False)
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(
@@ -388,22 +389,22 @@ def linalg_qr(A, mode="reduced", *, out=None):
     return return_types.linalg_qr(Qr.apply(A, mode=mode))
 
 
-def qr(input, some=True, *, out=None):
+@with_out
+def qr(input, some=True):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
     if _autocast.state.any_enabled:
-        return _autocast.call(qr, _autocast.FP32_CPU, (input, some), {"out": out})
-    _no_out(out, "qr")
+        return _autocast.call(qr, _autocast.FP32_CPU, (input, some), {})
     _check_matrix(input, "linalg.qr", square=False)
     q, r = Qr.apply(input, mode="reduced" if some else "complete")
     return return_types.qr((q, r))
 
 
-def linalg_eigh(A, UPLO="L", *, out=None):
+@with_out
+def linalg_eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
     if _autocast.state.any_enabled:
-        return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
-    _no_out(out, "linalg.eigh")
+        return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {})
     _check_matrix(A, "linalg.eigh")
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
@@ -427,13 +428,13 @@ def linalg_eig(A, *, out=None):
     )
 
 
-def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
+@with_out
+def linalg_svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
     if _autocast.state.any_enabled:
         return _autocast.call(
-            linalg_svd, _autocast.FP32_CPU, (A, full_matrices), {"driver": driver, "out": out}
+            linalg_svd, _autocast.FP32_CPU, (A, full_matrices), {"driver": driver}
         )
-    _no_out(out, "linalg.svd")
     _check_matrix(A, "linalg.svd", square=False)
     _check_svd_driver(A, driver)
     return return_types.linalg_svd(Svd.apply(A, full_matrices=full_matrices))
@@ -452,19 +453,17 @@ def _check_svd_driver(A, driver) -> None:
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending. Mirrors torch.linalg.svdvals."""
     if _autocast.state.any_enabled:
-        return _autocast.call(
-            linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver, "out": out}
-        )
+        return _autocast.call(linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver})
     _check_matrix(A, "linalg.svdvals", square=False)
     _check_svd_driver(A, driver)
     return _write(Svd.apply(A, full_matrices=False)[1], out)
 
 
-def svd(input, some=True, compute_uv=True, *, out=None):
+@with_out
+def svd(input, some=True, compute_uv=True):
     """(U, S, V) (V, not V^T). Mirrors torch.svd."""
     if _autocast.state.any_enabled:
-        return _autocast.call(svd, _autocast.FP32_CPU, (input, some, compute_uv), {"out": out})
-    _no_out(out, "svd")
+        return _autocast.call(svd, _autocast.FP32_CPU, (input, some, compute_uv), {})
     _check_matrix(input, "linalg.svd", square=False)
     if not compute_uv:
         s = linalg_svdvals(input)
@@ -515,6 +514,10 @@ def _check_householder(A, tau, op):
             f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
             f"to {tau.ndim} and input.ndim is equal to {A.ndim}"
         )
+    if tau.dtype is not A.dtype:
+        raise RuntimeError(
+            f"{op}: tau dtype {_short(tau.dtype)} does not match input dtype {_short(A.dtype)}"
+        )
 
 
 def linalg_householder_product(A, tau, *, out=None):
@@ -525,7 +528,8 @@ def linalg_householder_product(A, tau, *, out=None):
             linalg_householder_product, _autocast.FP32_CPU, (A, tau), {"out": out}
         )
     _check_householder(A, tau, "torch.linalg.householder_product")
-    return _write(_householder_q(A, tau, A.shape[-1]), out)
+    q = _householder_q(A, tau, A.shape[-1])
+    return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
 
 
 def orgqr(input, tau, *, out=None):
@@ -533,7 +537,8 @@ def orgqr(input, tau, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.orgqr")
-    return _write(_householder_q(input, tau, input.shape[-1]), out)
+    q = _householder_q(input, tau, input.shape[-1])
+    return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
 
 
 def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
@@ -554,15 +559,15 @@ def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
     q = _householder_q(input, tau, input.shape[-2])
     if transpose:
         q = _mT(q)
-    return _write(q @ other if left else other @ q, out)
+    return _write(name_node(q @ other if left else other @ q, "OrmqrBackward0"), out)
 
 
-def geqrf(input, *, out=None):
+@with_out
+def geqrf(input):
     """(a, tau): the Householder QR of LAPACK's geqrf (R above the diagonal, the reflectors
     below). Mirrors torch.geqrf (which has no derivative either)."""
     if _autocast.state.any_enabled:
-        return _autocast.call(geqrf, _autocast.FP32_CPU, (input,), {"out": out})
-    _no_out(out, "geqrf")
+        return _autocast.call(geqrf, _autocast.FP32_CPU, (input,), {})
     _check_matrix(input, "geqrf", square=False)
     if input.requires_grad:
         from minitorch.autograd.grad_mode import is_grad_enabled

@@ -4,9 +4,10 @@ cond, lstsq."""
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
-from minitorch import return_types
+from minitorch import _dtype, return_types
 from minitorch._ops._common import opmath_dtype
 from minitorch._ops.inplace import with_out
+from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
     LinAlgError,
@@ -18,7 +19,7 @@ from minitorch._ops.linalg_solve import (
     linalg_inv,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = ["pinverse", "matrix_power", "matrix_exp"]
 
@@ -100,7 +101,8 @@ def _tolerance(A, s, atol, rtol):
     """max(atol, rtol * largest singular value) per matrix (a Tensor, no gradient)."""
     rtol = _default_rtol(A, atol, rtol)
     smax = s.detach().amax(-1, keepdim=True) if s.shape[-1] else s.detach().sum(-1, keepdim=True)
-    tol = smax * rtol
+    # a tensor tolerance holds one value per matrix of the batch: line it up with smax's (..., 1)
+    tol = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
     if atol is not None:
         from minitorch._ops.pointwise import maximum
 
@@ -134,10 +136,11 @@ class Pinv(Function):
         return -(ph @ grad @ ph) + (x - a @ (p @ x)) + (y - (y @ p) @ a)
 
 
-def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+def linalg_pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """Moore-Penrose pseudo-inverse through the SVD. Mirrors torch.linalg.pinv (rcond: torch's
-    older overload, rtol with atol = 0). Differences from torch: hermitian=True only checks
-    that A is square (the SVD serves both cases)."""
+    older overload, rtol with atol = 0). hermitian=True reads A's lower triangle, as torch;
+    the SVD of that Hermitian matrix serves as its eigendecomposition."""
+    A = input
     from minitorch._ops.pointwise import where
     from minitorch.autograd.grad_mode import no_grad
 
@@ -149,11 +152,18 @@ def linalg_pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=Non
         _check_matrix(A, "linalg.eigh")
     # The value through the SVD; the gradient through Pinv's own formula (see Pinv).
     with no_grad():
-        u, s, vh = Svd.apply(A.detach(), full_matrices=False)
+        a = _from_lower(A.detach()) if hermitian else A.detach()
+        u, s, vh = Svd.apply(a, full_matrices=False)
         keep = s > _tolerance(A, s, atol, rtol)
         sinv = where(keep, 1 / where(keep, s, s.new_ones(())), s.new_zeros(()))
         p = _mT(vh) @ (sinv.unsqueeze(-1) * _mT(u))
     return _write(Pinv.apply(A, pinv=p._data), out)
+
+
+def _from_lower(A):
+    """The symmetric matrix A's lower triangle describes: torch's hermitian=True paths go
+    through eigh, which reads only that triangle."""
+    return A.tril() + A.tril(-1).mT
 
 
 def _legacy_tolerance(op, name, atol, rtol):
@@ -214,9 +224,10 @@ def matrix_exp(input):
     return linalg_matrix_exp(input)
 
 
-def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
+def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """Number of singular values above the tolerance (int64). Mirrors torch.linalg.matrix_rank
     (tol: torch's older overload, atol with rtol = 0)."""
+    A = input
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_matrix_rank,
@@ -228,7 +239,9 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None, ou
         _legacy_tolerance("linalg_matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0
     _check_matrix(A, "linalg.matrix_rank", square=False)
-    s = linalg_svdvals(A.detach())
+    if hermitian:
+        _check_matrix(A, "linalg.eigh")
+    s = linalg_svdvals(_from_lower(A.detach()) if hermitian else A.detach())
     return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
 
 
@@ -261,13 +274,65 @@ def linalg_cond(A, p=None, *, out=None):
     return _write(where(singular, r.new_full((), float("inf")), r), out)
 
 
+def _gels(A, b):
+    """(X, residuals) as LAPACK's gels: a plain QR solve (LQ where m < n, the minimum-norm
+    solution) that assumes full rank (no rank detection, no rcond). Residuals for m > n: the
+    squares of Q^T b's trailing m - n rows (gels's own), with the gradient of |A X - b|^2."""
+    from minitorch._ops.linalg_factor import linalg_qr
+    from minitorch._ops.linalg_solve import linalg_solve_triangular
+    from minitorch.autograd.grad_mode import no_grad
+
+    m, n = A.shape[-2:]
+    if m >= n:
+        q, r = linalg_qr(A)
+        x = linalg_solve_triangular(r, _mT(q) @ b, upper=True)
+    else:  # A^T = Q R: A = R^T Q^T, X = Q R^-T b
+        q, r = linalg_qr(_mT(A))
+        x = q @ linalg_solve_triangular(_mT(r), b, upper=False)
+    if m <= n:
+        return x, A.new_zeros((0,))
+    with no_grad():
+        qc = linalg_qr(A.detach(), mode="complete")[0]
+        tail = (_mT(qc) @ b.detach()).narrow(-2, n, m - n)
+        value = (tail * tail).sum(-2)
+    if not (A.requires_grad or b.requires_grad):
+        return x, value
+    fit = ((A @ x - b) ** 2).sum(-2)
+    return x, fit + (value - fit).detach()
+
+
+def _check_lstsq(A, B):
+    """torch's lstsq checks, in its order (B a vector when it has one dim fewer than A)."""
+    op = "torch.linalg.lstsq"
+    if A.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if B.ndim < 1:
+        raise RuntimeError(f"{op}: other must have at least 1 dimension.")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(
+            f"{op}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{_short(A.dtype)} and other's dtype {_short(B.dtype)}"
+        )
+    if B.ndim > A.ndim or A.ndim - B.ndim > 1:
+        raise RuntimeError(
+            f"{op}: input.dim() must be greater or equal to other.dim() and (input.dim() - "
+            "other.dim()) <= 1"
+        )
+    vector = B.ndim == A.ndim - 1
+    if A.shape[-2] != B.shape[-1 if vector else -2]:
+        raise RuntimeError(f"{op}: input.size(-2) should match other.size({-1 if vector else -2})")
+    if A.dtype not in (_dtype.float32, _dtype.float64):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+
+
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """Least-squares solution of A X = B. Mirrors torch.linalg.lstsq (CPU drivers: residuals
     only with gelsd/gelss/gelsy... as torch: computed for m > n at full rank by every driver but
-    the default gelsy; singular_values with gelsd/gelss). Differences from torch: the solution
-    is computed through the pseudo-inverse."""
+    the default gelsy; singular_values with gelsd/gelss; gels a plain QR solve). Differences
+    from torch: the other drivers' solution is computed through the pseudo-inverse."""
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_lstsq, _autocast.FP32_CPU, (A, B, rcond), {"driver": driver})
+    _check_lstsq(A, B)
     _check_matrix(A, "linalg.lstsq", square=False)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
@@ -280,6 +345,13 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     rtol = rcond if rcond is not None and rcond > 0 else None
     if rtol is None:
         rtol = _eps(A) * max(m, n)
+    if driver == "gels":
+        x, residuals = _gels(A, b)
+        x = name_node(x.squeeze(-1) if vector else x, "LinalgLstsqBackward0", (A, B))
+        if residuals.numel():
+            residuals = name_node(residuals, "LinalgLstsqBackward0", (A, B))
+        empty = A.new_zeros((0,))
+        return return_types.linalg_lstsq((x, residuals, empty.long(), empty))
     x = linalg_pinv(A, rtol=rtol) @ b
     s = linalg_svdvals(A.detach())
     rank = (s > _tolerance(A, s, None, rtol)).sum(-1)
@@ -288,10 +360,11 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     # (read on the host only where the result depends on it: torch's gelsd/gelss/gels)
     if driver != "gelsy" and m > n and (not rank.numel() or bool((rank == min(m, n)).all())):
         residuals = ((A @ x - b) ** 2).sum(-2)
-    if driver == "gels":
-        rank = rank.new_zeros((0,))
     svals = s if driver in ("gelsd", "gelss") else empty
     x = x.squeeze(-1) if vector else x
-    if vector and residuals.numel():
-        residuals = residuals.squeeze(-1)
+    # (a vector b keeps its residuals' trailing dim of one, as torch)
+    # torch's one node gives both (composed here: the names are its)
+    x = name_node(x, "LinalgLstsqBackward0", (A, B))
+    if residuals.numel():
+        residuals = name_node(residuals, "LinalgLstsqBackward0", (A, B))
     return return_types.linalg_lstsq((x, residuals, rank, svals))

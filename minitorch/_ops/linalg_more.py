@@ -3,12 +3,13 @@ cov/corrcoef, cdist, block_diag, vander, multi_dot, trapezoid, deprecated norms.
 
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, wrap_dim
+from minitorch._ops._common import cast, not_tensor, number, wrap_dim
 from minitorch._ops.inplace import apply_inplace
 from minitorch._ops.linalg import (
     _BMM_NAMES,
@@ -24,6 +25,7 @@ from minitorch._ops.linalg import (
     mm,
     outer,
 )
+from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
 
@@ -148,7 +150,9 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         raise RuntimeError(
             f"expected scalar type {_short(input.dtype)} but found {_short(other.dtype)}"
         )
-    d = wrap_dim(dim, input.ndim, "linalg.cross") if input.ndim else dim
+    if input.ndim == 0:  # torch's dim check (wrap_dim would take a 0-d tensor as 1-d)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = wrap_dim(dim, input.ndim, "linalg.cross")
     na, nb = input.shape[d] if input.ndim else 0, other.shape[d] if other.ndim else 0
     if na != 3 or nb != 3:
         raise RuntimeError(
@@ -157,7 +161,10 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     a = [input.narrow(d, i, 1) for i in range(3)]
     b = [other.narrow(d, i, 1) for i in range(3)]
     parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-    return _write(_ops().cat(parts, d), out)
+    result = as_node(
+        _ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=(input, other)
+    )
+    return _write(result, out)
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -183,6 +190,7 @@ def dist(input, other, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm
 
+    p = number(p)  # a NumPy scalar order reads as the Python number, as torch's parser does
     diff = input - other
     if not diff.dtype.is_floating_point:
         raise RuntimeError(
@@ -197,6 +205,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     from minitorch._ops.reduction_more import vector_norm
 
     _require_tensor(input, "renorm", "input", 1)
+    p, maxnorm = number(p), number(maxnorm)  # NumPy scalars read as Python numbers, as in torch
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
@@ -211,7 +220,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     norm = vector_norm(input, p, others, True)
     # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1
     factor = _ops().where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
-    return _write(input * factor, out)
+    return _write(as_node(input * factor, "RenormBackward0", (input,), saved=(input,)), out)
 
 
 def renorm_(input, p, dim, maxnorm):
@@ -413,7 +422,7 @@ def block_diag(*tensors):
         pad_r = m.new_zeros((r, total - left - c), dtype=dt)
         rows.append(ops.cat([pad_l, cast(m, dt), pad_r], 1))
         left += c
-    return as_node(ops.cat(rows, 0), "BlockDiagBackward0", tensors)
+    return as_node(ops.cat(rows, 0), "BlockDiagBackward0", tensors, keep=True)
 
 
 def _powers(x, n):
@@ -531,15 +540,21 @@ def _ctype_name(dt) -> str:
 # --- integration ---
 
 
-def _trapezoid_terms(y, x, dx, dim, op):
-    """The areas of the trapezoids along dim (not yet summed)."""
+def _trapezoid_y(y, x, dim, op):
+    """(y as a float tensor, dim wrapped), after torch's checks of y and x."""
     d = wrap_dim(dim, y.ndim, op)
-    n = y.shape[d]
     if y.dtype == _dtype.bool or (x is not None and x.dtype == _dtype.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"{op}: received a bool input for {which}, but bool is not supported")
     if not y.dtype.is_floating_point:
         y = cast(y, _dtype.get_default_dtype())
+    return y, d
+
+
+def _trapezoid_terms(y, x, dx, dim, op):
+    """The areas of the trapezoids along dim (not yet summed)."""
+    y, d = _trapezoid_y(y, x, dim, op)
+    n = y.shape[d]
     avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n else y.narrow(d, 0, 0)
     if x is None:
         return avg * dx if dx != 1 else avg, d
@@ -558,15 +573,41 @@ def _trapezoid_terms(y, x, dx, dim, op):
     return avg * widths, d
 
 
+def _trapezoid_args(op, y, x, dx):
+    """(x, dx) after torch's argument checks: y a Tensor, x a Tensor (or, here, a real number
+    taken as dx), not both x and dx.
+
+    Differences from torch: a positional number is read as dx (torch wants dx=)."""
+    if not isinstance(y, Tensor):
+        raise not_tensor(op, y, "y")
+    if x is None or (isinstance(x, Tensor) and dx is None):
+        return x, dx
+    if dx is None and isinstance(x, numbers.Real) and not isinstance(x, bool):
+        return None, x  # trapezoid(y, dx) with a number
+    got = ", ".join(["Tensor", _type_label(x)] + ([] if dx is None else [f"dx={_type_label(dx)}"]))
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:\n * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim "
+        "= -1)\n"
+    )
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Integral of y along dim by the trapezoid rule, at points x or spacing dx. Mirrors
-    torch.trapezoid."""
-    if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments")
-    if x is not None and not isinstance(x, Tensor):
-        x, dx = None, x  # trapezoid(y, dx) with a number
-    terms, d = _trapezoid_terms(y, x, 1 if dx is None else dx, dim, "trapezoid")
-    return terms.sum(d)
+    torch.trapezoid (see _trapezoid_args for a difference)."""
+    x, dx = _trapezoid_args("trapezoid", y, x, dx)
+    if x is not None:
+        terms, d = _trapezoid_terms(y, x, None, dim, "trapezoid")
+        return terms.sum(d)
+    # Evenly spaced: torch's sum(y) - (y_first + y_last) / 2, not the sum of the averages, so
+    # its roundings and non-finite results follow: one NaN sample gives NaN, [1, 2, inf] gives
+    # inf - inf = NaN.
+    y, d = _trapezoid_y(y, None, dim, "trapezoid")
+    n = y.shape[d]
+    if n == 0:
+        return y.sum(d)  # zeros
+    r = y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5
+    return r if dx is None else r * dx
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -576,9 +617,8 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one fewer element). Mirrors
-    torch.cumulative_trapezoid."""
-    if x is not None and not isinstance(x, Tensor):
-        x, dx = None, x
+    torch.cumulative_trapezoid (see _trapezoid_args for a difference)."""
+    x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
     terms, d = _trapezoid_terms(y, x, 1 if dx is None else dx, dim, "cumulative_trapezoid")
     return terms.cumsum(d)
 

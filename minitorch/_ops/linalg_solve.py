@@ -7,11 +7,12 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
 
 # fmt: off
@@ -36,6 +37,10 @@ def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if a.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     if floating and not a.dtype.is_floating_point:
+        if op in _KERNEL_DISPATCH_FIRST:  # torch's kernel dispatch refuses it before any check
+            raise NotImplementedError(
+                f"\"{_LOW_PRECISION[op]}\" not implemented for '{_short(a.dtype)}'"
+            )
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
         )
@@ -67,6 +72,10 @@ _LOW_PRECISION = {
     "geqrf": "geqrf_cpu",
     "linalg.solve_triangular": "triangular_solve_cpu",
 }
+# the ops whose integer and bool matrices torch refuses in the kernel's words too
+_KERNEL_DISPATCH_FIRST = frozenset(
+    ("linalg.eigh", "linalg.eigvalsh", "linalg.lu", "linalg.lu_factor", "linalg.lu_factor_ex")
+)
 _ONLY_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
 
 
@@ -283,13 +292,47 @@ def _lu_solve_t_unchecked(xp, a, b):
     return x.reshape(batch + (n, b.shape[-1]))
 
 
+def _lu_solve_unchecked(xp, a, b):
+    """X with A X = B through A's LU (getrf), as LAPACK's getrs: the row interchanges, then the
+    unit lower and the upper substitutions of the reference BLAS trsm (which skip zero
+    entries), so a zero pivot gives torch's inf/nan rather than an error."""
+    lu, piv, _ = _lu_raw(xp, a)
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    lu = lu.reshape((-1, n, n))
+    x = b.reshape((-1, n, b.shape[-1])).copy()
+    rows = xp.arange(x.shape[0])
+    piv = piv.reshape((-1, n)) - 1
+    for j in range(n):  # the row interchanges, first first
+        p = piv[:, j]
+        xj = x[rows, j, :].copy()
+        x[rows, j, :] = x[rows, p, :]
+        x[rows, p, :] = xj
+    zero = xp.zeros((), dtype=x.dtype)
+    with xp.errstate(divide="ignore", invalid="ignore"):
+        for k in range(n - 1):  # L (unit lower triangular) forward
+            nz = x[:, k, :] != 0
+            x[:, k + 1 :, :] -= xp.where(
+                nz[:, None, :], lu[:, k + 1 :, k, None] * x[:, k, None, :], zero
+            )
+        for k in range(n - 1, -1, -1):  # U backward
+            xk = x[:, k, :]
+            nz = xk != 0
+            xk = xp.where(nz, xk / lu[:, k, k, None], xk)
+            x[:, k, :] = xk
+            x[:, :k, :] -= xp.where(nz[:, None, :], lu[:, :k, k, None] * xk[:, None], zero)
+    return x.reshape(batch + (n, b.shape[-1]))
+
+
 class Solve(Function):
-    """X = A^-1 B (B a batch of matrices);  grad_B = A^-T grad,  grad_A = -grad_B X^T"""
+    """X = A^-1 B (B a batch of matrices);  grad_B = A^-T grad,  grad_A = -grad_B X^T.
+    unchecked (solve_ex): a singular matrix gives LAPACK's inf/nan instead of an error, through
+    the LU of A ("N") or, as torch's left=False, of the A^T given here ("T")."""
 
     _node_name = "LinalgSolveExBackward0"
 
     @staticmethod
-    def forward(ctx, a, b):
+    def forward(ctx, a, b, *, unchecked=None):
         xp = ctx.xp
         x, y = a._data, b._data
         batch = xp.broadcast_shapes(x.shape[:-2], y.shape[:-2])
@@ -299,13 +342,18 @@ class Solve(Function):
         try:
             out = xp.linalg.solve(x, y)
         except Exception as e:
-            if _is_linalg_error(e):
+            if unchecked == "N" and _is_linalg_error(e):
+                out = _lu_solve_unchecked(xp, x, y)
+            elif unchecked == "T" and _is_linalg_error(e):
+                out = _lu_solve_t_unchecked(xp, x.swapaxes(-1, -2), y)
+            elif _is_linalg_error(e):
                 index, _ = _first_failure(_lu_raw(xp, x)[2])  # an error path: reads the host
                 raise LinAlgError(
                     f"torch.linalg.solve: {_batch_prefix(x.shape, index or 0)}The solver failed "
                     "because the input matrix is singular."
                 ) from None
-            raise
+            else:
+                raise
         ctx.save_for_backward(a, out)
         return out
 
@@ -390,11 +438,22 @@ def inverse(input, *, out=None):
     return linalg_inv(input, out=out)
 
 
-def linalg_inv_ex(A, *, check_errors=False, out=None):
-    """(inverse, info). Mirrors torch.linalg.inv_ex. Differences from torch: a singular matrix
-    raises whatever check_errors says."""
-    _no_out(out, "linalg.inv_ex")
-    inv = linalg_inv(A)
+@with_out
+def linalg_inv_ex(A, *, check_errors=False):
+    """(inverse, info). Mirrors torch.linalg.inv_ex: for a singular matrix info holds the
+    1-based index of LU's first zero pivot (an error only with check_errors). Differences from
+    torch: the inverse of a singular matrix is the LU solve against the identity, whose inf/nan
+    pattern is not that of torch's getri."""
+    try:
+        inv = linalg_inv(A)
+    except LinAlgError as e:  # an error path (the pivots were read): some matrix is singular
+        if check_errors:
+            raise LinAlgError(str(e).replace("linalg.inv:", "linalg.inv_ex:", 1)) from None
+        xp = A._device.backend.xp
+        eye = _eye_like(A, A.shape[-1]).expand(A.shape)
+        inv = name_node(Solve.apply(A, eye, unchecked="N"), "LinalgInvExBackward0")
+        info = _lu_raw(xp, A._data)[2].astype(xp.int32)
+        return return_types.linalg_inv_ex((inv, _make(info, A._device, False, None)))
     info = _make(
         A._device.backend.xp.zeros(A._data.shape[:-2], dtype="int32"), A._device, False, None
     )
@@ -418,12 +477,13 @@ def _slogdet(A, op):
     return Slogdet.apply(A)
 
 
-def linalg_slogdet(A, *, out=None):
+@with_out
+def linalg_slogdet(A):
     """(sign, logabsdet) of the determinant. Mirrors torch.linalg.slogdet."""
-    _no_out(out, "linalg.slogdet")
     return return_types.linalg_slogdet(_slogdet(A, "linalg.slogdet"))
 
 
+@with_out
 def slogdet(input):
     """Mirrors torch.slogdet."""
     return return_types.slogdet(_slogdet(input, "linalg.slogdet"))
@@ -465,7 +525,9 @@ def linalg_solve(A, B, *, left=True, out=None):
         x = Solve.apply(A, b)
     else:
         x = _mT(Solve.apply(_mT(A), _mT(b)))
-    return _write(x.squeeze(-1) if vector else x, out)
+    if vector:  # torch's kernel takes the vector itself: its node is the solve's
+        x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
+    return _write(x, out)
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -476,6 +538,12 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
         raise RuntimeError(
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
         )
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(
+            "linalg.solve_triangular: Incompatible shapes of A and B for the equation "
+            f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
     if left:
         x = SolveTriangular.apply(A, B, upper=upper, unitriangular=unitriangular)
     else:
@@ -483,16 +551,16 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
     return _write(x, out)
 
 
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False, *, out=None):
+@with_out
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
     if _autocast.state.any_enabled:
         return _autocast.call(
             triangular_solve,
             _autocast.FP32_CPU,
             (b, A, upper, transpose, unitriangular),
-            {"out": out},
+            {},
         )
-    _no_out(out, "triangular_solve")
     a = _mT(A) if transpose else A
     x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
     return return_types.triangular_solve((x, A.clone()))
@@ -518,15 +586,31 @@ def _factor_product(L, upper, op, kernel):
     return _mT(t) @ t if upper else t @ _mT(t)
 
 
-def cholesky_solve(B, L, upper=False, *, out=None):
-    """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper). Mirrors
-    torch.cholesky_solve."""
+def cholesky_solve(input, input2, upper=False, *, out=None):
+    """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper): B is input, L
+    input2 (torch's names). Mirrors torch.cholesky_solve."""
+    B, L = input, input2
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_solve, _autocast.FP32_CPU, (B, L, upper), {"out": out})
     if isinstance(B, Tensor) and isinstance(L, Tensor) and B.dtype != L.dtype:
         raise RuntimeError(
             f"Expected b and A to have the same dtype, but found b of type {_short(B.dtype)} and "
             f"A of type {_short(L.dtype)} instead."
+        )
+    for x, name in ((B, "b"), (L, "u")):
+        if x.ndim < 2:
+            raise RuntimeError(
+                f"{name} should have at least 2 dimensions, but has {x.ndim} dimensions instead"
+            )
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {L.shape[-2]} by "
+            f"{L.shape[-1]} matrices"
+        )
+    if B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by "
+            f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
     a = _factor_product(L, upper, "cholesky_solve", "cholesky_solve_cpu")
     try:
@@ -616,11 +700,11 @@ def _lu_factor(A, pivot, op):
     return LuFactor.apply(A)
 
 
-def linalg_lu_factor(A, *, pivot=True, out=None):
+@with_out
+def linalg_lu_factor(A, *, pivot=True):
     """(LU, pivots) by partial pivoting; a singular matrix raises (torch's RuntimeError pointing
     to lu_factor_ex). Mirrors torch.linalg.lu_factor. Differences from torch: the singularity
     check reads info on the host, so it runs on the CPU only (on a GPU torch synchronises)."""
-    _no_out(out, "linalg.lu_factor")
     lu, piv, info = _lu_factor(A, pivot, "linalg.lu_factor")
     if A._device.type == "cpu":  # no device read
         _raise_lu_info(info._data, A._data.shape, "linalg.lu_factor")
@@ -661,18 +745,25 @@ def _unpack_raw(xp, lu, piv):
     return pmat, low, up
 
 
-def linalg_lu(A, *, pivot=True, out=None):
+@with_out
+def linalg_lu(A, *, pivot=True):
     """(P, L, U) with A = P L U. Mirrors torch.linalg.lu."""
-    _no_out(out, "linalg.lu")
     lu, piv, _ = _lu_factor(A, pivot, "linalg.lu")
     return return_types.linalg_lu(_unpack(lu, piv))
 
 
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
+@with_out
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from lu_factor's output (L and U differentiable in LU_data). Mirrors
     torch.lu_unpack."""
-    _no_out(out, "lu_unpack")
-    return return_types.lu_unpack(_unpack(LU_data, LU_pivots))
+    p, low, up = _unpack(LU_data, LU_pivots)
+    # the parts not asked for come back empty, as torch (L and U still in LU_data's graph)
+    if not unpack_pivots:
+        p = LU_data.new_empty((0,))
+    if not unpack_data:
+        low, up = (LU_data.reshape(-1).narrow(0, 0, 0) for _ in "LU")
+    low, up = name_node(low, "LuUnpackBackward0"), name_node(up, "LuUnpackBackward0")
+    return return_types.lu_unpack((p, low, up))
 
 
 _solve_ex_type = return_types.linalg_solve_ex
@@ -680,10 +771,10 @@ _lu_factor_ex_type = return_types.linalg_lu_factor_ex
 _lu_with_info_type = return_types._lu_with_info
 
 
-def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+@with_out
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     """(LU, pivots, info): info per matrix the 1-based index of the first zero pivot, else 0.
     Mirrors torch.linalg.lu_factor_ex."""
-    _no_out(out, "linalg.lu_factor_ex")
     lu, piv, info = _lu_factor(A, pivot, "linalg.lu_factor_ex")
     if check_errors:
         _raise_lu_info(info._data, A._data.shape, "linalg.lu_factor_ex")
@@ -729,6 +820,13 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     _check_matrix(LU, "linalg.lu_solve")
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
+    if LU.dtype is not B.dtype:
+        raise RuntimeError(
+            f"linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type "
+            f"{_short(LU.dtype)} and B of type {_short(B.dtype)} instead"
+        )
+    if pivots.dtype is not _dtype.int32:
+        raise RuntimeError("linalg.lu_solve: pivots should be a Tensor of scalar type torch.int32")
     n = LU.shape[-1]
     if (B.shape[-2] if left else B.shape[-1]) != n:
         raise RuntimeError(
@@ -753,19 +851,31 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     return linalg_lu_solve(LU_data, LU_pivots, b, out=out)
 
 
-def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
-    """(result, info). Mirrors torch.linalg.solve_ex. Differences from torch: a singular matrix
-    raises whatever check_errors says."""
-    _no_out(out, "linalg.solve_ex")
-    x = linalg_solve(A, B, left=left)
+@with_out
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    """(result, info). Mirrors torch.linalg.solve_ex: for a singular matrix info holds the
+    1-based index of LU's first zero pivot and the result LAPACK's inf/nan (an error only with
+    check_errors)."""
     xp = A._device.backend.xp
+    try:
+        x = linalg_solve(A, B, left=left)
+    except LinAlgError as e:  # an error path (the pivots were read): some matrix is singular
+        if check_errors:
+            raise LinAlgError(
+                str(e).replace("torch.linalg.solve:", "torch.linalg.solve_ex:")
+            ) from None
+        vector = _solve_vector_case(A, B)
+        b = B.unsqueeze(-1) if vector else B
+        if left:
+            x = Solve.apply(A, b, unchecked="N")
+        else:  # torch solves A^T X^T = B^T through A's own LU
+            x = _mT(Solve.apply(_mT(A), _mT(b), unchecked="T"))
+        if vector:
+            x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
+        info = _lu_raw(xp, A._data)[2].astype(xp.int32)  # per matrix of A, as torch
+        return _solve_ex_type((x, _make(info, A._device, False, None)))
     info = _make(xp.zeros(A._data.shape[:-2], dtype=xp.int32), A._device, False, None)
     return _solve_ex_type((x, info))
-
-
-def _no_out(out, op: str):
-    if out is not None:
-        raise NotImplementedError(f"{op}: out= is not supported for this multi-output op")
 
 
 def _write(result, out):

@@ -3,6 +3,7 @@ in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less,
 
 from __future__ import annotations
 
+from minitorch import _dtype
 from minitorch._ops._common import promote, same_device
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
@@ -152,13 +153,27 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
     xp = input._device.backend.xp
     x, y = input._data, other._data
-    if not input.dtype.is_floating_point:
-        x, y = x.astype("float64"), y.astype("float64")  # no wrap-around in x - y
     try:
         xp.broadcast_shapes(x.shape, y.shape)
     except ValueError as e:
         _raise_broadcast_error(isclose, (input, other), e)
-    return _new(xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan), input)
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        return _new(xp.isclose(x, y, rtol=rtol, atol=atol, equal_nan=equal_nan), input)
+    return _new(_isclose_integral(xp, x, y, rtol, atol), input)
+
+
+def _isclose_integral(xp, x, y, rtol, atol):
+    """isclose of integral/bool arrays as torch computes it: equal values are always close (exact,
+    even past 2**53), zero tolerances mean plain equality, and otherwise the error test runs in
+    the default float dtype (so float32 rounding of large integers shows, as in torch); the cast
+    also keeps x - y from wrapping around."""
+    close = x == y
+    if rtol == 0 and atol == 0:
+        return close
+    fdt = _dtype.get_default_dtype().np
+    xf, yf = x.astype(fdt), y.astype(fdt)
+    err = xp.abs(xf - yf)
+    return close | (xp.isfinite(err) & (err <= atol + xp.abs(rtol * yf)))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
@@ -196,6 +211,8 @@ def _predicate(name: str, kernel, integral, summary: str, with_out: bool = False
     if with_out:
 
         def op(input, *, out=None):
+            if isinstance(out, Tensor) and out.dtype.name != "bool":  # no cast from bool
+                raise RuntimeError(f"{name} does not support non-boolean outputs.")
             return _out(compute(input), out)
 
     else:

@@ -21,7 +21,7 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
+from minitorch.autograd.function import Function, _Kept, _raise_broadcast_error, name_node
 
 __all__ = [
     "add",
@@ -270,13 +270,23 @@ def _scaled(x, alpha, ref):
             if kind == "b":  # torch casts alpha to bool: bool + bool stays bool (a logical or)
                 return mul(x, bool(alpha))
             x = cast(x, _dtype.from_numpy(ref._data.dtype))  # a mask scaled: -1e4 * mask
-        return mul(x, alpha)
+        return _keep_number(mul(x, alpha))
     if kind == "b" and x.__class__ is bool:
         return x and bool(alpha)
     x = x * alpha
     if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
         x = wrap_int(x, ref._data.dtype)
     return x
+
+
+def _keep_number(scaled):
+    """x * alpha made for add/sub's alpha=: torch's AddBackward0 keeps alpha as a number, so a
+    second backward runs it; the product node keeps its saved number likewise (NOTE [ Kept
+    saved values ])."""
+    fn = scaled._grad_fn
+    if fn is not None and all(e is None or e[0] == "const" for e in fn._saved):
+        fn._saved = _Kept(fn._saved)
+    return scaled
 
 
 # NOTE [ Half-precision arithmetic ]
@@ -404,17 +414,11 @@ def div(input, other, *, rounding_mode=None, out=None):
                 return _out(HalfDiv.apply(input, other), out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
-    if rounding_mode == "floor":
-        return _out(floor_divide(input, other), out)
-    if rounding_mode == "trunc":
-        from minitorch._ops import trunc
-
+    if rounding_mode == "floor" or rounding_mode == "trunc":
         a, b, dt = promote(input, other, "div")
-        if dt in _HALF:  # computed in float32, rounded once (a number is not rounded first)
-            return _half_result(div(_widen(a), _widen(b), rounding_mode="trunc"), dt, out)
         if dt.is_floating_point:
-            return _out(trunc(Div.apply(a, b)), out)
-        return _out(_integer_div(a, b, "trunc", dt), out)
+            return _out(DivRounded.apply(a, b, mode=rounding_mode, dtype=dt.np), out)
+        return _out(_integer_div(a, b, rounding_mode, dt), out)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{rounding_mode}'"
@@ -449,18 +453,49 @@ def zero_divisor(y, device) -> bool:
 
 
 def floor_divide(input, other, *, out=None):
-    """floor(input / other). Mirrors torch.floor_divide (not differentiable)."""
+    """floor(input / other). Mirrors torch.floor_divide (no derivative: the result requires grad
+    when an input does, and its backward raises, as torch's)."""
     a, b, dt = promote(input, other, "floor_divide")
-    if dt in _HALF:  # computed in float32, rounded once (a number is not rounded first)
-        return _half_result(floor_divide(_widen(a), _widen(b)), dt, out)
-    if dt.is_floating_point:  # NumPy's floor_divide is torch's: exact, not floor(a / b)
-        dev = (a if isinstance(a, Tensor) else b)._device
-        try:
-            q = dev.backend.xp.floor_divide(_d(a), _d(b))
-        except ValueError as e:
-            _raise_broadcast_error(floor_divide, (a, b), e)
-        return _out(_make(dev.backend.xp.asarray(q, dtype=dt.np), dev, False, None), out)
-    return _out(_integer_div(a, b, "floor", dt), out)
+    if not dt.is_floating_point:
+        return _out(_integer_div(a, b, "floor", dt), out)
+    dev = (a if isinstance(a, Tensor) else b)._device
+    try:
+        q = _rounded_quotient(dev.backend.xp, _d(a), _d(b), "floor", dt.np)
+    except ValueError as e:
+        _raise_broadcast_error(floor_divide, (a, b), e)
+    result = _make(q, dev, False, None)
+    if (isinstance(a, Tensor) and a._requires_grad) or (isinstance(b, Tensor) and b._requires_grad):
+        from minitorch._ops.sorting import no_derivative  # (sorting imports this module)
+
+        result = no_derivative(result, (a, b), "floor_divide")
+    return _out(result, out)
+
+
+def _rounded_quotient(xp, x, y, mode, dt):
+    """floor(x / y) or trunc(x / y) of arrays (or a number) of the float dtype dt. floor is
+    NumPy's floor_divide, which is torch's (exact, like Python's //, not floor of the rounded
+    x / y); trunc rounds the quotient x / y, as torch's kernel. Half dtypes compute in float32
+    and round once (a number operand is not rounded first): NOTE [ Half-precision arithmetic ]."""
+    if dt.itemsize == 2:
+        x, y = (v.astype("float32") if hasattr(v, "dtype") else v for v in (x, y))
+    q = xp.floor_divide(x, y) if mode == "floor" else xp.trunc(x / y)
+    return xp.asarray(q, dtype=dt)
+
+
+class DivRounded(Function):
+    """out = floor(a / b) or trunc(a / b) (div's rounding_mode);  grad_a = 0,  grad_b = 0 (a step
+    function: torch's DivBackward2 returns zeros, so even a NaN upstream gradient gives 0)"""
+
+    _node_name = "DivBackward2"
+
+    @staticmethod
+    def forward(ctx, a, b, *, mode, dtype):
+        return _rounded_quotient(ctx.xp, _d(a), _d(b), mode, dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        zero = zeros_of(grad)
+        return tuple(zero if needed else None for needed in ctx.needs_input_grad)
 
 
 def _remainder(xp, x, y):
@@ -502,7 +537,8 @@ class Remainder(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return grad, (-grad * floor_divide(a, b) if ctx.needs_input_grad[1] else None)
+        quotient = div(a, b, rounding_mode="floor")  # zero gradients, as torch's formula
+        return grad, (-grad * quotient if ctx.needs_input_grad[1] else None)
 
 
 def remainder(input, other, *, out=None):
@@ -901,15 +937,14 @@ class Relu(Function):
 
 
 class ReluBackward(Function):
-    """out = grad * (y > 0);  grad_grad = g * (y > 0),  grad_y = 0 (almost everywhere, and
-    connected: NOTE [ Zero gradients of piecewise-linear backward ])
+    """out = grad where y > 0 or y is NaN, else +0. (torch's threshold_backward: where(y <= 0, 0,
+    grad));  grad_grad = the same of g,  grad_y = 0 (almost everywhere, and connected: NOTE
+    [ Zero gradients of piecewise-linear backward ])
 
     Fused (one kernel instead of a comparison, a cast and a product): on every MLP step. A product
     with the mask, not `where`: on the CPU NumPy's `where` with a data-dependent mask is about 4x
-    slower (2 ms of a 15 ms MLP step, bench/ mlp_step).
-
-    Differences from torch: a NaN or inf upstream gradient at a unit with y <= 0 gives NaN here,
-    0 in torch; finite gradients give the same numbers."""
+    slower (2 ms of a 15 ms MLP step, bench/ mlp_step). The product is taken of the gradient's
+    bits as integers (see NOTE [ Masking by an integer product ])."""
 
     _node_name = "ThresholdBackwardBackward0"
 
@@ -920,13 +955,38 @@ class ReluBackward(Function):
 
     @staticmethod
     def kernel(xp, grad, y, out=None):
-        return xp.multiply(grad, y > 0, dtype=grad.dtype, out=out)
+        # ~(y <= 0), not y > 0: at a NaN y (relu of NaN) the gradient passes, as in torch
+        return mask_gradient(xp, grad, ~(y <= 0), out)
 
     @staticmethod
     def backward(ctx, g):
         (y,) = ctx.saved_tensors
         needs = ctx.needs_input_grad
         return (ReluBackward.apply(g, y) if needs[0] else None), (zeros_of(y) if needs[1] else None)
+
+
+# NOTE [ Masking by an integer product ]
+# A backward that zeroes the gradient where a mask is False (relu, max/min, max pooling) must give
+# torch's +0. there whatever the gradient holds: a float product grad * mask gives -0. for a
+# negative gradient (visible when printing .grad) and NaN for a NaN or inf one, where torch's
+# kernels select 0. `where` selects, but NumPy's `where` with a data-dependent mask is several
+# times slower than a product; so the product is taken of the gradient's bit pattern read as
+# integers of its width: a bit pattern times 1 is itself, times 0 is all zero bits, +0. -- as fast
+# as the float product, and exact for every float dtype (float16/bfloat16 included).
+_SAME_WIDTH_INT = {}  # a float dtype -> the integer dtype of its width (dtype objects: faster)
+
+
+def mask_gradient(xp, grad, keep, out=None):
+    """grad where the boolean array `keep` (broadcast against grad) is True, +0. elsewhere, into
+    `out` when given (grad itself on the reused-gradient path). NOTE [ Masking by an integer
+    product ]"""
+    bits = _SAME_WIDTH_INT.get(grad.dtype)
+    if bits is None:
+        bits = _SAME_WIDTH_INT[grad.dtype] = xp.dtype(f"int{8 * grad.dtype.itemsize}")
+    if out is not None:
+        xp.multiply(grad.view(bits), keep, dtype=bits, out=out.view(bits))
+        return out
+    return xp.multiply(grad.view(bits), keep, dtype=bits).view(grad.dtype)
 
 
 def _unary_float(fn, name):

@@ -172,8 +172,8 @@ def ldexp(input, other, *, out=None):
     exponents)."""
     _check_tensor(input, "ldexp")
     _check_tensor(other, "ldexp", "other", 2)
-    if other.dtype is _dtype.bool:
-        raise _not_implemented("ldexp_cpu_exp", other.dtype)
+    if other.dtype is _dtype.bool and input.dtype is not _dtype.bool:  # torch's kernels: only
+        raise _not_implemented("ldexp_cpu_exp", other.dtype)  # bool with bool takes the float path
     a, b, dt = promote_float(input, other, "ldexp")
     if not other.dtype.is_floating_point:
         _, other = same_device(a, other, "ldexp")
@@ -208,6 +208,7 @@ def frexp(input, *, out=None):
     """(mantissa, exponent) with input = mantissa * 2 ** exponent and |mantissa| in [0.5, 1).
     Mirrors torch.frexp (the mantissa is differentiable)."""
     from minitorch.return_types import frexp as result
+    from minitorch.return_types import out_type
 
     _check_tensor(input, "frexp")
     if not input.dtype.is_floating_point:
@@ -222,7 +223,7 @@ def frexp(input, *, out=None):
     if out is not None:
         _out(mantissa, out[0])
         _out(exponent, out[1])
-        return result((out[0], out[1]))
+        return out_type(result)((out[0], out[1]))  # torch.return_types.frexp_out
     return result((mantissa, exponent))
 
 

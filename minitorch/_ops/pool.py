@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from minitorch._ops._common import is_floating, opmath_dtype, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, prod, taps
+from minitorch._ops.pointwise import mask_gradient
 from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
@@ -163,10 +164,7 @@ class _MaxPool:
 class MaxPoolGrad(Function):
     """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
     grad_a = TapGather(grad),  grad_x = 0 for the pooled input x when given (NOTE [ Zero
-    gradients of piecewise-linear backward ])
-
-    Differences from torch: where windows do not overlap, a NaN in `a` also reaches the
-    window's other inputs (NaN * 0), where torch sends it to the arg-max only."""
+    gradients of piecewise-linear backward ])"""
 
     @staticmethod
     def forward(ctx, a, x, *, tap, geom, in_shape):
@@ -189,7 +187,7 @@ class MaxPoolGrad(Function):
         lead = (slice(None),) * len(head)
         for t, sl in taps(kernel, stride, dilation, out_size):
             if disjoint:  # a write, not an add (2x faster than copyto(where=); see below)
-                xp.multiply(g, tap == t, out=out[lead + sl])
+                mask_gradient(xp, g, tap == t, out=out[lead + sl])  # +0. off the arg-max
             else:
                 out[lead + sl] += xp.where(tap == t, g, 0)
         return crop_array(xp, out, pads, size)

@@ -599,10 +599,26 @@ class Amin(Amax):
 
 
 class MaxAll(Amax):
+    """out = max (or min) of all of a;  grad_a = grad / k at each of the k extremes (the NaNs when
+    it is NaN), +0. elsewhere: torch's CPU backward (evenly_distribute_backward) writes into zeros,
+    so a negative or NaN upstream gradient leaves the other elements +0. (amax's mask product
+    gives -0. there, in torch too)"""
+
     _node_name = "MaxBackward1"
 
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        xp = ctx.xp
+        x, m = a._data, out._data
+        hit = (x == m) | (xp.isnan(x) & xp.isnan(m))
+        count = _const(xp.asarray(hit.sum(), dtype=x.dtype), grad)  # stays on the device
+        from minitorch._ops.pointwise import where
 
-class MinAll(Amax):
+        return where(_const(hit, grad), grad / count, 0.0)
+
+
+class MinAll(MaxAll):
     _node_name = "MinBackward1"
 
 

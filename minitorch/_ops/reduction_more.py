@@ -9,7 +9,14 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, opmath_dtype, row_major, wrap_dim
+from minitorch._ops._common import (
+    cast,
+    is_floating,
+    number,
+    opmath_dtype,
+    row_major,
+    wrap_dim,
+)
 from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction import (
     _accumulate_dtype,
@@ -261,6 +268,7 @@ class LinalgVectorNorm(Function):
 
 
 def _ord(ord, op):
+    ord = number(ord)  # a NumPy scalar order (for p in np.arange(1, 4)) as its Python number
     if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
         return float(number_arg(ord, op, "ord"))
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
@@ -285,22 +293,31 @@ def _check_norm_identity(p, dim, dims, shape):
     )
 
 
+def _norm_input(x, dtype, op: str):
+    """x checked for a norm `op` and cast to `dtype=`: torch takes a floating input and a
+    floating dtype it widens to (float16 -> float32 is fine; float64 -> float32 and
+    float16 -> bfloat16 narrow, and raise, rather than round the input silently)."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {_short(x.dtype)}"
+        )
+    if dtype is None:
+        return x
+    dt = _dtype.to_dtype(dtype, op.replace(".", "_"))
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{op}: dtype should be floating point or complex, but got {_short(dt)}")
+    if _dtype.promote_types(x.dtype, dt) is not dt:
+        raise RuntimeError(
+            f"{op}: the dtype of the input ({_short(x.dtype)}) should be convertible without "
+            f"narrowing to the specified dtype ({_short(dt)})"
+        )
+    return cast(x, dt)
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector p-norm over dims (all by default). Mirrors torch.linalg.vector_norm."""
     p = _ord(ord, "linalg_vector_norm")
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(
-            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-            f"{_short(x.dtype)}"
-        )
-    if dtype is not None:
-        dt = _dtype.to_dtype(dtype, "linalg_vector_norm")
-        if not dt.is_floating_point:
-            raise RuntimeError(
-                "linalg.vector_norm: dtype should be floating point or complex, but got "
-                f"{_short(dt)}"
-            )
-        x = cast(x, dt)
+    x = _norm_input(x, dtype, "linalg.vector_norm")
     data = x._data
     dims = reduce_dims(dim, data.ndim, "linalg.vector_norm")
     if data.size == 0 and (p < 0 or p == math.inf):
@@ -317,13 +334,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=No
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
-    if dtype is not None:
-        A = cast(A, _dtype.to_dtype(dtype, "linalg_matrix_norm"))
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(
-            "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
-            f"{_short(A.dtype)}"
-        )
+    A = _norm_input(A, dtype, "linalg.matrix_norm")
     dim = tuple(dim)
     if len(dim) != 2:
         got = " ".join(str(d) for d in dim)

@@ -396,6 +396,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
         return _maybe_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
     ndim = input._data.ndim
     dim = wrap_dim(dim, ndim, "take_along_dim")
+    if indices._data.dtype.itemsize != 8:  # along a dim torch takes int64 only (flat: int32 too)
+        raise RuntimeError(
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{_dtype.scalar_name(indices.dtype)}"
+        )
     if indices._data.ndim != ndim:
         raise RuntimeError(
             f"torch.take_along_dim(): input and indices should have the same number of "

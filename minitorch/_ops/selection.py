@@ -115,6 +115,12 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
         bad = (idx >= n) | (idx < (-n if op == "index_fill" else 0))
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
+            if op == "index_select" and dim > 0:  # torch's kernel for an inner dim says so
+                if n == 0:
+                    raise RuntimeError("index_select(): self indexing axis dim should be positive")
+                raise RuntimeError(
+                    f"INDICES element is out of DATA bounds, id={value} axis_dim={n}"
+                )
             # torch's classes: index_add of a matrix raises RuntimeError, the rest IndexError
             err = RuntimeError if op == "index_add" and len(shape) > 1 else IndexError
             raise err(f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}")
@@ -465,6 +471,11 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
+    if isinstance(index, Tensor) and index.dtype is not _dtype.int64:  # torch's kernels: long only
+        name = "put_" if op == "put" else op
+        raise RuntimeError(
+            f"{name}(): Expected a long tensor for index, but got {_dtype.scalar_name(index.dtype)}"
+        )
     idx = _index_array(input, index, op, vector=False)
     n = input._data.size
     if input._device.type == "cpu" and idx.size:

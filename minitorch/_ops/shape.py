@@ -66,6 +66,11 @@ def _infer_shape(shape, numel, op):
         if s != -1:
             rest *= s
     if neg >= 0:
+        if rest == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {list(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if rest == 0 or numel % rest:
             raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
         return shape[:neg] + (numel // rest,) + shape[neg + 1 :]
@@ -224,6 +229,11 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Splits dim `dim` into `sizes` (one may be -1). Mirrors torch.unflatten."""
     shape = input._data.shape
     d = _wrap_dim(dim, len(shape))
+    if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1)
+        raise RuntimeError(
+            f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
+            "dimensions"
+        )
     sizes = int_list(sizes, "unflatten", "sizes")
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -232,6 +242,8 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     except RuntimeError as e:
         if str(e).startswith("only one"):
             raise
+        if str(e).startswith("cannot reshape"):  # torch wraps infer_size's error this way
+            raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
             f"({shape[d]}) in the input tensor"

@@ -192,15 +192,60 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return _as_single_views(outs, d, range(n), [1] * n, squeeze=True)
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
-    """Pieces by a number of sections or by split indices, as views. Mirrors torch.tensor_split."""
+def split_arg(op, given, sections, indices, tensor_indices_or_sections=None):
+    """The one split argument of tensor_split/hsplit/vsplit/dsplit, positional or by one of
+    torch's overload keywords (sections=int, indices=ints, tensor_indices_or_sections=Tensor);
+    torch's TypeError for none, several, or one of the wrong kind (None is never valid, so it
+    stands for "not given")."""
+    named = [
+        (k, v)
+        for k, v in (
+            ("sections", sections),
+            ("indices", indices),
+            ("tensor_indices_or_sections", tensor_indices_or_sections),
+        )
+        if v is not None
+    ]
+    if given is not None:
+        named.append(("", given))
+    if len(named) == 1:
+        kw, arg = named[0]
+        sequence = isinstance(arg, (list, tuple))
+        if (
+            kw == ""
+            or (kw == "sections" and not sequence and not isinstance(arg, float))
+            or (kw == "indices" and sequence)
+            or (kw == "tensor_indices_or_sections" and isinstance(arg, Tensor))
+        ):
+            return arg
+    got = ", ".join(
+        ["Tensor"]
+        + [type(v).__name__ for k, v in named if not k]
+        + [f"{k}={type(v).__name__}" for k, v in named if k]
+    )
+    raise TypeError(f"{op}() received an invalid combination of arguments - got ({got})")
+
+
+def tensor_split(
+    input: Tensor,
+    indices_or_sections=None,
+    dim: int = 0,
+    *,
+    sections=None,
+    indices=None,
+    tensor_indices_or_sections=None,
+) -> tuple:
+    """Pieces by a number of sections or by split indices, as views. Mirrors torch.tensor_split
+    (the split argument positional or by its overload's keyword)."""
+    arg = split_arg(
+        "tensor_split", indices_or_sections, sections, indices, tensor_indices_or_sections
+    )
     if input._data.ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
         )
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
-    arg = indices_or_sections
     if isinstance(arg, Tensor):
         if arg.dtype is not _dtype.int64:
             raise RuntimeError(
@@ -251,19 +296,22 @@ def _split_by(input, arg, dim, op, min_dims):
     return tensor_split(input, arg, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections) -> tuple:
-    """Mirrors torch.hsplit."""
-    return _split_by(input, indices_or_sections, 1 if input._data.ndim > 1 else 0, "hsplit", 1)
+def hsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None):
+    """Mirrors torch.hsplit (the split argument positional, or sections= / indices=)."""
+    arg = split_arg("hsplit", indices_or_sections, sections, indices)
+    return _split_by(input, arg, 1 if input._data.ndim > 1 else 0, "hsplit", 1)
 
 
-def vsplit(input: Tensor, indices_or_sections) -> tuple:
-    """Mirrors torch.vsplit."""
-    return _split_by(input, indices_or_sections, 0, "vsplit", 2)
+def vsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None):
+    """Mirrors torch.vsplit (the split argument positional, or sections= / indices=)."""
+    arg = split_arg("vsplit", indices_or_sections, sections, indices)
+    return _split_by(input, arg, 0, "vsplit", 2)
 
 
-def dsplit(input: Tensor, indices_or_sections) -> tuple:
-    """Mirrors torch.dsplit."""
-    return _split_by(input, indices_or_sections, 2, "dsplit", 3)
+def dsplit(input: Tensor, indices_or_sections=None, *, sections=None, indices=None):
+    """Mirrors torch.dsplit (the split argument positional, or sections= / indices=)."""
+    arg = split_arg("dsplit", indices_or_sections, sections, indices)
+    return _split_by(input, arg, 2, "dsplit", 3)
 
 
 # --- cat / stack ---
@@ -329,6 +377,15 @@ def _tensor_list(tensors, op):
                 f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
             )
     return list(tensors)
+
+
+def _stack_list(tensors, op):
+    """_tensor_list for hstack/vstack/dstack/column_stack, which refuse an empty list themselves
+    (RuntimeError in torch's words, before cat's own check)."""
+    tensors = _tensor_list(tensors, op)
+    if not tensors:
+        raise RuntimeError(f"{op} expects a non-empty TensorList")
+    return tensors
 
 
 def _promoted(tensors):
@@ -474,7 +531,7 @@ def _as_tuple(x):
 
 def hstack(tensors, *, out=None) -> Tensor:
     """Joins along dim 1 (dim 0 for 1-d tensors). Mirrors torch.hstack."""
-    tensors = [_as_tuple(t)[0] for t in _tensor_list(tensors, "hstack")]
+    tensors = [_as_tuple(t)[0] for t in _stack_list(tensors, "hstack")]
     if tensors and tensors[0]._data.ndim == 1:
         return cat(tensors, 0, out=out)
     return cat(tensors, 1, out=out)
@@ -482,7 +539,7 @@ def hstack(tensors, *, out=None) -> Tensor:
 
 def vstack(tensors, *, out=None) -> Tensor:
     """Joins along dim 0 after atleast_2d. Mirrors torch.vstack."""
-    tensors = _tensor_list(tensors, "vstack")
+    tensors = _stack_list(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0, out=out)
 
 
@@ -491,13 +548,13 @@ row_stack = vstack
 
 def dstack(tensors, *, out=None) -> Tensor:
     """Joins along dim 2 after atleast_3d. Mirrors torch.dstack."""
-    tensors = _tensor_list(tensors, "dstack")
+    tensors = _stack_list(tensors, "dstack")
     return cat([atleast_3d(t) for t in tensors], 2, out=out)
 
 
 def column_stack(tensors, *, out=None) -> Tensor:
     """Joins 0-d/1-d tensors as columns, others along dim 1. Mirrors torch.column_stack."""
-    tensors = _tensor_list(tensors, "column_stack")
+    tensors = _stack_list(tensors, "column_stack")
     cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
     return cat(cols, 1, out=out)
 

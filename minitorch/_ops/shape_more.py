@@ -198,7 +198,7 @@ class Tril(Function):
     @staticmethod
     def forward(ctx, a, *, diagonal):
         ctx.k = diagonal
-        return ctx.xp.tril(a._data, diagonal)
+        return row_major(ctx.xp, ctx.xp.tril(a._data, diagonal))  # NumPy keeps a's layout
 
     @staticmethod
     def backward(ctx, grad):
@@ -211,7 +211,7 @@ class Triu(Function):
     @staticmethod
     def forward(ctx, a, *, diagonal):
         ctx.k = diagonal
-        return ctx.xp.triu(a._data, diagonal)
+        return row_major(ctx.xp, ctx.xp.triu(a._data, diagonal))  # NumPy keeps a's layout
 
     @staticmethod
     def backward(ctx, grad):
@@ -414,13 +414,20 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 # --- flips and rolls ---
 
 
+def _flip_copy(xp, x, dims):
+    """x reversed along dims in new memory laid out as x, as torch's flip (empty_like): a
+    transposed input gives a transposed result (rot90 relies on it); an expanded one, whose
+    elements share memory, a row-major result."""
+    return xp.flip(x, axis=dims).copy(order="C" if 0 in x.strides else "K")
+
+
 class Flip(Function):
     """out = a reversed along dims (a copy);  grad_a = flip(grad, dims)"""
 
     @staticmethod
     def forward(ctx, a, *, dims):
         ctx.dims = dims
-        return ctx.xp.flip(a._data, axis=dims).copy() if dims else a._data.copy()
+        return _flip_copy(ctx.xp, a._data, dims) if dims else a._data.copy()
 
     @staticmethod
     def backward(ctx, grad):
@@ -504,12 +511,14 @@ class Rot90(Function):
         ctx.args = (k, dims)
         x, xp = a._data, ctx.xp
         d0, d1 = dims
-        if k == 1:  # laid out as torch's: a transposed copy
-            return xp.flip(x, d1).copy().swapaxes(d0, d1)
+        # laid out as torch's: a flip (a copy in the input's layout), transposed for odd k; so
+        # a row-major input gives a transposed result and a transposed one a row-major result
+        if k == 1:
+            return _flip_copy(xp, x, d1).swapaxes(d0, d1)
         if k == 2:
-            return xp.flip(x, dims).copy()
+            return _flip_copy(xp, x, dims)
         if k == 3:
-            return xp.flip(x, d0).copy().swapaxes(d0, d1)
+            return _flip_copy(xp, x, d0).swapaxes(d0, d1)
         return x.copy()
 
     @staticmethod
@@ -526,9 +535,9 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if n < 2:
         raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
-    if dims[0] == dims[1] or abs(dims[0] - dims[1]) == n:
+    d = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))  # an out-of-range dim: IndexError first
+    if d[0] == d[1]:
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
         )
-    d = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
     return Rot90.apply(input, k=int(k) % 4, dims=d)

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import numbers
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import index, is_floating, is_index, quiet_extreme, wrap_dim
+from minitorch._ops._common import (
+    index,
+    is_floating,
+    is_index,
+    not_tensor,
+    quiet_extreme,
+    wrap_dim,
+)
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index
 from minitorch._ops.inplace import with_out
+from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
@@ -42,6 +52,41 @@ class KthvalueValues(Index):
     """value = x at the k-th smallest index;  grad_x = grad at that index, zeros elsewhere"""
 
     _node_name = "KthvalueBackward0"
+
+
+def _exact_out(message):
+    """Wraps a `with_out` op (sort & co.) with torch's check that out='s values have the input's
+    dtype and its indices int64, exactly: its kernels refuse a cast. `message(role, want, got)`
+    spells the op's own RuntimeError. Only calls given out= pay for it."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, out=None, **kwargs):
+            if out is not None:
+                input = args[0] if args else kwargs.get("input")
+                outs = (out,) if isinstance(out, Tensor) else out
+                if isinstance(input, Tensor) and isinstance(outs, (tuple, list)):
+                    wants = (input.dtype, _dtype.int64)
+                    for role, o, want in zip(("values", "indices"), outs, wants, strict=False):
+                        if isinstance(o, Tensor) and o.dtype is not want:
+                            raise RuntimeError(message(role, want, o.dtype))
+            return fn(*args, out=out, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def _expected_dtype(role: str, want, got) -> str:
+    return (
+        f"Expected out tensor to have dtype {_ctype(want.name)}, but got {_ctype(got.name)} instead"
+    )
+
+
+def _kthvalue_out_message(role: str, want, got) -> str:
+    if role == "values":
+        return "output values must be of same type as input"
+    return "output indices must be of scalar type Long"
 
 
 def _stable_argsort(x, dim: int, descending: bool, xp):
@@ -80,6 +125,7 @@ def _scalar_plan():
     return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
 
 
+@_exact_out(_expected_dtype)
 @with_out
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
     """(values, indices) sorted along dim; always stable. Mirrors torch.sort."""
@@ -94,6 +140,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
     return _int64(input, idx)
 
 
+@_exact_out(_expected_dtype)
 @with_out
 def msort(input: Tensor) -> Tensor:
     """input sorted along dim 0. Mirrors torch.msort."""
@@ -106,6 +153,7 @@ def _take_along(xp, idx, dim: int, start: int, stop: int):
     return xp.ascontiguousarray(idx[(slice(None),) * dim + (slice(start, stop),)])
 
 
+@_exact_out(_expected_dtype)
 @with_out
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
@@ -126,6 +174,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return return_types.topk((values, _int64(input, idx)))
 
 
+@_exact_out(_kthvalue_out_message)
 @with_out
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
@@ -195,7 +244,7 @@ def unique(
         )
         inverse = inverse.reshape(x.shape)
     else:
-        dim = wrap_dim(dim, x.ndim, "unique")
+        dim = _slice_dim(dim, x.ndim, "unique")
         moved = xp.moveaxis(x, dim, 0)
         values, inverse, counts = xp.unique(moved, axis=0, return_inverse=True, return_counts=True)
         values = xp.moveaxis(values, 0, dim)
@@ -216,7 +265,7 @@ def unique_consecutive(
         changed = flat[1:] != flat[:-1]
         shape = x.shape
     else:
-        dim = wrap_dim(dim, x.ndim, "unique_consecutive")
+        dim = _slice_dim(dim, x.ndim, "unique_consecutive")
         if any(n == 0 for d, n in enumerate(x.shape) if d != dim):
             raise RuntimeError(
                 "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
@@ -239,6 +288,14 @@ def unique_consecutive(
 
 
 # --- searching and counting ---
+
+
+def _slice_dim(dim, ndim: int, op: str) -> int:
+    """unique's dim: a 0-d tensor has no slices to compare (torch's IndexError, where wrap_dim
+    would take it as 1-d)."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim, op)
 
 
 def _as_tensor(value, ref: Tensor) -> Tensor:
@@ -271,6 +328,12 @@ def searchsorted(
                 "left while right was True"
             )
         right = side == "right"
+    if isinstance(out, Tensor) and out.dtype is not (_dtype.int32 if out_int32 else _dtype.int64):
+        raise RuntimeError(
+            "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or "
+            "Long(int64) depending on whether out_int32 flag is True, but we got output "
+            f"tensor's dtype {_dtype.scalar_name(out.dtype)} and out_int32 flag is {out_int32}"
+        )
     values = _as_tensor(input, sorted_sequence)
     xp = sorted_sequence._device.backend.xp
     seq = sorted_sequence._data
@@ -289,7 +352,7 @@ def searchsorted(
             "dimension"
         )
     dtype = "int32" if out_int32 else "int64"
-    if seq.ndim == 1:
+    if seq.ndim == 1 and not _ends_in_nan(sorted_sequence, seq):
         # NumPy's kernel, for speed; it agrees with torch's search except where the sequence
         # itself holds NaN (NumPy orders NaN last, torch's comparisons with NaN are false)
         res = xp.searchsorted(seq, v, side="right" if right else "left")
@@ -303,6 +366,16 @@ def searchsorted(
         res = bisect(xp, seq, v, right)
     result = _make(xp.asarray(res).astype(dtype), sorted_sequence._device, False, None)
     return result if out is None else _write(out, result)
+
+
+def _ends_in_nan(sorted_sequence: Tensor, seq) -> bool:
+    """Whether a 1-D float sequence ends in NaN (sorted, any NaN is last), so that torch's search
+    (bisect) must run instead of NumPy's. On CPU only: reading an element would make a GPU wait,
+    so there NumPy's (CuPy's) kernel runs whatever the sequence holds."""
+    if sorted_sequence._device.type != "cpu" or not seq.size or not is_floating(seq.dtype):
+        return False
+    last = seq[-1]
+    return bool(last != last)
 
 
 def _sorter_indices(sorted_sequence: Tensor, sorter: Tensor):
@@ -355,6 +428,14 @@ def bucketize(
     input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out=None
 ) -> Tensor:
     """The bucket of each input value among 1-D boundaries. Mirrors torch.bucketize."""
+    if not isinstance(boundaries, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
+        got = ", ".join(_type_label(a) for a in (input, boundaries))
+        raise TypeError(
+            f"bucketize() received an invalid combination of arguments - got ({got}), but "
+            "expected one of:\n * (Tensor input, Tensor boundaries, *, bool out_int32 = False, "
+            "bool right = False, Tensor out = None)\n * (Number self, Tensor boundaries, *, bool "
+            "out_int32 = False, bool right = False)\n"
+        )
     if boundaries._data.ndim != 1:
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
@@ -392,6 +473,12 @@ def no_derivative(result: Tensor, inputs, op: str) -> Tensor:
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value of a 1-D non-negative integer tensor (weighted sums with weights).
     Mirrors torch.bincount (the output size needs a host sync on a GPU)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("bincount", input)
+    if weights is not None and not isinstance(weights, Tensor):
+        raise TypeError(
+            f"bincount(): argument 'weights' must be Tensor, not {_type_label(weights)}"
+        )
     x = input._data
     xp = input._device.backend.xp
     if x.dtype.kind not in "iu":  # torch's kernel is for integers only
@@ -459,7 +546,20 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     pos = xp.where(valid, pos, bins)
     counts = xp.bincount(pos, minlength=bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
-    return result if out is None else _write(out, result)
+    if out is None:
+        return result
+    _check_histogram_out(input, out, "hist")
+    return _write(out, result)
+
+
+def _check_histogram_out(input: Tensor, out, role: str):
+    """torch's histogram kernels write out= only in the input's dtype (no cast)."""
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        where = " for dimension 0" if role == "bin_edges" else ""
+        raise RuntimeError(
+            f"torch.histogram: input tensor and {role} tensor should have the same dtype, but "
+            f"got input {_ctype(input.dtype.name)} and {role} {_ctype(out.dtype.name)}{where}"
+        )
 
 
 def _check_histc_range(dt, lo: float, hi: float, bins: int):
@@ -516,9 +616,11 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
         )
     )
     if out is not None:
+        _check_histogram_out(input, out[0], "hist")
+        _check_histogram_out(input, out[1], "bin_edges")
         _write(out[0], result[0])
         _write(out[1], result[1])
-        return _histogram_type((out[0], out[1]))
+        return return_types.histogram_out((out[0], out[1]))
     return result
 
 

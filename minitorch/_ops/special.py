@@ -82,7 +82,8 @@ class Erfinv(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return _special(a, "erfinv")
+        # an odd function: erfinv(-0.) is -0. as torch's (SciPy's gives +0.)
+        return ctx.xp.copysign(_special(a, "erfinv"), a._data)
 
     @staticmethod
     def backward(ctx, grad):

@@ -489,13 +489,16 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
     from minitorch.return_types import histogramdd as result
 
     _check_tensor(input, "histogramdd")
+    # A 1-D input is refused rather than read as one point (torch: points are input[..., :D]).
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
             f"got input {input.dtype}"
         )
-    if input.ndim < 1:
-        raise RuntimeError("torch.histogramdd: input tensor should have at least 1 dimension")
     from minitorch._ops.sorting import histogramdd_arrays, no_derivative
 
     xp = input._device.backend.xp

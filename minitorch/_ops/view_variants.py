@@ -7,6 +7,7 @@ from minitorch import _dtype
 from minitorch._ops._common import wrap_dim
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._tensor import Tensor
+from minitorch.autograd.function import name_node
 
 # fmt: off
 __all__ = [
@@ -33,7 +34,8 @@ def _write(result, out):
 # NOTE [ View scatters ]
 # Each *_scatter clones input and copies src into the chosen view of the clone; the in-place
 # machinery records the write (CopySlices), so the result is differentiable w.r.t. both input
-# (the gradient outside the view) and src (the gradient inside it), to any order.
+# (the gradient outside the view) and src (the gradient inside it), to any order. The node is
+# renamed to torch's (SelectScatterBackward0, ...): see NOTE [ Composite node names ].
 
 
 def _scatter_into(input, src, view_of, op):
@@ -68,22 +70,29 @@ def select_scatter(input, src, dim, index, *, out=None):
     """input with src written at index along dim. Mirrors torch.select_scatter."""
     key = _select_key(input, dim, index)
     r = _scatter_into(input, src, lambda t: t[key], "select_scatter")
-    return _write(r, out)
+    return _write(name_node(r, "SelectScatterBackward0"), out)
+
+
+def _slice_step(step):
+    # torch's slice op refuses these itself (x[::0] is Python's ValueError, before any op)
+    if step is not None and step <= 0:
+        raise RuntimeError("slice step must be positive")
+    return step
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """input with src written into input[start:end:step] along dim. Mirrors
     torch.slice_scatter."""
     d = wrap_dim(dim, input.ndim, "slice_scatter")
-    key = (slice(None),) * d + (slice(start, end, step),)
+    key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
     r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")
-    return _write(r, out)
+    return _write(name_node(r, "SliceScatterBackward0"), out)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """input with src written on its diagonal. Mirrors torch.diagonal_scatter."""
     r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
-    return _write(r, out)
+    return _write(name_node(r, "DiagonalScatterBackward0"), out)
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
@@ -98,7 +107,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
         lambda t: as_strided(t, size, stride, storage_offset),
         "as_strided_scatter",
     )
-    return _write(r, out)
+    return _write(name_node(r, "AsStridedScatterBackward0"), out)
 
 
 # --- index_reduce ---
@@ -153,7 +162,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
-    return _write(r, out)
+    return _write(name_node(r, "IndexReduceBackward0"), out)
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
@@ -179,12 +188,25 @@ def as_strided_(input, size, stride, storage_offset=None):
 # --- *_copy: the view's values in new memory (differentiable as the view) ---
 
 
+def _copy(view, input, name=None):
+    """The view's values in new memory, its node named as torch's: the view's node with
+    `_copy` (SelectBackward0_copy), or `name`. See NOTE [ Composite node names ]."""
+    r = view.clone()
+    if name is None:
+        fn = view.grad_fn
+        if fn is None or view is input:
+            return r
+        name = type(fn).__name__ + "_copy"
+    return name_node(r, name)
+
+
 def view_copy(input, size, *, out=None):
     """Mirrors torch.view_copy."""
     # torch falls back to reshape's copy where the strides cannot be viewed (a transposed or
     # stepped input): the result is the values in row-major order either way
-    v = input.view(size) if isinstance(size, _dtype.dtype) else input.reshape(*_sizes(size))
-    return _write(v.clone(), out)
+    if isinstance(size, _dtype.dtype):
+        return _write(input.view(size).clone(), out)
+    return _write(_copy(input.reshape(*_sizes(size)), input, "ViewBackward0_copy"), out)
 
 
 def _sizes(size):
@@ -193,55 +215,55 @@ def _sizes(size):
 
 def permute_copy(input, dims, *, out=None):
     """Mirrors torch.permute_copy."""
-    return _write(input.permute(*dims).clone(), out)
+    return _write(_copy(input.permute(*dims), input), out)
 
 
 def t_copy(input, *, out=None):
     """Mirrors torch.t_copy."""
-    return _write(input.t().clone(), out)
+    return _write(_copy(input.t(), input), out)
 
 
 def transpose_copy(input, dim0, dim1, *, out=None):
     """Mirrors torch.transpose_copy."""
-    return _write(input.transpose(dim0, dim1).clone(), out)
+    return _write(_copy(input.transpose(dim0, dim1), input), out)
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     """Mirrors torch.diagonal_copy."""
-    return _write(input.diagonal(offset, dim1, dim2).clone(), out)
+    return _write(_copy(input.diagonal(offset, dim1, dim2), input), out)
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
     """Mirrors torch.expand_copy."""
-    return _write(input.expand(*_sizes(size)).clone(), out)
+    return _write(_copy(input.expand(*_sizes(size)), input), out)
 
 
 def squeeze_copy(input, dim=None, *, out=None):
     """Mirrors torch.squeeze_copy."""
     v = input.squeeze() if dim is None else input.squeeze(dim)
-    return _write(v.clone(), out)
+    return _write(_copy(v, input), out)
 
 
 def unsqueeze_copy(input, dim, *, out=None):
     """Mirrors torch.unsqueeze_copy."""
-    return _write(input.unsqueeze(dim).clone(), out)
+    return _write(_copy(input.unsqueeze(dim), input), out)
 
 
 def select_copy(input, dim, index, *, out=None):
     """Mirrors torch.select_copy."""
-    return _write(input[_select_key(input, dim, index)].clone(), out)
+    return _write(_copy(input[_select_key(input, dim, index)], input), out)
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     """Mirrors torch.slice_copy."""
     d = wrap_dim(dim, input.ndim, "slice_copy")
-    key = (slice(None),) * d + (slice(start, end, step),)
-    return _write(input[key].clone(), out)
+    key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
+    return _write(_copy(input[key], input), out)
 
 
 def split_copy(input, split_size, dim=0, *, out=None):
     """Mirrors torch.split_copy (a list of copies)."""
-    parts = [p.clone() for p in input.split(split_size, dim)]
+    parts = [_copy(p, input) for p in input.split(split_size, dim)]
     return parts if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
 
 
@@ -252,20 +274,20 @@ def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
 
 def unbind_copy(input, dim=0, *, out=None):
     """Mirrors torch.unbind_copy."""
-    parts = [p.clone() for p in input.unbind(dim)]
+    parts = [_copy(p, input) for p in input.unbind(dim)]
     return tuple(parts) if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
 
 
 def unfold_copy(input, dimension, size, step, *, out=None):
     """Mirrors torch.unfold_copy."""
-    return _write(input.unfold(dimension, size, step).clone(), out)
+    return _write(_copy(input.unfold(dimension, size, step), input), out)
 
 
 def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
     """Mirrors torch.as_strided_copy (with as_strided's differences)."""
     from minitorch._ops.shape_more import as_strided
 
-    return _write(as_strided(input, size, stride, storage_offset).clone(), out)
+    return _write(_copy(as_strided(input, size, stride, storage_offset), input), out)
 
 
 def detach_copy(input, *, out=None):
@@ -275,9 +297,9 @@ def detach_copy(input, *, out=None):
 
 def alias_copy(input, *, out=None):
     """Mirrors torch.alias_copy."""
-    return _write(input.clone(), out)
+    return _write(_copy(input, input, "AliasBackward0_copy"), out)
 
 
 def narrow_copy(input, dim, start, length, *, out=None):
     """Mirrors torch.narrow_copy."""
-    return _write(input.narrow(dim, start, length).clone(), out)
+    return _write(_copy(input.narrow(dim, start, length), input, "NarrowCopyBackward0"), out)

@@ -7,7 +7,14 @@ import operator
 
 from minitorch._tensor import Tensor
 from minitorch.autograd.engine import _put, _run_node, _skip, _take
-from minitorch.autograd.function import _FREED, AccumulateGrad, Node, _edge, _raise_modified
+from minitorch.autograd.function import (
+    _FREED,
+    AccumulateGrad,
+    Node,
+    _edge,
+    _Kept,
+    _raise_modified,
+)
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["as_node", "one_node"]
@@ -96,15 +103,16 @@ def _node_class(name: str):
     return cls
 
 
-def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=()):
+def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=False):
     """`out` (a Tensor or a tuple of them), its recorded history folded into one node named
     `name` whose edges are `inputs` (Tensors, or None for an absent optional tensor) in torch's
     order; see NOTE [ Composite nodes ]. `hidden`: (argument name, value) pairs of the other
     tensors the function `op` reads, which torch's schema makes non-differentiable (a loss's
     class weights): one that requires grad raises torch's error. `saved`: the arguments or
     results (Tensors; None is skipped) torch's node saves for backward, which then refuses them
-    once changed in place. Unchanged when nothing was recorded or when the result is an input's
-    own node (a composite that returned its input)."""
+    once changed in place. `keep`: torch's node saves no tensor, so a second backward runs it
+    again (NOTE [ Kept saved values ]). Unchanged when nothing was recorded or when the result
+    is an input's own node (a composite that returned its input)."""
     for arg, a in hidden:
         if isinstance(a, Tensor) and a._requires_grad and state.enabled:
             raise RuntimeError(
@@ -157,7 +165,9 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=()):
     node._in_meta = tuple(meta)
     node.needs_input_grad = tuple(e is not None for e in nxt)
     kept = {n: n._saved for n in deps if n not in ends and not isinstance(n, AccumulateGrad)}
-    node._saved = (tuple(roots), deps, ends, len(nxt), kept, _checks(saved, outs))
+    node._saved = (_Kept if keep else tuple)(
+        (tuple(roots), deps, ends, len(nxt), kept, _checks(saved, outs))
+    )
     node._to_save = None
     node._materialize = False
     node.xp = None
@@ -191,11 +201,12 @@ def _checks(saved, outs) -> tuple:
     return tuple(entries)
 
 
-def one_node(name: str, inputs=None, saved=()):
+def one_node(name: str, inputs=None, saved=(), keep=False):
     """Decorates a composite function so its result is one node named `name` (as_node). Its
     edges are the arguments named in `inputs` (default: every Tensor argument), in that order;
     its other Tensor arguments are non-differentiable, as in torch. `saved`: the names of the
-    arguments torch's node saves, and "result" for its result (as_node's `saved`)."""
+    arguments torch's node saves, and "result" for its result (as_node's `saved`); `keep`:
+    torch's node saves no tensor (as_node's `keep`)."""
 
     def decorate(fn):
         import inspect
@@ -216,12 +227,12 @@ def one_node(name: str, inputs=None, saved=()):
             if where is None:
                 shown = [a for a in args if isinstance(a, Tensor)]
                 shown += [a for a in kwargs.values() if isinstance(a, Tensor)]
-                return as_node(out, name, shown, saved=kept)
+                return as_node(out, name, shown, saved=kept, keep=keep)
             shown = [args[i] if i < len(args) else kwargs.get(k) for i, k in where]
             named = dict(zip(params, args, strict=False))
             named.update(kwargs)
             hidden = [(k, v) for k, v in named.items() if k not in inputs]
-            return as_node(out, name, shown, hidden, fn.__name__, saved=kept)
+            return as_node(out, name, shown, hidden, fn.__name__, saved=kept, keep=keep)
 
         return wrapper
 

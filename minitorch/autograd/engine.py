@@ -283,9 +283,8 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if grads is not None and node._n_out == 1:
                 if data and node._data_bw is not None and not node._hooked:  # no hooks at all
                     if _run_data_node(node, grads, deps, ready, buffers):
-                        if not retain_graph:
-                            node._saved = _FREED
-                            node._to_save = None
+                        if not retain_graph and node._saved.__class__ is tuple:
+                            node._saved = _FREED  # NOTE [ Kept saved values ]
                         continue
                     tried = True
                 grads = [grads]
@@ -314,9 +313,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if data:
                 grads = _as_tensors(node, grads)
             _run_node(node, grads, deps, ready, buffers, hooked, tried)
-            if not retain_graph:  # Node._release, inlined: the saved tensors go now
+            # the saved tensors go now (NOTE [ Kept saved values ]); a sink node has none
+            if not retain_graph and getattr(node, "_saved", None).__class__ is tuple:
                 node._saved = _FREED
-                node._to_save = None
     finally:
         state.enabled = prev
         state.graph_task = prev_task

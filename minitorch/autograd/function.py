@@ -26,6 +26,24 @@ _FREED = object()  # marks saved tensors released after backward
 _NO_VERSION = [0]  # the version counter of saved Python numbers (never bumped)
 
 
+# NOTE [ Kept saved values ]
+# A backward without retain_graph frees what each node it ran saved, and a second backward
+# through that node raises torch's "Trying to backward through the graph a second time". A
+# node that saved nothing (a sum, x - 1, a reshape) has nothing to free and runs again in torch,
+# so two losses sharing such a prefix may each call backward(): its saved values are _NOTHING,
+# a _Kept tuple, which the walk leaves in place (it frees plain tuples only). A saved Python
+# number counts as a tensor (torch wraps x * 2's number in a tensor it saves, and raises).
+# Composite nodes whose torch node saves no tensor (a constant pad, an interpolation) keep
+# their inner nodes alike: as_node(keep=True).
+class _Kept(tuple):
+    """Saved values left in place after backward (NOTE [ Kept saved values ])."""
+
+    __slots__ = ()
+
+
+_NOTHING = _Kept()  # the saved values of a node that saved nothing
+
+
 class Node:
     """A recorded op in the graph; also the `ctx` its forward and backward receive.
 
@@ -240,10 +258,6 @@ class Node:
             self._pre_hooks = {}
             self._hooked = True
         return _Handle(self._pre_hooks.setdefault(None, {}), fn)
-
-    def _release(self):
-        self._saved = _FREED
-        self._to_save = None
 
 
 class RemovableHandle:
@@ -705,7 +719,7 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         _mark_view(result, args[0], cls, args[1:], kwargs)
     to_save = ctx._to_save
     if not to_save:
-        ctx._saved = ()
+        ctx._saved = _NOTHING
         return result
     if state.saved_hooks is not None:
         _pack_saved(ctx, (result,), (raw,))
@@ -924,7 +938,7 @@ def _pack_saved(ctx, results, arrays):
     # grad_fn: holding the output Tensor itself would make the cycle output -> node -> output.
     to_save = ctx._to_save
     if not to_save:
-        ctx._saved = ()
+        ctx._saved = _NOTHING
         return
     if state.saved_hooks is not None:
         _pack_hooked(ctx, results, arrays, state.saved_hooks)

@@ -309,6 +309,11 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                 f"{api}: Expected primals and tangents to have the same shape, got "
                 f"{tuple(p.shape)} and {tuple(t.shape)}"
             )
+        for x, name in ((p, "primal"), (t, "tangent")):  # forward-mode AD's dual tensors
+            if not x.dtype.is_floating_point:
+                raise ValueError(
+                    f"Expected {name} to be floating point or complex, but got: {x.dtype}"
+                )
     level = _Level()
     with enable_grad():
         diff = tree_map(level.differentiable, primals)

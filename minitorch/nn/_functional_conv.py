@@ -18,8 +18,10 @@ __all__ = [
     "unfold", "fold", "pixel_shuffle", "pixel_unshuffle",
 ]  # fmt: skip
 
-_TYPE = {"float32": "float", "float64": "double", "float16": "Half", "int64": "long"}
-_TENSOR_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
+_short = _dtype.scalar_name
+# the integer dtypes and bool, which torch's CPU transposed convolution has no kernel for (int64
+# has one)
+_NO_TRANSPOSED_KERNEL = (_dtype.bool, _dtype.uint8, _dtype.int8, _dtype.int16, _dtype.int32)
 
 
 def ntuple(value, n: int, name: str, op: str = "convolution") -> tuple:
@@ -65,23 +67,31 @@ def _batched(input: Tensor, n: int, op: str):
     return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
 
 
-def _check_dtypes(x: Tensor, w: Tensor, bias) -> None:
-    if x.dtype is _dtype.bool and w.dtype is _dtype.bool:
-        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
-    if x.dtype != w.dtype:
-        xt, wt = _TENSOR_TYPE.get(x.dtype.name, x.dtype.name), _TENSOR_TYPE.get(w.dtype.name)
-        raise RuntimeError(
-            f"Input type (torch.{xt}Tensor) and weight type (torch.{wt}Tensor) should be the "
-            "same or input should be a MKLDNN tensor and weight is a dense tensor"
-        )
-    if bias is not None and bias.dtype != x.dtype:
-        raise RuntimeError(
-            f"Input type ({_TYPE.get(x.dtype.name, x.dtype.name)}) and bias type "
-            f"({_TYPE.get(bias.dtype.name, bias.dtype.name)}) should be the same"
-        )
+def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
+    """torch's CPU dtype checks, in its order: the bias first (a plain convolution; the
+    transposed one casts it), then the input's dtype against the kernel's, then the weight."""
+    if transposed:
+        if x.dtype in _NO_TRANSPOSED_KERNEL:
+            name = f"slow_conv_transpose{max(n, 2)}d_out_cpu"  # conv_transpose1d runs as 2d
+            raise NotImplementedError(f"\"{name}\" not implemented for '{_short(x.dtype)}'")
+    else:
+        if bias is not None and bias.dtype is not x.dtype:
+            xt, bt = _dtype.CPP_NAMES[x.dtype.name], _dtype.CPP_NAMES[bias.dtype.name]
+            raise RuntimeError(f"Input type ({xt}) and bias type ({bt}) should be the same")
+        if x.dtype is _dtype.bool:
+            name = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
+            raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
+    if x.dtype is not w.dtype:
+        if x.dtype in _dtype.HALF_FLOATS:  # torch's oneDNN path for the 2-byte floats
+            xt = "torch.HalfTensor" if x.dtype is _dtype.float16 else "CPUBFloat16Type"
+            raise RuntimeError(
+                f"Input type ({xt}) and weight type (torch.{_short(w.dtype)}Tensor) should be the "
+                "same or input should be a MKLDNN tensor and weight is a dense tensor"
+            )
+        raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(w.dtype)}")
 
 
-def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
+def _check_common(x, w, bias, n, stride, dilation, groups, out_channels, transposed=False):
     if w.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
     if w.ndim != n + 2:
@@ -105,7 +115,8 @@ def _check_common(x, w, bias, n, stride, dilation, groups, out_channels):
             f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with "
             f"{out_channels} elements, but got bias of size {list(bias.shape)} instead"
         )
-    _check_dtypes(x, w, bias)
+    if not transposed:  # the transposed convolution checks its channels first
+        _check_dtypes(x, w, bias, n, transposed=False)
     if 0 in w.shape[2:]:
         k = (1, *w.shape[2:]) if n == 1 else w.shape[2:]  # conv1d runs as a (1, k) conv2d
         if n == 3:
@@ -206,13 +217,18 @@ def _conv_transposend(
     x, unbatched = _batched(input, n, op)
     stride = ntuple(stride, n, "stride")
     dilation = ntuple(dilation, n, "dilation")
-    _check_common(x, weight, bias, n, stride, dilation, groups, weight.shape[1] * groups)
+    _check_common(
+        x, weight, bias, n, stride, dilation, groups, weight.shape[1] * groups, transposed=True
+    )
     if x.shape[1] != weight.shape[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
             f"input{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
             "channels instead"
         )
+    _check_dtypes(x, weight, bias, n, transposed=True)
+    if bias is not None and bias.dtype is not x.dtype:
+        bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
     p = ntuple(padding, n, "padding")
     if any(v < 0 for v in p):
         raise RuntimeError("negative padding is not supported")
@@ -397,7 +413,7 @@ def _fresh(out: Tensor, input: Tensor) -> Tensor:
     return out.clone(memory_format=_mf.contiguous_format)
 
 
-@one_node("PixelShuffleBackward0")
+@one_node("PixelShuffleBackward0", keep=True)
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
     r = upscale_factor
@@ -420,7 +436,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     return _fresh(x.reshape((*lead, c // (r * r), h * r, w * r)), input)
 
 
-@one_node("PixelUnshuffleBackward0")
+@one_node("PixelUnshuffleBackward0", keep=True)
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
     r = downscale_factor

@@ -416,7 +416,7 @@ def interpolate(
         else:
             out = _separable_resample(input, sizes, scales, mode, align_corners, antialias)
         names = _ANTIALIAS_NODES if antialias else _UPSAMPLE_NODES
-        return as_node(out, names[mode], (input,))
+        return as_node(out, names[mode], (input,), keep=True)  # torch saves sizes only
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
     if half:  # weights and sums in float32, rounded once, as torch's kernels
@@ -442,7 +442,7 @@ def interpolate(
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
     out = out.to(input.dtype) if half else input.clone() if out is input else out
-    return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,))
+    return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,), keep=True)
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

@@ -15,6 +15,7 @@ from minitorch._ops.activation import _float_only
 from minitorch._ops.nn_kernels import batch_norm_kernel, group_norm_kernel, layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node, scalar_node
 from minitorch.autograd.grad_mode import no_grad
 
@@ -79,10 +80,19 @@ def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> Non
 
 _FUSED_FLOATS = (_dtype.float32, _dtype.float64)
 
+# NOTE [ Half inputs of the norms are one node ]
+# A float16/bfloat16 input (float32 norms kept in a half model, or all-half layers) is normalized
+# in float32 and rounded once, as torch's kernels compute it: minitorch composes that from a
+# cast, the float32 kernel (or Tensor ops) and a cast back, which would show as ToCopyBackward0.
+# torch's graph has its one kernel node there (NativeLayerNormBackward0, NativeBatchNormBackward0,
+# NativeGroupNormBackward0, edges input, weight, bias), so the half paths fold theirs into it
+# with as_node; the float32/float64 paths are one node already.
+
 
 def _half_batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     """batch_norm of a half input computed in float32 and rounded once, as torch's kernel; half
-    running statistics are updated through float32 copies."""
+    running statistics are updated through float32 copies. One node, torch's (NOTE [ Half
+    inputs of the norms are one node ])."""
 
     def wide(t):
         return None if t is None else t.float()
@@ -102,7 +112,9 @@ def _half_batch_norm(input, running_mean, running_var, weight, bias, training, m
             for running, new in ((running_mean, rm), (running_var, rv)):
                 if running is not None and running is not new:
                     running.copy_(new)
-    return out.to(input.dtype)
+    return as_node(
+        out.to(input.dtype), "NativeBatchNormBackward0", (input, weight, bias), saved=(input,)
+    )
 
 
 def batch_norm(
@@ -336,7 +348,9 @@ def layer_norm(
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out if out.dtype is input.dtype else out.to(input.dtype)  # see _affine
+    out = out if out.dtype is input.dtype else out.to(input.dtype)  # see _affine
+    # See NOTE [ Half inputs of the norms are one node ]
+    return as_node(out, "NativeLayerNormBackward0", (input, weight, bias), saved=(input,))
 
 
 def group_norm(
@@ -375,7 +389,9 @@ def group_norm(
         # x - mean first cost up to 128 ulps near 0)
         w = None if weight is None else weight.float()
         b = None if bias is None else bias.float()
-        return group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
+        out = group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
+        # See NOTE [ Half inputs of the norms are one node ]
+        return as_node(out, "NativeGroupNormBackward0", (input, weight, bias), saved=(input,))
     if input.dtype in _FUSED_FLOATS and input.numel():  # one node, see the kernel
         return group_norm_kernel(input, num_groups, weight, bias, eps)
     # an explicit group size: -1 is ambiguous when the batch is empty

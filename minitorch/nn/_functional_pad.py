@@ -45,7 +45,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     pairs = [(ndim - 1 - i, pad[2 * i], pad[2 * i + 1]) for i in range(len(pad) // 2)]
     if mode == "constant":
         out = _constant(input, pairs, 0 if value is None else value)
-        return as_node(out, "ConstantPadNdBackward0", (input,))
+        return as_node(out, "ConstantPadNdBackward0", (input,), keep=True)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:

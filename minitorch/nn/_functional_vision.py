@@ -50,7 +50,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     if groups == 1 or groups == c:  # the transpose moved nothing: a view, where torch copies
         out = out.clone()
     # torch's one kernel: one node, ChannelShuffleBackward0, with its edge to input
-    return as_node(out, "ChannelShuffleBackward0", (input,))
+    return as_node(out, "ChannelShuffleBackward0", (input,), keep=True)
 
 
 def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:

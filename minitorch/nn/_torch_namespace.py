@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
+from minitorch._ops._common import index
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
 from minitorch.nn._functional_sparse import embedding_renorm_
+from minitorch.nn.utils.parametrizations import _norm_except_dim
+from minitorch.nn.utils.parametrizations import _weight_norm as _weight_norm_impl
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -34,6 +37,7 @@ __all__ = [
     "rnn_relu_cell", "lstm_cell", "gru_cell", "bilinear", "affine_grid_generator", "grid_sampler",
     "grid_sampler_2d", "grid_sampler_3d", "native_dropout", "native_layer_norm",
     "native_batch_norm", "native_group_norm", "rnn_tanh", "rnn_relu", "lstm", "gru",
+    "norm_except_dim", "_weight_norm",
 ]  # fmt: skip
 
 # the same functions as nn.functional's
@@ -163,6 +167,26 @@ def layer_norm(
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True) -> Tensor:
     """Mirrors torch.group_norm."""
     return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+# --- weight normalization (what hand-written WeightNorm modules call) ---
+
+
+def _int_arg(x, op: str, name: str) -> int:
+    return x if x.__class__ is int else index(x, op, name)
+
+
+def norm_except_dim(v, pow=2, dim=0) -> Tensor:
+    """The `pow`-norm of v over every dim but `dim` (all dims when dim is -1, a 0-d result),
+    keeping the dims for broadcasting. Mirrors torch.norm_except_dim."""
+    pow = _int_arg(pow, "norm_except_dim", "pow")
+    return _norm_except_dim(v, _int_arg(dim, "norm_except_dim", "dim"), pow)
+
+
+def _weight_norm(v, g, dim=0) -> Tensor:
+    """v * (g / norm_except_dim(v, 2, dim)), differentiable in v and g. Mirrors
+    torch._weight_norm."""
+    return _weight_norm_impl(v, g, _int_arg(dim, "_weight_norm", "dim"))
 
 
 # --- dropout: (input, p, train), no defaults ---

@@ -63,12 +63,16 @@ def _write(tensor: Tensor, values: Tensor) -> Tensor:
     return tensor
 
 
-def _uniform(tensor, a, b, generator):
-    _check_floating(tensor, "check_uniform_bounds")
+def _check_uniform_range(a: float, b: float) -> None:
     if a > b:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={a:g} > to={b:g}"
         )
+
+
+def _uniform(tensor, a, b, generator):
+    _check_floating(tensor, "check_uniform_bounds")
+    _check_uniform_range(a, b)
     u = rand(
         tuple(tensor.shape), generator=generator, dtype=_draw_dtype(tensor), device=tensor.device
     )
@@ -182,6 +186,9 @@ def trunc_normal_(
             "values may be incorrect.",
             stacklevel=2,
         )
+    # torch's sampler draws candidates with uniform_(a, b), which rejects the empty range (after
+    # the warning above); the clamp below would otherwise fill everything with b.
+    _check_uniform_range(a, b)
     lo = 2 * _norm_cdf((a - mean) / std) - 1
     hi = 2 * _norm_cdf((b - mean) / std) - 1
     dt = _draw_dtype(tensor)

@@ -78,11 +78,11 @@ class Adagrad(Optimizer):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         for group in self.param_groups:
             for p in group["params"]:
-                self._init_state(p, self.state[p])
+                self._init_state(p, self.state[p], group)
 
-    def _init_state(self, p, state) -> None:
-        state["step"] = _new_step()
-        state["sum"] = minitorch.full_like(p, self.defaults["initial_accumulator_value"])
+    def _init_state(self, p, state, group) -> None:
+        state["step"] = _new_step(fused=bool(group["fused"]))
+        state["sum"] = minitorch.full_like(p, group["initial_accumulator_value"])
 
     def share_memory(self) -> None:
         """Calls share_memory_() on the `sum` tensors (a no-op where tensors lack it)."""
@@ -103,7 +103,7 @@ class Adagrad(Optimizer):
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:  # a parameter added with add_param_group
-                    self._init_state(p, state)
+                    self._init_state(p, state, group)
                 args = (lr, eps, weight_decay, lr_decay, differentiable)
                 if group["fused"] and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
                     _in_float32(_update, p, grad, state, args)

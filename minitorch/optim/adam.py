@@ -30,10 +30,12 @@ class Adam(Optimizer):
     `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
 
     Differences from torch: `foreach` is accepted and changes nothing (one loop over the
-    parameters), nor does `fused` except that half-precision parameters are updated in float32
-    and rounded once, as torch's fused kernel does (NOTE [ Fused half-precision steps ]);
-    `capturable` only checks that the parameters are on a device, as torch asserts (the step
-    count stays on the CPU either way, see NOTE [ Optimizer scalars stay off the device ]);
+    parameters), nor does `fused` beyond what torch's fused kernel shows: half-precision
+    parameters are updated in float32 and rounded once (NOTE [ Fused half-precision steps ]) and
+    the step count is float32 whatever the default dtype; `capturable` only checks that the
+    parameters are on a device, as torch asserts (not with `fused`, whose kernel runs on the
+    CPU too); the step count stays on the CPU either way (see NOTE [ Optimizer scalars stay off
+    the device ]);
     betas given as tensors are used as numbers, except in a differentiable step where they
     require grad.
     """
@@ -108,7 +110,7 @@ class Adam(Optimizer):
         p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["capturable"] and not group["fused"]:  # torch's fused kernel runs on CPU
                 _check_capturable(group)
             lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
             beta1, beta2 = (_scalar(b) for b in group["betas"])
@@ -117,7 +119,7 @@ class Adam(Optimizer):
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
-                    state["step"] = _new_step()
+                    state["step"] = _new_step(fused=bool(group["fused"]))
                     state["exp_avg"] = minitorch.zeros_like(p)
                     state["exp_avg_sq"] = minitorch.zeros_like(p)
                     if amsgrad:

@@ -518,16 +518,19 @@ def _check_capturable(group, what: str = "params and state_steps", xla: bool = T
             )
 
 
-def _scalar_dtype():
+def _scalar_dtype(fused: bool = False):
     """The dtype of scalar optimizer state: float64 under a float64 default dtype, else
-    float32. Mirrors torch.optim.optimizer._get_scalar_dtype (without `fused`)."""
+    float32; always float32 for fused=True, whose kernels read the step as a float.
+    Mirrors torch.optim.optimizer._get_scalar_dtype."""
+    if fused:
+        return _dtype.float32
     return _dtype.float64 if minitorch.get_default_dtype() == _dtype.float64 else _dtype.float32
 
 
-def _new_step(value: float = 0.0) -> Tensor:
-    """A 0-d CPU tensor of _scalar_dtype(): how torch keeps the step count (see NOTE
+def _new_step(value: float = 0.0, fused: bool = False) -> Tensor:
+    """A 0-d CPU tensor of _scalar_dtype(fused): how torch keeps the step count (see NOTE
     [ Optimizer scalars stay off the device ])."""
-    return minitorch.full((), value, dtype=_scalar_dtype(), device="cpu")
+    return minitorch.full((), value, dtype=_scalar_dtype(fused), device="cpu")
 
 
 def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:

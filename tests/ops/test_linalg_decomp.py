@@ -253,9 +253,3 @@ def test_matrix_rank_tolerances():
     assert mt.linalg.matrix_rank(a, rtol=1e-6).item() == 2
     assert mt.linalg.matrix_rank(a, atol=1e-2, rtol=1e-6).item() == 1
     assert mt.linalg.matrix_rank(a, atol=1e-12).item() == 3
-
-
-def test_out_is_refused_for_multi_output_ops():
-    a = _t(_square())
-    with pytest.raises(NotImplementedError, match="linalg.qr: out= is not supported"):
-        mt.linalg.qr(a, out=(mt.empty(0), mt.empty(0)))

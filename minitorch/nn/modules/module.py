@@ -790,8 +790,10 @@ class Module:
             or _global_backward_pre_hooks
         ):
             return self.forward(*args, **kwargs)
-        result = None
         called_always = set()
+        # The output as the forward hooks have changed it so far: an always_call hook that runs
+        # because a later hook raised sees it, as in torch.
+        hooked = [None]
         try:
             args, kwargs = self._run_forward_pre_hooks(args, kwargs)
             full_hooks, non_full_hooks = [], []
@@ -805,8 +807,8 @@ class Module:
                 bw_hook = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw_hook.setup_input_hook(args)
 
-            result = self.forward(*args, **kwargs)
-            result = self._run_forward_hooks(args, kwargs, result, called_always)
+            hooked[0] = self.forward(*args, **kwargs)
+            result = self._run_forward_hooks(args, kwargs, hooked, called_always)
 
             if bw_hook is not None:
                 if not isinstance(result, (Tensor, tuple)):
@@ -830,7 +832,7 @@ class Module:
                         grad_fn.register_hook(_WrappedHook(hook, self))
             return result
         except Exception:
-            self._run_always_called_hooks(args, kwargs, result, called_always)
+            self._run_always_called_hooks(args, kwargs, hooked[0], called_always)
             raise
 
     def _run_forward_pre_hooks(self, args, kwargs):
@@ -850,7 +852,10 @@ class Module:
                     args = out if isinstance(out, tuple) else (out,)
         return args, kwargs
 
-    def _run_forward_hooks(self, args, kwargs, result, called_always):
+    def _run_forward_hooks(self, args, kwargs, hooked, called_always):
+        """The forward hooks on hooked[0], the output; each hook's replacement is stored back
+        there before the next hook runs."""
+        result = hooked[0]
         for hook_id, hook in (*_global_forward_hooks.items(), *self._forward_hooks.items()):
             if (
                 hook_id in self._forward_hooks_always_called
@@ -865,7 +870,7 @@ class Module:
             else:
                 out = hook(self, args, result)
             if out is not None:
-                result = out
+                result = hooked[0] = out
         return result
 
     def _run_always_called_hooks(self, args, kwargs, result, called):

@@ -6,6 +6,7 @@ from enum import Enum, auto
 
 import minitorch
 import minitorch.nn.functional as F
+from minitorch import _dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad
@@ -15,27 +16,41 @@ from minitorch.nn.utils import parametrize
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
-def _norm_except_dim(v: Tensor, dim: int) -> Tensor:
-    """The 2-norm of v over every dim but `dim`, shaped to broadcast against v (all dims when
-    dim == -1, giving a 0-d tensor), as torch.norm_except_dim(v, 2, dim)."""
+def _norm_except_dim(v: Tensor, dim: int, pow: int = 2) -> Tensor:
+    """The `pow`-norm of v over every dim but `dim`, shaped to broadcast against v (over all
+    dims, a 0-d tensor, when dim == -1), as torch.norm_except_dim(v, pow, dim).
+
+    As in torch, only -1, 0 and the last dim are read directly; any other dim goes through a
+    transpose with dim 0, which is what reads a negative dim and raises torch's IndexError for
+    one out of range (weight_norm's dim check is this one)."""
     if dim == -1:
-        return minitorch.linalg.vector_norm(v)
-    if dim < 0:
-        dim += v.dim()
+        return name_node(minitorch.linalg.vector_norm(v, pow), "NormBackward0", (v,))
+    if dim == 0 and v.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     shape = [1] * v.dim()
-    shape[dim] = v.shape[dim]
     if dim == 0:
-        return minitorch.linalg.vector_norm(v.reshape(v.shape[0], -1), dim=1).reshape(shape)
+        shape[0] = v.shape[0]
+        return minitorch.linalg.vector_norm(v.reshape(v.shape[0], -1), pow, dim=1).reshape(shape)
     if dim == v.dim() - 1:
-        return minitorch.linalg.vector_norm(v.reshape(-1, v.shape[-1]), dim=0).reshape(shape)
-    return _norm_except_dim(v.transpose(0, dim), 0).transpose(0, dim)
+        shape[dim] = v.shape[dim]
+        return minitorch.linalg.vector_norm(v.reshape(-1, v.shape[-1]), pow, dim=0).reshape(shape)
+    return _norm_except_dim(v.transpose(0, dim), 0, pow).transpose(0, dim)
 
 
 def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
-    """v * (g / ||v||), the norm over every dim but `dim`, as torch._weight_norm (one fused
-    node per dim, as torch's; over all dims (dim -1) torch composes it, ending in a mul)."""
+    """v * (g / ||v||), the norm over every dim but `dim`, as torch._weight_norm: for dim 0 or
+    the last, torch's one fused node (WeightNormInterfaceBackward0); for any other dim torch
+    composes it, ending in a mul.
+
+    Differences from torch: the fused form promotes a g of another dtype than v's, where torch
+    raises ("expected scalar type Double but found Float")."""
+    if dim != 0 and dim != v.dim() - 1:
+        return v * (g / _norm_except_dim(v, dim))
+    if not v.dtype.is_floating_point:
+        name = _dtype.scalar_name(v.dtype)
+        raise NotImplementedError(f"\"weight_norm_kernel\" not implemented for '{name}'")
     out = v * (g / _norm_except_dim(v, dim))
-    return out if dim == -1 else name_node(out, "WeightNormInterfaceBackward0", (v, g))
+    return name_node(out, "WeightNormInterfaceBackward0", (v, g))
 
 
 class _WeightNorm(Module):
