@@ -11,7 +11,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
-from minitorch._ops.pointwise import Sigmoid, clamp, exp, sigmoid, tanh, where
+from minitorch._ops.pointwise import Sigmoid, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
@@ -145,6 +145,9 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     max_val = number_arg(max_val, "hardtanh", "max_val", 3)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input._data.dtype.kind == "u" and (min_val < 0 or max_val < 0):
+        # torch refuses rather than wrap the limit (clamp's uint8 reading of -1 is 255)
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
     return _result(
         input, inplace, lambda x: Hardtanh.apply(x, min_val=min_val, max_val=max_val), "hardtanh"
     )
@@ -486,8 +489,10 @@ def _threshold(input, th, value, inplace):
 
 
 class Elu(Function):
-    """out = s a if a > 0 else s α (exp(i a) - 1);  grad_a = grad s if a > 0 else
-    grad s α i exp(i a)   (s: scale, i: input_scale; selu and celu are special cases)"""
+    """out = s a if a > 0 else s α (exp(i a) - 1);  grad_a = grad s α i exp(i a) if a <= 0
+    else grad s   (s: scale, i: input_scale; selu and celu are special cases). As torch's
+    elu_backward, a NaN a takes the linear branch (grad s), and the second derivative is zero
+    at a = 0 (its double backward masks with a strict a < 0)."""
 
     @staticmethod
     def forward(ctx, a, *, alpha, scale, input_scale):
@@ -503,9 +508,11 @@ class Elu(Function):
     def backward(ctx, grad):
         dt, grad, a = _wide(grad, *ctx.saved_tensors)
         alpha, scale, input_scale = ctx.coefs
-        # exp of the non-positive part only: the unused branch of where must stay finite
-        neg = grad * exp(clamp(a, None, 0) * input_scale) * (scale * alpha * input_scale)
-        return _narrow(dt, where(a > 0, grad * scale, neg))
+        # exp of the negative part only: the unused branch of where must stay finite. A strict
+        # a < 0 (not clamp, whose gradient passes at 0) gives torch's zero second derivative at 0.
+        neg_a = where(a < 0, a, 0.0)
+        neg = grad * exp(neg_a * input_scale) * (scale * alpha * input_scale)
+        return _narrow(dt, where(a <= 0, neg, grad * scale))
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -515,7 +522,7 @@ class Elu(Function):
         alpha, scale, input_scale = ctx.coefs
         xp = ctx.xp
         neg = grad * xp.exp(xp.clip(a, None, 0) * input_scale) * (scale * alpha * input_scale)
-        return xp.where(a > 0, grad * scale, neg)
+        return xp.where(a <= 0, neg, grad * scale)  # NaN a: the linear branch, as torch
 
 
 class Celu(Elu):
@@ -803,7 +810,8 @@ def mish(input, inplace=False):
 
 class Softplus(Function):
     """out = log(1 + exp(β a)) / β (a where β a > threshold);  grad_a = grad sigmoid(β a)
-    (grad where β a > threshold)"""
+    (grad where β a > threshold). As torch's softplus double backward, the second derivative
+    is zero from β a = threshold up (a strict β a < threshold there)."""
 
     @staticmethod
     def forward(ctx, a, *, beta, threshold):
@@ -821,7 +829,9 @@ class Softplus(Function):
         dt, grad, a = _wide(grad, *ctx.saved_tensors)
         beta, threshold = ctx.params
         z = a * beta
-        return _narrow(dt, where(z > threshold, grad, grad * sigmoid(z)))
+        # sigmoid(z) has no gradient where z >= threshold (its value is kept at z == threshold)
+        z_in = where(z < threshold, z, z.detach())
+        return _narrow(dt, where(z > threshold, grad, grad * sigmoid(z_in)))
 
     @staticmethod
     def _backward_data(ctx, grad):

@@ -16,6 +16,7 @@ from minitorch.autograd.function import (
     _base_gained_history,
     _custom_view_error,
     _in_custom_function,
+    _raise_broadcast_error,
     _replay_view,
     move_retained_grad,
     name_node,
@@ -419,6 +420,21 @@ def with_out(fn):
     return wrapper
 
 
+def write_out_exact(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
+    """write_out for the kernels torch runs in the input's dtype that refuse an out of another
+    (tril, gather, index_select, ...) rather than cast into it. Their messages come in two
+    forms: the structured kernels' (no `op`) and the older "op(): self and result ..."."""
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        if op is not None:
+            raise RuntimeError(f"{op}(): self and result must have the same scalar type")
+        names = _dtype.CPP_NAMES
+        raise RuntimeError(
+            f"Expected out tensor to have dtype {names.get(result.dtype.name, result.dtype.name)}, "
+            f"but got {names.get(out.dtype.name, out.dtype.name)} instead"
+        )
+    return write_out(out, result)
+
+
 def write_out(out: Tensor, result: Tensor) -> Tensor:
     """torch's `out=` contract: resized to the result's shape, cast to out's dtype."""
     if not isinstance(out, Tensor):
@@ -740,12 +756,8 @@ def copy_(self, src, non_blocking=False):
     xp = src._device.backend.xp
     try:
         shape = xp.broadcast_shapes(src._data.shape, self._data.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must match "
-            f"the size of tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at "
-            f"non-singleton dimension {self._data.ndim - 1}"
-        ) from None
+    except ValueError as err:  # torch names the first mismatched pair from the right
+        _raise_broadcast_error(None, (self, src), err)
     if shape != self._data.shape:  # src broadcasts but would grow self
         raise RuntimeError(
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "

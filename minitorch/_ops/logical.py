@@ -8,7 +8,7 @@ from minitorch._ops._common import promote, same_device
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _raise_broadcast_error
+from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # fmt: off
 __all__ = [
@@ -311,6 +311,7 @@ class Ge(_CompareInto, Function):
 
 def _compare_inplace(cls, fn):
     name = fn.__name__ + "_"
+    backward1 = cls.__name__ + "Backward1"
 
     def op(self, other):
         from minitorch._ops.inplace import apply_inplace
@@ -319,7 +320,9 @@ def _compare_inplace(cls, fn):
         operands = (other,) if isinstance(other, Tensor) else ()
 
         def compute(s):
-            return cls.apply(s, *operands, result=fn(s, other))
+            out = cls.apply(s, *operands, result=fn(s, other))
+            # a Tensor other (0-d included) is torch's Tensor overload: EqBackward1, ...
+            return name_node(out, backward1) if operands else out
 
         return apply_inplace(self, compute, name, operands)
 

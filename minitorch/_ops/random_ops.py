@@ -145,10 +145,22 @@ def uniform_(self, from_=0, to=1, *, generator=None):
     """Fills with U[from, to). Mirrors torch.Tensor.uniform_."""
     lo, hi = _number(from_, "uniform_", "from", 1), _number(to, "uniform_", "to", 2)
     _require_float(self, "check_uniform_bounds")
+    # torch's check_uniform_bounds: both ends within the dtype (a NaN end is not), in order,
+    # and a width that the dtype holds
+    top = float(_dtype.finfo(self.dtype).max)
+    for which, v in (("from", lo), ("to", hi)):
+        if not -top <= v <= top:
+            raise RuntimeError(f"{which} is out of bounds for {_dtype.CPP_NAMES[self.dtype.name]}")
     if lo > hi:
         raise RuntimeError(
             f"uniform_ expects to return a [from, to) range, but found from={_fmt_number(lo)} > "
             f"to={_fmt_number(hi)}"
+        )
+    if hi - lo > top:
+        raise RuntimeError(
+            "uniform_ expects to-from <= std::numeric_limits<"
+            f"{_dtype.scalar_name(self.dtype)}>::max(), but found "
+            f"to={hi:g} and from={lo:g} which result in to-from to exceed the limit"
         )
 
     def draw():

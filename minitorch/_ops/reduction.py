@@ -371,12 +371,16 @@ class Mean(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
+        # Broadcast first, then divided into fresh memory, as torch's mean backward: the gradient
+        # is a real tensor (autograd.grad(w.mean(), w)[0].mul_(2) works; Sum's, like torch's, stays
+        # a stride-0 expand), and AccumulateGrad keeps this array instead of copying a view.
+        grad = _expand_back_data(grad, ctx)
         dt = grad.dtype
         if opmath_dtype(dt):  # as div: in float32, rounded once
             grad = (grad.astype("float32") / ctx.n).astype(dt)
         else:
             grad = grad / ctx.n
-        return _expand_back_data(ctx.xp.asarray(grad), ctx)
+        return ctx.xp.asarray(grad)  # a 0-d quotient is a NumPy scalar
 
 
 class MeanDim(Mean):

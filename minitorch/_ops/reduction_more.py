@@ -325,11 +325,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return _out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """The matrix norm ('fro', 'nuc', 1, -1, 2, -2, inf, -inf) over two dims. Mirrors
     torch.linalg.matrix_norm."""
     from minitorch._ops.reduction import amax, amin, sum
 
+    A = input  # torch's keyword is `input` (matrix_norm(input=A)); its docs and messages say A
     if A.ndim < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
@@ -378,8 +379,9 @@ def _spectral_norm(A, ord, d0, d1, keepdim):
     return r
 
 
-def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
+def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector or matrix norm, chosen by ord and dim. Mirrors torch.linalg.norm."""
+    A = input  # as matrix_norm: torch's keyword is `input`
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) not in (1, 2):
@@ -613,6 +615,8 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
 
 def median(input, dim=None, keepdim=False, *, out=None):
     """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
+    if out is not None:
+        _check_median_out("median", input, dim, out)
     r = _order_stat(
         "median",
         input,
@@ -628,6 +632,8 @@ def median(input, dim=None, keepdim=False, *, out=None):
 
 def nanmedian(input, dim=None, keepdim=False, *, out=None):
     """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
+    if out is not None:
+        _check_median_out("nanmedian", input, dim, out)
     r = _order_stat(
         "nanmedian",
         input,
@@ -639,6 +645,36 @@ def nanmedian(input, dim=None, keepdim=False, *, out=None):
         return_types.nanmedian,
     )
     return _out_pair(r, out)
+
+
+def _check_median_out(op, input, dim, out):
+    """torch's checks of median's and nanmedian's out=: only the dim form takes one; the indices
+    must be int64 (checked first), the values of input's dtype (both messages say median)."""
+    if dim is None:  # torch's argument parser: the all-elements form has no out=
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    values, indices = out
+    if indices.dtype is not _dtype.int64:
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+            f"{indices.type()} instead (while checking arguments for median)"
+        )
+    if values.dtype is not input.dtype:
+        raise RuntimeError(
+            "Expected tensor for 'values' to have the same type as tensor for argument #2 "
+            f"'self'; but type {values.type()} does not equal {input.type()} (while checking "
+            "arguments for median)"
+        )
+
+
+def _check_mode_out(input, out):
+    """torch's checks of mode's out=: the values of input's dtype (checked first), int64
+    indices."""
+    for t, want, what in ((out[0], input.dtype, "values"), (out[1], _dtype.int64, "indices")):
+        if t.dtype is not want:
+            raise RuntimeError(
+                f"expected scalar type '{_short(want)}' but got '{_short(t.dtype)}' for {what} "
+                "output"
+            )
 
 
 def _out_pair(r, out):
@@ -680,6 +716,8 @@ def _mode_index(xp, x, dim):
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along dim and its index. Mirrors torch.mode."""
+    if out is not None:
+        _check_mode_out(input, out)
     return _out_pair(
         _order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode, return_types.mode), out
     )

@@ -147,9 +147,9 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
 def _maybe_out(result, out):
     if out is None:
         return result
-    from minitorch._ops.inplace import write_out
+    from minitorch._ops.inplace import write_out_exact
 
-    return write_out(out, result)
+    return write_out_exact(out, result)  # gather, take_along_dim: out must have input's dtype
 
 
 def _src_region(src: Tensor, plan: IndexPlan) -> Tensor:

@@ -15,10 +15,11 @@ from minitorch._ops.inplace import (
     warn_expanded,
     with_out,
     writable,
+    write_out_exact,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, _raise_broadcast_error
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -66,6 +67,12 @@ class IndexFill(IndexPut):
     grad_value = sum of grad there"""
 
     _node_name = "IndexFillBackward0"
+
+
+class IndexFillTensor(IndexFill):
+    """index_fill with a Tensor value: torch's other overload, its own node name"""
+
+    _node_name = "IndexFillBackward1"
 
 
 class Take(Index):
@@ -140,7 +147,8 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
             f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
         )
     plan = _dim_plan(input, dim, idx, "index_select")
-    return _maybe_out(IndexSelect.apply(input, plan=plan), out)
+    result = IndexSelect.apply(input, plan=plan)
+    return result if out is None else write_out_exact(out, result, "index_select")
 
 
 def _maybe_out(result, out):
@@ -300,8 +308,9 @@ def _fill_plan(input: Tensor, dim: int, index, value):
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of input with value at index along dim. Mirrors torch.index_fill."""
+    fn = IndexFillTensor if isinstance(value, Tensor) else IndexFill
     plan, value = _fill_plan(input, dim, index, value)
-    return IndexFill.apply(input, value, plan=plan, accumulate=False)
+    return fn.apply(input, value, plan=plan, accumulate=False)
 
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -362,8 +371,6 @@ def _check_mask(mask, op: str):
         )
 
 
-
-
 def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
     if mask._device is input._device:
         return mask
@@ -402,12 +409,8 @@ def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
 
     try:
         shape = broadcast_shapes([input._data.shape, mask._data.shape])
-    except IndexError:
-        a, b = input._data.shape, mask._data.shape
-        raise RuntimeError(
-            f"The size of tensor a ({a[-1] if a else 1}) must match the size of tensor b "
-            f"({b[-1] if b else 1}) at non-singleton dimension {max(len(a), len(b)) - 1}"
-        ) from None
+    except IndexError as err:  # torch broadcasts the mask (its "tensor a") against input
+        _raise_broadcast_error(None, (mask, input), err)
     if input._data.shape != shape:
         input = input.expand(shape)
     if mask._data.shape != shape:
@@ -421,7 +424,8 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
-    return _maybe_out(MaskedSelect.apply(x, plan=parse_key(x, m)), out)
+    result = MaskedSelect.apply(x, plan=parse_key(x, m))
+    return result if out is None else write_out_exact(out, result, "masked_select")
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -462,6 +466,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """In-place masked_scatter. Mirrors torch.Tensor.masked_scatter_."""
+    if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
+        mask = mask.expand(input._data.shape)  # torch expands the mask to self: its error
     return apply_inplace(
         input, lambda s: masked_scatter(s, mask, source), "masked_scatter_", (source,)
     )

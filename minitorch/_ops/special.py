@@ -18,7 +18,7 @@ from minitorch._ops.pointwise_more import (
 )
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 # fmt: off
 __all__ = [
@@ -457,7 +457,10 @@ def polygamma_(self, n):
     """In-place polygamma. Mirrors torch.Tensor.polygamma_."""
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(self, lambda s: polygamma(n, s), "polygamma_")
+    # torch's in-place overload has its own node (NOTE [ Composite node names ])
+    return apply_inplace(
+        self, lambda s: name_node(polygamma(n, s), "PolygammaBackward1"), "polygamma_"
+    )
 
 
 def logit_(self, eps=None):

@@ -60,7 +60,14 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
 
     i = tensor(rows, dtype=_dtype.int64, device=dev)
     j = tensor(cols, dtype=_dtype.int64, device=dev)
-    return vector_norm(input[i] - input[j], p, dim=1)
+    diff = input[i] - input[j]
+    if p == 0:
+        # The count of differing coordinates. torch's pdist gives its input a zero gradient here
+        # (vector_norm's count has none at all) and NaN for a NaN difference (the count says 1):
+        # so count through sign, whose gradient is zero, and take the NaNs from a detached copy.
+        d = diff.detach()
+        return _ops.where(_ops.isnan(d), d, diff.sign().abs()).sum(1)
+    return vector_norm(diff, p, dim=1)
 
 
 def normalize(

@@ -282,7 +282,7 @@ def _along(t: Tensor, dim: int) -> Tensor:
     return t.reshape((-1,) + (1,) * (-dim - 1))
 
 
-def _check_spatial_count(input, n, size, scale_factor) -> None:
+def _check_spatial_count(input, n, size, scale_factor, recompute_scale_factor) -> None:
     """torch's first checks of size and scale_factor, made before the mode's: a 3-D input with
     mode='bilinear' and a 2-d size (a forgotten batch dim) is this ValueError, not the mode's
     NotImplementedError."""
@@ -304,6 +304,8 @@ def _check_spatial_count(input, n, size, scale_factor) -> None:
             f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
             "and scale_factor in (s1, s2, ...,sK) format."
         )
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
 
 
 def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
@@ -323,7 +325,13 @@ def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
                 f"dimensions, but got input with spatial dimensions of {list(have)} and "
                 f"scale_factor of shape {list(scale_factor)}."
             )
-    sizes = tuple(math.floor(L * f) for L, f in zip(have, factors, strict=False))
+    products = [L * f for L, f in zip(have, factors, strict=False)]
+    if not recompute_scale_factor:
+        # torch's kernel floors these into int64: an infinite, NaN or huge one raises there (with
+        # recompute_scale_factor=True torch floors in Python: math.floor's own errors below)
+        if not all(-(2**63) <= v < 2**63 for v in products):
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    sizes = tuple(math.floor(v) for v in products)
     return sizes, ((None,) * n if recompute_scale_factor else factors)
 
 
@@ -373,7 +381,7 @@ def interpolate(
             )
     elif align_corners is None:
         align_corners = False
-    _check_spatial_count(input, input.ndim - 2, size, scale_factor)
+    _check_spatial_count(input, input.ndim - 2, size, scale_factor, recompute_scale_factor)
     if antialias and not (mode in _ANTIALIAS_NODES and input.ndim == 4):
         raise ValueError(
             "interpolate: Anti-alias option is restricted to bilinear and bicubic modes and "

@@ -9,6 +9,7 @@ minitorch/_ops/activation.py and minitorch/_ops/nn_kernels.py; the rest is compo
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from minitorch import _autocast_state as _autocast
@@ -77,19 +78,36 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     _check_tensor(weight, "linear", "weight", 2)
     shape, w_shape = input._data.shape, weight._data.shape  # tuples: no Size objects made
     if len(w_shape) == 2 and shape and shape[-1] != w_shape[1]:
-        rows = input.numel() // shape[-1] if shape[-1] else 0
+        rows = 1  # the flattened input's rows: counted, as 0 features leave numel() nothing
+        for s in shape[:-1]:
+            rows *= s
         raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({rows if len(shape) > 1 else 1}x"
-            f"{shape[-1]} and {w_shape[1]}x{w_shape[0]})"
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{shape[-1]} and "
+            f"{w_shape[1]}x{w_shape[0]})"
         )
     if linear_fits(input, weight, bias):
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
+    if not shape or len(w_shape) < 2:
+        _check_linear_dims(input, weight, bias)
     if bias is not None and not (input.dtype is weight.dtype is bias.dtype):
         from minitorch._ops.linalg import _check_addmm_dtypes
 
         _check_addmm_dtypes(bias, input, weight)  # torch runs it as addmm: its checks and words
     out = _ops.matmul(input, weight.t())
     return out if bias is None else out + bias
+
+
+def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
+    """torch's errors for a 0-d operand, and for a vector weight with a bias where torch runs
+    addmm (a 2-d input, or a contiguous one flattened to 2-d); a vector input goes on to
+    matmul and the bias add there."""
+    x_dim, w_dim = input._data.ndim, weight._data.ndim
+    if x_dim == 0 or w_dim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {x_dim}D and {w_dim}D"
+        )
+    if w_dim == 1 and bias is not None and (x_dim == 2 or (x_dim > 2 and input.is_contiguous())):
+        raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
@@ -207,6 +225,12 @@ def rrelu(
 ) -> Tensor:
     """Leaky relu with a random slope in [lower, upper] per element while training, their mean
     otherwise. Mirrors torch.nn.functional.rrelu."""
+    # torch checks the bounds first, in eval mode too (before the input's dtype)
+    for name, bound in (("lower", lower), ("upper", upper)):
+        if not math.isfinite(bound):
+            raise RuntimeError(f"rrelu: {name} bound must be finite, got {float(bound)}")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         out = leaky_relu(input, (lower + upper) / 2, inplace)
     else:
@@ -239,6 +263,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     size = input.shape[d]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {size}")
+    if not input.dtype.is_floating_point:  # after the shape checks, as torch's kernel
+        raise _act._not_implemented("glu_cpu", input.dtype)
     a, b = input.chunk(2, dim)
     if input.dtype in _dtype.HALF_FLOATS:  # in float32, rounded once (forward and backward)
         return (a.float() * _ops.sigmoid(b.float())).to(input.dtype)

@@ -299,6 +299,13 @@ SPECS += [
         torch_op=lambda x, s: x.index_copy(1, _i(x, [3, 0]), s),
     ),
     OpSpec(
+        "index_fill_number",
+        lambda x: x.index_fill(1, _i(x, [3, 0]), -1.5),
+        lambda a: _np_set(a, (slice(None), [3, 0]), -1.5),
+        [(3, 4)],
+        torch_op=lambda x: x.index_fill(1, _i(x, [3, 0]), -1.5),
+    ),
+    OpSpec(
         "index_fill_tensor_value",
         lambda x, v: x.index_fill(1, _i(x, [1, 3]), v),
         lambda a, v: _np_set(a, (slice(None), [1, 3]), v),

@@ -107,6 +107,20 @@ def _linear_ref(x, w, b=None):
     return out if b is None else out + b
 
 
+def _linear_laid(m, tx, tw):
+    """linear of a column-major input (given transposed) and/or weight (given transposed)."""
+    inner = _linear(m)
+
+    def op(x, w, b=None):
+        return inner(x.mT if tx else x, w.mT if tw else w, b)
+
+    return op
+
+
+def _linear_laid_ref(tx, tw):
+    return lambda x, w, b=None: _linear_ref(x.T if tx else x, w.T if tw else w, b)
+
+
 def _batch_norm(training, affine=True):
     """batch_norm of input 0 (weight and bias inputs 1, 2 when affine); eval mode uses fixed
     running statistics, training fresh ones (updated in place, not compared here)."""
@@ -204,6 +218,19 @@ SPECS = [
     row("linear__2d_nobias", _linear, _linear_ref, [(3, 4), (5, 4)]),
     row("linear__1d_nobias", _linear, _linear_ref, [(4,), (2, 4)]),
     row("linear__empty", _linear, _linear_ref, [(0, 4), (5, 4), (5,)]),
+    # column-major operands: each gradient in its operand's layout (LinearLaid / LinearMmLaid)
+    row(
+        "linear__column_major_x",
+        lambda m: _linear_laid(m, True, False),
+        _linear_laid_ref(True, False),
+        [(4, 3), (5, 4), (5,)],
+    ),
+    row(
+        "linear__column_major_w_nobias",
+        lambda m: _linear_laid(m, False, True),
+        _linear_laid_ref(False, True),
+        [(3, 4), (4, 5)],
+    ),
     bn_row("batch_norm", [(4, 3, 5), (3,), (3,)]),
     bn_row("batch_norm__2d_no_affine", [(6, 3)]),
     bn_row("batch_norm__4d", [(2, 3, 2, 3), (3,), (3,)]),

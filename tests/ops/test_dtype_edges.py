@@ -84,7 +84,6 @@ EXACT_OUT = {
     "abs": (lambda o: mt.abs(F32, out=o), F64, "Found dtype Double but expected Float"),
     "sign": (lambda o: mt.sign(F32, out=o), F64, "Found dtype Double but expected Float"),
     "clamp": (lambda o: mt.clamp(I32, 0, 4, out=o), mt.float32, "Found dtype Float but expected"),
-    "clamp_tensor": (lambda o: mt.clamp(F32, F32, out=o), F64, "Found dtype Double"),
     "bitwise_not": (lambda o: mt.bitwise_not(I32, out=o), mt.int64, "Found dtype Long"),
     "where": (lambda o: mt.where(F32 > 0, F32, F32, out=o), F64, "Expected out type to be Float"),
     "nan_to_num": (lambda o: mt.nan_to_num(F32, out=o), F64, "dtype of out: Double should be"),

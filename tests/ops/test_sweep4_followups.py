@@ -75,3 +75,16 @@ def test_arange_needs_an_end():
 def test_erfinv_keeps_the_sign_of_zero():
     got = mt.erfinv(mt.tensor([-0.0, 0.0, -0.5]))
     assert np.signbit(got.numpy()).tolist() == [True, False, True]
+
+
+def test_clamp_with_tensor_bounds_writes_a_wider_out():
+    import pytest
+
+    a = mt.tensor([-1.0, 0.5, 2.0])
+    out = mt.empty(3, dtype=mt.float64)
+    mt.clamp(a, min=mt.tensor(0.0), out=out)
+    assert out.dtype is mt.float64 and out.tolist() == [0.0, 0.5, 2.0]
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired"):
+        mt.clamp(a, min=mt.tensor(0.0), out=mt.empty(3, dtype=mt.int64))
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        mt.clamp(a, min=0.0, out=out)

@@ -55,6 +55,8 @@ KNOWN: dict[str, str] = {
             "linear__1d_nobias",
             "linear__2d_nobias",
             "linear__3d_nobias",
+            "linear__column_major_x",
+            "linear__column_major_w_nobias",
         )
     },
     **{
@@ -88,6 +90,7 @@ SKIP: dict[str, tuple[str, ...]] = {
     # torch's error for an out-of-range index differs between these ops and versions
     "index_select": ("empty",),
     "index_add_alpha": ("empty",),
+    "index_fill_number": ("empty",),
     "index_fill_tensor_value": ("empty",),
     "take_along": ("empty",),
     "put_along": ("empty",),

@@ -10,6 +10,7 @@ from minitorch._tensor import Tensor
 from minitorch.nn import _functional_conv as F
 from minitorch.nn import init
 from minitorch.nn._functional_pad import pad
+from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
@@ -214,6 +215,10 @@ class Conv3d(_Conv):
     _conv = staticmethod(F.conv3d)
 
 
+for _cls in (Conv1d, Conv2d, Conv3d):
+    own_methods(_cls, "__init__", "forward")  # torch's errors name these classes
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(
         self,
@@ -328,3 +333,7 @@ class ConvTranspose3d(_ConvTransposeNd):
 
     _n = 3
     _conv = staticmethod(F.conv_transpose3d)
+
+
+for _cls in (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d):
+    own_methods(_cls, "__init__", "forward")
