@@ -4,6 +4,7 @@ the legacy constructors (torch.Tensor(2, 3), torch.FloatTensor)."""
 from __future__ import annotations
 
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -78,7 +79,13 @@ def _size_int(x):
     reads them) one-element integer tensors of any ndim. See NOTE [ Int-like arguments ]."""
     if isinstance(x, Tensor) and x._data.size == 1 and x.dtype._kind == 1:
         return int(x)
-    return _as_int(x)
+    n = _as_int(x)
+    if n is None and not isinstance(x, (Tensor, np.ndarray, np.generic, bool)):
+        # any other object with __index__ (a SymInt-like wrapper): torch's parser takes it
+        index = getattr(type(x), "__index__", None)
+        if index is not None:
+            return operator.index(x)
+    return n
 
 
 def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
@@ -485,12 +492,17 @@ _COPY_WARNING = (
 
 
 def _copy_tensor(src: Tensor, dt, dev: Device):
-    """A new array holding src's values with dtype dt on dev (device-to-device when they match)."""
+    """A new array holding src's values with dtype dt on dev (device-to-device when they match),
+    laid out as a cast's copy is: an expanded tensor's copy is row-major, as torch's (copies of
+    `arange(T).expand(B, T)` must take .view(-1))."""
+    from minitorch._ops.convert import _cast_order  # (ops load after the factories)
+
     npdt = _dtype.numpy_dtype(dt)
+    order = _cast_order(src._data)
     if src._device is dev:
-        return _from_double(src._data, npdt).astype(npdt, copy=True)
+        return _from_double(src._data, npdt).astype(npdt, order=order, copy=True)
     host = src._device.backend.to_host(src._data)
-    return _put(_from_double(host, npdt).astype(npdt, copy=True), dev)
+    return _put(_from_double(host, npdt).astype(npdt, order=order, copy=True), dev)
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
@@ -1035,7 +1047,7 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
         if name != "new" and first.dtype is not dt:
             raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
         return first[...]  # a new tensor over the same memory (torch's alias)
-    if len(args) == 1 and not isinstance(first, Size) and _as_int(first) is None:
+    if len(args) == 1 and not isinstance(first, Size) and _size_int(first) is None:
         if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
             return tensor(first, dtype=dt, device=dev)
         raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")

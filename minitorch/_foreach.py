@@ -23,7 +23,7 @@ __all__ = (
     [f"_foreach_{n}" for n in _BINARY] + [f"_foreach_{n}_" for n in _BINARY]
     + [f"_foreach_{n}" for n in _UNARY if n != "zero"] + [f"_foreach_{n}_" for n in _UNARY]
     + [f"_foreach_{n}{s}" for n in _TERNARY for s in ("", "_")]
-    + ["_foreach_lerp", "_foreach_lerp_", "_foreach_copy_", "_foreach_norm"]
+    + ["_foreach_lerp", "_foreach_lerp_", "_foreach_copy_", "_foreach_norm", "_foreach_max"]
 )
 # fmt: on
 
@@ -33,6 +33,8 @@ def _tensors(xs, op: str) -> list:
         raise TypeError(
             f"{op}(): argument 'self' must be tuple of Tensors, not {type(xs).__name__}"
         )
+    if not xs:  # every torch foreach op refuses an empty list (it has no device to run on)
+        raise RuntimeError("Tensor list must have at least one tensor.")
     return list(xs)
 
 
@@ -55,6 +57,10 @@ def _binary(name: str, inplace: bool):
     op_name = f"_foreach_{name}{'_' if inplace else ''}"
 
     def op(self, other, *, alpha=None):
+        if name == "pow" and not inplace and not isinstance(self, (list, tuple)):
+            # _foreach_pow(scalar, exponents): scalar ** t for each t (torch's foreach Adam
+            # computes its bias corrections as beta ** step this way)
+            return tuple(_ops.pow(self, t) for t in _tensors(other, op_name))
         xs = _tensors(self, op_name)
         ys = _per_entry(other, len(xs), op_name)
         kw = {} if alpha is None else {"alpha": alpha}
@@ -118,6 +124,8 @@ def _ternary(name: str, inplace: bool):
     def op(self, tensor1, tensor2, value=1):
         xs = _tensors(self, op_name)
         n = len(xs)
+        if isinstance(value, Tensor):
+            value = _packed_scalars(value, n)
         rows = zip(
             xs,
             _per_entry(tensor1, n, op_name),
@@ -135,6 +143,21 @@ def _ternary(name: str, inplace: bool):
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"{name} of each tensor of a list with the matching tensors. Mirrors torch."
     return op
+
+
+def _packed_scalars(value: Tensor, n: int) -> list:
+    """addcmul/addcdiv's scalars given as a 1-d tensor, one per entry, as numbers. Reading them
+    is a host sync on a GPU, as torch's reading of its packed scalars is."""
+    if value.ndim != 1:
+        raise RuntimeError(
+            f"Expected packed scalar Tensor to be of dimension 1. Got {value.ndim} instead."
+        )
+    if value.shape[0] != n:
+        raise RuntimeError(
+            f"Expected length of scalars to match input of length {n} but got {value.shape[0]} "
+            "instead."
+        )
+    return value.detach().tolist()
 
 
 for _name in _TERNARY:
@@ -174,3 +197,15 @@ def _foreach_norm(self, ord=2, dtype=None):
     from minitorch.linalg import vector_norm
 
     return tuple(vector_norm(x, ord, dtype=dtype) for x in _tensors(self, "_foreach_norm"))
+
+
+def _foreach_max(self):
+    """The maximum of each tensor (a tuple of 0-d tensors). Mirrors torch._foreach_max."""
+    xs = _tensors(self, "_foreach_max")
+    for x in xs:
+        if x.numel() == 0:  # torch's own message, rather than max()'s
+            raise RuntimeError(
+                "_foreach_max cannot compute the maximum of an empty tensor; max over zero "
+                "elements is undefined."
+            )
+    return tuple(x.max() for x in xs)

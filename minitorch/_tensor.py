@@ -423,7 +423,8 @@ class Tensor(TensorMethods):
                 f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
                 "copy the tensor to host memory first."
             )
-        return self._data
+        a = self._data
+        return a if a.flags.writeable else _writable_alias(a)
 
     def __array__(self, dtype=None, copy=None):
         # Differences from torch: a tensor requiring grad is detached rather than refused, so
@@ -843,3 +844,32 @@ def _storage_offset(t) -> int:
     base = t._base._data
     b = backend_of(t._device)
     return (b.data_ptr(t._data) - b.data_ptr(base)) // t._data.itemsize
+
+
+class _ArrayInterface:
+    """An __array_interface__ holder for NumPy to wrap; `base` keeps the memory's owner alive."""
+
+    __slots__ = ("__array_interface__", "base")
+
+
+def _writable_alias(a):
+    """Tensor.numpy() of a read-only view over writable memory (an expanded tensor: NumPy's
+    broadcast_to marks its result read-only): a writable array over the same memory, as torch's
+    numpy() gives (writes show in every alias, the broadcast element in each position). The
+    tensor keeps its own read-only array. Memory that is read-only at its owner (a tensor made
+    from a read-only buffer) stays read-only."""
+    import numpy as np
+
+    owner = a.base
+    while owner is not None and not (isinstance(owner, np.ndarray) and owner.flags.writeable):
+        owner = getattr(owner, "base", None)
+    if owner is None:
+        return a
+    holder = _ArrayInterface()
+    interface = dict(a.__array_interface__)
+    interface["data"] = (interface["data"][0], False)  # (address, read-only flag)
+    holder.__array_interface__ = interface
+    holder.base = owner
+    out = np.asarray(holder)
+    # the interface spells an extension dtype (ml_dtypes' bfloat16) as raw bytes: restore it
+    return out if out.dtype == a.dtype else out.view(a.dtype)

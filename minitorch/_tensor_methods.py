@@ -139,6 +139,16 @@ def _keyword_size(args, kwargs, name: str, op: str):
     return _size_args((value,))
 
 
+def _cast_in_format(t, target, memory_format, op: str, **kwargs):
+    """t.half(memory_format=...), t.cpu(memory_format=...) and the other shorthand conversions
+    given a memory format: t.to(target, memory_format=...), as torch's (a channels_last result
+    when asked, row-major for contiguous_format); the TypeError for a bad format names `op`."""
+    from minitorch import _memory_format
+
+    _memory_format.check(memory_format, op)
+    return _ops.to(t, target, memory_format=memory_format, **kwargs)
+
+
 def _scalar_first(op: str, number, rest, n_tensors: int = 1):
     """torch's deprecated overloads with the number first: add_(Number alpha, Tensor other)
     (old tutorials' p.data.add_(-lr, p.grad.data)), addcmul_(Number value, Tensor, Tensor):
@@ -1449,11 +1459,15 @@ class TensorMethods:
         return _ops.to(self, *args, **kwargs)
 
     def cpu(self, memory_format=None):
-        return _ops.to(self, "cpu")
+        if memory_format is None:
+            return _ops.to(self, "cpu")
+        return _cast_in_format(self, "cpu", memory_format, "cpu")
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
-        return _ops.to(self, "cuda" if device is None else _ops.cuda_device(device),
-                       non_blocking=non_blocking)
+        where = "cuda" if device is None else _ops.cuda_device(device)
+        if memory_format is None:
+            return _ops.to(self, where, non_blocking=non_blocking)
+        return _cast_in_format(self, where, memory_format, "cuda", non_blocking=non_blocking)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         return _ops.type_(self, dtype)
@@ -1477,34 +1491,54 @@ class TensorMethods:
         return self.to(device=other.device, dtype=other.dtype)
 
     def float(self, memory_format=None):
-        return _ops.to_dtype(self, "float32")
+        if memory_format is None:
+            return _ops.to_dtype(self, "float32")
+        return _cast_in_format(self, _dtype.float32, memory_format, "float")
 
     def double(self, memory_format=None):
-        return _ops.to_dtype(self, "float64")
+        if memory_format is None:
+            return _ops.to_dtype(self, "float64")
+        return _cast_in_format(self, _dtype.float64, memory_format, "double")
 
     def half(self, memory_format=None):
-        return _ops.to_dtype(self, "float16")
+        if memory_format is None:
+            return _ops.to_dtype(self, "float16")
+        return _cast_in_format(self, _dtype.float16, memory_format, "half")
 
     def bfloat16(self, memory_format=None):
-        return _ops.to_dtype(self, "bfloat16")
+        if memory_format is None:
+            return _ops.to_dtype(self, "bfloat16")
+        return _cast_in_format(self, _dtype.bfloat16, memory_format, "bfloat16")
 
     def long(self, memory_format=None):
-        return _ops.to_dtype(self, "int64")
+        if memory_format is None:
+            return _ops.to_dtype(self, "int64")
+        return _cast_in_format(self, _dtype.int64, memory_format, "long")
 
     def int(self, memory_format=None):
-        return _ops.to_dtype(self, "int32")
+        if memory_format is None:
+            return _ops.to_dtype(self, "int32")
+        return _cast_in_format(self, _dtype.int32, memory_format, "int")
 
     def short(self, memory_format=None):
-        return _ops.to_dtype(self, "int16")
+        if memory_format is None:
+            return _ops.to_dtype(self, "int16")
+        return _cast_in_format(self, _dtype.int16, memory_format, "short")
 
     def char(self, memory_format=None):
-        return _ops.to_dtype(self, "int8")
+        if memory_format is None:
+            return _ops.to_dtype(self, "int8")
+        return _cast_in_format(self, _dtype.int8, memory_format, "char")
 
     def byte(self, memory_format=None):
-        return _ops.to_dtype(self, "uint8")
+        if memory_format is None:
+            return _ops.to_dtype(self, "uint8")
+        return _cast_in_format(self, _dtype.uint8, memory_format, "byte")
 
     def bool(self, memory_format=None):
-        return _ops.to_dtype(self, "bool")
+        if memory_format is None:
+            return _ops.to_dtype(self, "bool")
+        return _cast_in_format(self, _dtype.bool, memory_format, "bool")
 
     # --- in-place fills and copies ---
 

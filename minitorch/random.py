@@ -549,6 +549,8 @@ def randperm(
     dt = _dtype_arg(dtype, _dtype.int64, "randperm")
     if dt is _dtype.bool:
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
+        raise RuntimeError("n cannot be greater than 2049 for Half type.")
     if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
         raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
     dev = _device(device)

@@ -8,10 +8,11 @@ their in-place forms) are torch.* names, so only they are exported into minitorc
 from __future__ import annotations
 
 import math
+import numbers
 
 from minitorch import _dtype
 from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
-from minitorch._ops.pointwise import Sigmoid, exp, sigmoid, tanh, where
+from minitorch._ops.pointwise import Sigmoid, _check_float_bound, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
@@ -27,6 +28,16 @@ _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TANH_K = math.sqrt(2.0 / math.pi)
 _TANH_C = 0.044715
+
+
+def _number(x, op: str, name: str, pos: int | None = None):
+    """number_arg (NOTE [ Number-like arguments ]) that also refuses what is no number (None,
+    a string) with torch's TypeError, rather than failing later inside the kernel's arithmetic."""
+    x = number_arg(x, op, name, pos)
+    if x.__class__ is not float and not isinstance(x, numbers.Number):
+        where = "" if pos is None else f" (position {pos})"
+        raise TypeError(f"{op}(): argument '{name}'{where} must be Number, not {type(x).__name__}")
+    return x
 
 
 def _float_only(x, kernel: str, op: str):
@@ -141,10 +152,14 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _check_tensor(input, "hardtanh")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    min_val = number_arg(min_val, "hardtanh", "min_val", 2)  # NOTE [ Number-like arguments ]
-    max_val = number_arg(max_val, "hardtanh", "max_val", 3)
+    min_val = _number(min_val, "hardtanh", "min_val", 2)  # NOTE [ Number-like arguments ]
+    max_val = _number(max_val, "hardtanh", "max_val", 3)
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if not -65504.0 <= min_val <= max_val <= 65504.0:  # rare: See _check_float_bound
+        for bound in (min_val, max_val):
+            if bound.__class__ in (float, int):
+                _check_float_bound(bound, input.dtype)
     if input._data.dtype.kind == "u" and (min_val < 0 or max_val < 0):
         # torch refuses rather than wrap the limit (clamp's uint8 reading of -1 is 255)
         raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
@@ -213,7 +228,7 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     """max(0, input) + negative_slope * min(0, input). Mirrors torch.nn.functional.leaky_relu."""
     _float_only(input, "leaky_relu_cpu", "leaky_relu")
     # NOTE [ Number-like arguments ]
-    negative_slope = number_arg(negative_slope, "leaky_relu", "negative_slope", 2)
+    negative_slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
     return _result(
         input, inplace, lambda x: LeakyRelu.apply(x, negative_slope=negative_slope), "leaky_relu"
     )
@@ -363,7 +378,7 @@ def hardshrink(input, lambd=0.5):
     _check_tensor(input, "hardshrink")
     if not input.dtype.is_floating_point:
         raise _not_implemented("hardshrink_cpu", input.dtype)
-    lambd = number_arg(lambd, "hardshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
+    lambd = _number(lambd, "hardshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
     return Hardshrink.apply(input, lambd=lambd)
 
 
@@ -394,7 +409,7 @@ def softshrink(input, lambd=0.5):
     _check_tensor(input, "softshrink")
     if not input.dtype.is_floating_point:
         raise _not_implemented("softshrink_check", input.dtype)
-    lambd = number_arg(lambd, "softshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
+    lambd = _number(lambd, "softshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
     top = _dtype.finfo(input.dtype).max
     if not 0 <= lambd <= top:  # a NaN lambd too
         raise RuntimeError(
@@ -471,8 +486,8 @@ def _threshold(input, th, value, inplace):
     _check_tensor(input, "threshold")
     if input._data.dtype.kind == "b":
         raise _not_implemented("threshold_cpu", input.dtype)
-    th = number_arg(th, "threshold", "threshold", 2)  # NOTE [ Number-like arguments ]
-    value = number_arg(value, "threshold", "value", 3)
+    th = _number(th, "threshold", "threshold", 2)  # NOTE [ Number-like arguments ]
+    value = _number(value, "threshold", "value", 3)
 
     def compute(x):
         return Threshold.apply(x, threshold=th, value=value)
@@ -532,7 +547,7 @@ class Celu(Elu):
 def elu(input, alpha=1.0, inplace=False):
     """input if > 0, else alpha * (exp(input) - 1). Mirrors torch.nn.functional.elu."""
     _float_only(input, "elu_cpu", "elu")
-    alpha = number_arg(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
+    alpha = _number(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
     return _result(
         input, inplace, lambda x: Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0), "elu"
     )
@@ -552,7 +567,7 @@ def selu(input, inplace=False):
 def celu(input, alpha=1.0, inplace=False):
     """max(0, input) + min(0, alpha * (exp(input / alpha) - 1)). Mirrors torch.celu."""
     _float_only(input, "elu_cpu", "celu")
-    alpha = number_arg(alpha, "celu", "alpha", 2)  # NOTE [ Number-like arguments ]
+    alpha = _number(alpha, "celu", "alpha", 2)  # NOTE [ Number-like arguments ]
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _result(
@@ -847,8 +862,8 @@ def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta * input)) / beta, linear above threshold. Mirrors
     torch.nn.functional.softplus."""
     _float_only(input, "softplus_cpu", "softplus")
-    beta = number_arg(beta, "softplus", "beta")  # NOTE [ Number-like arguments ]
-    threshold = number_arg(threshold, "softplus", "threshold")
+    beta = _number(beta, "softplus", "beta")  # NOTE [ Number-like arguments ]
+    threshold = _number(threshold, "softplus", "threshold")
     return Softplus.apply(input, beta=beta, threshold=threshold)
 
 

@@ -1175,6 +1175,14 @@ class ClampTensor(Function):
         return where(keep, grad, 0.0), g_lo, g_hi
 
 
+def _check_float_bound(bound: float, dt) -> None:
+    """torch converts a number bound (clamp's, hardtanh's) to the tensor's dtype with c10's
+    checked conversion: a finite bound beyond a float16, bfloat16 or float32 range raises its
+    overflow error (half clamp(min=-1e9)), where NumPy would turn it into -inf."""
+    if dt.is_floating_point:
+        _dtype.fill_number(bound, dt.np)
+
+
 def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
     if not isinstance(input, Tensor):
@@ -1197,6 +1205,8 @@ def clamp(input, min=None, max=None, *, out=None):
     for bnd in (min, max):
         if bnd is not None:
             dt = _dtype.scalar_dtype(dt, bnd)
+            if bnd.__class__ in (float, int) and not -65504.0 <= bnd <= 65504.0:
+                _check_float_bound(bnd, dt)  # (rare: beyond float16's range, or NaN)
     if not dt.is_floating_point and dt is not _dtype.bool:
         # c10's checked conversion, as torch converts the bounds: into uint8, -1 is 255 (so
         # clamp(min=-1) gives all 255) and 300 raises

@@ -286,12 +286,31 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
                 f"{op} only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
+        if value.dtype is not input.dtype:
+            if value._device.type == "cpu":
+                _check_fill_range(value, input)
+            if value._device is not input._device:
+                value = value.to(input._device)
+            return value.to(input.dtype)
         if value._device is not input._device:
             value = value.to(input._device)
-        return value.to(input.dtype) if value.dtype is not input.dtype else value
+        return value
     xp = input._device.backend.xp
     value = _dtype.fill_number(value, input._data.dtype)  # torch's rounding and range checks
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
+
+
+def _check_fill_range(value: Tensor, input: Tensor) -> None:
+    """torch reads a 0-d value tensor of another dtype as a number and converts that to input's
+    dtype with c10's checked conversion: int8 masked_fill(mask, tensor(1000)) and half
+    masked_fill(mask, tensor(-1e9)) raise its overflow error where a cast would wrap or give -inf.
+
+    Differences from torch: checked only for a value on the CPU; a device value is cast without
+    the check, since reading it would be a host sync."""
+    v = value._data.item()
+    if value.dtype.is_floating_point:
+        v = float(v)  # (a bfloat16 element is not a Python float)
+    _dtype.fill_number(v, input._data.dtype)  # raises for a value out of range; the value unused
 
 
 def _fill_plan(input: Tensor, dim: int, index, value):

@@ -169,10 +169,12 @@ def view_dtype(input: Tensor, dtype) -> Tensor:
                 f"self.dim() cannot be 0 to view {_short(input.dtype)} as {_short(dt)} (different "
                 "element sizes)"
             )
-        if x.strides[-1] != old and x.shape[-1] != 1:
+        # an empty array's NumPy strides may be anything: read torch's for it
+        step = x.strides[-1] // old if x.size else input.stride()[-1]
+        if step != 1 and x.shape[-1] != 1:
             raise RuntimeError(
                 f"self.stride(-1) must be 1 to view {_short(input.dtype)} as {_short(dt)} "
-                f"(different element sizes), but got {x.strides[-1] // old}"
+                f"(different element sizes), but got {step}"
             )
         if new > old and x.shape[-1] * old % new:
             raise RuntimeError(

@@ -113,7 +113,10 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, tensor._data.ndim)
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [int(s) for s in split_size_or_sections]
+        sizes = split_size_or_sections
+        if any(s.__class__ is not int for s in sizes):  # a float size raises, never truncates
+            sizes = int_list(sizes, "split_with_sizes", "split_sizes")
+        sizes = list(sizes)
         if any(s < 0 for s in sizes):
             raise RuntimeError(
                 "split_with_sizes expects split_sizes have only non-negative entries, but got "
@@ -131,7 +134,17 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, not "
             "Tensor"
         )
-    size = int(split_size_or_sections)
+    size = split_size_or_sections
+    if size.__class__ is not int:
+        if isinstance(size, Tensor):  # torch's Tensor.split reads a one-element tensor's value
+            size = int(size)
+        elif not is_index(size):  # x.split(n / 2): torch's TypeError, not a truncated size
+            raise TypeError(
+                "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                f"not {type(size).__name__}"
+            )
+        else:
+            size = size.__index__()
     if size < 0:
         raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
     if size == 0 and n != 0:

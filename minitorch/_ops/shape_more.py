@@ -336,8 +336,9 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     Differences from torch: the gradient for overlapping inputs (expanded tensors) is not divided
     among the overlapping elements. See NOTE [ as_strided addresses the root's memory ].
     """
-    size = tuple(int(s) for s in size)
-    stride = tuple(int(s) for s in stride)
+    # a float size or stride raises, as torch's, rather than truncating: NOTE [ Int-like arguments ]
+    size = _ints(size, "size")
+    stride = _ints(stride, "stride")
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} != {len(size)}")
     if any(s < 0 for s in stride):
@@ -349,7 +350,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     r = root._data
     if storage_offset is None:
         storage_offset = input.storage_offset()
-    storage_offset = int(storage_offset)
+    elif storage_offset.__class__ is not int:
+        storage_offset = index(storage_offset, "as_strided", "storage_offset")
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
     layout = _memory_strides(r)
@@ -365,6 +367,13 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     return AsStrided.apply(
         input, size=size, stride=stride, storage_offset=storage_offset, layout=layout
     )
+
+
+def _ints(seq, name: str) -> tuple:
+    """as_strided's size or stride as a tuple of Python ints (plain ints on the fast path)."""
+    if seq.__class__ is tuple and all(s.__class__ is int for s in seq):
+        return seq
+    return int_list(seq, "as_strided", name)
 
 
 class Unfold(Function):
@@ -400,7 +409,13 @@ def _unfold(xp, x, dim, size, step):
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Tensor.unfold: sliding windows along a dim, as a view. Mirrors torch.Tensor.unfold."""
     n = input._data.ndim
+    if dimension.__class__ is not int:
+        dimension = index(dimension, "unfold", "dimension")
     d = _wrap_dim(dimension, n)
+    if size.__class__ is not int:  # x.unfold(d, k / 2, s): torch's TypeError, not a truncation
+        size = index(size, "unfold", "size")
+    if step.__class__ is not int:
+        step = index(step, "unfold", "step")
     have = input._data.shape[d] if n else 1
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
@@ -408,7 +423,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {have} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    return Unfold.apply(input, dimension=d, size=int(size), step=int(step))
+    return Unfold.apply(input, dimension=d, size=size, step=step)
 
 
 # --- flips and rolls ---
@@ -529,7 +544,11 @@ class Rot90(Function):
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotates by 90 degrees k times from dims[0] towards dims[1]. Mirrors torch.rot90."""
+    if k.__class__ is not int:  # rot90(x, 1.0): torch's TypeError (NOTE [ Int-like arguments ])
+        k = index(k, "rot90", "k")
     dims = tuple(dims)
+    if any(d.__class__ is not int for d in dims):
+        dims = int_list(dims, "rot90", "dims")
     n = input._data.ndim
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
@@ -540,4 +559,4 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
         raise RuntimeError(
             f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
         )
-    return Rot90.apply(input, k=int(k) % 4, dims=d)
+    return Rot90.apply(input, k=k % 4, dims=d)

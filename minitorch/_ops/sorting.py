@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     is_floating,
     is_index,
     not_tensor,
+    promote,
     quiet_extreme,
     wrap_dim,
 )
@@ -298,11 +299,22 @@ def _slice_dim(dim, ndim: int, op: str) -> int:
     return wrap_dim(dim, ndim, op)
 
 
-def _as_tensor(value, ref: Tensor) -> Tensor:
-    if isinstance(value, Tensor):
-        return value
+def _compared(a, b, op: str):
+    """(a, b) as tensors of the dtype torch compares them in (searchsorted, isin): the pair's
+    result type, with a Python number read as a wrapped number of it. searchsorted(float32_seq,
+    0.7) searches float32(0.7), which equals the element 0.7 (NumPy would compare the float64
+    0.7 and step past it); a uint8 tensor's -1 is 255; a float16 sequence's 2049 is 2048."""
+    a, b, dt = promote(a, b, op)
+    ref = a if isinstance(a, Tensor) else b
     xp = ref._device.backend.xp
-    return _make(xp.asarray(value), ref._device, False, None)
+
+    def as_tensor(v):
+        if isinstance(v, Tensor):
+            return v
+        data = xp.asarray(_dtype.via_float32(v, dt.np), dtype=dt.np)
+        return _make(data, ref._device, False, None)
+
+    return as_tensor(a), as_tensor(b)
 
 
 def searchsorted(
@@ -334,7 +346,12 @@ def searchsorted(
             "Long(int64) depending on whether out_int32 flag is True, but we got output "
             f"tensor's dtype {_dtype.scalar_name(out.dtype)} and out_int32 flag is {out_int32}"
         )
-    values = _as_tensor(input, sorted_sequence)
+    sorted_sequence, values = _compared(sorted_sequence, input, "searchsorted")
+    if sorted_sequence._data.dtype.kind == "b" and values._data.dtype.kind == "b":
+        # torch has no Bool search kernel; a bool sequence searched for ints is promoted first
+        raise NotImplementedError(
+            f"\"searchsorted_out_{sorted_sequence._device.type}\" not implemented for 'Bool'"
+        )
     xp = sorted_sequence._device.backend.xp
     seq = sorted_sequence._data
     v = values._data
@@ -769,9 +786,20 @@ def _histogram_kernel(xp, points, bins, edges, w, density: bool):
 
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
     """Whether each element is in test_elements. Mirrors torch.isin."""
-    ref = elements if isinstance(elements, Tensor) else test_elements
-    a = _as_tensor(elements, ref)._data
-    b = _as_tensor(test_elements, ref)._data
-    xp = ref._device.backend.xp
-    res = xp.isin(a, b, assume_unique=assume_unique, invert=invert)
-    return _make(xp.asarray(res), ref._device, False, None)
+    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
+        got = ", ".join(_type_label(a) for a in (elements, test_elements))
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, "
+            "bool invert = False, Tensor out = None)\n * (Number element, Tensor test_elements, "
+            "*, bool assume_unique = False, bool invert = False, Tensor out = None)\n * (Tensor "
+            "elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
+            "Tensor out = None)\n"
+        )
+    for v in (elements, test_elements):  # each operand as given, before promotion (torch's)
+        if (v._data.dtype.kind == "b") if isinstance(v, Tensor) else isinstance(v, bool):
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    a, b = _compared(elements, test_elements, "isin")
+    xp = a._device.backend.xp
+    res = xp.isin(a._data, b._data, assume_unique=assume_unique, invert=invert)
+    return _make(xp.asarray(res), a._device, False, None)

@@ -166,6 +166,12 @@ def select(input, dim, index) -> Tensor:
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "select")
+    if index.__class__ is not int:
+        if isinstance(index, float) or not hasattr(index, "__index__"):
+            raise TypeError(
+                f"select(): argument 'index' (position 2) must be int, not {type(index).__name__}"
+            )
+        index = index.__index__()  # a NumPy or 0-d tensor integer
     size = input.shape[d]
     if not -size <= index < size:
         raise IndexError(

@@ -348,8 +348,28 @@ def _check_reentrant(diff_inputs, first, second, nondet_tol):
                 "Backward is not reentrant, i.e., running backward with same input and "
                 "grad_output multiple times gives different values, although analytical "
                 f"gradient matches numerical gradient.The tolerance for nondeterminism was "
-                f"{nondet_tol}."
+                f"{nondet_tol}." + _NONDET_NOTE
             )
+
+
+# torch's advice appended to the reentrancy failure (its test-suite workarounds included, as
+# the text is torch's own)
+_NONDET_NOTE = """
+
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
 
 
 # --- fast mode: v^T J u with random u, v ---
@@ -377,7 +397,8 @@ def _fast_check(p: _Problem):
             atol = p.atol * _read(u.sum()) * _read(v.sum())
             if abs(analytical - numerical) > atol + p.rtol * abs(numerical):
                 x = p.diff_inputs[k]
-                msg = _mismatch_msg(i, k, _show(numerical, x), _show(analytical, x))
+                # the two numbers as Python floats, as torch prints them in fast mode
+                msg = _mismatch_msg(i, k, numerical, analytical)
                 raise GradcheckError(msg + _slow_mode_report(p, i, k))
 
 

@@ -8,6 +8,7 @@ back to the host.
 from __future__ import annotations
 
 import math
+import numbers
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
@@ -72,6 +73,16 @@ def _check_param_dtypes(op: str, input: Tensor, *params) -> None:
                 )
 
 
+def _check_momentum(momentum, op: str) -> None:
+    """torch's TypeError for a momentum that is no number: its functional form takes a float,
+    never None (the modules' cumulative average, momentum=None, passes them a number). A 0-d
+    tensor is read as its value there, so tensors pass."""
+    if not isinstance(momentum, (numbers.Real, Tensor)):
+        raise TypeError(
+            f"{op}(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}"
+        )
+
+
 def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> None:
     """running = (1 - momentum) running + momentum batch_stat, in place, out of the graph."""
     with no_grad():
@@ -130,6 +141,8 @@ def batch_norm(
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
     training (running stats updated with the unbiased variance), running stats otherwise.
     Mirrors torch.nn.functional.batch_norm."""
+    if momentum.__class__ is not float:
+        _check_momentum(momentum, "batch_norm")
     if input.ndim < 2:
         raise ValueError(f"Expected 2 or more dimensions (got {input.ndim})")
     c = input.shape[1]
@@ -190,6 +203,8 @@ def instance_norm(
     """batch_norm of each sample and channel over its spatial dims; running stats (when given)
     track the batch average of the per-instance statistics. Mirrors
     torch.nn.functional.instance_norm."""
+    if momentum.__class__ is not float:
+        _check_momentum(momentum, "instance_norm")
     if use_input_stats and _numel(input.shape[2:]) == 1:
         raise ValueError(
             f"Expected more than 1 spatial element when training, got input size {input.shape}"

@@ -11,8 +11,9 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full, tensor
-from minitorch._ops._common import zeros_of
+from minitorch._ops._common import is_index, zeros_of
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _type_name
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state
@@ -30,7 +31,8 @@ _SUPPORTED = (
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pads the last len(pad) // 2 dims: pad = (last_left, last_right, 2nd_last_left, ...).
     Mirrors torch.nn.functional.pad."""
-    pad = [int(p) for p in pad]
+    if pad.__class__ not in (tuple, list) or any(p.__class__ is not int for p in pad):
+        pad = _pad_ints(pad)
     if _autocast.state.any_enabled and (mode == "replicate" or mode == "reflect" and len(pad) < 6):
         # torch's CPU float32 list: replication_pad1d-3d, reflection_pad1d-2d ('pad' is the list)
         return _autocast.call(globals()["pad"], _autocast.FP32_CPU, (input, pad, mode, value))
@@ -73,6 +75,25 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if mode == "circular":  # torch's is copies into slices too
         return name_node(out, _PAD_NODES[mode].format(k), (input,))
     return as_node(out, _PAD_NODES[mode].format(k), (input,))
+
+
+def _pad_ints(pad) -> tuple:
+    """pad's elements as Python ints, or torch's TypeError: a float ((k - 1) / 2 written with /)
+    must not be truncated into a silently different shape. The slow path of pad: plain int tuples
+    and lists never come here. See NOTE [ Int-like arguments ]"""
+    if not isinstance(pad, (tuple, list)):  # torch's pad takes no int, Tensor or ndarray either
+        raise TypeError(
+            f"pad(): argument 'pad' (position 2) must be tuple of ints, not {_type_name(pad)}"
+        )
+    out = []
+    for i, p in enumerate(pad):
+        if not is_index(p):
+            raise TypeError(
+                "pad(): argument 'pad' (position 2) must be tuple of ints, but found element of "
+                f"type {_type_name(p)} at pos {i}"
+            )
+        out.append(p.__index__())
+    return tuple(out)
 
 
 # NOTE [ Zero-gradient edges ]

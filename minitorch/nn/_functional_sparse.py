@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full, ones_like, tensor, zeros
-from minitorch._ops._common import not_tensor
+from minitorch._ops._common import index, not_tensor
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
@@ -47,6 +47,8 @@ def _check_range(idx: Tensor, n: int, bag: bool = False) -> None:
 def _padding_idx(padding_idx, num_embeddings: int):
     if padding_idx is None:
         return None
+    if padding_idx.__class__ is not int:  # 1.0 raises, as torch's: NOTE [ Int-like arguments ]
+        padding_idx = index(padding_idx, "embedding", "padding_idx")
     if padding_idx > 0:
         assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
     elif padding_idx < 0:
@@ -60,6 +62,8 @@ def _bag_padding_idx(padding_idx, num_embeddings: int):
     checks it with a RuntimeError (embedding's, in Python, asserts)."""
     if padding_idx is None:
         return None
+    if padding_idx.__class__ is not int:
+        padding_idx = index(padding_idx, "embedding_bag", "padding_idx")
     n = num_embeddings
     if not -n <= padding_idx < n:
         raise RuntimeError(
@@ -296,6 +300,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise not_tensor("one_hot", tensor)
     if tensor.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes.__class__ is not int:  # one_hot(t, n / 2): torch's TypeError, not (.., 3)
+        num_classes = index(num_classes, "one_hot", "num_classes")
     on_host = tensor._device.type == "cpu"
     if num_classes == -1:
         if tensor.numel() == 0:

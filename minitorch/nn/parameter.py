@@ -22,6 +22,9 @@ class Parameter(Tensor):
 
             data = empty(0)
         if not isinstance(data, Tensor):
+            # torch's Parameter calls data.detach() first, so a list or an ndarray fails there
+            # with Python's AttributeError: the same error here, for code that catches it
+            data.detach  # noqa: B018
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )

@@ -1,23 +1,488 @@
-"""Flattening nested containers (tuples, lists, dicts, namedtuples) into leaves and back, for code
-that imports torch.utils._pytree. Mirrors the common part of torch.utils._pytree.
+"""Flattening nested containers into leaves and back (tree_flatten, tree_map, TreeSpec, node
+registration), for code that imports torch.utils._pytree. Mirrors torch.utils._pytree.
 
-Differences from torch: a spec is minitorch's own nested tuple (not a TreeSpec object with
-torch's repr), and custom node types cannot be registered.
+Nodes are exactly: tuple, list, dict, OrderedDict, defaultdict, deque, namedtuples, the return
+types of multi-output ops (torch.return_types.max ...) and types registered with
+register_pytree_node. Anything else is a leaf: None, a tuple/list/dict subclass that is none of
+those, a tensor, a set, a string (as in torch).
+
+Differences from torch: no serialization of specs (treespec_dumps/loads) and no dataclass
+registration. minitorch.func keeps its own pytree (None as an empty node, as its transforms need).
 """
 
 from __future__ import annotations
 
-from minitorch.func._pytree import tree_flatten, tree_map, tree_unflatten
+import collections
+import warnings
+from typing import Any, NamedTuple
 
-__all__ = ["tree_flatten", "tree_leaves", "tree_map", "tree_structure", "tree_unflatten"]
+__all__ = [
+    "TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_flatten_with_path",
+    "tree_unflatten", "tree_iter", "tree_leaves", "tree_leaves_with_path", "tree_structure",
+    "tree_map", "tree_map_", "tree_map_only", "tree_map_only_", "tree_map_with_path", "tree_all",
+    "tree_any", "tree_all_only", "tree_any_only", "tree_is_leaf", "treespec_leaf", "keystr",
+    "key_get", "SequenceKey", "MappingKey", "GetAttrKey",
+]  # fmt: skip
 
 
-def tree_leaves(tree) -> list:
+# --- key paths ---
+
+
+class SequenceKey(NamedTuple):
+    idx: int
+
+    def __str__(self):
+        return f"[{self.idx!r}]"
+
+    def get(self, sequence):
+        return sequence[self.idx]
+
+
+class MappingKey(NamedTuple):
+    key: Any
+
+    def __str__(self):
+        return f"[{self.key!r}]"
+
+    def get(self, mapping):
+        return mapping[self.key]
+
+
+class GetAttrKey(NamedTuple):
+    name: str
+
+    def __str__(self):
+        return f".{self.name}"
+
+    def get(self, obj):
+        return getattr(obj, self.name)
+
+
+def keystr(kp) -> str:
+    """A key path as source text ("['a'][0].b"). Mirrors torch.utils._pytree.keystr."""
+    return "".join(str(k) for k in kp)
+
+
+def key_get(obj, kp):
+    """The part of obj at key path kp. Mirrors torch.utils._pytree.key_get."""
+    for k in kp:
+        obj = k.get(obj)
+    return obj
+
+
+# --- the node registry ---
+
+
+class NodeDef(NamedTuple):
+    type: Any
+    flatten_fn: Any  # node -> (children, context)
+    unflatten_fn: Any  # (children, context) -> node
+    flatten_with_keys_fn: Any  # node -> ([(key, child)], context), or None
+
+
+SUPPORTED_NODES: dict = {}
+
+
+def register_pytree_node(
+    cls,
+    flatten_fn,
+    unflatten_fn,
+    *,
+    serialized_type_name=None,
+    to_dumpable_context=None,
+    from_dumpable_context=None,
+    flatten_with_keys_fn=None,
+) -> None:
+    """Make instances of exactly `cls` tree nodes: flatten_fn(node) -> (children, context),
+    unflatten_fn(children, context) -> node. Mirrors torch.utils._pytree.register_pytree_node
+    (the serialization arguments are accepted and unused)."""
+    if cls in SUPPORTED_NODES:
+        raise ValueError(f"{cls} is already registered as pytree node.")
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
+
+
+def _register_pytree_node(
+    cls, flatten_fn, unflatten_fn, to_str_fn=None, maybe_from_str_fn=None, **kwargs
+) -> None:
+    """The deprecated spelling (older Hugging Face transformers calls it); warns as torch does."""
+    warnings.warn(
+        "`torch.utils._pytree._register_pytree_node` is deprecated. Please use "
+        "`torch.utils._pytree.register_pytree_node` instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    register_pytree_node(cls, flatten_fn, unflatten_fn, **kwargs)
+
+
+def _seq_keys(node, context):
+    return [(SequenceKey(i), v) for i, v in enumerate(node)], context
+
+
+def _dict_keys(node, context):
+    return [(MappingKey(k), v) for k, v in node.items()], context
+
+
+def _builtin(cls, flatten, unflatten, keys):
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten, unflatten, keys)
+
+
+_builtin(tuple, lambda t: (list(t), None), lambda v, c: tuple(v), lambda t: _seq_keys(t, None))
+_builtin(list, lambda t: (list(t), None), lambda v, c: list(v), lambda t: _seq_keys(t, None))
+_builtin(
+    dict, lambda d: (list(d.values()), list(d)), lambda v, c: dict(zip(c, v, strict=True)),
+    lambda d: _dict_keys(d, list(d)),
+)  # fmt: skip
+_builtin(
+    collections.OrderedDict, lambda d: (list(d.values()), list(d)),
+    lambda v, c: collections.OrderedDict(zip(c, v, strict=True)),
+    lambda d: _dict_keys(d, list(d)),
+)  # fmt: skip
+# a defaultdict's context is [default_factory, keys]; a deque's is its maxlen (torch's spelling)
+_builtin(
+    collections.defaultdict, lambda d: (list(d.values()), [d.default_factory, list(d)]),
+    lambda v, c: collections.defaultdict(c[0], zip(c[1], v, strict=True)),
+    lambda d: _dict_keys(d, [d.default_factory, list(d)]),
+)  # fmt: skip
+_builtin(
+    collections.deque, lambda q: (list(q), q.maxlen),
+    lambda v, c: collections.deque(v, maxlen=c), lambda q: _seq_keys(q, q.maxlen),
+)  # fmt: skip
+
+# namedtuples: one node kind whose context is the class (torch names the kind by the
+# collections.namedtuple function itself, and so does a spec's .type)
+_NAMEDTUPLE = NodeDef(
+    collections.namedtuple,
+    lambda t: (list(t), type(t)),
+    lambda v, c: c(*v),
+    lambda t: ([(GetAttrKey(f), getattr(t, f)) for f in t._fields], type(t)),
+)
+_DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
+
+
+def _structseq_node(cls) -> NodeDef:
+    return NodeDef(
+        cls, lambda t: (list(t), None), lambda v, c: cls(v), lambda t: _seq_keys(t, None)
+    )
+
+
+def _node_def(x):
+    """The NodeDef x is flattened with, or None for a leaf (dispatch on the exact type)."""
+    cls = type(x)
+    node = SUPPORTED_NODES.get(cls)
+    if node is not None:
+        return node
+    if issubclass(cls, tuple):
+        if hasattr(cls, "_fields") and hasattr(cls, "_make"):
+            return _NAMEDTUPLE
+        from minitorch.return_types import _StructSeq
+
+        if issubclass(cls, _StructSeq):
+            return _structseq_node(cls)
+    return None
+
+
+def _is_leaf(x, is_leaf=None) -> bool:
+    return (is_leaf is not None and is_leaf(x)) or _node_def(x) is None
+
+
+def tree_is_leaf(tree, is_leaf=None) -> bool:
+    """Whether tree is a leaf (not a node, or is_leaf(tree)). Mirrors
+    torch.utils._pytree.tree_is_leaf."""
+    return _is_leaf(tree, is_leaf)
+
+
+# --- specs ---
+
+
+class TreeSpec:
+    """The structure of a tree without its leaves: a node's type, context and children's specs
+    (a leaf: type None, no children). Mirrors torch.utils._pytree.TreeSpec."""
+
+    def __init__(self, type, context, children_specs):
+        self.type = type
+        self.context = context
+        self._children = list(children_specs)
+        self.num_children = len(self._children)
+        if type is None and not self._children:  # a leaf
+            self.num_leaves, self.num_nodes = 1, 1
+        else:
+            self.num_leaves = sum(c.num_leaves for c in self._children)
+            self.num_nodes = 1 + sum(c.num_nodes for c in self._children)
+
+    @property
+    def children_specs(self) -> list:
+        return self._children
+
+    def is_leaf(self) -> bool:
+        return self.type is None and not self._children
+
+    def children(self) -> list:
+        return list(self._children)
+
+    def child(self, index: int) -> TreeSpec:
+        return self._children[index]
+
+    def _node(self) -> NodeDef:
+        if self.type is collections.namedtuple:
+            return _NAMEDTUPLE
+        return SUPPORTED_NODES.get(self.type) or _structseq_node(self.type)
+
+    def unflatten(self, leaves) -> Any:
+        """The tree of this structure holding `leaves` in order."""
+        leaves = list(leaves)
+        if len(leaves) != self.num_leaves:
+            raise ValueError(
+                f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the spec "
+                f"refers to a pytree that holds {self.num_leaves} items ({self})."
+            )
+        return self._build(iter(leaves))
+
+    def _build(self, it):
+        if self.is_leaf():
+            return next(it)
+        values = [c._build(it) for c in self._children]
+        return self._node().unflatten_fn(values, self.context)
+
+    def flatten_up_to(self, tree) -> list:
+        """tree's subtrees at this spec's leaves (tree has this structure down to them); torch's
+        ValueError naming the first mismatch otherwise."""
+        out: list = []
+        self._up_to(tree, out)
+        return out
+
+    def _up_to(self, tree, out: list) -> None:
+        if self.is_leaf():
+            out.append(tree)
+            return
+        node = _node_def(tree)
+        kind = None if node is None else node.type
+        if kind in _DICT_TYPES and self.type in _DICT_TYPES:
+            keys = list(self.context[1] if self.type is collections.defaultdict else self.context)
+            if set(keys) != set(tree):
+                missing = set(keys) - set(tree)
+                extra = set(tree) - set(keys)
+                raise ValueError(
+                    f"Node keys mismatch; missing key(s): {missing}; extra key(s): {extra}."
+                )
+            children = [tree[k] for k in keys]  # matched by key, in this spec's order
+        else:
+            if kind is not self.type:
+                shown = type(tree) if kind is None else kind
+                raise ValueError(f"Node type mismatch; expected {self.type}, but got {shown}.")
+            children, context = node.flatten_fn(tree)
+            if len(children) != self.num_children:
+                raise ValueError(
+                    f"Node arity mismatch; expected {self.num_children}, but got {len(children)}."
+                )
+            if context != self.context and self.type is not collections.deque:
+                raise ValueError(
+                    f"Node context mismatch for node type {self.type}; expected "
+                    f"{self.context!r}, but got {context!r}."
+                )
+        for spec, child in zip(self._children, children, strict=True):
+            spec._up_to(child, out)
+
+    def __eq__(self, other):
+        if not isinstance(other, TreeSpec):
+            return NotImplemented
+        return (
+            self.type == other.type
+            and self.context == other.context
+            and self._children == other._children
+        )
+
+    def __hash__(self):
+        return hash((self.type, self.num_nodes, self.num_leaves))
+
+    def __repr__(self, indent: int = 0) -> str:
+        if self.is_leaf():
+            return "*"
+        name = "namedtuple" if self.type is collections.namedtuple else self.type.__name__
+        parts = []
+        inner = indent + 2
+        for i, c in enumerate(self._children):
+            text = c.__repr__(inner)
+            parts.append(text if i == 0 else "\n" + " " * inner + text)
+        return f"TreeSpec({name}, {self.context}, [{','.join(parts)}])"
+
+
+class LeafSpec(TreeSpec):
+    """The spec of a leaf (kept for old code; torch prefers treespec_leaf())."""
+
+    def __init__(self):
+        super().__init__(None, None, [])
+
+
+_LEAF_SPEC = LeafSpec()
+
+
+def treespec_leaf() -> TreeSpec:
+    """The spec of a single leaf. Mirrors torch.utils._pytree.treespec_leaf."""
+    return _LEAF_SPEC
+
+
+# --- flatten, unflatten, iterate ---
+
+
+def _flatten(tree, leaves: list, is_leaf) -> TreeSpec:
+    if is_leaf is not None and is_leaf(tree):
+        leaves.append(tree)
+        return _LEAF_SPEC
+    node = _node_def(tree)
+    if node is None:
+        leaves.append(tree)
+        return _LEAF_SPEC
+    children, context = node.flatten_fn(tree)
+    return TreeSpec(node.type, context, [_flatten(c, leaves, is_leaf) for c in children])
+
+
+def tree_flatten(tree, is_leaf=None) -> tuple[list, TreeSpec]:
+    """(leaves in order, spec). Mirrors torch.utils._pytree.tree_flatten."""
+    leaves: list = []
+    return leaves, _flatten(tree, leaves, is_leaf)
+
+
+def tree_unflatten(leaves, treespec: TreeSpec) -> Any:
+    """The tree of `treespec` holding `leaves`. Mirrors torch.utils._pytree.tree_unflatten."""
+    if not isinstance(treespec, TreeSpec):
+        raise TypeError(
+            "Expected `treespec` to be an instance of PyTreeSpec but got item of type "
+            f"{type(treespec)}."
+        )
+    return treespec.unflatten(leaves)
+
+
+def tree_iter(tree, is_leaf=None):
+    """A generator of the leaves, depth first. Mirrors torch.utils._pytree.tree_iter."""
+    if _is_leaf(tree, is_leaf):
+        yield tree
+        return
+    for child in _node_def(tree).flatten_fn(tree)[0]:
+        yield from tree_iter(child, is_leaf)
+
+
+def tree_leaves(tree, is_leaf=None) -> list:
     """The leaves of a tree, in order. Mirrors torch.utils._pytree.tree_leaves."""
-    return tree_flatten(tree)[0]
+    return list(tree_iter(tree, is_leaf))
 
 
-def tree_structure(tree):
-    """The spec of a tree (its shape without the leaves). Mirrors
-    torch.utils._pytree.tree_structure."""
-    return tree_flatten(tree)[1]
+def tree_structure(tree, is_leaf=None) -> TreeSpec:
+    """The spec of a tree. Mirrors torch.utils._pytree.tree_structure."""
+    return tree_flatten(tree, is_leaf)[1]
+
+
+def _paths(tree, prefix: tuple, out: list, is_leaf) -> TreeSpec:
+    if _is_leaf(tree, is_leaf):
+        out.append((prefix, tree))
+        return _LEAF_SPEC
+    node = _node_def(tree)
+    if node.flatten_with_keys_fn is None:
+        raise ValueError(
+            f"Did not find a flatten_with_keys_fn for type: {node.type}. Please pass a "
+            "flatten_with_keys_fn argument to register_pytree_node."
+        )
+    pairs, context = node.flatten_with_keys_fn(tree)
+    kids = [_paths(child, (*prefix, key), out, is_leaf) for key, child in pairs]
+    return TreeSpec(node.type, context, kids)
+
+
+def tree_flatten_with_path(tree, is_leaf=None) -> tuple[list, TreeSpec]:
+    """([(key path, leaf)], spec). Mirrors torch.utils._pytree.tree_flatten_with_path."""
+    out: list = []
+    return out, _paths(tree, (), out, is_leaf)
+
+
+def tree_leaves_with_path(tree, is_leaf=None) -> list:
+    """[(key path, leaf)]. Mirrors torch.utils._pytree.tree_leaves_with_path."""
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+# --- maps and predicates ---
+
+
+def _leaf_rows(tree, rests, is_leaf):
+    """(spec, [leaves of tree, then of each rest at the same places]): each rest must have
+    tree's structure down to tree's leaves (a rest's subtree there is passed whole)."""
+    leaves, spec = tree_flatten(tree, is_leaf)
+    return spec, [leaves] + [spec.flatten_up_to(r) for r in rests]
+
+
+def tree_map(func, tree, *rests, is_leaf=None) -> Any:
+    """func applied to each leaf (with the matching parts of `rests`), in a tree of tree's
+    structure. Mirrors torch.utils._pytree.tree_map."""
+    spec, rows = _leaf_rows(tree, rests, is_leaf)
+    return spec.unflatten(map(func, *rows))
+
+
+def tree_map_(func, tree, *rests, is_leaf=None) -> Any:
+    """func called on each leaf for its effect; returns tree. Mirrors
+    torch.utils._pytree.tree_map_."""
+    _, rows = _leaf_rows(tree, rests, is_leaf)
+    for args in zip(*rows, strict=True):
+        func(*args)
+    return tree
+
+
+def _only(type_or_types_or_pred):
+    """A predicate from a type, a tuple (or union) of types, or a predicate itself."""
+    if isinstance(type_or_types_or_pred, type | tuple) or hasattr(
+        type_or_types_or_pred, "__args__"
+    ):
+        return lambda x: isinstance(x, type_or_types_or_pred)
+    if callable(type_or_types_or_pred):
+        return type_or_types_or_pred
+    raise TypeError("Argument must be a type, a tuple of types, or a callable.")
+
+
+def map_only(type_or_types_or_pred):
+    """A decorator: func applied to the values `type_or_types_or_pred` selects, the rest passed
+    through. Mirrors torch.utils._pytree.map_only."""
+    pred = _only(type_or_types_or_pred)
+
+    def wrap(func):
+        return lambda x: func(x) if pred(x) else x
+
+    return wrap
+
+
+def tree_map_only(type_or_types_or_pred, func, tree, is_leaf=None) -> Any:
+    """tree_map of func over the leaves of the given type(s) (or passing a predicate); the other
+    leaves are kept. Mirrors torch.utils._pytree.tree_map_only."""
+    return tree_map(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_map_only_(type_or_types_or_pred, func, tree, is_leaf=None) -> Any:
+    """tree_map_ over the selected leaves. Mirrors torch.utils._pytree.tree_map_only_."""
+    return tree_map_(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_map_with_path(func, tree, *rests, is_leaf=None) -> Any:
+    """func(key path, leaf, *matching parts of rests). Mirrors
+    torch.utils._pytree.tree_map_with_path."""
+    pairs, spec = tree_flatten_with_path(tree, is_leaf)
+    rows = [spec.flatten_up_to(r) for r in rests]
+    paths = [kp for kp, _ in pairs]
+    leaves = [leaf for _, leaf in pairs]
+    return spec.unflatten(map(func, paths, leaves, *rows))
+
+
+def tree_all(pred, tree, is_leaf=None) -> bool:
+    """Whether pred holds for every leaf. Mirrors torch.utils._pytree.tree_all."""
+    return all(map(pred, tree_iter(tree, is_leaf)))
+
+
+def tree_any(pred, tree, is_leaf=None) -> bool:
+    """Whether pred holds for some leaf. Mirrors torch.utils._pytree.tree_any."""
+    return any(map(pred, tree_iter(tree, is_leaf)))
+
+
+def tree_all_only(type_or_types, pred, tree, is_leaf=None) -> bool:
+    """tree_all over the leaves of the given type(s). Mirrors torch.utils._pytree.tree_all_only."""
+    keep = _only(type_or_types)
+    return all(pred(x) for x in tree_iter(tree, is_leaf) if keep(x))
+
+
+def tree_any_only(type_or_types, pred, tree, is_leaf=None) -> bool:
+    """tree_any over the leaves of the given type(s). Mirrors torch.utils._pytree.tree_any_only."""
+    keep = _only(type_or_types)
+    return any(pred(x) for x in tree_iter(tree, is_leaf) if keep(x))

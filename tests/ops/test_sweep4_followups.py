@@ -88,3 +88,24 @@ def test_clamp_with_tensor_bounds_writes_a_wider_out():
         mt.clamp(a, min=mt.tensor(0.0), out=mt.empty(3, dtype=mt.int64))
     with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
         mt.clamp(a, min=0.0, out=out)
+
+
+def test_view_dtype_of_empty_tensors_and_half_randperm_bound():
+    import pytest
+
+    assert mt.zeros(0).view(mt.float16).shape == (0,)
+    assert mt.zeros(0, 3).view(mt.uint8).shape == (0, 12)
+    with pytest.raises(RuntimeError, match="stride"):
+        mt.zeros(4, 3).t().view(mt.uint8)
+    with pytest.raises(RuntimeError, match="n cannot be greater than 2049 for Half type."):
+        mt.randperm(2050, dtype=mt.float16)
+    assert mt.randperm(2049, dtype=mt.float16).unique().numel() == 2049
+
+
+def test_select_index_must_be_an_integer():
+    import pytest
+
+    x = mt.arange(12.0).reshape(3, 4)
+    assert x.select(1, np.int64(2)).tolist() == [2.0, 6.0, 10.0]
+    with pytest.raises(TypeError, match=r"select\(\): argument 'index' \(position 2\) must be int"):
+        x.select(0, 1.0)
