@@ -54,6 +54,12 @@ def scaled_dot_product_attention(
 
     Differences from torch: dropout masks come from minitorch's generator.
     """
+    if attn_mask is not None and type(attn_mask) is not Tensor:
+        # a CausalBias computes the attention itself: see NOTE [ CausalBias dispatch ]
+        dispatch = getattr(attn_mask, "_dispatch", None)
+        if dispatch is not None:
+            args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+            return dispatch(*args)
     if _autocast.state.any_enabled:
         args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)

@@ -1,6 +1,7 @@
 """torch.nn.attention: choosing the kernel of scaled_dot_product_attention. minitorch has one
 (its math: softmax(q k^T / sqrt(d)) v), so the choice is recorded in backends.cuda's switches and
-otherwise changes nothing. Mirrors torch.nn.attention."""
+otherwise changes nothing. The submodules bias (CausalBias) and flex_attention are imported on
+request, as torch's are. Mirrors torch.nn.attention."""
 
 from __future__ import annotations
 
