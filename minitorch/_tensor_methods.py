@@ -281,7 +281,7 @@ class TensorMethods:
         return _ops.matmul(other, self)
 
     def __pos__(self):
-        return self
+        return _ops.positive(self)  # self, or torch's error for a bool tensor
 
     def __abs__(self):
         return _ops.abs(self)

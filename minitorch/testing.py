@@ -198,23 +198,43 @@ def _compare(actual, expected, path: str, **options):
         raise
 
 
+def _as_number(x):
+    """A NumPy scalar (np.mean(...), arr.sum()) as the Python number it holds, as torch compares
+    it; anything else unchanged."""
+    if isinstance(x, (np.bool_, np.integer, np.floating)):
+        return x.item()
+    return x
+
+
+def _sorted_keys(mapping: Mapping) -> list:
+    """torch walks a mapping's keys sorted, so a failure names the first sorted key; keys that do
+    not sort (mixed types) keep the mapping's order."""
+    try:
+        return sorted(mapping)
+    except TypeError:
+        return list(mapping)
+
+
 def _compare_pair(actual, expected, path: str, **options):
+    if actual is None or expected is None:
+        if actual is not expected:
+            raise _Mismatch(f"None mismatch: {actual} is not {expected}")
+        return None
     if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
         actual, expected = _mt.from_numpy(actual), _mt.from_numpy(expected)
     if isinstance(actual, Tensor) and isinstance(expected, Tensor):
         return _compare_tensors(actual, expected, **options)
     number = (builtins.bool, builtins.int, builtins.float)
-    if isinstance(actual, number) and isinstance(expected, number):
+    a_num, e_num = _as_number(actual), _as_number(expected)
+    if isinstance(a_num, number) and isinstance(e_num, number):
         return _compare_numbers(
-            actual,
-            expected,
+            a_num,
+            e_num,
             rtol=options["rtol"],
             atol=options["atol"],
             equal_nan=options["equal_nan"],
             check_dtype=options["check_dtype"],
         )
-    if actual is None and expected is None:
-        return None
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
         missing = sorted(set(expected) - set(actual), key=repr)
         extra = sorted(set(actual) - set(expected), key=repr)
@@ -224,7 +244,7 @@ def _compare_pair(actual, expected, path: str, **options):
                 f"Missing keys in the actual mapping: {missing}\n"
                 f"Additional keys in the actual mapping: {extra}"
             )
-        for key in expected:
+        for key in _sorted_keys(expected):
             _compare(actual[key], expected[key], f"{path}[{key!r}]", **options)
         return None
     if _is_sequence(actual) and _is_sequence(expected):
@@ -256,7 +276,8 @@ def assert_close(
 ) -> None:
     """Asserts that actual and expected are close: |actual - expected| <= atol + rtol |expected|
     elementwise, with the default tolerances of the dtypes when rtol and atol are omitted.
-    Tensors, NumPy arrays, numbers, and sequences and mappings of them. Mirrors
+    Tensors, NumPy arrays, numbers (NumPy scalars compare as the Python numbers they hold),
+    None, and sequences and mappings of them (mappings key by key in sorted order). Mirrors
     torch.testing.assert_close.
 
     Differences from torch: check_layout is accepted and ignored (minitorch has one layout);
@@ -357,7 +378,7 @@ def make_tensor(
     unsigned, bool 0/1). Mirrors torch.testing.make_tensor.
 
     Differences from torch: the values come from minitorch's generator, so a seed gives other
-    numbers than torch's; memory_format is accepted and ignored (minitorch has one)."""
+    numbers than torch's."""
     if len(shape) == 1 and _is_sequence(shape[0]):
         shape = shape[0]
     shape = tuple(shape)
@@ -393,6 +414,8 @@ def make_tensor(
             result.uniform_(low, high)
     if noncontiguous:
         result = result[..., 1::2]
+    elif memory_format is not None:  # raises for a rank that the format does not fit, as torch
+        result = result.contiguous(memory_format=memory_format)
     if exclude_zero:
         replacement = 1 if integral else _mt.finfo(dtype).tiny
         result[result == 0] = replacement

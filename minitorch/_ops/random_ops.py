@@ -165,9 +165,23 @@ def uniform_(self, from_=0, to=1, *, generator=None):
 
     def draw():
         u = _uniform(self, generator, "uniform_")
-        return _cast(u * u.dtype.type(hi - lo) + u.dtype.type(lo), self)
+        out = _cast(u * u.dtype.type(hi - lo) + u.dtype.type(lo), self)
+        # u < 1, but rounding (of u * (to - from) + from, or of the float32 samples cast to
+        # float16/bfloat16) can land on `to`, which torch never returns: cap at the largest
+        # value of the dtype below `to`
+        xp = backend_of(self._device).xp
+        return xp.asarray(xp.minimum(out, _largest_below(hi, lo, out.dtype)))
 
     return _fill(self, "uniform_", "UniformBackward0", draw)
+
+
+def _largest_below(to: float, from_: float, npdt):
+    """The largest value of NumPy dtype npdt below `to` as the dtype holds it (a host scalar);
+    `to` itself when the range is empty (uniform_(a, a) fills with a, as torch does)."""
+    top = npdt.type(to)
+    if not npdt.type(from_) < top:
+        return top
+    return backend_of(cpu).xp.nextafter(top, npdt.type(-math.inf))
 
 
 def normal_(self, mean=0, std=1, *, generator=None):

@@ -109,3 +109,12 @@ def test_select_index_must_be_an_integer():
     assert x.select(1, np.int64(2)).tolist() == [2.0, 6.0, 10.0]
     with pytest.raises(TypeError, match=r"select\(\): argument 'index' \(position 2\) must be int"):
         x.select(0, 1.0)
+
+
+def test_unary_plus_is_self_and_refuses_bool():
+    import pytest
+
+    t = mt.tensor([1.0, 2.0], requires_grad=True)
+    assert (+t) is t
+    with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
+        +mt.tensor([True])
