@@ -193,7 +193,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                 "The vector v can only be None if the user-provided function returns a single "
                 "Tensor with a single element."
             )
-    with set_grad_enabled(create_graph or state.enabled):
+    with set_grad_enabled(bool(create_graph or state.enabled)):
         res = _grads(outputs, inputs, v, create_graph)
         res = _zeros_for_missing(res, inputs, strict, create_graph, "back")
     outputs = _finish(outputs, create_graph)
@@ -213,7 +213,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         us = tuple(_zeros_like(o).requires_grad_() for o in outputs)
         jt_u = _grads(outputs, inputs, us, create_graph=True)
         _check_strict(jt_u, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or state.enabled):
+    with set_grad_enabled(bool(create_graph or state.enabled)):
         res = _grads(jt_u, us, v, create_graph)
         res = _zeros_for_missing(res, outputs, strict, create_graph, "back_trick")
     outputs = _finish(outputs, create_graph)
@@ -360,7 +360,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
         _single_scalar_output(outputs, out_tuple, "vhp")
         jac = _grads(outputs, inputs, create_graph=True)
         _check_strict(jac, "jacobian", strict)
-    with set_grad_enabled(create_graph or state.enabled):
+    with set_grad_enabled(bool(create_graph or state.enabled)):
         res = _grads(jac, inputs, v, create_graph)
         res = _zeros_for_missing(res, inputs, strict, create_graph, "double_back")
     outputs = _finish(outputs, create_graph)
@@ -384,7 +384,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         us = tuple(_zeros_like(x).requires_grad_() for x in inputs)
         ut_h = _grads(jac, inputs, us, create_graph=True)
         _check_strict(jac, "hessian", strict)
-    with set_grad_enabled(create_graph or state.enabled):
+    with set_grad_enabled(bool(create_graph or state.enabled)):
         res = _grads(ut_h, us, v, create_graph)
         res = _zeros_for_missing(res, inputs, strict, create_graph, "double_back_trick")
     outputs = _finish(outputs, create_graph)

@@ -136,9 +136,19 @@ class set_grad_enabled(_GradModeContext):
     Mirrors torch.set_grad_enabled."""
 
     def __init__(self, mode: bool):
+        if mode.__class__ is not bool:  # torch's parser: a bool only (not 0, "no", np.bool_)
+            from minitorch._dtype import _typename
+
+            raise TypeError(
+                "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{_typename(mode)}"
+            )
         self.prev = state.enabled
-        self.mode = bool(mode)
-        state.enabled = self.mode
+        self.mode = mode
+        state.enabled = mode
+
+    def __repr__(self):
+        return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
 
     def __enter__(self):
         pass
@@ -175,9 +185,9 @@ class inference_mode(_GradModeContext):
 
     def __enter__(self):
         self.prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled = False
-            state.inference = True
+        # inference_mode(False) turns grad mode on, inside no_grad or inference_mode too
+        state.enabled = not self.mode
+        state.inference = self.mode
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev

@@ -63,7 +63,7 @@ def _use_grad_for_differentiable(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        with set_grad_enabled(self.defaults.get("differentiable", False)):
+        with set_grad_enabled(bool(self.defaults.get("differentiable", False))):
             return step(self, *args, **kwargs)
 
     return wrapper
