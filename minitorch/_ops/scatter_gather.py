@@ -24,8 +24,9 @@ __all__ = [
 # scatter_add with their backward (duplicates accumulate, double backward works) for free.
 
 
-def along_dim_plan(index_arr, dim: int, x_shape, xp) -> IndexPlan:
-    """The plan of x[index along dim] (see NOTE [ Along-dim plans ])."""
+def along_dim_plan(index_arr, dim: int, x_shape, xp, basic=None) -> IndexPlan:
+    """The plan of x[index along dim] (see NOTE [ Along-dim plans ]). `basic`: a first view
+    step (x[None] for a 0-d x, which gather and scatter read as shape (1,))."""
     shape = index_arr.shape
     n = len(shape)
     key = []
@@ -34,7 +35,7 @@ def along_dim_plan(index_arr, dim: int, x_shape, xp) -> IndexPlan:
             key.append(index_arr)
         else:
             key.append(xp.arange(shape[d]).reshape((shape[d],) + (1,) * (n - 1 - d)))
-    return IndexPlan(None, tuple(key), None, "Alias", tuple(x_shape), tuple(shape), True)
+    return IndexPlan(basic, tuple(key), None, "Alias", tuple(x_shape), tuple(shape), basic is None)
 
 
 class Gather(Index):
@@ -93,55 +94,58 @@ def _check_bounds(x: Tensor, idx, dim: int):
         raise RuntimeError(f"index {value} is out of bounds for dimension {dim} with size {n}")
 
 
+# NOTE [ 0-d and empty in gather/scatter ]
+# torch reads a 0-d self, index or src as one element in one dim (its ensure_nonempty_size):
+# tensor(2.).gather(0, tensor([0, 0])) is [2., 2.], zeros(2).scatter_add(0, tensor([1]),
+# tensor(5.)) adds 5. A 0-d x is addressed through its view x[None] (the plan's basic step), a
+# 0-d index is a 0-d key (the result of gather is 0-d) and a 0-d src is read as src.reshape(1).
+# An empty index returns before any shape check (scatter gives self, gather an empty tensor of
+# index's shape): its plan is one empty key array per dim of x, which touches nothing.
+
+
 def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
-    """Validates a gather/scatter call and returns (dim, plan) on x's device."""
+    """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
+    empty in gather/scatter ])."""
     _check_index(index, op)
     ndim = x._data.ndim
     dim = wrap_dim(dim, ndim, op)
     idx = _index_on(x, index)
-    if idx.ndim != max(ndim, 1) and not (ndim == 0 and idx.ndim <= 1):
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    shape = x._data.shape
-    for d in range(idx.ndim if ndim else 0):
-        too_big = d != dim and idx.shape[d] > shape[d]
-        if src is not None:
-            # src must cover index in every dim, dim included
-            too_big = too_big or src._data.ndim != idx.ndim or idx.shape[d] > src._data.shape[d]
-        elif too_big:
-            raise RuntimeError(
-                f"Size does not match at dimension {d} expected index {list(idx.shape)} to be no "
-                f"larger than self {list(shape)} apart from dimension {dim}"
-            )
-        if too_big:
-            raise RuntimeError(
-                f"Expected index {list(idx.shape)} to be no larger than self {list(shape)} apart "
-                f"from dimension {dim} and to be no larger size than src "
-                f"{list(src._data.shape)}"
-            )
+    shape = x._data.shape or (1,)
+    basic = None if ndim else (None, Ellipsis)
+    if idx.size == 0:
+        return dim, IndexPlan(basic, (idx,) * len(shape), None, "Alias", shape, idx.shape, not ndim)
+    ishape = idx.shape or (1,)
+    if len(ishape) != len(shape):
+        who = "input" if op == "gather" else "self"
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as {who} tensor")
+    sshape = None if src is None else (src._data.shape or (1,))
+    if sshape is not None and len(sshape) != len(ishape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    for d in range(len(ishape)):
+        too_big = d != dim and ishape[d] > shape[d]
+        if sshape is not None:
+            too_big = too_big or ishape[d] > sshape[d]  # src must cover index, dim included
+        if not too_big:
+            continue
+        expected = (
+            f"Expected index {list(idx.shape)} to be no larger than self {list(x._data.shape)} "
+            f"apart from dimension {dim}"
+        )
+        if sshape is not None:
+            expected += f" and to be no larger size than src {list(src._data.shape)}"
+        elif op == "gather":
+            expected = f"Size does not match at dimension {d} e" + expected[1:]
+        raise RuntimeError(expected)
     _check_bounds(x, idx, dim)
-    if ndim == 0:
-        idx = idx.reshape(())
-        return dim, IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
-    return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp)
-
-
-def _as_vector(input: Tensor, index, src=None):
-    """A 0-d index (and 0-d src) of a 1-d input as 1-element vectors: torch counts a 0-d tensor
-    as one dim here (zeros(10).scatter_(0, tensor(y), value=1), the one-hot of the tutorials)."""
-    if isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1:
-        index = index.reshape(1)
-        if isinstance(src, Tensor) and src.ndim == 0:
-            src = src.reshape(1)
-    return index, src
+    if idx.ndim == 0:  # a 0-d key: a 0-d result
+        return dim, IndexPlan(basic, (idx,), None, "Alias", shape, (), not ndim)
+    return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp, basic)
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
-    zero_d = isinstance(index, Tensor) and index.ndim == 0 and input.ndim == 1
-    index, _ = _as_vector(input, index)
     _, plan = _plan(input, dim, index, "gather")
-    result = Gather.apply(input, plan=plan)
-    return _maybe_out(result.reshape(()) if zero_d else result, out)
+    return _maybe_out(Gather.apply(input, plan=plan), out)
 
 
 def _maybe_out(result, out):
@@ -153,10 +157,17 @@ def _maybe_out(result, out):
 
 
 def _src_region(src: Tensor, plan: IndexPlan) -> Tensor:
-    """src cut to index's shape (scatter reads only that corner of src)."""
+    """src cut to index's shape (scatter reads only that corner of src; see NOTE [ 0-d and empty
+    in gather/scatter ])."""
     shape = plan.out_shape
     if src._data.shape == shape:
         return src
+    if not shape:  # a 0-d index reads src's first element
+        return src.reshape(-1)[0]
+    if 0 in shape:  # an empty index reads nothing (src's gradient is zeros)
+        return src.reshape(-1)[:0].reshape(shape)
+    if not src._data.ndim:
+        return src.reshape(1)
     return src[tuple(slice(0, n) for n in shape)]
 
 
@@ -168,15 +179,20 @@ def _value_tensor(x: Tensor, value) -> Tensor:
     return _make(xp.asarray(value, dtype=x._data.dtype), x._device, False, None)
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
+def scatter(
+    input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None, out=None
+) -> Tensor:
     """A copy of input with src (or value) written at index along dim. Mirrors torch.scatter.
 
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
     unspecified); reduce='multiply' uses xp.multiply.at (CuPy may lack it).
     """
+    return _maybe_out(_scatter(input, dim, index, src, value, reduce), out)
+
+
+def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
-    index, src = _as_vector(input, index, src)
     if reduce is not None:
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
@@ -199,21 +215,21 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
     others = (src,) if isinstance(src, Tensor) else ()
     return apply_inplace(
         input,
-        lambda s: scatter(s, dim, index, src, value=value, reduce=reduce),
+        lambda s: _scatter(s, dim, index, src, value, reduce),
         "scatter_",
         others,
     )
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """A copy of input with src added at index along dim (duplicates add up). Mirrors
     torch.scatter_add."""
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
-    index, src = _as_vector(input, index, src)
     _, plan = _plan(input, dim, index, "scatter_add", src)
     region = _src_region(src, plan)  # half sums in float32: torch's scatter_add
-    return ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
+    result = ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
+    return _maybe_out(result, out)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
@@ -250,7 +266,8 @@ def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype):
 class ScatterReduce(Function):
     """out[index along dim] = reduce(x (if include_self), src...);  gradients per reduction:
     sum -> grad, mean -> grad / count, amax/amin -> grad split among the values equal to the
-    result, prod -> grad * product of the other values"""
+    result (with include_self=False torch still counts a self value equal to the result in that
+    split, giving it no share), prod -> grad * product of the other values"""
 
     @staticmethod
     def forward(ctx, x, src, *, plan, reduce, include_self):
@@ -264,7 +281,7 @@ class ScatterReduce(Function):
             _put(dev, out, plan, vals, accumulate=True, in_float32=True)
         else:
             ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
-            ufunc.at(out, plan.adv, vals)
+            ufunc.at(out if plan.basic is None else out[plan.basic], plan.adv, vals)
         if reduce == "mean":
             counts = _counts(dev, out.shape, plan, include_self, out.dtype)
             counts = xp.maximum(counts, 1)
@@ -297,10 +314,13 @@ class ScatterReduce(Function):
         elif reduce in ("amax", "amin"):
             with_out = index_with_plan(out, plan)
             eq_src = _make(src._data == with_out._data, dev, False, None)
-            eq_x = _make(x._data == out._data, dev, False, None)
+            eq_x = x._data == out._data
+            # torch's rule: an excluded self value (include_self=False) equal to the result still
+            # counts in the tie (self=3, src=[1, 3, 3] gives src [0, 1/3, 1/3]); it gets no share
+            n = eq_x.astype(grad._data.dtype)
             if not include_self:
-                eq_x = _make(eq_x._data & ~scattered._data, dev, False, None)
-            n = eq_x._data.astype(grad._data.dtype)
+                eq_x = eq_x & ~scattered._data
+            eq_x = _make(eq_x, dev, False, None)
             _put(dev, n, plan, eq_src._data.astype(n.dtype), accumulate=True, in_float32=True)
             n = _make(xp.maximum(n, 1), dev, False, None)
             gx = where(eq_x, grad / n, 0.0)
@@ -350,7 +370,7 @@ def _prod_grads(x, src, out, grad, plan, include_self, scattered):
 
 
 def scatter_reduce(
-    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self=True
+    input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self=True, out=None
 ) -> Tensor:
     """Reduces src into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
     Mirrors torch.scatter_reduce.
@@ -371,11 +391,11 @@ def scatter_reduce(
         raise NotImplementedError(
             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"
         )
-    index, src = _as_vector(input, index, src)
     _, plan = _plan(input, dim, index, "scatter_reduce", src)
-    return ScatterReduce.apply(
+    result = ScatterReduce.apply(
         input, _src_region(src, plan), plan=plan, reduce=reduce, include_self=bool(include_self)
     )
+    return _maybe_out(result, out)
 
 
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
@@ -407,6 +427,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
             f"dimensions, but got {ndim} dimensions for input, and {indices._data.ndim} "
             f"dimensions for indices"
         )
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     shape_x = list(input._data.shape)
     shape_i = list(indices._data.shape)
     for d in range(ndim):

@@ -42,7 +42,7 @@ class IndexAdd(IndexPut):
 
     @staticmethod
     def forward(ctx, a, v, *, plan, accumulate):
-        if not opmath_dtype(a._data.dtype) or a._data.ndim > 1:
+        if not opmath_dtype(a._data.dtype) or a._data.ndim != 1:
             # (half slices of a tensor with more dims: torch sums them in float32 and rounds once)
             return IndexPut.forward(ctx, a, v, plan=plan, accumulate=accumulate, in_float32=True)
         # A 1-d half tensor: torch adds the source elements one at a time in the tensor's own
@@ -170,8 +170,18 @@ def _source_plan(input, dim, index, source, op):
             f"{op}(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must have "
             f"the same scalar type"
         )
-    plan = _dim_plan(input, dim, idx, op)
     src_shape = source._data.shape
+    if (ndim == 0) != (len(src_shape) == 0):
+        raise RuntimeError(
+            f"source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input._data.shape)} source.shape = "
+            f"{list(src_shape)}"
+        )
+    if ndim == 0:  # one element, addressed by one index (torch sizes a 0-d source as dim 0)
+        if idx.size != 1:
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        return _dim_plan(input, dim, idx, op)
+    plan = _dim_plan(input, dim, idx, op)
     n_idx = idx.size
     if (
         len(src_shape) == len(plan.out_shape)
@@ -520,12 +530,19 @@ def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
     return IndexPlan(None, tuple(key), None, "Alias", shape, idx.shape, True)
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """input.flatten()[index], in index's shape. Mirrors torch.take."""
+    if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(
+            f"take(): self and out expected to have the same dtype, but got self.dtype = "
+            f"{_dtype.scalar_name(input.dtype)} and out.dtype = {_dtype.scalar_name(out.dtype)}"
+        )
     plan = _flat_plan(input, index, "take")
     if plan is None:  # a 0-d input
-        return Take.apply(input.reshape(1), plan=_flat_plan(input.reshape(1), index, "take"))
-    return Take.apply(input, plan=plan)
+        result = Take.apply(input.reshape(1), plan=_flat_plan(input.reshape(1), index, "take"))
+    else:
+        result = Take.apply(input, plan=plan)
+    return _maybe_out(result, out)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
