@@ -31,7 +31,9 @@ __all__ = [
 class IndexPlan:
     """A parsed key: `basic` (a tuple for x[basic], ending in Ellipsis, or None for no basic
     step), `adv` (a tuple of slices and index arrays for v[adv], or None), `perm` ((src, dst)
-    for moveaxis from NumPy's to torch's layout, or None), and the shapes involved."""
+    for moveaxis from NumPy's to torch's layout, or None), and the shapes involved. `tensors`:
+    the key's index Tensors when the plan knows them (x[i0, i1] with index tensors alone), for
+    the node to watch (NOTE [ Watched index tensors ]); None: look in the key."""
 
     __slots__ = (
         "basic",
@@ -42,10 +44,12 @@ class IndexPlan:
         "out_shape",
         "identity",
         "unchecked",
+        "tensors",
     )
 
     def __init__(self, basic, adv, perm, view_name, v_shape, out_shape, identity=False):
         self.unchecked = False  # index arrays whose bounds a read checks only if NumPy raises
+        self.tensors = None
         self.basic = basic
         self.identity = identity  # the basic step leaves x as it is (x[...], x[:, :])
         self.adv = adv
@@ -371,6 +375,7 @@ def _tensors_plan(t: Tensor, shape, key, read: bool = False) -> IndexPlan | None
     out_shape = arrays[0].shape + shape[len(arrays) :]
     plan = IndexPlan(None, tuple(arrays), None, "Alias", shape, out_shape, True)
     plan.unchecked = unchecked
+    plan.tensors = items
     return plan
 
 

@@ -8,7 +8,7 @@ import operator
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, is_floating, row_major, wrap_dim
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out
-from minitorch._ops.reduction_more import TakeAlong
+from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, name_node
 
@@ -214,7 +214,7 @@ def _cum_extreme(kind, input, dim, out):
     _, idx = running_extreme(xp, x._data, d, kind[3:])
     fn = Cummax if kind == "cummax" else Cummin
     values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
-    indices = _const(idx, input)
+    values, indices = _watched_pair(values, _const(idx, input))
     if was_0d:
         values, indices = values.reshape(()), indices.reshape(())
     result_type = getattr(return_types, kind)

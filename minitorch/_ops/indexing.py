@@ -17,7 +17,7 @@ from minitorch._ops.inplace import (
     writable,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, check_watched, watch_index
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
@@ -136,10 +136,14 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # the plan reads the key's index tensors as they are now: refuse them changed in place
+        # since forward (NOTE [ Watched index tensors ])
+        check_watched(ctx)
         return IndexBackward.apply(grad, plan=ctx.plan, shape=ctx.shape)
 
     @staticmethod
     def _backward_data(ctx, grad):
+        check_watched(ctx)
         return IndexBackward.kernel(ctx._out_device, grad, ctx.plan, ctx.shape)
 
 
@@ -180,6 +184,10 @@ class IndexPut(Function):
     def backward(ctx, grad):
         ga = gv = None
         plan = ctx.plan
+        if ctx.needs_input_grad[1] or not ctx.accumulate:
+            # a gradient that reads the index (torch checks its saved index only then:
+            # x.index_add(0, idx, src) with a constant src never reads it)
+            check_watched(ctx)
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
                 ga = grad
@@ -189,6 +197,28 @@ class IndexPut(Function):
         if ctx.needs_input_grad[1]:
             gv = index_with_plan(grad, plan)
         return ga, gv
+
+
+def watch_indices(result: Tensor, *indices) -> Tensor:
+    """result, its node (when one was recorded) refusing a backward after any of the index
+    Tensors `indices` changed in place (NOTE [ Watched index tensors ])."""
+    fn = result._grad_fn
+    if fn is not None:
+        for t in indices:
+            watch_index(fn, t)
+    return result
+
+
+def _key_tensors(key, self: Tensor) -> list:
+    """The Tensors in an indexing key that its plan reads as index arrays."""
+    items = key if key.__class__ is tuple else (key,)
+    return [t for t in items if isinstance(t, Tensor) and (t._data.ndim or _watched_0d(t, self))]
+
+
+def _watched_0d(t: Tensor, self: Tensor) -> bool:
+    """Whether a 0-d index tensor t in a key of self is an index array (a bool, or off the CPU),
+    not a select read at once (an integer on the CPU, as in torch)."""
+    return self._device.type != "cpu" or t._data.dtype.kind != "i"
 
 
 def index_with_plan(x: Tensor, plan: IndexPlan) -> Tensor:
@@ -218,7 +248,15 @@ def getitem(self: Tensor, key) -> Tensor:
             and (stop is None or stop.__class__ is int)
         ):
             return SliceIndex.apply(self, key=(slice(*key.indices(shape[0])), Ellipsis))
-    return index_with_plan(self, parse_key(self, key, read=True))
+    plan = parse_key(self, key, read=True)
+    if plan.adv is None:
+        return _VIEWS[plan.view_name].apply(self, key=plan.basic)
+    out = Index.apply(self, plan=plan)
+    fn = out._grad_fn
+    if fn is not None:  # its node reads the key's index tensors at backward
+        for t in plan.tensors or _key_tensors(key, self):
+            watch_index(fn, t)
+    return out
 
 
 def _value_tensor(self: Tensor, value) -> Tensor | None:
@@ -337,8 +375,12 @@ def setitem(self: Tensor, key, value) -> None:
         copy_(target, vt)
         return
     sub = plan.adv_only()
+    watched = _key_tensors(key, self)
     apply_inplace(
-        target, lambda s: IndexPut.apply(s, vt, plan=sub, accumulate=False), "index_put_", (vt,)
+        target,
+        lambda s: watch_indices(IndexPut.apply(s, vt, plan=sub, accumulate=False), *watched),
+        "index_put_",
+        (vt,),
     )
 
 
@@ -388,7 +430,8 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     torch.index_put."""
     plan = _put_plan(input, indices, "index_put")
     values = _put_values(input, values, plan, "index_put")
-    return IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
+    out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
+    return watch_indices(out, *[i for i in indices if i is not None])
 
 
 def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -406,9 +449,12 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
         _put(input._device, writable(input), plan, values._data, accumulate)
         input._vc[0] += 1
         return input
+    watched = [i for i in indices if i is not None]
     return apply_inplace(
         input,
-        lambda s: IndexPut.apply(s, values, plan=plan, accumulate=accumulate),
+        lambda s: watch_indices(
+            IndexPut.apply(s, values, plan=plan, accumulate=accumulate), *watched
+        ),
         "index_put_",
         (values,),
     )

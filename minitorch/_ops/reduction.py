@@ -18,7 +18,7 @@ from minitorch._ops._common import (
 from minitorch._ops.shape import Expand
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, check_watched, watch_index
 
 # fmt: off
 __all__ = [
@@ -651,6 +651,8 @@ class MaxDim(Function):
     def backward(ctx, grad, grad_indices):
         if ctx.idx is None:
             return grad
+        # ctx.idx is the returned indices' memory (NOTE [ Watched index tensors ])
+        check_watched(ctx)
         return _keepdim(grad, ctx) * _const(_one_hot(ctx), grad)
 
 
@@ -717,6 +719,8 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
         _check_nonempty(x, (d,), kind)
     fn = MaxDim if kind == "max" else MinDim
     values, indices = fn.apply(input, dim=d, keepdim=keepdim, kind=kind)
+    if values._grad_fn is not None:
+        watch_index(values._grad_fn, indices)
     if out is not None:
         _out_exact(values, out[0])
         _out_exact(indices, out[1])

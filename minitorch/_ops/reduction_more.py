@@ -34,7 +34,7 @@ from minitorch._ops.reduction import (
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, check_watched, name_node, watch_index
 
 # fmt: off
 __all__ = [
@@ -456,6 +456,7 @@ class TakeAlong(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        check_watched(ctx)  # idx may be the memory of returned indices (median, mode, cummax)
         return PutAlong.apply(
             grad.reshape(ctx.idx.shape), idx=ctx.idx, dim=ctx.dim, shape=ctx.shape
         )
@@ -604,13 +605,21 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         one = input.reshape((1,))
         idx = xp.zeros((1,), dtype=_dtype.int64.np)
         values = dim_fn.apply(one, idx=idx, dim=0, out_shape=())
-        return ret((values, _const(xp.zeros((), dtype=_dtype.int64.np), input)))
+        return ret(_watched_pair(values, _const(xp.zeros((), dtype=_dtype.int64.np), input)))
     _check_nonempty(x, (d,), op)
     idx = index_fn(xp, x, d)
     out_shape = idx.shape if keepdim else tuple(s for i, s in enumerate(idx.shape) if i != d)
     values = dim_fn.apply(input, idx=idx, dim=d, out_shape=out_shape)
     indices = _const(xp.asarray(idx.reshape(out_shape), dtype=_dtype.int64.np), input)
-    return ret((values, indices))
+    return ret(_watched_pair(values, indices))
+
+
+def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
+    """(values, indices), values' node refusing a backward once the returned indices changed in
+    place, as torch's, which saves them (NOTE [ Watched index tensors ])."""
+    if values._grad_fn is not None:
+        watch_index(values._grad_fn, indices)
+    return values, indices
 
 
 def median(input, dim=None, keepdim=False, *, out=None):

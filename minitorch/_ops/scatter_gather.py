@@ -5,7 +5,7 @@ from __future__ import annotations
 from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
-from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan
+from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
 from minitorch._ops.inplace import _short, apply_inplace
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
@@ -145,7 +145,7 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
     _, plan = _plan(input, dim, index, "gather")
-    return _maybe_out(Gather.apply(input, plan=plan), out)
+    return _maybe_out(watch_indices(Gather.apply(input, plan=plan), index), out)
 
 
 def _maybe_out(result, out):
@@ -203,11 +203,13 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
         if src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         _, plan = _plan(input, dim, index, "scatter", src)
-        return Scatter.apply(input, _src_region(src, plan), plan=plan, accumulate=False)
+        out = Scatter.apply(input, _src_region(src, plan), plan=plan, accumulate=False)
+        return watch_indices(out, index)
     if value is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _, plan = _plan(input, dim, index, "scatter")
-    return ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
+    out = ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
+    return watch_indices(out, index)
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
@@ -229,7 +231,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
     _, plan = _plan(input, dim, index, "scatter_add", src)
     region = _src_region(src, plan)  # half sums in float32: torch's scatter_add
     result = ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
-    return _maybe_out(result, out)
+    return _maybe_out(watch_indices(result, index), out)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -6,7 +6,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import opmath_dtype, row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
-from minitorch._ops.indexing import Index, IndexPut
+from minitorch._ops.indexing import Index, IndexPut, watch_indices
 from minitorch._ops.inplace import (
     _check_leaf,
     _short,
@@ -147,7 +147,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
             f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
         )
     plan = _dim_plan(input, dim, idx, "index_select")
-    result = IndexSelect.apply(input, plan=plan)
+    result = watch_indices(IndexSelect.apply(input, plan=plan), index)
     return result if out is None else write_out_exact(out, result, "index_select")
 
 
@@ -212,7 +212,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     plan = _source_plan(input, dim, index, source, "index_add")
     if alpha != 1:
         source = source * alpha
-    return IndexAdd.apply(input, source, plan=plan, accumulate=True)
+    return watch_indices(IndexAdd.apply(input, source, plan=plan, accumulate=True), index)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
@@ -279,7 +279,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     if _autocast.state.any_enabled:
         return _autocast.call(index_copy, _autocast.PROMOTE, (input, dim, index, source))
     plan, source = _copy_plan(input, dim, index, source)
-    return IndexCopy.apply(input, source, plan=plan, accumulate=False)
+    return watch_indices(IndexCopy.apply(input, source, plan=plan, accumulate=False), index)
 
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -339,7 +339,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of input with value at index along dim. Mirrors torch.index_fill."""
     fn = IndexFillTensor if isinstance(value, Tensor) else IndexFill
     plan, value = _fill_plan(input, dim, index, value)
-    return fn.apply(input, value, plan=plan, accumulate=False)
+    return watch_indices(fn.apply(input, value, plan=plan, accumulate=False), index)
 
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -453,7 +453,7 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
-    result = MaskedSelect.apply(x, plan=parse_key(x, m))
+    result = watch_indices(MaskedSelect.apply(x, plan=parse_key(x, m)), mask)
     return result if out is None else write_out_exact(out, result, "masked_select")
 
 
@@ -542,7 +542,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
         result = Take.apply(input.reshape(1), plan=_flat_plan(input.reshape(1), index, "take"))
     else:
         result = Take.apply(input, plan=plan)
-    return _maybe_out(result, out)
+    return _maybe_out(watch_indices(result, index), out)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -565,8 +565,9 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         out = Put.apply(
             flat, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate)
         )
-        return out.reshape(())
-    return Put.apply(input, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate))
+        return watch_indices(out, index).reshape(())
+    out = Put.apply(input, source.reshape(plan.out_shape), plan=plan, accumulate=bool(accumulate))
+    return watch_indices(out, index)
 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

@@ -18,7 +18,7 @@ from minitorch._ops._common import (
     wrap_dim,
 )
 from minitorch._ops._index_key import IndexPlan
-from minitorch._ops.indexing import Index
+from minitorch._ops.indexing import Index, watch_indices
 from minitorch._ops.inplace import with_out
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
@@ -122,6 +122,12 @@ def _gather(cls, input: Tensor, dim: int, idx) -> Tensor:
     return cls.apply(input, plan=along_dim_plan(idx, dim, input._data.shape, xp))
 
 
+def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
+    """(values, indices), values' node refusing a backward once the returned indices changed in
+    place: its plan reads their array (NOTE [ Watched index tensors ])."""
+    return watch_indices(values, indices), indices
+
+
 def _scalar_plan():
     return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
 
@@ -132,7 +138,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool
     """(values, indices) sorted along dim; always stable. Mirrors torch.sort."""
     dim, idx = _sorted_parts(input, dim, descending, "sort")
     values = _gather(SortValues, input, dim, idx)
-    return return_types.sort((values, _int64(input, idx)))
+    return return_types.sort(_watched_pair(values, _int64(input, idx)))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
@@ -172,7 +178,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if x.ndim:
         idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
     values = _gather(TopkValues, input, dim, idx)
-    return return_types.topk((values, _int64(input, idx)))
+    return return_types.topk(_watched_pair(values, _int64(input, idx)))
 
 
 @_exact_out(_kthvalue_out_message)
@@ -190,11 +196,15 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     dim, idx = _sorted_parts(input, dim, False, "kthvalue")
     if not x.ndim:
-        return return_types.kthvalue((_gather(KthvalueValues, input, 0, idx), _int64(input, idx)))
+        return return_types.kthvalue(
+            _watched_pair(_gather(KthvalueValues, input, 0, idx), _int64(input, idx))
+        )
     xp = input._device.backend.xp
     idx = _take_along(xp, idx, dim, k - 1, k)
     if keepdim:
-        return return_types.kthvalue((_gather(KthvalueValues, input, dim, idx), _int64(input, idx)))
+        return return_types.kthvalue(
+            _watched_pair(_gather(KthvalueValues, input, dim, idx), _int64(input, idx))
+        )
     idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
     key = []
     r = len(idx.shape)
@@ -205,7 +215,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
             pos = d if d < dim else d - 1  # the dim's place in the result
             key.append(xp.arange(n).reshape((n,) + (1,) * (r - 1 - pos)))
     plan = IndexPlan(None, tuple(key), None, "Alias", x.shape, idx.shape, True)
-    return return_types.kthvalue((KthvalueValues.apply(input, plan=plan), _int64(input, idx)))
+    values = KthvalueValues.apply(input, plan=plan)
+    return return_types.kthvalue(_watched_pair(values, _int64(input, idx)))
 
 
 # --- unique ---

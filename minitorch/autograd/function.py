@@ -75,6 +75,7 @@ class Node:
     _hooks = None
     _hooked = False  # whether any of the three above was ever set (one test for the engine)
     _shown = None  # the positions of the edges next_functions lists; None: all
+    _watched = ()  # index tensors its backward reads (NOTE [ Watched index tensors ])
 
     def __init__(self):
         raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
@@ -478,6 +479,31 @@ def _raise_modified(node, kind, obj, current, version, nr):
         f"operation: [{_type_name(obj.dtype)} {list(obj.shape)}]{desc} is at version {current}; "
         f"expected version {version} instead. {hint}"
     )
+
+
+# NOTE [ Watched index tensors ]
+# Index ops (x[idx], gather, index_select, embedding, ...) keep their index tensor's array on the
+# node, and topk/sort/max(dim) keep the indices they return: torch saves these tensors, so an
+# in-place change before backward (a pointer advanced with `pos += 1`, `idx += offset` on
+# topk's indices) raises its "modified by an inplace operation" error. Here the node reads the
+# array as it is at backward: without a check, the gradient would silently go to the new
+# positions. So such ops record the index tensor's version counter with watch_index, and their
+# backwards call check_watched first, which raises torch's error as for a saved tensor.
+
+
+def watch_index(ctx, t, out_nr=None) -> None:
+    """ctx's backward reads index tensor t (an input, or the output number `out_nr`): it raises
+    torch's error if t is changed in place before then (NOTE [ Watched index tensors ])."""
+    vc = t._vc
+    entry = ("in", t, vc, vc[0], 0) if out_nr is None else ("out", t, vc, vc[0], out_nr)
+    ctx._watched = (*ctx._watched, entry)
+
+
+def check_watched(ctx) -> None:
+    """Raises torch's error for an index tensor changed in place since watch_index."""
+    for kind, obj, vc, version, nr in ctx._watched:
+        if vc[0] != version:
+            _raise_modified(ctx, kind, obj, vc[0], version, nr)
 
 
 # The nodes torch implements in C++ only: their name() carries the C++ namespace (the repr and

@@ -90,7 +90,7 @@ def _scale_grad(out: Tensor, scale: Tensor) -> Tensor:
     return out.detach() + (out - out.detach()) * scale
 
 
-@one_node("EmbeddingBackward0", ("weight",))
+@one_node("EmbeddingBackward0", ("weight",), saved=("input",))
 def embedding(
     input: Tensor,
     weight: Tensor,
@@ -123,7 +123,7 @@ def embedding(
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"))
+@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets"))
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
