@@ -200,7 +200,8 @@ class Mv(Function):
 
     @staticmethod
     def forward(ctx, m, v, *, ta=False):
-        ctx.save_for_backward(m, v)
+        needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
+        ctx.save_for_backward(m if needs[1] else None, v if needs[0] else None)
         ctx.ta = ta
         out = ctx.xp.matmul(_swap(ctx.xp, m._data, ta), v._data)
         return out if out.dtype == m._data.dtype else out.astype(m._data.dtype)  # bfloat16
@@ -226,7 +227,8 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
+        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
         return ctx.xp.asarray(ctx.xp.dot(a._data, b._data))
 
     @staticmethod

@@ -118,3 +118,29 @@ def test_unary_plus_is_self_and_refuses_bool():
     assert (+t) is t
     with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
         +mt.tensor([True])
+
+
+def test_mv_and_dot_keep_only_the_operand_the_other_gradient_needs():
+    # a Gauss-Seidel sweep backpropagated to b: x changes in place after each row's dot
+    a = mt.tensor([[4.0, 1.0], [1.0, 3.0]])
+    b = mt.tensor([1.0, 2.0], requires_grad=True)
+    x = mt.zeros(2)
+    for _ in range(3):
+        for i in range(2):
+            x[i] = (b[i] - a[i] @ x + a[i, i] * x[i]) / a[i, i]
+    x.sum().backward()
+    np.testing.assert_allclose(b.grad.numpy(), [0.18171296, 0.27314815], rtol=1e-6)
+    w = mt.ones(2, requires_grad=True)
+    v = w * 1
+    y = mt.mv(a, v)
+    v.mul_(2)  # only a is needed for v's gradient
+    y.sum().backward()
+    assert w.grad.tolist() == [5.0, 4.0]
+    import pytest
+
+    m = mt.ones(2, 2, requires_grad=True)
+    v = mt.ones(2)
+    y = mt.mv(m, v)
+    v.mul_(2)  # m's gradient needs v: torch's error
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
