@@ -167,6 +167,17 @@ CPP_NAMES = {
     "bool": "bool",
 }
 
+
+def out_dtype_error(want, got) -> RuntimeError:
+    """torch's error for an out= whose dtype is not the result's, in the kernels that refuse to
+    cast ("Expected out tensor to have dtype float, but got double instead"); `want` and `got`
+    are dtypes (minitorch's or NumPy's: both have the name)."""
+    return RuntimeError(
+        f"Expected out tensor to have dtype {CPP_NAMES[want.name]}, but got "
+        f"{CPP_NAMES[got.name]} instead"
+    )
+
+
 # The largest finite value of each narrow float dtype, and c10's name for it in error messages
 _FLOAT_RANGE = {"float32": (3.4028234663852886e38, "float"), "float16": (65504.0, "c10::Half"),
                 "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}  # fmt: skip

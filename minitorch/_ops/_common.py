@@ -10,7 +10,17 @@ from minitorch._tensor_methods import _is_index as is_index
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
-           "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list"]
+           "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
+           "ints"]
+
+
+def ints(seq, op: str, name: str) -> tuple:
+    """An int[] argument (sizes, strides, repeats) as a tuple of Python ints: a tuple of ints as
+    it is, anything else through int_list (torch's TypeError for a float: x.repeat(2., 1), where
+    int() would truncate it; NOTE [ Int-like arguments ])."""
+    if seq.__class__ is tuple and all(s.__class__ is int for s in seq):
+        return seq
+    return int_list(seq, op, name)
 
 
 def wrap_dim(dim, ndim: int, op: str = "dim") -> int:

@@ -118,12 +118,7 @@ def _scan_out_dtype(dtype, out, op):
         return out.dtype
     dtype = _dtype.to_dtype(dtype, op)
     if dtype is not out.dtype:
-        from minitorch._ops.pointwise_binary import _CPP_NAMES
-
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {_CPP_NAMES[str(dtype)[6:]]}, but got "
-            f"{_CPP_NAMES[str(out.dtype)[6:]]} instead"
-        )
+        raise _dtype.out_dtype_error(dtype, out.dtype)
     return dtype
 
 

@@ -427,11 +427,7 @@ def write_out_exact(out: Tensor, result: Tensor, op: str | None = None) -> Tenso
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
         if op is not None:
             raise RuntimeError(f"{op}(): self and result must have the same scalar type")
-        names = _dtype.CPP_NAMES
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {names.get(result.dtype.name, result.dtype.name)}, "
-            f"but got {names.get(out.dtype.name, out.dtype.name)} instead"
-        )
+        raise _dtype.out_dtype_error(result.dtype, out.dtype)
     return write_out(out, result)
 
 

@@ -487,9 +487,7 @@ def _out_dtype_error(product, dt, out_dt) -> RuntimeError:
             f"addmv input tensors must have the same dtype, but got {_short(out_dt)}, "
             f"{_short(dt)}, and {_short(dt)}"
         )
-    return RuntimeError(
-        f"Expected out tensor to have dtype {_ctype(dt)}, but got {_ctype(out_dt)} instead"
-    )
+    return _dtype.out_dtype_error(dt, out_dt)
 
 
 # --- products built on the kernels ---

@@ -177,18 +177,13 @@ def _out_cast(result, out, dtype):
 def _out_exact(result, out, amax_op=None):
     """out= for ops that want out's dtype exactly (see NOTE [ Reduction out= dtypes ])."""
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
-        from minitorch._ops.pointwise_binary import _CPP_NAMES
-
         if amax_op is not None:
             raise RuntimeError(
                 f"Expected the dtype for input and out to match, but got "
                 f"{_dtype.scalar_name(result.dtype)} for input's dtype and "
                 f"{_dtype.scalar_name(out.dtype)} for out's dtype."
             )
-        raise RuntimeError(
-            f"Expected out tensor to have dtype {_CPP_NAMES[result._data.dtype.name]}, but got "
-            f"{_CPP_NAMES[out._data.dtype.name]} instead"
-        )
+        raise _dtype.out_dtype_error(result._data.dtype, out._data.dtype)
     return _out(result, out)
 
 

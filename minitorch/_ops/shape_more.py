@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, int_list, is_index, row_major
+from minitorch._ops._common import index, int_list, ints, is_index, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
@@ -337,8 +337,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     among the overlapping elements. See NOTE [ as_strided addresses the root's memory ].
     """
     # a float size or stride raises, as torch's, rather than truncating: NOTE [ Int-like arguments ]
-    size = _ints(size, "size")
-    stride = _ints(stride, "stride")
+    size = ints(size, "as_strided", "size")
+    stride = ints(stride, "as_strided", "stride")
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape: {len(stride)} != {len(size)}")
     if any(s < 0 for s in stride):
@@ -367,13 +367,6 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
     return AsStrided.apply(
         input, size=size, stride=stride, storage_offset=storage_offset, layout=layout
     )
-
-
-def _ints(seq, name: str) -> tuple:
-    """as_strided's size or stride as a tuple of Python ints (plain ints on the fast path)."""
-    if seq.__class__ is tuple and all(s.__class__ is int for s in seq):
-        return seq
-    return int_list(seq, "as_strided", name)
 
 
 class Unfold(Function):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from minitorch import _dtype
-from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import index, ints, is_index
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -40,17 +40,9 @@ class Repeat(Function):
         return g.reshape(ctx.in_shape)
 
 
-def _ints(seq, op: str, name: str) -> tuple:
-    """seq as a tuple of ints; torch's TypeError for a float (x.repeat(2., 1)), where int()
-    would truncate it. See NOTE [ Int-like arguments ]."""
-    if seq.__class__ is tuple and all(r.__class__ is int for r in seq):
-        return seq
-    return int_list(seq, op, name)
-
-
 def repeat(input: Tensor, repeats) -> Tensor:
     """Tensor.repeat: tiles the tensor along each dim. Mirrors torch.Tensor.repeat."""
-    repeats = _ints(repeats, "repeat", "repeats")
+    repeats = ints(repeats, "repeat", "repeats")
     shape = input._data.shape
     if len(repeats) < len(shape):
         raise RuntimeError(
@@ -69,7 +61,7 @@ def repeat(input: Tensor, repeats) -> Tensor:
 
 def tile(input: Tensor, dims) -> Tensor:
     """Mirrors torch.tile (repeat, with missing leading repeats taken as 1)."""
-    dims = _ints(dims, "tile", "dims")
+    dims = ints(dims, "tile", "dims")
     n = input._data.ndim
     if len(dims) < n:
         dims = (1,) * (n - len(dims)) + dims

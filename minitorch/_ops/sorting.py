@@ -79,9 +79,7 @@ def _exact_out(message):
 
 
 def _expected_dtype(role: str, want, got) -> str:
-    return (
-        f"Expected out tensor to have dtype {_ctype(want.name)}, but got {_ctype(got.name)} instead"
-    )
+    return str(_dtype.out_dtype_error(want, got))
 
 
 def _kthvalue_out_message(role: str, want, got) -> str:
