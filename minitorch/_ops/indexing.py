@@ -17,7 +17,7 @@ from minitorch._ops.inplace import (
     writable,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, check_watched, watch_index
+from minitorch.autograd.function import Function, check_watched, frees_index, watch_index
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
@@ -254,6 +254,7 @@ def getitem(self: Tensor, key) -> Tensor:
     out = Index.apply(self, plan=plan)
     fn = out._grad_fn
     if fn is not None:  # its node reads the key's index tensors at backward
+        frees_index(fn)  # torch saves the index even when the key was a list
         for t in plan.tensors or _key_tensors(key, self):
             watch_index(fn, t)
     return out

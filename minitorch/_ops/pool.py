@@ -20,7 +20,7 @@ from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
 from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, check_watched
 
 __all__: list[str] = []
 
@@ -158,6 +158,7 @@ class _MaxPool:
 
     @staticmethod
     def _backward_data(ctx, grad, *rest):
+        check_watched(ctx)  # reads no saved array: raises for a freed node, as torch
         return MaxPoolGrad.kernel(ctx.xp, grad, ctx.tap, ctx.geom, ctx.in_shape)
 
 

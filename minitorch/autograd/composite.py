@@ -6,13 +6,14 @@ import functools
 import operator
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.engine import _put, _run_node, _skip, _take
+from minitorch.autograd.engine import _put, _run_node, _skip, _take, pop_ready, push_ready
 from minitorch.autograd.function import (
     _FREED,
     AccumulateGrad,
     Node,
     _edge,
     _Kept,
+    _next_prio,
     _raise_modified,
 )
 from minitorch.autograd.grad_mode import state
@@ -65,13 +66,15 @@ class _Composite:
                 continue
             inner, nr = root
             _put(buffers, inner, nr, g, operator.add)
-        ready = []
+        ready = []  # a heap, as the outer walk's (NOTE [ Walk order ])
+        pushed = set()
         for root in roots:
-            if root is not None and deps[root[0]] == 0 and root[0] not in ready:
-                ready.append(root[0])
+            if root is not None and deps[root[0]] == 0 and root[0] not in pushed:
+                pushed.add(root[0])
+                push_ready(ready, root[0])
         grad_inputs = [None] * n_in
         while ready:
-            inner = ready.pop()
+            inner = pop_ready(ready)
             got = _take(buffers, inner)
             ends = boundary.get(inner)
             if ends is not None:  # an argument's node: its gradient is this node's output
@@ -161,6 +164,7 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
                 raise RuntimeError(f"{name}: the composite used a tensor not in its inputs")
             stack.append(child)
     node = object.__new__(_node_class(name))
+    node._prio = _next_prio()  # NOTE [ Walk order ]
     node._next = tuple(nxt)
     node._in_meta = tuple(meta)
     node.needs_input_grad = tuple(e is not None for e in nxt)

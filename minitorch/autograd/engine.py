@@ -4,12 +4,19 @@ from __future__ import annotations
 
 import operator as _operator
 import sys
+from heapq import heappop as _heappop
+from heapq import heappush as _heappush
 
 import numpy as _np
 
 from minitorch import _memory_format
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import _FREED, AccumulateGrad, _edge, _type_name
+from minitorch.autograd.function import (
+    _FREED,
+    AccumulateGrad,
+    _edge,
+    _type_name,
+)
 from minitorch.autograd.grad_mode import state
 from minitorch.autograd.graph import GradientEdge
 
@@ -256,8 +263,9 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     # NOTE [ The backward walk ]
     # A node runs once every node that feeds it a gradient has run (`deps` counts the pending
     # edges), so each node sees the total gradient of its outputs and the walk is a plain loop
-    # over a stack: no recursion, whatever the depth of the graph. `buffers` holds the gradients
-    # that reached a node's outputs (see _put).
+    # over a heap of the ready nodes, in torch's order (NOTE [ Walk order ]): no recursion,
+    # whatever the depth of the graph. `buffers` holds the gradients that reached a node's
+    # outputs (see _put).
     buffers = {}
     root_nodes = []
     for t, g in zip(roots, root_grads, strict=True):
@@ -275,9 +283,12 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     # the common node's path (NOTE [ Data-level backward ])
     data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
     try:
-        ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+        ready = []
+        for n in root_nodes:
+            if deps.get(n, 0) == 0:
+                push_ready(ready, n)
         while ready:
-            node = ready.pop()
+            node = _heappop(ready)[1]
             grads = buffers.pop(node, None)
             tried = False  # the data-level backward declined (NotImplemented)
             if grads is not None and node._n_out == 1:
@@ -363,13 +374,23 @@ def _collect(node, grads, targets, capture, create_graph):
             t._grad = _owned(g, create_graph) if t._grad is None else t._grad + g
 
 
+def push_ready(ready, node):
+    """Puts a node whose gradients are complete on the walk's heap (NOTE [ Walk order ])."""
+    _heappush(ready, (node._prio, node))
+
+
+def pop_ready(ready):
+    """The next node to run from the walk's heap."""
+    return _heappop(ready)[1]
+
+
 def _skip(node, deps, ready):
     for e in node._next:
         if e is not None:
             child = e[0]
             deps[child] -= 1
             if deps[child] == 0:
-                ready.append(child)
+                push_ready(ready, child)
 
 
 def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
@@ -429,7 +450,7 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
-            ready.append(child)
+            _heappush(ready, (child._prio, child))  # push_ready, inlined
 
 
 def _check_custom_grads(node, grad_inputs) -> tuple:
@@ -550,7 +571,7 @@ def _run_data_node(node, grad, deps, ready, buffers) -> bool:
         left = deps[child] - 1
         deps[child] = left
         if left == 0:
-            ready.append(child)
+            _heappush(ready, (child._prio, child))  # push_ready, inlined
     return True
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import warnings
 import weakref
 from collections import OrderedDict
@@ -44,6 +45,21 @@ class _Kept(tuple):
 _NOTHING = _Kept()  # the saved values of a node that saved nothing
 
 
+# NOTE [ Walk order ]
+# Of the nodes whose gradients are complete, torch's engine runs first an AccumulateGrad, then the
+# node recorded last: every node takes the next number of a counter when it is made (its
+# sequence_nr; an AccumulateGrad's is the largest there is), and the ready nodes wait in a binary
+# max-heap on it. The order is seen in the order gradient hooks fire, and in the last bits of a
+# gradient that sums three or more contributions. Here a node's `_prio` is minus its number and
+# the walk keeps `(prio, node)` entries in a heapq min-heap (engine._run). heapq's push and pop
+# move entries as the C++ heap does (sift up on strictly better; pop sifts the hole down to a leaf
+# through the better child, the right one on ties, then the last entry up), so even the order
+# among AccumulateGrads, which tie, is torch's: two accumulators' entries compare their nodes,
+# and AccumulateGrad.__lt__ says neither is below the other.
+_next_prio = itertools.count(-1, -1).__next__  # -1, -2, ...: the newest node is the smallest
+ACC_PRIO = -(1 << 64)  # AccumulateGrad's: below any node's
+
+
 class Node:
     """A recorded op in the graph; also the `ctx` its forward and backward receive.
 
@@ -61,6 +77,7 @@ class Node:
         "needs_input_grad",
         "xp",
         "_out_device",
+        "_prio",
         "__dict__",
         "__weakref__",
     )
@@ -83,6 +100,11 @@ class Node:
     def name(self) -> str:
         name = type(self).__name__
         return _CPP_NAMES.get(name, name)
+
+    def _sequence_nr(self) -> int:
+        """The node's number in recording order (see NOTE [ Walk order ])."""
+        prio = self._prio
+        return (1 << 64) - 1 if prio == ACC_PRIO else -prio - 1
 
     def __repr__(self):
         cls = type(self)
@@ -333,6 +355,11 @@ class AccumulateGrad(Node):
 
     __slots__ = ("_variable",)
     _n_out = 1  # one gradient in, like a one-output node (the engine sizes buffers by _n_out)
+    _prio = ACC_PRIO  # runs as soon as its gradient is complete (NOTE [ Walk order ])
+
+    def __lt__(self, other):
+        return False  # accumulators tie on the walk's heap (NOTE [ Walk order ])
+
     _takes_arrays = True
 
     @property
@@ -489,6 +516,17 @@ def _raise_modified(node, kind, obj, current, version, nr):
 # array as it is at backward: without a check, the gradient would silently go to the new
 # positions. So such ops record the index tensor's version counter with watch_index, and their
 # backwards call check_watched first, which raises torch's error as for a saved tensor.
+# Being saved, torch's index is also freed by a backward without retain_graph, and a second
+# backward through the node raises "Trying to backward through the graph a second time": so
+# such a node's saved values are a plain tuple, freed by the walk, even when it saved nothing
+# else (frees_index), and check_watched raises for a freed node.
+
+
+def frees_index(ctx) -> None:
+    """ctx reads an index that torch saves as a tensor: a backward frees it as it frees saved
+    tensors (NOTE [ Watched index tensors ])."""
+    if ctx._saved is _NOTHING:
+        ctx._saved = ()
 
 
 def watch_index(ctx, t, out_nr=None) -> None:
@@ -497,10 +535,14 @@ def watch_index(ctx, t, out_nr=None) -> None:
     vc = t._vc
     entry = ("in", t, vc, vc[0], 0) if out_nr is None else ("out", t, vc, vc[0], out_nr)
     ctx._watched = (*ctx._watched, entry)
+    frees_index(ctx)
 
 
 def check_watched(ctx) -> None:
-    """Raises torch's error for an index tensor changed in place since watch_index."""
+    """Raises torch's error for an index tensor changed in place since watch_index, or for a
+    node whose index a backward freed."""
+    if ctx._saved is _FREED:
+        Node.saved_tensors.fget(ctx)  # raises torch's freed-graph error
     for kind, obj, vc, version, nr in ctx._watched:
         if vc[0] != version:
             _raise_modified(ctx, kind, obj, vc[0], version, nr)
@@ -709,6 +751,7 @@ def _user_forward(cls, ctx, args, kwargs):
 def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     """apply() when a node is recorded: forward, then the edges, saved tensors and outputs."""
     ctx = _new(cls._backward_cls or _node_class(cls))
+    ctx._prio = _next_prio()  # NOTE [ Walk order ]
     ctx.xp = device.backend.xp
     ctx._to_save = None
     ctx._saved = None
@@ -1391,6 +1434,7 @@ class _DelayedError(Function):
 def _new_error_node(msg):
     node = _new_node(_DelayedError._backward_cls or _node_class(_DelayedError))
     node.msg = msg
+    node._prio = _next_prio()
     node._next = ()
     node._in_meta = ()
     node._saved = ()
