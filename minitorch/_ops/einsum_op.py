@@ -23,8 +23,16 @@ class Einsum(Function):
 
     @staticmethod
     def forward(ctx, *ops, eq):
-        ctx.save_for_backward(*ops)
         ctx.eq = eq
+        ctx.shapes = [t._data.shape for t in ops]
+        # See NOTE [ Einsum saves what the other gradients read ]
+        needs = ctx.needs_input_grad
+        n_needs = sum(needs)
+        if n_needs == len(ops) > 1:  # each is read by another's gradient and kept whole
+            ctx.save_for_backward(*ops)
+        else:
+            kept = [_kept(ctx, ops, k) if n_needs > needs[k] else None for k in range(len(ops))]
+            ctx.save_for_backward(*kept)
         arrays = [t._data for t in ops]
         dt = arrays[0].dtype
         if opmath_dtype(dt):
@@ -46,8 +54,11 @@ class Einsum(Function):
         lhs, out_subs = ctx.eq.split("->")
         terms = lhs.split(",")
         sizes = {}
-        for t, term in zip(ops, terms, strict=False):
-            sizes.update(zip(term, t._data.shape, strict=False))
+        for shape, term in zip(ctx.shapes, terms, strict=True):
+            sizes.update(zip(term, shape, strict=True))
+        summed = getattr(ctx, "summed", None)
+        if summed:  # operands kept with their own summed letters already summed out
+            terms = [summed.get(k, term) for k, term in enumerate(terms)]
         grads = []
         for k in range(len(terms)):
             if not ctx.needs_input_grad[k]:
@@ -55,6 +66,45 @@ class Einsum(Function):
                 continue
             grads.append(_einsum_grad(grad, ops, terms, out_subs, k, sizes))
         return tuple(grads)
+
+
+# NOTE [ Einsum saves what the other gradients read ]
+# torch's einsum is a chain of pairwise products (mul/bmm) after summing out each operand's own
+# letters (those in no other operand and not in the output), and each product saves an operand
+# only for the other's gradient. So an operand that no other requested gradient reads is not
+# saved, and changing it in place before backward is allowed (y = einsum('ij,j->i', A, x) with
+# only A requiring grad keeps x, not A); an operand with letters of its own is saved only as its
+# sum, new memory that an in-place change of the operand does not reach. minitorch keeps the
+# same: operand k when another operand needs its gradient, as the sum over its own letters when
+# it has some and needs no gradient itself (a constant, so double backward is unchanged).
+# Differences from torch: with three or more operands torch's later products save the running
+# product (new memory) instead of the earlier operands; minitorch keeps every operand another
+# requested gradient reads, so an in-place change of an earlier operand can raise where torch's
+# does not. An operand with letters of its own that needs its gradient is kept whole.
+
+
+def _kept(ctx, ops, k):
+    """What Einsum keeps of ops[k] for the other operands' gradients: the operand, or, when it
+    has letters of its own and needs no gradient, its sum over them (recorded in ctx.summed)."""
+    t = ops[k]
+    if ctx.needs_input_grad[k]:
+        return t
+    lhs, out = ctx.eq.split("->")
+    terms = lhs.split(",")
+    others = out + "".join(term for j, term in enumerate(terms) if j != k)
+    term = terms[k]
+    if all(c in others for c in term):
+        return t
+    keep = "".join(dict.fromkeys(c for c in term if c in others))
+    data = t._data
+    dt = data.dtype
+    if opmath_dtype(dt):  # half: NumPy's einsum refuses bfloat16; summed in float32
+        data = data.astype("float32")
+    summed = ctx.xp.asarray(ctx.xp.einsum(f"{term}->{keep}", data), dtype=dt)
+    if getattr(ctx, "summed", None) is None:
+        ctx.summed = {}
+    ctx.summed[k] = keep
+    return _make(summed, t._device, False, None)
 
 
 def _einsum_grad(grad, ops, terms, out_subs, k, sizes):

@@ -161,9 +161,9 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     a = [input.narrow(d, i, 1) for i in range(3)]
     b = [other.narrow(d, i, 1) for i in range(3)]
     parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-    result = as_node(
-        _ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=(input, other)
-    )
+    # torch's node keeps each input only for the other's gradient (the inner products do too)
+    saved = (input if other.requires_grad else None, other if input.requires_grad else None)
+    result = as_node(_ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=saved)
     return _write(result, out)
 
 

@@ -254,7 +254,10 @@ class Lerp(Function):
 
     @staticmethod
     def forward(ctx, a, b, w):
-        ctx.save_for_backward(a, b, w)
+        # a and b are kept only for w's gradient; w always, as torch keeps it (changing w in
+        # place before backward raises there even when only w's gradient is asked for)
+        needs2 = ctx.needs_input_grad[2]
+        ctx.save_for_backward(a if needs2 else None, b if needs2 else None, w)
         return _lerp_kernel(ctx.xp, a._data, b._data, w._data)
 
     @staticmethod
@@ -310,7 +313,8 @@ class Addcmul(Function):
 
     @staticmethod
     def forward(ctx, x, a, b, *, value):
-        ctx.save_for_backward(a, b)
+        needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch
+        ctx.save_for_backward(a if needs[2] else None, b if needs[1] else None)
         ctx.value = value
         xd, ad, bd = x._data, a._data, b._data
         dt = xd.dtype
@@ -334,7 +338,9 @@ class Addcdiv(Function):
 
     @staticmethod
     def forward(ctx, x, a, b, *, value):
-        ctx.save_for_backward(a, b)
+        # a is kept only for b's gradient; b always, as torch keeps it (changing b in place
+        # before backward raises there even when only x's gradient is asked for)
+        ctx.save_for_backward(a if ctx.needs_input_grad[2] else None, b)
         ctx.value = value
         xd, ad, bd = x._data, a._data, b._data
         dt = xd.dtype
