@@ -131,3 +131,9 @@ def test_tensordot_and_inner_end_in_a_view():
         mt.inner(a, mt.ones(5, 3)),
     ):
         assert type(out.grad_fn).__name__ == "ViewBackward0"
+
+
+def test_softmax_double_backward_node_name():
+    a = mt.ones(2, 3, requires_grad=True)
+    (g,) = mt.autograd.grad((F.softmax(a, 1) * mt.arange(3.0)).sum(), a, create_graph=True)
+    assert type(g.grad_fn).__name__ == "SoftmaxBackwardDataBackward0"

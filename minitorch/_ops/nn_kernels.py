@@ -83,6 +83,8 @@ class SoftmaxBackward(Function):
     Fused (one node and three passes instead of four nodes): on the per-step path of every
     attention layer; bench/ attention_block measures it."""
 
+    _node_name = "SoftmaxBackwardDataBackward0"  # torch's node of _softmax_backward_data
+
     @staticmethod
     def forward(ctx, grad, y, *, dim):
         ctx.save_for_backward(grad, y)
