@@ -17,7 +17,7 @@ from minitorch.autograd.function import (
     _edge,
     _type_name,
 )
-from minitorch.autograd.grad_mode import state
+from minitorch.autograd.grad_mode import _restore_grad_mode, _set_grad_mode, state
 from minitorch.autograd.graph import GradientEdge
 
 __all__ = ["backward", "grad"]
@@ -276,8 +276,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     deps = _dependencies(root_nodes)
     run = None if targets is None else _executable(root_nodes, deps, targets)
 
-    prev = state.enabled
-    state.enabled = create_graph
+    prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
     state.graph_task = _GraphTask(deps, run, targets)
     # the common node's path (NOTE [ Data-level backward ])
@@ -328,7 +327,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if not retain_graph and getattr(node, "_saved", None).__class__ is tuple:
                 node._saved = _FREED
     finally:
-        state.enabled = prev
+        _restore_grad_mode(prev)
         state.graph_task = prev_task
 
 
@@ -843,7 +842,7 @@ def _owned(g: Tensor, create_graph: bool = False, leaf: bool = False) -> Tensor:
         sys.getrefcount(g) <= _UNSHARED_REFS
         and sys.getrefcount(g._data) <= _UNSHARED_DATA_REFS
         and g._base is None
-        and g._grad_fn is None
+        and not g._requires_grad  # (so no grad_fn): a hook's requires-grad result is copied
         and g._device.backend.owns_data(g._data)
     ):
         return g

@@ -18,10 +18,26 @@ __all__ = [
 ]
 
 
+# NOTE [ Grad mode and recording ]
+# torch keeps two flags: grad mode (what is_grad_enabled reports and no_grad / enable_grad /
+# set_grad_enabled set) and inference mode, which removes autograd recording whatever grad mode
+# says: enable_grad inside inference_mode reports True yet records nothing. minitorch's per-op
+# path reads one flag, `state.enabled`, meaning "record a graph now"; so that flag stays the
+# recording flag, and grad mode is kept apart only where the two differ, inside inference mode:
+#   outside inference mode  grad mode == state.enabled (every direct writer of state.enabled,
+#                           e.g. the engine's create_graph, stays a grad-mode change);
+#   inside inference mode   state.enabled is False and grad mode lives in state.grad_mode
+#                           (a direct writer turning state.enabled on there records, unlike
+#                           torch: the engine's create_graph does today).
+# Set grad mode through _set_grad_mode / _restore_grad_mode, never state.enabled alone, where
+# the code can run inside inference mode.
+
+
 class _State(threading.local):
     # Class attributes are the per-thread defaults: every new thread starts with grad enabled.
-    enabled = True
+    enabled = True  # record a graph now (read by Function.apply): grad mode and not inference
     inference = False
+    grad_mode = False  # grad mode while `inference` is on (NOTE [ Grad mode and recording ])
     anomaly = False
     anomaly_check_nan = True
     saved_hooks = None  # (pack, unpack) of the innermost autograd.graph.saved_tensors_hooks
@@ -37,12 +53,31 @@ state = _State()
 
 def is_grad_enabled() -> bool:
     """Mirrors torch.is_grad_enabled."""
+    if state.inference:
+        # (or state.enabled: a direct writer, as the engine's create_graph, turned it on here)
+        return state.grad_mode or state.enabled
     return state.enabled
 
 
 def is_inference_mode_enabled() -> bool:
     """Mirrors torch.is_inference_mode_enabled."""
     return state.inference
+
+
+def _set_grad_mode(mode: bool):
+    """Sets grad mode (NOTE [ Grad mode and recording ]); returns what _restore_grad_mode
+    takes to undo it."""
+    prev = (state.enabled, state.grad_mode)
+    if state.inference:
+        state.grad_mode = mode
+        state.enabled = False  # nothing records in inference mode, whatever grad mode says
+    else:
+        state.enabled = mode
+    return prev
+
+
+def _restore_grad_mode(prev) -> None:
+    state.enabled, state.grad_mode = prev
 
 
 class _GradModeContext:
@@ -112,14 +147,13 @@ class no_grad(_GradModeContext):
         return self(orig_func) if callable(orig_func) else self
 
     def __init__(self, orig_func=None):
-        self.prev = False  # as torch's: an __exit__ without __enter__ turns recording off
+        self.prev = (False, False)  # as torch's: an __exit__ without __enter__ turns grad off
 
     def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = False
+        self.prev = _set_grad_mode(False)
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
         return False
 
 
@@ -127,8 +161,7 @@ class enable_grad(no_grad):
     """Enables gradient recording in this thread. Mirrors torch.enable_grad."""
 
     def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = True
+        self.prev = _set_grad_mode(True)
 
 
 class set_grad_enabled(_GradModeContext):
@@ -143,9 +176,8 @@ class set_grad_enabled(_GradModeContext):
                 "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
                 f"{_typename(mode)}"
             )
-        self.prev = state.enabled
         self.mode = mode
-        state.enabled = mode
+        self.prev = _set_grad_mode(mode)
 
     def __repr__(self):
         return f"torch.autograd.grad_mode.set_grad_enabled(mode={self.mode})"
@@ -154,11 +186,11 @@ class set_grad_enabled(_GradModeContext):
         pass
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
         return False
 
     def __call__(self, fn):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
         return super().__call__(fn)
 
     def clone(self):
@@ -166,7 +198,8 @@ class set_grad_enabled(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like no_grad (tensors made inside never require grad). Mirrors torch.inference_mode.
+    """Like no_grad (tensors made inside never require grad), but enable_grad inside does not
+    turn recording back on; inference_mode(False) does. Mirrors torch.inference_mode.
 
     Differences from torch: tensors created here are ordinary tensors; using them in autograd
     later is allowed rather than an error.
@@ -184,13 +217,16 @@ class inference_mode(_GradModeContext):
             self.mode = bool(mode)
 
     def __enter__(self):
-        self.prev = (state.enabled, state.inference)
-        # inference_mode(False) turns grad mode on, inside no_grad or inference_mode too
+        self.prev = (state.enabled, state.inference, state.grad_mode)
+        # As torch's: inference_mode() starts with grad mode off and records nothing;
+        # inference_mode(False) turns grad mode (and so recording) on, inside no_grad or
+        # inference_mode too. See NOTE [ Grad mode and recording ].
         state.enabled = not self.mode
         state.inference = self.mode
+        state.grad_mode = False
 
     def __exit__(self, *exc):
-        state.enabled, state.inference = self.prev
+        state.enabled, state.inference, state.grad_mode = self.prev
         return False
 
     def clone(self):

@@ -7,7 +7,7 @@ import functools
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, _edge
 from minitorch.autograd.functional import _grads, _jacobian_of_output, _zeros_like
-from minitorch.autograd.grad_mode import enable_grad, state
+from minitorch.autograd.grad_mode import inference_mode, state
 from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
@@ -215,7 +215,7 @@ def grad(func, argnums=0, has_aux: bool = False):
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     api = "grad_and_value(f)(*args)"
     level = _Level()
-    with enable_grad():
+    with inference_mode(False):  # grad on, inference mode off, as torch.func
         args, flat_diff, spec = _differentiable_args(level, args, argnums)
         output, aux = _split_aux(call_transformed(func, *args, **kwargs), has_aux, api)
         if not isinstance(output, Tensor):
@@ -247,7 +247,7 @@ def vjp(func, *primals, has_aux: bool = False):
     """
     api = "vjp(f, *primals)"
     level = _Level()
-    with enable_grad():
+    with inference_mode(False):  # grad on, inference mode off, as torch.func
         diff = tree_map(level.differentiable, primals)
         out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
@@ -270,7 +270,7 @@ def vjp(func, *primals, has_aux: bool = False):
         need = create_graph and (
             outside or any(isinstance(c, Tensor) and c._requires_grad for c in flat_cot)
         )
-        with enable_grad():
+        with inference_mode(False):  # grad on, inference mode off, as torch.func
             res = _grads_or_zeros(flat_out, flat_diff, flat_cot, retain_graph, need)
         if not need:
             res = [g.detach() for g in res]
@@ -315,7 +315,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                     f"Expected {name} to be floating point or complex, but got: {x.dtype}"
                 )
     level = _Level()
-    with enable_grad():
+    with inference_mode(False):  # grad on, inference mode off, as torch.func
         diff = tree_map(level.differentiable, primals)
         out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
@@ -380,7 +380,7 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
 
 def _jacobian(func, argnums, has_aux, args, api):
     level = _Level()
-    with enable_grad():
+    with inference_mode(False):  # grad on, inference mode off, as torch.func
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums)
         out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
