@@ -8,6 +8,7 @@ import weakref
 from collections import OrderedDict
 
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.engine import _check_hook_result
 from minitorch.autograd.function import Function, RemovableHandle
 from minitorch.autograd.grad_mode import state as _grad_state
 
@@ -155,6 +156,12 @@ def register_module_full_backward_hook(hook) -> RemovableHandle:
 # it calls hook(module, grad_input, grad_output) (which may replace grad_input). Inputs that do
 # not require grad are not routed through the node and show up as None in grad_input. When no
 # input requires grad, the hooks run from the output node with grad_input all None.
+# As in torch, the node's outputs are its inputs returned as-is, so they are views made by a
+# custom Function (See NOTE [ Views made by custom Functions ]): changing one in place (a
+# ReLU(inplace=True) after a hooked conv, `out += identity` after a hooked bn) raises; cloning
+# first does not. And like the hooks of torch's node, what the module's hooks return must keep
+# each gradient's dtype, device and shape (the engine's tensor-hook checks, named 'hook' as
+# torch names its wrapper).
 
 
 class BackwardHookFunction(Function):
@@ -169,13 +176,34 @@ class BackwardHookFunction(Function):
         ctx.set_materialize_grads(side == "input")
         ctx.hook = hook
         ctx.side = side
-        return tuple(t._data for t in tensors)
+        return tensors  # as-is: views of the inputs, as in torch
 
     @staticmethod
     def backward(ctx, *grads):
         if ctx.side == "output":
             return ctx.hook._on_grad_outputs(grads)
         return ctx.hook._on_grad_inputs(grads)
+
+
+# Not a built-in op: its forward returns its Tensor inputs (made views by Function.apply, as a
+# user Function's are) and its node is a custom Function's, as torch's
+# BackwardHookFunctionBackward is.
+BackwardHookFunction._builtin = False
+
+
+def _node_hook(*_):
+    """Stands for torch's wrapper of the module's hooks, whose name its checks print."""
+
+
+_node_hook.__name__ = "hook"
+
+
+def _check_hook_grads(old, new) -> None:
+    """The module's hooks replaced the gradients `old` by `new`: each keeps its type, device and
+    size, checked as a tensor hook's result (torch checks its node hooks' results so)."""
+    for o, n in zip(old, new, strict=True):
+        if o is not None and n is not None:
+            _check_hook_result(_node_hook, o, n)
 
 
 class BackwardHook:
@@ -192,6 +220,7 @@ class BackwardHook:
         self.input_tensors_index = None
         self.output_tensors_index = None
         self._constant_inputs = ()  # (position, tensor) of tensor inputs that need no grad
+        self._output_meta = ()  # (shape, dtype, device) of the outputs routed through the node
 
     def _wrap(self, args, side):
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor) and a._requires_grad]
@@ -218,6 +247,11 @@ class BackwardHook:
         is_tuple = isinstance(result, tuple)
         outs = result if is_tuple else (result,)
         wrapped, self.output_tensors_index = self._wrap(outs, "output")
+        if self.output_tensors_index is not None:
+            self._output_meta = tuple(
+                (outs[i]._data.shape, outs[i]._data.dtype, outs[i]._device)
+                for i in self.output_tensors_index
+            )
         self.n_outputs = len(outs)
         return wrapped if is_tuple else wrapped[0]
 
@@ -229,10 +263,12 @@ class BackwardHook:
         return tuple(res)
 
     def _on_grad_outputs(self, grads):
-        self.grad_outputs = self._pack_with_none(self.output_tensors_index, grads, self.n_outputs)
-        expected = len(self.grad_outputs)
-        for hook in self.user_pre_hooks:
-            out = hook(self.module, self.grad_outputs)
+        given = self.grad_outputs = self._pack_with_none(
+            self.output_tensors_index, grads, self.n_outputs
+        )
+        expected = len(given)
+        for user_hook in self.user_pre_hooks:
+            out = user_hook(self.module, self.grad_outputs)
             if out is None:
                 continue
             if len(out) != expected:
@@ -251,15 +287,27 @@ class BackwardHook:
                 stacklevel=5,
             )
             grad_inputs = (None,) * self.n_inputs
-            for hook in self.user_hooks:
-                res = hook(self.module, grad_inputs, self.grad_outputs)
+            for user_hook in self.user_hooks:
+                res = user_hook(self.module, grad_inputs, self.grad_outputs)
                 if res is not None and not (isinstance(res, tuple) and all(r is None for r in res)):
                     raise RuntimeError(
                         "Backward hook for Modules where no input requires gradient should "
                         "always return None or None for all gradients."
                     )
             self.grad_outputs = None
-        return tuple(local[i] for i in self.output_tensors_index)
+        if local is not given:
+            _check_hook_grads(given, local)
+        # torch's node materializes what the pre-hooks left None (an unused output, or a None
+        # a pre-hook returned) after they ran: zeros flow on to the module's backward.
+        res = []
+        for i, (shape, dtype, device) in zip(
+            self.output_tensors_index, self._output_meta, strict=True
+        ):
+            g = local[i]
+            if g is None:
+                g = _make(device.backend.xp.zeros(shape, dtype), device, False, None)
+            res.append(g)
+        return tuple(res)
 
     def _on_grad_inputs(self, grads):
         if self.grad_outputs is None:
@@ -267,9 +315,9 @@ class BackwardHook:
         res = list(self._pack_with_none(self.input_tensors_index, grads, self.n_inputs))
         for i, a in self._constant_inputs:  # torch passes them zeros, as the gradient of a constant
             res[i] = _make(a._device.backend.xp.zeros_like(a._data), a._device, False, None)
-        res = tuple(res)
-        for hook in self.user_hooks:
-            out = hook(self.module, res, self.grad_outputs)
+        given = res = tuple(res)
+        for user_hook in self.user_hooks:
+            out = user_hook(self.module, res, self.grad_outputs)
             if out is None:
                 continue
             if len(out) != len(res):
@@ -279,4 +327,6 @@ class BackwardHook:
                 )
             res = out
         self.grad_outputs = None
+        if res is not given:
+            _check_hook_grads(given, res)
         return tuple(res[i] for i in self.input_tensors_index)
