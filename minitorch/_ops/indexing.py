@@ -34,8 +34,12 @@ def _take(x, plan: IndexPlan, xp):
     try:
         out = v[plan.adv]
     except IndexError:
+        out = None
+    if out is None:
+        # torch's error is raised here, outside NumPy's handler, so that it does not carry
+        # NumPy's IndexError as its __context__ (a doubled traceback; torch's has none)
         explain_bounds(plan)
-        raise
+        out = v[plan.adv]  # not an unchecked bound after all: NumPy's own error, raised again
     if plan.perm is not None:
         out = xp.moveaxis(out, *plan.perm)
     # a gather makes new memory, row-major in torch (NumPy's may come out permuted: x[:, [0, 2]]

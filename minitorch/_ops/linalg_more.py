@@ -3,6 +3,7 @@ cov/corrcoef, cdist, block_diag, vander, multi_dot, trapezoid, deprecated norms.
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 import warnings
@@ -26,8 +27,9 @@ from minitorch._ops.linalg import (
     outer,
 )
 from minitorch._ops.pointwise import _type_label
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node, one_node
+from minitorch.autograd.function import Function
 
 # fmt: off
 __all__ = [
@@ -366,7 +368,35 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
         # the count of differing coordinates, through sign so that the inputs get torch's zero
         # gradient (vector_norm's count is not differentiable: no gradient at all)
         return diff.sign().abs().sum(-1)
+    if p == math.inf:
+        return LinfDistance.apply(diff)
     return vector_norm(diff, p, -1)
+
+
+class LinfDistance(Function):
+    """out = max |diff| over the last dim;  grad_diff = grad * sign(diff) where |diff| == out.
+    cdist's and pdist's own backward: every coordinate tied for the max gets the whole gradient
+    (torch's kernels do so), where linalg.vector_norm's shares it among the ties."""
+
+    @staticmethod
+    def forward(ctx, diff):
+        x = diff._data
+        xp = ctx.xp
+        if x.shape[-1] == 0:  # no coordinates: distance 0, as torch (max has no identity)
+            out = xp.zeros(x.shape[:-1], dtype=x.dtype)
+        else:
+            out = xp.abs(x).max(axis=-1)
+        ctx.save_for_backward(diff, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        diff, out = ctx.saved_tensors
+        d = diff._data
+        # the ties as a constant 0/1 factor (a product, not a where: a NaN sign stays NaN, as torch)
+        tied = ctx.xp.abs(d) == out._data[..., None]
+        w = _make(tied.astype(d.dtype), diff._device, False, None)
+        return grad.unsqueeze(-1) * diff.sign() * w
 
 
 def _cdist_kernel_dtypes(x1, x2, p, compute_mode):

@@ -3,7 +3,10 @@ normalize (composed from linalg.vector_norm)."""
 
 from __future__ import annotations
 
+import math
+
 from minitorch import _dtype, _ops
+from minitorch._ops.linalg_more import LinfDistance
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
@@ -27,7 +30,10 @@ def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
     """||x||_2 along dim (kept), clamped at eps without affecting the gradient: torch clamps its
     norm in place under no_grad."""
     n = vector_norm(x, 2, dim=dim, keepdim=True)
-    return n + (_ops.clamp(n, min=eps) - n).detach()
+    # the lift up to eps, zero elsewhere: clamp(n) - n would be inf - inf = NaN for a norm that
+    # overflows (float32 values ~1e20), where torch's clamped norm stays inf and x / inf gives 0
+    nd = n.detach()
+    return n + _ops.where(nd < eps, eps - nd, 0.0)
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
@@ -67,6 +73,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         # so count through sign, whose gradient is zero, and take the NaNs from a detached copy.
         d = diff.detach()
         return _ops.where(_ops.isnan(d), d, diff.sign().abs()).sum(1)
+    if p == math.inf:
+        return LinfDistance.apply(diff)
     return vector_norm(diff, p, dim=1)
 
 
@@ -74,7 +82,11 @@ def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
     """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
-    denom = _ops.clamp_min(vector_norm(input, p, dim=dim, keepdim=True), eps)
+    if isinstance(p, str):  # torch takes input.norm(p, dim): 'fro' works, 'nuc' raises as there
+        norm = _ops.norm(input, p, dim, keepdim=True)
+    else:
+        norm = vector_norm(input, p, dim=dim, keepdim=True)
+    denom = _ops.clamp_min(norm, eps)
     result = input / denom.expand_as(input)
     if out is not None:
         return out.copy_(result)
