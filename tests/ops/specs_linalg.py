@@ -273,6 +273,8 @@ SPECS += [
         lambda a, b: _np_cdist(a, b, 1), [(2, 3, 4), (5, 4)], gradgrad=False),
     row("cdist_p3", lambda T: lambda a, b: T.cdist(a, b, p=3), lambda a, b: _np_cdist(a, b, 3),
         [(3, 2), (4, 2)]),
+    row("cdist_pinf", lambda T: lambda a, b: T.cdist(a, b, p=float("inf")),
+        lambda a, b: _np_cdist(a, b, np.inf), [(3, 2), (4, 2)]),
     row("block_diag", lambda T: T.block_diag, _np_block_diag, [(2, 3), (3,), (), (1, 1)]),
     row("block_diag_int", lambda T: T.block_diag, _np_block_diag, [(2, 2), (1, 3)],
         dtypes=INTS, **NOGRAD),

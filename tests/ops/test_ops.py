@@ -420,6 +420,8 @@ ALLOWLIST: dict[str, str] = {
     # inside adaptive_avg_pool's composite node (torch's AdaptiveAvgPool2DBackward0), which hides
     # its inner nodes from next_functions; row adaptive_avg_pool2d_uneven runs it
     "pool.AdaptiveAvg": "folded into adaptive_avg_pool's composite node",
+    # inside cdist's composite node (CdistBackward0); row cdist_pinf runs it
+    "linalg_more.LinfDistance": "folded into cdist's composite node",
     # half dtypes only (no float64 gradcheck reaches them); their values are rows mul_scalar__half,
     # mul_0d_f32__half and div_scalar__half, their gradients tests/ops/test_half_activations.py
     "pointwise.HalfMul": "half-precision mul by a number or 0-d scale",
