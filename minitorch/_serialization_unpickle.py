@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _compat_pickle
 import functools
+import importlib
 import pickle
 import pickletools
 import struct
@@ -214,7 +215,53 @@ def find_torch_class(module: str, name: str, weights_only: bool, user: dict | No
     if unsafe is not None:
         return unsafe
     if module == "torch" or module.startswith("torch."):
-        raise UnpicklingError(f"minitorch.load: minitorch has no equivalent of {module}.{name}")
+        obj = _minitorch_equivalent(module, name)
+        if obj is None:
+            raise UnpicklingError(f"minitorch.load: minitorch has no equivalent of {module}.{name}")
+        return obj
+    return None
+
+
+# NOTE [ torch's classes in a whole pickled object ]
+# torch.save(model) (or an optimizer, a scheduler) pickles its class by reference,
+# `torch.nn.modules.container.Sequential`, and the instance's __dict__ as BUILD state. minitorch
+# keeps torch's module layout (minitorch.nn.modules.container.Sequential) and a Module's
+# __dict__ holds the registries under torch's names, so the name maps by swapping the leading
+# package, and Module.__setstate__ takes torch's state. Where minitorch files a class elsewhere
+# (the lazy modules live in minitorch.nn.modules.lazy) the enclosing packages, which re-export
+# it, are searched. A user's own subclass is pickled under the user's module (`__main__.Net`)
+# and is found as plain pickle finds it: in the loading program, where it subclasses
+# minitorch.nn.Module. weights_only=True refuses all of these, as torch does.
+
+
+# torch's classes that minitorch files under another module (the walk up below misses them)
+_RELOCATED = {
+    (
+        "torch.nn.modules.linear",
+        "NonDynamicallyQuantizableLinear",
+    ): "minitorch.nn.modules.transformer",
+}
+
+
+def _minitorch_equivalent(module: str, name: str):
+    """minitorch's object for torch's global `module.name`, or None."""
+    if (module, name) in _RELOCATED:
+        return getattr(importlib.import_module(_RELOCATED[module, name]), name)
+    parts = ["minitorch", *module.split(".")[1:]]
+    # the module, then its parents; bare `minitorch` only for torch's own top-level names
+    while parts and (len(parts) > 1 or module == "torch"):
+        try:
+            owner = importlib.import_module(".".join(parts))
+        except ImportError:
+            owner = None
+        obj = owner
+        for attr in name.split("."):  # a nested class's qualname
+            obj = getattr(obj, attr, None)
+        # only minitorch's own objects: a name its module merely imported (numpy's, typing's)
+        # is not torch's object of that name
+        if obj is not None and getattr(obj, "__module__", "").startswith("minitorch"):
+            return obj
+        parts.pop()
     return None
 
 

@@ -739,7 +739,6 @@ _AUTOGRAD_KEYS = frozenset(
         "_view_chain",
         "_no_grad_view",
         "_grad_views",
-        "_shared",  # share_memory_'s mark: a copy's memory is not shared
     )
 )
 

@@ -1796,15 +1796,19 @@ class TensorMethods:
         return False
 
     def is_shared(self):
-        # share_memory_ marks the memory (the array at the root of the views): torch's answer;
-        # minitorch's worker processes get tensors by pickling, so nothing moves
-        root = self._base if self._base is not None else self
-        return root.__dict__.get("_shared", False)
+        from minitorch import storage  # storage imports this module's Tensor
+
+        return storage.is_shared(self)
 
     def share_memory_(self):
-        root = self._base if self._base is not None else self
-        root.__dict__["_shared"] = True
-        return self
+        """Moves the memory into memory shared with forked children (see NOTE [ Shared memory ]
+        in minitorch/storage.py). Mirrors torch.Tensor.share_memory_.
+
+        Differences from torch: views and aliases made before the call keep the old memory;
+        spawned children get a copy."""
+        from minitorch import storage
+
+        return storage.share_memory_(self)
 
     def conj(self):
         return self

@@ -4,11 +4,13 @@
 A tensor's memory is its root array: the array of the tensor its views come from (`_base`), or,
 for a tensor made from a NumPy array view (from_numpy of a slice), the array that owns the
 memory. Differences from torch: storages cannot be resized (torch refuses too for memory it
-does not own, such as NumPy's), and they are not shared between processes.
+does not own, such as NumPy's); memory is shared between processes only with forked children
+(see NOTE [ Shared memory ]).
 """
 
 from __future__ import annotations
 
+import mmap
 import warnings
 
 from minitorch import _dtype
@@ -25,6 +27,60 @@ def _root_array(t: Tensor):
     while not (a.flags.c_contiguous or a.flags.f_contiguous) and backend.is_array(a.base):
         a = a.base
     return a
+
+
+# NOTE [ Shared memory ]
+# Tensor.share_memory_ moves a CPU tensor's memory into an anonymous shared mapping (MAP_SHARED
+# on Linux and macOS): a child started by fork (torch.multiprocessing with the "fork" context,
+# the hogwild pattern of model.share_memory() then workers training in place) writes into the
+# very pages the parent reads. torch moves the storage under every tensor that uses it; a
+# minitorch tensor holds its own NumPy array instead of a storage object, so only the tensor's
+# root (the base of its views) and the tensor itself are re-pointed at the new memory. Views and
+# detached aliases made before the call keep the old memory (is_shared() says False for them)
+# and a NumPy array given to from_numpy stops sharing with the tensor, as in torch. Spawned
+# children get tensors by pickling: a copy, not shared. Whether memory is shared is read from the
+# array itself (its chain of bases ends in a _SharedMemory), so every alias made afterwards
+# (views, detach(), .data, numpy()) agrees.
+
+
+class _SharedMemory(mmap.mmap):
+    """Anonymous memory mapped shared with forked children; its own class, so that a user's
+    mmap (np.memmap of a file, say) is not taken for memory that share_memory_ made."""
+
+
+def _in_shared_memory(a) -> bool:
+    while a is not None and not isinstance(a, _SharedMemory):
+        a = getattr(a, "base", None)  # an array's base; mmap and bytes have none
+    return a is not None
+
+
+def is_shared(t: Tensor) -> bool:
+    """Tensor.is_shared: CUDA memory counts as shared, as in torch."""
+    return t._device.type != "cpu" or _in_shared_memory(t._data)
+
+
+def share_memory_(t: Tensor) -> Tensor:
+    """Tensor.share_memory_: see NOTE [ Shared memory ]. A no-op on CUDA and when shared."""
+    if is_shared(t):
+        return t
+    xp = t._device.backend.xp
+    root = t._base if t._base is not None else t
+    owner = _root_array(t)  # contiguous: its memory is one block of owner.nbytes bytes
+    memory = _SharedMemory(-1, max(owner.nbytes, 1))  # mmap refuses a length of 0
+    # the same layout in the new memory, then the data, copied in memory order
+    order = "C" if owner.flags.c_contiguous else "F"
+    new_owner = xp.ndarray(owner.shape, owner.dtype, buffer=memory, order=order)
+    new_owner.ravel(order="K")[...] = owner.ravel(order="K")
+    start = owner.__array_interface__["data"][0]
+
+    def moved(a):
+        offset = a.__array_interface__["data"][0] - start
+        return xp.ndarray(a.shape, a.dtype, buffer=memory, offset=offset, strides=a.strides)
+
+    root._data = moved(root._data)
+    if t is not root:
+        t._data = moved(t._data)
+    return t
 
 
 class UntypedStorage:
@@ -104,7 +160,7 @@ class UntypedStorage:
         raise RuntimeError("Trying to resize storage that is not resizable")
 
     def is_shared(self) -> bool:
-        return False
+        return self._device.type != "cpu" or _in_shared_memory(self._bytes)
 
     def is_pinned(self, device="cuda") -> bool:
         return False

@@ -130,8 +130,9 @@ def test_kind_queries(device):
     )
     for name in flags:
         assert getattr(x, name) is False, name
-    for name in ("is_conj", "is_neg", "is_inference", "is_shared", "is_complex"):
+    for name in ("is_conj", "is_neg", "is_inference", "is_complex"):
         assert getattr(x, name)() is False, name
+    assert x.is_shared() is (x.device.type != "cpu")  # device memory counts as shared, as torch
     assert mt.is_conj(x) is False and mt.is_neg(x) is False and mt.is_inference(x) is False
     assert mt.is_complex(x) is False
     assert mt.is_signed(x) is True and mt.is_signed(mt.zeros(2, dtype=mt.uint8)) is False

@@ -456,6 +456,13 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        # A module pickled by torch may hold as a plain attribute what minitorch's class computes
+        # as a property (RNNBase._flat_weights): the property hides that entry, so drop it
+        # rather than keep a stale copy (see NOTE [ torch's classes in a whole pickled object ]
+        # in minitorch/_serialization_unpickle.py).
+        cls = type(self)
+        for name in [k for k in state if isinstance(getattr(cls, k, None), property)]:
+            del self.__dict__[name]
         # Modules pickled before a registry existed get an empty one.
         for name in (
             "_forward_pre_hooks",
@@ -666,8 +673,9 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def share_memory(self) -> Module:
-        """Differences from torch: a no-op (no multiprocessing shared memory)."""
-        return self
+        """Moves parameters, their gradients and buffers into memory shared with forked
+        children (Tensor.share_memory_). Mirrors torch.nn.Module.share_memory."""
+        return self._apply(lambda t: t.share_memory_())
 
     def xpu(self, device=None) -> Module:
         """Moves parameters and buffers to an Intel XPU: minitorch has none, so it raises as a
