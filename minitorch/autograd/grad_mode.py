@@ -28,7 +28,7 @@ __all__ = [
 #                           e.g. the engine's create_graph, stays a grad-mode change);
 #   inside inference mode   state.enabled is False and grad mode lives in state.grad_mode
 #                           (a direct writer turning state.enabled on there records, unlike
-#                           torch: the engine's create_graph does today).
+#                           torch: replaying a view's history does, on purpose).
 # Set grad mode through _set_grad_mode / _restore_grad_mode, never state.enabled alone, where
 # the code can run inside inference mode.
 
@@ -54,7 +54,7 @@ state = _State()
 def is_grad_enabled() -> bool:
     """Mirrors torch.is_grad_enabled."""
     if state.inference:
-        # (or state.enabled: a direct writer, as the engine's create_graph, turned it on here)
+        # (or state.enabled: a direct writer turned recording on here)
         return state.grad_mode or state.enabled
     return state.enabled
 
@@ -150,10 +150,13 @@ class no_grad(_GradModeContext):
         self.prev = (False, False)  # as torch's: an __exit__ without __enter__ turns grad off
 
     def __enter__(self):
-        self.prev = _set_grad_mode(False)
+        # _set_grad_mode(False), inlined (every optimizer step passes here): off either way
+        s = state
+        self.prev = (s.enabled, s.grad_mode)
+        s.enabled = s.grad_mode = False
 
     def __exit__(self, *exc):
-        _restore_grad_mode(self.prev)
+        state.enabled, state.grad_mode = self.prev  # _restore_grad_mode
         return False
 
 
