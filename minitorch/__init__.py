@@ -190,6 +190,11 @@ _LAZY_MODULES = (
     "fx",
     "mps",
     "xpu",
+    "distributed",
+    "_dynamo",
+    "_inductor",
+    "_logging",
+    "__config__",
     "sparse",
     "__future__",  # torch.__future__ (minitorch/__future__.py), not the standard library module
 )

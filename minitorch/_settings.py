@@ -42,6 +42,8 @@ _state = {
     "deterministic": False,
     "deterministic_warn_only": False,
     "matmul_precision": "highest",
+    # torch.backends.cuda.matmul.fp32_precision: "none" until either API sets the precision
+    "matmul_fp32_precision": "none",
     "warn_always": False,
 }
 
@@ -161,7 +163,12 @@ def get_deterministic_debug_mode() -> int:
 def set_float32_matmul_precision(precision: str) -> None:
     """Sets the float32 matmul precision, "highest", "high" or "medium" (stored: NumPy always
     computes float32 matmuls in float32). An unknown value warns and changes nothing, as in torch.
-    Mirrors torch.set_float32_matmul_precision."""
+    Mirrors torch.set_float32_matmul_precision; like torch, "high" and "medium" also turn on
+    torch.backends.cuda.matmul.allow_tf32 (the same setting, see minitorch/backends)."""
+    if not isinstance(precision, str):
+        raise RuntimeError(
+            f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}"
+        )
     if precision not in ("highest", "high", "medium"):
         warnings.warn(
             f"{precision} is not one of 'highest', 'high', or 'medium'; the current "
@@ -171,6 +178,7 @@ def set_float32_matmul_precision(precision: str) -> None:
         )
         return
     _state["matmul_precision"] = precision
+    _state["matmul_fp32_precision"] = "ieee" if precision == "highest" else "tf32"
 
 
 def get_float32_matmul_precision() -> str:

@@ -13,6 +13,7 @@ __all__ = [
     "is_dynamo_compiling",
     "is_exporting",
     "cudagraph_mark_step_begin",
+    "list_backends",
 ]
 
 
@@ -62,3 +63,31 @@ def is_exporting() -> bool:
 
 def cudagraph_mark_step_begin() -> None:
     """Nothing to mark (no CUDA graphs). Mirrors torch.compiler.cudagraph_mark_step_begin."""
+
+
+# the tags torch gives its registered backends; list_backends() leaves out "debug" and
+# "experimental" ones by default
+_BACKEND_TAGS = {
+    "eager": ("debug",),
+    "aot_eager": ("debug",),
+    "aot_eager_decomp_partition": ("debug",),
+    "aot_eager_default_partitioner": ("debug",),
+    "aot_ts": ("debug",),
+    "eager_debug": ("debug",),
+    "eager_noexcept": ("debug",),
+    "pre_dispatch_eager": ("debug",),
+    "invoke_subgraph": ("debug",),
+    "openxla_eval": ("experimental",),
+    "ts": ("experimental",),
+}
+
+
+def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
+    """The backend names minitorch.compile accepts (all run eagerly), sorted, without those
+    tagged with any of exclude_tags. Mirrors torch.compiler.list_backends."""
+    from minitorch._misc_api import _COMPILE_BACKENDS
+
+    excluded = set(exclude_tags or ())
+    return sorted(
+        name for name in _COMPILE_BACKENDS if not excluded & set(_BACKEND_TAGS.get(name, ()))
+    )

@@ -8,7 +8,9 @@ TorchScript archives raise NotImplementedError.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import typing
 import warnings
 from typing import Final  # noqa: F401 - torch.jit.Final, re-exported
 
@@ -32,10 +34,16 @@ __all__ = [
     "save",
     "load",
     "Final",
-    "ScriptModule",
+    "ScriptModule",  # noqa: F822 - made on first use by __getattr__
     "ScriptFunction",
     "Error",
     "TracerWarning",
+    "script_method",
+    "Attribute",
+    "isinstance",
+    "enable_onednn_fusion",
+    "onednn_fusion_enabled",
+    "set_fusion_strategy",
 ]
 
 
@@ -45,11 +53,6 @@ class Error(RuntimeError):
 
 class TracerWarning(Warning):
     """Mirrors torch.jit.TracerWarning."""
-
-
-class ScriptModule:
-    """The type torch gives scripted modules; minitorch never makes one (script returns the
-    module itself). Mirrors torch.jit.ScriptModule for isinstance checks."""
 
 
 class ScriptFunction:
@@ -188,3 +191,99 @@ def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwarg
         "torch.jit.load: minitorch has no TorchScript; build the model in Python and load its "
         "weights with model.load_state_dict(minitorch.load(f))"
     )
+
+
+def _make_script_module():
+    from minitorch import nn
+
+    class ScriptModule(nn.Module):
+        """The base of old-style TorchScript modules (methods marked @script_method) and the type
+        torch gives scripted modules. Mirrors torch.jit.ScriptModule: here a plain nn.Module
+        whose methods run as written; `self.x = Attribute(value, type)` stores value.
+
+        Differences from torch: script() returns the module given, never a ScriptModule."""
+
+        def __setattr__(self, name, value):
+            if value.__class__ is Attribute:
+                value = value.value
+            super().__setattr__(name, value)
+
+    ScriptModule.__module__, ScriptModule.__qualname__ = __name__, "ScriptModule"
+    return ScriptModule
+
+
+def __getattr__(name):
+    # ScriptModule subclasses nn.Module: made on first use, so that `minitorch.jit` does not
+    # import nn (NOTE [ Lazy submodules ] in minitorch/__init__.py)
+    if name == "ScriptModule":
+        globals()[name] = cls = _make_script_module()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def script_method(fn):
+    """Returns fn unchanged (the method runs as Python). Mirrors torch.jit.script_method."""
+    return fn
+
+
+# Mirrors torch.jit.Attribute: outside a ScriptModule the (value, type) pair itself
+Attribute = collections.namedtuple("Attribute", ["value", "type"])
+
+
+def isinstance(obj, target_type) -> bool:
+    """isinstance that also checks the element types of list[T], dict[K, V], tuple[...] and
+    Optional/Union types. Mirrors torch.jit.isinstance (in eager mode)."""
+    import builtins
+
+    origin, args = typing.get_origin(target_type), typing.get_args(target_type)
+    if target_type in (list, dict, tuple):
+        name = target_type.__name__
+        raise RuntimeError(
+            f"Attempted to use {name} without a contained type. Please add a contained type, "
+            f"e.g. {name}[int]"
+        )
+    if origin is None:
+        return builtins.isinstance(obj, target_type)
+    if origin is typing.Union or getattr(origin, "__name__", "") == "UnionType":
+        return any(isinstance(obj, t) for t in args)
+    if not builtins.isinstance(obj, origin):
+        return False
+    if origin in (list, typing.List):  # noqa: UP006
+        return all(isinstance(x, args[0]) for x in obj)
+    if origin in (dict, typing.Dict):  # noqa: UP006
+        return all(isinstance(k, args[0]) and isinstance(v, args[1]) for k, v in obj.items())
+    if origin in (tuple, typing.Tuple):  # noqa: UP006
+        return len(obj) == len(args) and all(
+            isinstance(x, t) for x, t in zip(obj, args, strict=True)
+        )
+    return True
+
+
+_fusion = {"onednn": False, "strategy": [("STATIC", 2), ("DYNAMIC", 10)]}
+
+
+def enable_onednn_fusion(enabled: bool) -> None:
+    """Stored only (nothing is fused). Mirrors torch.jit.enable_onednn_fusion."""
+    _fusion["onednn"] = enabled
+
+
+def onednn_fusion_enabled() -> bool:
+    """Mirrors torch.jit.onednn_fusion_enabled."""
+    return _fusion["onednn"]
+
+
+def set_fusion_strategy(strategy) -> list:
+    """Stores the fuser's strategy and returns the previous one (nothing is fused). Mirrors
+    torch.jit.set_fusion_strategy."""
+    import builtins
+
+    if not builtins.isinstance(strategy, (list, tuple)):
+        raise TypeError(
+            "set_fusion_strategy(): expected a list of (str, int) pairs, not "
+            f"{type(strategy).__name__}"
+        )
+    for kind, _depth in strategy:
+        if kind not in ("STATIC", "DYNAMIC"):
+            raise ValueError(f"FusionBehavior only supported 'STATIC' or 'DYNAMIC', got: {kind}")
+    previous, _fusion["strategy"] = _fusion["strategy"], [tuple(p) for p in strategy]
+    return previous

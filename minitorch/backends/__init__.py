@@ -2,7 +2,8 @@
 
 minitorch runs on NumPy and CuPy and calls neither cuDNN nor selects cuBLAS math modes, so the
 flags are accepted, validated as torch validates them, stored and read back, and otherwise do
-nothing. Submodules: cudnn, cuda (cuda.matmul), mps, cpu.
+nothing. Submodules: cudnn, cuda (cuda.matmul), mps, cpu, mkldnn, quantized, and mkl, openmp,
+nnpack, opt_einsum (is_available() only).
 """
 
 from __future__ import annotations
@@ -12,7 +13,20 @@ import importlib.util
 import sys
 import types
 
-__all__ = ["cudnn", "cuda", "mps", "cpu"]
+from minitorch import _settings
+
+__all__ = [
+    "cudnn",
+    "cuda",
+    "mps",
+    "cpu",
+    "mkldnn",
+    "mkl",
+    "openmp",
+    "nnpack",
+    "opt_einsum",
+    "quantized",
+]
 
 
 def _check_bool(value, setter: str) -> bool:
@@ -34,6 +48,9 @@ class _CudnnModule(types.ModuleType):
             "allow_tf32": True,
         }
         self.__dict__["benchmark_limit"] = 10
+        self.__dict__["fp32_precision"] = "none"
+        self.__dict__["conv"] = _Precision("tf32")
+        self.__dict__["rnn"] = _Precision("tf32")
 
     def __getattr__(self, name):
         flags = self.__dict__["_flags"]
@@ -76,10 +93,29 @@ class _CudnnModule(types.ModuleType):
             self._flags.update(saved)
 
 
+class _Precision:
+    """An fp32_precision holder (torch.backends.cudnn.conv, .rnn, mkldnn.matmul, ...): stored
+    only, validated as torch validates it."""
+
+    _VALUES = ("none", "ieee", "tf32", "bf16")
+
+    def __init__(self, fp32_precision: str = "none"):
+        object.__setattr__(self, "fp32_precision", fp32_precision)
+
+    def __setattr__(self, name, value):
+        if name != "fp32_precision":
+            raise AttributeError(f"Unknown attribute {name}")
+        if value not in self._VALUES:
+            raise RuntimeError(f"Unknown precision: {value}")
+        object.__setattr__(self, name, value)
+
+
 class _CublasModule:
     """minitorch.backends.cuda.matmul. Mirrors torch.backends.cuda.matmul (torch's cuBLASModule);
     stored only: CuPy picks its own math modes (TF32 follows the CUPY_TF32 environment variable
-    read when CuPy is imported)."""
+    read when CuPy is imported). allow_tf32 and fp32_precision are views of the float32 matmul
+    precision kept in minitorch/_settings.py, as in torch: allow_tf32 is True exactly when
+    get_float32_matmul_precision() is not "highest", and setting it sets that precision."""
 
     _NAMES = (
         "allow_tf32",
@@ -94,15 +130,17 @@ class _CublasModule:
             self,
             "_values",
             {
-                "allow_tf32": False,
                 "allow_fp16_reduced_precision_reduction": True,
                 "allow_bf16_reduced_precision_reduction": True,
                 "allow_fp16_accumulation": False,
-                "fp32_precision": "none",
             },
         )
 
     def __getattr__(self, name):
+        if name == "allow_tf32":
+            return _settings._state["matmul_precision"] != "highest"
+        if name == "fp32_precision":
+            return _settings._state["matmul_fp32_precision"]
         values = object.__getattribute__(self, "_values")
         if name in values:
             return values[name]
@@ -113,16 +151,20 @@ class _CublasModule:
             raise AttributeError(f"Unknown attribute {name}")
         if name == "allow_tf32":
             value = _check_bool(value, "set_allow_tf32_cublas")
-        elif name == "fp32_precision":
+            _settings._state["matmul_precision"] = "high" if value else "highest"
+            _settings._state["matmul_fp32_precision"] = "tf32" if value else "ieee"
+            return
+        if name == "fp32_precision":
             if value not in ("none", "ieee", "tf32"):
                 raise RuntimeError(f"Unknown precision: {value}")
-        else:
-            if isinstance(value, (tuple, list)) and value and isinstance(value[0], bool):
-                value = value[0]
-            if not isinstance(value, bool):
-                raise TypeError(
-                    f"{name} expects a bool or a tuple/list of bools, but got {type(value)}"
-                )
+            _settings._state["matmul_fp32_precision"] = value
+            return
+        if isinstance(value, (tuple, list)) and value and isinstance(value[0], bool):
+            value = value[0]
+        if not isinstance(value, bool):
+            raise TypeError(
+                f"{name} expects a bool or a tuple/list of bools, but got {type(value)}"
+            )
         self._values[name] = value
 
     def __repr__(self):
@@ -197,6 +239,15 @@ def _make_mps() -> types.ModuleType:
     mod = types.ModuleType("minitorch.backends.mps", "Mirrors torch.backends.mps: never present.")
     mod.is_available = lambda: False
     mod.is_built = lambda: False
+
+    def is_macos_or_newer(major: int, minor: int) -> bool:
+        raise RuntimeError("Cannot execute isOnMacOSorNewer() without MPS backend.")
+
+    def is_macos13_or_newer(minor: int = 0) -> bool:
+        raise RuntimeError("Cannot execute isOnMacOSorNewer() without MPS backend.")
+
+    mod.is_macos_or_newer = is_macos_or_newer
+    mod.is_macos13_or_newer = is_macos13_or_newer
     return mod
 
 
@@ -223,10 +274,96 @@ def _make_cpu() -> types.ModuleType:
     return mod
 
 
+class _MkldnnModule(types.ModuleType):
+    """minitorch.backends.mkldnn. Mirrors torch.backends.mkldnn; the flags are stored only.
+
+    Differences from torch: is_available() is False (torch's CPU build says True): minitorch
+    never calls oneDNN, its CPU kernels are NumPy's."""
+
+    _BOOLS = ("enabled", "deterministic", "allow_tf32")
+
+    def __init__(self, name):
+        super().__init__(name, _MkldnnModule.__doc__)
+        self.__dict__.update(enabled=True, deterministic=False, allow_tf32=True)
+        self.__dict__["fp32_precision"] = "none"
+        for kind in ("matmul", "conv", "rnn"):
+            self.__dict__[kind] = _Precision()
+
+    def __setattr__(self, name, value):
+        if name in self._BOOLS:
+            value = _check_bool(value, f"set_{name}_mkldnn")
+        elif name == "fp32_precision" and value not in _Precision._VALUES:
+            raise RuntimeError(f"Unknown precision: {value}")
+        super().__setattr__(name, value)
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def is_acl_available() -> bool:
+        return False
+
+    @contextlib.contextmanager
+    def flags(self, enabled=False, deterministic=False, allow_tf32=True, fp32_precision="none"):
+        """Sets the flags inside the block and restores them after. Mirrors
+        torch.backends.mkldnn.flags."""
+        names = (*self._BOOLS, "fp32_precision")
+        saved = {k: self.__dict__[k] for k in names}
+        for k, v in zip(names, (enabled, deterministic, allow_tf32, fp32_precision), strict=True):
+            setattr(self, k, v)
+        try:
+            yield
+        finally:
+            self.__dict__.update(saved)
+
+
+class _QuantizedModule(types.ModuleType):
+    """minitorch.backends.quantized. Mirrors torch.backends.quantized: the engine name of
+    torch's x86 CPU build, stored only (minitorch has no quantized kernels)."""
+
+    supported_engines = ["qnnpack", "onednn", "x86", "fbgemm"]
+
+    def __init__(self, name):
+        super().__init__(name, _QuantizedModule.__doc__)
+        self.__dict__["engine"] = "x86"
+
+    def __setattr__(self, name, value):
+        if name == "engine" and value not in self.supported_engines:
+            raise RuntimeError(f"{value} is not a valid value for quantized engine")
+        super().__setattr__(name, value)
+
+
+def _unavailable(name: str, doc: str, **attrs) -> types.ModuleType:
+    mod = types.ModuleType(f"minitorch.backends.{name}", doc)
+    mod.is_available = lambda: False
+    mod.__dict__.update(attrs)
+    return mod
+
+
 cudnn = _CudnnModule("minitorch.backends.cudnn")
 cuda = _make_cuda()
 mps = _make_mps()
 cpu = _make_cpu()
-for _m in (cudnn, cuda, mps, cpu):  # so that `import minitorch.backends.cudnn` works too
+mkldnn = _MkldnnModule("minitorch.backends.mkldnn")
+quantized = _QuantizedModule("minitorch.backends.quantized")
+# Libraries torch's CPU build links and minitorch does not call (NumPy brings its own BLAS):
+# is_available() is False, honestly, where torch's CPU build says True for mkl, openmp, nnpack.
+mkl = _unavailable("mkl", "Mirrors torch.backends.mkl; minitorch does not call MKL.")
+openmp = _unavailable("openmp", "Mirrors torch.backends.openmp; minitorch has no OpenMP.")
+nnpack = _unavailable("nnpack", "Mirrors torch.backends.nnpack; minitorch does not call NNPACK.")
+# torch.backends.opt_einsum: False when the opt_einsum package is absent, as in torch; minitorch's
+# einsum is NumPy's and never uses it
+opt_einsum = _unavailable(
+    "opt_einsum",
+    "Mirrors torch.backends.opt_einsum as torch reports it without opt_einsum installed.",
+    enabled=False,
+    strategy=None,
+    get_opt_einsum=lambda: None,
+)
+# torch.backends.fp32_precision: the generic default of the fp32_precision settings; stored only
+fp32_precision = "none"
+_SUBMODULES = (cudnn, cuda, mps, cpu, mkldnn, quantized, mkl, openmp, nnpack, opt_einsum)
+for _m in _SUBMODULES:  # so that `import minitorch.backends.cudnn` works too
     sys.modules[_m.__name__] = _m
 del _m

@@ -7,6 +7,9 @@ device_count(), a tensor on 'cuda') imports it, once.
 
 from __future__ import annotations
 
+import sys
+import types
+
 from minitorch import _backend
 from minitorch._backend import CudaUnavailableError, OutOfMemoryError, cupy_backend
 from minitorch._factories import legacy_type as _legacy_type
@@ -48,6 +51,8 @@ __all__ = [
     "empty_cache", "set_per_process_memory_fraction", "mem_get_info",
     "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+    "device_of", "get_arch_list", "ipc_collect", "memory_cached", "is_current_stream_capturing",
+    "set_sync_debug_mode", "get_sync_debug_mode", "CUDAGraph", "nvtx", "random",
 ]
 # fmt: on
 
@@ -103,12 +108,15 @@ class device:
         self.prev_idx = -1
 
     def __enter__(self):
+        if self.idx < 0:  # torch's "no device" (device_of a CPU tensor): changes nothing
+            return
+        _lazy_init()  # without CUDA, torch's RuntimeError (CudaUnavailableError is one)
         self.prev_idx = _backend.current_cuda_index()
         if self.idx >= 0 and self.idx != self.prev_idx:
             set_device(self.idx)
 
     def __exit__(self, *exc):
-        if self.prev_idx != self.idx and self.idx >= 0:
+        if self.prev_idx != self.idx and self.idx >= 0 and self.prev_idx >= 0:
             set_device(self.prev_idx)
         return False
 
@@ -209,7 +217,10 @@ def get_rng_state(device="cuda"):
 
 
 def set_rng_state(new_state, device="cuda") -> None:
-    """Mirrors torch.cuda.set_rng_state."""
+    """Mirrors torch.cuda.set_rng_state: without CUDA it does nothing, as torch defers the call
+    to CUDA's set-up, which never comes (so resuming a GPU checkpoint on a CPU works)."""
+    if not is_available():
+        return
     _lazy_init()
     _generator(_index(device)).set_state(new_state)
 
@@ -241,7 +252,156 @@ def is_tf32_supported() -> bool:
     return _capability_at_least(8)
 
 
+class device_of(device):
+    """Context manager that makes a tensor's GPU current inside its block (does nothing for a
+    CPU tensor). Mirrors torch.cuda.device_of."""
+
+    def __init__(self, obj):
+        super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+
+def _is_compiled() -> bool:
+    """Whether CuPy is installed (torch: whether it was built with CUDA); imports nothing.
+    Mirrors torch.cuda._is_compiled."""
+    import importlib.util
+
+    return importlib.util.find_spec("cupy") is not None
+
+
+def get_arch_list() -> list:
+    """The GPU architectures kernels are built for ([] without CUDA). Mirrors
+    torch.cuda.get_arch_list; CuPy compiles its kernels for the GPUs present, so these are
+    their 'sm_XY' names."""
+    if not is_available():
+        return []
+    return sorted({"sm_{}{}".format(*get_device_capability(i)) for i in range(device_count())})
+
+
+def ipc_collect() -> None:
+    """Nothing to collect: minitorch shares no CUDA memory between processes. Raises without
+    CUDA as torch does. Mirrors torch.cuda.ipc_collect."""
+    _lazy_init()
+
+
+def memory_cached(device=None) -> int:
+    """Deprecated name of memory_reserved. Mirrors torch.cuda.memory_cached."""
+    import warnings
+
+    warnings.warn(
+        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return memory_reserved(device)
+
+
+def is_current_stream_capturing() -> bool:
+    """False: minitorch never captures CUDA graphs. Raises RuntimeError without CUDA, as torch.
+    Mirrors torch.cuda.is_current_stream_capturing."""
+    from minitorch.cuda._utils import require
+
+    require("is_current_stream_capturing")
+    return False
+
+
+_sync_debug_mode = [0]
+_SYNC_DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}
+
+
+def set_sync_debug_mode(debug_mode) -> None:
+    """Stores the mode ("default"/0, "warn"/1, "error"/2). Mirrors torch.cuda.set_sync_debug_mode.
+
+    Differences from torch: stored only: minitorch does not warn or raise on synchronizing
+    calls (DESIGN.md: library code never synchronizes on its own)."""
+    _lazy_init()
+    if isinstance(debug_mode, str):
+        if debug_mode not in _SYNC_DEBUG_MODES:
+            raise RuntimeError(
+                "invalid value of debug_mode, expected one of `default`, `warn`, `error`"
+            )
+        debug_mode = _SYNC_DEBUG_MODES[debug_mode]
+    _sync_debug_mode[0] = int(debug_mode)
+
+
+def get_sync_debug_mode() -> int:
+    """Mirrors torch.cuda.get_sync_debug_mode."""
+    _lazy_init()
+    return _sync_debug_mode[0]
+
+
+class CUDAGraph:
+    """Mirrors torch.cuda.CUDAGraph's name only: minitorch cannot capture CUDA graphs, so making
+    one raises RuntimeError (as torch without CUDA)."""
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("CUDAGraph: minitorch cannot capture CUDA graphs (it runs eagerly)")
+
+
+def _make_nvtx():
+    """torch.cuda.nvtx: profiler range markers. No-ops with CUDA (minitorch emits no NVTX
+    ranges); without CUDA, torch's RuntimeError."""
+    import contextlib
+
+    mod = types.ModuleType("minitorch.cuda.nvtx", _make_nvtx.__doc__)
+    depth = [0]
+
+    def check():
+        if not is_available():
+            raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build?")
+
+    def range_push(msg) -> int:
+        check()
+        depth[0] += 1
+        return depth[0] - 1  # the level of the range started, as nvtxRangePush
+
+    def range_pop() -> int:
+        check()
+        depth[0] = max(depth[0] - 1, 0)
+        return depth[0]
+
+    def range_start(msg) -> int:
+        check()
+        return 0
+
+    def range_end(range_id) -> None:
+        check()
+
+    def mark(msg) -> None:
+        check()
+
+    @contextlib.contextmanager
+    def range(msg, *args, **kwargs):
+        range_push(msg.format(*args, **kwargs))
+        try:
+            yield
+        finally:
+            range_pop()
+
+    for f in (range_push, range_pop, range_start, range_end, mark, range):
+        setattr(mod, f.__name__, f)
+    mod.__all__ = ["range_push", "range_pop", "range_start", "range_end", "mark", "range"]
+    return mod
+
+
+def _make_random():
+    """torch.cuda.random: the seeding functions, also reachable as torch.cuda.*."""
+    mod = types.ModuleType("minitorch.cuda.random", "Mirrors torch.cuda.random.")
+    mod.__all__ = [
+        "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
+        "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
+    ]  # fmt: skip
+    for name in mod.__all__:
+        setattr(mod, name, globals()[name])
+    return mod
+
+
+_SUBMODULE_MAKERS = {"nvtx": _make_nvtx, "random": _make_random}
+
+
 def __getattr__(name):
+    if name in _SUBMODULE_MAKERS:  # made on first use: `import minitorch` loads no new module
+        mod = globals()[name] = sys.modules[f"{__name__}.{name}"] = _SUBMODULE_MAKERS[name]()
+        return mod
     if name == "amp":  # torch.cuda.amp, imported on first use (minitorch/cuda/amp.py)
         import importlib
 

@@ -7,7 +7,7 @@ import weakref
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
-_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree")
+_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree", "deterministic")
 
 
 def _slot_names(cls) -> set:
