@@ -93,6 +93,9 @@ _LAZY_FAMILIES = {
         positive negative absolute clamp_min clamp_max clip multiply subtract divide
         deg2rad_ rad2deg_ gcd_ lcm_ ldexp_ negative_ clamp_min_ clamp_max_ clip_
     """,
+    "quantize": """
+        fake_quantize_per_tensor_affine fake_quantize_per_channel_affine
+    """,
     "random_ops": """
         bernoulli multinomial poisson
     """,

@@ -767,12 +767,16 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     if x.size == 0:
         raise RuntimeError(f"{op}() input tensor must be non-empty")
     nd = x.ndim
+    if dim is not None:
+        d = wrap_dim(operator.index(dim), nd, op)
+    # torch's sort-based kernel refuses more than 2**24 values along the reduced dim (the whole
+    # tensor when dim is None); checked before the flattening reshape, which may copy
+    if (x.size if dim is None or nd == 0 else x.shape[d]) > 2**24:
+        raise RuntimeError("quantile() input tensor is too large")  # (sic) for nanquantile too
     if dim is None:
         a, d = input.reshape((-1,)), 0
     else:
-        a, d = input, wrap_dim(operator.index(dim), nd, op)
-        if nd == 0:
-            a = input.reshape((1,))
+        a = input.reshape((1,)) if nd == 0 else input
     data = a._data
     perm = stable_argsort(xp, data, d)[None]  # a leading axis for the q values
     nan = xp.isnan(data)[None]

@@ -189,6 +189,54 @@ def gn_row(name, shapes, groups, **kw):
 WIDE = (-200.0, 200.0)  # exp would overflow without the shift by the max
 NOGRAD = {"grad": (), "gradgrad": False}
 
+
+# Fake quantization (minitorch/_ops/quantize.py): steps of 2**-34 (2**-35 for the second
+# channel) are far below gradcheck's finite-difference step, so the numerical derivative sees the
+# straight-through gradient (1 inside the range, 0 where the value is clamped). The range ends at
+# +-2**-10 (+-2**-11), where at most 24-bit quantized values keep the per-tensor op's float32
+# dequantization exact; the inputs stay away from those kinks. Values: tests/ops/test_quantize.py.
+_FQ_RANGE = 2**24
+_FQ_BOUND = 2.0**-10
+
+
+def _fq_domain(rng, shape, dtype):
+    mags = rng.choice([0.1, 0.3, 0.7, 0.9, 1.2, 1.8], size=shape) + rng.uniform(-0.05, 0.05, shape)
+    return (mags * _FQ_BOUND * rng.choice([-1.0, 1.0], size=shape)).astype(dtype)
+
+
+def _fq_tensor_op(T):
+    return lambda x: T.fake_quantize_per_tensor_affine(x, 2.0**-34, 0, -_FQ_RANGE, _FQ_RANGE)
+
+
+def _fq_tensor_qparams_op(T):
+    return lambda x: T.fake_quantize_per_tensor_affine(
+        x, T.tensor(2.0**-34), T.tensor(0), -_FQ_RANGE, _FQ_RANGE
+    )
+
+
+def _fq_channel_op(zp_dtype):
+    def make(T):
+        def op(x):
+            scale = T.tensor([2.0**-34, 2.0**-35])
+            zero_point = T.tensor([0, 0], dtype=getattr(T, zp_dtype))
+            return T.fake_quantize_per_channel_affine(
+                x, scale, zero_point, 1, -_FQ_RANGE, _FQ_RANGE
+            )
+
+        return op
+
+    return make
+
+
+def _fq_ref(x):
+    return np.clip(x, -_FQ_BOUND, _FQ_BOUND)
+
+
+def _fq_channel_ref(x):
+    bound = np.array([_FQ_BOUND, _FQ_BOUND / 2])[:, None]
+    return np.clip(x, -bound, bound)
+
+
 # fmt: off
 SPECS = [
     row("softmax", lambda m: lambda x: m.softmax(x, 1), lambda x: _softmax(x, 1), [(3, 4)]),
@@ -248,5 +296,12 @@ SPECS = [
     row("binary_cross_entropy__saturated", _bce_op, _bce, [(4,), (4,)],
         domain=[lambda rng, shape, dt: np.array([0.0, 1.0, 1e-50, 0.5]),
                 lambda rng, shape, dt: np.array([1.0, 0.0, 0.5, 0.5])], **NOGRAD),
+    row("fake_quantize_per_tensor_affine", _fq_tensor_op, _fq_ref, [(3, 4)], domain=_fq_domain),
+    row("fake_quantize_per_tensor_affine__tensor_qparams", _fq_tensor_qparams_op, _fq_ref, [(5,)],
+        domain=_fq_domain),
+    row("fake_quantize_per_channel_affine", _fq_channel_op("int32"), _fq_channel_ref,
+        [(3, 2, 4)], domain=_fq_domain),
+    row("fake_quantize_per_channel_affine__float_zero_point", _fq_channel_op("float32"),
+        _fq_channel_ref, [(3, 2, 4)], domain=_fq_domain),
 ]
 # fmt: on
