@@ -192,78 +192,123 @@ class TensorMethods:
     # check is one class comparison; x.add_(arr) and the other methods are left as they were.
 
     def __iadd__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.add_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.add_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rsub__(self, other):
-        if other.__class__ is bool:
-            # sub's own check refuses the bool (torch's RuntimeError): rsub would first make it
-            # a weak number of self's dtype, 1.0 - x
-            return _ops.sub(other, self)
-        return _ops.rsub(self, other)
+        try:
+            if other.__class__ is bool:
+                # sub's own check refuses the bool (torch's RuntimeError): rsub would first make it
+                # a weak number of self's dtype, 1.0 - x
+                return _ops.sub(other, self)
+            return _ops.rsub(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __isub__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.sub_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.sub_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __imul__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.mul_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.mul_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rtruediv__(self, other):
-        # torch defines `number / tensor` as reciprocal(tensor) * number: its rounding and its
-        # grad_fn (MulBackward0 of ReciprocalBackward0), not div's
-        if not isinstance(other, (int, float, bool)):
-            return _ops.div(_ops.scalar_like(other, self), self)
-        return _ops.mul(_ops.reciprocal(self), other)
+        try:
+            # torch defines `number / tensor` as reciprocal(tensor) * number: its rounding and its
+            # grad_fn (MulBackward0 of ReciprocalBackward0), not div's
+            if not isinstance(other, (int, float, bool)):
+                return _ops.div(_ops.scalar_like(other, self), self)
+            return _ops.mul(_ops.reciprocal(self), other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __itruediv__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.div_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.div_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
+        try:
+            return _ops.floor_divide(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rfloordiv__(self, other):
-        return _ops.floor_divide(_ops.weak_scalar(other, self, "floor_divide"), self)
+        try:
+            return _ops.floor_divide(_ops.weak_scalar(other, self, "floor_divide"), self)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ifloordiv__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.floor_divide_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.floor_divide_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __mod__(self, other):
-        return _ops.remainder(self, other)
+        try:
+            return _ops.remainder(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rmod__(self, other):
-        return _ops.remainder(_ops.weak_scalar(other, self, "remainder"), self)
+        try:
+            return _ops.remainder(_ops.weak_scalar(other, self, "remainder"), self)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __imod__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.remainder_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.remainder_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __pow__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            # torch's __pow__ hands an array to NumPy's reflected pow: NumPy's promotion (as for
-            # `tensor + array`, _promote_array), where torch.pow(t, array) is a TypeError
-            from minitorch._ops._common import _promote_array
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                # torch's __pow__ hands an array to NumPy's reflected pow: NumPy's promotion (as for
+                # `tensor + array`, _promote_array), where torch.pow(t, array) is a TypeError
+                from minitorch._ops._common import _promote_array
 
-            a, b, _ = _promote_array(self, other)
-            return _ops.pow(a, b)
-        return _ops.pow(self, other)
+                a, b, _ = _promote_array(self, other)
+                return _ops.pow(a, b)
+            return _ops.pow(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rpow__(self, other):
-        return _ops.pow(other, self)
+        try:
+            return _ops.pow(other, self)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ipow__(self, other):
-        if other.__class__ is self._device.backend.array_cls:
-            return NotImplemented  # See NOTE [ In-place operators with an array ]
-        return _ops.pow_(self, other)
+        try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
+            return _ops.pow_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __reversed__(self):
         # torch: the tensor flipped along dim 0 (a Tensor, so `reversed(t) * 10` works), or the
@@ -294,34 +339,58 @@ class TensorMethods:
         return _ops.bitwise_not(self)
 
     def __and__(self, other):
-        return _ops.bitwise_and(self, other)
+        try:
+            return _ops.bitwise_and(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     __rand__ = __and__
 
     def __or__(self, other):
-        return _ops.bitwise_or(self, other)
+        try:
+            return _ops.bitwise_or(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     __ror__ = __or__
 
     def __xor__(self, other):
-        return _ops.bitwise_xor(self, other)
+        try:
+            return _ops.bitwise_xor(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     __rxor__ = __xor__
 
     def __iand__(self, other):
-        return _ops.bitwise_and_(self, other)
+        try:
+            return _ops.bitwise_and_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ior__(self, other):
-        return _ops.bitwise_or_(self, other)
+        try:
+            return _ops.bitwise_or_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ixor__(self, other):
-        return _ops.bitwise_xor_(self, other)
+        try:
+            return _ops.bitwise_xor_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __lshift__(self, other):
-        return _ops.bitwise_left_shift(self, other)
+        try:
+            return _ops.bitwise_left_shift(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rshift__(self, other):
-        return _ops.bitwise_right_shift(self, other)
+        try:
+            return _ops.bitwise_right_shift(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     # --- comparisons (bool results, never differentiable) ---
 
@@ -338,16 +407,28 @@ class TensorMethods:
             return NotImplemented
 
     def __lt__(self, other):
-        return _ops.lt(self, other)
+        try:
+            return _ops.lt(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __le__(self, other):
-        return _ops.le(self, other)
+        try:
+            return _ops.le(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __gt__(self, other):
-        return _ops.gt(self, other)
+        try:
+            return _ops.gt(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ge__(self, other):
-        return _ops.ge(self, other)
+        try:
+            return _ops.ge(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     # --- indexing ---
 
@@ -1024,16 +1105,28 @@ class TensorMethods:
         return _ops.signbit(self)
 
     def __rlshift__(self, other):
-        return _ops.bitwise_left_shift(other, self)
+        try:
+            return _ops.bitwise_left_shift(other, self)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __rrshift__(self, other):
-        return _ops.bitwise_right_shift(other, self)
+        try:
+            return _ops.bitwise_right_shift(other, self)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __ilshift__(self, other):
-        return _ops.bitwise_left_shift_(self, other)
+        try:
+            return _ops.bitwise_left_shift_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     def __irshift__(self, other):
-        return _ops.bitwise_right_shift_(self, other)
+        try:
+            return _ops.bitwise_right_shift_(self, other)
+        except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            return NotImplemented
 
     # --- end of pointwise catalogue ---
 

@@ -8,7 +8,7 @@ import types as _types
 from minitorch import _tensor_methods
 from minitorch._ops import indexing as _indexing
 from minitorch._ops import pointwise as _pw
-from minitorch._ops._common import scalar_like, weak_scalar
+from minitorch._ops._common import _OperandTypeError, scalar_like, weak_scalar  # noqa: F401
 from minitorch._ops.convert import *  # noqa: F403
 from minitorch._ops.einsum_op import *  # noqa: F403
 from minitorch._ops.indexing import *  # noqa: F403

@@ -66,7 +66,7 @@ def scalar_like(value, ref: Tensor) -> Tensor:
         # The dtype the result will have: 0.1 / float64 tensor must not round 0.1 to float32.
         dt = _dtype.scalar_dtype(_from_numpy(ref._data.dtype), value)
     else:
-        raise TypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
+        raise _OperandTypeError(f"expected a Tensor or a Python number, got {type(value).__name__}")
     xp = ref._device.backend.xp
     data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
     return _make(data, ref._device, False, None)
@@ -121,8 +121,45 @@ def _scalar(x, op):
         return _numpy_scalar(x)
     if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
         return x
-    raise TypeError(
+    raise _OperandTypeError(
         f"{op}(): argument 'other' must be Tensor or Number, not {type(x).__name__}"
+    )
+
+
+# NOTE [ Operators with foreign operands ]
+# torch's binary operators return NotImplemented for an operand of a type they do not take (a
+# str, None, a user's class), so Python tries that operand's reflected method (`x + S()` runs
+# S.__radd__, `x < S()` S.__gt__) or raises its own "unsupported operand type(s) for +" error,
+# while torch.add(x, S()) raises a TypeError naming the argument. Such an operand raises
+# _OperandTypeError (a TypeError) here; the operator methods of Tensor turn it into
+# NotImplemented. add, sub, mul and div are the operators themselves (NOTE [ Direct operator
+# binding ]), so they tell the two calls apart on this error path only: called_by_operator looks
+# at the instruction their caller is running (BINARY_OP; 3.10's BINARY_*/INPLACE_* ones). A try
+# around their promote() costs nothing when nothing is raised.
+
+
+class _OperandTypeError(TypeError):
+    """An operand of a type no op takes (NOTE [ Operators with foreign operands ])."""
+
+
+# a traceback names it as torch's error: TypeError
+_OperandTypeError.__name__ = _OperandTypeError.__qualname__ = "TypeError"
+_OperandTypeError.__module__ = "builtins"
+
+
+def called_by_operator() -> bool:
+    """Whether the function that calls this was called by an operator instruction of its
+    caller (x + y), not by a call (torch.add(x, y)). For error paths only."""
+    import dis
+    import sys
+
+    try:
+        frame = sys._getframe(2)
+    except ValueError:  # called from outside any Python frame
+        return False
+    name = dis.opname[frame.f_code.co_code[frame.f_lasti]]
+    return name == "BINARY_OP" or (
+        name.startswith(("BINARY_", "INPLACE_")) and name != "BINARY_SUBSCR"
     )
 
 

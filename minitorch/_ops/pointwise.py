@@ -7,6 +7,8 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._ops._common import (
+    _OperandTypeError,
+    called_by_operator,
     cast,
     is_floating,
     not_tensor,
@@ -210,7 +212,12 @@ def add(input, other, *, alpha=1, out=None):
         and isinstance(input, Tensor)
         and input._data.dtype is other._data.dtype
     ):
-        input, other, dt = promote(input, other, "add")
+        try:
+            input, other, dt = promote(input, other, "add")
+        except _OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            if called_by_operator():
+                return NotImplemented
+            raise
         if dt in _HALF:
             return _half_add_sub(add, input, other, alpha, dt, out)
     elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
@@ -232,7 +239,12 @@ def sub(input, other, *, alpha=1, out=None):
         if alpha == 1:  # NOTE [ Same-dtype fast path ]
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
-    a, b, dt = promote(input, other, "sub")
+    try:
+        a, b, dt = promote(input, other, "sub")
+    except _OperandTypeError:  # NOTE [ Operators with foreign operands ]
+        if called_by_operator():
+            return NotImplemented
+        raise
     if dt in _HALF and not (_bool_operand(input) or _bool_operand(other)):
         return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
@@ -376,7 +388,12 @@ def mul(input, other, *, out=None):
     ):
         if other.__class__ is Tensor and _scalar_scale(input, other):
             return _out(HalfMul.apply(input, other), out)
-        input, other, dt = promote(input, other, "mul")
+        try:
+            input, other, dt = promote(input, other, "mul")
+        except _OperandTypeError:  # NOTE [ Operators with foreign operands ]
+            if called_by_operator():
+                return NotImplemented
+            raise
         if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
             return _out(HalfMul.apply(input, other), out)
     result = Mul.apply(input, other)
@@ -409,7 +426,12 @@ def div(input, other, *, rounding_mode=None, out=None):
         ):
             if other.__class__ is Tensor and _scalar_scale(input, other):
                 return _out(HalfDiv.apply(input, other), out)
-            input, other, dt = promote_float(input, other, "div")
+            try:
+                input, other, dt = promote_float(input, other, "div")
+            except _OperandTypeError:  # NOTE [ Operators with foreign operands ]
+                if called_by_operator():
+                    return NotImplemented
+                raise
             if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
                 return _out(HalfDiv.apply(input, other), out)
         result = Div.apply(input, other)
