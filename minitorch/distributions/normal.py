@@ -91,7 +91,9 @@ class Normal(ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + minitorch.erf((value - self.loc) / (self.scale * math.sqrt(2))))
+        # torch's order: a float32 scale is not multiplied by sqrt(2) in float32 first
+        z = (value - self.loc) * self.scale.reciprocal() / math.sqrt(2)
+        return 0.5 * (1 + minitorch.erf(z))
 
     def icdf(self, value):
         return self.loc + self.scale * minitorch.erfinv(2 * value - 1) * math.sqrt(2)

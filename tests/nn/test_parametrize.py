@@ -437,7 +437,7 @@ def test_weight_norm_gradcheck():
 def test_weight_norm_node_names():
     # torch fuses the norm over all dims but one into one node; over all dims it composes
     v = mt.ones(4, 3, dtype=mt.float64, requires_grad=True)
-    assert type(PZ._WeightNorm(0)(mt.ones(4, 1), v).grad_fn).__name__ == (
+    assert type(PZ._WeightNorm(0)(mt.ones(4, 1, dtype=mt.float64), v).grad_fn).__name__ == (
         "WeightNormInterfaceBackward0"
     )
     assert type(PZ._WeightNorm(None)(mt.tensor(1.0), v).grad_fn).__name__ == "MulBackward0"

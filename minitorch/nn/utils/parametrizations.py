@@ -40,15 +40,18 @@ def _norm_except_dim(v: Tensor, dim: int, pow: int = 2) -> Tensor:
 def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
     """v * (g / ||v||), the norm over every dim but `dim`, as torch._weight_norm: for dim 0 or
     the last, torch's one fused node (WeightNormInterfaceBackward0); for any other dim torch
-    composes it, ending in a mul.
-
-    Differences from torch: the fused form promotes a g of another dtype than v's, where torch
-    raises ("expected scalar type Double but found Float")."""
+    composes it, ending in a mul (which promotes a g of another dtype; the fused kernel refuses
+    it)."""
     if dim != 0 and dim != v.dim() - 1:
         return v * (g / _norm_except_dim(v, dim))
     if not v.dtype.is_floating_point:
         name = _dtype.scalar_name(v.dtype)
         raise NotImplementedError(f"\"weight_norm_kernel\" not implemented for '{name}'")
+    if g.dtype != v.dtype:  # model.double() then a float32 weight_g assigned through .data
+        raise RuntimeError(
+            f"expected scalar type {_dtype.scalar_name(v.dtype)} but found "
+            f"{_dtype.scalar_name(g.dtype)}"
+        )
     out = v * (g / _norm_except_dim(v, dim))
     return name_node(out, "WeightNormInterfaceBackward0", (v, g))
 

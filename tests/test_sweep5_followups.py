@@ -1,0 +1,32 @@
+"""Differences found by the fifth drop-in sweep, fixed where they were small."""
+
+import math
+
+import pytest
+
+import minitorch
+
+
+def test_normal_cdf_of_float64_values_with_float32_parameters_is_exact():
+    # the float32 scale is not multiplied by sqrt(2) in float32 (which lost ~4e-8)
+    z = minitorch.tensor([0.3, 1.2, 2.5, 0.77], dtype=minitorch.float64)
+    got = minitorch.distributions.Normal(0.0, 1.0).cdf(z).tolist()
+    for g, v in zip(got, z.tolist(), strict=True):
+        assert abs(g - 0.5 * (1 + math.erf(v / math.sqrt(2)))) < 1e-15
+    half = minitorch.distributions.HalfNormal(1.0).cdf(z).tolist()
+    assert abs(half[0] - math.erf(0.3 / math.sqrt(2))) < 1e-15
+
+
+def test_weight_norm_refuses_a_g_of_another_dtype():
+    v = minitorch.ones(3, 5, dtype=minitorch.float64)
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+        minitorch._weight_norm(v, minitorch.ones(3, 1), 0)
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+        minitorch._weight_norm(
+            minitorch.ones(3, 5), minitorch.ones(1, 5, dtype=minitorch.float64), 1
+        )
+    # a middle dim is composed (a mul): it promotes, as torch
+    out = minitorch._weight_norm(
+        minitorch.ones(3, 4, 5), minitorch.ones(1, 4, 1, dtype=minitorch.float64), 1
+    )
+    assert out.dtype == minitorch.float64
