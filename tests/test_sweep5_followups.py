@@ -30,3 +30,28 @@ def test_weight_norm_refuses_a_g_of_another_dtype():
         minitorch.ones(3, 4, 5), minitorch.ones(1, 4, 1, dtype=minitorch.float64), 1
     )
     assert out.dtype == minitorch.float64
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda a: minitorch.polygamma(1.5, a),
+        lambda a: a.polygamma(2.7),
+        lambda a: minitorch.special.polygamma(0.9, a),
+        lambda a: minitorch.polygamma(True, a),
+        lambda a: minitorch.mvlgamma(a + 2, p=2.0),
+    ],
+)
+def test_polygamma_and_mvlgamma_refuse_non_integer_orders(call):
+    # truncating 1.5 to 1 gave trigamma's values silently
+    with pytest.raises(TypeError, match="must be int, not (float|bool)"):
+        call(minitorch.tensor([0.5, 1.5, 3.0]))
+
+
+def test_polygamma_takes_int_like_orders():
+    import numpy as np
+
+    a = minitorch.tensor([0.5, 1.5])
+    want = minitorch.polygamma(1, a).tolist()
+    assert minitorch.polygamma(np.int64(1), a).tolist() == want
+    assert minitorch.polygamma(minitorch.tensor(1), a).tolist() == want
