@@ -56,6 +56,9 @@ _LAZY_FAMILIES = {
     "cumulative": """
         cumsum cumprod cummax cummin logcumsumexp diff
     """,
+    "grouped_mm": """
+        _grouped_mm
+    """,
     "linalg_factor": """
         cholesky qr svd orgqr ormqr geqrf eig symeig solve lstsq matrix_rank
     """,

@@ -36,6 +36,7 @@ from minitorch._ops.activation import (  # noqa: F401  (F's names for the activa
     threshold,
     threshold_,
 )
+from minitorch._ops.grouped_mm import grouped_mm  # noqa: F401  (torch's MoE grouped GEMM)
 from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
 from minitorch._tensor import Tensor
