@@ -351,6 +351,14 @@ def _cumulative_inplace(fn, name: str):
                 f"Bad in-place call: input tensor dtype {_CPP_NAMES.get(str(have)[6:])} and "
                 f"output tensor dtype {_CPP_NAMES.get(str(want)[6:])} should match"
             )
+        if self.dtype is _dtype.bool:
+            # torch scans in the tensor's own dtype and has no bool kernel; the dim is checked
+            # first, and a 0-d or empty tensor returns before reaching the kernel
+            _along(self, dim, name)
+            if self.ndim == 0 or self._data.size == 0:
+                return self
+            kernel = f"{name[:-1]}_out_cpu" if self._device.type == "cpu" else name[:-1]
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         return apply_inplace(self, lambda s: fn(s, dim), name)
 
     op.__name__ = op.__qualname__ = name

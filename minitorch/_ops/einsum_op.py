@@ -165,7 +165,8 @@ def einsum(equation, *operands):
     Mirrors torch.einsum.
 
     Differences from torch: a one-operand equation without a sum ('ij->ji', 'ii->i') gives new
-    memory, not a view.
+    memory, not a view; operands of different dtypes are refused even where torch's pairwise
+    plan joins them by a promoting multiply (nothing contracted, as 'ij,ij->ij').
     """
     if not isinstance(equation, str):  # the sublist form: op1, [0, 1], op2, [1, 2], [0, 2]
         equation, operands = _from_sublists((equation, *operands))
@@ -190,10 +191,6 @@ def einsum(equation, *operands):
         if not isinstance(t, Tensor):
             raise TypeError(
                 f"einsum(): argument 'operands' must be tuple of Tensors, not {type(t).__name__}"
-            )
-        if t._data.dtype != operands[0]._data.dtype:
-            raise RuntimeError(
-                f"expected scalar type {_short(operands[0].dtype)} but found {_short(t.dtype)}"
             )
     # Ellipsis dims get letters of their own, aligned from the right across operands.
     used = set(eq)
@@ -234,6 +231,8 @@ def einsum(equation, *operands):
         once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
         out = ell + "".join(once)
     terms, operands = _einsum_broadcast(terms, operands)
+    if any(t.dtype is not operands[0].dtype for t in operands):
+        _mixed_dtype_error(terms, operands, out)
     if operands[0]._data.dtype.kind in "biu":
         operands = _integral_operands(terms, operands, out)
     result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
@@ -251,6 +250,23 @@ def _torch_node_name(terms, out) -> str:
     # last operand has them
     last = terms[-1] if len(terms) > 2 else "".join(terms)
     return "ViewBackward0" if any(c not in out for c in last) else "MulBackward0"
+
+
+def _mixed_dtype_error(terms, operands, out):
+    """torch's error for operands of different dtypes, raised where its pairwise contraction
+    meets them (after every equation check): the first pair's bmm refuses a bool first operand
+    (NotImplementedError) before it compares dtypes; otherwise the dtypes must match, the first
+    operand counting as Long once a letter only it has was summed by torch.sum."""
+    first, later = terms[0], terms[2:]
+    inside = any(c not in out and all(c not in t for t in terms[1:]) for c in first)
+    bmm = any(c not in out and c in terms[1] and all(c not in t for t in later) for c in first)
+    dt = operands[0].dtype
+    if dt is _dtype.bool and bmm and not inside:
+        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+    other = next(t.dtype for t in operands if t.dtype is not dt)
+    if inside and operands[0]._data.dtype.kind in "biu" and other is not _dtype.int64:
+        dt = _dtype.int64  # torch.sum of an integer or bool operand is int64
+    raise RuntimeError(f"expected scalar type {_short(dt)} but found {_short(other)}")
 
 
 def _integral_operands(terms, operands, out):

@@ -683,21 +683,61 @@ _MAX_MIN_FORMS = (
 )
 
 
-def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
+def _max_min_invalid(kind, args, kwargs):
+    got = ", ".join(["Tensor"] + [type(a).__name__ for a in args])
+    got += "".join(f", {k}={type(v).__name__}" for k, v in kwargs.items())
+    return TypeError(
+        f"{kind}() received an invalid combination of arguments - got ({got}), {_MAX_MIN_FORMS}"
+    )
+
+
+# NOTE [ max/min overloads ]
+# torch.max/min have three overloads: (input), (input, Tensor other) and (input, int dim,
+# bool keepdim=False). A Tensor in the second slot is `other` only when it is passed
+# positionally with no keepdim at all: max(x, t). Given as dim=t, or followed by a keepdim
+# (positional or keyword), it must be the int dim, and torch's parser accepts a 0-d integer
+# (non-bool) tensor as an int there (dim computed by tensor code); any other tensor is a
+# TypeError. Telling max(x, t) from max(x, dim=t) needs the positional slot, hence *args.
+def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if not isinstance(input, Tensor):
         raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if len(args) > 2:
+        raise TypeError(
+            f"{kind}() takes from 2 to 3 positional arguments but {len(args) + 1} were given"
+        )
+    if args and dim is not _MISSING:
+        raise _max_min_invalid(kind, args, {"dim": dim})
+    if len(args) == 2 and keepdim is not _MISSING:
+        raise TypeError(f"{kind}() got multiple values for argument 'keepdim'")
+    by_keyword = dim is not _MISSING
+    if args:
+        dim = args[0]
+        if len(args) == 2:
+            keepdim = args[1]
+    keepdim_given = keepdim is not _MISSING
     if other is not None:  # max(a, other=b): the binary form by keyword
-        if dim is not None or not isinstance(other, Tensor):
-            got = "" if dim is None else f", {type(dim).__name__}"
-            raise TypeError(
-                f"{kind}() received an invalid combination of arguments - got (Tensor{got}, "
-                f"other={type(other).__name__}), {_MAX_MIN_FORMS}"
-            )
+        if dim is not _MISSING or keepdim_given or not isinstance(other, Tensor):
+            kwargs = {"other": other}  # as the caller passed them: positional ones stay so
+            if keepdim_given and len(args) < 2:
+                kwargs = {"keepdim": keepdim, **kwargs}
+            if by_keyword:
+                kwargs = {"dim": dim, **kwargs}
+            raise _max_min_invalid(kind, args, kwargs)
         dim = other
-    if isinstance(dim, Tensor):  # max(a, b): the elementwise binary form
-        from minitorch._ops.pointwise import maximum, minimum
+    if isinstance(dim, Tensor):
+        if not (by_keyword or keepdim_given):  # max(a, b): the elementwise binary form
+            from minitorch._ops.pointwise import maximum, minimum
 
-        return (maximum if kind == "max" else minimum)(input, dim, out=out)
+            return (maximum if kind == "max" else minimum)(input, dim, out=out)
+        dt = dim.dtype
+        if dim.ndim != 0 or dt.is_floating_point or dt.is_complex or dt == _dtype.bool:
+            kwargs = {"dim": dim} if by_keyword else {}
+            raise _max_min_invalid(kind, () if by_keyword else args, kwargs)
+        dim = operator.index(dim)  # reads the value back, as torch's parser does
+    if dim is _MISSING:
+        dim = None
+    if keepdim is _MISSING:
+        keepdim = False
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     x = input._data
     if dim is None:
@@ -723,17 +763,21 @@ def _max_min(kind, input, dim, keepdim, out, axis, keepdims, other=None):
     return getattr(return_types, kind)((values, indices))
 
 
-def max(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None, other=None):
+def max(
+    input, *args, dim=_MISSING, keepdim=_MISSING, out=None, axis=None, keepdims=None, other=None
+):
     """The largest element; with `dim`, (values, indices); with a tensor (`other`), the
     elementwise maximum. Mirrors torch.max (ties of the full reduction share the gradient
-    evenly)."""
-    return _max_min("max", input, dim, keepdim, out, axis, keepdims, other)
+    evenly); see NOTE [ max/min overloads ] for how a tensor second argument is read."""
+    return _max_min("max", input, args, dim, keepdim, out, axis, keepdims, other)
 
 
-def min(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None, other=None):
+def min(
+    input, *args, dim=_MISSING, keepdim=_MISSING, out=None, axis=None, keepdims=None, other=None
+):
     """The smallest element; with `dim`, (values, indices); with a tensor (`other`), the
-    elementwise minimum. Mirrors torch.min."""
-    return _max_min("min", input, dim, keepdim, out, axis, keepdims, other)
+    elementwise minimum. Mirrors torch.min; see NOTE [ max/min overloads ]."""
+    return _max_min("min", input, args, dim, keepdim, out, axis, keepdims, other)
 
 
 def _amax_amin(fn, op, input, dim, keepdim, out):

@@ -123,8 +123,6 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
             if op == "index_select" and dim > 0:  # torch's kernel for an inner dim says so
-                if n == 0:
-                    raise RuntimeError("index_select(): self indexing axis dim should be positive")
                 raise RuntimeError(
                     f"INDICES element is out of DATA bounds, id={value} axis_dim={n}"
                 )
@@ -146,6 +144,10 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
         )
+    if idx.size and input._data.ndim > 1 and input._data.shape[dim] == 0:
+        # torch checks this from shapes alone (so on every device), before any bounds check;
+        # a 1-d input falls through to the ordinary out-of-range IndexError
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     plan = _dim_plan(input, dim, idx, "index_select")
     result = watch_indices(IndexSelect.apply(input, plan=plan), index)
     return result if out is None else write_out_exact(out, result, "index_select")
@@ -205,11 +207,25 @@ def _source_plan(input, dim, index, source, op):
     return plan
 
 
+def _integral_alpha(alpha: float, dt) -> int:
+    """index_add's float alpha on an integer tensor, as torch converts it to the tensor's type
+    before scaling: truncated toward zero (0.5 adds nothing, 1.7 adds once), and a value outside
+    the type's range (a negative one for uint8) is c10's overflow error instead of a wrap."""
+    info = _dtype.iinfo(dt)
+    if not info.min <= alpha <= info.max:  # also refuses nan and inf
+        name = _dtype.numpy_dtype(dt).name
+        name = "int" if name == "int32" else f"{name}_t"  # c10's spelling
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return int(alpha)
+
+
 @with_out
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
     plan = _source_plan(input, dim, index, source, "index_add")
+    if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
+        alpha = _integral_alpha(alpha, input.dtype)
     if alpha != 1:
         source = source * alpha
     return watch_indices(IndexAdd.apply(input, source, plan=plan, accumulate=True), index)
