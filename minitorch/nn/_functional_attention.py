@@ -6,27 +6,26 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import ones, zeros_like
+from minitorch._factories import _typename, ones, zeros_like
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
+from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn._functional_dropout import dropout
 
 __all__ = ["scaled_dot_product_attention"]
 
 
-def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, both_ok: bool):
-    """The additive bias (-inf where masked) and whether any entry can be masked. With
-    both_ok (torch 2.13's CPU flash kernel) an explicit mask and is_causal apply together;
-    otherwise torch refuses the pair."""
+def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, causal_dtype):
+    """The additive bias (-inf where masked): an explicit bool mask becomes `like`'s dtype (an
+    integer query overflows there, as in torch), the causal mask `causal_dtype` (the scaled
+    scores' dtype: torch builds it after scaling the query). Both apply together only where
+    torch's flash kernel runs (the caller checked, see NOTE [ SDPA flash path ])."""
     causal = None
     if is_causal:
-        if attn_mask is not None and not both_ok:
-            raise RuntimeError(
-                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                "is_causal=True"
-            )
         causal = ones(L, S, dtype=_dtype.bool, device=like.device).tril()
         if attn_mask is None:
-            attn_mask, causal = causal, None
+            zero = zeros_like(causal, dtype=causal_dtype)
+            return zero.masked_fill(~causal, float("-inf"))
     if attn_mask is None:
         return None
     if attn_mask.dtype is _dtype.bool:
@@ -36,6 +35,65 @@ def _attn_bias(attn_mask, is_causal: bool, L: int, S: int, like: Tensor, both_ok
     if causal is not None:
         return attn_mask.masked_fill(~causal, float("-inf"))
     return attn_mask
+
+
+# NOTE [ SDPA flash path ]
+# torch 2.13 on CPU runs scaled_dot_product_attention either in its flash kernel, one autograd
+# node ScaledDotProductFlashAttentionForCpuBackward0 with edges (query, key, value), or in its
+# composite math path (the last matmul's node, UnsafeViewBackward0). The choice is visible: the
+# flash kernel applies an explicit attn_mask together with is_causal, the math path raises.
+# The flash kernel runs (measured on torch 2.13 CPU) for floating 4-D query/key/value, with
+# non-empty, no dropout (dropout_p <= 0; a negative one is refused by the kernel), equal head
+# sizes, last dims of stride 1, equal batch sizes, key and value with equal heads that equal
+# the query's (or divide them with enable_gqa), and a mask that is 2-D or 4-D, does not require
+# grad and broadcasts to (batch, heads, L, S) without growing it. minitorch computes both paths
+# the same way and only names the result's node and raises as torch's choice would.
+
+
+def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether torch 2.13's CPU backend selection picks its flash kernel; see NOTE [ SDPA
+    flash path ]."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
+        return False
+    if not query.dtype.is_floating_point:
+        return False
+    (B, H, L, E), (Bk, Hk, S, Ek), (Bv, Hv, Sv, Ev) = query.shape, key.shape, value.shape
+    if 0 in (B, H, L, E, Bk, Hk, S, Ek, Bv, Hv, Sv, Ev):
+        return False
+    if not (E == Ek == Ev and B == Bk == Bv and Hk == Hv and S == Sv):
+        return False
+    if H != Hk and not (enable_gqa and H % Hk == 0):
+        return False
+    if query.stride(-1) != 1 or key.stride(-1) != 1 or value.stride(-1) != 1:
+        return False
+    if attn_mask is not None:
+        if attn_mask.ndim not in (2, 4) or attn_mask.requires_grad:
+            return False
+        want = (B, H, L, S)[-attn_mask.ndim :]
+        if any(m not in (1, w) for m, w in zip(attn_mask.shape, want, strict=True)):
+            return False
+    return True
+
+
+def _check_args(query, key, value, attn_mask, dropout_p) -> None:
+    """torch's argument parser's TypeErrors (this runs before any tensor is read)."""
+    for pos, (name, x) in enumerate((("query", query), ("key", key), ("value", value)), 1):
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"scaled_dot_product_attention(): argument '{name}' (position {pos}) must be "
+                f"Tensor, not {_typename(x)}"
+            )
+    if attn_mask is not None and not isinstance(attn_mask, Tensor):
+        # torch adds "(position 4)" when the mask came positionally, which Python cannot see
+        raise TypeError(
+            "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not "
+            f"{_typename(attn_mask)}"
+        )
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)):
+        raise TypeError(
+            "scaled_dot_product_attention(): argument 'dropout_p' must be float, not "
+            f"{_typename(dropout_p)}"
+        )
 
 
 def scaled_dot_product_attention(
@@ -60,6 +118,7 @@ def scaled_dot_product_attention(
         if dispatch is not None:
             args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
             return dispatch(*args)
+    _check_args(query, key, value, attn_mask, dropout_p)
     if _autocast.state.any_enabled:
         args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
@@ -86,17 +145,36 @@ def scaled_dot_product_attention(
             f"match query dtype, but got attn_mask.dtype: {_dtype.scalar_name(mask_dt)} and "
             f"query.dtype: {_dtype.scalar_name(dt)} instead."
         )
-    if (
-        dt in _dtype.HALF_FLOATS
-        and key.dtype is dt
-        and value.dtype is dt
-        and getattr(attn_mask, "dtype", dt) in (dt, _dtype.bool, _dtype.float32)
-    ):
+    # See NOTE [ SDPA flash path ]
+    flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
+    if is_causal and attn_mask is not None and not flash:
+        if query.numel() and key.numel() and value.numel():  # torch returns empties early
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                "is_causal=True"
+            )
+    if flash and dropout_p != 0:
+        raise RuntimeError(
+            "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0"
+        )
+    if dt in _dtype.HALF_FLOATS:
         # half: computed in float32 and rounded once, as torch's CPU kernel (rounding the
         # attention weights before their product with value cost up to 180 ulps near 0)
         mask = attn_mask.float() if getattr(attn_mask, "dtype", None) is dt else attn_mask
         args = (query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale)
-        return scaled_dot_product_attention(*args, enable_gqa=enable_gqa).to(dt)
+        out = _attend(*args, enable_gqa).to(dt)
+    else:
+        out = _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    if flash and _grad_state.enabled:
+        # one node with torch's name and edges; it saves what torch's node saves
+        name = "ScaledDotProductFlashAttentionForCpuBackward0"
+        out = as_node(out, name, (query, key, value), saved=(query, key, value, out))
+    return out
+
+
+def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa) -> Tensor:
+    """The attention itself, on validated arguments (scaled_dot_product_attention's body)."""
+    dt = query.dtype
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     if key.shape[-1] != E:
         raise RuntimeError(
@@ -108,28 +186,61 @@ def scaled_dot_product_attention(
             f"scaled_dot_product_attention: expected value to have {S} positions (key's), but "
             f"got value of shape {list(value.shape)}"
         )
-    if enable_gqa and query.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        if key.shape[-3] == 0 or query.shape[-3] % key.shape[-3]:
+    if enable_gqa and query.ndim >= 3:
+        # key and value are repeated each by its own group count (torch 2.13's math path)
+        heads = query.shape[-3]
+        if any(t.shape[-3] == 0 or heads % t.shape[-3] for t in (key, value)):
             raise RuntimeError(
                 "Number of heads in key and value must divide the number of heads in query"
             )
-        groups = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(groups, dim=-3)
-        value = value.repeat_interleave(groups, dim=-3)
+        if key.shape[-3] != heads:
+            key = key.repeat_interleave(heads // key.shape[-3], dim=-3)
+        if value.shape[-3] != heads:
+            value = value.repeat_interleave(heads // value.shape[-3], dim=-3)
     factor = 1.0 / math.sqrt(E) if scale is None else scale
-    scores = _ops.matmul(query, key.transpose(-2, -1)) * factor
-    # torch 2.13's CPU flash kernel (4-D, no dropout, value's head dim equal to the query's)
-    # applies an explicit mask with is_causal; its math path refuses the pair
-    both_ok = query.ndim == 4 and dropout_p == 0 and value.shape[-1] == query.shape[-1]
-    bias = _attn_bias(attn_mask, is_causal, L, S, query, both_ok)
+    q, k = query, key
+    if not dt.is_floating_point:
+        # torch scales query and key by a Python float first, so the scores are floating and
+        # an integer or bool value is refused at the last matmul
+        q, k = query.to(_dtype.default_float()), key.to(_dtype.default_float())
+    scores = _ops.matmul(q, k.transpose(-2, -1)) * factor
+    bias = _attn_bias(attn_mask, is_causal, L, S, query, scores.dtype)
     if bias is None:
         attn = _ops.softmax(scores, -1)
     else:
+        _check_mask_fits(scores.shape, bias.shape)
         # a row whose every key is masked gives 0, not softmax's nan (nor a nan gradient): its
         # bias is replaced by 0 before the softmax and its weights by 0 after
         visible = (bias != float("-inf")).any(-1, keepdim=True)
         attn = _ops.softmax(scores + _ops.where(visible, bias, 0.0), -1)
         attn = _ops.where(visible, attn, 0.0)
     if dropout_p > 0.0:
+        if dropout_p > 1:  # torch's math path calls at::dropout, whose check is a RuntimeError
+            raise RuntimeError(
+                f"dropout probability has to be between 0 and 1, but got {dropout_p}"
+            )
         attn = dropout(attn, dropout_p, training=True)
+    if value.dtype is not attn.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dtype.scalar_name(attn.dtype)} but found "
+            f"{_dtype.scalar_name(value.dtype)}"
+        )
     return _ops.matmul(attn, value)
+
+
+def _check_mask_fits(shape, mask_shape) -> None:
+    """torch's math path adds the mask to the scores in place, so a mask that would broadcast
+    them to a larger shape (more dims, or a size where they have 1) raises; a mask that does
+    not broadcast at all is left to the add's own error."""
+    if mask_shape == shape:
+        return
+    n = max(len(shape), len(mask_shape))
+    a = (1,) * (n - len(shape)) + tuple(shape)
+    b = (1,) * (n - len(mask_shape)) + tuple(mask_shape)
+    if any(x != y and x != 1 and y != 1 for x, y in zip(a, b, strict=True)):
+        return
+    full = [max(x, y) if min(x, y) else 0 for x, y in zip(a, b, strict=True)]
+    if tuple(full) != tuple(shape):
+        raise RuntimeError(
+            f"output with shape {list(shape)} doesn't match the broadcast shape {full}"
+        )
