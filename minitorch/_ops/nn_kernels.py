@@ -11,7 +11,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product
-from minitorch._ops.pointwise import exp, log
+from minitorch._ops.pointwise import exp
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
@@ -20,6 +20,7 @@ from minitorch._ops.reduction import (
     max_last,
     sum_array,
 )
+from minitorch._ops.special import logit
 from minitorch.autograd.function import Function, name_node
 
 __all__ = ["softmax", "log_softmax"]
@@ -208,7 +209,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 
 class BinaryCrossEntropy(Function):
     """out = -(t log(x) + (1 - t) log(1 - x)), each log clamped at -100 (torch's rule);
-    grad_x = grad (x - t) / max(x (1 - x), 1e-12),  grad_t = grad (log(1 - x) - log(x))
+    grad_x = grad (x - t) / max(x (1 - x), 1e-12),  grad_t = -logit(x) grad
 
     A primitive for stability: composed, log(0) = -inf makes the gradient inf * 0 = nan where
     the input saturates at 0 or 1; here it stays finite, as torch's does.
@@ -230,9 +231,11 @@ class BinaryCrossEntropy(Function):
         if ctx.needs_input_grad[0]:
             gx = grad * (x - t) / ((1 - x) * x).clamp(min=1e-12)
         if ctx.needs_input_grad[1]:
-            # unclamped, as torch's: +-inf at a probability of 0 or 1, without NumPy's warning
+            # unclamped, as torch's: +-inf at a probability of 0 or 1, without NumPy's warning.
+            # -logit(x), not log(1 - x) - log(x): torch's, which gives -0. at x = 0.5 (times a
+            # positive grad) and rounds once less
             with ctx.xp.errstate(divide="ignore"):
-                gt = grad * (log(1 - x) - log(x))
+                gt = -logit(x) * grad
         return gx, gt
 
 
@@ -246,6 +249,92 @@ def binary_cross_entropy_kernel(input, target):
     """The elementwise binary cross entropy (no weight, no reduction); F's binary_cross_entropy
     wraps it."""
     return BinaryCrossEntropy.apply(input, target)
+
+
+# NOTE [ Regression losses' target gradient ]
+# torch differentiates mse, smooth l1 and huber with respect to the target by calling the input's
+# backward with the two swapped: grad_t = 2 (t - x) grad, not -(2 (x - t) grad). Where x == t
+# the two differ in the zero's sign: t - x is +0., so grad_t is +0. for a positive upstream
+# gradient, where the negation that composing x - t gives makes -0. (seen printing .grad of a
+# target that requires grad: distillation, consistency losses). So these are elementwise
+# primitives whose backward forms x - t and t - x itself; F's losses reduce and fold them (as_node).
+
+
+class MseLoss(Function):
+    """out = (x - t)^2 elementwise;  grad_x = 2 (x - t) grad,  grad_t = 2 (t - x) grad.
+    NOTE [ Regression losses' target gradient ]"""
+
+    @staticmethod
+    def forward(ctx, x, t):
+        ctx.save_for_backward(x, t)
+        d = x._data - t._data
+        return ctx.xp.asarray(d * d)  # (a 0-d pair gives a NumPy scalar)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        gx = (x - t) * grad * 2 if needs[0] else None
+        gt = (t - x) * grad * 2 if needs[1] else None
+        return gx, gt
+
+
+class SmoothL1Loss(Function):
+    """out = 0.5 d^2 / beta where |d| < beta, |d| - beta / 2 elsewhere (d = x - t);
+    grad_x = clamp(d / beta, -1, 1) grad,  grad_t = clamp(-d / beta, -1, 1) grad with -d
+    formed as t - x.  NOTE [ Regression losses' target gradient ]"""
+
+    @staticmethod
+    def forward(ctx, x, t, *, beta):
+        ctx.save_for_backward(x, t)
+        ctx.beta = beta
+        d = _abs_diff(x._data, t._data)
+        out = ctx.xp.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+        return out.astype(x._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        gx = _smooth_l1_slope(x - t, ctx.beta) * grad if needs[0] else None
+        gt = _smooth_l1_slope(t - x, ctx.beta) * grad if needs[1] else None
+        return gx, gt
+
+
+def _abs_diff(a, b):
+    """|a - b|, in float32 for half precision: torch's kernels compute these losses in float32
+    (NumPy would round the scalars beta and delta to float16 first)."""
+    if opmath_dtype(a.dtype):
+        return abs(a.astype("float32") - b.astype("float32"))
+    return abs(a - b)
+
+
+def _smooth_l1_slope(d, beta):
+    # d / beta in the quadratic part, +-1 in the linear one (exactly, as torch's +-grad there)
+    return (d if beta == 1 else d / beta).clamp(-1, 1)
+
+
+class HuberLoss(Function):
+    """out = 0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere (d = x - t);
+    grad_x = clamp(d, -delta, delta) grad,  grad_t = clamp(t - x, -delta, delta) grad.
+    NOTE [ Regression losses' target gradient ]"""
+
+    @staticmethod
+    def forward(ctx, x, t, *, delta):
+        ctx.save_for_backward(x, t)
+        ctx.delta = delta
+        d = _abs_diff(x._data, t._data)
+        out = ctx.xp.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+        return out.astype(x._data.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        delta = ctx.delta
+        gx = (x - t).clamp(-delta, delta) * grad if needs[0] else None
+        gt = (t - x).clamp(-delta, delta) * grad if needs[1] else None
+        return gx, gt
 
 
 class NllLoss(Function):

@@ -20,7 +20,13 @@ from minitorch import _dtype, _ops
 from minitorch._factories import full_like
 from minitorch._ops._common import not_tensor
 from minitorch._ops.activation import logsigmoid
-from minitorch._ops.nn_kernels import binary_cross_entropy_kernel, nll_loss_kernel
+from minitorch._ops.nn_kernels import (
+    HuberLoss,
+    MseLoss,
+    SmoothL1Loss,
+    binary_cross_entropy_kernel,
+    nll_loss_kernel,
+)
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import scalar_node
@@ -206,10 +212,9 @@ def mse_loss(
         return _autocast.call(mse_loss, _autocast.FP32, args)
     _warn_size(input, target, "mse_loss")
     reduction = resolve_reduction(size_average, reduce, reduction)
-    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+    if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
-    d = input - target
-    loss = d * d
+    loss = MseLoss.apply(input, target)  # See NOTE [ Regression losses' target gradient ]
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=True)
     return as_node(
@@ -254,13 +259,12 @@ def smooth_l1_loss(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+    if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "smooth_l1")
-    d = _ops.abs(input - target)
     if beta == 0:
-        return reduce_loss(d, reduction)
-    loss = _ops.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
-    out = reduce_loss(loss, reduction)
+        return reduce_loss(_ops.abs(input - target), reduction)
+    # See NOTE [ Regression losses' target gradient ]
+    out = reduce_loss(SmoothL1Loss.apply(input, target, beta=beta), reduction)
     return as_node(out, "SmoothL1LossBackward0", (input, target), saved=(input, target))
 
 
@@ -282,8 +286,8 @@ def huber_loss(
     if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
         input, target = _float_pair(input, target, "huber", like_input=True)
     target = _like_input(target, input)
-    d = _ops.abs(input - target)
-    loss = _ops.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    # See NOTE [ Regression losses' target gradient ]
+    loss = HuberLoss.apply(input, target, delta=delta)
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=False)
     out = reduce_loss(loss, reduction)

@@ -422,6 +422,11 @@ ALLOWLIST: dict[str, str] = {
     "pool.AdaptiveAvg": "folded into adaptive_avg_pool's composite node",
     # inside cdist's composite node (CdistBackward0); row cdist_pinf runs it
     "linalg_more.LinfDistance": "folded into cdist's composite node",
+    # inside the regression losses' composite nodes (MseLossBackward0, ...); their gradients and
+    # signed zeros: tests/nn/test_loss_signed_zeros.py
+    "nn_kernels.MseLoss": "folded into mse_loss's composite node",
+    "nn_kernels.SmoothL1Loss": "folded into smooth_l1_loss's composite node",
+    "nn_kernels.HuberLoss": "folded into huber_loss's composite node",
     # half dtypes only (no float64 gradcheck reaches them); their values are rows mul_scalar__half,
     # mul_0d_f32__half and div_scalar__half, their gradients tests/ops/test_half_activations.py
     "pointwise.HalfMul": "half-precision mul by a number or 0-d scale",
