@@ -55,3 +55,8 @@ def test_polygamma_takes_int_like_orders():
     want = minitorch.polygamma(1, a).tolist()
     assert minitorch.polygamma(np.int64(1), a).tolist() == want
     assert minitorch.polygamma(minitorch.tensor(1), a).tolist() == want
+
+
+def test_normalize_of_a_list_raises_as_torch():
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'norm'"):
+        minitorch.nn.functional.normalize([1.0, 2.0])

@@ -6,7 +6,7 @@ import math
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, row_major, wrap_dim
+from minitorch._ops._common import cast, is_floating, not_tensor, row_major, wrap_dim
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._tensor import Tensor
@@ -100,8 +100,12 @@ def _along(input, dim, op):
     """(the input as at least 1-d, the wrapped dim, whether it was 0-d)."""
     if dim is _MISSING:
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-    d = wrap_dim(operator.index(dim), input.ndim, op)
-    if input.ndim == 0:
+    try:
+        nd = input._data.ndim
+    except AttributeError:  # torch.cumsum(list_of_losses, 0): zero-cost when a tensor
+        raise not_tensor(op, input) from None
+    d = wrap_dim(operator.index(dim), nd, op)
+    if nd == 0:
         return input.reshape((1,)), 0, True
     return input, d, False
 
@@ -281,7 +285,11 @@ class Logcumsumexp(Function):
 
 def logcumsumexp(input, dim=_MISSING, *, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
-    if not input.dtype.is_floating_point:
+    try:
+        floating = input.dtype.is_floating_point
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("logcumsumexp", input) from None
+    if not floating:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
         )
@@ -306,7 +314,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None and not isinstance(extra, Tensor):
             raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
-    if input.ndim == 0:
+    try:
+        nd = input._data.ndim
+    except AttributeError:  # torch.diff(list_of_values)
+        raise not_tensor("diff", input) from None
+    if nd == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import is_floating, opmath_dtype
+from minitorch._ops._common import is_floating, not_tensor, opmath_dtype
 from minitorch._ops.einsum_op import _LETTERS, Einsum
 from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
@@ -679,8 +679,12 @@ def trace(input):
     """Sum of the main diagonal of a matrix. Mirrors torch.trace."""
     if _autocast.state.any_enabled:
         return _autocast.call(trace, _autocast.FP32_CPU, (input,))
-    if input.ndim != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    try:
+        nd = input._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("trace", input) from None
+    if nd != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {nd}")
     _no_bool(input, "trace")
     return Trace.apply(input)
 

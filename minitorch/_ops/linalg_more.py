@@ -172,6 +172,9 @@ def linalg_cross(input, other, *, dim=-1, out=None):
 def cross(input, other, dim=None, *, out=None):
     """Cross product along dim; dim=None takes the first dim of size 3 (deprecated in torch, as
     here: a warning). Mirrors torch.cross."""
+    # checked here, not only in linalg_cross: torch's message names cross
+    _require_tensor(input, "cross", "input", 1)
+    _require_tensor(other, "cross", "other", 2)
     if dim is None:
         warnings.warn(
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
@@ -260,6 +263,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     Differences from torch: negative weights and weights summing to zero are refused on the
     CPU only (checking would read a device back), and the degrees-of-freedom warning is given
     only without weights."""
+    _require_tensor(input, "cov", "input", 1)
     ops = _ops()
     if input.ndim > 2:
         raise RuntimeError(
@@ -314,6 +318,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 def corrcoef(input):
     """Pearson correlation coefficients of the rows. Mirrors torch.corrcoef."""
+    _require_tensor(input, "corrcoef", "input", 1)
     if input.ndim > 2:
         raise RuntimeError(
             "corrcoef(): expected input to have two or fewer dimensions but got an input with "
@@ -332,6 +337,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist.
     Differences from torch: compute_mode is checked but the direct formula is always used
     (it holds a P x R x M difference tensor per batch)."""
+    _require_tensor(x1, "cdist", "x1", 1)
+    _require_tensor(x2, "cdist", "x2", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(cdist, _autocast.FP32_CPU, (x1, x2, p, compute_mode))
     from minitorch._ops.reduction_more import vector_norm

@@ -1037,14 +1037,22 @@ sigmoid = _unary_float(Sigmoid, "sigmoid")
 
 def abs(input, *, out=None):
     """|input|. Mirrors torch.abs."""
-    if input._data.dtype == bool:
+    try:
+        dt = input._data.dtype
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("abs", input) from None
+    if dt.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _out_exact(Abs.apply(input), out)
 
 
 def sign(input, *, out=None):
     """-1, 0 or 1 by sign. Mirrors torch.sign."""
-    if input._data.dtype == bool:
+    try:
+        dt = input._data.dtype
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("sign", input) from None
+    if dt.kind == "b":
         return input.clone()
     return _out_exact(Sign.apply(input), out)
 

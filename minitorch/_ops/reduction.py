@@ -470,7 +470,10 @@ def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
         )
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.prod(list_of_probs): zero-cost when a tensor
+        raise not_tensor("prod", input) from None
     if isinstance(dim, (list, tuple)):
         raise TypeError(
             f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), "
@@ -517,7 +520,10 @@ class Nansum(Function):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero. Mirrors torch.nansum."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("nansum", input) from None
     dims = reduce_dims(dim, x.ndim, "nansum")
     if dtype is None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
         # as sum: computed in out's dtype (NOTE [ Reduction out= dtypes ]), which must be a float
@@ -539,14 +545,19 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Mean of the non-nan elements. Mirrors torch.nanmean."""
-    if dtype is not None and not input.dtype.is_floating_point:  # torch checks the input first
+    try:
+        floating = input.dtype.is_floating_point
+    except AttributeError:  # a list (or ndarray) where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("nanmean", input) from None
+    if dtype is not None and not floating:  # torch checks the input first
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_short(input.dtype)}"
         )
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, "nanmean"))
-    if not input.dtype.is_floating_point:
+        floating = input.dtype.is_floating_point
+    if not floating:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_short(input.dtype)}"
@@ -781,7 +792,10 @@ def min(
 
 
 def _amax_amin(fn, op, input, dim, keepdim, out):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor(op, input) from None
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
     return _out_exact(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out, op)
@@ -925,9 +939,32 @@ class Logsumexp(Function):
 
 def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
     """log(sum(exp(input))) over dims, computed stably. Mirrors torch.logsumexp."""
-    if dim is _MISSING:
-        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    return _logsumexp("logsumexp", input, dim, keepdim, out)
+
+
+def _logsumexp(op, input, dim, keepdim, out):
+    """logsumexp under torch's name `op` (torch.special.logsumexp reports special_logsumexp)."""
+    try:
+        x = input._data
+    except AttributeError:  # torch.logsumexp(list_of_logprobs, 0): the forgotten stack
+        raise not_tensor(op, input) from None
+    if dim is _MISSING or dim is None or (dim.__class__ in (tuple, list) and not dim):
+        _logsumexp_dim_check(op, x, dim, keepdim)
     if not input.dtype.is_floating_point:
         input = cast(input, _dtype.default_float())
-    dims = reduce_dims(dim, input._data.ndim, "logsumexp")
+    dims = reduce_dims(dim, x.ndim, "logsumexp")
     return _out(Logsumexp.apply(input, dims=dims, keepdim=keepdim), out)
+
+
+def _logsumexp_dim_check(op, x, dim, keepdim):
+    """torch's logsumexp needs its dim: none at all, None, and (for a non-empty input of one or
+    more dims, without keepdim) an empty tuple all raise, where the other reductions read them as
+    every dim. The empty tuple fails in torch's kernel, which reduces over every dim with keepdim
+    and then cannot write the [1, ..., 1] result into its [] output."""
+    if dim is _MISSING:
+        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not NoneType")
+    if x.ndim and x.size and not keepdim:
+        ones = ", ".join(["1"] * x.ndim)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")

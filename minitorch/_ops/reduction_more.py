@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import operator
 import warnings
 
@@ -12,6 +13,7 @@ from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
     is_floating,
+    not_tensor,
     number,
     opmath_dtype,
     row_major,
@@ -44,11 +46,39 @@ __all__ = [
 # fmt: on
 
 
+def _no_overload(op, got, overloads):
+    """torch's TypeError when no overload of `op` takes the arguments (a list where the input
+    tensor belongs, for the ops torch declares with several signatures: std, any, quantile...).
+    `got` names the arguments' types as torch does; `overloads` are the signatures it lists."""
+    listed = "".join(f" * ({o})\n" for o in overloads)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{listed}"
+    )
+
+
+def _type_name(x) -> str:
+    """An argument's type as torch's argument parser names it ("Tensor", "numpy.ndarray")."""
+    if isinstance(x, Tensor):
+        return "Tensor"
+    t = type(x)
+    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+
+
 # --- boolean reductions (not differentiable) ---
+
+_BOOL_OVERLOADS = (
+    "Tensor input, *, Tensor out = None",
+    "Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None",
+    "Tensor input, int dim, bool keepdim = False, *, Tensor out = None",
+)
 
 
 def _bool_reduce(kind, input, dim, keepdim, out):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.all(list_of_flags): zero-cost when a tensor
+        raise _no_overload(kind, _type_name(input), _BOOL_OVERLOADS) from None
     xp = input._device.backend.xp
     dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
@@ -69,7 +99,10 @@ def any(input, dim=None, keepdim=False, *, out=None):
 
 def count_nonzero(input, dim=None):
     """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("count_nonzero", input) from None
     xp = input._device.backend.xp
     dims = reduce_dims(dim, x.ndim, "count_nonzero")  # (dim=() counts all, as torch)
     r = (x != 0).sum(axis=dims)
@@ -160,7 +193,11 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
         )
     if correction is None:
         correction = 0 if unbiased is False else 1
-    if not input.dtype.is_floating_point:
+    try:
+        floating = input.dtype.is_floating_point
+    except AttributeError:  # torch.std(list_of_predictions, 0): the forgotten stack
+        raise _no_overload(op, _type_name(input), _var_overloads(op)) from None
+    if not floating:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = reduce_dims(dim, input._data.ndim, op)
     if _numel(input._data.shape, dims) - correction <= 0:
@@ -171,6 +208,17 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
             stacklevel=3,
         )
     return dims, keepdim, correction
+
+
+def _var_overloads(op):
+    out = "" if op.endswith("_mean") else ", *, Tensor out = None"
+    out_kw = "" if op.endswith("_mean") else ", Tensor out = None"
+    return (
+        f"Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out}",
+        "Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = "
+        f"False{out_kw}",
+        "Tensor input, bool unbiased = True",
+    )
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
@@ -190,7 +238,9 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over dims. Mirrors torch.var_mean."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    v = var(input, dim, unbiased, keepdim, correction=correction)
+    # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
+    dims, _, c = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c)
     # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
     return as_node((v, mean(input, dim, keepdim)), "VarMeanBackward0", (input,), saved=(input,))
 
@@ -200,7 +250,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dims. Mirrors torch.std_mean."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    s = std(input, dim, unbiased, keepdim, correction=correction)
+    dims, _, c = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c)
     # one node with two outputs, as torch's kernel; it saves the input and the std
     out = (s, mean(input, dim, keepdim))
     return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))
@@ -297,7 +348,11 @@ def _norm_input(x, dtype, op: str):
     """x checked for a norm `op` and cast to `dtype=`: torch takes a floating input and a
     floating dtype it widens to (float16 -> float32 is fine; float64 -> float32 and
     float16 -> bfloat16 narrow, and raise, rather than round the input silently)."""
-    if not x.dtype.is_floating_point:
+    try:
+        floating = x.dtype.is_floating_point
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor(op.replace(".", "_"), x) from None
+    if not floating:
         raise RuntimeError(
             f"{op}: Expected a floating point or complex tensor as input. Got {_short(x.dtype)}"
         )
@@ -331,7 +386,11 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
     from minitorch._ops.reduction import amax, amin, sum
 
     A = input  # torch's keyword is `input` (matrix_norm(input=A)); its docs and messages say A
-    if A.ndim < 2:
+    try:
+        nd = A._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("linalg_matrix_norm", input) from None
+    if nd < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
@@ -382,6 +441,10 @@ def _spectral_norm(A, ord, d0, d1, keepdim):
 def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector or matrix norm, chosen by ord and dim. Mirrors torch.linalg.norm."""
     A = input  # as matrix_norm: torch's keyword is `input`
+    try:
+        nd = A._data.ndim
+    except AttributeError:  # a list where a tensor belongs
+        raise not_tensor("linalg_norm", input) from None
     if isinstance(dim, int):
         dim = (dim,)
     if dim is not None and len(dim) not in (1, 2):
@@ -389,16 +452,16 @@ def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=Non
         raise RuntimeError(
             f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got [{got}]"
         )
-    if dim is None and ord is not None and A.ndim not in (1, 2):
+    if dim is None and ord is not None and nd not in (1, 2):
         raise RuntimeError(
             f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
-            f"{A.ndim}D."
+            f"{nd}D."
         )
     if isinstance(ord, str) and ord not in ("fro", "nuc"):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     # a string ord is a matrix norm whatever the input or dim: matrix_norm rejects a 1-D input or
     # a 1-tuple dim with torch's messages (rather than vector_norm's TypeError for the ord)
-    if isinstance(ord, str) or dim is not None and len(dim) == 2 or dim is None and A.ndim == 2:
+    if isinstance(ord, str) or dim is not None and len(dim) == 2 or dim is None and nd == 2:
         if ord is not None or dim is not None:
             return matrix_norm(
                 A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype, out=out
@@ -420,7 +483,13 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         p = 2
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): invalid p value {p!r}")
-    return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+    try:
+        return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
+    except TypeError:
+        if isinstance(input, Tensor):
+            raise
+        # torch.norm is Python code that reads input.layout first: a list gives AttributeError
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'") from None
 
 
 # --- gathering along a dim (the gradient path of the order statistics) ---
@@ -587,7 +656,10 @@ def _median_index(xp, x, dim, ignore_nan):
 
 
 def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.median(list_of_predictions): zero-cost when a tensor
+        raise not_tensor(op, input) from None
     xp = input._device.backend.xp
     if x.dtype.kind == "b" and op != "mode":
         kernel = "median_cpu" if dim is None else "median_out"
@@ -737,14 +809,29 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
+_QUANTILE_OVERLOADS = tuple(
+    f"Tensor input, {kind} q, int dim = None, bool keepdim = False, *, str interpolation = "
+    '"linear", Tensor out = None'
+    for kind in ("Tensor", "float")
+)
+
+
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     from minitorch._ops.pointwise import where
 
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.quantile(list_of_scores, 0.9): the forgotten stack
+        got = f"{_type_name(input)}, {_type_name(q)}"
+        raise _no_overload(op, got, _QUANTILE_OVERLOADS) from None
     xp = input._device.backend.xp
+    scalar_q = not isinstance(q, Tensor)
+    if scalar_q and not isinstance(q, numbers.Real):
+        # q as a NumPy array or a list of levels: torch takes only a number or a tensor (checked
+        # before the input's dtype, as torch's argument parser does)
+        raise _no_overload(op, f"Tensor, {_type_name(q)}", _QUANTILE_OVERLOADS)
     if x.dtype.kind != "f" or x.dtype.itemsize < 4:
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
-    scalar_q = not isinstance(q, Tensor)
     if scalar_q:
         if not 0 <= q <= 1:
             # (torch's message says quantile() for nanquantile too)

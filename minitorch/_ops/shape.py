@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -200,7 +200,11 @@ def ravel(input: Tensor) -> Tensor:
     """The elements as a 1-d tensor: a view of a contiguous input, else a contiguous copy (torch's
     contiguous().view(-1), where reshape would return a strided view when the strides allow).
     Mirrors torch.ravel."""
-    if not input._data.flags.c_contiguous:
+    try:
+        contiguous = input._data.flags.c_contiguous
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("ravel", input) from None
+    if not contiguous:
         from minitorch._ops.convert import contiguous_as
 
         input = contiguous_as(input, None)
@@ -209,7 +213,10 @@ def ravel(input: Tensor) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merges dims start_dim..end_dim into one. Mirrors torch.flatten."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("flatten", input) from None
     if not shape:
         # a 0-d tensor takes dims 0 and -1 only (torch's IndexError otherwise); it becomes 1-d
         _wrap_dim(start_dim, 0)
@@ -284,7 +291,10 @@ class SqueezeDims(Squeeze):
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Removes size-1 dims (all, one, or a tuple; other dims are left). Mirrors torch.squeeze."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("squeeze", input) from None
     n = len(shape)
     if dim is None:
         return Squeeze.apply(input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
@@ -314,7 +324,11 @@ class Unsqueeze(Function):
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Inserts a size-1 dim. Mirrors torch.unsqueeze."""
-    return Unsqueeze.apply(input, dim=_wrap_dim(dim, input._data.ndim + 1))
+    try:
+        nd = input._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("unsqueeze", input) from None
+    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1))
 
 
 # --- permutations of dims ---

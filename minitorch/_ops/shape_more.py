@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, int_list, ints, is_index, row_major
+from minitorch._ops._common import index, int_list, ints, is_index, not_tensor, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
@@ -178,7 +178,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
 @with_out
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("diag", input) from None
     diagonal = _offset(diagonal, "diag", "diagonal")
     if n == 1:
         return diag_embed(input, diagonal, 0, 1)
@@ -444,8 +447,11 @@ class Flip(Function):
 
 def flip(input: Tensor, dims) -> Tensor:
     """Reverses the order along dims (a copy, as in torch). Mirrors torch.flip."""
+    try:
+        n = input._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("flip", input) from None
     dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
-    n = input._data.ndim
     wrapped = tuple(_wrap_dim(d, n) for d in dims)
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:
@@ -486,6 +492,10 @@ class Roll(Function):
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Mirrors torch.roll."""
+    try:
+        n = input._data.ndim
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("roll", input) from None
     # See NOTE [ Int-like arguments ]
     if shifts.__class__ is int:
         shifts = (shifts,)
@@ -504,7 +514,6 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
         )
-    n = input._data.ndim
     if n == 0:  # torch: IndexError naming the first dim, where _wrap_dim would take 0 and -1
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(_wrap_dim(d, n) for d in dims)

@@ -104,7 +104,10 @@ def _int64(t: Tensor, arr) -> Tensor:
 
 
 def _sorted_parts(input: Tensor, dim, descending: bool, op: str):
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.sort(list_of_scores): zero-cost when a tensor
+        raise not_tensor(op, input) from None
     xp = input._device.backend.xp
     if x.ndim == 0:
         wrap_dim(dim, 0, op)
@@ -149,6 +152,8 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
 @with_out
 def msort(input: Tensor) -> Tensor:
     """input sorted along dim 0. Mirrors torch.msort."""
+    if not isinstance(input, Tensor):  # (sort's check would name sort)
+        raise not_tensor("msort", input)
     return sort(input, 0).values
 
 
@@ -163,7 +168,10 @@ def _take_along(xp, idx, dim: int, start: int, stop: int):
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (ties keep input order)."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("topk", input) from None
     if not is_index(k):
         raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
     k = index(k, "topk", "k")
@@ -183,7 +191,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 @with_out
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("kthvalue", input) from None
     if x.dtype.kind == "b":
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = wrap_dim(dim, x.ndim, "kthvalue")
@@ -241,8 +252,11 @@ def unique(
 
     Differences from torch: the result is not differentiable (torch's backward raises anyway).
     """
+    try:
+        x = input._data
+    except AttributeError:  # torch names its kernel, _unique2, in this error
+        raise not_tensor("_unique2", input) from None
     xp = input._device.backend.xp
-    x = input._data
     dt = x.dtype
     if dt.name == "bfloat16":
         x = x.astype("float32")  # exact; NumPy's bfloat16 sort misplaces NaN
@@ -529,7 +543,10 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     """A histogram of bins equal-width bins over [min, max] (the data's range when min == max).
     Mirrors torch.histc."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        raise not_tensor("histc", input) from None
     xp = input._device.backend.xp
     if not is_floating(x.dtype):
         raise NotImplementedError(

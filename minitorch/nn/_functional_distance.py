@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, _ops
+from minitorch._ops._common import not_tensor
 from minitorch._ops.linalg_more import LinfDistance
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
@@ -39,7 +40,10 @@ def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim. Mirrors
     torch.nn.functional.cosine_similarity."""
-    dt = _dtype.promote_types(x1.dtype, x2.dtype)
+    try:
+        dt = _dtype.promote_types(x1.dtype, x2.dtype)
+    except AttributeError:  # a list where a tensor belongs: zero-cost when tensors
+        raise _not_tensors(x1, x2) from None
     if not dt.is_floating_point:
         raise RuntimeError(
             "expected common dtype to be floating point, yet common dtype is "
@@ -48,6 +52,13 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     x1, x2 = (x if x.dtype is dt else x.to(dt) for x in (x1, x2))
     x1, x2 = _ops.broadcast_tensors(x1, x2)
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
+
+
+def _not_tensors(x1, x2) -> TypeError:
+    """torch's TypeError for cosine_similarity's first non-tensor argument."""
+    if isinstance(x1, Tensor):
+        return not_tensor("cosine_similarity", x2, "x2", 2)
+    return not_tensor("cosine_similarity", x1, "x1", 1)
 
 
 @one_node("PdistBackward0")
@@ -82,6 +93,8 @@ def normalize(
     input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
 ) -> Tensor:
     """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
+    if not isinstance(input, Tensor):  # torch's F.normalize calls input.norm(...) first
+        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'norm'")
     if isinstance(p, str):  # torch takes input.norm(p, dim): 'fro' works, 'nuc' raises as there
         norm = _ops.norm(input, p, dim, keepdim=True)
     else:
