@@ -37,6 +37,7 @@ from minitorch._ops.linalg_solve import linalg_solve_ex as solve_ex
 from minitorch._ops.linalg_solve import linalg_solve_triangular as solve_triangular
 from minitorch._ops.reduction_more import linalg_norm as norm
 from minitorch._ops.reduction_more import matrix_norm, vector_norm
+from minitorch._tensor import Tensor
 
 __all__ = ["vector_norm", "matrix_norm", "norm", "matmul", "vecdot", "vdot"]
 # decompositions and solvers (minitorch/_ops/linalg_solve.py, linalg_factor.py, linalg_matfn.py)
@@ -58,6 +59,11 @@ def vecdot(x, y, *, dim=-1, out=None):
     from minitorch._ops.reduction import sum
 
     _check_vecdot(x, y)
+    if out is not None and isinstance(out, Tensor) and out.dtype is not x.dtype:
+        # refused, not cast (torch's message lacks the space after "dtype")
+        raise RuntimeError(
+            f"linalg.vecdot: Expected out of dtype{_short(x.dtype)} but found {_short(out.dtype)}"
+        )
     return sum(x * y, dim, out=out)
 
 

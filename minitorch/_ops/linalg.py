@@ -757,4 +757,10 @@ def tensordot(a, b, dims=2, out=None):
     keep_b = [x for j, x in enumerate(lb) if j not in db]
     eq = f"{''.join(la)},{''.join(lb)}->{''.join(keep_a + keep_b)}"
     # torch's tensordot is an mm between reshapes: its node is the final view
-    return _write(name_node(Einsum.apply(a, b, eq=eq), "ViewBackward0"), out)
+    result = name_node(Einsum.apply(a, b, eq=eq), "ViewBackward0")
+    if out is not None and isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(  # its out= is refused, not cast, in words of its own
+            f"tensordot: Expected the output tensor to have dtype {_short(result.dtype)}, but got "
+            f"an output tensor with dtype {_short(out.dtype)}"
+        )
+    return _write(result, out)

@@ -13,11 +13,13 @@ from minitorch._ops.linalg_solve import (
     SolveTriangular,
     _batch_prefix,
     _check_matrix,
+    _exact_out,
     _eye_like,
     _first_failure,
     _is_linalg_error,
     _mT,
     _write,
+    _write_exact,
 )
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -342,10 +344,10 @@ def linalg_cholesky(A, *, upper=False, out=None):
         )
     _check_matrix(A, "linalg.cholesky")
     low = Cholesky.apply(A)
-    return _write(_mT(low) if upper else low, out)
+    return _write_exact(_mT(low) if upper else low, out)
 
 
-@with_out
+@_exact_out
 def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     """(L, info): info is 0, or the order of the first leading minor that is not
     positive-definite (then L holds LAPACK's partial factorization and no graph), unless
@@ -372,10 +374,11 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
 
 def cholesky(input, upper=False, *, out=None):
     """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
-    return linalg_cholesky(input, upper=upper, out=out)
+    # unlike linalg.cholesky, torch.cholesky casts into an out= of another dtype
+    return _write(linalg_cholesky(input, upper=upper), out)
 
 
-@with_out
+@_exact_out
 def linalg_qr(A, mode="reduced"):
     """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
     if _autocast.state.any_enabled:
@@ -389,7 +392,7 @@ def linalg_qr(A, mode="reduced"):
     return return_types.linalg_qr(Qr.apply(A, mode=mode))
 
 
-@with_out
+@_exact_out
 def qr(input, some=True):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
     if _autocast.state.any_enabled:
@@ -399,7 +402,7 @@ def qr(input, some=True):
     return return_types.qr((q, r))
 
 
-@with_out
+@_exact_out
 def linalg_eigh(A, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
@@ -416,7 +419,7 @@ def linalg_eigvalsh(A, UPLO="L", *, out=None):
     if _autocast.state.any_enabled:  # (before the checks: half inputs are cast to float32)
         return _autocast.call(linalg_eigvalsh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
     _check_matrix(A, "linalg.eigvalsh")
-    return _write(linalg_eigh(A, UPLO).eigenvalues, out)
+    return _write_exact(linalg_eigh(A, UPLO).eigenvalues, out)
 
 
 def linalg_eig(A, *, out=None):
@@ -428,7 +431,7 @@ def linalg_eig(A, *, out=None):
     )
 
 
-@with_out
+@_exact_out
 def linalg_svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
     if _autocast.state.any_enabled:
@@ -453,13 +456,15 @@ def _check_svd_driver(A, driver) -> None:
 def linalg_svdvals(A, *, driver=None, out=None):
     """Singular values, descending. Mirrors torch.linalg.svdvals."""
     if _autocast.state.any_enabled:
-        return _autocast.call(linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver})
+        return _autocast.call(
+            linalg_svdvals, _autocast.FP32_CPU, (A,), {"driver": driver, "out": out}
+        )
     _check_matrix(A, "linalg.svdvals", square=False)
     _check_svd_driver(A, driver)
-    return _write(Svd.apply(A, full_matrices=False)[1], out)
+    return _write_exact(Svd.apply(A, full_matrices=False)[1], out)
 
 
-@with_out
+@_exact_out
 def svd(input, some=True, compute_uv=True):
     """(U, S, V) (V, not V^T). Mirrors torch.svd."""
     if _autocast.state.any_enabled:

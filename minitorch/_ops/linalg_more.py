@@ -55,6 +55,16 @@ def _write(result, out):
     return write_out(out, result)
 
 
+def _write_exact(result, out):
+    """out= for the kernels that refuse a dtype other than the result's (cross, renorm): torch's
+    "Expected out tensor to have dtype ..." error."""
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out_exact
+
+    return write_out_exact(out, result)
+
+
 # --- in-place matrix products ---
 
 
@@ -166,7 +176,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     # torch's node keeps each input only for the other's gradient (the inner products do too)
     saved = (input if other.requires_grad else None, other if input.requires_grad else None)
     result = as_node(_ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=saved)
-    return _write(result, out)
+    return _write_exact(result, out)
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -225,7 +235,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     norm = vector_norm(input, p, others, True)
     # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1
     factor = _ops().where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
-    return _write(as_node(input * factor, "RenormBackward0", (input,), saved=(input,)), out)
+    return _write_exact(as_node(input * factor, "RenormBackward0", (input,), saved=(input,)), out)
 
 
 def renorm_(input, p, dim, maxnorm):
@@ -517,7 +527,7 @@ def chain_matmul(*matrices, out=None):
             raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
     if len(matrices) == 1:
         return _write(matrices[0].clone(), out)
-    return _write(_multiply(list(matrices)), out)
+    return _write_multi_dot(_multiply(list(matrices)), out)
 
 
 def _multiply(mats):
@@ -565,7 +575,17 @@ def linalg_multi_dot(tensors, *, out=None):
         r = r.squeeze(0)
     if last.ndim == 1:
         r = r.squeeze(-1)
-    return _write(r, out)
+    return _write_multi_dot(r, out)
+
+
+def _write_multi_dot(result, out):
+    # multi_dot's kernel refuses an out= of another dtype (chain_matmul's one-matrix clone casts)
+    if out is not None and isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"multi_dot(): expected out tensor to have dtype {_ctype_name(result.dtype)} but got "
+            f"{_ctype_name(out.dtype)}"
+        )
+    return _write(result, out)
 
 
 def _ctype_name(dt) -> str:
@@ -678,7 +698,13 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
                 f"dimensions instead."
             )
         dim = (-2, -1)
-    return _write(matrix_norm(input, "nuc", tuple(dim), keepdim), out)
+    result = matrix_norm(input, "nuc", tuple(dim), keepdim)
+    if out is not None and isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(  # refused, not cast, in matrix_norm's words
+            f"linalg.matrix_norm expected out tensor dtype {_short(result.dtype)} but got: "
+            f"{_short(out.dtype)}"
+        )
+    return _write(result, out)
 
 
 def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
@@ -690,4 +716,4 @@ def frobenius_norm(input, dim=(-2, -1), keepdim=False, *, out=None):
         raise RuntimeError(
             f"Expected at most 2 dimensions, but got {len(dims)} dimensions instead."
         )
-    return _write(vector_norm(input, 2, dims, keepdim), out)
+    return _write_exact(vector_norm(input, 2, dims, keepdim), out)

@@ -3,6 +3,7 @@ cholesky_solve, LU factorization and lu_solve; the shared checks of the linalg f
 
 from __future__ import annotations
 
+import functools
 import math
 
 from minitorch import _autocast_state as _autocast
@@ -29,6 +30,64 @@ class LinAlgError(RuntimeError):
 
 
 # --- checks and helpers ---
+
+
+def _write(result, out):
+    """out= that casts (cholesky_solve, cholesky_inverse, householder_product, ...)."""
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out
+
+    return write_out(out, result)
+
+
+# NOTE [ linalg out= dtypes ]
+# torch's linalg kernels (solve, inv, det, cholesky, eigh, svd, lu, qr, slogdet, the *_ex
+# variants, ...) refuse an out= tensor whose dtype is not the result's, integer pivots and info
+# included, where most ops cast into it. The exceptions that cast are listed by torch's own
+# behaviour: cholesky_solve, cholesky_inverse, householder_product/orgqr, geqrf, torch.lu,
+# torch.cholesky, tensorinv/tensorsolve, pinv, cond. `_write_exact` (one result) and
+# `_exact_out` (a with_out for tuple results) implement the refusal.
+
+
+def _write_exact(result, out):
+    """out= for a linalg kernel that refuses a dtype other than the result's. See NOTE [ linalg
+    out= dtypes ]."""
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out_exact
+
+    return write_out_exact(out, result)
+
+
+def _exact_out(fn):
+    """with_out whose out= tensors must each have their result's dtype. See NOTE [ linalg out=
+    dtypes ]. Only calls given out= pay for the check."""
+
+    def _result(result):
+        return result
+
+    _result.__name__ = fn.__name__  # (with_out's TypeError names the function)
+    write = with_out(_result)  # torch's tuple out= contract, for a result already computed
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        if out is None:
+            return result
+        if isinstance(result, Tensor):
+            pairs = ((out, result),)
+        elif isinstance(out, (tuple, list)) and len(out) == len(result):
+            pairs = zip(out, result, strict=True)
+        else:  # with_out raises its TypeError
+            pairs = ()
+        for o, r in pairs:
+            if isinstance(o, Tensor) and o.dtype is not r.dtype:
+                raise _dtype.out_dtype_error(r.dtype, o.dtype)
+        return write(result, out=out)
+
+    wrapper.__signature__ = with_out(fn).__signature__
+    return wrapper
 
 
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
@@ -74,7 +133,14 @@ _LOW_PRECISION = {
 }
 # the ops whose integer and bool matrices torch refuses in the kernel's words too
 _KERNEL_DISPATCH_FIRST = frozenset(
-    ("linalg.eigh", "linalg.eigvalsh", "linalg.lu", "linalg.lu_factor", "linalg.lu_factor_ex")
+    (
+        "linalg.eigh",
+        "linalg.eigvalsh",
+        "linalg.lu",
+        "linalg.lu_factor",
+        "linalg.lu_factor_ex",
+        "linalg.solve_triangular",
+    )
 )
 _ONLY_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
 
@@ -124,7 +190,7 @@ def _lu_raw(xp, a):
     piv = xp.zeros((nb, k), dtype=xp.int32)
     info = xp.zeros((nb,), dtype=xp.int64)
     for j in range(k):
-        p = j + xp.argmax(xp.abs(lu[:, j:, j]), axis=1)
+        p = j + _idamax(xp, lu[:, j:, j])
         piv[:, j] = (p + 1).astype(xp.int32)
         row_j = lu[rows, j, :].copy()
         lu[rows, j, :] = lu[rows, p, :]
@@ -136,6 +202,26 @@ def _lu_raw(xp, a):
         lu[:, j + 1 :, j] = col
         lu[:, j + 1 :, j + 1 :] -= col[:, :, None] * lu[:, j, None, j + 1 :]
     return lu.reshape(shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _idamax(xp, col):
+    """Per row of col, the index of the entry largest in magnitude, as BLAS's idamax that
+    LAPACK's getrf pivots with: it compares with `>` from the first entry, so a NaN is never
+    chosen unless it comes first (argmax would pick the first NaN)."""
+    mag = xp.abs(col)
+    nan = mag != mag
+    p = xp.argmax(xp.where(nan, -1, mag), axis=1)  # (a magnitude is never below -1)
+    return xp.where(nan[:, 0], 0, p)
+
+
+def _nan_matrices(xp, a, out, device):
+    """out with the matrices whose A holds a NaN all NaN. LAPACK's getrf spreads a NaN through
+    the trailing updates and getrs/getri carry it into every entry (torch's solve and inv of
+    diag(nan, 1) are all NaN); NumPy's kernels skip zeros and keep some entries finite."""
+    if device.type == "cpu" and not xp.isnan(a).any():  # a host check only where it is free
+        return out
+    bad = xp.isnan(a).any(axis=(-2, -1))  # on a GPU: a per-matrix where, no host read
+    return xp.where(bad[..., None, None], xp.asarray(xp.nan, dtype=out.dtype), out)
 
 
 def _first_failure(info):
@@ -166,7 +252,7 @@ class Inv(Function):
     def forward(ctx, a, *, op="linalg.inv"):
         xp = ctx.xp
         try:
-            out = xp.linalg.inv(a._data)
+            out = _nan_matrices(xp, a._data, xp.linalg.inv(a._data), a._device)
         except Exception as e:
             if _is_linalg_error(e):
                 _raise_singular_inv(xp, a._data, op)
@@ -340,7 +426,7 @@ class Solve(Function):
             x = xp.broadcast_to(x, batch + x.shape[-2:])
             y = xp.broadcast_to(y, batch + y.shape[-2:])
         try:
-            out = xp.linalg.solve(x, y)
+            out = _nan_matrices(xp, x, xp.linalg.solve(x, y), a._device)
         except Exception as e:
             if unchecked == "N" and _is_linalg_error(e):
                 out = _lu_solve_unchecked(xp, x, y)
@@ -430,7 +516,7 @@ def linalg_inv(A, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_inv, _autocast.FP32_CPU, (A,), {"out": out})
     _check_matrix(A, "linalg.inv")
-    return _write(Inv.apply(A), out)
+    return _write_exact(Inv.apply(A), out)
 
 
 def inverse(input, *, out=None):
@@ -438,7 +524,7 @@ def inverse(input, *, out=None):
     return linalg_inv(input, out=out)
 
 
-@with_out
+@_exact_out
 def linalg_inv_ex(A, *, check_errors=False):
     """(inverse, info). Mirrors torch.linalg.inv_ex: for a singular matrix info holds the
     1-based index of LU's first zero pivot (an error only with check_errors). Differences from
@@ -463,7 +549,7 @@ def linalg_inv_ex(A, *, check_errors=False):
 def linalg_det(A, *, out=None):
     """Determinant of a batch of square matrices. Mirrors torch.linalg.det."""
     _check_matrix(A, "linalg.det")
-    return _write(Det.apply(A), out)
+    return _write_exact(Det.apply(A), out)
 
 
 def det(input):
@@ -477,13 +563,13 @@ def _slogdet(A, op):
     return Slogdet.apply(A)
 
 
-@with_out
+@_exact_out
 def linalg_slogdet(A):
     """(sign, logabsdet) of the determinant. Mirrors torch.linalg.slogdet."""
     return return_types.linalg_slogdet(_slogdet(A, "linalg.slogdet"))
 
 
-@with_out
+@_exact_out
 def slogdet(input):
     """Mirrors torch.slogdet."""
     return return_types.slogdet(_slogdet(input, "linalg.slogdet"))
@@ -527,7 +613,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         x = _mT(Solve.apply(_mT(A), _mT(b)))
     if vector:  # torch's kernel takes the vector itself: its node is the solve's
         x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
-    return _write(x, out)
+    return _write_exact(x, out)
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
@@ -544,14 +630,19 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
             "linalg.solve_triangular: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
+    if B.dtype is not A.dtype:  # torch solves in A's dtype (B float64, A float32: float32)
+        B = B.to(A.dtype)
     if left:
         x = SolveTriangular.apply(A, B, upper=upper, unitriangular=unitriangular)
     else:
         x = _mT(SolveTriangular.apply(_mT(A), _mT(B), upper=not upper, unitriangular=unitriangular))
+    if out is not None and isinstance(out, Tensor) and out.dtype is not x.dtype:
+        # See NOTE [ linalg out= dtypes ]; this kernel words the refusal its own way
+        raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(out.dtype)}")
     return _write(x, out)
 
 
-@with_out
+@_exact_out
 def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
     if _autocast.state.any_enabled:
@@ -700,7 +791,7 @@ def _lu_factor(A, pivot, op):
     return LuFactor.apply(A)
 
 
-@with_out
+@_exact_out
 def linalg_lu_factor(A, *, pivot=True):
     """(LU, pivots) by partial pivoting; a singular matrix raises (torch's RuntimeError pointing
     to lu_factor_ex). Mirrors torch.linalg.lu_factor. Differences from torch: the singularity
@@ -745,14 +836,14 @@ def _unpack_raw(xp, lu, piv):
     return pmat, low, up
 
 
-@with_out
+@_exact_out
 def linalg_lu(A, *, pivot=True):
     """(P, L, U) with A = P L U. Mirrors torch.linalg.lu."""
     lu, piv, _ = _lu_factor(A, pivot, "linalg.lu")
     return return_types.linalg_lu(_unpack(lu, piv))
 
 
-@with_out
+@_exact_out
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from lu_factor's output (L and U differentiable in LU_data). Mirrors
     torch.lu_unpack."""
@@ -771,7 +862,7 @@ _lu_factor_ex_type = return_types.linalg_lu_factor_ex
 _lu_with_info_type = return_types._lu_with_info
 
 
-@with_out
+@_exact_out
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     """(LU, pivots, info): info per matrix the 1-based index of the first zero pivot, else 0.
     Mirrors torch.linalg.lu_factor_ex."""
@@ -843,7 +934,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     else:  # A^T = U^T L^T P^T
         y = solve_tri(_mT(LU), b, upper=False)
         x = p @ solve_tri(_mT(LU), y, upper=True, unitriangular=True)
-    return _write(x if left else _mT(x), out)
+    return _write_exact(x if left else _mT(x), out)
 
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):
@@ -851,7 +942,7 @@ def lu_solve(b, LU_data, LU_pivots, *, out=None):
     return linalg_lu_solve(LU_data, LU_pivots, b, out=out)
 
 
-@with_out
+@_exact_out
 def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """(result, info). Mirrors torch.linalg.solve_ex: for a singular matrix info holds the
     1-based index of LU's first zero pivot and the result LAPACK's inf/nan (an error only with
@@ -876,11 +967,3 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
         return _solve_ex_type((x, _make(info, A._device, False, None)))
     info = _make(xp.zeros(A._data.shape[:-2], dtype=xp.int32), A._device, False, None)
     return _solve_ex_type((x, info))
-
-
-def _write(result, out):
-    if out is None:
-        return result
-    from minitorch._ops.inplace import write_out
-
-    return write_out(out, result)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from minitorch._ops._common import index, int_list, ints, is_index, not_tensor, row_major
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._ops.inplace import with_out
 from minitorch._ops.shape import flatten
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _replay_view
@@ -175,9 +174,17 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return DiagEmbed.apply(input, shape=tuple(out_shape), offset=offset, dim1=d1, dim2=d2)
 
 
-@with_out
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
     """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
+    result = _diag(input, diagonal)
+    if out is None:
+        return result
+    from minitorch._ops.inplace import write_out_exact
+
+    return write_out_exact(out, result)  # torch's diag refuses an out= of another dtype
+
+
+def _diag(input, diagonal):
     try:
         n = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
