@@ -312,18 +312,50 @@ def _rebuild_tensor_v2(
                 f"and itemsize {item} requiring a storage size of {need * item} are out of bounds "
                 f"for storage of size {arr.size * item}"
             )
-        if stride == contiguous_strides(size):
-            data = arr[offset : offset + n].reshape(size)
+        if offset or need != arr.size:
+            t = _view_of_storage(storage, offset, size, stride)
+        elif stride == contiguous_strides(size):
+            t = _make(arr.reshape(size), storage.device, False, None)
         else:
             xp = backend_of(storage.device).xp
             byte_strides = tuple(st * arr.itemsize for st in stride)
-            data = xp.lib.stride_tricks.as_strided(arr[offset:], shape=size, strides=byte_strides)
+            data = xp.lib.stride_tricks.as_strided(arr, shape=size, strides=byte_strides)
+            t = _make(data, storage.device, False, None)
+    elif 0 < offset < arr.size:  # an empty slice inside its storage keeps its offset too
+        t = _view_of_storage(storage, offset, size, stride)
     else:
-        data = arr[:0].reshape(size)
-    t = _make(data, storage.device, False, None)
+        t = _make(arr[:0].reshape(size), storage.device, False, None)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+# NOTE [ Loaded views keep their storage offset ]
+# A minitorch tensor has no storage object: storage_offset() and as_strided() address the memory
+# of the tensor's `_base` (the tensor its views come from), or the tensor's own memory when it has
+# none. A saved tensor that covers only part of its storage (a slice saved with its base, one of
+# several tensors sharing a storage) is therefore rebuilt as an as_strided view of a tensor over
+# the whole loaded storage, made for it alone (so it shares no version counter with the other
+# tensors of that storage, as in torch): storage_offset() then reads the saved offset and
+# as_strided() addresses the whole storage, as in torch. A tensor covering its whole storage
+# (every separately saved parameter) stays a plain tensor.
+# Differences from torch: such a tensor reports `_base` (the storage's tensor) and `_is_view()`,
+# and refuses detach_() as a view does; a Parameter rebuilt from it keeps only its own memory
+# (storage_offset() 0), as Parameter(view) does elsewhere in minitorch.
+
+
+def _view_of_storage(storage: Storage, offset: int, size: tuple, stride: tuple) -> Tensor:
+    """The tensor at (offset, size, stride) of the storage, as a view of a fresh tensor over the
+    whole storage (see NOTE [ Loaded views keep their storage offset ])."""
+    from minitorch._ops.shape_more import as_strided
+    from minitorch.autograd.grad_mode import enable_grad
+
+    whole = _make(storage.array, storage.device, False, None)
+    # Taken with grad mode on even inside no_grad (torch.load under no_grad is common): a view
+    # taken under no_grad would not carry gradients of later in-place ops (NOTE [ Views and grad
+    # mode ]); `whole` requires no grad, so no node is recorded either way.
+    with enable_grad():
+        return as_strided(whole, size, stride, offset)
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):

@@ -209,6 +209,49 @@ class Generator:
         self._entropy = None
         return self
 
+    def clone_state(self) -> Generator:
+        """A new Generator on the same device whose stream continues exactly where this one
+        is (both then draw the same numbers). Mirrors torch.Generator.clone_state.
+
+        Differences from torch: a CUDA generator that has drawn cannot be cloned (CuPy keeps its
+        stream on the GPU: NotImplementedError, as get_state).
+        """
+        clone = Generator.__new__(Generator)._init(self.device)
+        clone._seed = self._seed
+        clone._entropy = self._entropy
+        if self._rng is not None:  # else the seed (or entropy) is the whole state
+            backend = backend_of(self.device)
+            backend.rng_set_state(clone.rng, backend.rng_get_state(self._rng))
+        return clone
+
+    def get_offset(self) -> int:
+        """Mirrors torch.Generator.get_offset: only Philox (CUDA) generators have an offset.
+
+        Differences from torch: minitorch's CUDA generators (CuPy's) have none either.
+        """
+        raise RuntimeError(f"{self._kind_name()} Generator does not use offset")
+
+    def set_offset(self, offset) -> Generator:
+        """Mirrors torch.Generator.set_offset (RuntimeError: see get_offset)."""
+        if type(offset) is not int:
+            raise RuntimeError(f"manual_offset expected a long, but got {_typename(offset)}")
+        raise RuntimeError(f"{self._kind_name()} Generator does not use offset")
+
+    def _kind_name(self) -> str:
+        return "CPU" if self.device is cpu else self.device.type.upper()
+
+    def graphsafe_get_state(self) -> Generator:
+        """Mirrors torch.Generator.graphsafe_get_state, which only CUDA generators support;
+        minitorch captures no CUDA graphs, so it raises for every device."""
+        raise NotImplementedError("graphsafe_get_state is not supported in this Generator")
+
+    def graphsafe_set_state(self, state) -> Generator:
+        """Mirrors torch.Generator.graphsafe_set_state (NotImplementedError, as
+        graphsafe_get_state)."""
+        if not isinstance(state, Generator):
+            raise TypeError(f"expected a Generator, but got {type(state).__name__}")
+        raise NotImplementedError("graphsafe_set_state is not supported in this Generator")
+
     def __reduce__(self):
         return (_rebuild_generator, (str(self.device), self.get_state()))
 

@@ -178,12 +178,35 @@ class GradScaler:
             self.unscale_(optimizer)
         if len(opt_state["found_inf_per_device"]) == 0:
             raise AssertionError("No inf checks were recorded for this optimizer.")
-        retval = None
-        # The documented host read: one .item() per device, as torch's _maybe_opt_step.
-        if not sum(v.item() for v in opt_state["found_inf_per_device"].values()):
-            retval = optimizer.step(*args, **kwargs)
+        retval = self._maybe_opt_step(optimizer, opt_state, *args, **kwargs)
         opt_state["stage"] = OptState.STEPPED
         return retval
+
+    def _maybe_opt_step(self, optimizer, optimizer_state: dict, *args, **kwargs):
+        """optimizer.step(*args, **kwargs) unless optimizer_state's inf flags are set (then
+        None). Mirrors torch.amp.GradScaler._maybe_opt_step (private; used by custom AMP loops)."""
+        retval = None
+        # The documented host read: one .item() per device, the scaler's one synchronisation.
+        if not sum(v.item() for v in optimizer_state["found_inf_per_device"].values()):
+            retval = optimizer.step(*args, **kwargs)
+        return retval
+
+    def _found_inf_per_device(self, optimizer) -> dict:
+        """device -> float32 0-d flag (1.0: a gradient held inf/NaN) recorded by the last
+        unscale_ or _check_inf_per_device of this optimizer in this iteration; {} before.
+        Mirrors torch.amp.GradScaler._found_inf_per_device (private; AMP loops read it after
+        unscale_ to decide whether to skip their own step)."""
+        return self._per_optimizer_states[id(optimizer)]["found_inf_per_device"]
+
+    def _check_inf_per_device(self, optimizer) -> dict:
+        """Records (and returns) the per-device inf/NaN flags of the optimizer's gradients
+        without unscaling them (float16 gradients allowed). Mirrors
+        torch.amp.GradScaler._check_inf_per_device."""
+        scale, _ = self._check_scale_growth_tracker("_check_inf_per_device")
+        one = minitorch.full((), 1.0, dtype=minitorch.float32, device=scale.device)
+        opt_state = self._per_optimizer_states[id(optimizer)]
+        opt_state["found_inf_per_device"] = self._unscale_grads_(optimizer, one, True)
+        return opt_state["found_inf_per_device"]
 
     def update(self, new_scale=None) -> None:
         """Backs the scale off if any step was skipped, grows it after growth_interval clean
