@@ -60,3 +60,36 @@ def test_polygamma_takes_int_like_orders():
 def test_normalize_of_a_list_raises_as_torch():
     with pytest.raises(AttributeError, match="'list' object has no attribute 'norm'"):
         minitorch.nn.functional.normalize([1.0, 2.0])
+
+
+_X64 = minitorch.eye(3, dtype=minitorch.float64) * 2
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda o: minitorch.linalg.vector_norm(_X64, out=o), "Expected out tensor to have dtype"),
+        (lambda o: minitorch.norm(_X64, out=o), "Expected out tensor to have dtype"),
+        (lambda o: minitorch.linalg.matrix_norm(_X64, out=o), "linalg.matrix_norm expected out"),
+        (lambda o: minitorch.linalg.matrix_norm(_X64, 2, out=o), "linalg.matrix_norm expected out"),
+        (lambda o: minitorch.linalg.norm(_X64, out=o), "linalg.norm expected out"),
+        (lambda o: minitorch.linalg.norm(_X64[0], out=o), "linalg.norm expected out"),
+    ],
+)
+def test_norms_refuse_an_out_of_another_dtype(call, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        call(minitorch.empty(()))
+    assert call(minitorch.empty((), dtype=minitorch.float64)).dtype == minitorch.float64
+
+
+def test_matrix_power_out_dtype_and_half_matrix_norms():
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype double"):
+        minitorch.linalg.matrix_power(_X64, 2, out=minitorch.empty(3, 3))
+    for n in (0, 1):  # A itself or the identity: cast into out, as torch
+        out = minitorch.linalg.matrix_power(_X64, n, out=minitorch.empty(3, 3))
+        assert out.dtype == minitorch.float32
+    h = minitorch.eye(3).half()
+    for ord in (2, -2, "nuc"):
+        with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
+            minitorch.linalg.matrix_norm(h, ord, dtype=minitorch.float32)
+    assert minitorch.linalg.matrix_norm(h, "fro").item() == pytest.approx(3**0.5, rel=1e-3)

@@ -377,7 +377,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = reduce_dims(dim, data.ndim, "linalg.vector_norm")
     if data.size == 0 and (p < 0 or p == math.inf):
         _check_norm_identity(p, dim, dims, data.shape)
-    return _out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
+    return _norm_out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
 
 
 def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
@@ -394,6 +394,12 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
         )
+    if ord in ("nuc", 2, -2) and A.dtype in (_dtype.float16, _dtype.bfloat16):
+        # the SVD-based orders: refused in half precision even with dtype=float32, as torch
+        raise RuntimeError(
+            "linalg.matrix_norm: Low precision dtypes not supported. Got "
+            f"{_dtype.scalar_name(A.dtype)}"
+        )
     A = _norm_input(A, dtype, "linalg.matrix_norm")
     dim = tuple(dim)
     if len(dim) != 2:
@@ -401,9 +407,9 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (wrap_dim(operator.index(d), A.ndim, "linalg.matrix_norm") for d in dim)
     if ord == "fro":
-        return _out(vector_norm(A, 2, (d0, d1), keepdim), out)
+        return _norm_out(vector_norm(A, 2, (d0, d1), keepdim), out, _MATRIX_NORM)
     if ord in ("nuc", 2, -2):
-        return _out(_spectral_norm(A, ord, d0, d1, keepdim), out)
+        return _norm_out(_spectral_norm(A, ord, d0, d1, keepdim), out, _MATRIX_NORM)
     if ord not in (1, -1, math.inf, -math.inf):
         raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
     from minitorch._ops.pointwise import abs
@@ -416,7 +422,7 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
     r = (top if ord > 0 else amin)(s, other, True)
     if not keepdim:
         r = r.reshape(tuple(n for i, n in enumerate(r.shape) if i not in (d0, d1)))
-    return _out(r, out)
+    return _norm_out(r, out, _MATRIX_NORM)
 
 
 def _spectral_norm(A, ord, d0, d1, keepdim):
@@ -463,10 +469,26 @@ def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=Non
     # a 1-tuple dim with torch's messages (rather than vector_norm's TypeError for the ord)
     if isinstance(ord, str) or dim is not None and len(dim) == 2 or dim is None and nd == 2:
         if ord is not None or dim is not None:
-            return matrix_norm(
-                A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype, out=out
-            )
-    return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype, out=out)
+            r = matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype)
+            return _norm_out(r, out, "linalg.norm")
+    r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return _norm_out(r, out, "linalg.norm")
+
+
+_MATRIX_NORM = "linalg.matrix_norm"
+
+
+def _norm_out(result, out, op=None):
+    """out= of the norms, which refuse another dtype: the structured kernels (vector_norm) with
+    the usual message, linalg.matrix_norm and linalg.norm with their own."""
+    if out is not None and out.dtype is not result.dtype:
+        if op is None:
+            raise _dtype.out_dtype_error(result.dtype, out.dtype)
+        raise RuntimeError(
+            f"{op} expected out tensor dtype {_dtype.scalar_name(result.dtype)} but got: "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
+    return _out(result, out)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
@@ -478,7 +500,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p == "nuc" or (p == "fro" and dim is not None and len(dim) > 2):
         # torch: a matrix norm over the given dims (all of them by default), which must be two
         dims = tuple(range(input.ndim)) if dim is None else dim
-        return _out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
+        return _norm_out(matrix_norm(input, p, dims, keepdim, dtype=dtype), out)
     if p == "fro" or p is None:
         p = 2
     elif isinstance(p, str):

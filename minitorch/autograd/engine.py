@@ -877,8 +877,8 @@ def _accumulate(acc: AccumulateGrad, g: Tensor, create_graph: bool, leaf=None):
     old = leaf._grad  # _store_grad, inlined: every leaf of every step passes here
     if old is None:
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
-    elif create_graph or old._requires_grad or not _add_into(old, g):
-        leaf._grad = old + g
+    elif create_graph or not _add_into(old, g):  # in place otherwise, as torch (even into
+        leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
         _post_accumulate_hooks(leaf, post)
@@ -889,8 +889,8 @@ def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
     old = leaf._grad
     if old is None:
         leaf._grad = _laid_as(_owned(g, create_graph, leaf=True), leaf)
-    elif create_graph or old._requires_grad or not _add_into(old, g):
-        leaf._grad = old + g
+    elif create_graph or not _add_into(old, g):  # in place otherwise, as torch (even into
+        leaf._grad = old + g  # a .grad a create_graph backward left in the graph)
 
 
 def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:

@@ -39,3 +39,15 @@ def test_func_transforms_inside_inference_mode():
         (v,) = vjp_fn(minitorch.ones(2))
     assert g.tolist() == [2.0, 4.0]
     assert v.tolist() == [2.0, 4.0]
+
+
+def test_plain_backward_accumulates_in_place_into_a_grad_in_the_graph():
+    # after backward(create_graph=True), .grad has a graph; a later plain backward adds into
+    # it in place (as torch), so it keeps its grad_fn instead of turning into a new tensor
+    w = minitorch.tensor([1.0, 2.0], requires_grad=True)
+    (w**3).sum().backward(create_graph=True)
+    g = w.grad
+    (w**2).sum().backward()
+    assert w.grad is g and w.grad.requires_grad
+    assert type(w.grad.grad_fn).__name__ == "CopyBackwards"
+    assert w.grad.tolist() == [5.0, 16.0]
