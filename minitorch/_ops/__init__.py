@@ -100,7 +100,7 @@ _LAZY_FAMILIES = {
         fake_quantize_per_tensor_affine fake_quantize_per_channel_affine
     """,
     "random_ops": """
-        bernoulli multinomial poisson
+        bernoulli multinomial poisson _standard_gamma _sample_dirichlet
     """,
     "reduction_more": """
         all any count_nonzero std var std_mean var_mean norm median nanmedian mode quantile

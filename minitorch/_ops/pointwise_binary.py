@@ -503,7 +503,19 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
 atan2_ = _inplace(atan2)
 arctan2_ = atan2_
 fmod_ = _inplace(fmod)
-lerp_ = _inplace(lerp)
+
+
+def lerp_(self, end, weight):
+    """In-place lerp. Mirrors torch.Tensor.lerp_."""
+    from minitorch._ops.inplace import apply_inplace
+
+    # A number weight is no type-promotion operand in torch: an integer self refused by the kernel
+    # is its NotImplementedError, not "result type Float can't be cast" (a 0-d float tensor
+    # weight does promote, and gets that error)
+    others = (end, weight) if isinstance(weight, Tensor) else (end,)
+    return apply_inplace(self, lambda s: lerp(s, end, weight), "lerp_", others)
+
+
 hypot_ = _inplace(hypot)
 
 

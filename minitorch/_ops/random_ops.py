@@ -23,7 +23,7 @@ from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import _dtype_label, _floats, _fmt_number, _int_arg, _sample
 
-__all__ = ["bernoulli", "multinomial", "poisson"]
+__all__ = ["bernoulli", "multinomial", "poisson", "_standard_gamma", "_sample_dirichlet"]
 
 # The names in_place methods use for the element type in a few of torch's messages.
 _C_NAMES = {
@@ -432,6 +432,48 @@ def poisson(input, generator=None):
     # NumPy's poisson gives a Python int for 0-d rates: asarray keeps a 0-d array for _cast.
     counts = _sample(input._device, generator, "poisson", lambda rng: xp.asarray(rng.poisson(lam)))
     return _NODES["PoissonBackward0"].apply(input, arr=_cast(counts, input))
+
+
+def _gamma_input(input, op: str, kernel: str):
+    """torch's checks of _standard_gamma / _sample_dirichlet's concentration."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    # torch's CPU kernels take float32 and float64 only (its CUDA ones take half too)
+    dt = input.dtype
+    if not dt.is_floating_point or (
+        input._device is cpu and dt is not _dtype.float32 and dt is not _dtype.float64
+    ):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_label(dt)}'")
+
+
+def _standard_gamma(input, generator=None):
+    """Gamma(input, 1) samples, clamped to the dtype's smallest positive value (a concentration
+    that is not positive gives that value). Mirrors torch._standard_gamma: differentiable with
+    respect to input by implicit reparameterisation (NOTE [ Implicit gamma reparameterisation ]
+    in minitorch/distributions/gamma.py)."""
+    _gamma_input(input, "_standard_gamma", "gamma_cpu")
+    # distributions sits above _ops; imported on first use, as this family is
+    from minitorch.distributions.gamma import _rsample_standard_gamma
+
+    return _rsample_standard_gamma(input, generator)
+
+
+def _sample_dirichlet(input, generator=None):
+    """Dirichlet(input) samples over the last dim: normalised standard-gamma draws, clamped to
+    [tiny, the largest value below 1] as torch's are. Mirrors torch._sample_dirichlet (no
+    derivative: the result requires grad when input does, and its backward raises)."""
+    _gamma_input(input, "_sample_dirichlet", "dirichlet")
+    from minitorch._ops.sorting import no_derivative
+    from minitorch.distributions.gamma import _standard_gamma as draw_gamma
+
+    with no_grad():
+        g = draw_gamma(input, generator)
+        finfo = _dtype.finfo(input.dtype)
+        # all-tiny rows (non-positive concentrations) come out uniform, as in torch
+        out = (g / g.sum(-1, keepdim=True)).clamp(min=finfo.tiny, max=1 - finfo.eps / 2)
+    return no_derivative(out, (input,), "_sample_dirichlet")
 
 
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):

@@ -8,7 +8,6 @@ from minitorch.autograd.function import Function
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
 from minitorch.distributions.exp_family import ExponentialFamily
-from minitorch.distributions.utils import _standard_gamma
 
 __all__ = ["Chi2", "Gamma"]
 
@@ -68,8 +67,8 @@ class StandardGamma(Function):
     See NOTE [ Implicit gamma reparameterisation ]."""
 
     @staticmethod
-    def forward(ctx, a):
-        out = _standard_gamma(a)._data
+    def forward(ctx, a, *, generator=None):
+        out = _standard_gamma(a, generator)._data
         ctx.save_for_backward(a)
         ctx.sample = out
         return out
@@ -104,12 +103,28 @@ class _quiet:
             self._ctx.__exit__(*exc)
 
 
-def _rsample_standard_gamma(concentration):
+def _standard_gamma(concentration, generator=None):
+    """Gamma(concentration, 1) draws with no gradient from `generator` (None: the device's
+    default), clamped to the dtype's smallest positive value; a concentration that is not
+    positive (or NaN) gives that smallest value, as torch's sampler does."""
+    from minitorch.random import _sample
+
+    a = concentration.detach()
+    xp = a._device.backend.xp
+    valid = a._data > 0  # NumPy raises on those; torch gives 0, clamped to tiny below
+    safe = xp.where(valid, a._data, 1)
+    draw = _sample(a._device, generator, "_standard_gamma", lambda rng: rng.standard_gamma(safe))
+    # a Python float for a 0-d concentration: asarray keeps it 0-d
+    draw = xp.where(valid, xp.asarray(draw, dtype=a._data.dtype), 0).astype(a._data.dtype)
+    return _make(draw, a._device, False, None).clamp(min=minitorch.finfo(a.dtype).tiny)
+
+
+def _rsample_standard_gamma(concentration, generator=None):
     """Gamma(concentration, 1) draws, differentiable with respect to concentration, clamped to
-    the dtype's smallest positive value."""
+    the dtype's smallest positive value (torch._standard_gamma)."""
     if not concentration.requires_grad:
-        return _standard_gamma(concentration)
-    return StandardGamma.apply(concentration)
+        return _standard_gamma(concentration, generator)
+    return StandardGamma.apply(concentration, generator=generator)
 
 
 class Gamma(_Elementwise, ExponentialFamily):

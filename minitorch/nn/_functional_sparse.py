@@ -303,9 +303,10 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     if num_classes.__class__ is not int:  # one_hot(t, n / 2): torch's TypeError, not (.., 3)
         num_classes = index(num_classes, "one_hot", "num_classes")
     on_host = tensor._device.type == "cpu"
+    # torch refuses an empty input with any num_classes <= 0, not only the inferred -1
+    if num_classes <= 0 and tensor.numel() == 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if tensor.numel() == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(tensor.max().item()) + 1
     if on_host and tensor.numel():
         x = tensor._data

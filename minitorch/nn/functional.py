@@ -114,6 +114,13 @@ def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
     """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear
     (its checks and messages, in torch's order)."""
+    if _autocast.state.any_enabled:
+        # torch's bilinear is on CUDA's promote list and on none of the CPU's (its _trilinear
+        # kernel keeps the inputs' dtype): the einsum below must not lower it on the CPU, where
+        # no policy applies (None: autocast only suspended)
+        cuda_like = input1._device.type in _autocast._CUDA_LIKE
+        policy = _autocast.PROMOTE if cuda_like else None
+        return _autocast.call(bilinear, policy, (input1, input2, weight, bias))
     if input1.ndim != input2.ndim:
         raise RuntimeError(
             f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
