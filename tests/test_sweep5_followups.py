@@ -93,3 +93,17 @@ def test_matrix_power_out_dtype_and_half_matrix_norms():
         with pytest.raises(RuntimeError, match="Low precision dtypes not supported. Got Half"):
             minitorch.linalg.matrix_norm(h, ord, dtype=minitorch.float32)
     assert minitorch.linalg.matrix_norm(h, "fro").item() == pytest.approx(3**0.5, rel=1e-3)
+
+
+def test_repeat_interleave_of_counts_keeps_their_dtype():
+    counts = minitorch.tensor([2, 0, 3], dtype=minitorch.int32)
+    out = minitorch.repeat_interleave(counts)
+    assert out.dtype == minitorch.int32 and out.tolist() == [0, 0, 2, 2, 2]
+    assert minitorch.repeat_interleave(counts.long()).dtype == minitorch.int64
+    for dt, name in (
+        (minitorch.int16, "Short"),
+        (minitorch.uint8, "Byte"),
+        (minitorch.float32, "Float"),
+    ):
+        with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
+            minitorch.repeat_interleave(counts.to(dt))

@@ -121,16 +121,19 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Ten
         reps = input
         if reps._data.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-        if reps.dtype.is_floating_point:
+        if reps.dtype is not _dtype.int64 and reps.dtype is not _dtype.int32:
             raise NotImplementedError(
-                f"\"repeat_interleave_cpu\" not implemented for '{reps.dtype.name.capitalize()}'"
+                f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(reps.dtype)}'"
             )
         counts = _host_ints(reps)
         if any(c < 0 for c in counts):
             raise RuntimeError("repeats can not be negative")
         _check_output_size(sum(counts), output_size)
         idx = [i for i, c in enumerate(counts) for _ in range(c)]
-        return _make(_index_array(reps, idx), reps._device, False, None)
+        out = _index_array(reps, idx)
+        if reps.dtype is _dtype.int32:  # the indices come in repeats' dtype, as torch
+            out = out.astype(reps._data.dtype)
+        return _make(out, reps._device, False, None)
     if dim is None:
         input = flatten(input)
         d = 0
