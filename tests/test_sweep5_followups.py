@@ -107,3 +107,12 @@ def test_repeat_interleave_of_counts_keeps_their_dtype():
     ):
         with pytest.raises(NotImplementedError, match=f"not implemented for '{name}'"):
             minitorch.repeat_interleave(counts.to(dt))
+
+
+def test_clamp_with_one_bound_keeps_a_tying_negative_zero():
+    import numpy as np
+
+    x = minitorch.tensor([-0.0, 1.0, -2.0, 0.0])
+    assert np.signbit(x.clamp(min=0).numpy()).tolist() == [True, False, False, False]
+    assert np.signbit(x.clamp(max=-0.0).numpy()).tolist() == [True, True, True, False]
+    assert np.signbit(minitorch.clamp_min(x, 0.0).numpy())[0]

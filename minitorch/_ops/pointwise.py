@@ -1144,7 +1144,14 @@ class Clamp(Function):
     def forward(ctx, a, *, min, max):
         ctx.save_for_backward(a)
         ctx.bounds = (min, max)
-        return ctx.xp.clip(a._data, min, max)
+        xp = ctx.xp
+        # one bound: maximum(bound, a) keeps a where they tie (-0. against 0, as torch's
+        # `a < min ? min : a`); NumPy's clip with one bound returns the bound there
+        if max is None:
+            return xp.maximum(min, a._data)
+        if min is None:
+            return xp.minimum(max, a._data)
+        return xp.clip(a._data, min, max)
 
     @staticmethod
     def backward(ctx, grad):
