@@ -116,3 +116,15 @@ def test_clamp_with_one_bound_keeps_a_tying_negative_zero():
     assert np.signbit(x.clamp(min=0).numpy()).tolist() == [True, False, False, False]
     assert np.signbit(x.clamp(max=-0.0).numpy()).tolist() == [True, True, True, False]
     assert np.signbit(minitorch.clamp_min(x, 0.0).numpy())[0]
+
+
+def test_standard_normal_helper_and_expand_error_names_the_last_bad_dim():
+    from minitorch.distributions.utils import _standard_normal
+
+    z = _standard_normal((2, 3), dtype=minitorch.float64, device="cpu")
+    assert z.shape == (2, 3) and z.dtype == minitorch.float64
+    with pytest.raises(
+        RuntimeError,
+        match=r"tensor \(3\) must match the existing size \(2\) at non-singleton dimension 1",
+    ):  # noqa: E501
+        minitorch.zeros(3, 2).expand(4, 3)

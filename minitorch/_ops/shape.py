@@ -582,15 +582,16 @@ def expand(input: Tensor, sizes) -> Tensor:
             f"in the tensor ({x.ndim})"
         )
     lead = len(sizes) - x.ndim
-    shape = []
-    for i, s in enumerate(sizes):
+    shape = [0] * len(sizes)
+    for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as torch (whose error it names)
+        s = sizes[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                     f"non-existing dimension {i}"
                 )
-            shape.append(s)
+            shape[i] = s
             continue
         have = x.shape[i - lead]
         if s == -1:
@@ -601,7 +602,7 @@ def expand(input: Tensor, sizes) -> Tensor:
                 f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
                 f"{list(x.shape)}"
             )
-        shape.append(s)
+        shape[i] = s
     return Expand.apply(input, shape=tuple(shape))
 
 

@@ -55,6 +55,12 @@ def broadcast_all(*values):
     return minitorch.broadcast_tensors(*tensors)
 
 
+def _standard_normal(shape, dtype, device):
+    """Standard normal samples of `shape` (a private torch helper some code imports for its own
+    distributions, as DrQ-v2's TruncatedNormal)."""
+    return minitorch.empty(shape, dtype=dtype, device=device).normal_()
+
+
 def _sum_rightmost(value, dim: int):
     """Sum out the `dim` rightmost dimensions of value."""
     if dim == 0:
