@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
 from minitorch import _dtype
 from minitorch._factories import _build, _device, _dtype_arg, _put, _require_grad
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _is_index as is_index
+from minitorch._tensor_methods import _type_name as type_name
 
 # fmt: off
 __all__ = [
@@ -30,11 +33,16 @@ __all__ = [
 def _window(
     name: str, window_length, periodic, dtype, device, requires_grad, formula, in_dtype=False
 ) -> Tensor:
-    if not isinstance(window_length, int) or isinstance(window_length, bool):
-        raise TypeError(
-            f"{name}(): argument 'window_length' (position 1) must be int, not "
-            f"{type(window_length).__name__}"
-        )
+    if window_length.__class__ is not int:
+        # NumPy integers and 0-d integer tensors are ints to torch's parser, bools, floats and
+        # arrays are not (NOTE [ Int-like arguments ]); np.array(4) passes _is_index's
+        # operator.index, so it is refused by name, as torch refuses it
+        if not is_index(window_length) or isinstance(window_length, np.ndarray):
+            raise TypeError(
+                f"{name}(): argument 'window_length' (position 1) must be int, not "
+                f"{type_name(window_length)}"
+            )
+        window_length = operator.index(window_length)
     if window_length < 0:
         raise RuntimeError(
             f"{name} requires non-negative window_length, got window_length={window_length}"

@@ -25,20 +25,18 @@ from minitorch.autograd.composite import as_node
 __all__ = ["ctc_loss"]
 
 
-def _lengths(lengths, n: int, device, what: str):
-    """(device int64 tensor, host list or None) of one length argument."""
+def _lengths(lengths, device, what: str):
+    """(device int64 tensor, host list or None) of one length argument: any tensor is read
+    flattened, as torch's; its values only from a CPU one (no device read-back)."""
     if isinstance(lengths, Tensor):
         if lengths.dtype._kind != _dtype._INT:  # float or bool lengths would be truncated
             raise RuntimeError(f"{what} must be integral")
-        host = lengths.tolist() if lengths.device.type == "cpu" else None
-        t = lengths.reshape(-1).to(device=device, dtype=_dtype.int64)
-        if host is not None and not isinstance(host, list):
-            host = [host]
+        flat = lengths.reshape(-1)
+        host = flat.tolist() if lengths.device.type == "cpu" else None
+        t = flat.to(device=device, dtype=_dtype.int64)
     else:
         host = [_length(v, i, what) for i, v in enumerate(lengths)]
         t = tensor(host, dtype=_dtype.int64, device=device)
-    if t.shape[0] != n:
-        raise RuntimeError(f"{what} must be of size batch_size")
     return t, host
 
 
@@ -98,6 +96,71 @@ def _padded_targets(targets, target_lengths, host_tl, n, device):
     return _ops.index_select(targets.to(_dtype.int64), 0, idx.reshape(-1)).reshape(n, width)
 
 
+_WHERE = "(while checking arguments for ctc_loss_allocate_outputs)"
+
+
+def _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_tl) -> None:
+    """torch's argument checks, in its order (the first failing one is the error raised). The
+    checks on length values read host lengths only: lengths given as device tensors skip them
+    (on the CPU only, see README), as reading them would be a host sync."""
+    dt = log_probs.dtype
+    if log_probs._device.type == "cpu" and dt is not _dtype.float32 and dt is not _dtype.float64:
+        # torch's CPU kernel is float32/float64 only (autocast casts to float32 before here)
+        raise NotImplementedError(
+            f"\"ctc_loss_cpu\" not implemented for '{_dtype.scalar_name(dt)}'"
+        )
+    if log_probs.numel() == 0:
+        raise RuntimeError(
+            f"ctc_loss: log_probs tensor must not be empty, got {list(log_probs.shape)}"
+        )
+    if log_probs.ndim != 3:
+        # torch unsqueezes any log_probs that is not 3-D as an unbatched one (2-D here) before
+        # this check, so its message counts one more dimension
+        raise RuntimeError(
+            f"Expected 3-dimensional tensor, but got {log_probs.ndim + 1}-dimensional tensor "
+            f"for argument #1 'log_probs' {_WHERE}"
+        )
+    if targets.ndim not in (1, 2):
+        raise RuntimeError(
+            f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional tensor for "
+            f"argument #2 'targets' {_WHERE}"
+        )
+    T, n, c = log_probs.shape
+    if not 0 <= blank < c:
+        raise RuntimeError("blank must be in label range")
+    if in_len.shape[0] != n:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if tgt_len.shape[0] != n:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if host_tl is not None:
+        for v in host_tl:
+            if v < 0:
+                raise RuntimeError(
+                    f"Expected target_lengths to have value at least 0, but got value {v} {_WHERE}"
+                )
+        if targets.ndim == 1 and sum(host_tl) != targets.shape[0]:
+            # concatenated targets: exactly sum(target_lengths) labels
+            raise RuntimeError(
+                f"Expected tensor to have size {sum(host_tl)} at dimension 0, but got size "
+                f"{targets.shape[0]} for argument #2 'targets' {_WHERE}"
+            )
+        if targets.ndim == 2 and max(host_tl, default=0) > targets.shape[1]:
+            raise RuntimeError(
+                f"Expected tensor to have size at least {max(host_tl)} at dimension 1, but got "
+                f"size {targets.shape[1]} for argument #2 'targets' {_WHERE}"
+            )
+    if host_il is not None:
+        for v in host_il:
+            if v < 0:
+                raise RuntimeError(
+                    f"Expected input_lengths to have value at least 0, but got value {v} {_WHERE}"
+                )
+            if v > T:
+                raise RuntimeError(
+                    f"Expected input_lengths to have value at most {T}, but got value {v} {_WHERE}"
+                )
+
+
 def ctc_loss(
     log_probs: Tensor,
     targets: Tensor,
@@ -127,37 +190,17 @@ def ctc_loss(
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
-        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+        # 1-D targets stay 1-D: the concatenated form of one sample, whose length torch checks
         if isinstance(input_lengths, Tensor):
             input_lengths = input_lengths.reshape(1)
         if isinstance(target_lengths, Tensor):
             target_lengths = target_lengths.reshape(1)
-    if log_probs.ndim != 3:
-        raise RuntimeError(
-            f"Expected 3-dimensional tensor, but got {log_probs.ndim}-dimensional tensor for "
-            "argument #1 'log_probs' (while checking arguments for ctc_loss)"
-        )
-    if log_probs.numel() == 0:
-        raise RuntimeError(
-            f"ctc_loss: log_probs tensor must not be empty, got {list(log_probs.shape)}"
-        )
-    T, n, c = log_probs.shape
-    if not 0 <= blank < c:
-        raise RuntimeError("blank must be in label range")
     device = log_probs.device
-    in_len, host_il = _lengths(input_lengths, n, device, "input_lengths")
-    tgt_len, host_tl = _lengths(target_lengths, n, device, "target_lengths")
-    if host_il is not None and max(host_il, default=0) > T:
-        raise RuntimeError(
-            f"Expected input_lengths to have value at most {T}, but got value {max(host_il)} "
-            "(while checking arguments for ctc_loss)"
-        )
-    if targets.ndim == 2 and host_tl is not None and max(host_tl, default=0) > targets.shape[1]:
-        raise RuntimeError(
-            f"Expected tensor to have size at least {max(host_tl)} at dimension 1, but got size "
-            f"{targets.shape[1]} for argument #2 'targets' (while checking arguments for "
-            "ctc_loss)"
-        )
+    # lengths first: torch refuses float lengths before it looks at log_probs
+    in_len, host_il = _lengths(input_lengths, device, "input_lengths")
+    tgt_len, host_tl = _lengths(target_lengths, device, "target_lengths")
+    _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_tl)
+    T, n, c = log_probs.shape
     tgt = _ops.clamp(_padded_targets(targets, tgt_len, host_tl, n, device), 0, c - 1)
     S = tgt.shape[1]
     L = 2 * S + 1

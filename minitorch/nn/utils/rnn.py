@@ -13,6 +13,7 @@ from minitorch import _dtype
 from minitorch._factories import full, tensor
 from minitorch._ops import cat
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _type_name as type_name
 from minitorch.autograd.composite import as_node
 
 __all__ = [
@@ -244,11 +245,27 @@ def pad_sequence(
             f"Expected padding_side to be one of left or right, but got {padding_side}."
         )
     if isinstance(sequences, Tensor):
+        if sequences.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
         sequences = list(sequences.unbind(0))
+    elif sequences.__class__ is not list and sequences.__class__ is not tuple:
+        # torch takes any iterable (a generator, map, set, dict view): read it once, here
+        try:
+            sequences = list(sequences)
+        except TypeError:
+            raise RuntimeError(
+                "pad_sequence: Expected iterable for input sequences, but got arg of type: "
+                f"{type(sequences)}"
+            ) from None
     if not sequences:
         raise RuntimeError("received an empty list of sequences")
-    if any(s.ndim == 0 for s in sequences):
-        raise RuntimeError("pad_sequence: each sequence needs at least one dimension (its length)")
+    for i, s in enumerate(sequences):
+        if not isinstance(s, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(s)}")
+        if s.ndim == 0:
+            raise RuntimeError(
+                "pad_sequence: each sequence needs at least one dimension (its length)"
+            )
     first = sequences[0]
     dt = first.dtype  # torch's result has the first sequence's dtype
     longest = max(s.shape[0] for s in sequences)
