@@ -16,6 +16,7 @@ from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
     _accumulate_dtype,
+    _const,
     _gemv_sum,
     max_last,
     sum_array,
@@ -38,6 +39,35 @@ def _shifted(xp, x, dim):
     # came out transposed, and .view() on it failed)
     z = x - m
     return (z if z.flags.c_contiguous else xp.ascontiguousarray(z)), dt
+
+
+# NOTE [ Signed zeros of softmax backward ]
+# A masked loss hands softmax/log_softmax backward rows of -0. gradients (-(x * 0.) is -0.).
+# torch's CPU kernels over the last dim give +0. for such a row and keep a -0. entry of a row that
+# also holds a +0.: their row sum of the gradient terms (grad, or grad * out for softmax) behaves as
+# an IEEE sum starting from -0., which is -0. for an all -0. row only, and grad - exp(out) * -0.
+# and out * (grad - -0.) are +0. Over any other dim the sum starts from +0. and the row stays -0.
+# Our sums (BLAS gemv in _sum_last, NumPy's reductions) start from +0., which loses the all -0.
+# case (+0. + -0. is +0.), so the last-dim sums of those rows are set to -0. before use (the
+# Tensor-level log_softmax backward adds +0. to those rows of its result instead: an added
+# constant leaves its derivative alone). Only a
+# row summing to zero can be one: the sums (one number per row, no pass over the gradient) are
+# checked on the host where that is free, the CPU; the rows' signs are read only when some sum is
+# zero. On a GPU nothing is read back and the sums stay as computed (CUDA's signs are unchecked).
+
+
+def _negative_zero_rows(xp, terms, s, cpu):
+    """Where the rows of `terms` along its last axis are all -0. (a boolean array shaped like
+    their sums s), or None where none is or off the CPU. NOTE [ Signed zeros of softmax backward ]
+    """
+    if not cpu or not terms.size:
+        return None
+    if not (s == 0).any():  # one boolean per row read on the host
+        return None
+    # -0.'s bit pattern read as an integer of its width is that width's minimum, so a row is all
+    # -0. where the maximum of its bit patterns is (one integer pass: faster than signbit + all)
+    width = 8 * terms.dtype.itemsize
+    return terms.view(f"int{width}").max(axis=-1, keepdims=True) == -(1 << (width - 1))
 
 
 class Softmax(Function):
@@ -74,7 +104,7 @@ class Softmax(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._saved_arrays()
-        return SoftmaxBackward.kernel(ctx.xp, grad, out, ctx.dim)
+        return SoftmaxBackward.kernel(ctx.xp, grad, out, ctx.dim, ctx._out_device.type == "cpu")
 
 
 class SoftmaxBackward(Function):
@@ -90,10 +120,11 @@ class SoftmaxBackward(Function):
     def forward(ctx, grad, y, *, dim):
         ctx.save_for_backward(grad, y)
         ctx.dim = dim
-        return SoftmaxBackward.kernel(ctx.xp, grad._data, y._data, dim)
+        cpu = grad._device.type == "cpu"
+        return SoftmaxBackward.kernel(ctx.xp, grad._data, y._data, dim, cpu)
 
     @staticmethod
-    def kernel(xp, g, yd, dim):
+    def kernel(xp, g, yd, dim, cpu):
         dt = g.dtype
         if opmath_dtype(dt):  # half: computed in float32 (its sum too) and rounded once, as torch
             g, yd = g.astype("float32"), yd.astype("float32")
@@ -102,6 +133,9 @@ class SoftmaxBackward(Function):
             s = gy
         elif dim == g.ndim - 1:
             s = _sum_last(xp, gy)
+            neg = _negative_zero_rows(xp, gy, s, cpu)  # NOTE [ Signed zeros of softmax backward ]
+            if neg is not None:
+                s[neg] = -0.0
         else:
             s = gy.sum(axis=dim, keepdims=True)
         out = xp.asarray(g - s)
@@ -150,7 +184,14 @@ class LogSoftmax(Function):
         dt = grad.dtype if opmath_dtype(grad._data.dtype) else None
         if dt is not None:  # half: in float32, rounded once, as torch's backward kernel
             grad, out = grad.float(), out.float()
-        r = grad - exp(out) * grad.sum(ctx.dim, keepdim=True)
+        g = grad._data
+        # a 0-d grad is its own sum (as -0., where sum() gives +0.: torch's +0. gradient)
+        s = grad.sum(ctx.dim, keepdim=True) if g.ndim else grad
+        r = grad - exp(out) * s
+        if ctx.dim == g.ndim - 1:  # NOTE [ Signed zeros of softmax backward ]
+            neg = _negative_zero_rows(ctx.xp, g, s._data, grad._device.type == "cpu")
+            if neg is not None:  # r is -0. on those rows: + +0. makes it +0., + -0. keeps any x
+                r = r + _const(ctx.xp.where(neg, 0.0, -0.0).astype(g.dtype), r)
         return r if dt is None else r.to(dt)
 
     @staticmethod
@@ -163,7 +204,12 @@ class LogSoftmax(Function):
         if not grad.ndim:
             r = grad - xp.exp(out) * grad
         else:
-            r = grad - xp.exp(out) * sum_array(xp, grad, (ctx.dim,), True)
+            s = sum_array(xp, grad, (ctx.dim,), True)
+            if ctx.dim == grad.ndim - 1:  # NOTE [ Signed zeros of softmax backward ]
+                neg = _negative_zero_rows(xp, grad, s, ctx._out_device.type == "cpu")
+                if neg is not None:
+                    s[neg] = -0.0
+            r = grad - xp.exp(out) * s
         return r if r.dtype == dt else r.astype(dt)
 
 

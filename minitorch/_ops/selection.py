@@ -424,6 +424,14 @@ def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
 
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
+    try:
+        return _masked_fill(input, mask, value)
+    except RuntimeError as err:  # torch broadcasts the mask (its "tensor a") against input
+        _raise_broadcast_error(None, (mask, input), err)
+
+
+def _masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    # apply's broadcast error names input "tensor a": torch's order for masked_fill_
     _check_mask(mask, "masked_fill_")
     fn = MaskedFillTensor if isinstance(value, Tensor) else MaskedFill
     value = _fill_value(input, value, "masked_fill_")
@@ -446,7 +454,7 @@ def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
         )._data
         input._vc[0] += 1
         return input
-    return apply_inplace(input, lambda s: masked_fill(s, mask, value), "masked_fill_", others)
+    return apply_inplace(input, lambda s: _masked_fill(s, mask, value), "masked_fill_", others)
 
 
 def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
