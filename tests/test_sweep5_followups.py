@@ -128,3 +128,21 @@ def test_standard_normal_helper_and_expand_error_names_the_last_bad_dim():
         match=r"tensor \(3\) must match the existing size \(2\) at non-singleton dimension 1",
     ):  # noqa: E501
         minitorch.zeros(3, 2).expand(4, 3)
+
+
+def test_nll_loss_target_entry_of_a_masked_row_is_negative_zero():
+    import numpy as np
+
+    # a +0. upstream gradient (the row masked out) gives the target entry -(w * 0) = -0., as
+    # torch writes it; a row ignore_index leaves unwritten stays +0.
+    lp = minitorch.tensor([[-1.0, -2.0, -0.5], [-0.3, -1.0, -2.0], [-1.0, -1.0, -1.0]])
+    lp.requires_grad_()
+    out = minitorch.nn.functional.nll_loss(
+        lp, minitorch.tensor([1, 2, 0]), reduction="none", ignore_index=0
+    )
+    (out * minitorch.tensor([1.0, 0.0, 1.0])).sum().backward()
+    assert np.signbit(lp.grad.numpy()).tolist() == [
+        [False, True, False],
+        [False, False, True],
+        [False, False, False],
+    ]

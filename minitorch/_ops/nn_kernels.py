@@ -11,7 +11,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product
-from minitorch._ops.pointwise import exp
+from minitorch._ops.pointwise import exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
@@ -22,6 +22,7 @@ from minitorch._ops.reduction import (
     sum_array,
 )
 from minitorch._ops.special import logit
+from minitorch._tensor import _make
 from minitorch.autograd.function import Function, name_node
 
 __all__ = ["softmax", "log_softmax"]
@@ -432,14 +433,19 @@ class NllLoss(Function):
                 # the backward divides by 1 there: the gradient is 0, as torch's
                 total = xp.asarray(xp.where(total == 0, 1, total), dtype=x.dtype)
         ctx.save_for_backward(safe, w, total)
+        ctx.counted = mask  # the rows not ignored (an array: constant)
         return xp.asarray(out, dtype=x.dtype)
+
+    # The target entry's gradient is -(w grad) as torch writes it (-0. for a +0. upstream
+    # gradient, a masked-out loss row), and +0. in the rows ignore_index leaves unwritten.
 
     @staticmethod
     def backward(ctx, grad):
         from minitorch._factories import zeros
 
         safe, w, total = ctx.saved_tensors
-        coef = 0 - w * grad  # +0, not -0, for ignored rows (as torch)
+        counted = _make(ctx.counted, grad._device, False, None)
+        coef = where(counted, -(w * grad), 0.0)
         if total is not None:
             coef = coef / total
         out = zeros(ctx.shape, dtype=coef.dtype, device=coef.device)
@@ -449,7 +455,7 @@ class NllLoss(Function):
     def _backward_data(ctx, grad):
         safe, w, total = ctx._saved_arrays()
         xp = ctx.xp
-        coef = 0 - w * grad  # +0, not -0, for ignored rows (as torch)
+        coef = xp.where(ctx.counted, -(w * grad), xp.zeros((), w.dtype))
         if total is not None:
             coef = coef / total
         if len(ctx.shape) != 2:
