@@ -146,3 +146,19 @@ def test_nll_loss_target_entry_of_a_masked_row_is_negative_zero():
         [False, False, True],
         [False, False, False],
     ]
+
+
+def test_cdist_propagates_nan():
+    import math
+
+    a = minitorch.tensor([[math.nan, 0.0], [1.0, 2.0]], requires_grad=True)
+    b = minitorch.tensor([[0.0, 0.0], [1.0, 1.0]])
+    d = minitorch.cdist(a, b)
+    assert math.isnan(d[0, 0].item()) and math.isnan(d[0, 1].item())
+    assert d[1].tolist() == pytest.approx([5**0.5, 1.0])
+    d.sum().backward()
+    assert math.isnan(a.grad[0, 1].item())  # torch: the NaN row's gradient is NaN
+    d0 = minitorch.cdist(a.detach(), b, p=0)
+    assert math.isnan(d0[0, 0].item()) and d0[1].tolist() == [2.0, 1.0]
+    inf = minitorch.tensor([[math.inf, 0.0]])
+    assert math.isnan(minitorch.cdist(inf, inf).item())  # inf - inf

@@ -378,13 +378,15 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if p == 2:
         # sqrt of the sum of squares with a zero gradient at zero distance, as torch
         sq = (diff * diff).sum(-1)
-        pos = sq > 0
+        pos = sq != 0  # (a NaN distance, from a NaN or inf - inf, stays NaN, as torch's)
         safe = _ops().where(pos, sq, sq.new_ones(()))
         return _ops().where(pos, safe.sqrt(), sq.new_zeros(()))
     if p == 0:
         # the count of differing coordinates, through sign so that the inputs get torch's zero
-        # gradient (vector_norm's count is not differentiable: no gradient at all)
-        return diff.sign().abs().sum(-1)
+        # gradient (vector_norm's count is not differentiable: no gradient at all); a NaN
+        # coordinate makes the count NaN, as torch's kernel (sign(nan) is 0)
+        ops = _ops()
+        return ops.where(diff.isnan(), math.nan, diff.sign().abs()).sum(-1)
     if p == math.inf:
         return LinfDistance.apply(diff)
     return vector_norm(diff, p, -1)
