@@ -162,3 +162,44 @@ def test_cdist_propagates_nan():
     assert math.isnan(d0[0, 0].item()) and d0[1].tolist() == [2.0, 1.0]
     inf = minitorch.tensor([[math.inf, 0.0]])
     assert math.isnan(minitorch.cdist(inf, inf).item())  # inf - inf
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (
+            lambda: minitorch.nn.functional.avg_pool2d(
+                minitorch.ones(2, 4, 4, dtype=minitorch.uint8), 2
+            ),
+            "\"avg_pool2d\" not implemented for 'Byte'",
+        ),  # noqa: E501
+        (
+            lambda: minitorch.nn.functional.avg_pool1d(
+                minitorch.ones(2, 4, dtype=minitorch.int32), 2
+            ),
+            "\"avg_pool2d\" not implemented for 'Int'",
+        ),  # noqa: E501
+        (
+            lambda: minitorch.nn.functional.avg_pool3d(minitorch.ones(1, 2, 2, 2).half(), 2),
+            "\"avg_pool3d_out_frame\" not implemented for 'Half'",
+        ),  # noqa: E501
+        (
+            lambda: minitorch.nn.functional.lp_pool2d(
+                minitorch.ones(2, 4, 4, dtype=minitorch.uint8), 2, 2
+            ),
+            "\"avg_pool2d\" not implemented for 'Byte'",
+        ),  # noqa: E501
+    ],
+)
+def test_average_pools_refuse_the_dtypes_torch_refuses(call, msg):
+    with pytest.raises(NotImplementedError, match=msg):
+        call()
+
+
+def test_average_pools_keep_the_dtypes_torch_takes():
+    F = minitorch.nn.functional
+    assert F.avg_pool2d(minitorch.ones(2, 4, 4, dtype=minitorch.int64), 2).dtype == minitorch.int64
+    assert F.avg_pool2d(minitorch.ones(2, 4, 4).half(), 2).dtype == minitorch.float16
+    assert F.avg_pool3d(minitorch.ones(1, 2, 2, 2, dtype=minitorch.float64), 2).tolist() == [
+        [[[1.0]]]
+    ]

@@ -249,9 +249,24 @@ def _avg_divisor(x, size, k, s, pads, out, count_include_pad, divisor_override):
     return div._data
 
 
+# the dtypes torch's CPU average-pooling kernels take (1-d pools run the 2-d kernel)
+_AVG_DTYPES = {
+    2: (_dtype.float32, _dtype.float64, _dtype.float16, _dtype.bfloat16, _dtype.int64),
+    3: (_dtype.float32, _dtype.float64, _dtype.int64),
+}
+_AVG_KERNELS = {2: "avg_pool2d", 3: "avg_pool3d_out_frame"}
+
+
+def _check_avg_dtype(input, n):
+    if input.dtype not in _AVG_DTYPES[n]:
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"{_AVG_KERNELS[n]}\" not implemented for '{name}'")
+
+
 def _avg_poolnd(
     n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op
 ):
+    _check_avg_dtype(input, n)
     k, s, pads, d, out = _pool_geometry(input, n, kernel_size, stride, padding, 1, ceil_mode, op)
     size = input.shape[input.ndim - n :]
     divisor = _avg_divisor(input, size, k, s, pads, out, count_include_pad, divisor_override)
