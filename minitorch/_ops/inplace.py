@@ -392,10 +392,14 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
     return self
 
 
-def with_out(fn):
+def with_out(fn=None, *, exact=False):
     """fn with torch's keyword `out=`: the result (a tensor, or a tuple such as sort's
     (values, indices)) written into the given tensor(s), which are returned (a tuple in the
-    result's type). For the functions whose body has no `out` of its own."""
+    result's type). For the functions whose body has no `out` of its own. `exact`: each out
+    tensor must have its result's dtype (torch's linalg kernels: NOTE [ linalg out= dtypes ]),
+    all checked before anything is written; otherwise results are cast into them."""
+    if fn is None:  # @with_out(exact=True)
+        return functools.partial(with_out, exact=exact)
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
@@ -403,11 +407,15 @@ def with_out(fn):
         if out is None:
             return result
         if isinstance(result, Tensor):
-            return write_out(out, result)
+            return (write_out_exact if exact else write_out)(out, result)
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(
                 f"{fn.__name__}(): argument 'out' must be a tuple of {len(result)} Tensors"
             )
+        if exact:
+            for o, r in zip(out, result, strict=True):
+                if isinstance(o, Tensor) and o.dtype is not r.dtype:
+                    raise _dtype.out_dtype_error(r.dtype, o.dtype)
         for o, r in zip(out, result, strict=True):
             write_out(o, r)
         if isinstance(result, return_types._StructSeq):  # torch.return_types.max_out & co

@@ -3,7 +3,6 @@ cholesky_solve, LU factorization and lu_solve; the shared checks of the linalg f
 
 from __future__ import annotations
 
-import functools
 import math
 
 from minitorch import _autocast_state as _autocast
@@ -47,7 +46,7 @@ def _write(result, out):
 # included, where most ops cast into it. The exceptions that cast are listed by torch's own
 # behaviour: cholesky_solve, cholesky_inverse, householder_product/orgqr, geqrf, torch.lu,
 # torch.cholesky, tensorinv/tensorsolve, pinv, cond. `_write_exact` (one result) and
-# `_exact_out` (a with_out for tuple results) implement the refusal.
+# `_exact_out` (with_out(exact=True), for tuple results) implement the refusal.
 
 
 def _write_exact(result, out):
@@ -60,34 +59,7 @@ def _write_exact(result, out):
     return write_out_exact(out, result)
 
 
-def _exact_out(fn):
-    """with_out whose out= tensors must each have their result's dtype. See NOTE [ linalg out=
-    dtypes ]. Only calls given out= pay for the check."""
-
-    def _result(result):
-        return result
-
-    _result.__name__ = fn.__name__  # (with_out's TypeError names the function)
-    write = with_out(_result)  # torch's tuple out= contract, for a result already computed
-
-    @functools.wraps(fn)
-    def wrapper(*args, out=None, **kwargs):
-        result = fn(*args, **kwargs)
-        if out is None:
-            return result
-        if isinstance(result, Tensor):
-            pairs = ((out, result),)
-        elif isinstance(out, (tuple, list)) and len(out) == len(result):
-            pairs = zip(out, result, strict=True)
-        else:  # with_out raises its TypeError
-            pairs = ()
-        for o, r in pairs:
-            if isinstance(o, Tensor) and o.dtype is not r.dtype:
-                raise _dtype.out_dtype_error(r.dtype, o.dtype)
-        return write(result, out=out)
-
-    wrapper.__signature__ = with_out(fn).__signature__
-    return wrapper
+_exact_out = with_out(exact=True)  # a with_out for tuple results that refuses other dtypes
 
 
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
