@@ -48,13 +48,15 @@ def _type_name(x) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
-def _index(x, op: str | None, name: str) -> int:
+def _index(x, op: str | None, name: str, pos: int | None = None) -> int:
     """x, which is not a plain int, as the int torch reads from it, or torch's TypeError naming
-    the op and argument (NOTE [ Int-like arguments ]; op None leaves the op out)."""
+    the op and argument, and its position when given (NOTE [ Int-like arguments ]; op None
+    leaves the op out)."""
     if _is_index(x):
         return operator.index(x)
     where = f"{op}(): argument" if op else "argument"
-    raise TypeError(f"{where} '{name}' must be int, not {_type_name(x)}")
+    at = "" if pos is None else f" (position {pos})"
+    raise TypeError(f"{where} '{name}'{at} must be int, not {_type_name(x)}")
 
 
 def _int_list(seq, op: str, name: str) -> tuple:

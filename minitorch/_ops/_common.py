@@ -7,11 +7,12 @@ from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _index as index
 from minitorch._tensor_methods import _int_list as int_list
 from minitorch._tensor_methods import _is_index as is_index
+from minitorch._tensor_methods import _type_name as type_name
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
-           "ints"]
+           "ints", "type_name", "no_overload"]
 
 
 def ints(seq, op: str, name: str) -> tuple:
@@ -94,6 +95,16 @@ def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
     t = type(x)
     shown = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
     return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {shown}")
+
+
+def no_overload(op: str, got: str, overloads) -> TypeError:
+    """torch's TypeError when no overload of `op` takes the arguments: `got` names their types
+    as torch's parser does ("Tensor, list"), `overloads` are the signatures it lists."""
+    listed = "".join(f" * ({o})\n" for o in overloads)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{listed}"
+    )
 
 
 def zeros_of(t: Tensor) -> Tensor:

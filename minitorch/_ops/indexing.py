@@ -258,9 +258,11 @@ def getitem(self: Tensor, key) -> Tensor:
     out = Index.apply(self, plan=plan)
     fn = out._grad_fn
     if fn is not None:  # its node reads the key's index tensors at backward
-        frees_index(fn)  # torch saves the index even when the key was a list
-        for t in plan.tensors or _key_tensors(key, self):
-            watch_index(fn, t)
+        watched = plan.tensors or _key_tensors(key, self)
+        for t in watched:
+            watch_index(fn, t)  # (which frees the index with the saved tensors)
+        if not watched:
+            frees_index(fn)  # torch saves the index even when the key was a list
     return out
 
 

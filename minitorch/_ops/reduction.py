@@ -9,6 +9,7 @@ from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
     is_floating,
+    no_overload,
     not_tensor,
     opmath_dtype,
     quiet_extreme,
@@ -688,18 +689,16 @@ def _check_nonempty(x, dims, op):
 
 
 _MAX_MIN_FORMS = (
-    "but expected one of:\n * (Tensor input, *, Tensor out = None)\n * (Tensor input, Tensor "
-    "other, *, Tensor out = None)\n * (Tensor input, int dim, bool keepdim = False, *, tuple of "
-    "Tensors out = None)\n"
+    "Tensor input, *, Tensor out = None",
+    "Tensor input, Tensor other, *, Tensor out = None",
+    "Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None",
 )
 
 
 def _max_min_invalid(kind, args, kwargs):
     got = ", ".join(["Tensor"] + [type(a).__name__ for a in args])
     got += "".join(f", {k}={type(v).__name__}" for k, v in kwargs.items())
-    return TypeError(
-        f"{kind}() received an invalid combination of arguments - got ({got}), {_MAX_MIN_FORMS}"
-    )
+    return no_overload(kind, got, _MAX_MIN_FORMS)
 
 
 # NOTE [ max/min overloads ]
@@ -756,10 +755,7 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
         fn = MaxAll if kind == "max" else MinAll
         return _out(fn.apply(input, dims=None, keepdim=False, kind=kind), out)
     if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
-        raise TypeError(
-            f"{kind}() received an invalid combination of arguments - got (Tensor, "
-            f"{type(dim).__name__}), {_MAX_MIN_FORMS}"
-        )
+        raise no_overload(kind, f"Tensor, {type(dim).__name__}", _MAX_MIN_FORMS)
     d = wrap_dim(operator.index(dim), x.ndim, kind)
     if x.ndim:
         _check_nonempty(x, (d,), kind)

@@ -13,10 +13,12 @@ from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
     is_floating,
+    no_overload,
     not_tensor,
     number,
     opmath_dtype,
     row_major,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops.inplace import with_out
@@ -46,25 +48,6 @@ __all__ = [
 # fmt: on
 
 
-def _no_overload(op, got, overloads):
-    """torch's TypeError when no overload of `op` takes the arguments (a list where the input
-    tensor belongs, for the ops torch declares with several signatures: std, any, quantile...).
-    `got` names the arguments' types as torch does; `overloads` are the signatures it lists."""
-    listed = "".join(f" * ({o})\n" for o in overloads)
-    return TypeError(
-        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
-        f"of:\n{listed}"
-    )
-
-
-def _type_name(x) -> str:
-    """An argument's type as torch's argument parser names it ("Tensor", "numpy.ndarray")."""
-    if isinstance(x, Tensor):
-        return "Tensor"
-    t = type(x)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-
-
 # --- boolean reductions (not differentiable) ---
 
 _BOOL_OVERLOADS = (
@@ -78,7 +61,7 @@ def _bool_reduce(kind, input, dim, keepdim, out):
     try:
         x = input._data
     except AttributeError:  # torch.all(list_of_flags): zero-cost when a tensor
-        raise _no_overload(kind, _type_name(input), _BOOL_OVERLOADS) from None
+        raise no_overload(kind, type_name(input), _BOOL_OVERLOADS) from None
     xp = input._device.backend.xp
     dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
@@ -196,7 +179,7 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     try:
         floating = input.dtype.is_floating_point
     except AttributeError:  # torch.std(list_of_predictions, 0): the forgotten stack
-        raise _no_overload(op, _type_name(input), _var_overloads(op)) from None
+        raise no_overload(op, type_name(input), _var_overloads(op)) from None
     if not floating:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = reduce_dims(dim, input._data.ndim, op)
@@ -844,14 +827,14 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     try:
         x = input._data
     except AttributeError:  # torch.quantile(list_of_scores, 0.9): the forgotten stack
-        got = f"{_type_name(input)}, {_type_name(q)}"
-        raise _no_overload(op, got, _QUANTILE_OVERLOADS) from None
+        got = f"{type_name(input)}, {type_name(q)}"
+        raise no_overload(op, got, _QUANTILE_OVERLOADS) from None
     xp = input._device.backend.xp
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not isinstance(q, numbers.Real):
         # q as a NumPy array or a list of levels: torch takes only a number or a tensor (checked
         # before the input's dtype, as torch's argument parser does)
-        raise _no_overload(op, f"Tensor, {_type_name(q)}", _QUANTILE_OVERLOADS)
+        raise no_overload(op, f"Tensor, {type_name(q)}", _QUANTILE_OVERLOADS)
     if x.dtype.kind != "f" or x.dtype.itemsize < 4:
         raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
     if scalar_q:

@@ -4,11 +4,10 @@ igamma, igammac, mvlgamma."""
 from __future__ import annotations
 
 import math
-import operator
 
 from minitorch._ops._common import (
     cast,
-    is_index,
+    index,
     opmath_dtype,
     promote,
     promote_float,
@@ -172,20 +171,10 @@ digamma = _unary(Digamma, "digamma", "The digamma function ψ, the derivative of
 
 def polygamma(n, input, *, out=None):
     """The n-th derivative of the digamma function. Mirrors torch.polygamma."""
-    n = _order(n, "polygamma", "'n' (position 1)")
+    n = n if n.__class__ is int else index(n, "polygamma", "n", 1)  # not 1.5: torch refuses
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return _out(Polygamma.apply(_to_float(input, "polygamma"), n=n), out)
-
-
-def _order(value, op: str, name: str) -> int:
-    """An int order argument: NumPy integers and 0-d integer tensors too, but not a float or a
-    bool, which torch refuses (truncating 1.5 would give another function's values)."""
-    if value.__class__ is int:
-        return value
-    if is_index(value):
-        return operator.index(value)
-    raise TypeError(f"{op}(): argument {name} must be int, not {type(value).__name__}")
 
 
 # --- logit ---
@@ -442,7 +431,7 @@ class Mvlgamma(Function):
 def mvlgamma(input, p, *, out=None):
     """The multivariate log-gamma of dimension p: sum over j < p of lgamma(input - j/2), plus
     p (p - 1) / 4 log(pi). Mirrors torch.mvlgamma."""
-    p = _order(p, "mvlgamma", "'p'")
+    p = p if p.__class__ is int else index(p, "mvlgamma", "p")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
     if isinstance(input, Tensor) and input._data.dtype.kind == "b":
