@@ -85,10 +85,11 @@ class Cumsum(Function):
             # flipped back, the sums would be a negative-stride view, which a torch tensor never
             # is (x.grad.numpy() would then be refused by from_numpy): own row-major memory
             out = xp.ascontiguousarray(
-                _flip(xp, xp.cumsum(_flip(xp, x, dim), axis=dim, dtype=acc), dim)
+                _flip(xp, _flip(xp, x, dim).cumsum(axis=dim, dtype=acc), dim)
             )
-        else:
-            out = row_major(xp, xp.cumsum(x, axis=dim, dtype=acc))
+        else:  # the array's method: C all the way (xp.cumsum's Python wrapper would own its
+            # RuntimeWarnings; NOTE [ Reductions call the ufunc ])
+            out = row_major(xp, x.cumsum(axis=dim, dtype=acc))
         return out.astype(x.dtype, copy=False)
 
     @staticmethod

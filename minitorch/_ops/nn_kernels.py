@@ -778,7 +778,7 @@ def _mean_rows(xp, a, v, out, inv_d):
     if v is not None:
         xp.matmul(a, v, out=out)
     else:
-        a.sum(axis=1, out=out)
+        xp.add.reduce(a, axis=1, out=out)  # NOTE [ Reductions call the ufunc ]
         out *= inv_d
 
 

@@ -302,7 +302,11 @@ def sum_array(xp, x, dims, keepdim, np_dtype=None):
             return out
     target = x.dtype if np_dtype is None else np_dtype
     acc = opmath_dtype(target)
-    out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
+    # NOTE [ Reductions call the ufunc ]
+    # xp.add.reduce is what ndarray.sum runs, minus a Python frame in numpy/_core/_methods.py:
+    # called from here, NumPy's RuntimeWarning for inf + -inf is attributed to this module and
+    # silenced by minitorch's filter (torch sums to nan without a word), and the call is cheaper.
+    out = xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim)
     return xp.asarray(out, dtype=target if acc else None)
 
 
@@ -357,8 +361,11 @@ class Mean(Function):
         if out is not None:
             out /= n
             return row_major(xp, out)
-        acc = _accumulate_dtype(x)  # the sum over n, as NumPy's mean (whose wrapper costs more)
-        out = xp.asarray(x.sum(axis=dims, keepdims=keepdim, dtype=acc) / n, dtype=x.dtype)
+        # the sum over n, as NumPy's mean (whose wrapper costs more; NOTE [ Reductions call the
+        # ufunc ])
+        acc = _accumulate_dtype(x)
+        s = xp.add.reduce(x, axis=dims, dtype=acc, keepdims=keepdim)
+        out = xp.asarray(s / n, dtype=x.dtype)
         return row_major(xp, out)
 
     @staticmethod
@@ -510,7 +517,7 @@ class Nansum(Function):
             x = xp.where(xp.isnan(x), 0, x)
         target = x.dtype if np_dtype is None else np_dtype
         acc = opmath_dtype(target)
-        out = x.sum(axis=dims, keepdims=keepdim, dtype=acc or np_dtype)
+        out = xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim)
         return xp.asarray(out, dtype=target if acc else None)
 
     @staticmethod

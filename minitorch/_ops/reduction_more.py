@@ -111,8 +111,8 @@ def _moments(ctx, x, dims, keepdim, correction):
         shape = keep_shape(x.shape, dims)
         ss = xp.zeros(shape, dtype=x.dtype)
     else:
-        d = x - x.mean(axis=dims, keepdims=True)
-        ss = (d * d).sum(axis=dims, keepdims=True)
+        d = x - xp.add.reduce(x, axis=dims, keepdims=True) / n  # NOTE [ Reductions call the ufunc ]
+        ss = xp.add.reduce(d * d, axis=dims, keepdims=True)
     if dof <= 0:  # the public function warned
         v = xp.where(ss > 0, xp.asarray(math.inf, dtype=x.dtype), xp.asarray(math.nan, x.dtype))
     else:
