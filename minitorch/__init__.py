@@ -151,9 +151,20 @@ def _assert(condition, message):
 
 
 def typename(obj) -> str:
+    """'torch.FloatTensor' for a tensor, else the dotted name of obj (a class or function) or of
+    its class: 'numpy.ndarray', 'int', 'minitorch.nn.modules.linear.Linear'. Mirrors
+    torch.typename."""
     if isinstance(obj, Tensor):
         return obj.type()
-    return type(obj).__name__
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__ or ""
+        qualname = obj.__class__.__qualname__
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
 # torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
@@ -188,6 +199,7 @@ _LAZY_MODULES = (
     "version",
     "signal",
     "fx",
+    "functional",
     "mps",
     "xpu",
     "distributed",
@@ -240,6 +252,33 @@ _LAZY_NAMES.update(dict.fromkeys(_NN_TORCH_NAMES, "nn._torch_namespace"))
 _LAZY_NAMES.update(dict.fromkeys(_ops._LAZY_OPS, "_ops"))
 
 
+# torch.has_<x>: what torch.backends says of x (the first four warn that they are deprecated, as
+# torch's do)
+_BUILD_FLAGS = {
+    "has_cuda": ("cuda", "is_built"),
+    "has_cudnn": ("cudnn", "is_available"),
+    "has_mps": ("mps", "is_built"),
+    "has_mkldnn": ("mkldnn", "is_available"),
+    "has_openmp": ("openmp", "is_available"),
+    "has_mkl": ("mkl", "is_available"),
+    "has_lapack": None,  # NumPy always brings LAPACK
+    "has_spectral": None,
+}
+
+
+def _build_flag(name: str) -> bool:
+    spec = _BUILD_FLAGS[name]
+    if spec is None:
+        return True
+    backend, query = spec
+    if name in ("has_cuda", "has_cudnn", "has_mps", "has_mkldnn"):
+        where = f"torch.backends.{backend}.{query}()"
+        _warnings.warn(f"'{name}' is deprecated, please use '{where}'", UserWarning, stacklevel=3)
+    import minitorch.backends
+
+    return getattr(getattr(minitorch.backends, backend), query)()
+
+
 def __getattr__(name):
     import importlib
 
@@ -250,6 +289,8 @@ def __getattr__(name):
         if name in foreach.__all__:
             globals()[name] = value = getattr(foreach, name)
             return value
+    if name in _BUILD_FLAGS:  # torch.has_cuda, ...: deprecated build flags
+        return _build_flag(name)
     if name in _LAZY_NAMES:
         module = _LAZY_NAMES[name]
         value = getattr(importlib.import_module(f"minitorch.{module}"), name)

@@ -53,15 +53,38 @@ def _per_entry(other, n: int, op: str) -> list:
 _NUMBER_FORMS = {"maximum": "clamp_min", "minimum": "clamp_max"}
 
 
+def _operand(op_name: str, other, named: dict, names: tuple):
+    """The second operand given by keyword: torch's overloads name it scalar=, scalars= or
+    other= (exponent= for pow), and EMA code passes it so."""
+    for key in named:
+        if key not in names or other is not _MISSING:
+            raise TypeError(f"{op_name}() got an unexpected keyword argument '{key}'")
+        other = named[key]
+    if other is _MISSING:
+        raise TypeError(f"{op_name}() missing 1 required positional argument: 'other'")
+    return other
+
+
+_MISSING = object()
+
+
 def _binary(name: str, inplace: bool):
     op_name = f"_foreach_{name}{'_' if inplace else ''}"
+    names = ("exponent",) if name == "pow" else ("scalar", "scalars", "other")
 
-    def op(self, other, *, alpha=None):
+    def op(self, other=_MISSING, *, alpha=None, **named):
+        if named or other is _MISSING:
+            other = _operand(op_name, other, named, names)
         if name == "pow" and not inplace and not isinstance(self, (list, tuple)):
             # _foreach_pow(scalar, exponents): scalar ** t for each t (torch's foreach Adam
             # computes its bias corrections as beta ** step this way)
             return tuple(_ops.pow(self, t) for t in _tensors(other, op_name))
         xs = _tensors(self, op_name)
+        if isinstance(other, Tensor) and other.ndim and name != "pow":
+            raise RuntimeError(
+                f"scalar tensor expected to be 0 dim but it has {other.ndim} dimensions and "
+                f"{other.numel()} elements."
+            )
         ys = _per_entry(other, len(xs), op_name)
         kw = {} if alpha is None else {"alpha": alpha}
         fn = getattr(_ops, _NUMBER_FORMS.get(name, name))

@@ -88,9 +88,10 @@ class AveragedModel(Module):
     update_parameters() calls: the running mean by default (SWA), or avg_fn / multi_avg_fn
     (e.g. get_ema_multi_avg_fn()). Mirrors torch.optim.swa_utils.AveragedModel.
 
-    The first update copies the model in, chosen on the device with `where` (n_averaged == 0)
-    rather than by reading the counter back. Differences from torch: the default average is
-    the same formula (get_swa_avg_fn) on every device.
+    The first update copies the model in. Differences from torch: the default average is the
+    same formula (get_swa_avg_fn) on every device; with n_averaged on a GPU the first update is
+    chosen there with `where` rather than by reading the counter back, so avg_fn /
+    multi_avg_fn also run (with n = 0) on that first call, their result discarded.
     """
 
     def __init__(
@@ -122,7 +123,19 @@ class AveragedModel(Module):
         current = [
             p.detach().to(a.device) for a, p in zip(averaged, self._tensors(model), strict=False)
         ]
-        if averaged:
+        if averaged and self.n_averaged.device.type == "cpu":
+            # host memory: read the count as torch does, so the first call only copies and
+            # avg_fn / multi_avg_fn first see n = 1 (a user's 1 / n works)
+            if int(self.n_averaged) == 0:
+                for a, c in zip(averaged, current, strict=True):
+                    a.copy_(c)
+            elif self.multi_avg_fn is not None:
+                self.multi_avg_fn(averaged, current, self.n_averaged.to(averaged[0].device))
+            else:
+                avg_fn = self.avg_fn if self.avg_fn is not None else get_swa_avg_fn()
+                for a, c in zip(averaged, current, strict=True):
+                    a.copy_(avg_fn(a, c, self.n_averaged.to(a.device)))
+        elif averaged:
             n = self.n_averaged.to(averaged[0].device)
             first = n == 0
             if self.multi_avg_fn is not None:

@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+import minitorch as _minitorch
 from minitorch import _dtype
 from minitorch._backend import Device
 from minitorch._backend import device as as_device
@@ -75,19 +76,7 @@ def _addindent(text: str, num_spaces: int) -> str:
     return "\n".join([lines[0], *rest])
 
 
-def _typename(obj) -> str:
-    """Mirrors torch.typename: 'torch.FloatTensor' for a tensor, 'int', 'pkg.mod.Class'."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__ or ""
-        qualname = obj.__class__.__qualname__
-    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+_typename = _minitorch.typename  # torch's messages name types as torch.typename does
 
 
 def _forward_unimplemented(self, *input: Any) -> None:

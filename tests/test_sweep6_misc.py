@@ -1,0 +1,128 @@
+"""Drop-in gaps found by the sixth sweep (semi-supervised training code, legacy code, 3-D code):
+AveragedModel's first update, _foreach_* keyword operands, torch.functional, torch.typename,
+the has_* build flags, nn.init's _no_grad_* helpers, nn.parallel.data_parallel as a module."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import minitorch as torch
+from minitorch import nn
+
+
+def test_averaged_model_first_update_only_copies():
+    # torch copies the model in on the first call; avg_fn first runs at the second, with n = 1
+    seen = []
+
+    def ema(avg, cur, n):
+        seen.append(int(n))
+        return avg + (cur - avg) / n  # a user's 1 / n: fine for n >= 1
+
+    model = nn.Linear(2, 2)
+    swa = torch.optim.swa_utils.AveragedModel(model, avg_fn=ema)
+    for step in range(3):
+        with torch.no_grad():
+            model.weight.fill_(float(step))
+        swa.update_parameters(model)
+    assert seen == [1, 1, 2, 2]  # weight and bias, at the second and third updates
+    np.testing.assert_allclose(
+        swa.module.weight.detach().numpy(), np.full((2, 2), 1.5)
+    )  # 0, 1, 1.5
+    assert int(swa.n_averaged) == 3
+
+
+def test_averaged_model_first_update_skips_multi_avg_fn():
+    calls = []
+
+    def multi(avg_list, cur_list, n):
+        calls.append(int(n))
+        for a, c in zip(avg_list, cur_list, strict=True):
+            a.add_(c - a, alpha=1.0 / int(n))
+
+    model = nn.Linear(2, 1)
+    swa = torch.optim.swa_utils.AveragedModel(model, multi_avg_fn=multi)
+    swa.update_parameters(model)
+    swa.update_parameters(model)
+    assert calls == [1]
+
+
+def test_foreach_operands_by_keyword():
+    xs = [torch.ones(2), torch.ones(3)]
+    torch._foreach_mul_(xs, scalar=0.5)
+    torch._foreach_mul_(xs, scalars=[2.0, 4.0])
+    assert [x.tolist() for x in xs] == [[1.0, 1.0], [2.0, 2.0, 2.0]]
+    ys = torch._foreach_add(xs, other=[torch.ones(2), torch.ones(3)], alpha=2)
+    assert [y.tolist() for y in ys] == [[3.0, 3.0], [4.0, 4.0, 4.0]]
+    assert torch._foreach_pow(xs, exponent=2.0)[1].tolist() == [4.0, 4.0, 4.0]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'exponent'"):
+        torch._foreach_mul_(xs, exponent=2.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'scalar'"):
+        torch._foreach_mul_(xs, 2.0, scalar=2.0)
+
+
+def test_foreach_scalar_tensor_must_be_0d():
+    xs = [torch.ones(2)]
+    with pytest.raises(RuntimeError, match="scalar tensor expected to be 0 dim but it has 1"):
+        torch._foreach_mul_(xs, torch.tensor([2.0]))
+    torch._foreach_mul_(xs, torch.tensor(2.0))
+    assert xs[0].tolist() == [2.0, 2.0]
+
+
+def test_torch_functional_module():
+    import minitorch.functional as tf
+
+    x = torch.tensor([[1.0, -2.0], [3.0, 4.0]])
+    assert torch.functional is tf
+    assert tf.F is torch.nn.functional
+    assert tf.F.relu(x).tolist() == [[1.0, 0.0], [3.0, 4.0]]
+    np.testing.assert_allclose(tf.norm(x, dim=-1).numpy(), [5**0.5, 5.0], rtol=1e-6)
+    assert [t.tolist() for t in tf.split(x, 1)] == [[[1.0, -2.0]], [[3.0, 4.0]]]
+    assert tf.einsum("ij->ji", x).tolist() == [[1.0, 3.0], [-2.0, 4.0]]
+    assert tf.Tensor is torch.Tensor
+    with pytest.raises(AttributeError):
+        tf.relu  # noqa: B018 (torch.functional has no relu of its own)
+
+
+def test_typename_is_dotted():
+    assert torch.typename(np.zeros(1)) == "numpy.ndarray"
+    assert torch.typename(nn.Linear(1, 1)) == "minitorch.nn.modules.linear.Linear"
+    assert torch.typename(nn.Linear) == "minitorch.nn.modules.linear.Linear"
+    assert torch.typename(1) == "int"
+    assert torch.typename(len) == "len"
+    assert torch.typename(torch.zeros(1)) == "torch.FloatTensor"
+
+
+def test_build_flags():
+    with pytest.warns(UserWarning, match="'has_cuda' is deprecated"):
+        assert torch.has_cuda is torch.backends.cuda.is_built()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert torch.has_lapack is True
+        assert torch.has_mkl is torch.backends.mkl.is_available()
+
+
+def test_init_no_grad_helpers():
+    torch.manual_seed(0)
+    w = torch.empty(200, 50, requires_grad=True)
+    nn.init._no_grad_trunc_normal_(w, 0.0, 1.0, -0.5, 0.5)
+    assert w.requires_grad and w.grad_fn is None
+    assert -0.5 <= w.min().item() and w.max().item() <= 0.5
+    nn.init._no_grad_uniform_(w, 2.0, 3.0)
+    assert 2.0 <= w.min().item() and w.max().item() < 3.0
+    nn.init._no_grad_normal_(w, 10.0, 0.1)
+    assert abs(w.mean().item() - 10.0) < 0.01
+    nn.init._no_grad_fill_(w, 7.0)
+    assert (w == 7.0).all()
+    nn.init._no_grad_zero_(w)
+    assert (w == 0).all()
+
+
+def test_data_parallel_is_a_module_too():
+    mod = importlib.import_module("minitorch.nn.parallel.data_parallel")
+    assert mod.DataParallel is nn.DataParallel
+    # the package attribute stays the function (as torch's)
+    assert callable(nn.parallel.data_parallel) and nn.parallel.data_parallel is mod.data_parallel
