@@ -191,7 +191,11 @@ class Tensor(TensorMethods):
         return strides[_dim_arg(dim, self._data.ndim, "stride")]
 
     def storage_offset(self) -> int:
-        return 0 if self._base is None or not _in_base_memory(self) else _storage_offset(self)
+        root = _storage_root(self)
+        if root is self:
+            return 0
+        b = backend_of(self._device)
+        return (b.data_ptr(self._data) - b.data_ptr(root._data)) // self._data.itemsize
 
     def is_contiguous(self, memory_format=None) -> bool:
         """Whether the elements lie densely in memory_format's order (row-major by default).
@@ -375,6 +379,12 @@ class Tensor(TensorMethods):
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
+        if self._grad_acc is not None and self._requires_grad:
+            from minitorch.autograd.function import _leaf_requires_grad
+
+            # a leaf frozen between forward and backward (a mean teacher's parameters): graphs
+            # recorded already stop accumulating into it, as after requires_grad_(False)
+            _leaf_requires_grad(self, False)
         self._grad_fn = None
         self._requires_grad = False
         self.__dict__.pop("_output_nr", None)
@@ -747,6 +757,7 @@ _AUTOGRAD_KEYS = frozenset(
         "_view_chain",
         "_no_grad_view",
         "_grad_views",
+        "_storage_root",
     )
 )
 
@@ -842,9 +853,24 @@ def _wrap_dim(dim, ndim, op="dim"):
 def _in_base_memory(t) -> bool:
     """Whether the view t still lies in its base's memory: `.data =` and resize_ give it memory
     of its own (as torch's set_ gives it a new storage), though it stays a view for autograd."""
+    return _lies_in(t, t._base)
+
+
+def _lies_in(t, owner) -> bool:
     b = backend_of(t._device)
-    start = b.data_ptr(t._base._data)
-    return start <= b.data_ptr(t._data) < start + max(t._base._data.nbytes, 1)
+    start = b.data_ptr(owner._data)
+    return start <= b.data_ptr(t._data) < start + max(owner._data.nbytes, 1)
+
+
+def _storage_root(t):
+    """The tensor whose first element starts t's storage (t itself when t owns its memory): its
+    base, or the tensor a dtype view reinterprets (NOTE [ Dtype views ] in
+    minitorch/_ops/shape.py), for storage_offset()."""
+    owner = t._base if t._base is not None and _in_base_memory(t) else t
+    root = owner.__dict__.get("_storage_root")
+    if root is not None and _lies_in(t, root):
+        return root
+    return owner
 
 
 def _storage_offset(t) -> int:

@@ -126,3 +126,17 @@ def test_data_parallel_is_a_module_too():
     assert mod.DataParallel is nn.DataParallel
     # the package attribute stays the function (as torch's)
     assert callable(nn.parallel.data_parallel) and nn.parallel.data_parallel is mod.data_parallel
+
+
+def test_detach_in_place_after_forward_freezes_the_leaf():
+    # a teacher's parameters frozen with detach_() between forward and backward get no .grad
+    p = nn.Parameter(torch.ones(2))
+    q = nn.Parameter(torch.ones(2))
+    y = (p * p + q).sum()
+    p.detach_()
+    y.backward()
+    assert p.grad is None and not p.requires_grad
+    assert q.grad.tolist() == [1.0, 1.0]
+    p.requires_grad_()  # and it can learn again
+    (p * 3).sum().backward()
+    assert p.grad.tolist() == [3.0, 3.0]

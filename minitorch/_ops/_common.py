@@ -12,7 +12,7 @@ from minitorch._tensor_methods import _type_name as type_name
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
-           "ints", "type_name", "no_overload"]
+           "ints", "type_name", "no_overload", "wrapped_big_ints"]
 
 
 def ints(seq, op: str, name: str) -> tuple:
@@ -255,6 +255,34 @@ def promote(a, b, op: str, wrap: bool = True):
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
 
 
+# NOTE [ Unsigned 64-bit numbers ]
+# torch converts a Python int operand of an int64 tensor as a C int64 or, failing that, as a C
+# uint64 read back as int64: so 0x9E3779B97F4A7C15 and 0xFFFFFFFFFFFFFFFF (hash constants,
+# masks) wrap to negative numbers, and x * 0x9E3779B97F4A7C15 gives the wrapped product; numbers
+# outside both ranges raise OverflowError. NumPy raises OverflowError for any number outside
+# int64, so the ops retry with wrapped_big_ints only when their kernel raised it: the common path
+# of an operator with a number does no range check.
+_INT64 = _dtype.int64.np
+
+
+def wrapped_big_ints(a, b):
+    """(a, b) with a Python int in [2**63, 2**64) wrapped into int64 as torch converts it, for an
+    op whose kernel raised OverflowError (NOTE [ Unsigned 64-bit numbers ]); None where there is
+    none to wrap (the caller re-raises); torch's OverflowError for an int outside both ranges."""
+    wrapped = None
+    for v in (a, b):
+        if v.__class__ is int:
+            if v >= 1 << 64:
+                raise OverflowError("int too big to convert")
+            if v < -(1 << 63):
+                raise OverflowError("can't convert negative int to unsigned")
+            if v >= 1 << 63:
+                wrapped = True
+    if wrapped is None:
+        return None
+    return tuple(wrap_int(v, _INT64) if v.__class__ is int else v for v in (a, b))
+
+
 def weak_scalar(value, ref: Tensor, op: str) -> Tensor:
     """A Python number on the left of a tensor (1 - t, 2 ** t, 10 // t, 7 % t) as a 0-d tensor of
     the dtype the pair promotes to: the number stays weak, as torch's wrapped numbers do (1 - a
@@ -264,7 +292,13 @@ def weak_scalar(value, ref: Tensor, op: str) -> Tensor:
         return value
     _, value, dt = promote(ref, value, op)
     xp = ref._device.backend.xp
-    data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
+    try:
+        data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
+    except RuntimeError:  # 0x9E3779B97F4A7C15 - x: NOTE [ Unsigned 64-bit numbers ]
+        wrapped = wrapped_big_ints(value, None) if dt.np == _INT64 else None
+        if wrapped is None:
+            raise
+        data = xp.asarray(wrapped[0], dtype=dt.np)
     return _make(data, ref._device, False, None)
 
 

@@ -121,15 +121,21 @@ def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
     kind = dt.kind
     if kind == "b" or kind == "u" and dt.itemsize == 1:
         if kind != "b":
-            warnings.warn(
-                "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                "torch.bool instead.",
-                UserWarning,
-                stacklevel=6,
-            )
+            if arr.ndim:  # (torch reads a 0-d one as a bool scalar without a word)
+                warnings.warn(
+                    "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                    "torch.bool instead.",
+                    UserWarning,
+                    stacklevel=6,
+                )
             arr = arr.astype(bool)
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
     if not is_index_dtype(dt):
+        if kind == "i" and arr.ndim == 0 and as_select:
+            # torch reads a 0-d int8/int16 tensor as a number (index_put keeps refusing it)
+            if dev.type == "cpu":
+                return ("int", int(arr))
+            return ("index", arr.astype("int64"))
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if arr.ndim == 0 and as_select and dev.type == "cpu":
         return ("int", int(arr))

@@ -69,6 +69,37 @@ def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
     return out if name is None else name_node(out, name, shown=shown)
 
 
+class _InplaceNegativeSlope(Function):
+    """out = a; its backward raises `message`. torch's in-place leaky_relu_ / elu_ / celu_
+    save their result, not their input, and read the input's sign off it in backward, which a
+    negative slope (alpha) makes impossible: torch refuses at backward, not at the forward, and
+    so does this node at the end of such an in-place op. (minitorch keeps the input, so it could
+    compute the gradient; it refuses to match torch.)"""
+
+    @staticmethod
+    def forward(ctx, a, *, message):
+        ctx.message = message
+        return a._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
+_INPLACE_NEGATIVE_SLOPE = (
+    "In-place {} backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+def _refuse_backward(compute, op: str):
+    """compute, whose result's backward raises torch's error for in-place `op` with a negative
+    slope (see _InplaceNegativeSlope); only on that rare path."""
+    message = _INPLACE_NEGATIVE_SLOPE.format(op)
+    return lambda x: _InplaceNegativeSlope.apply(compute(x), message=message)
+
+
 def _wide(grad, *saved):
     """(half dtype or None, grad, *saved): a half grad and the saved tensors widened to float32
     for the Tensor backward formulas below, whose result the caller rounds once (`_narrow`), as
@@ -229,9 +260,13 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     _float_only(input, "leaky_relu_cpu", "leaky_relu")
     # NOTE [ Number-like arguments ]
     negative_slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
-    return _result(
-        input, inplace, lambda x: LeakyRelu.apply(x, negative_slope=negative_slope), "leaky_relu"
-    )
+
+    def compute(x):
+        return LeakyRelu.apply(x, negative_slope=negative_slope)
+
+    if inplace and negative_slope < 0:
+        compute = _refuse_backward(compute, "leakyReLu")  # (torch's spelling)
+    return _result(input, inplace, compute, "leaky_relu")
 
 
 class Hardsigmoid(Function):
@@ -517,7 +552,9 @@ class Elu(Function):
         x = a._data
         y = opmath_array(x)
         neg = xp.expm1(xp.minimum(y, 0) * input_scale) * (alpha * scale)
-        return _arr(xp, xp.where(y > 0, y * scale, neg).astype(x.dtype, copy=False))
+        # zeros take the linear branch: torch's elu(±0) is ±0 for every alpha, and minimum's
+        # +0 would lose -0's sign in the other one
+        return _arr(xp, xp.where(y >= 0, y * scale, neg).astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -548,9 +585,13 @@ def elu(input, alpha=1.0, inplace=False):
     """input if > 0, else alpha * (exp(input) - 1). Mirrors torch.nn.functional.elu."""
     _float_only(input, "elu_cpu", "elu")
     alpha = _number(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
-    return _result(
-        input, inplace, lambda x: Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0), "elu"
-    )
+
+    def compute(x):
+        return Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0)
+
+    if inplace and alpha < 0:
+        compute = _refuse_backward(compute, "elu")
+    return _result(input, inplace, compute, "elu")
 
 
 def selu(input, inplace=False):
@@ -570,12 +611,13 @@ def celu(input, alpha=1.0, inplace=False):
     alpha = _number(alpha, "celu", "alpha", 2)  # NOTE [ Number-like arguments ]
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _result(
-        input,
-        inplace,
-        lambda x: Celu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha),
-        "celu",
-    )
+
+    def compute(x):
+        return Celu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+
+    if inplace and alpha < 0:
+        compute = _refuse_backward(compute, "elu")  # (torch's celu_ is its elu_)
+    return _result(input, inplace, compute, "celu")
 
 
 def selu_(input):

@@ -332,11 +332,13 @@ def setitem(self: Tensor, key, value) -> None:
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves the
     winner unspecified).
     """
-    if not isinstance(value, Tensor) and _byte_mask_key(key):
-        # torch runs x[mask] = number as masked_fill_, which takes bool masks only
-        raise RuntimeError(
-            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
-        )
+    if (
+        key.__class__ is not int
+        and (value._data.size == 1 if isinstance(value, Tensor) else _one_value(value))
+        and _byte_mask_key(key)
+    ):
+        # torch runs x[mask] = one value as masked_fill_, which takes bool masks only
+        raise RuntimeError(_BYTE_MASK_FILL)
     plan = parse_key(self, key)
     vt = _value_tensor(self, value)
     if vt is not None:
@@ -391,13 +393,27 @@ def setitem(self: Tensor, key, value) -> None:
     )
 
 
+_BYTE_MASK_FILL = "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+
+
+def _one_value(value) -> bool:
+    """A non-tensor value torch makes a one-element tensor of (a number, a NumPy scalar)."""
+    return not isinstance(value, (list, tuple)) and getattr(value, "size", 1) == 1
+
+
 def _byte_mask_key(key) -> bool:
-    """A key that is one uint8 mask (a tensor or a NumPy array)."""
-    if isinstance(key, tuple) and len(key) == 1:
-        key = key[0]
-    if isinstance(key, Tensor):
-        return key._data.dtype == "uint8"
-    return getattr(key, "dtype", None) == "uint8" and getattr(key, "ndim", 0) > 0
+    """A key whose only index tensor is a uint8 mask of one dim or more (a tensor or a NumPy
+    array), beside ints, slices, None and Ellipsis: torch gives x[key] = one value to
+    masked_fill_. A 0-d uint8 tensor is a bool scalar there, as in a read."""
+    found = False
+    for k in key if key.__class__ is tuple else (key,):
+        if k is None or k is Ellipsis or k.__class__ in (int, slice, bool):
+            continue
+        a = k._data if isinstance(k, Tensor) else k
+        if found or getattr(a, "dtype", None) != "uint8" or getattr(a, "ndim", 0) == 0:
+            return False
+        found = True
+    return found
 
 
 def _masked_fill_key(key, value: Tensor) -> bool:
@@ -420,9 +436,14 @@ def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
     return parse_key(self, tuple(indices), as_select=False)
 
 
-def _put_values(self: Tensor, values, plan: IndexPlan, op: str) -> Tensor:
+def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumulate) -> Tensor:
     if not isinstance(values, Tensor):
         raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type(values).__name__}")
+    if values._data.size == 1 and not accumulate and len(indices) == 1:
+        i = indices[0]
+        if i is not None and i._data.dtype == "uint8":
+            # torch runs a one-mask, one-value put as masked_fill_, which takes bool masks only
+            raise RuntimeError(_BYTE_MASK_FILL)
     if values.dtype is not self.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
@@ -436,7 +457,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     """A copy of input with input[indices] = values (+= when accumulate). Mirrors
     torch.index_put."""
     plan = _put_plan(input, indices, "index_put")
-    values = _put_values(input, values, plan, "index_put")
+    values = _put_values(input, values, plan, "index_put", indices, accumulate)
     out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
     return watch_indices(out, *[i for i in indices if i is not None])
 
@@ -445,7 +466,7 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     """input[indices] = values in place (+= when accumulate; duplicates add up). Mirrors
     torch.Tensor.index_put_."""
     plan = _put_plan(input, indices, "index_put_")
-    values = _put_values(input, values, plan, "index_put_")
+    values = _put_values(input, values, plan, "index_put_", indices, accumulate)
     accumulate = bool(accumulate)
     check_partial_overlap(input, values)
     if not (state.enabled and (input._requires_grad or values._requires_grad)):

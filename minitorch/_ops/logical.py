@@ -4,7 +4,7 @@ in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less,
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import promote, same_device
+from minitorch._ops._common import promote, same_device, wrapped_big_ints
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
@@ -80,10 +80,16 @@ def _bitwise(name: str):
     def op(input, other, *, out=None):
         a, b, dt = _integral(input, other, name, f"{name}_cpu")
         ref = a if isinstance(a, Tensor) else b
+        kernel = getattr(ref._device.backend.xp, name)
         try:
-            r = getattr(ref._device.backend.xp, name)(_d(a), _d(b))
+            r = kernel(_d(a), _d(b))
         except ValueError as e:
             _raise_broadcast_error(op, (a, b), e)
+        except OverflowError:  # x ^ 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
+            wrapped = wrapped_big_ints(a, b)
+            if wrapped is None:
+                raise
+            r = kernel(_d(wrapped[0]), _d(wrapped[1]))
         return _out(_new(r.astype(dt.np, copy=False), ref), out)
 
     op.__name__ = op.__qualname__ = name

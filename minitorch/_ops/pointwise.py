@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import operator as _operator
 import warnings
 
@@ -20,6 +21,7 @@ from minitorch._ops._common import (
     scalar_like,
     weak_scalar,
     wrap_int,
+    wrapped_big_ints,
     zeros_of,
 )
 from minitorch._tensor import Tensor, _make
@@ -224,8 +226,21 @@ def add(input, other, *, alpha=1, out=None):
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
     if alpha != 1:
         other = _scaled(other, alpha, input)
-    result = Add.apply(input, other)
+    try:
+        result = Add.apply(input, other)
+    except OverflowError:  # x + 0xFFFFFFFFFFFFFFFF: NOTE [ Unsigned 64-bit numbers ]
+        result = Add.apply(*_wrapped_or_reraise(input, other))
     return result if out is None else _out(result, out)
+
+
+def _wrapped_or_reraise(a, b):
+    """(a, b) with a Python int in [2**63, 2**64) wrapped into int64, for an integer kernel that
+    raised OverflowError on it (NOTE [ Unsigned 64-bit numbers ]). Called in the `except` block:
+    where nothing is to be wrapped, the bare `raise` re-raises the kernel's OverflowError."""
+    wrapped = wrapped_big_ints(a, b)
+    if wrapped is None:
+        raise  # noqa: PLE0704 (the OverflowError being handled by our caller)
+    return wrapped
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -264,7 +279,10 @@ def sub(input, other, *, alpha=1, out=None):
         )
     if alpha != 1:
         b = _scaled(b, alpha, a)
-    return _out(Sub.apply(a, b), out)
+    try:
+        return _out(Sub.apply(a, b), out)
+    except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
+        return _out(Sub.apply(*_wrapped_or_reraise(a, b)), out)
 
 
 def _bool_operand(x) -> bool:
@@ -396,7 +414,10 @@ def mul(input, other, *, out=None):
             raise
         if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
             return _out(HalfMul.apply(input, other), out)
-    result = Mul.apply(input, other)
+    try:
+        result = Mul.apply(input, other)
+    except OverflowError:  # x * 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
+        result = Mul.apply(*_wrapped_or_reraise(input, other))
     return result if out is None else _out(result, out)
 
 
@@ -458,6 +479,9 @@ def _integer_div(a, b, mode, dt):
         q = xp.floor_divide(x, y)
     except ValueError as e:
         _raise_broadcast_error(_integer_div, (a, b), e)
+    except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
+        x, y = _wrapped_or_reraise(x, y)
+        q = xp.floor_divide(x, y)
     if mode == "trunc":
         # floor and trunc differ where the exact quotient is negative and inexact
         q = q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(q.dtype)
@@ -582,6 +606,8 @@ def remainder(input, other, *, out=None):
         r = xp.remainder(_d(a), _d(b))
     except ValueError as e:
         _raise_broadcast_error(remainder, (a, b), e)
+    except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
+        r = xp.remainder(*(_d(v) for v in _wrapped_or_reraise(a, b)))
     return _out(_make(xp.asarray(r, dtype=dt.np), dev, False, None), out)
 
 
@@ -608,7 +634,7 @@ class PowScalar(Function):
     def forward(ctx, a, *, exponent):
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        return a._data**exponent
+        return _pow_number(ctx.xp, a._data, exponent)
 
     @staticmethod
     def backward(ctx, grad):
@@ -626,7 +652,28 @@ class PowScalar(Function):
         e = ctx.exponent
         if e == 0:
             return grad * 0
-        return grad * e * a ** (e - 1)
+        return grad * e * _pow_number(ctx.xp, a, e - 1)
+
+
+def _pow_number(xp, x, e):
+    """x ** e for a number e, as torch's kernel: it computes a float x ** -0.5 as 1 / sqrt(x)
+    (rsqrt), x ** 3 as x * x * x and x ** -2 as 1 / (x * x), which C's pow rounds differently
+    (an ulp in a third of the values) and answers differently at -0 and -inf (x ** -0.5 there
+    is -inf and nan, so the gradient of x ** 0.5 is too). NumPy's ** already computes 0.5, 2
+    and -1 as sqrt, square and reciprocal, as torch does. Not for float16, whose torch kernel
+    is C's pow throughout (bfloat16 arrives here widened, and its torch kernel has the special
+    cases). One dict lookup on the common path."""
+    special = _POW_AS_TORCH.get(e)
+    if special is None or x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        return x**e
+    return special(xp, x)
+
+
+_POW_AS_TORCH = {
+    -0.5: lambda xp, y: 1 / xp.sqrt(y),
+    3: lambda xp, y: y * y * y,
+    -2: lambda xp, y: 1 / (y * y),
+}
 
 
 class Pow(Function):
@@ -665,13 +712,15 @@ def _int_pow(xp, a, b):
     return xp.where(negative, small, out).astype(out.dtype)
 
 
-def _pow_arguments(input, exponent) -> TypeError:
+def _pow_arguments(input, exponent, got=None) -> TypeError:
     """torch's TypeError for an array where pow takes a Tensor or a Number: its parser matches
-    neither (unlike `tensor ** array`, which NumPy computes)."""
-    got = ", ".join(
-        "Tensor" if isinstance(x, Tensor) else f"{type(x).__module__}.{type(x).__name__}"
-        for x in (input, exponent)
-    )
+    neither (unlike `tensor ** array`, which NumPy computes). `got`: the arguments as the
+    message lists them, where not the two positional ones."""
+    if got is None:
+        got = ", ".join(
+            "Tensor" if isinstance(x, Tensor) else f"{type(x).__module__}.{type(x).__name__}"
+            for x in (input, exponent)
+        )
     return TypeError(
         f"pow() received an invalid combination of arguments - got ({got}), but expected one "
         "of:\n * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
@@ -680,8 +729,29 @@ def _pow_arguments(input, exponent) -> TypeError:
     )
 
 
-def pow(input, exponent, *, out=None):
-    """input ** exponent (either may be a number). Mirrors torch.pow."""
+def _pow_self(input, exponent, self):
+    """The number base of pow(self=2, exponent=t), torch's keyword for it: only a Number, with
+    a Tensor exponent and no `input` beside it, as torch's parser matches."""
+    number = self.__class__ in (int, float, bool) or isinstance(self, numbers.Number)
+    if input is _NOT_GIVEN and number and isinstance(exponent, Tensor):
+        return self
+    named = {"input": input, "exponent": exponent, "self": self}
+    got = "".join(
+        f"{k}={'Tensor' if isinstance(v, Tensor) else type(v).__name__}, "
+        for k, v in named.items()
+        if v is not _NOT_GIVEN
+    )
+    raise _pow_arguments(input, exponent, got)
+
+
+_NOT_GIVEN = object()  # (None is a value: `None ** t` reaches pow as its input)
+
+
+def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
+    """input ** exponent (either may be a number; a number base may be passed as `self=`).
+    Mirrors torch.pow."""
+    if input is _NOT_GIVEN or self is not _NOT_GIVEN or exponent is _NOT_GIVEN:  # (rare)
+        input = _pow_self(input, exponent, self)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         if exponent.__class__ is input._device.backend.array_cls:
             raise _pow_arguments(input, exponent)  # (`tensor ** array` is Tensor.__pow__'s)
@@ -796,7 +866,16 @@ class Abs(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (a,) = ctx._saved_arrays()
-        return grad * ctx.xp.sign(a)
+        # torch's sign(nan) is 0, so a NaN input gets a zero gradient: the masked-loss idiom
+        # where(mask, (p - t).abs(), 0) with NaN (missing) targets keeps finite gradients
+        return grad * _sign_kernel(ctx.xp, a)
+
+
+def _sign_kernel(xp, x):
+    out = xp.asarray(xp.sign(x))  # (a 0-d input gives a NumPy scalar)
+    if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
+        xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
+    return out
 
 
 class Sign(Function):
@@ -804,10 +883,7 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, a):
-        out = ctx.xp.asarray(ctx.xp.sign(a._data))  # (a 0-d input gives a NumPy scalar)
-        if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
-            ctx.xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
-        return out
+        return _sign_kernel(ctx.xp, a._data)
 
     @staticmethod
     def backward(ctx, grad):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, opmath_dtype, promote, promote_float
+from minitorch._ops._common import cast, opmath_dtype, promote, promote_float, wrapped_big_ints
 from minitorch._ops.convert import _cast_order
 from minitorch._ops.pointwise import _d, _out, sigmoid, where, zero_divisor
 from minitorch._ops.pointwise_more import (
@@ -152,7 +152,14 @@ def fmod(input, other, *, out=None):
         if zero_divisor(_d(b), dev):
             raise RuntimeError("ZeroDivisionError")
         xp = dev.backend.xp
-        return _out(_make(_arr(xp, xp.fmod(_d(a), _d(b))), dev, False, None), out)
+        try:
+            r = xp.fmod(_d(a), _d(b))
+        except OverflowError:  # fmod(x, 0x9E3779B97F4A7C15): NOTE [ Unsigned 64-bit numbers ]
+            wrapped = wrapped_big_ints(a, b)
+            if wrapped is None:
+                raise
+            r = xp.fmod(_d(wrapped[0]), _d(wrapped[1]))
+        return _out(_make(_arr(xp, r), dev, False, None), out)
     if not isinstance(b, Tensor):
         return _out(FmodScalar.apply(a, other=b), out)
     return _out(Fmod.apply(a, b), out)

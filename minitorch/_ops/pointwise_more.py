@@ -224,9 +224,10 @@ def sgn(input, *, out=None):
     return _out(sign(input), out)
 
 
-def true_divide(dividend, divisor, *, out=None):
-    """dividend / divisor (true division). Mirrors torch.true_divide."""
-    return div(dividend, divisor, out=out)
+def true_divide(input, other, *, out=None):
+    """input / other (true division). Mirrors torch.true_divide (whose keywords are `input`
+    and `other`, though its docstring says dividend and divisor)."""
+    return div(input, other, out=out)
 
 
 def square(input, *, out=None):

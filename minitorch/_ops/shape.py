@@ -7,7 +7,7 @@ import warnings
 from minitorch import _dtype
 from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd.function import Function
 
 __all__ = [
@@ -149,11 +149,19 @@ def view(input: Tensor, shape) -> Tensor:
     return View.apply(input, shape=shape)
 
 
+# NOTE [ Dtype views ]
+# view(dtype) reinterprets the memory, as torch's view(dtype): like detach() it is not an autograd
+# view (no `_base`, `_is_view()` False, never differentiable) but it shares the input's version
+# counter, so a write through it (bits ^= 1 << 31) makes a tensor saved for backward stale, and
+# backward raises as in torch. It remembers the tensor starting its storage (`_storage_root`,
+# read only by storage_offset()), so that offsets count from the storage in the new element
+# size, as torch's do (an int32 x[1:, 2:] at offset 6 viewed as int64 is at offset 3).
 def view_dtype(input: Tensor, dtype) -> Tensor:
     """The same memory read as another dtype. Mirrors torch.Tensor.view(dtype).
 
-    Differences from torch: the result is never differentiable (torch allows it between floating
-    dtypes of one size), and is not tracked as a view of `input` (no shared version counter).
+    Differences from torch: viewing as the input's own dtype gives an autograd view of it
+    (differentiable, `_base` set), where torch gives a non-differentiable alias.
+    See NOTE [ Dtype views ].
     """
     from minitorch import _dtype
 
@@ -164,24 +172,45 @@ def view_dtype(input: Tensor, dtype) -> Tensor:
         return View.apply(input, shape=x.shape)
     old, new = x.itemsize, np_dtype.itemsize
     if old != new:
-        if x.ndim == 0:
+        _check_dtype_view(input, dt, old, new)
+    out = _make(x.view(np_dtype), input._device, False, None)
+    out._vc = input._vc
+    root = _storage_root(input)
+    if root is not input:
+        out._storage_root = root
+    return out
+
+
+def _check_dtype_view(input: Tensor, dt, old: int, new: int) -> None:
+    """torch's checks (in its order) for viewing input as dtype dt of another element size."""
+    x = input._data
+    what = f"to view {_short(input.dtype)} as {_short(dt)} (different element sizes)"
+    if x.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    ratio = new // old
+    if new > old and x.shape[-1] % ratio:
+        raise RuntimeError(
+            f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}"
+        )
+    # an empty array's NumPy strides may be anything: read torch's for it
+    step = x.strides[-1] // old if x.size else input.stride()[-1]
+    if step != 1 and x.shape[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {step}")
+    if new > old:
+        # the larger elements must start on their own boundaries in the storage
+        offset = input.storage_offset()
+        if offset % ratio:
             raise RuntimeError(
-                f"self.dim() cannot be 0 to view {_short(input.dtype)} as {_short(dt)} (different "
-                "element sizes)"
+                f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}"
             )
-        # an empty array's NumPy strides may be anything: read torch's for it
-        step = x.strides[-1] // old if x.size else input.stride()[-1]
-        if step != 1 and x.shape[-1] != 1:
-            raise RuntimeError(
-                f"self.stride(-1) must be 1 to view {_short(input.dtype)} as {_short(dt)} "
-                f"(different element sizes), but got {step}"
-            )
-        if new > old and x.shape[-1] * old % new:
-            raise RuntimeError(
-                f"self.size(-1) must be divisible by {new // old} to view {_short(input.dtype)} "
-                f"as {_short(dt)} (different element sizes), but got {x.shape[-1]}"
-            )
-    return _make(x.view(np_dtype), input._device, False, None)
+        strides = input.stride()
+        for d in range(x.ndim - 1):
+            # an empty slice keeps NumPy's strides, where stride() reads torch's contiguous ones
+            s = x.strides[d] // old if x.size == 0 and x.strides[d] else strides[d]
+            if s % ratio:
+                raise RuntimeError(
+                    f"self.stride({d}) must be divisible by {ratio} {what}, but got {s}"
+                )
 
 
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")

@@ -364,10 +364,13 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
         storage_offset = index(storage_offset, "as_strided", "storage_offset")
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    # a dtype view's root may itself start inside the storage (NOTE [ Dtype views ]): offsets
+    # count from the storage's start, the memory addressed here from the root's
+    start = root.storage_offset() if "_storage_root" in root.__dict__ else 0
     layout = _memory_strides(r)
-    need = 0 if 0 in size else storage_offset + _extent(size, stride)
+    need = 0 if 0 in size else storage_offset - start + _extent(size, stride)
     have = _extent(r.shape, layout)
-    if need > have:
+    if need > have or storage_offset < start:
         item = r.itemsize
         raise RuntimeError(
             f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
@@ -375,7 +378,7 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
             f"are out of bounds for storage of size {have * item}"
         )
     return AsStrided.apply(
-        input, size=size, stride=stride, storage_offset=storage_offset, layout=layout
+        input, size=size, stride=stride, storage_offset=storage_offset - start, layout=layout
     )
 
 

@@ -199,7 +199,9 @@ class Logit(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         eps = ctx.eps
-        g = grad / (a * (1 - a))
+        # a + 0 turns -0 into +0: torch's kernel gives grad * inf at both zeros (a -0 in the
+        # product would flip it to -inf)
+        g = grad / ((a + 0.0) * (1 - a))
         if eps is None:
             return where((a < 0) | (a > 1), math.nan, g)
         return where((a < eps) | (a > 1 - eps), 0.0, g)

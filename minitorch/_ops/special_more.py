@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _dtype
 from minitorch._ops._common import cast, promote_float, scalar_like
 from minitorch._ops.pointwise import _out, exp, log, sign, where
 from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float, log1p
@@ -95,7 +96,8 @@ class SpecialI1(I1):
 
 
 class I1e(Function):
-    """out = I1(a) exp(-|a|);  grad_a = grad * (i0e(a) - out (sign(a) + 1/a)), 1/2 at 0"""
+    """out = I1(a) exp(-|a|);  grad_a = grad * (i0e(a) - out (sign(a) + 1/a)), 1/2 where
+    |a| <= the dtype's eps (as torch: there 1/a would overflow for denormals, giving -inf)"""
 
     _node_name = "SpecialI1EBackward0"
 
@@ -108,9 +110,9 @@ class I1e(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        zero = a == 0
-        safe = where(zero, 1.0, a)
-        return grad * where(zero, 0.5, I0e.apply(a) - out * (sign(a) + 1.0 / safe))
+        tiny = a.abs() <= _dtype.finfo(a.dtype).eps
+        safe = where(tiny, 1.0, a)
+        return grad * where(tiny, 0.5, I0e.apply(a) - out * (sign(a) + 1.0 / safe))
 
 
 class Xlog1py(Function):
