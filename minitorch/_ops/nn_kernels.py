@@ -24,6 +24,7 @@ from minitorch._ops.reduction import (
 from minitorch._ops.special import logit
 from minitorch._tensor import _make
 from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.grad_mode import state as _grad_mode
 
 __all__ = ["softmax", "log_softmax"]
 
@@ -267,8 +268,9 @@ class BinaryCrossEntropy(Function):
         xp = ctx.xp
         a, b = x._data, t._data
         ctx.save_for_backward(x, t)
+        # torch's arrangement: its signed zeros (+0 at x = t = 0, -0 at x = t = 1)
         return xp.asarray(
-            -(b * _clamped_log(xp, a) + (1 - b) * _clamped_log(xp, 1 - a)), dtype=a.dtype
+            (b - 1) * _clamped_log(xp, 1 - a) - b * _clamped_log(xp, a), dtype=a.dtype
         )
 
     @staticmethod
@@ -358,7 +360,18 @@ def _abs_diff(a, b):
 
 def _smooth_l1_slope(d, beta):
     # d / beta in the quadratic part, +-1 in the linear one (exactly, as torch's +-grad there)
-    return (d if beta == 1 else d / beta).clamp(-1, 1)
+    return _clamp_slope(d if beta == 1 else d / beta, d, beta, 1)
+
+
+def _clamp_slope(s, d, beta, bound):
+    """s.clamp(-bound, bound), the slope of smooth l1 (bound 1) or huber (bound delta) at
+    d = x - t. Differentiated (create_graph), the clamp's own gradient would be 1 at |d| ==
+    beta, where torch's double backward is 0: the linear branch starts there (|d| < beta is the
+    quadratic one). The first backward (no graph) keeps the one clamp."""
+    c = s.clamp(-bound, bound)
+    if not _grad_mode.enabled:
+        return c
+    return where(d.abs() < beta, s, c.detach())
 
 
 class HuberLoss(Function):
@@ -379,8 +392,8 @@ class HuberLoss(Function):
         x, t = ctx.saved_tensors
         needs = ctx.needs_input_grad
         delta = ctx.delta
-        gx = (x - t).clamp(-delta, delta) * grad if needs[0] else None
-        gt = (t - x).clamp(-delta, delta) * grad if needs[1] else None
+        gx = _clamp_slope(x - t, x - t, delta, delta) * grad if needs[0] else None
+        gt = _clamp_slope(t - x, t - x, delta, delta) * grad if needs[1] else None
         return gx, gt
 
 
@@ -430,8 +443,9 @@ class NllLoss(Function):
                 else:
                     with xp.errstate(invalid="ignore", divide="ignore"):
                         out = out / total
-                # the backward divides by 1 there: the gradient is 0, as torch's
-                total = xp.asarray(xp.where(total == 0, 1, total), dtype=x.dtype)
+                # a total of 0: the backward's g / 0 is inf, times the rows' weights: 0 where
+                # every target is ignored (not written), nan where every counted weight is 0
+                total = xp.asarray(total, dtype=x.dtype)
         ctx.save_for_backward(safe, w, total)
         ctx.counted = mask  # the rows not ignored (an array: constant)
         return xp.asarray(out, dtype=x.dtype)
@@ -445,9 +459,12 @@ class NllLoss(Function):
 
         safe, w, total = ctx.saved_tensors
         counted = _make(ctx.counted, grad._device, False, None)
-        coef = where(counted, -(w * grad), 0.0)
-        if total is not None:
-            coef = coef / total
+        # torch's order: -(grad / total) first, then times the target's weight. A total of 0
+        # gives inf there, quietly (torch's is silent): ignored rows keep 0 (every target
+        # ignored), counted rows of weight 0 get 0 * inf = nan (every counted weight is 0)
+        with ctx.xp.errstate(divide="ignore", invalid="ignore"):
+            g = grad if total is None else grad / total
+            coef = where(counted, -(w * g), 0.0)
         out = zeros(ctx.shape, dtype=coef.dtype, device=coef.device)
         return out.scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)), None, None
 
@@ -455,9 +472,9 @@ class NllLoss(Function):
     def _backward_data(ctx, grad):
         safe, w, total = ctx._saved_arrays()
         xp = ctx.xp
-        coef = xp.where(ctx.counted, -(w * grad), xp.zeros((), w.dtype))
-        if total is not None:
-            coef = coef / total
+        with xp.errstate(divide="ignore", invalid="ignore"):  # (as in backward)
+            g = grad if total is None else grad / total
+            coef = xp.where(ctx.counted, -(w * g), xp.zeros((), w.dtype))
         if len(ctx.shape) != 2:
             return NotImplemented  # K-dimensional: the Tensor formula's scatter
         out = xp.zeros(ctx.shape, dtype=coef.dtype)
@@ -737,12 +754,23 @@ def _normalized_rows(xp, rows, eps):
     eps) as a column; GroupNorm's statistics (rows: the groups; LayerNorm's are blocked:
     _ln_forward)."""
     xhat = rows - _row_means(xp, rows)
-    rstd = _row_means(xp, xp.square(xhat))
-    rstd += eps
-    xp.sqrt(rstd, out=rstd)
-    xp.reciprocal(rstd, out=rstd)
+    var = _row_means(xp, xp.square(xhat))
+    var += eps
+    rstd = xp.sqrt(var)
+    rstd /= var  # See NOTE [ Overflowed variance ]
     xhat *= rstd
     return xhat, rstd
+
+
+# NOTE [ Overflowed variance ]
+# A float32 row such as [1e30, 1e30, 0] has a variance past float32's range: var + eps is inf,
+# and 1 / sqrt(inf) = 0 would quietly normalize the row to zeros (float64 says ~[0.7, 0.7,
+# -1.4]). torch's float32 CPU kernels give NaN there at most row lengths (its Welford merge
+# computes inf * 0; at others it gives 0), which isfinite checks catch; minitorch gives NaN at
+# every length. So the norm kernels spell rstd as sqrt(v) / v rather than 1 / sqrt(v): the
+# same two ufunc calls, the same value for a finite v up to a rounding (both round twice),
+# but inf / inf = NaN for an overflowed v, with no extra pass or check. (The create_graph
+# backwards recompute rsqrt with Tensor ops and are not covered.)
 
 
 # NOTE [ Blocked LayerNorm ]
@@ -802,6 +830,7 @@ def _ln_forward(xp, rows, w, b, eps, blocked):
     vd = xp.full(d, inv_d, dtype=f) if d <= _LN_GEMV_MAX_D and r * d >= _GEMV_MIN_SIZE else None
     xhat, out = xp.empty((r, d), f), xp.empty((r, d), f)
     rstd = xp.empty((r, 1), f)
+    sq = xp.empty(step, f)  # sqrt(var + eps) of a block
     wt, bt = (_tile(xp, w, step), _tile(xp, b, step)) if n_blocks > 1 else (w, b)
     for s in range(0, r, step):
         n = min(step, r - s)
@@ -817,8 +846,9 @@ def _ln_forward(xp, rows, w, b, eps, blocked):
         xp.square(xh, out=ob)  # out's block as scratch: (x - mean)^2
         _mean_rows(xp, ob, vd, rv, inv_d)  # biased variance
         rv += eps
-        xp.sqrt(rv, out=rv)
-        xp.reciprocal(rv, out=rv)
+        sv = sq if n == step else sq[:n]
+        xp.sqrt(rv, out=sv)
+        xp.divide(sv, rv, out=rv)  # rstd; See NOTE [ Overflowed variance ]
         xh *= rb  # xhat
         if wt is not None:
             xp.multiply(xh, wt, out=ob)

@@ -136,15 +136,17 @@ def scaled_dot_product_attention(
             f"{_dtype.scalar_name(key.dtype)} and value.dtype: {_dtype.scalar_name(value.dtype)} "
             "instead."
         )
-    if attn_mask is not None and attn_mask.ndim < 2:  # torch reads the mask's dim -2
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    names = _dtype.CPP_NAMES  # torch's message spells dtypes in C++ ("long int", "c10::Half")
+    # the mask's dtype is checked before its dims (a 1-D 0/1 int64 padding mask is a dtype error)
     mask_dt = getattr(attn_mask, "dtype", None)
     if mask_dt is not None and mask_dt not in (_dtype.bool, _dtype.float32, dt):
         raise RuntimeError(
             "scaled_dot_product_attention: Expected attn_mask dtype to be bool or float or to "
-            f"match query dtype, but got attn_mask.dtype: {_dtype.scalar_name(mask_dt)} and "
-            f"query.dtype: {_dtype.scalar_name(dt)} instead."
+            f"match query dtype, but got attn_mask.dtype: {names[mask_dt.name]} and  "
+            f"query.dtype: {names[dt.name]} instead."
         )
+    if attn_mask is not None and attn_mask.ndim < 2:  # torch reads the mask's dim -2
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     # See NOTE [ SDPA flash path ]
     flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
     if is_causal and attn_mask is not None and not flash:

@@ -341,7 +341,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
             f"Dimension out of range (expected to be in range of [{-input.ndim}, "
             f"{input.ndim - 1}], but got {input.ndim})"
         )
-    if input.ndim not in (3, 4):
+    # every dim but a 4-d input's batch must be non-empty: (1, 0, 3, 3) is refused, not unfolded
+    if input.ndim not in (3, 4) or 0 in input.shape[input.ndim - 3 :]:
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
             f"dimensions for input, but got: {list(input.shape)}"
@@ -369,7 +370,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     _check_tensor(input, "col2im")
     size = ntuple(output_size, 2, "output_size", "fold")
     k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
-    if input.ndim not in (2, 3):
+    if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:  # as unfold's check
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
             f"non-zero dimensions for input, but got: {list(input.shape)}"

@@ -417,6 +417,11 @@ def interpolate(
             f"interpolate: Input and output sizes should be greater than 0, but got input "
             f"({ins}) and output ({outs})"
         )
+    if input.shape[1] == 0:  # torch's upsample kernels take an empty batch, not empty channels
+        raise RuntimeError(
+            f"interpolate: Non-empty {input.ndim}D data tensor expected but got a tensor with "
+            f"sizes {list(input.shape)}"
+        )
     if antialias or (input.dtype is _dtype.uint8 and mode in ("bilinear", "bicubic")):
         if _autocast.state.any_enabled:  # torch's resize kernels run in the input's dtype
             args = (input, sizes, scales, mode, align_corners, antialias)

@@ -29,7 +29,7 @@ from minitorch._ops.nn_kernels import (
 )
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import scalar_node
+from minitorch.autograd.function import Function, scalar_node
 from minitorch.autograd.grad_mode import state as _grad_mode
 from minitorch.nn import _reduction
 
@@ -633,25 +633,76 @@ def binary_cross_entropy_with_logits(
         check_fits(shape, pos_weight)
     if weight is not None and weight._data.shape != shape:
         check_fits(shape, weight)
-    log_sig = logsigmoid(input)
+    # a target that requires grad (soft labels being learned: rare) differentiates by torch's
+    # formulas, see _BceLogitsLearnedTarget; the loss is computed from detached inputs there
+    learned = target._requires_grad and _grad_mode.enabled
+    x, t = (input.detach(), target.detach()) if learned else (input, target)
+    log_sig = logsigmoid(x)
     if pos_weight is None:
-        loss = (1 - target) * input - log_sig
+        loss = (1 - t) * x - log_sig
     else:
-        loss = (1 - target) * input - ((pos_weight - 1) * target + 1) * log_sig
+        loss = (1 - t) * x - ((pos_weight - 1) * t + 1) * log_sig
     if weight is not None:
         loss = loss * weight
     if loss.dtype is not target.dtype:
         # torch's kernel builds the loss in place on (1 - target): float64 logits with float32
         # labels give a float32 loss (reduced in float32)
         loss = loss.to(target.dtype)
+    out = reduce_loss(loss, reduction)
+    if learned:
+        out = _BceLogitsLearnedTarget.apply(
+            input, target, weight, pos_weight, value=out, reduction=reduction
+        )
     return as_node(
-        reduce_loss(loss, reduction),
+        out,
         "BinaryCrossEntropyWithLogitsBackward0",
         (input, target),
         (("weight", weight), ("pos_weight", pos_weight)),
         "binary_cross_entropy_with_logits",
         saved=(input, target),
     )
+
+
+class _BceLogitsLearnedTarget(Function):
+    """out = value, binary_cross_entropy_with_logits(x, t, w, p) computed from detached
+    inputs;  grad_x = g ((p t + 1 - t) sigmoid(x) - p t) w,  grad_t = g (ls(-x) - p ls(x)) w
+    (ls = logsigmoid; p = 1 and grad_t = -g x w without pos_weight), divided by numel for
+    'mean': torch's formulas, in its order (the reduction last).
+
+    Only where the target requires grad. Differentiating the composed forward, where the target
+    enters twice, gives grad_t = -x - (p - 1) ls(x): inf - inf = nan at x = -inf for p < 1, 0
+    where ls(x) rounds into x (p = 0), and a finite value where torch's weighted gradient
+    overflows before the mean's division. Both gradients are written here so that the graph
+    of each (create_graph) reaches both x and t."""
+
+    @staticmethod
+    def forward(ctx, x, t, w, pw, *, value, reduction):
+        ctx.save_for_backward(x, t, w, pw)
+        ctx.n = x._data.size if reduction == "mean" else 0
+        return value._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t, w, pw = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        gx = gt = None
+        if needs[0]:
+            s = _ops.sigmoid(x)
+            gx = (s - t if pw is None else (pw * t + 1 - t) * s - pw * t) * grad
+        if needs[1]:
+            g_t = -x if pw is None else logsigmoid(-x) - pw * logsigmoid(x)
+            gt = g_t * grad
+        out = []
+        for g, a in ((gx, x), (gt, t)):
+            if g is not None:
+                if w is not None:
+                    g = g * w
+                if ctx.n:
+                    g = g / ctx.n
+                if g.dtype is not a.dtype:
+                    g = g.to(a.dtype)
+            out.append(g)
+        return out[0], out[1], None, None
 
 
 # --- divergences and likelihoods ---
@@ -725,10 +776,12 @@ def poisson_nll_loss(
         loss = input - target * _ops.log(input + eps)
     if full:
         t = target
-        # target log target - target + log(2 pi target) / 2, counted where target > 1 only
-        safe = _ops.where(t > 1, t, 1.0)
-        stirling = safe * _ops.log(safe) - safe + _ops.log(safe * (2 * math.pi)) * 0.5
-        loss = loss + _ops.where(t > 1, stirling, 0.0)
+        # target log target - target + log(2 pi target) / 2, counted where target > 1 only,
+        # but computed everywhere and masked, as torch: a target's gradient is then nan at a
+        # count of 0 (0 log 0), not 0. Zero counts are common: computed quietly
+        with _errstate(t):
+            stirling = t * _ops.log(t) - t + _ops.log(t * (2 * math.pi)) * 0.5
+            loss = loss + stirling.masked_fill(t <= 1, 0.0)
     return reduce_loss(loss, reduction)
 
 

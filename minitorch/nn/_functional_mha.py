@@ -48,6 +48,16 @@ def canonical_mask(mask, name: str, like: Tensor, other=None, other_name: str = 
     return mask
 
 
+def _check_mask_dtype(mask: Tensor, q: Tensor) -> None:
+    """torch adds the merged float mask to the scores inside baddbmm(mask, q, k^T), which
+    refuses a mask of another dtype than q's (a float32 mask in a float64 model): its error,
+    unless autocast casts all three to one dtype first."""
+    if _autocast.state.any_enabled:
+        return
+    m, t = _dtype.CPP_NAMES[mask.dtype.name], _dtype.CPP_NAMES[q.dtype.name]
+    raise RuntimeError(f"Input dtypes must be the same, got: input {m}, batch1: {t}, batch2: {t}")
+
+
 def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
     if query.ndim == 3:
         if key.ndim != 3 or value.ndim != 3:
@@ -230,6 +240,8 @@ def multi_head_attention_forward(
         dropout_p = 0.0
 
     if need_weights:
+        if attn_mask is not None and attn_mask.dtype is not q.dtype:
+            _check_mask_dtype(attn_mask, q)
         q = q * math.sqrt(1.0 / head_dim)
         scores = _ops.bmm(q, k.transpose(-2, -1))
         if attn_mask is not None:

@@ -336,7 +336,11 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias over the last len(normalized_shape) dims.
-    Mirrors torch.nn.functional.layer_norm."""
+    Mirrors torch.nn.functional.layer_norm.
+
+    Differences from torch: a row whose variance overflows its dtype gives NaN at every row
+    length (torch's float32 CPU kernel gives NaN at most, 0 at some; see NOTE [ Overflowed
+    variance ])."""
     if _autocast.state.any_enabled:
         args = (input, normalized_shape, weight, bias, eps)
         return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
@@ -376,7 +380,9 @@ def group_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """layer_norm over each group of num_groups channels (and the spatial dims), then a
-    per-channel affine. Mirrors torch.nn.functional.group_norm."""
+    per-channel affine. Mirrors torch.nn.functional.group_norm.
+
+    Differences from torch: as layer_norm's, for a group whose variance overflows."""
     if _autocast.state.any_enabled:
         args = (input, num_groups, weight, bias, eps)
         return _autocast.call(group_norm, _autocast.FP32_CUDA, args)

@@ -423,7 +423,10 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
                 f"point or complex dtype. Got: {name}"
             )
         raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{name}'")
-    for d in range(input.ndim - n, input.ndim):
+    # torch's adaptive max pools and adaptive_avg_pool3d check every dim after the first (the
+    # channels too: (1, 0, 3, 3) is refused), adaptive_avg_pool1d/2d only the pooled ones
+    first = 1 if n == 3 or op.startswith("adaptive_max") else input.ndim - n
+    for d in range(first, input.ndim):
         if input.shape[d] == 0:
             raise RuntimeError(
                 f"{op}(): Expected input to have non-zero size for non-batch dimensions, but "
@@ -632,6 +635,9 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
                     f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
                     f"{dflt - ss} and {dflt + ss})"
                 )
+    if indices.dtype is not _dtype.int64:  # torch's kernel reads int64 only (no int32 path)
+        got = "" if n == 3 else f" but got: {_dtype.scalar_name(indices.dtype)}"
+        raise RuntimeError(f"elements in indices should be type int64{got}")
     if indices.shape != input.shape:
         extra = [1] if n == 1 else []  # torch's 1-d unpool is the 2-d one of (..., L, 1)
         raise RuntimeError(

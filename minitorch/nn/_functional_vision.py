@@ -230,6 +230,12 @@ def grid_sample(
             f"grid_sampler(): expected grid to have size {n} in last dimension, but got grid "
             f"with sizes {list(grid.shape)}"
         )
+    for d in range(2, input.ndim):  # even for an empty batch or grid (nothing to sample from)
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "grid_sampler(): expected input to have non-empty spatial dimensions, but input "
+                f"has sizes {list(input.shape)} with dimension {d} being empty"
+            )
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     _check_grid_dtypes(input, grid, n)
