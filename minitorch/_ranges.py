@@ -128,6 +128,22 @@ def _num(x, op: str, arg: str):
     raise TypeError(f"{op}(): argument '{arg}' must be Number, not {_typename(x)}")
 
 
+def _endpoints(start, end, op: str):
+    """linspace's and logspace's start and end as numbers: a tensor must be 0-d (torch refuses a
+    1-element 1-d one too), its message naming each tensor endpoint's dimensions."""
+    dims = [
+        f"{arg} with {x.ndim} dimension(s)"
+        for x, arg in ((start, "start"), (end, "end"))
+        if isinstance(x, Tensor)
+    ]
+    if (isinstance(start, Tensor) and start.ndim) or (isinstance(end, Tensor) and end.ndim):
+        got = " and ".join(dims)
+        raise RuntimeError(
+            f"{op} only supports 0-dimensional start and end tensors, but got {got}."
+        )
+    return _num(start, op, "start"), _num(end, op, "end")
+
+
 _FAST_INT = 2**53
 
 
@@ -376,7 +392,7 @@ def linspace(
             "linspace",
             lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
         )
-    start, end = _num(start, "linspace", "start"), _num(end, "linspace", "end")
+    start, end = _endpoints(start, end, "linspace")
     steps = _steps_arg(steps, "linspace")
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
     if dt is _dtype.bool:
@@ -454,7 +470,7 @@ def logspace(
             "logspace",
             lambda dt, dev: logspace(start, end, steps, base, dtype=dt, device=dev),
         )
-    start, end = _num(start, "logspace", "start"), _num(end, "logspace", "end")
+    start, end = _endpoints(start, end, "logspace")
     steps = _steps_arg(steps, "logspace")
     base = _num(base, "logspace", "base")
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")

@@ -580,11 +580,16 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
 # --- max, min, amax, amin ---
 
 
-def _tie_weights(xp, x, out_keep, dims):
-    """1/k on each of the k elements equal to their slice's extreme (nan counts as equal to nan)."""
-    mask = (x == out_keep) | (xp.isnan(x) & xp.isnan(out_keep))
+def _tie_weights(xp, x, out_keep, dims, *, nan_ties=False):
+    """1/k on each of the k elements equal to their slice's extreme. A NaN extreme equals
+    nothing (amax's formula in torch, mask / mask.sum()): 0 / 0 puts NaN across its whole slice;
+    with nan_ties, a NaN extreme's k are the slice's NaNs (the inf-norms' gradient)."""
+    mask = x == out_keep
+    if nan_ties:
+        mask |= xp.isnan(x) & xp.isnan(out_keep)
     count = mask.sum(axis=dims, keepdims=True)
-    return xp.asarray(mask / count, dtype=x.dtype)
+    with xp.errstate(invalid="ignore"):  # 0 / 0: the NaN slices
+        return xp.asarray(mask / count, dtype=x.dtype)
 
 
 class Amax(Function):

@@ -288,7 +288,7 @@ class LinalgVectorNorm(Function):
             from minitorch._ops.reduction import _tie_weights
 
             out_k = out._data.reshape(keep_shape(ctx.shape, ctx.dims))
-            w = _tie_weights(ctx.xp, ctx.xp.abs(a._data), out_k, ctx.dims)
+            w = _tie_weights(ctx.xp, ctx.xp.abs(a._data), out_k, ctx.dims, nan_ties=True)
             return g * sign(a) * _const(w, a)
         out = _keepdim(out, ctx)
         zero_out = out == 0
@@ -874,8 +874,13 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     nan = xp.isnan(data)[None]
     n_valid = (~nan).sum(axis=d + 1, keepdims=True) if ignore_nan else data.shape[d]
     qs = qv.reshape((-1,) + (1,) * data.ndim)
-    rank = qs * (xp.asarray(n_valid, dtype=x.dtype) - 1)
-    rank = xp.maximum(rank, 0)
+    scale = xp.asarray(n_valid, dtype=x.dtype) - 1
+    rank = qs * scale
+    # torch's ranks: quantile takes a slice holding NaN at its last sorted place (a NaN, which
+    # takes the gradient as median's does); nanquantile's all-NaN slices (rank < 0) at place 0.
+    # Those ranks are constants, so q's gradient there is 0 (NaN from a rank of -0.)
+    fixed = nan.any(axis=d + 1, keepdims=True) if not ignore_nan else rank < 0
+    rank = xp.where(fixed, data.shape[d] - 1 if not ignore_nan else 0, rank)
     if interpolation == "nearest":
         rank = xp.round(rank)  # half to even, as torch
     lo = xp.floor(rank)
@@ -896,18 +901,23 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         w = xp.asarray(w, dtype=x.dtype)
         # torch's lerp: from the nearer end (below weight 0.5 from v_lo, else from v_hi), which
         # decides the last bit for finite data and nan / inf for infinite ends
-        diff = v_hi - v_lo
-        result = where(
-            _const(w < 0.5, input),
-            v_lo + _const(w, input) * diff,
-            v_hi - diff * _const(1 - w, input),
-        )
+        near_lo = _const(w < 0.5, input)
+        diff = diff_lo = diff_hi = v_hi - v_lo
+        w_t = _const(w, input)
+        if interpolation == "linear" and not scalar_q and q._requires_grad:
+            # linear is the one mode whose weight is q's: torch's (q * scale - floor) under the
+            # fixed ranks' mask (the other modes round the rank, cutting q off the graph)
+            w_t = where(
+                _const(fixed, input),
+                w_t,
+                q.reshape(qs.shape) * _const(scale, input) - _const(lo, input),
+            )
+            # the weight's gradient is diff (lerp's end - self): each branch sees diff only
+            # where it is taken, so the other's zero gradient never meets an infinite diff
+            diff_lo, diff_hi = where(near_lo, diff, 0.0), where(near_lo, 0.0, diff)
+        result = where(near_lo, v_lo + w_t * diff_lo, v_hi - diff_hi * (1 - w_t))
     else:
         result = v_lo
-    has_nan = (
-        nan.all(axis=d + 1, keepdims=True) if ignore_nan else nan.any(axis=d + 1, keepdims=True)
-    )
-    result = where(_const(has_nan, input), math.nan, result)
     shape = list(result.shape)
     if dim is None:
         shape = shape[:1] + ([1] * nd if keepdim else [])

@@ -25,7 +25,7 @@ from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -231,9 +231,16 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
 # --- unique ---
 
 
-def _finish_unique(input, values, inverse, counts, return_inverse, return_counts):
+def _finish_unique(input, values, inverse, counts, return_inverse, return_counts, kernel):
+    """The unique family's results; the values require grad when input does (grad mode on),
+    through torch's node for `kernel`, whose backward raises."""
     dev = input._device
     out = [_make(values, dev, False, None)]
+    if input._requires_grad and state.enabled:
+        node = "".join(w.capitalize() for w in kernel.split("_")) + "Backward0"  # Unique2Backward0
+        out[0] = name_node(
+            NotImplementedDerivative.apply(input, result=values, op=kernel), node, (input,)
+        )
     if return_inverse:
         out.append(_make(inverse.astype("int64", copy=False), dev, False, None))
     if return_counts:
@@ -250,7 +257,9 @@ def unique(
 ):
     """The sorted unique elements (or slices along dim). Mirrors torch.unique.
 
-    Differences from torch: the result is not differentiable (torch's backward raises anyway).
+    Differences from torch: with dim, NaN-holding slices of more than 16 (where torch's CPU sort
+    leaves insertion sort) come in NumPy's order, not torch's (NOTE [ unique(dim) with NaN ]);
+    on a GPU, always in NumPy's order.
     """
     try:
         x = input._data
@@ -269,12 +278,71 @@ def unique(
         inverse = inverse.reshape(x.shape)
     else:
         dim = _slice_dim(dim, x.ndim, "unique")
+        _check_slices(x.shape, dim)
         moved = xp.moveaxis(x, dim, 0)
-        values, inverse, counts = xp.unique(moved, axis=0, return_inverse=True, return_counts=True)
+        if (
+            input._device.type == "cpu"
+            and 1 < moved.shape[0] <= 16
+            and is_floating(x.dtype)
+            and xp.isnan(moved).any()
+        ):
+            values, inverse, counts = _unique_slices_with_nan(xp, moved)
+        else:
+            values, inverse, counts = xp.unique(
+                moved, axis=0, return_inverse=True, return_counts=True
+            )
         values = xp.moveaxis(values, 0, dim)
         inverse = inverse.reshape(-1)
     values = values.astype(dt, copy=False)
-    return _finish_unique(input, values, inverse, counts, return_inverse, return_counts)
+    kernel = "_unique2" if dim is None else "unique_dim"
+    return _finish_unique(input, values, inverse, counts, return_inverse, return_counts, kernel)
+
+
+def _check_slices(shape, dim: int):
+    """torch's unique(dim) and unique_consecutive(dim) refuse a 0-sized dim other than dim."""
+    if any(n == 0 for d, n in enumerate(shape) if d != dim):
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )
+
+
+# NOTE [ unique(dim) with NaN ]
+# torch's CPU unique(dim) std::sorts the slices with a lexicographic "less" that skips every
+# position where neither side is less (so a NaN position is skipped), then merges neighbours
+# that compare equal everywhere (a NaN never does). With NaN that "less" is no strict weak
+# order, so the result is whatever std::sort does: for up to 16 slices libstdc++ runs a plain
+# insertion sort, replayed here on the CPU; past 16 its introsort is not replayed (NumPy's
+# order instead, see unique's Differences).
+
+
+def _unique_slices_with_nan(xp, x):
+    """(values, inverse, counts) of unique over x's first axis (2 to 16 slices, some NaN), as
+    torch's CPU kernel orders them (NOTE [ unique(dim) with NaN ])."""
+    n = x.shape[0]
+    flat = x.reshape(n, -1)
+    lt = flat[:, None, :] < flat[None, :, :]
+    decided = lt | (flat[:, None, :] > flat[None, :, :])
+    first = decided.argmax(axis=2)[..., None]  # the first position where a side is less
+    less = (decided.any(axis=2) & xp.take_along_axis(lt, first, axis=2)[..., 0]).tolist()
+    order = list(range(n))
+    for i in range(1, n):  # libstdc++'s __insertion_sort, moves and all
+        v = order[i]
+        if less[v][order[0]]:
+            order[1 : i + 1] = order[:i]
+            order[0] = v
+            continue
+        j = i
+        while less[v][order[j - 1]]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = v
+    ordered = flat[order]
+    starts = xp.concatenate([xp.ones(1, dtype=bool), ~(ordered[1:] == ordered[:-1]).all(axis=1)])
+    group = xp.cumsum(starts) - 1
+    inverse = xp.empty(n, dtype=group.dtype)
+    inverse[order] = group
+    values = x[order][starts]
+    return values, inverse, xp.bincount(group)
 
 
 def unique_consecutive(
@@ -290,11 +358,7 @@ def unique_consecutive(
         shape = x.shape
     else:
         dim = _slice_dim(dim, x.ndim, "unique_consecutive")
-        if any(n == 0 for d, n in enumerate(x.shape) if d != dim):
-            raise RuntimeError(
-                "There are 0 sized dimensions, and they aren't selected, so unique cannot be "
-                "applied"
-            )
+        _check_slices(x.shape, dim)
         flat = xp.moveaxis(x, dim, 0)
         diff = flat[1:] != flat[:-1]
         # the slice size is spelled out: reshape(0, -1) cannot infer it when there is 0 or 1 slice
@@ -308,7 +372,9 @@ def unique_consecutive(
         values = xp.moveaxis(values, 0, dim)
     inverse = (xp.cumsum(starts) - 1).reshape(shape)
     counts = xp.diff(xp.concatenate([first, xp.asarray([n], dtype=first.dtype)]))
-    return _finish_unique(input, values, inverse, counts, return_inverse, return_counts)
+    return _finish_unique(
+        input, values, inverse, counts, return_inverse, return_counts, "unique_consecutive"
+    )
 
 
 # --- searching and counting ---
@@ -497,6 +563,15 @@ class NoDerivative(Function):
     @staticmethod
     def backward(ctx, *grads):
         raise RuntimeError(f"derivative for aten::{ctx.op} is not implemented")
+
+
+class NotImplementedDerivative(NoDerivative):
+    """out = a result whose derivative torch leaves not implemented (the unique family): its
+    backward raises torch's NotImplementedError naming the kernel"""
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError(f"the derivative for '{ctx.op}' is not implemented.")
 
 
 def no_derivative(result: Tensor, inputs, op: str) -> Tensor:
