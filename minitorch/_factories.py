@@ -1022,6 +1022,8 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     """torch.Tensor(2, 3) (uninitialised: zero-filled here), Tensor(Size), Tensor(data) (a copy
     in dtype `dt`), Tensor(tensor) (an alias of its data), Tensor() (empty)."""
     device = kwargs.pop("device", None)
+    if kwargs and not args:
+        args, kwargs = _legacy_keywords(kwargs)
     if kwargs:
         got = ", ".join(
             [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in kwargs.items()]
@@ -1033,7 +1035,8 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
             " * (object data, *, torch.device device = None)\n"
         )
     dev = tensor_device(device_type if device is None else device)
-    if dt is None:
+    any_dtype = dt is None  # torch.Tensor(other) keeps other's dtype; the typed ones check it
+    if any_dtype:
         dt = _dtype.default_float()
     if dev.type != device_type:
         raise RuntimeError(
@@ -1044,10 +1047,15 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
         return _filled(0, (0,), dt, dev, False)
     first = args[0]
     if len(args) == 1 and isinstance(first, Tensor):  # a 0-d one too: not a size
-        if name != "new" and first.dtype is not dt:
+        if not any_dtype and first.dtype is not dt:
             raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
-        return first[...]  # a new tensor over the same memory (torch's alias)
+        return first[...]  # a new tensor over the same memory (torch's alias, AliasBackward0)
     if len(args) == 1 and not isinstance(first, Size) and _size_int(first) is None:
+        if isinstance(first, np.ndarray) and dev.type == "cpu" and first.dtype == dt.np:
+            # torch shares a CPU array of the dtype already, as from_numpy (a write to one
+            # shows in the other); any other array is converted into a copy below
+            _check_ndarray(first)
+            return _make(_shared_array(first, 3), dev, False, None)
         if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
             return tensor(first, dtype=dt, device=dev)
         raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")
@@ -1062,12 +1070,33 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     return _filled(0, shape, dt, dev, False)
 
 
+def _legacy_keywords(kwargs: dict):
+    """torch.Tensor(size=(2, 3)), Tensor(data=[1.0]), Tensor(other=t): the keyword spellings of
+    the one-argument overloads, as (args, the keywords left over); anything else is left for
+    the caller's invalid-combination error."""
+    if len(kwargs) != 1:
+        return (), kwargs
+    ((key, value),) = kwargs.items()
+    if key == "size" and isinstance(value, (tuple, list)):
+        return (Size(value),), {}
+    if key == "data" or (key == "other" and isinstance(value, Tensor)):
+        return (value,), {}
+    return (), kwargs
+
+
 def _legacy_tensor_init(self, *args, **kwargs):
     """torch.Tensor(...) called on the class: `self` becomes the new tensor."""
+    if kwargs and not args:
+        args, kwargs = _legacy_keywords(kwargs)
     src = _legacy_new(None, "cpu", args, kwargs)
-    Tensor._init_from(self, src._data, src._device, False)
     if len(args) == 1 and isinstance(args[0], Tensor):
-        self._vc = src._vc  # Tensor(other) is other's data, as in torch
+        # Tensor(other) is an alias of other: its memory and version counter, and, where other
+        # requires grad, its graph (src's AliasBackward0 node), as in torch
+        for slot in ("_data", "_device", "_requires_grad", "_grad_fn", "_vc", "_base", "_grad"):
+            setattr(self, slot, getattr(src, slot))
+        self.__dict__.update(src.__dict__)
+        return
+    Tensor._init_from(self, src._data, src._device, False)
 
 
 _LEGACY_NAMES = {
@@ -1091,6 +1120,23 @@ class _LegacyTensorType(type):
     def __call__(cls, *args, **kwargs):
         return _legacy_new(cls.dtype, cls._device_type, args, dict(kwargs), cls.__name__)
 
+    @property
+    def layout(cls):
+        from minitorch._ops.tensor_misc import strided
+
+        return strided
+
+    def __getattr__(cls, name):
+        # Only for what the class lacks: torch's legacy classes expose Tensor's methods and
+        # attributes (old code's torch.FloatTensor.zero_(x)), though no tensor is an instance
+        # of a subclass (isinstance stays the dtype check above).
+        try:
+            return getattr(Tensor, name)
+        except AttributeError:
+            raise AttributeError(
+                f"type object '{cls.__name__}' has no attribute '{name}'"
+            ) from None
+
     def __instancecheck__(cls, obj):
         return (
             isinstance(obj, Tensor)
@@ -1111,6 +1157,10 @@ def legacy_type(dtype_name: str, device_type: str = "cpu"):
         {
             "dtype": getattr(_dtype, dtype_name),
             "_device_type": device_type,
+            # torch's class attributes, which on Tensor are per-tensor properties
+            "is_cuda": device_type == "cuda",
+            "is_sparse": False,
+            "is_sparse_csr": False,
             "__module__": "minitorch" if device_type == "cpu" else "minitorch.cuda",
         },
     )

@@ -315,3 +315,44 @@ def resize_as_(self: Tensor, the_template: Tensor, memory_format=None) -> Tensor
             f"{type(the_template).__name__}"
         )
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)
+
+
+def resize(self: Tensor, *sizes) -> Tensor:
+    """The deprecated out-of-place resize: self's elements, in row-major order, in the shape
+    `sizes`, which must hold as many (a reshape sharing self's memory when self is contiguous).
+    Mirrors torch.Tensor.resize, with its deprecation warning.
+
+    Differences from torch: `sizes` may also be one tuple, as for resize_ (torch's varargs
+    take only separate ints)."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=3)
+    return _resize_out_of_place(self, sizes)
+
+
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """resize to tensor's shape. Mirrors torch.Tensor.resize_as, with its deprecation warning."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            f"resize_as(): argument 'tensor' (position 1) must be Tensor, not "
+            f"{type(tensor).__name__}"
+        )
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=3)
+    return _resize_out_of_place(self, tuple(tensor.shape))
+
+
+def _resize_out_of_place(self: Tensor, sizes) -> Tensor:
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = tuple(sizes[0])
+    if not all(s.__class__ is int for s in sizes):  # NOTE [ Int-like arguments ]
+        from minitorch._tensor_methods import _int_list
+
+        sizes = _int_list(sizes, "resize", "size")
+    n = math.prod(sizes)
+    if n != self.numel():
+        # torch's autograd Resize (a reshape, unlike resize_, which may change the element count)
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, sizes))} ({n} elements in total), but the "
+            f"given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            "elements). autograd's resize can only change the shape of a given tensor, while "
+            "preserving the number of elements. "
+        )
+    return self.contiguous().view(sizes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 
@@ -175,6 +176,88 @@ def _scalar_first(op: str, number, rest, n_tensors: int = 1):
         stacklevel=3,
     )
     return (rest[0] if n_tensors == 1 else tuple(rest)), number
+
+
+# The operand names of the add*mm family, for their deprecated overloads' messages.
+_PRODUCT_OPERANDS = {
+    "addmm": ("mat1", "mat2"),
+    "addmv": ("mat", "vec"),
+    "addr": ("vec1", "vec2"),
+    "addbmm": ("batch1", "batch2"),
+    "baddbmm": ("batch1", "batch2"),
+}
+
+
+def _beta_alpha_first(op: str, args: tuple, beta, alpha, method: bool):
+    """torch's deprecated add*mm overloads with the scalars first, still in old code:
+    addmm(Number beta, Tensor input, [Number alpha,] Tensor mat1, Tensor mat2) and the methods'
+    M.addmm_(Number beta, [Number alpha,] Tensor mat1, Tensor mat2) (`args` holds every
+    positional argument but self; `beta` and `alpha` the keywords, which these overloads do not
+    take). Returns (the tensors, beta, alpha), with torch's deprecation warning."""
+    from minitorch._tensor import Tensor
+
+    first, second = _PRODUCT_OPERANDS[op.rstrip("_")]
+    n_tensors = 2 if method else 3
+    with_alpha = len(args) == n_tensors + 2
+    if with_alpha:  # beta, [input,] alpha, mat1, mat2
+        scalars = (args[0], args[1 if method else 2])
+        tensors = args[2:] if method else (args[1], *args[3:])
+    else:  # beta, [input,] mat1, mat2
+        scalars, tensors = args[:1], args[1:]
+    keywords = not all(x.__class__ is int and x == 1 for x in (beta, alpha))
+    if (
+        keywords
+        or len(tensors) != n_tensors
+        or not all(isinstance(t, Tensor) for t in tensors)
+        or not all(_is_scalar_operand(x) for x in scalars)
+    ):
+        got = ", ".join(_type_name(a) for a in args)
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+            f"({'' if method else 'Tensor input, '}Tensor {first}, Tensor {second}, *, "
+            "Number beta = 1, Number alpha = 1)"
+        )
+    operands = f"Tensor {first}, Tensor {second}"
+    old = ("Number beta, " if method else "Number beta, Tensor input, ") + (
+        "Number alpha, " if with_alpha else ""
+    )
+    tail = "" if method or op.endswith("_") else ", *, Tensor out = None"
+    lead = "" if method else "Tensor input, "
+    warnings.warn(
+        f"This overload of {op} is deprecated:\n\t{op}({old}{operands}{tail})\nConsider using "
+        f"one of the following signatures instead:\n\t{op}({lead}{operands}, *, Number beta = 1, "
+        f"Number alpha = 1{tail.replace(', *', '')})",
+        UserWarning,
+        stacklevel=3 if method else 4,  # the functions call this through _deprecated_overload
+    )
+    beta = _number_arg(scalars[0], op, "beta")  # NOTE [ Number-like arguments ]
+    alpha = _number_arg(scalars[1], op, "alpha") if with_alpha else 1
+    return tensors, beta, alpha
+
+
+def _is_scalar_operand(x) -> bool:
+    """A Number where torch's deprecated overloads take one: a number, a 0-d tensor that does
+    not require grad (NOTE [ Number-like arguments ])."""
+    if isinstance(x, TensorMethods):
+        return x.ndim == 0 and not x.requires_grad
+    return isinstance(x, numbers.Number)
+
+
+def _legacy_type_arg(target):
+    """Tensor.type's argument other than a dtype: torch.Tensor and 'torch.Tensor' name the
+    default tensor type (a CPU tensor of the default dtype, as torch's old
+    `labels.type(torch.Tensor)` gives), a legacy class or type name passes through, and anything
+    that is not a type or a str is torch's TypeError."""
+    from minitorch._tensor import Tensor
+
+    if target is Tensor or target == "torch.Tensor":
+        from minitorch._backend import cpu
+        from minitorch._ops.convert import type_name
+
+        return type_name(_dtype.get_default_dtype(), cpu)  # 'torch.FloatTensor'
+    if not isinstance(target, (type, str)):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    return target
 
 
 class TensorMethods:
@@ -1477,17 +1560,29 @@ class TensorMethods:
     def inner(self, *args, **kwargs):
         return _ops.inner(self, *args, **kwargs)
 
-    def addmm(self, *args, **kwargs):
-        return _ops.addmm(self, *args, **kwargs)
+    def addmm(self, mat1, mat2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (mat1, mat2, *args)
+            (mat1, mat2), beta, alpha = _beta_alpha_first("addmm", args, beta, alpha, True)
+        return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addmv(self, *args, **kwargs):
-        return _ops.addmv(self, *args, **kwargs)
+    def addmv(self, mat, vec, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (mat, vec, *args)
+            (mat, vec), beta, alpha = _beta_alpha_first("addmv", args, beta, alpha, True)
+        return _ops.addmv(self, mat, vec, beta=beta, alpha=alpha)
 
-    def addbmm(self, *args, **kwargs):
-        return _ops.addbmm(self, *args, **kwargs)
+    def addbmm(self, batch1, batch2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (batch1, batch2, *args)
+            (batch1, batch2), beta, alpha = _beta_alpha_first("addbmm", args, beta, alpha, True)
+        return _ops.addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def baddbmm(self, *args, **kwargs):
-        return _ops.baddbmm(self, *args, **kwargs)
+    def baddbmm(self, batch1, batch2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (batch1, batch2, *args)
+            (batch1, batch2), beta, alpha = _beta_alpha_first("baddbmm", args, beta, alpha, True)
+        return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, *args, **kwargs):
         return _ops.kron(self, *args, **kwargs)
@@ -1565,6 +1660,8 @@ class TensorMethods:
         return _cast_in_format(self, where, memory_format, "cuda", non_blocking=non_blocking)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is not None and dtype.__class__ is not _dtype.dtype:
+            dtype = _legacy_type_arg(dtype)
         return _ops.type_(self, dtype)
 
     @property
@@ -1963,22 +2060,40 @@ class TensorMethods:
 
     # --- linear algebra, scatter and copy-variant methods ---
 
-    def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    def addmm_(self, mat1, mat2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (mat1, mat2, *args)
+            (mat1, mat2), beta, alpha = _beta_alpha_first("addmm_", args, beta, alpha, True)
         return _ops.addmm_(self, mat1, mat2, beta=beta, alpha=alpha)
 
-    def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    def addbmm_(self, batch1, batch2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (batch1, batch2, *args)
+            (batch1, batch2), beta, alpha = _beta_alpha_first("addbmm_", args, beta, alpha, True)
         return _ops.addbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    def addmv_(self, mat, vec, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (mat, vec, *args)
+            (mat, vec), beta, alpha = _beta_alpha_first("addmv_", args, beta, alpha, True)
         return _ops.addmv_(self, mat, vec, beta=beta, alpha=alpha)
 
-    def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    def baddbmm_(self, batch1, batch2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (batch1, batch2, *args)
+            (batch1, batch2), beta, alpha = _beta_alpha_first("baddbmm_", args, beta, alpha, True)
         return _ops.baddbmm_(self, batch1, batch2, beta=beta, alpha=alpha)
 
-    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    def addr(self, vec1, vec2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (vec1, vec2, *args)
+            (vec1, vec2), beta, alpha = _beta_alpha_first("addr", args, beta, alpha, True)
         return _ops.addr(self, vec1, vec2, beta=beta, alpha=alpha)
 
-    def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    def addr_(self, vec1, vec2, *args, beta=1, alpha=1):
+        if args:  # See NOTE [ Deprecated add*mm overloads ]
+            args = (vec1, vec2, *args)
+            (vec1, vec2), beta, alpha = _beta_alpha_first("addr_", args, beta, alpha, True)
         return _ops.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def cross(self, *args, **kwargs):
@@ -2075,6 +2190,16 @@ class TensorMethods:
         from minitorch._misc_api import resize_as_
 
         return resize_as_(self, the_template, memory_format=memory_format)
+
+    def resize(self, *sizes):
+        from minitorch._misc_api import resize
+
+        return resize(self, *sizes)
+
+    def resize_as(self, tensor):
+        from minitorch._misc_api import resize_as
+
+        return resize_as(self, tensor)
 
     # --- storage (minitorch/storage.py) ---
 

@@ -530,6 +530,23 @@ def inner(input, other, *, out=None):
     return _write(tensordot(input, other, dims=([-1], [-1])), out)
 
 
+# NOTE [ Deprecated add*mm overloads ]
+# torch still takes the pre-1.0 spellings with the scalars first, with a deprecation warning:
+# torch.addmm(beta, M, alpha, m1, m2), torch.addmm(beta, M, m1, m2) and the methods'
+# M.addmm_(beta, alpha, m1, m2), M.addmm_(beta, m1, m2) (old optimizers and tutorials), for
+# addmm, addmv, addr, addbmm, baddbmm and their in-place forms. The modern signature takes
+# exactly three tensors, so these arrive as extra positional arguments: the functions and methods
+# take `*args` and turn to _beta_alpha_first (minitorch/_tensor_methods.py) only when it is not
+# empty, leaving the ordinary call one truth test.
+
+
+def _deprecated_overload(op, args, beta, alpha):
+    """The function form's tensors, beta and alpha: See NOTE [ Deprecated add*mm overloads ]."""
+    from minitorch._tensor_methods import _beta_alpha_first
+
+    return _beta_alpha_first(op, args, beta, alpha, method=False)
+
+
 def _scaled_sum(input, product, beta, alpha, op):
     """beta * input + alpha * product, input broadcast to product's shape (ignored if beta == 0)."""
     shape = product._data.shape
@@ -582,8 +599,11 @@ def _check_addmm_dtypes(input, mat1, mat2):
         )
 
 
-def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat1 @ mat2). Mirrors torch.addmm."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, mat1, mat2, *args)
+        (input, mat1, mat2), beta, alpha = _deprecated_overload("addmm", tensors, beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
@@ -596,8 +616,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _write(as_node(r, "AddmmBackward0", args), out, "gemm")
 
 
-def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * (mat @ vec). Mirrors torch.addmv."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, mat, vec, *args)
+        (input, mat, vec), beta, alpha = _deprecated_overload("addmv", tensors, beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
@@ -619,8 +642,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
     return _write(as_node(r, "AddmvBackward0", args), out, "gemm")
 
 
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * bmm(batch1, batch2). Mirrors torch.baddbmm."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, batch1, batch2, *args)
+        (input, batch1, batch2), beta, alpha = _deprecated_overload("baddbmm", tensors, beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
@@ -639,9 +665,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _write(as_node(r, "BaddbmmBackward0", args), out, "gemm")
 
 
-def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * (the sum over the batch of batch1[i] @ batch2[i]). Mirrors
     torch.addbmm."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, batch1, batch2, *args)
+        (input, batch1, batch2), beta, alpha = _deprecated_overload("addbmm", tensors, beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)

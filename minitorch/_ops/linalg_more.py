@@ -16,6 +16,7 @@ from minitorch._ops.linalg import (
     _BMM_NAMES,
     _MM_NAMES,
     _MV_NAMES,
+    _deprecated_overload,
     _require_tensor,
     _require_tensors,
     _short,
@@ -76,8 +77,11 @@ def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     )
 
 
-def addmv_(input, mat, vec, *, beta=1, alpha=1):
+def addmv_(input, mat, vec, *args, beta=1, alpha=1):
     """In-place addmv. Mirrors torch.addmv_ / torch.Tensor.addmv_."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, mat, vec, *args)
+        (input, mat, vec), beta, alpha = _deprecated_overload("addmv_", tensors, beta, alpha)
     _require_tensors("addmv_", _MV_NAMES, (input, mat, vec))
     return apply_inplace(
         input, lambda s: addmv(s, mat, vec, beta=beta, alpha=alpha), "addmv_", (mat, vec)
@@ -116,8 +120,11 @@ def _check_int_scalars(input, op, **scalars):
             )
 
 
-def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
     """beta * input + alpha * outer(vec1, vec2). Mirrors torch.addr."""
+    if args:  # See NOTE [ Deprecated add*mm overloads ]
+        tensors = (input, vec1, vec2, *args)
+        (input, vec1, vec2), beta, alpha = _deprecated_overload("addr", tensors, beta, alpha)
     _require_tensor(input, "addr", "input", 1)
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         _require_tensor(v, "addr", name, 2 if name == "vec1" else 3)
@@ -274,6 +281,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     CPU only (checking would read a device back), and the degrees-of-freedom warning is given
     only without weights."""
     _require_tensor(input, "cov", "input", 1)
+    if correction.__class__ is not int:  # NOTE [ Int-like arguments ]: a float is a TypeError
+        from minitorch._tensor_methods import _index
+
+        correction = _index(correction, "cov", "correction")
     ops = _ops()
     if input.ndim > 2:
         raise RuntimeError(

@@ -16,15 +16,26 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """Variable(data, requires_grad=False, volatile=False) -> a leaf tensor sharing data's
-    memory (data.detach() with requires_grad set); with no data, an empty tensor."""
+    memory (data.detach() with requires_grad set); with no data, an empty tensor.
 
-    def __new__(cls, data=None, requires_grad=False, volatile=False):
+    Differences from torch: `_grad_fn` (torch's internal fourth argument, which attaches a
+    node) may only be None; `name` (the fifth) is checked and dropped."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None, name=None):
         if volatile:
             warnings.warn(
                 "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                 UserWarning,
                 stacklevel=2,
             )
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
+        if _grad_fn is not None:
+            raise TypeError(
+                f"_grad_fn has to be a Function object or None, but got {type(_grad_fn).__name__}"
+            )
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"argument 5 must be str or None, not {type(name).__name__}")
         if data is None:
             from minitorch._factories import empty
 
