@@ -200,6 +200,7 @@ _LAZY_MODULES = (
     "signal",
     "fx",
     "functional",
+    "types",
     "mps",
     "xpu",
     "distributed",

@@ -140,3 +140,15 @@ def test_detach_in_place_after_forward_freezes_the_leaf():
     p.requires_grad_()  # and it can learn again
     (p * 3).sum().backward()
     assert p.grad.tolist() == [3.0, 3.0]
+
+
+def test_torch_types_aliases():
+    import typing
+
+    from minitorch.types import Device, Number, _size
+
+    assert torch.types._dtype is torch.dtype and torch.types._device is torch.device
+    assert isinstance(3.5, torch.types._Number) and not isinstance("3", torch.types._Number)
+    assert set(typing.get_args(Number)) == {int, float, bool}
+    assert torch.Size in typing.get_args(_size)
+    assert torch.device in typing.get_args(Device) and type(None) in typing.get_args(Device)
