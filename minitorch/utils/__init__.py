@@ -1,5 +1,6 @@
-"""minitorch.utils: data loading (utils.data), hook handles (utils.hooks), DLPack and activation
-checkpointing (utils.checkpoint, loaded on first use). Mirrors torch.utils."""
+"""minitorch.utils: data loading (utils.data), hook handles (utils.hooks), DLPack; activation
+checkpointing (utils.checkpoint) and TensorBoard logging (utils.tensorboard) are loaded on first
+use. Mirrors torch.utils."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import weakref
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
-_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree", "deterministic")
+_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree", "deterministic", "tensorboard")
 
 
 def _slot_names(cls) -> set:
