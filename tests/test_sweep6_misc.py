@@ -152,3 +152,17 @@ def test_torch_types_aliases():
     assert set(typing.get_args(Number)) == {int, float, bool}
     assert torch.Size in typing.get_args(_size)
     assert torch.device in typing.get_args(Device) and type(None) in typing.get_args(Device)
+
+
+def test_parameter_rebuilt_from_a_used_parameters_dict():
+    # accelerate / HF loading: type(p)(new, requires_grad=..., **p.__dict__) after p was used
+    model = nn.Linear(3, 2)
+    model(torch.ones(1, 3)).sum().backward()
+    old = model._parameters["weight"]
+    new = type(old)(torch.zeros(2, 3), requires_grad=old.requires_grad, **old.__dict__)
+    assert isinstance(new, nn.Parameter) and new.requires_grad and new.grad is None
+    model._parameters["weight"] = new
+    model(torch.ones(1, 3)).sum().backward()
+    assert model.weight.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'scale'"):
+        nn.Parameter(torch.zeros(2), scale=2)

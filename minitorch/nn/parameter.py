@@ -8,6 +8,18 @@ from minitorch._tensor import Tensor, _make, _python_state, _rebuild
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
 
+def _check_internal_keys(kwargs: dict) -> None:
+    """Parameter(data, requires_grad, **old.__dict__), as accelerate and HF loaders rebuild a
+    parameter: torch's __dict__ of a used parameter is empty, minitorch's holds its autograd
+    bookkeeping (NOTE [ Tensor attributes ]), which is the old tensor's and is dropped here.
+    Any other keyword is refused as torch refuses it."""
+    from minitorch._tensor import _AUTOGRAD_KEYS
+
+    for key in kwargs:
+        if key not in _AUTOGRAD_KEYS:
+            raise TypeError(f"Parameter.__new__() got an unexpected keyword argument '{key}'")
+
+
 class Parameter(Tensor):
     """A Tensor that a Module registers as learnable when assigned as an attribute.
 
@@ -16,7 +28,9 @@ class Parameter(Tensor):
     the ops always build Tensor (see `minitorch._tensor._make`).
     """
 
-    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True, **internal):
+        if internal:
+            _check_internal_keys(internal)
         if data is None:
             from minitorch._factories import empty
 
