@@ -530,7 +530,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
     elif _array_like(data):  # a pandas Series or Index: its array, keeping float64 / int32
         _refuse_missing(data, dt)
-        return tensor(np.asarray(data), dtype=dtype, device=device, requires_grad=requires_grad)
+        values = np.asarray(data)
+        if values.dtype == object:  # torch reads an object column's Python values one by one
+            values = values.tolist()
+        return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
     else:
         arr, _ = _host_from_data(data, dt)
     return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
@@ -647,7 +650,11 @@ def _shared_array(ndarray, stacklevel: int):
     """The array a tensor shares with NumPy. A read-only one (pandas 3's `df[col].values`) gets
     torch's warning and, as torch writes through it, a writable view of the same memory where
     NumPy allows one (memory NumPy refuses to write, a bytes buffer, stays read-only: in-place
-    ops on it raise instead of writing into an immutable object)."""
+    ops on it raise instead of writing into an immutable object). A subclass (np.matrix from
+    scipy.sparse's todense(), a masked array, a memmap) is seen as the plain array over its
+    memory, as torch reads it: np.matrix's `*` is a matrix product and its rows stay 2-d."""
+    if ndarray.__class__ is not np.ndarray:
+        ndarray = ndarray.view(np.ndarray)
     if ndarray.flags.writeable:
         return ndarray
     warnings.warn(

@@ -166,3 +166,29 @@ def test_parameter_rebuilt_from_a_used_parameters_dict():
     assert model.weight.grad.tolist() == [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     with pytest.raises(TypeError, match="unexpected keyword argument 'scale'"):
         nn.Parameter(torch.zeros(2), scale=2)
+
+
+def test_numpy_subclasses_are_read_as_plain_arrays():
+    # scipy.sparse's todense() gives np.matrix, whose * is a matrix product and whose rows are 2-d
+    m = np.matrix([[0.0, 1.0], [2.0, 3.0]])
+    for t in (torch.from_numpy(m), torch.as_tensor(m)):
+        assert (t * t).tolist() == [[0.0, 1.0], [4.0, 9.0]]
+        assert t[0].shape == (2,) and t.unsqueeze(0).shape == (1, 2, 2)
+        assert type(t.numpy()) is np.ndarray
+        t[0, 0] = 5.0
+        assert m[0, 0] == 5.0  # still the matrix's memory
+        m[0, 0] = 0.0
+    batch = torch.utils.data.default_collate([m, m])
+    assert batch.shape == (2, 2, 2)
+    masked = np.ma.masked_array([1.0, 2.0, 3.0], mask=[False, True, False])
+    assert (torch.from_numpy(masked) * 2).tolist() == [2.0, 4.0, 6.0]  # the data, as torch
+
+
+def test_tensor_of_an_object_pandas_column():
+    pd = pytest.importorskip("pandas")
+    t = torch.tensor(pd.Series([0.5, 0.0, 2.0], dtype=object))
+    assert t.dtype == torch.float32 and t.tolist() == [0.5, 0.0, 2.0]
+    t = torch.tensor(pd.Series([1, 0, 1]).astype(object))
+    assert t.dtype == torch.int64 and t.tolist() == [1, 0, 1]
+    with pytest.raises(ValueError, match="too many dimensions 'str'"):
+        torch.tensor(pd.Series(["a", "b"]))
