@@ -485,7 +485,7 @@ def _sort(a, axis=-1, kind=None, order=None, *, stable=None):
         raise TypeError("minitorch: numpy.sort does not support order= (structured arrays)")
     if axis is None:
         a, axis = a.reshape(-1), 0
-    return _mt.sort(a, axis, stable=True).values
+    return _mt.sort(a, dim=axis, stable=True).values
 
 
 def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -493,7 +493,7 @@ def _argsort(a, axis=-1, kind=None, order=None, *, stable=None):
         raise TypeError("minitorch: numpy.argsort does not support order= (structured arrays)")
     if axis is None:
         a, axis = a.reshape(-1), 0
-    return _mt.argsort(a, axis, stable=True)
+    return _mt.argsort(a, dim=axis, stable=True)
 
 
 def _index(indices, ref):

@@ -603,11 +603,11 @@ class TensorMethods:
     def argwhere(self):
         return _ops.argwhere(self)
 
-    def sort(self, dim=-1, descending=False, *, stable=False):
-        return _ops.sort(self, dim, descending, stable=stable)
+    def sort(self, *args, **kwargs):  # (torch's overloads tell a positional dim from dim=)
+        return _ops.sort(self, *args, **kwargs)
 
-    def argsort(self, dim=-1, descending=False, *, stable=False):
-        return _ops.argsort(self, dim, descending, stable=stable)
+    def argsort(self, *args, **kwargs):
+        return _ops.argsort(self, *args, **kwargs)
 
     def msort(self):
         return _ops.msort(self)

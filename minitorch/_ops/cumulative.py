@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import operator
 
 from minitorch import _dtype, return_types
@@ -105,7 +104,7 @@ def _along(input, dim, op):
         nd = input._data.ndim
     except AttributeError:  # torch.cumsum(list_of_losses, 0): zero-cost when a tensor
         raise not_tensor(op, input) from None
-    d = wrap_dim(operator.index(dim), nd, op)
+    d = wrap_dim(dim, nd, op)  # torch's TypeError for a float, bool or None dim
     if nd == 0:
         return input.reshape((1,)), 0, True
     return input, d, False
@@ -252,7 +251,10 @@ def cummin(input, dim=_MISSING, *, out=None):
 
 class Logcumsumexp(Function):
     """out_i = log(sum_{j<=i} exp(a_j)) (a logaddexp scan: stable at any range);
-    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward)"""
+    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward).
+
+    Differences from torch: a nan grad_j makes the gradient nan at every i <= j; torch's
+    backward treats it as 0."""
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -277,11 +279,13 @@ class Logcumsumexp(Function):
 
         a, out = ctx.saved_tensors
         d = ctx.dim
-        out_j = _pairs(out, d, "j")
-        upper = _pair_mask(ctx.xp, a, d, lambda i, j: j >= i)._data
-        live = _const(upper & (out_j._data > -math.inf), a)
-        w = exp(where(live, _pairs(a, d, "i") - out_j, -math.inf))
-        return sum(w * _pairs(grad, d, "j"), d + 1)
+        upper = _pair_mask(ctx.xp, a, d, lambda i, j: j >= i)
+        # No guard for -inf: where out_j is -inf (a leading run of -inf, a row all -inf) a_i is
+        # -inf too and a_i - out_j is nan, and a nan in a reaches every out_j after it; torch's
+        # gradient is nan there as well. The mask is applied after the product, so an infinite
+        # grad_j with j < i does not turn 0 * inf into nan at i.
+        w = exp(_pairs(a, d, "i") - _pairs(out, d, "j"))
+        return sum(where(upper, w * _pairs(grad, d, "j"), 0.0), d + 1)
 
 
 def logcumsumexp(input, dim=_MISSING, *, out=None):

@@ -612,12 +612,18 @@ def _ctype_name(dt) -> str:
 
 def _trapezoid_y(y, x, dim, op):
     """(y as a float tensor, dim wrapped), after torch's checks of y and x."""
+    if y.ndim == 0:  # torch's messages: its sum along dim, and cumulative's slice of y
+        if op == "cumulative_trapezoid":
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, y.ndim, op)
     if y.dtype == _dtype.bool or (x is not None and x.dtype == _dtype.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"{op}: received a bool input for {which}, but bool is not supported")
     if not y.dtype.is_floating_point:
-        y = cast(y, _dtype.get_default_dtype())
+        # an integer y takes a floating x's dtype (as y * x would), else the default dtype
+        floating_x = x is not None and x.dtype.is_floating_point
+        y = cast(y, x.dtype if floating_x else _dtype.get_default_dtype())
     return y, d
 
 

@@ -140,7 +140,10 @@ class SoftmaxBackward(Function):
                 s[neg] = -0.0
         else:
             s = gy.sum(axis=dim, keepdims=True)
-        out = xp.asarray(g - s)
+        # row-major whatever grad's layout (a permuted one-hot upstream gradient): torch's
+        # gradient is contiguous, so g.view(n, -1) works on it; the buffer is new either way
+        out = xp.empty(g.shape, dtype=g.dtype)
+        xp.subtract(g, s, out=out)
         out *= yd
         return out if out.dtype == dt else out.astype(dt)
 

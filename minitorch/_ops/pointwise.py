@@ -12,6 +12,7 @@ from minitorch._ops._common import (
     called_by_operator,
     cast,
     is_floating,
+    no_overload,
     not_tensor,
     number,
     opmath_dtype,
@@ -1296,6 +1297,22 @@ def _check_float_bound(bound: float, dt) -> None:
         _dtype.fill_number(bound, dt.np)
 
 
+_CLAMP_FORMS = (
+    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
+)
+
+
+def _check_mixed_bounds(min, max) -> None:
+    """clamp(x, tensor, number) and clamp(x, number, tensor): torch's overloads take both bounds
+    as tensors or both as numbers, so the tensor must pass as a number (0-d, not requiring
+    grad), else its TypeError. Here the tensor is used as it is, with no read to the host."""
+    for t in (min, max):
+        if isinstance(t, Tensor) and (t.ndim != 0 or t.requires_grad):
+            got = f"Tensor, min={_type_label(min)}, max={_type_label(max)}"
+            raise no_overload("clamp", got, _CLAMP_FORMS)
+
+
 def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
     if not isinstance(input, Tensor):
@@ -1304,6 +1321,11 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = number(min), number(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
+        mixed = min is not None and max is not None and not (
+            isinstance(min, Tensor) and isinstance(max, Tensor)
+        )
+        if mixed:
+            _check_mixed_bounds(min, max)
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
         dt = input.dtype
@@ -1313,7 +1335,10 @@ def clamp(input, min=None, max=None, *, out=None):
         if dt is _dtype.bool and lo is not None and hi is not None:
             raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
-        return _out(ClampTensor.apply(*args), out)  # a wider out: torch casts (tensor bounds)
+        result = ClampTensor.apply(*args)
+        if mixed:  # torch reads the 0-d tensor as a number: its node for number bounds
+            result = name_node(result, "ClampBackward1")
+        return _out(result, out)  # a wider out: torch casts (tensor bounds)
     dt = input.dtype
     for bnd in (min, max):
         if bnd is not None:

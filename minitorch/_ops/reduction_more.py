@@ -50,6 +50,8 @@ __all__ = [
 
 # --- boolean reductions (not differentiable) ---
 
+_MISSING = object()  # median's dim when not given (None given is an error)
+
 _BOOL_OVERLOADS = (
     "Tensor input, *, Tensor out = None",
     "Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None",
@@ -174,6 +176,15 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
             f"{op}() received an invalid combination of arguments - got both 'unbiased' and "
             "'correction'; pass one of them"
         )
+    if (unbiased is not None and unbiased.__class__ is not bool) or keepdim.__class__ is not bool:
+        # var(x, 0, 0): torch takes no int for unbiased (nor keepdim), where Python's bool
+        # test would read it as one
+        got = [type_name(input), type_name(dim)]
+        if unbiased is not None:
+            got.append(f"unbiased={type_name(unbiased)}")
+        if keepdim is not False:
+            got.append(f"keepdim={type_name(keepdim)}")
+        raise no_overload(op, ", ".join(got), _var_overloads(op))
     if correction is None:
         correction = 0 if unbiased is False else 1
     try:
@@ -263,12 +274,13 @@ class LinalgVectorNorm(Function):
             out = ax.min(axis=dims, keepdims=keepdim)
         elif ord == 0:
             out = (x != 0).sum(axis=dims, keepdims=keepdim)
-        elif ord == 1:
-            out = ax.sum(axis=dims, keepdims=keepdim)
+        elif ord == 1:  # the ufunc's reduce: overflow stays silent (NOTE [ Reductions call the
+            # ufunc ] in reduction.py)
+            out = xp.add.reduce(ax, axis=dims, keepdims=keepdim)
         elif ord == 2:
-            out = xp.sqrt((x * x).sum(axis=dims, keepdims=keepdim))
+            out = xp.sqrt(xp.add.reduce(x * x, axis=dims, keepdims=keepdim))
         else:
-            out = (ax**ord).sum(axis=dims, keepdims=keepdim) ** (1.0 / ord)
+            out = xp.add.reduce(ax**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
         out = row_major(xp, xp.asarray(out, dtype=dt))
         ctx.save_for_backward(a, out)
         return out
@@ -677,7 +689,9 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         flat = input.reshape((-1,))
         idx = index_fn(xp, flat._data, 0)
         return all_fn.apply(flat, idx=idx, dim=0, out_shape=())
-    d = wrap_dim(operator.index(dim), x.ndim, op)
+    d = wrap_dim(dim, x.ndim, op)  # torch's TypeError for a float or bool dim
+    if keepdim.__class__ is not bool:
+        raise flag_error(op, "keepdim", keepdim)
     if x.ndim == 0:
         one = input.reshape((1,))
         idx = xp.zeros((1,), dtype=_dtype.int64.np)
@@ -691,6 +705,20 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
     return ret(_watched_pair(values, indices))
 
 
+def flag_error(op: str, name: str, value) -> TypeError:
+    """torch's TypeError for a bool argument given something else (an int, None, numpy.bool):
+    its parser takes only a Python bool there."""
+    return TypeError(f"{op}(): argument '{name}' must be bool, not {type_name(value)}")
+
+
+def _all_or_dim(op: str, dim):
+    """median's dim: None (the default, spelled _MISSING) reduces all elements; an explicit
+    None is torch's TypeError, as its overloads are (input) and (input, int dim, ...)."""
+    if dim is None:
+        raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+    return None if dim is _MISSING else dim
+
+
 def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
     """(values, indices), values' node refusing a backward once the returned indices changed in
     place, as torch's, which saves them (NOTE [ Watched index tensors ])."""
@@ -699,8 +727,9 @@ def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
     return values, indices
 
 
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=_MISSING, keepdim=False, *, out=None):
     """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
+    dim = _all_or_dim("median", dim)
     if out is not None:
         _check_median_out("median", input, dim, out)
     r = _order_stat(
@@ -716,8 +745,9 @@ def median(input, dim=None, keepdim=False, *, out=None):
     return _out_pair(r, out)
 
 
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=_MISSING, keepdim=False, *, out=None):
     """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
+    dim = _all_or_dim("nanmedian", dim)
     if out is not None:
         _check_median_out("nanmedian", input, dim, out)
     r = _order_stat(

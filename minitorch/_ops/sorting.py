@@ -12,9 +12,11 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
+    no_overload,
     not_tensor,
     promote,
     quiet_extreme,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops._index_key import IndexPlan
@@ -22,7 +24,7 @@ from minitorch._ops.indexing import Index, watch_indices
 from minitorch._ops.inplace import with_out
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
-from minitorch._ops.reduction_more import stable_argsort
+from minitorch._ops.reduction_more import flag_error, stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -133,17 +135,68 @@ def _scalar_plan():
     return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
 
 
+_UNSET = object()  # sort's arguments not given: torch's overloads depend on which were
+
+_SORT_FORMS = {
+    op: (
+        f"Tensor input, *, bool stable, int dim = -1, bool descending = False, {out} out = None",
+        f"Tensor input, int dim = -1, bool descending = False{tail}",
+    )
+    for op, out, tail in (
+        ("sort", "tuple of Tensors", ", *, tuple of Tensors out = None"),
+        ("argsort", "Tensor", ""),
+    )
+}
+
+
+def _sort_arguments(op: str, input, args: tuple, stable, dim, descending):
+    """(dim, descending) of a sort/argsort call, as torch's two overloads read them:
+    (input, *, stable, dim=-1, descending=False) and (input, dim=-1, descending=False). So dim
+    and descending may be positional only without `stable`, descending is a Python bool and
+    stable a bool (sort's also None); anything else is torch's "invalid combination" TypeError."""
+    keywords = (("stable", stable), ("dim", dim), ("descending", descending))
+    if args:
+        if stable is not _UNSET or len(args) > 2 or dim is not _UNSET:
+            raise _sort_error(op, input, args, keywords)
+        dim = args[0]
+        if len(args) == 2:
+            if descending is not _UNSET:
+                raise _sort_error(op, input, args, keywords)
+            descending = args[1]
+    if dim is _UNSET:
+        dim = -1
+    elif dim.__class__ is not int and not is_index(dim):
+        raise _sort_error(op, input, args, keywords)
+    if descending is _UNSET:
+        descending = False
+    elif descending.__class__ is not bool:
+        raise _sort_error(op, input, args, keywords)
+    if not (stable is _UNSET or stable.__class__ is bool or (stable is None and op == "sort")):
+        raise _sort_error(op, input, args, keywords)
+    return dim, descending
+
+
+def _sort_error(op: str, input, args: tuple, keywords) -> TypeError:
+    got = [type_name(input), *(type_name(a) for a in args)]
+    got += [f"{name}={type_name(v)}" for name, v in keywords if v is not _UNSET]
+    return no_overload(op, ", ".join(got), _SORT_FORMS[op])
+
+
 @_exact_out(_expected_dtype)
 @with_out
-def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
-    """(values, indices) sorted along dim; always stable. Mirrors torch.sort."""
+def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
+    """(values, indices) sorted along dim; always stable. Mirrors torch.sort: called as
+    sort(input, dim=-1, descending=False) or sort(input, *, stable, dim=-1, descending=False)."""
+    dim, descending = _sort_arguments("sort", input, args, stable, dim, descending)
     dim, idx = _sorted_parts(input, dim, descending, "sort")
     values = _gather(SortValues, input, dim, idx)
     return return_types.sort(_watched_pair(values, _int64(input, idx)))
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False):
-    """The indices that sort input along dim; always stable. Mirrors torch.argsort."""
+def argsort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
+    """The indices that sort input along dim; always stable. Mirrors torch.argsort (its two
+    overloads as sort's)."""
+    dim, descending = _sort_arguments("argsort", input, args, stable, dim, descending)
     _, idx = _sorted_parts(input, dim, descending, "argsort")
     return _int64(input, idx)
 
@@ -175,6 +228,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if not is_index(k):
         raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
     k = index(k, "topk", "k")
+    if largest.__class__ is not bool:  # (None would sort ascending: the k smallest)
+        raise flag_error("topk", "largest", largest)
+    if sorted.__class__ is not bool:
+        raise flag_error("topk", "sorted", sorted)
     if x.dtype.kind == "b":
         raise RuntimeError("topk does not support bool dtypes on CPU")
     n = x.shape[wrap_dim(dim, x.ndim, "topk")] if x.ndim else 1
@@ -195,6 +252,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("kthvalue", input) from None
+    if k.__class__ is not int:  # a float, None or bool k is torch's TypeError
+        k = index(k, "kthvalue", "k", 2)
+    if keepdim.__class__ is not bool:
+        raise flag_error("kthvalue", "keepdim", keepdim)
     if x.dtype.kind == "b":
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = wrap_dim(dim, x.ndim, "kthvalue")
