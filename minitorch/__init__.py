@@ -210,6 +210,10 @@ _LAZY_MODULES = (
     "__config__",
     "sparse",
     "__future__",  # torch.__future__ (minitorch/__future__.py), not the standard library module
+    "_C",  # the few torch._C helpers libraries call (minitorch/_C.py), no C extension
+    "overrides",
+    "onnx",
+    "_utils",
 )
 _LAZY_NAMES = {
     "save": "serialization",
@@ -303,3 +307,164 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY_MODULES) | set(_LAZY_NAMES))
+
+
+# --- torch._check*: the guards of torch's meta kernels, HF and torchvision code ---
+
+_CHECK_DEFAULT = "Expected cond to be True, but got False."
+
+
+def _check_with(error_type, cond, message=None) -> None:
+    """Raises error_type(message()) when cond (a Python bool) is False. Mirrors
+    torch._check_with.
+
+    Differences from torch: the default message omits torch's request to report it."""
+    if not (
+        isinstance(error_type, type)
+        and issubclass(error_type, Exception)
+        and not issubclass(error_type, Warning)
+    ):
+        raise AssertionError(
+            f"error_type must be a subclass of Exception but not Warning, got {error_type}"
+        )
+    if cond.__class__ is not _builtins.bool:  # torch: no int, NumPy bool or tensor here
+        if isinstance(cond, Tensor):
+            raise TypeError(
+                "cond must be a bool, but got a Tensor. For tensor conditions, use "
+                "torch._check_tensor_all() to assert that all elements are true."
+            )
+        raise TypeError(f"cond must be a bool, but got {type(cond)}")
+    if cond:
+        return
+    if message is None:
+        raise error_type(_CHECK_DEFAULT)
+    if not callable(message):
+        raise TypeError("message must be a callable")
+    raise error_type(str(message()))
+
+
+def _check(cond, message=None) -> None:
+    """RuntimeError(message()) when cond is False. Mirrors torch._check."""
+    _check_with(RuntimeError, cond, message)
+
+
+def _check_value(cond, message=None) -> None:
+    """ValueError(message()) when cond is False. Mirrors torch._check_value."""
+    _check_with(ValueError, cond, message)
+
+
+def _check_index(cond, message=None) -> None:
+    """IndexError(message()) when cond is False. Mirrors torch._check_index."""
+    _check_with(IndexError, cond, message)
+
+
+def _check_type(cond, message=None) -> None:
+    """TypeError(message()) when cond is False. Mirrors torch._check_type."""
+    _check_with(TypeError, cond, message)
+
+
+def _check_not_implemented(cond, message=None) -> None:
+    """NotImplementedError(message()) when cond is False. Mirrors
+    torch._check_not_implemented."""
+    _check_with(NotImplementedError, cond, message)
+
+
+def _check_tensor_all_with(error_type, cond, message=None) -> None:
+    """error_type(message()) unless every element of the bool tensor cond is True (read on the
+    host, as torch does). Mirrors torch._check_tensor_all_with."""
+    if not isinstance(cond, Tensor):
+        raise TypeError(f"cond must be a tensor, but got {type(cond)}")
+    if cond.dtype is not bool:
+        raise TypeError(f"cond tensor must have dtype torch.bool, but got {cond.dtype}")
+    _check_with(error_type, _builtins.bool(cond.all().item()), message)
+
+
+def _check_tensor_all(cond, message=None) -> None:
+    """RuntimeError unless every element of cond is True. Mirrors torch._check_tensor_all."""
+    _check_tensor_all_with(RuntimeError, cond, message)
+
+
+def _check_is_size(i, message=None, *, max=None) -> None:
+    """Checks that i can be a size (0 <= i, and i <= max when given). Mirrors
+    torch._check_is_size, deprecated as in torch."""
+    _warnings.warn(
+        "_check_is_size will be removed in a future PyTorch release along with "
+        "guard_size_oblivious. Use _check(i >= 0) instead.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    _check(i >= 0, message)
+    if max is not None:
+        _check(i <= max, message)
+
+
+# --- symbolic-shape helpers: minitorch has no symbolic sizes, so they act on Python numbers ---
+
+
+class SymInt:
+    """The type of torch's symbolic ints; minitorch's sizes are plain ints, so nothing is an
+    instance (isinstance(n, torch.SymInt) is False, as for a concrete int in torch)."""
+
+
+class SymFloat:
+    """See SymInt."""
+
+
+class SymBool:
+    """See SymInt."""
+
+
+def sym_int(a):
+    """int(a) rounding toward zero. Mirrors torch.sym_int."""
+    return a if isinstance(a, _builtins.int) else _math.trunc(a)
+
+
+def sym_float(a):
+    """float(a). Mirrors torch.sym_float."""
+    return _builtins.float(a)
+
+
+def sym_not(a):
+    """not a. Mirrors torch.sym_not."""
+    return not a
+
+
+def _sym_number(out, a, b):
+    # torch's sym_max/sym_min of an int and a float is a float
+    if isinstance(a, _builtins.float) or isinstance(b, _builtins.float):
+        return _builtins.float(out)
+    return out
+
+
+def sym_max(a, b):
+    """The larger of a and b, a float if either is. Mirrors torch.sym_max."""
+    return _sym_number(_builtins.max(a, b), a, b)
+
+
+def sym_min(a, b):
+    """The smaller of a and b, a float if either is. Mirrors torch.sym_min."""
+    return _sym_number(_builtins.min(a, b), a, b)
+
+
+_DEVICE_MODULES = ("cpu", "cuda", "mps", "xpu")
+
+
+def get_device_module(device=None):
+    """The module for a device type (minitorch.cuda for "cuda:1"); with no device, the current
+    accelerator's, else minitorch.cpu. Mirrors torch.get_device_module."""
+    import importlib
+
+    from minitorch._backend import Device
+
+    if device is None:
+        from minitorch import accelerator
+
+        current = accelerator.current_accelerator()
+        kind = "cpu" if current is None else current.type
+    else:
+        kind = (device if isinstance(device, Device) else Device(device)).type
+    if kind not in _DEVICE_MODULES:
+        raise RuntimeError(
+            f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'."
+        )
+    return importlib.import_module(f"minitorch.{kind}")

@@ -100,6 +100,34 @@ def script_if_tracing(fn):
     return fn
 
 
+# torch's private TorchScript helpers that model code calls directly (torchvision's and timm's
+# DenseNet declare forward overloads with @torch.jit._overload_method)
+
+
+def _script_if_tracing(fn):
+    """Returns fn unchanged. Mirrors torch.jit._script_if_tracing."""
+    return fn
+
+
+def _overload(func):
+    """Declares a TorchScript overload signature of a function; returns func, so the real
+    definition that follows under the same name replaces it. Mirrors torch.jit._overload."""
+    return func
+
+
+def _overload_method(func):
+    """Declares a TorchScript overload signature of a method in a class body; returns func, so
+    the real method defined after it replaces it. Mirrors torch.jit._overload_method."""
+    return func
+
+
+def _unwrap_optional(x):
+    """x, asserting it is not None. Mirrors torch.jit._unwrap_optional."""
+    if x is None:
+        raise AssertionError("Unwrapping null optional")
+    return x
+
+
 def ignore(drop=False, **kwargs):
     """Marks a function TorchScript should leave to Python; a no-op here. Works as @ignore and
     @ignore(drop=...). Mirrors torch.jit.ignore."""
@@ -212,11 +240,29 @@ def _make_script_module():
     return ScriptModule
 
 
+def _make_recursive_script_module():
+    class RecursiveScriptModule(__getattr__("ScriptModule")):
+        """The type torch.jit.script gives an nn.Module. Mirrors torch.jit.RecursiveScriptModule
+        for isinstance checks: script() returns the module given, so no module is one."""
+
+    RecursiveScriptModule.__module__ = __name__
+    RecursiveScriptModule.__qualname__ = "RecursiveScriptModule"
+    return RecursiveScriptModule
+
+
+_LAZY_CLASSES = {
+    "ScriptModule": _make_script_module,
+    "RecursiveScriptModule": _make_recursive_script_module,
+}
+
+
 def __getattr__(name):
     # ScriptModule subclasses nn.Module: made on first use, so that `minitorch.jit` does not
     # import nn (NOTE [ Lazy submodules ] in minitorch/__init__.py)
-    if name == "ScriptModule":
-        globals()[name] = cls = _make_script_module()
+    if name in _LAZY_CLASSES:
+        cls = globals().get(name)
+        if cls is None:
+            globals()[name] = cls = _LAZY_CLASSES[name]()
         return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

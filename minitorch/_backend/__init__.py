@@ -380,12 +380,14 @@ def default_device() -> Device:
     return stack[-1] if stack else _default_base
 
 
-def set_default_device(device_spec) -> None:
+def set_default_device(device) -> None:
     """Sets the device factories use by default (None: back to CPU). Mirrors
     torch.set_default_device."""
     global _default_base
-    _default_base = cpu if device_spec is None else device(device_spec)
+    _default_base = cpu if device is None else _make_device(device)
 
+
+_make_device = device  # (set_default_device's parameter is named `device`, as torch's)
 
 from minitorch._backend import host_memory  # noqa: E402
 from minitorch._backend.numpy_backend import NumpyBackend  # noqa: E402

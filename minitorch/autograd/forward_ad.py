@@ -84,10 +84,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
             f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
             f"while the given forward gradient is of size {list(tangent.shape)}."
         )
-    if not (tensor.dtype.is_floating_point and tangent.dtype.is_floating_point):
-        raise ValueError(
-            f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
-        )
+    for what, t in (("primal", tensor), ("tangent", tangent)):  # torch checks in this order
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"Expected {what} to be floating point or complex, but got: {t.dtype}")
     with enable_grad():
         dual = tensor.view_as(tensor) if tensor.requires_grad else tensor.detach()
     if not tensor.requires_grad:

@@ -3,7 +3,7 @@
 minitorch runs on NumPy and CuPy and calls neither cuDNN nor selects cuBLAS math modes, so the
 flags are accepted, validated as torch validates them, stored and read back, and otherwise do
 nothing. Submodules: cudnn, cuda (cuda.matmul), mps, cpu, mkldnn, quantized, and mkl, openmp,
-nnpack, opt_einsum (is_available() only).
+nnpack, opt_einsum (is_available() only), mha (the fast-path switch).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ __all__ = [
     "nnpack",
     "opt_einsum",
     "quantized",
+    "mha",
 ]
 
 
@@ -361,9 +362,33 @@ opt_einsum = _unavailable(
     strategy=None,
     get_opt_einsum=lambda: None,
 )
+
+
+def _make_mha() -> types.ModuleType:
+    mod = types.ModuleType(
+        "minitorch.backends.mha",
+        "Mirrors torch.backends.mha: the fast-path switch of MultiheadAttention and "
+        "TransformerEncoder, stored and read back (minitorch's layers have one path).",
+    )
+    state = {"enabled": True}
+
+    def get_fastpath_enabled() -> bool:
+        """Whether the fast path may run. Mirrors torch.backends.mha.get_fastpath_enabled."""
+        return state["enabled"]
+
+    def set_fastpath_enabled(value: bool) -> None:
+        """Mirrors torch.backends.mha.set_fastpath_enabled."""
+        state["enabled"] = value
+
+    mod.get_fastpath_enabled = get_fastpath_enabled
+    mod.set_fastpath_enabled = set_fastpath_enabled
+    return mod
+
+
+mha = _make_mha()
 # torch.backends.fp32_precision: the generic default of the fp32_precision settings; stored only
 fp32_precision = "none"
-_SUBMODULES = (cudnn, cuda, mps, cpu, mkldnn, quantized, mkl, openmp, nnpack, opt_einsum)
+_SUBMODULES = (cudnn, cuda, mps, cpu, mkldnn, quantized, mkl, openmp, nnpack, opt_einsum, mha)
 for _m in _SUBMODULES:  # so that `import minitorch.backends.cudnn` works too
     sys.modules[_m.__name__] = _m
 del _m

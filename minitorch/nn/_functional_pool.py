@@ -617,6 +617,19 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
 # --- unpooling ---
 
 
+def _raise_invalid_unpool_index(indices: Tensor, size: tuple) -> None:
+    """torch's error for an index outside the output (read on the host: this is the error path
+    of the scatter, which checks bounds on the CPU). torch's kernel keeps the last bad index it
+    meets, so this names the last one in memory order (what torch reports on one thread)."""
+    bad = (indices < 0) | (indices >= math.prod(size))
+    if bad.any():
+        value = int(indices[bad][-1])
+        volume = "x".join(str(d) for d in size)
+        raise RuntimeError(
+            f"Found an invalid max index: {value} (output volumes are of size {volume})"
+        ) from None
+
+
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     k = ntuple(kernel_size, n, "kernel_size", "max_unpool")
     s = k if stride is None else ntuple(stride, n, "stride", "max_unpool")
@@ -651,7 +664,11 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     lead = input.shape[: input.ndim - n]
     flat_in = x.reshape((*lead, -1))
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
-    out = out.scatter(-1, indices.reshape((*lead, -1)), flat_in)
+    try:
+        out = out.scatter(-1, indices.reshape((*lead, -1)), flat_in)
+    except RuntimeError:
+        _raise_invalid_unpool_index(indices, size if n > 1 else (*size, 1))
+        raise
     if n == 1:
         out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,))
         return out.squeeze(-1)

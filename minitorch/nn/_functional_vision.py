@@ -127,6 +127,13 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if theta.shape[0] != size[0]:
+        # torch's grid is a batched matmul of the base grid expanded to size[0] by theta^T: its
+        # bmm reports the mismatch (theta^T is "batch2")
+        raise RuntimeError(
+            "Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{size[0]}, {n + 1}] but got: [{theta.shape[0]}, {n + 1}]."
+        )
     # base[..., k]: x (the last spatial dim) first, then y (, z), then 1
     axes = []
     for k, steps in enumerate(reversed(spatial)):

@@ -59,6 +59,12 @@ from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_vision import *  # noqa: F403  # isort: skip  (channel_shuffle, grids)
 from minitorch.nn._functional_ctc import *  # noqa: F403  # isort: skip  (ctc_loss)
 from minitorch.nn._functional_mha import *  # noqa: F403  # isort: skip  (multi_head_attention)
+from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch's F import these)
+    handle_torch_function,
+    has_torch_function,
+    has_torch_function_unary,
+    has_torch_function_variadic,
+)
 
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
@@ -353,3 +359,61 @@ def gumbel_softmax(
     index = y_soft.argmax(dim, keepdim=True)
     y_hard = zeros_like(logits).scatter_(dim, index, 1.0)
     return y_hard - y_soft.detach() + y_soft
+
+
+# --- helpers torch's F exposes (code copied from torch's F imports them from here) ---
+
+
+def boolean_dispatch(arg_name, arg_index, default, if_true, if_false, module_name, func_name):
+    """A function that calls if_true or if_false by the truth of one argument (by keyword
+    arg_name or at position arg_index, else default), e.g. max_pool2d on return_indices. The
+    docstring is the one of the two functions that has one. Mirrors torch's
+    torch.nn.functional.boolean_dispatch (from torch._jit_internal)."""
+
+    def fn(*args, **kwargs):
+        if arg_name in kwargs:
+            flag = kwargs[arg_name]
+        elif arg_index < len(args):
+            flag = args[arg_index]
+        else:
+            flag = default
+        return if_true(*args, **kwargs) if flag else if_false(*args, **kwargs)
+
+    docs = [f.__doc__ for f in (if_true, if_false) if f.__doc__ is not None]
+    if len(docs) > 1:
+        raise RuntimeError("only one function can have a docstring")
+    fn.__doc__ = if_true.__doc__ = if_false.__doc__ = docs[0] if docs else None
+    if module_name is not None:
+        fn.__module__ = module_name
+    if func_name is not None:
+        fn.__name__ = func_name
+    return fn
+
+
+def _canonical_mask(
+    mask: Tensor | None,
+    mask_name: str,
+    other_type,
+    other_name: str,
+    target_type,
+    check_other: bool = True,
+) -> Tensor | None:
+    """An attention mask as a float mask of target_type: a bool mask (True: masked) becomes 0 /
+    -inf, a float mask is returned as is. Mirrors torch.nn.functional._canonical_mask (its
+    AssertionError for another dtype, its warning when other_type differs)."""
+    if mask is None:
+        return None
+    is_float = mask.dtype.is_floating_point
+    if mask.dtype is not _dtype.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type "
+            "for both instead.",
+            stacklevel=2,
+        )
+    if is_float:
+        return mask
+    from minitorch._factories import zeros_like
+
+    return zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))

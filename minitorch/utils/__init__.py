@@ -8,7 +8,7 @@ import weakref
 
 from minitorch.utils import data, dlpack, hooks  # noqa: F401
 
-_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree", "deterministic", "tensorboard")
+_LAZY_MODULES = ("checkpoint", "benchmark", "_pytree", "deterministic", "tensorboard", "weak")
 
 
 def _slot_names(cls) -> set:

@@ -1,10 +1,11 @@
 """Flattening nested containers into leaves and back (tree_flatten, tree_map, TreeSpec, node
 registration), for code that imports torch.utils._pytree. Mirrors torch.utils._pytree.
 
-Nodes are exactly: tuple, list, dict, OrderedDict, defaultdict, deque, namedtuples, the return
-types of multi-output ops (torch.return_types.max ...) and types registered with
-register_pytree_node. Anything else is a leaf: None, a tuple/list/dict subclass that is none of
-those, a tensor, a set, a string (as in torch).
+Nodes are exactly: tuple, list, dict, OrderedDict, defaultdict, deque, torch.Size (unflattened
+to a tuple, as in torch), namedtuples, the return types of multi-output ops
+(torch.return_types.max ...) and types registered with register_pytree_node. Anything else is
+a leaf: None, a tuple/list/dict subclass that is none of those, a tensor, a set, a string (as
+in torch).
 
 Differences from torch: no serialization of specs (treespec_dumps/loads) and no dataclass
 registration. minitorch.func keeps its own pytree (None as an empty node, as its transforms need).
@@ -15,6 +16,8 @@ from __future__ import annotations
 import collections
 import warnings
 from typing import Any, NamedTuple
+
+from minitorch._tensor import Size
 
 __all__ = [
     "TreeSpec", "LeafSpec", "register_pytree_node", "tree_flatten", "tree_flatten_with_path",
@@ -157,6 +160,10 @@ _NAMEDTUPLE = NodeDef(
     lambda t: ([(GetAttrKey(f), getattr(t, f)) for f in t._fields], type(t)),
 )
 _DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
+
+# torch.Size is a node whose ints are the leaves (so tree_map over a shape maps its sizes); as in
+# torch, it unflattens to a plain tuple (a mapped "size" need not be an int)
+_builtin(Size, lambda t: (list(t), None), lambda v, c: tuple(v), lambda t: _seq_keys(t, None))
 
 
 def _structseq_node(cls) -> NodeDef:

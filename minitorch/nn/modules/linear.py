@@ -62,6 +62,12 @@ class Linear(Module):
         )
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under torch's name for MultiheadAttention.out_proj (torch's quantization tools
+    skip it by this type; here it only shows in the repr and in pickles). Mirrors
+    torch.nn.modules.linear.NonDynamicallyQuantizableLinear."""
+
+
 class Bilinear(Module):
     """y = x1^T A x2 + b, weight A of shape (out_features, in1_features, in2_features). Mirrors
     torch.nn.Bilinear, including its default initialisation: weight and bias ~

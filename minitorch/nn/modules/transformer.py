@@ -15,7 +15,7 @@ from minitorch.nn import init
 from minitorch.nn._functional_mha import canonical_mask, multi_head_attention_forward
 from minitorch.nn.modules.container import ModuleList
 from minitorch.nn.modules.dropout import Dropout
-from minitorch.nn.modules.linear import Linear
+from minitorch.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
 from minitorch.nn.modules.module import Module
 from minitorch.nn.modules.normalization import LayerNorm
 from minitorch.nn.parameter import Parameter
@@ -24,10 +24,6 @@ __all__ = [
     "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
     "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
 ]  # fmt: skip
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """torch's name for MultiheadAttention.out_proj (a plain Linear; kept for the repr)."""
 
 
 class MultiheadAttention(Module):
@@ -198,7 +194,7 @@ class TransformerEncoderLayer(Module):
         nhead: int,
         dim_feedforward: int = 2048,
         dropout: float = 0.1,
-        activation="relu",
+        activation=F.relu,
         layer_norm_eps: float = 1e-5,
         batch_first: bool = False,
         norm_first: bool = False,
@@ -257,7 +253,7 @@ class TransformerDecoderLayer(Module):
         nhead: int,
         dim_feedforward: int = 2048,
         dropout: float = 0.1,
-        activation="relu",
+        activation=F.relu,
         layer_norm_eps: float = 1e-5,
         batch_first: bool = False,
         norm_first: bool = False,
@@ -535,7 +531,7 @@ class Transformer(Module):
         num_decoder_layers: int = 6,
         dim_feedforward: int = 2048,
         dropout: float = 0.1,
-        activation="relu",
+        activation=F.relu,
         custom_encoder=None,
         custom_decoder=None,
         layer_norm_eps: float = 1e-5,

@@ -1,0 +1,85 @@
+"""minitorch._C: the few torch._C names that library code calls directly. Mirrors torch._C.
+
+This is a compatibility surface, not a C extension: torch._C is PyTorch's compiled core, and
+torchvision, timm and others reach into it for a handful of helpers (API-usage logging, the
+tracer's state, the __torch_function__ probes, the .to() argument parser). Each is answered here
+from minitorch's own state; nothing else of torch._C exists.
+"""
+
+from __future__ import annotations
+
+import types
+
+from minitorch.random import Generator  # noqa: F401  (torch._C.Generator is torch.Generator)
+
+__all__ = [
+    "Generator",
+    "_log_api_usage_once",
+    "_get_tracing_state",
+    "_has_torch_function",
+    "_has_torch_function_unary",
+    "_has_torch_function_variadic",
+    "_get_cudnn_enabled",
+    "_set_grad_enabled",
+    "_get_default_device",
+    "_nn",
+]
+
+
+def _log_api_usage_once(event: str) -> None:
+    """A no-op: torch records API usage for its telemetry; torchvision calls this in every
+    model and op."""
+
+
+def _get_tracing_state():
+    """None: minitorch has no TorchScript tracer, so code never runs under one."""
+    return None
+
+
+# minitorch has no __torch_function__ protocol (see minitorch/overrides.py): no argument ever
+# overrides a torch function
+def _has_torch_function(args) -> bool:
+    return False
+
+
+def _has_torch_function_unary(arg) -> bool:
+    return False
+
+
+def _has_torch_function_variadic(*args) -> bool:
+    return False
+
+
+def _get_cudnn_enabled() -> bool:
+    """torch.backends.cudnn.enabled (minitorch stores the flag; it never calls cuDNN)."""
+    from minitorch import backends
+
+    return backends.cudnn.enabled
+
+
+def _set_grad_enabled(enabled: bool) -> None:
+    """Turns gradient recording on or off, as torch.set_grad_enabled(enabled) called as a
+    function does."""
+    from minitorch.autograd.grad_mode import set_grad_enabled
+
+    set_grad_enabled(enabled)
+
+
+def _get_default_device() -> str:
+    """The default device's name, a string as torch._C's ('cpu', 'cuda:0')."""
+    from minitorch import get_default_device
+
+    return str(get_default_device())
+
+
+def _parse_to(*args, **kwargs):
+    """(device, dtype, non_blocking, memory_format) from Tensor.to / Module.to arguments, None
+    where not given. Mirrors torch._C._nn._parse_to."""
+    # Module.to's own parser (it imports nn, so only when called)
+    from minitorch.nn.modules.module import _parse_to as parse
+
+    return parse(args, kwargs)
+
+
+_nn = types.ModuleType("minitorch._C._nn", "Mirrors torch._C._nn: only _parse_to.")
+_nn._parse_to = _parse_to
