@@ -3,6 +3,7 @@ layouts), so code written for torch.sparse runs on dense adjacency matrices."""
 
 from __future__ import annotations
 
+import minitorch as torch  # noqa: F401 (torch.sparse.torch is torch: CapsNet code's one-hot idiom)
 from minitorch import _ops
 from minitorch._tensor import Tensor
 

@@ -192,3 +192,14 @@ def test_tensor_of_an_object_pandas_column():
     assert t.dtype == torch.int64 and t.tolist() == [1, 0, 1]
     with pytest.raises(ValueError, match="too many dimensions 'str'"):
         torch.tensor(pd.Series(["a", "b"]))
+
+
+def test_vdot_node_name_and_sparse_torch_alias():
+    a = torch.tensor([1.0, 2.0], requires_grad=True)
+    out = torch.vdot(a, torch.tensor([3.0, 4.0]))
+    assert out.grad_fn.name() == "VdotBackward0"
+    out.backward()
+    assert a.grad.tolist() == [3.0, 4.0]
+    # CapsNet code's one-hot: torch.sparse.torch.eye(n).index_select(0, labels)
+    one_hot = torch.sparse.torch.eye(3).index_select(0, torch.tensor([2, 0]))
+    assert one_hot.tolist() == [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]

@@ -462,7 +462,13 @@ def vdot(input, other, *, out=None):
     _require_tensor(input, "vdot", "input", 1)
     _require_tensor(other, "vdot", "other", 2)
     _check_dot(input, other, "vdot")
-    return _write(Dot.apply(input, other), out, "dot")
+    return _write(Vdot.apply(input, other), out, "dot")
+
+
+class Vdot(Dot):
+    """vdot of real tensors: dot (the conjugation does nothing), under torch's node name"""
+
+    _node_name = "VdotBackward0"
 
 
 def _write(result, out, product=None):
