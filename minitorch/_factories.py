@@ -482,6 +482,11 @@ def _check_ndarray(a: np.ndarray):
             "strides are not currently supported. (You can probably work around this by making a "
             "copy of your array  with array.copy().) "
         )
+    if any(s % a.itemsize for s in a.strides):  # a field of a structured (record) array
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+            "array to reallocate the memory."
+        )
     return dt
 
 

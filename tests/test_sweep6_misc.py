@@ -203,3 +203,12 @@ def test_vdot_node_name_and_sparse_torch_alias():
     # CapsNet code's one-hot: torch.sparse.torch.eye(n).index_select(0, labels)
     one_hot = torch.sparse.torch.eye(3).index_select(0, torch.tensor([2, 0]))
     assert one_hot.tolist() == [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
+
+
+def test_structured_array_fields_are_refused_as_torch():
+    ev = np.zeros(4, dtype=[("x", np.int16), ("y", np.int16), ("t", np.int64), ("p", bool)])
+    for make in (torch.from_numpy, torch.tensor, torch.as_tensor):
+        with pytest.raises(ValueError, match="strides not a multiple of the element byte size"):
+            make(ev["x"])
+    assert torch.from_numpy(ev["x"].copy()).tolist() == [0, 0, 0, 0]
+    assert torch.from_numpy(np.arange(6)[::2]).stride() == (2,)  # whole-element strides pass
