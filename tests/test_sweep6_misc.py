@@ -212,3 +212,35 @@ def test_structured_array_fields_are_refused_as_torch():
             make(ev["x"])
     assert torch.from_numpy(ev["x"].copy()).tolist() == [0, 0, 0, 0]
     assert torch.from_numpy(np.arange(6)[::2]).stride() == (2,)  # whole-element strides pass
+
+
+def test_writes_into_a_reductions_spread_gradient():
+    # after loss = y.sum(), grad_output is one element spread over y's shape: a custom backward
+    # writing into it (no clone) writes that element, as torch's (which warns it is deprecated)
+    class ClampBackward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = torch.clamp(x, min=0)
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (y,) = ctx.saved_tensors
+            grad_output[y == 0] = 0
+            return grad_output
+
+    x = torch.tensor([[-1.0, 2.0], [4.0, 6.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ClampBackward.apply(x).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0], [0.0, 0.0]]  # torch's numbers: the one element is 0
+    x2 = torch.ones(2, 2, requires_grad=True)
+    y = x2 * 2
+    y.register_hook(lambda g: g.masked_fill_(g > 0, 0.5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y.sum().backward()
+    assert x2.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    (x2 * 3).sum().backward()  # the next backward starts from fresh ones
+    assert x2.grad.tolist() == [[4.0, 4.0], [4.0, 4.0]]

@@ -10,7 +10,7 @@ import warnings
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int, zeros_of
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
     _base_gained_history,
@@ -96,10 +96,15 @@ def writable(t: Tensor):
     """t's array for an in-place write. A view of an expand()ed tensor is a NumPy broadcast view,
     read-only; torch writes through it into the memory it shares (fill_, zero_ and x[i] = v on
     an expanded tensor; any in-place op on a slice of one without repeated elements), so such a
-    view is rebuilt, writable, over its root's memory with the same shape and strides."""
+    view is rebuilt, writable, over its root's memory with the same shape and strides. So is
+    the gradient a full reduction's backward spreads over a shape (a read-only zero-strides
+    array, not a view for autograd): a custom backward writing into its grad_output (sparsemax's
+    `grad_output[out == 0] = 0`) or a hook's masked_fill_ writes its one element, as torch's."""
     d = t._data
-    if d.flags.writeable or t._base is None:
+    if d.flags.writeable:
         return d
+    if t._base is None:
+        return _writable_alias(d) if t._device.type == "cpu" else d
     root = t._base._data
     if not (root.flags.writeable and root.flags.c_contiguous):
         return d
