@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import opmath_dtype
+from minitorch._ops._common import cast, opmath_dtype
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -18,8 +18,9 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 class Einsum(Function):
-    """out = einsum(eq, *ops) (explicit output, no ellipsis);  the gradient of each operand is
-    the einsum of grad with the other operands onto that operand's subscripts"""
+    """out = einsum(eq, *ops) (explicit output, no ellipsis, no letter repeated within a term);
+    the gradient of each operand is the einsum of grad with the other operands onto that
+    operand's subscripts"""
 
     @staticmethod
     def forward(ctx, *ops, eq):
@@ -40,10 +41,10 @@ class Einsum(Function):
             arrays = [a.astype("float32") for a in arrays]
         out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
         if len(arrays) == 1:
-            # one operand without a sum (a transpose, a diagonal) comes back as a NumPy view of
-            # it; an unregistered alias would let an in-place op on the result change a saved
-            # operand without a version bump: the result gets its own memory
-            return ctx.xp.array(out, dtype=dt, copy=True)
+            # a sum of one operand ('ijk->kj'; einsum() makes the ones without a sum views):
+            # NumPy may hand back the input's dim order or an alias of it; torch's result is
+            # new row-major memory
+            return ctx.xp.array(out, dtype=dt, copy=True, order="C")
         # row-major, as torch's (NumPy's contraction may come out transposed: .view() failed)
         out = ctx.xp.asarray(out, dtype=dt)
         return out if out.flags.c_contiguous else ctx.xp.ascontiguousarray(out)
@@ -108,31 +109,18 @@ def _kept(ctx, ops, k):
 
 
 def _einsum_grad(grad, ops, terms, out_subs, k, sizes):
-    """d out / d ops[k] contracted with grad, as one more einsum (constants fill in the letters
-    only ops[k] has: ones for a letter summed inside ops[k], an identity for a repeated one)."""
+    """d out / d ops[k] contracted with grad, as one more einsum (ones fill in the letters only
+    ops[k] has: they were summed inside it)."""
     xp = grad._device.backend.xp
     dt = grad._data.dtype
-    used = set("".join(terms) + out_subs)
-    free = (c for c in _LETTERS if c not in used)
     subs = [out_subs] + [t for j, t in enumerate(terms) if j != k]
     inputs = [grad] + [t for j, t in enumerate(ops) if j != k]
     present = set("".join(subs))
-    target = []
-    seen = set()
     for c in terms[k]:
-        if c in seen:  # a repeated letter: the gradient lives on the diagonal
-            new = next(free)
-            target.append(new)
-            subs.append(c + new)
-            inputs.append(_make(xp.eye(sizes[c], dtype=dt), grad._device, False, None))
-            continue
-        seen.add(c)
-        target.append(c)
-    for c in seen:
-        if c not in present and terms[k].count(c) == 1:
+        if c not in present:
             subs.append(c)
             inputs.append(_make(xp.ones(sizes[c], dtype=dt), grad._device, False, None))
-    return Einsum.apply(*inputs, eq=",".join(subs) + "->" + "".join(target))
+    return Einsum.apply(*inputs, eq=",".join(subs) + "->" + terms[k])
 
 
 def _sublist(dims) -> str:
@@ -164,9 +152,10 @@ def einsum(equation, *operands):
     """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
     Mirrors torch.einsum.
 
-    Differences from torch: a one-operand equation without a sum ('ij->ji', 'ii->i') gives new
-    memory, not a view; operands of different dtypes are refused even where torch's pairwise
-    plan joins them by a promoting multiply (nothing contracted, as 'ij,ij->ij').
+    One operand without a sum ('ij->ji', 'ii->i') gives a view of it, as torch's does.
+    Differences from torch: with operands of different dtypes, each is cast to the result dtype
+    before any sum, where torch sums an operand's own letters in its dtype first (an integer one
+    in int64): the same values up to rounding.
     """
     if not isinstance(equation, str):  # the sublist form: op1, [0, 1], op2, [1, 2], [0, 2]
         equation, operands = _from_sublists((equation, *operands))
@@ -187,6 +176,8 @@ def einsum(equation, *operands):
                 f"einsum(): invalid subscript given at index {i} in the equation string, "
                 "subscripts must be in [a-zA-Z]"
             )
+    if "." in eq:
+        _check_dots(terms, rhs if arrow else None)
     for t in operands:
         if not isinstance(t, Tensor):
             raise TypeError(
@@ -230,13 +221,74 @@ def einsum(equation, *operands):
         joined = "".join(terms)
         once = sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell)
         out = ell + "".join(once)
-    terms, operands = _einsum_broadcast(terms, operands)
-    if any(t.dtype is not operands[0].dtype for t in operands):
-        _mixed_dtype_error(terms, operands, out)
-    if operands[0]._data.dtype.kind in "biu":
-        operands = _integral_operands(terms, operands, out)
+    for term in terms:  # (a loop, not any(): this runs on every call)
+        if len(set(term)) != len(term):  # a letter repeated within an operand: its diagonal
+            terms, operands = _diagonals(terms, operands)
+            break
+    if len(terms) == 1 and len(terms[0]) == len(out):
+        # nothing summed: torch's result is a view of the operand, its dims permuted
+        x = operands[0].permute([terms[0].index(c) for c in out])
+        return name_node(x, "PermuteBackward0")
+    terms, operands = _einsum_broadcast(terms, operands, ell)
+    dt = operands[0].dtype
+    if not dt.is_floating_point or any(t.dtype is not dt for t in operands):
+        # rare: integer, bool or mixed operands follow torch's pairwise plan
+        dt = _plan_dtype(terms, operands, out)
+        operands = [cast(t, dt) for t in operands]
     result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
     return name_node(result, _torch_node_name(terms, out))
+
+
+def _check_dots(terms, out):
+    """torch's errors for a '.' outside one '...' per term (out: the output, None if implicit)."""
+    for k, term in enumerate((*terms, out) if out is not None else terms):
+        where = "output" if k == len(terms) else f"operand {k}"
+        found = False
+        i = 0
+        while i < len(term):
+            if term[i] != ".":
+                i += 1
+                continue
+            if found:
+                if k == len(terms):
+                    raise RuntimeError(
+                        "einsum(): found '.' for output but an ellipsis (...) was already found"
+                    )
+                raise RuntimeError(
+                    f"einsum(): found '.' for {where} for which an ellipsis was already found"
+                )
+            if term[i : i + 3] != "...":
+                tail = " (...)" if k == len(terms) else ""
+                raise RuntimeError(
+                    f"einsum(): found '.' for {where} that is not part of any ellipsis{tail}"
+                )
+            found = True
+            i += 3
+
+
+def _diagonals(terms, operands):
+    """Each operand with a repeated letter replaced by its diagonal view over that letter, as
+    torch takes it (the diagonal dim last), so its gradient is zero (+0.) off the diagonal."""
+    new_terms, new_ops = [], []
+    for k, (term, t) in enumerate(zip(terms, operands, strict=True)):
+        shape = t.shape
+        for c in dict.fromkeys(term):
+            first = shape[term.index(c)]
+            for i, d in enumerate(term):
+                if d == c and shape[i] != first:
+                    raise RuntimeError(
+                        f"einsum(): subscript {c} is repeated for operand {k} but the sizes "
+                        f"don't match, {shape[i]} != {first}"
+                    )
+        while len(set(term)) != len(term):
+            c = next(c for c in term if term.count(c) > 1)
+            d1 = term.index(c)
+            d2 = term.index(c, d1 + 1)
+            t = t.diagonal(0, d1, d2)
+            term = term[:d1] + term[d1 + 1 : d2] + term[d2 + 1 :] + c
+        new_terms.append(term)
+        new_ops.append(t)
+    return new_terms, new_ops
 
 
 def _torch_node_name(terms, out) -> str:
@@ -252,43 +304,51 @@ def _torch_node_name(terms, out) -> str:
     return "ViewBackward0" if any(c not in out for c in last) else "MulBackward0"
 
 
-def _mixed_dtype_error(terms, operands, out):
-    """torch's error for operands of different dtypes, raised where its pairwise contraction
-    meets them (after every equation check): the first pair's bmm refuses a bool first operand
-    (NotImplementedError) before it compares dtypes; otherwise the dtypes must match, the first
-    operand counting as Long once a letter only it has was summed by torch.sum."""
-    first, later = terms[0], terms[2:]
-    inside = any(c not in out and all(c not in t for t in terms[1:]) for c in first)
-    bmm = any(c not in out and c in terms[1] and all(c not in t for t in later) for c in first)
-    dt = operands[0].dtype
-    if dt is _dtype.bool and bmm and not inside:
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    other = next(t.dtype for t in operands if t.dtype is not dt)
-    if inside and operands[0]._data.dtype.kind in "biu" and other is not _dtype.int64:
-        dt = _dtype.int64  # torch.sum of an integer or bool operand is int64
-    raise RuntimeError(f"expected scalar type {_short(dt)} but found {_short(other)}")
+# NOTE [ Einsum dtypes follow torch's pairwise plan ]
+# torch's einsum first sums each operand over its own letters (those in no other operand and
+# not in the output) with torch.sum, which makes an integer or bool operand int64; then it joins
+# the operands left to right. A pair that sums no letter is a broadcast multiply, which promotes
+# ('i,j->ij' of int64 and float32 is float32); one that sums a letter is a bmm, which refuses
+# a bool left side and operands of different dtypes, unless a dim of the pair is empty (bmm
+# returns early then, in the right side's dtype). minitorch replays that plan on dtypes only,
+# raising where torch's would, and casts every operand to the dtype it ends in.
 
 
-def _integral_operands(terms, operands, out):
-    """torch's dtypes for integer/bool einsum: a letter summed inside one operand is summed
-    first, by torch.sum (int64, which the other operands must then match); a letter shared by
-    operands is contracted by bmm, which refuses bool."""
-    summed = {c for term in terms for c in term if c not in out}
-    inside = any(sum(c in term for term in terms) == 1 for c in summed)
-    shared = any(sum(c in term for term in terms) > 1 for c in summed)
-    dt = operands[0]._data.dtype
-    if inside and shared and dt.itemsize != 8:  # (int64 meets int64)
-        raise RuntimeError(
-            f"einsum(): expected scalar type Long but found {_short(operands[0].dtype)}"
-        )
-    if inside:
-        return [t.to(_dtype.int64) for t in operands]
-    if shared and dt.kind == "b":
-        raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-    return operands
+def _plan_dtype(terms, operands, out):
+    """The dtype torch's pairwise plan gives einsum (see NOTE [ Einsum dtypes follow torch's
+    pairwise plan ]), raising its errors."""
+    sizes = {}
+    for term, t in zip(terms, operands, strict=True):
+        sizes.update(zip(term, t._data.shape, strict=True))
+    sets = [set(term) for term in terms]
+    kept = []
+    for k, t in enumerate(operands):
+        own = {
+            c for c in sets[k] if c not in out and all(c not in s for s in sets if s is not sets[k])
+        }
+        dt = t.dtype
+        if own and t._data.dtype.kind in "biu":  # torch.sum of an integer or bool operand
+            dt = _dtype.int64
+        kept.append((sets[k] - own, dt))
+    left, dt = kept[0]
+    for k in range(1, len(kept)):
+        right, right_dt = kept[k]
+        later = set().union(*sets[k + 1 :])
+        both = left | right
+        summed = {c for c in both if c not in out and c not in later}
+        if not summed:
+            dt = _dtype.promote_types(dt, right_dt)
+        elif any(sizes[c] == 0 for c in both):
+            dt = right_dt
+        elif dt is _dtype.bool:
+            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+        elif dt is not right_dt:
+            raise RuntimeError(f"expected scalar type {_short(dt)} but found {_short(right_dt)}")
+        left = both - summed
+    return dt
 
 
-def _einsum_broadcast(terms, operands):
+def _einsum_broadcast(terms, operands, ell):
     """Size-1 dims against a larger size of the same letter elsewhere are dropped (broadcast)."""
     sizes = {}
     for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
@@ -297,6 +357,14 @@ def _einsum_broadcast(terms, operands):
             if seen is None or seen == 1:
                 sizes[c] = s
             elif s != seen and s != 1:
+                if c in ell:  # torch counts the dim within this operand's ellipsis
+                    n = sum(x in ell for x in term)
+                    # (sic: torch's message lacks the space after the operand number)
+                    raise RuntimeError(
+                        f"einsum(): dimension {ell.index(c) - (len(ell) - n)} covered by "
+                        f"ellipsis in operand {k}has size {s} which does not broadcast with "
+                        f"previously seen ellipsis with size {seen} for the respective dimension"
+                    )
                 raise RuntimeError(
                     f"einsum(): subscript {c} has size {s} for operand {k} which does not "
                     f"broadcast with previously seen size {seen}"
