@@ -826,12 +826,14 @@ def _in_format(t: Tensor, fmt, op: str) -> Tensor:
 
 
 def _fill_number(value, op: str):
-    """A fill value as a Python number (or a 0-d tensor), with torch's TypeError otherwise."""
+    """A fill value as a Python number (or a 0-d tensor), with torch's TypeError otherwise: as
+    for any Number argument, a tensor that requires grad is refused, its gradient would be
+    dropped (NOTE [ Number-like arguments ])."""
     if isinstance(value, (bool, int, float, np.integer, np.floating)):
         return value
     if isinstance(value, np.bool_):
         return float(value)  # torch reads a NumPy bool as a float (full((2,), np.bool_(1)): 1.)
-    if isinstance(value, Tensor) and value.ndim == 0:
+    if isinstance(value, Tensor) and value.ndim == 0 and not value._requires_grad:
         return value
     raise TypeError(
         f"{op}(): argument 'fill_value' (position 2) must be Number, not {_typename(value)}"
@@ -991,6 +993,7 @@ def full_like(
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     shape, dt, dev = _like(input, dtype, device, "full_like")
+    fill_value = _fill_number(fill_value, "full_like")  # its error names full_like, not full
     out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(out, input, memory_format, "full_like")
 

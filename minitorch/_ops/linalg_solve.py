@@ -626,7 +626,9 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
         )
     a = _mT(A) if transpose else A
     x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
-    return return_types.triangular_solve((x, A.clone()))
+    # one kernel in torch: one TriangularSolveBackward0 for both results, edges (b, A)
+    res = as_node((x, A.clone()), "TriangularSolveBackward0", (b, A), saved=(A, b, x))
+    return return_types.triangular_solve(res)
 
 
 def _factor_product(L, upper, op, kernel):
@@ -812,7 +814,11 @@ def _unpack_raw(xp, lu, piv):
 def linalg_lu(A, *, pivot=True):
     """(P, L, U) with A = P L U. Mirrors torch.linalg.lu."""
     lu, piv, _ = _lu_factor(A, pivot, "linalg.lu")
-    return return_types.linalg_lu(_unpack(lu, piv))
+    p, low, up = _unpack(lu, piv)
+    # one kernel in torch: L and U come from one LinalgLuBackward0 (outputs 0 and 1, P being a
+    # constant), whose edge is A
+    as_node((low, up), "LinalgLuBackward0", (A,), saved=(p, low, up))
+    return return_types.linalg_lu((p, low, up))
 
 
 @_exact_out
@@ -906,7 +912,10 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     else:  # A^T = U^T L^T P^T
         y = solve_tri(_mT(LU), b, upper=False)
         x = p @ solve_tri(_mT(LU), y, upper=True, unitriangular=True)
-    return _write_exact(x if left else _mT(x), out)
+    x = x if left else _mT(x)
+    # one kernel in torch: one LinalgLuSolveBackward0 node, edges (LU, B)
+    x = as_node(x, "LinalgLuSolveBackward0", (LU, B), saved=(LU, pivots, x))
+    return _write_exact(x, out)
 
 
 def lu_solve(b, LU_data, LU_pivots, *, out=None):

@@ -1157,12 +1157,13 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _split_grad(grad, a > b, a == b, ctx.needs_input_grad)
+        return _split_grad(where, 0.0, grad, a, b, _operator.lt, ctx.needs_input_grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
         a, b = ctx._saved_arrays()
-        return _split_grad(grad, a > b, a == b, ctx.needs_input_grad)
+        zero = ctx.xp.zeros((), grad.dtype)
+        return _split_grad(ctx.xp.where, zero, grad, a, b, _operator.lt, ctx.needs_input_grad)
 
 
 class Minimum(Function):
@@ -1176,19 +1177,25 @@ class Minimum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        return _split_grad(grad, a < b, a == b, ctx.needs_input_grad)
+        return _split_grad(where, 0.0, grad, a, b, _operator.gt, ctx.needs_input_grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
         a, b = ctx._saved_arrays()
-        return _split_grad(grad, a < b, a == b, ctx.needs_input_grad)
+        zero = ctx.xp.zeros((), grad.dtype)
+        return _split_grad(ctx.xp.where, zero, grad, a, b, _operator.gt, ctx.needs_input_grad)
 
 
-def _split_grad(grad, a_wins, tie, needs):
-    # operators only: the same lines serve Tensors (backward) and arrays (_backward_data)
-    half = grad * tie / 2
-    ga = grad * a_wins + half if needs[0] else None
-    gb = grad * ~(a_wins | tie) + half if needs[1] else None
+def _split_grad(select, zero, grad, a, b, loses, needs):
+    """maximum's and minimum's gradients, as torch's formula: grad (halved where a == b), put
+    to zero where the input lost (`loses(a, b)`: a < b for maximum). A selection, not a product
+    with a mask: an inf upstream gradient (sqrt or log of a clamped 0) leaves the loser +0.
+    rather than inf * 0 = NaN. Where a or b is NaN neither lost: both get the gradient, as
+    torch's. `select` (a where) and `zero` are minitorch's for Tensors (backward) or the
+    backend's for arrays (_backward_data)."""
+    g = select(a == b, grad / 2, grad)
+    ga = select(loses(a, b), zero, g) if needs[0] else None
+    gb = select(loses(b, a), zero, g) if needs[1] else None
     return ga, gb
 
 
@@ -1321,8 +1328,10 @@ def clamp(input, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = number(min), number(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        mixed = min is not None and max is not None and not (
-            isinstance(min, Tensor) and isinstance(max, Tensor)
+        mixed = (
+            min is not None
+            and max is not None
+            and not (isinstance(min, Tensor) and isinstance(max, Tensor))
         )
         if mixed:
             _check_mixed_bounds(min, max)
@@ -1417,6 +1426,8 @@ def where(condition, input=None, other=None, *, out=None):
         )
         condition = condition.bool()
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        if input.__class__ is float:  # checked before scalar_like makes 1e300 inf
+            _where_number(input, _dtype.get_default_dtype())
         input = scalar_like(input, condition)
     a, b, dt = promote(input, other, "where", wrap=False)
     xp, dev = condition._device.backend.xp, condition._device
@@ -1458,10 +1469,14 @@ def _type_label(x) -> str:
 
 
 def _where_number(v, dt):
-    """A number operand of where as its integer dtype takes it: c10's checked conversion (into
-    uint8, -1 is 255 and 300 raises), not the wrap-around of arithmetic (u8 + 300)."""
+    """A number operand of where as the result dtype takes it: c10's checked conversion (into
+    uint8, -1 is 255 and 300 raises; a finite float beyond float32's range raises), not the
+    wrap-around or inf of arithmetic (u8 + 300, f32 * 1e300). Only float32 is checked among
+    floats: torch's where turns 1e300 into inf in float16 and bfloat16, as NumPy does."""
     if v.__class__ is int and dt.np.kind in "iu":
         return _dtype.checked_int(v, dt.np)
+    if v.__class__ is float and dt is _dtype.float32:
+        return _dtype.fill_number(v, dt.np)
     return v
 
 

@@ -674,7 +674,11 @@ class MaxDim(Function):
             return grad
         # ctx.idx is the returned indices' memory (NOTE [ Watched index tensors ])
         check_watched(ctx)
-        return _keepdim(grad, ctx) * _const(_one_hot(ctx), grad)
+        from minitorch._ops.pointwise import where
+
+        # a selection, as torch's scatter into zeros: an inf upstream gradient leaves the
+        # other elements +0. (a product with the mask would make them inf * 0 = NaN)
+        return where(_const(_one_hot(ctx), grad), _keepdim(grad, ctx), 0.0)
 
 
 def _one_hot(ctx):

@@ -515,11 +515,12 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         shifts = int_list(shifts, "roll", "shifts")
     if not shifts:
         raise RuntimeError("`shifts` required")
-    if dims is None:
+    if dims is not None:
+        dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
+    if not dims:  # None or (): torch rolls the flattened tensor for both
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
         return Roll.apply(input, shifts=shifts[0], dims=None)
-    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"

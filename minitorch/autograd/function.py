@@ -598,6 +598,8 @@ class Function:
         cls._has_setup_context = cls.setup_context is not Function.setup_context
         if not builtin and "apply" not in cls.__dict__:
             cls.apply = classmethod(_user_apply)  # binds tensors passed by keyword first
+        if not builtin:
+            _backward_from_vjp(cls)
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
@@ -610,12 +612,11 @@ class Function:
     @staticmethod
     def backward(ctx, *grads):
         raise NotImplementedError(
-            "You must implement either the backward or vjp method for your custom autograd.Function"
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
         )
 
-    @staticmethod
-    def vjp(ctx, *grads):
-        raise NotImplementedError
+    vjp = backward  # torch's alias: a custom Function defines either (see _backward_from_vjp)
 
     @staticmethod
     def jvp(ctx, *grads):
@@ -832,17 +833,31 @@ def _node_class(cls):
     return cls._backward_cls
 
 
+def _backward_from_vjp(cls):
+    """A custom Function that defines vjp and no backward gets its vjp as backward, which the
+    engine calls (torch's node picks vjp when it is defined). The alias is marked, so that a
+    subclass defining its own vjp replaces it rather than counting as defining both."""
+    backward = vjp = None
+    for k in cls.__mro__:
+        if backward is None and "backward" in k.__dict__ and "_vjp_alias" not in k.__dict__:
+            backward = k
+        if vjp is None and "vjp" in k.__dict__:
+            vjp = k
+    if backward is Function and vjp is not Function:
+        cls.backward = vjp.__dict__["vjp"]  # as written: a staticmethod stays one
+        cls._vjp_alias = True
+
+
 def _run_custom_backward(node, *grads):
     """node.apply(*grads) on a custom Function's node: its backward (or vjp) on `grads`, as
     written (nothing un-broadcast, no hooks). Mirrors torch's BackwardCFunction.apply."""
     fn = node._fn
-    has_vjp = fn.vjp is not Function.vjp
-    if has_vjp and fn.backward is not Function.backward:
+    if fn.vjp is not Function.vjp and fn.backward is not fn.vjp:
         raise RuntimeError(
             "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
             "should only implement one of them."
         )
-    return (fn.vjp if has_vjp else fn.backward)(node, *grads)
+    return fn.backward(node, *grads)  # the vjp where only that is defined: _backward_from_vjp
 
 
 def _new_node(node_cls, _new=object.__new__):

@@ -19,36 +19,75 @@ import operator
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
+from minitorch._ops._common import is_index, no_overload, type_name
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 
 __all__ = ["ctc_loss"]
 
 
-def _lengths(lengths, device, what: str):
-    """(device int64 tensor, host list or None) of one length argument: any tensor is read
-    flattened, as torch's; its values only from a CPU one (no device read-back)."""
-    if isinstance(lengths, Tensor):
-        if lengths.dtype._kind != _dtype._INT:  # float or bool lengths would be truncated
-            raise RuntimeError(f"{what} must be integral")
-        flat = lengths.reshape(-1)
-        host = flat.tolist() if lengths.device.type == "cpu" else None
-        t = flat.to(device=device, dtype=_dtype.int64)
+_OVERLOADS = tuple(
+    f"Tensor log_probs, Tensor targets, {kind} input_lengths, {kind} target_lengths, "
+    "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False"
+    for kind in ("tuple of ints", "Tensor")
+)
+
+
+def _host_lengths(lengths) -> list | None:
+    """A length argument as torch's `tuple of ints` reads it (a list or tuple of int-likes, see
+    NOTE [ Int-like arguments ]; one-element integer or bool tensors as their value), as a list
+    of Python ints; None for anything else (a float, a bool, a NumPy array, a range)."""
+    if not isinstance(lengths, (list, tuple)):
+        return None
+    out = []
+    for v in lengths:
+        if v.__class__ is not int:
+            if isinstance(v, Tensor) and v.numel() == 1 and v.dtype._kind <= _dtype._INT:
+                v = int(v)
+            elif is_index(v):
+                v = operator.index(v)
+            else:
+                return None
+        out.append(v)
+    return out
+
+
+def _check_signature(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity):
+    """(host input lengths, host target lengths), both None for the Tensor overload, or torch's
+    TypeError when neither overload takes the arguments: lengths both tensors or both tuples
+    of ints (a tensor with a list, or NumPy arrays, match neither), an int blank and a bool
+    zero_infinity."""
+    host_il = host_tl = None
+    if isinstance(input_lengths, Tensor) and isinstance(target_lengths, Tensor):
+        lengths_ok = True
     else:
-        host = [_length(v, i, what) for i, v in enumerate(lengths)]
-        t = tensor(host, dtype=_dtype.int64, device=device)
-    return t, host
+        host_il = _host_lengths(input_lengths)
+        host_tl = _host_lengths(target_lengths)
+        lengths_ok = host_il is not None and host_tl is not None
+    if (
+        not lengths_ok
+        or not isinstance(log_probs, Tensor)
+        or not isinstance(targets, Tensor)
+        or not is_index(blank)
+        or zero_infinity.__class__ is not bool
+    ):
+        # F.ctc_loss hands the reduction to the kernel as an int
+        args = (log_probs, targets, input_lengths, target_lengths, blank)
+        got = ", ".join(type_name(a) for a in args) + f", int, {type_name(zero_infinity)}"
+        raise no_overload("ctc_loss", got, _OVERLOADS)
+    return host_il, host_tl
 
 
-def _length(v, pos: int, what: str) -> int:
-    """One length of a Python sequence: an int (torch's `tuple of ints`; no float truncated)."""
-    try:
-        return operator.index(v)
-    except TypeError:
-        raise TypeError(
-            f"ctc_loss(): argument '{what}' must be tuple of ints, but found element of type "
-            f"{type(v).__name__} at pos {pos}"
-        ) from None
+def _lengths(lengths, host, device, what: str):
+    """(device int64 tensor, host list or None) of one length argument: a tensor is read
+    flattened, as torch's; its values only from a CPU one (no device read-back)."""
+    if host is not None:
+        return tensor(host, dtype=_dtype.int64, device=device), host
+    if lengths.dtype._kind != _dtype._INT:  # float or bool lengths would be truncated
+        raise RuntimeError(f"{what} must be integral")
+    flat = lengths.reshape(-1)
+    host = flat.tolist() if lengths.device.type == "cpu" else None
+    return flat.to(device=device, dtype=_dtype.int64), host
 
 
 def _lse(*terms: Tensor) -> Tensor:
@@ -144,7 +183,14 @@ def _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_t
                 f"Expected tensor to have size {sum(host_tl)} at dimension 0, but got size "
                 f"{targets.shape[0]} for argument #2 'targets' {_WHERE}"
             )
-        if targets.ndim == 2 and max(host_tl, default=0) > targets.shape[1]:
+    if targets.ndim == 2:
+        # padded targets: one row per sample (needs no length values, so device lengths too)
+        if targets.shape[0] != n:
+            raise RuntimeError(
+                f"Expected tensor to have size {n} at dimension 0, but got size "
+                f"{targets.shape[0]} for argument #2 'targets' {_WHERE}"
+            )
+        if host_tl is not None and max(host_tl, default=0) > targets.shape[1]:
             raise RuntimeError(
                 f"Expected tensor to have size at least {max(host_tl)} at dimension 1, but got "
                 f"size {targets.shape[1]} for argument #2 'targets' {_WHERE}"
@@ -187,18 +233,22 @@ def ctc_loss(
         from minitorch.nn._functional_loss import resolve_reduction
 
         reduction = resolve_reduction(None, None, reduction)  # 'elementwise_mean', or raises
+    host_il, host_tl = _check_signature(
+        log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
+    )
+    if blank.__class__ is not int:
+        blank = operator.index(blank)  # np.int64, a 0-d integer tensor
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
         # 1-D targets stay 1-D: the concatenated form of one sample, whose length torch checks
-        if isinstance(input_lengths, Tensor):
+        if host_il is None:  # the Tensor overload
             input_lengths = input_lengths.reshape(1)
-        if isinstance(target_lengths, Tensor):
             target_lengths = target_lengths.reshape(1)
     device = log_probs.device
     # lengths first: torch refuses float lengths before it looks at log_probs
-    in_len, host_il = _lengths(input_lengths, device, "input_lengths")
-    tgt_len, host_tl = _lengths(target_lengths, device, "target_lengths")
+    in_len, host_il = _lengths(input_lengths, host_il, device, "input_lengths")
+    tgt_len, host_tl = _lengths(target_lengths, host_tl, device, "target_lengths")
     _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_tl)
     T, n, c = log_probs.shape
     tgt = _ops.clamp(_padded_targets(targets, tgt_len, host_tl, n, device), 0, c - 1)

@@ -57,7 +57,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         raise NotImplementedError(
             f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_SUPPORTED}"
         )
-    _check_nonempty(input, k)
+    if mode != "circular":
+        _check_nonempty(input, k)
+    elif any(input.shape[dim] + left + right < 0 for dim, left, right in pairs):
+        # torch's circular padding is copies into slices, empty ones too (no check above): only
+        # a negative output size raises, after every dim's wrap-around check
+        for dim, left, right in pairs:
+            _check_mode_pads(mode, dim, input.shape[dim], left, right, input)
+        raise RuntimeError("Negative padding value is resulting in an empty dimension")
     if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
         kernel = "reflection" if mode == "reflect" else "replication"
         raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")

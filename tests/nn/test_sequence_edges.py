@@ -74,7 +74,7 @@ def test_ctc_lengths_must_be_integral():
         F.ctc_loss(lp, tg, mt.tensor([5, 4]), mt.tensor([2.0, 2.0]))
     with pytest.raises(RuntimeError, match="^input_lengths must be integral"):
         F.ctc_loss(lp, tg, mt.tensor([True, True]), mt.tensor([2, 2]))
-    with pytest.raises(TypeError, match="'input_lengths' must be tuple of ints"):
+    with pytest.raises(TypeError, match=r"ctc_loss\(\) received an invalid combination"):
         F.ctc_loss(lp, tg, [5.0, 4.0], [2, 2])
     ok = F.ctc_loss(lp, tg, mt.tensor([5, 4], dtype=mt.int32), mt.tensor([2, 2]))
     assert np.isfinite(ok.item())
