@@ -536,7 +536,7 @@ class Tensor(TensorMethods):
     def __repr__(self, *, tensor_contents=None):
         from minitorch._tensor_str import tensor_repr
 
-        fn = self._grad_fn
+        fn = self.grad_fn  # a view written in place shows its regenerated node, as torch
         return tensor_repr(
             self._host(),
             dtype_name=self.dtype.name,

@@ -99,6 +99,7 @@ def record_trace(node) -> None:
 
     frames = [f for f in traceback.extract_stack()[:-1] if not _internal(f.filename)]
     node._trace = traceback.format_list(frames)
+    node.metadata["traceback_"] = node._trace  # where torch keeps it (a list of str, the same)
     if _running.node is not None:
         node.metadata["parent_"] = _running.node
 

@@ -102,7 +102,8 @@ _CLASSES: dict = {}
 def _node_class(name: str):
     cls = _CLASSES.get(name)
     if cls is None:
-        cls = _CLASSES[name] = type(name, (Node,), {"__slots__": (), "_fn": _Composite})
+        attrs = {"__slots__": (), "_fn": _Composite, "__module__": "builtins"}  # prints as torch's
+        cls = _CLASSES[name] = type(name, (Node,), attrs)
     return cls
 
 

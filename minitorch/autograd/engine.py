@@ -10,7 +10,7 @@ from heapq import heappush as _heappush
 import numpy as _np
 
 from minitorch import _memory_format
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Size, Tensor, _make
 from minitorch.autograd.function import (
     _FREED,
     AccumulateGrad,
@@ -36,6 +36,9 @@ def _root_grads(outputs, grad_outputs, what):
     grads = []
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
+            if out.__class__ is GradientEdge:  # the gradient flowing out of a node's output
+                grads.append(_edge_root_grad(out, grad_outputs, i, what))
+                continue
             raise TypeError(f"{what}: expected Tensor outputs, got {type(out).__name__}")
         if not out._requires_grad:
             raise RuntimeError(
@@ -64,6 +67,45 @@ def _root_grads(outputs, grad_outputs, what):
             g = g.to(out.dtype)  # torch casts a gradient of another dtype, as for node outputs
         grads.append(g)
     return grads
+
+
+def _edge_root_grad(edge, grad_outputs, i, what):
+    """The gradient given for a GradientEdge output, checked against the output's shape and
+    dtype where the graph knows them (a leaf's accumulator, a multi-output node); a node with
+    one output keeps no record of it, so there the gradient must be given and is taken as is."""
+    node, nr = edge
+    g = grad_outputs[i] if i < len(grad_outputs) else None
+    if isinstance(node, AccumulateGrad):
+        leaf = node._variable()
+        meta = None if leaf is None else (leaf._data.shape, leaf._data.dtype, leaf._device)
+    else:
+        shapes = node.__dict__.get("_out_shapes")
+        meta = shapes[nr] if shapes is not None else None
+        if meta is not None:
+            meta = (*meta, node._out_device)
+    if g is None:
+        if meta is None:
+            raise RuntimeError(
+                "grad can be implicitly created only for scalar outputs (GradientEdge output "
+                f"{i}: the shape of {type(node).__name__}'s output {nr} is not recorded, so its "
+                "gradient must be given in grad_outputs)"
+            )
+        shape, dtype, dev = meta
+        if _np.prod(shape, dtype=_np.int64) != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return _make(dev.backend.xp.ones(shape, dtype), dev, False, None)
+    if not isinstance(g, Tensor):
+        raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
+    if meta is not None:
+        shape, dtype, dev = meta
+        if g._data.shape != shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {Size(shape)}."
+            )
+        if g._data.dtype != dtype:
+            g = g.to(_dtype_of(dtype))
+    return g
 
 
 def backward(
@@ -99,10 +141,13 @@ def backward(
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         targets = {}
         for t in inputs:
+            if t.__class__ is GradientEdge:  # a leaf's accumulates; a node's only runs it
+                targets[tuple(t)] = t
+                continue
             _check_input(t)
-            if not t._requires_grad:
-                # torch's wording: backward(inputs=) retains the grad of each input.
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            # torch retains the grad of each input (its wording when it cannot): a non-leaf's
+            # .grad is filled by that (in _pre_hooks), here and in later backward calls too.
+            t.retain_grad()
             targets[_edge(t)] = t
     grads = _root_grads(tensors, grad_tensors, "backward")
     _run(tensors, grads, retain_graph, create_graph, targets, capture=None)
@@ -119,7 +164,10 @@ def grad(
     is_grads_batched=False,
     materialize_grads=False,
 ):
-    """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch."""
+    """The gradients of `outputs` w.r.t. `inputs`, returned (not accumulated). Mirrors torch.
+
+    Differences from torch: a GradientEdge output of a one-output node needs its gradient in
+    grad_outputs even when that output is a scalar (the node does not record its shape)."""
     if is_grads_batched:
         return _grad_batched(
             outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
@@ -234,8 +282,11 @@ def _dependencies(roots):
     return deps
 
 
-def _executable(roots, deps, targets):
-    """With explicit inputs, only nodes with a path to a target run their backward (pruning)."""
+def _executable(roots, deps, targets, accumulate):
+    """With explicit inputs, only nodes with a path to a target run their backward (pruning).
+    backward(inputs=) also runs the nodes of its non-leaf inputs (torch marks them needed: their
+    hooks fire, the gradients they pass on go nowhere); autograd.grad only reads the gradients
+    reaching its inputs' nodes (the tensors' hooks fire, the nodes' own hooks do not)."""
     target_nodes = {e[0] for e in targets}
     order = []  # a topological order, roots first
     remaining = dict(deps)
@@ -248,7 +299,7 @@ def _executable(roots, deps, targets):
                 remaining[e[0]] -= 1
                 if remaining[e[0]] == 0:
                     stack.append(e[0])
-    run = set()
+    run = {n for n in target_nodes if not isinstance(n, AccumulateGrad)} if accumulate else set()
     for node in reversed(order):
         for e in node._next:
             if e is not None and (e[0] in target_nodes or e[0] in run):
@@ -269,12 +320,17 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     buffers = {}
     root_nodes = []
     for t, g in zip(roots, root_grads, strict=True):
-        node, nr = _edge(t)
+        try:
+            node, nr = _edge(t)
+        except AttributeError:  # autograd.grad's outputs may be GradientEdges (a rare case:
+            if t.__class__ is not GradientEdge:  # the common one pays no test for it)
+                raise
+            node, nr = t
         if node not in buffers:
             root_nodes.append(node)
         _put(buffers, node, nr, g, _operator.add)
     deps = _dependencies(root_nodes)
-    run = None if targets is None else _executable(root_nodes, deps, targets)
+    run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
 
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
@@ -300,10 +356,13 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 grads = [grads]
             hooked = False
             if grads is not None and targets is not None:
-                # A captured gradient is the one the tensor's hooks return, as in torch.
+                # A captured gradient is the one the tensor's hooks return, as in torch; the
+                # node's own pre-hooks run only when the node does (see _executable).
                 if node._pre_hooks is not None or node._retains is not None:
-                    grads = _pre_hooks(node, grads)
-                    hooked = True
+                    live = node in run
+                    if live or _reads(node, targets):  # none fire where the walk passes by
+                        grads = _pre_hooks(node, grads, live)
+                        hooked = True
                 _collect(node, grads, targets, capture, create_graph)
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
@@ -350,7 +409,14 @@ class _GraphTask:
             return True
         if isinstance(node, AccumulateGrad):
             return (node, 0) in self.targets
-        return node in self.run
+        # a node autograd.grad reads a gradient at counts, though its backward does not run
+        return node in self.run or _reads(node, self.targets)
+
+
+def _reads(node, targets) -> bool:
+    """Whether an input's gradient is read at node (autograd.grad runs such a node's tensor
+    hooks, and counts it as executed, even where its backward does not run)."""
+    return any(e[0] is node for e in targets)
 
 
 def _collect(node, grads, targets, capture, create_graph):
@@ -368,9 +434,7 @@ def _collect(node, grads, targets, capture, create_graph):
         elif isinstance(node, AccumulateGrad):
             grads[nr] = None
             _accumulate(node, g, create_graph)
-        else:
-            t = targets[key]
-            t._grad = _owned(g, create_graph) if t._grad is None else t._grad + g
+        # (a non-leaf input of backward() got its .grad from the retain_grad backward() set)
 
 
 def push_ready(ready, node):
@@ -712,11 +776,19 @@ def _broadcast_dims(gshape, shape, node, i):
 sum_kernel = None
 
 
+class _Materialized(list):
+    """The gradients a node's backward gets, zeros for unused outputs, with those it received
+    (`received`, None for them: what its post hooks see)."""
+
+    __slots__ = ("received",)
+
+
 def _materialize(node, grads):
     """A multi-output node reached through some outputs only: the others' gradients are zeros
     (None stays for outputs that were not tensors)."""
     shapes = node.__dict__.get("_out_shapes")
-    out = list(grads)
+    out = _Materialized(grads)
+    out.received = grads
     for k, g in enumerate(out):
         if g is None and shapes is not None and shapes[k] is not None:
             shape, dtype = shapes[k]
@@ -727,9 +799,10 @@ def _materialize(node, grads):
 # --- hooks ---
 
 
-def _pre_hooks(node, grads):
-    """Tensor hooks of the node's outputs, then retain_grad, then the node's pre-hooks (torch's
-    order). Tensor hooks live in node._pre_hooks[output_nr], node pre-hooks under the key None."""
+def _pre_hooks(node, grads, node_hooks=True):
+    """Tensor hooks of the node's outputs, then retain_grad, then (with `node_hooks`: the node
+    will run) the node's pre-hooks, in torch's order. Tensor hooks live in
+    node._pre_hooks[output_nr], node pre-hooks under the key None."""
     grads = list(grads)
     pre = node._pre_hooks
     if pre is not None:
@@ -749,9 +822,9 @@ def _pre_hooks(node, grads):
             g = grads[nr]
             if t is not None and g is not None:
                 t._grad = _owned(g, state.enabled) if t._grad is None else t._grad + g
-    node_hooks = None if pre is None else pre.get(None)
-    if node_hooks:
-        for hook in list(node_hooks.values()):
+    hooks = None if pre is None or not node_hooks else pre.get(None)
+    if hooks:
+        for hook in list(hooks.values()):
             res = hook(tuple(grads))
             if res is not None:
                 grads = list(_check_hook_results(hook, grads, res))
@@ -759,6 +832,8 @@ def _pre_hooks(node, grads):
 
 
 def _post_hooks(node, grad_inputs, grad_outputs):
+    # a hook sees None for an unused output, as in torch, not the zeros backward got
+    grad_outputs = getattr(grad_outputs, "received", grad_outputs)
     for hook in list(node._hooks.values()):
         res = hook(grad_inputs, tuple(grad_outputs))
         if res is not None:
@@ -791,7 +866,10 @@ def _check_hook_results(hook, old, new) -> tuple:
             f"{len(new)}, but expected {len(old)})"
         )
     for o, n in zip(old, new, strict=True):
-        if o is not None and n is not None:
+        if o is None:
+            if n is not None:  # torch's rule: a hook may drop a gradient, not make one up
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+        elif n is not None:
             _check_hook_result(hook, o, n)
     return new
 

@@ -14,6 +14,7 @@ from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad, state
 
 __all__ = [
+    "BackwardCFunction",
     "Function",
     "FunctionCtx",
     "InplaceFunction",
@@ -93,6 +94,7 @@ class Node:
     _hooked = False  # whether any of the three above was ever set (one test for the engine)
     _shown = None  # the positions of the edges next_functions lists; None: all
     _watched = ()  # index tensors its backward reads (NOTE [ Watched index tensors ])
+    requires_grad = True  # torch's Node.requires_grad: a node in a graph always does
 
     def __init__(self):
         raise RuntimeError(f"{type(self).__name__} nodes are created by Function.apply")
@@ -460,6 +462,9 @@ class _HookedAccumulateGrad(AccumulateGrad):
 
 
 _HookedAccumulateGrad.__name__ = _HookedAccumulateGrad.__qualname__ = "AccumulateGrad"
+# torch's built-in node classes are C++ types: str(type(node)) is "<class 'AccumulateGrad'>",
+# module 'builtins'. The built-in ops' node classes are made so too (_node_class, name_node).
+AccumulateGrad.__module__ = _HookedAccumulateGrad.__module__ = "builtins"
 
 
 def _make_hooked(acc: AccumulateGrad) -> None:
@@ -827,9 +832,12 @@ def _node_class(cls):
         "_data_bw_owned": cls._backward_data_owned,
         "_takes_arrays": data_bw is not None,  # a built-in op's node: its _out_device is set
     }
-    if not cls._builtin:
-        attrs["apply"] = _run_custom_backward  # torch's BackwardCFunction.apply
-    cls._backward_cls = type(name, (Node,), attrs)
+    if cls._builtin:
+        attrs["__module__"] = "builtins"  # as torch's C++ node classes (see AccumulateGrad)
+        cls._backward_cls = type(name, (Node,), attrs)
+    else:
+        attrs["_forward_cls"] = cls  # torch's name, read by graph walkers
+        cls._backward_cls = type(name, (BackwardCFunction,), attrs)
     return cls._backward_cls
 
 
@@ -858,6 +866,15 @@ def _run_custom_backward(node, *grads):
             "should only implement one of them."
         )
     return fn.backward(node, *grads)  # the vjp where only that is defined: _backward_from_vjp
+
+
+class BackwardCFunction(Node):
+    """The base class of a custom Function's node classes (MyFnBackward), which carry the
+    Function as `_forward_cls`. Mirrors torch.autograd.function.BackwardCFunction."""
+
+    __slots__ = ()
+    _forward_cls = None
+    apply = _run_custom_backward
 
 
 def _new_node(node_cls, _new=object.__new__):
@@ -1374,7 +1391,8 @@ def name_node(out, name: str, inputs=(), shown=None):
     key = (fn.__class__, name)
     cls = _RENAMED.get(key)
     if cls is None:
-        cls = _RENAMED[key] = type(name, (fn.__class__,), {"__slots__": ()})
+        attrs = {"__slots__": (), "__module__": fn.__class__.__module__}
+        cls = _RENAMED[key] = type(name, (fn.__class__,), attrs)
     fn.__class__ = cls
     if shown is not None:
         fn._shown = shown

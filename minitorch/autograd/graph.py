@@ -24,9 +24,13 @@ __all__ = [
 
 
 class GradientEdge(tuple):
-    """An input of a node: (node, output_nr). Accepted by autograd.grad as an input, to get the
-    gradient flowing into that node. Mirrors torch.autograd.graph.GradientEdge (a named tuple;
-    a plain tuple subclass here, which imports faster than typing.NamedTuple)."""
+    """An input of a node: (node, output_nr). Accepted where a tensor names a gradient: as an
+    input of autograd.grad and backward (the gradient flowing into that node), as an output of
+    autograd.grad (with its grad_output). Mirrors torch.autograd.graph.GradientEdge.
+
+    Differences from torch: a tuple of two (torch's named tuple has a third field,
+    ownership_token, here a property that is None), which imports faster than
+    typing.NamedTuple and serves the engine as its edge key."""
 
     __slots__ = ()
 
@@ -41,8 +45,13 @@ class GradientEdge(tuple):
     def output_nr(self) -> int:
         return self[1]
 
+    @property
+    def ownership_token(self) -> None:
+        """torch's third field (an owner for edges of compiled graphs); always None here."""
+        return None
+
     def __repr__(self) -> str:
-        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]})"
+        return f"GradientEdge(node={self[0]!r}, output_nr={self[1]}, ownership_token=None)"
 
 
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
