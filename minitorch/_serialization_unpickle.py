@@ -72,9 +72,9 @@ def _allowlist() -> dict:
         ("collections", "OrderedDict"): OrderedDict,
         # torch allows it by default: MultiStepLR.state_dict()["milestones"] is one
         ("collections", "Counter"): Counter,
+        # torch's default allowlist has set but neither frozenset nor slice: a checkpoint
+        # holding one needs add_safe_globals([frozenset]) / ([slice]) with weights_only=True
         ("builtins", "set"): set,
-        ("builtins", "frozenset"): frozenset,
-        ("builtins", "slice"): slice,
         ("builtins", "complex"): complex,
         ("builtins", "bytearray"): _bytearray,
         ("_codecs", "encode"): _encode,
@@ -89,7 +89,7 @@ def _allowlist() -> dict:
 _ALLOWED: dict = {}
 # The callables REDUCE may call (checked by identity; classes such as Tensor are not among them).
 _CALLABLES: set = set()
-_NEWOBJ_CLASSES = (OrderedDict, set, frozenset, Size)
+_NEWOBJ_CLASSES = (OrderedDict, set, Size)
 
 
 def _allowed() -> dict:
@@ -108,8 +108,6 @@ def _allowed() -> dict:
                 Counter,
                 _get_layout,
                 set,
-                frozenset,
-                slice,
                 complex,
                 _bytearray,
                 _encode,
@@ -150,13 +148,15 @@ def user_allowed_globals() -> dict:
 
 
 def globals_in_pickle(data: bytes) -> set[str]:
-    """The "module.name" of every GLOBAL / STACK_GLOBAL in a pickle, read without running it."""
+    """The "module.name" of every GLOBAL / STACK_GLOBAL in a pickle, read without running it,
+    by its Python 3 name (protocol 2's `__builtin__ set` is builtins.set), as a load looks it
+    up."""
     found, strings = set(), []
     for op, arg, _ in pickletools.genops(data):
         if op.name == "GLOBAL":
-            found.add(arg.replace(" ", ".", 1))
+            found.add(".".join(_python3_name(*arg.split(" ", 1))))
         elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
-            found.add(f"{strings[-2]}.{strings[-1]}")
+            found.add(".".join(_python3_name(strings[-2], strings[-1])))
         if isinstance(arg, str) and op.name != "GLOBAL":
             strings.append(arg)
     return found

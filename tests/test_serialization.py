@@ -95,7 +95,7 @@ def test_nested_containers_and_primitives():
         "complex": 1 + 2j,
         "slice": slice(1, 5, 2),
     }
-    out = _round_trip(obj)
+    out = _round_trip(obj, weights_only=False)  # frozenset and slice are off its allowlist
     assert out["list"][:6] == obj["list"][:6] and out["tuple"] == obj["tuple"]
     assert out["int_keys"] == obj["int_keys"] and out["set"] == {1, 2}
     assert out["frozen"] == frozenset({"x"}) and out["complex"] == 1 + 2j

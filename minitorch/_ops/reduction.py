@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     opmath_dtype,
     quiet_extreme,
     row_major,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops.shape import Expand
@@ -199,6 +200,42 @@ def _no_out_without_dim(op: str, out):
         )
 
 
+# NOTE [ keepdim without dim ]
+# torch's full reductions are overloads of their own, with no keepdim: sum(x, keepdim=True) --
+# or keepdims=, or even keepdim=False -- matches no overload and is its TypeError, where
+# sum(x, None, True) reaches the dim overload (sum and mean take dim=None there; prod, max and
+# min do not, and refuse it). Telling an omitted dim or keepdim from a given default needs the
+# _MISSING sentinel as their default; the common calls (x.sum(), x.sum(1)) pay an `is` or two.
+
+
+def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms):
+    """torch's TypeError for keepdim (or keepdims) given without a dim -- unless NumPy's axis=
+    spelling gave the dim. See NOTE [ keepdim without dim ]."""
+    if axis is not None:
+        return
+    got = "Tensor"
+    if keepdim is not _MISSING:
+        got += f", keepdim={type_name(keepdim)}"
+    if keepdims is not None:
+        got += f", keepdims={type_name(keepdims)}"
+    raise no_overload(op, got, forms)
+
+
+_SUM_FORMS = (
+    "Tensor input, *, torch.dtype dtype = None",
+    "Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, "
+    "Tensor out = None",
+)
+_MEAN_FORMS = (
+    "Tensor input, *, torch.dtype dtype = None, Tensor out = None",
+    _SUM_FORMS[1],
+)
+_PROD_FORMS = (
+    "Tensor input, *, torch.dtype dtype = None",
+    "Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None",
+)
+
+
 def _setup(ctx, x, dims, keepdim):
     ctx.shape = x.shape
     ctx.dims = dims
@@ -318,8 +355,14 @@ class SumDim(Sum):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}  # grad_fn._saved_dim (as torch)
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
+def sum(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=None, keepdims=None, out=None):
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
+    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+        if keepdim is not _MISSING or keepdims is not None:
+            _keepdim_needs_dim("sum", keepdim, keepdims, axis, _SUM_FORMS)
+        dim = None
+    if keepdim is _MISSING:
+        keepdim = False
     if axis is not None or keepdims is not None:
         dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     try:
@@ -391,8 +434,14 @@ class MeanDim(Mean):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None, keepdims=None, out=None):
+def mean(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=None, keepdims=None, out=None):
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+        if keepdim is not _MISSING or keepdims is not None:
+            _keepdim_needs_dim("mean", keepdim, keepdims, axis, _MEAN_FORMS)
+        dim = None
+    if keepdim is _MISSING:
+        keepdim = False
     if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
         raise not_tensor("mean", input)
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
@@ -454,7 +503,7 @@ class Prod(Function):
         # zeros in a slice and p the product of its non-zeros: z == 0: p / a_i; z == 1: p at the
         # zero, p / a_i * (the zero) elsewhere; z == 2: p * (the other zero) at each zero, 0
         # elsewhere; z > 2: 0. "The zero" is a sum of the zero entries: 0, with derivative 1.
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         from minitorch._ops.pointwise import where
 
         dims, shape = ctx.dims, ctx.shape
@@ -474,12 +523,20 @@ class ProdDim(Prod):
     _node_name = "ProdBackward1"
 
 
-def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
     """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64)."""
-    if _autocast.state.any_enabled:
+    if _autocast.state.any_enabled:  # (the sentinels travel on: the call below resolves them)
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
         )
+    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+        if keepdim is not _MISSING:
+            _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS)
+        dim = None
+    elif dim is None:  # prod's dim overload takes an int only
+        raise no_overload("prod", "Tensor, NoneType", _PROD_FORMS)
+    if keepdim is _MISSING:
+        keepdim = False
     try:
         x = input._data
     except AttributeError:  # torch.prod(list_of_probs): zero-cost when a tensor
@@ -524,7 +581,7 @@ class Nansum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return expand_back(grad, ctx) * (a == a)
 
 
@@ -613,7 +670,7 @@ class Amax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         out_keep = out._data.reshape(keep_shape(ctx.shape, ctx.dims))
         w = _tie_weights(ctx.xp, a._data, out_keep, ctx.dims)
         return _keepdim(grad, ctx) * _const(w, grad)
@@ -633,7 +690,7 @@ class MaxAll(Amax):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         xp = ctx.xp
         x, m = a._data, out._data
         hit = (x == m) | (xp.isnan(x) & xp.isnan(m))
@@ -762,8 +819,12 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
             kwargs = {"dim": dim} if by_keyword else {}
             raise _max_min_invalid(kind, () if by_keyword else args, kwargs)
         dim = operator.index(dim)  # reads the value back, as torch's parser does
-    if dim is _MISSING:
+    if dim is _MISSING:  # NOTE [ keepdim without dim ]
+        if keepdim_given or keepdims is not None:
+            _keepdim_needs_dim(kind, keepdim, keepdims, axis, _MAX_MIN_FORMS)
         dim = None
+    elif dim is None:  # the dim overload takes an int only; max(x) is the full reduction
+        raise _max_min_invalid(kind, args, {"dim": None} if by_keyword else {})
     if keepdim is _MISSING:
         keepdim = False
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
@@ -840,7 +901,7 @@ class Aminmax(Function):
 
     @staticmethod
     def backward(ctx, grad_lo, grad_hi):
-        a, lo, hi = ctx.saved_tensors
+        a, lo, hi = ctx._stored_tensors
         ks = keep_shape(ctx.shape, ctx.dims)
         w_lo = _tie_weights(ctx.xp, a._data, lo._data.reshape(ks), ctx.dims)
         w_hi = _tie_weights(ctx.xp, a._data, hi._data.reshape(ks), ctx.dims)
@@ -942,12 +1003,12 @@ class Logsumexp(Function):
     def backward(ctx, grad):
         from minitorch._ops.pointwise import exp
 
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         return _keepdim(grad, ctx) * exp(a - _keepdim(out, ctx))
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, out = ctx._saved_arrays()
+        a, out = ctx._stored_arrays()
         return _keepdim_data(grad, ctx) * ctx.xp.exp(a - _keepdim_data(out, ctx))
 
 

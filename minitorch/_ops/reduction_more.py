@@ -136,7 +136,7 @@ class Var(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return _var_backward(_keepdim(grad, ctx), a, ctx)
 
 
@@ -161,7 +161,7 @@ class Std(Function):
     def backward(ctx, grad):
         from minitorch._ops.pointwise import where
 
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         out = _keepdim(out, ctx)
         zero = out == 0
         safe = where(zero, 1.0, out)  # no inf in the unused branch: its gradient would be nan
@@ -289,7 +289,7 @@ class LinalgVectorNorm(Function):
     def backward(ctx, grad):
         from minitorch._ops.pointwise import abs, sign, where
 
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         p = ctx.ord
         g = _keepdim(grad, ctx)
         if p == 0:
@@ -302,15 +302,21 @@ class LinalgVectorNorm(Function):
             out_k = out._data.reshape(keep_shape(ctx.shape, ctx.dims))
             w = _tie_weights(ctx.xp, ctx.xp.abs(a._data), out_k, ctx.dims, nan_ties=True)
             return g * sign(a) * _const(w, a)
+        # NOTE [ Norm gradient at zero ]: torch masks the 0/0 of a zero norm (or of a zero
+        # element) to 0 and only then multiplies by the upstream gradient, so a NaN or inf
+        # upstream gradient still comes out NaN there (a hand-normalised zero vector
+        # x / x.norm() gets NaN, not inf) -- except for p > 1, p != 2, where torch zeroes the
+        # scaled gradient itself at a zero norm. The masks below act on the reduced-size
+        # gradient (g * 0.0 keeps its NaN) so the full-size work stays what it was.
         out = _keepdim(out, ctx)
         zero_out = out == 0
         safe_out = where(zero_out, 1.0, out)
         if p == 2:
-            return where(zero_out, 0.0, g / safe_out) * a
+            return where(zero_out, g * 0.0, g / safe_out) * a
         zero = a == 0
         safe_abs = where(zero, 1.0, abs(a))
-        scale = where(zero_out, 0.0, g / safe_out ** (p - 1))
-        return where(zero, 0.0, sign(a) * safe_abs ** (p - 1) * scale)
+        scale = where(zero_out, g * 0.0 if p < 1 else 0.0, g / safe_out ** (p - 1))
+        return where(zero, 0.0, sign(a) * safe_abs ** (p - 1)) * scale
 
 
 def _ord(ord, op):
@@ -711,12 +717,17 @@ def flag_error(op: str, name: str, value) -> TypeError:
     return TypeError(f"{op}(): argument '{name}' must be bool, not {type_name(value)}")
 
 
-def _all_or_dim(op: str, dim):
-    """median's dim: None (the default, spelled _MISSING) reduces all elements; an explicit
-    None is torch's TypeError, as its overloads are (input) and (input, int dim, ...)."""
+def _all_or_dim(op: str, dim, keepdim):
+    """median's (dim, keepdim): no dim (the default, spelled _MISSING) reduces all elements; an
+    explicit None, or a keepdim without a dim, is torch's TypeError, as its overloads are (input)
+    and (input, int dim, bool keepdim=False, ...) (NOTE [ keepdim without dim ] in reduction.py)."""
+    if dim is _MISSING:
+        if keepdim is not _MISSING:
+            raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+        return None, False
     if dim is None:
         raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
-    return None if dim is _MISSING else dim
+    return dim, False if keepdim is _MISSING else keepdim
 
 
 def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
@@ -727,9 +738,9 @@ def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
     return values, indices
 
 
-def median(input, dim=_MISSING, keepdim=False, *, out=None):
+def median(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
-    dim = _all_or_dim("median", dim)
+    dim, keepdim = _all_or_dim("median", dim, keepdim)
     if out is not None:
         _check_median_out("median", input, dim, out)
     r = _order_stat(
@@ -745,9 +756,9 @@ def median(input, dim=_MISSING, keepdim=False, *, out=None):
     return _out_pair(r, out)
 
 
-def nanmedian(input, dim=_MISSING, keepdim=False, *, out=None):
+def nanmedian(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
-    dim = _all_or_dim("nanmedian", dim)
+    dim, keepdim = _all_or_dim("nanmedian", dim, keepdim)
     if out is not None:
         _check_median_out("nanmedian", input, dim, out)
     r = _order_stat(
@@ -832,6 +843,8 @@ def _mode_index(xp, x, dim):
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
     """The most frequent value along dim and its index. Mirrors torch.mode."""
+    if dim is None:  # (None would read as all elements below, an overload mode lacks)
+        raise TypeError("mode(): argument 'dim' must be int, not NoneType")
     if out is not None:
         _check_mode_out(input, out)
     return _out_pair(
