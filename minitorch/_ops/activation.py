@@ -138,7 +138,7 @@ class Hardtanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         lo, hi = ctx.bounds
         return HardtanhBackward.apply(grad, a, min_val=lo, max_val=hi)
 
@@ -146,7 +146,7 @@ class Hardtanh(Function):
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # number bounds against half: the Tensor comparisons
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         lo, hi = ctx.bounds
         return ctx.xp.where((a <= lo) | (a >= hi), ctx.xp.zeros((), grad.dtype), grad)
 
@@ -169,7 +169,7 @@ class HardtanhBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         lo, hi = ctx.bounds
         needs = ctx.needs_input_grad
         return (
@@ -217,14 +217,14 @@ class LeakyRelu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return LeakyReluBackward.apply(grad, a, negative_slope=ctx.slope)
 
     @staticmethod
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # a number operand: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         return ctx.xp.where(a > 0, grad, grad * ctx.slope)
 
 
@@ -247,7 +247,7 @@ class LeakyReluBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             LeakyReluBackward.apply(g, a, negative_slope=ctx.slope) if needs[0] else None,
@@ -281,7 +281,7 @@ class Hardsigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return HardsigmoidBackward.apply(grad, a)
 
 
@@ -308,7 +308,7 @@ class HardsigmoidBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             HardsigmoidBackward.apply(g, a) if needs[0] else None,
@@ -335,7 +335,7 @@ class Hardswish(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         # torch's boundaries: 0 at a = -3 and grad at a = 3 (the slopes of the outer pieces)
         return _narrow(dt, where(a <= -3, 0.0, where(a < 3, grad * (a / 3 + 0.5), grad)))
 
@@ -375,7 +375,7 @@ class Hardshrink(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return HardshrinkBackward.apply(grad, a, lambd=ctx.lambd)
 
 
@@ -394,7 +394,7 @@ class HardshrinkBackward(Function):
 
     @classmethod
     def backward(cls, ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             cls.apply(g, a, lambd=ctx.lambd) if needs[0] else None,
@@ -435,7 +435,7 @@ class Softshrink(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return SoftshrinkBackward.apply(grad, a, lambd=ctx.lambd)
 
 
@@ -478,7 +478,7 @@ class Threshold(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return ThresholdBackward.apply(grad, a, threshold=ctx.threshold)
 
 
@@ -499,7 +499,7 @@ class ThresholdBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             ThresholdBackward.apply(g, a, threshold=ctx.threshold) if needs[0] else None,
@@ -558,7 +558,7 @@ class Elu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         alpha, scale, input_scale = ctx.coefs
         # exp of the negative part only: the unused branch of where must stay finite. A strict
         # a < 0 (not clamp, whose gradient passes at 0) gives torch's zero second derivative at 0.
@@ -570,7 +570,7 @@ class Elu(Function):
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         alpha, scale, input_scale = ctx.coefs
         xp = ctx.xp
         neg = grad * xp.exp(xp.clip(a, None, 0) * input_scale) * (scale * alpha * input_scale)
@@ -740,7 +740,7 @@ class Gelu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         if ctx.approximate == "tanh":
             dt, grad, a = _wide(grad, a)
             t = tanh((a + a * a * a * _TANH_C) * _TANH_K)
@@ -752,14 +752,14 @@ class Gelu(Function):
     def _backward_data(ctx, grad):
         if ctx.approximate == "tanh":
             return NotImplemented  # the Tensor formula
-        ctx._saved_arrays()  # the version check of `a`
+        ctx._stored_arrays()  # the version check of `a`
         return GeluBackward.kernel(ctx.xp, grad, ctx.deriv)
 
     @staticmethod
     def _backward_data_owned(ctx, grad):
         if ctx.approximate == "tanh" or ctx.deriv.dtype != grad.dtype:
             return Gelu._backward_data(ctx, grad)
-        ctx._saved_arrays()  # the version check of `a`
+        ctx._stored_arrays()  # the version check of `a`
         return GeluBackward.kernel(ctx.xp, grad, ctx.deriv, out=grad)
 
 
@@ -788,7 +788,7 @@ class GeluBackward(Function):
     def backward(ctx, g):
         from minitorch._ops.special import erf
 
-        grad, a = ctx.saved_tensors
+        grad, a = ctx._stored_tensors
         pdf = exp(a * a * -0.5) * _INV_SQRT_2PI
         g_grad = g_a = None
         if ctx.needs_input_grad[0]:
@@ -821,7 +821,7 @@ class Silu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         s = sigmoid(a)
         return _narrow(dt, grad * s * (a * (1 - s) + 1))
 
@@ -829,7 +829,7 @@ class Silu(Function):
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         s = Sigmoid.kernel(ctx.xp, a)
         return grad * s * (a * (1 - s) + 1)
 
@@ -854,7 +854,7 @@ class Mish(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         t = tanh(Softplus.apply(a, beta=1.0, threshold=math.inf))
         return _narrow(dt, grad * (t + a * sigmoid(a) * (1 - t * t)))
 
@@ -883,7 +883,7 @@ class Softplus(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         beta, threshold = ctx.params
         z = a * beta
         # sigmoid(z) has no gradient where z >= threshold (its value is kept at z == threshold)
@@ -894,7 +894,7 @@ class Softplus(Function):
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         beta, threshold = ctx.params
         z = a * beta
         return ctx.xp.where(z > threshold, grad, grad * Sigmoid.kernel(ctx.xp, z))
@@ -923,7 +923,7 @@ class LogSigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        dt, grad, a = _wide(grad, *ctx.saved_tensors)
+        dt, grad, a = _wide(grad, *ctx._stored_tensors)
         if dt is None:
             return grad * sigmoid(-a)
         # half: torch's forward keeps z = exp(-|a|) in the input's dtype for its backward kernel

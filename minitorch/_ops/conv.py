@@ -285,7 +285,7 @@ class Conv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w, cols = ctx.saved_tensors
+        x, w, cols = ctx._stored_tensors
         stride, padding, dilation, groups = ctx.geom
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         gx = gw = gb = None
@@ -341,7 +341,7 @@ class ConvTranspose(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
+        x, w = ctx._stored_tensors
         stride, padding, dilation, groups = ctx.geom
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         gx = gw = gb = None
@@ -390,7 +390,7 @@ class ConvWeight(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, gy = ctx.saved_tensors
+        x, gy = ctx._stored_tensors
         stride, padding, dilation, groups = ctx.geom
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         g_x = g_gy = None

@@ -51,7 +51,7 @@ class Einsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ops = ctx.saved_tensors
+        ops = ctx._stored_tensors
         lhs, out_subs = ctx.eq.split("->")
         terms = lhs.split(",")
         sizes = {}

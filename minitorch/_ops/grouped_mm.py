@@ -55,7 +55,7 @@ class GroupedMm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         bounds = ctx.bounds
         ga = gb = None
         if ctx.needs_input_grad[0]:

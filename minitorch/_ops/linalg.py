@@ -98,7 +98,7 @@ class Mm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         ta, tb = ctx.ta, ctx.tb
         fn = ctx._fn
         ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
@@ -119,7 +119,7 @@ class Mm(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, b = ctx._saved_arrays()
+        a, b = ctx._stored_arrays()
         ta, tb = ctx.ta, ctx.tb
         xp = ctx.xp
         ca, cb = ctx.__dict__.get("cols", _ROW_MAJOR)  # See NOTE [ Gradient layout in mm ]
@@ -208,7 +208,7 @@ class Mv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        m, v = ctx.saved_tensors
+        m, v = ctx._stored_tensors
         ta = ctx.ta
         gm = gv = None
         if ctx.needs_input_grad[0]:
@@ -233,7 +233,7 @@ class Dot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return (
             grad * b if ctx.needs_input_grad[0] else None,
             grad * a if ctx.needs_input_grad[1] else None,

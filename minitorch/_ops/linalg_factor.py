@@ -136,7 +136,7 @@ class Cholesky(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (lo,) = ctx.saved_tensors
+        (lo,) = ctx._stored_tensors
         p = _mT(lo) @ grad.tril()
         p = p.tril() - 0.5 * p.diagonal(0, -2, -1).diag_embed()
         lt = _mT(lo)
@@ -195,7 +195,7 @@ class Qr(Function):
             raise RuntimeError(
                 "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
             )
-        q, r = ctx.saved_tensors
+        q, r = ctx._stored_tensors
         if gq is None and gr is None:
             return None
         if m >= n:
@@ -264,7 +264,7 @@ class Eigh(Function):
 
     @staticmethod
     def backward(ctx, gw, gv):
-        w, v = ctx.saved_tensors
+        w, v = ctx._stored_tensors
         if gw is None and gv is None:
             return None
         n = w.shape[-1]
@@ -299,7 +299,7 @@ class Svd(Function):
 
     @staticmethod
     def backward(ctx, gu, gs, gvh):
-        u, s, vh = ctx.saved_tensors
+        u, s, vh = ctx._stored_tensors
         m, n = u.shape[-2], vh.shape[-1]
         k = s.shape[-1]
         # full_matrices: the extra columns are arbitrary; only the first k enter (as torch).

@@ -75,7 +75,7 @@ class MatrixExp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         n = a.shape[-1]
         at = _mT(a)
         top = _cat(at, grad)
@@ -129,7 +129,7 @@ class Pinv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, p = ctx.saved_tensors
+        a, p = ctx._stored_tensors
         ph, gh = p.mH, grad.mH
         # the products grouped so that no m x m or n x n identity is formed
         x = gh @ (p @ ph)  # G^H P P^H  (m x n)

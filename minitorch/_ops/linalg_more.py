@@ -421,7 +421,7 @@ class LinfDistance(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        diff, out = ctx.saved_tensors
+        diff, out = ctx._stored_tensors
         d = diff._data
         # the ties as a constant 0/1 factor (a product, not a where: a NaN sign stays NaN, as torch)
         tied = ctx.xp.abs(d) == out._data[..., None]

@@ -234,7 +234,7 @@ class Inv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         t = _mT(out)
         return -(t @ grad @ t)
 
@@ -254,7 +254,7 @@ class Det(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         scale = (grad * out).unsqueeze(-1).unsqueeze(-1)
         try:
             return scale * _mT(Inv.apply(a))
@@ -301,7 +301,7 @@ class Slogdet(Function):
 
     @staticmethod
     def backward(ctx, grad_sign, grad_logabs):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         if grad_logabs is None:
             return None
         g = grad_logabs.unsqueeze(-1).unsqueeze(-1)
@@ -417,7 +417,7 @@ class Solve(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         gb = Solve.apply(_mT(a), grad)
         ga = -(gb @ _mT(out)) if ctx.needs_input_grad[0] else None
         return ga, gb if ctx.needs_input_grad[1] else None
@@ -457,7 +457,7 @@ class SolveTriangular(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         upper, unit = ctx.upper, ctx.unit
         gb = SolveTriangular.apply(_mT(a), grad, upper=not upper, unitriangular=unit)
         ga = None
@@ -723,7 +723,7 @@ class LuFactor(Function):
     def backward(ctx, grad, grad_piv, grad_info):
         if grad is None:
             return None
-        (lu,) = ctx.saved_tensors
+        (lu,) = ctx._stored_tensors
         m, n = lu.shape[-2:]
         if not m * n:
             return grad * 0  # empty matrices: an empty gradient, whatever their shape

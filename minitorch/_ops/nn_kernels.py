@@ -100,12 +100,12 @@ class Softmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return SoftmaxBackward.apply(grad, out, dim=ctx.dim)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return SoftmaxBackward.kernel(ctx.xp, grad, out, ctx.dim, ctx._out_device.type == "cpu")
 
 
@@ -149,7 +149,7 @@ class SoftmaxBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx._stored_tensors
         dim = ctx.dim
         g_grad = g_y = None
         if ctx.needs_input_grad[0]:
@@ -185,7 +185,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         dt = grad.dtype if opmath_dtype(grad._data.dtype) else None
         if dt is not None:  # half: in float32, rounded once, as torch's backward kernel
             grad, out = grad.float(), out.float()
@@ -201,7 +201,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         xp = ctx.xp
         dt = grad.dtype
         if opmath_dtype(dt):  # half: in float32, rounded once, as torch's backward kernel
@@ -278,7 +278,7 @@ class BinaryCrossEntropy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx._stored_tensors
         gx = gt = None
         if ctx.needs_input_grad[0]:
             gx = grad * (x - t) / ((1 - x) * x).clamp(min=1e-12)
@@ -324,7 +324,7 @@ class MseLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
         gx = (x - t) * grad * 2 if needs[0] else None
         gt = (t - x) * grad * 2 if needs[1] else None
@@ -346,7 +346,7 @@ class SmoothL1Loss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
         gx = _smooth_l1_slope(x - t, ctx.beta) * grad if needs[0] else None
         gt = _smooth_l1_slope(t - x, ctx.beta) * grad if needs[1] else None
@@ -392,7 +392,7 @@ class HuberLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx.saved_tensors
+        x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
         delta = ctx.delta
         gx = _clamp_slope(x - t, x - t, delta, delta) * grad if needs[0] else None
@@ -460,7 +460,7 @@ class NllLoss(Function):
     def backward(ctx, grad):
         from minitorch._factories import zeros
 
-        safe, w, total = ctx.saved_tensors
+        safe, w, total = ctx._stored_tensors
         counted = _make(ctx.counted, grad._device, False, None)
         # torch's order: -(grad / total) first, then times the target's weight. A total of 0
         # gives inf there, quietly (torch's is silent): ignored rows keep 0 (every target
@@ -473,7 +473,7 @@ class NllLoss(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        safe, w, total = ctx._saved_arrays()
+        safe, w, total = ctx._stored_arrays()
         xp = ctx.xp
         with xp.errstate(divide="ignore", invalid="ignore"):  # (as in backward)
             g = grad if total is None else grad / total
@@ -536,7 +536,7 @@ class Linear(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
+        x, wt = ctx._stored_tensors
         needs = ctx.needs_input_grad
         gb = grad.sum(0) if needs[0] else None
         gx, gwt = _linear_grads(grad, x, wt, needs[1], needs[2])
@@ -544,7 +544,7 @@ class Linear(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        x, wt = ctx._saved_arrays()
+        x, wt = ctx._stored_arrays()
         needs = ctx.needs_input_grad
         gb = sum_array(ctx.xp, grad, (0,), False) if needs[0] else None
         gx, gwt = _linear_grads_data(ctx.xp, grad, x, wt, needs[1], needs[2])
@@ -566,12 +566,12 @@ class LinearMm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
+        x, wt = ctx._stored_tensors
         return _linear_grads(grad, x, wt, *ctx.needs_input_grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        x, wt = ctx._saved_arrays()
+        x, wt = ctx._stored_arrays()
         return _linear_grads_data(ctx.xp, grad, x, wt, *ctx.needs_input_grad)
 
 
@@ -596,7 +596,7 @@ class LinearLaid(Linear):
 
     @staticmethod
     def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
+        x, wt = ctx._stored_tensors
         needs = ctx.needs_input_grad
         gb = grad.sum(0) if needs[0] else None
         gx, gwt = _laid_grads(grad, x, wt, needs[1], needs[2], ctx.cols)
@@ -604,7 +604,7 @@ class LinearLaid(Linear):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        x, wt = ctx._saved_arrays()
+        x, wt = ctx._stored_arrays()
         needs = ctx.needs_input_grad
         gb = sum_array(ctx.xp, grad, (0,), False) if needs[0] else None
         gx, gwt = _laid_grads_data(ctx.xp, grad, x, wt, needs[1], needs[2], ctx.cols)
@@ -623,12 +623,12 @@ class LinearMmLaid(LinearMm):
 
     @staticmethod
     def backward(ctx, grad):
-        x, wt = ctx.saved_tensors
+        x, wt = ctx._stored_tensors
         return _laid_grads(grad, x, wt, *ctx.needs_input_grad, ctx.cols)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        x, wt = ctx._saved_arrays()
+        x, wt = ctx._stored_arrays()
         return _laid_grads_data(ctx.xp, grad, x, wt, *ctx.needs_input_grad, ctx.cols)
 
 
@@ -974,12 +974,12 @@ class LayerNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, w = ctx.saved_tensors
+        a, w = ctx._stored_tensors
         return _layer_norm_backward_graph(ctx, grad, a, w)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, w = ctx._saved_arrays()
+        a, w = ctx._stored_arrays()
         xhat = ctx.xhat
         dt = grad.dtype
         g = grad.reshape(xhat.shape)
@@ -1104,12 +1104,12 @@ class BatchNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, w = ctx.saved_tensors
+        a, w = ctx._stored_tensors
         return _batch_norm_backward_graph(ctx, grad, a, w)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, w = ctx._saved_arrays()
+        a, w = ctx._stored_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         g = grad.reshape(xhat.shape)
@@ -1213,12 +1213,12 @@ class GroupNorm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, w = ctx.saved_tensors
+        a, w = ctx._stored_tensors
         return _group_norm_backward_graph(ctx, grad, a, w)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, w = ctx._saved_arrays()
+        a, w = ctx._stored_arrays()
         xp = ctx.xp
         xhat, rstd = ctx.xhat, ctx.rstd
         n_batch, c = a.shape[:2]

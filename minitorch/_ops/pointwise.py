@@ -110,7 +110,7 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return (
             grad * b if ctx.needs_input_grad[0] else None,
             grad * a if ctx.needs_input_grad[1] else None,
@@ -118,7 +118,7 @@ class Mul(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, b = ctx._saved_arrays()
+        a, b = ctx._stored_arrays()
         if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
             return NotImplemented
         return (
@@ -162,14 +162,14 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         ga = grad / b if ctx.needs_input_grad[0] else None
         gb = -grad * (a / b) / b if ctx.needs_input_grad[1] else None
         return ga, gb
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, b = ctx._saved_arrays()
+        a, b = ctx._stored_arrays()
         if grad.itemsize == 2 and _has_number(a, b):  # widened: NOTE [ Half-precision arithmetic ]
             return NotImplemented
         ga = grad / b if ctx.needs_input_grad[0] else None
@@ -583,7 +583,7 @@ class Remainder(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         quotient = div(a, b, rounding_mode="floor")  # zero gradients, as torch's formula
         return grad, (-grad * quotient if ctx.needs_input_grad[1] else None)
 
@@ -639,7 +639,7 @@ class PowScalar(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         e = ctx.exponent
         if e == 0:
             return grad * 0
@@ -649,7 +649,7 @@ class PowScalar(Function):
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # widened: NOTE [ Half-precision arithmetic ]
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         e = ctx.exponent
         if e == 0:
             return grad * 0
@@ -693,7 +693,7 @@ class Pow(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        a, b, out = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = where(b == 0, 0.0, grad * b * pow(a, b - 1))
@@ -797,12 +797,12 @@ class Exp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * out
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return grad * out
 
 
@@ -818,12 +818,12 @@ class Log(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / a
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         return grad / a
 
 
@@ -840,12 +840,12 @@ class Sqrt(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad / (2 * out)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return grad / (2 * out)
 
 
@@ -861,12 +861,12 @@ class Abs(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * sign(a)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         # torch's sign(nan) is 0, so a NaN input gets a zero gradient: the masked-loss idiom
         # where(mask, (p - t).abs(), 0) with NaN (missing) targets keeps finite gradients
         return grad * _sign_kernel(ctx.xp, a)
@@ -904,12 +904,12 @@ class Tanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return TanhBackward.apply(grad, out)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return TanhBackward.kernel(grad, out)
 
 
@@ -932,7 +932,7 @@ class TanhBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx._stored_tensors
         return (
             g * (1 - y * y) if ctx.needs_input_grad[0] else None,
             -2 * g * grad * y if ctx.needs_input_grad[1] else None,
@@ -970,12 +970,12 @@ class Sigmoid(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return SigmoidBackward.apply(grad, out)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return SigmoidBackward.kernel(grad, out)
 
 
@@ -1000,7 +1000,7 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        grad, y = ctx.saved_tensors
+        grad, y = ctx._stored_tensors
         return (
             g * (y * (1 - y)) if ctx.needs_input_grad[0] else None,
             g * grad * (1 - 2 * y) if ctx.needs_input_grad[1] else None,
@@ -1021,17 +1021,17 @@ class Relu(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return ReluBackward.apply(grad, out)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return ReluBackward.kernel(ctx.xp, grad, out)
 
     @staticmethod
     def _backward_data_owned(ctx, grad):
-        (out,) = ctx._saved_arrays()
+        (out,) = ctx._stored_arrays()
         return ReluBackward.kernel(ctx.xp, grad, out, out=grad)  # NOTE [ Reused gradients ]
 
 
@@ -1059,7 +1059,7 @@ class ReluBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (y,) = ctx.saved_tensors
+        (y,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (ReluBackward.apply(g, y) if needs[0] else None), (zeros_of(y) if needs[1] else None)
 
@@ -1156,12 +1156,12 @@ class Maximum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return _split_grad(where, 0.0, grad, a, b, _operator.lt, ctx.needs_input_grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, b = ctx._saved_arrays()
+        a, b = ctx._stored_arrays()
         zero = ctx.xp.zeros((), grad.dtype)
         return _split_grad(ctx.xp.where, zero, grad, a, b, _operator.lt, ctx.needs_input_grad)
 
@@ -1176,12 +1176,12 @@ class Minimum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return _split_grad(where, 0.0, grad, a, b, _operator.gt, ctx.needs_input_grad)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        a, b = ctx._saved_arrays()
+        a, b = ctx._stored_arrays()
         zero = ctx.xp.zeros((), grad.dtype)
         return _split_grad(ctx.xp.where, zero, grad, a, b, _operator.gt, ctx.needs_input_grad)
 
@@ -1239,14 +1239,14 @@ class Clamp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return where(_within(a, *ctx.bounds), grad, 0.0)  # a selection: +0 outside, as torch
 
     @staticmethod
     def _backward_data(ctx, grad):
         if grad.itemsize == 2:  # a half tensor against number bounds: the Tensor comparison
             return NotImplemented
-        (a,) = ctx._saved_arrays()
+        (a,) = ctx._stored_arrays()
         xp = ctx.xp
         return xp.where(_within(a, *ctx.bounds), grad, xp.zeros((), grad.dtype))
 
@@ -1282,7 +1282,7 @@ class ClampTensor(Function):
         # torch's selection rule: a keeps it where lo <= a <= hi; lo where a < lo < hi; hi
         # where a > hi or hi < lo (bounds crossed: the output is hi everywhere). With lo == hi,
         # a below them gives nobody a gradient, as torch's.
-        a, lo, hi = ctx.saved_tensors
+        a, lo, hi = ctx._stored_tensors
         keep = None
         if lo is not None:
             keep = a >= lo
@@ -1379,7 +1379,7 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (cond,) = ctx.saved_tensors
+        (cond,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             None,
@@ -1389,7 +1389,7 @@ class Where(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
-        (cond,) = ctx._saved_arrays()
+        (cond,) = ctx._stored_arrays()
         needs = ctx.needs_input_grad
         xp = ctx.xp
         zero = xp.zeros((), dtype=grad.dtype)

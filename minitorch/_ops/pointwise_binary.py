@@ -58,7 +58,7 @@ class Atan2(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         d = a * a + b * b
         g = grad / where(d == 0, 1.0, d)  # the origin: 0, not 0/0, as torch (an angle of 0)
         return (
@@ -88,7 +88,7 @@ class Hypot(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        a, b, out = ctx._stored_tensors
         g = grad / out
         return (
             g * a if ctx.needs_input_grad[0] else None,
@@ -136,7 +136,7 @@ class Fmod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         gb = -grad * trunc(a / b) if ctx.needs_input_grad[1] else None
         return grad, gb
 
@@ -178,7 +178,7 @@ class Fmax(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         to_a = (a >= b) | (b != b)
         return (
             where(to_a, grad, 0.0) if ctx.needs_input_grad[0] else None,
@@ -196,7 +196,7 @@ class Fmin(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         to_a = (a <= b) | (b != b)
         return (
             where(to_a, grad, 0.0) if ctx.needs_input_grad[0] else None,
@@ -269,7 +269,7 @@ class Lerp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, w = ctx.saved_tensors
+        a, b, w = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             grad * (1 - w) if needs[0] else None,
@@ -334,7 +334,7 @@ class Addcmul(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         gv = grad * ctx.value
         needs = ctx.needs_input_grad
         return (grad, gv * b if needs[1] else None, gv * a if needs[2] else None)
@@ -359,7 +359,7 @@ class Addcdiv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         gv = grad * ctx.value
         needs = ctx.needs_input_grad
         return (grad, gv / b if needs[1] else None, -gv * a / (b * b) if needs[2] else None)
@@ -421,7 +421,7 @@ class Logaddexp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return (
             grad * sigmoid(a - b) if ctx.needs_input_grad[0] else None,
             grad * sigmoid(b - a) if ctx.needs_input_grad[1] else None,
@@ -438,7 +438,7 @@ class Logaddexp2(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         return (
             grad * sigmoid((a - b) * _LN2) if ctx.needs_input_grad[0] else None,
             grad * sigmoid((b - a) * _LN2) if ctx.needs_input_grad[1] else None,
@@ -484,7 +484,7 @@ class NanToNum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (finite,) = ctx.saved_tensors
+        (finite,) = ctx._stored_tensors
         return where(finite, grad, 0.0)
 
 

@@ -83,7 +83,7 @@ class Copysign(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             # out / a is +-1: sign(a) times the sign bit of b (-0.0 counts as negative)
@@ -158,7 +158,7 @@ class Ldexp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (e,) = ctx.saved_tensors
+        (e,) = ctx._stored_tensors
         return (Ldexp.apply(grad, e) if ctx.needs_input_grad[0] else None), None
 
 
@@ -198,7 +198,7 @@ class FrexpMantissa(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (e,) = ctx.saved_tensors
+        (e,) = ctx._stored_tensors
         # 2**e in float32, exactly (NumPy's float32 exp2 is 1 ulp off at 2**127)
         scale = Ldexp.apply(cast(scalar_like(1.0, e), _dtype.float32), e)
         return cast(div(grad, scale), grad.dtype), None

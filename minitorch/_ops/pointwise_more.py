@@ -250,7 +250,7 @@ class Exp2(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * out * _LN2
 
 
@@ -265,7 +265,7 @@ class Expm1(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * (out + 1)
 
 
@@ -279,7 +279,7 @@ class Log2(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / (a * _LN2)
 
 
@@ -293,7 +293,7 @@ class Log10(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / (a * _LN10)
 
 
@@ -309,7 +309,7 @@ class Log1p(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / (a + 1)
 
 
@@ -326,7 +326,7 @@ class Rsqrt(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * (out * out * out) * -0.5
 
 
@@ -342,7 +342,7 @@ class Reciprocal(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return -grad * (out * out)
 
 
@@ -370,7 +370,7 @@ class Sin(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * cos(a)
 
 
@@ -386,7 +386,7 @@ class Cos(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * -sin(a)
 
 
@@ -401,7 +401,7 @@ class Tan(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * (out * out + 1)
 
 
@@ -415,7 +415,7 @@ class Asin(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / sqrt(1 - a * a)
 
 
@@ -429,7 +429,7 @@ class Acos(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return -grad / sqrt(1 - a * a)
 
 
@@ -443,7 +443,7 @@ class Atan(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / (a * a + 1)
 
 
@@ -457,7 +457,7 @@ class Sinh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * cosh(a)
 
 
@@ -471,7 +471,7 @@ class Cosh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * sinh(a)
 
 
@@ -485,7 +485,7 @@ class Asinh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / sqrt(a * a + 1)
 
 
@@ -499,7 +499,7 @@ class Acosh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / sqrt((a - 1) * (a + 1))
 
 
@@ -513,7 +513,7 @@ class Atanh(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad / (1 - a * a)
 
 

@@ -153,7 +153,7 @@ class _MaxPool:
 
     @staticmethod
     def backward(ctx, grad, *rest):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         return MaxPoolGrad.apply(grad, x, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
     @staticmethod
@@ -195,7 +195,7 @@ class MaxPoolGrad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         g_a = None
         if needs[0]:
@@ -263,7 +263,7 @@ class _AvgPool:
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         return ctx._fn.grad_cls.apply(
             grad, x, geom=ctx.geom, in_shape=ctx.in_shape, divisor=ctx.divisor
         )
@@ -294,7 +294,7 @@ class _AvgPoolGrad:
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         kernel, stride, pads, dilation, _ = ctx.geom
         g_a = None
@@ -361,7 +361,7 @@ class AdaptiveAvg(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         return AdaptiveAvgGrad.apply(grad, x, mats=ctx.mats)
 
 
@@ -377,7 +377,7 @@ class AdaptiveAvgGrad(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         g_a = AdaptiveAvg.apply(grad, mats=ctx.mats) if needs[0] else None
         return g_a, (zeros_of(x) if needs[1] else None)

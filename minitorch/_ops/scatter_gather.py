@@ -299,7 +299,7 @@ class ScatterReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, src, out = ctx.saved_tensors
+        x, src, out = ctx._stored_tensors
         plan, reduce, include_self = ctx.plan, ctx.reduce, ctx.include_self
         dev = grad._device
         xp = ctx.xp

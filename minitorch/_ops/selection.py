@@ -393,7 +393,7 @@ class MaskedFill(Function):
     def backward(ctx, grad):
         from minitorch._ops.pointwise import where
 
-        (mask,) = ctx.saved_tensors
+        (mask,) = ctx._stored_tensors
         gx = where(mask, 0.0, grad) if ctx.needs_input_grad[0] else None
         gv = where(mask, grad, 0.0).sum() if ctx.needs_input_grad[2] else None
         return gx, None, gv

@@ -61,7 +61,7 @@ class Erf(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * exp(-(a * a)) * _TWO_OVER_SQRT_PI
 
 
@@ -75,7 +75,7 @@ class Erfc(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * exp(-(a * a)) * -_TWO_OVER_SQRT_PI
 
 
@@ -94,7 +94,7 @@ class Erfinv(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         out = erfinv(a)
         return grad * exp(out * out) * _SQRT_PI_OVER_TWO
 
@@ -110,7 +110,7 @@ class Lgamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * digamma(a)
 
 
@@ -124,7 +124,7 @@ class Digamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * polygamma(1, a)
 
 
@@ -158,7 +158,7 @@ class Polygamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * polygamma(ctx.n + 1, a)
 
 
@@ -197,7 +197,7 @@ class Logit(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         eps = ctx.eps
         # a + 0 turns -0 into +0: torch's kernel gives grad * inf at both zeros (a -0 in the
         # product would flip it to -inf)
@@ -230,7 +230,7 @@ class Xlogy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = where((a == 0) & (b <= 0), 0.0, grad * log(b))
@@ -281,7 +281,7 @@ class I0(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * _i1(a)
 
 
@@ -295,7 +295,7 @@ class I1(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         zero = a == 0
         safe = where(zero, 1.0, a)
         return grad * where(zero, 0.5, i0(a) - _i1(a) / safe)
@@ -324,7 +324,7 @@ class Sinc(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         # near 0 the difference cos(pi a) - sinc(a) cancels: there the Taylor series of the
         # slope, -pi²/3 a + pi⁴/30 a³ (exact to double precision below |a| = 1e-3)
         small = abs(a) < 1e-3
@@ -363,7 +363,7 @@ class Igamma(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         if ctx.needs_input_grad[0]:
             name = cls.__name__.lower()
             raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
@@ -423,7 +423,7 @@ class Mvlgamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         total = digamma(a)
         for j in range(1, ctx.p):
             total = total + digamma(a - j / 2)

@@ -34,7 +34,7 @@ class Erfcx(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         return grad * (2.0 * a * out - _TWO_OVER_SQRT_PI)
 
 
@@ -51,7 +51,7 @@ class Ndtri(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        (out,) = ctx._stored_tensors
         return grad * exp(out * out * 0.5) * _SQRT_2PI
 
 
@@ -68,7 +68,7 @@ class LogNdtr(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         return grad * exp(a * a * -0.5 - out) * (1.0 / _SQRT_2PI)
 
 
@@ -85,7 +85,7 @@ class I0e(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         return grad * (I1e.apply(a) - sign(a) * out)
 
 
@@ -109,7 +109,7 @@ class I1e(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_tensors
+        a, out = ctx._stored_tensors
         tiny = a.abs() <= _dtype.finfo(a.dtype).eps
         safe = where(tiny, 1.0, a)
         return grad * where(tiny, 0.5, I0e.apply(a) - out * (sign(a) + 1.0 / safe))
@@ -131,7 +131,7 @@ class Xlog1py(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = where((a == 0) & (b <= -1), 0.0, grad * log1p(b))
@@ -157,7 +157,7 @@ class Entr(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return grad * -(log(a) + 1.0)
 
 
@@ -180,7 +180,7 @@ class Zeta(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        a, b = ctx._stored_tensors
         if ctx.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         return None, grad * -a * Zeta.apply(a + 1.0, b)

@@ -9,6 +9,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.engine import _put, _run_node, _skip, _take, pop_ready, push_ready
 from minitorch.autograd.function import (
     _FREED,
+    HIDDEN_SAVED_TENSORS,
     AccumulateGrad,
     Node,
     _edge,
@@ -102,7 +103,12 @@ _CLASSES: dict = {}
 def _node_class(name: str):
     cls = _CLASSES.get(name)
     if cls is None:
-        attrs = {"__slots__": (), "_fn": _Composite, "__module__": "builtins"}  # prints as torch's
+        attrs = {  # prints as torch's node; NOTE [ Built-in nodes show no saved_tensors ]
+            "__slots__": (),
+            "_fn": _Composite,
+            "__module__": "builtins",
+            "saved_tensors": HIDDEN_SAVED_TENSORS,
+        }
         cls = _CLASSES[name] = type(name, (Node,), attrs)
     return cls
 

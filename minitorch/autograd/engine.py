@@ -544,7 +544,7 @@ def _check_custom_grads(node, grad_inputs) -> tuple:
 # create_graph. When no graph is being built (loss.backward(), the common case) those Tensor ops
 # only add their Python cost (~3 us each, against ~1 us for the kernel of a small array) to the
 # step. So the ops on the per-step path of small models also define `_backward_data(ctx, *grads)`:
-# the same formula on the gradients' and saved tensors' arrays (ctx._saved_arrays()), usually the
+# the same formula on the gradients' and saved tensors' arrays (ctx._stored_arrays()), usually the
 # fused backward Function's own kernel. The engine calls it when grad mode is off in backward
 # (not under anomaly mode, which checks the Tensor formulas' results) and wraps what it returns;
 # a common node (one output, no hooks) goes through _run_data_node, which routes the arrays

@@ -154,7 +154,7 @@ class Node:
             key = name[7:]
             names = getattr(fn, "_saved_names", ())
             if key in names:
-                return self.saved_tensors[names.index(key)]
+                return self._stored_tensors[names.index(key)]
             attr = getattr(fn, "_saved_attrs", {}).get(key)
             if attr is not None:
                 return self.__dict__[attr]
@@ -215,12 +215,17 @@ class Node:
         unpack = self._unpack
         return tuple([unpack(entry) for entry in saved])
 
-    def _saved_arrays(self) -> tuple:
+    # What built-in ops' backward reads: torch's built-in nodes have no saved_tensors attribute
+    # (graph walkers such as torchviz take one to mean a custom Function's node), so theirs is
+    # hidden (NOTE [ Built-in nodes show no saved_tensors ]) and they read this name instead.
+    _stored_tensors = saved_tensors
+
+    def _stored_arrays(self) -> tuple:
         """saved_tensors as arrays (numbers as they are), version-checked alike: what a
         data-level backward reads (NOTE [ Data-level backward ])."""
         saved = self._saved
         if saved is _FREED or saved is None:  # raises torch's error, or a user Function's list
-            return tuple(getattr(t, "_data", t) for t in self.saved_tensors)
+            return tuple(getattr(t, "_data", t) for t in self._stored_tensors)
         out = []
         for entry in saved:  # _unpack(entry, True), inlined for the common entries
             if entry is not None:
@@ -818,6 +823,23 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     return result
 
 
+# NOTE [ Built-in nodes show no saved_tensors ]
+# torch's nodes of built-in ops (MulBackward0, ...) have no `saved_tensors` attribute, only its
+# custom Functions' nodes do, and graph walkers rely on it: torchviz's make_dot draws the
+# saved_tensors of any node that has them, calling .size() on each (a built-in node's saved
+# slots hold None where nothing was needed). Built-in node classes hide the attribute with this
+# descriptor; their backward reads `ctx._stored_tensors` / `ctx._stored_arrays()` instead.
+
+
+class _HiddenSavedTensors:
+    def __get__(self, node, owner=None):
+        who = owner.__name__ if node is None else type(node).__name__
+        raise AttributeError(f"'{who}' object has no attribute 'saved_tensors'")
+
+
+HIDDEN_SAVED_TENSORS = _HiddenSavedTensors()
+
+
 def _node_class(cls):
     """The graph node class of a Function subclass ("MulBackward0", "MyFnBackward"), made once."""
     suffix = "Backward0" if cls._builtin else "Backward"
@@ -834,6 +856,7 @@ def _node_class(cls):
     }
     if cls._builtin:
         attrs["__module__"] = "builtins"  # as torch's C++ node classes (see AccumulateGrad)
+        attrs["saved_tensors"] = HIDDEN_SAVED_TENSORS
         cls._backward_cls = type(name, (Node,), attrs)
     else:
         attrs["_forward_cls"] = cls  # torch's name, read by graph walkers

@@ -75,7 +75,7 @@ class StandardGamma(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         xp = ctx.xp
         digamma = a._device.backend.special("digamma")
         a64 = a._data.astype("float64")

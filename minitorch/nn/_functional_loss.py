@@ -683,7 +683,7 @@ class _BceLogitsLearnedTarget(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        x, t, w, pw = ctx.saved_tensors
+        x, t, w, pw = ctx._stored_tensors
         needs = ctx.needs_input_grad
         gx = gt = None
         if needs[0]:

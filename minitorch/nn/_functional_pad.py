@@ -128,12 +128,12 @@ class _Tie(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         return _TieBackward.apply(grad, a)
 
     @staticmethod
     def _backward_data(ctx, grad):
-        ctx._saved_arrays()  # the version check
+        ctx._stored_arrays()  # the version check
         return grad
 
 
@@ -147,7 +147,7 @@ class _TieBackward(Function):
 
     @staticmethod
     def backward(ctx, g):
-        (a,) = ctx.saved_tensors
+        (a,) = ctx._stored_tensors
         needs = ctx.needs_input_grad
         return (
             _TieBackward.apply(g, a) if needs[0] else None,

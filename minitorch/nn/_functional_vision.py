@@ -296,7 +296,7 @@ class _GridSampler2D(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        input, grid = ctx.saved_tensors
+        input, grid = ctx._stored_tensors
         mode, padding_mode, align_corners = ctx.options
         need_input, need_grid = ctx.needs_input_grad[:2]
         need_grid = need_grid and mode != "nearest"  # nearest: grid's gradient is 0, as in torch

@@ -375,7 +375,7 @@ class CheckpointFunction(Function):
                 "argument."
             )
         inputs = list(ctx.inputs)
-        for i, t in zip(ctx.tensor_indices, ctx.saved_tensors, strict=True):
+        for i, t in zip(ctx.tensor_indices, ctx._stored_tensors, strict=True):
             inputs[i] = t
         detached = detach_variable(tuple(inputs))
         with ctx.forward_state.restored(), enable_grad():

@@ -63,9 +63,9 @@ def test_alpha_scale_keeps_its_number_and_tensor_saves_are_freed_in_one_graph():
     y = torch.add(x, x, alpha=2).exp()  # the alpha scale keeps 2, ExpBackward0 frees its result
     y.sum().backward()
     scale = y.grad_fn.next_functions[0][0].next_functions[1][0]
-    assert scale._saved_arrays() == (None, 2)
+    assert scale._stored_arrays() == (None, 2)
     with pytest.raises(RuntimeError, match=SECOND_TIME):
-        y.grad_fn._saved_arrays()
+        y.grad_fn._stored_arrays()
 
 
 def test_custom_function_that_saved_nothing_runs_twice():

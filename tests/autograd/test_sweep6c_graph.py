@@ -228,3 +228,39 @@ def test_gradients_through_edges_match_gradcheck():
 
     assert mt.autograd.gradcheck(f, (x,))
     assert mt.autograd.gradgradcheck(f, (x,))
+
+
+def test_built_in_nodes_show_no_saved_tensors_as_torchviz_expects():
+    # torchviz's make_dot draws `saved_tensors` of any node that has them (custom Functions' only,
+    # in torch), calling .size() on each: built-in and composite nodes must not have them
+    model = mt.nn.Sequential(mt.nn.Linear(4, 5), mt.nn.Tanh(), mt.nn.Linear(5, 1))
+    out = model(mt.randn(2, 4)).mean()
+    lu, piv = mt.linalg.lu_factor(mt.randn(3, 3, dtype=mt.float64) + 3 * mt.eye(3))
+    solved = mt.linalg.lu_solve(lu, piv, mt.ones(3, 1, dtype=mt.float64, requires_grad=True))
+    for root in (out.grad_fn, solved.grad_fn):
+        stack, seen = [root], set()
+        while stack:
+            fn = stack.pop()
+            if fn is None or fn in seen:
+                continue
+            seen.add(fn)
+            assert not hasattr(fn, "saved_tensors"), type(fn).__name__
+            assert not [a for a in dir(fn) if a.startswith("_saved_") and a != "_saved_self"]
+            stack.extend(u[0] for u in fn.next_functions)
+
+    class Double(mt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2
+
+    x = mt.ones(2, requires_grad=True)
+    y = Double.apply(x)
+    assert y.grad_fn.saved_tensors[0] is x  # a custom Function's node keeps them
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

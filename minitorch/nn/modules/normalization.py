@@ -224,7 +224,7 @@ class _CrossMapLRN2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        (x,) = ctx._stored_tensors
         size, alpha, beta, k = ctx.options
         scale = _cross_map_scale(x, size, alpha, k)  # recomputed: saving out would cycle
         inv = scale.pow(-beta)
