@@ -355,8 +355,14 @@ class SumDim(Sum):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}  # grad_fn._saved_dim (as torch)
 
 
-def sum(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=None, keepdims=None, out=None):
+def sum(
+    input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=_MISSING, keepdims=None, out=None
+):
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
+    if axis is _MISSING:
+        axis = None
+    elif dim is _MISSING:  # NumPy's axis= (None too) names the dim overload's dim
+        dim, axis = axis, None
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim is not _MISSING or keepdims is not None:
             _keepdim_needs_dim("sum", keepdim, keepdims, axis, _SUM_FORMS)
@@ -434,8 +440,14 @@ class MeanDim(Mean):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
 
 
-def mean(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=None, keepdims=None, out=None):
+def mean(
+    input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=_MISSING, keepdims=None, out=None
+):
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    if axis is _MISSING:
+        axis = None
+    elif dim is _MISSING:  # NumPy's axis= (None too) names the dim overload's dim
+        dim, axis = axis, None
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim is not _MISSING or keepdims is not None:
             _keepdim_needs_dim("mean", keepdim, keepdims, axis, _MEAN_FORMS)

@@ -182,3 +182,13 @@ def test_unsafe_globals_use_python3_names():
     assert mt.serialization.get_unsafe_globals_in_checkpoint(_saved(1 + 2j)) == []
     assert mt.serialization.get_unsafe_globals_in_checkpoint(_saved(range(2))) == ["builtins.range"]
     assert mt.load(_saved({1, 2}), weights_only=True)["x"] == {1, 2}
+
+
+def test_numpy_axis_none_names_the_dim_overload():
+    # axis=None is a dim given (torch takes it), unlike an omitted dim
+    x = mt.ones(2, 3)
+    assert x.sum(axis=None, keepdim=True).shape == (1, 1)
+    assert x.mean(axis=None, keepdim=True).shape == (1, 1)
+    assert mt.sum(x, axis=None).shape == ()
+    with pytest.raises(TypeError):
+        x.sum(keepdim=True)
