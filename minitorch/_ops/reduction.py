@@ -204,8 +204,24 @@ def _no_out_without_dim(op: str, out):
 # torch's full reductions are overloads of their own, with no keepdim: sum(x, keepdim=True) --
 # or keepdims=, or even keepdim=False -- matches no overload and is its TypeError, where
 # sum(x, None, True) reaches the dim overload (sum and mean take dim=None there; prod, max and
-# min do not, and refuse it). Telling an omitted dim or keepdim from a given default needs the
-# _MISSING sentinel as their default; the common calls (x.sum(), x.sum(1)) pay an `is` or two.
+# min do not, and refuse it). Telling an omitted dim from a given None needs the _MISSING
+# sentinel as dim's default. sum and mean, which every loss calls, keep keepdim's default False
+# and refuse only keepdim=True (or keepdims=) without a dim, the call whose shape would differ:
+# an explicit keepdim=False there is accepted (the full reduction torch's right call gives),
+# which saves the common calls a second sentinel test; the others refuse it too.
+
+
+def _dim_args(op: str, dim, keepdim, axis, keepdims, forms):
+    """(dim, keepdim) of sum/mean called with NumPy's axis=/keepdims= spellings (axis=None
+    names the dim overload, as torch's), or torch's TypeError for keepdim=True / keepdims= with
+    no dim. Off the common calls (x.sum(), x.sum(1)); NOTE [ keepdim without dim ]."""
+    if axis is not _MISSING:
+        dim = axis
+    if keepdims is not None:
+        keepdim = keepdims
+    if dim is _MISSING:
+        _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms)
+    return dim, keepdim
 
 
 def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms):
@@ -355,22 +371,15 @@ class SumDim(Sum):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}  # grad_fn._saved_dim (as torch)
 
 
-def sum(
-    input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=_MISSING, keepdims=None, out=None
-):
+def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
-    if axis is _MISSING:
-        axis = None
-    elif dim is _MISSING:  # NumPy's axis= (None too) names the dim overload's dim
-        dim, axis = axis, None
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
-        if keepdim is not _MISSING or keepdims is not None:
-            _keepdim_needs_dim("sum", keepdim, keepdims, axis, _SUM_FORMS)
-        dim = None
-    if keepdim is _MISSING:
-        keepdim = False
-    if axis is not None or keepdims is not None:
-        dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
+        if keepdim or keepdims is not None or axis is not _MISSING:
+            dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
+        else:
+            dim = None
+    elif axis is not _MISSING or keepdims is not None:
+        dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
     try:
         x = input._data
     except AttributeError:  # torch.sum(list_of_losses)
@@ -440,23 +449,17 @@ class MeanDim(Mean):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
 
 
-def mean(
-    input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, axis=_MISSING, keepdims=None, out=None
-):
+def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
-    if axis is _MISSING:
-        axis = None
-    elif dim is _MISSING:  # NumPy's axis= (None too) names the dim overload's dim
-        dim, axis = axis, None
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
-        if keepdim is not _MISSING or keepdims is not None:
-            _keepdim_needs_dim("mean", keepdim, keepdims, axis, _MEAN_FORMS)
-        dim = None
-    if keepdim is _MISSING:
-        keepdim = False
+        if keepdim or keepdims is not None or axis is not _MISSING:
+            dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
+        else:
+            dim = None
+    elif axis is not _MISSING or keepdims is not None:
+        dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
     if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
         raise not_tensor("mean", input)
-    dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "mean")
         if not dt.is_floating_point:
