@@ -244,3 +244,17 @@ def test_writes_into_a_reductions_spread_gradient():
     assert x2.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
     (x2 * 3).sum().backward()  # the next backward starts from fresh ones
     assert x2.grad.tolist() == [[4.0, 4.0], [4.0, 4.0]]
+
+
+def test_hf_modeling_error_paths():
+    # GPT-2's Conv1D without x.view(-1, nx): torch blames mat1, not the (fine) bias
+    with pytest.raises(RuntimeError, match="mat1 must be a matrix, got 3-D tensor"):
+        torch.addmm(torch.zeros(4), torch.zeros(2, 3, 4), torch.zeros(4, 4))
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix, got 1-D tensor"):
+        torch.addmm(torch.zeros(4), torch.zeros(2, 3), torch.zeros(4))
+    # a config's approximate=True
+    with pytest.raises(TypeError, match="argument 'approximate' must be str, not bool"):
+        torch.nn.functional.gelu(torch.zeros(2), approximate=True)
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        torch.nn.functional.gelu(torch.zeros(2), approximate="x")
+    assert torch._dynamo.mark_static_address(torch.zeros(2)) is None  # HF's StaticCache

@@ -20,6 +20,7 @@ __all__ = [
     "mark_dynamic",
     "maybe_mark_dynamic",
     "mark_static",
+    "mark_static_address",
 ]
 
 
@@ -33,3 +34,8 @@ def maybe_mark_dynamic(t, index) -> None:
 
 def mark_static(t, index=None) -> None:
     """Ignored. Mirrors torch._dynamo.mark_static."""
+
+
+def mark_static_address(t, guard=True) -> None:
+    """Ignored (HF's StaticCache calls it outside compile). Mirrors
+    torch._dynamo.mark_static_address."""

@@ -802,6 +802,10 @@ def gelu(input, approximate="none"):
     """input * Φ(input), Φ the standard normal CDF ('tanh': its tanh approximation). Mirrors
     torch.nn.functional.gelu."""
     if approximate not in ("none", "tanh"):
+        if not isinstance(approximate, str):  # a config's True / None
+            raise TypeError(
+                f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
+            )
         raise RuntimeError("approximate argument must be either none or tanh.")
     _float_only(input, "GeluKernelImpl", "gelu")
     return Gelu.apply(input, approximate=approximate)

@@ -615,6 +615,9 @@ def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
     _require_tensors("addmm", _MM_NAMES, (input, mat1, mat2))
     _check_addmm_dtypes(input, mat1, mat2)
+    if mat1._data.ndim != 2 or mat2._data.ndim != 2:  # before mm's "self" (not the bias)
+        bad, m = ("mat1", mat1) if mat1._data.ndim != 2 else ("mat2", mat2)
+        raise RuntimeError(f"{bad} must be a matrix, got {m._data.ndim}-D tensor")
     args = (input, mat1, mat2)
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
