@@ -61,6 +61,9 @@ class Distribution:
                         f"{tuple(value.shape)}) of distribution {self!r} to satisfy the "
                         f"constraint {constraint!r}, but found invalid values:\n{value}"
                     )
+        # Cooperative, as torch's: a learnable `class P(Distribution, nn.Module)` relies on this
+        # call reaching nn.Module.__init__ through the MRO before it assigns parameters.
+        super().__init__()
 
     def expand(self, batch_shape, _instance=None):
         """A view of this distribution with batch_shape broadcast (parameters expanded, not

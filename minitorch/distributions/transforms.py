@@ -53,6 +53,10 @@ class Transform:
         self._cache_size = cache_size
         self._cached_x_y = None, None
         self._inv = None
+        # Cooperative, as torch's: `class Flow(Transform, nn.Module)` (Pyro's TransformModule,
+        # hand-written flows) relies on this call reaching nn.Module.__init__ through the MRO
+        # before it assigns parameters. For a plain Transform it is object.__init__.
+        super().__init__()
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -549,7 +553,8 @@ class TanhTransform(_Parameterless):
         return x.tanh()
 
     def _inverse(self, y):
-        return y.atanh()
+        # the function, not the method: a non-tensor raises TypeError as in torch
+        return minitorch.atanh(y)
 
     def log_abs_det_jacobian(self, x, y):
         return 2.0 * (math.log(2.0) - x - minitorch.nn.functional.softplus(-2.0 * x))
@@ -715,12 +720,13 @@ class StickBreakingTransform(_Parameterless):
     def forward_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] + 1,))
+        # sliced and extended, not rebuilt as a Size: torch returns a tuple for a tuple
+        return shape[:-1] + (shape[-1] + 1,)
 
     def inverse_shape(self, shape):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return Size(tuple(shape[:-1]) + (shape[-1] - 1,))
+        return shape[:-1] + (shape[-1] - 1,)
 
 
 class LowerCholeskyTransform(_Parameterless):
@@ -805,8 +811,8 @@ class CorrCholeskyTransform(Transform):
         n = shape[-1]
         d = round((0.25 + 2 * n) ** 0.5 + 0.5)
         if d * (d - 1) // 2 != n:
-            raise ValueError("Input is not a flattend lower-diagonal number")
-        return Size(tuple(shape[:-1]) + (d, d))
+            raise ValueError("Input is not a flattened lower-diagonal number")
+        return shape[:-1] + (d, d)
 
     def inverse_shape(self, shape):
         if len(shape) < 2:
@@ -814,7 +820,7 @@ class CorrCholeskyTransform(Transform):
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         d = shape[-1]
-        return Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
+        return shape[:-2] + (d * (d - 1) // 2,)
 
 
 class CumulativeDistributionTransform(Transform):

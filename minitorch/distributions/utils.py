@@ -65,7 +65,9 @@ def _sum_rightmost(value, dim: int):
     """Sum out the `dim` rightmost dimensions of value."""
     if dim == 0:
         return value
-    return value.reshape(tuple(value.shape[: value.dim() - dim]) + (-1,)).sum(-1)
+    # Python slicing as torch: a negative dim keeps -dim leading dims, a dim past value.dim()
+    # sums everything
+    return value.reshape(tuple(value.shape)[:-dim] + (-1,)).sum(-1)
 
 
 def clamp_probs(probs):
@@ -127,19 +129,20 @@ def tril_matrix_to_vec(mat, diag: int = 0):
 def vec_to_tril_matrix(vec, diag: int = 0):
     """The inverse of tril_matrix_to_vec. Mirrors torch.distributions.utils.vec_to_tril_matrix."""
     m = vec.shape[-1]
-    n = 0
-    while _tril_count(n, diag) < m:
-        n += 1
-    if _tril_count(n, diag) != m:
-        raise ValueError("vec_to_tril_matrix: the last dimension is not a triangular number")
+    # torch solves n from the element count in closed form and only rejects an n whose fraction
+    # rounds up; one that rounds down fails at the assignment (RuntimeError, shape mismatch)
+    b = 1 + 2 * diag
+    n = (-b + (b * b + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
+    if round(n) - n > minitorch.finfo(vec.dtype).eps:
+        raise ValueError(
+            f"vec_to_tril_matrix: the size of the last dimension is {m}, which cannot be "
+            "expressed as the lower triangular part of a square D x D matrix"
+        )
+    n = round(n)
     mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
     rows, cols = minitorch.tril_indices(n, n, offset=diag, device=vec.device)
     mat[..., rows, cols] = vec
     return mat
-
-
-def _tril_count(n: int, diag: int) -> int:
-    return sum(max(0, min(n, r + diag + 1)) for r in range(n))
 
 
 def _standard_gamma(concentration):
