@@ -152,6 +152,20 @@ def _cast_in_format(t, target, memory_format, op: str, **kwargs):
     return _ops.to(t, target, memory_format=memory_format, **kwargs)
 
 
+def _type_keywords(kwargs: dict):
+    """The keywords Tensor.type() takes besides dtype and non_blocking: `async` (torch's deprecated
+    spelling of non_blocking, warned about as torch does) and `memory_format` (returned). Any
+    other keyword is a TypeError, as torch's: a misspelled `dtpye=` must not read as no dtype."""
+    for key in kwargs:
+        if key not in ("async", "memory_format"):
+            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
+    if "async" in kwargs:
+        warnings.warn(
+            "type(): async= is deprecated; use non_blocking= instead", UserWarning, stacklevel=3
+        )
+    return kwargs.get("memory_format")
+
+
 def _scalar_first(op: str, number, rest, n_tensors: int = 1):
     """torch's deprecated overloads with the number first: add_(Number alpha, Tensor other)
     (old tutorials' p.data.add_(-lr, p.grad.data)), addcmul_(Number value, Tensor, Tensor):
@@ -1434,9 +1448,9 @@ class TensorMethods:
     def expand_as(self, other):
         return _ops.expand(self, _tensor_arg(other, "expand_as").shape)
 
-    def broadcast_to(self, *size):
-        if not size:
-            raise TypeError('broadcast_to() missing 1 required positional arguments: "size"')
+    def broadcast_to(self, *size, **kwargs):
+        if kwargs or not size:
+            return _ops.expand(self, _keyword_size(size, kwargs, "size", "broadcast_to"))
         return _ops.expand(self, _size_args(size))
 
     def unbind(self, dim=0):
@@ -1660,6 +1674,10 @@ class TensorMethods:
         return _cast_in_format(self, where, memory_format, "cuda", non_blocking=non_blocking)
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
+        if kwargs:  # rare: torch's deprecated async= and its memory_format=, nothing else
+            memory_format = _type_keywords(kwargs)
+            if memory_format is not None and dtype is not None:
+                return _cast_in_format(self.type(dtype), None, memory_format, "type")
         if dtype is not None and dtype.__class__ is not _dtype.dtype:
             dtype = _legacy_type_arg(dtype)
         return _ops.type_(self, dtype)
@@ -1740,8 +1758,9 @@ class TensorMethods:
     def fill_(self, value):
         return _ops.fill_(self, value)
 
-    def copy_(self, src, non_blocking=False):
-        return _ops.copy_(self, src, non_blocking=non_blocking)
+    def copy_(self, other, non_blocking=False):
+        # `other` is torch's keyword for the source (src= is its TypeError too)
+        return _ops.copy_(self, other, non_blocking=non_blocking)
 
     # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
 
@@ -1940,7 +1959,11 @@ class TensorMethods:
     def cumprod_(self, dim, *, dtype=None):
         return _ops.cumulative.cumprod_(self, dim, dtype=dtype)
 
-    def sum_to_size(self, *size):
+    def sum_to_size(self, *size, **kwargs):
+        if kwargs or not size:
+            return _ops.tensor_misc.sum_to_size(
+                self, _keyword_size(size, kwargs, "size", "sum_to_size")
+            )
         return _ops.tensor_misc.sum_to_size(self, *size)
 
     def map2_(self, x, y, callable):

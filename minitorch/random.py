@@ -164,8 +164,9 @@ class Generator:
                 rng = self._rng = backend.make_rng(entropy)
         return rng
 
-    def manual_seed(self, seed) -> Generator:
-        """Restarts the stream from `seed`; returns self. Mirrors torch.Generator.manual_seed."""
+    def manual_seed(self, seed, /) -> Generator:
+        """Restarts the stream from `seed`; returns self. Mirrors torch.Generator.manual_seed
+        (positional only: torch's takes no keyword arguments)."""
         if type(seed) is not int:  # torch takes no float, bool or str here (torch.manual_seed does)
             raise RuntimeError(f"manual_seed expected a long, but got {_typename(seed)}")
         return self._reseed(_seed_value(seed))

@@ -537,8 +537,9 @@ def linalg_householder_product(A, tau, *, out=None):
     return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
 
 
-def orgqr(input, tau, *, out=None):
+def orgqr(input, input2, *, out=None):
     """Mirrors torch.orgqr (linalg.householder_product)."""
+    tau = input2  # torch's keyword name for the reflector scales
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.orgqr")
@@ -546,9 +547,10 @@ def orgqr(input, tau, *, out=None):
     return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
 
 
-def ormqr(input, tau, other, left=True, transpose=False, *, out=None):
+def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """op(Q) @ other (other @ op(Q) if not left), Q the full product of the reflectors of
-    geqrf. Mirrors torch.ormqr."""
+    geqrf (tau = input2, other = input3: torch's keyword names). Mirrors torch.ormqr."""
+    tau, other = input2, input3
     if _autocast.state.any_enabled:
         return _autocast.call(
             ormqr, _autocast.FP32_CPU, (input, tau, other, left, transpose), {"out": out}

@@ -615,19 +615,19 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
 
 
 @_exact_out
-def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
-    """(solution, cloned_coefficient) of op(A) X = b. Mirrors torch.triangular_solve."""
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """(solution, cloned_coefficient) of op(A) X = input. Mirrors torch.triangular_solve."""
     if _autocast.state.any_enabled:
         return _autocast.call(
             triangular_solve,
             _autocast.FP32_CPU,
-            (b, A, upper, transpose, unitriangular),
+            (input, A, upper, transpose, unitriangular),
             {},
         )
     a = _mT(A) if transpose else A
-    x = linalg_solve_triangular(a, b, upper=upper != transpose, unitriangular=unitriangular)
-    # one kernel in torch: one TriangularSolveBackward0 for both results, edges (b, A)
-    res = as_node((x, A.clone()), "TriangularSolveBackward0", (b, A), saved=(A, b, x))
+    x = linalg_solve_triangular(a, input, upper=upper != transpose, unitriangular=unitriangular)
+    # one kernel in torch: one TriangularSolveBackward0 for both results, edges (input, A)
+    res = as_node((x, A.clone()), "TriangularSolveBackward0", (input, A), saved=(A, input, x))
     return return_types.triangular_solve(res)
 
 
@@ -689,13 +689,13 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     return _write(as_node(x, "CholeskySolveBackward0", (B, L), saved=(B, L, x)), out)
 
 
-def cholesky_inverse(L, upper=False, *, out=None):
-    """(L L^T)^-1 from the Cholesky factor. Mirrors torch.cholesky_inverse."""
+def cholesky_inverse(input, upper=False, *, out=None):
+    """(L L^T)^-1 from the Cholesky factor L = input. Mirrors torch.cholesky_inverse."""
     if _autocast.state.any_enabled:
-        return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (L, upper), {"out": out})
-    a = _factor_product(L, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
+        return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (input, upper), {"out": out})
+    a = _factor_product(input, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
     x = Inv.apply(a, op="cholesky_inverse")
-    return _write(as_node(x, "CholeskyInverseBackward0", (L,), saved=(L, x)), out)
+    return _write(as_node(x, "CholeskyInverseBackward0", (input,), saved=(input, x)), out)
 
 
 # --- LU factorization and LU solves ---
@@ -918,9 +918,9 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     return _write_exact(x, out)
 
 
-def lu_solve(b, LU_data, LU_pivots, *, out=None):
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """Mirrors torch.lu_solve (deprecated in torch for linalg.lu_solve)."""
-    return linalg_lu_solve(LU_data, LU_pivots, b, out=out)
+    return linalg_lu_solve(LU_data, LU_pivots, input, out=out)
 
 
 @_exact_out

@@ -79,10 +79,11 @@ def _inplace(fn):
     """x.fn_(...): the out-of-place op written into x (an int x refuses a float result)."""
     name = fn.__name__
 
-    def op(self, *args, **kwargs):
+    # `input`, not `self`: these are torch.sin_(input=x) and friends as well as x.sin_()
+    def op(input, *args, **kwargs):
         from minitorch._ops.inplace import apply_inplace
 
-        return apply_inplace(self, lambda s: fn(s, *args, **kwargs), name + "_", args)
+        return apply_inplace(input, lambda s: fn(s, *args, **kwargs), name + "_", args)
 
     op.__name__ = op.__qualname__ = name + "_"
     op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
@@ -562,8 +563,8 @@ arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 
-def round_(self, *, decimals=0):
-    """In-place round. Mirrors torch.Tensor.round_."""
+def round_(input, *, decimals=0):
+    """In-place round. Mirrors torch.Tensor.round_ and torch.round_."""
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(self, lambda s: round(s, decimals=decimals), "round_")
+    return apply_inplace(input, lambda s: round(s, decimals=decimals), "round_")

@@ -112,11 +112,13 @@ def _index_array(ref: Tensor, values):
     return xp.asarray(values, dtype=xp.int64)
 
 
-def repeat_interleave(input, repeats=None, dim=None, *, output_size=None) -> Tensor:
+def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeats each element (or slice along dim) `repeats` times. Mirrors torch.repeat_interleave.
 
     A tensor of repeats is read on the host (the output's shape depends on it), as in torch.
     """
+    if input is None and isinstance(repeats, Tensor):  # the one-tensor form by keyword
+        input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(repeats): the indices repeated
         reps = input
         if reps._data.ndim != 1:

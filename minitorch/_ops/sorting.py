@@ -193,6 +193,7 @@ def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     return return_types.sort(_watched_pair(values, _int64(input, idx)))
 
 
+@with_out(exact=True)  # torch's stable= overload takes out= (an int64 tensor, exactly)
 def argsort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     """The indices that sort input along dim; always stable. Mirrors torch.argsort (its two
     overloads as sort's)."""
@@ -946,6 +947,7 @@ def _histogram_kernel(xp, points, bins, edges, w, density: bool):
     return hist
 
 
+@with_out(exact=True)  # a bool out=, exactly
 def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
     """Whether each element is in test_elements. Mirrors torch.isin."""
     if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):

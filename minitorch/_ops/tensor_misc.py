@@ -210,12 +210,12 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
     return _unsafe(chunk(input, chunks, dim), "UnsafeSplitBackward0")
 
 
-def unsafe_split(tensor, split_size, dim=0) -> tuple:
+def unsafe_split(input, split_size, dim=0) -> tuple:
     """The same as split here. Mirrors torch.unsafe_split."""
     from minitorch._ops.shape_join import split
 
     name = "UnsafeSplitWithSizesBackward0" if isinstance(split_size, (list, tuple)) else None
-    return _unsafe(split(tensor, split_size, dim), name or "UnsafeSplitBackward0")
+    return _unsafe(split(input, split_size, dim), name or "UnsafeSplitBackward0")
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, _ops
+from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
 from minitorch._ops.linalg_more import LinfDistance
 from minitorch._ops.reduction_more import vector_norm
@@ -25,6 +26,11 @@ def pairwise_distance(
     if diff.ndim == 0:
         return _ops.abs(diff)
     return vector_norm(diff, p, dim=-1, keepdim=keepdim)
+
+
+# torch's parser takes NumPy's keepdims= (and axis= below) here too: see NOTE [ NumPy argument
+# aliases ]
+pairwise_distance = _with_numpy_aliases(pairwise_distance)
 
 
 def _norm_at_least(x: Tensor, dim: int, eps: float) -> Tensor:
@@ -52,6 +58,9 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     x1, x2 = (x if x.dtype is dt else x.to(dt) for x in (x1, x2))
     x1, x2 = _ops.broadcast_tensors(x1, x2)
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
+
+
+cosine_similarity = _with_numpy_aliases(cosine_similarity)
 
 
 def _not_tensors(x1, x2) -> TypeError:

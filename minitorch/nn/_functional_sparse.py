@@ -289,30 +289,30 @@ def _first_max_of_bags(input, offsets, vals, bags: int, d: int):
     return padded[idx].max(1)[0]
 
 
-def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
-    """An int64 tensor of shape tensor.shape + (num_classes,) with a 1 at each value. Mirrors
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor of shape input.shape + (num_classes,) with a 1 at each value. Mirrors
     torch.nn.functional.one_hot.
 
     Differences from torch: none in results; num_classes=-1 reads the maximum back to the host
     (as torch does on CUDA), so pass num_classes in device code.
     """
-    if not isinstance(tensor, Tensor):  # torch's argument parser: a NumPy array, a list
-        raise not_tensor("one_hot", tensor)
-    if tensor.dtype is not _dtype.int64:
+    if not isinstance(input, Tensor):  # torch's argument parser: a NumPy array, a list
+        raise not_tensor("one_hot", input)
+    if input.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes.__class__ is not int:  # one_hot(t, n / 2): torch's TypeError, not (.., 3)
         num_classes = index(num_classes, "one_hot", "num_classes")
-    on_host = tensor._device.type == "cpu"
+    on_host = input._device.type == "cpu"
     # torch refuses an empty input with any num_classes <= 0, not only the inferred -1
-    if num_classes <= 0 and tensor.numel() == 0:
+    if num_classes <= 0 and input.numel() == 0:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        num_classes = int(tensor.max().item()) + 1
-    if on_host and tensor.numel():
-        x = tensor._data
+        num_classes = int(input.max().item()) + 1
+    if on_host and input.numel():
+        x = input._data
         if bool((x < 0).any()):
             raise RuntimeError("Class values must be non-negative.")
         if bool((x >= num_classes).any()):
             raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = arange(num_classes, device=tensor.device)
-    return (tensor.unsqueeze(-1) == classes).to(_dtype.int64)
+    classes = arange(num_classes, device=input.device)
+    return (input.unsqueeze(-1) == classes).to(_dtype.int64)

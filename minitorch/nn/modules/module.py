@@ -113,8 +113,18 @@ def _parse_to(args, kwargs):
     non_blocking = kwargs.pop("non_blocking", False)
     kwargs.pop("copy", None)
     fmt = kwargs.pop("memory_format", None)
+    # to(tensor=t): torch's to(tensor, non_blocking, memory_format) overload by keyword; it takes
+    # no device, dtype or positional tensor besides
+    like = kwargs.pop("tensor", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    if like is not None:
+        if args or device is not None or dt is not None or not isinstance(like, Tensor):
+            raise TypeError(
+                "to() received an invalid combination of arguments - got "
+                f"(tensor={_arg_type_name(like)}, ...), but expected one of:\n{_TO_SIGNATURES}"
+            )
+        return like.device, like.dtype, non_blocking, fmt
     rest = list(args)
     if rest and isinstance(rest[0], Tensor):
         other = rest.pop(0)
