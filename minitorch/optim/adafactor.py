@@ -11,6 +11,7 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _advance,
     _closure_loss,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -77,7 +78,9 @@ class Adafactor(Optimizer):
         p -= max(eps2, RMS(p)) min(lr, 1/sqrt(t)) u (weight decay first)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
+            lr_operand, weight_decay = _lr_operand(group["lr"]), group["weight_decay"]
+            lr = _scalar(lr_operand)
+            lr_t = group["lr"].detach().reshape(()) if isinstance(group["lr"], Tensor) else None
             eps1, eps2 = group["eps"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
@@ -93,9 +96,13 @@ class Adafactor(Optimizer):
                 weight = step ** group["beta2_decay"]  # 1 - beta2_t
                 rho = min(lr, 1 / step**0.5)
                 # max(eps2, RMS(p)) * rho, on the device in float64 (torch: Python floats)
-                alpha = (p.norm(2).double() / math.sqrt(p.numel())).clamp_(min=eps2) * rho
+                alpha = (p.norm(2).double() / math.sqrt(p.numel())).clamp_(min=eps2)
+                # torch's min(lr, ...) keeps a tensor lr, and alpha is then a 0-d tensor of its
+                # dtype (See NOTE [ A tensor lr rounds in its own dtype ])
+                lr_rho = lr_t is not None and not bool(1 / step**0.5 < lr_operand)
+                alpha = alpha.to(lr_t.dtype) * lr_t.to(p.device) if lr_rho else alpha * rho
                 if weight_decay != 0:
-                    p.mul_(1 - lr * weight_decay)
+                    p.mul_(_scalar(1 - lr_operand * weight_decay))
                 if grad.ndim > 1:
                     row_var, col_var = state["row_var"], state["col_var"]
                     row_var.lerp_(
@@ -111,6 +118,6 @@ class Adafactor(Optimizer):
                     estimate = state["variance"].clone()
                 update = estimate.clamp_(min=e1 * e1).rsqrt_().mul_(grad)
                 rms = update.norm(2).double() / (math.sqrt(update.numel()) * group["d"])
-                scale = (-alpha / rms.clamp_(min=1.0)).to(p.dtype)
+                scale = (-alpha / rms.clamp_(min=1.0).to(alpha.dtype)).to(p.dtype)
                 p.add_(update.mul_(scale))
         return loss

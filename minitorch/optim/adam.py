@@ -16,13 +16,14 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _in_float32,
     _keep_grad,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
     _use_grad_for_differentiable,
 )
 
-__all__ = ["Adam", "AdamW"]
+__all__ = ["Adam", "AdamW", "adam", "adamw"]
 
 
 class Adam(Optimizer):
@@ -112,7 +113,8 @@ class Adam(Optimizer):
         for group in self.param_groups:
             if group["capturable"] and not group["fused"]:  # torch's fused kernel runs on CPU
                 _check_capturable(group)
-            lr, eps, weight_decay = _scalar(group["lr"]), group["eps"], group["weight_decay"]
+            # (See NOTE [ A tensor lr rounds in its own dtype ])
+            lr, eps, weight_decay = _lr_operand(group["lr"]), group["eps"], group["weight_decay"]
             beta1, beta2 = (_scalar(b) for b in group["betas"])
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
             differentiable = group["differentiable"]
@@ -143,7 +145,9 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
     step = _advance(state["step"])
     if weight_decay != 0:
         if decoupled:
-            p.mul_(1 - lr * weight_decay)
+            # (_keep_grad: a differentiable RAdam keeps a grad-requiring lr; else a number
+            # rounded in lr's dtype, see NOTE [ A tensor lr rounds in its own dtype ])
+            p.mul_(_keep_grad(1 - lr * weight_decay))
         else:
             grad = p.mul(weight_decay).add_(grad)
     # See NOTE [ Updates through the in-place fast path ]
@@ -156,7 +160,7 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
     """One Adam step of p in place (the state's moments too)."""
     step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    step_size = lr / (1 - beta1**step)
+    step_size = _scalar(lr / (1 - beta1**step))  # NOTE [ A tensor lr rounds in its own dtype ]
     bias_correction2_sqrt = (1 - beta2**step) ** 0.5
     if amsgrad:
         max_sq = state["max_exp_avg_sq"]
@@ -203,6 +207,68 @@ def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) ->
     p.addcdiv_(exp_avg.clone(), denom)
 
 
+def adam(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor],
+    state_steps: list[Tensor],
+    foreach: bool | None = None,
+    capturable: bool = False,
+    differentiable: bool = False,
+    fused: bool | None = None,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
+    has_complex: bool = False,
+    decoupled_weight_decay: bool = False,
+    *,
+    amsgrad: bool,
+    beta1: float | Tensor,
+    beta2: float | Tensor,
+    lr: float | Tensor,
+    weight_decay: float,
+    eps: float,
+    maximize: bool,
+) -> None:
+    """Functional Adam: one step of each params[i], updating the given state tensors (and
+    incrementing state_steps[i]) in place, with Adam.step's update. Mirrors
+    torch.optim.adam.adam (torch.optim._functional.adam).
+
+    Differences from torch: `grad_scale`/`found_inf` (torch's fused AMP unscaling) raise;
+    `foreach`/`capturable` change nothing, as in Adam."""
+    if not all(isinstance(t, Tensor) for t in state_steps):
+        raise RuntimeError(
+            "API has changed, `state_steps` argument must contain a list of singleton tensors"
+        )
+    if grad_scale is not None or found_inf is not None:
+        raise NotImplementedError("adam: grad_scale and found_inf are not supported")
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
+    group = {
+        "lr": lr,
+        "betas": (beta1, beta2),
+        "eps": eps,
+        "weight_decay": weight_decay,
+        "amsgrad": amsgrad,
+        "decoupled_weight_decay": decoupled_weight_decay,
+    }
+    # (See NOTE [ A tensor lr rounds in its own dtype ])
+    args = (_lr_operand(lr), _scalar(beta1), _scalar(beta2), eps, weight_decay)
+    args += (decoupled_weight_decay, amsgrad)
+    for i, p in enumerate(params):
+        grad = -grads[i] if maximize else grads[i]
+        state = {"step": state_steps[i], "exp_avg": exp_avgs[i], "exp_avg_sq": exp_avg_sqs[i]}
+        if amsgrad:
+            state["max_exp_avg_sq"] = max_exp_avg_sqs[i]
+        if differentiable:  # See NOTE [ Differentiable optimizer steps ]
+            _differentiable_update(p, grad, state, group)
+        elif fused and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+            _in_float32(_update, p, grad, state, args)
+        else:
+            _update(p, grad, state, *args)
+
+
 class AdamW(Adam):
     """Adam with decoupled weight decay (p *= 1 - lr * weight_decay before the Adam update).
     Mirrors torch.optim.AdamW (weight_decay defaults to 1e-2)."""
@@ -241,3 +307,52 @@ class AdamW(Adam):
         super().__setstate__(state)
         for group in self.param_groups:
             group["decoupled_weight_decay"] = True
+
+
+def adamw(
+    params: list[Tensor],
+    grads: list[Tensor],
+    exp_avgs: list[Tensor],
+    exp_avg_sqs: list[Tensor],
+    max_exp_avg_sqs: list[Tensor],
+    state_steps: list[Tensor],
+    foreach: bool | None = None,
+    capturable: bool = False,
+    differentiable: bool = False,
+    fused: bool | None = None,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
+    has_complex: bool = False,
+    *,
+    amsgrad: bool,
+    beta1: float | Tensor,
+    beta2: float | Tensor,
+    lr: float | Tensor,
+    weight_decay: float,
+    eps: float,
+    maximize: bool,
+) -> None:
+    """Functional AdamW: adam() with decoupled weight decay. Mirrors torch.optim.adamw.adamw."""
+    adam(
+        params,
+        grads,
+        exp_avgs,
+        exp_avg_sqs,
+        max_exp_avg_sqs,
+        state_steps,
+        foreach=foreach,
+        capturable=capturable,
+        differentiable=differentiable,
+        fused=fused,
+        grad_scale=grad_scale,
+        found_inf=found_inf,
+        has_complex=has_complex,
+        decoupled_weight_decay=True,
+        amsgrad=amsgrad,
+        beta1=beta1,
+        beta2=beta2,
+        lr=lr,
+        weight_decay=weight_decay,
+        eps=eps,
+        maximize=maximize,
+    )

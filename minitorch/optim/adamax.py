@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -76,7 +77,12 @@ class Adamax(Optimizer):
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             beta1, beta2 = group["betas"]
             differentiable = group["differentiable"]
-            lr = _scalar(lr, "addcdiv_(): argument 'value'" if differentiable else None)
+            if differentiable:
+                lr = _scalar(lr, "addcdiv_(): argument 'value'")
+            elif not group["foreach"]:  # See NOTE [ A tensor lr rounds in its own dtype ]
+                lr = _lr_operand(lr)
+            else:  # (torch's foreach kernel reads a tensor lr as a number)
+                lr = _scalar(lr)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -94,6 +100,6 @@ class Adamax(Optimizer):
                     exp_inf.copy_(norms.amax(0))
                 else:
                     minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
-                clr = lr / (1 - beta1**step)
+                clr = _scalar(lr / (1 - beta1**step))
                 p.sub_(exp_avg.div(exp_inf).mul_(clr))
         return loss

@@ -78,6 +78,7 @@ class ASGD(Optimizer):
             if group["capturable"]:
                 _check_capturable(group, "params, mus, etas, and state_steps")
             lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
+            lr_t = group["lr"].detach().reshape(()) if isinstance(group["lr"], Tensor) else None
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
@@ -97,7 +98,12 @@ class ASGD(Optimizer):
                 p.sub_(grad.mul(eta_p))  # See NOTE [ Updates through the in-place fast path ]
                 # torch copies p into ax while mu == 1, else moves ax towards p by mu.
                 ax.copy_(minitorch.where(mu == 1, p, ax + (p - ax) * mu.to(p.dtype)))
-                step = step_t.to(f64)
-                eta.copy_(minitorch.full_like(step, lr) / (1 + lambd * lr * step) ** alpha)
+                if isinstance(lr_t, Tensor):  # See NOTE [ A tensor lr rounds in its own dtype ]
+                    lr_p = lr_t.to(p.device)  # (no host read: eta stays on p's device)
+                    step = step_t.to(lr_p.dtype)
+                    eta.copy_(lr_p / (1 + lambd * lr_p * step) ** alpha)
+                else:
+                    step = step_t.to(f64)
+                    eta.copy_(minitorch.full_like(step, lr) / (1 + lambd * lr * step) ** alpha)
                 mu.copy_((step - t0).clamp_min(1).reciprocal())
         return loss

@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _keep_grad,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -85,7 +86,8 @@ class NAdam(Optimizer):
                 _check_capturable(group, "params, mu_products and state_steps")
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]
-            lr = _keep_grad(lr) if differentiable else _scalar(lr)
+            # (a tensor lr: See NOTE [ A tensor lr rounds in its own dtype ])
+            lr = _keep_grad(lr) if differentiable else _lr_operand(lr)
             beta1, beta2 = group["betas"]
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
@@ -102,7 +104,7 @@ class NAdam(Optimizer):
                 bias_correction2 = 1 - beta2**step
                 if weight_decay != 0:
                     if decoupled:
-                        p.mul_(1 - lr * weight_decay)
+                        p.mul_(_keep_grad(1 - lr * weight_decay))
                     else:
                         grad = p.mul(weight_decay).add_(grad)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
@@ -123,6 +125,9 @@ class NAdam(Optimizer):
                 exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
                 _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
-                p.sub_(grad.div(denom).mul_(lr * (1.0 - mu) / (1.0 - mu_product)))
-                p.sub_(exp_avg.div(denom).mul_((lr * mu_next) / (1.0 - mu_product_next)))
+                # (torch's foreach kernel reads a tensor lr as a number for these two)
+                lr_s = _scalar(lr) if group["foreach"] else lr
+                p.sub_(grad.div(denom).mul_(_scalar(lr_s * (1.0 - mu) / (1.0 - mu_product))))
+                step_size = _scalar((lr_s * mu_next) / (1.0 - mu_product_next))
+                p.sub_(exp_avg.div(denom).mul_(step_size))
         return loss

@@ -489,6 +489,24 @@ def _scalar(x, arg: str | None = None):
     return x
 
 
+# NOTE [ A tensor lr rounds in its own dtype ]
+# torch's default (single-tensor) steps keep a tensor `lr` a tensor, so the numbers derived
+# from it -- lr / bias_correction, 1 - lr * weight_decay, NAdam's and Adamax's step sizes,
+# ASGD's eta, Adafactor's alpha -- are 0-d tensors of lr's dtype (float32 for
+# torch.tensor(0.01)), rounded there before they scale a float64 parameter. _lr_operand gives
+# such an lr as a 0-d CPU tensor, read once per group as _scalar reads it (no further host
+# read, whatever its device), so the expressions written for a Python lr round as torch's;
+# _scalar then reads each result. A Python lr takes the same expressions unchanged.
+
+
+def _lr_operand(lr):
+    """lr for the step's scalar arithmetic: a number as is, a tensor as a 0-d CPU tensor of its
+    dtype. See NOTE [ A tensor lr rounds in its own dtype ]."""
+    if isinstance(lr, Tensor):
+        return lr.detach().reshape(()).cpu()
+    return lr
+
+
 def _keep_grad(x):
     """A hyperparameter for an update that carries its gradient: a tensor that requires grad,
     in a differentiable step, stays a tensor; anything else is read as _scalar does. See NOTE
@@ -591,3 +609,73 @@ def _check_betas(betas) -> None:
 def _check_nonneg(name: str, value) -> None:
     if not 0.0 <= value:
         raise ValueError(f"Invalid {name} value: {value}")
+
+
+# --- torch.optim.optimizer's private helpers ---
+# Optimizers copied from torch's sources (research code: Lion, Sophia, Adan ...) import these at
+# load time, so they exist under torch's names. minitorch has no compiler and one update loop,
+# so the compile- and foreach-related ones reduce to their eager, for-loop meaning.
+
+_params_doc = r"""params (iterable): the parameters to optimize (tensors or (name, tensor)
+            pairs), or dicts that each define a parameter group"""
+_foreach_doc = r"""foreach (bool, optional): whether to use the multi-tensor implementation
+            (None lets the optimizer choose; minitorch steps one loop either way) (default: None)"""
+_fused_doc = r"""fused (bool, optional): whether to use the fused implementation, which
+            computes half-precision updates in float32 (default: None)"""
+_capturable_doc = r"""capturable (bool, optional): whether the step may be captured in a
+            CUDA graph; keeps the parameters on the device (default: False)"""
+_differentiable_doc = r"""differentiable (bool, optional): whether autograd records the step,
+            so one can backpropagate through it (slower) (default: False)"""
+_maximize_doc = r"""maximize (bool, optional): step towards larger values of the objective
+            instead of smaller ones (default: False)"""
+
+
+def _get_value(x):
+    """A 0-d tensor as a Python number (others unchanged). Mirrors
+    torch.optim.optimizer._get_value in eager mode."""
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _get_scalar_dtype(is_fused=None):
+    """The dtype of scalar optimizer state (see _scalar_dtype). Mirrors
+    torch.optim.optimizer._get_scalar_dtype."""
+    return _scalar_dtype(bool(is_fused))
+
+
+def _stack_if_compiling(x):
+    """torch stacks a list of scalars while compiling; minitorch never compiles."""
+    return x
+
+
+def _disable_dynamo_if_unsupported(single_tensor_fn=None):
+    """A decorator factory torch uses to keep TorchDynamo out of some optimizer functions;
+    without a compiler the decorated function is returned as is."""
+
+    def decorator(func):
+        return func
+
+    return decorator
+
+
+def _default_to_fused_or_foreach(
+    params: list[Tensor], differentiable: bool, use_fused: bool = False
+) -> tuple[bool, bool]:
+    """(fused, foreach) torch picks when the user gave neither: the faster kernels only for
+    parameters all on an accelerator, never for a differentiable step. Mirrors
+    torch.optim.optimizer._default_to_fused_or_foreach (minitorch's one loop ignores both)."""
+    if differentiable:
+        return False, False
+    on_device = all(p is None or (isinstance(p, Tensor) and p.device.type != "cpu") for p in params)
+    fused = use_fused and on_device
+    return fused, not fused and on_device
+
+
+def _view_as_real(params, *state_and_grads) -> None:
+    """torch replaces complex tensors in these lists by real views, in place. minitorch's
+    optimizers have no complex support, so a complex parameter raises."""
+    for p in params:
+        if p.is_complex():
+            raise NotImplementedError(
+                f"_view_as_real: complex parameters ({p.dtype}) are not supported by "
+                "minitorch's optimizers"
+            )

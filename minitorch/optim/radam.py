@@ -13,6 +13,7 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _keep_grad,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -80,7 +81,9 @@ class RAdam(Optimizer):
                 _check_capturable(group)
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]
-            lr = _keep_grad(lr) if differentiable else _scalar(lr)
+            # (See NOTE [ A tensor lr rounds in its own dtype ]: moments_ rounds 1 - lr * wd)
+            lr_operand = _keep_grad(lr) if differentiable else _lr_operand(lr)
+            lr = lr_operand if differentiable else _scalar(lr_operand)
             beta1, beta2 = group["betas"]
             decoupled = group["decoupled_weight_decay"]
             rho_inf = 2 / (1 - beta2) - 1
@@ -90,7 +93,7 @@ class RAdam(Optimizer):
                     state["step"] = _new_step()
                     state["exp_avg"] = minitorch.zeros_like(p)
                     state["exp_avg_sq"] = minitorch.zeros_like(p)
-                step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
+                step = moments_(p, grad, state, lr_operand, beta1, beta2, weight_decay, decoupled)
                 exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step

@@ -12,7 +12,7 @@ from minitorch.optim.optimizer import (
     _use_grad_for_differentiable,
 )
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd"]
 
 
 class SGD(Optimizer):
@@ -80,19 +80,66 @@ class SGD(Optimizer):
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
             for p, grad in _params_with_grad(group):
-                # See NOTE [ Updates through the in-place fast path ]
-                if weight_decay != 0:
-                    if isinstance(weight_decay, Tensor):  # p is changed in place below
-                        grad = grad.addcmul_(p.clone(), weight_decay)
-                    else:
-                        grad = p.mul(weight_decay).add_(grad)
                 if momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = buf.mul(momentum).add_(grad) if nesterov else buf
-                p.sub_(grad.mul(lr))
+                    args = (lr, weight_decay, momentum, dampening, nesterov)
+                    state["momentum_buffer"] = _update(p, grad, buf, *args)
+                else:
+                    _update(p, grad, None, lr, weight_decay, momentum, dampening, nesterov)
         return loss
+
+
+def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):
+    """One SGD step of p in place; returns the momentum buffer (`buf`, updated in place, or a
+    new one when it is None; None without momentum)."""
+    # See NOTE [ Updates through the in-place fast path ]
+    if weight_decay != 0:
+        if isinstance(weight_decay, Tensor):  # p is changed in place below
+            grad = grad.addcmul_(p.clone(), weight_decay)
+        else:
+            grad = p.mul(weight_decay).add_(grad)
+    if momentum != 0:
+        if buf is None:
+            buf = grad.detach().clone()
+        else:
+            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+        grad = buf.mul(momentum).add_(grad) if nesterov else buf
+    p.sub_(grad.mul(lr))
+    return buf
+
+
+def sgd(
+    params: list[Tensor],
+    d_p_list: list[Tensor],
+    momentum_buffer_list: list[Tensor | None],
+    has_sparse_grad: bool = False,
+    foreach: bool | None = None,
+    fused: bool | None = None,
+    grad_scale: Tensor | None = None,
+    found_inf: Tensor | None = None,
+    *,
+    weight_decay: float,
+    momentum: float,
+    lr: float,
+    dampening: float,
+    nesterov: bool,
+    maximize: bool,
+) -> None:
+    """Functional SGD: one step of each params[i] with SGD.step's update; a None in
+    momentum_buffer_list is replaced by the new buffer, as in torch. Mirrors
+    torch.optim.sgd.sgd (torch.optim._functional.sgd).
+
+    Differences from torch: `grad_scale`/`found_inf` (torch's fused AMP unscaling) raise;
+    `foreach`/`fused` change nothing, as in SGD."""
+    if grad_scale is not None or found_inf is not None:
+        raise NotImplementedError("sgd: grad_scale and found_inf are not supported")
+    # (a grad-requiring tensor lr/weight_decay stays a tensor: NOTE [ Differentiable optimizer
+    # steps ]; else numbers, as SGD.step reads them)
+    lr, weight_decay = _keep_grad(lr), _keep_grad(weight_decay)
+    for i, p in enumerate(params):
+        grad = -d_p_list[i] if maximize else d_p_list[i]
+        buf = momentum_buffer_list[i] if momentum != 0 else None
+        buf = _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov)
+        if momentum != 0:
+            momentum_buffer_list[i] = buf
