@@ -98,16 +98,15 @@ def get_default_device() -> device:
     return tensor_device(default_device())
 
 
-def result_type(tensor1, tensor2):
+def result_type(tensor, other):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
     from minitorch._ops._common import number
 
-    tensor1, tensor2 = number(tensor1), number(tensor2)  # NumPy scalars as numbers
-    for t in (tensor1, tensor2):
+    tensor, other = number(tensor), number(other)  # NumPy scalars as numbers
+    for t in (tensor, other):
         if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
             got = ", ".join(
-                type(x).__name__ if not isinstance(x, Tensor) else "Tensor"
-                for x in (tensor1, tensor2)
+                type(x).__name__ if not isinstance(x, Tensor) else "Tensor" for x in (tensor, other)
             )
             raise TypeError(
                 f"result_type() received an invalid combination of arguments - got ({got}), but "
@@ -115,7 +114,7 @@ def result_type(tensor1, tensor2):
                 " * (Number scalar, Tensor tensor)\n * (Tensor tensor, Number other)\n"
                 " * (Number scalar1, Number scalar2)\n"
             )
-    ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor1, tensor2)]
+    ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor, other)]
     return _dtype.result_type(*ops)
 
 

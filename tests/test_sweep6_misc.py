@@ -258,3 +258,33 @@ def test_hf_modeling_error_paths():
     with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
         torch.nn.functional.gelu(torch.zeros(2), approximate="x")
     assert torch._dynamo.mark_static_address(torch.zeros(2)) is None  # HF's StaticCache
+
+
+def test_arithmetic_functions_of_two_python_numbers():
+    # HF Longformer / wav2vec2: torch.div(seq_len, window, rounding_mode="trunc") on .size() ints
+    r = torch.div(8, 3, rounding_mode="trunc")
+    assert r.dtype == torch.int64 and r.item() == 2 and r.ndim == 0
+    assert torch.div(8, 3).dtype == torch.float32
+    assert torch.true_divide(1, 2).item() == 0.5
+    assert torch.add(1, 2, alpha=3).item() == 7 and torch.add(1, 2).dtype == torch.int64
+    assert torch.mul(2.5, 3).dtype == torch.float32 and torch.sub(5, 2).item() == 3
+    assert torch.floor_divide(7, 2).item() == 3
+    with pytest.raises(TypeError, match=r"neg\(\): argument 'input' \(position 1\) must be Tensor"):
+        torch.neg(1)
+    with pytest.raises(TypeError, match=r"got \(int, int\)"):
+        torch.pow(2, 3)
+    with pytest.raises(TypeError):
+        torch.maximum(1, 2)
+
+
+def test_keyword_forms_of_torch_level_inplace_functions():
+    x = torch.tensor([1.0, float("nan"), -2.0])
+    assert torch.relu_(input=x.clone()).tolist()[::2] == [1.0, 0.0]
+    assert torch.clamp_(input=x.clone(), min=0.0).tolist()[::2] == [1.0, 0.0]
+    assert torch.fill_(input=x.clone(), value=2.0).tolist() == [2.0, 2.0, 2.0]
+    assert torch.zero_(input=x.clone()).tolist() == [0.0, 0.0, 0.0]
+    assert torch.nan_to_num_(input=x.clone()).tolist() == [1.0, 0.0, -2.0]
+    assert torch.nan_to_num(x, nan=None).tolist() == [1.0, 0.0, -2.0]
+    assert x.nan_to_num(nan=None, posinf=None, neginf=None).tolist() == [1.0, 0.0, -2.0]
+    assert torch.logit_(input=torch.tensor([0.5])).tolist() == [0.0]
+    assert torch.result_type(tensor=x, other=1) == torch.float32

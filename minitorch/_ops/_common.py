@@ -252,7 +252,22 @@ def promote(a, b, op: str, wrap: bool = True):
     if isinstance(b, Tensor):
         b2, a2, dt = promote(b, a, op, wrap)
         return a2, b2, dt
+    if op in _NUMBER_PAIR_OPS and a.__class__ in _NUMBERS and b.__class__ in _NUMBERS:
+        # torch.div(8, 3, rounding_mode="trunc") on .size() ints (HF's Longformer, wav2vec2):
+        # torch's overloads take a Number as `input` here and give a 0-d tensor
+        return promote(_number_tensor(a), b, op, wrap)
     raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
+
+
+_NUMBER_PAIR_OPS = frozenset(("add", "sub", "mul", "div", "floor_divide"))
+_NUMBERS = (int, float, bool)
+
+
+def _number_tensor(x) -> Tensor:
+    """A Python number as torch wraps it into a 0-d tensor: bool, int64 or the default float."""
+    from minitorch._factories import tensor
+
+    return tensor(x)
 
 
 # NOTE [ Unsigned 64-bit numbers ]
@@ -337,6 +352,8 @@ def _promote_array(a: Tensor, b):
 def promote_float(a, b, op: str):
     """Like promote, then integral/bool results go to the default float dtype (true division:
     a number is not wrapped into an integer tensor's range first, as it is not cast to it)."""
+    if a.__class__ in _NUMBERS and b.__class__ in _NUMBERS and op in _NUMBER_PAIR_OPS:
+        a = _number_tensor(a)  # torch.div(8, 3): a 0-d tensor of the default float
     a1, b1, dt = promote(a, b, op, wrap=False)
     if dt.is_floating_point:
         return a1, b1, dt

@@ -607,13 +607,13 @@ def pow_(self, exponent):
     return apply_inplace(self, lambda s: _ops().pow(s, exponent), "pow_", (exponent,))
 
 
-def clamp_(self, min=None, max=None):
-    return apply_inplace(self, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
+def clamp_(input, min=None, max=None):
+    return apply_inplace(input, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
 
 
 def _unary_inplace(name):
-    def op(self):
-        return apply_inplace(self, getattr(_ops(), name), name + "_")
+    def op(input):
+        return apply_inplace(input, getattr(_ops(), name), name + "_")
 
     op.__name__ = op.__qualname__ = name + "_"
     op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
@@ -646,17 +646,17 @@ class Fill(Function):
         )
 
 
-def fill_(self, value):
+def fill_(input, value):
     """Fills with a number or a 0-d tensor. Mirrors torch.Tensor.fill_."""
     if isinstance(value, Tensor) and value.ndim != 0:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
             "dimensions."
         )
-    # torch's nodes: FillBackward2 (a number: self alone), FillBackward3 (self and the tensor)
+    # torch's nodes: FillBackward2 (a number: input alone), FillBackward3 (input and the tensor)
     if isinstance(value, Tensor):
-        return _fill(self, value, "FillBackward3", None)
-    return _fill(self, value, "FillBackward2", (0,))
+        return _fill(input, value, "FillBackward3", None)
+    return _fill(input, value, "FillBackward2", (0,))
 
 
 def _fill(self, value, node: str, shown):
@@ -677,9 +677,9 @@ def _fill(self, value, node: str, shown):
     )
 
 
-def zero_(self):
+def zero_(input):
     """Fills with zeros. Mirrors torch.Tensor.zero_."""
-    return _fill(self, 0, "ZeroBackward0", (0,))
+    return _fill(input, 0, "ZeroBackward0", (0,))
 
 
 class CopyFrom(Function):

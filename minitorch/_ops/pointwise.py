@@ -20,6 +20,7 @@ from minitorch._ops._common import (
     promote_float,
     same_device,
     scalar_like,
+    type_name,
     weak_scalar,
     wrap_int,
     wrapped_big_ints,
@@ -614,7 +615,11 @@ def remainder(input, other, *, out=None):
 
 def neg(input, *, out=None):
     """-input. Mirrors torch.neg."""
-    if input._data.dtype.kind == "b":
+    try:
+        kind = input._data.dtype.kind
+    except AttributeError:  # torch.neg(1)
+        raise not_tensor("neg", input) from None
+    if kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
             "invert a mask, use the `~` or `logical_not()` operator instead."
@@ -719,8 +724,7 @@ def _pow_arguments(input, exponent, got=None) -> TypeError:
     message lists them, where not the two positional ones."""
     if got is None:
         got = ", ".join(
-            "Tensor" if isinstance(x, Tensor) else f"{type(x).__module__}.{type(x).__name__}"
-            for x in (input, exponent)
+            "Tensor" if isinstance(x, Tensor) else type_name(x) for x in (input, exponent)
         )
     return TypeError(
         f"pow() received an invalid combination of arguments - got ({got}), but expected one "
@@ -769,6 +773,8 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
         return _out(PowScalar.apply(a, exponent=e), out)
     number_base = not isinstance(input, Tensor)
     if number_base:
+        if not isinstance(exponent, Tensor):  # pow(2, 3): no overload takes two numbers
+            raise _pow_arguments(input, exponent)
         if input.__class__ is exponent._device.backend.array_cls:
             raise _pow_arguments(input, exponent)
         input = weak_scalar(input, exponent, "pow")

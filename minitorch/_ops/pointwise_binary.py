@@ -492,6 +492,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     """NaN -> nan, +inf -> posinf, -inf -> neginf (default: the dtype's extremes). Mirrors
     torch.nan_to_num."""
     _check_tensor(input, "nan_to_num")
+    if nan is None:  # torch's default, passed through by wrappers
+        nan = 0.0
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
         raise RuntimeError(
             f"nan_to_num: dtype of out: {_dtype.scalar_name(out.dtype)} should be same as input: "
@@ -544,8 +546,8 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     )
 
 
-def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
     """In-place nan_to_num. Mirrors torch.nan_to_num_."""
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(self, lambda s: nan_to_num(s, nan, posinf, neginf), "nan_to_num_")
+    return apply_inplace(input, lambda s: nan_to_num(s, nan, posinf, neginf), "nan_to_num_")

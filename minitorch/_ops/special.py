@@ -474,8 +474,8 @@ def polygamma_(self, n):
     )
 
 
-def logit_(self, eps=None):
+def logit_(input, eps=None):
     """In-place logit. Mirrors torch.Tensor.logit_."""
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(self, lambda s: logit(s, eps), "logit_")
+    return apply_inplace(input, lambda s: logit(s, eps), "logit_")
