@@ -234,13 +234,9 @@ def find_torch_class(module: str, name: str, weights_only: bool, user: dict | No
 # minitorch.nn.Module. weights_only=True refuses all of these, as torch does.
 
 
-# torch's classes that minitorch files under another module (the walk up below misses them)
-_RELOCATED = {
-    (
-        "torch.nn.modules.linear",
-        "NonDynamicallyQuantizableLinear",
-    ): "minitorch.nn.modules.transformer",
-}
+# torch's classes that minitorch files under another module (the walk up below misses them);
+# none at present (NonDynamicallyQuantizableLinear moved to minitorch.nn.modules.linear)
+_RELOCATED: dict = {}
 
 
 def _minitorch_equivalent(module: str, name: str):

@@ -636,12 +636,3 @@ def _shared_groups(tensors) -> list[set]:
             groups.append({name})
             key, end = dev, hi
     return [g for g in groups if len(g) > 1]
-
-
-def _as_state_dict(state_dict):
-    """Module.load_state_dict's argument: a mapping, or the path of a .safetensors file."""
-    if isinstance(state_dict, (str, os.PathLike)) and os.fspath(state_dict).endswith(
-        ".safetensors"
-    ):
-        return load_safetensors(state_dict)
-    return state_dict
