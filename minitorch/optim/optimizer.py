@@ -79,7 +79,9 @@ def _hooked_step(func):
         self = args[0]
         if self.__dict__.get("_in_step") or "_optimizer_step_pre_hooks" not in self.__dict__:
             # (a wrapper that never ran Optimizer.__init__, Lookahead-style: torch patches
-            # `step` in __init__, so such a class has no hooks there either)
+            # `step` in __init__, so such a class has no hooks there either; its LR scheduler
+            # still sees the call, as torch's patches the instance's step)
+            self._opt_called = True
             return func(*args, **kwargs)
         self._in_step = True
         try:

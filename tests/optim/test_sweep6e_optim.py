@@ -4,6 +4,7 @@ float64 parameters rounding its derived scalars in float32 as torch does."""
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import numpy as np
 import pytest
@@ -146,3 +147,27 @@ def test_float_lr_unchanged_by_tensor_lr_path():
     p.grad = minitorch.full((1,), 0.5, dtype=minitorch.float64)
     opt.step()
     np.testing.assert_allclose(p.item(), 1 - 0.01 * 0.5 / (0.5 + 1e-8), rtol=0, atol=1e-16)
+
+
+def test_scheduler_sees_the_step_of_a_wrapper_without_optimizer_init():
+    # Lookahead-style wrappers never call Optimizer.__init__; stepping them before the scheduler
+    # is the right order and must not warn
+    class Wrapper(minitorch.optim.Optimizer):
+        def __init__(self, base):
+            self.base = base
+            self.param_groups = base.param_groups
+            self.state = base.state
+
+        def step(self, closure=None):
+            return self.base.step(closure)
+
+    p = minitorch.nn.Parameter(minitorch.ones(2))
+    opt = Wrapper(minitorch.optim.SGD([p], lr=0.1))
+    sched = minitorch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    p.grad = minitorch.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.step()
+        sched.step()
+    np.testing.assert_allclose(p.detach().numpy(), [0.9, 0.9], rtol=1e-6)
+    assert sched.get_last_lr() == [0.05]
