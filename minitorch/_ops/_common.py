@@ -282,8 +282,9 @@ _INT64 = _dtype.int64.np
 
 def wrapped_big_ints(a, b):
     """(a, b) with a Python int in [2**63, 2**64) wrapped into int64 as torch converts it, for an
-    op whose kernel raised OverflowError (NOTE [ Unsigned 64-bit numbers ]); None where there is
-    none to wrap (the caller re-raises); torch's OverflowError for an int outside both ranges."""
+    op whose kernel raised on it (NOTE [ Unsigned 64-bit numbers ]); torch's OverflowError for an
+    int outside both ranges. Called in the caller's `except` block: where there is nothing to
+    wrap, the bare `raise` re-raises the kernel's own exception."""
     wrapped = None
     for v in (a, b):
         if v.__class__ is int:
@@ -294,7 +295,7 @@ def wrapped_big_ints(a, b):
             if v >= 1 << 63:
                 wrapped = True
     if wrapped is None:
-        return None
+        raise  # noqa: PLE0704 (the exception our caller is handling)
     return tuple(wrap_int(v, _INT64) if v.__class__ is int else v for v in (a, b))
 
 
@@ -310,10 +311,9 @@ def weak_scalar(value, ref: Tensor, op: str) -> Tensor:
     try:
         data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)
     except RuntimeError:  # 0x9E3779B97F4A7C15 - x: NOTE [ Unsigned 64-bit numbers ]
-        wrapped = wrapped_big_ints(value, None) if dt.np == _INT64 else None
-        if wrapped is None:
+        if dt.np != _INT64:
             raise
-        data = xp.asarray(wrapped[0], dtype=dt.np)
+        data = xp.asarray(wrapped_big_ints(value, None)[0], dtype=dt.np)
     return _make(data, ref._device, False, None)
 
 

@@ -86,10 +86,8 @@ def _bitwise(name: str):
         except ValueError as e:
             _raise_broadcast_error(op, (a, b), e)
         except OverflowError:  # x ^ 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
-            wrapped = wrapped_big_ints(a, b)
-            if wrapped is None:
-                raise
-            r = kernel(_d(wrapped[0]), _d(wrapped[1]))
+            a, b = wrapped_big_ints(a, b)
+            r = kernel(_d(a), _d(b))
         return _out(_new(r.astype(dt.np, copy=False), ref), out)
 
     op.__name__ = op.__qualname__ = name

@@ -231,18 +231,8 @@ def add(input, other, *, alpha=1, out=None):
     try:
         result = Add.apply(input, other)
     except OverflowError:  # x + 0xFFFFFFFFFFFFFFFF: NOTE [ Unsigned 64-bit numbers ]
-        result = Add.apply(*_wrapped_or_reraise(input, other))
+        result = Add.apply(*wrapped_big_ints(input, other))
     return result if out is None else _out(result, out)
-
-
-def _wrapped_or_reraise(a, b):
-    """(a, b) with a Python int in [2**63, 2**64) wrapped into int64, for an integer kernel that
-    raised OverflowError on it (NOTE [ Unsigned 64-bit numbers ]). Called in the `except` block:
-    where nothing is to be wrapped, the bare `raise` re-raises the kernel's OverflowError."""
-    wrapped = wrapped_big_ints(a, b)
-    if wrapped is None:
-        raise  # noqa: PLE0704 (the OverflowError being handled by our caller)
-    return wrapped
 
 
 def sub(input, other, *, alpha=1, out=None):
@@ -284,7 +274,7 @@ def sub(input, other, *, alpha=1, out=None):
     try:
         return _out(Sub.apply(a, b), out)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
-        return _out(Sub.apply(*_wrapped_or_reraise(a, b)), out)
+        return _out(Sub.apply(*wrapped_big_ints(a, b)), out)
 
 
 def _bool_operand(x) -> bool:
@@ -419,7 +409,7 @@ def mul(input, other, *, out=None):
     try:
         result = Mul.apply(input, other)
     except OverflowError:  # x * 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
-        result = Mul.apply(*_wrapped_or_reraise(input, other))
+        result = Mul.apply(*wrapped_big_ints(input, other))
     return result if out is None else _out(result, out)
 
 
@@ -482,7 +472,7 @@ def _integer_div(a, b, mode, dt):
     except ValueError as e:
         _raise_broadcast_error(_integer_div, (a, b), e)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
-        x, y = _wrapped_or_reraise(x, y)
+        x, y = wrapped_big_ints(x, y)
         q = xp.floor_divide(x, y)
     if mode == "trunc":
         # floor and trunc differ where the exact quotient is negative and inexact
@@ -609,7 +599,7 @@ def remainder(input, other, *, out=None):
     except ValueError as e:
         _raise_broadcast_error(remainder, (a, b), e)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
-        r = xp.remainder(*(_d(v) for v in _wrapped_or_reraise(a, b)))
+        r = xp.remainder(*(_d(v) for v in wrapped_big_ints(a, b)))
     return _out(_make(xp.asarray(r, dtype=dt.np), dev, False, None), out)
 
 

@@ -155,10 +155,8 @@ def fmod(input, other, *, out=None):
         try:
             r = xp.fmod(_d(a), _d(b))
         except OverflowError:  # fmod(x, 0x9E3779B97F4A7C15): NOTE [ Unsigned 64-bit numbers ]
-            wrapped = wrapped_big_ints(a, b)
-            if wrapped is None:
-                raise
-            r = xp.fmod(_d(wrapped[0]), _d(wrapped[1]))
+            a, b = wrapped_big_ints(a, b)
+            r = xp.fmod(_d(a), _d(b))
         return _out(_make(_arr(xp, r), dev, False, None), out)
     if not isinstance(b, Tensor):
         return _out(FmodScalar.apply(a, other=b), out)
