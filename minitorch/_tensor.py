@@ -365,6 +365,8 @@ class Tensor(TensorMethods):
         """A new tensor sharing data and version counter, out of the graph."""
         t = _make(self._data, self._device, False, None)
         t._vc = self._vc
+        if self._base is not None or "_storage_root" in self.__dict__:
+            _keep_storage_root(t, self)
         return t
 
     def detach_(self) -> Tensor:
@@ -393,7 +395,10 @@ class Tensor(TensorMethods):
     @property
     def data(self) -> Tensor:
         # Shares memory but not the version counter: changes through .data escape autograd.
-        return _make(self._data, self._device, False, None)
+        t = _make(self._data, self._device, False, None)
+        if self._base is not None or "_storage_root" in self.__dict__:
+            _keep_storage_root(t, self)
+        return t
 
     @data.setter
     def data(self, value: Tensor):
@@ -871,6 +876,15 @@ def _storage_root(t):
     if root is not None and _lies_in(t, root):
         return root
     return owner
+
+
+def _keep_storage_root(alias, t) -> None:
+    """An alias of t that is no autograd view (detach(), .data) still lies in t's storage: it
+    remembers the tensor starting it, so storage_offset() and untyped_storage() agree with t's
+    (a detached x[3:] is at offset 3 of x's storage, as in torch)."""
+    root = _storage_root(t)
+    if root is not t:
+        alias._storage_root = root
 
 
 def _storage_offset(t) -> int:

@@ -22,8 +22,10 @@ __all__ = ["UntypedStorage", "TypedStorage"]
 
 def _root_array(t: Tensor):
     """The contiguous array whose memory t's data lies in."""
+    from minitorch._tensor import _storage_root
+
     backend = t._device.backend
-    a = (t._base if t._base is not None else t)._data
+    a = _storage_root(t)._data
     while not (a.flags.c_contiguous or a.flags.f_contiguous) and backend.is_array(a.base):
         a = a.base
     return a

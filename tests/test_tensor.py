@@ -88,6 +88,21 @@ def test_storage_offset_and_data_ptr(device):
     assert mt.ones(2, device=device).data_ptr() != mt.ones(2, device=device).data_ptr()
 
 
+def test_detached_views_keep_their_storage(device):
+    # detach() and .data of a view are no autograd views, but they lie in the same storage:
+    # HF-style shared-tensor checks compare untyped_storage().data_ptr()
+    x = mt.arange(10.0, device=device)
+    v = x[3:]
+    for alias in (v.detach(), v.data, v.detach().detach(), v.data.view(mt.int32)):
+        assert alias.storage_offset() == 3
+        assert alias.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        assert alias.untyped_storage().nbytes() == 40
+    assert v.detach()[1:].storage_offset() == 4
+    w = mt.zeros(4, 6, device=device)[:, 2:].data
+    assert w.storage_offset() == 2 and w.untyped_storage().nbytes() == 96
+    assert x.detach().storage_offset() == 0 and mt.ones(3, device=device).data.storage_offset() == 0
+
+
 def test_T_and_mT(device):
     t = mt.arange(6.0, device=device).reshape(2, 3)
     assert t.T.shape == (3, 2) and t.T[2, 1].item() == 5.0
