@@ -276,7 +276,8 @@ def _number_tensor(x) -> Tensor:
 # masks) wrap to negative numbers, and x * 0x9E3779B97F4A7C15 gives the wrapped product; numbers
 # outside both ranges raise OverflowError. NumPy raises OverflowError for any number outside
 # int64, so the ops retry with wrapped_big_ints only when their kernel raised it: the common path
-# of an operator with a number does no range check.
+# of an operator with a number does no range check. NumPy's comparisons do not raise (they compare
+# the exact values), so eq/lt/... check the range of an int operand of an int64 tensor themselves.
 _INT64 = _dtype.int64.np
 
 

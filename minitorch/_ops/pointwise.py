@@ -1478,10 +1478,14 @@ def _where_number(v, dt):
 
 # --- comparisons: bool results, never differentiable ---
 
+_INT64_END = 1 << 63  # ints from here to 2**64 wrap (NOTE [ Unsigned 64-bit numbers ])
+
 
 def _compare(kernel, name):
     def op(input, other, *, out=None):
-        a, b, _ = promote(input, other, name)
+        a, b, dt = promote(input, other, name)
+        if b.__class__ is int and dt is _dtype.int64 and not -_INT64_END <= b < _INT64_END:
+            a, b = wrapped_big_ints(a, b)  # x < 2**63 compares with -2**63, as torch
         a, b = same_device(a, b, name)
         t = a if isinstance(a, Tensor) else b
         try:

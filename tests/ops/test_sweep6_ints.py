@@ -233,3 +233,19 @@ def test_unsigned_64_bit_numbers_wrap_in_arithmetic():
     assert mt.div(x, GOLDEN, rounding_mode="floor").tolist() == [v // GOLDEN_I64 for v in vals]
     with pytest.raises(OverflowError):
         x * (1 << 64)
+
+
+def test_unsigned_64_bit_numbers_wrap_in_comparisons():
+    # torch compares with the wrapped number: every int64 is >= -2**63, so x < 2**63 is all False
+    x = mt.tensor([1, -5, 1 << 62])
+    assert (x < (1 << 63)).tolist() == [False, False, False]
+    assert mt.lt(x, 1 << 63).tolist() == [False, False, False]
+    assert (x >= (1 << 63)).tolist() == [True, True, True]
+    assert (mt.tensor([-1]) == 0xFFFFFFFFFFFFFFFF).tolist() == [True]
+    assert mt.tensor([-1]).ne(0xFFFFFFFFFFFFFFFF).tolist() == [False]
+    with pytest.raises(OverflowError, match="int too big to convert"):
+        mt.lt(x, 1 << 64)
+    with pytest.raises(OverflowError, match="can't convert negative int to unsigned"):
+        mt.gt(x, -(1 << 63) - 1)
+    assert (mt.tensor([1.0]) < (1 << 64)).tolist() == [True]  # a float tensor reads it as a float
+    assert (x < 1e19).tolist() == [True, True, True]
