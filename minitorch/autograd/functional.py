@@ -2,7 +2,8 @@
 
 Mirrors torch.autograd.functional. Differences from torch: there is no forward-mode AD and no vmap,
 so `vectorize=True` and `strategy="forward-mode"` give the same numbers, computed row by row in
-reverse mode; jvp and hvp use the double-backward trick (as torch's reverse-mode versions do).
+reverse mode (with forward mode's dtypes; see NOTE [ Forward-mode dtypes ]); jvp and hvp use the
+double-backward trick (as torch's reverse-mode versions do).
 """
 
 from __future__ import annotations
@@ -119,6 +120,23 @@ def _zeros_for_missing(grads, refs, strict: bool, create_graph: bool, stage: str
     return tuple(out)
 
 
+# NOTE [ Forward-mode dtypes ]
+# Forward-mode AD pushes a tangent through f op by op, so a tangent takes the dtypes the function
+# computes in: jacfwd's block for (output i, input j) has output i's dtype (a.double() * 2 of a
+# float32 a gives a float64 block, where jacrev's block has the input's dtype), an integer or
+# bool output gets a zero block of its own dtype, and a primal must be floating point or complex
+# (a ValueError). minitorch computes these Jacobians in reverse mode, where each block comes out
+# in the input's dtype, and casts it to the output's: the dtypes match torch, the values are
+# rounded through the input's dtype. Used by torch.func.jacfwd and jvp (minitorch/func/
+# _transforms.py) and by jacobian(..., strategy="forward-mode") here.
+
+
+def _check_dual_dtype(t: Tensor, name: str) -> None:
+    """A primal or tangent of forward-mode AD must be floating point or complex, as in torch."""
+    if not (t.is_floating_point() or t.is_complex()):
+        raise ValueError(f"Expected {name} to be floating point or complex, but got: {t.dtype}")
+
+
 def _zeros_like(t: Tensor) -> Tensor:
     return _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
 
@@ -232,10 +250,14 @@ def jacobian(
             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
             'Otherwise, prefer to use "reverse-mode".'
         )
-    if strategy == "forward-mode":
+    forward = strategy == "forward-mode"
+    if forward:
         _check_forward_mode(create_graph, strict, vectorize)
     with enable_grad():
         in_tuple, inputs = _tupled(inputs, "inputs", "jacobian")
+        if forward:
+            for t in inputs:
+                _check_dual_dtype(t, "primal")
         inputs = _fresh(inputs, create_graph)
         out_tuple, outputs = _tupled(
             func(*inputs), "outputs of the user-provided function", "jacobian"
@@ -247,7 +269,7 @@ def jacobian(
                 "supported together. Please either set `strict=False` or `vectorize=False`."
             )
         jac = tuple(
-            _jacobian_of_output(i, out, inputs, create_graph, strict)
+            _jacobian_of_output(i, out, inputs, create_graph, strict, forward=forward)
             for i, out in enumerate(outputs)
         )
     jac = tuple(_finish(row, create_graph) for row in jac)
@@ -276,10 +298,22 @@ def _check_forward_mode(create_graph, strict, vectorize):
         )
 
 
-def _jacobian_of_output(i, out, inputs, create_graph, strict):
-    """One row per element of `out` (a vjp with a one-hot vector), stacked per input."""
-    rows = [[] for _ in inputs]
+def _jacobian_of_output(i, out, inputs, create_graph, strict, *, forward: bool = False):
+    """One row per element of `out` (a vjp with a one-hot vector), stacked per input. forward:
+    the blocks take forward mode's dtypes (see NOTE [ Forward-mode dtypes ])."""
     xp = out._device.backend.xp
+    if forward and not (out.is_floating_point() or out.is_complex()):
+        # no tangent flows into an integer or bool output: a zero block of its dtype
+        return tuple(
+            _make(
+                xp.zeros(tuple(out.shape) + tuple(inp.shape), out._data.dtype),
+                inp._device,
+                False,
+                None,
+            )
+            for inp in inputs
+        )
+    rows = [[] for _ in inputs]
     n = out.numel()
     for k in range(n):
         onehot = xp.zeros(n, dtype=out._data.dtype)
@@ -303,10 +337,12 @@ def _jacobian_of_output(i, out, inputs, create_graph, strict):
     jac = []
     for gs, inp in zip(rows, inputs, strict=True):
         shape = tuple(out.shape) + tuple(inp.shape)
+        dtype = out._data.dtype if forward else inp._data.dtype
         if not gs:  # an output with no elements
-            jac.append(_make(xp.zeros(shape, dtype=inp._data.dtype), inp._device, False, None))
-        else:
-            jac.append(minitorch.stack(gs).view(shape))
+            jac.append(_make(xp.zeros(shape, dtype=dtype), inp._device, False, None))
+            continue
+        block = minitorch.stack(gs).view(shape)
+        jac.append(block if block._data.dtype == dtype else block.to(out.dtype))
     return tuple(jac)
 
 

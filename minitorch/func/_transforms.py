@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import functools
 
+from minitorch._dtype import promote_types
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import AccumulateGrad, _edge
-from minitorch.autograd.functional import _grads, _jacobian_of_output, _zeros_like
+from minitorch.autograd.functional import (
+    _check_dual_dtype,
+    _grads,
+    _jacobian_of_output,
+    _zeros_like,
+)
 from minitorch.autograd.grad_mode import inference_mode, state
 from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
@@ -111,16 +117,18 @@ def _normalize_argnums(argnums, num_args: int):
     raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
 
 
-def _differentiable_args(level: _Level, args: tuple, argnums):
-    """(args with the differentiated ones replaced, their flat leaves, the spec of the slice)."""
+def _differentiable_args(level: _Level, args: tuple, argnums, fresh=None):
+    """(args with the differentiated ones replaced, their flat leaves, the spec of the slice).
+    fresh(x) makes the replacement (level.differentiable by default)."""
+    fresh = level.differentiable if fresh is None else fresh
     argnums = _normalize_argnums(argnums, len(args))
     args = list(args)
     if isinstance(argnums, int):
-        args[argnums] = tree_map(level.differentiable, args[argnums])
+        args[argnums] = tree_map(fresh, args[argnums])
         diff = args[argnums]
     else:
         for i in argnums:
-            args[i] = tree_map(level.differentiable, args[i])
+            args[i] = tree_map(fresh, args[i])
         diff = tuple(args[i] for i in argnums)
     flat, spec = tree_flatten(diff)
     return tuple(args), flat, spec
@@ -286,7 +294,10 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
 
     Differences from torch: no forward-mode AD; computed by the double-backward trick (the
     reverse-mode VJP is linear in its cotangent, and differentiating it w.r.t. the cotangent
-    gives the JVP), so the numbers are the same but the cost is two backward passes.
+    gives the JVP), so the numbers are the same but the cost is two backward passes. A tangent
+    whose dtype differs from its primal's is followed by a rule (see _tangent_dtypes) that
+    gives torch's output-tangent dtypes in the common cases; the values are computed in the
+    primals' precision.
     """
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
@@ -309,11 +320,8 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                 f"{api}: Expected primals and tangents to have the same shape, got "
                 f"{tuple(p.shape)} and {tuple(t.shape)}"
             )
-        for x, name in ((p, "primal"), (t, "tangent")):  # forward-mode AD's dual tensors
-            if not x.dtype.is_floating_point:
-                raise ValueError(
-                    f"Expected {name} to be floating point or complex, but got: {x.dtype}"
-                )
+        _check_dual_dtype(p, "primal")  # forward-mode AD's dual tensors
+        _check_dual_dtype(t, "tangent")
     level = _Level()
     with inference_mode(False):  # grad on, inference mode off, as torch.func
         diff = tree_map(level.differentiable, primals)
@@ -326,15 +334,53 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
                     f"{type(o)}"
                 )
         flat_diff, _ = tree_flatten(diff)
-        us = [level.differentiable(_zeros_like(o)) for o in flat_out]
-        jt_u = _grads_or_zeros(flat_out, flat_diff, us, retain_graph=True, create_graph=True)
-        outside = level.needs_graph(flat_out) or level.needs_graph(flat_t)
-        jv = _grads_or_zeros(jt_u, us, flat_t, create_graph=outside)
+        # An integer or bool output carries no tangent: torch gives it zeros of its dtype.
+        has_tangent = [o.is_floating_point() or o.is_complex() for o in flat_out]
+        diff_out = [o for o, d in zip(flat_out, has_tangent, strict=True) if d]
+        jv_diff = []
+        if diff_out:
+            us = [level.differentiable(_zeros_like(o)) for o in diff_out]
+            jt_u = _grads_or_zeros(diff_out, flat_diff, us, retain_graph=True, create_graph=True)
+            outside = level.needs_graph(diff_out) or level.needs_graph(flat_t)
+            jv_diff = _grads_or_zeros(jt_u, us, flat_t, create_graph=outside)
+        jv_diff = iter(_tangent_dtypes(jv_diff, flat_p, flat_t))
+        jv = [
+            next(jv_diff) if d else _zeros_like(o)
+            for o, d in zip(flat_out, has_tangent, strict=True)
+        ]
     results = level.export(out)
     jv = level.export(tree_unflatten(jv, out_spec))
     if has_aux:
         return results, jv, level.export(aux)
     return results, jv
+
+
+def _tangent_dtypes(jv, primals, tangents):
+    """The output tangents jv (each in its output's dtype) in the dtypes torch's forward mode
+    gives them when some tangent's dtype differs from its primal's.
+
+    torch pushes the tangent through f op by op: a pointwise formula promotes the tangent with
+    the primal values (a float64 tangent through a float32 a * 2 or a.sin() stays float64), a
+    conversion converts it (a.half() gives a float16 tangent), and a linear op keeps it as is (a
+    float32 tangent through a float64 a + 1 or a.sum() stays float32). The rule here matches
+    the common cases: an output at least as wide as those primals (f did not cast it down) gets
+    promote(output dtype, those tangents' dtypes). Not matched: a narrower tangent through an
+    f that is linear all the way, and a round trip through a narrower dtype (a.half().float()).
+    """
+    pairs = [(p.dtype, t.dtype) for p, t in zip(primals, tangents, strict=True)]
+    odd = [(pd, td) for pd, td in pairs if pd != td]
+    if not odd:  # the common case: every tangent has its primal's dtype
+        return jv
+    wide_p, wide_t = odd[0]
+    for pd, td in odd[1:]:
+        wide_p, wide_t = promote_types(wide_p, pd), promote_types(wide_t, td)
+    out = []
+    for g in jv:
+        if promote_types(g.dtype, wide_p) == g.dtype:
+            want = promote_types(g.dtype, wide_t)
+            g = g if want == g.dtype else g.to(want)
+        out.append(g)
+    return out
 
 
 # --- jacobians ---
@@ -352,7 +398,7 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
 
     @functools.wraps(func)
     def wrapper(*args):
-        return _jacobian(func, argnums, has_aux, args, "vjp(f, *primals)")
+        return _jacobian(func, argnums, has_aux, args, "vjp(f, *primals)", forward=False)
 
     return wrapper
 
@@ -362,8 +408,9 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     Mirrors torch.func.jacfwd.
 
     Differences from torch: minitorch has no forward-mode AD, so the Jacobian is computed in
-    reverse mode (one backward pass per output element): the same numbers, another cost.
-    `randomness` is accepted and validated only.
+    reverse mode (one backward pass per output element): the same numbers, another cost, and
+    forward mode's dtypes (see NOTE [ Forward-mode dtypes ] in minitorch/autograd/functional.py)
+    with values rounded through the input's dtype. `randomness` is accepted and validated only.
     """
 
     @functools.wraps(func)
@@ -373,23 +420,40 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
                 f"{randomness}"
             )
-        return _jacobian(func, argnums, has_aux, args, "jvp(f, primals, tangents)")
+        return _jacobian(func, argnums, has_aux, args, "jvp(f, primals, tangents)", forward=True)
 
     return wrapper
 
 
-def _jacobian(func, argnums, has_aux, args, api):
+def _forward_primal(level: _Level):
+    def fresh(x):
+        if isinstance(x, Tensor):
+            _check_dual_dtype(x, "primal")
+        return level.differentiable(x)
+
+    return fresh
+
+
+def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
+    """jacrev's or (forward) jacfwd's Jacobian; see NOTE [ Forward-mode dtypes ]."""
     level = _Level()
     with inference_mode(False):  # grad on, inference mode off, as torch.func
-        args, flat_diff, diff_spec = _differentiable_args(level, args, argnums)
+        fresh = _forward_primal(level) if forward else None
+        args, flat_diff, diff_spec = _differentiable_args(level, args, argnums, fresh)
         out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, api)
-        _check_float_outputs(flat_out, api)
+        if not forward:
+            _check_float_outputs(flat_out, "vjp(f, ...)")
         create_graph = level.needs_graph(flat_out)
         per_output = [
             tree_unflatten(
-                list(_jacobian_of_output(i, o, tuple(flat_diff), create_graph, False)), diff_spec
+                list(
+                    _jacobian_of_output(
+                        i, o, tuple(flat_diff), create_graph, False, forward=forward
+                    )
+                ),
+                diff_spec,
             )
             for i, o in enumerate(flat_out)
         ]

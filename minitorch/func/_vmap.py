@@ -31,15 +31,28 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     or from a CUDA default stream, are not refused; 'same' replays the generator state for every
     sample (same values, not torch's stream); an output with out_dims=None is refused when the
     samples' values differ (an output that depends on the batch but is equal for every sample
-    is returned); .item() of a per-sample tensor gives its number (torch refuses it); a batch
-    of size 0 runs func once on zeros to learn the output shapes; in-place ops on the
-    per-sample slices of an input write into that input.
+    is returned); a batch of size 0 runs func once on zeros to learn the output shapes;
+    in-place ops on the per-sample slices of an input write into that input. Each sample is a
+    real tensor, so code that torch's vmap refuses (with a RuntimeError) runs here:
+    data-dependent Python control flow (`if t.sum() > 0`) and host reads of a per-sample value
+    (.item(), float(t), .tolist(), .numpy()) see that sample's values; dynamic-shape ops (a[a >
+    0], nonzero) give each sample's own shape (stacking then fails if they differ); in-place
+    writes into a tensor captured from outside func (acc.add_(row), BatchNorm's running
+    statistics in training mode) are applied once per sample.
     """
-    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+    # torch checks the sign here (a str fails the comparison with a TypeError) and the type
+    # when it splits the batch into chunks, on the call.
+    if chunk_size is not None and not chunk_size > 0:
         raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
+        if chunk_size is not None and (
+            isinstance(chunk_size, bool) or not hasattr(type(chunk_size), "__index__")
+        ):
+            raise TypeError(
+                f"vmap: chunk_size must be an int or None, got {type(chunk_size).__name__}"
+            )
         return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs)
 
     return wrapped
