@@ -49,11 +49,51 @@ def _not_pd(xp, x, op):
             )
 
 
+# NOTE [ Cholesky of an infinite pivot ]
+# A +inf on the diagonal gives an infinite pivot, whose square root LAPACK accepts; what follows
+# is IEEE arithmetic: the column below it divided by inf is 0, unless it holds an inf too
+# (inf / inf: NaN, and the next pivot fails). NumPy's OpenBLAS factors past all of it (it even
+# returns 0 for inf / inf), and an LU solve for the pivots would multiply 0 by inf, so such a
+# matrix is factored here column by column (_unblocked_cholesky). torch's MKL (2.13, x86) also
+# differs by kernel: its float32 routine for matrices up to 16 x 16 leaves NaN in the whole
+# column below an infinite pivot (so the next pivot fails), while larger or float64 ones divide
+# as IEEE does; followed here.
+_MKL_SMALL_FLOAT32 = 16
+
+
+def _inf_pivot(xp, m) -> bool:
+    return bool(xp.isposinf(m.diagonal()).any())
+
+
+def _unblocked_cholesky(xp, m):
+    """(low, info) as LAPACK's unblocked lower Cholesky of the matrix m leaves them: on a pivot
+    <= 0 or NaN it stops with the pivot on the diagonal and the columns after it as in m.
+    See NOTE [ Cholesky of an infinite pivot ]. (An error path: reads the host.)"""
+    n = m.shape[-1]
+    low = xp.tril(m)
+    poisons = str(m.dtype) == "float32" and n <= _MKL_SMALL_FLOAT32
+    with xp.errstate(invalid="ignore"):  # inf - inf and inf / inf: NaN, as LAPACK computes
+        for j in range(n):
+            row = low[j, :j]
+            pivot = low[j, j] - row @ row
+            if not bool(pivot > 0):
+                low[j, j] = pivot
+                return low, j + 1
+            low[j, j] = root = xp.sqrt(pivot)
+            if poisons and bool(xp.isinf(root)):
+                low[j + 1 :, j] = xp.nan
+            else:
+                low[j + 1 :, j] = (low[j + 1 :, j] - low[j + 1 :, :j] @ row) / root
+    return low, 0
+
+
 def _failed_minor(xp, m) -> int:
     """The order of the first leading minor of the matrix m that is not positive-definite (LAPACK's
     info), or 0. A NaN pivot fails as in LAPACK; OpenBLAS, under NumPy, only refuses pivots <= 0
     (and may even factor past a NaN), so the pivots are recomputed here: the Schur complement
     A_jj - |L_j,:j|^2 of the minor before. (An error path: reads the host.)"""
+    if _inf_pivot(xp, m):
+        return _unblocked_cholesky(xp, m)[1]
     prev = None
     for order in range(1, m.shape[-1] + 1):
         try:
@@ -75,15 +115,18 @@ def _failed_minor(xp, m) -> int:
 
 def _nan_pivot(xp, x, low) -> bool:
     """Whether LAPACK would meet a NaN pivot factoring x, which NumPy's factor `low` may hide:
-    a NaN in the triangle read, or on the factor's diagonal (the pivots' roots). Reads the host:
-    the CPU only (CuPy does not check pivots either)."""
-    return bool(xp.isnan(xp.tril(x)).any()) or bool(xp.isnan(low.diagonal(0, -2, -1)).any())
+    a NaN in the triangle read, or a NaN or an inf on the factor's diagonal (the pivots' roots;
+    see NOTE [ Cholesky of an infinite pivot ]). Reads the host: the CPU only (CuPy does not
+    check pivots either)."""
+    return bool(xp.isnan(xp.tril(x)).any()) or not bool(xp.isfinite(low.diagonal(0, -2, -1)).all())
 
 
 def _partial_cholesky(xp, m, order: int):
     """What LAPACK's unblocked lower Cholesky leaves when it stops at the leading minor of `order`:
     the first order - 1 columns factored, the failing pivot (A_jj - |L_j,:j|^2) on the diagonal,
     the rest of the lower triangle as in m."""
+    if _inf_pivot(xp, m):
+        return _unblocked_cholesky(xp, m)[0]
     j = order - 1
     low = xp.tril(m)
     if j:
@@ -374,8 +417,12 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
 
 def cholesky(input, upper=False, *, out=None):
     """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    try:
+        low = linalg_cholesky(input, upper=upper)
+    except LinAlgError as e:  # an error path: torch names this op in the message
+        raise LinAlgError(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
     # unlike linalg.cholesky, torch.cholesky casts into an out= of another dtype
-    return _write(linalg_cholesky(input, upper=upper), out)
+    return _write(low, out)
 
 
 @_exact_out

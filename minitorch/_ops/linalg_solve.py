@@ -149,6 +149,24 @@ def _batch_prefix(shape, index) -> str:
     return f"(Batch element {index}): " if len(shape) > 2 else ""
 
 
+def _check_batches(B: Tensor, A: Tensor) -> None:
+    """torch's error when the batch dimensions of a solve's right-hand side B and matrix A do not
+    broadcast: B is "tensor a", A "tensor b", and the dimension counts within the broadcast
+    batch shape, compared from the right (Function.apply's generic message would name B's and
+    A's full shapes the other way round)."""
+    sb, sa = B.shape[:-2], A.shape[:-2]
+    if sb == sa:
+        return
+    n = max(len(sb), len(sa))
+    pb, pa = (1,) * (n - len(sb)) + tuple(sb), (1,) * (n - len(sa)) + tuple(sa)
+    for i in range(n - 1, -1, -1):
+        if pb[i] != pa[i] and pb[i] != 1 and pa[i] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({pb[i]}) must match the size of tensor b ({pa[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+
+
 def _lu_raw(xp, a):
     """LU with partial pivoting of a batch of (m, n) arrays, as LAPACK's getrf: (LU, pivots
     (1-based, int32), info: per matrix the 1-based index of the first zero pivot, else 0)."""
@@ -579,6 +597,7 @@ def linalg_solve(A, B, *, left=True, out=None):
             f"linalg.solve: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {b.shape[-2]}x{b.shape[-1]})"
         )
+    _check_batches(b, A)
     if left:
         x = Solve.apply(A, b)
     else:
@@ -602,6 +621,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=
             "linalg.solve_triangular: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
+    _check_batches(B, A)
     if B.dtype is not A.dtype:  # torch solves in A's dtype (B float64, A float32: float32)
         B = B.to(A.dtype)
     if left:
@@ -677,6 +697,7 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
             f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by "
             f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}"
         )
+    _check_batches(B, L)
     a = _factor_product(L, upper, "cholesky_solve", "cholesky_solve_cpu")
     try:
         x = Solve.apply(a, B)
@@ -902,6 +923,7 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             "linalg.lu_solve: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
+    _check_batches(B, LU)
     p = _unpack(LU, pivots)[0]
     # A = P L U. X A = B is A^T X^T = B^T; X A^T = B is A X^T = B^T.
     b = B if left else _mT(B)
