@@ -1527,9 +1527,30 @@ class TensorMethods:
         return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)
 
     def flip(self, *dims, **kwargs):
-        if not dims and not kwargs:  # x.flip(): torch's dims has no default (x.flip(()) is fine)
+        # dims is an unsized int[] (a tuple or list): torch's varargs form reads x.flip(1) (one
+        # int-like, or a one-element integer tensor) as (1,), but x.flip(dims=1) and
+        # torch.flip(x, 1) are TypeErrors.
+        if kwargs:
+            if dims or len(kwargs) > 1 or "dims" not in kwargs:
+                _keyword_size(dims, kwargs, "dims", "flip")  # raises torch's TypeError
+            seq, where = kwargs["dims"], ""
+        elif len(dims) == 1:
+            seq, where = dims[0], " (position 1)"
+            if seq.__class__ is int:
+                return _ops.flip(self, dims)
+            if _is_index(seq) or (
+                isinstance(seq, TensorMethods) and seq.numel() == 1 and seq.dtype._kind == 1
+            ):
+                return _ops.flip(self, dims)
+        elif dims:
+            return _ops.flip(self, dims)
+        else:  # x.flip(): torch's dims has no default (x.flip(()) is fine)
             raise TypeError('flip() missing 1 required positional arguments: "dims"')
-        return _ops.flip(self, _keyword_size(dims, kwargs, "dims", "flip"))
+        if not isinstance(seq, (tuple, list)):
+            raise TypeError(
+                f"flip(): argument 'dims'{where} must be tuple of ints, not {_type_name(seq)}"
+            )
+        return _ops.flip(self, seq)
 
     def fliplr(self):
         return _ops.fliplr(self)

@@ -53,6 +53,17 @@ def _seed_value(seed) -> int:
     return seed % _UINT64
 
 
+def _long_arg(value, op: str) -> int:
+    """A Generator method's `long` argument that is not a plain int, as torch reads it: an int
+    subclass (an IntEnum) as its value; a NumPy integer passes torch's type check but not its
+    unpacking into a C long (TypeError); anything else, a bool included, is a RuntimeError."""
+    if isinstance(value, int) and value.__class__ is not bool:
+        return int(value)
+    if isinstance(value, np.integer):
+        raise TypeError("an integer is required")
+    raise RuntimeError(f"{op} expected a long, but got {_typename(value)}")
+
+
 # NOTE [ RNG state bytes ]
 # Generator.get_state() returns a uint8 tensor that set_state() reads back, also after
 # torch.save / torch.load(weights_only=True) of a checkpoint from anyone. So the bytes are a fixed,
@@ -167,8 +178,8 @@ class Generator:
     def manual_seed(self, seed, /) -> Generator:
         """Restarts the stream from `seed`; returns self. Mirrors torch.Generator.manual_seed
         (positional only: torch's takes no keyword arguments)."""
-        if type(seed) is not int:  # torch takes no float, bool or str here (torch.manual_seed does)
-            raise RuntimeError(f"manual_seed expected a long, but got {_typename(seed)}")
+        if seed.__class__ is not int:  # no float, bool or str here (torch.manual_seed takes them)
+            seed = _long_arg(seed, "manual_seed")
         return self._reseed(_seed_value(seed))
 
     def _reseed(self, seed: int) -> Generator:
@@ -234,8 +245,8 @@ class Generator:
 
     def set_offset(self, offset) -> Generator:
         """Mirrors torch.Generator.set_offset (RuntimeError: see get_offset)."""
-        if type(offset) is not int:
-            raise RuntimeError(f"manual_offset expected a long, but got {_typename(offset)}")
+        if offset.__class__ is not int:
+            _long_arg(offset, "manual_offset")
         raise RuntimeError(f"{self._kind_name()} Generator does not use offset")
 
     def _kind_name(self) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, int_list, ints, is_index, not_tensor, row_major
+from minitorch._ops._common import index, int_list, ints, is_index, not_tensor, row_major, type_name
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import flatten
 from minitorch._tensor import Tensor, _make
@@ -461,7 +461,13 @@ def flip(input: Tensor, dims) -> Tensor:
         n = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("flip", input) from None
-    dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
+    if dims.__class__ is not tuple and not isinstance(dims, (tuple, list)):
+        # dims is an unsized int[] in torch: a bare int is a TypeError here (torch.flip(x, 1)),
+        # though the method's varargs take one (x.flip(1): Tensor.flip builds the tuple).
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type_name(dims)}"
+        )
+    dims = ints(dims, "flip", "dims")
     wrapped = tuple(_wrap_dim(d, n) for d in dims)
     for i, d in enumerate(wrapped):
         if d in wrapped[:i]:

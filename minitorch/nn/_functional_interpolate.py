@@ -277,6 +277,17 @@ def _separable_resample(input, sizes, scales, mode, align_corners, antialias) ->
     return out.to(input.dtype) if uint8 or half else out
 
 
+def _check_half_antialias(input, sizes) -> None:
+    """torch's CPU antialias kernels have no float16/bfloat16 form (its CUDA ones do, computing
+    in float32 as minitorch does everywhere): NotImplementedError unless the output size is the
+    input's, which torch copies before reaching the kernel (an empty batch still raises)."""
+    if tuple(sizes) != tuple(input.shape[2:]):
+        raise NotImplementedError(
+            '"compute_index_ranges_weights" not implemented for '
+            f"'{_dtype.scalar_name(input.dtype)}'"
+        )
+
+
 def _along(t: Tensor, dim: int) -> Tensor:
     """A 1-d tensor shaped to broadcast along dim of an (ndim)-d tensor."""
     return t.reshape((-1,) + (1,) * (-dim - 1))
@@ -363,16 +374,15 @@ def interpolate(
     torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
     bicubic, trilinear and area, and antialias=True for bilinear and bicubic.
 
-    Differences from torch: mode 'lanczos' is not implemented. antialias=True also takes
-    float16 and bfloat16 input (computed in float32, rounded once), which torch's CPU kernel
-    refuses; float32 antialias results differ from torch's by float32 rounding (the sums run in
-    another order). uint8 bilinear/bicubic give torch's values exactly, and antialias torch's
-    gradients, except where torch's CPU kernels are themselves wrong: with an output width of 1
-    and a height that changes, torch repeats the first output row (antialias, and uint8 with
-    more than 4 channels); and where a scale_factor leaves a dim's size unchanged (or doubles
-    it, for 1-d/3-d nearest), torch's antialias forward copies that dim but its backward
-    resamples it, and its bicubic and 1-d/3-d nearest forwards resample it but their backwards
-    copy it (minitorch's gradient is that of the forward; see NOTE [ Unchanged sizes ])."""
+    Differences from torch: mode 'lanczos' is not implemented. float32 antialias results differ
+    from torch's by float32 rounding (the sums run in another order). uint8 bilinear/bicubic
+    give torch's values exactly, and antialias torch's gradients, except where torch's CPU
+    kernels are themselves wrong: with an output width of 1 and a height that changes, torch
+    repeats the first output row (antialias, and uint8 with more than 4 channels); and where a
+    scale_factor leaves a dim's size unchanged (or doubles it, for 1-d/3-d nearest), torch's
+    antialias forward copies that dim but its backward resamples it, and its bicubic and 1-d/3-d
+    nearest forwards resample it but their backwards copy it (minitorch's gradient is that of
+    the forward; see NOTE [ Unchanged sizes ])."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError(
@@ -423,6 +433,8 @@ def interpolate(
             f"sizes {list(input.shape)}"
         )
     if antialias or (input.dtype is _dtype.uint8 and mode in ("bilinear", "bicubic")):
+        if antialias and input.dtype in _dtype.HALF_FLOATS and input._device.type == "cpu":
+            _check_half_antialias(input, sizes)
         if _autocast.state.any_enabled:  # torch's resize kernels run in the input's dtype
             args = (input, sizes, scales, mode, align_corners, antialias)
             out = _autocast.call(_separable_resample, "", args)

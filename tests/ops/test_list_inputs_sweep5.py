@@ -133,7 +133,7 @@ def test_tensor_inputs_still_work():
     np.testing.assert_allclose(mt.nanmean(x, 1).numpy(), a.mean(1))
     np.testing.assert_allclose(mt.amax(x, 0).numpy(), a.max(0))
     np.testing.assert_allclose(mt.cumsum(x, 1).numpy(), a.cumsum(1))
-    np.testing.assert_allclose(mt.flip(x, 0).numpy(), a[::-1])
+    np.testing.assert_allclose(mt.flip(x, (0,)).numpy(), a[::-1])
     np.testing.assert_allclose(mt.roll(x, 1, 1).numpy(), np.roll(a, 1, 1))
     np.testing.assert_allclose(mt.diag(x[:, :2]).numpy(), np.diag(a[:, :2]))
     np.testing.assert_allclose(mt.trace(x[:, :2]).item(), np.trace(a[:, :2]))
