@@ -544,6 +544,28 @@ def _householder_q(V, tau, ncols):
     return q
 
 
+class _NoReflectors(Function):
+    """out = a householder product nothing in which depends on A or tau (no reflector to apply,
+    or no element);  grad_A = grad_tau = None. torch keeps such a product in the graph (it
+    requires grad, backward runs) with a backward that gives no gradient: so does this node,
+    where the composed product would be a constant (or give empty gradients)."""
+
+    @staticmethod
+    def forward(ctx, A, tau, *, q):
+        return ctx.xp.array(q._data)  # a fresh array: q may be an expanded identity
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, None
+
+
+def _householder_product(A, tau):
+    q = _householder_q(A, tau, A.shape[-1])
+    if tau.shape[-1] == 0 or q._data.size == 0:
+        q = _NoReflectors.apply(A, tau, q=q)
+    return name_node(q, "LinalgHouseholderProductBackward0")
+
+
 def _not_floating(x, kernel):
     if not x.dtype.is_floating_point:
         raise NotImplementedError(
@@ -580,8 +602,7 @@ def linalg_householder_product(A, tau, *, out=None):
             linalg_householder_product, _autocast.FP32_CPU, (A, tau), {"out": out}
         )
     _check_householder(A, tau, "torch.linalg.householder_product")
-    q = _householder_q(A, tau, A.shape[-1])
-    return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
+    return _write(_householder_product(A, tau), out)
 
 
 def orgqr(input, input2, *, out=None):
@@ -590,8 +611,7 @@ def orgqr(input, input2, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.orgqr")
-    q = _householder_q(input, tau, input.shape[-1])
-    return _write(name_node(q, "LinalgHouseholderProductBackward0"), out)
+    return _write(_householder_product(input, tau), out)
 
 
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):

@@ -181,3 +181,27 @@ def test_solve_broadcast_batches_still_solve():
         np.testing.assert_allclose(
             x.numpy(), np.full(x.shape, 0.25 if "cholesky" in name else 0.5), err_msg=name
         )
+
+
+# --- householder_product with nothing to differentiate ---
+
+
+@pytest.mark.parametrize(
+    "a_shape, tau_shape", [((3, 0), (0,)), ((3, 2), (0,)), ((0, 3, 2), (0, 2)), ((0, 3, 2), (0, 0))]
+)
+@pytest.mark.parametrize("op", ["householder_product", "orgqr"])
+def test_householder_product_without_reflectors_stays_in_the_graph(a_shape, tau_shape, op):
+    # torch records the product (it requires grad, backward runs) and gives no gradient
+    A = mt.ones(a_shape, dtype=mt.float64, requires_grad=True)
+    tau = mt.ones(tau_shape, dtype=mt.float64, requires_grad=True)
+    fn = mt.linalg.householder_product if op == "householder_product" else mt.orgqr
+    q = fn(A, tau)
+    assert q.requires_grad and type(q.grad_fn).__name__ == "LinalgHouseholderProductBackward0"
+    np.testing.assert_array_equal(
+        q.detach().numpy(),
+        np.eye(*a_shape[-2:])[None][: a_shape[0]] if len(a_shape) == 3 else np.eye(*a_shape),
+    )
+    q.sum().backward()
+    assert A.grad is None and tau.grad is None
+    q.detach()[...] = 5  # a fresh result, not the expanded identity's memory
+    assert not fn(A.detach(), tau.detach()).requires_grad
