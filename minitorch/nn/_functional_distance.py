@@ -55,7 +55,11 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             "expected common dtype to be floating point, yet common dtype is "
             f"{_dtype.scalar_name(dt)}"
         )
-    x1, x2 = (x if x.dtype is dt else x.to(dt) for x in (x1, x2))
+    if x1.dtype is not x2.dtype:
+        # torch converts only an integer (or bool) operand to the common dtype: a float one is
+        # normalised in its own dtype (float16 rounds x2 / ||x2|| to half) and the product
+        # promotes, which gives other digits than normalising both in the common dtype
+        x1, x2 = (x if x.dtype.is_floating_point else x.to(dt) for x in (x1, x2))
     x1, x2 = _ops.broadcast_tensors(x1, x2)
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
 

@@ -633,21 +633,22 @@ def binary_cross_entropy_with_logits(
         check_fits(shape, pos_weight)
     if weight is not None and weight._data.shape != shape:
         check_fits(shape, weight)
-    # a target that requires grad (soft labels being learned: rare) differentiates by torch's
-    # formulas, see _BceLogitsLearnedTarget; the loss is computed from detached inputs there
-    learned = target._requires_grad and _grad_mode.enabled
+    # a target that requires grad (soft labels being learned: rare) or of another dtype than
+    # the logits differentiates by torch's formulas, see _BceLogitsLearnedTarget; the loss is
+    # computed from detached inputs there
+    mixed = target.dtype is not input.dtype
+    learned = (mixed or target._requires_grad) and _grad_mode.enabled
     x, t = (input.detach(), target.detach()) if learned else (input, target)
-    log_sig = logsigmoid(x)
-    if pos_weight is None:
-        loss = (1 - t) * x - log_sig
+    if mixed:
+        loss = _bce_logits_mixed(x, t, weight, pos_weight)
     else:
-        loss = (1 - t) * x - ((pos_weight - 1) * t + 1) * log_sig
-    if weight is not None:
-        loss = loss * weight
-    if loss.dtype is not target.dtype:
-        # torch's kernel builds the loss in place on (1 - target): float64 logits with float32
-        # labels give a float32 loss (reduced in float32)
-        loss = loss.to(target.dtype)
+        log_sig = logsigmoid(x)
+        if pos_weight is None:
+            loss = (1 - t) * x - log_sig
+        else:
+            loss = (1 - t) * x - ((pos_weight - 1) * t + 1) * log_sig
+        if weight is not None:
+            loss = loss * weight
     out = reduce_loss(loss, reduction)
     if learned:
         out = _BceLogitsLearnedTarget.apply(
@@ -661,6 +662,23 @@ def binary_cross_entropy_with_logits(
         "binary_cross_entropy_with_logits",
         saved=(input, target),
     )
+
+
+def _bce_logits_mixed(x: Tensor, t: Tensor, weight, pos_weight) -> Tensor:
+    """The unreduced loss for logits and targets of different dtypes, rounded where torch's
+    kernel rounds: it builds the loss in place on (1 - target), so every step after the
+    pos_weight scaling of logsigmoid(x) (kept in the logits' dtype) is rounded to the target's
+    dtype. float64 logits with float32 labels give a float32 loss (reduced in float32); the
+    logits' gradient comes from torch's formula, in the logits' dtype (_BceLogitsLearnedTarget),
+    not through these roundings."""
+    log_sig = logsigmoid(x)
+    if pos_weight is not None:
+        log_sig = (log_sig * ((pos_weight - 1) * t + 1)).to(x.dtype)
+    loss = ((1 - t) * x).to(t.dtype)
+    loss = (loss - log_sig).to(t.dtype)
+    if weight is not None:
+        loss = (loss * weight).to(t.dtype)
+    return loss
 
 
 class _BceLogitsLearnedTarget(Function):
@@ -688,7 +706,14 @@ class _BceLogitsLearnedTarget(Function):
         gx = gt = None
         if needs[0]:
             s = _ops.sigmoid(x)
-            gx = (s - t if pw is None else (pw * t + 1 - t) * s - pw * t) * grad
+            if pw is not None:
+                gx = ((pw * t + 1 - t) * s - pw * t) * grad
+            elif _grad_mode.enabled:
+                gx = (s - t) * grad
+            else:
+                # outside create_graph torch's kernel works in place on sigmoid(x): half logits
+                # with float32 targets round s - t, then its product with grad, to half
+                gx = ((s - t).to(x.dtype) * grad).to(x.dtype)
         if needs[1]:
             g_t = -x if pw is None else logsigmoid(-x) - pw * logsigmoid(x)
             gt = g_t * grad

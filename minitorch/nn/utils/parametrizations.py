@@ -44,6 +44,8 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
     it)."""
     if dim != 0 and dim != v.dim() - 1:
         return v * (g / _norm_except_dim(v, dim))
+    if v.dim() == 0:  # dim is 0 or -1 here: the fused kernel wraps it, a 0-d v has no dims
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     if not v.dtype.is_floating_point:
         name = _dtype.scalar_name(v.dtype)
         raise NotImplementedError(f"\"weight_norm_kernel\" not implemented for '{name}'")
@@ -52,7 +54,14 @@ def _weight_norm(v: Tensor, g: Tensor, dim: int) -> Tensor:
             f"expected scalar type {_dtype.scalar_name(v.dtype)} but found "
             f"{_dtype.scalar_name(g.dtype)}"
         )
-    out = v * (g / _norm_except_dim(v, dim))
+    if v.dtype in _dtype.HALF_FLOATS:
+        # torch's fused kernel works in float32 (norm, g / norm, and the products) and rounds
+        # to half once, in its backward too: rounding ||v|| and g / ||v|| to half first moves a
+        # third of the weight's elements by an ulp
+        v32 = v.float()
+        out = (v32 * (g.float() / _norm_except_dim(v32, dim))).to(v.dtype)
+    else:
+        out = v * (g / _norm_except_dim(v, dim))
     return name_node(out, "WeightNormInterfaceBackward0", (v, g))
 
 

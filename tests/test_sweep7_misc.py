@@ -1,0 +1,257 @@
+"""Sweep 7 fixes: Generator.manual_seed's argument types, flip's dims argument, antialias
+interpolate of half types on CPU, and orthogonal(householder) on empty matrices."""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+import pytest
+
+import minitorch as mt
+import minitorch.nn.functional as F
+from minitorch import nn
+from minitorch.autograd import gradcheck, gradgradcheck
+
+# --- Generator.manual_seed / set_offset ---
+
+
+@pytest.mark.parametrize("seed", [np.int64(5), np.int32(5), np.uint8(5), np.int64(-1)])
+def test_generator_manual_seed_numpy_int_is_type_error(seed):
+    # torch's type check takes NumPy integers, its unpacking into a C long does not
+    g = mt.Generator()
+    with pytest.raises(TypeError, match="^an integer is required$"):
+        g.manual_seed(seed)
+    assert g.initial_seed() == 67280421310721  # untouched
+    with pytest.raises(TypeError, match="^an integer is required$"):
+        g.set_offset(seed)
+
+
+@pytest.mark.parametrize(
+    "seed, name",
+    [(5.0, "float"), ("5", "str"), (True, "bool"), (np.float64(5), "numpy.float64")],
+)
+def test_generator_manual_seed_non_integers_stay_runtime_errors(seed, name):
+    with pytest.raises(RuntimeError, match=f"^manual_seed expected a long, but got {name}$"):
+        mt.Generator().manual_seed(seed)
+
+
+def test_generator_manual_seed_takes_int_subclasses():
+    class Seed(enum.IntEnum):
+        A = 7
+
+    class MyInt(int):
+        pass
+
+    assert mt.Generator().manual_seed(Seed.A).initial_seed() == 7
+    assert type(mt.Generator().manual_seed(Seed.A).initial_seed()) is int
+    assert mt.Generator().manual_seed(MyInt(-1)).initial_seed() == 2**64 - 1
+    with pytest.raises(RuntimeError, match="does not use offset"):
+        mt.Generator().set_offset(MyInt(3))  # past the type check, as torch
+    a = mt.rand(3, generator=mt.Generator().manual_seed(Seed.A))
+    b = mt.rand(3, generator=mt.Generator().manual_seed(7))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_module_manual_seed_still_takes_numpy_ints():
+    assert mt.manual_seed(np.int64(5)).initial_seed() == 5
+    assert mt.manual_seed(np.int32(6)).initial_seed() == 6
+    a = mt.rand(3)
+    mt.manual_seed(6)
+    np.testing.assert_array_equal(a.numpy(), mt.rand(3).numpy())
+
+
+# --- flip's dims ---
+
+
+def _x():
+    return mt.arange(24).view(2, 3, 4)
+
+
+_X = np.arange(24).reshape(2, 3, 4)
+
+
+@pytest.mark.parametrize(
+    "dims, name",
+    [
+        (1, "int"),
+        (np.int64(1), "numpy.int64"),
+        (mt.tensor(1), "Tensor"),
+        (mt.tensor([1]), "Tensor"),
+        (range(1, 3), "range"),
+        (np.array([1]), "numpy.ndarray"),
+        (None, "NoneType"),
+        (1.0, "float"),
+        ({1}, "set"),
+    ],
+)
+def test_torch_flip_dims_must_be_a_sequence(dims, name):
+    msg = f"^flip\\(\\): argument 'dims' \\(position 2\\) must be tuple of ints, not {name}$"
+    with pytest.raises(TypeError, match=msg):
+        mt.flip(_x(), dims)
+
+
+def test_torch_flip_sequences():
+    np.testing.assert_array_equal(mt.flip(_x(), (1,)).numpy(), _X[:, ::-1])
+    np.testing.assert_array_equal(mt.flip(_x(), [1, 2]).numpy(), _X[:, ::-1, ::-1])
+    np.testing.assert_array_equal(mt.flip(_x(), dims=[np.int64(2)]).numpy(), _X[:, :, ::-1])
+    np.testing.assert_array_equal(mt.flip(_x(), mt.Size([0])).numpy(), _X[::-1])
+    np.testing.assert_array_equal(mt.flip(_x(), [mt.tensor([2])]).numpy(), _X[:, :, ::-1])
+    np.testing.assert_array_equal(mt.flip(_x(), ()).numpy(), _X)
+    with pytest.raises(TypeError, match="found element of type float at pos 0"):
+        mt.flip(_x(), (1.0,))
+
+
+def test_tensor_flip_varargs_take_one_int_like():
+    for d in (1, np.int64(1), mt.tensor(1), mt.tensor([1]), np.array(1)):
+        np.testing.assert_array_equal(_x().flip(d).numpy(), _X[:, ::-1], err_msg=repr(d))
+    np.testing.assert_array_equal(_x().flip(1, 2).numpy(), _X[:, ::-1, ::-1])
+    np.testing.assert_array_equal(_x().flip((1, 2)).numpy(), _X[:, ::-1, ::-1])
+    np.testing.assert_array_equal(_x().flip([0]).numpy(), _X[::-1])
+    np.testing.assert_array_equal(_x().flip(dims=[0]).numpy(), _X[::-1])
+    np.testing.assert_array_equal(mt.Tensor.flip(_x(), 2).numpy(), _X[:, :, ::-1])
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda x: x.flip(dims=1), "argument 'dims' must be tuple of ints, not int"),
+        (
+            lambda x: x.flip(True),
+            "argument 'dims' \\(position 1\\) must be tuple of ints, not bool",
+        ),
+        (
+            lambda x: x.flip(1.0),
+            "argument 'dims' \\(position 1\\) must be tuple of ints, not float",
+        ),
+        (lambda x: x.flip(None), "\\(position 1\\) must be tuple of ints, not NoneType"),
+        (lambda x: x.flip(mt.tensor([1, 2])), "\\(position 1\\) must be tuple of ints, not Tensor"),
+        (lambda x: x.flip(mt.tensor(1.0)), "\\(position 1\\) must be tuple of ints, not Tensor"),
+        (lambda x: x.flip(range(2)), "\\(position 1\\) must be tuple of ints, not range"),
+        (lambda x: x.flip(dims=mt.tensor([1])), "'dims' must be tuple of ints, not Tensor"),
+        (lambda x: x.flip(1, dims=(2,)), "got multiple values for argument 'dims'"),
+        (lambda x: x.flip(), 'missing 1 required positional arguments: "dims"'),
+    ],
+)
+def test_tensor_flip_bad_dims(call, msg):
+    with pytest.raises(TypeError, match=msg):
+        call(_x())
+
+
+def test_flip_gradients():
+    x = mt.tensor(np.random.default_rng(0).standard_normal((2, 3)), requires_grad=True)
+    assert gradcheck(lambda t: t.flip(1) * t, (x,))
+    assert gradgradcheck(lambda t: mt.flip(t, [0, 1]) * t, (x,))
+
+
+# --- interpolate(antialias=True) of float16 / bfloat16 ---
+
+
+@pytest.mark.parametrize("dt, name", [(mt.float16, "Half"), (mt.bfloat16, "BFloat16")])
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize(
+    "shape, kw",
+    [
+        ((1, 2, 8, 8), dict(size=(4, 4))),
+        ((1, 2, 8, 8), dict(size=(16, 16))),
+        ((1, 2, 8, 8), dict(size=(8, 4))),
+        ((1, 2, 8, 8), dict(scale_factor=0.5)),
+        ((0, 2, 8, 8), dict(size=(4, 4))),  # an empty batch: torch dispatches before the copy
+    ],
+)
+def test_antialias_half_types_not_implemented_on_cpu(dt, name, mode, shape, kw):
+    x = mt.rand(*shape).to(dt)
+    msg = f"^\"compute_index_ranges_weights\" not implemented for '{name}'$"
+    with pytest.raises(NotImplementedError, match=msg):
+        F.interpolate(x, mode=mode, antialias=True, **kw)
+
+
+@pytest.mark.parametrize("dt", [mt.float16, mt.bfloat16])
+def test_antialias_half_types_same_size_and_plain_modes_still_work(dt):
+    x = mt.rand(1, 2, 8, 8).to(dt)
+    same = F.interpolate(x, size=(8, 8), mode="bicubic", antialias=True)
+    assert same.dtype == dt
+    np.testing.assert_array_equal(same.float().numpy(), x.float().numpy())
+    assert F.interpolate(x, size=(4, 4), mode="bilinear").dtype == dt  # no antialias: computes
+
+
+@pytest.mark.parametrize("dt", [mt.float16, mt.bfloat16])
+def test_antialias_half_types_compute_off_cpu(dt):
+    # torch's CUDA antialias kernels take half types (in float32); the strict test device
+    # stands in for CUDA
+    x = mt.tensor(np.random.default_rng(5).standard_normal((1, 2, 9, 7)).astype(np.float32))
+    xh = x.to("strict").to(dt)
+    out = F.interpolate(xh, size=(4, 3), mode="bicubic", antialias=True)
+    assert out.dtype == dt and out.device.type == "strict"
+    ref = F.interpolate(x.to(dt).float(), size=(4, 3), mode="bicubic", antialias=True).to(dt)
+    np.testing.assert_array_equal(out.cpu().float().numpy(), ref.float().numpy())
+
+
+def test_antialias_float64_gradients_unchanged():
+    x = mt.tensor(np.random.default_rng(1).standard_normal((1, 1, 6, 5)), requires_grad=True)
+    assert gradcheck(lambda t: F.interpolate(t, size=(3, 2), mode="bilinear", antialias=True), (x,))
+
+
+# --- orthogonal(householder) of an empty matrix ---
+
+
+class _Holder(nn.Module):
+    def __init__(self, shape):
+        super().__init__()
+        self.w = nn.Parameter(mt.zeros(*shape, dtype=mt.float64))
+
+
+@pytest.mark.parametrize(
+    "shape, triv, fn",
+    [
+        ((0, 3), False, "TransposeBackward0"),
+        ((0, 3), True, "TransposeBackward0"),
+        ((3, 0), False, "MulBackward0"),
+        ((3, 0), True, "MmBackward0"),
+        ((2, 0, 3), False, "TransposeBackward0"),
+        ((2, 3, 0), False, "MulBackward0"),
+        ((0, 2, 3), False, "TransposeBackward0"),
+        ((0, 0), False, "MulBackward0"),
+        ((0, 3, 3), False, "MulBackward0"),
+    ],
+)
+def test_orthogonal_householder_empty_keeps_graph(shape, triv, fn):
+    m = _Holder(shape)
+    nn.utils.parametrizations.orthogonal(
+        m, "w", orthogonal_map="householder", use_trivialization=triv
+    )
+    w = m.w
+    assert w.shape == shape and w.dtype == mt.float64
+    assert w.requires_grad and type(w.grad_fn).__name__ == fn
+    w.sum().backward()  # runs; torch's empty householder_product gives no gradient
+    assert m.parametrizations.w.original.grad is None
+
+
+@pytest.mark.filterwarnings("ignore:Initializing zero-element tensors")
+def test_orthogonal_householder_empty_linear():
+    lin = nn.Linear(3, 0).double()
+    nn.utils.parametrizations.orthogonal(lin, orthogonal_map="householder")
+    assert lin.weight.requires_grad
+    assert type(lin.weight.grad_fn).__name__ == "TransposeBackward0"
+    out = lin(mt.ones(2, 3, dtype=mt.float64))
+    assert out.shape == (2, 0)
+    out.sum().backward()
+    assert lin.parametrizations.weight.original.grad is None
+
+
+def test_orthogonal_householder_nonempty_unchanged():
+    m = _Holder((4, 3))
+    with mt.no_grad():
+        m.w.copy_(mt.tensor(np.random.default_rng(2).standard_normal((4, 3))))
+    nn.utils.parametrizations.orthogonal(
+        m, "w", orthogonal_map="householder", use_trivialization=False
+    )
+    q = m.w.detach().numpy()
+    np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-12)
+    orth = m.parametrizations.w[0]
+    x = m.parametrizations.w.original.detach()
+    # the diagonal picks signs through .int() (a step), so differentiate the reflectors only
+    diag = x - x.tril(-1)
+    low = x.tril(-1).clone().requires_grad_()
+    assert gradcheck(lambda t: orth(t.tril(-1) + diag), (low,))
+    assert gradgradcheck(lambda t: orth(t.tril(-1) + diag), (low,))
