@@ -530,3 +530,14 @@ def test_no_host_transfers_on_the_strict_device():
         torch.multinomial(w, 5)
         torch.multinomial(w, 5, replacement=True)
     assert t.count == 0
+
+
+@pytest.mark.parametrize("dt, name", [(torch.float32, "Float"), (torch.int32, "Int")])
+def test_multinomial_out_must_be_int64(dt, name):
+    out = torch.zeros(1, dtype=dt)
+    with pytest.raises(RuntimeError, match=f"multinomial expects Long tensor out, got: {name}"):
+        torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 1, out=out)
+    assert out.tolist() == [0]  # nothing written
+    idx = torch.zeros(1, dtype=torch.int64)
+    assert torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 1, out=idx) is idx
+    assert idx.tolist() == [1]

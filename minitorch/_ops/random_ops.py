@@ -490,6 +490,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             f"{type(input).__name__}"
         )
     num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)
+    if isinstance(out, Tensor) and out.dtype is not _dtype.int64:  # no cast into out=
+        raise RuntimeError(
+            f"multinomial expects Long tensor out, got: {_dtype.scalar_name(out.dtype)}"
+        )
     if input.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not input.dtype.is_floating_point:
