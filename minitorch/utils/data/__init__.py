@@ -7,6 +7,8 @@ from minitorch.utils.data import _utils  # noqa: F401  (torch.utils.data._utils)
 from minitorch.utils.data._collate import default_collate, default_convert
 from minitorch.utils.data._worker import get_worker_info
 from minitorch.utils.data.dataloader import DataLoader, _DatasetKind
+from minitorch.utils.data.datapipes._decorator import functional_datapipe
+from minitorch.utils.data.datapipes.datapipe import IterDataPipe, MapDataPipe
 from minitorch.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -34,7 +36,9 @@ __all__ = [
     "DataLoader",
     "Dataset",
     "DistributedSampler",
+    "IterDataPipe",
     "IterableDataset",
+    "MapDataPipe",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
@@ -46,6 +50,7 @@ __all__ = [
     "_DatasetKind",
     "default_collate",
     "default_convert",
+    "functional_datapipe",
     "get_worker_info",
     "random_split",
 ]

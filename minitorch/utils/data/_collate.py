@@ -14,6 +14,8 @@ from minitorch import _dtype
 from minitorch._factories import as_tensor, tensor
 from minitorch._ops import stack
 from minitorch._tensor import Tensor
+from minitorch.autograd.grad_mode import is_grad_enabled
+from minitorch.utils.data import _worker
 
 __all__ = [
     "collate",
@@ -122,7 +124,25 @@ def collate(batch, *, collate_fn_map: dict | None = None):
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     """Tensors stacked along a new first dim (stack's error for different shapes)."""
+    if _worker.get_worker_info() is not None:
+        return _stack_in_worker(batch)
     return stack(batch, 0)
+
+
+def _stack_in_worker(batch):
+    """collate_tensor_fn inside a DataLoader worker, which in torch stacks with out= into a
+    shared-memory tensor of the first sample's dtype. minitorch has no shared memory (batches
+    are pickled), but keeps what that out= means for the user: a batch that requires grad is
+    refused (out= is not differentiable) and samples of another dtype are cast into the first's
+    (float64 samples after a float32 one give a float32 batch, in workers only)."""
+    if is_grad_enabled() and any(t.requires_grad for t in batch):
+        # stack's own out= message lacks torch's "stack(): functions with" prefix
+        raise RuntimeError(
+            "stack(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    elem = batch[0]
+    return stack(batch, 0, out=elem.new_empty((len(batch), *elem.shape)))
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):

@@ -20,7 +20,8 @@ from minitorch.utils.data.dataloader import _BaseDataLoaderIter, _DatasetKind
 # turn, and buffers results that arrive early, so batches come back in sampler order.
 # - Seeds: base_seed is drawn from the loader's generator (or the default one) for every
 #   iterator; worker w seeds minitorch and Python's random with base_seed + w, and NumPy's
-#   legacy global RNG from (base_seed, w).
+#   legacy global RNG from _generate_state(base_seed, w), all as torch does. Each worker also
+#   sets set_num_threads(1), as torch.
 # - Start methods: under fork the dataset is inherited; under spawn/forkserver it is pickled
 #   here first, so that an unpicklable dataset, or one defined in a notebook's __main__, fails
 #   with advice instead of killing workers (see _pickle_payload and LOAD_ADVICE).

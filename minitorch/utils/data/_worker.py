@@ -91,14 +91,21 @@ class _ResumeIteration:
     """Persistent workers: start a new epoch (acknowledged by sending it back)."""
 
 
-class _MapDatasetFetcher:
-    """Fetches a sample (index) or a collated batch (list of indices) of a map-style dataset."""
+class _BaseDatasetFetcher:
+    """fetch(index): a sample, or a collated batch for a list of indices (auto_collation)."""
 
     def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool):
         self.dataset = dataset
         self.auto_collation = auto_collation
         self.collate_fn = collate_fn
         self.drop_last = drop_last
+
+    def fetch(self, index):
+        raise NotImplementedError
+
+
+class _MapDatasetFetcher(_BaseDatasetFetcher):
+    """Fetches a sample (index) or a collated batch (list of indices) of a map-style dataset."""
 
     def fetch(self, index):
         if not self.auto_collation:
@@ -111,16 +118,14 @@ class _MapDatasetFetcher:
         return self.collate_fn(data)
 
 
-class _IterableDatasetFetcher:
+class _IterableDatasetFetcher(_BaseDatasetFetcher):
     """Takes the next sample, or the next len(index) samples as a batch, from an iterable
     dataset's iterator; StopIteration once it is exhausted (or the batch would be short and
     drop_last is set)."""
 
     def __init__(self, dataset, auto_collation: bool, collate_fn, drop_last: bool):
+        super().__init__(dataset, auto_collation, collate_fn, drop_last)
         self.dataset_iter = iter(dataset)
-        self.auto_collation = auto_collation
-        self.collate_fn = collate_fn
-        self.drop_last = drop_last
         self.ended = False
 
     def fetch(self, index):
@@ -145,6 +150,15 @@ def create_fetcher(is_iterable: bool, dataset, auto_collation, collate_fn, drop_
     return cls(dataset, auto_collation, collate_fn, drop_last)
 
 
+def _generate_state(base_seed: int, worker_id: int) -> list[int]:
+    """The four 32-bit words that seed NumPy's legacy global RNG in worker `worker_id`: a NumPy
+    SeedSequence of (worker_id, base_seed), which spreads the 64-bit seed over the state so that
+    no two (base_seed, worker_id) pairs collide. Mirrors
+    torch.utils.data._utils.worker._generate_state (same values)."""
+    words = np.random.SeedSequence([worker_id, base_seed]).generate_state(4)
+    return [int(w) for w in words]
+
+
 def _seed_worker(base_seed: int, worker_id: int) -> int:
     """Seeds minitorch, Python's random and NumPy's legacy global RNG for this worker."""
     from minitorch.random import manual_seed
@@ -152,9 +166,7 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
     seed = base_seed + worker_id
     random.seed(seed)
     manual_seed(seed)
-    # NumPy's legacy seed takes 32 bits: a SeedSequence of (base_seed, worker_id) spreads the
-    # 64-bit seed over its state so that no two (base_seed, worker_id) pairs collide.
-    np.random.seed(np.random.SeedSequence([base_seed, worker_id]).generate_state(4))
+    np.random.seed(_generate_state(base_seed, worker_id))
     return seed
 
 
@@ -196,6 +208,11 @@ def _worker_loop(
     advice instead of killing the worker.
     """
     global _worker_info
+    from minitorch._settings import set_num_threads
+
+    # As torch: one intra-op (BLAS) thread per worker, so that num_workers processes do not
+    # each start a thread per core.
+    set_num_threads(1)
     try:
         init_error = None
         if isinstance(payload, bytes):

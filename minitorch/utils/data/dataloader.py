@@ -393,3 +393,14 @@ class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
         if self._pin_memory:
             data = _collate.pin_memory(data)
         return data
+
+
+def __getattr__(name: str):
+    # _MultiProcessingDataLoaderIter lives in _multiprocessing.py, which imports this module for
+    # its base class; it is loaded on first use (a loader with workers, or code that imports it
+    # from here, as from torch.utils.data.dataloader).
+    if name == "_MultiProcessingDataLoaderIter":
+        from minitorch.utils.data._multiprocessing import _MultiProcessingDataLoaderIter
+
+        return _MultiProcessingDataLoaderIter
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
