@@ -95,7 +95,12 @@ def get_default_device() -> device:
     """The device factories use when none is given. Mirrors torch.get_default_device."""
     from minitorch._backend import default_device, tensor_device
 
-    return tensor_device(default_device())
+    d = default_device()
+    if d.type == "cuda":  # torch sets CUDA up here: its AssertionError where there is none
+        from minitorch.cuda._utils import lazy_init
+
+        lazy_init()
+    return tensor_device(d)
 
 
 def result_type(tensor, other):
@@ -215,6 +220,7 @@ _LAZY_MODULES = (
     "_utils",
 )
 _LAZY_NAMES = {
+    "AcceleratorError": "accelerator",
     "save": "serialization",
     "load": "serialization",
     "set_printoptions": "_tensor_str",

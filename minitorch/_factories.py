@@ -510,11 +510,31 @@ def _copy_tensor(src: Tensor, dt, dev: Device):
     return _put(_from_double(host, npdt).astype(npdt, order=order, copy=True), dev)
 
 
+_NO_PINNED_ALLOCATOR = (
+    "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory allocator "
+    "is available on this system."
+)
+
+
+def _check_pin_memory() -> None:
+    """A factory's pin_memory=True: torch's RuntimeError where no GPU provides page-locked
+    memory (checked only when asked, so the common factory call pays nothing).
+
+    Differences from torch: with a GPU the result is an ordinary (unpinned) CPU tensor;
+    Tensor.pin_memory() pins one."""
+    from minitorch._backend import cupy_backend
+
+    if not cupy_backend.cuda_available():
+        raise RuntimeError(_NO_PINNED_ALLOCATOR)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor copying `data` (nested sequences, numbers, NumPy arrays, tensors).
 
     Mirrors torch.tensor; see NOTE [ Inferring a tensor from data ].
     """
+    if pin_memory:
+        _check_pin_memory()
     dt = None if dtype is None else _dtype_arg(dtype, None, "tensor")
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
@@ -574,6 +594,8 @@ def scalar_tensor(
     s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ) -> Tensor:
     """A 0-d tensor of the default float dtype (unless dtype=). Mirrors torch.scalar_tensor."""
+    if pin_memory:
+        _check_pin_memory()
     dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
     if isinstance(s, Tensor):
         s = s.item()
@@ -744,6 +766,8 @@ def zeros(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -770,6 +794,8 @@ def ones(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.ones."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -800,6 +826,8 @@ def empty(
     Differences from torch: the memory is zero-filled (uninitialised memory would make programs
     non-deterministic, e.g. NaNs that propagate).
     """
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -874,6 +902,8 @@ def full(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out, dtype, "full", lambda dt, dev: full(size, fill_value, dtype=dt, device=dev)
@@ -945,6 +975,8 @@ def zeros_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.zeros_like."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "zeros_like")
     return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
@@ -960,6 +992,8 @@ def ones_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.ones_like."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "ones_like")
     return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
@@ -975,6 +1009,8 @@ def empty_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "empty_like")
     out = _filled(0, shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
@@ -992,6 +1028,8 @@ def full_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "full_like")
     fill_value = _fill_number(fill_value, "full_like")  # its error names full_like, not full
     out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -1010,6 +1048,8 @@ def eye(
     pin_memory=False,
 ) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(out, dtype, "eye", lambda dt, dev: eye(n, m, dtype=dt, device=dev))
     n_ = _as_int(n)

@@ -12,6 +12,7 @@ from minitorch._backend import cpu
 from minitorch._factories import (
     _as_int,
     _build,
+    _check_pin_memory,
     _device,
     _dtype_arg,
     _from_double,
@@ -161,6 +162,8 @@ def arange(
 ) -> Tensor:
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
     start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
+    if pin_memory:
+        _check_pin_memory()
     if end is None:
         if start is None:  # torch's parser: arange needs an end
             raise TypeError(
@@ -385,6 +388,8 @@ def linspace(
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -463,6 +468,8 @@ def logspace(
     pin_memory=False,
 ) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,

@@ -7,6 +7,7 @@ import operator
 import warnings
 
 from minitorch import _dtype
+from minitorch._backend import Device, cpu
 
 # NOTE [ Late binding of ops ]
 # The ops build Tensors, so they import this module's class (through minitorch._tensor); this
@@ -1681,7 +1682,17 @@ class TensorMethods:
         return contiguous_as(self, memory_format)
 
     def to(self, *args, **kwargs):
-        return _ops.to(self, *args, **kwargs)
+        out = _ops.to(self, *args, **kwargs)
+        if out is self:
+            # torch compares the device asked for with self's as given: 'cpu:0' is not a CPU
+            # tensor's 'cpu' (tensors hold no CPU index), so it copies (into 'cpu'). Checked
+            # only when nothing was converted, so conversions pay nothing for it.
+            d = args[0] if args else kwargs.get("device")
+            if (d.__class__ is str and d[:4] == "cpu:") or (
+                d.__class__ is Device and d.index is not None and d.type == "cpu"
+            ):
+                return _ops.convert.ToCopy.apply(self, np_dtype=self._data.dtype, device=cpu)
+        return out
 
     def cpu(self, memory_format=None):
         if memory_format is None:

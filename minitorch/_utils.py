@@ -27,3 +27,28 @@ def is_compiling() -> bool:
         stacklevel=2,
     )
     return compiler.is_compiling()
+
+
+def _get_device_index(device, optional: bool = False, allow_cpu: bool = False):
+    """A device argument (int, str, minitorch.device) as an index: -1 for the CPU with
+    allow_cpu; with optional, an index-less device (or None) means the current CUDA device, or
+    None where there is no GPU. Mirrors torch._utils._get_device_index."""
+    from minitorch import _backend, cuda
+
+    if isinstance(device, str):
+        device = _backend.device(device)
+    index = None
+    if isinstance(device, _backend.Device):
+        if not allow_cpu and device.type == "cpu":
+            raise ValueError(f"Expected a non cpu device, but got: {device}")
+        index = -1 if device.type == "cpu" else device.index
+    elif isinstance(device, int) and not isinstance(device, bool):
+        index = device
+    if index is None:
+        if not optional:
+            raise ValueError(
+                "Expected a torch.device with a specified index or an integer, but got:"
+                f"{device}"
+            )
+        index = _backend.current_cuda_index() if cuda.is_available() else None
+    return index

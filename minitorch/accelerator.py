@@ -5,6 +5,8 @@ when a GPU is present, and torch's "no accelerator" behaviour otherwise.
 
 from __future__ import annotations
 
+import sys
+
 from minitorch import _backend, cuda
 
 # fmt: off
@@ -13,10 +15,19 @@ __all__ = [
     "set_device_index", "current_device_idx", "set_device_idx", "synchronize", "device_index",
     "current_stream", "set_stream", "empty_cache", "memory_allocated", "max_memory_allocated",
     "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats",
+    "reset_accumulated_memory_stats", "empty_host_cache", "get_memory_info", "memory",
+    "AcceleratorError",
 ]
 # fmt: on
 
 _NONE = "Cannot access accelerator device when none is available."
+
+
+class AcceleratorError(RuntimeError):
+    """An error reported by the accelerator's runtime. Mirrors torch.AcceleratorError."""
+
+
+AcceleratorError.__module__ = "minitorch"
 
 
 def _require() -> None:
@@ -141,3 +152,44 @@ def reset_peak_memory_stats(device_index=None, /) -> None:
     """Mirrors torch.accelerator.reset_peak_memory_stats."""
     _require()
     cuda.reset_peak_memory_stats(device_index)
+
+
+def reset_accumulated_memory_stats(device_index=None, /) -> None:
+    """Mirrors torch.accelerator.reset_accumulated_memory_stats.
+
+    Differences from torch: with a GPU only the peaks restart (minitorch keeps no other
+    accumulated counter)."""
+    _require()
+    cuda.reset_peak_memory_stats(device_index)
+
+
+def empty_host_cache() -> None:
+    """Mirrors torch.accelerator.empty_host_cache (CuPy's pinned pool frees its blocks)."""
+    _require()
+    _backend.backend_of(
+        _backend.device("cuda", 0)
+    ).xp.get_default_pinned_memory_pool().free_all_blocks()
+
+
+def get_memory_info(device_index=None, /) -> tuple:
+    """(free, total) bytes of the accelerator. Mirrors torch.accelerator.get_memory_info."""
+    _require()
+    return cuda.mem_get_info(device_index)
+
+
+def _make_memory():
+    """torch.accelerator.memory: the memory functions, also reachable as torch.accelerator.*."""
+    import types
+
+    mod = types.ModuleType("minitorch.accelerator.memory", "Mirrors torch.accelerator.memory.")
+    mod.__all__ = [
+        "empty_cache", "empty_host_cache", "get_memory_info", "max_memory_allocated",
+        "max_memory_reserved", "memory_allocated", "memory_reserved", "memory_stats",
+        "reset_accumulated_memory_stats", "reset_peak_memory_stats",
+    ]  # fmt: skip
+    for name in mod.__all__:
+        setattr(mod, name, globals()[name])
+    return mod
+
+
+memory = sys.modules["minitorch.accelerator.memory"] = _make_memory()

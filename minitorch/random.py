@@ -14,6 +14,7 @@ from minitorch import _dtype
 from minitorch._backend import Device, backend_of, cpu, tensor_device
 from minitorch._factories import (
     _as_int,
+    _check_pin_memory,
     _device,
     _dtype_arg,
     _into_out,
@@ -152,6 +153,8 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
+        if device is None:  # torch: None is the default device, as for factories
+            device = "cpu"
         dev = tensor_device(device)
         if dev is not cpu:
             backend_of(dev)  # RuntimeError now, as torch's, for a device minitorch cannot run
@@ -347,6 +350,14 @@ def fork_rng(
     if not enabled:
         yield
         return
+    if devices and device_type == "cuda":
+        # torch reads each listed device's state first, which sets CUDA up: without it,
+        # its AssertionError (CudaUnavailableError is one) before the block runs.
+        from minitorch.cuda._utils import lazy_init
+
+        lazy_init()
+    elif devices and device_type != "cpu":
+        raise AssertionError(f"Torch not compiled with {device_type.upper()} enabled")
     saved = _snapshot()
     try:
         yield
@@ -454,6 +465,8 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -480,6 +493,8 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -520,6 +535,8 @@ def randint(
 ) -> Tensor:
     """Integers drawn uniformly from [low, high); randint(high, size) or randint(low, high, size).
     Mirrors torch.randint (int64 unless dtype= is given)."""
+    if pin_memory:
+        _check_pin_memory()
     given = {"low": low, "high": high, "size": size}
     if len(args) == 3 or (len(args) == 2 and size is not None):
         names = ("low", "high", "size")[: len(args)]
@@ -591,6 +608,8 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    if pin_memory:
+        _check_pin_memory()
     if out is not None:
         return _into_out(
             out,
@@ -724,6 +743,8 @@ def normal(
     Differences from torch: on a device other than the CPU a negative element of a std tensor is
     not reported (checking it would read the device's data back to the host).
     """
+    if pin_memory:
+        _check_pin_memory()
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if size is not None and (mean_t or std_t):
         # with a size, torch's only overload takes two floats: a 0-d tensor is read as one
@@ -809,6 +830,8 @@ def rand_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.rand_like (laid out as memory_format asks, input's order by default)."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "rand_like")
     t = rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(t, input, memory_format, "rand_like")
@@ -826,6 +849,8 @@ def randn_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.randn_like (laid out as memory_format asks, input's order by default)."""
+    if pin_memory:
+        _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "randn_like")
     t = randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(t, input, memory_format, "randn_like")
@@ -845,6 +870,8 @@ def randint_like(
     pin_memory=False,
 ) -> Tensor:
     """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
+    if pin_memory:
+        _check_pin_memory()
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device, "randint_like")

@@ -214,7 +214,9 @@ def test_scalar_protocols(device):
         [1, 2][mt.tensor([0, 1], device=device)]
 
 
-def test_float_of_a_tensor_requiring_grad_warns():
+def test_float_of_a_tensor_requiring_grad_warns(monkeypatch):
+    # torch warns once per process: start from a process that has not warned yet
+    monkeypatch.setattr(mt._tensor, "_scalar_of_grad_warned", False)
     x = mt.ones(1, requires_grad=True)
     with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar"):
         float(x)

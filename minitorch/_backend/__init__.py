@@ -83,6 +83,19 @@ class Device:
     def __reduce__(self):
         return (Device, (self.type, self.index))
 
+    def __setattr__(self, name, value):
+        # Devices are interned and compared with `is`: type and index are read-only, as
+        # torch's. `backend` stays writable (set on a device's first use).
+        if name == "backend":
+            object.__setattr__(self, name, value)
+        elif name in ("type", "index"):
+            raise AttributeError(f"attribute '{name}' of 'torch.device' objects is not writable")
+        else:
+            raise AttributeError(f"'torch.device' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        self.__setattr__(name, None)  # the same errors: nothing can be deleted
+
     def __enter__(self):
         # `with torch.device('cuda'):` changes the default device of factories.
         _default_stack().append(self)
@@ -107,10 +120,11 @@ def _make(type_: str, index):
     d = _interned.get(key)
     if d is None:
         d = object.__new__(Device)
-        d.type = type_
-        d.index = index
-        d._str = type_ if index is None else f"{type_}:{index}"
-        d.backend = _backends.get(type_)
+        setattr_ = object.__setattr__  # past Device.__setattr__, which refuses type and index
+        setattr_(d, "type", type_)
+        setattr_(d, "index", index)
+        setattr_(d, "_str", type_ if index is None else f"{type_}:{index}")
+        setattr_(d, "backend", _backends.get(type_))
         _interned[key] = d
     return d
 
@@ -141,11 +155,9 @@ def _parse(spec: str):
 
 
 def device(spec, index=None) -> Device:
-    """Parse 'cpu', 'cuda', 'cuda:1', ('cuda', 1), a Device, or an int (a CUDA ordinal).
-
-    Differences from torch: an int means a CUDA device even where no GPU is present (torch raises
-    there); the error comes when the device is used.
-    """
+    """Parse 'cpu', 'cuda', 'cuda:1', ('cuda', 1), a Device, or an int (a CUDA ordinal: the
+    accelerator's, so torch's RuntimeError where no GPU is present). The index may be a NumPy
+    integer, as in torch."""
     if spec.__class__ is Device:
         if index is not None:
             raise TypeError("device(): argument 'type' (position 1) must be str, not torch.device")
@@ -155,6 +167,10 @@ def device(spec, index=None) -> Device:
             raise TypeError("device(): argument 'type' (position 1) must be str, not int")
         if spec < 0:
             raise RuntimeError("Device index must not be negative")
+        from minitorch._backend import cupy_backend
+
+        if not cupy_backend.cuda_available():  # torch: an int names the current accelerator
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         return _make("cuda", int(spec))
     if not isinstance(spec, str):
         raise TypeError(
@@ -164,6 +180,10 @@ def device(spec, index=None) -> Device:
     type_, parsed = _parse(spec)
     if index is not None:
         if isinstance(index, bool) or not isinstance(index, int):
+            if getattr(getattr(index, "dtype", None), "kind", None) in ("i", "u") and hasattr(
+                index, "__index__"
+            ):  # a NumPy integer (np.int64(1)), taken as torch takes it; not np.bool_
+                return device(spec, int(index))
             raise TypeError(
                 f"device(): argument 'index' (position 2) must be int, not {_typename(index)}"
             )

@@ -27,14 +27,40 @@ __all__ = [
 _SUPPORTED = (_dtype.bfloat16, _dtype.float16)
 
 
-def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast knows this device type. Mirrors torch.amp.is_autocast_available.
+# Device types torch's autocast knows but minitorch makes no tensors on, with torch's default
+# dtypes. Their flags are kept here, apart from _autocast_state (which the ops read): turning
+# autocast on for one of them changes no op, as no tensor lives there (torch on a machine without
+# that device behaves the same way).
+_OTHER_DEFAULT_DTYPES = {
+    "xpu": _dtype.float16, "mps": _dtype.float16, "hpu": _dtype.bfloat16, "ipu": _dtype.float16,
+    "xla": _dtype.bfloat16, "mtia": _dtype.float16, "maia": _dtype.bfloat16,
+    "privateuseone": _dtype.float16,
+}  # fmt: skip
+_other_enabled = dict.fromkeys(_OTHER_DEFAULT_DTYPES, False)
+_other_dtype = dict(_OTHER_DEFAULT_DTYPES)
 
-    Differences from torch: 'cpu', 'cuda' and the test device 'strict' only."""
-    if device_type in _autocast_state.device_types:
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast knows this device type: torch's list (cpu, cuda, xpu, mps, hpu, ...),
+    not 'meta' nor the other device types; an unknown string raises torch's error. Mirrors
+    torch.amp.is_autocast_available."""
+    if device_type in _autocast_state.device_types or device_type in _other_enabled:
         return True
-    _known(device_type, "is_autocast_available")
+    if not isinstance(device_type, str):
+        _known(device_type, "is_autocast_available")  # torch's TypeError
+    from minitorch._backend import device
+
+    device(device_type)  # torch's "Expected one of cpu, cuda, ... device string" error
     return False
+
+
+def _flags(device_type, fn: str) -> tuple:
+    """The (enabled, dtype) dicts that hold device_type's autocast state; torch's errors for a
+    device type autocast does not know."""
+    if device_type in _other_enabled:
+        return _other_enabled, _other_dtype
+    _known(device_type, fn)
+    return _state.enabled, _state.dtype
 
 
 def _known(device_type: str, fn: str) -> str:
@@ -56,25 +82,25 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
     torch.is_autocast_enabled."""
     if device_type is None:
         device_type = "cuda"
-    return _state.enabled[_known(device_type, "is_autocast_enabled")]
+    return _flags(device_type, "is_autocast_enabled")[0][device_type]
 
 
 def set_autocast_enabled(device_type, enabled=None) -> None:
     """Mirrors torch.set_autocast_enabled (also the old one-argument form, for CUDA)."""
     if enabled is None:
         device_type, enabled = "cuda", device_type
-    _state.enabled[_known(device_type, "set_autocast_enabled")] = bool(enabled)
+    _flags(device_type, "set_autocast_enabled")[0][device_type] = bool(enabled)
     _state.refresh()
 
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
     """The dtype autocast lowers to on device_type. Mirrors torch.get_autocast_dtype."""
-    return _state.dtype[_known(device_type, "get_autocast_dtype")]
+    return _flags(device_type, "get_autocast_dtype")[1][device_type]
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
     """Mirrors torch.set_autocast_dtype."""
-    _state.dtype[_known(device_type, "set_autocast_dtype")] = dtype
+    _flags(device_type, "set_autocast_dtype")[1][device_type] = dtype
 
 
 def get_autocast_gpu_dtype() -> _dtype.dtype:
@@ -186,10 +212,11 @@ class autocast:  # noqa: N801 - torch's name
 
     def __enter__(self):
         self.prev_cache_enabled = _state.cache_enabled
-        self.prev = _state.enabled[self.device]
-        self.prev_fastdtype = _state.dtype[self.device]
-        _state.enabled[self.device] = self._enabled
-        _state.dtype[self.device] = self.fast_dtype
+        enabled, dtypes = _flags(self.device, "autocast")
+        self.prev = enabled[self.device]
+        self.prev_fastdtype = dtypes[self.device]
+        enabled[self.device] = self._enabled
+        dtypes[self.device] = self.fast_dtype
         _state.nesting += 1
         _state.cache_enabled = bool(self._cache_enabled)
         _state.refresh()
@@ -199,8 +226,9 @@ class autocast:  # noqa: N801 - torch's name
         _state.nesting -= 1
         if _state.nesting == 0:
             _state.cache.clear()
-        _state.enabled[self.device] = self.prev
-        _state.dtype[self.device] = self.prev_fastdtype
+        enabled, dtypes = _flags(self.device, "autocast")
+        enabled[self.device] = self.prev
+        dtypes[self.device] = self.prev_fastdtype
         _state.cache_enabled = self.prev_cache_enabled
         _state.refresh()
         return False

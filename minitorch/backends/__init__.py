@@ -9,6 +9,7 @@ nnpack, opt_einsum (is_available() only), mha (the fast-path switch).
 from __future__ import annotations
 
 import contextlib
+import enum
 import importlib.util
 import sys
 import types
@@ -172,6 +173,97 @@ class _CublasModule:
         return "<minitorch.backends.cuda.matmul>"
 
 
+# The scaled dot-product attention switches (backends.cuda.enable_<kind>_sdp, sdpa_kernel).
+# nn.functional.scaled_dot_product_attention reads them through sys.modules, so that a program
+# that never imports minitorch.backends pays nothing for them (all are on by default).
+_SDP = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+
+
+class _LinalgBackend(enum.Enum):
+    """Mirrors torch._C._LinalgBackend (printed as torch prints it)."""
+
+    Default = 0
+    Cusolver = 1
+    Magma = 2
+
+    def __int__(self) -> int:
+        return self.value
+
+
+class _BlasBackend(enum.Enum):
+    """Mirrors torch._C._BlasBackend (printed as torch prints it)."""
+
+    Default = 0
+    Cublas = 1
+    Cublaslt = 2
+    Ck = 3
+
+    def __int__(self) -> int:
+        return self.value
+
+
+_preferred = {"linalg": _LinalgBackend.Default, "blas": _BlasBackend.Cublas}
+
+
+def _choose_backend(backend, kind: str, enum_type, names: dict, built: dict):
+    """The setter half of preferred_{linalg,blas}_library: a name or enum member, torch's
+    errors for unknown values and for libraries this build lacks."""
+    if backend is None:
+        return _preferred[kind]
+    if isinstance(backend, str):
+        if backend not in names:
+            raise RuntimeError(f"Unknown input value. Choose from: {', '.join(names)}.")
+        backend = names[backend]
+    elif not isinstance(backend, enum_type):
+        raise RuntimeError("Unknown input value type.")
+    library = built.get(backend)
+    if library is not None and not library[1]():
+        raise RuntimeError(
+            f"Cannot set preferred backend to {library[0]} if PyTorch has not been compiled "
+            f"with {library[0]}."
+        )
+    _preferred[kind] = backend
+    return backend
+
+
+def _has_cuda() -> bool:
+    from minitorch._backend import cupy_backend
+
+    return cupy_backend.cuda_available()
+
+
+def preferred_linalg_library(backend=None):
+    """Reads (None) or sets the linear-algebra library CUDA ops prefer. Mirrors
+    torch.backends.cuda.preferred_linalg_library: stored only (CuPy always uses cuSOLVER);
+    'cusolver' needs a GPU, 'magma' is never built."""
+    names = {
+        "default": _LinalgBackend.Default,
+        "cusolver": _LinalgBackend.Cusolver,
+        "magma": _LinalgBackend.Magma,
+    }
+    built = {
+        _LinalgBackend.Cusolver: ("cuSOLVER", _has_cuda),
+        _LinalgBackend.Magma: ("MAGMA", lambda: False),
+    }
+    return _choose_backend(backend, "linalg", _LinalgBackend, names, built)
+
+
+def preferred_blas_library(backend=None):
+    """Reads (None) or sets the BLAS library CUDA matmuls prefer. Mirrors
+    torch.backends.cuda.preferred_blas_library: stored only (CuPy always uses cuBLAS);
+    'default' is cuBLAS, 'cublaslt' needs a GPU."""
+    names = {
+        "default": _BlasBackend.Cublas,
+        "cublas": _BlasBackend.Cublas,
+        "hipblas": _BlasBackend.Cublas,
+        "cublaslt": _BlasBackend.Cublaslt,
+        "hipblaslt": _BlasBackend.Cublaslt,
+        "ck": _BlasBackend.Ck,
+    }
+    built = {_BlasBackend.Cublaslt: ("cuBLASLt", _has_cuda)}
+    return _choose_backend(backend, "blas", _BlasBackend, names, built)
+
+
 def _make_cuda() -> types.ModuleType:
     mod = types.ModuleType(
         "minitorch.backends.cuda",
@@ -179,7 +271,7 @@ def _make_cuda() -> types.ModuleType:
         "dot-product attention switches, stored only (minitorch has one attention kernel).",
     )
     mod.matmul = _CublasModule()
-    sdp = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
+    sdp = _SDP
 
     def is_built() -> bool:
         """Whether CuPy is installed (torch: whether it was built with CUDA). Imports nothing."""
@@ -229,6 +321,8 @@ def _make_cuda() -> types.ModuleType:
 
     mod.is_built = is_built
     mod.sdp_kernel = sdp_kernel
+    mod.preferred_linalg_library = preferred_linalg_library
+    mod.preferred_blas_library = preferred_blas_library
     for kind in sdp:
         enabled, enable = switch(kind)
         setattr(mod, enabled.__name__, enabled)

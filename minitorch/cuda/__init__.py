@@ -18,14 +18,20 @@ from minitorch.cuda._utils import device_index as _index
 from minitorch.cuda._utils import lazy_init as _lazy_init
 from minitorch.cuda.memory import (
     empty_cache,
+    host_memory_stats,
+    host_memory_stats_as_nested_dict,
     max_memory_allocated,
+    max_memory_cached,
     max_memory_reserved,
     mem_get_info,
     memory_allocated,
+    memory_cached,
     memory_reserved,
     memory_stats,
+    memory_stats_as_nested_dict,
     memory_summary,
     reset_max_memory_allocated,
+    reset_max_memory_cached,
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
 )
@@ -53,6 +59,10 @@ __all__ = [
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
     "device_of", "get_arch_list", "ipc_collect", "memory_cached", "is_current_stream_capturing",
     "set_sync_debug_mode", "get_sync_debug_mode", "CUDAGraph", "nvtx", "random",
+    "max_memory_cached", "reset_max_memory_cached", "memory_stats_as_nested_dict",
+    "host_memory_stats", "host_memory_stats_as_nested_dict", "utilization", "memory_usage",
+    "temperature", "power_draw", "clock_rate", "list_gpu_processes", "CudaError", "graph",
+    "make_graphed_callables", "get_gencode_flags", "has_half", "has_magma",
 ]
 # fmt: on
 
@@ -283,18 +293,6 @@ def ipc_collect() -> None:
     _lazy_init()
 
 
-def memory_cached(device=None) -> int:
-    """Deprecated name of memory_reserved. Mirrors torch.cuda.memory_cached."""
-    import warnings
-
-    warnings.warn(
-        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
-        FutureWarning,
-        stacklevel=2,
-    )
-    return memory_reserved(device)
-
-
 def is_current_stream_capturing() -> bool:
     """False: minitorch never captures CUDA graphs. Raises RuntimeError without CUDA, as torch.
     Mirrors torch.cuda.is_current_stream_capturing."""
@@ -335,6 +333,126 @@ class CUDAGraph:
 
     def __init__(self, *args, **kwargs):
         raise RuntimeError("CUDAGraph: minitorch cannot capture CUDA graphs (it runs eagerly)")
+
+
+has_half = True  # torch's build flags: half precision yes, MAGMA no (CuPy uses cuSOLVER)
+has_magma = False
+
+
+def _is_in_bad_fork() -> bool:
+    """False: minitorch's CUDA set-up survives no fork it could be poisoned by (CuPy initialises
+    per process). Mirrors torch.cuda._is_in_bad_fork."""
+    return False
+
+
+def get_gencode_flags() -> str:
+    """nvcc's '-gencode compute=compute_XY,code=sm_XY' flags for get_arch_list() ('' without
+    CUDA). Mirrors torch.cuda.get_gencode_flags."""
+    flags = []
+    for arch in get_arch_list():
+        kind, _, number = arch.partition("_")
+        flags.append(f"-gencode compute=compute_{number},code={kind}_{number}")
+    return " ".join(flags)
+
+
+class CudaError(RuntimeError):
+    """A CUDA runtime error code with its message. Mirrors torch.cuda.CudaError.
+
+    Differences from torch: without CUDA the message is 'CUDA error <code>' (torch's CPU build
+    fails with an AttributeError while building it)."""
+
+    def __init__(self, code: int) -> None:
+        message = f"CUDA error {code}"
+        if is_available():
+            runtime = _lazy_init().xp.cuda.runtime
+            message = runtime.getErrorString(code)
+            message = message.decode() if isinstance(message, bytes) else str(message)
+        super().__init__(f"{message} ({code})")
+
+
+class graph:
+    """Context manager capturing CUDA work into a CUDAGraph. Mirrors torch.cuda.graph's name:
+    minitorch runs eagerly and cannot capture, so it raises RuntimeError (without CUDA, torch's
+    own error: its side stream needs CUDA)."""
+
+    def __init__(self, cuda_graph, pool=None, stream=None, capture_error_mode="global", **kwargs):
+        from minitorch.cuda._utils import require
+
+        require("torch.cuda.Stream")
+        raise RuntimeError("graph: minitorch cannot capture CUDA graphs (it runs eagerly)")
+
+
+def make_graphed_callables(
+    callables, sample_args, num_warmup_iters=3, allow_unused_input=False, pool=None
+):
+    """Mirrors torch.cuda.make_graphed_callables's name: it needs a CUDAGraph, which minitorch
+    cannot make, so it raises CUDAGraph's RuntimeError as torch's CPU build does."""
+    CUDAGraph()
+
+
+_NO_NVML = "nvidia-ml-py does not seem to be installed or it can't be imported."
+
+
+def _nvml_handle(device):
+    """The NVML handle of a GPU; torch's ModuleNotFoundError where nvidia-ml-py is missing.
+
+    Differences from torch: the index is CuPy's ordinal (torch maps it through
+    CUDA_VISIBLE_DEVICES)."""
+    try:
+        import pynvml
+    except ImportError:
+        raise ModuleNotFoundError(_NO_NVML) from None
+    pynvml.nvmlInit()
+    return pynvml, pynvml.nvmlDeviceGetHandleByIndex(_index(device))
+
+
+def utilization(device=None) -> int:
+    """Percent of the last sample period a kernel ran (NVML). Mirrors torch.cuda.utilization."""
+    nvml, h = _nvml_handle(device)
+    return nvml.nvmlDeviceGetUtilizationRates(h).gpu
+
+
+def memory_usage(device=None) -> int:
+    """Percent of the last sample period memory was read or written (NVML). Mirrors
+    torch.cuda.memory_usage."""
+    nvml, h = _nvml_handle(device)
+    return nvml.nvmlDeviceGetUtilizationRates(h).memory
+
+
+def temperature(device=None) -> int:
+    """The GPU sensor's temperature in degrees C (NVML). Mirrors torch.cuda.temperature."""
+    nvml, h = _nvml_handle(device)
+    return nvml.nvmlDeviceGetTemperature(h, 0)  # 0: NVML_TEMPERATURE_GPU
+
+
+def power_draw(device=None) -> int:
+    """The GPU's power draw in milliwatts (NVML). Mirrors torch.cuda.power_draw."""
+    nvml, h = _nvml_handle(device)
+    return nvml.nvmlDeviceGetPowerUsage(h)
+
+
+def clock_rate(device=None) -> int:
+    """The SM clock in MHz (NVML). Mirrors torch.cuda.clock_rate."""
+    nvml, h = _nvml_handle(device)
+    return nvml.nvmlDeviceGetClockInfo(h, 1)  # 1: NVML_CLOCK_SM
+
+
+def list_gpu_processes(device=None) -> str:
+    """A readable list of the processes using a GPU and their memory (NVML); torch's
+    message instead where nvidia-ml-py is missing. Mirrors torch.cuda.list_gpu_processes."""
+    try:
+        nvml, h = _nvml_handle(device)
+    except ModuleNotFoundError:
+        return "pynvml module not found, please install nvidia-ml-py"
+    lines = [f"GPU:{_index(device)}"]
+    procs = nvml.nvmlDeviceGetComputeRunningProcesses(h)
+    for p in procs:
+        lines.append(
+            f"process {p.pid:>10d} uses {p.usedGpuMemory / (1024 * 1024):>12.3f} MB GPU memory"
+        )
+    if not procs:
+        lines.append("no processes are running")
+    return "\n".join(lines)
 
 
 def _make_nvtx():

@@ -36,3 +36,19 @@ def device_index(device) -> int:
     if d.type != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {d}")
     return _backend.current_cuda_index() if d.index is None else d.index
+
+
+def _get_device_index(device, optional: bool = False, allow_cpu: bool = False):
+    """torch.cuda._utils._get_device_index: a CUDA device (or int) as its index; refuses other
+    device types (cpu too, unless allow_cpu: -1). Mirrors torch.cuda._utils._get_device_index."""
+    if isinstance(device, str):
+        device = _backend.device(device)
+    if isinstance(device, _backend.Device):
+        if allow_cpu:
+            if device.type not in ("cuda", "cpu"):
+                raise ValueError(f"Expected a cuda or cpu device, but got: {device}")
+        elif device.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {device}")
+    from minitorch._utils import _get_device_index as generic
+
+    return generic(device, optional, allow_cpu)

@@ -19,7 +19,8 @@ __all__ = [
     "OutOfMemoryError", "memory_allocated", "max_memory_allocated", "memory_reserved",
     "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated",
     "memory_stats", "memory_summary", "empty_cache", "set_per_process_memory_fraction",
-    "mem_get_info",
+    "mem_get_info", "memory_cached", "max_memory_cached", "reset_max_memory_cached",
+    "memory_stats_as_nested_dict", "host_memory_stats", "host_memory_stats_as_nested_dict",
 ]
 # fmt: on
 
@@ -98,6 +99,64 @@ def reset_max_memory_allocated(device=None) -> None:
         stacklevel=2,
     )
     reset_peak_memory_stats(device)
+
+
+def memory_cached(device=None) -> int:
+    """Deprecated name of memory_reserved. Mirrors torch.cuda.memory_cached."""
+    warnings.warn(
+        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return memory_reserved(device)
+
+
+def max_memory_cached(device=None) -> int:
+    """Deprecated name of max_memory_reserved. Mirrors torch.cuda.max_memory_cached."""
+    warnings.warn(
+        "`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return max_memory_reserved(device)
+
+
+def reset_max_memory_cached(device=None) -> None:
+    """Deprecated alias of reset_peak_memory_stats (it resets every peak, as in torch)."""
+    warnings.warn(
+        "minitorch.cuda.reset_max_memory_cached now calls "
+        "minitorch.cuda.reset_peak_memory_stats, which resets /all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    reset_peak_memory_stats(device)
+
+
+def memory_stats_as_nested_dict(device=None) -> dict:
+    """memory_stats(device) with its dotted keys split into nested dicts ({} before CUDA is
+    set up). Mirrors torch.cuda.memory_stats_as_nested_dict."""
+    nested: dict = {}
+    for key, value in memory_stats(device).items():
+        *path, last = key.split(".")
+        node = nested
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = value
+    return nested
+
+
+def host_memory_stats() -> dict:
+    """The pinned host allocator's statistics: an empty OrderedDict. Mirrors
+    torch.cuda.host_memory_stats.
+
+    Differences from torch: always empty (CuPy's pinned pool keeps no statistics); torch's
+    CPU-only build answers the same."""
+    return collections.OrderedDict()
+
+
+def host_memory_stats_as_nested_dict() -> dict:
+    """{} (see host_memory_stats). Mirrors torch.cuda.host_memory_stats_as_nested_dict."""
+    return {}
 
 
 def empty_cache() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
@@ -73,6 +74,26 @@ def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
         if any(m not in (1, w) for m, w in zip(attn_mask.shape, want, strict=True)):
             return False
     return True
+
+
+def _cpu_backend_choice(sdp: dict, flash: bool) -> bool:
+    """Whether torch's CPU backend selection runs its flash kernel when some kernels are
+    switched off (sdpa_kernel, backends.cuda.enable_*_sdp): on the CPU torch has only the math
+    and flash kernels, so with both off nothing runs, and with math off the flash kernel must
+    take the call (its conditions: NOTE [ SDPA flash path ])."""
+    if not sdp["math"]:
+        if not sdp["flash"]:
+            raise RuntimeError(
+                "No viable backend for scaled_dot_product_attention was found. This is likely "
+                "due to turning off both the math kernel and the fused kernels."
+            )
+        if not flash:
+            raise RuntimeError(
+                "scaled_dot_product_attention: No available kernel.  Aborting execution. "
+                "(the math kernel is off and the flash kernel does not take these arguments)"
+            )
+        return True
+    return False  # flash off: the math kernel runs
 
 
 def _check_args(query, key, value, attn_mask, dropout_p) -> None:
@@ -149,6 +170,11 @@ def scaled_dot_product_attention(
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
     # See NOTE [ SDPA flash path ]
     flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
+    backends = sys.modules.get("minitorch.backends")  # switches off only if it was imported
+    if backends is not None:
+        sdp = backends._SDP
+        if not (sdp["math"] and sdp["flash"]) and query.device.type == "cpu":
+            flash = _cpu_backend_choice(sdp, flash)
     if is_causal and attn_mask is not None and not flash:
         if query.numel() and key.numel() and value.numel():  # torch returns empties early
             raise RuntimeError(

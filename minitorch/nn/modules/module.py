@@ -10,7 +10,7 @@ from typing import Any
 
 import minitorch as _minitorch
 from minitorch import _dtype
-from minitorch._backend import Device
+from minitorch._backend import Device, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import no_grad
@@ -111,7 +111,8 @@ def _parse_to(args, kwargs):
     device = kwargs.pop("device", None)
     dt = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("copy", None)
+    if "copy" in kwargs:  # torch's parser reads copy=, then refuses it (a module is not copied)
+        raise RuntimeError(".to() does not accept copy argument")
     fmt = kwargs.pop("memory_format", None)
     # to(tensor=t): torch's to(tensor, non_blocking, memory_format) overload by keyword; it takes
     # no device, dtype or positional tensor besides
@@ -139,8 +140,8 @@ def _parse_to(args, kwargs):
         dt = rest.pop(0)
     if rest and isinstance(rest[0], bool):
         non_blocking = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        rest.pop(0)  # copy: a module's tensors are always converted (or kept) in place
+    if rest and isinstance(rest[0], bool):  # copy, positionally: refused as copy= is
+        raise RuntimeError(".to() does not accept copy argument")
     if rest:
         got = ", ".join(_arg_type_name(a) for a in args)
         raise TypeError(
@@ -627,6 +628,10 @@ class Module:
         Integer tensors keep their dtype; only floating tensors are cast.
         """
         device, dt, non_blocking, fmt = _parse_to(args, kwargs)
+        if device is not None:
+            # torch converts a module's tensors in place: 'cpu:0' keeps CPU tensors as they
+            # are, where Tensor.to('cpu:0') would copy them (so the canonical device here)
+            device = tensor_device(device)
         if dt is not None and not dt.is_floating_point:
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
