@@ -126,7 +126,10 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
                 "a leaf Variable that requires grad is being used in an in-place operation."
             )
     base = self._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
+    # torch's test: a view that requires grad (or of a base that does) whose base is a leaf; the
+    # view needs grad with its base not when it was made a leaf itself: x = a[4:];
+    # x.requires_grad_(); x.mul_(2), or x[0] = 5 through it
+    if base is not None and base._grad_fn is None and (base._requires_grad or self._requires_grad):
         if self._view_chain and _in_custom_function(self):  # torch checks this first
             _custom_view_error(self, "is being modified inplace")
         raise RuntimeError(

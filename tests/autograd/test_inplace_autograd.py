@@ -151,6 +151,26 @@ def test_inplace_on_leaf_requiring_grad_is_refused_outside_no_grad():
     np.testing.assert_allclose(_np(x), [0.0, 5.0, 5.0])
 
 
+def test_view_made_a_leaf_by_requires_grad_is_refused_in_place():
+    # x is a view of a base that needs no grad, made a leaf: torch refuses in-place ops on it and
+    # on views of it (they would leave a leaf with a grad_fn that never gets a .grad)
+    msg = "^a view of a leaf Variable that requires grad is being used in an in-place operation.$"
+    x = mt.arange(12.0)[4:]
+    x.requires_grad_()
+    with pytest.raises(RuntimeError, match=msg):
+        x.mul_(2)
+    y = mt.arange(12.0).view(3, 4)
+    y.requires_grad_()
+    with pytest.raises(RuntimeError, match=msg):
+        y[0] = 5.0
+    assert x.is_leaf and x.grad_fn is None and y.grad_fn is None
+    with mt.no_grad():
+        x.mul_(2)  # allowed outside grad mode, as for any leaf
+    (x * 3).sum().backward()
+    np.testing.assert_allclose(_np(x.grad), np.full(8, 3.0))
+    np.testing.assert_allclose(_np(x), 2 * np.arange(4.0, 12.0))
+
+
 def test_version_counter_is_shared_by_views_and_detach_but_not_data():
     t = mt.ones(4)
     v = t.view(2, 2)
