@@ -255,3 +255,29 @@ def test_orthogonal_householder_nonempty_unchanged():
     low = x.tril(-1).clone().requires_grad_()
     assert gradcheck(lambda t: orth(t.tril(-1) + diag), (low,))
     assert gradgradcheck(lambda t: orth(t.tril(-1) + diag), (low,))
+
+
+# --- integer masks and repeats ---
+
+
+def test_uint8_mask_of_the_wrong_shape_in_setitem_is_an_index_error():
+    x = mt.arange(6)
+    with pytest.raises(IndexError, match=r"The shape of the mask \[3\] at index 0 does not match"):
+        x[mt.tensor([1, 0, 1], dtype=mt.uint8)] = 7
+    with pytest.raises(RuntimeError, match="masked_fill_ only supports boolean masks"):
+        x[mt.tensor([1, 0, 1, 0, 0, 0], dtype=mt.uint8)] = 7  # the right shape: masked_fill_'s
+    assert x.tolist() == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize(
+    "dt, name", [(mt.uint8, "Byte"), (mt.int8, "Char"), (mt.int16, "Short"), (mt.bool, "Bool")]
+)
+def test_repeat_interleave_takes_int32_or_int64_repeats(dt, name):
+    x = mt.tensor([10, 11, 12])
+    msg = f"\"repeat_interleave_cpu\" not implemented for '{name}'"
+    for reps in (mt.tensor([1, 0, 1]).to(dt), mt.tensor(1).to(dt)):
+        with pytest.raises(NotImplementedError, match=msg):
+            x.repeat_interleave(reps)
+        with pytest.raises(NotImplementedError, match=msg):
+            mt.repeat_interleave(x, reps)
+    assert x.repeat_interleave(mt.tensor([1, 0, 2], dtype=mt.int32)).tolist() == [10, 12, 12]

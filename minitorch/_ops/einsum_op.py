@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import operator
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, opmath_dtype
+from minitorch._ops._common import cast, opmath_dtype, type_name
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -124,17 +126,19 @@ def _einsum_grad(grad, ops, terms, out_subs, k, sizes):
 
 
 def _sublist(dims) -> str:
-    """A sublist ([0, 1], [Ellipsis, 2]) as equation letters: 0-25 are a-z, 26-51 A-Z."""
+    """A sublist ([0, 1], [Ellipsis, 2]) as equation letters: 0-25 are A-Z, 26-51 a-z, as torch
+    maps them (so an implicit output, in label order, lists them in number order)."""
     out = []
     for d in dims:
         if d is Ellipsis:
             out.append("...")
-        elif isinstance(d, int) and 0 <= d < 52:
-            out.append(_LETTERS[d])
-        else:
-            raise RuntimeError(
-                f"einsum(): expected subscript to be within the range [0, 52), but got {d}"
+            continue
+        d = operator.index(d)  # (torch's TypeError for a float: it cannot be a subscript)
+        if not 0 <= d < 52:
+            raise ValueError(
+                "einsum(): subscript in subscript list is not within the valid range [0, 52)"
             )
+        out.append(_LETTERS[d + 26] if d < 26 else _LETTERS[d - 26])
     return "".join(out)
 
 
@@ -148,57 +152,77 @@ def _from_sublists(args):
     return eq, tuple(operands)
 
 
-def einsum(equation, *operands):
+_NO_OPERANDS = (
+    "einsum(): must specify the equation string and at least one operand, or at least one "
+    "operand and its subscripts list"
+)
+_LHS_CHARS = frozenset(_LETTERS + ".,")
+_RHS_CHARS = frozenset(_LETTERS + ".")
+
+
+def _einsum_args(args):
+    """(equation, operands) of einsum's arguments, with torch's errors for what its argument
+    parser refuses (no operand, a non-str equation, an operand that is not a Tensor)."""
+    if len(args) < 2:
+        raise ValueError(_NO_OPERANDS)
+    if isinstance(args[0], Tensor):  # the sublist form: op1, [0, 1], op2, [1, 2], [0, 2]
+        equation, operands = _from_sublists(args)
+    else:
+        equation, operands = args[0], args[1:]
+        if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+            return _einsum_args((equation, *operands[0]))  # the old form: one list of operands
+        if isinstance(equation, bytes):  # (torch's argument parser reads bytes as a str)
+            equation = equation.decode()
+        elif not isinstance(equation, str):
+            raise TypeError(
+                f"einsum(): argument 'equation' (position 1) must be str, not {type_name(equation)}"
+            )
+    for i, t in enumerate(operands):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type_name(t)}")
+    return equation, operands
+
+
+def einsum(*args):
     """Einstein summation in torch's notation (implicit output, `...`, size-1 broadcasting).
-    Mirrors torch.einsum.
+    Mirrors torch.einsum: einsum(equation, *operands), einsum(equation, [operands]) or the
+    sublist form einsum(op1, sublist1, ..., [out sublist]).
 
     One operand without a sum ('ij->ji', 'ii->i') gives a view of it, as torch's does.
     Differences from torch: with operands of different dtypes, each is cast to the result dtype
     before any sum, where torch sums an operand's own letters in its dtype first (an integer one
     in int64): the same values up to rounding.
     """
-    if not isinstance(equation, str):  # the sublist form: op1, [0, 1], op2, [1, 2], [0, 2]
-        equation, operands = _from_sublists((equation, *operands))
-    elif len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+    if len(args) == 2 and args[0].__class__ is str and isinstance(args[1], Tensor):
+        equation, operands = args  # the common call, one operand: no parsing of the arguments
+        operands = (operands,)
+    else:
+        equation, operands = _einsum_args(args)
     if _autocast.state.any_enabled:
         return _autocast.call(einsum, _autocast.EINSUM, (equation, *operands))
-    eq = equation.replace(" ", "")
-    lhs, arrow, rhs = eq.partition("->")
+    # (the arrow is found before spaces go: torch's parser reads "- >" as two bad subscripts)
+    lhs, arrow, rhs = equation.partition("->")
+    eq = equation
+    if " " in equation:
+        eq, lhs, rhs = equation.replace(" ", ""), lhs.replace(" ", ""), rhs.replace(" ", "")
     terms = lhs.split(",")
-    if len(terms) > len(operands):
-        raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
-    if len(terms) < len(operands):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
-    for i, ch in enumerate(eq):
-        if not (ch in _LETTERS or ch in ".,->"):
-            raise RuntimeError(
-                f"einsum(): invalid subscript given at index {i} in the equation string, "
-                "subscripts must be in [a-zA-Z]"
-            )
+    # One set test per side in the common case; torch's error, in its order, only on failure.
+    if (
+        len(terms) != len(operands)
+        or not _LHS_CHARS.issuperset(lhs)
+        or (arrow and not _RHS_CHARS.issuperset(rhs))
+    ):
+        _equation_error(equation, operands)
     if "." in eq:
         _check_dots(terms, rhs if arrow else None)
-    for t in operands:
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"einsum(): argument 'operands' must be tuple of Tensors, not {type(t).__name__}"
-            )
     # Ellipsis dims get letters of their own, aligned from the right across operands.
     used = set(eq)
     spare = [c for c in _LETTERS if c not in used]
     n_ell = 0
     for k, (term, t) in enumerate(zip(terms, operands, strict=False)):
         n_letters = len(term.replace("...", ""))
-        if "..." not in term and n_letters != t.ndim:
-            raise RuntimeError(
-                f"einsum(): the number of subscripts in the equation ({n_letters}) does not match "
-                f"the number of dimensions ({t.ndim}) for operand {k} and no ellipsis was given"
-            )
-        if n_letters > t.ndim:
-            raise RuntimeError(
-                f"einsum(): the number of subscripts in the equation ({n_letters}) is more than "
-                f"the number of dimensions ({t.ndim}) for operand {k}"
-            )
+        if n_letters != t.ndim and ("..." not in term or n_letters > t.ndim):
+            _ndim_error(k, term, t)
         n_ell = max(n_ell, t.ndim - n_letters)
     ell = "".join(spare[:n_ell])
     terms = [
@@ -237,6 +261,95 @@ def einsum(equation, *operands):
         operands = [cast(t, dt) for t in operands]
     result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
     return name_node(result, _torch_node_name(terms, out))
+
+
+def _ndim_error(k, term, t):
+    """torch's error for operand k, whose term (spaces removed) does not fit its dims."""
+    n_letters = len(term.replace("...", ""))
+    if "..." not in term and n_letters != t.ndim:
+        raise RuntimeError(
+            f"einsum(): the number of subscripts in the equation ({n_letters}) does not match "
+            f"the number of dimensions ({t.ndim}) for operand {k} and no ellipsis was given"
+        )
+    if n_letters > t.ndim:
+        raise RuntimeError(
+            f"einsum(): the number of subscripts in the equation ({n_letters}) is more than "
+            f"the number of dimensions ({t.ndim}) for operand {k}"
+        )
+
+
+def _invalid_subscript(i) -> RuntimeError:
+    return RuntimeError(
+        f"einsum(): invalid subscript given at index {i} in the equation string, subscripts must "
+        "be in [a-zA-Z]"
+    )
+
+
+def _equation_error(equation, operands):
+    """torch's first error for an equation with a bad character or the wrong number of terms.
+
+    torch's parser reads the inputs' subscripts left to right (a bad character, a stray '.', a
+    term with no operand left), then checks the operand count and each operand's dims, then reads
+    the output: the first of these to fail names the error. Index i is into the equation as given,
+    spaces included. Only called when einsum's one-line test has failed."""
+    arrow = equation.find("->")
+    lhs_end = len(equation) if arrow < 0 else arrow
+    n, k, ell, i = len(operands), 0, False, 0
+    while i < lhs_end:
+        ch = equation[i]
+        if ch == ",":
+            k, ell = k + 1, False
+            if k >= n:
+                raise RuntimeError(
+                    "einsum(): fewer operands were provided than specified in the equation"
+                )
+        elif ch == ".":
+            if ell:
+                raise RuntimeError(
+                    f"einsum(): found '.' for operand {k} for which an ellipsis was already found"
+                )
+            if equation[i + 1 : i + 3] != "..":
+                raise RuntimeError(
+                    f"einsum(): found '.' for operand {k} that is not part of any ellipsis"
+                )
+            ell, i = True, i + 2
+        elif ch != " " and ch not in _LETTERS:
+            raise _invalid_subscript(i)
+        i += 1
+    if k < n - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    lhs = equation[:lhs_end].replace(" ", "")
+    for k, (term, t) in enumerate(zip(lhs.split(","), operands, strict=True)):
+        _ndim_error(k, term, t)
+    if arrow < 0:
+        return
+    seen, ell, i = set(), False, arrow + 2
+    while i < len(equation):
+        ch = equation[i]
+        if ch == ".":
+            if ell:
+                raise RuntimeError(
+                    "einsum(): found '.' for output but an ellipsis (...) was already found"
+                )
+            if equation[i + 1 : i + 3] != "..":
+                raise RuntimeError(
+                    "einsum(): found '.' for output that is not part of any ellipsis (...)"
+                )
+            ell, i = True, i + 2
+        elif ch in _LETTERS:
+            if ch in seen:
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} appears more than once in the output"
+                )
+            if ch not in lhs:
+                raise RuntimeError(
+                    f"einsum(): output subscript {ch} does not appear in the equation for any "
+                    "input operand"
+                )
+            seen.add(ch)
+        elif ch != " ":
+            raise _invalid_subscript(i)
+        i += 1
 
 
 def _check_dots(terms, out):

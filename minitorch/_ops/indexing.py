@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
@@ -337,7 +339,11 @@ def setitem(self: Tensor, key, value) -> None:
         and (value._data.size == 1 if isinstance(value, Tensor) else _one_value(value))
         and _byte_mask_key(key)
     ):
-        # torch runs x[mask] = one value as masked_fill_, which takes bool masks only
+        # torch runs x[mask] = one value as masked_fill_, which takes bool masks only; a mask
+        # of the wrong shape gets the indexing IndexError first (without the uint8 warning)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parse_key(self, key)
         raise RuntimeError(_BYTE_MASK_FILL)
     plan = parse_key(self, key)
     vt = _value_tensor(self, value)

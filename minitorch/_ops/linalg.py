@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import is_floating, not_tensor, opmath_dtype
+from minitorch._ops._common import (
+    index,
+    is_floating,
+    is_index,
+    not_tensor,
+    opmath_dtype,
+    type_name,
+    wrap_dim,
+)
 from minitorch._ops.einsum_op import _LETTERS, Einsum
 from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
@@ -750,47 +758,64 @@ def kron(input, other, *, out=None):
 
 
 def tensordot(a, b, dims=2, out=None):
-    """Sum-product over the given dims of a and b. Mirrors torch.tensordot."""
+    """Sum-product over the given dims of a and b. Mirrors torch.tensordot.
+
+    As torch's, a contracted dim of size 1 broadcasts against its partner (that side is summed)."""
     if _autocast.state.any_enabled:
         return _autocast.call(tensordot, _autocast.LOWER, (a, b, dims, out))
     _require_tensor(a, "tensordot", "a", 1)
     _require_tensor(b, "tensordot", "b", 2)
-    _no_bool_product(a, b, "addmm_impl_cpu_")
-    if isinstance(dims, Tensor):
-        dims = dims.tolist()
-    if isinstance(dims, int):
+    na, nb = a.ndim, b.ndim
+    if isinstance(dims, int):  # (bool included, as torch's isinstance test does)
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        if dims > a.ndim or dims > b.ndim:
+        if dims > na or dims > nb:
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da = list(range(a.ndim - dims, a.ndim))
+        da = list(range(na - dims, na))
         db = list(range(dims))
-    else:
+    elif isinstance(dims, (tuple, list)):
         da, db = dims
-        for d, name, pos in ((da, "dims_self", 3), (db, "dims_other", 4)):
-            if isinstance(d, int):  # torch hands each list to its kernel: a bare int is refused
-                raise TypeError(
-                    f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, "
-                    "not int"
-                )
-        da, db = list(da), list(db)
-        if len(da) != len(db):
-            raise RuntimeError("both dimension lists should have same length")
-        da = [d % a.ndim if a.ndim else d for d in da]
-        db = [d % b.ndim if b.ndim else d for d in db]
-    sa, sb = a._data.shape, b._data.shape
-    for i, j in zip(da, db, strict=False):
-        if sa[i] != sb[j]:
-            raise RuntimeError(
-                f"contracted dimensions need to match, but first has size {sa[i]} in dim {i} and "
-                f"second has size {sb[j]} in dim {j}"
-            )
+        da = _tensordot_dims(da, "dims_self", 3)
+        db = _tensordot_dims(db, "dims_other", 4)
+    elif isinstance(dims, Tensor):
+        da, db = _tensordot_tensor_dims(dims)
+    else:  # np.int64 included: torch's Python-level test admits only int, list, tuple, Tensor
+        raise RuntimeError(
+            "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+            f"containing two lists, but got dims={dims}"
+        )
+    if len(da) != len(db):
+        raise RuntimeError("both dimension lists should have same length")
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
-    la = list(_LETTERS[: a.ndim])
-    lb = list(_LETTERS[a.ndim : a.ndim + b.ndim])
-    for i, j in zip(da, db, strict=False):
-        lb[j] = la[i]
+        raise RuntimeError("both inputs should have same dtype")
+    # torch's order: each pair's dims wrapped and sizes compared, then repeats, then the kernel
+    sa, sb = a._data.shape, b._data.shape
+    shared = []  # per pair: one einsum letter for both (sizes equal) or each summed on its own
+    for k, (di, dj) in enumerate(zip(da, db, strict=True)):
+        i, j = di, dj
+        if not 0 <= i < na:  # (a cheap test: only a negative or bad dim pays for the wrap)
+            da[k] = i = _tensordot_wrap(i, na)
+        if not 0 <= j < nb:
+            db[k] = j = _tensordot_wrap(j, nb)
+        if sa[i] != sb[j] and sa[i] != 1 and sb[j] != 1:
+            if isinstance(dims, int):
+                di -= na  # torch names an int dims' dims of a from the end
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {sa[i]} in dim {di} "
+                f"and second has size {sb[j]} in dim {dj}"
+            )
+        shared.append(sa[i] == sb[j])
+    if len(da) > 1:
+        _tensordot_no_repeat(da)
+        _tensordot_no_repeat(db)
+    _no_bool_product(a, b, "addmm_impl_cpu_")
+    la = list(_LETTERS[:na])
+    lb = list(_LETTERS[na : na + nb])
+    for i, j, same in zip(da, db, shared, strict=True):
+        if same:
+            lb[j] = la[i]
+    # A size-1 dim paired with a longer one keeps its own letter: einsum sums each side apart,
+    # which is torch's sum over the longer dim times the size-1 one.
     keep_a = [x for i, x in enumerate(la) if i not in da]
     keep_b = [x for j, x in enumerate(lb) if j not in db]
     eq = f"{''.join(la)},{''.join(lb)}->{''.join(keep_a + keep_b)}"
@@ -802,3 +827,59 @@ def tensordot(a, b, dims=2, out=None):
             f"an output tensor with dtype {_short(out.dtype)}"
         )
     return _write(result, out)
+
+
+def _tensordot_dims(d, name, pos) -> list:
+    """tensordot's dims_self / dims_other as a list of Python ints, with torch's TypeError for
+    what is not a list or tuple of int-likes (a bare int, a set, a range, a float element)."""
+    if not isinstance(d, (list, tuple)):
+        raise TypeError(
+            f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, "
+            f"not {type_name(d)}"
+        )
+    out = list(d)
+    for k, x in enumerate(out):
+        if x.__class__ is not int:
+            if isinstance(x, Tensor) and x.numel() == 1 and x.dtype._kind == 1:
+                out[k] = int(x)  # as int_list: an int[] reads a one-element integer tensor
+                continue
+            if not is_index(x):  # (bools too: torch's int[] refuses them)
+                raise TypeError(
+                    f"tensordot(): argument '{name}' (position {pos}) must be tuple of ints, but "
+                    f"found element of type {type_name(x)} at pos {k}"
+                )
+            out[k] = index(x, "tensordot", name)
+    return out
+
+
+def _tensordot_tensor_dims(dims) -> tuple:
+    """torch's reading of a Tensor dims: two rows of dims, or a count n meaning the last n of a
+    with the first n of b (written as negative dims, so there is no separate ndim check)."""
+    if dims.numel() > 1:
+        if dims.shape[0] != 2:
+            raise AssertionError(
+                f"dims tensor must have size 2 in first dimension, got {dims.shape[0]}"
+            )
+        return _tensordot_dims(dims[0].tolist(), "dims_self", 3), _tensordot_dims(
+            dims[1].tolist(), "dims_other", 4
+        )
+    n = int(dims.item())
+    if n < 0:
+        raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")
+    return list(range(-n, 0)), list(range(n))
+
+
+def _tensordot_wrap(d, ndim) -> int:
+    """A contracted dim wrapped into [0, ndim), with torch's IndexError (none for a 0-d one)."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return wrap_dim(d, ndim)
+
+
+def _tensordot_no_repeat(dims):
+    """torch's error for a dim contracted twice (dims already wrapped)."""
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        seen.add(d)

@@ -10,7 +10,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, not_tensor, number, wrap_dim
+from minitorch._ops._common import cast, not_tensor, number, type_name, wrap_dim
 from minitorch._ops.inplace import apply_inplace
 from minitorch._ops.linalg import (
     _BMM_NAMES,
@@ -459,6 +459,9 @@ def _cdist_kernel_dtypes(x1, x2, p, compute_mode):
 
 def block_diag(*tensors):
     """The block-diagonal matrix of the given 0-, 1- or 2-D tensors. Mirrors torch.block_diag."""
+    for i, t in enumerate(tensors):  # torch's argument parser refuses a non-tensor first
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
     ops = _ops()
     mats = []
     for i, t in enumerate(tensors):

@@ -168,7 +168,7 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         return flatten(clone(expand(x, shape)), d, d + 1)
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if repeats.dtype.is_floating_point:
+    if repeats.dtype is not _dtype.int64 and repeats.dtype is not _dtype.int32:
         raise NotImplementedError(
             f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats.dtype)}'"
         )

@@ -318,10 +318,10 @@ def test_einsum_sublist_form():
     )
     assert mt.einsum(a, [0, 1], b, [1, 2]).shape == (2, 4)  # implicit output
     assert mt.einsum(a, [Ellipsis, 1], [Ellipsis]).tolist() == [3.0, 12.0]
-    assert mt.einsum(a, [27, 1], [1]).tolist() == [3.0, 5.0, 7.0]  # 26-51: A-Z
+    assert mt.einsum(a, [27, 1], [1]).tolist() == [3.0, 5.0, 7.0]  # 26-51: a-z
     mt.einsum(a, [0, 1], [1]).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), np.ones((2, 3)))
-    with pytest.raises(RuntimeError, match="range"):
+    with pytest.raises(ValueError, match="range"):
         mt.einsum(a, [0, 52])
 
 
