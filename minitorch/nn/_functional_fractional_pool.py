@@ -160,7 +160,7 @@ def fractional_max_pool2d_with_indices(
     kernel_size,
     output_size=None,
     output_ratio=None,
-    return_indices: bool = True,
+    return_indices: bool = False,
     _random_samples: Tensor | None = None,
 ):
     """(values, indices) of fractional max pooling over (N, C, H, W) or (C, H, W). Mirrors
@@ -202,7 +202,7 @@ def fractional_max_pool3d_with_indices(
     kernel_size,
     output_size=None,
     output_ratio=None,
-    return_indices: bool = True,
+    return_indices: bool = False,
     _random_samples: Tensor | None = None,
 ):
     """(values, indices) of fractional max pooling over (N, C, T, H, W) or (C, T, H, W). Mirrors

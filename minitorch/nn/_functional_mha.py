@@ -102,6 +102,21 @@ def _project(query, key, value, in_proj_weight, in_proj_bias, separate, q_w, k_w
     return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
 
 
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b=None) -> tuple:
+    """q, k and v projected by the packed (3E, E) weight w = [W_q; W_k; W_v] and bias b, as
+    contiguous tensors: one matmul when q is k is v (self-attention), one for k and v when only
+    they are the same tensor (encoder-decoder attention). Mirrors torch's private
+    torch.nn.functional._in_projection_packed, which copies of its attention code import."""
+    if k is v and q is not k:
+        e = q.shape[-1]
+        w_q, w_kv = w.split([e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else b.split([e, 2 * e])
+        k_out, v_out = _linear(k, w_kv, b_kv).chunk(2, -1)
+        return _linear(q, w_q, b_q), k_out.contiguous(), v_out.contiguous()
+    # torch's outputs are contiguous; the self-attention chunks of one projection are not
+    return tuple(x.contiguous() for x in _project(q, k, v, w, b, False, None, None, None))
+
+
 def multi_head_attention_forward(
     query: Tensor,
     key: Tensor,

@@ -201,20 +201,26 @@ def max_pool1d(
 
 
 def max_pool1d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
+    """(values, indices) of max_pool1d, whatever return_indices says (torch's default False).
+    Mirrors torch.nn.functional.max_pool1d_with_indices."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
+    """(values, indices) of max_pool2d, whatever return_indices says (torch's default False).
+    Mirrors torch.nn.functional.max_pool2d_with_indices."""
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
 def max_pool3d_with_indices(
-    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=True
+    input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False
 ):
+    """(values, indices) of max_pool3d, whatever return_indices says (torch's default False).
+    Mirrors torch.nn.functional.max_pool3d_with_indices."""
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -602,15 +608,21 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
     return _adaptive_max(input, 3, output_size, return_indices, "adaptive_max_pool3d")
 
 
-def adaptive_max_pool3d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool3d, whatever return_indices says (torch's default
+    False). Mirrors torch.nn.functional.adaptive_max_pool3d_with_indices."""
     return adaptive_max_pool3d(input, output_size, True)
 
 
-def adaptive_max_pool2d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool2d, whatever return_indices says (torch's default
+    False). Mirrors torch.nn.functional.adaptive_max_pool2d_with_indices."""
     return adaptive_max_pool2d(input, output_size, True)
 
 
-def adaptive_max_pool1d_with_indices(input, output_size, return_indices=True):
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """(values, indices) of adaptive_max_pool1d, whatever return_indices says (torch's default
+    False). Mirrors torch.nn.functional.adaptive_max_pool1d_with_indices."""
     return adaptive_max_pool1d(input, output_size, True)
 
 

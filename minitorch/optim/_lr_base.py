@@ -77,6 +77,7 @@ class LRScheduler:
     step() writes get_lr() into the param groups. Mirrors torch.optim.lr_scheduler.LRScheduler
     (state_dict is every attribute but the optimizer)."""
 
+    __module__ = "minitorch.optim.lr_scheduler"  # See NOTE [ Public module of core classes ]
     _get_lr_called_within_step: bool = False
     _is_initial: bool = False
 

@@ -24,6 +24,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing restarted every T_i epochs (T_i grows by T_mult). Mirrors
     torch.optim.lr_scheduler.CosineAnnealingWarmRestarts."""
 
+    __module__ = "minitorch.optim.lr_scheduler"  # See NOTE [ Public module of core classes ]
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -90,6 +92,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
 class CyclicLR(LRScheduler):
     """lr cycles between base_lr and max_lr (triangular, triangular2, exp_range or a custom
     scale_fn); momentum cycles inversely. Mirrors torch.optim.lr_scheduler.CyclicLR."""
+
+    __module__ = "minitorch.optim.lr_scheduler"  # See NOTE [ Public module of core classes ]
 
     def __init__(
         self,
@@ -234,6 +238,8 @@ def _set_momentum(group: dict, momentum, use_beta1: bool) -> None:
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: lr warms up from max_lr/div_factor to max_lr, then anneals (cos or
     linear) to a minimum; momentum moves inversely. Mirrors torch.optim.lr_scheduler.OneCycleLR."""
+
+    __module__ = "minitorch.optim.lr_scheduler"  # See NOTE [ Public module of core classes ]
 
     def __init__(
         self,

@@ -18,6 +18,7 @@ from minitorch.nn.modules.activation import *  # noqa: F403
 from minitorch.nn.modules.adaptive import *  # noqa: F403
 from minitorch.nn.modules.batchnorm import *  # noqa: F403
 from minitorch.nn.modules.container import (
+    Container,
     ModuleDict,
     ModuleList,
     ParameterDict,
@@ -42,6 +43,7 @@ from minitorch.nn.modules.upsampling import *  # noqa: F403
 
 __all__ = [
     "Module",
+    "Container",
     "Sequential",
     "ModuleList",
     "ModuleDict",

@@ -1,4 +1,6 @@
-"""Activation modules: thin Modules over nn.functional, with torch's arguments and reprs."""
+"""Activation modules: thin Modules over nn.functional, with torch's arguments and reprs; and
+MultiheadAttention, which torch defines here too (its __module__ and the path code imports it from;
+transformer.py, which uses it, re-exports it)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from minitorch._factories import empty
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn import init
+from minitorch.nn._functional_mha import multi_head_attention_forward
+from minitorch.nn.modules.linear import NonDynamicallyQuantizableLinear
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
 
@@ -13,7 +17,7 @@ __all__ = [
     "Threshold", "ReLU", "RReLU", "Hardtanh", "ReLU6", "Sigmoid", "Hardsigmoid", "Tanh", "SiLU",
     "Mish", "Hardswish", "ELU", "CELU", "SELU", "GLU", "GELU", "Hardshrink", "LeakyReLU",
     "LogSigmoid", "Softplus", "Softshrink", "PReLU", "Softsign", "Tanhshrink", "Softmin",
-    "Softmax", "Softmax2d", "LogSoftmax",
+    "Softmax", "Softmax2d", "LogSoftmax", "MultiheadAttention",
 ]  # fmt: skip
 
 
@@ -389,11 +393,130 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
-def __getattr__(name):
-    # torch keeps MultiheadAttention in this module (code imports it from here); ours lives with
-    # the transformer layers, imported on first use (it imports this module's activations)
-    if name == "MultiheadAttention":
-        from minitorch.nn.modules.transformer import MultiheadAttention
+class MultiheadAttention(Module):
+    """Attention over num_heads heads of embed_dim / num_heads each. Mirrors
+    torch.nn.MultiheadAttention: in_proj_weight (3E, E) when kdim == vdim == E, else
+    q/k/v_proj_weight; out_proj; optional bias_k/bias_v; inputs (L, N, E), (N, L, E) with
+    batch_first, or unbatched (L, E); forward returns (output, weights or None)."""
 
-        return MultiheadAttention
-    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+    __constants__ = ["batch_first"]
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim=None,
+        vdim=None,
+        batch_first: bool = False,
+        device=None,
+        dtype=None,
+    ) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
+            )
+        super().__init__()
+        kw = dict(device=device, dtype=dtype)
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask=None,
+        need_weights: bool = True,
+        attn_mask=None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple:
+        batched = query.ndim == 3
+        if self.batch_first and batched:
+            # transposes keep `query is key is value` (self-attention takes one projection)
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = query.transpose(1, 0), key.transpose(1, 0)
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        out, weights = multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            use_separate_proj_weight=not self._qkv_same_embed_dim,
+            q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight,
+            v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+        )
+        if self.batch_first and batched:
+            return out.transpose(1, 0), weights
+        return out, weights

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections import abc as container_abcs
 from itertools import chain, islice
@@ -11,7 +12,7 @@ from minitorch._tensor import Tensor
 from minitorch.nn.modules.module import Module, _typename
 from minitorch.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _addindent(text: str, num_spaces: int) -> str:
@@ -36,6 +37,22 @@ def _renumber(module: Module) -> None:
         "_modules",
         OrderedDict((str(i), m) for i, m in enumerate(module._modules.values())),
     )
+
+
+class Container(Module):
+    """The pre-1.0 container: each keyword argument becomes a submodule of that name.
+    Mirrors torch.nn.Container (deprecated there: a FutureWarning, as in torch)."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        for name, module in kwargs.items():
+            self.add_module(name, module)
 
 
 class Sequential(Module):

@@ -25,6 +25,7 @@ from minitorch.nn.modules.batchnorm import (
     InstanceNorm1d,
     InstanceNorm2d,
     InstanceNorm3d,
+    _BatchNorm,
 )
 from minitorch.nn.modules.conv import (
     Conv1d,
@@ -286,22 +287,27 @@ class _LazyNormBase(LazyModuleMixin):
             self.reset_parameters()
 
 
-class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+# As in torch, a lazy batch norm subclasses _BatchNorm, not its BatchNorm*d: it is no
+# BatchNorm2d (isinstance is False) until the first forward swaps its class to cls_to_become.
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     """BatchNorm1d with num_features from the first input. Mirrors torch.nn.LazyBatchNorm1d."""
 
     cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
 
 
-class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
     """BatchNorm2d with num_features from the first input. Mirrors torch.nn.LazyBatchNorm2d."""
 
     cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
 
 
-class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     """BatchNorm3d with num_features from the first input. Mirrors torch.nn.LazyBatchNorm3d."""
 
     cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
 
 
 class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):

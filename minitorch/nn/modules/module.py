@@ -80,6 +80,8 @@ _typename = _minitorch.typename  # torch's messages name types as torch.typename
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
+    """The computation of every call; subclasses override it (call the module, not forward,
+    so hooks run). Mirrors torch.nn.Module.forward."""
     raise NotImplementedError(
         f'Module [{type(self).__name__}] is missing the required "forward" function'
     )
@@ -340,6 +342,8 @@ class Module:
         )
 
     def set_extra_state(self, state: Any) -> None:
+        """Override (with get_extra_state) to restore the state get_extra_state saved, when a
+        state_dict is loaded. Mirrors torch.nn.Module.set_extra_state."""
         raise RuntimeError(
             "Reached a code path in Module.set_extra_state() that should never be called."
         )
@@ -507,26 +511,35 @@ class Module:
     def named_parameters(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) pairs of this module and, with recurse, its descendants.
+        Mirrors torch.nn.Module.named_parameters."""
         yield from self._named_members(
             lambda m: m._parameters.items(), prefix, recurse, remove_duplicate
         )
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """The buffers of this module (and, with recurse, its descendants), each once. Mirrors
+        torch.nn.Module.buffers."""
         for _, buf in self.named_buffers(recurse=recurse):
             yield buf
 
     def named_buffers(
         self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
     ) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) pairs of this module and, with recurse, its descendants.
+        Mirrors torch.nn.Module.named_buffers."""
         yield from self._named_members(
             lambda m: m._buffers.items(), prefix, recurse, remove_duplicate
         )
 
     def children(self) -> Iterator[Module]:
+        """The direct submodules, each once. Mirrors torch.nn.Module.children."""
         for _, module in self.named_children():
             yield module
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
+        """(name, module) pairs of the direct submodules, each module once. Mirrors
+        torch.nn.Module.named_children."""
         memo = set()
         for name, module in self._modules.items():
             if module is not None and module not in memo:
@@ -534,6 +547,7 @@ class Module:
                 yield name, module
 
     def modules(self, remove_duplicate: bool = True) -> Iterator[Module]:
+        """This module and all its descendants, depth first. Mirrors torch.nn.Module.modules."""
         for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
@@ -557,6 +571,8 @@ class Module:
     # --- modes and gradients ---
 
     def train(self, mode: bool = True) -> Module:
+        """Sets training mode (dropout, batch statistics) on this module and its descendants;
+        returns self. Mirrors torch.nn.Module.train."""
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
         self.training = mode
@@ -565,9 +581,12 @@ class Module:
         return self
 
     def eval(self) -> Module:
+        """train(False): evaluation mode. Mirrors torch.nn.Module.eval."""
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> Module:
+        """Sets requires_grad on every parameter (e.g. to freeze a part); returns self. Mirrors
+        torch.nn.Module.requires_grad_."""
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
@@ -651,27 +670,44 @@ class Module:
         return self._apply(convert)
 
     def cuda(self, device=None) -> Module:
+        """Moves parameters and buffers to the GPU, in place; returns self. Mirrors
+        torch.nn.Module.cuda."""
         return self._apply(lambda t: t.cuda(device))
 
     def cpu(self) -> Module:
+        """Moves parameters and buffers to the CPU, in place; returns self. Mirrors
+        torch.nn.Module.cpu."""
         return self._apply(lambda t: t.cpu())
 
     def type(self, dst_type) -> Module:
+        """Casts every parameter and buffer to dst_type, in place; returns self. Mirrors
+        torch.nn.Module.type."""
         return self._apply(lambda t: t.type(dst_type))
 
     def float(self) -> Module:
+        """Casts floating-point parameters and buffers to float32, in place; returns self.
+        Mirrors torch.nn.Module.float."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self) -> Module:
+        """Casts floating-point parameters and buffers to float64, in place; returns self.
+        Mirrors torch.nn.Module.double."""
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self) -> Module:
+        """Casts floating-point parameters and buffers to float16, in place; returns self.
+        Mirrors torch.nn.Module.half."""
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
     def bfloat16(self) -> Module:
+        """Casts floating-point parameters and buffers to bfloat16, in place; returns self.
+        Mirrors torch.nn.Module.bfloat16."""
         return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
 
     def to_empty(self, *, device, recurse: bool = True) -> Module:
+        """Replaces parameters and buffers by uninitialised ones of the same shape on device
+        (e.g. after building on the meta device); returns self. Mirrors
+        torch.nn.Module.to_empty."""
         from minitorch._factories import empty_like
 
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)

@@ -96,23 +96,39 @@ class _ModePadNd(Module):
         return f"{self.padding}"
 
 
-def _mode_pad(name: str, n: int, mode: str, doc: str):
-    return type(
-        name, (_ModePadNd,), {"_n": n, "_mode": mode, "__doc__": doc, "__module__": __name__}
-    )
+class _ReflectionPadNd(_ModePadNd):
+    """The base of ReflectionPad1d/2d/3d (isinstance checks name it, as in torch)."""
+
+    _mode = "reflect"
 
 
-ReflectionPad1d = _mode_pad("ReflectionPad1d", 1, "reflect", "Mirrors torch.nn.ReflectionPad1d.")
-ReflectionPad2d = _mode_pad("ReflectionPad2d", 2, "reflect", "Mirrors torch.nn.ReflectionPad2d.")
-ReflectionPad3d = _mode_pad("ReflectionPad3d", 3, "reflect", "Mirrors torch.nn.ReflectionPad3d.")
+class _ReplicationPadNd(_ModePadNd):
+    """The base of ReplicationPad1d/2d/3d (isinstance checks name it, as in torch)."""
+
+    _mode = "replicate"
+
+
+def _mode_pad(name: str, n: int, base: type, doc: str):
+    return type(name, (base,), {"_n": n, "__doc__": doc, "__module__": __name__})
+
+
+ReflectionPad1d = _mode_pad(
+    "ReflectionPad1d", 1, _ReflectionPadNd, "Mirrors torch.nn.ReflectionPad1d."
+)
+ReflectionPad2d = _mode_pad(
+    "ReflectionPad2d", 2, _ReflectionPadNd, "Mirrors torch.nn.ReflectionPad2d."
+)
+ReflectionPad3d = _mode_pad(
+    "ReflectionPad3d", 3, _ReflectionPadNd, "Mirrors torch.nn.ReflectionPad3d."
+)
 ReplicationPad1d = _mode_pad(
-    "ReplicationPad1d", 1, "replicate", "Mirrors torch.nn.ReplicationPad1d."
+    "ReplicationPad1d", 1, _ReplicationPadNd, "Mirrors torch.nn.ReplicationPad1d."
 )
 ReplicationPad2d = _mode_pad(
-    "ReplicationPad2d", 2, "replicate", "Mirrors torch.nn.ReplicationPad2d."
+    "ReplicationPad2d", 2, _ReplicationPadNd, "Mirrors torch.nn.ReplicationPad2d."
 )
 ReplicationPad3d = _mode_pad(
-    "ReplicationPad3d", 3, "replicate", "Mirrors torch.nn.ReplicationPad3d."
+    "ReplicationPad3d", 3, _ReplicationPadNd, "Mirrors torch.nn.ReplicationPad3d."
 )
 
 

@@ -77,49 +77,11 @@ class MaxPool3d(_MaxPoolNd):
     _pool = staticmethod(F.max_pool3d)
 
 
-class AvgPool1d(Module):
-    """Mirrors torch.nn.AvgPool1d (its hyperparameters are stored as 1-tuples, as in torch)."""
+class _AvgPoolNd(Module):
+    """The base of AvgPool1d/2d/3d (isinstance checks name it, as in torch); it holds the
+    2-d/3-d construction and forward, which AvgPool1d replaces."""
 
     __constants__ = ["kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"]
-
-    def __init__(
-        self,
-        kernel_size,
-        stride=None,
-        padding=0,
-        ceil_mode: bool = False,
-        count_include_pad: bool = True,
-    ) -> None:
-        super().__init__()
-        self.kernel_size = _ntuple(kernel_size, 1)
-        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
-        self.padding = _ntuple(padding, 1)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-
-    def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool1d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.ceil_mode,
-            self.count_include_pad,
-        )
-
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
-
-class _AvgPoolNd(Module):
-    __constants__ = [
-        "kernel_size",
-        "stride",
-        "padding",
-        "ceil_mode",
-        "count_include_pad",
-        "divisor_override",
-    ]
 
     def __init__(
         self,
@@ -153,15 +115,47 @@ class _AvgPoolNd(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool1d(_AvgPoolNd):
+    """Mirrors torch.nn.AvgPool1d (its hyperparameters are stored as 1-tuples, as in torch)."""
+
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode: bool = False,
+        count_include_pad: bool = True,
+    ) -> None:
+        # Module's init, not _AvgPoolNd's: torch's AvgPool1d has no divisor_override attribute
+        Module.__init__(self)
+        self.kernel_size = _ntuple(kernel_size, 1)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, 1)
+        self.padding = _ntuple(padding, 1)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool1d(
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            self.count_include_pad,
+        )
+
+
 class AvgPool2d(_AvgPoolNd):
     """Mean over 2-d windows. Mirrors torch.nn.AvgPool2d."""
 
+    __constants__ = [*_AvgPoolNd.__constants__, "divisor_override"]
     _pool = staticmethod(F.avg_pool2d)
 
 
 class AvgPool3d(_AvgPoolNd):
     """Mirrors torch.nn.AvgPool3d."""
 
+    __constants__ = [*_AvgPoolNd.__constants__, "divisor_override"]
     _pool = staticmethod(F.avg_pool3d)
 
 

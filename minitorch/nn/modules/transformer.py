@@ -1,6 +1,6 @@
-"""Attention and transformer layers: MultiheadAttention, TransformerEncoderLayer/Encoder,
-TransformerDecoderLayer/Decoder and Transformer, with torch's parameter names, layout
-(in_proj_weight stacks W_q, W_k, W_v) and initialisation."""
+"""Transformer layers: TransformerEncoderLayer/Encoder, TransformerDecoderLayer/Decoder and
+Transformer, with torch's parameter names and initialisation. Their attention,
+MultiheadAttention, lives in activation.py as in torch and is re-exported here."""
 
 from __future__ import annotations
 
@@ -8,161 +8,37 @@ import copy
 import warnings
 
 from minitorch import _dtype
-from minitorch._factories import empty, full
+from minitorch._factories import full
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn import init
-from minitorch.nn._functional_mha import canonical_mask, multi_head_attention_forward
+from minitorch.nn._functional_mha import canonical_mask
+from minitorch.nn.modules.activation import MultiheadAttention
 from minitorch.nn.modules.container import ModuleList
 from minitorch.nn.modules.dropout import Dropout
-from minitorch.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
+from minitorch.nn.modules.linear import Linear
 from minitorch.nn.modules.module import Module
 from minitorch.nn.modules.normalization import LayerNorm
-from minitorch.nn.parameter import Parameter
 
-__all__ = [
-    "MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-    "TransformerDecoderLayer", "TransformerDecoder", "Transformer",
+__all__ = [  # MultiheadAttention is activation.py's, imported above
+    "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+    "TransformerDecoder", "Transformer",
 ]  # fmt: skip
 
 
-class MultiheadAttention(Module):
-    """Attention over num_heads heads of embed_dim / num_heads each. Mirrors
-    torch.nn.MultiheadAttention: in_proj_weight (3E, E) when kdim == vdim == E, else
-    q/k/v_proj_weight; out_proj; optional bias_k/bias_v; inputs (L, N, E), (N, L, E) with
-    batch_first, or unbatched (L, E); forward returns (output, weights or None)."""
-
-    __constants__ = ["batch_first"]
-
-    def __init__(
-        self,
-        embed_dim: int,
-        num_heads: int,
-        dropout: float = 0.0,
-        bias: bool = True,
-        add_bias_kv: bool = False,
-        add_zero_attn: bool = False,
-        kdim=None,
-        vdim=None,
-        batch_first: bool = False,
-        device=None,
-        dtype=None,
-    ) -> None:
-        if embed_dim <= 0 or num_heads <= 0:
-            raise ValueError(
-                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
-                f"num_heads={num_heads} instead"
-            )
-        super().__init__()
-        kw = dict(device=device, dtype=dtype)
-        self.embed_dim = embed_dim
-        self.kdim = kdim if kdim is not None else embed_dim
-        self.vdim = vdim if vdim is not None else embed_dim
-        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
-        self.num_heads = num_heads
-        self.dropout = dropout
-        self.batch_first = batch_first
-        self.head_dim = embed_dim // num_heads
-        if self.head_dim * num_heads != embed_dim:
-            raise AssertionError("embed_dim must be divisible by num_heads")
-        if not self._qkv_same_embed_dim:
-            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **kw))
-            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **kw))
-            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **kw))
-            self.register_parameter("in_proj_weight", None)
-        else:
-            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **kw))
-            self.register_parameter("q_proj_weight", None)
-            self.register_parameter("k_proj_weight", None)
-            self.register_parameter("v_proj_weight", None)
-        if bias:
-            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
-        else:
-            self.register_parameter("in_proj_bias", None)
-        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
-        if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, embed_dim), **kw))
-            self.bias_v = Parameter(empty((1, 1, embed_dim), **kw))
-        else:
-            self.bias_k = self.bias_v = None
-        self.add_zero_attn = add_zero_attn
-        self._reset_parameters()
-
-    def _reset_parameters(self) -> None:
-        if self._qkv_same_embed_dim:
-            init.xavier_uniform_(self.in_proj_weight)
-        else:
-            init.xavier_uniform_(self.q_proj_weight)
-            init.xavier_uniform_(self.k_proj_weight)
-            init.xavier_uniform_(self.v_proj_weight)
-        if self.in_proj_bias is not None:
-            init.constant_(self.in_proj_bias, 0.0)
-            init.constant_(self.out_proj.bias, 0.0)
-        if self.bias_k is not None:
-            init.xavier_normal_(self.bias_k)
-        if self.bias_v is not None:
-            init.xavier_normal_(self.bias_v)
-
-    def forward(
-        self,
-        query: Tensor,
-        key: Tensor,
-        value: Tensor,
-        key_padding_mask=None,
-        need_weights: bool = True,
-        attn_mask=None,
-        average_attn_weights: bool = True,
-        is_causal: bool = False,
-    ) -> tuple:
-        batched = query.ndim == 3
-        if self.batch_first and batched:
-            # transposes keep `query is key is value` (self-attention takes one projection)
-            if key is value:
-                if query is key:
-                    query = key = value = query.transpose(1, 0)
-                else:
-                    query, key = query.transpose(1, 0), key.transpose(1, 0)
-                    value = key
-            else:
-                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        out, weights = multi_head_attention_forward(
-            query,
-            key,
-            value,
-            self.embed_dim,
-            self.num_heads,
-            self.in_proj_weight,
-            self.in_proj_bias,
-            self.bias_k,
-            self.bias_v,
-            self.add_zero_attn,
-            self.dropout,
-            self.out_proj.weight,
-            self.out_proj.bias,
-            training=self.training,
-            key_padding_mask=key_padding_mask,
-            need_weights=need_weights,
-            attn_mask=attn_mask,
-            use_separate_proj_weight=not self._qkv_same_embed_dim,
-            q_proj_weight=self.q_proj_weight,
-            k_proj_weight=self.k_proj_weight,
-            v_proj_weight=self.v_proj_weight,
-            average_attn_weights=average_attn_weights,
-            is_causal=is_causal,
-        )
-        if self.batch_first and batched:
-            return out.transpose(1, 0), weights
-        return out, weights
+def _get_activation_fn(activation: str):
+    """F.relu for "relu", F.gelu for "gelu", else RuntimeError. Mirrors torch's private
+    torch.nn.modules.transformer._get_activation_fn, which research code imports."""
+    if activation == "relu":
+        return F.relu
+    if activation == "gelu":
+        return F.gelu
+    raise RuntimeError(f"activation should be relu/gelu, not {activation}")
 
 
 def _activation(activation):
-    if isinstance(activation, str):
-        if activation == "relu":
-            return F.relu
-        if activation == "gelu":
-            return F.gelu
-        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-    return activation
+    # the layers also take a callable (or module) as is
+    return _get_activation_fn(activation) if isinstance(activation, str) else activation
 
 
 def _sa_block(layer, x, attn_mask, key_padding_mask, is_causal):
@@ -321,8 +197,10 @@ class TransformerDecoderLayer(Module):
         return x
 
 
-def _clones(module: Module, n: int) -> ModuleList:
-    return ModuleList([copy.deepcopy(module) for _ in range(n)])
+def _get_clones(module: Module, N: int) -> ModuleList:
+    """A ModuleList of N deep copies of module (independent parameters). Mirrors torch's private
+    torch.nn.modules.transformer._get_clones, which research code imports."""
+    return ModuleList([copy.deepcopy(module) for _ in range(N)])
 
 
 def _why_not_nested(layer) -> str:
@@ -415,7 +293,7 @@ class TransformerEncoder(Module):
         mask_check: bool = True,
     ) -> None:
         super().__init__()
-        self.layers = _clones(encoder_layer, num_layers)
+        self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
@@ -486,7 +364,7 @@ class TransformerDecoder(Module):
 
     def __init__(self, decoder_layer: Module, num_layers: int, norm=None) -> None:
         super().__init__()
-        self.layers = _clones(decoder_layer, num_layers)
+        self.layers = _get_clones(decoder_layer, num_layers)
         self.num_layers = num_layers
         self.norm = norm
 
