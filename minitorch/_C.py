@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import types
 
+from minitorch._tensor_methods import TensorMethods
 from minitorch.random import Generator  # noqa: F401  (torch._C.Generator is torch.Generator)
 
 __all__ = [
     "Generator",
+    "TensorBase",
+    "_TensorBase",
     "_log_api_usage_once",
     "_get_tracing_state",
     "_has_torch_function",
@@ -24,6 +27,22 @@ __all__ = [
     "_get_default_device",
     "_nn",
 ]
+
+
+# torch.Tensor's compiled base class, which holds its built-in methods: libraries test
+# isinstance(x, torch._C.TensorBase) and patch methods onto it. minitorch's counterpart is the
+# class the ops attach Tensor's methods to (_TensorBase is torch's older name).
+TensorBase = _TensorBase = TensorMethods
+
+
+def __getattr__(name):
+    # torch.linalg.LinAlgError is torch._C._LinAlgError; minitorch's lives in a lazy op family,
+    # loaded only when asked for (NOTE [ Lazy op families ] in minitorch/_ops)
+    if name == "_LinAlgError":
+        from minitorch._ops.linalg_solve import LinAlgError
+
+        return LinAlgError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _log_api_usage_once(event: str) -> None:

@@ -26,6 +26,17 @@ __all__ = [
 # Kinds, ordered: a dtype of a higher kind wins promotion against any dtype of a lower kind.
 _BOOL, _INT, _FLOAT = 0, 1, 2
 
+# NOTE [ Public module of core classes ]
+# torch's core classes live in its compiled core but name a public module: torch.dtype prints as
+# <class 'torch.dtype'>, and that string shows up in typing annotations (Optional[torch.dtype]),
+# in dataclass and argparse reprs and in error messages that libraries compare. The classes
+# minitorch re-exports from the package root (dtype, finfo, iinfo here; memory_format; Size)
+# therefore set `__module__ = "minitorch"`, and Generator, which torch files under torch._C,
+# sets "minitorch._C". The class must be that module's attribute of the same name, because
+# pickle finds a class, and an instance whose __reduce__ returns a bare name, through
+# `__module__`: pickle.dumps(minitorch.float32) writes `minitorch.float32`. Files pickled
+# before, naming minitorch._dtype, still load: the defining module keeps the names.
+
 
 class dtype:
     """A tensor element type, one object per type, compared by identity. Mirrors torch.dtype.
@@ -34,6 +45,7 @@ class dtype:
     """
 
     __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_signed", "_kind")
+    __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
     is_complex = False
 
     def __new__(cls, *args, **kwargs):
@@ -47,6 +59,27 @@ class dtype:
     def __reduce__(self):
         # A string means "the module global of that name": unpickling gives back the singleton.
         return self.name
+
+    # dtypes are unordered. These only give Python's TypeError torch's wording, which names the
+    # type with its module ('torch.dtype'); any other operand may still answer the reflected op.
+    def _unordered(self, other, op: str):
+        if other.__class__ is dtype:
+            raise TypeError(
+                f"'{op}' not supported between instances of 'torch.dtype' and 'torch.dtype'"
+            )
+        return NotImplemented
+
+    def __lt__(self, other):
+        return self._unordered(other, "<")
+
+    def __le__(self, other):
+        return self._unordered(other, "<=")
+
+    def __gt__(self, other):
+        return self._unordered(other, ">")
+
+    def __ge__(self, other):
+        return self._unordered(other, ">=")
 
     def to_real(self) -> dtype:
         """The real dtype of the same precision: every minitorch dtype is real, so itself.
@@ -475,6 +508,7 @@ class finfo:
     """
 
     __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+    __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
     def __init__(self, type: dtype | None = None):
         dt = _default if type is None else _dtype_arg(type, "finfo", "type", 1)
@@ -508,6 +542,7 @@ class iinfo:
     """Machine limits of an integer dtype. Mirrors torch.iinfo."""
 
     __slots__ = ("bits", "max", "min", "dtype")
+    __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
     def __init__(self, type: dtype):
         dt = _dtype_arg(type, "iinfo", "type", 1)

@@ -25,6 +25,7 @@ class memory_format:
     """A memory layout for tensors. Mirrors torch.memory_format."""
 
     __slots__ = ("_name",)
+    __module__ = "minitorch"  # See NOTE [ Public module of core classes ] in minitorch/_dtype.py
 
     def __init__(self, name: str):
         self._name = name

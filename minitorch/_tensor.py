@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of
@@ -345,15 +346,45 @@ class Tensor(TensorMethods):
 
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        # OrderedDicts, as torch's: _backward_hooks hands out this very storage
         if self._grad_fn is None:
             if self._hooks is None:
-                self._hooks = {}
+                self._hooks = OrderedDict()
             return _Handle(self._hooks, hook)
         fn = self.grad_fn
         if fn._pre_hooks is None:
             fn._pre_hooks = {}
             fn._hooked = True
-        return _Handle(fn._pre_hooks.setdefault(self._output_nr, {}), hook)
+        hooks = fn._pre_hooks.get(self._output_nr)
+        if hooks is None:
+            hooks = fn._pre_hooks[self._output_nr] = OrderedDict()
+        return _Handle(hooks, hook)
+
+    # NOTE [ torch's private tensor attributes ]
+    # Library code (hook tooling, FSDP-like wrappers, debuggers) reads three private attributes
+    # of torch.Tensor: _backward_hooks and _post_accumulate_grad_hooks, None until the first hook
+    # and then the OrderedDict {handle id: hook} the handles remove from, and _cdata, an int
+    # naming the live tensor. minitorch keeps its hooks elsewhere (a leaf's in _hooks, a
+    # non-leaf's on its grad_fn, keyed by output), so these are read-only properties over that
+    # storage: computed when read, nothing added to building a tensor or registering a hook.
+
+    @property
+    def _backward_hooks(self):
+        """The hooks register_hook added, {handle id: hook}, or None before the first."""
+        if self._grad_fn is None:
+            return self._hooks
+        pre = self.grad_fn._pre_hooks
+        return None if pre is None else pre.get(self._output_nr)
+
+    @property
+    def _post_accumulate_grad_hooks(self):
+        """The hooks register_post_accumulate_grad_hook added, {handle id: hook}, or None."""
+        return self.__dict__.get("_post_acc_hooks")
+
+    @property
+    def _cdata(self) -> int:
+        """An int unique among live tensors (torch's is the address of its C++ tensor)."""
+        return id(self)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """The gradient of this tensor w.r.t. graph leaves. Mirrors torch.Tensor.backward."""
@@ -931,3 +962,60 @@ def _writable_alias(a):
     out = np.asarray(holder)
     # the interface spells an extension dtype (ml_dtypes' bfloat16) as raw bytes: restore it
     return out if out.dtype == a.dtype else out.view(a.dtype)
+
+
+# NOTE [ Generated method docstrings ]
+# Most Tensor methods are one-line calls into an op whose public function carries the
+# documentation, so the methods themselves had none (help(x.sum) showed nothing; libraries that
+# build wrappers append to a method's __doc__). Rather than repeat ~500 docstrings, the end of
+# `import minitorch` gives every public method and property without one a generated docstring:
+# a method named as a loaded minitorch function points to it and carries its docstring; one named
+# as a function of a lazy op family (NOTE [ Lazy op families ] in minitorch/_ops) only points to
+# it, since reading its docstring would load the family; `<name>_` is the in-place `<name>`; the
+# rest say which torch attribute they mirror. Written docstrings are never replaced.
+
+
+def _fill_method_docs(namespace: dict, lazy_functions) -> None:
+    """Fills the generated docstrings (NOTE [ Generated method docstrings ]); `namespace` is
+    minitorch's module dict, `lazy_functions` the names its lazy op families define."""
+    function_type = _FunctionType
+    done = set()
+    for cls in (Tensor, TensorMethods):
+        for name, raw in vars(cls).items():
+            if name[0] == "_" or name in done:
+                continue
+            done.add(name)  # Tensor's own definition shadows the mixin's
+            if raw.__class__ is not function_type and raw.__class__ is not property:
+                continue
+            if raw.__doc__:
+                continue
+            fn = namespace.get(name)
+            if raw.__class__ is property:
+                raw.__doc__ = f"Mirrors torch.Tensor.{name}."
+            elif fn.__class__ is function_type and fn.__doc__ and fn is not raw:
+                raw.__doc__ = (
+                    f"Tensor.{name}(...): minitorch.{name} with self as the input; see its "
+                    f"documentation.\n\n{_dedented(fn.__doc__)}"
+                )
+            elif name in lazy_functions:
+                raw.__doc__ = (
+                    f"Tensor.{name}(...): minitorch.{name} with self as the input; see "
+                    f"help(minitorch.{name})."
+                )
+            elif name[-1] == "_" and (name[:-1] in namespace or hasattr(Tensor, name[:-1])):
+                raw.__doc__ = f"In-place version of Tensor.{name[:-1]}."
+            else:
+                raw.__doc__ = f"Mirrors torch.Tensor.{name}."
+
+
+def _dedented(doc: str) -> str:
+    # A docstring's lines after the first carry the source's indentation; below another first
+    # line that indentation would show, so it is removed (inspect.cleandoc, without the import).
+    if "\n" not in doc:
+        return doc.strip()
+    lines = doc.expandtabs().split("\n")
+    margin = min((len(line) - len(line.lstrip()) for line in lines[1:] if line.strip()), default=0)
+    return "\n".join([lines[0].strip(), *(line[margin:] for line in lines[1:])]).rstrip()
+
+
+_FunctionType = type(_dedented)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import operator
 import warnings
+from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import Device, cpu
@@ -2307,7 +2308,8 @@ class TensorMethods:
             )
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks is None:
-            hooks = self.__dict__["_post_acc_hooks"] = {}
+            # an OrderedDict, as torch's: Tensor._post_accumulate_grad_hooks hands it out
+            hooks = self.__dict__["_post_acc_hooks"] = OrderedDict()
         return _Handle(hooks, hook)
 
 

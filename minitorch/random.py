@@ -152,6 +152,10 @@ class Generator:
     from those bytes (deterministically: not torch's numbers).
     """
 
+    # torch's prints as torch._C.Generator. See NOTE [ Public module of core classes ] in
+    # minitorch/_dtype.py
+    __module__ = "minitorch._C"
+
     def __init__(self, device="cpu"):
         if device is None:  # torch: None is the default device, as for factories
             device = "cpu"

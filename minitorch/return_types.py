@@ -18,11 +18,10 @@ class _StructSeq(tuple):
             )
         return tuple.__new__(cls, items)
 
-    @property
-    def n_fields(self) -> int:
-        return len(self._names)
-
-    n_sequence_fields = n_fields
+    # Class attributes, as torch's structseq types have them (return_types.max.n_fields is 2);
+    # each return type sets its own in _structseq. All fields are named and in the sequence.
+    n_fields = n_sequence_fields = 0
+    n_unnamed_fields = 0
 
     def __repr__(self):
         body = ",\n".join(f"{n}={v!r}" for n, v in zip(self._names, self, strict=False))
@@ -37,6 +36,7 @@ class _StructSeq(tuple):
 def _structseq(name: str, names: tuple) -> type:
     """A return type `name` with fields `names` (defined at module level, so it pickles)."""
     body = {"__slots__": (), "_names": names, "__module__": __name__, "__qualname__": name}
+    body["n_fields"] = body["n_sequence_fields"] = len(names)
     for i, n in enumerate(names):
         body[n] = property(lambda self, i=i: tuple.__getitem__(self, i))
     return type(name, (_StructSeq,), body)

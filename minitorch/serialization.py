@@ -51,6 +51,7 @@ __all__ = [
     "get_safe_globals",
     "get_unsafe_globals_in_checkpoint",
     "safe_globals",
+    "default_restore_location",
 ]
 
 DEFAULT_PROTOCOL = 2
@@ -468,6 +469,18 @@ class _StorageLoader:
             self.user_error = e
             raise
         return result
+
+
+def default_restore_location(storage, location: str):
+    """`storage` placed at `location`, a saved location tag ('cpu', 'cuda:1'), as torch.load
+    places a storage without map_location: a CPU storage tagged 'cpu' comes back as it is.
+    map_location callables call it to keep torch's placement for some tags. Mirrors
+    torch.serialization.default_restore_location."""
+    if location == "cpu":
+        # both storage kinds (the one map_location receives, minitorch.UntypedStorage) have
+        # cpu(), which returns a CPU storage itself
+        return storage.cpu()
+    return _default_restore(storage, location, "storage.UntypedStorage")
 
 
 def _default_restore(storage: Storage, location: str, name: str) -> Storage:

@@ -17,6 +17,7 @@ __all__ = [
     "BackwardCFunction",
     "Function",
     "FunctionCtx",
+    "FunctionMeta",
     "InplaceFunction",
     "Node",
     "AccumulateGrad",
@@ -584,7 +585,15 @@ def _type_name(dtype) -> str:
     return f"torch.{_SCALAR_NAMES.get(dtype.name, '')}Tensor"
 
 
-class Function:
+class FunctionMeta(type):
+    """The metaclass of Function. Mirrors torch.autograd.function.FunctionMeta.
+
+    Libraries recognise autograd functions by it (isinstance(cls, FunctionMeta)); it adds
+    nothing: Function.__init_subclass__ sets a subclass up, and the per-op path does not pass
+    through the metaclass (no __call__ or __getattribute__ here)."""
+
+
+class Function(metaclass=FunctionMeta):
     """Base class of every differentiable op, built-in or the user's.
     Mirrors torch.autograd.Function.
 
@@ -597,6 +606,9 @@ class Function:
     _backward_data = None  # a built-in op's backward on arrays (NOTE [ Data-level backward ])
     _backward_data_owned = None  # the same, writing into its gradient (NOTE [ Reused gradients ])
     _is_view = False  # True for ops whose output shares memory with input 0
+    # torch.func transforms derive a vmap rule when True; minitorch's vmap runs the function per
+    # sample either way, so the flag is only read
+    generate_vmap_rule = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -708,6 +720,11 @@ def _user_apply(cls, *args, **kwargs):
     if kwargs:
         args, kwargs = _bind_tensor_kwargs(cls, args, kwargs)
     return Function.apply.__func__(cls, *args, **kwargs)
+
+
+# MyFn.apply is named as torch's (and as the built-in ops' apply): tools print and compare it
+_user_apply.__name__ = "apply"
+_user_apply.__qualname__ = "Function.apply"
 
 
 def _bind_tensor_kwargs(cls, args, kwargs):

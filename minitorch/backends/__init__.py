@@ -319,7 +319,13 @@ def _make_cuda() -> types.ModuleType:
         finally:
             sdp.update(before)
 
+    def is_flash_attention_available() -> bool:
+        """False: minitorch has no FlashAttention kernel, on any device (its one attention
+        kernel is the math one). Mirrors torch.backends.cuda.is_flash_attention_available."""
+        return False
+
     mod.is_built = is_built
+    mod.is_flash_attention_available = is_flash_attention_available
     mod.sdp_kernel = sdp_kernel
     mod.preferred_linalg_library = preferred_linalg_library
     mod.preferred_blas_library = preferred_blas_library

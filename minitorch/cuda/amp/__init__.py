@@ -1,5 +1,8 @@
 """minitorch.cuda.amp: torch's deprecated CUDA spellings of autocast, GradScaler, custom_fwd and
-custom_bwd, each warning FutureWarning as torch does. Mirrors torch.cuda.amp."""
+custom_bwd, each warning FutureWarning as torch does. Mirrors torch.cuda.amp.
+
+A package as torch's, because checkpoints and imports name its submodule:
+torch.cuda.amp.grad_scaler.GradScaler."""
 
 from __future__ import annotations
 
@@ -7,14 +10,14 @@ import functools
 
 from minitorch import _dtype
 from minitorch import amp as _amp
-from minitorch.amp._deprecated import autocast_for, grad_scaler_for, warn_deprecated
+from minitorch.amp._deprecated import autocast_for, warn_deprecated
 from minitorch.amp.grad_scaler import OptState  # noqa: F401  (torch keeps it importable here)
+from minitorch.cuda.amp.grad_scaler import GradScaler
 
 __all__ = ["autocast", "GradScaler", "custom_fwd", "custom_bwd"]
 
 
 autocast = autocast_for("cuda", _dtype.float16, __name__)
-GradScaler = grad_scaler_for("cuda", __name__)
 
 
 def custom_fwd(fwd=None, *, cast_inputs=None):
