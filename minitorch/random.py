@@ -275,7 +275,7 @@ class Generator:
         return (_rebuild_generator, (str(self.device), self.get_state()))
 
     def __repr__(self):
-        return f"<minitorch.Generator object at {hex(id(self))}>"
+        return f"<minitorch._C.Generator object at {hex(id(self))}>"
 
 
 def _rebuild_generator(device, state):

@@ -359,3 +359,19 @@ def test_docstrings_load_no_lazy_family():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = eval(out.stdout)
     assert "minitorch._ops.sorting" not in loaded and "minitorch._ops.linalg_solve" not in loaded
+
+
+def test_layout_handles_and_generator_print_as_torchs():
+    import pickle
+
+    assert repr(type(minitorch.strided)) == "<class 'minitorch.layout'>"
+    assert pickle.loads(pickle.dumps(minitorch.strided)) is minitorch.strided
+    handle_cls = minitorch.utils.hooks.RemovableHandle
+    assert handle_cls.__module__ == "minitorch.utils.hooks"
+    h = minitorch.nn.Linear(1, 1).register_forward_hook(_no_op_hook)
+    assert type(pickle.loads(pickle.dumps(h))) is handle_cls
+    assert repr(minitorch.Generator()).startswith("<minitorch._C.Generator object at 0x")
+
+
+def _no_op_hook(*args):
+    return None

@@ -26,6 +26,7 @@ __all__ = [
 class layout:
     """A tensor memory layout; minitorch has one, `strided`. Mirrors torch.layout."""
 
+    __module__ = "minitorch"  # See NOTE [ Public module of core classes ] in minitorch/_dtype.py
     __slots__ = ("_name",)
 
     def __init__(self, name: str):

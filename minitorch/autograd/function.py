@@ -295,6 +295,7 @@ class RemovableHandle:
     """Removes a hook from its dict (and from the flag dicts beside it). Mirrors
     torch.utils.hooks.RemovableHandle; usable as a context manager."""
 
+    __module__ = "minitorch.utils.hooks"  # its public home (NOTE [ Public module of core classes ])
     next_id: int = 0
 
     def __init__(self, hooks_dict, *, extra_dict=None) -> None:
