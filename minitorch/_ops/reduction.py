@@ -161,8 +161,9 @@ def _out(result, out):
 # NOTE [ Reduction out= dtypes ]
 # torch's reductions treat out='s dtype three ways: sum, prod and nansum compute in out's dtype
 # (sum(float, 1, out=long) truncates each element; nansum refuses a non-float out), unless dtype=
-# names another; max/min (with dim), argmax/argmin and amax/amin want out's dtype exactly; mean
-# and the rest take out= as any op (a cast that loses the kind, Float into Long, is refused).
+# names another; max/min (with dim), argmax/argmin, amax/amin and aminmax want out's dtype
+# exactly; mean and the rest take out= as any op (a cast that loses the kind, Float into Long, is
+# refused).
 
 
 def _out_cast(result, out, dtype):
@@ -637,9 +638,14 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
             f"{_short(input.dtype)}"
         )
     if dtype is not None:
-        input = cast(input, _dtype.to_dtype(dtype, "nanmean"))
-        floating = input.dtype.is_floating_point
-    if not floating:
+        dt = _dtype.to_dtype(dtype, "nanmean")
+        if not dt.is_floating_point:  # (the input is floating here: checked above)
+            raise RuntimeError(
+                "nanmean(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {_short(dt)}"
+            )
+        input = cast(input, dt)
+    elif not floating:
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
             f"{_short(input.dtype)}"
@@ -938,6 +944,11 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
                 raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim)
     if out is not None:
+        # torch's aminmax kernel casts into neither out (see NOTE [ Reduction out= dtypes ]);
+        # both checked before either is written
+        for o in out:
+            if isinstance(o, Tensor) and o.dtype is not lo.dtype:
+                raise _dtype.out_dtype_error(lo._data.dtype, o._data.dtype)
         _out(lo, out[0])
         _out(hi, out[1])
         return return_types.aminmax_out(tuple(out))

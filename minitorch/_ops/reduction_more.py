@@ -128,9 +128,10 @@ class Var(Function):
     """out = sum((a - mean(a))**2) / (n - correction);  grad_a = grad * 2 (a - mean) / dof"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim, correction):
+    def forward(ctx, a, *, dims, keepdim, correction, grad_dof):
         x = a._data
         _setup(ctx, x, dims, keepdim)
+        ctx.grad_dof = grad_dof
         ctx.save_for_backward(a)
         return _moments(ctx, x, dims, keepdim, correction).astype(x.dtype, copy=False)
 
@@ -141,18 +142,30 @@ class Var(Function):
 
 
 def _var_backward(grad, a, ctx):
-    """(2 / dof) * grad * (a - mean), multiplied in torch's order (it shows in half precision)."""
-    centered = a - mean(a, ctx.dims, True)
-    return grad * (2.0 / ctx.dof if ctx.dof > 0 else math.inf) * centered
+    """(2 / dof) * grad * (a - mean), multiplied in torch's order (it shows in half precision).
+
+    At dof <= 0 torch's two formulas part: reducing everything (no dim, or a 0-d input) the
+    gradient is grad * inf, nan where a equals the mean; with a dim it keeps 2 / (n - correction)
+    as a number (inf at 0, a finite negative past it) - see _var_args' grad_dof."""
+    m = mean(a, ctx.dims, True)
+    if ctx.grad_dof is None:
+        if ctx.dof > 0:
+            return grad * (2.0 / ctx.dof) * (a - m)
+        from minitorch._ops.pointwise import where
+
+        return grad * where(a == m, math.nan, math.inf)
+    scale = 2.0 / ctx.grad_dof if ctx.grad_dof != 0 else math.inf
+    return grad * scale * (a - m)
 
 
 class Std(Function):
     """out = sqrt(var(a));  grad_a = grad * (a - mean) / (dof * out), 0 where out == 0"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim, correction):
+    def forward(ctx, a, *, dims, keepdim, correction, grad_dof):
         x = a._data
         _setup(ctx, x, dims, keepdim)
+        ctx.grad_dof = grad_dof
         out = ctx.xp.sqrt(_moments(ctx, x, dims, keepdim, correction)).astype(x.dtype, copy=False)
         ctx.save_for_backward(a, out)
         return out
@@ -193,15 +206,24 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
         raise no_overload(op, type_name(input), _var_overloads(op)) from None
     if not floating:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = reduce_dims(dim, input._data.ndim, op)
-    if _numel(input._data.shape, dims) - correction <= 0:
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, op)
+    if _numel(x.shape, dims) - correction <= 0:
         warnings.warn(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
             UserWarning,
             stacklevel=3,
         )
-    return dims, keepdim, correction
+    # The dof of the backward formula: None when torch reduces everything (no dim, or a 0-d
+    # input); else the reduced dims' element count less the correction, where torch counts a
+    # dim=[] (a full reduction forward) as 1 element (var(x, [], correction=3) of [[1., 2.]]
+    # has the gradient [[0.5, -0.5]])
+    if dim is None or x.ndim == 0:
+        grad_dof = None
+    else:
+        grad_dof = (_numel(x.shape, dims) if dims is not None else 1) - correction
+    return dims, keepdim, correction, grad_dof
 
 
 def _var_overloads(op):
@@ -217,14 +239,14 @@ def _var_overloads(op):
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
-    dims, keepdim, c = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c), out)
+    dims, keepdim, c, g = _var_args("var", input, dim, unbiased, keepdim, correction)
+    return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
-    dims, keepdim, c = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c), out)
+    dims, keepdim, c, g = _var_args("std", input, dim, unbiased, keepdim, correction)
+    return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
 @with_out
@@ -233,8 +255,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
-    dims, _, c = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c)
+    dims, _, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
     # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
     return as_node((v, mean(input, dim, keepdim)), "VarMeanBackward0", (input,), saved=(input,))
 
@@ -244,8 +266,8 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over dims. Mirrors torch.std_mean."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    dims, _, c = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c)
+    dims, _, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
     # one node with two outputs, as torch's kernel; it saves the input and the std
     out = (s, mean(input, dim, keepdim))
     return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))
@@ -591,8 +613,12 @@ class _EvenlyDistributed:
 
     @staticmethod
     def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+
         ties = ctx.ties
-        return grad / _const(ties.sum(), grad) * _const(ties, grad)
+        # a where, not a product with the mask: the unselected entries are +0 as torch's
+        # (a negative grad times a 0 mask would give -0)
+        return where(_const(ties, grad), grad / _const(ties.sum(), grad), 0.0)
 
 
 class MedianAll(_EvenlyDistributed, TakeAlong):
@@ -864,7 +890,9 @@ _QUANTILE_OVERLOADS = tuple(
 )
 
 
-def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
+def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
+    """quantile's and nanquantile's work; `op` names them in the TypeErrors only: torch's
+    RuntimeErrors say quantile() for both."""
     from minitorch._ops.pointwise import where
 
     try:
@@ -879,7 +907,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         # before the input's dtype, as torch's argument parser does)
         raise no_overload(op, f"Tensor, {type_name(q)}", _QUANTILE_OVERLOADS)
     if x.dtype.kind != "f" or x.dtype.itemsize < 4:
-        raise RuntimeError(f"{op}() input tensor must be either float or double dtype")
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if scalar_q:
         if not 0 <= q <= 1:
             # (torch's message says quantile() for nanquantile too)
@@ -887,23 +915,27 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         qv = xp.asarray([q], dtype=x.dtype)
     else:
         if q.ndim > 1:
-            raise RuntimeError(f"{op}() q must be a scalar or 1D tensor")
+            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
         if q._data.dtype != x.dtype:
-            raise RuntimeError(f"{op}() q tensor must be same dtype as the input tensor")
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
         qv = q._data.reshape(-1)
-        # reading q's values is a device read on a GPU: checked on the CPU only (see Differences)
-        if q._device.type == "cpu" and not ((qv >= 0) & (qv <= 1)).all():
-            raise RuntimeError("quantile() q values must be in the range [0, 1]")  # (sic) torch
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
-            f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
             f"but got {interpolation}"
         )
     if x.size == 0:
-        raise RuntimeError(f"{op}() input tensor must be non-empty")
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        # torch refuses to cast into out (checked before the dim, after the checks above)
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
     nd = x.ndim
     if dim is not None:
         d = wrap_dim(operator.index(dim), nd, op)
+    # reading q's values is a device read on a GPU: checked on the CPU only (see Differences);
+    # last, as torch checks them
+    if not scalar_q and q._device.type == "cpu" and not ((qv >= 0) & (qv <= 1)).all():
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
     # torch's sort-based kernel refuses more than 2**24 values along the reduced dim (the whole
     # tensor when dim is None); checked before the flattening reshape, which may copy
     if (x.size if dim is None or nd == 0 else x.shape[d]) > 2**24:
@@ -985,7 +1017,7 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
             (input, q, dim, keepdim),
             {"interpolation": interpolation, "out": out},
         )
-    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False), out)
+    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False, out), out)
 
 
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
@@ -1000,4 +1032,4 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
             (input, q, dim, keepdim),
             {"interpolation": interpolation, "out": out},
         )
-    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True), out)
+    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out), out)

@@ -468,6 +468,20 @@ def _compared(a, b, op: str):
     return as_tensor(a), as_tensor(b)
 
 
+_SEARCHSORTED_OVERLOADS = tuple(
+    f"Tensor sorted_sequence, {kind}, *, bool out_int32 = False, bool right = False, str side = "
+    "None, Tensor sorter = None, Tensor out = None"
+    for kind in ("Tensor input", "Number self")
+)
+
+
+def _searchsorted_no_overload(sorted_sequence, input, **kwargs) -> TypeError:
+    # the keywords torch's message lists are those given: here, those not at their default
+    given = [f"{k}={type_name(v)}" for k, v in kwargs.items() if v is not None and v is not False]
+    got = ", ".join([type_name(sorted_sequence), type_name(input), *given])
+    return no_overload("searchsorted", got, _SEARCHSORTED_OVERLOADS)
+
+
 def searchsorted(
     sorted_sequence: Tensor,
     input,
@@ -480,6 +494,10 @@ def searchsorted(
 ) -> Tensor:
     """Insertion points of input into the sorted innermost dim of sorted_sequence. Mirrors
     torch.searchsorted."""
+    if not isinstance(sorted_sequence, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
+        # torch's argument parser: neither overload takes them (searchsorted(list, tensor))
+        kw = {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter, "out": out}
+        raise _searchsorted_no_overload(sorted_sequence, input, **kw)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -822,16 +840,35 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
     or D (min, max) pairs flattened. See NOTE [ Histogram bins ]."""
     x = input._data
     xp = input._device.backend.xp
-    if x.dtype.name not in ("float32", "float64"):
-        raise NotImplementedError(
-            f"\"histogramdd\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
-        )
     dims = x.shape[-1]
     points = x.reshape(-1, dims)
     ctype = _ctype(x.dtype.name)
+    # torch's order: explicit edges' checks, range's length, the kernel's dtype, the ranges,
+    # the counted bins' edges (linspace), their counts, then the weight
+    explicit = False
     for d, b in enumerate(bins):
         if isinstance(b, Tensor):
             _check_edges(input, b, d)
+            explicit = True
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(
+            f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
+            f"{2 * dims} elements, but got {len(range)}"
+        )
+    if x.dtype.name not in ("float32", "float64"):
+        kernel = f"histogram_{input._device.type}" if explicit else "histogramdd"
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
+        )
+    ranges = _histogram_ranges(points, bins, range, xp)
+    n_edges = [b._data.shape[0] if isinstance(b, Tensor) else b + 1 for b in bins]
+    if any(n < 0 for n in n_edges):  # linspace(lo, hi, bins + 1) of every dim comes first
+        raise RuntimeError("number of steps must be non-negative")
+    for d, n in enumerate(n_edges):  # every dim's edges, then every dim's bins
+        _check_edge_count(n, d)
+    for d, n in enumerate(n_edges):
+        if n == 1:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got 0 for dimension {d}")
     w = None
     if weight is not None:
         w = weight._data
@@ -842,7 +879,6 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
                 f"weight({_ctype(w.dtype.name)})"
             )
     edges = []
-    ranges = _histogram_ranges(points, bins, range, xp)
     if w is not None and w.shape != x.shape[:-1]:
         raise RuntimeError(
             "torch.histogramdd: if weight tensor is provided it should have the same shape as "
@@ -873,19 +909,23 @@ def _check_edges(input: Tensor, edges: Tensor, d: int):
             "torch.histogramdd: bins tensor should have one dimension, but got "
             f"{edges._data.ndim} dimensions in the bins tensor for dimension {d}"
         )
+    _check_edge_count(edges._data.shape[0], d)
+
+
+def _check_edge_count(n: int, d: int):
+    """torch's check that dimension d has edges (explicit, or a count of bins plus 1: bins=-1)."""
+    if n == 0:
+        raise RuntimeError(
+            "torch.histogramdd: bins tensor should have at least 1 element, but got 0 elements in "
+            f"the bins tensor for dimension {d}"
+        )
 
 
 def _histogram_ranges(points, bins, range, xp):
     """Per dimension, the (min, max) the linear edges span: range's, else the data's (0, 1 when
     empty), widened by 0.5 each way when empty; None for explicit edges."""
-    dims = points.shape[1]
-    if range is not None:
+    if range is not None:  # (its length checked by the caller)
         r = [float(v) for v in range]
-        if len(r) != 2 * dims:
-            raise RuntimeError(
-                f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
-                f"{2 * dims} elements, but got {len(r)}"
-            )
     out = []
     for d, b in enumerate(bins):
         if isinstance(b, Tensor):
