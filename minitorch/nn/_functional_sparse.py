@@ -8,12 +8,15 @@ minitorch/nn/_functional_loss.py).
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full, ones_like, tensor, zeros
 from minitorch._ops._common import index, not_tensor
 from minitorch._ops.reduction_more import vector_norm
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
+from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -31,6 +34,8 @@ def _check_indices(input: Tensor, op: str) -> None:
 
 
 def _check_range(idx: Tensor, n: int, bag: bool = False) -> None:
+    if not n and not bag and idx.numel():  # a shape check, so on every device, as torch's
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx._device.type == "cpu" and idx.numel():
         x = idx._data
         bad = (x < 0) | (x >= n)
@@ -123,7 +128,6 @@ def embedding(
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets"))
 def embedding_bag(
     input: Tensor,
     weight: Tensor,
@@ -138,8 +142,56 @@ def embedding_bag(
     padding_idx: int | None = None,
 ) -> Tensor:
     """The sum, mean or max of the embeddings in each bag: the rows of a 2-D input, or the
-    slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag."""
-    _check_indices(input, "embedding_bag")
+    slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag
+    (including its pre-0.4.1 order, embedding_bag(weight, input, ...), which torch still swaps
+    with a warning when the first argument is floating and the second int64)."""
+    if (
+        isinstance(weight, Tensor)
+        and weight.dtype is _dtype.int64
+        and isinstance(input, Tensor)
+        and input.dtype.is_floating_point
+    ):
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. Usage "
+            "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
+            "`embedding_bag(input, weight, ...)`.",
+            UserWarning,
+            stacklevel=2,
+        )
+        input, weight = weight, input
+    return _embedding_bag(
+        input,
+        weight,
+        offsets,
+        max_norm,
+        norm_type,
+        scale_grad_by_freq,
+        mode,
+        sparse,
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )
+
+
+@one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets"))
+def _embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """embedding_bag in its current argument order: torch.embedding_bag's kernel, which takes
+    no other."""
+    if not isinstance(input, Tensor):
+        _check_indices(input, "embedding_bag")
     if per_sample_weights is not None and input.shape != per_sample_weights.shape:
         raise ValueError(
             f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then "
@@ -191,11 +243,19 @@ def embedding_bag(
             "GitHub."
         )
     # torch's kernel checks, in its order, after the argument checks above: padding_idx, the
-    # offsets' dtype (read like the indices': float offsets are refused, not truncated), the
-    # per-sample weights' dtype, then the index range
+    # indices' and offsets' dtypes (float offsets are refused like indices, not truncated), the
+    # weight's dtype, the per-sample weights' dtype, then the index range
     padding_idx = _bag_padding_idx(padding_idx, n)
+    _check_indices(input, "embedding_bag")
     if offsets is not None and (offsets.dtype.is_floating_point or offsets.dtype.is_complex):
         _check_indices(offsets, "embedding_bag")
+    if not weight.dtype.is_floating_point:  # F.embedding takes any dtype; the bag kernel not
+        kind = f"{weight.device.type.upper()}BoolType" if weight.dtype is _dtype.bool else None
+        raise RuntimeError(
+            "Expected tensor for argument #1 'weight' to have one of the following scalar "
+            f"types: Half, BFloat16, Float, Double; but got {kind or weight.type()} instead "
+            "(while checking arguments for embedding_bag)"
+        )
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(
             "embedding_bag: Expected tensor for argument #1 'weight' to have the same type as "
@@ -221,17 +281,77 @@ def embedding_bag(
         out = base.scatter_reduce(0, index, vals, "amax", include_self=False)
         count = _count(bag_of, keep, bags, weight)
         return _ops.where(count.unsqueeze(1) > 0, out, 0.0)
-    if per_sample_weights is not None:
-        vals = vals * per_sample_weights.reshape(-1, 1)
+    psw = per_sample_weights
+    dt = weight.dtype
+    half = dt in _dtype.HALF_FLOATS
+    if half:  # See NOTE [ Half embedding bags ]
+        vals = vals.to(_dtype.float32)
+        psw = None if psw is None else psw.to(_dtype.float32)
+    if psw is not None:
+        vals = vals * psw.reshape(-1, 1)
     if keep is not None:
         vals = vals * keep.unsqueeze(1).to(vals.dtype)
-    dt = vals.dtype
-    acc = _dtype.float32 if dt in _dtype.HALF_FLOATS else dt  # torch's, for half
-    out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals.to(acc))
-    if mode == "mean":
-        count = _count(bag_of, keep, bags, weight, acc)
+    acc = vals.dtype
+    out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals)
+    count = _count(bag_of, keep, bags, weight, acc) if mode == "mean" else None
+    if half and weight._device.type == "cpu":
+        return _half_bag_result(out, count, dt, keep is None)
+    if count is not None:
         out = out / _ops.clamp(count, min=1).unsqueeze(1)
     return out.to(dt)
+
+
+# NOTE [ Half embedding bags ]
+# For a float16 or bfloat16 weight, torch's embedding_bag multiplies each row by its
+# per-sample weight and sums the bag in float32 (a product is not rounded to half first). Its
+# CPU kernel then rounds each bag's sum to the weight's dtype (bfloat16 with ties away from
+# zero, not to even, unless a padding_idx is given) and only then divides by the bag's size
+# for 'mean', so 100 rows of 1000 average to inf in float16. Its CPU backward works in half:
+# the gradient of a 'mean' bag is grad * half(1 / size), and the rows' gradients are summed in
+# half (embedding's backward here, in index order: torch's sorts the indices, which keeps that
+# order for up to 16 of them).
+# Other devices keep one rounding after the float32 division (not yet checked against torch's
+# CUDA kernel).
+
+
+class _HalfBagResult(Function):
+    """out = value (the bags' float32 sums `acc` as torch's CPU kernel rounds them to half);
+    grad_acc = float32(grad * inv), inv = half(1 / bag size) for 'mean' (None for 'sum'). See
+    NOTE [ Half embedding bags ]"""
+
+    @staticmethod
+    def forward(ctx, acc, inv, *, value):
+        ctx.save_for_backward(inv)
+        return value._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (inv,) = ctx._stored_tensors
+        if inv is not None:
+            grad = grad * inv
+        return grad.to(_dtype.float32), None
+
+
+def _half_bag_result(acc: Tensor, count: Tensor | None, dt, ties_away: bool) -> Tensor:
+    """The half result of the float32 bag sums `acc` (divided by `count` for 'mean') as torch's
+    CPU kernel computes it, with its backward. `ties_away`: its bfloat16 path without a
+    padding_idx, which rounds ties away from zero. See NOTE [ Half embedding bags ]"""
+    with no_grad():
+        if dt is _dtype.bfloat16 and ties_away:
+            # round to the nearest bfloat16, ties away from zero: add half of the last kept
+            # bit to the float32 pattern and drop the 16 bits bfloat16 does not keep
+            xp = acc.device.backend.xp
+            a = acc._data
+            bits = (a.view(xp.uint32) + xp.uint32(0x8000)) & xp.uint32(0xFFFF0000)
+            a = xp.where(xp.isnan(a), a, bits.view(xp.float32))  # a NaN's carry could flip sign
+            value = _make(a, acc._device, False, None).to(dt)
+        else:
+            value = acc.to(dt)
+        if count is not None:
+            size = _ops.clamp(count, min=1).unsqueeze(1)
+            value = (value.to(_dtype.float32) / size).to(dt)
+    inv = None if count is None else (1.0 / _ops.clamp(count, min=1)).to(dt).unsqueeze(1)
+    return _HalfBagResult.apply(acc, inv, value=value)
 
 
 def _type_name(x) -> str:

@@ -18,7 +18,7 @@ from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
-from minitorch.nn._functional_sparse import embedding_renorm_
+from minitorch.nn._functional_sparse import _embedding_bag, embedding_renorm_
 from minitorch.nn.utils.parametrizations import _norm_except_dim
 from minitorch.nn.utils.parametrizations import _weight_norm as _weight_norm_impl
 
@@ -317,7 +317,8 @@ def embedding_bag(
     Differences from torch: in max mode, a bag whose maximum is reached by several rows reports
     the smallest row index."""
     name = _BAG_MODES[mode]
-    out = F.embedding_bag(
+    # the kernel's order only: F.embedding_bag would swap a legacy (weight, input) pair
+    out = _embedding_bag(
         indices,
         weight,
         offsets,
