@@ -345,7 +345,9 @@ def _walk(seq, dim: int, shape: list, scan: _Scan) -> None:
             scan.block(item, dim + 1, shape)
         elif _is_seq(item):
             scan.special = True
-            _walk(list(item), dim + 1, shape, scan)
+            # items by index, as torch reads a sequence (a pandas Series iterates as Python
+            # floats but indexes as NumPy scalars: their dtype counts, float64 stays float64)
+            _walk([item[i] for i in _builtin_range(len(item))], dim + 1, shape, scan)
         else:
             raise TypeError("not a sequence")
 

@@ -218,6 +218,8 @@ class Tensor(TensorMethods):
         return self.dtype.is_signed
 
     def data_ptr(self) -> int:
+        if not self._data.size:  # torch's tensors without elements point nowhere
+            return 0
         return self._device.backend.data_ptr(self._data)
 
     def get_device(self) -> int:

@@ -281,3 +281,50 @@ def test_repeat_interleave_takes_int32_or_int64_repeats(dt, name):
         with pytest.raises(NotImplementedError, match=msg):
             mt.repeat_interleave(x, reps)
     assert x.repeat_interleave(mt.tensor([1, 0, 2], dtype=mt.int32)).tolist() == [10, 12, 12]
+
+
+# --- ecosystem details ---
+
+
+def test_data_ptr_of_a_tensor_without_elements_is_zero():
+    assert mt.zeros(0).data_ptr() == 0 and mt.empty(0, 3).data_ptr() == 0
+    assert mt.zeros(3)[3:].data_ptr() == 0
+    x = mt.zeros(3)
+    assert x[1:].data_ptr() == x.data_ptr() + 4
+
+
+def test_tensor_of_sequences_reads_items_by_index():
+    # a pandas-like sequence: iterates as Python numbers, indexes as NumPy scalars (torch reads
+    # items by index, so the NumPy dtype counts)
+    class Column:
+        def __init__(self, values):
+            self._v = np.asarray(values)
+
+        def __len__(self):
+            return len(self._v)
+
+        def __getitem__(self, i):
+            return self._v[i]
+
+        def __iter__(self):
+            return iter(self._v.tolist())
+
+    t = mt.tensor([Column([1.5, 2.5]), Column([3.0, 4.0])])
+    assert t.dtype is mt.float64 and t.tolist() == [[1.5, 2.5], [3.0, 4.0]]
+    assert mt.tensor([Column(np.array([1, 2], np.int32))]).dtype is mt.int32
+
+
+def test_nn_modules_package_imports_under_another_name():
+    # sys.modules["torch"] = minitorch, then `from torch.nn.modules.conv import _ConvNd` (thop)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, minitorch; sys.modules['torch'] = minitorch\n"
+        "from torch.nn.modules.conv import _ConvNd\n"
+        "import torch.nn.modules.batchnorm\n"
+        "print('ok', _ConvNd.__name__)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok _ConvNd"

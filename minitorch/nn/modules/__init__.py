@@ -63,8 +63,31 @@ __all__ = [
     "register_module_module_registration_hook",
     "register_module_parameter_registration_hook",
 ]
-__all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__  # noqa: F405
-__all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__all__  # noqa: F405
-__all__ += adaptive.__all__  # noqa: F405
-__all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__  # noqa: F405
-__all__ += loss.__all__ + normalization.__all__ + sparse.__all__ + lazy.__all__  # noqa: F405
+# Named explicitly (not through the submodules' binding as attributes of this package), so that
+# this file also runs when the package is imported under another name (sys.modules["torch"] =
+# minitorch, then `import torch.nn.modules.conv`: a second copy of the package, whose namespace
+# the submodule imports above do not fill).
+from minitorch.nn.modules import (  # noqa: E402
+    activation,
+    adaptive,
+    batchnorm,
+    conv,
+    distance,
+    dropout,
+    lazy,
+    loss,
+    normalization,
+    padding,
+    pixelshuffle,
+    pooling,
+    rnn,
+    sparse,
+    transformer,
+    upsampling,
+)
+
+__all__ += conv.__all__ + padding.__all__ + pixelshuffle.__all__
+__all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__all__
+__all__ += adaptive.__all__
+__all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__
+__all__ += loss.__all__ + normalization.__all__ + sparse.__all__ + lazy.__all__
