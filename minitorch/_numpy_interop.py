@@ -3,8 +3,9 @@
 Tensor.__array_ufunc__ and Tensor.__array_function__ delegate here. Each supported NumPy ufunc or
 function maps onto minitorch ops, so results are Tensors on the tensor's device and gradients are
 recorded. A NumPy function without a mapping runs as NumPy on the (detached) arrays of CPU tensors
-and returns NumPy's result, as it would for torch's tensors; on a device it raises TypeError
-naming the function (no hidden device-to-host copy).
+and returns NumPy's result, as it would for torch's tensors; a ufunc without one (or with keywords
+the mapping does not read) runs there too and returns tensors, as torch's __array_wrap__ does. On
+a device either raises TypeError naming the function (no hidden device-to-host copy).
 
 Differences from NumPy (documented, deliberate):
 - Results NumPy returns as scalars (`np.sum(t)` with no axis, `np.linalg.norm(t)`) are 0-d Tensors.
@@ -163,69 +164,113 @@ _ACCUMULATE = {
 }
 
 _IGNORED_UFUNC_KWARGS = {"casting": "same_kind", "order": "K", "subok": True, "signature": None}
+# the keywords the minitorch path of each ufunc method reads (besides the ignored defaults)
+_READ_UFUNC_KWARGS = {
+    "__call__": frozenset({"dtype"}),
+    "reduce": frozenset({"dtype", "axis", "keepdims"}),
+    "accumulate": frozenset({"dtype", "axis"}),
+    "outer": frozenset({"dtype"}),
+}
+
+
+def _has_op(ufunc, method: str, kwargs) -> bool:
+    """Whether ufunc.method(**kwargs) maps onto minitorch ops (else it runs on the host)."""
+    name = ufunc.__name__
+    if method == "__call__":
+        ok = name in UFUNCS
+    elif method == "outer":
+        ok = name in UFUNCS and ufunc.nin == 2
+    elif method == "reduce":
+        ok = name in _REDUCE
+    elif method == "accumulate":
+        ok = name in _ACCUMULATE
+    else:  # at, reduceat: in-place / segmented forms
+        return False
+    if not ok:
+        return False
+    read = _READ_UFUNC_KWARGS[method]
+    for k, v in kwargs.items():
+        if k in read or (k == "where" and v is True):
+            continue
+        if k not in _IGNORED_UFUNC_KWARGS or v != _IGNORED_UFUNC_KWARGS[k]:
+            return False  # where=, initial=, casting=...: NumPy's own loop
+    return True
 
 
 def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
-    """Tensor.__array_ufunc__: run `ufunc.method(*inputs)` as minitorch ops."""
+    """Tensor.__array_ufunc__: run `ufunc.method(*inputs)` as minitorch ops, or on the host
+    arrays where minitorch has no op for it (see _host_ufunc)."""
     name = ufunc.__name__
     full = f"numpy.{name}" if method == "__call__" else f"numpy.{name}.{method}"
     out = kwargs.pop("out", None)
     if out is not None and all(not isinstance(o, Tensor) for o in out):
         return _host_out(ufunc, method, inputs, out, kwargs, full)
+    if not _has_op(ufunc, method, kwargs):
+        return _host_ufunc(ufunc, method, inputs, out, kwargs, full)
     dtype = _mt_dtype(kwargs.pop("dtype", None))
-    for k, default in _IGNORED_UFUNC_KWARGS.items():
-        if k in kwargs and kwargs.pop(k) != default:
-            raise TypeError(f"minitorch: {full} does not support {k}=")
-    if kwargs.get("where", True) is not True:
-        raise TypeError(f"minitorch: {full} does not support where=; use np.where on the result")
-    kwargs.pop("where", None)
     ref = _ref(inputs)
     if ref is None:  # only out= is a Tensor: np.add(a, b, out=t)
         ref = _ref(out)
     if method == "__call__":
-        if kwargs:
-            raise TypeError(f"minitorch: {full} got unsupported arguments {sorted(kwargs)}")
-        fn = UFUNCS.get(name)
-        if fn is None:
-            raise TypeError(_advice(full))
         args = _tensors(inputs, ref)
         if dtype is not None:
             args = [a.to(dtype) for a in args]
-        result = fn(*args)
+        result = UFUNCS[name](*args)
     elif method == "reduce":
-        fn = _REDUCE.get(name)
-        if fn is None:
-            raise TypeError(_advice(full))
         (x,) = _tensors(inputs, ref)
         if dtype is not None:
             x = x.to(dtype)
         axis = kwargs.pop("axis", 0)
-        keepdims = kwargs.pop("keepdims", False)
-        if kwargs:
-            raise TypeError(f"minitorch: {full} got unsupported arguments {sorted(kwargs)}")
-        result = fn(x, _axes(axis, x.ndim), keepdims)
+        result = _REDUCE[name](x, _axes(axis, x.ndim), kwargs.pop("keepdims", False))
     elif method == "accumulate":
-        fn = _ACCUMULATE.get(name)
-        if fn is None:
-            raise TypeError(_advice(full))
         (x,) = _tensors(inputs, ref)
         if dtype is not None:
             x = x.to(dtype)
-        axis = kwargs.pop("axis", 0)
-        if kwargs:
-            raise TypeError(f"minitorch: {full} got unsupported arguments {sorted(kwargs)}")
-        result = fn(x, axis)
-    elif method == "outer":
-        fn = UFUNCS.get(name)
-        if fn is None or ufunc.nin != 2 or kwargs:
-            raise TypeError(_advice(full))
+        result = _ACCUMULATE[name](x, kwargs.pop("axis", 0))
+    else:  # outer
         a, b = _tensors(inputs, ref)
         if dtype is not None:
             a, b = a.to(dtype), b.to(dtype)
-        result = fn(a.reshape(tuple(a.shape) + (1,) * b.ndim), b)
-    else:  # at, reduceat: in-place / segmented forms with no minitorch op
-        raise TypeError(_advice(full))
+        result = UFUNCS[name](a.reshape(tuple(a.shape) + (1,) * b.ndim), b)
     return _with_out(result, out, full)
+
+
+def _host_ufunc(ufunc, method, inputs, out, kwargs, full):
+    """A ufunc, method or keyword minitorch has no op for (np.degrees, scipy.special.expit,
+    np.add.reduce(initial=), np.add.at): NumPy on the arrays of CPU tensors (detached, as
+    np.asarray gives them), its array results returned as tensors, as torch's __array_wrap__
+    returns them; at() writes into its first operand. A device tensor is not copied behind the
+    back: TypeError naming the function."""
+    try:
+        host_inputs, host_kwargs = _host_tree(inputs), _host_tree(kwargs)
+        if out is not None:
+            host_kwargs["out"] = _host_tree(out)
+    except _DeviceTensor:
+        raise TypeError(_advice(full)) from None
+    written = [o for o in (out or ()) if isinstance(o, Tensor)]
+    if method == "at" and isinstance(inputs[0], Tensor):
+        written.append(inputs[0])
+    for t in written:
+        if t._requires_grad:
+            raise TypeError(
+                f"minitorch: {full} would write a tensor that requires grad outside autograd; "
+                "detach() it first"
+            )
+    result = getattr(ufunc, method)(*host_inputs, **host_kwargs)
+    for t in written:
+        t._vc[0] += 1
+    if out is not None:
+        return out[0] if len(out) == 1 else out
+    return _as_tensors(result)
+
+
+def _as_tensors(result):
+    """NumPy's ufunc result with its numeric arrays and scalars as tensors (in their dtypes)."""
+    if isinstance(result, tuple):
+        return tuple(_as_tensors(r) for r in result)
+    if isinstance(result, (np.ndarray, np.generic)) and result.dtype.kind in "biuf":
+        return _mt.from_numpy(np.asarray(result))
+    return result
 
 
 def _host_out(ufunc, method, inputs, out, kwargs, full):
@@ -525,20 +570,33 @@ _PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "replicate",
 
 
 def _pad(array, pad_width, mode="constant", **kwargs):
+    """np.pad as F.pad where that pads the same way (a Tensor); other modes, per-side constants
+    and paddings F.pad does not take (reflect of a 1-d array, of every dim) run as NumPy on the
+    host array (an ndarray, as for torch's tensors)."""
     import minitorch.nn.functional as F
 
-    if mode not in _PAD_MODES:
-        raise TypeError(f"minitorch: numpy.pad mode={mode!r} has no minitorch op")
-    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (array.ndim, 2)).tolist()
-    value = kwargs.pop("constant_values", 0)
-    if kwargs:
-        raise TypeError(f"minitorch: numpy.pad does not support {sorted(kwargs)}")
-    flat = []
-    for before, after in reversed(widths):
-        flat += [before, after]
-    if mode == "constant":
-        return F.pad(array, flat, "constant", value)
-    return F.pad(array, flat, _PAD_MODES[mode])
+    value = kwargs.get("constant_values", 0)
+    if (
+        isinstance(array, Tensor)
+        and mode in _PAD_MODES
+        and set(kwargs) <= {"constant_values"}
+        and isinstance(value, (int, float))
+    ):
+        widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (array.ndim, 2)).tolist()
+        flat = []
+        for before, after in reversed(widths):
+            flat += [before, after]
+        try:
+            if mode == "constant":
+                return F.pad(array, flat, "constant", value)
+            return F.pad(array, flat, _PAD_MODES[mode])
+        except (NotImplementedError, RuntimeError):  # a padding F.pad refuses: NumPy's own
+            pass
+    try:
+        host_array, host_kwargs = _host_tree(array), _host_tree(kwargs)
+    except _DeviceTensor:
+        raise TypeError(_advice("numpy.pad")) from None
+    return np.pad(host_array, pad_width, mode, **host_kwargs)
 
 
 def _flip(m, axis=None):

@@ -485,22 +485,67 @@ def test_logical_reduce():
     np.testing.assert_array_equal(np.logical_or.reduce(t).numpy(), m.any(0))
 
 
-@pytest.mark.parametrize(
-    "call, name",
-    [
-        (lambda t: np.gcd(t, t), "numpy.gcd"),
-        (lambda t: np.cbrt(t), "numpy.cbrt"),
-        (lambda t: np.subtract.reduce(t), "numpy.subtract.reduce"),
-        (lambda t: np.divide.accumulate(t), "numpy.divide.accumulate"),
-        (lambda t: np.add.reduceat(t, [0, 1]), "numpy.add.reduceat"),
-        (lambda t: np.add.at(t, [0], 1.0), "numpy.add.at"),
-    ],
-    ids=["gcd", "cbrt", "subtract.reduce", "divide.accumulate", "reduceat", "at"],
-)
-def test_unsupported_ufunc_raises_naming_it(call, name):
+_NO_OP_UFUNCS = [
+    (lambda t: np.gcd(t, t), "numpy.gcd"),
+    (lambda t: np.cbrt(t), "numpy.cbrt"),
+    (lambda t: np.subtract.reduce(t), "numpy.subtract.reduce"),
+    (lambda t: np.divide.accumulate(t), "numpy.divide.accumulate"),
+    (lambda t: np.add.reduceat(t, [0, 1]), "numpy.add.reduceat"),
+    (lambda t: np.add.reduce(t, initial=10.0), "numpy.add.reduce"),
+    (lambda t: np.frexp(t), "numpy.frexp"),
+]
+_NO_OP_IDS = ["gcd", "cbrt", "subtract.reduce", "divide.accumulate", "reduceat", "initial", "frexp"]
+
+
+@pytest.mark.parametrize("call, name", _NO_OP_UFUNCS, ids=_NO_OP_IDS)
+def test_ufuncs_without_an_op_run_on_the_host_and_return_tensors(call, name):
+    # as torch's __array_wrap__: NumPy's values, in NumPy's dtypes, as tensors
     t = mt.tensor([1, 2, 3]) if "gcd" in name else mt.tensor([1.0, 2.0, 3.0])
-    with pytest.raises(TypeError, match=rf"minitorch: {name} has no minitorch op.*\.numpy\(\)"):
+    expected = call(t.numpy().copy())
+    result = call(t)
+    pairs = (
+        zip(result, expected, strict=True) if isinstance(expected, tuple) else [(result, expected)]
+    )
+    for r, e in pairs:
+        assert isinstance(r, mt.Tensor) and r.numpy().dtype == np.asarray(e).dtype
+        np.testing.assert_array_equal(r.numpy(), e)
+
+
+@pytest.mark.parametrize("call, name", _NO_OP_UFUNCS, ids=_NO_OP_IDS)
+def test_ufuncs_without_an_op_do_not_copy_a_device_tensor(call, name):
+    t = mt.tensor([1, 2, 3] if "gcd" in name else [1.0, 2.0, 3.0], device="strict")
+    with pytest.raises(TypeError, match=rf"minitorch: {name}.* has no minitorch op.*\.numpy\(\)"):
         call(t)
+
+
+def test_ufunc_at_writes_through_tensors_and_arrays():
+    t = mt.tensor([1.0, 2.0, 3.0])
+    assert np.add.at(t, [0, 0, 2], 1.0) is None
+    assert t.tolist() == [3.0, 2.0, 4.0] and t._version == 1
+    a = np.zeros(4)
+    np.add.at(a, mt.tensor([0, 2, 2]), 1)  # an index tensor into an ndarray (a scatter-add)
+    assert a.tolist() == [1.0, 0.0, 2.0, 0.0]
+    w = mt.ones(2, requires_grad=True)
+    with pytest.raises(TypeError, match="outside autograd"):
+        np.add.at(w, [0], 1.0)
+
+
+def test_numpy_pad_beyond_f_pad_runs_on_the_host():
+    t = mt.tensor([1.0, 2.0, 3.0])
+    for kwargs in (
+        dict(mode="reflect"),
+        dict(mode="edge"),
+        dict(mode="wrap"),
+        dict(mode="symmetric"),
+        dict(constant_values=(5, 6)),
+    ):
+        np.testing.assert_array_equal(
+            np.asarray(np.pad(t, 2, **kwargs)), np.pad(t.numpy(), 2, **kwargs)
+        )
+    m = mt.tensor(A)
+    out = np.pad(m, 1, mode="reflect")  # every dim of a 2-d array: NumPy's reflection
+    np.testing.assert_array_equal(np.asarray(out), np.pad(A, 1, mode="reflect"))
+    assert isinstance(np.pad(m, 1), mt.Tensor)  # a constant pad is still F.pad (a Tensor)
 
 
 # --- np.asarray ----------------------------------------------------------------------------------
