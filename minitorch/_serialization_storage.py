@@ -12,7 +12,7 @@ import numpy as np
 
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu, tensor_device
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _storage_root
 
 UnpicklingError = pickle.UnpicklingError
 
@@ -69,18 +69,24 @@ class StoragePlan:
     """Assigns each saved tensor a storage record, its offset and strides (see NOTE below)."""
 
     # NOTE [ Storages of saved tensors ]
-    # minitorch tensors have no storage object: a tensor is an array, and a view's array is a
-    # NumPy/CuPy view whose `.base` chain ends at the array owning the memory (the "root"). A
-    # checkpoint stores torch's layout instead: storages plus (offset, size, stride) per tensor.
-    # So the root stands for the storage: every tensor on one root becomes a view into one record
-    # holding the root's bytes, whatever the path that made it (a view, `detach()`, a Parameter
-    # sharing its data, tied weights). As in torch, saving a slice saves its whole storage.
-    # Tensors whose layout torch cannot express (negative or non-element strides, a root that is
-    # not one dense block) are saved as contiguous copies of their own.
+    # minitorch tensors have no storage object: a tensor is an array, and a checkpoint stores
+    # torch's layout instead: storages plus (offset, size, stride) per tensor. A tensor's storage
+    # is the memory of the tensor starting it (`_storage_root` in minitorch/_tensor.py: the base
+    # of its views, the tensor a detach(), .data or dtype view was taken from, or the tensor
+    # itself), from its first element to its last: what untyped_storage() and storage_offset()
+    # report, and for from_numpy the given array's extent, not its NumPy owner's (torch's
+    # from_numpy(big[5:9]) is a storage of 4 elements). Every tensor whose storage is the same
+    # memory becomes a view into one record holding those bytes, whatever the path that made it
+    # (a view, `detach()`, a Parameter sharing its data, tied weights, two from_numpy calls on
+    # one array). As in torch, saving a slice saves its whole storage, and two tensors starting
+    # at one address with different dtypes are refused. Tensors whose layout torch cannot
+    # express (negative or non-element strides, memory that is not one dense block) are saved
+    # as contiguous copies of their own.
 
     def __init__(self, type_global):
         self.storages: list[SavedStorage] = []
-        self._by_root: dict = {}
+        self._by_extent: dict = {}  # (device, first byte, byte count) -> record
+        self._dtype_at: dict = {}  # (device, first byte) -> dtype of the records starting there
         self._type_global = type_global  # storage class name -> the pickled global for it
 
     def locate(self, t) -> tuple[SavedStorage, int, tuple, tuple]:
@@ -93,32 +99,35 @@ class StoragePlan:
             item = a.itemsize
             strides = a.strides
             if all(s >= 0 and s % item == 0 for s in strides):
-                placed = self._in_root(a, b, dev, t.dtype)
+                placed = self._in_storage(t, b, dev)
                 if placed is not None:
                     return placed[0], placed[1], shape, tuple(s // item for s in strides)
             a = b.xp.ascontiguousarray(a)
         return self._new(a, b, dev, t.dtype, a.size), 0, shape, contiguous_strides(shape)
 
-    def _in_root(self, a, b, dev, dt):
-        root = _root(a, b)
-        flags = root.flags
-        if not (flags.c_contiguous or (dev is cpu and flags.f_contiguous)):
-            return None  # on a device, only a C-ordered root copies to the host byte for byte
+    def _in_storage(self, t, b, dev):
+        """(record, offset) of t in the record of its storage's memory; None to save a copy."""
+        a = t._data
+        owner = _storage_root(t)._data
         item = a.itemsize
-        root_ptr, nbytes = b.data_ptr(root), root.nbytes
-        off = b.data_ptr(a) - root_ptr
-        span = sum((n - 1) * s for n, s in zip(a.shape, a.strides, strict=True)) + item
-        if off < 0 or off % item or nbytes % item or off + span > nbytes:
+        start = b.data_ptr(owner)
+        nbytes = _extent(owner)
+        off = b.data_ptr(a) - start
+        if nbytes is None or off < 0 or off % item or nbytes % item:
             return None
-        key = (dev, root_ptr, nbytes)
-        storage = self._by_root.get(key)
+        if off + _extent(a) > nbytes:
+            return None
+        key = (dev, start, nbytes)
+        storage = self._by_extent.get(key)
         if storage is None:
-            storage = self._by_root[key] = self._new(root, b, dev, dt, nbytes // item)
-        elif storage.dtype is not dt:
-            raise RuntimeError(
-                "Cannot save multiple tensors or storages that view the same data as different "
-                "types"
-            )
+            block = _dense_block(owner, b, dev, start, nbytes)
+            if block is None:
+                return None
+            if self._dtype_at.setdefault((dev, start), t.dtype) is not t.dtype:
+                raise _different_types()
+            storage = self._by_extent[key] = self._new(block, b, dev, t.dtype, nbytes // item)
+        elif storage.dtype is not t.dtype:
+            raise _different_types()
         return storage, off // item
 
     def _new(self, array, b, dev, dt, numel) -> SavedStorage:
@@ -127,6 +136,41 @@ class StoragePlan:
         storage = SavedStorage(key, array, b, dt, numel, str(dev), glob)
         self.storages.append(storage)
         return storage
+
+
+def _different_types() -> RuntimeError:
+    return RuntimeError(
+        "Cannot save multiple tensors or storages that view the same data as different types"
+    )
+
+
+def _extent(a) -> int | None:
+    """Bytes from the first element of `a` to past its last (None with a negative stride)."""
+    if not a.size:
+        return 0
+    span = a.itemsize
+    for n, s in zip(a.shape, a.strides, strict=True):
+        if s < 0:
+            return None
+        span += (n - 1) * s
+    return span
+
+
+def _dense_block(owner, b, dev, start: int, nbytes: int):
+    """An array whose memory is exactly the `nbytes` bytes at `start`, where `owner` (the array
+    starting a storage) lies: owner itself when dense, else a byte range of the array owning
+    its memory (from_numpy of a strided NumPy slice); None when that memory is not one block."""
+    flags = owner.flags
+    if flags.c_contiguous or (dev is cpu and flags.f_contiguous):
+        return owner  # on a device, only a C-ordered array copies to the host byte for byte
+    root = _root(owner, b)
+    flags = root.flags
+    if not (flags.c_contiguous or (dev is cpu and flags.f_contiguous)):
+        return None
+    off = start - b.data_ptr(root)
+    if off < 0 or off + nbytes > root.nbytes:
+        return None
+    return root.ravel(order="K").view(b.xp.uint8)[off : off + nbytes]
 
 
 def _root(a, b):
@@ -193,12 +237,14 @@ class Storage:
 
 class RecordReader:
     """Reads a checkpoint's records: small ones through zipfile (CRC-checked), storages straight
-    from the file into their final buffer (one copy), or memory-mapped (`mmap_path`)."""
+    from the file into their final buffer (one copy), or memory-mapped (`mmap_path`; mmap_mode
+    "c" copy-on-write, "r+" writes reaching the file, as torch's MAP_PRIVATE / MAP_SHARED)."""
 
-    def __init__(self, zf: zipfile.ZipFile, fobj, mmap_path=None):
+    def __init__(self, zf: zipfile.ZipFile, fobj, mmap_path=None, mmap_mode: str = "c"):
         self.zf = zf
         self.fobj = fobj
         self.mmap_path = mmap_path
+        self.mmap_mode = mmap_mode
         fobj.seek(0, 2)
         self.size = fobj.tell()
 
@@ -235,8 +281,10 @@ class RecordReader:
         if start + nbytes > self.size:
             raise RuntimeError(f"checkpoint record {name} is truncated")
         if self.mmap_path is not None and nbytes:
-            # copy-on-write, as torch's mmap=True: writes to the tensors never reach the file
-            mm = np.memmap(self.mmap_path, np.uint8, mode="c", offset=start, shape=(nbytes,))
+            # copy-on-write by default, as torch's mmap=True: writes never reach the file
+            mm = np.memmap(
+                self.mmap_path, np.uint8, mode=self.mmap_mode, offset=start, shape=(nbytes,)
+            )
             return np.asarray(mm)  # a plain ndarray over the map, not the memmap subclass
         buf = np.empty(nbytes, np.uint8)
         self.fobj.seek(start)
@@ -321,6 +369,10 @@ def _rebuild_tensor_v2(
             byte_strides = tuple(st * arr.itemsize for st in stride)
             data = xp.lib.stride_tricks.as_strided(arr, shape=size, strides=byte_strides)
             t = _make(data, storage.device, False, None)
+            # An expanded or gapped layout is no dense block: the tensor over the whole storage
+            # starts its storage, so untyped_storage() (and a re-save) is the loaded storage,
+            # not the span of the layout (a stride-0 row is 4 KB, not 4 MB, as in torch).
+            t._storage_root = _make(arr, storage.device, False, None)
     elif 0 < offset < arr.size:  # an empty slice inside its storage keeps its offset too
         t = _view_of_storage(storage, offset, size, stride)
     else:

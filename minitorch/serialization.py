@@ -10,16 +10,21 @@ minitorch.load reads torch's.
 from __future__ import annotations
 
 import contextlib
+import enum
 import errno
 import io
+import mmap as _mmap
 import os
 import pickle
 import secrets
 import struct
 import sys
 import tempfile
+import warnings
 import zipfile
 import zlib
+
+import numpy as np
 
 from minitorch import _dtype, _serialization_unpickle
 from minitorch._backend import Device, backend_of, cpu, device, tensor_device
@@ -52,6 +57,16 @@ __all__ = [
     "get_unsafe_globals_in_checkpoint",
     "safe_globals",
     "default_restore_location",
+    "location_tag",
+    "register_package",
+    "normalize_storage_type",
+    "SourceChangeWarning",
+    "LoadEndianness",
+    "get_default_load_endianness",
+    "set_default_load_endianness",
+    "get_default_mmap_options",
+    "set_default_mmap_options",
+    "skip_data",
 ]
 
 DEFAULT_PROTOCOL = 2
@@ -109,6 +124,9 @@ def save(
     if pickle_module is not None and pickle_module is not pickle:
         raise ValueError("minitorch.save: only the standard pickle module is supported")
     legacy = not _use_new_zipfile_serialization
+    skip = _skip_data_state["skip_data"]
+    if skip and legacy:
+        raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
     plan_type = LegacyStoragePlan if legacy else StoragePlan
     plan = plan_type(lambda name: torch_global("torch", name))
     pickled = dumps(obj, pickle_protocol, plan)  # fails before any file is touched
@@ -117,7 +135,7 @@ def save(
         if legacy:
             write_legacy(fobj, pickled, plan.storages, pickle_protocol)
         else:
-            _write_checkpoint(fobj, pickled, plan.storages, not _disable_byteorder_record)
+            _write_checkpoint(fobj, pickled, plan.storages, not _disable_byteorder_record, skip)
 
     if isinstance(f, (str, os.PathLike)):
         _atomic_write(f, lambda fobj, _: write(fobj))
@@ -190,7 +208,9 @@ class _Window:
         self.f.flush()
 
 
-def _write_checkpoint(fobj, pickled: bytes, storages, byteorder: bool = True) -> None:
+def _write_checkpoint(
+    fobj, pickled: bytes, storages, byteorder: bool = True, skip_data: bool = False
+) -> None:
     with zipfile.ZipFile(fobj, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_record(zf, "archive/data.pkl", pickled)
         _write_record(zf, "archive/.format_version", b"1")
@@ -198,7 +218,11 @@ def _write_checkpoint(fobj, pickled: bytes, storages, byteorder: bool = True) ->
         if byteorder:
             _write_record(zf, "archive/byteorder", sys.byteorder.encode())
         for storage in storages:
-            _write_record(zf, f"archive/data/{storage.key}", storage.host_bytes())
+            if skip_data:  # the record's room, zero-filled, to be written in a later pass
+                data = np.zeros(storage.numel * storage.dtype.itemsize, np.uint8)
+            else:
+                data = storage.host_bytes()
+            _write_record(zf, f"archive/data/{storage.key}", data)
         _write_record(zf, "archive/version", b"3\n")
         _write_record(
             zf, "archive/.data/serialization_id", f"{secrets.randbits(128):040d}".encode()
@@ -295,6 +319,7 @@ def load(
     Differences from torch: the legacy format is read into memory whole (mmap does not apply);
     the older tar format (before PyTorch 0.4) is not read.
     """
+    weights_only = _weights_only_from_env(weights_only)
     if weights_only is None:
         # torch's default: an explicit pickle_module asks for the full unpickler
         weights_only = pickle_module is None
@@ -311,6 +336,37 @@ def load(
     seekable = getattr(f, "seekable", None)
     fobj = f if seekable is not None and seekable() else io.BytesIO(f.read())
     return _load(fobj, None, map_location, weights_only, pickle_load_args)
+
+
+# torch.load reads these on every call: a deployment can force either default without code changes
+_FORCE_WEIGHTS_ONLY = "TORCH_FORCE_WEIGHTS_ONLY_LOAD"
+_FORCE_NO_WEIGHTS_ONLY = "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"
+
+
+def _env_flag(name: str) -> bool:
+    return os.getenv(name, "0").lower() in ("1", "y", "yes", "true")
+
+
+def _weights_only_from_env(weights_only: bool | None) -> bool | None:
+    """weights_only as torch.load's environment switches set it: TORCH_FORCE_WEIGHTS_ONLY_LOAD
+    overrides even an explicit False; TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD only a value not given."""
+    force, force_no = _env_flag(_FORCE_WEIGHTS_ONLY), _env_flag(_FORCE_NO_WEIGHTS_ONLY)
+    if force and force_no:
+        raise RuntimeError(
+            f"Only one of `{_FORCE_WEIGHTS_ONLY}` or `{_FORCE_NO_WEIGHTS_ONLY}` should be set, "
+            "but both were set."
+        )
+    if force:
+        return True
+    if force_no and weights_only is None:
+        warnings.warn(
+            f"Environment variable {_FORCE_NO_WEIGHTS_ONLY} detected, since the `weights_only` "
+            "argument was not explicitly passed to `minitorch.load`, forcing weights_only=False.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return False
+    return weights_only
 
 
 def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
@@ -342,10 +398,11 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     try:
         try:
             zf, fobj = _open_archive(fobj, start)
-            reader = RecordReader(zf, fobj, mmap_path)
+            shared = _mmap_flags[0] == _MAP_SHARED
+            reader = RecordReader(zf, fobj, mmap_path, "r+" if shared else "c")
             prefix = zf.infolist()[0].filename.split("/", 1)[0]
             pickled = reader.read_small(f"{prefix}/data.pkl")
-            byteorder = "little"
+            byteorder = _byteorder_without_record()
             if f"{prefix}/byteorder" in zf.NameToInfo:
                 byteorder = reader.read_small(f"{prefix}/byteorder").decode("ascii")
                 if byteorder not in ("little", "big"):
@@ -441,8 +498,13 @@ class _StorageLoader:
             _dtype.numpy_dtype(dt)
         except TypeError as e:
             raise RuntimeError(f"minitorch.load: {e}") from None
+        name, nbytes = f"{self.prefix}/data/{key}", numel * dt.itemsize
         try:
-            u8 = self.reader.read_storage(f"{self.prefix}/data/{key}", numel * dt.itemsize)
+            if _skip_data_state["skip_data"]:  # the record must be there; its bytes are not read
+                self.reader.info(name, nbytes)
+                u8 = np.zeros(nbytes, np.uint8)
+            else:
+                u8 = self.reader.read_storage(name, nbytes)
         except _CORRUPT as e:
             raise _corrupt(e) from e
         host = Storage(typed_storage(u8, dt, self.byteorder), cpu, dt)
@@ -473,23 +535,45 @@ class _StorageLoader:
 
 def default_restore_location(storage, location: str):
     """`storage` placed at `location`, a saved location tag ('cpu', 'cuda:1'), as torch.load
-    places a storage without map_location: a CPU storage tagged 'cpu' comes back as it is.
-    map_location callables call it to keep torch's placement for some tags. Mirrors
+    places a storage without map_location: the registered packages' deserializers (see
+    register_package) are asked in priority order. A CPU storage tagged 'cpu' comes back as it
+    is. map_location callables call it to keep torch's placement for some tags. Mirrors
     torch.serialization.default_restore_location."""
-    if location == "cpu":
-        # both storage kinds (the one map_location receives, minitorch.UntypedStorage) have
-        # cpu(), which returns a CPU storage itself
-        return storage.cpu()
     return _default_restore(storage, location, "storage.UntypedStorage")
 
 
-def _default_restore(storage: Storage, location: str, name: str) -> Storage:
+def _default_restore(storage, location: str, name: str):
+    for _, _, deserialize in _package_registry:
+        result = deserialize(storage, location)
+        if result is not None:
+            return result
+    raise RuntimeError(
+        f"don't know how to restore data location of torch.{name} (tagged with {location})"
+    )
+
+
+def _cpu_tag(obj) -> str | None:
+    return "cpu" if obj.device.type == "cpu" else None
+
+
+def _device_tag(obj) -> str | None:
+    dev = obj.device
+    return None if dev.type == "cpu" else f"{dev.type}:{dev.index or 0}"
+
+
+def _cpu_deserialize(storage, location: str):
+    # both storage kinds (the one map_location receives, minitorch.UntypedStorage) have cpu(),
+    # which returns a CPU storage itself
+    return storage.cpu() if location == "cpu" else None
+
+
+def _device_deserialize(storage, location: str):
+    """Any other location naming a device: checked as torch checks CUDA ones, then moved there
+    (a device minitorch has no backend for raises there)."""
     try:
         dev = device(location)
     except (RuntimeError, TypeError):
-        raise RuntimeError(
-            f"don't know how to restore data location of torch.{name} (tagged with {location})"
-        ) from None
+        return None
     if dev.type == "cuda":
         from minitorch import cuda
 
@@ -507,7 +591,151 @@ def _default_restore(storage: Storage, location: str, name: str) -> Storage:
                 f"torch.cuda.device_count() is {count}. Please use torch.load with map_location "
                 "to map your storages to an existing device."
             )
-    return storage.to(dev)
+    return storage.to(device=dev)
+
+
+# (priority, tagger, deserializer), lowest priority first: torch's CPU entry (10) and one for the
+# devices minitorch knows (torch's CUDA priority, 20); register_package adds others.
+_package_registry: list = [(10, _cpu_tag, _cpu_deserialize), (20, _device_tag, _device_deserialize)]
+
+
+def register_package(priority: int, tagger, deserializer) -> None:
+    """Registers tagger(storage) -> location or None and deserializer(storage, location) ->
+    storage or None, asked before the packages of higher `priority` values. Mirrors
+    torch.serialization.register_package.
+
+    Differences from torch: minitorch.save writes a storage's device as its location without
+    asking the taggers; the deserializers place storages on load and in
+    default_restore_location, as in torch."""
+    entries = [*_package_registry, (priority, tagger, deserializer)]
+    entries.sort(key=lambda entry: entry[0])  # a priority that does not compare raises here
+    _package_registry[:] = entries
+
+
+def location_tag(storage) -> str:
+    """The location a storage (or tensor) is saved with, from the registered taggers: 'cpu',
+    'cuda:0', .... Mirrors torch.serialization.location_tag."""
+    for _, tagger, _ in _package_registry:
+        location = tagger(storage)
+        if location is not None:
+            return location
+    raise RuntimeError(
+        f"don't know how to determine data location of {type(storage).__module__}."
+        f"{type(storage).__qualname__}"
+    )
+
+
+def normalize_storage_type(storage_type):
+    """The storage class of that name in minitorch (torch maps torch.cuda.FloatStorage to
+    torch.FloatStorage). Mirrors torch.serialization.normalize_storage_type.
+
+    Differences from torch: minitorch has only UntypedStorage and TypedStorage."""
+    import minitorch
+
+    return getattr(minitorch, storage_type.__name__)
+
+
+class SourceChangeWarning(Warning):
+    """Mirrors torch.serialization.SourceChangeWarning, for warnings filters.
+
+    Differences from torch: never issued (torch issues it when the source of a module class
+    saved whole changed since; minitorch does not store module sources)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# load settings: byte order of files without a byteorder record, mmap flags, skip_data
+
+
+class LoadEndianness(enum.Enum):
+    """Mirrors torch.serialization.LoadEndianness."""
+
+    NATIVE = 1
+    LITTLE = 2
+    BIG = 3
+
+
+_default_load_endianness: list = [None]
+
+
+def get_default_load_endianness() -> LoadEndianness | None:
+    """The byte order assumed for checkpoints without a byteorder record (None: little, as
+    torch). Mirrors torch.serialization.get_default_load_endianness."""
+    return _default_load_endianness[0]
+
+
+def set_default_load_endianness(endianness) -> None:
+    """Mirrors torch.serialization.set_default_load_endianness."""
+    if endianness is not None and not isinstance(endianness, LoadEndianness):
+        raise TypeError("Invalid argument type in function set_default_load_endianness")
+    _default_load_endianness[0] = endianness
+
+
+def _byteorder_without_record() -> str:
+    endianness = _default_load_endianness[0]
+    if endianness is LoadEndianness.BIG:
+        return "big"
+    if endianness is LoadEndianness.NATIVE:
+        return sys.byteorder
+    return "little"
+
+
+# Windows' mmap module has neither flag; torch's values on Linux and macOS stand in there.
+_MAP_PRIVATE = getattr(_mmap, "MAP_PRIVATE", 2)
+_MAP_SHARED = getattr(_mmap, "MAP_SHARED", 1)
+_mmap_flags: list = [_MAP_PRIVATE]
+
+
+def get_default_mmap_options() -> int:
+    """The mmap flags of load(..., mmap=True): mmap.MAP_PRIVATE (copy-on-write) unless set.
+    Mirrors torch.serialization.get_default_mmap_options."""
+    return _mmap_flags[0]
+
+
+class set_default_mmap_options:
+    """Sets the mmap flags of load(..., mmap=True) to mmap.MAP_PRIVATE or mmap.MAP_SHARED
+    (writes to the loaded tensors reach the file); as a context manager, until its exit.
+    Mirrors torch.serialization.set_default_mmap_options.
+
+    Differences from torch: a file changed through MAP_SHARED fails load's CRC-32 check of its
+    records when read without mmap=True (torch checks no CRC)."""
+
+    def __init__(self, flags: int):
+        if flags not in (_MAP_PRIVATE, _MAP_SHARED):
+            raise ValueError(
+                "Invalid argument in function set_default_mmap_options, expected "
+                f"mmap.MAP_PRIVATE or mmap.MAP_SHARED, but got {flags}"
+            )
+        self.prev = _mmap_flags[0]
+        _mmap_flags[0] = flags
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _mmap_flags[0] = self.prev
+
+
+_skip_data_state = {"skip_data": False, "materialize_fake_tensors": False}
+
+
+class skip_data:
+    """Context manager: save writes each storage record's room zero-filled instead of its bytes
+    (to be filled in a later pass), and load leaves the loaded storages unread (zeros). Mirrors
+    torch.serialization.skip_data.
+
+    Differences from torch: minitorch has no fake tensors (materialize_fake_tensors is
+    accepted and ignored); loading the legacy format reads its data."""
+
+    def __init__(self, materialize_fake_tensors: bool = False):
+        self.materialize_fake_tensors = materialize_fake_tensors
+
+    def __enter__(self) -> None:
+        self.prev = dict(_skip_data_state)
+        _skip_data_state["skip_data"] = True
+        _skip_data_state["materialize_fake_tensors"] = self.materialize_fake_tensors
+
+    def __exit__(self, exc_type, exc_value, traceback) -> None:
+        _skip_data_state.update(self.prev)
 
 
 # ---------------------------------------------------------------------------------------------

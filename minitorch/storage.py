@@ -156,6 +156,19 @@ class UntypedStorage:
 
         return UntypedStorage(self._device.backend.to_host(self._bytes), as_device("cpu"))
 
+    def to(self, *, device, non_blocking: bool = False) -> UntypedStorage:
+        """This storage on `device`: itself when already there, else a copy. Mirrors
+        torch.UntypedStorage.to (device keyword-only, as in torch)."""
+        from minitorch._backend import backend_of, tensor_device
+        from minitorch._backend import device as as_device
+
+        dev = tensor_device(as_device(device))
+        if dev is self._device:
+            return self
+        target = backend_of(dev)  # raises for a device minitorch has no backend for (meta)
+        host = self._device.backend.to_host(self._bytes)
+        return UntypedStorage(target.from_host(host, dev), dev)
+
     def resize_(self, size: int):
         if size == self.nbytes():
             return self

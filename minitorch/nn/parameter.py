@@ -3,7 +3,7 @@ the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer
 
 from __future__ import annotations
 
-from minitorch._tensor import Tensor, _make, _python_state, _rebuild
+from minitorch._tensor import Tensor, _keep_storage_root, _make, _python_state, _rebuild
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
@@ -50,6 +50,8 @@ class Parameter(Tensor):
         p = object.__new__(cls)
         Tensor._init_from(p, data._data, data._device, requires_grad)
         p._vc = data._vc  # a detached alias: in-place changes to either are seen by both
+        if data._base is not None or "_storage_root" in data.__dict__:
+            _keep_storage_root(p, data)  # Parameter(x[2:]) lies in x's storage, at offset 2
         return p
 
     def __init__(self, *args, **kwargs):
