@@ -111,6 +111,10 @@ class UntypedStorage:
     def nbytes(self) -> int:
         return int(self._bytes.size)
 
+    def __sizeof__(self) -> int:
+        # the memory counts, as in torch (torchinfo sizes tensors with sys.getsizeof)
+        return object.__sizeof__(self) + self.nbytes()
+
     def size(self) -> int:
         return self.nbytes()
 

@@ -76,3 +76,10 @@ def test_typed_storage_warns_once_per_process(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mt.ones(2).storage()
+
+
+def test_getsizeof_of_a_storage_counts_its_bytes():
+    import sys
+
+    s = mt.zeros(1536).untyped_storage()
+    assert 6144 < sys.getsizeof(s) < 6144 + 256
