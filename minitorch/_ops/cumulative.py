@@ -161,30 +161,113 @@ def _pair_mask(xp, like: Tensor, dim: int, test) -> Tensor:
     return _const(mask, like)
 
 
+# NOTE [ Cumprod backward ]
+# grad_a_i = sum_{j>=i} grad_j prod_{k<=j, k!=i} a_k. torch computes it three ways, and its
+# numbers differ where a holds nan or inf (a 0 * inf or inf / inf in one but not another), so
+# minitorch takes the same three:
+# - no zero anywhere in a: reversed_cumsum(out * grad) / a, O(n). [1, nan, 2] gives nan at
+#   every i (the division spreads it), [1, inf, 2] gives [inf, nan, inf].
+# - a zero somewhere, first-order backward: per slice along dim, the same division before the
+#   slice's first zero z1; at z1, out_{z1-1} * sum_{z1<=k<z2} grad_k prod_{z1<k'<=k} a_k' (z2 the
+#   next zero; torch multiplies the masked-out grad_k after z2 by the running product too, so an
+#   inf there makes nan); 0 after z1. Zero-free slices get the division formula unchanged.
+# - a zero somewhere, backward under create_graph: the exact O(n^2) sum of products, since
+#   the formula above is not differentiable into the second derivative.
+# The "zero somewhere" test is over the whole tensor, as torch's. Reading it would sync a GPU,
+# so off the host the first-order case always takes the zero formula (equal to the division one
+# on zero-free slices) and create_graph selects between the two formulas on a 0-d device flag.
+
+
+def _cumprod_grad_divided(a: Tensor, out: Tensor, grad: Tensor, dim: int, keep=None) -> Tensor:
+    """sum_{j>=i} grad_j out_j / a_i, over the positions `keep` (a bool Tensor; all if None)."""
+    from minitorch._ops.pointwise import where
+
+    w = out * grad
+    if keep is None:
+        return Cumsum.apply(w, dim=dim, reverse=True) / a
+    return Cumsum.apply(where(keep, w, 0.0), dim=dim, reverse=True) / where(keep, a, 1.0)
+
+
+def _cumprod_grad_first_zero(xp, a: Tensor, out: Tensor, grad: Tensor, dim: int) -> Tensor:
+    """torch's first-order gradient for a tensor with zeros (see NOTE [ Cumprod backward ])."""
+    from minitorch._ops.pointwise import where
+    from minitorch._ops.reduction import sum
+    from minitorch._ops.shape_join import cat
+
+    zero = a._data == 0
+    seen = zero.cumsum(axis=dim)  # zeros at or before each position
+    before = _const(seen == 0, a)
+    run = seen == 1  # [z1, z2)
+    first = _const(run & zero, a)
+    # prod_{z1<k'<=k} a_k' over [z1, z2), and the a's product before z1 (1 where z1 is 0)
+    after_first = Cumprod.apply(where(_const(run & ~zero, a), a, 1.0), dim=dim)
+    at_first = sum(after_first * where(_const(run, a), grad, 0.0), dim, keepdim=True)
+    ones = _const(xp.ones_like(out._data[_part(a.ndim, dim, slice(0, 1))]), a)
+    out_before = cat([ones, out.narrow(dim, 0, a._data.shape[dim] - 1)], dim)  # out_{i-1}
+    return where(
+        before,
+        _cumprod_grad_divided(a, out, grad, dim, before),
+        where(first, at_first * out_before, 0.0),
+    )
+
+
+def _cumprod_grad_exact(xp, a: Tensor, grad: Tensor, dim: int) -> Tensor:
+    """sum_{j>=i} grad_j prod_{k<=j, k!=i} a_k, as products (O(n^2) memory along dim)."""
+    from minitorch._ops.pointwise import where
+    from minitorch._ops.reduction import sum
+
+    others = where(_pair_mask(xp, a, dim, lambda i, j: i == j), 1.0, _pairs(a, dim, "j"))
+    prods = Cumprod.apply(others, dim=dim + 1)  # [i, j] = prod_{k<=j, k!=i} a_k
+    upper = _pair_mask(xp, a, dim, lambda i, j: j >= i)
+    return sum(where(upper, prods * _pairs(grad, dim, "j"), 0.0), dim + 1)
+
+
 class Cumprod(Function):
-    """out_i = prod_{j<=i} a_j;  grad_a_i = sum_{j>=i} grad_j prod_{k<=j, k!=i} a_k (exact with
-    zeros; O(n^2) memory along dim in backward)"""
+    """out_i = prod_{j<=i} a_j;  grad_a_i = sum_{j>=i} grad_j prod_{k<=j, k!=i} a_k, computed
+    as torch does (NOTE [ Cumprod backward ])"""
+
+    _saved_names = ("self", "result")
+    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        ctx.save_for_backward(a)
         ctx.dim = dim
         x = a._data
-        out = ctx.xp.cumprod(x, axis=dim, dtype=_scan_dtype(x))
-        return row_major(ctx.xp, out).astype(x.dtype, copy=False)
+        # the array's method, as cumsum's: NumPy's RuntimeWarning for inf * 0 is then attributed
+        # here and silenced (NOTE [ Reductions call the ufunc ]); torch gives nan without a word
+        out = x.cumprod(axis=dim, dtype=_scan_dtype(x))
+        out = row_major(ctx.xp, out).astype(x.dtype, copy=False)
+        ctx.save_for_backward(a, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         from minitorch._ops.pointwise import where
-        from minitorch._ops.reduction import sum
+        from minitorch.autograd.grad_mode import is_grad_enabled
 
-        (a,) = ctx._stored_tensors
+        a, out = ctx._stored_tensors
         d = ctx.dim
+        x = a._data
+        if x.size <= 1 or x.shape[d] == 1:
+            return grad  # out is a: torch passes grad through (an inf a would give inf / inf)
         xp = ctx.xp
-        others = where(_pair_mask(xp, a, d, lambda i, j: i == j), 1.0, _pairs(a, d, "j"))
-        prods = Cumprod.apply(others, dim=d + 1)  # [i, j] = prod_{k<=j, k!=i} a_k
-        upper = _pair_mask(xp, a, d, lambda i, j: j >= i)
-        return sum(where(upper, prods * _pairs(grad, d, "j"), 0.0), d + 1)
+        if a._device.type == "cpu":  # no device read
+            if not (x == 0).any():
+                return _cumprod_grad_divided(a, out, grad, d)
+            if is_grad_enabled():
+                return _cumprod_grad_exact(xp, a, grad, d)
+            return _cumprod_grad_first_zero(xp, a, out, grad, d)
+        if not is_grad_enabled():
+            return _cumprod_grad_first_zero(xp, a, out, grad, d)
+        any_zero = (x == 0).any()
+        # the division's zeros replaced by 1: its unused branch must not send 0 / 0 into the
+        # second derivative through where's zero gradient
+        safe = where(_const(x == 0, a), 1.0, a)
+        return where(
+            _const(any_zero, a),
+            _cumprod_grad_exact(xp, a, grad, d),
+            Cumsum.apply(out * grad, dim=d, reverse=True) / safe,
+        )
 
 
 def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
