@@ -328,3 +328,42 @@ def test_nn_modules_package_imports_under_another_name():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok _ConvNd"
+
+
+# --- training-loop details ---
+
+
+@pytest.mark.parametrize("op", ["lt", "le", "gt", "ge", "eq", "ne"])
+def test_comparison_functions_take_the_tensor_first(op):
+    t = mt.ones(2)
+    with pytest.raises(TypeError, match=rf"{op}\(\) received an invalid combination of arguments"):
+        getattr(mt, op)(0.5, t)
+    assert getattr(mt, op)(t, 0.5).dtype is mt.bool  # (Tensor, Number) works
+    assert (0.5 < t).tolist() == [True, True]  # the operators reflect onto the tensor
+
+
+@pytest.mark.parametrize(
+    "make, dt, want",
+    [
+        (lambda: mt.nn.RNN(4, 3, batch_first=True), mt.float32, mt.bfloat16),
+        (lambda: mt.nn.RNN(4, 3, nonlinearity="relu", num_layers=2), mt.float16, mt.bfloat16),
+        (lambda: mt.nn.GRU(4, 3, batch_first=True), mt.float32, mt.float32),
+        (lambda: mt.nn.GRU(4, 3, batch_first=True), mt.bfloat16, mt.bfloat16),
+        (lambda: mt.nn.GRU(4, 3, batch_first=True), mt.float16, mt.float32),
+        (lambda: mt.nn.LSTM(4, 3, batch_first=True), mt.float32, mt.bfloat16),
+    ],
+)
+def test_recurrent_layers_under_cpu_autocast_take_torchs_dtypes(make, dt, want):
+    mod = make()
+    x = mt.ones(2, 5, 4, dtype=dt)
+    with mt.autocast("cpu", dtype=mt.bfloat16):
+        out, h = mod(x)
+    assert out.dtype is want and (h[0] if isinstance(h, tuple) else h).dtype is want
+
+
+def test_packed_rnn_under_cpu_autocast_is_lowered():
+    rnn = mt.nn.RNN(4, 3)
+    packed = mt.nn.utils.rnn.pack_padded_sequence(mt.ones(5, 2, 4), [5, 3])
+    with mt.autocast("cpu", dtype=mt.bfloat16):
+        out, h = rnn(packed)
+    assert out.data.dtype is mt.bfloat16 and h.dtype is mt.bfloat16

@@ -1483,6 +1483,8 @@ _INT64_END = 1 << 63  # ints from here to 2**64 wrap (NOTE [ Unsigned 64-bit num
 
 def _compare(kernel, name):
     def op(input, other, *, out=None):
+        if not isinstance(input, Tensor):  # (Tensor, Tensor) and (Tensor, Number) only
+            _compare_args_error(name, input, other)
         a, b, dt = promote(input, other, name)
         if b.__class__ is int and dt is _dtype.int64 and not -_INT64_END <= b < _INT64_END:
             a, b = wrapped_big_ints(a, b)  # x < 2**63 compares with -2**63, as torch
@@ -1499,6 +1501,15 @@ def _compare(kernel, name):
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} comparison (a bool tensor). Mirrors torch.{name}."
     return op
+
+
+def _compare_args_error(name, input, other):
+    got = ", ".join(type_name(v) for v in (input, other))
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, Number "
+        "other, *, Tensor out = None)\n"
+    )
 
 
 eq = _compare(lambda a, b: a == b, "eq")

@@ -146,6 +146,18 @@ def _project(x: Tensor, w_ih: Tensor, b_ih) -> Tensor:
     return out if b_ih is None else out + b_ih
 
 
+def _cpu_autocast_lowers(mode, input, weights, batch_sizes) -> bool:
+    """Whether torch's CPU autocast runs this recurrence in its lower-precision dtype: the
+    Elman RNN (rnn_tanh/rnn_relu are on its list, packed or not), the LSTM where one oneDNN
+    kernel runs it (mkldnn_rnn: unpacked, no projection), and a GRU whose input already has
+    the autocast dtype (its weights follow the input; any other input computes in float32)."""
+    if mode == "LSTM":
+        return batch_sizes is None and weights[0][4] is None
+    if mode == "GRU":
+        return input.dtype is _autocast.state.dtype["cpu"]
+    return True
+
+
 def rnn_layers(
     mode, input, hx, cx, weights, num_layers, num_directions, dropout_p, training, batch_sizes=None
 ):
@@ -154,15 +166,9 @@ def rnn_layers(
     input: (L, N, H_in), or packed data (sum(batch_sizes), H_in) with host batch_sizes;
     hx/cx: (num_layers * num_directions, N, H) (cx for LSTM only); weights: per layer and
     direction (w_ih, w_hh, b_ih, b_hh, w_hr), None where absent. Returns (output, h_n, c_n)."""
-    if (
-        _autocast.state.any_enabled
-        and mode == "LSTM"
-        and batch_sizes is None
-        and weights[0][4] is None
-    ):
-        # torch's CPU LSTM is one oneDNN kernel (mkldnn_rnn, on its lower-precision list)
+    if _autocast.state.any_enabled and _cpu_autocast_lowers(mode, input, weights, batch_sizes):
         args = (mode, input, hx, cx, weights, num_layers, num_directions, dropout_p, training)
-        return _autocast.call(rnn_layers, _autocast.LOWER_CPU, args)
+        return _autocast.call(rnn_layers, _autocast.LOWER_CPU, args + (batch_sizes,))
     step = STEPS[mode]
     layer_input = input
     h_n, c_n = [], []
