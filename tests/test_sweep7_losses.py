@@ -269,3 +269,20 @@ def test_weight_norm_of_0d_over_dim_0_and_1d_over_all_dims():
     np.testing.assert_allclose(out.numpy(), [7.5 / 29**0.5 * 2, -6 / 29**0.5], rtol=1e-6)
     out = minitorch._weight_norm(v, minitorch.tensor([3.0, 1.0]), 0)
     np.testing.assert_allclose(out.numpy(), [3.0, -1.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "kwargs, name, pos",
+    [
+        ({"pos_weight": 2.0}, "pos_weight", 4),
+        ({"weight": 2.0}, "weight", 3),
+        ({"weight": [1.0, 2.0, 3.0]}, "weight", 3),
+    ],
+)
+def test_bce_with_logits_weights_must_be_tensors(kwargs, name, pos):
+    x, t = minitorch.zeros(3), minitorch.zeros(3)
+    typ = type(next(iter(kwargs.values()))).__name__
+    with pytest.raises(
+        TypeError, match=rf"argument '{name}' \(position {pos}\) must be Tensor, not {typ}"
+    ):
+        F.binary_cross_entropy_with_logits(x, t, **kwargs)

@@ -614,6 +614,12 @@ def binary_cross_entropy_with_logits(
         args = (input, target, weight, size_average, reduce, reduction, pos_weight)
         return _autocast.call(binary_cross_entropy_with_logits, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
+    for name, pos, v in (("weight", 3, weight), ("pos_weight", 4, pos_weight)):
+        if v is not None and not isinstance(v, Tensor):  # pos_weight=2.0: torch's parser
+            raise TypeError(
+                f"binary_cross_entropy_with_logits(): argument '{name}' (position {pos}) must "
+                f"be Tensor, not {type(v).__name__}"
+            )
     if target.shape != input.shape:
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
