@@ -367,3 +367,21 @@ def test_packed_rnn_under_cpu_autocast_is_lowered():
     with mt.autocast("cpu", dtype=mt.bfloat16):
         out, h = rnn(packed)
     assert out.data.dtype is mt.bfloat16 and h.dtype is mt.bfloat16
+
+
+@pytest.mark.parametrize("dt", [mt.bfloat16, mt.float16])
+def test_half_rms_norm_scales_by_the_weight_in_float32_and_rounds_once(dt):
+    rng = np.random.default_rng(16)
+    x = mt.tensor(rng.standard_normal((64, 32)).astype(np.float32)).to(dt)
+    w = mt.tensor(rng.standard_normal(32).astype(np.float32)).to(dt)
+    out = mt.nn.functional.rms_norm(x, (32,), w, 1e-6)
+    xf = x.float().numpy().astype(np.float64)
+    once = xf / np.sqrt((xf**2).mean(-1, keepdims=True) + 1e-6) * w.float().numpy()
+    want = mt.tensor(once.astype(np.float32)).to(dt)
+    assert out.dtype is dt
+    assert (out != want).sum().item() <= 2  # float32 against float64 rsqrt: an odd tie at most
+    twice = (
+        mt.tensor((xf / np.sqrt((xf**2).mean(-1, keepdims=True) + 1e-6)).astype(np.float32)).to(dt)
+        * w
+    )
+    assert (out != twice).sum().item() > 100  # the old double rounding

@@ -435,20 +435,18 @@ def rms_norm(
     _check_normalized(input, shape, weight, None, star="*")
     _float_only(input, "rms_norm", "rms_norm")
     dt = input.dtype
-    # half: normalized in float32 and rounded once (then scaled by the weight in half), and the
-    # default eps is float32's, as torch's kernel does (bfloat16's eps, 2**-7, swamped small rows)
+    # half: normalized and scaled by the weight in float32 and rounded once, and the default eps
+    # is float32's, as torch's kernel does (bfloat16's eps, 2**-7, swamped small rows)
     x = input.float() if dt in _dtype.HALF_FLOATS else input
     if eps is None:
         eps = _dtype.finfo(x.dtype).eps
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     ms = scalar_node(x.pow(2).mean(dims, keepdim=True) + eps)
     out = x * rsqrt(ms)
-    if x is not input and weight is not None and weight.dtype is _dtype.float32:
-        # a float32 weight (kept in float32 for a half model): torch's unfused path scales in
-        # float32 and rounds once
-        return (out * weight).to(dt)
     if x is not input:
-        out = out.to(dt)
+        if weight is not None:  # a half weight too (a float32 one: kept so for a half model)
+            out = out * (weight if weight.dtype is _dtype.float32 else weight.float())
+        return out.to(dt)
     if weight is not None:
         out = out * weight
     return out if out.dtype is dt else out.to(dt)  # see _affine
