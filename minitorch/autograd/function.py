@@ -619,6 +619,7 @@ class Function(metaclass=FunctionMeta):
         # recorded call: most of the ~240 built-in ops never run in a given program.
         cls._backward_cls = None
         cls._has_setup_context = cls.setup_context is not Function.setup_context
+        cls._fwd_params = None  # read on a user Function's first call (_forward_params)
         if not builtin and "apply" not in cls.__dict__:
             cls.apply = classmethod(_user_apply)  # binds tensors passed by keyword first
         if not builtin:
@@ -688,7 +689,7 @@ class Function(metaclass=FunctionMeta):
             ctx._saved = None
             # torch reports the inputs' requires_grad even when grad mode is off.
             ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-            out = _user_forward(cls, ctx, args, kwargs)
+            out = _user_forward(cls, ctx, args, kwargs, False)
             return _apply_general(cls, ctx, device, False, args, kwargs, out)
         # No node: a built-in forward gets the backend's shared NullCtx (see its docstring).
         backend = device.backend
@@ -715,12 +716,28 @@ class Function(metaclass=FunctionMeta):
         return result
 
 
+# NOTE [ Binding a custom Function's arguments ]
+# torch hands a custom Function's forward positional arguments only, bound as follows; built-in
+# ops never come here (their apply is Function.apply).
+# - With setup_context, the call is bound to forward's signature and its defaults filled in
+#   (inspect's bind, whose TypeErrors torch shows as they are): setup_context's `inputs` holds
+#   every positional parameter in order, so Fn.apply(x, scale=5.0) and the default of
+#   forward(x, scale=2.0) both reach `ctx.scale = inputs[1]`. What is left over as keywords
+#   (a keyword-only parameter, even one with a default, or **kwargs) is refused.
+# - An old-style forward(ctx, ...) gets each keyword argument at its parameter's position, with
+#   no default filled in: a keyword-only or unknown name, a value given twice, or a parameter
+#   left unset before one given by keyword is refused; forward fills its own defaults.
+# Either way a tensor passed by keyword is an input (recorded, in needs_input_grad). The
+# signature is read once per class (_forward_params); an old-style call without keywords, and
+# a setup_context call that gives every parameter of a plain signature, skip the binding.
+
+
 def _user_apply(cls, *args, **kwargs):
-    """A user Function's apply: Scale.apply(x=x) records x as an input too (torch binds the
-    keyword arguments to forward's parameters); built-in ops skip this step."""
-    if kwargs:
-        args, kwargs = _bind_tensor_kwargs(cls, args, kwargs)
-    return Function.apply.__func__(cls, *args, **kwargs)
+    """A user Function's apply: its arguments bound to forward's parameters (NOTE [ Binding a
+    custom Function's arguments ]), then Function.apply."""
+    if kwargs or cls._has_setup_context:
+        args = _bind_user_args(cls, args, kwargs)
+    return Function.apply.__func__(cls, *args)
 
 
 # MyFn.apply is named as torch's (and as the built-in ops' apply): tools print and compare it
@@ -728,18 +745,52 @@ _user_apply.__name__ = "apply"
 _user_apply.__qualname__ = "Function.apply"
 
 
-def _bind_tensor_kwargs(cls, args, kwargs):
-    """A user Function's keyword arguments bound to forward's positional parameters when a
-    tensor is among them (torch binds them too), so they are recorded as inputs."""
-    if not any(isinstance(v, Tensor) for v in kwargs.values()):
-        return args, kwargs
-    import inspect
+def _forward_params(cls):
+    """(forward's signature, the names of its positional parameters after ctx, the count of
+    parameters when all are plain positional ones without defaults else -1), made once per
+    class."""
+    params = cls._fwd_params
+    if params is None:
+        import inspect
 
-    sig = inspect.signature(cls.forward)
-    lead = () if cls._has_setup_context else (None,)  # the ctx slot of an old-style forward
-    bound = sig.bind(*lead, *args, **kwargs)
-    bound.apply_defaults()
-    return bound.args[len(lead) :], bound.kwargs
+        sig = inspect.signature(cls.forward)
+        every = list(sig.parameters.values())
+        after_ctx = every
+        positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        if not cls._has_setup_context and every and every[0].kind in positional:
+            after_ctx = every[1:]  # an old-style forward's ctx
+        names = [p.name for p in after_ctx if p.kind in positional]  # torch names even "/" ones
+        plain = all(p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty for p in every)
+        params = cls._fwd_params = (sig, names, len(every) if plain else -1)
+    return params
+
+
+def _bind_user_args(cls, args, kwargs):
+    """A user Function's call as the positional arguments its forward receives (NOTE [ Binding
+    a custom Function's arguments ])."""
+    sig, names, n_plain = _forward_params(cls)
+    if cls._has_setup_context:
+        if not kwargs and len(args) == n_plain:
+            return args
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        for name in bound.kwargs:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        return bound.args
+    missing = object()
+    slots = list(args)
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        pos = names.index(name)
+        if pos < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+        slots.extend([missing] * (pos + 1 - len(slots)))
+        slots[pos] = value
+    for pos, value in enumerate(slots):
+        if value is missing:
+            raise TypeError(f"forward() missing required argument: '{names[pos]}' (position {pos})")
+    return tuple(slots)
 
 
 def _raise_broadcast_error(cls, args, err):
@@ -760,7 +811,7 @@ def _raise_broadcast_error(cls, args, err):
     raise err
 
 
-def _user_forward(cls, ctx, args, kwargs):
+def _user_forward(cls, ctx, args, kwargs, record):
     # A user's forward computes with Tensor ops; like torch, it runs with grad recording off.
     with no_grad():
         if cls._has_setup_context:
@@ -768,6 +819,8 @@ def _user_forward(cls, ctx, args, kwargs):
             cls.setup_context(ctx, args, out)
         else:
             out = cls.forward(ctx, *args, **kwargs)
+    if not record:
+        return out  # torch checks what is saved only where a node keeps it
     for i, t in enumerate(ctx._to_save or ()):
         if t is not None and not isinstance(t, Tensor):
             raise TypeError(
@@ -789,7 +842,7 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         shown = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor)])
         if len(shown) < len(args):  # torch's node lists the Tensor arguments only
             ctx._shown = shown
-        out = _user_forward(cls, ctx, args, kwargs)
+        out = _user_forward(cls, ctx, args, kwargs, True)
         return _apply_general(cls, ctx, device, True, args, kwargs, out)
     # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,
     # in the same loop that finds needs_input_grad.
@@ -1006,6 +1059,16 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             continue
         if isinstance(o, Tensor) and any(o is d for d in dirty):
             t = o  # in-place: the input itself is the output; its history is rebased below
+        elif (
+            isinstance(o, Tensor)
+            and o._requires_grad
+            and (not record or any(o is n for n in non_diff))
+            and any(o is a for a in args)
+        ):
+            # An input that requires grad returned with no gradient to give (under no_grad, or
+            # marked non-differentiable): torch returns it detached, an alias outside the graph.
+            t = _make(o._data, device, False, None, 0)
+            t._vc = o._vc
         elif isinstance(o, Tensor) and any(o is a for a in args):
             # Returning an input unchanged: torch returns a view (a new tensor object).
             t = _make(o._data, device, False, None, 0)
@@ -1040,8 +1103,14 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
         for i, t in enumerate(results):
             if not isinstance(t, Tensor):
                 continue
-            if any(t is n for n in non_diff) or not t.dtype.is_floating_point:
-                t._requires_grad = False
+            # outs[i]: what forward marked (t may be a new alias of it)
+            if any(outs[i] is n for n in non_diff) or not t.dtype.is_floating_point:
+                if t._base is not None and t._requires_grad:
+                    # a view the forward took under no_grad of a base that requires grad:
+                    # torch leaves it as it was made (NOTE [ Views and grad mode ])
+                    t._no_grad_view = True
+                else:
+                    t._requires_grad = False
                 continue
             if any(t is d for d in dirty):
                 _check_inplace_leaf(t, cls._builtin)
@@ -1066,7 +1135,22 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             for t in results:
                 if isinstance(t, Tensor):
                     _mark_view(t, args[0], cls, args[1:], kwargs)
+    if dirty:
+        _check_dirty_returned(dirty, outs)
     return tuple(results) if is_tuple else results[0]
+
+
+def _check_dirty_returned(dirty, outs):
+    """torch's error for a tensor a custom Function marked dirty and did not return; its
+    version is bumped first, as torch bumps every dirty tensor's."""
+    missing = [d for d in dirty if not any(d is o for o in outs)]
+    if missing:
+        for d in missing:
+            d._vc[0] += 1
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as "
+            "output. The inputs that are modified inplace must all be outputs of the Function."
+        )
 
 
 def _is_array(device, o) -> bool:
