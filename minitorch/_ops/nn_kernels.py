@@ -982,18 +982,60 @@ class LayerNorm(Function):
         a, w = ctx._stored_arrays()
         xhat = ctx.xhat
         dt = grad.dtype
+        needs = ctx.needs_input_grad
+        half_gx = None
+        if ctx.blocked and xhat.dtype != dt and needs[0]:
+            # half on the CPU: NOTE [ Half LayerNorm backward ]
+            half_gx = _ln_half_grad_input(ctx, grad, a, w)
+            needs = (False,) + tuple(needs[1:])
         g = grad.reshape(xhat.shape)
         if g.dtype != xhat.dtype:
             g = g.astype(xhat.dtype)
         if w is not None:
             w = w.reshape(-1).astype(xhat.dtype, copy=False)
-        grads = _ln_backward(ctx.xp, g, xhat, ctx.rstd, w, ctx.needs_input_grad, ctx.blocked)
+        grads = _ln_backward(ctx.xp, g, xhat, ctx.rstd, w, needs, ctx.blocked)
         shape_w = a.shape[a.ndim - ctx.k :]
         gx, gw, gb = (
             None if r is None else r.astype(dt, copy=False).reshape(shape)
             for r, shape in zip(grads, (a.shape, shape_w, shape_w), strict=True)
         )
-        return gx, gw, gb
+        return (gx if half_gx is None else half_gx), gw, gb
+
+
+# NOTE [ Half LayerNorm backward ]
+# torch 2.13's CPU LayerNorm with a float16/bfloat16 input and parameters computes in float32
+# but saves the rows' mean and rstd rounded to the half dtype, and its backward reads those
+# (rounding them moved about half of grad_input's elements by an ulp). Measured there, bit for
+# bit: per row, with g' = grad w, ds = sum(g' x), db = sum(g'), s = 1 / D,
+# b = (db mean - ds) rstd^3 s, c = -b mean - db rstd s and grad_input = rstd g' + b x + c, in
+# float32, rounded once (this order of terms, not the xhat form, meets it most often; what is
+# left is the order of torch's vectorised float32 sums: ~1e-4 of the elements, an ulp). Not
+# followed: torch sums the weight and bias gradients over rows in the half dtype, rounding after
+# every row, per thread chunk (its values depend on the thread count); here they are float32
+# sums rounded once (a row loop would be a Python iteration per row). The CPU only: torch's CUDA
+# kernels differ.
+
+
+def _ln_half_grad_input(ctx, grad, a, w):
+    """LayerNorm's first-order input gradient for a half input (CPU), as torch computes it:
+    NOTE [ Half LayerNorm backward ]."""
+    xp = ctx.xp
+    dt = grad.dtype
+    r, d = ctx.xhat.shape
+    x = a.reshape(r, d).astype("float32")
+    g = grad.reshape(r, d).astype("float32")
+    rstd = ctx.rstd.astype(dt).astype("float32")  # torch's saved rstd
+    mean = _row_means(xp, x).astype(dt).astype("float32")  # and saved mean
+    gw_ = g if w is None else g * w.reshape(-1).astype("float32")
+    ds = _sum_last(xp, gw_ * x)
+    db = _sum_last(xp, gw_)
+    s = xp.float32(1.0 / d)
+    b = (db * mean - ds) * rstd * rstd * rstd * s
+    c = -b * mean - db * rstd * s
+    out = rstd * gw_
+    out += b * x
+    out += c
+    return out.astype(dt).reshape(a.shape)
 
 
 def _layer_norm_backward_graph(ctx, grad, a, w):
