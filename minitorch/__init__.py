@@ -254,7 +254,7 @@ _NN_TORCH_NAMES = """
     rrelu_ hardshrink threshold threshold_ constant_pad_nd rnn_tanh_cell rnn_relu_cell lstm_cell
     gru_cell bilinear affine_grid_generator grid_sampler grid_sampler_2d grid_sampler_3d
     native_dropout native_layer_norm native_batch_norm native_group_norm rnn_tanh rnn_relu lstm
-    gru norm_except_dim _weight_norm
+    gru norm_except_dim _weight_norm _softmax_backward_data
 """.split()
 _LAZY_NAMES.update(dict.fromkeys(_NN_TORCH_NAMES, "nn._torch_namespace"))
 # torch.sort, torch.cumsum, torch.svd, ...: the ops of minitorch._ops' lazy families (NOTE [ Lazy

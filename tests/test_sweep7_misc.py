@@ -385,3 +385,47 @@ def test_half_rms_norm_scales_by_the_weight_in_float32_and_rounds_once(dt):
         * w
     )
     assert (out != twice).sum().item() > 100  # the old double rounding
+
+
+# --- diffusion-sampler details ---
+
+
+def test_softmax_backward_data_is_softmaxs_gradient():
+    rng = np.random.default_rng(0)
+    x = mt.tensor(rng.standard_normal((2, 3)), requires_grad=True)
+    y = mt.softmax(x, 1)
+    g = mt.tensor(rng.standard_normal((2, 3)))
+    (want,) = mt.autograd.grad(y, x, g, retain_graph=True)
+    got = mt._softmax_backward_data(g, y, -1, mt.float64)
+    np.testing.assert_allclose(got.detach().numpy(), want.numpy(), rtol=1e-12)
+    assert type(got.grad_fn).__name__ == "SoftmaxBackwardDataBackward0"  # differentiable again
+    assert mt._softmax_backward_data(g.float(), y.float(), 1, mt.float16).dtype is mt.float16
+
+
+def test_mha_with_kdim_checks_the_key_and_value_features():
+    m = mt.nn.MultiheadAttention(8, 2, kdim=5, vdim=5, batch_first=True)
+    q = mt.ones(2, 3, 8)
+    with pytest.raises(AssertionError, match=r"expecting key weights shape of \(8, 6\)"):
+        m(q, mt.ones(2, 4, 6), mt.ones(2, 4, 5))
+    with pytest.raises(AssertionError, match=r"expecting value weights shape of \(8, 6\)"):
+        m(q, mt.ones(2, 4, 5), mt.ones(2, 4, 6))
+    assert m(q, mt.ones(2, 4, 5), mt.ones(2, 4, 5))[0].shape == (2, 3, 8)
+
+
+def test_solve_refuses_a_0d_right_hand_side():
+    A = mt.eye(1)
+    for fn in (mt.linalg.solve, mt.linalg.solve_ex):
+        with pytest.raises(RuntimeError, match="B must have at least 2 dimensions"):
+            fn(A, mt.tensor(2.0))
+
+
+@pytest.mark.parametrize("dt", [mt.float16, mt.bfloat16])
+def test_half_add_sub_round_a_tensor_alpha_as_a_number(dt):
+    rng = np.random.default_rng(0)
+    x = mt.tensor(rng.standard_normal(1000).astype(np.float32)).to(dt)
+    e = mt.tensor(rng.standard_normal(1000).astype(np.float32)).to(dt)
+    sigma = mt.tensor(14.614643096923828)
+    for fn in (mt.sub, mt.add):
+        got = fn(x, e, alpha=sigma)
+        assert got.dtype is dt and mt.equal(got, fn(x, e, alpha=sigma.item()))
+    assert mt.equal(x.clone().sub_(e, alpha=sigma), mt.sub(x, e, alpha=14.614643096923828))

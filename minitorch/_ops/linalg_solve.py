@@ -589,6 +589,8 @@ def linalg_solve(A, B, *, left=True, out=None):
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
             f"{_short(A.dtype)} and B of type {_short(B.dtype)} instead"
         )
+    if B.ndim == 0:  # (torch's message: a 1-d B is the vector case)
+        raise RuntimeError("linalg.solve: The input tensor B must have at least 2 dimensions.")
     vector = _solve_vector_case(A, B)
     b = B.unsqueeze(-1) if vector else B
     n = A.shape[-1]

@@ -343,6 +343,9 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
         )
         return fn(a, b, out=out)
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
+    # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
+    if isinstance(alpha, Tensor):
+        alpha = cast(cast(alpha, dt), _dtype.float32)
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     a, b, alpha = (x if isinstance(x, Tensor) else _half_number(xp, x, dt) for x in (a, b, alpha))
     return _half_result(fn(_widen(a), _widen(b), alpha=alpha), dt, out)

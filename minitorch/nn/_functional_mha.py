@@ -191,6 +191,10 @@ def multi_head_attention_forward(
                 f"key's sequence and batch dims {key.shape[:2]} do not match value's "
                 f"{value.shape[:2]}"
             )
+        for name, x, w in (("key", key, k_proj_weight), ("value", value, v_proj_weight)):
+            want = (embed_dim, x.shape[-1])  # kdim/vdim against the features given
+            if w is not None and tuple(w.shape) != want:
+                raise AssertionError(f"expecting {name} weights shape of {want}, but got {w.shape}")
     elif key.shape != value.shape:
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     q, k, v = _project(

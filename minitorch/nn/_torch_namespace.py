@@ -37,7 +37,7 @@ __all__ = [
     "rnn_relu_cell", "lstm_cell", "gru_cell", "bilinear", "affine_grid_generator", "grid_sampler",
     "grid_sampler_2d", "grid_sampler_3d", "native_dropout", "native_layer_norm",
     "native_batch_norm", "native_group_norm", "rnn_tanh", "rnn_relu", "lstm", "gru",
-    "norm_except_dim", "_weight_norm",
+    "norm_except_dim", "_weight_norm", "_softmax_backward_data",
 ]  # fmt: skip
 
 # the same functions as nn.functional's
@@ -181,6 +181,18 @@ def norm_except_dim(v, pow=2, dim=0) -> Tensor:
     keeping the dims for broadcasting. Mirrors torch.norm_except_dim."""
     pow = _int_arg(pow, "norm_except_dim", "pow")
     return _norm_except_dim(v, _int_arg(dim, "norm_except_dim", "dim"), pow)
+
+
+def _softmax_backward_data(grad_output, output, dim, input_dtype) -> Tensor:
+    """softmax's gradient from its output y: y (grad - sum(grad y)) along dim, in input_dtype
+    (the dtype softmax's input had). Mirrors torch._softmax_backward_data (custom attention
+    Functions call it, EDM's among them); differentiable again."""
+    from minitorch._ops.nn_kernels import SoftmaxBackward
+
+    d = _ops._common.wrap_dim(_int_arg(dim, "_softmax_backward_data", "dim"), output.ndim)
+    out = SoftmaxBackward.apply(grad_output, output, dim=d)
+    dt = _dtype.to_dtype(input_dtype, "_softmax_backward_data")
+    return out if out.dtype is dt else out.to(dt)
 
 
 def _weight_norm(v, g, dim=0) -> Tensor:
