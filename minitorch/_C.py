@@ -26,6 +26,17 @@ __all__ = [
     "_set_grad_enabled",
     "_get_default_device",
     "_nn",
+    "_jit_set_profiling_executor",
+    "_jit_set_profiling_mode",
+    "_jit_override_can_fuse_on_cpu",
+    "_jit_override_can_fuse_on_gpu",
+    "_jit_can_fuse_on_cpu",
+    "_jit_can_fuse_on_gpu",
+    "_jit_set_texpr_fuser_enabled",
+    "_jit_texpr_fuser_enabled",
+    "_set_graph_executor_optimize",
+    "_get_graph_executor_optimize",
+    "_jit_set_nvfuser_enabled",
 ]
 
 
@@ -102,3 +113,87 @@ def _parse_to(*args, **kwargs):
 
 _nn = types.ModuleType("minitorch._C._nn", "Mirrors torch._C._nn: only _parse_to.")
 _nn._parse_to = _parse_to
+
+
+# --- the TorchScript executor's switches, which Megatron/NeMo-style scripts flip at startup ---
+# minitorch has no TorchScript (minitorch/jit/ runs everything eagerly), so each switch is only
+# stored, read back by its getter, and changes nothing. Values are torch's defaults.
+_jit_flags = {
+    "profiling_executor": True,
+    "profiling_mode": True,
+    "can_fuse_on_cpu": False,
+    "can_fuse_on_gpu": False,
+    "texpr_fuser": True,
+    "graph_executor_optimize": True,
+}
+
+
+def _set_jit_flag(fn: str, key: str, value) -> bool:
+    # torch._C's pybind11 bool argument converts None and anything with __bool__ (numbers, NumPy
+    # bools, tensors) and rejects the rest (a str or a list) with this TypeError
+    if value is not None and not hasattr(type(value), "__bool__"):
+        raise TypeError(
+            f"{fn}(): incompatible function arguments. The following argument types are "
+            f"supported:\n    1. (arg0: bool)\n\nInvoked with: {value!r}"
+        )
+    previous, _jit_flags[key] = _jit_flags[key], bool(value)
+    return previous
+
+
+def _jit_set_profiling_executor(enabled: bool) -> bool:
+    """Stored only; returns the previous setting. Mirrors torch._C._jit_set_profiling_executor."""
+    return _set_jit_flag("_jit_set_profiling_executor", "profiling_executor", enabled)
+
+
+def _jit_set_profiling_mode(enabled: bool) -> bool:
+    """Stored only; returns the previous setting. Mirrors torch._C._jit_set_profiling_mode."""
+    return _set_jit_flag("_jit_set_profiling_mode", "profiling_mode", enabled)
+
+
+def _jit_override_can_fuse_on_cpu(enabled: bool) -> None:
+    """Stored only. Mirrors torch._C._jit_override_can_fuse_on_cpu."""
+    _set_jit_flag("_jit_override_can_fuse_on_cpu", "can_fuse_on_cpu", enabled)
+
+
+def _jit_override_can_fuse_on_gpu(enabled: bool) -> None:
+    """Stored only. Mirrors torch._C._jit_override_can_fuse_on_gpu."""
+    _set_jit_flag("_jit_override_can_fuse_on_gpu", "can_fuse_on_gpu", enabled)
+
+
+def _jit_can_fuse_on_cpu() -> bool:
+    """Mirrors torch._C._jit_can_fuse_on_cpu."""
+    return _jit_flags["can_fuse_on_cpu"]
+
+
+def _jit_can_fuse_on_gpu() -> bool:
+    """Mirrors torch._C._jit_can_fuse_on_gpu."""
+    return _jit_flags["can_fuse_on_gpu"]
+
+
+def _jit_set_texpr_fuser_enabled(enabled: bool) -> None:
+    """Stored only. Mirrors torch._C._jit_set_texpr_fuser_enabled."""
+    _set_jit_flag("_jit_set_texpr_fuser_enabled", "texpr_fuser", enabled)
+
+
+def _jit_texpr_fuser_enabled() -> bool:
+    """Mirrors torch._C._jit_texpr_fuser_enabled."""
+    return _jit_flags["texpr_fuser"]
+
+
+def _set_graph_executor_optimize(optimize: bool) -> None:
+    """Stored only. Mirrors torch._C._set_graph_executor_optimize."""
+    _set_jit_flag("_set_graph_executor_optimize", "graph_executor_optimize", optimize)
+
+
+def _get_graph_executor_optimize(new_settings: bool | None = None) -> bool:
+    """The setting (torch returns the value before new_settings is applied). Mirrors
+    torch._C._get_graph_executor_optimize."""
+    previous = _jit_flags["graph_executor_optimize"]
+    if new_settings is not None:
+        _set_graph_executor_optimize(new_settings)
+    return previous
+
+
+def _jit_set_nvfuser_enabled(enabled: bool) -> None:
+    """A no-op (torch's is deprecated: it prints a C++ warning, not a Python one). Mirrors
+    torch._C._jit_set_nvfuser_enabled."""

@@ -154,6 +154,60 @@ def _assert(condition, message):
         raise AssertionError(message)
 
 
+def _assert_async(input, assert_msg=None) -> None:
+    """RuntimeError(assert_msg) when the one-element tensor input is zero (False). Mirrors
+    torch._assert_async.
+
+    Differences from torch: on a GPU the value is not checked (reading it would synchronise;
+    torch checks it on the device and reports a failure at a later kernel launch); the element
+    count is checked on every device."""
+    if not isinstance(input, Tensor):
+        from minitorch._ops._common import not_tensor
+
+        raise not_tensor("_assert_async", input)
+    n = input.numel()
+    if n != 1:
+        what = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+    if input._device.type != "cpu":
+        return
+    if not input._device.backend.to_host(input._data).reshape(()) != 0:
+        if assert_msg is None:
+            raise RuntimeError("Expected Tensor with single nonzero value, but got zero")
+        raise RuntimeError(assert_msg or "Assertion is failed")  # torch's words for ""
+
+
+def _assert_scalar(self, assert_msg) -> None:
+    """RuntimeError(assert_msg) when the number (or bool) self is false. Mirrors
+    torch._assert_scalar, the runtime check torch.export inserts for symbolic sizes."""
+    if not self:
+        raise RuntimeError(assert_msg)
+
+
+# torch's keyword names, though dtype and device shadow minitorch.dtype / minitorch.device here
+def _assert_tensor_metadata(a, size=None, stride=None, dtype=None, *, device=None, layout=None):  # noqa: F811
+    """RuntimeError when a's size, stride, dtype, device or layout is not the one given (None
+    skips a check). Mirrors torch._assert_tensor_metadata."""
+    from minitorch._backend import Device
+    from minitorch._dtype import CPP_NAMES, scalar_name
+
+    checks = (
+        ("sizes", size, lambda: list(a.shape), list),
+        ("strides", stride, lambda: list(a.stride()), list),
+        ("dtype", dtype, lambda: a.dtype, lambda d: d),
+        ("device", device, lambda: a.device, Device),
+        ("layout", layout, lambda: a.layout, lambda x: x),
+    )
+    for what, expected, actual, convert in checks:
+        if expected is None:
+            continue
+        got, expected = actual(), convert(expected)
+        if got != expected:
+            if what == "dtype":  # torch names the two sides differently: Double vs float
+                expected, got = scalar_name(expected), CPP_NAMES[got.name]
+            raise RuntimeError(f"Tensor {what} mismatch! Expected: {expected}, Got: {got}")
+
+
 def typename(obj) -> str:
     """'torch.FloatTensor' for a tensor, else the dotted name of obj (a class or function) or of
     its class: 'numpy.ndarray', 'int', 'minitorch.nn.modules.linear.Linear'. Mirrors

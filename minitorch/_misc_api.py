@@ -74,8 +74,11 @@ def compile(
     backend: str | Callable | None = "inductor",
     mode: str | None = None,
     options: dict | None = None,
+    name: str | None = None,
     disable: bool = False,
-    **kwargs,
+    recompile_limit: int | None = None,
+    isolate_recompiles: bool = False,
+    shapes_spec=None,
 ):
     """Returns `model` unchanged: minitorch runs eagerly and has no compiler. Mirrors
     torch.compile's signature and argument checks (mode, backend, options), and works as
@@ -84,8 +87,8 @@ def compile(
     Differences from torch: a no-op. torch returns an OptimizedModule (or a wrapped function)
     that compiles on first call; minitorch returns the very object given, so a compiled module
     is the module itself (its state_dict keys carry no `_orig_mod.` prefix). The inductor
-    option names are not checked; other torch keywords (name, recompile_limit, ...) are
-    accepted and ignored."""
+    option names are not checked; name, recompile_limit, isolate_recompiles and shapes_spec
+    are accepted and ignored (a misspelled keyword is torch's TypeError)."""
     _check_compile_options(fullgraph, dynamic, backend, mode, options)
     if model is None:
         return functools.partial(
@@ -95,8 +98,11 @@ def compile(
             backend=backend,
             mode=mode,
             options=options,
+            name=name,
             disable=disable,
-            **kwargs,
+            recompile_limit=recompile_limit,
+            isolate_recompiles=isolate_recompiles,
+            shapes_spec=shapes_spec,
         )
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")

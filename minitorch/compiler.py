@@ -14,6 +14,7 @@ __all__ = [
     "is_exporting",
     "cudagraph_mark_step_begin",
     "list_backends",
+    "set_stance",
 ]
 
 
@@ -28,8 +29,18 @@ def disable(fn=None, recursive=True, *, reason=None):
     """Returns fn unchanged (works as @disable and @disable(recursive=...)). Mirrors
     torch.compiler.disable."""
     if fn is None:
-        return lambda f: f
+        return _disable_decorator
+    return _check_disable_target(fn)
+
+
+def _check_disable_target(fn):
+    if not callable(fn):
+        raise AssertionError("fn must be callable")
     return fn
+
+
+# what disable() and disable(recursive=...) return; it checks what it decorates as torch does
+_disable_decorator = _check_disable_target
 
 
 def reset() -> None:
@@ -91,3 +102,44 @@ def list_backends(exclude_tags=("debug", "experimental")) -> list[str]:
     return sorted(
         name for name in _COMPILE_BACKENDS if not excluded & set(_BACKEND_TAGS.get(name, ()))
     )
+
+
+# torch.compile's stances; torch checks the name only when a compiled function next runs (an
+# unknown one raises there), and minitorch.compile compiles nothing, so here it is only stored
+_stance = ["default"]
+
+
+class set_stance:
+    """Sets the compiler's stance ("default", "force_eager", "eager_on_recompile",
+    "fail_on_recompile", "eager_then_compile", ...) now, and works as a context manager or
+    decorator that restores the previous one. Mirrors torch.compiler.set_stance.
+
+    Differences from torch: minitorch.compile compiles nothing, so every stance runs eagerly and
+    an unknown name is never reported (torch raises when a compiled function next runs)."""
+
+    def __init__(
+        self, stance: str = "default", *, skip_guard_eval_unsafe: bool = False, force_backend=None
+    ):
+        if force_backend is not None and stance != "default":
+            raise RuntimeError("non-default stance cannot have force_backend set")
+        self.stance = stance
+        self.prev = _stance[0]
+        _stance[0] = stance  # a plain call sets the stance for good, as torch's does
+
+    def __enter__(self) -> None:
+        _stance[0] = self.stance
+
+    def __exit__(self, *exc) -> None:
+        _stance[0] = self.prev
+
+    def __call__(self, fn):
+        import functools
+
+        _stance[0] = self.prev  # as a decorator it applies only while fn runs
+
+        @functools.wraps(fn)
+        def with_stance(*args, **kwargs):
+            with self:
+                return fn(*args, **kwargs)
+
+        return with_stance

@@ -227,7 +227,7 @@ def test_record_function_decorator_and_disabled():
     assert names == ["helper", "Mul", "helper", "Mul"]
     with aprof.profile(enabled=False) as off:
         helper(x)
-    assert off.function_events is None
+    assert off is None  # torch binds None when profiling is disabled
     with aprof.emit_nvtx():
         helper(x)
 

@@ -11,14 +11,51 @@ AttributeError only when an unknown key that was never set is read.
 """
 
 from __future__ import annotations
+import __future__
 
+import contextlib
+import pickle
 import sys
 import types
+import warnings
+
+_MISSING = object()
+
+
+class _ConfigPatch(contextlib.ContextDecorator):
+    """What config.patch returns: a context manager and decorator that sets keys on entry and
+    restores them on exit (a key that did not exist is removed again). Reentrant: each entry
+    saves its own previous values."""
+
+    def __init__(self, config: _ConfigModule, changes: dict):
+        self._config = config
+        self._changes = changes
+        self._saved: list[dict] = []  # one dict per active entry (a decorated function recurses)
+
+    def __enter__(self):
+        saved = {}
+        for key, value in self._changes.items():
+            owner, name = self._config._owner(key)
+            saved[key] = getattr(owner, name, _MISSING)
+            setattr(owner, name, value)
+        self._saved.append(saved)
+
+    def __exit__(self, *exc):
+        for key, value in reversed(list(self._saved.pop().items())):
+            owner, name = self._config._owner(key)
+            if value is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, value)
+        return False
 
 
 class _ConfigModule(types.ModuleType):
     """A config module: unknown keys read raise torch's AttributeError; the old names of renamed
-    keys (`_ALIASES`: cache_size_limit -> recompile_limit) read and write the new key."""
+    keys (`_ALIASES`: cache_size_limit -> recompile_limit) read and write the new key; a class
+    in the module is a section of dotted keys ("triton.cudagraphs"). Mirrors the API of torch's
+    config modules (torch.utils._config_module.ConfigModule): patch, get_config_copy,
+    save_config, load_config, shallow_copy_dict."""
 
     def __getattr__(self, name):
         aliases = self.__dict__.get("_ALIASES", {})
@@ -29,6 +66,85 @@ class _ConfigModule(types.ModuleType):
     def __setattr__(self, name, value):
         name = self.__dict__.get("_ALIASES", {}).get(name, name)
         super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        super().__delattr__(self.__dict__.get("_ALIASES", {}).get(name, name))
+
+    def _owner(self, key: str):
+        """(the module or section object, attribute name) that holds the dotted key."""
+        section, _, name = key.rpartition(".")
+        owner = self
+        for part in section.split(".") if section else ():
+            owner = getattr(owner, part)
+        return owner, name
+
+    def _keys(self):
+        # the config keys: public module globals that are not imports (modules, the
+        # `from __future__ import annotations` feature), with each section's keys dotted
+        for name, value in list(self.__dict__.items()):
+            if name.startswith("_") or isinstance(value, (types.ModuleType, __future__._Feature)):
+                continue
+            if isinstance(value, type):
+                for key in vars(value):
+                    if not key.startswith("_"):
+                        yield f"{name}.{key}"
+            else:
+                yield name
+
+    def patch(self, arg1=None, arg2=None, **kwargs) -> _ConfigPatch:
+        """Sets keys for a `with` block or a decorated function: patch(key=value, ...),
+        patch({"key": value}) or patch("key", value); dotted keys reach sections. Mirrors
+        torch's config.patch (an unknown key is accepted, as setting one is here)."""
+        if arg1 is not None:
+            if arg2 is not None:
+                if not isinstance(arg1, str):
+                    raise AssertionError(
+                        "first argument must be a string when passing 2 positional args to patch"
+                    )
+                changes = {arg1: arg2}
+            else:
+                if not isinstance(arg1, dict):
+                    raise AssertionError(
+                        "first argument must be a dict when passing a single positional arg to "
+                        "patch"
+                    )
+                changes = dict(arg1)
+            if kwargs:
+                raise AssertionError("cannot pass both positional and keyword arguments to patch")
+        else:
+            if arg2 is not None:
+                raise AssertionError(
+                    "second positional argument is only valid when first argument is a key string"
+                )
+            changes = kwargs
+        return _ConfigPatch(self, changes)
+
+    def get_config_copy(self) -> dict:
+        """{key: value} of every key, sections' keys dotted. Mirrors config.get_config_copy."""
+        return {key: getattr(*self._owner(key)) for key in self._keys()}
+
+    def save_config(self) -> bytes:
+        """The settings, pickled. Mirrors config.save_config."""
+        return pickle.dumps(self.get_config_copy(), protocol=2)
+
+    def load_config(self, maybe_pickled_config) -> None:
+        """Restores settings from save_config's bytes or a dict. Mirrors config.load_config."""
+        config = maybe_pickled_config
+        if not isinstance(config, dict):
+            config = pickle.loads(config)
+        for key, value in config.items():
+            setattr(*self._owner(key), value)
+
+    def shallow_copy_dict(self) -> dict:
+        """Deprecated, as in torch: get_config_copy. Mirrors config.shallow_copy_dict."""
+        warnings.warn(
+            "`config.shallow_copy_dict()` has been deprecated. It no longer changes the "
+            "underlying config. use `config.get_config_copy()` instead if you just want a copy "
+            "of the config, or config.load_config if you need mutable access",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.get_config_copy()
 
 
 _ALIASES = {

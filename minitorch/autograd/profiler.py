@@ -613,7 +613,7 @@ class profile:
 
     def __enter__(self):
         if not self.enabled:
-            return self
+            return None  # as torch: `with profile(enabled=False) as prof` binds None
         if self.entered:
             raise RuntimeError("Profiler context manager is not reentrant")
         self.entered = True
@@ -748,7 +748,7 @@ class emit_nvtx:
         self.record_shapes = record_shapes
 
     def __enter__(self):
-        return self
+        return self if self.enabled else None  # as torch's: None when disabled
 
     def __exit__(self, *exc):
         return False

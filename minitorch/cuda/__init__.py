@@ -7,9 +7,6 @@ device_count(), a tensor on 'cuda') imports it, once.
 
 from __future__ import annotations
 
-import sys
-import types
-
 from minitorch import _backend
 from minitorch._backend import CudaUnavailableError, OutOfMemoryError, cupy_backend
 from minitorch._factories import legacy_type as _legacy_type
@@ -455,75 +452,16 @@ def list_gpu_processes(device=None) -> str:
     return "\n".join(lines)
 
 
-def _make_nvtx():
-    """torch.cuda.nvtx: profiler range markers. No-ops with CUDA (minitorch emits no NVTX
-    ranges); without CUDA, torch's RuntimeError."""
-    import contextlib
-
-    mod = types.ModuleType("minitorch.cuda.nvtx", _make_nvtx.__doc__)
-    depth = [0]
-
-    def check():
-        if not is_available():
-            raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build?")
-
-    def range_push(msg) -> int:
-        check()
-        depth[0] += 1
-        return depth[0] - 1  # the level of the range started, as nvtxRangePush
-
-    def range_pop() -> int:
-        check()
-        depth[0] = max(depth[0] - 1, 0)
-        return depth[0]
-
-    def range_start(msg) -> int:
-        check()
-        return 0
-
-    def range_end(range_id) -> None:
-        check()
-
-    def mark(msg) -> None:
-        check()
-
-    @contextlib.contextmanager
-    def range(msg, *args, **kwargs):
-        range_push(msg.format(*args, **kwargs))
-        try:
-            yield
-        finally:
-            range_pop()
-
-    for f in (range_push, range_pop, range_start, range_end, mark, range):
-        setattr(mod, f.__name__, f)
-    mod.__all__ = ["range_push", "range_pop", "range_start", "range_end", "mark", "range"]
-    return mod
-
-
-def _make_random():
-    """torch.cuda.random: the seeding functions, also reachable as torch.cuda.*."""
-    mod = types.ModuleType("minitorch.cuda.random", "Mirrors torch.cuda.random.")
-    mod.__all__ = [
-        "get_rng_state", "get_rng_state_all", "set_rng_state", "set_rng_state_all",
-        "manual_seed", "manual_seed_all", "seed", "seed_all", "initial_seed",
-    ]  # fmt: skip
-    for name in mod.__all__:
-        setattr(mod, name, globals()[name])
-    return mod
-
-
-_SUBMODULE_MAKERS = {"nvtx": _make_nvtx, "random": _make_random}
+# torch.cuda.nvtx and torch.cuda.random are real submodules (minitorch/cuda/nvtx.py, random.py), so
+# `import torch.cuda.nvtx as nvtx` works; imported on first use: `import minitorch` loads neither
+_SUBMODULES = ("nvtx", "random")
 
 
 def __getattr__(name):
-    if name in _SUBMODULE_MAKERS:  # made on first use: `import minitorch` loads no new module
-        mod = globals()[name] = sys.modules[f"{__name__}.{name}"] = _SUBMODULE_MAKERS[name]()
-        return mod
-    if name == "amp":  # torch.cuda.amp, imported on first use (minitorch/cuda/amp.py)
+    if name in _SUBMODULES or name == "amp":  # torch.cuda.amp: minitorch/cuda/amp/
         import importlib
 
-        return importlib.import_module("minitorch.cuda.amp")
+        return importlib.import_module(f"{__name__}.{name}")
     if name == "default_generators":  # computed on use: it asks how many GPUs there are
         return tuple(_generator(i) for i in range(device_count()))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,6 +8,7 @@ TorchScript archives raise NotImplementedError.
 
 from __future__ import annotations
 
+import builtins
 import collections
 import contextlib
 import typing
@@ -69,7 +70,19 @@ def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
             FutureWarning,
             stacklevel=2,
         )
+    if builtins.isinstance(obj, type) and _is_module_class(obj):
+        raise RuntimeError(
+            f"Type '{obj}' cannot be compiled since it inherits from nn.Module, pass an instance "
+            "instead"
+        )
     return obj
+
+
+def _is_module_class(cls) -> bool:
+    # only for classes given to script(): nn is imported here, not when minitorch.jit is
+    from minitorch import nn
+
+    return issubclass(cls, nn.Module)
 
 
 def trace(
@@ -87,7 +100,17 @@ def trace(
     _store_inputs=True,
 ):
     """Returns func unchanged (it is not run on example_inputs). Mirrors torch.jit.trace."""
+    if example_inputs is None and example_kwarg_inputs is None:  # torch's errors for no inputs
+        if builtins.isinstance(func, type) or not _is_module_instance(func):
+            raise TypeError("'NoneType' object is not iterable")
+        raise RuntimeError("example_kwarg_inputs should be a dict")
     return func
+
+
+def _is_module_instance(obj) -> bool:
+    from minitorch import nn
+
+    return builtins.isinstance(obj, nn.Module)
 
 
 def trace_module(mod, inputs, *args, **kwargs):
@@ -173,8 +196,18 @@ class _Future:
     def wait(self):
         return self._value
 
+    def value(self):
+        return self._value
+
     def done(self) -> bool:
         return True
+
+    def then(self, callback):
+        """A future of callback(self), run now (this one is already complete)."""
+        return _Future(callback(self))
+
+    def add_done_callback(self, callback) -> None:
+        callback(self)
 
 
 def fork(func, *args, **kwargs):
@@ -282,8 +315,15 @@ def isinstance(obj, target_type) -> bool:
     import builtins
 
     origin, args = typing.get_origin(target_type), typing.get_args(target_type)
-    if target_type in (list, dict, tuple):
-        name = target_type.__name__
+    # a container type without its element types: torch's error, named as written (List, list)
+    bare = target_type in (list, dict, tuple) or (origin in (list, dict, tuple) and not args)
+    if bare or target_type is typing.Optional:
+        name = getattr(target_type, "_name", None) or target_type.__name__
+        if target_type in (dict, typing.Dict):  # noqa: UP006
+            raise RuntimeError(
+                f"Attempted to use {name} without contained types. Please add contained type, "
+                f"e.g. {name}[int, int]"
+            )
         raise RuntimeError(
             f"Attempted to use {name} without a contained type. Please add a contained type, "
             f"e.g. {name}[int]"

@@ -7,6 +7,8 @@ raises NotImplementedError, no value is ever a Proxy.
 
 from __future__ import annotations
 
+from minitorch.fx import _symbolic_trace  # noqa: F401 - torch.fx._symbolic_trace.is_fx_tracing
+
 __all__ = ["Proxy", "symbolic_trace", "wrap"]
 
 
