@@ -123,6 +123,24 @@ def are_deterministic_algorithms_enabled() -> bool:
     return _state["deterministic"]
 
 
+def alert_not_deterministic(op: str) -> None:
+    """torch's error (a warning with warn_only=True) for an op without a deterministic
+    implementation while deterministic algorithms are required; nothing otherwise."""
+    if not _state["deterministic"]:
+        return
+    msg = (
+        f"{op} does not have a deterministic implementation, but you set "
+        "'torch.use_deterministic_algorithms(True)'. You can turn off determinism just for this "
+        "operation, or you can use the 'warn_only=True' option, if that's acceptable for your "
+        "application. You can also file an issue at https://github.com/pytorch/pytorch/issues "
+        "to help us prioritize adding deterministic support for this operation."
+    )
+    if _state["deterministic_warn_only"]:
+        warnings.warn(msg, UserWarning, stacklevel=3)
+    else:
+        raise RuntimeError(msg)
+
+
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
     """Mirrors torch.is_deterministic_algorithms_warn_only_enabled."""
     return _state["deterministic_warn_only"]

@@ -429,3 +429,30 @@ def test_half_add_sub_round_a_tensor_alpha_as_a_number(dt):
         got = fn(x, e, alpha=sigma)
         assert got.dtype is dt and mt.equal(got, fn(x, e, alpha=sigma.item()))
     assert mt.equal(x.clone().sub_(e, alpha=sigma), mt.sub(x, e, alpha=14.614643096923828))
+
+
+# --- global settings ---
+
+
+def test_put_under_deterministic_algorithms():
+    x = mt.zeros(5)
+    idx, src = mt.tensor([0, 1, 1, 3]), mt.tensor([1.0, 2.0, 3.0, 4.0])
+    try:
+        mt.use_deterministic_algorithms(True)
+        with pytest.raises(RuntimeError, match="put_ does not have a deterministic implementation"):
+            x.clone().put_(idx, src)
+        assert mt.put(x, idx, src, accumulate=True).tolist() == [1.0, 5.0, 0.0, 4.0, 0.0]
+        mt.use_deterministic_algorithms(True, warn_only=True)
+        with pytest.warns(UserWarning, match="put_ does not have a deterministic"):
+            x.clone().put_(idx, src)
+    finally:
+        mt.use_deterministic_algorithms(False)
+    x.clone().put_(idx, src)  # no check when determinism is off
+
+
+def test_grad_mode_decorator_context_manager_base():
+    from minitorch.autograd import grad_mode
+    from minitorch.utils import _contextlib
+
+    assert grad_mode._DecoratorContextManager is _contextlib._DecoratorContextManager
+    assert isinstance(mt.no_grad(), grad_mode._DecoratorContextManager)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
-from minitorch import _dtype
+from minitorch import _dtype, _settings
 from minitorch._ops._common import opmath_dtype, row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, watch_indices
@@ -573,6 +573,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     """A copy of input with input.flatten()[index] = source (+= when accumulate). Mirrors
     torch.put."""
     plan = _flat_plan(input, index, "put")
+    if not accumulate:  # which duplicate index wins is up to the kernel: not deterministic
+        _settings.alert_not_deterministic("put_")
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"put_(): self and source expected to have the same dtype, but got "

@@ -138,6 +138,11 @@ class _GradModeContext:
         return type(self)()
 
 
+# torch's name for the base class: libraries subclass torch.autograd.grad_mode's (and
+# torch.utils._contextlib's) _DecoratorContextManager for their own modes
+_DecoratorContextManager = _GradModeContext
+
+
 class no_grad(_GradModeContext):
     """Disables gradient recording in this thread. Mirrors torch.no_grad."""
 
