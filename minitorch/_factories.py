@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from minitorch import _dtype, _memory_format
+from minitorch import _dtype, _memory_format, _settings
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
 from minitorch._tensor import Size, Tensor, _make
 
@@ -826,7 +826,8 @@ def empty(
     """Mirrors torch.empty.
 
     Differences from torch: the memory is zero-filled (uninitialised memory would make programs
-    non-deterministic, e.g. NaNs that propagate).
+    non-deterministic, e.g. NaNs that propagate); in deterministic mode it holds torch's fill
+    (see _uninitialized).
     """
     if pin_memory:
         _check_pin_memory()
@@ -841,7 +842,23 @@ def empty(
         )
     shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
-    return _in_format(_filled(0, shape, dt, _device(device), requires_grad), memory_format, "empty")
+    out = _filled(_uninitialized(dt), shape, dt, _device(device), requires_grad)
+    return _in_format(out, memory_format, "empty")
+
+
+def _uninitialized(dt):
+    """What empty() fills new memory with: zeros, or, while use_deterministic_algorithms(True)
+    and torch.utils.deterministic.fill_uninitialized_memory are set, torch's fill for that mode
+    (NaN, the integer type's maximum, True), which makes reads of unwritten memory show."""
+    if not _settings._state["deterministic"]:
+        return 0
+    from minitorch.utils import deterministic
+
+    if not deterministic.fill_uninitialized_memory:
+        return 0
+    if dt.is_floating_point:
+        return float("nan")
+    return True if dt is _dtype.bool else _dtype.iinfo(dt).max
 
 
 def _in_format(t: Tensor, fmt, op: str) -> Tensor:
@@ -1014,7 +1031,7 @@ def empty_like(
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "empty_like")
-    out = _filled(0, shape, dt, dev, requires_grad)
+    out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
 
 

@@ -456,3 +456,21 @@ def test_grad_mode_decorator_context_manager_base():
 
     assert grad_mode._DecoratorContextManager is _contextlib._DecoratorContextManager
     assert isinstance(mt.no_grad(), grad_mode._DecoratorContextManager)
+
+
+def test_empty_in_deterministic_mode_fills_as_torch():
+    from minitorch.utils import deterministic
+
+    assert mt.empty(2).tolist() == [0.0, 0.0]
+    try:
+        mt.use_deterministic_algorithms(True)
+        assert mt.empty(2).isnan().all() and mt.empty_like(mt.ones(3)).isnan().all()
+        assert mt.empty(2, dtype=mt.int8).tolist() == [127, 127]
+        assert mt.zeros(1, dtype=mt.int64).new_empty(2).tolist() == [2**63 - 1] * 2
+        assert mt.empty(2, dtype=mt.bool).tolist() == [True, True]
+        assert mt.empty_strided((2,), (1,), dtype=mt.uint8).tolist() == [255, 255]
+        deterministic.fill_uninitialized_memory = False
+        assert mt.empty(2).tolist() == [0.0, 0.0]
+    finally:
+        deterministic.fill_uninitialized_memory = True
+        mt.use_deterministic_algorithms(False)

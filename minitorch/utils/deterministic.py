@@ -1,8 +1,9 @@
 """torch.utils.deterministic.fill_uninitialized_memory, the switch of torch's deterministic mode
 that fills torch.empty's memory with NaN. Mirrors torch.utils.deterministic.
 
-Differences from torch: stored and validated only; minitorch.empty already returns zeros, not
-NaN, whatever the setting.
+While use_deterministic_algorithms(True) is set, empty/empty_like/new_empty/empty_strided fill
+their memory as torch's do (NaN, the integer type's maximum, True); otherwise minitorch's empty
+memory is zeros. Differences from torch: resize_ does not fill the memory it adds.
 """
 
 from __future__ import annotations
