@@ -539,3 +539,7 @@ def _fill_tensor_docs() -> None:
 
 _fill_tensor_docs()
 del _fill_tensor_docs
+
+from minitorch import _einops  # noqa: E402 (after the package is complete)
+
+_einops.install()  # NOTE [ einops backend ]
