@@ -96,10 +96,11 @@ def get_default_device() -> device:
     from minitorch._backend import default_device, tensor_device
 
     d = default_device()
-    if d.type == "cuda":  # torch sets CUDA up here: its AssertionError where there is none
-        from minitorch.cuda._utils import lazy_init
+    if d.type != "cuda" or d.index is not None:
+        return d  # as set: 'cpu:0' keeps its index, 'cuda:1' is not checked (torch's)
+    from minitorch.cuda._utils import lazy_init
 
-        lazy_init()
+    lazy_init()  # 'cuda' takes the current device: torch's AssertionError where there is none
     return tensor_device(d)
 
 

@@ -257,3 +257,17 @@ def test_backends_cuda_preferred_libraries_and_accelerator_memory():
     assert issubclass(mt.accelerator.AcceleratorError, RuntimeError)
     with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
         mt.accelerator.memory.memory_allocated()
+
+
+def test_default_device_keeps_the_index_it_was_given():
+    try:
+        mt.set_default_device("cpu:0")
+        assert repr(mt.get_default_device()) == "device(type='cpu', index=0)"
+        assert mt.zeros(1).device == mt.device("cpu")  # tensors hold no CPU index
+        mt.set_default_device("cuda:1")  # an explicit index is returned unchecked, as torch
+        assert mt.get_default_device() == mt.device("cuda", 1)
+    finally:
+        mt.set_default_device(None)
+    with mt.device("cpu:0"):
+        assert mt.get_default_device() == mt.device("cpu", 0)
+    assert mt.get_default_device() == mt.device("cpu")
