@@ -306,3 +306,11 @@ def test_legacy_container_adds_keyword_modules_and_warns():
         c = nn.Container(a=lin, b=nn.ReLU())
     assert [n for n, _ in c.named_children()] == ["a", "b"] and c.a is lin
     assert isinstance(c, nn.Module) and nn.modules.Container is nn.Container
+
+
+def test_lazy_instance_norm_is_no_instance_norm_until_materialized():
+    m = nn.LazyInstanceNorm2d()
+    assert not isinstance(m, nn.InstanceNorm2d)
+    assert isinstance(m, nn.modules.batchnorm._InstanceNorm)
+    y = m(minitorch.randn(2, 3, 4, 4))
+    assert type(m) is nn.InstanceNorm2d and y.shape == (2, 3, 4, 4) and m.weight.shape == (3,)

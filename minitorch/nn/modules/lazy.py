@@ -26,6 +26,7 @@ from minitorch.nn.modules.batchnorm import (
     InstanceNorm2d,
     InstanceNorm3d,
     _BatchNorm,
+    _InstanceNorm,
 )
 from minitorch.nn.modules.conv import (
     Conv1d,
@@ -287,8 +288,9 @@ class _LazyNormBase(LazyModuleMixin):
             self.reset_parameters()
 
 
-# As in torch, a lazy batch norm subclasses _BatchNorm, not its BatchNorm*d: it is no
-# BatchNorm2d (isinstance is False) until the first forward swaps its class to cls_to_become.
+# As in torch, a lazy batch (instance) norm subclasses _BatchNorm (_InstanceNorm), not its
+# BatchNorm*d: it is no BatchNorm2d (isinstance is False) until the first forward swaps its class
+# to cls_to_become.
 class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
     """BatchNorm1d with num_features from the first input. Mirrors torch.nn.LazyBatchNorm1d."""
 
@@ -310,20 +312,23 @@ class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     _check_input_dim = BatchNorm3d._check_input_dim
 
 
-class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
     """InstanceNorm1d with num_features from the first input (affine and running stats on by
     default, as in torch). Mirrors torch.nn.LazyInstanceNorm1d."""
 
     cls_to_become = InstanceNorm1d
+    _no_batch_dim = InstanceNorm1d._no_batch_dim
 
 
-class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
     """Mirrors torch.nn.LazyInstanceNorm2d."""
 
     cls_to_become = InstanceNorm2d
+    _no_batch_dim = InstanceNorm2d._no_batch_dim
 
 
-class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
     """Mirrors torch.nn.LazyInstanceNorm3d."""
 
     cls_to_become = InstanceNorm3d
+    _no_batch_dim = InstanceNorm3d._no_batch_dim
