@@ -21,7 +21,6 @@ from minitorch._ops._common import (
     type_name,
     wrap_dim,
 )
-from minitorch._ops.inplace import with_out
 from minitorch._ops.reduction import (
     _accumulate_dtype,
     _check_nonempty,
@@ -249,9 +248,9 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
-@with_out
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """(var, mean) over dims. Mirrors torch.var_mean."""
+    """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
+    one: a TypeError there too)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
@@ -261,9 +260,8 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return as_node((v, mean(input, dim, keepdim)), "VarMeanBackward0", (input,), saved=(input,))
 
 
-@with_out
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """(std, mean) over dims. Mirrors torch.std_mean."""
+    """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     dims, _, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)

@@ -1,4 +1,4 @@
-"""out= on the functions that return a tuple (sort, topk, kthvalue, var_mean, std_mean) or wrap
+"""out= on the functions that return a tuple (sort, topk, kthvalue) or wrap
 another op (msort, diag, index_add, index_copy, matrix_power): the result lands in out."""
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ def _x():
         ("sort", (), 2),
         ("topk", (2,), 2),
         ("kthvalue", (2,), 2),
-        ("var_mean", (1,), 2),
-        ("std_mean", (1,), 2),
     ],
 )
 def test_tuple_results_land_in_out(name, args, n):
@@ -36,6 +34,14 @@ def test_tuple_results_land_in_out(name, args, n):
         np.testing.assert_array_equal(g.numpy(), w.numpy())
     with pytest.raises(TypeError, match="must be a tuple of 2 Tensors"):
         getattr(mt, name)(x, *args, out=mt.empty(0))
+
+
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_and_std_mean_take_no_out(name):
+    # torch 2.13's argument parser refuses out= there (its docs list one)
+    x = _x()
+    with pytest.raises(TypeError, match="out"):
+        getattr(mt, name)(x, 1, out=(mt.empty(0), mt.empty(0)))
 
 
 def test_single_results_land_in_out():
