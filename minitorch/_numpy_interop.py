@@ -241,12 +241,9 @@ def _host_ufunc(ufunc, method, inputs, out, kwargs, full):
     np.asarray gives them), its array results returned as tensors, as torch's __array_wrap__
     returns them; at() writes into its first operand. A device tensor is not copied behind the
     back: TypeError naming the function."""
-    try:
-        host_inputs, host_kwargs = _host_tree(inputs), _host_tree(kwargs)
-        if out is not None:
-            host_kwargs["out"] = _host_tree(out)
-    except _DeviceTensor:
-        raise TypeError(_advice(full)) from None
+    host_inputs, host_kwargs = _on_host(inputs, full), _on_host(kwargs, full)
+    if out is not None:
+        host_kwargs["out"] = _on_host(out, full)
     written = [o for o in (out or ()) if isinstance(o, Tensor)]
     if method == "at" and isinstance(inputs[0], Tensor):
         written.append(inputs[0])
@@ -592,10 +589,7 @@ def _pad(array, pad_width, mode="constant", **kwargs):
             return F.pad(array, flat, _PAD_MODES[mode])
         except (NotImplementedError, RuntimeError):  # a padding F.pad refuses: NumPy's own
             pass
-    try:
-        host_array, host_kwargs = _host_tree(array), _host_tree(kwargs)
-    except _DeviceTensor:
-        raise TypeError(_advice("numpy.pad")) from None
+    host_array, host_kwargs = _on_host(array, "numpy.pad"), _on_host(kwargs, "numpy.pad")
     return np.pad(host_array, pad_width, mode, **host_kwargs)
 
 
@@ -717,6 +711,15 @@ def _host_tree(x):
     return x
 
 
+def _on_host(x, name: str):
+    """_host_tree(x) for NumPy's own code path of function `name`; a device tensor in x is not
+    copied behind the user's back: TypeError naming the function."""
+    try:
+        return _host_tree(x)
+    except _DeviceTensor:
+        raise TypeError(_advice(name)) from None
+
+
 def array_function(self: Tensor, func, types, args, kwargs):
     """Tensor.__array_function__: run the NumPy function `func` as minitorch ops."""
     impl = FUNCTIONS.get(func)
@@ -724,11 +727,8 @@ def array_function(self: Tensor, func, types, args, kwargs):
         # No minitorch op: as for torch's tensors (which NumPy converts with __array__), the
         # function runs on host copies of CPU tensors and returns NumPy's result (np.unique,
         # np.median, np.save, sklearn's metrics); a device tensor is not copied behind the back.
-        try:
-            host_args, host_kwargs = _host_tree(args), _host_tree(kwargs)
-        except _DeviceTensor:
-            raise TypeError(_advice(_public_name(func))) from None
-        return func(*host_args, **host_kwargs)
+        name = _public_name(func)
+        return func(*_on_host(args, name), **_on_host(kwargs, name))
     for t in types:
         if not (issubclass(t, Tensor) or issubclass(t, np.ndarray)):
             return NotImplemented
