@@ -4,7 +4,6 @@ samplers (rand, randn, randint, randperm, normal and their _like forms)."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import random as _pyrandom
 import struct
 
@@ -117,6 +116,8 @@ def _decode_state(data: bytes):
         seed, left, seeded, next_ = struct.unpack_from("<QiiQ", data)
         if not (1 <= left <= _MT_N and seeded != 0 and next_ <= _MT_N):
             raise RuntimeError("Invalid mt19937 state")
+        import hashlib  # here: loading OpenSSL costs ~3 ms of every import
+
         return seed, int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
     if len(data) != _STATE.size:
         raise RuntimeError(
