@@ -32,19 +32,23 @@ def _as_tuple(x):
 
 
 def _root_grads(outputs, grad_outputs, what):
-    """Checks the roots and makes the implicit ones-gradient for scalar outputs."""
+    """Checks the roots and makes the implicit ones-gradient for scalar outputs. torch's order:
+    the gradients of all outputs first (a non-scalar output needing an implicit one), then the
+    outputs that do not require grad; grad() checks its inputs after."""
     grads = []
+    no_grad_at = None
     for i, out in enumerate(outputs):
         if not isinstance(out, Tensor):
             if out.__class__ is GradientEdge:  # the gradient flowing out of a node's output
                 grads.append(_edge_root_grad(out, grad_outputs, i, what))
                 continue
             raise TypeError(f"{what}: expected Tensor outputs, got {type(out).__name__}")
-        if not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
         g = grad_outputs[i] if i < len(grad_outputs) else None
+        if not out._requires_grad:
+            if no_grad_at is None:
+                no_grad_at = i
+            if g is None:
+                continue
         if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -66,6 +70,10 @@ def _root_grads(outputs, grad_outputs, what):
         elif g._data.dtype != out._data.dtype:
             g = g.to(out.dtype)  # torch casts a gradient of another dtype, as for node outputs
         grads.append(g)
+    if no_grad_at is not None:
+        raise RuntimeError(
+            f"element {no_grad_at} of tensors does not require grad and does not have a grad_fn"
+        )
     return grads
 
 
@@ -192,12 +200,13 @@ def grad(
                 raise RuntimeError("grad(): materialize_grads needs Tensor inputs, not edges")
             continue
         _check_input(t)
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     if grad_outputs is not None:
         grad_outputs = _as_tuple(grad_outputs)
         _check_grad_count(outputs, grad_outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
+    for t in inputs:  # after the outputs' checks, as torch
+        if t.__class__ is not GradientEdge and not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [tuple(t) if t.__class__ is GradientEdge else _edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
     _run(outputs, grads, retain_graph, create_graph, dict(zip(edges, inputs, strict=True)), capture)
@@ -974,7 +983,8 @@ def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
 def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:
     for hook in list(hooks.values()):
         returned = hook(leaf)
-        if returned is not None:
+        if returned is not None and returned is not leaf:
+            # (the leaf itself is accepted: `lambda p: p.add_(...)`, torch's own docs example)
             # torch checks the type first (a number is not a Variable), then refuses any value
             if not isinstance(returned, Tensor):
                 raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
