@@ -276,19 +276,28 @@ class Lerp(Function):
         )
 
 
+def check_lerp_dtypes(input, end, weight) -> None:
+    """torch's RuntimeError when `end`, or a weight tensor that is not 0-d, has another dtype
+    than `input`: lerp does not promote them. Also read by the optimizers whose torch update is
+    m.lerp_(g, w) but whose minitorch update is spelt without lerp_ (NOTE [ Updates through the
+    in-place fast path ] in minitorch/optim/optimizer.py), so they refuse what torch refuses."""
+    dt = input.dtype
+    named = [("end", end)] + ([("weight", weight)] if isinstance(weight, Tensor) else [])
+    for name, t in named:
+        if t.dtype is not dt and (name == "end" or t.ndim > 0):
+            raise RuntimeError(
+                f"expected dtype {_CPP_NAMES[dt.name]} for `{name}` but got dtype "
+                f"{_CPP_NAMES[t.dtype.name]}"
+            )
+
+
 def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input); weight a number or a tensor. Mirrors torch.lerp."""
     _check_tensor(input, "lerp")
     _check_tensor(end, "lerp", "end", 2)
     dt = input.dtype
     kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
-    named = [("end", end)] + ([("weight", weight)] if isinstance(weight, Tensor) else [])
-    for name, t in named:  # torch checks the dtypes first, then the kernel's support
-        if t.dtype is not dt and (name == "end" or t.ndim > 0):
-            raise RuntimeError(
-                f"expected dtype {_CPP_NAMES[dt.name]} for `{name}` but got dtype "
-                f"{_CPP_NAMES[t.dtype.name]}"
-            )
+    check_lerp_dtypes(input, end, weight)  # torch checks the dtypes first, then the kernel's
     if isinstance(weight, Tensor) and weight.ndim == 0 and weight.dtype is not dt:
         # a 0-d weight takes part in type promotion (int start/end with a float weight is float;
         # all 0-d, a float64 weight makes the result float64)

@@ -16,6 +16,7 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _in_float32,
     _keep_grad,
+    _lerp_,
     _lr_operand,
     _new_step,
     _params_with_grad,
@@ -151,7 +152,7 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
         else:
             grad = p.mul(weight_decay).add_(grad)
     # See NOTE [ Updates through the in-place fast path ]
-    exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+    _lerp_(exp_avg, grad, 1 - beta1)
     _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
     return step
 

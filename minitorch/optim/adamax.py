@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _lerp_,
     _lr_operand,
     _new_step,
     _params_with_grad,
@@ -94,7 +95,7 @@ class Adamax(Optimizer):
                 if weight_decay != 0:
                     grad = p.mul(weight_decay).add_(grad)
                 # See NOTE [ Updates through the in-place fast path ]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+                _lerp_(exp_avg, grad, 1 - beta1)
                 if differentiable:  # out= records no graph: NOTE [ Differentiable optimizer steps ]
                     norms = minitorch.stack([exp_inf.mul_(beta2), grad.abs().add_(eps)])
                     exp_inf.copy_(norms.amax(0))

@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _check_nonneg,
     _closure_loss,
     _keep_grad,
+    _lerp_,
     _lr_operand,
     _new_step,
     _params_with_grad,
@@ -122,7 +123,7 @@ class NAdam(Optimizer):
                 mu_product_next = mu_product * mu_next
 
                 # See NOTE [ Updates through the in-place fast path ]
-                exp_avg.add_(grad.sub(exp_avg).mul_(1 - beta1))
+                _lerp_(exp_avg, grad, 1 - beta1)
                 _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
                 # (torch's foreach kernel reads a tensor lr as a number for these two)

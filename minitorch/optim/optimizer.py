@@ -125,7 +125,8 @@ def _run_with_hooks(self, func, args, kwargs):
 # compute a new array and copy it in (several times slower on large parameters). So the
 # updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
 # p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
-# w < 0.5), v.addcmul_(g, g, value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
+# w < 0.5; spelt _lerp_, which also refuses g's dtype as lerp_ does), v.addcmul_(g, g,
+# value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
 
 
 # NOTE [ Differentiable optimizer steps ]
@@ -562,6 +563,18 @@ def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
         return acc.addcmul_(grad, grad, value=weight)
     sq = grad.mul(grad)
     return acc.add_(sq if weight == 1 else sq.mul_(weight))
+
+
+def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:
+    """m.lerp_(end, weight) for a number weight < 0.5, through the in-place fast path (NOTE
+    [ Updates through the in-place fast path ]): m += (end - m) * weight. Like lerp_, it refuses
+    an `end` of another dtype (a parameter made float64 by `p.data = p.data.double()` while its
+    state stays float32), as torch's m.lerp_(g, 1 - beta1) does; add_ would take it."""
+    if end.dtype is not m.dtype:
+        from minitorch._ops.pointwise_binary import check_lerp_dtypes
+
+        check_lerp_dtypes(m, end, weight)
+    return m.add_(end.sub(m).mul_(weight))
 
 
 # NOTE [ Fused half-precision steps ]

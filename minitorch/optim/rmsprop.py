@@ -11,6 +11,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _lerp_,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -105,7 +106,7 @@ class RMSprop(Optimizer):
                 _add_square_(square_avg.mul_(alpha), grad, 1 - alpha)
                 if centered:
                     grad_avg = state["grad_avg"]
-                    grad_avg.add_(grad.sub(grad_avg).mul_(1 - alpha))
+                    _lerp_(grad_avg, grad, 1 - alpha)
                     avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt()
                 else:
                     avg = square_avg.sqrt()

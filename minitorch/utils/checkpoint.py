@@ -257,11 +257,34 @@ def checkpoint(
     forward_context, recompute_context = context_fn()
     if _early_stop_override is not None:
         early_stop = _early_stop_override
+    # The inputs are saved by a node of their own, outside the frame's hooks: see NOTE
+    # [ Non-reentrant checkpoint ] (why) and _NoopSaveInputs.
+    positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+    saver = _NoopSaveInputs.apply(
+        _empty_requiring_grad(), tuple(args[i] for i in positions)
+    ).grad_fn
+    if saver is None:  # grad mode is off: nothing is saved, so nothing to recompute (as torch)
+        with forward_context:
+            return function(*args, **kwargs)
     frame = _Frame(
-        function, args, kwargs, preserve, recompute_context, determinism_check, early_stop
+        function,
+        args,
+        kwargs,
+        saver,
+        positions,
+        preserve,
+        recompute_context,
+        determinism_check,
+        early_stop,
     )
     with forward_context, saved_tensors_hooks(frame.pack, frame.unpack):
         return function(*args, **kwargs)
+
+
+def _empty_requiring_grad() -> Tensor:
+    import minitorch
+
+    return minitorch.empty(0, requires_grad=True)
 
 
 def checkpoint_sequential(
@@ -408,6 +431,14 @@ CheckpointFunction._builtin = False  # its forward computes with Tensor ops, lik
 # state, under hooks that keep every tensor it saves; the k-th of those is the k-th placeholder's
 # tensor. The recomputed tensors are kept for the rest of that backward (keyed weakly by the
 # engine's running task), so a second backward with retain_graph recomputes again.
+# The inputs: the tensors among the positional arguments are saved for backward by a node of
+# their own (_NoopSaveInputs, recorded before the frame's hooks apply, off the output's graph),
+# and the recomputation reads them back through that node's saved_tensors, as torch does. So an
+# input changed in place after checkpoint() returned, or by the function itself (a block that
+# starts with ReLU(inplace=True) or z.mul_(2)), raises autograd's "modified by an inplace
+# operation" error instead of recomputing from the new values (a silently wrong gradient); and
+# saved-tensor hooks around the checkpoint (save_on_cpu) pack the inputs once and unpack them at
+# backward. The frame keeps only the non-tensor arguments.
 # Early stop: the pack hook that receives the last tensor the forward saved raises
 # _StopRecomputation, which ends the function mid-way; _recompute catches it. What the function
 # would have done after its last save (later ops, forward hooks, prints) is not run again.
@@ -425,10 +456,47 @@ class _Holder:
         self.index = index
 
 
+class _NoopSaveInputs(Function):
+    """out = an empty tensor; saves `tensors` (the checkpoint's tensor arguments) for the
+    recomputation to read back, version-checked and through any saved-tensor hooks (NOTE
+    [ Non-reentrant checkpoint ]). Nothing backpropagates through it: its output is unused.
+    The tensors come in a tuple, so that arguments on several devices do not make apply refuse
+    the call."""
+
+    @staticmethod
+    def forward(ctx, dummy, tensors):
+        ctx.save_for_backward(*tensors)
+        return dummy.new_empty(0)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise AssertionError("_NoopSaveInputs: its output is never used, so never backwarded")
+
+
+_NoopSaveInputs._builtin = False  # its forward computes with Tensor ops, like a user's
+
+
 class _Frame:
-    def __init__(self, function, args, kwargs, preserve_rng, recompute_context, check, early_stop):
+    def __init__(
+        self,
+        function,
+        args,
+        kwargs,
+        saver,
+        positions,
+        preserve_rng,
+        recompute_context,
+        check,
+        early_stop,
+    ):
         self.function = function
+        # the tensors are read back from `saver` (the node that saved them) at recomputation
+        args = list(args)
+        for i in positions:
+            args[i] = None
         self.args = args
+        self.saver = saver
+        self.positions = positions
         self.kwargs = kwargs
         self.forward_state = _ForwardState(preserve_rng)
         self.recompute_context = recompute_context
@@ -451,6 +519,9 @@ class _Frame:
         return saved[holder.index]
 
     def _recompute(self):
+        args = list(self.args)
+        for i, t in zip(self.positions, self.saver.saved_tensors, strict=True):
+            args[i] = t  # raises if the input was changed in place since checkpoint() ran
         saved = []
         stop_at = len(self.metadata) if self.early_stop else -1
 
@@ -467,7 +538,7 @@ class _Frame:
                 enable_grad(),
                 saved_tensors_hooks(keep, saved.__getitem__),
             ):
-                self.function(*self.args, **self.kwargs)
+                self.function(*args, **self.kwargs)
         except _StopRecomputation:
             pass
         if self.check != "none":

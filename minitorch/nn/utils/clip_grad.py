@@ -45,7 +45,13 @@ def get_total_norm(
     norm_type = float(norm_type)
     if not tensors:
         return tensor(0.0)
-    first = tensors[0].device
+    first = tensors[0].device  # a None first fails here with AttributeError, as in torch
+    for i, t in enumerate(tensors):
+        if t is None:  # a parameter without a gradient: torch refuses it (clip_grad_norm_ skips it)
+            raise RuntimeError(
+                "Tensors of the first list of nested Tensor lists are supposed to be defined but "
+                f"the {i}-th Tensor is not."
+            )
     with no_grad():
         norms = [vector_norm(t, norm_type).to(first) for t in tensors]
         total = vector_norm(_ops.stack(norms), norm_type)

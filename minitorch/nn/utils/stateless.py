@@ -36,6 +36,8 @@ def _submodule(root: Module, path: str, memo: dict) -> Module:
 def _swap(module: Module, name: str, value) -> Any:
     """Puts `value` (or removes the attribute for _MISSING) at `name`; returns what was there.
     A parameter or buffer slot takes the tensor as is (no Parameter wrapping), as torch does."""
+    if not name:  # a key "" or "sub." (a prefix stripped too far): torch's KeyError
+        raise KeyError('tensor name can\'t be empty string ""')
     if value is not _MISSING and value is not None and not isinstance(value, Tensor):
         raise TypeError(f"{value} is not an instance of torch.Tensor")
     for registry in (module._parameters, module._buffers):
@@ -191,7 +193,7 @@ def _functional_call(
 
 def functional_call(
     module: Module,
-    parameter_and_buffer_dicts,
+    parameters_and_buffers,
     args=None,
     kwargs=None,
     *,
@@ -212,5 +214,5 @@ def functional_call(
         stacklevel=2,
     )
     return _functional_call(
-        module, parameter_and_buffer_dicts, args, kwargs, tie_weights=tie_weights, strict=strict
+        module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict
     )
