@@ -6,6 +6,8 @@ import builtins as _builtins
 import math as _math
 import warnings as _warnings
 
+import numpy as _np  # (sym_max/sym_min accept NumPy scalars, as torch)
+
 # Each submodule imports what it builds on, so this order is free (ruff sorts it).
 from minitorch import (  # noqa: F401
     _dtype,
@@ -475,8 +477,9 @@ class SymBool:
 
 
 def sym_int(a):
-    """int(a) rounding toward zero. Mirrors torch.sym_int."""
-    return a if isinstance(a, _builtins.int) else _math.trunc(a)
+    """int(a): a float rounds toward zero, a one-element tensor, a NumPy scalar or a string is
+    read as int() reads it, a bool becomes 0 or 1. Mirrors torch.sym_int."""
+    return a if a.__class__ is _builtins.int else _builtins.int(a)
 
 
 def sym_float(a):
@@ -490,10 +493,18 @@ def sym_not(a):
 
 
 def _sym_number(out, a, b):
-    # torch's sym_max/sym_min of an int and a float is a float
-    if isinstance(a, _builtins.float) or isinstance(b, _builtins.float):
+    # torch's sym_max/sym_min take only numbers (a tensor fails its assert) and return a float
+    # when either is a float (a NumPy float included)
+    for x in (a, b):
+        if not isinstance(x, _SYM_NUMBERS):
+            raise AssertionError(f"expected {_SYM_NUMBERS}, got {type(x)}")
+    if isinstance(a, _SYM_FLOATS) or isinstance(b, _SYM_FLOATS):
         return _builtins.float(out)
     return out
+
+
+_SYM_NUMBERS = (_np.integer, _np.floating, _builtins.int, _builtins.float)
+_SYM_FLOATS = (_np.floating, _builtins.float)
 
 
 def sym_max(a, b):

@@ -1,10 +1,11 @@
-"""Tensor factories: tensor, as_tensor, from_numpy, zeros/ones/full/empty(_like), ranges, eye, and
-the legacy constructors (torch.Tensor(2, 3), torch.FloatTensor)."""
+"""Tensor factories: tensor, as_tensor, from_numpy, from_file, zeros/ones/full/empty(_like),
+empty_permuted, ranges, eye, and the legacy constructors (torch.Tensor(2, 3), torch.FloatTensor)."""
 
 from __future__ import annotations
 
 import math
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -15,10 +16,11 @@ from minitorch._tensor import Size, Tensor, _make
 
 # fmt: off
 __all__ = [
-    "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "full", "empty", "zeros_like",
-    "ones_like", "full_like", "empty_like", "arange", "range", "linspace", "logspace", "eye",
-    "scalar_tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
-    "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor",
+    "tensor", "as_tensor", "asarray", "from_numpy", "from_file", "zeros", "ones", "full", "empty",
+    "empty_permuted", "zeros_like", "ones_like", "full_like", "empty_like", "arange", "range",
+    "linspace", "logspace", "eye", "scalar_tensor", "FloatTensor", "DoubleTensor", "HalfTensor",
+    "BFloat16Tensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+    "BoolTensor",
 ]
 # fmt: on
 
@@ -492,6 +494,16 @@ def _check_ndarray(a: np.ndarray):
     return dt
 
 
+def _numpy_copy_order(a: np.ndarray) -> str:
+    """The NumPy order of a tensor's copy of array `a`: torch copies a NumPy array as it clones
+    a tensor, keeping a dense array's layout (a Fortran-ordered `df.values` stays column-major,
+    so its .view(-1) fails as torch's does) and a strided one's dimension order; a broadcast
+    array is copied row-major (see _cast_order)."""
+    from minitorch._ops.convert import _cast_order  # (ops load after the factories)
+
+    return _cast_order(a)
+
+
 _COPY_WARNING = (
     "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
     "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor)."
@@ -548,10 +560,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         src_dt = _check_ndarray(data)
         target = src_dt if dt is None else dt
         npdt = _dtype.numpy_dtype(target)
+        order = _numpy_copy_order(data)
         if data.dtype.kind == "f" and target.is_floating_point and data.dtype != npdt:
-            arr = np.asarray(_from_double(data, npdt), order="C")  # (ascontiguousarray: 0-d -> 1-d)
+            # astype's copy is in NumPy's "K" order already; asarray re-lays only a broadcast one
+            arr = np.asarray(_from_double(data, npdt), order=order)
         else:
-            arr = np.array(data, dtype=npdt, order="C", copy=True)
+            arr = np.array(data, dtype=npdt, order=order, copy=True)
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
         src_dt = _dtype.from_numpy(data.dtype)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
@@ -621,8 +635,11 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         if dev is cpu and (dt is None or dt is src_dt):
             return _make(_shared_array(data, 3), cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
-        arr = _from_double(data, npdt)  # a copy: the dtype differs on the CPU (returned above)
-        return _make(_put(np.asarray(arr, order="C"), dev), dev, False, None)
+        order = _numpy_copy_order(data)
+        arr = _from_double(data, npdt)  # a copy in "K" order when the dtype differs
+        # (the same dtype onto another device: copied here first, so the layout is the copy's)
+        arr = np.array(arr, order=order, copy=True) if arr is data else np.asarray(arr, order=order)
+        return _make(_put(arr, dev), dev, False, None)
     return tensor(data, dtype=dt, device=device)
 
 
@@ -633,23 +650,42 @@ _LABEL = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16"
 
 def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
     """Mirrors torch.asarray: shares memory with a tensor or a NumPy array when dtype and device
-    allow; copy=True always copies, copy=False refuses to."""
+    allow; copy=True always copies, copy=False refuses to. See NOTE [ asarray of a tensor ]."""
+    if isinstance(obj, Tensor):
+        return _asarray_tensor(obj, dtype, device, copy, requires_grad)
     if copy:
-        if isinstance(obj, Tensor):
-            dev = obj._device if device is None else _device(device)
-            dt = obj.dtype if dtype is None else _dtype_arg(dtype, None, "asarray")
-            t = _make(_copy_tensor(obj, dt, dev), dev, False, None)
-        else:
-            t = tensor(obj, dtype=dtype, device=device)
+        t = tensor(obj, dtype=dtype, device=device)
     else:
         if copy is False:
             _check_aliasable(obj, dtype, device)
         t = as_tensor(obj, dtype=dtype, device=device)
-    if requires_grad:
-        if t is obj and t.is_leaf:  # torch sets the flag on the tensor it was given
-            return t.requires_grad_(True)
-        t = _require_grad(t.detach() if t is obj else t, True)
-    return t
+    return _require_grad(t, requires_grad)
+
+
+# NOTE [ asarray of a tensor ]
+# torch.asarray(t) starts from t itself, or from a differentiable copy of it (t.to(dtype,
+# device) when those change, t.clone() for copy=True), so a copy of a tensor that requires grad
+# is in its graph. Then requires_grad decides: a leaf gets the flag set to it (on t itself when
+# nothing was copied: asarray(param) turns param.requires_grad off, as in torch), while a
+# non-leaf is kept as it is for requires_grad=True and detached otherwise (a leaf alias of the
+# same memory, outside the graph).
+
+
+def _asarray_tensor(obj: Tensor, dtype, device, copy, requires_grad) -> Tensor:
+    dt = obj.dtype if dtype is None else _dtype_arg(dtype, None, "asarray")
+    dev = obj._device if device is None else _device(device)
+    moved = dt is not obj.dtype or dev is not obj._device
+    if copy is False:
+        _check_aliasable(obj, dtype, device)
+    t = obj
+    if copy or (copy is None and moved):
+        t = obj.to(dev, dt, copy=True) if moved else obj.clone()
+    if t.is_leaf:
+        if requires_grad:
+            return _require_grad(t, True)
+        t._requires_grad = False
+        return t
+    return t if requires_grad else t.detach()
 
 
 def _check_aliasable(obj, dtype, device) -> None:
@@ -729,9 +765,11 @@ def _fill_array(xp, fill, shape, npdt):
     return xp.full(shape, _dtype.fill_number(fill, npdt), dtype=npdt)
 
 
-def _into_out(out, dtype, op: str, make) -> Tensor:
+def _into_out(out, dtype, op: str, make, keep_numel: bool = False) -> Tensor:
     """A factory's `out=`: the values made in out's dtype (an explicit dtype must be it) and on
-    its device by make(dtype, device), written into out (resized to their shape)."""
+    its device by make(dtype, device), written into out (resized to their shape). keep_numel:
+    the ranges' out= keeps its shape when it holds as many elements (torch resizes it only when
+    the count differs: arange(6, out=empty(2, 3)) fills the 2x3 tensor in row-major order)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
     if dtype is not None and _dtype_arg(dtype, None, op) is not out.dtype:
@@ -748,10 +786,12 @@ def _into_out(out, dtype, op: str, make) -> Tensor:
         )
     result = make(out.dtype, out.device)
     # No resize warning here: torch's factories resize out= silently (its ops warn, write_out).
-    if out._data.shape != result._data.shape:
-        out._data = result._data  # resized: new memory, as torch's resize_ of a smaller out
-    else:
+    if out._data.shape == result._data.shape:
         out._data[...] = result._data
+    elif keep_numel and out._data.size == result._data.size:
+        out._data[...] = result._data.reshape(out._data.shape)
+    else:
+        out._data = result._data  # resized: new memory, as torch's resize_ of a smaller out
     out._vc[0] += 1
     return out
 
@@ -844,6 +884,122 @@ def empty(
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
     out = _filled(_uninitialized(dt), shape, dt, _device(device), requires_grad)
     return _in_format(out, memory_format, "empty")
+
+
+def empty_permuted(
+    size,
+    physical_layout,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    """An empty tensor of shape `size` whose dims lie in memory in the order physical_layout
+    (outermost first): empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)) has strides (105, 1, 21, 3).
+    Mirrors torch.empty_permuted; filled as empty() is."""
+    if pin_memory:
+        _check_pin_memory()
+    shape = _dims_arg(size, "empty_permuted", "size", 1)
+    perm = _dims_arg(physical_layout, "empty_permuted", "physical_layout", 2)
+    ndim = len(shape)
+    if len(perm) != ndim:
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; "
+            f"i.e. len(size) = {ndim} is not equal to len(physical_layout) = {len(perm)}"
+        )
+    seen = set()
+    for i, d in enumerate(perm):
+        if not 0 <= d < ndim:
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {ndim - 1}, but got {d} "
+                f"at index {i}).  NB: negative dims not currently supported; file an issue if "
+                "you want it."
+            )
+        if d in seen:
+            raise RuntimeError("Duplicate dim not allowed")
+        seen.add(d)
+    dt = _dtype_arg(dtype, _dtype.default_float(), "empty_permuted")
+    physical = _shape_seq([shape[d] for d in perm], "empty_permuted", 1)  # (torch names it)
+    t = _filled(_uninitialized(dt), physical, dt, _device(device), requires_grad)
+    # the physical array seen in logical order: no view tensor, a new leaf as torch's
+    t._data = t._data.transpose(tuple(perm.index(d) for d in _builtin_range(ndim)))
+    return t
+
+
+def from_file(
+    filename,
+    shared=None,
+    size=0,
+    *,
+    dtype=None,
+    layout=None,
+    device=None,
+    requires_grad=False,
+    pin_memory=False,
+) -> Tensor:
+    """A 1-d tensor of `size` elements read from the raw bytes of a file, memory-mapped: with
+    shared=True the file is opened for writing (created and extended as needed) and writes to
+    the tensor reach it; otherwise the mapping is private (copy-on-write) and the file must
+    hold size * itemsize bytes. Mirrors torch.from_file."""
+    if not isinstance(filename, str):
+        raise TypeError(
+            f"from_file(): argument 'filename' (position 1) must be str, not {_typename(filename)}"
+        )
+    n = _as_int(size)
+    if n is None:
+        raise TypeError(
+            f"from_file(): argument 'size' (position 3) must be int, not {_typename(size)}"
+        )
+    if pin_memory:
+        _check_pin_memory()
+    dt = _dtype_arg(dtype, _dtype.default_float(), "from_file")
+    npdt = _dtype.numpy_dtype(dt)
+    nbytes = n * npdt.itemsize
+    if shared:
+        with open(filename, "ab"):  # created if missing, as torch's O_CREAT
+            pass
+        if os.path.getsize(filename) < nbytes:
+            os.truncate(filename, nbytes)  # extended with zeros, as torch's ftruncate
+    else:
+        try:
+            have = os.path.getsize(filename)
+        except OSError as e:
+            raise RuntimeError(
+                f"unable to open file <{filename}> in read-only mode: {e.strerror} ({e.errno})"
+            ) from None
+        if have < nbytes:
+            raise RuntimeError(
+                f"file <{filename}> size <{have}> is smaller than the required mapping size "
+                f"<{nbytes}>"
+            )
+    if n == 0:  # (NumPy cannot map zero bytes)
+        arr = np.empty(0, dtype=npdt)
+    else:
+        mode = "r+" if shared else "c"
+        arr = np.memmap(filename, dtype=npdt, mode=mode, shape=(n,)).view(np.ndarray)
+    dev = _device(device)
+    return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
+
+
+def _dims_arg(seq, op: str, name: str, pos: int) -> list:
+    """An int[] argument that is not a size (dims), with torch's parser errors."""
+    if not isinstance(seq, (tuple, list)):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not "
+            f"{_typename(seq)}"
+        )
+    dims = []
+    for i, d in enumerate(seq):
+        n = _size_int(d)
+        if n is None:
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found "
+                f"element of type {_typename(d)} at pos {i}"
+            )
+        dims.append(n)
+    return dims
 
 
 def _uninitialized(dt):

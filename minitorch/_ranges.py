@@ -190,7 +190,11 @@ def arange(
             return _make(np.arange(start, end, step, dtype=np.int64), dev, False, None)
     if out is not None:
         return _into_out(
-            out, dtype, "arange", lambda dt, dev: arange(start, end, step, dtype=dt, device=dev)
+            out,
+            dtype,
+            "arange",
+            lambda dt, dev: arange(start, end, step, dtype=dt, device=dev),
+            keep_numel=True,
         )
     start, end, step = (
         _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
@@ -271,18 +275,46 @@ def range(
     if end is None:
         start, end = 0, start
     start, end, step = (
-        float(_num(v, "range", a)) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+        _num(v, "range", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
     )
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
-        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    n = int(math.floor((end - start) / step)) + 1
+    if out is not None:
+        return _into_out(
+            out, dtype, "range", lambda dt, dev: _range(start, end, step, dt, dev), keep_numel=True
+        )
     dt = _dtype_arg(dtype, _dtype.default_float(), "range")
+    return _require_grad(_range(start, end, step, dt, _device(device)), requires_grad)
+
+
+def _range(start, end, step, dt, dev) -> Tensor:
+    """range's values in dtype dt on dev. As torch's kernel, the arguments, the length and the
+    values are computed in dt's accumulation type: int64 for an integer dtype (the arguments
+    truncated first: range(0.5, 3, dtype=long) is [0, 1, 2, 3]), float32 for a 2-byte float
+    (range(0, 0.3, 0.1, dtype=half) has 4 elements where float64 would give 3), else float64."""
+    if dt is _dtype.bool:
+        raise NotImplementedError("\"range_cpu\" not implemented for 'Bool'")
+    if float(step) == 0:
+        raise RuntimeError("step must be nonzero")
+    if dt._kind == 1:
+        acc = int
+        if not (math.isfinite(float(start)) and math.isfinite(float(end))):
+            raise RuntimeError(f"unsupported range: {_fmt(float(start))} -> {_fmt(float(end))}")
+    else:
+        acc = np.float32 if dt.itemsize == 2 else np.float64
+    xstart, xend, xstep = acc(start), acc(end), acc(step)
+    if xstep == 0:  # an integer dtype's step that truncates to 0 (torch dies of SIGFPE)
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {_fmt(float(xstart))} -> {_fmt(float(xend))}")
+    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     npdt = _dtype.numpy_dtype(dt)
-    dev = _device(device)
-    arr = _build(lambda xp: (start + xp.arange(n, dtype=np.float64) * step).astype(npdt), dev)
-    return _require_grad(_make(arr, dev, False, None), requires_grad)
+    if acc is int:
+        n = _trunc_div(xend - xstart, xstep) + 1
+        arr = _build(lambda xp: (xp.arange(n, dtype=np.int64) * xstep + xstart).astype(npdt), dev)
+    else:
+        n = int((xend - xstart) / xstep + acc(1))  # (NumPy scalars: rounded in acc)
+        arr = _build(lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev)
+    return _make(arr, dev, False, None)
 
 
 def _steps_arg(steps, op: str) -> int:
@@ -396,6 +428,7 @@ def linspace(
             dtype,
             "linspace",
             lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
+            keep_numel=True,
         )
     start, end = _endpoints(start, end, "linspace")
     steps = _steps_arg(steps, "linspace")
@@ -476,6 +509,7 @@ def logspace(
             dtype,
             "logspace",
             lambda dt, dev: logspace(start, end, steps, base, dtype=dt, device=dev),
+            keep_numel=True,
         )
     start, end = _endpoints(start, end, "logspace")
     steps = _steps_arg(steps, "logspace")
