@@ -220,12 +220,33 @@ def fill_number(value, npdt):
     """A Python number every element is set to (full, fill_, masked_fill, index_fill), converted
     as c10's checked conversion does: as via_float32, and a finite number beyond a narrow float
     dtype's range raises torch's overflow error (`masked_fill(mask, -1e9)` on a float16 tensor:
-    NumPy would write -inf) where arithmetic with the same number would not."""
+    NumPy would write -inf) where arithmetic with the same number would not. An int no Scalar
+    holds is an OverflowError whatever the dtype (see NOTE [ Ints beyond a Scalar ])."""
+    if value.__class__ is builtins.int and not SCALAR_INT_MIN <= value < SCALAR_INT_END:
+        raise scalar_int_overflow(value)
     if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_RANGE:
         top, name = _FLOAT_RANGE[npdt.name]
         if abs(value) > top and value - value == 0:  # finite (inf and nan are stored as they are)
             raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     return via_float32(value, npdt)
+
+
+# NOTE [ Ints beyond a Scalar ]
+# torch's argument parser reads a Python int given for a Scalar as an int64, or as a uint64 when
+# it is positive: 2**63 passes the parser (then a kernel may refuse it: "value cannot be converted
+# to type int64_t without overflow"), 2**64 and -2**63 - 1 do not: they are CPython's
+# OverflowError ("int too big to convert" / "can't convert negative int to unsigned"), on every
+# dtype, float ones included. A value assigned by x[i] = v is read as an int64 alone: ValueError
+# "Overflow when unpacking long long" from 2**63 on (minitorch/_ops/indexing.py).
+SCALAR_INT_MIN = -(1 << 63)
+SCALAR_INT_END = 1 << 64
+
+
+def scalar_int_overflow(v: int) -> OverflowError:
+    """CPython's error for an int outside [-2**63, 2**64): NOTE [ Ints beyond a Scalar ]."""
+    if v < 0:
+        return OverflowError("can't convert negative int to unsigned")
+    return OverflowError("int too big to convert")
 
 
 _C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
@@ -251,6 +272,8 @@ def checked_int(v: int, npdt) -> int:
         return v
     if info.min == 0 and -info.max <= v < 0:
         return v + info.max + 1
+    if not SCALAR_INT_MIN <= v < SCALAR_INT_END:
+        raise scalar_int_overflow(v)
     raise _overflow(npdt)
 
 

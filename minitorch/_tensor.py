@@ -208,6 +208,32 @@ class Tensor(TensorMethods):
         fmt = _memory_format.check(memory_format, "is_contiguous", _memory_format.contiguous_format)
         return _memory_format.is_in(self._data, fmt)
 
+    def dim_order(self, *, ambiguity_check=False) -> tuple:
+        """The dims from the outermost to the innermost in memory. ambiguity_check=True (or a
+        list of memory formats the layout must match exactly one of) refuses a layout that more
+        than one order describes. Mirrors torch.Tensor.dim_order (experimental in torch)."""
+        if isinstance(ambiguity_check, bool):
+            formats, check = (), ambiguity_check
+        elif isinstance(ambiguity_check, list):
+            formats, check = ambiguity_check, True
+        else:
+            raise TypeError(
+                "The ambiguity_check argument must be a bool or a list of memory formats."
+            )
+        shape, strides = self.shape, self.stride()
+        # a size-1 dim or two neighbours with one stride can sit anywhere: torch's check first
+        repeated = any(a == b for a, b in zip(strides, strides[1:], strict=False))
+        if check and (1 in shape or repeated):
+            if sum(bool(self.is_contiguous(memory_format=f)) for f in formats) != 1:
+                raise RuntimeError(
+                    "The tensor does not have unique dim order, or cannot map to exact one of "
+                    "the given memory formats."
+                )
+        order, sorted_ = _dim_order(self, shape, strides)
+        if ambiguity_check and sorted_ and _order_ambiguous(order, shape, strides):
+            raise RuntimeError("The tensor does not have unique dim order.")
+        return tuple(order)
+
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
@@ -221,6 +247,11 @@ class Tensor(TensorMethods):
         if not self._data.size:  # torch's tensors without elements point nowhere
             return 0
         return self._device.backend.data_ptr(self._data)
+
+    def const_data_ptr(self) -> int:
+        """data_ptr() for reading (minitorch has no copy-on-write memory to materialise).
+        Mirrors torch.Tensor.const_data_ptr."""
+        return self.data_ptr()
 
     def get_device(self) -> int:
         return -1 if self._device.type == "cpu" else (self._device.index or 0)
@@ -738,6 +769,57 @@ _new = object.__new__
 # name the class where users import it from
 Tensor.__module__ = "minitorch"
 Size.__module__ = "minitorch"
+
+
+# NOTE [ Dim order ]
+# Tensor.dim_order() reads the memory order of the dims off the strides, as torch's elementwise
+# ops choose their output's layout: a row-major (or channels_last) tensor answers at once;
+# otherwise the dims are insertion-sorted, innermost first, by _outer below. Its answer for a pair
+# is "outside" (a larger stride, or an equal stride over more elements), "inside" (a smaller
+# stride) or "either" (a stride of 0, or an equal stride over no more elements): an "either" pair
+# keeps its relative order, so an expanded dim stays where its index puts it.
+
+
+def _outer(a: int, b: int, shape, strides) -> int:
+    """1 when dim a lies outside dim b in memory, -1 inside, 0 undecided (NOTE [ Dim order ])."""
+    sa, sb = strides[a], strides[b]
+    if sa == 0 or sb == 0:
+        return 0
+    if sa == sb:
+        return 1 if shape[a] > shape[b] else 0
+    return 1 if sa > sb else -1
+
+
+def _dim_order(t, shape, strides) -> tuple[list, bool]:
+    """The dims of t, outermost first, and whether they were sorted by stride (an order read
+    off a memory format is not checked for ambiguity; NOTE [ Dim order ])."""
+    n = len(shape)
+    if n < 2:
+        return list(range(n)), False
+    from minitorch import _memory_format
+
+    rows = t.is_contiguous()
+    last = _memory_format.is_in(t._data, _memory_format.channels_last)
+    if rows and not last:
+        return list(range(n)), False
+    if last and not rows:
+        return [0, *range(2, n), 1], False
+    inner = list(range(n - 1, -1, -1))  # innermost first while sorting
+    for i in range(1, n):
+        at = i  # where the dim being placed now sits; it moves inward past dims outside it
+        for j in range(i - 1, -1, -1):
+            side = _outer(inner[j], inner[at], shape, strides)
+            if side > 0:
+                inner[j], inner[at] = inner[at], inner[j]
+                at = j
+            elif side < 0:
+                break
+    return inner[::-1], True
+
+
+def _order_ambiguous(order, shape, strides) -> bool:
+    """Whether some neighbours of `order` (outermost first) could swap: NOTE [ Dim order ]."""
+    return any(_outer(b, a, shape, strides) != -1 for a, b in zip(order, order[1:], strict=False))
 
 
 def _size_one_strides(shape, strides) -> tuple:

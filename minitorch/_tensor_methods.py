@@ -536,6 +536,9 @@ class TensorMethods:
     def __setitem__(self, key, value):
         _ops.setitem(self, key, value)
 
+    def __delitem__(self, key):
+        raise TypeError("Tensor does not support deleting items")
+
     # --- indexing and selection (_ops/indexing.py, scatter_gather.py, selection.py, sorting.py) ---
 
     def index_put(self, indices, values, accumulate=False):
@@ -553,16 +556,20 @@ class TensorMethods:
     def scatter_(self, dim, index, src=None, *, value=None, reduce=None):
         return _ops.scatter_(self, dim, index, src, value=value, reduce=reduce)
 
+    # scatter_add/scatter_reduce/put take no number for src (scatter does): torch's TypeError
+    # names the method's position of the argument, not the function's
     def scatter_add(self, dim, index, src):
-        return _ops.scatter_add(self, dim, index, src)
+        return _ops.scatter_add(self, dim, index, _tensor_arg(src, "scatter_add", "src", 3))
 
     def scatter_add_(self, dim, index, src):
-        return _ops.scatter_add_(self, dim, index, src)
+        return _ops.scatter_add_(self, dim, index, _tensor_arg(src, "scatter_add_", "src", 3))
 
     def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+        src = _tensor_arg(src, "scatter_reduce", "src", 3)
         return _ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
     def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+        src = _tensor_arg(src, "scatter_reduce_", "src", 3)
         return _ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
 
     def take_along_dim(self, indices, dim=None):
@@ -608,10 +615,10 @@ class TensorMethods:
         return _ops.take(self, index)
 
     def put(self, index, source, accumulate=False):
-        return _ops.put(self, index, source, accumulate)
+        return _ops.put(self, index, _tensor_arg(source, "put", "source", 2), accumulate)
 
     def put_(self, index, source, accumulate=False):
-        return _ops.put_(self, index, source, accumulate)
+        return _ops.put_(self, index, _tensor_arg(source, "put_", "source", 2), accumulate)
 
     def nonzero(self, *, as_tuple=False):
         return _ops.nonzero(self, as_tuple=as_tuple)
@@ -1300,7 +1307,9 @@ class TensorMethods:
         return _ops.var(self, *args, **kwargs)
 
     def norm(self, *args, **kwargs):
-        return _ops.norm(self, *args, **kwargs)
+        # torch's Tensor.norm is a Python function: it takes no NumPy aliases (keepdims=, axis=),
+        # so call past the alias wrapper (NOTE [ NumPy argument aliases ] in minitorch/_ops)
+        return _ops.reduction_more.norm(self, *args, **kwargs)
 
     def cumsum(self, *args, **kwargs):
         return _ops.cumsum(self, *args, **kwargs)
@@ -1706,6 +1715,15 @@ class TensorMethods:
             return _ops.to(self, where, non_blocking=non_blocking)
         return _cast_in_format(self, where, memory_format, "cuda", non_blocking=non_blocking)
 
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        """Raises as torch built without XPU does: minitorch has no Intel XPU backend (see
+        minitorch/xpu.py). Mirrors torch.Tensor.xpu."""
+        if memory_format is not None:
+            from minitorch import _memory_format
+
+            _memory_format.check(memory_format, "xpu")
+        raise AssertionError("Torch not compiled with XPU enabled")
+
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if kwargs:  # rare: torch's deprecated async= and its memory_format=, nothing else
             memory_format = _type_keywords(kwargs)
@@ -2042,6 +2060,9 @@ class TensorMethods:
 
     def is_inference(self):
         return False
+
+    def is_distributed(self):
+        return False  # torch's answer for every dense tensor
 
     def is_shared(self):
         from minitorch import storage  # storage imports this module's Tensor

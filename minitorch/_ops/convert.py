@@ -115,7 +115,10 @@ def _convert(input: Tensor, dt, device: Device, copy: bool, non_blocking: bool =
     """input with dtype dt on device: itself when nothing changes and copy is False."""
     np_dtype = _dtype.numpy_dtype(dt)
     if device is input._device and input._data.dtype == np_dtype:
-        return Clone.apply(input) if copy else input
+        if not copy:
+            return input
+        # torch's to(copy=True) always runs its _to_copy: the node is ToCopyBackward0, not Clone's
+        return ToCopy.apply(input, np_dtype=np_dtype, device=device, non_blocking=non_blocking)
     if input._requires_grad and not dt.is_floating_point:
         # A cast to an integer type leaves the graph, as in torch.
         with no_grad():

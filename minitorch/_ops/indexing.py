@@ -334,6 +334,10 @@ def setitem(self: Tensor, key, value) -> None:
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves the
     winner unspecified).
     """
+    if value.__class__ is int and not -(1 << 63) <= value < (1 << 63):
+        # torch reads an assigned int as an int64 before anything else, whatever self's dtype
+        # (see NOTE [ Ints beyond a Scalar ] in minitorch/_dtype.py)
+        raise ValueError("Overflow when unpacking long long")
     if (
         key.__class__ is not int
         and (value._data.size == 1 if isinstance(value, Tensor) else _one_value(value))

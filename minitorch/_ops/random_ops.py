@@ -12,13 +12,15 @@ device's data back to the host.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
+from minitorch._memory_format import _overlapping
 from minitorch._ops.inplace import apply_inplace, write_out
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import _dtype_label, _floats, _fmt_number, _int_arg, _sample
@@ -600,12 +602,29 @@ def _to_element(value, is_float: bool, is_bool: bool):
     return float(value) if is_float else int(value)
 
 
-def _write_elements(self, values):
+def _write_elements(self, fn, others=None):
+    """self[i] <- fn(self[i]) (fn(self[i], others[i]) when others is given), i in row-major order.
+    As torch's apply_ and map_, it leaves the version counter alone: the callback runs outside
+    autograd, on a tensor that does not require grad."""
+    a = self._data
     dt = self.dtype
-    conv = [_to_element(v, dt.is_floating_point, dt is _dtype.bool) for v in values]
-    xp = backend_of(self._device).xp
-    self._data[...] = xp.asarray(conv, dtype=self._data.dtype).reshape(self._data.shape)
-    self._vc[0] += 1
+    is_float, is_bool = dt.is_floating_point, dt is _dtype.bool
+    if not _overlapping(a):  # each element its own memory: read all, then write all at once
+        mine = a.reshape(-1).tolist()
+        if others is None:
+            values = [fn(v) for v in mine]
+        else:
+            values = [fn(v, o) for v, o in zip(mine, others, strict=True)]
+        conv = [_to_element(v, is_float, is_bool) for v in values]
+        a[...] = backend_of(self._device).xp.asarray(conv, dtype=a.dtype).reshape(a.shape)
+        return self
+    # An expanded tensor: several elements share one memory cell. torch visits them in order,
+    # each reading what the previous one wrote ([0.].expand(3).apply_(v + 1) gives [3., 3., 3.]),
+    # through the memory that expand's read-only array hides.
+    w = _writable_alias(a)
+    for i, pos in enumerate(itertools.product(*(range(n) for n in a.shape))):
+        v = w[pos].item()
+        w[pos] = _to_element(fn(v) if others is None else fn(v, others[i]), is_float, is_bool)
     return self
 
 
@@ -615,7 +634,7 @@ def apply_(self, callable):
     _host_callback_checks(self, "apply_")
     if not callable_(callable):
         raise TypeError(f"'{type(callable).__name__}' object is not callable")
-    return _write_elements(self, [callable(v) for v in self._data.reshape(-1).tolist()])
+    return _write_elements(self, callable)
 
 
 def map_(self, tensor, callable):
@@ -636,9 +655,7 @@ def map_(self, tensor, callable):
         )
     if not callable_(callable):
         raise TypeError(f"'{type(callable).__name__}' object is not callable")
-    others = tensor.expand(self.shape)._data.reshape(-1).tolist()
-    mine = self._data.reshape(-1).tolist()
-    return _write_elements(self, [callable(a, b) for a, b in zip(mine, others, strict=True)])
+    return _write_elements(self, callable, tensor.expand(self.shape)._data.reshape(-1).tolist())
 
 
 callable_ = callable  # the builtin, shadowed by torch's argument name above

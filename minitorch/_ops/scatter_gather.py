@@ -71,6 +71,15 @@ def _check_index(index, op: str):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
+def _check_src(src, op: str, pos: int = 4):
+    """torch's TypeError for a src that is not a Tensor (scatter_add and scatter_reduce take no
+    number, unlike scatter); pos is the function's position (the methods check their own)."""
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"{op}(): argument 'src' (position {pos}) must be Tensor, not {type(src).__name__}"
+        )
+
+
 def _index_on(x: Tensor, index: Tensor):
     """index's array on x's device (a CPU index may address a tensor on another device)."""
     if index._device is x._device:
@@ -226,6 +235,8 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """A copy of input with src added at index along dim (duplicates add up). Mirrors
     torch.scatter_add."""
+    if src.__class__ is not Tensor:
+        _check_src(src, "scatter_add")
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
     _, plan = _plan(input, dim, index, "scatter_add", src)
@@ -379,6 +390,8 @@ def scatter_reduce(
 
     Differences from torch: 'prod', 'amax' and 'amin' use xp.<ufunc>.at (CuPy may lack some).
     """
+    if src.__class__ is not Tensor:
+        _check_src(src, "scatter_reduce")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # torch's aliases
     if reduce not in _REDUCES:
         raise RuntimeError(

@@ -572,6 +572,10 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of input with input.flatten()[index] = source (+= when accumulate). Mirrors
     torch.put."""
+    if not isinstance(source, Tensor):
+        raise TypeError(
+            f"put(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}"
+        )
     plan = _flat_plan(input, index, "put")
     if not accumulate:  # which duplicate index wins is up to the kernel: not deterministic
         _settings.alert_not_deterministic("put_")

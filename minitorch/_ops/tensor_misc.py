@@ -252,7 +252,9 @@ def sum_to_size(self, *size) -> Tensor:
     ]
     if not dims:
         return self
-    return self.sum(dim=dims, keepdim=True).reshape(size)
+    out = self.sum(dim=dims, keepdim=True)
+    # torch views only to drop the leading dims: with none, the node is the sum's (SumBackward1)
+    return out.view(size) if lead else out
 
 
 def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
@@ -357,10 +359,9 @@ def map2_(self, x, y, callable):
             )
     if not builtins.callable(callable):
         raise TypeError(f"'{type(callable).__name__}' object is not callable")
-    mine = self._data.reshape(-1).tolist()
     xs = x.expand(self.shape)._data.reshape(-1).tolist()
     ys = y.expand(self.shape)._data.reshape(-1).tolist()
-    return _write_elements(self, [callable(a, b, c) for a, b, c in zip(mine, xs, ys, strict=True)])
+    return _write_elements(self, lambda a, bc: callable(a, *bc), list(zip(xs, ys, strict=True)))
 
 
 # --- gradient ---
@@ -490,11 +491,13 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
 # --- histogramdd ---
 
 
-def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=None):
+def histogramdd(input, bins=None, *, range=None, weight=None, density=False, out=None):
     """The D-dimensional histogram of the points input[..., :D]: (hist, bin_edges) with one
     edges tensor per dimension. Forward-only. Mirrors torch.histogramdd."""
     from minitorch.return_types import histogramdd as result
 
+    if bins is None:  # required, as in torch (histogram's default of 10 is not histogramdd's)
+        _missing_bins(input, range=range, weight=weight, density=density, out=out)
     _check_tensor(input, "histogramdd")
     # A 1-D input is refused rather than read as one point (torch: points are input[..., :D]).
     if input.ndim == 0:
@@ -533,3 +536,20 @@ def histogramdd(input, bins=10, *, range=None, weight=None, density=False, out=N
         _out(hist_t, out[0])
         return result((out[0], edge_ts))
     return result((hist_t, edge_ts))
+
+
+def _missing_bins(input, **kwargs):
+    """torch's TypeError for histogramdd called without bins (its overloads all need them)."""
+    got = [type(input).__name__] + [
+        f"{k}={type(v).__name__}" for k, v in kwargs.items() if v is not None and v is not False
+    ]
+    raise TypeError(
+        f"histogramdd() received an invalid combination of arguments - got ({', '.join(got)}), "
+        "but expected one of:\n"
+        " * (Tensor input, int bins, tuple of floats range = None, Tensor weight = None, "
+        "bool density = False)\n"
+        " * (Tensor input, tuple of ints bins, tuple of floats range = None, Tensor weight = "
+        "None, bool density = False)\n"
+        " * (Tensor input, tuple of Tensors bins, tuple of floats range = None, Tensor weight = "
+        "None, bool density = False)\n"
+    )

@@ -3,10 +3,11 @@ one view of it), *_copy (a view's values in new memory); index_reduce; as_stride
 
 from __future__ import annotations
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._ops._common import wrap_dim
 from minitorch._ops.inplace import apply_inplace, set_shape_
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make, _storage_root
+from minitorch.autograd import grad_mode
 from minitorch.autograd.function import name_node
 
 # fmt: off
@@ -175,23 +176,83 @@ def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     )
 
 
+# NOTE [ Storage kept by as_strided_ ]
+# A tensor with no view base owns its array, and as_strided_ makes that array a strided window
+# into itself: the memory outside the window would be lost to storage_offset(),
+# untyped_storage() and a later as_strided_ (torch's tensor keeps its whole storage). So the
+# tensor remembers the tensor holding the whole memory as its `_storage_root` (as a detached or
+# dtype-viewed alias does: `_storage_root` in minitorch/_tensor.py), and an as_strided_ of a
+# tensor with such a storage of its own dtype addresses that memory: its data is a window into
+# it, and its gradient (w.r.t. the tensor as it was) is that of as_strided of a copy of the
+# storage with the tensor's values put at their memory positions: the gradient of elements the
+# tensor did not cover is dropped, as in torch.
+
+
 def as_strided_(input, size, stride, storage_offset=None):
-    """input becomes the as_strided view of its memory, in place. Mirrors
-    torch.Tensor.as_strided_ (with as_strided's differences)."""
+    """input becomes the as_strided view of its storage, in place. Mirrors
+    torch.Tensor.as_strided_ (with as_strided's differences). See NOTE [ Storage kept by
+    as_strided_ ]."""
     from minitorch._ops.shape_more import as_strided
 
-    return set_shape_(
-        input, as_strided(input, size, stride, storage_offset), "AsStridedBackward1"
-    )
+    if input._base is not None:  # a view addresses its base's memory: nothing to keep
+        return set_shape_(
+            input, as_strided(input, size, stride, storage_offset), "AsStridedBackward1"
+        )
+    store = _kept_storage(input)
+    if store is None:
+        old = input._data
+        set_shape_(input, as_strided(input, size, stride, storage_offset), "AsStridedBackward1")
+        if input._data is not old and "_storage_root" not in input.__dict__:
+            input._storage_root = _make(old, input._device, False, None)
+        return input
+    if storage_offset is None:
+        storage_offset = input.storage_offset()
+    window = as_strided(store, size, stride, storage_offset)  # checks against the storage
+    if input._requires_grad and grad_mode.state.enabled:
+        viewed = as_strided(_in_storage(input, store), size, stride, storage_offset)
+    else:
+        viewed = window
+    set_shape_(input, viewed, "AsStridedBackward1")
+    input._data = window._data  # the storage's own memory, not the copy's
+    return input
+
+
+def _kept_storage(input):
+    """The whole memory under a base-less input that lies inside another tensor's storage (after
+    as_strided_, detach() of a view): a flat tensor of it, or None (input owns its memory, or
+    the storage is of another dtype or not dense)."""
+    root = _storage_root(input)
+    if root is input:
+        return None
+    r = root._data
+    if r.dtype != input._data.dtype or not (r.flags.c_contiguous or r.flags.f_contiguous):
+        return None
+    return _make(r.ravel(order="K"), input._device, False, None)
+
+
+def _in_storage(input, store):
+    """A copy of the flat storage `store` with input's values put at their memory positions:
+    differentiable w.r.t. input."""
+    from minitorch._ops.indexing import index_put
+    from minitorch._ops.shape_more import _positions, _strided
+
+    xp = input._device.backend.xp
+    x = input._data
+    pos = _positions(xp, (store.numel(),))[input.storage_offset() :]
+    at = _strided(xp, pos, x.shape, [s // x.itemsize * pos.itemsize for s in x.strides])
+    idx = _make(at.reshape(-1), input._device, False, None)
+    return index_put(store, (idx,), input.reshape(-1))
 
 
 # --- *_copy: the view's values in new memory (differentiable as the view) ---
 
 
 def _copy(view, input, name=None):
-    """The view's values in new memory, its node named as torch's: the view's node with
-    `_copy` (SelectBackward0_copy), or `name`. See NOTE [ Composite node names ]."""
-    r = view.clone()
+    """The view's values in new (row-major) memory, its node named as torch's: the view's node
+    with `_copy` (SelectBackward0_copy), or `name`. See NOTE [ Composite node names ]."""
+    # torch's *_copy ops fill a fresh contiguous tensor, whatever the view's strides: a
+    # preserve_format clone would keep a permuted layout (permute_copy(x).view(-1) must work)
+    r = view.clone(memory_format=_memory_format.contiguous_format)
     if name is None:
         fn = view.grad_fn
         if fn is None or view is input:
@@ -205,8 +266,12 @@ def view_copy(input, size, *, out=None):
     # torch falls back to reshape's copy where the strides cannot be viewed (a transposed or
     # stepped input): the result is the values in row-major order either way
     if isinstance(size, _dtype.dtype):
-        return _write(input.view(size).clone(), out)
+        return _write(_contiguous_copy(input.view(size)), out)
     return _write(_copy(input.reshape(*_sizes(size)), input, "ViewBackward0_copy"), out)
+
+
+def _contiguous_copy(t):
+    return t.clone(memory_format=_memory_format.contiguous_format)
 
 
 def _sizes(size):
@@ -261,21 +326,40 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     return _write(_copy(input[key], input), out)
 
 
+def _copies(parts, input, out, op):
+    """The copies of a split's parts: a tuple, or (with out=) written into out's tensors and
+    None returned, as torch's multi-output out= variants do."""
+    parts = tuple(_copy(p, input) for p in parts)
+    if out is None:
+        return parts
+    if len(out) != len(parts):
+        raise RuntimeError(
+            f"{op} expected an out= argument of size {len(parts)}, got size {len(out)}"
+        )
+    for p, o in zip(parts, out, strict=True):
+        _write(p, o)
+    return None
+
+
 def split_copy(input, split_size, dim=0, *, out=None):
-    """Mirrors torch.split_copy (a list of copies)."""
-    parts = [_copy(p, input) for p in input.split(split_size, dim)]
-    return parts if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
+    """Mirrors torch.split_copy (a tuple of copies; split sizes as a list go to
+    split_with_sizes_copy, as in torch)."""
+    if isinstance(split_size, bool) or not hasattr(split_size, "__index__"):
+        raise TypeError(
+            "split_copy(): argument 'split_size' (position 2) must be int, not "
+            f"{type(split_size).__name__}"
+        )
+    return _copies(input.split(split_size, dim), input, out, "split_copy_Tensor_out()")
 
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
     """Mirrors torch.split_with_sizes_copy."""
-    return split_copy(input, list(split_sizes), dim, out=out)
+    return _copies(input.split(list(split_sizes), dim), input, out, "split_with_sizes_copy_out")
 
 
 def unbind_copy(input, dim=0, *, out=None):
     """Mirrors torch.unbind_copy."""
-    parts = [_copy(p, input) for p in input.unbind(dim)]
-    return tuple(parts) if out is None else [_write(p, o) for p, o in zip(parts, out, strict=True)]
+    return _copies(input.unbind(dim), input, out, "unbind_copy_int_out")
 
 
 def unfold_copy(input, dimension, size, step, *, out=None):
@@ -292,7 +376,7 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
 
 def detach_copy(input, *, out=None):
     """Mirrors torch.detach_copy."""
-    return _write(input.detach().clone(), out)
+    return _write(_contiguous_copy(input.detach()), out)
 
 
 def alias_copy(input, *, out=None):

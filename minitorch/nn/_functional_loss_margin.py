@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import arange, zeros_like
+from minitorch._factories import arange, full_like, zeros_like
 from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -78,8 +78,15 @@ def hinge_embedding_loss(
             (input, target, margin, size_average, reduce, reduction),
         )
     reduction = _reduction(size_average, reduce, reduction)
-    margin_part = _ops.where(target != 1, _ops.clamp(margin - input, min=0), 0.0)
-    self_part = _ops.where(target != -1, input, 0.0)
+    if input.dtype.is_floating_point:
+        shifted, zero = margin - input, 0.0
+    else:
+        # torch fills margin into a tensor of input's dtype and subtracts input from it: an
+        # integer input keeps its dtype (margin truncated, unsigned values wrapping; a 'mean'
+        # reduction then refuses it) and a bool input is refused as bool - bool
+        shifted, zero = full_like(input, margin) - input, 0
+    margin_part = _ops.where(target != 1, _ops.clamp(shifted, min=0), zero)
+    self_part = _ops.where(target != -1, input, zero)
     return _reduce(margin_part + self_part, reduction)
 
 
