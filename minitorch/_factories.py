@@ -1033,6 +1033,8 @@ def _fill_number(value, op: str):
     for any Number argument, a tensor that requires grad is refused, its gradient would be
     dropped (NOTE [ Number-like arguments ])."""
     if isinstance(value, (bool, int, float, np.integer, np.floating)):
+        if value.__class__ is int and not _dtype.SCALAR_INT_MIN <= value < _dtype.SCALAR_INT_END:
+            raise _dtype.scalar_int_overflow(value)  # NOTE [ Ints beyond a Scalar ]
         return value
     if isinstance(value, np.bool_):
         return float(value)  # torch reads a NumPy bool as a float (full((2,), np.bool_(1)): 1.)

@@ -196,14 +196,18 @@ def _takes_dim(fn) -> bool:
     return ("dim" in params or "keepdim" in params) and "axis" not in params
 
 
+# torch writes these in Python (torch/functional.py, torch/_tensor.py), past its parser: no aliases
+_NO_NUMPY_ALIASES = frozenset(("norm", "split", "unique", "unique_consecutive"))
+
+
 def _add_numpy_aliases():
     here = __import__("sys").modules[__name__]
     for name in __all__:
-        if _takes_dim(getattr(here, name)):
+        if name not in _NO_NUMPY_ALIASES and _takes_dim(getattr(here, name)):
             setattr(here, name, _with_numpy_aliases(getattr(here, name)))
     methods = _tensor_methods.TensorMethods
     for name, fn in list(vars(methods).items()):
-        if not name.startswith("__") and _takes_dim(fn):
+        if not name.startswith("__") and name not in _NO_NUMPY_ALIASES and _takes_dim(fn):
             setattr(methods, name, _with_numpy_aliases(fn))
 
 
@@ -239,7 +243,8 @@ def _load_family(family):
     bound = globals()
     for name in module.__all__:
         fn = getattr(module, name)
-        bound[name] = _with_numpy_aliases(fn) if _takes_dim(fn) else fn
+        aliased = name not in _NO_NUMPY_ALIASES and _takes_dim(fn)
+        bound[name] = _with_numpy_aliases(fn) if aliased else fn
     _pickle_by_name(module.__all__)
 
 

@@ -133,6 +133,13 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
     _check_int_scalars(input, "addr", beta=beta, alpha=alpha)
     if input.dtype == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
         beta, alpha = bool(beta), bool(alpha)
+    dt = input.dtype
+    if dt in _dtype.HALF_FLOATS and vec1.dtype is dt and vec2.dtype is dt:
+        # torch's half kernel takes beta and alpha in the dtype (c10's checked conversion) and
+        # rounds each step: beta * input + (alpha * vec1[i]) * vec2[j]
+        beta, alpha = (_half_scalar(v, dt) for v in (beta, alpha))
+        if alpha != 1:
+            vec1, alpha = vec1 * alpha, 1
     product = outer(vec1, vec2)
     shape = product._data.shape
     if input._data.shape != shape:
@@ -146,6 +153,12 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
     else:
         result = (input * beta if beta != 1 else input) + product
     return _write(as_node(result, "AddrBackward0", (input, vec1, vec2)), out)
+
+
+def _half_scalar(v, dt) -> float:
+    """The number v as the half dtype dt holds it; torch's overflow error beyond its range."""
+    npdt = dt.np
+    return float(npdt.type(_dtype.fill_number(v, npdt)))
 
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
@@ -239,9 +252,14 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         )
     d = wrap_dim(dim, input.ndim, "renorm")
     others = tuple(i for i in range(input.ndim) if i != d)
-    norm = vector_norm(input, p, others, True)
-    # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1
+    # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1;
+    # a half tensor's norm and factor are computed in float32 (its accumulate type), the factor
+    # rounded to the half dtype, then multiplied once
+    half = input.dtype in _dtype.HALF_FLOATS
+    norm = vector_norm(input, p, others, True, dtype=_dtype.float32 if half else None)
     factor = _ops().where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
+    if half:
+        factor = cast(factor, input.dtype)
     return _write_exact(as_node(input * factor, "RenormBackward0", (input,), saved=(input,)), out)
 
 

@@ -314,15 +314,16 @@ def _keep_number(scaled):
 # NOTE [ Half-precision arithmetic ]
 # torch computes float16 and bfloat16 arithmetic in float32 ("opmath") and rounds each result once.
 # A Python number operand is first rounded to the tensor's dtype by add and sub (and so is add's
-# alpha), not by mul and div (nor by pow's exponent or clamp's bounds); a 0-d float32/float64
-# tensor as mul's or div's second operand is read in float32 too (torch's CPU-scalar path), as the
-# first it is rounded like any operand. NumPy rounds a number to float16 in every op, and ml_dtypes
-# computes bfloat16 with a Python float in float32 and returns float32. So: add/sub with a number
-# make it a 0-d tensor of the tensor's dtype and compute same-dtype (per element: a float32 op and
-# one rounding, in NumPy and ml_dtypes alike); mul/div with a number or such a scale run HalfMul/
-# HalfDiv (float32 inside, torch's node names); alpha != 1 and bfloat16 pow/clamp widen the tensors
-# to float32 and round the result once (their grad_fn is therefore ToCopyBackward0; the values and
-# gradients are torch's).
+# alpha), not by mul and div (nor by clamp's bounds; pow's exponent is rounded too, but by its own
+# rule); a 0-d float32/float64 tensor as mul's or div's second operand is read in float32 too
+# (torch's CPU-scalar path), as the first it is rounded like any operand. NumPy rounds a number to
+# float16 in every op, and ml_dtypes computes bfloat16 with a Python float in float32 and returns
+# float32. So: add/sub with a number make it a 0-d tensor of the tensor's dtype and compute
+# same-dtype (per element: a float32 op and one rounding, in NumPy and ml_dtypes alike); mul/div
+# with a number or such a scale run HalfMul/HalfDiv (float32 inside, torch's node names);
+# alpha != 1 and bfloat16 clamp widen the tensors to float32 and round the result once (their
+# grad_fn is therefore ToCopyBackward0; the values and gradients are torch's).
+# A tensor ** a number: NOTE [ Half-precision pow ].
 _HALF = _dtype.HALF_FLOATS  # a module global: read on every add/sub/mul/div
 
 
@@ -637,21 +638,23 @@ class PowScalar(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # torch's order, grad * (e * a ** (e - 1)): each product rounds (a half dtype rounds every
+        # step, NOTE [ Half-precision pow ]); and e == 0 gives zeros even where grad is inf or nan
         (a,) = ctx._stored_tensors
         e = ctx.exponent
         if e == 0:
-            return grad * 0
-        return grad * e * pow(a, e - 1)
+            return zeros_of(grad)
+        return grad * (e * pow(a, e - 1))
 
     @staticmethod
     def _backward_data(ctx, grad):
-        if grad.itemsize == 2:  # widened: NOTE [ Half-precision arithmetic ]
+        if grad.itemsize == 2:  # number operands: NOTE [ Half-precision arithmetic ]
             return NotImplemented
         (a,) = ctx._stored_arrays()
         e = ctx.exponent
         if e == 0:
-            return grad * 0
-        return grad * e * _pow_number(ctx.xp, a, e - 1)
+            return ctx.xp.zeros_like(grad)
+        return grad * (e * _pow_number(ctx.xp, a, e - 1))
 
 
 def _pow_number(xp, x, e):
@@ -659,9 +662,10 @@ def _pow_number(xp, x, e):
     (rsqrt), x ** 3 as x * x * x and x ** -2 as 1 / (x * x), which C's pow rounds differently
     (an ulp in a third of the values) and answers differently at -0 and -inf (x ** -0.5 there
     is -inf and nan, so the gradient of x ** 0.5 is too). NumPy's ** already computes 0.5, 2
-    and -1 as sqrt, square and reciprocal, as torch does. Not for float16, whose torch kernel
-    is C's pow throughout (bfloat16 arrives here widened, and its torch kernel has the special
-    cases). One dict lookup on the common path."""
+    and -1 as sqrt, square and reciprocal, as torch does. float16 and bfloat16 have kernels of
+    their own (NOTE [ Half-precision pow ]). One dict lookup on the common path."""
+    if x.itemsize == 2 and x.dtype.kind != "i":  # (int16 is the other 2-byte dtype)
+        return _pow_half(xp, x, e)
     special = _POW_AS_TORCH.get(e)
     if special is None or x.dtype.kind != "f" or x.dtype.itemsize < 4:
         return x**e
@@ -673,6 +677,39 @@ _POW_AS_TORCH = {
     3: lambda xp, y: y * y * y,
     -2: lambda xp, y: 1 / (y * y),
 }
+
+
+# NOTE [ Half-precision pow ]
+# torch's CPU kernels for a half tensor ** a number first convert the number to the tensor's dtype
+# (as c10 does: through float32, and a finite number beyond the dtype's range raises its overflow
+# error; 1.7 is 1.703125 in bfloat16). float16 then computes C's pow in float32 for every
+# exponent, 0.5 and -0.5 included (pow(-0, 0.5) is +0 and pow(-inf, 0.5) inf, where sqrt gives -0
+# and nan). bfloat16 takes sqrt for 0.5, 1 / sqrt in float32 for -0.5 (both chosen by the number
+# as given), and for the converted exponents 3 and -2 multiplies in bfloat16 step by step,
+# rounding each product ((x * x) * x and 1 / (x * x)); every other exponent is C's pow in float32.
+# Each float32 result is rounded once. The backward, grad * (e * x ** (e - 1)), reaches these
+# kernels again through pow, in the half dtype (the exponent e - 1 of the number as given), so its
+# gradient rounds every step as torch's does.
+
+
+def _pow_half(xp, x, e):
+    """x ** e for a float16 or bfloat16 array x: NOTE [ Half-precision pow ]."""
+    r = x.dtype.type(_dtype.fill_number(e, x.dtype))  # e as the dtype holds it
+    if x.dtype.kind == "f":  # float16: NumPy's float16 loop is C's powf, rounded once (its float32
+        return xp.power(x, r)  # loop and `**` take sqrt for 0.5)
+    r = float(r)
+    if r == 3:
+        return x * x * x
+    if r == -2:
+        return 1 / (x * x)
+    y = x.astype("float32")
+    if e == 0.5:
+        y = xp.sqrt(y)
+    elif e == -0.5:
+        y = 1 / xp.sqrt(y)
+    else:
+        y = xp.power(y, r)
+    return y.astype(x.dtype)
 
 
 class Pow(Function):
@@ -759,8 +796,6 @@ def pow(input=_NOT_GIVEN, exponent=_NOT_GIVEN, *, out=None, self=_NOT_GIVEN):
             raise RuntimeError("Integers to negative integer powers are not allowed.")
         if exponent.__class__ is int and dt.np.kind in "iu":
             _dtype.checked_int(exponent, dt.np)  # torch refuses an exponent its dtype cannot hold
-        if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
-            return _half_result(PowScalar.apply(_widen(a), exponent=e), dt, out)
         if dt is _dtype.bool:  # bool ** bool stays bool (NumPy's power gives int8)
             return _out(cast(PowScalar.apply(a, exponent=e), dt), out)
         return _out(PowScalar.apply(a, exponent=e), out)
@@ -1472,8 +1507,11 @@ def _where_number(v, dt):
     uint8, -1 is 255 and 300 raises; a finite float beyond float32's range raises), not the
     wrap-around or inf of arithmetic (u8 + 300, f32 * 1e300). Only float32 is checked among
     floats: torch's where turns 1e300 into inf in float16 and bfloat16, as NumPy does."""
-    if v.__class__ is int and dt.np.kind in "iu":
-        return _dtype.checked_int(v, dt.np)
+    if v.__class__ is int:
+        if dt.np.kind in "iu":
+            return _dtype.checked_int(v, dt.np)
+        if not _dtype.SCALAR_INT_MIN <= v < _dtype.SCALAR_INT_END:
+            raise _dtype.scalar_int_overflow(v)  # NOTE [ Ints beyond a Scalar ]
     if v.__class__ is float and dt is _dtype.float32:
         return _dtype.fill_number(v, dt.np)
     return v

@@ -165,7 +165,7 @@ class Ldexp(Function):
 def ldexp(input, other, *, out=None):
     """input * 2 ** other. Mirrors torch.ldexp: an integer exponent is exact over the whole range
     (torch's kernel is C's ldexp, exponents wrapped to int32 as there); a float one goes through
-    2 ** other in the result dtype, as torch computes it.
+    2 ** other in other's dtype, as torch computes it.
 
     Differences from torch: the gradient for input is ldexp(grad, other) for integer exponents
     (torch 2.13 computes 2 ** other in the integer dtype there, giving 0 for negative or large
@@ -175,10 +175,12 @@ def ldexp(input, other, *, out=None):
     if other.dtype is _dtype.bool and input.dtype is not _dtype.bool:  # torch's kernels: only
         raise _not_implemented("ldexp_cpu_exp", other.dtype)  # bool with bool takes the float path
     a, b, dt = promote_float(input, other, "ldexp")
+    _, other = same_device(a, other, "ldexp")
     if not other.dtype.is_floating_point:
-        _, other = same_device(a, other, "ldexp")
         return _out(Ldexp.apply(a, cast(other, _dtype.int32)), out)
-    return _out(name_node(mul(a, exp2(cast(b, dt))), "LdexpBackward0", (a, b)), out)
+    # torch's input * 2 ** other: the power in other's own dtype (a float16 exponent's 2 ** 16
+    # is inf, a float32 one rounds to float32 beside a float64 input), then mul's promotion
+    return _out(name_node(mul(a, exp2(other)), "LdexpBackward0", (a, other)), out)
 
 
 # --- frexp ---

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
     index,
@@ -190,9 +191,13 @@ class Logit(Function):
         ctx.eps = eps
         x = a._data
         if eps is not None:
-            # torch tests the lower bound first: with eps > 1/2 (bounds crossed) x < eps maps
-            # to eps, where a clip would give 1 - eps
-            x = ctx.xp.where(x < eps, eps, ctx.xp.where(x > 1 - eps, 1 - eps, x))
+            # The bounds as torch's kernel holds them: eps in the tensor's dtype and 1 - eps
+            # computed there (so a half tensor stays half: its quotient and log round step by
+            # step, as without eps). torch tests the lower bound first: with eps > 1/2 (bounds
+            # crossed) x < eps maps to eps, where a clip would give 1 - eps.
+            lo = x.dtype.type(_dtype.via_float32(eps, x.dtype))
+            hi = x.dtype.type(1) - lo
+            x = ctx.xp.where(x < lo, lo, ctx.xp.where(x > hi, hi, x))
         return _arr(ctx.xp, ctx.xp.log(x / (1 - x)).astype(a._data.dtype, copy=False))
 
     @staticmethod

@@ -563,7 +563,8 @@ def check_watched(ctx) -> None:
 # The nodes torch implements in C++ only: their name() carries the C++ namespace (the repr and
 # a printed tensor's grad_fn=<...> do not).
 _CPP_NAMES = {
-    n: "torch::autograd::" + n for n in ("AccumulateGrad", "CopySlices", "CopyBackwards", "Error")
+    n: "torch::autograd::" + n
+    for n in ("AccumulateGrad", "CopySlices", "CopyBackwards", "Error", "NotImplemented")
 }
 
 

@@ -84,9 +84,12 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
     with no_grad():
         rows = input.reshape(-1)
         picked = _ops.index_select(weight, 0, rows)
-        norms = vector_norm(picked, norm_type, dim=1, keepdim=True)
+        # torch reads each row's norm (in the weight's dtype) as a double, computes the scale
+        # max_norm / (norm + 1e-7) in double, and multiplies the row by it rounded to the
+        # weight's dtype (one rounding of the product, also for float16 and bfloat16)
+        norms = vector_norm(picked, norm_type, dim=1, keepdim=True).to(_dtype.float64)
         scale = _ops.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
-        weight.index_copy_(0, rows, picked * scale)
+        weight.index_copy_(0, rows, picked * scale.to(picked.dtype))
     return weight
 
 

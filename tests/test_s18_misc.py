@@ -1,0 +1,61 @@
+"""Sweep 8 odds and ends: NumPy argument aliases only where torch's parser gives them, ints
+beyond a Scalar in fill values, C++ node names."""
+
+import pickle
+
+import pytest
+
+import minitorch as torch
+
+
+def test_python_level_functions_take_no_numpy_aliases():
+    # torch writes norm/split/unique/unique_consecutive in Python, past its argument parser
+    x = torch.ones(4, 3)
+    for call in (
+        lambda: torch.norm(x, dim=1, keepdims=True),
+        lambda: torch.norm(x, axis=1),
+        lambda: x.norm(dim=1, keepdims=True),
+        lambda: torch.split(x, 1, axis=0),
+        lambda: x.split(1, axis=0),
+        lambda: torch.unique(x, axis=0),
+        lambda: x.unique(axis=0),
+        lambda: torch.unique_consecutive(x, axis=0),
+    ):
+        with pytest.raises(TypeError, match="unexpected keyword argument"):
+            call()
+    assert x.sum(axis=1, keepdims=True).shape == (4, 1)  # parsed functions keep them
+
+
+def test_linalg_norms_take_numpy_aliases():
+    x = torch.arange(12.0).reshape(4, 3)
+    assert torch.linalg.norm(x, axis=0).tolist() == torch.linalg.norm(x, dim=0).tolist()
+    assert torch.linalg.vector_norm(x, dim=0, keepdims=True).shape == (1, 3)
+    assert torch.linalg.matrix_norm(x, axis=(0, 1), keepdims=True).shape == (1, 1)
+    assert torch.linalg.vecdot(x, x, axis=0).tolist() == (x * x).sum(0).tolist()
+    a = torch.eye(3)
+    assert torch.linalg.cross(a, a.flip(0), axis=1).tolist() == torch.linalg.cross(
+        a, a.flip(0), dim=1
+    ).tolist()
+    for fn in (torch.linalg.norm, torch.linalg.vector_norm, torch.linalg.cross):
+        assert pickle.loads(pickle.dumps(fn)) is fn
+
+
+def test_ints_beyond_a_scalar_in_fill_values():
+    for call in (
+        lambda: torch.full((2,), 2**64),
+        lambda: torch.zeros(2).new_full((2,), 2**64),
+        lambda: torch.where(torch.tensor([True, False]), torch.zeros(2), 2**64),
+    ):
+        with pytest.raises(OverflowError, match="int too big to convert"):
+            call()
+    with pytest.raises(OverflowError, match="negative int to unsigned"):
+        torch.full((2,), -(2**63) - 1)
+    # inside the Scalar range, a float result holds the number
+    assert torch.full((1,), 2**63, dtype=torch.float64).item() == 2.0**63
+    w = torch.where(torch.tensor([True, False]), torch.zeros(2), -(2**63))
+    assert w.tolist() == [0.0, -(2.0**63)]
+
+
+def test_not_implemented_node_has_its_cpp_name():
+    a = torch.ones(2, requires_grad=True)
+    assert torch.floor_divide(a, 2).grad_fn.name() == "torch::autograd::NotImplemented"
