@@ -63,8 +63,6 @@ KNOWN: dict[str, str] = {
     "rounds the intermediate to float16 (2.3 ulps); ours contracts in float32 (0.26 ulp)",
     "cov": _TORCH_WORSE + "4-5 ulps vs ours 1.4-1.7 (torch rounds the centred input and its "
     "product in half precision)",
-    "logit_eps@bfloat16": _TORCH_WORSE + "4 ulps vs ours 0.3 (torch clamps and divides in "
-    "bfloat16)",
     "special_ndtr": _TORCH_WORSE + "79 ulps (f16) and 0.0 instead of 7.9e-4 (bf16): torch "
     "evaluates 1 + erf(x / sqrt 2), which cancels; ours uses erfc",
     "linalg_matrix_exp": "torch's half-precision matrix_exp overflows its Padé coefficients "
