@@ -1813,6 +1813,16 @@ class TensorMethods:
         # `other` is torch's keyword for the source (src= is its TypeError too)
         return _ops.copy_(self, other, non_blocking=non_blocking)
 
+    def module_load(self, other, assign=False):
+        """The tensor that Module.load_state_dict swaps into `self` (a parameter or buffer) for
+        the checkpoint's `other`, when torch.__future__'s swap flag is on: other copied into
+        self (self's dtype and device) or, with assign=True, other itself; detached either way,
+        as the result must be neither self nor other. A subclass overrides it to load its own
+        layout. Mirrors torch.Tensor.module_load."""
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
+
     # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
 
     def bernoulli(self, p=None, *, generator=None):

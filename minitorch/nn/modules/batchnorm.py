@@ -238,6 +238,35 @@ class _InstanceNorm(_NormBase):
             num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias
         )
 
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ) -> None:
+        # Before torch 0.4 InstanceNorm always kept running stats; a state dict without version
+        # metadata that still has them gets an error explaining why (even with strict=False, as
+        # torch), and the keys are dropped so they are not reported again as unexpected.
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            stale = [
+                prefix + name
+                for name in ("running_mean", "running_var")
+                if prefix + name in state_dict
+            ]
+            if stale:
+                klass = type(self).__name__
+                names = " and ".join(f'"{k}"' for k in stale)
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {names} for {klass} with "
+                    "track_running_stats=False. If state_dict is a checkpoint saved before "
+                    f"0.4.0, this may be expected because {klass} does not track running stats "
+                    "by default since 0.4.0. Please remove these keys from state_dict. If the "
+                    "running stats are actually needed, instead set track_running_stats=True in "
+                    f"{klass} to enable them. See the documentation of {klass} for details."
+                )
+                for key in stale:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
+
     def _check_input_dim(self, input: Tensor) -> None:
         n = self._no_batch_dim
         if input.ndim not in (n, n + 1):

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import minitorch as _minitorch
+import minitorch.__future__ as _future
 from minitorch import _dtype
 from minitorch._backend import Device, tensor_device
 from minitorch._backend import device as as_device
@@ -608,23 +609,51 @@ class Module:
 
     # --- moving and casting ---
 
+    # NOTE [ Module conversion flags ]
+    # torch.__future__ holds two flags (minitorch/__future__.py) that change how a conversion
+    # (_apply: .to(), .double(), .cuda(), ...) and load_state_dict treat parameters:
+    # - neither (the default): `param.data = converted`, the Parameter object stays;
+    #   load_state_dict copies in place, or with assign=True registers the checkpoint's tensors.
+    # - overwrite: _apply registers a new Parameter (with a new .grad); the old one is untouched.
+    # - swap (wins over overwrite): utils.swap_tensors moves the new values into the existing
+    #   Parameter and .grad objects, so references held elsewhere (an optimizer) see the new
+    #   dtype/device. load_state_dict asks each parameter and buffer for the value to swap in
+    #   through Tensor.module_load(value, assign) (the extension point a subclass overrides)
+    #   and swaps it into the existing object, with or without assign.
+    # Buffers are always replaced by _apply, as in torch.
+
     def _apply(self, fn, recurse: bool = True) -> Module:
         """Applies `fn` to every parameter, gradient and buffer (e.g. a cast or device move).
 
-        Parameters keep their identity: their data is replaced in place (`param.data = ...`), so
-        an optimizer built before `model.to(...)` still holds the right tensors. Buffers are
-        replaced by fn's result.
+        Parameters keep their identity by default: their data is replaced in place
+        (`param.data = ...`), so an optimizer built before `model.to(...)` still holds the right
+        tensors. Buffers are replaced by fn's result. The torch.__future__ flags change how
+        parameters are converted: see NOTE [ Module conversion flags ].
         """
         if recurse:
             for module in self.children():
                 module._apply(fn)
-        for param in self._parameters.values():
+        swap = _future._swap_module_params_on_conversion
+        overwrite = _future._overwrite_module_params_on_conversion
+        for key, param in self._parameters.items():
             if param is None:
                 continue
             with no_grad():
                 applied = fn(param)
-            param.data = applied
             grad = param._grad
+            if swap:
+                self._swap_applied(key, param, applied, grad, fn)
+                continue
+            if overwrite:
+                # a new Parameter (and a new grad): the old object keeps its dtype and device
+                new_param = Parameter(applied, param.requires_grad)
+                self._parameters[key] = new_param
+                if grad is not None:
+                    with no_grad():
+                        grad_applied = fn(grad)
+                    new_param.grad = grad_applied.requires_grad_(grad.requires_grad)
+                continue
+            param.data = applied
             if grad is not None:
                 with no_grad():
                     grad_applied = fn(grad)
@@ -633,6 +662,31 @@ class Module:
             if buf is not None:
                 self._buffers[key] = fn(buf)
         return self
+
+    def _swap_applied(self, key, param, applied, grad, fn) -> None:
+        """_apply's swap path: the converted values move into the existing Parameter (and its
+        existing .grad) objects, as torch.utils.swap_tensors does."""
+        from minitorch.utils import swap_tensors
+
+        try:
+            if grad is not None:
+                param.grad = None  # the grad is swapped on its own below, then put back
+            swap_tensors(param, Parameter(applied, requires_grad=param.requires_grad))
+        except Exception as e:
+            if grad is not None:
+                param.grad = grad
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}") from e
+        if grad is None:
+            return
+        with no_grad():
+            grad_applied = fn(grad)
+        grad_applied.requires_grad_(grad.requires_grad)
+        try:
+            if grad_applied is not grad:  # fn returned grad itself: nothing to swap
+                swap_tensors(grad, grad_applied)
+        except Exception as e:
+            raise RuntimeError(f"_apply(): Couldn't swap {self._get_name()}.{key}.grad") from e
+        param.grad = grad
 
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Calls fn on every submodule (children first) and then on self."""
@@ -1064,6 +1118,7 @@ class Module:
             if v is not None
         }
         assign = local_metadata.get("assign_to_params_buffers", False)
+        swap = _future._swap_module_params_on_conversion  # NOTE [ Module conversion flags ]
         for name, param in local_state.items():
             key = prefix + name
             if key not in state_dict:
@@ -1084,6 +1139,9 @@ class Module:
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {param.shape}."
                 )
+                continue
+            if swap:
+                self._swap_loaded(key, param, value, assign, error_msgs)
                 continue
             try:
                 with no_grad():
@@ -1119,6 +1177,34 @@ class Module:
                             unexpected_keys.append(key)
                     elif parts[0] not in local_state:
                         unexpected_keys.append(key)
+
+    def _swap_loaded(self, key, param, value, assign, error_msgs) -> None:
+        """_load_from_state_dict's swap path (NOTE [ Module conversion flags ]): the value
+        param.module_load gives for the checkpoint's tensor is swapped into param itself."""
+        from minitorch.utils import swap_tensors
+
+        try:
+            with no_grad():
+                loaded = param.module_load(value, assign=assign)
+                if loaded is value or loaded is param:
+                    # swapping one of them would leave the other (a checkpoint tensor, or the
+                    # module's own) holding the old contents
+                    raise RuntimeError(
+                        "module_load returned one of self or other, please .detach() the "
+                        "result if returning one of the inputs in module_load"
+                    )
+                if isinstance(param, Parameter):
+                    if not isinstance(loaded, Parameter):
+                        loaded = Parameter(loaded, requires_grad=param.requires_grad)
+                    else:
+                        loaded.requires_grad_(param.requires_grad)
+                swap_tensors(param, loaded)
+        except Exception as ex:
+            error_msgs.append(
+                f'While swapping the parameter named "{key}", whose dimensions in the model '
+                f"are {param.size()} and whose dimensions in the checkpoint are "
+                f"{value.size()}, an exception occurred : {ex.args}."
+            )
 
     def load_state_dict(
         self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
