@@ -36,6 +36,19 @@ class _Mismatch(AssertionError):
         self.message, self.path = message, path
 
 
+class _Unsupported(TypeError):
+    """A pair of inputs no comparison handles; `path` as _Mismatch's (torch's TypeError names
+    it too, and `msg` does not replace this one's text)."""
+
+    def __init__(self, actual, expected, path: str = ""):
+        self.message = (
+            "No comparison pair was able to handle inputs of type "
+            f"{type(actual)} and {type(expected)}."
+        )
+        super().__init__(self.message)
+        self.path = path
+
+
 def _tolerances(dtypes, rtol, atol) -> tuple:
     if (rtol is None) != (atol is None):
         missing = "atol" if atol is None else "rtol"
@@ -192,7 +205,7 @@ def _is_sequence(x) -> builtins.bool:
 def _compare(actual, expected, path: str, **options):
     try:
         _compare_pair(actual, expected, path, **options)
-    except _Mismatch as mismatch:
+    except (_Mismatch, _Unsupported) as mismatch:
         if not mismatch.path:
             mismatch.path = path
         raise
@@ -215,14 +228,19 @@ def _sorted_keys(mapping: Mapping) -> list:
         return list(mapping)
 
 
-def _compare_pair(actual, expected, path: str, **options):
+def _compare_pair(actual, expected, path: str, *, allow_subclasses, **options):
     if actual is None or expected is None:
         if actual is not expected:
             raise _Mismatch(f"None mismatch: {actual} is not {expected}")
         return None
-    if isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray):
-        actual, expected = _mt.from_numpy(actual), _mt.from_numpy(expected)
-    if isinstance(actual, Tensor) and isinstance(expected, Tensor):
+    arrays = isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray)
+    if arrays or (isinstance(actual, Tensor) and isinstance(expected, Tensor)):
+        # Tensor-likes of related types compare (a Parameter with a Tensor); allow_subclasses=
+        # False asks for one type (Python numbers are exempt, as in torch).
+        if not allow_subclasses and type(actual) is not type(expected):
+            raise _Unsupported(actual, expected)
+        if arrays:
+            actual, expected = _mt.from_numpy(actual), _mt.from_numpy(expected)
         return _compare_tensors(actual, expected, **options)
     number = (builtins.bool, builtins.int, builtins.float)
     a_num, e_num = _as_number(actual), _as_number(expected)
@@ -245,7 +263,13 @@ def _compare_pair(actual, expected, path: str, **options):
                 f"Additional keys in the actual mapping: {extra}"
             )
         for key in _sorted_keys(expected):
-            _compare(actual[key], expected[key], f"{path}[{key!r}]", **options)
+            _compare(
+                actual[key],
+                expected[key],
+                f"{path}[{key!r}]",
+                allow_subclasses=allow_subclasses,
+                **options,
+            )
         return None
     if _is_sequence(actual) and _is_sequence(expected):
         if len(actual) != len(expected):
@@ -253,11 +277,9 @@ def _compare_pair(actual, expected, path: str, **options):
                 f"The length of the sequences mismatch: {len(actual)} != {len(expected)}"
             )
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            _compare(a, e, f"{path}[{i}]", **options)
+            _compare(a, e, f"{path}[{i}]", allow_subclasses=allow_subclasses, **options)
         return None
-    raise TypeError(
-        f"No comparison pair was able to handle inputs of type {type(actual)} and {type(expected)}."
-    )
+    raise _Unsupported(actual, expected)
 
 
 def assert_close(
@@ -280,10 +302,11 @@ def assert_close(
     None, and sequences and mappings of them (mappings key by key in sorted order). Mirrors
     torch.testing.assert_close.
 
-    Differences from torch: check_layout is accepted and ignored (minitorch has one layout);
-    allow_subclasses too. Complex numbers are not supported.
+    Differences from torch: check_layout is accepted and ignored (minitorch has one layout).
+    Complex numbers are not supported.
     """
     options = {
+        "allow_subclasses": allow_subclasses,
         "rtol": rtol,
         "atol": atol,
         "equal_nan": equal_nan,
@@ -302,6 +325,11 @@ def assert_close(
         elif msg is not None:
             text = msg
         raise AssertionError(text) from None
+    except _Unsupported as unsupported:
+        text = unsupported.message
+        if unsupported.path:
+            text += f"\n\nThe failure occurred for item {unsupported.path}"
+        raise TypeError(text) from None
 
 
 def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg="") -> None:

@@ -8,6 +8,7 @@ from minitorch.autograd.engine import backward, grad  # noqa: F401
 from minitorch.autograd.function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from minitorch.autograd.grad_mode import (  # noqa: F401
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     no_grad,
     set_grad_enabled,
@@ -15,6 +16,7 @@ from minitorch.autograd.grad_mode import (  # noqa: F401
 )
 from minitorch.autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: F401
 from minitorch.autograd.variable import Variable  # noqa: F401
+from minitorch.overrides import is_tensor_like  # noqa: F401  (torch re-exports it here)
 
 # autograd.functional (jacobian, hessian, ...) loads on first use, like minitorch.nn: see
 # NOTE [ Lazy submodules ] in minitorch/__init__.py.

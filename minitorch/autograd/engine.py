@@ -15,6 +15,7 @@ from minitorch.autograd.function import (
     _FREED,
     AccumulateGrad,
     _edge,
+    _next_prio,
     _type_name,
 )
 from minitorch.autograd.grad_mode import _restore_grad_mode, _set_grad_mode, state
@@ -341,6 +342,10 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
     deps = _dependencies(root_nodes)
     run = None if targets is None else _executable(root_nodes, deps, targets, capture is None)
 
+    keep = None  # the nodes run, when their freeing waits for the samples' loop
+    if state.sample_loop is not None and not retain_graph:
+        retain_graph = True  # NOTE [ Graphs shared by vmap's samples ]
+        keep = []
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
     state.graph_task = _GraphTask(deps, run, targets)
@@ -358,8 +363,11 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
             if grads is not None and node._n_out == 1:
                 if data and node._data_bw is not None and not node._hooked:  # no hooks at all
                     if _run_data_node(node, grads, deps, ready, buffers):
-                        if not retain_graph and node._saved.__class__ is tuple:
-                            node._saved = _FREED  # NOTE [ Kept saved values ]
+                        if not retain_graph:
+                            if node._saved.__class__ is tuple:
+                                node._saved = _FREED  # NOTE [ Kept saved values ]
+                        elif keep is not None:
+                            keep.append(node)
                         continue
                     tried = True
                 grads = [grads]
@@ -392,11 +400,65 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 grads = _as_tensors(node, grads)
             _run_node(node, grads, deps, ready, buffers, hooked, tried)
             # the saved tensors go now (NOTE [ Kept saved values ]); a sink node has none
-            if not retain_graph and getattr(node, "_saved", None).__class__ is tuple:
-                node._saved = _FREED
+            if not retain_graph:
+                if getattr(node, "_saved", None).__class__ is tuple:
+                    node._saved = _FREED
+            elif keep is not None:
+                keep.append(node)
     finally:
         _restore_grad_mode(prev)
         state.graph_task = prev_task
+        if keep:
+            _release(keep, state.sample_loop)
+
+
+# NOTE [ Graphs shared by vmap's samples ]
+# torch's vmap runs its function once on batched tensors, so `vmap(lambda v: autograd.grad(y, x,
+# v))(vs)` walks y's graph once and may free it. minitorch's vmap runs the function once per
+# sample (minitorch/func/_vmap.py), walking y's graph once per sample: freeing it after the
+# first would make the second raise. So while a vmap's samples run (a SampleLoop is on
+# state.sample_loop), a backward without retain_graph keeps what it ran and frees it by age: a
+# node made inside the loop (this sample's) at once, as torch would; one made before the loop
+# started (shared by all samples) when the loop ends, or, in a nested vmap, when the loop that
+# made it ends. Node numbers tell the age: they only decrease (NOTE [ Walk order ]). Outside
+# vmap, a backward pays one flag read for it (and the walk's free step one test of `keep` where
+# retain_graph was given).
+
+
+class SampleLoop:
+    """One vmap's loop over its samples: the nodes made before it that a backward inside it ran
+    without retain_graph (freed at its end)."""
+
+    __slots__ = ("start", "deferred", "parent")
+
+    def __init__(self, parent):
+        self.start = _next_prio()  # every node made from now on has a smaller number
+        self.deferred = {}  # an ordered set: each sample's backward runs the shared nodes again
+        self.parent = parent
+
+
+def enter_sample_loop() -> SampleLoop:
+    """Starts a vmap's per-sample loop (NOTE [ Graphs shared by vmap's samples ])."""
+    loop = state.sample_loop = SampleLoop(state.sample_loop)
+    return loop
+
+
+def exit_sample_loop(loop: SampleLoop) -> None:
+    """Ends the loop enter_sample_loop started: frees what its samples' backwards ran and left
+    (the nodes older than an enclosing loop wait for that one)."""
+    state.sample_loop = loop.parent
+    deferred, loop.deferred = loop.deferred, {}
+    _release(deferred, loop.parent)
+
+
+def _release(nodes, loop) -> None:
+    """Frees the saved tensors of the nodes made inside `loop` (all with no loop); the older
+    ones wait for it to end."""
+    for node in nodes:
+        if loop is not None and node._prio > loop.start:
+            loop.deferred[node] = None
+        elif getattr(node, "_saved", None).__class__ is tuple:
+            node._saved = _FREED
 
 
 class _GraphTask:

@@ -15,6 +15,7 @@ __all__ = [
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "set_multithreading_enabled",
+    "enforce_grad_layout_policy",
 ]
 
 
@@ -44,7 +45,9 @@ class _State(threading.local):
     saved_hooks_disabled = None  # the error message of disable_saved_tensors_hooks, while active
     graph_task = None  # the engine's running backward (engine._GraphTask), innermost first
     transforms = 0  # torch.func transforms running the user's function here (backward() refused)
+    sample_loop = None  # the innermost vmap's per-sample loop running here (engine.SampleLoop)
     multithreading = True  # set_multithreading_enabled's flag (the engine has one thread anyway)
+    grad_layout_enforced = True  # enforce_grad_layout_policy's flag (only recorded)
 
 
 # Read directly by Function.apply on every op (one attribute load, no function call).
@@ -267,3 +270,40 @@ class set_multithreading_enabled(_GradModeContext):
 
     def clone(self):
         return set_multithreading_enabled(self.mode)
+
+
+class enforce_grad_layout_policy(_GradModeContext):
+    """Turns the enforcement of the gradient layout contract (a leaf's .grad takes the leaf's
+    strides) on or off, as a function, context manager or decorator. Mirrors
+    torch.autograd.enforce_grad_layout_policy.
+
+    Differences from torch: the flag is only recorded; a new .grad always takes its leaf's
+    strides (torch's relaxed policy lets a stolen gradient keep its own, and does not promise
+    it).
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        if enable.__class__ is not bool:  # torch's parser: a bool only
+            from minitorch._dtype import _typename
+
+            raise TypeError(
+                "set_grad_layout_enforcement_enabled(): argument 'enabled' (position 1) must be "
+                f"bool, not {_typename(enable)}"
+            )
+        self.prev = state.grad_layout_enforced
+        self.mode = enable
+        state.grad_layout_enforced = enable
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        state.grad_layout_enforced = self.prev
+        return False
+
+    def __call__(self, fn):
+        state.grad_layout_enforced = self.prev
+        return super().__call__(fn)
+
+    def clone(self):
+        return enforce_grad_layout_policy(self.mode)

@@ -6,6 +6,7 @@ import functools
 
 import minitorch
 from minitorch._tensor import Tensor
+from minitorch.autograd.engine import enter_sample_loop, exit_sample_loop
 from minitorch.func._pytree import (
     broadcast_prefix,
     spec_str,
@@ -38,7 +39,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     (.item(), float(t), .tolist(), .numpy()) see that sample's values; dynamic-shape ops (a[a >
     0], nonzero) give each sample's own shape (stacking then fails if they differ); in-place
     writes into a tensor captured from outside func (acc.add_(row), BatchNorm's running
-    statistics in training mode) are applied once per sample.
+    statistics in training mode) are applied once per sample. autograd.grad inside func walks
+    a graph made outside it once per sample; a graph it would free is freed when vmap returns
+    (NOTE [ Graphs shared by vmap's samples ] in minitorch/autograd/engine.py).
     """
     # torch checks the sign here (a str fails the comparison with a TypeError) and the type
     # when it splits the batch into chunks, on the call.
@@ -158,18 +161,25 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
             f"{randomness}"
         )
     rng_before = _rng_snapshot() if randomness == "error" else None
-    if batch == 0:
-        outputs = [call_transformed(func, *_zeros_sample(flat_args, flat_dims, spec), **kwargs)]
-    else:
-        outputs = []
-        for i in range(batch):
-            sample = _sample(flat_args, flat_dims, spec, i)
-            if randomness == "same" and i < batch - 1:
-                # Replay the generators for every sample; the last one leaves them advanced.
-                with minitorch.random.fork_rng():
+    # Every sample may walk a graph made before this call (autograd.grad(y, x, v) per v): it is
+    # freed once they all have (NOTE [ Graphs shared by vmap's samples ] in autograd/engine.py).
+    loop = enter_sample_loop()
+    try:
+        if batch == 0:
+            sample = _zeros_sample(flat_args, flat_dims, spec)
+            outputs = [call_transformed(func, *sample, **kwargs)]
+        else:
+            outputs = []
+            for i in range(batch):
+                sample = _sample(flat_args, flat_dims, spec, i)
+                if randomness == "same" and i < batch - 1:
+                    # Replay the generators for every sample; the last one leaves them advanced.
+                    with minitorch.random.fork_rng():
+                        outputs.append(call_transformed(func, *sample, **kwargs))
+                else:
                     outputs.append(call_transformed(func, *sample, **kwargs))
-            else:
-                outputs.append(call_transformed(func, *sample, **kwargs))
+    finally:
+        exit_sample_loop(loop)
     if rng_before is not None:
         _check_no_random_op(rng_before)
     return _stack_outputs(func, outputs, out_dims, batch)
