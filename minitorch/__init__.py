@@ -275,6 +275,7 @@ _LAZY_MODULES = (
     "overrides",
     "onnx",
     "_utils",
+    "futures",
 )
 _LAZY_NAMES = {
     "AcceleratorError": "accelerator",
@@ -285,6 +286,7 @@ _LAZY_NAMES = {
     "UntypedStorage": "storage",
     "TypedStorage": "storage",
     "GradScaler": "amp",  # torch.GradScaler is torch.amp.GradScaler
+    "Future": "futures",  # torch.Future: the base of torch.futures.Future, one class here
 }
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(

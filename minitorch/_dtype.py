@@ -524,6 +524,16 @@ _FLOAT_LAYOUT = {
 }
 
 
+def _info_dtype_arg(x, op: str) -> dtype:
+    # torch.finfo/iinfo take torch dtypes and Python's float/int only: a NumPy dtype or scalar
+    # type is torch's TypeError here, though other dtype= arguments accept one
+    if isinstance(x, np.dtype) or (isinstance(x, builtins.type) and issubclass(x, np.generic)):
+        raise TypeError(
+            f"{op}(): argument 'type' (position 1) must be torch.dtype, not {_typename(x)}"
+        )
+    return _dtype_arg(x, op, "type", 1)
+
+
 class finfo:
     """Machine limits of a floating dtype (default: the default dtype). Mirrors torch.finfo.
 
@@ -534,7 +544,7 @@ class finfo:
     __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
     def __init__(self, type: dtype | None = None):
-        dt = _default if type is None else _dtype_arg(type, "finfo", "type", 1)
+        dt = _default if type is None else _info_dtype_arg(type, "finfo")
         if not dt.is_floating_point:
             raise TypeError(
                 "torch.finfo() requires a floating point input type. "
@@ -568,7 +578,7 @@ class iinfo:
     __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
     def __init__(self, type: dtype):
-        dt = _dtype_arg(type, "iinfo", "type", 1)
+        dt = _info_dtype_arg(type, "iinfo")
         if dt is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")
         if dt._kind != _INT:

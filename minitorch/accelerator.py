@@ -16,7 +16,7 @@ __all__ = [
     "current_stream", "set_stream", "empty_cache", "memory_allocated", "max_memory_allocated",
     "memory_reserved", "max_memory_reserved", "memory_stats", "reset_peak_memory_stats",
     "reset_accumulated_memory_stats", "empty_host_cache", "get_memory_info", "memory",
-    "AcceleratorError",
+    "AcceleratorError", "get_device_capability",
 ]
 # fmt: on
 
@@ -60,6 +60,18 @@ def current_device_index() -> int:
     """The index of the current accelerator. Mirrors torch.accelerator.current_device_index."""
     _require()
     return cuda.current_device()
+
+
+def get_device_capability(device=None, /) -> dict:
+    """{"supported_dtypes": the dtypes tensors can take on the accelerator} for `device` (the
+    current one by default). Mirrors torch.accelerator.get_device_capability, including its
+    RuntimeErrors for a non-accelerator device and for no accelerator."""
+    if device is not None and _backend.device(device).type != "cuda":
+        raise RuntimeError("Accelerator expected")
+    _require()
+    from minitorch import _dtype
+
+    return {"supported_dtypes": set(_dtype.ALL_DTYPES)}
 
 
 def set_device_index(device, /) -> None:

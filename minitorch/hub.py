@@ -1,14 +1,18 @@
-"""torch.hub's weight downloads: load_state_dict_from_url (cached in torch's own hub directory,
-so PyTorch and minitorch share downloaded checkpoints) and download_url_to_file. Mirrors
-torch.hub.
+"""torch.hub: local hubconf.py entrypoints and weight downloads: load_state_dict_from_url
+(cached in torch's own hub directory, so PyTorch and minitorch share downloaded checkpoints) and
+download_url_to_file. Mirrors torch.hub.
 
-Differences from torch: hub.load/list/help (which import a repository's hubconf.py, written for
-torch) raise NotImplementedError; downloads show no progress bar.
+hub.load(dir, model, source="local") runs the entrypoint of the hubconf.py in a local directory.
+
+Differences from torch: nothing is fetched from GitHub: hub.load with source="github", hub.list
+and hub.help raise NotImplementedError; downloads show no progress bar.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import importlib.util
 import os
 import re
 import shutil
@@ -113,24 +117,105 @@ def load_state_dict_from_url(
     return load(cached_file, map_location=map_location, weights_only=weights_only)
 
 
-def _no_hubconf(name: str):
+_VALID_SOURCES = ("github", "local")
+MODULE_HUBCONF = "hubconf.py"
+VAR_DEPENDENCY = "dependencies"
+
+
+def _no_github(name: str):
     raise NotImplementedError(
-        f"hub.{name}: a hub repository's hubconf.py is written for torch and cannot run under "
-        "minitorch; build the model in Python and load its weights with "
-        "minitorch.hub.load_state_dict_from_url(url)"
+        f"hub.{name}: minitorch does not download GitHub repositories; clone the repository and "
+        f"call minitorch.hub.load(path, model, source='local'), or build the model in Python and "
+        "load its weights with minitorch.hub.load_state_dict_from_url(url)"
     )
 
 
-def load(repo_or_dir, model, *args, **kwargs):
-    """Mirrors torch.hub.load's signature; see the module's differences."""
-    _no_hubconf("load")
+@contextlib.contextmanager
+def _on_sys_path(path: str):
+    """path first on sys.path inside the block, so hubconf.py imports its repository's own
+    modules (also while the entrypoint runs, which may import lazily)."""
+    sys.path.insert(0, path)
+    try:
+        yield
+    finally:
+        if path in sys.path:  # unless hubconf.py took it off itself
+            sys.path.remove(path)
 
 
-def list(github, force_reload=False, skip_validation=False, trust_repo=None, verbose=True):  # noqa: A001 - torch's name
-    """Mirrors torch.hub.list's signature; see the module's differences."""
-    _no_hubconf("list")
+def _import_hubconf(hubconf_dir: str):
+    """The repository's hubconf.py, run as a module that is not left in sys.modules (two
+    repositories' hubconf.py files must not shadow each other)."""
+    path = os.path.join(hubconf_dir, MODULE_HUBCONF)
+    spec = importlib.util.spec_from_file_location(MODULE_HUBCONF, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # a missing file raises torch's FileNotFoundError here
+    return module
 
 
-def help(github, model, force_reload=False, skip_validation=False, trust_repo=None):  # noqa: A001 - torch's name
-    """Mirrors torch.hub.help's signature; see the module's differences."""
-    _no_hubconf("help")
+def _check_dependencies(module) -> None:
+    """RuntimeError naming the modules in the hubconf's `dependencies` list that cannot be
+    imported (checked without importing them)."""
+    dependencies = getattr(module, VAR_DEPENDENCY, None)
+    if dependencies is None:
+        return
+    missing = [name for name in dependencies if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RuntimeError(f"Missing dependencies: {', '.join(missing)}")
+
+
+def _load_entry_from_hubconf(module, model):
+    if not isinstance(model, str):
+        raise ValueError("Invalid input: model should be a string of function name")
+    _check_dependencies(module)
+    entry = getattr(module, model, None)
+    if entry is None or not callable(entry):
+        raise RuntimeError(f"Cannot find callable {model} in hubconf")
+    return entry
+
+
+def _load_local(hubconf_dir, model, *args, **kwargs):
+    """Runs entrypoint `model` of the hubconf.py in hubconf_dir with args and kwargs. Mirrors
+    torch.hub._load_local."""
+    hubconf_dir = os.fspath(hubconf_dir)
+    with _on_sys_path(hubconf_dir):
+        entry = _load_entry_from_hubconf(_import_hubconf(hubconf_dir), model)
+        return entry(*args, **kwargs)
+
+
+def load(
+    repo_or_dir,
+    model,
+    *args,
+    source="github",
+    trust_repo="check",
+    force_reload=False,
+    verbose=True,
+    skip_validation=False,
+    **kwargs,
+):
+    """The object entrypoint `model` of a repository's hubconf.py returns for args/kwargs.
+    Mirrors torch.hub.load; source="local" runs the hubconf.py in directory repo_or_dir
+    (checking its `dependencies` list), as torch does.
+
+    Differences from torch: source="github" raises NotImplementedError (nothing is
+    downloaded)."""
+    source = source.lower()
+    if source not in _VALID_SOURCES:
+        raise ValueError(f'Unknown source: "{source}". Allowed values: "github" | "local".')
+    if source == "github":
+        _no_github("load")
+    return _load_local(repo_or_dir, model, *args, **kwargs)
+
+
+def list(github, force_reload=False, skip_validation=False, trust_repo="check", verbose=True):  # noqa: A001 - torch's name
+    """Mirrors torch.hub.list's signature (torch's list reads GitHub repositories only).
+
+    Differences from torch: raises NotImplementedError (nothing is downloaded)."""
+    _no_github("list")
+
+
+def help(github, model, force_reload=False, skip_validation=False, trust_repo="check"):  # noqa: A001 - torch's name
+    """Mirrors torch.hub.help's signature (torch's help reads GitHub repositories only).
+
+    Differences from torch: raises NotImplementedError (nothing is downloaded)."""
+    _no_github("help")

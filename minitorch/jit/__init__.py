@@ -15,6 +15,8 @@ import typing
 import warnings
 from typing import Final  # noqa: F401 - torch.jit.Final, re-exported
 
+from minitorch.futures import Future
+
 __all__ = [
     "script",
     "trace",
@@ -29,6 +31,8 @@ __all__ = [
     "annotate",
     "fork",
     "wait",
+    "fuser",
+    "Future",
     "freeze",
     "optimize_for_inference",
     "optimized_execution",
@@ -189,36 +193,31 @@ def annotate(the_type, the_value):
     return the_value
 
 
-class _Future:
-    def __init__(self, value):
-        self._value = value
-
-    def wait(self):
-        return self._value
-
-    def value(self):
-        return self._value
-
-    def done(self) -> bool:
-        return True
-
-    def then(self, callback):
-        """A future of callback(self), run now (this one is already complete)."""
-        return _Future(callback(self))
-
-    def add_done_callback(self, callback) -> None:
-        callback(self)
-
-
 def fork(func, *args, **kwargs):
-    """Runs func now and returns a completed future. Mirrors torch.jit.fork (which may run it
-    asynchronously)."""
-    return _Future(func(*args, **kwargs))
+    """Runs func now and returns a completed torch.futures.Future of its result (an exception
+    func raises is raised here, as torch's fork does when it runs the call inline). Mirrors
+    torch.jit.fork (which may run it asynchronously)."""
+    future: Future = Future()
+    future.set_result(func(*args, **kwargs))
+    return future
 
 
 def wait(future):
     """The result of a fork. Mirrors torch.jit.wait."""
     return future.wait()
+
+
+# the TorchScript fusers fuser() switches between; nothing is fused here
+_FUSERS = ("fuser0", "fuser1", "fuser2", "fuser3", "none")
+
+
+@contextlib.contextmanager
+def fuser(name):
+    """Selects a TorchScript fuser inside the block; a no-op here (nothing is compiled), but an
+    unknown name raises as in torch. Mirrors torch.jit.fuser."""
+    if name not in _FUSERS:
+        raise Exception(f"unrecognized fuser option (name: {name})")  # noqa: TRY002 - torch's type
+    yield
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):

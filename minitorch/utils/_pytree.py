@@ -7,13 +7,14 @@ to a tuple, as in torch), namedtuples, the return types of multi-output ops
 a leaf: None, a tuple/list/dict subclass that is none of those, a tensor, a set, a string (as
 in torch).
 
-Differences from torch: no serialization of specs (treespec_dumps/loads) and no dataclass
-registration. minitorch.func keeps its own pytree (None as an empty node, as its transforms need).
+Differences from torch: no serialization of specs (treespec_dumps/loads). minitorch.func keeps
+its own pytree (None as an empty node, as its transforms need).
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 import warnings
 from typing import Any, NamedTuple
 
@@ -24,7 +25,7 @@ __all__ = [
     "tree_unflatten", "tree_iter", "tree_leaves", "tree_leaves_with_path", "tree_structure",
     "tree_map", "tree_map_", "tree_map_only", "tree_map_only_", "tree_map_with_path", "tree_all",
     "tree_any", "tree_all_only", "tree_any_only", "tree_is_leaf", "treespec_leaf", "keystr",
-    "key_get", "SequenceKey", "MappingKey", "GetAttrKey",
+    "key_get", "SequenceKey", "MappingKey", "GetAttrKey", "register_dataclass", "arg_tree_leaves",
 ]  # fmt: skip
 
 
@@ -102,6 +103,72 @@ def register_pytree_node(
     if cls in SUPPORTED_NODES:
         raise ValueError(f"{cls} is already registered as pytree node.")
     SUPPORTED_NODES[cls] = NodeDef(cls, flatten_fn, unflatten_fn, flatten_with_keys_fn)
+
+
+def register_dataclass(
+    cls,
+    *,
+    field_names: list[str] | None = None,
+    drop_field_names: list[str] | None = None,
+    serialized_type_name: str | None = None,
+) -> None:
+    """Make instances of exactly `cls` (a dataclass, or a class built from keyword arguments
+    named field_names) tree nodes whose children are the fields' values. A field holding None
+    is no child: the spec keeps its name, so the node unflattens with None there. Mirrors
+    torch.utils._pytree.register_dataclass (registering again replaces the node, with torch's
+    warning)."""
+    if field_names is None:
+        if not dataclasses.is_dataclass(cls):
+            raise ValueError(
+                "field_names must be specified with a list of all fields used to initialize "
+                f"{cls}, as it is not a dataclass."
+            )
+        field_names = [f.name for f in dataclasses.fields(cls) if f.init]
+    elif dataclasses.is_dataclass(cls):
+        _check_dataclass_fields(cls, field_names, drop_field_names or [])
+    names = list(field_names)
+
+    def flatten(node):
+        # context: [names of the children, names of the fields that hold None]
+        present = [n for n in names if getattr(node, n) is not None]
+        absent = [n for n in names if getattr(node, n) is None]
+        return [getattr(node, n) for n in present], [present, absent]
+
+    def unflatten(values, context):
+        present, absent = context
+        return cls(**dict(zip(present, values, strict=True)), **dict.fromkeys(absent))
+
+    def flatten_with_keys(node):
+        children, context = flatten(node)
+        keys = [GetAttrKey(n) for n in context[0]]
+        return list(zip(keys, children, strict=True)), context
+
+    if cls in SUPPORTED_NODES:
+        warnings.warn(
+            f"{cls} is already registered as pytree node. Overwriting the previous registration.",
+            UserWarning,
+            stacklevel=2,
+        )
+    SUPPORTED_NODES[cls] = NodeDef(cls, flatten, unflatten, flatten_with_keys)
+
+
+def _check_dataclass_fields(cls, field_names, drop_field_names) -> None:
+    init_fields = {f.name for f in dataclasses.fields(cls) if f.init}
+    missing = init_fields - set(field_names) - set(drop_field_names)
+    if missing:
+        raise ValueError(
+            "field_names does not include all dataclass fields.\n"
+            f"Missing fields in `field_names`: {missing}. If you want to include these fields "
+            "in the pytree, please add them to `field_names`, otherwise please add them to "
+            "`drop_field_names`.\n"
+        )
+    unexpected = set(field_names) - init_fields
+    if unexpected:
+        raise ValueError(
+            "field_names does not include all dataclass fields.\n"
+            f"Unexpected fields in `field_names`: {unexpected}. Please remove these fields, or "
+            "add them to `drop_field_names`.\n"
+        )
 
 
 def _register_pytree_node(
@@ -371,6 +438,12 @@ def tree_iter(tree, is_leaf=None):
 def tree_leaves(tree, is_leaf=None) -> list:
     """The leaves of a tree, in order. Mirrors torch.utils._pytree.tree_leaves."""
     return list(tree_iter(tree, is_leaf))
+
+
+def arg_tree_leaves(*args, **kwargs) -> list:
+    """The leaves of a call's arguments: tree_leaves((args, kwargs)). Mirrors
+    torch.utils._pytree.arg_tree_leaves."""
+    return tree_leaves((args, kwargs))
 
 
 def tree_structure(tree, is_leaf=None) -> TreeSpec:

@@ -15,6 +15,8 @@ __all__ = [
     "cudagraph_mark_step_begin",
     "list_backends",
     "set_stance",
+    "nested_compile_region",
+    "config",
 ]
 
 
@@ -41,6 +43,26 @@ def _check_disable_target(fn):
 
 # what disable() and disable(recursive=...) return; it checks what it decorates as torch does
 _disable_decorator = _check_disable_target
+
+
+def nested_compile_region(fn=None, *, options=None, max_reuse_entries=8, reuse_hash_fn=None):
+    """Marks fn as a region torch.compile may compile once and reuse; outside torch.compile
+    (always, here) a no-op, so fn is returned unchanged. Works as @nested_compile_region and
+    @nested_compile_region(...). Mirrors torch.compiler.nested_compile_region.
+
+    Differences from torch: torch returns a wrapper that calls fn."""
+    if fn is None:
+        return lambda f: f
+    return fn
+
+
+def __getattr__(name):
+    # config imports minitorch._dynamo (which imports this module): loaded on first use
+    if name == "config":
+        import importlib
+
+        return importlib.import_module("minitorch.compiler.config")
+    raise AttributeError(f"module 'minitorch.compiler' has no attribute '{name}'")
 
 
 def reset() -> None:
