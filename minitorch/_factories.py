@@ -12,7 +12,7 @@ import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
-from minitorch._tensor import Size, Tensor, _make
+from minitorch._tensor import Size, Tensor, _make, _warn_scalar_of_grad
 
 # fmt: off
 __all__ = [
@@ -112,9 +112,31 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
             return _shape_seq(a, op, pos)
         if _size_int(a) is None:
             return _shape_seq(a, op, pos)
-    elif isinstance(a, (tuple, list)):
+    elif isinstance(a, (tuple, list, bool)) or _size_int(a) is None:
+        # torch's parser reads varargs as a size only when the first one is an int; otherwise
+        # the call matches no signature (zeros(n / 2, 3) with a float n / 2)
+        if op in _NO_VARARGS_OVERLOADS:
+            listed = "".join(f" * ({o})\n" for o in _NO_VARARGS_OVERLOADS[op])
+            raise TypeError(
+                f"{op}() received an invalid combination of arguments - got "
+                f"({', '.join(_typename(x) for x in args)}), but expected one of:\n{listed}"
+            )
         raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
     return _shape_seq(args, op, pos)
+
+
+_SIZE_KWARGS = (
+    "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
+    "device = None, bool pin_memory = False, bool requires_grad = False"
+)
+# The factories whose overloads torch lists when varargs do not start with an int.
+_NO_VARARGS_OVERLOADS = {
+    op: (
+        f"tuple of ints size, *, torch.Generator generator, {_SIZE_KWARGS}",
+        f"tuple of ints size, *, {_SIZE_KWARGS}",
+    )
+    for op in ("rand", "randn")
+}
 
 
 _SEQUENCES = (tuple, list, Size)
@@ -135,11 +157,17 @@ def _shape_seq(seq, op: str, pos) -> tuple:
     shape = []
     for i, s in enumerate(seq):
         n = s if s.__class__ is int else _size_int(s)
+        if n is None and i > 0 and s.__class__ is bool:
+            n = int(s)  # torch's parser checks the first element strictly, reads later bools
         if n is None:
-            if isinstance(s, (bool, np.bool_)):
+            if i == 0:  # torch's text for a bad first element; as a keyword it names the seq
+                if pos is None:
+                    raise TypeError(
+                        f"{op}(): argument 'size' must be tuple of ints, not {_typename(seq)}"
+                    )
                 raise TypeError(
                     f"{op}(): argument 'size'{where} must be tuple of ints, but found element of "
-                    f"type bool at pos {i}"
+                    f"type {_typename(s)} at pos 0"
                 )
             raise TypeError(
                 f"{op}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
@@ -367,6 +395,8 @@ def _plain(x, depth: int, integral: bool):
                 return x.__index__()
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
+            if x._requires_grad:  # torch reads each element as float(t): the gradient is lost
+                _warn_scalar_of_grad()
             return x.item()
         if isinstance(x, (np.generic, np.ndarray)):  # (a 0-d array here)
             return x.item()
@@ -718,8 +748,10 @@ def _shared_array(ndarray, stacklevel: int):
     ops on it raise instead of writing into an immutable object). A subclass (np.matrix from
     scipy.sparse's todense(), a masked array, a memmap) is seen as the plain array over its
     memory, as torch reads it: np.matrix's `*` is a matrix product and its rows stay 2-d."""
-    if ndarray.__class__ is not np.ndarray:
-        ndarray = ndarray.view(np.ndarray)
+    # A new ndarray object over the memory in any case: the caller's `a.shape = (2, 3)` or
+    # `a.flags.writeable = False` must not reshape or freeze the tensor (torch keeps its own
+    # sizes and strides).
+    ndarray = ndarray.view(np.ndarray)
     if ndarray.flags.writeable:
         return ndarray
     warnings.warn(
@@ -731,12 +763,11 @@ def _shared_array(ndarray, stacklevel: int):
         UserWarning,
         stacklevel=stacklevel + 1,
     )
-    view = ndarray.view()
     try:
-        view.setflags(write=True)
+        ndarray.setflags(write=True)
     except ValueError:
-        return ndarray
-    return view
+        pass
+    return ndarray
 
 
 # ---------------------------------------------------------------------------------------------

@@ -236,6 +236,9 @@ def is_storage(obj) -> bool:
     return isinstance(obj, Storage)
 
 
+_default_tensor_type_warned = False
+
+
 def set_default_tensor_type(t) -> None:
     """Sets the default dtype (and, for torch.cuda.* types, device) from a legacy tensor type
     or its name. Deprecated in torch 2.1, with the same warning here.
@@ -244,12 +247,17 @@ def set_default_tensor_type(t) -> None:
     from minitorch import _dtype
     from minitorch._backend import set_default_device
 
-    warnings.warn(
-        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-        UserWarning,
-        stacklevel=2,
-    )
+    global _default_tensor_type_warned
+    # torch gives this warning once per process (TORCH_WARN_ONCE; every time after
+    # set_warn_always(True)), before checking t
+    if not _default_tensor_type_warned or _state["warn_always"]:
+        _default_tensor_type_warned = True
+        warnings.warn(
+            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+            "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+            UserWarning,
+            stacklevel=2,
+        )
     if isinstance(t, str):
         module, _, name = t.rpartition(".")
         owner = minitorch.cuda if module.endswith("cuda") else minitorch

@@ -14,6 +14,7 @@ __all__ = ["Tensor", "Size"]
 
 
 _INT_ONLY = frozenset((int,))
+_SAME_DTYPE = object()  # grad_dtype not set: the tensor's own dtype (NOTE [ grad_dtype ])
 
 
 class Size(tuple):
@@ -279,6 +280,10 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if value.__class__ is not bool:  # torch's setter takes a bool only (1, None refused)
+            raise RuntimeError("requires_grad must be a bool")
+        if self._grad_fn is not None and value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         if value and self._grad_fn is None and not self.dtype.is_floating_point:
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -286,7 +291,13 @@ class Tensor(TensorMethods):
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
-        requires_grad = bool(requires_grad)
+        if requires_grad.__class__ is not bool:
+            from minitorch._dtype import _typename
+
+            raise TypeError(
+                "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                f"{_typename(requires_grad)}"
+            )
         if self._grad_fn is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -335,26 +346,77 @@ class Tensor(TensorMethods):
                     f"assigned grad expected to be a Tensor or None but got grad of type "
                     f"{type(value).__name__}"
                 )
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            # torch checks dtype, then device, then size; the dtype is the grad_dtype's, which
+            # defaults to the tensor's own and None lifts (NOTE [ grad_dtype ])
+            want = self.__dict__.get("_grad_dtype", _SAME_DTYPE)
+            if want is _SAME_DTYPE:
+                want = self.dtype
+            if want is not None and value.dtype is not want:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_dtype.CPP_NAMES[value.dtype.name]}' to a tensor with grad_dtype "
+                    f"'{_dtype.scalar_name(want)}'. The gradient must match "
+                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                    "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                    "gradient may break downstream systems that assume they match."
+                )
             if value._device is not self._device:
                 raise RuntimeError(
-                    f"assigned grad has data located on a different device ({value._device}) than "
-                    f"the tensor ({self._device})"
-                )
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError(
-                    f"assigned grad has data of a different type ({value.dtype}) than the tensor "
-                    f"({self.dtype})"
+                    f"attempting to assign a gradient with device type '{value._device.type}' "
+                    f"to a tensor with device type '{self._device.type}'. Please ensure that the "
+                    "gradient and the tensor are on the same device"
                 )
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
-                    f"assigned grad has data of a different size ({list(value.shape)}) than the "
-                    f"tensor ({list(self.shape)})"
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor "
+                    f"of size '{list(self.shape)}'. Please ensure that the gradient and the "
+                    "tensor are the same size"
                 )
         self._grad = value
 
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    # NOTE [ grad_dtype ]
+    # torch 2.13's Tensor.grad_dtype: the dtype a leaf's .grad must have. It defaults to the
+    # tensor's dtype (so follows .to()/.data changes), can be pinned to another dtype, or None
+    # to accept any. Set only when changed, in the instance __dict__ (NOTE [ Tensor
+    # attributes ]); the .grad setter reads it. detach() and other new tensors start from the
+    # default again, as torch's do.
+
+    @property
+    def grad_dtype(self):
+        """The dtype .grad must have (None: any). Mirrors torch.Tensor.grad_dtype.
+
+        Differences from torch: backward does not cast incoming gradients to a grad_dtype that
+        differs from the tensor's dtype; only assignments to .grad are checked against it.
+        """
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        want = self.__dict__.get("_grad_dtype", _SAME_DTYPE)
+        return self.dtype if want is _SAME_DTYPE else want
+
+    @grad_dtype.setter
+    def grad_dtype(self, value):
+        if self._grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and value.__class__ is not _dtype.dtype:
+            raise RuntimeError(
+                f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}"
+            )
+        grad = self._grad
+        if value is not None and grad is not None and grad.dtype is not value:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{_dtype.scalar_name(value)}' because there is "
+                f"already a gradient with dtype '{_dtype.CPP_NAMES[grad.dtype.name]}'. "
+                "Please clear the gradient (.grad = None) before changing grad_dtype, or ensure "
+                "the new grad_dtype matches the existing gradient's dtype."
+            )
+        self.__dict__["_grad_dtype"] = value
 
     @property
     def retains_grad(self) -> bool:
@@ -467,7 +529,7 @@ class Tensor(TensorMethods):
     @data.setter
     def data(self, value: Tensor):
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         if self._requires_grad and not value.dtype.is_floating_point:
             raise RuntimeError(
                 "data set to a tensor that requires gradients must be floating point or complex "
@@ -511,7 +573,9 @@ class Tensor(TensorMethods):
                 "copy the tensor to host memory first."
             )
         a = self._data
-        return a if a.flags.writeable else _writable_alias(a)
+        # a new ndarray object over the memory, as torch's: reshaping it or setting its flags
+        # (`w = p.detach().numpy(); w.shape = (6,)`) must not change the tensor
+        return a.view() if a.flags.writeable else _writable_alias(a)
 
     def __array__(self, dtype=None, copy=None):
         # Differences from torch: a tensor requiring grad is detached rather than refused, so
@@ -524,7 +588,7 @@ class Tensor(TensorMethods):
         a = self._data
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
-        return a.copy() if copy else a
+        return a.copy() if copy else a.view()  # (a new object: see numpy())
 
     # NumPy drop-in: np.exp(t), np.sum(t, axis=0), ... run minitorch ops (see _numpy_interop).
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):

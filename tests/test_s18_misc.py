@@ -59,3 +59,40 @@ def test_ints_beyond_a_scalar_in_fill_values():
 def test_not_implemented_node_has_its_cpp_name():
     a = torch.ones(2, requires_grad=True)
     assert torch.floor_divide(a, 2).grad_fn.name() == "torch::autograd::NotImplemented"
+
+
+def test_numpy_arrays_are_new_objects_over_the_memory():
+    import numpy as np
+
+    w = torch.ones(2, 3)
+    a = w.numpy()
+    assert a is not w.numpy() and np.shares_memory(a, w.numpy())
+    a.shape = (6,)  # reshaping the array leaves the tensor alone
+    a.flags.writeable = False
+    assert w.shape == (2, 3)
+    w.add_(1)  # still writable
+    assert np.asarray(w) is not np.asarray(w)
+    src = np.zeros(6, dtype=np.float32)
+    t = torch.from_numpy(src)
+    src.shape = (2, 3)
+    src.flags.writeable = False
+    assert t.shape == (6,)
+    t.add_(1)
+    assert src.sum() == 6  # memory still shared
+    assert torch.as_tensor(src.copy()).shape == (2, 3)
+
+
+def test_requires_grad_setter_checks():
+    out = torch.ones(2, requires_grad=True) * 2
+    with pytest.raises(RuntimeError, match=r"^you can only change requires_grad flags of leaf"):
+        out.requires_grad = True
+    with pytest.raises(RuntimeError, match="use var_no_grad = var.detach()"):
+        out.requires_grad = False
+    leaf = torch.ones(2)
+    for value in (1, None, 0.5):
+        with pytest.raises(RuntimeError, match="requires_grad must be a bool"):
+            leaf.requires_grad = value
+        with pytest.raises(TypeError, match="argument 'requires_grad' .* must be bool"):
+            leaf.requires_grad_(value)
+    leaf.requires_grad = True
+    assert leaf.requires_grad

@@ -274,6 +274,8 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
                 "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
             )
+        if ndim == 0 and key.__class__ is slice:  # torch's wording for a bare slice, not a tuple
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
 
     xp = t._device.backend.xp

@@ -11,7 +11,7 @@ import math
 import numbers
 
 from minitorch import _dtype
-from minitorch._ops._common import opmath_array, opmath_dtype, zeros_of
+from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
 from minitorch._ops.pointwise import Sigmoid, _check_float_bound, exp, sigmoid, tanh, where
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
@@ -36,7 +36,7 @@ def _number(x, op: str, name: str, pos: int | None = None):
     x = number_arg(x, op, name, pos)
     if x.__class__ is not float and not isinstance(x, numbers.Number):
         where = "" if pos is None else f" (position {pos})"
-        raise TypeError(f"{op}(): argument '{name}'{where} must be Number, not {type(x).__name__}")
+        raise TypeError(f"{op}(): argument '{name}'{where} must be Number, not {type_name(x)}")
     return x
 
 

@@ -110,6 +110,15 @@ def _along(input, dim, op):
     return input, d, False
 
 
+def _scan_0d(input: Tensor, name: str) -> Tensor:
+    """A scan of a 0-d tensor: a copy of its one element (the gradient passes straight
+    through), in one node named as torch's (CumsumBackward0), not a view of a (1,)-shaped scan
+    (ViewBackward0) as the reshaped general path would give."""
+    from minitorch._ops.convert import clone
+
+    return name_node(clone(input), name, (input,))
+
+
 def _scan_out_dtype(dtype, out, op):
     """The dtype a scan computes in when `out=` is given: torch casts the input to out's dtype
     before scanning (a float16 input into a float64 out accumulates in float64, a float one
@@ -139,8 +148,10 @@ def cumsum(input, dim=_MISSING, *, dtype=None, out=None):
     x, d, was_0d = _along(input, dim, "cumsum")
     if out is not None:
         dtype = _scan_out_dtype(dtype, out, "cumsum")
+    if was_0d:
+        return _out(_scan_0d(_int_to_long(input, dtype, "cumsum"), "CumsumBackward0"), out)
     r = Cumsum.apply(_int_to_long(x, dtype, "cumsum"), dim=d, reverse=False)
-    return _out(r.reshape(()) if was_0d else r, out)
+    return _out(r, out)
 
 
 def _pairs(t: Tensor, dim: int, role: str) -> Tensor:
@@ -275,8 +286,10 @@ def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
     x, d, was_0d = _along(input, dim, "cumprod")
     if out is not None:
         dtype = _scan_out_dtype(dtype, out, "cumprod")
+    if was_0d:
+        return _out(_scan_0d(_int_to_long(input, dtype, "cumprod"), "CumprodBackward0"), out)
     r = Cumprod.apply(_int_to_long(x, dtype, "cumprod"), dim=d)
-    return _out(r.reshape(()) if was_0d else r, out)
+    return _out(r, out)
 
 
 # --- cummax, cummin ---
@@ -293,12 +306,14 @@ class Cummin(TakeAlong):
 def _cum_extreme(kind, input, dim, out):
     x, d, was_0d = _along(input, dim, kind)
     xp = input._device.backend.xp
-    _, idx = running_extreme(xp, x._data, d, kind[3:])
-    fn = Cummax if kind == "cummax" else Cummin
-    values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
-    values, indices = _watched_pair(values, _const(idx, input))
     if was_0d:
-        values, indices = values.reshape(()), indices.reshape(())
+        idx = xp.zeros((), dtype=_dtype.int64.np)
+        values = _scan_0d(input, "CummaxBackward0" if kind == "cummax" else "CumminBackward0")
+    else:
+        _, idx = running_extreme(xp, x._data, d, kind[3:])
+        fn = Cummax if kind == "cummax" else Cummin
+        values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
+    values, indices = _watched_pair(values, _const(idx, input))
     result_type = getattr(return_types, kind)
     if out is not None:
         # torch wants out's dtypes exactly (no cast), and names the tuple cummax_out
@@ -384,8 +399,10 @@ def logcumsumexp(input, dim=_MISSING, *, out=None):
     x, d, was_0d = _along(input, dim, "logcumsumexp")
     if out is not None:
         _check_scan_out(input, out)
+    if was_0d:
+        return _out(_scan_0d(input, "LogcumsumexpBackward0"), out)
     r = Logcumsumexp.apply(x, dim=d)
-    return _out(r.reshape(()) if was_0d else r, out)
+    return _out(r, out)
 
 
 def _type_short(dt) -> str:

@@ -129,27 +129,40 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
     # torch's test: a view that requires grad (or of a base that does) whose base is a leaf; the
     # view needs grad with its base not when it was made a leaf itself: x = a[4:];
     # x.requires_grad_(); x.mul_(2), or x[0] = 5 through it
+    # torch checks how the view was made (custom Function, no_grad) before whether its base is
+    # a leaf: a view of a parameter taken under no_grad gets the no_grad message
+    if base is not None and self.__dict__.get("_no_grad_view"):
+        # See NOTE [ Views and grad mode ] in minitorch/autograd/function.py
+        head = (
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled. "
+        )
+        if self._view_chain and _in_custom_function(self):  # made in a custom forward
+            raise RuntimeError(
+                head + "This view was created inside a custom Function (or because an input was "
+                "returned as-is) and the autograd logic to handle view+inplace would override the "
+                "custom backward associated with the custom Function, leading to incorrect "
+                "gradients. This behavior is forbidden. You can fix this by cloning the output of "
+                "the custom Function."
+            )
+        raise RuntimeError(
+            head + "Given that this use case is ambiguous and error-prone, it is forbidden. You "
+            "can clarify your code by moving both the view and the inplace either both inside the "
+            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+            "want the inplace to be tracked)."
+        )
     if base is not None and base._grad_fn is None and (base._requires_grad or self._requires_grad):
         if self._view_chain and _in_custom_function(self):  # torch checks this first
             _custom_view_error(self, "is being modified inplace")
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
-    if base is not None and self.__dict__.get("_no_grad_view"):
-        # See NOTE [ Views and grad mode ] in minitorch/autograd/function.py
-        raise RuntimeError(
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked)."
-        )
 
 
 def _check_result(self: Tensor, r: Tensor, op: str):
     if r._data.shape != self._data.shape:
         raise RuntimeError(
-            f"{op}: output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
             f"{list(r._data.shape)}"
         )
     if r._data.dtype != self._data.dtype and not _dtype.can_cast(r.dtype, self.dtype):
@@ -332,7 +345,10 @@ class CopySlices(Function):
             hole = _laid_out(_make(hole, grad._device, False, None), order)
             with no_grad():
                 region = _replay_view(hole, ctx.chain)
-                region._data[...] = True
+                # (an expand in the chain gives a read-only view: written through the hole's
+                # memory, as the forward wrote the base's; an empty region writes nothing)
+                if region._data.size:
+                    writable(region)[...] = True
             # zeros written, not grad * 0: torch's gradient there is +0, a product gives -0
             # where grad is negative
             g_base = grad.masked_fill(hole, 0)

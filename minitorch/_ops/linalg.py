@@ -338,6 +338,14 @@ def _prod(shape) -> int:
     return n
 
 
+# NOTE [ matmul results are not views ]
+# torch's matmul reshapes its operands into an mm or bmm and the product back with
+# _unsafe_view: the result is a tensor of its own (no `_base`), whose node is
+# UnsafeViewBackward0. An in-place op on it then records its own node (x @ w).relu_() ->
+# ReluBackward0, where a view's would be AsStridedBackward0. Reshape is that op here: the
+# product is a fresh contiguous array, so it reshapes without a copy.
+
+
 def matmul(input, other, *, out=None):
     """Matrix product with torch's 1-d and batched broadcasting rules. Mirrors torch.matmul."""
     if _autocast.state.any_enabled:
@@ -359,8 +367,11 @@ def matmul(input, other, *, out=None):
         result = mv(input, other)
     elif da == 1 and db == 2:
         _check_mm((1, sa[0]), sb, input, other)
-        # torch's graph: the vector unsqueezed into a row, mm, the row squeezed
-        result = name_node(Mm.apply(input.unsqueeze(0), other).squeeze(0), "SqueezeBackward4")
+        # torch's graph: the vector unsqueezed into a row, mm, the row squeezed in place (a
+        # tensor of its own, at version 1). See NOTE [ matmul results are not views ].
+        result = Mm.apply(input.unsqueeze(0), other)
+        result = name_node(Reshape.apply(result, shape=sb[1:]), "SqueezeBackward4")
+        result._vc[0] += 1
     elif da == 2 and db == 2:
         result = mm(input, other)
     elif db <= 2 and da >= 3:
@@ -368,13 +379,12 @@ def matmul(input, other, *, out=None):
         if db == 1:
             _check_mv(folded, other, input)
             result = BatchedMatmul.apply(input, other.reshape((sb[0], 1)))
-            result = name_node(result.reshape(sa[:-1]), "UnsafeViewBackward0")
+            result = Reshape.apply(result, shape=sa[:-1])
         else:
             _check_mm(folded, sb, input, other)
             if input.is_contiguous():  # torch folds the batch into one matrix: view, mm, view
                 result = Mm.apply(input.reshape(folded), other)
-                shape = sa[:-1] + sb[1:]
-                result = name_node(result.reshape(shape), "UnsafeViewBackward0")
+                result = Reshape.apply(result, shape=sa[:-1] + sb[1:])
             else:
                 result = BatchedMatmul.apply(input, other)
     elif da == 2 and input.requires_grad and out is None:
@@ -404,10 +414,10 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     _check_bmm(a, b, _prod(batch))
     result = BatchedMatmul.apply(a, b)
     shape = result._data.shape
-    if vec_a:
-        result = name_node(result.reshape(shape[:-2] + shape[-1:]), "UnsafeViewBackward0")
+    if vec_a:  # See NOTE [ matmul results are not views ]
+        result = Reshape.apply(result, shape=shape[:-2] + shape[-1:])
     elif vec_b:
-        result = name_node(result.reshape(shape[:-1]), "UnsafeViewBackward0")
+        result = Reshape.apply(result, shape=shape[:-1])
     return result
 
 
@@ -703,7 +713,7 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
 
 
 class Trace(Function):
-    """out = sum of the main diagonal;  grad_a = grad * eye"""
+    """out = sum of the main diagonal;  grad_a = grad on the diagonal, 0 elsewhere"""
 
     @staticmethod
     def forward(ctx, a):
@@ -716,9 +726,12 @@ class Trace(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+
         n, m = ctx.shape
-        eye = _make(ctx.xp.eye(n, m, dtype=grad._data.dtype), grad._device, False, None)
-        return grad * eye
+        # a select, not grad * eye: an inf or nan grad leaves the off-diagonal 0 (inf * 0 = nan)
+        eye = _make(ctx.xp.eye(n, m, dtype=bool), grad._device, False, None)
+        return where(eye, grad, 0.0)
 
 
 def trace(input):

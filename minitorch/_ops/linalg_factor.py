@@ -415,8 +415,41 @@ def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
     return return_types.linalg_cholesky_ex((low, info))
 
 
+_QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+    "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+    "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+    "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')"
+)
+_CHOLESKY_DEPRECATED = (
+    "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+    "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\n"
+    "L = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\n"
+    "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+    "equivalent results for all valid (symmetric positive definite) inputs."
+)
+_deprecation_warned = set()
+
+
+def _warn_deprecated(op: str, message: str) -> None:
+    """torch's deprecation warning for torch.qr / torch.cholesky (and their methods): once per
+    process per op (torch's TORCH_WARN_ONCE, not Python's once per call site), every time after
+    set_warn_always(True); given before the input is checked, as torch's."""
+    from minitorch import _settings
+
+    if op in _deprecation_warned and not _settings._state["warn_always"]:
+        return
+    _deprecation_warned.add(op)
+    import warnings
+
+    from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+    warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
+
+
 def cholesky(input, upper=False, *, out=None):
     """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    _warn_deprecated("cholesky", _CHOLESKY_DEPRECATED)
     try:
         low = linalg_cholesky(input, upper=upper)
     except LinAlgError as e:  # an error path: torch names this op in the message
@@ -444,6 +477,7 @@ def qr(input, some=True):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
     if _autocast.state.any_enabled:
         return _autocast.call(qr, _autocast.FP32_CPU, (input, some), {})
+    _warn_deprecated("qr", _QR_DEPRECATED)
     _check_matrix(input, "linalg.qr", square=False)
     q, r = Qr.apply(input, mode="reduced" if some else "complete")
     return return_types.qr((q, r))

@@ -21,6 +21,7 @@ from minitorch._ops.reduction import (
     max_last,
     sum_array,
 )
+from minitorch._ops.shape import Reshape
 from minitorch._ops.special import logit
 from minitorch._tensor import _make
 from minitorch.autograd.function import Function, name_node
@@ -732,10 +733,14 @@ def linear_kernel(input, weight, bias=None):
     out_shape = shape[:-1] + (n_out,)
     if bias is not None:
         return Linear.apply(bias, x, wt).view(out_shape)
+    # Without a bias torch's product is a tensor of its own, not a view of the mm's (see
+    # NOTE [ matmul results are not views ]); with one it is a view (ViewBackward0), as above.
     out = LinearMm.apply(x, wt)
     if n == 1:
-        return name_node(out.squeeze(0), "SqueezeBackward4")
-    return name_node(out.reshape(out_shape), "UnsafeViewBackward0")
+        out = name_node(Reshape.apply(out, shape=out_shape), "SqueezeBackward4")
+        out._vc[0] += 1  # torch's squeeze_ in place of the row: the result is at version 1
+        return out
+    return name_node(Reshape.apply(out, shape=out_shape), "UnsafeViewBackward0")
 
 
 def _sum_last(xp, x):

@@ -1171,9 +1171,7 @@ def sign(input, *, out=None):
 def relu(input):
     """max(input, 0). Mirrors torch.relu."""
     if input._data.dtype == bool:
-        raise RuntimeError(
-            "relu(): bool tensors are not supported (\"clamp_min_cpu\" not implemented for 'Bool')"
-        )
+        raise RuntimeError("Boolean inputs not supported for relu")
     return Relu.apply(input)
 
 
@@ -1450,7 +1448,7 @@ def where(condition, input=None, other=None, *, out=None):
         if cdt != "uint8":
             raise RuntimeError(
                 f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                f"{condition.dtype}"
+                f"{_dtype.scalar_name(condition.dtype)}"
             )
         warnings.warn(  # torch still takes a byte mask, with this warning
             "where received a uint8 condition tensor. This behavior is deprecated and will be "

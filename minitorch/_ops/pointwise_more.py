@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating, opmath_array, zeros_of
+from minitorch._ops._common import cast, is_floating, opmath_array, type_name, zeros_of
 from minitorch._ops.pointwise import _out, _out_exact, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -48,7 +48,7 @@ def _not_implemented(kernel: str, dt) -> NotImplementedError:
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1):
     if not isinstance(x, Tensor):
         raise TypeError(
-            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(x)}"
         )
 
 

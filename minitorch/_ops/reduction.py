@@ -222,7 +222,27 @@ def _dim_args(op: str, dim, keepdim, axis, keepdims, forms):
         keepdim = keepdims
     if dim is _MISSING:
         _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms)
+    if keepdim.__class__ is not bool:
+        raise keepdim_error(op, dim, keepdim, None if op == "sum" else forms)
     return dim, keepdim
+
+
+# NOTE [ keepdim must be a bool ]
+# torch's parser takes only a Python bool for keepdim: sum(x, 1, 2), x.amax(1, keepdim=1) and
+# keepdim=None are TypeErrors (NumPy would read them as truthy). An op whose dim overload is
+# its only one names the argument ("sum(): argument 'keepdim' must be bool, not int"); one
+# with several (max, min, mean, all, any) says no overload matched. The check is one class
+# test where a dim was given, which the full reductions (x.sum()) never reach.
+
+
+def keepdim_error(op: str, dim, keepdim, forms=None) -> TypeError:
+    """torch's TypeError for a keepdim that is not a bool. See NOTE [ keepdim must be a bool ].
+
+    Differences from torch: the message cannot tell a positional keepdim from a keyword one;
+    it is worded as torch's for the keyword."""
+    if forms is None:
+        return TypeError(f"{op}(): argument 'keepdim' must be bool, not {type_name(keepdim)}")
+    return no_overload(op, f"Tensor, {type_name(dim)}, keepdim={type_name(keepdim)}", forms)
 
 
 def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms):
@@ -379,7 +399,7 @@ def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdi
             dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
         else:
             dim = None
-    elif axis is not _MISSING or keepdims is not None:
+    elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
         dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
     try:
         x = input._data
@@ -457,7 +477,7 @@ def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepd
             dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
         else:
             dim = None
-    elif axis is not _MISSING or keepdims is not None:
+    elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
         dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
     if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
         raise not_tensor("mean", input)
@@ -553,6 +573,8 @@ def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
         raise no_overload("prod", "Tensor, NoneType", _PROD_FORMS)
     if keepdim is _MISSING:
         keepdim = False
+    elif keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error("prod", dim, keepdim)
     try:
         x = input._data
     except AttributeError:  # torch.prod(list_of_probs): zero-cost when a tensor
@@ -607,6 +629,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("nansum", input) from None
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error("nansum", dim, keepdim)
     dims = reduce_dims(dim, x.ndim, "nansum")
     if dtype is None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
         # as sum: computed in out's dtype (NOTE [ Reduction out= dtypes ]), which must be a float
@@ -632,6 +656,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         floating = input.dtype.is_floating_point
     except AttributeError:  # a list (or ndarray) where a tensor belongs: zero-cost when a tensor
         raise not_tensor("nanmean", input) from None
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error("nanmean", dim, keepdim)
     if dtype is not None and not floating:  # torch checks the input first
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
@@ -849,6 +875,12 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if keepdim is _MISSING:
         keepdim = False
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        name = "keepdims" if keepdims is not None else "keepdim"
+        kwargs = {} if len(args) == 2 else {name: keepdim}
+        if by_keyword:
+            kwargs["dim"] = dim  # (torch lists it after keepdim)
+        raise _max_min_invalid(kind, args, kwargs)
     x = input._data
     if dim is None:
         _check_nonempty(x, None, kind)
@@ -892,6 +924,8 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor(op, input) from None
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error(op, dim, keepdim)
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
     return _out_exact(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out, op)
@@ -931,6 +965,8 @@ class Aminmax(Function):
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error("aminmax", dim, keepdim)
     x = input._data
     dims = reduce_dims(dim, x.ndim, "aminmax")
     if x.size == 0 and dims is None:
@@ -960,6 +996,8 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
         dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if not isinstance(input, Tensor):
         raise not_tensor(kind, input)
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error(kind, dim, keepdim)
     x = input._data
     xp = input._device.backend.xp
     if x.dtype == bool:
@@ -1049,6 +1087,8 @@ def _logsumexp(op, input, dim, keepdim, out):
         x = input._data
     except AttributeError:  # torch.logsumexp(list_of_logprobs, 0): the forgotten stack
         raise not_tensor(op, input) from None
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
+        raise keepdim_error(op, dim, keepdim)
     if dim is _MISSING or dim is None or (dim.__class__ in (tuple, list) and not dim):
         _logsumexp_dim_check(op, x, dim, keepdim)
     if not input.dtype.is_floating_point:

@@ -31,6 +31,7 @@ from minitorch._ops.reduction import (
     _setup,
     _short,
     keep_shape,
+    keepdim_error,
     mean,
     reduce_dims,
 )
@@ -63,6 +64,8 @@ def _bool_reduce(kind, input, dim, keepdim, out):
         x = input._data
     except AttributeError:  # torch.all(list_of_flags): zero-cost when a tensor
         raise no_overload(kind, type_name(input), _BOOL_OVERLOADS) from None
+    if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ] (reduction.py)
+        raise keepdim_error(kind, dim, keepdim, _BOOL_OVERLOADS)
     xp = input._device.backend.xp
     dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
@@ -102,25 +105,45 @@ def _moments(ctx, x, dims, keepdim, correction):
     xp = ctx.xp
     # float32 in float64 (torch's CPU kernel accumulates in double: a float32 two-pass variance
     # of 200k points far from the origin was off by 4e-5), half precision in float32
-    acc = "float64" if x.dtype == "float32" else _accumulate_dtype(x)
-    if acc is not None:
-        x = x.astype(acc)
+    half = _accumulate_dtype(x)
+    acc = "float64" if x.dtype == "float32" else half
+    dt = acc or x.dtype
     n = _numel(x.shape, dims)
     dof = n - correction
     ctx.dof = dof
     if n == 0:
-        shape = keep_shape(x.shape, dims)
-        ss = xp.zeros(shape, dtype=x.dtype)
-    else:
+        ss = xp.zeros(keep_shape(x.shape, dims), dtype=dt)
+    elif x.size == n and half is None:
+        # one output in float32/64: torch's two-pass kernel (the mean, then the squared
+        # deviations from it); the variance of constant data can come out a few ulps above 0
+        if acc is not None:
+            x = x.astype(acc)
         d = x - xp.add.reduce(x, axis=dims, keepdims=True) / n  # NOTE [ Reductions call the ufunc ]
         ss = xp.add.reduce(d * d, axis=dims, keepdims=True)
+    else:
+        # Along a dim (and for half precision) torch runs Welford's update per slice, which keeps
+        # a constant slice's mean equal to its value: its variance is exactly 0, and users rely
+        # on that ((x - mean) / std is inf, std == 0 masks the constant features). Shifting
+        # each slice by its first element gives the same exact 0 at two-pass cost (d is 0 for
+        # a constant slice, whatever sum(x) / n rounds to) and the accuracy of a shifted
+        # two-pass elsewhere
+        first = tuple(
+            slice(0, 1) if dims is None or i in dims else slice(None) for i in range(x.ndim)
+        )
+        if acc is not None:
+            d = x.astype(acc)
+            d -= x[first]
+        else:
+            d = x - x[first]
+        d -= xp.add.reduce(d, axis=dims, keepdims=True) / n
+        ss = xp.add.reduce(xp.multiply(d, d, out=d), axis=dims, keepdims=True)
     if dof <= 0:  # the public function warned
-        v = xp.where(ss > 0, xp.asarray(math.inf, dtype=x.dtype), xp.asarray(math.nan, x.dtype))
+        v = xp.where(ss > 0, xp.asarray(math.inf, dtype=dt), xp.asarray(math.nan, dt))
     else:
         v = ss / dof
     if not keepdim:
         v = v.reshape(tuple(s for i, s in enumerate(x.shape) if dims is not None and i not in dims))
-    return row_major(xp, xp.asarray(v, dtype=x.dtype))
+    return row_major(xp, xp.asarray(v, dtype=dt))
 
 
 class Var(Function):
@@ -714,7 +737,8 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
     if dim is None:
         if x.size == 0:
             if input._requires_grad and is_floating(x.dtype):
-                return input.sum() * math.nan  # torch's NaN, still attached to the graph
+                # torch's NaN, still attached to the graph by its own node (MedianBackward0)
+                return as_node(input.sum() * math.nan, all_fn._node_name, (input,))
             return _const(xp.asarray(math.nan, dtype=x.dtype), input)
         flat = input.reshape((-1,))
         idx = index_fn(xp, flat._data, 0)

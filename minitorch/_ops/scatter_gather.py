@@ -112,6 +112,23 @@ def _check_bounds(x: Tensor, idx, dim: int):
 # index's shape): its plan is one empty key array per dim of x, which touches nothing.
 
 
+def _src_dims_error(src: Tensor, ishape: tuple, shape: tuple, dim: int) -> None:
+    """torch's IndexError where a src with fewer dims than index fails its size walk first.
+
+    torch compares index with self, then (if that fit) index with src size by size, dim by dim,
+    before it checks src's number of dims: the walk stops at the first size index exceeds, and
+    reading a src dim past its last raises 'Dimension out of range' (a 0-d src reads as size 1
+    in every dim, so it never does). Only reached on the way to the dims RuntimeError."""
+    if src._data.ndim == 0 or any(d != dim and ishape[d] > shape[d] for d in range(len(ishape))):
+        return
+    sshape = src._data.shape
+    for d in range(len(ishape)):
+        if d >= len(sshape):
+            wrap_dim(d, len(sshape))  # raises torch's IndexError
+        if ishape[d] > sshape[d]:
+            return
+
+
 def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
     empty in gather/scatter ])."""
@@ -129,6 +146,7 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
         raise RuntimeError(f"Index tensor must have the same number of dimensions as {who} tensor")
     sshape = None if src is None else (src._data.shape or (1,))
     if sshape is not None and len(sshape) != len(ishape):
+        _src_dims_error(src, ishape, shape, dim)
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     for d in range(len(ishape)):
         too_big = d != dim and ishape[d] > shape[d]
@@ -203,6 +221,8 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if reduce is not None:
+        if src is not None:
+            _warn_reduce_deprecated()
         if reduce not in ("add", "multiply"):
             raise RuntimeError("reduce argument must be either add or multiply.")
         if src is None:
@@ -219,6 +239,32 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
     _, plan = _plan(input, dim, index, "scatter")
     out = ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
     return watch_indices(out, index)
+
+
+_reduce_warned = False
+
+
+def _warn_reduce_deprecated() -> None:
+    """torch's deprecation warning for scatter's reduce= with a Tensor src (not with a number):
+    once per process (torch's TORCH_WARN_ONCE), every time after set_warn_always(True); given
+    before reduce itself is checked, as torch's."""
+    global _reduce_warned
+    from minitorch import _settings
+
+    if _reduce_warned and not _settings._state["warn_always"]:
+        return
+    _reduce_warned = True
+    import warnings
+
+    from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+    warnings.warn(
+        "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
+        "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
+        "options.",
+        UserWarning,
+        stacklevel=_user_stacklevel(),
+    )
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):

@@ -9,8 +9,10 @@ from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, watch_indices
 from minitorch._ops.inplace import (
     _check_leaf,
+    _dense,
     _short,
     apply_inplace,
+    check_partial_overlap,
     has_overlap,
     warn_expanded,
     with_out,
@@ -94,6 +96,39 @@ class MaskedSelect(Index):
     _node_name = "MaskedSelectBackward0"
 
 
+def _check_no_overlap(dst: Tensor, src) -> None:
+    """torch's stricter check for the writes whose kernel reads source while it writes
+    (index_add_, index_copy_, put_): source may not overlap dst at all, so even the same memory
+    (x.index_add_(0, i, x)) is refused, not only part of it. Dense layouts only, as for
+    NOTE [ Partial overlap ]."""
+    check_partial_overlap(dst, src)
+    if not isinstance(src, Tensor):
+        return
+    root = dst._base if dst._base is not None else dst
+    if src is not root and src._base is not root:
+        return  # two roots never share memory (the common case stops here)
+    a, b = dst._data, src._data
+    if a.size and b.size and _dense(a) and _dense(b):
+        ptr = dst._device.backend.data_ptr
+        if ptr(a) == ptr(b) and a.nbytes == b.nbytes:  # (the partial check let it through)
+            raise RuntimeError(
+                "unsupported operation: some elements of the input tensor and the written-to "
+                "tensor refer to a single memory location. Please clone() the tensor before "
+                "performing the operation."
+            )
+
+
+def _read_value_first(input: Tensor, value):
+    """torch reads a 0-d value tensor as a number before it writes, so a value that is an
+    element of input (x.masked_fill_(m, x[0, 0])) does not overlap the write: copy it out, so
+    apply_inplace's overlap check sees a tensor of its own (gradients still flow through it)."""
+    if isinstance(value, Tensor) and value._data.ndim == 0:
+        root = input._base if input._base is not None else input
+        if value is root or value._base is root:
+            return value.clone()
+    return value
+
+
 def _index_array(x: Tensor, index, op: str, vector: bool = True):
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
@@ -173,38 +208,36 @@ def _source_plan(input, dim, index, source, op):
             f"the same scalar type"
         )
     src_shape = source._data.shape
+    mismatch = RuntimeError(
+        f"source tensor shape must match self tensor shape, excluding the specified "
+        f"dimension. Got self.shape = {list(input._data.shape)} source.shape = "
+        f"{list(src_shape)}"
+    )
     if (ndim == 0) != (len(src_shape) == 0):
-        raise RuntimeError(
-            f"source tensor shape must match self tensor shape, excluding the specified "
-            f"dimension. Got self.shape = {list(input._data.shape)} source.shape = "
-            f"{list(src_shape)}"
-        )
+        raise mismatch
     if ndim == 0:  # one element, addressed by one index (torch sizes a 0-d source as dim 0)
         if idx.size != 1:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
         return _dim_plan(input, dim, idx, op)
-    plan = _dim_plan(input, dim, idx, op)
-    n_idx = idx.size
-    if (
-        len(src_shape) == len(plan.out_shape)
-        and src_shape[dim : dim + 1] != (n_idx,)
-        and (
-            src_shape[:dim] + src_shape[dim + 1 :]
-            == plan.out_shape[:dim] + plan.out_shape[dim + 1 :]
+    # torch's order (and texts): source has `dim`, its size there is the index count, then the
+    # other sizes match input's; all from shapes, before any index bounds check
+    if dim >= len(src_shape):
+        raise RuntimeError(
+            f"{op}_(): Indexing dim {dim} is out of bounds of the source tensor with dim "
+            f"{len(src_shape)}"
         )
-    ):  # only the index count differs: torch says so
+    n_idx = idx.size
+    if src_shape[dim] != n_idx:
         raise RuntimeError(
             f"{op}_(): Number of indices ({n_idx}) should be equal to source.size(dim): "
             f"({src_shape[dim]}), for dim: {dim}"
         )
-    if source._data.shape != plan.out_shape:
-        raise RuntimeError(
-            f"{op}(): Source/destination tensor must have same slice shapes. Destination slice "
-            f"shape: {list(input._data.shape[:dim] + input._data.shape[dim + 1 :])} at dimension "
-            f"{dim} and source slice shape: "
-            f"{list(source._data.shape[:dim] + source._data.shape[dim + 1 :])} at dimension 0."
-        )
-    return plan
+    shape = input._data.shape
+    if len(src_shape) != ndim or src_shape[:dim] + src_shape[dim + 1 :] != (
+        shape[:dim] + shape[dim + 1 :]
+    ):
+        raise mismatch
+    return _dim_plan(input, dim, idx, op)
 
 
 def _integral_alpha(alpha: float, dt) -> int:
@@ -233,6 +266,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """In-place index_add. Mirrors torch.Tensor.index_add_."""
+    _check_no_overlap(input, source)
     return apply_inplace(
         input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
     )
@@ -300,6 +334,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
+    _check_no_overlap(input, source)
     return apply_inplace(
         input, lambda s: index_copy(s, dim, index, source), "index_copy_", (source,)
     )
@@ -360,6 +395,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """In-place index_fill. Mirrors torch.Tensor.index_fill_."""
+    value = _read_value_first(input, value)
     others = (value,) if isinstance(value, Tensor) else ()
     if has_overlap(input) and not (
         state.enabled and (input._requires_grad or getattr(value, "_requires_grad", False))
@@ -440,6 +476,7 @@ def _masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
 
 def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
     """In-place masked_fill. Mirrors torch.Tensor.masked_fill_."""
+    value = _read_value_first(input, value)
     others = (value,) if isinstance(value, Tensor) else ()
     if has_overlap(input) and not (
         state.enabled and (input._requires_grad or getattr(value, "_requires_grad", False))
@@ -518,7 +555,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 
 
 def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
-    """In-place masked_scatter. Mirrors torch.Tensor.masked_scatter_."""
+    """In-place masked_scatter. Mirrors torch.Tensor.masked_scatter_.
+
+    Differences from torch: a source that shares part of input's memory raises torch's overlap
+    error (torch checks nothing, and its result then depends on the kernel's write order).
+    """
     if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
         mask = mask.expand(input._data.shape)  # torch expands the mask to self: its error
     return apply_inplace(
@@ -602,6 +643,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place put. Mirrors torch.Tensor.put_."""
+    _check_no_overlap(input, source)
     return apply_inplace(input, lambda s: put(s, index, source, accumulate), "put_", (source,))
 
 

@@ -8,7 +8,7 @@ from minitorch import _dtype
 from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 
 __all__ = [
     "view",
@@ -283,8 +283,8 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
         if str(e).startswith("cannot reshape"):  # torch wraps infer_size's error this way
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-            f"({shape[d]}) in the input tensor"
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "
+            f"({shape[d]}) in the input tensor"  # the wrapped dim, as torch names it
         ) from None
     return view(input, shape[:d] + sizes + shape[d + 1 :])
 
@@ -556,8 +556,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         )
     src = _dims_list(src_list, n, "movedim", "source")
     dst = _dims_list(dst_list, n, "movedim", "destination")
-    if n == 0:  # dim 0 of a 0-d tensor: torch's identity view
-        return Permute.apply(input, dims=())
+    if n == 0:  # dim 0 of a 0-d tensor: torch's identity view, an alias (AliasBackward0)
+        return name_node(Permute.apply(input, dims=()), "AliasBackward0")
     order = [-1] * n
     for s, d in zip(src, dst, strict=True):
         order[d] = s

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, index, int_list, is_index, row_major
+from minitorch._ops._common import cast, index, int_list, is_index, row_major, type_name
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
 from minitorch._tensor import Size, Tensor
@@ -382,12 +382,12 @@ def _tensor_list(tensors, op):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
         raise TypeError(
             f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-            f"{type(tensors).__name__}"
+            f"{type_name(tensors)}"
         )
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+                f"expected Tensor as element {i} in argument 0, but got {type_name(t)}"
             )
     return list(tensors)
 

@@ -1110,6 +1110,8 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
                     # a view the forward took under no_grad of a base that requires grad:
                     # torch leaves it as it was made (NOTE [ Views and grad mode ])
                     t._no_grad_view = True
+                    if not cls._builtin:  # (for the message of an in-place op on it)
+                        t._view_chain += (_IN_CUSTOM_FUNCTION,)
                 else:
                     t._requires_grad = False
                 continue
@@ -1304,7 +1306,9 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         chain = ()
     out._base = base
     out._vc = a._vc
-    out._view_version = a._vc[0]
+    # A view of a view inherits its staleness: its chain extends the view's, which may predate
+    # a change of the base's shape (NOTE [ Views of a base whose shape changed ]).
+    out._view_version = a._vc[0] if base is a else a._view_version
     out._view_chain = chain + ((cls, extra_args, kwargs),)
     # See NOTE [ Views and grad mode ]
     if not base._requires_grad:
@@ -1350,7 +1354,14 @@ def _replay_view(base: Tensor, chain) -> Tensor:
 def _regenerate_view_grad_fn(view: Tensor):
     """The base changed in place since the view's grad_fn was recorded: replay the view on it."""
     base = view._base
-    if not base._requires_grad or view.__dict__.get("_no_grad_view"):
+    if view.__dict__.get("_no_grad_view"):
+        view._view_version = view._vc[0]
+        return
+    if not base._requires_grad:
+        # no history to take, but the chain must describe the view from now on (a later
+        # in-place op through it replays the chain in CopySlices)
+        with no_grad():
+            _replay_current(view)
         view._view_version = view._vc[0]
         return
     if _in_custom_function(view):  # (raised at every use, as torch does)
@@ -1361,7 +1372,7 @@ def _regenerate_view_grad_fn(view: Tensor):
     prev = state.enabled
     state.enabled = True
     try:
-        fresh = _replay_view(base, view._view_chain)
+        fresh = _replay_current(view)
     finally:
         state.enabled = prev
     if fresh._grad_fn is not None:
@@ -1373,6 +1384,67 @@ def _regenerate_view_grad_fn(view: Tensor):
     view._requires_grad = fresh._requires_grad
     if view._retains_grad:  # See NOTE [ retain_grad follows the tensor ]
         move_retained_grad(view, old)
+
+
+# NOTE [ Views of a base whose shape changed ]
+# A view's replay chain is recorded against its base's shape and strides of that moment. An
+# in-place metadata change of the base (b.t_(), squeeze_, as_strided_: set_shape_ in
+# minitorch/_ops/inplace.py) leaves the view addressing the same memory, as in torch, but the
+# chain then means something else on the base (b.view(8) of a transposed b reads another order,
+# b[0, :, 1:] of a squeezed b does not index). Such a change bumps the shared version, so a view
+# whose chain may be stale is one whose _view_version lags (a view of such a view inherits the
+# lag: _mark_view), and every use of the chain on the base passes through
+# _regenerate_view_grad_fn first. It replays the chain and, where the replay does not land on
+# the view's memory (or does not replay at all), replaces the chain by one as_strided of the
+# base with the view's sizes, strides and offset, which is what torch replays. Nothing is added
+# where views are made; the check is one comparison per replay, on the regeneration path only.
+
+
+def _replay_current(view: Tensor) -> Tensor:
+    """The view replayed on its base, its chain first made current (NOTE [ Views of a base
+    whose shape changed ])."""
+    base = view._base
+    try:
+        fresh = _replay_view(base, view._view_chain)
+    except (IndexError, ValueError, RuntimeError):
+        fresh = None  # a chain recorded against another shape of the base
+    d = view._data
+    if fresh is not None and _same_memory(fresh._data, d, base._device):
+        return fresh
+    from minitorch._tensor import _in_base_memory
+
+    if not _in_base_memory(view):  # `.data =` / resize_ gave it memory of its own
+        if fresh is None:
+            raise RuntimeError(
+                f"view of shape {list(d.shape)} no longer lies in its base's memory and its base "
+                f"changed shape in place (now {list(base._data.shape)}): it cannot be replayed"
+            )
+        return fresh
+    if d.dtype != base._data.dtype:
+        raise RuntimeError(
+            f"a view of dtype {view.dtype} of a {base.dtype} base whose shape changed in place "
+            "cannot be replayed on it: clone() the view before changing the base's shape"
+        )
+    from minitorch._ops.shape_more import as_strided
+
+    with no_grad():
+        strided = as_strided(base, d.shape, view.stride(), view.storage_offset())
+    chain = strided._view_chain
+    if _in_custom_function(view):
+        chain += (_IN_CUSTOM_FUNCTION,)
+    view._view_chain = chain
+    return _replay_view(base, chain)
+
+
+def _same_memory(x, y, device) -> bool:
+    """Whether arrays x and y are the same elements of one memory (same shape and strides from
+    the same first element)."""
+    if x.shape != y.shape or x.dtype != y.dtype:
+        return False
+    if x.size == 0:
+        return True
+    b = device.backend
+    return x.strides == y.strides and b.data_ptr(x) == b.data_ptr(y)
 
 
 # NOTE [ Views made by custom Functions ]

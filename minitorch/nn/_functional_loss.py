@@ -18,7 +18,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full_like
-from minitorch._ops._common import not_tensor
+from minitorch._ops._common import not_tensor, type_name
 from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import (
     HuberLoss,
@@ -458,12 +458,10 @@ def cross_entropy(
     if len(shape) < 1:  # torch: the probabilities' dtype check, then reading dim 1 fails
         if t_shape == shape and not target.dtype.is_floating_point:
             raise RuntimeError(
-                "cross_entropy: Expected floating point type for target with class "
+                "Expected floating point type for target with class "
                 f"probabilities, got {_short(target.dtype)}"
             )
-        raise IndexError(
-            "cross_entropy: Dimension out of range (expected to be in range of [-1, 0], but got 1)"
-        )
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
@@ -472,9 +470,7 @@ def cross_entropy(
     n_classes = shape[class_dim]
     if shape == t_shape:
         if ignore_index != -100:
-            raise RuntimeError(
-                "cross_entropy: ignore_index is not supported for floating point target"
-            )
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)
     nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
@@ -618,7 +614,7 @@ def binary_cross_entropy_with_logits(
         if v is not None and not isinstance(v, Tensor):  # pos_weight=2.0: torch's parser
             raise TypeError(
                 f"binary_cross_entropy_with_logits(): argument '{name}' (position {pos}) must "
-                f"be Tensor, not {type(v).__name__}"
+                f"be Tensor, not {type_name(v)}"
             )
     if target.shape != input.shape:
         raise ValueError(
@@ -626,7 +622,7 @@ def binary_cross_entropy_with_logits(
         )
     if not target.dtype.is_floating_point:  # torch writes the loss in the target's dtype
         raise RuntimeError(
-            f"binary_cross_entropy_with_logits: result type {_short(input.dtype)} can't be cast "
+            f"result type {_short(input.dtype)} can't be cast "
             f"to the desired output type {_short(target.dtype)}"
         )
     # torch computes in the input's dtype, a float64 weight or pos_weight does not promote it

@@ -215,7 +215,8 @@ def soft_margin_loss(
         check_fits(input._data.shape, target)  # torch writes the loss into input's shape
     original = target
     target = _like_input(target, input)
-    loss = _reduce(-logsigmoid(target * input), reduction)
+    # input first: shapes that do not broadcast name input as tensor a, as torch does
+    loss = _reduce(-logsigmoid(input * target), reduction)
     hidden = (("target", target),)
     name = "SoftMarginLossBackward0"
     return as_node(loss, name, (input,), hidden, "soft_margin_loss", saved=(input, original))
@@ -248,10 +249,11 @@ def multilabel_soft_margin_loss(
     return _reduce(loss, reduction)
 
 
-def _check_long(target: Tensor, op: str) -> None:
+def _check_long(target: Tensor) -> None:
+    # torch's text names no op
     if target.dtype is not _dtype.int64:
         name = _dtype.scalar_name(target.dtype)
-        raise RuntimeError(f"{op}: expected scalar type Long but found {name}")
+        raise RuntimeError(f"expected scalar type Long but found {name}")
 
 
 def _check_vector_or_matrix(input: Tensor) -> None:
@@ -281,7 +283,7 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
         )
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
-    _check_long(target, "multi_margin_loss")
+    _check_long(target)
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(
             f"multi_margin_loss: expected scalar type {_dtype.scalar_name(input.dtype)} but "
@@ -355,7 +357,7 @@ def multilabel_margin_loss(
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    _check_long(target, "multilabel_margin_loss")
+    _check_long(target)
     c = x.shape[1]
     if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
         td = t._data

@@ -61,16 +61,17 @@ def _check_channels(name: str, t, c: int) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
-def _check_param_dtypes(op: str, input: Tensor, *params) -> None:
+def _check_param_dtypes(input: Tensor, *params) -> None:
     """torch's CPU rule: parameters and statistics share the input's dtype, except float32 ones
-    with a half input (no silent promotion of the output to the parameters' dtype)."""
-    for t in params:
-        if t is not None and t.dtype is not input.dtype:
-            if not (input.dtype in _dtype.HALF_FLOATS and t.dtype is _dtype.float32):
-                raise RuntimeError(
-                    f"{op}: mixed dtype (CPU): all inputs must share same datatype "
-                    f"(input {input.dtype}, parameter {t.dtype})"
-                )
+    with a half input (no silent promotion of the output to the parameters' dtype). torch's
+    texts, in its order: a parameter that is not float32 first, then an input that is not half;
+    they name no op or dtypes."""
+    if all(t is None or t.dtype is input.dtype for t in params):
+        return
+    if any(t is not None and t.dtype is not _dtype.float32 for t in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in _dtype.HALF_FLOATS:
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
 def _check_momentum(momentum, op: str) -> None:
@@ -162,7 +163,7 @@ def batch_norm(
         _check_channels(name, t, c)
     # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
-    _check_param_dtypes("batch_norm", input, running_mean, running_var, weight, bias)
+    _check_param_dtypes(input, running_mean, running_var, weight, bias)
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
             return batch_norm_kernel(
@@ -216,7 +217,7 @@ def instance_norm(
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     for name, t in (("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
-    _check_param_dtypes("instance_norm", input, running_mean, running_var, weight, bias)
+    _check_param_dtypes(input, running_mean, running_var, weight, bias)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
@@ -350,7 +351,7 @@ def layer_norm(
         return layer_norm_kernel(input, len(shape), weight, bias, eps)
     # torch compares the parameters' dtypes with the input's first: an integer input with float
     # parameters is a mixed-dtype RuntimeError, without them the kernel's NotImplementedError
-    _check_param_dtypes("layer_norm", input, weight, bias)
+    _check_param_dtypes(input, weight, bias)
     if not input.dtype.is_floating_point:
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(
@@ -403,7 +404,7 @@ def group_norm(
                 f"input, but got {name} of shape {list(t.shape)} and input of shape "
                 f"{list(input.shape)}"
             )
-    _check_param_dtypes("group_norm", input, weight, bias)  # before the dtype, as layer_norm
+    _check_param_dtypes(input, weight, bias)  # before the dtype, as layer_norm
     _float_only(input, "GroupNormKernelImpl", "group_norm")
     if input.dtype in _dtype.HALF_FLOATS:
         # half: normalized and scaled in float32 and rounded once, as torch's kernel (rounding

@@ -3,17 +3,18 @@ in torch's words; the window kernels are in minitorch/_ops/pool.py)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, index_select, where
-from minitorch._ops._common import index, is_index
+from minitorch._ops._common import index, is_index, opmath_dtype, zeros_of
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import name_node
+from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pad import _tie
@@ -54,7 +55,7 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
     if any(v <= 0 for v in k):
         raise RuntimeError("kernel size should be greater than zero")
     if any(v < 0 for v in p):
-        raise RuntimeError(f"{op}: pad must be non-negative, but got pad: {min(p)}")
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
     if any(v <= 0 for v in d):
         names = ("D", "H", "W")[3 - n :]
         got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d, strict=False))
@@ -84,7 +85,7 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
     if any(o <= 0 for o in out):
         c = x.shape[x.ndim - n - 1]
         raise RuntimeError(
-            f"{op}: Given input size: ({_x((c, *size))}). Calculated output size: "
+            f"Given input size: ({_x((c, *size))}). Calculated output size: "
             f"({_x((c, *out))}). Output size is too small"
         )
     pads = tuple(
@@ -107,7 +108,7 @@ def _check_rank(x, n, op):
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
     if 0 in x.shape[x.ndim - n - 1 :]:  # only the batch may be empty
         raise RuntimeError(
-            f"{op}: Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim batch "
+            f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim batch "
             f"size for input, but got:{list(x.shape)}"
         )
 
@@ -428,7 +429,7 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {name}"
             )
-        raise NotImplementedError(f"{op}: \"{op}\" not implemented for '{name}'")
+        raise NotImplementedError(f"\"{op}\" not implemented for '{name}'")
     # torch's adaptive max pools and adaptive_avg_pool3d check every dim after the first (the
     # channels too: (1, 0, 3, 3) is refused), adaptive_avg_pool1d/2d only the pooled ones
     first = 1 if n == 3 or op.startswith("adaptive_max") else input.ndim - n
@@ -497,8 +498,123 @@ def _adaptive_avg_values(input, n, out):
                 input.unsqueeze(-2), (1, *k), (1, *k), ((0, 0),) * 2, math.prod(k)
             ).squeeze(-2)
         return avg_pool(input, k, k, ((0, 0),) * n, math.prod(k))
+    if 0 not in out:  # NOTE [ Adaptive average windows ]
+        return AdaptiveAvgWindows.apply(input, have=tuple(have), out=tuple(out))
+    # an empty output (no window to read): the averaging matrices, (0, L) where o = 0
     mats = tuple(_averaging_matrix(L, o, input)._data for L, o in zip(have, out, strict=False))
     return AdaptiveAvg.apply(input, mats=mats)
+
+
+# NOTE [ Adaptive average windows ]
+# torch's adaptive windows have unequal sizes where L % o != 0, so avg_pool cannot take them.
+# Each window is summed on its own, its taps in order, then divided by each dim's window size
+# (the bits of torch's kernel): a shared formulation - an averaging matrix (0 * inf = nan), a
+# cumulative sum (inf - inf) - spreads an inf or nan into windows that do not hold it, forward
+# and backward. A sum gathers, per output, a fixed number of taps per dim from the input with one
+# -0.0 appended to each dim (adding it changes nothing, -0.0 included), the taps past a window's
+# end pointing at it; the backward is the same gather-sum over the windows holding each input
+# position, from the gradient divided by the window sizes.
+
+
+@functools.lru_cache(maxsize=256)
+def _adaptive_tables(L, o):
+    """((kmax, o) forward taps: window i's positions, then L; (m, L) backward taps: the windows
+    holding position p in order, then o; the (o,) window sizes)."""
+    b = _bounds(L, o)
+    kmax = max(hi - lo for lo, hi in b)
+    fwd = tuple(tuple(lo + j if lo + j < hi else L for lo, hi in b) for j in range(kmax))
+    holding = [[i for i, (lo, hi) in enumerate(b) if lo <= p < hi] for p in range(L)]
+    m = max(len(w) for w in holding)
+    bwd = tuple(tuple(w[j] if j < len(w) else o for w in holding) for j in range(m))
+    return fwd, bwd, tuple(hi - lo for lo, hi in b)
+
+
+def _tap_sums(xp, a, tables):
+    """out[..., r_1, .., r_n] = sum over taps j (row-major, in order) of a[..., t_1[j_1, r_1],
+    .., t_n[j_n, r_n]] with a's last n dims padded by one -0.0 (the index S_d); returned as
+    (R_1, .., R_n, B) with B the flattened leading dims. See NOTE [ Adaptive average windows ]"""
+    n = len(tables)
+    size = a.shape[a.ndim - n :]
+    batch = math.prod(a.shape[: a.ndim - n])
+    padded = tuple(s + 1 for s in size)
+    # the leading dims last: each tap is then a contiguous row of B values
+    src = xp.full((*padded, batch), -0.0, dtype=a.dtype)
+    src[tuple(slice(0, s) for s in size)] = xp.moveaxis(a.reshape((batch, *size)), 0, -1)
+    flat = 0
+    for d, t in enumerate(tables):
+        shape = [1] * (2 * n)
+        shape[d], shape[n + d] = len(t), len(t[0])
+        flat = flat + xp.asarray(t).reshape(shape) * math.prod(padded[d + 1 :])
+    # (explicit sizes: -1 is ambiguous for an empty batch)
+    taps = xp.take(src.reshape(math.prod(padded), batch), flat.reshape(-1), axis=0)
+    count = math.prod(len(t) for t in tables)
+    out = tuple(len(t[0]) for t in tables)
+    # a sum over the leading axis adds the taps one at a time, in order
+    return xp.add.reduce(taps.reshape((count, *out, batch)), axis=0)
+
+
+def _adaptive_avg_kernel(xp, a, have, out, adjoint):
+    """AdaptiveAvgWindows' forward (adjoint: its backward) on arrays: a is (..., *have) (adjoint:
+    (..., *out)); half precision computed in float32 and rounded once."""
+    n = len(have)
+    dt = a.dtype
+    half = opmath_dtype(dt)
+    if half:
+        a = a.astype(half)
+    tabs = [_adaptive_tables(L, o) for L, o in zip(have, out, strict=False)]
+    sizes = []
+    for d, t in enumerate(tabs):
+        shape = [1] * (n + 1)
+        shape[d] = len(t[2])
+        sizes.append(xp.asarray(t[2], dtype=a.dtype).reshape(shape))
+    lead = a.shape[: a.ndim - n]
+    if adjoint:  # torch's backward: the gradient / kh / kw, added into each window's positions
+        a = xp.moveaxis(a.reshape((math.prod(lead), *out)), 0, -1)
+        for s in sizes:
+            a = a / s
+        a = xp.moveaxis(a, -1, 0).reshape((*lead, *out))
+        r = _tap_sums(xp, a, [t[1] for t in tabs])
+    else:
+        r = _tap_sums(xp, a, [t[0] for t in tabs])
+        for s in sizes:
+            r = r / s
+    shape = have if adjoint else out
+    return xp.ascontiguousarray(xp.moveaxis(r, -1, 0).reshape((*lead, *shape)).astype(dt))
+
+
+class AdaptiveAvgWindows(Function):
+    """out = x with its last len(have) dims averaged over torch's adaptive windows (NOTE
+    [ Adaptive average windows ]);  grad_x = AdaptiveAvgWindowsGrad(grad, x), linear."""
+
+    @staticmethod
+    def forward(ctx, x, *, have, out):
+        ctx.have, ctx.out = have, out
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(x)  # for AdaptiveAvgWindowsGrad's zero edge only
+        return _adaptive_avg_kernel(ctx.xp, x._data, have, out, False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx._stored_tensors
+        return AdaptiveAvgWindowsGrad.apply(grad, x, have=ctx.have, out=ctx.out)
+
+
+class AdaptiveAvgWindowsGrad(Function):
+    """out = AdaptiveAvgWindows' adjoint of a;  grad_a = AdaptiveAvgWindows(grad), grad_x = 0
+    for the pooled input x (torch's double backward reaches it with zeros)"""
+
+    @staticmethod
+    def forward(ctx, a, x, *, have, out):
+        ctx.have, ctx.out = have, out
+        ctx.save_for_backward(x)
+        return _adaptive_avg_kernel(ctx.xp, a._data, have, out, True)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx._stored_tensors
+        needs = ctx.needs_input_grad
+        g_a = AdaptiveAvgWindows.apply(grad, have=ctx.have, out=ctx.out) if needs[0] else None
+        return g_a, (zeros_of(x) if needs[1] else None)
 
 
 def adaptive_avg_pool1d(input, output_size) -> Tensor:

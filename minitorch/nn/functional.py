@@ -15,6 +15,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._ops import activation as _act
+from minitorch._ops._common import type_name
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
     celu,
     celu_,
@@ -72,8 +73,16 @@ from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(
-            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type(x).__name__}"
+            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(x)}"
         )
+
+
+def _check_has_method(x, method: str) -> None:
+    """torch's F.softmax & co. call input.softmax(...): a non-tensor fails there, with Python's
+    AttributeError ('numpy.ndarray' object has no attribute 'softmax'), not a TypeError."""
+    if not isinstance(x, Tensor):
+        getattr(x, method)  # raises the AttributeError for a list, a float, an ndarray
+        _check_tensor(x, method)  # an object with such a method is still refused
 
 
 # --- linear ---
@@ -304,7 +313,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_tensor(input, "softmax")
+    _check_has_method(input, "softmax")
     if dim is None:
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
@@ -316,7 +325,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """softmax(-input) along dim. Mirrors torch.nn.functional.softmin."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmin, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_tensor(input, "softmin")
+    _check_has_method(input, "softmax")  # (-input).softmax in torch
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:
@@ -328,7 +337,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     """log(softmax(input)) along dim, stably. Mirrors torch.nn.functional.log_softmax."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_tensor(input, "log_softmax")
+    _check_has_method(input, "log_softmax")
     if dim is None:
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only

@@ -3,6 +3,7 @@ the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer
 
 from __future__ import annotations
 
+from minitorch._ops._common import type_name
 from minitorch._tensor import Tensor, _keep_storage_root, _make, _python_state, _rebuild
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
@@ -356,7 +357,7 @@ class UninitializedTensorMixin:
         # Module._apply (model.double(), .to(device)) sets the converted empty tensor: the
         # placeholder takes its dtype and device and stays a placeholder.
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type_name(value)}")
         if isinstance(value._data, _NoData) or not value._data.size:
             self._data = _NoData(value._data.dtype)
             self._device = value._device

@@ -186,14 +186,14 @@ def test_cross_entropy_probabilities_reject_ignore_index():
 def test_cross_entropy_0d_input():
     with pytest.raises(RuntimeError, match="Expected floating point type for target"):
         F.cross_entropy(_r(), mt.tensor(0))
-    with pytest.raises(IndexError, match="cross_entropy: Dimension out of range"):
+    with pytest.raises(IndexError, match="^Dimension out of range"):
         F.cross_entropy(_r(), mt.tensor([0]))
 
 
 def test_margin_losses_need_long_targets():
-    with pytest.raises(RuntimeError, match="multi_margin_loss: expected scalar type Long"):
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Float$"):
         F.multi_margin_loss(_r(3, 5), mt.tensor([1.0, 2.0, 3.0]))
-    with pytest.raises(RuntimeError, match="multilabel_margin_loss: .* Long but found Int"):
+    with pytest.raises(RuntimeError, match="^expected scalar type Long but found Int$"):
         F.multilabel_margin_loss(_r(3, 5), mt.ones(3, 5, dtype=mt.int32))
 
 
@@ -235,7 +235,7 @@ def test_adaptive_pool_negative_output_size():
 
 
 def test_pool_negative_padding():
-    with pytest.raises(RuntimeError, match="max_pool2d: pad must be non-negative, but got pad: -1"):
+    with pytest.raises(RuntimeError, match="^pad must be non-negative, but got pad: -1"):
         nn.MaxPool2d(2, padding=-1)(_r(1, 2, 4, 4))
     with pytest.raises(RuntimeError, match="max_pool1d\\(\\) padding must be non-negative"):
         F.max_pool1d(_r(1, 2, 4), 2, padding=-1)
@@ -269,7 +269,9 @@ def test_hardtanh_bounds_message():
     ],
 )
 def test_norm_float64_input_into_float32_parameters(layer, shape):
-    with pytest.raises(RuntimeError, match="_norm: mixed dtype"):
+    with pytest.raises(
+        RuntimeError, match=r"^mixed dtype \(CPU\): all inputs must share same datatype\.$"
+    ):
         layer(_r(*shape, dtype=np.float64))
 
 

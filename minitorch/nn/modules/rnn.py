@@ -194,13 +194,13 @@ class RNNBase(Module):
                     "mat1 and mat2 must have the same dtype, but got "
                     f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
                 )
-            raise ValueError(
-                f"{self._name()} input dtype ({input.dtype}) does not match weight dtype "
+            raise ValueError(  # torch's text says RNN for every kind (and subclass)
+                f"RNN input dtype ({input.dtype}) does not match weight dtype "
                 f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "
                 f"model.to({input.dtype})"
             )
         if batch_sizes is None and input.shape[0] == 0:
-            raise RuntimeError(f"Expected sequence length to be larger than 0 in {self._name()}")
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
     def _hidden_shape(self, input: Tensor, batch_sizes, size: int) -> tuple:
         # input is time-major here (batch_first already transposed)
