@@ -100,7 +100,9 @@ def test_is_storage():
     assert mt.is_storage(Storage(mt.zeros(2)._data, mt.device("cpu"), mt.float32))
 
 
-def test_set_default_tensor_type():
+def test_set_default_tensor_type(monkeypatch):
+    # torch warns once per process; warn_always shows it on every call
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)
     with pytest.warns(UserWarning, match="deprecated"):
         mt.set_default_tensor_type(mt.DoubleTensor)
     assert mt.get_default_dtype() is mt.float64
