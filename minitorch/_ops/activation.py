@@ -162,8 +162,15 @@ class HardtanhBackward(Function):
     def forward(ctx, grad, a, *, min_val, max_val):
         ctx.save_for_backward(a)
         ctx.bounds = (min_val, max_val)
-        # torch's comparison of half with numbers; outside, not inside: a NaN a is neither
-        outside = ((a <= min_val) | (a >= max_val))._data
+        # outside, not inside: a NaN a is neither
+        if a.dtype in _dtype.HALF_FLOATS:
+            # torch's kernel compares in float32 with the float32 bounds, not with the bounds
+            # rounded to half (an input equal to the rounded bound may lie inside the bound).
+            # See NOTE [ Half-precision arithmetic ]
+            x, f32 = opmath_array(a._data), ctx.xp.float32
+            outside = (x <= f32(min_val)) | (x >= f32(max_val))
+        else:
+            outside = ((a <= min_val) | (a >= max_val))._data
         g = grad._data
         return ctx.xp.where(outside, ctx.xp.zeros((), g.dtype), g)
 

@@ -349,10 +349,7 @@ def cummin(input, dim=_MISSING, *, out=None):
 
 class Logcumsumexp(Function):
     """out_i = log(sum_{j<=i} exp(a_j)) (a logaddexp scan: stable at any range);
-    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward).
-
-    Differences from torch: a nan grad_j makes the gradient nan at every i <= j; torch's
-    backward treats it as 0."""
+    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward)."""
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -383,6 +380,9 @@ class Logcumsumexp(Function):
         # gradient is nan there as well. The mask is applied after the product, so an infinite
         # grad_j with j < i does not turn 0 * inf into nan at i.
         w = exp(_pairs(a, d, "i") - _pairs(out, d, "j"))
+        # torch sums the positive and the negative upstream gradients apart (as logs), so a
+        # NaN grad_j is in neither and counts as 0 rather than making every i <= j NaN
+        grad = where(grad == grad, grad, 0.0)
         return sum(where(upper, w * _pairs(grad, d, "j"), 0.0), d + 1)
 
 

@@ -176,6 +176,10 @@ def _column_majors(ad, bd) -> tuple:
 # 104 -> 88 us, the backward's (784, 256) @ (256, 512) 1.05 -> 0.91 ms; even at 2^20). The test
 # is written out where products are made (_product, nn_kernels._matmul_bias): a helper call
 # would add ~35 opcodes to every product of every step.
+# dot treats a (1, 1) operand as a scalar and scales the other one with BLAS scal, which writes
+# zeros for a zero factor: [[0.]] @ [[nan, inf]] gives [[0., 0.]] where IEEE (and torch) give
+# nan. Such products (inner size 1, one side 1x1) take matmul; the test costs the common case
+# one comparison (the inner size).
 _DOT_MAX = 1 << 20
 
 
@@ -186,7 +190,13 @@ def _product(xp, ad, bd, ta, tb):
     ad, bd = blas_ready(xp, ad), blas_ready(xp, bd)
     if ta or tb:
         ad, bd = _swap(xp, ad, ta), _swap(xp, bd, tb)
-    if ad.ndim == 2 and bd.ndim == 2 and ad.dtype.char in "fd" and ad.size * bd.shape[1] < _DOT_MAX:
+    if (
+        ad.ndim == 2
+        and bd.ndim == 2
+        and ad.dtype.char in "fd"
+        and ad.size * bd.shape[1] < _DOT_MAX
+        and (ad.shape[1] != 1 or (ad.size != 1 and bd.size != 1))
+    ):
         out = ad.dot(bd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(ad, bd)

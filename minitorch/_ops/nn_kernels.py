@@ -260,7 +260,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 
 
 class BinaryCrossEntropy(Function):
-    """out = -(t log(x) + (1 - t) log(1 - x)), each log clamped at -100 (torch's rule);
+    """out = -(t log(x) + (1 - t) log1p(-x)), each log clamped at -100 (torch's rule);
     grad_x = grad (x - t) / max(x (1 - x), 1e-12),  grad_t = -logit(x) grad
 
     A primitive for stability: composed, log(0) = -inf makes the gradient inf * 0 = nan where
@@ -273,9 +273,8 @@ class BinaryCrossEntropy(Function):
         a, b = x._data, t._data
         ctx.save_for_backward(x, t)
         # torch's arrangement: its signed zeros (+0 at x = t = 0, -0 at x = t = 1)
-        return xp.asarray(
-            (b - 1) * _clamped_log(xp, 1 - a) - b * _clamped_log(xp, a), dtype=a.dtype
-        )
+        # log1p(-x), not log(1 - x): 1 - x rounds away a small x's digits (torch's kernel)
+        return xp.asarray((b - 1) * _clamped_log1m(xp, a) - b * _clamped_log(xp, a), dtype=a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -298,6 +297,12 @@ def _clamped_log(xp, a):
     return xp.where(pos, xp.maximum(xp.log(xp.where(pos, a, 1)), -100), -100)
 
 
+def _clamped_log1m(xp, a):
+    """max(log1p(-a), -100) without evaluating log1p(-1) (no warning, no -inf)."""
+    below = a < 1
+    return xp.where(below, xp.maximum(xp.log1p(-xp.where(below, a, 0)), -100), -100)
+
+
 def binary_cross_entropy_kernel(input, target):
     """The elementwise binary cross entropy (no weight, no reduction); F's binary_cross_entropy
     wraps it."""
@@ -315,11 +320,18 @@ def binary_cross_entropy_kernel(input, target):
 
 class MseLoss(Function):
     """out = (x - t)^2 elementwise;  grad_x = 2 (x - t) grad,  grad_t = 2 (t - x) grad.
-    NOTE [ Regression losses' target gradient ]"""
+    NOTE [ Regression losses' target gradient ]
+
+    mean: F's loss takes the mean of the result, whose backward has already divided grad by
+    the count. The products' order is torch's, which decides where an extreme difference
+    overflows: (x - t) * 2 * grad, and for a mean torch's (x - t) * (2 / n) * grad, which the
+    divided grad approaches best as (x - t) * grad * 2 (doubling first would overflow at a
+    difference past half the dtype's range, where torch's halving norm keeps it finite)."""
 
     @staticmethod
-    def forward(ctx, x, t):
+    def forward(ctx, x, t, *, mean=False):
         ctx.save_for_backward(x, t)
+        ctx.mean = mean
         d = x._data - t._data
         return ctx.xp.asarray(d * d)  # (a 0-d pair gives a NumPy scalar)
 
@@ -327,8 +339,12 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
-        gx = (x - t) * grad * 2 if needs[0] else None
-        gt = (t - x) * grad * 2 if needs[1] else None
+        if ctx.mean:
+            gx = (x - t) * grad * 2 if needs[0] else None
+            gt = (t - x) * grad * 2 if needs[1] else None
+        else:
+            gx = (x - t) * 2 * grad if needs[0] else None
+            gt = (t - x) * 2 * grad if needs[1] else None
         return gx, gt
 
 
@@ -664,7 +680,12 @@ def _matmul_bias(xp, xd, wtd, bd):
     if opmath_dtype(dt):
         # half: products and bias summed in float32 and rounded once, as torch does
         xd, wtd = xd.astype("float32"), wtd.astype("float32")
-    if xd.ndim == 2 and xd.dtype.char in "fd" and xd.size * wtd.shape[1] < _DOT_MAX:
+    if (
+        xd.ndim == 2
+        and xd.dtype.char in "fd"
+        and xd.size * wtd.shape[1] < _DOT_MAX
+        and (xd.shape[1] != 1 or (xd.size != 1 and wtd.size != 1))  # (as linalg._product's)
+    ):
         out = xd.dot(wtd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(xd, wtd)

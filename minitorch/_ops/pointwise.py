@@ -469,7 +469,7 @@ def _integer_div(a, b, mode, dt):
         raise NotImplementedError(f"\"div_{mode}_cpu\" not implemented for 'Bool'")
     xp = (a if isinstance(a, Tensor) else b)._device.backend.xp
     x, y = _d(a), _d(b)
-    if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device):
+    if zero_divisor(y, (a if isinstance(a, Tensor) else b)._device, x):
         raise RuntimeError("ZeroDivisionError")
     try:
         q = xp.floor_divide(x, y)
@@ -485,13 +485,31 @@ def _integer_div(a, b, mode, dt):
     return _make(xp.asarray(q, dtype=dt.np), dev, False, None)
 
 
-def zero_divisor(y, device) -> bool:
+def zero_divisor(y, device, x=None) -> bool:
     """Whether an integer divisor (a number, or an array) holds a zero, where torch's CPU
     kernels raise ZeroDivisionError; on a GPU looking would read the divisor back to the host,
-    so there it is not checked (torch's CUDA kernels do not raise either)."""
+    so there it is not checked (torch's CUDA kernels do not raise either). x is the dividend:
+    torch checks the shapes first and divides nothing for an empty result, so only a non-empty
+    result of shapes that broadcast raises (the kernel then gives torch's size-mismatch error)."""
     if isinstance(y, int):  # bool is an int
-        return y == 0
-    return device.type == "cpu" and y.size > 0 and not y.all()
+        if y != 0:
+            return False
+    elif not (device.type == "cpu" and y.size > 0 and not y.all()):
+        return False
+    return _has_elements(getattr(x, "shape", ()), getattr(y, "shape", ()))
+
+
+def _has_elements(sx, sy) -> bool:
+    """Whether shapes sx and sy broadcast to a non-empty shape (False where they do not
+    broadcast). Only on the rare path of a zero divisor."""
+    n = max(len(sx), len(sy))
+    sx, sy = (1,) * (n - len(sx)) + tuple(sx), (1,) * (n - len(sy)) + tuple(sy)
+    size = 1
+    for p, q in zip(sx, sy, strict=True):
+        if p != q and p != 1 and q != 1:
+            return False
+        size *= q if p == 1 else p
+    return size != 0
 
 
 def floor_divide(input, other, *, out=None):
@@ -596,7 +614,7 @@ def remainder(input, other, *, out=None):
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
-    if zero_divisor(_d(b), dev):
+    if zero_divisor(_d(b), dev, _d(a)):
         raise RuntimeError("ZeroDivisionError")
     try:
         r = xp.remainder(_d(a), _d(b))

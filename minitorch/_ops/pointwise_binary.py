@@ -19,7 +19,7 @@ from minitorch._ops.pointwise_more import (
 )
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, _raise_broadcast_error
 
 # fmt: off
 __all__ = [
@@ -89,10 +89,11 @@ class Hypot(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx._stored_tensors
-        g = grad / out
+        # (grad * a) / out, in torch's order: grad / out first overflows where out is
+        # subnormal (float32 out = 1.4e-40: 1 / out is inf, where a / out is 0.707)
         return (
-            g * a if ctx.needs_input_grad[0] else None,
-            g * b if ctx.needs_input_grad[1] else None,
+            grad * a / out if ctx.needs_input_grad[0] else None,
+            grad * b / out if ctx.needs_input_grad[1] else None,
         )
 
 
@@ -149,11 +150,13 @@ def fmod(input, other, *, out=None):
         raise _not_implemented("fmod_cpu", dt)
     if not dt.is_floating_point:
         dev = _device_of(a, b)
-        if zero_divisor(_d(b), dev):
+        if zero_divisor(_d(b), dev, _d(a)):
             raise RuntimeError("ZeroDivisionError")
         xp = dev.backend.xp
         try:
             r = xp.fmod(_d(a), _d(b))
+        except ValueError as e:
+            _raise_broadcast_error(fmod, (a, b), e)
         except OverflowError:  # fmod(x, 0x9E3779B97F4A7C15): NOTE [ Unsigned 64-bit numbers ]
             a, b = wrapped_big_ints(a, b)
             r = xp.fmod(_d(a), _d(b))

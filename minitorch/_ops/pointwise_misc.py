@@ -6,7 +6,14 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, promote, promote_float, same_device, scalar_like
+from minitorch._ops._common import (
+    cast,
+    promote,
+    promote_float,
+    same_device,
+    scalar_like,
+    zeros_of,
+)
 from minitorch._ops.inplace import apply_inplace, clamp_, neg_
 from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
 from minitorch._ops.pointwise_more import (
@@ -19,7 +26,7 @@ from minitorch._ops.pointwise_more import (
     exp2,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # fmt: off
 __all__ = [
@@ -74,7 +81,7 @@ def rad2deg(input, *, out=None):
 
 
 class Copysign(Function):
-    """out = |a| with b's sign;  grad_a = grad * out / a (0 where a = 0),  grad_b = 0"""
+    """out = |a| with b's sign;  grad_a = grad * (out / a, 0 where a = 0),  grad_b = 0"""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -86,16 +93,13 @@ class Copysign(Function):
         a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            # out / a is +-1: sign(a) times the sign bit of b (-0.0 counts as negative)
-            ga = where(a == 0, 0.0, grad * sign(a) * where(_signbit(b), -1.0, 1.0))
+            # torch's ratio out / a: +-1, but NaN at a = +-inf or NaN, and it is masked to 0 at
+            # a = 0 before the multiply, so a NaN upstream gradient stays NaN there
+            ratio = where(a == 0, 0.0, Copysign.apply(a, b) / a)
+            ga = grad * ratio
         if ctx.needs_input_grad[1]:
-            gb = grad * 0
+            gb = zeros_of(b)  # torch's zeros_like(other): 0 even where grad is NaN
         return ga, gb
-
-
-def _signbit(b: Tensor) -> Tensor:
-    xp = b._device.backend.xp
-    return _const(_arr(xp, xp.signbit(b._data)), b)
 
 
 def copysign(input, other, *, out=None):
@@ -172,15 +176,31 @@ def ldexp(input, other, *, out=None):
     exponents)."""
     _check_tensor(input, "ldexp")
     _check_tensor(other, "ldexp", "other", 2)
-    if other.dtype is _dtype.bool and input.dtype is not _dtype.bool:  # torch's kernels: only
-        raise _not_implemented("ldexp_cpu_exp", other.dtype)  # bool with bool takes the float path
+    if other.dtype is _dtype.bool and input.dtype.is_floating_point:  # torch's kernels: an
+        raise _not_implemented("ldexp_cpu_exp", other.dtype)  # integer/bool input multiplies
     a, b, dt = promote_float(input, other, "ldexp")
     _, other = same_device(a, other, "ldexp")
     if not other.dtype.is_floating_point:
+        if not input.dtype.is_floating_point:
+            # torch has no ldexp kernel for an integer or bool input: it computes
+            # input * 2 ** other in the default float dtype, so 0 * 2 ** 255 is nan in float32
+            # and 3 * 2 ** -150 is 0 (the power flushed first; no grad: inputs are integers)
+            return _out(mul(a, _const(_power_of_two(other, dt), a)), out)
         return _out(Ldexp.apply(a, cast(other, _dtype.int32)), out)
     # torch's input * 2 ** other: the power in other's own dtype (a float16 exponent's 2 ** 16
     # is inf, a float32 one rounds to float32 beside a float64 input), then mul's promotion
     return _out(name_node(mul(a, exp2(other)), "LdexpBackward0", (a, other)), out)
+
+
+def _power_of_two(e: Tensor, dt):
+    """2 ** e for an integer tensor e, exactly, as an array of the float dtype dt (inf or 0 out
+    of its range). The exponents are clipped first: past +-1100 every float dtype is inf or 0
+    already, and C's ldexp takes an int32 exponent."""
+    xp = e._device.backend.xp
+    work = dt.np if dt.itemsize >= 4 else "float32"  # a 2-byte power rounds once from float32
+    n = xp.clip(e._data, -1100, 1100) if e.dtype is not _dtype.bool else e._data
+    power = xp.ldexp(xp.ones((), dtype=work), n.astype("int32"))
+    return _arr(xp, power).astype(dt.np)
 
 
 # --- frexp ---
@@ -245,14 +265,22 @@ def gcd(input, other, *, out=None):
     """Greatest common divisor of integer tensors. Mirrors torch.gcd."""
     a, b, dt = _integral(input, other, "gcd")
     xp = a._device.backend.xp
-    return _out(_const(_arr(xp, xp.gcd(a._data, b._data)).astype(dt.np, copy=False), a), out)
+    try:
+        r = xp.gcd(a._data, b._data)
+    except ValueError as e:  # NumPy's broadcasting error as torch's size mismatch
+        _raise_broadcast_error(gcd, (a, b), e)
+    return _out(_const(_arr(xp, r).astype(dt.np, copy=False), a), out)
 
 
 def lcm(input, other, *, out=None):
     """Least common multiple of integer tensors. Mirrors torch.lcm."""
     a, b, dt = _integral(input, other, "lcm")
     xp = a._device.backend.xp
-    return _out(_const(_arr(xp, xp.lcm(a._data, b._data)).astype(dt.np, copy=False), a), out)
+    try:
+        r = xp.lcm(a._data, b._data)
+    except ValueError as e:  # NumPy's broadcasting error as torch's size mismatch
+        _raise_broadcast_error(lcm, (a, b), e)
+    return _out(_const(_arr(xp, r).astype(dt.np, copy=False), a), out)
 
 
 class Heaviside(Function):

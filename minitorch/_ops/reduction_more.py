@@ -320,10 +320,15 @@ class LinalgVectorNorm(Function):
         elif ord == 1:  # the ufunc's reduce: overflow stays silent (NOTE [ Reductions call the
             # ufunc ] in reduction.py)
             out = xp.add.reduce(ax, axis=dims, keepdims=keepdim)
-        elif ord == 2:
-            out = xp.sqrt(xp.add.reduce(x * x, axis=dims, keepdims=keepdim))
         else:
-            out = xp.add.reduce(ax**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+            if ord == 2:
+                out = xp.sqrt(xp.add.reduce(x * x, axis=dims, keepdims=keepdim))
+            else:
+                out = xp.add.reduce(ax**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+            if out.size == x.size:
+                # one element per output: torch's norm is |x| itself, where the power above
+                # overflows or underflows (float32 |x| = 1e30 would give inf, 1e-30 gives 0)
+                out = ax.reshape(out.shape)
         out = row_major(xp, xp.asarray(out, dtype=dt))
         ctx.save_for_backward(a, out)
         return out
@@ -731,7 +736,11 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
     except AttributeError:  # torch.median(list_of_predictions): zero-cost when a tensor
         raise not_tensor(op, input) from None
     xp = input._device.backend.xp
-    if x.dtype.kind == "b" and op != "mode":
+    if x.dtype.kind == "b" and op != "mode" and (x.size != 0 or dim is not None):
+        # torch's empty checks come first: an empty bool tensor's median is True (NaN cast),
+        # along an empty dim it is the IndexError
+        if x.size == 0:
+            _check_nonempty(x, (wrap_dim(dim, x.ndim, op),), "median")
         kernel = "median_cpu" if dim is None else "median_out"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
@@ -739,7 +748,12 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
             if input._requires_grad and is_floating(x.dtype):
                 # torch's NaN, still attached to the graph by its own node (MedianBackward0)
                 return as_node(input.sum() * math.nan, all_fn._node_name, (input,))
-            return _const(xp.asarray(math.nan, dtype=x.dtype), input)
+            if is_floating(x.dtype):
+                return _const(xp.asarray(math.nan, dtype=x.dtype), input)
+            # torch's NaN cast to an integer dtype, as its CPU cast gives it (int32's and
+            # int64's minimum, 0 for the narrower types, True)
+            value = xp.asarray([math.nan], dtype="float32").astype(x.dtype)
+            return _const(value.reshape(()), input)
         flat = input.reshape((-1,))
         idx = index_fn(xp, flat._data, 0)
         return all_fn.apply(flat, idx=idx, dim=0, out_shape=())
@@ -751,7 +765,8 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         idx = xp.zeros((1,), dtype=_dtype.int64.np)
         values = dim_fn.apply(one, idx=idx, dim=0, out_shape=())
         return ret(_watched_pair(values, _const(xp.zeros((), dtype=_dtype.int64.np), input)))
-    _check_nonempty(x, (d,), op)
+    # nanmedian's message names median, as torch's shared check does
+    _check_nonempty(x, (d,), "median" if op == "nanmedian" else op)
     idx = index_fn(xp, x, d)
     out_shape = idx.shape if keepdim else tuple(s for i, s in enumerate(idx.shape) if i != d)
     values = dim_fn.apply(input, idx=idx, dim=d, out_shape=out_shape)
@@ -916,6 +931,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     """quantile's and nanquantile's work; `op` names them in the TypeErrors only: torch's
     RuntimeErrors say quantile() for both."""
     from minitorch._ops.pointwise import where
+    from minitorch._ops.pointwise_binary import Lerp
 
     try:
         x = input._data
@@ -996,10 +1012,6 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         )
         w = rank - lo if interpolation == "linear" else xp.full_like(rank, 0.5)
         w = xp.asarray(w, dtype=x.dtype)
-        # torch's lerp: from the nearer end (below weight 0.5 from v_lo, else from v_hi), which
-        # decides the last bit for finite data and nan / inf for infinite ends
-        near_lo = _const(w < 0.5, input)
-        diff = diff_lo = diff_hi = v_hi - v_lo
         w_t = _const(w, input)
         if interpolation == "linear" and not scalar_q and q._requires_grad:
             # linear is the one mode whose weight is q's: torch's (q * scale - floor) under the
@@ -1009,10 +1021,11 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
                 w_t,
                 q.reshape(qs.shape) * _const(scale, input) - _const(lo, input),
             )
-            # the weight's gradient is diff (lerp's end - self): each branch sees diff only
-            # where it is taken, so the other's zero gradient never meets an infinite diff
-            diff_lo, diff_hi = where(near_lo, diff, 0.0), where(near_lo, 0.0, diff)
-        result = where(near_lo, v_lo + w_t * diff_lo, v_hi - diff_hi * (1 - w_t))
+        # torch's lerp, as torch composes quantile: its two-sided formula (from the nearer end)
+        # decides the last bit for finite data and nan / inf for infinite ends, and its backward
+        # gives grad * (1 - w) and grad * w as single products, so an infinite upstream
+        # gradient reaches both neighbours as inf (a sum grad - w * grad would give nan)
+        result = Lerp.apply(v_lo, v_hi, w_t)
     else:
         result = v_lo
     shape = list(result.shape)

@@ -131,11 +131,8 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         if any(c < 0 for c in counts):
             raise RuntimeError("repeats can not be negative")
         _check_output_size(sum(counts), output_size)
-        idx = [i for i, c in enumerate(counts) for _ in range(c)]
-        out = _index_array(reps, idx)
-        if reps.dtype is _dtype.int32:  # the indices come in repeats' dtype, as torch
-            out = out.astype(reps._data.dtype)
-        return _make(out, reps._device, False, None)
+        # the indices come in repeats' dtype, as torch
+        return _make(_repeat_index(reps, counts, reps._data.dtype), reps._device, False, None)
     if dim is None:
         input = flatten(input)
         d = 0
@@ -185,13 +182,32 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
     _check_output_size(sum(counts), output_size)
     if input._data.ndim == 0:
         input = reshape(input, (1,))
-    idx = [i for i, c in enumerate(counts) for _ in range(c)]
-    return Take.apply(input, index=_index_array(input, idx), dim=d)
+    idx = _repeat_index(input, counts, repeats._data.dtype)
+    return Take.apply(input, index=idx.astype("int64", copy=False), dim=d)
 
 
 def _check_output_size(total: int, output_size):
     if output_size is not None and output_size != total:
         raise RuntimeError("allocated size does not match required size")
+
+
+def _repeat_index(ref: Tensor, counts: list, np_dtype):
+    """arange(len(counts)) with i repeated counts[i] times, on ref's device, in np_dtype. Built
+    by the backend (a Python list of 2**40 indices would run for hours), after torch's checks
+    of the size: the counts add up in int64, and the byte count must fit in int64."""
+    total = (sum(counts) + 2**63) % 2**64 - 2**63
+    if total < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {total}: [{total}]")
+    nbytes = total * np_dtype.itemsize
+    if nbytes >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[{total}]")
+    xp = ref._device.backend.xp
+    try:
+        return xp.repeat(xp.arange(len(counts), dtype=np_dtype), counts)
+    except MemoryError:  # NumPy's own text names neither the op nor torch's wording
+        raise RuntimeError(
+            f"repeat_interleave: can't allocate memory: you tried to allocate {nbytes} bytes"
+        ) from None
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

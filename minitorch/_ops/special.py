@@ -106,8 +106,15 @@ class Lgamma(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
+        xp, x = ctx.xp, a._data
         out = _special(a, "lgamma")
-        return ctx.xp.where(a._data == -math.inf, math.inf, out).astype(out.dtype, copy=False)
+        if x.dtype.itemsize == 8:
+            # SciPy's gammaln overflows to inf below about 1e-309 (the float64 subnormals),
+            # where log|Γ(x)| = -log|x| - γx is -log|x| to the last bit, as torch gives
+            ax = xp.abs(x)
+            tiny = (ax < 1e-300) & (ax > 0)
+            out = xp.where(tiny, -xp.log(xp.where(tiny, ax, 1.0)), out)
+        return xp.where(x == -math.inf, math.inf, out).astype(out.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -222,7 +229,7 @@ def logit(input, eps=None, *, out=None):
 
 
 class Xlogy(Function):
-    """out = a log(b), 0 where a = 0 (b not NaN);  grad_a = grad log(b) (0 where a = 0 and
+    """out = a log(b), 0 where a = 0 (b not NaN);  grad_a = xlogy(grad, b) (0 where a = 0 and
     b <= 0),  grad_b = grad a / b"""
 
     @staticmethod
@@ -238,7 +245,9 @@ class Xlogy(Function):
         a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = where((a == 0) & (b <= 0), 0.0, grad * log(b))
+            # xlogy(grad, b), not grad * log(b): a zero upstream gradient (a term masked out
+            # by a later product) stays 0 at b = 0 instead of 0 * -inf = NaN, as torch's
+            ga = where((a == 0) & (b <= 0), 0.0, Xlogy.apply(grad, b))
         if ctx.needs_input_grad[1]:
             gb = grad * a / b
         return ga, gb

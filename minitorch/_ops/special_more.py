@@ -9,10 +9,10 @@ import math
 from minitorch import _dtype
 from minitorch._ops._common import cast, promote_float, scalar_like
 from minitorch._ops.pointwise import _out, exp, log, sign, where
-from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float, log1p
+from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float
 from minitorch._ops.special import I1, _special
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # torch has these only under torch.special: minitorch.special imports them from here.
 __all__: list[str] = []
@@ -116,8 +116,8 @@ class I1e(Function):
 
 
 class Xlog1py(Function):
-    """out = a log(1 + b), 0 where a = 0 (b not NaN);  grad_a = grad log1p(b) (0 where a = 0 and
-    b <= -1),  grad_b = grad a / (1 + b)"""
+    """out = a log(1 + b), 0 where a = 0 (b not NaN);  grad_a = xlog1py(grad, b) (0 where
+    a = 0 and b <= -1),  grad_b = grad a / (1 + b)"""
 
     _node_name = "SpecialXlog1PyBackward0"
 
@@ -134,7 +134,8 @@ class Xlog1py(Function):
         a, b = ctx._stored_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = where((a == 0) & (b <= -1), 0.0, grad * log1p(b))
+            # a zero upstream gradient stays 0 at b = -1 (not 0 * -inf = NaN), as torch's
+            ga = where((a == 0) & (b <= -1), 0.0, Xlog1py.apply(grad, b))
         if ctx.needs_input_grad[1]:
             gb = grad * a / (b + 1.0)
         return ga, gb
@@ -495,7 +496,10 @@ def _poly_args(input, n, op: str):
     if a._data.dtype.itemsize < 4:
         raise _not_implemented(f"{op}_cpu", dt)
     xp = a._device.backend.xp
-    x, nf = xp.broadcast_arrays(a._data, b._data)
+    try:
+        x, nf = xp.broadcast_arrays(a._data, b._data)
+    except ValueError as e:  # NumPy's broadcasting error as torch's size mismatch
+        _raise_broadcast_error(None, (a, b), e)
     # n to int64 as torch's C++ cast: NaN, inf and out-of-range come out negative (a zero
     # polynomial); in range, truncated toward zero
     nn = xp.where(xp.abs(nf) < 2.0**63, nf, -1).astype("int64")

@@ -394,6 +394,13 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"of sliding blocks {blocks[0]} * {blocks[1]} = {prod(blocks)}, but got "
             f"input.size(2)={x.shape[2]}."
         )
+    # after the count check, as torch: a grid of (-1, -1) has the product 1 and gets here
+    if any(b < 1 for b in blocks):
+        raise RuntimeError(
+            f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "
+            f"stride={s}, calculated shape of the array of sliding blocks as {tuple(blocks)}, "
+            "which is too small (non-positive)"
+        )
     out = Col2Im.apply(
         x, output_size=size, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d
     )

@@ -214,7 +214,8 @@ def mse_loss(
     reduction = resolve_reduction(size_average, reduce, reduction)
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
-    loss = MseLoss.apply(input, target)  # See NOTE [ Regression losses' target gradient ]
+    # See NOTE [ Regression losses' target gradient ]
+    loss = MseLoss.apply(input, target, mean=reduction == "mean" and weight is None)
     if weight is not None:
         return _weighted(loss, input, weight, reduction, mean_by_weight=True)
     return as_node(

@@ -56,7 +56,8 @@ def margin_ranking_loss(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "
         )
-    shifted = scalar_node(-target * (input1 - input2) + margin)
+    # a float margin, as torch's (a double): integer inputs give a float loss, which 'mean' takes
+    shifted = scalar_node(-target * (input1 - input2) + float(margin))
     loss = name_node(_ops.clamp(shifted, min=0), "ClampMinBackward0")
     return _reduce(loss, reduction)
 
@@ -207,7 +208,10 @@ def soft_margin_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
     """log(1 + exp(-target input)), computed stably. Mirrors
-    torch.nn.functional.soft_margin_loss."""
+    torch.nn.functional.soft_margin_loss.
+
+    Differences from torch: finite where target input is far below 0 (past -88 in float32),
+    where torch's log1p(exp(-target input)) overflows to inf and its gradient to NaN."""
     reduction = _reduction(size_average, reduce, reduction)
     from minitorch.nn._functional_loss import _like_input, check_fits
 
@@ -216,7 +220,9 @@ def soft_margin_loss(
     original = target
     target = _like_input(target, input)
     # input first: shapes that do not broadcast name input as tensor a, as torch does
-    loss = _reduce(-logsigmoid(input * target), reduction)
+    # 0 - logsigmoid, not its negation: log1p(exp(-inf)) is +0. in torch, where negating
+    # logsigmoid(inf) = +0. would give -0. (1 / loss flips sign)
+    loss = _reduce(0.0 - logsigmoid(input * target), reduction)
     hidden = (("target", target),)
     name = "SoftMarginLossBackward0"
     return as_node(loss, name, (input,), hidden, "soft_margin_loss", saved=(input, original))
@@ -320,14 +326,17 @@ def multi_margin_loss(
     y = target.reshape(-1).to(_dtype.int64)
     c = x.shape[1]
     x_y = x.gather(1, y.unsqueeze(1))
-    # relu, not clamp: at an exact tie (x[y] - x[i] == margin) torch's subgradient is 0
-    z = _ops.relu(x - x_y + margin)
+    # torch's kernel adds a term only where z > 0: an exact tie (x[y] - x[i] == margin) gets
+    # subgradient 0, and a NaN score's term is skipped (NaN > 0 is false), leaving the loss
+    # and the other gradients finite. where, not a product with the mask, and before the
+    # square, so a skipped term's NaN reaches neither. (margin - x[y]) + x[i]: torch's order
+    z = (margin - x_y) + x
+    classes = arange(c, device=x.device)
+    z = _ops.where((z > 0) & (classes != y.unsqueeze(1)), z, 0.0)
     if p == 2:
         z = z * z
     if weight is not None:
         z = z * weight[y].unsqueeze(1)
-    classes = arange(c, device=x.device)
-    z = _ops.where(classes == y.unsqueeze(1), 0.0, z)
     loss = z.sum(1) / c
     if one and reduction == "none":
         loss = loss.reshape(target.shape)
@@ -368,9 +377,10 @@ def multilabel_margin_loss(
     safe = _ops.where(valid, t, 0).to(_dtype.int64)
     is_target = zeros_like(x, dtype=_dtype.int64).scatter_add(1, safe, valid.to(_dtype.int64)) > 0
     x_t = x.gather(1, safe)  # (N, C): x at each listed target
-    # (N, target, class); relu: a term at an exact tie gets torch's subgradient 0
-    margins = _ops.relu(1 - x_t.unsqueeze(2) + x.unsqueeze(1))
-    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    # (N, target, class); only terms with a margin > 0 count, as in torch's kernel: a tie
+    # gets subgradient 0 and a NaN score's term is skipped (see multi_margin_loss)
+    margins = (1 - x_t.unsqueeze(2)) + x.unsqueeze(1)
+    keep = valid.unsqueeze(2) & ~is_target.unsqueeze(1) & (margins > 0)
     loss = _ops.where(keep, margins, 0.0).sum((1, 2)) / c
     if one:
         loss = loss.reshape(())

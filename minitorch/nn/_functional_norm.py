@@ -384,9 +384,28 @@ def group_norm(
     per-channel affine. Mirrors torch.nn.functional.group_norm.
 
     Differences from torch: as layer_norm's, for a group whose variance overflows."""
+    if input.ndim >= 2:  # fewer dims: _group_norm raises torch's RuntimeError
+        # only the functional form checks (torch.group_norm and native_group_norm return zeros),
+        # in eval mode too, before divisibility, on the list its message shows
+        size = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+        if size[0] * _numel(size[2:]) == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {size}"
+            )
+    return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """group_norm without the one-value-per-group check: torch.group_norm's form."""
     if _autocast.state.any_enabled:
         args = (input, num_groups, weight, bias, eps)
-        return _autocast.call(group_norm, _autocast.FP32_CUDA, args)
+        return _autocast.call(_group_norm, _autocast.FP32_CUDA, args)
     if input.ndim < 2:
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
@@ -411,7 +430,7 @@ def group_norm(
         # x - mean first cost up to 128 ulps near 0)
         w = None if weight is None else weight.float()
         b = None if bias is None else bias.float()
-        out = group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
+        out = _group_norm(input.float(), num_groups, w, b, eps).to(input.dtype)
         # See NOTE [ Half inputs of the norms are one node ]
         return as_node(out, "NativeGroupNormBackward0", (input, weight, bias), saved=(input,))
     if input.dtype in _FUSED_FLOATS and input.numel():  # one node, see the kernel

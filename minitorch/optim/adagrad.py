@@ -16,6 +16,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _sub_quotient_,
     _use_grad_for_differentiable,
 )
 
@@ -124,4 +125,4 @@ def _update(p, grad, state, lr, eps, weight_decay, lr_decay, differentiable):
     std = state_sum.sqrt()
     # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
     std = std.add(eps) if differentiable else std.add_(eps)
-    p.sub_(grad.div(std).mul_(clr))
+    _sub_quotient_(p, grad, std, clr)

@@ -21,6 +21,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _sub_quotient_,
     _use_grad_for_differentiable,
 )
 
@@ -169,7 +170,7 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
         denom = max_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
     else:
         denom = exp_avg_sq.sqrt().div_(bias_correction2_sqrt).add_(eps)
-    p.sub_(exp_avg.div(denom).mul_(step_size))
+    _sub_quotient_(p, exp_avg, denom, step_size)
 
 
 def _differentiable_update(p: Tensor, grad: Tensor, state: dict, group: dict) -> None:

@@ -17,6 +17,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _sub_quotient_,
     _use_grad_for_differentiable,
 )
 
@@ -102,5 +103,5 @@ class Adamax(Optimizer):
                 else:
                     minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
                 clr = _scalar(lr / (1 - beta1**step))
-                p.sub_(exp_avg.div(exp_inf).mul_(clr))
+                _sub_quotient_(p, exp_avg, exp_inf, clr)
         return loss

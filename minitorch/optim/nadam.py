@@ -19,6 +19,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _sub_quotient_,
     _use_grad_for_differentiable,
 )
 
@@ -128,7 +129,7 @@ class NAdam(Optimizer):
                 denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
                 # (torch's foreach kernel reads a tensor lr as a number for these two)
                 lr_s = _scalar(lr) if group["foreach"] else lr
-                p.sub_(grad.div(denom).mul_(_scalar(lr_s * (1.0 - mu) / (1.0 - mu_product))))
+                _sub_quotient_(p, grad, denom, _scalar(lr_s * (1.0 - mu) / (1.0 - mu_product)))
                 step_size = _scalar((lr_s * mu_next) / (1.0 - mu_product_next))
-                p.sub_(exp_avg.div(denom).mul_(step_size))
+                _sub_quotient_(p, exp_avg, denom, step_size)
         return loss

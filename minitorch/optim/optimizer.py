@@ -565,6 +565,16 @@ def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
     return acc.add_(sq if weight == 1 else sq.mul_(weight))
 
 
+def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
+    """p -= step * num / den in place: torch's p.addcdiv_(num, den, value=-step). Half-precision
+    parameters go through addcdiv_, which computes in float32 and rounds once as torch's does
+    (the quotient rounded to half first moves the parameter an ulp off torch's); float32/float64
+    take the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
+    if p.dtype.itemsize == 2:
+        return p.addcdiv_(num, den, value=-step)
+    return p.sub_(num.div(den).mul_(step))
+
+
 def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:
     """m.lerp_(end, weight) for a number weight < 0.5, through the in-place fast path (NOTE
     [ Updates through the in-place fast path ]): m += (end - m) * weight. Like lerp_, it refuses
@@ -574,6 +584,8 @@ def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:
         from minitorch._ops.pointwise_binary import check_lerp_dtypes
 
         check_lerp_dtypes(m, end, weight)
+    if m.dtype.itemsize == 2:  # half: lerp_ computes in float32 and rounds once, as torch's
+        return m.lerp_(end, weight)
     return m.add_(end.sub(m).mul_(weight))
 
 

@@ -15,6 +15,7 @@ from minitorch.optim.optimizer import (
     _new_step,
     _params_with_grad,
     _scalar,
+    _sub_quotient_,
     _use_grad_for_differentiable,
 )
 
@@ -107,15 +108,32 @@ class RMSprop(Optimizer):
                 if centered:
                     grad_avg = state["grad_avg"]
                     _lerp_(grad_avg, grad, 1 - alpha)
-                    avg = square_avg.sub(grad_avg.mul(grad_avg)).sqrt()
+                    avg = _centered(square_avg, grad_avg).sqrt()
                 else:
                     avg = square_avg.sqrt()
                 # (sqrt saves its output: NOTE [ Differentiable optimizer steps ])
                 avg = avg.add(eps) if differentiable else avg.add_(eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    buf.mul_(momentum).add_(grad.div(avg))
-                    p.sub_(buf.mul(lr))
+                    if p.dtype.itemsize == 2:  # half: float32 and one rounding, as torch's
+                        buf.mul_(momentum).addcdiv_(grad, avg)
+                        p.add_(buf, alpha=-lr)
+                    else:
+                        buf.mul_(momentum).add_(grad.div(avg))
+                        p.sub_(buf.mul(lr))
                 else:
-                    p.sub_(grad.div(avg).mul_(lr))
+                    _sub_quotient_(p, grad, avg, lr)
         return loss
+
+
+def _centered(square_avg: Tensor, grad_avg: Tensor) -> Tensor:
+    """square_avg - grad_avg^2: torch's square_avg.addcmul(grad_avg, grad_avg, value=-1)."""
+    if square_avg.dtype.itemsize == 2:  # half: float32 and one rounding, as torch's addcmul
+        return square_avg.addcmul(grad_avg, grad_avg, value=-1)
+    # torch's kernel fuses the product into the subtraction (an fma): a square beyond the dtype's
+    # max is not rounded to inf first, so an inf square_avg (a gradient whose square overflowed)
+    # stays inf there rather than inf - inf = nan. Capping the rounded square at the max gives
+    # that inf; where torch's result is finite the square is too, and where the cap changes an
+    # inf square the difference is negative either way (its sqrt nan in both)
+    sq = grad_avg.mul(grad_avg)
+    return square_avg.sub(sq.clamp_(max=minitorch.finfo(sq.dtype).max))
