@@ -96,3 +96,21 @@ def test_requires_grad_setter_checks():
             leaf.requires_grad_(value)
     leaf.requires_grad = True
     assert leaf.requires_grad
+
+
+def test_linear_with_a_zero_one_by_one_weight_keeps_nan():
+    # NumPy's dot reads a 1x1 operand as a scalar and writes 0 * nan as 0
+    lin = torch.nn.Linear(1, 1)
+    with torch.no_grad():
+        lin.weight.zero_()
+        lin.bias.zero_()
+    out = lin(torch.tensor([[float("nan")], [1.0]]))
+    assert out[0, 0].isnan() and out[1, 0].item() == 0.0
+
+
+def test_torch_group_norm_does_not_check_values_per_group():
+    x = torch.ones(1, 4)
+    assert torch.group_norm(x, 4).tolist() == [[0.0, 0.0, 0.0, 0.0]]
+    assert torch.native_group_norm(x, None, None, 1, 4, 1, 4, 1e-5)[0].shape == (1, 4)
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        torch.nn.functional.group_norm(x, 4)
