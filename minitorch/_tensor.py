@@ -8,7 +8,7 @@ from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of
-from minitorch._tensor_methods import TensorMethods, _index
+from minitorch._tensor_methods import TensorMethods, _index, _type_name
 
 __all__ = ["Tensor", "Size"]
 
@@ -529,7 +529,7 @@ class Tensor(TensorMethods):
     @data.setter
     def data(self, value: Tensor):
         if not isinstance(value, Tensor):
-            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(value)}")
         if self._requires_grad and not value.dtype.is_floating_point:
             raise RuntimeError(
                 "data set to a tensor that requires gradients must be floating point or complex "
@@ -783,6 +783,8 @@ class Tensor(TensorMethods):
         """Mirrors torch.Tensor.new_full (this tensor's dtype, whatever fill_value's type)."""
         from minitorch import _factories
 
+        # checked here so that torch's errors name new_full, not full
+        size = _factories._shape_seq(size, "new_full", 1)
         return _factories.full(
             size,
             fill_value,
@@ -794,15 +796,20 @@ class Tensor(TensorMethods):
     def _new(self, kind, size, dtype, device, requires_grad, kwargs=None):
         from minitorch import _factories
 
+        op = f"new_{kind}"
         if kwargs:  # new_zeros(size=(2, 3))
-            from minitorch._tensor_methods import _keyword_size
-
-            size = _keyword_size(size, kwargs, "size", f"new_{kind}")
-        if not size:
-            raise TypeError(f'new_{kind}() missing 1 required positional arguments: "size"')
+            keyed = kwargs.pop("size", None)
+            if kwargs:
+                raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            # the factory's parsing with torch's errors naming new_zeros, not zeros
+            size = _factories._shape(size, keyed, op)
+        elif not size:
+            raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+        else:
+            size = _factories._shape(size, None, op)
 
         return getattr(_factories, kind)(
-            *size,
+            size,
             dtype=self.dtype if dtype is None else dtype,
             device=self._device if device is None else device,
             requires_grad=requires_grad,

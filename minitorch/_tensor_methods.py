@@ -62,12 +62,15 @@ def _index(x, op: str | None, name: str, pos: int | None = None) -> int:
     raise TypeError(f"{where} '{name}'{at} must be int, not {_type_name(x)}")
 
 
-def _int_list(seq, op: str, name: str) -> tuple:
+def _int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
     """An int[] argument's elements as a tuple of Python ints (NOTE [ Int-like arguments ]), with
-    torch's TypeError for an element that is not int-like. The slow path: callers try all-ints
-    first."""
-    if not hasattr(seq, "__iter__"):
-        raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(seq)}")
+    torch's TypeError for an element that is not int-like, naming the argument's position when
+    given. The slow path: callers try all-ints first."""
+    at = "" if pos is None else f" (position {pos})"
+    if not hasattr(seq, "__iter__") or isinstance(seq, str):
+        raise TypeError(
+            f"{op}(): argument '{name}'{at} must be tuple of ints, not {_type_name(seq)}"
+        )
     out = []
     for i, s in enumerate(seq):
         if s.__class__ is not int:
@@ -75,13 +78,93 @@ def _int_list(seq, op: str, name: str) -> tuple:
                 s = int(s)  # an int[] reads a one-element integer tensor, of any ndim, as its value
             elif _is_index(s):
                 s = operator.index(s)
+            elif i:  # torch's parser checks the first element, then unpacks the rest
+                raise TypeError(
+                    f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with "
+                    f'error "type must be tuple of ints,but got {_type_name(s)}"'
+                )
             else:
                 raise TypeError(
-                    f"{op}(): argument '{name}' must be tuple of ints, but found element of type "
-                    f"{_type_name(s)} at pos {i}"
+                    f"{op}(): argument '{name}'{at} must be tuple of ints, but found element of "
+                    f"type {_type_name(s)} at pos 0"
                 )
         out.append(s)
     return tuple(out)
+
+
+# NOTE [ Size argument forms ]
+# A shape method's size comes as varargs (x.view(2, 3)), one sequence (x.view((2, 3))) or a
+# keyword (x.view(size=(2, 3))), and torch's parser words a bad element differently for each:
+# varargs whose first one is not an int match no signature ("takes 1 positional argument but 2
+# were given"; view lists its overloads), one sequence names its position, a keyword whose first
+# element is bad names the sequence's type; an element after the first is "failed to unpack" in
+# all three. The ops see only the normalised tuple, so the methods call them as they are (no
+# extra work for good sizes) and, when an op refuses the size, _size_form_error rewords it.
+
+
+def _size_form_error(given: tuple, op: str, name: str, keyword: bool = False) -> None:
+    """Raises torch's TypeError for a shape method's size holding something not int-like,
+    worded for how it was passed (NOTE [ Size argument forms ]): `given` is the varargs, or the
+    keyword's value as a 1-tuple. Returns when the size is not what is wrong."""
+    if keyword:
+        seq = given[0]
+        if _is_index(seq):  # an int is a one-element size
+            return
+        if not isinstance(seq, (tuple, list)) or seq and not _is_int_like(seq[0]):
+            if op == "view":
+                _view_overload_error(f"size={_type_name(seq)}, ", f"!size={_arg_type(seq)}!, ")
+            raise TypeError(
+                f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(seq)}"
+            )
+        _int_list(seq, op, name)
+    elif len(given) == 1 and not _is_index(given[0]):
+        seq = given[0]
+        if op == "view" and not (
+            hasattr(seq, "__iter__") and (len(seq) == 0 or _is_int_like(next(iter(seq))))
+        ):
+            _view_overload_error(_type_name(seq), f"!{_arg_type(seq)}!")
+        _int_list(seq, op, name, 1)
+    elif len(given) > 1 and not _is_index(given[0]):
+        if op == "view":
+            types = ", ".join(_type_name(s) for s in given)
+            raise TypeError(
+                f"view() received an invalid combination of arguments - got ({types}), but "
+                "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
+            )
+        raise TypeError(f"{op}() takes 1 positional argument but {len(given)} were given")
+    else:
+        _int_list(given, op, name)
+
+
+def _is_int_like(s) -> bool:
+    """Whether an int[] element is read as an int (_int_list's rule)."""
+    if isinstance(s, TensorMethods):
+        return s.numel() == 1 and s.dtype._kind == 1
+    return _is_index(s)
+
+
+def _arg_type(x) -> str:
+    """x's type as torch's overload listing spells it: "tuple of (float, int)", "float"."""
+    if isinstance(x, tuple):
+        return f"tuple of ({', '.join(_type_name(s) for s in x)})"
+    if isinstance(x, list):
+        return f"list of [{', '.join(_type_name(s) for s in x)}]"
+    return _type_name(x)
+
+
+def _view_overload_error(got: str, bad: str) -> None:
+    """view()'s TypeError when its one argument is neither a dtype nor a size."""
+    keyword = got.startswith("size=")
+    dtype_why = (
+        "some of the keywords were incorrect: size"
+        if keyword
+        else f"some of the arguments have invalid types: ({bad})"
+    )
+    raise TypeError(
+        f"view() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n * (torch.dtype dtype)\n      didn't match because {dtype_why}\n * (tuple of ints "
+        f"size)\n      didn't match because some of the arguments have invalid types: ({bad})\n"
+    )
 
 
 # NOTE [ Number-like arguments ]
@@ -1348,14 +1431,30 @@ class TensorMethods:
 
     def reshape(self, *shape, **kwargs):
         if kwargs or not shape:
-            return _ops.reshape(self, _keyword_size(shape, kwargs, "shape", "reshape"))
-        return _ops.reshape(self, _size_args(shape))
+            given = (kwargs.get("shape"),)
+            try:
+                return _ops.reshape(self, _keyword_size(shape, kwargs, "shape", "reshape"))
+            except TypeError:  # See NOTE [ Size argument forms ]
+                if not shape and given[0] is not None:
+                    _size_form_error(given, "reshape", "shape", keyword=True)
+                raise
+        try:
+            return _ops.reshape(self, _size_args(shape))
+        except TypeError:
+            _size_form_error(shape, "reshape", "shape")
+            raise
 
     def view(self, *shape, **kwargs):
         if "dtype" in kwargs and not shape and len(kwargs) == 1:
             return _ops.view_dtype(self, kwargs["dtype"])
         if kwargs or not shape:
-            return _ops.view(self, _keyword_size(shape, kwargs, "size", "view"))
+            given = (kwargs.get("size"),)
+            try:
+                return _ops.view(self, _keyword_size(shape, kwargs, "size", "view"))
+            except TypeError:  # See NOTE [ Size argument forms ]
+                if not shape and given[0] is not None:
+                    _size_form_error(given, "view", "size", keyword=True)
+                raise
         if (
             len(shape) == 1
             and not isinstance(shape[0], (int, TensorMethods))
@@ -1364,7 +1463,11 @@ class TensorMethods:
             and not _is_index(shape[0])
         ):
             return _ops.view_dtype(self, shape[0])
-        return _ops.view(self, _size_args(shape))
+        try:
+            return _ops.view(self, _size_args(shape))
+        except TypeError:
+            _size_form_error(shape, "view", "size")
+            raise
 
     def view_as(self, other):
         return _ops.view(self, _tensor_arg(other, "view_as").shape)
@@ -1453,16 +1556,34 @@ class TensorMethods:
     def expand(self, *sizes, **kwargs):
         if kwargs or not sizes:
             kwargs.pop("implicit", None)
-            return _ops.expand(self, _keyword_size(sizes, kwargs, "size", "expand"))
-        return _ops.expand(self, _size_args(sizes))
+            return self._expand_keyword(sizes, kwargs, "expand")
+        try:
+            return _ops.expand(self, _size_args(sizes))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            _size_form_error(sizes, "expand", "size")
+            raise
+
+    def _expand_keyword(self, sizes, kwargs, op):
+        """x.expand(size=...) / x.broadcast_to(size=...) (or no size), with torch's errors."""
+        given = (kwargs.get("size"),)
+        try:
+            return _ops.expand(self, _keyword_size(sizes, kwargs, "size", op))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            if not sizes and given[0] is not None:
+                _size_form_error(given, op, "size", keyword=True)
+            raise
 
     def expand_as(self, other):
         return _ops.expand(self, _tensor_arg(other, "expand_as").shape)
 
     def broadcast_to(self, *size, **kwargs):
         if kwargs or not size:
-            return _ops.expand(self, _keyword_size(size, kwargs, "size", "broadcast_to"))
-        return _ops.expand(self, _size_args(size))
+            return self._expand_keyword(size, kwargs, "broadcast_to")
+        try:
+            return _ops.expand(self, _size_args(size))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            _size_form_error(size, "broadcast_to", "size")
+            raise
 
     def unbind(self, dim=0):
         return _ops.unbind(self, dim)

@@ -549,12 +549,14 @@ class Elu(Function):
     """out = s a if a > 0 else s α (exp(i a) - 1);  grad_a = grad s α i exp(i a) if a <= 0
     else grad s   (s: scale, i: input_scale; selu and celu are special cases). As torch's
     elu_backward, a NaN a takes the linear branch (grad s), and the second derivative is zero
-    at a = 0 (its double backward masks with a strict a < 0)."""
+    at a = 0 (its double backward masks with a strict a < 0). `from_result` marks torch's
+    in-place forms, whose backward reads the saved result instead: see backward."""
 
     @staticmethod
-    def forward(ctx, a, *, alpha, scale, input_scale):
+    def forward(ctx, a, *, alpha, scale, input_scale, from_result=False):
         ctx.save_for_backward(a)
         ctx.coefs = (alpha, scale, input_scale)
+        ctx.from_result = from_result
         xp = ctx.xp
         x = a._data
         y = opmath_array(x)
@@ -565,6 +567,8 @@ class Elu(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if ctx.from_result and grad.dtype in _dtype.HALF_FLOATS:
+            return Elu._backward_from_result(ctx, grad)
         dt, grad, a = _wide(grad, *ctx._stored_tensors)
         alpha, scale, input_scale = ctx.coefs
         # exp of the negative part only: the unused branch of where must stay finite. A strict
@@ -574,7 +578,24 @@ class Elu(Function):
         return _narrow(dt, where(a <= 0, neg, grad * scale))
 
     @staticmethod
+    def _backward_from_result(ctx, grad):
+        """torch's in-place elu_ / selu_ / celu_ keep their result, not their input, and take
+        the negative branch's gradient as grad i (out + s α) from it: in half precision out is
+        already rounded, so this differs from grad s α i exp(i a) by up to a few half ulps.
+        minitorch keeps the input, so it recomputes the rounded out here (rare path: half and
+        in-place only; float32/64 keep the exp form, which equals it to within rounding)."""
+        (a,) = ctx._stored_tensors
+        alpha, scale, input_scale = ctx.coefs
+        out = Elu.apply(a, alpha=alpha, scale=scale, input_scale=input_scale).float()
+        g = grad.float()
+        neg = g * input_scale * (out + alpha * scale)
+        # a's sign, not out's: the same but for NaN, which takes the linear branch either way
+        return where(a <= 0, neg, g * scale).to(grad.dtype)
+
+    @staticmethod
     def _backward_data(ctx, grad):
+        if ctx.from_result and grad.itemsize == 2:
+            return NotImplemented  # see _backward_from_result
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
         (a,) = ctx._stored_arrays()
@@ -594,7 +615,7 @@ def elu(input, alpha=1.0, inplace=False):
     alpha = _number(alpha, "elu", "alpha", 2)  # NOTE [ Number-like arguments ]
 
     def compute(x):
-        return Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0)
+        return Elu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0, from_result=inplace)
 
     if inplace and alpha < 0:
         compute = _refuse_backward(compute, "elu")
@@ -607,7 +628,9 @@ def selu(input, inplace=False):
     return _result(
         input,
         inplace,
-        lambda x: Elu.apply(x, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0),
+        lambda x: Elu.apply(
+            x, alpha=_SELU_ALPHA, scale=_SELU_SCALE, input_scale=1.0, from_result=inplace
+        ),
         "selu",
     )
 
@@ -620,7 +643,9 @@ def celu(input, alpha=1.0, inplace=False):
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
 
     def compute(x):
-        return Celu.apply(x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha)
+        return Celu.apply(
+            x, alpha=alpha, scale=1.0, input_scale=1.0 / alpha, from_result=inplace
+        )
 
     if inplace and alpha < 0:
         compute = _refuse_backward(compute, "elu")  # (torch's celu_ is its elu_)

@@ -137,7 +137,11 @@ def _scan_out_dtype(dtype, out, op):
 
 def _int_to_long(input, dtype, op):
     if dtype is not None:
-        return cast(input, _dtype.to_dtype(dtype, op))
+        dtype = _dtype.to_dtype(dtype, op)
+        # torch has no bool scan kernel; a 0-d or empty input never reaches one (a copy)
+        if dtype is _dtype.bool and input._data.ndim and input._data.size:
+            raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
+        return cast(input, dtype)
     if input.dtype.is_floating_point:
         return input
     return cast(input, _dtype.int64)

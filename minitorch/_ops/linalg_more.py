@@ -225,6 +225,10 @@ def dist(input, other, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm
 
+    # both operands must be tensors: input - other alone would broadcast a number `other`
+    for pos, (name, t) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(t, Tensor):
+            raise not_tensor("dist", t, name, pos)
     p = number(p)  # a NumPy scalar order reads as the Python number, as torch's parser does
     diff = input - other
     if not diff.dtype.is_floating_point:

@@ -887,13 +887,13 @@ def _raise_lu_info(info, shape, op):
 
 def lu(A, pivot=True, get_infos=False, out=None):
     """(LU, pivots) or (LU, pivots, infos). Mirrors torch.lu (deprecated in torch)."""
-    import warnings
+    from minitorch._ops.linalg_factor import _warn_deprecated
 
-    warnings.warn(
+    # once per process, as torch's TORCH_WARN_ONCE (every call after set_warn_always(True))
+    _warn_deprecated(
+        "lu",
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
         "and will be removed in a future PyTorch release.",
-        UserWarning,
-        stacklevel=2,
     )
     r = linalg_lu_factor_ex(A, pivot=pivot)
     if get_infos:

@@ -220,13 +220,16 @@ class LogSoftmax(Function):
 
 
 def _prepare(input, dim, dtype, op: str):
-    """(input cast to dtype, dim wrapped), with torch's error for non-floating inputs."""
+    """(input cast to dtype, dim wrapped), with torch's error for non-floating inputs; the dim
+    is None for an empty non-floating input, whose result is a copy of it."""
     _check_tensor(input, op)
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim, op)
     if not input.dtype.is_floating_point:
+        if not input._data.size:  # torch returns an empty input as it is: no kernel runs
+            return input, None
         last = "lastdim_" if d == ndim - 1 or ndim == 0 else ""
         raise _not_implemented(f"{op}_{last}kernel_impl", input.dtype)
     return input, d
@@ -238,7 +241,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "softmax")
-    result = Softmax.apply(input, dim=d)
+    result = Softmax.apply(input, dim=d) if d is not None else input.clone()
     if out is not None:
         from minitorch._ops.inplace import write_out
 
@@ -251,7 +254,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "log_softmax")
-    result = LogSoftmax.apply(input, dim=d)
+    result = LogSoftmax.apply(input, dim=d) if d is not None else input.clone()
     if out is not None:
         from minitorch._ops.inplace import write_out
 
@@ -357,6 +360,9 @@ class SmoothL1Loss(Function):
     def forward(ctx, x, t, *, beta):
         ctx.save_for_backward(x, t)
         ctx.beta = beta
+        if x.dtype is _dtype.float16:  # See NOTE [ Stepwise half regression losses ]
+            d, b, half = _stepwise(ctx.xp, x._data, t._data, beta)
+            return ctx.xp.where(d < b, half * d * d / b, d - half * b)
         d = _abs_diff(x._data, t._data)
         out = ctx.xp.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
         return out.astype(x._data.dtype, copy=False)
@@ -376,6 +382,20 @@ def _abs_diff(a, b):
     if opmath_dtype(a.dtype):
         return abs(a.astype("float32") - b.astype("float32"))
     return abs(a - b)
+
+
+# NOTE [ Stepwise half regression losses ]
+# torch's CPU kernels of smooth_l1_loss in float16 and huber_loss in bfloat16 (not the other
+# half dtype of either: those compute in float32 and round once, as `_abs_diff` does) work in
+# the half dtype itself: beta (delta) and 0.5 are rounded to it, and every product, quotient and
+# difference is rounded, in torch's order (0.5 * d * d / beta; delta * (d - 0.5 * delta)). The
+# results differ from a float32 computation in about a third of the elements (by an ulp), so
+# those two forwards repeat the steps: NumPy's (and ml_dtypes') half arithmetic rounds each op.
+
+
+def _stepwise(xp, a, b, beta):
+    """(|a - b|, beta, 0.5), all in a's half dtype (NOTE [ Stepwise half regression losses ])."""
+    return abs(a - b), xp.asarray(beta, dtype=a.dtype), xp.asarray(0.5, dtype=a.dtype)
 
 
 def _smooth_l1_slope(d, beta):
@@ -403,6 +423,9 @@ class HuberLoss(Function):
     def forward(ctx, x, t, *, delta):
         ctx.save_for_backward(x, t)
         ctx.delta = delta
+        if x.dtype is _dtype.bfloat16:  # See NOTE [ Stepwise half regression losses ]
+            d, b, half = _stepwise(ctx.xp, x._data, t._data, delta)
+            return ctx.xp.where(d < b, half * d * d, b * (d - half * b))
         d = _abs_diff(x._data, t._data)
         out = ctx.xp.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
         return out.astype(x._data.dtype, copy=False)

@@ -1392,7 +1392,8 @@ def clamp(input, min=None, max=None, *, out=None):
             if bnd is not None:
                 dt = _dtype.binary_dtype(dt, input.ndim, bnd.dtype, bnd.ndim)
         if dt is _dtype.bool and lo is not None and hi is not None:
-            raise NotImplementedError("\"clamp_cpu\" not implemented for 'Bool'")
+            kernel = "clamp_scalar_cpu" if mixed else "clamp_cpu"  # mixed: read as numbers
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
         args = [cast(input, dt)] + [None if t is None else cast(t, dt) for t in (lo, hi)]
         result = ClampTensor.apply(*args)
         if mixed:  # torch reads the 0-d tensor as a number: its node for number bounds
@@ -1404,7 +1405,10 @@ def clamp(input, min=None, max=None, *, out=None):
             dt = _dtype.scalar_dtype(dt, bnd)
             if bnd.__class__ in (float, int) and not -65504.0 <= bnd <= 65504.0:
                 _check_float_bound(bnd, dt)  # (rare: beyond float16's range, or NaN)
-    if not dt.is_floating_point and dt is not _dtype.bool:
+    if not dt.is_floating_point:
+        if dt is _dtype.bool:  # torch has no bool kernel for number bounds (even when empty)
+            kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+            raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
         # c10's checked conversion, as torch converts the bounds: into uint8, -1 is 255 (so
         # clamp(min=-1) gives all 255) and 300 raises
         min, max = (

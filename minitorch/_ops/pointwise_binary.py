@@ -102,7 +102,8 @@ def hypot(input, other, *, out=None):
     _tensors(input, other, "hypot")
     a, b, dt = promote(input, other, "hypot")
     if not dt.is_floating_point:
-        raise _not_implemented("hypot_cpu", dt)
+        # torch reports shapes that do not broadcast before the dtype it has no kernel for
+        _raise_broadcast_error(None, (input, other), _not_implemented("hypot_cpu", dt))
     return _out(Hypot.apply(a, b), out)
 
 
@@ -460,7 +461,7 @@ def logaddexp(input, other, *, out=None):
     _tensors(input, other, "logaddexp")
     a, b, dt = promote(input, other, "logaddexp")
     if not dt.is_floating_point:
-        raise _not_implemented("logaddexp_cpu", dt)
+        _raise_broadcast_error(None, (input, other), _not_implemented("logaddexp_cpu", dt))
     return _out(Logaddexp.apply(a, b), out)
 
 
@@ -469,7 +470,7 @@ def logaddexp2(input, other, *, out=None):
     _tensors(input, other, "logaddexp2")
     a, b, dt = promote(input, other, "logaddexp2")
     if not dt.is_floating_point:
-        raise _not_implemented("logaddexp2_cpu", dt)
+        _raise_broadcast_error(None, (input, other), _not_implemented("logaddexp2_cpu", dt))
     return _out(Logaddexp2.apply(a, b), out)
 
 

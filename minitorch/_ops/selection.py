@@ -382,6 +382,14 @@ def _fill_plan(input: Tensor, dim: int, index, value):
     if isinstance(index, Tensor) and index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     idx = _index_array(input, index, "index_fill")
+    if idx.size and not input._data.size:  # (rare) an empty input: torch checks no bound, ...
+        shape = input._data.shape
+        if shape[dim] == 0:  # ... but fails to restride an empty dim to the index's length
+            raise RuntimeError(
+                f"index_fill(): cannot fill {idx.size} index(es) along dimension {dim} of size "
+                f"0 (input of shape {tuple(shape)}): out of bounds for storage of size 0"
+            )
+        idx = idx[:0]  # and fills nothing
     plan = _dim_plan(input, dim, idx, "index_fill")
     return plan, _fill_value(input, value, "index_fill_")
 

@@ -48,10 +48,19 @@ def as_view_array(x, shape):
 
 
 def _infer_shape(shape, numel, op):
-    shape = tuple(shape)
+    given = shape
+    try:
+        shape = tuple(shape)
+    except TypeError:  # torch.reshape(x, 4.0): int_list raises torch's text below
+        shape = (None,)
     for s in shape:
         if s.__class__ is not int:  # See NOTE [ Int-like arguments ]
-            shape = int_list(shape, op, "size")
+            # torch.reshape's own wording (its `shape`, 2nd); the methods reword it for how
+            # their size was passed (NOTE [ Size argument forms ])
+            if op == "reshape":
+                shape = int_list(given, op, "shape", 2)
+            else:
+                shape = int_list(given, op, "size")
             break
     neg = -1
     for i, s in enumerate(shape):

@@ -257,14 +257,16 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         k = index(k, "kthvalue", "k", 2)
     if keepdim.__class__ is not bool:
         raise flag_error("kthvalue", "keepdim", keepdim)
-    if x.dtype.kind == "b":
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = wrap_dim(dim, x.ndim, "kthvalue")
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         if n == 0:
             raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    # torch checks k before the dtype, and a 0-d input is its own answer (no kernel runs), so
+    # only a bool tensor with dims reaches torch's missing bool kernel
+    if x.dtype.kind == "b" and x.ndim:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     dim, idx = _sorted_parts(input, dim, False, "kthvalue")
     if not x.ndim:
         return return_types.kthvalue(
@@ -684,15 +686,33 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
-    if weights is None or x.size == 0:  # torch: an empty input counts in int64, weights or not
-        res = xp.bincount(x, minlength=minlength).astype("int64")
-    else:
+    w = None
+    if weights is not None and x.size:  # torch: an empty input counts in int64, weights or not
         w = weights._data
         if w.ndim != 1 or w.shape[0] != x.shape[0]:
             raise RuntimeError("weights should be 1-d and have the same length as input")
-        dt = w.dtype if w.dtype == "float32" else "float64"  # torch: float stays, else double
-        res = xp.bincount(x, weights=w, minlength=minlength).astype(dt)
+    try:
+        if w is None:
+            res = xp.bincount(x, minlength=minlength).astype("int64")
+        else:
+            dt = w.dtype if w.dtype == "float32" else "float64"  # torch: float stays, else double
+            res = xp.bincount(x, weights=w, minlength=minlength).astype(dt)
+    except (MemoryError, ValueError):  # a huge value or minlength: torch's allocator error
+        raise _bincount_alloc_error(x, w, minlength) from None
     return no_derivative(_make(res, input._device, False, None), (weights,), "bincount")
+
+
+def _bincount_alloc_error(x, w, minlength: int) -> RuntimeError:
+    """torch's RuntimeError when bincount's output (max(input) + 1 or minlength bins) cannot be
+    allocated; NumPy raises MemoryError, or ValueError past the largest array it can describe."""
+    size = max(minlength, int(x.max()) + 1 if x.size else 0)
+    if size >= 2**63 // 8:
+        return RuntimeError(f"Storage size calculation overflowed with sizes=[{size}]")
+    nbytes = size * (4 if w is not None and w.dtype == "float32" else 8)
+    return RuntimeError(
+        "bincount: DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+        f"{nbytes} bytes."
+    )
 
 
 def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:

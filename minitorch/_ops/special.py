@@ -26,7 +26,7 @@ from minitorch._ops.pointwise_more import (
 )
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # fmt: off
 __all__ = [
@@ -396,8 +396,8 @@ def _igamma_args(input, other, op: str):
     _check_tensor(input, op)
     _check_tensor(other, op, "other", 2)
     a, b, dt = promote(input, other, op)
-    if not dt.is_floating_point:
-        raise _not_implemented(f"{op}_cpu", dt)
+    if not dt.is_floating_point:  # bad shapes are torch's error before the dtype
+        _raise_broadcast_error(None, (input, other), _not_implemented(f"{op}_cpu", dt))
     # promote leaves a bool operand uncast, and the kernel's result takes the first's dtype
     return cast(a, dt), cast(b, dt)
 

@@ -96,7 +96,7 @@ class Adafactor(Optimizer):
                 weight = step ** group["beta2_decay"]  # 1 - beta2_t
                 rho = min(lr, 1 / step**0.5)
                 # max(eps2, RMS(p)) * rho, on the device in float64 (torch: Python floats)
-                alpha = (p.norm(2).double() / math.sqrt(p.numel())).clamp_(min=eps2)
+                alpha = _py_max(eps2, p.norm(2).double() / math.sqrt(p.numel()))
                 # torch's min(lr, ...) keeps a tensor lr, and alpha is then a 0-d tensor of its
                 # dtype (See NOTE [ A tensor lr rounds in its own dtype ])
                 lr_rho = lr_t is not None and not bool(1 / step**0.5 < lr_operand)
@@ -118,6 +118,14 @@ class Adafactor(Optimizer):
                     estimate = state["variance"].clone()
                 update = estimate.clamp_(min=e1 * e1).rsqrt_().mul_(grad)
                 rms = update.norm(2).double() / (math.sqrt(update.numel()) * group["d"])
-                scale = (-alpha / rms.clamp_(min=1.0).to(alpha.dtype)).to(p.dtype)
+                scale = (-alpha / _py_max(1.0, rms).to(alpha.dtype)).to(p.dtype)
                 p.add_(update.mul_(scale))
         return loss
+
+
+def _py_max(floor: float, x: Tensor) -> Tensor:
+    """Python's max(floor, x) on a 0-d tensor, as torch computes these on host floats: floor
+    unless x > floor, so a NaN x gives floor (clamp would give NaN). A gradient that overflows
+    in one element (g * g = inf) makes the update's RMS NaN; torch's step then only NaNs that
+    element, through the update itself, not the whole parameter through the scale."""
+    return minitorch.where(x > floor, x, floor)

@@ -89,9 +89,10 @@ REFUSED = {
     "select(np.bool_)": (lambda: X_T.select(np.bool_(True), 0), "not numpy.bool"),
     "transpose(float tensor)": (lambda: X_T.transpose(mt.tensor(1.0), 0), "not Tensor"),
     "narrow(bool tensor)": (lambda: X_T.narrow(mt.tensor(True), 0, 1), "not Tensor"),
-    "view(24.0)": (lambda: X_T.view(24.0), "found element of type float at pos 0"),
-    "reshape(6, 4.0)": (lambda: X_T.reshape(6, 4.0), "found element of type float at pos 1"),
-    "expand(2.0)": (lambda: X_T[:, :1].expand(2, 2.0, 4), "found element of type float"),
+    # torch's texts for sizes given as separate numbers (NOTE [ Size argument forms ])
+    "view(24.0)": (lambda: X_T.view(24.0), "received an invalid combination of arguments"),
+    "reshape(6, 4.0)": (lambda: X_T.reshape(6, 4.0), "failed to unpack the object at pos 2"),
+    "expand(2.0)": (lambda: X_T[:, :1].expand(2, 2.0, 4), "failed to unpack the object at pos 2"),
     "roll(1.0)": (lambda: mt.roll(X_T, 1.0, 2), "must be tuple of ints, not float"),
     "conv1d(stride=2.0)": (lambda: F.conv1d(X_T, mt.ones(2, 3, 2), stride=2.0), "not float"),
 }

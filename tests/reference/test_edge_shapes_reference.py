@@ -39,9 +39,6 @@ KNOWN: dict[str, str] = {
     "matmul_empty_inner:bool": "torch quirk: bool matmul of EMPTY operands returns (its kernel "
     "never runs); minitorch refuses bool matmul whatever the sizes",
     "matmul_empty_rows:bool": "torch quirk: bool matmul of EMPTY operands returns (as above)",
-    "softmax__empty:int64": "torch quirk: softmax of an EMPTY int64 tensor returns (its kernel "
-    "never runs); minitorch refuses integer softmax whatever the size",
-    "softmax__empty:bool": "torch quirk: softmax of an EMPTY bool tensor returns (as above)",
     **{
         f"binary_cross_entropy{n}:{k}": _R_BCE
         for n in ("", "__0d", "__saturated")
