@@ -33,9 +33,10 @@ def test_linalg_norms_take_numpy_aliases():
     assert torch.linalg.matrix_norm(x, axis=(0, 1), keepdims=True).shape == (1, 1)
     assert torch.linalg.vecdot(x, x, axis=0).tolist() == (x * x).sum(0).tolist()
     a = torch.eye(3)
-    assert torch.linalg.cross(a, a.flip(0), axis=1).tolist() == torch.linalg.cross(
-        a, a.flip(0), dim=1
-    ).tolist()
+    assert (
+        torch.linalg.cross(a, a.flip(0), axis=1).tolist()
+        == torch.linalg.cross(a, a.flip(0), dim=1).tolist()
+    )
     for fn in (torch.linalg.norm, torch.linalg.vector_norm, torch.linalg.cross):
         assert pickle.loads(pickle.dumps(fn)) is fn
 
@@ -114,3 +115,27 @@ def test_torch_group_norm_does_not_check_values_per_group():
     assert torch.native_group_norm(x, None, None, 1, 4, 1, 4, 1e-5)[0].shape == (1, 4)
     with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
         torch.nn.functional.group_norm(x, 4)
+
+
+def test_lu_pivot_must_be_a_bool():
+    x = torch.eye(3) + 1
+    cases = [
+        (lambda: torch.lu(x, 1), "_lu_with_info"),
+        (lambda: torch.linalg.lu_factor(x, pivot=1), "linalg_lu_factor"),
+        (lambda: torch.linalg.lu_factor_ex(x, pivot=1), "linalg_lu_factor_ex"),
+        (lambda: torch.linalg.lu(x, pivot=1), "linalg_lu"),
+    ]
+    for call, name in cases:
+        with pytest.raises(
+            TypeError, match=rf"^{name}\(\): argument 'pivot' must be bool, not int"
+        ):
+            call()
+    assert torch.linalg.lu_factor(x, pivot=True).LU.shape == (3, 3)
+
+
+def test_nextafter_reports_shapes_before_dtype():
+    a, b = torch.ones(3, dtype=torch.int64), torch.ones(4, dtype=torch.int64)
+    with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+        torch.nextafter(a, b)
+    with pytest.raises(NotImplementedError, match='"nextafter_cpu" not implemented'):
+        torch.nextafter(a, a)

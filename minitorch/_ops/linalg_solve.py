@@ -782,6 +782,9 @@ class LuFactor(Function):
 
 
 def _lu_factor(A, pivot, op):
+    if pivot.__class__ is not bool:  # torch's parser: a bool only (torch.lu(A, 1) is a mistake)
+        name = {"lu": "_lu_with_info"}.get(op, op.replace(".", "_"))
+        raise TypeError(f"{name}(): argument 'pivot' must be bool, not {_dtype._typename(pivot)}")
     _check_matrix(A, op, square=False)
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -895,6 +898,8 @@ def lu(A, pivot=True, get_infos=False, out=None):
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
         "and will be removed in a future PyTorch release.",
     )
+    if pivot.__class__ is not bool:
+        _lu_factor(A, pivot, "lu")  # torch's TypeError, named as its _lu_with_info
     r = linalg_lu_factor_ex(A, pivot=pivot)
     if get_infos:
         return _lu_with_info_type(tuple(r))

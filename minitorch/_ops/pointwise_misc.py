@@ -329,8 +329,8 @@ def nextafter(input, other, *, out=None):
     _check_tensor(input, "nextafter")
     _check_tensor(other, "nextafter", "other", 2)
     a, b, dt = promote(input, other, "nextafter")
-    if not dt.is_floating_point:
-        raise _not_implemented("nextafter_cpu", dt)
+    if not dt.is_floating_point:  # (torch reports mismatched shapes first)
+        _raise_broadcast_error(None, (a, b), _not_implemented("nextafter_cpu", dt))
     return _out(Nextafter.apply(a, b), out)
 
 
