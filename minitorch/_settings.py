@@ -48,6 +48,25 @@ _state = {
 }
 
 
+_warned_once: set = set()  # the keys warn_once has warned for
+
+
+def warn_once(key: str, message: str, stacklevel: int | None = None) -> None:
+    """torch's TORCH_WARN_ONCE: a UserWarning once per process for `key` (not Python's once per
+    call site), every time after set_warn_always(True). stacklevel counts from warn_once's
+    caller; by default the first frame outside minitorch (the user's line)."""
+    if key in _warned_once and not _state["warn_always"]:
+        return
+    _warned_once.add(key)
+    if stacklevel is None:
+        from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+        stacklevel = _user_stacklevel()
+    else:
+        stacklevel += 1
+    warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
 def _positive_int(n, op: str) -> int:
     if isinstance(n, builtins.bool) or not isinstance(n, builtins.int):
         raise RuntimeError(f"{op} expects an int, but got {type(n).__name__}")
@@ -236,9 +255,6 @@ def is_storage(obj) -> bool:
     return isinstance(obj, Storage)
 
 
-_default_tensor_type_warned = False
-
-
 def set_default_tensor_type(t) -> None:
     """Sets the default dtype (and, for torch.cuda.* types, device) from a legacy tensor type
     or its name. Deprecated in torch 2.1, with the same warning here.
@@ -247,17 +263,13 @@ def set_default_tensor_type(t) -> None:
     from minitorch import _dtype
     from minitorch._backend import set_default_device
 
-    global _default_tensor_type_warned
-    # torch gives this warning once per process (TORCH_WARN_ONCE; every time after
-    # set_warn_always(True)), before checking t
-    if not _default_tensor_type_warned or _state["warn_always"]:
-        _default_tensor_type_warned = True
-        warnings.warn(
-            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
-            "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
-            UserWarning,
-            stacklevel=2,
-        )
+    # torch gives this warning once per process, before checking t
+    warn_once(
+        "set_default_tensor_type",
+        "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+        "torch.set_default_dtype() and torch.set_default_device() as alternatives.",
+        stacklevel=2,
+    )
     if isinstance(t, str):
         module, _, name = t.rpartition(".")
         owner = minitorch.cuda if module.endswith("cuda") else minitorch

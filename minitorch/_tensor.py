@@ -1009,23 +1009,16 @@ def _deepcopy_data(t: Tensor, memo) -> Tensor:
     return out
 
 
-_scalar_of_grad_warned = False
-
-
 def _warn_scalar_of_grad():
-    # torch gives this warning once per process (TORCH_WARN_ONCE), or every time after
-    # set_warn_always(True); Python's own once-per-call-site rule would repeat it.
-    global _scalar_of_grad_warned
-    from minitorch import _settings
+    # torch gives this warning once per process (Python's own once-per-call-site rule would
+    # repeat it)
+    from minitorch._settings import warn_once
 
-    if _scalar_of_grad_warned and not _settings._state["warn_always"]:
-        return
-    _scalar_of_grad_warned = True
-    warnings.warn(
+    warn_once(
+        "scalar_of_grad",
         "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
         "Consider using tensor.detach() first.",
-        UserWarning,
-        stacklevel=3,
+        stacklevel=3,  # (as before: the line of float(t), our caller's caller)
     )
 
 

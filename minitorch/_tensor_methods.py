@@ -208,6 +208,18 @@ def _size_args(args):
     return args
 
 
+def _keyword_sized(fn, self, args, kwargs, op: str, name: str):
+    """fn(self, size) for a shape method given its size as the keyword `name` (or none at all:
+    x.reshape()), with torch's errors for a refused size (NOTE [ Size argument forms ])."""
+    given = kwargs.get(name)
+    try:
+        return fn(self, _keyword_size(args, kwargs, name, op))
+    except TypeError:
+        if not args and given is not None:
+            _size_form_error((given,), op, name, keyword=True)
+        raise
+
+
 def _keyword_size(args, kwargs, name: str, op: str):
     """x.reshape(shape=(2, 3)): the keyword form of a varargs size (torch's name for it)."""
     value = kwargs.pop(name, None)
@@ -1431,13 +1443,7 @@ class TensorMethods:
 
     def reshape(self, *shape, **kwargs):
         if kwargs or not shape:
-            given = (kwargs.get("shape"),)
-            try:
-                return _ops.reshape(self, _keyword_size(shape, kwargs, "shape", "reshape"))
-            except TypeError:  # See NOTE [ Size argument forms ]
-                if not shape and given[0] is not None:
-                    _size_form_error(given, "reshape", "shape", keyword=True)
-                raise
+            return _keyword_sized(_ops.reshape, self, shape, kwargs, "reshape", "shape")
         try:
             return _ops.reshape(self, _size_args(shape))
         except TypeError:
@@ -1448,13 +1454,7 @@ class TensorMethods:
         if "dtype" in kwargs and not shape and len(kwargs) == 1:
             return _ops.view_dtype(self, kwargs["dtype"])
         if kwargs or not shape:
-            given = (kwargs.get("size"),)
-            try:
-                return _ops.view(self, _keyword_size(shape, kwargs, "size", "view"))
-            except TypeError:  # See NOTE [ Size argument forms ]
-                if not shape and given[0] is not None:
-                    _size_form_error(given, "view", "size", keyword=True)
-                raise
+            return _keyword_sized(_ops.view, self, shape, kwargs, "view", "size")
         if (
             len(shape) == 1
             and not isinstance(shape[0], (int, TensorMethods))
@@ -1556,21 +1556,11 @@ class TensorMethods:
     def expand(self, *sizes, **kwargs):
         if kwargs or not sizes:
             kwargs.pop("implicit", None)
-            return self._expand_keyword(sizes, kwargs, "expand")
+            return _keyword_sized(_ops.expand, self, sizes, kwargs, "expand", "size")
         try:
             return _ops.expand(self, _size_args(sizes))
         except TypeError:  # See NOTE [ Size argument forms ]
             _size_form_error(sizes, "expand", "size")
-            raise
-
-    def _expand_keyword(self, sizes, kwargs, op):
-        """x.expand(size=...) / x.broadcast_to(size=...) (or no size), with torch's errors."""
-        given = (kwargs.get("size"),)
-        try:
-            return _ops.expand(self, _keyword_size(sizes, kwargs, "size", op))
-        except TypeError:  # See NOTE [ Size argument forms ]
-            if not sizes and given[0] is not None:
-                _size_form_error(given, op, "size", keyword=True)
             raise
 
     def expand_as(self, other):
@@ -1578,7 +1568,7 @@ class TensorMethods:
 
     def broadcast_to(self, *size, **kwargs):
         if kwargs or not size:
-            return self._expand_keyword(size, kwargs, "broadcast_to")
+            return _keyword_sized(_ops.expand, self, size, kwargs, "broadcast_to", "size")
         try:
             return _ops.expand(self, _size_args(size))
         except TypeError:  # See NOTE [ Size argument forms ]

@@ -25,18 +25,9 @@ def _record(fn, times=1):
 
 @pytest.fixture
 def warn_once(monkeypatch):
-    """Runs a test with warn_always off and the once-per-process flags reset."""
-    from minitorch import _factories, _tensor
-    from minitorch._ops import linalg_factor, scatter_gather
-    from minitorch.autograd import engine
-
+    """Runs a test with warn_always off and the once-per-process record reset."""
     monkeypatch.setitem(_settings._state, "warn_always", False)
-    monkeypatch.setattr(engine, "_create_graph_warned", False)
-    monkeypatch.setattr(_tensor, "_scalar_of_grad_warned", False)
-    monkeypatch.setattr(linalg_factor, "_deprecation_warned", set())
-    monkeypatch.setattr(scatter_gather, "_reduce_warned", False)
-    monkeypatch.setattr(_settings, "_default_tensor_type_warned", False)
-    assert _factories  # (imported for its use of _tensor's flag)
+    monkeypatch.setattr(_settings, "_warned_once", set())
 
 
 # --- backward(create_graph=True) ---

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 import minitorch as mt
-from minitorch import _tensor
 
 no_gpu = pytest.mark.skipif(mt.cuda.is_available(), reason="CPU-only behaviour")
 
@@ -116,7 +115,7 @@ def test_to_indexed_cpu_copies():
 
 def test_scalar_of_grad_warns_once_per_process():
     w = mt.ones(2, requires_grad=True)
-    _tensor._scalar_of_grad_warned = False
+    mt._settings._warned_once.discard("scalar_of_grad")
     with warnings.catch_warnings(record=True) as rec:
         warnings.simplefilter("always")
         float(w.sum())

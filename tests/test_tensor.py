@@ -216,7 +216,7 @@ def test_scalar_protocols(device):
 
 def test_float_of_a_tensor_requiring_grad_warns(monkeypatch):
     # torch warns once per process: start from a process that has not warned yet
-    monkeypatch.setattr(mt._tensor, "_scalar_of_grad_warned", False)
+    monkeypatch.setattr(mt._settings, "_warned_once", set())
     x = mt.ones(1, requires_grad=True)
     with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar"):
         float(x)

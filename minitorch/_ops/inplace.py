@@ -744,10 +744,14 @@ def _dense(a) -> bool:
     return True
 
 
-def check_partial_overlap(dst: Tensor, src, dst_data=None):
+def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = True):
     """torch's RuntimeError when src (an operand of an in-place write into dst, or into the part
-    `dst_data` of dst's memory) partly overlaps it. See NOTE [ Partial overlap ]."""
-    if not isinstance(src, Tensor) or (src._base is None and dst._base is None):
+    `dst_data` of dst's memory) partly overlaps it. See NOTE [ Partial overlap ]. same_ok=False:
+    the kernels that read source while they write (index_add_, index_copy_, put_) refuse the
+    same memory too (x.index_add_(0, i, x)), as torch's."""
+    if not isinstance(src, Tensor) or (
+        src._base is None and dst._base is None and (same_ok or src is not dst)
+    ):
         return
     if (src._base if src._base is not None else src) is not (
         dst._base if dst._base is not None else dst
@@ -761,7 +765,7 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None):
     a0, b0 = ptr(a), ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if (a0, a1) == (b0, b1):
-        if a.strides == b.strides or a.size == 1:
+        if same_ok and (a.strides == b.strides or a.size == 1):
             return  # the same memory in the same order: an in-place op on itself
     elif not (a0 < b1 and b0 < a1):
         return

@@ -428,23 +428,14 @@ _CHOLESKY_DEPRECATED = (
     "should be replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
     "equivalent results for all valid (symmetric positive definite) inputs."
 )
-_deprecation_warned = set()
 
 
 def _warn_deprecated(op: str, message: str) -> None:
-    """torch's deprecation warning for torch.qr / torch.cholesky (and their methods): once per
-    process per op (torch's TORCH_WARN_ONCE, not Python's once per call site), every time after
-    set_warn_always(True); given before the input is checked, as torch's."""
-    from minitorch import _settings
+    """torch's deprecation warning for torch.qr / torch.cholesky / torch.lu (and their methods):
+    once per process per op, given before the input is checked, as torch's."""
+    from minitorch._settings import warn_once
 
-    if op in _deprecation_warned and not _settings._state["warn_always"]:
-        return
-    _deprecation_warned.add(op)
-    import warnings
-
-    from minitorch.autograd.anomaly_mode import _user_stacklevel
-
-    warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
+    warn_once(op, message)
 
 
 def cholesky(input, upper=False, *, out=None):

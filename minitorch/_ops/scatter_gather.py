@@ -241,29 +241,16 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
     return watch_indices(out, index)
 
 
-_reduce_warned = False
-
-
 def _warn_reduce_deprecated() -> None:
     """torch's deprecation warning for scatter's reduce= with a Tensor src (not with a number):
-    once per process (torch's TORCH_WARN_ONCE), every time after set_warn_always(True); given
-    before reduce itself is checked, as torch's."""
-    global _reduce_warned
-    from minitorch import _settings
+    once per process, given before reduce itself is checked, as torch's."""
+    from minitorch._settings import warn_once
 
-    if _reduce_warned and not _settings._state["warn_always"]:
-        return
-    _reduce_warned = True
-    import warnings
-
-    from minitorch.autograd.anomaly_mode import _user_stacklevel
-
-    warnings.warn(
+    warn_once(
+        "scatter_reduce_argument",
         "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed "
         "in a future PyTorch release. Use torch.scatter_reduce instead for more reduction "
         "options.",
-        UserWarning,
-        stacklevel=_user_stacklevel(),
     )
 
 

@@ -9,7 +9,6 @@ from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, watch_indices
 from minitorch._ops.inplace import (
     _check_leaf,
-    _dense,
     _short,
     apply_inplace,
     check_partial_overlap,
@@ -94,28 +93,6 @@ class MaskedSelect(Index):
     """out = x[mask] (1-D);  grad_x = zeros with grad where mask"""
 
     _node_name = "MaskedSelectBackward0"
-
-
-def _check_no_overlap(dst: Tensor, src) -> None:
-    """torch's stricter check for the writes whose kernel reads source while it writes
-    (index_add_, index_copy_, put_): source may not overlap dst at all, so even the same memory
-    (x.index_add_(0, i, x)) is refused, not only part of it. Dense layouts only, as for
-    NOTE [ Partial overlap ]."""
-    check_partial_overlap(dst, src)
-    if not isinstance(src, Tensor):
-        return
-    root = dst._base if dst._base is not None else dst
-    if src is not root and src._base is not root:
-        return  # two roots never share memory (the common case stops here)
-    a, b = dst._data, src._data
-    if a.size and b.size and _dense(a) and _dense(b):
-        ptr = dst._device.backend.data_ptr
-        if ptr(a) == ptr(b) and a.nbytes == b.nbytes:  # (the partial check let it through)
-            raise RuntimeError(
-                "unsupported operation: some elements of the input tensor and the written-to "
-                "tensor refer to a single memory location. Please clone() the tensor before "
-                "performing the operation."
-            )
 
 
 def _read_value_first(input: Tensor, value):
@@ -266,7 +243,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """In-place index_add. Mirrors torch.Tensor.index_add_."""
-    _check_no_overlap(input, source)
+    check_partial_overlap(input, source, same_ok=False)
     return apply_inplace(
         input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
     )
@@ -334,7 +311,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
-    _check_no_overlap(input, source)
+    check_partial_overlap(input, source, same_ok=False)
     return apply_inplace(
         input, lambda s: index_copy(s, dim, index, source), "index_copy_", (source,)
     )
@@ -651,7 +628,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place put. Mirrors torch.Tensor.put_."""
-    _check_no_overlap(input, source)
+    check_partial_overlap(input, source, same_ok=False)
     return apply_inplace(input, lambda s: put(s, index, source, accumulate), "put_", (source,))
 
 

@@ -160,36 +160,21 @@ def backward(
             targets[_edge(t)] = t
     grads = _root_grads(tensors, grad_tensors, "backward")
     if create_graph:
-        _warn_create_graph_cycle()
+        # each leaf's .grad then holds a graph leading back to the leaf (autograd.grad, which
+        # fills no .grad, does not warn)
+        from minitorch._settings import warn_once
+
+        warn_once("backward_create_graph", _CREATE_GRAPH_CYCLE)
     _run(tensors, grads, retain_graph, create_graph, targets, capture=None)
 
 
-_create_graph_warned = False
-
-
-def _warn_create_graph_cycle() -> None:
-    """torch's warning for backward(create_graph=True): each leaf's .grad then holds a graph
-    that leads back to the leaf. Once per process (torch's TORCH_WARN_ONCE), every time after
-    set_warn_always(True); autograd.grad, which fills no .grad, does not warn."""
-    global _create_graph_warned
-    from minitorch import _settings
-
-    if _create_graph_warned and not _settings._state["warn_always"]:
-        return
-    _create_graph_warned = True
-    import warnings
-
-    from minitorch.autograd.anomaly_mode import _user_stacklevel
-
-    warnings.warn(
-        "Using backward() with create_graph=True will create a reference cycle between the "
-        "parameter and its gradient which can cause a memory leak. We recommend using "
-        "autograd.grad when creating the graph to avoid this. If you have to use this function, "
-        "make sure to reset the .grad fields of your parameters to None after use to break the "
-        "cycle and avoid the leak.",
-        UserWarning,
-        stacklevel=_user_stacklevel(),
-    )
+_CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak."
+)
 
 
 def grad(
