@@ -84,6 +84,10 @@ class Adam(Optimizer):
             or (isinstance(betas[0], Tensor) and isinstance(betas[1], Tensor))
         ):
             raise ValueError("betas must be either both floats or both Tensors")
+        if isinstance(betas[0], Tensor) and foreach and not capturable:
+            raise ValueError(
+                "betas[0] as a Tensor is not supported for capturable=False and foreach=True"
+            )
         for i, beta in enumerate(betas):
             if isinstance(beta, Tensor) and beta.numel() != 1:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")

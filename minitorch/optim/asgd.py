@@ -11,6 +11,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _default_to_fused_or_foreach,
     _params_with_grad,
     _scalar,
     _scalar_dtype,
@@ -26,8 +27,9 @@ class ASGD(Optimizer):
 
     The update reads `eta` and `mu` as tensors and computes their next values with tensor
     math from `step` (torch's capturable formulas in float64), so nothing is read back to the
-    host. Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts).
+    host; `foreach` (torch's multi-tensor path) computes eta in the step's dtype, as torch's.
+    Differences from torch: `capturable` only checks that the parameters are on a device (as
+    torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -80,6 +82,9 @@ class ASGD(Optimizer):
             lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
             lr_t = group["lr"].detach().reshape(()) if isinstance(group["lr"], Tensor) else None
             lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+            foreach = group["foreach"]
+            if foreach is None:
+                foreach = _default_to_fused_or_foreach(group["params"], group["differentiable"])[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -102,8 +107,15 @@ class ASGD(Optimizer):
                     lr_p = lr_t.to(p.device)  # (no host read: eta stays on p's device)
                     step = step_t.to(lr_p.dtype)
                     eta.copy_(lr_p / (1 + lambd * lr_p * step) ** alpha)
-                else:
+                elif foreach:  # torch's multi-tensor path: tensor math in the step's dtype
+                    step = step_t
+                    # the power through float64: a correctly rounded float32 powf, as torch's
+                    decay = ((step * lambd * lr + 1).to(f64) ** alpha).to(step.dtype)
+                    eta.copy_(decay.reciprocal() * lr)
+                else:  # torch computes a Python float, then makes it a default-dtype tensor
                     step = step_t.to(f64)
-                    eta.copy_(minitorch.full_like(step, lr) / (1 + lambd * lr * step) ** alpha)
-                mu.copy_((step - t0).clamp_min(1).reciprocal())
+                    new_eta = minitorch.full_like(step, lr) / (1 + lambd * lr * step) ** alpha
+                    eta.copy_(new_eta.to(scalar_dtype))
+                # rounded to the scalar dtype even where a loaded state keeps eta/mu in float64
+                mu.copy_((step - t0).clamp_min(1).reciprocal().to(scalar_dtype))
         return loss

@@ -6,7 +6,13 @@ import math
 
 import minitorch
 from minitorch._tensor import Tensor
-from minitorch.optim.optimizer import Optimizer, _closure_loss, _params_with_grad, _scalar
+from minitorch.optim.optimizer import (
+    Optimizer,
+    _closure_loss,
+    _lr_operand,
+    _params_with_grad,
+    _scalar,
+)
 
 __all__ = ["Muon"]
 
@@ -69,7 +75,8 @@ class Muon(Optimizer):
         """One Muon update of every parameter with a gradient."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, wd, mu = _scalar(group["lr"]), group["weight_decay"], group["momentum"]
+            # See NOTE [ A tensor lr rounds in its own dtype ]
+            lr, wd, mu = _lr_operand(group["lr"]), group["weight_decay"], group["momentum"]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if "momentum_buffer" not in state:
@@ -80,8 +87,8 @@ class Muon(Optimizer):
                 update = _orthogonalize(
                     update, group["ns_coefficients"], group["ns_steps"], group["eps"]
                 )
-                p.mul_(1 - lr * wd)
-                p.add_(update, alpha=-_adjusted_lr(lr, group["adjust_lr_fn"], p.shape))
+                p.mul_(_scalar(1 - lr * wd))
+                p.add_(update, alpha=-_scalar(_adjusted_lr(lr, group["adjust_lr_fn"], p.shape)))
         return loss
 
 
@@ -106,7 +113,7 @@ def _orthogonalize(g: Tensor, coefficients, steps: int, eps: float) -> Tensor:
     return x.T if tall else x
 
 
-def _adjusted_lr(lr: float, rule: str | None, shape) -> float:
+def _adjusted_lr(lr, rule: str | None, shape):
     rows, cols = shape[:2]
     if rule is None or rule == "original":
         return lr * math.sqrt(max(1, rows / cols))

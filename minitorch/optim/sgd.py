@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
+    _HALF,
     Optimizer,
     _check_lr,
     _closure_loss,
@@ -18,8 +19,9 @@ __all__ = ["SGD", "sgd"]
 class SGD(Optimizer):
     """Mirrors torch.optim.SGD (same update, state key `momentum_buffer`, defaults lr=1e-3).
 
-    Differences from torch: `foreach` and `fused` are accepted and ignored (one loop over the
-    parameters); sparse gradients are not supported.
+    Differences from torch: `foreach` is accepted and ignored (one loop over the parameters);
+    `fused` only computes half-precision updates in float32 (as torch's fused kernel); sparse
+    gradients are not supported.
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -80,10 +82,12 @@ class SGD(Optimizer):
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
             for p, grad in _params_with_grad(group):
-                if momentum != 0:
+                args = (lr, weight_decay, momentum, dampening, nesterov)
+                if group["fused"] and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+                    _fused_half_update(p, grad, self.state[p] if momentum else {}, args)
+                elif momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
-                    args = (lr, weight_decay, momentum, dampening, nesterov)
                     state["momentum_buffer"] = _update(p, grad, buf, *args)
                 else:
                     _update(p, grad, None, lr, weight_decay, momentum, dampening, nesterov)
@@ -107,6 +111,21 @@ def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):
         grad = buf.mul(momentum).add_(grad) if nesterov else buf
     p.sub_(grad.mul(lr))
     return buf
+
+
+def _fused_half_update(p, grad, state, args) -> None:
+    """_update on float32 copies of a half p, its grad and its momentum buffer, each written
+    back rounded once, as torch's fused kernel computes."""
+    buf = state.get("momentum_buffer")
+    p32 = p.float()
+    buf32 = _update(p32, grad.float(), None if buf is None else buf.float(), *args)
+    p.copy_(p32)
+    if buf32 is None:
+        return
+    if buf is None:
+        state["momentum_buffer"] = buf32.to(p.dtype)
+    else:
+        buf.copy_(buf32)
 
 
 def sgd(

@@ -12,6 +12,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _lr_operand,
     _scalar,
 )
 
@@ -44,7 +45,8 @@ class SparseAdam(Optimizer):
         p_r -= lr sqrt(1-b2^t)/(1-b1^t) m_r / (sqrt(v_r) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            lr, eps = _scalar(group["lr"]), group["eps"]
+            # See NOTE [ A tensor lr rounds in its own dtype ]
+            lr, eps = _lr_operand(group["lr"]), group["eps"]
             beta1, beta2 = group["betas"]
             for p in group["params"]:
                 if p.grad is None:
@@ -65,11 +67,12 @@ class SparseAdam(Optimizer):
                 m[rows] = m_rows
                 v[rows] = v_rows
                 t = state["step"]
-                step_size = lr * math.sqrt(1 - beta2**t) / (1 - beta1**t)
-                pv[rows] = pv[rows] - step_size * m_rows / (v_rows.sqrt() + eps)
+                step_size = _scalar(lr * math.sqrt(1 - beta2**t) / (1 - beta1**t))
+                pv[rows] = pv[rows] - step_size * (m_rows / (v_rows.sqrt() + eps))
         return loss
 
 
 def _rows(t: Tensor) -> Tensor:
     """t as a (rows, rest) view sharing its memory."""
-    return t.reshape(t.shape[0] if t.ndim else 1, -1)
+    rows = t.shape[0] if t.ndim else 1
+    return t.reshape(rows, math.prod(t.shape[1:]))  # (an empty t has no -1 to infer)
