@@ -87,6 +87,13 @@ class RNNBase(Module):
                 f"num_layers={num_layers}",
                 stacklevel=2,
             )
+        for name, flag in (("bias", bias), ("batch_first", batch_first)):
+            if not isinstance(flag, bool):
+                raise TypeError(f"{name} should be of type bool, got: {type(flag).__name__}")
+        if not isinstance(input_size, int):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -474,15 +481,21 @@ class RNNCellBase(Module):
         x = input.unsqueeze(0) if unbatched else input
         hs = [] if hx is None else self._states(hx)
         for i, h in enumerate(hs):
-            if h.ndim != input.ndim:
-                raise RuntimeError(
-                    f"{type(self).__name__}: Expected hidden to be {input.ndim}D, got "
-                    f"{h.ndim}D instead"
+            if h.ndim not in (1, 2):
+                what = f"hx[{i}]" if self._n_states == 2 else "hidden"
+                raise ValueError(
+                    f"{type(self).__name__}: Expected {what} to be 1D or 2D, got {h.ndim}D instead"
                 )
+            # torch unsqueezes every state of an unbatched input and then checks sizes only, so
+            # a state whose rank differs from the input's fails on its sizes
             h = h.unsqueeze(0) if unbatched else h
             if h.shape[0] != x.shape[0]:
                 raise RuntimeError(
                     f"Input batch size {x.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}"
+                )
+            if h.ndim < 2:
+                raise IndexError(
+                    "Dimension out of range (expected to be in range of [-1, 0], but got 1)"
                 )
             if h.shape[1] != self.hidden_size:
                 raise RuntimeError(
