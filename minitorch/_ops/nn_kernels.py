@@ -178,7 +178,14 @@ class LogSoftmax(Function):
             z, dt = _shifted(xp, x, dim)
             if x.ndim:
                 e = xp.exp(z)
-                s = _sum_last(xp, e) if dim == x.ndim - 1 else e.sum(axis=dim, keepdims=True)
+                if dim == x.ndim - 1:
+                    s = _sum_last(xp, e)
+                    if dt != z.dtype and a._device.type == "cpu":
+                        # torch's CPU kernel along the last dim keeps the sum in the half dtype
+                        # (bfloat16's dominant class gets exactly 0); other dims do not round
+                        s = s.astype(dt).astype(z.dtype)
+                else:
+                    s = e.sum(axis=dim, keepdims=True)
                 z -= xp.log(s, out=s)
             out = xp.asarray(z, dtype=dt)
         ctx.save_for_backward(out)

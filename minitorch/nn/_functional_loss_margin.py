@@ -189,12 +189,9 @@ def triplet_margin_with_distance_loss(
 ) -> Tensor:
     """triplet_margin_loss with any distance function (pairwise_distance by default). Mirrors
     torch.nn.functional.triplet_margin_with_distance_loss."""
-    if margin <= 0:
-        raise ValueError(
-            f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, "
-            f"got {margin} instead"
-        )
     _strict(reduction, "{} is not a valid value for reduction")
+    if margin <= 0:  # the module's own check (at construction) words it differently
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     _check_triplet_dims(anchor, positive, negative)
     dist = distance_function if distance_function is not None else pairwise_distance
     d_pos = dist(anchor, positive)
@@ -210,8 +207,9 @@ def soft_margin_loss(
     """log(1 + exp(-target input)), computed stably. Mirrors
     torch.nn.functional.soft_margin_loss.
 
-    Differences from torch: finite where target input is far below 0 (past -88 in float32),
-    where torch's log1p(exp(-target input)) overflows to inf and its gradient to NaN."""
+    Differences from torch: finite where target input is far below 0 (past -88 in float32,
+    -11 in float16), where torch's log1p(exp(-target input)) overflows to inf and its gradient
+    to NaN."""
     reduction = _reduction(size_average, reduce, reduction)
     from minitorch.nn._functional_loss import _like_input, check_fits
 

@@ -144,16 +144,31 @@ def batch_norm(
     Mirrors torch.nn.functional.batch_norm."""
     if momentum.__class__ is not float:
         _check_momentum(momentum, "batch_norm")
-    if input.ndim < 2:
-        raise ValueError(f"Expected 2 or more dimensions (got {input.ndim})")
-    c = input.shape[1]
     if training:
+        if input.ndim == 0:  # torch's Python check reads the size's first entry
+            raise IndexError("tuple index out of range")
         size = input.shape[0] * _numel(input.shape[2:])
         if size == 1:
             raise ValueError(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
+    if input.numel() == 0:
+        # torch's kernel reads nothing of an empty input (no check of the statistics, their
+        # shapes or dtypes): a copy, scaled by weight[0] and shifted by bias[0] when given
+        out = input.clone()
+        if weight is not None:
+            out = out * weight.select(0, 0)
+        if bias is not None:
+            out = out + bias.select(0, 0)
+        return out
+    if input.ndim < 2:  # torch's kernel counts no channels there, then reads dim 1
+        if not training and running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            _check_channels(name, t, 0)
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    c = input.shape[1]
     for name, t in (
         ("running_mean", running_mean),
         ("running_var", running_var),
@@ -498,5 +513,9 @@ def local_response_norm(
     for i in range(1, size):
         total = total + padded.narrow(1, i, c)
     total = total.to(input.dtype)
-    div = _ops.pow(total * (alpha / size) + k, beta)
+    if input.dtype.is_floating_point:
+        mean = total / size
+    else:  # torch averages with avg_pool, whose integer kernel truncates the mean
+        mean = _ops.div(total, size, rounding_mode="trunc")
+    div = _ops.pow(mean * alpha + k, beta)
     return input / div

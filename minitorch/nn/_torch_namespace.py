@@ -14,6 +14,7 @@ from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index
 from minitorch._tensor import Tensor
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
@@ -296,12 +297,29 @@ def native_batch_norm(
 
 
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps) -> tuple:
-    """Mirrors torch.native_group_norm (mean and rstd of shape (N, group))."""
+    """Mirrors torch.native_group_norm (mean and rstd of shape (N, group), outputs of the same
+    node). The input is read as (N, C, HxW), whatever its shape."""
     from minitorch.nn._functional_norm import _group_norm
 
-    out = _group_norm(input, group, weight, bias, eps)
-    mean, rstd = _mean_rstd(input.reshape(N, group, -1), (2,), eps)
-    return out, mean.reshape(N, group), rstd.reshape(N, group)
+    x = input.reshape(N, C, HxW)
+    out = _group_norm(x, group, weight, bias, eps).reshape(input.shape)
+    size = C // group * HxW
+    if size:
+        # differentiable: torch's backward takes the statistics' gradients too
+        groups = input.reshape(N, group, size)
+        if input.dtype in _dtype.HALF_FLOATS:  # accumulated in float32, as torch's kernel
+            groups = groups.float()
+        mean = groups.mean(2)
+        rstd = ((groups - mean.unsqueeze(2)).square().mean(2) + eps).rsqrt()
+        mean, rstd = mean.to(input.dtype), rstd.to(input.dtype)
+    else:  # empty groups: torch's kernel gives a 0 mean (and NaN rstd)
+        mean = zeros((N, group), dtype=input.dtype, device=input.device)
+        rstd = mean + float("nan")
+    if out.requires_grad:
+        out, mean, rstd = as_node(
+            (out, mean, rstd), "NativeGroupNormBackward0", (input, weight, bias), saved=(input,)
+        )
+    return out, mean, rstd
 
 
 # --- embedding ---

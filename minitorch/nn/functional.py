@@ -220,16 +220,25 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
             "prelu: Type promoting not supported. Got "
             f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(weight.dtype)}"
         )
+    # torch's order: the weight's count against the channels (a 0-d input has none), then
+    # its dims, then the dtype
+    n = weight.numel()
+    if n != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if n != channels:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter "
+                f"numbers = {n} and channel size = {channels}."
+            )
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
     if not input.dtype.is_floating_point:
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{name}'")
-    n = weight.numel()
-    channels = input.shape[1] if input.ndim >= 2 else 1
-    if n != 1 and n != channels:
-        raise RuntimeError(
-            "Mismatch of parameter numbers and input channel size. Found parameter numbers = "
-            f"{n} and channel size = {channels}."
-        )
     if n == 1:
         w = weight.reshape(())
     else:
@@ -328,9 +337,9 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     _check_has_method(input, "softmax")  # (-input).softmax in torch
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    return _ops.softmax(-input, dim)
+    if dtype is not None:  # the cast follows the negation, as torch's (uint8 wraps first)
+        dtype = _dtype.to_dtype(dtype, "softmax")
+    return _ops.softmax(-input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:

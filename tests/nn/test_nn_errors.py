@@ -247,7 +247,7 @@ def test_prelu_0d_input():
     assert out.shape == () and out.item() == -0.5
     out.backward()
     assert x.grad.item() == 0.25
-    with pytest.raises(RuntimeError, match="parameter numbers = 3 and channel size = 1"):
+    with pytest.raises(RuntimeError, match="Not allow zero-dim input tensor."):
         nn.PReLU(3)(x)
 
 
