@@ -436,11 +436,12 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     for extra in (prepend, input, append):
         if extra is None:
             continue
-        if extra is not input and extra.ndim != input.ndim:
-            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        if extra is not input:
+            _check_diff_extra(input, extra, d)
         parts.append(extra)
-    if n == 0 and len(parts) == 1:
-        # torch copies (its node is CopyBackwards); an empty dim later returns input itself
+    if n == 0:
+        # torch copies input (its node is CopyBackwards), leaving prepend/append out once they
+        # are checked; an empty dim later returns input itself
         from minitorch._ops.convert import clone
 
         return _out(name_node(clone(input), "CopyBackwards"), out)
@@ -456,6 +457,19 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         later, earlier = x.narrow(d, 1, length - 1), x.narrow(d, 0, length - 1)
         x = (later != earlier) if x.dtype is _dtype.bool else later - earlier
     return _out(x, out)
+
+
+def _check_diff_extra(input, extra, d: int) -> None:
+    """torch's checks of a prepend/append tensor: input's rank, and input's sizes off dim d."""
+    if extra.ndim != input.ndim:
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i, (a, b) in enumerate(zip(input.shape, extra.shape, strict=True)):
+        if i != d and a != b:
+            raise RuntimeError(
+                "diff expects the shape of tensor to prepend or append to match that of input "
+                f"except along the differencing dimension; input.size({i}) = {a}, but got "
+                f"tensor.size({i}) = {b}"
+            )
 
 
 # --- in-place cumsum_, cumprod_ ---

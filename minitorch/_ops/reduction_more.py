@@ -39,6 +39,7 @@ from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, check_watched, name_node, watch_index
+from minitorch.autograd.grad_mode import state
 
 # fmt: off
 __all__ = [
@@ -806,6 +807,7 @@ def median(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     dim, keepdim = _all_or_dim("median", dim, keepdim)
     if out is not None:
         _check_median_out("median", input, dim, out)
+        outs_apart(input, out)
     r = _order_stat(
         "median",
         input,
@@ -824,6 +826,7 @@ def nanmedian(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     dim, keepdim = _all_or_dim("nanmedian", dim, keepdim)
     if out is not None:
         _check_median_out("nanmedian", input, dim, out)
+        outs_apart(input, out)
     r = _order_stat(
         "nanmedian",
         input,
@@ -865,6 +868,21 @@ def _check_mode_out(input, out):
                 f"expected scalar type '{_short(want)}' but got '{_short(t.dtype)}' for {what} "
                 "output"
             )
+
+
+def outs_apart(input, outs) -> None:
+    """torch's RuntimeError for out= tensors sharing any memory with input (mode, median,
+    topk: values and indices; kthvalue: its values). Skipped where an operand requires grad:
+    torch's refusal of out= with autograd comes first (write_out raises it)."""
+    from minitorch._ops.inplace import check_partial_overlap
+
+    if not isinstance(input, Tensor) or not isinstance(outs, (tuple, list)):
+        return
+    outs = [o for o in outs if isinstance(o, Tensor)]  # (`any` is this module's op)
+    if state.enabled and (input._requires_grad or [o for o in outs if o._requires_grad]):
+        return
+    for o in outs:
+        check_partial_overlap(o, input, same_ok=False)
 
 
 def _out_pair(r, out):
@@ -910,6 +928,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
         raise TypeError("mode(): argument 'dim' must be int, not NoneType")
     if out is not None:
         _check_mode_out(input, out)
+        outs_apart(input, out)
     return _out_pair(
         _order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode, return_types.mode), out
     )

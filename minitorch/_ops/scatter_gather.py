@@ -6,10 +6,11 @@ from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
-from minitorch._ops.inplace import _short, apply_inplace
+from minitorch._ops.inplace import _short, apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "gather", "scatter", "scatter_", "scatter_add", "scatter_add_", "scatter_reduce",
@@ -67,7 +68,8 @@ class ScatterAdd(IndexPut):
 def _check_index(index, op: str):
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    if not is_index_dtype(index._data.dtype):
+    # an empty index of any dtype is fine: torch checks the dtype of one it will read
+    if index._data.size and not is_index_dtype(index._data.dtype):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
 
 
@@ -139,6 +141,7 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     shape = x._data.shape or (1,)
     basic = None if ndim else (None, Ellipsis)
     if idx.size == 0:
+        idx = idx.astype("int64", copy=False)  # (an empty index of any dtype: see _check_index)
         return dim, IndexPlan(basic, (idx,) * len(shape), None, "Alias", shape, idx.shape, not ndim)
     ishape = idx.shape or (1,)
     if len(ishape) != len(shape):
@@ -172,7 +175,14 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
     _, plan = _plan(input, dim, index, "gather")
-    return _maybe_out(watch_indices(Gather.apply(input, plan=plan), index), out)
+    result = watch_indices(Gather.apply(input, plan=plan), index)
+    if isinstance(out, Tensor) and not (
+        state.enabled and (result._requires_grad or out._requires_grad)
+    ):  # (torch's refusal of out= with autograd comes first: write_out raises it)
+        # torch refuses an out= sharing memory with input, and one partly overlapping index
+        check_partial_overlap(out, input, same_ok=False)
+        check_partial_overlap(out, index)
+    return _maybe_out(result, out)
 
 
 def _maybe_out(result, out):
@@ -459,16 +469,20 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Gathers values along dim, broadcasting input and indices elsewhere (flattened when dim is
     None). Mirrors torch.take_along_dim."""
-    _check_index(indices, "take_along_dim")
-    if dim is None:
+    if not isinstance(indices, Tensor):
+        raise TypeError(
+            "take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
+            f"{type(indices).__name__}"
+        )
+    if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
         return _maybe_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
-    ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim, "take_along_dim")
-    if indices._data.dtype.itemsize != 8:  # along a dim torch takes int64 only (flat: int32 too)
+    if indices.dtype is not _dtype.int64:  # along a dim torch takes int64 only, checked first
         raise RuntimeError(
             "torch.take_along_dim(): dtype of indices should be Long but got "
             f"{_dtype.scalar_name(indices.dtype)}"
         )
+    ndim = input._data.ndim
+    dim = wrap_dim(dim, ndim, "take_along_dim")
     if indices._data.ndim != ndim:
         raise RuntimeError(
             f"torch.take_along_dim(): input and indices should have the same number of "

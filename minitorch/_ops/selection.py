@@ -6,9 +6,10 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch._ops._common import opmath_dtype, row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
-from minitorch._ops.indexing import Index, IndexPut, watch_indices
+from minitorch._ops.indexing import Index, IndexPut, _put, watch_indices
 from minitorch._ops.inplace import (
     _check_leaf,
+    _check_overlap,
     _short,
     apply_inplace,
     check_partial_overlap,
@@ -20,7 +21,7 @@ from minitorch._ops.inplace import (
 )
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, _raise_broadcast_error
+from minitorch.autograd.function import Function, _raise_broadcast_error, check_watched
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -68,6 +69,25 @@ class IndexFill(IndexPut):
     grad_value = sum of grad there"""
 
     _node_name = "IndexFillBackward0"
+
+    @staticmethod
+    def backward(ctx, grad):
+        from minitorch._ops.pointwise import where
+
+        check_watched(ctx)
+        plan = ctx.plan
+        ga = gv = None
+        if ctx.needs_input_grad[0]:
+            zero = _make(ctx.xp.zeros((), dtype=grad._data.dtype), grad._device, False, None)
+            ga = IndexPut.apply(grad, zero, plan=plan, accumulate=False)
+        if ctx.needs_input_grad[1]:
+            # each filled element once, however often the index names it (grad[index] would
+            # count a repeated index's elements again)
+            filled = ctx.xp.zeros(grad._data.shape, dtype=bool)
+            _put(grad._device, filled, plan, True, False)
+            mask = _make(filled, grad._device, False, None)
+            gv = where(mask, grad, 0.0).sum()
+        return ga, gv
 
 
 class IndexFillTensor(IndexFill):
@@ -162,7 +182,22 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     plan = _dim_plan(input, dim, idx, "index_select")
     result = watch_indices(IndexSelect.apply(input, plan=plan), index)
-    return result if out is None else write_out_exact(out, result, "index_select")
+    if out is None:
+        return result
+    _out_apart(out, result, input, index)
+    return write_out_exact(out, result, "index_select")
+
+
+def _out_apart(out, result: Tensor, *operands) -> None:
+    """torch's RuntimeErrors for an out= whose elements share memory (checked before any resize)
+    or that shares any memory with an operand (the same memory too: the kernel would read what it
+    has overwritten)."""
+    if isinstance(out, Tensor) and not (
+        state.enabled and (result._requires_grad or out._requires_grad)
+    ):  # (torch's refusal of out= with autograd comes first: write_out raises it)
+        _check_overlap(out)
+        for t in operands:
+            check_partial_overlap(out, t, same_ok=False)
 
 
 def _maybe_out(result, out):
@@ -334,8 +369,33 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
             value = value.to(input._device)
         return value
     xp = input._device.backend.xp
+    if isinstance(value, complex):
+        value = _real_fill(value, input._data.dtype, op)
     value = _dtype.fill_number(value, input._data.dtype)  # torch's rounding and range checks
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
+
+
+# c10's names of the dtypes in its checked conversion's overflow message
+_C10_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
+}  # fmt: skip
+
+
+def _real_fill(value: complex, npdt, op: str):
+    """A complex fill value as torch converts it into a real dtype: index_fill refuses any;
+    masked_fill takes one with no imaginary part (a bool tensor: any, as nonzero or not)."""
+    if op == "index_fill_":
+        raise RuntimeError(
+            "index_fill_(): Converting complex Scalar to non-complex type is not supported"
+        )
+    if npdt.kind == "b":
+        return value != 0
+    if value.imag != 0:
+        raise RuntimeError(
+            f"value cannot be converted to type {_C10_NAMES[npdt.name]} without overflow"
+        )
+    return value.real
 
 
 def _check_fill_range(value: Tensor, input: Tensor) -> None:
@@ -500,7 +560,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
     result = watch_indices(MaskedSelect.apply(x, plan=parse_key(x, m)), mask)
-    return result if out is None else write_out_exact(out, result, "masked_select")
+    if out is None:
+        return result
+    _out_apart(out, result, input, mask)
+    return write_out_exact(out, result, "masked_select")
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -592,6 +655,8 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
         result = Take.apply(input.reshape(1), plan=_flat_plan(input.reshape(1), index, "take"))
     else:
         result = Take.apply(input, plan=plan)
+    if out is not None:
+        _out_apart(out, result, input, index)
     return _maybe_out(watch_indices(result, index), out)
 
 

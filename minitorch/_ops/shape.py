@@ -687,13 +687,24 @@ class NarrowPad(Function):
         return Narrow.apply(grad, dim=ctx.dim, start=ctx.start, length=ctx.length)
 
 
+def sym_int(x, op: str, name: str, pos: int | None = None) -> int:
+    """A size-like int argument (torch's SymInt: narrow's length, narrow_copy's start): an
+    int-like, or an integer tensor of one element, whatever its rank, read as its value."""
+    if isinstance(x, Tensor) and x._data.size == 1 and x._data.dtype.kind in "iu":
+        return int(x)  # (a shape-defining read, as torch's)
+    return index(x, op, name, pos)
+
+
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """input[start:start+length] along dim, sharing memory. Mirrors torch.narrow."""
+    if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
+        # torch's overload for a Tensor start takes a 0-d integer one only
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
     shape = input._data.shape
     if not shape:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if length.__class__ is not int:
-        length = index(length, "narrow", "length")
+        length = sym_int(length, "narrow", "length")
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, len(shape))

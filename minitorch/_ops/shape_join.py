@@ -293,7 +293,38 @@ def tensor_split(
     return tuple(outs)
 
 
+def _split_overload_error(op: str, arg) -> TypeError:
+    """torch's TypeError for a split argument matching neither (int sections) nor (tuple of ints
+    indices): a sequence is described by its elements' types, as torch's parser does."""
+    if isinstance(arg, list):
+        bad = "list of [" + ", ".join(type_name(a) for a in arg) + "]"
+    elif isinstance(arg, tuple):
+        names = [type_name(a) for a in arg]
+        bad = "tuple of (" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    else:
+        bad = type_name(arg)
+    got = type(arg).__name__ if isinstance(arg, (list, tuple)) else type_name(arg)
+    lines = [
+        f"{op}() received an invalid combination of arguments - got (Tensor, {got}), but "
+        "expected one of:"
+    ]
+    for form in ("int sections", "tuple of ints indices"):
+        lines.append(f" * (Tensor input, {form})")
+        lines.append(
+            "      didn't match because some of the arguments have invalid types: "
+            f"(Tensor, !{bad}!)"
+        )
+    return TypeError("\n".join(lines) + "\n")
+
+
 def _split_by(input, arg, dim, op, min_dims):
+    if isinstance(arg, (list, tuple)):
+        # torch's parser reads the first element to pick the overload, then unpacks the rest
+        if arg and not is_index(arg[0]):
+            raise _split_overload_error(op, arg)
+        arg = int_list(arg, op, "indices")
+    elif not is_index(arg):
+        raise _split_overload_error(op, arg)
     if input._data.ndim < min_dims:
         raise RuntimeError(
             f"torch.{op} requires a tensor with at least {min_dims} dimension, but got a tensor "

@@ -24,8 +24,10 @@ class Repeat(Function):
         ctx.in_shape = x.shape
         ctx.repeats = repeats
         x = x.reshape((1,) * (len(repeats) - x.ndim) + x.shape)
-        # new memory, row-major as torch's (NumPy's tile of all-1 repeats copies in x's layout)
-        return ctx.xp.ascontiguousarray(ctx.xp.tile(x, repeats))
+        # new memory, row-major as torch's (NumPy's tile of all-1 repeats copies in x's layout;
+        # ascontiguousarray would make a 0-d result 1-d: x.repeat([]) of a 0-d x stays 0-d)
+        out = ctx.xp.tile(x, repeats)
+        return out if not repeats else ctx.xp.ascontiguousarray(out)
 
     @staticmethod
     def backward(ctx, grad):

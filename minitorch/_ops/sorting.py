@@ -24,7 +24,7 @@ from minitorch._ops.indexing import Index, watch_indices
 from minitorch._ops.inplace import with_out
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
-from minitorch._ops.reduction_more import flag_error, stable_argsort
+from minitorch._ops.reduction_more import flag_error, outs_apart, stable_argsort
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -73,6 +73,22 @@ def _exact_out(message):
                     for role, o, want in zip(("values", "indices"), outs, wants, strict=False):
                         if isinstance(o, Tensor) and o.dtype is not want:
                             raise RuntimeError(message(role, want, o.dtype))
+            return fn(*args, out=out, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def _outs_apart(count: int):
+    """Wraps a `with_out` op with torch's refusal of out= tensors sharing memory with input: the
+    first `count` of them (topk: values and indices; kthvalue: values only)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, out=None, **kwargs):
+            if out is not None and isinstance(out, (tuple, list)):
+                outs_apart(args[0] if args else kwargs.get("input"), tuple(out)[:count])
             return fn(*args, out=out, **kwargs)
 
         return wrapper
@@ -218,6 +234,7 @@ def _take_along(xp, idx, dim: int, start: int, stop: int):
 
 
 @_exact_out(_expected_dtype)
+@_outs_apart(2)
 @with_out
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
@@ -246,6 +263,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 
 @_exact_out(_kthvalue_out_message)
+@_outs_apart(1)
 @with_out
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""

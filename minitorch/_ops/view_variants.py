@@ -4,7 +4,7 @@ one view of it), *_copy (a view's values in new memory); index_reduce; as_stride
 from __future__ import annotations
 
 from minitorch import _dtype, _memory_format
-from minitorch._ops._common import wrap_dim
+from minitorch._ops._common import index, wrap_dim
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import grad_mode
@@ -267,7 +267,7 @@ def view_copy(input, size, *, out=None):
     # stepped input): the result is the values in row-major order either way
     if isinstance(size, _dtype.dtype):
         return _write(_contiguous_copy(input.view(size)), out)
-    return _write(_copy(input.reshape(*_sizes(size)), input, "ViewBackward0_copy"), out)
+    return _write(_copy(input.reshape(_sizes(size)), input, "ViewBackward0_copy"), out)
 
 
 def _contiguous_copy(t):
@@ -280,7 +280,7 @@ def _sizes(size):
 
 def permute_copy(input, dims, *, out=None):
     """Mirrors torch.permute_copy."""
-    return _write(_copy(input.permute(*dims), input), out)
+    return _write(_copy(input.permute(_sizes(dims)), input), out)
 
 
 def t_copy(input, *, out=None):
@@ -300,7 +300,7 @@ def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
 
 def expand_copy(input, size, *, implicit=False, out=None):
     """Mirrors torch.expand_copy."""
-    return _write(_copy(input.expand(*_sizes(size)), input), out)
+    return _write(_copy(input.expand(_sizes(size)), input), out)
 
 
 def squeeze_copy(input, dim=None, *, out=None):
@@ -385,5 +385,30 @@ def alias_copy(input, *, out=None):
 
 
 def narrow_copy(input, dim, start, length, *, out=None):
-    """Mirrors torch.narrow_copy."""
-    return _write(_copy(input.narrow(dim, start, length), input, "NarrowCopyBackward0"), out)
+    """Mirrors torch.narrow_copy (int arguments only, its own checks: a length that is negative
+    or too long gives one message)."""
+    from minitorch._ops.shape import narrow, sym_int
+
+    dim = dim if dim.__class__ is int else index(dim, "narrow_copy", "dim", 2)
+    start = start if start.__class__ is int else sym_int(start, "narrow_copy", "start", 3)
+    length = length if length.__class__ is int else sym_int(length, "narrow_copy", "length", 4)
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= len(shape):  # (torch checks the positive bound by an internal assert)
+        raise RuntimeError(
+            "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  "
+            "(Could this error message be improved?  If so, please report an enhancement request "
+            "to PyTorch.)"
+        )
+    d = wrap_dim(dim, len(shape), "narrow_copy")
+    size = shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if start < 0:
+        start += size
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _write(_copy(narrow(input, d, start, length), input, "NarrowCopyBackward0"), out)
