@@ -328,6 +328,27 @@ def _steps_arg(steps, op: str) -> int:
     return n
 
 
+def _space_forms(op: str) -> list:
+    """torch's four overloads of linspace/logspace (each endpoint a Tensor or a Number)."""
+    base = ", float base = 10.0" if op == "logspace" else ""
+    rest = (
+        f", int steps{base}, *, Tensor out = None, torch.dtype dtype = None, torch.layout layout "
+        "= None, torch.device device = None, bool pin_memory = False, bool requires_grad = False"
+    )
+    kinds = (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"), ("Number", "Number"))
+    return [f" * ({a} start, {b} end{rest})" for a, b in kinds]
+
+
+def _space_type_error(op: str, args: tuple, keywords: dict) -> TypeError:
+    """torch's TypeError for linspace/logspace arguments matching none of its overloads. The
+    arguments are listed positionally, then the keywords given a value other than the default
+    (a call's own spelling is not known here)."""
+    got = [_typename(a) for a in args]
+    got += [f"{k}={_typename(v)}" for k, v in keywords.items() if v is not None and v is not False]
+    head = f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+    return TypeError(head + "expected one of:\n" + "\n".join(_space_forms(op)) + "\n")
+
+
 def _to_int(x) -> np.ndarray:
     """C's double -> integer conversion (truncation toward zero), as int64."""
     return np.trunc(x).astype(np.int64)
@@ -430,8 +451,14 @@ def linspace(
             lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
             keep_numel=True,
         )
-    start, end = _endpoints(start, end, "linspace")
-    steps = _steps_arg(steps, "linspace")
+    given = (start, end, steps)
+    try:
+        start, end = _endpoints(start, end, "linspace")
+        steps = _steps_arg(steps, "linspace")
+    except TypeError:
+        keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        keywords["requires_grad"] = requires_grad
+        raise _space_type_error("linspace", given, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
     if dt is _dtype.bool:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
@@ -511,9 +538,16 @@ def logspace(
             lambda dt, dev: logspace(start, end, steps, base, dtype=dt, device=dev),
             keep_numel=True,
         )
-    start, end = _endpoints(start, end, "logspace")
-    steps = _steps_arg(steps, "logspace")
-    base = _num(base, "logspace", "base")
+    given = (start, end, steps)
+    try:
+        start, end = _endpoints(start, end, "logspace")
+        steps = _steps_arg(steps, "logspace")
+        base = _num(base, "logspace", "base")
+    except TypeError:
+        args = given if base == 10.0 else (*given, base)
+        keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
+        keywords["requires_grad"] = requires_grad
+        raise _space_type_error("logspace", args, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
     if dt is _dtype.bool:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")

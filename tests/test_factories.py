@@ -473,7 +473,7 @@ def test_linspace(device):
     assert mt.linspace(3, 10, steps=5).dtype is mt.float32
     with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
         mt.linspace(0, 1, -1)
-    with pytest.raises(TypeError, match="argument 'steps' \\(position 3\\) must be int"):
+    with pytest.raises(TypeError, match=r"linspace\(\) received an invalid combination"):
         mt.linspace(0, 1, 2.5)
     with pytest.raises(RuntimeError, match="only supports 0-dimensional start and end tensors"):
         mt.linspace(mt.tensor([0.0, 1.0]), 1, 3)
@@ -684,3 +684,25 @@ def test_numpy_bools_are_read_as_floats_as_torch_does():
     assert mt.result_type(t, np.int32(1)) == mt.int64
     assert mt.result_type(np.float64(1.0), t) == mt.float32
     assert mt.tensor(flag).dtype == mt.bool  # data, not a number operand: still a bool
+
+
+def test_linspace_logspace_wrong_steps_type():
+    with pytest.raises(TypeError) as err:
+        mt.linspace(0, 3, 1.0)
+    lines = str(err.value).split("\n")
+    assert lines[0] == (
+        "linspace() received an invalid combination of arguments - got (int, int, float), but "
+        "expected one of:"
+    )
+    assert lines[1] == (
+        " * (Tensor start, Tensor end, int steps, *, Tensor out = None, torch.dtype dtype = "
+        "None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+        "bool requires_grad = False)"
+    )
+    assert len(lines) == 6 and lines[5] == ""
+    with pytest.raises(TypeError, match=r"logspace\(\) .* got \(int, int, float\), but"):
+        mt.logspace(0, 3, 1.0)
+    with pytest.raises(TypeError, match=r"got \(Tensor, Tensor, float\)"):
+        mt.linspace(mt.tensor(0), mt.tensor(3), 1.0)
+    with pytest.raises(TypeError, match=r"got \(str, int, int\)"):
+        mt.linspace("a", 3, 2)
