@@ -67,6 +67,12 @@ def _batched(input: Tensor, n: int, op: str):
     return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
 
 
+def _check_bias_dtype(x: Tensor, bias) -> None:
+    if bias is not None and bias.dtype is not x.dtype:
+        xt, bt = _dtype.CPP_NAMES[x.dtype.name], _dtype.CPP_NAMES[bias.dtype.name]
+        raise RuntimeError(f"Input type ({xt}) and bias type ({bt}) should be the same")
+
+
 def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
     """torch's CPU dtype checks, in its order: the bias first (a plain convolution; the
     transposed one casts it), then the input's dtype against the kernel's, then the weight."""
@@ -75,9 +81,7 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
             name = f"slow_conv_transpose{max(n, 2)}d_out_cpu"  # conv_transpose1d runs as 2d
             raise NotImplementedError(f"\"{name}\" not implemented for '{_short(x.dtype)}'")
     else:
-        if bias is not None and bias.dtype is not x.dtype:
-            xt, bt = _dtype.CPP_NAMES[x.dtype.name], _dtype.CPP_NAMES[bias.dtype.name]
-            raise RuntimeError(f"Input type ({xt}) and bias type ({bt}) should be the same")
+        _check_bias_dtype(x, bias)
         if x.dtype is _dtype.bool:
             name = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
             raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
@@ -91,59 +95,113 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
         raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(w.dtype)}")
 
 
-def _check_common(x, w, bias, n, stride, dilation, groups, out_channels, transposed=False):
+def _as_list(value, n: int, name: str) -> list:
+    """A convolution parameter as torch's binding passes it on: an int as n copies, a sequence
+    as given (a 1-element one broadcasts later to the weight's rank)."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, int) or is_index(value) or not hasattr(value, "__iter__"):
+        return [index(value, "convolution", name)] * n
+    return list(int_list(value, "convolution", name))
+
+
+def _fit(value: list, k: int, name: str) -> tuple:
+    """value broadcast to the weight's k spatial dims, with torch's error when it cannot be."""
+    if len(value) == 1:
+        return tuple(value) * k
+    if len(value) != k:
+        raise RuntimeError(
+            f"expected {name} to be a single integer value or a list of {k} values to match the "
+            f"convolution dimensions, but got {name}={value}"
+        )
+    return tuple(value)
+
+
+def _check_weight_rank(w) -> None:
     if w.ndim < 3:
         raise RuntimeError("weight should have at least three dimensions")
-    if w.ndim != n + 2:
-        raise RuntimeError(
-            f"expected stride to be a single integer value or a list of {w.ndim - 2} values to "
-            f"match the convolution dimensions, but got stride={list(stride)}"
-        )
+
+
+def _check_shape_args(x, w, padding, stride, dilation, groups, output_padding=None) -> None:
+    """torch's argument checks shared by every convolution, in its order (the padding's sign
+    before the stride's, the input's rank before the weight's size against groups)."""
+    if any(v < 0 for v in padding):
+        raise RuntimeError("negative padding is not supported")
+    if output_padding is not None and any(o < 0 for o in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError("non-positive dilation is not supported")
+    if any(d < 0 for d in dilation):  # a zero dilation is refused later, by the kernel
+        raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    if w.shape[0] % groups:
+    if x.ndim != w.ndim:
         raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+            f"{list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} "
+            "instead"
+        )
+    if w.shape[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, "
             f"but got weight of size {list(w.shape)} instead"
         )
+    if w.shape[0] % groups:
+        raise RuntimeError(  # torch prints this size in doubled brackets
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{list(w.shape)}] instead"
+        )
+
+
+def _check_bias(w, bias, out_channels, transposed: bool) -> None:
     if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
         raise RuntimeError(
-            f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with "
-            f"{out_channels} elements, but got bias of size {list(bias.shape)} instead"
+            f"Given {'transposed=1, ' if transposed else ''}weight of size {list(w.shape)}, "
+            f"expected bias to be 1-dimensional with {out_channels} elements, but got bias of "
+            f"size {list(bias.shape)} instead"
         )
-    if not transposed:  # the transposed convolution checks its channels first
-        _check_dtypes(x, w, bias, n, transposed=False)
-    if 0 in w.shape[2:]:
-        k = (1, *w.shape[2:]) if n == 1 else w.shape[2:]  # conv1d runs as a (1, k) conv2d
-        if n == 3:
+
+
+def _check_kernel(w, n: int, dilation, listed: bool) -> None:
+    """A zero kernel size, then a zero dilation. torch's dilated kernel (any dilation != 1) words
+    both as lists, its plain 1-d/2-d kernel names the sides, its plain 3-d kernel writes TxHxW."""
+    k = (1, *w.shape[2:]) if n == 1 else tuple(w.shape[2:])  # conv1d runs as a (1, k) conv2d
+    d = (1, *dilation) if n == 1 else tuple(dilation)
+    if 0 in k:
+        if listed:
+            got = f" {list(k)}"
+        elif n == 3:
             got = f": {' x '.join(map(str, k))} (TxHxW)"
         else:
             got = f" kernel_height: {k[0]} kernel_width: {k[1]}"
         raise RuntimeError(f"kernel size should be greater than zero, but got{got}")
+    if 0 in d:
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
 
 
-def _conv_padding(padding, n, kernel, stride, dilation):
-    """(lo, hi) pairs from an int, a tuple or 'same'/'valid'."""
-    if isinstance(padding, str):
-        if padding == "valid":
-            return ((0, 0),) * n
-        if padding != "same":
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if any(s != 1 for s in stride):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        pads = []
-        for k, d in zip(kernel, dilation, strict=False):
-            total = d * (k - 1)
-            pads.append((total // 2, total - total // 2))
-        return tuple(pads)
-    p = ntuple(padding, n, "padding")
-    if any(v < 0 for v in p):
-        raise RuntimeError("negative padding is not supported")
-    return tuple((v, v) for v in p)
+def _same_padding(x, w, stride, dilation):
+    """The checks torch makes before a padding='same' convolution, in its order; returns the
+    (lo, hi) pads, the broadcast stride and dilation, and the shape torch reports for the input
+    (it pads an odd total's extra element before convolving)."""
+    if x.ndim != w.ndim:
+        raise RuntimeError(
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight"
+            f"{list(w.shape)}, but got {x.ndim}-dimensional input of size {list(x.shape)} "
+            "instead"
+        )
+    k = w.ndim - 2
+    for name, v in (("stride", stride), ("dilation", dilation)):
+        if len(v) not in (1, k):
+            raise RuntimeError(f"{name} cannot broadcast to {k} dimensions")
+    stride, dilation = _fit(stride, k, "stride"), _fit(dilation, k, "dilation")
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    pads = []
+    for kk, d in zip(w.shape[2:], dilation, strict=False):
+        total = max(d * (kk - 1), 0)  # a negative dilation is refused next, in torch's words
+        pads.append((total // 2, total - total // 2))
+    shown = (*x.shape[:2], *(s + (hi - lo) for s, (lo, hi) in zip(x.shape[2:], pads, strict=False)))
+    return tuple(pads), stride, dilation, shown
 
 
 def _check_tensors(op, input, weight, bias) -> None:
@@ -156,23 +214,35 @@ def _check_tensors(op, input, weight, bias) -> None:
 def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     op = f"conv{n}d"
     _check_tensors(op, input, weight, bias)
+    if isinstance(padding, str) and padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
     x, unbatched = _batched(input, n, op)
-    stride = ntuple(stride, n, "stride")
-    dilation = ntuple(dilation, n, "dilation")
-    _check_common(x, weight, bias, n, stride, dilation, groups, weight.shape[0])
-    if weight.shape[0] == 0:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be at least 1 at dimension 0, but got "
-            f"weight of size {list(weight.shape)} instead"
-        )
+    stride = _as_list(stride, n, "stride")
+    dilation = _as_list(dilation, n, "dilation")
+    shown = tuple(x.shape)
+    if padding == "same":
+        _check_weight_rank(weight)
+        pads, stride, dilation, shown = _same_padding(x, weight, stride, dilation)
+        lows = tuple(lo for lo, _ in pads)
+    else:
+        padding = [0] * n if padding == "valid" else _as_list(padding, n, "padding")
+        _check_bias_dtype(x, bias)  # torch's first check
+        _check_weight_rank(weight)
+        k = weight.ndim - 2
+        stride = _fit(stride, k, "stride")
+        lows = _fit(padding, k, "padding")
+        dilation = _fit(dilation, k, "dilation")
+        pads = tuple((v, v) for v in lows)
+    _check_bias_dtype(x, bias)
+    _check_shape_args(x, weight, lows, stride, dilation, groups)
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-            f"input{list(x.shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"input{list(shown)} to have {weight.shape[1] * groups} channels, but got "
             f"{x.shape[1]} channels instead"
         )
+    _check_bias(weight, bias, weight.shape[0], transposed=False)
     kernel = tuple(weight.shape[2:])
-    pads = _conv_padding(padding, n, kernel, stride, dilation)
     padded = [s + lo + hi for s, (lo, hi) in zip(x.shape[2:], pads, strict=False)]
     eff = [d * (k - 1) + 1 for k, d in zip(kernel, dilation, strict=False)]
     if any(p < e for p, e in zip(padded, eff, strict=False)):
@@ -180,6 +250,12 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
             f"Calculated padded input size per channel: ({_sizes(padded)}). Kernel size: "
             f"({_sizes(eff)}). Kernel size can't be greater than actual input size"
         )
+    dilated = any(d != 1 for d in dilation)
+    if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes
+        _check_kernel(weight, n, dilation, listed=True)  # before the dtypes; none for no input
+    _check_dtypes(x, weight, bias, n, transposed=False)
+    if not dilated:
+        _check_kernel(weight, n, dilation, listed=False)
     out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
     return out.squeeze(0) if unbatched else out
 
@@ -215,28 +291,31 @@ def _conv_transposend(
     op = f"conv_transpose{n}d"
     _check_tensors(op, input, weight, bias)
     x, unbatched = _batched(input, n, op)
-    stride = ntuple(stride, n, "stride")
-    dilation = ntuple(dilation, n, "dilation")
-    _check_common(
-        x, weight, bias, n, stride, dilation, groups, weight.shape[1] * groups, transposed=True
-    )
+    stride = _as_list(stride, n, "stride")
+    p = _as_list(padding, n, "padding")
+    dilation = _as_list(dilation, n, "dilation")
+    op_pad = _as_list(output_padding, n, "output_padding")
+    _check_weight_rank(weight)
+    k = weight.ndim - 2
+    stride, p = _fit(stride, k, "stride"), _fit(p, k, "padding")
+    dilation, op_pad = _fit(dilation, k, "dilation"), _fit(op_pad, k, "output_padding")
+    _check_shape_args(x, weight, p, stride, dilation, groups, output_padding=op_pad)
     if x.shape[1] != weight.shape[0]:
         raise RuntimeError(
             f"Given transposed=1, weight of size {list(weight.shape)}, expected "
             f"input{list(x.shape)} to have {weight.shape[0]} channels, but got {x.shape[1]} "
             "channels instead"
         )
-    _check_dtypes(x, weight, bias, n, transposed=True)
-    if bias is not None and bias.dtype is not x.dtype:
-        bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
-    p = ntuple(padding, n, "padding")
-    if any(v < 0 for v in p):
-        raise RuntimeError("negative padding is not supported")
-    op_pad = ntuple(output_padding, n, "output_padding")
-    if any(o < 0 for o in op_pad):
-        raise RuntimeError("negative output_padding is not supported")
+    _check_bias(weight, bias, weight.shape[1] * groups, transposed=True)
+    names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
+    if 0 in weight.shape[2:]:
+        _check_kernel(weight, n, dilation, listed=False)
+    if 0 in dilation and x.shape[0] and x.shape[1]:  # torch runs an empty batch unchecked
+        names_d = ("height", "width") if n == 1 else names  # conv_transpose1d runs as 2d
+        dil = (1, *dilation) if n == 1 else dilation
+        got = ", ".join(f"dilation_{a}: {v}" for a, v in zip(names_d, dil, strict=False))
+        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=False)):
-        names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
         parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad, strict=False)]
         parts += [f"stride_{a}: {v}" for a, v in zip(names, stride, strict=False)]
         parts += [f"dilation_{a}: {v}" for a, v in zip(names, dilation, strict=False)]
@@ -256,6 +335,9 @@ def _conv_transposend(
             f"Given input size per channel: ({_sizes(x.shape[2:])}). Calculated output size per "
             f"channel: ({_sizes(out_size)}). Output size is too small"
         )
+    _check_dtypes(x, weight, bias, n, transposed=True)
+    if bias is not None and bias.dtype is not x.dtype:
+        bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
     out = ConvTranspose.apply(
         x,
         weight,

@@ -65,20 +65,36 @@ def _nearest_index(L, o, scale, exact, shortcuts, x):
 # dim onto itself, so only the scale_factor path differs.
 
 
-def _linear_weights(L, o, scale, align_corners, x):
-    """(i0, i1, lambda0, lambda1) of each output position along one axis, as torch computes
-    them in the input's float type."""
+def _source_index(L, o, scale, align_corners, x) -> Tensor:
+    """Each output position's source coordinate along one axis (unclamped), in x's float type as
+    torch computes it. In float32, scale * (i + 0.5) - 0.5 is one fused multiply-add in torch's
+    kernels (one rounding, not two): the float64 value from the float32 scale is exact for any
+    i below 2 ** 28, and rounding it once to float32 gives torch's coordinate."""
     dt = x.dtype
-    i = arange(o, dtype=dt, device=x.device)
     if align_corners:
         s = (L - 1) / (o - 1) if o > 1 else 0.0
-        src = i * _scalar(s, dt, x)
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else L / o
-        src = maximum((i + 0.5) * _scalar(s, dt, x) - 0.5, _scalar(0.0, dt, x))
+        return arange(o, dtype=dt, device=x.device) * _scalar(s, dt, x)
+    s = 1.0 / scale if scale is not None and scale > 0 else L / o
+    if dt is not _dtype.float32:
+        i = arange(o, dtype=dt, device=x.device)
+        return (i + 0.5) * _scalar(s, dt, x) - 0.5
+    i = arange(o, dtype=_dtype.float64, device=x.device)
+    return ((i + 0.5) * _scalar(_float32(s), _dtype.float64, x) - 0.5).to(dt)
+
+
+def _linear_weights(L, o, scale, align_corners, x, half=None):
+    """(i0, i1, lambda0, lambda1) of each output position along one axis, as torch computes
+    them in the input's float type. Given half (the input's 2-byte type; x is then its float32
+    copy), lambda1 is kept in it and lambda0 = 1 - lambda1 taken there, as torch's linear and
+    trilinear kernels do (its bilinear one keeps float32 lambdas)."""
+    dt = x.dtype
+    src = maximum(_source_index(L, o, scale, align_corners, x), _scalar(0.0, dt, x))
     i0 = src.long()
     l1 = src - i0.to(dt)
     i1 = minimum(i0 + 1, _scalar(L - 1, _dtype.int64, x))
+    if half is not None:
+        l1 = l1.to(half)
+        return i0, i1, (1.0 - l1).to(dt), l1.to(dt)
     return i0, i1, 1.0 - l1, l1
 
 
@@ -99,20 +115,18 @@ def _cubic_far(x: Tensor) -> Tensor:
     return ((_CUBIC_A * x - 5 * _CUBIC_A) * x + 8 * _CUBIC_A) * x - 4 * _CUBIC_A
 
 
-def _cubic_taps(L, o, scale, align_corners, x):
+def _cubic_taps(L, o, scale, align_corners, x, half=None):
     """[(index, weight)] * 4 of each output position along one axis. See NOTE [ Bicubic
-    interpolation ]."""
-    dt = x.dtype
-    i = arange(o, dtype=dt, device=x.device)
-    if align_corners:
-        src = i * _scalar((L - 1) / (o - 1) if o > 1 else 0.0, dt, x)
-    else:
-        s = 1.0 / scale if scale is not None and scale > 0 else L / o
-        src = (i + 0.5) * _scalar(s, dt, x) - 0.5
+    interpolation ]. Given half (the input's 2-byte type; x is then its float32 copy), the
+    weights are rounded to it, as torch's kernel keeps them."""
+    src = _source_index(L, o, scale, align_corners, x)
     base = src.floor()
     t = src - base
     base = base.long()
-    weights = (_cubic_far(t + 1), _cubic_near(t), _cubic_near(1 - t), _cubic_far(2 - t))
+    t1 = 1 - t  # torch's last weight is W((1 - t) + 1), rounded so
+    weights = (_cubic_far(t + 1), _cubic_near(t), _cubic_near(t1), _cubic_far(t1 + 1))
+    if half is not None:
+        weights = tuple(w.to(half).to(x.dtype) for w in weights)
     lo, hi = _scalar(0, _dtype.int64, x), _scalar(L - 1, _dtype.int64, x)
     return [(minimum(maximum(base + k - 1, lo), hi), w) for k, w in enumerate(weights)]
 
@@ -456,13 +470,16 @@ def interpolate(
             out = index_select(out, input.ndim + dim, idx)
             continue
         if mode == "bicubic":
-            taps = _cubic_taps(have[i], sizes[i], scales[i], align_corners, like)
+            taps = _cubic_taps(
+                have[i], sizes[i], scales[i], align_corners, like, input.dtype if half else None
+            )
             terms = [index_select(out, input.ndim + dim, j) * _along(w, dim) for j, w in taps]
             out = terms[0] + terms[1] + terms[2] + terms[3]
             continue
         if have[i] == sizes[i]:  # copied; See NOTE [ Unchanged sizes ]
             continue
-        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, like)
+        lambdas = input.dtype if half and mode != "bilinear" else None  # as torch's kernels
+        i0, i1, l0, l1 = _linear_weights(have[i], sizes[i], scales[i], align_corners, like, lambdas)
         a = index_select(out, input.ndim + dim, i0)
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)

@@ -43,8 +43,10 @@ def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
     return out
 
 
-def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
-    """(kernel, stride, (lo, hi) pads incl. ceil_mode's extra right padding, dilation, out)."""
+def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op, check=None):
+    """(kernel, stride, (lo, hi) pads incl. ceil_mode's extra right padding, dilation, out).
+    check(x, k) runs between the argument checks and the output size's, where torch checks the
+    input's shape."""
     k = ntuple(kernel_size, n, "kernel_size", op)
     no_stride = stride is None or (not isinstance(stride, int) and len(stride) == 0)
     s = k if no_stride else ntuple(stride, n, "stride", op)
@@ -77,6 +79,8 @@ def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op):
         raise RuntimeError(
             f"pad should be smaller than or equal to half of kernel size, but got {got}"
         )
+    if check is not None:
+        check(x, k)
     size = x.shape[x.ndim - n :]
     out = tuple(
         pool_out_size(L, kk, ss, pp, dd, ceil_mode)
@@ -103,24 +107,50 @@ def _check_tensor(x, op):
 
 
 def _check_rank(x, n, op):
+    """torch's rank check, made before the pooling arguments' (avg_pool2d makes it after)."""
     _check_tensor(x, op)
-    if x.ndim not in (n + 1, n + 2) or x.numel() == 0 and x.shape[-1] == 0:
+    if x.ndim not in (n + 1, n + 2):
         raise RuntimeError(f"non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected for input")
-    if 0 in x.shape[x.ndim - n - 1 :]:  # only the batch may be empty
-        raise RuntimeError(
-            f"Expected {n + 1}D or {n + 2}D (batch mode) tensor with optional 0 dim batch "
-            f"size for input, but got:{list(x.shape)}"
-        )
+
+
+def _empty_check(op):
+    """The check(x, k) for _pool_geometry: only the batch may be empty (and, for avg_pool2d,
+    whose rank is checked here, the rank must be 3 or 4)."""
+    if op in ("max_pool3d", "avg_pool3d"):
+        name = "avg_pool3d" if op == "avg_pool3d" else "max_pool3d_with_indices_out_cpu_template"
+
+        def check(x, k):
+            if 0 in x.shape[x.ndim - 4 :]:
+                # torch names dimension 0 whichever is empty
+                raise RuntimeError(
+                    f"{name}(): Expected input's non-batch dimensions to have positive length, "
+                    f"but input has a shape of {list(x.shape)} and non-batch dimension 0 has "
+                    "length zero!"
+                )
+
+        return check
+
+    def check(x, k):
+        if x.ndim not in (3, 4) or 0 in x.shape[x.ndim - 3 :]:
+            raise RuntimeError(
+                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                f"but got:{list(x.shape)}"
+            )
+
+    return check
 
 
 def _check_rank1d(x, op):
+    """torch's rank check for a 1-d pool. max_pool1d's values-only kernel also refuses an empty
+    channel or length; max_pool1d_with_indices words its check as the other ops do."""
     _check_tensor(x, op)
+    if op == "max_pool1d" and (x.ndim not in (2, 3) or 0 in x.shape[-2:]):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
+            f"size for input, but got:{list(x.shape)}"
+        )
     if x.ndim not in (2, 3):
-        if op == "max_pool1d":
-            raise RuntimeError(
-                "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch "
-                f"size for input, but got:{list(x.shape)}"
-            )
+        op = "max_pool1d" if op == "max_pool1d_with_indices" else op
         raise RuntimeError(
             f"Expected 2 to 3 dimensions, but got {x.ndim}-dimensional tensor for argument #1 "
             f"'self' (while checking arguments for {op})"
@@ -139,9 +169,10 @@ def _one(v):
 
 
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-    _check_rank(input, n, f"max_pool{n}d")
+    op = f"max_pool{n}d"
+    _check_rank(input, n, op)
     k, s, pads, d, _ = _pool_geometry(
-        input, n, kernel_size, stride, padding, dilation, ceil_mode, f"max_pool{n}d"
+        input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op)
     )
     return max_pool(input, k, s, pads, d, return_indices)
 
@@ -172,9 +203,15 @@ def max_pool1d(
 ):
     """Max over 1-d windows of (N, C, L) or (C, L): a 2-d pool over (1, L), as torch does.
     Mirrors torch.nn.functional.max_pool1d."""
-    _check_rank1d(input, "max_pool1d")
     k, p = _one(kernel_size), _one(padding)
     stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    if return_indices:  # torch's max_pool1d_with_indices: its rank check, then the 2-d pool's
+        _check_rank1d(input, "max_pool1d_with_indices")
+        s = k if stride is None else stride
+        x = input.unsqueeze(-2)
+        out = max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode, True)
+        return out[0].squeeze(-2), out[1].squeeze(-2)
+    _check_rank1d(input, "max_pool1d")
     for name, v in (("kernel_size", k), ("stride", stride), ("dilation", _one(dilation))):
         if v is not None and v <= 0:
             raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {v}")
@@ -195,10 +232,7 @@ def max_pool1d(
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{name}'")
     x = input.unsqueeze(-2)
-    out = max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode, return_indices)
-    if return_indices:
-        return out[0].squeeze(-2), out[1].squeeze(-2)
-    return out.squeeze(-2)
+    return max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode).squeeze(-2)
 
 
 def max_pool1d_with_indices(
@@ -273,8 +307,22 @@ def _check_avg_dtype(input, n):
 def _avg_poolnd(
     n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op
 ):
+    check = _empty_check(op)
+    if n == 3:
+
+        def check(x, k, empty=check):
+            empty(x, k)
+            have = x.shape[-3:]
+            if any(h < kk for h, kk in zip(have, k, strict=True)):  # padding aside, as torch
+                raise RuntimeError(
+                    f"input image (T: {have[0]} H: {have[1]} W: {have[2]}) smaller than kernel "
+                    f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})"
+                )
+
+    k, s, pads, d, out = _pool_geometry(
+        input, n, kernel_size, stride, padding, 1, ceil_mode, op, check
+    )
     _check_avg_dtype(input, n)
-    k, s, pads, d, out = _pool_geometry(input, n, kernel_size, stride, padding, 1, ceil_mode, op)
     size = input.shape[input.ndim - n :]
     divisor = _avg_divisor(input, size, k, s, pads, out, count_include_pad, divisor_override)
     return avg_pool(input, k, s, pads, divisor)
@@ -290,7 +338,14 @@ def avg_pool2d(
     divisor_override=None,
 ):
     """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
-    _check_rank(input, 2, "avg_pool2d")
+    _check_tensor(input, "avg_pool2d")
+    if input.ndim < 3:  # torch reads size(-3) first; a larger rank is refused later
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as -3 but tensor has no dimensions")
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-input.ndim}, "
+            f"{input.ndim - 1}], but got -3)"
+        )
     return _avg_poolnd(
         2,
         input,
@@ -321,13 +376,6 @@ def avg_pool3d(
             (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
         )
     _check_rank(input, 3, "avg_pool3d")
-    k = ntuple(kernel_size, 3, "kernel_size", "avg_pool3d")
-    have = input.shape[-3:]
-    if any(h < kk for h, kk in zip(have, k, strict=True)):  # torch's 3-d check, padding aside
-        raise RuntimeError(
-            f"input image (T: {have[0]} H: {have[1]} W: {have[2]}) smaller than kernel size "
-            f"(kT: {k[0]} kH: {k[1]} kW: {k[2]})"
-        )
     return _avg_poolnd(
         3,
         input,
@@ -442,21 +490,44 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
 
 
 def _adaptive_sizes(input, n, output_size, op):
-    """The output size per pooled dim (None: the input's size there)."""
+    """The output size per pooled dim (None: the input's size there), with torch's errors: the
+    1-d pools run as 2-d ones over (1, L), the max pools meet a negative size when they allocate
+    their output."""
     if output_size is None or isinstance(output_size, int) or is_index(output_size):
         size = (output_size,) * n
     else:
         size = tuple(output_size)
+        if n == 1 and len(size) != 1:
+            raise RuntimeError(
+                f"{op}() argument 'output_size' should contain one int (got {len(size)})"
+            )
+        if n == 1 and size[0] is None:
+            raise TypeError(
+                f"{op}(): argument 'output_size' (position 2) must be tuple of ints, but found "
+                "element of type NoneType at pos 0"
+            )
         if len(size) != n:
+            if op.startswith("adaptive_max"):
+                raise RuntimeError(f"{op}(): internal error: output_size.size() must be {n}")
             raise RuntimeError(f"{op}: output_size must be {n}")
     have = input.shape[input.ndim - n :]
     out = tuple(
         h if o is None else index(o, op, "output_size") for o, h in zip(size, have, strict=False)
     )
     if any(o < 0 for o in out):
+        shown = (1, *out) if n == 1 else out
+        if op.startswith("adaptive_max"):
+            lead = (*input.shape[: input.ndim - n], *shown[: len(shown) - n])
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {next(o for o in out if o < 0)}"
+                f": {[*lead, *out]}"
+            )
+        # torch's list: ", " between the elements, but "," before a 3-d pool's last
+        text = ", ".join(map(str, shown[:2])) + ("," + str(shown[2]) if n == 3 else "")
+        name = "adaptive_avg_pool2d" if n == 1 else op
         raise RuntimeError(
-            f"{op}: elements of output_size must be greater than or equal to 0 but received "
-            f"{{{', '.join(map(str, out))}}}"
+            f"{name}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{text}}}"
         )
     return out
 

@@ -85,7 +85,7 @@ def test_conv_zero_out_channels():
 
 
 def test_conv_weight_not_divisible_message():
-    with pytest.raises(RuntimeError, match=r"but got weight of size \[3, 2, 3, 3\] instead"):
+    with pytest.raises(RuntimeError, match=r"but got weight of size \[\[3, 2, 3, 3\]\] instead"):
         F.conv2d(_r(1, 4, 5, 5), _r(3, 2, 3, 3), groups=2)
 
 

@@ -51,6 +51,9 @@ _TAIL = (
 # {spec name, optionally "/forward", "/long" or "/grad" (none: forward and long), optionally
 #  "@float16" or "@bfloat16": why ours differs from torch there}
 KNOWN: dict[str, str] = {
+    "conv_transpose2d_groups_dilation/forward@float16": _TORCH_WORSE + "on CPUs where torch runs "
+    "its AVX-512 kernels it rounds the grouped, dilated columns to float16 before summing them "
+    "(2 of 56 values 1.2x the tolerance away; torch's error about twice ours)",
     "gelu__wide@bfloat16": _TORCH_WORSE + "torch's 0.5 x (1 + erf(x / sqrt 2)) cancels to -0 "
     "below x = -5.9 in float32; ours keeps the tiny true value (-1e-15)",
     "gelu__blocks@bfloat16": _TORCH_WORSE + "as gelu__wide: torch's formula cancels to -0",
