@@ -714,12 +714,33 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     _require_tensors("addbmm", _BMM_NAMES, (input, batch1, batch2))
     _check_addmm_dtypes(input, batch1, batch2)
     args = (input, batch1, batch2)
-    r = _in_float32(addbmm, args, beta, alpha, None)
-    if r is None:
+    dt = batch2.dtype
+    if dt in _dtype.HALF_FLOATS:
+        r = _addbmm_half(input, batch1, batch2, beta, alpha)
+    else:
         from minitorch._ops.reduction import sum as _sum
 
-        r = _scaled_sum(input, _sum(bmm(batch1, batch2), 0), beta, alpha, "addbmm")
+        # (an integer batch sums in its own dtype, wrapping as torch's accumulation does)
+        product = _sum(bmm(batch1, batch2), 0, dtype=None if dt.is_floating_point else dt)
+        r = _scaled_sum(input, product, beta, alpha, "addbmm")
     return _write(as_node(r, "AddbmmBackward0", args), out, "gemm")
+
+
+def _addbmm_half(input, batch1, batch2, beta, alpha):
+    """torch's CPU addbmm on a half dtype: one addmm per batch entry into the result, each
+    computed in float32 and rounded to the half dtype (the first one with beta * input):
+    rounding once at the end would keep digits that torch's sum cancels away."""
+    dt = batch2.dtype
+    products = bmm(batch1.float(), batch2.float())  # (also bmm's checks of the shapes)
+    if not products.shape[0]:  # beta * input alone, with beta rounded to the half dtype
+        zeros = products.sum(0).to(dt)
+        if beta in (0, 1):
+            return _scaled_sum(input, zeros, beta, alpha, "addbmm")
+        return _scaled_sum(input * input.new_full((), beta), zeros, 1, alpha, "addbmm")
+    r = _scaled_sum(input.float(), products[0], beta, alpha, "addbmm").to(dt)
+    for i in range(1, products.shape[0]):
+        r = _scaled_sum(r.float(), products[i], 1, alpha, "addbmm").to(dt)
+    return r
 
 
 class Trace(Function):

@@ -592,7 +592,8 @@ def _householder_product(A, tau):
 
 
 def _not_floating(x, kernel):
-    if not x.dtype.is_floating_point:
+    """torch's LAPACK kernels take float32 and float64 (and complex) only: not half, not ints."""
+    if not x.dtype.is_floating_point or x.dtype in _dtype.HALF_FLOATS:
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{_dtype.scalar_name(x.dtype)}'"
         )
@@ -639,6 +640,50 @@ def orgqr(input, input2, *, out=None):
     return _write(_householder_product(input, tau), out)
 
 
+def _check_ormqr(input, tau, other, left):
+    """torch.ormqr's checks, in its order: dims, the sizes, the batches, the dtypes."""
+    op = "torch.ormqr"
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
+    if other.ndim < 2:
+        raise RuntimeError(f"{op}: other must have at least 2 dimensions.")
+    side = -2 if left else -1
+    if other.shape[side] != input.shape[-2]:
+        raise RuntimeError(f"{op}: other.shape[{side}] must be equal to input.shape[-2]")
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
+        raise RuntimeError(
+            f"{op}: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])"
+        )
+    if tau.ndim != input.ndim - 1:
+        raise RuntimeError(
+            f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
+            f"to {tau.ndim} and input.ndim is equal to {input.ndim}"
+        )
+    if other.ndim != input.ndim:
+        raise RuntimeError(
+            f"{op}: Expected other to have the same number of dimensions as input, but got "
+            f"other.ndim equal to {other.ndim} and input.ndim is equal to {input.ndim}"
+        )
+    batch = tuple(input.shape[:-2])
+    for name, t in (("tau", tau), ("other", other)):
+        got = tuple(t.shape[: input.ndim - 2])
+        if got != batch:
+            raise RuntimeError(
+                f"{op}: Expected batch dimensions of {name} to be equal to input.shape[:-2], "
+                f"but got {list(got)}"
+            )
+    for name, t in (("tau", tau), ("other", other)):
+        if t.dtype is not input.dtype:
+            raise RuntimeError(
+                f"{op}: Expected input and {name} to have the same dtype, but input has dtype"
+                f"{_dtype.scalar_name(input.dtype)} and {name} has dtype "
+                f"{_dtype.scalar_name(t.dtype)}"
+            )
+    _not_floating(input, "ormqr_cpu")
+
+
 def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     """op(Q) @ other (other @ op(Q) if not left), Q the full product of the reflectors of
     geqrf (tau = input2, other = input3: torch's keyword names). Mirrors torch.ormqr."""
@@ -647,14 +692,7 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
         return _autocast.call(
             ormqr, _autocast.FP32_CPU, (input, tau, other, left, transpose), {"out": out}
         )
-    if input.ndim < 2 or other.ndim < 2:
-        raise RuntimeError("torch.ormqr: input and other must have at least 2 dimensions.")
-    _not_floating(input, "ormqr_cpu")
-    side = -2 if left else -1
-    if tau.shape[-1] != min(other.shape[side], input.shape[-1]):
-        raise RuntimeError(
-            f"torch.ormqr: tau.shape[-1] must be equal to min(other.shape[{side}], input.shape[-1])"
-        )
+    _check_ormqr(input, tau, other, left)
     q = _householder_q(input, tau, input.shape[-2])
     if transpose:
         q = _mT(q)

@@ -350,8 +350,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     if driver == "gels":
         x, residuals = _gels(A, b)
         x = name_node(x.squeeze(-1) if vector else x, "LinalgLstsqBackward0", (A, B))
-        if residuals.numel():
-            residuals = name_node(residuals, "LinalgLstsqBackward0", (A, B))
+        residuals = _lstsq_residuals(residuals, x, A, B)
         empty = A.new_zeros((0,))
         return return_types.linalg_lstsq((x, residuals, empty.long(), empty))
     x = linalg_pinv(A, rtol=rtol) @ b
@@ -367,6 +366,13 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
     # (a vector b keeps its residuals' trailing dim of one, as torch)
     # torch's one node gives both (composed here: the names are its)
     x = name_node(x, "LinalgLstsqBackward0", (A, B))
-    if residuals.numel():
-        residuals = name_node(residuals, "LinalgLstsqBackward0", (A, B))
+    residuals = _lstsq_residuals(residuals, x, A, B)
     return return_types.linalg_lstsq((x, residuals, rank, svals))
+
+
+def _lstsq_residuals(residuals, x, A, B):
+    """The residuals as torch's one node gives them: in the graph whenever the solution is,
+    the empty ones too (an empty slice of the solution, so a zero gradient)."""
+    if not residuals.numel() and x.requires_grad:
+        residuals = x.reshape(-1).narrow(0, 0, 0)
+    return name_node(residuals, "LinalgLstsqBackward0", (A, B))

@@ -273,15 +273,11 @@ def renorm_(input, p, dim, maxnorm):
 
 
 def _check_weights(w, name, n, integral):
+    # torch's order: dims, dtype, then numel
     if w.ndim > 1:
         raise RuntimeError(
             f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
             f"{w.ndim} dimensions"
-        )
-    if w.numel() != n:
-        raise RuntimeError(
-            f"cov(): expected {name} to have the same numel as there are observations in the "
-            f"input but got {w.numel()} != {n}"
         )
     if integral and (w.dtype.is_floating_point or w.dtype == _dtype.bool):
         raise RuntimeError(
@@ -292,6 +288,11 @@ def _check_weights(w, name, n, integral):
         raise RuntimeError(
             f"cov(): expected aweights to have floating point dtype but got aweights with "
             f"{_short(w.dtype)} dtype"
+        )
+    if w.numel() != n:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the "
+            f"input but got {w.numel()} != {n}"
         )
     if w._device.type == "cpu" and w.numel() and bool((w._data < 0).any()):  # no device read
         raise RuntimeError(f"cov(): {name} cannot be negative")
@@ -316,8 +317,9 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
     x = input if input.ndim == 2 else input.reshape(1, -1)
     if x.dtype == _dtype.bool:
         raise RuntimeError("cov(): bool dtype is not supported for input")
-    if not x.dtype.is_floating_point:
-        x = cast(x, _dtype.get_default_dtype())
+    if not x.dtype.is_floating_point:  # integers take the aweights' dtype, else the default
+        floating_w = aweights is not None and aweights.dtype.is_floating_point
+        x = cast(x, aweights.dtype if floating_w else _dtype.get_default_dtype())
     n = x.shape[1]
     w = None
     if fweights is not None:
@@ -341,7 +343,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             )
             norm_factor = 0
     else:
-        w = cast(w, x.dtype) if w.dtype != x.dtype else w
+        # The weights keep their own dtype (torch's): their sum and the normalizing factor are
+        # computed in it (float32 aweights give a float32 factor for a float64 input).
         w_sum = w.sum()
         if w._device.type == "cpu" and not w_sum._data:  # as the negative check: no device read
             raise RuntimeError("cov(): weights sum to zero, can't be normalized")
@@ -351,10 +354,10 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
         elif aweights is None:
             norm_factor = w_sum - correction
         else:
-            norm_factor = w_sum - correction * (w * cast(aweights, x.dtype)).sum() / w_sum
+            norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
         norm_factor = ops.clamp(norm_factor, min=0)
     xm = x - avg.unsqueeze(1)
-    c = mm(xm if w is None else xm * w, xm.t())
+    c = mm(xm, xm.t() if w is None else (xm * w).t())
     c = c / norm_factor
     return c.squeeze()  # as torch: one variable gives a 0-d result
 
@@ -535,17 +538,16 @@ def vander(x, N=None, increasing=False):
 
 def linalg_vander(x, *, N=None):
     """x^0, x^1, ... along a new last dim (any batch). Mirrors torch.linalg.vander."""
-    if x.ndim < 1:
+    if x.dtype == _dtype.bool or x.dtype in _dtype.HALF_FLOATS:
         raise RuntimeError(
-            "linalg.vander: Expected x to have at least 1 dimension but got a 0-dimensional tensor"
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{_short(x.dtype)}"
         )
+    if x.ndim == 0:  # torch reads a 0-d x as one point: a (1, N) result
+        x = x.reshape(1)
     n = x.shape[-1] if N is None else N
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")
-    if x.dtype == _dtype.bool:
-        raise RuntimeError(
-            "linalg.vander supports floating point, complex, and integer tensors, but got Bool"
-        )
     return _powers(x, n)
 
 
@@ -636,7 +638,7 @@ def _ctype_name(dt) -> str:
 
 
 def _trapezoid_y(y, x, dim, op):
-    """(y as a float tensor, dim wrapped), after torch's checks of y and x."""
+    """dim wrapped, after torch's checks of y and x."""
     if y.ndim == 0:  # torch's messages: its sum along dim, and cumulative's slice of y
         if op == "cumulative_trapezoid":
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -645,20 +647,21 @@ def _trapezoid_y(y, x, dim, op):
     if y.dtype == _dtype.bool or (x is not None and x.dtype == _dtype.bool):
         which = "`y`" if x is None else "`x` or `y`"
         raise RuntimeError(f"{op}: received a bool input for {which}, but bool is not supported")
-    if not y.dtype.is_floating_point:
-        # an integer y takes a floating x's dtype (as y * x would), else the default dtype
-        floating_x = x is not None and x.dtype.is_floating_point
-        y = cast(y, x.dtype if floating_x else _dtype.get_default_dtype())
-    return y, d
+    return d
 
 
-def _trapezoid_terms(y, x, dx, dim, op):
-    """The areas of the trapezoids along dim (not yet summed)."""
-    y, d = _trapezoid_y(y, x, dim, op)
+# NOTE [ Integer trapezoids ]
+# torch integrates integer samples in their own arithmetic: the pair sums y[i+1] + y[i] (and, at
+# points x, the widths x[i+1] - x[i] and their products with the sums) are computed in the
+# integer dtype and wrap around as it does; only the halving (a true division or a * 0.5) makes
+# the result floating. Floating inputs give the same numbers either way (halving is exact).
+
+
+def _trapezoid_terms(y, x, dim, op):
+    """(twice the areas of the trapezoids along dim, not yet summed; dim), at points x."""
+    d = _trapezoid_y(y, x, dim, op)
     n = y.shape[d]
-    avg = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2 if n else y.narrow(d, 0, 0)
-    if x is None:
-        return avg * dx if dx != 1 else avg, d
+    pair = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1) if n else y.narrow(d, 0, 0)
     if x.ndim == 1:
         if x.shape[0] != n:
             raise RuntimeError(
@@ -671,7 +674,7 @@ def _trapezoid_terms(y, x, dx, dim, op):
     else:
         xd = wrap_dim(dim, x.ndim, op) if x.ndim == y.ndim else d - (y.ndim - x.ndim)
         widths = x.diff(dim=xd) if n else x.narrow(xd, 0, 0)
-    return avg * widths, d
+    return widths * pair, d
 
 
 def _trapezoid_args(op, y, x, dx):
@@ -695,20 +698,29 @@ def _trapezoid_args(op, y, x, dx):
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Integral of y along dim by the trapezoid rule, at points x or spacing dx. Mirrors
-    torch.trapezoid (see _trapezoid_args for a difference)."""
+    torch.trapezoid (see _trapezoid_args for a difference; NOTE [ Integer trapezoids ])."""
     x, dx = _trapezoid_args("trapezoid", y, x, dx)
     if x is not None:
-        terms, d = _trapezoid_terms(y, x, None, dim, "trapezoid")
-        return terms.sum(d)
+        terms, d = _trapezoid_terms(y, x, dim, "trapezoid")
+        if not y.shape[d]:
+            return _trapezoid_zeros(y, d)
+        return terms.sum(d) / 2
     # Evenly spaced: torch's sum(y) - (y_first + y_last) / 2, not the sum of the averages, so
     # its roundings and non-finite results follow: one NaN sample gives NaN, [1, 2, inf] gives
     # inf - inf = NaN.
-    y, d = _trapezoid_y(y, None, dim, "trapezoid")
+    d = _trapezoid_y(y, None, dim, "trapezoid")
     n = y.shape[d]
     if n == 0:
-        return y.sum(d)  # zeros
+        return _trapezoid_zeros(y, d)
     r = y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5
     return r if dx is None else r * dx
+
+
+def _trapezoid_zeros(y, d):
+    """torch's result for no samples: zeros in y's own dtype (an integer y too)."""
+    if y.dtype.is_floating_point:
+        return y.sum(d)  # (in y's graph)
+    return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -718,10 +730,16 @@ def trapz(y, x=None, *, dx=None, dim=-1):
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one fewer element). Mirrors
-    torch.cumulative_trapezoid (see _trapezoid_args for a difference)."""
+    torch.cumulative_trapezoid (see _trapezoid_args for a difference; NOTE [ Integer
+    trapezoids ])."""
     x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
-    terms, d = _trapezoid_terms(y, x, 1 if dx is None else dx, dim, "cumulative_trapezoid")
-    return terms.cumsum(d)
+    if x is not None:
+        terms, d = _trapezoid_terms(y, x, dim, "cumulative_trapezoid")
+        return (terms / 2).cumsum(d)
+    d = _trapezoid_y(y, None, dim, "cumulative_trapezoid")
+    n = y.shape[d]
+    pair = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1) if n else y.narrow(d, 0, 0)
+    return (pair * ((1 if dx is None else dx) / 2)).cumsum(d)
 
 
 # --- deprecated norms ---

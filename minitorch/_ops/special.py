@@ -300,7 +300,8 @@ class I0(Function):
 
 
 class I1(Function):
-    """out = I1(a) (only in I0's backward);  grad_a = grad * (I0(a) - I1(a) / a), 1/2 at 0"""
+    """out = I1(a) (only in I0's backward);  grad_a = grad * (I0(a) - I1(a) / a), 1/2 unless
+    |a| > the dtype's eps (as torch: near 0, and at NaN)"""
 
     @staticmethod
     def forward(ctx, a):
@@ -310,9 +311,9 @@ class I1(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx._stored_tensors
-        zero = a == 0
-        safe = where(zero, 1.0, a)
-        return grad * where(zero, 0.5, i0(a) - _i1(a) / safe)
+        tiny = (a.abs() > _dtype.finfo(a.dtype).eps).logical_not()
+        safe = where(tiny, 1.0, a)
+        return grad * where(tiny, 0.5, i0(a) - _i1(a) / safe)
 
 
 def _i1(a: Tensor) -> Tensor:

@@ -96,8 +96,8 @@ class SpecialI1(I1):
 
 
 class I1e(Function):
-    """out = I1(a) exp(-|a|);  grad_a = grad * (i0e(a) - out (sign(a) + 1/a)), 1/2 where
-    |a| <= the dtype's eps (as torch: there 1/a would overflow for denormals, giving -inf)"""
+    """out = I1(a) exp(-|a|);  grad_a = grad * (i0e(a) - out (sign(a) + 1/a)), 1/2 unless
+    |a| > the dtype's eps (as torch: at NaN too; near 0 1/a would overflow for denormals)"""
 
     _node_name = "SpecialI1EBackward0"
 
@@ -110,7 +110,7 @@ class I1e(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx._stored_tensors
-        tiny = a.abs() <= _dtype.finfo(a.dtype).eps
+        tiny = (a.abs() > _dtype.finfo(a.dtype).eps).logical_not()
         safe = where(tiny, 1.0, a)
         return grad * where(tiny, 0.5, I0e.apply(a) - out * (sign(a) + 1.0 / safe))
 
