@@ -61,6 +61,7 @@ from minitorch.nn._functional_vision import *  # noqa: F403  # isort: skip  (cha
 from minitorch.nn._functional_ctc import *  # noqa: F403  # isort: skip  (ctc_loss)
 from minitorch.nn._functional_mha import *  # noqa: F403  # isort: skip  (multi_head_attention)
 from minitorch.nn._functional_mha import _in_projection_packed  # noqa: F401  # isort: skip
+from minitorch.nn._functional_linear_ce import *  # noqa: F403  # isort: skip  (needs F.linear)
 from minitorch.nn import _reduction as _Reduction  # noqa: F401  # isort: skip  (torch's F name)
 from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch's F import these)
     handle_torch_function,

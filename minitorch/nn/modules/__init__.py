@@ -31,6 +31,7 @@ from minitorch.nn.modules.dropout import *  # noqa: F403
 from minitorch.nn.modules.flatten import Flatten, Unflatten
 from minitorch.nn.modules.lazy import *  # noqa: F403
 from minitorch.nn.modules.linear import Bilinear, Identity, Linear
+from minitorch.nn.modules.linear_cross_entropy import *  # noqa: F403
 from minitorch.nn.modules.loss import *  # noqa: F403
 from minitorch.nn.modules.normalization import *  # noqa: F403
 from minitorch.nn.modules.padding import *  # noqa: F403
@@ -75,6 +76,7 @@ from minitorch.nn.modules import (  # noqa: E402
     distance,
     dropout,
     lazy,
+    linear_cross_entropy,
     loss,
     normalization,
     padding,
@@ -91,3 +93,4 @@ __all__ += pooling.__all__ + upsampling.__all__ + rnn.__all__ + transformer.__al
 __all__ += adaptive.__all__
 __all__ += activation.__all__ + batchnorm.__all__ + distance.__all__ + dropout.__all__
 __all__ += loss.__all__ + normalization.__all__ + sparse.__all__ + lazy.__all__
+__all__ += linear_cross_entropy.__all__

@@ -520,3 +520,24 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query: Tensor) -> tuple:
+        """(mask, mask_type) for a (N, L, E) query: (key_padding_mask, 1) alone; with an
+        attn_mask, (L, L) or (N * num_heads, L, L), that mask viewed as (N, num_heads, L, L)
+        plus the padding mask broadcast over heads and queries (a logical or for bool masks),
+        type 2; (None, None) without masks. Mirrors torch.nn.MultiheadAttention.merge_masks."""
+        mask_type = merged = None
+        if key_padding_mask is not None:
+            mask_type, merged = 1, key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            if attn_mask.dim() == 3:
+                merged = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                merged = attn_mask.view(1, 1, seq_len, seq_len)
+                merged = merged.expand(batch_size, self.num_heads, -1, -1)
+            if key_padding_mask is not None:
+                padding = key_padding_mask.view(batch_size, 1, 1, seq_len)
+                merged = merged + padding.expand(-1, self.num_heads, -1, -1)
+            mask_type = 2
+        return merged, mask_type
