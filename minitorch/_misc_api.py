@@ -1,5 +1,6 @@
 """Top-level odds and ends of torch's namespace: compile (a no-op), cond and while_loop (run
-eagerly), frombuffer, binomial, to_dlpack, get_device, the build queries, and Tensor.resize_."""
+eagerly), frombuffer, binomial, to_dlpack, get_device, is_distributed, the build queries, and
+Tensor.resize_."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from minitorch.random import _sample
 # fmt: off
 __all__ = [
     "binomial", "compile", "compiled_with_cxx11_abi", "cond", "frombuffer", "get_device",
-    "is_vulkan_available", "to_dlpack", "while_loop",
+    "is_distributed", "is_vulkan_available", "to_dlpack", "while_loop",
 ]
 # fmt: on
 
@@ -260,6 +261,16 @@ def get_device(input: Tensor) -> int:
             f"{type(input).__name__}"
         )
     return input.get_device()
+
+
+def is_distributed(input: Tensor) -> bool:
+    """False: no tensor is distributed here. Mirrors torch.is_distributed."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"is_distributed(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return False
 
 
 def is_vulkan_available() -> bool:

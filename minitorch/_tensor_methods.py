@@ -431,6 +431,8 @@ class TensorMethods:
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 
+    __rdiv__ = __rtruediv__  # torch keeps Python 2's name as an alias
+
     def __itruediv__(self, other):
         try:
             if other.__class__ is self._device.backend.array_cls:
@@ -1974,8 +1976,8 @@ class TensorMethods:
     def apply_(self, callable):
         return _ops.random_ops.apply_(self, callable)
 
-    def map_(self, tensor, callable):
-        return _ops.random_ops.map_(self, tensor, callable)
+    def map_(self, other, callable):
+        return _ops.random_ops.map_(self, other, callable)
 
     # --- end of random sampling, diagonal fill and host callbacks ---
 
@@ -2379,9 +2381,11 @@ class TensorMethods:
 
     # --- resize (minitorch/_misc_api.py) ---
 
-    def resize_(self, *sizes, memory_format=None):
+    def resize_(self, *sizes, memory_format=None, **kwargs):
         from minitorch._misc_api import resize_
 
+        if kwargs or not sizes:  # x.resize_(size=(3, 2)): torch's keyword; x.resize_() refused
+            sizes = (_keyword_size(sizes, kwargs, "size", "resize_"),)
         return resize_(self, *sizes, memory_format=memory_format)
 
     def resize_as_(self, the_template, memory_format=None):
@@ -2410,6 +2414,14 @@ class TensorMethods:
         from minitorch.storage import storage
 
         return storage(self)
+
+    def storage_type(self):
+        """The class of self.storage() (with its deprecation warning, as torch). Differences from
+        torch: minitorch has no legacy per-dtype classes (torch.FloatStorage, ...), so this is
+        TypedStorage for every dtype."""
+        from minitorch.storage import storage
+
+        return type(storage(self))
 
     def set_(self, source=None, storage_offset=0, size=None, stride=None):
         from minitorch.storage import set_

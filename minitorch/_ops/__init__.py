@@ -183,7 +183,22 @@ def _with_numpy_aliases(fn):
             kwargs["keepdim"] = kwargs.pop("keepdims")
         return fn(*args, **kwargs)
 
-    return aliased
+    if fn.__name__ not in _INPUT_SPELLED_X:
+        return aliased
+
+    @_functools.wraps(fn)
+    def spelled_x(*args, **kwargs):
+        if "input" in kwargs:
+            kwargs["x"] = kwargs.pop("input")
+        return aliased(*args, **kwargs)
+
+    return spelled_x
+
+
+# The functions whose tensor argument minitorch names `x`, as torch's documentation does, where
+# torch's parser names it `input` (and takes `x` as that name's NumPy spelling): both keywords work
+# (linalg.vector_norm(input=t) and (x=t)).
+_INPUT_SPELLED_X = frozenset(("vector_norm",))
 
 
 def _takes_dim(fn) -> bool:

@@ -12,7 +12,15 @@ import numbers
 
 from minitorch import _dtype
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
-from minitorch._ops.pointwise import Sigmoid, _check_float_bound, exp, sigmoid, tanh, where
+from minitorch._ops.pointwise import (
+    Sigmoid,
+    _check_float_bound,
+    _out_exact,
+    exp,
+    sigmoid,
+    tanh,
+    where,
+)
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
@@ -415,13 +423,14 @@ class SoftshrinkBackward(HardshrinkBackward):
     _node_name = "SoftshrinkBackwardBackward0"
 
 
-def hardshrink(input, lambd=0.5):
+def hardshrink(input, lambd=0.5, *, out=None):
     """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
     _check_tensor(input, "hardshrink")
     if not input.dtype.is_floating_point:
         raise _not_implemented("hardshrink_cpu", input.dtype)
     lambd = _number(lambd, "hardshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
-    return Hardshrink.apply(input, lambd=lambd)
+    result = Hardshrink.apply(input, lambd=lambd)
+    return result if out is None else _out_exact(result, out)  # (a structured kernel: same dtype)
 
 
 class Softshrink(Function):

@@ -685,7 +685,12 @@ def _pow_number(xp, x, e):
     if x.itemsize == 2 and x.dtype.kind != "i":  # (int16 is the other 2-byte dtype)
         return _pow_half(xp, x, e)
     special = _POW_AS_TORCH.get(e)
-    if special is None or x.dtype.kind != "f" or x.dtype.itemsize < 4:
+    if special is None:
+        if x.dtype.char == "f" and x.size < 32 and e not in _POW_EXACT_IN_FLOAT32:
+            # NOTE [ float32 pow ]
+            return xp.power(x, e, dtype="float64").astype("float32")
+        return x**e
+    if x.dtype.kind != "f":
         return x**e
     return special(xp, x)
 
@@ -695,6 +700,17 @@ _POW_AS_TORCH = {
     3: lambda xp, y: y * y * y,
     -2: lambda xp, y: 1 / (y * y),
 }
+
+# NOTE [ float32 pow ]
+# torch's kernel for a float32 tensor ** a number computes C's pow(float, double): in double,
+# rounded once to float32 (1.0000040531158447 ** 0.75 is 1.0000029802, the correctly rounded
+# value). NumPy's float32 power is powf, which misses by an ulp in about a fifth of the values,
+# so other exponents go through float64 here for short tensors (optimizer scalars, 0-d steps).
+# NumPy's ** already computes the exponents below exactly (square, sqrt, reciprocal; 1 and 0 are
+# exact anyway): they stay in float32. torch's vectorized loop over 32 and more elements has its
+# own float32 pow, an ulp or so off in a few percent of the elements, like NumPy's; there the
+# double route would cost 2.6x for no closer match, so long tensors keep NumPy's powf.
+_POW_EXACT_IN_FLOAT32 = frozenset((2, 0.5, -1, 1, 0))
 
 
 # NOTE [ Half-precision pow ]

@@ -491,7 +491,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
 # --- histogramdd ---
 
 
-def histogramdd(input, bins=None, *, range=None, weight=None, density=False, out=None):
+def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out=None):
     """The D-dimensional histogram of the points input[..., :D]: (hist, bin_edges) with one
     edges tensor per dimension. Forward-only. Mirrors torch.histogramdd."""
     from minitorch.return_types import histogramdd as result
