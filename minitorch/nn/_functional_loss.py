@@ -92,8 +92,9 @@ def resolve_reduction(size_average, reduce, reduction: str) -> str:
 
 def _check_reduction_strict(reduction: str, message: str) -> None:
     """The losses whose torch code checks the name itself instead of calling get_enum
-    (poisson_nll_loss, gaussian_nll_loss, triplet_margin_with_distance_loss,
-    multilabel_soft_margin_loss): there 'elementwise_mean' is no valid name either."""
+    (triplet_margin_with_distance_loss; poisson_nll_loss, gaussian_nll_loss and
+    multilabel_soft_margin_loss check inline, concatenating the name): there
+    'elementwise_mean' is no valid name either."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(message.format(reduction))
 
@@ -797,7 +798,9 @@ def poisson_nll_loss(
         return _autocast.call(poisson_nll_loss, _autocast.FP32, args)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
-    _check_reduction_strict(reduction, "{} is not a valid value for reduction")
+    if reduction not in ("none", "mean", "sum"):
+        # torch concatenates the name: a reduction that is no str raises that TypeError
+        raise ValueError(reduction + " is not a valid value for reduction")
     if log_input:
         loss = _ops.exp(input) - target * input
     else:

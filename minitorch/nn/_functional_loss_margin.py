@@ -240,7 +240,9 @@ def multilabel_soft_margin_loss(
         from minitorch.nn._functional_loss import legacy_reduction
 
         reduction = legacy_reduction(size_average, reduce)
-    _strict(reduction, "{} is not valid")
+    if reduction not in ("none", "mean", "sum"):
+        # torch concatenates the name: a reduction that is no str raises that TypeError
+        raise ValueError(reduction + " is not valid")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight

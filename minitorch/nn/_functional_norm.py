@@ -84,6 +84,19 @@ def _check_momentum(momentum, op: str) -> None:
         )
 
 
+def _check_eps(eps, training) -> None:
+    """torch's ValueError for a batch_norm eps that would divide by zero: it must be positive
+    while training (batch statistics can have zero variance) and non-negative otherwise. A NaN
+    passes both, as in torch. A tensor eps is not read here (no host read of its value)."""
+    if isinstance(eps, Tensor):
+        return
+    if training:
+        if eps <= 0:
+            raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+
+
 def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> None:
     """running = (1 - momentum) running + momentum batch_stat, in place, out of the graph."""
     with no_grad():
@@ -142,8 +155,6 @@ def batch_norm(
     """(x - mean) / sqrt(var + eps) * weight + bias per channel (dim 1): batch statistics while
     training (running stats updated with the unbiased variance), running stats otherwise.
     Mirrors torch.nn.functional.batch_norm."""
-    if momentum.__class__ is not float:
-        _check_momentum(momentum, "batch_norm")
     if training:
         if input.ndim == 0:  # torch's Python check reads the size's first entry
             raise IndexError("tuple index out of range")
@@ -153,6 +164,15 @@ def batch_norm(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
+    _check_eps(eps, training)
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    """batch_norm without nn.functional's Python checks (values per channel, eps): the entry of
+    torch.batch_norm, which has neither."""
+    if momentum.__class__ is not float:
+        _check_momentum(momentum, "batch_norm")
     if input.numel() == 0:
         # torch's kernel reads nothing of an empty input (no check of the statistics, their
         # shapes or dtypes): a copy, scaled by weight[0] and shifted by bias[0] when given

@@ -33,18 +33,27 @@ def _check_indices(input: Tensor, op: str) -> None:
         )
 
 
-def _check_range(idx: Tensor, n: int, bag: bool = False) -> None:
+def _check_range(idx: Tensor, n: int, bag: bool = False, fast: bool = False) -> None:
+    """Indices in [0, n) (read on the host only for CPU indices). `bag`: embedding_bag's
+    messages, which name the first bad value; `fast`: its sum/mean of a float32/half weight
+    without padding_idx, whose kernel names the position instead."""
     if not n and not bag and idx.numel():  # a shape check, so on every device, as torch's
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     if idx._device.type == "cpu" and idx.numel():
         x = idx._data
         bad = (x < 0) | (x >= n)
         if bool(bad.any()):
-            if bag:  # torch's embedding_bag names the first bad position (a RuntimeError)
+            if bag:
                 i = int(bad.reshape(-1).argmax())
+                v = int(x.reshape(-1)[i])
+                if fast:
+                    raise RuntimeError(
+                        f"Index {i} of input takes value {v} which is not in the valid range "
+                        f"[0, {n})"
+                    )
                 raise RuntimeError(
-                    f"embedding_bag: Index {i} of input takes value {int(x.reshape(-1)[i])} "
-                    f"which is not in the valid range [0, {n})"
+                    "embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx "
+                    f"to be {v}"
                 )
             raise IndexError("index out of range in self")
 
@@ -265,7 +274,8 @@ def _embedding_bag(
             f"tensor for argument #1 'per_sample_weights'; but type {weight.type()} does not "
             f"equal {per_sample_weights.type()}"
         )
-    _check_range(flat, n, bag=True)
+    fast = mode != "max" and padding_idx is None and weight.dtype is not _dtype.float64
+    _check_range(flat, n, bag=True, fast=fast)
     d = weight.shape[1]
     out_shape = (bags, d)
     if bags == 0:  # include_last_offset with a single offset: no bag

@@ -13,12 +13,15 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index
+from minitorch._ops.inplace import write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import state as grad_state
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
+from minitorch.nn._functional_norm import _batch_norm
 from minitorch.nn._functional_sparse import _embedding_bag, embedding_renorm_
 from minitorch.nn.utils.parametrizations import _norm_except_dim
 from minitorch.nn.utils.parametrizations import _weight_norm as _weight_norm_impl
@@ -145,8 +148,9 @@ def adaptive_max_pool1d(input, output_size) -> tuple:
 def batch_norm(
     input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled
 ) -> Tensor:
-    """Mirrors torch.batch_norm (weight and bias before the running stats)."""
-    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    """Mirrors torch.batch_norm (weight and bias before the running stats; none of
+    nn.functional.batch_norm's Python checks)."""
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def instance_norm(
@@ -470,9 +474,19 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None) 
     return F.rrelu_(input, lower, upper, training)
 
 
-def threshold(input, threshold, value) -> Tensor:
+def threshold(input, threshold, value, *, out=None) -> Tensor:
     """Mirrors torch.threshold."""
-    return F.threshold(input, threshold, value)
+    result = F.threshold(input, threshold, value)
+    if out is None:
+        return result
+    if not isinstance(out, Tensor):
+        raise TypeError(f"threshold(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if grad_state.enabled and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "threshold(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+    return write_out(out, result)
 
 
 def threshold_(input, threshold, value) -> Tensor:
