@@ -23,7 +23,7 @@ from minitorch._ops.reduction import (
 )
 from minitorch._ops.shape import Reshape
 from minitorch._ops.special import logit
-from minitorch._tensor import _make
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state as _grad_mode
 
@@ -226,14 +226,17 @@ class LogSoftmax(Function):
         return r if r.dtype == dt else r.astype(dt)
 
 
-def _prepare(input, dim, dtype, op: str):
+def _prepare(input, dim, dtype, op: str, out=None):
     """(input cast to dtype, dim wrapped), with torch's error for non-floating inputs; the dim
-    is None for an empty non-floating input, whose result is a copy of it."""
+    is None for an empty non-floating input, whose result is a copy of it. An `out` must have
+    the result's dtype exactly (checked before the kernel's dtype error, as torch)."""
     _check_tensor(input, op)
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim, op)
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise _dtype.out_dtype_error(input.dtype, out.dtype)
     if not input.dtype.is_floating_point:
         if not input._data.size:  # torch returns an empty input as it is: no kernel runs
             return input, None
@@ -247,7 +250,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     Mirrors torch.softmax."""
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
-    input, d = _prepare(input, dim, dtype, "softmax")
+    input, d = _prepare(input, dim, dtype, "softmax", out)
     result = Softmax.apply(input, dim=d) if d is not None else input.clone()
     if out is not None:
         from minitorch._ops.inplace import write_out
@@ -260,7 +263,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
-    input, d = _prepare(input, dim, dtype, "log_softmax")
+    input, d = _prepare(input, dim, dtype, "log_softmax", out)
     result = LogSoftmax.apply(input, dim=d) if d is not None else input.clone()
     if out is not None:
         from minitorch._ops.inplace import write_out

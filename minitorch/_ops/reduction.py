@@ -496,6 +496,28 @@ def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepd
         )
     dims = reduce_dims(dim, input._data.ndim, "mean")
     fn = Mean if dim is None else MeanDim
+    if out is None:
+        return fn.apply(input, dims=dims, keepdim=keepdim)
+    return _mean_out(fn, input, dims, keepdim, dtype, out)
+
+
+def _mean_out(fn, input, dims, keepdim, dtype, out):
+    """mean into out=: computed in out's dtype, which must be a float (torch's two messages: the
+    full mean's and, with dims, its division's), and dtype= if given."""
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:  # (input: cast to dtype= here)
+        if not out.dtype.is_floating_point and (fn is Mean or dtype is None):
+            if fn is Mean:
+                raise RuntimeError(
+                    "mean.dtype_out(): input types can't be cast to the desired output type "
+                    f"{_short(out.dtype)}"
+                )
+            raise RuntimeError(
+                f"result type {_short(_dtype.default_float())} can't be cast to the desired "
+                f"output type {_short(out.dtype)}"
+            )
+        if dtype is not None:
+            raise _dtype.out_dtype_error(input.dtype, out.dtype)
+        input = cast(input, out.dtype)
     return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
 
 
@@ -623,6 +645,28 @@ class Nansum(Function):
         return expand_back(grad, ctx) * (a == a)
 
 
+def _nansum_out_input(input, dtype, out):
+    """nansum's input for an out=: cast to out's dtype when no dtype= is given (as sum: see
+    NOTE [ Reduction out= dtypes ]), which must then be a float for a floating input (an
+    integral one has no nan: torch sums it as sum does); torch's refusals."""
+    floating = input.dtype.is_floating_point
+    if dtype is not None:
+        dt = _dtype.to_dtype(dtype, "nansum")
+        if floating and dt.is_floating_point and dt is not out.dtype:
+            raise RuntimeError(
+                f"nansum: provided dtype must match dtype of result. Got {_short(out.dtype)} and "
+                f"{_short(dt)}."
+            )
+        return input
+    if out.dtype is input.dtype:
+        return input
+    if floating and not out.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"nansum_cpu\" not implemented for '{_dtype.scalar_name(out.dtype)}'"
+        )
+    return cast(input, out.dtype)
+
+
 def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     """Sum treating nan as zero. Mirrors torch.nansum."""
     try:
@@ -632,13 +676,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("nansum", dim, keepdim)
     dims = reduce_dims(dim, x.ndim, "nansum")
-    if dtype is None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
-        # as sum: computed in out's dtype (NOTE [ Reduction out= dtypes ]), which must be a float
-        if not out.dtype.is_floating_point:
-            raise NotImplementedError(
-                f"\"nansum_cpu\" not implemented for '{_dtype.scalar_name(out.dtype)}'"
-            )
-        input = cast(input, out.dtype)
+    if out is not None and isinstance(out, Tensor):
+        input = _nansum_out_input(input, dtype, out)
         x = input._data
     if dtype is not None:
         np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
@@ -658,6 +697,8 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
         raise not_tensor("nanmean", input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("nanmean", dim, keepdim)
+    if out is not None:
+        return _nanmean_out(input, dim, keepdim, dtype, out, floating)
     if dtype is not None and not floating:  # torch checks the input first
         raise RuntimeError(
             "nanmean(): expected input to have floating point or complex dtype but got "
@@ -680,7 +721,28 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
     dims = reduce_dims(dim, x.ndim, "nanmean")
     xp = input._device.backend.xp
     count = xp.asarray((x == x).sum(axis=dims, keepdims=keepdim), dtype=x.dtype)
-    return _out(nansum(input, dim, keepdim) / _const(count, input), out)
+    return nansum(input, dim, keepdim) / _const(count, input)
+
+
+def _nanmean_out(input, dim, keepdim, dtype, out, floating):
+    """nanmean with out=: torch's nansum into out (its dtype rules and errors: NOTE [ Reduction
+    out= dtypes ]), then out divided by the count of non-nan elements."""
+    if not floating:
+        raise RuntimeError(
+            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty "
+            "tensors."
+        )
+    if dtype is not None and not _dtype.to_dtype(dtype, "nanmean").is_floating_point:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating "
+            f"point or complex dtype. Got: {_short(_dtype.to_dtype(dtype, 'nanmean'))}"
+        )
+    total = nansum(input, dim, keepdim, dtype=dtype, out=out)
+    x = input._data
+    dims = reduce_dims(dim, x.ndim, "nanmean")
+    xp = input._device.backend.xp
+    count = xp.asarray((x == x).sum(axis=dims, keepdims=keepdim), dtype=total._data.dtype)
+    return _out(total / _const(count, input), out)
 
 
 # --- max, min, amax, amin ---
@@ -1091,6 +1153,15 @@ def _logsumexp(op, input, dim, keepdim, out):
         raise keepdim_error(op, dim, keepdim)
     if dim is _MISSING or dim is None or (dim.__class__ in (tuple, list) and not dim):
         _logsumexp_dim_check(op, x, dim, keepdim)
+    if out is not None and isinstance(out, Tensor):
+        # computed in out's dtype, which must be a float (the message names logsumexp either way)
+        if not out.dtype.is_floating_point:
+            raise RuntimeError(
+                "logsumexp(): Expected floating point type for result tensor, but got: "
+                f"{_short(out.dtype)}"
+            )
+        if out.dtype is not input.dtype:
+            input = cast(input, out.dtype)
     if not input.dtype.is_floating_point:
         input = cast(input, _dtype.default_float())
     dims = reduce_dims(dim, x.ndim, "logsumexp")

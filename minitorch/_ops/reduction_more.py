@@ -67,11 +67,19 @@ def _bool_reduce(kind, input, dim, keepdim, out):
         raise no_overload(kind, type_name(input), _BOOL_OVERLOADS) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ] (reduction.py)
         raise keepdim_error(kind, dim, keepdim, _BOOL_OVERLOADS)
+    # torch keeps uint8 for uint8 inputs; every other dtype gives bool. An out= may be either,
+    # whatever the input (written as 0/1), and nothing else
+    kept = _dtype.uint8 if x.dtype == _dtype.uint8.np else _dtype.bool
+    if out is not None and isinstance(out, Tensor) and out.dtype is not kept:
+        if out.dtype is not _dtype.bool and out.dtype is not _dtype.uint8:
+            raise RuntimeError(
+                f"{kind} only supports bool tensor for result, got: {_short(out.dtype)}"
+            )
+        kept = out.dtype
     xp = input._device.backend.xp
     dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
-    # torch keeps uint8 for uint8 inputs; every other dtype gives bool
-    r = xp.asarray(r, dtype=x.dtype if x.dtype == _dtype.uint8.np else bool)
+    r = xp.asarray(r, dtype=kept.np)
     return _out(_const(r, input), out)
 
 
@@ -359,9 +367,11 @@ class LinalgVectorNorm(Function):
         # gradient (g * 0.0 keeps its NaN) so the full-size work stays what it was.
         out = _keepdim(out, ctx)
         zero_out = out == 0
-        safe_out = where(zero_out, 1.0, out)
         if p == 2:
-            return where(zero_out, g * 0.0, g / safe_out) * a
+            # g / out itself, not a safe divisor: a double backward at a zero norm goes through
+            # the division's derivative (0 * inf), NaN as torch's
+            return where(zero_out, g * 0.0, g / out) * a
+        safe_out = where(zero_out, 1.0, out)
         zero = a == 0
         safe_abs = where(zero, 1.0, abs(a))
         scale = where(zero_out, g * 0.0 if p < 1 else 0.0, g / safe_out ** (p - 1))

@@ -326,7 +326,7 @@ class ScatterReduce(Function):
     split, giving it no share), prod -> grad * product of the other values"""
 
     @staticmethod
-    def forward(ctx, x, src, *, plan, reduce, include_self):
+    def forward(ctx, x, src, *, plan, reduce, include_self, op="scatter_reduce"):
         xp = ctx.xp
         dev = x._device
         out = x._data.copy()
@@ -348,6 +348,7 @@ class ScatterReduce(Function):
         ctx.plan = plan
         ctx.reduce = reduce
         ctx.include_self = include_self
+        ctx.op = op
         ctx.save_for_backward(x, src, out)
         return out
 
@@ -382,47 +383,70 @@ class ScatterReduce(Function):
             gx = where(eq_x, grad / n, 0.0)
             gs = where(eq_src, index_with_plan(grad / n, plan), 0.0)
         else:
-            gx, gs = _prod_grads(x, src, out, grad, plan, include_self, scattered)
+            gx, gs = _prod_grads(x, src, out, grad, plan, include_self, scattered, ctx.op)
         return (gx if ctx.needs_input_grad[0] else None, gs if ctx.needs_input_grad[1] else None)
 
 
-def _prod_grads(x, src, out, grad, plan, include_self, scattered):
-    """Gradients of a scatter product: grad times the product of the other values of its group,
-    exact with zeros in the group: nonzero e gets (product of nonzeros / e) * (product of the
-    zeros), which is 0 with a zero around but keeps its derivative; a zero gets the product of
-    the nonzeros when it is the group's only zero, else 0."""
+def _prod_grads(x, src, out, grad, plan, include_self, scattered, op):
+    """Gradients of a scatter product, exact with zeros in a group and differentiable again:
+    x gets grad * (its group's product with x taken as 1), which for x != 0 is the product of
+    the others times x / x; a src value gets its group's product over itself when nonzero, the
+    group's product with itself taken as 1 when it is the only zero among the group's src values.
+    With more zeros in one group's src, double backward through the src gradient raises (torch:
+    its first derivatives are right, its second would not be)."""
     dev = grad._device
     xp = dev.backend.xp
-    zx = (x._data == 0) if include_self else xp.zeros(x.shape, dtype=bool)
     zs = src._data == 0
-    nzero = zx.astype("int64")
+    zs_t = _make(zs, dev, False, None)
+    nzero = xp.zeros(x.shape, dtype="int64")
     _put(dev, nzero, plan, zs.astype("int64"), accumulate=True, in_float32=True)
-    zx_t, zs_t = _make(zx, dev, False, None), _make(zs, dev, False, None)
-    x_nz = where(zx_t, 1.0, x)
-    s_nz = where(zs_t, 1.0, src)
-    base_nz = x_nz if include_self else where(scattered, 1.0, x)
-    base_z = where(zx_t, x, 1.0) if include_self else where(scattered, 1.0, x)
-    prod_nz = ScatterReduce.apply(base_nz, s_nz, plan=plan, reduce="prod", include_self=True)
-    prod_z = ScatterReduce.apply(
-        base_z, where(zs_t, src, 1.0), plan=plan, reduce="prod", include_self=True
-    )
-    only_zero = _make(nzero == 1, dev, False, None)
+    nzero = _make(nzero, dev, False, None)
+    single = zs_t & (index_with_plan(nzero, plan) == 1)
 
-    def others(value_nz, is_zero, group_nz, group_z, group_only_zero):
-        return where(is_zero, where(group_only_zero, group_nz, 0.0), group_nz / value_nz * group_z)
+    def product(base, values):
+        return ScatterReduce.apply(
+            base, values, plan=plan, reduce="prod", include_self=include_self, op=op
+        )
 
+    # a graph is built (create_graph): the products are recomputed as functions of x and src,
+    # else the saved (constant) result serves
+    building = state.enabled
     if include_self:
-        gx = grad * others(x_nz, zx_t, prod_nz, prod_z, only_zero)
+        x_nz = where(x == 0, 1.0, x)
+        gx = grad * product(x_nz, src) / x_nz
     else:
         gx = where(scattered, 0.0, grad)
-    gs = index_with_plan(grad, plan) * others(
-        s_nz,
-        zs_t,
-        index_with_plan(prod_nz, plan),
-        index_with_plan(prod_z, plan),
-        index_with_plan(only_zero, plan),
+    whole = product(x, src) if building else out
+    gs = where(
+        single,
+        index_with_plan(grad * product(x, where(single, 1.0, src)), plan),
+        index_with_plan(grad * whole, plan) / where(zs_t, 1.0, src),
     )
+    # torch's check reads the counts on the host: made where they live there (CPU)
+    if building and dev.type == "cpu" and (nzero._data > 1).any():
+        name = "src" if op == "scatter_reduce" else "source"
+        gs = _RefuseDoubleBackward.apply(
+            gs,
+            msg=f"{op}(): Double backward is unsupported for {name} when >1 zeros in {name} are "
+            "scattered to the same position in self",
+        )
     return gx, gs
+
+
+class _RefuseDoubleBackward(Function):
+    """The identity, whose backward raises `msg` (torch's Error node: a first derivative that
+    is right but cannot be differentiated again)."""
+
+    _node_name = "Error"
+
+    @staticmethod
+    def forward(ctx, g, *, msg):
+        ctx.msg = msg
+        return g._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.msg)
 
 
 def scatter_reduce(
@@ -431,8 +455,16 @@ def scatter_reduce(
     """Reduces src into input at index along dim ('sum', 'prod', 'mean', 'amax', 'amin').
     Mirrors torch.scatter_reduce.
 
-    Differences from torch: 'prod', 'amax' and 'amin' use xp.<ufunc>.at (CuPy may lack some).
+    Differences from torch: 'prod', 'amax' and 'amin' use xp.<ufunc>.at (CuPy may lack some);
+    with 'prod', the >1-zeros check that refuses double backward is made on CPU only (it would
+    read device data).
     """
+    return _maybe_out(reduce_into(input, dim, index, src, reduce, include_self), out)
+
+
+def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce"):
+    """scatter_reduce's result, for it and index_reduce (`op` names the caller in the error
+    of a refused double backward)."""
     if src.__class__ is not Tensor:
         _check_src(src, "scatter_reduce")
     reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # torch's aliases
@@ -450,10 +482,14 @@ def scatter_reduce(
             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"
         )
     _, plan = _plan(input, dim, index, "scatter_reduce", src)
-    result = ScatterReduce.apply(
-        input, _src_region(src, plan), plan=plan, reduce=reduce, include_self=bool(include_self)
+    return ScatterReduce.apply(
+        input,
+        _src_region(src, plan),
+        plan=plan,
+        reduce=reduce,
+        include_self=bool(include_self),
+        op=op,
     )
-    return _maybe_out(result, out)
 
 
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):

@@ -264,7 +264,7 @@ def _integral_alpha(alpha: float, dt) -> int:
     return int(alpha)
 
 
-@with_out
+@with_out(exact=True)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
@@ -335,7 +335,7 @@ def _copy_plan(input: Tensor, dim: int, index, source):
     return plan, source
 
 
-@with_out
+@with_out(exact=True)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
     if _autocast.state.any_enabled:
@@ -703,6 +703,8 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim
     with as_tuple=True. Mirrors torch.nonzero (the output size needs a host sync on a GPU)."""
+    if out is not None:
+        _nonzero_out_check(out, as_tuple)
     dev = input._device
     xp = dev.backend.xp
     x = input._data
@@ -716,6 +718,20 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     if as_tuple:  # each its own contiguous memory, as torch's (NumPy's are strided views)
         return tuple(_make(xp.ascontiguousarray(i), dev, False, None) for i in idx)
     return _maybe_out(_make(xp.stack(idx, axis=1), dev, False, None), out)
+
+
+def _nonzero_out_check(out, as_tuple) -> None:
+    """torch's refusals of an out= for nonzero, in its order: not one tensor (its argument
+    parser), with as_tuple, of another dtype than int64 (not cast into)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if as_tuple:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    if out.dtype is not _dtype.int64:
+        raise RuntimeError(
+            "nonzero: Expected out tensor to have scalar type Long but got scalar type"
+            f"{_short(out.dtype)}"  # (torch's text has no space here)
+        )
 
 
 def argwhere(input: Tensor) -> Tensor:

@@ -23,11 +23,13 @@ __all__ = [
 
 
 def _write(result, out):
+    """out=: torch's view-copy, slice_scatter and index_reduce kernels want out in the result's
+    dtype exactly ("Expected out tensor to have dtype float, but got double instead")."""
     if out is None:
         return result
-    from minitorch._ops.inplace import write_out
+    from minitorch._ops.inplace import write_out_exact
 
-    return write_out(out, result)
+    return write_out_exact(out, result)
 
 
 # --- *_scatter: input with src embedded in one of its views ---
@@ -67,11 +69,11 @@ def _select_key(input, dim, index):
     return (slice(None),) * d + (index,)
 
 
-def select_scatter(input, src, dim, index, *, out=None):
+def select_scatter(input, src, dim, index):
     """input with src written at index along dim. Mirrors torch.select_scatter."""
     key = _select_key(input, dim, index)
     r = _scatter_into(input, src, lambda t: t[key], "select_scatter")
-    return _write(name_node(r, "SelectScatterBackward0"), out)
+    return name_node(r, "SelectScatterBackward0")
 
 
 def _slice_step(step):
@@ -90,13 +92,14 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _write(name_node(r, "SliceScatterBackward0"), out)
 
 
-def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
-    """input with src written on its diagonal. Mirrors torch.diagonal_scatter."""
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
+    """input with src written on its diagonal. Mirrors torch.diagonal_scatter (which, unlike
+    slice_scatter, takes no out=, as select_scatter and as_strided_scatter)."""
     r = _scatter_into(input, src, lambda t: t.diagonal(offset, dim1, dim2), "diagonal_scatter")
-    return _write(name_node(r, "DiagonalScatterBackward0"), out)
+    return name_node(r, "DiagonalScatterBackward0")
 
 
-def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
     """input with src written into its as_strided(size, stride, storage_offset) view. Mirrors
     torch.as_strided_scatter. Differences from torch: the strides index input's values in
     row-major order (torch: input's own memory layout, the same for a contiguous input)."""
@@ -108,7 +111,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
         lambda t: as_strided(t, size, stride, storage_offset),
         "as_strided_scatter",
     )
-    return _write(name_node(r, "AsStridedScatterBackward0"), out)
+    return name_node(r, "AsStridedScatterBackward0")
 
 
 # --- index_reduce ---
@@ -156,13 +159,13 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
     index names along dim. Mirrors torch.index_reduce."""
-    from minitorch._ops.scatter_gather import scatter_reduce
+    from minitorch._ops.scatter_gather import reduce_into
 
     d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
     if input.dtype == _dtype.bool and (not include_self or reduce == "mean"):
         kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-    r = scatter_reduce(input, d, idx, source, reduce, include_self=include_self)
+    r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
     return _write(name_node(r, "IndexReduceBackward0"), out)
 
 
@@ -328,7 +331,8 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
 
 def _copies(parts, input, out, op):
     """The copies of a split's parts: a tuple, or (with out=) written into out's tensors and
-    None returned, as torch's multi-output out= variants do."""
+    None returned, as torch's multi-output out= variants do. split_copy copies into them (a
+    cast, broadcasting); the others resize them, which must have the parts' dtype."""
     parts = tuple(_copy(p, input) for p in parts)
     if out is None:
         return parts
@@ -337,7 +341,11 @@ def _copies(parts, input, out, op):
             f"{op} expected an out= argument of size {len(parts)}, got size {len(out)}"
         )
     for p, o in zip(parts, out, strict=True):
-        _write(p, o)
+        if op.startswith("split_copy"):
+            with grad_mode.no_grad():
+                o.copy_(p)
+        else:
+            _write(p, o)
     return None
 
 
@@ -411,4 +419,9 @@ def narrow_copy(input, dim, start, length, *, out=None):
         start += size
     if length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(  # torch's internal check, its text as it prints it
+            "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
     return _write(_copy(narrow(input, d, start, length), input, "NarrowCopyBackward0"), out)
