@@ -20,7 +20,7 @@ from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
 from minitorch._ops.reduction import _accumulate_dtype
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function, check_watched
+from minitorch.autograd.function import Function, check_watched, watch_index
 
 __all__: list[str] = []
 
@@ -154,11 +154,15 @@ class _MaxPool:
     @staticmethod
     def backward(ctx, grad, *rest):
         (x,) = ctx._stored_tensors
+        check_watched(ctx)  # the returned indices, which torch saves
         return MaxPoolGrad.apply(grad, x, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
     @staticmethod
     def _backward_data(ctx, grad, *rest):
-        check_watched(ctx)  # reads no saved array: raises for a freed node, as torch
+        # reads no saved array, but torch saves the input and the indices: their version
+        # checks (and a freed node's error) as torch's
+        ctx._stored_arrays()
+        check_watched(ctx)
         return MaxPoolGrad.kernel(ctx.xp, grad, ctx.tap, ctx.geom, ctx.in_shape)
 
 
@@ -395,7 +399,7 @@ def _no_bool(x: Tensor, kernel_name: str) -> None:
 def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
     """Pools the last len(kernel) dims of x (2 or 3) by windows; pads are (lo, hi) pairs."""
     _no_bool(x, f"max_pool{len(kernel)}d")
-    return MAX_POOLS[len(kernel)].apply(
+    out = MAX_POOLS[len(kernel)].apply(
         x,
         kernel=kernel,
         stride=stride,
@@ -403,6 +407,9 @@ def max_pool(x: Tensor, kernel, stride, pads, dilation, with_indices):
         dilation=dilation,
         with_indices=with_indices,
     )
+    if with_indices and out[0]._grad_fn is not None:
+        watch_index(out[0]._grad_fn, out[1])  # NOTE [ Watched index tensors ]
+    return out
 
 
 def avg_pool(x: Tensor, kernel, stride, pads, divisor):

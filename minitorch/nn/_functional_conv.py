@@ -12,6 +12,7 @@ from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
+from minitorch.autograd.grad_mode import state as grad_state
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -50,6 +51,20 @@ def _check_tensor(x, op: str, name: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(
             f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_typename(x)}"
+        )
+
+
+def check_out(out, op: str, *inputs) -> None:
+    """torch's checks of an `out=` made before its kernel runs: a Tensor, and no autograd through
+    it (while grad mode is on, neither out nor any input may require grad)."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
+    if grad_state.enabled and any(
+        isinstance(x, Tensor) and x.requires_grad for x in (out, *inputs)
+    ):
+        raise RuntimeError(
+            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
         )
 
 
@@ -330,10 +345,19 @@ def _conv_transposend(
             x.shape[2:], stride, p, dilation, kernel, op_pad, strict=False
         )
     )
-    if any(o <= 0 for o in out_size):
+    # conv_transpose1d runs as a 2-d one over (1, L): its messages show that shape
+    shape = (*x.shape[:2], 1, *x.shape[2:]) if n == 1 else x.shape
+    if x.shape[0] and x.shape[1] and 0 in x.shape[2:]:
         raise RuntimeError(
-            f"Given input size per channel: ({_sizes(x.shape[2:])}). Calculated output size per "
-            f"channel: ({_sizes(out_size)}). Output size is too small"
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{list(shape)}"
+        )
+    # an empty batch skips the check: an output size of 0 gives an empty result, as in torch
+    if any(o < 0 for o in out_size) or (x.shape[0] and 0 in out_size):
+        got = (1, *out_size) if n == 1 else out_size
+        raise RuntimeError(
+            f"Given input size per channel: ({_sizes(shape[2:])}). Calculated output size per "
+            f"channel: ({_sizes(got)}). Output size is too small"
         )
     _check_dtypes(x, weight, bias, n, transposed=True)
     if bias is not None and bias.dtype is not x.dtype:

@@ -13,6 +13,7 @@ from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import named, scalar_node
+from minitorch.nn._functional_conv import check_out
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
 
@@ -80,9 +81,16 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     Mirrors torch.nn.functional.pdist."""
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
+    if input.dtype.itemsize == 2 and n > 1 and input.shape[1] and input.device.type == "cpu":
+        # torch's CPU kernel has no half-precision version (it is not reached without a pair
+        # of non-empty rows)
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"pdist\" not implemented for '{name}'")
     rows = [i for i in range(n) for _ in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
     dev = input.device
@@ -113,7 +121,7 @@ def normalize(
     else:
         norm = vector_norm(input, p, dim=dim, keepdim=True)
     denom = _ops.clamp_min(norm, eps)
-    result = input / denom.expand_as(input)
-    if out is not None:
-        return out.copy_(result)
-    return result
+    if out is not None:  # torch divides into out: div's out= rules (cast, resize, no autograd)
+        check_out(out, "div", input)
+        return _ops.div(input, denom.expand_as(input), out=out)
+    return input / denom.expand_as(input)

@@ -11,12 +11,13 @@ from minitorch import _dtype
 from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, index_select, where
 from minitorch._ops._common import index, is_index, opmath_dtype, zeros_of
+from minitorch._ops.inplace import write_out
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.nn._functional_conv import ntuple
+from minitorch.nn._functional_conv import check_out, ntuple
 from minitorch.nn._functional_pad import _tie
 
 __all__ = [
@@ -157,12 +158,46 @@ def _check_rank1d(x, op):
         )
 
 
-def _one(v):
-    if v is None or v.__class__ is int:
+_ARG_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5}
+
+
+def _single(v, op: str, name: str, size_error=None) -> int | None:
+    """A 1-d pool's int argument (an int-like or a sequence of one; an empty stride is None),
+    with torch's errors: its parser's TypeError, then `size_error(n)` (default: "should contain
+    one int") for a sequence of another length."""
+    if v.__class__ is int:
         return v
     if is_index(v):  # NumPy integers, 0-d integer tensors (NOTE [ Int-like arguments ])
-        return index(v, None, "kernel_size")
-    return tuple(v)[0]
+        return index(v, op, name)
+    if v is None and name == "stride":
+        return None
+    if not isinstance(v, (tuple, list, Tensor)):
+        raise TypeError(
+            f"{op}(): argument '{name}' (position {_ARG_POSITIONS[name]}) must be tuple of ints, "
+            f"not {_typename(v)}"
+        )
+    v = tuple(v)
+    if name == "stride" and not v:
+        return None
+    if len(v) != 1:
+        if size_error is not None:
+            raise size_error(len(v))
+        op = "max_pool1d" if op == "max_pool1d_with_indices" else op
+        raise RuntimeError(f"{op}() argument '{name}' should contain one int (got {len(v)})")
+    return index(v[0], op, name)
+
+
+def _max_pool1d_size_error(name: str):
+    """max_pool1d's (values only) words for a sequence argument of another length than 1."""
+    allowed = {
+        "kernel_size": "an int, list of ints or",
+        "stride": "None, an int, list of ints, or",
+        "padding": "an int, list of ints, or",
+        "dilation": "an int, list of ints or",
+    }[name]
+    return lambda n: RuntimeError(
+        f"max_pool1d() {name} must be {allowed} tuple of ints of size 1 but got size {n}"
+    )
 
 
 # --- max pooling ---
@@ -203,16 +238,20 @@ def max_pool1d(
 ):
     """Max over 1-d windows of (N, C, L) or (C, L): a 2-d pool over (1, L), as torch does.
     Mirrors torch.nn.functional.max_pool1d."""
-    k, p = _one(kernel_size), _one(padding)
-    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    op = "max_pool1d_with_indices" if return_indices else "max_pool1d"
+    _check_rank1d(input, op)
+    args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
+    args["dilation"] = dilation
+    for name, v in args.items():
+        error = None if return_indices else _max_pool1d_size_error(name)
+        args[name] = _single(v, op, name, error)
+    k, stride, p, dilation = args.values()
     if return_indices:  # torch's max_pool1d_with_indices: its rank check, then the 2-d pool's
-        _check_rank1d(input, "max_pool1d_with_indices")
         s = k if stride is None else stride
         x = input.unsqueeze(-2)
-        out = max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode, True)
+        out = max_pool2d(x, (1, k), (1, s), (0, p), (1, dilation), ceil_mode, True)
         return out[0].squeeze(-2), out[1].squeeze(-2)
-    _check_rank1d(input, "max_pool1d")
-    for name, v in (("kernel_size", k), ("stride", stride), ("dilation", _one(dilation))):
+    for name, v in (("kernel_size", k), ("stride", stride), ("dilation", dilation)):
         if v is not None and v <= 0:
             raise RuntimeError(f"max_pool1d() {name} must be greater than zero, but got {v}")
     if p < 0:
@@ -223,7 +262,7 @@ def max_pool1d(
             f"padding={p} and kernel_size={k}"
         )
     s = k if stride is None else stride
-    out_len = pool_out_size(input.shape[-1], k, s, p, _one(dilation), ceil_mode)
+    out_len = pool_out_size(input.shape[-1], k, s, p, dilation, ceil_mode)
     if out_len <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out_len}")
     if not return_indices and not input.dtype.is_floating_point and input.device.type == "cpu":
@@ -232,7 +271,7 @@ def max_pool1d(
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{name}'")
     x = input.unsqueeze(-2)
-    return max_pool2d(x, (1, k), (1, s), (0, p), (1, _one(dilation)), ceil_mode).squeeze(-2)
+    return max_pool2d(x, (1, k), (1, s), (0, p), (1, dilation), ceil_mode).squeeze(-2)
 
 
 def max_pool1d_with_indices(
@@ -305,8 +344,11 @@ def _check_avg_dtype(input, n):
 
 
 def _avg_poolnd(
-    n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op
+    n, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, op,
+    out=None,
 ):
+    if out is not None:
+        check_out(out, op, input)
     check = _empty_check(op)
     if n == 3:
 
@@ -319,13 +361,16 @@ def _avg_poolnd(
                     f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})"
                 )
 
-    k, s, pads, d, out = _pool_geometry(
+    k, s, pads, d, out_size = _pool_geometry(
         input, n, kernel_size, stride, padding, 1, ceil_mode, op, check
     )
+    if out is not None and out.dtype is not input.dtype:  # before the kernel's dtype check
+        raise _dtype.out_dtype_error(input.dtype, out.dtype)
     _check_avg_dtype(input, n)
     size = input.shape[input.ndim - n :]
-    divisor = _avg_divisor(input, size, k, s, pads, out, count_include_pad, divisor_override)
-    return avg_pool(input, k, s, pads, divisor)
+    divisor = _avg_divisor(input, size, k, s, pads, out_size, count_include_pad, divisor_override)
+    result = avg_pool(input, k, s, pads, divisor)
+    return result if out is None else write_out(out, result)
 
 
 def avg_pool2d(
@@ -336,6 +381,8 @@ def avg_pool2d(
     ceil_mode=False,
     count_include_pad=True,
     divisor_override=None,
+    *,
+    out=None,
 ):
     """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
     _check_tensor(input, "avg_pool2d")
@@ -356,6 +403,7 @@ def avg_pool2d(
         count_include_pad,
         divisor_override,
         "avg_pool2d",
+        out,
     )
 
 
@@ -367,9 +415,11 @@ def avg_pool3d(
     ceil_mode=False,
     count_include_pad=True,
     divisor_override=None,
+    *,
+    out=None,
 ):
     """Mean over 3-d windows. Mirrors torch.nn.functional.avg_pool3d."""
-    if _autocast.state.any_enabled:
+    if _autocast.state.any_enabled and out is None:  # an out= variant runs uncast, as in torch
         return _autocast.call(
             avg_pool3d,
             _autocast.FP32_CPU,
@@ -386,6 +436,7 @@ def avg_pool3d(
         count_include_pad,
         divisor_override,
         "avg_pool3d",
+        out,
     )
 
 
@@ -393,13 +444,13 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     """Mean over 1-d windows (a 2-d pool over (1, L), as torch does). Mirrors
     torch.nn.functional.avg_pool1d."""
     _check_rank1d(input, "avg_pool1d")
-    k = _one(kernel_size)
-    stride = None if stride is None or stride == () or stride == [] else _one(stride)
+    k = _single(kernel_size, "avg_pool1d", "kernel_size")
+    stride = _single(stride, "avg_pool1d", "stride")
     out = avg_pool2d(
         input.unsqueeze(-2),
         (1, k),
         (1, k if stride is None else stride),
-        (0, _one(padding)),
+        (0, _single(padding, "avg_pool1d", "padding")),
         ceil_mode,
         count_include_pad,
     )
@@ -424,23 +475,35 @@ def _lp_pool_inf(max_poolnd, input, norm_type, kernel_size, stride, ceil_mode):
     return -max_poolnd(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
 
 
+def _lp_sizes(kernel_size, n: int) -> tuple:
+    """torch's lp_pool2d/3d unpack their kernel_size into n names before anything else: an int
+    counts n times, a sequence of another length fails there with Python's ValueError (and a 0-d
+    tensor with "iteration over a 0-d tensor")."""
+    sizes = tuple(kernel_size) if hasattr(kernel_size, "__iter__") else (kernel_size,) * n
+    if n == 2:
+        kh, kw = sizes
+        return kh, kw
+    kd, kh, kw = sizes
+    return kd, kh, kw
+
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """(sum of x^p over each window)^(1/p). Mirrors torch.nn.functional.lp_pool2d."""
+    kh, kw = _lp_sizes(kernel_size, 2)
     inf = _lp_pool_inf(max_pool2d, input, norm_type, kernel_size, stride, ceil_mode)
     if inf is not None:
         return inf
-    kh, kw = ntuple(kernel_size, 2, "kernel_size", "lp_pool2d")
-    out = avg_pool2d(input.pow(norm_type), (kh, kw), stride, 0, ceil_mode)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _no_zero_grad(out).mul(kh * kw).pow(1.0 / norm_type)
 
 
 def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Tensor:
     """Mirrors torch.nn.functional.lp_pool3d."""
+    kd, kh, kw = _lp_sizes(kernel_size, 3)
     inf = _lp_pool_inf(max_pool3d, input, norm_type, kernel_size, stride, ceil_mode)
     if inf is not None:
         return inf
-    kd, kh, kw = ntuple(kernel_size, 3, "kernel_size", "lp_pool3d")
-    out = avg_pool3d(input.pow(norm_type), (kd, kh, kw), stride, 0, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _no_zero_grad(out).mul(kd * kh * kw).pow(1.0 / norm_type)
 
 
@@ -450,7 +513,8 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
     if inf is not None:
         return inf
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return _no_zero_grad(out).mul(_one(kernel_size)).pow(1.0 / norm_type)
+    # torch multiplies by kernel_size itself: a sequence (which avg_pool1d took) fails there
+    return _no_zero_grad(out).mul(kernel_size).pow(1.0 / norm_type)
 
 
 # --- adaptive pooling ---

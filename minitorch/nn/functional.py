@@ -54,6 +54,7 @@ from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
+from minitorch.nn._functional_conv import check_out  # isort: skip
 from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pooling)
 from minitorch.nn._functional_fractional_pool import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip
@@ -89,9 +90,11 @@ def _check_has_method(x, method: str) -> None:
 # --- linear ---
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+def linear(
+    input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None
+) -> Tensor:
     """input @ weight.T + bias. Mirrors torch.nn.functional.linear."""
-    if _autocast.state.any_enabled:
+    if _autocast.state.any_enabled and out is None:  # torch's out= variant runs uncast
         return _autocast.call(linear, _autocast.LOWER, (input, weight, bias))
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight", 2)
@@ -104,6 +107,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{shape[-1]} and "
             f"{w_shape[1]}x{w_shape[0]})"
         )
+    if out is not None:
+        return _linear_out(input, weight, bias, out)
     if linear_fits(input, weight, bias):
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
     if not shape or len(w_shape) < 2:
@@ -114,6 +119,21 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         _check_addmm_dtypes(bias, input, weight)  # torch runs it as addmm: its checks and words
     out = _ops.matmul(input, weight.t())
     return out if bias is None else out + bias
+
+
+def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
+    """F.linear(..., out=) as torch runs it: addmm into out for a matrix input with a bias, else
+    matmul into out and the bias added in place (so out's dtype rules are those ops')."""
+    check_out(out, "linear", input, weight, bias)
+    st = _autocast.state
+    enabled, st.any_enabled = st.any_enabled, False  # no autocast inside either
+    try:
+        if input._data.ndim == 2 and bias is not None:
+            return _ops.addmm(bias, input, weight.t(), out=out)
+        _ops.matmul(input, weight.t(), out=out)
+        return out if bias is None else out.add_(bias)
+    finally:
+        st.any_enabled = enabled
 
 
 def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
