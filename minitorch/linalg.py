@@ -93,9 +93,10 @@ def _prod(shape) -> int:
     return r
 
 
-def tensorinv(A, ind=2, *, out=None):
-    """The inverse of A for tensordot over ind dims: shape A.shape[ind:] + A.shape[:ind].
-    Mirrors torch.linalg.tensorinv."""
+def tensorinv(input, ind=2, *, out=None):
+    """The inverse of A = input for tensordot over ind dims: shape A.shape[ind:] +
+    A.shape[:ind]. Mirrors torch.linalg.tensorinv."""
+    A = input  # torch's keyword name
     if ind <= 0:
         raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
     shape = tuple(A.shape)
@@ -106,11 +107,13 @@ def tensorinv(A, ind=2, *, out=None):
             f"prod(self.shape[:ind]), but got {cols} != {rows}"
         )
     r = inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
-    return r if out is None else _copy_out(out, r)
+    return r if out is None else _copy_out(out, r, "tensorinv")
 
 
-def tensorsolve(A, B, dims=None, *, out=None):
-    """X with tensordot(A, X, X.ndim) = B. Mirrors torch.linalg.tensorsolve."""
+def tensorsolve(input, other, dims=None, *, out=None):
+    """X with tensordot(A, X, X.ndim) = B (A = input, B = other: torch's keyword names).
+    Mirrors torch.linalg.tensorsolve."""
+    A, B = input, other
     if dims is not None:
         moved = [d % A.ndim for d in dims]
         A = A.movedim(moved, list(range(A.ndim - len(moved), A.ndim)))
@@ -123,13 +126,13 @@ def tensorsolve(A, B, dims=None, *, out=None):
             f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"
         )
     r = solve(A.reshape(rows, cols), B.reshape(rows)).reshape(rest)
-    return r if out is None else _copy_out(out, r)
+    return r if out is None else _copy_out(out, r, "tensorsolve")
 
 
-def _copy_out(out, result):
-    from minitorch._ops.inplace import write_out
+def _copy_out(out, result, op):
+    from minitorch._ops.linalg_solve import _write_castable
 
-    return write_out(out, result)
+    return _write_castable(result, out, op)
 
 
 def _numpy_aliases():

@@ -140,13 +140,14 @@ def log_softmax(input, dim, *, dtype=None):
     return _log_softmax(input, dim, dtype)
 
 
-def spherical_bessel_j0(input, *, out=None):
+def spherical_bessel_j0(x, *, out=None):
     """The spherical Bessel function of the first kind, order 0: sin(x) / x, 1 at 0, 0 at ±inf.
-    Mirrors torch.special.spherical_bessel_j0 (not differentiable, as torch)."""
+    Mirrors torch.special.spherical_bessel_j0 (not differentiable, as torch; its argument is
+    named x)."""
     from minitorch.autograd.grad_mode import no_grad
 
     with no_grad():
-        x = _to_float(input, "special_spherical_bessel_j0")
+        x = _to_float(x, "special_spherical_bessel_j0")
         zero = x == 0
         safe = where(zero, 1.0, x)
         result = where(zero, 1.0, sin(safe) / safe)

@@ -6,19 +6,21 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     LinAlgError,
     SolveTriangular,
     _batch_prefix,
+    _check_castable,
     _check_matrix,
     _exact_out,
     _eye_like,
     _first_failure,
     _is_linalg_error,
     _mT,
+    _out_tuple,
     _write,
+    _write_castable,
     _write_exact,
 )
 from minitorch._tensor import Tensor, _make
@@ -378,9 +380,10 @@ class Svd(Function):
         return u @ ret @ vh
 
 
-def linalg_cholesky(A, *, upper=False, out=None):
+def linalg_cholesky(input, *, upper=False, out=None):
     """The Cholesky factor of a symmetric positive-definite matrix (its lower triangle read).
     Mirrors torch.linalg.cholesky."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_cholesky, _autocast.FP32_CPU, (A,), {"upper": upper, "out": out}
@@ -391,10 +394,11 @@ def linalg_cholesky(A, *, upper=False, out=None):
 
 
 @_exact_out
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
     """(L, info): info is 0, or the order of the first leading minor that is not
     positive-definite (then L holds LAPACK's partial factorization and no graph), unless
     check_errors raises. Mirrors torch.linalg.cholesky_ex."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_cholesky_ex,
@@ -446,7 +450,7 @@ def cholesky(input, upper=False, *, out=None):
     except LinAlgError as e:  # an error path: torch names this op in the message
         raise LinAlgError(str(e).replace("linalg.cholesky:", "cholesky:", 1)) from None
     # unlike linalg.cholesky, torch.cholesky casts into an out= of another dtype
-    return _write(low, out)
+    return _write_castable(low, out, "cholesky")
 
 
 @_exact_out
@@ -475,9 +479,10 @@ def qr(input, some=True):
 
 
 @_exact_out
-def linalg_eigh(A, UPLO="L"):
+def linalg_eigh(input, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {})
     _check_matrix(A, "linalg.eigh")
@@ -486,15 +491,16 @@ def linalg_eigh(A, UPLO="L"):
     return return_types.linalg_eigh(Eigh.apply(A, uplo=UPLO))
 
 
-def linalg_eigvalsh(A, UPLO="L", *, out=None):
+def linalg_eigvalsh(input, UPLO="L", *, out=None):
     """Eigenvalues of a symmetric matrix. Mirrors torch.linalg.eigvalsh."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:  # (before the checks: half inputs are cast to float32)
         return _autocast.call(linalg_eigvalsh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
     _check_matrix(A, "linalg.eigvalsh")
     return _write_exact(linalg_eigh(A, UPLO).eigenvalues, out)
 
 
-def linalg_eig(A, *, out=None):
+def linalg_eig(input, *, out=None):
     """Eigen-decomposition of a general matrix. Differences from torch: complex tensors do not
     exist here, so this raises (torch returns complex eigenvalues)."""
     raise NotImplementedError(
@@ -620,15 +626,16 @@ def _check_householder(A, tau, op):
         )
 
 
-def linalg_householder_product(A, tau, *, out=None):
+def linalg_householder_product(input, tau, *, out=None):
     """The first n columns of the product of Householder reflectors stored as in geqrf.
     Mirrors torch.linalg.householder_product."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_householder_product, _autocast.FP32_CPU, (A, tau), {"out": out}
         )
     _check_householder(A, tau, "torch.linalg.householder_product")
-    return _write(_householder_product(A, tau), out)
+    return _write_castable(_householder_product(A, tau), out, "torch.linalg.householder_product")
 
 
 def orgqr(input, input2, *, out=None):
@@ -637,7 +644,9 @@ def orgqr(input, input2, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
     _check_householder(input, tau, "torch.orgqr")
-    return _write(_householder_product(input, tau), out)
+    # (an out= refused in linalg.householder_product's name: torch's one kernel)
+    q = _householder_product(input, tau)
+    return _write_castable(q, out, "torch.linalg.householder_product")
 
 
 def _check_ormqr(input, tau, other, left):
@@ -696,15 +705,32 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
     q = _householder_q(input, tau, input.shape[-2])
     if transpose:
         q = _mT(q)
+    if isinstance(out, Tensor) and out.dtype is not input.dtype:
+        raise RuntimeError(
+            "torch.ormqr: Expected input and result to have the same dtype, but input has dtype"
+            f"{_dtype.scalar_name(input.dtype)} and result has dtype "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
     return _write(name_node(q @ other if left else other @ q, "OrmqrBackward0"), out)
 
 
-@with_out
-def geqrf(input):
+def geqrf(input, *, out=None):
     """(a, tau): the Householder QR of LAPACK's geqrf (R above the diagonal, the reflectors
     below). Mirrors torch.geqrf (which has no derivative either)."""
+    result = _geqrf(input)
+    if out is None:
+        return result
+    _out_tuple(out, 2, "geqrf")
+    for o, r, name in zip(out, result, ("a", "tau"), strict=True):
+        _check_castable(r.dtype, o, "torch.geqrf", name)
+    for o, r in zip(out, result, strict=True):
+        _write(r, o)
+    return return_types.geqrf_out(tuple(out))
+
+
+def _geqrf(input):
     if _autocast.state.any_enabled:
-        return _autocast.call(geqrf, _autocast.FP32_CPU, (input,), {})
+        return _autocast.call(_geqrf, _autocast.FP32_CPU, (input,), {})
     _check_matrix(input, "geqrf", square=False)
     if input.requires_grad:
         from minitorch.autograd.grad_mode import is_grad_enabled
@@ -733,7 +759,7 @@ def geqrf(input):
     )
 
 
-def linalg_eigvals(A, *, out=None):
+def linalg_eigvals(input, *, out=None):
     """Eigenvalues of a general matrix. Differences from torch: complex tensors do not exist
     here, so this raises (torch returns complex eigenvalues)."""
     raise NotImplementedError(

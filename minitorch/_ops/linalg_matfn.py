@@ -6,16 +6,18 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import opmath_dtype
-from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
     LinAlgError,
+    _check_castable,
     _check_matrix,
     _eye_like,
     _lu_raw,
     _mT,
+    _out_tuple,
     _write,
+    _write_castable,
     _write_exact,
     linalg_inv,
 )
@@ -158,7 +160,7 @@ def linalg_pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out
         keep = s > _tolerance(A, s, atol, rtol)
         sinv = where(keep, 1 / where(keep, s, s.new_ones(())), s.new_zeros(()))
         p = _mT(vh) @ (sinv.unsqueeze(-1) * _mT(u))
-    return _write(Pinv.apply(A, pinv=p._data), out)
+    return _write_castable(Pinv.apply(A, pinv=p._data), out, "linalg.pinv")
 
 
 def _from_lower(A):
@@ -184,10 +186,14 @@ def pinverse(input, rcond=1e-15):
     return linalg_pinv(input, rtol=rcond)
 
 
-def linalg_matrix_power(A, n, *, out=None):
-    """A to an integer power (negative: of the inverse). Mirrors torch.linalg.matrix_power."""
+def linalg_matrix_power(input, n, *, out=None):
+    """A = input (torch's keyword name) to an integer power (negative: of the inverse). Mirrors
+    torch.linalg.matrix_power."""
+    A = input
     # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
     _check_matrix(A, "linalg.matrix_power", floating=n < 0)
+    if out is not None:  # (an unsafe cast refused by name; a product also refuses other floats)
+        _check_castable(A.dtype, out, "matrix_power")
     if n == 0:
         # written over a copy of A, as torch: the identity stays in A's graph with a zero gradient
         eye = _eye_like(A, A.shape[-1]).expand(A.shape)
@@ -207,16 +213,16 @@ def linalg_matrix_power(A, n, *, out=None):
     return write(result, out)
 
 
-@with_out
-def matrix_power(input, n):
+def matrix_power(input, n, *, out=None):
     """Mirrors torch.matrix_power."""
-    return linalg_matrix_power(input, n)
+    return linalg_matrix_power(input, n, out=out)
 
 
-def linalg_matrix_exp(A):
+def linalg_matrix_exp(input):
     """exp of a batch of square matrices. Mirrors torch.linalg.matrix_exp. Differences from
     torch: one scaling for the whole batch, from its largest 1-norm, read to the host (on the
     GPU, one synchronisation)."""
+    A = input  # torch's keyword name
     _check_matrix(A, "linalg.matrix_exp")
     return MatrixExp.apply(A)
 
@@ -247,10 +253,11 @@ def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None
     return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
 
 
-def linalg_cond(A, p=None, *, out=None):
+def linalg_cond(input, p=None, *, out=None):
     """Condition number in norm p (2 by default: the ratio of extreme singular values). Mirrors
     torch.linalg.cond. Differences from torch: with p = 'nuc' a singular matrix gives inf (torch
     gives whatever its SVD makes of the non-finite inverse: a huge number or nan)."""
+    A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_cond, _autocast.FP32_CPU, (A, p), {"out": out})
     from minitorch._ops.reduction_more import matrix_norm
@@ -259,11 +266,12 @@ def linalg_cond(A, p=None, *, out=None):
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
         if not s.shape[-1]:  # empty matrices: torch's 0
-            return _write(s.sum(-1), out)
+            return _write_castable(s.sum(-1), out, "linalg.cond")
         big, small = s.narrow(-1, 0, 1).squeeze(-1), s.narrow(-1, -1, 1).squeeze(-1)
-        return _write(big / small if p != -2 else small / big, out)
+        return _write_castable(big / small if p != -2 else small / big, out, "linalg.cond")
     try:
-        return _write(matrix_norm(A, p) * matrix_norm(linalg_inv(A), p), out)
+        r = matrix_norm(A, p) * matrix_norm(linalg_inv(A), p)
+        return _write_castable(r, out, "linalg.cond")
     except LinAlgError:  # an error path (NumPy read the pivots): some matrix is singular
         pass
     # torch's cond of a singular matrix is inf: invert the others, with identities in its place
@@ -273,7 +281,7 @@ def linalg_cond(A, p=None, *, out=None):
     singular = _make(_lu_raw(xp, A._data)[2] > 0, A._device, False, None)
     safe = where(singular.unsqueeze(-1).unsqueeze(-1), _eye_like(A, A.shape[-1]), A)
     r = matrix_norm(A, p) * matrix_norm(linalg_inv(safe), p)
-    return _write(where(singular, r.new_full((), float("inf")), r), out)
+    return _write_castable(where(singular, r.new_full((), float("inf")), r), out, "linalg.cond")
 
 
 def _gels(A, b):
@@ -327,15 +335,49 @@ def _check_lstsq(A, B):
         raise RuntimeError("This function doesn't handle types other than float and double")
 
 
-def linalg_lstsq(A, B, rcond=None, *, driver=None):
-    """Least-squares solution of A X = B. Mirrors torch.linalg.lstsq (CPU drivers: residuals
-    only with gelsd/gelss/gelsy... as torch: computed for m > n at full rank by every driver but
-    the default gelsy; singular_values with gelsd/gelss; gels a plain QR solve). Differences
-    from torch: the other drivers' solution is computed through the pseudo-inverse."""
+def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
+    """Least-squares solution of A X = B (A = input, B = b: torch's keyword names). Mirrors
+    torch.linalg.lstsq (CPU drivers: residuals only with gelsd/gelss/gelsy... as torch: computed
+    for m > n at full rank by every driver but the default gelsy; singular_values with
+    gelsd/gelss; gels a plain QR solve). Differences from torch: the other drivers' solution is
+    computed through the pseudo-inverse."""
+    A, B = input, b
     if _autocast.state.any_enabled:
-        return _autocast.call(linalg_lstsq, _autocast.FP32_CPU, (A, B, rcond), {"driver": driver})
+        return _autocast.call(
+            linalg_lstsq, _autocast.FP32_CPU, (A, B, rcond), {"driver": driver, "out": out}
+        )
+    if out is not None:
+        _check_lstsq_out(A, B, out)
+    result = _lstsq(A, B, rcond, driver, out)
+    if out is None:
+        return result
+    for o, r in zip(out, result, strict=True):
+        _write(r, o)
+    return return_types.linalg_lstsq_out(tuple(out))
+
+
+def _check_lstsq_out(A, B, out):
+    """torch's checks of lstsq's out= that come before the inputs' own."""
+    from minitorch.autograd.grad_mode import is_grad_enabled
+
+    _out_tuple(out, 4, "linalg_lstsq")
+    if is_grad_enabled() and (A.requires_grad or B.requires_grad):
+        raise RuntimeError(
+            "linalg_lstsq(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+
+
+def _lstsq(A, B, rcond, driver, out):
+    """linalg.lstsq's result (out= only checked here: written by the caller)."""
     _check_lstsq(A, B)
     _check_matrix(A, "linalg.lstsq", square=False)
+    if out is not None:
+        # (torch's message names the residuals "solution" too)
+        wants = (A.dtype, A.dtype, _dtype.int64, A.dtype)
+        names = ("solution", "solution", "rank", "singular_values")
+        for o, want, name in zip(out, wants, names, strict=True):
+            _check_castable(want, o, "torch.linalg.lstsq", name)
     driver = driver or "gelsy"
     if driver not in ("gels", "gelsy", "gelsd", "gelss"):
         raise RuntimeError(

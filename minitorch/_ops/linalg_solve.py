@@ -40,6 +40,32 @@ def _write(result, out):
     return write_out(out, result)
 
 
+def _check_castable(dtype, out, op: str, name: str = "result") -> None:
+    """torch's own refusal of an out= that a result of `dtype` cannot safely be cast into (float
+    into an integer, an integer into bool), in the linalg kernels that otherwise cast: it names
+    the op and the output."""
+    if isinstance(out, Tensor) and not _dtype.can_cast(dtype, out.dtype):
+        raise RuntimeError(
+            f"{op}: Expected {name} to be safely castable from {_short(dtype)} dtype, but got "
+            f"{name} with dtype {_short(out.dtype)}"
+        )
+
+
+def _out_tuple(out, n: int, op: str) -> None:
+    """torch's argument-parser checks of a tuple out= of n tensors."""
+    if isinstance(out, Tensor):
+        raise TypeError(f"{op}(): argument 'out' must be tuple of Tensors, not Tensor")
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+
+
+def _write_castable(result, out, op: str):
+    """_write with torch's op-named refusal of an unsafe cast (cholesky_solve, pinv, cond, ...)."""
+    if out is not None:
+        _check_castable(result.dtype, out, op)
+    return _write(result, out)
+
+
 # NOTE [ linalg out= dtypes ]
 # torch's linalg kernels (solve, inv, det, cholesky, eigh, svd, lu, qr, slogdet, the *_ex
 # variants, ...) refuse an out= tensor whose dtype is not the result's, integer pivots and info
@@ -609,9 +635,10 @@ def linalg_solve(A, B, *, left=True, out=None):
     return _write_exact(x, out)
 
 
-def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False, out=None):
-    """X with T X = B (X T = B if not left), T the upper or lower triangle of A. Mirrors
-    torch.linalg.solve_triangular."""
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
+    """X with T X = B (X T = B if not left), T the upper or lower triangle of A = input (torch's
+    keyword name). Mirrors torch.linalg.solve_triangular."""
+    A = input
     _check_matrix(A, "linalg.solve_triangular")
     if B.ndim < 2:
         raise RuntimeError(
@@ -709,7 +736,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
         y = linalg_solve_triangular(_mT(t) if upper else t, B, upper=False)
         x = linalg_solve_triangular(t if upper else _mT(t), y, upper=True)
     # torch's one node, with edges to B and L (not to the product L L^T solved here)
-    return _write(as_node(x, "CholeskySolveBackward0", (B, L), saved=(B, L, x)), out)
+    x = as_node(x, "CholeskySolveBackward0", (B, L), saved=(B, L, x))
+    return _write_castable(x, out, "cholesky_solve")
 
 
 def cholesky_inverse(input, upper=False, *, out=None):
@@ -718,7 +746,8 @@ def cholesky_inverse(input, upper=False, *, out=None):
         return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (input, upper), {"out": out})
     a = _factor_product(input, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
     x = Inv.apply(a, op="cholesky_inverse")
-    return _write(as_node(x, "CholeskyInverseBackward0", (input,), saved=(input, x)), out)
+    x = as_node(x, "CholeskyInverseBackward0", (input,), saved=(input, x))
+    return _write_castable(x, out, "cholesky_inverse")
 
 
 # --- LU factorization and LU solves ---
@@ -901,9 +930,16 @@ def lu(A, pivot=True, get_infos=False, out=None):
     if pivot.__class__ is not bool:
         _lu_factor(A, pivot, "lu")  # torch's TypeError, named as its _lu_with_info
     r = linalg_lu_factor_ex(A, pivot=pivot)
-    if get_infos:
-        return _lu_with_info_type(tuple(r))
-    return r[0], r[1]
+    result = _lu_with_info_type(tuple(r)) if get_infos else (r[0], r[1])
+    if out is None:
+        return result
+    # torch's Python wrapper: each given tensor resized as its result and copied into (a cast
+    # of any dtype, recorded by autograd), and `out` itself returned
+    if len(out) != len(result):
+        raise TypeError(f"expected tuple of {len(result)} elements but got {len(out)}")
+    for o, t in zip(out, result, strict=True):
+        o.resize_as_(t).copy_(t)
+    return out
 
 
 def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):

@@ -334,50 +334,50 @@ _SERIES_TERMS = 25
 _HANKEL_S = [0.2 * k for k in range(34)]
 
 
-def _small_x_series(xp, x):
-    """(J0, J1, I0, I1, sum_k H_k (-t)^k... ) pieces for x <= 2: the power series' partial sums
-    A0 = sum t^k/(k!)² (I0), B0 = sum (-t)^k/(k!)² (J0), A1, B1 (I1, J1 without x/2), and the
-    digamma-weighted sums the second-kind functions add."""
+def _small_x_series(xp, x, order: int, kind: str):
+    """The power series' partial sums for x <= 2, t = x²/4: for order 0 A0 = sum t^k/(k!)²
+    (I0; with alternating signs J0) and the harmonic-weighted sum the second kind adds; for
+    order 1 the same with t^k / (k! (k+1)!) (I1, J1 without x/2) and the digamma-weighted sum.
+    Only the two sums the asked function needs are accumulated."""
     t = x * x / 4.0
-    term = xp.ones_like(x)  # t^k / (k!)², then t^k / (k! (k+1)!) alongside
-    term1 = xp.ones_like(x)
-    sums = {name: xp.zeros_like(x) for name in ("i0", "j0", "i1", "j1", "k0", "y0", "k1", "y1")}
+    term = xp.ones_like(x)  # t^k / (k!)², or t^k / (k! (k+1)!) for order 1
+    first = xp.zeros_like(x)  # I or J
+    second = xp.zeros_like(x)  # the K or Y sum
+    alternate = kind == "y"
     harmonic = 0.0
     for k in range(_SERIES_TERMS):
         if k:
-            term = term * t / (k * k)
-            term1 = term1 * t / (k * (k + 1))
+            term = term * t / (k * (k + order))
             harmonic += 1.0 / k
         sign = -1.0 if k % 2 else 1.0
-        psi_k1 = -_EULER_GAMMA + harmonic  # psi(k + 1)
-        psi_k2 = psi_k1 + 1.0 / (k + 1)  # psi(k + 2)
-        sums["i0"] = sums["i0"] + term
-        sums["j0"] = sums["j0"] + sign * term
-        sums["i1"] = sums["i1"] + term1
-        sums["j1"] = sums["j1"] + sign * term1
-        sums["k0"] = sums["k0"] + harmonic * term
-        sums["y0"] = sums["y0"] - sign * harmonic * term  # (-1)^(k+1) H_k t^k / (k!)²
-        sums["k1"] = sums["k1"] + (psi_k1 + psi_k2) * term1
-        sums["y1"] = sums["y1"] + sign * (psi_k1 + psi_k2) * term1
-    return sums
+        first = first + (sign * term if alternate else term)
+        if order == 0:
+            # (-1)^(k+1) H_k t^k / (k!)² for Y0, H_k t^k / (k!)² for K0
+            second = second - sign * harmonic * term if alternate else second + harmonic * term
+        else:
+            psi_k1 = -_EULER_GAMMA + harmonic  # psi(k + 1)
+            psi_k2 = psi_k1 + 1.0 / (k + 1)  # psi(k + 2)
+            weighted = (psi_k1 + psi_k2) * term
+            second = second + (sign * weighted if alternate else weighted)
+    return first, second
 
 
 def _k_small(xp, x, order: int):
-    s = _small_x_series(xp, x)
+    i, k = _small_x_series(xp, x, order, "k")
     log_half = xp.log(x / 2.0)
     if order == 0:
-        return -(log_half + _EULER_GAMMA) * s["i0"] + s["k0"]
-    i1 = x / 2.0 * s["i1"]
-    return 1.0 / x + log_half * i1 - x / 4.0 * s["k1"]
+        return -(log_half + _EULER_GAMMA) * i + k
+    i1 = x / 2.0 * i
+    return 1.0 / x + log_half * i1 - x / 4.0 * k
 
 
 def _y_small(xp, x, order: int):
-    s = _small_x_series(xp, x)
+    j, y = _small_x_series(xp, x, order, "y")
     log_half = xp.log(x / 2.0)
     if order == 0:
-        return 2.0 / math.pi * ((log_half + _EULER_GAMMA) * s["j0"] + s["y0"])
-    j1 = x / 2.0 * s["j1"]
-    return -2.0 / (math.pi * x) + 2.0 / math.pi * log_half * j1 - x / (2.0 * math.pi) * s["y1"]
+        return 2.0 / math.pi * ((log_half + _EULER_GAMMA) * j + y)
+    j1 = x / 2.0 * j
+    return -2.0 / (math.pi * x) + 2.0 / math.pi * log_half * j1 - x / (2.0 * math.pi) * y
 
 
 def _k_scaled_large(xp, x, order: float):
@@ -388,46 +388,58 @@ def _k_scaled_large(xp, x, order: float):
     for k in range(1, steps + 1):
         t = h * k
         sh = xp.sinh(t / 2.0)
-        total = total + xp.exp(-2.0 * x * sh * sh) * xp.cosh(order * t)
+        value = xp.exp(-2.0 * x * sh * sh)
+        total = total + (value * xp.cosh(order * t) if order else value)  # cosh(0 t) = 1
     return total * h
 
 
-def _hankel_large(xp, x, order: int):
-    """(J_order(x), Y_order(x)) for x > 2 from Hankel's integral (NOTE above)."""
+def _hankel_y_large(xp, x, order: int):
+    """Y_order(x) for x > 2 from Hankel's integral (NOTE above), order 0 or 1. The factor
+    (1 + i y)^(order - 1/2), y = s² / (2x), is taken in polar form without complex powers:
+    with r = |1 + i y| and c, d = cos, sin of half its angle (c = sqrt((1 + 1/r) / 2), nothing
+    cancels), it is r^(-1/2) (c - i d) for order 0 and r^(1/2) (c + i d) for order 1."""
     w = 0.5 / x
-    total = 0
+    re = xp.zeros_like(x)
+    im = xp.zeros_like(x)
     for k, s in enumerate(_HANKEL_S):
         s2 = s * s
-        factor = (1.0 + 1j * s2 * w) ** (order - 0.5)
-        term = (2.0 * s2**order * math.exp(-s2)) * factor
-        total = total + (0.5 * term if k == 0 else term)
-    total = total * 0.2 / math.gamma(order + 0.5)
+        weight = 2.0 * s2**order * math.exp(-s2) * (0.5 if k == 0 else 1.0)
+        if weight == 0.0:
+            continue
+        y = s2 * w
+        r = xp.hypot(1.0, y)
+        c = xp.sqrt((1.0 + 1.0 / r) / 2.0)
+        d = y / (2.0 * r * c)  # sin(angle / 2) = sin(angle) / (2 cos(angle / 2))
+        scale = weight * (xp.sqrt(r) if order else 1.0 / xp.sqrt(r))
+        re = re + scale * c
+        im = im + (scale * d if order else -(scale * d))
+    norm = 0.2 / math.gamma(order + 0.5)
     phase = x - (2 * order + 1) * math.pi / 4.0
-    h = xp.sqrt(2.0 / (math.pi * x)) * (xp.cos(phase) + 1j * xp.sin(phase)) * total
-    return h.real, h.imag
+    return xp.sqrt(2.0 / (math.pi * x)) * (xp.cos(phase) * im + xp.sin(phase) * re) * norm
 
 
 def _second_kind(input, op: str, order: int, kind: str, out):
     x = _forward_only(input, op)
     xp = x._device.backend.xp
     a = x._data.astype("float64")
-    small = a <= 2.0
-    lo = xp.where(small & (a > 0), a, 1.0)
-    hi = xp.where(small | ~(a < math.inf), 3.0, a)  # inf and NaN handled below
+    # each method on the elements it serves only (x <= 2: the series; 2 < x < inf: the integral)
+    small = (a <= 2.0) & (a > 0)
+    large = (a > 2.0) & (a < math.inf)
+    lo, hi = a[small], a[large]
+    res = xp.full_like(a, math.nan)  # negative and NaN x
     if kind == "y":
-        res = xp.where(small, _y_small(xp, lo, order), _hankel_large(xp, hi, order)[1])
+        res[small] = _y_small(xp, lo, order)
+        res[large] = _hankel_y_large(xp, hi, order)
         res = xp.where(a == 0, -math.inf, res)
-        res = xp.where(a == math.inf, math.nan, res)  # torch's (the limit is 0)
+        # torch's NaN at inf (the limit is 0): already there
     else:
         scaled = kind == "k_scaled"
         near = _k_small(xp, lo, order)
         far = _k_scaled_large(xp, hi, order)
-        res = xp.where(
-            small, near * xp.exp(lo) if scaled else near, far if scaled else far * xp.exp(-hi)
-        )
+        res[small] = near * xp.exp(lo) if scaled else near
+        res[large] = far if scaled else far * xp.exp(-hi)
         res = xp.where(a == 0, math.inf, res)
         res = xp.where(a == math.inf, 0.0, res)
-    res = xp.where((a < 0) | xp.isnan(a), math.nan, res)
     return _float64_result(x, res, out)
 
 
@@ -455,16 +467,16 @@ def modified_bessel_k1(input, *, out=None):
     return _second_kind(input, "modified_bessel_k1", 1, "k", out)
 
 
-def scaled_modified_bessel_k0(input, *, out=None):
+def scaled_modified_bessel_k0(x, *, out=None):
     """K0(x) e^x, finite where K0 underflows. Mirrors torch.special.scaled_modified_bessel_k0
-    (not differentiable, as torch)."""
-    return _second_kind(input, "scaled_modified_bessel_k0", 0, "k_scaled", out)
+    (not differentiable, as torch; its argument is named x)."""
+    return _second_kind(x, "scaled_modified_bessel_k0", 0, "k_scaled", out)
 
 
-def scaled_modified_bessel_k1(input, *, out=None):
+def scaled_modified_bessel_k1(x, *, out=None):
     """K1(x) e^x, finite where K1 underflows. Mirrors torch.special.scaled_modified_bessel_k1
-    (not differentiable, as torch)."""
-    return _second_kind(input, "scaled_modified_bessel_k1", 1, "k_scaled", out)
+    (not differentiable, as torch; its argument is named x)."""
+    return _second_kind(x, "scaled_modified_bessel_k1", 1, "k_scaled", out)
 
 
 # --- orthogonal polynomials ---
