@@ -157,7 +157,7 @@ def _values_str(values: np.ndarray, indent: int) -> str:
     if values.dtype.kind == "c":
         raise TypeError("tensor_repr: complex tensors are not supported")
     floating = values.dtype.kind not in "biu"
-    summarize = values.size > PRINT_OPTS.threshold
+    summarize = values.ndim > 0 and values.size > PRINT_OPTS.threshold  # a scalar shows itself
     if summarize and not PRINT_OPTS.edgeitems:
         return "[...]"
     if summarize:
@@ -195,12 +195,14 @@ def tensor_repr(
     grad_fn_name: str | None = None,
     prefix: str = "tensor(",
     indent: int | None = None,
+    contents: str | None = None,
 ) -> str:
     """``repr`` of a tensor holding ``values`` (a host array). Mirrors torch.Tensor.__repr__.
 
     ``dtype_name`` is the torch name without ``torch.`` (``"float32"``, ``"bfloat16"``);
     ``device`` is ``None`` (or ``"cpu"``) for CPU, else printed, e.g. ``"cuda:0"``. ``indent``
-    (default ``len(prefix)``) is the continuation indent. A Parameter's repr is
+    (default ``len(prefix)``) is the continuation indent. ``contents``, when given, is printed
+    in place of the values (``Tensor.__repr__(tensor_contents=...)``). A Parameter's repr is
     ``"Parameter containing:\\n" + tensor_repr(..., requires_grad=True)``.
     Differences from torch: complex tensors are not supported.
     """
@@ -212,7 +214,7 @@ def tensor_repr(
         suffixes.append(f"device='{device}'")
     shape = str(tuple(int(n) for n in values.shape))
     if values.size == 0:
-        body = "[]"
+        body = "[]" if contents is None else contents
         if values.ndim != 1:
             suffixes.append(f"size={shape}")
         # nothing to infer the dtype from, so only the default float dtype goes unsaid
@@ -223,7 +225,7 @@ def tensor_repr(
             suffixes.append(f"size={shape}")
         if dtype_name not in (default_float_name, "int64", "bool"):
             suffixes.append(f"dtype=torch.{dtype_name}")
-        body = _values_str(values, indent)
+        body = _values_str(values, indent) if contents is None else contents
     if grad_fn_name is not None:
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
