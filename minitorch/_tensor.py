@@ -677,6 +677,7 @@ class Tensor(TensorMethods):
             device=None if self._device.type == "cpu" else str(self._device),
             requires_grad=self._requires_grad,
             grad_fn_name=None if fn is None else type(fn).__name__,
+            contents=tensor_contents,
         )
 
     __str__ = __repr__

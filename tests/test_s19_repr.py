@@ -71,3 +71,9 @@ def test_tensor_repr_contents_without_edgeitems():
     minitorch.set_printoptions(edgeitems=0)
     got = tensor_repr(np.ones(2, np.int32), dtype_name="int32", contents="a")
     assert got == "tensor(a, size=(2,), dtype=torch.int32)"
+
+
+def test_tensor_repr_method_takes_tensor_contents():
+    t = minitorch.zeros(2, 0, dtype=minitorch.int32)
+    assert t.__repr__(tensor_contents="xx") == "tensor(xx, size=(2, 0), dtype=torch.int32)"
+    assert minitorch.ones(2).__repr__(tensor_contents="[...]") == "tensor([...])"
