@@ -12,8 +12,12 @@ __all__ = ["Binomial"]
 
 
 def _softplus(x):
-    """log(1 + exp(x)), stable for large |x|."""
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
+    """log(1 + exp(x)), stable for large |x|.
+
+    max(x, 0) is spelled so that its gradient at 0 is 1/2 (as torch's Binomial does): with a plain
+    clamp it is 1 there, and the gradient of softplus at 0 would come out 1 instead of 1/2."""
+    relu = (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+    return relu + (-x.abs()).exp().log1p()
 
 
 class Binomial(BinaryProbs, Distribution):

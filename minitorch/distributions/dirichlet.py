@@ -57,8 +57,11 @@ class Dirichlet(ExponentialFamily):
         c = self.concentration
         m = (c - 1).clamp(min=0.0)
         m = m / m.sum(-1, keepdim=True)
-        # every concentration below 1: the mode is the corner of the largest one
-        corner = minitorch.nn.functional.one_hot(c.argmax(-1), c.shape[-1]).to(c.dtype)
+        # every concentration below 1: a corner of the simplex. torch takes the argmax of the
+        # all-NaN row 0/0 above, which is always the first corner; we give the same.
+        corner = minitorch.zeros_like(c)
+        if c.shape[-1]:
+            corner[..., 0] = 1
         return minitorch.where((c < 1).all(-1, keepdim=True), corner, m)
 
     @property

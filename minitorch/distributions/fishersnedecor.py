@@ -5,7 +5,8 @@ from __future__ import annotations
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
-from minitorch.distributions.gamma import _rsample_standard_gamma
+from minitorch.distributions.gamma import Gamma, _rsample_standard_gamma
+from minitorch.distributions.utils import broadcast_all
 
 __all__ = ["FisherSnedecor"]
 
@@ -23,6 +24,11 @@ class FisherSnedecor(_Elementwise):
     has_rsample = True
 
     def __init__(self, df1, df2, validate_args=None):
+        df1, df2 = broadcast_all(df1, df2)
+        # torch builds its two chi-squared (gamma) parts first, validated under the global default
+        # whatever validate_args says: the same errors, naming Gamma, come from here
+        Gamma(df1 * 0.5, df1)
+        Gamma(df2 * 0.5, df2)
         super().__init__(df1, df2, validate_args=validate_args)
 
     @property
@@ -38,8 +44,9 @@ class FisherSnedecor(_Elementwise):
     @property
     def variance(self):
         df1, df2 = self.df1, self.df2
-        var = 2 * df2.pow(2) * (df1 + df2 - 2) / (df1 * (df2 - 2).pow(2) * (df2 - 4))
-        return minitorch.where(df2 > 4, var, float("nan"))
+        # NaN enters through df2 (as torch does), so df1's gradient is NaN where df2 <= 4
+        df2 = minitorch.where(df2 > 4, df2, float("nan"))
+        return 2 * df2.pow(2) * (df1 + df2 - 2) / (df1 * (df2 - 2).pow(2) * (df2 - 4))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

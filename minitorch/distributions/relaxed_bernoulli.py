@@ -19,10 +19,6 @@ from minitorch.distributions.utils import BinaryProbs, broadcast_all, clamp_prob
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-def _softplus(x):
-    return x.clamp(min=0) + (-x.abs()).exp().log1p()
-
-
 def _log_temperature(t, like):
     if isinstance(t, minitorch.Tensor):
         return t.log()
@@ -72,7 +68,8 @@ class LogitRelaxedBernoulli(BinaryProbs, Distribution):
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
         diff = logits - value * self.temperature
-        return _log_temperature(self.temperature, logits) + diff - 2 * _softplus(diff)
+        # log1p(exp(diff)) unguarded, as torch: a value at 0 (clipped to tiny) overflows to -inf
+        return _log_temperature(self.temperature, logits) + diff - 2 * diff.exp().log1p()
 
 
 class RelaxedBernoulli(TransformedDistribution):

@@ -7,7 +7,8 @@ import math
 import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
-from minitorch.distributions.gamma import _rsample_standard_gamma
+from minitorch.distributions.gamma import Chi2, _rsample_standard_gamma
+from minitorch.distributions.utils import broadcast_all
 
 __all__ = ["StudentT"]
 
@@ -28,6 +29,10 @@ class StudentT(_Elementwise):
     has_rsample = True
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        df, loc, scale = broadcast_all(df, loc, scale)
+        # torch builds its chi-squared part first, validated under the global default whatever
+        # validate_args says: the same error, naming Chi2, comes from here
+        Chi2(df)
         super().__init__(df, loc, scale, validate_args=validate_args)
 
     @property
