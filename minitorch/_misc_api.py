@@ -21,7 +21,7 @@ from minitorch.random import _sample
 # fmt: off
 __all__ = [
     "binomial", "compile", "compiled_with_cxx11_abi", "cond", "frombuffer", "get_device",
-    "is_distributed", "is_vulkan_available", "to_dlpack", "while_loop",
+    "is_distributed", "is_vulkan_available", "resize_as_", "to_dlpack", "while_loop",
 ]
 # fmt: on
 
@@ -324,11 +324,22 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     return self
 
 
-def resize_as_(self: Tensor, the_template: Tensor, memory_format=None) -> Tensor:
-    """resize_ to the_template's shape. Mirrors torch.Tensor.resize_as_."""
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    """input resized in place to the_template's shape. Mirrors torch.resize_as_ (and the
+    method, torch.Tensor.resize_as_)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            "resize_as_(): argument 'input' (position 1) must be Tensor, not "
+            f"{type(input).__name__}"
+        )
+    return _resize_as(input, the_template, memory_format, 2)
+
+
+def _resize_as(self: Tensor, the_template: Tensor, memory_format, pos: int) -> Tensor:
+    """resize_as_ of the function (the template's position 2) or the method (position 1)."""
     if not isinstance(the_template, Tensor):
         raise TypeError(
-            "resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+            f"resize_as_(): argument 'the_template' (position {pos}) must be Tensor, not "
             f"{type(the_template).__name__}"
         )
     return resize_(self, tuple(the_template.shape), memory_format=memory_format)

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 from minitorch import _dtype
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
+from minitorch._ops.inplace import write_out
 from minitorch._ops.pointwise import (
     Sigmoid,
     _check_float_bound,
@@ -52,6 +54,14 @@ def _float_only(x, kernel: str, op: str):
     _check_tensor(x, op)
     if not x.dtype.is_floating_point:
         raise _not_implemented(kernel, x.dtype)
+
+
+def _check_out_first(input, out) -> None:
+    """torch's structured kernels (gelu, softplus, hardshrink) check out=`s dtype (it must be
+    the input's) before the input's own dtype: gelu(int64 tensor, out=float32 tensor) raises
+    the out mismatch, not the missing int64 kernel."""
+    if isinstance(out, Tensor) and isinstance(input, Tensor) and out.dtype is not input.dtype:
+        _out_exact(input, out)
 
 
 # torch's own in-place kernels for these have their own node (NOTE [ Composite node names ])
@@ -426,6 +436,8 @@ class SoftshrinkBackward(HardshrinkBackward):
 def hardshrink(input, lambd=0.5, *, out=None):
     """input where |input| > lambd, else 0. Mirrors torch.nn.functional.hardshrink."""
     _check_tensor(input, "hardshrink")
+    if out is not None:
+        _check_out_first(input, out)
     if not input.dtype.is_floating_point:
         raise _not_implemented("hardshrink_cpu", input.dtype)
     lambd = _number(lambd, "hardshrink", "lambd", 2)  # NOTE [ Number-like arguments ]
@@ -455,7 +467,7 @@ class Softshrink(Function):
         return SoftshrinkBackward.apply(grad, a, lambd=ctx.lambd)
 
 
-def softshrink(input, lambd=0.5):
+def softshrink(input, lambd=0.5, *, out=None):
     """input -+ lambd outside [-lambd, lambd], else 0. Mirrors torch.nn.functional.softshrink."""
     _check_tensor(input, "softshrink")
     if not input.dtype.is_floating_point:
@@ -467,7 +479,8 @@ def softshrink(input, lambd=0.5):
             f"lambda must be in range [0, {top:g}] for input dtype "
             f"{_short(input.dtype)}, but found {lambd:g}"
         )
-    return Softshrink.apply(input, lambd=lambd)
+    result = Softshrink.apply(input, lambd=lambd)
+    return result if out is None else _out_exact(result, out)  # (checked after lambd, as torch)
 
 
 def _threshold_args(y, threshold, value):
@@ -839,7 +852,7 @@ class GeluBackward(Function):
         return g_grad, g_a
 
 
-def gelu(input, approximate="none"):
+def gelu(input, approximate="none", *, out=None):
     """input * Φ(input), Φ the standard normal CDF ('tanh': its tanh approximation). Mirrors
     torch.nn.functional.gelu."""
     if approximate not in ("none", "tanh"):
@@ -848,8 +861,11 @@ def gelu(input, approximate="none"):
                 f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
             )
         raise RuntimeError("approximate argument must be either none or tanh.")
+    if out is not None:
+        _check_out_first(input, out)
     _float_only(input, "GeluKernelImpl", "gelu")
-    return Gelu.apply(input, approximate=approximate)
+    result = Gelu.apply(input, approximate=approximate)
+    return result if out is None else _out_exact(result, out)
 
 
 class Silu(Function):
@@ -945,13 +961,16 @@ class Softplus(Function):
         return ctx.xp.where(z > threshold, grad, grad * Sigmoid.kernel(ctx.xp, z))
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1.0, threshold=20.0, *, out=None):
     """log(1 + exp(beta * input)) / beta, linear above threshold. Mirrors
     torch.nn.functional.softplus."""
+    if out is not None:
+        _check_out_first(input, out)
     _float_only(input, "softplus_cpu", "softplus")
     beta = _number(beta, "softplus", "beta")  # NOTE [ Number-like arguments ]
     threshold = _number(threshold, "softplus", "threshold")
-    return Softplus.apply(input, beta=beta, threshold=threshold)
+    result = Softplus.apply(input, beta=beta, threshold=threshold)
+    return result if out is None else _out_exact(result, out)
 
 
 class LogSigmoid(Function):
@@ -977,7 +996,20 @@ class LogSigmoid(Function):
         return _narrow(dt, grad * where(a < 0, 1 - s, s))
 
 
-def logsigmoid(input):
+def logsigmoid(input, *, out=None):
     """log(sigmoid(input)), without overflow. Mirrors torch.nn.functional.logsigmoid."""
     _float_only(input, "log_sigmoid_cpu", "logsigmoid")
-    return LogSigmoid.apply(input)
+    result = LogSigmoid.apply(input)
+    if out is None:
+        return result
+    # torch's out= kernel is log_sigmoid_forward, with an older message than the structured ones
+    if isinstance(out, Tensor) and out.dtype is not result.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dtype.scalar_name(result.dtype)} but found "
+            f"{_dtype.scalar_name(out.dtype)}"
+        )
+    if isinstance(out, Tensor) and out.shape != result.shape:
+        with warnings.catch_warnings():  # torch's older kernel resizes out without the warning
+            warnings.simplefilter("ignore", UserWarning)
+            return write_out(out, result, "log_sigmoid_forward")
+    return write_out(out, result, "log_sigmoid_forward")

@@ -431,7 +431,9 @@ def with_out(fn=None, *, exact=False):
         if out is None:
             return result
         if isinstance(result, Tensor):
-            return (write_out_exact if exact else write_out)(out, result)
+            if exact:
+                return write_out_exact(out, result)
+            return write_out(out, result, fn.__name__.lstrip("_"))
         if not isinstance(out, (tuple, list)) or len(out) != len(result):
             raise TypeError(
                 f"{fn.__name__}(): argument 'out' must be a tuple of {len(result)} Tensors"
@@ -463,15 +465,13 @@ def write_out_exact(out: Tensor, result: Tensor, op: str | None = None) -> Tenso
     return write_out(out, result)
 
 
-def write_out(out: Tensor, result: Tensor) -> Tensor:
-    """torch's `out=` contract: resized to the result's shape, cast to out's dtype."""
+def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
+    """torch's `out=` contract: resized to the result's shape, cast to out's dtype. `op`: the
+    name torch's refusal to record a graph gives (by default read from result's node)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"out= must be a Tensor, not {type(out).__name__}")
     if state.enabled and (result._requires_grad or out._requires_grad):
-        raise RuntimeError(
-            "out=... arguments don't support automatic differentiation, but one of the arguments "
-            "requires grad."
-        )
+        raise _out_autograd_error(result, op)
     if out._device is not result._device:
         raise RuntimeError(
             f"Expected out tensor to have device {result._device}, but got {out._device} instead"
@@ -506,6 +506,23 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
     writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def _out_autograd_error(result: Tensor, op: str | None) -> RuntimeError:
+    """torch's "op(): functions with out=... arguments don't support automatic differentiation"
+    error. Without `op` the name is read from result's node (SinBackward0: sin, ClampMinBackward0:
+    clamp_min), which is torch's op name but for composites; no node (only out requires grad):
+    the message without the name."""
+    if op is None:
+        fn = result._grad_fn
+        if fn is not None:
+            name = type(fn).__name__.rstrip("0123456789").removesuffix("Backward")
+            op = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+    text = (
+        "functions with out=... arguments don't support automatic differentiation, but one of "
+        "the arguments requires grad."
+    )
+    return RuntimeError(text if not op else f"{op}(): {text}")
 
 
 def restride_(t: Tensor, shape) -> bool:

@@ -454,7 +454,10 @@ def div(input, other, *, rounding_mode=None, out=None):
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor" or rounding_mode == "trunc":
-        a, b, dt = promote(input, other, "div")
+        if other.__class__ is Tensor and _scalar_scale(input, other):
+            a, b, dt = input, other, input.dtype  # read in float32: _rounded_quotient
+        else:
+            a, b, dt = promote(input, other, "div")
         if dt.is_floating_point:
             return _out(DivRounded.apply(a, b, mode=rounding_mode, dtype=dt.np), out)
         return _out(_integer_div(a, b, rounding_mode, dt), out)
@@ -515,7 +518,10 @@ def _has_elements(sx, sy) -> bool:
 def floor_divide(input, other, *, out=None):
     """floor(input / other). Mirrors torch.floor_divide (no derivative: the result requires grad
     when an input does, and its backward raises, as torch's)."""
-    a, b, dt = promote(input, other, "floor_divide")
+    if other.__class__ is Tensor and _scalar_scale(input, other):
+        a, b, dt = input, other, input.dtype  # read in float32: _rounded_quotient
+    else:
+        a, b, dt = promote(input, other, "floor_divide")
     if not dt.is_floating_point:
         return _out(_integer_div(a, b, "floor", dt), out)
     dev = (a if isinstance(a, Tensor) else b)._device
@@ -534,12 +540,44 @@ def floor_divide(input, other, *, out=None):
 def _rounded_quotient(xp, x, y, mode, dt):
     """floor(x / y) or trunc(x / y) of arrays (or a number) of the float dtype dt. floor is
     NumPy's floor_divide, which is torch's (exact, like Python's //, not floor of the rounded
-    x / y); trunc rounds the quotient x / y, as torch's kernel. Half dtypes compute in float32
-    and round once (a number operand is not rounded first): NOTE [ Half-precision arithmetic ]."""
+    x / y); trunc rounds the quotient x / y, as torch's kernel. Half dtypes: NOTE [ Half-precision
+    rounded division ]."""
     if dt.itemsize == 2:
+        if getattr(y, "ndim", 0):
+            return _half_rounded_quotient(xp, x, y, mode, dt)
+        # a number or 0-d divisor (torch's CPU scalar): float32 throughout, rounded once
         x, y = (v.astype("float32") if hasattr(v, "dtype") else v for v in (x, y))
     q = xp.floor_divide(x, y) if mode == "floor" else xp.trunc(x / y)
     return xp.asarray(q, dtype=dt)
+
+
+# NOTE [ Half-precision rounded division ]
+# torch's float16/bfloat16 div(rounding_mode=...) (and floor_divide, //) with a tensor divisor runs
+# its float kernel in the half type itself: every step is a float32 op rounded to the half dtype.
+# trunc: the quotient x / y is rounded to the half dtype first, then truncated (so 29.81 / 0.3467
+# = 85.99 rounds to 86 in float16, 85.99 truncates to 85 in float32). floor: the fmod-based
+# algorithm of Python's // (as NumPy's floor_divide), with x - fmod(x, y), its quotient by y and
+# the -1 correction each rounded. A number dividend is rounded to the half dtype first; a number
+# divisor is not: torch then computes in float32 and rounds once (_rounded_quotient's other path).
+def _half_rounded_quotient(xp, x, y, mode, dt):
+    def r(v):  # a float32 result, rounded to the half dtype (kept in float32)
+        return v.astype(dt).astype("float32")
+
+    if hasattr(x, "dtype"):
+        x = x.astype("float32")
+    else:
+        x = xp.asarray(_dtype.via_float32(x, dt), dt).astype("float32")
+    y = y.astype("float32")
+    if mode == "trunc":
+        return xp.trunc((x / y).astype(dt))
+    mod = xp.fmod(x, y)
+    q = r(r(x - mod) / y)
+    q = r(q - ((mod != 0) & ((y < 0) != (mod < 0))))  # the correction: q - 1, rounded
+    down = xp.floor(q)
+    down += q - down > 0.5
+    exact = x / y
+    down = xp.where(q == 0, xp.copysign(xp.zeros((), "float32"), exact), down)
+    return xp.where(y == 0, exact, down).astype(dt)
 
 
 class DivRounded(Function):
@@ -1198,7 +1236,7 @@ def sign(input, *, out=None):
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("sign", input) from None
     if dt.kind == "b":
-        return input.clone()
+        return input.clone() if out is None else _out_exact(input, out)
     return _out_exact(Sign.apply(input), out)
 
 
@@ -1386,6 +1424,32 @@ def _check_mixed_bounds(min, max) -> None:
             raise no_overload("clamp", got, _CLAMP_FORMS)
 
 
+def _clamp_dtype(input, min, max, lo, hi, mixed):
+    """result_type over the input and both tensor bounds together, as torch's (a 0-d int input
+    with a float32 min and a float16 max is float32). Mixed bounds are torch's Number overload:
+    the 0-d tensor counts as a Python number of its kind."""
+    if lo is None or hi is None:
+        bnd = hi if lo is None else lo
+        return _dtype.binary_dtype(input.dtype, input.ndim, bnd.dtype, bnd.ndim)
+    if mixed:
+        return _dtype.result_type(
+            (input.dtype, input.ndim),
+            *(_as_number(b) if isinstance(b, Tensor) else b for b in (min, max)),
+        )
+    n, n_lo, n_hi = input._data.ndim, lo._data.ndim, hi._data.ndim
+    if (n == 0) is (n_lo == 0) is (n_hi == 0):  # one level: pairwise is exact
+        dt = _dtype.binary_dtype(input.dtype, n, lo.dtype, n_lo)
+        return _dtype.binary_dtype(dt, n, hi.dtype, n_hi)
+    return _dtype.result_type(*((t.dtype, t.ndim) for t in (input, lo, hi)))
+
+
+def _as_number(t: Tensor):
+    """A Python number of t's kind (its value is not read): how promotion sees a tensor passed
+    where torch takes a Number."""
+    dt = t.dtype
+    return 0.0 if dt.is_floating_point else False if dt is _dtype.bool else 0
+
+
 def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
     if not isinstance(input, Tensor):
@@ -1403,10 +1467,7 @@ def clamp(input, min=None, max=None, *, out=None):
             _check_mixed_bounds(min, max)
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
-        dt = input.dtype
-        for bnd in (lo, hi):
-            if bnd is not None:
-                dt = _dtype.binary_dtype(dt, input.ndim, bnd.dtype, bnd.ndim)
+        dt = _clamp_dtype(input, min, max, lo, hi, mixed)
         if dt is _dtype.bool and lo is not None and hi is not None:
             kernel = "clamp_scalar_cpu" if mixed else "clamp_cpu"  # mixed: read as numbers
             raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")

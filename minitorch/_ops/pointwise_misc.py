@@ -313,15 +313,22 @@ def heaviside(input, values, *, out=None):
 
 
 class Nextafter(Function):
-    """out = the float after a towards b;  grad_a = grad,  grad_b = 0 (as torch)"""
+    """out = the float after a towards b;  grad_a = grad where a != b, else 0 (the output is b
+    there),  grad_b = 0 (as torch)"""
 
     @staticmethod
     def forward(ctx, a, b):
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(a, b)
         return _arr(ctx.xp, ctx.xp.nextafter(a._data, b._data))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad, (grad * 0 if ctx.needs_input_grad[1] else None)
+        ga = None
+        if ctx.needs_input_grad[0]:
+            a, b = ctx._stored_tensors
+            ga = where(a != b, grad, 0.0)
+        return ga, (grad * 0 if ctx.needs_input_grad[1] else None)
 
 
 def nextafter(input, other, *, out=None):
@@ -360,20 +367,30 @@ def absolute(input, *, out=None):
     return abs(input, out=out)
 
 
+def _clamp_out(input, min, max, out, op):
+    """clamp(..., out=out) whose refusal to record a graph names `op` (clamp_min), as torch's."""
+    try:
+        return clamp(input, min, max, out=out)
+    except RuntimeError as e:
+        if not str(e).startswith("clamp(): functions with out="):
+            raise
+        raise RuntimeError(op + str(e)[len("clamp") :]) from None
+
+
 def clamp_min(input, min, *, out=None):
     """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
-    result = clamp(input, min, None, out=out)
     if out is not None:
-        return result
+        return _clamp_out(input, min, None, out, "clamp_min")
+    result = clamp(input, min, None)
     shown = (0, 1) if isinstance(min, Tensor) else None
     return name_node(result, _clamp_node("Min", min), (input,), shown=shown)
 
 
 def clamp_max(input, max, *, out=None):
     """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
-    result = clamp(input, None, max, out=out)
     if out is not None:
-        return result
+        return _clamp_out(input, None, max, out, "clamp_max")
+    result = clamp(input, None, max)
     shown = (0, 2) if isinstance(max, Tensor) else None
     return name_node(result, _clamp_node("Max", max), (input,), shown=shown)
 

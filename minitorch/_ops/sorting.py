@@ -21,7 +21,7 @@ from minitorch._ops._common import (
 )
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index, watch_indices
-from minitorch._ops.inplace import with_out
+from minitorch._ops.inplace import with_out, write_out_exact
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import flag_error, outs_apart, stable_argsort
@@ -1025,19 +1025,63 @@ def _histogram_kernel(xp, points, bins, edges, w, density: bool):
     return hist
 
 
-@with_out(exact=True)  # a bool out=, exactly
-def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
-    """Whether each element is in test_elements. Mirrors torch.isin."""
-    if not isinstance(elements, Tensor) and not isinstance(test_elements, Tensor):
-        got = ", ".join(_type_label(a) for a in (elements, test_elements))
-        raise TypeError(
-            f"isin() received an invalid combination of arguments - got ({got}), but expected "
-            "one of:\n * (Tensor elements, Tensor test_elements, *, bool assume_unique = False, "
-            "bool invert = False, Tensor out = None)\n * (Number element, Tensor test_elements, "
-            "*, bool assume_unique = False, bool invert = False, Tensor out = None)\n * (Tensor "
-            "elements, Number test_element, *, bool assume_unique = False, bool invert = False, "
-            "Tensor out = None)\n"
-        )
+_ISIN_FORMS = (
+    (("elements", True), ("test_elements", True)),
+    (("element", False), ("test_elements", True)),
+    (("elements", True), ("test_element", False)),
+)
+_ISIN_SIGNATURES = tuple(
+    f"{'Tensor' if t1 else 'Number'} {n1}, {'Tensor' if t2 else 'Number'} {n2}, *, bool "
+    "assume_unique = False, bool invert = False, Tensor out = None"
+    for (n1, t1), (n2, t2) in _ISIN_FORMS
+)
+_ISIN_OPTIONS = frozenset(("assume_unique", "invert", "out"))
+_ISIN_MISSING = object()
+
+
+def _isin_fits(v, tensor: bool) -> bool:
+    """Whether v passes torch's parser as a Tensor (tensor) or as a Number (a 0-d tensor too)."""
+    if isinstance(v, Tensor):
+        return tensor or v.ndim == 0
+    return not tensor and isinstance(v, numbers.Number)
+
+
+def _isin_operands(args, kwargs):
+    """(elements, test_elements) by torch's three overloads of isin: two tensors, a Number
+    `element` with a tensor, a tensor with a Number `test_element` (the names tell them apart
+    when given by keyword); else torch's TypeError listing them."""
+    for form in _ISIN_FORMS:
+        if len(args) > 2:
+            break
+        names = [n for n, _ in form]
+        if any(k not in _ISIN_OPTIONS and k not in names[len(args) :] for k in kwargs):
+            continue
+        values = [*args, *(kwargs.get(n, _ISIN_MISSING) for n in names[len(args) :])]
+        if all(_isin_fits(v, tensor) for v, (_, tensor) in zip(values, form, strict=True)):
+            return values
+    # torch's parser lists the keywords last, in the reverse of the order given
+    labels = [_type_label(a) for a in args]
+    keys = [f"{k}={_type_label(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(labels + keys) if labels else "".join(k + ", " for k in keys)
+    raise no_overload("isin", got, _ISIN_SIGNATURES)
+
+
+def isin(*args, **kwargs):
+    """Whether each element is in test_elements. Mirrors torch.isin: isin(elements,
+    test_elements), isin(element=number, test_elements=tensor), isin(elements, test_element=
+    number); keywords assume_unique, invert and out (a bool tensor, exactly)."""
+    elements, test_elements = _isin_operands(args, kwargs)
+    result = _isin(
+        elements,
+        test_elements,
+        assume_unique=kwargs.get("assume_unique", False),
+        invert=kwargs.get("invert", False),
+    )
+    out = kwargs.get("out")
+    return result if out is None else write_out_exact(out, result)
+
+
+def _isin(elements, test_elements, *, assume_unique: bool, invert: bool):
     for v in (elements, test_elements):  # each operand as given, before promotion (torch's)
         if (v._data.dtype.kind == "b") if isinstance(v, Tensor) else isinstance(v, bool):
             raise RuntimeError("Unsupported input type encountered for isin(): Bool")

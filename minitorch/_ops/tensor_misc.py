@@ -247,6 +247,8 @@ def sum_to_size(self, *size) -> Tensor:
         have = ", ".join(str(s) for s in size)
         want = ", ".join(str(n) for n in shape)
         raise RuntimeError(f"size {{[{have}]}} is not expandable to size {{[{want}]}}.")
+    if not size:  # torch: a full sum (SumBackward0; int64 for int and bool), a 0-d self too
+        return self.sum()
     dims = list(range(lead)) + [
         lead + i for i, s in enumerate(size) if s == 1 and shape[lead + i] != 1
     ]
