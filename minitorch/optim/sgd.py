@@ -81,13 +81,15 @@ class SGD(Optimizer):
             lr, weight_decay = _keep_grad(group["lr"]), _keep_grad(group["weight_decay"])
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
+            fused = group["fused"]
             for p, grad in _params_with_grad(group):
-                args = (lr, weight_decay, momentum, dampening, nesterov)
-                if group["fused"] and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+                if fused and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
+                    args = (lr, weight_decay, momentum, dampening, nesterov)
                     _fused_half_update(p, grad, self.state[p] if momentum else {}, args)
                 elif momentum != 0:
                     state = self.state[p]
                     buf = state.get("momentum_buffer")
+                    args = (lr, weight_decay, momentum, dampening, nesterov)
                     state["momentum_buffer"] = _update(p, grad, buf, *args)
                 else:
                     _update(p, grad, None, lr, weight_decay, momentum, dampening, nesterov)
