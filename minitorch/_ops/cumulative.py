@@ -9,7 +9,7 @@ from minitorch._ops._common import cast, is_floating, not_tensor, row_major, wra
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, name_node, watch_index
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff"]
 
@@ -317,6 +317,8 @@ def _cum_extreme(kind, input, dim, out):
         _, idx = running_extreme(xp, x._data, d, kind[3:])
         fn = Cummax if kind == "cummax" else Cummin
         values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
+        if values._grad_fn is not None:  # torch saves the input as well as the indices
+            watch_index(values._grad_fn, input)
     values, indices = _watched_pair(values, _const(idx, input))
     result_type = getattr(return_types, kind)
     if out is not None:

@@ -18,6 +18,7 @@ from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.grad_mode import state as _grad_state
 
 # fmt: off
 __all__ = [
@@ -261,9 +262,11 @@ class Dot(Function):
 # --- matmul and its special cases ---
 
 
-def _check_dot(a, b, op="dot"):
+def _check_dot(a, b, op="dot", out=None):
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if out is not None and out.dtype is not a.dtype:  # torch checks out= before the operands
+        raise _out_dtype_error("dot", a.dtype, out.dtype)
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             f"{op} : expected both vectors to have same dtype, but found {_short(a.dtype)} and "
@@ -278,17 +281,23 @@ def _check_dot(a, b, op="dot"):
     _no_bool(a, "dot")
 
 
-def _check_mm(a_shape, b_shape, a: Tensor, b: Tensor):
+# The product checks speak in torch's order: the shapes, then an out= of another dtype, then
+# operands of different dtypes (dot alone checks out= and the dtypes before the sizes).
+
+
+def _check_mm(a_shape, b_shape, a: Tensor, b: Tensor, out=None):
     """2-d product checks; the shapes are the (possibly folded) matrices torch would report."""
-    if a._data.dtype != b._data.dtype:
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {_ctype(a.dtype)} != "
-            f"{_ctype(b.dtype)}"
-        )
     if a_shape[-1] != b_shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims_str(a_shape)} and "
             f"{_dims_str(b_shape)})"
+        )
+    if out is not None and out.dtype is not a.dtype:
+        raise _dtype.out_dtype_error(a.dtype, out.dtype)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {_ctype(a.dtype)} != "
+            f"{_ctype(b.dtype)}"
         )
     _no_bool(a, "addmm_impl_cpu_")
 
@@ -302,19 +311,28 @@ def _check_mv_dtype(first: Tensor, second: Tensor):
         )
 
 
-def _check_mv(m_shape, v: Tensor, m: Tensor):
-    _check_mv_dtype(m, v)
+def _check_mv(m_shape, v: Tensor, m: Tensor, out=None):
     if m_shape[1] != v._data.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({m_shape[0]}), mat ({_dims_str(m_shape)}), vec "
             f"({v._data.shape[0]})"
         )
+    if out is None:
+        _check_mv_dtype(m, v)
+    elif not out.dtype is m.dtype is v.dtype:  # out= stands where the (empty) input would
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_short(out.dtype)}, "
+            f"{_short(m.dtype)}, and {_short(v.dtype)}"
+        )
     _no_bool(m, "addmv_impl_cpu")
 
 
-def _check_bmm(a: Tensor, b: Tensor, batch: int):
+def _check_bmm_dtype(a: Tensor, b: Tensor):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
+
+
+def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None):
     k = a._data.shape[-1]
     got = b._data.shape[-2]
     if k != got:
@@ -322,6 +340,9 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int):
             f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {k}] but "
             f"got: [{batch}, {got}]."
         )
+    if out is not None and out.dtype is not b.dtype:  # torch's batched out= follows batch2
+        raise _dtype.out_dtype_error(b.dtype, out.dtype)
+    _check_bmm_dtype(a, b)
     _no_bool(a, "bmm")
 
 
@@ -371,48 +392,59 @@ def matmul(input, other, *, out=None):
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D"
         )
+    if out is not None:
+        _check_matmul_out(input, other, out)
     if da == 1 and db == 1:
-        result = dot(input, other)
+        result = dot(input, other, out=out)
     elif da == 2 and db == 1:
-        result = mv(input, other)
+        result = mv(input, other, out=out)
     elif da == 1 and db == 2:
-        _check_mm((1, sa[0]), sb, input, other)
+        _check_mm((1, sa[0]), sb, input, other, out)
         # torch's graph: the vector unsqueezed into a row, mm, the row squeezed in place (a
         # tensor of its own, at version 1). See NOTE [ matmul results are not views ].
         result = Mm.apply(input.unsqueeze(0), other)
         result = name_node(Reshape.apply(result, shape=sb[1:]), "SqueezeBackward4")
         result._vc[0] += 1
     elif da == 2 and db == 2:
-        result = mm(input, other)
-    elif db <= 2 and da >= 3:
+        result = mm(input, other, out=out)
+    elif db <= 2 and da >= 3 and input.is_contiguous():
+        # torch folds the batch into one matrix: view, mm (or mv), view
         folded = (_prod(sa[:-1]), sa[-1])
         if db == 1:
-            _check_mv(folded, other, input)
+            _check_mv(folded, other, input, out)
             result = BatchedMatmul.apply(input, other.reshape((sb[0], 1)))
             result = Reshape.apply(result, shape=sa[:-1])
         else:
-            _check_mm(folded, sb, input, other)
-            if input.is_contiguous():  # torch folds the batch into one matrix: view, mm, view
-                result = Mm.apply(input.reshape(folded), other)
-                result = Reshape.apply(result, shape=sa[:-1] + sb[1:])
-            else:
-                result = BatchedMatmul.apply(input, other)
+            _check_mm(folded, sb, input, other, out)
+            result = Mm.apply(input.reshape(folded), other)
+            result = Reshape.apply(result, shape=sa[:-1] + sb[1:])
     elif da == 2 and input.requires_grad and out is None:
         # torch folds the batch into one mm when the matrix requires grad (its gradient is then
         # one product, not a batch to sum): (other^T folded @ input^T)^T, made contiguous
-        _check_mm(sa, sb[-2:], input, other)
         folded = other.mT.reshape(_prod(sb[:-2]) * sb[-1], sb[-2])
+        _check_mm(folded._data.shape, sa[::-1], other, input)
         result = Mm.apply(folded, input.t())
         result = name_node(result.reshape(sb[:-2] + (sb[-1], sa[0])), "UnsafeViewBackward0")
         result = result.mT.contiguous()
     else:
-        result = _batched_matmul(input, other)
+        result = _batched_matmul(input, other, out)
     if out is not None:
         return _write(result, out, "dot" if da == db == 1 else "mv" if db == 1 else "gemm")
     return result
 
 
-def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
+def _check_matmul_out(input: Tensor, other: Tensor, out) -> None:
+    """matmul's out= refusals that come before its shape and dtype checks."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"matmul(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_state.enabled and (input.requires_grad or other.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "matmul(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad."
+        )
+
+
+def _batched_matmul(a: Tensor, b: Tensor, out=None) -> Tensor:
     """At least one operand has 3+ dims and the other 1+: broadcast the batch dims, then bmm."""
     sa, sb = a._data.shape, b._data.shape
     vec_a, vec_b = a.ndim == 1, b.ndim == 1
@@ -421,7 +453,7 @@ def _batched_matmul(a: Tensor, b: Tensor) -> Tensor:
     if vec_b:
         b = b.reshape((sb[0], 1))
     batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
-    _check_bmm(a, b, _prod(batch))
+    _check_bmm(a, b, _prod(batch), out)
     result = BatchedMatmul.apply(a, b)
     shape = result._data.shape
     if vec_a:  # See NOTE [ matmul results are not views ]
@@ -441,7 +473,7 @@ def mm(input, mat2, *, out=None):
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
-    _check_mm(input._data.shape, mat2._data.shape, input, mat2)
+    _check_mm(input._data.shape, mat2._data.shape, input, mat2, _out_tensor(out))
     return _write(Mm.apply(input, mat2), out, "gemm")
 
 
@@ -461,7 +493,7 @@ def bmm(input, mat2, *, out=None):
             f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
             f"but got: [{sb[0]}, {sb[1]}]."
         )
-    _check_bmm(input, mat2, sa[0])
+    _check_bmm(input, mat2, sa[0], _out_tensor(out))
     return _write(Bmm.apply(input, mat2), out, "gemm")
 
 
@@ -473,7 +505,7 @@ def mv(input, vec, *, out=None):
     _require_tensor(vec, "mv", "vec", 2)
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
-    _check_mv(input._data.shape, vec, input)
+    _check_mv(input._data.shape, vec, input, _out_tensor(out))
     return _write(Mv.apply(input, vec), out, "mv")
 
 
@@ -481,7 +513,7 @@ def dot(input, tensor, *, out=None):
     """Inner product of two 1-d tensors. Mirrors torch.dot."""
     _require_tensor(input, "dot", "input", 1)
     _require_tensor(tensor, "dot", "tensor", 2)
-    _check_dot(input, tensor)
+    _check_dot(input, tensor, out=_out_tensor(out))
     return _write(Dot.apply(input, tensor), out, "dot")
 
 
@@ -489,7 +521,7 @@ def vdot(input, other, *, out=None):
     """dot with the first argument conjugated (real tensors: dot). Mirrors torch.vdot."""
     _require_tensor(input, "vdot", "input", 1)
     _require_tensor(other, "vdot", "other", 2)
-    _check_dot(input, other, "vdot")
+    _check_dot(input, other, "vdot", _out_tensor(out))
     return _write(Vdot.apply(input, other), out, "dot")
 
 
@@ -497,6 +529,12 @@ class Vdot(Dot):
     """vdot of real tensors: dot (the conjugation does nothing), under torch's node name"""
 
     _node_name = "VdotBackward0"
+
+
+def _out_tensor(out):
+    """out= when it is a tensor (the product checks read its dtype), else None: _write refuses
+    anything else."""
+    return out if isinstance(out, Tensor) else None
 
 
 def _write(result, out, product=None):
@@ -690,7 +728,7 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     _require_tensors("baddbmm", _BMM_NAMES, (input, batch1, batch2))
     if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
         if input.dtype is batch1.dtype:  # torch's bmm check speaks first
-            _check_bmm(batch1, batch2, 0)
+            _check_bmm_dtype(batch1, batch2)
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {_ctype(input.dtype)}, batch1: "
             f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"

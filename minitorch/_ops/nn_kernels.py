@@ -24,7 +24,7 @@ from minitorch._ops.reduction import (
 from minitorch._ops.shape import Reshape
 from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, check_watched, name_node, watch_index
 from minitorch.autograd.grad_mode import state as _grad_mode
 
 __all__ = ["softmax", "log_softmax"]
@@ -510,6 +510,7 @@ class NllLoss(Function):
     def backward(ctx, grad):
         from minitorch._factories import zeros
 
+        check_watched(ctx)
         safe, w, total = ctx._stored_tensors
         counted = _make(ctx.counted, grad._device, False, None)
         # torch's order: -(grad / total) first, then times the target's weight. A total of 0
@@ -523,6 +524,7 @@ class NllLoss(Function):
 
     @staticmethod
     def _backward_data(ctx, grad):
+        check_watched(ctx)
         safe, w, total = ctx._stored_arrays()
         xp = ctx.xp
         with xp.errstate(divide="ignore", invalid="ignore"):  # (as in backward)
@@ -539,26 +541,37 @@ class NllLoss2d(NllLoss):  # torch's node for K-dimensional inputs (N, C, d1, ..
     _node_name = "NllLoss2DBackward0"
 
 
-def nll_loss_kernel(logp, target, weight, ignore_index, reduction):
+def nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch=None):
     """The nll loss of checked (N, C, d1, ...) log-probabilities and int64 targets; F's nll_loss
-    and cross_entropy wrap it."""
+    and cross_entropy wrap it. `watch`: the (logp, target) torch saves when they are not the
+    ones given (F's 1-d input, unsqueezed here)."""
     shape = logp._data.shape
     if len(shape) == 3 or len(shape) > 4:
-        # torch's graph: viewed as (N, C, d1, rest) for its 2-d kernel, a 'none' loss viewed back
+        # torch's graph: viewed as (N, C, 1, rest) for its 2-d kernel, a 'none' loss viewed back
         rest = 1
-        for s in shape[3:]:
+        for s in shape[2:]:
             rest *= s
         t_shape = target._data.shape
-        out = NllLoss2d.apply(
-            logp.reshape(shape[:3] + (rest,)),
-            target.reshape(t_shape[:2] + (rest,)),
-            weight,
-            ignore_index=ignore_index,
-            reduction=reduction,
-        )
+        logp = logp.reshape(shape[:2] + (1, rest))
+        target = target.reshape(t_shape[:1] + (1, rest))
+        out = NllLoss2d.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+        _watch_nll(out, watch or (logp, target), weight)
         return out.view(t_shape) if reduction == "none" else out
     fn = NllLoss2d if len(shape) > 2 else NllLoss
-    return fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    out = fn.apply(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    _watch_nll(out, watch or (logp, target), weight)
+    return out
+
+
+def _watch_nll(out: Tensor, pair, weight) -> None:
+    """torch saves the input, the target and the weight: a change in place before backward
+    raises its error, naming them in that order (NOTE [ Watched index tensors ])."""
+    fn = out._grad_fn
+    if fn is not None:
+        watch_index(fn, pair[0])
+        watch_index(fn, pair[1])
+        if weight is not None:
+            watch_index(fn, weight)
 
 
 class Linear(Function):

@@ -175,7 +175,9 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
     _, plan = _plan(input, dim, index, "gather")
-    result = watch_indices(Gather.apply(input, plan=plan), index)
+    # torch saves the input too (its backward reads only the shape, but the version check is
+    # there): a change in place before backward raises (the index is named first)
+    result = watch_indices(Gather.apply(input, plan=plan), index, input)
     if isinstance(out, Tensor) and not (
         state.enabled and (result._requires_grad or out._requires_grad)
     ):  # (torch's refusal of out= with autograd comes first: write_out raises it)
@@ -539,8 +541,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
                 f"({shape_i[d]}) at non-singleton dimension {d}"
             )
         shape_x[d] = shape_i[d] = n
-    if tuple(shape_x) != input._data.shape:
-        input = input.expand(shape_x)
+    input = input.expand(shape_x)  # always, as torch (its graph has the ExpandBackward0 node)
     if tuple(shape_i) != indices._data.shape:
         indices = indices.expand(shape_i)
     # along a dim, torch wraps negative indices first (gather itself refuses them)

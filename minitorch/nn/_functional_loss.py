@@ -393,12 +393,13 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
             "This input cannot have requires_grad True."
         )
     one = logp.ndim == 1  # one sample of C classes
+    watch = (logp, target) if one else None  # the tensors torch saves (and checks at backward)
     if one:
         logp, target = logp.unsqueeze(0), target.reshape(1)
     if target.dtype is not _dtype.int64:
         target = target.to(_dtype.int64)
     _check_targets(target, ignore_index, logp.shape[1])
-    out = nll_loss_kernel(logp, target, weight, ignore_index, reduction)
+    out = nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch)
     if one and reduction == "none":
         out = out.reshape(())
     return out, logp, target

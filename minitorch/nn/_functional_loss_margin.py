@@ -273,6 +273,9 @@ def _check_vector_or_matrix(input: Tensor) -> None:
         )
 
 
+_CPU_FLOATS = (_dtype.float32, _dtype.float64)
+
+
 def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -289,6 +292,11 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
         )
     if weight is not None and weight.numel() != c:
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    if input.numel() and input.device.type == "cpu" and input.dtype not in _CPU_FLOATS:
+        # torch's CPU kernel exists for float and double only (its CUDA one has half too); an
+        # empty batch never reaches it
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"multi_margin_loss_cpu_kernel\" not implemented for '{name}'")
     _check_long(target)
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(
