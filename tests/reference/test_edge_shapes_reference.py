@@ -64,11 +64,6 @@ KNOWN: dict[str, str] = {
     **{f"nll_loss__none_kdim:{k}": _R_NLL for k in ("int64", "bool", "empty@-3")},
     "linalg_tensorsolve:empty@-1": "reported (minitorch/linalg.py): tensorsolve of an empty "
     "system raises (its size check compares products that are 0 != 6); torch returns",
-    **{
-        f"{n}:empty@-1": "torch quirk: a weight of the wrong length (0 for 3 channels) raises "
-        "IndexError from select(); minitorch's RuntimeError names both sizes"
-        for n in ("batch_norm", "batch_norm__4d", "batch_norm__eval")
-    },
     "kthvalue:int64": _TIES,
     "topk:int64": _TIES,
     "linalg_eigh:bool": "a 0/1 matrix has repeated eigenvalues: its eigenvectors are not unique",
@@ -76,8 +71,6 @@ KNOWN: dict[str, str] = {
     "linalg_householder_product:empty@-1": "no reflectors: minitorch's Q is a constant identity "
     "slice without grad_fn (torch's requires grad; the gradient is empty either way)",
     "orgqr_fewer_tau:empty@-1": "no reflectors (as linalg_householder_product)",
-    "linalg_lstsq_gelsd:empty@-2": "no equations: minitorch's residuals are a constant without "
-    "grad_fn (torch's requires grad; the gradient is zero either way)",
 }
 
 # Rows whose torch_op cannot take a variant for reasons that have nothing to do with the op,

@@ -20,7 +20,6 @@ import minitorch  # noqa: E402
 
 # Accepted differences: case name -> reason (the case runs as a non-strict xfail).
 KNOWN: dict[str, str] = {
-    "avgpool2d_wrong_rank": "torch quirk: avg_pool2d on 2-d input raises IndexError (dim -3)",
     "pixelshuffle_batch0": "torch bug: PixelShuffleBackward0 rejects its own batch-0 gradient",
     "multimargin_batch0": "torch bug: 'mean' of an empty batch returns uninitialised memory",
     "huberloss_long_target": "torch quirk: huber backward refuses a Long target; minitorch "
