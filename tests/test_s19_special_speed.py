@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from minitorch._backend import numpy_special
 from minitorch._ops import special_more
 
 nan, inf = math.nan, math.inf
@@ -37,7 +38,10 @@ _EXPECTED = {
 
 @pytest.mark.parametrize("name", sorted(_EXPECTED))
 def test_second_kind_bessel_values_and_work_split(name, monkeypatch):
-    # each method sees only its elements: the series x in (0, 2], the integral 2 < x < inf
+    # without SciPy (its functions replace both methods when installed), each method sees only
+    # its elements: the series x in (0, 2], the integral 2 < x < inf
+    for scipy_name in ("y0", "y1", "k0", "k1", "k0e", "k1e"):
+        monkeypatch.setitem(numpy_special._cache, scipy_name, None)
     seen = []
     for helper in ("_small_x_series", "_k_scaled_large"):
         real = getattr(special_more, helper)
@@ -57,6 +61,14 @@ def test_second_kind_bessel_values_and_work_split(name, monkeypatch):
             assert sorted(x.tolist()) == [0.5, 2.0]
         else:
             assert sorted(x.tolist()) == [2.5, 7.0, 30.0]
+
+
+@pytest.mark.parametrize("name", sorted(_EXPECTED))
+def test_second_kind_bessel_values_by_default(name):
+    # SciPy's functions where installed, else the series and integrals: the same values
+    out = getattr(minitorch.special, name)(minitorch.tensor(_X, dtype=minitorch.float64))
+    rtol = 1e-6 if name.startswith("bessel") else 1e-13
+    np.testing.assert_allclose(out.numpy(), _EXPECTED[name], rtol=rtol, atol=0)
 
 
 def test_second_kind_bessel_float32_and_shapes():

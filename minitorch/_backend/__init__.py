@@ -270,8 +270,9 @@ class Backend:
         """The array function of a special function NumPy lacks: 'erf', 'erfc', 'erfinv',
         'erfcx', 'ndtri', 'log_ndtr', 'lgamma', 'digamma', 'i0', 'i0e', 'i1', 'i1e', 'j0', 'j1'
         (x -> array), 'polygamma' ((n, x) -> array), 'gammainc', 'gammaincc', 'zeta' ((a, x) ->
-        array); it may compute in a wider float dtype than x's. See NOTE [ Special functions ] in
-        numpy_special.py."""
+        array), and 'y0', 'y1', 'k0', 'k1', 'k0e', 'k1e' (x -> array, or None where only SciPy
+        has them and it is not installed); it may compute in a wider float dtype than x's. See
+        NOTE [ Special functions ] in numpy_special.py."""
         raise NotImplementedError
 
     def synchronize(self, device):

@@ -418,10 +418,21 @@ def _hankel_y_large(xp, x, order: int):
     return xp.sqrt(2.0 / (math.pi * x)) * (xp.cos(phase) * im + xp.sin(phase) * re) * norm
 
 
+# the backend's name of each (kind, order): SciPy's/cupyx's function where one is installed
+_SECOND_KIND_NAMES = {
+    ("y", 0): "y0", ("y", 1): "y1", ("k", 0): "k0", ("k", 1): "k1",
+    ("k_scaled", 0): "k0e", ("k_scaled", 1): "k1e",
+}  # fmt: skip
+
+
 def _second_kind(input, op: str, order: int, kind: str, out):
     x = _forward_only(input, op)
-    xp = x._device.backend.xp
+    backend = x._device.backend
+    xp = backend.xp
     a = x._data.astype("float64")
+    fast = backend.special(_SECOND_KIND_NAMES[kind, order])
+    if fast is not None:  # SciPy's (or cupyx's): the same values at 0, < 0, inf and NaN
+        return _float64_result(x, fast(a), out)
     # each method on the elements it serves only (x <= 2: the series; 2 < x < inf: the integral)
     small = (a <= 2.0) & (a > 0)
     large = (a > 2.0) & (a < math.inf)
