@@ -293,3 +293,13 @@ def test_nll_input_changed_in_place_and_names():
     target.add_(0)
     with pytest.raises(RuntimeError, match=_modified("torch.LongTensor [2, 1, 8]]")):
         y.sum().backward()
+
+
+def test_modified_saved_view_is_named_by_its_regenerated_node():
+    x = minitorch.ones(2, 3, requires_grad=True)
+    a = x * 1
+    v = a.view(6)
+    y = (v * v).sum()
+    a.add_(0)
+    with pytest.raises(RuntimeError, match=r"\[6\]\], which is output 0 of AsStrided,"):
+        y.backward()

@@ -501,7 +501,7 @@ def _raise_modified(node, kind, obj, current, version, nr):
     if kind == "out":
         desc = f", which is output {nr} of {_short_name(node)},"
     else:
-        fn = obj._grad_fn
+        fn = obj.grad_fn  # a view of a base changed in place: its regenerated node
         desc = f", which is output {obj._output_nr} of {_short_name(fn)}," if fn else ""
     if state.anomaly:
         hint = (
