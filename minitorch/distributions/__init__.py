@@ -29,6 +29,7 @@ from minitorch.distributions.categorical import (
 )
 from minitorch.distributions.cauchy import Cauchy
 from minitorch.distributions.constraint_registry import biject_to, transform_to
+from minitorch.distributions.continuous_bernoulli import ContinuousBernoulli
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
@@ -41,6 +42,7 @@ from minitorch.distributions.gumbel import Gumbel
 from minitorch.distributions.independent import Independent
 from minitorch.distributions.kl import kl_divergence, register_kl
 from minitorch.distributions.laplace import Laplace
+from minitorch.distributions.lkj_cholesky import LKJCholesky
 from minitorch.distributions.log_normal import LogNormal
 from minitorch.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from minitorch.distributions.mixture_same_family import MixtureSameFamily
@@ -65,6 +67,8 @@ from minitorch.distributions.transformed_distribution import (
 from minitorch.distributions.transforms import *  # noqa: F403  (torch exports them here too)
 from minitorch.distributions.transforms import __all__ as _transforms_all
 from minitorch.distributions.uniform import Uniform
+from minitorch.distributions.von_mises import VonMises
+from minitorch.distributions.wishart import Wishart
 
 __all__ = [
     "Bernoulli",
@@ -73,6 +77,7 @@ __all__ = [
     "Categorical",
     "Chi2",
     "Cauchy",
+    "ContinuousBernoulli",
     "Dirichlet",
     "Distribution",
     "Exponential",
@@ -87,6 +92,7 @@ __all__ = [
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LowRankMultivariateNormal",
@@ -105,7 +111,9 @@ __all__ = [
     "StudentT",
     "TransformedDistribution",
     "Uniform",
+    "VonMises",
     "Weibull",
+    "Wishart",
     "biject_to",
     "constraints",
     "kl_divergence",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import minitorch
@@ -10,6 +11,7 @@ from minitorch.distributions.beta import Beta
 from minitorch.distributions.binomial import Binomial, _softplus
 from minitorch.distributions.categorical import Categorical, OneHotCategorical
 from minitorch.distributions.cauchy import Cauchy
+from minitorch.distributions.continuous_bernoulli import ContinuousBernoulli
 from minitorch.distributions.dirichlet import Dirichlet
 from minitorch.distributions.distribution import Distribution
 from minitorch.distributions.exp_family import ExponentialFamily
@@ -366,6 +368,73 @@ def _kl_lowrankmultivariatenormal_multivariatenormal(p, q):
     p_D_sqrt = minitorch.diag_embed(p._unbroadcasted_cov_diag.sqrt())
     term22 = _batch_trace_XXT(_solve_tril(q_L, p_D_sqrt))
     return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
+
+
+# ContinuousBernoulli: its own pair and its pairs with other families (support [0, 1])
+
+
+def _cb_log_prob_mean_terms(q, p_mean, p_entropy):
+    """-H(p) - E_p[log q(x)] for q a ContinuousBernoulli, given p's mean and entropy."""
+    return -p_entropy - p_mean * q.logits - minitorch.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + minitorch.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - minitorch.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return _cb_log_prob_mean_terms(q, p.mean, p.entropy())
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = _cb_log_prob_mean_terms(q, p.mean, p.entropy())
+    # torch: infinite unless p's support lies strictly inside (0, 1)
+    return _inf_where((p.high >= 1.0) | (p.low <= 0.0), result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + (q.loc / q.scale).pow(2)) + q.scale.log()
+    t3 = (p.variance + p.mean.pow(2) - 2.0 * q.loc * p.mean) / (2.0 * q.scale.pow(2))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # torch: infinite unless q's support strictly contains [0, 1]
+    return _inf_where((q.low >= 0.0) | (q.high <= 1.0), result)
+
+
+def _cb_kl_infinity(attr):
+    def fn(p, q):
+        return minitorch.full_like(getattr(p, attr), float("inf"))
+
+    return fn
+
+
+register_kl(ContinuousBernoulli, Pareto)(_cb_kl_infinity("probs"))
+for _p, _attr in (
+    (Exponential, "rate"),
+    (Gamma, "concentration"),
+    (Gumbel, "loc"),
+    (Laplace, "loc"),
+    (Normal, "loc"),
+    (Pareto, "scale"),
+):
+    register_kl(_p, ContinuousBernoulli)(_cb_kl_infinity(_attr))
 
 
 # the pairs of different families live beside this file
