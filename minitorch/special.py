@@ -37,6 +37,7 @@ from minitorch._ops.pointwise import _out
 from minitorch._ops.pointwise_more import _to_float
 from minitorch._ops.reduction import _MISSING, _logsumexp
 from minitorch._ops.special_more import (
+    airy_ai,
     bessel_j0,
     bessel_j1,
     bessel_y0,
@@ -73,7 +74,7 @@ from minitorch.autograd.function import scalar_node
 
 # fmt: off
 __all__ = [
-    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
     "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
     "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
     "gammaln", "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",

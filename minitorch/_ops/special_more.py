@@ -490,6 +490,135 @@ def scaled_modified_bessel_k1(x, *, out=None):
     return _second_kind(x, "scaled_modified_bessel_k1", 1, "k_scaled", out)
 
 
+# --- the Airy function Ai ---
+
+# NOTE [ The Airy function ]
+# SciPy's airy where it is installed. Without it Ai is computed in float64 by three methods:
+# - on [-10, 2], Taylor series about the nearest of the nodes -10, -9.5, ..., 2 (|x - node| <=
+#   1/4): Ai'' = x Ai gives the coefficients' recurrence (n+2)(n+1) c[n+2] = x0 c[n] + c[n-1],
+#   and the nodes' Ai and Ai' come from Taylor steps of 1/2 taken from Ai(0), Ai'(0) once, at
+#   import (the steps to -10 keep their error near 1e-15: the solutions oscillate there, and
+#   the four steps to 2 let Bi grow by 40x only);
+# - above 2, Ai(x) = sqrt(x/3) K_{1/3}(zeta) / pi with zeta = 2 x^(3/2) / 3 (DLMF 9.6.1), K by
+#   the trapezoidal integral of the Bessel functions above (nothing cancels as Ai decays);
+# - below -10, the asymptotic expansion DLMF 9.7.9 (zeta >= 21: 20 terms are past 1e-17).
+# torch's values (Cephes' rational approximations) differ from these by ~1e-14 relative for
+# x > -2, and by up to ~3e-6 absolute on the negative axis (torch's, not ours: mpmath agrees
+# with SciPy and these). Ai(inf), Ai(-inf) and NaN give NaN, x > 103.892 gives 0, as torch.
+
+_AIRY_LOW, _AIRY_HIGH, _AIRY_STEP = -10.0, 2.0, 0.5
+_AIRY_TERMS = 30
+_AIRY_CUTOFF = 103.892  # torch's 0 beyond (Ai underflows there)
+
+
+def _airy_taylor(x0: float, value: float, slope: float, d: float):
+    """(Ai, Ai') at x0 + d from their values at x0, by the Taylor series (Python floats)."""
+    prev, cur, nxt = 0.0, value, slope  # c[n-1], c[n], c[n+1]
+    total, deriv, power = value, 0.0, 1.0  # power = d^n
+    for n in range(60):
+        deriv += (n + 1) * nxt * power
+        power *= d
+        total += nxt * power
+        prev, cur, nxt = cur, nxt, (x0 * cur + prev) / ((n + 2) * (n + 1))
+    return total, deriv
+
+
+def _airy_nodes():
+    ai0 = 1.0 / (3.0 ** (2.0 / 3.0) * math.gamma(2.0 / 3.0))
+    aip0 = -1.0 / (3.0 ** (1.0 / 3.0) * math.gamma(1.0 / 3.0))
+    count = round((_AIRY_HIGH - _AIRY_LOW) / _AIRY_STEP) + 1
+    zero = round(-_AIRY_LOW / _AIRY_STEP)
+    values, slopes = [0.0] * count, [0.0] * count
+    values[zero], slopes[zero] = ai0, aip0
+    for direction in (-1, 1):
+        i = zero
+        while 0 <= i + direction < count:
+            x0 = _AIRY_LOW + i * _AIRY_STEP
+            values[i + direction], slopes[i + direction] = _airy_taylor(
+                x0, values[i], slopes[i], direction * _AIRY_STEP
+            )
+            i += direction
+    return values, slopes
+
+
+_AIRY_VALUES, _AIRY_SLOPES = _airy_nodes()
+
+
+def _airy_u(count: int):
+    """u_k = (2k+1)(2k+3)...(6k-1) / (216^k k!), the asymptotic expansion's coefficients."""
+    u = [1.0]
+    for k in range(1, count):
+        u.append(u[-1] * (6 * k - 5) * (6 * k - 3) * (6 * k - 1) / ((2 * k - 1) * 216.0 * k))
+    return u
+
+
+_AIRY_U = _airy_u(20)
+
+
+def _airy_near(xp, x):
+    """Ai on [-10, 2]: the Taylor series about the nearest node."""
+    index = xp.round((x - _AIRY_LOW) / _AIRY_STEP)
+    d = x - (_AIRY_LOW + index * _AIRY_STEP)
+    index = index.astype("int64")
+    x0 = _AIRY_LOW + index * _AIRY_STEP
+    prev = xp.zeros_like(x)
+    cur = xp.asarray(_AIRY_VALUES, dtype="float64")[index]
+    nxt = xp.asarray(_AIRY_SLOPES, dtype="float64")[index]
+    total, power = cur, xp.ones_like(x)
+    for n in range(_AIRY_TERMS):
+        power = power * d
+        total = total + nxt * power
+        prev, cur, nxt = cur, nxt, (x0 * cur + prev) / ((n + 2) * (n + 1))
+    return total
+
+
+def _airy_positive(xp, x):
+    """Ai for x > 2 from K_{1/3}."""
+    zeta = 2.0 / 3.0 * x * xp.sqrt(x)
+    return xp.sqrt(x / 3.0) / math.pi * _k_scaled_large(xp, zeta, 1.0 / 3.0) * xp.exp(-zeta)
+
+
+def _airy_negative(xp, x):
+    """Ai for x < -10 by the asymptotic expansion."""
+    z = -x
+    zeta = 2.0 / 3.0 * z * xp.sqrt(z)
+    inv = 1.0 / zeta
+    even = xp.zeros_like(z)  # sum (-1)^k u_2k zeta^-2k, by Horner in zeta^-2
+    odd = xp.zeros_like(z)  # sum (-1)^k u_2k+1 zeta^-2k-1
+    inv2 = inv * inv
+    for k in range(len(_AIRY_U) // 2 - 1, -1, -1):
+        sign = -1.0 if k % 2 else 1.0
+        even = even * inv2 + sign * _AIRY_U[2 * k]
+        odd = odd * inv2 + sign * _AIRY_U[2 * k + 1]
+    odd = odd * inv
+    phase = zeta - math.pi / 4.0
+    front = 1.0 / (math.sqrt(math.pi) * xp.sqrt(xp.sqrt(z)))
+    return front * (xp.cos(phase) * even + xp.sin(phase) * odd)
+
+
+def airy_ai(x, *, out=None):
+    """The Airy function Ai. Mirrors torch.special.airy_ai (not differentiable, as torch; its
+    argument is named x, as torch's binding); see NOTE [ The Airy function ]."""
+    t = _forward_only(x, "airy_ai")
+    backend = t._device.backend
+    xp = backend.xp
+    a = t._data.astype("float64")
+    fast = backend.special("airy_ai")
+    if fast is not None:
+        res = fast(a)
+    else:
+        near = (a >= _AIRY_LOW) & (a <= _AIRY_HIGH)
+        positive = (a > _AIRY_HIGH) & (a <= _AIRY_CUTOFF)
+        negative = (a < _AIRY_LOW) & (a > -math.inf)
+        res = xp.full_like(a, math.nan)
+        res[near] = _airy_near(xp, a[near])
+        res[positive] = _airy_positive(xp, a[positive])
+        res[negative] = _airy_negative(xp, a[negative])
+    res = xp.where(a > _AIRY_CUTOFF, 0.0, res)
+    res = xp.where(xp.isinf(a), math.nan, res)
+    return _float64_result(t, res, out)
+
+
 # --- orthogonal polynomials ---
 
 # NOTE [ Orthogonal polynomials ]
