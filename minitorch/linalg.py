@@ -14,6 +14,9 @@ from minitorch._ops.linalg_factor import linalg_householder_product as household
 from minitorch._ops.linalg_factor import linalg_qr as qr
 from minitorch._ops.linalg_factor import linalg_svd as svd
 from minitorch._ops.linalg_factor import linalg_svdvals as svdvals
+from minitorch._ops.linalg_ldl import linalg_ldl_factor as ldl_factor
+from minitorch._ops.linalg_ldl import linalg_ldl_factor_ex as ldl_factor_ex
+from minitorch._ops.linalg_ldl import linalg_ldl_solve as ldl_solve
 from minitorch._ops.linalg_matfn import linalg_cond as cond
 from minitorch._ops.linalg_matfn import linalg_lstsq as lstsq
 from minitorch._ops.linalg_matfn import linalg_matrix_exp as matrix_exp
@@ -47,7 +50,7 @@ __all__ += [
     "inv_ex", "lstsq", "lu", "lu_factor", "matrix_exp", "matrix_power", "matrix_rank", "pinv", "qr",
     "slogdet", "solve", "solve_triangular", "svd", "svdvals", "eigvals", "householder_product",
     "lu_factor_ex", "lu_solve", "solve_ex", "cross", "multi_dot", "vander", "diagonal",
-    "tensorinv", "tensorsolve",
+    "tensorinv", "tensorsolve", "ldl_factor", "ldl_factor_ex", "ldl_solve",
 ]
 # fmt: on
 

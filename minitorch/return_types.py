@@ -74,6 +74,8 @@ _FIELDS = {
     "geqrf": ("a", "tau"),
     "linalg_lu": ("P", "L", "U"),
     "linalg_lu_factor": ("LU", "pivots"),
+    "linalg_ldl_factor": ("LD", "pivots"),
+    "linalg_ldl_factor_ex": ("LD", "pivots", "info"),
     "lu_unpack": ("P", "L", "U"),
     "triangular_solve": ("solution", "cloned_coefficient"),
     "linalg_solve_ex": ("result", "info"),
