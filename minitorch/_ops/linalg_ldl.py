@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, return_types
-from minitorch._ops.linalg import _short
+from minitorch._ops.linalg import _broadcast_batch, _short
 from minitorch._ops.linalg_solve import (
     _check_matrix,
     _exact_out,
@@ -268,7 +268,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     op = "torch.linalg.ldl_solve"
     _check_ldl_solve(LD, pivots, B, op)
     xp = LD._device.backend.xp
-    batch = _broadcast_batch(LD, B)
+    batch = _broadcast_batch(B.shape[:-2], LD.shape[:-2])  # torch's message: B is "a"
     n, m = LD.shape[-1], B.shape[-1]
     ld = xp.broadcast_to(LD._data, batch + (n, n)).reshape((-1, n, n))
     piv = xp.broadcast_to(pivots._data, batch + (n,)).reshape((-1, n))
@@ -280,18 +280,3 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     result = _make(x.reshape(batch + (n, m)), LD._device, False, None)
     result = no_derivative(result, (LD, B), "linalg_ldl_solve")
     return _write_exact(result, out)
-
-
-def _broadcast_batch(LD, B) -> tuple:
-    a, b = tuple(LD.shape[:-2]), tuple(B.shape[:-2])
-    width = max(len(a), len(b))
-    a, b = (1,) * (width - len(a)) + a, (1,) * (width - len(b)) + b
-    shape = []
-    for i, (x, y) in enumerate(zip(a, b, strict=True)):
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({y}) must match the size of tensor b ({x}) at "
-                f"non-singleton dimension {i}"
-            )
-        shape.append(y if x == 1 else x)
-    return tuple(shape)
