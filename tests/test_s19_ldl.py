@@ -162,3 +162,11 @@ def test_ldl_out_dtype_refused():
     out = (minitorch.empty(0), minitorch.empty(0, dtype=minitorch.int64))
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype int, but got long"):
         minitorch.linalg.ldl_factor(minitorch.eye(2), out=out)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (2, 0, 0), (0, 3, 3)])
+def test_ldl_solve_of_empty_systems(shape):
+    a = minitorch.zeros(shape, dtype=minitorch.float64)
+    ld, piv = minitorch.linalg.ldl_factor(a)
+    x = minitorch.linalg.ldl_solve(ld, piv, minitorch.zeros(shape[:-1] + (2,), dtype=a.dtype))
+    assert x.shape == shape[:-1] + (2,)

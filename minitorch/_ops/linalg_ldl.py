@@ -270,9 +270,10 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     xp = LD._device.backend.xp
     batch = _broadcast_batch(B.shape[:-2], LD.shape[:-2])  # torch's message: B is "a"
     n, m = LD.shape[-1], B.shape[-1]
-    ld = xp.broadcast_to(LD._data, batch + (n, n)).reshape((-1, n, n))
-    piv = xp.broadcast_to(pivots._data, batch + (n,)).reshape((-1, n))
-    b = xp.broadcast_to(B._data, batch + (n, m)).reshape((-1, n, m))
+    k = math.prod(batch)  # (not -1: an empty matrix leaves it undetermined)
+    ld = xp.broadcast_to(LD._data, batch + (n, n)).reshape((k, n, n))
+    piv = xp.broadcast_to(pivots._data, batch + (n,)).reshape((k, n))
+    b = xp.broadcast_to(B._data, batch + (n, m)).reshape((k, n, m))
     x = xp.empty(b.shape, dtype=b.dtype)
     with xp.errstate(all="ignore"):
         for i in range(b.shape[0]):
