@@ -26,7 +26,7 @@ from minitorch._ops.pointwise import (
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, _DelayedError, name_node
 
 # fmt: off
 __all__ = ["selu", "celu", "selu_", "celu_"]
@@ -87,21 +87,12 @@ def _result(input: Tensor, inplace: bool, compute, op: str) -> Tensor:
     return out if name is None else name_node(out, name, shown=shown)
 
 
-class _InplaceNegativeSlope(Function):
-    """out = a; its backward raises `message`. torch's in-place leaky_relu_ / elu_ / celu_
-    save their result, not their input, and read the input's sign off it in backward, which a
+class _InplaceNegativeSlope(_DelayedError):
+    """out = a; its backward raises `msg`. torch's in-place leaky_relu_ / elu_ / celu_ save
+    their result, not their input, and read the input's sign off it in backward, which a
     negative slope (alpha) makes impossible: torch refuses at backward, not at the forward, and
     so does this node at the end of such an in-place op. (minitorch keeps the input, so it could
     compute the gradient; it refuses to match torch.)"""
-
-    @staticmethod
-    def forward(ctx, a, *, message):
-        ctx.message = message
-        return a._data
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError(ctx.message)
 
 
 _INPLACE_NEGATIVE_SLOPE = (
@@ -115,7 +106,7 @@ def _refuse_backward(compute, op: str):
     """compute, whose result's backward raises torch's error for in-place `op` with a negative
     slope (see _InplaceNegativeSlope); only on that rare path."""
     message = _INPLACE_NEGATIVE_SLOPE.format(op)
-    return lambda x: _InplaceNegativeSlope.apply(compute(x), message=message)
+    return lambda x: _InplaceNegativeSlope.apply(compute(x), msg=message)
 
 
 def _wide(grad, *saved):

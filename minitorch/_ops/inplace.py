@@ -508,6 +508,23 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     return out
 
 
+def check_out(out, op: str, *inputs) -> None:
+    """torch's checks of an `out=` made before its kernel runs: a Tensor, and no autograd through
+    it (while grad mode is on, neither out nor any input may require grad)."""
+    if not isinstance(out, Tensor):
+        from minitorch._factories import _typename
+
+        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
+    refuse_out_autograd(op, out, *inputs)
+
+
+def refuse_out_autograd(op: str, *tensors) -> None:
+    """torch's error for out= while grad mode is on and one of `tensors` (Tensors or None)
+    requires grad."""
+    if state.enabled and any(isinstance(t, Tensor) and t._requires_grad for t in tensors):
+        raise _out_autograd_error(None, op)
+
+
 def _out_autograd_error(result: Tensor, op: str | None) -> RuntimeError:
     """torch's "op(): functions with out=... arguments don't support automatic differentiation"
     error. Without `op` the name is read from result's node (SinBackward0: sin, ClampMinBackward0:

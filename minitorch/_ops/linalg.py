@@ -18,7 +18,6 @@ from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
-from minitorch.autograd.grad_mode import state as _grad_state
 
 # fmt: off
 __all__ = [
@@ -435,13 +434,9 @@ def matmul(input, other, *, out=None):
 
 def _check_matmul_out(input: Tensor, other: Tensor, out) -> None:
     """matmul's out= refusals that come before its shape and dtype checks."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"matmul(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if _grad_state.enabled and (input.requires_grad or other.requires_grad or out.requires_grad):
-        raise RuntimeError(
-            "matmul(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
+    from minitorch._ops.inplace import check_out
+
+    check_out(out, "matmul", input, other)
 
 
 def _batched_matmul(a: Tensor, b: Tensor, out=None) -> Tensor:

@@ -9,7 +9,7 @@ from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watc
 from minitorch._ops.inplace import _short, apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, _DelayedError
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -427,28 +427,12 @@ def _prod_grads(x, src, out, grad, plan, include_self, scattered, op):
     # torch's check reads the counts on the host: made where they live there (CPU)
     if building and dev.type == "cpu" and (nzero._data > 1).any():
         name = "src" if op == "scatter_reduce" else "source"
-        gs = _RefuseDoubleBackward.apply(
+        gs = _DelayedError.apply(
             gs,
             msg=f"{op}(): Double backward is unsupported for {name} when >1 zeros in {name} are "
             "scattered to the same position in self",
         )
     return gx, gs
-
-
-class _RefuseDoubleBackward(Function):
-    """The identity, whose backward raises `msg` (torch's Error node: a first derivative that
-    is right but cannot be differentiated again)."""
-
-    _node_name = "Error"
-
-    @staticmethod
-    def forward(ctx, g, *, msg):
-        ctx.msg = msg
-        return g._data
-
-    @staticmethod
-    def backward(ctx, grad):
-        raise RuntimeError(ctx.msg)
 
 
 def scatter_reduce(

@@ -1651,11 +1651,15 @@ def once_differentiable(fn):
 
 
 class _DelayedError(Function):
+    """torch's Error node: the identity whose backward raises `msg` (a first derivative that
+    cannot be differentiated again; ops apply it as `_DelayedError.apply(t, msg=...)`)."""
+
     _node_name = "Error"  # torch's name for this node
 
     @staticmethod
-    def forward(ctx, x):
-        return x
+    def forward(ctx, x, *, msg=None):
+        ctx.msg = msg
+        return x._data
 
     @staticmethod
     def backward(ctx, grad):

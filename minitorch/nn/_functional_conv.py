@@ -12,7 +12,6 @@ from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
-from minitorch.autograd.grad_mode import state as grad_state
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -51,20 +50,6 @@ def _check_tensor(x, op: str, name: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):
         raise TypeError(
             f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_typename(x)}"
-        )
-
-
-def check_out(out, op: str, *inputs) -> None:
-    """torch's checks of an `out=` made before its kernel runs: a Tensor, and no autograd through
-    it (while grad mode is on, neither out nor any input may require grad)."""
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
-    if grad_state.enabled and any(
-        isinstance(x, Tensor) and x.requires_grad for x in (out, *inputs)
-    ):
-        raise RuntimeError(
-            f"{op}(): functions with out=... arguments don't support automatic differentiation, "
-            "but one of the arguments requires grad."
         )
 
 

@@ -8,12 +8,12 @@ import math
 from minitorch import _dtype, _ops
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
+from minitorch._ops.inplace import check_out
 from minitorch._ops.linalg_more import LinfDistance
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import named, scalar_node
-from minitorch.nn._functional_conv import check_out
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
 

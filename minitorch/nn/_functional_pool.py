@@ -11,13 +11,13 @@ from minitorch import _dtype
 from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, index_select, where
 from minitorch._ops._common import index, is_index, opmath_dtype, zeros_of
-from minitorch._ops.inplace import write_out
+from minitorch._ops.inplace import check_out, write_out
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.nn._functional_conv import check_out, ntuple
+from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pad import _tie
 
 __all__ = [

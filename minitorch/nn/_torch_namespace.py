@@ -13,11 +13,10 @@ from __future__ import annotations
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index
-from minitorch._ops.inplace import write_out
+from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.autograd.grad_mode import state as grad_state
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
@@ -479,13 +478,7 @@ def threshold(input, threshold, value, *, out=None) -> Tensor:
     result = F.threshold(input, threshold, value)
     if out is None:
         return result
-    if not isinstance(out, Tensor):
-        raise TypeError(f"threshold(): argument 'out' must be Tensor, not {type(out).__name__}")
-    if grad_state.enabled and (result.requires_grad or out.requires_grad):
-        raise RuntimeError(
-            "threshold(): functions with out=... arguments don't support automatic "
-            "differentiation, but one of the arguments requires grad."
-        )
+    check_out(out, "threshold", result)
     return write_out(out, result)
 
 

@@ -54,7 +54,7 @@ from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_conv import *  # noqa: F403  # isort: skip  (conv, fold, pixel_shuffle)
-from minitorch.nn._functional_conv import check_out  # isort: skip
+from minitorch._ops.inplace import check_out  # isort: skip
 from minitorch.nn._functional_pool import *  # noqa: F403  # isort: skip  (pooling)
 from minitorch.nn._functional_fractional_pool import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip

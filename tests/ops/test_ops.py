@@ -439,8 +439,6 @@ ALLOWLIST: dict[str, str] = {
     # mul_0d_f32__half and div_scalar__half, their gradients tests/ops/test_half_activations.py
     "pointwise.HalfMul": "half-precision mul by a number or 0-d scale",
     "pointwise.HalfDiv": "half-precision div by a number or 0-d scale",
-    "scatter_gather._RefuseDoubleBackward": "scatter_reduce/index_reduce prod's Error node: "
-    "records only so a double backward can raise (tests/test_s19_out_gradgrad.py)",
 }
 
 
