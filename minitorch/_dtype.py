@@ -358,6 +358,10 @@ _SCALAR_NAMES = {
 }  # fmt: skip
 
 
+# torch's legacy tensor type names ('FloatTensor' for float32): Tensor.type(), torch.FloatTensor
+TENSOR_TYPE_NAMES = {name: scalar + "Tensor" for name, scalar in _SCALAR_NAMES.items()}
+
+
 def scalar_name(dt: dtype) -> str:
     """torch's ScalarType name ('Float' for float32), as its error messages spell dtypes."""
     return _SCALAR_NAMES[dt.name]

@@ -1311,7 +1311,7 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     first = args[0]
     if len(args) == 1 and isinstance(first, Tensor):  # a 0-d one too: not a size
         if not any_dtype and first.dtype is not dt:
-            raise TypeError(f"expected {_LEGACY_NAMES[dt.name]} (got {first.dtype})")
+            raise TypeError(f"expected {_dtype.TENSOR_TYPE_NAMES[dt.name]} (got {first.dtype})")
         return first[...]  # a new tensor over the same memory (torch's alias, AliasBackward0)
     if len(args) == 1 and not isinstance(first, Size) and _size_int(first) is None:
         if isinstance(first, np.ndarray) and dev.type == "cpu" and first.dtype == dt.np:
@@ -1362,20 +1362,6 @@ def _legacy_tensor_init(self, *args, **kwargs):
     Tensor._init_from(self, src._data, src._device, False)
 
 
-_LEGACY_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-
-
 class _LegacyTensorType(type):
     """torch.FloatTensor and friends: calling one builds a Tensor of its dtype and device type;
     isinstance(t, torch.FloatTensor) checks the dtype and device type."""
@@ -1415,7 +1401,7 @@ class _LegacyTensorType(type):
 def legacy_type(dtype_name: str, device_type: str = "cpu"):
     """The legacy class (e.g. FloatTensor) of a dtype on a device type."""
     return _LegacyTensorType(
-        _LEGACY_NAMES[dtype_name],
+        _dtype.TENSOR_TYPE_NAMES[dtype_name],
         (),
         {
             "dtype": getattr(_dtype, dtype_name),

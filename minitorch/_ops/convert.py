@@ -238,25 +238,13 @@ def to(input: Tensor, *args, **kwargs) -> Tensor:
     return Clone.apply(out, memory_format=fmt)
 
 
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-_BY_TYPE_NAME = {v: k for k, v in _TYPE_NAMES.items()}
+_BY_TYPE_NAME = {v: k for k, v in _dtype.TENSOR_TYPE_NAMES.items()}
 
 
 def type_name(dt, device: Device) -> str:
     """'torch.FloatTensor' for a CPU float32 tensor, 'torch.cuda.FloatTensor' on a GPU."""
     prefix = "torch." if device.type == "cpu" else f"torch.{device.type}."
-    return prefix + _TYPE_NAMES[dt.name]
+    return prefix + _dtype.TENSOR_TYPE_NAMES[dt.name]
 
 
 def type_(input: Tensor, dt=None):
