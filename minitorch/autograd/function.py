@@ -1129,7 +1129,10 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
             for t in results:
                 if isinstance(t, Tensor):
                     _mark_view(t, args[0], cls, args[1:], kwargs)
-        _pack_saved(ctx, results, arrays)
+        # a saved output is found as forward returned it (results may hold a new alias of it),
+        # except an input returned as output: saving that saves the input, as in torch
+        own = tuple(None if any(o is a for a in args) else o for o in outs)
+        _pack_saved(ctx, results, arrays, own)
     else:
         for t in results:
             if isinstance(t, Tensor) and any(t is d for d in dirty):
@@ -1160,7 +1163,7 @@ def _is_array(device, o) -> bool:
     return device.backend.is_array(o)
 
 
-def _pack_saved(ctx, results, arrays):
+def _pack_saved(ctx, results, arrays, own=()):
     # NOTE [ Saved tensors ]
     # A saved input is kept with the version it had; backward refuses it if it changed since.
     # A saved output is kept as (array, version counter) and re-created at unpack with this node as
@@ -1170,14 +1173,14 @@ def _pack_saved(ctx, results, arrays):
         ctx._saved = _NOTHING
         return
     if state.saved_hooks is not None:
-        _pack_hooked(ctx, results, arrays, state.saved_hooks)
+        _pack_hooked(ctx, results, arrays, state.saved_hooks, own)
         return
     packed = []
     for s in to_save:
         if s is None:
             packed.append(None)
             continue
-        nr = _index_of(s, results, arrays)
+        nr = _index_of(s, results, arrays, own)
         if nr is not None:
             t = results[nr]
             packed.append(("out", t._data, t._vc, t._vc[0], nr))
@@ -1201,14 +1204,14 @@ def _pack_saved(ctx, results, arrays):
 # own the saved data (save_on_cpu copies it, checkpointing recomputes it).
 
 
-def _pack_hooked(ctx, results, arrays, hooks):
+def _pack_hooked(ctx, results, arrays, hooks, own=()):
     pack, unpack = hooks
     packed = []
     for s in ctx._to_save:
         if s is None:
             packed.append(None)
             continue
-        nr = _index_of(s, results, arrays)
+        nr = _index_of(s, results, arrays, own)
         if nr is not None:
             t, place = results[nr], None  # an output: re-attached to this node at unpack
         elif isinstance(s, Tensor):
@@ -1250,11 +1253,13 @@ def _unpack_hooked(node, obj, unpack, place, nr):
     return t
 
 
-def _index_of(s, results, arrays):
-    if len(results) == 1:  # the common single-output op
+def _index_of(s, results, arrays, own=()):
+    """The output number of the saved s (an output Tensor, its array, or, in `own`, the object
+    forward returned for it), else None."""
+    if len(results) == 1 and not own:  # the common single-output op
         return 0 if s is results[0] or s is arrays[0] else None
     for i, (t, arr) in enumerate(zip(results, arrays, strict=True)):
-        if s is t or s is arr:
+        if s is t or s is arr or (own and s is own[i]):
             return i
     return None
 

@@ -343,3 +343,76 @@ def test_old_style_positional_only_parameter_named_by_keyword():
 
     _old_fn(forward).apply(_leaf([1.0]), a=3.0)
     assert seen == [3.0]
+
+
+class _ExpOfView(Function):
+    """exp(x), returned as a view made inside forward (a cat sliced back) and saved as the
+    output: its backward reads only the saved output."""
+
+    @staticmethod
+    def forward(ctx, x):
+        y = mt.cat([x.exp(), x])[: x.shape[0]]
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * y
+
+
+@pytest.mark.parametrize("hooked", [False, True])
+def test_saved_output_that_is_a_view_keeps_its_node(hooked):
+    # The saved output unpacks with this node as grad_fn, so a double backward through it
+    # reaches x (it used to unpack as a constant: a second derivative of 0).
+    class SaveOutput(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = mt.cat([x * x, x])[:3]
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, grad):
+            (y,) = ctx.saved_tensors
+            assert y.requires_grad and type(y.grad_fn).__name__ == "SaveOutputBackward"
+            return grad * y * 2
+
+    x = _leaf([1.0, 2.0, 3.0])
+    hooks = (lambda t: t, lambda t: t) if hooked else None
+    with mt.autograd.graph.saved_tensors_hooks(*hooks) if hooked else _nullcontext():
+        y = SaveOutput.apply(x)
+    (g,) = mt.autograd.grad(y.sum(), x, create_graph=True)
+    assert g.tolist() == [2.0, 8.0, 18.0]
+    (gg,) = mt.autograd.grad(g.sum(), x)
+    assert gg.tolist() == [4.0, 16.0, 36.0]  # torch's values: d(2 y)/dx = 2 * 2x
+
+
+def test_saved_view_output_gradgradcheck():
+    x = mt.tensor([0.5, -1.5, 2.0], dtype=mt.float64, requires_grad=True)
+    assert gradcheck(_ExpOfView.apply, (x,))
+    assert gradgradcheck(_ExpOfView.apply, (x,))
+
+
+def test_input_returned_and_saved_stays_an_input():
+    class ReturnInput(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            assert x.grad_fn is None and x.requires_grad  # the leaf, not this node's output
+            return grad * x
+
+    x = _leaf([2.0, 3.0])
+    ReturnInput.apply(x).sum().backward()
+    assert x.grad.tolist() == [2.0, 3.0]
+
+
+def _nullcontext():
+    import contextlib
+
+    return contextlib.nullcontext()
