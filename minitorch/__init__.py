@@ -287,6 +287,7 @@ _LAZY_NAMES = {
     "TypedStorage": "storage",
     "GradScaler": "amp",  # torch.GradScaler is torch.amp.GradScaler
     "Future": "futures",  # torch.Future: the base of torch.futures.Future, one class here
+    "lobpcg": "_lobpcg",
 }
 # torch.autocast and autocast's state functions (minitorch/amp/autocast_mode.py)
 _LAZY_NAMES.update(
