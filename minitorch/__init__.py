@@ -276,6 +276,7 @@ _LAZY_MODULES = (
     "onnx",
     "_utils",
     "futures",
+    "masked",
 )
 _LAZY_NAMES = {
     "AcceleratorError": "accelerator",
