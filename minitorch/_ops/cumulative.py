@@ -113,7 +113,9 @@ def _along(input, dim, op):
 def _scan_0d(input: Tensor, name: str) -> Tensor:
     """A scan of a 0-d tensor: a copy of its one element (the gradient passes straight
     through), in one node named as torch's (CumsumBackward0), not a view of a (1,)-shaped scan
-    (ViewBackward0) as the reshaped general path would give."""
+    (ViewBackward0) as the reshaped general path would give. Only for a scan whose node saves
+    nothing (cumsum): the others run their own op on the 0-d tensor, whose node saves what
+    torch's does and so refuses a backward after an in-place change."""
     from minitorch._ops.convert import clone
 
     return name_node(clone(input), name, (input,))
@@ -248,10 +250,14 @@ class Cumprod(Function):
     def forward(ctx, a, *, dim):
         ctx.dim = dim
         x = a._data
-        # the array's method, as cumsum's: NumPy's RuntimeWarning for inf * 0 is then attributed
-        # here and silenced (NOTE [ Reductions call the ufunc ]); torch gives nan without a word
-        out = x.cumprod(axis=dim, dtype=_scan_dtype(x))
-        out = row_major(ctx.xp, out).astype(x.dtype, copy=False)
+        if x.ndim == 0:  # its one element (backward passes grad through)
+            out = x.copy()
+        else:
+            # the array's method, as cumsum's: NumPy's RuntimeWarning for inf * 0 is then
+            # attributed here and silenced (NOTE [ Reductions call the ufunc ]); torch gives nan
+            # without a word
+            out = x.cumprod(axis=dim, dtype=_scan_dtype(x))
+            out = row_major(ctx.xp, out).astype(x.dtype, copy=False)
         ctx.save_for_backward(a, out)
         return out
 
@@ -291,7 +297,7 @@ def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
     if out is not None:
         dtype = _scan_out_dtype(dtype, out, "cumprod")
     if was_0d:
-        return _out(_scan_0d(_int_to_long(input, dtype, "cumprod"), "CumprodBackward0"), out)
+        x = input  # Cumprod itself: its node saves self and result, as torch's
     r = Cumprod.apply(_int_to_long(x, dtype, "cumprod"), dim=d)
     return _out(r, out)
 
@@ -307,18 +313,30 @@ class Cummin(TakeAlong):
     _node_name = "CumminBackward0"
 
 
+def _extreme_0d(input: Tensor, idx, kind: str) -> Tensor:
+    """cummax/cummin of a 0-d input: its element, read through gather's node (whose backward
+    checks the watched input and indices, as torch's node, which saves both), named as torch's
+    (CummaxBackward0), with the gradient passing straight through."""
+    from minitorch._ops._index_key import IndexPlan
+    from minitorch._ops.scatter_gather import Gather
+
+    plan = IndexPlan((None, Ellipsis), (idx,), None, "Alias", (1,), (), True)
+    name = "CummaxBackward0" if kind == "cummax" else "CumminBackward0"
+    return name_node(Gather.apply(input, plan=plan), name, (input,))
+
+
 def _cum_extreme(kind, input, dim, out):
     x, d, was_0d = _along(input, dim, kind)
     xp = input._device.backend.xp
     if was_0d:
         idx = xp.zeros((), dtype=_dtype.int64.np)
-        values = _scan_0d(input, "CummaxBackward0" if kind == "cummax" else "CumminBackward0")
+        values = _extreme_0d(input, idx, kind)
     else:
         _, idx = running_extreme(xp, x._data, d, kind[3:])
         fn = Cummax if kind == "cummax" else Cummin
         values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
-        if values._grad_fn is not None:  # torch saves the input as well as the indices
-            watch_index(values._grad_fn, input)
+    if values._grad_fn is not None:  # torch saves the input as well as the indices
+        watch_index(values._grad_fn, input)
     values, indices = _watched_pair(values, _const(idx, input))
     result_type = getattr(return_types, kind)
     if out is not None:
@@ -362,14 +380,17 @@ class Logcumsumexp(Function):
         xp = ctx.xp
         ctx.dim = dim
         x = a._data
-        acc = _accumulate_dtype(x)  # half precision: a float32 running value, as torch's
-        (out,) = scan(
-            xp,
-            (x if acc is None else x.astype(acc),),
-            dim,
-            lambda e, r: (xp.logaddexp(e[0], r[0]),),
-        )
-        out = row_major(xp, xp.asarray(out, dtype=x.dtype))
+        if x.ndim == 0:  # its one element (backward passes grad through, as torch's)
+            out = x.copy()
+        else:
+            acc = _accumulate_dtype(x)  # half precision: a float32 running value, as torch's
+            (out,) = scan(
+                xp,
+                (x if acc is None else x.astype(acc),),
+                dim,
+                lambda e, r: (xp.logaddexp(e[0], r[0]),),
+            )
+            out = row_major(xp, xp.asarray(out, dtype=x.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -379,6 +400,8 @@ class Logcumsumexp(Function):
         from minitorch._ops.reduction import sum
 
         a, out = ctx._stored_tensors
+        if a._data.ndim == 0:
+            return grad
         d = ctx.dim
         upper = _pair_mask(ctx.xp, a, d, lambda i, j: j >= i)
         # No guard for -inf: where out_j is -inf (a leading run of -inf, a row all -inf) a_i is
@@ -406,7 +429,7 @@ def logcumsumexp(input, dim=_MISSING, *, out=None):
     if out is not None:
         _check_scan_out(input, out)
     if was_0d:
-        return _out(_scan_0d(input, "LogcumsumexpBackward0"), out)
+        x = input  # Logcumsumexp itself: its node saves self and result, as torch's
     r = Logcumsumexp.apply(x, dim=d)
     return _out(r, out)
 

@@ -28,6 +28,12 @@ class LinAlgError(RuntimeError):
     torch.linalg.LinAlgError (torch._C._LinAlgError), a RuntimeError."""
 
 
+# named as torch's class is (type(e).__name__ is "_LinAlgError"; a traceback ends in
+# "minitorch._C._LinAlgError: ..."), where minitorch._C serves it, so an error still pickles
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "minitorch._C"
+
+
 # --- checks and helpers ---
 
 

@@ -371,11 +371,16 @@ class LinalgVectorNorm(Function):
             # g / out itself, not a safe divisor: a double backward at a zero norm goes through
             # the division's derivative (0 * inf), NaN as torch's
             return where(zero_out, g * 0.0, g / out) * a
-        safe_out = where(zero_out, 1.0, out)
-        zero = a == 0
-        safe_abs = where(zero, 1.0, abs(a))
-        scale = where(zero_out, g * 0.0 if p < 1 else 0.0, g / safe_out ** (p - 1))
-        return where(zero, 0.0, sign(a) * safe_abs ** (p - 1)) * scale
+        # torch's own composition, no safe divisors: a double backward at a zero (element or
+        # norm) then meets the same 0 * inf as torch's and gives its NaN (p = 0.5, 1.5, 2.5, -1)
+        # or its 0 (p = 3, 4)
+        if p < 1:
+            scaled = sign(a) * where(a == 0, 0.0, abs(a) ** (p - 1))
+            return scaled * g * out ** (1 - p)
+        scale = where(zero_out, 0.0, g / out ** (p - 1))
+        if p < 2:
+            return sign(a) * abs(a) ** (p - 1) * scale
+        return a * abs(a) ** (p - 2) * scale
 
 
 def _ord(ord, op):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
@@ -9,7 +11,7 @@ from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watc
 from minitorch._ops.inplace import _short, apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _DelayedError
+from minitorch.autograd.function import Function, _DelayedError, check_watched
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -178,13 +180,35 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     # torch saves the input too (its backward reads only the shape, but the version check is
     # there): a change in place before backward raises (the index is named first)
     result = watch_indices(Gather.apply(input, plan=plan), index, input)
-    if isinstance(out, Tensor) and not (
-        state.enabled and (result._requires_grad or out._requires_grad)
-    ):  # (torch's refusal of out= with autograd comes first: write_out raises it)
-        # torch refuses an out= sharing memory with input, and one partly overlapping index
+    if (
+        isinstance(out, Tensor)
+        and out.dtype is result.dtype
+        and not (state.enabled and (result._requires_grad or out._requires_grad))
+    ):  # (torch's refusals of out= with autograd or of another dtype come first: write_out's)
+        # torch resizes out first, then refuses one sharing memory with input, and one partly
+        # overlapping index
+        _resize_out(out, result._data.shape)
         check_partial_overlap(out, input, same_ok=False)
         check_partial_overlap(out, index)
     return _maybe_out(result, out)
+
+
+def _resize_out(out: Tensor, shape: tuple) -> None:
+    """out resized to shape over its memory, as torch's kernels resize an out= of another shape
+    before their own checks, with write_out's deprecation warning when out had elements."""
+    if out._data.shape == shape:
+        return
+    if out._data.size:
+        from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated.",
+            UserWarning,
+            stacklevel=_user_stacklevel(),  # the user's line
+        )
+    out.resize_(shape)
 
 
 def _maybe_out(result, out):
@@ -356,6 +380,7 @@ class ScatterReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        check_watched(ctx)  # the index (scatter_reduce watches it), which torch checks first
         x, src, out = ctx._stored_tensors
         plan, reduce, include_self = ctx.plan, ctx.reduce, ctx.include_self
         dev = grad._device
@@ -445,7 +470,8 @@ def scatter_reduce(
     with 'prod', the >1-zeros check that refuses double backward is made on CPU only (it would
     read device data).
     """
-    return _maybe_out(reduce_into(input, dim, index, src, reduce, include_self), out)
+    result = reduce_into(input, dim, index, src, reduce, include_self)
+    return _maybe_out(watch_indices(result, index), out)
 
 
 def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce"):
@@ -497,7 +523,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
             f"{type(indices).__name__}"
         )
     if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
-        return _maybe_out(gather(input.reshape(-1), 0, indices.reshape(-1)), out)
+        return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
     if indices.dtype is not _dtype.int64:  # along a dim torch takes int64 only, checked first
         raise RuntimeError(
             "torch.take_along_dim(): dtype of indices should be Long but got "
@@ -532,4 +558,4 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
     ia = indices._data
     ia = indices._device.backend.xp.where(ia < 0, ia + shape_x[dim], ia)
     indices = _make(ia, indices._device, False, None)
-    return _maybe_out(gather(input, dim, indices), out)
+    return gather(input, dim, indices, out=out)  # its out= checks, as torch's

@@ -657,7 +657,8 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
         result = Take.apply(input, plan=plan)
     if out is not None:
         _out_apart(out, result, input, index)
-    return _maybe_out(watch_indices(result, index), out)
+    # torch saves the input too (the version check names the index first)
+    return _maybe_out(watch_indices(result, index, input), out)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

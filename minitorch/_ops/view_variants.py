@@ -424,4 +424,11 @@ def narrow_copy(input, dim, start, length, *, out=None):
             "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error "
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
         )
-    return _write(_copy(narrow(input, d, start, length), input, "NarrowCopyBackward0"), out)
+    result = _copy(narrow(input, d, start, length), input, "NarrowCopyBackward0")
+    if (
+        isinstance(out, Tensor)
+        and out._data.shape != result._data.shape
+        and not (grad_mode.state.enabled and (result._requires_grad or out._requires_grad))
+    ):  # torch's kernel resizes out itself: silently, without the deprecation warning
+        out.resize_(result._data.shape)
+    return _write(result, out)

@@ -8,7 +8,6 @@ from minitorch.autograd.grad_mode import enable_grad
 from minitorch.optim.optimizer import (
     Optimizer,
     _check_lr,
-    _scalar,
     _use_grad_for_differentiable,
 )
 
@@ -198,7 +197,11 @@ class LBFGS(Optimizer):
     def step(self, closure):
         """Runs up to max_iter L-BFGS iterations; returns the loss from the first closure call."""
         group = self.param_groups[0]
-        lr = _scalar(group["lr"])
+        lr = group["lr"]
+        if isinstance(lr, Tensor) and lr.dim() != 0:
+            lr = lr.squeeze()
+        # a tensor lr stays a tensor, as torch's: the step lengths t computed from it are 0-d
+        # tensors (state["t"] is the lr itself after a step at the full length)
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]
