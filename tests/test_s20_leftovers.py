@@ -320,3 +320,13 @@ def test_linalg_error_class_is_named_as_torch():
     assert cls is minitorch._C._LinAlgError and issubclass(cls, RuntimeError)
     again = pickle.loads(pickle.dumps(info.value))
     assert type(again) is cls and str(again) == str(info.value)
+
+
+def test_index_reduce_refuses_a_changed_index():
+    x = minitorch.rand(4, 3, dtype=minitorch.float64, requires_grad=True)
+    s = minitorch.rand(2, 3, dtype=minitorch.float64, requires_grad=True)
+    i = minitorch.tensor([0, 2])
+    y = x.index_reduce(0, i, s, "prod")
+    i.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[torch.LongTensor \[2\]\] is at version 1; expected"):
+        y.sum().backward()

@@ -388,7 +388,8 @@ def _ord(ord, op):
     if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
         return float(number_arg(ord, op, "ord"))
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
-        raise TypeError(f"{op}(): argument 'ord' must be Number, not {type(ord).__name__}")
+        where = "argument 'ord' (position 2)"
+        raise TypeError(f"{op}(): {where} must be Number, not {type(ord).__name__}")
     return float(ord)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, _memory_format
 from minitorch._ops._common import index, wrap_dim
+from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import grad_mode
@@ -166,7 +167,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
-    return _write(name_node(r, "IndexReduceBackward0"), out)
+    return _write(watch_indices(name_node(r, "IndexReduceBackward0"), index), out)
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):

@@ -425,7 +425,7 @@ def test_norm_errors():
     )
     raises(
         TypeError,
-        "argument 'ord' must be Number, not str",
+        r"argument 'ord' \(position 2\) must be Number, not str",
         mt.linalg.vector_norm,
         mt.ones(2),
         "fro",
