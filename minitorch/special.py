@@ -1,8 +1,8 @@
 """minitorch.special: torch.special's functions, mostly other names for minitorch's own ops.
 
 Mirrors torch.special. The functions torch has only here (erfcx, ndtri, log_ndtr, i0e, i1, i1e,
-xlog1py, entr, zeta, the Bessel functions, the orthogonal polynomials) live in
-minitorch/_ops/special_more.py.
+xlog1py, entr, zeta, the Bessel functions) live in minitorch/_ops/special_more.py, the
+orthogonal polynomials in minitorch/_ops/special_poly.py.
 """
 
 from __future__ import annotations
@@ -42,19 +42,11 @@ from minitorch._ops.special_more import (
     bessel_j1,
     bessel_y0,
     bessel_y1,
-    chebyshev_polynomial_t,
-    chebyshev_polynomial_u,
-    chebyshev_polynomial_v,
-    chebyshev_polynomial_w,
     entr,
     erfcx,
-    hermite_polynomial_h,
-    hermite_polynomial_he,
     i0e,
     i1,
     i1e,
-    laguerre_polynomial_l,
-    legendre_polynomial_p,
     log_ndtr,
     modified_bessel_i0,
     modified_bessel_i1,
@@ -63,12 +55,22 @@ from minitorch._ops.special_more import (
     ndtri,
     scaled_modified_bessel_k0,
     scaled_modified_bessel_k1,
+    xlog1py,
+    zeta,
+)
+from minitorch._ops.special_poly import (
+    chebyshev_polynomial_t,
+    chebyshev_polynomial_u,
+    chebyshev_polynomial_v,
+    chebyshev_polynomial_w,
+    hermite_polynomial_h,
+    hermite_polynomial_he,
+    laguerre_polynomial_l,
+    legendre_polynomial_p,
     shifted_chebyshev_polynomial_t,
     shifted_chebyshev_polynomial_u,
     shifted_chebyshev_polynomial_v,
     shifted_chebyshev_polynomial_w,
-    xlog1py,
-    zeta,
 )
 from minitorch.autograd.function import scalar_node
 
