@@ -1010,7 +1010,17 @@ def _owned(g: Tensor, create_graph: bool = False, leaf: bool = False) -> Tensor:
         and g._device.backend.owns_data(g._data)
     ):
         return g
-    return _make(g._data.copy(), g._device, False, None)
+    if leaf:
+        return _copied(g._data.copy(), g._device)
+    return _make(g._data.copy(), g._device, False, None)  # a retained grad: torch clones
+
+
+def _copied(data, device) -> Tensor:
+    """A gradient copied into a new .grad: torch fills new memory with copy_, so its version
+    starts at 1."""
+    t = _make(data, device, False, None)
+    t._vc[0] = 1
+    return t
 
 
 def _graph_copy(g: Tensor, leaf: bool) -> Tensor:
@@ -1102,10 +1112,10 @@ def _laid_as(g: Tensor, leaf: Tensor) -> Tensor:
     if v.flags.c_contiguous:
         if d.flags.c_contiguous:
             return g
-        return _make(g._device.backend.xp.ascontiguousarray(d), g._device, False, None)
+        return _copied(g._device.backend.xp.ascontiguousarray(d), g._device)
     xp = g._device.backend.xp
     laid = _memory_format.like(xp, v, xp.ascontiguousarray(d))
-    return g if laid is d else _make(laid, g._device, False, None)
+    return g if laid is d else _copied(laid, g._device)
 
 
 def _add_into(old: Tensor, g: Tensor) -> bool:

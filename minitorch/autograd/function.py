@@ -691,7 +691,7 @@ class Function(metaclass=FunctionMeta):
             # torch reports the inputs' requires_grad even when grad mode is off.
             ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
             out = _user_forward(cls, ctx, args, kwargs, False)
-            return _apply_general(cls, ctx, device, False, args, kwargs, out)
+            return _apply_user(cls, ctx, device, False, args, out)
         # No node: a built-in forward gets the backend's shared NullCtx (see its docstring).
         backend = device.backend
         ctx = backend.null_ctx
@@ -839,12 +839,12 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
     ctx._to_save = None
     ctx._saved = None
     if not cls._builtin:
-        ctx.needs_input_grad = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         shown = tuple([i for i, a in enumerate(args) if isinstance(a, Tensor)])
         if len(shown) < len(args):  # torch's node lists the Tensor arguments only
             ctx._shown = shown
+        _connect(ctx, args)  # the inputs' history before forward (which may change it in place)
         out = _user_forward(cls, ctx, args, kwargs, True)
-        return _apply_general(cls, ctx, device, True, args, kwargs, out)
+        return _apply_user(cls, ctx, device, True, args, out)
     # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,
     # in the same loop that finds needs_input_grad.
     _connect(ctx, args)
@@ -1047,112 +1047,228 @@ def _edge(t: Tensor):
 
 
 def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False):
-    """Multi-output ops, user Functions returning Tensors, in-place (mark_dirty) functions."""
-    is_tuple = out.__class__ is tuple
-    outs = out if is_tuple else (out,)
-    arrays = tuple(o._data if isinstance(o, Tensor) else o for o in outs)
-    dirty = ctx.__dict__.get("_dirty", ())
-    non_diff = ctx.__dict__.get("_non_diff", ())
+    """A built-in op returning a tuple (a multi-output op: max with its indices, ...): each array
+    a Tensor, recorded with this node where it is of a float dtype. A custom Function's outputs
+    go through _apply_user."""
+    arrays = tuple(o._data if isinstance(o, Tensor) else o for o in out)
     results = []
-    for o in outs:
-        if o is None or not (isinstance(o, Tensor) or _is_array(device, o)):
-            results.append(o)  # non-tensor outputs pass through
-            continue
-        if isinstance(o, Tensor) and any(o is d for d in dirty):
-            t = o  # in-place: the input itself is the output; its history is rebased below
-        elif (
-            isinstance(o, Tensor)
-            and o._requires_grad
-            and (not record or any(o is n for n in non_diff))
-            and any(o is a for a in args)
-        ):
-            # An input that requires grad returned with no gradient to give (under no_grad, or
-            # marked non-differentiable): torch returns it detached, an alias outside the graph.
-            t = _make(o._data, device, False, None, 0)
-            t._vc = o._vc
-        elif isinstance(o, Tensor) and any(o is a for a in args):
-            # Returning an input unchanged: torch returns a view (a new tensor object).
-            t = _make(o._data, device, False, None, 0)
-            t._vc = o._vc
-            t._base = o._base if o._base is not None else o
-            t._view_version = o._vc[0]  # its grad_fn is this node's until the data changes
-            t._view_chain = o._view_chain if o._base is not None else ()
-        elif isinstance(o, Tensor) and o._base is not None and not cls._builtin:
-            # A view made in a user's forward (a.view(-1)) stays a view of its base, as in torch.
-            t = _make(o._data, device, o._requires_grad and o._grad_fn is None, None, 0)
-            t._vc = o._vc
-            t._base = o._base
-            t._view_version = o._vc[0]
-            t._view_chain = o._view_chain
-            if not record and o.__dict__.get("_no_grad_view"):
-                t._no_grad_view = True  # no node: it is what the forward made
-        elif isinstance(o, Tensor) and (o._requires_grad or o._grad_fn is not None):
-            t = _make(o._data, device, False, None, 0)
+    for o in out:
+        if isinstance(o, Tensor):
+            fresh = o._requires_grad or o._grad_fn is not None
+            t = _make(o._data, device, False, None, 0) if fresh else o
+        elif o is not None and _is_array(device, o):
+            t = _make(o, device, False, None, 0)
         else:
-            t = o if isinstance(o, Tensor) else _make(o, device, False, None, 0)
+            t = o  # non-tensor outputs pass through
         results.append(t)
-
     if record:
-        ctx._n_out = len(outs)
+        ctx._n_out = len(out)
         ctx._out_device = device
-        if len(outs) > 1:  # for zero-filling the gradients of unused outputs
+        if len(out) > 1:  # for zero-filling the gradients of unused outputs
             ctx._out_shapes = tuple(
                 (o.shape, o.dtype) if _is_array(device, o) else None for o in arrays
             )
         if not connected:
             _connect(ctx, args)
         for i, t in enumerate(results):
-            if not isinstance(t, Tensor):
+            if isinstance(t, Tensor) and t.dtype.is_floating_point:
+                t._requires_grad = True
+                t._grad_fn = ctx
+                t._output_nr = i
+    if cls._is_view:
+        for t in results:
+            if isinstance(t, Tensor):
+                _mark_view(t, args[0], cls, args[1:], kwargs)
+    if record:
+        _pack_saved(ctx, results, arrays)
+    return tuple(results)
+
+
+# NOTE [ Custom Function outputs ]
+# What a custom Function's forward returned becomes its outputs as torch's _wrap_outputs makes
+# them. First the marks: mark_non_differentiable and mark_dirty take tensors only, every tensor
+# marked dirty has its version bumped, and each must be returned. Then, per output, in order:
+# - not differentiable (no node is recorded, or the output is marked non-differentiable, or is
+#   not of a float or complex dtype): an input that requires grad is returned as a detached
+#   alias; one that does not, unless marked dirty, as a new view of itself; anything else as
+#   it is (a view the forward took of an input that requires grad stays such a no_grad view);
+# - marked dirty: the input itself takes the node as its history (refused for a leaf that
+#   requires grad or a view of one, and for a view when the Function returns more than one
+#   output: the rebase on its base can rewrite one output only);
+# - an input returned as-is: a new view of it, with the node as grad_fn (refused where a
+#   setup_context Function also saved it);
+# - anything else: the output with the node as grad_fn.
+# An output that is a view (other than a dirty input) is marked as made in a custom Function,
+# so in-place changes through it, or of its base while it is used, are refused (NOTE [ Views
+# made by custom Functions ]); with more than one differentiable output the mark says so, as
+# torch's error then names a function returning multiple views.
+_DIFFERENTIABLE_KINDS = frozenset("fc")  # numpy dtype kinds of float and complex tensors
+
+
+def _apply_user(cls, ctx, device, record, args, out):
+    """A custom Function's outputs wrapped as torch wraps them (NOTE [ Custom Function
+    outputs ]), the node connected and what it saves packed."""
+    is_tuple = out.__class__ is tuple
+    outs = out if is_tuple else (out,)
+    attrs = ctx.__dict__
+    non_diff = attrs.get("_non_diff", ())
+    dirty = attrs.get("_dirty", ())
+    for t in non_diff:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(
+                "mark_non_differentiable only accepts variable arguments, but got "
+                f"{type(t).__name__}"
+            )
+    for i, t in enumerate(dirty):
+        if not isinstance(t, Tensor):
+            raise RuntimeError(
+                f"mark_dirty can only accept variables, but argument {i} is of type "
+                f"{type(t).__name__}"
+            )
+    for t in dirty:
+        t._vc[0] += 1
+    if dirty:
+        _check_dirty_returned(dirty, outs)
+    if record:
+        ctx._n_out = len(outs)
+        ctx._out_device = device
+        if len(outs) > 1:  # for zero-filling the gradients of unused outputs
+            ctx._out_shapes = tuple(
+                (o._data.shape, o._data.dtype)
+                if isinstance(o, Tensor)
+                else (o.shape, o.dtype)
+                if _is_array(device, o)
+                else None
+                for o in outs
+            )
+    kept = ctx._to_save or () if cls._has_setup_context else ()
+    results = []
+    diff = []  # per output: whether it is differentiable (has this node as grad_fn)
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            if o is not None and _is_array(device, o):
+                o = _make(o, device, False, None, 0)
+            else:
+                results.append(o)  # non-tensor outputs pass through
+                diff.append(False)
                 continue
-            # outs[i]: what forward marked (t may be a new alias of it)
-            if any(outs[i] is n for n in non_diff) or not t.dtype.is_floating_point:
-                if t._base is not None and t._requires_grad:
-                    # a view the forward took under no_grad of a base that requires grad:
-                    # torch leaves it as it was made (NOTE [ Views and grad mode ])
-                    t._no_grad_view = True
-                    if not cls._builtin:  # (for the message of an in-place op on it)
-                        t._view_chain += (_IN_CUSTOM_FUNCTION,)
-                else:
-                    t._requires_grad = False
-                continue
-            if any(t is d for d in dirty):
-                _check_inplace_leaf(t, cls._builtin)
-                t._vc[0] += 1
-                _rebase_history(t, ctx, i)
-                continue
+        is_input = any(o is a for a in args)
+        modified = any(o is d for d in dirty)
+        differentiable = (
+            record
+            and o._data.dtype.kind in _DIFFERENTIABLE_KINDS
+            and not any(o is n for n in non_diff)
+        )
+        if not differentiable:
+            if not o._requires_grad:
+                t = _alias_of_input(o, kept, device) if is_input and not modified else o
+            elif is_input or o._base is None:
+                # torch returns a detached alias (it detaches a non-input in place, which
+                # here would change the caller's tensor: an alias is returned instead)
+                t = _make(o._data, device, False, None, 0)
+                t._vc = o._vc
+            else:  # a view of an input that requires grad, taken under no_grad in forward
+                t = _view_made_in_forward(o, device)
+                t._no_grad_view = True
+        elif modified:
+            _check_inplace_leaf(o, False)
+            if not is_input:
+                warnings.warn(
+                    "ctx.mark_dirty() received a tensor that was not an input. Only input "
+                    "Tensors that have been mutated should be passed to ctx.mark_dirty().",
+                    stacklevel=3,
+                )
+            if o._base is not None:
+                if len(outs) > 1:
+                    raise RuntimeError(_DIRTY_VIEW_MULTI)
+                from minitorch._ops.inplace import _check_leaf
+
+                _check_leaf(o, "mark_dirty", writes=False)  # a view of a leaf, a no_grad view
+            _rebase_history(o, ctx, i)
+            t = o
+        else:
+            if is_input:
+                t = _alias_of_input(o, kept, device)
+            elif o._base is not None:
+                t = _view_made_in_forward(o, device)
+            elif o._requires_grad or o._grad_fn is not None:
+                t = _make(o._data, device, False, None, 0)
+            else:
+                t = o
             t._requires_grad = True
             t._grad_fn = ctx
             t._output_nr = i
-            if t._base is not None and not cls._builtin:
-                t._view_chain += (_IN_CUSTOM_FUNCTION,)  # NOTE [ Views made by custom Functions ]
-        if cls._builtin and cls._is_view:
-            for t in results:
-                if isinstance(t, Tensor):
-                    _mark_view(t, args[0], cls, args[1:], kwargs)
-        # a saved output is found as forward returned it (results may hold a new alias of it),
-        # except an input returned as output: saving that saves the input, as in torch
-        own = tuple(None if any(o is a for a in args) else o for o in outs)
-        _pack_saved(ctx, results, arrays, own)
-    else:
+        if t._base is not None and not (is_input and modified):
+            t._view_chain += (_IN_CUSTOM_FUNCTION,)  # NOTE [ Views made by custom Functions ]
+        results.append(t)
+        diff.append(differentiable)
+    if sum(diff) > 1:
         for t in results:
-            if isinstance(t, Tensor) and any(t is d for d in dirty):
-                t._vc[0] += 1
-        if cls._builtin and cls._is_view:
-            for t in results:
-                if isinstance(t, Tensor):
-                    _mark_view(t, args[0], cls, args[1:], kwargs)
-    if dirty:
-        _check_dirty_returned(dirty, outs)
+            if isinstance(t, Tensor) and t._base is not None and t.dtype.is_floating_point:
+                t._view_chain = t._view_chain[:-1] + (_MULTI_OUTPUT_VIEW,)
+    if record:
+        # a saved output is found as forward returned it (results may hold a new alias of
+        # it), except an input returned as-is (saving that saves the input, as in torch) and an
+        # output that is not differentiable (saved as the tensor returned, as torch saves a
+        # leaf: the same object at unpack)
+        own = tuple(
+            o if d and not any(o is a for a in args) else _NOT_OWN
+            for o, d in zip(outs, diff, strict=True)
+        )
+        shown = tuple(t if d else _NOT_OWN for t, d in zip(results, diff, strict=True))
+        arrays = tuple(
+            t._data if d and isinstance(t, Tensor) else _NOT_OWN
+            for t, d in zip(results, diff, strict=True)
+        )
+        _pack_saved(ctx, shown, arrays, own)
     return tuple(results) if is_tuple else results[0]
 
 
+_NOT_OWN = object()  # an output slot a saved tensor is never matched to (see _apply_user)
+
+_DIRTY_VIEW_MULTI = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one "
+    "doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do "
+    "this change."
+)
+_SAVED_INPUT_RETURNED = (
+    "An input that has been returned as-is as output is being saved for backward. This is not "
+    "supported if you override setup_context. You should return and save a view of the input "
+    "instead, e.g. with x.view_as(x) or setup ctx inside the forward function itself."
+)
+
+
+def _alias_of_input(o: Tensor, kept, device) -> Tensor:
+    """An input returned as-is: torch returns a new view of it (no history of its own),
+    which a Function with setup_context must not have saved (`kept`: what it saved)."""
+    if any(o is k for k in kept):
+        raise RuntimeError(_SAVED_INPUT_RETURNED)
+    t = _make(o._data, device, False, None, 0)
+    t._vc = o._vc
+    t._base = o._base if o._base is not None else o
+    t._view_version = o._vc[0]  # its grad_fn is the node's until the data changes
+    t._view_chain = o._view_chain if o._base is not None else ()
+    return t
+
+
+def _view_made_in_forward(o: Tensor, device) -> Tensor:
+    """A view the forward took (a.view(-1), inter.t()): a view of the same base, as in torch."""
+    t = _make(o._data, device, o._requires_grad and o._grad_fn is None, None, 0)
+    t._vc = o._vc
+    t._base = o._base
+    t._view_version = o._vc[0]
+    t._view_chain = o._view_chain
+    return t
+
+
 def _check_dirty_returned(dirty, outs):
-    """torch's error for a tensor a custom Function marked dirty and did not return; its
-    version is bumped first, as torch bumps every dirty tensor's."""
-    missing = [d for d in dirty if not any(d is o for o in outs)]
-    if missing:
-        for d in missing:
-            d._vc[0] += 1
+    """torch's error for a tensor a custom Function marked dirty and did not return (its
+    version was bumped before, as torch bumps every dirty tensor's)."""
+    if any(not any(d is o for o in outs) for d in dirty):
         raise RuntimeError(
             "Some elements marked as dirty during the forward method were not returned as "
             "output. The inputs that are modified inplace must all be outputs of the Function."
@@ -1246,6 +1362,8 @@ def _unpack_hooked(node, obj, unpack, place, nr):
         t = _make(u._data, node._out_device, True, node, nr)
     else:
         grad_fn, output_nr, requires_grad, acc = place
+        if grad_fn is None and not requires_grad and not u._requires_grad:
+            return u  # nothing to attach: torch returns what unpack returned
         t = _make(u._data, u._device, requires_grad, grad_fn, output_nr)
         if acc is not None:
             t._grad_acc = acc  # gradients reach the saved leaf itself
@@ -1359,6 +1477,10 @@ def _replay_view(base: Tensor, chain) -> Tensor:
 def _regenerate_view_grad_fn(view: Tensor):
     """The base changed in place since the view's grad_fn was recorded: replay the view on it."""
     base = view._base
+    if _in_custom_function(view) and (base._requires_grad or view._grad_fn is not None):
+        # raised at every use, as torch does (the Function's node is the view's history even
+        # where its base does not require grad)
+        _custom_view_error(view, "its base or another view of its base has been modified inplace")
     if view.__dict__.get("_no_grad_view"):
         view._view_version = view._vc[0]
         return
@@ -1369,8 +1491,6 @@ def _regenerate_view_grad_fn(view: Tensor):
             _replay_current(view)
         view._view_version = view._vc[0]
         return
-    if _in_custom_function(view):  # (raised at every use, as torch does)
-        _custom_view_error(view, "its base or another view of its base has been modified inplace")
     view._view_version = view._vc[0]
     # The view's history follows its data whatever the current mode: regenerating under no_grad
     # (repr, a .grad_fn look-up) must not leave the old history marked as current.
@@ -1468,26 +1588,41 @@ class _CustomFunctionView:
     """The chain entry marking a view made by a custom Function (no data change)."""
 
     @staticmethod
-    def apply(t):
+    def apply(t, multi=False):
         return t
 
 
 _IN_CUSTOM_FUNCTION = (_CustomFunctionView, (), {})
+# the mark of a view among two or more differentiable outputs (NOTE [ Custom Function outputs ])
+_MULTI_OUTPUT_VIEW = (_CustomFunctionView, (), {"multi": True})
 
 
 def _in_custom_function(view: Tensor) -> bool:
-    return any(e is _IN_CUSTOM_FUNCTION for e in view._view_chain)
+    return any(e[0] is _CustomFunctionView for e in view._view_chain)
 
 
 def _custom_view_error(view: Tensor, what: str):
     """torch's error for an in-place change that would override a custom Function's backward."""
-    raise RuntimeError(
-        f"Output {view._output_nr} of {_short_name(view._grad_fn)} is a view and {what}. This "
-        "view was created inside a custom Function (or because an input was returned as-is) and "
-        "the autograd logic to handle view+inplace would override the custom backward associated "
-        "with the custom Function, leading to incorrect gradients. This behavior is forbidden. "
-        "You can fix this by cloning the output of the custom Function."
-    )
+    fn = view._grad_fn
+    if fn is not None:
+        head = f"Output {view._output_nr} of {_short_name(fn)} is a view and {what}."
+    else:  # a view the Function returned with no history (grad mode was off, or its output
+        # was not differentiable)
+        head = f"A view was created in no_grad mode and {what} with grad mode enabled."
+    if any(e is _MULTI_OUTPUT_VIEW for e in view._view_chain):
+        tail = (
+            "This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one."
+        )
+    else:
+        tail = (
+            "This view was created inside a custom Function (or because an input was returned "
+            "as-is) and the autograd logic to handle view+inplace would override the custom "
+            "backward associated with the custom Function, leading to incorrect gradients. This "
+            "behavior is forbidden. You can fix this by cloning the output of the custom Function."
+        )
+    raise RuntimeError(f"{head} {tail}")
 
 
 # NOTE [ retain_grad follows the tensor ]
