@@ -122,13 +122,53 @@ def _narrow(dt, r):
     return r if dt is None else r.to(dt)
 
 
-def _sigmoid_arr(xp, x):
-    e = xp.exp(-xp.abs(x))  # exp of a non-positive number only: no overflow
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
 def _softplus_arr(xp, z):
     return xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))
+
+
+# NOTE [ Branch-free selects ]
+# NumPy's where(cond, a, b) branches on every element: on a mask without long runs (the signs of
+# activations) the mispredictions make it the slowest pass of a kernel by far ((1000, 1000)
+# float32 of random signs: 8.7 ms, against 0.07 ms for an add and 0.08 ms for torch's whole
+# leaky_relu). On the CPU the kernels below select on the arrays' bits instead: with m all ones
+# where cond holds and zero elsewhere (cond cast to integers, negated), where(cond, a, b) is
+# b ^ ((a ^ b) & m) and where(cond, g, 0) is g & m, bit for bit what where returns, in five and
+# three passes without branches (0.5 ms and 0.25 ms). Small arrays (below ~2k elements where costs
+# less than the extra calls) and other devices (CuPy's where is one kernel without branches)
+# keep where.
+_SELECT_MIN = 1 << 11
+_INT_OF_SIZE = {2: "int16", 4: "int32", 8: "int64"}
+_SIGN_OF_SIZE = {4: -(2**31), 8: -(2**63)}  # the sign bit of float32 and float64, as integers
+
+
+def _bit_mask(xp, cond, itemsize):
+    """cond as integers of itemsize bytes: all ones where it holds, else zero."""
+    m = cond.astype(_INT_OF_SIZE[itemsize])
+    return xp.negative(m, out=m)
+
+
+def _select(device, cond, a, b):
+    """where(cond, a, b) for arrays a and b of one dtype (either may be 0-d) of cond's shape.
+    See NOTE [ Branch-free selects ]"""
+    xp = device.backend.xp
+    if device.type != "cpu" or cond.size < _SELECT_MIN:
+        return xp.where(cond, a, b)
+    m = _bit_mask(xp, cond, b.dtype.itemsize)
+    b_bits = b.view(m.dtype)
+    d = xp.bitwise_xor(a.view(m.dtype), b_bits)
+    xp.bitwise_and(d, m, out=d)
+    xp.bitwise_xor(d, b_bits, out=d)
+    return d.view(b.dtype)
+
+
+def _keep(device, cond, g):
+    """where(cond, g, 0) for an array g of cond's shape. See NOTE [ Branch-free selects ]"""
+    xp = device.backend.xp
+    if device.type != "cpu" or cond.size < _SELECT_MIN:
+        return xp.where(cond, g, xp.zeros((), g.dtype))
+    m = _bit_mask(xp, cond, g.dtype.itemsize)
+    xp.bitwise_and(m, g.view(m.dtype), out=m)
+    return m.view(g.dtype)
 
 
 # --- piecewise linear ---
@@ -157,7 +197,7 @@ class Hardtanh(Function):
             return NotImplemented
         (a,) = ctx._stored_arrays()
         lo, hi = ctx.bounds
-        return ctx.xp.where((a <= lo) | (a >= hi), ctx.xp.zeros((), grad.dtype), grad)
+        return _keep(ctx._out_device, ~((a <= lo) | (a >= hi)), grad)  # NaN a: kept
 
 
 class HardtanhBackward(Function):
@@ -180,8 +220,7 @@ class HardtanhBackward(Function):
             outside = (x <= f32(min_val)) | (x >= f32(max_val))
         else:
             outside = ((a <= min_val) | (a >= max_val))._data
-        g = grad._data
-        return ctx.xp.where(outside, ctx.xp.zeros((), g.dtype), g)
+        return _keep(grad._device, ~outside, grad._data)
 
     @staticmethod
     def backward(ctx, g):
@@ -229,7 +268,19 @@ class LeakyRelu(Function):
         ctx.slope = negative_slope
         x = a._data
         y = opmath_array(x)
-        return _arr(ctx.xp, ctx.xp.where(y > 0, y, y * negative_slope).astype(x.dtype, copy=False))
+        scaled = y * negative_slope
+        if not y.ndim:
+            out = ctx.xp.where(y > 0, y, scaled)
+        elif 0 < negative_slope <= 1 and y.dtype.type(negative_slope) > 0:
+            # where(y > 0, y, y * slope) is the larger of the two (bit for bit) for a slope in
+            # (0, 1], the smaller for one above 1: two passes, no select (NOTE [ Branch-free
+            # selects ]). (A slope rounding to 0 would pick inf * 0 = NaN over an inf y.)
+            out = ctx.xp.maximum(y, scaled, out=scaled)
+        elif negative_slope > 1:
+            out = ctx.xp.minimum(y, scaled, out=scaled)
+        else:
+            out = _select(a._device, y > 0, y, scaled)
+        return _arr(ctx.xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -241,7 +292,7 @@ class LeakyRelu(Function):
         if grad.itemsize == 2:  # a number operand: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
         (a,) = ctx._stored_arrays()
-        return ctx.xp.where(a > 0, grad, grad * ctx.slope)
+        return _select(ctx._out_device, a > 0, grad, grad * ctx.slope)
 
 
 class LeakyReluBackward(Function):
@@ -259,7 +310,7 @@ class LeakyReluBackward(Function):
             scaled = (g.astype("float32") * negative_slope).astype(g.dtype)
         else:
             scaled = g * negative_slope
-        return ctx.xp.where(a._data > 0, g, scaled)
+        return _select(grad._device, a._data > 0, g, scaled)
 
     @staticmethod
     def backward(ctx, g):
@@ -276,6 +327,8 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     _float_only(input, "leaky_relu_cpu", "leaky_relu")
     # NOTE [ Number-like arguments ]
     negative_slope = _number(negative_slope, "leaky_relu", "negative_slope", 2)
+    if isinstance(negative_slope, complex):
+        raise RuntimeError("value cannot be converted to type float without overflow")
 
     def compute(x):
         return LeakyRelu.apply(x, negative_slope=negative_slope)
@@ -320,7 +373,7 @@ class HardsigmoidBackward(Function):
             scaled = (g.astype("float32") * _ONE_SIXTH_F32).astype(g.dtype)
         else:
             scaled = g * _ONE_SIXTH_F32
-        return ctx.xp.where((x > -3) & (x < 3), scaled, ctx.xp.zeros((), g.dtype))
+        return _keep(grad._device, (x > -3) & (x < 3), scaled)
 
     @staticmethod
     def backward(ctx, g):
@@ -387,7 +440,7 @@ class Hardshrink(Function):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
         x = a._data
-        return _arr(ctx.xp, ctx.xp.where(_outside(x, lambd), x, ctx.xp.zeros((), x.dtype)))
+        return _arr(ctx.xp, _keep(a._device, _outside(x, lambd), x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -405,8 +458,7 @@ class HardshrinkBackward(Function):
     def forward(ctx, grad, a, *, lambd):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
-        g = grad._data
-        return ctx.xp.where(_outside(a._data, lambd), g, ctx.xp.zeros((), g.dtype))
+        return _keep(grad._device, _outside(a._data, lambd), grad._data)
 
     @classmethod
     def backward(cls, ctx, g):
@@ -448,9 +500,27 @@ class Softshrink(Function):
         x = a._data
         y = opmath_array(x)
         lam = y.dtype.type(lambd)
-        # the middle piece is y * 0, so a NaN passes through as in torch
-        out = xp.where(y > lam, y - lam, xp.where(y < -lam, y + lam, y * 0))
+        if a._device.type != "cpu" or not y.ndim:
+            # the middle piece is y * 0, so a NaN passes through as in torch
+            out = xp.where(y > lam, y - lam, xp.where(y < -lam, y + lam, y * 0))
+        else:
+            out = Softshrink.kernel(xp, y, lam)
         return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def kernel(xp, y, lam):
+        """The where's above without a select (NOTE [ Branch-free selects ]), bit for bit:
+        y - clip(y, -lam, lam) is y - lam above lam, y + lam below -lam and +0 between, and y's
+        sign bit, or'ed in, makes the last y * 0 (-0 for a negative y), as the other two
+        already have y's sign. A NaN y stays NaN (clip passes it). Four passes: (1000, 1000)
+        float32, 20 ms with the where's, 0.35 ms (torch: 0.11 ms)."""
+        out = xp.clip(y, -lam, lam)
+        xp.subtract(y, out, out=out)
+        size = y.dtype.itemsize
+        bits = out.view(_INT_OF_SIZE[size])
+        sign = xp.bitwise_and(y.view(bits.dtype), _SIGN_OF_SIZE[size])
+        xp.bitwise_or(bits, sign, out=bits)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -494,7 +564,11 @@ class Threshold(Function):
         x = a._data
         y = opmath_array(x)
         th, v = _threshold_args(y, threshold, value)
-        return _arr(xp, xp.where(y <= th, v, y).astype(x.dtype, copy=False))
+        if y.dtype.kind == "f" and y.ndim:
+            out = _select(a._device, y <= th, xp.asarray(v), y)
+        else:  # integers: the value in y's dtype as where gives it
+            out = xp.where(y <= th, v, y)
+        return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -515,7 +589,7 @@ class ThresholdBackward(Function):
         y = opmath_array(a._data)
         g = grad._data
         th, _ = _threshold_args(y, threshold, 0)
-        return ctx.xp.where(y <= th, ctx.xp.zeros((), g.dtype), g)
+        return _keep(grad._device, ~(y <= th), g)  # NaN a: kept
 
     @staticmethod
     def backward(ctx, g):
@@ -573,10 +647,14 @@ class Elu(Function):
         xp = ctx.xp
         x = a._data
         y = opmath_array(x)
-        neg = xp.expm1(xp.minimum(y, 0) * input_scale) * (alpha * scale)
-        # zeros take the linear branch: torch's elu(±0) is ±0 for every alpha, and minimum's
-        # +0 would lose -0's sign in the other one
-        return _arr(xp, xp.where(y >= 0, y * scale, neg).astype(x.dtype, copy=False))
+        # the negative branch everywhere, in place: the select ignores it where y >= 0, so an
+        # overflow to inf there is harmless (no minimum(y, 0) pass; NOTE [ Branch-free selects ])
+        neg = _arr(xp, y * input_scale)
+        xp.expm1(neg, out=neg)
+        xp.multiply(neg, alpha * scale, out=neg)
+        # zeros take the linear branch: torch's elu(±0) is ±0 for every alpha
+        out = _select(a._device, y >= 0, _arr(xp, y * scale), neg)
+        return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -614,8 +692,14 @@ class Elu(Function):
         (a,) = ctx._stored_arrays()
         alpha, scale, input_scale = ctx.coefs
         xp = ctx.xp
-        neg = grad * xp.exp(xp.clip(a, None, 0) * input_scale) * (scale * alpha * input_scale)
-        return xp.where(a <= 0, neg, grad * scale)  # NaN a: the linear branch, as torch
+        # a > 0 takes the linear branch below: exp(a * i) may overflow there (harmlessly), so
+        # a need not be clipped to 0 (NOTE [ Branch-free selects ])
+        neg = _arr(xp, a * input_scale)
+        xp.exp(neg, out=neg)
+        xp.multiply(grad, neg, out=neg)
+        xp.multiply(neg, scale * alpha * input_scale, out=neg)
+        # NaN a: the linear branch, as torch
+        return _select(ctx._out_device, a <= 0, neg, grad * scale)
 
 
 class Celu(Elu):
@@ -867,9 +951,17 @@ class Silu(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
+        xp = ctx.xp
         x = a._data
         y = opmath_array(x)
-        return _arr(ctx.xp, (y * _sigmoid_arr(ctx.xp, y)).astype(x.dtype, copy=False))
+        # torch's formula, y / (1 + exp(-y)), in four passes over one buffer (the audit's
+        # (1000, 1000) float32: 10.4 ms for y * sigmoid(y) by a where, 0.5 ms): exp(-y)
+        # overflowing to inf below about -88 (float32) gives torch's -0
+        out = _arr(xp, -y)
+        xp.exp(out, out=out)
+        xp.add(out, 1, out=out)
+        xp.divide(y, out, out=out)
+        return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
     def backward(ctx, grad):
@@ -882,8 +974,14 @@ class Silu(Function):
         if grad.itemsize == 2:  # number operands: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
         (a,) = ctx._stored_arrays()
-        s = Sigmoid.kernel(ctx.xp, a)
-        return grad * s * (a * (1 - s) + 1)
+        xp = ctx.xp
+        s = Sigmoid.kernel(xp, a)
+        # the Tensor formula's products in its order, over two buffers
+        t = _arr(xp, 1 - s)
+        xp.multiply(t, a, out=t)
+        xp.add(t, 1, out=t)
+        xp.multiply(s, grad, out=s)
+        return xp.multiply(s, t, out=s)
 
 
 def silu(input, inplace=False):
@@ -929,8 +1027,17 @@ class Softplus(Function):
         xp = ctx.xp
         x = a._data
         y = opmath_array(x)
-        z = y * beta
-        out = xp.where(z > threshold, y, _softplus_arr(xp, z) / beta)
+        z = _arr(xp, y * beta)
+        # _softplus_arr(z) / beta over one buffer (the select ignores it above the threshold)
+        out = xp.abs(z, out=xp.empty_like(z))
+        xp.negative(out, out=out)
+        xp.exp(out, out=out)
+        xp.log1p(out, out=out)
+        # + max(z, 0): clip is NumPy's fast kernel for it (maximum with a number is not); only a
+        # zero's sign could differ, which adding log(2) drops
+        xp.add(out, xp.clip(z, 0, math.inf), out=out)
+        xp.divide(out, beta, out=out)
+        out = _select(a._device, z > threshold, y, out)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -949,7 +1056,9 @@ class Softplus(Function):
         (a,) = ctx._stored_arrays()
         beta, threshold = ctx.params
         z = a * beta
-        return ctx.xp.where(z > threshold, grad, grad * Sigmoid.kernel(ctx.xp, z))
+        s = Sigmoid.kernel(ctx.xp, z)
+        ctx.xp.multiply(grad, s, out=s)
+        return _select(ctx._out_device, z > threshold, grad, s)
 
 
 def softplus(input, beta=1.0, threshold=20.0, *, out=None):
