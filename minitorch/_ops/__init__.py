@@ -56,6 +56,9 @@ _LAZY_FAMILIES = {
     "cumulative": """
         cumsum cumprod cummax cummin logcumsumexp diff
     """,
+    "distance": """
+        cdist
+    """,
     "grouped_mm": """
         _grouped_mm
     """,
@@ -67,7 +70,7 @@ _LAZY_FAMILIES = {
     """,
     "linalg_more": """
         addmm_ addbmm_ addmv_ baddbmm_ addr addr_ cross linalg_cross dist renorm renorm_ cov
-        corrcoef cdist block_diag vander linalg_vander chain_matmul linalg_multi_dot
+        corrcoef block_diag vander linalg_vander chain_matmul linalg_multi_dot
         trapezoid trapz cumulative_trapezoid nuclear_norm frobenius_norm
     """,
     "linalg_solve": """

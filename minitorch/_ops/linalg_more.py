@@ -1,14 +1,12 @@
 """Linear algebra composed from the primitives: in-place add*mm_, addr, cross, dist, renorm,
-cov/corrcoef, cdist, block_diag, vander, multi_dot, trapezoid, deprecated norms."""
+cov/corrcoef, block_diag, vander, multi_dot, trapezoid, deprecated norms."""
 
 from __future__ import annotations
 
-import math
 import numbers
 import operator
 import warnings
 
-from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, not_tensor, number, type_name, wrap_dim
 from minitorch._ops.inplace import apply_inplace
@@ -28,14 +26,13 @@ from minitorch._ops.linalg import (
     outer,
 )
 from minitorch._ops.pointwise import _type_label
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import Function
 
 # fmt: off
 __all__ = [
     "addmm_", "addbmm_", "addmv_", "baddbmm_", "addr", "addr_", "cross", "linalg_cross", "dist",
-    "renorm", "renorm_", "cov", "corrcoef", "cdist", "block_diag", "vander", "linalg_vander",
+    "renorm", "renorm_", "cov", "corrcoef", "block_diag", "vander", "linalg_vander",
     "chain_matmul", "linalg_multi_dot", "trapezoid", "trapz", "cumulative_trapezoid",
     "nuclear_norm", "frobenius_norm",
 ]
@@ -376,110 +373,6 @@ def corrcoef(input):
     std = c.diagonal().sqrt()
     c = c / std.unsqueeze(1) / std.unsqueeze(0)
     return _ops().clamp(c, -1, 1)
-
-
-@one_node("CdistBackward0")
-def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
-    """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist.
-    Differences from torch: compute_mode is checked but the direct formula is always used
-    (it holds a P x R x M difference tensor per batch)."""
-    _require_tensor(x1, "cdist", "x1", 1)
-    _require_tensor(x2, "cdist", "x2", 2)
-    if _autocast.state.any_enabled:
-        return _autocast.call(cdist, _autocast.FP32_CPU, (x1, x2, p, compute_mode))
-    from minitorch._ops.reduction_more import vector_norm
-
-    modes = (
-        "use_mm_for_euclid_dist_if_necessary",
-        "use_mm_for_euclid_dist",
-        "donot_use_mm_for_euclid_dist",
-    )
-    if compute_mode not in modes:
-        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
-    for name, x in (("X1", x1), ("X2", x2)):
-        if x.ndim < 2:
-            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
-        if not x.dtype.is_floating_point:
-            raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {_short(x.dtype)}"
-            )
-    if x1.shape[-1] != x2.shape[-1]:
-        raise RuntimeError(
-            f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
-        )
-    if p < 0:
-        raise RuntimeError("cdist only supports non-negative p values")
-    x2 = _cdist_kernel_dtypes(x1, x2, p, compute_mode)
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-    if p == 2:
-        # sqrt of the sum of squares with a zero gradient at zero distance, as torch
-        sq = (diff * diff).sum(-1)
-        pos = sq != 0  # (a NaN distance, from a NaN or inf - inf, stays NaN, as torch's)
-        safe = _ops().where(pos, sq, sq.new_ones(()))
-        return _ops().where(pos, safe.sqrt(), sq.new_zeros(()))
-    if p == 0:
-        # the count of differing coordinates, through sign so that the inputs get torch's zero
-        # gradient (vector_norm's count is not differentiable: no gradient at all); a NaN
-        # coordinate makes the count NaN, as torch's kernel (sign(nan) is 0)
-        ops = _ops()
-        return ops.where(diff.isnan(), math.nan, diff.sign().abs()).sum(-1)
-    if p == math.inf:
-        return LinfDistance.apply(diff)
-    return vector_norm(diff, p, -1)
-
-
-class LinfDistance(Function):
-    """out = max |diff| over the last dim;  grad_diff = grad * sign(diff) where |diff| == out.
-    cdist's and pdist's own backward: every coordinate tied for the max gets the whole gradient
-    (torch's kernels do so), where linalg.vector_norm's shares it among the ties."""
-
-    @staticmethod
-    def forward(ctx, diff):
-        x = diff._data
-        xp = ctx.xp
-        if x.shape[-1] == 0:  # no coordinates: distance 0, as torch (max has no identity)
-            out = xp.zeros(x.shape[:-1], dtype=x.dtype)
-        else:
-            out = xp.abs(x).max(axis=-1)
-        ctx.save_for_backward(diff, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        diff, out = ctx._stored_tensors
-        d = diff._data
-        # the ties as a constant 0/1 factor (a product, not a where: a NaN sign stays NaN, as torch)
-        tied = ctx.xp.abs(d) == out._data[..., None]
-        w = _make(tied.astype(d.dtype), diff._device, False, None)
-        return grad.unsqueeze(-1) * diff.sign() * w
-
-
-def _cdist_kernel_dtypes(x1, x2, p, compute_mode):
-    """x2, after the dtype checks of the kernel torch's cdist picks: no promotion. Empty inputs
-    take no kernel (the result has x1's dtype); the matmul form (p=2 with more than 25 rows, or
-    use_mm_for_euclid_dist) wants equal dtypes; the direct form is dispatched on x1's dtype,
-    which must be float32 or float64, and then wants x2's to be the same."""
-    if 0 in x1.shape or 0 in x2.shape:
-        return cast(x2, x1.dtype) if x2.dtype != x1.dtype else x2
-    by_mm = p == 2 and (
-        compute_mode == "use_mm_for_euclid_dist"
-        or compute_mode == "use_mm_for_euclid_dist_if_necessary"
-        and (x1.shape[-2] > 25 or x2.shape[-2] > 25)
-    )
-    if by_mm:
-        if x1.dtype != x2.dtype:
-            from minitorch._ops.linalg import _ctype
-
-            raise RuntimeError(
-                "expected m1 and m2 to have the same dtype, but got: "
-                f"{_ctype(x1.dtype)} != {_ctype(x2.dtype)}"
-            )
-        return x2
-    if x1.dtype in _dtype.HALF_FLOATS:
-        raise NotImplementedError(f"\"cdist\" not implemented for '{_short(x1.dtype)}'")
-    if x1.dtype != x2.dtype:
-        raise RuntimeError(f"expected scalar type {_short(x1.dtype)} but found {_short(x2.dtype)}")
-    return x2
 
 
 def block_diag(*tensors):

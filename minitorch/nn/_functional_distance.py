@@ -8,10 +8,10 @@ import math
 from minitorch import _dtype, _ops
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
+from minitorch._ops.distance import LinfDistance, PairwiseDistance2
 from minitorch._ops.inplace import check_out
-from minitorch._ops.linalg_more import LinfDistance
 from minitorch._ops.reduction_more import vector_norm
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import named, scalar_node
 
@@ -91,13 +91,11 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         # of non-empty rows)
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(f"\"pdist\" not implemented for '{name}'")
-    rows = [i for i in range(n) for _ in range(i + 1, n)]
-    cols = [j for i in range(n) for j in range(i + 1, n)]
+    if p == 2 and n > 1:
+        return PairwiseDistance2.apply(input)
     dev = input.device
-    from minitorch._factories import tensor
-
-    i = tensor(rows, dtype=_dtype.int64, device=dev)
-    j = tensor(cols, dtype=_dtype.int64, device=dev)
+    xp = dev.backend.xp
+    i, j = (_make(k.astype(xp.int64), dev, False, None) for k in xp.triu_indices(n, 1))
     diff = input[i] - input[j]
     if p == 0:
         # The count of differing coordinates. torch's pdist gives its input a zero gradient here

@@ -305,8 +305,18 @@ def _embedding_bag(
     if keep is not None:
         vals = vals * keep.unsqueeze(1).to(vals.dtype)
     acc = vals.dtype
-    out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals)
-    count = _count(bag_of, keep, bags, weight, acc) if mode == "mean" else None
+    if input.ndim == 2 and d > 1:
+        # bags of equal length: a sum over the bag dim, in index_add's order (one row after
+        # another: NumPy sums pairwise along a contiguous dim only, so not for d = 1) but
+        # without its scatter, and a broadcast for backward instead of a gather (1000 bags of
+        # 100 rows of 128, 'mean': 434 ms forward, 1613 ms backward before)
+        out = vals.reshape(bags, input.shape[1], d).sum(1)
+        count = None
+        if mode == "mean":
+            count = _row_count(input, keep, acc)
+    else:
+        out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals)
+        count = _count(bag_of, keep, bags, weight, acc) if mode == "mean" else None
     if half and weight._device.type == "cpu":
         return _half_bag_result(out, count, dt, keep is None)
     if count is not None:
@@ -369,6 +379,13 @@ def _half_bag_result(acc: Tensor, count: Tensor | None, dt, ties_away: bool) -> 
 
 def _type_name(x) -> str:
     return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
+
+
+def _row_count(input: Tensor, keep, dtype) -> Tensor:
+    """The size of each bag (row) of a 2-D input, padding left out."""
+    if keep is None:
+        return full((input.shape[0],), input.shape[1], dtype=dtype, device=input.device)
+    return keep.reshape(input.shape).to(dtype).sum(1)
 
 
 def _count(bag_of: Tensor, keep, bags: int, weight: Tensor, dtype=None) -> Tensor:

@@ -429,7 +429,14 @@ ALLOWLIST: dict[str, str] = {
     # (tests/nn/test_sweep6_functional.py::test_adaptive_pools_zero_channels)
     "pool.AdaptiveAvgGrad": "adaptive_avg_pool's empty outputs only: AdaptiveAvg's adjoint",
     # inside cdist's composite node (CdistBackward0); row cdist_pinf runs it
-    "linalg_more.LinfDistance": "folded into cdist's composite node",
+    "distance.LinfDistance": "folded into cdist's composite node",
+    # p=1 (rows cdist_p1_broadcast; gradients and double backward:
+    # tests/test_s20_perf_distance_conv.py::test_cdist_p1_*)
+    "distance.CityBlockDistance": "folded into cdist's composite node",
+    "distance.SignDot": "folded into cdist's composite node (CityBlockDistance's backward)",
+    # row pdist runs PairwiseDistance2 and PairCombine; PairDot is PairCombine's adjoint
+    # (tests/test_s20_perf_distance_conv.py::test_pdist_p2_gradgradcheck)
+    "distance.PairDot": "pdist's third-order node (PairCombine's adjoint)",
     # inside the regression losses' composite nodes (MseLossBackward0, ...); their gradients and
     # signed zeros: tests/nn/test_loss_signed_zeros.py
     "nn_kernels.MseLoss": "folded into mse_loss's composite node",
