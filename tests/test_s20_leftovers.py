@@ -330,3 +330,23 @@ def test_index_reduce_refuses_a_changed_index():
     i.add_(1)
     with pytest.raises(RuntimeError, match=r"\[torch.LongTensor \[2\]\] is at version 1; expected"):
         y.sum().backward()
+
+
+def test_cat_out_overlapping_an_input_is_refused():
+    msg = "some elements of the input tensor and the written-to tensor refer to a single memory"
+    x, y = minitorch.zeros(0), minitorch.randn(4, 6)
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.cat((x, y), out=y)  # out is an input, as is
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.cat((x, y), out=x)  # out is an input, once resized
+    with pytest.raises(RuntimeError, match=msg):
+        minitorch.cat((y[:2], y[2:]), out=y[:4])
+    assert minitorch.cat((x, x), out=x).shape == (0,)  # an empty result writes nothing
+    out = minitorch.empty(0)
+    assert minitorch.cat((y, y[:1]), out=out) is out and out.shape == (5, 6)
+
+
+def test_rsub_refuses_a_number_first():
+    with pytest.raises(TypeError, match=r"rsub\(\) received an invalid combination of arguments"):
+        minitorch.rsub(2, minitorch.tensor([1, 2, 3]))
+    assert minitorch.rsub(minitorch.tensor([1, 2, 3]), 2).tolist() == [1, 0, -1]

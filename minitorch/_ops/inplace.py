@@ -803,11 +803,13 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = Tr
             return  # the same memory in the same order: an in-place op on itself
     elif not (a0 < b1 and b0 < a1):
         return
-    raise RuntimeError(
-        "unsupported operation: some elements of the input tensor and the written-to tensor "
-        "refer to a single memory location. Please clone() the tensor before performing the "
-        "operation."
-    )
+    raise RuntimeError(OVERLAP_MESSAGE)
+
+
+OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer to "
+    "a single memory location. Please clone() the tensor before performing the operation."
+)
 
 
 _check_partial_overlap = check_partial_overlap

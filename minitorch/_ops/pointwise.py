@@ -383,6 +383,13 @@ def _alpha(alpha, a, b):
 def rsub(input, other, *, alpha=1):
     """other - alpha * input. Mirrors torch.rsub."""
     # torch's node lists input (and a tensor other): sub's edges are (other, input)
+    if not isinstance(input, Tensor):  # torch has no overload taking a number first
+        got = f"{_type_label(input)}, {_type_label(other)}"
+        raise TypeError(
+            f"rsub() received an invalid combination of arguments - got ({got}), but expected "
+            "one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)\n * (Tensor input, "
+            "Number other, Number alpha = 1)\n"
+        )
     if isinstance(other, Tensor):
         name, shown = "RsubBackward0", (1, 0)
     elif other.__class__ is bool:  # sub refuses a bool operand, as torch (True - x)

@@ -483,18 +483,24 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     if ref is None:
         d = _wrap_dim(dim, 1)
     if out is not None:
-        _check_out_overlap(out, tensors)
+        _check_out_overlap(out, tensors, same_ok=False)
     return _out(Cat.apply(*_promoted(tensors), dim=d), out)
 
 
-def _check_out_overlap(out, tensors):
+def _check_out_overlap(out, tensors, same_ok=True):
     """torch's error when an input shares part of out's memory (cat([x[:2], x[:2]], out=x[:4])):
-    see NOTE [ Partial overlap ]."""
-    from minitorch._ops.inplace import check_partial_overlap
+    see NOTE [ Partial overlap ]. same_ok=False (cat): out's own memory as an input is refused
+    too, and out given as one of the inputs is, once resized, all of that input (an empty one
+    included), unless the result is empty."""
+    from minitorch._ops.inplace import OVERLAP_MESSAGE, check_partial_overlap
 
     if isinstance(out, Tensor):
         for t in tensors:
-            check_partial_overlap(out, t)
+            if t is out and not same_ok:
+                if any(u._data.size for u in tensors):
+                    raise RuntimeError(OVERLAP_MESSAGE)
+                continue
+            check_partial_overlap(out, t, same_ok=same_ok)
 
 
 concat = concatenate = cat
