@@ -57,6 +57,24 @@ def running_extreme(xp, x, dim, kind):
     return scan(xp, (x, idx), dim, combine)
 
 
+def running_extreme_index(xp, x, dim, kind, host):
+    """The index of running_extreme(xp, x, dim, kind), the same one (later equals and nans
+    take it). On the host, from NumPy's sequential accumulate (cummax along dim 1 of a
+    (1000, 1000) float32: 170 -> 32 ms, torch 0.6; CuPy's maximum has no accumulate): the
+    index at i is the last j <= i where x_j equals the running extreme there (or is nan), as
+    the running value only moves to a later equal or more extreme element."""
+    if not host:
+        return running_extreme(xp, x, dim, kind)[1]
+    run = (xp.maximum if kind == "max" else xp.minimum).accumulate(x, axis=dim)
+    hit = x == run
+    if is_floating(x.dtype):
+        hit |= xp.isnan(x)  # the running value is nan from the first nan on
+    pos = xp.arange(x.shape[dim]).reshape(tuple(-1 if k == dim else 1 for k in range(x.ndim)))
+    return xp.maximum.accumulate(xp.where(hit, pos, 0), axis=dim).astype(
+        _dtype.int64.np, copy=False
+    )
+
+
 # --- cumsum, cumprod ---
 
 
@@ -332,7 +350,7 @@ def _cum_extreme(kind, input, dim, out):
         idx = xp.zeros((), dtype=_dtype.int64.np)
         values = _extreme_0d(input, idx, kind)
     else:
-        _, idx = running_extreme(xp, x._data, d, kind[3:])
+        idx = running_extreme_index(xp, x._data, d, kind[3:], input._device.type == "cpu")
         fn = Cummax if kind == "cummax" else Cummin
         values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
     if values._grad_fn is not None:  # torch saves the input as well as the indices
@@ -373,7 +391,7 @@ def cummin(input, dim=_MISSING, *, out=None):
 
 class Logcumsumexp(Function):
     """out_i = log(sum_{j<=i} exp(a_j)) (a logaddexp scan: stable at any range);
-    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j) (each factor <= 1; O(n^2) memory in backward)."""
+    grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j), summed in logs as torch does (below)."""
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -382,7 +400,14 @@ class Logcumsumexp(Function):
         x = a._data
         if x.ndim == 0:  # its one element (backward passes grad through, as torch's)
             out = x.copy()
-        else:
+        elif a._device.type == "cpu":
+            # NumPy's sequential logaddexp, in torch's running dtype (float64 for float32, as
+            # _scan_dtype): torch's values bit for bit, where the log-step scan below is off by
+            # up to 22 ulp in float32; (1000, 1000) along 1: 270 -> 57 ms, torch 52
+            acc = _scan_dtype(x)
+            out = xp.logaddexp.accumulate(x if acc is None else x.astype(acc), axis=dim)
+            out = row_major(xp, out.astype(x.dtype, copy=False))
+        else:  # CuPy's logaddexp has no accumulate
             acc = _accumulate_dtype(x)  # half precision: a float32 running value, as torch's
             (out,) = scan(
                 xp,
@@ -396,23 +421,29 @@ class Logcumsumexp(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minitorch._ops.pointwise import exp, where
-        from minitorch._ops.reduction import sum
+        from minitorch._ops.pointwise import abs, exp, log, where
+        from minitorch._ops.shape_more import flip
 
         a, out = ctx._stored_tensors
         if a._data.ndim == 0:
             return grad
         d = ctx.dim
-        upper = _pair_mask(ctx.xp, a, d, lambda i, j: j >= i)
-        # No guard for -inf: where out_j is -inf (a leading run of -inf, a row all -inf) a_i is
-        # -inf too and a_i - out_j is nan, and a nan in a reaches every out_j after it; torch's
-        # gradient is nan there as well. The mask is applied after the product, so an infinite
-        # grad_j with j < i does not turn 0 * inf into nan at i.
-        w = exp(_pairs(a, d, "i") - _pairs(out, d, "j"))
-        # torch sums the positive and the negative upstream gradients apart (as logs), so a
-        # NaN grad_j is in neither and counts as 0 rather than making every i <= j NaN
-        grad = where(grad == grad, grad, 0.0)
-        return sum(where(upper, w * _pairs(grad, d, "j"), 0.0), d + 1)
+        # sum_{j>=i} grad_j exp(a_i - out_j) = exp(a_i + log sum_{j>=i} exp(log grad_j - out_j)):
+        # a reversed logcumsumexp, O(n) (the (n, n) sum of products it replaces took 6 s and
+        # 4 GB for a (1000, 1000) input; now 70 ms, torch 79). Logs need a positive grad: the
+        # positive and negative grads are summed apart, each with the dtype's lowest value (exp
+        # gives 0) where the other sign or a 0 is, as torch does; a NaN grad_j is in neither
+        # and counts as 0, an inf one makes inf, and -inf's in a give torch's NaN (a_i - out_j
+        # is -inf + inf).
+        lowest = _dtype.finfo(a.dtype).min
+        log_abs = log(abs(grad))
+
+        def part(take):
+            logs = where(take, log_abs, lowest) - out
+            tail = flip(Logcumsumexp.apply(flip(logs, (d,)), dim=d), (d,))
+            return exp(tail + a)
+
+        return part(grad > 0) - part(grad < 0)
 
 
 def logcumsumexp(input, dim=_MISSING, *, out=None):

@@ -24,7 +24,13 @@ from minitorch._ops.indexing import Index, watch_indices
 from minitorch._ops.inplace import with_out, write_out_exact
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
-from minitorch._ops.reduction_more import flag_error, outs_apart, stable_argsort
+from minitorch._ops.reduction_more import (
+    flag_error,
+    outs_apart,
+    rank_index,
+    real_kernel,
+    stable_argsort,
+)
 from minitorch._ops.scatter_gather import along_dim_plan
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -285,13 +291,18 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     # only a bool tensor with dims reaches torch's missing bool kernel
     if x.dtype.kind == "b" and x.ndim:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
-    dim, idx = _sorted_parts(input, dim, False, "kthvalue")
-    if not x.ndim:
-        return return_types.kthvalue(
-            _watched_pair(_gather(KthvalueValues, input, 0, idx), _int64(input, idx))
-        )
     xp = input._device.backend.xp
-    idx = _take_along(xp, idx, dim, k - 1, k)
+    if x.ndim and input._device.type == "cpu" and real_kernel(x):
+        # the sort's k-th index, from a partition (NumPy only; see rank_index)
+        dim = d
+        idx = rank_index(xp, x, dim, k - 1)
+    else:
+        dim, idx = _sorted_parts(input, dim, False, "kthvalue")
+        if not x.ndim:
+            return return_types.kthvalue(
+                _watched_pair(_gather(KthvalueValues, input, 0, idx), _int64(input, idx))
+            )
+        idx = _take_along(xp, idx, dim, k - 1, k)
     if keepdim:
         return return_types.kthvalue(
             _watched_pair(_gather(KthvalueValues, input, dim, idx), _int64(input, idx))
