@@ -483,14 +483,7 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
         )
     shape = result._data.shape
     if out._data.shape != shape:
-        if out._data.size:
-            warnings.warn(
-                f"An output with one or more elements was resized since it had shape "
-                f"{list(out._data.shape)}, which does not match the required output shape "
-                f"{list(shape)}. This behavior is deprecated.",
-                UserWarning,
-                stacklevel=3,
-            )
+        warn_resized(out, shape)
         if out._base is None:
             out._data = result._data.astype(out._data.dtype)
             out._vc[0] += 1
@@ -506,6 +499,21 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def warn_resized(out: Tensor, shape) -> None:
+    """torch's deprecation warning for an out= that had elements and is resized to `shape`,
+    pointing at the user's line."""
+    if out._data.size:
+        from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape "
+            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{list(shape)}. This behavior is deprecated.",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
 
 
 def check_out(out, op: str, *inputs) -> None:

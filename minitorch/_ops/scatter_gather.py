@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
@@ -198,16 +196,9 @@ def _resize_out(out: Tensor, shape: tuple) -> None:
     before their own checks, with write_out's deprecation warning when out had elements."""
     if out._data.shape == shape:
         return
-    if out._data.size:
-        from minitorch.autograd.anomaly_mode import _user_stacklevel
+    from minitorch._ops.inplace import warn_resized
 
-        warnings.warn(
-            f"An output with one or more elements was resized since it had shape "
-            f"{list(out._data.shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated.",
-            UserWarning,
-            stacklevel=_user_stacklevel(),  # the user's line
-        )
+    warn_resized(out, shape)
     out.resize_(shape)
 
 
