@@ -350,3 +350,11 @@ def test_rsub_refuses_a_number_first():
     with pytest.raises(TypeError, match=r"rsub\(\) received an invalid combination of arguments"):
         minitorch.rsub(2, minitorch.tensor([1, 2, 3]))
     assert minitorch.rsub(minitorch.tensor([1, 2, 3]), 2).tolist() == [1, 0, -1]
+
+
+def test_inplace_on_an_expanded_view_of_a_leaf_gets_the_view_error_first():
+    x = minitorch.randn(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x.expand(2, 3).add_(1)
+    with minitorch.no_grad(), pytest.raises(RuntimeError, match="more than one element"):
+        x.expand(2, 3).add_(1)

@@ -116,10 +116,17 @@ def writable(t: Tensor):
 
 
 def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = False):
+    # torch's autograd checks come before the kernel's own (an expanded view of a leaf gets
+    # the view-of-a-leaf error, not the overlap one)
+    if state.enabled:
+        _check_autograd_rules(self)
     if writes and not overlap_ok:
         _check_overlap(self)
-    if not state.enabled:
-        return
+
+
+def _check_autograd_rules(self: Tensor):
+    """torch's refusals of an in-place change of a leaf that requires grad or of a view that
+    autograd cannot rebase (of such a leaf, made under no_grad, made by a custom Function)."""
     if self._grad_fn is None and self._requires_grad:
         if self._base is None:
             raise RuntimeError(
