@@ -358,3 +358,29 @@ def test_inplace_on_an_expanded_view_of_a_leaf_gets_the_view_error_first():
         x.expand(2, 3).add_(1)
     with minitorch.no_grad(), pytest.raises(RuntimeError, match="more than one element"):
         x.expand(2, 3).add_(1)
+
+
+@pytest.mark.parametrize(
+    "key, name",
+    [
+        ("x[1:3]", "SliceBackwardBackward0"),
+        ("x[:]", "SliceBackwardBackward0"),
+        ("x[1]", "SelectBackwardBackward0"),
+        ("x[1:3, 2]", "SliceBackwardBackward0"),
+        ("x[2, 1:3]", "SelectBackwardBackward0"),
+        ("x[None, 1]", "SqueezeBackward1"),
+        ("x[:, None, 1:2]", "SqueezeBackward1"),
+        ("x[i]", "IndexPutImplBackward0"),
+        ("x[i, 1:]", "SliceBackwardBackward0"),
+        ("x[x > 0.5]", "IndexPutImplBackward0"),
+        ("x[...]", "NoneType"),
+    ],
+)
+def test_index_double_backward_node_names(key, name):
+    # torch's names for the node of an index's backward (the first view op's backward)
+    x = minitorch.rand(5, 4, dtype=minitorch.float64, requires_grad=True)
+    i = minitorch.tensor([0, 2, 2])  # noqa: F841 (read by eval)
+    y = eval(key)
+    g = minitorch.ones_like(y, requires_grad=True)
+    (gx,) = minitorch.autograd.grad(y, x, g, create_graph=True)
+    assert type(gx.grad_fn).__name__ == name

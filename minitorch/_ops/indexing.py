@@ -19,7 +19,13 @@ from minitorch._ops.inplace import (
     writable,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, check_watched, frees_index, watch_index
+from minitorch.autograd.function import (
+    Function,
+    check_watched,
+    frees_index,
+    name_node,
+    watch_index,
+)
 from minitorch.autograd.grad_mode import state
 
 __all__ = ["getitem", "setitem", "index_put", "index_put_"]
@@ -95,8 +101,11 @@ class BasicIndex(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        name = _double_backward_name(ctx.key, ctx.shape, type(ctx).__name__ == "SliceBackward0")
+        if name is None:  # x[...]: an alias, whose backward passes the gradient as it is
+            return grad
         plan = IndexPlan(ctx.key, None, None, "Alias", None, grad._data.shape)
-        return IndexBackward.apply(grad, plan=plan, shape=ctx.shape)
+        return name_node(IndexBackward.apply(grad, plan=plan, shape=ctx.shape), name)
 
     @staticmethod
     def _backward_data(ctx, grad):
@@ -145,12 +154,36 @@ class Index(Function):
         # the plan reads the key's index tensors as they are now: refuse them changed in place
         # since forward (NOTE [ Watched index tensors ])
         check_watched(ctx)
-        return IndexBackward.apply(grad, plan=ctx.plan, shape=ctx.shape)
+        name = _double_backward_name(ctx.plan.basic or (), ctx.shape, False)
+        out = IndexBackward.apply(grad, plan=ctx.plan, shape=ctx.shape)
+        return name_node(out, name or "IndexPutImplBackward0")
 
     @staticmethod
     def _backward_data(ctx, grad):
         check_watched(ctx)
         return IndexBackward.kernel(ctx._out_device, grad, ctx.plan, ctx.shape)
+
+
+def _double_backward_name(key, shape, single_slice: bool) -> str | None:
+    """The name torch gives the node of an index's backward (seen in a double backward): the
+    backward of the first view op the key applies, left to right (a full slice is skipped,
+    unless it is the whole key: x[:]); None where the key applies none (x[...])."""
+    ellipsis_dims = len(shape) - sum(1 for it in key if it is not None and it is not Ellipsis)
+    d = 0
+    for it in key:
+        if it is None:
+            return "SqueezeBackward1"
+        if it is Ellipsis:
+            d += ellipsis_dims
+        elif it.__class__ is slice:
+            if it.indices(shape[d]) != (0, shape[d], 1):
+                return "SliceBackwardBackward0"
+            d += 1
+        elif it.__class__ is int:
+            return "SelectBackwardBackward0"
+        else:  # an index array (an advanced key's basic part keeps none)
+            d += 1
+    return "SliceBackwardBackward0" if single_slice else None
 
 
 class IndexBackward(Function):
