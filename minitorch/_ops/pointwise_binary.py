@@ -4,6 +4,7 @@ logaddexp, and nan_to_num."""
 from __future__ import annotations
 
 import math
+import warnings
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, promote, promote_float, wrapped_big_ints
@@ -533,19 +534,50 @@ class NanToNum(Function):
     def forward(ctx, a, *, nan, posinf, neginf):
         xp = ctx.xp
         x = a._data
-        # as an array: NumPy answers a 0-d input with a NumPy bool, which backward cannot use
-        ctx.save_for_backward(_arr(xp, xp.isfinite(x)))
-        # NumPy's nan_to_num leaves ml_dtypes' bfloat16 (kind 'V') untouched: go through float32
+        if ctx.needs_input_grad[0]:
+            # as an array: NumPy answers a 0-d input with a NumPy bool, which backward cannot use
+            ctx.save_for_backward(_arr(xp, xp.isfinite(x)))
+        # ml_dtypes' bfloat16 (kind 'V') goes through float32, rounded back once at the end
         src = x.astype("float32") if x.dtype.name == "bfloat16" else x
         if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's
             src = xp.ascontiguousarray(src)
-        out = xp.nan_to_num(src, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+        top = _dtype.finfo(a.dtype).max
+        out = NanToNum.kernel(a._device.backend, xp, src, top, nan, posinf, neginf)
         return _arr(xp, out.astype(x.dtype, copy=False))
+
+    @staticmethod
+    def kernel(backend, xp, x, top, nan, posinf, neginf):
+        """x's copy with NaN -> nan, inf -> posinf, -inf -> neginf (x's finite values lie in
+        [-top, top]). Few passes and no branching where (NOTE [ Branch-free selects ] in
+        _backend/numpy_backend.py): NumPy's nan_to_num makes six masks and masked copies
+        ((1000, 1000) float32: 0.8 ms without a NaN, 8 ms with random NaN and inf; this
+        kernel 0.4-0.5 ms either way; torch 0.1 ms). With fills outside the finite range for the
+        infinities (the dtype's extremes by default) one clip does both (it passes NaN and
+        keeps every finite value, -0 too); a NaN replaced by +0 is a keep."""
+        nan, posinf, neginf = (_fill(x.dtype, v) for v in (nan, posinf, neginf))
+        if posinf >= top and neginf <= -top:
+            out = xp.clip(x, neginf, posinf)
+        else:
+            out = backend.select(x == math.inf, xp.asarray(posinf), x)
+            out = backend.select(x == -math.inf, xp.asarray(neginf), out)
+        if nan == 0 and math.copysign(1.0, nan) > 0:
+            return backend.keep(x == x, out)  # (NaN is the one value unequal to itself)
+        return backend.select(x != x, xp.asarray(nan), out)
 
     @staticmethod
     def backward(ctx, grad):
         (finite,) = ctx._stored_tensors
         return where(finite, grad, 0.0)
+
+
+def _fill(dt, value):
+    """A replacement value as a host scalar of the NumPy dtype dt, rounded as a cast rounds
+    it: one beyond the dtype's range is an infinity, as in torch (without NumPy's warning)."""
+    if -65504.0 <= value <= 65504.0 or value != value:  # in every float dtype's range
+        return dt.type(value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return dt.type(value)
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
