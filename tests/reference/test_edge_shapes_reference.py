@@ -86,6 +86,8 @@ SKIP: dict[str, tuple[str, ...]] = {
     "put_along": ("empty",),
     # minitorch's torch.vander against torch.linalg.vander(...).flip(-1): they differ on 0-d,
     # empty and bool inputs by their own definitions
+    # torch 2.13's pdist backward of a (0, n) input crashes the process (a segfault)
+    "pdist": ("empty",),
     "vander": ("empty", "zerod", "bool"),
     "vander_increasing": ("empty", "zerod", "bool"),
 }
