@@ -68,9 +68,6 @@ KNOWN: dict[str, str] = {
     "topk:int64": _TIES,
     "linalg_eigh:bool": "a 0/1 matrix has repeated eigenvalues: its eigenvectors are not unique",
     "linalg_eigh_batch:bool": "a 0/1 matrix has repeated eigenvalues (as linalg_eigh)",
-    "linalg_householder_product:empty@-1": "no reflectors: minitorch's Q is a constant identity "
-    "slice without grad_fn (torch's requires grad; the gradient is empty either way)",
-    "orgqr_fewer_tau:empty@-1": "no reflectors (as linalg_householder_product)",
 }
 
 # Rows whose torch_op cannot take a variant for reasons that have nothing to do with the op,

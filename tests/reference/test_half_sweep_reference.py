@@ -84,9 +84,6 @@ KNOWN: dict[str, str] = {
     "convolution runs on AMX (oneDNN): every value off, by up to the output's own size (1737 "
     "on 1694), while its float32 result matches ours (ours 3.3 from the float64 truth); on "
     "other CPUs the two agree",
-    "logcumsumexp_wide/grad": _TORCH_WORSE + "torch's backward (a reverse logcumsumexp of "
-    "log|grad| - out in half precision) is off by 8% (f16) and 100% (bf16) of the largest "
-    "gradient; ours, sum_j grad_j exp(a_i - out_j), by 0.04% / 0.13%",
 }
 
 
