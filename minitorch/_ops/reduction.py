@@ -342,8 +342,12 @@ def _gemv_sum(xp, x, dims, keepdim):
     if m_trail > 4096:
         return None
     out = x
-    if trail:
+    # Trailing dims of size 1 (batch norm's (N, C, 1) of a 2-d input) have nothing to sum: a
+    # product with ones(1) only copied x, at 2-8 ms for (10000, 100) (batch_norm 22x torch's)
+    if m_trail > 1:
         out = xp.matmul(out.reshape(-1, m_trail), xp.ones(m_trail, dtype=x.dtype))
+    elif not lead:  # nothing to sum at all: NumPy's reduction makes the copy
+        return None
     if lead:
         out = xp.matmul(xp.ones(m_lead, dtype=x.dtype), out.reshape(m_lead, -1))
     return out.reshape(keep_shape(shape, dims) if keepdim else _drop(shape, dims))

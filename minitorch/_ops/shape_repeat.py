@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 
 from minitorch import _dtype
+from minitorch._backend import cpu
 from minitorch._ops._common import index, ints, is_index
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
@@ -104,9 +105,30 @@ class TakeBackward(Function):
         return Take.apply(grad, index=index, dim=dim)
 
 
-def _host_ints(t: Tensor) -> list:
-    """An integer tensor's values on the host (a shape-defining read, as torch's)."""
-    return t._device.backend.to_host(t._data).reshape(-1).tolist()
+def _host_counts(t: Tensor, output_size):
+    """An integer tensor's values as a 1-d host array (a shape-defining read, as torch's),
+    checked for negative counts here unless output_size is given (torch then checks the size
+    first: _repeat_index). Checked and repeated as an array: a Python list of 100k counts made
+    repeat_interleave 12x slower than torch."""
+    counts = t._device.backend.to_host(t._data).reshape(-1)
+    if output_size is None:
+        _check_counts(counts)
+    return counts
+
+
+def _check_counts(counts) -> None:
+    if counts.size and (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+
+
+def _total(counts, n: int = 1) -> int:
+    """The sum of counts (each taken n times) as a Python int (exact, before torch's int64
+    check in _repeat_index)."""
+    if not counts.size:
+        return 0
+    if int(counts.max()) * counts.size * n < 2**62:  # the int64 sum cannot overflow
+        return int(counts.sum(dtype="int64")) * n
+    return sum(counts.tolist()) * n
 
 
 def _index_array(ref: Tensor, values):
@@ -129,12 +151,12 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
             raise NotImplementedError(
                 f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(reps.dtype)}'"
             )
-        counts = _host_ints(reps)
-        if any(c < 0 for c in counts):
-            raise RuntimeError("repeats can not be negative")
-        _check_output_size(sum(counts), output_size)
+        counts = _host_counts(reps, output_size)
+        total = _total(counts)
+        _check_output_size(total, output_size)
         # the indices come in repeats' dtype, as torch
-        return _make(_repeat_index(reps, counts, reps._data.dtype), reps._device, False, None)
+        idx = _repeat_index(reps, counts, total, reps._data.dtype)
+        return _make(idx, reps._device, False, None)
     if dim is None:
         input = flatten(input)
         d = 0
@@ -171,20 +193,20 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         raise NotImplementedError(
             f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats.dtype)}'"
         )
-    counts = _host_ints(repeats)
-    if any(c < 0 for c in counts):
-        raise RuntimeError("repeats can not be negative")
-    if len(counts) == 1:
-        counts = counts * n
-    elif len(counts) != n:
+    counts = _host_counts(repeats, output_size)
+    if counts.size == 1:  # one count for every slice (NumPy's repeat broadcasts it)
+        total = _total(counts, n)
+    elif counts.size != n:
         raise RuntimeError(
             f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-            f"{len(counts)} and input.size({d}) = {n}"
+            f"{counts.size} and input.size({d if dim is None else dim}) = {n}"
         )
-    _check_output_size(sum(counts), output_size)
+    else:
+        total = _total(counts)
+    _check_output_size(total, output_size)
     if input._data.ndim == 0:
         input = reshape(input, (1,))
-    idx = _repeat_index(input, counts, repeats._data.dtype)
+    idx = _repeat_index(input, counts, total, repeats._data.dtype, n)
     return Take.apply(input, index=idx.astype("int64", copy=False), dim=d)
 
 
@@ -193,23 +215,26 @@ def _check_output_size(total: int, output_size):
         raise RuntimeError("allocated size does not match required size")
 
 
-def _repeat_index(ref: Tensor, counts: list, np_dtype):
-    """arange(len(counts)) with i repeated counts[i] times, on ref's device, in np_dtype. Built
-    by the backend (a Python list of 2**40 indices would run for hours), after torch's checks
-    of the size: the counts add up in int64, and the byte count must fit in int64."""
-    total = (sum(counts) + 2**63) % 2**64 - 2**63
+def _repeat_index(ref: Tensor, counts, total: int, np_dtype, n: int | None = None):
+    """arange(n) (n: len(counts)) with i repeated counts[i] times (counts: a host array, of
+    one count for all or of n; total: their sum), on ref's device, in np_dtype. Built on the
+    host by NumPy's repeat (a Python list of 2**40 indices would run for hours), after torch's
+    checks of the size: the counts add up in int64, and the byte count must fit in int64."""
+    total = (total + 2**63) % 2**64 - 2**63
     if total < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {total}: [{total}]")
     nbytes = total * np_dtype.itemsize
     if nbytes >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[{total}]")
-    xp = ref._device.backend.xp
+    _check_counts(counts)  # (again, where output_size was given: a pass over host ints)
+    host = cpu.backend.xp
     try:
-        return xp.repeat(xp.arange(len(counts), dtype=np_dtype), counts)
+        idx = host.repeat(host.arange(counts.size if n is None else n, dtype=np_dtype), counts)
     except MemoryError:  # NumPy's own text names neither the op nor torch's wording
         raise RuntimeError(
             f"repeat_interleave: can't allocate memory: you tried to allocate {nbytes} bytes"
         ) from None
+    return ref._device.backend.from_host(idx, ref._device)
 
 
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:

@@ -1,16 +1,16 @@
 """nn.functional.pad: constant (any number of dims; negative pads crop), reflect, replicate and
 circular padding.
 
-Constant padding is narrow + cat per padded dim; the other modes gather along each padded dim with
-an index computed from the shape alone (index_select, whose backward adds the gradient of every
-copy back to its source), so no value is read back to the host.
+Constant padding is narrow + cat per padded dim; the other modes are one Function (_ModePad) that
+copies slices of the input (reflected, repeated or wrapped) along each padded dim, planned from
+the shape alone, so no value is read back to the host.
 """
 
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import full, tensor
+from minitorch._factories import full
 from minitorch._ops._common import is_index, zeros_of
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _type_name
@@ -68,20 +68,17 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
         kernel = "reflection" if mode == "reflect" else "replication"
         raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
-    # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
-    out = input if mode == "circular" else _tie(input)
+    plan = []
     for dim, left, right in pairs:
         size = input.shape[dim]
         _check_mode_pads(mode, dim, size, left, right, input)
-        if mode == "circular":  # torch crops negative pads first, then wraps around what is left
-            start, n = max(-left, 0), size - max(-left, 0) - max(-right, 0)
-            index = [start + p % n for p in range(-max(left, 0), n + max(right, 0))]
-        else:
-            index = [_source(mode, p, size) for p in range(-left, size + right)]
-        out = _ops.index_select(out, dim, tensor(index, dtype=_dtype.int64, device=input.device))
-    if mode == "circular":  # torch's is copies into slices too
-        return name_node(out, _PAD_NODES[mode].format(k), (input,))
-    return as_node(out, _PAD_NODES[mode].format(k), (input,))
+        runs = _runs(mode, size, left, right)
+        plan.append((dim, runs, sum(r[2] for r in runs), left if left >= 0 <= right else None))
+    name = _PAD_NODES[mode].format(k)
+    # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
+    keep = mode != "circular" and input.dtype.is_floating_point
+    out = _ModePad.apply(input, plan=tuple(plan), name=name, keep=keep)
+    return name_node(out, name, (input,))
 
 
 def _pad_ints(pad) -> tuple:
@@ -193,15 +190,167 @@ def _check_mode_pads(mode: str, dim: int, size: int, left: int, right: int, inpu
         raise RuntimeError("Padding value causes wrapping around more than once.")
 
 
-def _source(mode: str, p: int, size: int) -> int:
-    """The input position that output position p (counted from the input's start) copies."""
-    if mode == "replicate":
-        return min(max(p, 0), size - 1)
-    if p < 0:  # reflect about the first and the last element (which are not repeated)
-        return -p
-    if p >= size:
-        return 2 * (size - 1) - p
-    return p
+def _runs(mode: str, size: int, left: int, right: int) -> tuple:
+    """The copies that make one dim of the padded output, in output order: (out_start,
+    src_start, length, step), step 1 a slice, -1 a reversed slice (from src_start down), 0
+    the element at src_start repeated. Negative pads crop (circular: before wrapping)."""
+    runs = []
+    if mode == "circular":  # torch crops negative pads first, then wraps around what is left
+        start, n = max(-left, 0), size - max(-left, 0) - max(-right, 0)
+        p, end = -max(left, 0), n + max(right, 0)
+        while p < end:
+            q = p % n
+            length = min(n - q, end - p)
+            runs.append((p + max(left, 0), start + q, length, 1))
+            p += length
+        return tuple(runs)
+    # output position p, counted from the input's start, copies p's reflection about the first
+    # or the last element (which are not repeated), or the nearest edge element
+    lo, hi = -left, size + right
+    for a, b, where in ((lo, min(0, hi), "before"), (max(lo, 0), min(size, hi), "in")):
+        if a < b:
+            if where == "in":
+                runs.append((a - lo, a, b - a, 1))
+            elif mode == "reflect":
+                runs.append((a - lo, -a, b - a, -1))
+            else:
+                runs.append((a - lo, 0, b - a, 0))
+    a = max(lo, size)
+    if a < hi:
+        if mode == "reflect":
+            runs.append((a - lo, 2 * (size - 1) - a, hi - a, -1))
+        else:
+            runs.append((a - lo, size - 1, hi - a, 0))
+    return tuple(runs)
+
+
+def _slice(dim: int, start: int, length: int, step: int = 1) -> tuple:
+    """The key of `length` elements from `start` along dim (downwards when step is -1)."""
+    if step == -1:
+        stop = start - length
+        return (slice(None),) * dim + (slice(start, stop if stop >= 0 else None, -1),)
+    return (slice(None),) * dim + (slice(start, start + (length if step else 1)),)
+
+
+def _pad_dim(xp, x, dim: int, runs, out_size: int):
+    """x padded along dim: a new array, filled run by run (see _runs)."""
+    shape = list(x.shape)
+    shape[dim] = out_size
+    out = xp.empty(shape, dtype=x.dtype)
+    for o, s, n, step in runs:
+        out[_slice(dim, o, n)] = x[_slice(dim, s, n, step)]
+    return out
+
+
+def _pad_in_place(xp, x, plan):
+    """x padded along every dim of plan with no negative pad: x copied into the new array's
+    center once, then each dim's edges copied from the center along it: one array, where
+    _pad_dim per dim made (4, 16, 32, 32, 32) reflect padding's forward 3.7x torch's time,
+    not 3.1x."""
+    shape = list(x.shape)
+    key = [slice(None)] * x.ndim
+    for dim, _, out_size, center_at in plan:
+        key[dim] = slice(center_at, center_at + x.shape[dim])
+        shape[dim] = out_size
+    out = xp.empty(shape, dtype=x.dtype)
+    out[tuple(key)] = x
+    for dim, runs, _, center_at in plan:  # the dims before are padded already: all of them
+        head, tail = tuple(key[:dim]), tuple(key[dim + 1 :])
+        for o, s, n, step in runs:
+            if o != center_at:
+                src = _slice(0, center_at + s, n, step)[0]
+                out[(*head, slice(o, o + n), *tail)] = out[(*head, src, *tail)]
+        key[dim] = slice(None)
+    return out
+
+
+def _fold_dim(xp, g, dim: int, runs, size: int, center_at):
+    """The gradient of _pad_dim: each run's slice of g added back onto its source, a new array.
+    Every input element sums its copies' gradients in output order, starting from zero, as
+    torch's kernel and index_select's scatter-add did (so the sums round the same way)."""
+    if center_at is None:  # a negative pad (cropping): from zeros, every run in order
+        out = xp.zeros(g.shape[:dim] + (size,) + g.shape[dim + 1 :], dtype=g.dtype)
+    else:  # the copy at center_at covers the input once: start from it (+ 0: -0.0 -> 0.0)
+        out = g[_slice(dim, center_at, size)] + 0
+    for o, s, n, step in runs:
+        if o == center_at:
+            continue
+        if step:
+            out[_slice(dim, s, n, step)] += g[_slice(dim, o, n)]
+        elif center_at is not None and o < center_at and n > 1:
+            # repeats before the center: summed first (from the first), then added to it
+            acc = g[_slice(dim, o, 1)] + g[_slice(dim, o + 1, 1)]
+            for i in range(o + 2, o + n):
+                acc += g[_slice(dim, i, 1)]
+            out[_slice(dim, s, 1)] += acc
+        else:
+            for i in range(o, o + n):
+                out[_slice(dim, s, 1)] += g[_slice(dim, i, 1)]
+    return out
+
+
+class _ModePad(Function):
+    """out = a padded with copies of its own slices along each dim of plan ((dim, runs,
+    out_size, center_at) each; see _runs);  grad_a = _ModePadBackward(grad), those copies'
+    gradients added back onto their sources.
+
+    One Function of slice copies and slice adds: an index_select per padded dim (a gather, and
+    a scatter-add in backward) made reflect padding of (4, 16, 32, 32, 32) 15x slower than
+    torch's forward and 19x its backward."""
+
+    @staticmethod
+    def forward(ctx, a, *, plan, name, keep):
+        ctx.plan, ctx.pad_name, ctx.in_shape = plan, name, a._data.shape
+        if keep:  # See NOTE [ Zero-gradient edges ]
+            ctx.save_for_backward(a)
+        x = a._data
+        if any(center_at is None for *_, center_at in plan):  # a negative pad: dim by dim
+            for dim, runs, out_size, _ in plan:
+                x = _pad_dim(ctx.xp, x, dim, runs, out_size)
+            return x
+        return _pad_in_place(ctx.xp, x, plan)
+
+    @staticmethod
+    def backward(ctx, grad):
+        inputs = (grad, *ctx._stored_tensors)
+        out = _ModePadBackward.apply(*inputs, plan=ctx.plan, name=ctx.pad_name, shape=ctx.in_shape)
+        name = ctx.pad_name.replace("Backward0", "BackwardBackward0")
+        # torch's circular padding is copies into slices: its gradient's last op is a slice's
+        return name_node(out, "SliceBackwardBackward0" if name == "CopySlices" else name, inputs)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        ctx._stored_arrays()  # the version check
+        return _ModePadBackward.kernel(ctx.xp, grad, ctx.plan, ctx.in_shape)
+
+
+class _ModePadBackward(Function):
+    """out = grad folded back onto the input's shape (see _ModePad);  grad_grad = _ModePad(g),
+    grad_a = 0 (the input, when given, is read for its version only: NOTE [ Zero-gradient
+    edges ])"""
+
+    @staticmethod
+    def forward(ctx, grad, *a, plan, name, shape):
+        ctx.plan, ctx.pad_name = plan, name
+        if a:
+            ctx.save_for_backward(*a)
+        return _ModePadBackward.kernel(ctx.xp, grad._data, plan, shape)
+
+    @staticmethod
+    def kernel(xp, g, plan, shape):
+        for dim, runs, _, center_at in reversed(plan):
+            g = _fold_dim(xp, g, dim, runs, shape[dim], center_at)
+        return g
+
+    @staticmethod
+    def backward(ctx, g):
+        saved = ctx._stored_tensors
+        needs = ctx.needs_input_grad
+        gg = None
+        if needs[0]:
+            gg = _ModePad.apply(g, plan=ctx.plan, name=ctx.pad_name, keep=False)
+            gg = name_node(gg, ctx.pad_name, (g,))
+        return (gg, *(zeros_of(a) if n else None for a, n in zip(saved, needs[1:], strict=True)))
 
 
 def _constant(input: Tensor, pairs, value) -> Tensor:
