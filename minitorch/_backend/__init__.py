@@ -271,6 +271,16 @@ class Backend:
         """target[index] += values with duplicate indices accumulating (never a lost update)."""
         raise NotImplementedError
 
+    def ufunc_at(self, ufunc, target, index, values):
+        """ufunc.at(target, index, values) for one of xp's ufuncs (maximum, minimum, multiply, ...):
+        target[index] = ufunc(target[index], values), duplicate indices applied in turn (NumPy's
+        goes through one flat index: NOTE [ Flat scatter keys ] in numpy_backend.py)."""
+        ufunc.at(target, index, values)
+
+    def take_at(self, array, index):
+        """array[index] for a tuple of index arrays and slices (NumPy's through one flat index)."""
+        return array[index]
+
     def broadcast_to(self, array, shape):
         """A read-only view of `array` broadcast to `shape` (xp.broadcast_to)."""
         return self.xp.broadcast_to(array, shape)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 from minitorch import _dtype
@@ -34,13 +35,40 @@ __all__ = ["getitem", "setitem", "index_put", "index_put_"]
 # --- kernels on raw arrays (see NOTE [ Indexing plans ]) ---
 
 
-def _take(x, plan: IndexPlan, xp):
+# NOTE [ Flat plans ]
+# A plan whose v_shape is not the shape of its basic view addresses that view reshaped to
+# v_shape: take and put index x.flatten() with their index as it is (one 1-d key, NumPy's fast
+# gather and scatter-add), not with the tuple of its unravelled coordinates in x's shape (10x
+# slower both ways: NOTE [ Flat scatter keys ] in minitorch/_backend/numpy_backend.py). Writes
+# go through the reshape only where it is a view: the fresh contiguous arrays of IndexPut and
+# IndexBackward.
+
+
+# Below this many elements a gather keeps its key (the flat index, ~10 us to build, saves less;
+# the check here spares small gathers, as logits[arange(n), y], the call into the backend)
+_FLAT_GATHER_MIN = 1 << 12
+
+
+def _flat_gather(plan: IndexPlan) -> bool:
+    """Whether x[key] is worth one flat gather: two or more index arrays, a large result."""
+    adv = plan.adv
+    return (
+        len(adv) > 1
+        and math.prod(plan.out_shape) >= _FLAT_GATHER_MIN
+        and sum(1 for k in adv if k.__class__ is not slice) > 1
+    )
+
+
+def _take(x, plan: IndexPlan, backend):
     """x[key] in torch's layout: the basic view, then the advanced gather."""
     v = x if plan.basic is None else x[plan.basic]
     if plan.adv is None:
         return v
+    if v.shape != plan.v_shape:  # See NOTE [ Flat plans ]
+        v = v.reshape(plan.v_shape)
     try:
-        out = v[plan.adv]
+        # one flat gather on NumPy (NOTE [ Flat scatter keys ])
+        out = backend.take_at(v, plan.adv) if _flat_gather(plan) else v[plan.adv]
     except IndexError:
         out = None
     if out is None:
@@ -48,6 +76,7 @@ def _take(x, plan: IndexPlan, xp):
         # NumPy's IndexError as its __context__ (a doubled traceback; torch's has none)
         explain_bounds(plan)
         out = v[plan.adv]  # not an unchecked bound after all: NumPy's own error, raised again
+    xp = backend.xp
     if plan.perm is not None:
         out = xp.moveaxis(out, *plan.perm)
     # a gather makes new memory, row-major in torch (NumPy's may come out permuted: x[:, [0, 2]]
@@ -66,6 +95,8 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool, in_float32=F
             target[plan.basic] = values
         return
     v = target if plan.basic is None else target[plan.basic]
+    if v.shape != plan.v_shape:  # a view of the fresh target (NOTE [ Flat plans ])
+        v = v.reshape(plan.v_shape)
     if plan.perm is not None:
         xp = device.backend.xp
         values = xp.moveaxis(xp.broadcast_to(values, plan.out_shape), plan.perm[1], plan.perm[0])
@@ -147,7 +178,7 @@ class Index(Function):
     def forward(ctx, x, *, plan):
         ctx.shape = x._data.shape
         ctx.plan = plan
-        return _take(x._data, plan, ctx.xp)
+        return _take(x._data, plan, x._device.backend)
 
     @staticmethod
     def backward(ctx, grad):

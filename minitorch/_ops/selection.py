@@ -633,14 +633,10 @@ def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
             raise IndexError(
                 f"out of range: tried to access index {value} on a tensor of {n} elements."
             )
-    shape = input._data.shape
-    if len(shape) == 1:
-        return IndexPlan(None, (idx,), None, "Alias", shape, idx.shape, True)
-    xp = input._device.backend.xp
-    if not shape:
+    if not input._data.shape:
         return None
-    key = xp.unravel_index(idx % n if n else idx, shape)  # it refuses negative indices
-    return IndexPlan(None, tuple(key), None, "Alias", shape, idx.shape, True)
+    # the index addresses input.flatten() as it is (NOTE [ Flat plans ] in indexing.py)
+    return IndexPlan(None, (idx,), None, "Alias", (n,), idx.shape, True)
 
 
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
