@@ -3,10 +3,13 @@ one view of it), *_copy (a view's values in new memory); index_reduce; as_stride
 
 from __future__ import annotations
 
+import math
+
 from minitorch import _dtype, _memory_format
 from minitorch._ops._common import index, wrap_dim
 from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
+from minitorch._ops.scatter_gather import ScatterReduce, _identity, along_dim_plan, reduce_into
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import grad_mode
 from minitorch.autograd.function import name_node
@@ -160,14 +163,58 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
     index names along dim. Mirrors torch.index_reduce."""
-    from minitorch._ops.scatter_gather import reduce_into
-
     d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
     if input.dtype == _dtype.bool and (not include_self or reduce == "mean"):
         kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-    r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
+    rows = (  # whole rows of source into whole rows of input (see IndexReduceRows)
+        reduce != "mean"
+        and input.ndim == source.ndim >= 1
+        and index.numel()
+        and index._device is input._device
+        and input.shape[:d] == source.shape[:d]
+        and input.shape[d + 1 :] == source.shape[d + 1 :]
+    )
+    if rows:
+        plan = along_dim_plan(idx._data, d, input.shape, input._device.backend.xp)
+        r = IndexReduceRows.apply(
+            input, source, plan=plan, reduce=reduce, include_self=bool(include_self),
+            op="index_reduce", dim=d, rows=index._data,
+        )  # fmt: skip
+    else:
+        r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
     return _write(watch_indices(name_node(r, "IndexReduceBackward0"), index), out)
+
+
+class IndexReduceRows(ScatterReduce):
+    """ScatterReduce ('prod', 'amax', 'amin') of whole rows along dim: the flat scatter key
+    built from the 1-d index (A*n*B positions from n rows), where scatter_reduce's builds it from
+    the index expanded to source's shape and checks that (for a (1000, 1000) source: 1.3 ms of
+    the 5 ms op, and 16x torch's time). The updates go in the same order (source's row-major
+    order), so the results are the same bits; the backward is ScatterReduce's."""
+
+    @staticmethod
+    def forward(ctx, x, src, *, plan, reduce, include_self, op, dim, rows):
+        xp = ctx.xp
+        out = x._data.copy()
+        shape = out.shape
+        n, size, inner = rows.size, shape[dim], math.prod(shape[dim + 1 :])
+        outer = xp.arange(math.prod(shape[:dim]), dtype=xp.int64).reshape(-1, 1) * size
+        key = outer + rows.astype(xp.int64).reshape(1, n)  # (A, n) rows of the (A, N, B) view
+        if inner > 1:
+            key = key.reshape(-1, n, 1) * inner + xp.arange(inner, dtype=xp.int64)
+        key = key.reshape(-1)
+        flat = out.reshape(-1)
+        if not include_self:
+            flat[key] = _identity(reduce, out.dtype, xp)
+        ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+        x._device.backend.ufunc_at(ufunc, flat, key, src._data.reshape(-1))
+        ctx.plan = plan
+        ctx.reduce = reduce
+        ctx.include_self = include_self
+        ctx.op = op
+        ctx.save_for_backward(x, src, out)
+        return out
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
