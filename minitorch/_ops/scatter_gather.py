@@ -338,6 +338,11 @@ def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype):
     return c
 
 
+def reduce_ufunc(xp, reduce: str):
+    """The ufunc that scatters one of the reductions 'prod', 'amax', 'amin' (with ufunc.at)."""
+    return {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
+
+
 class ScatterReduce(Function):
     """out[index along dim] = reduce(x (if include_self), src...);  gradients per reduction:
     sum -> grad, mean -> grad / count, amax/amin -> grad split among the values equal to the
@@ -355,9 +360,8 @@ class ScatterReduce(Function):
         if reduce in ("sum", "mean"):
             _put(dev, out, plan, vals, accumulate=True, in_float32=True)
         else:
-            ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
             target = out if plan.basic is None else out[plan.basic]
-            dev.backend.ufunc_at(ufunc, target, plan.adv, vals)  # (one flat key on NumPy)
+            dev.backend.ufunc_at(reduce_ufunc(xp, reduce), target, plan.adv, vals)  # (flat key)
         if reduce == "mean":
             counts = _counts(dev, out.shape, plan, include_self, out.dtype)
             counts = xp.maximum(counts, 1)
@@ -365,6 +369,11 @@ class ScatterReduce(Function):
                 out = out / counts
             else:
                 out = xp.floor_divide(out, counts)
+        return ScatterReduce.keep(ctx, x, src, out, plan, reduce, include_self, op)
+
+    @staticmethod
+    def keep(ctx, x, src, out, plan, reduce, include_self, op):
+        """What backward reads (also IndexReduceRows'); returns out."""
         ctx.plan = plan
         ctx.reduce = reduce
         ctx.include_self = include_self

@@ -9,7 +9,13 @@ from minitorch import _dtype, _memory_format
 from minitorch._ops._common import index, wrap_dim
 from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
-from minitorch._ops.scatter_gather import ScatterReduce, _identity, along_dim_plan, reduce_into
+from minitorch._ops.scatter_gather import (
+    ScatterReduce,
+    _identity,
+    along_dim_plan,
+    reduce_into,
+    reduce_ufunc,
+)
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import grad_mode
 from minitorch.autograd.function import name_node
@@ -207,14 +213,8 @@ class IndexReduceRows(ScatterReduce):
         flat = out.reshape(-1)
         if not include_self:
             flat[key] = _identity(reduce, out.dtype, xp)
-        ufunc = {"prod": xp.multiply, "amax": xp.maximum, "amin": xp.minimum}[reduce]
-        x._device.backend.ufunc_at(ufunc, flat, key, src._data.reshape(-1))
-        ctx.plan = plan
-        ctx.reduce = reduce
-        ctx.include_self = include_self
-        ctx.op = op
-        ctx.save_for_backward(x, src, out)
-        return out
+        x._device.backend.ufunc_at(reduce_ufunc(xp, reduce), flat, key, src._data.reshape(-1))
+        return ScatterReduce.keep(ctx, x, src, out, plan, reduce, include_self, op)
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
