@@ -177,6 +177,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         reduce != "mean"
         and input.ndim == source.ndim >= 1
         and index.numel()
+        and source.numel()  # (an empty source reduces nothing: reduce_into's path)
         and index._device is input._device
         and input.shape[:d] == source.shape[:d]
         and input.shape[d + 1 :] == source.shape[d + 1 :]
