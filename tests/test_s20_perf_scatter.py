@@ -206,3 +206,30 @@ def test_gradients_through_the_flat_index(monkeypatch):
     for name, (fn, inputs) in cases.items():
         assert gradcheck(fn, inputs), name
         assert gradgradcheck(fn, inputs), name
+
+
+def test_row_gathers_take_rows_with_the_same_values(monkeypatch):
+    # x[idx], index_select(x, 0, idx) and embedding on a matrix go to the backend's take_at,
+    # whose NumPy version takes rows along axis 0 (negative indices wrap, as indexing)
+    calls = []
+    real = numpy_backend.NumpyBackend.take_at
+
+    def counted(self, array, index):
+        calls.append(1)
+        return real(self, array, index)
+
+    monkeypatch.setattr(numpy_backend.NumpyBackend, "take_at", counted)
+    rng = np.random.default_rng(7)
+    base = rng.standard_normal((6, 9)).astype(np.float32)
+    for x_np in (base, base.T.copy().T, base[:, ::2]):
+        x = torch.from_numpy(x_np)
+        idx = np.array([[-1, 0, 5], [2, 2, -6]])
+        np.testing.assert_array_equal(x[torch.from_numpy(idx)].numpy(), x_np[idx])
+        rows = np.array([3, 0, 3, 5])
+        got = torch.index_select(x, 0, torch.from_numpy(rows)).numpy()
+        np.testing.assert_array_equal(got, x_np[rows])
+        emb = torch.nn.functional.embedding(torch.from_numpy(idx % 6), x).numpy()
+        np.testing.assert_array_equal(emb, x_np[idx % 6])
+    assert len(calls) == 9
+    with pytest.raises(IndexError, match="index 6 is out of bounds for dimension 0 with size 6"):
+        torch.from_numpy(base)[torch.tensor([6])]

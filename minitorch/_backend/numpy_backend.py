@@ -182,6 +182,9 @@ class NumpyBackend(Backend):
         ufunc.at(target.reshape(-1), key, values)
 
     def take_at(self, array, index):
+        key = index if index.__class__ is tuple else (index,)
+        if len(key) == 1 and key[0].__class__ is np.ndarray and key[0].dtype.kind in "iu":
+            return array.take(key[0], axis=0)  # rows: take beats indexing (up to 2x), same bits
         flat = _flat_key(array, index)
         if flat is None:
             return array[index]
