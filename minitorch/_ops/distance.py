@@ -319,20 +319,17 @@ def _cdist_p1(x1, x2):
     return CityBlockDistance.apply(a, b)
 
 
+def _cdist_blocks(a, b):
+    """_row_blocks of a's rows against all of b's (both batched alike)."""
+    r, m = b.shape[-2:]
+    return _row_blocks(a.shape[-2], max(1, r * math.prod(a.shape[:-2])), m)
+
+
 def _sign_blocks(xp, a, b):
     """(start, stop, sign(a[..., i, None, :] - b[..., None, :, :]) for the rows start..stop of
     a) over blocks of about _BLOCK elements."""
-    r, m = b.shape[-2:]
-    batch = _prod(a.shape[:-2])
-    for i0, i1 in _row_blocks(a.shape[-2], max(1, r * batch), m):
+    for i0, i1 in _cdist_blocks(a, b):
         yield i0, i1, xp.sign(a[..., i0:i1, None, :] - b[..., None, :, :])
-
-
-def _prod(shape) -> int:
-    n = 1
-    for s in shape:
-        n *= s
-    return n
 
 
 class CityBlockDistance(Function):
@@ -343,9 +340,8 @@ class CityBlockDistance(Function):
     def forward(ctx, a, b):
         xp = ctx.xp
         x, y = a._data, b._data
-        r, m = y.shape[-2:]
         parts = []
-        for i0, i1 in _row_blocks(x.shape[-2], max(1, r * _prod(x.shape[:-2])), m):
+        for i0, i1 in _cdist_blocks(x, y):
             diff = x[..., i0:i1, None, :] - y[..., None, :, :]
             if diff.dtype.itemsize == 2:  # half: summed in float32 (vector_norm's rule)
                 diff = diff.astype("float32")

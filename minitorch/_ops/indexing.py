@@ -44,12 +44,13 @@ __all__ = ["getitem", "setitem", "index_put", "index_put_"]
 # IndexBackward.
 
 
-# Below this many elements a gather keeps its key (the flat index, ~10 us to build, saves less;
-# the check here spares small gathers, as logits[arange(n), y], the call into the backend)
+# Below this many elements a gather of several index arrays keeps its key (the flat index, ~10 us
+# to build, saves less; the check here spares small gathers, as logits[arange(n), y], the call
+# into the backend)
 _FLAT_GATHER_MIN = 1 << 12
 
 
-def _flat_gather(plan: IndexPlan) -> bool:
+def _by_take_at(plan: IndexPlan) -> bool:
     """Whether x[key] goes to the backend's take_at: rows of a matrix or more picked by one
     index array (x[idx], index_select(x, 0, idx), embedding: NumPy's take along axis 0 is up to
     2x faster than indexing), or two or more index arrays and a large result (one flat gather)."""
@@ -70,8 +71,8 @@ def _take(x, plan: IndexPlan, backend):
     if v.shape != plan.v_shape:  # See NOTE [ Flat plans ]
         v = v.reshape(plan.v_shape)
     try:
-        # one flat gather on NumPy (NOTE [ Flat scatter keys ])
-        out = backend.take_at(v, plan.adv) if _flat_gather(plan) else v[plan.adv]
+        # NumPy's take along rows, or one flat gather (NOTE [ Flat scatter keys ])
+        out = backend.take_at(v, plan.adv) if _by_take_at(plan) else v[plan.adv]
     except IndexError:
         out = None
     if out is None:

@@ -369,10 +369,10 @@ class ScatterReduce(Function):
                 out = out / counts
             else:
                 out = xp.floor_divide(out, counts)
-        return ScatterReduce.keep(ctx, x, src, out, plan, reduce, include_self, op)
+        return ScatterReduce._save_state(ctx, x, src, out, plan, reduce, include_self, op)
 
     @staticmethod
-    def keep(ctx, x, src, out, plan, reduce, include_self, op):
+    def _save_state(ctx, x, src, out, plan, reduce, include_self, op):
         """What backward reads (also IndexReduceRows'); returns out."""
         ctx.plan = plan
         ctx.reduce = reduce

@@ -215,7 +215,7 @@ class IndexReduceRows(ScatterReduce):
         if not include_self:
             flat[key] = _identity(reduce, out.dtype, xp)
         x._device.backend.ufunc_at(reduce_ufunc(xp, reduce), flat, key, src._data.reshape(-1))
-        return ScatterReduce.keep(ctx, x, src, out, plan, reduce, include_self, op)
+        return ScatterReduce._save_state(ctx, x, src, out, plan, reduce, include_self, op)
 
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):

@@ -344,15 +344,20 @@ def cumprod(input, dim, *, dtype=None, mask=None) -> Tensor:
     return minitorch.cumprod(_masked_input("prod", input, mask), d, dtype=dtype).to(dtype=dtype)
 
 
+def _normalized(fn, identity: str, input, dim, dtype, mask) -> Tensor:
+    """fn (F.softmax, ...) along dim of input whose masked-out elements take `identity`'s value
+    (-inf for "amax": they get 0 probability)."""
+    dtype = input.dtype if dtype is None else dtype
+    return fn(_masked_input(identity, input, mask), _canonical_dim(dim, input.ndim)[0], dtype=dtype)
+
+
 @_from_masked_tensor
 def softmax(input, dim, *, dtype=None, mask=None) -> Tensor:
     """softmax along dim over the masked-in elements: 0 at masked-out ones, NaN where all are
     masked out. Mirrors torch.masked.softmax."""
     import minitorch.nn.functional as F
 
-    dtype = input.dtype if dtype is None else dtype
-    d = _canonical_dim(dim, input.ndim)[0]
-    return F.softmax(_masked_input("amax", input, mask), d, dtype=dtype)
+    return _normalized(F.softmax, "amax", input, dim, dtype, mask)
 
 
 @_from_masked_tensor
@@ -361,9 +366,7 @@ def log_softmax(input, dim, *, dtype=None, mask=None) -> Tensor:
     are masked out. Mirrors torch.masked.log_softmax."""
     import minitorch.nn.functional as F
 
-    dtype = input.dtype if dtype is None else dtype
-    d = _canonical_dim(dim, input.ndim)[0]
-    return F.log_softmax(_masked_input("amax", input, mask), d, dtype=dtype)
+    return _normalized(F.log_softmax, "amax", input, dim, dtype, mask)
 
 
 @_from_masked_tensor
@@ -372,9 +375,7 @@ def softmin(input, dim, *, dtype=None, mask=None) -> Tensor:
     masked out. Mirrors torch.masked.softmin."""
     import minitorch.nn.functional as F
 
-    dtype = input.dtype if dtype is None else dtype
-    d = _canonical_dim(dim, input.ndim)[0]
-    return F.softmin(_masked_input("amin", input, mask), d, dtype=dtype)
+    return _normalized(F.softmin, "amin", input, dim, dtype, mask)
 
 
 @_from_masked_tensor
