@@ -6,6 +6,16 @@ import math
 
 import numpy as np
 
+from minitorch._backend.numpy_special_fits import (
+    _B2K,
+    _bessel_i,
+    _digamma,
+    _erf,
+    _erfc,
+    _erfcx,
+    _lgamma,
+)
+
 # fmt: off
 __all__ = ["special", "FALLBACKS"]
 # fmt: on
@@ -13,10 +23,11 @@ __all__ = ["special", "FALLBACKS"]
 # NOTE [ Special functions ]
 # NumPy has no erf, lgamma or digamma. Backend.special(name) hands the ops an array function for
 # one of NAMES: scipy.special's on the CPU when SciPy is installed (it is optional), cupyx's on
-# the GPU, and the fallbacks below otherwise. The fallbacks trade speed for independence: erf,
-# erfc and lgamma call Python's math module per element; erfinv refines a rational first guess
-# by Newton steps on erf; digamma and polygamma shift the argument up by recurrence and finish
-# with the asymptotic series. Each takes and returns float64 arrays; callers cast.
+# the GPU, and the fallbacks below otherwise. erf, erfc, erfcx, lgamma, digamma and I0/I1 are
+# piecewise polynomials over whole arrays (NOTE [ Vectorised fallbacks ]); erfinv refines a
+# rational first guess by Newton steps on erf; polygamma shifts the argument up by recurrence
+# and finishes with the asymptotic series; gammainc, zeta, j0 and j1 still go per element.
+# Each takes and returns float64 arrays; callers cast.
 
 _SCIPY_NAMES = {
     "erf": "erf",
@@ -40,13 +51,6 @@ def _elementwise(fn):
         return np.asarray(ufunc(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
     return apply
-
-
-def _lgamma_scalar(v: float) -> float:
-    try:
-        return math.lgamma(v)
-    except ValueError:  # a pole: 0, -1, -2, ...
-        return math.inf
 
 
 def _erfinv(y):
@@ -110,30 +114,6 @@ def _shift_up(x, n: int, low: float = 10.0):
         term = sign_fact / safe ** (n + 1) if n else 1.0 / safe
         acc = acc + np.where(below, term, 0.0)
         x = np.where(below, x + 1.0, x)
-
-
-# The Bernoulli numbers B_2, B_4, ..., B_14, for the asymptotic series of digamma and polygamma
-_B2K = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6)
-
-
-def _digamma(x):
-    x = np.asarray(x, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        neg = x < 0
-        pole = (x <= 0) & (x == np.floor(x))
-        # reflection: psi(x) = psi(1 - x) - pi / tan(pi x)
-        z = np.where(neg, 1.0 - x, x)
-        z = np.where(pole | ~np.isfinite(z), 1.0, z)
-        z, acc = _shift_up(z, 0)
-        inv2 = 1.0 / (z * z)
-        series = np.zeros_like(z)
-        for k in range(len(_B2K) - 1, -1, -1):
-            series = (series + _B2K[k] / (2 * (k + 1))) * inv2
-        out = np.log(z) - 0.5 / z - series - acc
-        out = np.where(neg, out - math.pi / np.tan(math.pi * x), out)
-        out = np.where(pole, np.where(x == 0, np.copysign(np.inf, -x), np.nan), out)
-        out = np.where(x == np.inf, np.inf, out)
-        return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
 
 
 # The Bernoulli numbers B_16, B_18, B_20: trigamma's series goes three terms further than digamma's
@@ -206,24 +186,9 @@ def _polygamma(n, x):
             total = total + coef / z ** (2 * k + n)
         out = (-1.0) ** (n + 1) * total + acc
         sign_inf = np.inf if n % 2 else -np.inf
-        out = np.where(pole, sign_inf, out)
+        out = np.where(pole | (x == -np.inf), sign_inf, out)  # -inf as a pole, as SciPy's
         out = np.where(x == np.inf, 0.0, out)
-        return np.where(np.isnan(x) | (x == -np.inf), np.nan, out)
-
-
-def _i1_scalar(v: float) -> float:
-    """The modified Bessel function I1 by its power series (fine up to overflow)."""
-    if math.isnan(v) or math.isinf(v):
-        return v
-    half = v / 2.0
-    term = half
-    total = term
-    k = 0
-    while abs(term) > 1e-17 * abs(total):
-        k += 1
-        term *= half * half / (k * (k + 1))
-        total += term
-    return total
+        return np.where(np.isnan(x), np.nan, out)
 
 
 def _gammainc_scalars(a: float, x: float) -> tuple:
@@ -278,18 +243,15 @@ def _gammainc_pair(which: int):
     return apply
 
 
-_erf = _elementwise(math.erf)
-_erfc = _elementwise(math.erfc)
-
 FALLBACKS = {
     "erf": _erf,
     "erfc": _erfc,
     "erfinv": _erfinv,
-    "lgamma": _elementwise(_lgamma_scalar),
+    "lgamma": _lgamma,
     "digamma": _digamma,
     "polygamma": _polygamma,
-    "i0": np.i0,
-    "i1": _elementwise(_i1_scalar),
+    "i0": _bessel_i(0, False),
+    "i1": _bessel_i(1, False),
     "gammainc": _gammainc_pair(0),
     "gammaincc": _gammainc_pair(1),
 }
@@ -316,6 +278,13 @@ def _trigamma_first(polygamma):
     return apply
 
 
+# Names whose vectorised fallback serves even when SciPy is installed: for I0, I1 and their
+# scaled forms it is ~1.5-2.5x faster than SciPy's and as accurate (the same float32 values on
+# 10M random inputs); SciPy's erf, erfc, lgamma and digamma are 2-3x faster than the fallbacks
+# (NOTE [ Vectorised fallbacks ]).
+_PREFER_FALLBACK = frozenset({"i0", "i1", "i0e", "i1e"})
+
+
 def special(name: str):
     """The array function `name` (one of FALLBACKS' keys), or None for a SciPy-only name when
     SciPy is not installed; see NOTE [ Special functions ]."""
@@ -324,6 +293,8 @@ def special(name: str):
     if name not in FALLBACKS:
         raise ValueError(f"special: unknown function '{name}'")
     try:
+        if name in _PREFER_FALLBACK:
+            raise ImportError(name)
         import scipy.special as sc  # optional dependency
     except ImportError:
         fn = FALLBACKS[name]
@@ -340,19 +311,6 @@ def special(name: str):
 # --- torch.special's extra kernels (minitorch/_ops/special_more.py) ---
 
 
-def _erfcx_scalar(v: float) -> float:
-    """exp(v²) erfc(v): directly while exp(v²) stays finite, else the asymptotic series."""
-    if math.isnan(v):
-        return v
-    if v < 26.0:
-        return math.exp(v * v) * math.erfc(v) if v > -26.0 else math.inf
-    inv2 = 1.0 / (2.0 * v * v)
-    return (1.0 - inv2 * (1.0 - 3.0 * inv2 * (1.0 - 5.0 * inv2))) / (v * math.sqrt(math.pi))
-
-
-_erfcx = _elementwise(_erfcx_scalar)
-
-
 def _ndtri(p):
     return math.sqrt(2.0) * _erfinv(2.0 * np.asarray(p, dtype=np.float64) - 1.0)
 
@@ -365,17 +323,6 @@ def _log_ndtr(x):
         upper = np.log1p(-0.5 * _erfc(z))
         lower = np.log(0.5 * _erfcx(-z)) - z * z
     return np.where(x > 0, upper, lower)
-
-
-def _scaled(fn):
-    """x -> fn(x) exp(-|x|), the exponentially scaled Bessel functions."""
-
-    def apply(x):
-        x = np.asarray(x, dtype=np.float64)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return fn(x) * np.exp(-np.abs(x))
-
-    return apply
 
 
 def _zeta_scalars(s: float, q: float) -> float:
@@ -456,8 +403,8 @@ FALLBACKS.update(
         "erfcx": _erfcx,
         "ndtri": _ndtri,
         "log_ndtr": _log_ndtr,
-        "i0e": _scaled(np.i0),
-        "i1e": _scaled(FALLBACKS["i1"]),
+        "i0e": _bessel_i(0, True),
+        "i1e": _bessel_i(1, True),
         "zeta": _zeta,
         "j0": _elementwise(_bessel_j_scalar(0)),
         "j1": _elementwise(_bessel_j_scalar(1)),
