@@ -30,7 +30,12 @@ _SUPPORTED = (
 
 def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pads the last len(pad) // 2 dims: pad = (last_left, last_right, 2nd_last_left, ...).
-    Mirrors torch.nn.functional.pad."""
+    Mirrors torch.nn.functional.pad.
+
+    Differences from torch: circular padding that wraps around more than its negative pad on
+    the other side left of a dim always raises torch's overlap error; torch raises it only
+    where the overlapping slices are contiguous, and otherwise returns overlapping copies or
+    uninitialised memory (or, for some such pads, a shape mismatch error)."""
     if pad.__class__ not in (tuple, list) or any(p.__class__ is not int for p in pad):
         pad = _pad_ints(pad)
     if _autocast.state.any_enabled and (mode == "replicate" or mode == "reflect" and len(pad) < 6):
@@ -59,21 +64,27 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         )
     if mode != "circular":
         _check_nonempty(input, k)
-    elif any(input.shape[dim] + left + right < 0 for dim, left, right in pairs):
-        # torch's circular padding is copies into slices, empty ones too (no check above): only
-        # a negative output size raises, after every dim's wrap-around check
-        for dim, left, right in pairs:
+    else:
+        # torch's circular padding is copies into slices, empty ones too (no check above): it
+        # checks each dim, outermost first, for wrapping around and a negative output size
+        for dim, left, right in reversed(pairs):
             _check_mode_pads(mode, dim, input.shape[dim], left, right, input)
-        raise RuntimeError("Negative padding value is resulting in an empty dimension")
+            if input.shape[dim] + left + right < 0:
+                raise RuntimeError("Negative padding value is resulting in an empty dimension")
     if input.dtype is _dtype.bool and mode != "circular":  # torch's kernels take numbers only
         kernel = "reflection" if mode == "reflect" else "replication"
         raise NotImplementedError(f"\"{kernel}_pad{k}d\" not implemented for 'Bool'")
     plan = []
-    for dim, left, right in pairs:
+    for i, (dim, left, right) in enumerate(pairs):
         size = input.shape[dim]
-        _check_mode_pads(mode, dim, size, left, right, input)
+        if mode == "circular":
+            _check_circular_overlap(size, left, right)
+        else:
+            _check_mode_pads(mode, dim, size, left, right, input, arg=4 + 2 * i)
         runs = _runs(mode, size, left, right)
         plan.append((dim, runs, sum(r[2] for r in runs), left if left >= 0 <= right else None))
+    if mode != "circular":
+        _check_output_size(mode, input, pairs)
     name = _PAD_NODES[mode].format(k)
     # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
     keep = mode != "circular" and input.dtype.is_floating_point
@@ -179,15 +190,51 @@ def _check_nonempty(input: Tensor, k: int) -> None:
         )
 
 
-def _check_mode_pads(mode: str, dim: int, size: int, left: int, right: int, input) -> None:
+def _check_mode_pads(mode: str, dim: int, size: int, left: int, right: int, input, arg=4) -> None:
+    """`arg`: the number torch's reflect message gives the pair (4 for W, 6 for H, 8 for D)."""
     if mode == "reflect" and (left >= size or right >= size):
         raise RuntimeError(
-            "Argument #4: Padding size should be less than the corresponding input dimension, "
+            f"Argument #{arg}: Padding size should be less than the corresponding input dimension, "
             f"but got: padding ({left}, {right}) at dimension {dim} of input "
             f"{list(input.shape)}"
         )
     if mode == "circular" and (left > size or right > size):
         raise RuntimeError("Padding value causes wrapping around more than once.")
+
+
+def _check_circular_overlap(size: int, left: int, right: int) -> None:
+    """torch wraps around what its negative pads leave of a dim by copying within the output:
+    a positive pad longer than that part overlaps its own source, which copy_ refuses."""
+    kept = size - max(-left, 0) - max(-right, 0)
+    if size + left + right > 0 and (kept <= 0 or left > kept or right > kept):
+        raise RuntimeError(
+            "unsupported operation: some elements of the input tensor and the written-to tensor "
+            "refer to a single memory location. Please clone() the tensor before performing the "
+            "operation."
+        )
+
+
+def _check_output_size(mode: str, input: Tensor, pairs) -> None:
+    """reflect/replicate: torch's kernels refuse an output size below 1 in every padded dim;
+    one negative size among positive ones fails when the output is allocated."""
+    sizes = [input.shape[dim] for dim, _, _ in reversed(pairs)]  # (D,) H, W
+    outs = [input.shape[dim] + left + right for dim, left, right in reversed(pairs)]
+    if all(o < 1 for o in outs):
+        names = "DHW"[3 - len(outs) :]
+        given = " ".join(f"{c}: {n}" for c, n in zip(names, sizes, strict=True))
+        given = given.replace(" W:", ", W:") if len(outs) > 1 else given
+        if len(outs) == 2 and mode == "replicate":
+            given += " "  # (sic: torch's replication_pad2d message)
+        got = " ".join(f"{c}: {o}" for c, o in zip(names, outs, strict=True))
+        raise RuntimeError(f"input ({given}) is too small. Calculated output {got}")
+    if any(o < 0 for o in outs):
+        if len(outs) == 2 and mode == "reflect":
+            raise RuntimeError("numel: integer multiplication overflow")
+        shape = list(input.shape)
+        for (dim, _, _), o in zip(reversed(pairs), outs, strict=True):
+            shape[dim] = o
+        first = next(o for o in shape if o < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {shape}")
 
 
 def _runs(mode: str, size: int, left: int, right: int) -> tuple:
