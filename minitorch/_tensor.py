@@ -259,6 +259,10 @@ class Tensor(TensorMethods):
 
     @property
     def is_leaf(self) -> bool:
+        if self._base is not None:
+            # a view whose base changed in place takes its new history first, as torch's
+            # is_leaf reads grad_fn (x[i] = w through a leaf view makes it a non-leaf)
+            return self.grad_fn is None
         return self._grad_fn is None
 
     @property
@@ -298,7 +302,7 @@ class Tensor(TensorMethods):
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{_typename(requires_grad)}"
             )
-        if self._grad_fn is not None:
+        if (self._grad_fn if self._base is None else self.grad_fn) is not None:
             if not requires_grad:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to "
@@ -308,13 +312,27 @@ class Tensor(TensorMethods):
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if not requires_grad and self.__dict__.get("_no_grad_view") and self._base._requires_grad:
-            return self  # it inherits its base's flag (NOTE [ Views and grad mode ])
+        base = self._base
+        if base is not None and base._requires_grad:
+            # a leaf view of a base that requires grad requires grad with it; its own flag says
+            # whether it has a gradient of its own (NOTE [ Views and grad mode ])
+            d = self.__dict__
+            if requires_grad:
+                d.pop("_rg_inherited", None)
+            elif not d.get("_rg_inherited"):
+                d["_rg_inherited"] = True
+                self._grad_acc = None  # graphs recorded already keep accumulating, as torch's
+            self._requires_grad = True
+            return self
         if self._grad_acc is not None and requires_grad != self._requires_grad:
             from minitorch.autograd.function import _leaf_requires_grad
 
             _leaf_requires_grad(self, requires_grad)  # graphs recorded already see the change
         self._requires_grad = requires_grad
+        if base is None and "_grad_views" in self.__dict__:
+            from minitorch.autograd.function import _views_follow_base
+
+            _views_follow_base(self, requires_grad)
         return self
 
     @property
@@ -948,6 +966,8 @@ _AUTOGRAD_KEYS = frozenset(
         "_view_version",
         "_view_chain",
         "_no_grad_view",
+        "_rg_inherited",
+        "_view_lags",
         "_grad_views",
         "_storage_root",
     )

@@ -492,11 +492,14 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     if out._data.shape != shape:
         warn_resized(out, shape)
         if out._base is None:
-            out._data = result._data.astype(out._data.dtype)
-            out._vc[0] += 1
-            return out
+            # torch keeps the storage where it is large enough, so tensors sharing it (a
+            # detach() or .data alias, views of out) see the write; else out gets new memory
+            if not restride_(out, shape):
+                out._data = result._data.astype(out._data.dtype)
+                out._vc[0] += 1
+                return out
         # torch resizes a view in place, over the memory it shares: exp(x, out=x[::2]) writes x
-        if not restride_(out, shape):
+        elif not restride_(out, shape):
             raise RuntimeError(
                 f"out=: cannot resize the view given as out (shape {list(out._data.shape)}) to "
                 f"{list(shape)}: the memory it shares with its base ends before that; minitorch "

@@ -418,7 +418,7 @@ def _accumulator(t: Tensor):
     """The leaf's AccumulateGrad node (see NOTE [ Leaf accumulators ])."""
     acc = t._grad_acc
     if acc is None:
-        if t.__dict__.get("_no_grad_view"):
+        if t.__dict__.get("_rg_inherited"):
             return _no_grad_view_sink(t)
         acc = object.__new__(AccumulateGrad)
         acc._variable = weakref.ref(t)
@@ -1169,7 +1169,7 @@ def _apply_user(cls, ctx, device, record, args, out):
                 t._vc = o._vc
             else:  # a view of an input that requires grad, taken under no_grad in forward
                 t = _view_made_in_forward(o, device)
-                t._no_grad_view = True
+                t._no_grad_view = t._rg_inherited = True
         elif modified:
             _check_inplace_leaf(o, False)
             if not is_input:
@@ -1441,7 +1441,7 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
                 views = base.__dict__["_grad_views"] = weakref.WeakSet()
             views.add(out)
     elif not state.enabled:
-        out._no_grad_view = True
+        out._no_grad_view = out._rg_inherited = True
         out._requires_grad = True
 
 
@@ -1455,6 +1455,11 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
 #   requires_grad_(False) leaves it requiring grad, as in torch. Modifying it in place with grad
 #   mode on is refused, as in torch, since the base's gradient could not see the change (see
 #   _check_leaf in minitorch/_ops/inplace.py).
+# - So is a view of the first kind whose base is then made to require grad (b.requires_grad_()):
+#   it requires grad with its base (and stops with it) but has no gradient edge.
+# - Such an inherited flag is marked `_rg_inherited`. view.requires_grad_() gives the view a flag
+#   of its own, as torch's: it becomes a leaf with its own .grad; requires_grad_(False) returns
+#   it to the inherited flag (still requiring grad while its base does).
 
 
 def _base_gained_history(base: Tensor):
@@ -1462,9 +1467,26 @@ def _base_gained_history(base: Tensor):
     views = base.__dict__.pop("_grad_views", None)
     if views:
         for v in list(views):
-            if not v._requires_grad:
+            if not v._requires_grad or v.__dict__.pop("_rg_inherited", False):
                 v._requires_grad = True
                 v._view_version = -1  # regenerates its grad_fn from the base on next use
+
+
+def _views_follow_base(base: Tensor, value: bool):
+    """`base`, a leaf, starts (value) or stops requiring grad: the leaf views taken of it while
+    it did not (grad mode on) follow, with an inherited flag (NOTE [ Views and grad mode ])."""
+    for v in list(base.__dict__.get("_grad_views", ())):
+        if v._grad_fn is not None:
+            continue
+        if value and not v._requires_grad:
+            v._requires_grad = True
+            if v._view_version != v._vc[0] or v.__dict__.pop("_view_lags", False):
+                # changed in place since it was taken: torch replays it on its base now
+                v._view_version = -1
+            else:
+                v._rg_inherited = True
+        elif not value and v.__dict__.pop("_rg_inherited", False):
+            v._requires_grad = False
 
 
 def _replay_view(base: Tensor, chain) -> Tensor:
@@ -1490,6 +1512,7 @@ def _regenerate_view_grad_fn(view: Tensor):
         with no_grad():
             _replay_current(view)
         view._view_version = view._vc[0]
+        view.__dict__["_view_lags"] = True  # torch's view would still lag (_views_follow_base)
         return
     view._view_version = view._vc[0]
     # The view's history follows its data whatever the current mode: regenerating under no_grad
@@ -1507,6 +1530,8 @@ def _regenerate_view_grad_fn(view: Tensor):
     view._grad_fn = fresh._grad_fn
     view._output_nr = fresh._output_nr
     view._requires_grad = fresh._requires_grad
+    if fresh._grad_fn is not None:
+        view.__dict__.pop("_rg_inherited", None)
     if view._retains_grad:  # See NOTE [ retain_grad follows the tensor ]
         move_retained_grad(view, old)
 
