@@ -5,23 +5,38 @@ The targets are extended with blanks, l' = (blank, l1, blank, l2, ..., blank), o
 L = 2 S + 1, and the forward variable alpha_t(s) (log-probability of all alignments of the first
 t + 1 frames ending at l'_s) follows
     alpha_t(s) = logsumexp(alpha_{t-1}(s), alpha_{t-1}(s-1), [alpha_{t-1}(s-2)]) + lp_t(l'_s),
-the third term only where l'_s is not blank and differs from l'_{s-2}. One step updates the whole
-batch at once, (N, L); a sample whose input is shorter keeps its alpha once t reaches its length,
-and its loss is -logsumexp(alpha(L_n - 1), alpha(L_n - 2)). Autograd differentiates the recursion
-(so backward is the beta recursion, and it is twice differentiable). All lengths stay on the
-device: nothing is read back to the host except lengths passed as Python sequences.
+the third term only where s is odd, s > 1 and l'_s differs from l'_{s-2} (torch's rule, which
+lets a target label equal to blank skip too). Starting from alpha_{-1} = (0, -inf, ...), the
+empty prefix, the same step gives alpha_0. The loss of sample n, read at its last frame
+T_n - 1, is -logsumexp(alpha(2 S_n), alpha(2 S_n - 1)). The backward variable beta_t(s) (all
+completions of frames t.. from l'_s, lp_t(l'_s) included) runs the mirrored step from
+beta_{T_n - 1} = lp at the two end states, and the occupancy of (t, s) is
+exp(alpha_t(s) + beta_t(s) - lp_t(l'_s) + loss) <= 1.
+
+_CtcLoss runs both recursions on arrays, all samples and extended positions in one step, one
+Python loop over time each way: a sample whose input is shorter is read at its own last frame
+(alpha) or starts there (beta). It stores the pre-alpha alpha_t - lp_t (no -inf - -inf there)
+for backward. Its gradient is torch's: g (exp(lp) - occupancy summed over the states of each
+class) on a sample's read frames, 0 past them, NaN on the read frames of an infeasible sample
+(infinite loss) unless zero_infinity, which zeroes it. Under create_graph the gradient is
+rebuilt from the recursion written in Tensor ops (_recorded_nll), so it differentiates again.
+All lengths stay on the device: nothing is read back to the host except lengths passed as
+Python sequences.
 """
 
 from __future__ import annotations
 
+import contextlib
 import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
 from minitorch._ops._common import is_index, no_overload, type_name
-from minitorch._tensor import Tensor
-from minitorch.autograd.composite import as_node
+from minitorch._tensor import Tensor, _make
+from minitorch.autograd import engine
+from minitorch.autograd.function import Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = ["ctc_loss"]
 
@@ -90,6 +105,173 @@ def _lengths(lengths, host, device, what: str):
     return flat.to(device=device, dtype=_dtype.int64), host
 
 
+def _quiet(xp):
+    """A context in which xp computes log(0) = -inf without NumPy's RuntimeWarning (the
+    recursions reach it at every unreachable state); CuPy has no such warnings."""
+    errstate = getattr(xp, "errstate", None)
+    return contextlib.nullcontext() if errstate is None else errstate(divide="ignore")
+
+
+def _lse3(xp, x0, x1, x2, out, m, e, floor) -> None:
+    """out = log(exp(x0) + exp(x1) + exp(x2)) elementwise, shifted by the largest term: exact
+    for terms of any size, -inf where all three are -inf (the shift is then `floor`, finite);
+    m and e are scratch arrays of out's shape."""
+    xp.maximum(x0, x1, out=m)
+    xp.maximum(m, x2, out=m)
+    xp.maximum(m, floor, out=m)
+    xp.subtract(x0, m, out=out)
+    xp.exp(out, out=out)
+    xp.subtract(x1, m, out=e)
+    xp.exp(e, out=e)
+    xp.add(out, e, out=out)
+    xp.subtract(x2, m, out=e)
+    xp.exp(e, out=e)
+    xp.add(out, e, out=out)
+    xp.log(out, out=out)
+    xp.add(out, m, out=out)
+
+
+def _extended(xp, tgt, blank: int):
+    """(ext, skip) of (N, S) targets: the extended labels (N, 2 S + 1), and where the step
+    into s may skip from s - 2 (NOTE [ CTC in log space ])."""
+    n, S = tgt.shape
+    ext = xp.full((n, 2 * S + 1), blank, dtype=tgt.dtype)
+    ext[:, 1::2] = tgt
+    skip = xp.zeros((n, 2 * S + 1), dtype=bool)
+    skip[:, 3::2] = tgt[:, 1:] != tgt[:, :-1]
+    return ext, skip
+
+
+# NOTE [ CTC's array layout ]
+# The recursions keep states first and samples last, (L, N) per frame: the step's three terms
+# are then the contiguous slabs alpha[2:], alpha[1:-1], alpha[:-2] of one (L + 2, N) buffer
+# padded with -inf, which NumPy's ufuncs run about 1.5x faster than the strided column slices of
+# an (N, L + 2) one ((L, N) = (121, 8) and (61, 16): 15-24 us a step against 22-38).
+
+
+def _alpha(xp, lpe, skip_add, in_len, tgt_len):
+    """(pre, nll): the pre-alpha alpha_t - lp_t (F, L, N) over the first F frames, and each
+    sample's loss read at its last frame (NOTE [ CTC in log space ], [ CTC's array layout ])."""
+    F, L, n = lpe.shape
+    dt = lpe.dtype
+    floor = xp.finfo(dt).min
+    ninf = float("-inf")
+    pre = xp.empty((F, L, n), dtype=dt)
+    a = xp.full((L + 2, n), ninf, dtype=dt)  # alpha_{t-1}, two -inf rows before s = 0
+    a[2] = 0.0  # alpha_{-1}: the empty prefix
+    empty = a[2:].copy()
+    m, e, a2 = (xp.empty((L, n), dtype=dt) for _ in range(3))
+    with _quiet(xp):
+        for t in range(F):
+            xp.add(a[:-2], skip_add, out=a2)
+            _lse3(xp, a[2:], a[1:-1], a2, pre[t], m, e, floor)
+            xp.add(pre[t], lpe[t], out=a[2:])
+    rows = xp.arange(n)
+    if F:
+        at = xp.clip(in_len - 1, 0, F - 1)
+        last = xp.where(in_len > 0, pre[at, :, rows].T + lpe[at, :, rows].T, empty)  # (L, N)
+    else:
+        last = empty
+    s = xp.clip(2 * tgt_len, 0, L - 1)
+    end = last[s, rows]
+    before = xp.where(tgt_len > 0, last[xp.clip(s - 1, 0, None), rows], ninf)
+    return pre, -xp.logaddexp(end, before)
+
+
+def _beta(xp, lpe, skip, in_len, tgt_len):
+    """beta (F, L, N), lp_t included; -inf at the states past each sample's 2 S_n, and no
+    meaning at the frames past its length (NOTE [ CTC in log space ], [ CTC's array layout ])."""
+    F, L, n = lpe.shape
+    dt = lpe.dtype
+    floor = xp.finfo(dt).min
+    ninf = float("-inf")
+    skip_add = xp.full((L, n), ninf, dtype=dt)  # the step into s from s + 2: skip(s + 2)
+    skip_add[:-2][skip.T[2:]] = 0.0
+    beta = xp.full((F + 1, L + 2, n), ninf, dtype=dt)  # two -inf rows after s = L - 1
+    s = xp.arange(L)[:, None]
+    last = 2 * tgt_len
+    end = (s == last) | ((s == last - 1) & (tgt_len > 0))
+    # beta's start, at each sample's last frame: 0 at its two end states (before lp), -inf
+    # elsewhere, which is end + now[t]; the step gives -inf there (beta is -inf past the
+    # sample's frames), so a max sets it (fmax: NaN log-probabilities in frames no sample
+    # reads are left out, as torch reads none of them)
+    end = xp.where(end, 0.0, ninf).astype(dt)  # (L, N)
+    now = xp.where(xp.arange(F)[:, None] == in_len - 1, 0.0, ninf).astype(dt)  # (F, N)
+    q, m, e, b2 = (xp.empty((L, n), dtype=dt) for _ in range(4))
+    with _quiet(xp):
+        for t in range(F - 1, -1, -1):
+            b = beta[t + 1]
+            xp.add(b[2:], skip_add, out=b2)
+            _lse3(xp, b[:-2], b[1:-1], b2, q, m, e, floor)
+            xp.add(end, now[t], out=e)
+            xp.fmax(q, e, out=q)
+            xp.add(q, lpe[t], out=beta[t, :L])
+    return beta[:F, :L]
+
+
+class _CtcLoss(Function):
+    """nll_n = -log p(target_n | log_probs) (alpha recursion);  grad = g (exp(log_probs) -
+    occupancy) on read frames (beta recursion), torch's formula: NOTE [ CTC in log space ]"""
+
+    _node_name = "CtcLossBackward0"
+
+    @staticmethod
+    def forward(ctx, log_probs, *, ext, skip, in_len, tgt_len, frames, zero_infinity):
+        xp = ctx.xp
+        n, L = ext.shape
+        c = log_probs.shape[2]
+        # (F, L, N), row-major: one take along the flattened (N * C) axis
+        lpe = log_probs._data[:frames].reshape(frames, n * c).take(xp.arange(n) * c + ext.T, 1)
+        skip_add = xp.where(skip.T, 0.0, float("-inf")).astype(lpe.dtype)
+        pre, nll = _alpha(xp, lpe, skip_add, in_len, tgt_len)
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(log_probs)  # torch's node saves it (in-place changes refused)
+            ctx.state = (lpe, pre, nll, ext, skip, in_len, tgt_len, zero_infinity)
+        return nll
+
+    @staticmethod
+    def backward(ctx, grad):
+        (log_probs,) = ctx._stored_tensors
+        if state.enabled:  # create_graph: a gradient that differentiates again
+            return _recorded_grad(log_probs, grad, ctx.state)
+        xp = ctx.xp
+        lp, g = log_probs._data, grad._data
+        lpe, pre, nll, ext, skip, in_len, tgt_len, zero_infinity = ctx.state
+        F, L, n = lpe.shape
+        if F == 0:  # no sample reads a frame
+            return _make(xp.zeros_like(lp), log_probs._device, False, None)
+        feasible = nll != float("inf")
+        occupied = pre + _beta(xp, lpe, skip, in_len, tgt_len)
+        occupied += xp.where(feasible, nll, 0.0)
+        occupied = xp.exp(occupied, out=occupied)  # (F, L, N), each <= 1
+        # torch's CPU kernel sets (not adds) the last frame's two end states' class terms, the
+        # second overwriting the first when the last label is the blank (targets must not hold
+        # it, says its doc): the first end state's occupancy is then left out
+        rows, t = xp.arange(n), xp.clip(in_len - 1, 0, F - 1)
+        end = xp.clip(2 * tgt_len, 1, L - 1)
+        lost = (tgt_len > 0) & (ext[rows, end - 1] == ext[rows, 0])
+        occupied[t, end, rows] = xp.where(lost, 0.0, occupied[t, end, rows])
+        occ = xp.zeros((F, n, lp.shape[2]), dtype=lp.dtype)
+        at = (xp.arange(F)[:, None, None], rows, ext.T)
+        log_probs._device.backend.scatter_add(occ, at, occupied)
+        lp = lp[:F]
+        out = (xp.exp(lp) - occ) * g[:, None]
+        # torch's NaN: exp(-inf + loss - lp) at lp = -inf, and at every class of an infeasible
+        # sample's frames (unless zero_infinity, which zeroes its whole gradient)
+        nan_at = lp == float("-inf")
+        if zero_infinity:
+            out = xp.where(feasible[:, None], out, 0.0)
+            nan_at &= feasible[:, None]
+        else:
+            nan_at |= ~feasible[:, None]
+        read = (xp.arange(F)[:, None] < in_len)[:, :, None]
+        out = xp.where(read, xp.where(nan_at, float("nan"), out), 0.0).astype(lp.dtype)
+        if F < log_probs.shape[0]:  # frames past every input length
+            rest = xp.zeros((log_probs.shape[0] - F, *out.shape[1:]), dtype=out.dtype)
+            out = xp.concatenate([out, rest])
+        return _make(out, log_probs._device, False, None)
+
+
 def _lse(*terms: Tensor) -> Tensor:
     """logsumexp of same-shape terms, -inf (with zero gradient, not nan) where all are -inf."""
     m = terms[0]
@@ -104,22 +286,55 @@ def _lse(*terms: Tensor) -> Tensor:
     return _ops.where(dead, float("-inf"), m + total.log())
 
 
-def _on_host(t: Tensor) -> bool:
-    return t._device.type == "cpu"
+def _recorded_nll(log_probs, ext, skip, in_len, tgt_len) -> Tensor:
+    """The losses (N,) by the alpha recursion in Tensor ops, differentiable at any order: what
+    backward differentiates under create_graph (NOTE [ CTC in log space ]). A sample with no
+    frames has one alignment, the empty one: loss 0 for an empty target, inf otherwise."""
+    T, n, _ = log_probs.shape
+    L = ext.shape[1]
+    device = log_probs.device
+    lp = _ops.gather(log_probs, 2, ext.unsqueeze(0).expand(T, n, L))  # (T, N, L)
+    neg_inf = full_like(lp[0], float("-inf"))
+    s = arange(L, device=device).unsqueeze(0)
+    alpha = _ops.where(s < 2, lp[0], neg_inf)
+    alpha = _ops.where((in_len == 0).unsqueeze(1), _ops.where(s == 0, 0.0, neg_inf), alpha)
+    for t in range(1, T):
+        a1 = _ops.cat([neg_inf[:, :1], alpha[:, :-1]], 1)
+        a2 = _ops.where(skip, _ops.cat([neg_inf[:, :2], alpha[:, :-2]], 1), neg_inf)
+        step = _lse(alpha, a1, a2) + lp[t]
+        alpha = _ops.where((in_len > t).unsqueeze(1), step, alpha)
+    last = _ops.gather(alpha, 1, (2 * tgt_len).unsqueeze(1)).squeeze(1)
+    prev = _ops.gather(alpha, 1, _ops.clamp(2 * tgt_len - 1, min=0).unsqueeze(1)).squeeze(1)
+    prev = _ops.where(tgt_len > 0, prev, neg_inf[:, 0])
+    return -_lse(last, prev)
 
 
-def _nan_gradient(log_probs: Tensor, loss: Tensor, in_len: Tensor) -> Tensor:
-    """Zeros (N,) whose gradient is NaN at the read frames (t < input length) of each sample
-    whose loss is infinite (no alignment fits), as torch's CTC gradient is there: NaN is what
-    tells a user to pass zero_infinity=True. Built as sqrt at 0 (an infinite derivative) of
-    exp(log_probs) * 0, masked twice so that other entries see neither the 1 / 0 nor its
-    warning. (The alpha recursion itself gives those entries a zero gradient, see _lse.) On
-    the CPU it is only added when some loss is infinite."""
-    T = log_probs.shape[0]
-    frames = arange(T, device=log_probs.device).unsqueeze(1) < in_len.unsqueeze(0)  # (T, N)
-    mask = (frames & (loss == float("inf")).unsqueeze(0)).unsqueeze(2)  # (T, N, 1)
-    zero = _ops.where(mask, _ops.exp(log_probs) * 0, 1.0)
-    return _ops.where(mask, _ops.sqrt(zero), 0.0).sum((0, 2))
+def _recorded_grad(log_probs: Tensor, grad: Tensor, saved) -> Tensor:
+    """_CtcLoss's gradient under create_graph: the occupancy term as the derivative of
+    _recorded_nll (on an alias of log_probs, where the nested walk stops), plus torch's
+    exp(log_probs) term and its NaN / zero_infinity rules, all in Tensor ops. The occupancy
+    is the exact one: torch's loss of an end state when the last label is the blank (see
+    backward) is not reproduced here, nor are NaN frames past every length left out."""
+    _, _, nll, ext, skip, in_len, tgt_len, zero_infinity = saved
+    device = log_probs._device
+    xp = device.backend.xp
+
+    def const(a):
+        return _make(a, device, False, None)
+
+    alias = log_probs.view_as(log_probs)
+    nll_t = _recorded_nll(alias, const(ext), const(skip), const(in_len), const(tgt_len))
+    (occ,) = engine.grad(nll_t, (alias,), grad, create_graph=True, materialize_grads=True)
+    read = const((xp.arange(log_probs.shape[0])[:, None] < in_len)[:, :, None])
+    out = occ + _ops.where(read, log_probs.exp(), 0.0) * grad[:, None]
+    feasible = const((nll != float("inf"))[:, None])
+    nan_at = log_probs.detach() == float("-inf")
+    if zero_infinity:
+        out = _ops.where(feasible, out, 0.0)
+        nan_at = nan_at & feasible
+    else:
+        nan_at = nan_at | ~feasible
+    return _ops.where(read & nan_at, float("nan"), out)
 
 
 def _padded_targets(targets, target_lengths, host_tl, n, device):
@@ -219,10 +434,12 @@ def ctc_loss(
     """Negative log-likelihood of the targets under all CTC alignments of log_probs (T, N, C) or
     (T, C). Mirrors torch.nn.functional.ctc_loss; see NOTE [ CTC in log space ].
 
-    Differences from torch: the gradient is the exact derivative with respect to log_probs.
-    torch's CTC backward returns exp(log_probs) - occupancy instead of -occupancy (the two agree
-    once propagated through the log_softmax that produces log_probs in practice). As in torch,
-    an infinite loss (an impossible alignment) gets NaN gradients unless zero_infinity."""
+    The gradient with respect to log_probs is torch's, exp(log_probs) - occupancy (the exact
+    derivative once propagated through the log_softmax that produces log_probs); as in torch, an
+    infinite loss (an impossible alignment) gets NaN gradients unless zero_infinity.
+
+    Differences from torch: torch has no derivative of its CTC backward and raises on a double
+    backward; here the gradient taken under create_graph differentiates again."""
     if _autocast.state.any_enabled:
         return _autocast.call(
             ctc_loss,
@@ -252,38 +469,16 @@ def ctc_loss(
     _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_tl)
     T, n, c = log_probs.shape
     tgt = _ops.clamp(_padded_targets(targets, tgt_len, host_tl, n, device), 0, c - 1)
-    S = tgt.shape[1]
-    L = 2 * S + 1
-    # the extended labels (N, L): blank, l1, blank, l2, ..., blank
-    blanks = full_like(tgt, blank)
-    ext = _ops.cat([_ops.stack([blanks, tgt], 2).reshape(n, 2 * S), blanks[:, :1]], 1)
-    if S == 0:
-        ext = ext.new_full((n, 1), blank)
-    skip = (ext != blank) & (ext != _ops.cat([ext[:, :2], ext[:, :-2]], 1))
-    skip[:, :2] = False
-    lp = _ops.gather(log_probs, 2, ext.unsqueeze(0).expand(T, n, L))  # (T, N, L)
-    neg_inf = full_like(lp[0], float("-inf"))
-    first = arange(L, device=device).unsqueeze(0) < 2
-    alpha = _ops.where(first, lp[0], neg_inf)
-    if host_il is None or 0 in host_il:
-        # A sample with no frames has one alignment, the empty one: alpha is 0 (probability 1)
-        # at the initial blank and -inf elsewhere, so its loss is 0 for an empty target and inf
-        # otherwise, with no gradient to its (unread) first frame.
-        empty = _ops.where(arange(L, device=device).unsqueeze(0) == 0, 0.0, neg_inf)
-        alpha = _ops.where((in_len == 0).unsqueeze(1), empty, alpha)
-    for t in range(1, T):
-        a1 = _ops.cat([neg_inf[:, :1], alpha[:, :-1]], 1)
-        a2 = _ops.where(skip, _ops.cat([neg_inf[:, :2], alpha[:, :-2]], 1), neg_inf)
-        step = _lse(alpha, a1, a2) + lp[t]
-        alpha = _ops.where((in_len > t).unsqueeze(1), step, alpha)
-    last = _ops.gather(alpha, 1, (2 * tgt_len).unsqueeze(1)).squeeze(1)
-    prev = _ops.gather(alpha, 1, _ops.clamp(2 * tgt_len - 1, min=0).unsqueeze(1)).squeeze(1)
-    prev = _ops.where(tgt_len > 0, prev, neg_inf[:, 0])
-    loss = -_lse(last, prev)
-    if not zero_infinity and (not _on_host(loss) or bool((loss == float("inf")).any())):
-        loss = loss + _nan_gradient(log_probs, loss, in_len)
-    # torch computes the loss in one kernel: one CtcLossBackward0 node, saving log_probs
-    loss = as_node(loss, "CtcLossBackward0", (log_probs,), saved=(log_probs,))
+    ext, skip = _extended(log_probs._device.backend.xp, tgt.to(device)._data, blank)
+    loss = _CtcLoss.apply(
+        log_probs,
+        ext=ext,
+        skip=skip,
+        in_len=in_len._data,
+        tgt_len=tgt_len._data,
+        frames=T if host_il is None else max(host_il),  # frames no sample reads are skipped
+        zero_infinity=zero_infinity,
+    )
     if zero_infinity:
         loss = _ops.where(loss == float("inf"), 0.0, loss)
     if reduction == "none":

@@ -28,9 +28,6 @@ KNOWN: dict[str, str] = {
     "unfold_wrong_rank": "torch quirk: unfold on 2-d input raises IndexError (dim 2); minitorch "
     "raises torch's documented NotImplementedError",
     "multilabelmargin_batch0": "torch bug: 'mean' of an empty batch returns uninitialised memory",
-    "ctcloss_target_is_blank": "undefined in torch (targets must not contain the blank)",
-    "ctcloss_target_too_long": "documented difference: an impossible alignment gets zero "
-    "gradients where torch's are nan",
     "ctor_conv1d_zero_in": "torch quirk: in_channels=0 gives (N, 0, L_out) instead of "
     "out_channels zeros (plus bias)",
 }
