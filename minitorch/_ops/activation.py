@@ -106,6 +106,11 @@ def _refuse_backward(compute, op: str):
     """compute, whose result's backward raises torch's error for in-place `op` with a negative
     slope (see _InplaceNegativeSlope); only on that rare path."""
     message = _INPLACE_NEGATIVE_SLOPE.format(op)
+    if op == "leakyReLu":  # torch's leaky_relu_ message goes on (elu_'s and celu_'s stop)
+        message += (
+            " File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+            "in-place leakRelu backward calculation with negative slope"
+        )
     return lambda x: _InplaceNegativeSlope.apply(compute(x), msg=message)
 
 

@@ -145,26 +145,23 @@ def scaled_dot_product_attention(
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
         raise RuntimeError(
-            "scaled_dot_product_attention: Expected query, key, and value to all be at least 2 "
-            f"dimensional, but got query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: "
-            f"{value.ndim} instead."
+            "Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+            f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead."
         )
     dt = query.dtype
+    names = _dtype.CPP_NAMES  # torch's messages spell dtypes in C++ ("long int", "c10::Half")
     if key.dtype is not dt or value.dtype is not dt:
         raise RuntimeError(
-            "scaled_dot_product_attention: Expected query, key, and value to have the same "
-            f"dtype, but got query.dtype: {_dtype.scalar_name(dt)} key.dtype: "
-            f"{_dtype.scalar_name(key.dtype)} and value.dtype: {_dtype.scalar_name(value.dtype)} "
-            "instead."
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{names[dt.name]} key.dtype: {names[key.dtype.name]} and value.dtype: "
+            f"{names[value.dtype.name]} instead."
         )
-    names = _dtype.CPP_NAMES  # torch's message spells dtypes in C++ ("long int", "c10::Half")
     # the mask's dtype is checked before its dims (a 1-D 0/1 int64 padding mask is a dtype error)
     mask_dt = getattr(attn_mask, "dtype", None)
     if mask_dt is not None and mask_dt not in (_dtype.bool, _dtype.float32, dt):
         raise RuntimeError(
-            "scaled_dot_product_attention: Expected attn_mask dtype to be bool or float or to "
-            f"match query dtype, but got attn_mask.dtype: {names[mask_dt.name]} and  "
-            f"query.dtype: {names[dt.name]} instead."
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {names[mask_dt.name]} and  query.dtype: {names[dt.name]} instead."
         )
     if attn_mask is not None and attn_mask.ndim < 2:  # torch reads the mask's dim -2
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")

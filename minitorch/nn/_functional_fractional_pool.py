@@ -127,7 +127,8 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, sampl
                 f"{op} requires output_ratio to either be a single Int or tuple of Ints."
             )
         ratio = (output_ratio,) * n if isinstance(output_ratio, numbers.Number) else output_ratio
-        output_size = [int(input.shape[input.ndim - n + d] * ratio[d]) for d in range(n)]
+        # size(-n + d) raises torch's IndexError on an input of too few dims
+        output_size = [int(input.size(d - n) * ratio[d]) for d in range(n)]
     if samples is None:
         batch = 1 if input.ndim == n + 1 else input.shape[0]
         from minitorch.random import rand
@@ -140,7 +141,7 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, sampl
     x = input if batched else input.unsqueeze(0)
     if 0 in out or x.shape[0] == 0:  # an empty output, as torch's
         shape = (*x.shape[:2], *out)
-        values = x.new_empty(shape)
+        values = x.reshape(-1)[:0].reshape(shape)  # still on the graph, as torch's result
         indices = x.new_empty(shape, dtype=_dtype.int64)
     else:
         u = samples[: x.shape[0]]

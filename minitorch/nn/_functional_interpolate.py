@@ -24,7 +24,8 @@ __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 # --- interpolation ---
 
 _ALIGNABLE = ("linear", "bilinear", "bicubic", "trilinear")
-_LINEAR_RANK = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}
+# (torch's bicubic on another rank falls to the generic "Input Error" below instead)
+_LINEAR_RANK = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
 def _scalar(value, dtype, like: Tensor) -> Tensor:
@@ -413,7 +414,7 @@ def interpolate(
         )
     n = input.ndim - 2
     known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-    if n not in (1, 2, 3) or mode not in known:
+    if n not in (1, 2, 3) or mode not in known or (mode == "bicubic" and n != 2):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
@@ -437,13 +438,14 @@ def interpolate(
         names = ("D", "H", "W")[3 - n :]
         ins = ", ".join(f"{a}: {v}" for a, v in zip(names, have, strict=False))
         outs = ", ".join(f"{a}: {v}" for a, v in zip(names, sizes, strict=False))
+        joint = " and" if n == 1 else ""  # torch's 1-d kernels say "and output"
         raise RuntimeError(
-            f"interpolate: Input and output sizes should be greater than 0, but got input "
-            f"({ins}) and output ({outs})"
+            f"Input and output sizes should be greater than 0, but got input ({ins}){joint} "
+            f"output ({outs})"
         )
     if input.shape[1] == 0:  # torch's upsample kernels take an empty batch, not empty channels
         raise RuntimeError(
-            f"interpolate: Non-empty {input.ndim}D data tensor expected but got a tensor with "
+            f"Non-empty {input.ndim}D data tensor expected but got a tensor with "
             f"sizes {list(input.shape)}"
         )
     if antialias or (input.dtype is _dtype.uint8 and mode in ("bilinear", "bicubic")):

@@ -472,7 +472,7 @@ def cross_entropy(
     class_dim = 0 if len(shape) == 1 else 1
     n_classes = shape[class_dim]
     if shape == t_shape:
-        if ignore_index != -100:
+        if ignore_index >= 0:  # torch refuses a class index only; a negative one passes
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)

@@ -954,10 +954,12 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     # MaxUnpool2DBackward0 -> UnsqueezeBackward0; 2-d and 3-d are one node each
     x = input.unsqueeze(-1) if n == 1 else input
     lead = input.shape[: input.ndim - n]
-    flat_in = x.reshape((*lead, -1))
+    # the plane size spelled out: an empty batch cannot infer a -1
+    plane = math.prod(input.shape[input.ndim - n :])
+    flat_in = x.reshape((*lead, plane))
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
     try:
-        out = out.scatter(-1, indices.reshape((*lead, -1)), flat_in)
+        out = out.scatter(-1, indices.reshape((*lead, plane)), flat_in)
     except RuntimeError:
         _raise_invalid_unpool_index(indices, size if n > 1 else (*size, 1))
         raise

@@ -153,7 +153,7 @@ def test_mha_key_value_shape_mismatch():
 def test_sdpa_rank_and_dtype():
     with pytest.raises(RuntimeError, match="at least 2 dimensional.*query.dim: 1"):
         F.scaled_dot_product_attention(_r(4), _r(4), _r(4))
-    with pytest.raises(RuntimeError, match="same dtype.*value.dtype: Double"):
+    with pytest.raises(RuntimeError, match="same dtype.*value.dtype: double"):  # torch spelling
         F.scaled_dot_product_attention(_r(2, 3, 4), _r(2, 5, 4), _r(2, 5, 4, dtype=np.float64))
 
 
