@@ -6,6 +6,7 @@ Expected values were obtained by running the same code in torch 2.13.
 import warnings
 
 import numpy as np
+import pytest
 
 import minitorch as torch
 
@@ -113,3 +114,37 @@ def test_no_grad_view_given_its_own_requires_grad():
     v.requires_grad_(True)
     (g,) = torch.autograd.grad((v * v).sum(), v)
     np.testing.assert_allclose(g.numpy(), [[-3.47], [2.846]])
+
+
+def test_saved_result_of_inplace_on_view_carries_the_views_history():
+    # sigmoid_ on a view saves its result: in a second derivative that result is the view with
+    # its own history (torch's saved variable of an in-place op on a view), so the gradient
+    # with respect to the view is found (it was None)
+    v1 = torch.tensor([[[0.626]], [[2.215]], [[0.658]]], dtype=torch.float64)
+    v2 = torch.tensor([[-0.872, -1.527, 0.393]], dtype=torch.float64, requires_grad=True)
+    v3 = v1.view_as(v2)
+    v3.div_(v2)
+    v3.sigmoid_()
+    v8 = (v1.pow(3) * torch.tensor([[[0.106]], [[0.195]], [[-0.841]]], dtype=torch.float64)).sum()
+    (g,) = torch.autograd.grad(v8, [v2], create_graph=True)
+    w = torch.tensor([[0.762, 1.686, 0.546]], dtype=torch.float64)
+    g2, g3 = torch.autograd.grad((g * w).sum(), [v2, v3])
+    # torch 2.13's values
+    np.testing.assert_allclose(
+        g2.numpy(), [[-0.004269107874998496, 0.004255024622713323, -1.9469403566334593]], rtol=1e-12
+    )
+    np.testing.assert_allclose(
+        g3.numpy(),
+        [[-0.0073826425446547874, -0.020957586970383277, -2.848211627976854]],
+        rtol=1e-12,
+    )
+
+
+def test_saved_result_of_inplace_on_view_version_error_names_the_view_node():
+    x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x.clone()
+    v = b[0:2]
+    v.sigmoid_()
+    b.mul_(2)
+    with pytest.raises(RuntimeError, match=r"output 0 of AsStrided, is at version 2"):
+        b.sum().backward()

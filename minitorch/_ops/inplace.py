@@ -6,6 +6,7 @@ import functools
 import inspect
 import math
 import warnings
+import weakref
 
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._dtype import fill_number, via_float32
@@ -269,6 +270,15 @@ def _write(self: Tensor, value):
     dst[changed] = value[changed]
 
 
+# NOTE [ Saved result of an in-place op on a view ]
+# A node that saved its result (sigmoid_, exp_, tanh_ on a view v) keeps, as torch's saved
+# variable of an in-place op on a view does, v itself with the history v had then
+# (AsStridedBackward0 on the base's CopySlices), weakly (v -> its node -> ... -> this node would
+# be a cycle): a second derivative through the saved result reaches v's node, so
+# autograd.grad(..., inputs=v) finds it (it was None), and the version error names v's node.
+# Where v is gone, the entry unpacks as this node's own output, as torch's falls back to it.
+
+
 def _saved_result_is_self(self: Tensor, r: Tensor):
     """A node that saved its result (exp_, sigmoid_, tanh_, relu_) now keeps self's memory and
     version instead of r's copy: a later in-place op on self then fails the version check at
@@ -290,9 +300,11 @@ def _saved_result_is_self(self: Tensor, r: Tensor):
         )
 
     if any(is_result(e) for e in saved):
-        fn._saved = tuple(
-            ("out", self._data, self._vc, self._vc[0], nr) if is_result(e) else e for e in saved
-        )
+        if self._base is None:
+            entry = ("out", self._data, self._vc, self._vc[0], nr)
+        else:  # NOTE [ Saved result of an in-place op on a view ]
+            entry = ("view_out", (self._data, weakref.ref(self)), self._vc, self._vc[0], nr)
+        fn._saved = tuple(entry if is_result(e) else e for e in saved)
 
 
 def _snapshot(self: Tensor) -> Tensor:

@@ -252,6 +252,12 @@ class Node:
             return t._data if array else t
         if vc[0] != version:
             _raise_modified(self, kind, obj, vc[0], version, nr)
+        if kind == "view_out":  # NOTE [ Saved result of an in-place op on a view ]
+            data, ref = obj
+            view = ref()
+            if view is not None or array:
+                return data if array else view
+            obj, kind = data, "out"  # the view is gone: as torch, this node's own output
         if kind == "out":
             if array:
                 return obj
@@ -498,7 +504,12 @@ def _leaf_requires_grad(t: Tensor, value: bool) -> None:
 
 def _raise_modified(node, kind, obj, current, version, nr):
     """torch's error for a saved tensor changed in place since it was saved."""
-    if kind == "out":
+    if kind == "view_out":  # the view's node while the view lives, as torch's weak grad_fn
+        obj, ref = obj
+        view = ref()
+        fn = node if view is None else view.grad_fn
+        desc = f", which is output {nr} of {_short_name(fn)},"
+    elif kind == "out":
         desc = f", which is output {nr} of {_short_name(node)},"
     else:
         fn = obj.grad_fn  # a view of a base changed in place: its regenerated node
