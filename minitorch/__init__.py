@@ -268,6 +268,7 @@ _LAZY_MODULES = (
     "_dynamo",
     "_inductor",
     "_logging",
+    "_tensor_str",  # torch._tensor_str.PRINT_OPTS / printoptions / get_printoptions
     "__config__",
     "sparse",
     "__future__",  # torch.__future__ (minitorch/__future__.py), not the standard library module

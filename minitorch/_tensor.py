@@ -680,13 +680,22 @@ class Tensor(TensorMethods):
         return bool((element == self).any())
 
     def __format__(self, spec):
-        if self._data.ndim == 0:
+        # as torch, only a plain Tensor formats as its number; a subclass formats as an object
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
     def __repr__(self, *, tensor_contents=None):
         from minitorch._tensor_str import tensor_repr
 
+        # torch prints a subclass under its own name: MyTensor([1., 2.]); str() (object's)
+        # calls the subclass's own __repr__, so Tensor defines no __str__.
+        prefix = "tensor("
+        if type(self) is not Tensor:
+            from minitorch.nn.parameter import Parameter
+
+            if type(self) is not Parameter:
+                prefix = f"{type(self).__name__}("
         fn = self.grad_fn  # a view written in place shows its regenerated node, as torch
         return tensor_repr(
             self._host(),
@@ -695,10 +704,9 @@ class Tensor(TensorMethods):
             device=None if self._device.type == "cpu" else str(self._device),
             requires_grad=self._requires_grad,
             grad_fn_name=None if fn is None else type(fn).__name__,
+            prefix=prefix,
             contents=tensor_contents,
         )
-
-    __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
         # Pickling (DataLoader workers, copy) keeps values, dtype, device, requires_grad and the

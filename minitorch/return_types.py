@@ -10,7 +10,11 @@ class _StructSeq(tuple):
     _names: tuple = ()
 
     def __new__(cls, sequence=()):
-        items = tuple(sequence)
+        try:
+            items = iter(sequence)
+        except TypeError:
+            raise TypeError("constructor requires a sequence") from None
+        items = tuple(items)
         if len(items) != len(cls._names):
             raise TypeError(
                 f"torch.return_types.{cls.__name__}() takes a {len(cls._names)}-sequence "

@@ -100,8 +100,6 @@ class Parameter(Tensor):
         )
         return f"Parameter containing:\nParameter({inner})"
 
-    __str__ = __repr__
-
     def __format__(self, spec):
         # torch formats only a plain 0-d Tensor as a number: a Parameter is formatted as an
         # object (str() for an empty spec, TypeError otherwise).
