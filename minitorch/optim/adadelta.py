@@ -8,6 +8,7 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _add_square_,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -23,8 +24,9 @@ __all__ = ["Adadelta"]
 class Adadelta(Optimizer):
     """Mirrors torch.optim.Adadelta: state `step`, `square_avg`, `acc_delta`.
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts).
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -72,7 +74,9 @@ class Adadelta(Optimizer):
         p -= lr d."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                _check_foreach_step(group, ("differentiable", "capturable", "empty"))
+            elif group["capturable"]:
                 _check_capturable(group, xla=False)
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             rho, differentiable = group["rho"], group["differentiable"]

@@ -28,7 +28,8 @@ class Adafactor(Optimizer):
     Differences from torch: torch reads the parameter's and the update's RMS back to the host
     every step; minitorch keeps them on the device, computing the step scale in float64 as
     torch's Python floats are (the same numbers, no synchronisation). `foreach` is accepted
-    and changes nothing.
+    and changes nothing. An empty parameter is left as it is (torch's step divides by its
+    zero size and raises ZeroDivisionError).
     """
 
     # See NOTE [ Loading old checkpoints ]

@@ -9,10 +9,12 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _add_square_,
     _advance,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
     _in_float32,
+    _lr_operand,
     _new_step,
     _params_with_grad,
     _scalar,
@@ -27,10 +29,10 @@ class Adagrad(Optimizer):
     """Mirrors torch.optim.Adagrad: state `step` and `sum`, created for every parameter at
     construction (so `share_memory()` and state dicts see them before the first step).
 
-    Differences from torch: `foreach` is accepted and changes nothing, nor does `fused` except
-    that half-precision parameters are updated in float32 and rounded once, as torch's fused
-    kernel does (NOTE [ Fused half-precision steps ]); sparse
-    gradients are not supported.
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors), and `fused` nothing beyond what torch's fused kernel shows (a tensor lr read as a
+    double; half-precision parameters updated in float32 and rounded once, NOTE [ Fused
+    half-precision steps ]); sparse gradients are not supported.
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -83,7 +85,9 @@ class Adagrad(Optimizer):
 
     def _init_state(self, p, state, group) -> None:
         state["step"] = _new_step(fused=bool(group["fused"]))
-        state["sum"] = minitorch.full_like(p, group["initial_accumulator_value"])
+        # (the constructor's value for every group, as torch: a group's own
+        # initial_accumulator_value is kept in the group but never read)
+        state["sum"] = minitorch.full_like(p, self.defaults["initial_accumulator_value"])
 
     def share_memory(self) -> None:
         """Calls share_memory_() on the `sum` tensors (a no-op where tensors lack it)."""
@@ -98,9 +102,15 @@ class Adagrad(Optimizer):
         """s += g^2;  p -= lr / (1 + (t-1) lr_decay) * g / (sqrt(s) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
+            if group["foreach"]:
+                _check_foreach_step(group, ("differentiable",))
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             lr_decay, differentiable = group["lr_decay"], group["differentiable"]
-            lr = _scalar(lr, "addcdiv_(): argument 'value'" if differentiable else None)
+            if differentiable:  # (a grad-requiring tensor lr raises TypeError, as torch's)
+                _scalar(lr, "addcdiv_(): argument 'value'")
+            # (See NOTE [ A tensor lr rounds in its own dtype ]; torch's fused kernel reads a
+            # tensor lr as a double)
+            lr = _scalar(lr) if group["fused"] else _lr_operand(lr)
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:  # a parameter added with add_param_group
@@ -118,7 +128,7 @@ def _update(p, grad, state, lr, eps, weight_decay, lr_decay, differentiable):
     step = _advance(state["step"])
     if weight_decay != 0:
         grad = p.mul(weight_decay).add_(grad)
-    clr = lr / (1 + (step - 1) * lr_decay)
+    clr = _scalar(lr / (1 + (step - 1) * lr_decay))
     state_sum = state["sum"]
     # See NOTE [ Updates through the in-place fast path ]
     _add_square_(state_sum, grad, 1)

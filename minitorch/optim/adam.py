@@ -11,6 +11,7 @@ from minitorch.optim.optimizer import (
     _advance,
     _check_betas,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -32,15 +33,15 @@ class Adam(Optimizer):
     """Mirrors torch.optim.Adam: state `step` (0-d on the CPU), `exp_avg`,
     `exp_avg_sq` and, with amsgrad, `max_exp_avg_sq`.
 
-    Differences from torch: `foreach` is accepted and changes nothing (one loop over the
-    parameters), nor does `fused` beyond what torch's fused kernel shows: half-precision
-    parameters are updated in float32 and rounded once (NOTE [ Fused half-precision steps ]) and
-    the step count is float32 whatever the default dtype; `capturable` only checks that the
-    parameters are on a device, as torch asserts (not with `fused`, whose kernel runs on the
-    CPU too); the step count stays on the CPU either way (see NOTE [ Optimizer scalars stay off
-    the device ]);
-    betas given as tensors are used as numbers, except in a differentiable step where they
-    require grad.
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), and `fused` nothing beyond what torch's
+    fused kernel shows: tensor lr/betas read as doubles, half-precision parameters updated in
+    float32 and rounded once (NOTE [ Fused half-precision steps ]) and the step count is float32
+    whatever the default dtype; `capturable` only checks that the parameters are on a device, as
+    torch asserts (not with `fused`, whose kernel runs on the CPU too); the step count stays on
+    the CPU either way (see NOTE [ Optimizer scalars stay off the device ]); betas given as
+    tensors are read on the host (the numbers derived from them rounded in their dtype, as
+    torch's), except in a differentiable step where they require grad.
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -117,11 +118,16 @@ class Adam(Optimizer):
         p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"] and not group["fused"]:  # torch's fused kernel runs on CPU
+            if group["foreach"]:
+                checks = ("empty", "tensor_hparams", "capturable", "differentiable")
+                _check_foreach_step(group, checks)
+            elif group["capturable"] and not group["fused"]:  # torch's fused kernel runs on CPU
                 _check_capturable(group)
-            # (See NOTE [ A tensor lr rounds in its own dtype ])
-            lr, eps, weight_decay = _lr_operand(group["lr"]), group["eps"], group["weight_decay"]
-            beta1, beta2 = (_scalar(b) for b in group["betas"])
+            # (tensor lr and betas: NOTE [ A tensor lr rounds in its own dtype ]; torch's fused
+            # kernel reads them as doubles instead)
+            operand = _scalar if group["fused"] else _lr_operand
+            lr, eps, weight_decay = operand(group["lr"]), group["eps"], group["weight_decay"]
+            beta1, beta2 = (operand(b) for b in group["betas"])
             amsgrad, decoupled = group["amsgrad"], group["decoupled_weight_decay"]
             differentiable = group["differentiable"]
             for p, grad in _params_with_grad(group):
@@ -149,6 +155,7 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
     g^2. Returns the new step count."""
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     step = _advance(state["step"])
+    # (tensor betas are 0-d CPU tensors here, so 1 - beta rounds in their dtype, as torch's)
     if weight_decay != 0:
         if decoupled:
             # (_keep_grad: a differentiable RAdam keeps a grad-requiring lr; else a number
@@ -157,8 +164,8 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
         else:
             grad = p.mul(weight_decay).add_(grad)
     # See NOTE [ Updates through the in-place fast path ]
-    _lerp_(exp_avg, grad, 1 - beta1)
-    _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
+    _lerp_(exp_avg, grad, _scalar(1 - beta1))
+    _add_square_(exp_avg_sq.mul_(_scalar(beta2)), grad, _scalar(1 - beta2))
     return step
 
 
@@ -166,8 +173,9 @@ def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsg
     """One Adam step of p in place (the state's moments too)."""
     step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    step_size = _scalar(lr / (1 - beta1**step))  # NOTE [ A tensor lr rounds in its own dtype ]
-    bias_correction2_sqrt = (1 - beta2**step) ** 0.5
+    # (NOTE [ A tensor lr rounds in its own dtype ], tensor betas alike)
+    step_size = _scalar(lr / (1 - beta1**step))
+    bias_correction2_sqrt = _scalar((1 - beta2**step) ** 0.5)
     if amsgrad:
         max_sq = state["max_exp_avg_sq"]
         minitorch.maximum(max_sq, exp_avg_sq, out=max_sq)
@@ -260,7 +268,8 @@ def adam(
         "decoupled_weight_decay": decoupled_weight_decay,
     }
     # (See NOTE [ A tensor lr rounds in its own dtype ])
-    args = (_lr_operand(lr), _scalar(beta1), _scalar(beta2), eps, weight_decay)
+    operand = _scalar if fused else _lr_operand  # (as Adam.step)
+    args = (operand(lr), operand(beta1), operand(beta2), eps, weight_decay)
     args += (decoupled_weight_decay, amsgrad)
     for i, p in enumerate(params):
         grad = -grads[i] if maximize else grads[i]

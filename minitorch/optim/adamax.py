@@ -9,6 +9,7 @@ from minitorch.optim.optimizer import (
     _advance,
     _check_betas,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -27,8 +28,9 @@ __all__ = ["Adamax"]
 class Adamax(Optimizer):
     """Mirrors torch.optim.Adamax: state `step`, `exp_avg`, `exp_inf`.
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts).
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -74,7 +76,9 @@ class Adamax(Optimizer):
         """m = lerp(m, g, 1-b1), u = max(b2 u, |g| + eps), p -= lr/(1-b1^t) m/u."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                _check_foreach_step(group, ("differentiable", "empty", "capturable"))
+            elif group["capturable"]:
                 _check_capturable(group)
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             beta1, beta2 = group["betas"]

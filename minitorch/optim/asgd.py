@@ -8,6 +8,7 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -77,7 +78,10 @@ class ASGD(Optimizer):
         loss = _closure_loss(closure)
         scalar_dtype, f64 = _scalar_dtype(), _dtype.float64
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                checks = ("empty", "differentiable", "capturable")
+                _check_foreach_step(group, checks, "params, mus, etas, and state_steps")
+            elif group["capturable"]:
                 _check_capturable(group, "params, mus, etas, and state_steps")
             lr, weight_decay = _scalar(group["lr"]), group["weight_decay"]
             lr_t = group["lr"].detach().reshape(()) if isinstance(group["lr"], Tensor) else None

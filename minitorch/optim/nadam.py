@@ -10,6 +10,7 @@ from minitorch.optim.optimizer import (
     _advance,
     _check_betas,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -30,8 +31,9 @@ class NAdam(Optimizer):
     """Mirrors torch.optim.NAdam: state `step`, `mu_product` (both 0-d on the CPU),
     `exp_avg`, `exp_avg_sq`.
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts).
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -84,7 +86,10 @@ class NAdam(Optimizer):
         + mu_{t+1} m / (1 - prod mu * mu_{t+1})] / (sqrt(v/(1-b2^t)) + eps)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                checks = ("empty", "differentiable", "capturable")
+                _check_foreach_step(group, checks, "params, mu_products, and state_steps")
+            elif group["capturable"]:
                 _check_capturable(group, "params, mu_products and state_steps")
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]

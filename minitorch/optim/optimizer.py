@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import struct
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
@@ -499,7 +500,8 @@ def _scalar(x, arg: str | None = None):
 # torch.tensor(0.01)), rounded there before they scale a float64 parameter. _lr_operand gives
 # such an lr as a 0-d CPU tensor, read once per group as _scalar reads it (no further host
 # read, whatever its device), so the expressions written for a Python lr round as torch's;
-# _scalar then reads each result. A Python lr takes the same expressions unchanged.
+# _scalar then reads each result. A Python lr takes the same expressions unchanged. Adam's
+# tensor betas are read the same way (1 - beta1, beta2 ** step round in the betas' dtype).
 
 
 def _lr_operand(lr):
@@ -539,6 +541,39 @@ def _check_capturable(group, what: str = "params and state_steps", xla: bool = T
             )
 
 
+def _check_foreach_step(
+    group, order: tuple[str, ...], what: str = "params and state_steps", xla: bool = False
+) -> None:
+    """A group with foreach=True: the checks torch's multi-tensor step makes before updating,
+    in that optimizer's order. "differentiable": its kernels record no graph (AssertionError);
+    "empty": a group with no gradient returns early, skipping the checks after it;
+    "tensor_hparams": Adam's refusal of a tensor lr/beta (from a param group) without
+    capturable; "capturable": the device assertion, whose list of devices on this path names
+    'xla' for RMSprop and Rprop only (`xla`). minitorch then takes its one update loop."""
+    for check in order:
+        if check == "empty":
+            if all(p.grad is None for p in group["params"]):
+                return
+        elif check == "differentiable":
+            if group["differentiable"]:
+                raise AssertionError("_foreach ops don't support autograd")
+        elif check == "tensor_hparams":
+            if group["capturable"]:
+                continue
+            if isinstance(group["lr"], Tensor):
+                raise RuntimeError(
+                    "lr as a Tensor is not supported for capturable=False and foreach=True"
+                )
+            for i, beta in enumerate(group["betas"]):
+                if isinstance(beta, Tensor):
+                    raise ValueError(
+                        f"beta{i + 1} as a Tensor is not supported for capturable=False and "
+                        "foreach=True"
+                    )
+        elif group["capturable"]:
+            _check_capturable(group, what, xla)
+
+
 def _scalar_dtype(fused: bool = False):
     """The dtype of scalar optimizer state: float64 under a float64 default dtype, else
     float32; always float32 for fused=True, whose kernels read the step as a float.
@@ -576,17 +611,24 @@ def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
 
 
 def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:
-    """m.lerp_(end, weight) for a number weight < 0.5, through the in-place fast path (NOTE
-    [ Updates through the in-place fast path ]): m += (end - m) * weight. Like lerp_, it refuses
-    an `end` of another dtype (a parameter made float64 by `p.data = p.data.double()` while its
-    state stays float32), as torch's m.lerp_(g, 1 - beta1) does; add_ would take it."""
+    """m.lerp_(end, weight) for a number weight, through the in-place fast path (NOTE
+    [ Updates through the in-place fast path ]) with torch's two formulas: m += (end - m) *
+    weight for weight < 0.5, else m = end - (end - m) * (1 - weight), exact at weight 1 (Adam's
+    beta1 = 0 keeps the gradient itself), with 1 - weight taken in m's precision as torch's
+    kernel does. Like lerp_, it refuses an `end` of another dtype (a parameter made float64 by
+    `p.data = p.data.double()` while its state stays float32), as torch's m.lerp_(g, 1 - beta1)
+    does; add_ would take it."""
     if end.dtype is not m.dtype:
         from minitorch._ops.pointwise_binary import check_lerp_dtypes
 
         check_lerp_dtypes(m, end, weight)
     if m.dtype.itemsize == 2:  # half: lerp_ computes in float32 and rounds once, as torch's
         return m.lerp_(end, weight)
-    return m.add_(end.sub(m).mul_(weight))
+    if weight < 0.5:
+        return m.add_(end.sub(m).mul_(weight))
+    if m.dtype.itemsize == 4:  # (1 - a float32 weight in [0.5, 1] is exact in float32)
+        weight = struct.unpack("f", struct.pack("f", weight))[0]
+    return m.sub_(end).mul_(1 - weight).add_(end)
 
 
 # NOTE [ Fused half-precision steps ]

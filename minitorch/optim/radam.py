@@ -9,6 +9,7 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _check_betas,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -26,8 +27,9 @@ __all__ = ["RAdam"]
 class RAdam(Optimizer):
     """Mirrors torch.optim.RAdam: state `step`, `exp_avg`, `exp_avg_sq`.
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts); the
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts); the
     rectification test (rho_t > 5) is a Python comparison of host numbers, never a device one.
     """
 
@@ -77,7 +79,9 @@ class RAdam(Optimizer):
         """Adam's moments; the step is rectified by r_t once rho_t > 5, plain momentum before."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                _check_foreach_step(group, ("empty", "differentiable", "capturable"))
+            elif group["capturable"]:
                 _check_capturable(group)
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             differentiable = group["differentiable"]

@@ -8,6 +8,7 @@ from minitorch.optim.optimizer import (
     Optimizer,
     _add_square_,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _check_nonneg,
     _closure_loss,
@@ -26,8 +27,9 @@ class RMSprop(Optimizer):
     """Mirrors torch.optim.RMSprop: state `step`, `square_avg`, and `momentum_buffer` (momentum
     > 0) and `grad_avg` (centered).
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts).
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts).
     """
 
     # See NOTE [ Loading old checkpoints ]
@@ -80,7 +82,9 @@ class RMSprop(Optimizer):
         p -= lr g/avg (or through the momentum buffer b = m b + g/avg)."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                _check_foreach_step(group, ("empty", "differentiable", "capturable"), xla=True)
+            elif group["capturable"]:
                 _check_capturable(group)
             lr, eps, weight_decay = group["lr"], group["eps"], group["weight_decay"]
             alpha, momentum, centered = group["alpha"], group["momentum"], group["centered"]

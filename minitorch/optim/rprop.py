@@ -7,6 +7,7 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
     _check_capturable,
+    _check_foreach_step,
     _check_lr,
     _closure_loss,
     _new_step,
@@ -22,8 +23,9 @@ class Rprop(Optimizer):
     """Mirrors torch.optim.Rprop: state `step`, `prev` (the last gradient used) and
     `step_size`.
 
-    Differences from torch: `foreach` is accepted and changes nothing, `capturable`
-    only checks that the parameters are on a device (as torch asserts); the
+    Differences from torch: `foreach` changes only the checks (torch's multi-tensor step's
+    errors; one loop over the parameters either way), `capturable` only checks that the
+    parameters are on a device (as torch asserts); the
     sign tests are `where` selections (torch's capturable form), never boolean indexing.
     """
 
@@ -68,7 +70,9 @@ class Rprop(Optimizer):
         (and that coordinate skips this update); p -= sign(g) * step_size."""
         loss = _closure_loss(closure)
         for group in self.param_groups:
-            if group["capturable"]:
+            if group["foreach"]:
+                _check_foreach_step(group, ("empty", "differentiable", "capturable"), xla=True)
+            elif group["capturable"]:
                 _check_capturable(group)
             etaminus, etaplus = group["etas"]
             step_size_min, step_size_max = group["step_sizes"]

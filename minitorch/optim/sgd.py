@@ -6,7 +6,6 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     _HALF,
     Optimizer,
-    _check_lr,
     _closure_loss,
     _keep_grad,
     _params_with_grad,
@@ -47,7 +46,10 @@ class SGD(Optimizer):
         differentiable: bool = False,
         fused: bool | None = None,
     ) -> None:
-        _check_lr(lr)
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if lr < 0.0:  # (not _check_lr: torch's SGD lets a nan lr through)
+            raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:

@@ -9,8 +9,6 @@ from minitorch._tensor import Tensor
 from minitorch.optim.optimizer import (
     Optimizer,
     _check_betas,
-    _check_lr,
-    _check_nonneg,
     _closure_loss,
     _lr_operand,
     _scalar,
@@ -33,8 +31,12 @@ class SparseAdam(Optimizer):
 
     def __init__(self, params, lr: float | Tensor = 1e-3, betas=(0.9, 0.999), eps=1e-8,
                  maximize: bool = False) -> None:  # fmt: skip
-        _check_lr(lr)
-        _check_nonneg("epsilon", eps)
+        if isinstance(lr, Tensor) and lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        if not 0.0 < lr:  # (torch refuses a zero lr and eps here, unlike its other optimizers)
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 < eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
         _check_betas(betas)
         defaults = {"lr": lr, "betas": betas, "eps": eps, "maximize": maximize}
         super().__init__(params, defaults)
