@@ -4,13 +4,14 @@ samplers (rand, randn, randint, randperm, normal and their _like forms)."""
 from __future__ import annotations
 
 import contextlib
+import math
 import random as _pyrandom
-import struct
 
 import numpy as np
 
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of, cpu, tensor_device
+from minitorch._backend import torch_stream as _ts
 from minitorch._factories import (
     _as_int,
     _check_pin_memory,
@@ -65,92 +66,26 @@ def _long_arg(value, op: str) -> int:
 
 
 # NOTE [ RNG state bytes ]
-# Generator.get_state() returns a uint8 tensor that set_state() reads back, also after
-# torch.save / torch.load(weights_only=True) of a checkpoint from anyone. So the bytes are a fixed,
-# explicit binary record (never pickle: unpickling a state would run whatever code it names),
-# decoded with struct and validated field by field before the stream is touched:
-#   0  8s  magic b"mtPCG64\0"       (names the format and NumPy's bit generator)
-#   8  I   version (1)
-#   12 I   has_uint32 (0 or 1)        NumPy's buffered half of a 64-bit draw: flag ...
-#   16 I   uinteger                   ... and value
-#   20 I   reserved (0)
-#   24 Q   initial seed
-#   32 QQ  PCG64 state, low and high 64 bits
-#   48 QQ  PCG64 increment (odd), low and high 64 bits
-# A state saved by PyTorch (CPUGeneratorImplState, 5056 bytes: its mt19937 words) is accepted
-# too, so a torch checkpoint resumes; minitorch cannot run torch's stream, so it restarts its own
-# stream from all of those bytes (the same bytes give the same numbers) and keeps torch's seed.
-_STATE = struct.Struct("<8sIIIIQQQQQ")
-_STATE_MAGIC = b"mtPCG64\0"
-_STATE_VERSION = 1
-_TORCH_STATE_SIZE = 5056  # sizeof(CPUGeneratorImplState) in PyTorch
-_MT_N = 624  # mt19937's state words: bounds for the torch state's `left` and `next`
+# A CPU Generator's get_state() is torch's own CPUGeneratorImplState (5056 bytes: the initial
+# seed, mt19937's position and 624 words, the cached normal samples), so a state saved by PyTorch
+# continues PyTorch's stream here and back. The bytes are decoded with struct and validated as
+# torch validates them (never unpickled); other sizes (minitorch's older 64-byte PCG64 records
+# included) are refused with torch's RuntimeError.
 _MASK64 = _UINT64 - 1
-
-
-def _encode_state(seed: int, state: dict) -> bytes:
-    if state.get("bit_generator") != "PCG64":
-        raise NotImplementedError(
-            f"get_state: cannot encode a {state.get('bit_generator')} stream (PCG64 only)"
-        )
-    st, inc = state["state"]["state"], state["state"]["inc"]
-    return _STATE.pack(
-        _STATE_MAGIC,
-        _STATE_VERSION,
-        int(state["has_uint32"]),
-        int(state["uinteger"]),
-        0,
-        seed,
-        st & _MASK64,
-        st >> 64,
-        inc & _MASK64,
-        inc >> 64,
-    )
-
-
-def _decode_state(data: bytes):
-    """(initial seed, NumPy bit-generator state dict) from a minitorch state, or (seed, entropy)
-    with an int entropy from a PyTorch one. RuntimeError for anything else."""
-    if len(data) == _TORCH_STATE_SIZE:
-        # torch's layout: uint64 seed, int32 left, int32 seeded, uint64 next, 624 uint64 words...
-        seed, left, seeded, next_ = struct.unpack_from("<QiiQ", data)
-        if not (1 <= left <= _MT_N and seeded != 0 and next_ <= _MT_N):
-            raise RuntimeError("Invalid mt19937 state")
-        import hashlib  # here: loading OpenSSL costs ~3 ms of every import
-
-        return seed, int.from_bytes(hashlib.sha256(data).digest()[:8], "little")
-    if len(data) != _STATE.size:
-        raise RuntimeError(
-            f"Expected a CPUGeneratorImplState of size {_STATE.size} (or a PyTorch state of size "
-            f"{_TORCH_STATE_SIZE}) but found the input RNG state size to be {len(data)}"
-        )
-    fields = _STATE.unpack(data)
-    magic, version, has_uint32, uinteger, reserved, seed, s_lo, s_hi, i_lo, i_hi = fields
-    if magic != _STATE_MAGIC or version != _STATE_VERSION:
-        raise RuntimeError(
-            f"Invalid RNG state: expected the header {_STATE_MAGIC!r} version {_STATE_VERSION}, "
-            f"got {magic!r} version {version}"
-        )
-    if has_uint32 > 1 or reserved != 0 or not i_lo & 1:
-        raise RuntimeError("Invalid PCG64 state")
-    state = {
-        "bit_generator": "PCG64",
-        "state": {"state": s_hi << 64 | s_lo, "inc": i_hi << 64 | i_lo},
-        "has_uint32": has_uint32,
-        "uinteger": uinteger,
-    }
-    return seed, state
 
 
 class Generator:
     """A seeded random stream on one device. Mirrors torch.Generator.
 
-    Differences from torch: the streams come from NumPy's PCG64 (CuPy's generator on the GPU),
-    so the numbers differ from torch's for the same seed; each seed is reproducible within
-    minitorch, and the CPU and the strict test device give the same numbers. get_state() is
-    minitorch's own 64-byte record (see NOTE [ RNG state bytes ]); set_state() also takes a
-    state saved by PyTorch and then keeps its initial_seed() but restarts minitorch's stream
-    from those bytes (deterministically: not torch's numbers).
+    The CPU stream is torch's (mt19937 and torch's transformations: NOTE [ torch's CPU streams ]
+    in minitorch/_backend/torch_stream.py), so a seed gives torch's numbers; its state bytes are
+    torch's (NOTE [ RNG state bytes ]). The strict test device draws the CPU's numbers.
+
+    Differences from torch: CUDA streams are CuPy's (torch's are Philox): other numbers. On the
+    CPU, bernoulli_(p) follows torch's default kernel; PyTorch builds with MKL running on an
+    Intel CPU draw bernoulli_(p) (so dropout masks) from MKL's own stream instead. The samplers
+    without a torch-exact transformation here (poisson, gamma, binomial, the distributions built
+    on them) draw from a NumPy generator seeded from the stream: reproducible, not torch's.
     """
 
     # torch's prints as torch._C.Generator. See NOTE [ Public module of core classes ] in
@@ -168,7 +103,6 @@ class Generator:
     def _init(self, dev: Device) -> Generator:
         self.device = dev
         self._seed = _DEFAULT_SEED
-        self._entropy = None  # what seeds the stream when not _seed (a PyTorch state's bytes)
         self._rng = None  # created on first draw (CuPy is imported only then)
         return self
 
@@ -178,9 +112,8 @@ class Generator:
         rng = self._rng
         if rng is None:
             backend = backend_of(self.device)
-            entropy = self._seed if self._entropy is None else self._entropy
             with backend.device_context(self.device):
-                rng = self._rng = backend.make_rng(entropy)
+                rng = self._rng = backend.make_rng(self._seed)
         return rng
 
     def manual_seed(self, seed, /) -> Generator:
@@ -192,7 +125,6 @@ class Generator:
 
     def _reseed(self, seed: int) -> Generator:
         self._seed = seed
-        self._entropy = None
         self._rng = None
         return self
 
@@ -208,8 +140,10 @@ class Generator:
     def get_state(self):
         """The stream's state as a CPU uint8 tensor (NOTE [ RNG state bytes ]). Mirrors
         torch.Generator.get_state."""
-        state = backend_of(self.device).rng_get_state(self.rng)
-        data = np.frombuffer(_encode_state(self._seed, state), dtype=np.uint8)
+        rng = self.rng
+        if not isinstance(rng, _ts.TorchStream):
+            backend_of(self.device).rng_get_state(rng)  # CUDA: NotImplementedError
+        data = np.frombuffer(rng.get_state(), dtype=np.uint8)
         return tensor(data, dtype=_dtype.uint8, device="cpu")
 
     def set_state(self, new_state) -> Generator:
@@ -219,14 +153,11 @@ class Generator:
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype.name != "uint8":
             raise TypeError("RNG state must be a torch.ByteTensor")
-        seed, state = _decode_state(new_state.cpu().numpy().tobytes())
-        if isinstance(state, int):  # a PyTorch state: a fresh stream from its bytes
-            self._reseed(seed)
-            self._entropy = state
-            return self
-        backend_of(self.device).rng_set_state(self.rng, state)
-        self._seed = seed
-        self._entropy = None
+        rng = self.rng
+        if not isinstance(rng, _ts.TorchStream):
+            backend_of(self.device).rng_set_state(rng, None)  # CUDA: NotImplementedError
+        rng.set_state(new_state.cpu().numpy().tobytes())
+        self._seed = rng.seed
         return self
 
     def clone_state(self) -> Generator:
@@ -238,10 +169,10 @@ class Generator:
         """
         clone = Generator.__new__(Generator)._init(self.device)
         clone._seed = self._seed
-        clone._entropy = self._entropy
-        if self._rng is not None:  # else the seed (or entropy) is the whole state
-            backend = backend_of(self.device)
-            backend.rng_set_state(clone.rng, backend.rng_get_state(self._rng))
+        if self._rng is not None:  # else the seed is the whole state
+            if not isinstance(self._rng, _ts.TorchStream):
+                backend_of(self.device).rng_get_state(self._rng)  # CUDA: NotImplementedError
+            clone._rng = self._rng.copy()
         return clone
 
     def get_offset(self) -> int:
@@ -380,17 +311,16 @@ def _snapshot() -> list:
                 state = g.get_state()
             except NotImplementedError:  # a CUDA stream: restarted from its seed
                 pass
-        saved.append((g, state, g._seed, g._entropy))
+        saved.append((g, state, g._seed, None))  # (4 fields: func/_vmap.py reads them)
     return saved
 
 
 def _restore(saved: list) -> None:
-    for g, state, seed_, entropy in saved:
+    for g, state, seed_, _ in saved:
         if state is not None:
             g.set_state(state)
         else:
             g._reseed(seed_)
-            g._entropy = entropy
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,16 +363,25 @@ def _float_dtype(dtype, op: str, kernel: str):
 def _sample(dev: Device, generator, op: str, draw):
     """draw(rng) run on the device's stream of `generator` (or the device's default)."""
     rng = generator_for(dev, generator, op).rng
-    if dev is cpu:
-        return draw(rng)
+    if isinstance(rng, _ts.TorchStream):  # no torch-exact transformation: a NumPy generator
+        return draw(rng.wrap(rng.numpy_generator()))
     b = backend_of(dev)
     with b.device_context(dev):
         return draw(rng)
 
 
+def _stream(dev: Device, generator, op: str):
+    """The device's torch stream (CPU, strict), or None for a CuPy generator."""
+    rng = generator_for(dev, generator, op).rng
+    return rng if isinstance(rng, _ts.TorchStream) else None
+
+
 def _floats(dev, generator, op, method: str, shape, dt):
     """Uniform [0, 1) or standard normal samples of dtype dt (float16/bfloat16 drawn as float32)."""
     npdt = _dtype.numpy_dtype(dt)
+    s = _stream(dev, generator, op)
+    if s is not None:
+        return s.wrap(torch_floats(s, method, shape, dt))
     draw_dt = npdt if dt is _dtype.float32 or dt is _dtype.float64 else np.dtype(np.float32)
 
     def draw(rng):
@@ -456,6 +395,22 @@ def _floats(dev, generator, op, method: str, shape, dt):
         return arr
 
     return _sample(dev, generator, op, draw)
+
+
+def torch_floats(s, method: str, shape, dt, mean=0.0, std=1.0, lo=0.0, hi=1.0, dense=True):
+    """torch's uniform_(lo, hi) ('random') or normal_(mean, std) ('standard_normal') samples of
+    dtype dt and the given shape from the torch stream s (host arrays); dense=False: a strided
+    tensor's (torch's one-at-a-time normal path)."""
+    shape = tuple(shape)
+    n = math.prod(shape)
+    npdt = _dtype.numpy_dtype(dt)
+    if method == "random":
+        arr = _ts.uniform(s, n, dt.name, lo, hi, npdt)
+    elif n >= 16 and dense:
+        arr = _ts.normal_fill(s, n, dt.name, mean, std).astype(npdt, copy=False)
+    else:
+        arr = _ts.normal_serial(s, n, mean, std).astype(npdt, copy=False)
+    return arr.reshape(shape)
 
 
 def rand(
@@ -592,12 +547,17 @@ def randint(
             raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPES[dt.name]}")
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
-    arr = _sample(
-        dev,
-        generator,
-        "randint",
-        lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt),
-    )
+    s = _stream(dev, generator, "randint")
+    if s is not None:
+        n = math.prod(shape)
+        arr = s.wrap(_ts.random_from_to(s, n, hi - lo, lo, dt.name).astype(npdt).reshape(shape))
+    else:
+        arr = _sample(
+            dev,
+            generator,
+            "randint",
+            lambda rng: rng.integers(lo, hi, size=shape, dtype=np.int64).astype(npdt),
+        )
     return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
@@ -635,7 +595,11 @@ def randperm(
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
     b = backend_of(dev)
-    arr = _sample(dev, generator, "randperm", lambda rng: b.randperm(rng, n).astype(npdt))
+    s = _stream(dev, generator, "randperm")
+    if s is not None:
+        arr = s.wrap(_ts.randperm(s, n).astype(npdt))
+    else:
+        arr = _sample(dev, generator, "randperm", lambda rng: b.randperm(rng, n).astype(npdt))
     return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
@@ -775,8 +739,12 @@ def normal(
         shape = _shape_seq(size, "normal", 3)
         dev = _device(device)
         dt = _float_dtype(dtype, "normal", "normal_kernel_cpu")
-        z = _floats(dev, generator, "normal", "standard_normal", shape, dt)
-        arr = (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
+        st = _stream(dev, generator, "normal")
+        if st is not None:  # torch: normal_(mean, std), its fused arithmetic included
+            arr = st.wrap(torch_floats(st, "standard_normal", shape, dt, float(mean), float(std)))
+        else:
+            z = _floats(dev, generator, "normal", "standard_normal", shape, dt)
+            arr = (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     ref = mean if mean_t else std
     if not ref.dtype.is_floating_point:

@@ -55,11 +55,11 @@ def test_rng_state_layout_and_round_trip():
     mt.manual_seed(123)
     mt.rand(3)
     state = mt.get_rng_state()
-    assert state.dtype is mt.uint8 and tuple(state.shape) == (64,)
+    # torch's CPUGeneratorImplState: seed, left, seeded, next, 624 words, ... (5056 bytes)
+    assert state.dtype is mt.uint8 and tuple(state.shape) == (5056,)
     assert state.device.type == "cpu"
     data = bytes(_host(state))
-    assert data[:8] == b"mtPCG64\0" and struct.unpack_from("<I", data, 8)[0] == 1
-    assert struct.unpack_from("<Q", data, 24)[0] == 123  # the initial seed
+    assert struct.unpack_from("<QiiQ", data) == (123, 622, 1, 3)  # torch's values
     a = _host(mt.rand(5))
     mt.manual_seed(7)
     buf = io.BytesIO()
@@ -69,38 +69,38 @@ def test_rng_state_layout_and_round_trip():
     assert mt.initial_seed() == 123
     np.testing.assert_array_equal(_host(mt.rand(5)), a, err_msg="state did not round-trip")
     # a generator carries the same bytes; 2-d views of them are read by element count, as torch
-    g = mt.Generator().set_state(state.view(8, 8))
+    g = mt.Generator().set_state(state.view(8, 632))
     np.testing.assert_array_equal(_host(mt.rand(5, generator=g)), a)
 
 
-def test_rng_state_buffered_half_draw_round_trips():
+def test_rng_state_cached_normal_round_trips():
     g = mt.Generator().manual_seed(5)
-    g.rng.integers(0, 2**32, dtype=np.uint32)  # leaves NumPy's has_uint32 set
+    mt.randn(1, dtype=mt.float64, generator=g)  # keeps Box-Muller's second value
     st = g.get_state()
-    assert bytes(_host(st))[12] == 1
-    a = g.rng.integers(0, 2**32, size=3, dtype=np.uint32)
+    data = bytes(_host(st))  # normal_y and normal_is_valid, as torch writes them
+    assert struct.unpack_from("<d", data, 5024)[0] == -0.6038215878840039
+    assert struct.unpack_from("<i", data, 5040)[0] == 1
+    a = _host(mt.randn(3, dtype=mt.float64, generator=g))
     g.set_state(st)
-    np.testing.assert_array_equal(g.rng.integers(0, 2**32, size=3, dtype=np.uint32), a)
+    np.testing.assert_array_equal(_host(mt.randn(3, dtype=mt.float64, generator=g)), a)
 
 
 def test_bad_rng_states_raise_runtime_error():
     good = bytes(_host(mt.get_rng_state()))
-    for data in (good[:63], b"", good + b"\0", good[:100] * 2):
+    # minitorch's older 64-byte PCG64 records are refused as any other size
+    for data in (good[:64], b"", good + b"\0", good[:100] * 2, good[:5048]):
         with pytest.raises(
             RuntimeError,
-            match=f"Expected a CPUGeneratorImplState of size 64 .* state size to be {len(data)}",
+            match=f"^Expected a CPUGeneratorImplState of size 5056 but found the input RNG state "
+            f"size to be {len(data)}$",
         ):
             mt.set_rng_state(_as_state(data))
-    with pytest.raises(RuntimeError, match="header"):
-        mt.set_rng_state(_as_state(b"XX" + good[2:]))
-    with pytest.raises(RuntimeError, match="header"):
-        mt.set_rng_state(_as_state(good[:8] + struct.pack("<I", 2) + good[12:]))
-    even_inc = bytearray(good)
-    even_inc[48] &= 0xFE  # PCG64's increment is always odd
-    with pytest.raises(RuntimeError, match="Invalid PCG64 state"):
-        mt.set_rng_state(_as_state(bytes(even_inc)))
+    unseeded = bytearray(good)
+    unseeded[12] = 0
+    with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
+        mt.set_rng_state(_as_state(bytes(unseeded)))
     with pytest.raises(TypeError, match="RNG state must be a torch.ByteTensor"):
-        mt.set_rng_state(mt.zeros(64))
+        mt.set_rng_state(mt.zeros(5056))
     with pytest.raises(TypeError):
         mt.set_rng_state(list(good))
 
@@ -122,10 +122,10 @@ def test_a_pytorch_state_is_accepted_and_seeds_deterministically():
     np.testing.assert_array_equal(_host(mt.rand(4)), a, err_msg="same bytes, same stream")
     mt.set_rng_state(_as_state(_torch_like_state(43)))
     assert not np.array_equal(_host(mt.rand(4)), a)
-    # after it, get_state is minitorch's record, and fork_rng keeps the stream
+    # after it, get_state is torch's record again, and fork_rng keeps the stream
     g = mt.Generator().set_state(_as_state(data))
     st = g.get_state()
-    assert st.numel() == 64
+    assert st.numel() == 5056
     b = _host(mt.rand(3, generator=g))
     g.set_state(st)
     np.testing.assert_array_equal(_host(mt.rand(3, generator=g)), b)

@@ -487,6 +487,7 @@ def test_multinomial_errors(args, exc, match):
 
 
 def test_normal_tensor_mean_std(device):
+    torch.manual_seed(1)  # torch's stream: seed 0 puts column 1's mean 3.4 sd low (torch too)
     mean = torch.tensor([0.0, 10.0], dtype=torch.float64, device=device).repeat(N // 2, 1)
     std = torch.tensor([1.0, 3.0], dtype=torch.float64, device=device)
     out = _np(torch.normal(mean, std))

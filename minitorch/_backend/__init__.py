@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import threading
 
@@ -285,6 +286,24 @@ class Backend:
         """A read-only view of `array` broadcast to `shape` (xp.broadcast_to)."""
         return self.xp.broadcast_to(array, shape)
 
+    def segment_reduce(self, values, starts, op: str):
+        """The sums ("sum"), maxima ("max") or minima ("min") of values along dim 0 over the
+        segments that start at `starts` (a sorted int array whose first entry is 0), each
+        running to the next start and the last to the end; an empty segment gives the op's
+        identity (0, the dtype's lowest or highest value, -inf/inf for floats). No host read:
+        a scatter by segment id. NumPy's reduces segment by segment (see its override)."""
+        xp = self.xp
+        n = values.shape[0]
+        shape = (starts.shape[0],) + values.shape[1:]
+        out = xp.full(shape, _identity(op, values.dtype), dtype=values.dtype)
+        if n and starts.shape[0]:
+            ids = xp.searchsorted(starts, xp.arange(n), side="right") - 1
+            if op == "sum":
+                self.scatter_add(out, ids, values)
+            else:
+                self.ufunc_at(xp.maximum if op == "max" else xp.minimum, out, ids, values)
+        return out
+
     def special(self, name: str):
         """The array function of a special function NumPy lacks: 'erf', 'erfc', 'erfinv',
         'erfcx', 'ndtri', 'log_ndtr', 'lgamma', 'digamma', 'i0', 'i0e', 'i1', 'i1e', 'j0', 'j1'
@@ -329,6 +348,19 @@ class Backend:
     def randperm(self, rng, n: int):
         """A random permutation of 0..n-1 as an int64 array."""
         return rng.permutation(n)
+
+
+def _identity(op: str, dtype):
+    """The Python number of `dtype` that the segment op `op` leaves any value unchanged by."""
+    import numpy as np  # dtype metadata only (iinfo): no kernel runs here
+
+    if op == "sum":
+        return 0
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return -math.inf if op == "max" else math.inf
+    info = np.iinfo(dtype)
+    return int(info.min if op == "max" else info.max)
 
 
 _NO_CONTEXT = contextlib.nullcontext()

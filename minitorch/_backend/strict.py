@@ -551,8 +551,16 @@ class StrictBackend(Backend):
     def scatter_add(self, target, index, values):
         _ufunc_at(np.add, target, index, values)
 
+    def segment_reduce(self, values, starts, op: str):
+        from minitorch._backend import backend_of, cpu
+
+        return StrictArray(backend_of(cpu).segment_reduce(values._a, starts._a, op))
+
     def make_rng(self, seed: int):
-        return xp.random.default_rng(seed)
+        from minitorch._backend.torch_stream import TorchStream
+
+        # the CPU's stream, its arrays wrapped: the strict device gives the CPU's numbers
+        return TorchStream(seed, wrap=_wrap, unwrap=lambda a: _unwrap(a, "random"))
 
     def owns_data(self, array) -> bool:
         return array._a.base is None

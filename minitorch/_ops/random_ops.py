@@ -4,8 +4,12 @@ diagonal in-place methods (fill_diagonal_, apply_, map_).
 
 Every draw comes from the seeded generator of the tensor's device (see minitorch/random.py).
 
-Differences from torch: the streams are minitorch's, so the numbers differ from torch's for the
-same seed. On a device other than the CPU, checks that need the tensor's values (probabilities in
+On the CPU (and the strict test device) the fills, bernoulli and random_ draw torch's numbers
+(NOTE [ torch's CPU streams ] in minitorch/_backend/torch_stream.py).
+
+Differences from torch: a strided (non-contiguous) tensor is filled in its logical row-major
+order, where torch follows its memory order; poisson and multinomial draw minitorch's numbers.
+On a device other than the CPU, checks that need the tensor's values (probabilities in
 [0, 1], non-negative Poisson rates, valid multinomial weights) are skipped: they would read the
 device's data back to the host.
 """
@@ -18,12 +22,21 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
+from minitorch._backend import torch_stream as _ts
 from minitorch._memory_format import _overlapping
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.random import _dtype_label, _floats, _fmt_number, _int_arg, _sample
+from minitorch.random import (
+    _dtype_label,
+    _floats,
+    _fmt_number,
+    _int_arg,
+    _sample,
+    _stream,
+    torch_floats,
+)
 
 __all__ = ["bernoulli", "multinomial", "poisson", "_standard_gamma", "_sample_dirichlet"]
 
@@ -112,6 +125,17 @@ def _uniform(t: Tensor, generator, op: str, dt=None):
     return _floats(t._device, generator, op, "random", tuple(t.shape), dt)
 
 
+def _torch_draw(t: Tensor, generator, op: str, fn):
+    """fn(stream, n) -> n values (host) for t's elements in order, as t's dtype and shape on its
+    device; None when t's device has no torch stream (CUDA)."""
+    s = _stream(t._device, generator, op)
+    if s is None:
+        return None
+    n = t.numel()
+    arr = fn(s, n).astype(_dtype.numpy_dtype(t.dtype), copy=False).reshape(tuple(t.shape))
+    return s.wrap(arr)
+
+
 def _cast(arr, t: Tensor):
     return arr.astype(_dtype.numpy_dtype(t.dtype), copy=False)
 
@@ -166,6 +190,9 @@ def uniform_(self, from_=0, to=1, *, generator=None):
         )
 
     def draw():
+        s = _stream(self._device, generator, "uniform_")
+        if s is not None:
+            return s.wrap(torch_floats(s, "random", tuple(self.shape), self.dtype, lo=lo, hi=hi))
         u = _uniform(self, generator, "uniform_")
         out = _cast(u * u.dtype.type(hi - lo) + u.dtype.type(lo), self)
         # u < 1, but rounding (of u * (to - from) + from, or of the float32 samples cast to
@@ -194,6 +221,12 @@ def normal_(self, mean=0, std=1, *, generator=None):
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
 
     def draw():
+        s = _stream(self._device, generator, "normal_")
+        if s is not None:
+            dense = self.is_contiguous()
+            return s.wrap(
+                torch_floats(s, "standard_normal", self.shape, self.dtype, mean, std, dense=dense)
+            )
         z = _floats(
             self._device, generator, "normal_", "standard_normal", tuple(self.shape), self.dtype
         )
@@ -210,6 +243,11 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt_number(std)}")
 
     def draw():
+        arr = _torch_draw(
+            self, generator, "log_normal_", lambda s, n: _ts.log_normal(s, n, mean, std)
+        )
+        if arr is not None:
+            return arr
         dt = _work_dtype(self.dtype)
         z = _floats(
             self._device, generator, "log_normal_", "standard_normal", tuple(self.shape), dt
@@ -230,6 +268,11 @@ def exponential_(self, lambd=1, *, generator=None):
         )
 
     def draw():
+        arr = _torch_draw(
+            self, generator, "exponential_", lambda s, n: _ts.exponential(s, n, lambd)
+        )
+        if arr is not None:
+            return arr
         u = _uniform(self, generator, "exponential_")
         xp = backend_of(self._device).xp
         return _cast(-xp.log1p(-u) / u.dtype.type(lambd), self)
@@ -245,6 +288,9 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt_number(sigma)}")
 
     def draw():
+        arr = _torch_draw(self, generator, "cauchy_", lambda s, n: _ts.cauchy(s, n, median, sigma))
+        if arr is not None:
+            return arr
         u = _uniform(self, generator, "cauchy_")
         xp = backend_of(self._device).xp
         t = u.dtype.type
@@ -263,6 +309,9 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt_number(p)}")
 
     def draw():
+        arr = _torch_draw(self, generator, "geometric_", lambda s, n: _ts.geometric(s, n, p))
+        if arr is not None:
+            return arr
         u = _floats(
             self._device, generator, "geometric_", "random", tuple(self.shape), _dtype.float64
         )
@@ -293,6 +342,13 @@ def bernoulli_(self, p=0.5, *, generator=None):
         node = "BernoulliBackward2"
 
     def draw():
+        s = _stream(self._device, generator, "bernoulli_")
+        if s is not None:
+            if isinstance(p, Tensor):
+                hits = _ts.bernoulli_tensor(s, s.unwrap(p.expand(self.shape).contiguous()._data))
+            else:
+                hits = _ts.bernoulli_scalar(s, self.numel(), p).reshape(tuple(self.shape))
+            return s.wrap(hits.astype(_dtype.numpy_dtype(self.dtype)))
         wide = self.dtype is _dtype.float64 or (isinstance(p, Tensor) and p.dtype is _dtype.float64)
         u = _uniform(self, generator, "bernoulli_", _dtype.float64 if wide else None)
         return _cast(u < p_arr, self)
@@ -353,6 +409,16 @@ def random_(self, *args, generator=None, **kwargs):
     npdt = _dtype.numpy_dtype(dt)
 
     def draw():
+        s = _stream(self._device, generator, "random_")
+        if s is not None:
+            n = self.numel()
+            if node == "RandomBackward2" and lo == 0 and hi == dmax + 1:
+                vals = _ts.random_default(s, n, dt.name)
+                if dt is _dtype.bool:
+                    vals = vals & 1
+            else:
+                vals = _ts.random_from_to(s, n, hi - lo, lo, dt.name)
+            return s.wrap(vals.astype(npdt).reshape(shape))
         # endpoint=True: hi - 1 may be int64's maximum, which an exclusive bound cannot name
         arr = _sample(
             self._device,
@@ -414,8 +480,13 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     else:
         _require_float(input, "bernoulli_tensor_cpu_p_")
         _check_probabilities(input)
-        u = _uniform(input, generator, "bernoulli")
-        arr = _cast(u < input._data, input)
+        s = _stream(input._device, generator, "bernoulli")
+        if s is not None:  # torch: an empty tensor like input, bernoulli_(input)
+            hits = _ts.bernoulli_tensor(s, s.unwrap(input.contiguous()._data))
+            arr = s.wrap(hits.astype(_dtype.numpy_dtype(input.dtype)))
+        else:
+            u = _uniform(input, generator, "bernoulli")
+            arr = _cast(u < input._data, input)
         result = _NODES["BernoulliBackward0"].apply(input, arr=arr)
     return result if out is None else write_out(out, result)
 

@@ -14,7 +14,6 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._tensor import Tensor
-from minitorch.random import rand
 
 __all__ = [
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -41,7 +40,10 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
     """1 where an element (or, with `feature`, a whole channel) is kept, with probability 1 - p;
     in input's dtype, shaped to broadcast against it."""
     shape = _mask_shape(input, feature)
-    return (rand(shape, dtype=input.dtype, device=input.device) < 1 - p).to(input.dtype)
+    from minitorch._factories import zeros  # torch: an empty tensor's bernoulli_(1 - p)
+    from minitorch._ops.random_ops import bernoulli_
+
+    return bernoulli_(zeros(shape, dtype=input.dtype, device=input.device), 1 - p)
 
 
 def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:

@@ -1,5 +1,5 @@
-"""nn.functional lookups: embedding, embedding_bag, one_hot (composed from index_select,
-index_add and scatter_reduce).
+"""nn.functional lookups: embedding, embedding_bag, one_hot (embedding from index_select;
+embedding_bag's bags through Backend.segment_reduce).
 
 Differences from torch: `sparse=True` is accepted and ignored (gradients are dense); an
 out-of-range index raises only for CPU tensors (see NOTE [ Checks that read values ] in
@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype, _ops
-from minitorch._factories import arange, full, ones_like, tensor, zeros
+from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
@@ -220,7 +220,6 @@ def _embedding_bag(
                 f"{_type_name(offsets)}"
             )
         bags, length = input.shape
-        bag_of = arange(bags, device=input.device).repeat_interleave(length)
         flat = input.reshape(-1)
     elif input.ndim == 1:
         if offsets is None:
@@ -230,12 +229,7 @@ def _embedding_bag(
         bags = offsets.shape[0] - (1 if include_last_offset else 0)
         _check_offsets(offsets, input.shape[0])
         flat = input
-        # bag id of each position: the number of bag starts at or before it, minus one
-        later = offsets[1:bags].to(_dtype.int64)
-        starts = zeros(flat.shape[0] + 1, dtype=_dtype.int64, device=input.device).index_add(
-            0, later, ones_like(later)
-        )
-        bag_of = _ops.cumsum(starts, 0)[: flat.shape[0]]
+        length = None
     else:
         raise ValueError(
             f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}"
@@ -280,21 +274,210 @@ def _embedding_bag(
     out_shape = (bags, d)
     if bags == 0:  # include_last_offset with a single offset: no bag
         return zeros(out_shape, dtype=weight.dtype, device=weight.device) + weight.sum() * 0
-    vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
-    keep = None if padding_idx is None else (flat != padding_idx)
+    plan = _BagPlan(flat, offsets, bags, length, padding_idx)
     if mode == "max":
-        if keep is not None:
-            vals = _ops.where(keep.unsqueeze(1), vals, float("-inf"))
-        first = _first_max_of_bags(input, offsets, vals, bags, d)
-        if first is not None:  # torch's gradient goes to the first maximum of a tie
-            count = _count(bag_of, keep, bags, weight)
-            return _ops.where(count.unsqueeze(1) > 0, first, 0.0)
-        index = bag_of.unsqueeze(1).expand(flat.shape[0], d)
-        base = zeros(out_shape, dtype=weight.dtype, device=weight.device)
-        out = base.scatter_reduce(0, index, vals, "amax", include_self=False)
-        count = _count(bag_of, keep, bags, weight)
-        return _ops.where(count.unsqueeze(1) > 0, out, 0.0)
+        return _bag_max(plan, weight)
     psw = per_sample_weights
+    dt = weight.dtype
+    if dt not in _dtype.HALF_FLOATS and not scale_grad_by_freq:
+        out = _BagSum.apply(weight, psw, plan=plan)
+        if mode == "mean":
+            out = out / plan.count_tensor(dt)
+        return out
+    return _bag_sum_composed(plan, weight, psw, mode, scale_grad_by_freq)
+
+
+class _BagPlan:
+    """The index side of one embedding_bag call, as arrays on the input's device: the flat
+    indices, each bag's start (a 2-D input's bags are its rows, of `length` each), the padding
+    mask, and what backward needs (each position's bag, the positions grouped by row), made
+    when first asked for. No host read."""
+
+    __slots__ = (
+        "device", "backend", "flat", "starts", "bags", "length", "keep", "padding_idx", "_ids",
+        "_rows",
+    )  # fmt: skip
+
+    def __init__(self, flat: Tensor, offsets, bags: int, length, padding_idx):
+        self.device = flat._device
+        self.backend = backend = self.device.backend
+        xp = backend.xp
+        self.flat = flat._data
+        self.bags = bags
+        self.length = length
+        if length is None:
+            self.starts = offsets._data[:bags].astype(xp.int64, copy=False)
+        else:
+            self.starts = xp.arange(bags, dtype=xp.int64) * length
+        self.padding_idx = padding_idx
+        self.keep = None if padding_idx is None else self.flat != padding_idx
+        self._ids = None
+        self._rows = None
+
+    def tensor(self, array) -> Tensor:
+        return _make(array, self.device, False, None)
+
+    def reduce(self, values, op: str = "sum"):
+        """Each bag's sum, max or min of `values` (one entry per position, along dim 0)."""
+        if self.length and (op != "sum" or (values.ndim == 2 and values.shape[1] > 1)):
+            # bags of equal length: a reduction over the bag dim, rows added one after another
+            # as index_add adds them (NumPy sums pairwise along a contiguous dim only, so not
+            # for d = 1)
+            v = values.reshape((self.bags, self.length) + values.shape[1:])
+            return v.sum(1) if op == "sum" else v.max(1) if op == "max" else v.min(1)
+        return self.backend.segment_reduce(values, self.starts, op)
+
+    @property
+    def ids(self):
+        """The bag of each position."""
+        if self._ids is None:
+            xp = self.backend.xp
+            pos = xp.arange(self.flat.shape[0], dtype=xp.int64)
+            if self.length is not None:
+                self._ids = pos // max(self.length, 1)
+            else:
+                self._ids = xp.searchsorted(self.starts, pos, side="right") - 1
+        return self._ids
+
+    def by_row(self, n: int):
+        """(the order that sorts the positions by index, stably; the bag of each position in
+        that order; where each of the n weight rows' run starts in it)."""
+        if self._rows is None:
+            xp = self.backend.xp
+            order = xp.argsort(self.flat, kind="stable")
+            starts = xp.searchsorted(self.flat[order], xp.arange(n, dtype=self.flat.dtype))
+            self._rows = (order, self.ids[order], starts)
+        return self._rows
+
+    def count(self):
+        """The number of positions in each bag, padding left out (int64)."""
+        xp = self.backend.xp
+        total = self.flat.shape[0]
+        ends = xp.concatenate([self.starts[1:], xp.full((1,), total, dtype=xp.int64)])
+        if self.keep is None:
+            return ends - self.starts
+        kept = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(self.keep, dtype=xp.int64)])
+        return kept[ends] - kept[self.starts]
+
+    def count_tensor(self, dtype) -> Tensor:
+        """Each bag's size as a (bags, 1) divisor of `dtype`, at least 1."""
+        c = self.backend.xp.maximum(self.count(), 1).astype(_dtype.numpy_dtype(dtype))
+        return self.tensor(c[:, None])
+
+    def weigh(self, rows, psw):
+        """rows (one per position) times their per-sample weights, 0 at padding (whatever the
+        row holds: torch skips those positions)."""
+        if psw is not None:
+            rows *= psw._data.reshape(-1)[:, None]
+        if self.keep is not None:
+            backend = self.backend
+            rows = backend.keep(backend.broadcast_to(self.keep[:, None], rows.shape), rows)
+        return rows
+
+    def weights_grad(self, rows: Tensor, bagged: Tensor, like: Tensor) -> Tensor:
+        """The gradient of the per-sample weights: <rows[index], bagged[bag]> at each position,
+        0 at padding, shaped as `like`."""
+        g = _ops.index_select(rows, 0, self.tensor(self.flat))
+        g = (g * _ops.index_select(bagged, 0, self.tensor(self.ids))).sum(1)
+        if self.keep is not None:
+            g = _ops.where(self.tensor(self.keep), g, 0.0)
+        return g.reshape(like.shape)
+
+
+class _BagSum(Function):
+    """out[b] = sum of psw[i] * x[index[i]] over bag b's positions i that are not padding
+    (_BagPlan.weigh; psw: the per-sample weights or ones); grad_x = _BagSumT(grad),
+    grad_psw[i] = <x[index[i]], grad[bag[i]]> (0 at padding)."""
+
+    @staticmethod
+    def forward(ctx, x, psw, *, plan):
+        ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, psw)
+        ctx.plan = plan
+        ctx.rows = x.shape[0]
+        rows = plan.weigh(plan.backend.take_at(x._data, plan.flat), psw)
+        return plan.reduce(rows)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, psw = ctx._stored_tensors
+        plan = ctx.plan
+        gx = gp = None
+        if ctx.needs_input_grad[0]:
+            gx = _BagSumT.apply(grad, psw, plan=plan, n=ctx.rows)
+        if ctx.needs_input_grad[1]:
+            gp = plan.weights_grad(x, grad, psw)
+        return gx, gp
+
+
+class _BagSumT(Function):
+    """_BagSum's transpose: out[r] = sum of psw[i] * g[bag[i]] over the positions i with
+    index[i] = r that are not padding, in position order (n rows); grad_g = _BagSum(grad),
+    grad_psw[i] = <grad[index[i]], g[bag[i]]>."""
+
+    @staticmethod
+    def forward(ctx, g, psw, *, plan, n):
+        ctx.save_for_backward(g if ctx.needs_input_grad[1] else None, psw)
+        ctx.plan = plan
+        order, bag, starts = plan.by_row(n)
+        rows = plan.backend.take_at(g._data, bag)
+        if psw is not None:
+            rows *= psw._data.reshape(-1)[order][:, None]
+        out = plan.backend.segment_reduce(rows, starts, "sum")
+        if plan.keep is not None:  # the padding row's positions are the padded ones
+            out[plan.padding_idx] = 0
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, psw = ctx._stored_tensors
+        plan = ctx.plan
+        gg = gp = None
+        if ctx.needs_input_grad[0]:
+            gg = _BagSum.apply(grad, psw, plan=plan)
+        if ctx.needs_input_grad[1]:
+            gp = plan.weights_grad(grad, g, psw)
+        return gg, gp
+
+
+def _bag_max(plan: _BagPlan, weight: Tensor) -> Tensor:
+    """Each bag's max, per column, as torch's kernel takes it: the first kept row's value,
+    replaced by each later one that is greater (so a NaN wins only as the first), its gradient
+    to that row; 0 for a bag with no kept row."""
+    xp = plan.backend.xp
+    take = plan.backend.take_at
+    total, d = plan.flat.shape[0], weight.shape[1]
+    vals = take(weight._data, plan.flat)
+    bad = xp.isnan(vals)
+    if plan.keep is not None:
+        bad |= ~plan.keep[:, None]
+    top = plan.reduce(xp.where(bad, -xp.inf, vals), "max")
+    hit = vals == take(top, plan.ids)
+    if plan.keep is not None:
+        hit &= plan.keep[:, None]
+    pos = xp.arange(total, dtype=xp.int64)
+    arg = plan.reduce(xp.where(hit, pos[:, None], total), "min")  # the first max; `total`: none
+    if plan.keep is None:
+        first = plan.starts
+    else:
+        first = plan.reduce(xp.where(plan.keep, pos, total), "min")
+    first = xp.minimum(first, max(total - 1, 0))
+    if total:
+        nan_first = xp.isnan(take(vals, first)) & (plan.count() > 0)[:, None]
+        arg = xp.where(nan_first, first[:, None], arg)
+    found = arg < total
+    rows = take(plan.flat, xp.minimum(arg, max(total - 1, 0))) if total else arg
+    key = xp.where(found, rows * d + xp.arange(d, dtype=xp.int64), 0)
+    picked = _ops.index_select(weight.reshape(-1), 0, plan.tensor(key.reshape(-1)))
+    return _ops.where(plan.tensor(found), picked.reshape(plan.bags, d), 0.0)
+
+
+def _bag_sum_composed(plan: _BagPlan, weight: Tensor, psw, mode: str, scale_grad_by_freq):
+    """'sum' and 'mean' from embedding, index_add and Tensor ops: for half weights (NOTE [
+    Half embedding bags ]) and scale_grad_by_freq."""
+    flat = plan.tensor(plan.flat)
+    bags, d = plan.bags, weight.shape[1]
+    vals = embedding(flat, weight, scale_grad_by_freq=scale_grad_by_freq)
+    keep = None if plan.keep is None else plan.tensor(plan.keep)
     dt = weight.dtype
     half = dt in _dtype.HALF_FLOATS
     if half:  # See NOTE [ Half embedding bags ]
@@ -305,22 +488,18 @@ def _embedding_bag(
     if keep is not None:
         vals = vals * keep.unsqueeze(1).to(vals.dtype)
     acc = vals.dtype
-    if input.ndim == 2 and d > 1:
-        # bags of equal length: a sum over the bag dim, in index_add's order (one row after
-        # another: NumPy sums pairwise along a contiguous dim only, so not for d = 1) but
-        # without its scatter, and a broadcast for backward instead of a gather (1000 bags of
-        # 100 rows of 128, 'mean': 434 ms forward, 1613 ms backward before)
-        out = vals.reshape(bags, input.shape[1], d).sum(1)
-        count = None
-        if mode == "mean":
-            count = _row_count(input, keep, acc)
+    if plan.length and d > 1:
+        # bags of equal length: see _BagPlan.reduce (1000 bags of 100 rows of 128, 'mean':
+        # 434 ms forward, 1613 ms backward through index_add)
+        out = vals.reshape(bags, plan.length, d).sum(1)
     else:
-        out = zeros(out_shape, dtype=acc, device=weight.device).index_add(0, bag_of, vals)
-        count = _count(bag_of, keep, bags, weight, acc) if mode == "mean" else None
+        out = zeros((bags, d), dtype=acc, device=weight.device)
+        out = out.index_add(0, plan.tensor(plan.ids), vals)
+    count = plan.count_tensor(acc).squeeze(1) if mode == "mean" else None
     if half and weight._device.type == "cpu":
         return _half_bag_result(out, count, dt, keep is None)
     if count is not None:
-        out = out / _ops.clamp(count, min=1).unsqueeze(1)
+        out = out / count.unsqueeze(1)
     return out.to(dt)
 
 
@@ -381,21 +560,6 @@ def _type_name(x) -> str:
     return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
 
 
-def _row_count(input: Tensor, keep, dtype) -> Tensor:
-    """The size of each bag (row) of a 2-D input, padding left out."""
-    if keep is None:
-        return full((input.shape[0],), input.shape[1], dtype=dtype, device=input.device)
-    return keep.reshape(input.shape).to(dtype).sum(1)
-
-
-def _count(bag_of: Tensor, keep, bags: int, weight: Tensor, dtype=None) -> Tensor:
-    dtype = dtype or weight.dtype
-    ones = ones_like(bag_of, dtype=dtype)
-    if keep is not None:
-        ones = ones * keep.to(dtype)
-    return zeros(bags, dtype=dtype, device=weight.device).index_add(0, bag_of, ones)
-
-
 def _check_offsets(offsets: Tensor, length: int) -> None:
     """torch's offset checks (on the CPU: reading a device tensor's offsets is a host sync)."""
     if offsets._device.type == "cpu" and offsets.numel():
@@ -414,29 +578,6 @@ def _check_offsets(offsets: Tensor, length: int) -> None:
             )
         if (o[1:] < o[:-1]).any():
             raise RuntimeError("offsets must be monotonically increasing")
-
-
-def _first_max_of_bags(input, offsets, vals, bags: int, d: int):
-    """Each bag's max as max(dim) takes it (the gradient to the first of tied maxima, as
-    torch's): bags of a 2-D input are its rows; a 1-D input's bags are padded with -inf to the
-    longest (its lengths read on the CPU). None where that would read a device tensor."""
-    if input.ndim == 2:
-        return vals.reshape(bags, input.shape[1], d).max(1)[0]
-    if offsets._device.type != "cpu":
-        return None
-    o = offsets._data.astype("int64")
-    starts = o[:bags]
-    ends = [int(e) for e in o[1 : bags + 1]]  # the next bag's start; the last: the input's end
-    ends += [vals.shape[0]] * (bags - len(ends))
-    lengths = [e - int(s) for s, e in zip(starts, ends, strict=True)]
-    width = max(max(lengths, default=0), 1)
-    pos = [
-        [int(s) + j if j < n else vals.shape[0] for j in range(width)]
-        for s, n in zip(starts, lengths, strict=True)
-    ]
-    padded = _ops.cat([vals, full((1, d), float("-inf"), dtype=vals.dtype, device=vals.device)])
-    idx = tensor(pos, dtype=_dtype.int64, device=vals.device)
-    return padded[idx].max(1)[0]
 
 
 def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:

@@ -7,6 +7,7 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._factories import eye as _eye
+from minitorch._factories import zeros as _zeros
 from minitorch._ops import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad
@@ -73,20 +74,20 @@ def _check_uniform_range(a: float, b: float) -> None:
 def _uniform(tensor, a, b, generator):
     _check_floating(tensor, "check_uniform_bounds")
     _check_uniform_range(a, b)
-    u = rand(
-        tuple(tensor.shape), generator=generator, dtype=_draw_dtype(tensor), device=tensor.device
-    )
-    return _write(tensor, u * (b - a) + a)
+    from minitorch._ops.random_ops import uniform_ as _fill_uniform  # torch's exact stream
+
+    u = _zeros(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
+    return _write(tensor, _fill_uniform(u, a, b, generator=generator))
 
 
 def _normal(tensor, mean, std, generator):
     _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    z = randn(
-        tuple(tensor.shape), generator=generator, dtype=_draw_dtype(tensor), device=tensor.device
-    )
-    return _write(tensor, z * std + mean)
+    from minitorch._ops.random_ops import normal_ as _fill_normal  # torch's exact stream
+
+    z = _zeros(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
+    return _write(tensor, _fill_normal(z, mean, std, generator=generator))
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:

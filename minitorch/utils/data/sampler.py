@@ -49,7 +49,10 @@ class SequentialSampler(Sampler[int]):
 
 def _fresh_seed(generator) -> int:
     """A 63-bit seed drawn from `generator` (the CPU default generator when None)."""
-    return int(randint(0, (1 << 63) - 1, (), generator=generator).item())
+    from minitorch._factories import zeros  # torch: empty((), int64).random_()
+    from minitorch._ops.random_ops import random_
+
+    return int(random_(zeros((), dtype=_dtype.int64), generator=generator).item())
 
 
 class RandomSampler(Sampler[int]):
