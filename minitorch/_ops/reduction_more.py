@@ -370,9 +370,10 @@ class LinalgVectorNorm(Function):
         out = _keepdim(out, ctx)
         zero_out = out == 0
         if p == 2:
-            # g / out itself, not a safe divisor: a double backward at a zero norm goes through
-            # the division's derivative (0 * inf), NaN as torch's
-            return where(zero_out, g * 0.0, g / out) * a
+            # g times a masked 1 / out, not g / out masked: a double backward in a at a zero
+            # norm still meets the reciprocal's 0 * inf (NaN as torch's), and one in g is the
+            # mask's 0 as torch's (so forward mode's tangent of a zero vector's norm is 0)
+            return g * where(zero_out, 0.0, 1.0 / out) * a
         # torch's own composition, no safe divisors: a double backward at a zero (element or
         # norm) then meets the same 0 * inf as torch's and gives its NaN (p = 0.5, 1.5, 2.5, -1)
         # or its 0 (p = 3, 4)

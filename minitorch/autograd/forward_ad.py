@@ -3,22 +3,35 @@ Jacobian-vector product obtained by differentiating a vector-Jacobian product. M
 torch.autograd.forward_ad.
 
 NOTE [ Tangents through double backward ]
-make_dual(x, t) returns a tensor standing for x that the graph records (a fresh leaf, or a view of
-x when x requires grad) and remembers t. unpack_dual(y) finds y's tangent J t, J the Jacobian of
-y in the duals, as d/du <J^T u, t> for an auxiliary u: one backward with create_graph, one more
-backward to u. Every op is twice differentiable (DESIGN.md), so every op has a tangent.
+make_dual(x, t) records a "seed" for x (a fresh leaf, or a view of x when x requires grad) and
+returns the dual: an Alias of the seed, over x's memory and version counter. The dual is not a
+leaf, so in-place ops on it and on its views are recorded as on any other result (torch allows
+them on duals). unpack_dual(y) finds y's tangent J t, J the Jacobian of y in the seeds, as
+d/du <J^T u, t> for an auxiliary u: one backward with create_graph, one more backward to u.
+Every op is twice differentiable (DESIGN.md), so every op has a tangent.
+
+u is not zeros (probe_like): J^T u is linear in u, so any u gives the same derivative, but a
+backward written piecewise in its gradient (logcumsumexp's sums the positive and the negative
+gradients apart, in logs) has its kink at a zero gradient, where the derivative is 0 * inf =
+NaN. Nor is it ones, which a shift-invariant op (softmax, layer_norm, x - x.mean()) maps to a
+zero gradient; its elements are distinct, in [1, 2). A zero gradient an op makes for any u (a
+relu's inactive elements) still reaches logcumsumexp's kink.
 
 Differences from torch: the tangent is computed when unpack_dual asks for it (two backward
-passes), not alongside each op; y must be computed with grad mode on; a dual tensor reports
-requires_grad=True; one level at a time (as torch today).
+passes), not alongside each op, so y must be computed with grad mode on (a no_grad region
+carries no tangent), and a tensor saved for y's backward must not be modified in place before
+y's tangent is asked for; a dual tensor reports requires_grad=True and has a grad_fn
+(AliasBackward0); an op without a forward formula in torch (which raises) has a tangent here;
+one level at a time (as torch today).
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _keep_storage_root
 from minitorch.autograd.engine import grad
+from minitorch.autograd.function import AccumulateGrad, Function, _edge
 from minitorch.autograd.grad_mode import enable_grad
 
 __all__ = [
@@ -30,7 +43,17 @@ __all__ = [
     "unpack_dual",
 ]
 
-_level = {"current": None, "duals": []}  # duals: (dual tensor, tangent, primal) of the level
+
+class _Dual(NamedTuple):
+    dual: Tensor  # what make_dual returned
+    tangent: Tensor
+    primal: Tensor  # what make_dual was given
+    seed: Tensor  # what tangents are taken with respect to
+    version: int  # the dual's version when made: a later in-place op changes its tangent
+    private: bool  # the seed is a leaf of this level (the primal did not require grad)
+
+
+_level = {"current": None, "duals": []}  # duals: the _Dual records of the level
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -38,6 +61,31 @@ class UnpackedDualTensor(NamedTuple):
 
     primal: Tensor
     tangent: Tensor | None
+
+
+class Alias(Function):
+    """out = a, over a's memory (not a view: in-place ops on it are recorded as on a result);
+    grad_a = grad"""
+
+    @staticmethod
+    def forward(ctx, a):
+        return a._data
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def alias_of(seed: Tensor) -> Tensor:
+    """A non-leaf stand-in for `seed` (which requires grad) sharing its memory and version
+    counter: in-place ops on it are allowed and recorded, and gradients flow to the seed.
+    Used by make_dual and by torch.func's forward transforms."""
+    with enable_grad():
+        out = Alias.apply(seed)
+    out._vc = seed._vc
+    if seed._base is not None or "_storage_root" in seed.__dict__:
+        _keep_storage_root(out, seed)
+    return out
 
 
 def enter_dual_level() -> int:
@@ -50,12 +98,16 @@ def enter_dual_level() -> int:
 
 
 def exit_dual_level(*, level=None) -> None:
-    """Ends the level: its dual tensors lose their tangents. Mirrors
-    torch.autograd.forward_ad.exit_dual_level."""
+    """Ends the level: its dual tensors lose their tangents (and, as torch's, no longer
+    require grad unless their primal did). Mirrors torch.autograd.forward_ad.exit_dual_level."""
     if _level["current"] is None or (level is not None and level != _level["current"]):
         raise RuntimeError("Trying to exit a forward AD level that was not the last one created")
+    duals = _level["duals"]
     _level["current"] = None
     _level["duals"] = []
+    for d in duals:
+        if d.private and d.dual._base is None:
+            d.dual.detach_()
 
 
 class dual_level:  # noqa: N801 - torch's name
@@ -87,12 +139,44 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
     for what, t in (("primal", tensor), ("tangent", tangent)):  # torch checks in this order
         if not t.dtype.is_floating_point:
             raise ValueError(f"Expected {what} to be floating point or complex, but got: {t.dtype}")
+    duals = _level["duals"]
+    if tensor.requires_grad and duals and _walk(tensor, duals)[0]:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            "same level 0 is not supported."
+        )
+    private = not tensor.requires_grad
     with enable_grad():
-        dual = tensor.view_as(tensor) if tensor.requires_grad else tensor.detach()
-    if not tensor.requires_grad:
-        dual.requires_grad_()
-    _level["duals"].append((dual, tangent, tensor))
+        seed = tensor.detach().requires_grad_() if private else tensor.view_as(tensor)
+    dual = alias_of(seed)
+    duals.append(_Dual(dual, tangent, tensor, seed, dual._vc[0], private))
     return dual
+
+
+def _walk(t: Tensor, duals) -> tuple[bool, bool]:
+    """(whether t's history reaches a dual's seed, whether it reaches a tensor requiring grad
+    that is not a private seed: an outer graph the tangent must keep)."""
+    seeds = {id(_edge(d.seed)[0]) for d in duals}
+    private = {id(d.seed) for d in duals if d.private}
+    found_seed = found_outer = False
+    seen: set[int] = set()
+    stack = [_edge(t)[0]]
+    while stack:
+        node = stack.pop()
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        if key in seeds:
+            found_seed = True
+            if id(node) in private or isinstance(node, AccumulateGrad):
+                continue
+        if isinstance(node, AccumulateGrad):
+            if id(node._variable()) not in private:
+                found_outer = True
+            continue
+        stack.extend(e[0] for e in node._next if e is not None)
+    return found_seed, found_outer
 
 
 def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
@@ -100,24 +184,45 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
     None when it depends on none of them. Mirrors torch.autograd.forward_ad.unpack_dual.
     See NOTE [ Tangents through double backward ]."""
     duals = _level["duals"]
-    for dual, tangent, primal in duals:
-        if dual is tensor:
-            return UnpackedDualTensor(primal, tangent)
+    for d in duals:
+        if d.dual is tensor and tensor._vc[0] == d.version:
+            return UnpackedDualTensor(d.primal, d.tangent)
     if _level["current"] is None or not tensor.requires_grad or not duals:
         return UnpackedDualTensor(tensor, None)
-    outer = any(primal.requires_grad for _, _, primal in duals)
+    reaches_seed, outer = _walk(tensor, duals)
+    if not reaches_seed:
+        return UnpackedDualTensor(tensor if outer else tensor.detach(), None)
+    outer = outer or any(d.tangent.requires_grad for d in duals)
     primal = tensor if outer else tensor.detach()
     with enable_grad():
-        u = (tensor.detach() * 0).requires_grad_()  # the auxiliary cotangent (a new array)
-        vjps = grad(tensor, [d for d, _, _ in duals], u, create_graph=True, allow_unused=True)
+        u = probe_like(tensor).requires_grad_()  # the auxiliary cotangent (see the NOTE)
+        seeds = [d.seed for d in duals]
+        vjps = grad(tensor, seeds, u, create_graph=True, allow_unused=True)
         total = None
-        for g, (_, t, _) in zip(vjps, duals, strict=True):
+        for g, d in zip(vjps, duals, strict=True):
             if g is not None:
-                term = (g * t).sum()
+                term = (g * d.tangent).sum()
                 total = term if total is None else total + term
         if total is None:
             return UnpackedDualTensor(primal, None)
         if not total.requires_grad:  # J^T u does not depend on u: y is constant in the duals
-            return UnpackedDualTensor(primal, tensor.detach() * 0)
-        (jvp,) = grad(total, [u], retain_graph=True, allow_unused=True)
-    return UnpackedDualTensor(primal, tensor.detach() * 0 if jvp is None else jvp.detach())
+            return UnpackedDualTensor(primal, _zeros_like(tensor))
+        (jvp,) = grad(total, [u], retain_graph=True, create_graph=outer, allow_unused=True)
+    if jvp is None:
+        return UnpackedDualTensor(primal, _zeros_like(tensor))
+    return UnpackedDualTensor(primal, jvp if outer else jvp.detach())
+
+
+def probe_like(t: Tensor) -> Tensor:
+    """The auxiliary cotangent u of NOTE [ Tangents through double backward ]: t's shape,
+    dtype and device, elements 1 + frac(k * 0.618...) (distinct, in [1, 2), no generator)."""
+    from minitorch._factories import arange
+
+    k = arange(t.numel(), dtype=t.dtype, device=t.device)
+    return ((k * 0.6180339887498949).frac() + 1).view(t.shape)
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    from minitorch._factories import zeros_like
+
+    return zeros_like(t.detach())

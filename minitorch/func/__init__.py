@@ -1,5 +1,5 @@
-"""torch.func: functional_call, grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap,
-replace_all_batch_norm_modules_."""
+"""torch.func: functional_call, grad, grad_and_value, vjp, jvp, linearize, jacrev, jacfwd, hessian,
+vmap, replace_all_batch_norm_modules_."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from minitorch.func._transforms import (
     jacfwd,
     jacrev,
     jvp,
+    linearize,
     vjp,
 )
 from minitorch.func._vmap import vmap
@@ -22,6 +23,7 @@ __all__ = [
     "grad_and_value",
     "vjp",
     "jvp",
+    "linearize",
     "jacrev",
     "jacfwd",
     "hessian",

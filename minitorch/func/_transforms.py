@@ -6,6 +6,7 @@ import functools
 
 from minitorch._dtype import promote_types
 from minitorch._tensor import Tensor
+from minitorch.autograd.forward_ad import alias_of, probe_like
 from minitorch.autograd.function import AccumulateGrad, _edge
 from minitorch.autograd.functional import (
     _check_dual_dtype,
@@ -16,7 +17,16 @@ from minitorch.autograd.functional import (
 from minitorch.autograd.grad_mode import inference_mode, state
 from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian"]
+__all__ = [
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "linearize",
+    "jacrev",
+    "jacfwd",
+    "hessian",
+]
 
 
 # NOTE [ Transform levels over one autograd graph ]
@@ -297,7 +307,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     gives the JVP), so the numbers are the same but the cost is two backward passes. A tangent
     whose dtype differs from its primal's is followed by a rule (see _tangent_dtypes) that
     gives torch's output-tangent dtypes in the common cases; the values are computed in the
-    primals' precision.
+    primals' precision. Ops that f runs under no_grad (or on .data) carry no tangent, where
+    torch's forward mode ignores grad mode; an op torch has no forward formula for (which
+    raises there) gets its tangent here.
     """
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
@@ -315,44 +327,114 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     for p, t in zip(flat_p, flat_t, strict=True):
         if not isinstance(p, Tensor) or not isinstance(t, Tensor):
             raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
-        if tuple(p.shape) != tuple(t.shape):
+        if tuple(p.shape) != tuple(t.shape):  # make_dual's check, as torch's jvp
             raise RuntimeError(
-                f"{api}: Expected primals and tangents to have the same shape, got "
-                f"{tuple(p.shape)} and {tuple(t.shape)}"
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
+                f"while the given forward gradient is of size {list(t.shape)}."
             )
         _check_dual_dtype(p, "primal")  # forward-mode AD's dual tensors
         _check_dual_dtype(t, "tangent")
-    level = _Level()
-    with inference_mode(False):  # grad on, inference mode off, as torch.func
-        diff = tree_map(level.differentiable, primals)
-        out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
-        flat_out, out_spec = tree_flatten(out)
-        for o in flat_out:
-            if not isinstance(o, Tensor):
-                raise RuntimeError(
-                    f"{api}: expected f(*args) to return only tensors, got unsupported type "
-                    f"{type(o)}"
-                )
-        flat_diff, _ = tree_flatten(diff)
-        # An integer or bool output carries no tangent: torch gives it zeros of its dtype.
-        has_tangent = [o.is_floating_point() or o.is_complex() for o in flat_out]
-        diff_out = [o for o, d in zip(flat_out, has_tangent, strict=True) if d]
-        jv_diff = []
-        if diff_out:
-            us = [level.differentiable(_zeros_like(o)) for o in diff_out]
-            jt_u = _grads_or_zeros(diff_out, flat_diff, us, retain_graph=True, create_graph=True)
-            outside = level.needs_graph(diff_out) or level.needs_graph(flat_t)
-            jv_diff = _grads_or_zeros(jt_u, us, flat_t, create_graph=outside)
-        jv_diff = iter(_tangent_dtypes(jv_diff, flat_p, flat_t))
-        jv = [
-            next(jv_diff) if d else _zeros_like(o)
-            for o, d in zip(flat_out, has_tangent, strict=True)
-        ]
-    results = level.export(out)
-    jv = level.export(tree_unflatten(jv, out_spec))
+    # Tangents are read when the JVP is taken, after f ran: a copy keeps them from an in-place
+    # op of f on a primal they share memory with (torch reads them as f runs)
+    flat_t = [t.clone() for t in flat_t]
+    lin = _Linearized(func, primals, has_aux, api)
+    jv = lin.push(flat_p, flat_t, retain_graph=False)
+    results = lin.level.export(lin.out)
     if has_aux:
-        return results, jv, level.export(aux)
+        return results, jv, lin.level.export(lin.aux)
     return results, jv
+
+
+class _Linearized:
+    """func run once at the primals, with the reverse-mode VJP J^T u (u: ones) recorded;
+    push(tangents) differentiates it w.r.t. u along the tangents: J @ tangents."""
+
+    def __init__(self, func, primals, has_aux, api):
+        self.level = level = _Level()
+        with inference_mode(False):  # grad on, inference mode off, as torch.func
+            seeds = tree_map(level.differentiable, primals)
+            # f gets aliases of the seeds: in-place ops on them are recorded, as torch's
+            # forward mode allows them (and they write into the primals, as torch's)
+            out, aux = _split_aux(call_transformed(func, *tree_map(alias_of, seeds)), has_aux, api)
+            flat_out, self.out_spec = tree_flatten(out)
+            for o in flat_out:
+                if not isinstance(o, Tensor):
+                    raise RuntimeError(
+                        f"{api}: expected f(*primals) to return only tensors, got unsupported type "
+                        f"{type(o)}"
+                    )
+            flat_diff, _ = tree_flatten(seeds)
+            # An integer or bool output carries no tangent: torch gives it zeros of its dtype.
+            self.has_tangent = [o.is_floating_point() or o.is_complex() for o in flat_out]
+            diff_out = [o for o, d in zip(flat_out, self.has_tangent, strict=True) if d]
+            self.us = self.jt_u = None
+            if diff_out:
+                # not zeros: see NOTE [ Tangents through double backward ] in forward_ad.py
+                self.us = [level.differentiable(probe_like(o)) for o in diff_out]
+                self.jt_u = _grads_or_zeros(
+                    diff_out, flat_diff, self.us, retain_graph=True, create_graph=True
+                )
+            self.outside = level.needs_graph(diff_out)
+        self.out, self.aux, self.flat_out = out, aux, flat_out
+
+    def push(self, flat_p, flat_t, retain_graph: bool):
+        level = self.level
+        with inference_mode(False):
+            jv_diff = []
+            if self.us is not None:
+                outside = self.outside or level.needs_graph(flat_t)
+                jv_diff = _grads_or_zeros(
+                    self.jt_u,
+                    self.us,
+                    flat_t,
+                    retain_graph=retain_graph or outside,
+                    create_graph=outside,
+                )
+            jv_diff = iter(_tangent_dtypes(jv_diff, flat_p, flat_t))
+            jv = [
+                next(jv_diff) if d else _zeros_like(o)
+                for o, d in zip(self.flat_out, self.has_tangent, strict=True)
+            ]
+        return level.export(tree_unflatten(jv, self.out_spec))
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn): jvp_fn(*tangents) gives J @ tangents at the primals, as often
+    as asked, without running func again. Mirrors torch.func.linearize.
+
+    Differences from torch: no tracing; func runs once and its recorded graph (with the VJP's)
+    is kept for jvp_fn, which takes two backward passes per call (see jvp).
+    """
+    api = "linearize(func, *primals)"
+    flat_p, p_spec = tree_flatten(primals)
+    for p in flat_p:
+        if isinstance(p, Tensor):
+            _check_dual_dtype(p, "primal")
+    lin = _Linearized(func, primals, False, api)
+    out = lin.level.export(lin.out)
+
+    def jvp_fn(*tangents):
+        flat_t, t_spec = tree_flatten(tangents)
+        if t_spec != p_spec:
+            raise RuntimeError(
+                f"Expected the tangents {spec_str(t_spec)} to have the same argspec as the "
+                f"primals {spec_str(p_spec)}"
+            )
+        for i, (p, t) in enumerate(zip(flat_p, flat_t, strict=True)):
+            if tuple(t.shape) != tuple(p.shape):
+                raise RuntimeError(
+                    f"tangent:{i} with shape {t.shape} in flattened pytree doesn't match the "
+                    f"shape {p.shape} of the corresponding primal."
+                )
+            if t.dtype != p.dtype:
+                raise RuntimeError(
+                    f"tangent:{i} with dtype {t.dtype} in flattened pytree doesn't match the "
+                    f"dtype {p.dtype} of the corresponding primal."
+                )
+        return lin.push(flat_p, flat_t, retain_graph=True)
+
+    return out, jvp_fn
 
 
 def _tangent_dtypes(jv, primals, tangents):
@@ -440,6 +522,9 @@ def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
     with inference_mode(False):  # grad on, inference mode off, as torch.func
         fresh = _forward_primal(level) if forward else None
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums, fresh)
+        if forward:  # in-place ops on the inputs are allowed, as in jvp
+            seeds = {id(x) for x in flat_diff}
+            args = tree_map(lambda x: alias_of(x) if id(x) in seeds else x, args)
         out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
         flat_out, out_spec = tree_flatten(out)
         _check_tensor_outputs(flat_out, api)
