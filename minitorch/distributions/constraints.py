@@ -52,7 +52,8 @@ class Constraint:
         raise NotImplementedError
 
     def __repr__(self) -> str:
-        return type(self).__name__.lstrip("_") + "()"
+        # torch drops the first character of the class name, underscore or not
+        return type(self).__name__[1:] + "()"
 
 
 class _Dependent(Constraint):
@@ -131,10 +132,7 @@ class _IndependentConstraint(Constraint):
         n = self.reinterpreted_batch_ndims
         if result.dim() < n:
             expected = self.base_constraint.event_dim + n
-            raise ValueError(
-                f"Expected value.dim() >= {expected} but got {value.dim()} "
-                f"(value shape {tuple(value.shape)})"
-            )
+            raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
         if n:
             result = result.reshape(tuple(result.shape[: result.dim() - n]) + (-1,)).all(-1)
         return result
@@ -171,7 +169,7 @@ class _IntegerInterval(Constraint):
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound}, "
+            f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
             f"upper_bound={self.upper_bound})"
         )
 
@@ -202,7 +200,7 @@ class _GreaterThan(Constraint):
         return self.lower_bound < value
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound})"
+        return f"{type(self).__name__[1:]}(lower_bound={self.lower_bound})"
 
 
 class _GreaterThanEq(_GreaterThan):
@@ -231,7 +229,7 @@ class _Interval(Constraint):
 
     def __repr__(self) -> str:
         return (
-            f"{type(self).__name__.lstrip('_')}(lower_bound={self.lower_bound}, "
+            f"{type(self).__name__[1:]}(lower_bound={self.lower_bound}, "
             f"upper_bound={self.upper_bound})"
         )
 

@@ -28,7 +28,7 @@ class Distribution:
 
         Mirrors torch.distributions.Distribution.set_default_validate_args."""
         if value not in (True, False):
-            raise ValueError("Distribution.set_default_validate_args: expected True or False")
+            raise ValueError  # bare, as torch's
         Distribution._validate_args = value
 
     def __init__(self, batch_shape=(), event_shape=(), validate_args=None):
@@ -88,7 +88,7 @@ class Distribution:
 
     @property
     def mean(self):
-        raise NotImplementedError(f"{type(self)} does not implement mean")
+        raise NotImplementedError  # bare, as torch's
 
     @property
     def mode(self):
@@ -96,7 +96,7 @@ class Distribution:
 
     @property
     def variance(self):
-        raise NotImplementedError(f"{type(self)} does not implement variance")
+        raise NotImplementedError
 
     @property
     def stddev(self):

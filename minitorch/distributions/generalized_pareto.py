@@ -84,9 +84,10 @@ class GeneralizedPareto(_Elementwise):
 
     @property
     def mean(self):
-        c = self.concentration
-        mean = self.loc + self.scale / (1 - c)
-        return minitorch.where(c < 1, mean, float("nan"))
+        valid = self.concentration < 1
+        # a safe c where the mean is undefined keeps the pole at c = 1 out of the gradient
+        c = minitorch.where(valid, self.concentration, 0.5)
+        return minitorch.where(valid, self.loc + self.scale / (1 - c), float("nan"))
 
     @property
     def mode(self):
@@ -94,9 +95,10 @@ class GeneralizedPareto(_Elementwise):
 
     @property
     def variance(self):
-        c = self.concentration
+        valid = self.concentration < 0.5
+        c = minitorch.where(valid, self.concentration, 0.25)  # as in mean
         var = self.scale.pow(2) / ((1 - c).pow(2) * (1 - 2 * c))
-        return minitorch.where(c < 0.5, var, float("nan"))
+        return minitorch.where(valid, var, float("nan"))
 
     def entropy(self):
         return self.scale.log() + self.concentration + 1

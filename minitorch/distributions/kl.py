@@ -112,9 +112,11 @@ def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log normaliser: F(q) - F(p) - <q - p, grad F(p)> over the
     natural parameters (the fallback for a family without a closed form here)."""
     if type(p) is not type(q):
+        # torch's message carries the indentation of its source line after "cannot"
         raise NotImplementedError(
-            "The cross KL-divergence between different exponential families cannot be computed "
-            "using Bregman divergences"
+            "The cross KL-divergence between different exponential families cannot"
+            + " " * 29
+            + "be computed using Bregman divergences"
         )
     p_params = [t.detach().requires_grad_() for t in p._natural_params]
     q_params = q._natural_params

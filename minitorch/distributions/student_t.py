@@ -47,7 +47,9 @@ class StudentT(_Elementwise):
     @property
     def variance(self):
         df = self.df
-        finite = self.scale.pow(2) * df / (df - 2)
+        # a safe df where the variance is not finite keeps the pole at df = 2 out of the gradient
+        safe = minitorch.where(df > 2, df, 3.0)
+        finite = self.scale.pow(2) * safe / (safe - 2)
         inf = minitorch.full_like(finite, float("inf"))
         nan = minitorch.full_like(finite, float("nan"))
         return minitorch.where(df > 2, finite, minitorch.where(df > 1, inf, nan))
@@ -82,3 +84,6 @@ class StudentT(_Elementwise):
             + 0.5 * df.log()
             + lbeta
         )
+
+
+StudentT.__module__ = "minitorch.distributions.studentT"  # the module torch's class repr names
