@@ -44,8 +44,8 @@ _SYS_INFO = {
 class LegacyStoragePlan(StoragePlan):
     """A StoragePlan whose persistent ids carry the legacy format's sixth field (no view)."""
 
-    def _new(self, array, b, dev, dt, numel):
-        storage = super()._new(array, b, dev, dt, numel)
+    def _new(self, array, b, dev, dt, numel, glob=None):
+        storage = super()._new(array, b, dev, dt, numel, glob)
         storage.pid = storage.pid + (None,)
         return storage
 
@@ -161,6 +161,12 @@ class _LegacyStorages:
 
     def fill(self, data: bytes, pos: int, keys: list) -> None:
         # torch writes the counts and the data little-endian whatever the machine
+        missing = set(self.by_key).difference(keys)
+        if missing or len(set(keys)) != len(keys):
+            # a storage the object uses but whose data the file does not hold (a damaged key):
+            # never returned unfilled
+            what = f"storage {min(missing)!r} has no data" if missing else "a key is listed twice"
+            raise RuntimeError(f"legacy checkpoint: {what} (truncated or corrupted file?)")
         for key in keys:
             if key not in self.by_key:
                 raise RuntimeError(f"legacy checkpoint: storage {key!r} is not used by the object")

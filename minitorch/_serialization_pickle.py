@@ -12,6 +12,7 @@ from minitorch import _dtype
 from minitorch._backend import Device
 from minitorch._serialization_storage import SavedStorage
 from minitorch._tensor import Size, Tensor, _python_state
+from minitorch.storage import TypedStorage, UntypedStorage
 
 
 class _Global:
@@ -46,6 +47,7 @@ _TORCH_TENSOR = torch_global("torch", "Tensor")
 _TORCH_DEVICE = torch_global("torch", "device")
 _TORCH_SIZE = torch_global("torch", "Size")
 _GET_LAYOUT = torch_global("torch.serialization", "_get_layout")
+_UNTYPED_STORAGE = torch_global("torch.storage", "UntypedStorage")
 _TORCH_PLACEHOLDERS = {
     "UninitializedParameter": torch_global("torch.nn.parameter", "UninitializedParameter"),
     "UninitializedBuffer": torch_global("torch.nn.parameter", "UninitializedBuffer"),
@@ -88,7 +90,11 @@ class TorchPickler(pickle._Pickler):
     dispatch[types.FunctionType] = save_global  # the base class's table holds its own method
 
     def persistent_id(self, obj):
-        return obj.pid if obj.__class__ is SavedStorage else None
+        if obj.__class__ is SavedStorage:
+            return obj.pid
+        if isinstance(obj, (UntypedStorage, TypedStorage)):  # written as torch writes storages
+            return self.plan.locate_storage(obj, _UNTYPED_STORAGE).pid
+        return None
 
     def reducer_override(self, obj):
         cls = obj.__class__

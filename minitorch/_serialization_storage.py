@@ -13,6 +13,7 @@ import numpy as np
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu, tensor_device
 from minitorch._tensor import Tensor, _make, _storage_root
+from minitorch.storage import TypedStorage, UntypedStorage
 
 UnpicklingError = pickle.UnpicklingError
 
@@ -95,13 +96,15 @@ class StoragePlan:
         dev = t._device
         b = backend_of(dev)
         shape = tuple(a.shape)
+        item = a.itemsize
+        # An empty view of a storage is saved as a view of it, as in torch (its strides do not
+        # address memory, so any NumPy gives it does)
+        if not a.size or all(s >= 0 and s % item == 0 for s in a.strides):
+            placed = self._in_storage(t, b, dev)
+            if placed is not None:
+                # t.stride(): torch's stride for a size-1 dim NumPy strides 0
+                return placed[0], placed[1], shape, t.stride()
         if a.size:
-            item = a.itemsize
-            strides = a.strides
-            if all(s >= 0 and s % item == 0 for s in strides):
-                placed = self._in_storage(t, b, dev)
-                if placed is not None:
-                    return placed[0], placed[1], shape, tuple(s // item for s in strides)
             a = b.xp.ascontiguousarray(a)
         return self._new(a, b, dev, t.dtype, a.size), 0, shape, contiguous_strides(shape)
 
@@ -117,25 +120,54 @@ class StoragePlan:
             return None
         if off + _extent(a) > nbytes:
             return None
-        key = (dev, start, nbytes)
+        key = _record_key(dev, start, nbytes, t.dtype)
         storage = self._by_extent.get(key)
         if storage is None:
             block = _dense_block(owner, b, dev, start, nbytes)
             if block is None:
                 return None
-            if self._dtype_at.setdefault((dev, start), t.dtype) is not t.dtype:
+            if nbytes and self._dtype_at.setdefault((dev, start), t.dtype) is not t.dtype:
                 raise _different_types()
             storage = self._by_extent[key] = self._new(block, b, dev, t.dtype, nbytes // item)
         elif storage.dtype is not t.dtype:
             raise _different_types()
         return storage, off // item
 
-    def _new(self, array, b, dev, dt, numel) -> SavedStorage:
+    def locate_storage(self, storage, untyped_global) -> SavedStorage:
+        """The record of a storage saved as itself (torch.save(t.untyped_storage()), a loaded
+        storage): the record of its memory, shared with the tensors viewing that memory."""
+        untyped = storage.untyped()
+        data = untyped._bytes  # the memory, as uint8
+        dev = untyped.device
+        b = backend_of(dev)
+        dt = _dtype.uint8 if storage is untyped else storage.dtype
+        start = b.data_ptr(data)
+        key = _record_key(dev, start, int(data.size), dt)
+        saved = self._by_extent.get(key)
+        if saved is None:
+            if data.size and self._dtype_at.setdefault((dev, start), dt) is not dt:
+                raise _different_types()
+            glob = untyped_global if storage is untyped else None
+            saved = self._by_extent[key] = self._new(
+                data, b, dev, dt, int(data.size) // dt.itemsize, glob
+            )
+        elif saved.dtype is not dt:
+            raise _different_types()
+        return saved
+
+    def _new(self, array, b, dev, dt, numel, glob=None) -> SavedStorage:
         key = str(len(self.storages))
-        glob = self._type_global(STORAGE_NAMES[dt])
+        if glob is None:
+            glob = self._type_global(STORAGE_NAMES[dt])
         storage = SavedStorage(key, array, b, dt, numel, str(dev), glob)
         self.storages.append(storage)
         return storage
+
+
+def _record_key(dev, start: int, nbytes: int, dt) -> tuple:
+    """The key of a storage record: its memory; an empty storage's also its dtype (torch checks
+    the types only of storages with memory, so empty ones of two dtypes save side by side)."""
+    return (dev, start, nbytes) if nbytes else (dev, start, 0, dt)
 
 
 def _different_types() -> RuntimeError:
@@ -189,29 +221,18 @@ def _root(a, b):
 # Loading: a storage record's bytes, then its device
 
 
-class Storage:
+class Storage(TypedStorage):
     """A loaded storage: a flat typed array on a device. What a `map_location` callable receives
-    (torch passes an UntypedStorage; this one offers the same `cpu()`, `cuda()` and `to()`)."""
-
-    __slots__ = ("array", "device", "dtype")
+    (torch passes an UntypedStorage; this one offers the same `cpu()`, `cuda()` and `to()`), and
+    what load returns for a storage saved as itself: a TypedStorage, as torch.load returns."""
 
     def __init__(self, array, device, dtype):
+        super().__init__(UntypedStorage(array.view("uint8"), device), dtype)
         self.array = array
-        self.device = device
-        self.dtype = dtype
 
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
-
-    def size(self) -> int:
-        return int(self.array.size)
-
-    def nbytes(self) -> int:
-        return int(self.array.nbytes)
-
-    def element_size(self) -> int:
-        return self.dtype.itemsize
 
     def to(self, device=None, non_blocking: bool = False) -> Storage:
         from minitorch._backend import device as as_device
@@ -230,9 +251,6 @@ class Storage:
         if device is None:
             return self.to("cuda")
         return self.to(device if not isinstance(device, int) else f"cuda:{device}")
-
-    def __repr__(self):
-        return f"<minitorch storage of {self.size()} {self.dtype} on {self.device}>"
 
 
 class RecordReader:
@@ -373,10 +391,10 @@ def _rebuild_tensor_v2(
             # starts its storage, so untyped_storage() (and a re-save) is the loaded storage,
             # not the span of the layout (a stride-0 row is 4 KB, not 4 MB, as in torch).
             t._storage_root = _make(arr, storage.device, False, None)
-    elif 0 < offset < arr.size:  # an empty slice inside its storage keeps its offset too
-        t = _view_of_storage(storage, offset, size, stride)
+    elif arr.size:  # an empty view of a storage keeps it too (torch lets its offset pass the end)
+        t = _view_of_storage(storage, min(offset, arr.size), size, stride)
     else:
-        t = _make(arr[:0].reshape(size), storage.device, False, None)
+        t = _make(arr.reshape(size), storage.device, False, None)
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -162,11 +162,38 @@ def globals_in_pickle(data: bytes) -> set[str]:
     return found
 
 
+# torch.load's wording around a weights_only refusal (torch.serialization's UNSAFE_MESSAGE and
+# the framing of its _get_wo_message), with minitorch's names
+_UNSAFE_MESSAGE = (
+    "In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` "
+    "from `False` to `True`. Re-running `minitorch.load` with `weights_only` set to `False` will "
+    "likely succeed, but it can result in arbitrary code execution. Do it only if you got the file "
+    "from a trusted source."
+)
+_DOCS_MESSAGE = (
+    "\n\nCheck the documentation of minitorch.load to learn more about types accepted by default "
+    "with weights_only https://pytorch.org/docs/stable/generated/torch.load.html."
+)
+
+
 def _refused(what: str) -> UnpicklingError:
+    """The error of a weights_only=True load refusing something other than a global."""
     return UnpicklingError(
-        "Weights only load failed. Re-running `minitorch.load` with `weights_only` set to `False` "
-        "will likely succeed, but it can result in arbitrary code execution. Do it only if you got "
-        f"the file from a trusted source.\nUnsupported {what}"
+        f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n\nUnsupported {what}{_DOCS_MESSAGE}"
+    )
+
+
+def _refused_global(full: str) -> UnpicklingError:
+    """torch's error (and wording) for a global neither allowed by default nor marked safe."""
+    return UnpicklingError(
+        "Weights only load failed. This file can still be loaded, to do so you have two options, "
+        "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "
+        f"\n\t(1) {_UNSAFE_MESSAGE}\n\t(2) Alternatively, to load with `weights_only=True` "
+        "please check the recommended steps in the following error message.\n\tWeightsUnpickler "
+        f"error: Unsupported global: GLOBAL {full} was not an allowed global by default. Please "
+        f"use `minitorch.serialization.add_safe_globals([{full}])` or the "
+        f"`minitorch.serialization.safe_globals([{full}])` context manager to allowlist this "
+        f"global if you trust this class/function.{_DOCS_MESSAGE}"
     )
 
 
@@ -201,17 +228,15 @@ def find_torch_class(module: str, name: str, weights_only: bool, user: dict | No
         full = f"{module}.{name}"
         if user and full in user:
             if module in _BLOCKED_MODULES:
-                raise _refused(f"global: GLOBAL {full} whose module {module} is blocked.")
+                raise UnpicklingError(
+                    f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n\nTrying to load unsupported "
+                    f"GLOBAL {full} whose module {module} is blocked.{_DOCS_MESSAGE}"
+                )
             return user[full]
         # The user marks minitorch's class safe, which the file names by torch's name.
         if user and unsafe is not None and any(unsafe is v for v in user.values()):
             return unsafe
-        raise _refused(
-            f"global: GLOBAL {full} was not an allowed global by default. Please use "
-            f"`minitorch.serialization.add_safe_globals([{full}])` or the "
-            f"`minitorch.serialization.safe_globals([{full}])` context manager to allowlist "
-            "this global if you trust this class/function."
-        )
+        raise _refused_global(full)
     if unsafe is not None:
         return unsafe
     if module == "torch" or module.startswith("torch."):

@@ -317,7 +317,9 @@ def load(
     too.
 
     Differences from torch: the legacy format is read into memory whole (mmap does not apply);
-    the older tar format (before PyTorch 0.4) is not read.
+    the older tar format (before PyTorch 0.4) is not read. weights_only=True reads pickles of
+    protocols 3 to 5 and bytes objects, which torch's weights-only unpickler refuses
+    ("Unsupported operand"). A storage saved as itself loads as a TypedStorage subclass.
     """
     weights_only = _weights_only_from_env(weights_only)
     if weights_only is None:
@@ -547,8 +549,10 @@ def _default_restore(storage, location: str, name: str):
         result = deserialize(storage, location)
         if result is not None:
             return result
+    # torch names the class it restores through, whatever the storage's type in the file
     raise RuntimeError(
-        f"don't know how to restore data location of torch.{name} (tagged with {location})"
+        "don't know how to restore data location of torch.storage.UntypedStorage "
+        f"(tagged with {location})"
     )
 
 
