@@ -199,6 +199,12 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
             except NotImplementedError:
                 _check_promotion(self, others)
                 raise
+            except RuntimeError as e:  # an integer division by zero, found before the cast check
+                if e.args == ("ZeroDivisionError",):
+                    _check_promotion(self, others)
+                raise
+            except TypeError as e:
+                raise _as_method_error(e, op) from None
         _check_result(self, r, op)
         _write(self, r._data)
         self._vc[0] += 1
@@ -209,6 +215,12 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     except NotImplementedError:
         _check_promotion(self, others)
         raise
+    except RuntimeError as e:  # an integer division by zero, found before the cast check
+        if e.args == ("ZeroDivisionError",):
+            _check_promotion(self, others)
+        raise
+    except TypeError as e:
+        raise _as_method_error(e, op) from None
     _check_result(self, r, op)
     r = cast(r, self.dtype)
     _write(self, r._data)
@@ -218,10 +230,42 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     return self
 
 
+def _as_method_error(e: TypeError, op: str) -> TypeError:
+    """The out-of-place op's TypeError for a non-tensor second argument, as the in-place method
+    names it: torch's x.atan2_(1) is "atan2_(): argument 'other' (position 1) must be Tensor",
+    where torch.atan2(x, 1) says "atan2()" and "position 2". Other errors pass unchanged."""
+    msg = str(e)
+    head = f"{op[:-1]}(): argument '"
+    if not (msg.startswith(head) and "' (position 2) must be Tensor" in msg):
+        return e
+    return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
+
+
+def _broadcast_shape(shapes):
+    """The shape that `shapes` broadcast to, or None when they do not broadcast."""
+    n = max(len(s) for s in shapes)
+    out = []
+    for dims in zip(*((1,) * (n - len(s)) + tuple(s) for s in shapes), strict=True):
+        sizes = {d for d in dims if d != 1}
+        if len(sizes) > 1:
+            return None
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
 def _check_promotion(self: Tensor, others):
     """torch checks that the result type casts into self before it looks for a kernel: x_long &=
-    a float is its "can't be cast" RuntimeError, not the kernel's NotImplementedError for Float.
-    Called only once the kernel has refused."""
+    a float is its "can't be cast" RuntimeError, not the kernel's NotImplementedError for Float
+    (nor, for x_bool //= an int tensor holding 0, its ZeroDivisionError). Called only once the
+    kernel has refused. Before both, as torch, the shape: a 0-d self with a (2, 3) other is its
+    "output with shape [] doesn't match the broadcast shape [2, 3]"."""
+    shape = _broadcast_shape([self._data.shape] + [o._data.shape for o in others
+                                                   if isinstance(o, Tensor)])  # fmt: skip
+    if shape is not None and shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
     operands = [(self.dtype, self._data.ndim)]
     for o in others:
         if isinstance(o, Tensor):

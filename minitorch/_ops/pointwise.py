@@ -179,8 +179,8 @@ class Div(Function):
 
 
 class HalfDiv(Div):
-    """Div of a half tensor and a number (or a 0-d float32/float64 divisor): in float32 from the
-    operands' own values, rounded once; torch's node is DivBackward0."""
+    """Div of a half tensor and a number (or a 0-d float32/float64/integer divisor): in float32
+    from the operands' own values, rounded once; torch's node is DivBackward0."""
 
     _node_name = "DivBackward0"
 
@@ -283,7 +283,7 @@ def _bool_operand(x) -> bool:
 
 def _scaled(x, alpha, ref):
     """alpha * x for add/sub's alpha= (x a tensor or a number; ref the promoted other operand)."""
-    alpha = _alpha(alpha, ref if isinstance(ref, Tensor) else x, x)
+    alpha = _alpha(alpha, ref, x)
     if not isinstance(ref, Tensor):
         return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
     kind = ref._data.dtype.kind
@@ -370,14 +370,18 @@ def _number_operand(a, b) -> bool:
 
 
 def _alpha(alpha, a, b):
-    """add/sub's alpha, refused as torch does when it is a float and the operands are integral."""
-    t = a if isinstance(a, Tensor) else b
+    """add/sub's alpha, refused as torch does when it is a float and the result is integral
+    (either operand may be an uncast bool tensor: bool + float32 with alpha=0.5 is float32)."""
     alpha = number(alpha)
-    if isinstance(alpha, float) and t._data.dtype.kind in "biu":
+    if isinstance(alpha, float) and not (_floating(a) or _floating(b)):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
     return alpha
+
+
+def _floating(x) -> bool:
+    return is_floating(x._data.dtype) if isinstance(x, Tensor) else x.__class__ is float
 
 
 def rsub(input, other, *, alpha=1):
@@ -425,16 +429,19 @@ def mul(input, other, *, out=None):
 
 
 def _scalar_scale(input, other) -> bool:
-    """Whether other is a 0-d float32/float64 tensor scaling a half tensor input: torch's CPU-scalar
-    path reads its value in float32 (a second operand only: as the first it is rounded to the
-    half dtype like any operand). NOTE [ Half-precision arithmetic ]"""
+    """Whether other is a 0-d float32/float64 or integer tensor scaling a half tensor input:
+    torch's CPU-scalar path reads its value in float32 (a second operand only: as the first it is
+    rounded to the half dtype like any operand; x / tensor(70000) is not x / inf in float16).
+    NOTE [ Half-precision arithmetic ]"""
     return (
         isinstance(other, Tensor)
         and isinstance(input, Tensor)
         and other._data.ndim == 0
         and input._data.ndim > 0
-        and other._data.dtype.itemsize >= 4
-        and other._data.dtype.kind == "f"
+        and (
+            other._data.dtype.kind in "iu"
+            or (other._data.dtype.itemsize >= 4 and other._data.dtype.kind == "f")
+        )
         and opmath_dtype(input._data.dtype) is not None
     )
 
@@ -1377,9 +1384,12 @@ def minimum(input, other, *, out=None):
 
 
 def _require_tensors(a, b, op):
-    for name, x in (("input", a), ("other", b)):
+    for pos, name, x in ((1, "input", a), (2, "other", b)):
         if not isinstance(x, Tensor):
-            raise TypeError(f"{op}(): argument '{name}' must be Tensor, not {type(x).__name__}")
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {pos}) must be Tensor, not "
+                f"{type(x).__name__}"
+            )
 
 
 class Clamp(Function):
@@ -1540,7 +1550,12 @@ def clamp(input, min=None, max=None, *, out=None):
         if bnd is not None:
             dt = _dtype.scalar_dtype(dt, bnd)
             if bnd.__class__ in (float, int) and not -65504.0 <= bnd <= 65504.0:
-                _check_float_bound(bnd, dt)  # (rare: beyond float16's range, or NaN)
+                # (rare: beyond float16's range, or NaN). A NaN bound makes every element NaN
+                # in torch before the other bound is converted: clamp(half, 1e300, nan) is NaN
+                if bnd.__class__ is int and not -(1 << 63) <= bnd < 1 << 64:
+                    raise _dtype.scalar_int_overflow(bnd)  # NOTE [ Ints beyond a Scalar ]
+                if not any(b.__class__ is float and b != b for b in (min, max)):
+                    _check_float_bound(bnd, dt)
     if not dt.is_floating_point:
         if dt is _dtype.bool:  # torch has no bool kernel for number bounds (even when empty)
             kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"

@@ -179,6 +179,8 @@ def ldexp(input, other, *, out=None):
     exponents)."""
     _check_tensor(input, "ldexp")
     _check_tensor(other, "ldexp", "other", 2)
+    if isinstance(out, Tensor) and not out.dtype.is_floating_point:
+        raise _ldexp_cast_error(out)
     if other.dtype is _dtype.bool and input.dtype.is_floating_point:  # torch's kernels: an
         raise _not_implemented("ldexp_cpu_exp", other.dtype)  # integer/bool input multiplies
     a, b, dt = promote_float(input, other, "ldexp")
@@ -193,6 +195,22 @@ def ldexp(input, other, *, out=None):
     # torch's input * 2 ** other: the power in other's own dtype (a float16 exponent's 2 ** 16
     # is inf, a float32 one rounds to float32 beside a float64 input), then mul's promotion
     return _out(name_node(mul(a, exp2(other)), "LdexpBackward0", (a, other)), out)
+
+
+def _ldexp_cast_error(out: Tensor) -> RuntimeError:
+    """torch's error for an integer or bool destination of ldexp (out= or self of ldexp_): its
+    result is always floating, and its message names the op, not the result type."""
+    return RuntimeError(
+        f"ldexp can't be cast to the desired output type {_dtype.scalar_name(out.dtype)}"
+    )
+
+
+def ldexp_(input, other):
+    """In-place ldexp. Mirrors torch.Tensor.ldexp_."""
+    _check_tensor(other, "ldexp_", "other", 1)
+    if not input.dtype.is_floating_point:
+        raise _ldexp_cast_error(input)
+    return _ldexp_inplace(input, other)
 
 
 def _power_of_two(e: Tensor, dt):
@@ -280,7 +298,15 @@ def lcm(input, other, *, out=None):
     a, b, dt = _integral(input, other, "lcm")
     xp = a._device.backend.xp
     try:
-        r = xp.lcm(a._data, b._data)
+        if dt.itemsize < 4:
+            r = xp.lcm(a._data, b._data)
+        else:
+            # torch's |a / gcd * b| takes the absolute value after the product wrapped around
+            # (int32 lcm(130, 2**31 - 1) is 130), NumPy's |a| / gcd * |b| before it (-130);
+            # narrower types compute in C int, where the two agree
+            x, y = a._data, b._data
+            g = xp.gcd(x, y)
+            r = xp.abs(x // xp.where(g == 0, 1, g) * y)
     except ValueError as e:  # NumPy's broadcasting error as torch's size mismatch
         _raise_broadcast_error(lcm, (a, b), e)
     return _out(_const(_arr(xp, r).astype(dt.np, copy=False), a), out)
@@ -310,7 +336,9 @@ def heaviside(input, values, *, out=None):
     _check_tensor(input, "heaviside")
     _check_tensor(values, "heaviside", "values", 2)
     input, values = same_device(input, values, "heaviside")
-    if input.dtype is not values.dtype:
+    # torch refuses an out= of another dtype with the same words
+    mixed = isinstance(out, Tensor) and out.dtype is not input.dtype
+    if input.dtype is not values.dtype or mixed:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return _out(Heaviside.apply(input, values), out)
 
@@ -445,6 +473,6 @@ copysign_ = _inplace(copysign)
 gcd_ = _inplace(gcd)
 lcm_ = _inplace(lcm)
 heaviside_ = _inplace(heaviside)
-ldexp_ = _inplace(ldexp)
+_ldexp_inplace = _inplace(ldexp)
 nextafter_ = _inplace(nextafter)
 sign_ = _inplace(sign)
