@@ -183,6 +183,23 @@ def _check_result(self: Tensor, r: Tensor, op: str):
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 
+def _compute(compute, x: Tensor, self: Tensor, others, op: str) -> Tensor:
+    """compute(x) for the in-place op `op` on self, its errors in torch's order: the result type's
+    cast check comes before the kernel's refusal (NotImplementedError) or an integer division by
+    zero; a TypeError names the method."""
+    try:
+        return compute(x)
+    except NotImplementedError:
+        _check_promotion(self, others)
+        raise
+    except RuntimeError as e:  # an integer division by zero, found before the cast check
+        if e.args == ("ZeroDivisionError",):
+            _check_promotion(self, others)
+        raise
+    except TypeError as e:
+        raise _as_method_error(e, op) from None
+
+
 def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     """self <- compute(self), in place. `compute` is the out-of-place op (Tensor -> Tensor);
     `others` are its other tensor operands (to know whether a graph must be recorded)."""
@@ -194,33 +211,12 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     )
     if not record:
         with no_grad():
-            try:
-                r = compute(self)
-            except NotImplementedError:
-                _check_promotion(self, others)
-                raise
-            except RuntimeError as e:  # an integer division by zero, found before the cast check
-                if e.args == ("ZeroDivisionError",):
-                    _check_promotion(self, others)
-                raise
-            except TypeError as e:
-                raise _as_method_error(e, op) from None
+            r = _compute(compute, self, self, others, op)
         _check_result(self, r, op)
         _write(self, r._data)
         self._vc[0] += 1
         return self
-    snap = _snapshot(self)
-    try:
-        r = compute(snap)
-    except NotImplementedError:
-        _check_promotion(self, others)
-        raise
-    except RuntimeError as e:  # an integer division by zero, found before the cast check
-        if e.args == ("ZeroDivisionError",):
-            _check_promotion(self, others)
-        raise
-    except TypeError as e:
-        raise _as_method_error(e, op) from None
+    r = _compute(compute, _snapshot(self), self, others, op)
     _check_result(self, r, op)
     r = cast(r, self.dtype)
     _write(self, r._data)
