@@ -177,7 +177,8 @@ class Tensor(TensorMethods):
         if axis is not None and dim is None:
             dim = axis
         x = self._data
-        if x.size:
+        # an empty view of memory (x[:, :0], x.expand(0, 3)) keeps its view op's strides, as torch
+        if x.size or getattr(x.base, "size", 0):
             item = x.itemsize
             strides = tuple(s // item for s in x.strides)
             if 0 in strides and 1 in x.shape:

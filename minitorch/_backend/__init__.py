@@ -139,6 +139,8 @@ def _typename(x) -> str:
 
 def _parse(spec: str):
     """'cuda:1' -> ('cuda', 1), with torch's errors for malformed strings."""
+    if not spec:
+        raise RuntimeError("Device string must not be empty")
     type_, colon, idx = spec.partition(":")
     if not type_ or not all(c.isalpha() or c == "_" for c in type_) or not type_.isascii():
         raise RuntimeError(f"Invalid device string: '{spec}'")

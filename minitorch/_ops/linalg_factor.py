@@ -6,6 +6,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._ops._common import type_name
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     LinAlgError,
@@ -388,9 +389,21 @@ def linalg_cholesky(input, *, upper=False, out=None):
         return _autocast.call(
             linalg_cholesky, _autocast.FP32_CPU, (A,), {"upper": upper, "out": out}
         )
-    _check_matrix(A, "linalg.cholesky")
+    _check_cholesky(A, "linalg_cholesky")
     low = Cholesky.apply(A)
     return _write_exact(_mT(low) if upper else low, out)
+
+
+def _check_cholesky(A, parser: str) -> None:
+    """torch's checks of linalg.cholesky's input, shared by cholesky_ex (its messages name
+    linalg.cholesky too); `parser` names the op in the TypeError of a non-tensor."""
+    if not isinstance(A, Tensor):
+        raise TypeError(
+            f"{parser}(): argument 'input' (position 1) must be Tensor, not {type_name(A)}"
+        )
+    if not A.dtype.is_floating_point:  # its shape errors come before its dtype error
+        _check_matrix(A, "linalg.cholesky", floating=False)
+    _check_matrix(A, "linalg.cholesky")
 
 
 @_exact_out
@@ -406,7 +419,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
             (A,),
             {"upper": upper, "check_errors": check_errors},
         )
-    _check_matrix(A, "linalg.cholesky_ex")
+    _check_cholesky(A, "linalg_cholesky_ex")
     xp = A._device.backend.xp
     try:
         low = linalg_cholesky(A, upper=upper)
@@ -445,6 +458,15 @@ def _warn_deprecated(op: str, message: str) -> None:
 def cholesky(input, upper=False, *, out=None):
     """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
     _warn_deprecated("cholesky", _CHOLESKY_DEPRECATED)
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"cholesky(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
+        )
+    _check_matrix(input, "cholesky", floating=False)
+    if not input.dtype.is_floating_point:  # torch's kernel refuses it, unless it has no element
+        if input._data.size == 0:
+            return _write_castable(input.clone(), out, "cholesky")
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{_short(input.dtype)}'")
     try:
         low = linalg_cholesky(input, upper=upper)
     except LinAlgError as e:  # an error path: torch names this op in the message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, index, int_list, is_index, row_major, type_name
@@ -675,26 +676,28 @@ def cartesian_prod(*tensors) -> Tensor:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    """The shape that all `shapes` broadcast to. Mirrors torch.broadcast_shapes."""
-    shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
-    n = max((len(s) for s in shapes), default=0)
-    out = [1] * n
+    """The shape that all `shapes` broadcast to. Mirrors torch.broadcast_shapes (its Python
+    reference: None entries skipped, a shape shown in an error as it was given)."""
+    shapes = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for s in shapes:
+        if not isinstance(s, Sequence):
+            raise RuntimeError(
+                f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}"
+            )
+    out = [1] * max((len(s) for s in shapes), default=0)
     for k, s in enumerate(shapes):
-        for i in range(len(s) - 1, -1, -1):  # torch checks from the last dim
+        for i in range(-1, -1 - len(s), -1):  # torch checks from the last dim
             v = s[i]
-            j = n - len(s) + i
-            if v < 0:
+            if out[i] == 1:
+                if v < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                out[i] = v
+            elif v != 1 and out[i] != v:
                 raise RuntimeError(
-                    f"Trying to create tensor with negative dimension {v}: {list(s)}"
-                )
-            if v != 1 and out[j] != 1 and out[j] != v:
-                raise RuntimeError(
-                    f"Attempting to broadcast a dimension of length {v} at {i - len(s)}! "
-                    f"Mismatching argument at index {k} had {s}; but expected shape should be "
+                    f"Attempting to broadcast a dimension of length {v} at {i}! Mismatching "
+                    f"argument at index {k} had {s}; but expected shape should be "
                     f"broadcastable to {out}"
                 )
-            if v != 1:
-                out[j] = v
     return Size(out)
 
 

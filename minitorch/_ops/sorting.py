@@ -212,6 +212,8 @@ def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     dim, descending = _sort_arguments("sort", input, args, stable, dim, descending)
     dim, idx = _sorted_parts(input, dim, descending, "sort")
     values = _gather(SortValues, input, dim, idx)
+    if stable is not _UNSET:  # torch's `stable=` overload: another node name
+        name_node(values, "SortBackward1", (input,))
     return return_types.sort(_watched_pair(values, _int64(input, idx)))
 
 

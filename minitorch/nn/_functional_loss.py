@@ -638,11 +638,11 @@ def binary_cross_entropy_with_logits(
         check_fits(shape, pos_weight)
     if weight is not None and weight._data.shape != shape:
         check_fits(shape, weight)
-    # a target that requires grad (soft labels being learned: rare) or of another dtype than
-    # the logits differentiates by torch's formulas, see _BceLogitsLearnedTarget; the loss is
-    # computed from detached inputs there
+    # the gradients come from torch's formulas (_BceLogitsLearnedTarget), the loss from detached
+    # inputs: differentiating the composed loss gives (1 - t) - sigmoid(-x) for the logits,
+    # which cancels to 0 (or loses its relative accuracy) where sigmoid(x) - t is tiny
     mixed = target.dtype is not input.dtype
-    learned = (mixed or target._requires_grad) and _grad_mode.enabled
+    learned = (input._requires_grad or target._requires_grad) and _grad_mode.enabled
     x, t = (input.detach(), target.detach()) if learned else (input, target)
     if mixed:
         loss = _bce_logits_mixed(x, t, weight, pos_weight)
@@ -692,8 +692,9 @@ class _BceLogitsLearnedTarget(Function):
     (ls = logsigmoid; p = 1 and grad_t = -g x w without pos_weight), divided by numel for
     'mean': torch's formulas, in its order (the reduction last).
 
-    Only where the target requires grad. Differentiating the composed forward, where the target
-    enters twice, gives grad_t = -x - (p - 1) ls(x): inf - inf = nan at x = -inf for p < 1, 0
+    Differentiating the composed forward gives the logits (1 - t) - sigmoid(-x), which cancels
+    where sigmoid(x) - t is tiny (x = -30, t = 0 keeps 3 digits), and the target, which enters
+    twice, grad_t = -x - (p - 1) ls(x): inf - inf = nan at x = -inf for p < 1, 0
     where ls(x) rounds into x (p = 0), and a finite value where torch's weighted gradient
     overflows before the mean's division. Both gradients are written here so that the graph
     of each (create_graph) reaches both x and t."""
