@@ -298,25 +298,43 @@ def _gels(A, b):
     squares of Q^T b's trailing m - n rows (gels's own), with the gradient of |A X - b|^2."""
     from minitorch._ops.linalg_factor import linalg_qr
     from minitorch._ops.linalg_solve import linalg_solve_triangular
-    from minitorch.autograd.grad_mode import no_grad
+    from minitorch.autograd.grad_mode import is_grad_enabled
 
     m, n = A.shape[-2:]
+    grad = is_grad_enabled() and (A.requires_grad or b.requires_grad)
+    batch = _common_batch(A.shape[:-2], b.shape[:-2])
+    if m > n and batch is not None:
+        # R of [A | b] (NOTE [ lstsq by QR ]): R and Q^T b above, b's part outside A's column
+        # space below it, in norm (Householder reflections keep it): no m x m Q
+        xp = A._device.backend.xp
+        a = xp.broadcast_to(A._data, batch + (m, n))
+        ab = xp.concatenate([a, xp.broadcast_to(b._data, batch + b.shape[-2:])], -1)
+        rc = xp.linalg.qr(ab, mode="r")
+        tail = rc[..., n:, n:]
+        # (torch's gels leaves them 0 for an A without columns)
+        value = _make((tail * tail).sum(-2) if n else tail.sum(-2) * 0, A._device, False, None)
+        if not grad:
+            r, c = (_make(v, A._device, False, None) for v in (rc[..., :n, :n], rc[..., :n, n:]))
+            return linalg_solve_triangular(r, c, upper=True), value
     if m >= n:
         q, r = linalg_qr(A)
         x = linalg_solve_triangular(r, _mT(q) @ b, upper=True)
     else:  # A^T = Q R: A = R^T Q^T, X = Q R^-T b
         q, r = linalg_qr(_mT(A))
         x = q @ linalg_solve_triangular(_mT(r), b, upper=False)
-    if m <= n:
+    if m <= n or batch is None:  # (a batch mismatch: the product above raised torch's error)
         return x, A.new_zeros((0,))
-    with no_grad():
-        qc = linalg_qr(A.detach(), mode="complete")[0]
-        tail = (_mT(qc) @ b.detach()).narrow(-2, n, m - n)
-        value = (tail * tail).sum(-2)
-    if not (A.requires_grad or b.requires_grad):
+    if not grad:
         return x, value
     fit = ((A @ x - b) ** 2).sum(-2)
     return x, fit + (value - fit).detach()
+
+
+def _common_batch(a, b):
+    """The batch shape a and b broadcast to, or None where they do not."""
+    if len(a) != len(b) or any(i != j and 1 not in (i, j) for i, j in zip(a, b, strict=True)):
+        return None
+    return tuple(i if j == 1 else j for i, j in zip(a, b, strict=True))
 
 
 def _check_lstsq(A, B):
@@ -347,8 +365,10 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     """Least-squares solution of A X = B (A = input, B = b: torch's keyword names). Mirrors
     torch.linalg.lstsq (CPU drivers: residuals only with gelsd/gelss/gelsy... as torch: computed
     for m > n at full rank by every driver but the default gelsy; singular_values with
-    gelsd/gelss; gels a plain QR solve). Differences from torch: the other drivers' solution is
-    computed through the pseudo-inverse."""
+    gelsd/gelss; gels a plain QR solve). Differences from torch: gelsy's QR has no column
+    pivoting, so it serves only an A it shows to be of full rank (NOTE [ lstsq by QR ]; on the
+    CPU); the rank and the solution of any other A, and gelsd/gelss's solution, come from the
+    SVD (through the pseudo-inverse)."""
     A, B = input, b
     if _autocast.state.any_enabled:
         return _autocast.call(
@@ -399,10 +419,20 @@ def _lstsq(A, B, rcond, driver, out):
         residuals = _lstsq_residuals(residuals, x, A, B)
         empty = A.new_zeros((0,))
         return return_types.linalg_lstsq((x, residuals, empty.long(), empty))
+    if driver == "gelsy":
+        fast = _gelsy_qr(A, b, rtol)
+        if fast is not None:
+            x, rank = fast
+            empty = A.new_zeros((0,))
+            x = name_node(x.squeeze(-1) if vector else x, "LinalgLstsqBackward0", (A, B))
+            residuals = _lstsq_residuals(empty, x, A, B)
+            return return_types.linalg_lstsq((x, residuals, rank, empty))
     # one SVD for the solution and the rank (svdvals' own made gelsy 9x torch's time)
     p, s, keep = _pinv(A, None, rtol)
     x = p @ b
     rank = keep.sum(-1)
+    if driver == "gelsy" and not b.shape[-1]:  # (torch's gelsy leaves it 0 for an empty B)
+        rank = rank.zero_()
     empty = A.new_zeros((0,))
     residuals = empty
     # (read on the host only where the result depends on it: torch's gelsd/gelss/gels)
@@ -423,3 +453,76 @@ def _lstsq_residuals(residuals, x, A, B):
     if not residuals.numel() and x.requires_grad:
         residuals = x.reshape(-1).narrow(0, 0, 0)
     return name_node(residuals, "LinalgLstsqBackward0", (A, B))
+
+
+# NOTE [ lstsq by QR ]
+# torch's default CPU driver, gelsy, is a QR with column pivoting whose rank comes from a
+# condition estimate of R. NumPy has no pivoted QR, so a plain QR serves where it can vouch for
+# full rank: cond_2(A) = cond_2(R) <= |R|_F |R^-1|_F, and that bound below 1 / rcond says every
+# singular value passes the SVD route's test (s > rcond * s_max). Past that (rank-deficient or
+# ill-conditioned A: a plain QR's diagonal does not reveal the rank), on another device (the
+# decision reads the bound on the host) and for gelsd/gelss the solution comes from the SVD.
+#   m >= n: R of [A | B] (no Q formed) holds R and Q^T B side by side: X = R^-1 (Q^T B).
+#   m < n: the minimum-norm solution, A^T = Q R, X = Q R^-T B = A^T R^-1 R^-T B (R only).
+# With a gradient to record, the pseudo-inverse R^-1 Q^T (Q R^-T) goes through Pinv as on the
+# SVD route, so the backward is the same.
+_TRI_BLOCK = 64
+
+
+def _gelsy_qr(A, b, rtol):
+    """(X, rank) of gelsy for a full-rank A through a QR (NOTE [ lstsq by QR ]), or None where
+    the SVD route must decide."""
+    from minitorch.autograd.grad_mode import is_grad_enabled
+
+    m, n = A.shape[-2:]
+    batch = A.shape[:-2]
+    # (b's batch broadcast to A's: the other way round would repeat A's QR)
+    if A._device.type != "cpu" or not A.numel() or _common_batch(batch, b.shape[:-2]) != batch:
+        return None
+    xp = A._device.backend.xp
+    a = A._data
+    bd = xp.broadcast_to(b._data, batch + b.shape[-2:])
+    grad = is_grad_enabled() and (A.requires_grad or b.requires_grad)
+    try:
+        if grad:  # the pseudo-inverse, for Pinv's backward
+            q, r = xp.linalg.qr(a if m >= n else xp.swapaxes(a, -1, -2))
+            rinv = _tri_inv(xp, r)
+        elif m >= n:
+            rc = xp.linalg.qr(xp.concatenate([a, bd], -1), mode="r")
+            r, c = rc[..., :n, :n], rc[..., :n, n:]
+            rinv = _tri_inv(xp, r)
+        else:
+            r = xp.linalg.qr(xp.swapaxes(a, -1, -2), mode="r")
+            rinv = _tri_inv(xp, r)
+    except Exception as e:
+        if type(e).__name__ != "LinAlgError":  # an exactly singular R
+            raise
+        return None
+    bound = xp.sqrt((r * r).sum((-2, -1)) * (rinv * rinv).sum((-2, -1)))
+    if not bool((bound * rtol < 1).all()):  # (nan: not vouched for either)
+        return None
+    full = min(m, n) if b.shape[-1] else 0  # (torch's gelsy leaves it 0 for an empty B)
+    rank = _make(xp.full(batch, full, dtype=xp.int64), A._device, False, None)
+    if grad:
+        pinv = rinv @ xp.swapaxes(q, -1, -2) if m >= n else q @ xp.swapaxes(rinv, -1, -2)
+        return Pinv.apply(A, pinv=pinv) @ b, rank
+    if m >= n:
+        x = rinv @ c
+    else:
+        x = xp.swapaxes(a, -1, -2) @ (rinv @ (xp.swapaxes(rinv, -1, -2) @ bd))
+    return _make(x, A._device, False, None), rank
+
+
+def _tri_inv(xp, r):
+    """The inverse of a batch of upper-triangular matrices, by halves (NumPy has no trtri; a
+    general inverse costs eight times the flops). Raises LinAlgError for an exact zero pivot."""
+    n = r.shape[-1]
+    if n <= _TRI_BLOCK:
+        return xp.linalg.inv(r)
+    h = n // 2
+    top, bottom = _tri_inv(xp, r[..., :h, :h]), _tri_inv(xp, r[..., h:, h:])
+    out = xp.zeros_like(r)
+    out[..., :h, :h] = top
+    out[..., h:, h:] = bottom
+    out[..., :h, h:] = -(top @ r[..., :h, h:]) @ bottom
+    return out
