@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import math
 import random as _pyrandom
+import struct
 
 import numpy as np
 
@@ -69,9 +70,29 @@ def _long_arg(value, op: str) -> int:
 # A CPU Generator's get_state() is torch's own CPUGeneratorImplState (5056 bytes: the initial
 # seed, mt19937's position and 624 words, the cached normal samples), so a state saved by PyTorch
 # continues PyTorch's stream here and back. The bytes are decoded with struct and validated as
-# torch validates them (never unpickled); other sizes (minitorch's older 64-byte PCG64 records
-# included) are refused with torch's RuntimeError.
+# torch validates them (never unpickled); other sizes are refused with torch's RuntimeError.
+# minitorch before its torch-exact streams saved a 64-byte PCG64 record (b"mtPCG64\0", version 1,
+# has_uint32, uinteger, reserved 0, seed, PCG64 state and odd increment as 128-bit halves): such
+# a state (a checkpoint saved by an older minitorch) still loads, validated as then; its stream
+# cannot continue (PCG64 is gone), so the generator restarts torch's engine from words derived
+# from the record's bytes (TorchStream.restart_from) and keeps its seed: the same checkpoint
+# always resumes with the same numbers.
 _MASK64 = _UINT64 - 1
+_OLD_STATE = struct.Struct("<8sIIIIQQQQQ")
+_OLD_MAGIC = b"mtPCG64\0"
+
+
+def _check_old_state(data: bytes) -> int:
+    """The seed of an older minitorch's 64-byte state (RuntimeError if it is not one)."""
+    magic, version, has_uint32, _, reserved, seed, _, _, inc_lo, _ = _OLD_STATE.unpack(data)
+    if version != 1:
+        raise RuntimeError(
+            f"Invalid RNG state: expected the header {_OLD_MAGIC!r} version 1, got {magic!r} "
+            f"version {version}"
+        )
+    if has_uint32 > 1 or reserved != 0 or not inc_lo & 1:
+        raise RuntimeError("Invalid PCG64 state")
+    return seed
 
 
 class Generator:
@@ -86,6 +107,8 @@ class Generator:
     Intel CPU draw bernoulli_(p) (so dropout masks) from MKL's own stream instead. The samplers
     without a torch-exact transformation here (poisson, gamma, binomial, the distributions built
     on them) draw from a NumPy generator seeded from the stream: reproducible, not torch's.
+    set_state also takes the 64-byte state of an older minitorch, which torch would refuse
+    (NOTE [ RNG state bytes ]).
     """
 
     # torch's prints as torch._C.Generator. See NOTE [ Public module of core classes ] in
@@ -156,7 +179,11 @@ class Generator:
         rng = self.rng
         if not isinstance(rng, _ts.TorchStream):
             backend_of(self.device).rng_set_state(rng, None)  # CUDA: NotImplementedError
-        rng.set_state(new_state.cpu().numpy().tobytes())
+        data = new_state.cpu().numpy().tobytes()
+        if len(data) == _OLD_STATE.size and data[:8] == _OLD_MAGIC:
+            rng.restart_from(data, _check_old_state(data))
+        else:
+            rng.set_state(data)
         self._seed = rng.seed
         return self
 
@@ -411,6 +438,60 @@ def torch_floats(s, method: str, shape, dt, mean=0.0, std=1.0, lo=0.0, hi=1.0, d
     else:
         arr = _ts.normal_serial(s, n, mean, std).astype(npdt, copy=False)
     return arr.reshape(shape)
+
+
+# NOTE [ torch's trunc_normal_ ]
+# torch 2.x's nn.init.trunc_normal_ is a rejection sampler that reads its masks on the host.
+# When [a, b] holds more than 0.3 of N(mean, std)'s mass: normal_(mean, std), then while any
+# value lies outside [a, b] (the bounds rounded to the dtype), a fresh full-size normal_ draw
+# replaces exactly those. Otherwise: uniform_(a, b) candidates, accepted where
+# log(uniform_()) > -((c - mean) / std)^2 / 2 - log_peak (each step one dtype operation, the
+# numbers in float32 for float16 / bfloat16); the pending ones get fresh candidates and fresh
+# uniforms (both full size) until none is pending. torch_trunc_normal replays both on the host
+# stream; the float32 log is NumPy's, so an acceptance could differ only for a draw whose
+# log lands within an ulp of its threshold.
+
+
+def torch_trunc_normal(s, shape, dt, mean, std, a, b, dense=True):
+    """torch.nn.init.trunc_normal_'s values (dtype dt, host array) from the torch stream s."""
+    shape = tuple(shape)
+    npdt = _dtype.numpy_dtype(dt)
+
+    def cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+        lo, hi = npdt.type(a), npdt.type(b)
+        out = torch_floats(s, "standard_normal", shape, dt, mean, std, dense=dense)
+        while True:
+            bad = (out < lo) | (out > hi)
+            if not bad.any():
+                return out
+            out = np.where(bad, torch_floats(s, "standard_normal", shape, dt, mean, std), out)
+    work = np.float64 if dt is _dtype.float64 else np.float32
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+    def threshold(c):  # -((c - mean) / std)^2 / 2 - log_peak, rounded to dt at each step
+        # (torch's sub_ rounds its number to dt first; div_ keeps it in float32 for float16)
+        c = (c.astype(work) - work(npdt.type(mean))).astype(npdt).astype(work)
+        c = (c / work(std)).astype(npdt).astype(work)
+        c = (c * c).astype(npdt).astype(work)
+        c = (c * work(-0.5)).astype(npdt).astype(work)
+        return (c - work(npdt.type(log_peak))).astype(npdt)
+
+    def rejected(c):
+        with np.errstate(divide="ignore"):
+            u = torch_floats(s, "random", shape, dt).astype(work)
+            return np.log(u).astype(npdt) > threshold(c)
+
+    out = torch_floats(s, "random", shape, dt, lo=a, hi=b)
+    pending = rejected(out)
+    while pending.any():
+        cand = torch_floats(s, "random", shape, dt, lo=a, hi=b)
+        out = np.where(pending, cand, out)
+        pending &= rejected(cand)
+    return out
 
 
 def rand(

@@ -4,11 +4,11 @@ diagonal in-place methods (fill_diagonal_, apply_, map_).
 
 Every draw comes from the seeded generator of the tensor's device (see minitorch/random.py).
 
-On the CPU (and the strict test device) the fills, bernoulli and random_ draw torch's numbers
-(NOTE [ torch's CPU streams ] in minitorch/_backend/torch_stream.py).
+On the CPU (and the strict test device) the fills, bernoulli, random_ and multinomial draw
+torch's numbers (NOTE [ torch's CPU streams ] in minitorch/_backend/torch_stream.py).
 
 Differences from torch: a strided (non-contiguous) tensor is filled in its logical row-major
-order, where torch follows its memory order; poisson and multinomial draw minitorch's numbers.
+order, where torch follows its memory order; poisson draws minitorch's numbers.
 On a device other than the CPU, checks that need the tensor's values (probabilities in
 [0, 1], non-negative Poisson rates, valid multinomial weights) are skipped: they would read the
 device's data back to the host.
@@ -553,9 +553,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     """Indices drawn from the categories of each row of input (weights, not necessarily
     normalised). Mirrors torch.multinomial (int64, shape (num_samples,) or (rows, num_samples)).
 
-    With replacement: inverse-CDF sampling. Without: the num_samples smallest keys -log(u) / w
-    (Efraimidis-Spirakis), which is successive sampling without replacement; zero weights come
-    last, in index order, as in torch.
+    On the CPU torch's numbers and kernels (NOTE [ torch's multinomial ] in
+    minitorch/_backend/torch_stream.py): with replacement a binary search of the normalised
+    running sum; without, the num_samples largest keys p / Exp(1). On other devices the same
+    two algorithms on the device's own stream (inverse CDF; the smallest -log(u) / w).
     """
     if not isinstance(input, Tensor):
         raise TypeError(
@@ -590,7 +591,13 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     rows = w.shape[0]
     if dev is cpu and rows:
         _check_weights(w, with_replacement)
-    if with_replacement:
+    s = _stream(dev, generator, "multinomial")
+    if s is not None:  # torch's numbers: NOTE [ torch's multinomial ]
+        # torch fills its exponential draws in the memory order of a transposed input
+        transposed = input.ndim == 2 and rows > 1 and input.stride() == (1, rows)
+        p = s.unwrap(input._data).reshape(-1, n)
+        idx = s.wrap(_ts.multinomial(s, p, num_samples, with_replacement, transposed))
+    elif with_replacement:
         u = _floats(dev, generator, "multinomial", "random", (rows, num_samples), _dtype.float64)
         cdf = xp.cumsum(w, axis=1)
         scaled = u * cdf[:, -1:]

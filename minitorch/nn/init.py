@@ -7,11 +7,11 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._factories import eye as _eye
-from minitorch._factories import zeros as _zeros
 from minitorch._ops import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad
-from minitorch.random import rand, randn, randperm
+from minitorch.random import _stream as _torch_stream
+from minitorch.random import rand, randn, randperm, torch_trunc_normal
 
 __all__ = [
     "calculate_gain",
@@ -33,9 +33,11 @@ __all__ = [
 
 # NOTE [ Drawing init values ]
 # Every function draws from minitorch's generator of the tensor's device (the default one, or
-# `generator=`), in float64 for float64 tensors and float32 otherwise, on the tensor's device,
-# and then writes into the tensor with copy_ under no_grad: the tensor keeps its identity, dtype
-# and device, its version counter is bumped, and nothing is read back to the host.
+# `generator=`) under no_grad, on the tensor's device, nothing read back to the host; the tensor
+# keeps its identity, dtype and device and its version counter is bumped. uniform_ / normal_
+# (and the functions built on them) fill the tensor itself in place, as torch does, so the CPU
+# stream picks torch's path for the tensor's layout (a strided tensor of 16 or more elements
+# draws its normals one by one, a contiguous one in blocks of 16): torch's numbers, draw for draw.
 
 
 def _draw_dtype(tensor: Tensor):
@@ -74,20 +76,18 @@ def _check_uniform_range(a: float, b: float) -> None:
 def _uniform(tensor, a, b, generator):
     _check_floating(tensor, "check_uniform_bounds")
     _check_uniform_range(a, b)
-    from minitorch._ops.random_ops import uniform_ as _fill_uniform  # torch's exact stream
-
-    u = _zeros(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
-    return _write(tensor, _fill_uniform(u, a, b, generator=generator))
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def _normal(tensor, mean, std, generator):
-    _check_floating(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    from minitorch._ops.random_ops import normal_ as _fill_normal  # torch's exact stream
-
-    z = _zeros(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device)
-    return _write(tensor, _fill_normal(z, mean, std, generator=generator))
+    if tensor.numel() == 0:  # torch's normal_ returns before its dtype check
+        return tensor
+    _check_floating(tensor, "normal_kernel_cpu")
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def calculate_gain(nonlinearity: str, param=None) -> float:
@@ -177,8 +177,12 @@ def trunc_normal_(
 ) -> Tensor:
     """Fills with N(mean, std^2) truncated to [a, b]. Mirrors torch.nn.init.trunc_normal_.
 
-    Differences from torch: samples by the inverse CDF (uniform in the CDF's range through
-    erfinv), not by torch's rejection loop, so nothing is read back to the host; same law.
+    On the CPU torch's rejection samplers, number for number (NOTE [ torch's trunc_normal_ ] in
+    minitorch/random.py).
+
+    Differences from torch: on other devices samples by the inverse CDF (uniform in the CDF's
+    range through erfinv), not by torch's rejection loop, so nothing is read back to the host;
+    same law.
     """
     _check_floating(tensor, "check_uniform_bounds")
     if mean < a - 2 * std or mean > b + 2 * std:
@@ -190,6 +194,11 @@ def trunc_normal_(
     # torch's sampler draws candidates with uniform_(a, b), which rejects the empty range (after
     # the warning above); the clamp below would otherwise fill everything with b.
     _check_uniform_range(a, b)
+    s = _torch_stream(tensor._device, generator, "trunc_normal_")
+    if s is not None:
+        shape, dense = tuple(tensor.shape), tensor.is_contiguous()
+        arr = torch_trunc_normal(s, shape, tensor.dtype, mean, std, a, b, dense)
+        return _write(tensor, _make(s.wrap(arr), tensor._device, False, None))
     lo = 2 * _norm_cdf((a - mean) / std) - 1
     hi = 2 * _norm_cdf((b - mean) / std) - 1
     dt = _draw_dtype(tensor)
@@ -237,6 +246,9 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     out_per_group = sizes[0] // groups
     min_dim = min(out_per_group, sizes[1])
     centre = tuple(s // 2 for s in sizes[2:])
+    if min_dim > 0 and 0 in sizes[2:]:  # torch indexes the centre of an empty dim
+        dim = sizes.index(0, 2)
+        raise IndexError(f"index 0 is out of bounds for dimension {dim} with size 0")
     xp = tensor.device.backend.xp
     values = xp.zeros(sizes, dtype=tensor._data.dtype)
     for g in range(groups):
@@ -321,9 +333,12 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         return tensor
     rows = tensor.size(0)
     cols = tensor.numel() // rows
-    flat = randn(
-        (rows, cols), generator=generator, dtype=_draw_dtype(tensor), device=tensor.device
-    )._data
+    # torch draws in the tensor's dtype, then its QR refuses the half types
+    flat = randn((rows, cols), generator=generator, dtype=tensor.dtype, device=tensor.device)
+    if tensor.dtype in (_dtype.float16, _dtype.bfloat16):
+        label = "Half" if tensor.dtype is _dtype.float16 else "BFloat16"
+        raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{label}'")
+    flat = flat._data
     if rows < cols:
         flat = flat.T
     xp = tensor.device.backend.xp
@@ -336,25 +351,19 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
-    """N(0, std^2) with a fraction `sparsity` of each column set to zero. Mirrors torch's.
-
-    Differences from torch: the zeroed rows are drawn from `generator` (torch uses the default
-    generator for them).
-    """
+    """N(0, std^2) with a fraction `sparsity` of each column set to zero. Mirrors torch's: the
+    values come from `generator`, the zeroed rows (one randperm per column) from the default
+    generator of the tensor's device, as torch does."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))
-    z = (
-        randn(
-            (rows, cols), generator=generator, dtype=_draw_dtype(tensor), device=tensor.device
-        )._data
-        * std
-    )
-    for col in range(cols):
-        zero_rows = randperm(rows, generator=generator, device=tensor.device)._data[:num_zeros]
-        z[zero_rows, col] = 0
-    return _write(tensor, _make(z, tensor.device, False, None))
+    _normal(tensor, 0.0, std, generator)
+    with no_grad():
+        for col in range(cols):
+            zero_rows = randperm(rows, device=tensor.device)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
 
 
 def _deprecated(new):

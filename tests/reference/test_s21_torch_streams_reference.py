@@ -1,5 +1,7 @@
 """minitorch's CPU streams against torch's, bit for bit, over seeds, sizes and dtypes."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -78,3 +80,42 @@ def test_state_bytes_cross_load():
     _same(mt.randn(40), torch.randn(40))
     torch.set_rng_state(torch.from_numpy(mt.get_rng_state().numpy()))
     _same(mt.rand(9, dtype=mt.float64), torch.rand(9, dtype=torch.float64))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("dt", FLOATS)
+def test_multinomial(seed, dt):
+    rng = np.random.default_rng(seed % 2**32)
+    for n, rows in ((1, 1), (5, 3), (40, 2), (300, 1), (1000, 4)):
+        w = rng.random((rows, n))
+        w[w < 0.4] = 0  # zero weights: ties once k passes the positive ones
+        w[:, 0] += 0.01
+        pos = int((w > 0).sum(1).min())
+        for k, repl in ((1, False), (1, True), (pos, False), (n, False), (7, True)):
+            if k > n and not repl:
+                continue
+            for form in ("rows", "1-d", "transposed"):
+                _both(lambda m, a=(w, form, dt, k, repl): _multinomial(m, *a), seed)
+
+
+def _multinomial(m, w, form, dt, k, repl):
+    p = m.tensor(w[0]) if form == "1-d" else m.tensor(w) if form == "rows" else m.tensor(w.T).t()
+    return m.multinomial(p.to(getattr(m, dt)), k, repl)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_categorical_and_trunc_normal(seed):
+    _both(lambda m: m.distributions.Categorical(logits=m.randn(4, 9)).sample((5, 2)), seed)
+    _both(lambda m: m.distributions.OneHotCategorical(probs=m.rand(3, 4)).sample((6,)), seed)
+    cases = ((0.0, 0.02, -2.0, 2.0), (0.0, 1.0, -2.0, 2.0), (0.3, 1.0, 1.0, 1.6), (0, 1, 2, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args in cases:
+            for dt in FLOATS:
+                for n in (3, 16, 1000):
+                    _both(
+                        lambda m, a=args, d=dt, n=n: m.nn.init.trunc_normal_(
+                            m.empty(n, dtype=getattr(m, d)), *a
+                        ),
+                        seed,
+                    )
