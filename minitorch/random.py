@@ -13,6 +13,7 @@ import numpy as np
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of, cpu, tensor_device
 from minitorch._backend import torch_stream as _ts
+from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._factories import (
     _as_int,
     _check_pin_memory,
@@ -434,9 +435,9 @@ def torch_floats(s, method: str, shape, dt, mean=0.0, std=1.0, lo=0.0, hi=1.0, d
     if method == "random":
         arr = _ts.uniform(s, n, dt.name, lo, hi, npdt)
     elif n >= 16 and dense:
-        arr = _ts.normal_fill(s, n, dt.name, mean, std).astype(npdt, copy=False)
+        arr = _tsn.normal_fill(s, n, dt.name, mean, std).astype(npdt, copy=False)
     else:
-        arr = _ts.normal_serial(s, n, mean, std).astype(npdt, copy=False)
+        arr = _tsn.normal_serial(s, n, mean, std).astype(npdt, copy=False)
     return arr.reshape(shape)
 
 

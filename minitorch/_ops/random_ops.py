@@ -23,6 +23,8 @@ import warnings
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
 from minitorch._backend import torch_stream as _ts
+from minitorch._backend import torch_stream_multinomial as _tsm
+from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
@@ -244,7 +246,7 @@ def log_normal_(self, mean=1, std=2, *, generator=None):
 
     def draw():
         arr = _torch_draw(
-            self, generator, "log_normal_", lambda s, n: _ts.log_normal(s, n, mean, std)
+            self, generator, "log_normal_", lambda s, n: _tsn.log_normal(s, n, mean, std)
         )
         if arr is not None:
             return arr
@@ -269,7 +271,7 @@ def exponential_(self, lambd=1, *, generator=None):
 
     def draw():
         arr = _torch_draw(
-            self, generator, "exponential_", lambda s, n: _ts.exponential(s, n, lambd)
+            self, generator, "exponential_", lambda s, n: _tsn.exponential(s, n, lambd)
         )
         if arr is not None:
             return arr
@@ -288,7 +290,7 @@ def cauchy_(self, median=0, sigma=1, *, generator=None):
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt_number(sigma)}")
 
     def draw():
-        arr = _torch_draw(self, generator, "cauchy_", lambda s, n: _ts.cauchy(s, n, median, sigma))
+        arr = _torch_draw(self, generator, "cauchy_", lambda s, n: _tsn.cauchy(s, n, median, sigma))
         if arr is not None:
             return arr
         u = _uniform(self, generator, "cauchy_")
@@ -309,7 +311,7 @@ def geometric_(self, p, *, generator=None):
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt_number(p)}")
 
     def draw():
-        arr = _torch_draw(self, generator, "geometric_", lambda s, n: _ts.geometric(s, n, p))
+        arr = _torch_draw(self, generator, "geometric_", lambda s, n: _tsn.geometric(s, n, p))
         if arr is not None:
             return arr
         u = _floats(
@@ -596,7 +598,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         # torch fills its exponential draws in the memory order of a transposed input
         transposed = input.ndim == 2 and rows > 1 and input.stride() == (1, rows)
         p = s.unwrap(input._data).reshape(-1, n)
-        idx = s.wrap(_ts.multinomial(s, p, num_samples, with_replacement, transposed))
+        idx = s.wrap(_tsm.multinomial(s, p, num_samples, with_replacement, transposed))
     elif with_replacement:
         u = _floats(dev, generator, "multinomial", "random", (rows, num_samples), _dtype.float64)
         cdf = xp.cumsum(w, axis=1)
