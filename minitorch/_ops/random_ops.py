@@ -7,8 +7,9 @@ Every draw comes from the seeded generator of the tensor's device (see minitorch
 On the CPU (and the strict test device) the fills, bernoulli, random_ and multinomial draw
 torch's numbers (NOTE [ torch's CPU streams ] in minitorch/_backend/torch_stream.py).
 
-Differences from torch: a strided (non-contiguous) tensor is filled in its logical row-major
-order, where torch follows its memory order; poisson draws minitorch's numbers.
+A strided (non-contiguous) tensor is filled in its memory order, as torch's (_in_memory_order).
+
+Differences from torch: poisson draws minitorch's numbers.
 On a device other than the CPU, checks that need the tensor's values (probabilities in
 [0, 1], non-negative Poisson rates, valid multinomial weights) are skipped: they would read the
 device's data back to the host.
@@ -109,7 +110,25 @@ _NODES = {
 def _fill(self: Tensor, op: str, node: str, draw) -> Tensor:
     """self <- draw() in place (after the leaf / overlap checks), with a zero-gradient node."""
     cls = _NODES[node]
-    return apply_inplace(self, lambda s: cls.apply(s, arr=draw()), op)
+    return apply_inplace(self, lambda s: cls.apply(s, arr=_in_memory_order(draw(), self)), op)
+
+
+def _in_memory_order(arr, t: Tensor):
+    """arr, drawn element after element in row-major order, laid over t's elements in t's memory
+    order instead, as torch's TensorIterator fills a strided tensor (its largest stride
+    outermost): a transposed tensor, or the dropout mask that empty_like makes for a transposed
+    input, gets torch's numbers. A contiguous t takes arr as it is."""
+    data = t._data
+    if data.ndim < 2 or data.flags.c_contiguous:
+        return arr
+    strides = data.strides
+    order = sorted(range(data.ndim), key=lambda d: (-abs(strides[d]), d))
+    if order == list(range(data.ndim)):
+        return arr
+    back = [0] * len(order)
+    for i, d in enumerate(order):
+        back[d] = i
+    return arr.reshape(tuple(data.shape[d] for d in order)).transpose(back)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -40,10 +40,16 @@ def _keep_mask(input: Tensor, p: float, feature: bool) -> Tensor:
     """1 where an element (or, with `feature`, a whole channel) is kept, with probability 1 - p;
     in input's dtype, shaped to broadcast against it."""
     shape = _mask_shape(input, feature)
-    from minitorch._factories import zeros  # torch: an empty tensor's bernoulli_(1 - p)
+    from minitorch._factories import empty_like, zeros
     from minitorch._ops.random_ops import bernoulli_
 
-    return bernoulli_(zeros(shape, dtype=input.dtype, device=input.device), 1 - p)
+    # torch: bernoulli_(1 - p) of an empty tensor: empty_like(input) (its strides: a transposed
+    # input's mask is drawn in memory order) or, for a feature mask, a new contiguous one
+    if feature:
+        noise = zeros(shape, dtype=input.dtype, device=input.device)
+    else:
+        noise = empty_like(input)
+    return bernoulli_(noise, 1 - p)
 
 
 def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:
