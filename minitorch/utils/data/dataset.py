@@ -255,10 +255,8 @@ def random_split(
     generator: Generator | None = default_generator,
 ) -> list[Subset[T]]:
     """Splits dataset into non-overlapping random Subsets of the given lengths, or of the given
-    fractions of len(dataset) (summing to 1). Mirrors torch.utils.data.random_split.
-
-    Differences from torch: the permutation comes from minitorch's generator, so the subsets
-    differ from torch's for the same seed (they are reproducible within minitorch).
+    fractions of len(dataset) (summing to 1). Mirrors torch.utils.data.random_split: one
+    randperm from `generator`, so the same seed gives torch's subsets.
     """
     total = sum(lengths)
     if math.isclose(total, 1) and total <= 1:

@@ -20,9 +20,11 @@ class DistributedSampler(Sampler[T_co]):
     drop_last). Call set_epoch(epoch) before each epoch to reshuffle. Mirrors
     torch.utils.data.DistributedSampler.
 
+    The shuffle is randperm from a generator seeded with seed + epoch, so it is torch's order.
+
     Differences from torch: num_replicas and rank must be given (there is no process group
-    yet); the shuffled order comes from minitorch's generator seeded with seed + epoch, so it
-    differs from torch's (the index partition without shuffling is the same).
+    yet, so torch's "Default process group has not been initialized" ValueError is the
+    "Requires distributed package to be available" RuntimeError torch raises without one).
     """
 
     def __init__(

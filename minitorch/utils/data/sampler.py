@@ -59,9 +59,9 @@ class RandomSampler(Sampler[int]):
     """A random permutation of the indices (repeated to reach num_samples), or num_samples
     indices drawn with replacement. Mirrors torch.utils.data.RandomSampler.
 
-    Without a generator each iteration seeds a private stream from the default generator, so
-    minitorch.manual_seed makes the orders reproducible. Differences from torch: the orders
-    come from minitorch's generators and differ from torch's for the same seed.
+    Without a generator each iteration seeds a private generator with a 63-bit draw from the
+    default one, as torch does; with the CPU streams torch's, the orders after
+    minitorch.manual_seed(s) (or with a generator seeded s) are torch's.
     """
 
     data_source: Sized
@@ -133,9 +133,8 @@ class SubsetRandomSampler(Sampler[int]):
 
 class WeightedRandomSampler(Sampler[int]):
     """num_samples indices in [0, len(weights)) drawn with probabilities proportional to weights.
-    Mirrors torch.utils.data.WeightedRandomSampler (torch.multinomial's errors when iterated).
-
-    Differences from torch: the draws come from minitorch's generators.
+    Mirrors torch.utils.data.WeightedRandomSampler (torch.multinomial's draws and errors when
+    iterated, so the same seed gives torch's indices).
     """
 
     num_samples: int
