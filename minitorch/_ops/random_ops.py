@@ -237,9 +237,10 @@ def _largest_below(to: float, from_: float, npdt):
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fills with N(mean, std^2). Mirrors torch.Tensor.normal_."""
     mean, std = _number(mean, "normal_", "mean", 1), _number(std, "normal_", "std", 2)
-    _require_float(self, "normal_kernel_cpu")
-    if std < 0:
+    if std < 0:  # torch checks std first, and an empty tensor of any dtype passes its kernel
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
+    if self.numel():
+        _require_float(self, "normal_kernel_cpu")
 
     def draw():
         s = _stream(self._device, generator, "normal_")

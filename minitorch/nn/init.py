@@ -81,12 +81,7 @@ def _uniform(tensor, a, b, generator):
 
 
 def _normal(tensor, mean, std, generator):
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
-    if tensor.numel() == 0:  # torch's normal_ returns before its dtype check
-        return tensor
-    _check_floating(tensor, "normal_kernel_cpu")
-    with no_grad():
+    with no_grad():  # normal_'s own checks: std first, no dtype check on an empty tensor
         return tensor.normal_(mean, std, generator=generator)
 
 
