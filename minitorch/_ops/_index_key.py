@@ -136,7 +136,8 @@ def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
             if dev.type == "cpu":
                 return ("int", int(arr))
             return ("index", arr.astype("int64"))
-        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        # raised once the key's ints and slices are applied, as torch checks it
+        return ("baddtype", arr)
     if arr.ndim == 0 and as_select and dev.type == "cpu":
         return ("int", int(arr))
     return ("index", arr)
@@ -264,19 +265,24 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
     toks = _tokens(t, key, as_select)
     used = 0
     for kind, v in toks:
-        if kind in ("int", "slice", "index"):
+        if kind in ("int", "slice", "index", "baddtype"):
             used += 1
         elif kind == "mask":
             used += v.ndim
     if used > ndim:
-        if ndim == 0 and any(k == "int" for k, _ in toks):
-            raise IndexError(
-                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
-            )
-        if ndim == 0 and key.__class__ is slice:  # torch's wording for a bare slice, not a tuple
+        if ndim == 0 and toks[0][0] == "int" and not isinstance(key, (tuple, list, Tensor)):
+            # a bare number selects in dim 0 of a 0-d tensor; a tuple or tensor has too many
+            if toks[0][1] == 0:
+                raise IndexError(
+                    "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number"
+                )
+            raise IndexError(f"index {toks[0][1]} is out of bounds for dimension 0 with size 0")
+        if ndim == 0 and key.__class__ is slice:
+            _slice(key, 0)  # a step of 0 or less is refused first
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+        got = "" if as_select else f" (got {used})"  # (index_put's wording)
+        raise IndexError(f"too many indices for tensor of dimension {ndim}{got}")
 
     xp = t._device.backend.xp
     basic = []
@@ -287,11 +293,11 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
     trivial = True  # the basic step is the identity
     xdim = 0
     ellipsis_seen = False
-    for kind, v in toks:
+    for pos, (kind, v) in enumerate(toks):
         if kind == "int":
             n = shape[xdim]
-            if not -n <= v < n:
-                raise IndexError(f"index {v} is out of bounds for dimension {xdim} with size {n}")
+            if not -n <= v < n:  # (torch's "dimension" is the int's position in the key)
+                raise IndexError(f"index {v} is out of bounds for dimension {pos} with size {n}")
             basic.append(v + n if v < 0 else v)
             xdim += 1
             view_name, trivial = "Select", False
@@ -328,7 +334,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
             basic.extend([slice(None)] * k)
             v_shape.extend(shape[xdim : xdim + k])
             xdim += k
-        else:  # "index"
+        else:  # "index" (or "baddtype", refused below)
             adv.append((len(v_shape), v, as_select and v.ndim == 0))
             basic.append(slice(None))
             v_shape.append(shape[xdim])
@@ -343,13 +349,16 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
             tuple(basic) + (Ellipsis,), None, None, view_name, v_shape, v_shape, trivial
         )
 
-    for pos, vdim, m in reversed(masks):
+    if any(k == "baddtype" for k, _ in toks):
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    for _, vdim, m in masks:  # the first mask that does not fit is the one torch names
         for j, n in enumerate(m.shape):
             if v_shape[vdim + j] != n:
                 raise IndexError(
                     f"The shape of the mask {list(m.shape)} at index {j} does not match the "
                     f"shape of the indexed tensor {list(v_shape)} at index {vdim + j}"
                 )
+    for pos, vdim, m in reversed(masks):
         adv[pos : pos + 1] = [(vdim + j, a, False) for j, a in enumerate(xp.nonzero(m))]
     return _advanced(basic_key, adv, view_name, v_shape, t._device.type == "cpu")
 
@@ -359,7 +368,7 @@ def _tensors_plan(t: Tensor, shape, key, read: bool = False) -> IndexPlan | None
     on x's device, indexing its leading dims: the idioms x[perm] and logits[arange(n), y],
     without the general parser (it took 25 us of the 30 of logits[arange(16), y]); None for any
     other key."""
-    if key.__class__ is Tensor:
+    if key.__class__ is Tensor and shape:
         items = (key,)
     elif key.__class__ is tuple and 0 < len(key) <= len(shape):
         items = key
@@ -376,11 +385,13 @@ def _tensors_plan(t: Tensor, shape, key, read: bool = False) -> IndexPlan | None
         arrays.append(a)
     if not arrays[0].size:
         return None  # the general path words an empty index's errors
+    out_shape = arrays[0].shape + shape[len(arrays) :]
+    if 0 in shape[: len(arrays)]:
+        raise IndexError(_EMPTY_DIM)
     unchecked = read and dev.type == "cpu"
-    if dev.type == "cpu" and not unchecked:
+    if dev.type == "cpu" and not unchecked and 0 not in out_shape:
         for k, a in enumerate(arrays):
             check_index_bounds(a, shape[k], k)
-    out_shape = arrays[0].shape + shape[len(arrays) :]
     plan = IndexPlan(None, tuple(arrays), None, "Alias", shape, out_shape, True)
     plan.unchecked = unchecked
     plan.tensors = items
@@ -437,13 +448,24 @@ def _basic_plan(shape, key) -> IndexPlan | None:
     return IndexPlan(tuple(basic) + (Ellipsis,), None, None, name, v_shape, v_shape, identity)
 
 
+# NOTE [ Empty index results ]
+# torch checks index values in its gather and scatter kernels, which do not run for an empty
+# result: zeros(4, 0)[[5]] is an empty (1, 0) tensor, zeros(3, 2)[[5], []] an empty (0,) one.
+# Before them it refuses a non-empty index into a dim of size 0 in its own words (_EMPTY_DIM).
+# NumPy checks every index value, so an empty result is made without it (see _take and _put).
+_EMPTY_DIM = "index is out of bounds for dimension with size 0"
+
+
 def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPlan:
-    if check_bounds:
-        for k, (vdim, a, _) in enumerate(adv):
-            check_index_bounds(a, v_shape[vdim], k)
     b_shape = broadcast_shapes([a.shape for _, a, _ in adv])
     dims = [d for d, _, _ in adv]
     rest = [n for d, n in enumerate(v_shape) if d not in dims]
+    if 0 not in b_shape:  # See NOTE [ Empty index results ]
+        if any(v_shape[d] == 0 for d in dims):
+            raise IndexError(_EMPTY_DIM)
+        if check_bounds and 0 not in rest:
+            for k, (vdim, a, _) in enumerate(adv):
+                check_index_bounds(a, v_shape[vdim], k)
     np_pos = dims[0] if dims[-1] - dims[0] == len(dims) - 1 else 0
     t_pos = np_pos
     kept = [d for d, _, zero_d in adv if not zero_d]

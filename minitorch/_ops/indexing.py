@@ -70,6 +70,8 @@ def _take(x, plan: IndexPlan, backend):
         return v
     if v.shape != plan.v_shape:  # See NOTE [ Flat plans ]
         v = v.reshape(plan.v_shape)
+    if 0 in plan.out_shape:  # (NOTE [ Empty index results ] in minitorch/_ops/_index_key.py)
+        return backend.xp.empty(plan.out_shape, dtype=v.dtype)
     try:
         # NumPy's take along rows, or one flat gather (NOTE [ Flat scatter keys ])
         out = backend.take_at(v, plan.adv) if _by_take_at(plan) else v[plan.adv]
@@ -98,6 +100,8 @@ def _put(device, target, plan: IndexPlan, values, accumulate: bool, in_float32=F
         else:
             target[plan.basic] = values
         return
+    if 0 in plan.out_shape:  # nothing to write, its index values unread (NOTE [ Empty index
+        return  # results ] in minitorch/_ops/_index_key.py)
     v = target if plan.basic is None else target[plan.basic]
     if v.shape != plan.v_shape:  # a view of the fresh target (NOTE [ Flat plans ])
         v = v.reshape(plan.v_shape)
@@ -360,7 +364,7 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
     target = plan.out_shape
     shape = value._data.shape
     lead = 0
-    while len(shape) - lead > len(target) and shape[lead] == 1:
+    while lead < len(shape) and shape[lead] == 1:  # all of them, as torch (and its messages)
         lead += 1
     if lead:
         value = value.reshape(shape[lead:])
@@ -406,11 +410,25 @@ def setitem(self: Tensor, key, value) -> None:
         # torch reads an assigned int as an int64 before anything else, whatever self's dtype
         # (see NOTE [ Ints beyond a Scalar ] in minitorch/_dtype.py)
         raise ValueError("Overflow when unpacking long long")
-    if (
+    # torch converts the value to a tensor of self's dtype before it reads the key
+    vt = _value_tensor(self, value)
+    scalar = None if vt is not None else _dtype.via_float32(_scalar_value(value), self._data.dtype)
+    if key is False:  # torch's x[False] = v does nothing (not even check v's shape)
+        return
+    if key is True:  # torch's x[True] = v writes x.unsqueeze(0), as x[None] = v (a cast copy)
+        key = None
+    # torch runs x[key] = one value as masked_fill_ (which casts it) when the key's one index
+    # tensor is a mask of one dim or more beside ints, slices, None and Ellipsis
+    fill_mask = (
         key.__class__ is not int
-        and (value._data.size == 1 if isinstance(value, Tensor) else _one_value(value))
-        and _byte_mask_key(key)
-    ):
+        and (
+            value._data.size == 1 and value._device.type == "cpu"
+            if isinstance(value, Tensor)
+            else _one_value(value)
+        )
+        and _single_mask(key)
+    )
+    if fill_mask == "uint8":
         # torch runs x[mask] = one value as masked_fill_, which takes bool masks only; a mask
         # of the wrong shape gets the indexing IndexError first (without the uint8 warning)
         with warnings.catch_warnings():
@@ -418,15 +436,14 @@ def setitem(self: Tensor, key, value) -> None:
             parse_key(self, key)
         raise RuntimeError(_BYTE_MASK_FILL)
     plan = parse_key(self, key)
-    vt = _value_tensor(self, value)
     if vt is not None:
-        if plan.adv is not None and vt.dtype is not self.dtype and not _masked_fill_key(key, vt):
+        vt = _fit_value(vt, plan, "setitem")  # (torch checks the shape before the dtype)
+        if plan.adv is not None and vt.dtype is not self.dtype and not fill_mask:
             # torch's index_put_ casts nothing (a basic index copies, casting, as copy_)
             raise RuntimeError(
                 f"Index put requires the source and destination dtypes match, got "
                 f"{_short(self.dtype)} for the destination and {_short(vt.dtype)} for the source."
             )
-        vt = _fit_value(vt, plan, "setitem")
     x = self._data
     if vt is not None and (vt._base is not None or self._base is not None):
         # x[1:] = x[:-1]: see NOTE [ Partial overlap ] (the written part against the value)
@@ -439,16 +456,13 @@ def setitem(self: Tensor, key, value) -> None:
     record = state.enabled and (self._requires_grad or (vt is not None and vt._requires_grad))
     if not record:
         _check_leaf(self, "setitem", overlap_ok=True)
-        data = _scalar_value(value) if vt is None else vt._data
-        data = _dtype.via_float32(data, self._data.dtype)  # as torch rounds to a half dtype
+        data = scalar if vt is None else _dtype.via_float32(vt._data, self._data.dtype)
         _put(self._device, writable(self), plan, data, accumulate=False)
         self._vc[0] += 1
         return
     if vt is None:
         vt = _make(
-            self._device.backend.xp.asarray(
-                _dtype.via_float32(_scalar_value(value), self._data.dtype), dtype=self._data.dtype
-            ),
+            self._device.backend.xp.asarray(scalar, dtype=self._data.dtype),
             self._device,
             False,
             None,
@@ -479,26 +493,30 @@ def _one_value(value) -> bool:
     return not isinstance(value, (list, tuple)) and getattr(value, "size", 1) == 1
 
 
-def _byte_mask_key(key) -> bool:
-    """A key whose only index tensor is a uint8 mask of one dim or more (a tensor or a NumPy
-    array), beside ints, slices, None and Ellipsis: torch gives x[key] = one value to
-    masked_fill_. A 0-d uint8 tensor is a bool scalar there, as in a read."""
-    found = False
-    for k in key if key.__class__ is tuple else (key,):
-        if k is None or k is Ellipsis or k.__class__ in (int, slice, bool):
+def _single_mask(key) -> str | None:
+    """ "bool" or "uint8" for a key whose only index tensor is a mask of one dim or more (a
+    tensor, a NumPy array or a list of bools), beside ints, slices, None, Ellipsis and 0-d
+    integer tensors (selects on the CPU): torch gives x[key] = one value to masked_fill_. A bool
+    (or a 0-d bool tensor) is an index tensor there; None for any other key."""
+    found = None
+    items = key if key.__class__ is tuple else (key,)
+    if key.__class__ is list and any(isinstance(k, (list, tuple, Tensor, slice)) for k in key):
+        items = key  # (torch's legacy reading of a short list of sequences as a tuple)
+    for k in items:
+        if k is None or k is Ellipsis or k.__class__ in (int, slice):
             continue
-        a = k._data if isinstance(k, Tensor) else k
-        if found or getattr(a, "dtype", None) != "uint8" or getattr(a, "ndim", 0) == 0:
-            return False
-        found = True
+        if isinstance(k, list) and k and all(b.__class__ is bool for b in k):
+            dt, ndim = "bool", 1
+        else:
+            a = k._data if isinstance(k, Tensor) else k
+            dt, ndim = getattr(a, "dtype", None), getattr(a, "ndim", 0)
+            if ndim == 0 and dt is not None and dt.kind in "iu" and dt != "uint8":
+                if isinstance(k, Tensor) and k._device.type == "cpu":
+                    continue  # a 0-d integer tensor is a select on the CPU
+        if found or ndim == 0 or dt not in ("bool", "uint8"):
+            return None
+        found = "bool" if dt == "bool" else "uint8"
     return found
-
-
-def _masked_fill_key(key, value: Tensor) -> bool:
-    """x[mask] = 0-d tensor: torch runs it as masked_fill_, which casts the value."""
-    if isinstance(key, tuple) and len(key) == 1:
-        key = key[0]
-    return isinstance(key, Tensor) and key._data.dtype == bool and value._data.ndim == 0
 
 
 def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
@@ -506,10 +524,10 @@ def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
         raise TypeError(
             f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
         )
-    for i in indices:
-        if i is not None and not isinstance(i, Tensor):
-            raise TypeError(
-                f"{op}(): argument 'indices' must be tuple of Tensors, not {type(i).__name__}"
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):  # (None too: index_put takes no slice; torch's wording
+            raise TypeError(  # of its method, whose self is not argument 0)
+                f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}"
             )
     return parse_key(self, tuple(indices), as_select=False)
 
@@ -522,13 +540,13 @@ def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumul
         if i is not None and i._data.dtype == "uint8":
             # torch runs a one-mask, one-value put as masked_fill_, which takes bool masks only
             raise RuntimeError(_BYTE_MASK_FILL)
+    values = _fit_value(_value_tensor(self, values), plan, op)  # (the shape before the dtype)
     if values.dtype is not self.dtype:
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
             f"{_short(self.dtype)} for the destination and {_short(values.dtype)} for the source."
         )
-    values = _value_tensor(self, values)
-    return _fit_value(values, plan, op)
+    return values
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:

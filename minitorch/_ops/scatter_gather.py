@@ -136,9 +136,12 @@ def _src_dims_error(src: Tensor, ishape: tuple, shape: tuple, dim: int) -> None:
 def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
     empty in gather/scatter ])."""
-    _check_index(index, op)
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     ndim = x._data.ndim
-    dim = wrap_dim(dim, ndim, op)
+    dim = wrap_dim(dim, ndim, op)  # torch checks dim before index's dtype
+    # scatter_add and scatter_reduce check the index as scatter, in its name
+    _check_index(index, "gather" if op == "gather" else "scatter")
     idx = _index_on(x, index)
     shape = x._data.shape or (1,)
     basic = None if ndim else (None, Ellipsis)
@@ -544,11 +547,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     shape_x = list(input._data.shape)
     shape_i = list(indices._data.shape)
-    for d in range(ndim):
+    for d in reversed(range(ndim)):  # (torch names the last dim that does not broadcast)
         if d == dim:
             continue
-        n = max(shape_x[d], shape_i[d])
-        if shape_x[d] not in (1, n) or shape_i[d] not in (1, n):
+        n = shape_i[d] if shape_x[d] == 1 else shape_x[d]  # (a size 0 beside a 1 is 0)
+        if shape_i[d] not in (1, n):
             raise RuntimeError(
                 f"The size of tensor a ({shape_x[d]}) must match the size of tensor b "
                 f"({shape_i[d]}) at non-singleton dimension {d}"
