@@ -139,10 +139,12 @@ class Sequential(Module):
             raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
         if other <= 0:
             raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
-        original = list(self)
-        for _ in range(other - 1):
-            for module in original:
-                self.append(module)
+        # As torch: the copies are read by the keys '0'..'n-1' and added as 'n', 'n+1', ...; a
+        # Sequential holding another name (add_module('x', ...)) raises KeyError part-way.
+        n = len(self)
+        for rep in range(1, other):
+            for i in range(n):
+                self.add_module(str(rep * n + i), self._modules[str(i)])
         return self
 
     def pop(self, key) -> Module:

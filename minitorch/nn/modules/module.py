@@ -53,6 +53,11 @@ __all__ = [
 ]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+# torch's text for "this should never happen" (its get/set_extra_state messages end with it)
+_FILE_AN_ISSUE = (
+    "Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
+    "template=bug-report.yml to report this bug."
+)
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -102,60 +107,142 @@ _TO_SIGNATURES = "".join(
 def _arg_type_name(a) -> str:
     if isinstance(a, Tensor):
         return "Tensor"
-    if isinstance(a, (_dtype.dtype, Device)):
+    if isinstance(a, (_dtype.dtype, Device, _minitorch.memory_format)):
         return "torch." + type(a).__name__.lower()
     return type(a).__name__
 
 
+# NOTE [ Module.to's argument parsing ]
+# torch parses Module.to's arguments with its C++ argument parser against three signatures
+# (_TO_SIGNATURES), tried in order; the first that binds every argument with the right type wins:
+#   (device=None, dtype=None, non_blocking=False, copy=False, *, memory_format=None)
+#   (dtype, non_blocking=False, copy=False, *, memory_format=None)
+#   (tensor, non_blocking=False, copy=False, *, memory_format=None)
+# A device is a torch.device, a str or an int; a dtype a torch.dtype or one of Python's number
+# types (not complex: minitorch has none); a tensor a Tensor. When none binds, the error is the
+# specific one of the only signature whose argument count fits (e.g. "argument 'device'
+# (position 1) must be torch.device, not bool"), or else the list of all three signatures.
+# torch's parser also takes a Python number as the tensor (a CPU scalar tensor: to(1.5) casts to
+# float64); minitorch refuses it (see Module.to's docstring).
+
+_TO_PARAMS = (
+    (("device", "dtype", "non_blocking", "copy"), 0),
+    (("dtype", "non_blocking", "copy"), 1),
+    (("tensor", "non_blocking", "copy"), 1),
+)
+_TO_TYPE_NAMES = {
+    "device": "torch.device",
+    "dtype": "torch.dtype",
+    "tensor": "Tensor",
+    "non_blocking": "bool",
+    "copy": "bool",
+    "memory_format": "torch.memory_format",
+}
+_PY_NUMBER_TYPES = (bool, int, float)  # complex: minitorch has no complex dtype
+
+
+def _to_arg_ok(name: str, value, sig: int) -> bool:
+    if name == "device":
+        return value is None or (
+            isinstance(value, (str, Device, int)) and not isinstance(value, bool)
+        )
+    if name == "dtype":
+        if value is None:
+            return sig == 0
+        return isinstance(value, _dtype.dtype) or value in _PY_NUMBER_TYPES
+    if name == "tensor":
+        return isinstance(value, Tensor)
+    if name == "memory_format":
+        return value is None or isinstance(value, _minitorch.memory_format)
+    return isinstance(value, bool)  # non_blocking, copy
+
+
+def _bind_to(sig: int, args, kwargs):
+    """The arguments bound to signature `sig` by name, or (why, name, position) of the first
+    argument it cannot take."""
+    names, _ = _TO_PARAMS[sig]
+    if len(args) > len(names):
+        return ("count", None, None)
+    bound = {}
+    for i, (name, value) in enumerate(zip(names, args, strict=False)):
+        if not _to_arg_ok(name, value, sig):
+            return ("type", name, i + 1)
+        bound[name] = value
+    for name, value in kwargs.items():
+        if name not in names and name != "memory_format":
+            return ("unknown", name, None)
+        if name in bound:
+            return ("twice", name, names.index(name) + 1)
+        if not _to_arg_ok(name, value, sig):
+            return ("type", name, None)
+        bound[name] = value
+    if sig and names[0] not in bound:
+        return ("missing", names[0], None)
+    return bound
+
+
+def _to_error(args, kwargs, failures) -> TypeError:
+    """torch's error for a Module.to call that binds to no signature (see NOTE [ Module.to's
+    argument parsing ])."""
+    n = len(args) + len(kwargs)
+    fits = [i for i, (names, least) in enumerate(_TO_PARAMS) if least <= n <= len(names) + 1]
+    if len(fits) == 1:
+        why, name, pos = failures[fits[0]]
+        value = args[pos - 1] if why == "type" and pos else kwargs.get(name)
+        if why == "type":
+            at = f" (position {pos})" if pos else ""
+            return TypeError(
+                f"to(): argument '{name}'{at} must be {_TO_TYPE_NAMES[name]}, not "
+                f"{_arg_type_name(value)}"
+            )
+        if why == "unknown":
+            return TypeError(f"to() got an unexpected keyword argument '{name}'")
+        if why == "twice":
+            return TypeError(f"to() got multiple values for argument '{name}'")
+    pos = [_arg_type_name(a) for a in args]
+    kws = [f"{k}={_arg_type_name(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(pos + kws) if pos else "".join(k + ", " for k in kws)
+    # torch explains a signature's keywords (all of them) when it is the only one taking that
+    # many positional arguments
+    room = [i for i, (names, _) in enumerate(_TO_PARAMS) if len(args) <= len(names)]
+    lines = _TO_SIGNATURES.splitlines(keepends=True)
+    if len(room) == 1 and kwargs:
+        lines[room[0]] += (
+            "      didn't match because some of the keywords were incorrect: "
+            + ", ".join(reversed(kwargs))
+            + "\n"
+        )
+    return TypeError(
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{''.join(lines)}"
+    )
+
+
 def _parse_to(args, kwargs):
     """(device, dtype, non_blocking, memory_format) from Module.to's arguments, in all of
-    Tensor.to's forms."""
-    kwargs = dict(kwargs)
-    device = kwargs.pop("device", None)
-    dt = kwargs.pop("dtype", None)
-    non_blocking = kwargs.pop("non_blocking", False)
-    if "copy" in kwargs:  # torch's parser reads copy=, then refuses it (a module is not copied)
+    Tensor.to's forms (see NOTE [ Module.to's argument parsing ])."""
+    if len(args) > 4:
+        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were given")
+    failures = []
+    for sig in range(len(_TO_PARAMS)):
+        bound = _bind_to(sig, args, kwargs)
+        if isinstance(bound, dict):
+            break
+        failures.append(bound)
+    else:
+        raise _to_error(args, kwargs, failures)
+    if "copy" in bound:  # torch's parser reads copy, then refuses it (a module is not copied)
         raise RuntimeError(".to() does not accept copy argument")
-    fmt = kwargs.pop("memory_format", None)
-    # to(tensor=t): torch's to(tensor, non_blocking, memory_format) overload by keyword; it takes
-    # no device, dtype or positional tensor besides
-    like = kwargs.pop("tensor", None)
-    if kwargs:
-        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    device = bound.get("device")
+    dt = bound.get("dtype")
+    like = bound.get("tensor")
     if like is not None:
-        if args or device is not None or dt is not None or not isinstance(like, Tensor):
-            raise TypeError(
-                "to() received an invalid combination of arguments - got "
-                f"(tensor={_arg_type_name(like)}, ...), but expected one of:\n{_TO_SIGNATURES}"
-            )
-        return like.device, like.dtype, non_blocking, fmt
-    rest = list(args)
-    if rest and isinstance(rest[0], Tensor):
-        other = rest.pop(0)
-        device, dt = other.device, other.dtype
-    elif rest and (
-        rest[0] is None
-        or isinstance(rest[0], (str, Device))
-        or (isinstance(rest[0], int) and not isinstance(rest[0], bool))
-    ):
-        device = rest.pop(0)
-    if rest and (isinstance(rest[0], _dtype.dtype) or isinstance(rest[0], type)):
-        dt = rest.pop(0)
-    if rest and isinstance(rest[0], bool):
-        non_blocking = rest.pop(0)
-    if rest and isinstance(rest[0], bool):  # copy, positionally: refused as copy= is
-        raise RuntimeError(".to() does not accept copy argument")
-    if rest:
-        got = ", ".join(_arg_type_name(a) for a in args)
-        raise TypeError(
-            f"to() received an invalid combination of arguments - got ({got}), but expected one "
-            f"of:\n{_TO_SIGNATURES}"
-        )
+        device, dt = like.device, like.dtype
     if device is not None and not isinstance(device, Device):
         device = as_device(device)
     if dt is not None and not isinstance(dt, _dtype.dtype):
         dt = _dtype.to_dtype(dt, "to")
-    return device, dt, non_blocking, fmt
+    return device, dt, bound.get("non_blocking", False), bound.get("memory_format")
 
 
 class Module:
@@ -339,14 +426,16 @@ class Module:
     def get_extra_state(self) -> Any:
         """Override (with set_extra_state) to save non-tensor state in the state_dict."""
         raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called."
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            + _FILE_AN_ISSUE
         )
 
     def set_extra_state(self, state: Any) -> None:
         """Override (with get_extra_state) to restore the state get_extra_state saved, when a
         state_dict is loaded. Mirrors torch.nn.Module.set_extra_state."""
         raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called."
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            + _FILE_AN_ISSUE
         )
 
     # --- attribute protocol ---
@@ -699,6 +788,9 @@ class Module:
         """Moves and/or casts parameters and buffers. Mirrors torch.nn.Module.to.
 
         Integer tensors keep their dtype; only floating tensors are cast.
+
+        Differences from torch: a Python number is not taken as the `tensor` argument (torch
+        makes a CPU scalar tensor of it, so to(1.5) casts to float64); it raises TypeError.
         """
         device, dt, non_blocking, fmt = _parse_to(args, kwargs)
         if device is not None:
