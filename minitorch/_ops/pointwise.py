@@ -373,10 +373,14 @@ def _alpha(alpha, a, b):
     """add/sub's alpha, refused as torch does when it is a float and the result is integral
     (either operand may be an uncast bool tensor: bool + float32 with alpha=0.5 is float32)."""
     alpha = number(alpha)
-    if isinstance(alpha, float) and not (_floating(a) or _floating(b)):
-        raise RuntimeError(
-            "For integral input tensors, argument alpha must not be a floating point number."
-        )
+    if isinstance(alpha, float):
+        if not (_floating(a) or _floating(b)):
+            raise RuntimeError(
+                "For integral input tensors, argument alpha must not be a floating point number."
+            )
+    elif alpha.__class__ is bool and not (_bool_operand(a) and _bool_operand(b)):
+        # (alpha=True equals 1 and takes the unscaled path before reaching here)
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     return alpha
 
 
@@ -613,7 +617,7 @@ class DivRounded(Function):
 def _remainder(xp, x, y):
     """x mod y with the divisor's sign, as torch: a zero result keeps the dividend's sign
     (-4. % 2 is -0.), where NumPy's remainder gives it the divisor's."""
-    if x.dtype.kind == "f":
+    if x.dtype.kind not in "iub":  # (bfloat16's kind is "V")
         return float_mod(xp, x, y, "remainder")
     return xp.asarray(xp.remainder(x, y))  # (0-d operands give a NumPy scalar)
 
@@ -857,10 +861,18 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        x, y = a._data, b._data
         try:
-            out = a._data**b._data
+            out = x**y
         except ValueError:  # NumPy refuses integers to negative integer powers; torch does not
-            out = _int_pow(ctx.xp, a._data, b._data)
+            out = _int_pow(ctx.xp, x, y)
+        broadcast = y.size == 1 or y.shape != out.shape or 0 in y.strides
+        if broadcast and y.dtype.kind == "f" and y.itemsize >= 4:
+            # NumPy's power loop takes sqrt for an exponent 0.5 it broadcasts (stride 0), which
+            # answers -0 and nan at -0 and -inf, where torch's C pow gives +0 and +inf
+            xp = ctx.xp
+            fix = (y == 0.5) & ((x == 0) | (x == -xp.inf))
+            out = xp.where(fix, xp.abs(x).astype(out.dtype, copy=False), out)
         ctx.save_for_backward(a, b, out)
         return out
 
@@ -1048,6 +1060,8 @@ def _sign_kernel(xp, x):
     out = xp.asarray(xp.sign(x))  # (a 0-d input gives a NumPy scalar)
     if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
         xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
+        if out.dtype.kind == "V":  # bfloat16's sign keeps -0 (torch's, as NumPy's float: +0)
+            xp.copyto(out, 0, where=out == 0)
     return out
 
 

@@ -157,7 +157,8 @@ class Sgn(_ZeroGrad, Function):
     @staticmethod
     def forward(ctx, a):
         out = _arr(ctx.xp, ctx.xp.sign(a._data))
-        ctx.xp.copyto(out, 0, where=out != out)  # sgn(nan) is 0 in torch
+        # sgn(nan) is 0 in torch, and sgn(-0) +0 (bfloat16's sign keeps the -0)
+        ctx.xp.copyto(out, 0, where=(out != out) | (out == 0))
         return out
 
 
@@ -491,7 +492,8 @@ class Asinh(Function):
 
 
 class Acosh(Function):
-    """out = acosh(a);  grad_a = grad / sqrt((a - 1)(a + 1))"""
+    """out = acosh(a);  grad_a = grad * rsqrt(a * a - 1) (torch's form: +inf at a = -1 and a
+    -inf second derivative at a = 1, where (a - 1)(a + 1) gives -inf and nan)"""
 
     @staticmethod
     def forward(ctx, a):
@@ -501,7 +503,7 @@ class Acosh(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx._stored_tensors
-        return grad / sqrt((a - 1) * (a + 1))
+        return grad * rsqrt(a * a - 1)
 
 
 class Atanh(Function):
