@@ -133,6 +133,12 @@ class View(Function):
     backward = _backward_data = staticmethod(_reshape_back)
 
 
+class ReshapeAlias(View):
+    """reshape's view of a non-contiguous input (torch's _reshape_alias): View under its name"""
+
+    _node_name = "ReshapeAliasBackward0"
+
+
 class Reshape(Function):
     """out = a copied into another shape (when a view is impossible);  grad_a = grad reshaped"""
 
@@ -166,19 +172,14 @@ def view(input: Tensor, shape) -> Tensor:
 # read only by storage_offset()), so that offsets count from the storage in the new element
 # size, as torch's do (an int32 x[1:, 2:] at offset 6 viewed as int64 is at offset 3).
 def view_dtype(input: Tensor, dtype) -> Tensor:
-    """The same memory read as another dtype. Mirrors torch.Tensor.view(dtype).
-
-    Differences from torch: viewing as the input's own dtype gives an autograd view of it
-    (differentiable, `_base` set), where torch gives a non-differentiable alias.
-    See NOTE [ Dtype views ].
+    """The same memory read as another dtype. Mirrors torch.Tensor.view(dtype), whose result
+    is a non-differentiable alias even for the input's own dtype. See NOTE [ Dtype views ].
     """
     from minitorch import _dtype
 
     dt = _dtype.to_dtype(dtype, "view")
     np_dtype = _dtype.numpy_dtype(dt)
     x = input._data
-    if x.dtype == np_dtype:
-        return View.apply(input, shape=x.shape)
     old, new = x.itemsize, np_dtype.itemsize
     if old != new:
         _check_dtype_view(input, dt, old, new)
@@ -201,17 +202,18 @@ def _check_dtype_view(input: Tensor, dt, old: int, new: int) -> None:
         raise RuntimeError(
             f"self.size(-1) must be divisible by {ratio} {what}, but got {x.shape[-1]}"
         )
-    # an empty array's NumPy strides may be anything: read torch's for it
-    step = x.strides[-1] // old if x.size else input.stride()[-1]
-    if step != 1 and x.shape[-1] != 1:
-        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {step}")
+    step = input.stride()[-1]  # torch's, a size-1 last dim's included
     if new > old:
-        # the larger elements must start on their own boundaries in the storage
+        # the larger elements must start on their own boundaries in the storage (checked before
+        # the last stride, as torch)
         offset = input.storage_offset()
         if offset % ratio:
             raise RuntimeError(
                 f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}"
             )
+    if step != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {step}")
+    if new > old:
         strides = input.stride()
         for d in range(x.ndim - 1):
             # an empty slice keeps NumPy's strides, where stride() reads torch's contiguous ones
@@ -230,7 +232,7 @@ def reshape(input: Tensor, shape) -> Tensor:
     x = input._data
     shape = _infer_shape(shape, x.size, "reshape")
     if _viewable(x, shape):
-        return View.apply(input, shape=shape)
+        return (View if x.flags.c_contiguous else ReshapeAlias).apply(input, shape=shape)
     return Reshape.apply(input, shape=shape)
 
 
@@ -339,10 +341,12 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     if isinstance(dim, int) or is_index(dim):
         d = _wrap_dim(dim, n)
         return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
-    wrapped = [_wrap_dim(d, n) for d in dim]
-    for i, d in enumerate(wrapped):
-        if d in wrapped[:i]:
+    wrapped = []
+    for d in dim:  # wrapped one by one, as torch: a repeat is found before a later bad dim
+        d = _wrap_dim(d, n)
+        if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
     return SqueezeDims.apply(input, dims=tuple(d for d in wrapped if n and shape[d] == 1))
 
 
@@ -534,7 +538,8 @@ def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
     if op == "H" and input._data.ndim != 2:
         raise RuntimeError(
             "tensor.H is only supported on matrices (2-D tensors). Got "
-            f"{input._data.ndim}-D tensor. For batches of matrices, consider using tensor.mH"
+            f"{input._data.ndim}-D tensor."
+            + (" For batches of matrices, consider using tensor.mH" if input._data.ndim > 2 else "")
         )
     if input._data.ndim < 2:
         raise RuntimeError(

@@ -96,9 +96,10 @@ class SplitWithSizes(Split):
 
 def _split(input, dim, sizes, cls):
     outs = cls.apply(input, dim=dim, sizes=tuple(sizes))
-    starts = [0]
-    for s in sizes[:-1]:
-        starts.append(starts[-1] + s)
+    starts, at = [], 0
+    for s in sizes:  # (no sizes: an empty dim split into nothing)
+        starts.append(at)
+        at += s
     return _as_single_views(outs, dim, starts, sizes)
 
 
@@ -126,7 +127,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         if sum(sizes) != n:
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                f"at dimension {d}), but got split_sizes={sizes}"
+                f"at dimension {dim}), but got split_sizes={sizes}"
             )
         return _split(tensor, d, sizes, SplitWithSizes)
     if isinstance(split_size_or_sections, Tensor) and split_size_or_sections.numel() != 1:
@@ -199,6 +200,7 @@ class Unbind(Function):
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along dim, as views. Mirrors torch.unbind."""
     if input._data.ndim == 0:
+        _wrap_dim(dim, 0)  # torch's range error first (dims -1 and 0 pass)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, input._data.ndim)
     n = input._data.shape[d]
@@ -481,8 +483,8 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {x.shape[k]} for tensor number {i} in the list."
                 )
-    if ref is None:
-        d = _wrap_dim(dim, 1)
+    if ref is None:  # all legacy empty (0,) tensors: torch accepts any dim
+        d = 0
     if out is not None:
         _check_out_overlap(out, tensors, same_ok=False)
     return _out(Cat.apply(*_promoted(tensors), dim=d), out)
@@ -545,7 +547,8 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
 
 def _atleast(tensors, n, op):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        return tuple(_atleast(tuple(tensors[0]), n, op))
+        out = _atleast(tuple(tensors[0]), n, op)  # a sequence in gives a tuple out, as torch
+        return out if isinstance(out, tuple) else (out,)
     outs = []
     for x in tensors:
         k = x._data.ndim
@@ -631,17 +634,15 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    first = tensors[0]
+    if any(t.dtype is not first.dtype for t in tensors[1:]):  # checked first, as torch
+        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for t in tensors:
         if t._data.ndim > 1:
             raise RuntimeError(
                 f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
             )
-    first = tensors[0]
     for t in tensors[1:]:
-        if t.dtype is not first.dtype:
-            raise RuntimeError(
-                "torch.meshgrid: Expected all tensors in the tensor list to have the same dtype."
-            )
         if t._device is not first._device:
             raise RuntimeError(
                 "torch.meshgrid: Expected all tensors in the tensor list to have the same device."

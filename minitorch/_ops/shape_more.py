@@ -315,6 +315,7 @@ class AsStrided(Function):
         r = root._data
         ctx.args = (r.shape, layout, size, stride, storage_offset)
         ctx.chain = a._view_chain if a._base is not None else ()
+        ctx.overlap = bool(ctx.chain) and _may_overlap(a._data)
         mem = _memory(ctx.xp, r, layout)[storage_offset:]
         return _strided(ctx.xp, mem, size, [s * r.itemsize for s in stride])
 
@@ -337,14 +338,35 @@ class AsStrided(Function):
         with no_grad():
             root = _make(root_pos, grad._device, False, None)
             in_pos = _replay_view(root, ctx.chain)._data.copy()
+        if ctx.overlap:
+            # as torch, the gradient at a memory position is shared among the input's elements
+            # that sit there, so the input's own backward (an expand's sum) adds it up once
+            count = xp.zeros(n, dtype=grad._data.dtype)
+            grad._device.backend.scatter_add(
+                count, in_pos.reshape(-1), xp.ones(in_pos.size, dtype=count.dtype)
+            )
+            count = xp.maximum(count, 1).reshape(g.shape)
+            g = g / _make(count, grad._device, False, None)
         return StridedGather.apply(g, pos=in_pos)
+
+
+def _may_overlap(x) -> bool:
+    """Whether two elements of array x may share memory (a sufficient test: False is certain)."""
+    dims = sorted((abs(s), n) for s, n in zip(x.strides, x.shape, strict=True) if n != 1)
+    if any(n == 0 for _, n in dims):
+        return False
+    span = 0
+    for s, n in dims:
+        if s <= span:
+            return True
+        span += (n - 1) * s
+    return False
 
 
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
     """A view of the memory with explicit size, stride and offset. Mirrors torch.as_strided.
 
-    Differences from torch: the gradient for overlapping inputs (expanded tensors) is not divided
-    among the overlapping elements. See NOTE [ as_strided addresses the root's memory ].
+    See NOTE [ as_strided addresses the root's memory ].
     """
     # a float size or stride raises, as torch's, rather than truncating: NOTE [ Int-like arguments ]
     size = ints(size, "as_strided", "size")
@@ -448,7 +470,7 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, *, dims):
         ctx.dims = dims
-        return _flip_copy(ctx.xp, a._data, dims) if dims else a._data.copy()
+        return _flip_copy(ctx.xp, a._data, dims)  # no dims: a copy, laid out the same way
 
     @staticmethod
     def backward(ctx, grad):
@@ -468,10 +490,12 @@ def flip(input: Tensor, dims) -> Tensor:
             f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type_name(dims)}"
         )
     dims = ints(dims, "flip", "dims")
-    wrapped = tuple(_wrap_dim(d, n) for d in dims)
-    for i, d in enumerate(wrapped):
-        if d in wrapped[:i]:
+    wrapped = ()
+    for d in dims:  # wrapped one by one, as torch: a repeat is found before a later bad dim
+        d = _wrap_dim(d, n)
+        if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped += (d,)
     # a 0-d tensor takes dim 0 or -1 (as one of one dim) and has nothing to reverse: a copy
     return Flip.apply(input, dims=wrapped if n else ())
 
@@ -531,6 +555,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
         raise RuntimeError(
             f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
         )
+    if input._data.size == 0:  # torch returns an empty input's copy before reading dims
+        return Roll.apply(input, shifts=0, dims=None)
     if n == 0:  # torch: IndexError naming the first dim, where _wrap_dim would take 0 and -1
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     dims = tuple(_wrap_dim(d, n) for d in dims)

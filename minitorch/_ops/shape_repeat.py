@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from minitorch import _dtype
+from minitorch import _dtype, _memory_format
 from minitorch._backend import cpu
 from minitorch._ops._common import index, ints, is_index
 from minitorch._ops.convert import clone
@@ -186,24 +186,27 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         x = unsqueeze(input, d + 1)
         shape = list(x._data.shape)
         shape[d + 1] = int(repeats)
-        return flatten(clone(expand(x, shape)), d, d + 1)
+        x = clone(expand(x, shape), memory_format=_memory_format.contiguous_format)
+        return flatten(x, d, d + 1)
     if repeats._data.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    m = repeats._data.size
+    if m != 1 and m != n:  # checked before the dtype, as torch
+        raise RuntimeError(
+            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+            f"{m} and input.size({d if dim is None else dim}) = {n}"
+        )
     if repeats.dtype is not _dtype.int64 and repeats.dtype is not _dtype.int32:
         raise NotImplementedError(
             f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats.dtype)}'"
         )
     counts = _host_counts(repeats, output_size)
-    if counts.size == 1:  # one count for every slice (NumPy's repeat broadcasts it)
+    if m == 1:  # one count for every slice (NumPy's repeat broadcasts it)
         total = _total(counts, n)
-    elif counts.size != n:
-        raise RuntimeError(
-            f"repeats must have the same size as input along dim, but got repeats.size(0) = "
-            f"{counts.size} and input.size({d if dim is None else dim}) = {n}"
-        )
     else:
         total = _total(counts)
-    _check_output_size(total, output_size)
+    if n:  # torch checks output_size only when there is something to repeat
+        _check_output_size(total, output_size)
     if input._data.ndim == 0:
         input = reshape(input, (1,))
     idx = _repeat_index(input, counts, total, repeats._data.dtype, n)

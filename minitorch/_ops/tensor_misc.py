@@ -177,7 +177,7 @@ def select(input, dim, index) -> Tensor:
     if not -size <= index < size:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
-            f"dimension {dim}"
+            f"dimension {d}"
         )
     return input[(slice(None),) * d + (index,)]
 
@@ -208,7 +208,10 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
     torch.unsafe_chunk."""
     from minitorch._ops.shape_join import chunk
 
-    return _unsafe(chunk(input, chunks, dim), "UnsafeSplitBackward0")
+    outs = chunk(input, chunks, dim)
+    # an empty dim is chunked by sizes (zeros), so torch's node is the sizes one
+    empty = input.shape[wrap_dim(dim, input.ndim, "chunk")] == 0
+    return _unsafe(outs, "UnsafeSplitWithSizesBackward0" if empty else "UnsafeSplitBackward0")
 
 
 def unsafe_split(input, split_size, dim=0) -> tuple:
@@ -469,6 +472,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
         raise RuntimeError("torch.gradient does not support uint8 input.")
     if dim is None:
         dims = list(range(input.ndim))
+    elif input.ndim == 0:  # torch: every dim's range checked, then the first one named
+        given = [dim] if isinstance(dim, int) else list(dim)
+        for d in given:
+            wrap_dim(d, 0, "gradient")
+        raise IndexError(f"Dimension specified as {given[0]} but tensor has no dimensions")
     elif isinstance(dim, int):
         dims = [wrap_dim(dim, input.ndim, "gradient")]
     else:
@@ -476,16 +484,16 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
         for i, d in enumerate(dims):
             if d in dims[:i]:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-    if input._data.dtype.kind == "b":
-        raise RuntimeError(
-            "gradient(): Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
     for d in dims:
         if input.shape[d] < edge_order + 1:
             raise RuntimeError(
                 "torch.gradient expected each dimension size to be at least edge_order+1"
             )
+    if dims and input._data.dtype.kind == "b":  # (torch's subtraction error, after the sizes)
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     hs = _spacings(spacing, dims, input)
     return tuple(_gradient_dim(input, d, h, edge_order) for d, h in zip(dims, hs, strict=True))
 

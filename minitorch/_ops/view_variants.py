@@ -56,7 +56,7 @@ def _scatter_into(input, src, view_of, op):
         raise TypeError(
             f"{op}(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}"
         )
-    out = input.clone()
+    out = _clone_preserving_strides(input)
     view = view_of(out)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError(
@@ -67,14 +67,29 @@ def _scatter_into(input, src, view_of, op):
     return out
 
 
+def _clone_preserving_strides(input):
+    """input's copy with input's own strides, gaps (a stepped input's) included, as torch's
+    scatters lay out their result; a self-overlapping (expanded) input gives a row-major one."""
+    from minitorch._ops.shape_more import _may_overlap
+    from minitorch._ops.tensor_misc import empty_strided
+
+    x = input._data
+    if x.flags.c_contiguous or x.flags.f_contiguous or x.size == 0 or _may_overlap(x):
+        return input.clone()
+    out = empty_strided(input.shape, input.stride(), dtype=input.dtype, device=input.device)
+    return out.copy_(input)  # (recorded: the gradient reaches input through the copy)
+
+
 def _select_key(input, dim, index):
     """The indexing key of input.select(dim, index), with torch's range check."""
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "select")
     n = input.shape[d]
     if not -n <= index < n:
         raise IndexError(
             f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
-            f"dimension {dim}"
+            f"dimension {d}"
         )
     return (slice(None),) * d + (index,)
 
@@ -373,9 +388,12 @@ def select_copy(input, dim, index, *, out=None):
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     """Mirrors torch.slice_copy."""
+    if input.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "slice_copy")
     key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
-    return _write(_copy(input[key], input), out)
+    # named SliceBackward0_copy even when the slice is all of dim (indexing then gives an alias)
+    return _write(_copy(input[key], input, "SliceBackward0_copy"), out)
 
 
 def _copies(parts, input, out, op):
