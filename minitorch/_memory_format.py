@@ -81,7 +81,8 @@ def copy_as(xp, x, fmt):
     back = [0] * need
     for i, a in enumerate(order):
         back[a] = i
-    return xp.ascontiguousarray(x.transpose(order)).transpose(back)
+    # a copy even where x is already laid out so (ascontiguousarray would return x itself)
+    return xp.array(x.transpose(order), order="C", copy=True).transpose(back)
 
 
 def is_in(x, fmt) -> bool:
