@@ -183,7 +183,36 @@ def via_float32(a, npdt):
             # ml_dtypes clips a negative bfloat16 to 0 in an unsigned type; torch converts as
             # from a float (-2.25 -> uint8 254, as float32 and float16 do)
             return a.astype("float32")
+        elif npdt == "uint8" and getattr(a, "dtype", None) == "float64":
+            # c10 makes a uint8 from a double through int64 (-2147483649.0 -> 255, 4294967301.0
+            # -> 5); NumPy goes through int32 there (both give 0)
+            with np.errstate(invalid="ignore"):
+                return a.astype("int64")
     return a
+
+
+def cast_may_warn(src, dst) -> builtins.bool:
+    """Whether NumPy's cast of a src array to dst (NumPy dtypes) can warn where torch casts
+    silently: "invalid value encountered in cast" for NaN/inf into an integer, "overflow" for a
+    float64 through float32 into float16 or bfloat16, or bfloat16 or an int into float16. The
+    caller then casts under quiet_casts() (only then: errstate costs microseconds).
+
+    Differences from torch: float64 to float32 and float32 to float16 (`.float()` on float64
+    data, autocast's half casts) skip errstate for speed, so a finite value beyond the target's
+    range still gives NumPy's "overflow encountered in cast" RuntimeWarning (the value is
+    torch's inf)."""
+    if dst.kind in "iu":
+        return src.kind in "fV"  # (bfloat16's NumPy kind is 'V')
+    if dst.itemsize != 2 or dst.kind == "b":
+        return False
+    if src.kind == "f":
+        return src.itemsize == 8
+    return src.kind in "Viu" and dst.kind == "f"
+
+
+def quiet_casts():
+    """A context in which NumPy's casts do not warn (see cast_may_warn)."""
+    return np.errstate(invalid="ignore", over="ignore")
 
 
 # c10's C++ name of each dtype, as torch's kernel messages spell it ("long int", "c10::Half")
@@ -397,9 +426,9 @@ def set_default_dtype(d: dtype) -> None:
     global _default
     rule = "only floating-point types are supported as the default type"
     if d.__class__ is not dtype:
-        raise TypeError(f"set_default_dtype(): invalid dtype object: {rule}, got {_typename(d)}")
+        raise TypeError(f"invalid dtype object: {rule}")
     if not d.is_floating_point:
-        raise TypeError(f"set_default_dtype(): {rule}, got {d}")
+        raise TypeError(rule)
     _default = d
     _SCALAR_CACHE.clear()  # Python floats promote to the default dtype
 

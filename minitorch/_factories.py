@@ -343,6 +343,8 @@ def _sizes(data) -> list:
     x = data
     while True:
         if isinstance(x, np.ndarray):
+            if shape and not x.ndim:  # torch measures a first element that is an array
+                raise TypeError("len() of unsized object")
             shape.extend(x.shape)
             return shape
         if isinstance(x, str) and shape:  # torch measures a string as one more dim
@@ -382,16 +384,34 @@ def _walk(seq, dim: int, shape: list, scan: _Scan) -> None:
             raise TypeError("not a sequence")
 
 
-def _plain(x, depth: int, integral: bool):
+def _check_integral_leaf(x, kind: int) -> None:
+    """A NumPy scalar going into an integer (kind 1) or bool (kind 0) tensor: torch reads it
+    with __index__ unless it is a Python float (np.float64), so np.float32(2.5) or np.float16
+    is refused, and np.bool_ too for an integer dtype; a 0-d array must hold an integer."""
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind not in "iu":
+            raise TypeError("only integer scalar arrays can be converted to a scalar index")
+        return
+    if isinstance(x, np.floating) and not isinstance(x, float):
+        bad = True
+    else:
+        bad = kind == 1 and isinstance(x, np.bool_)
+    if bad:
+        raise TypeError(f"'numpy.{type(x).__name__}' object cannot be interpreted as an integer")
+
+
+def _plain(x, depth: int, kind):
     """Nested data with every leaf a Python number (Tensors and NumPy values read out); a Tensor
-    leaf converts as torch converts it into the target: __index__ for integers, else __float__."""
+    leaf converts as torch converts it into the target: __index__ for integers and bool, else
+    __float__. `kind` is the target's: 1 integer, 0 bool (see _check_integral_leaf), None a
+    float dtype."""
     if depth == 0:
         if isinstance(x, Tensor):
-            if integral and x.dtype.is_floating_point:
+            if kind is not None and x.dtype.is_floating_point:
                 raise TypeError(
                     "only integer tensors of a single element can be converted to an index"
                 )
-            if integral:
+            if kind is not None:
                 return x.__index__()
             if x.numel() != 1:
                 raise ValueError("only one element tensors can be converted to Python scalars")
@@ -399,11 +419,13 @@ def _plain(x, depth: int, integral: bool):
                 _warn_scalar_of_grad()
             return x.item()
         if isinstance(x, (np.generic, np.ndarray)):  # (a 0-d array here)
+            if kind is not None:
+                _check_integral_leaf(x, kind)
             return x.item()
         return x
     if isinstance(x, (Tensor, np.ndarray)):
         return x.tolist()
-    return [_plain(v, depth - 1, integral) for v in x]
+    return [_plain(v, depth - 1, kind) for v in x]
 
 
 def _bad_leaf_error(leaf, dt) -> TypeError:
@@ -477,7 +499,7 @@ def _host_from_data(data, dt):
     if scan.bad_leaf is not None:
         raise _bad_leaf_error(scan.bad_leaf, dt)
     if scan.special:
-        data = _plain(data, len(shape), dt._kind == 1)
+        data = _plain(data, len(shape), dt._kind if dt._kind <= 1 else None)
     # Build in the widest type of the data's kind, then convert with torch's range checks.
     if inferred.is_floating_point or any(t is float for t in scan.types):
         src_dt = np.float64
@@ -591,13 +613,17 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         target = src_dt if dt is None else dt
         npdt = _dtype.numpy_dtype(target)
         order = _numpy_copy_order(data)
-        if data.dtype.kind == "f" and target.is_floating_point and data.dtype != npdt:
+        if data.dtype != npdt and (
+            data.dtype.kind == "f" or _dtype.cast_may_warn(data.dtype, npdt)
+        ):
             # astype's copy is in NumPy's "K" order already; asarray re-lays only a broadcast one
             arr = np.asarray(_from_double(data, npdt), order=order)
         else:
             arr = np.array(data, dtype=npdt, order=order, copy=True)
     elif isinstance(data, np.generic) and data.dtype.kind in "biuf":
         src_dt = _dtype.from_numpy(data.dtype)
+        if dt is not None and dt._kind <= 1:
+            _check_integral_leaf(data, dt._kind)
         arr, _ = _host_from_data(data.item(), src_dt if dt is None else dt)
     elif _array_like(data):  # a pandas Series or Index: its array, keeping float64 / int32
         _refuse_missing(data, dt)
@@ -645,6 +671,19 @@ def scalar_tensor(
     dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
     if isinstance(s, Tensor):
         s = s.item()
+    elif not isinstance(s, (int, float, np.generic)) or isinstance(s, (str, bytes, np.flexible)):
+        raise TypeError(
+            f"scalar_tensor(): argument 's' (position 1) must be Number, not {_typename(s)}"
+        )
+    if s.__class__ is int and not _dtype.SCALAR_INT_MIN <= s < _dtype.SCALAR_INT_END:
+        raise _dtype.scalar_int_overflow(s)
+    # torch converts the Scalar with c10's checked conversion: an integer dtype's range, and
+    # float32's for a finite value (float16 and bfloat16 take it unchecked: inf)
+    if dt._kind == 1 and isinstance(s, (int, float)):
+        _check_int_range(np.asarray(s), dt, _C_NAMES.get(dt.name, dt.name))
+    elif dt is _dtype.float32 and isinstance(s, (int, float)) and math.isfinite(s):
+        if abs(s) > _FLOAT32_MAX:
+            raise RuntimeError("value cannot be converted to type float without overflow")
     return tensor(s, dtype=dt, device=device, requires_grad=requires_grad)
 
 
@@ -683,11 +722,12 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
     allow; copy=True always copies, copy=False refuses to. See NOTE [ asarray of a tensor ]."""
     if isinstance(obj, Tensor):
         return _asarray_tensor(obj, dtype, device, copy, requires_grad)
-    if copy:
+    if copy is False:
+        _check_aliasable(obj, dtype, device)
+    if copy or (isinstance(obj, np.ndarray) and obj.ndim == 0):
+        # (torch reads a 0-d array as a scalar: a copy even for copy=False)
         t = tensor(obj, dtype=dtype, device=device)
     else:
-        if copy is False:
-            _check_aliasable(obj, dtype, device)
         t = as_tensor(obj, dtype=dtype, device=device)
     return _require_grad(t, requires_grad)
 
@@ -775,7 +815,11 @@ def _shared_array(ndarray, stacklevel: int):
 
 
 def _from_double(a: np.ndarray, npdt) -> np.ndarray:
-    """float64 values stored as npdt the way c10 converts them (see _dtype.via_float32)."""
+    """float64 values stored as npdt the way c10 converts them (see _dtype.via_float32), without
+    NumPy's warnings for NaN, inf or values out of range (torch converts them silently)."""
+    if _dtype.cast_may_warn(a.dtype, npdt):
+        with _dtype.quiet_casts():
+            return _dtype.via_float32(a, npdt).astype(npdt, copy=False)
     return _dtype.via_float32(a, npdt).astype(npdt, copy=False)
 
 
@@ -1129,6 +1173,11 @@ def full(
         fill_value = bool(fill_value)
     else:
         fill_value = float(fill_value)
+        if dt.itemsize == 2 and math.prod(shape) == 1 and math.isfinite(fill_value):
+            # torch fills a one-element half or bfloat16 tensor without its overflow check
+            # (full((), 1e300, dtype=torch.half) is inf; full((2,), ...) raises)
+            with _dtype.quiet_casts():
+                fill_value = float(np.asarray(_dtype.via_float32(fill_value, dt.np), dt.np))
         if fill_value == 0.0 and math.copysign(1.0, fill_value) < 0:
             # -0.0 == 0 would take _filled's zeros() path and lose the sign (torch keeps it)
             arr = _build(lambda xp: xp.full(shape, -0.0, dtype=dt.np), dev)
@@ -1149,11 +1198,19 @@ def _full_from_tensor(shape, value: Tensor, dt, dev, requires_grad):
     return _require_grad(_make(_build(fill, dev), dev, False, None), requires_grad)
 
 
-def _like(input, dtype, device, op):
+def _like(input, dtype, device, op, memory_format=None):
+    """(shape, dtype, device) of a *_like result; torch's errors for input, and for a
+    channels_last memory_format that does not fit input's rank (raised before the dtype, fill
+    value and requires_grad are looked at, as torch does)."""
     if not isinstance(input, Tensor):
         raise TypeError(
             f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(input)}"
         )
+    if memory_format is not None:
+        fmt = _memory_format.check(memory_format, op)
+        need = _memory_format._ORDERS.get(fmt)
+        if need is not None and need[0] != input.ndim:
+            raise _memory_format._rank_error(fmt, input.ndim)
     dt = input.dtype if dtype is None else _dtype_arg(dtype, None, op)
     dev = input._device if device is None else _device(device)
     return input._data.shape, dt, dev
@@ -1185,7 +1242,7 @@ def zeros_like(
     """Mirrors torch.zeros_like."""
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "zeros_like")
+    shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format)
     return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
 
@@ -1202,7 +1259,7 @@ def ones_like(
     """Mirrors torch.ones_like."""
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "ones_like")
+    shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format)
     return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
 
@@ -1219,7 +1276,7 @@ def empty_like(
     """Mirrors torch.empty_like (zero-filled, see empty)."""
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "empty_like")
+    shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format)
     out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
 
@@ -1238,7 +1295,7 @@ def full_like(
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "full_like")
+    shape, dt, dev = _like(input, dtype, device, "full_like", memory_format)
     fill_value = _fill_number(fill_value, "full_like")  # its error names full_like, not full
     out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(out, input, memory_format, "full_like")
@@ -1256,16 +1313,19 @@ def eye(
     pin_memory=False,
 ) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
+    n_ = _as_int(n)
+    m_ = n_ if m is None else _as_int(m)
+    if n_ is None or m_ is None:
+        keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
+                    "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
+        if m is None and not any(v is not None and v is not False for v in keywords.values()):
+            raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_typename(n)}")
+        # with a second argument or a keyword, torch's parser lists both overloads
+        raise _eye_type_error(*((n,) if m is None else (n, m)), **keywords)
     if pin_memory:
         _check_pin_memory()
     if out is not None:
         return _into_out(out, dtype, "eye", lambda dt, dev: eye(n, m, dtype=dt, device=dev))
-    n_ = _as_int(n)
-    if n_ is None:
-        raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_typename(n)}")
-    m_ = n_ if m is None else _as_int(m)
-    if m_ is None:
-        raise TypeError(f"eye(): argument 'm' (position 2) must be int, not {_typename(m)}")
     if n_ < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
     if m_ < 0:
@@ -1275,6 +1335,21 @@ def eye(
     dev = _device(device)
     t = _make(_build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev), dev, False, None)
     return _require_grad(t, requires_grad)
+
+
+def _eye_type_error(*args, **keywords) -> TypeError:
+    """torch's TypeError for eye(n, m) arguments matching neither of its overloads: the
+    arguments positionally, then the keywords given a value other than the default."""
+    got = [_typename(a) for a in args]
+    got += [f"{k}={_typename(v)}" for k, v in keywords.items() if v is not None and v is not False]
+    rest = (
+        "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
+        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+    )
+    return TypeError(
+        f"eye() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        f"expected one of:\n * (int n, {rest}\n * (int n, int m, {rest}\n"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -46,16 +46,26 @@ class ToCopy(Function):
     def forward(ctx, a, *, np_dtype, device, non_blocking=False):
         ctx.src_device = a._device
         ctx.src_dtype = a.dtype
-        x = _dtype.via_float32(a._data, np_dtype)
-        if device is a._device:
+        x = a._data
+        if _dtype.cast_may_warn(x.dtype, np_dtype):  # torch casts NaN / out of range silently
+            with _dtype.quiet_casts():
+                x = _dtype.via_float32(x, np_dtype)
+                return ToCopy._cast(x, a._device, np_dtype, device, non_blocking)
+        x = _dtype.via_float32(x, np_dtype)
+        return ToCopy._cast(x, a._device, np_dtype, device, non_blocking)
+
+    @staticmethod
+    def _cast(x, a_device, np_dtype, device, non_blocking):
+        """x (the input's array, on a_device) as np_dtype on device."""
+        if device is a_device:
             return x.astype(np_dtype, order=_cast_order(x))
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
         # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
         # they cast on the device; blocking ones cast on the host (fewer bytes when narrowing).
-        if a._device is not cpu:
-            src = a._device.backend
+        if a_device is not cpu:
+            src = a_device.backend
             if non_blocking:  # queued on the current stream of the source's GPU
-                with src.device_context(a._device):
+                with src.device_context(a_device):
                     x = src.to_host_nonblocking(x if x.dtype == np_dtype else x.astype(np_dtype))
             else:
                 x = src.to_host(x)
