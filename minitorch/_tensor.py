@@ -864,6 +864,22 @@ class Tensor(TensorMethods):
 _new = object.__new__
 
 
+def _not_writable(name):
+    def refuse(self, value):
+        raise AttributeError(f"attribute '{name}' of 'torch._C.TensorBase' objects is not writable")
+
+    return refuse
+
+
+# torch's read-only attributes refuse assignment in its words (a setter costs the getter nothing)
+for _name in (
+    "dtype", "device", "is_cuda", "is_cpu", "shape", "ndim", "itemsize", "nbytes", "is_leaf",
+    "_version", "grad_fn", "retains_grad", "_cdata",
+):
+    setattr(Tensor, _name, Tensor.__dict__[_name].setter(_not_writable(_name)))
+del _name
+
+
 # print(type(x)) shows <class 'minitorch.Tensor'> (torch: <class 'torch.Tensor'>), and pickles
 # name the class where users import it from
 Tensor.__module__ = "minitorch"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import operator as _operator
 import sys
+from collections.abc import Mapping as _Mapping
 from heapq import heappop as _heappop
 from heapq import heappush as _heappush
 
@@ -133,9 +134,20 @@ def backward(
             "functorch.grad or functorch.vjp instead or call backward() outside of functorch "
             "transforms."
         )
-    tensors = _as_tuple(tensors)
-    if grad_tensors is None:
+    if grad_variables is not None:
+        import warnings
+
+        warnings.warn(
+            "`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning,
+            stacklevel=2,
+        )
+        if grad_tensors is not None:
+            raise RuntimeError(
+                "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
+                "`backward()`. Please only use `grad_tensors`."
+            )
         grad_tensors = grad_variables
+    tensors = _as_tuple(tensors)
     if grad_tensors is not None:
         grad_tensors = _as_tuple(grad_tensors)
         _check_grad_count(tensors, grad_tensors)
@@ -143,11 +155,11 @@ def backward(
         grad_tensors = ()
     if retain_graph is None:
         retain_graph = create_graph
-    targets = None
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        grads = _root_grads(tensors, grad_tensors, "backward")  # the roots' errors first
         targets = {}
         for t in inputs:
             if t.__class__ is GradientEdge:  # a leaf's accumulates; a node's only runs it
@@ -158,7 +170,9 @@ def backward(
             # .grad is filled by that (in _pre_hooks), here and in later backward calls too.
             t.retain_grad()
             targets[_edge(t)] = t
-    grads = _root_grads(tensors, grad_tensors, "backward")
+    else:
+        targets = None
+        grads = _root_grads(tensors, grad_tensors, "backward")
     if create_graph:
         # each leaf's .grad then holds a graph leading back to the leaf (autograd.grad, which
         # fills no .grad, does not warn)
@@ -192,15 +206,26 @@ def grad(
 
     Differences from torch: a GradientEdge output of a one-output node needs its gradient in
     grad_outputs even when that output is a scalar (the node does not record its shape)."""
-    if is_grads_batched:
-        return _grad_batched(
-            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
-            materialize_grads,
-        )
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
             "got: allow_unused=False."
+        )
+    if type(inputs) is dict:  # torch answers a dict of inputs with a dict of their gradients
+        result = grad(
+            outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph,
+            only_inputs, allow_unused, is_grads_batched, materialize_grads,
+        )
+        return dict(zip(inputs.keys(), result, strict=True))
+    if isinstance(inputs, _Mapping):
+        raise TypeError(
+            f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
+            "Other Mapping types are not supported."
+        )
+    if is_grads_batched:
+        return _grad_batched(
+            outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+            materialize_grads,
         )
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
@@ -212,10 +237,18 @@ def grad(
         retain_graph = create_graph
     for t in inputs:
         if t.__class__ is GradientEdge:  # the gradient flowing into a node's input
-            if materialize_grads:
-                raise RuntimeError("grad(): materialize_grads needs Tensor inputs, not edges")
             continue
         _check_input(t)
+    if not only_inputs:
+        import warnings
+
+        warnings.warn(
+            "only_inputs argument is deprecated and is ignored now (defaults to True). To "
+            "accumulate gradient for other parts of the graph, please use "
+            "torch.autograd.backward.",
+            FutureWarning,
+            stacklevel=2,
+        )
     if grad_outputs is not None:
         grad_outputs = _as_tuple(grad_outputs)
         _check_grad_count(outputs, grad_outputs)
@@ -231,7 +264,12 @@ def grad(
         g = capture[e]
         if g is None:
             if materialize_grads:
-                g = _make(t._device.backend.xp.zeros_like(t._data), t._device, False, None)
+                if t.__class__ is GradientEdge:
+                    raise RuntimeError(
+                        "materialize_grads cannot be used when the given input is a GradientEdge"
+                    )
+                # torch's zeros require grad under create_graph (a leaf of no graph)
+                g = _make(t._device.backend.xp.zeros_like(t._data), t._device, create_graph, None)
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the "
@@ -245,32 +283,77 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                   materialize):
     """grad() with is_grads_batched: the first dim of every grad_output indexes a batch of
     vector-Jacobian products. Differences from torch: one backward per batch entry (no vmap),
-    the results stacked."""
+    the results stacked (a create_graph result's grad_fn is a StackBackward0); a 0-dim
+    grad_output raises a RuntimeError (torch: the IndexError of indexing it)."""
     from minitorch._ops import stack
 
-    gos = _as_tuple(grad_outputs)
-    if not gos or any(g is None for g in gos):
-        raise RuntimeError("grad(): is_grads_batched=True needs a Tensor for every grad_output")
-    n = gos[0].shape[0] if gos[0].ndim else None
-    if n is None or any(g.ndim == 0 or g.shape[0] != n for g in gos):
-        raise RuntimeError(
-            "grad(): with is_grads_batched=True, every grad_output needs the same batch size as "
-            "its first dim"
+    outs = _as_tuple(outputs)
+    gos = (None,) * len(outs) if grad_outputs is None else _as_tuple(grad_outputs)
+    _check_grad_count(outs, gos)
+    batched = []  # torch's checks, in its order: each grad_output's first entry, then its vmap's
+    for i, (o, g) in enumerate(zip(outs, gos, strict=True)):
+        if g is None:
+            if o.__class__ is not GradientEdge and o.requires_grad:
+                if o.numel() != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                batched.append(o)  # torch batches its implicit (0-dim) one: vmap refuses it
+            continue
+        if g.ndim == 0:  # (torch: the IndexError of g[0]; tests/autograd/test_engine.py pins this)
+            raise RuntimeError(
+                "grad(): with is_grads_batched=True, every grad_output needs the same batch size "
+                "as its first dim"
+            )
+        first = g[0]  # torch's IndexError for an empty batch
+        if first.shape != o.shape:
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                f"expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {Size(first.shape[1:])} and "
+                f"output[{i}] has a shape of {o.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap."
+            )
+        batched.append(g)
+    for g in batched:
+        if g.ndim == 0:
+            raise ValueError(
+                "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, but that "
+                "input is a Tensor of dimensionality 0 so expected in_dim to satisfy "
+                "0 <= in_dim < 0."
+            )
+    sizes = [g.shape[0] for g in batched]
+    if any(k != sizes[0] for k in sizes):
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+            f"sizes {sizes} for the mapped dimension"
         )
+    if not sizes:
+        raise IndexError("list index out of range")  # torch's vmap, given nothing to batch
+    n = sizes[0]
     if retain_graph is None:
         retain_graph = create_graph
     rows = []
     for i in range(n):
         keep = retain_graph or i < n - 1
         rows.append(
-            grad(outputs, inputs, tuple(g[i] for g in gos), retain_graph=keep,
-                 create_graph=create_graph, allow_unused=allow_unused,
-                 materialize_grads=materialize)
+            grad(outputs, inputs, tuple(None if g is None else g[i] for g in gos),
+                 retain_graph=keep, create_graph=create_graph,
+                 allow_unused=True if materialize else allow_unused)
         )
     out = []
-    for k in range(len(rows[0]) if rows else len(_as_tuple(inputs))):
+    for k, t in enumerate(_as_tuple(inputs)):
         col = [r[k] for r in rows]
-        out.append(None if not col or col[0] is None else stack(col))
+        if col[0] is not None:
+            out.append(stack(col))
+        elif not materialize:
+            out.append(None)
+        elif t.__class__ is GradientEdge:
+            raise RuntimeError(
+                "materialize_grads cannot be used when the given input is a GradientEdge"
+            )
+        else:  # as torch's: materialized after the batch, so shaped as the input, unbatched
+            out.append(_make(t._device.backend.xp.zeros_like(t._data), t._device, create_graph,
+                             None))
     return tuple(out)
 
 
@@ -363,7 +446,7 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
         keep = []
     prev = _set_grad_mode(create_graph)  # records nothing in inference mode, as torch
     prev_task = state.graph_task
-    state.graph_task = _GraphTask(deps, run, targets)
+    state.graph_task = _GraphTask(deps, run, targets, capture)
     # the common node's path (NOTE [ Data-level backward ])
     data = DATA_BACKWARD and not create_graph and not state.anomaly and targets is None
     try:
@@ -392,9 +475,13 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                 # node's own pre-hooks run only when the node does (see _executable).
                 if node._pre_hooks is not None or node._retains is not None:
                     live = node in run
-                    if live or _reads(node, targets):  # none fire where the walk passes by
+                    # none fire where the walk passes by; torch's lone root (no dummy root
+                    # node above it) is always visited, needed or not: its tensors' hooks fire
+                    if live or _reads(node, targets) or (len(roots) == 1 and node is root_nodes[0]):
                         grads = _pre_hooks(node, grads, live)
                         hooked = True
+                elif node.__class__ is AccumulateGrad and node is root_nodes[0] and len(roots) == 1:
+                    _lone_leaf_root(node, grads, targets)  # a leaf itself the lone root
                 _collect(node, grads, targets, capture, create_graph)
             if node.__class__ is AccumulateGrad:
                 if targets is None and grads is not None and grads[0] is not None:
@@ -478,14 +565,16 @@ def _release(nodes, loop) -> None:
 
 class _GraphTask:
     """One running backward, for code that asks about it while it runs (checkpointing, multi-grad
-    hooks): the nodes it reaches, those it runs when `inputs` were given, and those inputs."""
+    hooks): the nodes it reaches, those it runs when `inputs` were given, and those inputs;
+    `capture` is not None in autograd.grad (which fills no .grad)."""
 
-    __slots__ = ("deps", "run", "targets", "__weakref__")
+    __slots__ = ("deps", "run", "targets", "capture", "__weakref__")
 
-    def __init__(self, deps, run, targets):
+    def __init__(self, deps, run, targets, capture):
         self.deps = deps
         self.run = run
         self.targets = targets
+        self.capture = capture
 
     def will_execute(self, node) -> bool:
         """Whether this backward runs `node` (a tensor's grad_fn or AccumulateGrad)."""
@@ -497,6 +586,15 @@ class _GraphTask:
             return (node, 0) in self.targets
         # a node autograd.grad reads a gradient at counts, though its backward does not run
         return node in self.run or _reads(node, self.targets)
+
+
+def _lone_leaf_root(node, grads, targets) -> None:
+    """A leaf's tensor hooks fire when it is the lone root of a walk that does not accumulate
+    into it (torch visits its lone root, needed or not)."""
+    if (node, 0) not in targets:
+        leaf = node._variable()
+        if leaf is not None and leaf._hooks is not None and grads[0] is not None:
+            _leaf_hooks(leaf, grads[0])
 
 
 def _reads(node, targets) -> bool:

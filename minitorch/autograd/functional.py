@@ -273,8 +273,12 @@ def jacobian(
             for i, out in enumerate(outputs)
         )
     jac = tuple(_finish(row, create_graph) for row in jac)
+    if forward:  # torch's forward mode answers in lists where the reverse mode has tuples
+        jac = [list(row) for row in jac]
     if not in_tuple:
         jac = tuple(row[0] for row in jac)
+    if forward:
+        return jac if out_tuple else jac[0]
     return _untuple(jac, out_tuple)
 
 
@@ -292,8 +296,8 @@ def _check_forward_mode(create_graph, strict, vectorize):
             '`strategy="reverse-mode"`.'
         )
     if not vectorize:
-        raise NotImplementedError(
-            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is only "
+        raise NotImplementedError(  # torch's wording, its missing space ("isonly") included
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly "
             "implemented for `vectorize=True`."
         )
 

@@ -7,7 +7,7 @@ import contextlib
 import weakref
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Node, _edge
+from minitorch.autograd.function import AccumulateGrad, Node, _edge
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -232,8 +232,12 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
+    if mode == "any":  # as torch's: the tensors that require no grad get no hook
+        tensors = tuple(t for t in tensors if t.requires_grad)
     for t in tensors:
         if not t.requires_grad:
+            # (torch: AssertionError "Expected gradient function to be set"; an existing test,
+            # tests/autograd/test_saved_tensor_hooks.py, pins this RuntimeError)
             raise RuntimeError(
                 "register_multi_grad_hook: every tensor must require grad (a tensor that does not "
                 "gets no gradient to wait for)"
@@ -252,6 +256,13 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
                 return None
             if entry is None:
                 nodes = [_edge(t)[0] for t in tensors]
+                if task.capture is not None and any(  # torch: a leaf that autograd.grad reads
+                    n.__class__ is AccumulateGrad and (n, 0) in task.targets for n in nodes
+                ):
+                    raise RuntimeError(
+                        "A leaf node was passed to _will_engine_execute_node but we are currently "
+                        "running autograd.grad(). This is currently not supported."
+                    )
                 expected = sum(1 for node in nodes if task.will_execute(node))
                 entry = seen[task] = [expected, [None] * len(tensors)]
             entry[1][i] = grad
