@@ -6,7 +6,7 @@ import operator
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import cast, is_floating, not_tensor, row_major, wrap_dim
-from minitorch._ops.reduction import _accumulate_dtype, _const, _out
+from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, name_node, watch_index
@@ -107,6 +107,8 @@ class Cumsum(Function):
         else:  # the array's method: C all the way (xp.cumsum's Python wrapper would own its
             # RuntimeWarnings; NOTE [ Reductions call the ufunc ])
             out = row_major(xp, x.cumsum(axis=dim, dtype=acc))
+        if out.dtype.kind == "f":  # torch's running sum starts from +0: a leading -0.0 sums to 0.0
+            xp.add(out, 0.0, out=out)
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -158,6 +160,7 @@ def _scan_out_dtype(dtype, out, op):
 def _int_to_long(input, dtype, op):
     if dtype is not None:
         dtype = _dtype.to_dtype(dtype, op)
+        no_integral_grad(input, dtype)
         # torch has no bool scan kernel; a 0-d or empty input never reaches one (a copy)
         if dtype is _dtype.bool and input._data.ndim and input._data.size:
             raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
@@ -344,6 +347,12 @@ def _extreme_0d(input: Tensor, idx, kind: str) -> Tensor:
 
 
 def _cum_extreme(kind, input, dim, out):
+    shape = getattr(getattr(input, "_data", None), "shape", None)
+    if dim.__class__ is int and shape is not None:
+        if not shape and dim not in (-1, 0):
+            raise IndexError(f"{kind}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+        if 0 in shape and not -len(shape) <= dim < len(shape):
+            dim = 0  # torch returns an empty input's empty result before it checks the dim
     x, d, was_0d = _along(input, dim, kind)
     xp = input._device.backend.xp
     if was_0d:
@@ -448,15 +457,11 @@ class Logcumsumexp(Function):
 
 def logcumsumexp(input, dim=_MISSING, *, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
-    try:
-        floating = input.dtype.is_floating_point
-    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
-        raise not_tensor("logcumsumexp", input) from None
-    if not floating:
+    x, d, was_0d = _along(input, dim, "logcumsumexp")  # torch checks the dim first
+    if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
         )
-    x, d, was_0d = _along(input, dim, "logcumsumexp")
     if out is not None:
         _check_scan_out(input, out)
     if was_0d:
@@ -487,6 +492,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        operator.index(dim)  # (its TypeError) torch checks dim's range only to join or subtract
+        from minitorch._ops.convert import clone
+
+        return _out(name_node(clone(input), "CopyBackwards"), out)
     d = wrap_dim(operator.index(dim), input.ndim, "diff")
     parts = []
     for extra in (prepend, input, append):

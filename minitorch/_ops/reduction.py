@@ -150,6 +150,16 @@ def _accumulate_dtype(x):
     return opmath_dtype(x.dtype)
 
 
+def no_integral_grad(input, dt) -> None:
+    """torch refuses to record an integral or bool result of an input that requires grad (sum,
+    prod, cumsum... with dtype=int64), where a cast (.long()) just leaves the graph."""
+    if not (dt.is_floating_point or dt.is_complex) and input.requires_grad:
+        from minitorch.autograd.grad_mode import state
+
+        if state.enabled:
+            raise RuntimeError(f"Autograd not support dtype: {_dtype.scalar_name(dt)}")
+
+
 def _out(result, out):
     if out is None:
         return result
@@ -384,8 +394,11 @@ def sum_array(xp, x, dims, keepdim, np_dtype=None):
     # xp.add.reduce is what ndarray.sum runs, minus a Python frame in numpy/_core/_methods.py:
     # called from here, NumPy's RuntimeWarning for inf + -inf is attributed to this module and
     # silenced by minitorch's filter (torch sums to nan without a word), and the call is cheaper.
-    out = xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim)
-    return xp.asarray(out, dtype=target if acc else None)
+    if acc:
+        if x.dtype != target:  # torch rounds each element to dtype= first (1e5 to inf)
+            x = x.astype(target)
+        return xp.asarray(xp.add.reduce(x, axis=dims, dtype=acc, keepdims=keepdim), dtype=target)
+    return xp.asarray(xp.add.reduce(x, axis=dims, dtype=np_dtype, keepdims=keepdim))
 
 
 engine.sum_kernel = sum_array  # for un-broadcasting gradients (NOTE [ Data-level backward ])
@@ -411,7 +424,9 @@ def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdi
         raise not_tensor("sum", input) from None
     dims = reduce_dims(dim, x.ndim, "sum")
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "sum"))
+        dt = _dtype.to_dtype(dtype, "sum")
+        no_integral_grad(input, dt)
+        np_dtype = _dtype.numpy_dtype(dt)
     elif out is not None and isinstance(out, Tensor) and out._data.dtype != x.dtype:
         # torch sums in out's dtype: each float into an int64 out truncates first, float32 into
         # a float64 out accumulates in float64 (NOTE [ Reduction out= dtypes ])
@@ -474,6 +489,35 @@ class MeanDim(Mean):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
 
 
+class MeanInto(Mean):
+    """out = mean of a into a float16/bfloat16 dtype=, as torch: a summed in float32 and the mean
+    rounded once (mean(float64 [1e5, -1e5, 3.], dtype=float16) is 1., not inf - inf);
+    grad_a = grad / n in out's dtype, cast to a's"""
+
+    _node_name = "MeanBackward0"
+    _backward_data = None  # (Mean's would keep out's dtype)
+
+    @staticmethod
+    def forward(ctx, a, *, dims, keepdim, out_dtype):
+        x = a._data.astype("float32")
+        xp = ctx.xp
+        _setup(ctx, x, dims, keepdim)
+        ctx.n = n = _numel(x.shape, dims)
+        ctx.in_dtype = a.dtype
+        s = xp.add.reduce(x, axis=dims, keepdims=keepdim)
+        out = s / n if n else s * float("nan")
+        return row_major(xp, xp.asarray(out, dtype=out_dtype.np))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return cast(expand_back(grad, ctx) / ctx.n, ctx.in_dtype)
+
+
+class MeanDimInto(MeanInto):
+    _node_name = "MeanBackward1"
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
+
+
 def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
@@ -492,6 +536,10 @@ def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepd
                 "mean(): could not infer output dtype. Optional dtype must be either a floating "
                 f"point or complex dtype. Got: {_short(dt)}"
             )
+        if out is None and dt.itemsize < 4 and input.dtype is not dt:
+            dims = reduce_dims(dim, input._data.ndim, "mean")
+            fn = MeanInto if dim is None else MeanDimInto
+            return fn.apply(input, dims=dims, keepdim=keepdim, out_dtype=dt)
         input = cast(input, dt)
     elif not input.dtype.is_floating_point:
         raise RuntimeError(
@@ -561,30 +609,44 @@ class Prod(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # The product of the others, written so that its own derivative is right too. With z
-        # zeros in a slice and p the product of its non-zeros: z == 0: p / a_i; z == 1: p at the
-        # zero, p / a_i * (the zero) elsewhere; z == 2: p * (the other zero) at each zero, 0
-        # elsewhere; z > 2: 0. "The zero" is a sum of the zero entries: 0, with derivative 1.
         (a,) = ctx._stored_tensors
-        from minitorch._ops.pointwise import where
-
         dims, shape = ctx.dims, ctx.shape
-        g = _keepdim(grad, ctx)
-        if a._device.type == "cpu" and not (a._data == 0).any():  # (no device read)
-            # No zero: the others' product is p / a_i, torch's formula and the general one's
-            # value bit for bit, in 3 full-size passes instead of ~15 (prod of a (1000, 1000)
-            # float32, backward: 10.5 -> 2.3 ms). Its own derivative is right without zeros.
+        if not shape:  # a 0-d input is its own product: the gradient passes through, as torch's
+            return grad
+        g = _keepdim(grad, ctx).expand(shape)
+        on_host = a._device.type == "cpu"
+        if on_host and not (a._data == 0).any():  # (no device read)
+            # No zero anywhere: the others' product is p / a_i, torch's formula and values (an
+            # inf or nan factor makes the slice's gradient nan, as torch's), in 3 full-size
+            # passes. Its own derivative is right without zeros.
             p = Prod.apply(a, dims=dims, keepdim=True, np_dtype=None)
-            return g.expand(shape) * (p / a)
-        is_zero = a == 0
-        nonzero = where(is_zero, 1.0, a)
-        p = Prod.apply(nonzero, dims=dims, keepdim=True, np_dtype=None)
-        zeros = sum(is_zero, dims, True)
-        zero_sum = sum(where(is_zero, a, 0.0), dims, True)
-        at_nonzero = p / nonzero * where(zeros == 0, 1.0, where(zeros == 1, zero_sum, 0.0))
-        at_zero = p * where(zeros == 1, 1.0, where(zeros == 2, zero_sum - a, 0.0))
-        others = where(is_zero, at_zero, at_nonzero)
-        return g.expand(shape) * others
+            return g * (p / a)
+        if dims is None or len(dims) != 1 or len(shape) == 1:
+            from minitorch.autograd.grad_mode import state
+
+            if on_host and not state.enabled and (a._data == 0).sum() > 1:
+                # torch's shortcut for a full product with two zeros or more: a zero gradient
+                # (the product of the others would be nan where an inf sits beside them)
+                return _const(a._device.backend.xp.zeros(shape, dtype=a._data.dtype), a)
+            return g * _exclusive_products(a.reshape(-1), 0).reshape(shape)
+        return g * _exclusive_products(a, dims[0])
+
+
+def _exclusive_products(a: Tensor, d: int) -> Tensor:
+    """Each element's product of the others along d, as the product of those before it times
+    the product of those after it (two cumprods of shifted copies): no division, so right at
+    zeros (and beside an inf) and twice differentiable. torch's formula once a zero is present."""
+    from minitorch._ops.cumulative import cumprod
+    from minitorch._ops.shape_join import cat
+
+    n = a.shape[d]
+    if n == 0:  # nothing to multiply: an empty gradient
+        return _const(a._device.backend.xp.zeros(a.shape, dtype=a._data.dtype), a)
+    ones_shape = a.shape[:d] + (1,) + a.shape[d + 1 :]
+    one = _const(a._device.backend.xp.ones(ones_shape, dtype=a._data.dtype), a)
+    before = cumprod(cat([one, a.narrow(d, 0, n - 1)], d), d)
+    after = cumprod(cat([one, a.narrow(d, 1, n - 1).flip(d)], d), d).flip(d)
+    return before * after
 
 
 class ProdDim(Prod):
@@ -592,7 +654,11 @@ class ProdDim(Prod):
 
 
 def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
-    """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64)."""
+    """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64).
+
+    Differences from torch: on a GPU the gradient is always the product of the other factors
+    (torch looks for a zero on the host first), so an inf factor in a tensor without zeros
+    gives that product where torch's result / input gives nan."""
     if _autocast.state.any_enabled:  # (the sentinels travel on: the call below resolves them)
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
@@ -624,6 +690,7 @@ def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
         dtype = out.dtype
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "prod")
+        no_integral_grad(input, dt)
         input = cast(input, dt)
     elif x.dtype.kind in "biu":
         input = cast(input, _dtype.int64)
@@ -649,6 +716,8 @@ class Nansum(Function):
             x = xp.where(xp.isnan(x), 0, x)
         target = x.dtype if np_dtype is None else np_dtype
         acc = opmath_dtype(target)
+        if acc and x.dtype != target:  # each element rounded to dtype= first, as sum
+            x = x.astype(target)
         out = xp.add.reduce(x, axis=dims, dtype=acc or np_dtype, keepdims=keepdim)
         return xp.asarray(out, dtype=target if acc else None)
 
@@ -693,7 +762,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
         input = _nansum_out_input(input, dtype, out)
         x = input._data
     if dtype is not None:
-        np_dtype = _dtype.numpy_dtype(_dtype.to_dtype(dtype, "nansum"))
+        dt = _dtype.to_dtype(dtype, "nansum")
+        no_integral_grad(input, dt)
+        np_dtype = _dtype.numpy_dtype(dt)
     elif x.dtype.kind in "biu":
         np_dtype = _dtype.int64.np
     else:
@@ -1001,6 +1072,11 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
         raise not_tensor(op, input) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error(op, dim, keepdim)
+    if not x.size and x.ndim and dim is not None:
+        # torch checks each dim as given (its message keeps a negative one) before repeats
+        for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+            if x.shape[wrap_dim(_as_int(d, op), x.ndim, op)] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
     return _out_exact(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out, op)

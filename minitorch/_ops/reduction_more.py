@@ -213,6 +213,18 @@ class Std(Function):
 
 
 def _var_args(op, input, dim, unbiased, keepdim, correction):
+    if keepdim is _MISSING:
+        keepdim = False
+    elif isinstance(dim, bool) or (unbiased is not None and dim is _MISSING):
+        # std(x, unbiased=False, keepdim=True): the unbiased-only form takes no keepdim, the one
+        # with keepdim wants a dim
+        if isinstance(dim, bool):
+            got = "bool, keepdim=bool"
+        else:
+            got = "keepdim=bool, unbiased=bool"
+        raise no_overload(op, f"{type_name(input)}, {got}", _var_overloads(op))
+    if dim is _MISSING:
+        dim = None
     if isinstance(dim, bool):  # std(input, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -236,7 +248,8 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     except AttributeError:  # torch.std(list_of_predictions, 0): the forgotten stack
         raise no_overload(op, type_name(input), _var_overloads(op)) from None
     if not floating:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        what = op if op.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{what} only support floating point and complex dtypes")
     x = input._data
     dims = reduce_dims(dim, x.ndim, op)
     if _numel(x.shape, dims) - correction <= 0:
@@ -268,38 +281,40 @@ def _var_overloads(op):
     )
 
 
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def var(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, out=None):
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
     dims, keepdim, c, g = _var_args("var", input, dim, unbiased, keepdim, correction)
     return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+def std(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, out=None):
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
     dims, keepdim, c, g = _var_args("std", input, dim, unbiased, keepdim, correction)
     return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None):
     """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
     one: a TypeError there too)."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
-    dims, _, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
+    dims, keepdim, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
     v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
+    m = mean(input, _mean_dim(dim), keepdim)
     # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
-    return as_node((v, mean(input, dim, keepdim)), "VarMeanBackward0", (input,), saved=(input,))
+    return as_node((v, m), "VarMeanBackward0", (input,), saved=(input,))
 
 
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def _mean_dim(dim):
+    """The dim var_mean/std_mean hand to mean (None for none given or std_mean(x, unbiased))."""
+    return None if dim is _MISSING or isinstance(dim, bool) else dim
+
+
+def std_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None):
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    dims, _, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
+    dims, keepdim, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
     s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
     # one node with two outputs, as torch's kernel; it saves the input and the std
-    out = (s, mean(input, dim, keepdim))
+    out = (s, mean(input, _mean_dim(dim), keepdim))
     return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))
 
 
@@ -795,8 +810,10 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         raise not_tensor(op, input) from None
     xp = input._device.backend.xp
     if x.dtype.kind == "b" and op != "mode" and (x.size != 0 or dim is not None):
-        # torch's empty checks come first: an empty bool tensor's median is True (NaN cast),
-        # along an empty dim it is the IndexError
+        # torch's dim and empty checks come first: an empty bool tensor's median is True (NaN
+        # cast), along an empty dim it is the IndexError
+        if dim is not None:
+            wrap_dim(dim, x.ndim, op)
         if x.size == 0:
             _check_nonempty(x, (wrap_dim(dim, x.ndim, op),), "median")
         kernel = "median_cpu" if dim is None else "median_out"

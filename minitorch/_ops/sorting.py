@@ -258,11 +258,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise flag_error("topk", "largest", largest)
     if sorted.__class__ is not bool:
         raise flag_error("topk", "sorted", sorted)
-    if x.dtype.kind == "b":
-        raise RuntimeError("topk does not support bool dtypes on CPU")
-    n = x.shape[wrap_dim(dim, x.ndim, "topk")] if x.ndim else 1
+    d = wrap_dim(dim, x.ndim, "topk")  # torch checks dim, then k, then the dtype
+    n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     dim, idx = _sorted_parts(input, dim, largest, "topk")
     if x.ndim:
         idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
@@ -396,6 +397,10 @@ def unique(
 def _check_slices(shape, dim: int):
     """torch's unique(dim) and unique_consecutive(dim) refuse a 0-sized dim other than dim."""
     if any(n == 0 for d, n in enumerate(shape) if d != dim):
+        if shape[dim] == 0:  # (torch's message ends in a space)
+            raise RuntimeError(
+                "Number of zero sized dimensions is more than one, so unique cannot be applied "
+            )
         raise RuntimeError(
             "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
         )
