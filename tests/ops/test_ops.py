@@ -415,6 +415,10 @@ def test_xfail_entries_name_existing_specs():
 # each with the reason.
 # e.g. {"convert.ToDevice": "moves between devices; a row runs on one device"}
 ALLOWLIST: dict[str, str] = {
+    # a half-precision result: the table's float64 gradient checks cannot run it; values and
+    # gradients against torch's literals in tests/test_s22_reductions.py
+    "reduction.MeanInto": "mean(dtype=float16/bfloat16) of a wider input",
+    "reduction.MeanDimInto": "mean(dim, dtype=float16/bfloat16) of a wider input",
     "pointwise_misc.Heaviside": "no derivative in torch: it records only so backward can raise",
     "sorting.NoDerivative": "histogram/bincount results: records only so backward can raise",
     "sorting.NotImplementedDerivative": "unique results: records only so backward can raise",
