@@ -1,5 +1,7 @@
 """Fixes found by session 22's differential fuzzers outside the helpers' own files."""
 
+import pytest
+
 import minitorch as torch
 
 
@@ -18,3 +20,45 @@ def test_clone_channels_last_copies_an_input_already_in_that_layout():
     c = x.clone(memory_format=torch.channels_last_3d)
     x.add_(1)
     assert c.sum().item() == 0
+
+
+def test_index_ops_on_a_0d_tensor_with_an_empty_index():
+    # torch: an empty index fills/copies nothing into a 0-d tensor; index_select wants one value
+    x = torch.tensor(5.0)
+    empty = torch.tensor([], dtype=torch.long)
+    assert x.index_fill_(0, empty, 7.0).item() == 5.0
+    assert x.index_fill(0, empty, 7.0).item() == 5.0
+    assert x.index_copy_(0, empty, torch.tensor([])).item() == 5.0
+    assert x.index_fill(0, torch.tensor([0]), 7.0).item() == 7.0
+    with pytest.raises(RuntimeError, match=r"Index to scalar can have only 1 value, got 0 value"):
+        x.index_select(0, empty)
+    g = torch.tensor(2.0, dtype=torch.float64, requires_grad=True)
+    (g * 1).index_fill(0, empty, 3.0).backward()
+    assert g.grad.item() == 1.0
+
+
+def test_index_ops_out_of_range_and_dtype_texts():
+    cases = [
+        (lambda: torch.zeros(3).index_select(0, torch.tensor([3])), IndexError,
+         "index out of range in self"),
+        (lambda: torch.zeros(3, 2).index_select(0, torch.tensor([-1])), IndexError,
+         "index out of range in self"),
+        (lambda: torch.zeros(3).index_add_(0, torch.tensor([3]), torch.ones(1)), IndexError,
+         "index out of range in self"),
+        (lambda: torch.zeros(3, 2).index_add_(0, torch.tensor([3]), torch.ones(1, 2)),
+         RuntimeError, "index 3 is out of bounds for dimension 0 with size 3"),
+        (lambda: torch.zeros(3).index_fill_(0, torch.tensor([-4]), 1.0), IndexError,
+         "index -4 is out of bounds for dimension 0 with size 3"),
+        (lambda: torch.zeros(3).index_copy_(0, torch.tensor([3]), torch.ones(1)), IndexError,
+         "index_copy_(): index 3 is out of bounds for dimension 0 with size 3"),
+        (lambda: torch.zeros(3).index_add(0, torch.tensor([1], dtype=torch.short), torch.ones(1)),
+         RuntimeError, "index_add_(): Expected dtype int32/int64 for index but got: Short"),
+        (lambda: torch.zeros(0).take(torch.tensor([0])), IndexError,
+         "take(): tried to take from an empty tensor"),
+        (lambda: torch.zeros(0).put_(torch.tensor([0]), torch.ones(1)), IndexError,
+         "put_(): Tried to put elements into an empty tensor"),
+    ]  # fmt: skip
+    for fn, err, text in cases:
+        with pytest.raises(err) as info:
+            fn()
+        assert str(info.value) == text

@@ -130,6 +130,10 @@ def _index_array(x: Tensor, index, op: str, vector: bool = True):
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
     if not is_index_dtype(index._data.dtype):
+        if op == "index_add":  # torch's wording there
+            raise RuntimeError(
+                f"index_add_(): Expected dtype int32/int64 for index but got: {_short(index.dtype)}"
+            )
         raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
     if vector and index._data.ndim > 1:
         raise IndexError(f"{op}(): Index is supposed to be a vector")
@@ -158,10 +162,16 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
                 raise RuntimeError(
                     f"INDICES element is out of DATA bounds, id={value} axis_dim={n}"
                 )
+            if op == "index_select" or (op == "index_add" and len(shape) <= 1):
+                raise IndexError("index out of range in self")  # torch's embedding-style text
             # torch's classes: index_add of a matrix raises RuntimeError, the rest IndexError
-            err = RuntimeError if op == "index_add" and len(shape) > 1 else IndexError
-            raise err(f"{op}(): index {value} is out of bounds for dimension {dim} with size {n}")
-    if not shape:  # a 0-d tensor acts as one element: index [0] selects it
+            err = RuntimeError if op == "index_add" else IndexError
+            prefix = "index_copy_(): " if op == "index_copy_" else ""
+            raise err(f"{prefix}index {value} is out of bounds for dimension {dim} with size {n}")
+    if not shape:  # a 0-d tensor acts as one element: index [0] selects it, [] nothing
+        if not idx.size:
+            nothing = (x._device.backend.xp.asarray(False),)
+            return IndexPlan(None, nothing, None, "Alias", (), (0,), True)
         return IndexPlan(None, (Ellipsis,), None, "Alias", (), (), True)
     key = (slice(None),) * dim + (idx,)
     out_shape = shape[:dim] + idx.shape + shape[dim + 1 :]
@@ -172,7 +182,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """input's slices at index along dim. Mirrors torch.index_select."""
     dim = wrap_dim(dim, input._data.ndim, "index_select")
     idx = _index_array(input, index, "index_select")
-    if input._data.ndim == 0 and idx.size > 1:
+    if input._data.ndim == 0 and idx.size != 1:
         raise RuntimeError(
             f"index_select(): Index to scalar can have only 1 value, got {idx.size} value(s)"
         )
@@ -626,6 +636,10 @@ def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
         )
     idx = _index_array(input, index, op, vector=False)
     n = input._data.size
+    if idx.size and not n:  # torch's texts, from shapes alone
+        if op == "take":
+            raise IndexError("take(): tried to take from an empty tensor")
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     if input._device.type == "cpu" and idx.size:
         bad = (idx >= n) | (idx < -n)
         if bad.any():
