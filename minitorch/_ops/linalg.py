@@ -341,8 +341,8 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None):
         )
     if out is not None and out.dtype is not b.dtype:  # torch's batched out= follows batch2
         raise _dtype.out_dtype_error(b.dtype, out.dtype)
+    _no_bool(a, "bmm")  # (torch's kernel dispatch on batch1's dtype speaks first)
     _check_bmm_dtype(a, b)
-    _no_bool(a, "bmm")
 
 
 def _broadcast_batch(sa, sb):
@@ -351,14 +351,15 @@ def _broadcast_batch(sa, sb):
     sa = (1,) * (n - len(sa)) + tuple(sa)
     sb = (1,) * (n - len(sb)) + tuple(sb)
     out = []
-    for i, (x, y) in enumerate(zip(sa, sb, strict=False)):
+    for i in range(n - 1, -1, -1):  # torch reports the last mismatch (scanning from the right)
+        x, y = sa[i], sb[i]
         if x != y and x != 1 and y != 1:
             raise RuntimeError(
                 f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
                 f"non-singleton dimension {i}"
             )
         out.append(y if x == 1 else x)
-    return tuple(out)
+    return tuple(out[::-1])
 
 
 def _prod(shape) -> int:
@@ -516,7 +517,7 @@ def vdot(input, other, *, out=None):
     """dot with the first argument conjugated (real tensors: dot). Mirrors torch.vdot."""
     _require_tensor(input, "vdot", "input", 1)
     _require_tensor(other, "vdot", "other", 2)
-    _check_dot(input, other, "vdot", _out_tensor(out))
+    _check_dot(input, other, "dot", _out_tensor(out))  # (torch names dot)
     return _write(Vdot.apply(input, other), out, "dot")
 
 
@@ -564,7 +565,7 @@ def outer(input, vec2, *, out=None):
     """Outer product of two vectors. Mirrors torch.outer."""
     _require_tensor(input, "outer", "input", 1)
     _require_tensor(vec2, "outer", "vec2", 2)
-    for name, v in (("vec1", input), ("vec2", vec2)):
+    for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
     return _write(_outer(input, vec2), out)
@@ -695,21 +696,30 @@ def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
     _require_tensors("addmv", _MV_NAMES, (input, mat, vec))
+    _check_addmv_shapes(input._data.shape, mat._data.shape, vec._data.shape)
     if input.dtype is not mat.dtype or mat.dtype is not vec.dtype:
         raise RuntimeError(
             f"addmv input tensors must have the same dtype, but got {_short(input.dtype)}, "
             f"{_short(mat.dtype)}, and {_short(vec.dtype)}"
-        )
-    if mat.ndim == 2 and vec.ndim == 1 and input._data.shape not in ((), (1,), mat.shape[:1]):
-        raise RuntimeError(
-            f"size mismatch, got input ({_dims_str(input._data.shape)}), mat "
-            f"({_dims_str(mat._data.shape)}), vec ({vec._data.shape[0]})"
         )
     args = (input, mat, vec)
     r = _in_float32(addmv, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mv(mat, vec), beta, alpha, "addmv")
     return _write(as_node(r, "AddmvBackward0", args), out, "gemm")
+
+
+def _check_addmv_shapes(si, sm, sv):
+    """torch's addmv checks, before the dtypes: the ranks, then the sizes (its message names
+    input's first size, an IndexError for a 0-d input)."""
+    if len(si) > 1 or len(sm) != 2 or len(sv) != 1:
+        ranks = f"{len(si)}, {len(sm)}, {len(sv)}"
+        raise RuntimeError(f"vector + matrix @ vector expected, got {ranks}")
+    if sm[1] == sv[0] and (_prod(si) == 1 or si[0] == sm[0]):
+        return
+    if not si:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    raise RuntimeError(f"size mismatch, got input ({si[0]}), mat ({sm[0]}x{sm[1]}), vec ({sv[0]})")
 
 
 def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
@@ -745,6 +755,7 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)
     _require_tensors("addbmm", _BMM_NAMES, (input, batch1, batch2))
+    _check_addbmm_shapes(input, batch1, batch2)  # (torch checks the shapes first)
     _check_addmm_dtypes(input, batch1, batch2)
     args = (input, batch1, batch2)
     dt = batch2.dtype
@@ -757,6 +768,24 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
         product = _sum(bmm(batch1, batch2), 0, dtype=None if dt.is_floating_point else dt)
         r = _scaled_sum(input, product, beta, alpha, "addbmm")
     return _write(as_node(r, "AddbmmBackward0", args), out, "gemm")
+
+
+def _check_addbmm_shapes(input, batch1, batch2):
+    """torch's addbmm checks, in its order: input against the result, then the batches and the
+    inner sizes (its own message, not bmm's)."""
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if len(s1) != 3 or len(s2) != 3:
+        return  # bmm's checks
+    if input._data.shape != (s1[1], s2[2]):
+        input.expand((s1[1], s2[2]))  # torch's broadcast error, naming both shapes
+    if s1[0] != s2[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {s1[0]} and {s2[0]}"
+        )
+    if s1[2] != s2[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({s1[1]}x{s1[2]} and {s2[1]}x{s2[2]})"
+        )
 
 
 def _addbmm_half(input, batch1, batch2, beta, alpha):

@@ -199,7 +199,9 @@ def linalg_matrix_power(input, n, *, out=None):
     torch.linalg.matrix_power."""
     A = input
     # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
-    _check_matrix(A, "linalg.matrix_power", floating=n < 0)
+    _check_matrix(A, "linalg.matrix_power", floating=False)
+    if n < 0:  # (torch's inv refuses the dtype, in its own words)
+        _check_matrix(A, "linalg.inv")
     if out is not None:  # (an unsafe cast refused by name; a product also refuses other floats)
         _check_castable(A.dtype, out, "matrix_power")
     if n == 0:
@@ -270,7 +272,13 @@ def linalg_cond(input, p=None, *, out=None):
         return _autocast.call(linalg_cond, _autocast.FP32_CPU, (A, p), {"out": out})
     from minitorch._ops.reduction_more import matrix_norm
 
-    _check_matrix(A, "linalg.cond", square=p not in (None, 2, -2))
+    if p in (None, 2, -2):
+        _check_matrix(A, "linalg.cond", square=False)  # (svd's words for the dtype)
+    else:  # torch names the order in the shape checks, and inv in the dtype's
+        if not isinstance(p, str):
+            _check_matrix(A, "linalg.cond", square=False, floating=False)
+        _check_matrix(A, f"linalg.cond(ord={p})", floating=False)
+        _check_matrix(A, "linalg.inv")
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
         if not s.shape[-1]:  # empty matrices: torch's 0

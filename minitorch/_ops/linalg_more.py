@@ -107,8 +107,8 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     )
 
 
-def _check_int_scalars(input, op, **scalars):
-    if input.dtype.is_floating_point:
+def _check_int_scalars(dt, op, **scalars):
+    if dt.is_floating_point:
         return
     for name, value in scalars.items():
         if isinstance(value, float):
@@ -127,8 +127,11 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
         _require_tensor(v, "addr", name, 2 if name == "vec1" else 3)
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
-    _check_int_scalars(input, "addr", beta=beta, alpha=alpha)
-    if input.dtype == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
+    # the scalars are checked against (and cast to) the result's dtype, not input's
+    # (all three promote as tensors: a 0-d input does not rank below the vectors)
+    rt = _dtype.promote_types(_dtype.promote_types(input.dtype, vec1.dtype), vec2.dtype)
+    _check_int_scalars(rt, "addr", beta=beta, alpha=alpha)
+    if rt == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
         beta, alpha = bool(beta), bool(alpha)
     dt = input.dtype
     if dt in _dtype.HALF_FLOATS and vec1.dtype is dt and vec2.dtype is dt:
@@ -145,10 +148,16 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
         product = product * alpha
     if beta == 0:
         result = product
-        if result.dtype != input.dtype:
-            result = cast(result, _dtype.promote_types(result.dtype, input.dtype))
+        if input.requires_grad:  # input's values are ignored, but it gets torch's zero gradient
+            from minitorch._ops.pointwise import where
+
+            result = where(input.new_zeros((), dtype=_dtype.bool), input, result)
+        if result.dtype != rt:
+            result = cast(result, rt)
     else:
         result = (input * beta if beta != 1 else input) + product
+        if result.dtype != rt:
+            result = cast(result, rt)
     return _write(as_node(result, "AddrBackward0", (input, vec1, vec2)), out)
 
 
@@ -175,10 +184,6 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     _require_tensor(other, "linalg_cross", "other", 2)
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    if input.dtype != other.dtype:
-        raise RuntimeError(
-            f"expected scalar type {_short(input.dtype)} but found {_short(other.dtype)}"
-        )
     if input.ndim == 0:  # torch's dim check (wrap_dim would take a 0-d tensor as 1-d)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.ndim, "linalg.cross")
@@ -186,6 +191,13 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     if na != 3 or nb != 3:
         raise RuntimeError(
             f"linalg.cross: inputs dimension {dim} must have length 3. Got {na} and {nb}"
+        )
+    # torch's kernel dispatch speaks next: no bool kernel (input's dtype), then the mix
+    if input.dtype == _dtype.bool:
+        raise NotImplementedError("\"cross\" not implemented for 'Bool'")
+    if input.dtype != other.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_short(input.dtype)} but found {_short(other.dtype)}"
         )
     a = [input.narrow(d, i, 1) for i in range(3)]
     b = [other.narrow(d, i, 1) for i in range(3)]
@@ -460,7 +472,7 @@ def chain_matmul(*matrices, out=None):
             raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
     if len(matrices) == 1:
         return _write(matrices[0].clone(), out)
-    return _write_multi_dot(_multiply(list(matrices)), out)
+    return linalg_multi_dot(list(matrices), out=out)  # (torch's checks and messages too)
 
 
 def _multiply(mats):
@@ -482,26 +494,26 @@ def linalg_multi_dot(tensors, *, out=None):
         raise RuntimeError(f"multi_dot(): the first tensor must be 1D or 2D but got {first.ndim}D")
     if last.ndim not in (1, 2):
         raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last.ndim}D")
-    for i, t in enumerate(tensors[1:-1], 1):
-        if t.ndim != 2:
-            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
-    for i, t in enumerate(tensors):
-        if t.dtype != first.dtype:
-            raise RuntimeError(
-                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                f"{_ctype_name(first.dtype)} and tensor {i} {_ctype_name(t.dtype)}"
-            )
     mats = list(tensors)
     if first.ndim == 1:
         mats[0] = first.unsqueeze(0)
     if last.ndim == 1:
         mats[-1] = last.unsqueeze(1)
-    for i in range(n - 1):
-        a, b = mats[i], mats[i + 1]
-        if a.shape[1] != b.shape[0]:
+    # torch's order: each middle tensor's rank, dtype, then its product with the one before;
+    # the last tensor's dtype and product after them
+    for i in range(1, n):
+        t = tensors[i]
+        if i < n - 1 and t.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D")
+        if t.dtype != first.dtype:
             raise RuntimeError(
-                f"multi_dot(): tensors {i} and {i + 1} with shapes {list(tensors[i].shape)} and "
-                f"{list(tensors[i + 1].shape)} cannot be multiplied"
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{_ctype_name(first.dtype)} and tensor {i} {_ctype_name(t.dtype)}"
+            )
+        if mats[i - 1].shape[1] != mats[i].shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} "
+                f"and {list(t.shape)} cannot be multiplied"
             )
     r = _multiply(mats)
     if first.ndim == 1:

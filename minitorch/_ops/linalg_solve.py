@@ -97,23 +97,36 @@ _exact_out = with_out(exact=True)  # a with_out for tuple results that refuses o
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if not isinstance(a, Tensor):
         raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(a).__name__}")
+    name = _MESSAGE_NAME.get(op, op)  # the op torch's checks run in (svdvals: svd's)
     if a.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+        if op == "linalg.pinv":
+            _low_precision(a, op)
+        raise RuntimeError(
+            _FEW_DIMS.get(op, "{}: The input tensor A must have at least 2 dimensions.").format(
+                name, list(a.shape)
+            )
+        )
+    m, n = a._data.shape[-2:]
+    if square and m != n and op not in _DTYPE_FIRST:  # (most check the shape first)
+        raise RuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {m} by {n} matrices"
+        )
     if floating and not a.dtype.is_floating_point:
         if op in _KERNEL_DISPATCH_FIRST:  # torch's kernel dispatch refuses it before any check
             raise NotImplementedError(
                 f"\"{_LOW_PRECISION[op]}\" not implemented for '{_short(a.dtype)}'"
             )
+        if op in ("linalg.pinv", "linalg.matrix_rank"):
+            _low_precision(a, op)
         raise RuntimeError(
-            f"{op}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
+            f"{name}: Expected a floating point or complex tensor as input. Got {_short(a.dtype)}"
+        )
+    if square and m != n:
+        raise RuntimeError(
+            f"{name}: A must be batches of square matrices, but they are {m} by {n} matrices"
         )
     if floating and a.dtype in _dtype.HALF_FLOATS:
         _low_precision(a, op)
-    m, n = a._data.shape[-2:]
-    if square and m != n:
-        raise RuntimeError(
-            f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
-        )
 
 
 # torch's LAPACK-backed ops refuse half-precision matrices, each in its own words: a kernel name
@@ -147,6 +160,25 @@ _KERNEL_DISPATCH_FIRST = frozenset(
     )
 )
 _ONLY_FLOAT_DOUBLE = "This function doesn't handle types other than float and double"
+# ops whose dtype torch checks before the matrices' shape
+_DTYPE_FIRST = frozenset(("linalg.solve", "linalg.solve_ex"))
+# ops whose checks torch runs inside another op, naming that one
+_MESSAGE_NAME = {
+    "linalg.svdvals": "linalg.svd",
+    "linalg.eigvalsh": "linalg.eigh",
+    "linalg.cond": "linalg.svd",
+}
+# torch's own words for a tensor of fewer than 2 dims ({0}: the op's name, {1}: the shape)
+_FEW_DIMS = {
+    "linalg.matrix_rank": "torch.linalg.matrix_rank: The input tensor input must have at least 2 "
+    "dimensions.",
+    "linalg.cond": "linalg.cond: The input tensor must have at least 2 dimensions.",
+    "linalg.lu": "linalg.lu: Expected tensor with 2 or more dimensions. Got size: {1} instead",
+    "linalg.lu_factor": "torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {1} "
+    "instead",
+    "linalg.lu_factor_ex": "torch.lu_factor: Expected tensor with 2 or more dimensions. Got "
+    "size: {1} instead",
+}
 
 
 def _low_precision(a, op: str):
