@@ -206,12 +206,12 @@ def arange(
     start_d, end_d, step_d = float(start), float(end), float(step)
     if not (math.isfinite(start_d) and math.isfinite(end_d)):
         raise RuntimeError(f"unsupported range: {_fmt(start_d)} -> {_fmt(end_d)}")
+    if not (step_d > 0 or step_d < 0):  # (a nan step too, as torch's test)
+        raise RuntimeError("step must be nonzero")
     if dt._kind == 1:  # torch converts the arguments to the (integer) accumulation type first
         xstart, xstep = int(start), int(step)
     else:
         xstart, xstep = start_d, step_d
-    if step_d == 0:
-        raise RuntimeError("step must be nonzero")
     if dt is _dtype.int64:
         if xstep == 0:  # a float step that truncates to 0
             raise ValueError("step must be nonzero")
@@ -254,7 +254,7 @@ def _arange_device(xp, start, step, n, dt):
 
 
 def range(
-    start=0,
+    start=None,
     end=None,
     step=1,
     *,
@@ -272,8 +272,10 @@ def range(
         UserWarning,
         stacklevel=2,
     )
-    if end is None:
-        start, end = 0, start
+    if start is None:  # torch's parser, its wording as it is
+        raise TypeError('range() missing 2 required positional argument: "start", "end"')
+    if end is None:  # torch.range has no one-argument form
+        raise TypeError('range() missing 1 required positional arguments: "end"')
     start, end, step = (
         _num(v, "range", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
     )
@@ -292,7 +294,7 @@ def _range(start, end, step, dt, dev) -> Tensor:
     (range(0, 0.3, 0.1, dtype=half) has 4 elements where float64 would give 3), else float64."""
     if dt is _dtype.bool:
         raise NotImplementedError("\"range_cpu\" not implemented for 'Bool'")
-    if float(step) == 0:
+    if not (float(step) > 0 or float(step) < 0):  # (a nan step too)
         raise RuntimeError("step must be nonzero")
     if dt._kind == 1:
         acc = int
@@ -390,12 +392,11 @@ _C10_NAMES = {
 
 def _to_range_dtype(value, dt):
     """start or end as torch's linspace converts it to the dtype before interpolating: a
-    checked conversion (RuntimeError beyond the dtype's finite range; inf and nan pass), and an
-    unsigned dtype wraps what it accepts below 0 (uint8 takes -1 as 255)."""
+    checked conversion (RuntimeError beyond the dtype's finite range; inf and nan pass into a
+    float dtype, not an integer one), and an unsigned dtype wraps what it accepts below 0 (uint8
+    takes -1 as 255)."""
     name = _dtype.numpy_dtype(dt).name
     if dt._kind == 1:
-        if isinstance(value, float) and math.isnan(value):
-            return value
         info = np.iinfo(name)
         lowest = -int(info.max) if info.min == 0 else int(info.min)  # c10 allows -max unsigned
         fits = lowest <= value <= int(info.max)
@@ -460,12 +461,19 @@ def linspace(
         keywords["requires_grad"] = requires_grad
         raise _space_type_error("linspace", given, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
-    if dt is _dtype.bool:
+    if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
     if steps <= 1:
-        value = int(start) if dt._kind == 1 else start
+        if steps and dt._kind == 1:  # the fill's checked conversion (-1 into uint8 wraps)
+            start = _to_range_dtype(start, dt)
+        if not steps:
+            value = 0
+        elif dt._kind == 1:
+            value = int(start)
+        else:
+            value = bool(start) if dt is _dtype.bool else start
         with np.errstate(over="ignore"):  # unchecked here, as torch's fill: 1e5 -> half inf
             arr = _build(lambda xp: xp.full((steps,), value, dtype=npdt), dev)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
@@ -484,7 +492,7 @@ def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
     npdt = _dtype.numpy_dtype(dt)
     base = float(base)
     if steps == 1:
-        vals = [math.pow(base, float(start))]
+        vals = [_pow(base, float(start))]
     else:
         if dt._kind == 1:
             s, e = int(start), int(end)
@@ -506,11 +514,15 @@ def _logspace_host(start, end, steps: int, base, dt) -> np.ndarray:
 
 
 def _pow(x: float, y: float) -> float:
+    """C's pow: 0 to a negative power is inf (-inf for -0 to an odd integer power)."""
     try:
         return math.pow(x, y)
     except OverflowError:
         return math.inf
-    except ValueError:  # a negative base to a fractional power
+    except ValueError:  # a negative base to a fractional power, or 0 to a negative one
+        if x == 0 and y < 0:
+            odd = y == math.floor(y) and math.fmod(y, 2) != 0
+            return math.copysign(math.inf, x) if odd else math.inf
         return math.nan
 
 
@@ -549,8 +561,12 @@ def logspace(
         keywords["requires_grad"] = requires_grad
         raise _space_type_error("logspace", args, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
-    if dt is _dtype.bool:
+    if dt is _dtype.bool and steps:
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    if not steps:
+        return _require_grad(linspace(0, 0, 0, dtype=dt, device=device), requires_grad)
+    if dt._kind == 1:  # start and end converted as linspace's
+        start, end = _to_range_dtype(start, dt), _to_range_dtype(end, dt)
     with np.errstate(invalid="ignore", over="ignore"):
         host = _logspace_host(start, end, steps, base, dt)
     dev = _device(device)

@@ -1,5 +1,7 @@
 """Fixes found by session 22's differential fuzzers outside the helpers' own files."""
 
+import math
+
 import pytest
 
 import minitorch as torch
@@ -62,3 +64,41 @@ def test_index_ops_out_of_range_and_dtype_texts():
         with pytest.raises(err) as info:
             fn()
         assert str(info.value) == text
+
+
+def test_range_factories_edge_cases_as_torch():
+    nan = float("nan")
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        torch.arange(0, 5, nan)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        torch.arange(0, 5, nan, dtype=torch.int64)
+    with pytest.warns(UserWarning, match="deprecated"):
+        with pytest.raises(
+            TypeError, match='range\\(\\) missing 1 required positional arguments: "end"'
+        ):
+            torch.range(3)
+    # bool: torch fills 0 or 1 element of any dtype, refuses more
+    assert torch.linspace(3, 1, 1, dtype=torch.bool).tolist() == [True]
+    assert torch.linspace(0, 1, 0, dtype=torch.bool).shape == (0,)
+    assert torch.logspace(0, 1, 0, dtype=torch.bool).shape == (0,)
+    with pytest.raises(NotImplementedError, match="linspace_cpu"):
+        torch.linspace(0, 1, 2, dtype=torch.bool)
+    # integer dtypes: nan/inf/out-of-range endpoints are c10's overflow error, also for one step
+    for args, dt, name in [
+        ((nan, 1, 3), torch.int64, "int64_t"),
+        ((0, float("inf"), 3), torch.int32, "int"),
+        ((nan, 1, 1), torch.int16, "int16_t"),
+        ((300, 1, 1), torch.uint8, "uint8_t"),
+    ]:
+        with pytest.raises(RuntimeError, match=f"converted to type {name} without overflow"):
+            torch.linspace(*args, dtype=dt)
+    with pytest.raises(RuntimeError, match="int64_t without overflow"):
+        torch.logspace(nan, 1, 1, dtype=torch.int64)
+    assert torch.linspace(-1, 1, 1, dtype=torch.uint8).tolist() == [255]
+    assert torch.linspace(nan, 1, 0, dtype=torch.int16).shape == (0,)
+    assert torch.logspace(nan, 1, 0, dtype=torch.int64).shape == (0,)
+    # C's pow: 0 ** negative is inf, -0 ** odd negative -inf; a negative base ** 0.5 nan
+    assert torch.logspace(-1, 1, 3, base=0.0).tolist() == [float("inf"), 1.0, 0.0]
+    assert torch.logspace(-1, 1, 3, base=-0.0).tolist() == [float("-inf"), 1.0, -0.0]
+    assert math.isnan(torch.logspace(0.5, 1, 1, base=-2).item())
+    assert torch.logspace(0, 1, 1, base=-2).tolist() == [1.0]
