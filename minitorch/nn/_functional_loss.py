@@ -310,11 +310,13 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     dim, t_dim = len(shape), len(t_shape)
     if dim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {dim})")
-    if dim != 1 and (t_dim == 0 or shape[0] != t_shape[0]):
-        got = t_shape[0] if t_dim else 0  # (torch counts a 0-d target as a batch of 0)
+    got = t_shape[0] if t_dim else 0  # (torch counts a 0-d target as a batch of 0)
+    if dim != 1 and shape[0] != got:
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
+    if dim == 2 and t_dim == 0:  # an empty batch against a 0-d target: torch reads its size
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if dim <= 2 and t_dim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if dim == 1 and t_dim == 1 and t_shape[0] != 1:
@@ -342,7 +344,10 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     if weight is not None:
         if not isinstance(weight, Tensor):
             raise not_tensor("nll_loss_nd", weight, "weight", 3)
-        if weight.ndim != 1 or weight.shape[0] != n_classes:
+        if dim > 2:  # torch's spatial kernels count the weight's elements only
+            if weight.numel() != n_classes:
+                raise RuntimeError("weight tensor should be defined either for all or no classes")
+        elif weight.ndim != 1 or weight.shape[0] != n_classes:
             raise RuntimeError(
                 f"weight tensor should be defined either for all {n_classes} classes or no "
                 f"classes but got weight tensor of shape: {list(weight.shape)}"
@@ -392,6 +397,8 @@ def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str
             f"The function '{op}' is not differentiable with respect to argument 'weight'. "
             "This input cannot have requires_grad True."
         )
+    if weight is not None and weight.ndim != 1:  # (C, 1), (1, C), ... for a spatial input
+        weight = weight.reshape(-1)
     one = logp.ndim == 1  # one sample of C classes
     watch = (logp, target) if one else None  # the tensors torch saves (and checks at backward)
     if one:
@@ -465,15 +472,21 @@ def cross_entropy(
                 f"probabilities, got {_short(target.dtype)}"
             )
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    class_dim = 0 if len(shape) == 1 else 1
+    n_classes = shape[class_dim]
+    if shape == t_shape:  # class probabilities: torch checks the target's dtype first
+        if not target.dtype.is_floating_point:
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, got "
+                f"{_short(target.dtype)}"
+            )
+        if ignore_index >= 0:  # torch refuses a class index only; a negative one passes
+            raise RuntimeError("ignore_index is not supported for floating point target")
     if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
         raise RuntimeError(
             f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
         )
-    class_dim = 0 if len(shape) == 1 else 1
-    n_classes = shape[class_dim]
     if shape == t_shape:
-        if ignore_index >= 0:  # torch refuses a class index only; a negative one passes
-            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
     logp = _ops.log_softmax(input, class_dim)
     nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
@@ -485,6 +498,13 @@ def cross_entropy(
     if weight is None:
         w = mask.to(logp.dtype)
     else:
+        if weight.ndim != 1:  # (the spatial nll_loss takes it; torch's smoothing term not)
+            if weight.shape[0] != weight.numel():
+                view = [1, weight.shape[0]] + [1] * (logp.ndim - 2)
+                raise RuntimeError(f"shape '{view}' is invalid for input of size {weight.numel()}")
+            raise RuntimeError(
+                "Index tensor must have the same number of dimensions as input tensor"
+            )
         w = weight[_ops.where(mask, target, 0)] * mask
         logp = logp * weight.reshape((n_classes,) + (1,) * (logp.ndim - 2))
     smooth = (-logp.sum(1)).masked_fill(~mask, 0.0)
@@ -517,8 +537,8 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
     if weight is not None:
         if weight.ndim != 1 or weight.shape[0] != n_classes:
             raise RuntimeError(
-                f"weight tensor should be defined either for all {n_classes} classes or no "
-                f"classes but got weight tensor of shape: {list(weight.shape)}"
+                f"cross_entropy: weight tensor should be defined either for all {n_classes} "
+                f"classes or no classes but got weight tensor of shape: {list(weight.shape)}"
             )
         terms = terms * weight.reshape((n_classes,) + (1,) * (input.ndim - class_dim - 1))
     if reduction == "none":
@@ -836,6 +856,8 @@ def gaussian_nll_loss(
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = full_like(input, float(var))
+    if _on_host(var) and var.numel() and bool((var._data < 0).any()):
+        raise ValueError("var has negative entry/entries")  # (torch: before the size check)
     if var.shape != input.shape:
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)  # one variance per sample (homoscedastic)
@@ -848,8 +870,11 @@ def gaussian_nll_loss(
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if _on_host(var) and var.numel() and bool((var._data < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    if not var.dtype.is_floating_point:  # torch clamps a copy in place with a float eps
+        raise RuntimeError(
+            f"result type {_short(_dtype.get_default_dtype())} can't be cast to the desired "
+            f"output type {_dtype.CPP_NAMES[var.dtype.name]}"
+        )
     # torch clamps a copy of var in place under no_grad: the values are clamped, the gradient
     # passes as if unclamped
     var = var + (_ops.clamp(var, min=eps) - var).detach()

@@ -201,6 +201,23 @@ def triplet_margin_with_distance_loss(
     return _reduce(_clamp_min(margin + d_pos - d_neg), reduction)
 
 
+def _soft_margin_int_input(input: Tensor, target: Tensor) -> None:
+    """torch's error for a bool or integer input: its kernel negates the input, then writes the
+    floating result into a tensor of input's dtype."""
+    if input.dtype == _dtype.bool:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+            "to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    dt = _dtype.binary_dtype(input.dtype, input.ndim, target.dtype, target.ndim)
+    if not dt.is_floating_point:
+        dt = _dtype.get_default_dtype()
+    raise RuntimeError(
+        f"result type {_dtype.scalar_name(dt)} can't be cast to the desired output type "
+        f"{_dtype.scalar_name(input.dtype)}"
+    )
+
+
 def soft_margin_loss(
     input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean"
 ) -> Tensor:
@@ -215,6 +232,8 @@ def soft_margin_loss(
 
     if target._data.shape != input._data.shape:
         check_fits(input._data.shape, target)  # torch writes the loss into input's shape
+    if not input.dtype.is_floating_point:
+        _soft_margin_int_input(input, target)
     original = target
     target = _like_input(target, input)
     # input first: shapes that do not broadcast name input as tensor a, as torch does
@@ -300,7 +319,7 @@ def _check_multi_margin(input: Tensor, target: Tensor, p, weight) -> None:
     _check_long(target)
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(
-            f"multi_margin_loss: expected scalar type {_dtype.scalar_name(input.dtype)} but "
+            f"expected scalar type {_dtype.scalar_name(input.dtype)} but "
             f"found {_dtype.scalar_name(weight.dtype)}"
         )
     if target._device.type == "cpu" and target.numel():  # see NOTE [ Checks that read values ]
@@ -346,8 +365,8 @@ def multi_margin_loss(
     if weight is not None:
         z = z * weight[y].unsqueeze(1)
     loss = z.sum(1) / c
-    if one and reduction == "none":
-        loss = loss.reshape(target.shape)
+    if reduction == "none":  # torch's per-sample losses take the target's shape: a 0-d
+        loss = loss.reshape(target.shape)  # target gives a 0-d loss, even for a (1, C) input
     else:
         loss = _reduce(loss, reduction)
     hidden = (("weight", weight),)

@@ -82,6 +82,22 @@ def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads) ->
                 "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D but found "
                 f"{key.ndim}-D and {value.ndim}-D tensors respectively"
             )
+        if key_padding_mask is not None and key_padding_mask.ndim != 1:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D but "
+                f"found {key_padding_mask.ndim}-D tensor instead"
+            )
+        if attn_mask is not None:
+            if attn_mask.ndim not in (2, 3):
+                raise AssertionError(
+                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D "
+                    f"but found {attn_mask.ndim}-D tensor instead"
+                )
+            want = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.ndim == 3 and tuple(attn_mask.shape) != want:
+                raise AssertionError(
+                    f"Expected `attn_mask` shape to be {want} but got {attn_mask.shape}"
+                )
         return False
     raise AssertionError(
         f"query should be unbatched 2D or batched 3D tensor but received {query.ndim}-D query "

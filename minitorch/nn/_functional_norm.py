@@ -484,7 +484,7 @@ def rms_norm(
     shape = _normalized_shape(normalized_shape, "rms_norm")
     if input.ndim < len(shape):
         raise ValueError(
-            f"rms_norm: Input tensor must have at least {len(shape)} dimensions, but got "
+            f"Input tensor must have at least {len(shape)} dimensions, but got "
             f"{input.ndim}"
         )
     _check_normalized(input, shape, weight, None, star="*")
@@ -520,6 +520,14 @@ def local_response_norm(
         )
     if input.numel() == 0:
         return input
+    if size <= 0:  # torch averages with avg_pool, which refuses the window (C++ size / 2)
+        if size <= -2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got pad=0, "
+                f"kernel_size={size} and dilation=1"
+            )
+        got = f"kH: {size} kW: 1" if dim == 3 else f"kT: {size} kH: 1 kW: 1"
+        raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
     from minitorch.nn._functional_pad import pad
 
     sq = input * input

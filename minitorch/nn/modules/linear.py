@@ -95,6 +95,8 @@ class Bilinear(Module):
             self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
+        if in1_features <= 0:  # (the initial bound divides by its square root)
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
         self.reset_parameters()
 
     def reset_parameters(self) -> None:

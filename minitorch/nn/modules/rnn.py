@@ -231,8 +231,10 @@ class RNNBase(Module):
         else:
             batch_sizes = None
             if input.ndim not in (2, 3):
+                what = " tensor" if self._name() == "RNN" else ""  # (torch's RNN says "4D tensor")
                 raise ValueError(
-                    f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D instead"
+                    f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D{what} "
+                    "instead"
                 )
             unbatched = input.ndim == 2
             # an unbatched input gets its batch dimension where batch_first puts it, as in torch

@@ -17,13 +17,15 @@ from minitorch.nn.parameter import Parameter
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
-def _padding_idx(padding_idx, num_embeddings: int):
+def _padding_idx(padding_idx, num_embeddings: int, name: str = "Padding_idx"):
+    """padding_idx made non-negative; name: torch's spelling in the message (Embedding writes
+    "Padding_idx", EmbeddingBag "padding_idx")."""
     if padding_idx is None:
         return None
     if padding_idx > 0:
-        assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
+        assert padding_idx < num_embeddings, f"{name} must be within num_embeddings"
     elif padding_idx < 0:
-        assert padding_idx >= -num_embeddings, "Padding_idx must be within num_embeddings"
+        assert padding_idx >= -num_embeddings, f"{name} must be within num_embeddings"
         padding_idx = num_embeddings + padding_idx
     return padding_idx
 
@@ -181,7 +183,7 @@ class EmbeddingBag(Module):
         self.max_norm = max_norm
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
-        self.padding_idx = _padding_idx(padding_idx, num_embeddings)
+        self.padding_idx = _padding_idx(padding_idx, num_embeddings, "padding_idx")
         self.weight, fresh = _make_weight(
             num_embeddings, embedding_dim, _weight, False, device, dtype
         )
