@@ -316,9 +316,15 @@ def _conv_transposend(
         got = ", ".join(f"dilation_{a}: {v}" for a, v in zip(names_d, dil, strict=False))
         raise RuntimeError(f"dilation should be greater than zero, but got {got}")
     if any(o >= max(s, d) for o, s, d in zip(op_pad, stride, dilation, strict=False)):
-        parts = [f"output_padding_{a}: {v}" for a, v in zip(names, op_pad, strict=False)]
-        parts += [f"stride_{a}: {v}" for a, v in zip(names, stride, strict=False)]
-        parts += [f"dilation_{a}: {v}" for a, v in zip(names, dilation, strict=False)]
+        # conv_transpose1d runs as a 2-d one over (1, L): its message names a height of 0 / 1
+        two = n == 1
+        nm = ("height", "width") if two else names
+        opp, st2, dl2 = (
+            ((0, *op_pad), (1, *stride), (1, *dilation)) if two else (op_pad, stride, dilation)
+        )
+        parts = [f"output_padding_{a}: {v}" for a, v in zip(nm, opp, strict=False)]
+        parts += [f"stride_{a}: {v}" for a, v in zip(nm, st2, strict=False)]
+        parts += [f"dilation_{a}: {v}" for a, v in zip(nm, dl2, strict=False)]
         raise RuntimeError(
             "output padding must be smaller than either stride or dilation, but got "
             + " ".join(parts)

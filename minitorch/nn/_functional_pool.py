@@ -933,11 +933,19 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     if output_size is None:
         size = default
     else:
-        size = tuple(output_size)[-n:]
+        # torch drops a leading (N, C) only when all n + 2 sizes are given, refuses other
+        # lengths, and names the trimmed sequence as given (a list, tuple or Size)
+        given = output_size[2:] if len(output_size) == n + 2 else output_size
+        if len(given) != n:
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + 2} elements, but it "
+                f"has a length of '{len(given)}'"
+            )
+        size = tuple(int(o) for o in given)
         for i, (o, dflt, ss) in enumerate(zip(size, default, s, strict=False)):
             if not dflt - ss < o < dflt + ss:
                 raise ValueError(
-                    f'invalid output_size "{tuple(output_size)}" (dim {i} must be between '
+                    f'invalid output_size "{given}" (dim {i} must be between '
                     f"{dflt - ss} and {dflt + ss})"
                 )
     if indices.dtype is not _dtype.int64:  # torch's kernel reads int64 only (no int32 path)
@@ -957,6 +965,13 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     # the plane size spelled out: an empty batch cannot infer a -1
     plane = math.prod(input.shape[input.ndim - n :])
     flat_in = x.reshape((*lead, plane))
+    if math.prod(size) == 0:
+        # an empty output: torch checks no index (nothing is written) and returns it
+        out = flat_in.narrow(-1, 0, 0)
+        if n == 1:
+            out = as_node(out.reshape((*lead, *size, 1)), "MaxUnpool2DBackward0", (x,))
+            return out.squeeze(-1)
+        return as_node(out.reshape((*lead, *size)), f"MaxUnpool{n}DBackward0", (input,))
     out = zeros((*lead, math.prod(size)), dtype=input.dtype, device=input.device)
     try:
         out = out.scatter(-1, indices.reshape((*lead, plane)), flat_in)
