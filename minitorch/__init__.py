@@ -229,8 +229,9 @@ def typename(obj) -> str:
 
 
 # torch computes 1/0, log(0), 0/0 silently (inf, -inf, nan): so do the kernels, whose NumPy
-# RuntimeWarnings are attributed to minitorch's op and backend modules.
-_KERNEL_MODULES = r"minitorch\.(_ops|_backend)"
+# RuntimeWarnings are attributed to minitorch's op and backend modules (and to the autograd
+# engine, which sums the gradients reaching a node: inf + -inf is nan there too).
+_KERNEL_MODULES = r"minitorch\.(_ops|_backend|autograd\.engine)"
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODULES)
 
 

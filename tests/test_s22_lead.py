@@ -1,6 +1,9 @@
 """Fixes found by session 22's differential fuzzers outside the helpers' own files."""
 
 import math
+import subprocess
+import sys
+import warnings
 
 import pytest
 
@@ -102,3 +105,47 @@ def test_range_factories_edge_cases_as_torch():
     assert torch.logspace(-1, 1, 3, base=-0.0).tolist() == [float("-inf"), 1.0, -0.0]
     assert math.isnan(torch.logspace(0.5, 1, 1, base=-2).item())
     assert torch.logspace(0, 1, 1, base=-2).tolist() == [1.0]
+
+
+def test_pixel_unshuffle_of_an_empty_input_keeps_its_shape():
+    # torch returns an empty input's copy as it is
+    x = torch.zeros(0, 1, 4, 4, requires_grad=True)
+    y = torch.nn.functional.pixel_unshuffle(x, 2)
+    assert y.shape == (0, 1, 4, 4) and type(y.grad_fn).__name__ == "PixelUnshuffleBackward0"
+    assert torch.nn.functional.pixel_unshuffle(torch.zeros(2, 0, 4, 4), 2).shape == (2, 0, 4, 4)
+    with pytest.raises(RuntimeError, match="divisible by downscale_factor"):
+        torch.nn.functional.pixel_unshuffle(torch.zeros(0, 1, 3, 4), 2)
+
+
+def test_same_padding_with_an_even_kernel_warns_once(monkeypatch):
+    from minitorch.nn import _functional_conv
+
+    monkeypatch.setattr(_functional_conv, "_warned_asymmetric_same", False)
+    x = torch.zeros(1, 2, 5)
+    with pytest.warns(UserWarning, match="padding='same' with even kernel lengths and odd"):
+        assert torch.nn.functional.conv1d(x, torch.zeros(4, 2, 2), padding="same").shape == (
+            1,
+            4,
+            5,
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        torch.nn.functional.conv1d(x, torch.zeros(4, 2, 2), padding="same")  # once per process
+        torch.nn.functional.conv1d(x, torch.zeros(4, 2, 3), padding="same")
+
+
+def test_summing_inf_and_minus_inf_gradients_is_silent():
+    # torch: the node's incoming gradients inf and -inf sum to nan without a warning. minitorch's
+    # import-time filter holds NumPy's RuntimeWarning (pytest replaces the filters around each
+    # test, so a fresh interpreter that shows every RuntimeWarning runs it)
+    code = (
+        "import math, minitorch as torch\n"
+        "x = torch.tensor([1.0], requires_grad=True)\n"
+        "(x * float('inf') + x * float('-inf')).sum().backward()\n"
+        "assert math.isnan(x.grad.item())\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always::RuntimeWarning", "-c", code], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "RuntimeWarning" not in done.stderr, done.stderr

@@ -3,6 +3,8 @@ the kernels are in minitorch/_ops/conv.py)."""
 
 from __future__ import annotations
 
+import warnings
+
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
@@ -179,6 +181,23 @@ def _check_kernel(w, n: int, dilation, listed: bool) -> None:
         raise RuntimeError(f"dilation should be greater than zero, but got {list(d)}")
 
 
+_warned_asymmetric_same = False
+
+
+def _warn_asymmetric_same() -> None:
+    """torch's warning (once per process) that padding='same' pads one side more than the
+    other: an even kernel length with an odd dilation."""
+    global _warned_asymmetric_same
+    if not _warned_asymmetric_same:
+        _warned_asymmetric_same = True
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a "
+            "zero-padded copy of the input be created",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _same_padding(x, w, stride, dilation):
     """The checks torch makes before a padding='same' convolution, in its order; returns the
     (lo, hi) pads, the broadcast stride and dilation, and the shape torch reports for the input
@@ -200,6 +219,8 @@ def _same_padding(x, w, stride, dilation):
     for kk, d in zip(w.shape[2:], dilation, strict=False):
         total = max(d * (kk - 1), 0)  # a negative dilation is refused next, in torch's words
         pads.append((total // 2, total - total // 2))
+        if total % 2:
+            _warn_asymmetric_same()
     shown = (*x.shape[:2], *(s + (hi - lo) for s, (lo, hi) in zip(x.shape[2:], pads, strict=False)))
     return tuple(pads), stride, dilation, shown
 
@@ -559,6 +580,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                 f"input.size({dim})={size} is not divisible by {r}"
             )
+    if input.numel() == 0:  # torch returns an empty input as it is (a copy), shape unchanged
+        return input.clone(memory_format=_mf.contiguous_format)
     k = len(lead)
     x = input.reshape((*lead, c, h // r, r, w // r, r))
     x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
