@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import operator
 import warnings
 
@@ -75,7 +76,8 @@ _VALID = (
 def _items(key) -> tuple:
     if key.__class__ is tuple:
         return key
-    if key.__class__ is list and _sequence_as_tuple(key):
+    if (key.__class__ is list or key.__class__ is str) and _sequence_as_tuple(key):
+        # (a str is a sequence of 1-character strs to torch: x["st"] is x["s", "t"])
         warnings.warn(
             "Using a non-tuple sequence for multidimensional indexing is deprecated and will be "
             "changed in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this "
@@ -98,11 +100,31 @@ def _sequence_as_tuple(seq) -> bool:
     if len(seq) >= 32:
         return False
     for it in seq:
-        if it is None or it is Ellipsis or isinstance(it, (Tensor, list, tuple, slice)):
+        if it is None or it is Ellipsis or isinstance(it, _AS_TUPLE):
             return True
         if hasattr(it, "__array__") and getattr(it, "ndim", 0) > 0:
             return True
     return False
+
+
+_AS_TUPLE = (Tensor, list, tuple, slice, str, bytes, range)
+
+
+def _refused(item) -> tuple:
+    """The token of an item torch refuses, raised where the key reaches it: torch first counts
+    every item as one dim ("too many indices" wins), then reads the items in order."""
+    cls = item.__class__
+    if cls is str or cls is bytes:  # a sequence: torch builds an index tensor from it
+        return ("error", TypeError(f"new(): invalid data type '{cls.__name__}'"))
+    # torch names the type as CPython's tp_name does: "O" for a class of Python code,
+    # "numpy.float64" for one of C code outside builtins
+    name = cls.__name__
+    if not cls.__flags__ & _HEAP_TYPE and cls.__module__ != "builtins":
+        name = f"{cls.__module__}.{name}"
+    return ("error", IndexError(_VALID.format(name)))
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class created by Python code
 
 
 def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
@@ -165,10 +187,33 @@ def _sequence_item(t: Tensor, item):
     if kind == "b":
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
     if kind not in "iu" and kind != "f":
+        if isinstance(item, (list, tuple)):
+            _check_leaves(item)  # raises torch's error for a str, None, a complex...
         raise IndexError(_VALID.format(type(item).__name__))
     if kind != "i" or arr.dtype.itemsize != 8:
         arr = arr.astype("int64")
     return ("index", arr)
+
+
+def _check_leaves(seq) -> None:
+    """torch's error for an index list it cannot make an int64 tensor of: the first str, bytes
+    or non-number in it, else the first complex."""
+    stack = [iter(seq)]
+    complex_seen = False
+    while stack:
+        leaf = next(stack[-1], stack)
+        if leaf is stack:
+            stack.pop()
+        elif isinstance(leaf, (list, tuple)):
+            stack.append(iter(leaf))
+        elif leaf.__class__ is str or leaf.__class__ is bytes:
+            raise TypeError(f"new(): invalid data type '{leaf.__class__.__name__}'")
+        elif isinstance(leaf, complex):
+            complex_seen = True
+        elif not isinstance(leaf, numbers.Number) and not hasattr(leaf, "__array__"):
+            raise RuntimeError(f"Could not infer dtype of {leaf.__class__.__name__}")
+    if complex_seen:
+        raise TypeError("'complex' object cannot be interpreted as an integer")
 
 
 def _tokens(t: Tensor, key, as_select: bool) -> list:
@@ -200,10 +245,8 @@ def _tokens(t: Tensor, key, as_select: bool) -> list:
             toks.append(("bool", bool(item)))  # a NumPy bool scalar
         elif hasattr(item, "__index__") and not isinstance(item, float):
             toks.append(("int", operator.index(item)))
-        elif cls is str:  # torch tries to build an index tensor from it
-            raise TypeError("new(): invalid data type 'str'")
         else:
-            raise IndexError(_VALID.format(type(item).__name__))
+            toks.append(_refused(item))
     return toks
 
 
@@ -265,7 +308,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
     toks = _tokens(t, key, as_select)
     used = 0
     for kind, v in toks:
-        if kind in ("int", "slice", "index", "baddtype"):
+        if kind in ("int", "slice", "index", "baddtype", "error"):
             used += 1
         elif kind == "mask":
             used += v.ndim
@@ -334,6 +377,8 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
             basic.extend([slice(None)] * k)
             v_shape.extend(shape[xdim : xdim + k])
             xdim += k
+        elif kind == "error":
+            raise v
         else:  # "index" (or "baddtype", refused below)
             adv.append((len(v_shape), v, as_select and v.ndim == 0))
             basic.append(slice(None))

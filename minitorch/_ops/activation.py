@@ -317,6 +317,60 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _result(input, inplace, compute, "leaky_relu")
 
 
+class Prelu(Function):
+    """out = a if a > 0 else w * a (w broadcast against a);  grad_a = grad if a > 0 else
+    grad * w,  grad_w = 0 if a > 0 else grad * a: selected, not summed, so an infinite w leaves
+    the positive branch's gradient as it is (a mask times w would make it NaN)"""
+
+    _node_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, a, w):
+        ctx.save_for_backward(a, w)
+        x = a._data
+        return _arr(ctx.xp, ctx.xp.where(x > 0, x, x * w._data))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, w = ctx._stored_tensors
+        return PreluBackward.apply(grad, a, w)  # the engine sums grad_w to w's shape
+
+
+class PreluBackward(Function):
+    """(grad_a, grad_w) of Prelu, both of a's shape. Its own gradients, for upstream (ga, gw):
+    grad_grad = ga if a >= 0 else ga * w + gw * a,  grad_a = 0 if a >= 0 else grad * gw,
+    grad_w = 0 if a >= 0 else grad * ga. (As torch's double backward, a = 0 takes the positive
+    branch here, though the forward's gradient there is grad * w.)"""
+
+    _node_name = "PreluKernelBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, a, w):
+        ctx.save_for_backward(grad, a, w)
+        xp = ctx.xp
+        g, x = grad._data, a._data
+        pos = x > 0
+        grad_a = xp.where(pos, g, g * w._data)
+        grad_w = xp.where(pos, xp.zeros((), g.dtype), g * x)
+        return _arr(xp, grad_a), _arr(xp, grad_w)
+
+    @staticmethod
+    def backward(ctx, ga, gw):
+        grad, a, w = ctx._stored_tensors
+        needs = ctx.needs_input_grad
+        pos = a >= 0
+        return (
+            where(pos, ga, ga * w + gw * a) if needs[0] else None,
+            where(pos, 0.0, grad * gw) if needs[1] else None,
+            where(pos, 0.0, grad * ga) if needs[2] else None,
+        )
+
+
+def prelu_kernel(input, w):
+    """Prelu for torch's checked input and its weight shaped to broadcast over the channels."""
+    return Prelu.apply(input, w)
+
+
 class Hardsigmoid(Function):
     """out = clamp(a + 3, 0, 6) / 6;  grad_a = grad / 6 where -3 < a < 3, else 0"""
 
@@ -612,12 +666,48 @@ def threshold_(input, threshold, value):
     return _threshold(input, threshold, value, True)
 
 
+_C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t",
+              "int32": "int", "int64": "int64_t"}  # fmt: skip
+_FLOAT_TOP = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
+              "float32": 3.4028234663852886e38}  # fmt: skip
+
+
+def _checked(v, name: str, kind: str, itemsize: int):
+    """The number v as c10's checked conversion to the dtype `name` (of NumPy kind `kind`)
+    takes it: RuntimeError beyond the dtype's range (a NaN or infinite one into an integer
+    dtype; a finite one beyond a narrow float's largest), and a negative int wrapped into an
+    unsigned dtype, which accepts down to -max (uint8 reads -1 as 255)."""
+    if isinstance(v, complex):  # (a real dtype holds no imaginary part)
+        if v.imag:
+            raise _overflow(name)
+        v = v.real
+    if kind in "iu":
+        bits = 8 * itemsize
+        top = (1 << bits) - 1 if kind == "u" else (1 << (bits - 1)) - 1
+        low = -top - 1 if kind == "i" else -top if v.__class__ is int else 0
+        if low <= v <= top:  # (False for NaN)
+            return v % (top + 1) if kind == "u" and v < 0 else v
+    elif name not in _FLOAT_TOP or not abs(v) > _FLOAT_TOP[name] or v - v != 0:
+        return v  # float64, or within range, or inf / NaN
+    raise _overflow(name)
+
+
+def _overflow(name: str) -> RuntimeError:
+    return RuntimeError(f"value cannot be converted to type {_C10_NAMES[name]} without overflow")
+
+
 def _threshold(input, th, value, inplace):
     _check_tensor(input, "threshold")
     if input._data.dtype.kind == "b":
         raise _not_implemented("threshold_cpu", input.dtype)
     th = _number(th, "threshold", "threshold", 2)  # NOTE [ Number-like arguments ]
     value = _number(value, "threshold", "value", 3)
+    dt = input._data.dtype
+    # torch converts both with c10's checked conversion: the threshold to the opmath dtype
+    # (float32 for the half dtypes), the value to the input's
+    th = _checked(th, "float32" if opmath_dtype(dt) else dt.name, dt.kind, dt.itemsize)
+    value = _checked(value, dt.name, dt.kind, dt.itemsize)
 
     def compute(x):
         return Threshold.apply(x, threshold=th, value=value)

@@ -208,6 +208,13 @@ class Neg(Function):
 # add/sub/mul/div run on every step of every model; with two tensors of one dtype (the common case)
 # there is nothing to promote, so promote() is skipped.
 
+# NOTE [ Default alpha ]
+# add/sub test `alpha is _ONE` (the default 1, and any int 1: CPython has one such object), not
+# `alpha == 1`, which True, 1.0 and np.int64(1) pass too: those still go through _alpha, whose
+# checks torch makes (alpha=True refused for a non-bool result, 1.0 for an integral one), and
+# then skip the scaling when alpha == 1. The same number of opcodes as the comparison.
+_ONE = 1
+
 
 def add(input, other, *, alpha=1, out=None):
     """input + alpha * other. Mirrors torch.add."""
@@ -226,7 +233,7 @@ def add(input, other, *, alpha=1, out=None):
             return _half_add_sub(add, input, other, alpha, dt, out)
     elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
-    if alpha != 1:
+    if alpha is not _ONE:  # NOTE [ Default alpha ]
         other = _scaled(other, alpha, input)
     try:
         result = Add.apply(input, other)
@@ -243,7 +250,7 @@ def sub(input, other, *, alpha=1, out=None):
         and input._data.dtype is other._data.dtype
         and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
     ):
-        if alpha == 1:  # NOTE [ Same-dtype fast path ]
+        if alpha is _ONE:  # NOTE [ Same-dtype fast path ], NOTE [ Default alpha ]
             result = Sub.apply(input, other)
             return result if out is None else _out(result, out)
     try:
@@ -269,7 +276,7 @@ def sub(input, other, *, alpha=1, out=None):
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    if alpha != 1:
+    if alpha is not _ONE:  # NOTE [ Default alpha ]
         b = _scaled(b, alpha, a)
     try:
         return _out(Sub.apply(a, b), out)
@@ -282,8 +289,11 @@ def _bool_operand(x) -> bool:
 
 
 def _scaled(x, alpha, ref):
-    """alpha * x for add/sub's alpha= (x a tensor or a number; ref the promoted other operand)."""
+    """alpha * x for add/sub's alpha= (x a tensor or a number; ref the promoted other operand);
+    x itself for an alpha equal to 1 that torch accepts."""
     alpha = _alpha(alpha, ref, x)
+    if alpha == 1:
+        return x
     if not isinstance(ref, Tensor):
         return mul(x, alpha) if isinstance(x, Tensor) else x * alpha
     kind = ref._data.dtype.kind
@@ -333,7 +343,7 @@ def _has_number(a, b) -> bool:
 
 
 def _half_add_sub(fn, a, b, alpha, dt, out):
-    if alpha == 1 and _number_operand(a, b):
+    if alpha is _ONE and _number_operand(a, b):  # NOTE [ Default alpha ]
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
         a, b = (  # a number beyond the range is inf (its warning: filtered in minitorch/__init__)
@@ -343,6 +353,8 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
             for x in (a, b)
         )
         return fn(a, b, out=out)
+    if alpha.__class__ is bool:
+        _alpha(alpha, a, b)  # refused: the result is a half dtype
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
     # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
     if isinstance(alpha, Tensor):
@@ -379,7 +391,6 @@ def _alpha(alpha, a, b):
                 "For integral input tensors, argument alpha must not be a floating point number."
             )
     elif alpha.__class__ is bool and not (_bool_operand(a) and _bool_operand(b)):
-        # (alpha=True equals 1 and takes the unscaled path before reaching here)
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     return alpha
 

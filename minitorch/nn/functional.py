@@ -42,14 +42,13 @@ from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
-from minitorch.autograd.composite import as_node, one_node
+from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import name_node
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
 from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
-from minitorch.nn._functional_pad import _tie
 from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
@@ -74,9 +73,13 @@ from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(x)}"
-        )
+        name = type_name(x)
+        if x.__class__.__flags__ & _HEAP_TYPE:  # a class of Python code: torch (its tp_name)
+            name = x.__class__.__name__  # says "ReLU", not "torch.nn.modules.activation.ReLU"
+        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {name}")
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
 
 
 def _check_has_method(x, method: str) -> None:
@@ -98,8 +101,12 @@ def linear(
         return _autocast.call(linear, _autocast.LOWER, (input, weight, bias))
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight", 2)
+    if bias is not None and not isinstance(bias, Tensor):
+        _check_tensor(bias, "linear", "bias", 3)
     shape, w_shape = input._data.shape, weight._data.shape  # tuples: no Size objects made
     if len(w_shape) == 2 and shape and shape[-1] != w_shape[1]:
+        if bias is not None and _runs_addmm(input):  # torch's addmm checks the dtypes first
+            _check_linear_dtypes(input, weight, bias)
         rows = 1  # the flattened input's rows: counted, as 0 features leave numel() nothing
         for s in shape[:-1]:
             rows *= s
@@ -113,10 +120,23 @@ def linear(
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
     if not shape or len(w_shape) < 2:
         _check_linear_dims(input, weight, bias)
-    if bias is not None and not (input.dtype is weight.dtype is bias.dtype):
-        from minitorch._ops.linalg import _check_addmm_dtypes
-
-        _check_addmm_dtypes(bias, input, weight)  # torch runs it as addmm: its checks and words
+    if bias is not None:
+        _check_linear_dtypes(input, weight, bias)
+        b_shape = bias._data.shape
+        if (
+            len(b_shape) == 1
+            and len(w_shape) == 2
+            and b_shape[0] not in (1, w_shape[0])
+            and _runs_addmm(input)
+        ):
+            rows = 1  # torch's addmm expands the bias to the flattened input's (rows, out)
+            for s in shape[:-1]:
+                rows *= s
+            raise RuntimeError(
+                f"The expanded size of the tensor ({w_shape[0]}) must match the existing size "
+                f"({b_shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
+                f"{w_shape[0]}].  Tensor sizes: [{b_shape[0]}]"
+            )
     out = _ops.matmul(input, weight.t())
     return out if bias is None else out + bias
 
@@ -136,6 +156,19 @@ def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor)
         st.any_enabled = enabled
 
 
+def _runs_addmm(input: Tensor) -> bool:
+    """Whether torch runs linear with a bias as one addmm: a vector (as a row) or a matrix
+    input, or a contiguous batched one flattened to a matrix."""
+    return input._data.ndim <= 2 or input.is_contiguous()
+
+
+def _check_linear_dtypes(input: Tensor, weight: Tensor, bias: Tensor) -> None:
+    if not (input.dtype is weight.dtype is bias.dtype):
+        from minitorch._ops.linalg import _check_addmm_dtypes
+
+        _check_addmm_dtypes(bias, input, weight)  # torch runs it as addmm: its checks and words
+
+
 def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """torch's errors for a 0-d operand, and for a vector weight with a bias where torch runs
     addmm (a 2-d input, or a contiguous one flattened to 2-d); a vector input goes on to
@@ -146,6 +179,7 @@ def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
             f"both arguments to linear need to be at least 1D, but they are {x_dim}D and {w_dim}D"
         )
     if w_dim == 1 and bias is not None and (x_dim == 2 or (x_dim > 2 and input.is_contiguous())):
+        _check_linear_dtypes(input, weight, bias)  # (addmm's dtype checks come first)
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
 
 
@@ -260,15 +294,14 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if not input.dtype.is_floating_point:
         name = _dtype.scalar_name(input.dtype)
         raise NotImplementedError(f"\"prelu_cpu\" not implemented for '{name}'")
-    if n == 1:
+    if weight.ndim == input.ndim:  # (a vector or a scalar input) used as it is, as in torch
+        w = weight
+    elif n == 1:
         w = weight.reshape(())
     else:
         w = weight.reshape((n,) + (1,) * (input.ndim - 2))
-    # one node, as torch's kernel, whose weight edge is the reshaped weight (as in torch); the
-    # input is tied to its gradient's graph as in torch's backward (See NOTE [ Zero-gradient
-    # edges ]): one branch suffices to connect it
-    out = _ops.where(input > 0, _tie(input), input * w)
-    return as_node(out, "PreluKernelBackward0", (input, w))
+    # one node, as torch's kernel, whose weight edge is the (reshaped) weight, as in torch
+    return _act.prelu_kernel(input, w)
 
 
 def rrelu(

@@ -6,6 +6,7 @@ import numpy as np
 
 import minitorch as mt
 from tests.ops.spec import OpSpec
+from tests.ops.specs_pointwise import away_from
 
 
 def _torch(make):
@@ -17,6 +18,11 @@ def _torch(make):
         return make(torch)(*args, **kwargs)
 
     return op
+
+
+def _prelu(x, w):
+    w = w.reshape(w.shape + (1,) * (x.ndim - 2)) if x.ndim > 1 else w
+    return np.where(x > 0, x, w * x)
 
 
 def row(name, make, ref, shapes, **kw) -> OpSpec:
@@ -303,5 +309,10 @@ SPECS = [
         [(3, 2, 4)], domain=_fq_domain),
     row("fake_quantize_per_channel_affine__float_zero_point", _fq_channel_op("float32"),
         _fq_channel_ref, [(3, 2, 4)], domain=_fq_domain),
+    # prelu (minitorch/_ops/activation.py's Prelu): a per-channel and a single weight
+    row("prelu", lambda lib: lib.nn.functional.prelu, _prelu, [(2, 3, 4), (3,)],
+        domain=away_from(0.0)),
+    row("prelu__single", lambda lib: lib.nn.functional.prelu, _prelu, [(5,), (1,)],
+        domain=away_from(0.0)),
 ]
 # fmt: on

@@ -9,6 +9,7 @@ from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn import init
 from minitorch.nn._functional_mha import multi_head_attention_forward
+from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.linear import NonDynamicallyQuantizableLinear
 from minitorch.nn.modules.module import Module
 from minitorch.nn.parameter import Parameter
@@ -541,3 +542,11 @@ class MultiheadAttention(Module):
                 merged = merged + padding.expand(-1, self.num_heads, -1, -1)
             mask_type = 2
         return merged, mask_type
+
+
+# torch defines __init__ and forward in each of these classes, so its argument errors name them
+# (ReLU.forward() got an unexpected keyword argument ...), not the shared base here
+_SHARED = (ReLU, SELU, SiLU, Mish, Hardsigmoid, Hardswish, CELU, Softshrink)
+for _cls in _SHARED + (Softmax, Softmin, LogSoftmax):
+    own_methods(_cls, *(n for n in ("__init__", "forward") if n not in _cls.__dict__))
+del _cls, _SHARED
