@@ -52,6 +52,12 @@ def get_total_norm(
                 "Tensors of the first list of nested Tensor lists are supposed to be defined but "
                 f"the {i}-th Tensor is not."
             )
+    if norm_type == math.inf and foreach is not False and any(t.numel() == 0 for t in tensors):
+        # torch's fused per-list norm (used unless foreach=False) words the empty-max error so
+        raise RuntimeError(
+            "_foreach_norm cannot compute the infinity norm on an empty tensor because the "
+            "operation does not have an identity"
+        )
     with no_grad():
         norms = [vector_norm(t, norm_type).to(first) for t in tensors]
         total = vector_norm(_ops.stack(norms), norm_type)

@@ -7,11 +7,11 @@ read back.
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple
 
 from minitorch import _dtype
 from minitorch._factories import full, tensor
-from minitorch._ops import cat
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _type_name as type_name
 from minitorch.autograd.composite import as_node
@@ -50,10 +50,16 @@ class PackedSequence(_PackedSequenceBase):
         )
 
     def to(self, *args, **kwargs) -> PackedSequence:
-        """data converted like Tensor.to; the indices follow to the same device."""
+        """data converted like Tensor.to; the indices follow to the same device. As torch's,
+        a call that converts refuses any copy argument (torch re-parses the arguments without
+        it)."""
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
+        # copy is the 3rd positional argument after a dtype or tensor, the 4th after a device
+        copy_at = 2 if args and isinstance(args[0], (Tensor, _dtype.dtype)) else 3
+        if "copy" in kwargs or len(args) > copy_at:
+            raise RuntimeError(".to() does not accept copy argument")
         dev = data.device
 
         def move(t):
@@ -146,14 +152,22 @@ def pack_padded_sequence(
 ) -> PackedSequence:
     """Packs a padded (T, B, *) batch (B, T, * with batch_first) of sequences of the given
     lengths. Mirrors torch.nn.utils.rnn.pack_padded_sequence."""
+    if input.numel() == 0:  # torch checks this before anything else
+        raise RuntimeError("Cannot pack empty tensors.")
     lengths = _pack_lengths(lengths)
     x = input.transpose(0, 1) if batch_first else input
-    if len(lengths) != x.shape[1]:
+    if len(lengths) != x.size(1):
         raise RuntimeError(
             f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
             f"(batch_size={x.shape[1]})"
         )
     if enforce_sorted:
+        # as torch, the last length is checked for > 0 before the order is
+        if lengths and lengths[-1] <= 0:
+            raise RuntimeError(
+                "Length of all samples has to be greater than 0, but found an element in "
+                "'lengths' that is <= 0"
+            )
         if any(a < b for a, b in zip(lengths, lengths[1:], strict=False)):
             raise RuntimeError(
                 "`lengths` array must be sorted in decreasing order when `enforce_sorted` is "
@@ -191,6 +205,19 @@ def pack_padded_sequence(
     return PackedSequence(data, tensor(sizes, dtype=_dtype.int64), sorted_indices, None)
 
 
+def _total_length(total_length) -> int:
+    """total_length as an int: torch's argument parser takes an int or a 0-d integer tensor."""
+    if not isinstance(total_length, Tensor) or total_length.ndim == 0:
+        try:
+            return operator.index(total_length)
+        except TypeError:
+            pass
+    raise TypeError(
+        "_pad_packed_sequence(): argument 'total_length' (position 5) must be int, not "
+        f"{type_name(total_length)}"
+    )
+
+
 def pad_packed_sequence(
     sequence: PackedSequence,
     batch_first: bool = False,
@@ -210,28 +237,25 @@ def pad_packed_sequence(
                 f"input, but got total_length={total_length} and max sequence length being "
                 f"{steps}"
             )
-        steps = total_length
+        steps = _total_length(total_length)
     data = sequence.data
     lengths = [sum(1 for s in sizes if s > b) for b in range(batch)]
-    # scatter the packed rows into a (T*B + 1, *) buffer whose last row is the padding value
-    pad_row = full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
-    source = cat([data, pad_row])
-    filler = data.shape[0]
-    index = [filler] * (steps * batch)
-    k = 0
-    for t, bs in enumerate(sizes):
-        for b in range(bs):
-            index[t * batch + b] = k
-            k += 1
-    padded = source.index_select(0, tensor(index, dtype=_dtype.int64, device=data.device))
-    padded = padded.reshape((steps, batch, *data.shape[1:]))
-    lengths_t = tensor(lengths, dtype=_dtype.int64)
-    if sequence.unsorted_indices is not None:
-        padded = padded.index_select(1, sequence.unsorted_indices)
-        unsorted = [int(v) for v in sequence.unsorted_indices.cpu().tolist()]
-        lengths_t = tensor([lengths[i] for i in unsorted], dtype=_dtype.int64)
+    # As torch: a (T, B, *) buffer of padding_value into which the packed rows are copied (the
+    # result's grad_fn is a CopySlices), transposed for batch_first, then put back in the
+    # original batch order by one index_select (a contiguous result)
+    padded = full(
+        (steps, batch, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device
+    )
+    rows = [t * batch + b for t, bs in enumerate(sizes) for b in range(bs)]
+    rows_t = tensor(rows, dtype=_dtype.int64, device=data.device)
+    padded.view((steps * batch, *data.shape[1:])).index_copy_(0, rows_t, data)
     if batch_first:
         padded = padded.transpose(0, 1)
+    lengths_t = tensor(lengths, dtype=_dtype.int64)
+    if sequence.unsorted_indices is not None:
+        padded = padded.index_select(0 if batch_first else 1, sequence.unsorted_indices)
+        unsorted = [int(v) for v in sequence.unsorted_indices.cpu().tolist()]
+        lengths_t = tensor([lengths[i] for i in unsorted], dtype=_dtype.int64)
     return padded, lengths_t
 
 
@@ -285,6 +309,8 @@ def pad_sequence(
 def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
     """The inverse of pad_sequence: a list of (L_i, *) tensors. Mirrors
     torch.nn.utils.rnn.unpad_sequence."""
+    if not isinstance(lengths, Tensor):  # torch reads lengths.device
+        raise AttributeError(f"'{type(lengths).__name__}' object has no attribute 'device'")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
     return [x[b, :n] for b, n in enumerate(_host_lengths(lengths))]
 
