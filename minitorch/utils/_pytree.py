@@ -227,6 +227,9 @@ _NAMEDTUPLE = NodeDef(
     lambda t: ([(GetAttrKey(f), getattr(t, f)) for f in t._fields], type(t)),
 )
 _DICT_TYPES = (dict, collections.OrderedDict, collections.defaultdict)
+# the node kinds whose flatten_up_to is lenient (dicts match dicts by key; a deque's maxlen is
+# not compared); any other kind must match exactly
+_BUILTIN_TYPES = (tuple, list, collections.deque, collections.namedtuple, *_DICT_TYPES)
 
 # torch.Size is a node whose ints are the leaves (so tree_map over a shape maps its sizes); as in
 # torch, it unflattens to a plain tuple (a mapped "size" need not be an int)
@@ -285,6 +288,12 @@ class TreeSpec:
 
     @property
     def children_specs(self) -> list:
+        warnings.warn(
+            "`treespec.children_specs` is deprecated. Use `treespec.child(index)` to access a "
+            "single child, or `treespec.children()` to get all children.",
+            FutureWarning,
+            stacklevel=2,
+        )
         return self._children
 
     def is_leaf(self) -> bool:
@@ -329,32 +338,43 @@ class TreeSpec:
             out.append(tree)
             return
         node = _node_def(tree)
-        kind = None if node is None else node.type
-        if kind in _DICT_TYPES and self.type in _DICT_TYPES:
-            keys = list(self.context[1] if self.type is collections.defaultdict else self.context)
-            if set(keys) != set(tree):
-                missing = set(keys) - set(tree)
-                extra = set(tree) - set(keys)
-                raise ValueError(
-                    f"Node keys mismatch; missing key(s): {missing}; extra key(s): {extra}."
-                )
-            children = [tree[k] for k in keys]  # matched by key, in this spec's order
-        else:
+        kind = type(tree) if node is None else node.type
+        if self.type not in _BUILTIN_TYPES:
+            # a registered (or Size / return-type) node: the exact type and context
             if kind is not self.type:
-                shown = type(tree) if kind is None else kind
-                raise ValueError(f"Node type mismatch; expected {self.type}, but got {shown}.")
+                raise ValueError(f"Type mismatch; expected {self.type!r}, but got {kind!r}.")
             children, context = node.flatten_fn(tree)
-            if len(children) != self.num_children:
-                raise ValueError(
-                    f"Node arity mismatch; expected {self.num_children}, but got {len(children)}."
-                )
-            if context != self.context and self.type is not collections.deque:
-                raise ValueError(
-                    f"Node context mismatch for node type {self.type}; expected "
-                    f"{self.context!r}, but got {context!r}."
-                )
+            self._check_arity(len(children))
+            if context != self.context:
+                raise ValueError(f"Node context mismatch for custom node type {self.type!r}.")
+        else:
+            dicts = self.type in _DICT_TYPES and kind in _DICT_TYPES
+            if not dicts and kind is not self.type:
+                raise ValueError(f"Node type mismatch; expected {self.type!r}, but got {kind!r}.")
+            self._check_arity(len(tree))
+            if dicts:  # any two dict kinds match by key, in this spec's order
+                keys = self.context[1] if self.type is collections.defaultdict else self.context
+                if set(keys) != set(tree):
+                    missing = set(keys) - set(tree)
+                    extra = set(tree) - set(keys)
+                    why = (f"; missing key(s): {missing}" if missing else "") + (
+                        f"; extra key(s): {extra}" if extra else ""
+                    )
+                    raise ValueError(f"Node keys mismatch{why}.")
+                children = [tree[k] for k in keys]
+            else:
+                children, context = node.flatten_fn(tree)
+                if context != self.context and self.type is not collections.deque:
+                    raise ValueError(
+                        f"Node context mismatch for node type {self.type!r}; expected "
+                        f"{self.context!r}, but got {context!r}."
+                    )
         for spec, child in zip(self._children, children, strict=True):
             spec._up_to(child, out)
+
+    def _check_arity(self, n: int) -> None:
+        if n != self.num_children:
+            raise ValueError(f"Node arity mismatch; expected {self.num_children}, but got {n}.")
 
     def __eq__(self, other):
         if not isinstance(other, TreeSpec):

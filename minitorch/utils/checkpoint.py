@@ -73,11 +73,25 @@ def check_backward_validity(inputs) -> None:
         )
 
 
+# What set_checkpoint_debug_enabled set (None outside it: each checkpoint's debug argument).
+_debug_override: bool | None = None
+
+
 @contextlib.contextmanager
 def set_checkpoint_debug_enabled(enabled):
-    """Accepted for compatibility: minitorch's checkpoint errors always say what differed.
-    Mirrors torch.utils.checkpoint.set_checkpoint_debug_enabled."""
-    yield
+    """Within the block, checkpoints run as if given debug=enabled (None: their own argument).
+    Mirrors torch.utils.checkpoint.set_checkpoint_debug_enabled.
+
+    Differences from torch: debug mode adds no operator log to the errors (minitorch's say
+    what differed); like torch, it refuses a non-default context_fn.
+    """
+    global _debug_override
+    prev = _debug_override
+    _debug_override = enabled
+    try:
+        yield
+    finally:
+        _debug_override = prev
 
 
 # What set_checkpoint_early_stop set (None outside it: each checkpoint's early_stop argument).
@@ -235,21 +249,26 @@ def checkpoint(
     soon as it has saved as many tensors as the forward did, so code after the last save (a
     module's forward hooks, say) does not run again.
 
-    Differences from torch: `debug` adds nothing; arrays some built-in ops keep on their nodes
-    besides saved tensors stay in memory.
+    Differences from torch: `debug` adds nothing (it still refuses a non-default context_fn);
+    CheckpointError messages end without torch's tip about debug mode and torch.compile; arrays
+    some built-in ops keep on their nodes besides saved tensors stay in memory.
     """
     if use_reentrant is None:
         warnings.warn(_USE_REENTRANT_WARNING, stacklevel=2)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if use_reentrant:
+        if kwargs:  # checked first, as torch does
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         if context_fn is not noop_context_fn or debug is not False:
             raise ValueError(
                 "Passing `context_fn` or `debug` is only supported when use_reentrant=False."
             )
-        if kwargs:
-            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return CheckpointFunction.apply(function, preserve, *args)
+    if (debug if _debug_override is None else _debug_override) and (
+        context_fn is not noop_context_fn
+    ):
+        raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in ("default", "none"):
         raise ValueError(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
@@ -263,9 +282,10 @@ def checkpoint(
     saver = _NoopSaveInputs.apply(
         _empty_requiring_grad(), tuple(args[i] for i in positions)
     ).grad_fn
-    if saver is None:  # grad mode is off: nothing is saved, so nothing to recompute (as torch)
-        with forward_context:
-            return function(*args, **kwargs)
+    if saver is None:
+        # grad mode is off: nothing is saved, so nothing to recompute; as in torch, the
+        # function runs outside context_fn's forward context too
+        return function(*args, **kwargs)
     frame = _Frame(
         function,
         args,
@@ -277,8 +297,19 @@ def checkpoint(
         determinism_check,
         early_stop,
     )
-    with forward_context, saved_tensors_hooks(frame.pack, frame.unpack):
-        return function(*args, **kwargs)
+    failed = True
+    with forward_context:
+        with saved_tensors_hooks(frame.pack, frame.unpack):
+            out = function(*args, **kwargs)
+        failed = False
+    if failed:  # the function raised and the forward context swallowed the exception
+        raise RuntimeError(
+            "torch.utils.checkpoint: the forward context provided by context_fn suppressed an "
+            "exception raised during the checkpointed forward. This is not supported because "
+            "checkpoint cannot return a value for a failed forward."
+        )
+    frame.forward_completed = True
+    return out
 
 
 def _empty_requiring_grad() -> Tensor:
@@ -309,12 +340,13 @@ def checkpoint_sequential(
 
     if isinstance(functions, Sequential):
         functions = list(functions.children())
-    functions = list(functions)
+    # anything else is used as given: indexed (a list, a ModuleList) and measured with len(), so
+    # an iterator fails with len()'s TypeError, as in torch
 
     def run(start, end):
         def forward(x):
-            for fn in functions[start : end + 1]:
-                x = fn(x)
+            for i in range(start, end + 1):
+                x = functions[i](x)
             return x
 
         return forward
@@ -439,6 +471,10 @@ CheckpointFunction._builtin = False  # its forward computes with Tensor ops, lik
 # operation" error instead of recomputing from the new values (a silently wrong gradient); and
 # saved-tensor hooks around the checkpoint (save_on_cpu) pack the inputs once and unpack them at
 # backward. The frame keeps only the non-tensor arguments.
+# The recomputation's own saved-tensor hooks hand each tensor back as it is. A backward run inside
+# the function itself (autograd.grad in it) recomputes while the forward has saved only part of
+# its tensors (forward_completed is still False): saves past those belong to the recomputation's
+# inner backward and the counts are not compared, as in torch.
 # Early stop: the pack hook that receives the last tensor the forward saved raises
 # _StopRecomputation, which ends the function mid-way; _recompute catches it. What the function
 # would have done after its last save (later ops, forward hooks, prints) is not run again.
@@ -504,6 +540,9 @@ class _Frame:
         self.early_stop = bool(early_stop)
         self.metadata = []  # (shape, dtype, device) of each tensor the forward saved
         self.recomputed = weakref.WeakKeyDictionary()  # engine task -> the recomputed tensors
+        # a backward inside the checkpointed function (autograd.grad in it) recomputes before
+        # the forward has saved everything: see _recompute
+        self.forward_completed = False
 
     def pack(self, t):
         self.metadata.append(_metadata(t))
@@ -523,36 +562,51 @@ class _Frame:
         for i, t in zip(self.positions, self.saver.saved_tensors, strict=True):
             args[i] = t  # raises if the input was changed in place since checkpoint() ran
         saved = []
-        stop_at = len(self.metadata) if self.early_stop else -1
+        count = len(self.metadata)
+        # Recomputing for a backward run inside the forward itself (autograd.grad within the
+        # function, without early stop), the forward has not saved everything yet: the saves
+        # past those are the recomputation's own (its inner backward's) and the counts are not
+        # compared, as in torch.
+        partial = not self.forward_completed
 
         def keep(t):
+            if len(saved) == count:  # only without early stop: it would have stopped here
+                if partial:
+                    return t
+                raise CheckpointError(
+                    "torch.utils.checkpoint: trying to save more tensors during recomputation "
+                    "than during the original forward pass."
+                )
             saved.append(t)
-            if len(saved) == stop_at:
+            if self.early_stop and len(saved) == count:
                 raise _StopRecomputation
-            return len(saved) - 1
+            return t
 
         try:
             with (
                 self.forward_state.restored(),
                 self.recompute_context,
                 enable_grad(),
-                saved_tensors_hooks(keep, saved.__getitem__),
+                saved_tensors_hooks(keep, _identity),
             ):
                 self.function(*args, **self.kwargs)
         except _StopRecomputation:
             pass
+        if partial:
+            return saved
+        # the count is checked whatever determinism_check says (it only picks the metadata)
+        if len(saved) != count:
+            raise CheckpointError(
+                "torch.utils.checkpoint: A different number of tensors was saved during the "
+                "original forward and recomputation.\n"
+                f"Number of tensors saved during forward: {count}\n"
+                f"Number of tensors saved during recomputation: {len(saved)}."
+            )
         if self.check != "none":
             self._check(saved)
         return saved
 
     def _check(self, saved):
-        if len(saved) != len(self.metadata):
-            raise CheckpointError(
-                "torch.utils.checkpoint: A different number of tensors was saved during the "
-                "original forward and recomputation.\n"
-                f"Number of tensors saved during forward: {len(self.metadata)}\n"
-                f"Number of tensors saved during recomputation: {len(saved)}."
-            )
         bad = []
         for i, (t, meta) in enumerate(zip(saved, self.metadata, strict=True)):
             again = _metadata(t)
@@ -566,6 +620,10 @@ class _Frame:
                 "torch.utils.checkpoint: Recomputed values for the following tensors have "
                 "different metadata than during the forward pass.\n" + "".join(bad) + "."
             )
+
+
+def _identity(t):
+    return t
 
 
 def _metadata(t: Tensor) -> tuple:

@@ -5,7 +5,7 @@ elementwise, so a WeakKeyDictionary cannot key on it). Mirrors torch.utils.weak.
 from __future__ import annotations
 
 import weakref
-from collections.abc import MutableMapping
+from collections.abc import Mapping, MutableMapping
 
 __all__ = ["WeakIdRef", "WeakIdKeyDictionary", "WeakTensorKeyDictionary"]
 
@@ -83,6 +83,37 @@ class WeakIdKeyDictionary(MutableMapping):
         return type(self)({k: v for k, v in self.items()}, self.ref_type)
 
     __copy__ = copy
+
+    def keyrefs(self) -> list:
+        """The weak references to the keys (a dead one's referent is None)."""
+        return list(self.data)
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+    def __or__(self, other):
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other):
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        out = type(self)()
+        out.update(other)
+        out.update(self)
+        return out
+
+    def __eq__(self, other):
+        # keys compare by identity, as they are stored (a tensor's == is elementwise)
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return {id(k): v for k, v in self.items()} == {id(k): v for k, v in other.items()}
+
+    __hash__ = None  # mutable, like dict
 
     def __repr__(self):
         return f"<{type(self).__name__} at {id(self):#x}>"
