@@ -305,8 +305,8 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     order, not the transposed values). Mirrors torch.Tensor.resize_.
 
     Differences from torch: new elements are zeros (torch leaves them uninitialised); growing
-    past the memory moves self to new memory, so views taken earlier no longer see it (torch
-    grows the storage that views share)."""
+    past the memory moves self and its base to new memory holding the old bytes, so other views
+    taken earlier no longer see it (torch grows the storage that every view shares)."""
     from minitorch._ops.inplace import restride_
 
     shape = _sizes(sizes, "resize_")
@@ -314,12 +314,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
         raise RuntimeError("cannot resize variables that require grad")
     if tuple(self.shape) == shape:
         return self
-    if not restride_(self, shape):  # grows past the memory: new memory, the old values first
-        x = self._data
-        old = x.reshape(-1)
-        data = self._device.backend.xp.zeros(math.prod(shape), dtype=x.dtype)
-        data[: old.size] = old
-        self._data = data.reshape(shape)
+    restride_(self, shape)  # (grows the memory where it is too short: see there)
     self._vc[0] += 1
     return self
 

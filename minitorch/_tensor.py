@@ -554,8 +554,13 @@ class Tensor(TensorMethods):
                 "data set to a tensor that requires gradients must be floating point or complex "
                 "dtype"
             )
+        root = _storage_root(value)  # self takes value's storage, offset included
+        root = None if root is value else _make(root._data, value._device, False, None)
         self._data = value._data
         self._device = value._device
+        self.__dict__.pop("_storage_root", None)
+        if root is not None:
+            self._storage_root = root
 
     # --- conversion to Python and NumPy ---
 
@@ -1099,16 +1104,26 @@ def _in_base_memory(t) -> bool:
 
 def _lies_in(t, owner) -> bool:
     b = backend_of(t._device)
-    start = b.data_ptr(owner._data)
-    return start <= b.data_ptr(t._data) < start + max(owner._data.nbytes, 1)
+    a = owner._data
+    start = b.data_ptr(a)
+    # the bytes the owner spans, gaps included (a diagonal or strided owner spans more than
+    # its nbytes)
+    span = 1
+    if a.size:
+        span = sum((n - 1) * abs(s) for n, s in zip(a.shape, a.strides, strict=True)) + a.itemsize
+    return start <= b.data_ptr(t._data) < start + max(a.nbytes, span)
 
 
 def _storage_root(t):
     """The tensor whose first element starts t's storage (t itself when t owns its memory): its
     base, or the tensor a dtype view reinterprets (NOTE [ Dtype views ] in
     minitorch/_ops/shape.py), for storage_offset()."""
-    owner = t._base if t._base is not None and _in_base_memory(t) else t
+    base = t._base
+    owner = base if base is not None and _in_base_memory(t) else t
     root = owner.__dict__.get("_storage_root")
+    if root is None and owner is t and base is not None:
+        # past its base's elements but inside the base's grown storage (resize_ of a view)
+        root = base.__dict__.get("_storage_root")
     if root is not None and _lies_in(t, root):
         return root
     return owner

@@ -2423,7 +2423,7 @@ class TensorMethods:
 
         return type(storage(self))
 
-    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+    def set_(self, source=None, storage_offset=None, size=None, stride=None):
         from minitorch.storage import set_
 
         return set_(self, source, storage_offset, size, stride)

@@ -4,8 +4,10 @@
 A tensor's memory is its root array: the array of the tensor its views come from (`_base`), or,
 for a tensor made from a NumPy array view (from_numpy of a slice), the array that owns the
 memory. Differences from torch: storages cannot be resized (torch refuses too for memory it
-does not own, such as NumPy's); memory is shared between processes only with forked children
-(see NOTE [ Shared memory ]).
+does not own, such as NumPy's), so set_ past a storage's end raises; Tensor.resize_ past the end
+moves the tensor and its base to new, larger memory, but views of the base taken earlier stay on
+the old memory (torch's storage moves under all of them); memory is shared between processes
+only with forked children (see NOTE [ Shared memory ]).
 """
 
 from __future__ import annotations
@@ -130,9 +132,15 @@ class UntypedStorage:
     def __getitem__(self, index):
         if isinstance(index, slice):
             return UntypedStorage(self._bytes[index], self._device)
+        n = self.nbytes()
+        if isinstance(index, int) and index >= n:
+            raise IndexError(f"index {index} out of range for storage of size {n}")
         return int(self._bytes[index])
 
     def __setitem__(self, index, value):
+        # torch writes a single byte only at 0 <= index < nbytes (no negative indices)
+        if isinstance(index, int) and not 0 <= index < self.nbytes():
+            raise RuntimeError("out of bounds")
         self._bytes[index] = value
 
     def tolist(self) -> list:
@@ -145,7 +153,8 @@ class UntypedStorage:
     def copy_(self, src, non_blocking=None) -> UntypedStorage:
         if src.nbytes() != self.nbytes():
             raise RuntimeError(
-                f"copy_: storages of {self.nbytes()} and {src.nbytes()} bytes differ in size"
+                f"size does not match, self was {self.nbytes()} bytes but src was {src.nbytes()} "
+                "bytes"
             )
         self._bytes[...] = self._device.backend.xp.asarray(src._bytes)
         return self
@@ -286,26 +295,81 @@ def storage(self: Tensor) -> TypedStorage:
     return TypedStorage(UntypedStorage._of(self), self.dtype)
 
 
-def set_(self: Tensor, source=None, storage_offset: int = 0, size=None, stride=None) -> Tensor:
+_SET_SIGNATURES = (
+    " * ()\n"
+    " * (torch.Storage source)\n"
+    " * (torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = "
+    "None)\n"
+    " * (Tensor source)\n"
+    " * (Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)\n"
+)
+
+
+def _set_type_error(args) -> TypeError:
+    names = {
+        UntypedStorage: "torch.storage.UntypedStorage",
+        TypedStorage: "torch.storage.TypedStorage",
+    }
+    got = ", ".join(
+        "Tensor" if isinstance(a, Tensor) else names.get(type(a), type(a).__name__) for a in args
+    )
+    return TypeError(
+        f"set_() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{_SET_SIGNATURES}"
+    )
+
+
+def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None) -> Tensor:
     """Makes self a view of source's memory (a tensor, or a storage with offset/size/stride in
-    elements); no source: an empty tensor. Mirrors torch.Tensor.set_."""
-    if state.enabled and self._requires_grad:
-        if self._grad_fn is None:
-            raise RuntimeError(
-                "a leaf Variable that requires grad is being used in an in-place operation."
-            )
-        raise RuntimeError("set_: minitorch does not record set_ on a tensor in the graph")
+    elements; a tensor's offset counts from where it starts); no source: an empty tensor. An
+    offset needs a size, as torch's signatures. storage_offset() and untyped_storage() then
+    read the whole memory, as torch's. Mirrors torch.Tensor.set_."""
+    from minitorch._tensor import _make, _storage_root
+
+    given = [a for a in (source, storage_offset, size, stride) if a is not None]
+    if (storage_offset is not None or stride is not None) and size is None:
+        raise _set_type_error(given)
+    if source is None and given:
+        raise _set_type_error(given)
+    if source is not None and not isinstance(source, (Tensor, UntypedStorage, TypedStorage)):
+        raise _set_type_error(given)
+    if state.enabled:
+        from minitorch._ops.inplace import _check_autograd_rules
+
+        _check_autograd_rules(self)  # a leaf requiring grad, or a view of one: torch's errors
+        if self._requires_grad:
+            raise RuntimeError("set_: minitorch does not record set_ on a tensor in the graph")
     xp = self._device.backend.xp
+    root = None  # the tensor over the whole memory, when self starts inside it
     if source is None:
         data = xp.zeros((0,), dtype=self._data.dtype)
-    elif isinstance(source, Tensor):
-        if source._device is not self._device or source._data.dtype != self._data.dtype:
+    elif isinstance(source, Tensor) and size is None:
+        if source._data.dtype != self._data.dtype:
+            from minitorch._ops.linalg import _ctype
+
             raise RuntimeError(
-                f"set_: expected a source of {self.dtype} on {self._device}, got {source.dtype} "
-                f"on {source._device}"
+                f"Could not set tensor of type {_ctype(source.dtype)} to a tensor of type "
+                f"{_ctype(self.dtype)}"
+            )
+        if source._device is not self._device:
+            raise RuntimeError(
+                f"set_: expected a source on {self._device}, got one on {source._device}"
             )
         data = source._data
-    elif isinstance(source, (UntypedStorage, TypedStorage)):
+        if _storage_root(source) is not source:  # self starts inside source's memory
+            root = _make(_root_array(source), self._device, False, None)
+    else:
+        if isinstance(source, Tensor):
+            if source._data.dtype != self._data.dtype:
+                from minitorch._ops.linalg import _ctype
+
+                raise RuntimeError(
+                    f"Could not set tensor of type {_ctype(source.dtype)} to a tensor of type "
+                    f"{_ctype(self.dtype)}"
+                )
+            storage_offset = source.storage_offset() + int(storage_offset)
+            source = UntypedStorage._of(source)
+        storage_offset = 0 if storage_offset is None else int(storage_offset)
         untyped = source.untyped()
         if isinstance(source, TypedStorage) and source.dtype is not self.dtype:
             from minitorch._ops.linalg import _ctype
@@ -314,7 +378,8 @@ def set_(self: Tensor, source=None, storage_offset: int = 0, size=None, stride=N
                 f"Expected a Storage of type {_ctype(self.dtype)} or an UntypedStorage, but got "
                 f"type {_dtype.scalar_name(source.dtype)} for argument 1 'storage'"
             )
-        elements = untyped._bytes.view(self._data.dtype)
+        raw = untyped._bytes  # whole elements only, as torch's storage size in elements
+        elements = raw[: raw.size - raw.size % self._data.itemsize].view(self._data.dtype)
         if size is None:
             size = (elements.size - storage_offset,)
         size = tuple(int(s) for s in size)
@@ -337,12 +402,12 @@ def set_(self: Tensor, source=None, storage_offset: int = 0, size=None, stride=N
             shape=size,
             strides=tuple(s * elements.itemsize for s in stride),
         )
-    else:
-        raise TypeError(
-            f"set_() received an invalid combination of arguments - got ({type(source).__name__})"
-        )
+        root = _make(elements, self._device, False, None)
     self._data = data
     self._base = None
+    self.__dict__.pop("_storage_root", None)
+    if root is not None:
+        self._storage_root = root
     self._vc[0] += 1
     return self
 

@@ -551,7 +551,7 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
                 out._vc[0] += 1
                 return out
         # torch resizes a view in place, over the memory it shares: exp(x, out=x[::2]) writes x
-        elif not restride_(out, shape):
+        elif not restride_(out, shape, grow=False):
             raise RuntimeError(
                 f"out=: cannot resize the view given as out (shape {list(out._data.shape)}) to "
                 f"{list(shape)}: the memory it shares with its base ends before that; minitorch "
@@ -612,22 +612,51 @@ def _out_autograd_error(result: Tensor, op: str | None) -> RuntimeError:
     return RuntimeError(text if not op else f"{op}(): {text}")
 
 
-def restride_(t: Tensor, shape) -> bool:
+def restride_(t: Tensor, shape, grow: bool = True) -> bool:
     """t <- the row-major `shape` over its memory from where t starts, as torch's resize_ keeps
-    the storage and offset (t's base sees the new layout's writes). False (t unchanged) when that
-    memory is too short: torch would grow the storage, NumPy cannot grow memory in place."""
+    the storage and offset (t's base sees the new layout's writes). Memory too short grows as
+    torch's storage does: new memory of offset + numel elements holding the old bytes where they
+    were (a transposed tensor grown reads its memory in order), t and its base moved onto it
+    (views of the base taken earlier stay on the old memory). grow=False: False instead (t
+    unchanged), for out= views, which minitorch refuses to grow."""
+    from minitorch._tensor import _storage_root
     from minitorch.storage import _root_array
 
     x = t._data
     n = math.prod(shape)
     flat = _root_array(t).ravel(order="K")  # a view: the root is contiguous in some order
-    if not flat.size:
-        return n == 0 and _set_data(t, flat.reshape(shape))
     backend = t._device.backend
-    offset = (backend.data_ptr(x) - backend.data_ptr(flat)) // x.itemsize
+    offset = (backend.data_ptr(x) - backend.data_ptr(flat)) // x.itemsize if flat.size else 0
     if offset + n > flat.size:
-        return False
+        return grow and _grow(t, flat, offset, n, shape)
+    if not flat.size:
+        return _set_data(t, flat.reshape(shape))
+    if n < flat.size and _storage_root(t) is t:
+        # a shrunk tensor keeps its whole memory as torch keeps the storage: untyped_storage()
+        # still has every byte and a later resize_ back up reads the kept values
+        t._storage_root = _make(flat, t._device, False, None)
     return _set_data(t, flat[offset : offset + n].reshape(shape))
+
+
+def _grow(t: Tensor, flat, offset: int, n: int, shape) -> bool:
+    """restride_ past the end of t's memory (see there)."""
+    backend = t._device.backend
+    xp = backend.xp
+    memory = xp.zeros(offset + n, dtype=flat.dtype)
+    memory[: flat.size] = flat
+    holder = _make(memory, t._device, False, None)
+    start = backend.data_ptr(flat)
+    base = t._base
+    if base is not None and flat.size:
+        b = base._data
+        at = backend.data_ptr(b) - start
+        if 0 <= at < flat.nbytes and b.itemsize == flat.itemsize:
+            base._data = xp.lib.stride_tricks.as_strided(
+                memory[at // b.itemsize :], shape=b.shape, strides=b.strides
+            )
+            base._storage_root = holder
+    t._storage_root = holder
+    return _set_data(t, memory[offset : offset + n].reshape(shape))
 
 
 def _set_data(t: Tensor, data) -> bool:
@@ -869,7 +898,9 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = Tr
     a0, b0 = ptr(a), ptr(b)
     a1, b1 = a0 + a.nbytes, b0 + b.nbytes
     if (a0, a1) == (b0, b1):
-        if same_ok and (a.strides == b.strides or a.size == 1):
+        # (one element: NumPy's strides of size-1 dims are arbitrary, torch's compare by rank:
+        # x.copy_(x[0]) of a 1-element x raises)
+        if same_ok and (a.strides == b.strides or (a.size == 1 and a.ndim == b.ndim)):
             return  # the same memory in the same order: an in-place op on itself
     elif not (a0 < b1 and b0 < a1):
         return
@@ -889,8 +920,25 @@ def copy_(self, src, non_blocking=False):
     """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
     if not isinstance(src, Tensor):
         src = scalar_like(src, self)
+    # torch's order: the autograd checks, then (a copy from the very same view of the same
+    # memory returning at once, expanded or not) the memory overlap of self and of self with
+    # src, then the shapes
+    x, y = self._data, src._data
+    same = src is self or (
+        x.size
+        and src._device is self._device
+        and x.shape == y.shape
+        and x.strides == y.strides
+        and x.dtype == y.dtype
+        and self.data_ptr() == src.data_ptr()
+    )
+    _check_leaf(self, "copy_", overlap_ok=same)
+    if same and not (state.enabled and (self._requires_grad or src._requires_grad)):
+        self._vc[0] += 1
+        return self
     if src._device is not self._device:
         src = src.to(self._device, non_blocking=non_blocking)
+    _check_partial_overlap(self, src)
     xp = src._device.backend.xp
     try:
         shape = xp.broadcast_shapes(src._data.shape, self._data.shape)
@@ -901,9 +949,7 @@ def copy_(self, src, non_blocking=False):
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
             f"{list(shape)}"
         )
-    _check_partial_overlap(self, src)
     if not state.enabled or not (self._requires_grad or src._requires_grad):
-        _check_leaf(self, "copy_")
         writable(self)[...] = via_float32(src._data, self._data.dtype)
         self._vc[0] += 1
         return self
