@@ -149,3 +149,17 @@ def test_summing_inf_and_minus_inf_gradients_is_silent():
     )
     assert done.returncode == 0, done.stderr
     assert "RuntimeWarning" not in done.stderr, done.stderr
+
+
+def test_inplace_add_sub_check_a_bool_or_float_alpha_as_add():
+    # torch: the in-place forms make add's alpha checks (the fast in-place path skipped them)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        torch.zeros(3).add_(torch.ones(3), alpha=True)
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        torch.zeros(3).sub_(1, alpha=False)
+    with pytest.raises(RuntimeError, match="integral input tensors, argument alpha must not"):
+        torch.zeros(3, dtype=torch.long).add_(torch.ones(3, dtype=torch.long), alpha=1.0)
+    b = torch.zeros(3, dtype=torch.bool).add_(torch.ones(3, dtype=torch.bool), alpha=True)
+    assert b.tolist() == [True, True, True]
+    assert torch.zeros(3).add_(torch.ones(3), alpha=1.0).tolist() == [1.0, 1.0, 1.0]
+    assert torch.zeros(3).sub_(torch.ones(3), alpha=2).tolist() == [-2.0, -2.0, -2.0]

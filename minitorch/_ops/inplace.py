@@ -673,6 +673,9 @@ def _ops():
     return ops
 
 
+_ONE = 1  # the default alpha (NOTE [ Default alpha ] in pointwise.py)
+
+
 def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     """self <- ufunc(self, alpha * other) straight into self's memory when no graph is recorded
     and no promotion is involved (the optimizer-update case). False when the general path is
@@ -703,8 +706,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         return False
     if ufunc == "true_divide" and not floating:
         return False
-    if alpha != 1:
-        if x.dtype.itemsize == 2 and floating:
+    if alpha is not _ONE:  # NOTE [ Default alpha ]: a bool alpha, 1.0, ... take add's checks
+        if alpha.__class__ is bool or alpha == 1 or (x.dtype.itemsize == 2 and floating):
             return False  # where alpha * other is rounded is pointwise's decision, as above
         float_alpha = isinstance(alpha, float)
         if not isinstance(alpha, (int, float)) or (float_alpha and not floating):
