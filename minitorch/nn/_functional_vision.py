@@ -9,7 +9,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import arange, ones, zeros, zeros_like
+from minitorch._factories import arange, linspace, ones, zeros, zeros_like
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
 from minitorch.autograd.composite import as_node
@@ -93,8 +93,10 @@ def _base_coords(steps: int, align_corners: bool, like: Tensor) -> Tensor:
     align_corners), as torch's affine_grid lays them out; a single step sits at 0."""
     if steps <= 1:
         return like.new_zeros(1)
-    c = arange(steps, dtype=like.dtype, device=like.device) * (2.0 / (steps - 1)) - 1.0
-    return c if align_corners else c * ((steps - 1) / steps)
+    # linspace, then * (steps - 1), then / steps, rounded as torch rounds them: an identity theta
+    # then puts the grid on exact pixel centres, and grid_sample's floor (so its gradient) agrees
+    c = linspace(-1.0, 1.0, steps, dtype=like.dtype, device=like.device)
+    return c if align_corners else c * (steps - 1) / steps
 
 
 def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
@@ -160,11 +162,38 @@ def _reflect(x: Tensor, twice_low: int, twice_high: int) -> Tensor:
     return _ops.where(even, extra + low, span - extra + low)
 
 
-def _unnormalize(g: Tensor, size: int, align_corners: bool) -> Tensor:
-    """Pixel coordinate of normalised grid values along one axis."""
+def _unnormalize(g: Tensor, size, align_corners: bool, fused: bool = False) -> Tensor:
+    """Pixel coordinates of normalised grid values along one axis (size an int), or along each
+    axis of the last dim (size a Tensor of the sizes, each < 2**26 when fused). fused:
+    (g + 1) * size / 2 - 0.5 rounded once, as torch's 2-d CPU kernel computes it (a fused
+    multiply-add; its 3-d kernel rounds each step). Which pixel floor() picks at a coordinate
+    within an ulp of an integer, as an identity affine_grid gives, decides the grid's gradient
+    (a spatial transformer's first step)."""
     if align_corners:
         return (g + 1) * ((size - 1) / 2)
-    return ((g + 1) * size - 1) / 2
+    out = ((g + 1) * size - 1) / 2
+    if fused and g.dtype in (_dtype.float32, _dtype.float64):
+        # a correction of an ulp or so; 0 where either is inf or NaN (those keep their value)
+        fix = _fused_unnormalize(g.detach() + 1, size) - out.detach()
+        out = out + _ops.nan_to_num(fix, nan=0.0, posinf=0.0, neginf=0.0)
+    return out
+
+
+def _fused_unnormalize(a: Tensor, size) -> Tensor:
+    """a * size / 2 - 0.5 rounded once (a = grid + 1, detached). float32 through float64 (its
+    exact product); float64 by an error-free product (Veltkamp's split; size / 2 < 2**25 has at
+    most 26 bits) and sum, then one rounding."""
+    half = size / 2
+    if a.dtype is _dtype.float32:
+        return (a.double() * half - 0.5).float()
+    p = a * half
+    c = a * 134217729.0  # 2**27 + 1
+    hi = c - (c - a)
+    e = (hi * half - p) + (a - hi) * half  # a * half == p + e exactly
+    s = p - 0.5
+    b = s - p
+    err = (p - (s - b)) + (-0.5 - b)  # p - 0.5 == s + err exactly
+    return s + (err + e)
 
 
 def _pad_coord(
@@ -345,7 +374,12 @@ def _sample(input: Tensor, grid: Tensor, mode: str, padding_mode: str, align_cor
     table = _ops.cat([table, zeros((1, C), dtype=input.dtype, device=input.device)])
     first = (arange(N, device=input.device) * size).reshape((N,) + (1,) * len(out))
     # per spatial dim d (D, H, W order): its source coordinate; grid's last entry is x (W)
-    raw = [_unnormalize(grid[..., n - 1 - d], have[d], align_corners) for d in range(n)]
+    if n == 2 and not align_corners:
+        # both axes at once (the grid's x, y order), rounded as torch's 2-d kernel rounds them
+        xy = _unnormalize(grid, grid.new_tensor(have[::-1]), False, max(have) < 2**26)
+        raw = [xy[..., 1], xy[..., 0]]
+    else:
+        raw = [_unnormalize(grid[..., n - 1 - d], have[d], align_corners) for d in range(n)]
     strides = [math.prod(have[d + 1 :]) for d in range(n)]
 
     def tap(idx):

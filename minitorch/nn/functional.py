@@ -412,21 +412,16 @@ def gumbel_softmax(
     logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1
 ) -> Tensor:
     """softmax((logits + Gumbel noise) / tau), one-hot in forward when hard (straight-through
-    gradient). Mirrors torch.nn.functional.gumbel_softmax.
-
-    Differences from torch: the noise comes from minitorch's generator (other numbers).
-    """
-    from minitorch._factories import zeros_like
-    from minitorch.random import rand
+    gradient). Mirrors torch.nn.functional.gumbel_softmax: the noise is -log(E), E drawn with
+    exponential_ from the default generator, so a seeded run draws torch's numbers."""
+    from minitorch._factories import empty_like, zeros_like
 
     if not logits.dtype.is_floating_point:  # torch draws its noise with exponential_
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_dtype.scalar_name(logits.dtype)}"
         )
-    u = rand(logits.shape, dtype=logits.dtype, device=logits.device)
-    # -log(E), E ~ Exp(1) = -log(U): the Gumbel(0, 1) sample; U == 0 would give -inf, avoided
-    gumbels = -_ops.log(-_ops.log(_ops.clamp(u, min=eps)))
+    gumbels = -_ops.log(empty_like(logits).exponential_())  # Gumbel(0, 1)
     y_soft = _ops.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
