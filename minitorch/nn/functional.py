@@ -107,9 +107,7 @@ def linear(
     if len(w_shape) == 2 and shape and shape[-1] != w_shape[1]:
         if bias is not None and _runs_addmm(input):  # torch's addmm checks the dtypes first
             _check_linear_dtypes(input, weight, bias)
-        rows = 1  # the flattened input's rows: counted, as 0 features leave numel() nothing
-        for s in shape[:-1]:
-            rows *= s
+        rows = math.prod(shape[:-1])  # the flattened input's rows (0 features: numel() is 0)
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{shape[-1]} and "
             f"{w_shape[1]}x{w_shape[0]})"
@@ -129,9 +127,7 @@ def linear(
             and b_shape[0] not in (1, w_shape[0])
             and _runs_addmm(input)
         ):
-            rows = 1  # torch's addmm expands the bias to the flattened input's (rows, out)
-            for s in shape[:-1]:
-                rows *= s
+            rows = math.prod(shape[:-1])  # torch's addmm expands the bias to (rows, out)
             raise RuntimeError(
                 f"The expanded size of the tensor ({w_shape[0]}) must match the existing size "
                 f"({b_shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "

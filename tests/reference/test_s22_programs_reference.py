@@ -51,6 +51,10 @@ class Rec:
                 continue
             self(prefix + "." + n, p)
 
+    def buffers(self, prefix, model):
+        for n, b in model.named_buffers():
+            self(prefix + n, b)
+
     def opt(self, prefix, opt):
         for gi, g in enumerate(opt.param_groups):
             self(f"{prefix}.lr{gi}", float(g["lr"]))
@@ -244,8 +248,7 @@ def p_dcgan(lib, dt, rec):
     rec.params("G", G)
     rec.params("D", D)
     rec.opt("oG", oG)
-    for n, b in D.named_buffers():
-        rec("Dbuf." + n, b)
+    rec.buffers("Dbuf.", D)
 
 
 def p_wordlm(lib, dt, rec):
@@ -543,8 +546,7 @@ def p_resnet(lib, dt, rec, sched="cos"):
             rec("evalout", out)
     rec.params("p", net)
     rec.opt("o", opt)
-    for n, b in net.named_buffers():
-        rec("b." + n, b)
+    rec.buffers("b.", net)
 
 
 def p_resnet_onecycle(lib, dt, rec):
@@ -1098,8 +1100,7 @@ def p_sngan(lib, dt, rec):
         rec("De", D(real))
     rec.params("D", D)
     rec.params("G", G)
-    for n, b in D.named_buffers():
-        rec("Db." + n, b)
+    rec.buffers("Db.", D)
 
 
 def p_distill_simclr(lib, dt, rec):
@@ -1420,8 +1421,7 @@ def p_swa_ema(lib, dt, rec):
         rec("ema", ema(vx))
     rec.params("swa", swa_m)
     rec.params("ema", ema)
-    for n, b in swa_m.named_buffers():
-        rec("sb." + n, b)
+    rec.buffers("sb.", swa_m)
 
 
 def p_superres_unet(lib, dt, rec):
@@ -1663,8 +1663,7 @@ def p_prune_wn_tcn(lib, dt, rec):
     prune.remove(head, "weight")
     rec.params("n", net)
     rec.params("h", head)
-    for n, b in net.named_buffers():
-        rec("b." + n, b)
+    rec.buffers("b.", net)
 
 
 def p_siamese_cyclic(lib, dt, rec):
