@@ -1,0 +1,63 @@
+"""minitorch's pytest plugin (_minitorch_pytest.py): the kernels' NumPy RuntimeWarnings stay out of
+a user's test run, as they do outside pytest, even under `-W error`."""
+
+import importlib.metadata
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import _minitorch_pytest
+import minitorch
+
+USER_TEST = """
+import numpy as np
+import pytest
+
+import minitorch as torch
+
+
+def test_log_of_zero_and_its_gradient():
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    y = torch.log(x)
+    (y * 0).sum().backward()  # 0 * -inf and 1 / 0 in the backward too
+    assert torch.isinf(y[0]) and torch.isnan(x.grad[0])
+
+
+@pytest.mark.filterwarnings("error")
+def test_marked_error():
+    assert torch.isnan(torch.tensor([0.0]) / 0)[0]
+
+
+def test_numpy_of_the_user_still_warns():
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        np.log(np.zeros(1))
+"""
+
+
+def test_the_plugin_filters_what_import_minitorch_filters():
+    assert _minitorch_pytest.KERNEL_MODULES == minitorch._KERNEL_MODULES
+
+
+def _run_pytest(tmp_path, *args):
+    (tmp_path / "test_user.py").write_text(textwrap.dedent(USER_TEST))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, "test_user.py"]
+    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(
+    not any(
+        e.value == "_minitorch_pytest" for e in importlib.metadata.entry_points(group="pytest11")
+    ),
+    reason="minitorch is not installed (pip install -e .): pytest does not load its plugin",
+)
+def test_kernel_warnings_do_not_reach_a_users_test_run(tmp_path):
+    res = _run_pytest(tmp_path, "-W", "error")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "3 passed" in res.stdout
+    assert "RuntimeWarning" not in res.stdout
+    # without the plugin, NumPy's warnings fail the run
+    res = _run_pytest(tmp_path, "-p", "no:minitorch", "-W", "error")
+    assert res.returncode == 1
+    assert "2 failed, 1 passed" in res.stdout and "divide by zero encountered" in res.stdout
