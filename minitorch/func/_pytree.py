@@ -74,8 +74,8 @@ def num_leaves(spec) -> int:
     return sum(num_leaves(k) for k in spec[2])
 
 
-def tree_map(fn, tree):
-    leaves, spec = tree_flatten(tree)
+def tree_map(fn, tree, none_is_leaf: bool = False):
+    leaves, spec = tree_flatten(tree, none_is_leaf)
     return tree_unflatten([fn(x) for x in leaves], spec)
 
 
@@ -117,3 +117,23 @@ def spec_str(spec) -> str:
         return "(" + inner[0] + ",)"
     name = "" if kind is tuple else kind.__name__
     return name + "(" + ", ".join(inner) + ")"
+
+
+def spec_repr(spec, indent: int = 0) -> str:
+    """A spec written as torch's TreeSpec repr (what torch.func's structure errors print):
+    `TreeSpec(tuple, None, [*,` with each further child on its own line, indented by depth."""
+    if spec is _LEAF:
+        return "*"
+    kind, context, kids = spec
+    if issubclass(kind, tuple) and kind is not tuple and hasattr(kind, "_fields"):
+        name, context = "namedtuple", kind
+    else:
+        name = kind.__name__
+        if context is not None:  # a dict's keys print as a list
+            context = list(context)
+    inner = indent + 2
+    parts = [
+        spec_repr(k, inner) if i == 0 else "\n" + " " * inner + spec_repr(k, inner)
+        for i, k in enumerate(kids)
+    ]
+    return f"TreeSpec({name}, {context}, [{','.join(parts)}])"

@@ -15,7 +15,7 @@ from minitorch.autograd.functional import (
     _zeros_like,
 )
 from minitorch.autograd.grad_mode import inference_mode, state
-from minitorch.func._pytree import spec_str, tree_flatten, tree_map, tree_unflatten
+from minitorch.func._pytree import spec_repr, spec_str, tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
     "grad",
@@ -41,6 +41,8 @@ __all__ = [
 #     then is the backward recorded (create_graph) and a result keeps its graph;
 #   * returns every other result detached, so grad(f)(x) on a plain x gives a plain tensor.
 # Whether anything outside is reachable is answered by walking the graph from the result.
+# The pytrees of inputs and outputs count None as a leaf (torch's pytree does since 2.x): a None
+# where a tensor is differentiated or returned is an error, as in torch.
 
 
 class _Level:
@@ -134,11 +136,11 @@ def _differentiable_args(level: _Level, args: tuple, argnums, fresh=None):
     argnums = _normalize_argnums(argnums, len(args))
     args = list(args)
     if isinstance(argnums, int):
-        args[argnums] = tree_map(fresh, args[argnums])
+        args[argnums] = tree_map(fresh, args[argnums], none_is_leaf=True)
         diff = args[argnums]
     else:
         for i in argnums:
-            args[i] = tree_map(fresh, args[i])
+            args[i] = tree_map(fresh, args[i], none_is_leaf=True)
         diff = tuple(args[i] for i in argnums)
     flat, spec = tree_flatten(diff)
     return tuple(args), flat, spec
@@ -266,9 +268,9 @@ def vjp(func, *primals, has_aux: bool = False):
     api = "vjp(f, *primals)"
     level = _Level()
     with inference_mode(False):  # grad on, inference mode off, as torch.func
-        diff = tree_map(level.differentiable, primals)
+        diff = tree_map(level.differentiable, primals, none_is_leaf=True)
         out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
-        flat_out, out_spec = tree_flatten(out)
+        flat_out, out_spec = tree_flatten(out, none_is_leaf=True)
         _check_tensor_outputs(flat_out, api)
         _check_float_outputs(flat_out, "vjp(f, ...)")
         outside = level.needs_graph(flat_out)
@@ -278,7 +280,7 @@ def vjp(func, *primals, has_aux: bool = False):
     def vjp_fn(cotangents, retain_graph: bool = True, create_graph: bool | None = None):
         if create_graph is None:
             create_graph = state.enabled
-        flat_cot, cot_spec = tree_flatten(cotangents)
+        flat_cot, cot_spec = tree_flatten(cotangents, none_is_leaf=True)
         if cot_spec != out_spec:
             raise RuntimeError(
                 "Expected pytree structure of cotangents to be the same as pytree structure of "
@@ -316,17 +318,21 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         raise RuntimeError(
             f"{api}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals)."
         )
-    flat_p, p_spec = tree_flatten(primals)
-    flat_t, t_spec = tree_flatten(tangents)
+    flat_p, p_spec = tree_flatten(primals, none_is_leaf=True)
+    flat_t, t_spec = tree_flatten(tangents, none_is_leaf=True)
     if p_spec != t_spec:
         raise RuntimeError(
             f"{api}: Expected primals and tangents to have the same python structure. For "
             f"example, if primals is a tuple of 3 tensors, tangents also must be. Got primals "
-            f"with structure {spec_str(p_spec)} and tangents with structure {spec_str(t_spec)}"
+            f"with structure {spec_repr(p_spec)} and tangents with structure {spec_repr(t_spec)}"
         )
+    for p in flat_p:
+        if not isinstance(p, Tensor):
+            raise RuntimeError(f"{api}: Expected primals to only contain Tensors, got {type(p)}")
+    for t in flat_t:
+        if not isinstance(t, Tensor):
+            raise RuntimeError(f"{api}: Expected tangents to only contain Tensors, got {type(t)}")
     for p, t in zip(flat_p, flat_t, strict=True):
-        if not isinstance(p, Tensor) or not isinstance(t, Tensor):
-            raise RuntimeError(f"{api}: Expected primals and tangents to only contain Tensors")
         if tuple(p.shape) != tuple(t.shape):  # make_dual's check, as torch's jvp
             raise RuntimeError(
                 "Trying to set a forward gradient that has a different size than that of the "
@@ -353,11 +359,15 @@ class _Linearized:
     def __init__(self, func, primals, has_aux, api):
         self.level = level = _Level()
         with inference_mode(False):  # grad on, inference mode off, as torch.func
-            seeds = tree_map(level.differentiable, primals)
+            seeds = tree_map(level.differentiable, primals, none_is_leaf=True)
             # f gets aliases of the seeds: in-place ops on them are recorded, as torch's
             # forward mode allows them (and they write into the primals, as torch's)
             out, aux = _split_aux(call_transformed(func, *tree_map(alias_of, seeds)), has_aux, api)
-            flat_out, self.out_spec = tree_flatten(out)
+            # linearize passes a None output through (its tracer allows one); jvp refuses it
+            is_jvp = api.startswith("jvp")
+            flat_out, self.out_spec = tree_flatten(out, none_is_leaf=is_jvp)
+            if is_jvp:
+                _check_tensor_outputs(flat_out, api)
             for o in flat_out:
                 if not isinstance(o, Tensor):
                     raise RuntimeError(
@@ -407,7 +417,7 @@ def linearize(func, *primals):
     is kept for jvp_fn, which takes two backward passes per call (see jvp).
     """
     api = "linearize(func, *primals)"
-    flat_p, p_spec = tree_flatten(primals)
+    flat_p, p_spec = tree_flatten(primals, none_is_leaf=True)
     for p in flat_p:
         if isinstance(p, Tensor):
             _check_dual_dtype(p, "primal")
@@ -415,11 +425,11 @@ def linearize(func, *primals):
     out = lin.level.export(lin.out)
 
     def jvp_fn(*tangents):
-        flat_t, t_spec = tree_flatten(tangents)
+        flat_t, t_spec = tree_flatten(tangents, none_is_leaf=True)
         if t_spec != p_spec:
             raise RuntimeError(
-                f"Expected the tangents {spec_str(t_spec)} to have the same argspec as the "
-                f"primals {spec_str(p_spec)}"
+                f"Expected the tangents {spec_repr(t_spec)} to have the same argspec as the "
+                f"primals {spec_repr(p_spec)}"
             )
         for i, (p, t) in enumerate(zip(flat_p, flat_t, strict=True)):
             if tuple(t.shape) != tuple(p.shape):
@@ -524,9 +534,9 @@ def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums, fresh)
         if forward:  # in-place ops on the inputs are allowed, as in jvp
             seeds = {id(x) for x in flat_diff}
-            args = tree_map(lambda x: alias_of(x) if id(x) in seeds else x, args)
+            args = tree_map(lambda x: alias_of(x) if id(x) in seeds else x, args, True)
         out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
-        flat_out, out_spec = tree_flatten(out)
+        flat_out, out_spec = tree_flatten(out, none_is_leaf=True)
         _check_tensor_outputs(flat_out, api)
         if not forward:
             _check_float_outputs(flat_out, "vjp(f, ...)")

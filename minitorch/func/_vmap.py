@@ -9,6 +9,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.engine import enter_sample_loop, exit_sample_loop
 from minitorch.func._pytree import (
     broadcast_prefix,
+    spec_repr,
     spec_str,
     tree_flatten,
     tree_unflatten,
@@ -43,6 +44,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     a graph made outside it once per sample; a graph it would free is freed when vmap returns
     (NOTE [ Graphs shared by vmap's samples ] in minitorch/autograd/engine.py).
     """
+    _check_randomness(randomness)
     # torch checks the sign here (a str fails the comparison with a TypeError) and the type
     # when it splits the batch into chunks, on the call.
     if chunk_size is not None and not chunk_size > 0:
@@ -59,6 +61,14 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
         return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs)
 
     return wrapped
+
+
+def _check_randomness(randomness) -> None:
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(
+            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+            f"{randomness}"
+        )
 
 
 def _name(func) -> str:
@@ -92,13 +102,15 @@ def _batched_inputs(func, in_dims, args):
             f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
             "trying to vmap over a function with no inputs. The latter is unsupported."
         )
-    flat_args, spec = tree_flatten(args)
+    # None is an input (a leaf), as in torch's pytree: only an in_dim of None may map it
+    flat_args, spec = tree_flatten(args, none_is_leaf=True)
     flat_dims = broadcast_prefix(in_dims, spec)
     if flat_dims is None:
         raise ValueError(
             f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
-            f"structure of `inputs`. in_dims has structure {spec_str(tree_flatten(in_dims)[1])} "
-            f"but inputs has structure {spec_str(spec)}."
+            f"structure of `inputs`. in_dims has structure "
+            f"{spec_repr(tree_flatten(in_dims, none_is_leaf=True)[1])} but inputs has structure "
+            f"{spec_repr(spec)}."
         )
     for i, (arg, d) in enumerate(zip(flat_args, flat_dims, strict=True)):
         where = f"vmap({name}, in_dims={in_dims}, ...)(<inputs>)"
@@ -155,11 +167,6 @@ def _zeros_sample(flat_args, flat_dims, spec):
 def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
     _check_out_dims(out_dims, func)
     batch, flat_dims, flat_args, spec = _batched_inputs(func, in_dims, args)
-    if randomness not in _RANDOMNESS:
-        raise RuntimeError(
-            "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
-            f"{randomness}"
-        )
     rng_before = _rng_snapshot() if randomness == "error" else None
     # Every sample may walk a graph made before this call (autograd.grad(y, x, v) per v): it is
     # freed once they all have (NOTE [ Graphs shared by vmap's samples ] in autograd/engine.py).
@@ -236,7 +243,8 @@ def _flat_out_dims(func, out_dims, first, spec):
         return ValueError(
             f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible "
             f"with the structure of `outputs`. out_dims has structure "
-            f"{spec_str(tree_flatten(out_dims)[1])} but outputs has structure {spec_str(spec)}."
+            f"{spec_repr(tree_flatten(out_dims, none_is_leaf=True)[1])} but outputs has "
+            f"structure {spec_repr(spec)}."
         )
 
     if isinstance(first, Tensor):
