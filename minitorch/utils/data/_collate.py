@@ -72,7 +72,12 @@ def _rebuild_sequence(elem, values: list):
 def default_convert(data):
     """Converts NumPy arrays and scalars to tensors, recursing into mappings, named tuples and
     sequences (tuples become lists); anything else is returned as is. The DataLoader's
-    collate_fn when batching is disabled. Mirrors torch.utils.data.default_convert."""
+    collate_fn when batching is disabled. Mirrors torch.utils.data.default_convert.
+
+    Differences from torch: NumPy bytes scalars (np.bytes_) are returned as is, like np.str_;
+    torch 2.13 skips the type names "str_" and "string_" only, so it raises "new(): invalid
+    data type 'numpy.bytes_'" for them.
+    """
     if isinstance(data, Tensor):
         return data
     if _is_numpy_value(data):
@@ -134,14 +139,22 @@ def _stack_in_worker(batch):
     shared-memory tensor of the first sample's dtype. minitorch has no shared memory (batches
     are pickled), but keeps what that out= means for the user: a batch that requires grad is
     refused (out= is not differentiable) and samples of another dtype are cast into the first's
-    (float64 samples after a float32 one give a float32 batch, in workers only)."""
+    (float64 samples after a float32 one give a float32 batch, in workers only).
+
+    The checks come in torch's order: the samples' total numel first (a non-tensor sample
+    fails on .numel()), then the batch sized from the first sample, which the samples' numel
+    cannot fill when a later one is smaller (torch's shared storage cannot grow: "Trying to
+    resize storage that is not resizable"), then out='s refusal of grad, then stack."""
+    elem = batch[0]
+    total = sum(t.numel() for t in batch)
+    if total < len(batch) * elem.numel():
+        raise RuntimeError("Trying to resize storage that is not resizable")
     if is_grad_enabled() and any(t.requires_grad for t in batch):
         # stack's own out= message lacks torch's "stack(): functions with" prefix
         raise RuntimeError(
             "stack(): functions with out=... arguments don't support automatic "
             "differentiation, but one of the arguments requires grad."
         )
-    elem = batch[0]
     return stack(batch, 0, out=elem.new_empty((len(batch), *elem.shape)))
 
 
