@@ -17,6 +17,7 @@ __all__ = [
     "call",
     "LOWER",
     "LOWER_CUDA",
+    "LOWER_SAME",
     "FP32",
     "FP32_CUDA",
     "FP32_BANNED_CUDA",
@@ -31,12 +32,14 @@ __all__ = [
 # torch keeps one op list per device type. An entry point names its policy:
 #   LOWER       cast floating inputs to the autocast dtype on every device type (matmul, conv, ...)
 #   LOWER_CUDA  the same, on CUDA-like device types only (mv, addmv)
+#   LOWER_SAME  LOWER when the two tensors share a dtype, else no cast: torch checks that before
+#               the mm it lowers (tensordot, inner), so the op raises its own dtype error
 #   FP32        cast to float32 on every device type (the losses)
 #   FP32_CUDA   cast to float32 on CUDA-like device types only (softmax, layer_norm, ...)
 #   FP32_BANNED_CUDA  float32 on the CPU, refused on CUDA-like device types (binary_cross_entropy)
 #   LOWER_CPU   the autocast dtype on the CPU only (nn.LSTM: torch's oneDNN mkldnn_rnn)
 #   FP32_CPU    float32 on the CPU only (torch's CPU float32 list: prod, cdist, linalg, 3-D pools..)
-#   PROMOTE     every floating input to the widest of their dtypes (index_copy)
+#   PROMOTE     float32 if an input is, else the autocast dtype; float64 left (index_copy)
 #   EINSUM      CUDA-like: LOWER; CPU: as torch's decomposition into mul/bmm gives (_einsum_lowers)
 # Composite ops (tensordot, inner, multi-head attention, the RNN cells) take the policy of the
 # kernels torch decomposes them into, so their results have torch's dtypes.
@@ -45,6 +48,7 @@ __all__ = [
 LOWER, LOWER_CUDA, FP32, FP32_CUDA = "lower", "lower_cuda", "fp32", "fp32_cuda"
 FP32_BANNED_CUDA = "fp32_banned_cuda"
 LOWER_CPU, FP32_CPU, PROMOTE, EINSUM = "lower_cpu", "fp32_cpu", "promote", "einsum"
+LOWER_SAME = "lower_same"
 _BANNED = (
     "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
     "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
@@ -109,12 +113,20 @@ def _first_device_type(args, kwargs):
     return None
 
 
-def _widest(args, kwargs, device_type):
-    """The promoted dtype of the floating tensors on device_type (PROMOTE), None if none."""
-    dt = None
+def _prioritize(args, kwargs, device_type, low):
+    """The dtype torch's promote policy casts to: starting from the autocast dtype, float32 wins
+    over it and float64 tensors are passed over (left uncast); any other mix (float16 under
+    bfloat16 autocast, bfloat16 under float16) is torch's error."""
+    dt = low
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor) and a.dtype.is_floating_point and a._device.type == device_type:
-            dt = a.dtype if dt is None else _dtype.promote_types(dt, a.dtype)
+            nxt = a.dtype
+            if nxt is _dtype.float64:
+                continue
+            if dt is _dtype.float32 or nxt is _dtype.float32:
+                dt = _dtype.float32
+            elif not (dt is low and nxt is low):
+                raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
     return dt
 
 
@@ -150,6 +162,10 @@ def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
         if policy is EINSUM:
             low = st.dtype[device_type]
             policy = LOWER if cuda_like or _einsum_lowers(args[0], args[1:], low) else None
+        elif policy is LOWER_SAME:
+            a, b = args[0], args[1]
+            same = isinstance(a, Tensor) and isinstance(b, Tensor) and a.dtype is b.dtype
+            policy = LOWER if same else None
         if (
             policy is LOWER
             or (policy is LOWER_CUDA and cuda_like)
@@ -167,7 +183,7 @@ def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
                 raise RuntimeError(_BANNED)
             dt = _dtype.float32
         elif policy is PROMOTE:
-            dt = _widest(args, kwargs, device_type)
+            dt = _prioritize(args, kwargs, device_type, st.dtype[device_type])
         else:
             dt = None
         if dt is not None:

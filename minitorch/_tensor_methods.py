@@ -2209,7 +2209,7 @@ class TensorMethods:
         return self
 
     def conj_physical_(self):
-        return self
+        return _ops.conj_physical_(self)
 
     def resolve_conj(self):
         return self

@@ -167,17 +167,22 @@ def _check_autograd_rules(self: Tensor):
         )
 
 
-def _check_result(self: Tensor, r: Tensor, op: str):
+def _check_result(self: Tensor, r: Tensor, op: str, others=()):
     if r._data.shape != self._data.shape:
         raise RuntimeError(
             f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
             f"{list(r._data.shape)}"
         )
     if r._data.dtype != self._data.dtype and not _dtype.can_cast(r.dtype, self.dtype):
+        into = _short(self.dtype)
+        if op in _NUMBER_CLAMPS and not any(isinstance(o, Tensor) for o in others):
+            into = _dtype.CPP_NAMES[self.dtype.name]  # these kernels spell it in C++ ("long int")
         raise RuntimeError(
-            f"result type {_short(r.dtype)} can't be cast to the desired output type "
-            f"{_short(self.dtype)}"
+            f"result type {_short(r.dtype)} can't be cast to the desired output type {into}"
         )
+
+
+_NUMBER_CLAMPS = frozenset(("clamp_", "clamp_min_", "clamp_max_", "clip_"))
 
 
 _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
@@ -212,12 +217,12 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     if not record:
         with no_grad():
             r = _compute(compute, self, self, others, op)
-        _check_result(self, r, op)
+        _check_result(self, r, op, others)
         _write(self, r._data)
         self._vc[0] += 1
         return self
     r = _compute(compute, _snapshot(self), self, others, op)
-    _check_result(self, r, op)
+    _check_result(self, r, op, others)
     r = cast(r, self.dtype)
     _write(self, r._data)
     self._vc[0] += 1
@@ -572,7 +577,9 @@ def warn_resized(out: Tensor, shape) -> None:
         warnings.warn(
             f"An output with one or more elements was resized since it had shape "
             f"{list(out._data.shape)}, which does not match the required output shape "
-            f"{list(shape)}. This behavior is deprecated.",
+            f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
+            "outputs will not be resized unless they have zero elements. You can explicitly "
+            "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
             UserWarning,
             stacklevel=_user_stacklevel(),
         )
@@ -603,13 +610,33 @@ def _out_autograd_error(result: Tensor, op: str | None) -> RuntimeError:
     if op is None:
         fn = result._grad_fn
         if fn is not None:
-            name = type(fn).__name__.rstrip("0123456789").removesuffix("Backward")
-            op = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+            op = _node_op_name(type(fn).__name__)
     text = (
         "functions with out=... arguments don't support automatic differentiation, but one of "
         "the arguments requires grad."
     )
     return RuntimeError(text if not op else f"{op}(): {text}")
+
+
+# torch's out= kernels of these ops are the private ones the public functions call
+_PRIVATE_OUT_KERNELS = frozenset(
+    ("linalg_det", "linalg_eigh", "linalg_slogdet", "linalg_solve_ex", "linalg_svd")
+)
+
+
+def _node_op_name(node: str) -> str:
+    """The aten op name of a node's class name: SinBackward0 -> sin, ClampMinBackward0 ->
+    clamp_min, Log1PBackward0 -> log1p, SpecialI0EBackward0 -> special_i0e, MaxPool2DBackward0
+    -> max_pool2d (a capital after a digit starts no new word), LinalgSvdBackward0 ->
+    _linalg_svd."""
+    name = node.rstrip("0123456789").removesuffix("Backward")
+    op = ""
+    for i, c in enumerate(name):
+        if c.isupper():
+            op += c.lower() if i == 0 or name[i - 1].isdigit() else "_" + c.lower()
+        else:
+            op += c
+    return "_" + op if op in _PRIVATE_OUT_KERNELS else op
 
 
 def restride_(t: Tensor, shape, grow: bool = True) -> bool:
@@ -908,6 +935,22 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = Tr
     elif not (a0 < b1 and b0 < a1):
         return
     raise RuntimeError(OVERLAP_MESSAGE)
+
+
+def check_out_overlap(out, *inputs) -> None:
+    """torch's refusal of an out= sharing memory with an input of the kernels that read their
+    inputs while they write (cross, outer, kron): out=x raises OVERLAP_MESSAGE where a pointwise
+    op would run in place. Dense layouts only, as torch's check gives up on interleaved ones."""
+    if not isinstance(out, Tensor) or not out._data.size or not _dense(out._data):
+        return
+    ptr = out._device.backend.data_ptr
+    o0 = ptr(out._data)
+    o1 = o0 + out._data.nbytes
+    for t in inputs:
+        if isinstance(t, Tensor) and t._device is out._device and t._data.size:
+            b = t._data
+            if _dense(b) and ptr(b) < o1 and o0 < ptr(b) + b.nbytes:
+                raise RuntimeError(OVERLAP_MESSAGE)
 
 
 OVERLAP_MESSAGE = (

@@ -568,7 +568,11 @@ def outer(input, vec2, *, out=None):
     for name, v in (("self", input), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v.ndim}-D")
-    return _write(_outer(input, vec2), out)
+    from minitorch._ops.inplace import check_out_overlap
+
+    result = _outer(input, vec2)
+    check_out_overlap(out, input, vec2)
+    return _write(result, out)
 
 
 ger = outer
@@ -587,7 +591,7 @@ def inner(input, other, *, out=None):
     if input.ndim == 0 or other.ndim == 0:
         return _write(input * other, out)
     if _autocast.state.any_enabled:  # torch's inner is a tensordot (a mul for 0-d, above)
-        return _autocast.call(inner, _autocast.LOWER, (input, other), {"out": out})
+        return _autocast.call(inner, _autocast.LOWER_SAME, (input, other), {"out": out})
     _no_bool_product(input, other, "dot")
     sa, sb = input._data.shape, other._data.shape
     if sa[-1] != sb[-1]:
@@ -595,7 +599,8 @@ def inner(input, other, *, out=None):
             f"inner() the last dimension must match on both input tensors but got shapes "
             f"{list(sa)} and {list(sb)}"
         )
-    return _write(tensordot(input, other, dims=([-1], [-1])), out)
+    # tensordot's out= (its dtype check and message)
+    return tensordot(input, other, dims=([-1], [-1]), out=out)
 
 
 # NOTE [ Deprecated add*mm overloads ]
@@ -860,7 +865,11 @@ def kron(input, other, *, out=None):
     # torch's kron ends in _unsafe_view of its product: a tensor of its own (not a view) whose
     # node is UnsafeViewBackward0
     shape = tuple(x * y for x, y in zip(sa, sb, strict=False))
-    return _write(Reshape.apply(r, shape=shape), out)
+    result = Reshape.apply(r, shape=shape)
+    from minitorch._ops.inplace import check_out_overlap
+
+    check_out_overlap(out, input, other)
+    return _write(result, out)
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -868,7 +877,7 @@ def tensordot(a, b, dims=2, out=None):
 
     As torch's, a contracted dim of size 1 broadcasts against its partner (that side is summed)."""
     if _autocast.state.any_enabled:
-        return _autocast.call(tensordot, _autocast.LOWER, (a, b, dims, out))
+        return _autocast.call(tensordot, _autocast.LOWER_SAME, (a, b, dims), {"out": out})
     _require_tensor(a, "tensordot", "a", 1)
     _require_tensor(b, "tensordot", "b", 2)
     na, nb = a.ndim, b.ndim

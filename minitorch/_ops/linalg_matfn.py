@@ -260,7 +260,8 @@ def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None
     if hermitian:
         _check_matrix(A, "linalg.eigh")
     s = linalg_svdvals(_from_lower(A.detach()) if hermitian else A.detach())
-    return _write((s > _tolerance(A, s, atol, rtol)).sum(-1), out)
+    rank = (s > _tolerance(A, s, atol, rtol)).sum(-1)
+    return _write_castable(rank, out, "torch.linalg.matrix_rank")
 
 
 def linalg_cond(input, p=None, *, out=None):

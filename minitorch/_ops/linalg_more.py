@@ -9,7 +9,7 @@ import warnings
 
 from minitorch import _dtype
 from minitorch._ops._common import cast, not_tensor, number, type_name, wrap_dim
-from minitorch._ops.inplace import apply_inplace
+from minitorch._ops.inplace import apply_inplace, check_out_overlap
 from minitorch._ops.linalg import (
     _BMM_NAMES,
     _MM_NAMES,
@@ -66,11 +66,25 @@ def _write_exact(result, out):
 # --- in-place matrix products ---
 
 
+def _same_shape(s, r):
+    """r, the product computed for the in-place op on s; torch's refusal when s would have to
+    broadcast to r's shape (its kernels check this before the generic in-place checks)."""
+    if r._data.shape != s._data.shape:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(s._data.shape)} and output tensor size "
+            f"{list(r._data.shape)} should match"
+        )
+    return r
+
+
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     """In-place addmm. Mirrors torch.Tensor.addmm_."""
     _require_tensors("addmm_", _MM_NAMES, (input, mat1, mat2))
     return apply_inplace(
-        input, lambda s: addmm(s, mat1, mat2, beta=beta, alpha=alpha), "addmm_", (mat1, mat2)
+        input,
+        lambda s: _same_shape(s, addmm(s, mat1, mat2, beta=beta, alpha=alpha)),
+        "addmm_",
+        (mat1, mat2),
     )
 
 
@@ -80,9 +94,11 @@ def addmv_(input, mat, vec, *args, beta=1, alpha=1):
         tensors = (input, mat, vec, *args)
         (input, mat, vec), beta, alpha = _deprecated_overload("addmv_", tensors, beta, alpha)
     _require_tensors("addmv_", _MV_NAMES, (input, mat, vec))
-    return apply_inplace(
-        input, lambda s: addmv(s, mat, vec, beta=beta, alpha=alpha), "addmv_", (mat, vec)
-    )
+    def compute(s):
+        r = addmv(s, mat, vec, beta=beta, alpha=alpha)
+        return _same_shape(s, r) if s.ndim <= 1 else r
+
+    return apply_inplace(input, compute, "addmv_", (mat, vec))
 
 
 def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
@@ -101,7 +117,7 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     _require_tensors("baddbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
-        lambda s: baddbmm(s, batch1, batch2, beta=beta, alpha=alpha),
+        lambda s: _same_shape(s, baddbmm(s, batch1, batch2, beta=beta, alpha=alpha)),
         "baddbmm_",
         (batch1, batch2),
     )
@@ -169,6 +185,15 @@ def _half_scalar(v, dt) -> float:
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     """In-place addr. Mirrors torch.Tensor.addr_."""
+    if isinstance(input, Tensor) and isinstance(vec1, Tensor) and isinstance(vec2, Tensor):
+        # torch's addr_ kernel checks self before broadcasting anything
+        if input.ndim != 2:
+            raise RuntimeError(f"2D tensor expected, got {input.ndim}D tensor for input")
+        if vec1.ndim == vec2.ndim == 1 and tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+            raise RuntimeError(
+                f"size mismatch, input: {list(input.shape)}, v1: {list(vec1.shape)}, "
+                f"v2: {list(vec2.shape)}"
+            )
     return apply_inplace(
         input, lambda s: addr(s, vec1, vec2, beta=beta, alpha=alpha), "addr_", (vec1, vec2)
     )
@@ -205,6 +230,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     # torch's node keeps each input only for the other's gradient (the inner products do too)
     saved = (input if other.requires_grad else None, other if input.requires_grad else None)
     result = as_node(_ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=saved)
+    check_out_overlap(out, input, other)
     return _write_exact(result, out)
 
 

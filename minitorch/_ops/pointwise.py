@@ -1593,7 +1593,7 @@ def clamp(input, min=None, max=None, *, out=None):
     if dt is not input.dtype:
         input = cast(input, dt)
     if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
-        return _half_result(Clamp.apply(_widen(input), min=min, max=max), dt, out)
+        return _out_exact(cast(Clamp.apply(_widen(input), min=min, max=max), dt), out)
     return _out_exact(Clamp.apply(input, min=min, max=max), out)
 
 

@@ -9,7 +9,16 @@ import warnings
 from minitorch import _dtype
 from minitorch._ops._common import cast, opmath_dtype, promote, promote_float, wrapped_big_ints
 from minitorch._ops.convert import _cast_order
-from minitorch._ops.pointwise import _d, _out, div, float_mod, sigmoid, where, zero_divisor
+from minitorch._ops.pointwise import (
+    _d,
+    _out,
+    _out_exact,
+    div,
+    float_mod,
+    sigmoid,
+    where,
+    zero_divisor,
+)
 from minitorch._ops.pointwise_more import (
     _arr,
     _check_tensor,
@@ -329,7 +338,8 @@ def lerp(input, end, weight, *, out=None):
         raise _not_implemented(kernel, dt)
     if not isinstance(weight, Tensor):
         return _out(LerpScalar.apply(input, end, weight=weight), out)
-    return _out(Lerp.apply(input, end, cast(weight, dt)), out)
+    # a tensor weight: torch's out= must have the result's dtype (a number weight casts)
+    return _out_exact(Lerp.apply(input, end, cast(weight, dt)), out)
 
 
 # --- addcmul, addcdiv ---

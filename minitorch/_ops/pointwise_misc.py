@@ -264,10 +264,26 @@ def frexp(input, *, out=None):
     exponent = _const(_arr(xp, e.astype("int32")), input)
     mantissa = FrexpMantissa.apply(input, exponent, mantissa=_arr(xp, m).astype(x.dtype))
     if out is not None:
+        _check_frexp_out(input, out)
         _out(mantissa, out[0])
         _out(exponent, out[1])
         return out_type(result)((out[0], out[1]))  # torch.return_types.frexp_out
     return result((mantissa, exponent))
+
+
+def _check_frexp_out(input, out) -> None:
+    """torch's frexp out=: the mantissa in input's dtype, the exponent int32 (no casts)."""
+    names = _dtype.CPP_NAMES
+    mantissa, exponent = out[0], out[1]
+    if isinstance(mantissa, Tensor) and mantissa.dtype is not input.dtype:
+        raise RuntimeError(
+            f"torch.frexp() expects mantissa to have dtype {names[input.dtype.name]} but got "
+            f"{names[mantissa.dtype.name]}"
+        )
+    if isinstance(exponent, Tensor) and exponent.dtype is not _dtype.int32:
+        raise RuntimeError(
+            f"torch.frexp() expects exponent to have int dtype but got {names[exponent.dtype.name]}"
+        )
 
 
 # --- integer-only and non-differentiable binary ops ---

@@ -219,11 +219,12 @@ def frac(input, *, out=None):
 def sgn(input, *, out=None):
     """sign(input) (for real tensors the same as torch.sign). Mirrors torch.sgn."""
     _check_tensor(input, "sgn")
+    # torch's sgn keeps the input's dtype and refuses an out= of another (sign casts)
     if input.dtype.is_floating_point:
-        return _out(Sgn.apply(input), out)
+        return _out_exact(Sgn.apply(input), out)
     if input._data.dtype.kind == "b":
-        return _out(_copy(input), out)
-    return _out(sign(input), out)
+        return _out_exact(_copy(input), out)
+    return _out_exact(sign(input), out)
 
 
 def true_divide(input, other, *, out=None):

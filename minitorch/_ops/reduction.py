@@ -1031,7 +1031,19 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if dim is None:
         _check_nonempty(x, None, kind)
         fn = MaxAll if kind == "max" else MinAll
-        return _out(fn.apply(input, dims=None, keepdim=False, kind=kind), out)
+        result = fn.apply(input, dims=None, keepdim=False, kind=kind)
+        if isinstance(out, Tensor) and not _dtype.can_cast(result.dtype, out.dtype):
+            from minitorch._ops.inplace import refuse_out_autograd
+
+            refuse_out_autograd(kind, out, input)  # torch's autograd check comes first
+            # torch's full max/min out= kernel states its cast check this way
+            raise RuntimeError(
+                "Expected canCast( typeMetaToScalarType(self.dtype()), "
+                "typeMetaToScalarType(out.dtype())) to be true, but got false.  (Could this "
+                "error message be improved?  If so, please report an enhancement request to "
+                "PyTorch.)"
+            )
+        return _out(result, out)
     if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
         raise no_overload(kind, f"Tensor, {type(dim).__name__}", _MAX_MIN_FORMS)
     d = wrap_dim(operator.index(dim), x.ndim, kind)

@@ -6,7 +6,7 @@ from minitorch import _dtype
 from minitorch._ops._common import is_floating, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
-from minitorch._ops.inplace import _short, apply_inplace, check_partial_overlap
+from minitorch._ops.inplace import apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _DelayedError, check_watched
@@ -303,7 +303,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
     if src.__class__ is not Tensor:
         _check_src(src, "scatter_add")
     if src.dtype is not input.dtype:
-        raise RuntimeError("scatter_add(): Expected self.dtype to be equal to src.dtype")
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")  # (torch's)
     _, plan = _plan(input, dim, index, "scatter_add", src)
     region = _src_region(src, plan)  # half sums in float32: torch's scatter_add
     result = ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
@@ -491,10 +491,7 @@ def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce
             f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}"
         )
     if src.dtype is not input.dtype:
-        raise RuntimeError(
-            f"scatter_reduce(): Expected self.dtype to be equal to src.dtype, got "
-            f"{_short(input.dtype)} and {_short(src.dtype)}"
-        )
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")  # (torch's)
     if reduce == "mean" and input._data.dtype.kind == "b":
         raise NotImplementedError(
             "\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'"

@@ -357,9 +357,13 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
     check_partial_overlap(input, source, same_ok=False)
-    return apply_inplace(
-        input, lambda s: index_copy(s, dim, index, source), "index_copy_", (source,)
-    )
+
+    def copy(s):  # the in-place form is on no autocast list (torch): no casts under it
+        if _autocast.state.any_enabled:
+            return _autocast.call(index_copy, None, (s, dim, index, source))
+        return index_copy(s, dim, index, source)
+
+    return apply_inplace(input, copy, "index_copy_", (source,))
 
 
 def _fill_value(input: Tensor, value, op: str) -> Tensor:

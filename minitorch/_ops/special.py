@@ -460,13 +460,31 @@ def mvlgamma(input, p, *, out=None):
     if isinstance(input, Tensor) and input._data.dtype.kind == "b":
         raise RuntimeError("mvlgamma(): The input tensor may not be a boolean tensor.")
     x = _to_float(input, "mvlgamma")
-    return _out(Mvlgamma.apply(x, p=p), out)
+    result = Mvlgamma.apply(x, p=p)
+    if isinstance(out, Tensor) and not _dtype.can_cast(result.dtype, out.dtype):
+        from minitorch._ops.inplace import refuse_out_autograd
+
+        refuse_out_autograd("mvlgamma", out, input)  # torch's autograd check comes first
+        # torch's message names the result's type twice
+        name = _dtype.scalar_name(result.dtype)
+        raise RuntimeError(
+            f"mvlgamma: result type {name} can't be cast to the desired output type {name}"
+        )
+    return _out(result, out)
 
 
 def mvlgamma_(self, p):
     """In-place mvlgamma. Mirrors torch.Tensor.mvlgamma_."""
     from minitorch._ops.inplace import apply_inplace
 
+    if isinstance(self, Tensor) and not self.dtype.is_floating_point:
+        # torch's in-place kernel words its refusals of an integer or bool self so
+        if self.dtype is _dtype.bool:
+            raise RuntimeError("The input tensor may not be a boolean tensor.")
+        raise RuntimeError(
+            f"mvlgamma: result type {_dtype.scalar_name(self.dtype)} can't be cast to the "
+            f"desired output type {_dtype.scalar_name(_dtype.get_default_dtype())}"
+        )
     return apply_inplace(self, lambda s: mvlgamma(s, p), "mvlgamma_")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import builtins
 
 from minitorch._ops._common import wrap_dim
-from minitorch._ops.pointwise import _out
+from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import name_node
@@ -117,12 +117,17 @@ def conj(input) -> Tensor:
 def conj_physical(input, *, out=None) -> Tensor:
     """input itself (or copied into out=). Mirrors torch.conj_physical."""
     _check_tensor(input, "conj_physical")
-    return input if out is None else _out(input, out)
+    return input if out is None else _out_exact(input, out)
 
 
 def conj_physical_(input) -> Tensor:
-    """input itself, unchanged. Mirrors torch.conj_physical_."""
+    """input itself, its values unchanged. Mirrors torch.conj_physical_: an in-place op all the
+    same (refused on a leaf that requires grad, the version counter bumped)."""
+    from minitorch._ops.inplace import _check_leaf
+
     _check_tensor(input, "conj_physical_")
+    _check_leaf(input, "conj_physical_", writes=False)
+    input._vc[0] += 1
     return input
 
 

@@ -73,8 +73,29 @@ def _known(device_type: str, fn: str) -> str:
         from minitorch._backend import device
 
         device(device_type)  # torch's "Expected one of cpu, cuda, ... device string" error
-        raise RuntimeError(f"{fn}(): unsupported autocast device_type '{device_type}'")
+        # a device type torch knows but autocast does not (meta, mkldnn, lazy, ...)
+        raise RuntimeError(
+            "unknown device type for autocast in get_autocast_dispatch_key_from_device_type"
+        )
     return device_type
+
+
+# The dtypes set_autocast_dtype stored for device types autocast does not know: torch keeps a
+# slot for every device type, unset ("unsupported scalarType") until set.
+_unlisted_dtype: dict = {}
+
+
+def _listed(device_type, fn: str) -> bool:
+    """Whether autocast knows device_type; False for another valid device type (torch's errors
+    for a non-string or an unknown device string)."""
+    if device_type in _other_enabled or device_type in _autocast_state.device_types:
+        return True
+    try:
+        _known(device_type, fn)
+    except RuntimeError as e:
+        if not str(e).startswith("unknown device type for autocast"):
+            raise
+    return False
 
 
 def is_autocast_enabled(device_type: str | None = None) -> bool:
@@ -95,11 +116,18 @@ def set_autocast_enabled(device_type, enabled=None) -> None:
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
     """The dtype autocast lowers to on device_type. Mirrors torch.get_autocast_dtype."""
+    if not _listed(device_type, "get_autocast_dtype"):
+        if device_type not in _unlisted_dtype:
+            raise RuntimeError("unsupported scalarType")
+        return _unlisted_dtype[device_type]
     return _flags(device_type, "get_autocast_dtype")[1][device_type]
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
     """Mirrors torch.set_autocast_dtype."""
+    if not _listed(device_type, "set_autocast_dtype"):
+        _unlisted_dtype[device_type] = dtype
+        return
     _flags(device_type, "set_autocast_dtype")[1][device_type] = dtype
 
 
@@ -180,12 +208,14 @@ class autocast:  # noqa: N801 - torch's name
     def __init__(self, device_type: str, dtype=None, enabled: bool = True, cache_enabled=None):
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+        # without a dtype, torch reads the device type's first ("unsupported scalarType" for one
+        # autocast does not know)
+        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         if not is_autocast_available(device_type):
             raise RuntimeError(
                 f"User specified an unsupported autocast device_type '{device_type}'"
             )
         self.device = device_type
-        self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = (
             is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
         )

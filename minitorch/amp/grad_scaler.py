@@ -222,7 +222,8 @@ class GradScaler:
                     "new_scale should be a float or a 1-element torch.cuda.FloatTensor or "
                     "torch.FloatTensor with requires_grad=False."
                 )
-                if not isinstance(new_scale, Tensor) or new_scale.device.type != self._device:
+                # a non-tensor (an int) fails on .device with Python's AttributeError, as torch
+                if new_scale.device.type != self._device:
                     raise AssertionError(reason)
                 if new_scale.numel() != 1 or new_scale.requires_grad:
                     raise AssertionError(reason)
@@ -250,10 +251,14 @@ class GradScaler:
             inf = found_inf > 0
             counted = tracker + 1
             grow = counted == self._growth_interval
-            grown = scale * self._growth_factor
+            # the products are taken in double and rounded once to the scale's dtype, as torch's
+            # kernel (a float32 product would round the factor first: 0.9 -> 0.899999976)
+            wide = scale.double()
+            grown = (wide * self._growth_factor).to(scale.dtype)
             grown = minitorch.where(minitorch.isfinite(grown), grown, scale)
             kept = minitorch.where(grow, grown, scale)
-            scale.copy_(minitorch.where(inf, scale * self._backoff_factor, kept))
+            backed = (wide * self._backoff_factor).to(scale.dtype)
+            scale.copy_(minitorch.where(inf, backed, kept))
             reset = inf.logical_or(grow)
             tracker.copy_(minitorch.where(reset, minitorch.zeros_like(counted), counted))
 

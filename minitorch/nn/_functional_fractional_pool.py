@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import arange, full, tensor
 from minitorch._ops import cat, gather, where
@@ -170,6 +171,9 @@ def fractional_max_pool2d_with_indices(
     Differences from torch: without _random_samples the window sequence is drawn from
     minitorch's generator (other numbers); given them, the windows are torch's.
     """
+    if _autocast.state.any_enabled:  # on torch's CPU float32 list
+        args = (input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+        return _autocast.call(fractional_max_pool2d_with_indices, _autocast.FP32_CPU, args)
     return _fractional_max_pool(
         2,
         input,
@@ -208,6 +212,9 @@ def fractional_max_pool3d_with_indices(
 ):
     """(values, indices) of fractional max pooling over (N, C, T, H, W) or (C, T, H, W). Mirrors
     torch.nn.functional.fractional_max_pool3d_with_indices (random draws as the 2-d one's)."""
+    if _autocast.state.any_enabled:  # on torch's CPU float32 list
+        args = (input, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+        return _autocast.call(fractional_max_pool3d_with_indices, _autocast.FP32_CPU, args)
     return _fractional_max_pool(
         3,
         input,

@@ -986,6 +986,12 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """Mirrors torch.nn.functional.max_unpool1d."""
+    if _autocast.state.any_enabled:  # torch's runs max_unpool2d, on its CPU float32 list
+        return _autocast.call(
+            max_unpool1d,
+            _autocast.FP32_CPU,
+            (input, indices, kernel_size, stride, padding, output_size),
+        )
     return _max_unpoolnd(1, input, indices, kernel_size, stride, padding, output_size)
 
 

@@ -182,13 +182,11 @@ def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
     """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear
     (its checks and messages, in torch's order)."""
-    if _autocast.state.any_enabled:
-        # torch's bilinear is on CUDA's promote list and on none of the CPU's (its _trilinear
-        # kernel keeps the inputs' dtype): the einsum below must not lower it on the CPU, where
-        # no policy applies (None: autocast only suspended)
-        cuda_like = input1._device.type in _autocast._CUDA_LIKE
-        policy = _autocast.PROMOTE if cuda_like else None
-        return _autocast.call(bilinear, policy, (input1, input2, weight, bias))
+    if _autocast.state.any_enabled and input1._device.type in _autocast._CUDA_LIKE:
+        # on CUDA's promote list; on the CPU torch's _trilinear contracts through bmm, which
+        # autocast lowers, then gives the result input1's dtype back: the einsum below lowers
+        # as that bmm (autocast stays on), and its .to() returns the dtype before the bias adds
+        return _autocast.call(bilinear, _autocast.PROMOTE, (input1, input2, weight, bias))
     if input1.ndim != input2.ndim:
         raise RuntimeError(
             f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}"
@@ -215,7 +213,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if any(t is not None and t.dtype != input1.dtype for _, t in tensors):
         got = ", ".join(f"{n}: {t.dtype}" for n, t in tensors if t is not None)
         raise RuntimeError(f"bilinear(): All tensors must have the same dtype, got {got}")
-    out = _ops.einsum("...i,oij,...j->...o", input1, weight, input2)
+    # two contractions, input1 with weight first, as torch's _trilinear (its rounding in float32
+    # and under autocast, where each rounds to the autocast dtype)
+    partial = _ops.einsum("...i,oij->...oj", input1, weight)
+    out = _ops.einsum("...oj,...j->...o", partial, input2).to(input1.dtype)
     return out if bias is None else out + bias
 
 
