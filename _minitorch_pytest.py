@@ -29,6 +29,20 @@ def _ignore_kernel_warnings() -> None:
     warnings.filterwarnings("ignore", category=RuntimeWarning, module=KERNEL_MODULES)
 
 
+def pytest_addhooks(pluginmanager):
+    """Runs when pytest registers this plugin, before conftest files and test modules are
+    imported. pytest marks every top-level package of a distribution that provides a pytest11
+    entry point for assertion rewriting: its `assert` statements would gain pytest's
+    explanations (torch's own assert messages, `Padding_idx must be within num_embeddings`, would
+    not read as torch's), each module would be parsed and compiled again on import, and an
+    already imported minitorch would draw pytest's "cannot be rewritten" warning. Only this
+    module is a plugin: minitorch is unmarked. (pytest keeps the marks in a private set; where it
+    does not, nothing is done and minitorch is rewritten.)"""
+    marks = getattr(getattr(pluginmanager, "rewrite_hook", None), "_must_rewrite", None)
+    if isinstance(marks, set):
+        marks.discard("minitorch")
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_collection(session):
     _ignore_kernel_warnings()
