@@ -76,6 +76,24 @@ def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     return True
 
 
+def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> None:
+    """A 0-d or 1-d mask broadcasts like any other, except where torch's flash-kernel selection
+    reaches its mask check, which reads the mask's dim -2: after the dropout, 4-d shape, batch
+    and head checks of NOTE [ SDPA flash path ] (before the dtype, head size and stride ones)."""
+    if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
+        return
+    if not (query.numel() and key.numel() and value.numel()):
+        return  # torch returns empties before choosing a kernel
+    (B, H), (Bk, Hk), (Bv, Hv) = query.shape[:2], key.shape[:2], value.shape[:2]
+    if not B == Bk == Bv or Hk != Hv:
+        return
+    if H != Hk and not (enable_gqa and H % Hk == 0):
+        return
+    if attn_mask.ndim == 0:
+        raise IndexError("Dimension specified as -2 but tensor has no dimensions")
+    raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+
+
 def _cpu_backend_choice(sdp: dict, flash: bool) -> bool:
     """Whether torch's CPU backend selection runs its flash kernel when some kernels are
     switched off (sdpa_kernel, backends.cuda.enable_*_sdp): on the CPU torch has only the math
@@ -163,8 +181,8 @@ def scaled_dot_product_attention(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {names[mask_dt.name]} and  query.dtype: {names[dt.name]} instead."
         )
-    if attn_mask is not None and attn_mask.ndim < 2:  # torch reads the mask's dim -2
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    if attn_mask is not None and attn_mask.ndim < 2:
+        _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa)
     # See NOTE [ SDPA flash path ]
     flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
     backends = sys.modules.get("minitorch.backends")  # switches off only if it was imported

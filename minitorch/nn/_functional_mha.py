@@ -173,13 +173,6 @@ def multi_head_attention_forward(
             key_padding_mask = key_padding_mask.unsqueeze(0)
     tgt_len, bsz, embed_dim = query.shape
     src_len = key.shape[0]
-    if key_padding_mask is not None:
-        for i, want in enumerate((bsz, src_len)):
-            if key_padding_mask.shape[i] != want:
-                raise AssertionError(
-                    f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
-                    f"{key_padding_mask.shape[i]}"
-                )
     key_padding_mask = canonical_mask(
         key_padding_mask, "key_padding_mask", query, attn_mask, "attn_mask"
     )
@@ -263,11 +256,13 @@ def multi_head_attention_forward(
     src_len = k.shape[1]
 
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(
-                f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                f"{key_padding_mask.shape}"
-            )
+        # checked here, as torch does, against the key length after bias_k and zero attention
+        for i, want in enumerate((bsz, src_len)):
+            if key_padding_mask.shape[i] != want:
+                raise AssertionError(
+                    f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
+                    f"{key_padding_mask.shape[i]}"
+                )
         kpm = key_padding_mask.reshape((bsz, 1, 1, src_len)).expand((-1, num_heads, -1, -1))
         kpm = kpm.reshape((bsz * num_heads, 1, src_len))
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

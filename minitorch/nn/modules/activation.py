@@ -8,7 +8,7 @@ from minitorch._factories import empty
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn import init
-from minitorch.nn._functional_mha import multi_head_attention_forward
+from minitorch.nn._functional_mha import canonical_mask, multi_head_attention_forward
 from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.linear import NonDynamicallyQuantizableLinear
 from minitorch.nn.modules.module import Module
@@ -482,6 +482,12 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple:
+        # torch's module turns bool masks into float ones (and refuses other dtypes) before
+        # anything else, so an integer attn_mask is refused even where is_causal would drop it
+        key_padding_mask = canonical_mask(
+            key_padding_mask, "key_padding_mask", query, attn_mask, "attn_mask"
+        )
+        attn_mask = canonical_mask(attn_mask, "attn_mask", query)
         batched = query.ndim == 3
         if self.batch_first and batched:
             # transposes keep `query is key is value` (self-attention takes one projection)

@@ -184,6 +184,18 @@ class RNNBase(Module):
     # --- forward ---
 
     def _check_input(self, input: Tensor, batch_sizes) -> None:
+        """torch's check_input: the dtype, then the rank, then the feature size."""
+        w = self.weight_ih_l0
+        mismatch = input.dtype != w.dtype and not _autocast.state.any_enabled
+        # torch's LSTM skips its checks for packed input, so its first matmul refuses the
+        # pair of dtypes instead (RNN and GRU check both kinds of input)
+        packed_lstm = self.mode == "LSTM" and batch_sizes is not None
+        if mismatch and not packed_lstm:
+            raise ValueError(  # torch's text says RNN for every kind (and subclass)
+                f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         expected = 2 if batch_sizes is not None else 3
         if input.ndim != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.ndim}")
@@ -192,22 +204,11 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                 f"{input.shape[-1]}"
             )
-        w = self.weight_ih_l0
-        if input.dtype != w.dtype and not _autocast.state.any_enabled:
-            if self.mode == "LSTM" and batch_sizes is not None:
-                # torch's LSTM skips its dtype check for packed input, so its first matmul
-                # refuses the pair instead (RNN and GRU check both kinds of input)
-                raise RuntimeError(
-                    "mat1 and mat2 must have the same dtype, but got "
-                    f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
-                )
-            raise ValueError(  # torch's text says RNN for every kind (and subclass)
-                f"RNN input dtype ({input.dtype}) does not match weight dtype "
-                f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "
-                f"model.to({input.dtype})"
+        if mismatch:
+            raise RuntimeError(
+                "mat1 and mat2 must have the same dtype, but got "
+                f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
             )
-        if batch_sizes is None and input.shape[0] == 0:
-            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
 
     def _hidden_shape(self, input: Tensor, batch_sizes, size: int) -> tuple:
         # input is time-major here (batch_first already transposed)
@@ -241,8 +242,13 @@ class RNNBase(Module):
             x = input.unsqueeze(0 if self.batch_first else 1) if unbatched else input
             if self.batch_first:
                 x = x.transpose(0, 1)
+        if hx is not None and not packed:  # torch checks the states' rank first
+            h_shape = self._hidden_shape(x, None, self.proj_size or self.hidden_size)
+            self._check_hx_rank(hx, cx, unbatched, h_shape)
         self._check_input(x, batch_sizes)
         hx, cx = self._initial_states(x, hx, cx, unbatched, batch_sizes, sorted_idx)
+        if batch_sizes is None and x.shape[0] == 0:  # torch's kernel, after the Python checks
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         out, h_n, c_n = R.rnn_layers(
             self.mode,
             x,
@@ -275,15 +281,9 @@ class RNNBase(Module):
     def _name(self) -> str:
         return type(self).__name__
 
-    def _initial_states(self, x, hx, cx, unbatched, batch_sizes, sorted_idx):
+    def _check_hx_rank(self, hx, cx, unbatched: bool, h_shape=None) -> None:
+        """The states' type and rank, which torch checks before the input's dtype and sizes."""
         is_lstm = self.mode == "LSTM"
-        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        h_shape = self._hidden_shape(x, batch_sizes, real_hidden)
-        c_shape = self._hidden_shape(x, batch_sizes, self.hidden_size)
-        if hx is None:
-            hx = zeros(h_shape, dtype=x.dtype, device=x.device)
-            cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
-            return hx, cx
         if not is_lstm and not isinstance(hx, Tensor):
             # torch's type: its first use of hx is hx.dim()
             extra = " (a tuple (h_0, c_0) is LSTM's hx)" if isinstance(hx, (tuple, list)) else ""
@@ -304,23 +304,34 @@ class RNNBase(Module):
             raise RuntimeError(
                 f"For {kind} input, hx should also be {want}-D but got {hx.ndim}-D tensor"
             )
+
+    def _initial_states(self, x, hx, cx, unbatched, batch_sizes, sorted_idx):
+        is_lstm = self.mode == "LSTM"
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h_shape = self._hidden_shape(x, batch_sizes, real_hidden)
+        c_shape = self._hidden_shape(x, batch_sizes, self.hidden_size)
+        if hx is None:
+            hx = zeros(h_shape, dtype=x.dtype, device=x.device)
+            cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
+            return hx, cx
+        self._check_hx_rank(hx, cx, unbatched, h_shape)
         if unbatched:
             hx = hx.unsqueeze(1)
             cx = cx.unsqueeze(1) if cx is not None else None
         if sorted_idx is not None:
             hx = hx.index_select(1, sorted_idx)
             cx = cx.index_select(1, sorted_idx) if cx is not None else None
-        for h in (hx, cx):
-            if h is not None and h.dtype != x.dtype:
-                raise RuntimeError(
-                    f"{self._name()}: Input and hidden tensors are not the same dtype, found "
-                    f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
-                )
         if is_lstm:
             self._check_size(hx, h_shape, "Expected hidden[0] size {}, got {}")
             self._check_size(cx, c_shape, "Expected hidden[1] size {}, got {}")
         else:
             self._check_size(hx, h_shape, "Expected hidden size {}, got {}")
+        for h in (hx, cx):  # torch's kernel checks the dtypes, after the sizes
+            if h is not None and h.dtype != x.dtype:
+                raise RuntimeError(
+                    f"{self._name()}: Input and hidden tensors are not the same dtype, found "
+                    f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
+                )
         return hx, cx
 
 
@@ -474,20 +485,22 @@ class RNNCellBase(Module):
             raise ValueError(
                 f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead"
             )
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(
-                f"input has inconsistent input_size: got {input.shape[-1]} expected "
-                f"{self.input_size}"
-            )
         unbatched = input.ndim == 1
         x = input.unsqueeze(0) if unbatched else input
-        hs = [] if hx is None else self._states(hx)
+        hs = [] if hx is None else self._states(hx, unbatched)
         for i, h in enumerate(hs):
             if h.ndim not in (1, 2):
                 what = f"hx[{i}]" if self._n_states == 2 else "hidden"
                 raise ValueError(
                     f"{type(self).__name__}: Expected {what} to be 1D or 2D, got {h.ndim}D instead"
                 )
+        # torch's kernel checks the input's size after the Python checks of the states' rank
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(
+                f"input has inconsistent input_size: got {input.shape[-1]} expected "
+                f"{self.input_size}"
+            )
+        for i, h in enumerate(hs):
             # torch unsqueezes every state of an unbatched input and then checks sizes only, so
             # a state whose rank differs from the input's fails on its sizes
             h = h.unsqueeze(0) if unbatched else h
@@ -507,10 +520,27 @@ class RNNCellBase(Module):
             hs[i] = h
         return x, hs, unbatched
 
-    def _states(self, hx) -> list:
+    def _states(self, hx, unbatched: bool = False) -> list:
         """hx as a list of Tensors: a Tensor for RNNCell and GRUCell, a pair for LSTMCell; the
         wrong forms raise torch's exception types."""
         name = type(self).__name__
+        if self._n_states == 2 and isinstance(hx, Tensor) and hx.ndim > 0:
+            # torch's LSTMCell indexes hx[0] and hx[1]: a stacked (2, H) Tensor works for an
+            # unbatched input, where it is split before its kernel sees it (torch's forward first
+            # checks the rank of every row it iterates over)
+            if hx.shape[0] and hx.ndim - 1 not in (1, 2):
+                raise ValueError(
+                    f"{name}: Expected hx[0] to be 1D or 2D, got {hx.ndim - 1}D instead"
+                )
+            if not unbatched:
+                raise TypeError(
+                    "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor"
+                )
+            if hx.shape[0] < 2:
+                raise IndexError(
+                    f"index {hx.shape[0]} is out of bounds for dimension 0 with size {hx.shape[0]}"
+                )
+            return [hx[0], hx[1]]
         if self._n_states == 1:
             if not isinstance(hx, Tensor):
                 extra = " (a tuple (h_0, c_0) is LSTMCell's hx)" if isinstance(hx, tuple) else ""

@@ -7,6 +7,7 @@ read back.
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import NamedTuple
 
@@ -312,7 +313,14 @@ def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False)
     if not isinstance(lengths, Tensor):  # torch reads lengths.device
         raise AttributeError(f"'{type(lengths).__name__}' object has no attribute 'device'")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
-    return [x[b, :n] for b, n in enumerate(_host_lengths(lengths))]
+    # torch keeps the positions t < length: none for a negative length, all T past the end (a
+    # slice x[b, :n] would count a negative n from the end); one length per sequence
+    T = x.shape[1]
+    out = []
+    host = lengths.tolist() if lengths.device.type == "cpu" else _host_lengths(lengths)
+    for b, n in zip(range(x.shape[0]), host, strict=True):
+        out.append(x[b, : min(max(math.ceil(n), 0), T)])
+    return out
 
 
 def pack_sequence(sequences, enforce_sorted: bool = True) -> PackedSequence:
