@@ -167,11 +167,7 @@ def _kl_uniform_uniform(p, q):
 
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError(
-            "KL-divergence between two Multivariate Normals with different event shapes "
-            "cannot be computed"
-        )
+    _check_event_shapes(p, q, "Multivariate Normals")
     p_L, q_L = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
     half_term1 = q_L.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_L.diagonal(
         dim1=-2, dim2=-1
@@ -315,8 +311,10 @@ def _solve_tril(L, B):
 
 def _check_event_shapes(p, q, what):
     if p.event_shape != q.event_shape:
+        # torch's text has a run of 26 spaces (a continued string literal) after "with"
         raise ValueError(
-            f"KL-divergence between two {what} with different event shapes cannot be computed"
+            f"KL-divergence between two {what} with{' ' * 26}different event shapes cannot be "
+            "computed"
         )
 
 

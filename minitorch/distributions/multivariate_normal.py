@@ -48,7 +48,9 @@ class MultivariateNormal(Distribution):
     Mirrors torch.distributions.MultivariateNormal.
 
     Differences from torch: a precision matrix is turned into scale_tril through its inverse
-    rather than through torch's flipped-Cholesky route (same values up to rounding)."""
+    rather than through torch's flipped-Cholesky route (same values up to rounding). A loc whose
+    last size differs from the matrix's raises a RuntimeError at construction; torch builds that
+    distribution and fails later (in variance, sample, log_prob)."""
 
     arg_constraints = {
         "loc": constraints.real_vector,

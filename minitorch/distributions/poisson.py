@@ -6,6 +6,7 @@ import minitorch
 from minitorch.distributions import constraints
 from minitorch.distributions._scalar_family import _Elementwise
 from minitorch.distributions.exp_family import ExponentialFamily
+from minitorch.distributions.utils import broadcast_all
 
 __all__ = ["Poisson"]
 
@@ -53,5 +54,6 @@ class Poisson(_Elementwise, ExponentialFamily):
     def log_prob(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        rate, value = minitorch.broadcast_tensors(self.rate, value)  # dtypes promote, as torch's
+        # a Python number value takes rate's dtype; tensor dtypes promote in the ops, as torch's
+        rate, value = broadcast_all(self.rate, value)
         return minitorch.xlogy(value, rate) - rate - (value + 1).lgamma()
