@@ -69,7 +69,12 @@ def get_ema_multi_avg_fn(decay=0.999):
 
 
 def get_swa_multi_avg_fn():
-    """The running mean as an in-place update of lists of tensors."""
+    """The running mean as an in-place update of lists of tensors.
+
+    Differences from torch: integer tensors (e.g. BatchNorm's num_batches_tracked with
+    AveragedModel(use_buffers=True)) are averaged and truncated; torch raises RuntimeError
+    ("Integer division with addcdiv is no longer supported") for them.
+    """
 
     @no_grad()
     def swa_update(averaged_param_list, current_param_list, num_averaged) -> None:
@@ -81,6 +86,19 @@ def get_swa_multi_avg_fn():
                 p_avg.copy_(p_avg + (p_model - p_avg) * weight)
 
     return swa_update
+
+
+def _group_by_device_and_dtype(averaged: list, current: list) -> list:
+    """(averaged, current) lists per (device, dtype) of the averaged tensors, the group seen last
+    first: the order torch's C++ grouping gives a model's few dtypes (e.g. the int64
+    num_batches_tracked buffers before the float parameters), so a multi_avg_fn sees the same
+    calls as in torch."""
+    groups: dict = {}
+    for a, c in zip(averaged, current, strict=True):
+        avg_group, cur_group = groups.setdefault((str(a.device), a.dtype), ([], []))
+        avg_group.append(a)
+        cur_group.append(c)
+    return list(reversed(groups.values()))
 
 
 class AveragedModel(Module):
@@ -130,7 +148,8 @@ class AveragedModel(Module):
                 for a, c in zip(averaged, current, strict=True):
                     a.copy_(c)
             elif self.multi_avg_fn is not None:
-                self.multi_avg_fn(averaged, current, self.n_averaged.to(averaged[0].device))
+                for avg_group, cur_group in _group_by_device_and_dtype(averaged, current):
+                    self.multi_avg_fn(avg_group, cur_group, self.n_averaged.to(avg_group[0].device))
             else:
                 avg_fn = self.avg_fn if self.avg_fn is not None else get_swa_avg_fn()
                 for a, c in zip(averaged, current, strict=True):
@@ -139,7 +158,8 @@ class AveragedModel(Module):
             n = self.n_averaged.to(averaged[0].device)
             first = n == 0
             if self.multi_avg_fn is not None:
-                self.multi_avg_fn(averaged, current, n)
+                for avg_group, cur_group in _group_by_device_and_dtype(averaged, current):
+                    self.multi_avg_fn(avg_group, cur_group, n)
                 for a, c in zip(averaged, current, strict=True):
                     a.copy_(minitorch.where(first, c, a))
             else:
