@@ -166,10 +166,11 @@ def _batched_feature(input: Tensor, p, training, inplace, batched: bool) -> Tens
     """Channel dropout of an input that may lack its batch dim (one mask per channel)."""
     if batched:
         return _dropout(input, p, training, inplace, feature=True)
+    if not inplace:  # torch returns a view (squeeze of unsqueeze) even in eval mode
+        return _dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0)
     if not training or p == 0:
         return input
-    out = _dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0)
-    return input.copy_(out) if inplace else out
+    return input.copy_(_dropout(input.unsqueeze(0), p, training, False, feature=True).squeeze(0))
 
 
 def alpha_dropout(

@@ -61,11 +61,32 @@ def _check_channels(name: str, t, c: int) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
-def _check_param_dtypes(input: Tensor, *params) -> None:
+def _check_param_dtypes(
+    input: Tensor, weight, bias, running_mean=None, running_var=None, training=True
+) -> None:
     """torch's CPU rule: parameters and statistics share the input's dtype, except float32 ones
-    with a half input (no silent promotion of the output to the parameters' dtype). torch's
-    texts, in its order: a parameter that is not float32 first, then an input that is not half;
-    they name no op or dtypes."""
+    with a half input (no silent promotion of the output to the parameters' dtype). torch calls
+    the call mixed when the first parameter given (weight, bias, running_mean, running_var) has
+    another dtype than the input, and then words it as _check_instance_param_dtypes; otherwise
+    its kernel names the input's scalar type and the first parameter that differs (the running
+    statistics before the bias while training, after it in evaluation)."""
+    params = (weight, bias, running_mean, running_var)
+    first = next((t for t in params if t is not None), None)
+    if first is None or first.dtype is not input.dtype:
+        _check_instance_param_dtypes(input, *params)
+        return
+    order = (running_mean, running_var, bias) if training else (bias, running_mean, running_var)
+    for t in order:
+        if t is not None and t.dtype is not input.dtype:
+            raise RuntimeError(
+                f"expected scalar type {_dtype.scalar_name(input.dtype)} but found "
+                f"{_dtype.scalar_name(t.dtype)}"
+            )
+
+
+def _check_instance_param_dtypes(input: Tensor, *params) -> None:
+    """torch's mixed-dtype texts, in its order: a parameter that is not float32 first, then an
+    input that is not half; they name no op or dtypes."""
     if all(t is None or t.dtype is input.dtype for t in params):
         return
     if any(t is not None and t.dtype is not _dtype.float32 for t in params):
@@ -198,7 +219,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
         _check_channels(name, t, c)
     # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
-    _check_param_dtypes(input, running_mean, running_var, weight, bias)
+    _check_param_dtypes(input, weight, bias, running_mean, running_var, training)
     if (training or (running_mean is not None and running_var is not None)) and input.numel():
         if input.dtype in _FUSED_FLOATS:  # one node (NativeBatchNormBackward0), see the kernel
             return batch_norm_kernel(
@@ -252,7 +273,7 @@ def instance_norm(
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     for name, t in (("weight", weight), ("bias", bias)):
         _check_channels(name, t, c)
-    _check_param_dtypes(input, running_mean, running_var, weight, bias)
+    _check_instance_param_dtypes(input, running_mean, running_var, weight, bias)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
@@ -528,6 +549,15 @@ def local_response_norm(
             )
         got = f"kH: {size} kW: 1" if dim == 3 else f"kT: {size} kH: 1 kW: 1"
         raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
+    dt = input.dtype
+    if input.device.type == "cpu" and (
+        (dt is not _dtype.int64 and not dt.is_floating_point)
+        or (dim > 3 and dt in _dtype.HALF_FLOATS)
+    ):  # torch's CPU avg_pool2d (3-D input) / avg_pool3d (4-D+) kernels: floats and int64,
+        # avg_pool3d without the half types
+        kernel = "avg_pool2d" if dim == 3 else "avg_pool3d_out_frame"
+        name = _dtype.scalar_name(dt)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
     from minitorch.nn._functional_pad import pad
 
     sq = input * input

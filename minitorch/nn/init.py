@@ -11,7 +11,7 @@ from minitorch._ops import where
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import _stream as _torch_stream
-from minitorch.random import rand, randn, randperm, torch_trunc_normal
+from minitorch.random import rand, randn, randperm, torch_floats, torch_trunc_normal
 
 __all__ = [
     "calculate_gain",
@@ -162,6 +162,55 @@ def _erfinv(x: Tensor) -> Tensor:
     return where(w < 5, p, q) * x
 
 
+def _permuted_dense_order(tensor: Tensor):
+    """The dims of a permuted but otherwise dense tensor (a transposed weight), largest stride
+    first; None for any other layout."""
+    data = tensor._data
+    if data.ndim < 2 or data.flags.c_contiguous:
+        return None
+    step = data.itemsize
+    order = sorted(range(data.ndim), key=lambda d: (-abs(data.strides[d]), d))
+    expect = step
+    for d in reversed(order):
+        if data.shape[d] != 1 and data.strides[d] != expect:
+            return None
+        expect *= data.shape[d]
+    return order
+
+
+def _torch_trunc_normal_values(s, tensor: Tensor, mean, std, a, b):
+    """torch's trunc_normal_ numbers for `tensor` from the CPU stream s (a host array of its
+    shape). torch's empty_like keeps a permuted dense tensor's strides, so every draw of its
+    sampler (the tensor's, its candidates', its acceptance uniforms') runs in the tensor's memory
+    order, the normal ones one at a time; a strided tensor of any other layout draws its first
+    normals one at a time in place and its redraws into contiguous buffers."""
+    order = _permuted_dense_order(tensor)
+    shape = tuple(tensor.shape)
+    if order is not None:
+        shape = tuple(shape[d] for d in order)
+    dt = tensor.dtype
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        npdt = _dtype.numpy_dtype(dt)
+        lo, hi = npdt.type(a), npdt.type(b)
+        dense = tensor.is_contiguous()
+        # host arrays of the stream (whatever backend the tensor lives on)
+        out = torch_floats(s, "standard_normal", shape, dt, mean, std, dense=dense).copy()
+        while True:
+            bad = (out < lo) | (out > hi)
+            if not bad.any():
+                break
+            redraw = torch_floats(s, "standard_normal", shape, dt, mean, std, dense=order is None)
+            out[bad] = redraw[bad]
+    else:
+        out = torch_trunc_normal(s, shape, dt, mean, std, a, b)
+    if order is None:
+        return out
+    back = [0] * len(order)
+    for i, d in enumerate(order):
+        back[d] = i
+    return out.transpose(back)
+
+
 def trunc_normal_(
     tensor: Tensor,
     mean: float = 0.0,
@@ -175,24 +224,32 @@ def trunc_normal_(
     On the CPU torch's rejection samplers, number for number (NOTE [ torch's trunc_normal_ ] in
     minitorch/random.py).
 
-    Differences from torch: on other devices samples by the inverse CDF (uniform in the CDF's
+    Differences from torch: a permuted tensor that is not dense either (a transposed slice)
+    draws its numbers in another order than torch's (same law). On other devices samples by the
+    inverse CDF (uniform in the CDF's
     range through erfinv), not by torch's rejection loop, so nothing is read back to the host;
     same law.
     """
-    _check_floating(tensor, "check_uniform_bounds")
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
             "values may be incorrect.",
             stacklevel=2,
         )
-    # torch's sampler draws candidates with uniform_(a, b), which rejects the empty range (after
-    # the warning above); the clamp below would otherwise fill everything with b.
-    _check_uniform_range(a, b)
+    # torch's sampler starts with normal_ (which lets an empty tensor of any dtype through) when
+    # [a, b] holds more than 0.3 of the mass, with uniform_(a, b) otherwise (which rejects a
+    # non-float dtype and the empty range; the clamp below would fill everything with b)
+    if _norm_cdf((b - mean) / std) - _norm_cdf((a - mean) / std) > 0.3:
+        if tensor.numel():
+            _check_floating(tensor, "normal_kernel_cpu")
+        elif not tensor.dtype.is_floating_point:
+            return tensor
+    else:
+        _check_floating(tensor, "check_uniform_bounds")
+        _check_uniform_range(a, b)
     s = _torch_stream(tensor._device, generator, "trunc_normal_")
     if s is not None:
-        shape, dense = tuple(tensor.shape), tensor.is_contiguous()
-        arr = torch_trunc_normal(s, shape, tensor.dtype, mean, std, a, b, dense)
+        arr = _torch_trunc_normal_values(s, tensor, mean, std, a, b)
         return _write(tensor, _make(s.wrap(arr), tensor._device, False, None))
     lo = 2 * _norm_cdf((a - mean) / std) - 1
     hi = 2 * _norm_cdf((b - mean) / std) - 1
@@ -341,6 +398,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     q = q * xp.sign(xp.diagonal(r))  # makes the decomposition unique (a uniform distribution)
     if rows < cols:
         q = q.T
+    tensor.view(rows, cols)  # torch copies through such a view: the same error for a layout
     q = xp.ascontiguousarray(q).reshape(tuple(tensor.shape)) * gain
     return _write(tensor, _make(q, tensor.device, False, None))
 

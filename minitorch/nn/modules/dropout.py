@@ -60,8 +60,16 @@ class AlphaDropout(_DropoutNd):
 
     _fn = staticmethod(F.alpha_dropout)
 
+    def forward(self, input: Tensor) -> Tensor:
+        # torch's alpha-dropout modules keep `inplace` for their repr only: never in place
+        return type(self)._fn(input, self.p, self.training)
+
 
 class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels. Mirrors torch.nn.FeatureAlphaDropout."""
 
     _fn = staticmethod(F.feature_alpha_dropout)
+
+    def forward(self, input: Tensor) -> Tensor:
+        # as AlphaDropout: `inplace` is not passed on
+        return type(self)._fn(input, self.p, self.training)
