@@ -437,7 +437,11 @@ def torch_floats(s, method: str, shape, dt, mean=0.0, std=1.0, lo=0.0, hi=1.0, d
     elif n >= 16 and dense:
         arr = _tsn.normal_fill(s, n, dt.name, mean, std).astype(npdt, copy=False)
     else:
-        arr = _tsn.normal_serial(s, n, mean, std).astype(npdt, copy=False)
+        # torch's serial normal computes in float32 for the half types, then rounds: two steps
+        arr = _tsn.normal_serial(s, n, mean, std)
+        if npdt.itemsize == 2:
+            arr = arr.astype("float32")
+        arr = arr.astype(npdt, copy=False)
     return arr.reshape(shape)
 
 
