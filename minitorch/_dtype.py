@@ -245,12 +245,20 @@ _FLOAT_RANGE = {"float32": (3.4028234663852886e38, "float"), "float16": (65504.0
                 "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}  # fmt: skip
 
 
-def fill_number(value, npdt):
+_PY_NUMBERS = (builtins.float, builtins.int, builtins.bool)
+_NUMBER_TYPES = (builtins.int, builtins.float, builtins.complex, np.bool_, np.number)
+
+
+def fill_number(value, npdt, op: str = "fill_"):
     """A Python number every element is set to (full, fill_, masked_fill, index_fill), converted
     as c10's checked conversion does: as via_float32, and a finite number beyond a narrow float
     dtype's range raises torch's overflow error (`masked_fill(mask, -1e9)` on a float16 tensor:
     NumPy would write -inf) where arithmetic with the same number would not. An int no Scalar
-    holds is an OverflowError whatever the dtype (see NOTE [ Ints beyond a Scalar ])."""
+    holds is an OverflowError whatever the dtype (see NOTE [ Ints beyond a Scalar ]). Anything
+    but a number (None, a string, a list) is torch's TypeError, named after `op`: NumPy would
+    store None as nan."""
+    if value.__class__ not in _PY_NUMBERS and not isinstance(value, _NUMBER_TYPES):
+        raise TypeError(f"{op}(): the fill value must be a Number, not {type(value).__name__}")
     if value.__class__ is builtins.int and not SCALAR_INT_MIN <= value < SCALAR_INT_END:
         raise scalar_int_overflow(value)
     if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_RANGE:

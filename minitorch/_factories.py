@@ -12,7 +12,7 @@ import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
-from minitorch._tensor import Size, Tensor, _make, _warn_scalar_of_grad
+from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
 
 # fmt: off
 __all__ = [
@@ -272,13 +272,17 @@ def _is_seq(x) -> bool:
 class _Scan:
     """What one pass over nested data finds: leaf dtypes, and whether leaves need converting."""
 
-    __slots__ = ("types", "dtypes", "special", "bad_leaf")
+    __slots__ = ("types", "dtypes", "special", "bad_leaf", "infer", "converted")
 
-    def __init__(self):
+    def __init__(self, infer: bool = True):
         self.types = set()  # Python types of plain leaves
         self.dtypes = []  # dtypes of Tensor / NumPy leaves and blocks
         self.special = False  # some leaf is not a plain Python number
-        self.bad_leaf = None  # a sequence found where a number was expected
+        self.bad_leaf = None  # a block (array, Tensor) with more dims than the data's shape
+        # torch infers a dtype only when none is given; given one, it converts each element
+        # (float() or __index__), so None or a str fails there, in its own words (_element)
+        self.infer = infer
+        self.converted = False  # some leaf is to be converted by _element
 
     def leaf(self, v) -> None:
         cls = v.__class__
@@ -293,6 +297,8 @@ class _Scan:
         elif isinstance(v, np.ndarray) and v.ndim == 0 and v.dtype.kind in "biuf":
             # a 0-d array after a number (loss.numpy() in a list of losses): a scalar, as torch
             self.dtypes.append(_dtype.from_numpy(v.dtype))
+        elif not self.infer and not isinstance(v, (complex, np.complexfloating)):
+            self.converted = True
         elif isinstance(v, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{cls.__name__}'")
         elif isinstance(v, (complex, np.complexfloating)):
@@ -303,11 +309,19 @@ class _Scan:
             self.types.add(int)
         elif isinstance(v, float):
             self.types.add(float)
-        elif _is_seq(v) or isinstance(v, np.ndarray):
-            if self.bad_leaf is None:
-                self.bad_leaf = v
+        elif isinstance(v, np.ndarray):
+            # a sequence where a number belongs: its dtype counts (torch infers before it
+            # stores), then storing it as a number fails (_element)
+            self.converted = True
+            self.dtypes.append(_dtype.from_numpy(v.dtype))
+        elif _is_seq(v):
+            self.converted = True
+            if len(v) == 0:
+                self.types.add(float)  # torch infers an empty sequence as the default dtype
+            for i in _builtin_range(len(v)):
+                self.leaf(v[i])
         else:
-            raise RuntimeError(f"Could not infer dtype of {cls.__name__}")
+            raise RuntimeError(f"Could not infer dtype of {_tp_name(v)}")
 
     def block(self, arr, dim: int, shape: list) -> None:
         """An ndarray or Tensor standing for the sub-sequence at depth `dim`."""
@@ -418,21 +432,36 @@ def _plain(x, depth: int, kind):
             if x._requires_grad:  # torch reads each element as float(t): the gradient is lost
                 _warn_scalar_of_grad()
             return x.item()
-        if isinstance(x, (np.generic, np.ndarray)):  # (a 0-d array here)
+        if isinstance(x, np.generic) or (isinstance(x, np.ndarray) and not x.ndim):
             if kind is not None:
                 _check_integral_leaf(x, kind)
             return x.item()
-        return x
+        if x.__class__ in _PLAIN or isinstance(x, (bool, int, float)):
+            return x
+        return _element(x, kind)  # None, a sequence, an object with __float__...
     if isinstance(x, (Tensor, np.ndarray)):
         return x.tolist()
     return [_plain(v, depth - 1, kind) for v in x]
 
 
-def _bad_leaf_error(leaf, dt) -> TypeError:
-    name = type(leaf).__name__ if type(leaf).__module__ == "builtins" else _typename(leaf)
-    if dt._kind == 1:
-        return TypeError(f"'{name}' object cannot be interpreted as an integer")
-    return TypeError(f"must be real number, not {name}")
+def _bad_leaf_error(leaf, dt) -> Exception:
+    try:
+        _element(leaf, dt._kind if dt._kind <= 1 else None)
+    except (TypeError, ValueError) as e:
+        return e
+    return TypeError(f"must be real number, not {_tp_name(leaf)}")  # pragma: no cover
+
+
+def _element(x, kind):
+    """One element of data that is not a number, converted as torch stores it into a dtype of
+    `kind` (1 integer, 0 bool: __index__; None, floating: float(), but never from a str), with
+    the errors that raises ("must be real number, not NoneType", NumPy's own for an array)."""
+    if kind is not None:
+        return operator.index(x)
+    cls = type(x)
+    if isinstance(x, (str, bytes)) or not (hasattr(cls, "__float__") or hasattr(cls, "__index__")):
+        raise TypeError(f"must be real number, not {_tp_name(x)}")
+    return float(x)
 
 
 _FLOAT32_MAX = 3.4028234663852886e38
@@ -478,7 +507,7 @@ def _host_from_data(data, dt):
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     shape = _sizes(data)
-    scan = _Scan()
+    scan = _Scan(infer=dt is None)
     if shape:
         if _is_seq(data) and not isinstance(data, (list, tuple)):
             data = list(data)
@@ -490,7 +519,23 @@ def _host_from_data(data, dt):
                 UserWarning,
                 stacklevel=3,
             )
-        _walk(data, 0, shape, scan)
+        if not math.prod(shape):
+            # torch infers empty data's dtype but stores (and checks) no element: [(), 2] is a
+            # (2, 0) tensor
+            if dt is None:
+                scan.infer = True
+                for i in _builtin_range(len(data)):
+                    scan.leaf(data[i])
+                dt = scan.dtype()
+            return np.zeros(shape, dtype=_dtype.numpy_dtype(dt)), dt
+        try:
+            _walk(data, 0, shape, scan)
+        except (TypeError, ValueError):
+            if dt is None:  # torch infers the dtype first: [(1,), None] cannot be inferred
+                whole = _Scan()
+                for i in _builtin_range(len(data)):
+                    whole.leaf(data[i])
+            raise
     else:
         scan.leaf(data)
     inferred = scan.dtype()
@@ -498,9 +543,12 @@ def _host_from_data(data, dt):
         dt = inferred
     if scan.bad_leaf is not None:
         raise _bad_leaf_error(scan.bad_leaf, dt)
+    kind = dt._kind if dt._kind <= 1 else None
     if scan.special:
-        data = _plain(data, len(shape), dt._kind if dt._kind <= 1 else None)
+        data = _plain(data, len(shape), kind)
     # Build in the widest type of the data's kind, then convert with torch's range checks.
+    if scan.converted:
+        inferred = dt  # the elements converted to Python numbers of dt's kind
     if inferred.is_floating_point or any(t is float for t in scan.types):
         src_dt = np.float64
     elif inferred is _dtype.bool:
@@ -840,11 +888,25 @@ def _fill_array(xp, fill, shape, npdt):
     return xp.full(shape, _dtype.fill_number(fill, npdt), dtype=npdt)
 
 
-def _into_out(out, dtype, op: str, make, keep_numel: bool = False) -> Tensor:
+def _into_out(
+    out,
+    dtype,
+    op: str,
+    make,
+    keep_numel: bool = False,
+    *,
+    requires_grad=False,
+    overlap_write=None,
+    warn_resize: bool = False,
+) -> Tensor:
     """A factory's `out=`: the values made in out's dtype (an explicit dtype must be it) and on
     its device by make(dtype, device), written into out (resized to their shape). keep_numel:
     the ranges' out= keeps its shape when it holds as many elements (torch resizes it only when
-    the count differs: arange(6, out=empty(2, 3)) fills the 2x3 tensor in row-major order)."""
+    the count differs: arange(6, out=empty(2, 3)) fills the 2x3 tensor in row-major order).
+    An out whose elements share memory (expanded) is refused with torch's overlap error, unless
+    `overlap_write(array, values)` writes it as torch's fill-based factories do. warn_resize:
+    arange's warning when a non-empty out is resized. Afterwards a leaf out requires grad as
+    `requires_grad` says (torch sets the flag of a factory's result, out= included)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
     if dtype is not None and _dtype_arg(dtype, None, op) is not out.dtype:
@@ -860,15 +922,53 @@ def _into_out(out, dtype, op: str, make, keep_numel: bool = False) -> Tensor:
             "differentiation, but one of the arguments requires grad."
         )
     result = make(out.dtype, out.device)
-    # No resize warning here: torch's factories resize out= silently (its ops warn, write_out).
-    if out._data.shape == result._data.shape:
-        out._data[...] = result._data
-    elif keep_numel and out._data.size == result._data.size:
-        out._data[...] = result._data.reshape(out._data.shape)
+    # No resize warning here: torch's factories resize out= silently (its ops warn, write_out),
+    # but for arange's own.
+    same = out._data.shape == result._data.shape
+    if same or (keep_numel and out._data.size == result._data.size):
+        values = result._data if same else result._data.reshape(out._data.shape)
+        data = out._data
+        if not data.flags.writeable:  # an expanded out (NumPy's broadcast views are read-only)
+            from minitorch._ops.inplace import _check_overlap, has_overlap, writable
+
+            overlapping = has_overlap(out)
+            if overlapping and overlap_write is None:
+                _check_overlap(out)  # torch's RuntimeError
+            data = writable(out)
+            if overlapping:
+                overlap_write(data, values)
+                values = None
+        if values is not None:
+            data[...] = values
     else:
+        if warn_resize and out._data.size:
+            warnings.warn(
+                f"The number of elements in the out tensor of shape {list(out._data.shape)} is "
+                f"{out._data.size} which does not match the computed number of elements "
+                f"{result._data.size}. Note that this may occur as a result of rounding error. "
+                f"The out tensor will be resized to a tensor of shape ({result._data.size},).",
+                UserWarning,
+                stacklevel=3,
+            )
         out._data = result._data  # resized: new memory, as torch's resize_ of a smaller out
     out._vc[0] += 1
+    if out._grad_fn is None and (requires_grad or out._base is None):
+        out._requires_grad = bool(requires_grad)  # (a view keeps its base's flag, as torch)
     return out
+
+
+def _write_fill(data, values) -> None:
+    """zeros/ones/full/empty's out= write: one value everywhere (torch's fill_), so elements
+    sharing memory are fine."""
+    data[...] = values
+
+
+def _write_eye(data, values) -> None:
+    """eye's out= write as torch's zero_ then the diagonal's fill_: a memory location shared by
+    a diagonal element ends up 1."""
+    data[...] = 0
+    ones = values != 0
+    data[ones] = values[ones]
 
 
 def zeros(
@@ -893,6 +993,8 @@ def zeros(
             lambda dt, dev: zeros(
                 *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
             ),
+            requires_grad=requires_grad,
+            overlap_write=_write_fill,
         )
     shape = _shape(size, _size_kwarg(kwargs, "zeros"), "zeros")
     dt = _dtype_arg(dtype, _dtype.default_float(), "zeros")
@@ -921,6 +1023,8 @@ def ones(
             lambda dt, dev: ones(
                 *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
             ),
+            requires_grad=requires_grad,
+            overlap_write=_write_fill,
         )
     shape = _shape(size, _size_kwarg(kwargs, "ones"), "ones")
     dt = _dtype_arg(dtype, _dtype.default_float(), "ones")
@@ -947,6 +1051,8 @@ def empty(
     if pin_memory:
         _check_pin_memory()
     if out is not None:
+        if isinstance(out, Tensor) and out._requires_grad:  # (torch's empty resizes out first)
+            raise RuntimeError("cannot resize variables that require grad")
         return _into_out(
             out,
             dtype,
@@ -954,6 +1060,8 @@ def empty(
             lambda dt, dev: empty(
                 *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
             ),
+            requires_grad=requires_grad,
+            overlap_write=_write_fill,
         )
     shape = _shape(size, _size_kwarg(kwargs, "empty"), "empty")
     dt = _dtype_arg(dtype, _dtype.default_float(), "empty")
@@ -1158,7 +1266,12 @@ def full(
         _check_pin_memory()
     if out is not None:
         return _into_out(
-            out, dtype, "full", lambda dt, dev: full(size, fill_value, dtype=dt, device=dev)
+            out,
+            dtype,
+            "full",
+            lambda dt, dev: full(size, fill_value, dtype=dt, device=dev),
+            requires_grad=requires_grad,
+            overlap_write=_write_fill,
         )
     fill_value = _fill_number(fill_value, "full")
     shape = _shape_seq(size, "full", 1)
@@ -1325,7 +1438,14 @@ def eye(
     if pin_memory:
         _check_pin_memory()
     if out is not None:
-        return _into_out(out, dtype, "eye", lambda dt, dev: eye(n, m, dtype=dt, device=dev))
+        return _into_out(
+            out,
+            dtype,
+            "eye",
+            lambda dt, dev: eye(n, m, dtype=dt, device=dev),
+            requires_grad=requires_grad,
+            overlap_write=_write_eye,
+        )
     if n_ < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n_}")
     if m_ < 0:

@@ -195,6 +195,8 @@ def arange(
             "arange",
             lambda dt, dev: arange(start, end, step, dtype=dt, device=dev),
             keep_numel=True,
+            requires_grad=requires_grad,
+            warn_resize=True,
         )
     start, end, step = (
         _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
@@ -281,7 +283,12 @@ def range(
     )
     if out is not None:
         return _into_out(
-            out, dtype, "range", lambda dt, dev: _range(start, end, step, dt, dev), keep_numel=True
+            out,
+            dtype,
+            "range",
+            lambda dt, dev: _range(start, end, step, dt, dev),
+            keep_numel=True,
+            requires_grad=requires_grad,
         )
     dt = _dtype_arg(dtype, _dtype.default_float(), "range")
     return _require_grad(_range(start, end, step, dt, _device(device)), requires_grad)
@@ -451,6 +458,7 @@ def linspace(
             "linspace",
             lambda dt, dev: linspace(start, end, steps, dtype=dt, device=dev),
             keep_numel=True,
+            requires_grad=requires_grad,
         )
     given = (start, end, steps)
     try:
@@ -549,6 +557,7 @@ def logspace(
             "logspace",
             lambda dt, dev: logspace(start, end, steps, base, dtype=dt, device=dev),
             keep_numel=True,
+            requires_grad=requires_grad,
         )
     given = (start, end, steps)
     try:

@@ -18,16 +18,24 @@ _SAME_DTYPE = object()  # grad_dtype not set: the tensor's own dtype (NOTE [ gra
 
 
 class Size(tuple):
-    """A shape: a tuple of ints. Mirrors torch.Size."""
+    """A shape: a tuple of ints. Mirrors torch.Size (whose messages name its type torch.Size)."""
 
     __slots__ = ()
 
-    def __new__(cls, sizes=()):
+    def __new__(cls, sizes=(), /, *extra, **kwargs):
+        if extra or kwargs:
+            raise TypeError(
+                "tuple() takes no keyword arguments"
+                if kwargs
+                else f"tuple expected at most 1 argument, got {1 + len(extra)}"
+            )
         # A tuple of plain ints (array shapes) passes one C-level scan of its element types
         # (~0.3 us; .shape itself skips __new__ through _new_size). Anything else is converted
         # element by element as torch does: an int-like (bool, NumPy int, one-element integer
         # tensor) becomes its int, so hashes and equality match a tuple of ints.
         if sizes.__class__ is tuple and _INT_ONLY.issuperset(map(type, sizes)):
+            if sizes and not _I64_MIN <= min(sizes) <= max(sizes) <= _I64_MAX:
+                raise ValueError("Overflow when unpacking long long")
             return tuple.__new__(cls, sizes)
         items = []
         for i, s in enumerate(sizes):
@@ -37,8 +45,10 @@ class Size(tuple):
                 except (AttributeError, TypeError):
                     raise TypeError(
                         f"torch.Size() takes an iterable of 'int' (item {i} is "
-                        f"'{type(s).__name__}')"
+                        f"'{_tp_name(s)}')"
                     ) from None
+            if not _I64_MIN <= s <= _I64_MAX:
+                raise ValueError("Overflow when unpacking long long")
             items.append(s)
         return tuple.__new__(cls, items)
 
@@ -47,10 +57,18 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    def __format__(self, spec: str) -> str:
+        if spec:  # object's refusal, naming the type as torch's does
+            raise TypeError("unsupported format string passed to torch.Size.__format__")
+        return str(self)
+
     def numel(self) -> int:
+        """The product of the sizes, in int64 arithmetic as torch's (an overflow wraps)."""
         n = 1
         for s in self:
             n *= s
+        if not _I64_MIN <= n <= _I64_MAX:
+            n = (n + 2**63) % 2**64 - 2**63
         return n
 
     def __getitem__(self, key):
@@ -59,15 +77,28 @@ class Size(tuple):
 
     def __add__(self, other):
         if not isinstance(other, tuple):
-            return NotImplemented
+            if hasattr(type(other), "__radd__") and type(other).__module__ != "builtins":
+                return NotImplemented  # (a NumPy array adds elementwise)
+            raise TypeError(f"can only concatenate tuple (not {_tp_name(other)}) to torch.Size")
         return Size(tuple.__add__(self, other))
 
     def __radd__(self, other):
         if not isinstance(other, tuple):
+            # What Python says after this, with torch's name for the type
+            if isinstance(other, (list, str)):
+                what = type(other).__name__
+                raise TypeError(f'can only concatenate {what} (not "torch.Size") to {what}')
+            if type(other).__module__ == "builtins" and not isinstance(other, (bytes, bytearray)):
+                raise TypeError(
+                    f"unsupported operand type(s) for +: '{_tp_name(other)}' and 'torch.Size'"
+                )
             return NotImplemented
         return Size(tuple.__add__(other, self))
 
     def __mul__(self, n):
+        if not hasattr(type(n), "__index__"):
+            what = "torch.Size" if isinstance(n, Size) else _tp_name(n)
+            raise TypeError(f"can't multiply sequence by non-int of type '{what}'")
         return Size(tuple.__mul__(self, n))
 
     __rmul__ = __mul__
@@ -76,6 +107,19 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+def _tp_name(x) -> str:
+    """x's type as CPython's tp_name gives it, which torch's messages print: the bare name of a
+    class defined in Python ("NT"), the dotted one of a C type ("collections.OrderedDict",
+    "numpy.float64"); "torch.Size" for a Size."""
+    cls = type(x)
+    if cls is Size:
+        return "torch.Size"
+    if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
+        return cls.__name__
+    return f"{cls.__module__}.{cls.__name__}"
+
+
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
 _new_size = tuple.__new__  # Size(shape) without Size.__new__'s Python frame (~0.25 us)
 
 

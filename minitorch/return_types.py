@@ -36,6 +36,26 @@ class _StructSeq(tuple):
     def __reduce__(self):
         return (type(self), (tuple(self),))
 
+    # torch's messages name the type in full ('torch.return_types.max' object ...)
+    def __getattr__(self, name):
+        raise AttributeError(f"'{self._full_name()}' object has no attribute '{name}'")
+
+    def __setattr__(self, name, value):
+        self._refuse_set(name)
+
+    def __delattr__(self, name):
+        self._refuse_set(name)
+
+    def _refuse_set(self, name):
+        if name in self._names:
+            raise AttributeError("readonly attribute")
+        if hasattr(type(self), name):
+            raise AttributeError(f"'{self._full_name()}' object attribute '{name}' is read-only")
+        raise AttributeError(f"'{self._full_name()}' object has no attribute '{name}'")
+
+    def _full_name(self) -> str:
+        return f"torch.return_types.{type(self).__name__}"
+
 
 def _structseq(name: str, names: tuple) -> type:
     """A return type `name` with fields `names` (defined at module level, so it pickles)."""

@@ -197,7 +197,9 @@ def test_one_hot_of_an_empty_tensor_with_classes():
 # --- F.bilinear under autocast ---
 
 
-def test_bilinear_keeps_float32_under_cpu_autocast():
+def test_bilinear_returns_float32_under_cpu_autocast():
+    # torch's CPU bilinear contracts through bmm, which autocast lowers, then gives the result
+    # input1's dtype back: float32 out, values at the low dtype's precision (2.13: bit-equal)
     rng = np.random.default_rng(0)
     x1, x2 = rng.standard_normal((2, 4)), rng.standard_normal((2, 5))
     w, b = rng.standard_normal((3, 4, 5)), rng.standard_normal(3)
@@ -210,7 +212,8 @@ def test_bilinear_keeps_float32_under_cpu_autocast():
             with pytest.raises(RuntimeError, match="must have the same dtype"):
                 F.bilinear(args[0].to(low), *args[1:])
         assert out.dtype is mt.float32 and out_b.dtype is mt.float32
-        np.testing.assert_allclose(out_b.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=str(low))
+        np.testing.assert_allclose(out_b.numpy(), want, rtol=3e-2, atol=3e-2, err_msg=str(low))
+        assert np.abs(out_b.numpy() - want).max() > 1e-4, "computed in the low dtype"
     t = [mt.tensor(v, requires_grad=True) for v in (x1, x2, w)]
     with mt.autocast("cpu", dtype=mt.bfloat16):
         assert gradcheck(F.bilinear, t)

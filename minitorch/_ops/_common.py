@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
 from minitorch._tensor_methods import _int_list as int_list
 from minitorch._tensor_methods import _is_index as is_index
-from minitorch._tensor_methods import _type_name as type_name
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
            "ints", "type_name", "no_overload", "wrapped_big_ints"]
+
+
+def type_name(x) -> str:
+    """x's type as torch's errors name it: CPython's tp_name, which is the bare name of a class
+    defined in Python ("NT" for __main__.NT) and the dotted one of a C type
+    ("collections.OrderedDict", "numpy.ndarray"); "Tensor" for a tensor."""
+    return "Tensor" if isinstance(x, Tensor) else _tp_name(x)
 
 
 def ints(seq, op: str, name: str) -> tuple:

@@ -28,6 +28,7 @@ from minitorch._ops.linalg import (
 from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
+from minitorch.autograd.function import scalar_node
 
 # fmt: off
 __all__ = [
@@ -600,12 +601,12 @@ def _trapezoid_terms(y, x, dim, op):
                 f"x of length {x.shape[0]} and y of length {n} along dim {d}"
             )
         shape = [1] * y.ndim
-        shape[d] = max(n - 1, 0)
-        widths = x.diff().reshape(shape) if n else x.narrow(0, 0, 0).reshape(shape)
+        shape[d] = n
+        widths = x.reshape(shape).diff(dim=d) if n else x.reshape(shape)  # torch's graph
     else:
         xd = wrap_dim(dim, x.ndim, op) if x.ndim == y.ndim else d - (y.ndim - x.ndim)
         widths = x.diff(dim=xd) if n else x.narrow(xd, 0, 0)
-    return widths * pair, d
+    return pair * widths, d  # torch's operand order (its MulBackward0's edges)
 
 
 def _trapezoid_args(op, y, x, dx):
@@ -635,7 +636,7 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
         terms, d = _trapezoid_terms(y, x, dim, "trapezoid")
         if not y.shape[d]:
             return _trapezoid_zeros(y, d)
-        return terms.sum(d) / 2
+        return scalar_node(terms.sum(d) / 2)  # torch's DivBackward1
     # Evenly spaced: torch's sum(y) - (y_first + y_last) / 2, not the sum of the averages, so
     # its roundings and non-finite results follow: one NaN sample gives NaN, [1, 2, inf] gives
     # inf - inf = NaN.
@@ -643,14 +644,14 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     n = y.shape[d]
     if n == 0:
         return _trapezoid_zeros(y, d)
-    r = y.sum(d) - (y.select(d, 0) + y.select(d, n - 1)) * 0.5
-    return r if dx is None else r * dx
+    # torch's nodes: the halving and dx (1 by default) are MulBackward1s
+    r = y.sum(d) - scalar_node((y.select(d, 0) + y.select(d, n - 1)) * 0.5)
+    return scalar_node(r * (1 if dx is None else dx))
 
 
 def _trapezoid_zeros(y, d):
-    """torch's result for no samples: zeros in y's own dtype (an integer y too)."""
-    if y.dtype.is_floating_point:
-        return y.sum(d)  # (in y's graph)
+    """torch's result for no samples: zeros in y's own dtype (an integer y too), outside any
+    graph (torch's requires no gradient even where y does)."""
     return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
 
 
@@ -666,11 +667,11 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
     if x is not None:
         terms, d = _trapezoid_terms(y, x, dim, "cumulative_trapezoid")
-        return (terms / 2).cumsum(d)
+        return scalar_node(terms.cumsum(d) / 2)  # torch's DivBackward1 after the sum
     d = _trapezoid_y(y, None, dim, "cumulative_trapezoid")
     n = y.shape[d]
     pair = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1) if n else y.narrow(d, 0, 0)
-    return (pair * ((1 if dx is None else dx) / 2)).cumsum(d)
+    return scalar_node(pair * ((1 if dx is None else dx) / 2)).cumsum(d)
 
 
 # --- deprecated norms ---

@@ -9,6 +9,7 @@ from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, n
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
+from minitorch.autograd.grad_mode import no_grad
 
 # fmt: off
 __all__ = [
@@ -253,12 +254,17 @@ signbit = _predicate(
 # --- in-place forms: the result cast back to self's dtype ---
 
 
-def _inplace(fn):
+def _inplace(fn, untracked=False):
+    """x.fn_(...). `untracked`: as torch's in-place logical ops, autograd is not told (self keeps
+    its grad_fn and requires_grad, a leaf that requires grad is allowed); only the version moves."""
     name = fn.__name__
 
     def op(self, *args):
         from minitorch._ops.inplace import apply_inplace
 
+        if untracked:
+            with no_grad():
+                return apply_inplace(self, lambda s: fn(s, *args), name + "_", args)
         return apply_inplace(self, lambda s: fn(s, *args), name + "_", args)
 
     op.__name__ = op.__qualname__ = name + "_"
@@ -266,10 +272,16 @@ def _inplace(fn):
     return op
 
 
-logical_and_ = _inplace(logical_and)
-logical_or_ = _inplace(logical_or)
-logical_xor_ = _inplace(logical_xor)
-logical_not_ = _inplace(logical_not)
+logical_and_ = _inplace(logical_and, untracked=True)
+logical_or_ = _inplace(logical_or, untracked=True)
+logical_xor_ = _inplace(logical_xor, untracked=True)
+logical_not_ = _inplace(logical_not, untracked=True)
+for _op in (logical_and_, logical_or_, logical_xor_, logical_not_):
+    _op.__doc__ += (
+        " Like torch's, it records nothing: a gradient flows through self's earlier graph as if"
+        " the op were not there."
+    )
+del _op
 bitwise_and_ = _inplace(bitwise_and)
 bitwise_or_ = _inplace(bitwise_or)
 bitwise_xor_ = _inplace(bitwise_xor)

@@ -1691,11 +1691,11 @@ def _where_type_error(condition, input, other) -> TypeError:
 
 
 def _type_label(x) -> str:
-    """An argument's type as torch's argument parser names it ("Tensor", "numpy.ndarray")."""
-    if isinstance(x, Tensor):
-        return "Tensor"
-    t = type(x)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    """An argument's type as torch's argument parser names it ("Tensor", "numpy.ndarray", "NT"
+    for a class defined in Python)."""
+    from minitorch._ops._common import type_name
+
+    return type_name(x)
 
 
 def _where_number(v, dt):

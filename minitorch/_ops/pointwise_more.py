@@ -75,15 +75,23 @@ def _unary(cls, name: str, summary: str):
     return op
 
 
-def _inplace(fn):
-    """x.fn_(...): the out-of-place op written into x (an int x refuses a float result)."""
+def _inplace(fn, node=None):
+    """x.fn_(...): the out-of-place op written into x (an int x refuses a float result).
+    `node`: torch's name for the in-place op's node where it has its own (AcoshBackward1)."""
     name = fn.__name__
+    compute = fn
+    if node is not None:
+
+        def compute(s, *args, **kwargs):
+            from minitorch.autograd.function import name_node
+
+            return name_node(fn(s, *args, **kwargs), node)
 
     # `input`, not `self`: these are torch.sin_(input=x) and friends as well as x.sin_()
     def op(input, *args, **kwargs):
         from minitorch._ops.inplace import apply_inplace
 
-        return apply_inplace(input, lambda s: fn(s, *args, **kwargs), name + "_", args)
+        return apply_inplace(input, lambda s: compute(s, *args, **kwargs), name + "_", args)
 
     op.__name__ = op.__qualname__ = name + "_"
     op.__doc__ = f"In-place {name}. Mirrors torch.Tensor.{name}_."
@@ -559,9 +567,18 @@ acos_ = _inplace(acos)
 atan_ = _inplace(atan)
 sinh_ = _inplace(sinh)
 cosh_ = _inplace(cosh)
-asinh_ = _inplace(asinh)
-acosh_ = _inplace(acosh)
-atanh_ = _inplace(atanh)
+# torch's nodes for these three are AcoshBackward1 & co, whose backward raises "the derivative
+# for 'inplace version of acosh' is not implemented"; minitorch's compute the gradient (below).
+asinh_ = _inplace(asinh, "AsinhBackward1")
+acosh_ = _inplace(acosh, "AcoshBackward1")
+atanh_ = _inplace(atanh, "AtanhBackward1")
+for _op in (asinh_, acosh_, atanh_):
+    _op.__doc__ += (
+        "\n\n    Differences from torch: backward through it gives the gradient, where torch's "
+        "node\n    raises NotImplementedError (\"the derivative for 'inplace version of ...' is "
+        "not\n    implemented\")."
+    )
+del _op
 arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 

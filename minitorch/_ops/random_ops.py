@@ -29,7 +29,7 @@ from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import (
     _dtype_label,
@@ -605,9 +605,18 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
-    if n == 0:  # (torch reports num_samples=1 from an internal aminmax)
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     dev = input._device
+    if n == 0:
+        if input.ndim == 2 and input.shape[0] == 0:  # no distributions: nothing to check
+            empty = backend_of(dev).xp.zeros((0, num_samples), dtype=_INT64)
+            result = _make(empty, dev, False, None)
+            return result if out is None else write_out(out, result)
+        if num_samples == 1:  # torch's one-sample path checks the weights with an aminmax
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has "
+                "no identity."
+            )
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     xp = backend_of(dev).xp
     w = input._data.reshape(-1, n).astype(_dtype.numpy_dtype(_dtype.float64))
     rows = w.shape[0]
@@ -664,6 +673,13 @@ def _check_weights(w, with_replacement: bool):
 def fill_diagonal_(self, fill_value, wrap=False):
     """Fills the main diagonal (all indices equal) in place; for a tall matrix with wrap=True
     the diagonal restarts every ncols + 1 rows. Mirrors torch.Tensor.fill_diagonal_."""
+    if isinstance(fill_value, Tensor) and fill_value._requires_grad:
+        # torch's argument parser takes a 0-d tensor as a Number only when it needs no gradient
+        raise TypeError(
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not Tensor"
+        )
+    if not isinstance(fill_value, Tensor):
+        _dtype.fill_number(fill_value, self._data.dtype, "fill_diagonal_")  # None, a str: refused
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     shape = tuple(self.shape)
@@ -680,8 +696,12 @@ def fill_diagonal_(self, fill_value, wrap=False):
         i = xp.arange(shape[0])
         mask[(i,) * self.ndim] = True
     mask_t = _make(mask, self._device, False, None)
+    # torch writes through strided views of the diagonal: its node is a CopySlices listing self
     return apply_inplace(
-        self, lambda s: s.masked_fill(mask_t, fill_value), "fill_diagonal_", (fill_value,)
+        self,
+        lambda s: name_node(s.masked_fill(mask_t, fill_value), "CopySlices", shown=(0,)),
+        "fill_diagonal_",
+        (fill_value,),
     )
 
 

@@ -385,7 +385,7 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
     xp = input._device.backend.xp
     if isinstance(value, complex):
         value = _real_fill(value, input._data.dtype, op)
-    value = _dtype.fill_number(value, input._data.dtype)  # torch's rounding and range checks
+    value = _dtype.fill_number(value, input._data.dtype, op)  # torch's rounding and range checks
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
 
 

@@ -506,7 +506,14 @@ def _check_out_overlap(out, tensors, same_ok=True):
             check_partial_overlap(out, t, same_ok=same_ok)
 
 
-concat = concatenate = cat
+def concat(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Mirrors torch.concat (cat)."""
+    return cat(_tensor_list(tensors, "concat"), dim, out=out)
+
+
+def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
+    """Mirrors torch.concatenate (cat)."""
+    return cat(_tensor_list(tensors, "concatenate"), dim, out=out)
 
 
 class Stack(Function):
@@ -597,7 +604,9 @@ def vstack(tensors, *, out=None) -> Tensor:
     return cat([atleast_2d(t) for t in tensors], 0, out=out)
 
 
-row_stack = vstack
+def row_stack(tensors, *, out=None) -> Tensor:
+    """Mirrors torch.row_stack (vstack)."""
+    return vstack(_tensor_list(tensors, "row_stack"), out=out)
 
 
 def dstack(tensors, *, out=None) -> Tensor:

@@ -123,9 +123,15 @@ def conj_physical(input, *, out=None) -> Tensor:
 def conj_physical_(input) -> Tensor:
     """input itself, its values unchanged. Mirrors torch.conj_physical_: an in-place op all the
     same (refused on a leaf that requires grad, the version counter bumped)."""
-    from minitorch._ops.inplace import _check_leaf
+    from minitorch._ops.inplace import _check_leaf, apply_inplace
+    from minitorch.autograd import grad_mode
 
     _check_tensor(input, "conj_physical_")
+    if input._requires_grad and grad_mode.state.enabled:
+        # torch records a node all the same: ConjPhysicalBackward1 (the gradient passes as is)
+        return apply_inplace(
+            input, lambda s: name_node(s.clone(), "ConjPhysicalBackward1"), "conj_physical_"
+        )
     _check_leaf(input, "conj_physical_", writes=False)
     input._vc[0] += 1
     return input
@@ -191,9 +197,37 @@ def fill(input, value) -> Tensor:
     """A new tensor like input filled with value (a number or a 0-d tensor; differentiable, with
     a zero gradient for input). Mirrors torch.fill."""
     _check_tensor(input, "fill")
-    from minitorch._ops.inplace import fill_
+    from minitorch._ops.inplace import Fill, fill_
+    from minitorch.autograd import grad_mode
 
-    return fill_(input.clone(), value)  # the clone keeps input's history: a zero gradient
+    is_tensor = isinstance(value, Tensor)
+    if not (is_tensor or _is_number(value)):
+        got = type(value).__name__
+        raise TypeError(
+            f"fill() received an invalid combination of arguments - got (Tensor, {got}), but "
+            "expected one of:\n * (Tensor input, Tensor value)\n      didn't match because some "
+            f"of the arguments have invalid types: (Tensor, !{got}!)\n * (Tensor input, Number "
+            "value)\n      didn't match because some of the arguments have invalid types: "
+            f"(Tensor, !{got}!)\n"
+        )
+    if not (
+        grad_mode.state.enabled
+        and (input._requires_grad or (is_tensor and value._requires_grad))
+        and (not is_tensor or value.ndim == 0)
+    ):
+        return fill_(input.clone(), value)  # no graph (or fill_'s error for a 1-d value)
+    # torch's nodes: FillBackward0 (a number: input alone), FillBackward1 (input and value)
+    if is_tensor:
+        return name_node(Fill.apply(input, value), "FillBackward1")
+    return name_node(Fill.apply(input, value), "FillBackward0", shown=(0,))
+
+
+def _is_number(value) -> bool:
+    """Whether torch's argument parser takes value as a Number (a bool, int, float or complex,
+    or a NumPy scalar of one)."""
+    import numbers
+
+    return isinstance(value, numbers.Number)
 
 
 def detach(input) -> Tensor:

@@ -83,7 +83,7 @@ class Parameter(Tensor):
         memo[id(self)] = p
         return p
 
-    def __repr__(self, *, tensor_contents=None):
+    def __repr__(self):  # (no tensor_contents: torch's Parameter.__repr__ takes none)
         if type(self) is Parameter:
             return "Parameter containing:\n" + Tensor.__repr__(self)
         # torch prints a subclass's values under its own name, inside "Parameter(...)".
@@ -377,7 +377,7 @@ class UninitializedTensorMixin:
             "initialize the parameters before calling `module.share_memory()`."
         )
 
-    def __repr__(self, *, tensor_contents=None) -> str:
+    def __repr__(self) -> str:
         return f"<{type(self).__name__}>"
 
     __str__ = __repr__
