@@ -459,9 +459,11 @@ def ctc_loss(
     if unbatched:
         log_probs = log_probs.unsqueeze(1)
         # 1-D targets stay 1-D: the concatenated form of one sample, whose length torch checks
-        if host_il is None:  # the Tensor overload
-            input_lengths = input_lengths.reshape(1)
-            target_lengths = target_lengths.reshape(1)
+        if host_il is None:  # the Tensor overload; other sizes fail torch's batch check below
+            if input_lengths.numel() == 1:
+                input_lengths = input_lengths.reshape(1)
+            if target_lengths.numel() == 1:
+                target_lengths = target_lengths.reshape(1)
     device = log_probs.device
     # lengths first: torch refuses float lengths before it looks at log_probs
     in_len, host_il = _lengths(input_lengths, host_il, device, "input_lengths")

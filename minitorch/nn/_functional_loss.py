@@ -154,14 +154,38 @@ def _warn_size(input: Tensor, target: Tensor, op: str) -> None:
         )
 
 
-def _weighted(loss: Tensor, input: Tensor, weight, reduction: str, mean_by_weight: bool):
-    """The elementwise loss scaled by a per-element weight (mse/l1/huber's `weight=`)."""
-    if weight.shape != input.shape:
+def _expanded(input: Tensor, target: Tensor):
+    """(input, target) broadcast to one shape, as torch's regression losses take them before
+    any other step: a shape error comes before the reduction's check, and a 0-d float64
+    target against a (1,) half input promotes the loss to float64 once expanded."""
+    if input._data.shape == target._data.shape:
+        return input, target
+    return _ops.broadcast_tensors(input, target)
+
+
+def _weighted(kind: str, input: Tensor, target: Tensor, weight, reduction: str, delta=1.0):
+    """mse/l1/huber with a per-element `weight`, the way torch's Python code computes it: on
+    the broadcast pair with plain ops (a bool target fails at the subtraction; huber's
+    unweighted kernel), then scaled; the reduction name is checked last, against
+    'none'/'mean'/'sum' only (no 'elementwise_mean'). 'mean' divides by the weights' sum
+    (mse, l1) or by the count (huber)."""
+    x, t = _expanded(input, target)
+    if weight.shape != input.shape:  # (the input's own shape, not the expanded one)
         raise ValueError("Weights and input must have the same size.")
+    if kind == "mse":
+        loss = _ops.pow(x - t, 2)
+    elif kind == "l1":
+        loss = _ops.abs(x - t)
+    else:
+        loss = huber_loss(x, t, "none", delta)
     loss = loss * weight
-    if reduction == "mean" and mean_by_weight:
-        return loss.sum() / weight.sum()
-    return reduce_loss(loss, reduction)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if kind != "huber" else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 # --- regression ---
@@ -212,13 +236,16 @@ def mse_loss(
         args = (input, target, size_average, reduce, reduction, weight)
         return _autocast.call(mse_loss, _autocast.FP32, args)
     _warn_size(input, target, "mse_loss")
-    reduction = resolve_reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if weight is not None:
+        return _weighted("mse", input, target, weight, reduction)
+    input, target = _expanded(input, target)
+    reduction = resolve_reduction(None, None, reduction)
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
     # See NOTE [ Regression losses' target gradient ]
-    loss = MseLoss.apply(input, target, mean=reduction == "mean" and weight is None)
-    if weight is not None:
-        return _weighted(loss, input, weight, reduction, mean_by_weight=True)
+    loss = MseLoss.apply(input, target, mean=reduction == "mean")
     return as_node(
         reduce_loss(loss, reduction), "MseLossBackward0", (input, target), saved=(input, target)
     )
@@ -237,10 +264,13 @@ def l1_loss(
         args = (input, target, size_average, reduce, reduction, weight)
         return _autocast.call(l1_loss, _autocast.FP32, args)
     _warn_size(input, target, "l1_loss")
-    reduction = resolve_reduction(size_average, reduce, reduction)
-    loss = _ops.abs(input - target)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     if weight is not None:
-        return _weighted(loss, input, weight, reduction, mean_by_weight=True)
+        return _weighted("l1", input, target, weight, reduction)
+    input, target = _expanded(input, target)
+    reduction = resolve_reduction(None, None, reduction)
+    loss = _ops.abs(input - target)
     return reduce_loss(loss, reduction)
 
 
@@ -258,13 +288,16 @@ def smooth_l1_loss(
         args = (input, target, size_average, reduce, reduction, beta)
         return _autocast.call(smooth_l1_loss, _autocast.FP32, args)
     _warn_size(input, target, "smooth_l1_loss")
-    reduction = resolve_reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    input, target = _expanded(input, target)
+    reduction = resolve_reduction(None, None, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:  # torch's l1_loss: a bool target fails at the subtraction
+        return reduce_loss(_ops.abs(input - target), reduction)
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "smooth_l1")
-    if beta == 0:
-        return reduce_loss(_ops.abs(input - target), reduction)
     # See NOTE [ Regression losses' target gradient ]
     out = reduce_loss(SmoothL1Loss.apply(input, target, beta=beta), reduction)
     return as_node(out, "SmoothL1LossBackward0", (input, target), saved=(input, target))
@@ -282,6 +315,9 @@ def huber_loss(
     if _autocast.state.any_enabled:
         return _autocast.call(huber_loss, _autocast.FP32, (input, target, reduction, delta, weight))
     _warn_size(input, target, "huber_loss")
+    if weight is not None:
+        return _weighted("huber", input, target, weight, reduction, delta)
+    input, target = _expanded(input, target)
     reduction = resolve_reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -290,8 +326,6 @@ def huber_loss(
     target = _like_input(target, input)
     # See NOTE [ Regression losses' target gradient ]
     loss = HuberLoss.apply(input, target, delta=delta)
-    if weight is not None:
-        return _weighted(loss, input, weight, reduction, mean_by_weight=False)
     out = reduce_loss(loss, reduction)
     return as_node(out, "HuberLossBackward0", (input, target), saved=(input, target))
 
@@ -315,33 +349,28 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
         raise ValueError(
             f"Expected input batch_size ({shape[0]}) to match target batch_size ({got})."
         )
-    if dim == 2 and t_dim == 0:  # an empty batch against a 0-d target: torch reads its size
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     if dim <= 2 and t_dim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if dim == 1 and t_dim == 1 and t_shape[0] != 1:
-        raise ValueError(
-            f"For 1D input, 1D target must have size 1, but got target size: {t_shape[0]}"
-        )
     if dim == 4 and t_dim != 3:
         raise RuntimeError(
             "only batches of spatial targets supported (3D tensors) but got targets of "
             f"dimension: {t_dim}"
         )
-    if dim == 4 and t_shape[1:] != shape[2:]:
-        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(t_shape)}")
     if dim > 2 and dim != 4 and t_shape != (shape[0],) + shape[2:]:
         raise RuntimeError(f"Expected target size {[shape[0], *shape[2:]]}, got {list(t_shape)}")
+    # torch's order: the checks above, then the target's dtype, then the rest
     if target._data.dtype.char not in "qlB":  # int64 (long or long long) or uint8
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_short(target.dtype)}"
         )
-    if dim > 2 and target._data.dtype.char == "B":  # torch's spatial kernel takes int64 only
-        raise RuntimeError("expected scalar type Long but found Byte")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
+    if dim == 2 and t_dim == 0:  # an empty batch against a 0-d target: torch reads its size
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if dim == 1 and t_dim == 1 and t_shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {t_shape[0]}"
+        )
     n_classes = shape[0] if dim == 1 else shape[1]
-    if weight is not None:
+    if weight is not None:  # torch: the weight's size before the spatial and dtype checks
         if not isinstance(weight, Tensor):
             raise not_tensor("nll_loss_nd", weight, "weight", 3)
         if dim > 2:  # torch's spatial kernels count the weight's elements only
@@ -352,10 +381,16 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
                 f"weight tensor should be defined either for all {n_classes} classes or no "
                 f"classes but got weight tensor of shape: {list(weight.shape)}"
             )
-        if weight.dtype is not input.dtype:
-            raise RuntimeError(
-                f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}"
-            )
+    if dim == 4 and t_shape[1:] != shape[2:]:
+        raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(t_shape)}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
+    if weight is not None and weight.dtype is not input.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}"
+        )
+    if dim > 2 and target._data.dtype.char == "B":  # torch's spatial kernel takes int64 only
+        raise RuntimeError("expected scalar type Long but found Byte")
 
 
 def _not_tensor_args(op: str, input, target) -> TypeError:
@@ -772,7 +807,11 @@ def kl_div(
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, log_target)
         return _autocast.call(kl_div, _autocast.FP32, args)
+    legacy_batchmean = False
     if size_average is not None or reduce is not None:
+        # torch reduces by the legacy pair, then still divides by the batch size when
+        # reduction='batchmean' was passed too
+        legacy_batchmean = reduction == "batchmean" and input.ndim != 0
         reduction = legacy_reduction(size_average, reduce)
     elif reduction == "mean":
         warnings.warn(
@@ -800,6 +839,9 @@ def kl_div(
         if input.shape[0] == 0:
             return loss.sum() * math.nan  # torch's 0 / 0, without NumPy's warning
         return loss.sum() / input.shape[0]
+    if legacy_batchmean:
+        with _errstate(loss):  # (an empty batch: torch's 0 / 0)
+            return reduce_loss(loss, reduction) / input.shape[0]
     return reduce_loss(loss, reduction)
 
 
@@ -834,7 +876,10 @@ def poisson_nll_loss(
         # count of 0 (0 log 0), not 0. Zero counts are common: computed quietly
         with _errstate(t):
             stirling = t * _ops.log(t) - t + _ops.log(t * (2 * math.pi)) * 0.5
+            dt = loss.dtype
             loss = loss + stirling.masked_fill(t <= 1, 0.0)
+            if loss.dtype is not dt:  # torch adds in place: a half loss with integer
+                loss = loss.to(dt)  # counts (a float32 term) stays half
     return reduce_loss(loss, reduction)
 
 

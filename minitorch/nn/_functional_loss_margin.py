@@ -227,6 +227,10 @@ def soft_margin_loss(
     Differences from torch: finite where target input is far below 0 (past -88 in float32,
     -11 in float16), where torch's log1p(exp(-target input)) overflows to inf and its gradient
     to NaN."""
+    if _autocast.state.any_enabled:
+        return _autocast.call(
+            soft_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
+        )
     reduction = _reduction(size_average, reduce, reduction)
     from minitorch.nn._functional_loss import _like_input, check_fits
 
@@ -259,18 +263,21 @@ def multilabel_soft_margin_loss(
         from minitorch.nn._functional_loss import legacy_reduction
 
         reduction = legacy_reduction(size_average, reduce)
-    if reduction not in ("none", "mean", "sum"):
-        # torch concatenates the name: a reduction that is no str raises that TypeError
-        raise ValueError(reduction + " is not valid")
     loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * weight
     class_dim = input.ndim - 1
+    if class_dim < 0:  # torch reads input.size(-1)
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     n_classes = input.shape[class_dim]
     if n_classes == 0:  # torch's 0 / 0 = NaN per sample, without NumPy's warning
         loss = loss.sum(class_dim) * float("nan")
     else:
         loss = loss.sum(class_dim) / n_classes
+    if reduction not in ("none", "mean", "sum"):
+        # checked last, as in torch (the loss's own errors come first); torch concatenates
+        # the name: a reduction that is no str raises that TypeError
+        raise ValueError(reduction + " is not valid")
     return _reduce(loss, reduction)
 
 
@@ -389,16 +396,24 @@ def multilabel_margin_loss(
     one = input.ndim <= 1
     x = input.reshape(1, -1) if one else input
     t = target.reshape(1, -1) if one else target
-    if tuple(t.shape) != tuple(x.shape):
+    # a vector's (or a scalar's) target has at most one dim: (1, C) is refused, as in torch
+    if tuple(t.shape) != tuple(x.shape) or (one and target.ndim > 1):
         raise RuntimeError(
             f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
         )
-    _check_long(target)
     c = x.shape[1]
+    # torch's order: the range check (any target dtype), then its CPU kernel's float/double
+    # dispatch, then the Long check
     if t._device.type == "cpu" and t.numel():  # see NOTE [ Checks that read values ]
         td = t._data
         if bool(((td < -1) | (td >= c)).any()):
             raise RuntimeError("argument #2 'target' is out of range")
+    if x.numel() and x._device.type == "cpu" and x.dtype not in _CPU_FLOATS:
+        name = _dtype.scalar_name(x.dtype)
+        raise NotImplementedError(
+            f"\"multilabel_margin_loss_forward_out_frame\" not implemented for '{name}'"
+        )
+    _check_long(target)
     # the targets are the entries before the first -1 of each row
     valid = _ops.cumprod((t != -1).to(_dtype.int64), 1) > 0
     safe = _ops.where(valid, t, 0).to(_dtype.int64)
