@@ -82,9 +82,11 @@ def is_legacy(data: bytes) -> bool:
 
 
 def load_legacy(data: bytes, restore, weights_only: bool, pickle_load_args):
-    """The object of a legacy file's bytes. `restore(storage, location, type_name)` places each
-    storage (map_location). The storages' bytes come after the object's pickle, so each is
-    placed while still empty and filled in once the pickle is read (see _LegacyStorages)."""
+    """(the object of a legacy file's bytes, the offset in `data` where its last storage ends:
+    what follows, another checkpoint saved into the same stream, is not its own).
+    `restore(storage, location, type_name)` places each storage (map_location). The storages'
+    bytes come after the object's pickle, so each is placed while still empty and filled in once
+    the pickle is read (see _LegacyStorages)."""
     pos = 0
     for what in ("magic number", "protocol version", "sys_info"):  # sys_info is not used
         u = WeightsUnpickler(data, _no_storages)
@@ -111,8 +113,7 @@ def load_legacy(data: bytes, restore, weights_only: bool, pickle_load_args):
     keys = u.load()
     if not isinstance(keys, list):
         raise pickle.UnpicklingError("legacy checkpoint: the storage key list is malformed")
-    storages.fill(data, u.pos, keys)
-    return result
+    return result, storages.fill(data, u.pos, keys)
 
 
 def _no_storages(pid):
@@ -159,7 +160,7 @@ class _LegacyStorages:
             )
         return self.views[view_key]
 
-    def fill(self, data: bytes, pos: int, keys: list) -> None:
+    def fill(self, data: bytes, pos: int, keys: list) -> int:
         # torch writes the counts and the data little-endian whatever the machine
         missing = set(self.by_key).difference(keys)
         if missing or len(set(keys)) != len(keys):
@@ -185,6 +186,7 @@ class _LegacyStorages:
                 host.array.byteswap(inplace=True)
             if placed is not host:
                 _copy_into(placed, host)
+        return pos
 
 
 def _copy_into(placed: Storage, host: Storage) -> None:

@@ -90,10 +90,12 @@ class TorchPickler(pickle._Pickler):
     dispatch[types.FunctionType] = save_global  # the base class's table holds its own method
 
     def persistent_id(self, obj):
+        # a new tuple at each use, as torch's pickler makes: the pickle then spells a storage
+        # used again out of its memoized parts, as torch's does, not as one memoized tuple
         if obj.__class__ is SavedStorage:
-            return obj.pid
+            return (*obj.pid,)
         if isinstance(obj, (UntypedStorage, TypedStorage)):  # written as torch writes storages
-            return self.plan.locate_storage(obj, _UNTYPED_STORAGE).pid
+            return (*self.plan.locate_storage(obj, _UNTYPED_STORAGE).pid,)
         return None
 
     def reducer_override(self, obj):

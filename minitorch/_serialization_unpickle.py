@@ -151,14 +151,28 @@ def globals_in_pickle(data: bytes) -> set[str]:
     """The "module.name" of every GLOBAL / STACK_GLOBAL in a pickle, read without running it,
     by its Python 3 name (protocol 2's `__builtin__ set` is builtins.set), as a load looks it
     up."""
-    found, strings = set(), []
+    # STACK_GLOBAL's operands are the two values pushed just before it, either strings or
+    # memo reads of strings pickled earlier (a module named twice is memoized once): `pushed`
+    # follows what each opcode pushes (None for anything but a string), `memo` the memo.
+    found, pushed, memo = set(), [None, None], {}
     for op, arg, _ in pickletools.genops(data):
-        if op.name == "GLOBAL":
+        name = op.name
+        if name == "GLOBAL":
             found.add(".".join(_python3_name(*arg.split(" ", 1))))
-        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
-            found.add(".".join(_python3_name(strings[-2], strings[-1])))
-        if isinstance(arg, str) and op.name != "GLOBAL":
-            strings.append(arg)
+            pushed.append(None)
+        elif name == "STACK_GLOBAL":
+            module, qualname = pushed[-2], pushed[-1]
+            if isinstance(module, str) and isinstance(qualname, str):
+                found.add(".".join(_python3_name(module, qualname)))
+            pushed.append(None)
+        elif name == "MEMOIZE":
+            memo[len(memo)] = pushed[-1]
+        elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+            memo[arg] = pushed[-1]
+        elif name in ("GET", "BINGET", "LONG_BINGET"):
+            pushed.append(memo.get(arg))
+        elif name not in ("PROTO", "FRAME"):  # these push nothing
+            pushed.append(arg if isinstance(arg, str) else None)
     return found
 
 
@@ -184,7 +198,11 @@ def _refused(what: str) -> UnpicklingError:
 
 
 def _refused_global(full: str) -> UnpicklingError:
-    """torch's error (and wording) for a global neither allowed by default nor marked safe."""
+    """torch's error (and wording) for a global neither allowed by default nor marked safe.
+    A builtin is named without its module (`frozenset`, not `builtins.frozenset`), as torch
+    names it."""
+    if full.startswith("builtins."):
+        full = full[len("builtins.") :]
     return UnpicklingError(
         "Weights only load failed. This file can still be loaded, to do so you have two options, "
         "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "

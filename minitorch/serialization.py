@@ -319,7 +319,11 @@ def load(
     Differences from torch: the legacy format is read into memory whole (mmap does not apply);
     the older tar format (before PyTorch 0.4) is not read. weights_only=True reads pickles of
     protocols 3 to 5 and bytes objects, which torch's weights-only unpickler refuses
-    ("Unsupported operand"). A storage saved as itself loads as a TypedStorage subclass.
+    ("Unsupported operand"), and legacy files saved with pickle_protocol 1. A storage saved as
+    itself loads as a TypedStorage subclass.
+    A stream holding several zip checkpoints is read back one by one, each load leaving the
+    stream just past the checkpoint it read; torch does not (it looks for the archive from the
+    stream's end and leaves the stream inside it). Both read legacy checkpoints one by one.
     """
     weights_only = _weights_only_from_env(weights_only)
     if weights_only is None:
@@ -329,6 +333,9 @@ def load(
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if weights_only:
         _serialization_unpickle.user_allowed_globals()  # a malformed entry raises here, as in torch
+        for key in pickle_load_args:  # torch's weights-only unpickler takes `encoding` alone
+            if key != "encoding":
+                raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{key}'")
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         with open(path, "rb") as fobj:
@@ -378,7 +385,9 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     if not magic:
         raise EOFError("minitorch.load: the file is empty (nothing to read at its position)")
     if magic != b"PK\x03\x04":
-        if magic[:1] == b"\x80":
+        # a legacy file opens with its magic number pickled: PROTO (protocol 2 and up) or, for
+        # a file saved with pickle_protocol 0 or 1 (torch reads those too), a text LONG
+        if magic[:1] in (b"\x80", b"L"):
             data = fobj.read()
             if is_legacy(data):
                 if mmap_path is not None:
@@ -387,7 +396,15 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
                         "_use_new_zipfile_serialization=True), please torch.save your "
                         "checkpoint with this option in order to use mmap."
                     )
-                return _load_legacy(data, map_location, weights_only, pickle_load_args)
+                result, end = _load_legacy(data, map_location, weights_only, pickle_load_args)
+                fobj.seek(start + end)  # as torch, just past this checkpoint: another may follow
+                return result
+            if magic[:1] == b"L":
+                fobj.seek(start)
+                raise pickle.UnpicklingError(
+                    "minitorch.load: not a checkpoint (a zip archive as torch.save writes): "
+                    f"invalid load key, {magic[:1]!r}."
+                )
             raise RuntimeError(
                 "minitorch.load: this is a plain pickle or torch's legacy (pre-1.6) format, which "
                 "minitorch does not read; re-save it with torch.save or minitorch.save"
@@ -399,9 +416,9 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
     zf = None
     try:
         try:
-            zf, fobj = _open_archive(fobj, start)
+            zf, window, end = _open_archive(fobj, start)
             shared = _mmap_flags[0] == _MAP_SHARED
-            reader = RecordReader(zf, fobj, mmap_path, "r+" if shared else "c")
+            reader = RecordReader(zf, window, mmap_path, "r+" if shared else "c")
             prefix = zf.infolist()[0].filename.split("/", 1)[0]
             pickled = reader.read_small(f"{prefix}/data.pkl")
             byteorder = _byteorder_without_record()
@@ -413,19 +430,25 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
             raise _corrupt(e) from e
         loader = _StorageLoader(reader, prefix, byteorder, map_location)
         if not weights_only:  # the file's own code runs: its errors are its own
-            return FullUnpickler(io.BytesIO(pickled), loader, **pickle_load_args).load()
-        try:
-            return WeightsUnpickler(pickled, loader).load()
-        except _CORRUPT as e:
-            if e is loader.user_error:
-                raise
-            raise _corrupt(e) from e
+            result = FullUnpickler(io.BytesIO(pickled), loader, **pickle_load_args).load()
+        else:
+            try:
+                result = WeightsUnpickler(pickled, loader).load()
+            except _CORRUPT as e:
+                if e is loader.user_error:
+                    raise
+                raise _corrupt(e) from e
+        # the stream is left just past this archive, where the next checkpoint saved into it
+        # starts (not somewhere inside it, where the next load would read this one again)
+        fobj.seek(end)
+        return result
     finally:
         if zf is not None:
             zf.close()
 
 
 def _load_legacy(data: bytes, map_location, weights_only: bool, pickle_load_args):
+    """(the object, the offset in `data` just past it)."""
     loader = _StorageLoader(None, "", "little", map_location)
     if not weights_only:  # the file's own code runs: its errors are its own
         return load_legacy(data, loader._restore, False, pickle_load_args)
@@ -438,21 +461,22 @@ def _load_legacy(data: bytes, map_location, weights_only: bool, pickle_load_args
 
 
 def _open_archive(fobj, start: int):
-    """(zipfile, file object to read it through) for the zip archive starting at `start`.
+    """(zipfile, file object to read it through, offset where the archive ends) for the zip
+    archive starting at `start`.
 
     zipfile finds an archive by its end record, searched from the end of the file: with several
     checkpoints saved one after the other into one stream, that is the last one, whatever the
     position. torch reads the one at the position. So while the archive found starts after
     `start`, the one before it is found through a window of the file ending where it starts.
     """
-    zf, window = zipfile.ZipFile(fobj), fobj
+    zf, window, end = zipfile.ZipFile(fobj), fobj, None
     while True:
         infos = zf.infolist()
         found = min((i.header_offset for i in infos), default=start)
         if found <= start:
-            return zf, window
+            return zf, window, fobj.seek(0, 2) if end is None else end
         zf.close()  # a ZipFile leaves a file object it was given open
-        window = _Window(fobj, 0, found)
+        window, end = _Window(fobj, 0, found), found
         zf = zipfile.ZipFile(window)
 
 
@@ -491,11 +515,16 @@ class _StorageLoader:
         ):
             raise pickle.UnpicklingError("malformed storage record in the checkpoint")
         cached = self.cache.get(key)
+        dt = stype.dtype
         if cached is not None:
-            if cached.dtype is not stype.dtype or cached.size() != numel:
+            if cached.dtype is not dt or cached.size() != numel:
+                if numel == 0 and cached.size() == 0:
+                    # torch.save files an empty storage saved as itself (bytes) and through a
+                    # tensor (typed) under one key with two types: it refuses that by address,
+                    # which an empty storage lacks. Each is an empty storage of its own type.
+                    return self._restore(self._empty(dt), location, stype.name)
                 raise RuntimeError(f"storage {key} is recorded with two different types or sizes")
             return cached
-        dt = stype.dtype
         try:
             _dtype.numpy_dtype(dt)
         except TypeError as e:
@@ -512,6 +541,9 @@ class _StorageLoader:
         host = Storage(typed_storage(u8, dt, self.byteorder), cpu, dt)
         storage = self.cache[key] = self._restore(host, location, stype.name)
         return storage
+
+    def _empty(self, dt) -> Storage:
+        return Storage(typed_storage(np.zeros(0, np.uint8), dt, self.byteorder), cpu, dt)
 
     def _restore(self, storage: Storage, location: str, name: str) -> Storage:
         ml = self.map_location

@@ -71,8 +71,8 @@ class _Evil:
 # (the global the refusal names, the payload, the pickle protocol)
 PAYLOADS = [
     ("posix.system", lambda m: _Reduce(os.system, f"touch {m}"), 2),
-    ("builtins.eval", lambda m: _Reduce(eval, f"open({str(m)!r}, 'w').close()"), 2),
-    ("builtins.exec", lambda m: _Reduce(exec, f"open({str(m)!r}, 'w').close()"), 4),
+    ("eval", lambda m: _Reduce(eval, f"open({str(m)!r}, 'w').close()"), 2),
+    ("exec", lambda m: _Reduce(exec, f"open({str(m)!r}, 'w').close()"), 4),
     ("subprocess.Popen", lambda m: _Reduce(subprocess.Popen, ["touch", str(m)]), 2),
     (f"{__name__}._Evil", _Evil, 2),  # GLOBAL + NEWOBJ + BUILD of an arbitrary class
     (f"{__name__}._Evil", _Evil, 4),  # STACK_GLOBAL + NEWOBJ + BUILD

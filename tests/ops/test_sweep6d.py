@@ -172,7 +172,7 @@ def _saved(obj, protocol=2):
 
 @pytest.mark.parametrize("obj, shown", [(slice(1, 2), "slice"), (frozenset({1}), "frozenset")])
 def test_weights_only_refuses_slice_and_frozenset(obj, shown):
-    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL builtins.{shown} was not an allowed"):
+    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {shown} was not an allowed"):
         mt.load(_saved(obj), weights_only=True)
     assert mt.serialization.get_unsafe_globals_in_checkpoint(_saved(obj)) == [f"builtins.{shown}"]
     # the user may allow them, and weights_only=False loads anything
