@@ -78,6 +78,12 @@ def copy_as(xp, x, fmt):
     need, order = _ORDERS[fmt]
     if x.ndim != need:
         raise _rank_error(fmt, x.ndim)
+    if not x.size:  # NumPy gives an empty array zero strides: torch's, sizes 0 and all
+        strides, n = [0] * need, x.itemsize
+        for a in reversed(order):
+            strides[a] = n
+            n *= x.shape[a]
+        return xp.lib.stride_tricks.as_strided(xp.empty(0, x.dtype), x.shape, tuple(strides))
     back = [0] * need
     for i, a in enumerate(order):
         back[a] = i

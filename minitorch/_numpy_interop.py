@@ -11,7 +11,9 @@ Differences from NumPy (documented, deliberate):
 - Results NumPy returns as scalars (`np.sum(t)` with no axis, `np.linalg.norm(t)`) are 0-d Tensors.
   Predicates (`np.allclose`, `np.array_equal`) and metadata (`np.shape`, `np.ndim`, `np.size`)
   return Python values as NumPy does.
-- dtypes follow torch's promotion rules, not NumPy's (`np.add(float32 tensor, 1.5)` stays float32).
+- dtypes follow torch's promotion rules, not NumPy's (`np.add(float32 tensor, 1.5)` stays float32),
+  and NumPy scalars act as the Python numbers torch reads from them (`np.int64(3) // int32 tensor`
+  is int32). A ufunc of tensors and ndarrays computes in NumPy's dtype, as torch's (NumPy's loop).
 - NumPy arrays and scalars mixed with a tensor become tensors on that tensor's device.
 """
 
@@ -58,10 +60,15 @@ def _tensor(x, ref: Tensor) -> Tensor:
     NumPy arrays/scalars/sequences converted (no copy for a CPU ndarray)."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (bool, int, float)):
-        from minitorch._ops._common import scalar_like
+    if isinstance(x, (bool, int, float)) or (
+        isinstance(x, np.generic) and x.dtype.kind in "biuf"
+    ):
+        # a weak number, as torch's operators take it (3 - t0 stays t0's int8); a NumPy scalar
+        # is the Python number torch reads from it (np.bool_ a float): np.int64(3) // t stays
+        # t's int32, np.uint8(3) ^ t t's int8, np.bool_(True) - t is float32
+        from minitorch._ops._common import weak_scalar
 
-        return scalar_like(x, ref)
+        return weak_scalar(x, ref, "numpy")
     if isinstance(x, (list, tuple)) and any(isinstance(e, Tensor) for e in x):
         return _mt.stack([_tensor(e, ref) for e in x])
     return _mt.as_tensor(np.asarray(x), device=ref._device)
@@ -213,6 +220,8 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
         ref = _ref(out)
     if method == "__call__":
         args = _tensors(inputs, ref)
+        if dtype is None:
+            dtype = _array_loop_dtype(ufunc, inputs)
         if dtype is not None:
             args = [a.to(dtype) for a in args]
         result = UFUNCS[name](*args)
@@ -233,6 +242,30 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
             a, b = a.to(dtype), b.to(dtype)
         result = UFUNCS[name](a.reshape(tuple(a.shape) + (1,) * b.ndim), b)
     return _with_out(result, out, full)
+
+
+def _array_loop_dtype(ufunc, inputs):
+    """The dtype NumPy computes `ufunc(tensor, ndarray)` in, for a call mixing tensors with
+    ndarrays (0-d ones included) and nothing else; None otherwise (torch's promotion then).
+
+    torch hands a tensor mixed with an ndarray to NumPy, so the result has NumPy's dtype: an
+    int array / an int8 tensor and a float32 tensor compared with a float64 0-d array compute
+    in float64, a bool array to the power of a bool tensor in int8, as `tensor op array` does
+    here (_promote_array)."""
+    if not any(x.__class__ is np.ndarray for x in inputs):
+        return None
+    dts = []
+    for x in inputs:
+        if isinstance(x, Tensor) and np.dtype(x.dtype.np).kind in "biuf":  # (not bfloat16)
+            dts.append(np.dtype(x.dtype.np))
+        elif x.__class__ is np.ndarray and x.dtype.kind in "biuf":
+            dts.append(x.dtype)
+        else:
+            return None
+    loop = ufunc.resolve_dtypes((*dts, *(None,) * ufunc.nout))  # NumPy's TypeError if none
+    if len(set(loop[: ufunc.nin])) != 1:
+        return None
+    return _dtype.from_numpy(loop[0])
 
 
 def _host_ufunc(ufunc, method, inputs, out, kwargs, full):

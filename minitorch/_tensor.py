@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import warnings
 import weakref
 from collections import OrderedDict
@@ -221,11 +222,12 @@ class Tensor(TensorMethods):
         if axis is not None and dim is None:
             dim = axis
         x = self._data
-        # an empty view of memory (x[:, :0], x.expand(0, 3)) keeps its view op's strides, as torch
-        if x.size or getattr(x.base, "size", 0):
+        # an empty view of memory (x[:, :0], x.expand(0, 3)) keeps its view op's strides, as torch;
+        # so does an empty array given strides (an empty reshape's, a channels_last copy's)
+        if x.size or getattr(x.base, "size", 0) or any(x.strides):
             item = x.itemsize
             strides = tuple(s // item for s in x.strides)
-            if 0 in strides and 1 in x.shape:
+            if 0 in strides and 1 in x.shape and (x.size or getattr(x.base, "size", 0)):
                 strides = _size_one_strides(x.shape, strides)
         else:  # NumPy gives an empty array zero strides; torch the contiguous ones
             strides, n = [], 1
@@ -722,11 +724,13 @@ class Tensor(TensorMethods):
 
     def __contains__(self, element):
         """`v in t`: whether any element equals v (a number or a broadcastable tensor)."""
-        if not isinstance(element, (Tensor, int, float, bool)):
+        if not isinstance(element, (Tensor, numbers.Number)):  # np.int32(2) in t, as torch
             raise RuntimeError(
                 f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
                 f"{type(element)}."
             )
+        if isinstance(element, complex):  # (complex tensors are out of scope) 2+0j in t
+            return element.imag == 0 and element.real in self
         return bool((element == self).any())
 
     def __format__(self, spec):

@@ -119,6 +119,8 @@ def _size_form_error(given: tuple, op: str, name: str, keyword: bool = False) ->
         _int_list(seq, op, name)
     elif len(given) == 1 and not _is_index(given[0]):
         seq = given[0]
+        if isinstance(seq, TensorMethods):
+            _tensor_size_error(op, name, False)
         if op == "view" and not (
             hasattr(seq, "__iter__") and (len(seq) == 0 or _is_int_like(next(iter(seq))))
         ):
@@ -198,14 +200,30 @@ def _tensor_arg(x, op: str, name: str = "other", pos: int = 1):
     return x
 
 
-def _size_args(args):
-    """x.view(2, 3) and x.view((2, 3)) both mean the shape (2, 3)."""
+def _size_args(args, op: str | None = None, name: str = "", keyword: bool = False):
+    """x.view(2, 3) and x.view((2, 3)) both mean the shape (2, 3). A tensor is a size only as
+    one int-like (NOTE [ Int-like arguments ]): torch refuses x.view(torch.tensor([3, 2])), with
+    the TypeError of `op` (given) or of the method that catches the op's (_size_form_error)."""
     if len(args) == 1 and not isinstance(args[0], int) and args[0] is not None:
+        if isinstance(args[0], TensorMethods) and args[0].numel() != 1:
+            if op is not None:
+                _tensor_size_error(op, name, keyword)
+            return args
         try:
             return tuple(args[0])
         except TypeError:
             return args
     return args
+
+
+def _tensor_size_error(op: str, name: str, keyword: bool) -> None:
+    """torch's TypeError for a tensor of other than one element given as an int[] size."""
+    if op == "view":
+        if keyword:
+            _view_overload_error("size=Tensor, ", "!size=Tensor!, ")
+        _view_overload_error("Tensor", "!Tensor!")
+    at = "" if keyword else " (position 1)"
+    raise TypeError(f"{op}(): argument '{name}'{at} must be tuple of ints, not Tensor")
 
 
 def _keyword_sized(fn, self, args, kwargs, op: str, name: str):
@@ -233,10 +251,10 @@ def _keyword_size(args, kwargs, name: str, op: str):
                     "one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
                 )
             raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
-        return _size_args(args)
+        return _size_args(args, op, name)
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
-    return _size_args((value,))
+    return _size_args((value,), op, name, keyword=True)
 
 
 def _cast_in_format(t, target, memory_format, op: str, **kwargs):
@@ -263,18 +281,36 @@ def _type_keywords(kwargs: dict):
     return kwargs.get("memory_format")
 
 
-def _scalar_first(op: str, number, rest, n_tensors: int = 1):
+def _scalar_first(op: str, number, rest, n_tensors: int = 1, keyword=1, method: bool = True):
     """torch's deprecated overloads with the number first: add_(Number alpha, Tensor other)
     (old tutorials' p.data.add_(-lr, p.grad.data)), addcmul_(Number value, Tensor, Tensor):
-    (the tensor operand(s), the number), with torch's deprecation warning."""
+    (the tensor operand(s), the number), with torch's deprecation warning. The number may be a
+    0-d tensor (NOTE [ Number-like arguments ]); add/sub (n_tensors 1) also read a number as
+    their other, as torch's parser does for them. `keyword` is the alpha=/value= the call gave,
+    which these overloads do not take; method False for the function (input first)."""
     from minitorch._tensor import Tensor
 
-    if (
-        len(rest) != n_tensors
-        or isinstance(number, Tensor)
-        or not all(isinstance(t, Tensor) for t in rest)
-    ):
+    name = "alpha" if n_tensors == 1 else "value"
+    takes = n_tensors + (not method)
+    refused = TypeError(
+        f"{op}() takes {takes} positional argument{'s' if takes > 1 else ''} but "
+        f"{len(rest) + 1 + (not method)} were given"
+    )
+    if len(rest) != n_tensors or keyword.__class__ is not int or keyword != 1:
+        if not method:
+            raise refused
+        if len(rest) == n_tensors:
+            raise TypeError(
+                f"{op}() received an invalid combination of arguments - got unrecognized "
+                f"keyword arguments: {name}"
+            )
         raise TypeError(f"{op}() received an invalid combination of arguments")
+    if not _is_scalar_operand(number) or not all(
+        isinstance(t, Tensor)
+        or (n_tensors == 1 and isinstance(t, numbers.Number))
+        for t in rest
+    ):
+        raise refused
     if n_tensors == 1:
         old, new = "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1"
     else:
@@ -286,6 +322,7 @@ def _scalar_first(op: str, number, rest, n_tensors: int = 1):
         UserWarning,
         stacklevel=3,
     )
+    number = _number_arg(number, op, name)
     return (rest[0] if n_tensors == 1 else tuple(rest)), number
 
 
@@ -759,22 +796,22 @@ class TensorMethods:
 
     def add(self, other, *args, alpha=1):
         if args:  # the deprecated add(Number alpha, Tensor other)
-            other, alpha = _scalar_first("add", other, args)
+            other, alpha = _scalar_first("add", other, args, 1, alpha)
         return _ops.add(self, other, alpha=alpha)
 
     def add_(self, other, *args, alpha=1):
         if args:
-            other, alpha = _scalar_first("add_", other, args)
+            other, alpha = _scalar_first("add_", other, args, 1, alpha)
         return _ops.add_(self, other, alpha=alpha)
 
     def sub(self, other, *args, alpha=1):
         if args:
-            other, alpha = _scalar_first("sub", other, args)
+            other, alpha = _scalar_first("sub", other, args, 1, alpha)
         return _ops.sub(self, other, alpha=alpha)
 
     def sub_(self, other, *args, alpha=1):
         if args:
-            other, alpha = _scalar_first("sub_", other, args)
+            other, alpha = _scalar_first("sub_", other, args, 1, alpha)
         return _ops.sub_(self, other, alpha=alpha)
 
     subtract = sub
@@ -1246,22 +1283,30 @@ class TensorMethods:
 
     def addcmul(self, tensor1, tensor2, *args, value=1):
         if args:  # the deprecated addcmul(Number value, Tensor tensor1, Tensor tensor2)
-            (tensor1, tensor2), value = _scalar_first("addcmul", tensor1, (tensor2, *args), 2)
+            (tensor1, tensor2), value = _scalar_first(
+                "addcmul", tensor1, (tensor2, *args), 2, value
+            )
         return _ops.addcmul(self, tensor1, tensor2, value=value)
 
     def addcmul_(self, tensor1, tensor2, *args, value=1):
         if args:
-            (tensor1, tensor2), value = _scalar_first("addcmul_", tensor1, (tensor2, *args), 2)
+            (tensor1, tensor2), value = _scalar_first(
+                "addcmul_", tensor1, (tensor2, *args), 2, value
+            )
         return _ops.addcmul_(self, tensor1, tensor2, value=value)
 
     def addcdiv(self, tensor1, tensor2, *args, value=1):
         if args:
-            (tensor1, tensor2), value = _scalar_first("addcdiv", tensor1, (tensor2, *args), 2)
+            (tensor1, tensor2), value = _scalar_first(
+                "addcdiv", tensor1, (tensor2, *args), 2, value
+            )
         return _ops.addcdiv(self, tensor1, tensor2, value=value)
 
     def addcdiv_(self, tensor1, tensor2, *args, value=1):
         if args:
-            (tensor1, tensor2), value = _scalar_first("addcdiv_", tensor1, (tensor2, *args), 2)
+            (tensor1, tensor2), value = _scalar_first(
+                "addcdiv_", tensor1, (tensor2, *args), 2, value
+            )
         return _ops.addcdiv_(self, tensor1, tensor2, value=value)
 
     def nan_to_num(self, nan=0.0, posinf=None, neginf=None):

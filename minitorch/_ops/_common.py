@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numbers
+
 from minitorch import _dtype
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
@@ -258,11 +260,15 @@ def promote(a, b, op: str, wrap: bool = True):
     if isinstance(b, Tensor):
         b2, a2, dt = promote(b, a, op, wrap)
         return a2, b2, dt
-    if op in _NUMBER_PAIR_OPS and a.__class__ in _NUMBERS and b.__class__ in _NUMBERS:
+    if op in _NUMBER_PAIR_OPS:
         # torch.div(8, 3, rounding_mode="trunc") on .size() ints (HF's Longformer, wav2vec2):
-        # torch's overloads take a Number as `input` here and give a 0-d tensor
-        return promote(_number_tensor(a), b, op, wrap)
-    raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(a).__name__}")
+        # torch's overloads take a Number as `input` here and give a 0-d tensor; NumPy scalars
+        # (np.prod(shape)) are numbers there too, a 0-d array is not
+        if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+            a, b = number(a), number(b)
+            if a.__class__ in _NUMBERS and b.__class__ in _NUMBERS:
+                return promote(_number_tensor(a), b, op, wrap)
+    raise not_tensor(op, a)
 
 
 _NUMBER_PAIR_OPS = frozenset(("add", "sub", "mul", "div", "floor_divide"))
@@ -369,7 +375,7 @@ def promote_float(a, b, op: str):
     # would wrap a 0-d int64 tensor's 32768 into an int16 tensor's -32768 (pcm / tensor(32768))
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
         a, b = _cpu_scalar_to(a, b)
-    a = cast(a, dt) if isinstance(a, Tensor) else a1
+    a = cast(a, dt) if isinstance(a, Tensor) else (cast(a1, dt) if isinstance(a1, Tensor) else a1)
     b = cast(b, dt) if isinstance(b, Tensor) else b1
     return a, b, dt
 

@@ -3,11 +3,14 @@ in-place comparisons (eq_, lt_, ...) with the comparison aliases (greater, less,
 
 from __future__ import annotations
 
+import numbers
+
 from minitorch import _dtype
-from minitorch._ops._common import promote, same_device, wrapped_big_ints
+from minitorch._ops._common import promote, same_device, type_name, wrapped_big_ints
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 from minitorch.autograd.grad_mode import no_grad
 
@@ -154,15 +157,42 @@ bitwise_right_shift = _shift("bitwise_right_shift", left=False)
 # --- closeness ---
 
 
+def _tolerance(x, op: str, name: str):
+    """isclose's float arguments as torch's parser reads them: a real number (bools and NumPy
+    numbers too) or a 0-d tensor's value (NOTE [ Number-like arguments ]); anything else is
+    torch's TypeError."""
+    if isinstance(x, Tensor):
+        return number_arg(x, op, name, kind="float")
+    if isinstance(x, numbers.Real):
+        return x
+    raise TypeError(f"{op}(): argument '{name}' must be float, not {type_name(x)}")
+
+
+def _close_args(rtol, atol, equal_nan, op: str):
+    """(rtol, atol, equal_nan) of isclose/allclose, checked as torch's parser does."""
+    if rtol.__class__ is not float:
+        rtol = _tolerance(rtol, op, "rtol")
+    if atol.__class__ is not float:
+        atol = _tolerance(atol, op, "atol")
+    if equal_nan.__class__ is not bool:  # torch takes nothing else, not even an int
+        raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type_name(equal_nan)}")
+    return rtol, atol, equal_nan
+
+
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise. Mirrors torch.isclose."""
+    return _isclose(input, other, *_close_args(rtol, atol, equal_nan, "isclose"))
+
+
+def _isclose(input, other, rtol, atol, equal_nan):
+    """isclose of checked tolerances."""
     input, other = _binary_inputs(input, other, "isclose")
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{_short(input.dtype)} did not match {_short(other.dtype)}")
     if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
     xp = input._device.backend.xp
     x, y = input._data, other._data
     try:
@@ -191,7 +221,7 @@ def _isclose_integral(xp, x, y, rtol, atol):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether isclose holds everywhere (a Python bool: reads the device). Mirrors
     torch.allclose."""
-    close = isclose(input, other, rtol, atol, equal_nan)
+    close = _isclose(input, other, *_close_args(rtol, atol, equal_nan, "allclose"))
     return bool(close._device.backend.to_host(close._data.all()))
 
 

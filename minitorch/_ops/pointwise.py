@@ -399,9 +399,21 @@ def _floating(x) -> bool:
     return is_floating(x._data.dtype) if isinstance(x, Tensor) else x.__class__ is float
 
 
-def rsub(input, other, *, alpha=1):
-    """other - alpha * input. Mirrors torch.rsub."""
+def rsub(input, other, *args, alpha=1):
+    """other - alpha * input. Mirrors torch.rsub (whose overload with a Number other takes
+    alpha positionally too: torch.rsub(x, 2, 5) is 2 - 5 * x)."""
     # torch's node lists input (and a tensor other): sub's edges are (other, input)
+    if args:
+        keyword = alpha.__class__ is not int or alpha != 1
+        if len(args) == 1 and not keyword and not isinstance(other, Tensor):
+            alpha = args[0]
+        else:
+            got = ", ".join(_type_label(a) for a in (input, other, *args))
+            raise TypeError(
+                f"rsub() received an invalid combination of arguments - got ({got}), but "
+                "expected one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)\n * "
+                "(Tensor input, Number other, Number alpha = 1)\n"
+            )
     if not isinstance(input, Tensor):  # torch has no overload taking a number first
         got = f"{_type_label(input)}, {_type_label(other)}"
         raise TypeError(

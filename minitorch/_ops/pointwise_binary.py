@@ -424,7 +424,9 @@ def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
     if args:
         from minitorch._tensor_methods import _scalar_first
 
-        (tensor1, tensor2), value = _scalar_first("addcmul", tensor1, (tensor2, *args), 2)
+        (tensor1, tensor2), value = _scalar_first(
+            "addcmul", tensor1, (tensor2, *args), 2, value, method=False
+        )
     x, a, b, dt = _three(input, tensor1, tensor2, "addcmul")
     if isinstance(value, Tensor):  # NOTE [ Number-like arguments ]
         value = number_arg(value, "addcmul", "value")
@@ -441,7 +443,9 @@ def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
     if args:
         from minitorch._tensor_methods import _scalar_first
 
-        (tensor1, tensor2), value = _scalar_first("addcdiv", tensor1, (tensor2, *args), 2)
+        (tensor1, tensor2), value = _scalar_first(
+            "addcdiv", tensor1, (tensor2, *args), 2, value, method=False
+        )
     for pos, (name, t) in enumerate(
         (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1
     ):

@@ -5,7 +5,14 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, is_floating, opmath_array, type_name, zeros_of
+from minitorch._ops._common import (
+    cast,
+    index,
+    is_floating,
+    opmath_array,
+    type_name,
+    zeros_of,
+)
 from minitorch._ops.pointwise import _out, _out_exact, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -205,6 +212,8 @@ fix = trunc
 
 def round(input, *, decimals=0, out=None):
     """Rounds half to even, to `decimals` decimal places. Mirrors torch.round."""
+    if decimals.__class__ is not int:  # an int-like, not a float or bool (torch's parser)
+        decimals = index(decimals, "round", "decimals")
     if decimals == 0:
         return _round0(input, out=out)
     _check_tensor(input, "round")

@@ -8,6 +8,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
+    index,
     is_floating,
     no_overload,
     not_tensor,
@@ -1176,7 +1177,9 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
         if keepdim:
             out = out.reshape((1,) * x.ndim)
         return _const(out, input)
-    d = wrap_dim(operator.index(dim), x.ndim, kind)
+    if dim.__class__ is not int:  # NOTE [ Int-like arguments ]: not a bool, as torch's parser
+        dim = index(dim, kind, "dim")
+    d = wrap_dim(dim, x.ndim, kind)
     if x.ndim == 0:
         return _const(xp.zeros((), dtype=_dtype.int64.np), input)
     _check_nonempty(x, (d,), kind)

@@ -357,9 +357,18 @@ class Unsqueeze(Function):
 
     @staticmethod
     def forward(ctx, a, *, dim):
-        shape = a._data.shape
+        x = a._data
+        shape = x.shape
         ctx.in_shape = shape
-        return as_view_array(a._data, shape[:dim] + (1,) + shape[dim:])
+        out = as_view_array(x, shape[:dim] + (1,) + shape[dim:])
+        # torch's new dim strides like a contiguous dim over the one it precedes (1 at the end);
+        # NumPy's reshape may give another (and an empty array 0 strides throughout)
+        have = x.strides if x.size else tuple(st * x.itemsize for st in a.stride())
+        new = have[dim] * shape[dim] if dim < len(shape) else x.itemsize
+        strides = have[:dim] + (new,) + have[dim:]
+        if out.strides != strides:
+            out = ctx.xp.lib.stride_tricks.as_strided(out, out.shape, strides)
+        return out
 
     backward = _backward_data = staticmethod(_reshape_back)
 
@@ -593,13 +602,33 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, a, *, shape):
-        return a._device.backend.broadcast_to(a._data, shape)
+        out = a._device.backend.broadcast_to(a._data, shape)
+        if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides
+            out = ctx.xp.lib.stride_tricks.as_strided(out, shape, _expand_strides(a, shape))
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         return grad  # the engine sums the broadcast dims back to a's shape
 
     _backward_data = backward  # an array passes as well (NOTE [ Data-level backward ])
+
+
+def _expand_strides(a, shape) -> tuple:
+    """torch's strides (in bytes) of tensor a expanded to shape: a kept dim keeps its stride, a
+    broadcast one gets 0, and a new leading dim of size 1 that of a contiguous dim before the
+    next one (the next stride times the next size)."""
+    x = a._data
+    out = [0] * len(shape)
+    lead = len(shape) - x.ndim
+    have = x.strides if x.size else tuple(s * x.itemsize for s in a.stride())
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            d = i - lead
+            out[i] = have[d] if x.shape[d] == shape[i] else 0
+        elif shape[i] == 1:
+            out[i] = out[i + 1] * shape[i + 1] if i + 1 < len(shape) else x.itemsize
+    return tuple(out)
 
 
 def _type_label(t: Tensor) -> str:

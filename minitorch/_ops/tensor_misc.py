@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import builtins
 
-from minitorch._ops._common import wrap_dim
+from minitorch._ops._common import index, wrap_dim
+from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._tensor import Tensor, _make
@@ -179,11 +180,11 @@ def select(input, dim, index) -> Tensor:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "select")
     if index.__class__ is not int:
-        if isinstance(index, float) or not hasattr(index, "__index__"):
-            raise TypeError(
-                f"select(): argument 'index' (position 2) must be int, not {type(index).__name__}"
-            )
-        index = index.__index__()  # a NumPy or 0-d tensor integer
+        # a SymInt: an int-like (not a bool) or a one-element integer tensor of any ndim
+        if isinstance(index, Tensor) and index.numel() == 1 and index.dtype._kind == 1:
+            index = int(index)
+        else:
+            index = _index(index, "select", "index", 2)
     size = input.shape[d]
     if not -size <= index < size:
         raise IndexError(
@@ -308,7 +309,15 @@ def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
     from minitorch._ops.shape_join import cat
 
     _check_tensor(input, "nonzero_static")
-    if not isinstance(size, int) or isinstance(size, builtins.bool) or size < 0:
+    if size.__class__ is not int:
+        # a SymInt: an int-like, or a one-element integer tensor of any ndim, as torch reads it
+        if isinstance(size, Tensor) and size.numel() == 1 and size.dtype._kind == 1:
+            size = int(size)
+        else:
+            size = index(size, "nonzero_static", "size")
+    if fill_value.__class__ is not int:
+        fill_value = index(fill_value, "nonzero_static", "fill_value")
+    if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = nonzero(input)
     k = found.shape[0]

@@ -607,7 +607,8 @@ def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
     take the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
     if p.dtype.itemsize == 2:
         return p.addcdiv_(num, den, value=-step)
-    return p.sub_(num.div(den).mul_(step))
+    # (torch's kernel computes p + (value * num) / den, in that order: its bits)
+    return p.add_(num.mul(-step).div_(den))
 
 
 def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:

@@ -12,6 +12,21 @@ torch = pytest.importorskip("torch")
 import minitorch  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _validation_on_in_both():
+    # torch.compile turns torch's default argument validation off for the rest of the process
+    # (a test of torch.compile that runs earlier leaves it so): both libraries validate here
+    saved = (
+        torch.distributions.Distribution._validate_args,
+        minitorch.distributions.Distribution._validate_args,
+    )
+    torch.distributions.Distribution.set_default_validate_args(True)
+    minitorch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(saved[0])
+    minitorch.distributions.Distribution.set_default_validate_args(saved[1])
+
+
 def _out(lib, fn, *args):
     """fn(*args), normalized: a tensor's dtype and values, or the exception's type and text."""
     try:
