@@ -273,35 +273,99 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 
 
 class BinaryCrossEntropy(Function):
-    """out = -(t log(x) + (1 - t) log1p(-x)), each log clamped at -100 (torch's rule);
-    grad_x = grad (x - t) / max(x (1 - x), 1e-12),  grad_t = -logit(x) grad
+    """out = -(t log(x) + (1 - t) log1p(-x)), each log clamped at -100 (torch's rule), times
+    the class weight w when given;  grad_x = BinaryCrossEntropyBackward(grad, x, t, w),
+    grad_t = -logit(x) grad (w)
 
     A primitive for stability: composed, log(0) = -inf makes the gradient inf * 0 = nan where
-    the input saturates at 0 or 1; here it stays finite, as torch's does.
+    the input saturates at 0 or 1; here it stays finite, as torch's does. The weight (never
+    differentiated) is applied inside, where torch applies it: last, after the gradient's
+    division, which rounds differently from scaling the upstream gradient first.
     """
 
     @staticmethod
-    def forward(ctx, x, t):
+    def forward(ctx, x, t, w=None):
         xp = ctx.xp
         a, b = x._data, t._data
-        ctx.save_for_backward(x, t)
+        ctx.save_for_backward(x, t, w)
         # torch's arrangement: its signed zeros (+0 at x = t = 0, -0 at x = t = 1)
         # log1p(-x), not log(1 - x): 1 - x rounds away a small x's digits (torch's kernel)
-        return xp.asarray((b - 1) * _clamped_log1m(xp, a) - b * _clamped_log(xp, a), dtype=a.dtype)
+        out = xp.asarray((b - 1) * _clamped_log1m(xp, a) - b * _clamped_log(xp, a), dtype=a.dtype)
+        return out if w is None else out * w._data
 
     @staticmethod
     def backward(ctx, grad):
-        x, t = ctx._stored_tensors
+        x, t, w = ctx._stored_tensors
         gx = gt = None
         if ctx.needs_input_grad[0]:
-            gx = grad * (x - t) / ((1 - x) * x).clamp(min=1e-12)
+            gx = BinaryCrossEntropyBackward.apply(grad, x, t, w)
         if ctx.needs_input_grad[1]:
-            # unclamped, as torch's: +-inf at a probability of 0 or 1, without NumPy's warning.
+            # unclamped, as torch's: +-inf at a probability of 0 or 1, without NumPy's warning
+            # (nor the invalid one of inf * 0 where a weight or upstream gradient is 0).
             # -logit(x), not log(1 - x) - log(x): torch's, which gives -0. at x = 0.5 (times a
             # positive grad) and rounds once less
-            with ctx.xp.errstate(divide="ignore"):
+            with ctx.xp.errstate(divide="ignore", invalid="ignore"):
                 gt = -logit(x) * grad
-        return gx, gt
+                if w is not None:
+                    gt = gt * w
+        return gx, gt, None
+
+
+# torch's clamp of x (1 - x) in the first derivative: 1e-12 rounded to float32 (it is a float
+# constant there), so float64 gradients at x = 0 or 1 are (x - t) / 9.99999996e-13, not / 1e-12.
+# Its double backward adds and clamps the double 1e-12 instead.
+_BCE_EPS_F32 = 9.999999960041972e-13
+_BCE_EPS = 1e-12
+
+
+class BinaryCrossEntropyBackward(Function):
+    """out = g (x - t) / max(x (1 - x), eps32) (w), the input gradient of binary cross entropy;
+    with e = 1e-12, as torch's double backward:
+    grad_g = u ((x - t) / ((x + e) (1 - x + e))) (w),
+    grad_x = (x^2 - 2 x t + t) / ((x + e)^2 (1 - x + e)^2) (g u) (w),
+    grad_t = -(u g (w)) / max(x (1 - x), e)
+
+    A node of its own, as torch's: differentiated through its composed formula, the clamp's
+    derivative (0 at x = 0 or 1) gives 1 / eps = 1e12 where torch's exact second derivative,
+    t / e^2, is ~1e24.
+    """
+
+    _node_name = "BinaryCrossEntropyBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, x, t, w=None):
+        xp = ctx.xp
+        a, b = x._data, t._data
+        ctx.save_for_backward(g, x, t, w)
+        dt = a.dtype
+        one = xp.asarray(1, dtype=dt)
+        den = xp.maximum((one - a) * a, xp.asarray(_BCE_EPS_F32, dtype=dt))
+        # half: 1e-12 rounds to 0, and a saturated input divides by 0 (torch's +-inf), quietly
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            out = g._data * (a - b) / den
+            if w is not None:
+                out = out * w._data
+        return xp.asarray(out, dtype=dt)
+
+    @staticmethod
+    def backward(ctx, u):
+        g, x, t, w = ctx._stored_tensors
+        need = ctx.needs_input_grad
+        gg = gx = gt = None
+        with ctx.xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            if need[0]:
+                gg = u * ((x - t) / ((x + _BCE_EPS) * (1 - x + _BCE_EPS)))
+                if w is not None:
+                    gg = gg * w
+            if need[1]:
+                num = x * x - 2 * x * t + t
+                gx = num / ((x + _BCE_EPS).pow(2) * (1 - x + _BCE_EPS).pow(2)) * (g * u)
+                if w is not None:
+                    gx = gx * w
+            if need[2]:
+                ug = u * g if w is None else u * g * w
+                gt = -ug / (x * (1 - x)).clamp(min=_BCE_EPS)
+        return gg, gx, gt, None
 
 
 def _clamped_log(xp, a):
@@ -316,10 +380,10 @@ def _clamped_log1m(xp, a):
     return xp.where(below, xp.maximum(xp.log1p(-xp.where(below, a, 0)), -100), -100)
 
 
-def binary_cross_entropy_kernel(input, target):
-    """The elementwise binary cross entropy (no weight, no reduction); F's binary_cross_entropy
-    wraps it."""
-    return BinaryCrossEntropy.apply(input, target)
+def binary_cross_entropy_kernel(input, target, weight=None):
+    """The elementwise binary cross entropy (no reduction) times a weight shaped like it (or
+    None); F's binary_cross_entropy wraps it."""
+    return BinaryCrossEntropy.apply(input, target, weight)
 
 
 # NOTE [ Regression losses' target gradient ]
@@ -462,6 +526,7 @@ class NllLoss(Function):
     """
 
     _edges = (0,)  # torch's node lists logp alone
+    backward_node = None  # NllLossBackward, set below
 
     @staticmethod
     def forward(ctx, logp, target, weight, *, ignore_index, reduction):
@@ -499,7 +564,8 @@ class NllLoss(Function):
                 # a total of 0: the backward's g / 0 is inf, times the rows' weights: 0 where
                 # every target is ignored (not written), nan where every counted weight is 0
                 total = xp.asarray(total, dtype=x.dtype)
-        ctx.save_for_backward(safe, w, total)
+        # logp: the double backward's edge (its gradient is 0), as torch's node has
+        ctx.save_for_backward(safe, w, total, logp)
         ctx.counted = mask  # the rows not ignored (an array: constant)
         return xp.asarray(out, dtype=x.dtype)
 
@@ -508,24 +574,16 @@ class NllLoss(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from minitorch._factories import zeros
-
         check_watched(ctx)
-        safe, w, total = ctx._stored_tensors
-        counted = _make(ctx.counted, grad._device, False, None)
-        # torch's order: -(grad / total) first, then times the target's weight. A total of 0
-        # gives inf there, quietly (torch's is silent): ignored rows keep 0 (every target
-        # ignored), counted rows of weight 0 get 0 * inf = nan (every counted weight is 0)
-        with ctx.xp.errstate(divide="ignore", invalid="ignore"):
-            g = grad if total is None else grad / total
-            coef = where(counted, -(w * g), 0.0)
-        out = zeros(ctx.shape, dtype=coef.dtype, device=coef.device)
-        return out.scatter(1, safe.unsqueeze(1), coef.unsqueeze(1)), None, None
+        safe, w, total, logp = ctx._stored_tensors
+        node = ctx._fn.backward_node
+        out = node.apply(grad, logp, safe, w, total, counted=ctx.counted, reduction=ctx.reduction)
+        return out, None, None
 
     @staticmethod
     def _backward_data(ctx, grad):
         check_watched(ctx)
-        safe, w, total = ctx._stored_arrays()
+        safe, w, total, _ = ctx._stored_arrays()
         xp = ctx.xp
         with xp.errstate(divide="ignore", invalid="ignore"):  # (as in backward)
             g = grad if total is None else grad / total
@@ -537,8 +595,68 @@ class NllLoss(Function):
         return out, None, None
 
 
+class NllLossBackward(Function):
+    """out = the gradient NllLoss.backward gives logp: -w[t_n] grad (/ total) scattered to
+    [n, t_n], rows ignored 0. Linear in grad and constant in logp (its gradient there is
+    zeros, as torch's, so a penalty on the gradient backpropagates through the graph):
+    grad_grad = the nll loss of u (its entries [n, t_n], weighed, reduced)."""
+
+    _node_name = "NllLossBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad, logp, safe, w, total, *, counted, reduction):
+        xp = ctx.xp
+        ctx.save_for_backward(safe, w, total)
+        ctx.counted = counted
+        ctx.reduction = reduction
+        ctx.like = (logp._data.shape, logp.dtype, logp.device)
+        # torch's order: -(grad / total) first, then times the target's weight. A total of 0
+        # gives inf there, quietly (torch's is silent): ignored rows keep 0 (every target
+        # ignored), counted rows of weight 0 get 0 * inf = nan (every counted weight is 0)
+        with xp.errstate(divide="ignore", invalid="ignore"):
+            g = grad._data if total is None else grad._data / total._data
+            coef = xp.where(counted, -(w._data * g), xp.zeros((), w._data.dtype))
+        shape, idx = logp._data.shape, safe._data
+        if len(shape) == 2:
+            out = xp.zeros(shape, dtype=coef.dtype)
+            out[xp.arange(shape[0]), idx] = coef  # each row written once
+            return out
+        # K-dimensional: each class slot compared with the target (no put_along_axis on CuPy)
+        classes = xp.arange(shape[1]).reshape((1, -1) + (1,) * (len(shape) - 2))
+        return xp.where(classes == idx[:, None], coef[:, None], xp.zeros((), coef.dtype))
+
+    @staticmethod
+    def backward(ctx, u):
+        from minitorch._factories import zeros
+
+        safe, w, total = ctx._stored_tensors
+        need = ctx.needs_input_grad
+        g_grad = g_logp = None
+        if need[0]:
+            counted = _make(ctx.counted, u._device, False, None)
+            picked = u.gather(1, safe.unsqueeze(1)).squeeze(1)
+            g_grad = where(counted, -(w * picked), 0.0)
+            if ctx.reduction == "sum":
+                g_grad = g_grad.sum()
+            elif ctx.reduction == "mean":
+                with ctx.xp.errstate(divide="ignore", invalid="ignore"):
+                    g_grad = g_grad.sum() / total
+        if need[1]:
+            shape, dtype, device = ctx.like
+            g_logp = zeros(shape, dtype=dtype, device=device)
+        return g_grad, g_logp, None, None, None
+
+
+class NllLossBackward2d(NllLossBackward):
+    _node_name = "NllLoss2DBackwardBackward0"
+
+
+NllLoss.backward_node = NllLossBackward
+
+
 class NllLoss2d(NllLoss):  # torch's node for K-dimensional inputs (N, C, d1, ...)
     _node_name = "NllLoss2DBackward0"
+    backward_node = NllLossBackward2d
 
 
 def nll_loss_kernel(logp, target, weight, ignore_index, reduction, watch=None):

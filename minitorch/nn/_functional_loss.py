@@ -632,14 +632,13 @@ def binary_cross_entropy(
         y = target._data
         if not bool(((y >= 0) & (y <= 1)).all()):  # class ids 0/1/2 passed as targets, say
             raise RuntimeError("all elements of target should be between 0 and 1")
-    loss = binary_cross_entropy_kernel(input, target)
-    if weight is not None and weight.dtype != loss.dtype:
-        weight = weight.to(loss.dtype)  # torch scales the loss in place: its dtype stays
-    if weight is not None and weight.shape != loss.shape:
-        check_fits(loss._data.shape, weight)
-        loss = loss * weight.expand(loss.shape)  # (torch's error when it does not broadcast)
-    elif weight is not None:
-        loss = loss * weight
+    if weight is not None and weight.dtype != input.dtype:
+        weight = weight.to(input.dtype)  # torch scales the loss in place: its dtype stays
+    if weight is not None and weight.shape != input.shape:
+        check_fits(input._data.shape, weight)
+        weight = weight.expand(input.shape)  # (torch's error when it does not broadcast)
+    # the weight goes inside: its gradients round as torch's, which scale last
+    loss = binary_cross_entropy_kernel(input, target, weight)
     loss = reduce_loss(loss, reduction)
     hidden = (("weight", weight),)
     return as_node(
