@@ -44,11 +44,11 @@ def _is_index(x) -> bool:
 
 
 def _type_name(x) -> str:
-    """x's type as torch's argument errors spell it ("float", "numpy.float64", "Tensor")."""
-    if isinstance(x, TensorMethods):
-        return "Tensor"
-    t = type(x)
-    return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
+    """x's type as torch's argument errors spell it ("float", "numpy.float64", "Tensor", "NT"
+    for a class defined in Python): _ops._common.type_name's rule, CPython's tp_name."""
+    from minitorch._tensor import _tp_name  # an error path: NOTE [ Late binding of ops ]
+
+    return "Tensor" if isinstance(x, TensorMethods) else _tp_name(x)
 
 
 def _index(x, op: str | None, name: str, pos: int | None = None) -> int:
@@ -121,6 +121,13 @@ def _size_form_error(given: tuple, op: str, name: str, keyword: bool = False) ->
         seq = given[0]
         if isinstance(seq, TensorMethods):
             _tensor_size_error(op, name, False)
+        if not isinstance(seq, (tuple, list)) and getattr(seq, "ndim", 0):  # an ndarray
+            if op == "view":
+                _view_overload_error(_type_name(seq), f"!{_type_name(seq)}!")
+            raise TypeError(
+                f"{op}(): argument '{name}' (position 1) must be tuple of ints, not "
+                f"{_type_name(seq)}"
+            )
         if op == "view" and not (
             hasattr(seq, "__iter__") and (len(seq) == 0 or _is_int_like(next(iter(seq))))
         ):
@@ -209,11 +216,58 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
             if op is not None:
                 _tensor_size_error(op, name, keyword)
             return args
+        seq = args[0]
+        if seq.__class__ is not tuple and seq.__class__ is not list and getattr(seq, "ndim", 0):
+            # an ndarray is no int[] for torch: refused here, or by the op (_size_form_error)
+            if op is not None:
+                at = "" if keyword else " (position 1)"
+                raise TypeError(
+                    f"{op}(): argument '{name}'{at} must be tuple of ints, not {_type_name(seq)}"
+                )
+            return args
         try:
-            return tuple(args[0])
+            return tuple(seq)
         except TypeError:
             return args
     return args
+
+
+def _movedim_overload_error(op: str, source, destination) -> None:
+    """Tensor.movedim's (or moveaxis's) TypeError for an int with a tuple or list: torch's
+    overloads take two ints or two int[]s, and its listing marks every argument of the second."""
+    args = (source, destination)
+    got = ", ".join(_type_name(a) for a in args)
+    shown = [
+        _arg_type(a)[:-1] + ",)" if isinstance(a, tuple) and len(a) == 1 else _arg_type(a)
+        for a in args
+    ]
+    ints = ", ".join(
+        t if a.__class__ is int else f"!{t}!" for a, t in zip(args, shown, strict=True)
+    )
+    seqs = ", ".join(f"!{t}!" for t in shown)
+    raise TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n * (int source, int destination)\n      didn't match because some of the "
+        f"arguments have invalid types: ({ints})\n * (tuple of ints source, tuple of ints "
+        f"destination)\n      didn't match because some of the arguments have invalid types: "
+        f"({seqs})\n"
+    )
+
+
+_NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
+
+
+def _squeeze_none_error(keyword: bool) -> None:
+    """Tensor.squeeze's TypeError for a dim of None, given positionally or as dim=None."""
+    got, bad = ("dim=NoneType, ", "!dim=NoneType!, ") if keyword else ("NoneType", "!NoneType!")
+    why = "some of the arguments have invalid types:"
+    first = "some of the keywords were incorrect: dim" if keyword else f"{why} ({bad})"
+    raise TypeError(
+        f"squeeze() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n * ()\n      didn't match because {first}\n * (int dim)\n      didn't match "
+        f"because {why} ({bad})\n * (tuple of ints dim)\n      didn't match because {why} "
+        f"({bad})\n"
+    )
 
 
 def _tensor_size_error(op: str, name: str, keyword: bool) -> None:
@@ -518,7 +572,9 @@ class TensorMethods:
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 
-    def __pow__(self, other):
+    def __pow__(self, other, modulo=None):
+        if modulo is not None:
+            return NotImplemented  # pow(t, 2, 5): CPython's TypeError, as torch's
         try:
             if other.__class__ is self._device.backend.array_cls:
                 # torch's __pow__ hands an array to NumPy's reflected pow: NumPy's promotion (as for
@@ -599,18 +655,24 @@ class TensorMethods:
 
     def __iand__(self, other):
         try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
             return _ops.bitwise_and_(self, other)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 
     def __ior__(self, other):
         try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
             return _ops.bitwise_or_(self, other)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 
     def __ixor__(self, other):
         try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
             return _ops.bitwise_xor_(self, other)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
@@ -1368,12 +1430,16 @@ class TensorMethods:
 
     def __ilshift__(self, other):
         try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
             return _ops.bitwise_left_shift_(self, other)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 
     def __irshift__(self, other):
         try:
+            if other.__class__ is self._device.backend.array_cls:
+                return NotImplemented  # See NOTE [ In-place operators with an array ]
             return _ops.bitwise_right_shift_(self, other)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
@@ -1508,6 +1574,7 @@ class TensorMethods:
             # a dtype (NumPy integers have an itemsize too), or a Python type: x.view(float)
             and (hasattr(shape[0], "itemsize") or shape[0] in (float, int, bool))
             and not _is_index(shape[0])
+            and not getattr(shape[0], "ndim", 0)  # an ndarray: no size either (_size_args)
         ):
             return _ops.view_dtype(self, shape[0])
         try:
@@ -1531,9 +1598,25 @@ class TensorMethods:
     def unflatten(self, dim, sizes):
         return _ops.unflatten(self, dim, sizes)
 
-    def squeeze(self, dim=None, *dims):
-        # z.squeeze(0, 2): the method takes its dims as varargs too (torch.squeeze does not)
-        return _ops.squeeze(self, (dim, *dims) if dims else dim)
+    def squeeze(self, *dims, dim=_NO_DIM):
+        # z.squeeze(0, 2): the method takes its dims as varargs too (torch.squeeze does not);
+        # None is no dim for torch's overloads (squeeze(None), squeeze(dim=None) are TypeErrors)
+        if dim is not _NO_DIM:
+            if dims:
+                got = ", ".join(_type_name(d) for d in dims)
+                raise TypeError(
+                    f"squeeze() received an invalid combination of arguments - got ({got}, "
+                    f"dim={_type_name(dim)}), but expected one of:\n * ()\n * (int dim)\n"
+                    " * (tuple of ints dim)\n"
+                )
+            if dim is None:
+                _squeeze_none_error(True)
+            return _ops.squeeze(self, dim)
+        if len(dims) == 1:
+            if dims[0] is None:
+                _squeeze_none_error(False)
+            return _ops.squeeze(self, dims[0])
+        return _ops.squeeze(self, dims) if dims else _ops.squeeze(self)
 
     def unsqueeze(self, dim):
         return _ops.unsqueeze(self, dim)
@@ -1577,9 +1660,16 @@ class TensorMethods:
     swapdims_ = transpose_
 
     def movedim(self, source, destination):
+        seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
+        if seqs[0] != seqs[1]:  # an int with a sequence: neither of torch's overloads
+            _movedim_overload_error("movedim", source, destination)
         return _ops.movedim(self, source, destination)
 
-    moveaxis = movedim
+    def moveaxis(self, source, destination):
+        seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
+        if seqs[0] != seqs[1]:
+            _movedim_overload_error("moveaxis", source, destination)
+        return _ops.movedim(self, source, destination)
 
     def adjoint(self):
         return _ops.adjoint(self)

@@ -258,7 +258,10 @@ def promote(a, b, op: str, wrap: bool = True):
             return a, b, dt
         return cast(a, dt), b, dt
     if isinstance(b, Tensor):
-        b2, a2, dt = promote(b, a, op, wrap)
+        if a.__class__ is b._device.backend.array_cls:
+            b2, a2, dt = _promote_array(b, a)
+        else:
+            b2, a2, dt = promote(b, a, op, wrap)
         return a2, b2, dt
     if op in _NUMBER_PAIR_OPS:
         # torch.div(8, 3, rounding_mode="trunc") on .size() ints (HF's Longformer, wav2vec2):

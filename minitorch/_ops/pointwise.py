@@ -262,6 +262,11 @@ def sub(input, other, *, alpha=1, out=None):
     if dt in _HALF and not (_bool_operand(input) or _bool_operand(other)):
         return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
+        if _array_operand(input, other, a, b):  # NumPy's subtract refuses two bools
+            raise TypeError(
+                "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
+                "the `^` operator, or the logical_xor function instead."
+            )
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
             "`logical_xor()` operator instead."
@@ -271,7 +276,11 @@ def sub(input, other, *, alpha=1, out=None):
     maybe = a is not input or b is not other or type(other) is bool or type(input) is bool
     if not maybe and isinstance(b, Tensor) and isinstance(a, Tensor):
         maybe = a._data.dtype is not b._data.dtype
-    if maybe and (_bool_operand(input) or _bool_operand(other)):
+    if (
+        maybe
+        and (_bool_operand(input) or _bool_operand(other))
+        and not _array_operand(input, other, a, b)  # `bool_t - float_array`: NumPy's float64
+    ):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -286,6 +295,14 @@ def sub(input, other, *, alpha=1, out=None):
 
 def _bool_operand(x) -> bool:
     return isinstance(x, bool) or (isinstance(x, Tensor) and x._data.dtype.kind == "b")
+
+
+def _array_operand(input, other, a, b) -> bool:
+    """Whether sub's input or other is an array (`tensor - array`), whose subtraction is
+    NumPy's, not torch's; a, b are the promoted operands."""
+    ref = a if isinstance(a, Tensor) else b
+    cls = ref._device.backend.array_cls
+    return input.__class__ is cls or other.__class__ is cls
 
 
 def _scaled(x, alpha, ref):
