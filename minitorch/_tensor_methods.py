@@ -45,10 +45,10 @@ def _is_index(x) -> bool:
 
 def _type_name(x) -> str:
     """x's type as torch's argument errors spell it ("float", "numpy.float64", "Tensor", "NT"
-    for a class defined in Python): _ops._common.type_name's rule, CPython's tp_name."""
-    from minitorch._tensor import _tp_name  # an error path: NOTE [ Late binding of ops ]
+    for a class defined in Python): _ops._common.type_name."""
+    from minitorch._ops._common import type_name  # an error path: NOTE [ Late binding of ops ]
 
-    return "Tensor" if isinstance(x, TensorMethods) else _tp_name(x)
+    return type_name(x)
 
 
 def _index(x, op: str | None, name: str, pos: int | None = None) -> int:

@@ -14,14 +14,7 @@ import minitorch
 
 torch = pytest.importorskip("torch")
 
-
-@pytest.fixture(autouse=True)
-def _one_torch_thread():
-    # torch's threaded kernels on tiny tensors are slow and erratic on a busy machine
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+from tests.reference._one_thread import one_torch_thread  # noqa: E402, F401
 
 
 def _state(module):
