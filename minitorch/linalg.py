@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
+from minitorch._ops._common import check_tensors
 from minitorch._ops.linalg import _short, matmul, vdot
 from minitorch._ops.linalg_factor import linalg_cholesky as cholesky
 from minitorch._ops.linalg_factor import linalg_cholesky_ex as cholesky_ex
@@ -57,6 +58,7 @@ __all__ += [
 
 def vecdot(x, y, *, dim=-1, out=None):
     """Dot product of vectors along dim, broadcasting the rest. Mirrors torch.linalg.vecdot."""
+    check_tensors("linalg_vecdot", ("x", x), ("y", y))
     if _autocast.state.any_enabled:
         return _autocast.call(vecdot, _autocast.LOWER, (x, y), {"dim": dim, "out": out})
     from minitorch._ops.reduction import sum
@@ -86,6 +88,7 @@ def _check_vecdot(x, y):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     """The diagonal of a batch of matrices (a view). Mirrors torch.linalg.diagonal."""
+    check_tensors("linalg_diagonal", ("A", A))
     return A.diagonal(offset, dim1, dim2)
 
 

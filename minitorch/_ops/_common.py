@@ -13,7 +13,8 @@ from minitorch._tensor_methods import _is_index as is_index
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
-           "ints", "type_name", "no_overload", "wrapped_big_ints"]
+           "ints", "type_name", "no_overload", "wrapped_big_ints", "wrong_type", "check_tensors",
+           "check_bool"]
 
 
 def type_name(x) -> str:
@@ -103,6 +104,35 @@ def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
     t = type(x)
     shown = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
     return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {shown}")
+
+
+def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeError:
+    """torch's TypeError for an argument of the wrong type, as its argument parser words it:
+    "svd(): argument 'some' (position 2) must be bool, not NoneType" (no position for a
+    keyword-only argument). `expected` is torch's spelling: "Tensor", "bool", "int", "float",
+    "str", "tuple of ints"."""
+    at = "" if pos is None else f" (position {pos})"
+    return TypeError(f"{op}(): argument '{name}'{at} must be {expected}, not {type_name(x)}")
+
+
+def check_tensors(op: str, *named) -> None:
+    """Raise torch's TypeError for the first of `named` ((name, value) pairs, positions 1, 2, ...
+    in order; a None name skips a position) that is not a tensor; return when all are.
+
+    For an op's `except AttributeError:` clause (zero cost on the common path; the caller
+    re-raises an AttributeError that was not caused by a non-tensor argument) or, off the hot
+    path, for a check up front."""
+    for pos, (name, x) in enumerate(named, 1):
+        if name is not None and not isinstance(x, Tensor):
+            raise not_tensor(op, x, name, pos)
+
+
+def check_bool(op: str, x, name: str, pos: int | None = None) -> bool:
+    """x, when it is a Python bool; torch's TypeError otherwise (its parser takes neither an int,
+    a NumPy bool nor a tensor where a bool belongs)."""
+    if x.__class__ is not bool:
+        raise wrong_type(op, x, name, pos, "bool")
+    return x
 
 
 def no_overload(op: str, got: str, overloads) -> TypeError:

@@ -105,7 +105,13 @@ def clone(input, *, memory_format=None):
     """A copy that stays in the graph, in input's memory order unless memory_format says
     otherwise. Mirrors torch.clone."""
     if memory_format is None:
-        return Clone.apply(input)
+        try:
+            return Clone.apply(input)
+        except AttributeError:  # torch.clone(None): zero-cost when a tensor
+            from minitorch._ops._common import check_tensors
+
+            check_tensors("clone", ("input", input))
+            raise
     fmt = _memory_format.check(memory_format, "clone")
     return Clone.apply(input, memory_format=fmt)
 

@@ -6,7 +6,7 @@ import math
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, opmath_dtype
+from minitorch._ops._common import cast, check_tensors, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
@@ -552,6 +552,7 @@ def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumul
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of input with input[indices] = values (+= when accumulate). Mirrors
     torch.index_put."""
+    check_tensors("index_put", ("input", input))
     plan = _put_plan(input, indices, "index_put")
     values = _put_values(input, values, plan, "index_put", indices, accumulate)
     out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
@@ -561,6 +562,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
 def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """input[indices] = values in place (+= when accumulate; duplicates add up). Mirrors
     torch.Tensor.index_put_."""
+    check_tensors("index_put_", ("input", input))
     plan = _put_plan(input, indices, "index_put_")
     values = _put_values(input, values, plan, "index_put_", indices, accumulate)
     accumulate = bool(accumulate)

@@ -10,7 +10,15 @@ import weakref
 
 from minitorch import _dtype, _memory_format, return_types
 from minitorch._dtype import fill_number, via_float32
-from minitorch._ops._common import cast, is_floating, scalar_like, wrap_int, zeros_of
+from minitorch._ops._common import (
+    cast,
+    check_tensors,
+    is_floating,
+    not_tensor,
+    scalar_like,
+    wrap_int,
+    zeros_of,
+)
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
@@ -208,7 +216,11 @@ def _compute(compute, x: Tensor, self: Tensor, others, op: str) -> Tensor:
 def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     """self <- compute(self), in place. `compute` is the out-of-place op (Tensor -> Tensor);
     `others` are its other tensor operands (to know whether a graph must be recorded)."""
-    _check_leaf(self, op)
+    try:
+        _check_leaf(self, op)
+    except AttributeError:  # torch.exp_(None): zero-cost when a tensor
+        check_tensors(op, ("input", self))
+        raise
     for o in others:
         check_partial_overlap(self, o)
     record = state.enabled and (
@@ -835,6 +847,8 @@ def fill_(input, value):
             f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
             "dimensions."
         )
+    if not isinstance(input, Tensor):  # torch.fill_(None, 1)
+        raise not_tensor("fill_", input)
     # torch's nodes: FillBackward2 (a number: input alone), FillBackward3 (input and the tensor)
     if isinstance(value, Tensor):
         return _fill(input, value, "FillBackward3", None)
@@ -861,7 +875,11 @@ def _fill(self, value, node: str, shown):
 
 def zero_(input):
     """Fills with zeros. Mirrors torch.Tensor.zero_."""
-    return _fill(input, 0, "ZeroBackward0", (0,))
+    try:
+        return _fill(input, 0, "ZeroBackward0", (0,))
+    except AttributeError:  # torch.zero_(None): zero-cost when a tensor
+        check_tensors("zero_", ("input", input))
+        raise
 
 
 class CopyFrom(Function):

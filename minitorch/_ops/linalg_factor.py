@@ -6,7 +6,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import type_name
+from minitorch._ops._common import check_bool, check_tensors, type_name
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     LinAlgError,
@@ -457,6 +457,8 @@ def _warn_deprecated(op: str, message: str) -> None:
 
 def cholesky(input, upper=False, *, out=None):
     """Mirrors torch.cholesky (deprecated in torch for linalg.cholesky)."""
+    check_tensors("cholesky", ("input", input))
+    check_bool("cholesky", upper, "upper", 2)
     _warn_deprecated("cholesky", _CHOLESKY_DEPRECATED)
     if not isinstance(input, Tensor):
         raise TypeError(
@@ -492,6 +494,8 @@ def linalg_qr(A, mode="reduced"):
 @_exact_out
 def qr(input, some=True):
     """Mirrors torch.qr (some=False: the complete factorisation)."""
+    check_tensors("qr", ("input", input))
+    check_bool("qr", some, "some", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(qr, _autocast.FP32_CPU, (input, some), {})
     _warn_deprecated("qr", _QR_DEPRECATED)
@@ -534,6 +538,8 @@ def linalg_eig(input, *, out=None):
 @_exact_out
 def linalg_svd(A, full_matrices=True, *, driver=None):
     """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
+    check_tensors("linalg_svd", ("A", A))
+    check_bool("linalg_svd", full_matrices, "full_matrices", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             linalg_svd, _autocast.FP32_CPU, (A, full_matrices), {"driver": driver}
@@ -567,6 +573,9 @@ def linalg_svdvals(A, *, driver=None, out=None):
 @_exact_out
 def svd(input, some=True, compute_uv=True):
     """(U, S, V) (V, not V^T). Mirrors torch.svd."""
+    check_tensors("svd", ("input", input))
+    check_bool("svd", some, "some", 2)
+    check_bool("svd", compute_uv, "compute_uv", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(svd, _autocast.FP32_CPU, (input, some, compute_uv), {})
     _check_matrix(input, "linalg.svd", square=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import opmath_dtype
+from minitorch._ops._common import check_tensors, opmath_dtype
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
@@ -378,6 +378,7 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     pivoting, so it serves only an A it shows to be of full rank (NOTE [ lstsq by QR ]; on the
     CPU); the rank and the solution of any other A, and gelsd/gelss's solution, come from the
     SVD (through the pseudo-inverse)."""
+    check_tensors("linalg_lstsq", ("input", input), ("b", b))
     A, B = input, b
     if _autocast.state.any_enabled:
         return _autocast.call(

@@ -8,7 +8,7 @@ import operator
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, not_tensor, number, type_name, wrap_dim
+from minitorch._ops._common import cast, check_tensors, not_tensor, number, type_name, wrap_dim
 from minitorch._ops.inplace import apply_inplace, check_out_overlap
 from minitorch._ops.linalg import (
     _BMM_NAMES,
@@ -457,6 +457,7 @@ def _powers(x, n):
 
 def vander(x, N=None, increasing=False):
     """Columns x^(N-1), ..., x^0 (increasing: x^0 first). Mirrors torch.vander."""
+    check_tensors("vander", ("x", x))
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -470,6 +471,7 @@ def vander(x, N=None, increasing=False):
 
 def linalg_vander(x, *, N=None):
     """x^0, x^1, ... along a new last dim (any batch). Mirrors torch.linalg.vander."""
+    check_tensors("linalg_vander", ("x", x))
     if x.dtype == _dtype.bool or x.dtype in _dtype.HALF_FLOATS:
         raise RuntimeError(
             "linalg.vander supports floating point, complex, and integer tensors, but got "
@@ -513,7 +515,9 @@ def linalg_multi_dot(tensors, *, out=None):
     """The product of matrices; the first may be a row and the last a column vector.
     Mirrors torch.linalg.multi_dot. Differences from torch: multiplied left to right (no
     optimal parenthesisation)."""
-    n = len(tensors)
+    from minitorch._ops.shape_join import _tensor_list
+
+    n = len(_tensor_list(tensors, "linalg_multi_dot"))
     if n < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
     first, last = tensors[0], tensors[-1]
@@ -679,6 +683,7 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
 
 def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
     """Sum of singular values over two dims. Mirrors torch.nuclear_norm (deprecated)."""
+    check_tensors("nuclear_norm", ("input", input))
     from minitorch._ops.reduction_more import matrix_norm
 
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim) positional form

@@ -7,6 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._ops._common import check_bool, check_tensors
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
@@ -704,6 +705,11 @@ def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, 
 @_exact_out
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """(solution, cloned_coefficient) of op(A) X = input. Mirrors torch.triangular_solve."""
+    check_tensors("triangular_solve", ("input", input), ("A", A))
+    for pos, (name, flag) in enumerate(
+        (("upper", upper), ("transpose", transpose), ("unitriangular", unitriangular)), 3
+    ):
+        check_bool("triangular_solve", flag, name, pos)
     if _autocast.state.any_enabled:
         return _autocast.call(
             triangular_solve,
@@ -741,6 +747,8 @@ def _factor_product(L, upper, op, kernel):
 def cholesky_solve(input, input2, upper=False, *, out=None):
     """X with (L L^T) X = B given the Cholesky factor L (U^T U when upper): B is input, L
     input2 (torch's names). Mirrors torch.cholesky_solve."""
+    check_tensors("cholesky_solve", ("input", input), ("input2", input2))
+    check_bool("cholesky_solve", upper, "upper", 3)
     B, L = input, input2
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_solve, _autocast.FP32_CPU, (B, L, upper), {"out": out})
@@ -780,6 +788,8 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
 
 def cholesky_inverse(input, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor L = input. Mirrors torch.cholesky_inverse."""
+    check_tensors("cholesky_inverse", ("input", input))
+    check_bool("cholesky_inverse", upper, "upper", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (input, upper), {"out": out})
     a = _factor_product(input, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
@@ -1031,6 +1041,7 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     """(result, info). Mirrors torch.linalg.solve_ex: for a singular matrix info holds the
     1-based index of LU's first zero pivot and the result LAPACK's inf/nan (an error only with
     check_errors)."""
+    check_tensors("linalg_solve_ex", ("A", A), ("B", B))
     xp = A._device.backend.xp
     try:
         x = linalg_solve(A, B, left=left)

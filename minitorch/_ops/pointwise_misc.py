@@ -8,6 +8,7 @@ import math
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
+    check_tensors,
     promote,
     promote_float,
     same_device,
@@ -207,6 +208,7 @@ def _ldexp_cast_error(out: Tensor) -> RuntimeError:
 
 def ldexp_(input, other):
     """In-place ldexp. Mirrors torch.Tensor.ldexp_."""
+    check_tensors("ldexp_", ("input", input))
     _check_tensor(other, "ldexp_", "other", 1)
     if not input.dtype.is_floating_point:
         raise _ldexp_cast_error(input)

@@ -8,6 +8,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
+    check_tensors,
     index,
     is_floating,
     no_overload,
@@ -1129,6 +1130,7 @@ class Aminmax(Function):
 
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
+    check_tensors("aminmax", ("input", input))
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("aminmax", dim, keepdim)
     x = input._data

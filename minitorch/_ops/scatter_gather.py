@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import is_floating, wrap_dim
+from minitorch._ops._common import check_tensors, is_floating, not_tensor, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
 from minitorch._ops.inplace import apply_inplace, check_partial_overlap
@@ -138,7 +138,10 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     empty in gather/scatter ])."""
     if not isinstance(index, Tensor):
         raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
-    ndim = x._data.ndim
+    try:
+        ndim = x._data.ndim
+    except AttributeError:  # torch.gather(None, ...): zero-cost when a tensor
+        raise not_tensor(op, x) from None
     dim = wrap_dim(dim, ndim, op)  # torch checks dim before index's dtype
     # scatter_add and scatter_reduce check the index as scatter, in its name
     _check_index(index, "gather" if op == "gather" else "scatter")
@@ -300,6 +303,7 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
     """A copy of input with src added at index along dim (duplicates add up). Mirrors
     torch.scatter_add."""
+    check_tensors("scatter_add", ("input", input))
     if src.__class__ is not Tensor:
         _check_src(src, "scatter_add")
     if src.dtype is not input.dtype:
@@ -520,6 +524,7 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
     """Gathers values along dim, broadcasting input and indices elsewhere (flattened when dim is
     None). Mirrors torch.take_along_dim."""
+    check_tensors("take_along_dim", ("input", input))
     if not isinstance(indices, Tensor):
         raise TypeError(
             "take_along_dim(): argument 'indices' (position 2) must be Tensor, not "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
-from minitorch._ops._common import opmath_dtype, row_major, wrap_dim
+from minitorch._ops._common import check_tensors, not_tensor, opmath_dtype, row_major, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, _put, watch_indices
 from minitorch._ops.inplace import (
@@ -521,6 +521,9 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
     try:
         return _masked_fill(input, mask, value)
+    except AttributeError:  # torch.masked_fill(None, ...): zero-cost when a tensor
+        check_tensors("masked_fill", ("input", input))
+        raise
     except RuntimeError as err:  # torch broadcasts the mask (its "tensor a") against input
         _raise_broadcast_error(None, (mask, input), err)
 
@@ -570,6 +573,7 @@ def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
     torch.masked_select."""
+    check_tensors("masked_select", ("input", input))
     if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
@@ -587,6 +591,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     Differences from torch: off the CPU, a source too short for the mask is not detected (the
     check would read the mask's count on the host); its last element is repeated.
     """
+    check_tensors("masked_scatter", ("input", input))
     from minitorch._ops.pointwise import where
 
     _check_mask(mask, "masked_scatter_")
@@ -659,6 +664,7 @@ def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
 
 def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
     """input.flatten()[index], in index's shape. Mirrors torch.take."""
+    check_tensors("take", ("input", input), ("index", index))
     if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
         raise RuntimeError(
             f"take(): self and out expected to have the same dtype, but got self.dtype = "
@@ -678,6 +684,7 @@ def take(input: Tensor, index: Tensor, *, out=None) -> Tensor:
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of input with input.flatten()[index] = source (+= when accumulate). Mirrors
     torch.put."""
+    check_tensors("put", ("input", input), ("index", index))
     if not isinstance(source, Tensor):
         raise TypeError(
             f"put(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}"
@@ -720,7 +727,10 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     with as_tuple=True. Mirrors torch.nonzero (the output size needs a host sync on a GPU)."""
     if out is not None:
         _nonzero_out_check(out, as_tuple)
-    dev = input._device
+    try:
+        dev = input._device
+    except AttributeError:  # torch.nonzero(None): zero-cost when a tensor
+        raise not_tensor("nonzero", input) from None
     xp = dev.backend.xp
     x = input._data
     if x.ndim == 0:
@@ -751,4 +761,5 @@ def _nonzero_out_check(out, as_tuple) -> None:
 
 def argwhere(input: Tensor) -> Tensor:
     """Mirrors torch.argwhere (nonzero as an (n, ndim) tensor)."""
+    check_tensors("argwhere", ("input", input))
     return nonzero(input)

@@ -458,7 +458,10 @@ class TransposeT(Function):
 
 def permute(input: Tensor, dims) -> Tensor:
     """Reorders the dims. Mirrors torch.permute."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except AttributeError:  # torch.permute(None, ...): zero-cost when a tensor
+        raise not_tensor("permute", input) from None
     dims = tuple(dims)
     if len(dims) != n:
         raise RuntimeError(
@@ -474,7 +477,10 @@ def permute(input: Tensor, dims) -> Tensor:
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swaps two dims. Mirrors torch.transpose."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except AttributeError:  # torch.transpose(None, 0, 1): zero-cost when a tensor
+        raise not_tensor("transpose", input) from None
     return Transpose.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
@@ -488,7 +494,10 @@ def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
 
 def t(input: Tensor) -> Tensor:
     """Transposes a 2-d tensor; 0-d and 1-d tensors are returned as they are. Mirrors torch.t."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except AttributeError:  # torch.t(None): zero-cost when a tensor
+        raise not_tensor("t", input) from None
     if n > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
     return TransposeT.apply(input)
@@ -496,6 +505,8 @@ def t(input: Tensor) -> Tensor:
 
 def adjoint(input: Tensor) -> Tensor:
     """The transpose of the last two dims (real tensors). Mirrors torch.adjoint."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("adjoint", input)
     if input._data.ndim == 0:  # torch: deprecated, the tensor itself (real: nothing to conjugate)
         warnings.warn(
             "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
@@ -568,7 +579,10 @@ def _dims_list(dims, n, op, what):
 
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
-    n = input._data.ndim
+    try:
+        n = input._data.ndim
+    except AttributeError:  # torch.movedim(None, 0, 1): zero-cost when a tensor
+        raise not_tensor("movedim", input) from None
     src_list = [source] if isinstance(source, int) or is_index(source) else list(source)
     dst = destination
     dst_list = [dst] if isinstance(dst, int) or is_index(dst) else list(dst)

@@ -6,7 +6,15 @@ import warnings
 from collections.abc import Sequence
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, index, int_list, is_index, row_major, type_name
+from minitorch._ops._common import (
+    cast,
+    index,
+    int_list,
+    is_index,
+    no_overload,
+    row_major,
+    type_name,
+)
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
 from minitorch._tensor import Size, Tensor
@@ -420,9 +428,7 @@ def _tensor_list(tensors, op):
         )
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type_name(t)}"
-            )
+            raise _not_tensor_element(i, t)
     return list(tensors)
 
 
@@ -552,13 +558,25 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     return _out(Stack.apply(*_promoted(tensors), dim=d), out)
 
 
+_ATLEAST_FORMS = ("Tensor input", "tuple of Tensors tensors")
+
+
+def _not_tensor_element(i, x) -> TypeError:
+    return TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(x)}")
+
+
 def _atleast(tensors, n, op):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         out = _atleast(tuple(tensors[0]), n, op)  # a sequence in gives a tuple out, as torch
         return out if isinstance(out, tuple) else (out,)
     outs = []
-    for x in tensors:
-        k = x._data.ndim
+    for i, x in enumerate(tensors):
+        try:
+            k = x._data.ndim
+        except AttributeError:  # a non-tensor: torch's argument parser's errors
+            if len(tensors) == 1:
+                raise no_overload(op, type_name(x), _ATLEAST_FORMS) from None
+            raise _not_tensor_element(i, x) from None
         if k >= n:
             outs.append(x)
         elif k == 0:
@@ -643,6 +661,9 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise _not_tensor_element(i, t)
     first = tensors[0]
     if any(t.dtype is not first.dtype for t in tensors[1:]):  # checked first, as torch
         raise RuntimeError("meshgrid expects all tensors to have the same dtype")

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, int_list, ints, is_index, not_tensor, row_major, type_name
+from minitorch._ops._common import (
+    check_tensors,
+    index,
+    int_list,
+    ints,
+    is_index,
+    not_tensor,
+    row_major,
+    type_name,
+)
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import flatten
 from minitorch._tensor import Tensor, _make
@@ -229,7 +238,11 @@ class Triu(Function):
 
 
 def _triangle(cls, input, diagonal, out, op):
-    if input._data.ndim < 2:
+    try:
+        n = input._data.ndim
+    except AttributeError:  # torch.tril(None): zero-cost when a tensor
+        raise not_tensor(op, input) from None
+    if n < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions")
     result = cls.apply(input, diagonal=_offset(diagonal, op, "diagonal"))
     if out is None:
@@ -502,6 +515,7 @@ def flip(input: Tensor, dims) -> Tensor:
 
 def fliplr(input: Tensor) -> Tensor:
     """Mirrors torch.fliplr."""
+    check_tensors("fliplr", ("input", input))
     if input._data.ndim < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
@@ -509,6 +523,7 @@ def fliplr(input: Tensor) -> Tensor:
 
 def flipud(input: Tensor) -> Tensor:
     """Mirrors torch.flipud."""
+    check_tensors("flipud", ("input", input))
     if input._data.ndim < 1:
         raise RuntimeError("Input must be >= 1-d.")
     return flip(input, (0,))
@@ -589,6 +604,7 @@ class Rot90(Function):
 
 def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotates by 90 degrees k times from dims[0] towards dims[1]. Mirrors torch.rot90."""
+    check_tensors("rot90", ("input", input))
     if k.__class__ is not int:  # rot90(x, 1.0): torch's TypeError (NOTE [ Int-like arguments ])
         k = index(k, "rot90", "k")
     dims = tuple(dims)

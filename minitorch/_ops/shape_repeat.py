@@ -6,7 +6,7 @@ import itertools
 
 from minitorch import _dtype, _memory_format
 from minitorch._backend import cpu
-from minitorch._ops._common import index, ints, is_index
+from minitorch._ops._common import check_tensors, index, ints, is_index
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -144,6 +144,7 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
     if input is None and isinstance(repeats, Tensor):  # the one-tensor form by keyword
         input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(repeats): the indices repeated
+        check_tensors("repeat_interleave", ("repeats", input))
         reps = input
         if reps._data.ndim != 1:
             raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
@@ -243,6 +244,7 @@ def _repeat_index(ref: Tensor, counts, total: int, np_dtype, n: int | None = Non
 def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
     """The length-r combinations of a 1-d tensor's elements, as rows. Mirrors
     torch.combinations."""
+    check_tensors("combinations", ("input", input))
     if input._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
     if r < 0:

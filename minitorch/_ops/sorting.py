@@ -9,6 +9,8 @@ import operator
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
+    check_bool,
+    check_tensors,
     index,
     is_floating,
     is_index,
@@ -450,6 +452,10 @@ def unique_consecutive(
 ):
     """Collapses runs of equal consecutive elements (or slices along dim). Mirrors
     torch.unique_consecutive."""
+    check_tensors("unique_consecutive", ("input", input))
+    # (torch's Python wrapper passes these by keyword: no position in its message)
+    check_bool("unique_consecutive", return_inverse, "return_inverse")
+    check_bool("unique_consecutive", return_counts, "return_counts")
     xp = input._device.backend.xp
     x = input._data
     if dim is None:
@@ -843,6 +849,7 @@ def _short_name(dt) -> str:
 def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False, out=None):
     """(hist, bin_edges) of input: bins equal-width bins over range (the data's by default) or
     explicit edges. Mirrors torch.histogram (the data's range needs a host sync on a GPU)."""
+    check_tensors("histogram", ("input", input))
     explicit = isinstance(bins, Tensor)
     counted = not isinstance(bins, bool) and hasattr(type(bins), "__index__")
     if not (explicit or counted) or (explicit and range is not None):

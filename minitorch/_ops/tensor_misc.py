@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 
-from minitorch._ops._common import index, wrap_dim
+from minitorch._ops._common import check_tensors, index, wrap_dim
 from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
@@ -246,6 +246,7 @@ def detach_(input) -> Tensor:
 def unsafe_chunk(input, chunks, dim=0) -> tuple:
     """chunk without view tracking in torch; here chunk, with torch's node name. Mirrors
     torch.unsafe_chunk."""
+    check_tensors("unsafe_chunk", ("input", input))
     from minitorch._ops.shape_join import chunk
 
     outs = chunk(input, chunks, dim)
@@ -256,6 +257,7 @@ def unsafe_chunk(input, chunks, dim=0) -> tuple:
 
 def unsafe_split(input, split_size, dim=0) -> tuple:
     """The same as split here. Mirrors torch.unsafe_split."""
+    check_tensors("unsafe_split", ("input", input))
     from minitorch._ops.shape_join import split
 
     name = "UnsafeSplitWithSizesBackward0" if isinstance(split_size, (list, tuple)) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, _memory_format
-from minitorch._ops._common import index, wrap_dim
+from minitorch._ops._common import check_tensors, index, wrap_dim
 from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._ops.scatter_gather import (
@@ -330,6 +330,7 @@ def _copy(view, input, name=None):
 
 def view_copy(input, size, *, out=None):
     """Mirrors torch.view_copy."""
+    check_tensors("view_copy", ("input", input))
     # torch falls back to reshape's copy where the strides cannot be viewed (a transposed or
     # stepped input): the result is the values in row-major order either way
     if isinstance(size, _dtype.dtype):
@@ -347,47 +348,56 @@ def _sizes(size):
 
 def permute_copy(input, dims, *, out=None):
     """Mirrors torch.permute_copy."""
+    check_tensors("permute_copy", ("input", input))
     return _write(_copy(input.permute(_sizes(dims)), input), out)
 
 
 def t_copy(input, *, out=None):
     """Mirrors torch.t_copy."""
+    check_tensors("t_copy", ("input", input))
     return _write(_copy(input.t(), input), out)
 
 
 def transpose_copy(input, dim0, dim1, *, out=None):
     """Mirrors torch.transpose_copy."""
+    check_tensors("transpose_copy", ("input", input))
     return _write(_copy(input.transpose(dim0, dim1), input), out)
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     """Mirrors torch.diagonal_copy."""
+    check_tensors("diagonal_copy", ("input", input))
     return _write(_copy(input.diagonal(offset, dim1, dim2), input), out)
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
     """Mirrors torch.expand_copy."""
+    check_tensors("expand_copy", ("input", input))
     return _write(_copy(input.expand(_sizes(size)), input), out)
 
 
 def squeeze_copy(input, dim=None, *, out=None):
     """Mirrors torch.squeeze_copy."""
+    check_tensors("squeeze_copy", ("input", input))
     v = input.squeeze() if dim is None else input.squeeze(dim)
     return _write(_copy(v, input), out)
 
 
 def unsqueeze_copy(input, dim, *, out=None):
     """Mirrors torch.unsqueeze_copy."""
+    check_tensors("unsqueeze_copy", ("input", input))
     return _write(_copy(input.unsqueeze(dim), input), out)
 
 
 def select_copy(input, dim, index, *, out=None):
     """Mirrors torch.select_copy."""
+    check_tensors("select_copy", ("input", input))
     return _write(_copy(input[_select_key(input, dim, index)], input), out)
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     """Mirrors torch.slice_copy."""
+    check_tensors("slice_copy", ("input", input))
     if input.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "slice_copy")
@@ -419,6 +429,7 @@ def _copies(parts, input, out, op):
 def split_copy(input, split_size, dim=0, *, out=None):
     """Mirrors torch.split_copy (a tuple of copies; split sizes as a list go to
     split_with_sizes_copy, as in torch)."""
+    check_tensors("split_copy", ("input", input))
     if isinstance(split_size, bool) or not hasattr(split_size, "__index__"):
         raise TypeError(
             "split_copy(): argument 'split_size' (position 2) must be int, not "
@@ -429,16 +440,19 @@ def split_copy(input, split_size, dim=0, *, out=None):
 
 def split_with_sizes_copy(input, split_sizes, dim=0, *, out=None):
     """Mirrors torch.split_with_sizes_copy."""
+    check_tensors("split_with_sizes_copy", ("input", input))
     return _copies(input.split(list(split_sizes), dim), input, out, "split_with_sizes_copy_out")
 
 
 def unbind_copy(input, dim=0, *, out=None):
     """Mirrors torch.unbind_copy."""
+    check_tensors("unbind_copy", ("input", input))
     return _copies(input.unbind(dim), input, out, "unbind_copy_int_out")
 
 
 def unfold_copy(input, dimension, size, step, *, out=None):
     """Mirrors torch.unfold_copy."""
+    check_tensors("unfold_copy", ("input", input))
     return _write(_copy(input.unfold(dimension, size, step), input), out)
 
 
@@ -451,11 +465,13 @@ def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
 
 def detach_copy(input, *, out=None):
     """Mirrors torch.detach_copy."""
+    check_tensors("detach_copy", ("input", input))
     return _write(_contiguous_copy(input.detach()), out)
 
 
 def alias_copy(input, *, out=None):
     """Mirrors torch.alias_copy."""
+    check_tensors("alias_copy", ("input", input))
     return _write(_copy(input, input, "AliasBackward0_copy"), out)
 
 
