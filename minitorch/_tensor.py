@@ -156,6 +156,39 @@ class Tensor(TensorMethods):
     # numpy defers `ndarray op tensor` to our reflected operators.
     __array_priority__ = 1000
 
+    # Whether instances hand ops to their class's __torch_function__: read only for subclasses
+    # (Function.apply tells a plain tensor by its class). See NOTE [ Tensor subclasses ].
+    _dispatches = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        from minitorch._subclass import setup_subclass
+
+        setup_subclass(cls)
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """Runs func with subclass dispatch off and returns its Tensor results as cls (inside
+        tuples and lists too). Mirrors torch.Tensor.__torch_function__."""
+        from minitorch._subclass import default_torch_function
+
+        return default_torch_function(cls, func, types, args, kwargs)
+
+    def as_subclass(self, cls):
+        """This tensor as an instance of cls: same memory, on this tensor's graph.
+        Mirrors torch.Tensor.as_subclass."""
+        from minitorch._subclass import as_subclass
+
+        return as_subclass(self, cls)
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, *args, **kwargs):
+        """A detached leaf instance of cls over data's memory. Mirrors
+        torch.Tensor._make_subclass."""
+        from minitorch._subclass import make_subclass
+
+        return make_subclass(cls, data, require_grad, *args, **kwargs)
+
     def __init__(self, *args, **kwargs):
         # torch.Tensor(...) legacy constructor: Tensor(2, 3) is uninitialised float, Tensor([..])
         # copies data as the default float dtype.
@@ -246,9 +279,13 @@ class Tensor(TensorMethods):
         b = backend_of(self._device)
         return (b.data_ptr(self._data) - b.data_ptr(root._data)) // self._data.itemsize
 
-    def is_contiguous(self, memory_format=None) -> bool:
+    def is_contiguous(self, *args, memory_format=None) -> bool:
         """Whether the elements lie densely in memory_format's order (row-major by default).
         Mirrors torch.Tensor.is_contiguous."""
+        if args:
+            from minitorch._tensor_methods import _takes_no_arguments
+
+            _takes_no_arguments("is_contiguous", args)
         if memory_format is None:
             return bool(self._data.flags.c_contiguous)
         from minitorch import _memory_format

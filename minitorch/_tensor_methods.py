@@ -311,6 +311,13 @@ def _keyword_size(args, kwargs, name: str, op: str):
     return _size_args((value,), op, name, keyword=True)
 
 
+def _takes_no_arguments(name: str, args) -> None:
+    """torch's TypeError for a positional argument given to a method taking keywords only
+    (x.float(None), x.contiguous(fmt))."""
+    verb = "was" if len(args) == 1 else "were"
+    raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} {verb} given")
+
+
 def _cast_in_format(t, target, memory_format, op: str, **kwargs):
     """t.half(memory_format=...), t.cpu(memory_format=...) and the other shorthand conversions
     given a memory format: t.to(target, memory_format=...), as torch's (a channels_last result
@@ -1932,7 +1939,9 @@ class TensorMethods:
     def clone(self, *, memory_format=None):
         return _ops.clone(self, memory_format=memory_format)
 
-    def contiguous(self, memory_format=None):
+    def contiguous(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("contiguous", args)
         from minitorch._ops.convert import contiguous_as
 
         if memory_format is None and self._data.flags.c_contiguous:
@@ -1999,52 +2008,72 @@ class TensorMethods:
         _tensor_arg(other, "type_as")
         return self.to(device=other.device, dtype=other.dtype)
 
-    def float(self, memory_format=None):
+    def float(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("float", args)
         if memory_format is None:
             return _ops.to_dtype(self, "float32")
         return _cast_in_format(self, _dtype.float32, memory_format, "float")
 
-    def double(self, memory_format=None):
+    def double(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("double", args)
         if memory_format is None:
             return _ops.to_dtype(self, "float64")
         return _cast_in_format(self, _dtype.float64, memory_format, "double")
 
-    def half(self, memory_format=None):
+    def half(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("half", args)
         if memory_format is None:
             return _ops.to_dtype(self, "float16")
         return _cast_in_format(self, _dtype.float16, memory_format, "half")
 
-    def bfloat16(self, memory_format=None):
+    def bfloat16(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("bfloat16", args)
         if memory_format is None:
             return _ops.to_dtype(self, "bfloat16")
         return _cast_in_format(self, _dtype.bfloat16, memory_format, "bfloat16")
 
-    def long(self, memory_format=None):
+    def long(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("long", args)
         if memory_format is None:
             return _ops.to_dtype(self, "int64")
         return _cast_in_format(self, _dtype.int64, memory_format, "long")
 
-    def int(self, memory_format=None):
+    def int(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("int", args)
         if memory_format is None:
             return _ops.to_dtype(self, "int32")
         return _cast_in_format(self, _dtype.int32, memory_format, "int")
 
-    def short(self, memory_format=None):
+    def short(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("short", args)
         if memory_format is None:
             return _ops.to_dtype(self, "int16")
         return _cast_in_format(self, _dtype.int16, memory_format, "short")
 
-    def char(self, memory_format=None):
+    def char(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("char", args)
         if memory_format is None:
             return _ops.to_dtype(self, "int8")
         return _cast_in_format(self, _dtype.int8, memory_format, "char")
 
-    def byte(self, memory_format=None):
+    def byte(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("byte", args)
         if memory_format is None:
             return _ops.to_dtype(self, "uint8")
         return _cast_in_format(self, _dtype.uint8, memory_format, "byte")
 
-    def bool(self, memory_format=None):
+    def bool(self, *args, memory_format=None):
+        if args:
+            _takes_no_arguments("bool", args)
         if memory_format is None:
             return _ops.to_dtype(self, "bool")
         return _cast_in_format(self, _dtype.bool, memory_format, "bool")

@@ -1,19 +1,26 @@
 """The __torch_function__ probes that library code (and copies of torch's nn.functional) calls
 before running an op. Mirrors torch.overrides.
 
-minitorch has no __torch_function__ protocol: an op never hands itself to an argument's type.
-So has_torch_function* are always False (the probe's answer for plain tensors and objects in
-torch too), and handle_torch_function, which code reaches only when a probe said True, runs the
-op as torch's default Tensor.__torch_function__ would, or raises torch's TypeError when no
-argument is a tensor.
+Tensor subclasses take part as in torch (NOTE [ Tensor subclasses ] in minitorch/_subclass.py):
+the probes say True for an argument of a subclass that dispatches (not for plain tensors or
+nn.Parameter), and handle_torch_function hands the call to the arguments' __torch_function__
+(the default one runs the op and returns the most derived subclass).
 
-Differences from torch: a class defining __torch_function__ is not dispatched to;
-get_overridable_functions and get_testing_overrides are absent.
+Differences from torch: a subclass's own __torch_function__ is called for its Tensor methods,
+operators and tensor-valued properties (T, mT, H, mH, real, imag, data, grad; other attributes
+are read directly), for handle_torch_function and for custom autograd Functions; a torch.* or
+F.* function reaching a built-in op with such an argument raises a TypeError instead (it has no
+public function to hand over). Non-Tensor classes defining __torch_function__ are not
+dispatched to. torch.*_like factories return plain tensors. get_overridable_functions and
+get_testing_overrides are absent.
 """
 
 from __future__ import annotations
 
 import functools
+
+from minitorch._subclass import dispatch, dispatch_off, overloaded_types
+from minitorch._tensor import Tensor
 
 __all__ = [
     "get_ignored_functions",
@@ -25,29 +32,36 @@ __all__ = [
 ]
 
 
-# Kept trivial: copies of torch's F call these on every op (has_torch_function_unary(input))
+# Kept cheap: copies of torch's F call these on every op (has_torch_function_unary(input))
+def _dispatches(a) -> bool:
+    if a.__class__ is Tensor or not isinstance(a, Tensor):
+        return False
+    return a.__class__._dispatches and not dispatch_off()
+
+
 def has_torch_function(relevant_args) -> bool:
-    """False: no argument overrides torch functions here. Mirrors
+    """Whether an argument is of a Tensor subclass that dispatches. Mirrors
     torch.overrides.has_torch_function."""
-    return False
+    return any(_dispatches(a) for a in relevant_args)
 
 
 def has_torch_function_unary(arg) -> bool:
-    """False (see has_torch_function). Mirrors torch.overrides.has_torch_function_unary."""
-    return False
+    """has_torch_function((arg,)). Mirrors torch.overrides.has_torch_function_unary."""
+    return _dispatches(arg)
 
 
 def has_torch_function_variadic(*args) -> bool:
-    """False (see has_torch_function). Mirrors torch.overrides.has_torch_function_variadic."""
-    return False
+    """has_torch_function(args). Mirrors torch.overrides.has_torch_function_variadic."""
+    return any(_dispatches(a) for a in args)
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
-    """Runs public_api(*args, **kwargs) when an argument is a tensor (what torch's default
-    Tensor.__torch_function__ does), else raises torch's TypeError. Mirrors
-    torch.overrides.handle_torch_function."""
-    from minitorch._tensor import Tensor
-
+    """Hands public_api(*args, **kwargs) to the __torch_function__ of the subclasses among
+    relevant_args; runs it as the default would when there are none but a tensor is there,
+    else raises torch's TypeError. Mirrors torch.overrides.handle_torch_function."""
+    types = overloaded_types(tuple(relevant_args))
+    if types:
+        return dispatch(public_api, types, args, kwargs)
     if any(isinstance(a, Tensor) for a in relevant_args):
         return public_api(*args, **kwargs)
     module = getattr(public_api, "__module__", None)
@@ -61,8 +75,6 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
 def is_tensor_like(inp) -> bool:
     """Whether inp is a tensor, a Tensor subclass, or defines __torch_function__. Mirrors
     torch.overrides.is_tensor_like."""
-    from minitorch._tensor import Tensor
-
     if isinstance(inp, Tensor):
         return True
     if isinstance(inp, type) and issubclass(inp, Tensor):

@@ -680,10 +680,21 @@ class Function(metaclass=FunctionMeta):
         # NOTE [ The per-op path ]
         # Every op of every model passes here: one loop over the inputs finds the device and
         # whether a node is needed; nothing else is allocated when no input requires grad.
+        # A plain tensor is told by its class (one bytecode fewer than isinstance); numbers and
+        # subclasses take the second test. NOTE [ Tensor subclasses ] in minitorch/_subclass.py
         device = None
         record = False
         for a in args:
-            if isinstance(a, Tensor):
+            if a.__class__ is Tensor:
+                if device is None:
+                    device = a._device
+                elif a._device is not device:
+                    return _apply_mixed_devices(cls, device, a._device, args, kwargs)
+                if a._requires_grad:
+                    record = True
+            elif isinstance(a, Tensor):  # a subclass: the same, unless it dispatches
+                if a.__class__._dispatches and not _dispatch_off():
+                    return _apply_subclass(cls, args, kwargs)
                 if device is None:
                     device = a._device
                 elif a._device is not device:
@@ -742,6 +753,18 @@ class Function(metaclass=FunctionMeta):
 # Either way a tensor passed by keyword is an input (recorded, in needs_input_grad). The
 # signature is read once per class (_forward_params); an old-style call without keywords, and
 # a setup_context call that gives every parameter of a plain signature, skip the binding.
+
+
+def _dispatch_off() -> bool:
+    from minitorch._subclass import dispatch_off
+
+    return dispatch_off()
+
+
+def _apply_subclass(cls, args, kwargs):
+    from minitorch._subclass import apply_subclass
+
+    return apply_subclass(cls, args, kwargs)
 
 
 def _user_apply(cls, *args, **kwargs):

@@ -4,6 +4,7 @@ the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer
 from __future__ import annotations
 
 from minitorch._ops._common import type_name
+from minitorch._subclass import _disabled_torch_function_impl
 from minitorch._tensor import Tensor, _keep_storage_root, _make, _python_state, _rebuild
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
@@ -25,9 +26,12 @@ class Parameter(Tensor):
     """A Tensor that a Module registers as learnable when assigned as an attribute.
 
     Mirrors torch.nn.Parameter: it shares memory and the version counter with `data` (as
-    `data.detach()` would) and is a fresh leaf. Ops on a Parameter return plain Tensors, because
-    the ops always build Tensor (see `minitorch._tensor._make`).
+    `data.detach()` would) and is a fresh leaf. Ops on a Parameter return plain Tensors: as in
+    torch, it opts out of subclass dispatch (NOTE [ Tensor subclasses ]), and so do subclasses
+    of it that do not set __torch_function__ again.
     """
+
+    __torch_function__ = _disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True, **internal):
         if internal:
@@ -120,6 +124,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     `Buffer(data, persistent=True)` returns `data.detach()` (a plain Tensor, keeping
     requires_grad) tagged so that `Module.__setattr__` registers it with `persistent`.
     """
+
+    __torch_function__ = _disabled_torch_function_impl  # never instantiated (see __new__)
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True):
         if data is None:
@@ -311,6 +317,8 @@ class UninitializedTensorMixin:
     """What the two placeholders share: materialize, the refused shape and methods, the repr."""
 
     cls_to_become: type = Tensor
+    # placeholders refuse methods themselves (NOTE [ Uninitialized parameters ]), no dispatch
+    __torch_function__ = _disabled_torch_function_impl
 
     def materialize(self, shape, device=None, dtype=None) -> None:
         """Allocates uninitialised storage of `shape` in place and becomes `cls_to_become`.

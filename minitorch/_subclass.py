@@ -1,0 +1,361 @@
+"""Tensor subclasses: as_subclass, _make_subclass and the __torch_function__ protocol for them.
+
+# NOTE [ Tensor subclasses ]
+# torch hands every op with a Tensor-subclass argument to the subclasses' __torch_function__;
+# the default one (Tensor.__torch_function__) runs the op with subclass dispatch off and turns
+# Tensor results (also inside tuples and lists) into the most derived subclass by as_subclass
+# (an alias: AliasBackward0 on the graph). nn.Parameter opts out (_disabled_torch_function_impl),
+# so ops on Parameters give plain Tensors. Plain tensors must pay nothing for this, so:
+# - a subclass gets, when it is defined (Tensor.__init_subclass__), wrappers for Tensor's public
+#   methods, operators and tensor-valued properties that it does not define itself: calling them
+#   dispatches with torch's `func` (Tensor.add, Tensor.__add__, Tensor.T.__get__);
+# - Function.apply, whose loop tells a plain tensor by `a.__class__ is Tensor`, hands an op with
+#   an argument of a dispatching subclass to apply_subclass: torch.*/F.* functions, super()
+#   calls from a subclass's methods, custom autograd Functions (func = MyFn.apply).
+# A subclass defining its own __torch_function__ is called for its methods and operators, for
+# handle_torch_function (copies of torch code), and for custom Functions; a built-in op reached
+# through a torch.* function has no public `func` to hand it, so that case raises a TypeError
+# rather than running a default the subclass did not ask for.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from minitorch._tensor import Tensor
+
+_local = threading.local()
+
+
+def dispatch_off() -> bool:
+    """Whether subclass dispatch is off on this thread (inside a __torch_function__ default)."""
+    return getattr(_local, "off", False)
+
+
+class DisableTorchFunctionSubclass:
+    """Runs its body with Tensor-subclass dispatch off: ops on subclass instances run as on
+    plain tensors and return plain tensors. Mirrors torch._C.DisableTorchFunctionSubclass."""
+
+    def __enter__(self):
+        self._old = dispatch_off()
+        _local.off = True
+        return self
+
+    def __exit__(self, *exc):
+        _local.off = self._old
+        return False
+
+
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """Set as a class's __torch_function__ to opt it out of dispatch (nn.Parameter does): its
+    instances take part in ops as plain tensors. Mirrors torch._C._disabled_torch_function_impl."""
+    with DisableTorchFunctionSubclass():
+        return func(*args, **(kwargs or {}))
+
+
+def default_torch_function(cls, func, types, args=(), kwargs=None):
+    """Tensor.__torch_function__: runs func with dispatch off and converts Tensor results to
+    cls, or NotImplemented when cls is not a subclass of every type in types."""
+    if kwargs is None:
+        kwargs = {}
+    if not all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with DisableTorchFunctionSubclass():
+        ret = func(*args, **kwargs)
+        if func in _NO_WRAP:
+            return ret
+        return convert(ret, cls)
+
+
+def convert(ret, cls):
+    """ret with Tensors not already of class cls made cls (by as_subclass), also inside tuples
+    and lists (named return types too), as torch's default __torch_function__ converts."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor):
+        if not isinstance(ret, cls):
+            ret = as_subclass(ret, cls)
+        return ret
+    if isinstance(ret, (tuple, list)):
+        return type(ret)(convert(r, cls) for r in ret)
+    return ret
+
+
+_NOT_TENSOR_CLASS = (
+    "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+    "Make sure your class inherits from Tensor."
+)
+
+
+def _check_class(cls) -> None:
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(_NOT_TENSOR_CLASS)
+
+
+def _retype(t: Tensor, cls) -> Tensor:
+    """t (a tensor no one else holds yet) as an instance of cls."""
+    if cls is Tensor:
+        return t
+    try:
+        t.__class__ = cls
+    except TypeError:  # a subclass with __slots__ of its own: a new object, t's state copied
+        new = object.__new__(cls)
+        for name in ("_data", "_device", "_requires_grad", "_grad_fn", "_vc", "_base", "_grad"):
+            setattr(new, name, getattr(t, name))
+        new.__dict__.update(t.__dict__)
+        t = new
+    return t
+
+
+def as_subclass(t: Tensor, cls) -> Tensor:
+    """t viewed as an instance of cls: same memory, on t's graph (AliasBackward0).
+    Mirrors torch.Tensor.as_subclass."""
+    _check_class(cls)
+    with DisableTorchFunctionSubclass():
+        alias = Tensor.__getitem__(t, ...)
+    return _retype(alias, cls)
+
+
+def make_subclass(cls, data, require_grad=False, *args, **kwargs):
+    """A leaf instance of cls sharing data's memory and version counter, requiring grad as
+    asked. Mirrors torch.Tensor._make_subclass (its dispatch_* options are accepted and
+    ignored)."""
+    _check_class(cls)
+    if not isinstance(data, Tensor):
+        raise TypeError(
+            f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+            f"{type(data).__name__}"
+        )
+    with DisableTorchFunctionSubclass():
+        t = Tensor.detach(data)
+        if require_grad:
+            Tensor.requires_grad_(t, bool(require_grad))
+    return _retype(t, cls)
+
+
+def _add_types(found: list, t) -> None:
+    """Adds type t to found in torch's order: a subclass before its bases, else left to right."""
+    if t in found:
+        return
+    for i, other in enumerate(found):
+        if issubclass(t, other):
+            found.insert(i, t)
+            return
+    found.append(t)
+
+
+def overloaded_types(args, kwargs=None) -> list:
+    """The dispatching subclass types among args (and tensors inside list/tuple arguments)."""
+    found: list = []
+    values = list(args) + (list(kwargs.values()) if kwargs else [])
+    for a in values:
+        if isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, Tensor) and b.__class__._dispatches:
+                    _add_types(found, b.__class__)
+        elif isinstance(a, Tensor) and a.__class__._dispatches:
+            _add_types(found, a.__class__)
+    return found
+
+
+def _func_name(func) -> str:
+    module = getattr(func, "__module__", None) or ""
+    name = getattr(func, "__qualname__", None) or getattr(func, "__name__", repr(func))
+    return f"{module}.{name}" if module and module != "builtins" else name
+
+
+def _dispatch_failed(name: str, types) -> TypeError:
+    listed = "".join(f"  - tensor subclass {t}\n" for t in types)
+    return TypeError(
+        f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned "
+        f"NotImplemented:\n\n{listed}\nFor more information, try re-running with "
+        "TORCH_LOGS=not_implemented"
+    )
+
+
+def dispatch(func, types, args, kwargs, name=None):
+    """Calls each type's __torch_function__ in turn until one does not return NotImplemented
+    (torch's handle_torch_function)."""
+    for t in types:
+        ret = t.__torch_function__(func, types, args, kwargs)
+        if ret is not NotImplemented:
+            return ret
+    raise _dispatch_failed(name or _func_name(func), types)
+
+
+def apply_subclass(fn, args, kwargs):
+    """Function.apply of op fn with an argument of a dispatching subclass (see NOTE [ Tensor
+    subclasses ])."""
+    from minitorch.autograd.function import Function
+
+    types = overloaded_types(args, kwargs)
+
+    if not fn._builtin:  # a custom Function: torch's func is MyFn.apply
+        return dispatch(fn.apply, types, args, kwargs)
+    for t in types:
+        if _tf_func(t) is not _DEFAULT:
+            raise TypeError(
+                f"{t.__name__}.__torch_function__: minitorch calls a subclass's own "
+                f"__torch_function__ for Tensor methods and operators only, not for "
+                f"torch.* functions (here {fn.__name__}); call the method, or pass "
+                f"x.as_subclass(torch.Tensor)"
+            )
+    cls = types[0]
+    if not all(issubclass(cls, t) for t in types):
+        raise _dispatch_failed(f"torch.{fn.__name__.lower()}", types)
+    with DisableTorchFunctionSubclass():
+        ret = Function.apply.__func__(fn, *args, **kwargs)
+        return convert(ret, cls)
+
+
+# --- the wrappers a dispatching subclass gets ---
+
+# Tensor attributes that are Python machinery or must reach the tensor itself, never wrapped.
+_NOT_WRAPPED = frozenset(
+    (
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+        "__torch_function__",
+        "__getattribute__",
+        "__getattr__",
+        "__setattr__",
+        "__delattr__",
+        "__dir__",
+        "__class__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__deepcopy__",
+        "__getstate__",
+        "__setstate__",
+        "__hash__",
+        "__sizeof__",
+        "__repr__",
+        "__str__",
+        "__format__",
+        "__array__",
+        "__array_ufunc__",
+        "__array_function__",
+        "__array_priority__",
+        "__array_interface__",
+        "__dlpack__",
+        "__dlpack_device__",
+        "__bool__",
+        "__float__",
+        "__int__",
+        "__index__",
+        "__complex__",
+        "__len__",
+        "__iter__",
+        "__contains__",
+        "__weakref__",
+        "__dict__",
+        "__slots__",
+        "__module__",
+        "__doc__",
+        "__qualname__",
+        "as_subclass",
+        "_make_subclass",
+    )
+)
+
+# Properties whose value is a tensor, wrapped (torch dispatches every attribute; minitorch only
+# these, so that metadata reads cost a subclass nothing)
+_WRAPPED_PROPERTIES = ("T", "mT", "H", "mH", "real", "imag", "data", "grad")
+
+def _is_operator(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _method_wrapper(name: str, func):
+    operator = _is_operator(name)
+
+    def method(*args, **kwargs):
+        if dispatch_off():
+            return func(*args, **kwargs)
+        types = overloaded_types(args, kwargs)
+        if not types:  # e.g. self opted out in a subclass of this class
+            return func(*args, **kwargs)
+        try:
+            return dispatch(func, types, args, kwargs)
+        except TypeError as e:
+            if operator and str(e).startswith("Multiple dispatch failed"):
+                return NotImplemented  # Python then raises its unsupported-operand TypeError
+            raise
+
+    method.__name__ = name
+    method.__qualname__ = getattr(func, "__qualname__", name)
+    method.__doc__ = func.__doc__
+    method._subclass_wraps = func
+    return method
+
+
+def _property_wrapper(name: str, prop: property):
+    getter = prop.__get__
+
+    def get(self):
+        if dispatch_off():
+            return getter(self)
+        return dispatch(getter, overloaded_types((self,)) or [type(self)], (self,), {})
+
+    return property(get, prop.fset, prop.fdel, prop.__doc__)
+
+
+_API = None
+
+
+def _tensor_api() -> dict:
+    """{name: Tensor's attribute} for what a dispatching subclass wraps, read once."""
+    global _API
+    if _API is None:
+        api = {}
+        for klass in reversed(Tensor.__mro__[:-1]):
+            for name, value in vars(klass).items():
+                if name in _NOT_WRAPPED:
+                    continue
+                if isinstance(value, property):
+                    if name in _WRAPPED_PROPERTIES:
+                        api[name] = value
+                    else:
+                        api.pop(name, None)
+                elif callable(value) and not isinstance(value, (type, staticmethod, classmethod)):
+                    if name.startswith("_") and not _is_operator(name):
+                        api.pop(name, None)
+                    else:
+                        api[name] = value
+                else:
+                    api.pop(name, None)
+        _API = api
+    return _API
+
+
+def _static_lookup(cls, name):
+    for klass in cls.__mro__:
+        if name in vars(klass):
+            return vars(klass)[name]
+    return None
+
+
+def _tf_func(cls):
+    """The function behind cls's __torch_function__ (a classmethod's, a staticmethod's)."""
+    tf = _static_lookup(cls, "__torch_function__")
+    return getattr(tf, "__func__", tf)
+
+
+def setup_subclass(cls) -> None:
+    """Tensor.__init_subclass__: whether cls dispatches, and its wrappers when it does."""
+    cls._dispatches = _tf_func(cls) is not _disabled_torch_function_impl
+    if not cls._dispatches:
+        return
+    for name, original in _tensor_api().items():
+        if _static_lookup(cls, name) is not original:
+            continue  # defined by cls or a base below Tensor, or wrapped there already
+        if isinstance(original, property):
+            setattr(cls, name, _property_wrapper(name, original))
+        else:
+            setattr(cls, name, _method_wrapper(name, original))
+
+
+# What torch's default __torch_function__ returns unconverted (get_default_nowrap_functions)
+_NO_WRAP = frozenset((Tensor.grad.__get__, Tensor._base.__get__))
+_DEFAULT = _tf_func(Tensor)
