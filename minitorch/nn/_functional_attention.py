@@ -11,6 +11,7 @@ from minitorch._factories import _typename, ones, zeros_like
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import state as _grad_state
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_dropout import dropout
 
 __all__ = ["scaled_dot_product_attention"]
@@ -114,7 +115,7 @@ def _cpu_backend_choice(sdp: dict, flash: bool) -> bool:
     return False  # flash off: the math kernel runs
 
 
-def _check_args(query, key, value, attn_mask, dropout_p) -> None:
+def _check_args(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa) -> None:
     """torch's argument parser's TypeErrors (this runs before any tensor is read)."""
     for pos, (name, x) in enumerate((("query", query), ("key", key), ("value", value)), 1):
         if not isinstance(x, Tensor):
@@ -133,6 +134,12 @@ def _check_args(query, key, value, attn_mask, dropout_p) -> None:
             "scaled_dot_product_attention(): argument 'dropout_p' must be float, not "
             f"{_typename(dropout_p)}"
         )
+    if is_causal.__class__ is not bool:
+        _arg.boolean(is_causal, "scaled_dot_product_attention", "is_causal")
+    if scale is not None and scale.__class__ is not float:
+        _arg.floating(scale, "scaled_dot_product_attention", "scale")
+    if enable_gqa.__class__ is not bool:
+        _arg.boolean(enable_gqa, "scaled_dot_product_attention", "enable_gqa")
 
 
 def scaled_dot_product_attention(
@@ -157,7 +164,7 @@ def scaled_dot_product_attention(
         if dispatch is not None:
             args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
             return dispatch(*args)
-    _check_args(query, key, value, attn_mask, dropout_p)
+    _check_args(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if _autocast.state.any_enabled:
         args = (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return _autocast.call(scaled_dot_product_attention, _autocast.LOWER, args)

@@ -14,6 +14,7 @@ from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import one_node
+from minitorch.nn import _argcheck as _arg
 
 __all__ = [
     "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
@@ -235,6 +236,8 @@ def _check_tensors(op, input, weight, bias) -> None:
 def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     op = f"conv{n}d"
     _check_tensors(op, input, weight, bias)
+    if groups.__class__ is not int:  # a float or None would reach the kernel's arithmetic
+        groups = index(groups, op, "groups")
     if isinstance(padding, str) and padding not in ("same", "valid"):
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     x, unbatched = _batched(input, n, op)
@@ -311,6 +314,8 @@ def _conv_transposend(
 ):
     op = f"conv_transpose{n}d"
     _check_tensors(op, input, weight, bias)
+    if groups.__class__ is not int:  # a float or None would reach the kernel's arithmetic
+        groups = index(groups, op, "groups")
     x, unbatched = _batched(input, n, op)
     stride = _as_list(stride, n, "stride")
     p = _as_list(padding, n, "padding")
@@ -543,6 +548,9 @@ def _fresh(out: Tensor, input: Tensor) -> Tensor:
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C*r^2, H, W) -> (*, C, H*r, W*r). Mirrors torch.nn.functional.pixel_shuffle."""
     r = upscale_factor
+    if r.__class__ is not int or not isinstance(input, Tensor):
+        _arg.tensor(input, "pixel_shuffle")
+        r = index(r, "pixel_shuffle", "upscale_factor", 2)
     if input.ndim < 3:
         raise RuntimeError(
             "pixel_shuffle expects input to have at least 3 dimensions, but got input with "
@@ -566,6 +574,9 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """(*, C, H*r, W*r) -> (*, C*r^2, H, W). Mirrors torch.nn.functional.pixel_unshuffle."""
     r = downscale_factor
+    if r.__class__ is not int or not isinstance(input, Tensor):
+        _arg.tensor(input, "pixel_unshuffle")
+        r = index(r, "pixel_unshuffle", "downscale_factor", 2)
     if input.ndim < 3:
         raise RuntimeError(
             "pixel_unshuffle expects input to have at least 3 dimensions, but got input with "

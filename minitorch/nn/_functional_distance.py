@@ -14,6 +14,7 @@ from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import named, scalar_node
+from minitorch.nn import _argcheck as _arg
 
 __all__ = ["pairwise_distance", "cosine_similarity", "pdist", "normalize"]
 
@@ -79,6 +80,11 @@ def _not_tensors(x1, x2) -> TypeError:
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order.
     Mirrors torch.nn.functional.pdist."""
+    if not isinstance(input, Tensor) or (p.__class__ is not float and p.__class__ is not int):
+        _arg.tensor(input, "pdist")
+        _arg.floating(p, "pdist", "p", 2)
+        if not isinstance(p, Tensor):
+            p = float(p)  # a bool or a NumPy number
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.dtype.is_floating_point:

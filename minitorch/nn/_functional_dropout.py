@@ -13,6 +13,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype
+from minitorch._ops._common import not_tensor, type_name
 from minitorch._tensor import Tensor
 
 __all__ = [
@@ -56,27 +57,49 @@ def _multiply(input: Tensor, factor: Tensor, inplace: bool) -> Tensor:
     return input.mul_(factor) if inplace else input * factor
 
 
+def _not_bool_train(training, op: str, inplace: bool) -> TypeError:
+    """torch's TypeError for a `training` that is not a bool (its aten ops call it `train`)."""
+    name = op + "_" if inplace else op
+    return TypeError(
+        f"{name}(): argument 'train' (position 3) must be bool, not {type_name(training)}"
+    )
+
+
 def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
     _check_p(p)
-    if not training or p == 0:
-        return input
-    if p == 1:
-        return _multiply(input, input.new_zeros(()), inplace)
-    if not input.dtype.is_floating_point:
-        # torch scales its mask by 1 / (1 - p) in place, in the input's dtype; an empty input
-        # returns before that
-        _mask_shape(input, feature)
-        if input.numel() == 0:
+    if training is not True:
+        if training is False:
             return input
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type "
-            f"{_dtype.scalar_name(input.dtype)}"
-        )
-    return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
+        raise _not_bool_train(training, "feature_dropout" if feature else "dropout", inplace)
+    if p == 0:
+        return input
+    try:  # a non-tensor input fails on its first attribute: torch's TypeError (no cost)
+        if p == 1:
+            return _multiply(input, input.new_zeros(()), inplace)
+        if not input.dtype.is_floating_point:
+            # torch scales its mask by 1 / (1 - p) in place, in the input's dtype; an empty input
+            # returns before that
+            _mask_shape(input, feature)
+            if input.numel() == 0:
+                return input
+            raise RuntimeError(
+                f"result type Float can't be cast to the desired output type "
+                f"{_dtype.scalar_name(input.dtype)}"
+            )
+        return _multiply(input, _keep_mask(input, p, feature) * (1.0 / (1 - p)), inplace)
+    except AttributeError:
+        if isinstance(input, Tensor):
+            raise
+        raise not_tensor("dropout", input) from None
 
 
 def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
     _check_p(p)
+    op = "feature_alpha_dropout" if feature else "alpha_dropout"
+    if not isinstance(input, Tensor):
+        raise not_tensor(op, input)
+    if training.__class__ is not bool:
+        raise _not_bool_train(training, op, inplace)
     if not training or p == 0:
         return input
     if p == 1:

@@ -16,6 +16,7 @@ from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
 from minitorch._ops._common import is_index
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pool import _adaptive_avg
 
@@ -432,6 +433,9 @@ def interpolate(
         )
     sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
     have = input.shape[2:]
+    if align_corners.__class__ is not bool and (mode in _LINEAR_RANK or mode == "bicubic"):
+        # torch's upsample kernel's parser (it words this as an invalid combination of arguments)
+        _arg.boolean(align_corners, f"upsample_{mode}{n}d", "align_corners")
     if mode == "area":
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
     if any(s <= 0 for s in sizes) or 0 in have:

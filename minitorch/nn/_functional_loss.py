@@ -31,6 +31,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, scalar_node
 from minitorch.autograd.grad_mode import state as _grad_mode
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _reduction
 
 __all__ = [
@@ -312,6 +313,8 @@ def huber_loss(
 ) -> Tensor:
     """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere. Mirrors
     torch.nn.functional.huber_loss."""
+    if delta.__class__ is not float:
+        _arg.floating(delta, "huber_loss", "delta", 4)
     if _autocast.state.any_enabled:
         return _autocast.call(huber_loss, _autocast.FP32, (input, target, reduction, delta, weight))
     _warn_size(input, target, "huber_loss")
@@ -803,6 +806,9 @@ def kl_div(
 ) -> Tensor:
     """target (log target - input) pointwise, input being log-probabilities (target too when
     log_target). Mirrors torch.nn.functional.kl_div ('batchmean' divides by the batch size)."""
+    _arg.tensor(input, "kl_div")
+    _arg.tensor(target, "kl_div", "target", 2)
+    _arg.boolean(log_target, "kl_div", "log_target")
     if _autocast.state.any_enabled:
         args = (input, target, size_average, reduce, reduction, log_target)
         return _autocast.call(kl_div, _autocast.FP32, args)
@@ -856,6 +862,11 @@ def poisson_nll_loss(
 ) -> Tensor:
     """exp(input) - target input (log_input), else input - target log(input + eps); `full`
     adds Stirling's approximation of log(target!). Mirrors torch.nn.functional.poisson_nll_loss."""
+    _arg.tensor(input, "poisson_nll_loss")
+    _arg.tensor(target, "poisson_nll_loss", "target", 2)
+    _arg.boolean(log_input, "poisson_nll_loss", "log_input", 3)
+    _arg.boolean(full, "poisson_nll_loss", "full", 4)
+    _arg.floating(eps, "poisson_nll_loss", "eps", 5)
     if _autocast.state.any_enabled:
         args = (input, target, log_input, full, size_average, eps, reduce, reduction)
         return _autocast.call(poisson_nll_loss, _autocast.FP32, args)

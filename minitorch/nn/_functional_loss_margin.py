@@ -12,6 +12,7 @@ from minitorch._ops.activation import logsigmoid
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node, scalar_node
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_distance import pairwise_distance
 
 __all__ = [
@@ -50,6 +51,7 @@ def margin_ranking_loss(
 ) -> Tensor:
     """max(0, -target (input1 - input2) + margin). Mirrors
     torch.nn.functional.margin_ranking_loss."""
+    _arg.floating(margin, "margin_ranking_loss", "margin", 4)
     reduction = _reduction(size_average, reduce, reduction)
     if not input1.ndim == input2.ndim == target.ndim:
         raise RuntimeError(
@@ -72,6 +74,9 @@ def hinge_embedding_loss(
 ) -> Tensor:
     """input where target == 1, max(0, margin - input) where target == -1. Mirrors
     torch.nn.functional.hinge_embedding_loss."""
+    _arg.tensor(input, "hinge_embedding_loss")
+    _arg.tensor(target, "hinge_embedding_loss", "target", 2)
+    _arg.floating(margin, "hinge_embedding_loss", "margin", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(
             hinge_embedding_loss,
@@ -102,6 +107,10 @@ def cosine_embedding_loss(
 ) -> Tensor:
     """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1.
     Mirrors torch.nn.functional.cosine_embedding_loss."""
+    _arg.tensor(input1, "cosine_embedding_loss", "input1")
+    _arg.tensor(input2, "cosine_embedding_loss", "input2", 2)
+    _arg.tensor(target, "cosine_embedding_loss", "target", 3)
+    _arg.floating(margin, "cosine_embedding_loss", "margin", 4)
     if _autocast.state.any_enabled:
         return _autocast.call(
             cosine_embedding_loss,
@@ -160,6 +169,9 @@ def triplet_margin_loss(
 ) -> Tensor:
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance;
     `swap` uses min(d(a, n), d(p, n)). Mirrors torch.nn.functional.triplet_margin_loss."""
+    _arg.tensor(anchor, "triplet_margin_loss", "anchor")
+    _arg.tensor(positive, "triplet_margin_loss", "positive", 2)
+    _arg.tensor(negative, "triplet_margin_loss", "negative", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(
             triplet_margin_loss,
@@ -227,6 +239,8 @@ def soft_margin_loss(
     Differences from torch: finite where target input is far below 0 (past -88 in float32,
     -11 in float16), where torch's log1p(exp(-target input)) overflows to inf and its gradient
     to NaN."""
+    _arg.tensor(input, "soft_margin_loss")
+    _arg.tensor(target, "soft_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             soft_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)
@@ -347,6 +361,8 @@ def multi_margin_loss(
 ) -> Tensor:
     """sum over i != y of max(0, margin - x[y] + x[i])^p / C (times weight[y]). Mirrors
     torch.nn.functional.multi_margin_loss."""
+    _arg.tensor(input, "multi_margin_loss")
+    _arg.tensor(target, "multi_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             multi_margin_loss,
@@ -387,6 +403,8 @@ def multilabel_margin_loss(
 ) -> Tensor:
     """sum over target classes j (up to the first -1) and non-target classes i of
     max(0, 1 - (x[j] - x[i])) / C. Mirrors torch.nn.functional.multilabel_margin_loss."""
+    _arg.tensor(input, "multilabel_margin_loss")
+    _arg.tensor(target, "multilabel_margin_loss", "target", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(
             multilabel_margin_loss, _autocast.FP32, (input, target, size_average, reduce, reduction)

@@ -19,6 +19,7 @@ from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import name_node, scalar_node
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn import _argcheck as _arg
 
 __all__ = [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm",
@@ -192,6 +193,7 @@ def batch_norm(
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     """batch_norm without nn.functional's Python checks (values per channel, eps): the entry of
     torch.batch_norm, which has neither."""
+    _batch_norm_args(input, weight, bias, running_mean, running_var, training, momentum, eps)
     if momentum.__class__ is not float:
         _check_momentum(momentum, "batch_norm")
     if input.numel() == 0:
@@ -247,6 +249,21 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     return _affine(out, weight, bias, shape, input.dtype)
 
 
+def _batch_norm_args(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """torch's TypeErrors for wrong-typed arguments of batch_norm, in its schema's order."""
+    _arg.tensor(input, "batch_norm")
+    for pos, name, t in (
+        (2, "weight", weight),
+        (3, "bias", bias),
+        (4, "running_mean", running_mean),
+        (5, "running_var", running_var),
+    ):
+        _arg.opt_tensor(t, "batch_norm", name, pos)
+    _arg.boolean(training, "batch_norm", "training", 6)
+    _arg.floating(momentum, "batch_norm", "momentum", 7)
+    _arg.floating(eps, "batch_norm", "eps", 8)
+
+
 def instance_norm(
     input: Tensor,
     running_mean: Tensor | None = None,
@@ -260,6 +277,17 @@ def instance_norm(
     """batch_norm of each sample and channel over its spatial dims; running stats (when given)
     track the batch average of the per-instance statistics. Mirrors
     torch.nn.functional.instance_norm."""
+    _arg.tensor(input, "instance_norm")
+    for pos, name, t in (
+        (2, "weight", weight),
+        (3, "bias", bias),
+        (4, "running_mean", running_mean),
+        (5, "running_var", running_var),
+    ):
+        _arg.opt_tensor(t, "instance_norm", name, pos)
+    _arg.boolean(use_input_stats, "instance_norm", "use_input_stats", 6)
+    _arg.floating(momentum, "instance_norm", "momentum", 7)
+    _arg.floating(eps, "instance_norm", "eps", 8)
     if momentum.__class__ is not float:
         _check_momentum(momentum, "instance_norm")
     if use_input_stats and _numel(input.shape[2:]) == 1:
@@ -385,6 +413,17 @@ def _fusable(input: Tensor, weight, bias) -> bool:
     return True
 
 
+def _norm_args(op: str, input, weight, bias, eps) -> None:
+    """torch's TypeErrors for wrong-typed arguments of layer_norm/rms_norm (schema order)."""
+    _arg.tensor(input, op)
+    _arg.opt_tensor(weight, op, "weight", 3)
+    if op == "layer_norm":
+        _arg.opt_tensor(bias, op, "bias", 4)
+        _arg.floating(eps, op, "eps", 5)
+    elif eps is not None:
+        _arg.floating(eps, op, "eps", 4)
+
+
 def layer_norm(
     input: Tensor,
     normalized_shape,
@@ -398,35 +437,40 @@ def layer_norm(
     Differences from torch: a row whose variance overflows its dtype gives NaN at every row
     length (torch's float32 CPU kernel gives NaN at most, 0 at some; see NOTE [ Overflowed
     variance ])."""
-    if _autocast.state.any_enabled:
-        args = (input, normalized_shape, weight, bias, eps)
-        return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
-    shape = _normalized_shape(normalized_shape, "layer_norm")
-    _check_normalized(input, shape, weight, bias)
-    if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
-        return layer_norm_kernel(input, len(shape), weight, bias, eps)
-    # torch compares the parameters' dtypes with the input's first: an integer input with float
-    # parameters is a mixed-dtype RuntimeError, without them the kernel's NotImplementedError
-    _check_param_dtypes(input, weight, bias)
-    if not input.dtype.is_floating_point:
-        name = _dtype.scalar_name(input.dtype)
-        raise NotImplementedError(
-            f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
-        )
-    dims = tuple(range(input.ndim - len(shape), input.ndim))
-    x = input
-    if input.dtype in _dtype.HALF_FLOATS and any(
-        p is not None and p.dtype is _dtype.float32 for p in (weight, bias)
-    ):  # float32 parameters of a half model: torch computes in float32 and rounds once
-        x = input.float()
-    out = _normalized(x, dims, eps)[0]
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    out = out if out.dtype is input.dtype else out.to(input.dtype)  # see _affine
-    # See NOTE [ Half inputs of the norms are one node ]
-    return as_node(out, "NativeLayerNormBackward0", (input, weight, bias), saved=(input,))
+    try:
+        if _autocast.state.any_enabled:
+            args = (input, normalized_shape, weight, bias, eps)
+            return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
+        shape = _normalized_shape(normalized_shape, "layer_norm")
+        _check_normalized(input, shape, weight, bias)
+        if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
+            return layer_norm_kernel(input, len(shape), weight, bias, eps)
+        # torch compares the parameters' dtypes with the input's first: an integer input with float
+        # parameters is a mixed-dtype RuntimeError, without them the kernel's NotImplementedError
+        _check_param_dtypes(input, weight, bias)
+        if not input.dtype.is_floating_point:
+            name = _dtype.scalar_name(input.dtype)
+            raise NotImplementedError(
+                f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
+            )
+        dims = tuple(range(input.ndim - len(shape), input.ndim))
+        x = input
+        if input.dtype in _dtype.HALF_FLOATS and any(
+            p is not None and p.dtype is _dtype.float32 for p in (weight, bias)
+        ):  # float32 parameters of a half model: torch computes in float32 and rounds once
+            x = input.float()
+        out = _normalized(x, dims, eps)[0]
+        if weight is not None:
+            out = out * weight
+        if bias is not None:
+            out = out + bias
+        out = out if out.dtype is input.dtype else out.to(input.dtype)  # see _affine
+        # See NOTE [ Half inputs of the norms are one node ]
+        return as_node(out, "NativeLayerNormBackward0", (input, weight, bias), saved=(input,))
+
+    except Exception:  # a wrong-typed argument: torch's TypeError (no cost when none)
+        _norm_args("layer_norm", input, weight, bias, eps)
+        raise
 
 
 def group_norm(
@@ -440,6 +484,8 @@ def group_norm(
     per-channel affine. Mirrors torch.nn.functional.group_norm.
 
     Differences from torch: as layer_norm's, for a group whose variance overflows."""
+    if input.__class__ is not Tensor or eps.__class__ is not float:
+        _group_norm_args(input, num_groups, weight, bias, eps)
     if input.ndim >= 2:  # fewer dims: _group_norm raises torch's RuntimeError
         # only the functional form checks (torch.group_norm and native_group_norm return zeros),
         # in eval mode too, before divisibility, on the list its message shows
@@ -449,6 +495,16 @@ def group_norm(
                 f"Expected more than 1 value per channel when training, got input size {size}"
             )
     return _group_norm(input, num_groups, weight, bias, eps)
+
+
+def _group_norm_args(input, num_groups, weight, bias, eps) -> None:
+    """torch's TypeErrors for wrong-typed arguments of group_norm (F's own .dim() first)."""
+    if not isinstance(input, Tensor):
+        input.dim()  # torch's Python code reads input.dim(): Python's AttributeError
+    _arg.integer(num_groups, "group_norm", "num_groups", 2)
+    _arg.opt_tensor(weight, "group_norm", "weight", 3)
+    _arg.opt_tensor(bias, "group_norm", "bias", 4)
+    _arg.floating(eps, "group_norm", "eps", 5)
 
 
 def _group_norm(
@@ -502,6 +558,7 @@ def rms_norm(
 ) -> Tensor:
     """x / sqrt(mean(x^2) + eps) * weight over the last len(normalized_shape) dims; eps defaults
     to the dtype's machine epsilon. Mirrors torch.nn.functional.rms_norm."""
+    _norm_args("rms_norm", input, weight, None, eps)
     shape = _normalized_shape(normalized_shape, "rms_norm")
     if input.ndim < len(shape):
         raise ValueError(

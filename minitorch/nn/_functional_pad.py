@@ -11,12 +11,13 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full
-from minitorch._ops._common import is_index, zeros_of
+from minitorch._ops._common import is_index, not_tensor, zeros_of
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _type_name
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state
+from minitorch.nn import _argcheck as _arg
 
 __all__ = ["pad"]
 
@@ -36,8 +37,14 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     the other side left of a dim always raises torch's overlap error; torch raises it only
     where the overlapping slices are contiguous, and otherwise returns overlapping copies or
     uninitialised memory (or, for some such pads, a shape mismatch error)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("pad", input, "input", 1)
     if pad.__class__ not in (tuple, list) or any(p.__class__ is not int for p in pad):
         pad = _pad_ints(pad)
+    if mode.__class__ is not str:
+        _arg.string(mode, "pad", "mode", 3)
+    if value is not None and value.__class__ is not float and value.__class__ is not int:
+        _arg.floating(value, "pad", "value", 4)
     if _autocast.state.any_enabled and (mode == "replicate" or mode == "reflect" and len(pad) < 6):
         # torch's CPU float32 list: replication_pad1d-3d, reflection_pad1d-2d ('pad' is the list)
         return _autocast.call(globals()["pad"], _autocast.FP32_CPU, (input, pad, mode, value))

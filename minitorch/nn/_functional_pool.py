@@ -10,12 +10,20 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, where
-from minitorch._ops._common import index, is_index, opmath_dtype, zeros_of
+from minitorch._ops._common import (
+    index,
+    int_list,
+    is_index,
+    not_tensor,
+    opmath_dtype,
+    zeros_of,
+)
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._ops.pool import AdaptiveAvg, avg_pool, max_pool
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pad import _tie
 
@@ -43,15 +51,47 @@ def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
     return out
 
 
-def _pool_geometry(x, n, kernel_size, stride, padding, dilation, ceil_mode, op, check=None):
+_POOL_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "ceil_mode": 6}
+
+
+def _check_pool_args(parser, args: dict) -> None:
+    """torch's argument parser on a pool's int[] and bool arguments, in its order: parser is
+    (op, whether torch's Python wrapper passes them by position). The slow path only."""
+    op, positional = parser
+    for name, v in args.items():
+        pos = _POOL_POSITIONS.get(name) if positional or name == "kernel_size" else None
+        if name in ("ceil_mode", "count_include_pad"):
+            _arg.boolean(v, op, name, pos)
+        elif name == "divisor_override":
+            if v is not None and v.__class__ is not int:
+                index(v, op, name, pos)
+        elif v is not None or name != "stride":
+            _arg.int_tuple(v, op, name, pos)
+            if not is_index(v) and v.__class__ is not int:
+                int_list(v, op, name, pos)
+
+
+def _pool_geometry(
+    x, n, kernel_size, stride, padding, dilation, ceil_mode, op, check=None, parser=None
+):
     """(kernel, stride, (lo, hi) pads incl. ceil_mode's extra right padding, dilation, out).
     check(x, k) runs between the argument checks and the output size's, where torch checks the
-    input's shape."""
-    k = ntuple(kernel_size, n, "kernel_size", op)
-    no_stride = stride is None or (not isinstance(stride, int) and len(stride) == 0)
-    s = k if no_stride else ntuple(stride, n, "stride", op)
-    p = ntuple(padding, n, "padding", op)
-    d = ntuple(dilation, n, "dilation", op)
+    input's shape. parser: _check_pool_args's, for torch's TypeErrors (slow path only)."""
+    try:
+        k = ntuple(kernel_size, n, "kernel_size", op)
+        no_stride = stride is None or (
+            not isinstance(stride, int) and not is_index(stride) and len(stride) == 0
+        )
+        s = k if no_stride else ntuple(stride, n, "stride", op)
+        p = ntuple(padding, n, "padding", op)
+        d = ntuple(dilation, n, "dilation", op)
+    except TypeError:
+        if parser is not None:  # torch's words for a wrong-typed argument; anything else as it was
+            args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
+            if op.startswith("max"):
+                args["dilation"] = dilation
+            _check_pool_args(parser, args)
+        raise
     if any(v <= 0 for v in s):
         raise RuntimeError("stride should not be zero")
     if any(v <= 0 for v in k):
@@ -170,12 +210,14 @@ def _single(v, op: str, name: str, size_error=None) -> int | None:
         return index(v, op, name)
     if v is None and name == "stride":
         return None
-    if not isinstance(v, (tuple, list, Tensor)):
+    if isinstance(v, Tensor) and v.numel() == 1 and v.dtype._kind == 1:
+        v = tuple(v)  # torch's parser reads a one-element integer tensor as one int
+    if not isinstance(v, (tuple, list)):
         raise TypeError(
             f"{op}(): argument '{name}' (position {_ARG_POSITIONS[name]}) must be tuple of ints, "
             f"not {_typename(v)}"
         )
-    v = tuple(v)
+    v = int_list(v, op, name, _ARG_POSITIONS[name])  # its elements first, as torch's parser
     if name == "stride" and not v:
         return None
     if len(v) != 1:
@@ -204,9 +246,17 @@ def _max_pool1d_size_error(name: str):
 
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     op = f"max_pool{n}d"
+    if ceil_mode.__class__ is not bool:  # torch's parser, before the rank check
+        _check_tensor(input, op)
+        _check_pool_args(
+            (op + "_with_indices" if return_indices else op, True),
+            {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+             "dilation": dilation, "ceil_mode": ceil_mode},
+        )  # fmt: skip
     _check_rank(input, n, op)
+    parser = (op + "_with_indices" if return_indices else op, True)
     k, s, pads, d, _ = _pool_geometry(
-        input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op)
+        input, n, kernel_size, stride, padding, dilation, ceil_mode, op, _empty_check(op), parser
     )
     return max_pool(input, k, s, pads, d, return_indices)
 
@@ -238,6 +288,11 @@ def max_pool1d(
     """Max over 1-d windows of (N, C, L) or (C, L): a 2-d pool over (1, L), as torch does.
     Mirrors torch.nn.functional.max_pool1d."""
     op = "max_pool1d_with_indices" if return_indices else "max_pool1d"
+    if ceil_mode.__class__ is not bool:  # torch's parser, before the rank check
+        _check_tensor(input, op)
+        _check_pool_args((op, True), {"kernel_size": kernel_size, "stride": stride,
+                                      "padding": padding, "dilation": dilation,
+                                      "ceil_mode": ceil_mode})  # fmt: skip
     _check_rank1d(input, op)
     args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
     args["dilation"] = dilation
@@ -360,8 +415,19 @@ def _avg_poolnd(
                     f"size (kT: {k[0]} kH: {k[1]} kW: {k[2]})"
                 )
 
+    if (
+        ceil_mode.__class__ is not bool
+        or count_include_pad.__class__ is not bool
+        or (divisor_override is not None and divisor_override.__class__ is not int)
+    ):
+        _check_pool_args(
+            (op, False),
+            {"kernel_size": kernel_size, "stride": stride, "padding": padding,
+             "ceil_mode": ceil_mode, "count_include_pad": count_include_pad,
+             "divisor_override": divisor_override},
+        )  # fmt: skip
     k, s, pads, d, out_size = _pool_geometry(
-        input, n, kernel_size, stride, padding, 1, ceil_mode, op, check
+        input, n, kernel_size, stride, padding, 1, ceil_mode, op, check, (op, False)
     )
     if out is not None and out.dtype is not input.dtype:  # before the kernel's dtype check
         raise _dtype.out_dtype_error(input.dtype, out.dtype)
@@ -442,6 +508,11 @@ def avg_pool3d(
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """Mean over 1-d windows (a 2-d pool over (1, L), as torch does). Mirrors
     torch.nn.functional.avg_pool1d."""
+    if ceil_mode.__class__ is not bool or count_include_pad.__class__ is not bool:
+        _check_tensor(input, "avg_pool1d")
+        args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
+        args.update(ceil_mode=ceil_mode, count_include_pad=count_include_pad)
+        _check_pool_args(("avg_pool1d", False), args)
     _check_rank1d(input, "avg_pool1d")
     k = _single(kernel_size, "avg_pool1d", "kernel_size")
     stride = _single(stride, "avg_pool1d", "stride")
@@ -556,7 +627,13 @@ def _adaptive_sizes(input, n, output_size, op):
     """The output size per pooled dim (None: the input's size there), with torch's errors: the
     1-d pools run as 2-d ones over (1, L), the max pools meet a negative size when they allocate
     their output."""
-    if output_size is None or isinstance(output_size, int) or is_index(output_size):
+    if output_size is None:  # torch takes None for one entry of a 2-d/3-d size, not the whole
+        if n == 1:
+            raise TypeError(
+                f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not NoneType"
+            )
+        raise TypeError("object of type 'NoneType' has no len()")
+    if isinstance(output_size, int) or is_index(output_size):
         size = (output_size,) * n
     else:
         size = tuple(output_size)
@@ -923,6 +1000,8 @@ def _raise_invalid_unpool_index(indices: Tensor, size: tuple) -> None:
 
 
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
+    if not isinstance(input, Tensor):
+        input.size  # noqa: B018  (torch's wrapper reads input.size(): Python's AttributeError)
     k = ntuple(kernel_size, n, "kernel_size", "max_unpool")
     s = k if stride is None else ntuple(stride, n, "stride", "max_unpool")
     p = ntuple(padding, n, "padding", "max_unpool")
@@ -948,6 +1027,10 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
                     f'invalid output_size "{given}" (dim {i} must be between '
                     f"{dflt - ss} and {dflt + ss})"
                 )
+    if not isinstance(indices, Tensor):  # torch's parser, after its Python size checks
+        if n == 1:
+            indices.unsqueeze  # noqa: B018  (torch's 1-d wrapper calls indices.unsqueeze(-1))
+        raise not_tensor(f"max_unpool{max(n, 2)}d", indices, "indices", 2)
     if indices.dtype is not _dtype.int64:  # torch's kernel reads int64 only (no int32 path)
         got = "" if n == 3 else f" but got: {_dtype.scalar_name(indices.dtype)}"
         raise RuntimeError(f"elements in indices should be type int64{got}")

@@ -18,6 +18,7 @@ from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn import _argcheck as _arg
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
 
@@ -90,6 +91,9 @@ def _bag_padding_idx(padding_idx, num_embeddings: int):
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rescales, in place, the rows of weight that input refers to whose norm exceeds max_norm.
     Mirrors torch.embedding_renorm_ (rows referred to twice get the same value twice)."""
+    if max_norm.__class__ is not float or norm_type.__class__ is not float:
+        _arg.floating(max_norm, "embedding_renorm_", "max_norm", 3)
+        _arg.floating(norm_type, "embedding_renorm_", "norm_type", 4)
     with no_grad():
         rows = input.reshape(-1)
         picked = _ops.index_select(weight, 0, rows)
@@ -157,6 +161,11 @@ def embedding_bag(
     slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag
     (including its pre-0.4.1 order, embedding_bag(weight, input, ...), which torch still swaps
     with a warning when the first argument is floating and the second int64)."""
+    if not (isinstance(input, Tensor) and isinstance(weight, Tensor)) or not (
+        (offsets is None or isinstance(offsets, Tensor))
+        and (per_sample_weights is None or isinstance(per_sample_weights, Tensor))
+    ):
+        _bag_attributes(input, weight, offsets, per_sample_weights)
     if (
         isinstance(weight, Tensor)
         and weight.dtype is _dtype.int64
@@ -184,6 +193,27 @@ def embedding_bag(
         include_last_offset,
         padding_idx,
     )
+
+
+def _attribute(x, name: str) -> None:
+    if not isinstance(x, Tensor):
+        getattr(x, name)  # Python's AttributeError, as torch's wrapper gives
+
+
+def _bag_attributes(input, weight, offsets, per_sample_weights) -> None:
+    """torch's Python wrapper reads weight.dtype, input.size(), weight.dim(), input.dim() and
+    offsets.dim() (in that order, as its checks need them) before its kernel's argument parser
+    sees the arguments: a non-tensor there is Python's AttributeError (the slow path)."""
+    _attribute(weight, "dtype")
+    if isinstance(weight, Tensor) and weight.dtype is _dtype.int64:
+        _attribute(input, "is_floating_point")
+    if per_sample_weights is not None:
+        _attribute(input, "size")
+        _attribute(per_sample_weights, "size")
+    _attribute(weight, "dim")
+    _attribute(input, "dim")
+    if isinstance(input, Tensor) and input.ndim == 1 and offsets is not None:
+        _attribute(offsets, "dim")
 
 
 @one_node("EmbeddingBagBackward0", ("weight", "per_sample_weights"), saved=("input", "offsets"))
@@ -251,6 +281,9 @@ def _embedding_bag(
     # torch's kernel checks, in its order, after the argument checks above: padding_idx, the
     # indices' and offsets' dtypes (float offsets are refused like indices, not truncated), the
     # weight's dtype, the per-sample weights' dtype, then the index range
+    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+        _arg.boolean(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq", 4)
+        _arg.boolean(sparse, "embedding_bag", "sparse", 6)
     padding_idx = _bag_padding_idx(padding_idx, n)
     _check_indices(input, "embedding_bag")
     if offsets is not None and (offsets.dtype.is_floating_point or offsets.dtype.is_complex):

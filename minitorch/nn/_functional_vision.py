@@ -10,11 +10,13 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, linspace, ones, zeros, zeros_like
+from minitorch._ops._common import index
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import enable_grad, state
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import conv1d
 from minitorch.nn._functional_interpolate import _cubic_far, _cubic_near
 
@@ -30,6 +32,9 @@ _ALIGN_WARNING = (
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     """(N, g*k, *) -> channels reordered as a (g, k) -> (k, g) transpose. Mirrors
     torch.nn.functional.channel_shuffle."""
+    if groups.__class__ is not int or not isinstance(input, Tensor):
+        _arg.tensor(input, "channel_shuffle")
+        groups = index(groups, "channel_shuffle", "groups", 2)
     if input.ndim <= 2:
         raise RuntimeError(
             f"channel_shuffle expects input with > 2 dims, but got input with sizes "
@@ -250,6 +255,14 @@ def grid_sample(
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
+    if (
+        align_corners.__class__ is not bool
+        or not isinstance(input, Tensor)
+        or not isinstance(grid, Tensor)
+    ):  # torch.grid_sampler's argument parser
+        _arg.tensor(input, "grid_sampler")
+        _arg.tensor(grid, "grid_sampler", "grid", 2)
+        _arg.boolean(align_corners, "grid_sampler", "align_corners", 5)
     sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
     if input.ndim not in (4, 5) or grid.ndim != input.ndim:
         raise RuntimeError(

@@ -44,6 +44,7 @@ from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import name_node
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
@@ -182,6 +183,10 @@ def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> No
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None):
     """out[..., o] = input1 @ weight[o] @ input2 + bias[o]. Mirrors torch.nn.functional.bilinear
     (its checks and messages, in torch's order)."""
+    for pos, (name, x) in enumerate((("input1", input1), ("input2", input2), ("weight", weight))):
+        _check_tensor(x, "bilinear", name, pos + 1)
+    if bias is not None:
+        _check_tensor(bias, "bilinear", "bias", 4)
     if _autocast.state.any_enabled and input1._device.type in _autocast._CUDA_LIKE:
         # on CUDA's promote list; on the CPU torch's _trilinear contracts through bmm, which
         # autocast lowers, then gives the result input1's dtype back: the einsum below lowers
@@ -253,11 +258,15 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 def softsign(input: Tensor) -> Tensor:
     """input / (1 + |input|). Mirrors torch.nn.functional.softsign."""
+    if not isinstance(input, Tensor):
+        _check_has_method(input, "abs")  # input.abs() in torch
     return input / (_ops.abs(input) + 1)
 
 
 def tanhshrink(input: Tensor) -> Tensor:
     """input - tanh(input). Mirrors torch.nn.functional.tanhshrink."""
+    if not isinstance(input, Tensor):
+        _check_has_method(input, "tanh")  # input.tanh() in torch
     return input - _ops.tanh(input)
 
 
@@ -267,6 +276,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if _autocast.state.any_enabled:
         return _autocast.call(prelu, _autocast.LOWER, (input, weight))
     _check_tensor(input, "prelu")
+    _check_tensor(weight, "prelu", "weight", 2)
     if input.dtype != weight.dtype:
         raise RuntimeError(
             "prelu: Type promoting not supported. Got "
@@ -310,6 +320,17 @@ def rrelu(
 ) -> Tensor:
     """Leaky relu with a random slope in [lower, upper] per element while training, their mean
     otherwise. Mirrors torch.nn.functional.rrelu."""
+    if (
+        lower.__class__ is not float
+        or upper.__class__ is not float
+        or training.__class__ is not bool
+        or not isinstance(input, Tensor)
+    ):  # torch's argument parser, before anything else
+        op = "rrelu_" if inplace else "rrelu"
+        _check_tensor(input, op)
+        _arg.number(lower, op, "lower", 2)
+        _arg.number(upper, op, "upper", 3)
+        _arg.boolean(training, op, "training", 4)
     # torch checks the bounds first, in eval mode too (before the input's dtype)
     for name, bound in (("lower", lower), ("upper", upper)):
         if not math.isfinite(bound):
@@ -341,7 +362,8 @@ def rrelu_(
 @one_node("GluBackward0")
 def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the halves of input along dim. Mirrors torch.nn.functional.glu."""
-    _check_tensor(input, "glu")
+    if not isinstance(input, Tensor):
+        _check_has_method(input, "dim")  # input.dim() in torch's Python wrapper
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = wrap_dim(dim, input.ndim, "glu")
@@ -385,7 +407,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """softmax(-input) along dim. Mirrors torch.nn.functional.softmin."""
     if _autocast.state.any_enabled and dtype is None:
         return _autocast.call(softmin, _autocast.FP32_CUDA, (input, dim, _stacklevel + 2))
-    _check_has_method(input, "softmax")  # (-input).softmax in torch
+    if not isinstance(input, Tensor):
+        _check_has_method(-input, "softmax")  # (-input).softmax in torch: -None is a TypeError
     if dim is None:
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:  # the cast follows the negation, as torch's (uint8 wraps first)
