@@ -12,7 +12,7 @@ kernels catch the AttributeError of a non-tensor instead (no cost on their commo
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, is_index, not_tensor, type_name
+from minitorch._ops._common import index, is_index, not_tensor, wrong_type
 from minitorch._tensor import Tensor
 
 __all__ = [
@@ -26,11 +26,6 @@ __all__ = [
     "string",
     "opt_boolean",
 ]
-
-
-def _refuse(op: str, x, name: str, pos, kind: str) -> TypeError:
-    at = "" if pos is None else f" (position {pos})"
-    return TypeError(f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(x)}")
 
 
 def tensor(x, op: str, name: str = "input", pos: int = 1) -> None:
@@ -48,19 +43,19 @@ def opt_tensor(x, op: str, name: str, pos: int) -> None:
 def boolean(x, op: str, name: str, pos: int | None = None) -> None:
     """A bool argument: torch takes only a Python bool (not 0/1, np.bool_ or a tensor)."""
     if x.__class__ is not bool:
-        raise _refuse(op, x, name, pos, "bool")
+        raise wrong_type(op, x, name, pos, "bool")
 
 
 def opt_boolean(x, op: str, name: str, pos: int | None = None) -> None:
     """An optional bool argument (None allowed)."""
     if x is not None and x.__class__ is not bool:
-        raise _refuse(op, x, name, pos, "bool")
+        raise wrong_type(op, x, name, pos, "bool")
 
 
 def string(x, op: str, name: str, pos: int | None = None) -> None:
     """A str argument."""
     if not isinstance(x, str):
-        raise _refuse(op, x, name, pos, "str")
+        raise wrong_type(op, x, name, pos, "str")
 
 
 def _float_like(x) -> bool:
@@ -77,13 +72,13 @@ def _float_like(x) -> bool:
 def floating(x, op: str, name: str, pos: int | None = None) -> None:
     """A float argument: a Python or NumPy number or a 0-d tensor."""
     if not _float_like(x):
-        raise _refuse(op, x, name, pos, "float")
+        raise wrong_type(op, x, name, pos, "float")
 
 
 def number(x, op: str, name: str, pos: int | None = None) -> None:
     """A Scalar argument (torch says "Number"): what `floating` takes."""
     if not _float_like(x):
-        raise _refuse(op, x, name, pos, "Number")
+        raise wrong_type(op, x, name, pos, "Number")
 
 
 def integer(x, op: str, name: str, pos: int | None = None) -> None:
@@ -103,4 +98,4 @@ def int_tuple(x, op: str, name: str, pos: int | None = None) -> None:
         return  # torch's parser reads a one-element integer tensor as one int
     if hasattr(x, "__iter__") and not isinstance(x, (str, Tensor)):
         return  # the elements are read by the caller (int_list's messages)
-    raise _refuse(op, x, name, pos, "tuple of ints")
+    raise wrong_type(op, x, name, pos, "tuple of ints")
