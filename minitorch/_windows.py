@@ -14,6 +14,11 @@ from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _is_index as is_index
 from minitorch._tensor_methods import _type_name as type_name
 
+_OPTIONS = (
+    "*, torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False"
+)
+
 # fmt: off
 __all__ = [
     "hann_window", "hamming_window", "blackman_window", "bartlett_window", "kaiser_window",
@@ -30,6 +35,30 @@ __all__ = [
 # (torch's definition).
 
 
+def _check_window_args(name: str, window_length, periodic, floats=(), names=()):
+    """torch's TypeError for a periodic that is not a bool or a coefficient that is not a float:
+    its parser finds no overload of the window (hann_window(5, None), hamming_window(5, True,
+    "a")). Returns the coefficients as numbers."""
+    from minitorch._ops._common import arg_types, check_float, no_overload
+
+    args = (window_length, periodic, *floats)
+    try:
+        if periodic.__class__ is not bool:
+            raise TypeError
+        return tuple(check_float(name, f, "", None) for f in floats)
+    except TypeError:
+        # the arguments up to the offending one (those after it may be defaults, unknown here)
+        bad = 1 if periodic.__class__ is not bool else 2
+        while bad < len(args) - 1 and args[bad].__class__ in (bool, int, float):
+            bad += 1
+        args = args[: bad + 1]
+        heads = ["int window_length", "int window_length, bool periodic"]
+        for k in range(len(names)):
+            heads.append(heads[1] + "".join(f", float {n}" for n in names[: k + 1]))
+        overloads = [f"{h}, {_OPTIONS}" for h in heads]
+        raise no_overload(name, arg_types(*args), overloads) from None
+
+
 def _window(
     name: str, window_length, periodic, dtype, device, requires_grad, formula, in_dtype=False
 ) -> Tensor:
@@ -43,6 +72,8 @@ def _window(
                 f"{type_name(window_length)}"
             )
         window_length = operator.index(window_length)
+    if periodic.__class__ is not bool:
+        _check_window_args(name, window_length, periodic)
     if window_length < 0:
         raise RuntimeError(
             f"{name} requires non-negative window_length, got window_length={window_length}"
@@ -111,6 +142,9 @@ def hamming_window(
     pin_memory=False,
 ) -> Tensor:
     """alpha - beta cos(2 pi n / (N - 1)). Mirrors torch.hamming_window."""
+    alpha, beta = _check_window_args(
+        "hamming_window", window_length, periodic, (alpha, beta), ("alpha", "beta")
+    )
     return _window(
         "hamming_window",
         window_length,
@@ -188,6 +222,7 @@ def kaiser_window(
 ) -> Tensor:
     """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2.
     Mirrors torch.kaiser_window."""
+    (beta,) = _check_window_args("kaiser_window", window_length, periodic, (beta,), ("beta",))
 
     def formula(n, big_n):
         a = (big_n - 1) / 2.0
@@ -201,6 +236,12 @@ def kaiser_window(
 
 
 def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Tensor:
+    if row.__class__ is not int or col.__class__ is not int or offset.__class__ is not int:
+        from minitorch._ops._common import check_int
+
+        row = check_int(name, row, "row", 1)
+        col = check_int(name, col, "col", 2)
+        offset = check_int(name, offset, "offset", 3)
     for arg, value in (("row", row), ("col", col)):
         if value < 0:
             raise RuntimeError(f"{arg} must be non-negative, got{value}")

@@ -833,6 +833,11 @@ def normal(
             arr = (z * z.dtype.type(std) + z.dtype.type(mean)).astype(z.dtype, copy=False)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     ref = mean if mean_t else std
+    other = std if mean_t else mean
+    if not (mean_t and std_t) and not isinstance(other, (int, float, np.number)):
+        # normal(mean_tensor, "a"): the float beside a tensor is no number, no overload matches
+        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
+        raise _normal_invalid(names)
     if not ref.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(ref.dtype)}'"

@@ -14,7 +14,7 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
            "ints", "type_name", "no_overload", "wrapped_big_ints", "wrong_type", "check_tensors",
-           "check_bool"]
+           "check_bool", "check_float", "check_int", "arg_types"]
 
 
 def type_name(x) -> str:
@@ -133,6 +133,34 @@ def check_bool(op: str, x, name: str, pos: int | None = None) -> bool:
     if x.__class__ is not bool:
         raise wrong_type(op, x, name, pos, "bool")
     return x
+
+
+def check_int(op: str, x, name: str, pos: int | None = None) -> int:
+    """x as a Python int (NumPy integers and 0-d integer tensors read as theirs; NOTE [ Int-like
+    arguments ]); torch's TypeError for anything else (a bool, a float, a 9-element tensor)."""
+    if x.__class__ is int:
+        return x
+    return index(x, op, name, pos)
+
+
+def check_float(op: str, x, name: str, pos: int | None = None):
+    """x, when torch's parser reads it as a float: a Python or NumPy int or float, a bool, or a
+    0-d tensor (as the number it holds; NOTE [ Number-like arguments ]); torch's TypeError
+    otherwise (None, a str, a complex, an ndarray, a tensor of more than one element)."""
+    cls = x.__class__
+    if cls is float or cls is int or cls is bool:
+        return x
+    if isinstance(x, Tensor):
+        if x.ndim == 0 and not x.requires_grad:
+            return x.item()
+    elif isinstance(x, numbers.Real) or (cls.__module__ == "numpy" and cls.__name__[:4] == "bool"):
+        return x  # NumPy scalars (numbers.Real takes its ints and floats, not np.bool_)
+    raise wrong_type(op, x, name, pos, "float")
+
+
+def arg_types(*args) -> str:
+    """The types of positional arguments as torch's "got (...)" names them: "Tensor, NoneType"."""
+    return ", ".join(type_name(a) for a in args)
 
 
 def no_overload(op: str, got: str, overloads) -> TypeError:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._ops._common import cast, is_floating, not_tensor, row_major, wrap_dim
+from minitorch._ops._common import (
+    cast,
+    check_int,
+    is_floating,
+    not_tensor,
+    row_major,
+    wrap_dim,
+)
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._tensor import Tensor
@@ -490,6 +497,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         raise not_tensor("diff", input) from None
     if nd == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n.__class__ is not int:
+        n = check_int("diff", n, "n", 2)
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     if n == 0 and prepend is None and append is None:

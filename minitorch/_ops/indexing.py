@@ -6,7 +6,7 @@ import math
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, check_tensors, opmath_dtype
+from minitorch._ops._common import cast, check_bool, check_tensors, opmath_dtype
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
@@ -553,6 +553,8 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     """A copy of input with input[indices] = values (+= when accumulate). Mirrors
     torch.index_put."""
     check_tensors("index_put", ("input", input))
+    if accumulate.__class__ is not bool:
+        check_bool("index_put", accumulate, "accumulate", 4)
     plan = _put_plan(input, indices, "index_put")
     values = _put_values(input, values, plan, "index_put", indices, accumulate)
     out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
@@ -563,6 +565,8 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     """input[indices] = values in place (+= when accumulate; duplicates add up). Mirrors
     torch.Tensor.index_put_."""
     check_tensors("index_put_", ("input", input))
+    if accumulate.__class__ is not bool:
+        check_bool("index_put_", accumulate, "accumulate", 4)
     plan = _put_plan(input, indices, "index_put_")
     values = _put_values(input, values, plan, "index_put_", indices, accumulate)
     accumulate = bool(accumulate)

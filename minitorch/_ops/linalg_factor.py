@@ -6,7 +6,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors, type_name
+from minitorch._ops._common import check_bool, check_tensors, type_name, wrong_type
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     LinAlgError,
@@ -480,6 +480,8 @@ def cholesky(input, upper=False, *, out=None):
 @_exact_out
 def linalg_qr(A, mode="reduced"):
     """(Q, R) with A = QR. Mirrors torch.linalg.qr."""
+    if mode.__class__ is not str:
+        raise wrong_type("linalg_qr", mode, "mode", 2, "str")
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_qr, _autocast.FP32_CPU, (A, mode), {})
     _check_matrix(A, "linalg.qr", square=False)
@@ -509,6 +511,8 @@ def linalg_eigh(input, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
     triangle. Mirrors torch.linalg.eigh."""
     A = input  # torch's keyword name
+    if UPLO.__class__ is not str:
+        raise wrong_type("linalg_eigh", UPLO, "UPLO", 2, "str")
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {})
     _check_matrix(A, "linalg.eigh")
@@ -520,6 +524,8 @@ def linalg_eigh(input, UPLO="L"):
 def linalg_eigvalsh(input, UPLO="L", *, out=None):
     """Eigenvalues of a symmetric matrix. Mirrors torch.linalg.eigvalsh."""
     A = input  # torch's keyword name
+    if UPLO.__class__ is not str:
+        raise wrong_type("linalg_eigvalsh", UPLO, "UPLO", 2, "str")
     if _autocast.state.any_enabled:  # (before the checks: half inputs are cast to float32)
         return _autocast.call(linalg_eigvalsh, _autocast.FP32_CPU, (A, UPLO), {"out": out})
     _check_matrix(A, "linalg.eigvalsh")

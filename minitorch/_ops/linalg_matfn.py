@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_tensors, opmath_dtype
+from minitorch._ops._common import check_float, check_int, check_tensors, opmath_dtype
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
@@ -147,6 +147,8 @@ def linalg_pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out
     older overload, rtol with atol = 0). hermitian=True reads A's lower triangle, as torch;
     the SVD of that Hermitian matrix serves as its eigendecomposition."""
     A = input
+    if hermitian.__class__ is not bool or (rcond is not None and rcond.__class__ is not float):
+        _check_tolerance_args("linalg_pinv", "rcond", A, rcond, hermitian)
     if rcond is not None:
         _legacy_tolerance("linalg_pinv", "rcond", atol, rtol)
         atol, rtol = 0.0, rcond
@@ -177,6 +179,30 @@ def _from_lower(A):
     return A.tril() + A.tril(-1).mT
 
 
+def _check_tolerance_args(op, name, A, tol, hermitian):
+    """torch's TypeError when no overload of pinv/matrix_rank takes a positional tolerance that
+    is neither a float nor a tensor, or a hermitian that is not a bool."""
+    from minitorch._ops._common import arg_types, check_float, no_overload, type_name
+
+    try:
+        if tol is not None and not isinstance(tol, Tensor):
+            check_float(op, tol, name)
+        if hermitian.__class__ is not bool:
+            raise TypeError
+    except TypeError:
+        kw = "atol = None, {0} rtol = None, bool hermitian = False, Tensor out = None"
+        sigs = [f"Tensor input, *, {k} " + kw.format(k) for k in ("Tensor", "float")]
+        sigs += [
+            f"Tensor input, {k} {name}, bool hermitian = False, *, Tensor out = None"
+            for k in ("Tensor", "float")
+        ]
+        if tol is None:  # hermitian passed by keyword, as torch's parser names it then
+            got = f"{arg_types(A)}, hermitian={type_name(hermitian)}"
+        else:
+            got = arg_types(A, tol, hermitian)
+        raise no_overload(op, got, sigs) from None
+
+
 def _legacy_tolerance(op, name, atol, rtol):
     """torch's overloads take either the old tolerance (positional) or atol/rtol, not both."""
     if atol is not None or rtol is not None:
@@ -189,6 +215,8 @@ def _legacy_tolerance(op, name, atol, rtol):
 
 def pinverse(input, rcond=1e-15):
     """Mirrors torch.pinverse."""
+    if rcond.__class__ is not float:
+        rcond = check_float("pinverse", rcond, "rcond", 2)
     if _autocast.state.any_enabled:
         return _autocast.call(pinverse, _autocast.FP32_CPU, (input, rcond))
     return linalg_pinv(input, rtol=rcond)
@@ -198,6 +226,8 @@ def linalg_matrix_power(input, n, *, out=None):
     """A = input (torch's keyword name) to an integer power (negative: of the inverse). Mirrors
     torch.linalg.matrix_power."""
     A = input
+    if n.__class__ is not int:
+        n = check_int("linalg_matrix_power", n, "n", 2)
     # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
     _check_matrix(A, "linalg.matrix_power", floating=False)
     if n < 0:  # (torch's inv refuses the dtype, in its own words)
@@ -225,6 +255,8 @@ def linalg_matrix_power(input, n, *, out=None):
 
 def matrix_power(input, n, *, out=None):
     """Mirrors torch.matrix_power."""
+    if n.__class__ is not int:
+        n = check_int("matrix_power", n, "n", 2)
     return linalg_matrix_power(input, n, out=out)
 
 
@@ -253,6 +285,8 @@ def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None
             (A, tol, hermitian),
             {"atol": atol, "rtol": rtol, "out": out},
         )
+    if hermitian.__class__ is not bool or (tol is not None and tol.__class__ is not float):
+        _check_tolerance_args("linalg_matrix_rank", "tol", A, tol, hermitian)
     if tol is not None:
         _legacy_tolerance("linalg_matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0

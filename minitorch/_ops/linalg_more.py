@@ -8,7 +8,18 @@ import operator
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, check_tensors, not_tensor, number, type_name, wrap_dim
+from minitorch._ops._common import (
+    arg_types,
+    cast,
+    check_bool,
+    check_int,
+    check_tensors,
+    no_overload,
+    not_tensor,
+    number,
+    type_name,
+    wrap_dim,
+)
 from minitorch._ops.inplace import apply_inplace, check_out_overlap
 from minitorch._ops.linalg import (
     _BMM_NAMES,
@@ -458,6 +469,10 @@ def _powers(x, n):
 def vander(x, N=None, increasing=False):
     """Columns x^(N-1), ..., x^0 (increasing: x^0 first). Mirrors torch.vander."""
     check_tensors("vander", ("x", x))
+    if N is not None and N.__class__ is not int:
+        N = check_int("vander", N, "N", 2)
+    if increasing.__class__ is not bool:
+        check_bool("vander", increasing, "increasing", 3)
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -688,6 +703,12 @@ def nuclear_norm(input, dim=None, keepdim=False, *, out=None):
 
     if isinstance(dim, bool):  # nuclear_norm(input, keepdim) positional form
         dim, keepdim = None, dim
+    elif dim is not None and (isinstance(dim, str) or not hasattr(dim, "__iter__")):
+        sigs = [
+            "Tensor input, tuple of ints dim, bool keepdim = False, *, Tensor out = None",
+            "Tensor input, bool keepdim = False, *, Tensor out = None",
+        ]
+        raise no_overload("nuclear_norm", arg_types(input, dim), sigs)
     if dim is None:
         if input.ndim != 2:
             raise RuntimeError(

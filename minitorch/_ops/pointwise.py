@@ -1363,11 +1363,10 @@ def sign(input, *, out=None):
 def relu(input):
     """max(input, 0). Mirrors torch.relu."""
     try:
-        boolean = input._data.dtype.kind == "b"
+        if input._data.dtype == bool:
+            raise RuntimeError("Boolean inputs not supported for relu")
     except AttributeError:  # torch.relu(None): zero-cost when a tensor
         raise not_tensor("relu", input) from None
-    if boolean:
-        raise RuntimeError("Boolean inputs not supported for relu")
     return Relu.apply(input)
 
 

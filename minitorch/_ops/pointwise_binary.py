@@ -4,6 +4,7 @@ logaddexp, and nan_to_num."""
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 from minitorch import _dtype
@@ -321,12 +322,26 @@ def check_lerp_dtypes(input, end, weight) -> None:
             )
 
 
+def _lerp_overloads(op, args) -> TypeError:
+    from minitorch._ops._common import arg_types, no_overload
+
+    out = ", *, Tensor out = None" if op == "lerp" else ""
+    head = "Tensor input, " if op == "lerp" else ""
+    sigs = [f"{head}Tensor end, {k} weight{out}" for k in ("Tensor", "Number")]
+    return no_overload(op, arg_types(*args), sigs)
+
+
 def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input); weight a number or a tensor. Mirrors torch.lerp."""
     _check_tensor(input, "lerp")
     _check_tensor(end, "lerp", "end", 2)
     dt = input.dtype
-    kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+    if isinstance(weight, Tensor):
+        kernel = "lerp_kernel_tensor"
+    else:
+        if not isinstance(weight, numbers.Number):  # a str, a list: no overload takes it
+            raise _lerp_overloads("lerp", (input, end, weight))
+        kernel = "lerp_kernel_scalar"
     check_lerp_dtypes(input, end, weight)  # torch checks the dtypes first, then the kernel's
     if isinstance(weight, Tensor) and weight.ndim == 0 and weight.dtype is not dt:
         # a 0-d weight takes part in type promotion (int start/end with a float weight is float;
@@ -644,7 +659,12 @@ def lerp_(self, end, weight):
     # A number weight is no type-promotion operand in torch: an integer self refused by the kernel
     # is its NotImplementedError, not "result type Float can't be cast" (a 0-d float tensor
     # weight does promote, and gets that error)
-    others = (end, weight) if isinstance(weight, Tensor) else (end,)
+    if isinstance(weight, Tensor):
+        others = (end, weight)
+    else:
+        if not isinstance(weight, numbers.Number):
+            raise _lerp_overloads("lerp_", (end, weight))
+        others = (end,)
     return apply_inplace(self, lambda s: lerp(s, end, weight), "lerp_", others)
 
 

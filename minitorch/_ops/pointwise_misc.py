@@ -4,11 +4,14 @@ nextafter, the degree/radian conversions, and the alias spellings of existing op
 from __future__ import annotations
 
 import math
+import numbers
 
 from minitorch import _dtype
 from minitorch._ops._common import (
+    arg_types,
     cast,
     check_tensors,
+    no_overload,
     promote,
     promote_float,
     same_device,
@@ -128,6 +131,20 @@ def float_power(input, exponent, *, out=None):
         raise TypeError(
             "float_power(): argument 'input' must be Tensor, not " + type(input).__name__
         )
+    for v in (input, exponent):
+        if not isinstance(v, (Tensor, numbers.Number)):  # float_power(x, "a"), (x, None)
+            raise no_overload(
+                "float_power",
+                arg_types(input, exponent),
+                [
+                    f"{a}, {b}, *, Tensor out = None"
+                    for a, b in (
+                        ("Tensor input", "Tensor exponent"),
+                        ("Number self", "Tensor exponent"),
+                        ("Tensor input", "Number exponent"),
+                    )
+                ],
+            )
     base = cast(input, f64) if isinstance(input, Tensor) else float(input)
     exp_ = cast(exponent, f64) if isinstance(exponent, Tensor) else float(exponent)
     if not isinstance(base, Tensor):
@@ -428,6 +445,8 @@ def _clamp_out(input, min, max, out, op):
 
 def clamp_min(input, min, *, out=None):
     """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
+    if min is None:
+        raise _one_bound_error("clamp_min", input, min, "min", out=True)
     if out is not None:
         return _clamp_out(input, min, None, out, "clamp_min")
     result = clamp(input, min, None)
@@ -437,11 +456,23 @@ def clamp_min(input, min, *, out=None):
 
 def clamp_max(input, max, *, out=None):
     """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
+    if max is None:
+        raise _one_bound_error("clamp_max", input, max, "max", out=True)
     if out is not None:
         return _clamp_out(input, None, max, out, "clamp_max")
     result = clamp(input, None, max)
     shown = (0, 2) if isinstance(max, Tensor) else None
     return name_node(result, _clamp_node("Max", max), (input,), shown=shown)
+
+
+def _one_bound_error(op, input, bound, name, out=False) -> TypeError:
+    """torch's TypeError for a None bound of clamp_min/clamp_max (whose bound is a Number or a
+    Tensor, never optional, unlike clamp's)."""
+    from minitorch._ops._common import arg_types, no_overload
+
+    tail = ", *, Tensor out = None" if out else ""
+    sigs = [f"Tensor input, {k} {name}{tail}" for k in ("Tensor", "Number")]
+    return no_overload(op, arg_types(input, bound), sigs)
 
 
 def _clamp_node(kind, bound):
@@ -452,11 +483,15 @@ def _clamp_node(kind, bound):
 def clamp_min_(input, min):
     """In-place clamp_min. Mirrors torch.clamp_min_."""
     # through clamp_min, so the node is torch's ClampMinBackward0/1 (not clamp_'s)
+    if min is None:
+        raise _one_bound_error("clamp_min_", input, min, "min")
     return apply_inplace(input, lambda s: clamp_min(s, min), "clamp_min_", (min,))
 
 
 def clamp_max_(input, max):
     """In-place clamp_max. Mirrors torch.clamp_max_."""
+    if max is None:
+        raise _one_bound_error("clamp_max_", input, max, "max")
     return apply_inplace(input, lambda s: clamp_max(s, max), "clamp_max_", (max,))
 
 

@@ -27,6 +27,7 @@ from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
+from minitorch._ops._common import check_bool
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import Function, name_node
@@ -586,6 +587,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             f"{type(input).__name__}"
         )
     num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)
+    if replacement.__class__ is not bool:
+        check_bool("multinomial", replacement, "replacement", 3)
     if isinstance(out, Tensor) and out.dtype is not _dtype.int64:  # no cast into out=
         raise RuntimeError(
             f"multinomial expects Long tensor out, got: {_dtype.scalar_name(out.dtype)}"

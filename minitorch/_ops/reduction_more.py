@@ -11,6 +11,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
+    arg_types,
     cast,
     is_floating,
     no_overload,
@@ -474,6 +475,13 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
         nd = A._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("linalg_matrix_norm", input) from None
+    if not isinstance(ord, (str, numbers.Number, Tensor)):  # None, a list: no overload takes it
+        from minitorch._ops._common import arg_types, no_overload
+
+        rest = "tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, "
+        rest += "Tensor out = None"
+        sigs = [f"Tensor input, Number ord, {rest}", f'Tensor input, str ord = "fro", {rest}']
+        raise no_overload("linalg_matrix_norm", arg_types(input, ord), sigs)
     if nd < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
@@ -1034,6 +1042,8 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         got = f"{type_name(input)}, {type_name(q)}"
         raise no_overload(op, got, _QUANTILE_OVERLOADS) from None
     xp = input._device.backend.xp
+    if keepdim.__class__ is not bool:
+        raise no_overload(op, arg_types(input, q, dim, keepdim), _QUANTILE_OVERLOADS)
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not isinstance(q, numbers.Real):
         # q as a NumPy array or a list of levels: torch takes only a number or a tensor (checked

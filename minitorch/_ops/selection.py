@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
-from minitorch._ops._common import check_tensors, not_tensor, opmath_dtype, row_major, wrap_dim
+from minitorch._ops._common import (
+    check_bool,
+    check_tensors,
+    not_tensor,
+    opmath_dtype,
+    row_major,
+    wrap_dim,
+)
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, _put, watch_indices
 from minitorch._ops.inplace import (
@@ -573,8 +580,8 @@ def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
 def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
     torch.masked_select."""
-    check_tensors("masked_select", ("input", input))
-    if not isinstance(mask, Tensor) or mask._data.dtype.kind != "b":
+    check_tensors("masked_select", ("input", input), ("mask", mask))
+    if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
     result = watch_indices(MaskedSelect.apply(x, plan=parse_key(x, m)), mask)
@@ -685,6 +692,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     """A copy of input with input.flatten()[index] = source (+= when accumulate). Mirrors
     torch.put."""
     check_tensors("put", ("input", input), ("index", index))
+    if accumulate.__class__ is not bool:
+        check_bool("put", accumulate, "accumulate", 4)
     if not isinstance(source, Tensor):
         raise TypeError(
             f"put(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}"
@@ -715,6 +724,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """In-place put. Mirrors torch.Tensor.put_."""
+    if accumulate.__class__ is not bool:
+        check_bool("put_", accumulate, "accumulate", 3)
     check_partial_overlap(input, source, same_ok=False)
     return apply_inplace(input, lambda s: put(s, index, source, accumulate), "put_", (source,))
 

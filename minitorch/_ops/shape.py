@@ -329,6 +329,12 @@ class SqueezeDims(Squeeze):
     _node_name = "SqueezeBackward2"
 
 
+def squeeze_overloads(out: bool) -> list:
+    """torch.squeeze's (and squeeze_copy's, with out=) overloads, as its parser lists them."""
+    tail = ", *, Tensor out = None" if out else ""
+    return [f"Tensor input{d}{tail}" for d in ("", ", int dim", ", tuple of ints dim")]
+
+
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Removes size-1 dims (all, one, or a tuple; other dims are left). Mirrors torch.squeeze."""
     try:
@@ -341,6 +347,10 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     if isinstance(dim, int) or is_index(dim):
         d = _wrap_dim(dim, n)
         return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
+    if not isinstance(dim, (tuple, list)):  # a 9-element tensor, a str: no overload takes it
+        from minitorch._ops._common import arg_types, no_overload
+
+        raise no_overload("squeeze", arg_types(input, dim), squeeze_overloads(False))
     wrapped = []
     for d in dim:  # wrapped one by one, as torch: a repeat is found before a later bad dim
         d = _wrap_dim(d, n)
@@ -462,7 +472,12 @@ def permute(input: Tensor, dims) -> Tensor:
         n = input._data.ndim
     except AttributeError:  # torch.permute(None, ...): zero-cost when a tensor
         raise not_tensor("permute", input) from None
-    dims = tuple(dims)
+    if dims.__class__ is not tuple:
+        if dims is None or isinstance(dims, str):
+            from minitorch._ops._common import wrong_type
+
+            raise wrong_type("permute", dims, "dims", 2, "tuple of ints")
+        dims = tuple(dims)
     if len(dims) != n:
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -583,6 +598,15 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         n = input._data.ndim
     except AttributeError:  # torch.movedim(None, 0, 1): zero-cost when a tensor
         raise not_tensor("movedim", input) from None
+    for arg in (source, destination):
+        if isinstance(arg, str) or arg is None:  # torch's overloads take ints or int[]s
+            from minitorch._ops._common import arg_types, no_overload
+
+            sigs = [
+                "Tensor input, int source, int destination",
+                "Tensor input, tuple of ints source, tuple of ints destination",
+            ]
+            raise no_overload("movedim", arg_types(input, source, destination), sigs)
     src_list = [source] if isinstance(source, int) or is_index(source) else list(source)
     dst = destination
     dst_list = [dst] if isinstance(dst, int) or is_index(dst) else list(dst)

@@ -743,7 +743,8 @@ def broadcast_tensors(*tensors) -> tuple:
     out = [1] * n
     for t in tensors:
         shape = t._data.shape
-        for i, v in enumerate(shape):
+        for i in range(len(shape) - 1, -1, -1):  # from the right: torch names the last mismatch
+            v = shape[i]
             j = n - len(shape) + i
             if v != 1 and out[j] != 1 and out[j] != v:
                 raise RuntimeError(

@@ -6,7 +6,7 @@ import itertools
 
 from minitorch import _dtype, _memory_format
 from minitorch._backend import cpu
-from minitorch._ops._common import check_tensors, index, ints, is_index
+from minitorch._ops._common import check_bool, check_int, check_tensors, index, ints, is_index
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -144,6 +144,16 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
     if input is None and isinstance(repeats, Tensor):  # the one-tensor form by keyword
         input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(repeats): the indices repeated
+        if dim is not None:  # (x, None, 0): the one-tensor form takes no dim
+            from minitorch._ops._common import arg_types, no_overload
+
+            size = ", *, int output_size = None"
+            sigs = [
+                f"Tensor input, Tensor repeats, int dim = None{size}",
+                f"Tensor repeats{size}",
+                f"Tensor input, int repeats, int dim = None{size}",
+            ]
+            raise no_overload("repeat_interleave", arg_types(input, repeats, dim), sigs)
         check_tensors("repeat_interleave", ("repeats", input))
         reps = input
         if reps._data.ndim != 1:
@@ -245,6 +255,10 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """The length-r combinations of a 1-d tensor's elements, as rows. Mirrors
     torch.combinations."""
     check_tensors("combinations", ("input", input))
+    if r.__class__ is not int:
+        r = check_int("combinations", r, "r", 2)
+    if with_replacement.__class__ is not bool:
+        check_bool("combinations", with_replacement, "with_replacement", 3)
     if input._data.ndim != 1:
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input._data.shape)}")
     if r < 0:

@@ -8,6 +8,7 @@ import math
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
+    check_float,
     index,
     opmath_dtype,
     promote,
@@ -25,7 +26,6 @@ from minitorch._ops.pointwise_more import (
     cos,
 )
 from minitorch._tensor import Tensor
-from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
 # fmt: off
@@ -227,7 +227,8 @@ class Logit(Function):
 
 def logit(input, eps=None, *, out=None):
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given. Mirrors torch.logit."""
-    eps = number_arg(eps, "logit", "eps", kind="float")  # NOTE [ Number-like arguments ]
+    if eps is not None and eps.__class__ is not float:
+        eps = check_float("logit", eps, "eps")  # (keyword form) NOTE [ Number-like arguments ]
     return _out(Logit.apply(_to_float(input, "logit"), eps=eps), out)
 
 
@@ -515,6 +516,8 @@ def polygamma_(self, n):
 
 def logit_(input, eps=None):
     """In-place logit. Mirrors torch.Tensor.logit_."""
+    if eps is not None and eps.__class__ is not float:
+        eps = check_float("logit_", eps, "eps")
     from minitorch._ops.inplace import apply_inplace
 
     return apply_inplace(input, lambda s: logit(s, eps), "logit_")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 
-from minitorch._ops._common import check_tensors, index, wrap_dim
+from minitorch._ops._common import check_tensors, index, is_index, wrap_dim
 from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
@@ -551,6 +551,27 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
 # --- histogramdd ---
 
 
+def _histogramdd_overloads(input, bins) -> TypeError:
+    from minitorch._ops._common import arg_types, no_overload
+
+    rest = "tuple of floats range = None, Tensor weight = None, bool density = False"
+    kinds = ("int", "tuple of ints", "tuple of Tensors")
+    return no_overload(
+        "histogramdd", arg_types(input, bins), [f"Tensor input, {k} bins, {rest}" for k in kinds]
+    )
+
+
+def _histogramdd_bin(b, i):
+    """One count of a bins sequence, with torch's TypeError for one that is not an int."""
+    if b.__class__ is int:
+        return b
+    if i == 0 and b.__class__ is str:  # torch reads a sequence starting with a str as tensors'
+        raise TypeError(f"expected Tensor as element 0 in argument 1, but got {type(b).__name__}")
+    from minitorch._ops._common import ints
+
+    return ints((b,) if i == 0 else (0,) * i + (b,), "histogramdd", "bins")[i]
+
+
 def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out=None):
     """The D-dimensional histogram of the points input[..., :D]: (hist, bin_edges) with one
     edges tensor per dimension. Forward-only. Mirrors torch.histogramdd."""
@@ -569,9 +590,11 @@ def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out
     xp = input._device.backend.xp
     x = input._data
     dims = x.shape[-1]
-    if isinstance(bins, int):
-        bins = [bins] * dims
-    bins = [b if isinstance(b, Tensor) else int(b) for b in bins]
+    if bins.__class__ is int or (bins.__class__ is not bool and is_index(bins)):
+        bins = [index(bins, "histogramdd", "bins")] * dims
+    elif isinstance(bins, (str, Tensor, float, bool)) or not hasattr(bins, "__iter__"):
+        raise _histogramdd_overloads(input, bins)
+    bins = [b if isinstance(b, Tensor) else _histogramdd_bin(b, i) for i, b in enumerate(bins)]
     if len(bins) != dims:
         raise RuntimeError(
             "histogramdd: The size of bins must be equal to the innermost dimension of the input."

@@ -6,7 +6,16 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, _memory_format
-from minitorch._ops._common import check_tensors, index, wrap_dim
+from minitorch._ops._common import (
+    arg_types,
+    check_int,
+    check_tensors,
+    index,
+    is_index,
+    no_overload,
+    wrap_dim,
+    wrong_type,
+)
 from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._ops.scatter_gather import (
@@ -16,6 +25,7 @@ from minitorch._ops.scatter_gather import (
     reduce_into,
     reduce_ufunc,
 )
+from minitorch._ops.shape import squeeze_overloads
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.autograd import grad_mode
 from minitorch.autograd.function import name_node
@@ -349,6 +359,8 @@ def _sizes(size):
 def permute_copy(input, dims, *, out=None):
     """Mirrors torch.permute_copy."""
     check_tensors("permute_copy", ("input", input))
+    if dims is None or isinstance(dims, str):
+        raise wrong_type("permute_copy", dims, "dims", 2, "tuple of ints")
     return _write(_copy(input.permute(_sizes(dims)), input), out)
 
 
@@ -379,6 +391,8 @@ def expand_copy(input, size, *, implicit=False, out=None):
 def squeeze_copy(input, dim=None, *, out=None):
     """Mirrors torch.squeeze_copy."""
     check_tensors("squeeze_copy", ("input", input))
+    if isinstance(dim, Tensor) and not is_index(dim):
+        raise no_overload("squeeze_copy", arg_types(input, dim), squeeze_overloads(True))
     v = input.squeeze() if dim is None else input.squeeze(dim)
     return _write(_copy(v, input), out)
 
@@ -392,12 +406,16 @@ def unsqueeze_copy(input, dim, *, out=None):
 def select_copy(input, dim, index, *, out=None):
     """Mirrors torch.select_copy."""
     check_tensors("select_copy", ("input", input))
+    if index.__class__ is not int:
+        index = check_int("select_copy", index, "index", 3)
     return _write(_copy(input[_select_key(input, dim, index)], input), out)
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     """Mirrors torch.slice_copy."""
     check_tensors("slice_copy", ("input", input))
+    if step.__class__ is not int:
+        step = check_int("slice_copy", step, "step", 5)
     if input.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, input.ndim, "slice_copy")
