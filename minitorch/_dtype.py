@@ -240,9 +240,22 @@ def out_dtype_error(want, got) -> RuntimeError:
     )
 
 
-# The largest finite value of each narrow float dtype, and c10's name for it in error messages
-_FLOAT_RANGE = {"float32": (3.4028234663852886e38, "float"), "float16": (65504.0, "c10::Half"),
-                "bfloat16": (3.3895313892515355e38, "c10::BFloat16")}  # fmt: skip
+# c10's spelling of each dtype (by NumPy's name) in its checked conversion's overflow error
+C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
+             "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+             "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}  # fmt: skip
+
+
+def overflow_error(name: str) -> RuntimeError:
+    """c10's error for a number the dtype named `name` (NumPy's name) cannot hold."""
+    return RuntimeError(
+        f"value cannot be converted to type {C10_NAMES.get(name, name)} without overflow"
+    )
+
+
+# The largest finite value of each narrow float dtype
+_FLOAT_TOP = {"float32": 3.4028234663852886e38, "float16": 65504.0,
+              "bfloat16": 3.3895313892515355e38}  # fmt: skip
 
 
 _PY_NUMBERS = (builtins.float, builtins.int, builtins.bool)
@@ -261,10 +274,9 @@ def fill_number(value, npdt, op: str = "fill_"):
         raise TypeError(f"{op}(): the fill value must be a Number, not {type(value).__name__}")
     if value.__class__ is builtins.int and not SCALAR_INT_MIN <= value < SCALAR_INT_END:
         raise scalar_int_overflow(value)
-    if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_RANGE:
-        top, name = _FLOAT_RANGE[npdt.name]
-        if abs(value) > top and value - value == 0:  # finite (inf and nan are stored as they are)
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_TOP:
+        if abs(value) > _FLOAT_TOP[npdt.name] and value - value == 0:  # finite (inf and nan are
+            raise overflow_error(npdt.name)  # stored as they are)
     return via_float32(value, npdt)
 
 
@@ -284,10 +296,6 @@ def scalar_int_overflow(v: int) -> OverflowError:
     if v < 0:
         return OverflowError("can't convert negative int to unsigned")
     return OverflowError("int too big to convert")
-
-
-_C_INT_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-                "int64": "int64_t"}  # fmt: skip
 
 
 def wrap_int(v: int, npdt) -> int:
@@ -311,7 +319,7 @@ def checked_int(v: int, npdt) -> int:
         return v + info.max + 1
     if not SCALAR_INT_MIN <= v < SCALAR_INT_END:
         raise scalar_int_overflow(v)
-    raise _overflow(npdt)
+    raise overflow_error(npdt.name)
 
 
 def checked_float_int(v: float, npdt) -> float:
@@ -320,15 +328,8 @@ def checked_float_int(v: float, npdt) -> float:
     255, and 255.5 raises); NaN and inf raise. Returns v, for the store to truncate."""
     info = np.iinfo(npdt)
     if not info.min <= v <= info.max:  # also False for NaN
-        raise _overflow(npdt)
+        raise overflow_error(npdt.name)
     return v
-
-
-def _overflow(npdt) -> RuntimeError:
-    return RuntimeError(
-        f"value cannot be converted to type {_C_INT_NAMES.get(npdt.name, npdt.name)} without "
-        "overflow"
-    )
 
 
 def from_numpy(np_dtype) -> dtype:

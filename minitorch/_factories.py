@@ -225,7 +225,9 @@ def _put(host: np.ndarray, dev: Device):
 # floats are truncated toward zero. Floating dtypes take any value (overflow gives inf).
 
 
-def _check_int_range(src: np.ndarray, dt, name: str) -> None:
+def _check_int_range(src: np.ndarray, dt, name: str | None = None) -> None:
+    """RuntimeError for a value of src that integer dtype dt cannot hold, naming the type as
+    `name` (tensor() says "uint8") or else in c10's spelling (full() says "uint8_t")."""
     if dt._kind != 1 or src.size == 0:  # only integer targets are checked
         return
     info = np.iinfo(dt.np)
@@ -241,6 +243,8 @@ def _check_int_range(src: np.ndarray, dt, name: str) -> None:
     else:
         return
     if bad:
+        if name is None:
+            raise _dtype.overflow_error(dt.np.name)
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
@@ -728,10 +732,10 @@ def scalar_tensor(
     # torch converts the Scalar with c10's checked conversion: an integer dtype's range, and
     # float32's for a finite value (float16 and bfloat16 take it unchecked: inf)
     if dt._kind == 1 and isinstance(s, (int, float)):
-        _check_int_range(np.asarray(s), dt, _C_NAMES.get(dt.name, dt.name))
+        _check_int_range(np.asarray(s), dt)
     elif dt is _dtype.float32 and isinstance(s, (int, float)) and math.isfinite(s):
         if abs(s) > _FLOAT32_MAX:
-            raise RuntimeError("value cannot be converted to type float without overflow")
+            raise _dtype.overflow_error("float32")
     return tensor(s, dtype=dt, device=device, requires_grad=requires_grad)
 
 
@@ -1241,15 +1245,6 @@ def _number_dtype(value):
     return (_dtype.bool, _dtype.int64, _dtype.default_float())[kind]
 
 
-_C_NAMES = {
-    "int64": "int64_t",
-    "int32": "int",
-    "int16": "int16_t",
-    "int8": "int8_t",
-    "uint8": "uint8_t",
-}
-
-
 def full(
     size,
     fill_value,
@@ -1280,7 +1275,7 @@ def full(
     if isinstance(fill_value, Tensor):
         return _full_from_tensor(shape, fill_value, dt, dev, requires_grad)
     if dt._kind == 1:
-        _check_int_range(np.asarray(fill_value), dt, _C_NAMES.get(dt.name, dt.name))
+        _check_int_range(np.asarray(fill_value), dt)
         fill_value = int(fill_value)
     elif dt is _dtype.bool:
         fill_value = bool(fill_value)

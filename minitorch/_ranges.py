@@ -384,19 +384,6 @@ def _linspace_cpu(start, end, steps: int, dt) -> np.ndarray:
     return np.where(up, s + step * i.astype(T), e - step * k.astype(T)).astype(npdt)
 
 
-# c10's spelling of each dtype in its conversion errors
-_C10_NAMES = {
-    "float16": "c10::Half",
-    "bfloat16": "c10::BFloat16",
-    "float32": "float",
-    "uint8": "uint8_t",
-    "int8": "int8_t",
-    "int16": "int16_t",
-    "int32": "int",
-    "int64": "int64_t",
-}
-
-
 def _to_range_dtype(value, dt):
     """start or end as torch's linspace converts it to the dtype before interpolating: a
     checked conversion (RuntimeError beyond the dtype's finite range; inf and nan pass into a
@@ -414,7 +401,7 @@ def _to_range_dtype(value, dt):
             dt is _dtype.float64 or not math.isfinite(value) or abs(value) <= _dtype.finfo(dt).max
         )
     if not fits:
-        raise RuntimeError(f"value cannot be converted to type {_C10_NAMES[name]} without overflow")
+        raise _dtype.overflow_error(name)
     return value
 
 

@@ -677,7 +677,7 @@ def randperm(
     if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
         raise RuntimeError("n cannot be greater than 2049 for Half type.")
     if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
-        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+        raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
     b = backend_of(dev)

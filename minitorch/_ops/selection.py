@@ -275,9 +275,7 @@ def _integral_alpha(alpha: float, dt) -> int:
     the type's range (a negative one for uint8) is c10's overflow error instead of a wrap."""
     info = _dtype.iinfo(dt)
     if not info.min <= alpha <= info.max:  # also refuses nan and inf
-        name = _dtype.numpy_dtype(dt).name
-        name = "int" if name == "int32" else f"{name}_t"  # c10's spelling
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
     return int(alpha)
 
 
@@ -396,13 +394,6 @@ def _fill_value(input: Tensor, value, op: str) -> Tensor:
     return _make(xp.asarray(value, dtype=input._data.dtype), input._device, False, None)
 
 
-# c10's names of the dtypes in its checked conversion's overflow message
-_C10_NAMES = {
-    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-    "int64": "int64_t", "int32": "int", "int16": "int16_t", "int8": "int8_t", "uint8": "uint8_t",
-}  # fmt: skip
-
-
 def _real_fill(value: complex, npdt, op: str):
     """A complex fill value as torch converts it into a real dtype: index_fill refuses any;
     masked_fill takes one with no imaginary part (a bool tensor: any, as nonzero or not)."""
@@ -413,9 +404,7 @@ def _real_fill(value: complex, npdt, op: str):
     if npdt.kind == "b":
         return value != 0
     if value.imag != 0:
-        raise RuntimeError(
-            f"value cannot be converted to type {_C10_NAMES[npdt.name]} without overflow"
-        )
+        raise _dtype.overflow_error(npdt.name)
     return value.real
 
 
