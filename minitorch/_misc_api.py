@@ -15,7 +15,7 @@ from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
 from minitorch._dlpack import to_dlpack
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import Function, name_node
 from minitorch.random import _sample
 
 # fmt: off
@@ -378,4 +378,5 @@ def _resize_out_of_place(self: Tensor, sizes) -> Tensor:
             "elements). autograd's resize can only change the shape of a given tensor, while "
             "preserving the number of elements. "
         )
-    return self.contiguous().view(sizes)
+    # torch's node: its Python autograd Function Resize's (torch.autograd.function.ResizeBackward)
+    return name_node(self.contiguous().view(sizes), "ResizeBackward", (self,))

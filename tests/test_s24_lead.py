@@ -1,5 +1,5 @@
-"""c10's checked-conversion overflow errors name each dtype in c10's spelling, from one table
-(minitorch/_dtype.py C10_NAMES); literals from torch 2.13."""
+"""The lead's fixes of session 24: c10's checked-conversion overflow errors name each dtype in
+c10's spelling from one table (minitorch/_dtype.py C10_NAMES); literals from torch 2.13."""
 
 import pytest
 
@@ -23,3 +23,18 @@ import minitorch as torch
 def test_overflow_error_names_the_dtype_as_c10(call, name):
     with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {name} without"):
         call()
+
+
+def test_out_of_place_resize_node_is_resize_backward():
+    import warnings
+
+    x = torch.randn(2, 3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        y = x.resize_as(torch.zeros(3, 2))
+        z = (x * 1).resize(6)
+    assert type(y.grad_fn).__name__ == "ResizeBackward"
+    assert type(z.grad_fn).__name__ == "ResizeBackward"
+    assert type(z.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
+    (z * torch.arange(6.0)).sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
