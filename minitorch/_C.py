@@ -2,14 +2,21 @@
 
 This is a compatibility surface, not a C extension: torch._C is PyTorch's compiled core, and
 torchvision, timm and others reach into it for a handful of helpers (API-usage logging, the
-tracer's state, the __torch_function__ probes, the .to() argument parser). Each is answered here
-from minitorch's own state; nothing else of torch._C exists.
+tracer's state, the __torch_function__ probes and switches, the .to() argument parser). Each is
+answered here from minitorch's own state; nothing else of torch._C exists.
 """
 
 from __future__ import annotations
 
 import types
 
+from minitorch._subclass import (  # torch._C's names for them
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    all_disabled,
+    dispatch_off,
+)
 from minitorch._tensor_methods import TensorMethods
 from minitorch.random import Generator  # noqa: F401  (torch._C.Generator is torch.Generator)
 
@@ -22,6 +29,11 @@ __all__ = [
     "_has_torch_function",
     "_has_torch_function_unary",
     "_has_torch_function_variadic",
+    "_is_torch_function_enabled",
+    "_is_torch_function_all_disabled",
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "_disabled_torch_function_impl",
     "_get_cudnn_enabled",
     "_set_grad_enabled",
     "_get_default_device",
@@ -66,18 +78,39 @@ def _get_tracing_state():
     return None
 
 
-# minitorch has no __torch_function__ protocol (see minitorch/overrides.py): no argument ever
-# overrides a torch function
+# The __torch_function__ switches and probes: Tensor subclasses dispatch as in torch (NOTE
+# [ Tensor subclasses ] in minitorch/_subclass.py); the probes are torch.overrides' own.
 def _has_torch_function(args) -> bool:
-    return False
+    """Whether an argument is of a Tensor subclass that dispatches (False under
+    DisableTorchFunctionSubclass). Mirrors torch._C._has_torch_function."""
+    from minitorch.overrides import has_torch_function
+
+    return has_torch_function(args)
 
 
 def _has_torch_function_unary(arg) -> bool:
-    return False
+    """_has_torch_function((arg,)). Mirrors torch._C._has_torch_function_unary."""
+    from minitorch.overrides import has_torch_function_unary
+
+    return has_torch_function_unary(arg)
 
 
 def _has_torch_function_variadic(*args) -> bool:
-    return False
+    """_has_torch_function(args). Mirrors torch._C._has_torch_function_variadic."""
+    from minitorch.overrides import has_torch_function
+
+    return has_torch_function(args)
+
+
+def _is_torch_function_enabled() -> bool:
+    """False inside DisableTorchFunctionSubclass / DisableTorchFunction. Mirrors
+    torch._C._is_torch_function_enabled."""
+    return not dispatch_off()
+
+
+def _is_torch_function_all_disabled() -> bool:
+    """True inside DisableTorchFunction. Mirrors torch._C._is_torch_function_all_disabled."""
+    return all_disabled()
 
 
 def _get_cudnn_enabled() -> bool:

@@ -120,6 +120,8 @@ class TorchPickler(pickle._Pickler):
                 return (_REBUILD_PARAMETER, args)
             storage, offset, size, stride = self.plan.locate(obj)
             args = (storage, offset, size, stride, obj.requires_grad, OrderedDict())
+            if obj.__class__ is not Tensor:  # a subclass, written by its own name as torch
+                return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, obj.__class__, args, state))
             if state:
                 return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, _TORCH_TENSOR, args, state))
             return (_REBUILD_TENSOR, args)

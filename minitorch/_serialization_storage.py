@@ -451,7 +451,8 @@ def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
-    """Mirrors torch._tensor._rebuild_from_type_v2 for Tensor and Parameter."""
+    """Mirrors torch._tensor._rebuild_from_type_v2 for Tensor, Parameter and Tensor
+    subclasses (as_subclass: an alias, not a leaf, when it requires grad, as torch)."""
     from minitorch.nn.parameter import Parameter
 
     if not any(func is f for f in _TENSOR_REBUILDERS) or args.__class__ is not tuple:
@@ -459,6 +460,10 @@ def _rebuild_from_type_v2(func, new_type, args, state):
     t = func(*args)
     if new_type is Parameter and not isinstance(t, Parameter):
         t = Parameter(t, t.requires_grad)
+    elif type(t) is not new_type and new_type is not Tensor:
+        if not (isinstance(new_type, type) and issubclass(new_type, Tensor)):
+            raise UnpicklingError(f"_rebuild_from_type_v2: {new_type!r} is not a Tensor class")
+        t = t.as_subclass(new_type)
     _set_python_state(t, state)
     return t
 

@@ -46,6 +46,27 @@ class DisableTorchFunctionSubclass:
         return False
 
 
+class DisableTorchFunction(DisableTorchFunctionSubclass):
+    """Runs its body with __torch_function__ off altogether. minitorch has no torch function
+    modes, so ops behave as under DisableTorchFunctionSubclass; only
+    torch._C._is_torch_function_all_disabled() tells the two apart. Mirrors
+    torch._C.DisableTorchFunction."""
+
+    def __enter__(self):
+        self._old_all = all_disabled()
+        _local.all_off = True
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _local.all_off = self._old_all
+        return super().__exit__(*exc)
+
+
+def all_disabled() -> bool:
+    """Whether a DisableTorchFunction block is running on this thread."""
+    return getattr(_local, "all_off", False)
+
+
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
     """Set as a class's __torch_function__ to opt it out of dispatch (nn.Parameter does): its
     instances take part in ops as plain tensors. Mirrors torch._C._disabled_torch_function_impl."""

@@ -818,6 +818,8 @@ class Tensor(TensorMethods):
             return memo[id(self)]
         import copy
 
+        if self.__class__ is not Tensor:
+            _check_subclass_deepcopy(self)
         t = _deepcopy_data(self, memo)
         memo[id(self)] = t
         if self._grad is not None:
@@ -1061,7 +1063,12 @@ def _rebuild(host_array, device_str, requires_grad, cls=None):
     if requires_grad:
         t._requires_grad = True
     if cls is not None and cls is not Tensor:
-        t = cls._from_tensor(t) if hasattr(cls, "_from_tensor") else t
+        if hasattr(cls, "_from_tensor"):
+            t = cls._from_tensor(t)
+        else:  # torch's _rebuild_from_type_v2: as_subclass (an alias when requiring grad)
+            from minitorch._subclass import as_subclass
+
+            t = as_subclass(t, cls)
     return t
 
 
@@ -1095,6 +1102,24 @@ def _python_state(t: Tensor) -> dict:
     if not d:
         return d
     return {k: v for k, v in d.items() if k not in _AUTOGRAD_KEYS}
+
+
+def _check_subclass_deepcopy(t: Tensor) -> None:
+    """torch deep-copies a Tensor subclass into what its new_empty([]) gives (with subclass
+    dispatch off, a plain tensor unless the subclass defines new_empty), and refuses when that
+    is not of the subclass."""
+    from minitorch._subclass import DisableTorchFunctionSubclass
+
+    with DisableTorchFunctionSubclass():
+        new = t.new_empty([])
+    if type(new) is not type(t):
+        raise RuntimeError(
+            "The default implementation of __deepcopy__() for non-wrapper subclasses only works "
+            "for subclass types that implement new_empty() and for which that function returns "
+            "another instance of the same subclass. You should either properly implement "
+            "new_empty() for your subclass or override __deepcopy__() if it is intended behavior "
+            "for new_empty() to return an instance of a different type."
+        )
 
 
 def _deepcopy_data(t: Tensor, memo) -> Tensor:

@@ -1591,9 +1591,13 @@ class TensorMethods:
             raise
 
     def view_as(self, other):
+        if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
+            return _dispatch_other(TensorMethods.view_as, self, other)
         return _ops.view(self, _tensor_arg(other, "view_as").shape)
 
     def reshape_as(self, other):
+        if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
+            return _dispatch_other(TensorMethods.reshape_as, self, other)
         return _ops.reshape(self, _tensor_arg(other, "reshape_as").shape)
 
     def ravel(self):
@@ -1708,6 +1712,8 @@ class TensorMethods:
             raise
 
     def expand_as(self, other):
+        if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
+            return _dispatch_other(TensorMethods.expand_as, self, other)
         return _ops.expand(self, _tensor_arg(other, "expand_as").shape)
 
     def broadcast_to(self, *size, **kwargs):
@@ -2645,3 +2651,17 @@ def _name_as_tensor_methods() -> None:
 
 _FunctionType = type(_name_as_tensor_methods)
 _name_as_tensor_methods()
+
+
+def _subclass_other(other) -> bool:
+    """Whether `other` (a tensor argument besides self of a plain tensor's method) is of a Tensor
+    subclass that dispatches: then, as torch, the call goes to its __torch_function__."""
+    from minitorch._subclass import dispatch_off
+
+    return isinstance(other, TensorMethods) and not dispatch_off()
+
+
+def _dispatch_other(func, self, other):
+    from minitorch._subclass import dispatch, overloaded_types
+
+    return dispatch(func, overloaded_types((self, other)), (self, other), {})

@@ -69,6 +69,10 @@ def _root_grads(outputs, grad_outputs, what):
             raise RuntimeError(
                 f"{what}: grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
             )
+        elif g.__class__ is not Tensor:
+            g = _plain_grad(g)
+            if g._data.dtype != out._data.dtype:
+                g = g.to(out.dtype)
         elif g._data.dtype != out._data.dtype:
             g = g.to(out.dtype)  # torch casts a gradient of another dtype, as for node outputs
         grads.append(g)
@@ -77,6 +81,16 @@ def _root_grads(outputs, grad_outputs, what):
             f"element {no_grad_at} of tensors does not require grad and does not have a grad_fn"
         )
     return grads
+
+
+def _plain_grad(g: Tensor) -> Tensor:
+    """A gradient of a Tensor subclass (a user's grad_output, a formula that computed with a
+    saved subclass tensor) as the plain tensor it is in torch, whose backward formulas compute
+    on plain tensors: the walk's array paths tell a gradient by `__class__ is Tensor`, so none
+    of another class travels. The same memory; on the graph (an alias) under create_graph."""
+    if g._requires_grad:
+        return Tensor.as_subclass(g, Tensor)
+    return _make(g._data, g._device, False, None)
 
 
 def _edge_root_grad(edge, grad_outputs, i, what):
@@ -229,6 +243,12 @@ def grad(
         )
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    for t in outputs + inputs:  # torch hands grad to Tensor subclasses' __torch_function__
+        if t.__class__ is not Tensor and isinstance(t, Tensor) and _subclass_dispatches(t):
+            return _grad_subclass(
+                outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                allow_unused, materialize_grads,
+            )
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if allow_unused is None:
@@ -277,6 +297,31 @@ def grad(
                 )
         result.append(g)
     return tuple(result)
+
+
+def _subclass_dispatches(t) -> bool:
+    from minitorch._subclass import dispatch_off
+
+    return t.__class__._dispatches and not dispatch_off()
+
+
+def _grad_subclass(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                   allow_unused, materialize_grads):
+    """grad() with outputs or inputs of a dispatching Tensor subclass: their __torch_function__
+    gets it (the default one runs it with dispatch off and returns the gradients as the most
+    derived subclass), as torch.autograd.grad does."""
+    from minitorch._subclass import dispatch, overloaded_types
+
+    kwargs = {
+        "grad_outputs": grad_outputs,
+        "retain_graph": retain_graph,
+        "create_graph": create_graph,
+        "only_inputs": only_inputs,
+        "allow_unused": allow_unused,
+        "materialize_grads": materialize_grads,
+    }
+    types = overloaded_types(outputs + inputs)
+    return dispatch(grad, types, (outputs, inputs), kwargs, "torch.autograd.grad")
 
 
 def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
@@ -684,11 +729,13 @@ def _run_node(node, grads, deps, ready, buffers, hooked=False, tried=False):
         child, nr = e
         g = grad_inputs[i]
         if g is not None:
-            if g.__class__ is not Tensor and not isinstance(g, Tensor):
-                raise TypeError(
-                    f"function {type(node).__name__} returned a gradient of type "
-                    f"{type(g).__name__} for input {i}; expected a Tensor or None"
-                )
+            if g.__class__ is not Tensor:
+                if not isinstance(g, Tensor):
+                    raise TypeError(
+                        f"function {type(node).__name__} returned a gradient of type "
+                        f"{type(g).__name__} for input {i}; expected a Tensor or None"
+                    )
+                g = _plain_grad(g)
             m = meta[i]
             data = g._data
             if (data.shape, data.dtype) != m:

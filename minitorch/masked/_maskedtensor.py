@@ -14,8 +14,9 @@ Mirrors torch.masked.MaskedTensor (a prototype in torch), for a documented subse
   methods (`+ - * / // % **`, comparisons, `add`, `mul`, `maximum`, ...) keeping the mask; two
   MaskedTensors must have equal masks (torch's ValueError).
 
-Differences from torch: MaskedTensor is not a Tensor subclass and minitorch has no
-__torch_function__, so torch-namespace functions (`minitorch.sum(mt)`, `F.softmax(mt)`) do not
+Differences from torch: MaskedTensor is not a Tensor subclass (minitorch calls a subclass's own
+__torch_function__ for its methods and operators only, not for torch.* functions: NOTE [ Tensor
+subclasses ]), so torch-namespace functions (`minitorch.sum(mt)`, `F.softmax(mt)`) do not
 accept it: call its methods or the minitorch.masked functions (which, as torch's, return plain
 tensors for MaskedTensor input). `as_masked_tensor(x, mask)` gives x a plain-Tensor gradient
 (zero at masked-out elements that no op read) where torch's is a MaskedTensor. The

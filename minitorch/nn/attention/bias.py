@@ -21,9 +21,11 @@ class CausalVariant(enum.IntEnum):
 
 # NOTE [ CausalBias dispatch ]
 # torch's CausalBias is a Tensor subclass whose __torch_function__ reroutes
-# F.scaled_dot_product_attention to CausalBias._dispatch. minitorch has no __torch_function__, so
-# scaled_dot_product_attention itself hands any non-Tensor attn_mask that has a `_dispatch`
-# method over to it (nn/_functional_attention.py); the plain-Tensor path pays nothing for it.
+# F.scaled_dot_product_attention to CausalBias._dispatch. minitorch calls a subclass's own
+# __torch_function__ for its methods and operators only, not for torch.*/F.* functions (NOTE
+# [ Tensor subclasses ] in minitorch/_subclass.py), so scaled_dot_product_attention itself hands
+# any non-Tensor attn_mask that has a `_dispatch` method over to it
+# (nn/_functional_attention.py); the plain-Tensor path pays nothing for it.
 
 
 class CausalBias:
