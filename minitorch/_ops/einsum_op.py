@@ -424,7 +424,10 @@ def _torch_node_name(terms, out) -> str:
 # ('i,j->ij' of int64 and float32 is float32); one that sums a letter is a bmm, which refuses
 # a bool left side and operands of different dtypes, unless a dim of the pair is empty (bmm
 # returns early then, in the right side's dtype). minitorch replays that plan on dtypes only,
-# raising where torch's would, and casts every operand to the dtype it ends in.
+# raising where torch's would, and casts every operand to the dtype it ends in. A summed letter
+# of size 1 is squeezed from both sides (one of size 1 on one side only is summed out of the
+# other) before the pair is joined, so a pair whose summed letters all have size 1 is a multiply
+# too ('e,aea' of int64 and float32 is float32 when e is of size 1, a bmm error when larger).
 
 
 def _plan_dtype(terms, operands, out):
@@ -449,7 +452,17 @@ def _plan_dtype(terms, operands, out):
         later = set().union(*sets[k + 1 :])
         both = left | right
         summed = {c for c in both if c not in out and c not in later}
-        if not summed:
+        paired = set()  # the letters torch's bmm sums: size > 1 on both sides
+        for c in summed:
+            if sizes[c] == 1:  # squeezed from both sides
+                continue
+            if c not in left:  # (a size-1 dim dropped there) the right side summed alone
+                right_dt = _dtype.int64 if right_dt._kind != _dtype._FLOAT else right_dt
+            elif c not in right:  # the left side summed alone (sum's int64)
+                dt = _dtype.int64 if dt._kind != _dtype._FLOAT else dt
+            else:
+                paired.add(c)
+        if not paired:  # a broadcast multiply, which promotes
             dt = _dtype.promote_types(dt, right_dt)
         elif any(sizes[c] == 0 for c in both):
             dt = right_dt

@@ -1379,7 +1379,10 @@ class Maximum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return ctx.xp.maximum(a._data, b._data)
+        # torch returns a on a tie (0. vs -0.), NumPy its second operand (its first for float16)
+        if a._data.dtype.char == "e":
+            return ctx.xp.maximum(a._data, b._data)
+        return ctx.xp.maximum(b._data, a._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1399,7 +1402,9 @@ class Minimum(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
-        return ctx.xp.minimum(a._data, b._data)
+        if a._data.dtype.char == "e":  # (a on a tie, as Maximum)
+            return ctx.xp.minimum(a._data, b._data)
+        return ctx.xp.minimum(b._data, a._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1501,10 +1506,13 @@ class ClampTensor(Function):
         ctx.save_for_backward(a, lo, hi)
         x = a._data
         xp = ctx.xp
+        # a tie keeps x, as torch (-0. against 0.): NumPy returns the second operand on a tie,
+        # the first for float16
+        f16 = x.dtype.char == "e"
         if lo is not None:
-            x = xp.maximum(x, lo._data)
+            x = xp.maximum(x, lo._data) if f16 else xp.maximum(lo._data, x)
         if hi is not None:
-            x = xp.minimum(x, hi._data)
+            x = xp.minimum(x, hi._data) if f16 else xp.minimum(hi._data, x)
         return x
 
     @staticmethod

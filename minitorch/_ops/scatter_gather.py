@@ -562,8 +562,12 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
     input = input.expand(shape_x)  # always, as torch (its graph has the ExpandBackward0 node)
     if tuple(shape_i) != indices._data.shape:
         indices = indices.expand(shape_i)
-    # along a dim, torch wraps negative indices first (gather itself refuses them)
+    # along a dim, torch takes every index modulo the size first (gather itself refuses a
+    # negative one): -1 is the last, and one past the end the first, without an error
     ia = indices._data
-    ia = indices._device.backend.xp.where(ia < 0, ia + shape_x[dim], ia)
+    if ia.size:
+        if shape_x[dim] == 0:
+            raise RuntimeError("ZeroDivisionError")
+        ia = indices._device.backend.xp.remainder(ia, shape_x[dim])
     indices = _make(ia, indices._device, False, None)
     return gather(input, dim, indices, out=out)  # its out= checks, as torch's

@@ -156,8 +156,9 @@ def _index_array(x: Tensor, index, op: str, vector: bool = True):
     return arr.reshape(1) if vector and arr.ndim == 0 else arr
 
 
-def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
-    """The plan of x[(:,) * dim + (idx,)], bounds-checked on CPU."""
+def _dim_plan(x: Tensor, dim: int, idx, op: str, scaled: bool = False) -> IndexPlan:
+    """The plan of x[(:,) * dim + (idx,)], bounds-checked on CPU (scaled: index_add's alpha is
+    not 1)."""
     shape = x._data.shape
     if x._device.type == "cpu" and idx.size:
         n = shape[dim] if shape else 1
@@ -165,13 +166,16 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str) -> IndexPlan:
         bad = (idx >= n) | (idx < (-n if op == "index_fill" else 0))
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
-            if op == "index_select" and dim > 0:  # torch's kernel for an inner dim says so
+            if op == "index_select" and dim == 1:  # torch's kernel for dim 1 says so
                 raise RuntimeError(
                     f"INDICES element is out of DATA bounds, id={value} axis_dim={n}"
                 )
-            if op == "index_select" or (op == "index_add" and len(shape) <= 1):
+            # torch's index_add scatters (RuntimeError) for alpha 1 along the first or last dim
+            # of a tensor of 2+ dims; otherwise it adds slice by slice (IndexError)
+            if op == "index_select" or (
+                op == "index_add" and (scaled or len(shape) <= 1 or 0 < dim < len(shape) - 1)
+            ):
                 raise IndexError("index out of range in self")  # torch's embedding-style text
-            # torch's classes: index_add of a matrix raises RuntimeError, the rest IndexError
             err = RuntimeError if op == "index_add" else IndexError
             prefix = "index_copy_(): " if op == "index_copy_" else ""
             raise err(f"{prefix}index {value} is out of bounds for dimension {dim} with size {n}")
@@ -225,7 +229,7 @@ def _maybe_out(result, out):
     return write_out(out, result)
 
 
-def _source_plan(input, dim, index, source, op):
+def _source_plan(input, dim, index, source, op, scaled=False):
     ndim = input._data.ndim
     dim = wrap_dim(dim, ndim, op)
     idx = _index_array(input, index, op)
@@ -247,7 +251,7 @@ def _source_plan(input, dim, index, source, op):
     if ndim == 0:  # one element, addressed by one index (torch sizes a 0-d source as dim 0)
         if idx.size != 1:
             raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-        return _dim_plan(input, dim, idx, op)
+        return _dim_plan(input, dim, idx, op, scaled)
     # torch's order (and texts): source has `dim`, its size there is the index count, then the
     # other sizes match input's; all from shapes, before any index bounds check
     if dim >= len(src_shape):
@@ -266,7 +270,7 @@ def _source_plan(input, dim, index, source, op):
         shape[:dim] + shape[dim + 1 :]
     ):
         raise mismatch
-    return _dim_plan(input, dim, idx, op)
+    return _dim_plan(input, dim, idx, op, scaled)
 
 
 def _integral_alpha(alpha: float, dt) -> int:
@@ -283,7 +287,7 @@ def _integral_alpha(alpha: float, dt) -> int:
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
-    plan = _source_plan(input, dim, index, source, "index_add")
+    plan = _source_plan(input, dim, index, source, "index_add", alpha != 1)
     if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
         alpha = _integral_alpha(alpha, input.dtype)
     if alpha != 1:
