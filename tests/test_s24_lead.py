@@ -38,3 +38,16 @@ def test_out_of_place_resize_node_is_resize_backward():
     assert type(z.grad_fn.next_functions[0][0]).__name__ == "MulBackward0"
     (z * torch.arange(6.0)).sum().backward()
     assert x.grad.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_adam_first_second_moment_is_torchs_bits():
+    # torch's addcmul_ computes acc + (value * g) * g; g * g * value rounds differently for
+    # some g (this one: float32 step 0 of Adam's exp_avg_sq)
+    g = torch.tensor([-0.13210485875606537, 1.3040000200271606, 0.9470809698104858])
+    p = torch.zeros(3, requires_grad=True)
+    opt = torch.optim.Adam([p], lr=0.1)
+    p.grad = g.clone()
+    opt.step()
+    # torch 2.13's values
+    expected = [1.745169356581755e-05, 0.0017004160908982158, 0.000896962417755276]
+    assert opt.state[p]["exp_avg_sq"].tolist() == expected

@@ -596,8 +596,10 @@ def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
     the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
     if grad.dtype.itemsize == 2:
         return acc.addcmul_(grad, grad, value=weight)
-    sq = grad.mul(grad)
-    return acc.add_(sq if weight == 1 else sq.mul_(weight))
+    # (torch's kernel computes acc + (weight * grad) * grad, in that order: its bits)
+    if weight == 1:
+        return acc.add_(grad.mul(grad))
+    return acc.add_(grad.mul(weight).mul_(grad))
 
 
 def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
