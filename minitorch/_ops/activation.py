@@ -217,8 +217,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     _check_tensor(input, "hardtanh")
     if input._data.dtype.kind == "b":
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    min_val = _number(min_val, "hardtanh", "min_val", 2)  # NOTE [ Number-like arguments ]
-    max_val = _number(max_val, "hardtanh", "max_val", 3)
+    try:
+        min_val = _number(min_val, "hardtanh", "min_val", 2)  # NOTE [ Number-like arguments ]
+        max_val = _number(max_val, "hardtanh", "max_val", 3)
+    except TypeError:
+        # torch's Python wrapper compares the bounds before its parser reads them: that
+        # comparison's own error (a list, None, a tensor of several elements) comes first
+        if min_val > max_val:
+            raise ValueError("min_val cannot be greater than max_val") from None
+        raise
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if not -65504.0 <= min_val <= max_val <= 65504.0:  # rare: See _check_float_bound
@@ -1223,7 +1230,7 @@ class LogSigmoid(Function):
 
 def logsigmoid(input, *, out=None):
     """log(sigmoid(input)), without overflow. Mirrors torch.nn.functional.logsigmoid."""
-    _float_only(input, "log_sigmoid_cpu", "logsigmoid")
+    _float_only(input, "log_sigmoid_cpu", "log_sigmoid")  # (torch's aten name in errors)
     result = LogSigmoid.apply(input)
     if out is None:
         return result

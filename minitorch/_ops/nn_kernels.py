@@ -24,6 +24,7 @@ from minitorch._ops.reduction import (
 from minitorch._ops.shape import Reshape
 from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
+from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, check_watched, name_node, watch_index
 from minitorch.autograd.grad_mode import state as _grad_mode
 
@@ -194,6 +195,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx._stored_tensors
+        edges = (grad, out)  # torch's node: one LogSoftmaxBackwardDataBackward0 of these
         dt = grad.dtype if opmath_dtype(grad._data.dtype) else None
         if dt is not None:  # half: in float32, rounded once, as torch's backward kernel
             grad, out = grad.float(), out.float()
@@ -205,7 +207,7 @@ class LogSoftmax(Function):
             neg = _negative_zero_rows(ctx.xp, g, s._data, grad._device.type == "cpu")
             if neg is not None:  # r is -0. on those rows: + +0. makes it +0., + -0. keeps any x
                 r = r + _const(ctx.xp.where(neg, 0.0, -0.0).astype(g.dtype), r)
-        return r if dt is None else r.to(dt)
+        return as_node(r if dt is None else r.to(dt), "LogSoftmaxBackwardDataBackward0", edges)
 
     @staticmethod
     def _backward_data(ctx, grad):

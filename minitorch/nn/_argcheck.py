@@ -25,6 +25,7 @@ __all__ = [
     "int_tuple",
     "string",
     "opt_boolean",
+    "wrapper_reads",
 ]
 
 
@@ -99,3 +100,12 @@ def int_tuple(x, op: str, name: str, pos: int | None = None) -> None:
     if hasattr(x, "__iter__") and not isinstance(x, (str, Tensor)):
         return  # the elements are read by the caller (int_list's messages)
     raise wrong_type(op, x, name, pos, "tuple of ints")
+
+
+def wrapper_reads(x, attr: str, op: str, name: str = "input", pos: int = 1) -> None:
+    """A Tensor argument that torch's Python wrapper uses (x.size(), x.dim(), x.is_cuda) before
+    its parser sees it: a non-tensor without that attribute gets Python's AttributeError
+    ("'NoneType' object has no attribute 'size'"), any other non-tensor torch's TypeError."""
+    if not isinstance(x, Tensor):
+        getattr(x, attr)
+        raise not_tensor(op, x, name, pos)

@@ -455,6 +455,8 @@ def ctc_loss(
     )
     if blank.__class__ is not int:
         blank = operator.index(blank)  # np.int64, a 0-d integer tensor
+    if log_probs.ndim == 0:  # torch unsqueezes a log_probs that is not 3-D at dim 1 first
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     unbatched = log_probs.ndim == 2
     if unbatched:
         log_probs = log_probs.unsqueeze(1)

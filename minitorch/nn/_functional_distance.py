@@ -3,6 +3,7 @@ normalize (composed from linalg.vector_norm)."""
 
 from __future__ import annotations
 
+import functools
 import math
 
 from minitorch import _dtype, _ops
@@ -24,6 +25,9 @@ def pairwise_distance(
     x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False
 ) -> Tensor:
     """||x1 - x2 + eps||_p over the last dim. Mirrors torch.nn.functional.pairwise_distance."""
+    if x1.__class__ is not Tensor or x2.__class__ is not Tensor:  # a number would broadcast
+        _arg.tensor(x1, "pairwise_distance", "x1", 1)
+        _arg.tensor(x2, "pairwise_distance", "x2", 2)
     diff = scalar_node(x1 - x2 + eps)
     if diff.ndim == 0:
         return _ops.abs(diff)
@@ -66,7 +70,36 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
 
 
-cosine_similarity = _with_numpy_aliases(cosine_similarity)
+_cosine_similarity = cosine_similarity
+
+
+@functools.wraps(_cosine_similarity)
+def cosine_similarity(*args, **kwargs):
+    # torch's parser names a wrong-typed dim or eps with its position only when it was passed by
+    # position: this wrapper (which also takes NumPy's axis=, NOTE [ NumPy argument aliases ])
+    # sees which
+    if kwargs or len(args) > 2:  # (the defaults need no check)
+        _check_cosine_args(args, kwargs)
+    return _cosine_similarity(*args, **kwargs)
+
+
+def _check_cosine_args(args, kwargs) -> None:
+    """NumPy's axis= read as dim (in place), then torch's TypeErrors for a dim that is no int
+    and an eps that is no float, with the position of one passed by position."""
+    if "axis" in kwargs:
+        if "dim" in kwargs:
+            raise TypeError("cosine_similarity() got both 'dim' and its alias 'axis'")
+        kwargs["dim"] = kwargs.pop("axis")
+    for pos, name, default in ((3, "dim", 1), (4, "eps", 1e-8)):
+        if len(args) >= pos:
+            value, at = args[pos - 1], pos
+        else:
+            value, at = kwargs.get(name, default), None
+        if name == "dim":
+            if value.__class__ is not int:
+                _arg.integer(value, "cosine_similarity", name, at)
+        elif value.__class__ is not float:
+            _arg.floating(value, "cosine_similarity", name, at)
 
 
 def _not_tensors(x1, x2) -> TypeError:

@@ -104,6 +104,14 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
         return input
     if p == 1:
         return _multiply(input, input.new_zeros(()), inplace)
+    if not input.dtype.is_floating_point and not input.dtype.is_complex:
+        # torch's a x + b runs in place in the input's dtype (a bool input as int64): refused,
+        # after the feature rank check; an empty input has nothing to write
+        _mask_shape(input, feature)
+        if input.numel() == 0:
+            return input if inplace else input.clone()
+        name = "Long" if input.dtype is _dtype.bool else _dtype.scalar_name(input.dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
     # keep: a x + b with a, b chosen so a zero-mean unit-variance input keeps its moments;
     # dropped units go to the saturation value -_ALPHA first
     a = 1.0 / ((_ALPHA * _ALPHA * p + 1) * (1 - p)) ** 0.5
@@ -126,7 +134,7 @@ def dropout1d(
     """Zeroes whole channels of an (N, C, L) or (C, L) input. Mirrors
     torch.nn.functional.dropout1d."""
     _check_p(p)
-    if input.ndim not in (2, 3):
+    if input.dim() not in (2, 3):  # torch's wrapper: a non-tensor's AttributeError names dim
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that "
             "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, "
@@ -141,7 +149,7 @@ def dropout2d(
     """Zeroes whole channels of an (N, C, H, W) input (a 3-D input is read as (N, C, L), as
     torch does, with its warning). Mirrors torch.nn.functional.dropout2d."""
     _check_p(p)
-    n = input.ndim
+    n = input.dim()  # torch's wrapper: a non-tensor's AttributeError names dim
     if n not in (3, 4):
         warnings.warn(
             f"dropout2d: Received a {n}-D input to dropout2d, which is deprecated and will "
@@ -171,7 +179,7 @@ def dropout3d(
     """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input. Mirrors
     torch.nn.functional.dropout3d."""
     _check_p(p)
-    n = input.ndim
+    n = input.dim()  # torch's wrapper: a non-tensor's AttributeError names dim
     if n not in (4, 5):
         warnings.warn(
             f"dropout3d: Received a {n}-D input to dropout3d, which is deprecated and will "

@@ -10,9 +10,11 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import arange, full, tensor
 from minitorch._ops import cat, gather, where
+from minitorch._ops._common import index, int_list
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn import _argcheck as _arg
 
 __all__ = [
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
@@ -25,7 +27,9 @@ _DIM_NAMES = ("time", "height", "width")
 def _sizes(v, n: int, what: str, op: str) -> tuple:
     if isinstance(v, numbers.Integral):
         return (int(v),) * n
-    v = tuple(v)
+    pos = 2 if what == "kernel_size" else 3
+    _arg.int_tuple(v, op, what, pos)  # torch's parser: a str, float, None or tensor is refused
+    v = (index(v, op, what, pos),) if isinstance(v, Tensor) else int_list(v, op, what, pos)
     if len(v) == 1:
         return v * n
     if len(v) != n:
@@ -131,10 +135,11 @@ def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, sampl
         # size(-n + d) raises torch's IndexError on an input of too few dims
         output_size = [int(input.size(d - n) * ratio[d]) for d in range(n)]
     if samples is None:
-        batch = 1 if input.ndim == n + 1 else input.shape[0]
+        # torch's calls (a non-tensor's AttributeError names dim; size()'s IndexErrors)
+        batch = 1 if input.dim() == n + 1 else input.size(0)
         from minitorch.random import rand
 
-        samples = rand(batch, input.shape[-n - 1], n, dtype=input.dtype, device=input.device)
+        samples = rand(batch, input.size(-n - 1), n, dtype=input.dtype, device=input.device)
     k = _sizes(kernel_size, n, "kernel_size", op)
     out = _sizes(output_size, n, "output_size", op)
     _check(input, n, k, out, samples, kop)

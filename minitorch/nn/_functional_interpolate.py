@@ -13,7 +13,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import arange, tensor, zeros
 from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
-from minitorch._ops._common import is_index
+from minitorch._ops._common import is_index, type_name
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.nn import _argcheck as _arg
@@ -316,14 +316,21 @@ def _check_spatial_count(input, n, size, scale_factor, recompute_scale_factor) -
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     have = list(input.shape[2:])
-    # an int-like size (np.int64, NOTE [ Int-like arguments ]) is one size for every dim
-    if size is not None and not (isinstance(size, int) or is_index(size)) and len(size) != n:
-        raise ValueError(
-            "interpolate: Input and output must have the same number of spatial dimensions, "
-            f"but got input with spatial dimensions of {have} and output size of {size}. Please "
-            "provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
-            "(o1, o2, ...,oK) format."
-        )
+    # only a list or tuple is a size per dim; anything else is one size for every dim (an
+    # int-like one, NOTE [ Int-like arguments ]; any other is refused by the kernel's parser)
+    if isinstance(size, (list, tuple)):
+        if len(size) != n:
+            raise ValueError(
+                "interpolate: Input and output must have the same number of spatial dimensions, "
+                f"but got input with spatial dimensions of {have} and output size of {size}. "
+                "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                "(o1, o2, ...,oK) format."
+            )
+        if not all(_size_like(v) for v in size):
+            raise TypeError(
+                "expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, "
+                f"int, int], but got size with types {[type(v) for v in size]}"
+            )
     if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != n:
         raise ValueError(
             "interpolate: Input and scale_factor must have the same number of spatial "
@@ -333,6 +340,64 @@ def _check_spatial_count(input, n, size, scale_factor, recompute_scale_factor) -
         )
     if recompute_scale_factor and size is not None:
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+
+
+def _size_like(v) -> bool:
+    """torch's test of a size entry: an int, a NumPy integer or a tensor of an integer dtype."""
+    if isinstance(v, Tensor):
+        return not v.dtype.is_floating_point
+    return isinstance(v, int) or is_index(v)
+
+
+# torch's upsample kernels' second signature: the per-dim scales after the output size
+_SCALES = {1: "float scales = None", 2: "float scales_h = None, float scales_w = None"}
+_SCALES[3] = "float scales_d = None, " + _SCALES[2]
+
+
+def _check_kernel_args(input, n, mode, size, scale_factor, antialias) -> None:
+    """torch's kernel parser on the size or scale factor that its interpolate repeats for every
+    dim when it is not a list or tuple: a str, float or tensor size (other than one integer
+    element), a str or tensor scale_factor, are an invalid combination of arguments (for 'area',
+    adaptive_avg_pool's "tuple of ints" TypeError)."""
+    if size is not None:
+        if isinstance(size, (list, tuple)) or isinstance(size, int) or is_index(size):
+            return
+        if isinstance(size, Tensor) and size.numel() == 1 and not size.dtype.is_floating_point:
+            return
+        if mode == "area":
+            raise TypeError(
+                f"adaptive_avg_pool{n}d(): argument 'output_size' (position 2) must be tuple of "
+                f"ints, but found element of type {type_name(size)} at pos 0"
+            )
+        given = size
+    elif scale_factor is None or isinstance(scale_factor, (list, tuple, int, float)):
+        return
+    elif is_index(scale_factor):
+        return
+    else:
+        given = scale_factor
+    shown = f"!list of [{', '.join([type_name(given)] * n)}]!"
+    if mode == "nearest" or mode == "nearest-exact":
+        kernel = f"upsample_nearest{n}d" if mode == "nearest" else f"_upsample_nearest_exact{n}d"
+        flag = ""
+    else:
+        kernel = {"linear": "linear1d", "bicubic": "bicubic2d", "trilinear": "trilinear3d"}.get(
+            mode, "bilinear2d"
+        )
+        kernel = f"_upsample_{kernel}_aa" if antialias else f"upsample_{kernel}"
+        flag = "bool align_corners, "
+    b = "bool, " if flag else ""
+    got, marked = ("list, " + b + "NoneType", f"{shown}, {b}!NoneType!")
+    if size is None:
+        got, marked = ("NoneType, " + b + "list", f"!NoneType!, {b}{shown}")
+    raise TypeError(
+        f"{kernel}() received an invalid combination of arguments - got (Tensor, {got}), but "
+        "expected one of:\n"
+        f" * (Tensor input, tuple of ints output_size, {flag}tuple of floats scale_factors)\n"
+        "      didn't match because some of the arguments have invalid types: "
+        f"(Tensor, {marked})\n"
+        f" * (Tensor input, tuple of ints output_size, {flag}{_SCALES[n]}, *, Tensor out = None)\n"
+    )
 
 
 def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
@@ -407,7 +472,8 @@ def interpolate(
             )
     elif align_corners is None:
         align_corners = False
-    _check_spatial_count(input, input.ndim - 2, size, scale_factor, recompute_scale_factor)
+    # (torch's input.dim(): a non-tensor's AttributeError names dim)
+    _check_spatial_count(input, input.dim() - 2, size, scale_factor, recompute_scale_factor)
     if antialias and not (mode in _ANTIALIAS_NODES and input.ndim == 4):
         raise ValueError(
             "interpolate: Anti-alias option is restricted to bilinear and bicubic modes and "
@@ -425,6 +491,8 @@ def interpolate(
         raise NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_RANK[mode] + 2}D input"
         )
+    if size is not None or not (recompute_scale_factor or mode == "area"):
+        _check_kernel_args(input, n, mode, size, scale_factor, antialias)
     if not input.dtype.is_floating_point and (
         input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
     ):  # torch's CPU kernels: floating types, and uint8 for the nearest and 2-d modes only

@@ -387,7 +387,9 @@ def _check_nll(input: Tensor, target: Tensor, weight) -> None:
     if dim == 4 and t_shape[1:] != shape[2:]:
         raise RuntimeError(f"size mismatch (got input: {list(shape)} , target: {list(t_shape)}")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"nll_loss\" not implemented for '{_short(input.dtype)}'")
+        # torch's CPU kernels: nll_loss2d's for the inputs it reshapes to 4-D
+        kernel = "nll_loss2d_forward_out_frame" if input.ndim > 2 else "nll_loss_out_frame"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(input.dtype)}'")
     if weight is not None and weight.dtype is not input.dtype:
         raise RuntimeError(
             f"expected scalar type {_short(input.dtype)} but found {_short(weight.dtype)}"
@@ -676,7 +678,7 @@ def binary_cross_entropy_with_logits(
                 f"binary_cross_entropy_with_logits(): argument '{name}' (position {pos}) must "
                 f"be Tensor, not {type_name(v)}"
             )
-    if target.shape != input.shape:
+    if target.size() != input.size():  # (torch's calls: a non-tensor's error names size)
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
@@ -913,7 +915,7 @@ def gaussian_nll_loss(
         var = full_like(input, float(var))
     if _on_host(var) and var.numel() and bool((var._data < 0).any()):
         raise ValueError("var has negative entry/entries")  # (torch: before the size check)
-    if var.shape != input.shape:
+    if var.size() != input.size():  # (torch's calls: a non-tensor's error names size)
         if input.shape[:-1] == var.shape:
             var = var.unsqueeze(-1)  # one variance per sample (homoscedastic)
         elif input.ndim == var.ndim and (

@@ -53,7 +53,7 @@ def margin_ranking_loss(
     torch.nn.functional.margin_ranking_loss."""
     _arg.floating(margin, "margin_ranking_loss", "margin", 4)
     reduction = _reduction(size_average, reduce, reduction)
-    if not input1.ndim == input2.ndim == target.ndim:
+    if not input1.dim() == input2.dim() == target.dim():
         raise RuntimeError(
             "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
             f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} "

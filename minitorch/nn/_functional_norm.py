@@ -62,6 +62,28 @@ def _check_channels(name: str, t, c: int) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
+def _check_batch_channels(c: int, training, running_mean, running_var, weight, bias) -> None:
+    """batch_norm's checks of its parameters, in torch's order: each one's size (c elements),
+    then the running statistics: both needed in evaluation, both or neither while training."""
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if running_mean is None or running_var is None:
+        if not training:
+            name = "running_mean" if running_mean is None else "running_var"
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+        if running_mean is not running_var:  # one of them None
+            raise ValueError(_ONE_STAT)
+
+
+_ONE_STAT = "running_mean and running_var must either both be None or neither be None"
+
+
 def _check_param_dtypes(
     input: Tensor, weight, bias, running_mean=None, running_var=None, training=True
 ) -> None:
@@ -96,6 +118,33 @@ def _check_instance_param_dtypes(input: Tensor, *params) -> None:
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+def _stats_dtype(input: Tensor, weight):
+    """The dtype torch's instance_norm gives the running statistics it hands batch_norm: the
+    weight's, else the input's (so their own dtype never matters)."""
+    return input.dtype if weight is None else weight.dtype
+
+
+def _check_instance_dtypes(input: Tensor, weight, bias, stats: bool, training) -> None:
+    """batch_norm's dtype rule (_check_param_dtypes) on what instance_norm hands it: weight,
+    bias and, when given, running statistics of _stats_dtype."""
+    sdt = _stats_dtype(input, weight) if stats else None
+    dts = [None if t is None else t.dtype for t in (weight, bias)] + [sdt, sdt]
+    first = next((d for d in dts if d is not None), None)
+    if first is None:
+        return
+    if first is not input.dtype:
+        if any(d is not None and d is not _dtype.float32 for d in dts):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype not in _dtype.HALF_FLOATS:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    if bias is not None and bias.dtype is not input.dtype:  # (the statistics match here)
+        raise RuntimeError(
+            f"expected scalar type {_dtype.scalar_name(input.dtype)} but found "
+            f"{_dtype.scalar_name(bias.dtype)}"
+        )
+
+
 def _check_momentum(momentum, op: str) -> None:
     """torch's TypeError for a momentum that is no number: its functional form takes a float,
     never None (the modules' cumulative average, momentum=None, passes them a number). A 0-d
@@ -111,11 +160,13 @@ def _check_eps(eps, training) -> None:
     while training (batch statistics can have zero variance) and non-negative otherwise. A NaN
     passes both, as in torch. A tensor eps is not read here (no host read of its value)."""
     if isinstance(eps, Tensor):
+        if eps.numel() > 1:  # torch's comparison of it (one element is read as its value)
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return
     if training:
-        if eps <= 0:
+        if eps <= 0.0:
             raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
-    elif eps < 0:
+    elif eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
 
 
@@ -212,13 +263,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             _check_channels(name, t, 0)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     c = input.shape[1]
-    for name, t in (
-        ("running_mean", running_mean),
-        ("running_var", running_var),
-        ("weight", weight),
-        ("bias", bias),
-    ):
-        _check_channels(name, t, c)
+    _check_batch_channels(c, training, running_mean, running_var, weight, bias)
     # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
     _check_param_dtypes(input, weight, bias, running_mean, running_var, training)
@@ -277,6 +322,8 @@ def instance_norm(
     """batch_norm of each sample and channel over its spatial dims; running stats (when given)
     track the batch average of the per-instance statistics. Mirrors
     torch.nn.functional.instance_norm."""
+    if use_input_stats:  # torch's wrapper reads input.size() then
+        _arg.wrapper_reads(input, "size", "instance_norm")
     _arg.tensor(input, "instance_norm")
     for pos, name, t in (
         (2, "weight", weight),
@@ -296,16 +343,21 @@ def instance_norm(
         )
     _float_only(input, "batch_norm", "instance_norm")  # torch runs it as a batch_norm
     n, c = input.shape[0], input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-        if t is not None and t.numel() != c:  # torch checks the stats repeated per sample
+    for name, t in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
+        if t is not None and t.numel() != c:  # torch checks them repeated per sample
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
-    for name, t in (("weight", weight), ("bias", bias)):
-        _check_channels(name, t, c)
-    _check_instance_param_dtypes(input, running_mean, running_var, weight, bias)
+    _check_instance_dtypes(input, weight, bias, running_mean is not None, use_input_stats)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError(
             "Expected running_mean and running_var to be defined when use_input_stats is false"
         )
+    if (running_mean is None) is not (running_var is None):
+        raise ValueError(_ONE_STAT)
     if input.numel() and (input.dtype in _FUSED_FLOATS or input.dtype in _dtype.HALF_FLOATS):
         return _instance_as_batch_norm(
             input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps
@@ -329,16 +381,11 @@ def _instance_as_batch_norm(
     w = weight.repeat(n) if weight is not None else None
     b = bias.repeat(n) if bias is not None else None
     with no_grad():
-        rm = running_mean.repeat(n) if running_mean is not None else None
-        rv = running_var.repeat(n) if running_var is not None else None
-        if input.dtype in _dtype.HALF_FLOATS and not any(
-            t is not None and t.dtype is _dtype.float32 for t in (weight, bias)
-        ):
-            # torch's instance_norm kernel takes its statistics in the input's half dtype
-            # unless the affine parameters are float32 (measured: its output is then rounded
-            # as with half statistics, and so are the running statistics' updates)
-            rm = rm.to(input.dtype) if rm is not None else None
-            rv = rv.to(input.dtype) if rv is not None else None
+        # torch hands batch_norm the statistics in the weight's dtype, else the input's (a half
+        # input's output is then rounded as with half statistics, and so are their updates)
+        sdt = _stats_dtype(input, weight)
+        rm = running_mean.repeat(n).to(sdt) if running_mean is not None else None
+        rv = running_var.repeat(n).to(sdt) if running_var is not None else None
     if input.dtype in _FUSED_FLOATS:
         out = batch_norm_kernel(x, w, b, rm, rv, use_stats, momentum, eps)
     else:  # half: torch's batch_norm kernel for half, through the same view
@@ -357,7 +404,9 @@ def _instance_norm(input, running_mean, running_var, weight, bias, use_input_sta
     n, c = input.shape[0], input.shape[1]
     shape = _channel_shape(input)
     if not use_input_stats:  # running statistics checked by instance_norm
-        out = (input - running_mean.reshape(shape)) * rsqrt(running_var.reshape(shape) + eps)
+        sdt = _stats_dtype(input, weight)
+        mean, var = running_mean.to(sdt).reshape(shape), running_var.to(sdt).reshape(shape)
+        out = (input - mean) * rsqrt(var + eps)
         return _affine(out, weight, bias, shape, input.dtype)
     dims = tuple(range(2, input.ndim))
     out, mean, var = _normalized(input, dims, eps)
@@ -494,7 +543,11 @@ def group_norm(
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size {size}"
             )
-    return _group_norm(input, num_groups, weight, bias, eps)
+    try:
+        return _group_norm(input, num_groups, weight, bias, eps)
+    except AttributeError:  # a non-tensor weight or bias (no cost when none)
+        _group_norm_args(input, num_groups, weight, bias, eps)
+        raise
 
 
 def _group_norm_args(input, num_groups, weight, bias, eps) -> None:
@@ -590,7 +643,7 @@ def local_response_norm(
 ) -> Tensor:
     """input / (k + alpha * mean of squares over `size` neighbouring channels)^beta. Mirrors
     torch.nn.functional.local_response_norm."""
-    dim = input.ndim
+    dim = input.dim()  # (torch's call: a non-tensor's AttributeError names dim)
     if dim < 3:
         raise ValueError(
             f"Expected 3D or higher dimensionality                          input (got {dim} "

@@ -246,6 +246,8 @@ def _max_pool1d_size_error(name: str):
 
 def _max_poolnd(n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
     op = f"max_pool{n}d"
+    if n == 3 and return_indices:  # torch's 3-d wrapper with indices reads input.is_cuda first
+        _arg.wrapper_reads(input, "is_cuda", op)
     if ceil_mode.__class__ is not bool:  # torch's parser, before the rank check
         _check_tensor(input, op)
         _check_pool_args(
@@ -593,9 +595,13 @@ def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False) -> Te
 def _check_adaptive_input(input, n, output_size, op, colon=""):
     """torch's checks, in its order: a sequence output_size needs more input dims than entries
     (ValueError, from torch's _list_with_default); then the rank; then non-empty pooled dims."""
+    if n > 1:  # torch's 2-d/3-d wrappers read input.size() first
+        _arg.wrapper_reads(input, "size", op)
     _check_tensor(input, op)
-    if n > 1 and isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
-        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if n > 1 and not (isinstance(output_size, int) or is_index(output_size)):
+        # torch's _list_with_default: len() of anything but an int (a float's TypeError)
+        if input.ndim <= len(output_size):
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     if input.ndim not in (n + 1, n + 2):
         if n == 1:
             _check_rank1d(input, op)
@@ -611,7 +617,9 @@ def _check_adaptive_input(input, n, output_size, op, colon=""):
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {name}"
             )
-        raise NotImplementedError(f"\"{op}\" not implemented for '{name}'")
+        # torch's kernel names: the 1-d pools run the 2-d ones, the 3-d ones name the device
+        kernel = op.replace("1d", "2d") if n == 1 else f"{op}_cpu" if n == 3 else op
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
     # torch's adaptive max pools and adaptive_avg_pool3d check every dim after the first (the
     # channels too: (1, 0, 3, 3) is refused), adaptive_avg_pool1d/2d only the pooled ones
     first = 1 if n == 3 or op.startswith("adaptive_max") else input.ndim - n
@@ -635,17 +643,23 @@ def _adaptive_sizes(input, n, output_size, op):
         raise TypeError("object of type 'NoneType' has no len()")
     if isinstance(output_size, int) or is_index(output_size):
         size = (output_size,) * n
-    else:
-        size = tuple(output_size)
-        if n == 1 and len(size) != 1:
+    elif n == 1:  # torch's parser reads it as an int[1]
+        _arg.int_tuple(output_size, op, "output_size", 2)
+        if isinstance(output_size, Tensor):
+            size = (index(output_size, op, "output_size", 2),)
+        else:
+            size = int_list(output_size, op, "output_size", 2)
+        if len(size) != 1:
             raise RuntimeError(
                 f"{op}() argument 'output_size' should contain one int (got {len(size)})"
             )
-        if n == 1 and size[0] is None:
-            raise TypeError(
-                f"{op}(): argument 'output_size' (position 2) must be tuple of ints, but found "
-                "element of type NoneType at pos 0"
-            )
+    else:
+        # torch's _list_with_default fills a None entry with the input's size there, then its
+        # parser reads the list (a str's characters, a tensor's elements)
+        size = list(output_size)
+        have = input.shape[input.ndim - len(size) :] if size else ()
+        size = [h if v is None else v for v, h in zip(size, have, strict=False)]
+        size = int_list(size, op, "output_size", 2)
         if len(size) != n:
             if op.startswith("adaptive_max"):
                 raise RuntimeError(f"{op}(): internal error: output_size.size() must be {n}")
@@ -999,41 +1013,92 @@ def _raise_invalid_unpool_index(indices: Tensor, size: tuple) -> None:
         ) from None
 
 
+def _unpool_tuple(v, n: int) -> tuple:
+    """torch's _single/_pair/_triple: an iterable as its tuple, anything else n times."""
+    return tuple(v) if hasattr(v, "__iter__") else (v,) * n
+
+
 def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
     if not isinstance(input, Tensor):
         input.size  # noqa: B018  (torch's wrapper reads input.size(): Python's AttributeError)
-    k = ntuple(kernel_size, n, "kernel_size", "max_unpool")
-    s = k if stride is None else ntuple(stride, n, "stride", "max_unpool")
-    p = ntuple(padding, n, "padding", "max_unpool")
-    have = input.shape[input.ndim - n :]
-    default = tuple(
-        (h - 1) * ss - 2 * pp + kk for h, ss, pp, kk in zip(have, s, p, k, strict=False)
-    )
+    # torch's Python: _single/_pair/_triple (an iterable as its tuple, anything else repeated),
+    # then _unpool_output_size's arithmetic on whatever they hold (its own errors for a str,
+    # None or a short tuple), over as many dims as kernel_size has
+    k = _unpool_tuple(kernel_size, n)
+    s = k if stride is None else _unpool_tuple(stride, n)
+    p = _unpool_tuple(padding, n)
+    have = tuple(input.shape)
+    m = len(k)
+    default = [(have[-m + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(m)]
     if output_size is None:
         size = default
     else:
-        # torch drops a leading (N, C) only when all n + 2 sizes are given, refuses other
+        # torch drops a leading (N, C) only when all m + 2 sizes are given, refuses other
         # lengths, and names the trimmed sequence as given (a list, tuple or Size)
-        given = output_size[2:] if len(output_size) == n + 2 else output_size
-        if len(given) != n:
+        if len(output_size) == m + 2:
+            output_size = output_size[2:]
+        if len(output_size) != m:
             raise ValueError(
-                f"output_size should be a sequence containing {n} or {n + 2} elements, but it "
-                f"has a length of '{len(given)}'"
+                f"output_size should be a sequence containing {m} or {m + 2} elements, but it "
+                f"has a length of '{len(output_size)}'"
             )
-        size = tuple(int(o) for o in given)
-        for i, (o, dflt, ss) in enumerate(zip(size, default, s, strict=False)):
-            if not dflt - ss < o < dflt + ss:
+        for d in range(m):
+            lo, hi = default[d] - s[d], default[d] + s[d]
+            if not (lo < output_size[d] < hi):
                 raise ValueError(
-                    f'invalid output_size "{given}" (dim {i} must be between '
-                    f"{dflt - ss} and {dflt + ss})"
+                    f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})'
                 )
+        size = output_size
+    for d in range(m):
+        ok = size[d] >= 0
+        if ok.__class__ is not bool:  # torch._check_value's
+            raise TypeError(
+                "cond must be a bool, but got a Tensor. For tensor conditions, use "
+                "torch._check_tensor_all() to assert that all elements are true."
+                if isinstance(ok, Tensor)
+                else f"cond must be a bool, but got {type(ok)}"
+            )
+        if not ok:
+            raise ValueError(
+                "max_unpooling: output_size must contain non-negative spatial dimensions, but "
+                f"got output_size[{d}]={size[d]}"
+            )
+    op = f"max_unpool{max(n, 2)}d"  # torch's 1-d unpool is the 2-d one of (..., L, 1)
     if not isinstance(indices, Tensor):  # torch's parser, after its Python size checks
         if n == 1:
             indices.unsqueeze  # noqa: B018  (torch's 1-d wrapper calls indices.unsqueeze(-1))
-        raise not_tensor(f"max_unpool{max(n, 2)}d", indices, "indices", 2)
+        raise not_tensor(op, indices, "indices", 2)
+    if n == 3:
+        # torch's parser checks each int[]'s first element in order, and its kernel unpacks the
+        # rest in the reverse order
+        for pos, name, v in ((3, "output_size", size), (4, "stride", s), (5, "padding", p)):
+            int_list(v[:1], op, name, pos)
+        p, s = int_list(p, op, "padding", 5), int_list(s, op, "stride", 4)
+    size = int_list([*size, 1] if n == 1 else size, op, "output_size", 3)
     if indices.dtype is not _dtype.int64:  # torch's kernel reads int64 only (no int32 path)
         got = "" if n == 3 else f" but got: {_dtype.scalar_name(indices.dtype)}"
         raise RuntimeError(f"elements in indices should be type int64{got}")
+    if n < 3 and len(size) != 2:
+        raise RuntimeError(
+            "There should be exactly two elements (height, width) in output_size, but got "
+            f"{len(size)} elements."
+        )
+    if input.ndim not in (n + 1, n + 2):
+        kn = max(n, 2)
+        raise RuntimeError(
+            f"Input to max_unpooling{kn}d should be a {kn + 1}d or {kn + 2}d Tensor, but got a "
+            f"tensor with {input.ndim + (n == 1)} dimensions."
+        )
+    if n == 3:
+        for name, v in (("output_size", size), ("stride", s), ("padding", p)):
+            if len(v) != 3:
+                colon = ":" if name != "output_size" else ""
+                raise RuntimeError(
+                    f"There should be exactly three elements (depth, height, width) in {name}, "
+                    f"but got{colon} {len(v)} elements."
+                )
+    if n == 1:
+        size = size[:1]
     if indices.shape != input.shape:
         extra = [1] if n == 1 else []  # torch's 1-d unpool is the 2-d one of (..., L, 1)
         raise RuntimeError(
@@ -1041,6 +1106,9 @@ def _max_unpoolnd(n, input, indices, kernel_size, stride, padding, output_size):
             f"({list(input.shape) + extra}) but got indices tensor with shape: "
             f"{list(indices.shape) + extra}"
         )
+    if not input.dtype.is_floating_point:
+        name = _dtype.scalar_name(input.dtype)
+        raise NotImplementedError(f"\"max_unpool{max(n, 2)}d\" not implemented for '{name}'")
     # torch unpools 1-d as 2-d over (..., L, 1), so its graph reads SqueezeBackward1 ->
     # MaxUnpool2DBackward0 -> UnsqueezeBackward0; 2-d and 3-d are one node each
     x = input.unsqueeze(-1) if n == 1 else input

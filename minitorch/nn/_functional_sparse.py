@@ -25,12 +25,16 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 
 def _check_indices(input: Tensor, op: str) -> None:
     if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'indices' must be Tensor, not {type(input).__name__}")
+        at = " (position 2)" if op == "embedding" else ""  # torch.embedding(weight, indices)
+        name = type(input).__name__
+        raise TypeError(f"{op}(): argument 'indices'{at} must be Tensor, not {name}")
     if input.dtype.name not in ("int64", "int32"):
+        got = input.type()
+        if op == "embedding" and input.dtype is _dtype.bool:  # torch's backend type name there
+            got = f"{input._device.type.upper()}BoolType"
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {input.type()} instead (while checking arguments for "
-            f"{op})"
+            f"types: Long, Int; but got {got} instead (while checking arguments for {op})"
         )
 
 
@@ -249,6 +253,8 @@ def _embedding_bag(
                 "of fixed length sequences. However, found offsets of type "
                 f"{_type_name(offsets)}"
             )
+        if input.dtype is _dtype.bool:  # torch's offsets: an arange in the input's dtype
+            raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
         bags, length = input.shape
         flat = input.reshape(-1)
     elif input.ndim == 1:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
-from minitorch._ops._common import index
+from minitorch._ops._common import index, is_index
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.grad_mode import no_grad
+from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
 from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
@@ -185,8 +186,10 @@ def _int_arg(x, op: str, name: str) -> int:
 def norm_except_dim(v, pow=2, dim=0) -> Tensor:
     """The `pow`-norm of v over every dim but `dim` (all dims when dim is -1, a 0-d result),
     keeping the dims for broadcasting. Mirrors torch.norm_except_dim."""
-    pow = _int_arg(pow, "norm_except_dim", "pow")
-    return _norm_except_dim(v, _int_arg(dim, "norm_except_dim", "dim"), pow)
+    _arg.tensor(v, "norm_except_dim", "v", 1)
+    pow = pow if pow.__class__ is int else index(pow, "norm_except_dim", "pow", 2)
+    dim = dim if dim.__class__ is int else index(dim, "norm_except_dim", "dim", 3)
+    return _norm_except_dim(v, dim, pow)
 
 
 def _softmax_backward_data(grad_output, output, dim, input_dtype) -> Tensor:
@@ -440,6 +443,13 @@ def binary_cross_entropy_with_logits(
     input, target, weight=None, pos_weight=None, reduction=0
 ) -> Tensor:
     """Mirrors torch.binary_cross_entropy_with_logits (pos_weight before reduction)."""
+    op = "binary_cross_entropy_with_logits"
+    _arg.tensor(input, op, "input", 1)
+    _arg.tensor(target, op, "target", 2)
+    _arg.opt_tensor(weight, op, "weight", 3)
+    _arg.opt_tensor(pos_weight, op, "pos_weight", 4)
+    if reduction.__class__ is not int:
+        reduction = index(reduction, op, "reduction", 5)
     return F.binary_cross_entropy_with_logits(
         input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight
     )
@@ -527,10 +537,81 @@ def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners
 # --- whole recurrent layers: ATen's flat parameter lists ---
 
 
+def _rnn_accepts(kind: str, x, at: int) -> bool:
+    """Whether torch's parser takes x for a parameter of that kind; a sequence of tensors with
+    another element is its own TypeError (argument `at`, counted from 0)."""
+    if kind == "Tensor":
+        return isinstance(x, Tensor)
+    if kind == "tuple of Tensors":
+        if not isinstance(x, (list, tuple)):
+            return False
+        for i, t in enumerate(x):
+            if not isinstance(t, Tensor):
+                raise TypeError(
+                    f"expected Tensor as element {i} in argument {at}, but got {type(t).__name__}"
+                )
+        return True
+    if kind == "bool":
+        return x.__class__ is bool
+    if x.__class__ is bool:
+        return False
+    return is_index(x) or (kind == "float" and isinstance(x, (int, float)))
+
+
+def _rnn_shown(x) -> str:
+    """An argument as torch's invalid-combination message describes it."""
+    if isinstance(x, list):
+        return f"list of [{', '.join(_rnn_shown(t) for t in x)}]"
+    if isinstance(x, tuple):
+        return f"tuple of ({', '.join(_rnn_shown(t) for t in x)})"
+    return type(x).__name__
+
+
+_RNN_TAIL = (("bool", "has_biases"), ("int", "num_layers"), ("float", "dropout"), ("bool", "train"))
+
+
+def _check_recurrent_args(name: str, args, with_cell: bool) -> None:
+    """torch's parser on torch.lstm / gru / rnn_*'s two signatures: the first that takes every
+    argument is used; none: its "invalid combination of arguments" TypeError, each argument
+    that a signature refuses marked (a tensor sequence always is, as in torch's message)."""
+    hx = ("tuple of Tensors" if with_cell else "Tensor", "hx")
+    params = ("tuple of Tensors", "params")
+    sigs = (
+        (("Tensor", "data"), ("Tensor", "batch_sizes"), hx, params, *_RNN_TAIL,
+         ("bool", "bidirectional")),
+        (("Tensor", "input"), hx, params, *_RNN_TAIL, ("bool", "bidirectional"),
+         ("bool", "batch_first")),
+    )  # fmt: skip
+    for sig in sigs:
+        if len(args) == len(sig) and all(
+            _rnn_accepts(k, x, i) for i, ((k, _), x) in enumerate(zip(sig, args, strict=True))
+        ):
+            return
+    lines = [
+        f"{name}() received an invalid combination of arguments - got "
+        f"({', '.join(type(x).__name__ for x in args)}), but expected one of:"
+    ]
+    for sig in sigs:
+        lines.append(f" * ({', '.join(f'{k} {n}' for k, n in sig)})")
+        if len(args) == len(sig):
+            marked = (
+                _rnn_shown(x)
+                if k != "tuple of Tensors" and _rnn_accepts(k, x, i)
+                else f"!{_rnn_shown(x)}!"
+                for i, ((k, _), x) in enumerate(zip(sig, args, strict=True))
+            )
+            lines.append(
+                "      didn't match because some of the arguments have invalid types: "
+                f"({', '.join(marked)})"
+            )
+    raise TypeError("\n".join(lines) + "\n")
+
+
 def _recurrent(mode, args, with_cell: bool):
     """torch.lstm / gru / rnn_* in their two overloads, told apart as ATen does: (input, hx,
     params, has_biases, num_layers, dropout, train, bidirectional, batch_first) or the packed
     (data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional)."""
+    _check_recurrent_args(mode.lower(), args, with_cell)
     # the packed form has a Tensor (batch_sizes) where the other has hx (LSTM: a list) or
     # params (the others: a list)
     packed = isinstance(args[1] if with_cell else args[2], Tensor)

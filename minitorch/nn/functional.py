@@ -216,8 +216,11 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         )
     tensors = (("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias))
     if any(t is not None and t.dtype != input1.dtype for _, t in tensors):
-        got = ", ".join(f"{n}: {t.dtype}" for n, t in tensors if t is not None)
-        raise RuntimeError(f"bilinear(): All tensors must have the same dtype, got {got}")
+        names = _dtype.CPP_NAMES  # torch spells them in C++ there ("long int")
+        got = ", ".join(
+            f"{n}: {names.get(t.dtype.name, t.dtype.name)}" for n, t in tensors if t is not None
+        )
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     # two contractions, input1 with weight first, as torch's _trilinear (its rounding in float32
     # and under autocast, where each rounds to the autocast dtype)
     partial = _ops.einsum("...i,oij->...oj", input1, weight)
@@ -341,6 +344,12 @@ def rrelu(
         out = leaky_relu(input, (lower + upper) / 2, inplace)
     else:
         from minitorch.random import rand
+
+        if isinstance(input, Tensor) and (
+            not input.dtype.is_floating_point
+            or (input.dtype is _dtype.float16 and input._device.type == "cpu")
+        ):  # torch's CPU kernel: float32, float64 and bfloat16
+            raise _act._not_implemented("rrelu_with_noise_out_cpu", input.dtype)
 
         def compute(x):
             slope = rand(x.shape, dtype=x.dtype, device=x.device) * (upper - lower) + lower

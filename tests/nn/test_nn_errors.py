@@ -205,7 +205,7 @@ def test_bce_with_logits_integer_target():
 
 
 def test_nll_loss_integer_input():
-    with pytest.raises(NotImplementedError, match="\"nll_loss\" not implemented for 'Long'"):
+    with pytest.raises(NotImplementedError, match="nll_loss_out_frame\" not implemented for 'Lo"):
         F.nll_loss(mt.zeros(3, 5, dtype=mt.int64), mt.tensor([0, 1, 2]))
 
 
@@ -286,7 +286,7 @@ def test_layer_norm_integer_input():
 
 
 def test_bilinear_dtype_mismatch():
-    with pytest.raises(RuntimeError, match="bilinear\\(\\): All tensors must have the same dtype"):
+    with pytest.raises(RuntimeError, match="^All tensors must have the same dtype, got input1: do"):
         nn.Bilinear(3, 4, 5)(_r(2, 3, dtype=np.float64), _r(2, 4))
 
 

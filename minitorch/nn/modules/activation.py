@@ -389,7 +389,7 @@ class Softmax2d(Module):
     Mirrors torch.nn.Softmax2d."""
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.ndim not in (3, 4):
+        if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.ndim}D instead")
         return F.softmax(input, -3, _stacklevel=5)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from minitorch import _ops
+from minitorch import _dtype, _ops
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
 from minitorch.nn.modules.container import ModuleList, Sequential
@@ -80,18 +80,20 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             h2o.reset_parameters()
 
     def _check_shapes(self, input: Tensor, target: Tensor) -> None:
-        if target.ndim == 1:
-            if input.shape[0] != target.shape[0]:
+        # torch's dim()/size() calls (their errors for a non-tensor or a 0-d input)
+        targ_dim = target.dim()
+        if targ_dim == 1:
+            if input.size(0) != target.size(0):
                 raise RuntimeError(
                     "Input and target should have the same size in the batch dimension."
                 )
-            if input.ndim != 2:
+            if input.dim() != 2:
                 raise RuntimeError(
                     "1D target tensor expects 2D input tensors, but found inputs with size "
                     f"{input.shape}"
                 )
-        elif target.ndim == 0:
-            if input.ndim != 1:
+        elif targ_dim == 0:
+            if input.dim() != 1:
                 raise RuntimeError(
                     "0D target tensor expects 1D input tensors, but found inputs with size "
                     f"{input.shape}"
@@ -128,6 +130,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
         """(output, loss): each row's log-probability of its target, and their negated mean."""
         self._check_shapes(input_, target_)
+        if target_.dtype is _dtype.bool:  # (where would promote it) torch's gather refuses it
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
         batched = target_.ndim > 0
         input = input_ if batched else input_.unsqueeze(0)
         target = target_ if batched else target_.unsqueeze(0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from minitorch._tensor import Tensor
 from minitorch.nn import functional as F
+from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.module import Module
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"]
@@ -73,3 +74,9 @@ class FeatureAlphaDropout(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         # as AlphaDropout: `inplace` is not passed on
         return type(self)._fn(input, self.p, self.training)
+
+
+# torch's classes each define forward: a wrong call's TypeError names theirs
+for _cls in (Dropout, Dropout1d, Dropout2d, Dropout3d):
+    own_methods(_cls, "forward")
+del _cls

@@ -55,7 +55,8 @@ class Unflatten(Module):
         )
 
     def forward(self, input: Tensor) -> Tensor:
-        if hasattr(input, "unflatten"):
+        if hasattr(input, "unflatten") or not hasattr(input, "shape"):
+            # (torch's AttributeError for a non-tensor names unflatten)
             return input.unflatten(self.dim, self.unflattened_size)
         return _unflatten(input, self.dim, tuple(self.unflattened_size))
 

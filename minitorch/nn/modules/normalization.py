@@ -249,7 +249,7 @@ class CrossMapLRN2d(Module):
         self.k = k
 
     def forward(self, input: Tensor) -> Tensor:
-        if input.ndim != 4:
+        if input.dim() != 4:
             raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.ndim}D instead.")
         if not input.dtype.is_floating_point:
             raise RuntimeError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from minitorch._tensor import Tensor
 from minitorch.nn import _functional_fractional_pool as FF
 from minitorch.nn import _functional_pool as F
+from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.module import Module
 
 __all__ = [
@@ -367,3 +368,12 @@ class FractionalMaxPool3d(_FractionalMaxPoolNd):
 
     _n = 3
     _pool = staticmethod(FF.fractional_max_pool3d)
+
+
+# torch's classes each define forward: a wrong call's TypeError names theirs
+for _cls in (
+    MaxPool1d, MaxPool2d, MaxPool3d, AvgPool2d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d,
+    MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d,
+):  # fmt: skip
+    own_methods(_cls, "forward")
+del _cls

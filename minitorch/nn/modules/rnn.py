@@ -231,7 +231,7 @@ class RNNBase(Module):
             x, unbatched = data, False
         else:
             batch_sizes = None
-            if input.ndim not in (2, 3):
+            if input.dim() not in (2, 3):  # (torch's call: a non-tensor's error names dim)
                 what = " tensor" if self._name() == "RNN" else ""  # (torch's RNN says "4D tensor")
                 raise ValueError(
                     f"{self._name()}: Expected input to be 2D or 3D, got {input.ndim}D{what} "
@@ -481,7 +481,7 @@ class RNNCellBase(Module):
 
     def _prepare(self, input: Tensor, hx, zeros_like_h: bool = True):
         """(2-d input, hx list, whether unbatched), with torch's checks."""
-        if input.ndim not in (1, 2):
+        if input.dim() not in (1, 2):  # (torch's call: a non-tensor's error names dim)
             raise ValueError(
                 f"{type(self).__name__}: Expected input to be 1D or 2D, got {input.ndim}D instead"
             )
