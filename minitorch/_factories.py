@@ -3,6 +3,7 @@ empty_permuted, ranges, eye, and the legacy constructors (torch.Tensor(2, 3), to
 
 from __future__ import annotations
 
+import inspect
 import math
 import operator
 import os
@@ -1306,6 +1307,38 @@ def _full_from_tensor(shape, value: Tensor, dt, dev, requires_grad):
     return _require_grad(_make(_build(fill, dev), dev, False, None), requires_grad)
 
 
+# NOTE [ *_like factories of a Tensor subclass ]
+# torch hands zeros_like(sub) (and ones_, empty_, full_, rand_, randn_, randint_like) to the
+# subclass's __torch_function__, whose default makes the plain tensor and returns it as the
+# subclass (by as_subclass: requires_grad=True gives a non-leaf with AliasBackward0, as torch's).
+# nn.Parameter opts out (a Parameter's zeros_like is a plain tensor), and an optimizer's state of
+# a subclass parameter (exp_avg, ...) follows. A plain tensor pays one class comparison.
+
+
+def like_subclass(func, given: dict):
+    """func's call with the arguments `given` (its locals() on entry) handed to the
+    __torch_function__ of the input's class, or None when the input is no dispatching Tensor
+    subclass (or dispatch is off). Arguments still at their defaults are not passed on, as torch
+    passes only what the caller gave."""
+    from minitorch._subclass import dispatch, dispatch_off
+
+    input = given["input"]
+    cls = input.__class__
+    if not (isinstance(input, Tensor) and cls._dispatches) or dispatch_off():
+        return None
+    args, kwargs = [], {}
+    for name, param in inspect.signature(func).parameters.items():
+        value = given[name]
+        if param.kind is param.KEYWORD_ONLY:
+            if value is not param.default:
+                kwargs[name] = value
+        else:
+            args.append(value)
+    while len(args) > 1 and args[-1] is None:  # randint_like(x, 5): no high
+        args.pop()
+    return dispatch(func, [cls], tuple(args), kwargs, name=f"torch.{func.__name__}")
+
+
 def _like(input, dtype, device, op, memory_format=None):
     """(shape, dtype, device) of a *_like result; torch's errors for input, and for a
     channels_last memory_format that does not fit input's rank (raised before the dtype, fill
@@ -1348,6 +1381,10 @@ def zeros_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.zeros_like."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(zeros_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format)
@@ -1365,6 +1402,10 @@ def ones_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.ones_like."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(ones_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format)
@@ -1382,6 +1423,10 @@ def empty_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.empty_like (zero-filled, see empty)."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(empty_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format)
@@ -1401,6 +1446,10 @@ def full_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(full_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "full_like", memory_format)

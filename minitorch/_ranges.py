@@ -96,6 +96,11 @@ def _arange_cpu(start, step, n: int, dt) -> np.ndarray:
         if step == 0:  # a float step that truncates to 0 (int32 and smaller): n copies of start
             return np.full(n, start, dtype=np.int64).astype(npdt)
         return np.arange(start, start + n * step, step, dtype=np.int64).astype(npdt, copy=False)
+    with np.errstate(invalid="ignore"):  # an infinite step's inf - inf: nan, as torch, silently
+        return _arange_cpu_float(start, step, n, dt, npdt)
+
+
+def _arange_cpu_float(start, step, n: int, dt, npdt) -> np.ndarray:
     if dt is _dtype.float64 or dt is _dtype.float32:
         V = 32 // dt.itemsize
         idx, c, j, vec = _blocks(n, V)
@@ -267,6 +272,17 @@ def range(
     requires_grad=False,
 ) -> Tensor:
     """Deprecated torch.range: like arange but includes `end`, and float by default."""
+    # torch's argument parser runs before the deprecation warning: its errors come without one
+    if start is None:  # the parser's wording as it is
+        raise TypeError('range() missing 2 required positional argument: "start", "end"')
+    _range_number(start, "start")  # (checked before a missing end, in the parameters' order)
+    if end is None:  # torch.range has no one-argument form
+        raise TypeError('range() missing 1 required positional arguments: "end"')
+    _range_number(end, "end")
+    _range_number(step, "step")
+    if out is not None and not isinstance(out, Tensor):
+        raise TypeError(f"range(): argument 'out' must be Tensor, not {_typename(out)}")
+    dt = _dtype_arg(dtype, _dtype.default_float(), "range")
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior "
         "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
@@ -274,10 +290,6 @@ def range(
         UserWarning,
         stacklevel=2,
     )
-    if start is None:  # torch's parser, its wording as it is
-        raise TypeError('range() missing 2 required positional argument: "start", "end"')
-    if end is None:  # torch.range has no one-argument form
-        raise TypeError('range() missing 1 required positional arguments: "end"')
     start, end, step = (
         _num(v, "range", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
     )
@@ -290,8 +302,18 @@ def range(
             keep_numel=True,
             requires_grad=requires_grad,
         )
-    dt = _dtype_arg(dtype, _dtype.default_float(), "range")
     return _require_grad(_range(start, end, step, dt, _device(device)), requires_grad)
+
+
+def _range_number(x, arg: str) -> None:
+    """torch's parser's check of a Scalar argument of range: a Python or NumPy number, or a 0-d
+    tensor that does not require grad (else a TypeError, with no warning)."""
+    if isinstance(x, Tensor):
+        if x.ndim == 0 and not x.requires_grad:
+            return
+    elif isinstance(x, (bool, int, float, complex, np.generic)):
+        return
+    raise TypeError(f"range(): argument '{arg}' must be Number, not {_typename(x)}")
 
 
 def _range(start, end, step, dt, dev) -> Tensor:
@@ -322,7 +344,8 @@ def _range(start, end, step, dt, dev) -> Tensor:
         arr = _build(lambda xp: (xp.arange(n, dtype=np.int64) * xstep + xstart).astype(npdt), dev)
     else:
         n = int((xend - xstart) / xstep + acc(1))  # (NumPy scalars: rounded in acc)
-        arr = _build(lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev)
+        with np.errstate(invalid="ignore"):  # an infinite step: 0 * inf is nan, as torch's
+            arr = _build(lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev)
     return _make(arr, dev, False, None)
 
 

@@ -21,11 +21,13 @@ from minitorch._factories import (
     _dtype_arg,
     _into_out,
     _laid_like,
+    _like,  # (shape, dtype, device) of a *_like result, torch's errors in torch's order
     _require_grad,
     _shape,
     _shape_seq,
     _size_kwarg,
     _typename,
+    like_subclass,
     tensor,
     zeros_like,
 )
@@ -872,16 +874,6 @@ def normal(
 # --- _like ---
 
 
-def _like(input, dtype, device, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(input)}"
-        )
-    dt = input.dtype if dtype is None else _dtype_arg(dtype, None, op)
-    dev = input._device if device is None else _device(device)
-    return tuple(input.shape), dt, dev
-
-
 def rand_like(
     input,
     *,
@@ -894,9 +886,13 @@ def rand_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.rand_like (laid out as memory_format asks, input's order by default)."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(rand_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "rand_like")
+    shape, dt, dev = _like(input, dtype, device, "rand_like", memory_format)
     t = rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(t, input, memory_format, "rand_like")
 
@@ -913,9 +909,13 @@ def randn_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.randn_like (laid out as memory_format asks, input's order by default)."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(randn_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "randn_like")
+    shape, dt, dev = _like(input, dtype, device, "randn_like", memory_format)
     t = randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
     return _laid_like(t, input, memory_format, "randn_like")
 
@@ -934,11 +934,15 @@ def randint_like(
     pin_memory=False,
 ) -> Tensor:
     """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
+    if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
+        r = like_subclass(randint_like, locals())
+        if r is not None:
+            return r
     if pin_memory:
         _check_pin_memory()
     if high is None:
         low, high = 0, low
-    shape, dt, dev = _like(input, dtype, device, "randint_like")
+    shape, dt, dev = _like(input, dtype, device, "randint_like", memory_format)
     t = randint(
         low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
     )

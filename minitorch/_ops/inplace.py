@@ -19,6 +19,8 @@ from minitorch._ops._common import (
     wrap_int,
     zeros_of,
 )
+from minitorch._subclass import _DEFAULT as _DEFAULT_TF
+from minitorch._subclass import _tf_func, as_subclass, dispatch, dispatch_off, overloaded_types
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
@@ -232,7 +234,11 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
         _check_result(self, r, op, others)
         _write(self, r._data)
         self._vc[0] += 1
+        if r.__class__ is not Tensor:  # NOTE [ In-place ops with a Tensor-subclass operand ]
+            return self if isinstance(self, r.__class__) else as_subclass(self, r.__class__)
         return self
+    if _subclass_operand(self, others):  # NOTE [ In-place ops with a Tensor-subclass operand ]
+        return _on_subclass(self, compute, op, others)
     r = _compute(compute, _snapshot(self), self, others, op)
     _check_result(self, r, op, others)
     r = cast(r, self.dtype)
@@ -243,11 +249,73 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
     return self
 
 
+# NOTE [ In-place ops with a Tensor-subclass operand ]
+# torch hands x.add_(sub) to the subclass's __torch_function__ even when x is a plain tensor; its
+# default runs the op on plain tensors and returns x as the subclass: x.add_(sub) is a new MyT
+# aliasing x (AliasBackward0 over x's own AddBackward0 when recording), not x. apply_inplace:
+# - without a graph to record, computes as usual: the out-of-place op, given the subclass operand,
+#   returns the subclass (Function.apply dispatches), which is the class x is returned as (a
+#   class comparison for plain tensors; an operand outside `others`, masked_fill_'s mask, counts);
+# - recording, looks for a subclass operand first and runs the op with dispatch off under the
+#   subclass's __torch_function__, so that x records its own node rather than an alias's.
+# A subclass's own __torch_function__ needs the method's arguments, which apply_inplace does not
+# have: the methods that know them (add_, sub_, mul_, div_, copy_, fill_) dispatch themselves
+# with torch's func (Tensor.add_, ...) on their general paths; the others refuse, as
+# Function.apply does for torch.* functions. _fast_inplace sends a dispatching subclass to the
+# general path at no cost to plain tensors.
+
+
+def _subclass_operand(self: Tensor, others) -> bool:
+    """Whether self or one of others is of a dispatching Tensor subclass, with dispatch on."""
+    for t in (self, *others):
+        if t.__class__ is not Tensor and isinstance(t, Tensor) and t._dispatches:
+            return not dispatch_off()
+    return False
+
+
+def dispatching(t) -> bool:
+    """Whether t is an instance of a Tensor subclass that dispatches, with dispatch on."""
+    cls = t.__class__
+    return cls is not Tensor and isinstance(t, Tensor) and cls._dispatches and not dispatch_off()
+
+
+def _on_subclass(self: Tensor, compute, op: str, others) -> Tensor:
+    """apply_inplace with a Tensor-subclass operand (see the NOTE above)."""
+    types = overloaded_types((self, *others))
+    for t in types:
+        if _tf_func(t) is not _DEFAULT_TF:
+            raise TypeError(
+                f"{t.__name__}.__torch_function__: minitorch calls a subclass's own "
+                f"__torch_function__ for {op} only through the subclass tensor's own method "
+                f"(or add_, sub_, mul_, div_, copy_, fill_), not with a plain tensor written to "
+                f"nor as torch.{op}; pass x.as_subclass(torch.Tensor)"
+            )
+
+    def run(*args, **kwargs):
+        return apply_inplace(self, compute, op, others)
+
+    run.__name__ = op
+    return dispatch(run, types, (self, *others), {}, name=f"torch.Tensor.{op}")
+
+
+def dispatch_method(op: str, args, kwargs) -> Tensor:
+    """torch.Tensor.<op>(*args, **kwargs) handed to the __torch_function__ of its Tensor-subclass
+    operands, as torch's method does."""
+    types = overloaded_types(args, kwargs)
+    return dispatch(getattr(Tensor, op), types, args, kwargs, name=f"torch.Tensor.{op}")
+
+
 def _as_method_error(e: TypeError, op: str) -> TypeError:
     """The out-of-place op's TypeError for a non-tensor second argument, as the in-place method
     names it: torch's x.atan2_(1) is "atan2_(): argument 'other' (position 1) must be Tensor",
-    where torch.atan2(x, 1) says "atan2()" and "position 2". Other errors pass unchanged."""
+    where torch.atan2(x, 1) says "atan2()" and "position 2". Operands of unrelated Tensor
+    subclasses name the method too ('torch.Tensor.lerp_', not 'torch.lerp'). Other errors pass
+    unchanged."""
     msg = str(e)
+    failed = "Multiple dispatch failed for '"
+    if msg.startswith(failed):
+        rest = msg[msg.index("'", len(failed)) :]
+        return type(e)(f"{failed}torch.Tensor.{op}{rest}")
     head = f"{op[:-1]}(): argument '"
     if not (msg.startswith(head) and "' (position 2) must be Tensor" in msg):
         return e
@@ -727,7 +795,9 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if 0 in x.strides:
         return False  # maybe expanded: the general path checks
     floating = is_floating(x.dtype)
-    if isinstance(other, Tensor):
+    # (a dispatching subclass takes the general path: NOTE [ In-place ops with a Tensor-subclass
+    # operand ]; a plain tensor's test costs what isinstance did)
+    if other.__class__ is Tensor or (isinstance(other, Tensor) and not other._dispatches):
         if other._device is not self._device or other._data.dtype != x.dtype:
             return False
         if other._base is not None or self._base is not None:
@@ -766,24 +836,33 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
 def add_(self, other, *, alpha=1):
     if _fast_inplace(self, other, "add", alpha):
         return self
+    if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
+        return dispatch_method("add_", (self, other), {} if alpha is _ONE else {"alpha": alpha})
     return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
 
 
 def sub_(self, other, *, alpha=1):
     if _fast_inplace(self, other, "subtract", alpha):
         return self
+    if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
+        return dispatch_method("sub_", (self, other), {} if alpha is _ONE else {"alpha": alpha})
     return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))
 
 
 def mul_(self, other):
     if _fast_inplace(self, other, "multiply"):
         return self
+    if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
+        return dispatch_method("mul_", (self, other), {})
     return apply_inplace(self, lambda s: _ops().mul(s, other), "mul_", (other,))
 
 
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None and _fast_inplace(self, other, "true_divide"):
         return self
+    if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
+        kwargs = {} if rounding_mode is None else {"rounding_mode": rounding_mode}
+        return dispatch_method("div_", (self, other), kwargs)
     return apply_inplace(
         self, lambda s: _ops().div(s, other, rounding_mode=rounding_mode), "div_", (other,)
     )
@@ -851,6 +930,8 @@ def fill_(input, value):
         raise not_tensor("fill_", input)
     # torch's nodes: FillBackward2 (a number: input alone), FillBackward3 (input and the tensor)
     if isinstance(value, Tensor):
+        if value.__class__ is not Tensor and dispatching(value):  # NOTE [ In-place ops with a
+            return dispatch_method("fill_", (input, value), {})  # Tensor-subclass operand ]
         return _fill(input, value, "FillBackward3", None)
     return _fill(input, value, "FillBackward2", (0,))
 
@@ -982,8 +1063,12 @@ _check_partial_overlap = check_partial_overlap
 
 def copy_(self, src, non_blocking=False):
     """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
-    if not isinstance(src, Tensor):
-        src = scalar_like(src, self)
+    if src.__class__ is not Tensor:
+        if not isinstance(src, Tensor):
+            src = scalar_like(src, self)
+        elif dispatching(src):  # NOTE [ In-place ops with a Tensor-subclass operand ]
+            kwargs = {"non_blocking": non_blocking} if non_blocking else {}
+            return dispatch_method("copy_", (self, src), kwargs)
     # torch's order: the autograd checks, then (a copy from the very same view of the same
     # memory returning at once, expanded or not) the memory overlap of self and of self with
     # src, then the shapes
