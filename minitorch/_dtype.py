@@ -254,7 +254,7 @@ def overflow_error(name: str) -> RuntimeError:
 
 
 # The largest finite value of each narrow float dtype
-_FLOAT_TOP = {"float32": 3.4028234663852886e38, "float16": 65504.0,
+FLOAT_TOP = {"float32": 3.4028234663852886e38, "float16": 65504.0,
               "bfloat16": 3.3895313892515355e38}  # fmt: skip
 
 
@@ -274,8 +274,8 @@ def fill_number(value, npdt, op: str = "fill_"):
         raise TypeError(f"{op}(): the fill value must be a Number, not {type(value).__name__}")
     if value.__class__ is builtins.int and not SCALAR_INT_MIN <= value < SCALAR_INT_END:
         raise scalar_int_overflow(value)
-    if value.__class__ in (builtins.float, builtins.int) and npdt.name in _FLOAT_TOP:
-        if abs(value) > _FLOAT_TOP[npdt.name] and value - value == 0:  # finite (inf and nan are
+    if value.__class__ in (builtins.float, builtins.int) and npdt.name in FLOAT_TOP:
+        if abs(value) > FLOAT_TOP[npdt.name] and value - value == 0:  # finite (inf and nan are
             raise overflow_error(npdt.name)  # stored as they are)
     return via_float32(value, npdt)
 

@@ -673,13 +673,6 @@ def threshold_(input, threshold, value):
     return _threshold(input, threshold, value, True)
 
 
-_C10_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t",
-              "int32": "int", "int64": "int64_t"}  # fmt: skip
-_FLOAT_TOP = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38,
-              "float32": 3.4028234663852886e38}  # fmt: skip
-
-
 def _checked(v, name: str, kind: str, itemsize: int):
     """The number v as c10's checked conversion to the dtype `name` (of NumPy kind `kind`)
     takes it: RuntimeError beyond the dtype's range (a NaN or infinite one into an integer
@@ -687,7 +680,7 @@ def _checked(v, name: str, kind: str, itemsize: int):
     unsigned dtype, which accepts down to -max (uint8 reads -1 as 255)."""
     if isinstance(v, complex):  # (a real dtype holds no imaginary part)
         if v.imag:
-            raise _overflow(name)
+            raise _dtype.overflow_error(name)
         v = v.real
     if kind in "iu":
         bits = 8 * itemsize
@@ -695,13 +688,9 @@ def _checked(v, name: str, kind: str, itemsize: int):
         low = -top - 1 if kind == "i" else -top if v.__class__ is int else 0
         if low <= v <= top:  # (False for NaN)
             return v % (top + 1) if kind == "u" and v < 0 else v
-    elif name not in _FLOAT_TOP or not abs(v) > _FLOAT_TOP[name] or v - v != 0:
+    elif name not in _dtype.FLOAT_TOP or not abs(v) > _dtype.FLOAT_TOP[name] or v - v != 0:
         return v  # float64, or within range, or inf / NaN
-    raise _overflow(name)
-
-
-def _overflow(name: str) -> RuntimeError:
-    return RuntimeError(f"value cannot be converted to type {_C10_NAMES[name]} without overflow")
+    raise _dtype.overflow_error(name)
 
 
 def _threshold(input, th, value, inplace):
