@@ -118,7 +118,7 @@ class StoragePlan:
         off = b.data_ptr(a) - start
         if nbytes is None or off < 0 or off % item or nbytes % item:
             return None
-        if off + _extent(a) > nbytes:
+        if a.size and off + _extent(a) > nbytes:  # an empty view may start past the end
             return None
         key = _record_key(dev, start, nbytes, t.dtype)
         storage = self._by_extent.get(key)
@@ -391,8 +391,10 @@ def _rebuild_tensor_v2(
             # starts its storage, so untyped_storage() (and a re-save) is the loaded storage,
             # not the span of the layout (a stride-0 row is 4 KB, not 4 MB, as in torch).
             t._storage_root = _make(arr, storage.device, False, None)
-    elif arr.size:  # an empty view of a storage keeps it too (torch lets its offset pass the end)
-        t = _view_of_storage(storage, min(offset, arr.size), size, stride)
+    elif arr.size or offset:
+        # an empty view of a storage keeps it and its offset too, even at or past the storage's
+        # end (NOTE [ Empty views ] in minitorch/_ops/shape.py)
+        t = _view_of_storage(storage, offset, size, stride)
     else:
         t = _make(arr.reshape(size), storage.device, False, None)
     if requires_grad:

@@ -413,13 +413,18 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
 
 
 def is_set_to(self: Tensor, tensor: Tensor) -> bool:
-    """Whether self and tensor are the same view of the same memory. Mirrors
-    torch.Tensor.is_set_to."""
+    """Whether self and tensor are the same view of the same memory: one storage, one offset
+    in it, one shape and strides (whatever the dtypes, as torch's). An empty view compares
+    where it starts, though its data_ptr() is 0. Mirrors torch.Tensor.is_set_to."""
+    from minitorch._tensor import _memory_key
+
+    if self._device is not tensor._device:
+        return False
     a, b = self._data, tensor._data
+    backend = self._device.backend
     return (
-        self._device is tensor._device
-        and self.data_ptr() == tensor.data_ptr()
-        and a.shape == b.shape
-        and a.strides == b.strides
-        and a.dtype == b.dtype
+        a.shape == b.shape
+        and backend.data_ptr(a) == backend.data_ptr(b)
+        and self.stride() == tensor.stride()
+        and _memory_key(a, backend) == _memory_key(b, backend)
     )

@@ -41,6 +41,60 @@ __all__ = [
 # inferred) as keyword arguments, and the public function validates and raises torch's errors.
 
 
+# NOTE [ Empty views ]
+# NumPy (2.4) leaves an empty slice's data pointer where the sliced dim starts (a[3:3] starts at
+# a's first element) and does not multiply its stride by the step; torch moves the offset by the
+# start and scales the stride whatever the size (a[3:3] is at storage_offset 3, a[0:0:2] has
+# stride 2). So an empty result of a basic key (slices, ints, None: indexing, select, narrow,
+# the splits, unbind) is rebuilt from its input with torch's offset and strides: a view of the
+# input's memory, at_strides below, that reads nothing. Only a result NumPy already made empty
+# pays for this. Such a view may start at or past the end of its base's memory (x[3:] of 3
+# elements): it still shares the base's storage (storage_offset, untyped_storage, is_set_to,
+# save/load), since _lies_in in minitorch/_tensor.py places an empty view by the memory it
+# views, not by its address.
+
+
+def at_strides(xp, x, offset: int, shape, strides):
+    """An empty view of x's memory starting `offset` elements past x's first element, with the
+    given shape and element strides (the memory is never read: offset may be x's end)."""
+    item = x.itemsize
+    as_strided = xp.lib.stride_tricks.as_strided
+    if offset > 0:  # a one-element window there moves the data pointer
+        x = as_strided(x, shape=(offset + 1,), strides=(item,))[offset:]
+    return as_strided(x, shape=tuple(shape), strides=tuple(s * item for s in strides))
+
+
+def empty_view(xp, a: Tensor, key: tuple):
+    """a[key] for a basic key (ints in range, slices of positive step, None, one Ellipsis) whose
+    result is empty, with torch's storage offset and strides (NOTE [ Empty views ])."""
+    shape = a._data.shape
+    strides = a.stride()
+    n = len(shape)
+    rest = n - sum(1 for k in key if k is not None and k is not Ellipsis)  # Ellipsis's dims
+    offset, d = 0, 0
+    out_shape, out_strides = [], []
+    for k in key:
+        if k is None:  # as torch's unsqueeze there, before the dims after it are indexed
+            out_shape.append(1)
+            out_strides.append(shape[d] * strides[d] if d < n else 1)
+        elif k is Ellipsis:
+            out_shape += shape[d : d + rest]
+            out_strides += strides[d : d + rest]
+            d += rest
+        elif k.__class__ is slice:
+            start, stop, step = k.indices(shape[d])
+            out_shape.append(len(range(start, stop, step)))
+            out_strides.append(strides[d] * step)
+            offset += start * strides[d]
+            d += 1
+        else:
+            offset += (k + shape[d] if k < 0 else k) * strides[d]
+            d += 1
+    out_shape += shape[d:]
+    out_strides += strides[d:]
+    return at_strides(xp, a._data, offset, out_shape, out_strides)
+
+
 def as_view_array(x, shape):
     """A new array object sharing x's memory, with `shape` (the strides must allow it)."""
     shape = tuple(shape)
@@ -312,7 +366,12 @@ class Squeeze(Function):
     def forward(ctx, a, *, dims):
         x = a._data
         ctx.in_shape = x.shape
-        return as_view_array(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+        out = as_view_array(x, tuple(s for i, s in enumerate(x.shape) if i not in dims))
+        if out.size:
+            return out
+        # NumPy's reshape gives an empty array zero strides: keep torch's (NOTE [ Empty views ])
+        strides = [st for i, st in enumerate(a.stride()) if i not in dims]
+        return at_strides(ctx.xp, x, 0, out.shape, strides)
 
     backward = _backward_data = staticmethod(_reshape_back)
 
@@ -734,7 +793,11 @@ class Narrow(Function):
     def forward(ctx, a, *, dim, start, length):
         ctx.in_shape = a._data.shape
         ctx.dim, ctx.start = dim, start
-        return a._data[(slice(None),) * dim + (slice(start, start + length),)]
+        key = (slice(None),) * dim + (slice(start, start + length),)
+        out = a._data[key]
+        if out.size:
+            return out
+        return empty_view(ctx.xp, a, key)  # torch's offset and strides: NOTE [ Empty views ]
 
     @staticmethod
     def backward(ctx, grad):

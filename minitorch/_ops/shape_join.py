@@ -16,7 +16,16 @@ from minitorch._ops._common import (
     type_name,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._ops.shape import Narrow, Squeeze, _short, expand, narrow, reshape, unsqueeze
+from minitorch._ops.shape import (
+    Narrow,
+    Squeeze,
+    _short,
+    empty_view,
+    expand,
+    narrow,
+    reshape,
+    unsqueeze,
+)
 from minitorch._tensor import Size, Tensor
 from minitorch.autograd.function import Function
 
@@ -84,8 +93,16 @@ class Split(Function):
         outs = []
         start = 0
         head = (slice(None),) * dim
+        if x.size and 0 not in sizes:
+            for s in sizes:
+                outs.append(x[head + (slice(start, start + s),)])
+                start += s
+            return tuple(outs)
         for s in sizes:
-            outs.append(x[head + (slice(start, start + s),)])
+            key = head + (slice(start, start + s),)
+            out = x[key]
+            # torch's offset and strides for an empty piece: NOTE [ Empty views ]
+            outs.append(out if out.size else empty_view(ctx.xp, a, key))
             start += s
         return tuple(outs)
 
@@ -198,7 +215,10 @@ class Unbind(Function):
         x = a._data
         ctx.dim = dim
         head = (slice(None),) * dim
-        return tuple(x[head + (i, Ellipsis)] for i in range(x.shape[dim]))
+        if x.size:
+            return tuple(x[head + (i, Ellipsis)] for i in range(x.shape[dim]))
+        # torch's offset and strides for each empty slice: NOTE [ Empty views ]
+        return tuple(empty_view(ctx.xp, a, head + (i, Ellipsis)) for i in range(x.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads):

@@ -13,7 +13,7 @@ from minitorch._ops._common import (
     type_name,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._ops.shape import flatten
+from minitorch._ops.shape import at_strides, flatten
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _replay_view
 from minitorch.autograd.grad_mode import no_grad
@@ -329,8 +329,10 @@ class AsStrided(Function):
         ctx.args = (r.shape, layout, size, stride, storage_offset)
         ctx.chain = a._view_chain if a._base is not None else ()
         ctx.overlap = bool(ctx.chain) and _may_overlap(a._data)
-        mem = _memory(ctx.xp, r, layout)[storage_offset:]
-        return _strided(ctx.xp, mem, size, [s * r.itemsize for s in stride])
+        mem = _memory(ctx.xp, r, layout)
+        if 0 in size:  # NumPy would leave an empty slice's pointer at mem's start
+            return at_strides(ctx.xp, mem, storage_offset, size, stride)  # NOTE [ Empty views ]
+        return _strided(ctx.xp, mem[storage_offset:], size, [s * r.itemsize for s in stride])
 
     @staticmethod
     def backward(ctx, grad):
