@@ -686,7 +686,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return tensor(values, dtype=dtype, device=device, requires_grad=requires_grad)
     else:
         arr, _ = _host_from_data(data, dt)
-    return _require_grad(_make(_put(arr, dev), dev, False, None), requires_grad)
+    arr = _put(arr, dev)
+    if not arr.size:  # tensor([[], []]): See _contiguous_empty
+        arr = _contiguous_empty(arr, dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
 def _refuse_missing(data, dt) -> None:
@@ -882,7 +885,21 @@ def _filled(fill, shape, dt, dev, requires_grad):
         arr = _fill_array(np, fill, shape, npdt)
     else:
         arr = _build(lambda xp: _fill_array(xp, fill, shape, npdt), dev)
+    if not arr.size:
+        arr = _contiguous_empty(arr, dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _contiguous_empty(arr, dev: Device):
+    """An empty array given torch's contiguous strides (a dim of size 0 counting as 1), as a view
+    that reads nothing. NumPy gives an empty array zero strides, which a transpose then carries:
+    torch's empty(0, 5).t() has strides (1, 5), not the (1, 1) of a fresh (5, 0) tensor."""
+    strides, n = [], arr.itemsize
+    for s in reversed(arr.shape):
+        strides.append(n)
+        n *= max(s, 1)
+    xp = np if dev is cpu else backend_of(dev).xp
+    return xp.lib.stride_tricks.as_strided(arr, strides=tuple(reversed(strides)))
 
 
 def _fill_array(xp, fill, shape, npdt):
@@ -1302,7 +1319,7 @@ def _full_from_tensor(shape, value: Tensor, dt, dev, requires_grad):
     def fill(xp):
         out = xp.empty(shape, dtype=npdt)
         out[...] = src
-        return out
+        return out if out.size else _contiguous_empty(out, dev)
 
     return _require_grad(_make(_build(fill, dev), dev, False, None), requires_grad)
 
@@ -1497,8 +1514,10 @@ def eye(
     dt = _dtype_arg(dtype, _dtype.default_float(), "eye")
     npdt = _dtype.numpy_dtype(dt)
     dev = _device(device)
-    t = _make(_build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev), dev, False, None)
-    return _require_grad(t, requires_grad)
+    arr = _build(lambda xp: xp.eye(n_, m_, dtype=npdt), dev)
+    if not arr.size:  # See _contiguous_empty
+        arr = _contiguous_empty(arr, dev)
+    return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
 def _eye_type_error(*args, **keywords) -> TypeError:

@@ -253,3 +253,20 @@ def test_size_one_views_read_and_write_their_base():
     x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
     assert gradcheck(lambda t: t.t().reshape(3, 1, 2) * 2, (x,))
     assert gradgradcheck(lambda t: t.t().unflatten(1, (1, 2)).squeeze(1), (x,))
+
+
+def test_empty_factory_results_have_contiguous_strides():
+    # torch 2.13: a size-0 dim counts as 1 in a fresh tensor's strides, and a transpose keeps them
+    assert torch.empty(0, 5).t().stride() == (1, 5)
+    assert torch.tensor([[], []]).t().stride() == (1, 1)
+    assert torch.eye(0, 3).t().stride() == (1, 3)
+    assert torch.full((2, 0), 1.0).t().stride() == (1, 1)
+    assert torch.zeros(0, 5).stride() == (5, 1)
+
+
+def test_view_resized_to_nothing_keeps_its_offset():
+    x = torch.arange(10.0)
+    v = x[4:8]
+    v.resize_(0, 3)  # torch 2.13: offset 4, strides (3, 1), same storage
+    assert (v.storage_offset(), v.stride(), tuple(v.shape)) == (4, (3, 1), (0, 3))
+    assert v.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()

@@ -742,6 +742,14 @@ def restride_(t: Tensor, shape, grow: bool = True) -> bool:
         # a shrunk tensor keeps its whole memory as torch keeps the storage: untyped_storage()
         # still has every byte and a later resize_ back up reads the kept values
         t._storage_root = _make(flat, t._device, False, None)
+    if n == 0:  # NumPy's empty slice would start at flat's start: torch keeps the offset
+        from minitorch._ops.shape import at_strides
+
+        strides, step = [], 1
+        for size in reversed(shape):  # contiguous, a size-0 dim counting as 1 (as torch)
+            strides.append(step)
+            step *= max(size, 1)
+        return _set_data(t, at_strides(backend.xp, flat, offset, shape, strides[::-1]))
     return _set_data(t, flat[offset : offset + n].reshape(shape))
 
 
