@@ -10,6 +10,12 @@ them on duals). unpack_dual(y) finds y's tangent J t, J the Jacobian of y in the
 d/du <J^T u, t> for an auxiliary u: one backward with create_graph, one more backward to u.
 Every op is twice differentiable (DESIGN.md), so every op has a tangent.
 
+A custom Function called inside the level is the exception: as torch, its tangents are what its
+jvp makes of its inputs' tangents (taken at the call), and one without jvp is refused. Each
+output it gives a tangent is recorded as a seed of its own, the edge (its node, output number),
+and unpack_dual cuts that node's edges while it differentiates, so the paths through the
+Function count once, through the jvp's tangent (the Function may have no backward at all).
+
 u is not zeros (probe_like): J^T u is linear in u, so any u gives the same derivative, but a
 backward written piecewise in its gradient (logcumsumexp's sums the positive and the negative
 gradients apart, in logs) has its kink at a zero gradient, where the derivative is 0 * inf =
@@ -22,7 +28,8 @@ passes), not alongside each op, so y must be computed with grad mode on (a no_gr
 carries no tangent), and a tensor saved for y's backward must not be modified in place before
 y's tangent is asked for; a dual tensor reports requires_grad=True and has a grad_fn
 (AliasBackward0); an op without a forward formula in torch (which raises) has a tangent here;
-one level at a time (as torch today).
+one level at a time (as torch today); a custom Function's jvp that returns None for an output
+leaves that output without a tangent of its own (torch fails an internal assert).
 """
 
 from __future__ import annotations
@@ -30,9 +37,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from minitorch._tensor import Tensor, _keep_storage_root
+from minitorch.autograd import function as _function
 from minitorch.autograd.engine import grad
 from minitorch.autograd.function import AccumulateGrad, Function, _edge
 from minitorch.autograd.grad_mode import enable_grad
+from minitorch.autograd.graph import GradientEdge
 
 __all__ = [
     "UnpackedDualTensor",
@@ -48,7 +57,8 @@ class _Dual(NamedTuple):
     dual: Tensor  # what make_dual returned
     tangent: Tensor
     primal: Tensor  # what make_dual was given
-    seed: Tensor  # what tangents are taken with respect to
+    seed: Tensor | GradientEdge | None  # what tangents are taken with respect to (an edge: a
+    # custom Function's output, whose node is cut while differentiating; None: not recorded)
     version: int  # the dual's version when made: a later in-place op changes its tangent
     private: bool  # the seed is a leaf of this level (the primal did not require grad)
 
@@ -94,6 +104,7 @@ def enter_dual_level() -> int:
     if _level["current"] is not None:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _level["current"] = 0
+    _function.dual_hook[0] = _apply_custom
     return 0
 
 
@@ -105,6 +116,7 @@ def exit_dual_level(*, level=None) -> None:
     duals = _level["duals"]
     _level["current"] = None
     _level["duals"] = []
+    _function.dual_hook[0] = None
     for d in duals:
         if d.private and d.dual._base is None:
             d.dual.detach_()
@@ -156,7 +168,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
 def _walk(t: Tensor, duals) -> tuple[bool, bool]:
     """(whether t's history reaches a dual's seed, whether it reaches a tensor requiring grad
     that is not a private seed: an outer graph the tangent must keep)."""
-    seeds = {id(_edge(d.seed)[0]) for d in duals}
+    seeds = {id(_seed_edge(d.seed)[0]) for d in duals if d.seed is not None}
     private = {id(d.seed) for d in duals if d.private}
     found_seed = found_outer = False
     seen: set[int] = set()
@@ -196,8 +208,17 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
     primal = tensor if outer else tensor.detach()
     with enable_grad():
         u = probe_like(tensor).requires_grad_()  # the auxiliary cotangent (see the NOTE)
-        seeds = [d.seed for d in duals]
-        vjps = grad(tensor, seeds, u, create_graph=True, allow_unused=True)
+        duals = [d for d in duals if d.seed is not None]
+        cut = {}  # the custom Functions' nodes whose outputs are seeds: their edges, put back
+        for d in duals:
+            if d.seed.__class__ is GradientEdge and d.seed[0] not in cut:
+                cut[d.seed[0]] = d.seed[0]._next
+                d.seed[0]._next = (None,) * len(d.seed[0]._next)
+        try:
+            vjps = grad(tensor, [d.seed for d in duals], u, create_graph=True, allow_unused=True)
+        finally:
+            for node, edges in cut.items():
+                node._next = edges
         total = None
         for g, d in zip(vjps, duals, strict=True):
             if g is not None:
@@ -211,6 +232,68 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
     if jvp is None:
         return UnpackedDualTensor(primal, _zeros_like(tensor))
     return UnpackedDualTensor(primal, jvp if outer else jvp.detach())
+
+
+def _seed_edge(seed):
+    return seed if seed.__class__ is GradientEdge else _edge(seed)
+
+
+_NO_JVP = (
+    "You must implement the jvp function for custom autograd.Function to use it with forward "
+    "mode AD."
+)
+
+
+def _apply_custom(cls, ctx, device, record, args, kwargs):
+    """A custom Function's call while the level is open (function.dual_hook): forward as usual,
+    then, where an input has a tangent, its jvp on the inputs' tangents (zeros for a tensor
+    without one, None for other arguments) gives the outputs' tangents, read from
+    ctx.saved_tensors what save_for_forward saved. See NOTE [ Tangents through double
+    backward ]."""
+    from minitorch._factories import zeros_like
+    from minitorch.autograd.function import _apply_user, _user_forward
+
+    tangents = [unpack_dual(a).tangent if isinstance(a, Tensor) else None for a in args]
+    out = _apply_user(cls, ctx, device, record, args, _user_forward(cls, ctx, args, kwargs, record))
+    if all(t is None for t in tangents):
+        return out
+    if cls.jvp is Function.jvp:
+        raise NotImplementedError(_NO_JVP)
+    tangents = [
+        zeros_like(a.detach()) if t is None and isinstance(a, Tensor) else t
+        for a, t in zip(args, tangents, strict=True)
+    ]
+    saved, to_save = ctx._saved, ctx._to_save
+    ctx._saved = None  # saved_tensors reads _to_save
+    ctx._to_save = ctx.__dict__.get("_saved_for_forward") or ()
+    try:
+        res = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._saved, ctx._to_save = saved, to_save
+    outs = out if out.__class__ is tuple else (out,)
+    res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    if len(res) != len(outs):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(outs)} but got {len(res)})"
+        )
+    duals = _level["duals"]
+    for o, g in zip(outs, res, strict=True):
+        if not isinstance(o, Tensor) or g is None or not o.dtype.is_floating_point:
+            continue
+        if tuple(g.shape) != tuple(o.shape):
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                f"original Tensor, this is not supported. Tensor is of size {list(o.shape)} "
+                f"while the given forward gradient is of size {list(g.shape)}."
+            )
+        seed = GradientEdge(ctx, o._output_nr) if record and o._grad_fn is ctx else None
+        # as unpack_dual's: a tangent or output reaching no graph but this level's is detached
+        outer = g.requires_grad and _walk(g, duals)[1]
+        outer = outer or (seed is not None and _walk(o, duals)[1])
+        g = g if outer else g.detach()
+        duals.append(_Dual(o, g, o if outer else o.detach(), seed, o._vc[0], False))
+    return out
 
 
 def probe_like(t: Tensor) -> Tensor:

@@ -150,6 +150,16 @@ class Node:
         # _saved_result / _saved_exponent ("Autograd mechanics"), for the ops whose Function
         # names what it saves (_saved_names, in save_for_backward's order; _saved_attrs: ctx
         # attributes such as pow's exponent)
+        if name.startswith("_raw_saved_"):  # torch's SavedTensor of _saved_<name>
+            names = getattr(type(self)._fn, "_saved_names", ())
+            if name[11:] in names:
+                from minitorch.autograd.graph import SavedTensor
+
+                raw = self.__dict__.setdefault("_raw_saved", {})
+                key = names.index(name[11:])
+                if key not in raw:
+                    raw[key] = SavedTensor(self, key)
+                return raw[key]
         if name.startswith("_saved_"):
             fn = type(self)._fn
             key = name[7:]
@@ -168,13 +178,8 @@ class Node:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors):
-        """Saves tensors for a forward-mode jvp. Mirrors
-        torch.autograd.function.FunctionCtx.save_for_forward.
-
-        Differences from torch: minitorch computes tangents with reverse mode (NOTE [ Tangents
-        through double backward ] in minitorch/autograd/forward_ad.py), so a Function's jvp is
-        never called and the tensors are only kept (as _saved_for_forward).
-        """
+        """Saves tensors for the Function's jvp, which reads them as ctx.saved_tensors. Mirrors
+        torch.autograd.function.FunctionCtx.save_for_forward."""
         for t in tensors:
             if t is not None and not isinstance(t, Tensor):
                 raise AssertionError(
@@ -656,7 +661,10 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx, *grads):
-        raise NotImplementedError("jvp is not implemented; minitorch has reverse mode only")
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
 
     def __init__(self, *args, **kwargs):
         warnings.warn(
@@ -712,6 +720,8 @@ class Function(metaclass=FunctionMeta):
             ctx._saved = None
             # torch reports the inputs' requires_grad even when grad mode is off.
             ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+            if dual_hook[0] is not None:  # a forward-AD level is open: its tangents
+                return dual_hook[0](cls, ctx, device, False, args, kwargs)
             out = _user_forward(cls, ctx, args, kwargs, False)
             return _apply_user(cls, ctx, device, False, args, out)
         # No node: a built-in forward gets the backend's shared NullCtx (see its docstring).
@@ -765,6 +775,11 @@ def _apply_subclass(cls, args, kwargs):
     from minitorch._subclass import apply_subclass
 
     return apply_subclass(cls, args, kwargs)
+
+
+# A custom Function's call while a forward-AD level is open (minitorch.autograd.forward_ad sets
+# it): its outputs get the tangents its jvp computes. Only user Functions read it.
+dual_hook = [None]
 
 
 def _user_apply(cls, *args, **kwargs):
@@ -877,6 +892,8 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         if len(shown) < len(args):  # torch's node lists the Tensor arguments only
             ctx._shown = shown
         _connect(ctx, args)  # the inputs' history before forward (which may change it in place)
+        if dual_hook[0] is not None:  # a forward-AD level is open: its tangents
+            return dual_hook[0](cls, ctx, device, True, args, kwargs)
         out = _user_forward(cls, ctx, args, kwargs, True)
         return _apply_user(cls, ctx, device, True, args, out)
     # A built-in forward leaves its inputs' history alone: the edges are recorded before it runs,

@@ -16,7 +16,7 @@ __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 # device, and a verdict is read back with `.item()` once per comparison (gradcheck must answer
 # True or False, so it synchronises; library code on the per-op path never does).
 
-_SEED = 0  # random vectors (fast mode, gradgradcheck's grad_outputs) come from a private stream
+_SEED = 0  # fast mode's random vectors come from a private stream
 
 
 class GradcheckError(RuntimeError):
@@ -123,10 +123,11 @@ def gradgradcheck(
     inputs, grad_outputs, create_graph=True). Mirrors torch.autograd.gradgradcheck.
 
     Without grad_outputs, random ones in [-1, 1) with requires_grad are made, shaped like the
-    differentiable outputs (non-contiguous with gen_non_contig_grad_outputs=True).
+    differentiable outputs (non-contiguous with gen_non_contig_grad_outputs=True), as torch
+    makes them: by testing.make_tensor, from the default random stream of their device (the
+    same draws as torch's, so what the caller draws next is torch's numbers too).
 
-    Differences from torch: the random grad_outputs come from a private, fixed-seed stream, so the
-    caller's random state is left alone and a run is reproducible; check_fwd_over_rev=True checks
+    Differences from torch: check_fwd_over_rev=True checks
     forward-mode tangents of the gradient, which minitorch computes through a third backward.
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
@@ -143,10 +144,20 @@ def gradgradcheck(
         )
     tupled_inputs = _as_tuple(inputs)
     if grad_outputs is None:
+        from minitorch.testing import make_tensor
+
         outputs = _differentiable_outputs(func(*tupled_inputs))
-        streams = {}
         tupled_grad_outputs = tuple(
-            _random_grad_output(o, streams, gen_non_contig_grad_outputs) for o in outputs
+            make_tensor(
+                o.shape,
+                dtype=o.dtype if o.dtype.is_floating_point or o.dtype.is_complex else _mt_double(),
+                device=o.device,
+                low=-1,
+                high=1,
+                requires_grad=True,
+                noncontiguous=gen_non_contig_grad_outputs,
+            )
+            for o in outputs
         )
     else:
         tupled_grad_outputs = _as_tuple(grad_outputs)
@@ -705,16 +716,7 @@ def _unit_vector(t: Tensor, streams):
     return u / xp.sqrt((u * u).sum())
 
 
-def _random_grad_output(o: Tensor, streams, non_contiguous: bool) -> Tensor:
-    """Uniform in [-1, 1), shaped like o, requiring grad (float64 for a non-float o)."""
-    arr = o._data
-    dtype = _jacobian_dtype(o)
-    xp = o._device.backend.xp
-    values = xp.asarray(_stream(o, streams).random(arr.shape) * 2 - 1, dtype=dtype)
-    if non_contiguous and arr.ndim and arr.size > 1:
-        wide = xp.zeros(arr.shape[:-1] + (2 * arr.shape[-1],), dtype=dtype)
-        data = wide[..., ::2]
-        data[...] = values
-    else:
-        data = values
-    return _make(data, o._device, True, None)
+def _mt_double():
+    from minitorch import float64
+
+    return float64

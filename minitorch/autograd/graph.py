@@ -274,3 +274,63 @@ def register_multi_grad_hook(tensors, fn, *, mode: str = "all"):
         return hook
 
     return _MultiHandle([t.register_hook(on_grad(i)) for i, t in enumerate(tensors)])
+
+
+class SavedTensor:
+    """One tensor a built-in node saved, as grad_fn._raw_saved_<name> gives it (the same object
+    each time). Mirrors torch._C._autograd.SavedTensor.
+
+    register_hooks(pack, unpack) replaces what the node keeps by pack(the tensor's data) at
+    once; the node's backward (and _saved_<name>) then reads unpack(that object), given back
+    the saved tensor's place in the graph as under saved_tensors_hooks. One pair per tensor, and
+    none once the graph is freed."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node, index):
+        self._node = node
+        self._index = index
+
+    def register_hooks(self, *hooks):
+        from minitorch.autograd.function import _FREED, _accumulator
+
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            given = ", ".join([repr(self)] + [repr(h) for h in hooks])
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. (self: torch._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {given}"
+            )
+        pack, unpack = hooks
+        node = self._node
+        if node._saved is _FREED:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        entries = list(node._saved)
+        entry = entries[self._index]
+        if entry[0] == "hook":
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        t = node._unpack(entry)  # as the node reads it (a version check included)
+        nr = entry[4]
+        if entry[0] in ("out", "view_out"):
+            place = None  # the node's output: re-attached to the node at unpack
+        else:
+            leaf = t._grad_fn is None and t._requires_grad
+            place = (t._grad_fn, t._output_nr, t._requires_grad, _accumulator(t) if leaf else None)
+        prev = state.enabled
+        state.enabled = False
+        try:
+            obj = pack(t.detach())
+        finally:
+            state.enabled = prev
+        entries[self._index] = ("hook", obj, unpack, place, nr)
+        node._saved = tuple(entries)

@@ -238,6 +238,26 @@ class _FrozenBackward(mt.autograd.Function):
         return mt.tensor((2 * grad.detach() * x.detach()).numpy())
 
 
+class _WrongJvp(mt.autograd.Function):
+    """x * x with a right backward and a jvp missing the factor 2."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        ctx.save_for_forward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return 2 * grad * x
+
+    @staticmethod
+    def jvp(ctx, t):
+        (x,) = ctx.saved_tensors
+        return t * x
+
+
 def test_gradcheck_forward_ad_checks_tangents():
     x = _t(_rand(4), requires_grad=True)
     assert gradcheck(mt.sin, (x,), check_forward_ad=True)
@@ -246,12 +266,18 @@ def test_gradcheck_forward_ad_checks_tangents():
     assert gradcheck(lambda a, b: (a * b, a.exp()), two, check_forward_ad=True,
                      check_backward_ad=False)  # fmt: skip
     assert gradcheck(_FrozenBackward.apply, (x,))  # the backward itself is right
+    # a custom Function without jvp: torch's NotImplementedError, even without raise_exception
     for fast in (False, True):
-        with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch"):
+        with pytest.raises(NotImplementedError, match="jvp"):
             gradcheck(_FrozenBackward.apply, (x,), check_forward_ad=True,
                       check_backward_ad=False, fast_mode=fast)  # fmt: skip
-    assert not gradcheck(_FrozenBackward.apply, (x,), check_forward_ad=True,
-                         raise_exception=False)  # fmt: skip
+    with pytest.raises(NotImplementedError, match="jvp"):
+        gradcheck(_FrozenBackward.apply, (x,), check_forward_ad=True, raise_exception=False)
+    for fast in (False, True):  # a wrong jvp is caught
+        with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch"):
+            gradcheck(_WrongJvp.apply, (x,), check_forward_ad=True, check_backward_ad=False,
+                      fast_mode=fast)  # fmt: skip
+    assert not gradcheck(_WrongJvp.apply, (x,), check_forward_ad=True, raise_exception=False)
 
 
 def test_gradgradcheck_fwd_over_rev():
