@@ -572,7 +572,12 @@ def _host_from_data(data, dt):
             raise ValueError("Overflow when unpacking long long") from None
     if src.shape != tuple(shape):  # pragma: no cover - the walk above checked the shape
         raise ValueError(f"tensor(): inconsistent nested data of shape {src.shape}")
-    _check_int_range(src, dt, dt.name)
+    try:
+        _check_int_range(src, dt, dt.name)
+    except RuntimeError:
+        if src.dtype.kind != "f" or not any(t is int for t in scan.types):
+            raise
+        src = _int_leaves(data, dt).reshape(src.shape)  # ints and floats mixed
     npdt = _dtype.numpy_dtype(dt)
     if src.dtype == npdt:
         return src, dt
@@ -580,6 +585,36 @@ def _host_from_data(data, dt):
         if src.dtype.kind == "f" and dt.is_floating_point:  # (bfloat16's NumPy kind is 'V')
             return _from_double(src, npdt), dt
         return src.astype(npdt), dt
+
+
+def _int_leaves(data, dt) -> np.ndarray:
+    """The leaves of nested data (Python numbers) converted one by one, in order, as torch
+    converts them into integer dtype dt: an int is unpacked as a C long long (ValueError beyond
+    it) and may wrap into an unsigned dtype down to -max (-3 into uint8 is 253), a float is
+    truncated and must lie within the dtype's range. As int64, flat."""
+    info = np.iinfo(dt.np)
+    lowest = -int(info.max) if info.min == 0 else int(info.min)
+    out = []
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for v in x:
+                walk(v)
+            return
+        if isinstance(x, np.generic):
+            x = x.item()
+        if isinstance(x, int):
+            if not -(2**63) <= x < 2**63:
+                raise ValueError("Overflow when unpacking long long")
+            ok = lowest <= x <= int(info.max)
+        else:
+            ok = math.isfinite(x) and info.min <= x <= info.max
+        if not ok:
+            raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow")
+        out.append(int(x))
+
+    walk(data)
+    return np.array(out, dtype=np.int64)
 
 
 def _check_ndarray(a: np.ndarray):
@@ -778,6 +813,13 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
     allow; copy=True always copies, copy=False refuses to. See NOTE [ asarray of a tensor ]."""
     if isinstance(obj, Tensor):
         return _asarray_tensor(obj, dtype, device, copy, requires_grad)
+    if isinstance(obj, np.generic):  # torch reads a NumPy scalar as a 0-d array (cast, not
+        if copy is False:  # checked: asarray(np.float32(300), dtype=torch.uint8) is 44)
+            raise RuntimeError(
+                "can't alias NumPy scalars. Either remove copy=False or transform it in a "
+                "ndarray. "
+            )
+        obj = np.asarray(obj)
     if copy is False:
         _check_aliasable(obj, dtype, device)
     if copy or (isinstance(obj, np.ndarray) and obj.ndim == 0):

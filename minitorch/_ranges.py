@@ -192,7 +192,11 @@ def arange(
     ):  # arange(n) and friends on the CPU: every step of a training loop may build one
         dev = _device(device)
         if dev is cpu:
-            return _make(np.arange(start, end, step, dtype=np.int64), dev, False, None)
+            try:
+                arr = np.arange(start, end, step, dtype=np.int64)
+            except MemoryError:
+                raise _alloc_error(8 * len(_builtin_range(start, end, step))) from None
+            return _make(arr, dev, False, None)
     if out is not None:
         return _into_out(
             out,
@@ -233,10 +237,21 @@ def arange(
     n = math.ceil(size)
     dev = _device(device)
     if dev is cpu:
-        arr = _arange_cpu(xstart, xstep, n, dt)
+        try:
+            arr = _arange_cpu(xstart, xstep, n, dt)
+        except MemoryError:
+            raise _alloc_error(n * _dtype.numpy_dtype(dt).itemsize) from None
     else:
         arr = _build(lambda xp: _arange_device(xp, xstart, xstep, n, dt), dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
+
+
+def _alloc_error(nbytes: int) -> RuntimeError:
+    """torch's CPU allocator's error for a result too large for memory (NumPy's MemoryError)."""
+    return RuntimeError(
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+        f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate memory)"
+    )
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -341,11 +356,22 @@ def _range(start, end, step, dt, dev) -> Tensor:
     npdt = _dtype.numpy_dtype(dt)
     if acc is int:
         n = _trunc_div(xend - xstart, xstep) + 1
-        arr = _build(lambda xp: (xp.arange(n, dtype=np.int64) * xstep + xstart).astype(npdt), dev)
     else:
         n = int((xend - xstart) / xstep + acc(1))  # (NumPy scalars: rounded in acc)
-        with np.errstate(invalid="ignore"):  # an infinite step: 0 * inf is nan, as torch's
-            arr = _build(lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev)
+    try:
+        if acc is int:
+            arr = _build(
+                lambda xp: (xp.arange(n, dtype=np.int64) * xstep + xstart).astype(npdt), dev
+            )
+        else:
+            with np.errstate(invalid="ignore"):  # an infinite step: 0 * inf is nan, as torch's
+                arr = _build(
+                    lambda xp: (xstart + xp.arange(n, dtype=acc) * xstep).astype(npdt), dev
+                )
+    except MemoryError:
+        if dev is not cpu:
+            raise
+        raise _alloc_error(n * npdt.itemsize) from None
     return _make(arr, dev, False, None)
 
 
@@ -416,6 +442,8 @@ def _to_range_dtype(value, dt):
     if dt._kind == 1:
         info = np.iinfo(name)
         lowest = -int(info.max) if info.min == 0 else int(info.min)  # c10 allows -max unsigned
+        if isinstance(value, float):  # a float must fit as it is: -0.5 into uint8 overflows
+            lowest = int(info.min)
         fits = lowest <= value <= int(info.max)
         if fits and value < 0 and info.min == 0:
             value = int(value) % (int(info.max) + 1)
@@ -580,12 +608,14 @@ def logspace(
         keywords["requires_grad"] = requires_grad
         raise _space_type_error("logspace", args, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
-    if dt is _dtype.bool and steps:
+    if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype
         raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
     if not steps:
         return _require_grad(linspace(0, 0, 0, dtype=dt, device=device), requires_grad)
-    if dt._kind == 1:  # start and end converted as linspace's
+    if dt is not _dtype.bool:  # start and end converted as linspace's
         start, end = _to_range_dtype(start, dt), _to_range_dtype(end, dt)
+    if steps == 1 and dt._kind == 1:  # torch's fill of base ** start: a checked conversion
+        _to_range_dtype(_pow(float(base), float(start)), dt)
     with np.errstate(invalid="ignore", over="ignore"):
         host = _logspace_host(start, end, steps, base, dt)
     dev = _device(device)

@@ -754,6 +754,10 @@ def ormqr(input, input2, input3, left=True, transpose=False, *, out=None):
 def geqrf(input, *, out=None):
     """(a, tau): the Householder QR of LAPACK's geqrf (R above the diagonal, the reflectors
     below). Mirrors torch.geqrf (which has no derivative either)."""
+    if out is not None and isinstance(input, Tensor) and input._requires_grad:
+        from minitorch._ops.inplace import refuse_out_autograd
+
+        refuse_out_autograd("geqrf", input)  # torch's out= check comes before the derivative's
     result = _geqrf(input)
     if out is None:
         return result

@@ -1679,6 +1679,9 @@ def where(condition, input=None, other=None, *, out=None):
     except AttributeError:  # not a tensor: found here, off the common path
         raise _where_type_error(condition, input, other) from None
     if input is None and other is None:
+        if out is not None:  # torch's where(condition) takes no out=
+            text = str(_where_type_error(condition, 0, 0))
+            raise TypeError(text.replace("Tensor, int, int", f"Tensor, out={_type_label(out)}"))
         from minitorch._ops import nonzero
 
         return nonzero(condition, as_tuple=True)
