@@ -248,6 +248,7 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         _check_weight_rank(weight)
         pads, stride, dilation, shown = _same_padding(x, weight, stride, dilation)
         lows = tuple(lo for lo, _ in pads)
+        _check_bias_dtype(x, bias)
     else:
         padding = [0] * n if padding == "valid" else _as_list(padding, n, "padding")
         _check_bias_dtype(x, bias)  # torch's first check
@@ -257,7 +258,6 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         lows = _fit(padding, k, "padding")
         dilation = _fit(dilation, k, "dilation")
         pads = tuple((v, v) for v in lows)
-    _check_bias_dtype(x, bias)
     _check_shape_args(x, weight, lows, stride, dilation, groups)
     if x.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(
@@ -273,6 +273,13 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         raise RuntimeError(
             f"Calculated padded input size per channel: ({_sizes(padded)}). Kernel size: "
             f"({_sizes(eff)}). Kernel size can't be greater than actual input size"
+        )
+    # an empty spatial dim that padding made room for (the size test keeps the hot path short)
+    if not x._data.size and x.shape[0] and x.shape[1]:
+        shape = (*x.shape[:2], 1, *x.shape[2:]) if n == 1 else x.shape  # conv1d runs as 2-d
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{list(shape)}"
         )
     dilated = any(d != 1 for d in dilation)
     if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes

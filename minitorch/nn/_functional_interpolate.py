@@ -315,13 +315,15 @@ def _check_spatial_count(input, n, size, scale_factor, recompute_scale_factor) -
     NotImplementedError."""
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
+    if size is None and scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
     have = list(input.shape[2:])
     # only a list or tuple is a size per dim; anything else is one size for every dim (an
     # int-like one, NOTE [ Int-like arguments ]; any other is refused by the kernel's parser)
     if isinstance(size, (list, tuple)):
         if len(size) != n:
             raise ValueError(
-                "interpolate: Input and output must have the same number of spatial dimensions, "
+                "Input and output must have the same number of spatial dimensions, "
                 f"but got input with spatial dimensions of {have} and output size of {size}. "
                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
                 "(o1, o2, ...,oK) format."
@@ -333,7 +335,7 @@ def _check_spatial_count(input, n, size, scale_factor, recompute_scale_factor) -
             )
     if isinstance(scale_factor, (list, tuple)) and len(scale_factor) != n:
         raise ValueError(
-            "interpolate: Input and scale_factor must have the same number of spatial "
+            "Input and scale_factor must have the same number of spatial "
             f"dimensions, but got input with spatial dimensions of {have} and scale_factor of "
             f"shape {scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format "
             "and scale_factor in (s1, s2, ...,sK) format."

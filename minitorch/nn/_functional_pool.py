@@ -71,6 +71,22 @@ def _check_pool_args(parser, args: dict) -> None:
                 int_list(v, op, name, pos)
 
 
+def _pool_words(err: RuntimeError, n: int, op: str) -> RuntimeError:
+    """torch's 2-d/3-d pools' words for ntuple's error (a sequence of the wrong length)."""
+    if n == 1 or not str(err).startswith("expected "):
+        return err
+    name = str(err).split()[1]  # ntuple's "expected <name> to be ..."
+    # torch's avg_pool3d says "must be", the others "must either be" (dilation: "must be either")
+    must = "must either be"
+    if name == "dilation":
+        must = "must be either"
+    elif op == "avg_pool3d":
+        must = "must be"
+    omitted = " omitted, a" if name == "stride" else " a"
+    count = "two" if n == 2 else "three"
+    return RuntimeError(f"{op}: {name} {must}{omitted} single int, or a tuple of {count} ints")
+
+
 def _pool_geometry(
     x, n, kernel_size, stride, padding, dilation, ceil_mode, op, check=None, parser=None
 ):
@@ -85,6 +101,8 @@ def _pool_geometry(
         s = k if no_stride else ntuple(stride, n, "stride", op)
         p = ntuple(padding, n, "padding", op)
         d = ntuple(dilation, n, "dilation", op)
+    except RuntimeError as e:  # (a sequence of the wrong length; no cost on the common path)
+        raise _pool_words(e, n, op) from None
     except TypeError:
         if parser is not None:  # torch's words for a wrong-typed argument; anything else as it was
             args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
@@ -700,6 +718,12 @@ def _averaging_matrix(L, o, x):
 
 
 def _adaptive_avg(input, n, output_size, op):
+    if n > 1 and _global_average(input, n, output_size):
+        # torch's 2-d/3-d pools take a mean for a single output position before any check of
+        # the input's rank or sizes: (1, 1, 3, 4, 4, 4) pools its last three dims, an empty
+        # window gives NaN, an integer input meets mean's dtype error
+        pooled = input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)  # torch's (-1, -2, ..)
+        return name_node(pooled, "MeanBackward1", (input,))
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
@@ -712,6 +736,22 @@ def _adaptive_avg(input, n, output_size, op):
     # no edge to input (a create_graph gradient does not require grad), where a pool's has one
     pooled = input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
     return name_node(pooled, "MeanBackward1", (input,))
+
+
+def _global_average(input, n, output_size) -> bool:
+    """Whether torch's adaptive_avg_pool2d/3d takes its mean shortcut: every output size 1 (a
+    None entry reads the input's size there), after its Python wrapper's own checks."""
+    if input.__class__ is not Tensor:
+        return False
+    if output_size.__class__ is int:
+        return output_size == 1
+    if output_size.__class__ not in (tuple, list) or len(output_size) != n or input.ndim <= n:
+        return False  # (the wrapper's ValueError for a short input: _check_adaptive_input's)
+    have = input.shape[input.ndim - n :]
+    return all(
+        (v.__class__ is int and v == 1) or (v is None and h == 1)
+        for v, h in zip(output_size, have, strict=False)
+    )
 
 
 def _adaptive_avg_values(input, n, out):

@@ -384,12 +384,13 @@ class LSTM(RNNBase):
         meets (it indexes hx[0], hx[1] and calls .dim() on them), with a message that says
         what LSTM expected."""
         expected = "LSTM: expected hx to be a tuple (h_0, c_0) of Tensors"
+        packed = isinstance(input, _packed())
+        if not packed and (not isinstance(input, Tensor) or input.ndim not in (2, 3)):
+            return hx, None  # _run raises torch's error for the input first, whatever hx is
         if isinstance(hx, Tensor):
             got = f"{expected}, but got a single Tensor of size {list(hx.shape)}"
-            if isinstance(input, _packed()):
+            if packed:
                 raise TypeError(got)
-            if not isinstance(input, Tensor) or input.ndim not in (2, 3):
-                return hx, None  # _run raises torch's error for the input first
             if hx.ndim == 0:
                 raise IndexError(f"{got}: invalid index of a 0-dim tensor")
             if hx.shape[0] < 2:
