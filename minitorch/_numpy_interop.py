@@ -224,7 +224,15 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
             dtype = _array_loop_dtype(ufunc, inputs)
         if dtype is not None:
             args = [a.to(dtype) for a in args]
-        result = UFUNCS[name](*args)
+        try:
+            result = UFUNCS[name](*args)
+        except (NotImplementedError, RuntimeError):
+            # torch hands its tensors to NumPy's loop: NumPy's error, or NumPy's result where
+            # NumPy has one (a bool matmul, an integer floor_divide by zero); a NumPy scalar
+            # operand is torch's Python number (`np.bool_(True) - t`: torch's own error)
+            if any(isinstance(x, np.generic) for x in inputs) or not _numpy_error(ufunc, args):
+                raise
+            return _host_ufunc(ufunc, method, inputs, out, kwargs, full)
     elif method == "reduce":
         (x,) = _tensors(inputs, ref)
         if dtype is not None:
@@ -242,6 +250,23 @@ def array_ufunc(self: Tensor, ufunc, method: str, *inputs, **kwargs):
             a, b = a.to(dtype), b.to(dtype)
         result = UFUNCS[name](a.reshape(tuple(a.shape) + (1,) * b.ndim), b)
     return _with_out(result, out, full)
+
+
+def _numpy_error(ufunc, args) -> None:
+    """Raise the error NumPy gives for `ufunc(*args)` (torch hands its tensors to NumPy's loop):
+    its TypeError for a dtype it has no loop for (np.invert of a float tensor), its ValueError for
+    matmul's shapes. Zero-strided stand-ins of the operands' shapes: nothing is read or copied.
+    Returns whether NumPy's own loop could run it instead: CPU tensors, none requiring grad (or
+    False: the caller re-raises minitorch's error)."""
+    dts = [np.dtype(a.dtype.np) for a in args if isinstance(a, Tensor)]
+    if len(dts) != len(args) or any(d.kind not in "biuf" for d in dts):
+        return False
+    ufunc.resolve_dtypes((*dts, *(None,) * ufunc.nout))  # NumPy's TypeError
+    if ufunc is np.matmul:
+        pairs = zip(dts, args, strict=True)
+        stand_ins = [np.broadcast_to(np.zeros((), d), tuple(a.shape)) for d, a in pairs]
+        ufunc(*stand_ins)  # NumPy's ValueError for the shapes
+    return all(a.device.type == "cpu" and not a.requires_grad for a in args)
 
 
 def _array_loop_dtype(ufunc, inputs):
