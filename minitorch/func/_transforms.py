@@ -15,6 +15,7 @@ from minitorch.autograd.functional import (
     _zeros_like,
 )
 from minitorch.autograd.grad_mode import inference_mode, state
+from minitorch.func import _custom
 from minitorch.func._pytree import spec_repr, spec_str, tree_flatten, tree_map, tree_unflatten
 
 __all__ = [
@@ -161,10 +162,17 @@ def _split_aux(output, has_aux: bool, api: str):
 
 def call_transformed(func, *args, **kwargs):
     """func(*args, **kwargs) run by a transform: inside it, backward() is refused as torch's
-    transforms refuse it (the transform owns the differentiation)."""
+    transforms refuse it (the transform owns the differentiation), and a user's autograd.Function
+    must be one torch's transforms take (see minitorch/func/_custom.py)."""
+    return call_transformed_with({}, func, *args, **kwargs)
+
+
+def call_transformed_with(opts, func, *args, **kwargs):
+    """call_transformed with _custom.transform's options (lenient, vmap, calls)."""
     state.transforms += 1
     try:
-        return func(*args, **kwargs)
+        with _custom.transform(**opts):
+            return func(*args, **kwargs)
     finally:
         state.transforms -= 1
 
@@ -311,7 +319,9 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
     gives torch's output-tangent dtypes in the common cases; the values are computed in the
     primals' precision. Ops that f runs under no_grad (or on .data) carry no tangent, where
     torch's forward mode ignores grad mode; an op torch has no forward formula for (which
-    raises there) gets its tangent here.
+    raises there) gets its tangent here. A user autograd.Function's outputs get the tangents its
+    own jvp gives, as torch's (NOTE [ A custom Function's jvp in the func transforms ] in
+    minitorch/func/_custom.py), its jvp called once f has returned.
     """
     api = "jvp(f, primals, tangents)"
     if not isinstance(primals, tuple):
@@ -362,9 +372,14 @@ class _Linearized:
             seeds = tree_map(level.differentiable, primals, none_is_leaf=True)
             # f gets aliases of the seeds: in-place ops on them are recorded, as torch's
             # forward mode allows them (and they write into the primals, as torch's)
-            out, aux = _split_aux(call_transformed(func, *tree_map(alias_of, seeds)), has_aux, api)
-            # linearize passes a None output through (its tracer allows one); jvp refuses it
             is_jvp = api.startswith("jvp")
+            # the user Functions f calls: their jvp gives their tangents (linearize, which
+            # traces forward AD in torch, takes old-style ones too)
+            self.calls = _custom._Calls()
+            opts = {"calls": self.calls, "lenient": not is_jvp}
+            out = call_transformed_with(opts, func, *tree_map(alias_of, seeds))
+            out, aux = _split_aux(out, has_aux, api)
+            # linearize passes a None output through (its tracer allows one); jvp refuses it
             flat_out, self.out_spec = tree_flatten(out, none_is_leaf=is_jvp)
             if is_jvp:
                 _check_tensor_outputs(flat_out, api)
@@ -374,14 +389,16 @@ class _Linearized:
                         f"{api}: expected f(*primals) to return only tensors, got unsupported type "
                         f"{type(o)}"
                     )
-            flat_diff, _ = tree_flatten(seeds)
+            self.flat_diff = flat_diff = tree_flatten(seeds)[0]
             # An integer or bool output carries no tangent: torch gives it zeros of its dtype.
             self.has_tangent = [o.is_floating_point() or o.is_complex() for o in flat_out]
             diff_out = [o for o, d in zip(flat_out, self.has_tangent, strict=True) if d]
             self.us = self.jt_u = None
+            self.diff_out = diff_out
             if diff_out:
                 # not zeros: see NOTE [ Tangents through double backward ] in forward_ad.py
                 self.us = [level.differentiable(probe_like(o)) for o in diff_out]
+            if diff_out and not self.calls.calls:
                 self.jt_u = _grads_or_zeros(
                     diff_out, flat_diff, self.us, retain_graph=True, create_graph=True
                 )
@@ -392,7 +409,16 @@ class _Linearized:
         level = self.level
         with inference_mode(False):
             jv_diff = []
-            if self.us is not None:
+            if self.calls.calls:  # NOTE [ A custom Function's jvp in the func transforms ]
+                seeds, tans = list(self.flat_diff), [(lambda k, t=t: t) for t in flat_t]
+                _custom.replay(level, self.calls, seeds, tans, 1)
+                if self.us is not None:
+                    got = _custom.push_tangents(self.diff_out, self.us, seeds, tans, 1)[0]
+                    jv_diff = [
+                        _zeros_like(o) if g is None else g
+                        for g, o in zip(got, self.diff_out, strict=True)
+                    ]
+            elif self.us is not None:
                 outside = self.outside or level.needs_graph(flat_t)
                 jv_diff = _grads_or_zeros(
                     self.jt_u,
@@ -503,6 +529,8 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     reverse mode (one backward pass per output element): the same numbers, another cost, and
     forward mode's dtypes (see NOTE [ Forward-mode dtypes ] in minitorch/autograd/functional.py)
     with values rounded through the input's dtype. `randomness` is accepted and validated only.
+    Where f calls a user autograd.Function (which needs a vmap rule, as torch's), its jvp is
+    called once per element of the inputs instead (see minitorch/func/_custom.py).
     """
 
     @functools.wraps(func)
@@ -535,27 +563,79 @@ def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
         if forward:  # in-place ops on the inputs are allowed, as in jvp
             seeds = {id(x) for x in flat_diff}
             args = tree_map(lambda x: alias_of(x) if id(x) in seeds else x, args, True)
-        out, aux = _split_aux(call_transformed(func, *args), has_aux, api)
+        # jacfwd is vmap over jvp in torch: a user Function needs a vmap rule, its jvp is used
+        calls = _custom._Calls() if forward else None
+        opts = {"vmap": True, "calls": calls} if forward else {}
+        out, aux = _split_aux(call_transformed_with(opts, func, *args), has_aux, api)
         flat_out, out_spec = tree_flatten(out, none_is_leaf=True)
         _check_tensor_outputs(flat_out, api)
         if not forward:
             _check_float_outputs(flat_out, "vjp(f, ...)")
         create_graph = level.needs_graph(flat_out)
-        per_output = [
-            tree_unflatten(
-                list(
-                    _jacobian_of_output(
-                        i, o, tuple(flat_diff), create_graph, False, forward=forward
-                    )
-                ),
-                diff_spec,
-            )
-            for i, o in enumerate(flat_out)
-        ]
+        if forward and calls.calls:
+            per_output = [
+                tree_unflatten(row, diff_spec)
+                for row in _jacfwd_custom(level, calls, flat_out, flat_diff)
+            ]
+        else:
+            per_output = [
+                tree_unflatten(
+                    list(
+                        _jacobian_of_output(
+                            i, o, tuple(flat_diff), create_graph, False, forward=forward
+                        )
+                    ),
+                    diff_spec,
+                )
+                for i, o in enumerate(flat_out)
+            ]
     jac = level.export(tree_unflatten(per_output, out_spec))
     if has_aux:
         return jac, level.export(aux)
     return jac
+
+
+def _jacfwd_custom(level, calls, flat_out, flat_diff):
+    """jacfwd's Jacobian (one row per output, one block per input) when f called user Functions:
+    the tangents of every basis vector of the inputs pushed through their jvp (NOTE [ A custom
+    Function's jvp in the func transforms ] in minitorch/func/_custom.py)."""
+    import minitorch
+
+    sizes = [x.numel() for x in flat_diff]
+    offsets = [sum(sizes[:j]) for j in range(len(sizes))]
+    num = sum(sizes)
+
+    def basis(j):
+        x = flat_diff[j]
+
+        def tangent(k):
+            z = minitorch.zeros(sizes[j], dtype=x.dtype, device=x.device)
+            if 0 <= k - offsets[j] < sizes[j]:
+                z[k - offsets[j]] = 1
+            return z.reshape(x.shape)
+
+        return tangent
+
+    seeds, tans = list(flat_diff), [basis(j) for j in range(len(flat_diff))]
+    _custom.replay(level, calls, seeds, tans, num)
+    diff = [i for i, o in enumerate(flat_out) if o.is_floating_point() or o.is_complex()]
+    outs = [flat_out[i] for i in diff]
+    us = [level.differentiable(probe_like(o)) for o in outs]
+    cols = _custom.push_tangents(outs, us, seeds, tans, num) if outs else []
+    rows = []
+    for i, o in enumerate(flat_out):
+        row = []
+        for j, x in enumerate(flat_diff):
+            shape = tuple(o.shape) + tuple(x.shape)
+            if i not in diff or sizes[j] == 0:
+                row.append(minitorch.zeros(shape, dtype=o.dtype, device=o.device))
+                continue
+            pos = diff.index(i)
+            blocks = [cols[k][pos] for k in range(offsets[j], offsets[j] + sizes[j])]
+            blocks = [_zeros_like(o) if b is None else b for b in blocks]
+            row.append(minitorch.stack(blocks, dim=-1).reshape(shape))
+        rows.append(row)
+    return rows
 
 
 def hessian(func, argnums=0):

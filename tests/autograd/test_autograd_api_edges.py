@@ -126,6 +126,8 @@ def test_custom_function_view_whose_base_changed_is_refused_at_use():
 
 
 class _Scale(mt.autograd.Function):
+    generate_vmap_rule = True  # jacfwd vmaps it (torch refuses a Function without a vmap rule)
+
     @staticmethod
     def forward(a, k):
         return a * k
