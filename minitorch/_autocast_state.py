@@ -15,6 +15,7 @@ from minitorch.autograd.grad_mode import state as _grad_state
 __all__ = [
     "state",
     "call",
+    "check_join",
     "LOWER",
     "LOWER_CUDA",
     "LOWER_SAME",
@@ -128,6 +129,18 @@ def _prioritize(args, kwargs, device_type, low):
             elif not (dt is low and nxt is low):
                 raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
     return dt
+
+
+def check_join(tensors) -> None:
+    """torch's promote check for cat and stack (and hstack, vstack, ... built on them) on a tensor
+    list, called by their entry points when `state.any_enabled`: a floating tensor other than
+    float32, float64 and the autocast dtype (float16 under bfloat16 autocast, bfloat16 under
+    float16) is its prioritize error. No cast is made: the join's own type promotion gives the
+    dtype torch's promote cast does."""
+    if tensors:
+        device_type = tensors[0]._device.type
+        if state.enabled.get(device_type, False):
+            _prioritize(tensors, {}, device_type, state.dtype[device_type])
 
 
 def _einsum_lowers(equation: str, operands, low) -> bool:

@@ -199,7 +199,9 @@ def _scalar(x, op):
     if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
         return x
     raise _OperandTypeError(
-        f"{op}(): argument 'other' must be Tensor or Number, not {type(x).__name__}"
+        # (torch adds "(position 2)" in a function's call, "(position 1)" in a method's, none
+        # for a keyword: the one message fits the calls that are not told apart here)
+        f"{op}(): argument 'other' must be Tensor, not {type_name(x)}"
     )
 
 
@@ -319,7 +321,10 @@ def promote(a, b, op: str, wrap: bool = True):
         if a.__class__ is b._device.backend.array_cls:
             b2, a2, dt = _promote_array(b, a)
         else:
-            b2, a2, dt = promote(b, a, op, wrap)
+            try:
+                b2, a2, dt = promote(b, a, op, wrap)
+            except _OperandTypeError:  # the first operand is what torch names: input
+                raise _OperandTypeError(str(not_tensor(op, a))) from None
         return a2, b2, dt
     if op in _NUMBER_PAIR_OPS:
         # torch.div(8, 3, rounding_mode="trunc") on .size() ints (HF's Longformer, wav2vec2):

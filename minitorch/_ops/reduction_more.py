@@ -386,6 +386,10 @@ class LinalgVectorNorm(Function):
         out = _keepdim(out, ctx)
         zero_out = out == 0
         if p == 2:
+            if opmath_dtype(out._data.dtype):
+                # half: torch's masked a / out, each op rounded once; 1 / out would overflow to
+                # inf for a norm under 2**-16 (float16) and lose a rounding against torch's
+                return g * where(zero_out, 0.0, a / out)
             # g times a masked 1 / out, not g / out masked: a double backward in a at a zero
             # norm still meets the reciprocal's 0 * inf (NaN as torch's), and one in g is the
             # mask's 0 as torch's (so forward mode's tangent of a zero vector's norm is 0)

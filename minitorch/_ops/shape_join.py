@@ -5,6 +5,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Sequence
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
@@ -486,6 +487,8 @@ def _out(result, out):
 def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Joins tensors along an existing dim, promoting dtypes. Mirrors torch.cat."""
     tensors = _tensor_list(tensors, "cat")
+    if _autocast.state.any_enabled:  # torch's promote check (the join's promotion casts)
+        _autocast.check_join(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     ref = None
@@ -563,6 +566,8 @@ class Stack(Function):
 def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
     """Joins same-shaped tensors along a new dim. Mirrors torch.stack."""
     tensors = _tensor_list(tensors, "stack")
+    if _autocast.state.any_enabled:  # torch's promote check (the join's promotion casts)
+        _autocast.check_join(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     shape = tensors[0]._data.shape

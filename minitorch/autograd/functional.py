@@ -272,6 +272,8 @@ def jacobian(
             _jacobian_of_output(i, out, inputs, create_graph, strict, forward=forward)
             for i, out in enumerate(outputs)
         )
+        if vectorize and create_graph and not forward and len(outputs) > 1:
+            jac = _split_per_input(jac, outputs, inputs)
     jac = tuple(_finish(row, create_graph) for row in jac)
     if forward:  # torch's forward mode answers in lists where the reverse mode has tuples
         jac = [list(row) for row in jac]
@@ -280,6 +282,25 @@ def jacobian(
     if forward:
         return jac if out_tuple else jac[0]
     return _untuple(jac, out_tuple)
+
+
+def _split_per_input(jac, outputs, inputs):
+    """torch's vectorized reverse mode takes one batched vjp for all the outputs together and
+    splits its Jacobian of each input by output: with create_graph, every output's block of an
+    input then has a graph when one has (a constant or zero block included). The blocks of such
+    an input are joined and split the same way."""
+    rows = [list(row) for row in jac]
+    for j, inp in enumerate(inputs):
+        blocks = [row[j] for row in jac]
+        flags = {b._requires_grad for b in blocks}
+        if len(flags) == 1:  # all with a graph or all without: torch's flags already
+            continue
+        in_shape = tuple(inp.shape)
+        joined = minitorch.cat([b.reshape((-1, *in_shape)) for b in blocks])
+        parts = joined.split([o.numel() for o in outputs])
+        for i, (part, out) in enumerate(zip(parts, outputs, strict=True)):
+            rows[i][j] = part.view(tuple(out.shape) + in_shape)
+    return tuple(tuple(row) for row in rows)
 
 
 def _check_forward_mode(create_graph, strict, vectorize):

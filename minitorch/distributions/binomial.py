@@ -70,7 +70,7 @@ class Binomial(BinaryProbs, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n, k, logits = self.total_count, value, self.logits
-        log_binom = (n + 1).lgamma() - (k + 1).lgamma() - (n - k + 1).lgamma()
+        log_binom = (n + 1).lgamma() - minitorch.lgamma(k + 1) - (n - k + 1).lgamma()
         # k log p + (n - k) log(1 - p) = k logits - n softplus(logits); n = 0 gives 0
         return log_binom + k * logits - n * _softplus(logits)
 

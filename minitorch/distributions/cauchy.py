@@ -59,7 +59,7 @@ class Cauchy(_Elementwise):
         return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
 
     def icdf(self, value):
-        return (math.pi * (value - 0.5)).tan() * self.scale + self.loc
+        return minitorch.tan(math.pi * (value - 0.5)) * self.scale + self.loc
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()

@@ -66,5 +66,8 @@ class FisherSnedecor(_Elementwise):
         ratio = self.df1 / self.df2
         norm = (h1 + h2).lgamma() - h1.lgamma() - h2.lgamma()
         return (
-            norm + h1 * ratio.log() + (h1 - 1) * value.log() - (h1 + h2) * (ratio * value).log1p()
+            norm
+            + h1 * ratio.log()
+            + (h1 - 1) * minitorch.log(value)
+            - (h1 + h2) * (ratio * value).log1p()
         )
