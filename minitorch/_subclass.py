@@ -32,6 +32,13 @@ def dispatch_off() -> bool:
     return getattr(_local, "off", False)
 
 
+def dispatching(t) -> bool:
+    """Whether t is an instance of a Tensor subclass that dispatches, with dispatch on (False
+    for plain tensors, nn.Parameter and non-tensors)."""
+    cls = t.__class__
+    return cls is not Tensor and isinstance(t, Tensor) and cls._dispatches and not dispatch_off()
+
+
 class DisableTorchFunctionSubclass:
     """Runs its body with Tensor-subclass dispatch off: ops on subclass instances run as on
     plain tensors and return plain tensors. Mirrors torch._C.DisableTorchFunctionSubclass."""

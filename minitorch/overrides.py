@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 
-from minitorch._subclass import dispatch, dispatch_off, overloaded_types
+from minitorch._subclass import dispatch, dispatching, overloaded_types
 from minitorch._tensor import Tensor
 
 __all__ = [
@@ -33,26 +33,20 @@ __all__ = [
 
 
 # Kept cheap: copies of torch's F call these on every op (has_torch_function_unary(input))
-def _dispatches(a) -> bool:
-    if a.__class__ is Tensor or not isinstance(a, Tensor):
-        return False
-    return a.__class__._dispatches and not dispatch_off()
-
-
 def has_torch_function(relevant_args) -> bool:
     """Whether an argument is of a Tensor subclass that dispatches. Mirrors
     torch.overrides.has_torch_function."""
-    return any(_dispatches(a) for a in relevant_args)
+    return any(dispatching(a) for a in relevant_args)
 
 
 def has_torch_function_unary(arg) -> bool:
     """has_torch_function((arg,)). Mirrors torch.overrides.has_torch_function_unary."""
-    return _dispatches(arg)
+    return dispatching(arg)
 
 
 def has_torch_function_variadic(*args) -> bool:
     """has_torch_function(args). Mirrors torch.overrides.has_torch_function_variadic."""
-    return any(_dispatches(a) for a in args)
+    return any(dispatching(a) for a in args)
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):

@@ -20,7 +20,7 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._subclass import _DEFAULT as _DEFAULT_TF
-from minitorch._subclass import _tf_func, as_subclass, dispatch, dispatch_off, overloaded_types
+from minitorch._subclass import _tf_func, as_subclass, dispatch, dispatching, overloaded_types
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
@@ -237,7 +237,8 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
         if r.__class__ is not Tensor:  # NOTE [ In-place ops with a Tensor-subclass operand ]
             return self if isinstance(self, r.__class__) else as_subclass(self, r.__class__)
         return self
-    if _subclass_operand(self, others):  # NOTE [ In-place ops with a Tensor-subclass operand ]
+    # NOTE [ In-place ops with a Tensor-subclass operand ]
+    if dispatching(self) or any(dispatching(t) for t in others):
         return _on_subclass(self, compute, op, others)
     r = _compute(compute, _snapshot(self), self, others, op)
     _check_result(self, r, op, others)
@@ -263,20 +264,6 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
 # with torch's func (Tensor.add_, ...) on their general paths; the others refuse, as
 # Function.apply does for torch.* functions. _fast_inplace sends a dispatching subclass to the
 # general path at no cost to plain tensors.
-
-
-def _subclass_operand(self: Tensor, others) -> bool:
-    """Whether self or one of others is of a dispatching Tensor subclass, with dispatch on."""
-    for t in (self, *others):
-        if t.__class__ is not Tensor and isinstance(t, Tensor) and t._dispatches:
-            return not dispatch_off()
-    return False
-
-
-def dispatching(t) -> bool:
-    """Whether t is an instance of a Tensor subclass that dispatches, with dispatch on."""
-    cls = t.__class__
-    return cls is not Tensor and isinstance(t, Tensor) and cls._dispatches and not dispatch_off()
 
 
 def _on_subclass(self: Tensor, compute, op: str, others) -> Tensor:

@@ -244,7 +244,8 @@ def batch_norm(
 def _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
     """batch_norm without nn.functional's Python checks (values per channel, eps): the entry of
     torch.batch_norm, which has neither."""
-    _batch_norm_args(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    _stats_norm_args("batch_norm", "training", input, weight, bias, running_mean, running_var,
+                     training, momentum, eps)  # fmt: skip
     if momentum.__class__ is not float:
         _check_momentum(momentum, "batch_norm")
     if input.numel() == 0:
@@ -294,19 +295,21 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
     return _affine(out, weight, bias, shape, input.dtype)
 
 
-def _batch_norm_args(input, weight, bias, running_mean, running_var, training, momentum, eps):
-    """torch's TypeErrors for wrong-typed arguments of batch_norm, in its schema's order."""
-    _arg.tensor(input, "batch_norm")
+def _stats_norm_args(op, flag_name, input, weight, bias, running_mean, running_var, flag,
+                     momentum, eps):
+    """torch's TypeErrors for wrong-typed arguments of batch_norm / instance_norm (whose bool is
+    `flag_name`: training, use_input_stats), in their schema's order."""
+    _arg.tensor(input, op)
     for pos, name, t in (
         (2, "weight", weight),
         (3, "bias", bias),
         (4, "running_mean", running_mean),
         (5, "running_var", running_var),
     ):
-        _arg.opt_tensor(t, "batch_norm", name, pos)
-    _arg.boolean(training, "batch_norm", "training", 6)
-    _arg.floating(momentum, "batch_norm", "momentum", 7)
-    _arg.floating(eps, "batch_norm", "eps", 8)
+        _arg.opt_tensor(t, op, name, pos)
+    _arg.boolean(flag, op, flag_name, 6)
+    _arg.floating(momentum, op, "momentum", 7)
+    _arg.floating(eps, op, "eps", 8)
 
 
 def instance_norm(
@@ -324,17 +327,8 @@ def instance_norm(
     torch.nn.functional.instance_norm."""
     if use_input_stats:  # torch's wrapper reads input.size() then
         _arg.wrapper_reads(input, "size", "instance_norm")
-    _arg.tensor(input, "instance_norm")
-    for pos, name, t in (
-        (2, "weight", weight),
-        (3, "bias", bias),
-        (4, "running_mean", running_mean),
-        (5, "running_var", running_var),
-    ):
-        _arg.opt_tensor(t, "instance_norm", name, pos)
-    _arg.boolean(use_input_stats, "instance_norm", "use_input_stats", 6)
-    _arg.floating(momentum, "instance_norm", "momentum", 7)
-    _arg.floating(eps, "instance_norm", "eps", 8)
+    _stats_norm_args("instance_norm", "use_input_stats", input, weight, bias, running_mean,
+                     running_var, use_input_stats, momentum, eps)  # fmt: skip
     if momentum.__class__ is not float:
         _check_momentum(momentum, "instance_norm")
     if use_input_stats and _numel(input.shape[2:]) == 1:
