@@ -16,6 +16,9 @@
 # handle_torch_function (copies of torch code), and for custom Functions; a built-in op reached
 # through a torch.* function has no public `func` to hand it, so that case raises a TypeError
 # rather than running a default the subclass did not ask for.
+# Ops whose results do not all come from Function.apply (comparisons, integer arithmetic, the
+# index results of sort/topk/argmax, meshgrid, ...) test `x.__class__ is not Tensor` at their
+# entry and hand a dispatching argument to run_converted, which does what apply_subclass does.
 """
 
 from __future__ import annotations
@@ -220,20 +223,55 @@ def apply_subclass(fn, args, kwargs):
 
     if not fn._builtin:  # a custom Function: torch's func is MyFn.apply
         return dispatch(fn.apply, types, args, kwargs)
+    cls = _default_class(types, fn.__name__)
+    with DisableTorchFunctionSubclass():
+        ret = Function.apply.__func__(fn, *args, **kwargs)
+        return convert(ret, cls)
+
+
+def _default_class(types, name: str):
+    """The class the default __torch_function__ converts a built-in op's results to (the most
+    derived of types), or torch's errors: a subclass's own __torch_function__ (which minitorch
+    cannot hand a `func` here), classes not on one line of descent."""
     for t in types:
         if _tf_func(t) is not _DEFAULT:
             raise TypeError(
                 f"{t.__name__}.__torch_function__: minitorch calls a subclass's own "
                 f"__torch_function__ for Tensor methods and operators only, not for "
-                f"torch.* functions (here {fn.__name__}); call the method, or pass "
+                f"torch.* functions (here {name}); call the method, or pass "
                 f"x.as_subclass(torch.Tensor)"
             )
     cls = types[0]
     if not all(issubclass(cls, t) for t in types):
-        raise _dispatch_failed(f"torch.{fn.__name__.lower()}", types)
+        raise _dispatch_failed(f"torch.{name.lower()}", types)
+    return cls
+
+
+def any_dispatching(args) -> bool:
+    """Whether an argument in args, or a tensor in a list/tuple argument, is an instance of a
+    dispatching subclass (see dispatching)."""
+    for a in args:
+        if a.__class__ is list or a.__class__ is tuple:
+            if any_dispatching(a):
+                return True
+        elif a.__class__ is not Tensor and dispatching(a):
+            return True
+    return False
+
+
+def run_converted(op, args, kwargs=None):
+    """torch.* op called with an argument of a dispatching subclass, for the ops whose results
+    do not all come from Function.apply (comparisons, integer arithmetic, index results of
+    sort/topk/argmax, meshgrid, ...): runs op with dispatch off and converts its Tensor results
+    to the most derived subclass, as torch's default __torch_function__ does. Their entry
+    points call it behind one `x.__class__ is not Tensor` test and any_dispatching (see NOTE
+    [ Tensor subclasses ])."""
+    if kwargs is None:
+        kwargs = {}
+    types = overloaded_types(args, kwargs)
+    cls = _default_class(types, getattr(op, "__name__", "op"))
     with DisableTorchFunctionSubclass():
-        ret = Function.apply.__func__(fn, *args, **kwargs)
-        return convert(ret, cls)
+        return convert(op(*args, **kwargs), cls)
 
 
 # --- the wrappers a dispatching subclass gets ---

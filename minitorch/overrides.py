@@ -8,10 +8,10 @@ nn.Parameter), and handle_torch_function hands the call to the arguments' __torc
 
 Differences from torch: a subclass's own __torch_function__ is called for its Tensor methods,
 operators and tensor-valued properties (T, mT, H, mH, real, imag, data, grad; other attributes
-are read directly), for handle_torch_function and for custom autograd Functions; a torch.* or
-F.* function reaching a built-in op with such an argument raises a TypeError instead (it has no
-public function to hand over). Non-Tensor classes defining __torch_function__ are not
-dispatched to. torch.*_like factories return plain tensors. get_overridable_functions and
+are read directly), for handle_torch_function, autograd.grad, the torch.*_like factories and
+custom autograd Functions; a torch.* or F.* function reaching a built-in op with such an
+argument raises a TypeError instead (it has no public function to hand over). Non-Tensor
+classes defining __torch_function__ are not dispatched to. get_overridable_functions and
 get_testing_overrides are absent.
 """
 

@@ -15,6 +15,7 @@ from minitorch._ops._common import (
 )
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function, name_node, watch_index
 
@@ -394,11 +395,15 @@ def _check_scan_out(result, out):
 
 def cummax(input, dim=_MISSING, *, out=None):
     """Running maximum along dim and where it was attained. Mirrors torch.cummax."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(cummax, (input, dim), {"out": out})
     return _cum_extreme("cummax", input, dim, out)
 
 
 def cummin(input, dim=_MISSING, *, out=None):
     """Running minimum along dim and where it was attained. Mirrors torch.cummin."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(cummin, (input, dim), {"out": out})
     return _cum_extreme("cummin", input, dim, out)
 
 

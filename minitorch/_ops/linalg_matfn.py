@@ -21,6 +21,7 @@ from minitorch._ops.linalg_solve import (
     _write_exact,
     linalg_inv,
 )
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -238,6 +239,8 @@ def linalg_matrix_power(input, n, *, out=None):
         # written over a copy of A, as torch: the identity stays in A's graph with a zero gradient
         eye = _eye_like(A, A.shape[-1]).expand(A.shape)
         if not A.requires_grad:
+            if A.__class__ is not Tensor and dispatching(A):  # NOTE [ Tensor subclasses ]
+                return run_converted(linalg_matrix_power, (A, n), {"out": out})
             return _write(eye.clone(), out)
         return _write(A.clone().copy_(eye), out)
     write = _write if n == 1 else _write_exact  # a product refuses another out dtype; A casts

@@ -9,6 +9,7 @@ from minitorch import _dtype
 from minitorch._ops._common import promote, same_device, type_name, wrapped_big_ints
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
+from minitorch._subclass import any_dispatching, dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
@@ -44,6 +45,11 @@ def _logical(name: str):
     kernel = name.removeprefix("logical_")
 
     def op(input, other, *, out=None):
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(op, (input, other), {"out": out})
         input, other = _binary_inputs(input, other, name)
         if input._data.dtype != other._data.dtype:
             # torch tests the operands in their common dtype: a 0-d int16 -32768 beside an int8
@@ -68,6 +74,8 @@ logical_xor = _logical("logical_xor")
 
 def logical_not(input, *, out=None):
     """Elementwise logical NOT (nonzero is True). Mirrors torch.logical_not."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(logical_not, (input,), {"out": out})
     _check_tensor(input, "logical_not")
     return _out(_new(input._device.backend.xp.logical_not(input._data), input), out)
 
@@ -86,6 +94,11 @@ def _integral(a, b, op: str, kernel: str, allow_bool: bool = True):
 
 def _bitwise(name: str):
     def op(input, other, *, out=None):
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(op, (input, other), {"out": out})
         a, b, dt = _integral(input, other, name, f"{name}_cpu")
         ref = a if isinstance(a, Tensor) else b
         kernel = getattr(ref._device.backend.xp, name)
@@ -112,6 +125,8 @@ bitwise_xor = _bitwise("bitwise_xor")
 
 def bitwise_not(input, *, out=None):
     """Bitwise NOT (logical NOT for bool). Mirrors torch.bitwise_not."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(bitwise_not, (input,), {"out": out})
     _check_tensor(input, "bitwise_not")
     if input.dtype.is_floating_point:
         raise _not_implemented("bitwise_not_cpu", input.dtype)
@@ -120,6 +135,11 @@ def bitwise_not(input, *, out=None):
 
 def _shift(name: str, left: bool):
     def op(input, other, *, out=None):
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(op, (input, other), {"out": out})
         a, b, dt = _integral(input, other, name, "lshift_cpu" if left else "rshift_cpu", False)
         ref = a if isinstance(a, Tensor) else b
         xp = ref._device.backend.xp
@@ -181,6 +201,12 @@ def _close_args(rtol, atol, equal_nan, op: str):
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise. Mirrors torch.isclose."""
+    if (  # a plain tensor and a number pay two class tests
+        input.__class__ is not Tensor
+        or (other.__class__ is not Tensor and isinstance(other, Tensor))
+    ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+        args = (input, other, rtol, atol, equal_nan)
+        return run_converted(isclose, args)
     return _isclose(input, other, *_close_args(rtol, atol, equal_nan, "isclose"))
 
 
@@ -253,6 +279,8 @@ def _predicate(name: str, kernel, integral, summary: str, with_out: bool = False
     if with_out:
 
         def op(input, *, out=None):
+            if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+                return run_converted(op, (input,), {"out": out})
             if isinstance(out, Tensor) and out.dtype.name != "bool":  # no cast from bool
                 raise RuntimeError(f"{name} does not support non-boolean outputs.")
             return _out(compute(input), out)
@@ -260,6 +288,8 @@ def _predicate(name: str, kernel, integral, summary: str, with_out: bool = False
     else:
 
         def op(input):
+            if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+                return run_converted(op, (input,))
             return compute(input)
 
     op.__name__ = op.__qualname__ = name

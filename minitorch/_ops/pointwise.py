@@ -26,6 +26,7 @@ from minitorch._ops._common import (
     wrapped_big_ints,
     zeros_of,
 )
+from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _Kept, _raise_broadcast_error, name_node
 
@@ -518,6 +519,11 @@ def div(input, other, *, rounding_mode=None, out=None):
             a, b, dt = promote(input, other, "div")
         if dt.is_floating_point:
             return _out(DivRounded.apply(a, b, mode=rounding_mode, dtype=dt.np), out)
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(div, (input, other), {"rounding_mode": rounding_mode, "out": out})
         return _out(_integer_div(a, b, rounding_mode, dt), out)
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -581,6 +587,11 @@ def floor_divide(input, other, *, out=None):
     else:
         a, b, dt = promote(input, other, "floor_divide")
     if not dt.is_floating_point:
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(floor_divide, (input, other), {"out": out})
         return _out(_integer_div(a, b, "floor", dt), out)
     dev = (a if isinstance(a, Tensor) else b)._device
     try:
@@ -760,6 +771,11 @@ def remainder(input, other, *, out=None):
         return _out(Remainder.apply(a, b), out)
     if dt is _dtype.bool:
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")
+    if (  # a plain tensor and a number pay two class tests
+        input.__class__ is not Tensor
+        or (other.__class__ is not Tensor and isinstance(other, Tensor))
+    ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+        return run_converted(remainder, (input, other), {"out": out})
     dev = (a if isinstance(a, Tensor) else b)._device
     xp = dev.backend.xp
     if zero_divisor(_d(b), dev, _d(a)):
@@ -1763,6 +1779,11 @@ _INT64_END = 1 << 63  # ints from here to 2**64 wrap (NOTE [ Unsigned 64-bit num
 
 def _compare(kernel, name):
     def op(input, other, *, out=None):
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(op, (input, other), {"out": out})
         if not isinstance(input, Tensor):  # (Tensor, Tensor) and (Tensor, Number) only
             _compare_args_error(name, input, other)
         a, b, dt = promote(input, other, name)

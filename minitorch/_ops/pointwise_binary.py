@@ -27,6 +27,7 @@ from minitorch._ops.pointwise_more import (
     _inplace,
     _not_implemented,
 )
+from minitorch._subclass import any_dispatching, dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, _raise_broadcast_error
@@ -176,6 +177,11 @@ def fmod(input, other, *, out=None):
     if dt is _dtype.bool:
         raise _not_implemented("fmod_cpu", dt)
     if not dt.is_floating_point:
+        if (  # a plain tensor and a number pay two class tests
+            input.__class__ is not Tensor
+            or (other.__class__ is not Tensor and isinstance(other, Tensor))
+        ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+            return run_converted(fmod, (input, other), {"out": out})
         dev = _device_of(a, b)
         if zero_divisor(_d(b), dev, _d(a)):
             raise RuntimeError("ZeroDivisionError")
@@ -638,6 +644,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
             f"{_dtype.scalar_name(input.dtype)}"
         )
     if not input.dtype.is_floating_point:
+        if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+            return run_converted(nan_to_num, (input, nan, posinf, neginf), {"out": out})
         return _out(_copy(input), out)
     fi = _dtype.finfo(input.dtype)
     posinf = fi.max if posinf is None else posinf

@@ -29,6 +29,7 @@ from minitorch._ops.pointwise_more import (
     _ZeroGrad,
     exp2,
 )
+from minitorch._subclass import any_dispatching, dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _raise_broadcast_error, name_node
 
@@ -272,6 +273,8 @@ def frexp(input, *, out=None):
     from minitorch.return_types import frexp as result
     from minitorch.return_types import out_type
 
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(frexp, (input,), {"out": out})
     _check_tensor(input, "frexp")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
@@ -319,6 +322,11 @@ def _integral(input, other, op: str):
 
 def gcd(input, other, *, out=None):
     """Greatest common divisor of integer tensors. Mirrors torch.gcd."""
+    if (  # a plain tensor and a number pay two class tests
+        input.__class__ is not Tensor
+        or (other.__class__ is not Tensor and isinstance(other, Tensor))
+    ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+        return run_converted(gcd, (input, other), {"out": out})
     a, b, dt = _integral(input, other, "gcd")
     xp = a._device.backend.xp
     try:
@@ -330,6 +338,11 @@ def gcd(input, other, *, out=None):
 
 def lcm(input, other, *, out=None):
     """Least common multiple of integer tensors. Mirrors torch.lcm."""
+    if (  # a plain tensor and a number pay two class tests
+        input.__class__ is not Tensor
+        or (other.__class__ is not Tensor and isinstance(other, Tensor))
+    ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
+        return run_converted(lcm, (input, other), {"out": out})
     a, b, dt = _integral(input, other, "lcm")
     xp = a._device.backend.xp
     try:

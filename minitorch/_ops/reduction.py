@@ -20,6 +20,7 @@ from minitorch._ops._common import (
     wrap_dim,
 )
 from minitorch._ops.shape import Expand
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function, check_watched, watch_index
@@ -1193,11 +1194,17 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
 
 def argmax(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Index of the largest element (of the flattened input when dim is None). Mirrors torch."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        kwargs = {"out": out, "axis": axis, "keepdims": keepdims}
+        return run_converted(argmax, (input, dim, keepdim), kwargs)
     return _out_exact(_arg("argmax", input, dim, keepdim, axis, keepdims), out)
 
 
 def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None):
     """Index of the smallest element (of the flattened input when dim is None). Mirrors torch."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        kwargs = {"out": out, "axis": axis, "keepdims": keepdims}
+        return run_converted(argmin, (input, dim, keepdim), kwargs)
     return _out_exact(_arg("argmin", input, dim, keepdim, axis, keepdims), out)
 
 

@@ -36,6 +36,7 @@ from minitorch._ops.reduction import (
     mean,
     reduce_dims,
 )
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
@@ -91,11 +92,15 @@ def all(input, dim=None, keepdim=False, *, out=None):
 
 def any(input, dim=None, keepdim=False, *, out=None):
     """True where some element (over dims) is non-zero. Mirrors torch.any."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(any, (input, dim, keepdim), {"out": out})
     return _bool_reduce("any", input, dim, keepdim, out)
 
 
 def count_nonzero(input, dim=None):
     """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(count_nonzero, (input, dim))
     try:
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
@@ -890,6 +895,8 @@ def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
 
 def median(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     """The lower median (of all elements, or along dim with its index). Mirrors torch.median."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(median, (input, dim, keepdim), {"out": out})
     dim, keepdim = _all_or_dim("median", dim, keepdim)
     if out is not None:
         _check_median_out("median", input, dim, out)
@@ -909,6 +916,8 @@ def median(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
 
 def nanmedian(input, dim=_MISSING, keepdim=_MISSING, *, out=None):
     """median ignoring nan (nan only where a slice is all nan). Mirrors torch.nanmedian."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(nanmedian, (input, dim, keepdim), {"out": out})
     dim, keepdim = _all_or_dim("nanmedian", dim, keepdim)
     if out is not None:
         _check_median_out("nanmedian", input, dim, out)
@@ -1161,6 +1170,9 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
             (input, q, dim, keepdim),
             {"interpolation": interpolation, "out": out},
         )
+    if q.__class__ is not Tensor and dispatching(q):  # a subclass q: NOTE [ Tensor subclasses ]
+        kwargs = {"interpolation": interpolation, "out": out}
+        return run_converted(quantile, (input, q, dim, keepdim), kwargs)
     return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False, out), out)
 
 
@@ -1176,4 +1188,7 @@ def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", ou
             (input, q, dim, keepdim),
             {"interpolation": interpolation, "out": out},
         )
+    if q.__class__ is not Tensor and dispatching(q):  # a subclass q: NOTE [ Tensor subclasses ]
+        kwargs = {"interpolation": interpolation, "out": out}
+        return run_converted(nanquantile, (input, q, dim, keepdim), kwargs)
     return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out), out)

@@ -27,6 +27,7 @@ from minitorch._ops.shape import (
     reshape,
     unsqueeze,
 )
+from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Size, Tensor
 from minitorch.autograd.function import Function
 
@@ -615,16 +616,22 @@ def _atleast(tensors, n, op):
 
 def atleast_1d(*tensors):
     """Mirrors torch.atleast_1d."""
+    if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
+        return run_converted(atleast_1d, tensors)
     return _atleast(tensors, 1, "atleast_1d")
 
 
 def atleast_2d(*tensors):
     """Mirrors torch.atleast_2d."""
+    if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
+        return run_converted(atleast_2d, tensors)
     return _atleast(tensors, 2, "atleast_2d")
 
 
 def atleast_3d(*tensors):
     """Mirrors torch.atleast_3d."""
+    if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
+        return run_converted(atleast_3d, tensors)
     return _atleast(tensors, 3, "atleast_3d")
 
 
@@ -670,6 +677,8 @@ def column_stack(tensors, *, out=None) -> Tensor:
 
 def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     """Coordinate grids from 0-d/1-d tensors, as expanded views. Mirrors torch.meshgrid."""
+    if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
+        return run_converted(meshgrid, tensors, {"indexing": indexing})
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
@@ -762,6 +771,8 @@ def broadcast_tensors(*tensors) -> tuple:
 
     As in torch, a tensor that already has the common shape comes back as itself (same object,
     still a leaf): distributions keep the user's parameters this way, so they stay optimisable."""
+    if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
+        return run_converted(broadcast_tensors, tensors)
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     n = max((t._data.ndim for t in tensors), default=0)

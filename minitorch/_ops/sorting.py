@@ -34,6 +34,7 @@ from minitorch._ops.reduction_more import (
     stable_argsort,
 )
 from minitorch._ops.scatter_gather import along_dim_plan
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state
@@ -211,6 +212,9 @@ def _sort_error(op: str, input, args: tuple, keywords) -> TypeError:
 def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     """(values, indices) sorted along dim; always stable. Mirrors torch.sort: called as
     sort(input, dim=-1, descending=False) or sort(input, *, stable, dim=-1, descending=False)."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        kwargs = {"stable": stable, "dim": dim, "descending": descending}
+        return run_converted(sort, (input, *args), kwargs)
     dim, descending = _sort_arguments("sort", input, args, stable, dim, descending)
     dim, idx = _sorted_parts(input, dim, descending, "sort")
     values = _gather(SortValues, input, dim, idx)
@@ -223,6 +227,9 @@ def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
 def argsort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     """The indices that sort input along dim; always stable. Mirrors torch.argsort (its two
     overloads as sort's)."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        kwargs = {"stable": stable, "dim": dim, "descending": descending}
+        return run_converted(argsort, (input, *args), kwargs)
     dim, descending = _sort_arguments("argsort", input, args, stable, dim, descending)
     _, idx = _sorted_parts(input, dim, descending, "argsort")
     return _int64(input, idx)
@@ -249,6 +256,8 @@ def _take_along(xp, idx, dim: int, start: int, stop: int):
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (ties keep input order)."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(topk, (input, k, dim, largest, sorted))
     try:
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
@@ -278,6 +287,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 @with_out
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(kthvalue, (input, k, dim, keepdim))
     try:
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor

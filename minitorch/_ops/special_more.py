@@ -11,6 +11,7 @@ from minitorch._ops._common import cast, promote_float, scalar_like
 from minitorch._ops.pointwise import _out, exp, log, sign, where
 from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float
 from minitorch._ops.special import I1, _special
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -273,12 +274,16 @@ def _no_grad_special(input, name: str, op: str, out):
 def bessel_j0(input, *, out=None):
     """The Bessel function of the first kind, order 0. Mirrors torch.special.bessel_j0
     (not differentiable, as torch)."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(bessel_j0, (input,), {"out": out})
     return _no_grad_special(input, "j0", "special_bessel_j0", out)
 
 
 def bessel_j1(input, *, out=None):
     """The Bessel function of the first kind, order 1. Mirrors torch.special.bessel_j1
     (not differentiable, as torch)."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        return run_converted(bessel_j1, (input,), {"out": out})
     return _no_grad_special(input, "j1", "special_bessel_j1", out)
 
 

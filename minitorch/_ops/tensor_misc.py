@@ -10,6 +10,7 @@ from minitorch._ops._common import check_tensors, index, is_index, wrap_dim
 from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
+from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import name_node
 
@@ -307,6 +308,9 @@ def sum_to_size(self, *size) -> Tensor:
 def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
     """nonzero(input), cut or padded with fill_value to exactly `size` rows.
     Mirrors torch.nonzero_static."""
+    if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
+        kwargs = {"size": size, "fill_value": fill_value}
+        return run_converted(nonzero_static, (input,), kwargs)
     from minitorch._ops.selection import nonzero
     from minitorch._ops.shape_join import cat
 
