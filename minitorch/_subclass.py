@@ -229,18 +229,24 @@ def apply_subclass(fn, args, kwargs):
         return convert(ret, cls)
 
 
-def _default_class(types, name: str):
-    """The class the default __torch_function__ converts a built-in op's results to (the most
-    derived of types), or torch's errors: a subclass's own __torch_function__ (which minitorch
-    cannot hand a `func` here), classes not on one line of descent."""
+def refuse_own(types, where: str) -> None:
+    """TypeError when one of types has its own __torch_function__, which minitorch cannot hand
+    a `func` `where` (a torch.* function, an in-place op on a plain tensor): the documented
+    difference of NOTE [ Tensor subclasses ]."""
     for t in types:
         if _tf_func(t) is not _DEFAULT:
             raise TypeError(
                 f"{t.__name__}.__torch_function__: minitorch calls a subclass's own "
-                f"__torch_function__ for Tensor methods and operators only, not for "
-                f"torch.* functions (here {name}); call the method, or pass "
-                f"x.as_subclass(torch.Tensor)"
+                f"__torch_function__ for Tensor methods and operators only, not {where}; "
+                "call the method, or pass x.as_subclass(torch.Tensor)"
             )
+
+
+def _default_class(types, name: str):
+    """The class the default __torch_function__ converts a built-in op's results to (the most
+    derived of types), or torch's errors: a subclass's own __torch_function__ (refuse_own),
+    classes not on one line of descent."""
+    refuse_own(types, f"for torch.* functions (here {name})")
     cls = types[0]
     if not all(issubclass(cls, t) for t in types):
         raise _dispatch_failed(f"torch.{name.lower()}", types)

@@ -19,8 +19,7 @@ from minitorch._ops._common import (
     wrap_int,
     zeros_of,
 )
-from minitorch._subclass import _DEFAULT as _DEFAULT_TF
-from minitorch._subclass import _tf_func, as_subclass, dispatch, dispatching, overloaded_types
+from minitorch._subclass import as_subclass, dispatch, dispatching, overloaded_types, refuse_own
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import (
     Function,
@@ -269,14 +268,8 @@ def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
 def _on_subclass(self: Tensor, compute, op: str, others) -> Tensor:
     """apply_inplace with a Tensor-subclass operand (see the NOTE above)."""
     types = overloaded_types((self, *others))
-    for t in types:
-        if _tf_func(t) is not _DEFAULT_TF:
-            raise TypeError(
-                f"{t.__name__}.__torch_function__: minitorch calls a subclass's own "
-                f"__torch_function__ for {op} only through the subclass tensor's own method "
-                f"(or add_, sub_, mul_, div_, copy_, fill_), not with a plain tensor written to "
-                f"nor as torch.{op}; pass x.as_subclass(torch.Tensor)"
-            )
+    where = f"for {op} on a plain tensor or as torch.{op} (add_, sub_, mul_, div_, copy_, fill_ do)"
+    refuse_own(types, where)
 
     def run(*args, **kwargs):
         return apply_inplace(self, compute, op, others)

@@ -142,12 +142,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
             "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
             "enter_dual_level() first."
         )
-    if tuple(tangent.shape) != tuple(tensor.shape):
-        raise RuntimeError(
-            "Trying to set a forward gradient that has a different size than that of the "
-            f"original Tensor, this is not supported. Tensor is of size {list(tensor.shape)} "
-            f"while the given forward gradient is of size {list(tangent.shape)}."
-        )
+    check_tangent_size(tensor, tangent)
     for what, t in (("primal", tensor), ("tangent", tangent)):  # torch checks in this order
         if not t.dtype.is_floating_point:
             raise ValueError(f"Expected {what} to be floating point or complex, but got: {t.dtype}")
@@ -238,10 +233,37 @@ def _seed_edge(seed):
     return seed if seed.__class__ is GradientEdge else _edge(seed)
 
 
-_NO_JVP = (
-    "You must implement the jvp function for custom autograd.Function to use it with forward "
-    "mode AD."
-)
+def check_tangent_size(primal, tangent) -> None:
+    """torch's RuntimeError for a tangent whose shape is not its primal's (make_dual, a custom
+    Function's jvp results, torch.func.jvp)."""
+    if tuple(tangent.shape) != tuple(primal.shape):
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            f"original Tensor, this is not supported. Tensor is of size {list(primal.shape)} "
+            f"while the given forward gradient is of size {list(tangent.shape)}."
+        )
+
+
+def call_jvp(cls, ctx, tangents, n_out: int) -> tuple:
+    """cls.jvp(ctx, *tangents) as a tuple of n_out forward gradients, reading what
+    save_for_forward saved as ctx.saved_tensors; torch's errors for a Function without jvp and
+    for a wrong number of results."""
+    if cls.jvp is Function.jvp:
+        Function.jvp(ctx)  # torch's NotImplementedError
+    saved, to_save = ctx._saved, ctx._to_save
+    ctx._saved = None  # saved_tensors reads _to_save
+    ctx._to_save = ctx.__dict__.get("_saved_for_forward") or ()
+    try:
+        res = cls.jvp(ctx, *tangents)
+    finally:
+        ctx._saved, ctx._to_save = saved, to_save
+    res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    if len(res) != n_out:
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{n_out} but got {len(res)})"
+        )
+    return res
 
 
 def _apply_custom(cls, ctx, device, record, args, kwargs):
@@ -258,35 +280,18 @@ def _apply_custom(cls, ctx, device, record, args, kwargs):
     if all(t is None for t in tangents):
         return out
     if cls.jvp is Function.jvp:
-        raise NotImplementedError(_NO_JVP)
+        Function.jvp(ctx)  # torch's NotImplementedError, before the zero tangents are made
     tangents = [
         zeros_like(a.detach()) if t is None and isinstance(a, Tensor) else t
         for a, t in zip(args, tangents, strict=True)
     ]
-    saved, to_save = ctx._saved, ctx._to_save
-    ctx._saved = None  # saved_tensors reads _to_save
-    ctx._to_save = ctx.__dict__.get("_saved_for_forward") or ()
-    try:
-        res = cls.jvp(ctx, *tangents)
-    finally:
-        ctx._saved, ctx._to_save = saved, to_save
     outs = out if out.__class__ is tuple else (out,)
-    res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
-    if len(res) != len(outs):
-        raise RuntimeError(
-            "Function's jvp returned an invalid number of forward gradients (expected "
-            f"{len(outs)} but got {len(res)})"
-        )
+    res = call_jvp(cls, ctx, tangents, len(outs))
     duals = _level["duals"]
     for o, g in zip(outs, res, strict=True):
         if not isinstance(o, Tensor) or g is None or not o.dtype.is_floating_point:
             continue
-        if tuple(g.shape) != tuple(o.shape):
-            raise RuntimeError(
-                "Trying to set a forward gradient that has a different size than that of the "
-                f"original Tensor, this is not supported. Tensor is of size {list(o.shape)} "
-                f"while the given forward gradient is of size {list(g.shape)}."
-            )
+        check_tangent_size(o, g)
         seed = GradientEdge(ctx, o._output_nr) if record and o._grad_fn is ctx else None
         # as unpack_dual's: a tangent or output reaching no graph but this level's is detached
         outer = g.requires_grad and _walk(g, duals)[1]

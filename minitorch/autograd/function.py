@@ -693,22 +693,17 @@ class Function(metaclass=FunctionMeta):
         device = None
         record = False
         for a in args:
-            if a.__class__ is Tensor:
-                if device is None:
-                    device = a._device
-                elif a._device is not device:
-                    return _apply_mixed_devices(cls, device, a._device, args, kwargs)
-                if a._requires_grad:
-                    record = True
-            elif isinstance(a, Tensor):  # a subclass: the same, unless it dispatches
-                if a.__class__._dispatches and not _dispatch_off():
+            if a.__class__ is not Tensor:
+                if not isinstance(a, Tensor):
+                    continue  # a number or other non-tensor argument
+                if a.__class__._dispatches and not _dispatch_off():  # a subclass that dispatches
                     return _apply_subclass(cls, args, kwargs)
-                if device is None:
-                    device = a._device
-                elif a._device is not device:
-                    return _apply_mixed_devices(cls, device, a._device, args, kwargs)
-                if a._requires_grad:
-                    record = True
+            if device is None:
+                device = a._device
+            elif a._device is not device:
+                return _apply_mixed_devices(cls, device, a._device, args, kwargs)
+            if a._requires_grad:
+                record = True
         if device is None:
             device = default_device()
         if record and state.enabled:

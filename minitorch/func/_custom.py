@@ -24,17 +24,13 @@ import contextlib
 from minitorch._tensor import Tensor
 from minitorch.autograd import function as _function
 from minitorch.autograd.engine import grad as _autograd_grad
-from minitorch.autograd.forward_ad import probe_like
+from minitorch.autograd.forward_ad import call_jvp, check_tangent_size, probe_like
 from minitorch.autograd.graph import GradientEdge
 
 _DOCS = "For more details, please see https://pytorch.org/docs/main/notes/extending.func.html"
 _NEEDS_SETUP_CONTEXT = (
     "In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, jacrev, "
     f"...), it must override the setup_context staticmethod. {_DOCS}"
-)
-_NO_JVP = (
-    "You must implement the jvp function for custom autograd.Function to use it with forward "
-    "mode AD."
 )
 
 # What is running: transforms that allow an old-style Function (linearize), vmap-like levels,
@@ -156,27 +152,17 @@ def replay(level, calls: _Calls, seeds: list, tangents: list, num: int):
         if all(t is None for row in got for t in row):
             continue  # no input carries a tangent of this level: jvp is not called
         if cls.jvp is _function.Function.jvp:
-            raise NotImplementedError(_NO_JVP)
+            _function.Function.jvp(ctx)  # torch's NotImplementedError
         per_out = [[] for _ in outs]
         for k in range(num):
             tans = [zeros_like(a.detach()) if isinstance(a, Tensor) else None for a in args]
             for i, t in zip(diff, got[k], strict=True):
                 if t is not None:
                     tans[i] = t
-            res = _call_jvp(cls, ctx, tans)
-            if len(res) != len(outs):
-                raise RuntimeError(
-                    "Function's jvp returned an invalid number of forward gradients (expected "
-                    f"{len(outs)} but got {len(res)})"
-                )
+            res = call_jvp(cls, ctx, tans, len(outs))
             for slot, o, g in zip(per_out, outs, res, strict=True):
-                if g is not None and tuple(g.shape) != tuple(o.shape):
-                    raise RuntimeError(
-                        "Trying to set a forward gradient that has a different size than that "
-                        "of the original Tensor, this is not supported. Tensor is of size "
-                        f"{list(o.shape)} while the given forward gradient is of size "
-                        f"{list(g.shape)}."
-                    )
+                if g is not None:
+                    check_tangent_size(o, g)
                 slot.append(g)
         for o, slot in zip(outs, per_out, strict=True):
             if not isinstance(o, Tensor) or o._grad_fn is not ctx or any(g is None for g in slot):
@@ -189,15 +175,3 @@ def replay(level, calls: _Calls, seeds: list, tangents: list, num: int):
 
 def _differentiable(a) -> bool:
     return a._requires_grad and (a.is_floating_point() or a.is_complex())
-
-
-def _call_jvp(cls, ctx, tans):
-    """cls.jvp(ctx, *tans) reading what save_for_forward saved as ctx.saved_tensors."""
-    saved, to_save = ctx._saved, ctx._to_save
-    ctx._saved = None  # saved_tensors reads _to_save
-    ctx._to_save = ctx.__dict__.get("_saved_for_forward") or ()
-    try:
-        res = cls.jvp(ctx, *tans)
-    finally:
-        ctx._saved, ctx._to_save = saved, to_save
-    return tuple(res) if isinstance(res, (tuple, list)) else (res,)

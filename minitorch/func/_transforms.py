@@ -6,7 +6,7 @@ import functools
 
 from minitorch._dtype import promote_types
 from minitorch._tensor import Tensor
-from minitorch.autograd.forward_ad import alias_of, probe_like
+from minitorch.autograd.forward_ad import alias_of, check_tangent_size, probe_like
 from minitorch.autograd.function import AccumulateGrad, _edge
 from minitorch.autograd.functional import (
     _check_dual_dtype,
@@ -343,12 +343,7 @@ def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False)
         if not isinstance(t, Tensor):
             raise RuntimeError(f"{api}: Expected tangents to only contain Tensors, got {type(t)}")
     for p, t in zip(flat_p, flat_t, strict=True):
-        if tuple(p.shape) != tuple(t.shape):  # make_dual's check, as torch's jvp
-            raise RuntimeError(
-                "Trying to set a forward gradient that has a different size than that of the "
-                f"original Tensor, this is not supported. Tensor is of size {list(p.shape)} "
-                f"while the given forward gradient is of size {list(t.shape)}."
-            )
+        check_tangent_size(p, t)  # make_dual's check, as torch's jvp
         _check_dual_dtype(p, "primal")  # forward-mode AD's dual tensors
         _check_dual_dtype(t, "tangent")
     # Tangents are read when the JVP is taken, after f ran: a copy keeps them from an in-place
