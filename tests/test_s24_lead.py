@@ -51,3 +51,16 @@ def test_adam_first_second_moment_is_torchs_bits():
     # torch 2.13's values
     expected = [1.745169356581755e-05, 0.0017004160908982158, 0.000896962417755276]
     assert opt.state[p]["exp_avg_sq"].tolist() == expected
+
+
+def test_not_tensor_names_a_python_class_bare():
+    class NT:
+        pass
+
+    # torch 2.13: CPython's tp_name, the bare name of a class defined in Python
+    with pytest.raises(
+        TypeError, match=r"^exp\(\): argument 'input' \(position 1\) must be Tensor, not NT$"
+    ):
+        torch.exp(NT())
+    with pytest.raises(TypeError, match="must be Tensor, not collections.OrderedDict$"):
+        torch.exp(__import__("collections").OrderedDict())

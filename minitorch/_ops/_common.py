@@ -101,9 +101,7 @@ def _numpy_scalar(x):
 
 def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
     """torch's TypeError for a non-tensor argument (torch.exp(1.0), torch.mean(list_of_losses))."""
-    t = type(x)
-    shown = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
-    return TypeError(f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {shown}")
+    return wrong_type(op, x, name, pos, "Tensor")
 
 
 def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeError:

@@ -12,7 +12,7 @@ kernels catch the AttributeError of a non-tensor instead (no cost on their commo
 
 from __future__ import annotations
 
-from minitorch._ops._common import index, is_index, not_tensor, wrong_type
+from minitorch._ops._common import check_bool, check_int, is_index, not_tensor, wrong_type
 from minitorch._tensor import Tensor
 
 __all__ = [
@@ -44,7 +44,7 @@ def opt_tensor(x, op: str, name: str, pos: int) -> None:
 def boolean(x, op: str, name: str, pos: int | None = None) -> None:
     """A bool argument: torch takes only a Python bool (not 0/1, np.bool_ or a tensor)."""
     if x.__class__ is not bool:
-        raise wrong_type(op, x, name, pos, "bool")
+        check_bool(op, x, name, pos)
 
 
 def opt_boolean(x, op: str, name: str, pos: int | None = None) -> None:
@@ -84,8 +84,7 @@ def number(x, op: str, name: str, pos: int | None = None) -> None:
 
 def integer(x, op: str, name: str, pos: int | None = None) -> None:
     """An int argument (int-like: NumPy integers, 0-d integer tensors; not bool or float)."""
-    if x.__class__ is not int:
-        index(x, op, name, pos)
+    check_int(op, x, name, pos)
 
 
 def int_tuple(x, op: str, name: str, pos: int | None = None) -> None:

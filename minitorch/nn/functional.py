@@ -15,7 +15,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._ops import activation as _act
-from minitorch._ops._common import type_name
+from minitorch._ops._common import not_tensor
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
     celu,
     celu_,
@@ -73,14 +73,8 @@ from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch
 
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
-    if not isinstance(x, Tensor):
-        name = type_name(x)
-        if x.__class__.__flags__ & _HEAP_TYPE:  # a class of Python code: torch (its tp_name)
-            name = x.__class__.__name__  # says "ReLU", not "torch.nn.modules.activation.ReLU"
-        raise TypeError(f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {name}")
-
-
-_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE
+    if not isinstance(x, Tensor):  # (torch names a Python class bare: "ReLU", its tp_name)
+        raise not_tensor(op, x, arg, pos)
 
 
 def _check_has_method(x, method: str) -> None:
