@@ -615,16 +615,14 @@ def _trapezoid_terms(y, x, dim, op):
     pair = y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1) if n else y.narrow(d, 0, 0)
     if x.ndim == 1:
         if x.shape[0] != n:
-            raise RuntimeError(
-                f"{op}: There must be one `x` value for each sample point along `dim`. Got "
-                f"x of length {x.shape[0]} and y of length {n} along dim {d}"
-            )
+            raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
         shape = [1] * y.ndim
         shape[d] = n
         widths = x.reshape(shape).diff(dim=d) if n else x.reshape(shape)  # torch's graph
     else:
-        xd = wrap_dim(dim, x.ndim, op) if x.ndim == y.ndim else d - (y.ndim - x.ndim)
-        widths = x.diff(dim=xd) if n else x.narrow(xd, 0, 0)
+        if x.ndim < y.ndim:  # torch views x with leading 1s; it slices x at y's dim either way
+            x = x.reshape((1,) * (y.ndim - x.ndim) + tuple(x.shape))
+        widths = x.diff(dim=d) if n else x.narrow(d, 0, 0)
     return pair * widths, d  # torch's operand order (its MulBackward0's edges)
 
 

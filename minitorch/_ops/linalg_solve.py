@@ -674,9 +674,18 @@ def linalg_solve(A, B, *, left=True, out=None):
     return _write_exact(x, out)
 
 
-def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
+_REQUIRED = object()  # upper has no default: torch's parser words its absence its own way
+
+
+def linalg_solve_triangular(input, B, *, upper=_REQUIRED, left=True, unitriangular=False, out=None):
     """X with T X = B (X T = B if not left), T the upper or lower triangle of A = input (torch's
     keyword name). Mirrors torch.linalg.solve_triangular."""
+    if upper is _REQUIRED:  # scipy's solve_triangular defaults to lower=False; torch has none
+        raise TypeError(
+            'linalg_solve_triangular() missing 1 required positional arguments: "upper"'
+        )
+    for name, flag in (("upper", upper), ("left", left), ("unitriangular", unitriangular)):
+        check_bool("linalg_solve_triangular", flag, name)
     A = input
     _check_matrix(A, "linalg.solve_triangular")
     if B.ndim < 2:
