@@ -44,6 +44,10 @@ __all__ = [
 # Whether anything outside is reachable is answered by walking the graph from the result.
 # The pytrees of inputs and outputs count None as a leaf (torch's pytree does since 2.x): a None
 # where a tensor is differentiated or returned is an error, as in torch.
+# In-place writes into a tensor captured from outside the function (acc.add_(1), copy_, or a
+# BatchNorm's running statistics through functional_call) run as written; torch's grad, vjp and
+# jvp refuse them ("... would mutate a captured Tensor"), which would need a check in every
+# in-place op.
 
 
 class _Level:
