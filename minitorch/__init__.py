@@ -108,14 +108,12 @@ def get_default_device() -> device:
 
 def result_type(tensor, other):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
-    from minitorch._ops._common import number
+    from minitorch._ops._common import number, type_name
 
     tensor, other = number(tensor), number(other)  # NumPy scalars as numbers
     for t in (tensor, other):
         if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
-            got = ", ".join(
-                type(x).__name__ if not isinstance(x, Tensor) else "Tensor" for x in (tensor, other)
-            )
+            got = ", ".join(type_name(x) for x in (tensor, other))
             raise TypeError(
                 f"result_type() received an invalid combination of arguments - got ({got}), but "
                 "expected one of:\n * (Tensor tensor, Tensor other)\n"

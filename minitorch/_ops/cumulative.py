@@ -11,6 +11,7 @@ from minitorch._ops._common import (
     is_floating,
     not_tensor,
     row_major,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
@@ -495,7 +496,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """The n-th forward difference along dim, after joining prepend/append. Mirrors torch.diff."""
     for name, extra in (("prepend", prepend), ("append", append)):
         if extra is not None and not isinstance(extra, Tensor):
-            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type(extra).__name__}")
+            raise TypeError(f"diff(): argument '{name}' must be Tensor, not {type_name(extra)}")
     try:
         nd = input._data.ndim
     except AttributeError:  # torch.diff(list_of_values)

@@ -6,7 +6,14 @@ import math
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, check_bool, check_tensors, opmath_dtype
+from minitorch._ops._common import (
+    cast,
+    check_bool,
+    check_tensors,
+    is_index,
+    opmath_dtype,
+    type_name,
+)
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
@@ -356,10 +363,10 @@ def _value_tensor(self: Tensor, value) -> Tensor | None:
             )
         return value
     if isinstance(value, (bool, int, float)):
-        return None
-    if hasattr(value, "dtype") and getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
-        return None  # a NumPy scalar
-    raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+        return None  # (np.float64 is a float)
+    if is_index(value) and not hasattr(value, "__setitem__"):
+        return None  # NumPy's integer scalars, as torch (not np.float32, np.bool_, 0-d arrays)
+    raise TypeError(f"can't assign a {type_name(value)} to a {self.type()}")
 
 
 def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
@@ -538,7 +545,7 @@ def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
 
 def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumulate) -> Tensor:
     if not isinstance(values, Tensor):
-        raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type(values).__name__}")
+        raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type_name(values)}")
     if values._data.size == 1 and not accumulate and len(indices) == 1:
         i = indices[0]
         if i is not None and i._data.dtype == "uint8":

@@ -37,7 +37,7 @@ def _ctype(dt) -> str:
 def _require_tensor(x, op, name, pos):
     if not isinstance(x, Tensor):
         raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type(x).__name__}"
+            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(x)}"
         )
 
 

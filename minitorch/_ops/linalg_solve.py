@@ -7,7 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors
+from minitorch._ops._common import check_bool, check_tensors, type_name
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
@@ -97,7 +97,7 @@ _exact_out = with_out(exact=True)  # a with_out for tuple results that refuses o
 
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if not isinstance(a, Tensor):
-        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(a).__name__}")
+        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type_name(a)}")
     name = _MESSAGE_NAME.get(op, op)  # the op torch's checks run in (svdvals: svd's)
     if a.ndim < 2:
         if op == "linalg.pinv":
@@ -648,7 +648,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         return _autocast.call(linalg_solve, _autocast.FP32_CPU, (A, B), {"left": left, "out": out})
     _check_matrix(A, "linalg.solve")
     if not isinstance(B, Tensor):
-        raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type(B).__name__}")
+        raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type_name(B)}")
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -719,6 +719,16 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
         (("upper", upper), ("transpose", transpose), ("unitriangular", unitriangular)), 3
     ):
         check_bool("triangular_solve", flag, name, pos)
+    from minitorch._ops.linalg_factor import _warn_deprecated
+
+    _warn_deprecated(
+        "triangular_solve",
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular"
+        "and will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has "
+        "its arguments reversed and does not return a copy of one of the inputs.\n"
+        "X = torch.triangular_solve(B, A).solution\nshould be replaced with\n"
+        "X = torch.linalg.solve_triangular(A, B).",
+    )
     if _autocast.state.any_enabled:
         return _autocast.call(
             triangular_solve,
@@ -982,7 +992,11 @@ def lu(A, pivot=True, get_infos=False, out=None):
     _warn_deprecated(
         "lu",
         "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
-        "and will be removed in a future PyTorch release.",
+        "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+        "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)"
+        "\nshould be replaced with\nLU, pivots, info = torch.linalg.lu_factor_ex(A, "
+        "compute_pivots)",
     )
     if pivot.__class__ is not bool:
         _lu_factor(A, pivot, "lu")  # torch's TypeError, named as its _lu_with_info
@@ -1042,6 +1056,16 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
 
 def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """Mirrors torch.lu_solve (deprecated in torch for linalg.lu_solve)."""
+    if all(isinstance(t, Tensor) for t in (input, LU_data, LU_pivots)):  # after torch's parser
+        from minitorch._ops.linalg_factor import _warn_deprecated
+
+        _warn_deprecated(
+            "lu_solve",
+            "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed "
+            "in a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+            "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
+            "X = torch.linalg.lu_solve(LU, pivots, B)",
+        )
     return linalg_lu_solve(LU_data, LU_pivots, input, out=out)
 
 

@@ -1466,7 +1466,7 @@ def _require_tensors(a, b, op):
         if not isinstance(x, Tensor):
             raise TypeError(
                 f"{op}(): argument '{name}' (position {pos}) must be Tensor, not "
-                f"{type(x).__name__}"
+                f"{type_name(x)}"
             )
 
 

@@ -981,7 +981,7 @@ def _max_min_invalid(kind, args, kwargs):
 # TypeError. Telling max(x, t) from max(x, dim=t) needs the positional slot, hence *args.
 def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if not isinstance(input, Tensor):
-        raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type(input).__name__}")
+        raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type_name(input)}")
     if len(args) > 2:
         raise TypeError(
             f"{kind}() takes from 2 to 3 positional arguments but {len(args) + 1} were given"

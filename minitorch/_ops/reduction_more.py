@@ -612,7 +612,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         if isinstance(input, Tensor):
             raise
         # torch.norm is Python code that reads input.layout first: a list gives AttributeError
-        raise AttributeError(f"'{type(input).__name__}' object has no attribute 'layout'") from None
+        raise AttributeError(f"'{type_name(input)}' object has no attribute 'layout'") from None
 
 
 # --- gathering along a dim (the gradient path of the order statistics) ---

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import check_tensors, is_floating, not_tensor, wrap_dim
+from minitorch._ops._common import check_tensors, is_floating, not_tensor, type_name, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
 from minitorch._ops.inplace import apply_inplace, check_partial_overlap
@@ -67,7 +67,7 @@ class ScatterAdd(IndexPut):
 
 def _check_index(index, op: str):
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
     # an empty index of any dtype is fine: torch checks the dtype of one it will read
     if index._data.size and not is_index_dtype(index._data.dtype):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
@@ -78,7 +78,7 @@ def _check_src(src, op: str, pos: int = 4):
     number, unlike scatter); pos is the function's position (the methods check their own)."""
     if not isinstance(src, Tensor):
         raise TypeError(
-            f"{op}(): argument 'src' (position {pos}) must be Tensor, not {type(src).__name__}"
+            f"{op}(): argument 'src' (position {pos}) must be Tensor, not {type_name(src)}"
         )
 
 
@@ -137,7 +137,7 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
     empty in gather/scatter ])."""
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
     try:
         ndim = x._data.ndim
     except AttributeError:  # torch.gather(None, ...): zero-cost when a tensor
@@ -528,7 +528,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
     if not isinstance(indices, Tensor):
         raise TypeError(
             "take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
-            f"{type(indices).__name__}"
+            f"{type_name(indices)}"
         )
     if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
         return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)

@@ -10,6 +10,7 @@ from minitorch._ops._common import (
     not_tensor,
     opmath_dtype,
     row_major,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
@@ -135,7 +136,7 @@ def _read_value_first(input: Tensor, value):
 
 def _index_array(x: Tensor, index, op: str, vector: bool = True):
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
     if not is_index_dtype(index._data.dtype):
         if op == "index_add":  # torch's wording there
             raise RuntimeError(
@@ -191,7 +192,11 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str, scaled: bool = False) -> IndexP
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
     """input's slices at index along dim. Mirrors torch.index_select."""
-    dim = wrap_dim(dim, input._data.ndim, "index_select")
+    try:
+        ndim = input._data.ndim
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("index_select", input) from None
+    dim = wrap_dim(dim, ndim, "index_select")
     idx = _index_array(input, index, "index_select")
     if input._data.ndim == 0 and idx.size != 1:
         raise RuntimeError(
@@ -234,7 +239,7 @@ def _source_plan(input, dim, index, source, op, scaled=False):
     dim = wrap_dim(dim, ndim, op)
     idx = _index_array(input, index, op)
     if not isinstance(source, Tensor):
-        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type(source).__name__}")
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type_name(source)}")
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"{op}(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must have "
@@ -309,9 +314,9 @@ def _copy_plan(input: Tensor, dim: int, index, source):
     op = "index_copy_"
     dim = wrap_dim(dim, input._data.ndim, op)
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type(index).__name__}")
+        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
     if not isinstance(source, Tensor):
-        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type(source).__name__}")
+        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type_name(source)}")
     if index._data.ndim > 1:
         raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._data.ndim})")
     n_idx = index._data.size
@@ -503,7 +508,7 @@ class MaskedFillTensor(MaskedFill):
 
 def _check_mask(mask, op: str):
     if not isinstance(mask, Tensor):
-        raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type(mask).__name__}")
+        raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type_name(mask)}")
     if mask._data.dtype.kind != "b":
         raise RuntimeError(
             f"{op} only supports boolean masks, but got mask with dtype "
@@ -689,7 +694,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         check_bool("put", accumulate, "accumulate", 4)
     if not isinstance(source, Tensor):
         raise TypeError(
-            f"put(): argument 'source' (position 3) must be Tensor, not {type(source).__name__}"
+            f"put(): argument 'source' (position 3) must be Tensor, not {type_name(source)}"
         )
     plan = _flat_plan(input, index, "put")
     if not accumulate:  # which duplicate index wins is up to the kernel: not deterministic
@@ -753,7 +758,7 @@ def _nonzero_out_check(out, as_tuple) -> None:
     """torch's refusals of an out= for nonzero, in its order: not one tensor (its argument
     parser), with as_tuple, of another dtype than int64 (not cast into)."""
     if not isinstance(out, Tensor):
-        raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type(out).__name__}")
+        raise TypeError(f"nonzero(): argument 'out' must be Tensor, not {type_name(out)}")
     if as_tuple:
         raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
     if out.dtype is not _dtype.int64:

@@ -283,7 +283,10 @@ _short = _dtype.scalar_name  # torch's dtype spelling in messages ("Float")
 
 def reshape(input: Tensor, shape) -> Tensor:
     """A view when the strides allow, else a copy. Mirrors torch.reshape."""
-    x = input._data
+    try:
+        x = input._data
+    except AttributeError:  # torch.reshape(ndarray, ...): zero-cost when a tensor
+        raise not_tensor("reshape", input) from None
     shape = _infer_shape(shape, x.size, "reshape")
     if _viewable(x, shape):
         return (View if x.flags.c_contiguous else ReshapeAlias).apply(input, shape=shape)
@@ -330,7 +333,10 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Splits dim `dim` into `sizes` (one may be -1). Mirrors torch.unflatten."""
-    shape = input._data.shape
+    try:
+        shape = input._data.shape
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("unflatten", input) from None
     d = _wrap_dim(dim, len(shape))
     if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1)
         raise RuntimeError(
@@ -777,6 +783,8 @@ def expand(input: Tensor, sizes) -> Tensor:
 
 def broadcast_to(input: Tensor, size) -> Tensor:
     """Mirrors torch.broadcast_to."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("broadcast_to", input)
     return expand(input, size)
 
 

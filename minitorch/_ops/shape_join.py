@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     int_list,
     is_index,
     no_overload,
+    not_tensor,
     row_major,
     type_name,
 )
@@ -131,7 +132,13 @@ def _split(input, dim, sizes, cls):
 
 
 def _needs_dims(input, op):
-    if input._data.ndim == 0:
+    try:
+        ndim = input._data.ndim
+    except AttributeError:  # an ndarray where a tensor belongs: zero-cost when a tensor
+        if op == "split":  # torch.split is Python code calling input.split
+            raise AttributeError(f"'{type_name(input)}' object has no attribute 'split'") from None
+        raise not_tensor(op, input) from None
+    if ndim == 0:
         raise RuntimeError(f"{op} expects at least a 1-dimensional tensor")
 
 
@@ -229,7 +236,11 @@ class Unbind(Function):
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along dim, as views. Mirrors torch.unbind."""
-    if input._data.ndim == 0:
+    try:
+        ndim = input._data.ndim
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("unbind", input) from None
+    if ndim == 0:
         _wrap_dim(dim, 0)  # torch's range error first (dims -1 and 0 pass)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = _wrap_dim(dim, input._data.ndim)
@@ -728,7 +739,11 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
 
 def cartesian_prod(*tensors) -> Tensor:
     """All combinations of the elements of 1-d tensors, as rows. Mirrors torch.cartesian_prod."""
-    for t in tensors:
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type_name(t)}"
+            )
         if t._data.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
     if len(tensors) == 1:

@@ -383,6 +383,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
 
     See NOTE [ as_strided addresses the root's memory ].
     """
+    if not isinstance(input, Tensor):
+        raise not_tensor("as_strided", input)
     # a float size or stride raises, as torch's, rather than truncating: NOTE [ Int-like arguments ]
     size = ints(size, "as_strided", "size")
     stride = ints(stride, "as_strided", "stride")

@@ -6,7 +6,15 @@ import itertools
 
 from minitorch import _dtype, _memory_format
 from minitorch._backend import cpu
-from minitorch._ops._common import check_bool, check_int, check_tensors, index, ints, is_index
+from minitorch._ops._common import (
+    check_bool,
+    check_int,
+    check_tensors,
+    index,
+    ints,
+    is_index,
+    not_tensor,
+)
 from minitorch._ops.convert import clone
 from minitorch._ops.shape import expand, flatten, reshape, unsqueeze
 from minitorch._ops.shape_join import stack
@@ -64,6 +72,8 @@ def repeat(input: Tensor, repeats) -> Tensor:
 
 def tile(input: Tensor, dims) -> Tensor:
     """Mirrors torch.tile (repeat, with missing leading repeats taken as 1)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("tile", input)
     dims = ints(dims, "tile", "dims")
     n = input._data.ndim
     if len(dims) < n:

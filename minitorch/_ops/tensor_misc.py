@@ -5,8 +5,9 @@ helpers gradient and histogramdd."""
 from __future__ import annotations
 
 import builtins
+import numbers
 
-from minitorch._ops._common import check_tensors, index, is_index, wrap_dim
+from minitorch._ops._common import check_tensors, index, is_index, type_name, wrap_dim
 from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
@@ -403,7 +404,7 @@ def map2_(self, x, y, callable):
     for pos, (arg, t) in enumerate((("x", x), ("y", y)), start=1):
         if not isinstance(t, Tensor):
             raise TypeError(
-                f"map2_(): argument '{arg}' (position {pos}) must be Tensor, not {type(t).__name__}"
+                f"map2_(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(t)}"
             )
     _host_callback_checks(self, "map2_")
     for t in (x, y):
@@ -459,6 +460,36 @@ def _spacings(spacing, dims, input: Tensor):
                 f"and of size {input.shape[d]} along dim {d}, but got {s.shape[0]}"
             )
     return spacing
+
+
+def _spacing_list(spacing) -> list:
+    """A sequence spacing as a list: all numbers, or else (torch's other overload) all tensors,
+    with torch's TypeError naming the first element that is not one."""
+    spacing = list(spacing)
+    if all(isinstance(s, numbers.Real) and not isinstance(s, Tensor) for s in spacing):
+        return spacing
+    for i, s in enumerate(spacing):
+        if not isinstance(s, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 1, but got {type_name(s)}"
+            )
+    return spacing
+
+
+def _check_spacing_count(count: int, dim, ndim: int) -> None:
+    if dim is None and count != ndim:
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+            f"equal to 'self.dim() = {ndim}', since dim argument was not given, but got a list "
+            f"of length {count}"
+        )
+    ndims = 1 if isinstance(dim, int) or is_index(dim) else len(dim) if dim is not None else ndim
+    if count != ndims:
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+            "dim arguments to have the same length, but got a spacing argument of length "
+            f"{count} and a dim argument of length {ndims}."
+        )
 
 
 def _along(t: Tensor, d: int, ndim: int) -> Tensor:
@@ -520,10 +551,14 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     one number per dim, or one coordinates tensor per dim. Differentiable.
     Mirrors torch.gradient."""
     _check_tensor(input, "gradient")
-    if edge_order not in (1, 2):
-        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    if not (spacing is None or isinstance(spacing, (int, float, Tensor))):
+        spacing = _spacing_list(spacing)
     if input._data.dtype == "uint8":
         raise RuntimeError("torch.gradient does not support uint8 input.")
+    if isinstance(spacing, list):  # torch checks the count before the dims and edge_order
+        _check_spacing_count(len(spacing), dim, input.ndim)
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
     if dim is None:
         dims = list(range(input.ndim))
     elif input.ndim == 0:  # torch: every dim's range checked, then the first one named

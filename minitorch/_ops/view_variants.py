@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     index,
     is_index,
     no_overload,
+    type_name,
     wrap_dim,
     wrong_type,
 )
@@ -64,7 +65,7 @@ def _write(result, out):
 def _scatter_into(input, src, view_of, op):
     if not isinstance(src, Tensor):
         raise TypeError(
-            f"{op}(): argument 'src' (position 2) must be Tensor, not {type(src).__name__}"
+            f"{op}(): argument 'src' (position 2) must be Tensor, not {type_name(src)}"
         )
     out = _clone_preserving_strides(input)
     view = view_of(out)

@@ -212,7 +212,7 @@ def scaled_dot_product_attention(
         # attention weights before their product with value cost up to 180 ulps near 0)
         mask = attn_mask.float() if getattr(attn_mask, "dtype", None) is dt else attn_mask
         args = (query.float(), key.float(), value.float(), mask, dropout_p, is_causal, scale)
-        out = _attend(*args, enable_gqa).to(dt)
+        out = _attend(*args, enable_gqa, round_to=dt if flash else None).to(dt)
     else:
         out = _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     if flash and _grad_state.enabled:
@@ -222,19 +222,17 @@ def scaled_dot_product_attention(
     return out
 
 
-def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa) -> Tensor:
-    """The attention itself, on validated arguments (scaled_dot_product_attention's body)."""
+def _attend(
+    query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, round_to=None
+) -> Tensor:
+    """The attention itself, on validated arguments (scaled_dot_product_attention's body).
+    round_to: the half dtype of float32 inputs torch's flash kernel would run in."""
     dt = query.dtype
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
     if key.shape[-1] != E:
         raise RuntimeError(
             f"scaled_dot_product_attention: expected key's last dim to be {E} (query's), "
             f"but got key of shape {list(key.shape)}"
-        )
-    if value.shape[-2] != S:
-        raise RuntimeError(
-            f"scaled_dot_product_attention: expected value to have {S} positions (key's), but "
-            f"got value of shape {list(value.shape)}"
         )
     if enable_gqa and query.ndim >= 3:
         # key and value are repeated each by its own group count (torch 2.13's math path)
@@ -255,6 +253,8 @@ def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gq
         q, k = query.to(_dtype.default_float()), key.to(_dtype.default_float())
     scores = _ops.matmul(q, k.transpose(-2, -1)) * factor
     bias = _attn_bias(attn_mask, is_causal, L, S, query, scores.dtype)
+    if round_to is not None and value.shape[-2] == S:
+        return _flash_half(scores, bias, value, round_to)
     if bias is None:
         attn = _ops.softmax(scores, -1)
     else:
@@ -264,6 +264,12 @@ def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gq
         visible = (bias != float("-inf")).any(-1, keepdim=True)
         attn = _ops.softmax(scores + _ops.where(visible, bias, 0.0), -1)
         attn = _ops.where(visible, attn, 0.0)
+    if value.shape[-2] != S:
+        # after the mask's add: torch's math path reports a mask that does not fit first
+        raise RuntimeError(
+            f"scaled_dot_product_attention: expected value to have {S} positions (key's), but "
+            f"got value of shape {list(value.shape)}"
+        )
     if dropout_p > 0.0:
         if dropout_p > 1:  # torch's math path calls at::dropout, whose check is a RuntimeError
             raise RuntimeError(
@@ -276,6 +282,23 @@ def _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gq
             f"{_dtype.scalar_name(value.dtype)}"
         )
     return _ops.matmul(attn, value)
+
+
+def _flash_half(scores, bias, value, round_to) -> Tensor:
+    """softmax(scores + bias) @ value as torch's CPU flash kernel computes it for half inputs
+    (in float32): exp(s - rowmax) is summed unrounded but rounded to the half dtype for its
+    product with value, which is then scaled by 1 / sum. Exact for keys up to the kernel's
+    block of 512 (past it torch rescales block by block); torch's approximate exp still flips
+    the last bit of a few percent of the elements."""
+    if bias is not None:
+        _check_mask_fits(scores.shape, bias.shape)
+        scores = scores + bias
+    top = _ops.amax(scores, -1, keepdim=True).detach()
+    visible = top != float("-inf")  # a row with every key masked gives 0
+    num = _ops.exp(scores - _ops.where(visible, top, 0.0))
+    total = _ops.where(visible, num.sum(-1, keepdim=True), 1.0)
+    out = _ops.matmul(num.to(round_to).to(scores.dtype), value)
+    return out * _ops.where(visible, 1.0 / total, 0.0)
 
 
 def _check_mask_fits(shape, mask_shape) -> None:

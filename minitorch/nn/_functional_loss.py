@@ -682,6 +682,11 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
+    if target.dtype is _dtype.bool:  # torch's kernel starts with (1 - target) in bool
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if not target.dtype.is_floating_point:  # torch writes the loss in the target's dtype
         raise RuntimeError(
             f"result type {_short(input.dtype)} can't be cast "

@@ -494,7 +494,7 @@ def layer_norm(
         if not input.dtype.is_floating_point:
             name = _dtype.scalar_name(input.dtype)
             raise NotImplementedError(
-                f"layer_norm: \"LayerNormKernelImpl\" not implemented for '{name}'"
+                f"\"LayerNormKernelImpl\" not implemented for '{name}'"
             )
         dims = tuple(range(input.ndim - len(shape), input.ndim))
         x = input

@@ -12,7 +12,7 @@ import warnings
 
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, ones_like, zeros
-from minitorch._ops._common import index, not_tensor
+from minitorch._ops._common import index, not_tensor, type_name
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
@@ -26,7 +26,7 @@ __all__ = ["embedding", "embedding_bag", "one_hot"]
 def _check_indices(input: Tensor, op: str) -> None:
     if not isinstance(input, Tensor):
         at = " (position 2)" if op == "embedding" else ""  # torch.embedding(weight, indices)
-        name = type(input).__name__
+        name = type_name(input)
         raise TypeError(f"{op}(): argument 'indices'{at} must be Tensor, not {name}")
     if input.dtype.name not in ("int64", "int32"):
         got = input.type()

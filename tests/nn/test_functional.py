@@ -332,8 +332,12 @@ def test_sdpa_of_half_inputs_takes_a_float32_additive_mask(dtype):
     )
     out = F.scaled_dot_product_attention(q.to(dt), q.to(dt), q.to(dt), attn_mask=mask)
     assert out.dtype is dt
-    h = q.to(dt).float()  # computed in float32 from the half values, rounded once
-    want = F.scaled_dot_product_attention(h, h, h, attn_mask=mask).to(dt)
+    # torch's CPU flash kernel: float32 from the half values, exp(s - rowmax) rounded to the
+    # half dtype for its product with value, scaled by 1 / (its unrounded sum), rounded
+    h = q.to(dt).float()
+    s = h @ h.transpose(-2, -1) / 8**0.5 + mask
+    num = (s - s.amax(-1, keepdim=True)).exp()
+    want = ((num.to(dt).float() @ h) * (1 / num.sum(-1, keepdim=True))).to(dt)
     assert out.tolist() == want.tolist()
 
 

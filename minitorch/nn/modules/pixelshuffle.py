@@ -45,6 +45,9 @@ class PixelUnshuffle(Module):
 class ChannelShuffle(Module):
     """Regroups (N, g*k, *) channels as (N, k*g, *). Mirrors torch.nn.ChannelShuffle."""
 
+    # torch's path, which type() shows (that module re-exports it)
+    __module__ = "minitorch.nn.modules.channelshuffle"
+
     __constants__ = ["groups"]
 
     def __init__(self, groups: int) -> None:

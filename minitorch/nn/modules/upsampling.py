@@ -77,6 +77,9 @@ class UpsamplingBilinear2d(Upsample):
 class Fold(Module):
     """Sums sliding-block columns into an image. Mirrors torch.nn.Fold."""
 
+    # torch's path, which type() shows (that module re-exports it)
+    __module__ = "minitorch.nn.modules.fold"
+
     __constants__ = ["output_size", "kernel_size", "dilation", "padding", "stride"]
 
     def __init__(self, output_size, kernel_size, dilation=1, padding=0, stride=1) -> None:
@@ -101,6 +104,9 @@ class Fold(Module):
 
 class Unfold(Module):
     """Extracts sliding blocks as columns. Mirrors torch.nn.Unfold."""
+
+    # torch's path, which type() shows (that module re-exports it)
+    __module__ = "minitorch.nn.modules.fold"
 
     __constants__ = ["kernel_size", "dilation", "padding", "stride"]
 
