@@ -20,7 +20,7 @@ def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
     dt = A.dtype if A.dtype.is_floating_point else _dtype.float32  # as torch: float32 for ints
     omega = randn(A.shape[-1], q, dtype=dt, device=A.device)  # minitorch's generator
     Q = linalg_qr(matmul(A, omega)).Q
-    At = A.mT
+    At = A.mH
     for _ in range(niter):
         Q = linalg_qr(matmul(At, Q)).Q
         Q = linalg_qr(matmul(A, Q)).Q
@@ -29,22 +29,29 @@ def _approximate_basis(A: Tensor, q: int, niter: int) -> Tensor:
 
 def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor | None = None):
     """(U, S, V), an approximate SVD of A - M (M broadcast to A) of rank at most q, with
-    A - M ~ U diag(S) V^T: U is (*, m, k), S (*, k), V (*, n, k). Mirrors torch.svd_lowrank.
+    A - M ~ U diag(S) V^H: U is (*, m, k), S (*, k), V (*, n, k). Mirrors torch.svd_lowrank.
 
-    The basis is found for A^T (an n x q one, after niter power iterations) and A is projected
-    onto it, as torch does. Differences from torch: the Gaussian test matrix comes from
-    minitorch's generator, so the result (and its signs) differ from torch's for the same seed
-    wherever q is below A's rank; M is subtracted from A first (torch multiplies by A and M
-    separately, which keeps a sparse A sparse: no sparse tensors here)."""
+    As torch (2.4 on), a wide A is transposed to a tall one (m >= n), the basis Q (m x q, after
+    niter power iterations) is found for its column space from an n x q Gaussian test matrix
+    drawn from the global generator, and Q^H A is decomposed: the same draws, so the same
+    result as torch's for the same seed. Differences from torch: M is subtracted from A first
+    (torch multiplies by A and M separately, which keeps a sparse A sparse: no sparse tensors
+    here)."""
     if A.ndim < 2:  # torch unpacks A.shape[-2:]
         raise ValueError(f"svd_lowrank: not enough values to unpack (expected 2, got {A.ndim})")
     q = 6 if q is None else q
     niter = 2 if niter is None else niter
     if M is not None:
         A = A - M.broadcast_to(A.shape)
-    Q = _approximate_basis(A.mT, q, niter)  # (*, n, k): A's row space
-    U, S, Vh = linalg_svd(matmul(A, Q), full_matrices=False)
-    return U, S, matmul(Q, Vh.mT)
+    wide = A.shape[-2] < A.shape[-1]
+    if wide:
+        A = A.mH
+    Q = _approximate_basis(A, q, niter)  # (*, m, k): A's column space
+    U, S, Vh = linalg_svd(matmul(Q.mH, A), full_matrices=False)
+    U, V = matmul(Q, U), Vh.mH
+    if wide:
+        U, V = V, U
+    return U, S, V
 
 
 def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2):

@@ -27,7 +27,7 @@ from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
-from minitorch._ops._common import check_bool
+from minitorch._ops._common import check_bool, type_name
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import Function, name_node
@@ -494,7 +494,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     """
     if not isinstance(input, Tensor):
         raise TypeError(
-            f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+            f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     if p is not None:
         with no_grad():
@@ -518,7 +518,7 @@ def poisson(input, generator=None):
     """Poisson samples with rates input (same dtype). Mirrors torch.poisson."""
     if not isinstance(input, Tensor):
         raise TypeError(
-            f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+            f"poisson(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     _require_float(input, "poisson_cpu")
     if input._device is cpu and input._data.size and not bool((input._data >= 0).all()):
@@ -534,7 +534,7 @@ def _gamma_input(input, op: str, kernel: str):
     """torch's checks of _standard_gamma / _sample_dirichlet's concentration."""
     if not isinstance(input, Tensor):
         raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+            f"{op}(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     # torch's CPU kernels take float32 and float64 only (its CUDA ones take half too)
     dt = input.dtype
@@ -564,6 +564,12 @@ def _sample_dirichlet(input, generator=None):
     from minitorch._ops.sorting import no_derivative
     from minitorch.distributions.gamma import _standard_gamma as draw_gamma
 
+    s = _stream(input._device, generator, "_sample_dirichlet")
+    if s is not None:  # torch's draws and arithmetic (float64 gammas)
+        from minitorch._backend.torch_stream_gamma import dirichlet_sample
+
+        arr = s.wrap(dirichlet_sample(s, s.unwrap(input._data)))
+        return no_derivative(_make(arr, input._device, False, None), (input,), "_sample_dirichlet")
     with no_grad():
         g = draw_gamma(input, generator)
         finfo = _dtype.finfo(input.dtype)
@@ -765,7 +771,7 @@ def map_(self, tensor, callable):
     Mirrors torch.Tensor.map_."""
     if not isinstance(tensor, Tensor):
         raise TypeError(
-            f"map_(): argument 'other' (position 1) must be Tensor, not {type(tensor).__name__}"
+            f"map_(): argument 'other' (position 1) must be Tensor, not {type_name(tensor)}"
         )
     _host_callback_checks(self, "map_")
     if tensor.dtype is not self.dtype:

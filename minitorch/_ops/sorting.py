@@ -592,6 +592,7 @@ def searchsorted(
             "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
             "dimension"
         )
+    _warn_non_contiguous(sorted_sequence, input)
     dtype = "int32" if out_int32 else "int64"
     if seq.ndim == 1 and not _ends_in_nan(sorted_sequence, seq):
         # NumPy's kernel, for speed; it agrees with torch's search except where the sequence
@@ -607,6 +608,22 @@ def searchsorted(
         res = bisect(xp, seq, v, right)
     result = _make(xp.asarray(res).astype(dtype), sorted_sequence._device, False, None)
     return result if out is None else _write(out, result)
+
+
+def _warn_non_contiguous(sorted_sequence: Tensor, input) -> None:
+    """torch's once-per-process performance warnings of searchsorted (and so bucketize) for a
+    non-contiguous input tensor, then for non-contiguous boundaries."""
+    from minitorch._settings import warn_once
+
+    for what, t in (("input value", input), ("boundary", sorted_sequence)):
+        if isinstance(t, Tensor) and not t.is_contiguous():
+            warn_once(
+                f"searchsorted_{what}",
+                f"torch.searchsorted(): {what} tensor is non-contiguous, this will lower the "
+                "performance due to extra data copy when converting non-contiguous tensor to "
+                f"contiguous, please use contiguous {what} tensor if possible. This message will "
+                "only appear once per program.",
+            )
 
 
 def _ends_in_nan(sorted_sequence: Tensor, seq) -> bool:
@@ -776,15 +793,15 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("histc", input) from None
     xp = input._device.backend.xp
+    if isinstance(bins, bool) or not hasattr(type(bins), "__index__"):
+        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
+    bins = operator.index(bins)
+    if bins <= 0:  # (torch's CPU histc runs histogram's checks, this one before the dtype's)
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if not is_floating(x.dtype):
         raise NotImplementedError(
             f"\"histogram_cpu\" not implemented for '{_short_name(input.dtype)}'"
         )
-    if isinstance(bins, bool) or not hasattr(type(bins), "__index__"):
-        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
-    bins = operator.index(bins)
-    if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
     for name, bound in (("min", min), ("max", max)):
         if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__"):
             raise TypeError(

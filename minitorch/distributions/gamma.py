@@ -106,10 +106,17 @@ class _quiet:
 def _standard_gamma(concentration, generator=None):
     """Gamma(concentration, 1) draws with no gradient from `generator` (None: the device's
     default), clamped to the dtype's smallest positive value; a concentration that is not
-    positive (or NaN) gives that smallest value, as torch's sampler does."""
-    from minitorch.random import _sample
+    positive (or NaN) gives that smallest value, as torch's sampler does. On the CPU torch's
+    draws (NOTE [ torch's gamma draws ] in minitorch/_backend/torch_stream_gamma.py)."""
+    from minitorch import _dtype
+    from minitorch.random import _sample, _stream
 
     a = concentration.detach()
+    s = _stream(a._device, generator, "_standard_gamma")
+    if s is not None and a.dtype in (_dtype.float32, _dtype.float64):
+        from minitorch._backend.torch_stream_gamma import gamma_sample
+
+        return _make(s.wrap(gamma_sample(s, s.unwrap(a._data))), a._device, False, None)
     xp = a._device.backend.xp
     valid = a._data > 0  # NumPy raises on those; torch gives 0, clamped to tiny below
     safe = xp.where(valid, a._data, 1)
