@@ -245,7 +245,9 @@ def test_built_in_nodes_show_no_saved_tensors_as_torchviz_expects():
                 continue
             seen.add(fn)
             assert not hasattr(fn, "saved_tensors"), type(fn).__name__
-            assert not [a for a in dir(fn) if a.startswith("_saved_") and a != "_saved_self"]
+            # dir() lists only _saved_ names torch's node lists too (its TanhBackward0's result)
+            saved = {a for a in dir(fn) if a.startswith("_saved_")}
+            assert saved <= {"_saved_self", "_saved_result"}, (type(fn).__name__, saved)
             stack.extend(u[0] for u in fn.next_functions)
 
     class Double(mt.autograd.Function):
