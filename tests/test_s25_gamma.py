@@ -92,3 +92,66 @@ def test_explicit_generator_matches_the_default_stream():
     y = mt._standard_gamma(a)
     np.testing.assert_array_equal(x.numpy(), y.numpy())
     np.testing.assert_array_equal(mt.rand(3, generator=gen).numpy(), mt.rand(3).numpy())
+
+
+_PERIODIC = {
+    "half": [0.5],
+    "two_and_a_half": [2.5],
+    "tiny": [1e-3],
+    "huge": [1e30],
+    "one": [1.0],
+    "beta": [2.0, 3.0],
+    "mixed_boost": [0.3, 1.0],
+    "three": [0.3, 1.0, 5.0],
+    "four": [0.7, 0.2, 9.0, 1.5],
+    "subnormal": [5e-324],
+    "nan": [math.nan],
+    "inf": [math.inf],
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_PERIODIC))
+@pytest.mark.parametrize("float32", [False, True])
+def test_periodic_path_equals_the_scalar_routine(kind, float32):
+    # NOTE [ gamma draws of a periodic concentration ]: constant and short-period alphas take
+    # the tabled walk (or, for a subnormal, NaN or inf one, the other paths); every element,
+    # the cached normal and the stream after it as the scalar routine's
+    period = _PERIODIC[kind]
+    compared = 0
+    for n, seed, cache, skip in [(24, 0, None, 0), (25, 1, 0.37, 1), (48, 2, None, 3),
+                                 (97, 3, -1.5, 0), (1000, 4, None, 2), (1001, 5, 2.0, 7),
+                                 (6000, 6, None, 0), (6003, 7, 0.1, 5)]:  # fmt: skip
+        a = np.tile(np.array(period, dtype=np.float64), n)[:n]
+        with np.errstate(over="ignore", under="ignore"):
+            a = a.astype(np.float32) if float32 else a
+        fast = _draw(tsg.standard_gamma, a, float32, seed, cache, skip)
+        ref = _draw(tsg.standard_gamma_scalar, a, float32, seed, cache, skip)
+        np.testing.assert_array_equal(fast[0].view(np.int64), ref[0].view(np.int64))
+        assert fast[1] == ref[1] or (fast[1] is None and ref[1] is None)
+        assert fast[2] == ref[2]
+        compared += n
+    assert compared == 14198
+
+
+def test_periodic_walk_grows_its_table(monkeypatch):
+    # a table far too short for the walk: it grows (also inside a scalar element's draws)
+    real = tsg._Table.__init__
+
+    def short(self, s, n, consts, L):
+        real(self, s, 40, consts, L)
+
+    monkeypatch.setattr(tsg._Table, "__init__", short)
+    for alpha in ([0.5], [2.0, 3.0], [0.3, 1.0, 5.0]):
+        a = np.tile(alpha, 3000)[:3000]
+        fast = _draw(tsg.standard_gamma, a, False, 12, None, 0)
+        ref = _draw(tsg.standard_gamma_scalar, a, False, 12, None, 0)
+        np.testing.assert_array_equal(fast[0], ref[0])
+        assert fast[1:] == ref[1:]
+
+
+def test_libm_pow_of_squares():
+    # e == 2 by the rounded square where libm's pow must agree, math.pow where in doubt
+    base = 1.0 - np.random.default_rng(0).random(20000)
+    got = tsg._pow_libm(base, np.full(base.size, 2.0))
+    want = np.array([math.pow(b, 2.0) for b in base.tolist()])
+    np.testing.assert_array_equal(got, want)

@@ -16,8 +16,9 @@ float64, and the sample is rounded to float32. A NaN concentration is accepted a
 NaN sample (the caller's clamp to the smallest normal turns it into that, as torch's std::max).
 The words are read from one block drawn ahead; the engine is then rewound and stepped by the
 number actually used. From _FAST_MIN elements on the draws are vectorised (NOTE [ gamma draws
-without a loop per element ]): the same numbers bit for bit and the same stream position
-(tests/test_s25_gamma.py compares both routines element by element).
+without a loop per element ]; a constant or short-period concentration: NOTE [ gamma draws of a
+periodic concentration ]): the same numbers bit for bit and the same stream position
+(tests/test_s25_gamma.py compares the routines element by element).
 """
 
 from __future__ import annotations
@@ -73,7 +74,11 @@ def standard_gamma(s: TorchStream, alpha: np.ndarray, float32: bool) -> np.ndarr
     flat = np.ascontiguousarray(alpha).ravel()
     out = None
     if flat.size >= _FAST_MIN:
-        out = _standard_gamma_fast(s, flat, float32)
+        period = _period(flat)
+        if period:
+            out = _standard_gamma_periodic(s, flat, float32, period)
+        else:
+            out = _standard_gamma_fast(s, flat, float32)
     if out is None:
         out = standard_gamma_scalar(s, flat, float32)
     return out.reshape(np.shape(alpha))
@@ -379,6 +384,7 @@ def _exact(slots: _Slots, kk, var, p, c, d, inv):
     np.not_equal(q[1:], q[:-1], out=new[1:])
     qn = q[new]
     r = np.fromiter(map(math.log1p, (-u[qn + 1]).tolist()), dtype=np.float64, count=qn.size)
+    # (libm's log1p is not the rounded log(1 - u): no shortcut as for log)
     r = np.sqrt(-2.0 * r)
     t = _TWO_PI * u[qn]
     which = np.cumsum(new) - 1
@@ -401,9 +407,292 @@ def _exact(slots: _Slots, kk, var, p, c, d, inv):
     factor = np.ones(kk.size)
     at = np.flatnonzero(b)
     if at.size:
-        base = (1.0 - u[p[at]]).tolist()
-        factor[at] = np.fromiter(map(_pow, base, inv[at].tolist()), np.float64, count=at.size)
+        factor[at] = _pow_libm(1.0 - u[p[at]], inv[at])
     return factor * d * v
+
+
+def _pow_libm(base, e):
+    """libm's pow for base in (0, 1] and e >= 1 (no overflow): math.pow per element, except
+    for e == 2 (a = 1/2: Chi2(1), Gamma(1/2)), where libm's pow (within 0.52 ulp) is the rounded
+    square wherever that is not within 0.03 ulp of a midpoint (the exact square's low part by
+    Dekker's product tells); math.pow for those in doubt."""
+    if e.size and (e == 2.0).all():
+        hi = base * base
+        split = base * 134217729.0
+        bh = split - (split - base)
+        bl = base - bh
+        lo = ((bh * bh - hi) + 2.0 * bh * bl) + bl * bl  # base^2 - hi, exactly
+        gap = hi - np.nextafter(hi, 0.0)
+        at = np.flatnonzero(np.abs(lo) > _LOG_BAND_POW * gap)
+        if at.size:
+            hi[at] = np.fromiter(map(math.pow, base[at].tolist(), [2.0] * at.size), np.float64)
+        return hi
+    return np.fromiter(map(math.pow, base.tolist(), e.tolist()), np.float64, count=base.size)
+
+
+_LOG_BAND_POW = 0.47
+
+
+# NOTE [ gamma draws of a periodic concentration ]
+# When the concentrations repeat with a short period L (one value: Gamma(full), Chi2, StudentT;
+# L = 2: Beta; L = 3 or 4: a small Dirichlet), an element's first try depends only on its state
+# (j mod L, its phase, its slot). Per state the first try's acceptance is tabled for every slot
+# (NumPy's log for the decisions); 2 L elements from a state with j mod L = 0 take a fixed
+# number P of slots and return to the same kind of state, so per kind a "next cycle with a
+# failure" table (a reversed running minimum along slots P apart) lets the walk jump over all
+# accepted cycles in one step: a rejection costs a few Python steps plus the scalar routine for
+# that element. The accepted elements' values are then computed as in _exact (libm's log1p and
+# pow, every decision checked again; a differing one makes the scalar routine redo the call).
+_PERIODS = (1, 2, 3, 4)
+
+
+def _period(flat: np.ndarray) -> int:
+    """The smallest period in _PERIODS of flat's bits (0: none), for concentrations that are all
+    finite and positive."""
+    bits = flat.view(np.int32 if flat.dtype == np.float32 else np.int64)
+    for n in _PERIODS:
+        if flat.size >= 4 * n and (bits[n:] == bits[:-n]).all():
+            head = flat[:n]
+            with np.errstate(all="ignore"):
+                if not ((head > 0) & (head < np.inf)).all():
+                    return 0
+            return n
+    return 0
+
+
+class _Table:
+    """The slots' uniforms and the first tries' acceptance per state kind k = 2 (j mod L) + ph
+    (ph 1: the cache is full) and slot, with the next-failing-cycle tables."""
+
+    def __init__(self, s, n, consts, L):
+        self.s = s
+        self.start = s._bg.state
+        self.start_next = s._next_at_end
+        self.words = s.words(2 * n)
+        self.consts = consts
+        self.L = L
+        self.build(n)
+
+    def grow(self, n):
+        self.words = np.concatenate([self.words, self.s.words(2 * n - self.words.size)])
+        self.build(n)
+
+    def build(self, n):
+        L, consts = self.L, self.consts
+        w = self.words
+        u = ((w[0::2] & np.uint64(_MASK21)) << np.uint64(32) | w[1::2]).astype(np.float64)
+        u *= _SCALE53
+        self.n, self.u = n, u
+        uu = 1.0 - u
+        with np.errstate(all="ignore"):
+            r = np.log(uu[1:])
+            r *= -2.0
+            np.sqrt(r, out=r)
+            t = u[:-1] * _TWO_PI
+            cos = np.cos(t)
+            cos *= r
+            sin = np.sin(t, out=t)
+            sin *= r
+            luu = np.log(uu)
+        nan = np.full(8, np.nan)
+        cos = np.concatenate([cos, nan])  # x of an E element at p + b: cos[p + b]
+        sin = np.concatenate([nan[:3], sin, nan])  # x of an F element at p: sin[p - 3]
+        uu = np.concatenate([uu, nan])
+        luu = np.concatenate([luu, nan])
+        acc = []
+        with np.errstate(all="ignore"):
+            for b, d, c, _ in consts:
+                for ph in (0, 1):
+                    if ph:  # F: x = the sine 3 slots back, u at p + b
+                        x, ui, li = sin[:n], uu[b : b + n], luu[b : b + n]
+                    else:  # E: pair at p + b, u at p + b + 2
+                        x, ui, li = cos[b : b + n], uu[b + 2 : b + 2 + n], luu[b + 2 : b + 2 + n]
+                    y = c * x
+                    y += 1.0
+                    bound = x * x
+                    bound *= bound
+                    bound *= _K
+                    np.subtract(1.0, bound, out=bound)
+                    ok = ui < bound
+                    pos = y > 0
+                    at = np.flatnonzero(pos > ok)  # the squeeze failed: the log test
+                    yy, xa, ua, la = y[at], x[at], ui[at], li[at]
+                    v = yy * yy
+                    v *= yy
+                    rhs = 1.0 - v
+                    rhs += np.log(v)
+                    rhs *= d
+                    rhs += 0.5 * (xa * xa)
+                    ok[at] = (ua > 0) & (v > 0) & (la < rhs)
+                    ok &= pos
+                    ok[n - 8 :] = False  # near the end: the walk grows the table
+                    acc.append(ok)
+        self.acc = acc
+        # cycles of 2 L elements from kind (0, ph): offsets, and per slot the next failing one
+        inc = [(1 if k & 1 else 3) + consts[k >> 1][0] for k in range(2 * L)]
+        self.inc = inc
+        nxt, self.P = [], []
+        for ph in (0, 1):
+            P = sum(inc[2 * (i % L) + (ph ^ (i & 1))] for i in range(2 * L))  # a cycle's slots
+            self.P.append(P)
+            rows = -(-n // P) + 1
+            bad = np.zeros(rows * P, dtype=bool)
+            bad[n - P - 8 :] = True
+            off = 0
+            for i in range(2 * L):
+                k = 2 * (i % L) + (ph ^ (i & 1))
+                bad[: n - off] |= ~acc[k][off:]
+                off += inc[k]
+            bad = bad.reshape(rows, P)
+            row = np.where(bad, np.arange(rows)[:, None], rows)
+            row = np.minimum.accumulate(row[::-1], axis=0)[::-1]
+            row *= P
+            row += np.arange(P)
+            nxt.append(row.ravel())
+        self.nxt = nxt
+
+    def pair(self, p):
+        """The Box-Muller pair at slot p in libm's arithmetic (the scalar routine's)."""
+        t = _TWO_PI * float(self.u[p])
+        r = math.sqrt(-2.0 * math.log1p(-float(self.u[p + 1])))
+        return r * math.cos(t), r * math.sin(t)
+
+    def finish(self, used):
+        s = self.s
+        s._bg.state = self.start
+        s._next_at_end = self.start_next
+        s.words(2 * used)
+
+
+def _standard_gamma_periodic(s: TorchStream, flat: np.ndarray, float32: bool, L: int):
+    """standard_gamma for concentrations of period L (NOTE [ gamma draws of a periodic
+    concentration ]): the draws as float64 values, or None (stream untouched) when the scalar
+    routine must redo the call."""
+    m = flat.size
+    f32 = np.float32
+    consts = []  # per j mod L: (boost, d, c, 1 / a)
+    with np.errstate(all="ignore"):
+        for a in flat[:L]:
+            boost = bool(a < 1)
+            if float32:
+                inv = float(f32(1.0) / a)
+                d = float((a + f32(1.0) if boost else a) - f32(_THIRD32))
+            else:
+                inv = 1.0 / float(a)
+                d = (float(a) + 1.0 if boost else float(a)) - _THIRD32
+            if boost and not inv < math.inf:
+                return None
+            consts.append((int(boost), d, 1.0 / math.sqrt(9.0 * d), inv))
+    avg = sum(4 + 2 * c[0] for c in consts) / (2 * L)
+    tab = _Table(s, int(m * avg * 1.1) + 64, consts, L)
+    a_list = [float(a) for a in flat[:L]]
+    L2 = 2 * L
+    cache = s.normal_double
+    j = p = 0
+    ph = int(cache is not None)
+    irr = []  # (element, value, slot after it, phase after it)
+    if cache is not None:  # an arbitrary cached value: element 0 by the scalar routine
+        j, p, ph, cache = _table_scalar(tab, 0, 0, a_list[0], float32, cache, irr)
+    acc, inc, nxt, P = tab.acc, tab.inc, tab.nxt, tab.P
+    margin = 3 * max(P) + 16
+    while j < m:
+        if p + margin >= tab.n:
+            tab.grow(tab.n + tab.n // 2 + 64)
+            acc, nxt = tab.acc, tab.nxt
+            continue
+        r = j % L
+        if r == 0 and m - j >= L2:
+            ncyc = min((int(nxt[ph][p]) - p) // P[ph], (m - j) // L2)
+            if ncyc:
+                j += L2 * ncyc
+                p += P[ph] * ncyc
+                continue
+        k = 2 * r + ph
+        if acc[k][p]:
+            p += inc[k]
+            ph ^= 1
+            j += 1
+            continue
+        j, p, ph, cache = _table_scalar(tab, j, p, a_list[r], float32, None, irr, ph)
+        acc, nxt = tab.acc, tab.nxt
+    if ph:  # after any element a full cache holds the sine 3 slots back
+        cache = tab.pair(p - 3)[1]
+    out = _periodic_values(tab, m, irr, consts, L)
+    if out is None:
+        tab.finish(0)
+        return None
+    s.normal_double = cache if ph else None
+    tab.finish(p)
+    return out
+
+
+def _table_scalar(tab, j, p, a, float32, cache, irr, ph=None):
+    """Element j from slot p by the scalar routine (ph 1: the cache holds the sine 3 slots
+    back); records it in irr and returns the state after it."""
+    if ph:
+        cache = tab.pair(p - 3)[1]
+    pos = p
+
+    def uniform():
+        nonlocal pos
+        if pos >= tab.n:
+            tab.grow(pos + tab.n // 2 + 64)
+        pos += 1
+        return tab.u.item(pos - 1)
+
+    val, cache = _one(a, float32, uniform, cache)
+    ph = int(cache is not None)
+    irr.append((j, val, pos, ph))
+    return j + 1, pos, ph, cache
+
+
+def _periodic_values(tab, m, irr, consts, L):
+    """The values of the walk's elements: the recorded scalar ones, and the first-try ones in
+    libm's arithmetic (None if one of those is not accepted after all)."""
+    out = np.empty(m, dtype=np.float64)
+    # runs of first-try elements: from (0, 0, E) or after each scalar element
+    starts, slots, phs, ends = [], [], [], []
+    j0, p0, ph0 = 0, 0, 0
+    for j, val, pos, ph in irr:
+        out[j] = val
+        if j > j0:
+            starts.append(j0), slots.append(p0), phs.append(ph0), ends.append(j)
+        j0, p0, ph0 = j + 1, pos, ph
+    if m > j0:
+        starts.append(j0), slots.append(p0), phs.append(ph0), ends.append(m)
+    if not starts:
+        return out
+    starts, ends = np.array(starts), np.array(ends)
+    lens = ends - starts
+    tot = int(lens.sum())
+    first = np.repeat(starts, lens)
+    jj = np.arange(tot) + np.repeat(starts - (np.cumsum(lens) - lens), lens)
+    t = jj - first  # position within the run
+    ph = np.repeat(np.array(phs), lens) ^ (t & 1)
+    rr = jj % L
+    # slot: run start + offsets of the elements before, by kinds along the run
+    inc = np.array(tab.inc)
+    L2 = 2 * L
+    kind0 = 2 * (first % L) + np.repeat(np.array(phs), lens)
+    # offsets within a cycle of 2 L elements from each starting kind
+    offt = np.zeros((L2, L2 + 1), dtype=np.int64)
+    for k0 in range(L2):
+        r0, h0 = k0 >> 1, k0 & 1
+        for i in range(L2):
+            k = 2 * ((r0 + i) % L) + (h0 ^ (i & 1))
+            offt[k0, i + 1] = offt[k0, i] + inc[k]
+    p = np.repeat(np.array(slots), lens) + (t // L2) * offt[kind0, L2] + offt[kind0, t % L2]
+    b = np.array([c[0] for c in consts])[rr]
+    d = np.array([c[1] for c in consts])[rr]
+    c = np.array([c[2] for c in consts])[rr]
+    inv = np.array([c[3] for c in consts])[rr]
+    e = ph == 0
+    var = 2 * e + b  # _exact's variants: 0 F, 1 F boosted, 2 E, 3 E boosted
+    vals = _exact(tab, jj, var, p, c, d, inv)
+    if vals is None:
+        return None
+    out[jj] = vals
+    return out
 
 
 def gamma_sample(s: TorchStream, alpha: np.ndarray) -> np.ndarray:

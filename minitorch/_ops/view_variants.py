@@ -196,9 +196,22 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
     index names along dim. Mirrors torch.index_reduce."""
     d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
-    if input.dtype == _dtype.bool and (not include_self or reduce == "mean"):
-        kernel = "index_reduce_func_exclude_input_init" if not include_self else "div_floor_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    from minitorch._settings import warn_once
+
+    warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
+    if input.dtype == _dtype.bool:
+        # torch 2.13's Bool kernels: rows of a 2-d or larger input, including self, for
+        # prod/amax/amin; none for a 0-d or 1-d input, for excluding self, or for mean's division
+        if not include_self:
+            kernel = "index_reduce_func_exclude_input_init"
+        elif input.ndim <= 1:
+            kernel = "index_func_"
+        elif reduce == "mean":
+            kernel = "div_floor_cpu"
+        else:
+            kernel = None
+        if kernel is not None:
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     rows = (  # whole rows of source into whole rows of input (see IndexReduceRows)
         reduce != "mean"
         and input.ndim == source.ndim >= 1
