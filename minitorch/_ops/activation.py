@@ -335,7 +335,7 @@ class Prelu(Function):
     def forward(ctx, a, w):
         ctx.save_for_backward(a, w)
         x = a._data
-        return _arr(ctx.xp, ctx.xp.where(x > 0, x, x * w._data))
+        return _arr(ctx.xp, a._device.backend.select(x > 0, x, x * w._data))
 
     @staticmethod
     def backward(ctx, grad):
@@ -357,8 +357,9 @@ class PreluBackward(Function):
         xp = ctx.xp
         g, x = grad._data, a._data
         pos = x > 0
-        grad_a = xp.where(pos, g, g * w._data)
-        grad_w = xp.where(pos, xp.zeros((), g.dtype), g * x)
+        backend = a._device.backend  # branch-free selects (NOTE [ Branch-free selects ])
+        grad_a = backend.select(pos, g, g * w._data)
+        grad_w = backend.keep(~pos, g * x)
         return _arr(xp, grad_a), _arr(xp, grad_w)
 
     @staticmethod

@@ -61,13 +61,14 @@ _FLAT_GATHER_MIN = 1 << 12
 def _by_take_at(plan: IndexPlan) -> bool:
     """Whether x[key] goes to the backend's take_at: rows of a matrix or more picked by one
     index array (x[idx], index_select(x, 0, idx), embedding: NumPy's take along axis 0 is up to
-    2x faster than indexing), or two or more index arrays and a large result (one flat gather)."""
+    2x faster than indexing), or index arrays and a large result (one flat gather, or take
+    along the axis of a single array)."""
     adv = plan.adv
     if len(adv) == 1:
         return len(plan.v_shape) > 1
     return (
         math.prod(plan.out_shape) >= _FLAT_GATHER_MIN
-        and sum(1 for k in adv if k.__class__ is not slice) > 1
+        and sum(1 for k in adv if k.__class__ is not slice) >= 1
     )
 
 

@@ -440,7 +440,8 @@ class SmoothL1Loss(Function):
             d, b, half = _stepwise(ctx.xp, x._data, t._data, beta)
             return ctx.xp.where(d < b, half * d * d / b, d - half * b)
         d = _abs_diff(x._data, t._data)
-        out = ctx.xp.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+        select = x._device.backend.select  # branch-free (NOTE [ Branch-free selects ])
+        out = select(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
         return out.astype(x._data.dtype, copy=False)
 
     @staticmethod
@@ -503,7 +504,8 @@ class HuberLoss(Function):
             d, b, half = _stepwise(ctx.xp, x._data, t._data, delta)
             return ctx.xp.where(d < b, half * d * d, b * (d - half * b))
         d = _abs_diff(x._data, t._data)
-        out = ctx.xp.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+        select = x._device.backend.select  # branch-free (NOTE [ Branch-free selects ])
+        out = select(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
         return out.astype(x._data.dtype, copy=False)
 
     @staticmethod

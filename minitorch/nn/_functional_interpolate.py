@@ -175,6 +175,17 @@ def _keys_pillow(x: float) -> float:
     return 0.0
 
 
+def _lanczos3(x: float) -> float:
+    """The Lanczos-3 windowed sinc, torch's (antialias-only) lanczos filter."""
+    x = abs(x)
+    if x == 0.0:
+        return 1.0
+    if x >= 3.0:
+        return 0.0
+    px = math.pi * x
+    return 3.0 * math.sin(px) * math.sin(px / 3.0) / (px * px)
+
+
 def _float(x: float) -> float:
     return x
 
@@ -190,13 +201,13 @@ def _window_taps(L, o, scale, align_corners, mode, antialias, rnd=_float):
     torch computes them in (float32 for float32 input): their rounding error, times the input
     size, is what moves the weights most; the rest is double, a float32 ulp from torch's."""
     scale = rnd(_area_scale(L, o, scale, align_corners))
-    interp_size = 2 if mode == "bilinear" else 4
+    interp_size = {"bilinear": 2, "bicubic": 4, "lanczos": 6}[mode]
     support, invscale = interp_size * 0.5, 1.0
     if antialias and scale >= 1.0:
         support, invscale = rnd(interp_size * 0.5 * scale), rnd(1.0 / scale)
     max_size = math.ceil(support) * 2 + 1 if antialias else interp_size
     delta = 0.5 if align_corners and not antialias else 0.0
-    filt = _triangle if mode == "bilinear" else _keys_pillow
+    filt = {"bilinear": _triangle, "bicubic": _keys_pillow, "lanczos": _lanczos3}[mode]
     rows, w_max = [], 0.0
     for i in range(o):
         center = rnd(scale * (i + 0.5 - delta))
@@ -384,7 +395,7 @@ def _check_kernel_args(input, n, mode, size, scale_factor, antialias) -> None:
         flag = ""
     else:
         kernel = {"linear": "linear1d", "bicubic": "bicubic2d", "trilinear": "trilinear3d"}.get(
-            mode, "bilinear2d"
+            mode, "lanczos2d" if mode == "lanczos" else "bilinear2d"
         )
         kernel = f"_upsample_{kernel}_aa" if antialias else f"upsample_{kernel}"
         flag = "bool align_corners, "
@@ -441,6 +452,7 @@ _UPSAMPLE_NODES = {
 _ANTIALIAS_NODES = {
     "bilinear": "UpsampleBilinear2DAaBackward0",
     "bicubic": "UpsampleBicubic2DAaBackward0",
+    "lanczos": "UpsampleLanczos2DAaBackward0",
 }
 
 
@@ -455,9 +467,10 @@ def interpolate(
 ) -> Tensor:
     """Resizes the spatial dims of (N, C, *spatial) input. Mirrors
     torch.nn.functional.interpolate for modes nearest, nearest-exact, linear, bilinear,
-    bicubic, trilinear and area, and antialias=True for bilinear and bicubic.
+    bicubic, trilinear, lanczos (4-d, antialias=True only) and area, and antialias=True for
+    bilinear, bicubic and lanczos.
 
-    Differences from torch: mode 'lanczos' is not implemented. float32 antialias results differ
+    Differences from torch: float32 antialias results differ
     from torch's by float32 rounding (the sums run in another order). uint8 bilinear/bicubic
     give torch's values exactly, and antialias torch's gradients, except where torch's CPU
     kernels are themselves wrong: with an output width of 1 and a height that changes, torch
@@ -478,12 +491,14 @@ def interpolate(
     _check_spatial_count(input, input.dim() - 2, size, scale_factor, recompute_scale_factor)
     if antialias and not (mode in _ANTIALIAS_NODES and input.ndim == 4):
         raise ValueError(
-            "interpolate: Anti-alias option is restricted to bilinear and bicubic modes and "
-            f"requires a 4-D tensor as input (got mode '{mode}' and {input.ndim}-D input)"
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+            "requires a 4-D tensor as input"
         )
     n = input.ndim - 2
     known = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
-    if n not in (1, 2, 3) or mode not in known or (mode == "bicubic" and n != 2):
+    if n not in (1, 2, 3) or mode not in known + ("lanczos",) or (
+        mode in ("bicubic", "lanczos") and n != 2
+    ):
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for "
             "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | "
@@ -493,6 +508,10 @@ def interpolate(
         raise NotImplementedError(
             f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR_RANK[mode] + 2}D input"
         )
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     if size is not None or not (recompute_scale_factor or mode == "area"):
         _check_kernel_args(input, n, mode, size, scale_factor, antialias)
     if not input.dtype.is_floating_point and (

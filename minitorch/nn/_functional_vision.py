@@ -110,18 +110,18 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if not theta.dtype.is_floating_point:
+    if not theta.is_floating_point():  # (a non-tensor's AttributeError names this, as torch's)
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(size)
+    given, size = size, tuple(size)  # messages show size as the caller passed it
     if len(size) not in (4, 5):
         raise NotImplementedError(
             "affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
-            f"respectively. Got size {size}."
+            f"respectively. Got size {given}."
         )
     n = len(size) - 2
     if theta.ndim != 3 or tuple(theta.shape[-2:]) != (n, n + 1):
         raise ValueError(
-            f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {size}. "
+            f"Expected a batch of {n}D affine matrices of shape Nx{n}x{n + 1} for size {given}. "
             f"Got {theta.shape}."
         )
     spatial = size[2:]
@@ -133,7 +133,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
             stacklevel=2,
         )
     elif min(size) <= 0:
-        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+        raise ValueError(f"Expected non-zero, positive output size. Got {given}")
     if theta.shape[0] != size[0]:
         # torch's grid is a batched matmul of the base grid expanded to size[0] by theta^T: its
         # bmm reports the mismatch (theta^T is "batch2")
@@ -264,11 +264,10 @@ def grid_sample(
         _arg.tensor(grid, "grid_sampler", "grid", 2)
         _arg.boolean(align_corners, "grid_sampler", "align_corners", 5)
     sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
-    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
-        raise RuntimeError(
-            "grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, "
-            f"but got {sizes}"
-        )
+    if input.ndim == 0 or grid.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    # torch's order: batch, grid's last dim, empty spatial dims, then the ranks (the message
+    # names 4D for a 4-d input, 5D for any other: torch takes the 3-d kernel for those)
     n = input.ndim - 2
     if grid.shape[0] != input.shape[0]:
         raise RuntimeError(
@@ -285,6 +284,11 @@ def grid_sample(
                 "grid_sampler(): expected input to have non-empty spatial dimensions, but input "
                 f"has sizes {list(input.shape)} with dimension {d} being empty"
             )
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(
+            f"grid_sampler(): expected {4 if input.ndim == 4 else 5}D input and grid with same "
+            f"number of dimensions, but got {sizes}"
+        )
     if mode == "bicubic" and n != 2:
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     _check_grid_dtypes(input, grid, n)
