@@ -131,7 +131,7 @@ class Embedding(Module):
     ) -> Embedding:
         """An Embedding whose weight is `embeddings` (frozen unless freeze=False). Mirrors
         torch.nn.Embedding.from_pretrained."""
-        assert embeddings.ndim == 2, "Embeddings parameter is expected to be 2-dimensional"
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         return cls(
             num_embeddings=rows,
@@ -244,7 +244,7 @@ class EmbeddingBag(Module):
     ) -> EmbeddingBag:
         """An EmbeddingBag whose weight is `embeddings`. Mirrors
         torch.nn.EmbeddingBag.from_pretrained."""
-        assert embeddings.ndim == 2, "Embeddings parameter is expected to be 2-dimensional"
+        assert embeddings.dim() == 2, "Embeddings parameter is expected to be 2-dimensional"
         rows, cols = embeddings.shape
         bag = cls(
             num_embeddings=rows,
