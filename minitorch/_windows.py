@@ -248,9 +248,22 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Ten
     dt = _dtype_arg(dtype, _dtype.int64, name)
     if dt not in (_dtype.int64, _dtype.int32):
         raise NotImplementedError(f"\"{name}\" not implemented for '{_dtype.scalar_name(dt)}'")
-    i, j = np.indices((row, col))
-    keep = (j - i <= offset) if lower else (j - i >= offset)
-    host = np.stack([i[keep], j[keep]]).astype(_dtype.numpy_dtype(dt))
+    # row r holds the columns start[r] .. stop[r] - 1: built from the counts per row (the size of
+    # the output), not by masking a row x col grid
+    nd = _dtype.numpy_dtype(dt)
+    r = np.arange(row, dtype=np.int64)
+    offset = min(max(offset, -row - 1), col)  # (the same rows: no int64 overflow below)
+    if lower:
+        start = np.zeros(row, dtype=np.int64)
+        stop = np.clip(r + (offset + 1), 0, col)
+    else:
+        start = np.clip(r + offset, 0, col)
+        stop = np.full(row, col, dtype=np.int64)
+    count = stop - start
+    first = np.cumsum(count) - count  # where each row begins in the output
+    host = np.empty((2, int(first[-1] + count[-1]) if row else 0), dtype=nd)
+    host[0] = np.repeat(r, count)
+    host[1] = np.arange(host.shape[1], dtype=np.int64) - np.repeat(first - start, count)
     dev = _device(device)
     return _make(_put(np.ascontiguousarray(host), dev), dev, False, None)
 

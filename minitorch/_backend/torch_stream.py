@@ -294,6 +294,19 @@ def randperm(s: TorchStream, n: int) -> np.ndarray:
     return _swaps_result(z.view(np.int64), n)
 
 
+def randperms(s: TorchStream, n: int, count: int) -> np.ndarray:
+    """`count` randperm(n)s drawn one after another, as a (count, n) array: their swap loops, run
+    in turn, are one loop over count * n positions, each permutation's block swapped within
+    itself (an offset of 0 at its last position: no swap)."""
+    if n < 2 or count == 0:
+        return np.broadcast_to(np.arange(n, dtype=np.int64), (count, n)).copy()
+    z = s.words(count * (n - 1)).reshape(count, n - 1) % np.arange(n, 1, -1, dtype=_U64)
+    z = np.concatenate([z.view(np.int64), np.zeros((count, 1), dtype=np.int64)], axis=1)
+    out = _swaps_result(z.reshape(-1)[:-1], count * n).reshape(count, n)
+    out -= np.arange(0, count * n, n, dtype=np.int64)[:, None]
+    return out
+
+
 # NOTE [ randperm without the swap loop ]
 # Step i of torch's loop swaps positions i and j_i = i + z_i (j_i >= i), after which position i
 # is final. Let v[i] be what position i holds just before step i. A position p >= i has been

@@ -280,7 +280,15 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
             False,
             None,
         )
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = list(pick(range(input._data.shape[0]), r))
-    cols = [_index_array(input, [row[j] for row in rows]) for j in range(r)]
+    n = input._data.shape[0]
+    if r == 2:  # the pairs i < j (i <= j) in itertools' order: row-major upper-triangle indices
+        xp = input._device.backend.xp
+        pairs = xp.triu_indices(n, int(not with_replacement))
+        cols = [c.astype(xp.int64, copy=False) for c in pairs]
+    else:
+        pick = (
+            itertools.combinations_with_replacement if with_replacement else itertools.combinations
+        )
+        rows = list(pick(range(n), r))
+        cols = [_index_array(input, [row[j] for row in rows]) for j in range(r)]
     return stack([Take.apply(input, index=c, dim=0) for c in cols], 1)

@@ -20,12 +20,18 @@ def _batch_mv(mat, vec):
 
 def _batch_mahalanobis(L, x):
     """x^T (L L^T)^-1 x over broadcast batch dims, with L lower triangular."""
-    batch = minitorch.broadcast_shapes(tuple(L.shape[:-2]), tuple(x.shape[:-1]))
+    batch = tuple(minitorch.broadcast_shapes(tuple(L.shape[:-2]), tuple(x.shape[:-1])))
     n = L.shape[-1]
-    L = L.expand(tuple(batch) + (n, n))
-    x = x.expand(tuple(batch) + (n,))
-    z = minitorch.linalg.solve_triangular(L, x.unsqueeze(-1), upper=False).squeeze(-1)
-    return z.pow(2).sum(-1)
+    # the batch dims beyond L's (samples, usually) become columns of one right-hand side per
+    # matrix of L: one solve of (n, samples) per matrix, not one per sample of an expanded L
+    # (100000 samples of 5: 80 ms, torch 4 ms)
+    inner = batch[len(batch) - (L.ndim - 2) :] if L.ndim > 2 else ()
+    outer = batch[: len(batch) - len(inner)]
+    m = math.prod(outer)
+    L = L.expand(inner + (n, n))
+    x = x.expand(batch + (n,)).reshape((m,) + inner + (n,)).movedim(0, -1)
+    z = minitorch.linalg.solve_triangular(L, x, upper=False)
+    return z.pow(2).sum(-2).movedim(-1, 0).reshape(outer + inner)
 
 
 def _precision_to_scale_tril(P):

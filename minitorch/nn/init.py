@@ -6,6 +6,7 @@ import math
 import warnings
 
 from minitorch import _dtype
+from minitorch._factories import arange
 from minitorch._factories import eye as _eye
 from minitorch._ops import where
 from minitorch._tensor import Tensor, _make
@@ -412,10 +413,19 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))
     _normal(tensor, 0.0, std, generator)
+    stream = _torch_stream(tensor.device, None, "randperm")
     with no_grad():
-        for col in range(cols):
-            zero_rows = randperm(rows, device=tensor.device)[:num_zeros]
-            tensor[zero_rows, col] = 0
+        if stream is not None:  # every column's randperm from one draw, one write
+            from minitorch._backend.torch_stream import randperms
+
+            zero_rows = randperms(stream, rows, cols)[:, :num_zeros]
+            at = _make(stream.wrap(zero_rows.reshape(-1)), tensor.device, False, None)
+            cols_at = arange(cols, device=tensor.device).repeat_interleave(zero_rows.shape[1])
+            tensor[at, cols_at] = 0
+        else:
+            for col in range(cols):
+                zero_rows = randperm(rows, device=tensor.device)[:num_zeros]
+                tensor[zero_rows, col] = 0
     return tensor
 
 

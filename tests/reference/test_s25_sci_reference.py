@@ -50,9 +50,17 @@ class Rec:
 
 def _run(prog, lib, dt):
     rec = Rec()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        prog(lib, getattr(lib, dt), rec)
+    # distributions validate their arguments by default; an earlier test that imports torch's
+    # compiler stack (torch.compile, flex_attention) turns that off process-wide in torch
+    dist = lib.distributions.Distribution
+    validate = dist._validate_args
+    dist.set_default_validate_args(True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            prog(lib, getattr(lib, dt), rec)
+    finally:
+        dist.set_default_validate_args(validate)
     return rec.items
 
 
