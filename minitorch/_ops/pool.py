@@ -15,6 +15,8 @@ other's adjoint.
 
 from __future__ import annotations
 
+import math
+
 from minitorch._ops._common import is_floating, opmath_dtype, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
@@ -133,16 +135,22 @@ def _disjoint(geom) -> bool:
 _TILE_MIN = 16
 
 
+def _tiling(geom) -> bool:
+    """Whether the windows of geom tile their input and hold _TILE_MIN taps or more."""
+    kernel, stride, pads, dilation, _ = geom
+    return (
+        math.prod(kernel) >= _TILE_MIN
+        and tuple(kernel) == tuple(stride)
+        and all(d == 1 for d in dilation)
+        and not any(lo or hi for lo, hi in pads)
+    )
+
+
 def _tiles(xp, a, geom):
     """The (..., *out, K) array of each window's elements in tap order when the windows of geom
     tile `a` (an input or a gradient of its shape) and hold _TILE_MIN taps or more, else None."""
-    kernel, stride, pads, dilation, out_size = geom
-    if (
-        prod(kernel) < _TILE_MIN
-        or tuple(kernel) != tuple(stride)
-        or any(d != 1 for d in dilation)
-        or any(lo or hi for lo, hi in pads)
-    ):
+    kernel, _, _, _, out_size = geom
+    if not _tiling(geom):
         return None
     n = len(kernel)
     head = a.shape[: a.ndim - n]
@@ -150,7 +158,7 @@ def _tiles(xp, a, geom):
     a = a.reshape(head + tuple(v for ok in zip(out_size, kernel, strict=True) for v in ok))
     h = len(head)
     order = (*range(h), *range(h, h + 2 * n, 2), *range(h + 1, h + 2 * n, 2))
-    return a.transpose(order).reshape(head + tuple(out_size) + (prod(kernel),))
+    return a.transpose(order).reshape(head + tuple(out_size) + (math.prod(kernel),))
 
 
 def _tile_argmax(xp, w, floating):
@@ -230,23 +238,21 @@ class MaxPoolGrad(Function):
     def kernel(xp, g, tap, geom, in_shape):
         kernel, stride, pads, dilation, out_size = geom
         head, size = _split(in_shape, len(kernel))
-        if prod(kernel) >= _TILE_MIN:  # NOTE [ Tiling max pools ]
+        if math.prod(kernel) >= _TILE_MIN and _tiling(geom):  # NOTE [ Tiling max pools ]
+            k = math.prod(kernel)
+            tiles = mask_gradient(xp, g[..., None], tap[..., None] == xp.arange(k))
+            n = len(kernel)
+            h = len(head)
+            tiles = tiles.reshape(head + tuple(out_size) + tuple(kernel))
+            order = [*range(h)]
+            for i in range(n):
+                order += [h + i, h + n + i]
+            tiles = tiles.transpose(order).reshape(
+                head + tuple(o * k for o, k in zip(out_size, kernel, strict=True))
+            )
             out = xp.zeros(in_shape, dtype=g.dtype)
-            tiles = _tiles(xp, out, geom)
-            if tiles is not None:
-                k = tiles.shape[-1]
-                tiles = mask_gradient(xp, g[..., None], tap[..., None] == xp.arange(k))
-                n = len(kernel)
-                h = len(head)
-                tiles = tiles.reshape(head + tuple(out_size) + tuple(kernel))
-                order = [*range(h)]
-                for i in range(n):
-                    order += [h + i, h + n + i]
-                tiles = tiles.transpose(order).reshape(
-                    head + tuple(o * k for o, k in zip(out_size, kernel, strict=True))
-                )
-                out[(Ellipsis,) + tuple(slice(0, s) for s in tiles.shape[h:])] = tiles
-                return out
+            out[(Ellipsis,) + tuple(slice(0, s) for s in tiles.shape[h:])] = tiles
+            return out
         padded = _padded(size, pads)
         disjoint = _disjoint(geom)
         # windows that tile the input exactly write every position: no zero fill needed
