@@ -377,11 +377,12 @@ def _scalar_first(op: str, number, rest, n_tensors: int = 1, keyword=1, method: 
     else:
         old = "Number value, Tensor tensor1, Tensor tensor2"
         new = "Tensor tensor1, Tensor tensor2, *, Number value = 1"
-    warnings.warn(
+    if not method:  # the function's signatures: input first, out last
+        old = f"Tensor input, {old}, *, Tensor out = None"
+        new = f"Tensor input, {new}, Tensor out = None"
+    _warn_deprecated_overload(
         f"This overload of {op} is deprecated:\n\t{op}({old})\nConsider using one of the "
-        f"following signatures instead:\n\t{op}({new})",
-        UserWarning,
-        stacklevel=3,
+        f"following signatures instead:\n\t{op}({new})"
     )
     number = _number_arg(number, op, name)
     return (rest[0] if n_tensors == 1 else tuple(rest)), number
@@ -432,16 +433,22 @@ def _beta_alpha_first(op: str, args: tuple, beta, alpha, method: bool):
     )
     tail = "" if method or op.endswith("_") else ", *, Tensor out = None"
     lead = "" if method else "Tensor input, "
-    warnings.warn(
+    _warn_deprecated_overload(
         f"This overload of {op} is deprecated:\n\t{op}({old}{operands}{tail})\nConsider using "
         f"one of the following signatures instead:\n\t{op}({lead}{operands}, *, Number beta = 1, "
-        f"Number alpha = 1{tail.replace(', *', '')})",
-        UserWarning,
-        stacklevel=3 if method else 4,  # the functions call this through _deprecated_overload
+        f"Number alpha = 1{tail.replace(', *', '')})"
     )
     beta = _number_arg(scalars[0], op, "beta")  # NOTE [ Number-like arguments ]
     alpha = _number_arg(scalars[1], op, "alpha") if with_alpha else 1
     return tensors, beta, alpha
+
+
+def _warn_deprecated_overload(message: str) -> None:
+    """torch warns about a deprecated overload once per process, for the first one used (one flag
+    for all of them: a later add_(Number, Tensor) after an addcmul_(Number, ...) is silent)."""
+    from minitorch._settings import warn_once
+
+    warn_once("deprecated_overload", message)
 
 
 def _is_scalar_operand(x) -> bool:

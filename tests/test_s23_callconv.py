@@ -8,6 +8,12 @@ import pytest
 import minitorch as torch
 
 
+@pytest.fixture(autouse=True)
+def _warn_always(monkeypatch):
+    # torch warns about deprecated overloads once per process; these tests look at every call's
+    monkeypatch.setitem(torch._settings._state, "warn_always", True)
+
+
 def _x():
     return torch.full((2, 3), 3.0)
 

@@ -16,6 +16,12 @@ A = np.array([[4.0, 1.0], [1.0, 3.0]])
 V = np.array([1.0, 2.0])
 
 
+@pytest.fixture(autouse=True)
+def _warn_always(monkeypatch):
+    # torch warns about deprecated overloads once per process; these tests look at every call's
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)
+
+
 def test_type_with_the_tensor_class_is_the_default_float_type():
     x = mt.tensor([1, 2])
     for target in (mt.Tensor, "torch.Tensor"):

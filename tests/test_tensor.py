@@ -528,7 +528,8 @@ def test_membership():
         "a" in x  # noqa: B015
 
 
-def test_deprecated_number_first_overloads():
+def test_deprecated_number_first_overloads(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch: once per process
     p, g = mt.ones(3), mt.full((3,), 0.5)
     with pytest.warns(UserWarning, match="This overload of add_ is deprecated"):
         p.add_(-0.1, g)  # an old tutorial's p.data.add_(-learning_rate, p.grad.data)

@@ -253,12 +253,13 @@ def cross(input, other, dim=None, *, out=None):
     _require_tensor(input, "cross", "input", 1)
     _require_tensor(other, "cross", "other", 2)
     if dim is None:
-        warnings.warn(
+        from minitorch._settings import warn_once  # torch: once per process
+
+        warn_once(
+            "cross_dim",
             "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass "
             "the dim explicitly or simply use torch.linalg.cross.\nThe default value of dim will "
             "change to agree with that of linalg.cross in a future release.",
-            UserWarning,
-            stacklevel=2,
         )
         sizes = list(input.shape)
         if 3 not in sizes:
@@ -502,12 +503,13 @@ def linalg_vander(x, *, N=None):
 
 def chain_matmul(*matrices, out=None):
     """The product of 2-D matrices, left to right. Mirrors torch.chain_matmul (deprecated)."""
-    warnings.warn(
+    from minitorch._settings import warn_once  # torch: once per process
+
+    warn_once(
+        "chain_matmul",
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
         "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
         "than multiple parameters.",
-        UserWarning,
-        stacklevel=2,
     )
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")

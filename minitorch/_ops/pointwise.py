@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numbers
 import operator as _operator
-import warnings
 
 from minitorch import _dtype
 from minitorch._ops._common import (
@@ -1707,11 +1706,12 @@ def where(condition, input=None, other=None, *, out=None):
                 f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                 f"{_dtype.scalar_name(condition.dtype)}"
             )
-        warnings.warn(  # torch still takes a byte mask, with this warning
+        from minitorch._settings import warn_once
+
+        warn_once(  # torch still takes a byte mask, with this warning (once per process)
+            "where_uint8",
             "where received a uint8 condition tensor. This behavior is deprecated and will be "
             "removed in a future version of PyTorch. Use a boolean condition instead.",
-            UserWarning,
-            stacklevel=2,
         )
         condition = condition.bool()
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):

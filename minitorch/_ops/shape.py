@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
-
 from minitorch import _dtype
 from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
@@ -588,11 +586,9 @@ def adjoint(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise not_tensor("adjoint", input)
     if input._data.ndim == 0:  # torch: deprecated, the tensor itself (real: nothing to conjugate)
-        warnings.warn(
-            "adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
-            UserWarning,
-            stacklevel=3,
-        )
+        from minitorch._settings import warn_once  # torch: once per process
+
+        warn_once("adjoint_0d", "adjoint() is deprecated on 0-D tensors. Consider using x.conj().")
         return input
     if input._data.ndim < 2:
         raise RuntimeError(
@@ -606,19 +602,21 @@ def numpy_T(input: Tensor) -> Tensor:
     """Tensor.T: all dims reversed (deprecated by torch for other than 2 dims)."""
     n = input._data.ndim
     if n == 0:
-        warnings.warn(
+        from minitorch._settings import warn_once  # torch: once per process
+
+        warn_once(
+            "T_0d",
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
-            UserWarning,
-            stacklevel=3,
         )
     elif n != 2:
-        warnings.warn(
+        from minitorch._settings import warn_once  # torch: once per process
+
+        warn_once(
+            "T_not_2d",
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
             "reverse the dimensions of a tensor.",
-            UserWarning,
-            stacklevel=3,
         )
     return Permute.apply(input, dims=tuple(range(n - 1, -1, -1)))
 
@@ -631,9 +629,9 @@ def matrix_T(input: Tensor, op: str = "mT") -> Tensor:
             if op == "mT"
             else ("Consider using x.conj().")
         )
-        warnings.warn(
-            f"Tensor.{op} is deprecated on 0-D tensors. {hint}", UserWarning, stacklevel=3
-        )
+        from minitorch._settings import warn_once  # torch: once per process (one per op)
+
+        warn_once(f"{op}_0d", f"Tensor.{op} is deprecated on 0-D tensors. {hint}")
         return input
     if op == "H" and input._data.ndim != 2:
         raise RuntimeError(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
 from minitorch import _autocast_state as _autocast
@@ -693,11 +692,12 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     if indexing is None:
-        warnings.warn(
+        from minitorch._settings import warn_once  # torch: once per process
+
+        warn_once(
+            "meshgrid_indexing",
             "torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
             "argument.",
-            UserWarning,
-            stacklevel=2,
         )
         indexing = "ij"
     if indexing not in ("ij", "xy"):

@@ -146,7 +146,8 @@ def test_resize_keeps_memory_order_of_a_strided_tensor():
     np.testing.assert_array_equal(base.numpy(), [0, 1, 9, 3, 4, 5])
 
 
-def test_zero_dim_dims():
+def test_zero_dim_dims(monkeypatch):
+    monkeypatch.setitem(torch._settings._state, "warn_always", True)  # torch warns once
     x = torch.tensor(5.0)
     for y in (x.transpose(0, -1), x.swapaxes(0, 0), x.movedim(0, 0), x.clone().transpose_(0, 0)):
         assert y.shape == () and y.item() == 5.0

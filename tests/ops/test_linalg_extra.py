@@ -140,7 +140,8 @@ def test_as_strided_in_place_keeps_the_tensor():
 # --- linalg functions: errors, return types, removed names ---
 
 
-def test_cross_without_dim_warns():
+def test_cross_without_dim_warns(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once per process
     a, b = _t(_rand(3, 2)), _t(_rand(3, 2, seed=1))
     with pytest.warns(UserWarning, match="without specifying the dim"):
         r = mt.cross(a, b)
@@ -155,7 +156,8 @@ def test_linalg_cross_bad_length():
         mt.linalg.cross(_t(_rand(2, 4)), _t(_rand(2, 4)))
 
 
-def test_chain_matmul_warns():
+def test_chain_matmul_warns(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once per process
     with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
         r = mt.chain_matmul(_t(np.eye(2)), _t([[1.0, 2.0], [3.0, 4.0]]))
     np.testing.assert_array_equal(r.numpy(), [[1, 2], [3, 4]])

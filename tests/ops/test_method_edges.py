@@ -238,7 +238,8 @@ def test_bool_minus_tensor_is_refused():
 # --- 0-d flips, adjoints and rolls ---
 
 
-def test_0d_flip_adjoint_roll():
+def test_0d_flip_adjoint_roll(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once
     s = mt.tensor(1.5, requires_grad=True)
     for r in (s.flip(0), s.flip(-1), mt.flip(s, (0,))):
         assert r is not s and r.shape == () and r.item() == 1.5

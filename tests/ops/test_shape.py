@@ -487,7 +487,8 @@ def test_t_of_0d_and_1d_are_views():
     assert s.t().shape == ()
 
 
-def test_T_warns_for_other_than_2d():
+def test_T_warns_for_other_than_2d(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once per process
     with pytest.warns(UserWarning, match="other than 2"):
         assert _x(2, 3, 4).T.shape == (4, 3, 2)
     with pytest.warns(UserWarning, match="0-D"):
@@ -497,7 +498,8 @@ def test_T_warns_for_other_than_2d():
         assert _x(2, 3).T.shape == (3, 2)
 
 
-def test_meshgrid_warns_without_indexing_and_is_a_view():
+def test_meshgrid_warns_without_indexing_and_is_a_view(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once per process
     a, b = mt.arange(3.0), mt.arange(2.0)
     with pytest.warns(UserWarning, match="indexing"):
         x, y = mt.meshgrid(a, b)

@@ -135,7 +135,8 @@ def test_bad_input_matches_torch(case):
     assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
 
 
-def test_cross_without_dim_warns_and_picks_first_size3_dim():
+def test_cross_without_dim_warns_and_picks_first_size3_dim(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once
     a, b = _rand(3, 2, seed=1), _rand(3, 2, seed=2)
     with pytest.warns(UserWarning, match="without specifying the dim"):
         ours = mt.cross(mt.tensor(a), mt.tensor(b))
@@ -191,7 +192,8 @@ def test_vander_integer_and_empty():
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy(), err_msg=str(kw))
 
 
-def test_chain_matmul_warns_and_multiplies():
+def test_chain_matmul_warns_and_multiplies(monkeypatch):
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)  # torch warns once
     mats = [_rand(2, 3, seed=1), _rand(3, 4, seed=2), _rand(4, 2, seed=3)]
     with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
         ours = mt.chain_matmul(*[mt.tensor(m) for m in mats])
