@@ -100,6 +100,12 @@ class LRScheduler:
                     )
         self.base_lrs: list = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        if not optimizer.__dict__.get("_lr_sched_attached"):
+            # torch counts optimizer.step() calls from the first scheduler's attachment on (it
+            # wraps the instance's step then): a step taken before does not silence the warning
+            optimizer._lr_sched_attached = True
+            optimizer._opt_called = False
+            optimizer._lr_sched_step = optimizer.__dict__.get("step")  # an instance override
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -125,7 +131,18 @@ class LRScheduler:
 
     def step(self, epoch: int | None = None) -> None:
         """Advances one epoch (or jumps to `epoch`, deprecated) and updates the param groups."""
-        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+        if self._step_count == 1 and self.optimizer.__dict__.get("step") is not getattr(
+            self.optimizer, "_lr_sched_step", None
+        ):
+            warnings.warn(
+                "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                "initialization. Please, make sure to call `optimizer.step()` before "
+                "`lr_scheduler.step()`. See more details at "
+                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                UserWarning,
+                stacklevel=2,
+            )
+        elif self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn(
                 "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
                 "1.1.0 and later, you should call them in the opposite order: "

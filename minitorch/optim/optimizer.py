@@ -20,6 +20,8 @@ from minitorch.nn.modules._hooks import RemovableHandle
 
 # What an optimizer's `params` may be (custom optimizers annotate with it, as torch's)
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
+StateDict = dict[str, Any]  # the annotations torch's optimizers (and copies of them) use
+Kwargs = dict[str, Any]
 
 __all__ = [
     "Optimizer",
