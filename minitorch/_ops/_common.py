@@ -104,6 +104,20 @@ def not_tensor(op: str, x, name: str = "input", pos: int = 1) -> TypeError:
     return wrong_type(op, x, name, pos, "Tensor")
 
 
+def not_tensor_element(i: int, x, arg: int = 0) -> TypeError:
+    """torch's TypeError for element i of a Tensor[] argument (its parser's argument `arg`,
+    counted from 0) that is not a tensor: "expected Tensor as element 1 in argument 0, but got
+    int"."""
+    return TypeError(f"expected Tensor as element {i} in argument {arg}, but got {type_name(x)}")
+
+
+def check_tensor_list(seq, arg: int = 0) -> None:
+    """not_tensor_element for the first element of seq that is not a tensor; None if all are."""
+    for i, x in enumerate(seq):
+        if not isinstance(x, Tensor):
+            raise not_tensor_element(i, x, arg)
+
+
 def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeError:
     """torch's TypeError for an argument of the wrong type, as its argument parser words it:
     "svd(): argument 'some' (position 2) must be bool, not NoneType" (no position for a

@@ -6,7 +6,7 @@ import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, opmath_dtype, type_name
+from minitorch._ops._common import cast, check_tensor_list, opmath_dtype, type_name
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -177,9 +177,7 @@ def _einsum_args(args):
             raise TypeError(
                 f"einsum(): argument 'equation' (position 1) must be str, not {type_name(equation)}"
             )
-    for i, t in enumerate(operands):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type_name(t)}")
+    check_tensor_list(operands, 1)
     return equation, operands
 
 

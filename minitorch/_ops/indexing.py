@@ -9,6 +9,7 @@ from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
     check_bool,
+    check_tensor_list,
     check_tensors,
     is_index,
     opmath_dtype,
@@ -536,11 +537,9 @@ def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
         raise TypeError(
             f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
         )
-    for k, i in enumerate(indices):
-        if not isinstance(i, Tensor):  # (None too: index_put takes no slice; torch's wording
-            raise TypeError(  # of its method, whose self is not argument 0)
-                f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}"
-            )
+    # (None too: index_put takes no slice; torch's wording of its method, whose self is not
+    # argument 0)
+    check_tensor_list(indices)
     return parse_key(self, tuple(indices), as_select=False)
 
 

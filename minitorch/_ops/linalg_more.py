@@ -13,11 +13,11 @@ from minitorch._ops._common import (
     cast,
     check_bool,
     check_int,
+    check_tensor_list,
     check_tensors,
     no_overload,
     not_tensor,
     number,
-    type_name,
     wrap_dim,
 )
 from minitorch._ops.inplace import apply_inplace, check_out_overlap
@@ -428,9 +428,7 @@ def corrcoef(input):
 
 def block_diag(*tensors):
     """The block-diagonal matrix of the given 0-, 1- or 2-D tensors. Mirrors torch.block_diag."""
-    for i, t in enumerate(tensors):  # torch's argument parser refuses a non-tensor first
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(t)}")
+    check_tensor_list(tensors)  # torch's argument parser refuses a non-tensor first
     ops = _ops()
     mats = []
     for i, t in enumerate(tensors):

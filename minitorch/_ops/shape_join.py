@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     is_index,
     no_overload,
     not_tensor,
+    not_tensor_element,
     row_major,
     type_name,
 )
@@ -460,7 +461,7 @@ def _tensor_list(tensors, op):
         )
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise _not_tensor_element(i, t)
+            raise not_tensor_element(i, t)
     return list(tensors)
 
 
@@ -597,10 +598,6 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
 _ATLEAST_FORMS = ("Tensor input", "tuple of Tensors tensors")
 
 
-def _not_tensor_element(i, x) -> TypeError:
-    return TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(x)}")
-
-
 def _atleast(tensors, n, op):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         out = _atleast(tuple(tensors[0]), n, op)  # a sequence in gives a tuple out, as torch
@@ -612,7 +609,7 @@ def _atleast(tensors, n, op):
         except AttributeError:  # a non-tensor: torch's argument parser's errors
             if len(tensors) == 1:
                 raise no_overload(op, type_name(x), _ATLEAST_FORMS) from None
-            raise _not_tensor_element(i, x) from None
+            raise not_tensor_element(i, x) from None
         if k >= n:
             outs.append(x)
         elif k == 0:
@@ -708,7 +705,7 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise _not_tensor_element(i, t)
+            raise not_tensor_element(i, t)
     first = tensors[0]
     if any(t.dtype is not first.dtype for t in tensors[1:]):  # checked first, as torch
         raise RuntimeError("meshgrid expects all tensors to have the same dtype")
@@ -741,9 +738,7 @@ def cartesian_prod(*tensors) -> Tensor:
     """All combinations of the elements of 1-d tensors, as rows. Mirrors torch.cartesian_prod."""
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 0, but got {type_name(t)}"
-            )
+            raise not_tensor_element(i, t)
         if t._data.ndim != 1:
             raise RuntimeError(f"Expect a 1D vector, but got shape {list(t._data.shape)}")
     if len(tensors) == 1:

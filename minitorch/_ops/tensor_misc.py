@@ -7,7 +7,15 @@ from __future__ import annotations
 import builtins
 import numbers
 
-from minitorch._ops._common import check_tensors, index, is_index, type_name, wrap_dim
+from minitorch._ops._common import (
+    check_tensor_list,
+    check_tensors,
+    index,
+    is_index,
+    not_tensor_element,
+    type_name,
+    wrap_dim,
+)
 from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
@@ -468,11 +476,7 @@ def _spacing_list(spacing) -> list:
     spacing = list(spacing)
     if all(isinstance(s, numbers.Real) and not isinstance(s, Tensor) for s in spacing):
         return spacing
-    for i, s in enumerate(spacing):
-        if not isinstance(s, Tensor):
-            raise TypeError(
-                f"expected Tensor as element {i} in argument 1, but got {type_name(s)}"
-            )
+    check_tensor_list(spacing, 1)
     return spacing
 
 
@@ -605,7 +609,7 @@ def _histogramdd_bin(b, i):
     if b.__class__ is int:
         return b
     if i == 0 and b.__class__ is str:  # torch reads a sequence starting with a str as tensors'
-        raise TypeError(f"expected Tensor as element 0 in argument 1, but got {type(b).__name__}")
+        raise not_tensor_element(0, b, 1)
     from minitorch._ops._common import ints
 
     return ints((b,) if i == 0 else (0,) * i + (b,), "histogramdd", "bins")[i]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
-from minitorch._ops._common import index, is_index
+from minitorch._ops._common import index, is_index, not_tensor_element
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -547,9 +547,7 @@ def _rnn_accepts(kind: str, x, at: int) -> bool:
             return False
         for i, t in enumerate(x):
             if not isinstance(t, Tensor):
-                raise TypeError(
-                    f"expected Tensor as element {i} in argument {at}, but got {type(t).__name__}"
-                )
+                raise not_tensor_element(i, t, at)
         return True
     if kind == "bool":
         return x.__class__ is bool

@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from minitorch import _dtype
 from minitorch._factories import full, tensor
+from minitorch._ops._common import not_tensor_element
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _type_name as type_name
 from minitorch.autograd.composite import as_node
@@ -286,7 +287,7 @@ def pad_sequence(
         raise RuntimeError("received an empty list of sequences")
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type_name(s)}")
+            raise not_tensor_element(i, s)
         if s.ndim == 0:
             raise RuntimeError(
                 "pad_sequence: each sequence needs at least one dimension (its length)"
