@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import run_program, warning_text
 
 torch = pytest.importorskip("torch")
 
@@ -78,6 +79,10 @@ def _diffs(a, b, path, rtol=1e-9):
 
 
 class _Rec(list):
+    @property
+    def items(self):
+        return self
+
     def add(self, name, v):
         self.append((name, _plain(v)))
 
@@ -95,21 +100,19 @@ class _Rec(list):
                 out = fn()
             except Exception as e:  # noqa: BLE001
                 out = ("EXC", type(e).__name__, str(e))
-        msgs = [(w.category.__name__, str(w.message)) for w in caught]
+        msgs = [warning_text(w) for w in caught]
         self.append((name, _plain(msgs)))
         return out
 
 
 def _compare(prog):
-    recs = []
-    for lib in (torch, minitorch):
-        rec = _Rec()
+    def run(lib, rec):
         try:
             prog(lib, rec)
         except Exception as e:  # noqa: BLE001
             rec.append(("CRASH", f"{type(e).__name__}: {e}".replace("minitorch", "torch")))
-        recs.append(rec)
-    t, m = recs
+
+    t, m = (run_program(run, lib, rec=_Rec()) for lib in (torch, minitorch))
     assert [n for n, _ in t] == [n for n, _ in m], f"record names differ: {t} vs {m}"
     diffs = [d for (name, a), (_, b) in zip(t, m, strict=True) for d in _diffs(a, b, name)]
     assert not diffs, "\n".join(diffs[:10])

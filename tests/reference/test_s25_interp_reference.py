@@ -12,65 +12,19 @@ from __future__ import annotations
 
 import copy
 import importlib
-import warnings
 
-import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
 
 
-class Rec:
-    """Collects (name, value) pairs in program order: arrays, or strings compared exactly."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if hasattr(v, "detach"):
-            v = np.asarray(v.detach().cpu().numpy())
-        elif isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) for x in v):
-            v = np.asarray([float(x) for x in v])
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            v = np.asarray(float(v))
-        self.items.append((name, v))
-
-    def err(self, name, fn):
-        try:
-            fn()
-            self(name, "no error")
-        except Exception as e:
-            self(name, f"{type(e).__name__}: {e}")
-
-    def warns(self, name, fn):
-        with warnings.catch_warnings(record=True) as w:
-            warnings.simplefilter("always")
-            r = fn()
-        self(name, str([_warning_text(x) for x in w]))
-        return r
-
-
-def _warning_text(w):
-    # torch's C++ warnings end with where they were raised in its build tree
-    return f"{w.category.__name__}: {str(w.message).split(' (Triggered internally')[0]}"
-
-
-def _run(prog, lib, dt):
-    rec = Rec()
-    with warnings.catch_warnings(record=True) as ws:
-        warnings.simplefilter("always")
-        prog(lib, getattr(lib, dt), rec)
+def _kept(w):
     # NumPy's RuntimeWarnings (log(0) and such) are filtered by minitorch's own filter, which
-    # simplefilter("always") above replaces; torch.func's import warns about torch.jit.script
-    msgs = {
-        _warning_text(w)
-        for w in ws
-        if not issubclass(w.category, RuntimeWarning) and "jit.script" not in str(w.message)
-    }
-    rec("warnings", str(sorted(msgs)))
-    return rec.items
+    # recording every warning replaces; torch.func's import warns about torch.jit.script
+    return not issubclass(w.category, RuntimeWarning) and "jit.script" not in str(w.message)
 
 
 def shp(gs):
@@ -102,25 +56,9 @@ PROGRAMS = [
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
     prog = globals()["p_" + name]
-    want = _run(prog, torch, dt)
-    got = _run(prog, minitorch, dt)
-    assert [n for n, _ in got] == [n for n, _ in want]
-    tol = 1e-11 if dt == "float64" else 1e-4
-    for (n, a), (_, b) in zip(want, got, strict=True):
-        if not isinstance(a, np.ndarray):
-            assert str(b) == str(a), n
-            continue
-        assert isinstance(b, np.ndarray) and a.shape == b.shape, n
-        if a.dtype.kind in "biu":
-            np.testing.assert_array_equal(b, a, err_msg=n)
-            continue
-        fin = np.isfinite(a)
-        np.testing.assert_array_equal(np.isfinite(b), fin, err_msg=n)
-        np.testing.assert_array_equal(b[~fin], a[~fin], err_msg=n)
-        a, b = np.where(fin, a, 0.0), np.where(fin, b, 0.0)
-        scale = max(float(np.max(np.abs(a))) if a.size else 0.0, 1e-2)
-        err = float(np.max(np.abs(a - b))) / scale if a.size else 0.0
-        assert err <= tol, f"{n}: {err:.3g} of scale {scale:.3g}"
+    want = run_program(prog, torch, dt, keep_warnings=_kept)
+    got = run_program(prog, minitorch, dt, keep_warnings=_kept)
+    assert_records_match(want, got, 1e-11 if dt == "float64" else 1e-4)
 
 
 # --- the programs: each takes the library, a dtype and a recorder ---

@@ -15,48 +15,13 @@ from __future__ import annotations
 
 import copy
 import math
-import warnings
 
-import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
-
-
-class Rec:
-    """Collects (name, value) pairs in program order: numpy arrays, or strings (reprs and
-    'Type: message' of exceptions)."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if isinstance(v, str):
-            self.items.append((name, v))
-            return
-        if hasattr(v, "detach"):
-            v = np.asarray(v.detach().cpu().numpy())
-        elif isinstance(v, (list, tuple)):
-            v = np.asarray([float(x) for x in v])
-        self.items.append((name, np.asarray(v)))
-
-    def err(self, name, fn):
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 - the type is recorded and compared
-            self.items.append((name, f"{type(e).__name__}: {e}"))
-            return
-        self.items.append((name, "no error"))
-
-
-def _run(prog, lib, dt):
-    rec = Rec()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        prog(lib, getattr(lib, dt), rec)
-    return rec.items
 
 
 PROGRAMS = [
@@ -71,23 +36,9 @@ PROGRAMS = [
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
     prog = globals()["p_" + name]
-    want = _run(prog, torch, dt)
-    got = _run(prog, minitorch, dt)
-    assert [n for n, _ in got] == [n for n, _ in want]
-    tol = 1e-11 if dt == "float64" else 1e-4
-    for (n, a), (_, b) in zip(want, got, strict=True):
-        if isinstance(a, str) or isinstance(b, str):
-            assert b == a, n
-            continue
-        assert a.shape == b.shape, n
-        if a.dtype.kind in "biu":
-            np.testing.assert_array_equal(b, a, err_msg=n)
-            continue
-        np.testing.assert_array_equal(np.isnan(b), np.isnan(a), err_msg=n)
-        a, b = np.nan_to_num(a, nan=0.0), np.nan_to_num(b, nan=0.0)
-        scale = max(float(np.max(np.abs(a))) if a.size else 0.0, 1e-2)
-        err = float(np.max(np.abs(a - b))) / scale if a.size else 0.0
-        assert err <= tol, f"{n}: {err:.3g} of scale {scale:.3g}"
+    want = run_program(prog, torch, dt)
+    got = run_program(prog, minitorch, dt)
+    assert_records_match(want, got, 1e-11 if dt == "float64" else 1e-4)
 
 
 # --- the programs: each takes the library, a dtype and a recorder ---

@@ -11,53 +11,17 @@ Printed text is not compared: float32 reductions may differ in the last bit (REA
 
 from __future__ import annotations
 
-import contextlib
-import io
-import warnings
-
 import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
 
 
-class Rec:
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if hasattr(v, "detach"):
-            v = v.detach().numpy()
-        self.items.append((name, v))
-
-
-def _run(prog, lib):
-    rec = Rec()
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        prog(lib, rec)
-    return rec.items
-
-
 # documented differences (README): sparse gradients
 _SKIP = {"sp_grad_is_sparse"}
-
-
-def _same(name, a, b):
-    if isinstance(a, (str, bool)) or (isinstance(a, list) and a and isinstance(a[0], str)):
-        assert a == b, f"{name}: torch {a!r} minitorch {b!r}"
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, f"{name}: shapes {a.shape} {b.shape}"
-    assert a.dtype == b.dtype, f"{name}: dtypes {a.dtype} {b.dtype}"
-    if a.dtype.kind in "fc":
-        scale = float(np.abs(a).max()) if a.size else 0.0
-        tol = 1e-8 if a.dtype == np.float64 else 1e-4
-        np.testing.assert_allclose(b, a, rtol=tol, atol=tol * scale, equal_nan=True, err_msg=name)
-    else:
-        np.testing.assert_array_equal(b, a, err_msg=name)
 
 
 WORDS = [
@@ -1437,9 +1401,14 @@ PROGRAMS = [
 
 @pytest.mark.parametrize("prog", PROGRAMS, ids=[p.__name__ for p in PROGRAMS])
 def test_program_agrees_with_torch(prog):
-    want = _run(prog, torch)
-    got = _run(prog, minitorch)
-    assert [n for n, _ in got] == [n for n, _ in want]
-    for (name, a), (_, b) in zip(want, got, strict=False):
-        if name not in _SKIP:
-            _same(name, a, b)
+    want = run_program(prog, torch, quiet=True)
+    got = run_program(prog, minitorch, quiet=True)
+    assert_records_match(
+        want,
+        got,
+        lambda n, a: 1e-8 if a.dtype == np.float64 else 1e-4,
+        floor=0.0,
+        dtypes=True,
+        rel=True,
+        skip=_SKIP,
+    )

@@ -18,71 +18,29 @@ import contextlib
 import copy
 import inspect
 import math
-import warnings
 from importlib import import_module
 
 import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import Rec, assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
 
 
-class Rec:
-    """Collects (name, value) pairs in program order: arrays, strings, exception texts."""
+def _qv(n, p):
+    if n.endswith(("c_attn.bias", "in_proj_bias", "1.attn.bias")):
+        # the key bias's gradient is 0 in exact arithmetic (softmax ignores a shift), so Adam
+        # turns round-off into steps: compare the query and value parts only
+        d = p.shape[0] // 3
+        return p.detach()[list(range(d)) + list(range(2 * d, 3 * d))]
+    return p
 
-    def __init__(self):
-        self.items = []
 
-    def __call__(self, name, v):
-        if isinstance(v, str):
-            self.items.append((name, v))
-            return
-        if hasattr(v, "detach"):
-            v = v.detach().cpu()
-            if str(v.dtype).endswith("bfloat16"):
-                v = v.float()
-            v = np.asarray(v.numpy())
-        elif isinstance(v, (list, tuple)):
-            v = np.asarray([float(x) for x in v])
-        self.items.append((name, np.asarray(v)))
-
-    def err(self, name, fn):
-        try:
-            fn()
-            self.items.append((name, "ok"))
-        except Exception as e:  # noqa: BLE001
-            self.items.append((name, f"{type(e).__name__}: {str(e).splitlines()[0]}"))
-
+class _Rec(Rec):
     def params(self, prefix, model, grads=False):
-        for n, p in model.named_parameters():
-            if n.endswith(("c_attn.bias", "in_proj_bias", "1.attn.bias")):
-                # the key bias's gradient is 0 in exact arithmetic (softmax ignores a shift), so
-                # Adam turns round-off into steps: compare the query and value parts only
-                d = p.shape[0] // 3
-                p = torch_cat_qv(p, d)
-            self(prefix + "." + n, p)
-            if grads and p.grad is not None:
-                self(prefix + ".g." + n, p.grad)
-
-
-def torch_cat_qv(p, d):
-    return p.detach()[list(range(d)) + list(range(2 * d, 3 * d))]
-
-
-def _run(prog, lib, dt):
-    rec = Rec()
-    # torch's flex_attention imports its compiler stack, which turns distributions' argument
-    # validation off for the whole process: keep it as it was for the tests after this one
-    validate = lib.distributions.Distribution._validate_args
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            prog(lib, getattr(lib, dt), rec)
-    finally:
-        lib.distributions.Distribution.set_default_validate_args(validate)
-    return rec.items
+        super().params(prefix, model, grads, view=_qv)
 
 
 PROGRAMS = [
@@ -104,26 +62,10 @@ def test_modern_program_matches_torch(name, dt):
     if (name, dt) in SKIP:
         pytest.skip("bfloat16 flash-attention backward rounding")
     prog = globals()["p_" + name]
-    want = _run(prog, torch, dt)
-    got = _run(prog, minitorch, dt)
-    assert [n for n, _ in got] == [n for n, _ in want]
+    want = run_program(prog, torch, dt, rec=_Rec(first_line=True))
+    got = run_program(prog, minitorch, dt, rec=_Rec(first_line=True))
     tol = 1e-4 if dt == "float32" else 1e-6 if name in F32_INSIDE else 1e-11
-    for (n, a), (_, b) in zip(want, got, strict=True):
-        if isinstance(a, str) or isinstance(b, str):
-            assert b == a.replace("torch", "minitorch") or b == a, n
-            continue
-        assert a.shape == b.shape, n
-        if a.dtype.kind in "biu":
-            np.testing.assert_array_equal(b, a, err_msg=n)
-            continue
-        if not a.size:
-            continue
-        np.testing.assert_array_equal(np.isnan(b), np.isnan(a), err_msg=n)
-        fin = np.isfinite(a)
-        np.testing.assert_array_equal(b[~fin & ~np.isnan(a)], a[~fin & ~np.isnan(a)], err_msg=n)
-        scale = max(float(np.max(np.abs(a[fin]))) if fin.any() else 0.0, 1e-2)
-        err = float(np.max(np.abs(a[fin] - b[fin]))) / scale if fin.any() else 0.0
-        assert err <= tol, f"{n}: {err:.3g} of scale {scale:.3g}"
+    assert_records_match(want, got, tol, rename=True)
 
 
 def test_bf16_autocast_flash_attention_forward_is_torchs_bit_for_bit():

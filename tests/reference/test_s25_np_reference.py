@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import run_program, warning_text
 
 torch = pytest.importorskip("torch")
 
@@ -57,9 +58,7 @@ class Rec:
                 v = self.norm(fn())
             except Exception as e:  # noqa: BLE001
                 v = ("error", type(e).__name__, str(e))
-        msgs = sorted(
-            {(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in ws}
-        )
+        msgs = sorted({warning_text(w) for w in ws})
         self.items.append((name, (v, ("warnings", msgs))))
 
     def norm(self, v):
@@ -2237,20 +2236,19 @@ PROGRAMS = {
 }
 
 
-def _run(lib, prog):
-    lib.manual_seed(0)
-    rec = Rec(lib)
-    prog(lib, rec)
-    return rec.items
+def _seeded(prog):
+    def run(lib, rec):
+        lib.manual_seed(0)
+        prog(lib, rec)
+
+    return run
 
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_program(name):
     for prog in PROGRAMS[name]:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ref = _run(torch, prog)
-            got = _run(minitorch, prog)
+        ref = run_program(_seeded(prog), torch, rec=Rec(torch))
+        got = run_program(_seeded(prog), minitorch, rec=Rec(minitorch))
         assert [n for n, _ in ref] == [n for n, _ in got], prog.__name__
         diffs = [
             f"{n}:\n  torch:     {a!r}\n  minitorch: {b!r}"

@@ -12,56 +12,14 @@ float64 to 1e-10 of its scale, float32 to 1e-4."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import Rec, assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
-
-
-class Rec:
-    """Collects (name, value) pairs in program order; strings are compared exactly."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if isinstance(v, str):
-            self.items.append((name, v))
-            return
-        if hasattr(v, "detach"):
-            self.items.append((name + ".dtype", str(v.dtype).split(".")[-1]))
-            v = np.asarray(v.detach().cpu().numpy())
-        elif isinstance(v, (list, tuple)):
-            v = np.asarray([float(x) for x in v])
-        self.items.append((name, np.asarray(v)))
-
-    def error(self, name, fn):
-        try:
-            fn()
-        except Exception as e:  # noqa: BLE001 (the error is compared)
-            self.items.append((name, f"{type(e).__name__}: {str(e).splitlines()[0]}"))
-        else:
-            self.items.append((name, "no error"))
-
-
-def _run(prog, lib, dt):
-    rec = Rec()
-    # distributions validate their arguments by default; an earlier test that imports torch's
-    # compiler stack (torch.compile, flex_attention) turns that off process-wide in torch
-    dist = lib.distributions.Distribution
-    validate = dist._validate_args
-    dist.set_default_validate_args(True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            prog(lib, getattr(lib, dt), rec)
-    finally:
-        dist.set_default_validate_args(validate)
-    return rec.items
 
 
 # --- the programs: each takes the library, a dtype and a recorder ---
@@ -592,65 +550,65 @@ def p_matrix_exp_ode(lib, dt, rec):
 def p_mistakes(lib, dt, rec):
     """Errors users hit: non-PD cholesky, singular solve, shape mismatches."""
     bad = lib.tensor([[1.0, 2.0], [2.0, 1.0]], dtype=dt)
-    rec.error("chol_nonpd", lambda: lib.linalg.cholesky(bad))
-    rec.error(
+    rec.err("chol_nonpd", lambda: lib.linalg.cholesky(bad))
+    rec.err(
         "chol_nonpd_batch", lambda: lib.linalg.cholesky(lib.stack([lib.eye(2, dtype=dt), bad]))
     )
-    rec.error("chol_nonsq", lambda: lib.linalg.cholesky(lib.ones(2, 3, dtype=dt)))
+    rec.err("chol_nonsq", lambda: lib.linalg.cholesky(lib.ones(2, 3, dtype=dt)))
     L, info = lib.linalg.cholesky_ex(bad)
     rec("chol_ex_info", info)
     sing = lib.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=dt)
-    rec.error("solve_sing", lambda: lib.linalg.solve(sing, lib.ones(2, dtype=dt)))
-    rec.error("inv_sing", lambda: lib.linalg.inv(sing))
-    rec.error("solve_shape", lambda: lib.linalg.solve(lib.eye(3, dtype=dt), lib.ones(2, dtype=dt)))
-    rec.error("matmul_shape", lambda: lib.ones(3, 4, dtype=dt) @ lib.ones(3, 4, dtype=dt))
-    rec.error("cdist_dim", lambda: lib.cdist(lib.ones(3, 2, dtype=dt), lib.ones(4, 3, dtype=dt)))
-    rec.error(
+    rec.err("solve_sing", lambda: lib.linalg.solve(sing, lib.ones(2, dtype=dt)))
+    rec.err("inv_sing", lambda: lib.linalg.inv(sing))
+    rec.err("solve_shape", lambda: lib.linalg.solve(lib.eye(3, dtype=dt), lib.ones(2, dtype=dt)))
+    rec.err("matmul_shape", lambda: lib.ones(3, 4, dtype=dt) @ lib.ones(3, 4, dtype=dt))
+    rec.err("cdist_dim", lambda: lib.cdist(lib.ones(3, 2, dtype=dt), lib.ones(4, 3, dtype=dt)))
+    rec.err(
         "tri_shape",
         lambda: lib.linalg.solve_triangular(
             lib.eye(3, dtype=dt), lib.ones(3, dtype=dt), upper=True
         ),
     )
-    rec.error(
+    rec.err(
         "tri_kw",
         lambda: lib.linalg.solve_triangular(lib.eye(3, dtype=dt), lib.ones(3, 1, dtype=dt)),
     )
-    rec.error(
+    rec.err(
         "lstsq_rows", lambda: lib.linalg.lstsq(lib.ones(4, 2, dtype=dt), lib.ones(3, dtype=dt))
     )
-    rec.error(
+    rec.err(
         "dtype_mix", lambda: lib.linalg.solve(lib.eye(2, dtype=dt), lib.ones(2, dtype=lib.int64))
     )
-    rec.error("int_chol", lambda: lib.linalg.cholesky(lib.eye(2, dtype=lib.int64)))
-    rec.error("det_nonsq", lambda: lib.linalg.det(lib.ones(2, 3, dtype=dt)))
-    rec.error("eigh_1d", lambda: lib.linalg.eigh(lib.ones(3, dtype=dt)))
-    rec.error("trapz_shape", lambda: lib.trapezoid(lib.ones(5, dtype=dt), lib.ones(4, dtype=dt)))
-    rec.error("quantile_q", lambda: lib.quantile(lib.ones(5, dtype=dt), 1.5))
-    rec.error("quantile_int", lambda: lib.quantile(lib.ones(5, dtype=lib.int64), 0.5))
-    rec.error("vander_2d", lambda: lib.vander(lib.ones(2, 2, dtype=dt)))
-    rec.error(
+    rec.err("int_chol", lambda: lib.linalg.cholesky(lib.eye(2, dtype=lib.int64)))
+    rec.err("det_nonsq", lambda: lib.linalg.det(lib.ones(2, 3, dtype=dt)))
+    rec.err("eigh_1d", lambda: lib.linalg.eigh(lib.ones(3, dtype=dt)))
+    rec.err("trapz_shape", lambda: lib.trapezoid(lib.ones(5, dtype=dt), lib.ones(4, dtype=dt)))
+    rec.err("quantile_q", lambda: lib.quantile(lib.ones(5, dtype=dt), 1.5))
+    rec.err("quantile_int", lambda: lib.quantile(lib.ones(5, dtype=lib.int64), 0.5))
+    rec.err("vander_2d", lambda: lib.vander(lib.ones(2, 2, dtype=dt)))
+    rec.err(
         "grad_nonscalar",
         lambda: lib.autograd.grad(
             lib.ones(3, dtype=dt, requires_grad=True) * 2, lib.ones(3, dtype=dt, requires_grad=True)
         ),  # fmt: skip
     )
     x = lib.ones(3, dtype=dt, requires_grad=True)
-    rec.error(
+    rec.err(
         "grad_unused",
         lambda: lib.autograd.grad((x * 2).sum(), [x, lib.ones(2, dtype=dt, requires_grad=True)]),
     )
-    rec.error(
+    rec.err(
         "cholesky_solve_shape",
         lambda: lib.cholesky_solve(lib.ones(3, dtype=dt), lib.eye(3, dtype=dt)),
     )
-    rec.error(
+    rec.err(
         "mvn_not_pd", lambda: lib.distributions.MultivariateNormal(lib.zeros(2, dtype=dt), bad)
     )
-    rec.error(
+    rec.err(
         "normal_neg",
         lambda: lib.distributions.Normal(lib.zeros(2, dtype=dt), -lib.ones(2, dtype=dt)),
     )
-    rec.error("logsumexp_nodim", lambda: lib.logsumexp(lib.ones(3, dtype=dt)))
+    rec.err("logsumexp_nodim", lambda: lib.logsumexp(lib.ones(3, dtype=dt)))
 
 
 PROGRAMS = [
@@ -675,22 +633,13 @@ def test_program_matches_torch(name, dt):
     if (name, dt) in SKIP:
         pytest.skip("float32 round-off amplified")
     prog = globals()["p_" + name]
-    want = _run(prog, torch, dt)
-    got = _run(prog, minitorch, dt)
-    assert [n for n, _ in got] == [n for n, _ in want]
+    want = run_program(prog, torch, dt, rec=Rec(dtypes=True, first_line=True))
+    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True, first_line=True))
     tol0 = 1e-10 if dt == "float64" else 1e-4
-    for (n, a), (_, b) in zip(want, got, strict=True):
+
+    def tol(n, a):
         # a name ending in "~" holds a value torch computes less accurately (see the program)
-        tol = max(tol0, 1e-8) if n.endswith("~") else tol0
-        if dt == "float32":
-            tol = LOOSE32.get((name, n), tol)
-        if isinstance(a, str) or isinstance(b, str):
-            assert b == a, n
-            continue
-        assert a.shape == b.shape, n
-        if a.dtype.kind in "biu":
-            np.testing.assert_array_equal(b, a, err_msg=n)
-            continue
-        scale = max(float(np.max(np.abs(a))) if a.size else 0.0, 1e-2)
-        err = float(np.max(np.abs(a - b))) / scale if a.size else 0.0
-        assert err <= tol, f"{n}: {err:.3g} of scale {scale:.3g}"
+        t = max(tol0, 1e-8) if n.endswith("~") else tol0
+        return LOOSE32.get((name, n), t) if dt == "float32" else t
+
+    assert_records_match(want, got, tol)

@@ -13,40 +13,16 @@ from __future__ import annotations
 
 import copy
 import io
-import warnings
 from importlib import import_module
 
 import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
 from tests.reference._one_thread import one_torch_thread  # noqa: E402, F401
-
-
-class Rec:
-    """Collects (name, numpy value) pairs in program order."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if hasattr(v, "detach"):
-            v = np.asarray(v.detach().cpu().numpy())
-        self.items.append((name, np.asarray(v)))
-
-    def params(self, prefix, model):
-        for n, p in model.named_parameters():
-            self(prefix + "." + n, p)
-
-
-def _err(rec, name, fn):
-    try:
-        fn()
-        rec(name, "no error")
-    except Exception as e:  # noqa: BLE001
-        rec(name, f"{type(e).__name__}: {e}")
 
 
 def _data(lib):
@@ -57,18 +33,8 @@ def _rnn_utils(lib):
     return import_module(lib.__name__ + ".nn.utils.rnn")
 
 
-def _run(prog, lib, dt):
-    rec = Rec()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UserWarning)
-        prog(lib, getattr(lib, dt), rec)
-    msgs = {
-        str(w.message).split(" (Triggered internally")[0]
-        for w in caught
-        if issubclass(w.category, UserWarning)
-    }
-    rec("warnings", sorted(msgs))
-    return rec.items
+def _user_warning(w):
+    return issubclass(w.category, UserWarning)
 
 
 PROGRAMS = [
@@ -83,22 +49,9 @@ PROGRAMS = [
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
     prog = globals()["p_" + name]
-    want = _run(prog, torch, dt)
-    got = _run(prog, minitorch, dt)
-    assert [n for n, _ in got] == [n for n, _ in want]
-    tol = 1e-11 if dt == "float64" else 1e-4
-    for (n, a), (_, b) in zip(want, got, strict=True):
-        assert a.shape == b.shape, n
-        if a.dtype.kind in "biuUSO":
-            np.testing.assert_array_equal(b, a, err_msg=n)
-            continue
-        assert a.dtype == b.dtype, n
-        np.testing.assert_array_equal(np.isnan(b), np.isnan(a), err_msg=n)
-        if not a.size or np.isnan(a).all():
-            continue
-        scale = max(float(np.nanmax(np.abs(a))), 1e-2)
-        err = float(np.nanmax(np.abs(a - b))) / scale
-        assert err <= tol, f"{n}: {err:.3g} of scale {scale:.3g}"
+    want = run_program(prog, torch, dt, keep_warnings=_user_warning)
+    got = run_program(prog, minitorch, dt, keep_warnings=_user_warning)
+    assert_records_match(want, got, 1e-11 if dt == "float64" else 1e-4, dtypes=True)
 
 
 # --- the programs: each takes the library, a dtype and a recorder ---
@@ -402,8 +355,8 @@ def p_windows(lib, dt, rec):
         opt.step()
         rec("loss", loss)
         rec("gn", gn)
-    _err(rec, "unfold_big", lambda: s.unfold(0, 50, 1))
-    _err(rec, "unfold_step0", lambda: s.unfold(0, 5, 0))
+    rec.err("unfold_big", lambda: s.unfold(0, 50, 1))
+    rec.err("unfold_step0", lambda: s.unfold(0, 5, 0))
 
 
 def p_seq2seq_forecast(lib, dt, rec):
@@ -606,7 +559,7 @@ def p_masked_seq(lib, dt, rec):
     ps = rnn_utils.pack_sequence(seqs, enforce_sorted=False)
     rec("bs", ps.batch_sizes)
     rec("sorted_idx", ps.sorted_indices)
-    _err(rec, "unsorted", lambda: rnn_utils.pack_padded_sequence(X, lengths, batch_first=True))
+    rec.err("unsorted", lambda: rnn_utils.pack_padded_sequence(X, lengths, batch_first=True))
 
 
 def p_loader_kfold(lib, dt, rec):
@@ -649,8 +602,8 @@ def p_loader_kfold(lib, dt, rec):
     rec("split_b", b.indices)
     a, b, c = data.random_split(range(10), [3, 3, 4], generator=lib.Generator().manual_seed(1))
     rec("split3", list(c))
-    _err(rec, "bad_split", lambda: data.random_split(ds, [10, 10]))
-    _err(rec, "tds_mismatch", lambda: data.TensorDataset(X, y[:5]))
+    rec.err("bad_split", lambda: data.random_split(ds, [10, 10]))
+    rec.err("tds_mismatch", lambda: data.TensorDataset(X, y[:5]))
 
 
 def p_collate_varlen(lib, dt, rec):
@@ -925,13 +878,13 @@ def p_save_pipeline(lib, dt, rec):
     bad = dict(ck["model"])
     bad.pop("1.running_mean")
     bad["extra"] = lib.zeros(1)
-    _err(rec, "strict", lambda: m2.load_state_dict(bad))
+    rec.err("strict", lambda: m2.load_state_dict(bad))
     r = m2.load_state_dict(bad, strict=False)
     rec("missing", r.missing_keys)
     rec("unexpected", r.unexpected_keys)
     bad2 = dict(ck["model"])
     bad2["0.weight"] = lib.zeros(5, 3)
-    _err(rec, "shape", lambda: m2.load_state_dict(bad2))
+    rec.err("shape", lambda: m2.load_state_dict(bad2))
     # safe globals: allow numpy arrays explicitly
     buf.seek(0)
     with lib.serialization.safe_globals(

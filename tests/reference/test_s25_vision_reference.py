@@ -13,39 +13,14 @@ scale."""
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pytest
 
 import minitorch
+from tests.reference._programs import Rec, assert_records_match, run_program
 
 torch = pytest.importorskip("torch")
-
-
-class Rec:
-    """Collects (name, observation) pairs in program order."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, v):
-        if hasattr(v, "detach"):
-            dt = str(v.dtype).replace("minitorch", "torch")
-            arr = np.array(v.detach().cpu().numpy())
-            self.items.append((name, ("T", dt, tuple(v.shape), arr)))
-        else:
-            self.items.append((name, ("V", repr(v))))
-
-    def err(self, name, fn):
-        try:
-            with warnings.catch_warnings(record=True) as w:
-                warnings.simplefilter("always")
-                r = fn()
-            self.items.append((name, ("OK", len(w))))
-            return r
-        except Exception as e:
-            self.items.append((name, ("E", type(e).__name__, str(e).split("\n")[0])))
 
 
 def box_utils(torch, rec, dt):
@@ -1334,31 +1309,21 @@ PROGRAMS = [
 ]
 
 
-def _compare(a, b, dt):
-    assert [n for n, _ in a] == [n for n, _ in b]
-    for (name, x), (_, y) in zip(a, b, strict=True):
-        assert x[0] == y[0], (name, x, y)
-        if x[0] != "T":
-            assert x == y, name
-            continue
-        assert x[1:3] == y[1:3], (name, x[1:3], y[1:3])
-        u, v = x[3], y[3]
-        if u.dtype.kind not in "fc":
-            np.testing.assert_array_equal(v, u, err_msg=name)
-            continue
-        tol = 1e-4 if dt == "float32" or u.dtype == np.float32 else 1e-9
-        if name.startswith("~"):  # sqrt of round-off at zero distance
-            tol = max(tol, 1e-7)
-        scale = max(1.0, float(np.nanmax(np.abs(u)))) if u.size else 1.0
-        np.testing.assert_allclose(v, u, rtol=tol, atol=tol * scale, err_msg=name)
+def _rec():
+    return Rec(dtypes=True, first_line=True, reprs=True, err_warnings=True)
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("prog", PROGRAMS, ids=lambda p: p.__name__)
 def test_vision_program_vs_torch(prog, dt):
-    ra, rb = Rec(), Rec()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        prog(torch, ra, dt)
-        prog(minitorch, rb, dt)
-    _compare(ra.items, rb.items, dt)
+    def run(lib, rec):
+        prog(lib, rec, dt)
+
+    want = run_program(run, torch, rec=_rec())
+    got = run_program(run, minitorch, rec=_rec())
+
+    def tol(name, u):
+        t = 1e-4 if dt == "float32" or u.dtype == np.float32 else 1e-9
+        return max(t, 1e-7) if name.startswith("~") else t  # sqrt of round-off at zero distance
+
+    assert_records_match(want, got, tol, floor=1.0, rel=True)
