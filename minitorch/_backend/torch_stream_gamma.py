@@ -171,6 +171,26 @@ _FAST_MIN = 24  # fewer elements: the scalar routine costs less
 _TWO_PI = 2.0 * math.pi
 
 
+def _slot_uniforms(words: np.ndarray) -> np.ndarray:
+    """Each slot's (2 words') float64 uniform, as _Reader.uniform reads it."""
+    u = ((words[0::2] & np.uint64(_MASK21)) << np.uint64(32) | words[1::2]).astype(np.float64)
+    u *= _SCALE53
+    return u
+
+
+def _box_muller(u: np.ndarray, log_rest: np.ndarray):
+    """The Box-Muller pair (r cos t, r sin t) started at every slot p: t = 2 pi u[p], r =
+    sqrt(-2 log(1 - u[p + 1])) from log_rest = that log for u[1:] (NumPy's: to decide only)."""
+    r = log_rest * -2.0
+    np.sqrt(r, out=r)
+    t = u[:-1] * _TWO_PI
+    cos = np.cos(t)
+    cos *= r
+    sin = np.sin(t, out=t)
+    sin *= r
+    return cos, sin
+
+
 class _Slots:
     """The stream's words from the call's start in slots of two (uniform U[p]), with the values
     the walk gathers: per variant (0: F, 1: F boosted, 2: E, 3: E boosted) and slot, the
@@ -188,21 +208,11 @@ class _Slots:
         w = self.s.words(2 * n - self.words.size)
         self.words = np.concatenate([self.words, w]) if self.words.size else w
         self.n = n
-        w = self.words
-        u = ((w[0::2] & np.uint64(_MASK21)) << np.uint64(32) | w[1::2]).astype(np.float64)
-        u *= _SCALE53
-        self.u = u
+        u = self.u = _slot_uniforms(self.words)
         self.u_list = None
         uu = 1.0 - u
         with np.errstate(all="ignore"):
-            r = np.log1p(-u[1:])
-            r *= -2.0
-            np.sqrt(r, out=r)
-            t = u[:-1] * _TWO_PI
-            cos = np.cos(t)
-            cos *= r
-            sin = np.sin(t, out=t)
-            sin *= r
+            cos, sin = _box_muller(u, np.log1p(-u[1:]))
         # per variant: x, u and the squeeze's bound 1 - 0.0331 x^4 (NaN: no such slot)
         x = np.full((4, n), np.nan)
         uv = np.full((4, n), np.nan)
@@ -479,21 +489,12 @@ class _Table:
 
     def build(self, n):
         L, consts = self.L, self.consts
-        w = self.words
-        u = ((w[0::2] & np.uint64(_MASK21)) << np.uint64(32) | w[1::2]).astype(np.float64)
-        u *= _SCALE53
+        u = _slot_uniforms(self.words)
         self.n, self.u = n, u
         uu = 1.0 - u
         with np.errstate(all="ignore"):
-            r = np.log(uu[1:])
-            r *= -2.0
-            np.sqrt(r, out=r)
-            t = u[:-1] * _TWO_PI
-            cos = np.cos(t)
-            cos *= r
-            sin = np.sin(t, out=t)
-            sin *= r
             luu = np.log(uu)
+            cos, sin = _box_muller(u, luu[1:])
         nan = np.full(8, np.nan)
         cos = np.concatenate([cos, nan])  # x of an E element at p + b: cos[p + b]
         sin = np.concatenate([nan[:3], sin, nan])  # x of an F element at p: sin[p - 3]
