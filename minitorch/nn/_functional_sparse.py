@@ -263,7 +263,7 @@ def _embedding_bag(
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         bags = offsets.shape[0] - (1 if include_last_offset else 0)
-        _check_offsets(offsets, input.shape[0])
+        _check_offsets(offsets, input.shape[0], input.dtype)
         flat = input
         length = None
     else:
@@ -599,15 +599,18 @@ def _type_name(x) -> str:
     return "<class 'torch.Tensor'>" if isinstance(x, Tensor) else str(type(x))
 
 
-def _check_offsets(offsets: Tensor, length: int) -> None:
-    """torch's offset checks (on the CPU: reading a device tensor's offsets is a host sync)."""
+def _check_offsets(offsets: Tensor, length: int, input_dtype=None) -> None:
+    """torch's offset checks (on the CPU: reading a device tensor's offsets is a host sync).
+    The first one's message ends with offsets[0] as torch's C++ prints a 0-d tensor (of the
+    index dtype the two promote to)."""
     if offsets._device.type == "cpu" and offsets.numel():
         o = offsets._data
         first = int(o[0])
         if first != 0:
             raise RuntimeError(
                 "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
-                f"from position 0. However, got {first}"
+                f"from position 0. However, got {first}\n[ torch."
+                f"{'Int' if offsets.dtype is input_dtype is _dtype.int32 else 'Long'}Tensor{{}} ]"
             )
         last = int(o[-1])
         if last > length:

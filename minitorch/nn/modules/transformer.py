@@ -353,7 +353,20 @@ class TransformerEncoder(Module):
         ):
             return None
         _check_nested_mask(src, key_padding_mask)  # torch converts, which checks again
-        return pad if on_cpu else None
+        if not on_cpu:
+            return None
+        from minitorch._settings import warn_once
+
+        warn_once("nested_tensor", _NESTED_WARNING)  # torch's, as it builds the nested tensor
+        return pad
+
+
+_NESTED_WARNING = (
+    "The PyTorch API of nested tensors is in prototype stage and will change in the near "
+    "future. We recommend specifying layout=torch.jagged when constructing a nested tensor, as "
+    "this layout receives active development, has better operator coverage, and works with "
+    "torch.compile."
+)
 
 
 class TransformerDecoder(Module):

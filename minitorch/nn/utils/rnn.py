@@ -40,6 +40,8 @@ class PackedSequence(_PackedSequenceBase):
         if unsorted_indices is None and sorted_indices is not None:
             unsorted_indices = invert_permutation(sorted_indices)
         if batch_sizes is None:  # PackedSequence(data_and_batch_sizes_tuple)
+            if not isinstance(data, (list, tuple)) or len(data) != 2:
+                raise AssertionError("Expected data to be a list or tuple of length 2")
             data, batch_sizes = data
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
@@ -133,10 +135,13 @@ def _host_lengths(lengths) -> list:
     return [int(v) for v in lengths]
 
 
-def _pack_lengths(lengths) -> list:
+def _pack_lengths(lengths, enforce_sorted: bool = True) -> list:
     """pack_padded_sequence's lengths as a host list: torch converts them to an int64 tensor and
-    requires it to be 1-D and on the CPU."""
+    requires it to be 1-D and on the CPU (unsorted, it first sorts them and index_selects the
+    batch with the order, which refuses a matrix)."""
     t = lengths if isinstance(lengths, Tensor) else tensor(lengths, dtype=_dtype.int64)
+    if not enforce_sorted and t.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
     if t.ndim != 1 or t.device.type != "cpu":
         raise RuntimeError(
             "'lengths' argument should be a 1D CPU int64 tensor, but got "
@@ -156,7 +161,7 @@ def pack_padded_sequence(
     lengths. Mirrors torch.nn.utils.rnn.pack_padded_sequence."""
     if input.numel() == 0:  # torch checks this before anything else
         raise RuntimeError("Cannot pack empty tensors.")
-    lengths = _pack_lengths(lengths)
+    lengths = _pack_lengths(lengths, enforce_sorted)
     x = input.transpose(0, 1) if batch_first else input
     if len(lengths) != x.size(1):
         raise RuntimeError(
