@@ -13,10 +13,11 @@ import numpy as np
 
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
+from minitorch._backend.torch_stream_counts import binomial as torch_binomial
 from minitorch._dlpack import to_dlpack
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
-from minitorch.random import _sample
+from minitorch.random import _sample, _stream
 
 # fmt: off
 __all__ = [
@@ -224,8 +225,12 @@ def binomial(count, prob, generator=None):
     """Samples of Binomial(count, prob), elementwise and broadcast, in count's float dtype,
     drawn from minitorch's generator. Mirrors torch.binomial.
 
-    Differences from torch: the stream is minitorch's (other numbers for the same seed). As in
-    torch, counts below 0 give 0 and probabilities are clamped to [0, 1] (NaN gives NaN)."""
+    On the CPU torch's numbers (NOTE [ torch's count draws ] in
+    minitorch/_backend/torch_stream_counts.py). As in torch, counts below 0 give 0 and
+    probabilities are clamped to [0, 1].
+
+    Differences from torch: a NaN count or probability gives NaN (torch's loop may never end);
+    on a GPU the stream is CuPy's."""
     from minitorch._ops import broadcast_tensors
 
     for name, pos, x in (("count", 1, count), ("prob", 2, prob)):
@@ -248,6 +253,11 @@ def binomial(count, prob, generator=None):
     bad = xp.isnan(n) | xp.isnan(p)
     n_int = xp.floor(xp.clip(xp.where(bad, 0.0, n), 0.0, 2.0**62)).astype("int64")
     p_clip = xp.clip(xp.where(bad, 0.0, p), 0.0, 1.0)
+    s = _stream(count._device, generator, "binomial")
+    if s is not None:  # torch's draws (NOTE [ torch's count draws ])
+        f32 = count.dtype == _dtype.float32
+        out = s.wrap(torch_binomial(s, s.unwrap(n), s.unwrap(p), f32).astype(count._data.dtype))
+        return _Binomial.apply(count_b, prob_b, arr=out)
     draws = _sample(count._device, generator, "binomial", lambda rng: rng.binomial(n_int, p_clip))
     out = xp.where(bad, math.nan, draws).astype(count._data.dtype)
     return _Binomial.apply(count_b, prob_b, arr=xp.asarray(out))

@@ -119,8 +119,8 @@ class TorchStream:
 
     def numpy_generator(self) -> np.random.Generator:
         """A NumPy Generator seeded from four words of this stream: for the samplers that have
-        no torch-exact transformation here (gamma, binomial, poisson): reproducible, not
-        torch's numbers."""
+        no torch-exact transformation here (those of dtypes torch's CPU kernels refuse, where
+        minitorch still draws): reproducible, not torch's numbers."""
         w = [int(v) for v in self.words(4)]
         seed = w[0] << 96 | w[1] << 64 | w[2] << 32 | w[3]
         return np.random.Generator(np.random.PCG64(seed))

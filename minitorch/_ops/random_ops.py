@@ -24,6 +24,7 @@ import warnings
 from minitorch import _dtype
 from minitorch._backend import backend_of, cpu
 from minitorch._backend import torch_stream as _ts
+from minitorch._backend import torch_stream_counts as _tsc
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
@@ -525,6 +526,10 @@ def poisson(input, generator=None):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     lam = input._data.astype(_dtype.numpy_dtype(_dtype.float64), copy=False)
     xp = backend_of(input._device).xp
+    s = _stream(input._device, generator, "poisson")
+    if s is not None:  # torch's draws (NOTE [ torch's count draws ])
+        counts = s.wrap(_tsc.poisson(s, s.unwrap(lam)))
+        return _NODES["PoissonBackward0"].apply(input, arr=_cast(counts, input))
     # NumPy's poisson gives a Python int for 0-d rates: asarray keeps a 0-d array for _cast.
     counts = _sample(input._device, generator, "poisson", lambda rng: xp.asarray(rng.poisson(lam)))
     return _NODES["PoissonBackward0"].apply(input, arr=_cast(counts, input))

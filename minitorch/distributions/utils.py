@@ -5,8 +5,7 @@ from __future__ import annotations
 import numbers
 
 import minitorch
-from minitorch._backend import backend_of
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor
 
 __all__ = [
     "broadcast_all",
@@ -143,24 +142,6 @@ def vec_to_tril_matrix(vec, diag: int = 0):
     rows, cols = minitorch.tril_indices(n, n, offset=diag, device=vec.device)
     mat[..., rows, cols] = vec
     return mat
-
-
-def _standard_gamma(concentration):
-    """Gamma(concentration, 1) samples from the seeded generator of the tensor's device, as a
-    tensor of the same dtype with no gradient, clamped to the dtype's smallest positive value."""
-    from minitorch.random import _sample
-
-    a = concentration.detach()
-    xp = backend_of(a._device).xp
-    # torch's sampler gives 0 (so tiny after the clamp) for a concentration that is not positive
-    # (validate_args=False lets one through) where NumPy raises: draw those at 1, then zero them
-    valid = a._data > 0
-    safe = xp.where(valid, a._data, 1)
-    draw = _sample(a._device, None, "_standard_gamma", lambda rng: rng.standard_gamma(safe))
-    # NumPy's standard_gamma gives a Python float for a 0-d concentration: asarray makes it 0-d.
-    draw = xp.where(valid, xp.asarray(draw, dtype=a._data.dtype), 0).astype(a._data.dtype)
-    out = _make(draw, a._device, False, None)
-    return out.clamp(min=minitorch.finfo(a.dtype).tiny)
 
 
 class BinaryProbs:

@@ -37,6 +37,9 @@ class Wishart(ExponentialFamily):
 
     Mirrors torch.distributions.Wishart.
 
+    As torch's, rsample warns "Singular sample detected." and draws again whenever a sample is
+    positive definite (NOTE [ Wishart's first redraw ]).
+
     Differences from torch: the df > dim - 1 check of the constructor and the redraw of
     singular samples in rsample read values back to the host, so they run on the CPU only."""
 
@@ -182,22 +185,24 @@ class Wishart(ExponentialFamily):
         sample = self._bartlett_sampling(sample_shape)
         if sample._device is not cpu:
             return sample
-        singular = ~self.support.check(sample)
+        # NOTE [ Wishart's first redraw ]: torch's first test marks the samples that pass the
+        # support check (not those that fail it), so with any positive definite sample it warns
+        # and redraws those; later rounds redraw the redrawn ones that fail. Kept for its numbers.
+        redo = self.support.check(sample)
         if self._batch_shape:
-            singular = singular.amax(self._batch_dims)
-        if not singular._data.any():
+            redo = redo.amax(self._batch_dims)
+        if not redo._data.any():
             return sample
         warnings.warn("Singular sample detected.", stacklevel=2)
         for _ in range(max_try_correction):
-            redraw = self._bartlett_sampling(sample_shape)
-            mask = singular.view(singular.shape + (1,) * (sample.dim() - singular.dim()))
-            sample = minitorch.where(mask, redraw, sample)
+            redraw = self._bartlett_sampling(Size((int(redo._data.sum()),)))
+            sample[redo] = redraw
             still = ~self.support.check(redraw)
             if self._batch_shape:
                 still = still.amax(self._batch_dims)
-            singular = singular & still
-            if not singular._data.any():
-                return sample
+            redo[redo.clone()] = still
+            if not redo._data.any():
+                break
         return sample  # torch warns once only, however many tries fail
 
     def log_prob(self, value):

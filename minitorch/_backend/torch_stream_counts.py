@@ -1,0 +1,198 @@
+"""torch's CPU Poisson and binomial samplers on a TorchStream, number for number: the draws behind
+torch.poisson / torch.binomial (so Poisson and Binomial samples). See NOTE [ torch's CPU streams ]
+in torch_stream.py.
+
+NOTE [ torch's count draws ]
+Both draw one element after another in C order, every uniform a float64 one (53 bits of
+random64()), and neither touches the cached normal.
+Poisson(lam), lam as float64: lam == 0 gives 0 with no draw; lam < 10 multiplies uniforms until
+the product is not above exp(-lam) and counts the factors before that; lam >= 10 is Hoermann's
+transformed rejection (PTRS, 1993): per try U = u - 1/2, V = u', us = 1/2 - |U|,
+k = floor((2a / us + b) U + lam + 0.43) (cast to int64: a value that is not finite gives
+int64's minimum), accepted at once when us >= 0.07 and V <= v_r, rejected when k < 0 or
+(us < 0.013 and V > us), else accepted when log V + log(1 / alpha) - log(a / us^2 + b) <=
+k log lam - lam - lgamma(k + 1).
+Binomial(n, p): n <= 0 or p <= 0 gives 0 and p >= 1 gives n (no draws); otherwise q = min(p,
+1 - p) and n q >= 10 takes Hoermann's BTRS (1993) with q, n q < 10 the geometric-gap inversion
+(sum ceil(log u / log1p(-q)) until the sum passes n; the count is the number of whole gaps);
+p > 1/2 returns n minus the draw. BTRS, per try: U, V, us as above, k = floor((2a / us + b) U +
+n q + 1/2), rejected when k < 0 or k > n, accepted at once when us >= 0.07 and V <= v_r, else
+accepted when log(V alpha / (a / us^2 + b)) is at most the log ratio of the mode m = floor((n +
+1) q) to k by Stirling's series (its tail tabulated below 10). In float32 the products of n and
+q (the threshold, n q, (n + 1) q, n q (1 - q)) and q / (1 - q) are float32 arithmetic, the rest
+float64, as in torch's kernel for float tensors.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from minitorch._backend.torch_stream import TorchStream
+from minitorch._backend.torch_stream_gamma import _Reader
+
+_INT64_MIN = float(-(2**63))
+_F32 = np.float32
+# log k! - ((k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2) for k < 10 (Stirling's remainder)
+_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
+
+
+def _log(x: float) -> float:
+    """C's log: -inf at 0, NaN below 0 or at NaN (where Python's raises)."""
+    if x > 0:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _floor(x: float) -> float:
+    """C's floor on doubles: infinities and NaN unchanged."""
+    return float(math.floor(x)) if math.isfinite(x) else x
+
+
+def poisson(s: TorchStream, lam: np.ndarray) -> np.ndarray:
+    """One Poisson(lam) draw per element of lam (C order), as float64 counts (NOTE [ torch's
+    count draws ]); lam's values must be non-negative."""
+    flat = np.ascontiguousarray(lam, dtype=np.float64).ravel()
+    out = np.empty(flat.size, dtype=np.float64)
+    rd = _Reader(s, 4 * flat.size)
+    for i, x in enumerate(flat.tolist()):
+        out[i] = _poisson_one(x, rd.uniform)
+    rd.finish()
+    return out.reshape(np.shape(lam))
+
+
+def _poisson_one(lam: float, uniform) -> float:
+    if lam == 0:
+        return 0.0
+    if lam < 10:
+        limit, count, prod = math.exp(-lam), 0, 1.0
+        while True:
+            prod *= uniform()
+            if not prod > limit:
+                return float(count)
+            count += 1
+    slam, loglam = math.sqrt(lam), math.log(lam)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    log_inv_alpha = math.log(1.1239 + 1.1328 / (b - 3.4))
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        U = uniform() - 0.5
+        V = uniform()
+        us = 0.5 - abs(U)
+        kf = _floor((2 * a / us + b) * U + lam + 0.43)
+        k = kf if math.isfinite(kf) and abs(kf) < 2.0**63 else _INT64_MIN
+        if us >= 0.07 and V <= v_r:
+            return k
+        if k < 0 or (us < 0.013 and V > us):
+            continue
+        if _log(V) + log_inv_alpha - _log(a / (us * us) + b) <= -lam + k * loglam - math.lgamma(
+            k + 1
+        ):
+            return k
+
+
+def binomial(s: TorchStream, n: np.ndarray, p: np.ndarray, float32: bool) -> np.ndarray:
+    """One Binomial(n, p) draw per element of the (broadcast) n and p (C order), as float64
+    values (NOTE [ torch's count draws ]); float32: the float32 steps are taken. A NaN count or
+    probability gives NaN with no draw."""
+    n_flat = np.ascontiguousarray(n, dtype=np.float64).ravel().tolist()
+    p_flat = np.ascontiguousarray(p, dtype=np.float64).ravel().tolist()
+    out = np.empty(len(n_flat), dtype=np.float64)
+    rd = _Reader(s, 4 * len(n_flat))
+    for i, (c, q) in enumerate(zip(n_flat, p_flat, strict=True)):
+        out[i] = _binomial_one(c, q, float32, rd.uniform)
+    rd.finish()
+    return out.reshape(np.shape(n))
+
+
+def _mul(a: float, b: float, float32: bool) -> float:
+    return float(_F32(a) * _F32(b)) if float32 else a * b
+
+
+def _binomial_one(n: float, p: float, float32: bool, uniform) -> float:
+    if math.isnan(n) or math.isnan(p):
+        return math.nan
+    if n <= 0 or p <= 0:
+        return 0.0
+    if p >= 1:
+        return n
+    flip = p > 0.5
+    q = float(_F32(1.0 - p)) if flip and float32 else 1.0 - p if flip else p
+    if _mul(n, q, float32) >= 10:
+        k = _btrs(n, q, float32, uniform)
+    else:
+        k = _inversion(n, q, uniform)
+    return n - k if flip else k
+
+
+def _inversion(n: float, q: float, uniform) -> float:
+    log_q = math.log1p(-q)
+    total, count = 0.0, 0.0
+    while True:
+        u = uniform()
+        total += math.inf if u == 0 else float(math.ceil(math.log(u) / log_q))
+        if total > n:
+            return count
+        count += 1
+
+
+def _tail(k: float) -> float:
+    """Stirling's remainder of log k! (k a whole number)."""
+    if k <= 9:
+        return _TAIL[int(k)]
+    k1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / k1sq) / k1sq) / (k + 1)
+
+
+def _btrs(n: float, q: float, float32: bool, uniform) -> float:
+    nq = _mul(n, q, float32)
+    var = _mul(nq, 1.0 - q, float32)
+    stddev = float(np.sqrt(_F32(var))) if float32 else math.sqrt(var)
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * q
+    c = nq + 0.5
+    v_r = 0.92 - 4.2 / b
+    r = float(_F32(q) / (_F32(1.0) - _F32(q))) if float32 else q / (1 - q)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = _floor(_mul(n + 1, q, float32))
+    if not (math.isfinite(n) and math.isfinite(m)):
+        # an infinite count: every try ends in NaN comparisons but the immediate acceptance
+        while True:
+            U = uniform() - 0.5
+            V = uniform()
+            if 0.5 - abs(U) >= 0.07 and V <= v_r:
+                return math.inf if U > 0 else math.nan
+    while True:
+        U = uniform() - 0.5
+        V = uniform()
+        us = 0.5 - abs(U)
+        k = _floor((2 * a / us + b) * U + c)
+        if k < 0 or k > n:
+            continue
+        if us >= 0.07 and V <= v_r:
+            return k
+        lhs = _log(V * alpha / (a / (us * us) + b))
+        bound = (
+            (m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+            + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+            + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+            + _tail(m)
+            + _tail(n - m)
+            - _tail(k)
+            - _tail(n - k)
+        )
+        if lhs <= bound:
+            return k
