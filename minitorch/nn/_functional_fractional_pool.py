@@ -3,17 +3,17 @@ pseudo-random sequence drawn per sample and channel."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import arange, full, tensor
-from minitorch._ops import cat, gather, where
+from minitorch._ops import cat, gather
 from minitorch._ops._common import index, int_list
-from minitorch._tensor import Tensor
+from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _argcheck as _arg
 
 __all__ = [
@@ -99,26 +99,40 @@ def _window_max(x: Tensor, starts: list, k: tuple):
     N, C = x.shape[:2]
     have = x.shape[2:]
     out = tuple(s.shape[-1] for s in starts)
-    # flat[n, c, o_1.., o_n, j_1.., j_n]: the plane position of tap j of window o
-    flat = 0
+    # Each tap of every window read in turn (row-major over the window), keeping the running
+    # max and the tap it came from by arithmetic (a masked copy is branchy on random data):
+    # a gather of every tap at once and argmaxes took 5.5x torch's time.
+    xp = x._device.backend.xp
+    a = x._data.reshape(-1)
+    floating = a.dtype.kind not in "biu"  # (bfloat16 is kind "V")
+    stride = [math.prod(have[d + 1 :]) for d in range(n)]
+    # offs[d]: each window's start along dim d as a flat offset, (N * C, 1.., out_d, 1..)
+    offs = []
     for d in range(n):
-        shape = [N, C] + [1] * (2 * n)
-        shape[2 + d] = out[d]
-        pos = starts[d].reshape(shape)
-        tap_shape = [1] * (2 + 2 * n)
-        tap_shape[2 + n + d] = k[d]
-        pos = pos + arange(k[d], device=x.device).reshape(tap_shape)
-        flat = flat + pos * math.prod(have[d + 1 :])
-    taps = math.prod(k)
-    flat = flat.reshape(N, C, math.prod(out), taps)
+        shape = [N * C] + [1] * n
+        shape[1 + d] = out[d]
+        offs.append(starts[d]._data.reshape(shape) * stride[d])
+    base = (xp.arange(N * C) * math.prod(have)).reshape([N * C] + [1] * n)
+    best = tap = None
+    for t, js in enumerate(itertools.product(*(range(kd) for kd in k))):
+        idx = base + (offs[0] + js[0] * stride[0])
+        for d in range(1, n):
+            idx = idx + (offs[d] + js[d] * stride[d])
+        v = xp.take(a, idx)
+        if best is None:
+            best, tap = v, xp.zeros(v.shape, dtype=xp.uint8 if math.prod(k) <= 256 else xp.int64)
+            continue
+        # strictly greater: a later equal value leaves the first; a NaN takes over any value
+        newer = v > best
+        if floating:
+            newer |= v != v
+        xp.maximum(tap, xp.multiply(newer, t, dtype=tap.dtype), out=tap)  # t > earlier taps
+        xp.maximum(best, v, out=best)  # (a NaN max stays NaN: best serves the comparisons)
+    tap, pos = tap.astype(xp.int64), 0
+    for d in range(n):  # the plane position of each window's chosen tap
+        pos = pos + (offs[d] + (tap // math.prod(k[d + 1 :])) % k[d] * stride[d])
+    best = _make(pos.reshape((N, C, math.prod(out))), x._device, False, None)
     xf = x.reshape(N, C, math.prod(have))
-    with no_grad():
-        cand = gather(xf, 2, flat.reshape(N, C, -1)).reshape(N, C, -1, taps)
-        nan = cand != cand
-        order = arange(1, taps + 1, device=x.device)
-        last_nan = (nan.long() * order).argmax(-1)
-        pick = where(nan.any(-1), last_nan, cand.argmax(-1))
-        best = gather(flat, 3, pick.unsqueeze(-1)).squeeze(-1)
     values = gather(xf, 2, best).reshape((N, C, *out))
     return values, best.reshape((N, C, *out))
 

@@ -987,35 +987,41 @@ def _adaptive_argmax(xp, a, have, out):
     the last dim first (so the first of the row-major order wins ties), each window's taps read
     in order, keeping the running max and the tap it came from, then the positions carried
     along: a gather of every tap of every window at once read 4M values for a (4, 16, 32, 32,
-    32) -> 5 pool and took 5-9x torch's time."""
+    32) -> 5 pool and took 5-9x torch's time. The batch goes last (each tap a take of
+    contiguous rows) and the tap is kept by arithmetic, not a masked copy (branchy on random
+    data): a (32, 64, 13, 13) -> 5 pool's arg-max 3.7 -> 0.9 ms."""
     n = len(have)
-    floating = a.dtype.kind in "fc"
-    val = a
+    lead = a.shape[: a.ndim - n]
+    batch = math.prod(lead)
+    floating = a.dtype.kind not in "biu"  # (bfloat16 is kind "V")
+    val = xp.ascontiguousarray(a.reshape((batch, math.prod(have))).T).reshape((*have, batch))
     pos = None
     for d in reversed(range(n)):
-        axis = a.ndim - n + d
         b = _bounds(have[d], out[d])
         kmax = max(hi - lo for lo, hi in b)
         table = xp.asarray([[min(lo + j, hi - 1) for j in range(kmax)] for lo, hi in b])
-        best = xp.take(val, table[:, 0], axis=axis)
+        best = xp.take(val, table[:, 0], axis=d)
         tap = xp.zeros(best.shape, dtype=xp.uint8 if kmax < 256 else xp.int64)
         for j in range(1, kmax):
-            v = xp.take(val, table[:, j], axis=axis)
+            v = xp.take(val, table[:, j], axis=d)
             # strictly greater: a repeated tap or a later equal value leaves the first
             newer = v > best
             if floating:
                 newer |= v != v
-            xp.copyto(tap, j, where=newer)
+            # j exceeds every earlier tap: the max keeps tap where not newer
+            xp.maximum(tap, xp.multiply(newer, j, dtype=tap.dtype), out=tap)
             # (a NaN max stays NaN: best only serves the comparisons, -0.0 == 0.0 there)
-            best = xp.maximum(best, v)
-        shape = [1] * a.ndim
-        shape[axis] = out[d]
-        rows = table[xp.arange(out[d]).reshape(shape), tap]  # the input row each max came from
+            xp.maximum(best, v, out=best)
+        shape = [1] * (n + 1)
+        shape[d] = out[d]
+        lo = xp.asarray([lo for lo, _ in b]).reshape(shape)
+        last = xp.asarray([hi - 1 for _, hi in b]).reshape(shape)
+        rows = xp.minimum(tap + lo, last)  # the input row each max came from (table[i, tap])
         p = rows * math.prod(have[d + 1 :])
         if pos is not None:
-            p += xp.take_along_axis(pos, rows, axis=axis)
+            p += xp.take_along_axis(pos, rows, axis=d)
         val, pos = best, p
-    return pos
+    return xp.ascontiguousarray(pos.reshape((math.prod(out), batch)).T).reshape((*lead, *out))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
