@@ -30,7 +30,7 @@ import math
 import numpy as np
 
 from minitorch._backend.torch_stream import TorchStream
-from minitorch._backend.torch_stream_gamma import _Reader
+from minitorch._backend.torch_stream_gamma import _Reader, _slot_uniforms
 
 _INT64_MIN = float(-(2**63))
 _F32 = np.float32
@@ -63,7 +63,18 @@ def _floor(x: float) -> float:
 
 def poisson(s: TorchStream, lam: np.ndarray) -> np.ndarray:
     """One Poisson(lam) draw per element of lam (C order), as float64 counts (NOTE [ torch's
-    count draws ]); lam's values must be non-negative."""
+    count draws ]); lam's values must be non-negative. From _FAST_MIN elements on the leaner
+    loop of NOTE [ count draws from a block of uniforms ]: the same numbers and stream position
+    as poisson_scalar."""
+    flat = np.ascontiguousarray(lam, dtype=np.float64).ravel()
+    if flat.size < _FAST_MIN:
+        return poisson_scalar(s, lam)
+    return _poisson_fast(s, flat).reshape(np.shape(lam))
+
+
+def poisson_scalar(s: TorchStream, lam: np.ndarray) -> np.ndarray:
+    """poisson element by element through a uniform() per draw: the reference the fast path is
+    checked against (and the path for few elements)."""
     flat = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     out = np.empty(flat.size, dtype=np.float64)
     rd = _Reader(s, 4 * flat.size)
@@ -107,7 +118,20 @@ def _poisson_one(lam: float, uniform) -> float:
 def binomial(s: TorchStream, n: np.ndarray, p: np.ndarray, float32: bool) -> np.ndarray:
     """One Binomial(n, p) draw per element of the (broadcast) n and p (C order), as float64
     values (NOTE [ torch's count draws ]); float32: the float32 steps are taken. A NaN count or
-    probability gives NaN with no draw."""
+    probability gives NaN with no draw. From _FAST_MIN elements on the leaner loop of NOTE [ count
+    draws from a block of uniforms ]: the same numbers and stream position as binomial_scalar."""
+    n_flat = np.ascontiguousarray(n, dtype=np.float64).ravel()
+    p_flat = np.ascontiguousarray(p, dtype=np.float64).ravel()
+    if n_flat.size < _FAST_MIN:
+        return binomial_scalar(s, n, p, float32)
+    if p_flat.size != n_flat.size:
+        raise ValueError("binomial: n and p must have the same number of elements")
+    return _binomial_fast(s, n_flat, p_flat, float32).reshape(np.shape(n))
+
+
+def binomial_scalar(s: TorchStream, n: np.ndarray, p: np.ndarray, float32: bool) -> np.ndarray:
+    """binomial element by element through a uniform() per draw: the reference the fast path is
+    checked against (and the path for few elements)."""
     n_flat = np.ascontiguousarray(n, dtype=np.float64).ravel().tolist()
     p_flat = np.ascontiguousarray(p, dtype=np.float64).ravel().tolist()
     out = np.empty(len(n_flat), dtype=np.float64)
@@ -196,3 +220,232 @@ def _btrs(n: float, q: float, float32: bool, uniform) -> float:
         )
         if lhs <= bound:
             return k
+
+
+# NOTE [ count draws from a block of uniforms ]
+# The fast path is the scalar routine's arithmetic step for step (so the same numbers and the
+# same decisions, libm's log / exp / log1p / lgamma through math.*), without its per-draw costs:
+# the uniforms are converted from one block of words at once (a Python list, grown when an
+# element runs past its end: that element is redone from its first slot), each element's
+# constants (exp(-lam); PTRS's and BTRS's a, b, v_r, BTRS's float32 products) are computed for
+# all elements at once in NumPy (IEEE arithmetic and sqrt, bit for bit Python's; exp through
+# math.exp, as NumPy's may differ in the last bit), the common tries are inlined in one loop,
+# and elements with no draws (lam 0, n <= 0, p <= 0 or >= 1, NaN) are set without entering it.
+# Rates or counts outside the inlined ranges (infinite, NaN, huge) go through the scalar
+# routine from their slot. The engine is then rewound and stepped by the slots used.
+# tests/test_s25_counts.py compares both paths element by element and the stream after them.
+_FAST_MIN = 16  # fewer elements: the scalar routine costs less
+_PTRS_MAX = 1e6  # larger rates: the scalar routine (k's int64 cast may overflow)
+_K_LIM = 2.0**63
+
+
+class _Block:
+    """The stream's uniforms (two words each) from the call's start, as a Python list."""
+
+    def __init__(self, s: TorchStream, n: int):
+        self.s = s
+        self.start = s._bg.state
+        self.start_next = s._next_at_end
+        self.u = _slot_uniforms(s.words(2 * n)).tolist()
+
+    def grow(self) -> None:
+        n = len(self.u) // 2 + 64
+        self.u.extend(_slot_uniforms(self.s.words(2 * n)).tolist())
+
+    def finish(self, used: int) -> None:
+        s = self.s
+        s._bg.state = self.start
+        s._next_at_end = self.start_next
+        s.words(2 * used)
+
+
+def _reader_at(u: list, p: int):
+    """A uniform() over u from slot p, and a one-element list holding the next slot."""
+    at = [p]
+
+    def uniform() -> float:
+        v = u[at[0]]
+        at[0] += 1
+        return v
+
+    return uniform, at
+
+
+def _poisson_fast(s: TorchStream, flat: np.ndarray) -> np.ndarray:
+    """poisson's fast path (NOTE [ count draws from a block of uniforms ])."""
+    m = flat.size
+    with np.errstate(all="ignore"):
+        small = (flat > 0) & (flat < 10)
+        big = (flat >= 10) & (flat < _PTRS_MAX)
+        b = 0.931 + 2.53 * np.sqrt(flat)
+        a = -0.059 + 0.02483 * b
+        v_r = 0.9277 - 3.6224 / (b - 2)
+    kind = np.where(small, 1, np.where(big, 2, np.where(flat == 0, 0, 3)))
+    lim = np.zeros(m)
+    at = np.flatnonzero(small)
+    lim[at] = np.fromiter(map(math.exp, (-flat[at]).tolist()), np.float64, count=at.size)
+    est = float(flat[at].sum()) + at.size + 2.5 * int(big.sum()) + 4 * int((kind == 3).sum())
+    blk = _Block(s, int(est * 1.05) + 64)
+    u = blk.u
+    out = [0.0] * m
+    kind_l, lim_l, lam_l = kind.tolist(), lim.tolist(), flat.tolist()
+    a_l, b_l, vr_l = a.tolist(), b.tolist(), v_r.tolist()
+    floor, log, lgamma = math.floor, math.log, math.lgamma
+    i = p = p0 = 0
+    while True:
+        try:
+            for i in range(i, m):  # noqa: B020 - resumed at the element that ran out
+                p0 = p
+                kd = kind_l[i]
+                if kd == 1:
+                    lm = lim_l[i]
+                    prod = u[p]
+                    p += 1
+                    cnt = 0
+                    while prod > lm:
+                        prod *= u[p]
+                        p += 1
+                        cnt += 1
+                    out[i] = cnt
+                elif kd == 2:
+                    lam, aa, bb, vr = lam_l[i], a_l[i], b_l[i], vr_l[i]
+                    while True:
+                        U = u[p] - 0.5
+                        V = u[p + 1]
+                        p += 2
+                        us = 0.5 - abs(U)
+                        if us >= 0.07 and V <= vr:
+                            k = floor((2 * aa / us + bb) * U + lam + 0.43)
+                            break
+                        if us == 0:  # C: k = floor(-inf), int64's minimum: rejected
+                            continue
+                        x = (2 * aa / us + bb) * U + lam + 0.43
+                        k = floor(x) if -_K_LIM < x < _K_LIM else _INT64_MIN
+                        if k < 0 or (us < 0.013 and V > us):
+                            continue
+                        lhs = (log(V) if V > 0 else -math.inf) + log(
+                            1.1239 + 1.1328 / (bb - 3.4)
+                        )
+                        if lhs - log(aa / (us * us) + bb) <= -lam + k * log(lam) - lgamma(k + 1):
+                            break
+                    out[i] = k
+                elif kd == 3:
+                    uniform, nxt = _reader_at(u, p)
+                    out[i] = _poisson_one(lam_l[i], uniform)
+                    p = nxt[0]
+        except IndexError:
+            blk.grow()
+            p = p0
+            continue
+        break
+    blk.finish(p)
+    return np.array(out, dtype=np.float64)
+
+
+def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool) -> np.ndarray:
+    """binomial's fast path (NOTE [ count draws from a block of uniforms ]); n and pr flat and of
+    one size."""
+    m = n.size
+    f32 = _F32
+    with np.errstate(all="ignore"):
+        nan = np.isnan(n) | np.isnan(pr)
+        none = nan | (n <= 0) | (pr <= 0) | (pr >= 1)
+        flip = pr > 0.5
+        q = np.where(flip, 1.0 - pr, pr)
+        if float32:
+            q = np.where(flip, q.astype(f32).astype(np.float64), q)
+            nq = (n.astype(f32) * q.astype(f32)).astype(np.float64)
+            var = (nq.astype(f32) * (1.0 - q).astype(f32)).astype(np.float64)
+            stddev = np.sqrt(var.astype(f32)).astype(np.float64)
+            r = (q.astype(f32) / (f32(1.0) - q.astype(f32))).astype(np.float64)
+            mm = np.floor(((n + 1).astype(f32) * q.astype(f32)).astype(np.float64))
+        else:
+            nq = n * q
+            var = nq * (1.0 - q)
+            stddev = np.sqrt(var)
+            r = q / (1 - q)
+            mm = np.floor((n + 1) * q)
+        b = 1.15 + 2.53 * stddev
+        a = -0.0873 + 0.0248 * b + 0.01 * q
+        c = nq + 0.5
+        v_r = 0.92 - 4.2 / b
+        alpha = (2.83 + 5.1 / b) * stddev
+        btrs = ~none & (nq >= 10)
+        regular = btrs & np.isfinite(n) & np.isfinite(mm)
+        inv = ~none & ~btrs
+    kind = np.where(inv, 1, np.where(regular, 2, np.where(btrs, 3, 0)))
+    est = float(np.where(inv, nq, 0.0).sum()) + int(inv.sum()) + 2.5 * int(btrs.sum())
+    blk = _Block(s, int(est * 1.05) + 64)
+    u = blk.u
+    out = [0.0] * m
+    kind_l, n_l, q_l, flip_l = kind.tolist(), n.tolist(), q.tolist(), flip.tolist()
+    a_l, b_l, c_l, vr_l = a.tolist(), b.tolist(), c.tolist(), v_r.tolist()
+    alpha_l, r_l, m_l = alpha.tolist(), r.tolist(), mm.tolist()
+    floor, ceil, log, log1p, inf = math.floor, math.ceil, math.log, math.log1p, math.inf
+    i = p = p0 = 0
+    while True:
+        try:
+            for i in range(i, m):  # noqa: B020 - resumed at the element that ran out
+                p0 = p
+                kd = kind_l[i]
+                if kd == 0:
+                    continue
+                nn = n_l[i]
+                if kd == 1:
+                    lq = log1p(-q_l[i])
+                    total = 0.0
+                    cnt = 0
+                    while True:
+                        uu = u[p]
+                        p += 1
+                        total += inf if uu == 0 else float(ceil(log(uu) / lq))
+                        if total > nn:
+                            break
+                        cnt += 1
+                    k = float(cnt)
+                elif kd == 2:
+                    aa, bb, cc, vr = a_l[i], b_l[i], c_l[i], vr_l[i]
+                    while True:
+                        U = u[p] - 0.5
+                        V = u[p + 1]
+                        p += 2
+                        us = 0.5 - abs(U)
+                        if us == 0:  # C: k = floor(-inf): rejected
+                            continue
+                        k = float(floor((2 * aa / us + bb) * U + cc))
+                        if k < 0 or k > nn:
+                            continue
+                        if us >= 0.07 and V <= vr:
+                            break
+                        if _btrs_log_test(nn, m_l[i], r_l[i], alpha_l[i], aa, bb, us, V, k):
+                            break
+                else:
+                    uniform, nxt = _reader_at(u, p)
+                    k = _btrs(nn, q_l[i], float32, uniform)
+                    p = nxt[0]
+                out[i] = nn - k if flip_l[i] else k
+        except IndexError:
+            blk.grow()
+            p = p0
+            continue
+        break
+    blk.finish(p)
+    res = np.array(out, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        res[none] = np.where(nan, np.nan, np.where((n <= 0) | (pr <= 0), 0.0, n))[none]
+    return res
+
+
+def _btrs_log_test(n, m, r, alpha, a, b, us, V, k) -> bool:
+    """BTRS's acceptance by the log ratio of the mode's probability to k's (as in _btrs)."""
+    lhs = _log(V * alpha / (a / (us * us) + b))
+    bound = (
+        (m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
+        + (n + 1) * math.log((n - m + 1) / (n - k + 1))
+        + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
+        + _tail(m)
+        + _tail(n - m)
+        - _tail(k)
+        - _tail(n - k)
+    )
+    return lhs <= bound
