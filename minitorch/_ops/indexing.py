@@ -376,6 +376,10 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
     does not broadcast to the indexing result."""
     target = plan.out_shape
     shape = value._data.shape
+    if shape == tuple(target):
+        # kept as it is, as torch's copy of equal sizes (w.data[:] -= lr * g of a (1, n) w reads
+        # a view with w's own strides: not a partial overlap)
+        return value
     lead = 0
     while lead < len(shape) and shape[lead] == 1:  # all of them, as torch (and its messages)
         lead += 1
