@@ -88,3 +88,70 @@ def test_binomial_many_elements_are_torchs():
         0.34401346807227073,
         0.18240792830274455,
     ]
+
+
+def test_poisson_one_rate_table_equals_scalar():
+    # NOTE [ count draws of one rate by a table of next slots ]: every rate the table takes,
+    # both sides of 10, tiny and huge ones, float32-rounded ones, a size past one chunk
+    rates = [1e-300, 1e-3, 0.5, 2.0, 3.9999999, 10.0, 10.000000000000002, 37.0, 1e5, 999999.0]
+    rates += [float(np.float32(0.7)), float(np.float32(13.3))]
+    total = 0
+    for seed, lam in enumerate(rates):
+        k = 1024 + 997 * seed
+        total += _same(tsc._poisson_one_rate, _scalar_rate, seed, k, lam)
+        total += _same(tsc.poisson, tsc.poisson_scalar, seed + 50, np.full((k // 8, 8), lam))
+    n = tsc._CHUNK + 3000
+    total += _same(tsc.poisson, tsc.poisson_scalar, 7, np.full(n, 0.25))
+    total += _same(tsc.poisson, tsc.poisson_scalar, 8, np.full(n, 25.0))
+    assert total > 250000
+
+
+def _scalar_rate(s, m, lam):
+    return tsc.poisson_scalar(s, np.full(m, lam))
+
+
+def test_poisson_one_rate_near_ties_and_block_end():
+    # rates whose running sums come within the tolerance of a boundary (redrawn exactly), and
+    # a block too short for its elements (the walk runs past it and draws the rest exactly)
+    # (a tolerance widened a million times: many slots uncertain)
+    tol = tsc._TOL_ULPS
+    tsc._TOL_ULPS = tol * 1e6
+    try:
+        for seed in range(4):
+            s1, s2 = TorchStream(seed), TorchStream(seed)
+            a = tsc._poisson_one_rate(s1, 6000, 3.5 - seed)
+            b = tsc.poisson_scalar(s2, np.full(6000, 3.5 - seed))
+            np.testing.assert_array_equal(a, b)
+            np.testing.assert_array_equal(s1.words(3), s2.words(3))
+    finally:
+        tsc._TOL_ULPS = tol
+    s1, s2 = TorchStream(3), TorchStream(3)
+    old = tsc._ArrayBlock.__init__
+
+    def short(self, s, n):
+        old(self, s, n // 3)
+
+    tsc._ArrayBlock.__init__ = short
+    try:
+        a = tsc._poisson_one_rate(s1, 3000, 1.5)
+        c = tsc._poisson_one_rate(s1, 3000, 40.0)
+    finally:
+        tsc._ArrayBlock.__init__ = old
+    np.testing.assert_array_equal(a, tsc.poisson_scalar(s2, np.full(3000, 1.5)))
+    np.testing.assert_array_equal(c, tsc.poisson_scalar(s2, np.full(3000, 40.0)))
+    np.testing.assert_array_equal(s1.words(3), s2.words(3))
+
+
+def test_poisson_one_rate_is_torchs():
+    minitorch.manual_seed(11)
+    a = minitorch.poisson(minitorch.full((2048,), 0.5, dtype=minitorch.float64))
+    b = minitorch.poisson(minitorch.full((2048,), 30.0))
+    assert a[:12].tolist() == [0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 1.0]
+    assert b[-12:].tolist() == [
+        20.0, 26.0, 39.0, 45.0, 29.0, 27.0, 33.0, 24.0, 29.0, 34.0, 27.0, 39.0,
+    ]  # fmt: skip
+    assert float(a.sum()) == 1078.0 and float(b.sum()) == 61820.0
+    assert minitorch.rand(2, dtype=minitorch.float64).tolist() == [
+        0.5265651303228998,
+        0.08450987681755384,
+    ]

@@ -69,7 +69,10 @@ def poisson(s: TorchStream, lam: np.ndarray) -> np.ndarray:
     flat = np.ascontiguousarray(lam, dtype=np.float64).ravel()
     if flat.size < _FAST_MIN:
         return poisson_scalar(s, lam)
-    return _poisson_fast(s, flat).reshape(np.shape(lam))
+    if flat.size < _SPEC_MIN:
+        return _poisson_fast(s, flat).reshape(np.shape(lam))
+    parts = [_poisson_chunk(s, flat[i : i + _CHUNK]) for i in range(0, flat.size, _CHUNK)]
+    return np.concatenate(parts).reshape(np.shape(lam))
 
 
 def poisson_scalar(s: TorchStream, lam: np.ndarray) -> np.ndarray:
@@ -340,6 +343,195 @@ def _poisson_fast(s: TorchStream, flat: np.ndarray) -> np.ndarray:
         break
     blk.finish(p)
     return np.array(out, dtype=np.float64)
+
+
+# NOTE [ count draws of one rate by a table of next slots ]
+# With one rate lam over a chunk of elements (a scalar rate expanded, torch.full), the draw an
+# element makes depends only on the slot p it starts at (slot p: the uniform u[p]), so each
+# slot's count and next slot are computed for all slots of a block at once, and the elements
+# only walk the table: p -> next[p]. Rate < 10: with S[q] = sum_{r < q} -log u[r] (NumPy's log),
+# the product u[p] ... u[q] is first not above exp(-lam) at about the first q + 1 with S[q + 1] >=
+# S[p] + lam (searchsorted); the slot is kept only when S[q] and S[q + 1] are farther from S[p]
+# + lam than _TOL_ULPS * (slots) * eps * S[-1] (a bound on the sequential cumsum's error, far
+# above the log's and the product's), else it is "uncertain". Rate >= 10 (PTRS): every slot's
+# try (U = u[p] - 1/2, V = u[p + 1]) is decided in the scalar routine's float64 arithmetic
+# (lgamma through math.lgamma per distinct k; the log test with NumPy's logs, redone with
+# math.log within 1e-9 of a tie; only even slots need the log test: a one-rate PTRS chunk
+# starts at slot 0 and every try takes 2), and a slot's element ends at the first accepted try
+# at p, p + 2, ... (a reverse running minimum per parity). An uncertain slot, or one past the
+# block, is drawn exactly from there (the lean loop's arithmetic). tests/test_s25_counts.py
+# compares with the scalar routine, stream included. Varying rates (a draw's slots then depend
+# on the element as well) and rates in [_TABLE_MAX_SMALL, 10) (the table's slots cost more than
+# the loop) take the lean loop of NOTE [ count draws from a block of uniforms ].
+_SPEC_MIN = 1024  # fewer elements: the lean loop
+_CHUNK = 1 << 16
+_TOL_ULPS = 8
+_TABLE_MAX_SMALL = 4.0  # rates in [4, 10): the lean loop costs less than the table's slots
+
+
+class _ArrayBlock(_Block):
+    """_Block whose uniforms are a NumPy array (arr), with a Python list of those from a slot
+    on for the few exact draws."""
+
+    def __init__(self, s: TorchStream, n: int):
+        self.s = s
+        self.start = s._bg.state
+        self.start_next = s._next_at_end
+        self.arr = _slot_uniforms(s.words(2 * n))
+
+    def list_from(self, p: int, k: int) -> list:
+        if p + k > self.arr.size:
+            more = max(p + k - self.arr.size, self.arr.size // 8) + 256
+            extra = _slot_uniforms(self.s.words(2 * more))
+            self.arr = np.concatenate([self.arr, extra])
+        return self.arr[p : p + k].tolist()
+
+
+def _poisson_step(lam: float, lm: float, aa: float, bb: float, vr: float, u: list, p: int):
+    """One element's exact draw of rate lam (0 < lam < _PTRS_MAX) from slot p over u (the lean
+    loop's arithmetic): (count, next slot); an IndexError when u runs out."""
+    if lam < 10:
+        prod = u[p]
+        p += 1
+        cnt = 0
+        while prod > lm:
+            prod *= u[p]
+            p += 1
+            cnt += 1
+        return float(cnt), p
+    floor, log = math.floor, math.log
+    while True:
+        U = u[p] - 0.5
+        V = u[p + 1]
+        p += 2
+        us = 0.5 - abs(U)
+        if us >= 0.07 and V <= vr:
+            return float(floor((2 * aa / us + bb) * U + lam + 0.43)), p
+        if us == 0:
+            continue
+        x = (2 * aa / us + bb) * U + lam + 0.43
+        k = floor(x) if -_K_LIM < x < _K_LIM else _INT64_MIN
+        if k < 0 or (us < 0.013 and V > us):
+            continue
+        lhs = (log(V) if V > 0 else -math.inf) + log(1.1239 + 1.1328 / (bb - 3.4))
+        if lhs - log(aa / (us * us) + bb) <= -lam + k * log(lam) - math.lgamma(k + 1):
+            return float(k), p
+
+
+def _mapped(f, x: np.ndarray) -> np.ndarray:
+    return np.fromiter(map(f, x.tolist()), np.float64, count=x.size)
+
+
+def _product_table(u: np.ndarray, lam: float):
+    """Per slot: the next slot of a product-method draw of rate lam started there (-1:
+    uncertain or past the block) and its count (NOTE [ count draws of one rate by a table of
+    next slots ])."""
+    n = u.size
+    with np.errstate(divide="ignore"):
+        nl = -np.log(u)
+    nl[u == 0] = 800.0  # a product of 0: stops whatever the rate
+    S = np.empty(n + 1)
+    S[0] = 0.0
+    np.cumsum(nl, out=S[1:])
+    tol = _TOL_ULPS * n * 2.3e-16 * float(S[-1]) + 1e-12
+    p = np.arange(n)
+    target = S[:-1] + lam
+    j = np.maximum(np.searchsorted(S, target), p + 1)
+    jc = np.minimum(j, n)
+    ok = (j <= n) & (S[jc] - target >= tol) & ((j == p + 1) | (target - S[jc - 1] > tol))
+    return np.where(ok, j, -1), (j - 1 - p).astype(np.float64)
+
+
+def _ptrs_table(u: np.ndarray, lam: float):
+    """As _product_table for a PTRS draw of rate lam (10 <= lam < _PTRS_MAX)."""
+    n = u.size
+    log = math.log
+    b = 0.931 + 2.53 * math.sqrt(lam)
+    a = -0.059 + 0.02483 * b
+    v_r = 0.9277 - 3.6224 / (b - 2)
+    U = u[:-1] - 0.5
+    V = u[1:]
+    with np.errstate(all="ignore"):
+        us = 0.5 - np.abs(U)
+        x = (2 * a / us + b) * U + lam + 0.43
+        k = np.where((x > -_K_LIM) & (x < _K_LIM), np.floor(x), _INT64_MIN)
+        acc = (us >= 0.07) & (V <= v_r)
+        test = ~acc & (us != 0) & (k >= 0) & ~((us < 0.013) & (V > us))
+        test[1::2] = False  # a chunk of one PTRS rate starts at slot 0 and steps by 2
+        at = np.flatnonzero(test)
+        ka = k[at]
+        kk, inv = np.unique(ka + 1, return_inverse=True)
+        rhs = -lam + ka * log(lam) - _mapped(math.lgamma, kk)[inv.ravel()]
+        c = log(1.1239 + 1.1328 / (b - 3.4))
+        d = a / (us[at] * us[at]) + b
+        lhs = np.log(V[at]) + c - np.log(d)  # NumPy's logs: to decide away from a tie
+        acc[at] = lhs <= rhs
+        tie = np.flatnonzero(np.abs(lhs - rhs) <= 1e-9 * (1 + np.abs(rhs)))
+        for t in tie.tolist():
+            v = float(V[at[t]])
+            exact = (log(v) if v > 0 else -math.inf) + c - log(float(d[t]))
+            acc[at[t]] = exact <= float(rhs[t])
+    big = np.int64(1 << 62)
+    first = np.where(acc, np.arange(n - 1), big)
+    for r in (0, 1):
+        first[r::2] = np.minimum.accumulate(first[r::2][::-1])[::-1]
+    ok = first < big
+    fc = np.where(ok, first, 0)
+    nxt = np.append(np.where(ok, fc + 2, -1), -1)
+    return nxt, np.append(k[fc], 0.0)
+
+
+def _poisson_one_rate(s: TorchStream, m: int, lam: float) -> np.ndarray:
+    """m Poisson(lam) draws, 0 < lam < _PTRS_MAX, by a table of next slots (NOTE [ count draws
+    of one rate by a table of next slots ])."""
+    small = lam < 10
+    est = m * (lam + 1) + 6 * math.sqrt(m * lam) if small else 3.2 * m + 6 * math.sqrt(m)
+    blk = _ArrayBlock(s, int(est) + 64)
+    nxt_np, val_np = (_product_table if small else _ptrs_table)(blk.arr, lam)
+    nxt = nxt_np.tolist()
+    lm = math.exp(-lam)
+    b = 0.931 + 2.53 * math.sqrt(lam)
+    a, v_r = -0.059 + 0.02483 * b, 0.9277 - 3.6224 / (b - 2)
+    st = [0] * m
+    fix_i, fix_v = [], []
+    i = p = 0
+    while True:
+        try:
+            while i < m:
+                q = nxt[p]
+                if q < 0:
+                    break
+                st[i] = p
+                p = q
+                i += 1
+        except IndexError:  # past the table
+            pass
+        if i == m:
+            break
+        k = 64
+        while True:
+            try:
+                v, used = _poisson_step(lam, lm, a, b, v_r, blk.list_from(p, k), 0)
+                break
+            except IndexError:
+                k *= 8
+        p += used
+        fix_i.append(i)
+        fix_v.append(v)
+        i += 1
+    out = val_np[np.minimum(np.array(st, dtype=np.int64), val_np.size - 1)]
+    out[fix_i] = fix_v
+    blk.finish(p)
+    return out
+
+
+def _poisson_chunk(s: TorchStream, flat: np.ndarray) -> np.ndarray:
+    """poisson of one chunk: one rate by its table (rates below _TABLE_MAX_SMALL or PTRS's),
+    else the lean loop."""
+    lam = float(flat[0])
+    if (0 < lam < _TABLE_MAX_SMALL or 10 <= lam < _PTRS_MAX) and bool((flat == lam).all()):
+        return _poisson_one_rate(s, flat.size, lam)
+    return _poisson_fast(s, flat)
 
 
 def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool) -> np.ndarray:

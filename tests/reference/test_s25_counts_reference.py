@@ -54,3 +54,20 @@ def test_binomial_matches_torch(dtype):
             minitorch.rand(3, dtype=minitorch.float64).numpy(),
             torch.rand(3, dtype=torch.float64).numpy(),
         )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("lam", [1e-3, 0.5, 3.0, 10.0, 50.0, 2.5e4])
+def test_poisson_one_rate_matches_torch(dtype, lam):
+    # NOTE [ count draws of one rate by a table of next slots ], past one chunk
+    for seed in range(2):
+        torch.manual_seed(seed)
+        minitorch.manual_seed(seed)
+        shape = (70000,) if seed else (3, 1, 40, 40)
+        a = torch.poisson(torch.full(shape, lam, dtype=getattr(torch, dtype)))
+        b = minitorch.poisson(minitorch.full(shape, lam, dtype=getattr(minitorch, dtype)))
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+        np.testing.assert_array_equal(
+            minitorch.rand(3, dtype=minitorch.float64).numpy(),
+            torch.rand(3, dtype=torch.float64).numpy(),
+        )
