@@ -144,6 +144,12 @@ def _index_array(x: Tensor, index, op: str, vector: bool = True):
             )
         raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
     if vector and index._data.ndim > 1:
+        if op == "index_add":  # torch's wording there names the in-place op and the index
+            raise IndexError(
+                f"index_add_(): Index is supposed to be a vector, but got dim: "
+                f"{index._data.ndim} with type: {_short(index.dtype)} and size: "
+                f"{list(index._data.shape)}"
+            )
         raise IndexError(f"{op}(): Index is supposed to be a vector")
     arr = index._data
     if index._device is not x._device:
@@ -242,8 +248,8 @@ def _source_plan(input, dim, index, source, op, scaled=False):
         raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type_name(source)}")
     if source.dtype is not input.dtype:
         raise RuntimeError(
-            f"{op}(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must have "
-            f"the same scalar type"
+            f"{op}_(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must "
+            f"have the same scalar type"
         )
     src_shape = source._data.shape
     mismatch = RuntimeError(
