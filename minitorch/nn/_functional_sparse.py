@@ -334,7 +334,7 @@ class _BagPlan:
 
     __slots__ = (
         "device", "backend", "flat", "starts", "bags", "length", "keep", "padding_idx", "_ids",
-        "_rows",
+        "_rows", "_slots",
     )  # fmt: skip
 
     def __init__(self, flat: Tensor, offsets, bags: int, length, padding_idx):
@@ -352,6 +352,7 @@ class _BagPlan:
         self.keep = None if padding_idx is None else self.flat != padding_idx
         self._ids = None
         self._rows = None
+        self._slots = False
 
     def tensor(self, array) -> Tensor:
         return _make(array, self.device, False, None)
@@ -365,6 +366,49 @@ class _BagPlan:
             v = values.reshape((self.bags, self.length) + values.shape[1:])
             return v.sum(1) if op == "sum" else v.max(1) if op == "max" else v.min(1)
         return self.backend.segment_reduce(values, self.starts, op)
+
+    def slots(self):
+        """(the positions of each bag, one bag per column: (longest bag, bags), a filled
+        slot's or 0; the mask of the filled slots, or None when all are), or None when the bags
+        differ much in length, or reading their lengths would be a host read. Made once."""
+        if self._slots is False:
+            self._slots = None
+            xp = self.backend.xp
+            total = self.flat.shape[0]
+            if self.length:
+                pos = xp.arange(total, dtype=xp.int64).reshape(self.bags, self.length).T
+                self._slots = (pos, None)
+            elif self.length is None and total and self.device.type == "cpu":
+                count = self.count(padding=True)
+                longest = int(count.max())
+                if longest * self.bags <= 2 * total:
+                    step = xp.arange(longest, dtype=xp.int64)[:, None]
+                    filled = step < count
+                    pos = xp.where(filled, self.starts + step, 0)
+                    self._slots = (pos, None if bool(filled.all()) else filled)
+        return self._slots
+
+    def bag_sum(self, x, psw):
+        """Each bag's sum of psw[i] * x[index[i]] over its positions i that are not padding,
+        the rows added one after another from 0 (the same bits as index_add into zeros)."""
+        slots = self.slots()
+        backend = self.backend
+        d = x.shape[1]
+        if slots is None or self.bags * d == 1:  # one column: NumPy would sum it pairwise
+            rows = self.weigh(backend.take_at(x, self.flat), psw)
+            return backend.segment_reduce(rows, self.starts, "sum")
+        # the rows as (slot, bag, column): a sum over dim 0 adds them in turn, column-wise
+        pos, filled = slots
+        rows = backend.take_at(x, backend.take_at(self.flat, pos))
+        if psw is not None:
+            rows *= backend.take_at(psw._data.reshape(-1), pos)[:, :, None]
+        mask = filled
+        if self.keep is not None:
+            keep = backend.take_at(self.keep, pos)
+            mask = keep if mask is None else keep & mask
+        if mask is not None:
+            rows = backend.keep(backend.broadcast_to(mask[:, :, None], rows.shape), rows)
+        return rows.sum(0)
 
     @property
     def ids(self):
@@ -388,12 +432,12 @@ class _BagPlan:
             self._rows = (order, self.ids[order], starts)
         return self._rows
 
-    def count(self):
-        """The number of positions in each bag, padding left out (int64)."""
+    def count(self, padding: bool = False):
+        """The number of positions in each bag, padding left out unless `padding` (int64)."""
         xp = self.backend.xp
         total = self.flat.shape[0]
         ends = xp.concatenate([self.starts[1:], xp.full((1,), total, dtype=xp.int64)])
-        if self.keep is None:
+        if self.keep is None or padding:
             return ends - self.starts
         kept = xp.concatenate([xp.zeros(1, xp.int64), xp.cumsum(self.keep, dtype=xp.int64)])
         return kept[ends] - kept[self.starts]
@@ -433,8 +477,7 @@ class _BagSum(Function):
         ctx.save_for_backward(x if ctx.needs_input_grad[1] else None, psw)
         ctx.plan = plan
         ctx.rows = x.shape[0]
-        rows = plan.weigh(plan.backend.take_at(x._data, plan.flat), psw)
-        return plan.reduce(rows)
+        return plan.bag_sum(x._data, psw)
 
     @staticmethod
     def backward(ctx, grad):
