@@ -113,6 +113,9 @@ _LAZY_FAMILIES = {
         gather scatter scatter_ scatter_add scatter_add_ scatter_reduce scatter_reduce_
         take_along_dim
     """,
+    "segment": """
+        segment_reduce
+    """,
     "selection": """
         index_select index_add index_add_ index_copy index_copy_ index_fill index_fill_
         masked_fill masked_fill_ masked_select masked_scatter masked_scatter_ take put put_

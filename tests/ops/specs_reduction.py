@@ -719,4 +719,16 @@ SPECS = [
     # the gather / scatter-add pair behind the order statistics' gradients
     row("take_along", _take_along, lambda a: _gather(a, _IDX, 1), [(2, 4)]),
     row("put_along", _put_along, _put_ref, [(2, 3)]),
+    # segment_reduce (minitorch/_ops/segment.py; torch values in tests/test_s25_segment.py)
+    OpSpec(
+        name="segment_reduce_prod_axis1",
+        op=lambda a: mt.segment_reduce(
+            a, "prod", lengths=mt.tensor([[1, 3], [2, 2]], device=a.device), axis=1
+        ),
+        ref=lambda a: np.stack(
+            [np.stack([a[0, :1].prod(0), a[0, 1:].prod(0)]),
+             np.stack([a[1, :2].prod(0), a[1, 2:].prod(0)])]
+        ),  # fmt: skip
+        shapes=[(2, 4, 3)],
+    ),
 ]
