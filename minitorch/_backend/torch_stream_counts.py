@@ -211,17 +211,7 @@ def _btrs(n: float, q: float, float32: bool, uniform) -> float:
             continue
         if us >= 0.07 and V <= v_r:
             return k
-        lhs = _log(V * alpha / (a / (us * us) + b))
-        bound = (
-            (m + 0.5) * math.log((m + 1) / (r * (n - m + 1)))
-            + (n + 1) * math.log((n - m + 1) / (n - k + 1))
-            + (k + 0.5) * math.log(r * (n - k + 1) / (k + 1))
-            + _tail(m)
-            + _tail(n - m)
-            - _tail(k)
-            - _tail(n - k)
-        )
-        if lhs <= bound:
+        if _btrs_log_test(n, m, r, alpha, a, b, us, V, k):
             return k
 
 
