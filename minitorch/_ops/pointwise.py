@@ -215,9 +215,25 @@ class Neg(Function):
 # then skip the scaling when alpha == 1. The same number of opcodes as the comparison.
 _ONE = 1
 
+# NOTE [ Deprecated number-first add/sub ]
+# Old code calls torch.add(x, alpha, y) / torch.sub(x, alpha, y), torch's deprecated overloads
+# (warned about once per process). add and sub are also Tensor.__add__/__sub__ (NOTE [ Direct
+# operator binding ]), so they take *args: an operator call passes none, and an empty *args
+# costs no bytecode. torch.subtract has no such overload.
 
-def add(input, other, *, alpha=1, out=None):
-    """input + alpha * other. Mirrors torch.add."""
+
+def _number_first(op, number, rest, alpha):
+    """(other, alpha) of the deprecated op(input, Number alpha, Tensor other), or torch's
+    error."""
+    from minitorch._tensor_methods import _scalar_first
+
+    return _scalar_first(op, number, rest, 1, alpha, method=False)
+
+
+def add(input, other, *args, alpha=1, out=None):
+    """input + alpha * other. Mirrors torch.add (and its deprecated add(input, alpha, other))."""
+    if args:  # NOTE [ Deprecated number-first add/sub ]
+        other, alpha = _number_first("add", other, args, alpha)
     if not (
         isinstance(other, Tensor)
         and isinstance(input, Tensor)
@@ -242,8 +258,10 @@ def add(input, other, *, alpha=1, out=None):
     return result if out is None else _out(result, out)
 
 
-def sub(input, other, *, alpha=1, out=None):
-    """input - alpha * other. Mirrors torch.sub."""
+def sub(input, other, *args, alpha=1, out=None):
+    """input - alpha * other. Mirrors torch.sub (and its deprecated sub(input, alpha, other))."""
+    if args:  # NOTE [ Deprecated number-first add/sub ]
+        other, alpha = _number_first("sub", other, args, alpha)
     if (
         isinstance(other, Tensor)
         and isinstance(input, Tensor)

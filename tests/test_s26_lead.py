@@ -1,0 +1,92 @@
+"""Session 26 (lead): torch's deprecated number-first function forms torch.add(input, alpha,
+other) and torch.sub(input, alpha, other). Expected values and texts from torch 2.13."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import minitorch as torch
+from minitorch import _settings
+
+
+@pytest.fixture
+def fresh_once():
+    """A fresh process's state for the deprecated-overload warning (restored afterwards)."""
+    had = "deprecated_overload" in _settings._warned_once
+    _settings._warned_once.discard("deprecated_overload")
+    yield
+    _settings._warned_once.discard("deprecated_overload")
+    if had:
+        _settings._warned_once.add("deprecated_overload")
+
+
+def _warned(fn):
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        out = fn()
+    return out, [str(w.message) for w in got]
+
+
+def test_add_number_first_function_form(fresh_once):
+    x, y = torch.tensor([1.0, 2.0]), torch.tensor([10.0, 20.0])
+    out, texts = _warned(lambda: torch.add(x, 2, y))
+    assert out.tolist() == [21.0, 42.0]
+    assert texts == [
+        "This overload of add is deprecated:\n\tadd(Tensor input, Number alpha, Tensor other, *, "
+        "Tensor out = None)\nConsider using one of the following signatures instead:\n\t"
+        "add(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"
+    ]
+    _, again = _warned(lambda: torch.add(x, 2, y))
+    assert again == []  # once per process, as torch's
+
+
+def test_sub_number_first_function_form(fresh_once):
+    x, y = torch.tensor([1.0, 2.0]), torch.tensor([10.0, 20.0])
+    out, texts = _warned(lambda: torch.sub(x, 0.5, y))
+    assert out.tolist() == [-4.0, -8.0]
+    assert texts[0].startswith(
+        "This overload of sub is deprecated:\n\tsub(Tensor input, Number alpha, Tensor other, *, "
+        "Tensor out = None)"
+    )
+
+
+def test_number_first_forms_with_out_numbers_and_gradients():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = torch.tensor([10.0, 20.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        buf = torch.empty(2)
+        torch.add(x.detach(), 2, y.detach(), out=buf)
+        assert buf.tolist() == [21.0, 42.0]
+        # torch reads add(x, 2, 3) as add(x, other=3, alpha=2)
+        assert torch.add(torch.ones(2), 2, 3).tolist() == [7.0, 7.0]
+        assert torch.add(x, torch.tensor(3.0), y).tolist() == [31.0, 62.0]
+        z = torch.sub(x, 3, y).sum()
+    z.backward()
+    assert x.grad.tolist() == [1.0, 1.0] and y.grad.tolist() == [-3.0, -3.0]
+
+
+@pytest.mark.parametrize(
+    ("call", "text"),
+    [
+        (lambda x, y: torch.add(x, y, y), "add() takes 2 positional arguments but 3 were given"),
+        (lambda x, y: torch.add(x, 2, y, y), "add() takes 2 positional arguments but 4 were given"),
+        (
+            lambda x, y: torch.add(x, 2, y, alpha=3),
+            "add() takes 2 positional arguments but 3 were given",
+        ),
+        (
+            lambda x, y: torch.subtract(x, 2, y),
+            "subtract() takes 2 positional arguments but 3 were given",
+        ),
+    ],
+)
+def test_number_first_forms_refused_as_torch(call, text):
+    x, y = torch.ones(2), torch.ones(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError) as info:
+            call(x, y)
+    assert str(info.value) == text
