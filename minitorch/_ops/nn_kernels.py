@@ -185,9 +185,13 @@ class LogSoftmax(Function):
                         # torch's CPU kernel along the last dim keeps the sum in the half dtype
                         # (bfloat16's dominant class gets exactly 0); other dims do not round
                         s = s.astype(dt).astype(z.dtype)
+                        s = xp.log(s, out=s).astype(dt).astype(z.dtype)  # and its log
+                        z -= s
+                    else:
+                        z -= xp.log(s, out=s)
                 else:
                     s = e.sum(axis=dim, keepdims=True)
-                z -= xp.log(s, out=s)
+                    z -= xp.log(s, out=s)
             out = xp.asarray(z, dtype=dt)
         ctx.save_for_backward(out)
         return out

@@ -1226,12 +1226,20 @@ class Logsumexp(Function):
             out = xp.full(shape, -float("inf"), dtype=x.dtype)
         else:
             dt = x.dtype
-            if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
+            half = opmath_dtype(dt)
+            if half:  # half: each step in float32, its result rounded to dt as torch's (below)
                 x = x.astype("float32")
             m = max_last(xp, x) if dims == (x.ndim - 1,) else x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            s = xp.exp(x - m).sum(axis=dims, keepdims=True)
-            out = xp.log(s) + m  # every element -inf: log(0) = -inf, the answer
+            e = xp.exp(x - m)
+            if half:  # torch's composite rounds the exps, their sum and its log to half
+                e = e.astype(dt).astype(x.dtype)
+            s = e.sum(axis=dims, keepdims=True)
+            if half:
+                s = xp.log(s.astype(dt).astype(x.dtype)).astype(dt).astype(x.dtype)
+            else:
+                s = xp.log(s)
+            out = s + m  # every element -inf: log(0) = -inf, the answer
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=dt)
