@@ -106,6 +106,24 @@ def is_in(x, fmt) -> bool:
     return True
 
 
+def suggests_channels_last(x) -> bool:
+    """Whether a 4-d array x is laid out channels-last rather than row-major (torch's
+    suggest_memory_format): the layout a convolution or pooling keeps in its output."""
+    if x.ndim != 4 or not is_in(x, channels_last):
+        return False
+    n, c, h, w = x.shape
+    row = (c * h * w * x.itemsize, h * w * x.itemsize, w * x.itemsize, x.itemsize)
+    return x.strides != row
+
+
+def keep_channels_last(xp, out, *inputs):
+    """out (a fresh 4-d result) laid out channels-last when one of the input arrays is, as
+    torch's convolutions and poolings keep their input's layout; out itself otherwise."""
+    if out.ndim == 4 and any(suggests_channels_last(a) for a in inputs):
+        return copy_as(xp, out, channels_last)
+    return out
+
+
 def like(xp, x, out):
     """`out`, a fresh row-major array of x's shape, laid out in x's axis order (*_like's
     preserve_format); out itself when x is row-major (the common case: no copy)."""

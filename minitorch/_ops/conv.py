@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import itertools
 
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import opmath_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
@@ -460,7 +461,8 @@ class Conv(Function):
         if _depthwise(x._data, groups):  # NOTE [ Depthwise convolution by taps ]
             ctx.save_for_backward(x, w, None)
             bd = None if b is None else b._data
-            return _depthwise_conv(xp, x._data, wd, bd, stride, padding, dilation)
+            out = _depthwise_conv(xp, x._data, wd, bd, stride, padding, dilation)
+            return _mf.keep_channels_last(xp, out, x._data, wd)
         cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
@@ -477,7 +479,7 @@ class Conv(Function):
         # the CNN step's ~50); large ones (prod(kernel) times the input) are recomputed there.
         keep = ctx.needs_input_grad[1] and cols.nbytes <= CACHED_COLUMNS_MAX_BYTES
         ctx.save_for_backward(x, w, cols if keep else None)
-        return out
+        return _mf.keep_channels_last(xp, out, x._data, wd)
 
     @staticmethod
     def backward(ctx, grad):
@@ -514,9 +516,10 @@ class ConvTranspose(Function):
             # the flat route multiplies the weight by padding zeros: a finite one only (read
             # on the host, as _wide_ok)
             flat_ok = x._device.type == "cpu" and bool(xp.isfinite(wd).all())
-            return _depthwise_transpose(
+            out = _depthwise_transpose(
                 xp, xd, wd, bd, stride, padding, dilation, groups, tuple(out_size), flat_ok
             )
+            return _mf.keep_channels_last(xp, out, xd, wd)
         dt = xd.dtype
         if opmath_dtype(dt):
             # half: the products and their sums over the taps in float32 (the bias added there
@@ -545,7 +548,7 @@ class ConvTranspose(Function):
             out = out.astype(dt)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
-        return out
+        return _mf.keep_channels_last(xp, out, x._data, w._data)
 
     @staticmethod
     def backward(ctx, grad):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import is_floating, opmath_dtype, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
@@ -204,8 +205,10 @@ class _MaxPool:
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
             ctx.save_for_backward(x)  # for MaxPoolGrad's zero edge only (not read on arrays)
+        best = _mf.keep_channels_last(xp, best, xd)
         if with_indices:
-            return best, _flat_indices(xp, tap, geom, _split(xd.shape, len(kernel))[1])
+            idx = _flat_indices(xp, tap, geom, _split(xd.shape, len(kernel))[1])
+            return best, _mf.keep_channels_last(xp, idx, xd)
         return best
 
     @staticmethod
@@ -339,7 +342,7 @@ class _AvgPool:
         if not is_floating(xd.dtype):  # torch truncates toward zero
             return xp.trunc(out / divisor).astype(xd.dtype)
         out /= divisor
-        return out.astype(xd.dtype, copy=False)
+        return _mf.keep_channels_last(xp, out.astype(xd.dtype, copy=False), xd)
 
     @staticmethod
     def backward(ctx, grad):
@@ -437,7 +440,8 @@ class AdaptiveAvg(Function):
         ctx.mats = mats
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(x)  # for AdaptiveAvgGrad's zero edge only
-        return _by_mats(ctx.xp, x._data, mats, False)
+        out = _by_mats(ctx.xp, x._data, mats, False)
+        return _mf.keep_channels_last(ctx.xp, out, x._data)
 
     @staticmethod
     def backward(ctx, grad):

@@ -8,6 +8,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
 from minitorch._factories import _typename, tensor, zeros
 from minitorch._ops import gather, where
 from minitorch._ops._common import (
@@ -884,7 +885,8 @@ class AdaptiveAvgWindows(Function):
         ctx.have, ctx.out = have, out
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(x)  # for AdaptiveAvgWindowsGrad's zero edge only
-        return _adaptive_avg_kernel(ctx.xp, x._data, have, out, False)
+        res = _adaptive_avg_kernel(ctx.xp, x._data, have, out, False)
+        return _mf.keep_channels_last(ctx.xp, res, x._data)
 
     @staticmethod
     def backward(ctx, grad):
