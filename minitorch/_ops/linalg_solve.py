@@ -391,8 +391,12 @@ class Slogdet(Function):
         try:
             return g * _mT(Inv.apply(a))
         except LinAlgError:  # an error path: some matrix is singular
-            if is_grad_enabled():  # create_graph: torch's linalg.solve refuses it too
-                raise
+            if is_grad_enabled():  # create_graph: torch's linalg.solve refuses it, in its words
+                index, _ = _first_failure(_lu_raw(a._device.backend.xp, a._data)[2])
+                raise LinAlgError(
+                    f"torch.linalg.solve: {_batch_prefix(a.shape, index or 0)}The solver failed "
+                    "because the input matrix is singular."
+                ) from None
         # torch solves A^T X = g I with the forward's LU, unchecked: inf/nan, not an error
         xp = a._device.backend.xp
         n = a.shape[-1]

@@ -159,10 +159,12 @@ class RoundDecimals(_ZeroGrad, Function):
         x = a._data
         # half: scaled, rounded and scaled back in float32, then rounded once, as torch does
         y = opmath_array(x)
+        try:
+            s = 10.0 ** abs(decimals)
+        except OverflowError:  # torch's scale overflows to inf too: every result is NaN
+            s = float("inf")
         if decimals >= 0:
-            s = 10.0**decimals
             return _arr(xp, (xp.rint(y * s) / s).astype(x.dtype, copy=False))
-        s = 10.0**-decimals
         return _arr(xp, (xp.rint(y / s) * s).astype(x.dtype, copy=False))
 
 

@@ -553,7 +553,11 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     """The derivative estimated by central differences inside and one-sided differences of
     order edge_order at the ends, along each of `dim` (all by default). `spacing` is a number,
     one number per dim, or one coordinates tensor per dim. Differentiable.
-    Mirrors torch.gradient."""
+    Mirrors torch.gradient.
+
+    Differences from torch: a coordinates tensor whose length is not the size of its dim raises
+    a RuntimeError; torch does not check it and computes from the wrong coordinates, or gives a
+    result of another shape (4 coordinates for a dim of size 3: 4 rows)."""
     _check_tensor(input, "gradient")
     if not (spacing is None or isinstance(spacing, (int, float, Tensor))):
         spacing = _spacing_list(spacing)
