@@ -39,7 +39,7 @@ from minitorch._ops.linalg import (
 from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import scalar_node
+from minitorch.autograd.function import Function, scalar_node
 
 # fmt: off
 __all__ = [
@@ -445,6 +445,10 @@ def block_diag(*tensors):
     # torch's result_type: a 0-d block counts only when it is of a higher category
     dt = _dtype.result_type(*((t.dtype, t.ndim) for t in tensors))
     total = sum(m.shape[1] for m in mats)
+    dev = mats[0]._device
+    if all(m._device == dev for m in mats):  # (else cat's error below names the devices)
+        mats = [cast(m, dt) if m.dtype is not dt else m for m in mats]
+        return as_node(BlockDiag.apply(*mats), "BlockDiagBackward0", tensors, keep=True)
     rows, left = [], 0
     for m in mats:
         r, c = m.shape
@@ -453,6 +457,35 @@ def block_diag(*tensors):
         rows.append(ops.cat([pad_l, cast(m, dt), pad_r], 1))
         left += c
     return as_node(ops.cat(rows, 0), "BlockDiagBackward0", tensors, keep=True)
+
+
+class BlockDiag(Function):
+    """out = the 2-d inputs (of one dtype) along the diagonal, zeros elsewhere;  grad_i = its
+    block of grad. One array kernel: the former cat of zero-padded rows took three ops a block
+    (30 blocks of 10 x 10: 0.87 ms, torch 0.1 ms)."""
+
+    @staticmethod
+    def forward(ctx, *mats):
+        arrays = [m._data for m in mats]
+        ctx.shapes = [a.shape for a in arrays]
+        rows = sum(a.shape[0] for a in arrays)
+        cols = sum(a.shape[1] for a in arrays)
+        out = ctx.xp.zeros((rows, cols), dtype=arrays[0].dtype)
+        r0 = c0 = 0
+        for a in arrays:
+            r, c = a.shape
+            out[r0 : r0 + r, c0 : c0 + c] = a
+            r0, c0 = r0 + r, c0 + c
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        grads = []
+        r0 = c0 = 0
+        for needed, (r, c) in zip(ctx.needs_input_grad, ctx.shapes, strict=True):
+            grads.append(grad[r0 : r0 + r, c0 : c0 + c] if needed else None)
+            r0, c0 = r0 + r, c0 + c
+        return tuple(grads)
 
 
 def _powers(x, n):

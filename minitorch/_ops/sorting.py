@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import numbers
 import operator
@@ -581,7 +582,10 @@ def searchsorted(
     out=None,
 ) -> Tensor:
     """Insertion points of input into the sorted innermost dim of sorted_sequence. Mirrors
-    torch.searchsorted."""
+    torch.searchsorted.
+
+    Differences from torch: a sequence that is not sorted (torch's results are then unspecified)
+    may give other points than torch's where NumPy's search runs (NOTE [ searchsorted by rows ])."""
     if not isinstance(sorted_sequence, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
         # torch's argument parser: neither overload takes them (searchsorted(list, tensor))
         kw = {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter, "out": out}
@@ -638,7 +642,13 @@ def searchsorted(
                 f"dimensions of boundaries tensor and input value tensor must match, but we got "
                 f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
             )
-        res = bisect(xp, seq, v, right)
+        if _rows_by_numpy(sorted_sequence, seq, v):
+            res = xp.empty(v.shape, dtype="int64")
+            side = "right" if right else "left"
+            for row in itertools.product(*map(range, seq.shape[:-1])):
+                res[row] = xp.searchsorted(seq[row], v[row], side=side)
+        else:
+            res = bisect(xp, seq, v, right)
     result = _make(xp.asarray(res).astype(dtype), sorted_sequence._device, False, None)
     return result if out is None else _write(out, result)
 
@@ -657,6 +667,26 @@ def _warn_non_contiguous(sorted_sequence: Tensor, input) -> None:
                 f"contiguous, please use contiguous {what} tensor if possible. This message will "
                 "only appear once per program.",
             )
+
+
+# NOTE [ searchsorted by rows ]
+# A batched search ran bisect's log2(n) whole-array steps (316 rows of 316 values, each row
+# searched for 316 values: 12.8 ms, torch 3 ms); with many values a row, NumPy's kernel row by
+# row takes 1.3 ms. It runs where the 1-D search runs it (no row ends in NaN: NumPy orders NaN
+# last, torch's comparisons with NaN are false), on the host only (that test reads the rows).
+_VALUES_A_ROW = 32
+
+
+def _rows_by_numpy(sorted_sequence: Tensor, seq, v) -> bool:
+    """Whether a batched search runs NumPy's kernel row by row (NOTE [ searchsorted by rows ])."""
+    if sorted_sequence._device.type != "cpu" or not v.size:
+        return False
+    if math.prod(seq.shape[:-1]) * _VALUES_A_ROW > v.size or not seq.shape[-1]:
+        return False
+    if is_floating(seq.dtype):
+        last = seq[..., -1]
+        return not (last != last).any()
+    return True
 
 
 def _ends_in_nan(sorted_sequence: Tensor, seq) -> bool:

@@ -9,7 +9,7 @@ import math
 from minitorch import _dtype, _ops
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
-from minitorch._ops.distance import LinfDistance, PairwiseDistance2
+from minitorch._ops.distance import LinfDistance, PairwiseDistance1, PairwiseDistance2
 from minitorch._ops.inplace import check_out
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
@@ -132,6 +132,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise NotImplementedError(f"\"pdist\" not implemented for '{name}'")
     if p == 2 and n > 1:
         return PairwiseDistance2.apply(input)
+    if p == 1 and n > 1 and input.shape[1]:
+        return PairwiseDistance1.apply(input)
     dev = input.device
     xp = dev.backend.xp
     i, j = (_make(k.astype(xp.int64), dev, False, None) for k in xp.triu_indices(n, 1))
