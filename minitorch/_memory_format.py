@@ -116,6 +116,13 @@ def suggests_channels_last(x) -> bool:
     return x.strides != row
 
 
+# where each axis of an (N, C, H, W) array sits in its (N, H, W, C) view x.transpose(NHWC): an op
+# along NCHW axis d of a channels-last x runs along NHWC_AXIS[d] of that (row-major) view, and
+# .transpose(NCHW) of its row-major result is channels-last with torch's strides, size-1 dims
+# included, with no copy
+NHWC, NCHW, NHWC_AXIS = (0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 1, 2)
+
+
 def keep_channels_last(xp, out, *inputs):
     """out (a fresh 4-d result) laid out channels-last when one of the input arrays is, as
     torch's convolutions and poolings keep their input's layout; out itself otherwise."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import cast, opmath_dtype, wrap_dim
 from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product
 from minitorch._ops.pointwise import exp, where
@@ -1449,7 +1450,7 @@ class GroupNorm(Function):
             out += _per_channel(b._data)
         ctx.xhat, ctx.rstd, ctx.groups, ctx.eps = xhat, rstd, groups, eps
         ctx.save_for_backward(a, w)
-        return out.reshape(x.shape)
+        return _mf.keep_channels_last(xp, out.reshape(x.shape), x)  # torch keeps the layout
 
     @staticmethod
     def backward(ctx, grad):

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import (
     cast,
     index,
@@ -421,6 +422,10 @@ class Cat(Function):
         ctx.sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
         if not kept:
             return ctx.xp.concatenate(arrays)
+        if arrays[0].ndim == 4 and all(_mf.suggests_channels_last(x) for x in arrays):
+            # torch keeps a common channels-last layout
+            nhwc = [x.transpose(_mf.NHWC) for x in arrays]
+            return ctx.xp.concatenate(nhwc, axis=_mf.NHWC_AXIS[dim]).transpose(_mf.NCHW)
         return row_major(ctx.xp, ctx.xp.concatenate(kept, axis=dim))
 
     @staticmethod

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import (
     check_tensors,
     index,
@@ -540,7 +541,11 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, a, *, shifts, dims):
         ctx.args = (shifts, dims)
-        return row_major(ctx.xp, ctx.xp.roll(a._data, shifts, axis=dims))
+        x = a._data
+        if dims is not None and _mf.suggests_channels_last(x):  # torch keeps the layout
+            axes = tuple(_mf.NHWC_AXIS[d] for d in dims)
+            return ctx.xp.roll(x.transpose(_mf.NHWC), shifts, axis=axes).transpose(_mf.NCHW)
+        return row_major(ctx.xp, ctx.xp.roll(x, shifts, axis=dims))
 
     @staticmethod
     def backward(ctx, grad):

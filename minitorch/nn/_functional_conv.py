@@ -572,6 +572,10 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
         )
     k = len(lead)
+    if r > 1 and _mf.suggests_channels_last(input._data):  # torch keeps the layout: (N, H, W, C)
+        x = input.permute(_mf.NHWC).reshape((lead[0], h, w, c // (r * r), r, r))
+        x = x.permute((0, 1, 4, 2, 5, 3)).reshape((lead[0], h * r, w * r, c // (r * r)))
+        return x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
     x = input.reshape((*lead, c // (r * r), r, r, h, w))
     x = x.permute((*range(k), k, k + 3, k + 1, k + 4, k + 2))
     return _fresh(x.reshape((*lead, c // (r * r), h * r, w * r)), input)
@@ -601,6 +605,10 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     if input.numel() == 0:  # torch returns an empty input as it is (a copy), shape unchanged
         return input.clone(memory_format=_mf.contiguous_format)
     k = len(lead)
+    if r > 1 and _mf.suggests_channels_last(input._data):  # torch keeps the layout: (N, H, W, C)
+        x = input.permute(_mf.NHWC).reshape((lead[0], h // r, r, w // r, r, c))
+        x = x.permute((0, 1, 3, 5, 2, 4)).reshape((lead[0], h // r, w // r, c * r * r))
+        return x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view
     x = input.reshape((*lead, c, h // r, r, w // r, r))
     x = x.permute((*range(k), k, k + 2, k + 4, k + 1, k + 3))
     return _fresh(x.reshape((*lead, c * r * r, h // r, w // r)), input)

@@ -11,6 +11,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
 from minitorch._factories import arange, tensor, zeros
 from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
 from minitorch._ops._common import is_index, type_name
@@ -550,6 +551,7 @@ def interpolate(
         else:
             out = _separable_resample(input, sizes, scales, mode, align_corners, antialias)
         names = _ANTIALIAS_NODES if antialias else _UPSAMPLE_NODES
+        out = _keep_layout(out, input)
         return as_node(out, names[mode], (input,), keep=True)  # torch saves sizes only
     out = input
     half = input.dtype in _dtype.HALF_FLOATS and not mode.startswith("nearest")
@@ -579,7 +581,18 @@ def interpolate(
         b = index_select(out, input.ndim + dim, i1)
         out = a * _along(l0, dim) + b * _along(l1, dim)
     out = out.to(input.dtype) if half else input.clone() if out is input else out
+    out = _keep_layout(out, input)
     return as_node(out, _UPSAMPLE_NODES[mode].format(n), (input,), keep=True)
+
+
+def _keep_layout(out: Tensor, input: Tensor) -> Tensor:
+    """out laid out channels-last when the 4-d input is, as torch's upsample kernels keep it
+    (with its strides on size-1 dims too)."""
+    if _mf.suggests_channels_last(input._data):
+        n, c, h, w = out.shape
+        if out.stride() != (c * h * w, 1, w * c, c):
+            return out.clone(memory_format=_mf.channels_last)
+    return out
 
 
 def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):

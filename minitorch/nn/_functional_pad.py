@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
+from minitorch import _memory_format as _mf
 from minitorch._factories import full
 from minitorch._ops._common import is_index, not_tensor, zeros_of
 from minitorch._tensor import Tensor
@@ -286,17 +287,27 @@ def _slice(dim: int, start: int, length: int, step: int = 1) -> tuple:
     return (slice(None),) * dim + (slice(start, start + (length if step else 1)),)
 
 
-def _pad_dim(xp, x, dim: int, runs, out_size: int):
+def _empty_as(xp, x, shape, keep):
+    """A new array of x's dtype and the given shape, channels-last when keep and x is (torch's
+    reflection and replication kernels keep a channels-last input's layout, its circular
+    padding does not)."""
+    if keep and _mf.suggests_channels_last(x):
+        n, c, h, w = shape
+        return xp.empty((n, h, w, c), dtype=x.dtype).transpose(_mf.NCHW)
+    return xp.empty(shape, dtype=x.dtype)
+
+
+def _pad_dim(xp, x, dim: int, runs, out_size: int, keep: bool):
     """x padded along dim: a new array, filled run by run (see _runs)."""
     shape = list(x.shape)
     shape[dim] = out_size
-    out = xp.empty(shape, dtype=x.dtype)
+    out = _empty_as(xp, x, shape, keep)
     for o, s, n, step in runs:
         out[_slice(dim, o, n)] = x[_slice(dim, s, n, step)]
     return out
 
 
-def _pad_in_place(xp, x, plan):
+def _pad_in_place(xp, x, plan, keep: bool):
     """x padded along every dim of plan with no negative pad: x copied into the new array's
     center once, then each dim's edges copied from the center along it: one array, where
     _pad_dim per dim made (4, 16, 32, 32, 32) reflect padding's forward 3.7x torch's time,
@@ -306,7 +317,7 @@ def _pad_in_place(xp, x, plan):
     for dim, _, out_size, center_at in plan:
         key[dim] = slice(center_at, center_at + x.shape[dim])
         shape[dim] = out_size
-    out = xp.empty(shape, dtype=x.dtype)
+    out = _empty_as(xp, x, shape, keep)
     out[tuple(key)] = x
     for dim, runs, _, center_at in plan:  # the dims before are padded already: all of them
         head, tail = tuple(key[:dim]), tuple(key[dim + 1 :])
@@ -358,11 +369,12 @@ class _ModePad(Function):
         if keep:  # See NOTE [ Zero-gradient edges ]
             ctx.save_for_backward(a)
         x = a._data
+        layout = name != "CopySlices"  # See _empty_as
         if any(center_at is None for *_, center_at in plan):  # a negative pad: dim by dim
             for dim, runs, out_size, _ in plan:
-                x = _pad_dim(ctx.xp, x, dim, runs, out_size)
+                x = _pad_dim(ctx.xp, x, dim, runs, out_size, layout)
             return x
-        return _pad_in_place(ctx.xp, x, plan)
+        return _pad_in_place(ctx.xp, x, plan, layout)
 
     @staticmethod
     def backward(ctx, grad):
@@ -416,6 +428,9 @@ def _constant(input: Tensor, pairs, value) -> Tensor:
             value = int(value)
     out = input
     copied = False
+    # torch keeps a channels-last layout: the pieces are made channels-last, and so is a cropped
+    # input that is padded, so that cat keeps it
+    cl = _mf.suggests_channels_last(input._data)
     for dim, left, right in pairs:
         size = out.shape[dim]
         start = -left if left < 0 else 0
@@ -426,8 +441,16 @@ def _constant(input: Tensor, pairs, value) -> Tensor:
         for n in (max(left, 0), max(right, 0)):
             shape = list(out.shape)
             shape[dim] = n
-            pieces.append(full(shape, value, dtype=input.dtype, device=input.device) if n else None)
+            if n and cl:
+                shape = [shape[a] for a in _mf.NHWC]
+                piece = full(shape, value, dtype=input.dtype, device=input.device)
+                pieces.append(piece.permute(_mf.NCHW))
+            else:
+                piece = full(shape, value, dtype=input.dtype, device=input.device) if n else None
+                pieces.append(piece)
         if pieces[0] is not None or pieces[1] is not None:
+            if cl and not _mf.is_in(out._data, _mf.channels_last):  # cropped
+                out = out.contiguous(memory_format=_mf.channels_last)
             parts = [p for p in (pieces[0], out, pieces[1]) if p is not None]
             out = _ops.cat(parts, dim)
             copied = True

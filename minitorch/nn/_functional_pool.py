@@ -724,7 +724,7 @@ def _adaptive_avg(input, n, output_size, op):
         # the input's rank or sizes: (1, 1, 3, 4, 4, 4) pools its last three dims, an empty
         # window gives NaN, an integer input meets mean's dtype error
         pooled = input.mean(tuple(range(-1, -n - 1, -1)), keepdim=True)  # torch's (-1, -2, ..)
-        return name_node(pooled, "MeanBackward1", (input,))
+        return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
     _check_adaptive_input(input, n, output_size, op)
     out = _adaptive_sizes(input, n, output_size, op)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
@@ -736,7 +736,16 @@ def _adaptive_avg(input, n, output_size, op):
     # torch takes a mean for a single output position: its backward expands the gradient, with
     # no edge to input (a create_graph gradient does not require grad), where a pool's has one
     pooled = input.mean(tuple(range(input.ndim - n, input.ndim)), keepdim=True)
-    return name_node(pooled, "MeanBackward1", (input,))
+    return _mean_layout(name_node(pooled, "MeanBackward1", (input,)), input)
+
+
+def _mean_layout(pooled, input):
+    """The mean shortcut's (N, C, 1, 1) result with channels-last strides when the input is
+    channels-last: torch restrides it in place (as_strided_, an AsStridedBackward1 node)."""
+    if _mf.suggests_channels_last(input._data) and pooled.ndim == 4:
+        c = pooled.shape[1]
+        pooled.as_strided_(pooled.shape, (c, 1, c, c))
+    return pooled
 
 
 def _global_average(input, n, output_size) -> bool:
@@ -962,6 +971,8 @@ def _adaptive_max_values(input, n, output_size, return_indices, op):
         res = max_pool(x, k, k, ((0, 0),) * 2, (1, 1), True)
     else:
         res = _adaptive_max_gather(x, have, out2)
+        if n == 2 and _mf.suggests_channels_last(x._data):  # torch's kernel keeps the layout
+            res = tuple(r.contiguous(memory_format=_mf.channels_last) for r in res)
     if n == 1:  # torch's graph: the 2-d pool of the unsqueezed input, squeezed
         as_node(res, "AdaptiveMaxPool2DBackward0", (x,), saved=(x,))
         res = (name_node(res[0].squeeze(-2), "SqueezeBackward1"), res[1].squeeze(-2))
