@@ -106,6 +106,8 @@ def _poisson_one(lam: float, uniform) -> float:
         U = uniform() - 0.5
         V = uniform()
         us = 0.5 - abs(U)
+        if us == 0:  # u == 0: C's k = int64's minimum, rejected
+            continue
         kf = _floor((2 * a / us + b) * U + lam + 0.43)
         k = kf if math.isfinite(kf) and abs(kf) < 2.0**63 else _INT64_MIN
         if us >= 0.07 and V <= v_r:
@@ -122,14 +124,36 @@ def binomial(s: TorchStream, n: np.ndarray, p: np.ndarray, float32: bool) -> np.
     """One Binomial(n, p) draw per element of the (broadcast) n and p (C order), as float64
     values (NOTE [ torch's count draws ]); float32: the float32 steps are taken. A NaN count or
     probability gives NaN with no draw. From _FAST_MIN elements on the leaner loop of NOTE [ count
-    draws from a block of uniforms ]: the same numbers and stream position as binomial_scalar."""
+    draws from a block of uniforms ] (one count and probability, or a short period of them, from
+    _SPEC_MIN on: NOTE [ binomial draws of one count and probability by a table of next
+    slots ]): the same numbers and stream position as binomial_scalar."""
     n_flat = np.ascontiguousarray(n, dtype=np.float64).ravel()
     p_flat = np.ascontiguousarray(p, dtype=np.float64).ravel()
     if n_flat.size < _FAST_MIN:
         return binomial_scalar(s, n, p, float32)
     if p_flat.size != n_flat.size:
         raise ValueError("binomial: n and p must have the same number of elements")
-    return _binomial_fast(s, n_flat, p_flat, float32).reshape(np.shape(n))
+    if n_flat.size < _SPEC_MIN:
+        return _binomial_fast(s, n_flat, p_flat, float32).reshape(np.shape(n))
+    parts = []
+    for i in range(0, n_flat.size, _CHUNK):
+        nc, pc = n_flat[i : i + _CHUNK], p_flat[i : i + _CHUNK]
+        out = None
+        per = _period(nc, pc)
+        if per:
+            cs, qs = nc[:per].tolist(), pc[:per].tolist()
+            out = _binomial_periodic(s, nc.size, cs, qs, float32)
+        parts.append(_binomial_fast(s, nc, pc, float32) if out is None else out)
+    return np.concatenate(parts).reshape(np.shape(n))
+
+
+def _period(n: np.ndarray, p: np.ndarray) -> int:
+    """The least period L <= _PERIOD_MAX of the pairs (n, p) (0: none), a multiple of the
+    size or not (a distribution's parameters expanded over a batch)."""
+    for per in range(1, _PERIOD_MAX + 1):
+        if np.array_equal(n[per:], n[:-per]) and np.array_equal(p[per:], p[:-per]):
+            return per
+    return 0
 
 
 def binomial_scalar(s: TorchStream, n: np.ndarray, p: np.ndarray, float32: bool) -> np.ndarray:
@@ -170,7 +194,8 @@ def _inversion(n: float, q: float, uniform) -> float:
     total, count = 0.0, 0.0
     while True:
         u = uniform()
-        total += math.inf if u == 0 else float(math.ceil(math.log(u) / log_q))
+        gap = math.log(u) / log_q if u > 0 else math.inf  # inf too for a tiny q (C's ceil)
+        total += float(math.ceil(gap)) if gap < math.inf else math.inf
         if total > n:
             return count
         count += 1
@@ -206,6 +231,8 @@ def _btrs(n: float, q: float, float32: bool, uniform) -> float:
         U = uniform() - 0.5
         V = uniform()
         us = 0.5 - abs(U)
+        if us == 0:  # u == 0: C's k = floor(-inf), rejected
+            continue
         k = _floor((2 * a / us + b) * U + c)
         if k < 0 or k > n:
             continue
@@ -555,7 +582,8 @@ def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool)
         btrs = ~none & (nq >= 10)
         regular = btrs & np.isfinite(n) & np.isfinite(mm)
         inv = ~none & ~btrs
-    kind = np.where(inv, 1, np.where(regular, 2, np.where(btrs, 3, 0)))
+        tiny = inv & (q < 1e-280)  # log u / log1p(-q) may overflow: the scalar routine
+    kind = np.where(inv & ~tiny, 1, np.where(regular, 2, np.where(btrs | tiny, 3, 0)))
     est = float(np.where(inv, nq, 0.0).sum()) + int(inv.sum()) + 2.5 * int(btrs.sum())
     blk = _Block(s, int(est * 1.05) + 64)
     u = blk.u
@@ -563,7 +591,12 @@ def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool)
     kind_l, n_l, q_l, flip_l = kind.tolist(), n.tolist(), q.tolist(), flip.tolist()
     a_l, b_l, c_l, vr_l = a.tolist(), b.tolist(), c.tolist(), v_r.tolist()
     alpha_l, r_l, m_l = alpha.tolist(), r.tolist(), mm.tolist()
-    floor, ceil, log, log1p, inf = math.floor, math.ceil, math.log, math.log1p, math.inf
+    cst_l, lnm_l, lr_l, tol_l, log_t, tail_t = _btrs_fast_test(n, mm, r, kind == 2)
+    ceil, log = math.ceil, math.log
+    lq_all = np.zeros(m)
+    at = np.flatnonzero(kind == 1)
+    lq_all[at] = np.fromiter(map(math.log1p, (-q[at]).tolist()), np.float64, count=at.size)
+    lq_l = lq_all.tolist()
     i = p = p0 = 0
     while True:
         try:
@@ -574,19 +607,21 @@ def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool)
                     continue
                 nn = n_l[i]
                 if kd == 1:
-                    lq = log1p(-q_l[i])
+                    lq = lq_l[i]
                     total = 0.0
-                    cnt = 0
-                    while True:
-                        uu = u[p]
+                    start = p
+                    try:
+                        while True:
+                            total += ceil(log(u[p]) / lq)  # whole numbers: the sum is exact
+                            p += 1
+                            if total > nn:
+                                break
+                    except ValueError:  # log(0): an infinite gap
                         p += 1
-                        total += inf if uu == 0 else float(ceil(log(uu) / lq))
-                        if total > nn:
-                            break
-                        cnt += 1
-                    k = float(cnt)
+                    k = float(p - start - 1)
                 elif kd == 2:
                     aa, bb, cc, vr = a_l[i], b_l[i], c_l[i], vr_l[i]
+                    a2 = 2 * aa
                     while True:
                         U = u[p] - 0.5
                         V = u[p + 1]
@@ -594,16 +629,35 @@ def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool)
                         us = 0.5 - abs(U)
                         if us == 0:  # C: k = floor(-inf): rejected
                             continue
-                        k = float(floor((2 * aa / us + bb) * U + cc))
+                        k = ((a2 / us + bb) * U + cc) // 1.0  # floor (finite: us >= 2^-53)
                         if k < 0 or k > nn:
                             continue
                         if us >= 0.07 and V <= vr:
                             break
+                        tol = tol_l[i]
+                        lv = V * alpha_l[i] / (aa / (us * us) + bb)
+                        if tol > 0 and lv > 0:  # NOTE [ BTRS's log test from tables ]
+                            j, jn = int(k), int(nn - k)
+                            lj = log_t[jn + 1]
+                            d = log(lv) - (
+                                cst_l[i]
+                                + (nn + 1) * (lnm_l[i] - lj)
+                                + (k + 0.5) * (lr_l[i] + lj - log_t[j + 1])
+                                - tail_t[j]
+                                - tail_t[jn]
+                            )
+                            if d < -tol:
+                                break
+                            if d > tol:
+                                continue
                         if _btrs_log_test(nn, m_l[i], r_l[i], alpha_l[i], aa, bb, us, V, k):
                             break
                 else:
                     uniform, nxt = _reader_at(u, p)
-                    k = _btrs(nn, q_l[i], float32, uniform)
+                    if nn * q_l[i] < 10:  # a tiny q
+                        k = _inversion(nn, q_l[i], uniform)
+                    else:
+                        k = _btrs(nn, q_l[i], float32, uniform)
                     p = nxt[0]
                 out[i] = nn - k if flip_l[i] else k
         except IndexError:
@@ -616,6 +670,41 @@ def _binomial_fast(s: TorchStream, n: np.ndarray, pr: np.ndarray, float32: bool)
     with np.errstate(all="ignore"):
         res[none] = np.where(nan, np.nan, np.where((n <= 0) | (pr <= 0), 0.0, n))[none]
     return res
+
+
+# NOTE [ BTRS's log test from tables ]
+# The lean loop decides BTRS's log test (_btrs_log_test: three logs and four Stirling tails per
+# try) from per-element constants (the mode's terms, log(n - m + 1), log r: NumPy's logs) and
+# tables of log j and of the tail for whole j up to the largest count (_LOG_TABLE_MAX), in
+# another association than the scalar routine's; a difference within tol = _LOG_TOL (1 + n) of the
+# bound (far above the few ulps the two computations can differ by) is redone by
+# _btrs_log_test, as are counts that are not whole or past the tables (tol 0).
+_LOG_TABLE_MAX = 1 << 20
+_LOG_TOL = 1e-9
+_LOG_TABLES: list = [[], []]
+
+
+def _btrs_fast_test(n: np.ndarray, mm: np.ndarray, r: np.ndarray, regular: np.ndarray):
+    """Per element: the constants of NOTE [ BTRS's log test from tables ] as lists, and the
+    tables of log j and tail(j)."""
+    with np.errstate(all="ignore"):
+        ok = regular & (n == np.floor(n)) & (n < _LOG_TABLE_MAX - 2)
+        if not ok.any():
+            zero = [0.0] * n.size
+            return zero, zero, zero, zero, [], []
+        top = int(n[ok].max()) + 2
+        logs, tails = _LOG_TABLES
+        if len(logs) < top:
+            j = np.arange(max(top, 1024), dtype=np.float64)
+            logs[:] = np.log(j).tolist()
+            tails[:] = _tail_np(j).tolist()
+        nm = np.where(ok, n - mm, 0.0)
+        cst = (mm + 0.5) * np.log((mm + 1) / (r * (nm + 1)))
+        cst += _tail_np(np.where(ok, mm, 0.0)) + _tail_np(nm)
+        lnm = np.log(nm + 1)
+        lr = np.log(r)
+        tol = np.where(ok & np.isfinite(cst) & np.isfinite(lr), _LOG_TOL * (1 + n), 0.0)
+    return cst.tolist(), lnm.tolist(), lr.tolist(), tol.tolist(), logs, tails
 
 
 def _btrs_log_test(n, m, r, alpha, a, b, us, V, k) -> bool:
@@ -631,3 +720,201 @@ def _btrs_log_test(n, m, r, alpha, a, b, us, V, k) -> bool:
         - _tail(n - k)
     )
     return lhs <= bound
+
+
+# NOTE [ binomial draws of one count and probability by a table of next slots ]
+# As NOTE [ count draws of one rate by a table of next slots ], for a chunk whose elements all
+# have one count n and one probability p (a scalar expanded, torch.full), or whose pairs (n, p)
+# repeat with a period up to _PERIOD_MAX (a distribution's parameters expanded over a batch; a
+# table per pair, element i walking that of pair i mod L): each slot's draw (its value and next
+# slot) is computed for all slots of a block at once and the elements walk the table; elements
+# left when the walk runs past the block get a block and tables of their own. Inversion (whole
+# n up to _INV_TABLE_MAX): every slot's gap ceil(log u / log1p(-q)) (NumPy's log; a ratio
+# within _GAP_ULPS ulps of a whole number is redone with math.log; u == 0 and gaps past n count
+# as n + 1, which ends a draw as the scalar routine's infinite or large gap does), their
+# running sums G (whole numbers below 2^53: exact), and a draw from slot p ends at the first t
+# with G[t] > G[p] + n (counted pass by pass: n q < 10 keeps the counts small; searchsorted
+# past 48). BTRS: every slot's try is decided in the scalar routine's float64 arithmetic (k's
+# floor, the immediate tests), the log test with NumPy's logs and Stirling tails, redone by
+# _btrs_log_test within _LOG_TOL of a tie; a slot's element ends at the first accepted try at
+# p, p + 2, ... (a reverse running minimum per parity). The last few elements past a block are
+# drawn exactly by the scalar routine. tests/test_s26_binom.py compares with binomial_scalar,
+# stream included.
+_INV_TABLE_MAX = float(1 << 24)
+_PERIOD_MAX = 4  # more pairs: a table each costs more than the lean loop
+_GAP_ULPS = 8
+
+
+def _btrs_consts(n: float, q: float, float32: bool):
+    """BTRS's per-element constants as _btrs computes them: (a, b, c, v_r, r, alpha, m)."""
+    nq = _mul(n, q, float32)
+    var = _mul(nq, 1.0 - q, float32)
+    stddev = float(np.sqrt(_F32(var))) if float32 else math.sqrt(var)
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * q
+    r = float(_F32(q) / (_F32(1.0) - _F32(q))) if float32 else q / (1 - q)
+    alpha = (2.83 + 5.1 / b) * stddev
+    m = _floor(_mul(n + 1, q, float32))
+    return a, b, nq + 0.5, 0.92 - 4.2 / b, r, alpha, m
+
+
+def _tail_np(k: np.ndarray) -> np.ndarray:
+    """_tail for an array of whole numbers (NumPy's arithmetic: to decide away from ties)."""
+    k1sq = (k + 1) * (k + 1)
+    out = (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / k1sq) / k1sq) / (k + 1)
+    small = k <= 9
+    out[small] = np.array(_TAIL)[k[small].astype(np.int64)]
+    return out
+
+
+def _inversion_table(u: np.ndarray, n: float, q: float):
+    """Per slot: the next slot of an inversion draw (whole n, q) started there (-1: past the
+    block) and its count."""
+    size = u.size
+    lq = math.log1p(-q)
+    with np.errstate(divide="ignore", over="ignore"):
+        ratio = np.log(u) / lq
+    near = np.abs(ratio - np.round(ratio)) <= _GAP_ULPS * 2.3e-16 * np.abs(ratio) + 1e-300
+    near &= u > 0
+    for t in np.flatnonzero(near).tolist():
+        ratio[t] = math.log(float(u[t])) / lq
+    gap = np.minimum(np.ceil(ratio), n + 1.0)  # u == 0: inf, clipped
+    G = np.empty(size + 1)
+    G[0] = 0.0
+    np.cumsum(gap, out=G[1:])
+    target = G[:-1] + n
+    # G rises by at least 1 a slot: count the slots within reach, pass by pass (few: n q < 10)
+    cnt = np.zeros(size, dtype=np.int64)
+    for j in range(1, min(int(n), 48) + 2):
+        hit = G[j : size + 1] <= target[: size + 1 - j]
+        if j > 48 or not hit.any():
+            break
+        cnt[: hit.size] += hit
+    if j > 48:
+        t = np.searchsorted(G, target, side="right")
+    else:
+        t = np.arange(1, size + 1) + cnt
+    return np.where(t <= size, t, -1), t - 1.0 - np.arange(size)
+
+
+def _btrs_table(u: np.ndarray, n: float, q: float, float32: bool):
+    """As _inversion_table for BTRS draws (n q >= 10, n and m finite)."""
+    size = u.size
+    a, b, c, v_r, r, alpha, m = _btrs_consts(n, q, float32)
+    U = u[:-1] - 0.5
+    V = u[1:]
+    with np.errstate(all="ignore"):
+        us = 0.5 - np.abs(U)
+        k = np.floor((2 * a / us + b) * U + c)
+        ok = (k >= 0) & (k <= n)
+        acc = ok & (us >= 0.07) & (V <= v_r)
+        at = np.flatnonzero(ok & ~acc)
+        ka, usa, va = k[at], us[at], V[at]
+        lhs = np.log(va * alpha / (a / (usa * usa) + b))
+        log = math.log
+        const = (m + 0.5) * log((m + 1) / (r * (n - m + 1))) + _tail(m) + _tail(n - m)
+        rhs = (
+            const
+            + (n + 1) * np.log((n - m + 1) / (n - ka + 1))
+            + (ka + 0.5) * np.log(r * (n - ka + 1) / (ka + 1))
+            - _tail_np(ka)
+            - _tail_np(n - ka)
+        )
+        acc[at] = lhs <= rhs
+        tie = np.flatnonzero(~(np.abs(lhs - rhs) > _LOG_TOL * (1 + np.abs(rhs))))
+    for t in tie.tolist():
+        acc[at[t]] = _btrs_log_test(
+            n, m, r, alpha, a, b, float(usa[t]), float(va[t]), float(ka[t])
+        )
+    big = np.int64(1 << 62)
+    first = np.where(acc, np.arange(size - 1), big)
+    for par in (0, 1):
+        first[par::2] = np.minimum.accumulate(first[par::2][::-1])[::-1]
+    ok = first < big
+    fc = np.where(ok, first, 0)
+    nxt = np.append(np.where(ok, fc + 2, -1), -1)
+    return nxt, np.append(k[fc], 0.0)
+
+
+def _binomial_one_param(s: TorchStream, size: int, n: float, p: float, float32: bool):
+    """size Binomial(n, p) draws by a table of next slots (NOTE [ binomial draws of one count
+    and probability by a table of next slots ]), or None when n and p are not the table's."""
+    return _binomial_periodic(s, size, [n], [p], float32)
+
+
+def _table_of(n: float, p: float, float32: bool):
+    """(slots per draw, table builder, flip) for Binomial(n, p), or None: not a table's."""
+    if math.isnan(n) or math.isnan(p) or n <= 0 or p <= 0 or p >= 1:
+        return None
+    flip = p > 0.5
+    q = float(_F32(1.0 - p)) if flip and float32 else 1.0 - p if flip else p
+    nq = _mul(n, q, float32)
+    if nq >= 10:
+        if not (math.isfinite(n) and math.isfinite(_floor(_mul(n + 1, q, float32)))):
+            return None
+        return 2.9, lambda u: _btrs_table(u, n, q, float32), flip
+    if not (n == math.floor(n) and n <= _INV_TABLE_MAX):
+        return None
+    return nq + 1, lambda u: _inversion_table(u, n, q), flip
+
+
+def _binomial_periodic(s: TorchStream, size: int, ns: list, ps: list, float32: bool):
+    """size Binomial draws, element i of count ns[i % L] and probability ps[i % L] (L =
+    len(ns)), by a table of next slots per pair (NOTE [ binomial draws of one count and
+    probability by a table of next slots ]), or None when a pair is not a table's."""
+    per = len(ns)
+    tabs = [_table_of(c, q, float32) for c, q in zip(ns, ps, strict=True)]
+    if any(t is None for t in tabs):
+        return None
+    slots = sum(t[0] for t in tabs) / per
+    est = slots * size + 8 * math.sqrt(slots * size)
+    blk = _ArrayBlock(s, int(est) + 64)
+    built = [t[1](blk.arr) for t in tabs]
+    nxts = [memoryview(np.ascontiguousarray(b[0], dtype=np.int64)) for b in built]
+    st = [0] * size
+    fix_i, fix_v = [], []
+    i = pos = 0
+    rest = None
+    while True:
+        try:
+            while i < size:
+                t = nxts[i % per][pos]
+                if t < 0:
+                    break
+                st[i] = pos
+                pos = t
+                i += 1
+        except IndexError:  # past the table
+            pass
+        if i == size:
+            break
+        if i > 0 and size - i > 64:  # many left past the block: a table of their own
+            st = st[:i]
+            blk.finish(pos)
+            r = i % per
+            rest = _binomial_periodic(s, size - i, ns[r:] + ns[:r], ps[r:] + ps[:r], float32)
+            break
+        k = 64
+        while True:
+            try:
+                uniform, at = _reader_at(blk.list_from(pos, k), 0)
+                v = _binomial_one(ns[i % per], ps[i % per], float32, uniform)
+                break
+            except IndexError:
+                k *= 8
+        pos += at[0]
+        fix_i.append(i)
+        fix_v.append(v)
+        i += 1
+    which = np.arange(len(st)) % per
+    st_np = np.array(st, dtype=np.int64)
+    out = np.empty(len(st))
+    for j, (b, t) in enumerate(zip(built, tabs, strict=True)):
+        at = np.flatnonzero(which == j)
+        vals = b[1][np.minimum(st_np[at], b[1].size - 1)]
+        out[at] = ns[j] - vals if t[2] else vals
+    out[fix_i] = fix_v
+    if rest is not None:
+        return np.concatenate([out, rest])
+    blk.finish(pos)
+    return out

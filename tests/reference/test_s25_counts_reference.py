@@ -71,3 +71,62 @@ def test_poisson_one_rate_matches_torch(dtype, lam):
             minitorch.rand(3, dtype=minitorch.float64).numpy(),
             torch.rand(3, dtype=torch.float64).numpy(),
         )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "n, p", [(10.0, 0.3), (1.0, 0.5), (100.0, 0.5), (40.0, 0.97), (1e6, 3e-6), (5.0, 1e-310)]
+)
+def test_binomial_one_param_matches_torch(dtype, n, p):
+    # session 26: NOTE [ binomial draws of one count and probability by a table of next slots ]
+    for seed in range(2):
+        torch.manual_seed(seed)
+        minitorch.manual_seed(seed)
+        shape = (70000,) if seed else (3, 1, 40, 40)
+        tdt, mdt = getattr(torch, dtype), getattr(minitorch, dtype)
+        a = torch.binomial(torch.full(shape, n, dtype=tdt), torch.full(shape, p, dtype=tdt))
+        b = minitorch.binomial(
+            minitorch.full(shape, n, dtype=mdt), minitorch.full(shape, p, dtype=mdt)
+        )
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+        np.testing.assert_array_equal(
+            minitorch.rand(3, dtype=minitorch.float64).numpy(),
+            torch.rand(3, dtype=torch.float64).numpy(),
+        )
+
+
+def test_binomial_varying_many_elements_matches_torch():
+    # session 26: NOTE [ BTRS's log test from tables ], the typical Binomial(total_count, probs)
+    rng = np.random.default_rng(3)
+    for seed, n in enumerate([np.full(30000, 100.0), rng.integers(1, 50, 30000).astype(float)]):
+        p = rng.random(n.size)
+        torch.manual_seed(seed)
+        minitorch.manual_seed(seed)
+        a = torch.distributions.Binomial(torch.tensor(n), probs=torch.tensor(p)).sample()
+        mb = minitorch.distributions.Binomial(minitorch.tensor(n), probs=minitorch.tensor(p))
+        b = mb.sample()
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
+        np.testing.assert_array_equal(
+            minitorch.rand(3, dtype=minitorch.float64).numpy(),
+            torch.rand(3, dtype=torch.float64).numpy(),
+        )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial_periodic_matches_torch(dtype):
+    # session 26: a distribution's parameters expanded over a batch (a table per pair)
+    for seed, (count, probs) in enumerate([(100.0, [0.2, 0.5, 0.7]), ([10.0, 60.0], [0.3, 0.9])]):
+        torch.manual_seed(seed)
+        minitorch.manual_seed(seed)
+        tdt, mdt = getattr(torch, dtype), getattr(minitorch, dtype)
+        td = torch.distributions.Binomial(
+            torch.tensor(count, dtype=tdt), probs=torch.tensor(probs, dtype=tdt)
+        )
+        md = minitorch.distributions.Binomial(
+            minitorch.tensor(count, dtype=mdt), probs=minitorch.tensor(probs, dtype=mdt)
+        )
+        np.testing.assert_array_equal(md.sample((20001,)).numpy(), td.sample((20001,)).numpy())
+        np.testing.assert_array_equal(
+            minitorch.rand(3, dtype=minitorch.float64).numpy(),
+            torch.rand(3, dtype=torch.float64).numpy(),
+        )
