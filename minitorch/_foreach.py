@@ -41,9 +41,11 @@ def _tensors(xs, op: str) -> list:
 def _per_entry(other, n: int, op: str) -> list:
     """The second operand for each of n entries: a list given one per entry, else repeated."""
     if isinstance(other, (list, tuple)):
-        if len(other) != n:
+        if len(other) != n:  # torch's texts do not name the op
+            if other and not any(isinstance(o, Tensor) for o in other):
+                raise RuntimeError("Tensor list must have same number of elements as scalar list.")
             raise RuntimeError(
-                f"{op}: Tensor lists must have the same number of tensors, got {n} and {len(other)}"
+                f"Tensor lists must have the same number of tensors, got {n} and {len(other)}"
             )
         return list(other)
     return [other] * n

@@ -52,6 +52,12 @@ def margin_ranking_loss(
     """max(0, -target (input1 - input2) + margin). Mirrors
     torch.nn.functional.margin_ranking_loss."""
     _arg.floating(margin, "margin_ranking_loss", "margin", 4)
+    if _autocast.state.any_enabled:  # on torch's float32 lists (CPU and CUDA)
+        return _autocast.call(
+            margin_ranking_loss,
+            _autocast.FP32,
+            (input1, input2, target, margin, size_average, reduce, reduction),
+        )
     reduction = _reduction(size_average, reduce, reduction)
     if not input1.dim() == input2.dim() == target.dim():
         raise RuntimeError(

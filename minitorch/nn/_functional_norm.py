@@ -654,9 +654,18 @@ def local_response_norm(
         got = f"kH: {size} kW: 1" if dim == 3 else f"kT: {size} kH: 1 kW: 1"
         raise RuntimeError(f"kernel size should be greater than zero, but got {got}")
     dt = input.dtype
+    # torch's avg_pool3d (4-D+ input) is on CPU autocast's float32 list: a half input's window
+    # means, and so the result, are then float32
+    pool_fp32 = (
+        dim > 3
+        and dt in _dtype.HALF_FLOATS
+        and input.device.type == "cpu"
+        and _autocast.state.any_enabled
+        and _autocast.state.enabled.get("cpu", False)
+    )
     if input.device.type == "cpu" and (
         (dt is not _dtype.int64 and not dt.is_floating_point)
-        or (dim > 3 and dt in _dtype.HALF_FLOATS)
+        or (dim > 3 and dt in _dtype.HALF_FLOATS and not pool_fp32)
     ):  # torch's CPU avg_pool2d (3-D input) / avg_pool3d (4-D+) kernels: floats and int64,
         # avg_pool3d without the half types
         kernel = "avg_pool2d" if dim == 3 else "avg_pool3d_out_frame"
@@ -674,7 +683,8 @@ def local_response_norm(
     total = padded.narrow(1, 0, c)
     for i in range(1, size):
         total = total + padded.narrow(1, i, c)
-    total = total.to(input.dtype)
+    if not pool_fp32:
+        total = total.to(input.dtype)
     if input.dtype.is_floating_point:
         mean = total / size
     else:  # torch averages with avg_pool, whose integer kernel truncates the mean
