@@ -3,6 +3,10 @@
 torch runs a list in fused kernels; here each entry is the ordinary op, so results, in-place
 semantics and gradients are exactly those of the per-tensor calls. The second operand may be a
 number, a list of numbers or tensors (one per entry) or, for the binary ops, a single tensor.
+
+Differences from torch: an output's grad_fn is the per-tensor op's node (MulBackward0,
+LinalgVectorNormBackward0, ...); torch's foreach nodes are ForeachNormBackward0,
+ForeachDivBackward0 or a generic CppFunction.
 """
 
 from __future__ import annotations

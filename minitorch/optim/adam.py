@@ -149,10 +149,11 @@ class Adam(Optimizer):
         return loss
 
 
-def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float:
+def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled, cast_beta1=False) -> float:
     """The Adam family's common first part, in place: the step count, weight decay (decoupled:
     p shrinks; else folded into grad), and the moments m = lerp(m, g, 1-b1), v = b2 v + (1-b2)
-    g^2. Returns the new step count."""
+    g^2. Returns the new step count. cast_beta1: a tensor beta1 is first cast to p's dtype for
+    the lerp weight (torch's Adam does; RAdam rounds 1 - beta1 in beta1's dtype)."""
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     step = _advance(state["step"])
     # (tensor betas are 0-d CPU tensors here, so 1 - beta rounds in their dtype, as torch's)
@@ -164,6 +165,8 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
         else:
             grad = p.mul(weight_decay).add_(grad)
     # See NOTE [ Updates through the in-place fast path ]
+    if cast_beta1 and isinstance(beta1, Tensor):
+        beta1 = beta1.to(p.dtype)
     _lerp_(exp_avg, grad, _scalar(1 - beta1))
     _add_square_(exp_avg_sq.mul_(_scalar(beta2)), grad, _scalar(1 - beta2))
     return step
@@ -171,7 +174,7 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled) -> float
 
 def _update(p, grad, state, lr, beta1, beta2, eps, weight_decay, decoupled, amsgrad):
     """One Adam step of p in place (the state's moments too)."""
-    step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled)
+    step = moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled, True)
     exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
     # (NOTE [ A tensor lr rounds in its own dtype ], tensor betas alike)
     step_size = _scalar(lr / (1 - beta1**step))
