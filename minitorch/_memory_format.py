@@ -107,13 +107,24 @@ def is_in(x, fmt) -> bool:
 
 
 def suggests_channels_last(x) -> bool:
-    """Whether a 4-d array x is laid out channels-last rather than row-major (torch's
-    suggest_memory_format): the layout a convolution or pooling keeps in its output."""
-    if x.ndim != 4 or not is_in(x, channels_last):
+    """Whether a 4-d array x is laid out channels-last (torch's suggest_memory_format): the
+    layout a convolution, pooling, cat, pad, ... keeps in its output. torch's test of the
+    strides' order: channels, then width, then height, then batch, each stride at least the
+    extent of the ones before (a size-1 dim adds no extent), so a slice of a channels-last
+    tensor still is one; a batch stride equal to the channels' (N x 1 x 1 x 1) is not."""
+    if x.ndim != 4:
         return False
-    n, c, h, w = x.shape
-    row = (c * h * w * x.itemsize, h * w * x.itemsize, w * x.itemsize, x.itemsize)
-    return x.strides != row
+    strides, sizes = x.strides, x.shape
+    if strides[1] == 0:
+        return False
+    least = 0
+    for d in (1, 3, 2, 0):
+        if strides[d] < least:
+            return False
+        if d == 0 and least == strides[1]:
+            return False
+        least = strides[d] * sizes[d] if sizes[d] > 1 else strides[d]
+    return True
 
 
 # where each axis of an (N, C, H, W) array sits in its (N, H, W, C) view x.transpose(NHWC): an op

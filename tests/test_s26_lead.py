@@ -90,3 +90,40 @@ def test_number_first_forms_refused_as_torch(call, text):
         with pytest.raises(TypeError) as info:
             call(x, y)
     assert str(info.value) == text
+
+
+# torch 2.13's strides of each op's output (cat, pad, max_pool2d, [conv2d, pixel_shuffle,]
+# interpolate) for inputs whose layout torch's suggest_memory_format reads by the order of
+# the strides: slices of a channels-last tensor stay channels-last; N x C x 1 x 1, a one-channel
+# channels-last tensor, a permuted tensor with size-1 dims and an expanded one do not.
+_LAYOUT_CASES = {
+    "slice_c": [(288, 1, 48, 8), (192, 1, 32, 4), (144, 1, 24, 4), (144, 1, 24, 4),
+                (144, 1, 12, 1), (576, 1, 48, 4)],
+    "slice_hw": [(192, 1, 48, 16), (160, 1, 40, 8), (96, 1, 24, 8), (384, 1, 48, 8)],
+    "n1": [(6, 1, 1, 1), (9, 3, 3, 1), (3, 1, 1, 1), (12, 4, 2, 1)],
+    "c1cl": [(32, 16, 4, 1), (24, 24, 6, 1), (16, 16, 4, 1), (64, 64, 8, 1)],
+    "perm": [(18, 3, 3, 1), (15, 5, 5, 1), (9, 3, 3, 1), (36, 12, 6, 1)],
+    "exp": [(72, 9, 3, 1), (60, 15, 5, 1), (36, 9, 3, 1), (36, 9, 3, 1), (36, 36, 6, 1),
+            (144, 36, 6, 1)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(_LAYOUT_CASES))
+def test_output_layouts_follow_torchs_stride_order_rule(case):
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    base = torch.randn(2, 8, 6, 6).contiguous(memory_format=torch.channels_last)
+    x = {
+        "slice_c": lambda: base[:, :4],
+        "slice_hw": lambda: base[:, :, 1:5, ::2],
+        "n1": lambda: torch.randn(1, 3, 1, 1),
+        "c1cl": lambda: torch.randn(2, 1, 4, 4).contiguous(memory_format=torch.channels_last),
+        "perm": lambda: torch.randn(3, 1, 1, 3).permute(2, 3, 1, 0),
+        "exp": lambda: torch.randn(1, 4, 1, 1).expand(2, 4, 3, 3),
+    }[case]()
+    got = [torch.cat([x, x], 1).stride(), F.pad(x, (1, 1)).stride(), F.max_pool2d(x, 1).stride()]
+    if x.shape[1] == 4:
+        got.append(F.conv2d(x, torch.randn(4, 4, 3, 3), padding=1).stride())
+        got.append(F.pixel_shuffle(x, 2).stride())
+    got.append(F.interpolate(x, scale_factor=2).stride())
+    assert got == _LAYOUT_CASES[case]
