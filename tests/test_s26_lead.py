@@ -127,3 +127,21 @@ def test_output_layouts_follow_torchs_stride_order_rule(case):
         got.append(F.pixel_shuffle(x, 2).stride())
     got.append(F.interpolate(x, scale_factor=2).stride())
     assert got == _LAYOUT_CASES[case]
+
+
+def test_logsumexp_into_a_half_out_rounds_as_torchs_composite():
+    # torch: the exps in the input's float64, cast to out's float16 for the sum, log in
+    # float16, + max in float64 rounded to float16 (an input cast to float16 first: 3.84765625)
+    x = torch.tensor(
+        [
+            [0.3, -1.7, 2.2, 0.9, -0.4, 1.1, 3.05, -2.6, 0.77, 1.93],
+            [5.5, 5.49, -3.2, 4.1, 0.0, 2.2, 1.4, 5.3, -0.9, 3.3],
+            [-7.1, 0.25, 0.5, 2.75, 2.8, -1.05, 0.33, 1.5, 2.9, 0.125],
+        ],
+        dtype=torch.float64,
+    )
+    out = torch.zeros(3, dtype=torch.float16)
+    torch.logsumexp(x, 1, out=out)
+    assert out.tolist() == [3.849609375, 6.671875, 4.1015625]
+    assert torch.logsumexp((x * 3.3).half(), 1).tolist() == [10.1484375, 19.0625, 10.421875]
+    assert torch.logsumexp((x * 3.3).bfloat16(), 1).tolist() == [10.125, 19.0, 10.4375]

@@ -1215,34 +1215,26 @@ class Logsumexp(Function):
     """out = log(sum(exp(a))) over dims, shifted by the max;  grad_a = grad * exp(a - out)"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim):
+    def forward(ctx, a, *, dims, keepdim, result_dtype=None):
         x = a._data
         xp = ctx.xp
         _setup(ctx, x, dims, keepdim)
+        dt = x.dtype
+        rdt = dt if result_dtype is None else result_dtype  # out='s dtype may differ
         if x.size == 0:
             shape = keep_shape(x.shape, dims)
             if not keepdim:
                 shape = _drop(x.shape, dims)
-            out = xp.full(shape, -float("inf"), dtype=x.dtype)
-        else:
-            dt = x.dtype
-            half = opmath_dtype(dt)
-            if half:  # half: each step in float32, its result rounded to dt as torch's (below)
-                x = x.astype("float32")
+            out = xp.full(shape, -float("inf"), dtype=rdt)
+        elif rdt is dt and not opmath_dtype(dt):
             m = max_last(xp, x) if dims == (x.ndim - 1,) else x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            e = xp.exp(x - m)
-            if half:  # torch's composite rounds the exps, their sum and its log to half
-                e = e.astype(dt).astype(x.dtype)
-            s = e.sum(axis=dims, keepdims=True)
-            if half:
-                s = xp.log(s.astype(dt).astype(x.dtype)).astype(dt).astype(x.dtype)
-            else:
-                s = xp.log(s)
-            out = s + m  # every element -inf: log(0) = -inf, the answer
+            out = xp.log(xp.exp(x - m).sum(axis=dims, keepdims=True)) + m  # all -inf: -inf
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=dt)
+        else:
+            out = _logsumexp_rounded(xp, x, dims, keepdim, rdt)
         ctx.save_for_backward(a, out)
         return out
 
@@ -1257,6 +1249,36 @@ class Logsumexp(Function):
     def _backward_data(ctx, grad):
         a, out = ctx._stored_arrays()
         return _keepdim_data(grad, ctx) * ctx.xp.exp(a - _keepdim_data(out, ctx))
+
+
+# NOTE [ logsumexp's roundings ]
+# torch's logsumexp is a composite of ops, each rounding its result to its tensor's dtype:
+# m = amax(x); e = exp(x - m) in x's dtype (x - m rounded first); s = the sum of e into the
+# result's dtype (out='s: e cast to it element by element, then summed); log(s) in the result's
+# dtype; then + m, computed in the wider of the two dtypes and rounded to the result's. A half
+# step is computed in float32 and rounded once (opmath). With one float32/float64 dtype
+# throughout none of this rounds anything, and Logsumexp.forward takes its short path.
+
+
+def _logsumexp_rounded(xp, x, dims, keepdim, rdt):
+    """logsumexp of the array x into dtype rdt, rounding as torch's composite (NOTE
+    [ logsumexp's roundings ])."""
+    dt = x.dtype
+    xw = x.astype("float32") if opmath_dtype(dt) else x
+    m = max_last(xp, xw) if dims == (x.ndim - 1,) else xw.max(axis=dims, keepdims=True)
+    m = xp.where(xp.isinf(m), 0, m)
+    e = xp.exp((xw - m).astype(dt).astype(xw.dtype)).astype(dt)
+    acc = opmath_dtype(rdt) or rdt
+    s = e.astype(rdt).astype(acc).sum(axis=dims, keepdims=True).astype(rdt)
+    log_s = xp.log(s.astype(acc)).astype(rdt)
+    wide = xp.promote_types(rdt, dt) if rdt.itemsize != dt.itemsize else rdt
+    if rdt is not dt and rdt.itemsize == dt.itemsize:  # float16 with bfloat16: float32
+        wide = xp.dtype("float32")
+    wide = opmath_dtype(wide) or wide
+    out = (log_s.astype(wide) + m.astype(wide)).astype(rdt)
+    if not keepdim:
+        out = out.reshape(_drop(x.shape, dims))
+    return out
 
 
 def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
@@ -1281,11 +1303,15 @@ def _logsumexp(op, input, dim, keepdim, out):
                 "logsumexp(): Expected floating point type for result tensor, but got: "
                 f"{_short(out.dtype)}"
             )
-        if out.dtype is not input.dtype:
-            input = cast(input, out.dtype)
     if not input.dtype.is_floating_point:
         input = cast(input, _dtype.default_float())
     dims = reduce_dims(dim, x.ndim, "logsumexp")
+    if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
+        # computed into out's dtype (NOTE [ logsumexp's roundings ])
+        result = Logsumexp.apply(
+            input, dims=dims, keepdim=keepdim, result_dtype=out._data.dtype
+        )
+        return _out(result, out)
     return _out(Logsumexp.apply(input, dims=dims, keepdim=keepdim), out)
 
 
