@@ -320,10 +320,10 @@ def assert_close(
         text = mismatch.message
         if mismatch.path:
             text += f"\n\nThe failure occurred for item {mismatch.path}"
-        if callable(msg):
-            text = msg(text)
-        elif msg is not None:
+        if isinstance(msg, str):
             text = msg
+        elif callable(msg):
+            text = msg(text)
         raise AssertionError(text) from None
     except _Unsupported as unsupported:
         text = unsupported.message
@@ -338,7 +338,8 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     torch.testing.assert_allclose."""
     warnings.warn(
         "`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed in a "
-        "future release. Please use `torch.testing.assert_close()` instead.",
+        "future release. Please use `torch.testing.assert_close()` instead. You can find detailed "
+        "upgrade instructions in https://github.com/pytorch/pytorch/issues/61844.",
         FutureWarning,
         stacklevel=2,
     )

@@ -210,9 +210,9 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose(input, other, *_close_args(rtol, atol, equal_nan, "isclose"))
 
 
-def _isclose(input, other, rtol, atol, equal_nan):
-    """isclose of checked tolerances."""
-    input, other = _binary_inputs(input, other, "isclose")
+def _isclose(input, other, rtol, atol, equal_nan, op="isclose"):
+    """isclose of checked tolerances (op: the name a wrong argument type is reported under)."""
+    input, other = _binary_inputs(input, other, op)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{_short(input.dtype)} did not match {_short(other.dtype)}")
     if rtol < 0:
@@ -247,7 +247,7 @@ def _isclose_integral(xp, x, y, rtol, atol):
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether isclose holds everywhere (a Python bool: reads the device). Mirrors
     torch.allclose."""
-    close = _isclose(input, other, *_close_args(rtol, atol, equal_nan, "allclose"))
+    close = _isclose(input, other, *_close_args(rtol, atol, equal_nan, "allclose"), "allclose")
     return bool(close._device.backend.to_host(close._data.all()))
 
 

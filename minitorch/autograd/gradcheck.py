@@ -16,7 +16,8 @@ __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 # device, and a verdict is read back with `.item()` once per comparison (gradcheck must answer
 # True or False, so it synchronises; library code on the per-op path never does).
 
-_SEED = 0  # fast mode's random vectors come from a private stream
+# Fast mode's random vectors come, as torch's do, from a fresh CPU generator (default seed)
+# drawn in the default float dtype, so the numbers a failure prints are torch's.
 
 
 class GradcheckError(RuntimeError):
@@ -697,23 +698,21 @@ def _mismatch_msg(out_idx, in_idx, numerical, analytical) -> str:
     )
 
 
-def _stream(t: Tensor, streams: dict):
-    dev = t._device
-    rng = streams.get(dev)
-    if rng is None:
-        rng = streams[dev] = dev.backend.make_rng(_SEED)
-    return rng
-
-
 def _unit_vector(t: Tensor, streams):
-    """A random non-negative vector of t's numel and dtype on t's device, of norm 1."""
+    """A random non-negative vector of t's numel and dtype on t's device, of norm 1: uniform
+    draws of the default float dtype from the one CPU generator in `streams`, as torch's."""
     xp = t._device.backend.xp
     dtype = _jacobian_dtype(t)
     n = t._data.size
     if n == 0:
         return xp.zeros(0, dtype=dtype)
-    u = xp.asarray(_stream(t, streams).random(n), dtype=dtype)
-    return u / xp.sqrt((u * u).sum())
+    from minitorch import Generator, rand
+
+    gen = streams.get("cpu")
+    if gen is None:
+        gen = streams["cpu"] = Generator()
+    u = rand(n, generator=gen, device="cpu").to(device=t.device)._data.astype(dtype)
+    return u / xp.linalg.norm(u)
 
 
 def _mt_double():
