@@ -213,6 +213,11 @@ def _np_pdist(a):
     return np.sqrt(((a[i] - a[j]) ** 2).sum(-1))
 
 
+def _np_pdist_p1(a):
+    i, j = np.triu_indices(a.shape[0], 1)
+    return np.abs(a[i] - a[j]).sum(-1)
+
+
 def _np_trapz(y, x=None, dx=1.0, axis=-1, cumulative=False):
     n = y.shape[axis]
     avg = (np.take(y, range(1, n), axis) + np.take(y, range(n - 1), axis)) / 2
@@ -285,6 +290,7 @@ SPECS += [
         lambda T: lambda a, b: T.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
         lambda a, b: _np_cdist(a, b, 2), [(3, 2), (4, 2)]),
     row("pdist", lambda T: T.pdist, _np_pdist, [(5, 3)]),
+    row("pdist_p1", lambda T: lambda a: T.pdist(a, p=1), _np_pdist_p1, [(5, 3)]),
     row("block_diag", lambda T: T.block_diag, _np_block_diag, [(2, 3), (3,), (), (1, 1)]),
     row("block_diag_int", lambda T: T.block_diag, _np_block_diag, [(2, 2), (1, 3)],
         dtypes=INTS, **NOGRAD),

@@ -431,6 +431,9 @@ ALLOWLIST: dict[str, str] = {
     # inside adaptive_avg_pool's composite node (torch's AdaptiveAvgPool2DBackward0), which hides
     # its inner nodes from next_functions; row adaptive_avg_pool2d_uneven runs it
     "pool.AdaptiveAvg": "folded into adaptive_avg_pool's composite node",
+    # inside block_diag's composite node (torch's BlockDiagBackward0); rows block_diag and
+    # block_diag_int run it
+    "linalg_more.BlockDiag": "folded into block_diag's composite node",
     # since NOTE [ Adaptive average windows ], the averaging matrices serve empty outputs only
     # (tests/nn/test_sweep6_functional.py::test_adaptive_pools_zero_channels)
     "pool.AdaptiveAvgGrad": "adaptive_avg_pool's empty outputs only: AdaptiveAvg's adjoint",
@@ -443,6 +446,10 @@ ALLOWLIST: dict[str, str] = {
     # row pdist runs PairwiseDistance2 and PairCombine; PairDot is PairCombine's adjoint
     # (tests/test_s20_perf_distance_conv.py::test_pdist_p2_gradgradcheck)
     "distance.PairDot": "pdist's third-order node (PairCombine's adjoint)",
+    # p=1 (row pdist_p1 runs PairSignSum, its gradient; gradients and double backward:
+    # tests/test_s26_perf7.py::test_pdist_p1_kernels_and_derivatives)
+    "distance.PairwiseDistance1": "folded into pdist's composite node (PdistBackward0)",
+    "distance.PairSignDot": "pdist p=1's third-order node (PairSignSum's adjoint)",
     # inside the regression losses' composite nodes (MseLossBackward0, ...); their gradients and
     # signed zeros: tests/nn/test_loss_signed_zeros.py
     "nn_kernels.MseLoss": "folded into mse_loss's composite node",
