@@ -250,9 +250,17 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             index = self._next_index()
         except StopIteration:
             return
+        # in_order=False: the next active worker holding fewer than its share of the
+        # prefetch_factor * num_workers tasks, as torch (a slow worker's queue does not grow,
+        # the fast ones get its turns).
+        share, active = None, sum(self._workers_status)
+        if not self._in_order and active:
+            share = self._prefetch_factor * self._num_workers // active
         for _ in range(self._num_workers):  # the next active worker, if any
             worker_id = next(self._worker_cycle)
-            if self._workers_status[worker_id]:
+            if self._workers_status[worker_id] and (
+                share is None or self._workers_num_tasks[worker_id] < share
+            ):
                 break
         else:
             return

@@ -58,9 +58,10 @@ class DataLoader(Generic[T_co]):
     platform's default start method), returned in order; see NOTE [ DataLoader workers ].
 
     Differences from torch: batches from workers travel by pickling (tensors are copied, not
-    put in shared memory); pin_memory pins through Tensor.pin_memory() when CUDA is available
-    (and warns, as torch, when it is not); datasets that cannot be sent to 'spawn' workers
-    raise a RuntimeError that says how to fix it.
+    put in shared memory, so their is_shared() is False where torch's is True); pin_memory
+    pins through Tensor.pin_memory() when CUDA is available (and warns, as torch, when it is
+    not); datasets that cannot be sent to 'spawn' workers raise a RuntimeError that says how
+    to fix it.
     """
 
     __initialized = False
