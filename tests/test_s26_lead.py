@@ -145,3 +145,40 @@ def test_logsumexp_into_a_half_out_rounds_as_torchs_composite():
     assert out.tolist() == [3.849609375, 6.671875, 4.1015625]
     assert torch.logsumexp((x * 3.3).half(), 1).tolist() == [10.1484375, 19.0625, 10.421875]
     assert torch.logsumexp((x * 3.3).bfloat16(), 1).tolist() == [10.125, 19.0, 10.4375]
+
+
+def test_custom_function_numpy_outputs_pass_through_as_torch():
+    # torch returns what forward returned where it is not a Tensor, a NumPy array included (no
+    # graph: a grader sees the student's mistake), and hands None for it to backward
+    import numpy as np
+
+    seen = []
+
+    class Twice(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.detach().numpy() * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    class Three(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, x.detach().numpy(), 3
+
+        @staticmethod
+        def backward(ctx, g, h, k):
+            seen.append((h, k))
+            return g * 2
+
+    x = torch.ones(2, requires_grad=True)
+    y = Twice.apply(x)
+    assert type(y) is np.ndarray and y.tolist() == [2.0, 2.0]
+    with torch.no_grad():
+        assert type(Twice.apply(x)) is np.ndarray
+    a, b, c = Three.apply(x)
+    assert type(a) is torch.Tensor and type(b) is np.ndarray and c == 3
+    a.sum().backward()
+    assert seen == [(None, None)] and x.grad.tolist() == [2.0, 2.0]

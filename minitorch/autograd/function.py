@@ -1191,24 +1191,16 @@ def _apply_user(cls, ctx, device, record, args, out):
         ctx._out_device = device
         if len(outs) > 1:  # for zero-filling the gradients of unused outputs
             ctx._out_shapes = tuple(
-                (o._data.shape, o._data.dtype)
-                if isinstance(o, Tensor)
-                else (o.shape, o.dtype)
-                if _is_array(device, o)
-                else None
-                for o in outs
+                (o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None for o in outs
             )
     kept = ctx._to_save or () if cls._has_setup_context else ()
     results = []
     diff = []  # per output: whether it is differentiable (has this node as grad_fn)
     for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
-            if o is not None and _is_array(device, o):
-                o = _make(o, device, False, None, 0)
-            else:
-                results.append(o)  # non-tensor outputs pass through
-                diff.append(False)
-                continue
+        if not isinstance(o, Tensor):  # non-tensor outputs (NumPy arrays too) pass through
+            results.append(o)
+            diff.append(False)
+            continue
         is_input = any(o is a for a in args)
         modified = any(o is d for d in dirty)
         differentiable = (
