@@ -1043,8 +1043,7 @@ def _connect(ctx, args):
             _regenerate_view_grad_fn(a)
         fn = a._grad_fn
         ctx._next = ((_accumulator(a), 0) if fn is None else (fn, a._output_nr),)
-        d = a._data
-        ctx._in_meta = ((d.shape, d.dtype),)
+        ctx._in_meta = _META1[a._data.shape, a._data.dtype]  # NOTE [ Interned input metadata ]
         ctx.needs_input_grad = _NEEDED
     elif len(args) == 2:  # a binary op: tuples built directly
         a, b = args
@@ -1054,9 +1053,10 @@ def _connect(ctx, args):
             ea = ma = None
         if isinstance(b, Tensor) and b._requires_grad:
             eb, mb = _edge_meta(b)
+            ctx.needs_input_grad = _NEEDED_TT if ea is not None else _NEEDED_FT
         else:
             eb = mb = None
-        ctx.needs_input_grad = (ea is not None, eb is not None)
+            ctx.needs_input_grad = _NEEDED_TF if ea is not None else _NEEDED_FF
         ctx._next = (ea, eb)
         ctx._in_meta = (ma, mb)
     else:
@@ -1083,6 +1083,43 @@ def _connect(ctx, args):
 
 
 _NEEDED = (True,)
+_NEEDED_TT, _NEEDED_TF, _NEEDED_FT, _NEEDED_FF = (
+    (True, True), (True, False), (False, True), (False, False)
+)
+
+
+# NOTE [ Interned input metadata ]
+# A node keeps each input's (shape, dtype) (`_in_meta`, for un-broadcasting its gradients). Made
+# afresh per node, the tuples (the shape, the pair, the node's tuple of pairs) are allocations
+# that Python's cyclic GC counts and traverses: a recorded graph that lives across many ops (an
+# ODE rollout, an RNN) makes collections run often, and a tuple of tuples is untracked only one
+# nesting level per collection, so the pairs reach the older generations, which a long graph
+# makes slow to collect. One interned pair per distinct (shape, dtype) (and one 1-tuple of it
+# for one-input nodes) leaves a node's `_in_meta` free of new objects, or with one tuple of
+# untracked pairs, which the first collection untracks. The cache is cleared when it grows
+# large (a program with many distinct shapes), which only costs new tuples again.
+class _InternedMeta(dict):
+    __slots__ = ()
+
+    def __missing__(self, key):
+        if len(self) >= 4096:
+            self.clear()
+        self[key] = key
+        return key
+
+
+class _InternedMeta1(dict):
+    __slots__ = ()
+
+    def __missing__(self, key):
+        if len(self) >= 4096:
+            self.clear()
+        value = self[key] = (_META[key],)
+        return value
+
+
+_META = _InternedMeta()  # (shape, dtype) -> that pair, one object per distinct value
+_META1 = _InternedMeta1()  # (shape, dtype) -> the 1-tuple of its interned pair
 
 
 def _edge_meta(a):
@@ -1090,8 +1127,10 @@ def _edge_meta(a):
     if a._base is not None and a._view_version != a._vc[0]:
         _regenerate_view_grad_fn(a)
     fn = a._grad_fn
-    d = a._data
-    return ((_accumulator(a), 0) if fn is None else (fn, a._output_nr)), (d.shape, d.dtype)
+    return (
+        (_accumulator(a), 0) if fn is None else (fn, a._output_nr),
+        _META[a._data.shape, a._data.dtype],  # NOTE [ Interned input metadata ]
+    )
 
 
 def _edge(t: Tensor):
