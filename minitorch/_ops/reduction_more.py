@@ -1020,7 +1020,11 @@ def _mode_index(xp, x, dim, host):
 
 
 def mode(input, dim=-1, keepdim=False, *, out=None):
-    """The most frequent value along dim and its index. Mirrors torch.mode."""
+    """The most frequent value along dim and its index. Mirrors torch.mode.
+
+    Differences from torch: the index is the tied value's last occurrence. torch's CPU kernel
+    takes the last of its run after an unstable sort, which is the last occurrence only up to
+    16 elements along dim; with NaNs its value and index are whatever that sort leaves."""
     if dim is None:  # (None would read as all elements below, an overload mode lacks)
         raise TypeError("mode(): argument 'dim' must be int, not NoneType")
     if out is not None:

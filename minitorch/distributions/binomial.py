@@ -70,9 +70,12 @@ class Binomial(BinaryProbs, Distribution):
         if self._validate_args:
             self._validate_sample(value)
         n, k, logits = self.total_count, value, self.logits
-        log_binom = (n + 1).lgamma() - minitorch.lgamma(k + 1) - (n - k + 1).lgamma()
-        # k log p + (n - k) log(1 - p) = k logits - n softplus(logits); n = 0 gives 0
-        return log_binom + k * logits - n * _softplus(logits)
+        # k log p + (n - k) log(1 - p) = k logits - n softplus(logits); n = 0 gives 0. Summed in
+        # torch's order (softplus's two terms scaled apart, lgamma(n + 1) inside the normalizer):
+        # float32's rounding then agrees (p = 0, k = 0 gives torch's -2**-20, not -10 eps).
+        relu = (logits.clamp(min=0) + logits - logits.clamp(max=0)) / 2  # (as _softplus)
+        normalize = n * relu + n * (-logits.abs()).exp().log1p() - (n + 1).lgamma()
+        return k * logits - minitorch.lgamma(k + 1) - (n - k + 1).lgamma() - normalize
 
     def _homogeneous_count(self, what: str) -> int:
         total = int(self.total_count.max()) if self.total_count.numel() else 0
