@@ -872,8 +872,27 @@ def clamp_(input, min=None, max=None):
     return apply_inplace(input, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
 
 
-def _unary_inplace(name):
+def fast_unary_(self: Tensor, kernel) -> bool:
+    """self <- kernel(xp, x), the kernel writing into self's array x itself, for a float32/float64
+    plain tensor that is no view, with no graph to record (no_grad code, optimizer updates): no
+    snapshot, no temporary result, no copy back. The kernel must give the out-of-place op's
+    values bit for bit. False when the general path (apply_inplace) is needed."""
+    if self.__class__ is not Tensor or self._base is not None:
+        return False
+    if state.enabled and self._requires_grad:
+        return False  # a graph to record, or a leaf's error
+    x = self._data
+    if x.dtype.char not in "fd" or 0 in x.strides or not x.flags.writeable:
+        return False  # maybe expanded (the general path refuses it), or read-only memory
+    kernel(self._device.backend.xp, x)
+    self._vc[0] += 1
+    return True
+
+
+def _unary_inplace(name, kernel=None):
     def op(input):
+        if kernel is not None and fast_unary_(input, kernel):
+            return input
         return apply_inplace(input, getattr(_ops(), name), name + "_")
 
     op.__name__ = op.__qualname__ = name + "_"
@@ -881,14 +900,19 @@ def _unary_inplace(name):
     return op
 
 
-neg_ = _unary_inplace("neg")
+def _relu_kernel(xp, x):
+    # as Relu.forward: against zeros (vectorised); NumPy returns the second operand on a tie
+    xp.maximum(xp.zeros(x.shape, x.dtype), x, out=x)
+
+
+neg_ = _unary_inplace("neg", lambda xp, x: xp.negative(x, out=x))
 exp_ = _unary_inplace("exp")
 log_ = _unary_inplace("log")
 sqrt_ = _unary_inplace("sqrt")
 abs_ = _unary_inplace("abs")
 tanh_ = _unary_inplace("tanh")
 sigmoid_ = _unary_inplace("sigmoid")
-relu_ = _unary_inplace("relu")
+relu_ = _unary_inplace("relu", _relu_kernel)
 
 
 class Fill(Function):

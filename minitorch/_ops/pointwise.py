@@ -1130,6 +1130,11 @@ class Abs(Function):
 
 
 def _sign_kernel(xp, x):
+    if x.dtype.char in "fd" and x.ndim:
+        # (x > 0) - (x < 0): two vectorised comparisons, where NumPy's float sign is a scalar
+        # loop (3x slower); NaN and -0. give +0., as torch's
+        i8 = xp.int8
+        return xp.subtract((x > 0).view(i8), (x < 0).view(i8)).astype(x.dtype)
     out = xp.asarray(xp.sign(x))  # (a 0-d input gives a NumPy scalar)
     if out.dtype.kind == "f" or out.dtype.itemsize == 2 and out.dtype.kind != "i":
         xp.copyto(out, 0, where=out != out)  # sign(nan) is 0 in torch
@@ -1274,7 +1279,10 @@ class Relu(Function):
     @staticmethod
     def forward(ctx, a):
         x = a._data
-        out = ctx.xp.maximum(x, 0, dtype=x.dtype)
+        # against an array of zeros, not the number 0: NumPy's maximum with a scalar operand is
+        # not vectorised (3x slower). On a tie NumPy returns the second operand, so relu(-0.) is
+        # -0. as torch's (float16's maximum returns the first: _HalfRelu)
+        out = ctx.xp.maximum(ctx.xp.zeros(x.shape, x.dtype), x)
         ctx.save_for_backward(out)
         return out
 
@@ -1286,12 +1294,27 @@ class Relu(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._stored_arrays()
-        return ReluBackward.kernel(ctx.xp, grad, out)
+        return mask_gradient(ctx.xp, grad, ~(out <= 0))  # (ReluBackward.kernel, inlined)
 
     @staticmethod
     def _backward_data_owned(ctx, grad):
         (out,) = ctx._stored_arrays()
-        return ReluBackward.kernel(ctx.xp, grad, out, out=grad)  # NOTE [ Reused gradients ]
+        # (ReluBackward.kernel, inlined) NOTE [ Reused gradients ]
+        return mask_gradient(ctx.xp, grad, ~(out <= 0), grad)
+
+
+class _HalfRelu(Relu):
+    """Relu of float16, whose NumPy maximum returns its first operand on a tie (relu(-0.) is
+    -0.)."""
+
+    _node_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, a):
+        x = a._data
+        out = ctx.xp.maximum(x, ctx.xp.zeros(x.shape, x.dtype))
+        ctx.save_for_backward(out)
+        return out
 
 
 class ReluBackward(Function):
@@ -1338,8 +1361,9 @@ def mask_gradient(xp, grad, keep, out=None):
     """grad where the boolean array `keep` (broadcast against grad) is True, +0. elsewhere, into
     `out` when given (grad itself on the reused-gradient path). NOTE [ Masking by an integer
     product ]"""
-    bits = _SAME_WIDTH_INT.get(grad.dtype)
-    if bits is None:
+    try:
+        bits = _SAME_WIDTH_INT[grad.dtype]
+    except KeyError:
         bits = _SAME_WIDTH_INT[grad.dtype] = xp.dtype(f"int{8 * grad.dtype.itemsize}")
     if out is not None:
         xp.multiply(grad.view(bits), keep, dtype=bits, out=out.view(bits))
@@ -1396,10 +1420,13 @@ def sign(input, *, out=None):
 def relu(input):
     """max(input, 0). Mirrors torch.relu."""
     try:
-        if input._data.dtype == bool:
-            raise RuntimeError("Boolean inputs not supported for relu")
+        dt = input._data.dtype
     except AttributeError:  # torch.relu(None): zero-cost when a tensor
         raise not_tensor("relu", input) from None
+    if dt.char in "?e":
+        if dt.char == "?":
+            raise RuntimeError("Boolean inputs not supported for relu")
+        return _HalfRelu.apply(input)
     return Relu.apply(input)
 
 

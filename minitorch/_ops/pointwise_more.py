@@ -13,7 +13,7 @@ from minitorch._ops._common import (
     type_name,
     zeros_of,
 )
-from minitorch._ops.pointwise import _out, _out_exact, div, pow, sign, sqrt
+from minitorch._ops.pointwise import _out, _out_exact, _sign_kernel, div, pow, sign, sqrt
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 
@@ -173,6 +173,8 @@ class Sgn(_ZeroGrad, Function):
 
     @staticmethod
     def forward(ctx, a):
+        if a._data.dtype.char in "fd":
+            return _sign_kernel(ctx.xp, a._data)  # NaN and -0. give +0. there
         out = _arr(ctx.xp, ctx.xp.sign(a._data))
         # sgn(nan) is 0 in torch, and sgn(-0) +0 (bfloat16's sign keeps the -0)
         ctx.xp.copyto(out, 0, where=(out != out) | (out == 0))
@@ -570,6 +572,25 @@ log1p_ = _inplace(log1p)
 rsqrt_ = _inplace(rsqrt)
 square_ = _inplace(square)
 reciprocal_ = _inplace(reciprocal)
+
+
+def _fast(op, kernel):
+    """op (an in-place op from _inplace) with a first try of fast_unary_(input, kernel): the
+    kernel writes into a float32/float64 root's memory when no graph is recorded."""
+
+    def fast(input):
+        from minitorch._ops.inplace import fast_unary_
+
+        return input if fast_unary_(input, kernel) else op(input)
+
+    fast.__name__ = fast.__qualname__ = op.__name__
+    fast.__doc__ = op.__doc__
+    return fast
+
+
+# (x ** 2 and 1 / x are NumPy's square and reciprocal, bit for bit)
+square_ = _fast(square_, lambda xp, x: xp.square(x, out=x))
+reciprocal_ = _fast(reciprocal_, lambda xp, x: xp.reciprocal(x, out=x))
 sin_ = _inplace(sin)
 cos_ = _inplace(cos)
 tan_ = _inplace(tan)
@@ -596,6 +617,12 @@ arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 def round_(input, *, decimals=0):
     """In-place round. Mirrors torch.Tensor.round_ and torch.round_."""
-    from minitorch._ops.inplace import apply_inplace
+    from minitorch._ops.inplace import apply_inplace, fast_unary_
 
+    if decimals == 0 and fast_unary_(input, _rint_kernel):
+        return input
     return apply_inplace(input, lambda s: round(s, decimals=decimals), "round_")
+
+
+def _rint_kernel(xp, x):
+    xp.rint(x, out=x)  # Round's kernel
