@@ -46,7 +46,7 @@ def _per_entry(other, n: int, op: str) -> list:
     """The second operand for each of n entries: a list given one per entry, else repeated."""
     if isinstance(other, (list, tuple)):
         if len(other) != n:  # torch's texts do not name the op
-            if other and not any(isinstance(o, Tensor) for o in other):
+            if not any(isinstance(o, Tensor) for o in other):
                 raise RuntimeError("Tensor list must have same number of elements as scalar list.")
             raise RuntimeError(
                 f"Tensor lists must have the same number of tensors, got {n} and {len(other)}"

@@ -115,7 +115,7 @@ def suggests_channels_last(x) -> bool:
     if x.ndim != 4:
         return False
     strides, sizes = x.strides, x.shape
-    if strides[1] == 0:
+    if strides[1] == 0 or 0 in sizes:  # an empty tensor is never channels-last to torch
         return False
     least = 0
     for d in (1, 3, 2, 0):

@@ -182,3 +182,19 @@ def test_custom_function_numpy_outputs_pass_through_as_torch():
     assert type(a) is torch.Tensor and type(b) is np.ndarray and c == 3
     a.sum().backward()
     assert seen == [(None, None)] and x.grad.tolist() == [2.0, 2.0]
+
+
+def test_an_empty_batch_is_never_channels_last():
+    # torch 2.13: an empty tensor's layout is row-major to suggest_memory_format
+    F = torch.nn.functional
+    x = torch.randn(0, 8, 6, 6).contiguous(memory_format=torch.channels_last)
+    assert F.max_pool2d(x, 2).stride() == (72, 9, 3, 1)
+    assert torch.cat([x, x], 1).stride() == (576, 36, 6, 1)
+    assert F.pad(x, (1, 1)).stride() == (384, 48, 8, 1)
+    assert F.interpolate(x, scale_factor=2).stride() == (1152, 144, 12, 1)
+
+
+def test_foreach_empty_scalar_list_message():
+    with pytest.raises(RuntimeError) as info:
+        torch._foreach_add([torch.ones(2), torch.ones(3)], [])
+    assert str(info.value) == "Tensor list must have same number of elements as scalar list."

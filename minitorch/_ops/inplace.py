@@ -111,12 +111,12 @@ def writable(t: Tensor):
     array, not a view for autograd): a custom backward writing into its grad_output (sparsemax's
     `grad_output[out == 0] = 0`) or a hook's masked_fill_ writes its one element, as torch's."""
     d = t._data
-    if d.flags.writeable:
+    if getattr(d.flags, "writeable", True):  # (CuPy 13's flags have no writeable: always)
         return d
     if t._base is None:
         return _writable_alias(d) if t._device.type == "cpu" else d
     root = t._base._data
-    if not (root.flags.writeable and root.flags.c_contiguous):
+    if not (getattr(root.flags, "writeable", True) and root.flags.c_contiguous):
         return d
     backend = t._device.backend
     start = (backend.data_ptr(d) - backend.data_ptr(root)) // d.itemsize
@@ -882,7 +882,7 @@ def fast_unary_(self: Tensor, kernel) -> bool:
     if state.enabled and self._requires_grad:
         return False  # a graph to record, or a leaf's error
     x = self._data
-    if x.dtype.char not in "fd" or 0 in x.strides or not x.flags.writeable:
+    if x.dtype.char not in "fd" or 0 in x.strides or not getattr(x.flags, "writeable", True):
         return False  # maybe expanded (the general path refuses it), or read-only memory
     kernel(self._device.backend.xp, x)
     self._vc[0] += 1
