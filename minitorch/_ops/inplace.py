@@ -902,15 +902,30 @@ def _unary_inplace(name, kernel=None):
 
 def _relu_kernel(xp, x):
     # as Relu.forward: against zeros (vectorised); NumPy returns the second operand on a tie
-    xp.maximum(xp.zeros(x.shape, x.dtype), x, out=x)
+    xp.maximum(xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous else xp.zeros_like(x), x, out=x)
+
+
+def _ufunc_kernel(name):
+    """x <- xp.<name>(x) in place, as the out-of-place op's bits: float64 exp and log of an
+    array with a negative stride (a flip's result) take another NumPy loop in place than out of
+    place (1 ulp apart), so that layout is computed out of place and copied back."""
+
+    def kernel(xp, x):
+        ufunc = getattr(xp, name)
+        if min(x.strides, default=0) < 0:
+            x[...] = ufunc(x)
+        else:
+            ufunc(x, out=x)
+
+    return kernel
 
 
 neg_ = _unary_inplace("neg", lambda xp, x: xp.negative(x, out=x))
-exp_ = _unary_inplace("exp")
-log_ = _unary_inplace("log")
-sqrt_ = _unary_inplace("sqrt")
-abs_ = _unary_inplace("abs")
-tanh_ = _unary_inplace("tanh")
+exp_ = _unary_inplace("exp", _ufunc_kernel("exp"))
+log_ = _unary_inplace("log", _ufunc_kernel("log"))
+sqrt_ = _unary_inplace("sqrt", _ufunc_kernel("sqrt"))
+abs_ = _unary_inplace("abs", _ufunc_kernel("abs"))
+tanh_ = _unary_inplace("tanh", _ufunc_kernel("tanh"))
 sigmoid_ = _unary_inplace("sigmoid")
 relu_ = _unary_inplace("relu", _relu_kernel)
 

@@ -1282,7 +1282,9 @@ class Relu(Function):
         # against an array of zeros, not the number 0: NumPy's maximum with a scalar operand is
         # not vectorised (3x slower). On a tie NumPy returns the second operand, so relu(-0.) is
         # -0. as torch's (float16's maximum returns the first: _HalfRelu)
-        out = ctx.xp.maximum(ctx.xp.zeros(x.shape, x.dtype), x)
+        xp = ctx.xp  # zeros laid out as x (row-major where x is expanded), as torch's layout
+        z = xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous or 0 in x.strides else None
+        out = xp.maximum(xp.zeros_like(x) if z is None else z, x)
         ctx.save_for_backward(out)
         return out
 
@@ -1312,7 +1314,9 @@ class _HalfRelu(Relu):
     @staticmethod
     def forward(ctx, a):
         x = a._data
-        out = ctx.xp.maximum(x, ctx.xp.zeros(x.shape, x.dtype))
+        xp = ctx.xp
+        z = xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous or 0 in x.strides else None
+        out = xp.maximum(x, xp.zeros_like(x) if z is None else z)
         ctx.save_for_backward(out)
         return out
 
