@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 
 from minitorch import _dtype
@@ -472,3 +473,12 @@ def dims_arg(dim, ndim: int, op: str):
 
 def as_tensor_arg(x, ref: Tensor) -> Tensor:
     return x if isinstance(x, Tensor) else scalar_like(x, ref)
+
+
+def quiet(xp):
+    """NumPy's errstate silencing its floating-point warnings (invalid, overflow, division by
+    zero) for a kernel whose infinities and NaNs are the answer; CuPy warns of none."""
+    errstate = getattr(xp, "errstate", None)
+    if errstate is None:
+        return contextlib.nullcontext()
+    return errstate(invalid="ignore", over="ignore", divide="ignore")

@@ -869,7 +869,31 @@ def pow_(self, exponent):
 
 
 def clamp_(input, min=None, max=None):
+    if fast_clamp_(input, min, max):
+        return input
     return apply_inplace(input, lambda s: _ops().clamp(s, min, max), "clamp_", (min, max))
+
+
+def fast_clamp_(self, lo, hi) -> bool:
+    """clamp_ of a float32/float64 tensor with Python number bounds (at least one), in place
+    when fast_unary_ allows: clip into the tensor itself, the out-of-place Clamp's kernel (an
+    infinite other bound for one). Bounds beyond float16's range or NaN (checks, conversions)
+    go the general way; False then."""
+    for b in (lo, hi):
+        if b is not None and not (b.__class__ in (float, int) and -65504.0 <= b <= 65504.0):
+            return False
+    if lo is None and hi is None:
+        return False
+    lo = -math.inf if lo is None else lo
+    hi = math.inf if hi is None else hi
+
+    def kernel(xp, x):
+        if min(x.strides, default=0) < 0:  # (as _ufunc_kernel: the out-of-place loop's bits)
+            x[...] = xp.clip(x, lo, hi)
+        else:
+            xp.clip(x, lo, hi, out=x)
+
+    return fast_unary_(self, kernel)
 
 
 def fast_unary_(self: Tensor, kernel) -> bool:

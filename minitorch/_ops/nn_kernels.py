@@ -10,7 +10,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
-from minitorch._ops._common import cast, opmath_dtype, wrap_dim
+from minitorch._ops._common import cast, opmath_dtype, quiet, wrap_dim
 from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product
 from minitorch._ops.pointwise import exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
@@ -375,16 +375,26 @@ class BinaryCrossEntropyBackward(Function):
         return gg, gx, gt, None
 
 
+# max(log(a), -100) as log's -inf at 0 clipped, with no warning: NumPy's where and maximum with
+# a number operand are its slow paths (316 x 316 float32: 280 us -> 60 us). A NaN input gives
+# NaN (F's check refuses it on the host, as torch's).
 def _clamped_log(xp, a):
-    """max(log(a), -100) without evaluating log(0) (no warning, no -inf)."""
-    pos = a > 0
-    return xp.where(pos, xp.maximum(xp.log(xp.where(pos, a, 1)), -100), -100)
+    """max(log(a), -100), log(0) = -inf giving -100 (no warning)."""
+    out = xp.empty_like(a)
+    with quiet(xp):
+        xp.log(a, out=out)
+    return xp.clip(out, -100, _INF, out=out)
 
 
 def _clamped_log1m(xp, a):
-    """max(log1p(-a), -100) without evaluating log1p(-1) (no warning, no -inf)."""
-    below = a < 1
-    return xp.where(below, xp.maximum(xp.log1p(-xp.where(below, a, 0)), -100), -100)
+    """max(log1p(-a), -100), log1p(-1) = -inf giving -100 (no warning)."""
+    out = xp.negative(a, out=xp.empty_like(a))
+    with quiet(xp):
+        xp.log1p(out, out=out)
+    return xp.clip(out, -100, _INF, out=out)
+
+
+_INF = float("inf")
 
 
 def binary_cross_entropy_kernel(input, target, weight=None):

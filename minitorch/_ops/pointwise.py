@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator as _operator
 
@@ -1518,6 +1519,9 @@ def _require_tensors(a, b, op):
             )
 
 
+_INF = math.inf
+
+
 class Clamp(Function):
     """out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0"""
 
@@ -1528,13 +1532,18 @@ class Clamp(Function):
         ctx.save_for_backward(a)
         ctx.bounds = (min, max)
         xp = ctx.xp
-        # one bound: maximum(bound, a) keeps a where they tie (-0. against 0, as torch's
-        # `a < min ? min : a`); NumPy's clip with one bound returns the bound there
-        if max is None:
-            return xp.maximum(min, a._data)
-        if min is None:
-            return xp.minimum(max, a._data)
-        return xp.clip(a._data, min, max)
+        # one bound: a tie keeps a (-0. against 0, as torch's `a < min ? min : a`). NumPy's
+        # clip with an infinite other bound does, and is ~2x faster than maximum with a number;
+        # maximum returns its second operand on a tie, float16's its first (clip: slower)
+        x = a._data
+        if min is None or max is None:
+            c = x.dtype.char
+            if c in "fd":
+                return xp.clip(x, -_INF if min is None else min, _INF if max is None else max)
+            bound = max if min is None else min
+            pair = (x, bound) if c == "e" else (bound, x)  # a tie keeps x
+            return xp.maximum(*pair) if max is None else xp.minimum(*pair)
+        return xp.clip(x, min, max)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1546,8 +1555,7 @@ class Clamp(Function):
         if grad.itemsize == 2:  # a half tensor against number bounds: the Tensor comparison
             return NotImplemented
         (a,) = ctx._stored_arrays()
-        xp = ctx.xp
-        return xp.where(_within(a, *ctx.bounds), grad, xp.zeros((), grad.dtype))
+        return ctx._out_device.backend.keep(_within(a, *ctx.bounds), grad)  # branch-free
 
 
 def _within(a, lo, hi):

@@ -18,7 +18,7 @@ from minitorch._ops._common import (
     scalar_like,
     zeros_of,
 )
-from minitorch._ops.inplace import apply_inplace, clamp_, neg_
+from minitorch._ops.inplace import apply_inplace, clamp_, fast_clamp_, neg_
 from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
 from minitorch._ops.pointwise_more import (
     _arr,
@@ -498,6 +498,8 @@ def clamp_min_(input, min):
     # through clamp_min, so the node is torch's ClampMinBackward0/1 (not clamp_'s)
     if min is None:
         raise _one_bound_error("clamp_min_", input, min, "min")
+    if fast_clamp_(input, min, None):
+        return input
     return apply_inplace(input, lambda s: clamp_min(s, min), "clamp_min_", (min,))
 
 
@@ -505,6 +507,8 @@ def clamp_max_(input, max):
     """In-place clamp_max. Mirrors torch.clamp_max_."""
     if max is None:
         raise _one_bound_error("clamp_max_", input, max, "max")
+    if fast_clamp_(input, None, max):
+        return input
     return apply_inplace(input, lambda s: clamp_max(s, max), "clamp_max_", (max,))
 
 

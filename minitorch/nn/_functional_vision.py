@@ -3,7 +3,6 @@ spatial-transformer pair affine_grid / grid_sample."""
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import math
 import warnings
@@ -11,7 +10,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, linspace, ones, zeros, zeros_like
-from minitorch._ops._common import index
+from minitorch._ops._common import index, quiet
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
 from minitorch.autograd.composite import as_node
@@ -527,15 +526,6 @@ def _bicubic_taps(tap, raw, have, padding_mode, align_corners) -> Tensor:
 _ROWS_MIN = 16
 
 
-def _quiet(xp):
-    """NumPy's errstate silencing the invalid casts and infinities a wild grid makes (CuPy
-    warns of none)."""
-    errstate = getattr(xp, "errstate", None)
-    if errstate is None:
-        return contextlib.nullcontext()
-    return errstate(invalid="ignore", over="ignore", divide="ignore")
-
-
 def _fused_unnormalize_data(xp, a, half):
     """_fused_unnormalize on arrays: a * half - 0.5 rounded once (a = grid + 1)."""
     if a.dtype == xp.float32:
@@ -728,7 +718,7 @@ def _sample_data(backend, x, g, mode, padding_mode, align_corners):
     have, out = tuple(x.shape[2:]), tuple(g.shape[1:-1])
     P = math.prod(out)
     g = g.reshape(N * P, len(have))
-    with _quiet(xp):
+    with quiet(xp):  # the invalid casts and infinities of a wild grid
         dims, _ = _plan(backend, g, have, mode, padding_mode, align_corners, False)
         table = _table(xp, x)
         result = None
@@ -752,7 +742,7 @@ def _grad_data(backend, x, g, grad, mode, padding_mode, align_corners, need_inpu
     grid_shape = g.shape
     g = g.reshape(N * P, n)
     need_grid = need_grid and mode != "nearest"
-    with _quiet(xp):
+    with quiet(xp):  # the invalid casts and infinities of a wild grid
         dims, chains = _plan(backend, g, have, mode, padding_mode, align_corners, need_grid)
         gout = xp.ascontiguousarray(grad.reshape(N, C, P).swapaxes(0, 1)).reshape(C, N * P)
         table = _table(xp, x) if need_grid else None
