@@ -151,6 +151,20 @@ def _pair_matrix(xp, w, n):
     return full
 
 
+def _by_row_blocks(xp, a, reduce):
+    """pdist's values of the rows of a: reduce(diff) for each block of rows i0:i1, diff the
+    differences a_i - a_j for the columns j > i0 (half in float32: vector_norm's rule), its
+    upper pairs kept in pdist's order (NOTE [ pdist by row blocks ])."""
+    n, m = a.shape
+    parts = []
+    for i0, i1 in _row_blocks(n, n, m):
+        diff = a[i0:i1, None, :] - a[None, i0 + 1 :, :]
+        if diff.dtype.itemsize == 2:
+            diff = diff.astype("float32")
+        parts.append(_upper_pairs(xp, reduce(diff), i0, i1))
+    return xp.concatenate(parts).astype(a.dtype, copy=False)
+
+
 class PairwiseDistance2(Function):
     """out = ||x_i - x_j||_2 for the rows i < j of x (pdist's order);  grad_x = PairCombine(
     grad / out (0 where out is 0, torch's subgradient), x)  (NOTE [ pdist by row blocks ])"""
@@ -158,20 +172,14 @@ class PairwiseDistance2(Function):
     @staticmethod
     def forward(ctx, x):
         xp = ctx.xp
-        a = x._data
-        n, m = a.shape
-        parts = []
-        for i0, i1 in _row_blocks(n, n, m):
-            diff = a[i0:i1, None, :] - a[None, i0 + 1 :, :]  # the columns j > i0 only
-            if diff.dtype.itemsize == 2:  # half: summed in float32 (vector_norm's rule)
-                diff = diff.astype("float32")
-            if m == 1:  # one coordinate: |diff| itself (vector_norm's rule: no overflow)
-                dist = xp.abs(diff[..., 0])
-            else:
-                diff *= diff
-                dist = xp.sqrt(xp.add.reduce(diff, axis=-1))
-            parts.append(_upper_pairs(xp, dist, i0, i1))
-        out = xp.concatenate(parts).astype(a.dtype, copy=False)
+
+        def norms(diff):
+            if diff.shape[-1] == 1:  # one coordinate: |diff| itself (vector_norm's rule)
+                return xp.abs(diff[..., 0])
+            diff *= diff
+            return xp.sqrt(xp.add.reduce(diff, axis=-1))
+
+        out = _by_row_blocks(xp, x._data, norms)
         ctx.save_for_backward(x, out)
         return out
 
@@ -253,17 +261,8 @@ class PairwiseDistance1(Function):
     @staticmethod
     def forward(ctx, x):
         xp = ctx.xp
-        a = x._data
-        n, m = a.shape
-        parts = []
-        for i0, i1 in _row_blocks(n, n, m):
-            diff = a[i0:i1, None, :] - a[None, i0 + 1 :, :]  # the columns j > i0 only
-            if diff.dtype.itemsize == 2:  # half: summed in float32 (vector_norm's rule)
-                diff = diff.astype("float32")
-            dist = xp.add.reduce(xp.abs(diff, out=diff), axis=-1)
-            parts.append(_upper_pairs(xp, dist, i0, i1))
         ctx.save_for_backward(x)
-        return xp.concatenate(parts).astype(a.dtype, copy=False)
+        return _by_row_blocks(xp, x._data, lambda d: xp.add.reduce(xp.abs(d, out=d), axis=-1))
 
     @staticmethod
     def backward(ctx, grad):

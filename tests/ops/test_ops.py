@@ -420,6 +420,10 @@ ALLOWLIST: dict[str, str] = {
     "reduction.MeanInto": "mean(dtype=float16/bfloat16) of a wider input",
     "reduction.MeanDimInto": "mean(dim, dtype=float16/bfloat16) of a wider input",
     "pointwise_misc.Heaviside": "no derivative in torch: it records only so backward can raise",
+    # relu of float16 (NumPy's float16 maximum returns its first operand on a tie): the table's
+    # float64 gradient checks cannot run it; values, -0. and the node name in
+    # tests/test_s26_perf8.py
+    "pointwise._HalfRelu": "relu of float16",
     "sorting.NoDerivative": "histogram/bincount results: records only so backward can raise",
     "sorting.NotImplementedDerivative": "unique results: records only so backward can raise",
     "activation._InplaceNegativeSlope": "in-place leaky_relu/elu with a negative slope: records "
