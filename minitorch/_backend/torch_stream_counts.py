@@ -459,9 +459,22 @@ def _product_table(u: np.ndarray, lam: float):
     return np.where(ok, j, -1), (j - 1 - p).astype(np.float64)
 
 
+def _two_slot_table(acc: np.ndarray, k: np.ndarray):
+    """The table of next slots of a sampler whose tries take two uniforms each: from slot s,
+    the first accepted try at s, s + 2, ... (acc, one flag per slot) gives the draw k there and
+    the slot after it, -1 where the block holds no accepted try."""
+    big = np.int64(1 << 62)
+    first = np.where(acc, np.arange(acc.size), big)
+    for parity in (0, 1):
+        first[parity::2] = np.minimum.accumulate(first[parity::2][::-1])[::-1]
+    ok = first < big
+    fc = np.where(ok, first, 0)
+    nxt = np.append(np.where(ok, fc + 2, -1), -1)
+    return nxt, np.append(k[fc], 0.0)
+
+
 def _ptrs_table(u: np.ndarray, lam: float):
     """As _product_table for a PTRS draw of rate lam (10 <= lam < _PTRS_MAX)."""
-    n = u.size
     log = math.log
     b = 0.931 + 2.53 * math.sqrt(lam)
     a = -0.059 + 0.02483 * b
@@ -488,14 +501,7 @@ def _ptrs_table(u: np.ndarray, lam: float):
             v = float(V[at[t]])
             exact = (log(v) if v > 0 else -math.inf) + c - log(float(d[t]))
             acc[at[t]] = exact <= float(rhs[t])
-    big = np.int64(1 << 62)
-    first = np.where(acc, np.arange(n - 1), big)
-    for r in (0, 1):
-        first[r::2] = np.minimum.accumulate(first[r::2][::-1])[::-1]
-    ok = first < big
-    fc = np.where(ok, first, 0)
-    nxt = np.append(np.where(ok, fc + 2, -1), -1)
-    return nxt, np.append(k[fc], 0.0)
+    return _two_slot_table(acc, k)
 
 
 def _poisson_one_rate(s: TorchStream, m: int, lam: float) -> np.ndarray:
@@ -799,7 +805,6 @@ def _inversion_table(u: np.ndarray, n: float, q: float):
 
 def _btrs_table(u: np.ndarray, n: float, q: float, float32: bool):
     """As _inversion_table for BTRS draws (n q >= 10, n and m finite)."""
-    size = u.size
     a, b, c, v_r, r, alpha, m = _btrs_consts(n, q, float32)
     U = u[:-1] - 0.5
     V = u[1:]
@@ -826,14 +831,7 @@ def _btrs_table(u: np.ndarray, n: float, q: float, float32: bool):
         acc[at[t]] = _btrs_log_test(
             n, m, r, alpha, a, b, float(usa[t]), float(va[t]), float(ka[t])
         )
-    big = np.int64(1 << 62)
-    first = np.where(acc, np.arange(size - 1), big)
-    for par in (0, 1):
-        first[par::2] = np.minimum.accumulate(first[par::2][::-1])[::-1]
-    ok = first < big
-    fc = np.where(ok, first, 0)
-    nxt = np.append(np.where(ok, fc + 2, -1), -1)
-    return nxt, np.append(k[fc], 0.0)
+    return _two_slot_table(acc, k)
 
 
 def _binomial_one_param(s: TorchStream, size: int, n: float, p: float, float32: bool):
