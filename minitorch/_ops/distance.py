@@ -192,22 +192,28 @@ class PairwiseDistance2(Function):
         return PairCombine.apply(w, x)
 
 
+def _combine_rows(xp, w, a, of_diff):
+    """out_i = sum over j != i of w_ij f(a_i - a_j) (f = of_diff, or the difference itself for
+    None), w the pdist-ordered pair weights (symmetric), by blocks of rows."""
+    n, m = a.shape
+    full = _pair_matrix(xp, w.astype(a.dtype, copy=False), n)
+    out = xp.empty_like(a)
+    for i0, i1 in _row_blocks(n, n, m):
+        diff = a[i0:i1, None, :] - a[None, :, :]
+        if of_diff is not None:
+            diff = of_diff(diff)
+        out[i0:i1] = xp.matmul(full[i0:i1, None, :], diff)[:, 0, :]
+    return out
+
+
 class PairCombine(Function):
     """out_i = sum over j != i of w_ij (x_i - x_j), w the pdist-ordered pair weights (symmetric);
     bilinear: grad_w = PairDot(grad, x), grad_x = PairCombine(w, grad)"""
 
     @staticmethod
     def forward(ctx, w, x):
-        xp = ctx.xp
-        a = x._data
-        n, m = a.shape
-        full = _pair_matrix(xp, w._data.astype(a.dtype, copy=False), n)
-        out = xp.empty_like(a)
-        for i0, i1 in _row_blocks(n, n, m):
-            diff = a[i0:i1, None, :] - a[None, :, :]
-            out[i0:i1] = xp.matmul(full[i0:i1, None, :], diff)[:, 0, :]
         ctx.save_for_backward(w, x)
-        return out
+        return _combine_rows(ctx.xp, w._data, x._data, None)
 
     @staticmethod
     def backward(ctx, grad):
@@ -276,16 +282,8 @@ class PairSignSum(Function):
 
     @staticmethod
     def forward(ctx, w, x):
-        xp = ctx.xp
-        a = x._data
-        n, m = a.shape
-        full = _pair_matrix(xp, w._data.astype(a.dtype, copy=False), n)
-        out = xp.empty_like(a)
-        for i0, i1 in _row_blocks(n, n, m):
-            sign = xp.sign(a[i0:i1, None, :] - a[None, :, :])
-            out[i0:i1] = xp.matmul(full[i0:i1, None, :], sign)[:, 0, :]
         ctx.save_for_backward(x)
-        return out
+        return _combine_rows(ctx.xp, w._data, x._data, ctx.xp.sign)
 
     @staticmethod
     def backward(ctx, grad):
