@@ -198,3 +198,20 @@ def test_foreach_empty_scalar_list_message():
     with pytest.raises(RuntimeError) as info:
         torch._foreach_add([torch.ones(2), torch.ones(3)], [])
     assert str(info.value) == "Tensor list must have same number of elements as scalar list."
+
+
+def test_gelu_keeps_its_input_layout_as_torch():
+    # torch 2.13's strides (float32 gelu is computed row-major here, then laid out as its input)
+    F = torch.nn.functional
+    x = torch.randn(2, 8, 6, 6)
+    cases = [
+        (x.contiguous(memory_format=torch.channels_last), (288, 1, 48, 8)),
+        (x.transpose(1, 3), (288, 1, 6, 36)),
+        (x[:, ::2], (144, 36, 6, 1)),
+        (torch.randn(1, 8, 1, 6).expand(2, 8, 6, 6), (288, 36, 6, 1)),
+    ]
+    for v, strides in cases:
+        for t in (v, v.half(), v.double()):
+            y = F.gelu(t)
+            assert y.stride() == strides
+            assert torch.equal(y, F.gelu(t.contiguous()))

@@ -12,6 +12,7 @@ import numbers
 import warnings
 
 from minitorch import _dtype
+from minitorch import _memory_format as _mf
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
 from minitorch._ops.inplace import write_out
 from minitorch._ops.pointwise import (
@@ -951,7 +952,8 @@ class Gelu(Function):
             else:
                 deriv = None
                 _blocks(a._device, xp, _gelu32, flat, out)
-            out = out.astype(x.dtype, copy=False).reshape(x.shape)
+            # computed row-major: laid out as x again (a channels-last x stays so, as torch's)
+            out = _mf.like(xp, x, out.astype(x.dtype, copy=False).reshape(x.shape))
         ctx.deriv = deriv  # Φ + x φ, for the backward (one multiply per step, not an erf)
         return _arr(xp, out)
 
