@@ -888,10 +888,7 @@ def fast_clamp_(self, lo, hi) -> bool:
     hi = math.inf if hi is None else hi
 
     def kernel(xp, x):
-        if min(x.strides, default=0) < 0:  # (as _ufunc_kernel: the out-of-place loop's bits)
-            x[...] = xp.clip(x, lo, hi)
-        else:
-            xp.clip(x, lo, hi, out=x)
+        _write_back(x, lambda a, out=None: xp.clip(a, lo, hi, out=out))
 
     return fast_unary_(self, kernel)
 
@@ -929,17 +926,22 @@ def _relu_kernel(xp, x):
     xp.maximum(xp.zeros(x.shape, x.dtype) if x.flags.c_contiguous else xp.zeros_like(x), x, out=x)
 
 
+def _write_back(x, compute):
+    """x <- compute(x) (called as compute(a) or compute(a, out=a)) with the out-of-place op's
+    bits: into x itself, except for an array with a negative stride (a flip's result), where
+    NumPy's in-place loop differs (float64 exp and log: 1 ulp apart): computed apart and copied
+    back."""
+    if min(x.strides, default=0) < 0:
+        x[...] = compute(x)
+    else:
+        compute(x, out=x)
+
+
 def _ufunc_kernel(name):
-    """x <- xp.<name>(x) in place, as the out-of-place op's bits: float64 exp and log of an
-    array with a negative stride (a flip's result) take another NumPy loop in place than out of
-    place (1 ulp apart), so that layout is computed out of place and copied back."""
+    """x <- xp.<name>(x) in place, as the out-of-place op's bits (see _write_back)."""
 
     def kernel(xp, x):
-        ufunc = getattr(xp, name)
-        if min(x.strides, default=0) < 0:
-            x[...] = ufunc(x)
-        else:
-            ufunc(x, out=x)
+        _write_back(x, getattr(xp, name))
 
     return kernel
 
