@@ -790,14 +790,18 @@ class Tensor(TensorMethods):
 
             if type(self) is not Parameter:
                 prefix = f"{type(self).__name__}("
-        fn = self.grad_fn  # a view written in place shows its regenerated node, as torch
+        try:
+            fn = self.grad_fn  # a view written in place shows its regenerated node, as torch
+            name = None if fn is None else type(fn).__name__
+        except RuntimeError:  # a view whose history cannot be regenerated any more
+            name = "Invalid"
         return tensor_repr(
             self._host(),
             dtype_name=self.dtype.name,
             default_float_name=_dtype.get_default_dtype().name,
             device=None if self._device.type == "cpu" else str(self._device),
             requires_grad=self._requires_grad,
-            grad_fn_name=None if fn is None else type(fn).__name__,
+            grad_fn_name=name,
             prefix=prefix,
             contents=tensor_contents,
         )

@@ -30,6 +30,7 @@ from minitorch.autograd.function import (
     _replay_view,
     move_retained_grad,
     name_node,
+    no_grad_view_message,
     rebase_view_history,
     written_view_history,
 )
@@ -148,26 +149,19 @@ def _check_autograd_rules(self: Tensor):
     # x.requires_grad_(); x.mul_(2), or x[0] = 5 through it
     # torch checks how the view was made (custom Function, no_grad) before whether its base is
     # a leaf: a view of a parameter taken under no_grad gets the no_grad message
-    if base is not None and self.__dict__.get("_no_grad_view"):
+    mode = None if base is None else self.__dict__.get("_no_grad_view")
+    if mode:
         # See NOTE [ Views and grad mode ] in minitorch/autograd/function.py
-        head = (
-            "A view was created in no_grad mode and is being modified inplace with grad mode "
-            "enabled. "
-        )
         if self._view_chain and _in_custom_function(self):  # made in a custom forward
             raise RuntimeError(
-                head + "This view was created inside a custom Function (or because an input was "
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. This view was created inside a custom Function (or because an input was "
                 "returned as-is) and the autograd logic to handle view+inplace would override the "
                 "custom backward associated with the custom Function, leading to incorrect "
                 "gradients. This behavior is forbidden. You can fix this by cloning the output of "
                 "the custom Function."
             )
-        raise RuntimeError(
-            head + "Given that this use case is ambiguous and error-prone, it is forbidden. You "
-            "can clarify your code by moving both the view and the inplace either both inside the "
-            "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-            "want the inplace to be tracked)."
-        )
+        raise RuntimeError(no_grad_view_message(mode, "is being modified inplace"))
     if base is not None and base._grad_fn is None and (base._requires_grad or self._requires_grad):
         if self._view_chain and _in_custom_function(self):  # torch checks this first
             _custom_view_error(self, "is being modified inplace")
@@ -523,6 +517,8 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
     transposed in place then backpropagated raises, as in torch), and its node gets torch's
     in-place name (`node`: TBackward1, SqueezeBackward4, ...)."""
     _check_leaf(self, "set_shape_", writes=False)
+    if state.enabled and self._requires_grad and self._view_chain and _in_custom_function(self):
+        _custom_view_error(self, "is being modified inplace")  # as torch: its node would change
     self._data = viewed._data
     self._vc[0] += 1
     if self._base is not None:

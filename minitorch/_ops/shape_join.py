@@ -31,7 +31,8 @@ from minitorch._ops.shape import (
 )
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Size, Tensor
-from minitorch.autograd.function import Function
+from minitorch.autograd.function import _MULTI_OUTPUT_VIEW, Function
+from minitorch.autograd.grad_mode import state
 
 __all__ = [
     "split",
@@ -67,20 +68,25 @@ __all__ = [
 # split, chunk and unbind return several views of their input from one node (SplitBackward0...),
 # as torch does. The core records each output's view as (cls, kwargs), but replaying a multi-output
 # op gives a tuple, not the one view: so each output's last record is replaced by single-output
-# views (narrow, then squeeze for unbind) that select the same region. In-place ops through such
-# an output, or on its base, then regenerate correct histories.
-# Differences from torch: torch refuses in-place ops on these outputs when grad is recorded
-# ("Output 0 of SplitBackward0 is a view and is being modified inplace..."); minitorch computes
-# the gradients.
+# views (narrow, then squeeze for unbind) that select the same region (a deepcopy or a no_grad
+# replay of the view uses them). Taken with grad mode on, the outputs are marked as torch marks
+# them: an in-place change of one (or of a view of it), or a use of one after its base changed
+# in place, is refused as torch refuses it ("Output 0 of Split is a view and is being modified
+# inplace. This view is the output of a function that returns multiple views..."; the mark is
+# the one a custom Function's outputs carry: NOTE [ Views made by custom Functions ]). Under
+# no_grad or inference mode they are plain no_grad views.
 
 
 def _as_single_views(outs, dim, starts, lengths, squeeze=False):
+    mark = (_MULTI_OUTPUT_VIEW,) if state.enabled else ()
     for t, start, length in zip(outs, starts, lengths, strict=True):
         if t._base is None:
             continue
         entries = ((Narrow, (), {"dim": dim, "start": start, "length": length}),)
         if squeeze:
             entries += ((Squeeze, (), {"dims": (dim,)}),)
+        if mark and t._data.dtype.kind in "fc":  # a differentiable output
+            entries += mark
         t._view_chain = t._view_chain[:-1] + entries
     return outs
 

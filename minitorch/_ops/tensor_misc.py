@@ -282,9 +282,16 @@ def unsafe_split_with_sizes(input, split_sizes, dim=0) -> tuple:
 
 
 def _unsafe(outs: tuple, name: str) -> tuple:
-    """The pieces, their node named as torch's unsafe split (the graph of an LSTM's gates)."""
+    """The pieces, their node named as torch's unsafe split (the graph of an LSTM's gates), and
+    open to in-place changes (not marked as a multi-output op's views: NOTE [ Multi-output
+    views ] in minitorch/_ops/shape_join.py)."""
+    from minitorch.autograd.function import _MULTI_OUTPUT_VIEW
+
     if outs:
         name_node(outs[0], name)
+    for t in outs:
+        if t._view_chain and t._view_chain[-1] is _MULTI_OUTPUT_VIEW:
+            t._view_chain = t._view_chain[:-1]
     return outs
 
 

@@ -1511,7 +1511,7 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
         base = a._base
         chain = a._view_chain
         if a.__dict__.get("_no_grad_view"):
-            out._no_grad_view = True
+            out._no_grad_view = a._no_grad_view
     else:
         base = a
         chain = ()
@@ -1529,7 +1529,9 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
                 views = base.__dict__["_grad_views"] = weakref.WeakSet()
             views.add(out)
     elif not state.enabled:
-        out._no_grad_view = out._rg_inherited = True
+        # the mode is named in torch's errors: NOTE [ Views and grad mode ]
+        out._no_grad_view = "inference" if state.inference else True
+        out._rg_inherited = True
         out._requires_grad = True
 
 
@@ -1542,7 +1544,9 @@ def _mark_view(out: Tensor, a: Tensor, cls, extra_args, kwargs):
 #   gradient for it is dropped (_no_grad_view_sink): neither it nor its base gets one.
 #   requires_grad_(False) leaves it requiring grad, as in torch. Modifying it in place with grad
 #   mode on is refused, as in torch, since the base's gradient could not see the change (see
-#   _check_leaf in minitorch/_ops/inplace.py).
+#   _check_leaf in minitorch/_ops/inplace.py); so is its use with grad mode on (an op recording
+#   it, a look at its grad_fn) once its base changed in place, in any mode. torch's messages name
+#   the mode the view was taken in: `_no_grad_view` is "inference" for inference mode, else True.
 # - So is a view of the first kind whose base is then made to require grad (b.requires_grad_()):
 #   it requires grad with its base (and stops with it) but has no gradient edge.
 # - Such an inherited flag is marked `_rg_inherited`. view.requires_grad_() gives the view a flag
@@ -1591,7 +1595,11 @@ def _regenerate_view_grad_fn(view: Tensor):
         # raised at every use, as torch does (the Function's node is the view's history even
         # where its base does not require grad)
         _custom_view_error(view, "its base or another view of its base has been modified inplace")
-    if view.__dict__.get("_no_grad_view"):
+    mode = view.__dict__.get("_no_grad_view")
+    if mode:
+        if base._requires_grad:  # its history cannot be told: refused, as torch
+            what = "its base or another view of its base has been modified inplace"
+            raise RuntimeError(no_grad_view_message(mode, what))
         view._view_version = view._vc[0]
         return
     if not base._requires_grad:
@@ -1695,6 +1703,24 @@ def _same_memory(x, y, device) -> bool:
 # replays such as deepcopy and as_strided are unchanged): views of the view inherit it at no
 # cost, and only the rare paths look for it (written_view_history, rebase_view_history,
 # _regenerate_view_grad_fn).
+
+
+def no_grad_view_message(mode, what: str) -> str:
+    """torch's refusal of an in-place change of a view taken under no_grad (mode True) or in
+    inference mode (mode "inference") of a base that requires grad, or of its base while the
+    view is used (see NOTE [ Views and grad mode ])."""
+    if mode == "inference":
+        where, now = "inference mode", "in normal mode"
+        block = "inference_mode"
+    else:
+        where, now = "no_grad mode", "with grad mode enabled"
+        block = "no_grad"
+    return (
+        f"A view was created in {where} and {what} {now}. Given that this use case is ambiguous "
+        "and error-prone, it is forbidden. You can clarify your code by moving both the view "
+        f"and the inplace either both inside the {block} block (if you don't want the inplace "
+        "to be tracked) or both outside (if you want the inplace to be tracked)."
+    )
 
 
 class _CustomFunctionView:

@@ -504,18 +504,20 @@ SPECS = [
         [S, (3, 2)],
     ),
     row(
-        "inplace_through_split",
-        _through(lambda v: v.split(1)[1], _mul_),
+        # torch refuses in-place changes of split/chunk/unbind outputs (NOTE [ Multi-output
+        # views ]); its unsafe_* forms allow them, here through the same narrow/squeeze replay
+        "inplace_through_unsafe_split",
+        _through(lambda v: v.unsafe_split(1)[1], _mul_),
         _through_ref(lambda v: v[1:2], _mul_),
         [S, (4,)],
-        torch=False,  # torch refuses in-place on outputs of multi-output views
+        torch=False,  # torch's unsafe_split outputs are no views: its gradient misses the write
     ),
     row(
-        "inplace_through_unbind",
-        _through(lambda v: v.unbind(1)[2], _mul_),
+        "inplace_through_unsafe_chunk_squeezed",
+        _through(lambda v: v.unsafe_chunk(v.shape[1], 1)[2].squeeze(1), _mul_),
         _through_ref(lambda v: v[:, 2], _mul_),
         [S, (3,)],
-        torch=False,  # torch refuses in-place on outputs of multi-output views
+        torch=False,  # torch's unsafe_chunk outputs are no views: its gradient misses the write
     ),
     row(
         "inplace_through_diagonal",
