@@ -837,10 +837,16 @@ class TensorMethods:
         return _ops.argwhere(self)
 
     def sort(self, *args, **kwargs):  # (torch's overloads tell a positional dim from dim=)
-        return _ops.sort(self, *args, **kwargs)
+        try:
+            return _ops.sort(self, *args, **kwargs)
+        except TypeError as e:
+            raise _ops.sorting.sort_method_error(e, "sort", self, args, kwargs) from None
 
     def argsort(self, *args, **kwargs):
-        return _ops.argsort(self, *args, **kwargs)
+        try:
+            return _ops.argsort(self, *args, **kwargs)
+        except TypeError as e:
+            raise _ops.sorting.sort_method_error(e, "argsort", self, args, kwargs) from None
 
     def msort(self):
         return _ops.msort(self)

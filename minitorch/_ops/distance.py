@@ -371,7 +371,9 @@ class EuclideanDist(Function):
     def backward(ctx, grad):
         a, b, out = ctx._stored_tensors
         needs = ctx.needs_input_grad
-        r = _ops().where(out == 0, grad * 0.0, grad / out)
+        # 0 where out is 0, even for a NaN upstream gradient (torch fills the ratio there): a
+        # double backward's NaN at those places (its 0 / 0 of d(grad / out)) is dropped so
+        r = _ops().where(out == 0, 0.0, grad / out)
         ga = a * r.sum(-1, keepdim=True) - r @ b if needs[0] else None
         gb = b * r.sum(-2).unsqueeze(-1) - r.mT @ a if needs[1] else None
         return ga, gb

@@ -174,6 +174,11 @@ _SORT_FORMS = {
     )
 }
 
+_SORT_METHOD_FORMS = (
+    "*, bool stable, int dim = -1, bool descending = False",
+    "int dim = -1, bool descending = False",
+)
+
 
 def _sort_arguments(op: str, input, args: tuple, stable, dim, descending):
     """(dim, descending) of a sort/argsort call, as torch's two overloads read them:
@@ -202,10 +207,46 @@ def _sort_arguments(op: str, input, args: tuple, stable, dim, descending):
     return dim, descending
 
 
-def _sort_error(op: str, input, args: tuple, keywords) -> TypeError:
-    got = [type_name(input), *(type_name(a) for a in args)]
-    got += [f"{name}={type_name(v)}" for name, v in keywords if v is not _UNSET]
-    return no_overload(op, ", ".join(got), _SORT_FORMS[op])
+def _sort_error(op: str, input, args: tuple, keywords, method: bool = False) -> TypeError:
+    """torch's parser error for a sort/argsort call it refuses. Its overloads whose argument
+    counts (the tensor, positionals and keywords; out= aside) fit the call are the plausible ones;
+    when only one is, its own complaint is raised (too many positionals, or the first argument of
+    the wrong type), else "invalid combination". method: the Tensor method (self not counted)."""
+    given = [(name, v) for name, v in keywords if v is not _UNSET]
+    count = len(args) + len(given) + (not method)
+    # (least count, most count, most positionals) of the stable= overload and the other one
+    if method:
+        forms = ((1, 3, 0), (0, 2, 2))
+    else:
+        forms = ((2, 5, 1), (1, 4 if op == "sort" else 3, 3))
+    fits = [form for form in forms if form[0] <= count <= form[1]]
+    if len(fits) == 1:
+        least, _, positionals = fits[0]
+        if len(args) + (not method) > positionals:
+            return TypeError(
+                f"{op}() takes from {least} to {positionals} positional arguments but "
+                f"{len(args) + (not method)} were given"
+            )
+        for name, v in given:
+            want = int if name == "dim" else bool
+            if v is None and name == "stable" and op == "sort":  # sort's is `bool? stable`
+                continue
+            if v.__class__ is not want and not (want is int and is_index(v)):
+                return TypeError(
+                    f"{op}(): argument '{name}' must be {want.__name__}, not {type_name(v)}"
+                )
+    got = [] if method else [type_name(input)]
+    got += [type_name(a) for a in args] + [f"{name}={type_name(v)}" for name, v in given]
+    return no_overload(op, ", ".join(got), _SORT_METHOD_FORMS if method else _SORT_FORMS[op])
+
+
+def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -> TypeError:
+    """The error of the Tensor method x.sort/x.argsort for the error e of the function: torch's
+    parser counts and names the method's arguments without self."""
+    if not str(e).startswith((f"{op}() received an invalid", f"{op}() takes", f"{op}(): arg")):
+        return e
+    keywords = [(k, kwargs.get(k, _UNSET)) for k in ("stable", "dim", "descending")]
+    return _sort_error(op, input, args, keywords, method=True)
 
 
 @_exact_out(_expected_dtype)
