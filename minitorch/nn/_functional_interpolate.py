@@ -305,6 +305,18 @@ def _separable_resample(input, sizes, scales, mode, align_corners, antialias) ->
     return out.to(input.dtype) if uint8 or half else out
 
 
+def _int_kernel(mode: str, n: int, antialias: bool) -> str:
+    """The name torch's CPU kernel gives when its dtype dispatch refuses an integer input."""
+    if antialias:
+        return "compute_index_ranges_weights"
+    if mode == "area":
+        return "adaptive_avg_pool3d_cpu" if n == 3 else "adaptive_avg_pool2d"
+    if n == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+        return f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
+    kernel = {"linear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, "nearest")
+    return f"compute_indices_weights_{kernel}"
+
+
 def _check_half_antialias(input, sizes) -> None:
     """torch's CPU antialias kernels have no float16/bfloat16 form (its CUDA ones do, computing
     in float32 as minitorch does everywhere): NotImplementedError unless the output size is the
@@ -519,7 +531,8 @@ def interpolate(
         input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
     ):  # torch's CPU kernels: floating types, and uint8 for the nearest and 2-d modes only
         raise NotImplementedError(
-            f"interpolate: mode '{mode}' is not implemented for {input.dtype} input"
+            f'"{_int_kernel(mode, n, antialias)}" not implemented for '
+            f"'{_dtype.scalar_name(input.dtype)}'"
         )
     sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
     have = input.shape[2:]

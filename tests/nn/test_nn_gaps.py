@@ -201,7 +201,7 @@ def test_cells_given_the_wrong_hx_form():
     ):  # torch's text: a batched input with one Tensor for hx
         nn.LSTMCell(2, 3)(x, h)
     for bad in ((h,), (h, h, h)):
-        with pytest.raises(RuntimeError, match="LSTMCell expects two hidden states"):
+        with pytest.raises(RuntimeError, match="^lstm_cell expects two hidden states$"):
             nn.LSTMCell(2, 3)(x, bad)
     with pytest.raises(AttributeError, match=r"hx\[1\] is NoneType"):
         nn.LSTMCell(2, 3)(x, (h, None))

@@ -70,10 +70,9 @@ class _ConvNd(Module):
             raise ValueError("out_channels must be divisible by groups")
         kernel_size, stride, dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
         if isinstance(padding, str):
-            if padding not in {"same", "valid"}:
-                raise ValueError(
-                    f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}"
-                )
+            valid = {"same", "valid"}  # (a set, printed in this process's order, as torch's)
+            if padding not in valid:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid}")
             if padding == "same" and any(s != 1 for s in stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
         else:

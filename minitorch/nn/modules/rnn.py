@@ -327,7 +327,12 @@ class RNNBase(Module):
         else:
             self._check_size(hx, h_shape, "Expected hidden size {}, got {}")
         for h in (hx, cx):  # torch's kernel checks the dtypes, after the sizes
-            if h is not None and h.dtype != x.dtype:
+            if h is not None and h.dtype != x.dtype and not is_lstm:  # (its CPU matmul's words)
+                raise RuntimeError(
+                    "mat1 and mat2 must have the same dtype, but got "
+                    f"{_dtype.scalar_name(h.dtype)} and {_dtype.scalar_name(x.dtype)}"
+                )
+            if h is not None and h.dtype != x.dtype:  # (torch's LSTM fails inside oneDNN)
                 raise RuntimeError(
                     f"{self._name()}: Input and hidden tensors are not the same dtype, found "
                     f"input tensor with {x.dtype} and hidden tensor with {h.dtype}"
@@ -554,7 +559,7 @@ class RNNCellBase(Module):
                 f"{name}: expected hx to be a tuple (h_0, c_0) of Tensors, not {type(hx).__name__}"
             )
         if len(hx) != 2:
-            raise RuntimeError(f"{name} expects two hidden states (h_0, c_0), got {len(hx)}")
+            raise RuntimeError("lstm_cell expects two hidden states")  # (torch's words)
         for i, h in enumerate(hx):
             if not isinstance(h, Tensor):
                 raise AttributeError(
