@@ -11,6 +11,8 @@ ForeachDivBackward0 or a generic CppFunction.
 
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 
 from minitorch import _dtype, _ops
@@ -32,19 +34,94 @@ __all__ = (
 # fmt: on
 
 
-def _tensors(xs, op: str) -> list:
+def _tensors(xs, op: str, call=None) -> list:
+    """The list of tensors `self`. call: (args, kwargs) of an op with overloads, whose wrong
+    `self` torch reports as an invalid combination of arguments."""
     if isinstance(xs, Tensor) or not isinstance(xs, (list, tuple)):
+        if call is not None:
+            raise _invalid(op, *call)
         raise TypeError(
-            f"{op}(): argument 'self' must be tuple of Tensors, not {type(xs).__name__}"
+            f"{op}(): argument 'self' (position 1) must be tuple of Tensors, not "
+            f"{type(xs).__name__}"
         )
     if not xs:  # every torch foreach op refuses an empty list (it has no device to run on)
         raise RuntimeError("Tensor list must have at least one tensor.")
+    _check_elements(xs, 0)
     return list(xs)
 
 
-def _per_entry(other, n: int, op: str) -> list:
-    """The second operand for each of n entries: a list given one per entry, else repeated."""
+def _is_scalar(x) -> bool:
+    return isinstance(x, numbers.Number) or (isinstance(x, Tensor) and x.ndim == 0)
+
+
+def _check_elements(xs, position: int) -> None:
+    for i, x in enumerate(xs):
+        if not isinstance(x, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument {position}, but got "
+                f"{type(x).__name__}"
+            )
+
+
+# the overloads torch's "invalid combination of arguments" message lists, by op
+_SCALAR = "(tuple of Tensors self, Number scalar)"
+_SCALARS = "(tuple of Tensors self, tuple of Scalars scalars)"
+_TENSOR = "(tuple of Tensors self, Tensor other)"
+_TENSORS = "(tuple of Tensors self, tuple of Tensors other)"
+_ALPHA = ", *, Number alpha = 1)"
+_OVERLOADS = {
+    "add": (_SCALAR, _SCALARS, _TENSOR[:-1] + _ALPHA, _TENSORS[:-1] + _ALPHA),
+    "sub": (_SCALAR, _SCALARS, _TENSORS[:-1] + _ALPHA),
+    "mul": (_SCALARS, _TENSOR, _TENSORS, _SCALAR),
+    "div": (_SCALARS, _TENSOR, _TENSORS, _SCALAR),
+    "pow": tuple(
+        f"({a}, {b} exponent)"
+        for a, b in (("Number self", "tuple of Tensors"), ("tuple of Tensors self", "Number"),
+                     ("tuple of Tensors self", "tuple of Scalars"),
+                     ("tuple of Tensors self", "tuple of Tensors"))
+    ),  # fmt: skip
+    "lerp": tuple(
+        f"(tuple of Tensors self, tuple of Tensors tensors1, {w})"
+        for w in ("Number weight", "tuple of Scalars weight", "tuple of Tensors weights")
+    ),
+}
+for _name in ("maximum", "minimum", "clamp_min", "clamp_max"):
+    _OVERLOADS[_name] = (_SCALAR, _SCALARS, _TENSORS)
+
+
+def _type_name(a) -> str:
+    if isinstance(a, list):
+        return f"list of [{', '.join(type(x).__name__ for x in a)}]"
+    if isinstance(a, tuple):
+        return f"tuple of {tuple(type(x).__name__ for x in a)!r}".replace("'", "")
+    return type(a).__name__
+
+
+def _invalid(op: str, args: tuple, kwargs: dict) -> TypeError:
+    """torch's TypeError for arguments no overload of op takes: the overloads, each but those
+    taking alpha= followed (when no keyword was given) by the arguments it refused."""
+    got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
+    why = ", ".join(f"!{_type_name(a)}!" for a in args)
+    lines = "".join(
+        f" * {o}\n"
+        + ("" if kwargs or "alpha" in o else f"      didn't match because some of the arguments "
+           f"have invalid types: ({why})\n")
+        for o in _OVERLOADS[op.strip("_").removeprefix("foreach_")]
+    )  # fmt: skip
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        f"expected one of:\n{lines}"
+    )
+
+
+def _per_entry(other, n: int, op: str, call=None) -> list:
+    """The second operand for each of n entries: a list given one per entry, else repeated.
+    call: (args, kwargs) of an op with overloads, for the message of an operand of no kind."""
+    if call is not None and not isinstance(other, (Tensor, list, tuple, numbers.Number)):
+        raise _invalid(op, *call)
     if isinstance(other, (list, tuple)):
+        if any(isinstance(o, Tensor) for o in other):
+            _check_elements(other, 1)
         if len(other) != n:  # torch's texts do not name the op
             if not any(isinstance(o, Tensor) for o in other):
                 raise RuntimeError("Tensor list must have same number of elements as scalar list.")
@@ -81,17 +158,18 @@ def _binary(name: str, inplace: bool):
     def op(self, other=_MISSING, *, alpha=None, **named):
         if named or other is _MISSING:
             other = _operand(op_name, other, named, names)
-        if name == "pow" and not inplace and not isinstance(self, (list, tuple)):
+        if name == "pow" and not inplace and _is_scalar(self):
             # _foreach_pow(scalar, exponents): scalar ** t for each t (torch's foreach Adam
             # computes its bias corrections as beta ** step this way)
             return tuple(_ops.pow(self, t) for t in _tensors(other, op_name))
-        xs = _tensors(self, op_name)
+        call = ((self, other), {} if alpha is None else {"alpha": alpha})
+        xs = _tensors(self, op_name, call)
         if isinstance(other, Tensor) and other.ndim and name != "pow":
             raise RuntimeError(
                 f"scalar tensor expected to be 0 dim but it has {other.ndim} dimensions and "
                 f"{other.numel()} elements."
             )
-        ys = _per_entry(other, len(xs), op_name)
+        ys = _per_entry(other, len(xs), op_name, call)
         kw = {} if alpha is None else {"alpha": alpha}
         fn = getattr(_ops, _NUMBER_FORMS.get(name, name))
         if name in _NUMBER_FORMS and ys and isinstance(ys[0], Tensor):
@@ -197,17 +275,23 @@ del _name
 
 def _foreach_lerp(self, tensors1, weight):
     """lerp of each entry towards the matching tensor. Mirrors torch._foreach_lerp."""
-    xs = _tensors(self, "_foreach_lerp")
-    ends = _per_entry(tensors1, len(xs), "_foreach_lerp")
-    ws = _per_entry(weight, len(xs), "_foreach_lerp")
+    call = ((self, tensors1, weight), {})
+    xs = _tensors(self, "_foreach_lerp", call)
+    if not isinstance(tensors1, (list, tuple)):
+        raise _invalid("_foreach_lerp", *call)
+    ends = _per_entry(tensors1, len(xs), "_foreach_lerp", call)
+    ws = _per_entry(weight, len(xs), "_foreach_lerp", call)
     return tuple(_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True))
 
 
 def _foreach_lerp_(self, tensors1, weight):
     """In-place lerp of each entry (an EMA's update). Mirrors torch._foreach_lerp_."""
-    xs = _tensors(self, "_foreach_lerp_")
-    ends = _per_entry(tensors1, len(xs), "_foreach_lerp_")
-    ws = _per_entry(weight, len(xs), "_foreach_lerp_")
+    call = ((self, tensors1, weight), {})
+    xs = _tensors(self, "_foreach_lerp_", call)
+    if not isinstance(tensors1, (list, tuple)):
+        raise _invalid("_foreach_lerp_", *call)
+    ends = _per_entry(tensors1, len(xs), "_foreach_lerp_", call)
+    ws = _per_entry(weight, len(xs), "_foreach_lerp_", call)
     for x, e, w in zip(xs, ends, ws, strict=True):
         x.lerp_(e, w)
     return self
@@ -216,6 +300,11 @@ def _foreach_lerp_(self, tensors1, weight):
 def _foreach_copy_(self, src, non_blocking=False):
     """Copies each source into the matching tensor. Mirrors torch._foreach_copy_."""
     xs = _tensors(self, "_foreach_copy_")
+    if isinstance(src, Tensor) or not isinstance(src, (list, tuple)):
+        raise TypeError(
+            "_foreach_copy_(): argument 'src' (position 2) must be tuple of Tensors, not "
+            f"{type(src).__name__}"
+        )
     for x, s in zip(xs, _per_entry(src, len(xs), "_foreach_copy_"), strict=True):
         x.copy_(s, non_blocking=non_blocking)
     return self
