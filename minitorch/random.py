@@ -406,6 +406,52 @@ def _stream(dev: Device, generator, op: str):
     return rng if isinstance(rng, _ts.TorchStream) else None
 
 
+# NOTE [ random factories draw in memory order ]
+# torch draws rand / randn / randint / normal(.., size) with an out= of the drawn shape, and the
+# *_like factories, in place into the tensor they return: its elements take the stream's numbers
+# in memory order, and normal_ of a tensor that is not contiguous takes its per-element path. So
+# a transposed out=, a channels_last or transposed *_like result, gets other numbers than a
+# row-major one. A layout that is not contiguous is drawn so here (the in-place fills walk
+# memory order); a contiguous one draws as a plain factory (the same numbers, no empty tensor).
+
+
+def _out_drawn_in_place(out, shape_of, make, fill):
+    """make(dt, dev) for a random factory's out=: when out is a CPU tensor of the drawn shape
+    (shape_of()) that is not contiguous and has no overlapping elements, a tensor with out's
+    strides drawn in place by fill(t) (whose values _into_out writes into out); else make's."""
+
+    def made(dt, dev):
+        if (
+            isinstance(out, Tensor)
+            and dev is cpu
+            and dt.is_floating_point is out.dtype.is_floating_point
+            and not out.is_contiguous()
+            and tuple(out.shape) == tuple(shape_of())
+            and all(st != 0 for st, n in zip(out.stride(), out.shape, strict=True) if n > 1)
+        ):
+            from minitorch._ops.tensor_misc import empty_strided
+
+            t = empty_strided(out.shape, out.stride(), dtype=dt, device=dev)
+            fill(t)
+            return t
+        return make(dt, dev)
+
+    return made
+
+
+def _like_drawn_in_place(op, input, memory_format, dt, dev, requires_grad, make, fill):
+    """A *_like result: drawn in place into empty_like's layout by fill(t) when that layout is
+    not contiguous (a CPU one), else make() (NOTE [ random factories draw in memory order ])."""
+    if dev is cpu and (memory_format is not None or not input._data.flags.c_contiguous):
+        from minitorch._factories import empty_like
+
+        t = empty_like(input, dtype=dt, device=dev, memory_format=memory_format)
+        if not t.is_contiguous():
+            fill(t)
+            return _require_grad(t, requires_grad)
+    return _laid_like(make(), input, memory_format, op)
+
+
 def _floats(dev, generator, op, method: str, shape, dt):
     """Uniform [0, 1) or standard normal samples of dtype dt (float16/bfloat16 drawn as float32)."""
     npdt = _dtype.numpy_dtype(dt)
@@ -520,7 +566,12 @@ def rand(
             out,
             dtype,
             "rand",
-            lambda dt, dev: rand(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+            _out_drawn_in_place(
+                out,
+                lambda: _shape(size, _size_kwarg(dict(kwargs), "rand"), "rand"),
+                lambda dt, dev: rand(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+                lambda t: t.uniform_(generator=generator),
+            ),
         )
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     dev = _device(device)
@@ -548,7 +599,12 @@ def randn(
             out,
             dtype,
             "randn",
-            lambda dt, dev: randn(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+            _out_drawn_in_place(
+                out,
+                lambda: _shape(size, _size_kwarg(dict(kwargs), "randn"), "randn"),
+                lambda dt, dev: randn(*size, generator=generator, dtype=dt, device=dev, **kwargs),
+                lambda t: t.normal_(generator=generator),
+            ),
         )
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     dev = _device(device)
@@ -614,8 +670,13 @@ def randint(
             out,
             dtype,
             "randint",
-            lambda dt, dev: randint(
-                *lo_hi, given["size"], generator=generator, dtype=dt, device=dev
+            _out_drawn_in_place(
+                out,
+                lambda: _shape_seq(given["size"], "randint", None),
+                lambda dt, dev: randint(
+                    *lo_hi, given["size"], generator=generator, dtype=dt, device=dev
+                ),
+                lambda t: t.random_(*lo_hi, generator=generator),
             ),
         )
     pos = 2 if "low" in names else 1
@@ -627,6 +688,17 @@ def randint(
             f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
         )
     dt = _dtype_arg(dtype, _dtype.int64, "randint")
+    if dt.is_floating_point:  # torch's random_(low, high): update_from / update_to
+        half = dt is _dtype.float16
+        lo, hi = _ts.float_bounds(lo, hi, _ts._DIGITS[dt.name], 65504 if half else None)
+        if lo >= hi:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                f"but got from={lo} >= to={hi}"
+            )
+        if half and (lo < -65504 or hi - 1 > 65504):
+            which = "from" if lo < -65504 else "to - 1"
+            raise RuntimeError(f"{which} is out of bounds for c10::Half")
     if dt._kind < 2:  # the bounds must fit the integer / bool dtype
         info = (0, 1) if dt is _dtype.bool else (int(np.iinfo(dt.np).min), int(np.iinfo(dt.np).max))
         if lo < info[0]:
@@ -678,6 +750,8 @@ def randperm(
         raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
     if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
         raise RuntimeError("n cannot be greater than 2049 for Half type.")
+    if dt is _dtype.float32 and n > (1 << 24) + 1:  # (torch checks no such bound for bfloat16)
+        raise RuntimeError("n cannot be greater than 2^24+1 for Float type.")
     if dt._kind == 1 and n - 1 > np.iinfo(dt.np).max:
         raise _dtype.overflow_error(_dtype.numpy_dtype(dt).name)
     dev = _device(device)
@@ -820,7 +894,14 @@ def normal(
                 out,
                 dtype,
                 "normal",
-                lambda dt, dev: normal(mean, std, size, generator=generator, dtype=dt, device=dev),
+                _out_drawn_in_place(
+                    out,
+                    lambda: _shape_seq(size, "normal", 3),
+                    lambda dt, dev: normal(
+                        mean, std, size, generator=generator, dtype=dt, device=dev
+                    ),
+                    lambda t: t.normal_(mean, std, generator=generator),
+                ),
             )
         if float(std) < 0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
@@ -857,7 +938,14 @@ def normal(
                 f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(out.dtype)}'"
             )
         raise TypeError(f"normal(): argument 'out' must be Tensor, not {_typename(out)}")
-    z = _floats(dev, generator, "normal", "standard_normal", tuple(shape), ref.dtype)
+    z = _out_drawn_in_place(
+        out,
+        lambda: shape,
+        lambda dt, dev: _floats(dev, generator, "normal", "standard_normal", tuple(shape), dt),
+        lambda t: t.normal_(generator=generator),
+    )(ref.dtype, dev)
+    if isinstance(z, Tensor):  # drawn into out's layout (torch: out.normal_(), then the rest)
+        z = z._data
     if mean_t and std_t:
         result = _Normal.apply(mean, std, z=z)
     elif mean_t:
@@ -893,8 +981,16 @@ def rand_like(
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "rand_like", memory_format)
-    t = rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
-    return _laid_like(t, input, memory_format, "rand_like")
+    return _like_drawn_in_place(
+        "rand_like",
+        input,
+        memory_format,
+        dt,
+        dev,
+        requires_grad,
+        lambda: rand(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
+        lambda t: t.uniform_(generator=generator),
+    )
 
 
 def randn_like(
@@ -916,8 +1012,18 @@ def randn_like(
     if pin_memory:
         _check_pin_memory()
     shape, dt, dev = _like(input, dtype, device, "randn_like", memory_format)
-    t = randn(shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
-    return _laid_like(t, input, memory_format, "randn_like")
+    return _like_drawn_in_place(
+        "randn_like",
+        input,
+        memory_format,
+        dt,
+        dev,
+        requires_grad,
+        lambda: randn(
+            shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
+        ),
+        lambda t: t.normal_(generator=generator),
+    )
 
 
 def randint_like(
@@ -943,7 +1049,15 @@ def randint_like(
     if high is None:
         low, high = 0, low
     shape, dt, dev = _like(input, dtype, device, "randint_like", memory_format)
-    t = randint(
-        low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
+    return _like_drawn_in_place(
+        "randint_like",
+        input,
+        memory_format,
+        dt,
+        dev,
+        requires_grad,
+        lambda: randint(
+            low, high, shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad
+        ),
+        lambda t: t.random_(low, high, generator=generator),
     )
-    return _laid_like(t, input, memory_format, "randint_like")

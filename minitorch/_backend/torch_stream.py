@@ -32,7 +32,7 @@ import numpy as np
 #                   Otherwise (n < 16, strided): one normal_distribution<double> per element,
 #                   Box-Muller on two random64() uniforms that returns r cos(t) and keeps r sin(t)
 #                   for the next call (the generator's cached normal, part of its state).
-#   random_ / randint: random() % range + from, random64() when the range needs 64 bits
+#   random_ / randint: random() % range + from, random64() % range + from when range >= 2^28
 #   randperm        for i < n - 1: swap a[i] with a[i + random() % (n - i)]
 #   bernoulli_(p)   u < p with a float64 uniform (torch's default kernel; see the Generator's
 #                   docstring for MKL builds on Intel CPUs); bernoulli(p tensor) uses a float32
@@ -250,12 +250,43 @@ def uniform(s: TorchStream, n: int, kind: str, lo: float, hi: float, npdt) -> np
 
 # --- integers ---
 
-_FULL_WIDTH = ("int64", "float64", "float32", "bfloat16")  # the dtypes random64() can fill
+def _round_to_digits(x: int, digits: int) -> int:
+    """x rounded to `digits` significant bits, ties to even (an int64 cast to a float dtype)."""
+    shift = abs(x).bit_length() - digits
+    if shift <= 0:
+        return x
+    q, r = divmod(abs(x), 1 << shift)
+    if r > 1 << (shift - 1) or (r == 1 << (shift - 1) and q & 1):
+        q += 1
+    return (q << shift) * (1 if x >= 0 else -1)
+
+
+def float_bounds(lo: int, hi, digits: int, top=None):
+    """torch's update_from / update_to for a float dtype of `digits` significant bits: from + 1
+    that the dtype rounds below from moves from up, and to - 1 that it rounds up to to or
+    beyond moves to down, each to the dtype's value one spacing inside (hi None: no bound). A
+    value rounding past the dtype's largest (`top`: float16's 65504) is infinite, which torch
+    casts back to int64's minimum (x86)."""
+
+    def cast(x):
+        r = _round_to_digits(x, digits)
+        return -(1 << 63) if top is not None and abs(r) > top else r
+
+    up = cast(lo + 1)
+    if up < lo:
+        lo = up + (1 << (max(abs(lo + 1).bit_length() - 1, 0) - digits + 1))
+    if hi is not None:
+        down = cast(hi - 1)
+        if down >= hi:
+            hi = down - (1 << (max(abs(hi - 1).bit_length() - 1, 0) - digits + 1))
+    return lo, hi
 
 
 def random_from_to(s: TorchStream, n: int, span: int, base: int, kind: str) -> np.ndarray:
-    """random_(base, base + span): int64 values (uint64 arithmetic wrapped, as torch's)."""
-    if kind in _FULL_WIDTH and span >= 1 << 32:
+    """random_(base, base + span): int64 values (uint64 arithmetic wrapped, as torch's). A span
+    of 2^28 or more draws random64() (torch 2.13, every dtype: int32 too), a smaller one
+    random()."""
+    if span >= 1 << 28:
         w = s.words64(n)
     else:
         w = s.words(n)

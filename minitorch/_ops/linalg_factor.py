@@ -509,7 +509,12 @@ def qr(input, some=True):
 @_exact_out
 def linalg_eigh(input, UPLO="L"):
     """Eigenvalues (ascending) and eigenvectors of a symmetric matrix, reading the UPLO
-    triangle. Mirrors torch.linalg.eigh."""
+    triangle. Mirrors torch.linalg.eigh.
+
+    Differences from torch: each eigenvector's sign is the one NumPy's LAPACK returns, which may
+    be the opposite of torch's (another LAPACK build) for the same matrix; numbers made from the
+    vectors themselves (CMA-ES's samples z @ (B * D).T) differ in sign with them, while sign-free
+    results (B @ diag(w) @ B.T, projections' squares) agree."""
     A = input  # torch's keyword name
     if UPLO.__class__ is not str:
         raise wrong_type("linalg_eigh", UPLO, "UPLO", 2, "str")

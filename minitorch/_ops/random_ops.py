@@ -133,6 +133,14 @@ def _in_memory_order(arr, t: Tensor):
     return arr.reshape(tuple(data.shape[d] for d in order)).transpose(back)
 
 
+def _memory_axes(t: Tensor) -> list:
+    """t's axes from the largest stride to the smallest (the order _in_memory_order walks)."""
+    strides = t._data.strides
+    if t._data.ndim < 2 or t._data.flags.c_contiguous:
+        return list(range(t._data.ndim))
+    return sorted(range(t._data.ndim), key=lambda d: (-abs(strides[d]), d))
+
+
 # ---------------------------------------------------------------------------------------------
 # Drawing helpers
 
@@ -177,8 +185,9 @@ def _continuous_only(t: Tensor, what: str, label: str):
 
 
 def _number(x, op: str, name: str, pos: int | None = None) -> float:
-    """A fill's float argument: a number or a 0-d tensor (read on the host, as torch does)."""
-    if isinstance(x, Tensor) and x.ndim == 0:
+    """A fill's float argument: a number or a 0-d tensor (read on the host, as torch does); as
+    torch's argument parser, a tensor that requires grad is no number."""
+    if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
     if isinstance(x, Tensor) or not isinstance(x, (int, float)):
         where = "" if pos is None else f" (position {pos})"
@@ -369,7 +378,9 @@ def bernoulli_(self, p=0.5, *, generator=None):
         s = _stream(self._device, generator, "bernoulli_")
         if s is not None:
             if isinstance(p, Tensor):
-                hits = _ts.bernoulli_tensor(s, s.unwrap(p.expand(self.shape).contiguous()._data))
+                # p's elements in the order self's are drawn (self's memory order, see _fill)
+                pm = p.expand(self.shape).permute(_memory_axes(self)).contiguous()._data
+                hits = _ts.bernoulli_tensor(s, s.unwrap(pm)).reshape(tuple(self.shape))
             else:
                 hits = _ts.bernoulli_scalar(s, self.numel(), p).reshape(tuple(self.shape))
             return s.wrap(hits.astype(_dtype.numpy_dtype(self.dtype)))
@@ -385,7 +396,10 @@ def _check_probabilities(p: Tensor):
         return  # see the module docstring: no host read-back on a device
     x = p._data
     if not bool(((x >= 0) & (x <= 1)).all()):
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError(
+            "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
+            "message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
 
 
 def random_(self, *args, generator=None, **kwargs):
@@ -401,6 +415,22 @@ def random_(self, *args, generator=None, **kwargs):
     else:
         info = _dtype.iinfo(dt)
         dmin, dmax = int(info.min), int(info.max)
+    if dt.is_floating_point and node != "RandomBackward2":  # torch's update_from / update_to
+        if hi is not None and lo >= hi:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={hi}"
+            )
+        lo, hi = _ts.float_bounds(lo, hi, digits, _HALF_MAX if dt is _dtype.float16 else None)
+        if hi is None and lo >= dmax:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                f"casted to dtype, but got from={lo} > to_inc={dmax}"
+            )
+        if hi is not None and lo >= hi:
+            raise RuntimeError(
+                "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                f"but got from={lo} >= to={hi}"
+            )
     if hi is None:
         hi = dmax + 1
         if lo is None:

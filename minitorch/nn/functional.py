@@ -444,7 +444,10 @@ def gumbel_softmax(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_dtype.scalar_name(logits.dtype)}"
         )
-    gumbels = -_ops.log(empty_like(logits).exponential_())  # Gumbel(0, 1)
+    from minitorch._memory_format import legacy_contiguous_format
+
+    # Gumbel(0, 1), drawn row-major whatever logits' layout (torch's legacy_contiguous_format)
+    gumbels = -_ops.log(empty_like(logits, memory_format=legacy_contiguous_format).exponential_())
     y_soft = _ops.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
