@@ -2486,9 +2486,15 @@ class TensorMethods:
         return _ops.dist(self, *args, **kwargs)
 
     def renorm(self, *args, **kwargs):
+        from minitorch._ops.linalg_more import renorm_method_args  # (the method's positions)
+
+        renorm_method_args("renorm", args, kwargs)
         return _ops.renorm(self, *args, **kwargs)
 
     def renorm_(self, *args, **kwargs):
+        from minitorch._ops.linalg_more import renorm_method_args
+
+        renorm_method_args("renorm_", args, kwargs)
         return _ops.renorm_(self, *args, **kwargs)
 
     def cov(self, *args, **kwargs):

@@ -287,14 +287,41 @@ def dist(input, other, p=2):
     return vector_norm(diff, p)
 
 
+def renorm_scalar(x, op, name, pos=None):
+    """renorm's p or maxnorm as torch's argument parser reads a Scalar: a Python or NumPy number,
+    or a 0-d tensor that does not require grad (read on the host, as torch does); anything else
+    is its TypeError (pos: the argument's position, None when passed by keyword)."""
+    x = number(x)  # NumPy scalars read as Python numbers, as in torch
+    if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
+        return x.item()
+    if isinstance(x, numbers.Number) and not isinstance(x, Tensor):
+        return float(x) if isinstance(x, bool) else x
+    at = "" if pos is None else f" (position {pos})"
+    raise TypeError(f"{op}(): argument '{name}'{at} must be Number, not {type(x).__name__}")
+
+
+def renorm_method_args(op, args, kwargs):
+    """Tensor.renorm(_)'s p and maxnorm checked with the method's positions (1 and 3), or none
+    for keywords, as torch's messages give them; renorm itself then finds them valid."""
+    for i, name in ((0, "p"), (2, "maxnorm")):
+        if i < len(args):
+            renorm_scalar(args[i], op, name, i + 1)
+        elif name in kwargs:
+            renorm_scalar(kwargs[name], op, name)
+
+
 def renorm(input, p, dim, maxnorm, *, out=None):
     """Each slice along dim rescaled to p-norm at most maxnorm. Mirrors torch.renorm."""
     from minitorch._ops.reduction_more import vector_norm
 
     _require_tensor(input, "renorm", "input", 1)
-    p, maxnorm = number(p), number(maxnorm)  # NumPy scalars read as Python numbers, as in torch
+    p, maxnorm = renorm_scalar(p, "renorm", "p", 2), renorm_scalar(maxnorm, "renorm", "maxnorm", 4)
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")
     if maxnorm < 0:
         shown = int(maxnorm) if float(maxnorm).is_integer() else maxnorm  # torch's Scalar print
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {shown}")

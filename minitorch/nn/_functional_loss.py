@@ -915,6 +915,10 @@ def gaussian_nll_loss(
     values ]).
     """
     if not isinstance(var, Tensor):
+        if not isinstance(var, float):
+            # torch takes only a Python float as a scalar variance; anything else (an int, a
+            # bool, a NumPy scalar or array) reaches torch.any(var < 0), whose TypeError it gives
+            _ops.any(var < 0)
         if var < 0:
             raise ValueError("var has negative entry/entries")
         var = full_like(input, float(var))

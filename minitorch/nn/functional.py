@@ -346,8 +346,21 @@ def rrelu(
             raise _act._not_implemented("rrelu_with_noise_out_cpu", input.dtype)
 
         def compute(x):
-            slope = rand(x.shape, dtype=x.dtype, device=x.device) * (upper - lower) + lower
-            return _ops.where(x >= 0, x, x * slope)
+            # torch's CPU kernel: each element <= 0 in order (-0. and 0. too) draws a float64
+            # uniform slope, rounded to x's dtype; the others keep slope 1 and draw nothing
+            neg = x <= 0
+            if x._device.type == "cpu":  # host data: counting reads nothing off a device
+                lo, hi = lower, upper
+                if x.dtype is not _dtype.float64:  # the kernel's bounds: its float32 opmath
+                    import struct
+
+                    lo, hi = (struct.unpack("f", struct.pack("f", b))[0] for b in (lower, upper))
+                r = rand(int(neg.sum()), dtype=_dtype.float64) * (hi - lo) + lo
+                slope = x.new_ones(x.shape).masked_scatter(neg, r.to(x.dtype))
+            else:  # no count without a sync: one draw per element, positives' unused
+                r = rand(x.shape, dtype=_dtype.float64, device=x.device) * (upper - lower)
+                slope = _ops.where(neg, (r + lower).to(x.dtype), 1.0)
+            return x * slope
 
         out = _act._result(input, inplace, compute, "rrelu")
     if inplace:  # input's own (new) node
