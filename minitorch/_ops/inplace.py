@@ -800,10 +800,12 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if ufunc == "true_divide" and not floating:
         return False
     if alpha is not _ONE:  # NOTE [ Default alpha ]: a bool alpha, 1.0, ... take add's checks
-        if alpha.__class__ is bool or alpha == 1 or (x.dtype.itemsize == 2 and floating):
+        float_alpha = alpha.__class__ is float
+        if not float_alpha and alpha.__class__ is not int:
+            return False  # a bool, a tensor, a NumPy number...: add's checks
+        if alpha == 1 or (x.dtype.itemsize == 2 and floating):
             return False  # where alpha * other is rounded is pointwise's decision, as above
-        float_alpha = isinstance(alpha, float)
-        if not isinstance(alpha, (int, float)) or (float_alpha and not floating):
+        if float_alpha and not floating:
             return False
         o = o * alpha
     try:
@@ -820,6 +822,10 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
 def add_(self, other, *, alpha=1):
     if _fast_inplace(self, other, "add", alpha):
         return self
+    if alpha is not _ONE:
+        from minitorch._ops.pointwise import check_alpha
+
+        check_alpha(alpha, "add_")
     if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
         return dispatch_method("add_", (self, other), {} if alpha is _ONE else {"alpha": alpha})
     return apply_inplace(self, lambda s: _ops().add(s, other, alpha=alpha), "add_", (other,))
@@ -828,6 +834,10 @@ def add_(self, other, *, alpha=1):
 def sub_(self, other, *, alpha=1):
     if _fast_inplace(self, other, "subtract", alpha):
         return self
+    if alpha is not _ONE:
+        from minitorch._ops.pointwise import check_alpha
+
+        check_alpha(alpha, "sub_")
     if other.__class__ is not Tensor and dispatching(other):  # (see apply_inplace's NOTE)
         return dispatch_method("sub_", (self, other), {} if alpha is _ONE else {"alpha": alpha})
     return apply_inplace(self, lambda s: _ops().sub(s, other, alpha=alpha), "sub_", (other,))

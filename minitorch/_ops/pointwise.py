@@ -305,7 +305,7 @@ def sub(input, other, *args, alpha=1, out=None):
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha is not _ONE:  # NOTE [ Default alpha ]
-        b = _scaled(b, alpha, a)
+        b = _scaled(b, alpha, a, "sub")
     try:
         return _out(Sub.apply(a, b), out)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
@@ -324,9 +324,10 @@ def _array_operand(input, other, a, b) -> bool:
     return input.__class__ is cls or other.__class__ is cls
 
 
-def _scaled(x, alpha, ref):
+def _scaled(x, alpha, ref, op="add"):
     """alpha * x for add/sub's alpha= (x a tensor or a number; ref the promoted other operand);
     x itself for an alpha equal to 1 that torch accepts."""
+    check_alpha(alpha, op)
     alpha = _alpha(alpha, ref, x)
     if alpha == 1:
         return x
@@ -389,6 +390,7 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
             for x in (a, b)
         )
         return fn(a, b, out=out)
+    check_alpha(alpha, fn.__name__)
     if alpha.__class__ is bool:
         _alpha(alpha, a, b)  # refused: the result is a half dtype
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
@@ -415,6 +417,24 @@ def _half_result(result, dt, out):
 
 def _number_operand(a, b) -> bool:
     return not (isinstance(a, Tensor) and isinstance(b, Tensor))
+
+
+def check_alpha(alpha, op: str) -> None:
+    """torch's argument parser on add/sub's alpha: a Number (a Python or NumPy number, or a 0-d
+    tensor that does not require grad, which it reads as one); no complex alpha here."""
+    cls = alpha.__class__
+    if cls is int or cls is float or cls is bool:
+        return
+    if isinstance(alpha, Tensor):
+        if alpha.ndim == 0 and not alpha.requires_grad:
+            return
+    elif isinstance(alpha, complex):
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+    elif isinstance(number(alpha), (int, float)):  # a NumPy number
+        return
+    raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
 
 
 def _alpha(alpha, a, b):
