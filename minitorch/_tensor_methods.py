@@ -1884,6 +1884,7 @@ class TensorMethods:
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (mat1, mat2, *args)
             (mat1, mat2), beta, alpha = _beta_alpha_first("addmm", args, beta, alpha, True)
+        _ops.linalg.check_scalars("addmm", beta, alpha)  # (the method names the argument)
         return _ops.addmm(self, mat1, mat2, beta=beta, alpha=alpha)
 
     def addmv(self, mat, vec, *args, beta=1, alpha=1):
@@ -1902,6 +1903,7 @@ class TensorMethods:
         if args:  # See NOTE [ Deprecated add*mm overloads ]
             args = (batch1, batch2, *args)
             (batch1, batch2), beta, alpha = _beta_alpha_first("baddbmm", args, beta, alpha, True)
+        _ops.linalg.check_scalars("baddbmm", beta, alpha)  # (the method names the argument)
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, *args, **kwargs):

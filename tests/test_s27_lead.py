@@ -45,3 +45,55 @@ def test_add_sub_alpha_numbers_and_zero_dim_tensors_still_work():
     assert y.tolist() == [3.0, 3.0]
     with pytest.raises(RuntimeError, match="alpha must not be a complex number"):
         x.add(x, alpha=2 + 0j)
+
+
+_M, _A, _B = torch.ones(2, 2), torch.ones(2, 3), torch.ones(3, 2)
+_B3, _B4 = torch.ones(2, 2, 3), torch.ones(2, 3, 2)
+_SCALAR_CALLS = {
+    "Tensor.addmm": ("addmm", lambda **k: _M.addmm(_A, _B, **k)),
+    "addmm_": ("addmm_", lambda **k: _M.clone().addmm_(_A, _B, **k)),
+    "addmv": ("addmv", lambda **k: torch.addmv(torch.ones(2), _A, torch.ones(3), **k)),
+    "addr": ("addr", lambda **k: torch.addr(_M, torch.ones(2), torch.ones(2), **k)),
+    "addbmm": ("addbmm", lambda **k: torch.addbmm(_M, _B3, _B4, **k)),
+    "Tensor.baddbmm_": ("baddbmm_", lambda **k: torch.ones(2, 2, 2).baddbmm_(_B3, _B4, **k)),
+}
+
+
+@pytest.mark.parametrize("call", sorted(_SCALAR_CALLS))
+@pytest.mark.parametrize("name", ["beta", "alpha"])
+@pytest.mark.parametrize(
+    "value, shown",
+    [(torch.tensor([2.0]), "Tensor"), (torch.tensor(2.0, requires_grad=True), "Tensor"),
+     ("a", "str"), (None, "NoneType")],
+)  # fmt: skip
+def test_addmm_family_scalars_must_be_numbers(call, name, value, shown):
+    op, fn = _SCALAR_CALLS[call]
+    with pytest.raises(TypeError) as info:
+        fn(**{name: value})
+    assert str(info.value) == f"{op}(): argument '{name}' must be Number, not {shown}"
+
+
+def test_addmm_and_baddbmm_functions_list_their_overloads():
+    tail = "*, Number beta = 1, Number alpha = 1, Tensor out = None)\n"
+    with pytest.raises(TypeError) as info:
+        torch.addmm(_M, _A, _B, beta="a", alpha=torch.ones(2))
+    assert str(info.value) == (
+        "addmm() received an invalid combination of arguments - got (Tensor, Tensor, Tensor, "
+        "alpha=Tensor, beta=str), but expected one of:\n"
+        " * (Tensor input, Tensor mat1, Tensor mat2, "
+        + tail
+        + " * (Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, "
+        + tail
+    )
+    with pytest.raises(TypeError) as info:
+        torch.baddbmm(torch.ones(2, 2, 2), _B3, _B4, alpha=None)
+    assert str(info.value) == (
+        "baddbmm() received an invalid combination of arguments - got (Tensor, Tensor, Tensor, "
+        "alpha=NoneType), but expected one of:\n"
+        " * (Tensor input, Tensor batch1, Tensor batch2, "
+        + tail
+        + " * (Tensor input, Tensor batch1, Tensor batch2, torch.dtype out_dtype, "
+        + tail
+    )
+    # a 0-d tensor that does not require grad is read as its number
+    assert torch.addmm(_M, _A, _B, beta=torch.tensor(2.0)).tolist() == [[5.0, 5.0], [5.0, 5.0]]

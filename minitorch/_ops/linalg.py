@@ -8,7 +8,9 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
+    no_overload,
     not_tensor,
+    number,
     opmath_dtype,
     type_name,
     wrap_dim,
@@ -620,6 +622,40 @@ def _deprecated_overload(op, args, beta, alpha):
     return _beta_alpha_first(op, args, beta, alpha, method=False)
 
 
+def check_scalars(op: str, beta, alpha, out=None, names=None) -> None:
+    """torch's argument parser on the add*mm family's beta and alpha: each a Number (a Python or
+    NumPy number, or a 0-d tensor that does not require grad, which it reads as one). names: the
+    matrix arguments of a function with torch's out_dtype overload too (addmm, baddbmm), whose
+    refusal lists both overloads; else the argument is named."""
+    for name, v in (("beta", beta), ("alpha", alpha)):
+        cls = v.__class__
+        if cls is int or cls is float or cls is bool:
+            continue
+        if isinstance(v, Tensor):
+            if v._data.ndim == 0 and not v.requires_grad:
+                continue
+        elif isinstance(number(v), (int, float, complex)):  # a NumPy number
+            continue
+        if names is None:
+            raise TypeError(f"{op}(): argument '{name}' must be Number, not {type_name(v)}")
+        given = {"beta": beta, "alpha": alpha, "out": out}
+        got = ["Tensor"] * 3 + [
+            f"{k}={type_name(given[k])}"
+            for k in sorted(given)
+            if given[k] is not (None if k == "out" else 1)
+        ]
+        a, b = names
+        tail = "*, Number beta = 1, Number alpha = 1, Tensor out = None"
+        raise no_overload(
+            op,
+            ", ".join(got),
+            (
+                f"Tensor input, Tensor {a}, Tensor {b}, {tail}",
+                f"Tensor input, Tensor {a}, Tensor {b}, torch.dtype out_dtype, {tail}",
+            ),
+        )
+
+
 def _scaled_sum(input, product, beta, alpha, op):
     """beta * input + alpha * product, input broadcast to product's shape (ignored if beta == 0)."""
     shape = product._data.shape
@@ -677,6 +713,7 @@ def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, mat1, mat2, *args)
         (input, mat1, mat2), beta, alpha = _deprecated_overload("addmm", tensors, beta, alpha)
+    check_scalars("addmm", beta, alpha, out, ("mat1", "mat2"))
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmm, _autocast.LOWER, (input, mat1, mat2), kw)
@@ -697,6 +734,7 @@ def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, mat, vec, *args)
         (input, mat, vec), beta, alpha = _deprecated_overload("addmv", tensors, beta, alpha)
+    check_scalars("addmv", beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addmv, _autocast.LOWER_CUDA, (input, mat, vec), kw)
@@ -732,6 +770,7 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, batch1, batch2, *args)
         (input, batch1, batch2), beta, alpha = _deprecated_overload("baddbmm", tensors, beta, alpha)
+    check_scalars("baddbmm", beta, alpha, out, ("batch1", "batch2"))
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
@@ -756,6 +795,7 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, batch1, batch2, *args)
         (input, batch1, batch2), beta, alpha = _deprecated_overload("addbmm", tensors, beta, alpha)
+    check_scalars("addbmm", beta, alpha)
     if _autocast.state.any_enabled:
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(addbmm, _autocast.LOWER, (input, batch1, batch2), kw)

@@ -33,6 +33,7 @@ from minitorch._ops.linalg import (
     addmm,
     addmv,
     baddbmm,
+    check_scalars,
     mm,
     outer,
 )
@@ -91,6 +92,7 @@ def _same_shape(s, r):
 
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     """In-place addmm. Mirrors torch.Tensor.addmm_."""
+    check_scalars("addmm_", beta, alpha)
     _require_tensors("addmm_", _MM_NAMES, (input, mat1, mat2))
     return apply_inplace(
         input,
@@ -105,6 +107,7 @@ def addmv_(input, mat, vec, *args, beta=1, alpha=1):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, mat, vec, *args)
         (input, mat, vec), beta, alpha = _deprecated_overload("addmv_", tensors, beta, alpha)
+    check_scalars("addmv_", beta, alpha)
     _require_tensors("addmv_", _MV_NAMES, (input, mat, vec))
     def compute(s):
         r = addmv(s, mat, vec, beta=beta, alpha=alpha)
@@ -115,6 +118,7 @@ def addmv_(input, mat, vec, *args, beta=1, alpha=1):
 
 def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place addbmm. Mirrors torch.Tensor.addbmm_."""
+    check_scalars("addbmm_", beta, alpha)
     _require_tensors("addbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
@@ -126,6 +130,7 @@ def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place baddbmm. Mirrors torch.Tensor.baddbmm_."""
+    check_scalars("baddbmm_", beta, alpha)
     _require_tensors("baddbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
@@ -150,6 +155,7 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
     if args:  # See NOTE [ Deprecated add*mm overloads ]
         tensors = (input, vec1, vec2, *args)
         (input, vec1, vec2), beta, alpha = _deprecated_overload("addr", tensors, beta, alpha)
+    check_scalars("addr", beta, alpha)
     _require_tensor(input, "addr", "input", 1)
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         _require_tensor(v, "addr", name, 2 if name == "vec1" else 3)
@@ -197,6 +203,7 @@ def _half_scalar(v, dt) -> float:
 
 def addr_(input, vec1, vec2, *, beta=1, alpha=1):
     """In-place addr. Mirrors torch.Tensor.addr_."""
+    check_scalars("addr_", beta, alpha)
     if isinstance(input, Tensor) and isinstance(vec1, Tensor) and isinstance(vec2, Tensor):
         # torch's addr_ kernel checks self before broadcasting anything
         if input.ndim != 2:
