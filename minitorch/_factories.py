@@ -517,12 +517,12 @@ def _host_from_data(data, dt):
         if _is_seq(data) and not isinstance(data, (list, tuple)):
             data = list(data)
         if data and isinstance(data[0], np.ndarray):
-            warnings.warn(
+            # torch's TORCH_WARN_ONCE: once per process, not once per call
+            _settings.warn_once(
+                "list_of_ndarrays",
                 "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please "
                 "consider converting the list to a single numpy.ndarray with numpy.array() before "
                 "converting to a tensor.",
-                UserWarning,
-                stacklevel=3,
             )
         if not math.prod(shape):
             # torch infers empty data's dtype but stores (and checks) no element: [(), 2] is a

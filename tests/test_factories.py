@@ -155,6 +155,7 @@ def test_tensor_errors_match_torch(data, exc, msg):
 
 
 def test_list_of_arrays_warns_like_torch():
+    mt._settings._warned_once.discard("list_of_ndarrays")  # torch warns once per process
     with pytest.warns(UserWarning, match="list of numpy.ndarrays is extremely slow"):
         t = mt.tensor([np.array([1, 2]), np.array([3, 4])])
     assert t.tolist() == [[1, 2], [3, 4]]

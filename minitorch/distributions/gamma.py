@@ -138,7 +138,11 @@ class Gamma(_Elementwise, ExponentialFamily):
     """The gamma distribution with shape `concentration` and inverse scale `rate`.
 
     Mirrors torch.distributions.Gamma. rsample() is differentiable with respect to both
-    parameters (see NOTE [ Implicit gamma reparameterisation ])."""
+    parameters (see NOTE [ Implicit gamma reparameterisation ]).
+
+    Differences from torch: the gradient of rsample() with respect to the concentration is the
+    exact implicit derivative (to ~1e-12); torch's (torch._standard_gamma_grad) is a fitted
+    approximation, so per-sample gradients differ from torch's by up to ~5e-4 relative."""
 
     _params = ("concentration", "rate")
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
