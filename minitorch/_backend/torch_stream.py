@@ -40,8 +40,9 @@ import numpy as np
 #   exponential_    -1/lambda * log1p(-u); cauchy_ median + sigma * tan(pi (u - 1/2));
 #   geometric_      ceil(log(u) / log(1 - p)); log_normal_ exp(normal_distribution<double>)
 # libm's log / log1p / exp / tan differ from NumPy's SIMD versions in the last bit for a few
-# values in a thousand, so log1p / exp / tan go through Python's math module (libm) element by
-# element; log is computed in NumPy and checked (NOTE [ libm's log without a call per element ]).
+# values in a thousand, so exp / tan go through Python's math module (libm) element by element;
+# log is computed in NumPy and checked (NOTE [ libm's log without a call per element ]), log1p(-u)
+# replayed from glibc's algorithm (NOTE [ libm's log1p of -u without a call per element ]).
 
 _N = 624  # mt19937's state words
 _MASK64 = (1 << 64) - 1
@@ -373,14 +374,12 @@ def _swaps_result(z: np.ndarray, n: int) -> np.ndarray:
         parent[own] = np.where(same[at], ks[at - 1], -1)
     has = parent >= 0
     root = np.arange(n, dtype=np.int64)
-    act = t[has]
-    root[act] = parent[has]
-    while act.size:  # pointer jumping: root[x] moves up its chain until it reaches the root
-        up = root[act]
-        upup = root[up]
-        moved = upup != up
-        act = act[moved]
-        root[act] = upup[moved]
+    root[t[has]] = parent[has]
+    while True:  # pointer jumping: root[x] moves up its chain until it reaches the root
+        up = root[root]  # whole-array gathers: cheaper than tracking the nodes still moving
+        if np.array_equal(up, root):
+            break
+        root = up
     vals = js  # out[k] for the sorted elements: j, or v of the previous element of the group
     rep = np.flatnonzero(same)
     vals[rep] = root[ks[rep - 1]]

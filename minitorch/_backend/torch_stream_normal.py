@@ -123,6 +123,101 @@ def _libm(fn, x: np.ndarray) -> np.ndarray:
     return np.fromiter(map(fn, x.ravel().tolist()), dtype=_F64, count=x.size).reshape(x.shape)
 
 
+# NOTE [ libm's log1p of -u without a call per element ]
+# exponential_ and the serial normal take libm's log1p(-u) of float64 uniforms u (multiples of
+# 2^-53 in [0, 1)). glibc's log1p is fdlibm's algorithm (not correctly rounded: about 1 result
+# in 20 differs from the rounded exact value); on x86-64 CPUs with FMA its FMA build runs, where
+# the polynomial R of s^2 (s = f / (2 + f)) is evaluated with fused multiply-adds and every other
+# step is plain float64 arithmetic (k * ln2_hi is exact and c is 0 for these u, so the fused
+# steps outside R round as unfused ones). _log1p_neg replays the algorithm in NumPy with R
+# unfused, which is within 16 units of 2^-53 R of the fused R (the polynomial's terms are all
+# positive; measured: 2); the result is monotone in R, so it is computed at both ends of that
+# interval, and where the two differ (about 1 element in 30) or fdlibm's other branches are
+# reached (u below 2^-29, |f| below 2^-20) math.log1p is called. A fixed probe
+# of values checks at first use that this replay is this machine's libm; otherwise (another
+# libm, a CPU without FMA) every element goes through math.log1p.
+_LP = (
+    6.666666666666735130e-01,
+    3.999999999940941908e-01,
+    2.857142874366239149e-01,
+    2.222219843214978396e-01,
+    1.818357216161805012e-01,
+    1.531383769920937332e-01,
+    1.479819860511658591e-01,
+)
+_LOG1P_OK = None
+_LOG1P_SPLIT = float.fromhex("-0x1.2bec4p-2")  # x at or below: fdlibm's high word >= 0xbfd2bec4
+_LOG1P_HALF = float.fromhex("0x1.6a09ep0")
+_CHUNK_LOG1P = 1 << 14
+
+
+def _log1p_replay(u: np.ndarray) -> np.ndarray:
+    """log1p(-u) for float64 u on [0, 1) (NOTE [ libm's log1p of -u without a call per
+    element ]), math.log1p for the elements in doubt."""
+    x = -u
+    big = x <= _LOG1P_SPLIT  # f from 1 + x normalised, k its exponent
+    m, e = np.frexp(1.0 - u)  # 1 - u is exact for u a multiple of 2^-53
+    m += m  # [1, 2)
+    half = m >= _LOG1P_HALF  # fdlibm's top mantissa word >= 0x6a09e: m / 2 and k + 1
+    kf = e.astype(_F64)
+    kf += half
+    kf -= 1.0
+    kf *= big
+    m *= 1.0 - 0.5 * half
+    m -= 1.0
+    f = np.where(big, m, x)
+    hfsq = 0.5 * f
+    hfsq *= f
+    s = f / (2.0 + f)
+    z = s * s
+    z2 = z * z
+    z4 = z2 * z2
+    z6 = z4 * z2
+    r = z * _LP[0]
+    r += z2 * (_LP[1] + z * _LP[2])
+    r += z4 * (_LP[3] + z * _LP[4])
+    r += z6 * (_LP[5] + z * _LP[6])
+    d = r * 2.0**-50
+    c = kf * 1.90821492927058770002e-10
+    kf *= 6.93147180369123816490e-01  # exact: k is a small integer, ln2_hi a short constant
+    out = []
+    for rr in (r - d, r + d):  # k ln2_hi - ((hfsq - (s (hfsq + R) + k ln2_lo)) - f): at k = 0
+        rr += hfsq  # the k = 0 branch's f - (hfsq - s (hfsq + R)) exactly
+        rr *= s
+        rr += c
+        np.subtract(hfsq, rr, out=rr)
+        rr -= f
+        np.subtract(kf, rr, out=rr)
+        out.append(rr)
+    lo, hi = out
+    doubt = lo != hi
+    doubt |= u < 2.0**-29
+    doubt |= big & (np.abs(m) < 2.0**-18)  # |f| < 2^-20 (and a few more): another branch
+    at = np.flatnonzero(doubt)
+    if at.size:
+        lo[at] = np.fromiter(map(math.log1p, (-u[at]).tolist()), dtype=_F64, count=at.size)
+    return lo
+
+
+def _log1p_neg(u: np.ndarray) -> np.ndarray:
+    """libm's log1p(-u) of float64 uniforms u (multiples of 2^-53 on [0, 1)), element for
+    element as math.log1p (NOTE [ libm's log1p of -u without a call per element ])."""
+    global _LOG1P_OK
+    if _LOG1P_OK is None:
+        probe = np.arange(1, 1 << 14, dtype=_F64) * (2.0**-14) - 2.0**-53 * 12345
+        probe = np.concatenate([probe, np.arange(1, 4096, dtype=_F64) * 2.0**-40])
+        _LOG1P_OK = bool(np.array_equal(_log1p_replay(probe), _libm(math.log1p, -probe)))
+    if not _LOG1P_OK or u.size < 64:
+        return _libm(math.log1p, -u)
+    flat = u.ravel()
+    if flat.size <= _CHUNK_LOG1P:
+        return _log1p_replay(flat).reshape(u.shape)
+    out = np.empty(flat.size, dtype=_F64)
+    for lo in range(0, flat.size, _CHUNK_LOG1P):  # temporaries that stay in cache
+        out[lo : lo + _CHUNK_LOG1P] = _log1p_replay(flat[lo : lo + _CHUNK_LOG1P])
+    return out.reshape(u.shape)
+
+
 # --- normal ---
 
 # torch's AVX2 float32 kernel: Cephes log256_ps / sincos256_ps with the compiled fused
@@ -291,7 +386,7 @@ def normal_serial(s: TorchStream, n: int, mean: float, std: float) -> np.ndarray
         pairs = (rest + 1) // 2
         u = (s.words64(2 * pairs) & _U64((1 << 53) - 1)).astype(_F64) * _F64(2.0**-53)
         u1, u2 = u[0::2], u[1::2]
-        r = np.sqrt(-2.0 * _libm(math.log1p, -u2))
+        r = np.sqrt(-2.0 * _log1p_neg(u2))
         theta = 2.0 * math.pi * u1
         cos, sin = r * np.cos(theta), r * np.sin(theta)
         both = np.empty(2 * pairs, dtype=_F64)
@@ -330,7 +425,7 @@ def log_normal(s: TorchStream, n: int, mean: float, std: float) -> np.ndarray:
 
 def exponential(s: TorchStream, n: int, lambd: float) -> np.ndarray:
     u = unit_uniform(s, n, "float64")
-    return (-1.0 / lambd) * _libm(math.log1p, -u)
+    return (-1.0 / lambd) * _log1p_neg(u)
 
 
 def cauchy(s: TorchStream, n: int, median: float, sigma: float) -> np.ndarray:

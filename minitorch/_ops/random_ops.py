@@ -163,7 +163,10 @@ def _torch_draw(t: Tensor, generator, op: str, fn):
     if s is None:
         return None
     n = t.numel()
-    arr = fn(s, n).astype(_dtype.numpy_dtype(t.dtype), copy=False).reshape(tuple(t.shape))
+    arr = fn(s, n)
+    if t.dtype in (_dtype.float16, _dtype.bfloat16) and arr.dtype.itemsize == 8:
+        arr = arr.astype(_dtype.numpy_dtype(_dtype.float32))  # torch's double -> float -> half
+    arr = arr.astype(_dtype.numpy_dtype(t.dtype), copy=False).reshape(tuple(t.shape))
     return s.wrap(arr)
 
 
