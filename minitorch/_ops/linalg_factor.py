@@ -548,7 +548,14 @@ def linalg_eig(input, *, out=None):
 
 @_exact_out
 def linalg_svd(A, full_matrices=True, *, driver=None):
-    """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd."""
+    """(U, S, Vh) with A = U diag(S) Vh. Mirrors torch.linalg.svd.
+
+    Differences from torch: each pair of singular vectors (a column of U with the row of Vh)
+    has the sign NumPy's LAPACK gives, which may be the opposite of torch's (another LAPACK
+    build: MKL in torch's CPU wheels). It differs most often for a wide A (m < n, factored
+    through A = LQ first): on random matrices, most wide ones with n >= 11m/6 and about one in
+    six tall ones had a flipped pair. S and sign-free results (U diag(S) Vh, U U^H, projections'
+    squares) agree."""
     check_tensors("linalg_svd", ("A", A))
     check_bool("linalg_svd", full_matrices, "full_matrices", 2)
     if _autocast.state.any_enabled:
@@ -583,7 +590,9 @@ def linalg_svdvals(A, *, driver=None, out=None):
 
 @_exact_out
 def svd(input, some=True, compute_uv=True):
-    """(U, S, V) (V, not V^T). Mirrors torch.svd."""
+    """(U, S, V) (V, not V^T). Mirrors torch.svd.
+
+    Differences from torch: the singular vectors' signs, as linalg_svd's."""
     check_tensors("svd", ("input", input))
     check_bool("svd", some, "some", 2)
     check_bool("svd", compute_uv, "compute_uv", 3)

@@ -33,10 +33,11 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
 
     As torch (2.4 on), a wide A is transposed to a tall one (m >= n), the basis Q (m x q, after
     niter power iterations) is found for its column space from an n x q Gaussian test matrix
-    drawn from the global generator, and Q^H A is decomposed: the same draws, so the same
-    result as torch's for the same seed. Differences from torch: M is subtracted from A first
-    (torch multiplies by A and M separately, which keeps a sparse A sparse: no sparse tensors
-    here)."""
+    drawn from the global generator, and Q^H A is decomposed: the same draws, so the same S and
+    U diag(S) V^H as torch's for the same seed. Differences from torch: M is subtracted from A
+    first (torch multiplies by A and M separately, which keeps a sparse A sparse: no sparse
+    tensors here); the signs of U's and V's columns are linalg_svd's of the q x n matrix Q^H A,
+    which is wide when q < n, so a pair of them is often flipped against torch's."""
     if A.ndim < 2:  # torch unpacks A.shape[-2:]
         raise ValueError(f"svd_lowrank: not enough values to unpack (expected 2, got {A.ndim})")
     q = 6 if q is None else q
