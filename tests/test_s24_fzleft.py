@@ -182,24 +182,24 @@ def test_vectorized_jacobian_blocks_share_the_inputs_graph():
 
 
 def test_binary_op_operand_type_messages():
-    # torch words these so, with "(position N)" after 'other' (1 in a method's call, 2 in a
-    # function's, none by keyword); minitorch gives the positionless form to all three
+    # torch's words: "(position N)" after 'other', 1 in a method's call, 2 in a function's
+    # (none by keyword, which minitorch does not tell apart)
     x = minitorch.ones(2)
     cases = [
-        (lambda: x.mul("a"), "mul(): argument 'other' must be Tensor, not str"),
+        (lambda: x.mul("a"), "mul(): argument 'other' (position 1) must be Tensor, not str"),
         (
             lambda: minitorch.Tensor.mul(x, "a"),
-            "mul(): argument 'other' must be Tensor, not str",
+            "mul(): argument 'other' (position 1) must be Tensor, not str",
         ),
         (
             lambda: minitorch.mul(x, "a"),
-            "mul(): argument 'other' must be Tensor, not str",
+            "mul(): argument 'other' (position 2) must be Tensor, not str",
         ),
         (
             lambda: minitorch.add(x, None),
-            "add(): argument 'other' must be Tensor, not NoneType",
+            "add(): argument 'other' (position 2) must be Tensor, not NoneType",
         ),
-        (lambda: x.div([1]), "div(): argument 'other' must be Tensor, not list"),
+        (lambda: x.div([1]), "div(): argument 'other' (position 1) must be Tensor, not list"),
         (
             lambda: minitorch.add(None, x),
             "add(): argument 'input' (position 1) must be Tensor, not NoneType",

@@ -97,3 +97,30 @@ def test_addmm_and_baddbmm_functions_list_their_overloads():
     )
     # a 0-d tensor that does not require grad is read as its number
     assert torch.addmm(_M, _A, _B, beta=torch.tensor(2.0)).tolist() == [[5.0, 5.0], [5.0, 5.0]]
+
+
+_X = torch.ones(2)
+
+
+@pytest.mark.parametrize(
+    "call, op, arg, pos, got",
+    [
+        (lambda: _X.matmul("a"), "matmul", "other", 1, "str"),
+        (lambda: torch.matmul(_X, "a"), "matmul", "other", 2, "str"),
+        (lambda: _X.maximum("a"), "maximum", "other", 1, "str"),
+        (lambda: torch.maximum(_X, "a"), "maximum", "other", 2, "str"),
+        (lambda: _X.add("a"), "add", "other", 1, "str"),
+        (lambda: torch.add(_X, "a"), "add", "other", 2, "str"),
+        (lambda: _X.add_("a"), "add_", "other", 1, "str"),
+        (lambda: torch.mul(_X, None), "mul", "other", 2, "NoneType"),
+        (lambda: _X.dot("a"), "dot", "tensor", 1, "str"),
+        (lambda: torch.ones(2, 2).mm("a"), "mm", "mat2", 1, "str"),
+        (lambda: _X.lerp("a", 1), "lerp", "end", 1, "str"),
+        (lambda: _X.masked_select("a"), "masked_select", "mask", 1, "str"),
+        (lambda: _X.outer("a"), "outer", "vec2", 1, "str"),
+    ],
+)
+def test_method_errors_count_positions_without_self(call, op, arg, pos, got):
+    with pytest.raises(TypeError) as info:
+        call()
+    assert str(info.value) == f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {got}"

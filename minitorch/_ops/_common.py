@@ -124,8 +124,33 @@ def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeErr
     "svd(): argument 'some' (position 2) must be bool, not NoneType" (no position for a
     keyword-only argument). `expected` is torch's spelling: "Tensor", "bool", "int", "float",
     "str", "tuple of ints"."""
+    if pos is not None and pos > 1 and _called_as_method(op):
+        pos -= 1
     at = "" if pos is None else f" (position {pos})"
     return TypeError(f"{op}(): argument '{name}'{at} must be {expected}, not {type_name(x)}")
+
+
+# NOTE [ Argument positions of methods ]
+# torch's parser counts a Tensor method's arguments without self: x.matmul("a") is "argument
+# 'other' (position 1)", torch.matmul(x, "a") "(position 2)". The functions word the message
+# (they do not know how they were called); on this error path only, the caller's frames tell:
+# a Tensor method of the op's name, or of its in-place form (minitorch/_tensor_methods.py), a
+# few frames up shifts the position by one. The common path pays nothing.
+_METHODS_FILE = "_tensor_methods.py"
+
+
+def _called_as_method(op: str) -> bool:
+    import sys
+
+    frame = sys._getframe(2)
+    for _ in range(6):
+        if frame is None:
+            return False
+        code = frame.f_code
+        if code.co_name in (op, op + "_") and code.co_filename.endswith(_METHODS_FILE):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def check_tensors(op: str, *named) -> None:
@@ -153,7 +178,12 @@ def check_int(op: str, x, name: str, pos: int | None = None) -> int:
     arguments ]); torch's TypeError for anything else (a bool, a float, a 9-element tensor)."""
     if x.__class__ is int:
         return x
-    return index(x, op, name, pos)
+    try:
+        return index(x, op, name, pos)
+    except TypeError:
+        if pos is None or pos < 2 or not _called_as_method(op):
+            raise
+    return index(x, op, name, pos - 1)  # NOTE [ Argument positions of methods ]: the error
 
 
 def check_float(op: str, x, name: str, pos: int | None = None):
@@ -211,11 +241,9 @@ def _scalar(x, op):
         return _numpy_scalar(x)
     if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
         return x
-    raise _OperandTypeError(
-        # (torch adds "(position 2)" in a function's call, "(position 1)" in a method's, none
-        # for a keyword: the one message fits the calls that are not told apart here)
-        f"{op}(): argument 'other' must be Tensor, not {type_name(x)}"
-    )
+    # (position 2 in a function's call, 1 in a method's: NOTE [ Argument positions of methods ];
+    # torch gives none for a keyword, which is not told apart here)
+    raise _OperandTypeError(str(wrong_type(op, x, "other", 2, "Tensor")))
 
 
 # NOTE [ Operators with foreign operands ]

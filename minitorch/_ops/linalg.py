@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     opmath_dtype,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops.einsum_op import _LETTERS, Einsum
 from minitorch._ops.shape import Reshape
@@ -38,9 +39,7 @@ def _ctype(dt) -> str:
 
 def _require_tensor(x, op, name, pos):
     if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {type_name(x)}"
-        )
+        raise wrong_type(op, x, name, pos, "Tensor")
 
 
 def _require_tensors(op, names, args):

@@ -24,6 +24,7 @@ from minitorch._ops._common import (
     weak_scalar,
     wrap_int,
     wrapped_big_ints,
+    wrong_type,
     zeros_of,
 )
 from minitorch._subclass import any_dispatching, run_converted
@@ -1533,10 +1534,7 @@ def minimum(input, other, *, out=None):
 def _require_tensors(a, b, op):
     for pos, name, x in ((1, "input", a), (2, "other", b)):
         if not isinstance(x, Tensor):
-            raise TypeError(
-                f"{op}(): argument '{name}' (position {pos}) must be Tensor, not "
-                f"{type_name(x)}"
-            )
+            raise wrong_type(op, x, name, pos, "Tensor")
 
 
 _INF = math.inf

@@ -10,7 +10,7 @@ from minitorch._ops._common import (
     index,
     is_floating,
     opmath_array,
-    type_name,
+    wrong_type,
     zeros_of,
 )
 from minitorch._ops.pointwise import _out, _out_exact, _sign_kernel, div, pow, sign, sqrt
@@ -54,9 +54,7 @@ def _not_implemented(kernel: str, dt) -> NotImplementedError:
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1):
     if not isinstance(x, Tensor):
-        raise TypeError(
-            f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(x)}"
-        )
+        raise wrong_type(op, x, arg, pos, "Tensor")
 
 
 def _to_float(x, op: str) -> Tensor:
