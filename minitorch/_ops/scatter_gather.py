@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from minitorch import _dtype
 from minitorch._ops._common import check_tensors, is_floating, not_tensor, type_name, wrap_dim
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
@@ -233,6 +235,24 @@ def _src_region(src: Tensor, plan: IndexPlan) -> Tensor:
     return src[tuple(slice(0, n) for n in shape)]
 
 
+def _flat_put_plan(x: Tensor, plan: IndexPlan) -> IndexPlan:
+    """plan as one index into x.flatten() (NOTE [ Flat plans ] in indexing.py) for a large
+    scatter on the CPU, whose index _check_bounds has checked: NumPy writes through one 1-d
+    index ~4x faster than through the key of aranges and index (316x316: 470 us, 110 us;
+    perf11, session 27). The writes go in the same order, so the last duplicate still wins."""
+    shape = plan.v_shape
+    if plan.basic is not None or x._device.type != "cpu" or math.prod(plan.out_shape) < 2048:
+        return plan
+    flat = 0
+    stride = 1
+    for d in range(len(shape) - 1, -1, -1):
+        flat = plan.adv[d] * stride + flat
+        stride *= shape[d]
+    xp = x._device.backend.xp
+    flat = xp.broadcast_to(flat, plan.out_shape)
+    return IndexPlan(None, (flat,), None, "Alias", (stride,), plan.out_shape, True)
+
+
 def _value_tensor(x: Tensor, value) -> Tensor:
     if isinstance(value, Tensor):
         return value.to(x.dtype) if value.dtype is not x.dtype else value
@@ -267,11 +287,13 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
         if src.dtype is not input.dtype:
             raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
         _, plan = _plan(input, dim, index, "scatter", src)
-        out = Scatter.apply(input, _src_region(src, plan), plan=plan, accumulate=False)
+        region = _src_region(src, plan)
+        out = Scatter.apply(input, region, plan=_flat_put_plan(input, plan), accumulate=False)
         return watch_indices(out, index)
     if value is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _, plan = _plan(input, dim, index, "scatter")
+    plan = _flat_put_plan(input, plan)
     out = ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
     return watch_indices(out, index)
 

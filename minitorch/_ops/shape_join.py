@@ -423,9 +423,10 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, *tensors, dim):
         arrays = [t._data for t in tensors]
-        kept = [x for x in arrays if not _is_skipped(x)]
         ctx.dim = dim
-        ctx.sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
+        sizes = tuple(None if _is_skipped(x) else x.shape[dim] for x in arrays)
+        ctx.sizes = sizes
+        kept = arrays if None not in sizes else [x for x in arrays if not _is_skipped(x)]
         if not kept:
             return ctx.xp.concatenate(arrays)
         if arrays[0].ndim == 4 and all(_mf.suggests_channels_last(x) for x in arrays):
@@ -486,6 +487,10 @@ def _stack_list(tensors, op):
 
 
 def _promoted(tensors):
+    dts = [t._data.dtype for t in tensors]
+    first = dts[0]
+    if dts.count(first) == len(dts):  # one array dtype (the common case: no cast, no lookups)
+        return tensors
     dt = tensors[0].dtype
     for t in tensors[1:]:
         if t.dtype is not dt:
