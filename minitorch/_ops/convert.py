@@ -8,6 +8,7 @@ import warnings
 from minitorch import _dtype, _memory_format
 from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend, tensor_device
 from minitorch._backend import device as as_device
+from minitorch._backend.numpy_backend import fast_cast
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import no_grad
@@ -58,6 +59,10 @@ class ToCopy(Function):
     def _cast(x, a_device, np_dtype, device, non_blocking):
         """x (the input's array, on a_device) as np_dtype on device."""
         if device is a_device:
+            if a_device is cpu:  # float32 <-> float16 / bfloat16: NOTE [ Half casts ]
+                out = fast_cast(x, np_dtype)
+                if out is not None:
+                    return out
             return x.astype(np_dtype, order=_cast_order(x))
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
         # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
