@@ -124,3 +124,67 @@ def test_method_errors_count_positions_without_self(call, op, arg, pos, got):
     with pytest.raises(TypeError) as info:
         call()
     assert str(info.value) == f"{op}(): argument '{arg}' (position {pos}) must be Tensor, not {got}"
+
+
+def _round_exact(value, np_dtype):
+    """The float of np_dtype nearest to the Fraction value (ties to even)."""
+    from fractions import Fraction
+
+    c = np_dtype(float(value))
+    cands = [np.nextafter(c, np_dtype(-np.inf)), c, np.nextafter(c, np_dtype(np.inf))]
+    best = min(
+        cands,
+        key=lambda f: (
+            abs(Fraction(float(f)) - value),
+            int(np.array(f).view(f"u{f.itemsize}")) & 1,
+        ),
+    )
+    return best
+
+
+@pytest.mark.parametrize("dt", [torch.float32, torch.float64])
+def test_add_sub_with_alpha_round_once_as_torch(dt):
+    # torch's kernel is one fused multiply-add: a + alpha * b rounded once (alpha in the dtype)
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    npdt = np.float32 if dt is torch.float32 else np.float64
+    a = rng.standard_normal(400).astype(npdt)
+    b = rng.standard_normal(400).astype(npdt)
+    alpha = 0.37
+    al = Fraction(float(npdt(alpha)))
+    want_add = [
+        _round_exact(Fraction(float(x)) + al * Fraction(float(y)), npdt)
+        for x, y in zip(a, b, strict=True)
+    ]
+    want_sub = [
+        _round_exact(Fraction(float(x)) - al * Fraction(float(y)), npdt)
+        for x, y in zip(a, b, strict=True)
+    ]
+    ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+    assert torch.add(ta, tb, alpha=alpha).numpy().tolist() == want_add
+    assert torch.sub(ta, tb, alpha=alpha).numpy().tolist() == want_sub
+    assert ta.clone().add_(tb, alpha=alpha).numpy().tolist() == want_add
+    assert ta.clone().sub_(tb, alpha=alpha).numpy().tolist() == want_sub
+    two_roundings = (a + (b * npdt(alpha))).tolist()
+    assert two_roundings != want_add  # the case the fused rounding changes
+    # a number operand is wrapped in the dtype first
+    want = [_round_exact(Fraction(float(x)) + al * Fraction(float(npdt(0.3))), npdt) for x in a]
+    assert torch.add(ta, 0.3, alpha=alpha).numpy().tolist() == want
+    # gradients are unchanged
+    x = ta.clone().requires_grad_()
+    torch.add(x, tb, alpha=alpha).sum().backward()
+    assert x.grad.tolist() == [1.0] * 400
+
+
+def test_fused_alpha_special_values():
+    inf, nan = float("inf"), float("nan")
+    for dt in (torch.float32, torch.float64):
+        a = torch.tensor([inf, -inf, 1.0, -0.0, 0.0, 1e38, nan], dtype=dt)
+        b = torch.tensor([1.0, 1.0, inf, -0.0, -0.0, 1e38, 1.0], dtype=dt)
+        got = torch.add(a, b, alpha=0.5).tolist()
+        assert got[:3] == [inf, -inf, inf]
+        assert str(got[3]) == "-0.0" and str(got[4]) == "0.0"
+        assert abs(got[5] / 1.5e38 - 1) < 1e-6 and got[6] != got[6]
+    big = torch.tensor([3e38], dtype=torch.float32)
+    assert torch.add(big, big, alpha=0.5).tolist() == [inf]  # the float32 overflow

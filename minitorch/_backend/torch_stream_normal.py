@@ -130,7 +130,7 @@ def _libm(fn, x: np.ndarray) -> np.ndarray:
 # the polynomial R of s^2 (s = f / (2 + f)) is evaluated with fused multiply-adds and every other
 # step is plain float64 arithmetic (k * ln2_hi is exact and c is 0 for these u, so the fused
 # steps outside R round as unfused ones). _log1p_neg replays the algorithm in NumPy with R
-# unfused, which is within 16 units of 2^-53 R of the fused R (the polynomial's terms are all
+# unfused, which is within 8 units of 2^-53 R of the fused R (the polynomial's terms are all
 # positive; measured: 2); the result is monotone in R, so it is computed at both ends of that
 # interval, and where the two differ (about 1 element in 30) or fdlibm's other branches are
 # reached (u below 2^-29, |f| below 2^-20) math.log1p is called. A fixed probe

@@ -13,8 +13,11 @@ from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
     cast,
     check_tensors,
+    fused_multiply_add,
     is_floating,
+    is_number,
     not_tensor,
+    number,
     scalar_like,
     wrap_int,
     zeros_of,
@@ -800,13 +803,26 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if ufunc == "true_divide" and not floating:
         return False
     if alpha is not _ONE:  # NOTE [ Default alpha ]: a bool alpha, 1.0, ... take add's checks
+        cls = alpha.__class__
+        if cls is not float and cls is not int:
+            if cls is bool or not is_number(alpha):
+                return False  # a bool, a tensor, an array...: add's checks
+            alpha = number(alpha)  # a NumPy number (a learning rate computed by NumPy)
         float_alpha = alpha.__class__ is float
-        if not float_alpha and alpha.__class__ is not int:
-            return False  # a bool, a tensor, a NumPy number...: add's checks
         if alpha == 1 or (x.dtype.itemsize == 2 and floating):
             return False  # where alpha * other is rounded is pointwise's decision, as above
         if float_alpha and not floating:
             return False
+        if floating and x.dtype.kind == "f":  # one rounding, as torch: NOTE [ Fused
+            xp = self._device.backend.xp  # multiply-adds ] in minitorch/_ops/_common.py
+            b = o if isinstance(o, xp.ndarray) else xp.asarray(o, dtype=x.dtype)
+            sign = 1.0 if ufunc == "add" else -1.0
+            fused = fused_multiply_add(xp, b, sign * float(x.dtype.type(alpha)), x)
+            if fused.shape != x.shape:
+                return False  # other does not broadcast into self: the general path's error
+            xp.copyto(x, fused)
+            self._vc[0] += 1
+            return True
         o = o * alpha
     try:
         getattr(self._device.backend.xp, ufunc)(x, o, out=x)

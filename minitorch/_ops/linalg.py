@@ -8,9 +8,9 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
+    is_number,
     no_overload,
     not_tensor,
-    number,
     opmath_dtype,
     type_name,
     wrap_dim,
@@ -633,7 +633,7 @@ def check_scalars(op: str, beta, alpha, out=None, names=None) -> None:
         if isinstance(v, Tensor):
             if v._data.ndim == 0 and not v.requires_grad:
                 continue
-        elif isinstance(number(v), (int, float, complex)):  # a NumPy number
+        elif is_number(v):  # a NumPy number (a 0-d array is none)
             continue
         if names is None:
             raise TypeError(f"{op}(): argument '{name}' must be Number, not {type_name(v)}")

@@ -15,9 +15,11 @@ from minitorch._ops._common import (
     check_int,
     check_tensor_list,
     check_tensors,
+    is_number,
     no_overload,
     not_tensor,
     number,
+    type_name,
     wrap_dim,
 )
 from minitorch._ops.inplace import apply_inplace, check_out_overlap
@@ -298,6 +300,9 @@ def renorm_scalar(x, op, name, pos=None):
     """renorm's p or maxnorm as torch's argument parser reads a Scalar: a Python or NumPy number,
     or a 0-d tensor that does not require grad (read on the host, as torch does); anything else
     is its TypeError (pos: the argument's position, None when passed by keyword)."""
+    if not (isinstance(x, Tensor) or is_number(x)):  # (a 0-d NumPy array is no Number)
+        at = "" if pos is None else f" (position {pos})"
+        raise TypeError(f"{op}(): argument '{name}'{at} must be Number, not {type_name(x)}")
     x = number(x)  # NumPy scalars read as Python numbers, as in torch
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()

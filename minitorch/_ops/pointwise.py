@@ -11,7 +11,9 @@ from minitorch._ops._common import (
     _OperandTypeError,
     called_by_operator,
     cast,
+    fused_multiply_add,
     is_floating,
+    is_number,
     no_overload,
     not_tensor,
     number,
@@ -251,12 +253,16 @@ def add(input, other, *args, alpha=1, out=None):
             return _half_add_sub(add, input, other, alpha, dt, out)
     elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
+    fused = None
     if alpha is not _ONE:  # NOTE [ Default alpha ]
+        fused = _fused_alpha(input, other, alpha, 1)
         other = _scaled(other, alpha, input)
     try:
         result = Add.apply(input, other)
     except OverflowError:  # x + 0xFFFFFFFFFFFFFFFF: NOTE [ Unsigned 64-bit numbers ]
         result = Add.apply(*wrapped_big_ints(input, other))
+    if fused is not None:
+        result._data = fused  # its value rounded once, as torch's (the graph is the same)
     return result if out is None else _out(result, out)
 
 
@@ -306,7 +312,12 @@ def sub(input, other, *args, alpha=1, out=None):
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha is not _ONE:  # NOTE [ Default alpha ]
+        fused = _fused_alpha(a, b, alpha, -1)
         b = _scaled(b, alpha, a, "sub")
+        if fused is not None:
+            result = Sub.apply(a, b)
+            result._data = fused  # its value rounded once, as torch's (the graph is the same)
+            return _out(result, out)
     try:
         return _out(Sub.apply(a, b), out)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
@@ -347,6 +358,30 @@ def _scaled(x, alpha, ref, op="add"):
     if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
         x = wrap_int(x, ref._data.dtype)
     return x
+
+
+def _fused_alpha(input, other, alpha, sign):
+    """The array of input + sign * alpha * other rounded once, as torch's add kernel computes it
+    (NOTE [ Fused multiply-adds ]), for float32 and float64 operands of one dtype (other a tensor
+    or a number, alpha a number, cast to the dtype first as torch's); None elsewhere (integers
+    are exact either way, the half dtypes have their own path)."""
+    cls = alpha.__class__
+    if (cls is not float and cls is not int) or not isinstance(input, Tensor):
+        return None
+    x = input._data
+    dt = x.dtype
+    if dt.kind != "f" or dt.itemsize < 4:
+        return None
+    if isinstance(other, Tensor):
+        if other._data.dtype is not dt or other._device is not input._device:
+            return None
+        b = other._data
+    elif other.__class__ is float or other.__class__ is int:
+        b = input._device.backend.xp.asarray(other, dtype=dt)  # a wrapped number, in the dtype
+    else:
+        return None
+    xp = input._device.backend.xp
+    return fused_multiply_add(xp, b, sign * float(dt.type(alpha)), x)
 
 
 def _keep_number(scaled):
@@ -433,21 +468,25 @@ def check_alpha(alpha, op: str) -> None:
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
-    elif isinstance(number(alpha), (int, float)):  # a NumPy number
+    elif is_number(alpha):  # a NumPy number (a 0-d array is none)
         return
-    raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type(alpha).__name__}")
+    raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type_name(alpha)}")
 
 
 def _alpha(alpha, a, b):
     """add/sub's alpha, refused as torch does when it is a float and the result is integral
     (either operand may be an uncast bool tensor: bool + float32 with alpha=0.5 is float32)."""
     alpha = number(alpha)
-    if isinstance(alpha, float):
+    if isinstance(alpha, Tensor):  # a 0-d tensor, classed by its dtype (no host read)
+        kind = "f" if is_floating(alpha._data.dtype) else alpha._data.dtype.kind
+    else:
+        kind = "f" if isinstance(alpha, float) else "b" if alpha.__class__ is bool else "i"
+    if kind == "f":
         if not (_floating(a) or _floating(b)):
             raise RuntimeError(
                 "For integral input tensors, argument alpha must not be a floating point number."
             )
-    elif alpha.__class__ is bool and not (_bool_operand(a) and _bool_operand(b)):
+    elif kind == "b" and not (_bool_operand(a) and _bool_operand(b)):
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     return alpha
 

@@ -8,7 +8,14 @@ import numbers
 import warnings
 
 from minitorch import _dtype
-from minitorch._ops._common import cast, opmath_dtype, promote, promote_float, wrapped_big_ints
+from minitorch._ops._common import (
+    cast,
+    fused_multiply_add,
+    opmath_dtype,
+    promote,
+    promote_float,
+    wrapped_big_ints,
+)
 from minitorch._ops.convert import _cast_order
 from minitorch._ops.pointwise import (
     _d,
@@ -376,16 +383,9 @@ def _three(input, t1, t2, op: str):
 
 def _fused_multiply_add(xp, p, b, x):
     """p * b + x as torch's addcmul kernel computes (value * tensor1) * tensor2 + input: a fused
-    multiply-add, rounded once. float32 (and the half dtypes, widened to it) go through float64,
-    where the product is exact (the sum is then rounded twice, which differs only at a float32
-    tie).
-
-    Differences from torch: float64 (and integers) round the product before the sum, an ulp
-    away from torch's fused result in about a quarter of the elements (an exact emulation costs
-    some 20 array operations)."""
-    if p.dtype.kind == "f" and p.dtype.itemsize < 8:
-        return (p.astype("float64") * b + x).astype(p.dtype)
-    return p * b + x
+    multiply-add, rounded once (NOTE [ Fused multiply-adds ] in minitorch/_ops/_common.py; half
+    dtypes arrive widened to float32); integers as they are."""
+    return fused_multiply_add(xp, p, b, x)
 
 
 class Addcmul(Function):

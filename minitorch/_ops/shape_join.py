@@ -11,6 +11,7 @@ from minitorch._ops._common import (
     cast,
     index,
     int_list,
+    is_floating,
     is_index,
     no_overload,
     not_tensor,
@@ -85,7 +86,7 @@ def _as_single_views(outs, dim, starts, lengths, squeeze=False):
         entries = ((Narrow, (), {"dim": dim, "start": start, "length": length}),)
         if squeeze:
             entries += ((Squeeze, (), {"dims": (dim,)}),)
-        if mark and t._data.dtype.kind in "fc":  # a differentiable output
+        if mark and is_floating(t._data.dtype):  # a differentiable output (bfloat16 too)
             entries += mark
         t._view_chain = t._view_chain[:-1] + entries
     return outs

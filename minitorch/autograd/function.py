@@ -1198,7 +1198,7 @@ def _apply_general(cls, ctx, device, record, args, kwargs, out, connected=False)
 # so in-place changes through it, or of its base while it is used, are refused (NOTE [ Views
 # made by custom Functions ]); with more than one differentiable output the mark says so, as
 # torch's error then names a function returning multiple views.
-_DIFFERENTIABLE_KINDS = frozenset("fc")  # numpy dtype kinds of float and complex tensors
+_DIFFERENTIABLE_KINDS = frozenset("fcV")  # NumPy kinds of float, complex, bfloat16 tensors
 
 
 def _apply_user(cls, ctx, device, record, args, out):

@@ -44,6 +44,7 @@ from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import name_node
+from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_distance import *  # noqa: F403
 from minitorch.nn._functional_dropout import *  # noqa: F403
@@ -357,6 +358,15 @@ def rrelu(
                     lo, hi = (struct.unpack("f", struct.pack("f", b))[0] for b in (lower, upper))
                 r = rand(int(neg.sum()), dtype=_dtype.float64) * (hi - lo) + lo
                 slope = x.new_ones(x.shape).masked_scatter(neg, r.to(x.dtype))
+                if x.dtype is _dtype.bfloat16:
+                    # its bfloat16 kernel multiplies by the float32 slope and rounds once; the
+                    # noise it keeps for backward is the slope rounded to bfloat16
+                    out = x * slope
+                    with _no_grad():
+                        s32 = x.new_ones(x.shape, dtype=_dtype.float32)
+                        s32 = s32.masked_scatter(neg, r.to(_dtype.float32))
+                        out._data = (x.float() * s32).to(x.dtype)._data  # (out is new here)
+                    return out
             else:  # no count without a sync: one draw per element, positives' unused
                 r = rand(x.shape, dtype=_dtype.float64, device=x.device) * (upper - lower)
                 slope = _ops.where(neg, (r + lower).to(x.dtype), 1.0)
@@ -365,7 +375,7 @@ def rrelu(
         out = _act._result(input, inplace, compute, "rrelu")
     if inplace:  # input's own (new) node
         return name_node(out, "RreluWithNoiseBackward1")
-    return name_node(out, "RreluWithNoiseBackward0", (input,))
+    return name_node(out, "RreluWithNoiseBackward0", (input,), shown=(0,))
 
 
 def rrelu_(
