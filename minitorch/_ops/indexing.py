@@ -557,11 +557,27 @@ def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumul
             raise RuntimeError(_BYTE_MASK_FILL)
     values = _fit_value(_value_tensor(self, values), plan, op)  # (the shape before the dtype)
     if values.dtype is not self.dtype:
+        if _put_fills_mask(values, indices, accumulate):
+            # torch runs a put of one CPU value at one bool mask as masked_fill_, reading the
+            # value as a number: cast, with c10's range check (the value is on the host)
+            from minitorch._ops.selection import _check_fill_range
+
+            _check_fill_range(values, self)
+            return values.to(self.dtype)
         raise RuntimeError(
             f"Index put requires the source and destination dtypes match, got "
             f"{_short(self.dtype)} for the destination and {_short(values.dtype)} for the source."
         )
     return values
+
+
+def _put_fills_mask(values: Tensor, indices, accumulate) -> bool:
+    """Whether torch's index_put_ goes to masked_fill_: one value on the CPU, no accumulation,
+    and one index tensor, a bool mask, beside Nones."""
+    if accumulate or values._data.size != 1 or values._device.type != "cpu":
+        return False
+    given = [i for i in indices if i is not None]
+    return len(given) == 1 and given[0]._data.dtype.kind == "b"
 
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:

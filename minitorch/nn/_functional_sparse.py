@@ -110,9 +110,22 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
     return weight
 
 
-def _scale_grad(out: Tensor, scale: Tensor) -> Tensor:
-    """out's values, with its gradient multiplied by scale (broadcast against out)."""
-    return out.detach() + (out - out.detach()) * scale
+class _GradScale(Function):
+    """out = x (an infinite x stays infinite); grad_x = grad * scale (when given), and 0 where
+    `keep` is False (a NaN gradient too, as torch's embedding backward skips the padding row)."""
+
+    @staticmethod
+    def forward(ctx, x, *, scale, keep):
+        ctx.scale, ctx.keep = scale, keep
+        return x._data.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.scale is not None:
+            grad = grad * ctx.scale
+        if ctx.keep is not None:
+            grad = _ops.where(ctx.keep, grad, 0.0)
+        return grad
 
 
 @one_node("EmbeddingBackward0", ("weight",), saved=("input",))
@@ -138,13 +151,16 @@ def embedding(
     rows = input.reshape(-1)
     out = _ops.index_select(weight, 0, rows)
     if weight.requires_grad:
+        keep = scale = None
         if padding_idx is not None:
-            out = _scale_grad(out, (rows != padding_idx).unsqueeze(1).to(out.dtype))
+            keep = (rows != padding_idx).unsqueeze(1)
         if scale_grad_by_freq:
             counts = zeros(n, dtype=out.dtype, device=out.device).index_add(
                 0, rows, ones_like(rows, dtype=out.dtype)
             )
-            out = _scale_grad(out, (1.0 / _ops.index_select(counts, 0, rows)).unsqueeze(1))
+            scale = (1.0 / _ops.index_select(counts, 0, rows)).unsqueeze(1)
+        if keep is not None or scale is not None:
+            out = _GradScale.apply(out, scale=scale, keep=keep)
     return out.reshape(tuple(input.shape) + (weight.shape[1],))
 
 

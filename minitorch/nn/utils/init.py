@@ -13,6 +13,8 @@ def skip_init(module_cls, *args, **kwargs):
     Differences from torch: minitorch has no meta device, so the module is constructed on its
     final device with its default initialisation run (torch skips that work and leaves the
     tensors uninitialised, as torch.empty does): the values are not to be relied on either way.
+    The CPU generator's state is restored afterwards, so the global random stream continues as
+    torch's does (the draws of an initialisation on a CUDA device are not undone).
     """
     from minitorch.nn.modules.module import Module
 
@@ -21,4 +23,10 @@ def skip_init(module_cls, *args, **kwargs):
     if "device" not in inspect.signature(module_cls).parameters:
         raise RuntimeError("Module must support a 'device' arg to skip initialization")
     kwargs["device"] = kwargs.pop("device", "cpu")
-    return module_cls(*args, **kwargs)
+    from minitorch import random as _random
+
+    state = _random.get_rng_state()
+    try:
+        return module_cls(*args, **kwargs)
+    finally:
+        _random.set_rng_state(state)
