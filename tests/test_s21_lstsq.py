@@ -122,7 +122,7 @@ def test_gelsy_rank_deficient_and_ill_conditioned_fall_back_to_svd(monkeypatch):
         mt.linalg.lstsq(mt.tensor(nan), mt.tensor(b))
 
 
-@pytest.mark.parametrize("sa, sb", [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 4, 3), (1, 4))])
+@pytest.mark.parametrize("sa, sb", [((5, 3), (5, 2)), ((3, 5), (3, 2)), ((2, 4, 3), (2, 4))])
 def test_gelsy_gradients_through_qr(no_svd, sa, sb):
     g = np.random.default_rng(1)
     a = mt.tensor(g.standard_normal(sa), requires_grad=True)

@@ -325,6 +325,24 @@ class Eigh(Function):
         return v @ inner @ _mT(v)
 
 
+def _svd_infinite(ctx, x, full_matrices):
+    """NOTE [ SVD of an infinite entry ]: OpenBLAS's gesdd never returns for a matrix with an
+    inf. torch's LAPACK gives NaN singular values (and arbitrary vectors) there, and fails on a
+    NaN: so does this, with identity singular vectors (a CPU host check: one cheap pass)."""
+    xp = ctx.xp
+    if xp.isnan(x).any():
+        _no_convergence(xp, x, "svd")
+    m, n = x.shape[-2:]
+    bad = ~xp.isfinite(x).all(axis=(-2, -1))
+    u, s, vh = xp.linalg.svd(xp.where(bad[..., None, None], 0, x), full_matrices=full_matrices)
+    s[bad] = xp.nan
+    u[bad] = xp.eye(m, u.shape[-1], dtype=u.dtype)
+    vh[bad] = xp.eye(vh.shape[-2], n, dtype=vh.dtype)
+    ctx.save_for_backward(u, s, vh)
+    ctx.set_materialize_grads(False)
+    return u, s, vh
+
+
 class Svd(Function):
     """(U, S, Vh) = svd(A);  grad_A by the standard formula (E_ij = S_j^2 - S_i^2), plus the
     terms for the complement of U (m > k) or of V (n > k)"""
@@ -333,8 +351,11 @@ class Svd(Function):
 
     @staticmethod
     def forward(ctx, a, *, full_matrices=True):
+        x = a._data
+        if a._device.type == "cpu" and x.size and not ctx.xp.isfinite(x).all():
+            return _svd_infinite(ctx, x, full_matrices)
         try:
-            u, s, vh = ctx.xp.linalg.svd(a._data, full_matrices=full_matrices)
+            u, s, vh = ctx.xp.linalg.svd(x, full_matrices=full_matrices)
         except Exception as e:
             if _is_linalg_error(e):
                 _no_convergence(ctx.xp, a._data, "svd")
@@ -555,7 +576,9 @@ def linalg_svd(A, full_matrices=True, *, driver=None):
     build: MKL in torch's CPU wheels). It differs most often for a wide A (m < n, factored
     through A = LQ first): on random matrices, most wide ones with n >= 11m/6 and about one in
     six tall ones had a flipped pair. S and sign-free results (U diag(S) Vh, U U^H, projections'
-    squares) agree."""
+    squares) agree. A matrix with an infinite entry (no NaN) has NaN singular values, as in
+    torch, and identity singular vectors (torch's are arbitrary there): NOTE [ SVD of an
+    infinite entry ]."""
     check_tensors("linalg_svd", ("A", A))
     check_bool("linalg_svd", full_matrices, "full_matrices", 2)
     if _autocast.state.any_enabled:
@@ -664,12 +687,19 @@ def _check_householder(A, tau, op):
         raise RuntimeError(
             f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
         )
+    if tau.ndim == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if A.shape[-1] < tau.shape[-1]:
         raise RuntimeError(f"{op}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
     if tau.ndim != A.ndim - 1:
         raise RuntimeError(
             f"{op}: Expected tau to have one dimension less than input, but got tau.ndim equal "
             f"to {tau.ndim} and input.ndim is equal to {A.ndim}"
+        )
+    if tau.shape[:-1] != A.shape[:-2]:
+        raise RuntimeError(
+            f"{op}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+            f"{list(tau.shape[:-1])}"
         )
     if tau.dtype is not A.dtype:
         raise RuntimeError(
@@ -694,7 +724,7 @@ def orgqr(input, input2, *, out=None):
     tau = input2  # torch's keyword name for the reflector scales
     if _autocast.state.any_enabled:
         return _autocast.call(orgqr, _autocast.FP32_CPU, (input, tau), {"out": out})
-    _check_householder(input, tau, "torch.orgqr")
+    _check_householder(input, tau, "torch.linalg.householder_product")  # (torch's words)
     # (an out= refused in linalg.householder_product's name: torch's one kernel)
     q = _householder_product(input, tau)
     return _write_castable(q, out, "torch.linalg.householder_product")
@@ -786,6 +816,10 @@ def geqrf(input, *, out=None):
 def _geqrf(input):
     if _autocast.state.any_enabled:
         return _autocast.call(_geqrf, _autocast.FP32_CPU, (input,), {})
+    if isinstance(input, Tensor) and input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    if isinstance(input, Tensor):
+        _not_floating(input, "geqrf_cpu")
     _check_matrix(input, "geqrf", square=False)
     xp = input._device.backend.xp
     x = input._data

@@ -253,6 +253,8 @@ def linalg_matrix_power(input, n, *, out=None):
         n >>= 1
         if n:
             base = base @ base
+    if result is input:  # n == 1: a copy, as torch (never the input itself)
+        result = A.clone()
     return write(result, out)
 
 
@@ -315,16 +317,21 @@ def linalg_cond(input, p=None, *, out=None):
     else:  # torch names the order in the shape checks, and inv in the dtype's
         if not isinstance(p, str):
             _check_matrix(A, "linalg.cond", square=False, floating=False)
+            _check_cond_order(p)
         _check_matrix(A, f"linalg.cond(ord={p})", floating=False)
+        _check_cond_order(p)
         _check_matrix(A, "linalg.inv")
     if p in (None, 2, -2):
         s = linalg_svdvals(A)
         if not s.shape[-1]:  # empty matrices: torch's 0
             return _write_castable(s.sum(-1), out, "linalg.cond")
-        big, small = s.narrow(-1, 0, 1).squeeze(-1), s.narrow(-1, -1, 1).squeeze(-1)
-        return _write_castable(big / small if p != -2 else small / big, out, "linalg.cond")
+        big, small = s.narrow(-1, 0, 1), s.narrow(-1, -1, 1)  # (torch's nodes: a squeezed ratio)
+        r = (big / small if p != -2 else small / big).squeeze(-1)
+        return _write_castable(r, out, "linalg.cond")
     try:
         r = matrix_norm(A, p) * matrix_norm(linalg_inv(A), p)
+        if p != "nuc":  # torch's last node: its nan_to_num (of the singular matrices' values)
+            r = name_node(r, "NanToNumBackward0")
         return _write_castable(r, out, "linalg.cond")
     except LinAlgError:  # an error path (NumPy read the pivots): some matrix is singular
         pass
@@ -335,7 +342,16 @@ def linalg_cond(input, p=None, *, out=None):
     singular = _make(_lu_raw(xp, A._data)[2] > 0, A._device, False, None)
     safe = where(singular.unsqueeze(-1).unsqueeze(-1), _eye_like(A, A.shape[-1]), A)
     r = matrix_norm(A, p) * matrix_norm(linalg_inv(safe), p)
-    return _write_castable(where(singular, r.new_full((), float("inf")), r), out, "linalg.cond")
+    r = where(singular, r.new_full((), float("inf")), r)
+    r = name_node(r, "MulBackward0" if p == "nuc" else "NanToNumBackward0")
+    return _write_castable(r, out, "linalg.cond")
+
+
+def _check_cond_order(p):
+    """torch's error for an order linalg.cond does not know (printed as C++ prints a double)."""
+    if p not in (1, -1, float("inf"), float("-inf"), "fro", "nuc"):
+        shown = f"{p:g}" if isinstance(p, float) else p
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {shown}")
 
 
 def _gels(A, b):
@@ -383,6 +399,11 @@ def _common_batch(a, b):
     return tuple(i if j == 1 else j for i, j in zip(a, b, strict=True))
 
 
+def _lstsq_vector(A, B):
+    """torch's test for a B of vectors: one dim, or exactly A's shape without its last dim."""
+    return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+
+
 def _check_lstsq(A, B):
     """torch's lstsq checks, in its order (B a vector when it has one dim fewer than A)."""
     op = "torch.linalg.lstsq"
@@ -400,7 +421,7 @@ def _check_lstsq(A, B):
             f"{op}: input.dim() must be greater or equal to other.dim() and (input.dim() - "
             "other.dim()) <= 1"
         )
-    vector = B.ndim == A.ndim - 1
+    vector = _lstsq_vector(A, B)
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"{op}: input.size(-2) should match other.size({-1 if vector else -2})")
     if A.dtype not in (_dtype.float32, _dtype.float64):
@@ -454,7 +475,18 @@ def _lstsq(A, B, rcond, driver, out):
         raise RuntimeError(
             "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
         )
-    vector = B.ndim == A.ndim - 1
+    vector = _lstsq_vector(A, B)
+    if B.ndim == A.ndim - 1 and not vector:
+        # torch: a matrix B one dim short is expanded over A's batch broadcast with B.shape[:-1]
+        pairs = list(enumerate(zip(A.shape[:-2], B.shape[:-1], strict=True)))
+        for i, (x, y) in reversed(pairs):  # (torch names the last mismatch)
+            if x != y and 1 not in (x, y):
+                raise RuntimeError(
+                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                    f"non-singleton dimension {i}"
+                )
+        batch = tuple(y if x == 1 else x for _, (x, y) in pairs)
+        B = B.expand(batch + tuple(B.shape[-2:]))
     b = B.unsqueeze(-1) if vector else B
     m, n = A.shape[-2:]
     rtol = rcond if rcond is not None and rcond > 0 else None

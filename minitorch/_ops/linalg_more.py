@@ -42,7 +42,7 @@ from minitorch._ops.linalg import (
 from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import Function, scalar_node
+from minitorch.autograd.function import Function, name_node, scalar_node
 
 # fmt: off
 __all__ = [
@@ -592,16 +592,41 @@ def chain_matmul(*matrices, out=None):
 
 
 def _multiply(mats):
-    r = mats[0]
-    for m in mats[1:]:
-        r = mm(r, m)
-    return r
+    """The chain product in torch's order: for three, the cheaper of (AB)C and A(BC) ((AB)C on
+    a tie); for more, the order of least scalar multiplications (the first split on a tie)."""
+    n = len(mats)
+    if n == 2:
+        return mm(mats[0], mats[1])
+    if n == 3:
+        a, b = mats[0].shape
+        c, d = mats[2].shape
+        if a * c * (b + d) > b * d * (a + c):
+            return mm(mats[0], mm(mats[1], mats[2]))
+        return mm(mm(mats[0], mats[1]), mats[2])
+    dims = [m.shape[0] for m in mats] + [mats[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for span in range(1, n):
+        for i in range(n - span):
+            j = i + span
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+
+    def product(i, j):
+        if i == j:
+            return mats[i]
+        k = split[i][j]
+        return mm(product(i, k), product(k + 1, j))
+
+    return product(0, n - 1)
 
 
 def linalg_multi_dot(tensors, *, out=None):
     """The product of matrices; the first may be a row and the last a column vector.
-    Mirrors torch.linalg.multi_dot. Differences from torch: multiplied left to right (no
-    optimal parenthesisation)."""
+    Mirrors torch.linalg.multi_dot (in torch's order of the products)."""
     from minitorch._ops.shape_join import _tensor_list
 
     n = len(_tensor_list(tensors, "linalg_multi_dot"))
@@ -638,7 +663,8 @@ def linalg_multi_dot(tensors, *, out=None):
         r = r.squeeze(0)
     if last.ndim == 1:
         r = r.squeeze(-1)
-    return _write_multi_dot(r, out)
+    # torch's result is a view of the product's (one ViewBackward0 node)
+    return _write_multi_dot(name_node(r, "ViewBackward0", tensors), out)
 
 
 def _write_multi_dot(result, out):

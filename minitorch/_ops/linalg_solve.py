@@ -168,6 +168,7 @@ _MESSAGE_NAME = {
     "linalg.svdvals": "linalg.svd",
     "linalg.eigvalsh": "linalg.eigh",
     "linalg.cond": "linalg.svd",
+    "linalg.lu_solve": "torch.linalg.lu_solve",
 }
 # torch's own words for a tensor of fewer than 2 dims ({0}: the op's name, {1}: the shape)
 _FEW_DIMS = {
@@ -981,6 +982,30 @@ def linalg_lu(A, *, pivot=True):
 def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
     """(P, L, U) from lu_factor's output (L and U differentiable in LU_data). Mirrors
     torch.lu_unpack."""
+    if LU_data.ndim < 2:
+        raise RuntimeError(
+            "torch.lu_unpack: Expected tensor with 2 or more dimensions. Got size: "
+            f"{list(LU_data.shape)} instead"
+        )
+    k = min(LU_data.shape[-2:])
+    if unpack_pivots:  # (torch reads the pivots only for P: then they must be lu_factor's)
+        if LU_pivots.dtype is not _dtype.int32:
+            raise RuntimeError(
+                "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+                "dtype."
+            )
+        if not LU_pivots.ndim or LU_pivots.shape[-1] < k:
+            raise RuntimeError(
+                "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                "properly pass the result of lu_factor?"
+            )
+        # torch reads the first min(m, n) of them, broadcast over LU's batch
+        LU_pivots = LU_pivots.narrow(-1, 0, k).expand(LU_data.shape[:-2] + (k,))
+    else:
+        LU_pivots = _make(
+            LU_data._device.backend.xp.ones(LU_data.shape[:-2] + (k,), dtype="int32"),
+            LU_data._device, False, None,
+        )
     p, low, up = _unpack(LU_data, LU_pivots)
     # the parts not asked for come back empty, as torch (L and U still in LU_data's graph)
     if not unpack_pivots:
@@ -1070,6 +1095,18 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
         raise RuntimeError(
             "linalg.lu_solve: Incompatible shapes of A and B for the equation "
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
+        )
+    if not pivots.ndim:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if pivots.shape[-1] != n:
+        raise RuntimeError(
+            "linalg.lu_solve: Number of pivots per batch should be same as the dimension of the "
+            "matrix"
+        )
+    if pivots.shape != LU.shape[:-1]:
+        raise RuntimeError(
+            "linalg.lu_solve: Expected LU.shape[:-1] and pivots.shape to be the same, but got "
+            f"pivots with shape {list(pivots.shape)} instead"
         )
     _check_batches(B, LU)
     p = _unpack(LU, pivots)[0]

@@ -507,6 +507,10 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
         got = " ".join(str(d) for d in dim)
         raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {got}")
     d0, d1 = (wrap_dim(operator.index(d), A.ndim, "linalg.matrix_norm") for d in dim)
+    if ord not in ("fro", "nuc", 2, -2, 1, -1, math.inf, -math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({d0}, {d1})")
     if ord == "fro":
         return _norm_out(vector_norm(A, 2, (d0, d1), keepdim), out, _MATRIX_NORM)
     if ord in ("nuc", 2, -2):
@@ -517,12 +521,12 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
 
     # 1 / -1: the max / min over columns of the column sums; inf / -inf: over rows.
     summed, other = (d0, d1) if ord in (1, -1) else (d1, d0)
-    s = sum(abs(A), summed, True)
+    s = sum(abs(A), summed, keepdim)
+    if not keepdim and summed < other:
+        other -= 1
     # max over an empty dim of non-negative sums is torch's 0 (min has no identity: it raises)
     top = amax if s.shape[other] else sum
-    r = (top if ord > 0 else amin)(s, other, True)
-    if not keepdim:
-        r = r.reshape(tuple(n for i, n in enumerate(r.shape) if i not in (d0, d1)))
+    r = (top if ord > 0 else amin)(s, other, keepdim)  # (torch's last node: the amax / amin)
     return _norm_out(r, out, _MATRIX_NORM)
 
 
@@ -569,8 +573,8 @@ def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=Non
     # a string ord is a matrix norm whatever the input or dim: matrix_norm rejects a 1-D input or
     # a 1-tuple dim with torch's messages (rather than vector_norm's TypeError for the ord)
     if isinstance(ord, str) or dim is not None and len(dim) == 2 or dim is None and nd == 2:
-        if ord is not None or dim is not None:
-            r = matrix_norm(A, "fro" if ord is None else ord, dim or (-2, -1), keepdim, dtype=dtype)
+        if ord is not None:  # (ord None: torch's vector 2-norm over the dims, and its errors)
+            r = matrix_norm(A, ord, dim or (-2, -1), keepdim, dtype=dtype)
             return _norm_out(r, out, "linalg.norm")
     r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     return _norm_out(r, out, "linalg.norm")
@@ -605,7 +609,7 @@ def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if p == "fro" or p is None:
         p = 2
     elif isinstance(p, str):
-        raise RuntimeError(f"norm(): invalid p value {p!r}")
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
     try:
         return vector_norm(input, p, dim, keepdim, dtype=dtype, out=out)
     except TypeError:

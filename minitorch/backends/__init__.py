@@ -464,6 +464,42 @@ opt_einsum = _unavailable(
 )
 
 
+def _opt_einsum_set_flags(_enabled=None, _strategy=None):
+    """Mirrors torch.backends.opt_einsum.set_flags without opt_einsum: only enabled=False can be
+    set; returns the previous (enabled, strategy)."""
+    orig = (opt_einsum.enabled, None)
+    if _enabled is not None:
+        if _enabled:
+            raise ValueError(
+                f"opt_einsum is not available, so setting `enabled` to {_enabled} will not reap "
+                "the benefits of calculating an optimal path for einsum. torch.einsum will fall "
+                "back to contracting from left to right. To enable this optimal path "
+                "calculation, please install opt-einsum."
+            )
+        opt_einsum.enabled = _enabled
+    if _strategy is not None:
+        raise ValueError(
+            f"opt_einsum is not available, so setting `strategy` to {_strategy} will not be "
+            "meaningful. torch.einsum will bypass path calculation and simply contract from left "
+            "to right. Please install opt_einsum or unset `strategy`."
+        )
+    return orig
+
+
+@contextlib.contextmanager
+def _opt_einsum_flags(enabled=None, strategy=None):
+    """Mirrors torch.backends.opt_einsum.flags: set_flags for the block, then the old values."""
+    orig = _opt_einsum_set_flags(enabled, strategy)
+    try:
+        yield
+    finally:
+        _opt_einsum_set_flags(*orig)
+
+
+opt_einsum.set_flags = _opt_einsum_set_flags
+opt_einsum.flags = _opt_einsum_flags
+
+
 def _make_mha() -> types.ModuleType:
     mod = types.ModuleType(
         "minitorch.backends.mha",
