@@ -188,3 +188,52 @@ def test_fused_alpha_special_values():
         assert abs(got[5] / 1.5e38 - 1) < 1e-6 and got[6] != got[6]
     big = torch.tensor([3e38], dtype=torch.float32)
     assert torch.add(big, big, alpha=0.5).tolist() == [inf]  # the float32 overflow
+
+
+def test_fused_alpha_review_cases():
+    f64 = torch.float64
+    inf = float("inf")
+    # the product alone overflows: torch's fused result
+    assert torch.sub(torch.tensor([inf], dtype=f64), torch.tensor([1.797e308], dtype=f64),
+                     alpha=1e300).tolist() == [inf]  # fmt: skip
+    r = torch.add(torch.tensor([1.797e308], dtype=f64), torch.tensor([-1e308], dtype=f64), alpha=3)
+    from fractions import Fraction
+
+    assert r.tolist() == [float(Fraction(1.797e308) - 3 * Fraction(1e308))]  # exact, rounded
+    # alpha=0 of sub is +0 (torch negates the number): -0 - (+0 * x) keeps x's sign rules
+    assert [str(v) for v in torch.sub(torch.tensor([-0.0, -0.0]), torch.tensor([-1.0, 1.0]),
+                                      alpha=0).tolist()] == ["-0.0", "0.0"]  # fmt: skip
+    # a NumPy alpha is fused out of place too (torch: 1.0258668661117554)
+    got = torch.add(torch.tensor([0.82968825]), torch.tensor([1.9617856]), alpha=np.float64(0.1))
+    assert got.item() == 1.0258668661117554
+    # shapes are checked first: torch's RuntimeError, not NumPy's ValueError
+    for call in (lambda: torch.add(torch.ones(3), torch.ones(4), alpha=2),
+                 lambda: torch.sub(torch.ones(3), torch.ones(4), alpha=0.5)):  # fmt: skip
+        with pytest.raises(RuntimeError, match="must match the size of tensor b"):
+            call()
+
+
+def test_fused_alpha_float64_in_blocks_is_exact():
+    from fractions import Fraction
+
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal(50000)
+    b = rng.standard_normal(50000)
+    got = torch.from_numpy(a).add(torch.from_numpy(b), alpha=-0.37).numpy()
+    for i in range(0, 50000, 997):  # elements of every block, against the exact value
+        exact = Fraction(float(a[i])) - Fraction(0.37) * Fraction(float(b[i]))
+        assert got[i] == _round_exact(exact, np.float64)
+    small = torch.from_numpy(a[:100]).add(torch.from_numpy(b[:100]), alpha=-0.37).numpy()
+    assert got[:100].tolist() == small.tolist()
+
+
+def test_topk_finds_a_nan_in_the_tail_past_the_last_block():
+    x = np.random.default_rng(0).standard_normal(4106).astype(np.float32)
+    x[-1] = np.nan
+    values, indices = torch.from_numpy(x).topk(2)
+    assert str(values.tolist()[0]) == "nan" and indices.tolist() == [4105, 3801]
+
+
+def test_pinv_of_a_matrix_with_an_inf_is_nan():
+    p = torch.linalg.pinv(torch.tensor([[1.0, float("inf")], [0.0, 1.0]]))
+    assert all(v != v for row in p.tolist() for v in row)

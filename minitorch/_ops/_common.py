@@ -553,13 +553,54 @@ def fused_multiply_add(xp, p, b, x):
     if dt.kind != "f" or dt.itemsize != 8:
         return p * b + x
     with quiet(xp):
-        r = p * b
-        ph, pl = _split(p)
-        bh, bl = _split(b)
-        e = ((ph * bh - r) + ph * bl + pl * bh) + pl * bl  # p * b - r, exactly
-        s = r + x
-        v = s - x
-        t = (x - (s - v)) + (r - v)  # r + x - s, exactly
-        c = t + e
-        out = xp.where(c == 0, s, s + c)  # (s itself keeps the sign of a zero sum)
-        return xp.where(xp.isnan(out), s, out)  # an overflow inside: the plain sum
+        if p.size > _FMA_BLOCK and type(p).__module__ == "numpy":  # host arrays: in blocks
+            blocks = _fma_blocks(xp, p, b, x)
+            if blocks is not None:
+                return blocks
+        return _fma64(xp, p, b, x)
+
+
+_FMA_BLOCK = 1 << 14  # elements per block: the ~20 temporaries stay in the CPU's cache
+
+
+def _fma_blocks(xp, p, b, x):
+    """_fma64 over flat blocks of same-shape C-contiguous operands (b or x may be a number);
+    None for other layouts (broadcasting)."""
+    shape = p.shape
+    ops = []
+    for v in (p, b, x):
+        if isinstance(v, (int, float)) or getattr(v, "ndim", None) == 0:
+            ops.append((v, False))
+        elif v.shape == shape and v.flags.c_contiguous:
+            ops.append((v.reshape(-1), True))
+        else:
+            return None
+    out = xp.empty(shape, p.dtype)
+    flat = out.reshape(-1)
+    n = flat.size
+    for i in range(0, n, _FMA_BLOCK):
+        j = min(i + _FMA_BLOCK, n)
+        pb, bb, xb = (v[i:j] if sliced else v for v, sliced in ops)
+        flat[i:j] = _fma64(xp, pb, bb, xb)
+    return out
+
+
+def _fma64(xp, p, b, x):
+    r = p * b
+    ph, pl = _split(p)
+    bh, bl = _split(b)
+    e = ((ph * bh - r) + ph * bl + pl * bh) + pl * bl  # p * b - r, exactly
+    s = r + x
+    v = s - x
+    t = (x - (s - v)) + (r - v)  # r + x - s, exactly
+    c = t + e
+    out = s + c
+    xp.copyto(out, s, where=c == 0)  # (s itself keeps the sign of a zero sum)
+    xp.copyto(out, s, where=xp.isnan(out))  # an overflow inside: the plain sum, except where
+    if type(out).__module__ == "numpy":  # the product alone overflowed (host arrays only)
+        over = xp.isinf(r) & xp.isfinite(p) & xp.isfinite(b)
+        if over.any():  # scaled down by an exact power of two, then back
+            k = 2.0**-600
+            pp, bb, xx = (w[over] if getattr(w, "ndim", 0) else w for w in (p, b, x))
+            out[over] = _fma64(xp, pp * k, bb, xx * k) / k
+    return out

@@ -170,6 +170,8 @@ def _pinv(A, atol, rtol, hermitian=False):
         u, s, vh = Svd.apply(a, full_matrices=False)
         keep = s > _tolerance(A, s, atol, rtol)
         sinv = where(keep, 1 / where(keep, s, s.new_ones(())), s.new_zeros(()))
+        if not hermitian:  # NaN singular values (an inf entry) give NaN, as torch's
+            sinv = where(s.isnan(), s, sinv)
         p = _mT(vh) @ (sinv.unsqueeze(-1) * _mT(u))
     return Pinv.apply(A, pinv=p._data), s, keep
 

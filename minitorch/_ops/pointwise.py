@@ -253,16 +253,26 @@ def add(input, other, *args, alpha=1, out=None):
             return _half_add_sub(add, input, other, alpha, dt, out)
     elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
-    fused = None
     if alpha is not _ONE:  # NOTE [ Default alpha ]
-        fused = _fused_alpha(input, other, alpha, 1)
-        other = _scaled(other, alpha, input)
+        return _add_alpha(input, other, alpha, out)
     try:
         result = Add.apply(input, other)
     except OverflowError:  # x + 0xFFFFFFFFFFFFFFFF: NOTE [ Unsigned 64-bit numbers ]
         result = Add.apply(*wrapped_big_ints(input, other))
+    return result if out is None else _out(result, out)
+
+
+def _add_alpha(input, other, alpha, out):
+    """add with an alpha: input + alpha * other, its value rounded once where torch's kernel
+    fuses the product (NOTE [ Fused multiply-adds ])."""
+    scaled = _scaled(other, alpha, input)
+    try:
+        result = Add.apply(input, scaled)
+    except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
+        result = Add.apply(*wrapped_big_ints(input, scaled))
+    fused = _fused_alpha(input, other, alpha, False)
     if fused is not None:
-        result._data = fused  # its value rounded once, as torch's (the graph is the same)
+        result._data = fused  # (the graph is the same)
     return result if out is None else _out(result, out)
 
 
@@ -312,12 +322,15 @@ def sub(input, other, *args, alpha=1, out=None):
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha is not _ONE:  # NOTE [ Default alpha ]
-        fused = _fused_alpha(a, b, alpha, -1)
-        b = _scaled(b, alpha, a, "sub")
+        scaled = _scaled(b, alpha, a, "sub")
+        try:
+            result = Sub.apply(a, scaled)
+        except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
+            result = Sub.apply(*wrapped_big_ints(a, scaled))
+        fused = _fused_alpha(a, b, alpha, True)
         if fused is not None:
-            result = Sub.apply(a, b)
-            result._data = fused  # its value rounded once, as torch's (the graph is the same)
-            return _out(result, out)
+            result._data = fused  # rounded once, as torch's (the graph is the same)
+        return _out(result, out)
     try:
         return _out(Sub.apply(a, b), out)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
@@ -360,13 +373,18 @@ def _scaled(x, alpha, ref, op="add"):
     return x
 
 
-def _fused_alpha(input, other, alpha, sign):
-    """The array of input + sign * alpha * other rounded once, as torch's add kernel computes it
-    (NOTE [ Fused multiply-adds ]), for float32 and float64 operands of one dtype (other a tensor
-    or a number, alpha a number, cast to the dtype first as torch's); None elsewhere (integers
-    are exact either way, the half dtypes have their own path)."""
+def _fused_alpha(input, other, alpha, negate):
+    """The array of input + alpha * other (input - alpha * other where negate) rounded once, as
+    torch's add kernel computes it (NOTE [ Fused multiply-adds ]), for float32 and float64
+    operands of one dtype (other a tensor or a number, alpha a number, negated as a number and
+    cast to the dtype as torch's); None elsewhere (integers are exact either way, the half
+    dtypes have their own path). Called once the plain op has checked the shapes."""
     cls = alpha.__class__
-    if (cls is not float and cls is not int) or not isinstance(input, Tensor):
+    if cls is not float and cls is not int:
+        if cls is bool or not is_number(alpha):
+            return None
+        alpha = number(alpha)  # a NumPy number
+    if not isinstance(input, Tensor):
         return None
     x = input._data
     dt = x.dtype
@@ -381,7 +399,7 @@ def _fused_alpha(input, other, alpha, sign):
     else:
         return None
     xp = input._device.backend.xp
-    return fused_multiply_add(xp, b, sign * float(dt.type(alpha)), x)
+    return fused_multiply_add(xp, b, float(dt.type(-alpha if negate else alpha)), x)
 
 
 def _keep_number(scaled):

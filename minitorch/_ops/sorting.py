@@ -302,8 +302,8 @@ def _topk_candidates(xp, row, k: int, largest: bool):
     n = row.shape[0]
     blocks = row[: n - n % 64].reshape(-1, 64)
     ext = blocks.max(1) if largest else blocks.min(1)
-    if is_floating(row.dtype) and xp.isnan(ext).any():
-        return None
+    if is_floating(row.dtype) and (xp.isnan(ext).any() or xp.isnan(row[n - n % 64 :]).any()):
+        return None  # (the tail past the last whole block too)
     nb = ext.shape[0]
     at = nb - k if largest else k - 1
     t = xp.partition(ext, at)[at]
