@@ -64,8 +64,10 @@ class _LSTMGates(Function):
     sig(i) tanh(g), h = sig(o) tanh(c'). Fused (one node instead of eleven) for the folded LSTM
     layer, whose inner nodes no user sees: the per-step recording was most of an LSTM's time
     (perf11, session 27). The same kernels in the same order as the composed step, so values
-    and gradients are bit-identical to it; backward is Tensor ops (under create_graph the
-    activations are recomputed from the inputs, so double backward flows through the gates)."""
+    and first-order gradients are bit-identical to it; backward is Tensor ops (under
+    create_graph the activations are recomputed from the inputs, so double backward flows
+    through the gates, and the first-order gradients then differ from the composed step's by
+    an ulp or so)."""
 
     @staticmethod
     def forward(ctx, hw, xw, c):
