@@ -624,6 +624,43 @@ def _int_arg(x, op: str, name: str, pos: int) -> int:
     return n
 
 
+_RANDINT_FORMS = "".join(
+    f" * ({head}, *, {gen}Tensor out = None, torch.dtype dtype = None, torch.layout layout = "
+    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+    for head in ("int high, tuple of ints size", "int low, int high, tuple of ints size")
+    for gen in ("torch.Generator generator, ", "")
+)
+
+
+def _randint_invalid(args, keywords) -> TypeError:
+    """torch's TypeError for randint arguments no overload takes. torch lists the keywords in
+    about the reverse of the call's order; here: the reverse of the signature's."""
+    got = [_typename(a) for a in args]
+    got += [f"{k}={_typename(v)}" for k, v in reversed(keywords.items())]
+    text = ", ".join(got) + (", " if keywords and not args else "")
+    return TypeError(
+        f"randint() received an invalid combination of arguments - got ({text}), but expected "
+        f"one of:\n{_RANDINT_FORMS}"
+    )
+
+
+def _randint_check_types(args, names, keywords, dtype) -> None:
+    """Raises TypeError when an argument of randint has a type no overload takes, or size or
+    high is missing."""
+    values = dict(zip(names, args, strict=False))
+    if "high" not in values and "high" not in keywords or "size" not in values | keywords:
+        raise TypeError("missing")
+    for name in ("low", "high"):
+        if name in values or name in keywords:
+            _int_arg(values.get(name, keywords.get(name)), "randint", name, 1)
+    _shape_seq(values.get("size", keywords.get("size")), "randint", None)
+    if dtype is not None:
+        _dtype_arg(dtype, _dtype.int64, "randint")
+    gen = keywords.get("generator")
+    if gen is not None and not isinstance(gen, Generator):
+        raise TypeError("generator")
+
+
 def randint(
     *args,
     low=None,
@@ -651,12 +688,18 @@ def randint(
     elif not args:
         names = ()
     else:
-        raise TypeError(
-            f"randint() received an invalid combination of arguments - got "
-            f"({', '.join(_typename(a) for a in args)}), but expected one of:\n"
-            " * (int high, tuple of ints size, *, torch.Generator generator, ...)\n"
-            " * (int low, int high, tuple of ints size, *, torch.Generator generator, ...)\n"
-        )
+        raise _randint_invalid(args, {})
+    # torch names the bad argument only when one overload takes that many arguments (two);
+    # else it lists the overloads. Keywords given their default value are not seen here.
+    keywords = {"low": low, "high": high, "size": size, "generator": generator, "out": out}
+    keywords.update(dtype=dtype, layout=layout, device=device)
+    keywords.update(pin_memory=pin_memory or None, requires_grad=requires_grad or None)
+    keywords = {k: v for k, v in keywords.items() if v is not None}
+    if len(args) + len(keywords) != 2:
+        try:
+            _randint_check_types(args, names, keywords, dtype)
+        except TypeError:
+            raise _randint_invalid(args, keywords) from None
     for name, value in zip(names, args, strict=False):
         if given[name] is not None:
             raise TypeError(f"randint() got multiple values for argument '{name}'")

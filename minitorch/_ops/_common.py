@@ -594,13 +594,12 @@ def _fma64(xp, p, b, x):
     v = s - x
     t = (x - (s - v)) + (r - v)  # r + x - s, exactly
     c = t + e
-    out = s + c
+    out = xp.asarray(s + c)  # (an array also for NumPy scalar operands)
     xp.copyto(out, s, where=c == 0)  # (s itself keeps the sign of a zero sum)
     xp.copyto(out, s, where=xp.isnan(out))  # an overflow inside: the plain sum, except where
     if type(out).__module__ == "numpy":  # the product alone overflowed (host arrays only)
         over = xp.isinf(r) & xp.isfinite(p) & xp.isfinite(b)
-        if over.any():  # scaled down by an exact power of two, then back
+        if over.any():  # scaled down by an exact power of two, then back (rare: all of it)
             k = 2.0**-600
-            pp, bb, xx = (w[over] if getattr(w, "ndim", 0) else w for w in (p, b, x))
-            out[over] = _fma64(xp, pp * k, bb, xx * k) / k
+            xp.copyto(out, _fma64(xp, p * k, b, x * k) / k, where=over)
     return out

@@ -887,7 +887,11 @@ _REMOVED = {
     "lstsq": "`torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` "
     "has reversed arguments and does not return the QR decomposition in the returned tuple "
     "(although it returns other information about the problem).\n\nTo get the QR "
-    "decomposition consider using `torch.linalg.qr`.",
+    "decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in `torch.lstsq` "
+    "stored the residuals of the solution in the last m - n columns of the returned value "
+    "whenever m > n. In torch.linalg.lstsq, the residuals are in the field 'residuals' of the "
+    "returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = torch.lstsq(B, A)."
+    "solution[:A.size(1)]\nshould be replaced with:\nX = torch.linalg.lstsq(A, B).solution",
     "matrix_rank": "\nPlease use the `torch.linalg.matrix_rank` function instead. The "
     "parameter 'symmetric' was renamed in `torch.linalg.matrix_rank()` to 'hermitian'.",
 }

@@ -452,7 +452,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
         nd = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("unsqueeze", input) from None
-    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1))
+    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1, "unsqueeze"))
 
 
 # --- permutations of dims ---
