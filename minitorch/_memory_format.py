@@ -127,6 +127,40 @@ def suggests_channels_last(x) -> bool:
     return True
 
 
+def suggests_channels_last_3d(x) -> bool:
+    """Whether a 5-d array x is laid out channels-last-3d: suggests_channels_last's test with the
+    strides' order channels, width, height, depth, batch (torch's 3-d one)."""
+    if x.ndim != 5:
+        return False
+    strides, sizes = x.strides, x.shape
+    if strides[1] == 0 or 0 in sizes:
+        return False
+    least = 0
+    for d in (1, 4, 3, 2, 0):
+        if strides[d] < least:
+            return False
+        if d == 0 and least == strides[1]:
+            return False
+        least = strides[d] * sizes[d] if sizes[d] > 1 else strides[d]
+    return True
+
+
+def suggested_last(x):
+    """channels_last for a 4-d array x laid out so, channels_last_3d for a 5-d one, else None."""
+    if x.ndim == 4:
+        return channels_last if suggests_channels_last(x) else None
+    return channels_last_3d if suggests_channels_last_3d(x) else None
+
+
+def last_orders(ndim: int) -> tuple:
+    """(to, back, axis) for a channels-last 4-d or 5-d array x: x.transpose(to) is its row-major
+    (N, *spatial, C) view, .transpose(back) of such an array is channels-last, and axis[d] is
+    where x's axis d sits in the view."""
+    if ndim == 4:
+        return NHWC, NCHW, NHWC_AXIS
+    return (0, 2, 3, 4, 1), (0, 4, 1, 2, 3), (0, 4, 1, 2, 3)
+
+
 # where each axis of an (N, C, H, W) array sits in its (N, H, W, C) view x.transpose(NHWC): an op
 # along NCHW axis d of a channels-last x runs along NHWC_AXIS[d] of that (row-major) view, and
 # .transpose(NCHW) of its row-major result is channels-last with torch's strides, size-1 dims
@@ -134,11 +168,14 @@ def suggests_channels_last(x) -> bool:
 NHWC, NCHW, NHWC_AXIS = (0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 1, 2)
 
 
-def keep_channels_last(xp, out, *inputs):
+def keep_channels_last(xp, out, *inputs, three_d=False):
     """out (a fresh 4-d result) laid out channels-last when one of the input arrays is, as
-    torch's convolutions and poolings keep their input's layout; out itself otherwise."""
+    torch's convolutions and poolings keep their input's layout; out itself otherwise.
+    three_d: a 5-d result likewise channels-last-3d (the kernels of torch's that keep it)."""
     if out.ndim == 4 and any(suggests_channels_last(a) for a in inputs):
         return copy_as(xp, out, channels_last)
+    if three_d and out.ndim == 5 and any(suggests_channels_last_3d(a) for a in inputs):
+        return copy_as(xp, out, channels_last_3d)
     return out
 
 

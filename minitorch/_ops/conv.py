@@ -443,6 +443,12 @@ def _fit(t: Tensor, size) -> Tensor:
     return t[(slice(None), slice(None)) + tuple(slice(0, s) for s in size)]
 
 
+def _keeps_3d(wd) -> bool:
+    """Whether a 3-d convolution keeps a channels-last-3d input's (or weight's) layout: torch's
+    CPU kernels for float32 and bfloat16 do (oneDNN), its float64 and float16 ones do not."""
+    return wd.dtype.name in ("float32", "bfloat16")
+
+
 # --- the Functions ---
 
 
@@ -462,7 +468,7 @@ class Conv(Function):
             ctx.save_for_backward(x, w, None)
             bd = None if b is None else b._data
             out = _depthwise_conv(xp, x._data, wd, bd, stride, padding, dilation)
-            return _mf.keep_channels_last(xp, out, x._data, wd)
+            return _mf.keep_channels_last(xp, out, x._data, wd, three_d=_keeps_3d(wd))
         cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
@@ -479,7 +485,7 @@ class Conv(Function):
         # the CNN step's ~50); large ones (prod(kernel) times the input) are recomputed there.
         keep = ctx.needs_input_grad[1] and cols.nbytes <= CACHED_COLUMNS_MAX_BYTES
         ctx.save_for_backward(x, w, cols if keep else None)
-        return _mf.keep_channels_last(xp, out, x._data, wd)
+        return _mf.keep_channels_last(xp, out, x._data, wd, three_d=_keeps_3d(wd))
 
     @staticmethod
     def backward(ctx, grad):
@@ -519,7 +525,7 @@ class ConvTranspose(Function):
             out = _depthwise_transpose(
                 xp, xd, wd, bd, stride, padding, dilation, groups, tuple(out_size), flat_ok
             )
-            return _mf.keep_channels_last(xp, out, xd, wd)
+            return _mf.keep_channels_last(xp, out, xd, wd, three_d=_keeps_3d(wd))
         dt = xd.dtype
         if opmath_dtype(dt):
             # half: the products and their sums over the taps in float32 (the bias added there
@@ -548,7 +554,7 @@ class ConvTranspose(Function):
             out = out.astype(dt)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
-        return _mf.keep_channels_last(xp, out, x._data, w._data)
+        return _mf.keep_channels_last(xp, out, x._data, w._data, three_d=_keeps_3d(w._data))
 
     @staticmethod
     def backward(ctx, grad):

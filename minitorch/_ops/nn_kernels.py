@@ -1460,7 +1460,7 @@ class GroupNorm(Function):
             out += _per_channel(b._data)
         ctx.xhat, ctx.rstd, ctx.groups, ctx.eps = xhat, rstd, groups, eps
         ctx.save_for_backward(a, w)
-        return _mf.keep_channels_last(xp, out.reshape(x.shape), x)  # torch keeps the layout
+        return _mf.keep_channels_last(xp, out.reshape(x.shape), x, three_d=True)  # as torch
 
     @staticmethod
     def backward(ctx, grad):

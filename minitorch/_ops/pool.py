@@ -205,10 +205,10 @@ class _MaxPool:
         if ctx.needs_input_grad[0]:
             ctx.geom, ctx.in_shape, ctx.tap = geom, xd.shape, tap
             ctx.save_for_backward(x)  # for MaxPoolGrad's zero edge only (not read on arrays)
-        best = _mf.keep_channels_last(xp, best, xd)
+        best = _mf.keep_channels_last(xp, best, xd, three_d=True)
         if with_indices:
             idx = _flat_indices(xp, tap, geom, _split(xd.shape, len(kernel))[1])
-            return best, _mf.keep_channels_last(xp, idx, xd)
+            return best, _mf.keep_channels_last(xp, idx, xd, three_d=True)
         return best
 
     @staticmethod

@@ -430,10 +430,12 @@ class Cat(Function):
         kept = arrays if None not in sizes else [x for x in arrays if not _is_skipped(x)]
         if not kept:
             return ctx.xp.concatenate(arrays)
-        if arrays[0].ndim == 4 and all(_mf.suggests_channels_last(x) for x in arrays):
-            # torch keeps a common channels-last layout
-            nhwc = [x.transpose(_mf.NHWC) for x in arrays]
-            return ctx.xp.concatenate(nhwc, axis=_mf.NHWC_AXIS[dim]).transpose(_mf.NCHW)
+        fmt = _mf.suggested_last(arrays[0]) if arrays[0].ndim in (4, 5) else None
+        if fmt is not None and all(_mf.suggested_last(x) is fmt for x in arrays):
+            # torch keeps a common channels-last (4-d) or channels-last-3d (5-d) layout
+            to, back, axis = _mf.last_orders(arrays[0].ndim)
+            nhwc = [x.transpose(to) for x in arrays]
+            return ctx.xp.concatenate(nhwc, axis=axis[dim]).transpose(back)
         return row_major(ctx.xp, ctx.xp.concatenate(kept, axis=dim))
 
     @staticmethod

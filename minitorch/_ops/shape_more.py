@@ -542,9 +542,10 @@ class Roll(Function):
     def forward(ctx, a, *, shifts, dims):
         ctx.args = (shifts, dims)
         x = a._data
-        if dims is not None and _mf.suggests_channels_last(x):  # torch keeps the layout
-            axes = tuple(_mf.NHWC_AXIS[d] for d in dims)
-            return ctx.xp.roll(x.transpose(_mf.NHWC), shifts, axis=axes).transpose(_mf.NCHW)
+        if dims is not None and x.ndim in (4, 5) and _mf.suggested_last(x) is not None:
+            to, back, axis = _mf.last_orders(x.ndim)  # torch keeps the layout
+            axes = tuple(axis[d] for d in dims)
+            return ctx.xp.roll(x.transpose(to), shifts, axis=axes).transpose(back)
         return row_major(ctx.xp, ctx.xp.roll(x, shifts, axis=dims))
 
     @staticmethod

@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _autocast_state as _autocast
-from minitorch import _dtype
+from minitorch import _dtype, _settings
 from minitorch import _memory_format as _mf
 from minitorch._factories import _typename
 from minitorch._ops._common import index, int_list, is_index
@@ -76,9 +76,39 @@ def _check_bias_dtype(x: Tensor, bias) -> None:
         raise RuntimeError(f"Input type ({xt}) and bias type ({bt}) should be the same")
 
 
-def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
+_LEGACY_TYPES = {
+    "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}  # fmt: skip
+
+
+def _type_string(dtype) -> str:
+    """A CPU tensor's type as torch's oneDNN dtype message names it (torch.FloatTensor;
+    CPUBFloat16Type where no legacy class exists)."""
+    legacy = _LEGACY_TYPES.get(dtype.name)
+    return f"torch.{legacy}Tensor" if legacy else f"CPU{_short(dtype)}Type"
+
+
+def _uses_onednn(x: Tensor, w: Tensor, geom) -> bool:
+    """Whether torch's CPU convolution takes its oneDNN kernel for a float32 input x (batched)
+    and weight w, geom = (stride, dilation, groups): torch's use_mkldnn heuristic, which reads
+    the input and kernel as 4-d ((N, C, 1, L) and (1, k) for 1-d) and the thread count."""
+    stride, dilation, groups = geom
+    shape = tuple(x.shape) if x.ndim > 3 else (x.shape[0], x.shape[1], 1, x.shape[2])
+    k = tuple(w.shape[2:]) if w.ndim > 3 else (1, w.shape[-1])
+    n = shape[0]
+    one_by_one = k[-1] == 1 and k[-2] == 1
+    if one_by_one and n < 16 and all(v == 1 for v in (*stride, *dilation)):
+        if _settings.get_num_threads() <= 1:
+            return False
+    big = shape[0] * shape[1] * shape[2] * shape[3] > 20480
+    return groups > 1 or (k[-1] > 3 and k[-2] > 3) or n > 1 or big
+
+
+def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=None) -> None:
     """torch's CPU dtype checks, in its order: the bias first (a plain convolution; the
-    transposed one casts it), then the input's dtype against the kernel's, then the weight."""
+    transposed one casts it), then the input's dtype against the kernel's, then the weight.
+    A float32 input that torch's oneDNN kernel takes (geom: _uses_onednn's) gets its message."""
     if transposed:
         if x.dtype in _NO_TRANSPOSED_KERNEL:
             name = f"slow_conv_transpose{max(n, 2)}d_out_cpu"  # conv_transpose1d runs as 2d
@@ -89,11 +119,13 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool) -> None:
             name = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
             raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     if x.dtype is not w.dtype:
-        if x.dtype in _dtype.HALF_FLOATS:  # torch's oneDNN path for the 2-byte floats
-            xt = "torch.HalfTensor" if x.dtype is _dtype.float16 else "CPUBFloat16Type"
+        onednn = x.dtype is _dtype.float32 and geom is not None and x.device.type == "cpu"
+        onednn = onednn and _uses_onednn(x, w, geom)
+        if onednn or x.dtype in _dtype.HALF_FLOATS:  # torch's oneDNN path
             raise RuntimeError(
-                f"Input type ({xt}) and weight type (torch.{_short(w.dtype)}Tensor) should be the "
-                "same or input should be a MKLDNN tensor and weight is a dense tensor"
+                f"Input type ({_type_string(x.dtype)}) and weight type ({_type_string(w.dtype)})"
+                " should be the same or input should be a MKLDNN tensor and weight is a dense "
+                "tensor"
             )
         raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(w.dtype)}")
 
@@ -284,7 +316,7 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     dilated = any(d != 1 for d in dilation)
     if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes
         _check_kernel(weight, n, dilation, listed=True)  # before the dtypes; none for no input
-    _check_dtypes(x, weight, bias, n, transposed=False)
+    _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
     if not dilated:
         _check_kernel(weight, n, dilation, listed=False)
     out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
@@ -383,7 +415,7 @@ def _conv_transposend(
             f"Given input size per channel: ({_sizes(shape[2:])}). Calculated output size per "
             f"channel: ({_sizes(got)}). Output size is too small"
         )
-    _check_dtypes(x, weight, bias, n, transposed=True)
+    _check_dtypes(x, weight, bias, n, transposed=True, geom=(stride, dilation, groups))
     if bias is not None and bias.dtype is not x.dtype:
         bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
     out = ConvTranspose.apply(

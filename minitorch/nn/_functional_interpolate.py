@@ -605,6 +605,10 @@ def _keep_layout(out: Tensor, input: Tensor) -> Tensor:
         n, c, h, w = out.shape
         if out.stride() != (c * h * w, 1, w * c, c):
             return out.clone(memory_format=_mf.channels_last)
+    elif _mf.suggests_channels_last_3d(input._data):  # 5-d: channels_last_3d, as torch's
+        n, c, d, h, w = out.shape
+        if out.stride() != (c * d * h * w, 1, h * w * c, w * c, c):
+            return out.clone(memory_format=_mf.channels_last_3d)
     return out
 
 

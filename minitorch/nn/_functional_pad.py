@@ -294,9 +294,9 @@ def _empty_as(xp, x, shape, keep):
     """A new array of x's dtype and the given shape, channels-last when keep and x is (torch's
     reflection and replication kernels keep a channels-last input's layout, its circular
     padding does not)."""
-    if keep and _mf.suggests_channels_last(x):
-        n, c, h, w = shape
-        return xp.empty((n, h, w, c), dtype=x.dtype).transpose(_mf.NCHW)
+    if keep and _mf.suggested_last(x) is not None:  # 4-d or 5-d
+        to, back, _ = _mf.last_orders(x.ndim)
+        return xp.empty([shape[a] for a in to], dtype=x.dtype).transpose(back)
     return xp.empty(shape, dtype=x.dtype)
 
 
@@ -438,9 +438,9 @@ class ConstantPadNd(Function):
             shape[dim] += left + right
             inner[dim] = slice(left, left + x.shape[dim])
         ctx.inner = tuple(inner)
-        if _mf.suggests_channels_last(x):
-            out = ctx.xp.full([shape[a] for a in _mf.NHWC], value, dtype=x.dtype)
-            out = out.transpose(_mf.NCHW)
+        if _mf.suggested_last(x) is not None:  # 4-d or 5-d
+            to, back, _ = _mf.last_orders(x.ndim)
+            out = ctx.xp.full([shape[a] for a in to], value, dtype=x.dtype).transpose(back)
         else:
             out = ctx.xp.full(shape, value, dtype=x.dtype)
         out[ctx.inner] = x
@@ -467,7 +467,8 @@ def _constant(input: Tensor, pairs, value) -> Tensor:
     copied = False
     # torch keeps a channels-last layout: the pieces are made channels-last, and so is a cropped
     # input that is padded, so that cat keeps it
-    cl = _mf.suggests_channels_last(input._data)
+    cl = _mf.suggested_last(input._data)  # channels_last, channels_last_3d or None
+    to, back, _ = _mf.last_orders(input.ndim) if cl is not None else (None, None, None)
     for dim, left, right in pairs:
         size = out.shape[dim]
         start = -left if left < 0 else 0
@@ -478,16 +479,16 @@ def _constant(input: Tensor, pairs, value) -> Tensor:
         for n in (max(left, 0), max(right, 0)):
             shape = list(out.shape)
             shape[dim] = n
-            if n and cl:
-                shape = [shape[a] for a in _mf.NHWC]
+            if n and cl is not None:
+                shape = [shape[a] for a in to]
                 piece = full(shape, value, dtype=input.dtype, device=input.device)
-                pieces.append(piece.permute(_mf.NCHW))
+                pieces.append(piece.permute(back))
             else:
                 piece = full(shape, value, dtype=input.dtype, device=input.device) if n else None
                 pieces.append(piece)
         if pieces[0] is not None or pieces[1] is not None:
-            if cl and not _mf.is_in(out._data, _mf.channels_last):  # cropped
-                out = out.contiguous(memory_format=_mf.channels_last)
+            if cl is not None and not _mf.is_in(out._data, cl):  # cropped
+                out = out.contiguous(memory_format=cl)
             parts = [p for p in (pieces[0], out, pieces[1]) if p is not None]
             out = _ops.cat(parts, dim)
             copied = True

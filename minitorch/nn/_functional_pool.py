@@ -742,9 +742,9 @@ def _adaptive_avg(input, n, output_size, op):
 def _mean_layout(pooled, input):
     """The mean shortcut's (N, C, 1, 1) result with channels-last strides when the input is
     channels-last: torch restrides it in place (as_strided_, an AsStridedBackward1 node)."""
-    if _mf.suggests_channels_last(input._data) and pooled.ndim == 4:
+    if pooled.ndim in (4, 5) and _mf.suggested_last(input._data) is not None:  # 4-d or 5-d
         c = pooled.shape[1]
-        pooled.as_strided_(pooled.shape, (c, 1, c, c))
+        pooled.as_strided_(pooled.shape, (c, 1) + (c,) * (pooled.ndim - 2))
     return pooled
 
 

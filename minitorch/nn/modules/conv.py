@@ -268,10 +268,14 @@ class _ConvTransposeNd(_ConvNd):
         """The output_padding that gives `output_size` (None: self.output_padding)."""
         if output_size is None:
             return self.output_padding
+        shown = output_size  # torch's message shows the sequence as given (sliced)
         output_size = list(output_size)
+        if not hasattr(shown, "__getitem__"):
+            shown = output_size
         has_batch = input.ndim == num_spatial_dims + 2
         if len(output_size) == num_spatial_dims + (2 if has_batch else 1):
             output_size = output_size[-num_spatial_dims:]
+            shown = shown[-num_spatial_dims:]
         if len(output_size) != num_spatial_dims:
             raise ValueError(
                 f"ConvTranspose{num_spatial_dims}D: for {input.ndim}D input, output_size must "
@@ -290,7 +294,7 @@ class _ConvTransposeNd(_ConvNd):
         for size, low, high in zip(output_size, min_sizes, max_sizes, strict=False):
             if not low <= size <= high:
                 raise ValueError(
-                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"requested an output size of {shown}, but valid sizes range from "
                     f"{min_sizes} to {max_sizes} (for an input of "
                     f"{input.shape[input.ndim - num_spatial_dims :]})"
                 )
