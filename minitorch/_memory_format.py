@@ -112,31 +112,24 @@ def suggests_channels_last(x) -> bool:
     strides' order: channels, then width, then height, then batch, each stride at least the
     extent of the ones before (a size-1 dim adds no extent), so a slice of a channels-last
     tensor still is one; a batch stride equal to the channels' (N x 1 x 1 x 1) is not."""
-    if x.ndim != 4:
-        return False
-    strides, sizes = x.strides, x.shape
-    if strides[1] == 0 or 0 in sizes:  # an empty tensor is never channels-last to torch
-        return False
-    least = 0
-    for d in (1, 3, 2, 0):
-        if strides[d] < least:
-            return False
-        if d == 0 and least == strides[1]:
-            return False
-        least = strides[d] * sizes[d] if sizes[d] > 1 else strides[d]
-    return True
+    return x.ndim == 4 and _strides_in_order(x, (1, 3, 2, 0))
 
 
 def suggests_channels_last_3d(x) -> bool:
     """Whether a 5-d array x is laid out channels-last-3d: suggests_channels_last's test with the
     strides' order channels, width, height, depth, batch (torch's 3-d one)."""
-    if x.ndim != 5:
-        return False
+    return x.ndim == 5 and _strides_in_order(x, (1, 4, 3, 2, 0))
+
+
+def _strides_in_order(x, dims) -> bool:
+    """torch's test of a channels-last layout: x's strides along dims (channels first, batch
+    last) each at least the extent of the ones before (a size-1 dim adds none); an empty array,
+    one with a zero channel stride, or a batch stride equal to the channels' is not one."""
     strides, sizes = x.strides, x.shape
-    if strides[1] == 0 or 0 in sizes:
+    if strides[1] == 0 or 0 in sizes:  # an empty tensor is never channels-last to torch
         return False
     least = 0
-    for d in (1, 4, 3, 2, 0):
+    for d in dims:
         if strides[d] < least:
             return False
         if d == 0 and least == strides[1]:

@@ -254,7 +254,7 @@ def add(input, other, *args, alpha=1, out=None):
     elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
     if alpha is not _ONE:  # NOTE [ Default alpha ]
-        return _add_alpha(input, other, alpha, out)
+        return _with_alpha(Add, input, other, alpha, out, False)
     try:
         result = Add.apply(input, other)
     except OverflowError:  # x + 0xFFFFFFFFFFFFFFFF: NOTE [ Unsigned 64-bit numbers ]
@@ -262,15 +262,15 @@ def add(input, other, *args, alpha=1, out=None):
     return result if out is None else _out(result, out)
 
 
-def _add_alpha(input, other, alpha, out):
-    """add with an alpha: input + alpha * other, its value rounded once where torch's kernel
-    fuses the product (NOTE [ Fused multiply-adds ])."""
-    scaled = _scaled(other, alpha, input)
+def _with_alpha(cls, input, other, alpha, out, negate):
+    """add (cls Add) or sub (cls Sub, negate) with an alpha: input +- alpha * other, its value
+    rounded once where torch's kernel fuses the product (NOTE [ Fused multiply-adds ])."""
+    scaled = _scaled(other, alpha, input, "sub" if negate else "add")
     try:
-        result = Add.apply(input, scaled)
+        result = cls.apply(input, scaled)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
-        result = Add.apply(*wrapped_big_ints(input, scaled))
-    fused = _fused_alpha(input, other, alpha, False)
+        result = cls.apply(*wrapped_big_ints(input, scaled))
+    fused = _fused_alpha(input, other, alpha, negate)
     if fused is not None:
         result._data = fused  # (the graph is the same)
     return result if out is None else _out(result, out)
@@ -322,15 +322,7 @@ def sub(input, other, *args, alpha=1, out=None):
             "to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     if alpha is not _ONE:  # NOTE [ Default alpha ]
-        scaled = _scaled(b, alpha, a, "sub")
-        try:
-            result = Sub.apply(a, scaled)
-        except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
-            result = Sub.apply(*wrapped_big_ints(a, scaled))
-        fused = _fused_alpha(a, b, alpha, True)
-        if fused is not None:
-            result._data = fused  # rounded once, as torch's (the graph is the same)
-        return _out(result, out)
+        return _with_alpha(Sub, a, b, alpha, out, True)
     try:
         return _out(Sub.apply(a, b), out)
     except OverflowError:  # NOTE [ Unsigned 64-bit numbers ]
