@@ -163,7 +163,11 @@ def test_lerp_tensor_weight_two_sided_formula():
     x, y, w = rng.uniform(-1, 1, (3, N)).astype(np.float32)
     got = torch.lerp(torch.tensor(x), torch.tensor(y), torch.tensor(w)).numpy()
     d = y - x
-    want = np.where(np.abs(w) < 0.5, x + w * d, y - d * (1 - w))
+    # torch's two formulas, each a fused multiply-add (the product exact in float64, one rounding)
+    f64 = np.float64
+    low = (x.astype(f64) + w.astype(f64) * d.astype(f64)).astype(np.float32)
+    high = (y.astype(f64) - d.astype(f64) * (1 - w).astype(f64)).astype(np.float32)
+    want = np.where(np.abs(w) < 0.5, low, high)
     np.testing.assert_array_equal(_bits(got), _bits(want))
     # exact at both ends, as torch
     ends = torch.lerp(torch.tensor([0.1, 0.1]), torch.tensor([0.7, 0.7]), torch.tensor([0.0, 1.0]))

@@ -816,11 +816,20 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         if floating and x.dtype.kind == "f":  # one rounding, as torch: NOTE [ Fused
             xp = self._device.backend.xp  # multiply-adds ] in minitorch/_ops/_common.py
             b = o if isinstance(o, xp.ndarray) else xp.asarray(o, dtype=x.dtype)
-            sign = 1.0 if ufunc == "add" else -1.0
-            fused = fused_multiply_add(xp, b, sign * float(x.dtype.type(alpha)), x)
+            # (sub's alpha is negated as a number, as torch's: alpha=0 stays +0)
+            al = float(x.dtype.type(alpha if ufunc == "add" else -alpha))
+            if x.dtype.itemsize == 4 and b.shape == x.shape:  # fused_multiply_add's float32
+                fused = b.astype("float64")  # computation, its temporaries reused (2.5x faster)
+                fused *= al
+                fused += x
+            else:
+                try:
+                    fused = fused_multiply_add(xp, b, al, x)
+                except ValueError:  # shapes that do not broadcast: the general path's error
+                    return False
             if fused.shape != x.shape:
                 return False  # other does not broadcast into self: the general path's error
-            xp.copyto(x, fused)
+            xp.copyto(x, fused, casting="same_kind")
             self._vc[0] += 1
             return True
         o = o * alpha
@@ -831,6 +840,38 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         # wraps it), or a bool self NumPy will not add/subtract into (its
         # casting check runs before any write): the general path gives torch's result or error
         return False
+    self._vc[0] += 1
+    return True
+
+
+def fast_ternary(self: Tensor, others, kernel) -> bool:
+    """self <- kernel(backend, self's array, *others' arrays), computed once and copied into self's
+    memory, when no graph is recorded and self and `others` are plain float32/float64 tensors of
+    one dtype and device, the result of self's shape (lerp_/addcmul_/addcdiv_ in an optimizer's
+    update; NOTE [ Updates through the in-place fast path ] in minitorch/optim/optimizer.py).
+    False when the general path is needed (its checks and errors)."""
+    for o in others:
+        if o.__class__ is not Tensor:
+            return False  # a number, a subclass (NOTE [ In-place ops with a Tensor-subclass
+    if state.enabled and (  # operand ]), ...: the general path
+        self._requires_grad or self._base is not None or any(o._requires_grad for o in others)
+    ):
+        return False
+    x = self._data
+    if x.dtype.kind != "f" or x.dtype.itemsize == 2 or 0 in x.strides:
+        return False
+    arrays = []
+    for o in others:
+        if o._device is not self._device or o._data.dtype != x.dtype:
+            return False
+        if o._base is not None or self._base is not None:
+            check_partial_overlap(self, o)
+        arrays.append(o._data)
+    backend = self._device.backend
+    out = kernel(backend, x, *arrays)
+    if out.shape != x.shape:
+        return False  # broadcasts self: the general path's error
+    backend.xp.copyto(x, out)
     self._vc[0] += 1
     return True
 

@@ -16,6 +16,7 @@ from minitorch.optim.optimizer import (
     _params_with_grad,
     _scalar,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["Adadelta"]
@@ -90,17 +91,14 @@ class Adadelta(Optimizer):
                 square_avg, acc_delta = state["square_avg"], state["acc_delta"]
                 state["step"].add_(1)
                 if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
+                    grad = _with_decay(grad, p, weight_decay)
                 # See NOTE [ Updates through the in-place fast path ]
                 _add_square_(square_avg.mul_(rho), grad, 1 - rho)
                 std = square_avg.add(eps).sqrt()
                 delta = acc_delta.add(eps).sqrt()
                 if differentiable:  # See NOTE [ Differentiable optimizer steps ]
-                    delta = delta.clone().div_(std).mul_(grad)
-                    acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))
-                    p.sub_(delta.mul(lr))
-                    continue
+                    delta = delta.clone()
                 delta.div_(std).mul_(grad)
-                acc_delta.mul_(rho).add_(delta.mul(delta).mul_(1 - rho))
-                p.sub_(delta.mul_(lr))
+                _add_square_(acc_delta.mul_(rho), delta, 1 - rho)
+                p.add_(delta, alpha=-lr)
         return loss

@@ -20,6 +20,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _sub_quotient_,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["Adagrad"]
@@ -127,7 +128,7 @@ def _update(p, grad, state, lr, eps, weight_decay, lr_decay, differentiable):
     """One Adagrad step of p in place (the state's sum too)."""
     step = _advance(state["step"])
     if weight_decay != 0:
-        grad = p.mul(weight_decay).add_(grad)
+        grad = _with_decay(grad, p, weight_decay)
     clr = _scalar(lr / (1 + (step - 1) * lr_decay))
     state_sum = state["sum"]
     # See NOTE [ Updates through the in-place fast path ]

@@ -24,6 +24,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _sub_quotient_,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["Adam", "adam"]
@@ -163,7 +164,7 @@ def moments_(p, grad, state, lr, beta1, beta2, weight_decay, decoupled, cast_bet
             # rounded in lr's dtype, see NOTE [ A tensor lr rounds in its own dtype ])
             p.mul_(_keep_grad(1 - lr * weight_decay))
         else:
-            grad = p.mul(weight_decay).add_(grad)
+            grad = _with_decay(grad, p, weight_decay)
     # See NOTE [ Updates through the in-place fast path ]
     if cast_beta1 and isinstance(beta1, Tensor):
         beta1 = beta1.to(p.dtype)

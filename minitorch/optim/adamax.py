@@ -20,6 +20,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _sub_quotient_,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["Adamax"]
@@ -98,7 +99,7 @@ class Adamax(Optimizer):
                 exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
                 step = _advance(state["step"])
                 if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
+                    grad = _with_decay(grad, p, weight_decay)
                 # See NOTE [ Updates through the in-place fast path ]
                 _lerp_(exp_avg, grad, 1 - beta1)
                 if differentiable:  # out= records no graph: NOTE [ Differentiable optimizer steps ]

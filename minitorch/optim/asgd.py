@@ -17,6 +17,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _scalar_dtype,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["ASGD"]
@@ -101,12 +102,20 @@ class ASGD(Optimizer):
                 step_t, eta, mu, ax = state["step"], state["eta"], state["mu"], state["ax"]
                 step_t.add_(1)
                 if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
+                    grad = _with_decay(grad, p, weight_decay)
                 eta_p = eta.to(p.dtype)
-                p.mul_(1 - lambd * eta_p)
-                p.sub_(grad.mul(eta_p))  # See NOTE [ Updates through the in-place fast path ]
-                # torch copies p into ax while mu == 1, else moves ax towards p by mu.
-                ax.copy_(minitorch.where(mu == 1, p, ax + (p - ax) * mu.to(p.dtype)))
+                # torch reads eta as a Python float: 1 - lambd * eta in float64, rounded to p's
+                # dtype by mul_, and p += -eta * grad rounded once (add_ with alpha); here on
+                # p's device (NOTE [ Updates through the in-place fast path ])
+                if foreach:  # torch's multi-tensor path: p -= eta (grad + lambd p), each add
+                    grad = grad.add(p, alpha=lambd)  # and addcmul rounded once
+                    p.addcmul_(grad, eta_p, value=-1)
+                    ax.addcmul_(p.sub(ax), mu.to(p.dtype))
+                else:
+                    p.mul_((1 - lambd * eta.to(f64)).to(p.dtype))
+                    p.addcmul_(grad, eta_p, value=-1)
+                    # torch copies p into ax while mu == 1, else moves ax towards p by mu.
+                    ax.copy_(minitorch.where(mu == 1, p, ax + (p - ax) * mu.to(p.dtype)))
                 if isinstance(lr_t, Tensor):  # See NOTE [ A tensor lr rounds in its own dtype ]
                     lr_p = lr_t.to(p.device)  # (no host read: eta stays on p's device)
                     step = step_t.to(lr_p.dtype)

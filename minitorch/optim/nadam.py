@@ -14,6 +14,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _default_to_fused_or_foreach,
     _keep_grad,
     _lerp_,
     _lr_operand,
@@ -22,6 +23,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _sub_quotient_,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["NAdam"]
@@ -98,6 +100,9 @@ class NAdam(Optimizer):
             beta1, beta2 = group["betas"]
             momentum_decay = group["momentum_decay"]
             decoupled = group["decoupled_weight_decay"]
+            foreach = group["foreach"]
+            if foreach is None:
+                foreach = _default_to_fused_or_foreach(group["params"], differentiable)[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -113,7 +118,7 @@ class NAdam(Optimizer):
                     if decoupled:
                         p.mul_(_keep_grad(1 - lr * weight_decay))
                     else:
-                        grad = p.mul(weight_decay).add_(grad)
+                        grad = _with_decay(grad, p, weight_decay)
                 mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
                 mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
                 mu_product_t.mul_(mu)  # on the CPU in the scalar dtype, as torch keeps it
@@ -131,7 +136,10 @@ class NAdam(Optimizer):
                 # See NOTE [ Updates through the in-place fast path ]
                 _lerp_(exp_avg, grad, 1 - beta1)
                 _add_square_(exp_avg_sq.mul_(beta2), grad, 1 - beta2)
-                denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+                if foreach:  # torch's multi-tensor step: sqrt(v) / sqrt(bc2), not sqrt(v / bc2)
+                    denom = exp_avg_sq.sqrt().div_(bias_correction2**0.5).add_(eps)
+                else:
+                    denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
                 # (torch's foreach kernel reads a tensor lr as a number for these two)
                 lr_s = _scalar(lr) if group["foreach"] else lr
                 _sub_quotient_(p, grad, denom, _scalar(lr_s * (1.0 - mu) / (1.0 - mu_product)))

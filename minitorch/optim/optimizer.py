@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import struct
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
@@ -123,13 +122,16 @@ def _run_with_hooks(self, func, args, kwargs):
 # instead. LBFGS and ReduceLROnPlateau read the loss on the host by design, as in torch.
 
 # NOTE [ Updates through the in-place fast path ]
-# With no graph recorded, add_/sub_/mul_/div_ with a same-dtype tensor (or a number) and no
-# `alpha` write straight into the array; lerp_, addcmul_, addcdiv_, sqrt_ and `alpha=`
-# compute a new array and copy it in (several times slower on large parameters). So the
-# updates are spelt with the former: torch's p.addcdiv_(m, d, value=-s) is
-# p.sub_(m.div(d).mul_(s)), m.lerp_(g, w) is m.add_(g.sub(m).mul_(w)) (torch's formula for
-# w < 0.5; spelt _lerp_, which also refuses g's dtype as lerp_ does), v.addcmul_(g, g,
-# value=c) is v.add_(g.mul(g).mul_(c)) -- the same values.
+# With no graph recorded, add_/sub_/mul_/div_ (also with `alpha`) with a same-dtype tensor or a
+# number write straight into the array, and lerp_/addcmul_/addcdiv_ compute their result once
+# and copy it in (inplace.fast_ternary), skipping the general in-place machinery. torch's CPU
+# kernels round a + alpha * b (add_/sub_ with alpha), x + (v * a) * b (addcmul_) and lerp_
+# once, as fused multiply-adds (NOTE [ Fused multiply-adds ] in minitorch/_ops/_common.py);
+# addcdiv_ is x + (v * a) / b with no fused step. So each update is spelt with torch's own ops
+# (p.add_(g, alpha=-lr), not p.sub_(g.mul(lr)); v.addcmul_(g, g, value=c), not
+# v.add_(g.mul(g).mul_(c))): an unfused spelling moves 10-30% of the elements an ulp off
+# torch's at every step. p.addcdiv_(m, d, value=-s) may be spelt p.add_(m.mul(-s).div_(d)):
+# the same roundings, one copy fewer.
 
 
 # NOTE [ Differentiable optimizer steps ]
@@ -591,17 +593,21 @@ def _new_step(value: float = 0.0, fused: bool = False) -> Tensor:
     return minitorch.full((), value, dtype=_scalar_dtype(fused), device="cpu")
 
 
+def _with_decay(grad: Tensor, p: Tensor, weight_decay) -> Tensor:
+    """grad + weight_decay * p, a new tensor: torch's grad.add(p, alpha=weight_decay), rounded
+    once (NOTE [ Updates through the in-place fast path ]); a tensor weight_decay (a
+    differentiable step's) as p * weight_decay + grad."""
+    if isinstance(weight_decay, Tensor):
+        return p.mul(weight_decay).add_(grad)
+    return grad.add(p, alpha=weight_decay)
+
+
 def _add_square_(acc: Tensor, grad: Tensor, weight: float) -> Tensor:
-    """acc += weight * grad * grad, in place. Half-precision gradients go through addcmul_, which
-    computes in float32 and rounds once as torch's optimizers do (the float16 square of a
-    gradient above 256 is inf, and the parameter would never move again); float32/float64 take
-    the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
-    if grad.dtype.itemsize == 2:
-        return acc.addcmul_(grad, grad, value=weight)
-    # (torch's kernel computes acc + (weight * grad) * grad, in that order: its bits)
-    if weight == 1:
-        return acc.add_(grad.mul(grad))
-    return acc.add_(grad.mul(weight).mul_(grad))
+    """acc += weight * grad * grad, in place: torch's acc.addcmul_(grad, grad, value=weight),
+    (weight * grad) * grad + acc rounded once (NOTE [ Updates through the in-place fast
+    path ]); half-precision gradients computed in float32 and rounded once, as torch's (the
+    float16 square of a gradient above 256 is inf, and the parameter would never move again)."""
+    return acc.addcmul_(grad, grad, value=weight)
 
 
 def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
@@ -611,29 +617,19 @@ def _sub_quotient_(p: Tensor, num: Tensor, den: Tensor, step: float) -> Tensor:
     take the in-place fast path (NOTE [ Updates through the in-place fast path ])."""
     if p.dtype.itemsize == 2:
         return p.addcdiv_(num, den, value=-step)
-    # (torch's kernel computes p + (value * num) / den, in that order: its bits)
+    # (torch's kernel computes p + (value * num) / den, in that order, with no fused step: its
+    # bits)
     return p.add_(num.mul(-step).div_(den))
 
 
 def _lerp_(m: Tensor, end: Tensor, weight: float) -> Tensor:
-    """m.lerp_(end, weight) for a number weight, through the in-place fast path (NOTE
-    [ Updates through the in-place fast path ]) with torch's two formulas: m += (end - m) *
-    weight for weight < 0.5, else m = end - (end - m) * (1 - weight), exact at weight 1 (Adam's
-    beta1 = 0 keeps the gradient itself), with 1 - weight taken in m's precision as torch's
-    kernel does. Like lerp_, it refuses an `end` of another dtype (a parameter made float64 by
+    """m.lerp_(end, weight) for a number weight (NOTE [ Updates through the in-place fast
+    path ]): torch's two formulas, m + weight * (end - m) for weight < 0.5, else end - (end - m)
+    * (1 - weight), each one fused multiply-add, exact at weight 1 (Adam's beta1 = 0 keeps the
+    gradient itself). It refuses an `end` of another dtype (a parameter made float64 by
     `p.data = p.data.double()` while its state stays float32), as torch's m.lerp_(g, 1 - beta1)
-    does; add_ would take it."""
-    if end.dtype is not m.dtype:
-        from minitorch._ops.pointwise_binary import check_lerp_dtypes
-
-        check_lerp_dtypes(m, end, weight)
-    if m.dtype.itemsize == 2:  # half: lerp_ computes in float32 and rounds once, as torch's
-        return m.lerp_(end, weight)
-    if weight < 0.5:
-        return m.add_(end.sub(m).mul_(weight))
-    if m.dtype.itemsize == 4:  # (1 - a float32 weight in [0.5, 1] is exact in float32)
-        weight = struct.unpack("f", struct.pack("f", weight))[0]
-    return m.sub_(end).mul_(1 - weight).add_(end)
+    does."""
+    return m.lerp_(end, weight)
 
 
 # NOTE [ Fused half-precision steps ]

@@ -13,6 +13,7 @@ from minitorch.optim.optimizer import (
     _check_lr,
     _check_nonneg,
     _closure_loss,
+    _default_to_fused_or_foreach,
     _keep_grad,
     _lr_operand,
     _new_step,
@@ -91,6 +92,9 @@ class RAdam(Optimizer):
             beta1, beta2 = group["betas"]
             decoupled = group["decoupled_weight_decay"]
             rho_inf = 2 / (1 - beta2) - 1
+            foreach = group["foreach"]
+            if foreach is None:
+                foreach = _default_to_fused_or_foreach(group["params"], differentiable)[1]
             for p, grad in _params_with_grad(group):
                 state = self.state[p]
                 if not state:
@@ -110,6 +114,16 @@ class RAdam(Optimizer):
                         update = update * (bias_correction2**0.5 / exp_avg_sq.sqrt().add(eps))
                         update = update * rect
                     p.sub_(update)
+                elif foreach:  # torch's multi-tensor step: p += m * (1 / ((sqrt(v) + eps) /
+                    # (-sqrt(bc2) lr rect / bc1)) - lr unrectified / bc1), rounded as its kernels
+                    rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0
+                    unrect = (lr * (0 if rect > 0 else 1.0) / bias_correction1) * -1
+                    if rect == 0:  # (the reciprocal of a division by -0.0 is -0.0)
+                        p.add_(exp_avg, alpha=unrect)
+                        continue
+                    scale = (bias_correction2**0.5) * (lr * rect / bias_correction1) * -1
+                    buffer = exp_avg_sq.sqrt().add_(eps).div_(scale).reciprocal_().add_(unrect)
+                    p.addcmul_(exp_avg, buffer)
                 elif rho_t > 5.0:
                     rect = _rectification(rho_t, rho_inf)
                     # torch's `number / tensor` is tensor.reciprocal() * number

@@ -18,6 +18,7 @@ from minitorch.optim.optimizer import (
     _scalar,
     _sub_quotient_,
     _use_grad_for_differentiable,
+    _with_decay,
 )
 
 __all__ = ["RMSprop"]
@@ -106,7 +107,7 @@ class RMSprop(Optimizer):
                 square_avg = state["square_avg"]
                 state["step"].add_(1)
                 if weight_decay != 0:
-                    grad = p.mul(weight_decay).add_(grad)
+                    grad = _with_decay(grad, p, weight_decay)
                 # See NOTE [ Updates through the in-place fast path ]
                 _add_square_(square_avg.mul_(alpha), grad, 1 - alpha)
                 if centered:
@@ -119,25 +120,16 @@ class RMSprop(Optimizer):
                 avg = avg.add(eps) if differentiable else avg.add_(eps)
                 if momentum > 0:
                     buf = state["momentum_buffer"]
-                    if p.dtype.itemsize == 2:  # half: float32 and one rounding, as torch's
-                        buf.mul_(momentum).addcdiv_(grad, avg)
-                        p.add_(buf, alpha=-lr)
-                    else:
-                        buf.mul_(momentum).add_(grad.div(avg))
-                        p.sub_(buf.mul(lr))
+                    buf.mul_(momentum).addcdiv_(grad, avg)
+                    p.add_(buf, alpha=-lr)  # (rounded once, as torch's)
                 else:
                     _sub_quotient_(p, grad, avg, lr)
         return loss
 
 
 def _centered(square_avg: Tensor, grad_avg: Tensor) -> Tensor:
-    """square_avg - grad_avg^2: torch's square_avg.addcmul(grad_avg, grad_avg, value=-1)."""
-    if square_avg.dtype.itemsize == 2:  # half: float32 and one rounding, as torch's addcmul
-        return square_avg.addcmul(grad_avg, grad_avg, value=-1)
-    # torch's kernel fuses the product into the subtraction (an fma): a square beyond the dtype's
-    # max is not rounded to inf first, so an inf square_avg (a gradient whose square overflowed)
-    # stays inf there rather than inf - inf = nan. Capping the rounded square at the max gives
-    # that inf; where torch's result is finite the square is too, and where the cap changes an
-    # inf square the difference is negative either way (its sqrt nan in both)
-    sq = grad_avg.mul(grad_avg)
-    return square_avg.sub(sq.clamp_(max=minitorch.finfo(sq.dtype).max))
+    """square_avg - grad_avg^2: torch's square_avg.addcmul(grad_avg, grad_avg, value=-1), one
+    fused multiply-add (half: in float32, rounded once). Its square is not rounded first: an
+    inf square_avg (a gradient whose square overflowed) stays inf there, not inf - inf = nan
+    (float32 exactly; float64 where the square itself overflows gives nan)."""
+    return square_avg.addcmul(grad_avg, grad_avg, value=-1)

@@ -106,14 +106,17 @@ def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):
         if isinstance(weight_decay, Tensor):  # p is changed in place below
             grad = grad.addcmul_(p.clone(), weight_decay)
         else:
-            grad = p.mul(weight_decay).add_(grad)
+            grad = grad.add(p, alpha=weight_decay)
     if momentum != 0:
         if buf is None:
             buf = grad.detach().clone()
         else:
             buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-        grad = buf.mul(momentum).add_(grad) if nesterov else buf
-    p.sub_(grad.mul(lr))
+        grad = grad.add(buf, alpha=momentum) if nesterov else buf
+    if isinstance(lr, Tensor):  # (a differentiable step's lr that requires grad)
+        p.addcmul_(grad, lr, value=-1)
+    else:
+        p.add_(grad, alpha=-lr)
     return buf
 
 

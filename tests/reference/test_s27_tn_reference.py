@@ -792,12 +792,15 @@ def p_norms_cond(lib, dt, rec):
     rec("chain_matmul", rec.warns("chain_warn", lambda: lib.chain_matmul(*mats)))
     be = lib.backends.opt_einsum
     rec("opt_einsum", [be.is_available(), be.enabled, be.strategy])
-    be.strategy = "optimal"
-    rec("opt_strategy", be.strategy)
-    rec("einsum_opt", lib.einsum("ij,jk,kl,lm->im", *mats))
-    be.strategy = "auto"
-    rec.err("opt_strategy_bad", lambda: setattr(be, "strategy", "fastest"))
-    be.strategy = "auto"
+    before = be.strategy
+    try:
+        be.strategy = "optimal"
+        rec("opt_strategy", be.strategy)
+        rec("einsum_opt", lib.einsum("ij,jk,kl,lm->im", *mats))
+        be.strategy = "auto"
+        rec.err("opt_strategy_bad", lambda: setattr(be, "strategy", "fastest"))
+    finally:
+        be.strategy = before  # (process-wide state: left as found)
 
 
 def p_mps_grad_fit(lib, dt, rec):
