@@ -273,25 +273,24 @@ for _name in _TERNARY:
 del _name
 
 
+def _lerp_entries(op: str, self, tensors1, weight):
+    """(entries, ends, weights) of a _foreach_lerp(_) call, or torch's argument errors."""
+    call = ((self, tensors1, weight), {})
+    xs = _tensors(self, op, call)
+    if not isinstance(tensors1, (list, tuple)):
+        raise _invalid(op, *call)
+    return xs, _per_entry(tensors1, len(xs), op, call), _per_entry(weight, len(xs), op, call)
+
+
 def _foreach_lerp(self, tensors1, weight):
     """lerp of each entry towards the matching tensor. Mirrors torch._foreach_lerp."""
-    call = ((self, tensors1, weight), {})
-    xs = _tensors(self, "_foreach_lerp", call)
-    if not isinstance(tensors1, (list, tuple)):
-        raise _invalid("_foreach_lerp", *call)
-    ends = _per_entry(tensors1, len(xs), "_foreach_lerp", call)
-    ws = _per_entry(weight, len(xs), "_foreach_lerp", call)
+    xs, ends, ws = _lerp_entries("_foreach_lerp", self, tensors1, weight)
     return tuple(_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True))
 
 
 def _foreach_lerp_(self, tensors1, weight):
     """In-place lerp of each entry (an EMA's update). Mirrors torch._foreach_lerp_."""
-    call = ((self, tensors1, weight), {})
-    xs = _tensors(self, "_foreach_lerp_", call)
-    if not isinstance(tensors1, (list, tuple)):
-        raise _invalid("_foreach_lerp_", *call)
-    ends = _per_entry(tensors1, len(xs), "_foreach_lerp_", call)
-    ws = _per_entry(weight, len(xs), "_foreach_lerp_", call)
+    xs, ends, ws = _lerp_entries("_foreach_lerp_", self, tensors1, weight)
     for x, e, w in zip(xs, ends, ws, strict=True):
         x.lerp_(e, w)
     return self
