@@ -237,3 +237,18 @@ def test_topk_finds_a_nan_in_the_tail_past_the_last_block():
 def test_pinv_of_a_matrix_with_an_inf_is_nan():
     p = torch.linalg.pinv(torch.tensor([[1.0, float("inf")], [0.0, 1.0]]))
     assert all(v != v for row in p.tolist() for v in row)
+
+
+@pytest.mark.parametrize(
+    "call, op, pos, got",
+    [
+        (lambda x: x.topk("a"), "topk", 1, "str"),
+        (lambda x: torch.topk(x, "a"), "topk", 2, "str"),
+        (lambda x: x.kthvalue(None), "kthvalue", 1, "NoneType"),
+        (lambda x: torch.kthvalue(x, "a"), "kthvalue", 2, "str"),
+    ],
+)
+def test_topk_kthvalue_k_positions(call, op, pos, got):
+    with pytest.raises(TypeError) as info:
+        call(torch.ones(3))
+    assert str(info.value) == f"{op}(): argument 'k' (position {pos}) must be int, not {got}"

@@ -11,6 +11,7 @@ import operator
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     check_bool,
+    check_int,
     check_tensors,
     index,
     is_floating,
@@ -21,6 +22,7 @@ from minitorch._ops._common import (
     quiet_extreme,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index, watch_indices
@@ -363,7 +365,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("topk", input) from None
     if not is_index(k):
-        raise TypeError(f"topk(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+        raise wrong_type("topk", k, "k", 2, "int")  # (position 1 in the method's call)
     k = index(k, "topk", "k")
     if largest.__class__ is not bool:  # (None would sort ascending: the k smallest)
         raise flag_error("topk", "largest", largest)
@@ -398,7 +400,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("kthvalue", input) from None
     if k.__class__ is not int:  # a float, None or bool k is torch's TypeError
-        k = index(k, "kthvalue", "k", 2)
+        k = check_int("kthvalue", k, "k", 2)  # (position 1 in the method's call)
     if keepdim.__class__ is not bool:
         raise flag_error("kthvalue", "keepdim", keepdim)
     d = wrap_dim(dim, x.ndim, "kthvalue")
