@@ -103,6 +103,17 @@ def is_number(x) -> bool:
     )
 
 
+def is_scalar_arg(x) -> bool:
+    """Whether torch's parser reads x as a Scalar argument (alpha, beta, ...): a Number
+    (is_number) or a 0-d tensor that does not require grad."""
+    cls = x.__class__
+    if cls is int or cls is float or cls is bool:
+        return True
+    if isinstance(x, Tensor):
+        return x._data.ndim == 0 and not x._requires_grad
+    return is_number(x)
+
+
 def _numpy_scalar(x):
     """The Python number torch reads from a NumPy scalar: its value, except that a NumPy bool is
     read as a float (torch's argument parser does not take np.bool_ for a bool: t * np.bool_(True)

@@ -8,7 +8,7 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
-    is_number,
+    is_scalar_arg,
     no_overload,
     not_tensor,
     opmath_dtype,
@@ -627,13 +627,7 @@ def check_scalars(op: str, beta, alpha, out=None, names=None) -> None:
     matrix arguments of a function with torch's out_dtype overload too (addmm, baddbmm), whose
     refusal lists both overloads; else the argument is named."""
     for name, v in (("beta", beta), ("alpha", alpha)):
-        cls = v.__class__
-        if cls is int or cls is float or cls is bool:
-            continue
-        if isinstance(v, Tensor):
-            if v._data.ndim == 0 and not v.requires_grad:
-                continue
-        elif is_number(v):  # a NumPy number (a 0-d array is none)
+        if is_scalar_arg(v):
             continue
         if names is None:
             raise TypeError(f"{op}(): argument '{name}' must be Number, not {type_name(v)}")

@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     fused_multiply_add,
     is_floating,
     is_number,
+    is_scalar_arg,
     no_overload,
     not_tensor,
     number,
@@ -468,19 +469,12 @@ def _number_operand(a, b) -> bool:
 def check_alpha(alpha, op: str) -> None:
     """torch's argument parser on add/sub's alpha: a Number (a Python or NumPy number, or a 0-d
     tensor that does not require grad, which it reads as one); no complex alpha here."""
-    cls = alpha.__class__
-    if cls is int or cls is float or cls is bool:
-        return
-    if isinstance(alpha, Tensor):
-        if alpha.ndim == 0 and not alpha.requires_grad:
-            return
-    elif isinstance(alpha, complex):
+    if not is_scalar_arg(alpha):
+        raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type_name(alpha)}")
+    if isinstance(alpha, complex):
         raise RuntimeError(
             "For non-complex input tensors, argument alpha must not be a complex number."
         )
-    elif is_number(alpha):  # a NumPy number (a 0-d array is none)
-        return
-    raise TypeError(f"{op}(): argument 'alpha' must be Number, not {type_name(alpha)}")
 
 
 def _alpha(alpha, a, b):
