@@ -277,6 +277,7 @@ _LAZY_MODULES = (
     "_utils",
     "futures",
     "masked",
+    "quasirandom",
 )
 _LAZY_NAMES = {
     "AcceleratorError": "accelerator",

@@ -634,10 +634,12 @@ def p_monte_carlo(lib, dt, rec):
     rec("kde", dens)
     (gb,) = lib.autograd.grad(dens.sum(), bw)
     rec("kde_gbw", gb)
-    # a Monte-Carlo integral of exp(-x^2) on [0, 1] with the rand stream (a quasi-Monte-Carlo
-    # one would use torch.quasirandom.SobolEngine, which minitorch lacks)
+    # a Monte-Carlo integral of exp(-x^2) on [0, 1] with the rand stream, and a quasi-Monte-Carlo
+    # one with a scrambled Sobol' sequence
     u = lib.rand(1000, dtype=dt)
     rec("mc_int", lib.exp(-u * u).mean())
+    q = lib.quasirandom.SobolEngine(1, scramble=True, seed=7).draw_base2(10, dtype=dt)
+    rec("qmc_int", lib.exp(-q * q).mean())
 
 
 def p_spring_chain_modes(lib, dt, rec):

@@ -26,7 +26,7 @@ channels_last and transposed tensors), errors, warnings and reprs.
 Integers exactly; values to 1e-4 of their scale (float32 and float64), 1e-2 for float16 /
 bfloat16 records. Not compared: `ndarray <op> tensor` (torch raises TypeError; minitorch's NumPy
 interop computes it, README "Differences from PyTorch"), NumPy uint16 arrays (refused by
-minitorch's factories, documented), torch.quasirandom.SobolEngine (minitorch has none)."""
+minitorch's factories, documented)."""
 
 from __future__ import annotations
 
@@ -98,7 +98,11 @@ PROGRAMS = [
 
 
 def _tol(name, value):
-    """1e-2 for what ran in float16 / bfloat16 (the half program, the DiT under autocast)."""
+    """1e-2 for what ran in float16 / bfloat16 (the half program, the DiT under autocast); 2e-2
+    for the bfloat16 sampler's trajectory, four U-Net calls deep, where torch's own bfloat16
+    convolutions round differently with the CPU's vector instructions (AVX2 / AVX-512)."""
+    if name.startswith("bfloat16x"):
+        return 2e-2
     if name.startswith(("float16", "bfloat16", "ac")):
         return 1e-2
     return 1e-4
