@@ -6,6 +6,7 @@ import contextlib
 import numbers
 
 from minitorch import _dtype
+from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
 from minitorch._tensor_methods import _int_list as int_list
@@ -145,6 +146,8 @@ def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeErr
     "svd(): argument 'some' (position 2) must be bool, not NoneType" (no position for a
     keyword-only argument). `expected` is torch's spelling: "Tensor", "bool", "int", "float",
     "str", "tuple of ints"."""
+    if pos is not None and passed_by_keyword(name, op):
+        pos = None  # NOTE [ Keyword arguments in argument errors ]
     if pos is not None and pos > 1 and _called_as_method(op):
         pos -= 1
     at = "" if pos is None else f" (position {pos})"

@@ -294,9 +294,13 @@ def _as_method_error(e: TypeError, op: str) -> TypeError:
         rest = msg[msg.index("'", len(failed)) :]
         return type(e)(f"{failed}torch.Tensor.{op}{rest}")
     head = f"{op[:-1]}(): argument '"
-    if not (msg.startswith(head) and "' (position 2) must be Tensor" in msg):
+    if not msg.startswith(head):
         return e
-    return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
+    if "' (position 2) must be Tensor" in msg:
+        return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
+    if "' must be Tensor" in msg:  # passed by keyword (NOTE [ Keyword arguments in argument
+        return type(e)(op + msg[len(op) - 1 :])  # errors ]): no position to shift
+    return e
 
 
 def _broadcast_shape(shapes):

@@ -1,0 +1,82 @@
+"""What the user's call looked like, read from the caller's bytecode on error paths only.
+
+NOTE [ Keyword arguments in argument errors ]
+torch's argument parser names a wrong argument's position only when it was passed by position:
+`torch.add(x, "a")` is "argument 'other' (position 2) must be Tensor, not str", `torch.add(x,
+other="a")` is "argument 'other' must be Tensor, not str". minitorch's functions receive both
+alike, so the error path asks the call being executed in the first frame outside minitorch (the
+user's line) which keyword names it passed, when it called the op itself (most of
+nn.functional is torch Python code calling the op positionally). Where that cannot be told (a
+call through **kwargs, a bytecode this reader does not know), the position stays."""
+
+from __future__ import annotations
+
+import dis
+import os
+import sys
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_NN = _PACKAGE + "nn" + os.sep
+# the torch.nn.functional functions that are torch's parsed (C++) functions themselves; the rest
+# are Python that passes its arguments on by position
+_PARSED_FUNCTIONAL = frozenset({
+    "adaptive_avg_pool1d", "avg_pool1d", "avg_pool2d", "avg_pool3d", "bilinear", "celu_",
+    "channel_shuffle", "conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "cosine_similarity", "elu_", "gelu", "hardshrink",
+    "hardtanh_", "leaky_relu_", "linear", "logsigmoid", "native_channel_shuffle", "one_hot",
+    "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
+    "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
+})  # fmt: skip
+
+# the call instructions of Python 3.10 - 3.13, and where each finds its keyword names
+_PLAIN_CALLS = frozenset({"CALL_FUNCTION", "CALL_METHOD", "PRECALL"})
+_CONST_KW_CALLS = frozenset({"CALL_FUNCTION_KW", "CALL_KW"})  # names: the LOAD_CONST before
+
+
+def _call_keywords(frame):
+    """The keyword names of the call `frame` is executing, or None where it cannot be told."""
+    lasti = frame.f_lasti  # (3.11 may point into the call's inline cache, past its offset)
+    previous = []
+    ins = None
+    for following in dis.get_instructions(frame.f_code):
+        if following.offset > lasti:
+            break
+        if ins is not None:
+            previous.append(ins)
+        ins = following
+    if ins is None:
+        return None
+    if ins.opname in _PLAIN_CALLS:
+        return ()
+    if ins.opname in _CONST_KW_CALLS:
+        before = previous[-1] if previous else None
+        if before is not None and before.opname == "LOAD_CONST":
+            return tuple(before.argval)
+        return None
+    if ins.opname == "CALL":  # 3.11/3.12: a KW_NAMES (then PRECALL in 3.11) just before
+        for before in reversed(previous[-2:]):
+            if before.opname == "KW_NAMES":  # (its argument indexes the constants)
+                return tuple(frame.f_code.co_consts[before.arg])
+        return ()
+    return None
+
+
+def passed_by_keyword(name: str, op: str) -> bool:
+    """True when the user's call (the first frame outside minitorch) passed `name` by keyword to
+    minitorch's `op` itself: a call of an nn.functional function torch writes in Python
+    (F.cross_entropy over its parsed cross_entropy_loss, F.group_norm over torch.group_norm),
+    which passes its arguments on by position, does not count."""
+    frame = sys._getframe(1)
+    called = None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        called = frame.f_code
+        frame = frame.f_back
+    if frame is None or called is None:
+        return False
+    if called.co_filename.startswith(_NN) and called.co_name not in _PARSED_FUNCTIONAL:
+        return False  # torch's nn.functional Python, calling its parsed op positionally
+    try:
+        names = _call_keywords(frame)
+    except Exception:  # an unknown bytecode layout: keep torch's positional wording
+        return False
+    return names is not None and name in names
