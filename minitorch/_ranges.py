@@ -375,6 +375,10 @@ def _range(start, end, step, dt, dev) -> Tensor:
     return _make(arr, dev, False, None)
 
 
+# linspace/logspace without steps: torch's TypeError lists the overloads (none without steps)
+_NO_STEPS = object()
+
+
 def _steps_arg(steps, op: str) -> int:
     n = _as_int(steps)
     if n is None:
@@ -476,7 +480,7 @@ def _linspace_device(xp, start, end, steps: int, dt):
 def linspace(
     start,
     end,
-    steps,
+    steps=_NO_STEPS,
     *,
     out=None,
     dtype=None,
@@ -498,7 +502,7 @@ def linspace(
             keep_numel=True,
             requires_grad=requires_grad,
         )
-    given = (start, end, steps)
+    given = (start, end) if steps is _NO_STEPS else (start, end, steps)
     try:
         start, end = _endpoints(start, end, "linspace")
         steps = _steps_arg(steps, "linspace")
@@ -575,7 +579,7 @@ def _pow(x: float, y: float) -> float:
 def logspace(
     start,
     end,
-    steps,
+    steps=_NO_STEPS,
     base=10.0,
     *,
     out=None,
@@ -597,15 +601,17 @@ def logspace(
             keep_numel=True,
             requires_grad=requires_grad,
         )
-    given = (start, end, steps)
+    given = (start, end) if steps is _NO_STEPS else (start, end, steps)
     try:
         start, end = _endpoints(start, end, "logspace")
         steps = _steps_arg(steps, "logspace")
         base = _num(base, "logspace", "base")
     except TypeError:
-        args = given if base == 10.0 else (*given, base)
+        args = given if base == 10.0 or steps is _NO_STEPS else (*given, base)
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
         keywords["requires_grad"] = requires_grad
+        if steps is _NO_STEPS and base != 10.0:  # (then base came by keyword; torch lists it last)
+            keywords["base"] = base
         raise _space_type_error("logspace", args, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
     if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype

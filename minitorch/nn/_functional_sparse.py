@@ -142,7 +142,7 @@ def embedding(
     gets no gradient. Mirrors torch.nn.functional.embedding."""
     _check_indices(input, "embedding")
     if weight.ndim != 2:
-        raise RuntimeError(f"embedding: 'weight' must be 2-D, but got {weight.ndim}-D")
+        raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
     n = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, n)
     _check_range(input, n)
