@@ -989,13 +989,28 @@ class TensorMethods:
         return _ops.minimum(self, other)
 
     def clamp(self, min=None, max=None):
-        return _ops.clamp(self, min, max)
+        try:
+            return _ops.clamp(self, min, max)
+        except TypeError as e:  # NOTE [ Argument parser errors ]: the method's own wording
+            raise _ops._parser_errors.clamp_method_error("clamp", min, max, e) from e.__cause__
 
     def clamp_(self, min=None, max=None):
-        return _ops.clamp_(self, min, max)
+        try:
+            return _ops.clamp_(self, min, max)
+        except TypeError as e:
+            raise _ops._parser_errors.clamp_method_error("clamp_", min, max, e) from e.__cause__
 
-    clip = clamp
-    clip_ = clamp_
+    def clip(self, min=None, max=None):
+        try:
+            return _ops.clamp(self, min, max)
+        except TypeError as e:
+            raise _ops._parser_errors.clamp_method_error("clip", min, max, e) from e.__cause__
+
+    def clip_(self, min=None, max=None):
+        try:
+            return _ops.clamp_(self, min, max)
+        except TypeError as e:
+            raise _ops._parser_errors.clamp_method_error("clip_", min, max, e) from e.__cause__
 
     def clamp_min(self, min):
         return _ops.clamp_min(self, min)
@@ -1478,10 +1493,16 @@ class TensorMethods:
         return _ops.prod(self, *args, **kwargs)
 
     def max(self, *args, **kwargs):
-        return _ops.max(self, *args, **kwargs)
+        try:
+            return _ops.max(self, *args, **kwargs)
+        except TypeError as e:  # NOTE [ Argument parser errors ]: the method's own wording
+            raise _ops._parser_errors.max_min_method_error("max", args, kwargs, e) from e.__cause__
 
     def min(self, *args, **kwargs):
-        return _ops.min(self, *args, **kwargs)
+        try:
+            return _ops.min(self, *args, **kwargs)
+        except TypeError as e:
+            raise _ops._parser_errors.max_min_method_error("min", args, kwargs, e) from e.__cause__
 
     def amax(self, *args, **kwargs):
         return _ops.amax(self, *args, **kwargs)

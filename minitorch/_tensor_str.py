@@ -231,3 +231,100 @@ def tensor_repr(
     elif requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + body, suffixes, indent)
+
+
+# NOTE [ C++ tensor printing ]
+# Some of torch's error messages embed a tensor as its C++ `<<` prints it (meshgrid's "got: "), a
+# format of its own: one number format per matrix (integers by %g, else fixed or scientific with 4
+# decimals, or fixed under a common "scale *" factor), each value right-aligned to that format's
+# width and followed by a space or a newline, matrices of more dimensions as "(i,j,.,.) = " slices
+# (the first index counting fastest), and a "[ torch.FloatTensor{2,3} ]" footer.
+_CPP_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+             "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte"}  # fmt: skip
+
+
+def _cpp_scale(k: int) -> str:
+    """The factor 10**k as the printer writes it: shortest digits, in exponent form below 1e-4."""
+    return f"1e{k:+03d}" if k < -4 else f"{10.0**k:.{max(-k, 0)}f}"
+
+
+def _cpp_format(values: np.ndarray):
+    """(scale, width, format) torch's C++ printer picks for the values of one matrix; the scale
+    as its power of ten (0: none)."""
+    finite = values[np.isfinite(values)]
+    exp_lo = exp_hi = 1
+    if finite.size:
+        mags = np.abs(finite)
+        lo, hi = float(mags.min()), float(mags.max())
+        exp_lo = math.floor(math.log10(lo)) + 1 if lo != 0 else 1
+        exp_hi = math.floor(math.log10(hi)) + 1 if hi != 0 else 1
+    if bool(np.all(finite == np.ceil(finite))):
+        return (0, 11, "{:.4e}") if exp_hi > 9 else (0, exp_hi + 1, "{:g}")
+    if exp_hi - exp_lo > 4:
+        return 0, 12 if abs(exp_hi) > 99 or abs(exp_lo) > 99 else 11, "{:.4e}"
+    if exp_hi > 5 or exp_hi < 0:
+        return exp_hi - 1, 7, "{:.4f}"
+    return 0, 7 if exp_hi == 0 else exp_hi + 6, "{:.4f}"
+
+
+def _cpp_matrix(values: np.ndarray, indent: int) -> str:
+    k, width, fmt = _cpp_format(values)
+    scale = 10.0**k
+    per_line = (80 - indent) // (width + 1)
+    rows, cols = values.shape
+    out = []
+    first = 0
+    while first < cols:
+        last = min(first + per_line, cols) - 1
+        if per_line < cols:
+            out.append(
+                ("\n" if first else "") + f"Columns {first + 1} to {last + 1}" + " " * indent
+            )
+        if scale != 1:
+            out.append(f"{_cpp_scale(k)} *\n" + " " * indent)
+        for r in range(rows):
+            for c in range(first, last + 1):
+                out.append(fmt.format(values[r, c] / scale).rjust(width))
+                if c != last:
+                    out.append(" ")
+            out.append("\n")
+            if r != rows - 1:
+                out.append(" " * indent + (" " if scale != 1 else ""))
+        first = last + 1
+    return "".join(out)
+
+
+def cpp_str(values, dtype_name: str, device: str = "cpu") -> str:
+    """A tensor holding `values` (a host array) as torch's C++ `<<` prints it, for the error
+    messages that embed one: NOTE [ C++ tensor printing ]."""
+    values = np.asarray(values)
+    if dtype_name in _CPP_TYPE:
+        cuda = ".cuda" if device.startswith("cuda") else ""
+        kind = f"torch{cuda}.{_CPP_TYPE[dtype_name]}Tensor"
+    else:  # no legacy tensor type: bool, bfloat16, ...
+        kind = (
+            f"{'CUDA' if device.startswith('cuda') else 'CPU'}"
+            + ("BFloat16" if dtype_name == "bfloat16" else dtype_name.capitalize())
+            + "Type"
+        )
+    footer = f"[ {kind}{{{','.join(str(n) for n in values.shape)}}} ]"
+    if values.size == 0:
+        return footer
+    v = values.astype(np.float64)
+    if v.ndim <= 1:
+        k, width, fmt = _cpp_format(v.reshape(-1))
+        scale, head = 10.0**k, f"{_cpp_scale(k)} *\n" if k else ""
+        return (
+            head
+            + "".join(fmt.format(x / scale).rjust(width) + "\n" for x in v.reshape(-1))
+            + footer
+        )
+    if v.ndim == 2:
+        return _cpp_matrix(v, 0) + footer
+    lead = v.shape[:-2]
+    slices = []
+    for idx in np.ndindex(*lead[::-1]):  # the first index counts fastest
+        idx = idx[::-1]
+        name = "(" + "".join(f"{i + 1}," for i in idx) + ".,.) = \n"
+        slices.append(name + _cpp_matrix(v[idx], 1))
+    return "\n".join(slices) + footer

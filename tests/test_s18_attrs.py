@@ -134,7 +134,7 @@ def test_keepdim_int_named(call):
     "call,op",
     [
         (lambda x: torch.max(x, 1, 2), "max"),
-        (lambda x: x.min(dim=1, keepdim=1), "min"),
+        (lambda x: torch.min(x, dim=1, keepdim=1), "min"),  # the method names keepdim
         (lambda x: torch.mean(x, 1, 2), "mean"),
         (lambda x: torch.all(x, 1, 2), "all"),
         (lambda x: torch.any(x, (0, 1), 2), "any"),

@@ -15,7 +15,6 @@ from minitorch._ops._common import (
     is_floating,
     is_number,
     is_scalar_arg,
-    no_overload,
     not_tensor,
     number,
     opmath_dtype,
@@ -30,6 +29,7 @@ from minitorch._ops._common import (
     wrong_type,
     zeros_of,
 )
+from minitorch._ops._parser_errors import clamp_error
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _Kept, _raise_broadcast_error, name_node
@@ -1675,20 +1675,13 @@ def _check_float_bound(bound: float, dt) -> None:
         _dtype.fill_number(bound, dt.np)
 
 
-_CLAMP_FORMS = (
-    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
-    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
-)
-
-
-def _check_mixed_bounds(min, max) -> None:
+def _check_mixed_bounds(input, min, max) -> None:
     """clamp(x, tensor, number) and clamp(x, number, tensor): torch's overloads take both bounds
     as tensors or both as numbers, so the tensor must pass as a number (0-d, not requiring
     grad), else its TypeError. Here the tensor is used as it is, with no read to the host."""
     for t in (min, max):
         if isinstance(t, Tensor) and (t.ndim != 0 or t.requires_grad):
-            got = f"Tensor, min={_type_label(min)}, max={_type_label(max)}"
-            raise no_overload("clamp", got, _CLAMP_FORMS)
+            raise clamp_error("clamp", input, min, max)
 
 
 def _clamp_dtype(input, min, max, lo, hi, mixed):
@@ -1731,7 +1724,7 @@ def clamp(input, min=None, max=None, *, out=None):
             and not (isinstance(min, Tensor) and isinstance(max, Tensor))
         )
         if mixed:
-            _check_mixed_bounds(min, max)
+            _check_mixed_bounds(input, min, max)
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
         dt = _clamp_dtype(input, min, max, lo, hi, mixed)

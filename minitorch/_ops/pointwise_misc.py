@@ -19,6 +19,7 @@ from minitorch._ops._common import (
     scalar_like,
     zeros_of,
 )
+from minitorch._ops._parser_errors import clamp_error
 from minitorch._ops.inplace import apply_inplace, clamp_, fast_clamp_, neg_
 from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
 from minitorch._ops.pointwise_more import (
@@ -519,7 +520,12 @@ def clamp_max_(input, max):
 
 def clip(input, min=None, max=None, *, out=None):
     """Alias of clamp. Mirrors torch.clip."""
-    return clamp(input, min, max, out=out)
+    try:
+        return clamp(input, min, max, out=out)
+    except TypeError as e:  # NOTE [ Argument parser errors ]: under its own name
+        if not str(e).startswith("clamp() received an invalid combination"):
+            raise
+        raise clamp_error("clip", input, min, max) from None
 
 
 def clip_(input, min=None, max=None):

@@ -19,6 +19,7 @@ from minitorch._ops._common import (
     type_name,
     wrap_dim,
 )
+from minitorch._ops._parser_errors import invalid_arguments
 from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
@@ -966,10 +967,20 @@ _MAX_MIN_FORMS = (
 )
 
 
-def _max_min_invalid(kind, args, kwargs):
-    got = ", ".join(["Tensor"] + [type(a).__name__ for a in args])
-    got += "".join(f", {k}={type(v).__name__}" for k, v in kwargs.items())
-    return no_overload(kind, got, _MAX_MIN_FORMS)
+def _max_min_invalid(kind, input, args, kwargs):
+    """See NOTE [ Argument parser errors ]."""
+    return invalid_arguments(kind, _MAX_MIN_FORMS, (input, *args), kwargs)
+
+
+def _called(args, dim, keepdim, by_keyword, other=None):
+    """The keyword arguments of a max/min call as torch lists them: in the reverse of the order
+    they were passed, here taken to be dim, other, keepdim."""
+    kwargs = {} if keepdim is _MISSING or len(args) == 2 else {"keepdim": keepdim}
+    if other is not None:
+        kwargs["other"] = other
+    if by_keyword:
+        kwargs["dim"] = dim
+    return kwargs
 
 
 # NOTE [ max/min overloads ]
@@ -987,7 +998,7 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
             f"{kind}() takes from 2 to 3 positional arguments but {len(args) + 1} were given"
         )
     if args and dim is not _MISSING:
-        raise _max_min_invalid(kind, args, {"dim": dim})
+        raise _max_min_invalid(kind, input, args, _called(args, dim, keepdim, True))
     if len(args) == 2 and keepdim is not _MISSING:
         raise TypeError(f"{kind}() got multiple values for argument 'keepdim'")
     by_keyword = dim is not _MISSING
@@ -998,12 +1009,8 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     keepdim_given = keepdim is not _MISSING
     if other is not None:  # max(a, other=b): the binary form by keyword
         if dim is not _MISSING or keepdim_given or not isinstance(other, Tensor):
-            kwargs = {"other": other}  # as the caller passed them: positional ones stay so
-            if keepdim_given and len(args) < 2:
-                kwargs = {"keepdim": keepdim, **kwargs}
-            if by_keyword:
-                kwargs = {"dim": dim, **kwargs}
-            raise _max_min_invalid(kind, args, kwargs)
+            kwargs = _called(args, dim, keepdim, by_keyword, other)
+            raise _max_min_invalid(kind, input, args, kwargs)
         dim = other
     if isinstance(dim, Tensor):
         if not (by_keyword or keepdim_given):  # max(a, b): the elementwise binary form
@@ -1012,24 +1019,25 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
             return (maximum if kind == "max" else minimum)(input, dim, out=out)
         dt = dim.dtype
         if dim.ndim != 0 or dt.is_floating_point or dt.is_complex or dt == _dtype.bool:
-            kwargs = {"dim": dim} if by_keyword else {}
-            raise _max_min_invalid(kind, () if by_keyword else args, kwargs)
+            raise _max_min_invalid(kind, input, args, _called(args, dim, keepdim, by_keyword))
         dim = operator.index(dim)  # reads the value back, as torch's parser does
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim_given or keepdims is not None:
             _keepdim_needs_dim(kind, keepdim, keepdims, axis, _MAX_MIN_FORMS)
         dim = None
     elif dim is None:  # the dim overload takes an int only; max(x) is the full reduction
-        raise _max_min_invalid(kind, args, {"dim": None} if by_keyword else {})
+        raise _max_min_invalid(kind, input, args, _called(args, dim, keepdim, by_keyword))
     if keepdim is _MISSING:
         keepdim = False
     dim, keepdim = _dim_aliases(dim, keepdim, axis, keepdims)
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         name = "keepdims" if keepdims is not None else "keepdim"
-        kwargs = {} if len(args) == 2 else {name: keepdim}
+        kwargs = {} if out is None else {"out": out}
+        if len(args) < 2:
+            kwargs[name] = keepdim
         if by_keyword:
             kwargs["dim"] = dim  # (torch lists it after keepdim)
-        raise _max_min_invalid(kind, args, kwargs)
+        raise _max_min_invalid(kind, input, args, kwargs)
     x = input._data
     if dim is None:
         _check_nonempty(x, None, kind)
@@ -1048,7 +1056,8 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
             )
         return _out(result, out)
     if isinstance(dim, (float, bool)) or not hasattr(type(dim), "__index__"):
-        raise no_overload(kind, f"Tensor, {type(dim).__name__}", _MAX_MIN_FORMS)
+        kwargs = _called(args, dim, keepdim if keepdim_given else _MISSING, by_keyword)
+        raise _max_min_invalid(kind, input, args, kwargs)
     d = wrap_dim(operator.index(dim), x.ndim, kind)
     if x.ndim:
         _check_nonempty(x, (d,), kind)
@@ -1057,6 +1066,8 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if values._grad_fn is not None:
         watch_index(values._grad_fn, indices)
     if out is not None:
+        if len(out) != 2:
+            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
         _out_exact(values, out[0])
         _out_exact(indices, out[1])
         return getattr(return_types, kind + "_out")(tuple(out))  # torch's max_out / min_out

@@ -730,8 +730,11 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         raise RuntimeError("meshgrid expects all tensors to have the same dtype")
     for t in tensors:
         if t._data.ndim > 1:
+            from minitorch._tensor_str import cpp_str  # an error path: torch's C++ printing
+
+            shown = cpp_str(t.detach().cpu().double().numpy(), str(t.dtype)[6:], str(t.device))
             raise RuntimeError(
-                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}"
+                f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {shown}"
             )
     for t in tensors[1:]:
         if t._device is not first._device:

@@ -1,0 +1,147 @@
+"""torch's argument-parser TypeErrors for calls that no overload of an op takes (max/min, clamp)."""
+
+from __future__ import annotations
+
+from minitorch._ops._common import type_name
+from minitorch._tensor import Tensor
+
+# NOTE [ Argument parser errors ]
+# Given arguments that no overload takes, torch's parser first counts them (positional and
+# keyword together). When that count fits one listed overload only, it names that overload's
+# first bad argument: "max(): argument 'dim' (position 1) must be int, not tuple" (or an unknown
+# keyword). Otherwise it lists every overload, with keywords in the reverse of the order they
+# were passed, and explains the mismatch under each overload whose listing has as many items as
+# arguments were given (the bare `*` counts as an item, and so does an empty listing `()`): a
+# keyword that names no parameter without a default "was incorrect" (a parameter with a default
+# never matches there), else the arguments are shown with the ill-typed ones between '!'.
+
+
+def _params(form: str):
+    """(name, type, has_default) of each parameter of a listed overload, None for the `*`."""
+    out = []
+    for item in form.split(", ") if form else []:
+        if item == "*":
+            out.append(None)
+            continue
+        decl, _, default = item.partition(" = ")
+        kind, _, name = decl.rpartition(" ")
+        out.append((name, kind, bool(default)))
+    return out
+
+
+def _fits(value, kind: str) -> bool:
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "bool":
+        return value.__class__ is bool
+    if kind == "Number":
+        return not isinstance(value, Tensor) and isinstance(value, (int, float, complex))
+    if kind == "int":  # an int-like (a 0-d integer tensor too), never a bool or a float
+        if value.__class__ is bool or isinstance(value, float):
+            return False
+        if isinstance(value, Tensor):
+            return value.ndim == 0 and not value.dtype.is_floating_point and not value.is_complex()
+        return hasattr(type(value), "__index__")
+    return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
+
+
+def _shown(x) -> str:
+    if isinstance(x, tuple):
+        return f"tuple of ({', '.join(type_name(s) for s in x)})"
+    if isinstance(x, list):
+        return f"list of [{', '.join(type_name(s) for s in x)}]"
+    return type_name(x)
+
+
+def _why(params, positional, kwargs) -> str:
+    """The 'didn't match because' of one listed overload."""
+    required = {p[0]: p[1] for p in params if p is not None and not p[2]}
+    bad = [k for k in kwargs if k not in required]
+    if bad:
+        return f"some of the keywords were incorrect: {', '.join(bad)}"
+    shown = []
+    for i, v in enumerate(positional):
+        p = params[i] if i < len(params) else None
+        shown.append(_shown(v) if p is not None and _fits(v, p[1]) else f"!{_shown(v)}!")
+    text = ", ".join(shown)
+    for k, v in kwargs.items():
+        item = f"{k}={_shown(v)}"
+        text += (", " if shown else "") + (item if _fits(v, required[k]) else f"!{item}!") + ", "
+        shown = []
+    return f"some of the arguments have invalid types: ({text})"
+
+
+def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeError:
+    """torch's TypeError for `op` called with `positional` and `kwargs` (in torch's listing
+    order: NOTE [ Argument parser errors ]) when none of `forms` (the overloads as torch lists
+    them, without self for a method) takes them."""
+    n = len(positional) + len(kwargs)
+    fitting = []
+    for form in forms:
+        params = [p for p in _params(form) if p is not None]
+        if sum(not p[2] for p in params) <= n <= len(params):
+            fitting.append(params)
+    if len(fitting) == 1:
+        params = fitting[0]
+        names = [p[0] for p in params]
+        for k in kwargs:
+            if k not in names:
+                return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
+        for i, (name, kind, _) in enumerate(params):
+            given = i < len(positional)
+            if given or name in kwargs:
+                v = positional[i] if given else kwargs[name]
+                if not _fits(v, kind):
+                    at = f" (position {i + 1})" if given else ""
+                    return TypeError(
+                        f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
+                    )
+    got = ", ".join(type_name(v) for v in positional)
+    for k, v in kwargs.items():
+        got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "
+    lines = [f"{op}() received an invalid combination of arguments - got ({got}), but expected "
+             "one of:\n"]  # fmt: skip
+    for form in forms:
+        lines.append(f" * ({form})\n")
+        params = _params(form)
+        if max(len(params), 1) == n:
+            lines.append(f"      didn't match because {_why(params, positional, kwargs)}\n")
+    return TypeError("".join(lines))
+
+
+MAX_MIN_METHOD_FORMS = ("", "Tensor other", "int dim, bool keepdim = False")
+
+
+def max_min_method_error(op: str, args: tuple, kwargs: dict, error: TypeError) -> TypeError:
+    """Tensor.max/min's own wording of an argument error the function form gave (the method's
+    overloads leave out `input` and `out`); any other error as it is."""
+    ours = (f"{op}() received an invalid combination", f"{op}() takes from", f"{op}() got ")
+    parsed = str(error).startswith((*ours, f"{op}(): argument"))
+    if not parsed or not set(kwargs) <= {"dim", "keepdim", "other"}:
+        return error
+    return invalid_arguments(op, MAX_MIN_METHOD_FORMS, args, dict(reversed(kwargs.items())))
+
+
+CLAMP_FORMS = (
+    "Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None",
+    "Tensor input, Number min = None, Number max = None, *, Tensor out = None",
+)
+CLAMP_METHOD_FORMS = (
+    "Tensor min = None, Tensor max = None",
+    "Number min = None, Number max = None",
+)
+
+
+def clamp_error(op: str, input, min, max) -> TypeError:
+    """clamp's (or clip's, clamp_'s) TypeError for one tensor bound and one number bound
+    (input None: the method), worded as for the usual call passing both by keyword."""
+    forms, positional = (CLAMP_METHOD_FORMS, ()) if input is None else (CLAMP_FORMS, (input,))
+    return invalid_arguments(op, forms, positional, {"max": max, "min": min})
+
+
+def clamp_method_error(op: str, min, max, error: TypeError) -> TypeError:
+    """The Tensor method's wording (clamp, clamp_, clip, clip_) of clamp's mixed-bounds error;
+    any other error as it is."""
+    if not str(error).startswith("clamp() received an invalid combination"):
+        return error
+    return clamp_error(op, None, min, max)
