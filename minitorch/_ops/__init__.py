@@ -101,6 +101,7 @@ _LAZY_FAMILIES = {
     """,
     "quantize": """
         fake_quantize_per_tensor_affine fake_quantize_per_channel_affine
+        _fake_quantize_learnable_per_tensor_affine _fake_quantize_learnable_per_channel_affine
     """,
     "random_ops": """
         bernoulli multinomial poisson _standard_gamma _sample_dirichlet

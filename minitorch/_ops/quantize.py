@@ -14,7 +14,12 @@ from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
 from minitorch.autograd.grad_mode import is_grad_enabled
 
-__all__ = ["fake_quantize_per_tensor_affine", "fake_quantize_per_channel_affine"]
+__all__ = [
+    "fake_quantize_per_tensor_affine",
+    "fake_quantize_per_channel_affine",
+    "_fake_quantize_learnable_per_tensor_affine",
+    "_fake_quantize_learnable_per_channel_affine",
+]
 
 _PER_TENSOR = "fake_quantize_per_tensor_affine"
 _PER_CHANNEL = "fake_quantize_per_channel_affine"
@@ -116,7 +121,8 @@ def _check_input(x, op):
 
 def _check_range(quant_min, quant_max):
     if quant_min > quant_max:
-        raise RuntimeError("`quant_min` should be less than or equal to `quant_max`.")
+        # torch's message carries the indentation of its source's line break
+        raise RuntimeError("`quant_min` should be less than or         equal to `quant_max`.")
 
 
 def _check_kernel_dtype(x, kernel):
@@ -203,6 +209,22 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     function = "fake_quantize_per_channel_affine_cachemask"
     _no_grad_qparam(scale, function, "scale")
     _no_grad_qparam(zero_point, function, "zero_point")
+    float_zero_point, along = _check_per_channel(
+        input, scale, zero_point, axis, quant_min, quant_max
+    )
+    return FakeQuantizePerChannelAffineCachemask.apply(
+        input,
+        scale=scale.to(input.device)._data.reshape(along),
+        zero_point=zero_point.to(input.device)._data.reshape(along),
+        quant_min=quant_min,
+        quant_max=quant_max,
+        float_zero_point=float_zero_point,
+    )
+
+
+def _check_per_channel(input, scale, zero_point, axis, quant_min, quant_max):
+    """torch's checks of the per-channel qparams, in its order; (whether the zero point is a
+    float, the shape that broadcasts the channel values along axis)."""
     if scale.dtype not in (_dtype.float32, _dtype.bfloat16):
         raise RuntimeError(f"Scale must be Float or BFloat16, found {_short(scale.dtype)}")
     float_zero_point = zero_point.dtype in (_dtype.float32, _dtype.float16)
@@ -235,12 +257,176 @@ def fake_quantize_per_channel_affine(input, scale, zero_point, axis, quant_min, 
     if axis < 0:
         raise RuntimeError("`axis` must be between 0 and number of dimensions of input")
     _check_kernel_dtype(input, "fake_quantize_channel_cachemask_cpu_type_handling")
-    along = (-1,) + (1,) * (n - 1 - axis)  # broadcasts the channel values along axis
-    return FakeQuantizePerChannelAffineCachemask.apply(
+    return float_zero_point, (-1,) + (1,) * (n - 1 - axis)
+
+
+# NOTE [ Learnable fake quantization ]
+# torch._fake_quantize_learnable_per_tensor_affine / _per_channel_affine are the fake quantizers
+# whose scale and zero point are tensors that learn (LSQ / LSQ+; torch.ao's
+# _LearnableFakeQuantize). The forward rounds the zero point half to even and clamps it to
+# [quant_min, quant_max]; the per-tensor backward rounds it half up instead (it truncates
+# zero_point + 0.5 after the clamp). The backward, elementwise in float32 as torch's kernels:
+#   q = rint(zp + x * (1 / scale)),  grad_x = grad where q is in range;
+#   grad_scale = sum((grad * (dequant(clamp(q)) - x)) * (1 / scale) * f) in range, else
+#                sum((grad * (quant_min or quant_max - zp)) * f);
+#   grad_zero_point = sum(grad * -1 * scale * f) outside the range (0 inside),  f = grad_factor;
+# the sums run over all of x (per tensor) or over all dims but axis (per channel).
+class FakeQuantizeLearnablePerTensorAffine(Function):
+    """out = fake_quantize(x, scale, round(zero_point));  grad_x = grad in range, grad_scale and
+    grad_zero_point LSQ+'s (see NOTE [ Learnable fake quantization ])"""
+
+    _saved_names = ("self", "scale")
+
+    @staticmethod
+    def forward(ctx, x, scale, zero_point, *, quant_min, quant_max, grad_factor, axis=None):
+        xp = ctx.xp
+        per_channel = axis is not None
+        if per_channel:
+            along = (-1,) + (1,) * (x.dim() - 1 - axis)
+            s = scale._data.reshape(along)
+            z = zero_point._data.reshape(along).astype(xp.float32)
+            zp = zp_b = xp.clip(xp.rint(z), quant_min, quant_max)
+        else:
+            s = scale._data.reshape(-1)[0].astype(xp.float32)
+            z = zero_point._data.reshape(-1)[0].astype(xp.float32)
+            zp = xp.clip(xp.rint(z), quant_min, quant_max).astype(xp.float64)
+            zp_b = xp.trunc(xp.clip(z + xp.float32(0.5), quant_min, quant_max))
+        out, _ = _fake_quantize(xp, x._data, s, zp, quant_min, quant_max, per_channel=per_channel)
+        # the backward's constants, on arrays (x and scale are saved for its differentiable part)
+        compute = xp.float64 if x.dtype == _dtype.float64 else xp.float32
+        zp_b = xp.asarray(zp_b, compute)
+        inv = xp.asarray(xp.float32(1) / s.astype(xp.float32), compute)
+        with xp.errstate(invalid="ignore", over="ignore"):
+            q = xp.rint(zp_b + x._data.astype(compute) * inv)
+        ctx.mask = (q >= quant_min) & (q <= quant_max)
+        ctx.below = q < quant_min
+        ctx.fq = (xp.clip(q, quant_min, quant_max) - zp_b) * s.astype(compute)
+        ctx.consts = inv, zp_b, xp.asarray(grad_factor, compute)
+        ctx.qrange = quant_min, quant_max
+        ctx.sum_dims = tuple(d for d in range(x.dim()) if d != axis) if per_channel else None
+        ctx.zp_shape, ctx.zp_dtype = zero_point.shape, zero_point.dtype
+        ctx.device = x._device
+        ctx.save_for_backward(x, scale)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, scale = ctx._stored_tensors
+        quant_min, quant_max = ctx.qrange
+        if not quant_min <= 0 <= quant_max:
+            raise RuntimeError(
+                "Expecting `quant_min` <= 0 and `quant_max` >= 0"
+                if ctx.sum_dims is not None
+                else "`quant_min` should be less than or         equal to `quant_max`, and the "
+                "quantization range should include 0."
+            )
+        ops = _ops()
+        inv, zp, factor = (_make(c, ctx.device, False, None) for c in ctx.consts)
+        mask, below, fq = (_make(a, ctx.device, False, None) for a in (ctx.mask, ctx.below, ctx.fq))
+        g = grad.to(factor.dtype)
+        if ctx.sum_dims is None:
+            s = scale.reshape(-1)[0].to(factor.dtype)
+        else:
+            s = scale.to(factor.dtype).reshape(inv.shape)
+
+        def total(t, like):
+            t = t.sum() if ctx.sum_dims is None else t.sum(ctx.sum_dims)
+            return t.reshape(like.shape if ctx.sum_dims is None else (-1,))
+
+        needs = ctx.needs_input_grad
+        grad_x = grad * mask if needs[0] else None
+        grad_scale = grad_zp = None
+        if needs[1]:
+            inside = ((g * (fq - x.to(factor.dtype))) * inv) * factor
+            outside = (g * ops.where(below, quant_min - zp, quant_max - zp)) * factor
+            grad_scale = total(ops.where(mask, inside, outside), scale).to(scale.dtype)
+        if needs[2]:
+            outside = ((g * -1) * s) * factor
+            grad_zp = total(ops.where(mask, ops.zeros_like(outside), outside), scale)
+            grad_zp = grad_zp.reshape(ctx.zp_shape).to(ctx.zp_dtype)
+        return grad_x, grad_scale, grad_zp
+
+
+class FakeQuantizeLearnablePerChannelAffine(FakeQuantizeLearnablePerTensorAffine):
+    """The learnable fake quantizer with a scale and zero point per slice along axis."""
+
+
+def _ops():
+    import minitorch
+
+    return minitorch
+
+
+def _check_learnable(input, scale, zero_point, quant_min, quant_max, grad_factor, op, pos):
+    _check_input(input, op)
+    for name, t, p in (("scale", scale, 2), ("zero_point", zero_point, 3)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {p}) must be Tensor, not {type(t).__name__}"
+            )
+    quant_min = _int_arg(quant_min, op, "quant_min", pos)
+    quant_max = _int_arg(quant_max, op, "quant_max", pos + 1)
+    if isinstance(grad_factor, bool) or not isinstance(grad_factor, (int, float)):
+        raise TypeError(
+            f"{op}(): argument 'grad_factor' (position {pos + 2}) must be float, not "
+            f"{type(grad_factor).__name__}"
+        )
+    return quant_min, quant_max
+
+
+def _fake_quantize_learnable_per_tensor_affine(
+    input, scale, zero_point, quant_min, quant_max, grad_factor=1.0
+):
+    """Fake quantization whose scale and zero point (one-element tensors) learn: LSQ's gradients
+    (LSQ+'s for the zero point), scaled by grad_factor. Mirrors
+    torch._fake_quantize_learnable_per_tensor_affine.
+
+    Differences from torch: its backward accepts float32 tensors only (input, scale, zero point)
+    and gives an empty input's scale and zero point their own values as gradients; here any
+    floating dtype works (computed in float32, float64 for float64 input) and an empty input's
+    gradients are zeros."""
+    op = "_fake_quantize_learnable_per_tensor_affine"
+    quant_min, quant_max = _check_learnable(
+        input, scale, zero_point, quant_min, quant_max, grad_factor, op, 4
+    )
+    for t in (scale, zero_point):
+        if t.dim() == 0:
+            raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    _check_range(quant_min, quant_max)
+    _check_kernel_dtype(input, "fake_quantize_tensor_cachemask_kernel_type_handling")
+    return FakeQuantizeLearnablePerTensorAffine.apply(
         input,
-        scale=scale.to(input.device)._data.reshape(along),
-        zero_point=zero_point.to(input.device)._data.reshape(along),
+        scale.to(input.device),
+        zero_point.to(input.device),
         quant_min=quant_min,
         quant_max=quant_max,
-        float_zero_point=float_zero_point,
+        grad_factor=float(grad_factor),
+    )
+
+
+def _fake_quantize_learnable_per_channel_affine(
+    input, scale, zero_point, axis, quant_min, quant_max, grad_factor=1.0
+):
+    """Fake quantization with a learning scale and zero point per slice along axis (1-D tensors
+    of input.size(axis) elements; the zero point rounded half to even and clamped). Mirrors
+    torch._fake_quantize_learnable_per_channel_affine.
+
+    Differences from torch: its backward accepts float32 tensors only; here any floating dtype
+    works (computed in float32, float64 for float64 input)."""
+    op = "_fake_quantize_learnable_per_channel_affine"
+    quant_min, quant_max = _check_learnable(
+        input, scale, zero_point, quant_min, quant_max, grad_factor, op, 5
+    )
+    axis = _int_arg(axis, op, "axis", 4)
+    # torch checks the rounded, clamped zero point (an int32 tensor of the same shape)
+    rounded = zero_point.detach().round().clamp(quant_min, quant_max).to(_dtype.int32)
+    _check_per_channel(input, scale, rounded, axis, quant_min, quant_max)
+    return FakeQuantizeLearnablePerChannelAffine.apply(
+        input,
+        scale.to(input.device),
+        zero_point.to(input.device),
+        quant_min=quant_min,
+        quant_max=quant_max,
+        grad_factor=float(grad_factor),
+        axis=axis,
     )

@@ -234,6 +234,26 @@ def _fq_channel_op(zp_dtype):
     return make
 
 
+def _fq_learnable_op(T):
+    def op(x):
+        scale, zero_point = T.tensor([2.0**-34]), T.tensor([0.2])
+        return T._fake_quantize_learnable_per_tensor_affine(
+            x, scale, zero_point, -_FQ_RANGE, _FQ_RANGE, 0.5
+        )
+
+    return op
+
+
+def _fq_learnable_channel_op(T):
+    def op(x):
+        scale, zero_point = T.tensor([2.0**-34, 2.0**-35]), T.tensor([0.2, -0.4])
+        return T._fake_quantize_learnable_per_channel_affine(
+            x, scale, zero_point, 1, -_FQ_RANGE, _FQ_RANGE, 0.5
+        )
+
+    return op
+
+
 def _fq_ref(x):
     return np.clip(x, -_FQ_BOUND, _FQ_BOUND)
 
@@ -305,6 +325,12 @@ SPECS = [
     row("fake_quantize_per_tensor_affine", _fq_tensor_op, _fq_ref, [(3, 4)], domain=_fq_domain),
     row("fake_quantize_per_tensor_affine__tensor_qparams", _fq_tensor_qparams_op, _fq_ref, [(5,)],
         domain=_fq_domain),
+    # learnable scale and zero point (their LSQ gradients: tests/test_s28_codec.py); no torch_op:
+    # torch's backward takes float32 only
+    OpSpec(name="fake_quantize_learnable_per_tensor_affine", op=_fq_learnable_op(mt),
+           ref=_fq_ref, shapes=[(3, 4)], domain=_fq_domain),
+    OpSpec(name="fake_quantize_learnable_per_channel_affine", op=_fq_learnable_channel_op(mt),
+           ref=_fq_channel_ref, shapes=[(3, 2, 4)], domain=_fq_domain),
     row("fake_quantize_per_channel_affine", _fq_channel_op("int32"), _fq_channel_ref,
         [(3, 2, 4)], domain=_fq_domain),
     row("fake_quantize_per_channel_affine__float_zero_point", _fq_channel_op("float32"),

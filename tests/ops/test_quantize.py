@@ -140,7 +140,7 @@ _I32 = mt.int32
         (
             lambda x: fq_tensor(x, 0.1, 0, 5, 4),
             RuntimeError,
-            "`quant_min` should be less than or equal to `quant_max`.",
+            "`quant_min` should be less than or         equal to `quant_max`.",
         ),
         (
             lambda x: fq_tensor(x, 0.1, 200, -128, 127),
@@ -150,7 +150,7 @@ _I32 = mt.int32
         (
             lambda x: fq_tensor(x, mt.tensor(0.1), mt.tensor(0), 5, 4),
             RuntimeError,
-            "`quant_min` should be less than or equal to `quant_max`.",
+            "`quant_min` should be less than or         equal to `quant_max`.",
         ),
         (
             lambda x: fq_tensor(x.int(), 0.1, 0, -128, 127),
