@@ -89,13 +89,24 @@ def default_torch_function(cls, func, types, args=(), kwargs=None):
     cls, or NotImplemented when cls is not a subclass of every type in types."""
     if kwargs is None:
         kwargs = {}
-    if not all(issubclass(cls, t) for t in types):
+    if not all(issubclass(cls, t) for t in types) or _foreign(func):
         return NotImplemented
     with DisableTorchFunctionSubclass():
         ret = func(*args, **kwargs)
         if func in _NO_WRAP:
             return ret
         return convert(ret, cls)
+
+
+def _foreign(func) -> bool:
+    """Whether func is PyTorch's own (torch.add, torch.Tensor.ne, torch.nn.functional.relu):
+    PyTorch hands it here when a minitorch tensor meets a torch tensor (torch_t + mt_t), and
+    running it would hand it back again, without end; NotImplemented lets torch raise its
+    TypeError naming minitorch's Tensor."""
+    module = getattr(func, "__module__", None)
+    if module is None:  # a method descriptor of torch._C.TensorBase
+        module = getattr(getattr(func, "__objclass__", None), "__module__", None)
+    return isinstance(module, str) and (module == "torch" or module.startswith("torch."))
 
 
 def convert(ret, cls):
