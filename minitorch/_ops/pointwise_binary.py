@@ -78,7 +78,9 @@ class Atan2(Function):
     def backward(ctx, grad):
         a, b = ctx._stored_tensors
         d = a * a + b * b
-        g = grad / where(d == 0, 1.0, d)  # the origin: 0, not 0/0, as torch (an angle of 0)
+        # the origin: 0, not 0/0, as torch (an angle of 0); its second derivatives there are
+        # NaN, as torch's (the masked-off quotient's 1/0 meets a zero gradient)
+        g = where(d == 0, 0.0, grad / d)
         return (
             g * b if ctx.needs_input_grad[0] else None,
             -g * a if ctx.needs_input_grad[1] else None,

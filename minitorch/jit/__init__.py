@@ -3,7 +3,9 @@ Mirrors torch.jit's decorators and guards so code written for TorchScript runs u
 
 Differences from torch: nothing is compiled. script and trace return the object given (so
 `isinstance(m, torch.jit.ScriptModule)` is False for a "scripted" module), and save/load of
-TorchScript archives raise NotImplementedError.
+TorchScript archives raise NotImplementedError. The entry points torch 2.13 deprecates give its
+DeprecationWarning once per call, where torch's internals repeat some (trace of a function
+twice, trace_module's "trace_method" twice).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import builtins
 import collections
 import contextlib
+import sys
 import typing
 import warnings
 from typing import Final  # noqa: F401 - torch.jit.Final, re-exported
@@ -52,6 +55,20 @@ __all__ = [
 ]
 
 
+def _warn_deprecated(api: str, instead: str = "switch to `torch.compile` or `torch.export`"):
+    """torch 2.13's DeprecationWarning for the TorchScript entry point `api`. Given at torch's
+    stack level (it names this file, not the caller), so Python's default filters hide it as
+    they hide torch's."""
+    if sys.version_info >= (3, 14) and instead.startswith("switch"):
+        msg = f"`torch.jit.{api}` is not supported in Python 3.14+ and may break. Please {instead}."
+    else:
+        msg = f"`torch.jit.{api}` is deprecated. Please {instead}."
+    warnings.warn(msg, DeprecationWarning, stacklevel=1)
+
+
+_USE_COMPILE = "use `torch.compile` instead"
+
+
 class Error(RuntimeError):
     """Mirrors torch.jit.Error."""
 
@@ -67,6 +84,7 @@ class ScriptFunction:
 def script(obj, optimize=None, _frames_up=0, _rcb=None, example_inputs=None):
     """Returns obj unchanged (a function, a Module or a class): minitorch runs eagerly.
     Mirrors torch.jit.script."""
+    _warn_deprecated("script")
     if optimize is not None:
         warnings.warn(
             "`optimize` is deprecated and has no effect. Use `with torch.jit.optimized_execution()"
@@ -104,10 +122,13 @@ def trace(
     _store_inputs=True,
 ):
     """Returns func unchanged (it is not run on example_inputs). Mirrors torch.jit.trace."""
+    _warn_deprecated("trace")
     if example_inputs is None and example_kwarg_inputs is None:  # torch's errors for no inputs
         if builtins.isinstance(func, type) or not _is_module_instance(func):
             raise TypeError("'NoneType' object is not iterable")
         raise RuntimeError("example_kwarg_inputs should be a dict")
+    if _is_module_instance(func):  # torch traces a module by trace_module
+        _warn_deprecated("trace_method")
     return func
 
 
@@ -119,6 +140,7 @@ def _is_module_instance(obj) -> bool:
 
 def trace_module(mod, inputs, *args, **kwargs):
     """Returns mod unchanged. Mirrors torch.jit.trace_module."""
+    _warn_deprecated("trace_method")  # (sic: torch's message for trace_module)
     return mod
 
 
@@ -175,6 +197,7 @@ def export(fn):
 
 def interface(obj):
     """Returns obj unchanged. Mirrors torch.jit.interface."""
+    _warn_deprecated("interface", _USE_COMPILE)
     return obj
 
 
@@ -197,6 +220,7 @@ def fork(func, *args, **kwargs):
     """Runs func now and returns a completed torch.futures.Future of its result (an exception
     func raises is raised here, as torch's fork does when it runs the call inline). Mirrors
     torch.jit.fork (which may run it asynchronously)."""
+    _warn_deprecated("fork", _USE_COMPILE)
     future: Future = Future()
     future.set_result(func(*args, **kwargs))
     return future
@@ -204,6 +228,7 @@ def fork(func, *args, **kwargs):
 
 def wait(future):
     """The result of a fork. Mirrors torch.jit.wait."""
+    _warn_deprecated("wait", _USE_COMPILE)
     return future.wait()
 
 
@@ -221,12 +246,23 @@ def fuser(name):
 
 
 def freeze(mod, preserved_attrs=None, optimize_numerics=True):
-    """Returns mod unchanged. Mirrors torch.jit.freeze."""
+    """Returns mod unchanged (a module in eval mode, as torch requires). Mirrors
+    torch.jit.freeze."""
+    _warn_deprecated("freeze", _USE_COMPILE)
+    if getattr(mod, "training", False):
+        raise RuntimeError(
+            "Freezing is currently only implemented for modules in eval mode. Please call .eval() "
+            "on your module before freezing."
+        )
     return mod
 
 
 def optimize_for_inference(mod, other_methods=None):
-    """Returns mod unchanged. Mirrors torch.jit.optimize_for_inference."""
+    """Returns mod, put in eval mode and frozen as torch does first. Mirrors
+    torch.jit.optimize_for_inference."""
+    _warn_deprecated("optimize_for_inference", _USE_COMPILE)
+    if hasattr(mod, "training"):
+        mod = freeze(mod.eval(), preserved_attrs=other_methods)
     return mod
 
 
@@ -239,6 +275,7 @@ def optimized_execution(should_optimize):
 def save(m, f, _extra_files=None):
     """TorchScript archives need a compiled program: use minitorch.save(model.state_dict(), f).
     Mirrors torch.jit.save's signature."""
+    _warn_deprecated("save", "switch to `torch.export`")
     raise NotImplementedError(
         "torch.jit.save: minitorch has no TorchScript; save the weights with "
         "minitorch.save(model.state_dict(), f) instead"
@@ -247,6 +284,7 @@ def save(m, f, _extra_files=None):
 
 def load(f, map_location=None, _extra_files=None, _restore_shapes=False, **kwargs):
     """Mirrors torch.jit.load's signature; see save."""
+    _warn_deprecated("load", "switch to `torch.export`")
     raise NotImplementedError(
         "torch.jit.load: minitorch has no TorchScript; build the model in Python and load its "
         "weights with model.load_state_dict(minitorch.load(f))"
@@ -301,6 +339,7 @@ def __getattr__(name):
 
 def script_method(fn):
     """Returns fn unchanged (the method runs as Python). Mirrors torch.jit.script_method."""
+    _warn_deprecated("script_method")
     return fn
 
 
@@ -362,6 +401,7 @@ def set_fusion_strategy(strategy) -> list:
     torch.jit.set_fusion_strategy."""
     import builtins
 
+    _warn_deprecated("set_fusion_strategy", _USE_COMPILE)
     if not builtins.isinstance(strategy, (list, tuple)):
         raise TypeError(
             "set_fusion_strategy(): expected a list of (str, int) pairs, not "
