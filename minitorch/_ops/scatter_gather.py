@@ -547,11 +547,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
     """Gathers values along dim, broadcasting input and indices elsewhere (flattened when dim is
     None). Mirrors torch.take_along_dim."""
     check_tensors("take_along_dim", ("input", input))
-    if not isinstance(indices, Tensor):
-        raise TypeError(
-            "take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
-            f"{type_name(indices)}"
-        )
+    if not isinstance(indices, Tensor):  # (position 1 for the method, none by keyword)
+        raise not_tensor("take_along_dim", indices, "indices", 2)
     if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
         return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
     if indices.dtype is not _dtype.int64:  # along a dim torch takes int64 only, checked first
