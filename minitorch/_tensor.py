@@ -189,12 +189,19 @@ class Tensor(TensorMethods):
 
         return make_subclass(cls, data, require_grad, *args, **kwargs)
 
-    def __init__(self, *args, **kwargs):
+    def __new__(cls, *args, **kwargs):
         # torch.Tensor(...) legacy constructor: Tensor(2, 3) is uninitialised float, Tensor([..])
-        # copies data as the default float dtype.
+        # copies data as the default float dtype. As torch's, it runs in __new__, so a subclass's
+        # own __new__ builds its instance with super().__new__(cls, data) and its __init__ need
+        # not call Tensor's (snnTorch's _SpikeTensor). Internal tensors never come here (_make).
         from minitorch._factories import _legacy_tensor_init
 
+        self = _new(cls)
         _legacy_tensor_init(self, *args, **kwargs)
+        return self
+
+    def __init__(self, *args, **kwargs):
+        pass  # built by __new__; any arguments are taken, as torch's
 
     # --- identity and metadata ---
 

@@ -2145,6 +2145,8 @@ class TensorMethods:
     # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
 
     def bernoulli(self, p=None, *, generator=None):
+        if p is not None:  # the method's overloads, in torch's TypeError for a tensor p
+            _ops.random_ops._check_bernoulli_p(p, (p,), generator)
         return _ops.bernoulli(self, p, generator=generator)
 
     def bernoulli_(self, p=0.5, *, generator=None):

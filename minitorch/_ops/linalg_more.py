@@ -166,7 +166,13 @@ def addr(input, vec1, vec2, *args, beta=1, alpha=1, out=None):
     # the scalars are checked against (and cast to) the result's dtype, not input's
     # (all three promote as tensors: a 0-d input does not rank below the vectors)
     rt = _dtype.promote_types(_dtype.promote_types(input.dtype, vec1.dtype), vec2.dtype)
-    _check_int_scalars(rt, "addr", beta=beta, alpha=alpha)
+    for name, value in (("beta", beta), ("alpha", alpha)):  # torch's order: bool, then float
+        is_bool = value.__class__ is bool or (
+            isinstance(value, Tensor) and value.dtype is _dtype.bool
+        )
+        if is_bool and rt != _dtype.bool:
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        _check_int_scalars(rt, "addr", **{name: value})
     if rt == _dtype.bool:  # torch casts the scalars to bool: a logical and / or
         beta, alpha = bool(beta), bool(alpha)
     dt = input.dtype

@@ -28,7 +28,7 @@ from minitorch._backend import torch_stream_counts as _tsc
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
-from minitorch._ops._common import check_bool, type_name
+from minitorch._ops._common import check_bool, is_number, no_overload, number, type_name
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch.autograd.function import Function, name_node
@@ -188,14 +188,14 @@ def _continuous_only(t: Tensor, what: str, label: str):
 
 
 def _number(x, op: str, name: str, pos: int | None = None) -> float:
-    """A fill's float argument: a number or a 0-d tensor (read on the host, as torch does); as
-    torch's argument parser, a tensor that requires grad is no number."""
+    """A fill's float argument: a number (a NumPy one too) or a 0-d tensor (read on the host, as
+    torch does); as torch's argument parser, a tensor that requires grad is no number."""
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
-    if isinstance(x, Tensor) or not isinstance(x, (int, float)):
+    if isinstance(x, Tensor) or not (isinstance(x, (int, float)) or is_number(x)):
         where = "" if pos is None else f" (position {pos})"
         raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type(x).__name__}")
-    return x
+    return number(x)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,7 +368,12 @@ def bernoulli_(self, p=0.5, *, generator=None):
                 f"{self._device} and {p._device}!"
             )
         p_arr = p.expand(self.shape)._data
-        _check_probabilities(p)
+        _check_probabilities(
+            p,
+            generator,
+            "bernoulli_",
+            lambda: p.expand(self.shape).permute(_memory_axes(self)).contiguous()._data,
+        )
         node = "BernoulliBackward1"
     else:
         p = _number(p, "bernoulli_", "p")
@@ -394,11 +399,19 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return _fill(self, "bernoulli_", node, draw)
 
 
-def _check_probabilities(p: Tensor):
+def _check_probabilities(p: Tensor, generator=None, op="bernoulli", in_draw_order=None):
+    """torch's error for a probability outside [0, 1] (or NaN). torch's kernel checks each p
+    as it draws for it, so the generator has advanced by the draws of the elements before the
+    first bad one; in_draw_order gives p's array in the order the elements are drawn."""
     if p._device is not cpu or not p._data.size:
         return  # see the module docstring: no host read-back on a device
     x = p._data
     if not bool(((x >= 0) & (x <= 1)).all()):
+        s = _stream(p._device, generator, op)
+        if s is not None:
+            ordered = (x if in_draw_order is None else in_draw_order()).reshape(-1)
+            first_bad = int((~((ordered >= 0) & (ordered <= 1))).argmax())
+            _ts.bernoulli_tensor(s, ordered[:first_bad])
         raise RuntimeError(
             "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
             "message be improved?  If so, please report an enhancement request to PyTorch.)"
@@ -531,12 +544,13 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
     if p is not None:
+        p = _check_bernoulli_p(p, (input, p), generator, out)
         with no_grad():
             result = _make(input._data.copy(), input._device, False, None)
             bernoulli_(result, p, generator=generator)
     else:
         _require_float(input, "bernoulli_tensor_cpu_p_")
-        _check_probabilities(input)
+        _check_probabilities(input, generator, "bernoulli", lambda: input.contiguous()._data)
         s = _stream(input._device, generator, "bernoulli")
         if s is not None:  # torch: an empty tensor like input, bernoulli_(input)
             hits = _ts.bernoulli_tensor(s, s.unwrap(input.contiguous()._data))
@@ -548,6 +562,31 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     return result if out is None else write_out(out, result)
 
 
+def _check_bernoulli_p(p, args: tuple, generator, out=None):
+    """bernoulli's p as a number (a 0-d tensor read as the float it holds, as torch's parser
+    does); torch's TypeError when p is no float (a tensor of one or more elements, a tensor that
+    requires grad, an array, None): only bernoulli_ takes a tensor of probabilities. args are
+    the positional arguments (input, p) of torch.bernoulli, or (p,) of the method; the overload
+    with a float p has no out=."""
+    if out is None:
+        if p.__class__ is float or (is_number(p) and not isinstance(p, complex)):
+            return p
+        if isinstance(p, Tensor) and p._data.ndim == 0 and not p._requires_grad:
+            return p.item()
+    got = [type_name(a) for a in args]
+    if generator is not None:
+        gen_name = type_name(generator)
+        got.append("generator=" + ("torch._C." + gen_name if gen_name == "Generator" else gen_name))
+    if out is not None:
+        got.append("out=" + type_name(out))
+    gen = "*, torch.Generator generator = None"
+    if len(args) == 1:
+        forms = [f"{gen}", f"float p, {gen}"]
+    else:
+        forms = [f"Tensor input, {gen}, Tensor out = None", f"Tensor input, float p, {gen}"]
+    raise no_overload("bernoulli", ", ".join(got), forms)
+
+
 def poisson(input, generator=None):
     """Poisson samples with rates input (same dtype). Mirrors torch.poisson."""
     if not isinstance(input, Tensor):
@@ -556,6 +595,10 @@ def poisson(input, generator=None):
         )
     _require_float(input, "poisson_cpu")
     if input._device is cpu and input._data.size and not bool((input._data >= 0).all()):
+        s = _stream(input._device, generator, "poisson")
+        if s is not None:  # torch's kernel checks each rate as it draws for it
+            flat = input.contiguous()._data.astype(_dtype.numpy_dtype(_dtype.float64)).ravel()
+            _tsc.poisson(s, flat[: int((~(flat >= 0)).argmax())])  # the rates before the bad one
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
     lam = input._data.astype(_dtype.numpy_dtype(_dtype.float64), copy=False)
     xp = backend_of(input._device).xp
@@ -668,7 +711,17 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     w = input._data.reshape(-1, n).astype(_dtype.numpy_dtype(_dtype.float64))
     rows = w.shape[0]
     if dev is cpu and rows:
-        _check_weights(w, with_replacement)
+        try:
+            _check_weights(w, with_replacement)
+        except RuntimeError:
+            s = _stream(dev, generator, "multinomial")
+            if with_replacement and s is not None:
+                # torch's kernel checks each row as it samples it: the rows before the first
+                # bad one have drawn their samples
+                good = ((w >= 0) & (w < math.inf)).all(axis=1) & (w.sum(axis=1) > 0)
+                before = input._data.reshape(-1, n)[: int(good.argmin())]
+                _tsm.multinomial(s, before, num_samples, True, False)
+            raise
     s = _stream(dev, generator, "multinomial")
     if s is not None:  # torch's numbers: NOTE [ torch's multinomial ]
         # torch fills its exponential draws in the memory order of a transposed input
@@ -720,13 +773,21 @@ def _check_weights(w, with_replacement: bool):
 def fill_diagonal_(self, fill_value, wrap=False):
     """Fills the main diagonal (all indices equal) in place; for a tall matrix with wrap=True
     the diagonal restarts every ncols + 1 rows. Mirrors torch.Tensor.fill_diagonal_."""
-    if isinstance(fill_value, Tensor) and fill_value._requires_grad:
+    if isinstance(fill_value, Tensor):
         # torch's argument parser takes a 0-d tensor as a Number only when it needs no gradient
+        if fill_value._requires_grad or fill_value._data.ndim:
+            raise TypeError(
+                "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not Tensor"
+            )
+    elif is_number(fill_value):
+        _dtype.fill_number(fill_value, self._data.dtype, "fill_diagonal_")  # overflow checks
+    else:
         raise TypeError(
-            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not Tensor"
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+            f"{type_name(fill_value)}"
         )
-    if not isinstance(fill_value, Tensor):
-        _dtype.fill_number(fill_value, self._data.dtype, "fill_diagonal_")  # None, a str: refused
+    if wrap.__class__ is not bool:  # position 3 counting self: the method's position 2
+        check_bool("fill_diagonal_", wrap, "wrap", 3)
     if self.ndim < 2:
         raise RuntimeError("dimensions must larger than 1")
     shape = tuple(self.shape)

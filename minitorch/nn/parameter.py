@@ -60,7 +60,7 @@ class Parameter(Tensor):
         return p
 
     def __init__(self, *args, **kwargs):
-        # Everything happens in __new__ (Tensor.__init__ is the legacy constructor). Any
+        # Everything happens in __new__ (so does Tensor's legacy constructor). Any
         # arguments are accepted, so that a subclass whose __new__ takes more (bitsandbytes'
         # and torchao's quantized parameters) can be built as in torch.
         pass
