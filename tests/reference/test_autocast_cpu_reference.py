@@ -31,7 +31,12 @@ def test_cpu_autocast_matches_torch(name, low, low_inputs):
         with pytest.raises(RuntimeError):
             run_case(torch, name, low, low_inputs)
         return
-    want = run_case(torch, name, low, low_inputs)
+    try:
+        want = run_case(torch, name, low, low_inputs)
+    except RuntimeError as e:  # oneDNN's bfloat16 RNNs want CPU instructions some CPUs lack
+        if "could not create a primitive" not in str(e):
+            raise
+        pytest.skip(f"torch's oneDNN cannot run {name} in {low} on this CPU")
     got = run_case(minitorch, name, low, low_inputs)
     assert str(got.dtype) == str(want.dtype), f"{name} ({low}): {got.dtype} != {want.dtype}"
     assert str(expected(torch, name, low, low_inputs)) == str(want.dtype), "table out of date"

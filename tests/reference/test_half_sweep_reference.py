@@ -51,6 +51,9 @@ _TAIL = (
 # {spec name, optionally "/forward", "/long" or "/grad" (none: forward and long), optionally
 #  "@float16" or "@bfloat16": why ours differs from torch there}
 KNOWN: dict[str, str] = {
+    "conv_transpose1d_basic/forward@bfloat16": _TORCH_WORSE + "on CPUs where torch runs its "
+    "AVX2 kernels it rounds partial sums to bfloat16 (2 of 32 values 1.9x the tolerance away; "
+    "in 200 random cases torch's largest error was the larger in 167, ours in none)",
     "conv_transpose2d_groups_dilation/forward@float16": _TORCH_WORSE + "on CPUs where torch runs "
     "its AVX-512 kernels it rounds the grouped, dilated columns to float16 before summing them "
     "(2 of 56 values 1.2x the tolerance away; torch's error about twice ours)",

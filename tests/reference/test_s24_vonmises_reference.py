@@ -1,7 +1,8 @@
 """VonMises.sample against torch's after the same manual_seed: a seeded sweep of dtypes, locs,
 concentrations (1e-9 to 1e9) and batch/sample shapes. The generator's state after sampling is
 torch's exactly; the samples are torch's but for the few ulps by which torch's float64 sqrt, cos
-and acos (vectorised) differ from NumPy's in about 0.15% of the elements."""
+and acos (vectorised) differ from NumPy's in about 0.15% of the elements (1.5% where torch runs
+its AVX2 kernels rather than AVX-512 ones)."""
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ def test_vonmises_sample_sweep(dt):
         np.testing.assert_allclose(m[2], t[2], rtol=0, atol=1e-10 if dt == "float64" else 1e-6)
         elems += t[2].size
         differing += int((m[2] != t[2]).sum())
-    assert differing <= 0.01 * elems
+    assert differing <= 0.03 * elems
 
 
 def test_vonmises_sample_many_rounds():
@@ -49,4 +50,4 @@ def test_vonmises_sample_many_rounds():
     m = _sample(minitorch, 5, "float64", loc.tolist(), conc.tolist(), (40,))
     np.testing.assert_array_equal(m[3], t[3])
     np.testing.assert_allclose(m[2], t[2], rtol=0, atol=1e-10)
-    assert (m[2] != t[2]).mean() < 0.01
+    assert (m[2] != t[2]).mean() < 0.03

