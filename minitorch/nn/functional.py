@@ -462,6 +462,8 @@ def gumbel_softmax(
     exponential_ from the default generator, so a seeded run draws torch's numbers."""
     from minitorch._factories import empty_like, zeros_like
 
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     if not logits.dtype.is_floating_point:  # torch draws its noise with exponential_
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
