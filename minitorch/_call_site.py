@@ -27,36 +27,69 @@ _PARSED_FUNCTIONAL = frozenset({
     "pairwise_distance", "pdist", "pixel_shuffle", "pixel_unshuffle", "prelu", "relu_",
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
 })  # fmt: skip
+# torch.functional's Python functions that call their parsed op positionally (outside nn)
+_PYTHON_FUNCTIONS = frozenset({"cdist"})
+# nn.functional's Python functions (as _PARSED_FUNCTIONAL's comment) that minitorch writes in
+# _ops/activation.py; celu and selu are left out: there one function is also torch.celu/selu
+_ACTIVATION = _PACKAGE + "_ops" + os.sep + "activation.py"
+_FUNCTIONAL_IN_OPS = frozenset({
+    "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "mish", "relu6", "silu",
+    "threshold",
+})  # fmt: skip
 
 # the call instructions of Python 3.10 - 3.13, and where each finds its keyword names
 _PLAIN_CALLS = frozenset({"CALL_FUNCTION", "CALL_METHOD", "PRECALL"})
 _CONST_KW_CALLS = frozenset({"CALL_FUNCTION_KW", "CALL_KW"})  # names: the LOAD_CONST before
 
 
+_CACHE = dis.opmap.get("CACHE")  # 3.11+: the inline cache entries after an instruction
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+
+
+def _before(raw: bytes, at: int) -> int:
+    """The offset of the instruction before the one at `at` (past inline caches), or -1."""
+    at -= 2
+    while at >= 0 and raw[at] == _CACHE:
+        at -= 2
+    return at
+
+
+def _arg(raw: bytes, at: int) -> int:
+    """The argument of the instruction at `at`, with its EXTENDED_ARG prefixes."""
+    arg, shift = raw[at + 1], 8
+    while at >= 2 and raw[at - 2] == _EXTENDED_ARG:
+        at -= 2
+        arg |= raw[at + 1] << shift
+        shift += 8
+    return arg
+
+
 def _call_keywords(frame):
-    """The keyword names of the call `frame` is executing, or None where it cannot be told."""
-    lasti = frame.f_lasti  # (3.11 may point into the call's inline cache, past its offset)
-    previous = []
-    ins = None
-    for following in dis.get_instructions(frame.f_code):
-        if following.offset > lasti:
-            break
-        if ins is not None:
-            previous.append(ins)
-        ins = following
-    if ins is None:
+    """The keyword names of the call `frame` is executing, or None where it cannot be told.
+    Reads only the few instructions at the frame's position (co_code, which Python gives
+    unspecialized and with zeroed caches), so it costs the same in a frame of any size."""
+    code = frame.f_code
+    raw = code.co_code
+    at = frame.f_lasti
+    if not 0 <= at < len(raw) - 1:
         return None
-    if ins.opname in _PLAIN_CALLS:
+    while at > 0 and raw[at] == _CACHE:  # 3.11/3.12 may point into the call's inline cache
+        at -= 2
+    opname = dis.opname[raw[at]]
+    if opname in _PLAIN_CALLS:
         return ()
-    if ins.opname in _CONST_KW_CALLS:
-        before = previous[-1] if previous else None
-        if before is not None and before.opname == "LOAD_CONST":
-            return tuple(before.argval)
+    before = _before(raw, at)
+    if opname in _CONST_KW_CALLS:
+        if before >= 0 and dis.opname[raw[before]] == "LOAD_CONST":
+            return tuple(code.co_consts[_arg(raw, before)])
         return None
-    if ins.opname == "CALL":  # 3.11/3.12: a KW_NAMES (then PRECALL in 3.11) just before
-        for before in reversed(previous[-2:]):
-            if before.opname == "KW_NAMES":  # (its argument indexes the constants)
-                return tuple(frame.f_code.co_consts[before.arg])
+    if opname == "CALL":  # 3.11/3.12: a KW_NAMES (then PRECALL in 3.11) just before
+        for _ in range(2):
+            if before < 0:
+                break
+            if dis.opname[raw[before]] == "KW_NAMES":  # (its argument indexes the constants)
+                return tuple(code.co_consts[_arg(raw, before)])
+            before = _before(raw, before)
         return ()
     return None
 
@@ -75,6 +108,10 @@ def passed_by_keyword(name: str, op: str) -> bool:
         return False
     if called.co_filename.startswith(_NN) and called.co_name not in _PARSED_FUNCTIONAL:
         return False  # torch's nn.functional Python, calling its parsed op positionally
+    if called.co_name in _PYTHON_FUNCTIONS or (
+        called.co_filename == _ACTIVATION and called.co_name in _FUNCTIONAL_IN_OPS
+    ):
+        return False
     try:
         names = _call_keywords(frame)
     except Exception:  # an unknown bytecode layout: keep torch's positional wording

@@ -12,6 +12,7 @@ engine gives torch's points. Like torch's, the engine's state lives on the CPU."
 from __future__ import annotations
 
 import functools
+import operator
 import zlib
 from pathlib import Path
 
@@ -78,6 +79,16 @@ def _direction_numbers(dimension, bits):
     return m << (bits - 1 - np.arange(bits))
 
 
+def _count(n, op):
+    """n as the int torch's parser takes for `op`'s argument n (an int-like, no bool or float)."""
+    if n.__class__ is not bool and not isinstance(n, float):
+        try:
+            return operator.index(n)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+
+
 def _lowest_zero_bits(start, n):
     """The index of the lowest zero bit of each of start, start + 1, ..., start + n - 1."""
     k = np.arange(start, start + n, dtype=np.int64)
@@ -108,12 +119,14 @@ class SobolEngine:
         self.seed = seed
         self.scramble = scramble
         self.dimension = dimension
+        # (allocated first, as torch: a dimension that is no int fails in zeros' words)
+        self.sobolstate = minitorch.zeros(dimension, self.MAXBIT, dtype=minitorch.long)
         state = _direction_numbers(dimension, self.MAXBIT)
         if scramble:
             state, self.shift = self._scrambled(state)
         else:
             self.shift = minitorch.zeros(dimension, dtype=minitorch.long)
-        self.sobolstate = minitorch.from_numpy(state)
+        self.sobolstate.numpy()[...] = state
         self.quasi = self.shift.clone(memory_format=minitorch.contiguous_format)
         # (true division: the first point is in the default dtype of this moment, as torch's)
         self._first_point = (self.quasi / 2**self.MAXBIT).reshape(1, -1)
@@ -141,18 +154,28 @@ class SobolEngine:
         return (mixed.astype(np.int64) & 1) @ weights, shift
 
     def _advance(self, n, start):
-        """The next n values of quasi (n, dimension), starting after point index `start`."""
-        steps = self.sobolstate.numpy()[:, _lowest_zero_bits(start, n)].T
-        steps[0] ^= self.quasi.numpy()
-        return np.bitwise_xor.accumulate(steps, axis=0)
+        """The next n values of quasi (n, dimension), starting after point index `start`: int32
+        (the numbers have 30 bits), gathered row-wise and accumulated in place, so that a large
+        draw holds little more than its result."""
+        table = np.ascontiguousarray(self.sobolstate.numpy().T, np.int32)  # (bit, dimension)
+        steps = table[_lowest_zero_bits(start, n)]
+        steps[0] ^= self.quasi.numpy().astype(np.int32)
+        return np.bitwise_xor.accumulate(steps, axis=0, out=steps)
 
-    def _draw_ints(self, n, start):
+    def _draw_ints(self, n, start, dtype):
+        """The next n points as integers, quasi moved to the last; torch's checks first (n an
+        int, not negative, then the dtype of the result), leaving the state as it was."""
+        n = _count(n, "_sobol_engine_draw")
         if n < 0:
             raise RuntimeError(
                 f"Trying to create tensor with negative dimension {n}: [{n}, {self.dimension}]"
             )
+        if dtype is not None and dtype not in (minitorch.float32, minitorch.float64):
+            raise NotImplementedError(
+                f"\"_sobol_engine_draw\" not implemented for '{_dtype.scalar_name(dtype)}'"
+            )
         if n == 0:
-            return np.empty((0, self.dimension), np.int64)
+            return np.empty((0, self.dimension), np.int32)
         points = self._advance(n, start)
         self.quasi.numpy()[...] = points[-1]
         return points
@@ -162,18 +185,14 @@ class SobolEngine:
         default dtype). The points depend on those drawn before."""
         if dtype is None:
             dtype = minitorch.get_default_dtype()
-        if dtype not in (minitorch.float32, minitorch.float64):
-            raise NotImplementedError(
-                f"\"_sobol_engine_draw\" not implemented for '{_dtype.scalar_name(dtype)}'"
-            )
         if self.num_generated == 0:
-            if n == 1:
+            if n == 1:  # (torch's first point, in any dtype)
                 result = self._first_point.to(dtype)
             else:
-                ints = self._draw_ints(n - 1, 0)
+                ints = self._draw_ints(n - 1, 0, dtype)
                 result = minitorch.cat((self._first_point.to(dtype), self._scaled(ints, dtype)))
         else:
-            result = self._scaled(self._draw_ints(n, self.num_generated - 1), dtype)
+            result = self._scaled(self._draw_ints(n, self.num_generated - 1, dtype), dtype)
         self.num_generated += n
         if out is not None:
             out.resize_as_(result).copy_(result)
@@ -206,11 +225,10 @@ class SobolEngine:
 
     def fast_forward(self, n):
         """Skip n points, as drawing them would."""
-        if self.num_generated == 0:
-            if n > 1:
-                self._draw_ints(n - 1, 0)
-        elif n > 0:
-            self._draw_ints(n, self.num_generated - 1)
+        fresh = self.num_generated == 0
+        count = _count(n - 1 if fresh else n, "_sobol_engine_ff_")
+        if count > 0:  # (torch's kernel skips no points for a negative count)
+            self._draw_ints(count, 0 if fresh else self.num_generated - 1, None)
         self.num_generated += n
         return self
 
