@@ -12,6 +12,7 @@ from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
     LinAlgError,
+    _batch_prefix,
     _check_castable,
     _check_matrix,
     _eye_like,
@@ -361,7 +362,8 @@ def _check_cond_order(p):
 def _gels(A, b):
     """(X, residuals) as LAPACK's gels: a plain QR solve (LQ where m < n, the minimum-norm
     solution) that assumes full rank (no rank detection, no rcond). Residuals for m > n: the
-    squares of Q^T b's trailing m - n rows (gels's own), with the gradient of |A X - b|^2."""
+    squares of Q^T b's trailing m - n rows (gels's own), with the gradient of |A X - b|^2.
+    On the CPU, as LAPACK's: a zero on R's diagonal raises, an all-zero A gives X = 0."""
     from minitorch._ops.linalg_factor import linalg_qr
     from minitorch._ops.linalg_solve import linalg_solve_triangular
     from minitorch.autograd.grad_mode import is_grad_enabled
@@ -379,21 +381,66 @@ def _gels(A, b):
         tail = rc[..., n:, n:]
         # (torch's gels leaves them 0 for an A without columns)
         value = _make((tail * tail).sum(-2) if n else tail.sum(-2) * 0, A._device, False, None)
-        if not grad:
+        null = _gels_rank_check(A, rc[..., :n, :n])
+        if null is not None:
+            value = value.masked_fill(null.unsqueeze(-1), 0.0)
+        elif not grad:
             r, c = (_make(v, A._device, False, None) for v in (rc[..., :n, :n], rc[..., :n, n:]))
             return linalg_solve_triangular(r, c, upper=True), value
+    else:
+        null = None
+    q, r = linalg_qr(A if m >= n else _mT(A))
+    if null is None:
+        null = _gels_rank_check(A, r._data)
+    if null is not None:
+        # an all-zero A is solved as the identity (finite gradients), its X then set to 0
+        A = _gels_identity(A, null)
+        q, r = linalg_qr(A if m >= n else _mT(A))
     if m >= n:
-        q, r = linalg_qr(A)
         x = linalg_solve_triangular(r, _mT(q) @ b, upper=True)
     else:  # A^T = Q R: A = R^T Q^T, X = Q R^-T b
-        q, r = linalg_qr(_mT(A))
         x = q @ linalg_solve_triangular(_mT(r), b, upper=False)
+    if null is not None:
+        x = x.masked_fill(null.unsqueeze(-1).unsqueeze(-1), 0.0)
     if m <= n or batch is None:  # (a batch mismatch: the product above raised torch's error)
         return x, A.new_zeros((0,))
     if not grad:
         return x, value
     fit = ((A @ x - b) ** 2).sum(-2)
     return x, fit + (value - fit).detach()
+
+
+def _gels_rank_check(A, r):
+    """LAPACK's gels (torch's CPU driver) on R, A's triangular factor (raw): it raises naming the
+    first zero on R's diagonal, except for an all-zero A, which it answers with X = 0; returns
+    the mask of those (a Tensor), or None where there is none. An error path read on the host,
+    so on the CPU only (torch's CUDA gels checks nothing)."""
+    if A._device.type != "cpu":
+        return None
+    xp = A._device.backend.xp
+    zero = xp.diagonal(r, axis1=-2, axis2=-1) == 0
+    if not zero.any():
+        return None
+    null = xp.broadcast_to((A._data == 0).all(axis=(-2, -1)), zero.shape[:-1])
+    bad = (zero.any(-1) & ~null).reshape(-1)
+    if bad.any():
+        index = int(xp.argmax(bad))
+        code = int(xp.argmax(zero.reshape(-1, zero.shape[-1])[index])) + 1
+        raise LinAlgError(
+            f"torch.linalg.lstsq: {_batch_prefix(r.shape, index)}The least squares solution "
+            "could not be computed because the input matrix does not have full rank (error "
+            f"code: {code})."
+        )
+    return _make(xp.array(null), A._device, False, None)
+
+
+def _gels_identity(A, null):
+    """A with its matrices under the mask null replaced by the (rectangular) identity."""
+    from minitorch._ops.pointwise import where
+
+    m, n = A.shape[-2:]
+    eye = _make(A._device.backend.xp.eye(m, n, dtype=A._data.dtype), A._device, False, None)
+    return where(null.unsqueeze(-1).unsqueeze(-1), eye, A)
 
 
 def _common_batch(a, b):
