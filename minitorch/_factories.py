@@ -14,6 +14,7 @@ import numpy as np
 from minitorch import _dtype, _memory_format, _settings
 from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
 from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
+from minitorch._tensor_methods import _at
 
 # fmt: off
 __all__ = [
@@ -150,7 +151,7 @@ def _shape_seq(seq, op: str, pos) -> tuple:
                 break
         else:
             return tuple(seq)
-    where = "" if pos is None else f" (position {pos})"
+    where = _at(pos, "size", op)
     if not isinstance(seq, (tuple, list)):
         raise TypeError(
             f"{op}(): argument 'size'{where} must be tuple of ints, not {_typename(seq)}"
@@ -764,7 +765,8 @@ def scalar_tensor(
         s = s.item()
     elif not isinstance(s, (int, float, np.generic)) or isinstance(s, (str, bytes, np.flexible)):
         raise TypeError(
-            f"scalar_tensor(): argument 's' (position 1) must be Number, not {_typename(s)}"
+            f"scalar_tensor(): argument 's'{_at(1, 's', 'scalar_tensor')} must be Number, not "
+            f"{_typename(s)}"
         )
     if s.__class__ is int and not _dtype.SCALAR_INT_MIN <= s < _dtype.SCALAR_INT_END:
         raise _dtype.scalar_int_overflow(s)
@@ -1234,7 +1236,7 @@ def _dims_arg(seq, op: str, name: str, pos: int) -> list:
     """An int[] argument that is not a size (dims), with torch's parser errors."""
     if not isinstance(seq, (tuple, list)):
         raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, not "
+            f"{op}(): argument '{name}'{_at(pos, name, op)} must be tuple of ints, not "
             f"{_typename(seq)}"
         )
     dims = []
@@ -1242,7 +1244,7 @@ def _dims_arg(seq, op: str, name: str, pos: int) -> list:
         n = _size_int(d)
         if n is None:
             raise TypeError(
-                f"{op}(): argument '{name}' (position {pos}) must be tuple of ints, but found "
+                f"{op}(): argument '{name}'{_at(pos, name, op)} must be tuple of ints, but found "
                 f"element of type {_typename(d)} at pos {i}"
             )
         dims.append(n)
@@ -1288,7 +1290,8 @@ def _fill_number(value, op: str):
     if isinstance(value, Tensor) and value.ndim == 0 and not value._requires_grad:
         return value
     raise TypeError(
-        f"{op}(): argument 'fill_value' (position 2) must be Number, not {_typename(value)}"
+        f"{op}(): argument 'fill_value'{_at(2, 'fill_value', op)} must be Number, not "
+        f"{_typename(value)}"
     )
 
 
@@ -1404,7 +1407,7 @@ def _like(input, dtype, device, op, memory_format=None):
     value and requires_grad are looked at, as torch does)."""
     if not isinstance(input, Tensor):
         raise TypeError(
-            f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(input)}"
+            f"{op}(): argument 'input'{_at(1, 'input', op)} must be Tensor, not {_typename(input)}"
         )
     if memory_format is not None:
         fmt = _memory_format.check(memory_format, op)
@@ -1535,7 +1538,8 @@ def eye(
         keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
                     "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
         if m is None and not any(v is not None and v is not False for v in keywords.values()):
-            raise TypeError(f"eye(): argument 'n' (position 1) must be int, not {_typename(n)}")
+            at = _at(1, "n", "eye")
+            raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
         # with a second argument or a keyword, torch's parser lists both overloads
         raise _eye_type_error(*((n,) if m is None else (n, m)), **keywords)
     if pin_memory:

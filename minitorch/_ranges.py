@@ -22,6 +22,7 @@ from minitorch._factories import (
     _typename,
 )
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _at
 
 __all__ = ["arange", "range", "linspace", "logspace"]
 
@@ -383,7 +384,7 @@ def _steps_arg(steps, op: str) -> int:
     n = _as_int(steps)
     if n is None:
         raise TypeError(
-            f"{op}(): argument 'steps' (position 3) must be int, not {_typename(steps)}"
+            f"{op}(): argument 'steps'{_at(3, 'steps', op)} must be int, not {_typename(steps)}"
         )
     if n < 0:
         raise RuntimeError("number of steps must be non-negative")

@@ -9,7 +9,7 @@ from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import Device, backend_of
-from minitorch._tensor_methods import TensorMethods, _index, _type_name
+from minitorch._tensor_methods import TensorMethods, _at, _index, _type_name
 
 __all__ = ["Tensor", "Size"]
 
@@ -919,6 +919,7 @@ class Tensor(TensorMethods):
 
         # checked here so that torch's errors name new_full, not full
         size = _factories._shape_seq(size, "new_full", 1)
+        fill_value = _factories._fill_number(fill_value, "new_full")
         return _factories.full(
             size,
             fill_value,
@@ -1201,7 +1202,7 @@ def _dim_arg(dim, ndim, op):
     """A size()/stride() dim: an int in range, with torch's errors (no dim of a 0-d tensor)."""
     if dim.__class__ is not int and (isinstance(dim, bool) or not hasattr(dim, "__index__")):
         raise TypeError(
-            f"{op}(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+            f"{op}(): argument 'dim'{_at(1, 'dim', op)} must be int, not {type(dim).__name__}"
         )
     dim = dim.__index__()
     if ndim == 0:

@@ -9,6 +9,7 @@ from collections import OrderedDict
 
 from minitorch import _dtype
 from minitorch._backend import Device, cpu
+from minitorch._call_site import passed_by_keyword
 
 # NOTE [ Late binding of ops ]
 # The ops build Tensors, so they import this module's class (through minitorch._tensor); this
@@ -43,6 +44,14 @@ def _is_index(x) -> bool:
     return True
 
 
+def _at(pos: int | None, name: str, op: str | None) -> str:
+    """" (position N)" for an argument error, or "" where the argument has no position or the
+    user passed it by keyword (NOTE [ Keyword arguments in argument errors ]). An error path."""
+    if pos is None or op and passed_by_keyword(name, op):
+        return ""
+    return f" (position {pos})"
+
+
 def _type_name(x) -> str:
     """x's type as torch's argument errors spell it ("float", "numpy.float64", "Tensor", "NT"
     for a class defined in Python): _ops._common.type_name."""
@@ -58,7 +67,7 @@ def _index(x, op: str | None, name: str, pos: int | None = None) -> int:
     if _is_index(x):
         return operator.index(x)
     where = f"{op}(): argument" if op else "argument"
-    at = "" if pos is None else f" (position {pos})"
+    at = _at(pos, name, op)
     raise TypeError(f"{where} '{name}'{at} must be int, not {_type_name(x)}")
 
 
@@ -66,7 +75,7 @@ def _int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
     """An int[] argument's elements as a tuple of Python ints (NOTE [ Int-like arguments ]), with
     torch's TypeError for an element that is not int-like, naming the argument's position when
     given. The slow path: callers try all-ints first."""
-    at = "" if pos is None else f" (position {pos})"
+    at = _at(pos, name, op)
     if not hasattr(seq, "__iter__") or isinstance(seq, str):
         raise TypeError(
             f"{op}(): argument '{name}'{at} must be tuple of ints, not {_type_name(seq)}"
@@ -193,8 +202,7 @@ def _number_arg(x, op: str, name: str, pos: int | None = None, kind: str = "Numb
         return x
     if x.ndim == 0 and not x.requires_grad:
         return x.item()
-    where = "" if pos is None else f" (position {pos})"
-    raise TypeError(f"{op}(): argument '{name}'{where} must be {kind}, not Tensor")
+    raise TypeError(f"{op}(): argument '{name}'{_at(pos, name, op)} must be {kind}, not Tensor")
 
 
 def _tensor_arg(x, op: str, name: str = "other", pos: int = 1):
@@ -202,7 +210,7 @@ def _tensor_arg(x, op: str, name: str = "other", pos: int = 1):
     reading x.shape would raise an AttributeError, or take a NumPy array's)."""
     if not isinstance(x, TensorMethods):
         raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be Tensor, not {_type_name(x)}"
+            f"{op}(): argument '{name}'{_at(pos, name, op)} must be Tensor, not {_type_name(x)}"
         )
     return x
 
@@ -810,7 +818,11 @@ class TensorMethods:
         return _ops.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
-        return _ops.masked_fill_(self, mask, value)
+        try:
+            return _ops.masked_fill_(self, mask, value)
+        except TypeError:  # (free when nothing is raised)
+            _ops.selection.masked_fill_overloads("masked_fill_", self, mask, value)
+            raise
 
     def masked_select(self, mask):
         return _ops.masked_select(self, mask)

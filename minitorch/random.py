@@ -32,7 +32,7 @@ from minitorch._factories import (
     zeros_like,
 )
 from minitorch._tensor import Tensor, _make
-from minitorch._tensor_methods import _number_arg
+from minitorch._tensor_methods import _at, _number_arg
 from minitorch.autograd.function import Function
 
 # fmt: off
@@ -617,7 +617,7 @@ def _int_arg(x, op: str, name: str, pos: int) -> int:
     n = _as_int(x)
     if n is None:
         raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be int, not {_typename(x)}"
+            f"{op}(): argument '{name}'{_at(pos, name, op)} must be int, not {_typename(x)}"
         )
     if not -(1 << 63) <= n < (1 << 63):
         raise ValueError("Overflow when unpacking long long")

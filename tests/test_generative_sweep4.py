@@ -67,12 +67,12 @@ def test_pad_reads_int_likes():
             "split_with_sizes(): argument 'split_sizes' must be tuple of ints, but found element "
             "of type float at pos 0",
         ),
-        (lambda x: x.unfold(2, 4 / 2, 2), "unfold(): argument 'size' must be int, not float"),
-        (lambda x: x.unfold(2, 2, 2.0), "unfold(): argument 'step' must be int, not float"),
-        (lambda x: x.unfold(2.0, 2, 2), "unfold(): argument 'dimension' must be int, not float"),
+        (lambda x: x.unfold(2, 4 / 2, 2), "unfold(): argument 'size' (position 2) must be int, not float"),  # noqa: E501
+        (lambda x: x.unfold(2, 2, 2.0), "unfold(): argument 'step' (position 3) must be int, not float"),  # noqa: E501
+        (lambda x: x.unfold(2.0, 2, 2), "unfold(): argument 'dimension' (position 1) must be int, not float"),  # noqa: E501
         (
             lambda x: F.one_hot(torch.tensor([0, 1]), 6 / 2),
-            "one_hot(): argument 'num_classes' must be int, not float",
+            "one_hot(): argument 'num_classes' (position 2) must be int, not float",
         ),
         (lambda x: torch.rot90(x, 1.0, (1, 2)), "rot90(): argument 'k' must be int, not float"),
         (

@@ -115,7 +115,6 @@ _X = torch.ones(2)
         (lambda: torch.mul(_X, None), "mul", "other", 2, "NoneType"),
         (lambda: _X.dot("a"), "dot", "tensor", 1, "str"),
         (lambda: torch.ones(2, 2).mm("a"), "mm", "mat2", 1, "str"),
-        (lambda: _X.lerp("a", 1), "lerp", "end", 1, "str"),
         (lambda: _X.masked_select("a"), "masked_select", "mask", 1, "str"),
         (lambda: _X.outer("a"), "outer", "vec2", 1, "str"),
     ],

@@ -9,7 +9,7 @@ from minitorch import _dtype
 from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
-from minitorch._tensor_methods import _int_list as int_list
+from minitorch._tensor_methods import _int_list
 from minitorch._tensor_methods import _is_index as is_index
 
 __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dims_arg",
@@ -26,24 +26,25 @@ def type_name(x) -> str:
     return "Tensor" if isinstance(x, Tensor) else _tp_name(x)
 
 
-def ints(seq, op: str, name: str) -> tuple:
+def ints(seq, op: str, name: str, pos: int | None = None) -> tuple:
     """An int[] argument (sizes, strides, repeats) as a tuple of Python ints: a tuple of ints as
     it is, anything else through int_list (torch's TypeError for a float: x.repeat(2., 1), where
     int() would truncate it; NOTE [ Int-like arguments ])."""
     if seq.__class__ is tuple and all(s.__class__ is int for s in seq):
         return seq
-    return int_list(seq, op, name)
+    return int_list(seq, op, name, pos)
 
 
-def wrap_dim(dim, ndim: int, op: str = "dim") -> int:
+def wrap_dim(dim, ndim: int, op: str = "dim", name: str = "dim", pos: int | None = None) -> int:
     """dim in [0, ndim) (a negative dim counts from the end), with torch's IndexError; a dim that
     is not a plain int is read as one first (NOTE [ Int-like arguments ]: np.int64, 0-d integer
-    tensors; bools and floats raise TypeError).
+    tensors; bools and floats raise TypeError naming `op`'s argument `name` at position `pos`
+    of the function, as check_int).
 
     _tensor._wrap_dim plus that reading, written out rather than wrapping it: every op with a dim
     calls this, and a plain int pays one class check, not a second call."""
     if dim.__class__ is not int:
-        dim = index(dim, None if op == "dim" else op, "dim")
+        dim = index(dim, None, name) if op == "dim" else check_int(op, dim, name, pos)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(
@@ -167,7 +168,7 @@ def _called_as_method(op: str) -> bool:
     import sys
 
     frame = sys._getframe(2)
-    for _ in range(6):
+    for _ in range(10):  # (an op may sit under a few wrappers: out=, named tensors)
         if frame is None:
             return False
         code = frame.f_code
@@ -208,6 +209,18 @@ def check_int(op: str, x, name: str, pos: int | None = None) -> int:
         if pos is None or pos < 2 or not _called_as_method(op):
             raise
     return index(x, op, name, pos - 1)  # NOTE [ Argument positions of methods ]: the error
+
+
+def int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
+    """_tensor_methods._int_list for an op's int[] argument at position `pos` of the function:
+    its TypeError counts the position as a method's when the op was called as one (NOTE
+    [ Argument positions of methods ]). The slow path: callers try all-ints first."""
+    try:
+        return _int_list(seq, op, name, pos)
+    except TypeError:
+        if pos is None or pos < 2 or not _called_as_method(op):
+            raise
+    return _int_list(seq, op, name, pos - 1)
 
 
 def check_float(op: str, x, name: str, pos: int | None = None):
@@ -254,7 +267,7 @@ def zeros_of(t: Tensor) -> Tensor:
     return _make(t._device.backend.xp.zeros(t._data.shape, t._data.dtype), t._device, False, None)
 
 
-def _scalar(x, op):
+def _scalar(x, op, a=None):
     cls = x.__class__
     if cls is float or cls is int or cls is bool:
         return x
@@ -265,9 +278,22 @@ def _scalar(x, op):
         return _numpy_scalar(x)
     if isinstance(x, (int, float)):  # bool is an int; other subclasses (IntEnum, ...)
         return x
-    # (position 2 in a function's call, 1 in a method's: NOTE [ Argument positions of methods ];
-    # torch gives none for a keyword, which is not told apart here)
-    raise _OperandTypeError(str(wrong_type(op, x, "other", 2, "Tensor")))
+    raise _OperandTypeError(operand_error(op, a, x))
+
+
+def operand_error(op: str, a, b) -> str:
+    """torch's message for operands `a`, `b` of `op` of which one is of no type it takes: an
+    overloaded op's list (NOTE [ Overloaded binary ops ]), else the argument's own error
+    (position 2 in a function's call, 1 in a method's, none for a keyword)."""
+    from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+    forms = BINARY_FORMS.get(op)
+    if forms is not None:
+        other = "exponent" if op == "pow" else "other"
+        return str(overload_error(op, *forms, (("input", a), (other, b))))
+    if isinstance(a, Tensor):
+        return str(wrong_type(op, b, "other", 2, "Tensor"))
+    return str(not_tensor(op, a))
 
 
 # NOTE [ Operators with foreign operands ]
@@ -371,7 +397,7 @@ def promote(a, b, op: str, wrap: bool = True):
             return a, b, dt
         if b.__class__ is a._device.backend.array_cls:
             return _promote_array(a, b)
-        b = _scalar(b, op)
+        b = _scalar(b, op, a)
         ta = _from_numpy(a._data.dtype)
         dt = _dtype.scalar_dtype(ta, b)
         if dt is ta:
@@ -389,7 +415,7 @@ def promote(a, b, op: str, wrap: bool = True):
             try:
                 b2, a2, dt = promote(b, a, op, wrap)
             except _OperandTypeError:  # the first operand is what torch names: input
-                raise _OperandTypeError(str(not_tensor(op, a))) from None
+                raise _OperandTypeError(operand_error(op, a, b)) from None
         return a2, b2, dt
     if op in _NUMBER_PAIR_OPS:
         # torch.div(8, 3, rounding_mode="trunc") on .size() ints (HF's Longformer, wav2vec2):
@@ -450,7 +476,10 @@ def weak_scalar(value, ref: Tensor, op: str) -> Tensor:
     int64 or default-float 0-d tensor would take part in promotion as a tensor."""
     if isinstance(value, Tensor):
         return value
-    _, value, dt = promote(ref, value, op)
+    try:
+        _, value, dt = promote(ref, value, op)
+    except _OperandTypeError:  # named in the call's order: the number is the input
+        raise _OperandTypeError(operand_error(op, value, ref)) from None
     xp = ref._device.backend.xp
     try:
         data = xp.asarray(_dtype.via_float32(value, dt.np), dtype=dt.np)

@@ -46,15 +46,17 @@ def _fits(value, kind: str) -> bool:
 
 
 def _shown(x) -> str:
-    if isinstance(x, tuple):
-        return f"tuple of ({', '.join(type_name(s) for s in x)})"
+    if isinstance(x, tuple):  # (Python's spelling: a 1-tuple keeps its comma)
+        return f"tuple of ({', '.join(type_name(s) for s in x)}{',' if len(x) == 1 else ''})"
     if isinstance(x, list):
         return f"list of [{', '.join(type_name(s) for s in x)}]"
     return type_name(x)
 
 
 def _why(params, positional, kwargs) -> str:
-    """The 'didn't match because' of one listed overload."""
+    """The 'didn't match because' of one listed overload. torch marks whatever stands in a
+    Number slot there, a number too (t.masked_fill("a", 1.0): "(!str!, !float!)" under
+    "Tensor mask, Number value")."""
     required = {p[0]: p[1] for p in params if p is not None and not p[2]}
     bad = [k for k in kwargs if k not in required]
     if bad:
@@ -62,12 +64,16 @@ def _why(params, positional, kwargs) -> str:
     shown = []
     for i, v in enumerate(positional):
         p = params[i] if i < len(params) else None
-        shown.append(_shown(v) if p is not None and _fits(v, p[1]) else f"!{_shown(v)}!")
+        ok = p is not None and p[1] != "Number" and _fits(v, p[1])
+        shown.append(_shown(v) if ok else f"!{_shown(v)}!")
     text = ", ".join(shown)
-    for k, v in kwargs.items():
+    # the keywords in the overload's order (where "got" lists them in reverse of the call's);
+    # as in "got": after positional ones ", k=v", else "k=v, "
+    for k in sorted(kwargs, key=[p[0] for p in params if p is not None].index):
+        v = kwargs[k]
         item = f"{k}={_shown(v)}"
-        text += (", " if shown else "") + (item if _fits(v, required[k]) else f"!{item}!") + ", "
-        shown = []
+        item = item if required[k] != "Number" and _fits(v, required[k]) else f"!{item}!"
+        text += f", {item}" if shown else f"{item}, "
     return f"some of the arguments have invalid types: ({text})"
 
 
@@ -145,3 +151,70 @@ def clamp_method_error(op: str, min, max, error: TypeError) -> TypeError:
     if not str(error).startswith("clamp() received an invalid combination"):
         return error
     return clamp_error(op, None, min, max)
+
+
+# NOTE [ Overloaded binary ops ]
+# An op whose `other` may be a Tensor or a Number (eq, pow, fmod, remainder, ...) has two or
+# more overloads, so torch words a wrong-typed operand as no overload matching, listing the
+# function's or the method's overloads and the call's keywords (NOTE [ Argument parser errors ]);
+# an op with one Tensor overload (add, mul, maximum) names the argument. The function and method
+# overloads of the first kind, as torch lists them:
+_COMPARE = (
+    ("Tensor input, Tensor other, *, Tensor out = None",
+     "Tensor input, Number other, *, Tensor out = None"),
+    ("Tensor other", "Number other"),
+)  # fmt: skip
+_NUMBER_SELF = (
+    ("Tensor input, Tensor other, *, Tensor out = None", "Number self, Tensor other",
+     "Tensor input, Number other, *, Tensor out = None"),
+    ("Tensor other", "Number other"),
+)  # fmt: skip
+BINARY_FORMS = {
+    **dict.fromkeys(("eq", "ne", "lt", "gt", "le", "ge", "fmod", "copysign"), _COMPARE),
+    **dict.fromkeys(("remainder", "bitwise_and", "bitwise_or", "bitwise_xor"), _NUMBER_SELF),
+    "pow": (
+        ("Tensor input, Tensor exponent, *, Tensor out = None",
+         "Number self, Tensor exponent, *, Tensor out = None",
+         "Tensor input, Number exponent, *, Tensor out = None"),
+        ("Tensor exponent", "Number exponent"),
+    ),
+}  # fmt: skip
+# the same for ops of more arguments, whose last one is a Tensor or a Number
+TERNARY_FORMS = {
+    "lerp": (
+        ("Tensor input, Tensor end, Tensor weight, *, Tensor out = None",
+         "Tensor input, Tensor end, Number weight, *, Tensor out = None"),
+        ("Tensor end, Tensor weight", "Tensor end, Number weight"),
+    ),
+    "masked_fill": (
+        ("Tensor input, Tensor mask, Tensor value", "Tensor input, Tensor mask, Number value"),
+        ("Tensor mask, Tensor value", "Tensor mask, Number value"),
+    ),
+    "where": (
+        ("Tensor condition", "Tensor condition, Tensor input, Tensor other, *, Tensor out = None",
+         "Tensor condition, Number self, Tensor other",
+         "Tensor condition, Tensor input, Number other",
+         "Tensor condition, Number self, Number other"),
+        ("Tensor condition, Tensor other", "Tensor condition, Number other"),
+    ),
+}  # fmt: skip
+
+
+def overload_error(op: str, forms, method_forms, named, self_name="input") -> TypeError:
+    """invalid_arguments for the user's call of `op`, as it was written: `named` holds the
+    (name, value) of each argument it gave, in signature order; which were keywords is read
+    from the call (NOTE [ Keyword arguments in argument errors ]), and a call of the Tensor
+    method lists `method_forms` and leaves out self, the argument `self_name` (NOTE [ Argument
+    positions of methods ]). For error paths only."""
+    from minitorch._call_site import passed_by_keyword
+    from minitorch._ops._common import _called_as_method
+
+    if _called_as_method(op):
+        forms, named = method_forms, [(n, v) for n, v in named if n != self_name]
+    positional, kwargs = [], {}
+    for name, value in named:
+        if kwargs or passed_by_keyword(name, op):
+            kwargs[name] = value
+        else:
+            positional.append(value)
+    return invalid_arguments(op, forms, tuple(positional), dict(reversed(kwargs.items())))

@@ -26,6 +26,7 @@ from minitorch._ops.pointwise import (
 )
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _at
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.function import Function, _DelayedError, name_node
 
@@ -46,7 +47,7 @@ def _number(x, op: str, name: str, pos: int | None = None):
     a string) with torch's TypeError, rather than failing later inside the kernel's arithmetic."""
     x = number_arg(x, op, name, pos)
     if x.__class__ is not float and not isinstance(x, numbers.Number):
-        where = "" if pos is None else f" (position {pos})"
+        where = _at(pos, name, op)
         raise TypeError(f"{op}(): argument '{name}'{where} must be Number, not {type_name(x)}")
     return x
 
@@ -1176,8 +1177,8 @@ def softplus(input, beta=1.0, threshold=20.0, *, out=None):
     if out is not None:
         _check_out_first(input, out)
     _float_only(input, "softplus_cpu", "softplus")
-    beta = _number(beta, "softplus", "beta")  # NOTE [ Number-like arguments ]
-    threshold = _number(threshold, "softplus", "threshold")
+    beta = _number(beta, "softplus", "beta", 2)  # NOTE [ Number-like arguments ]
+    threshold = _number(threshold, "softplus", "threshold", 3)
     result = Softplus.apply(input, beta=beta, threshold=threshold)
     return result if out is None else _out_exact(result, out)
 

@@ -155,7 +155,7 @@ def _along(input, dim, op):
         nd = input._data.ndim
     except AttributeError:  # torch.cumsum(list_of_losses, 0): zero-cost when a tensor
         raise not_tensor(op, input) from None
-    d = wrap_dim(dim, nd, op)  # torch's TypeError for a float, bool or None dim
+    d = wrap_dim(dim, nd, op, "dim", 2)  # torch's TypeError for a float, bool or None dim
     if nd == 0:
         return input.reshape((1,)), 0, True
     return input, d, False

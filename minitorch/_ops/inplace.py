@@ -293,13 +293,18 @@ def _as_method_error(e: TypeError, op: str) -> TypeError:
     if msg.startswith(failed):
         rest = msg[msg.index("'", len(failed)) :]
         return type(e)(f"{failed}torch.Tensor.{op}{rest}")
+    listed = msg.startswith(f"{op[:-1]}() received an invalid combination")
+    if listed and "(Tensor input" not in msg:  # the method's overloads listed (pow_, lerp_)
+        return type(e)(op + msg[len(op) - 1 :])
     head = f"{op[:-1]}(): argument '"
     if not msg.startswith(head):
         return e
     if "' (position 2) must be Tensor" in msg:
         return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
-    if "' must be Tensor" in msg:  # passed by keyword (NOTE [ Keyword arguments in argument
-        return type(e)(op + msg[len(op) - 1 :])  # errors ]): no position to shift
+    # passed by keyword (NOTE [ Keyword arguments in argument errors ]): no position to shift;
+    # position 1: counted as the method's already (NOTE [ Argument positions of methods ])
+    if "' must be Tensor" in msg or "' (position 1) must be Tensor" in msg:
+        return type(e)(op + msg[len(op) - 1 :])
     return e
 
 

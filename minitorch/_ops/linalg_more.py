@@ -41,6 +41,7 @@ from minitorch._ops.linalg import (
 )
 from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _at
 from minitorch.autograd.composite import as_node, one_node
 from minitorch.autograd.function import Function, name_node, scalar_node
 
@@ -307,14 +308,14 @@ def renorm_scalar(x, op, name, pos=None):
     or a 0-d tensor that does not require grad (read on the host, as torch does); anything else
     is its TypeError (pos: the argument's position, None when passed by keyword)."""
     if not (isinstance(x, Tensor) or is_number(x)):  # (a 0-d NumPy array is no Number)
-        at = "" if pos is None else f" (position {pos})"
+        at = _at(pos, name, op)
         raise TypeError(f"{op}(): argument '{name}'{at} must be Number, not {type_name(x)}")
     x = number(x)  # NumPy scalars read as Python numbers, as in torch
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
     if isinstance(x, numbers.Number) and not isinstance(x, Tensor):
         return float(x) if isinstance(x, bool) else x
-    at = "" if pos is None else f" (position {pos})"
+    at = _at(pos, name, op)
     raise TypeError(f"{op}(): argument '{name}'{at} must be Number, not {type(x).__name__}")
 
 

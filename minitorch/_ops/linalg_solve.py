@@ -7,11 +7,12 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors, type_name
+from minitorch._ops._common import check_bool, check_tensors, not_tensor, type_name, wrong_type
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _at
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -97,7 +98,8 @@ _exact_out = with_out(exact=True)  # a with_out for tuple results that refuses o
 
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if not isinstance(a, Tensor):
-        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type_name(a)}")
+        op = op.replace(".", "_")  # linalg_solve(): torch's parser names the native function
+        raise TypeError(f"{op}(): argument 'A'{_at(1, 'A', op)} must be Tensor, not {type_name(a)}")
     name = _MESSAGE_NAME.get(op, op)  # the op torch's checks run in (svdvals: svd's)
     if a.ndim < 2:
         if op == "linalg.pinv":
@@ -611,6 +613,8 @@ def linalg_inv(A, *, out=None):
 
 def inverse(input, *, out=None):
     """Mirrors torch.inverse (linalg.inv)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("inverse", input)
     return linalg_inv(input, out=out)
 
 
@@ -644,6 +648,8 @@ def linalg_det(A, *, out=None):
 
 def det(input):
     """Mirrors torch.det (linalg.det)."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("det", input)
     return linalg_det(input)
 
 
@@ -683,7 +689,7 @@ def linalg_solve(A, B, *, left=True, out=None):
         return _autocast.call(linalg_solve, _autocast.FP32_CPU, (A, B), {"left": left, "out": out})
     _check_matrix(A, "linalg.solve")
     if not isinstance(B, Tensor):
-        raise TypeError(f"linalg_solve(): argument 'B' must be Tensor, not {type_name(B)}")
+        raise wrong_type("linalg_solve", B, "B", 2, "Tensor")
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"linalg.solve: Expected A and B to have the same dtype, but found A of type "

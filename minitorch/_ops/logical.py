@@ -6,7 +6,7 @@ from __future__ import annotations
 import numbers
 
 from minitorch import _dtype
-from minitorch._ops._common import promote, same_device, type_name, wrapped_big_ints
+from minitorch._ops._common import promote, same_device, wrapped_big_ints, wrong_type
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._subclass import any_dispatching, dispatching, run_converted
@@ -177,7 +177,7 @@ bitwise_right_shift = _shift("bitwise_right_shift", left=False)
 # --- closeness ---
 
 
-def _tolerance(x, op: str, name: str):
+def _tolerance(x, op: str, name: str, pos: int):
     """isclose's float arguments as torch's parser reads them: a real number (bools and NumPy
     numbers too) or a 0-d tensor's value (NOTE [ Number-like arguments ]); anything else is
     torch's TypeError."""
@@ -185,17 +185,17 @@ def _tolerance(x, op: str, name: str):
         return number_arg(x, op, name, kind="float")
     if isinstance(x, numbers.Real):
         return x
-    raise TypeError(f"{op}(): argument '{name}' must be float, not {type_name(x)}")
+    raise wrong_type(op, x, name, pos, "float")
 
 
 def _close_args(rtol, atol, equal_nan, op: str):
     """(rtol, atol, equal_nan) of isclose/allclose, checked as torch's parser does."""
     if rtol.__class__ is not float:
-        rtol = _tolerance(rtol, op, "rtol")
+        rtol = _tolerance(rtol, op, "rtol", 3)
     if atol.__class__ is not float:
-        atol = _tolerance(atol, op, "atol")
+        atol = _tolerance(atol, op, "atol", 4)
     if equal_nan.__class__ is not bool:  # torch takes nothing else, not even an int
-        raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type_name(equal_nan)}")
+        raise wrong_type(op, equal_nan, "equal_nan", 5, "bool")
     return rtol, atol, equal_nan
 
 

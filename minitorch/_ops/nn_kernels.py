@@ -241,7 +241,7 @@ def _prepare(input, dim, dtype, op: str, out=None):
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
     ndim = input._data.ndim
-    d = wrap_dim(dim, ndim, op)
+    d = wrap_dim(dim, ndim, op, "dim", 2)
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
         raise _dtype.out_dtype_error(input.dtype, out.dtype)
     if not input.dtype.is_floating_point:

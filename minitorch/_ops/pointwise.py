@@ -1041,9 +1041,10 @@ def _pow_arguments(input, exponent, got=None) -> TypeError:
     neither (unlike `tensor ** array`, which NumPy computes). `got`: the arguments as the
     message lists them, where not the two positional ones."""
     if got is None:
-        got = ", ".join(
-            "Tensor" if isinstance(x, Tensor) else type_name(x) for x in (input, exponent)
-        )
+        from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+        named = (("input", input), ("exponent", exponent))
+        return overload_error("pow", *BINARY_FORMS["pow"], named)
     return TypeError(
         f"pow() received an invalid combination of arguments - got ({got}), but expected one "
         "of:\n * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
@@ -1825,11 +1826,15 @@ def where(condition, input=None, other=None, *, out=None):
             "removed in a future version of PyTorch. Use a boolean condition instead.",
         )
         condition = condition.bool()
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        if input.__class__ is float:  # checked before scalar_like makes 1e300 inf
-            _where_number(input, _dtype.get_default_dtype())
-        input = scalar_like(input, condition)
-    a, b, dt = promote(input, other, "where", wrap=False)
+    try:
+        x = input
+        if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+            if input.__class__ is float:  # checked before scalar_like makes 1e300 inf
+                _where_number(input, _dtype.get_default_dtype())
+            x = scalar_like(input, condition)
+        a, b, dt = promote(x, other, "where", wrap=False)
+    except _OperandTypeError:  # (free when nothing is raised)
+        raise _where_type_error(condition, input, other) from None
     xp, dev = condition._device.backend.xp, condition._device
     a, b = (
         x
@@ -1847,17 +1852,14 @@ def where(condition, input=None, other=None, *, out=None):
 
 
 def _where_type_error(condition, input, other) -> TypeError:
-    """torch's argument-parser TypeError for a condition that is not a tensor."""
+    """torch's argument-parser TypeError for where's arguments of types no overload takes
+    (NOTE [ Overloaded binary ops ])."""
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
+
     if input is None and other is None:
         return not_tensor("where", condition, "condition")
-    got = ", ".join(_type_label(a) for a in (condition, input, other))
-    return TypeError(
-        f"where() received an invalid combination of arguments - got ({got}), but expected "
-        "one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, "
-        "Tensor out = None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor "
-        "condition, Tensor input, Number other)\n * (Tensor condition, Number self, Number "
-        "other)\n"
-    )
+    named = (("condition", condition), ("input", input), ("other", other))
+    return overload_error("where", *TERNARY_FORMS["where"], named)
 
 
 def _type_label(x) -> str:
@@ -1916,12 +1918,9 @@ def _compare(kernel, name):
 
 
 def _compare_args_error(name, input, other):
-    got = ", ".join(type_name(v) for v in (input, other))
-    raise TypeError(
-        f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
-        f"of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Tensor input, Number "
-        "other, *, Tensor out = None)\n"
-    )
+    from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+    raise overload_error(name, *BINARY_FORMS[name], (("input", input), ("other", other)))
 
 
 eq = _compare(lambda a, b: a == b, "eq")

@@ -10,7 +10,9 @@ import warnings
 from minitorch import _dtype
 from minitorch._ops._common import (
     cast,
+    check_float,
     fused_multiply_add,
+    operand_error,
     opmath_dtype,
     promote,
     promote_float,
@@ -181,7 +183,8 @@ class Fmod(Function):
 
 def fmod(input, other, *, out=None):
     """C-style remainder: the sign of the dividend. Mirrors torch.fmod."""
-    _check_tensor(input, "fmod")
+    if not isinstance(input, Tensor):  # no overload takes it (NOTE [ Overloaded binary ops ])
+        raise TypeError(operand_error("fmod", input, other))
     a, b, dt = promote(input, other, "fmod")
     if dt is _dtype.bool:
         raise _not_implemented("fmod_cpu", dt)
@@ -364,18 +367,21 @@ def check_lerp_dtypes(input, end, weight) -> None:
 
 
 def _lerp_overloads(op, args) -> TypeError:
-    from minitorch._ops._common import arg_types, no_overload
+    """torch's TypeError for lerp's arguments (input, end, weight) of types no overload takes
+    (NOTE [ Overloaded binary ops ])."""
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
 
-    out = ", *, Tensor out = None" if op == "lerp" else ""
-    head = "Tensor input, " if op == "lerp" else ""
-    sigs = [f"{head}Tensor end, {k} weight{out}" for k in ("Tensor", "Number")]
-    return no_overload(op, arg_types(*args), sigs)
+    forms, method_forms = TERNARY_FORMS["lerp"]
+    if len(args) == 2:  # lerp_'s (end, weight): a method's
+        forms = method_forms
+    named = tuple(zip(("input", "end", "weight")[-len(args) :], args, strict=True))
+    return overload_error(op, forms, method_forms, named)
 
 
 def lerp(input, end, weight, *, out=None):
     """input + weight * (end - input); weight a number or a tensor. Mirrors torch.lerp."""
-    _check_tensor(input, "lerp")
-    _check_tensor(end, "lerp", "end", 2)
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
+        raise _lerp_overloads("lerp", (input, end, weight))
     dt = input.dtype
     if isinstance(weight, Tensor):
         kernel = "lerp_kernel_tensor"
@@ -672,6 +678,12 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None, *, out=None):
     _check_tensor(input, "nan_to_num")
     if nan is None:  # torch's default, passed through by wrappers
         nan = 0.0
+    elif nan.__class__ is not float:  # torch's parser reads floats; its TypeError for the rest
+        nan = check_float("nan_to_num", nan, "nan", 2)
+    if posinf is not None and posinf.__class__ is not float:
+        posinf = check_float("nan_to_num", posinf, "posinf", 3)
+    if neginf is not None and neginf.__class__ is not float:
+        neginf = check_float("nan_to_num", neginf, "neginf", 4)
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
         raise RuntimeError(
             f"nan_to_num: dtype of out: {_dtype.scalar_name(out.dtype)} should be same as input: "
@@ -747,4 +759,9 @@ def nan_to_num_(input, nan=0.0, posinf=None, neginf=None):
     """In-place nan_to_num. Mirrors torch.nan_to_num_."""
     from minitorch._ops.inplace import apply_inplace
 
-    return apply_inplace(input, lambda s: nan_to_num(s, nan, posinf, neginf), "nan_to_num_")
+    try:
+        return apply_inplace(input, lambda s: nan_to_num(s, nan, posinf, neginf), "nan_to_num_")
+    except TypeError as e:  # an argument's error names the in-place op, as torch's
+        if not str(e).startswith("nan_to_num(): "):
+            raise
+        raise TypeError("nan_to_num_" + str(e)[len("nan_to_num") :]) from None

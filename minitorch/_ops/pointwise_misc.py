@@ -13,6 +13,7 @@ from minitorch._ops._common import (
     cast,
     check_tensors,
     no_overload,
+    operand_error,
     promote,
     promote_float,
     same_device,
@@ -114,7 +115,8 @@ class Copysign(Function):
 
 def copysign(input, other, *, out=None):
     """|input| with the sign of other (a tensor or a number). Mirrors torch.copysign."""
-    _check_tensor(input, "copysign")
+    if not isinstance(input, Tensor):  # no overload takes it (NOTE [ Overloaded binary ops ])
+        raise TypeError(operand_error("copysign", input, other))
     a, b, _ = promote_float(input, other, "copysign")
     if not isinstance(b, Tensor):
         # torch's Scalar overload: CopysignBackward1, listing the tensor alone

@@ -31,6 +31,7 @@ from minitorch._memory_format import _overlapping
 from minitorch._ops._common import check_bool, is_number, no_overload, number, type_name
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
+from minitorch._tensor_methods import _at
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import (
@@ -193,7 +194,7 @@ def _number(x, op: str, name: str, pos: int | None = None) -> float:
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
     if isinstance(x, Tensor) or not (isinstance(x, (int, float)) or is_number(x)):
-        where = "" if pos is None else f" (position {pos})"
+        where = _at(pos, name, op)
         raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type(x).__name__}")
     return number(x)
 
@@ -670,7 +671,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     """
     if not isinstance(input, Tensor):
         raise TypeError(
-            "multinomial(): argument 'input' (position 1) must be Tensor, not "
+            f"multinomial(): argument 'input'{_at(1, 'input', 'multinomial')} must be Tensor, not "
             f"{type(input).__name__}"
         )
     num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)

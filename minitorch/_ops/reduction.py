@@ -8,8 +8,8 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
+    check_int,
     check_tensors,
-    index,
     is_floating,
     no_overload,
     not_tensor,
@@ -18,6 +18,7 @@ from minitorch._ops._common import (
     row_major,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops._parser_errors import invalid_arguments
 from minitorch._ops.shape import Expand
@@ -39,8 +40,9 @@ _MISSING = object()
 # --- dims and shapes ---
 
 
-def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True):
-    """A reduction's dim argument as a sorted tuple of axes, or None for every axis.
+def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True, pos: int | None = 2):
+    """A reduction's dim argument (the op's argument `pos`) as a sorted tuple of axes, or None
+    for every axis.
 
     torch reads `dim=[]` / `dim=()` as "every dim" for sum/mean-like ops; a 0-d tensor accepts
     dim 0 and -1 and reduces over nothing, which is also returned as None here.
@@ -60,7 +62,7 @@ def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True):
         else:
             return dim
     if isinstance(dim, (list, tuple)):
-        dims = tuple(wrap_dim(_as_int(d, op), ndim, op) for d in dim)
+        dims = tuple(wrap_dim(_as_int(d, op, pos), ndim, op) for d in dim)
         if not dims:
             return None if empty_means_all else ()
         seen = set()
@@ -69,19 +71,17 @@ def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True):
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
             seen.add(d)
     else:
-        dims = (wrap_dim(_as_int(dim, op), ndim, op),)
+        dims = (wrap_dim(_as_int(dim, op, pos), ndim, op),)
     return None if ndim == 0 else tuple(sorted(dims))
 
 
-def _as_int(d, op):
+def _as_int(d, op, pos=2):
     if isinstance(d, bool) or isinstance(d, float):
-        raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not {type(d).__name__}")
+        raise wrong_type(op, d, "dim", pos, "tuple of ints")
     try:
         return operator.index(d)
     except TypeError:
-        raise TypeError(
-            f"{op}(): argument 'dim' must be tuple of ints, not {type(d).__name__}"
-        ) from None
+        raise wrong_type(op, d, "dim", pos, "tuple of ints") from None
 
 
 def keep_shape(shape, dims):
@@ -249,13 +249,14 @@ def _dim_args(op: str, dim, keepdim, axis, keepdims, forms):
 # test where a dim was given, which the full reductions (x.sum()) never reach.
 
 
-def keepdim_error(op: str, dim, keepdim, forms=None) -> TypeError:
-    """torch's TypeError for a keepdim that is not a bool. See NOTE [ keepdim must be a bool ].
+def keepdim_error(op: str, dim, keepdim, forms=None, pos: int | None = 3) -> TypeError:
+    """torch's TypeError for a keepdim (the op's argument `pos`) that is not a bool. See NOTE
+    [ keepdim must be a bool ].
 
-    Differences from torch: the message cannot tell a positional keepdim from a keyword one;
-    it is worded as torch's for the keyword."""
+    Differences from torch: with several overloads (forms), the message cannot tell a
+    positional keepdim from a keyword one; it is worded as torch's for the keyword."""
     if forms is None:
-        return TypeError(f"{op}(): argument 'keepdim' must be bool, not {type_name(keepdim)}")
+        return wrong_type(op, keepdim, "keepdim", pos, "bool")
     return no_overload(op, f"Tensor, {type_name(dim)}, keepdim={type_name(keepdim)}", forms)
 
 
@@ -1144,9 +1145,9 @@ def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
     check_tensors("aminmax", ("input", input))
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
-        raise keepdim_error("aminmax", dim, keepdim)
+        raise keepdim_error("aminmax", dim, keepdim, pos=None)
     x = input._data
-    dims = reduce_dims(dim, x.ndim, "aminmax")
+    dims = reduce_dims(dim, x.ndim, "aminmax", pos=None)  # (keyword-only)
     if x.size == 0 and dims is None:
         raise RuntimeError(
             "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
@@ -1192,7 +1193,7 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
             out = out.reshape((1,) * x.ndim)
         return _const(out, input)
     if dim.__class__ is not int:  # NOTE [ Int-like arguments ]: not a bool, as torch's parser
-        dim = index(dim, kind, "dim")
+        dim = check_int(kind, dim, "dim", 2)
     d = wrap_dim(dim, x.ndim, kind)
     if x.ndim == 0:
         return _const(xp.zeros((), dtype=_dtype.int64.np), input)

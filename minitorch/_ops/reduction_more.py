@@ -21,6 +21,7 @@ from minitorch._ops._common import (
     row_major,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops.reduction import (
     _accumulate_dtype,
@@ -38,6 +39,7 @@ from minitorch._ops.reduction import (
 )
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
+from minitorch._tensor_methods import _at
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, check_watched, name_node, watch_index
@@ -416,7 +418,7 @@ def _ord(ord, op):
     if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
         return float(number_arg(ord, op, "ord"))
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
-        where = "argument 'ord' (position 2)"
+        where = f"argument 'ord'{_at(2, 'ord', op)}"
         raise TypeError(f"{op}(): {where} must be Number, not {type(ord).__name__}")
     return float(ord)
 
@@ -468,7 +470,9 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     p = _ord(ord, "linalg_vector_norm")
     x = _norm_input(x, dtype, "linalg.vector_norm")
     data = x._data
-    dims = reduce_dims(dim, data.ndim, "linalg.vector_norm")
+    dims = reduce_dims(dim, data.ndim, "linalg_vector_norm", pos=3)
+    if keepdim.__class__ is not bool:
+        raise flag_error("linalg_vector_norm", "keepdim", keepdim, 4)
     if data.size == 0 and (p < 0 or p == math.inf):
         _check_norm_identity(p, dim, dims, data.shape)
     return _norm_out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
@@ -834,9 +838,9 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         # torch's dim and empty checks come first: an empty bool tensor's median is True (NaN
         # cast), along an empty dim it is the IndexError
         if dim is not None:
-            wrap_dim(dim, x.ndim, op)
+            wrap_dim(dim, x.ndim, op, "dim", 2)
         if x.size == 0:
-            _check_nonempty(x, (wrap_dim(dim, x.ndim, op),), "median")
+            _check_nonempty(x, (wrap_dim(dim, x.ndim, op, "dim", 2),), "median")
         kernel = "median_cpu" if dim is None else "median_out"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
@@ -853,9 +857,9 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         flat = input.reshape((-1,))
         idx = index_fn(xp, flat._data, 0, input._device.type == "cpu")
         return all_fn.apply(flat, idx=idx, dim=0, out_shape=())
-    d = wrap_dim(dim, x.ndim, op)  # torch's TypeError for a float or bool dim
+    d = wrap_dim(dim, x.ndim, op, "dim", 2)  # torch's TypeError for a float or bool dim
     if keepdim.__class__ is not bool:
-        raise flag_error(op, "keepdim", keepdim)
+        raise flag_error(op, "keepdim", keepdim, 3)
     if x.ndim == 0:
         one = input.reshape((1,))
         idx = xp.zeros((1,), dtype=_dtype.int64.np)
@@ -870,10 +874,10 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
     return ret(_watched_pair(values, indices))
 
 
-def flag_error(op: str, name: str, value) -> TypeError:
-    """torch's TypeError for a bool argument given something else (an int, None, numpy.bool):
-    its parser takes only a Python bool there."""
-    return TypeError(f"{op}(): argument '{name}' must be bool, not {type_name(value)}")
+def flag_error(op: str, name: str, value, pos: int | None = None) -> TypeError:
+    """torch's TypeError for a bool argument (at position `pos` of the function) given something
+    else (an int, None, numpy.bool): its parser takes only a Python bool there."""
+    return wrong_type(op, value, name, pos, "bool")
 
 
 def _all_or_dim(op: str, dim, keepdim):

@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import check_tensors, is_floating, not_tensor, type_name, wrap_dim
+from minitorch._ops._common import (
+    check_tensors,
+    is_floating,
+    not_tensor,
+    wrap_dim,
+    wrong_type,
+)
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
 from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
 from minitorch._ops.inplace import apply_inplace, check_partial_overlap
@@ -69,7 +75,7 @@ class ScatterAdd(IndexPut):
 
 def _check_index(index, op: str):
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
+        raise wrong_type(op, index, "index", 3, "Tensor")
     # an empty index of any dtype is fine: torch checks the dtype of one it will read
     if index._data.size and not is_index_dtype(index._data.dtype):
         raise RuntimeError(f"{op}(): Expected dtype int32/int64 for index")
@@ -79,9 +85,7 @@ def _check_src(src, op: str, pos: int = 4):
     """torch's TypeError for a src that is not a Tensor (scatter_add and scatter_reduce take no
     number, unlike scatter); pos is the function's position (the methods check their own)."""
     if not isinstance(src, Tensor):
-        raise TypeError(
-            f"{op}(): argument 'src' (position {pos}) must be Tensor, not {type_name(src)}"
-        )
+        raise wrong_type(op, src, "src", pos, "Tensor")
 
 
 def _index_on(x: Tensor, index: Tensor):
@@ -139,12 +143,12 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
     empty in gather/scatter ])."""
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
+        raise wrong_type(op, index, "index", 3, "Tensor")
     try:
         ndim = x._data.ndim
     except AttributeError:  # torch.gather(None, ...): zero-cost when a tensor
         raise not_tensor(op, x) from None
-    dim = wrap_dim(dim, ndim, op)  # torch checks dim before index's dtype
+    dim = wrap_dim(dim, ndim, op, "dim", 2)  # torch checks dim before index's dtype
     # scatter_add and scatter_reduce check the index as scatter, in its name
     _check_index(index, "gather" if op == "gather" else "scatter")
     idx = _index_on(x, index)
@@ -557,7 +561,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Ten
             f"{_dtype.scalar_name(indices.dtype)}"
         )
     ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim, "take_along_dim")
+    dim = wrap_dim(dim, ndim, "take_along_dim", "dim", 3)
     if indices._data.ndim != ndim:
         raise RuntimeError(
             f"torch.take_along_dim(): input and indices should have the same number of "

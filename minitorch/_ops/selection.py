@@ -12,6 +12,7 @@ from minitorch._ops._common import (
     row_major,
     type_name,
     wrap_dim,
+    wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
 from minitorch._ops.indexing import Index, IndexPut, _put, watch_indices
@@ -136,7 +137,7 @@ def _read_value_first(input: Tensor, value):
 
 def _index_array(x: Tensor, index, op: str, vector: bool = True):
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
+        raise wrong_type(op, index, "index", 3, "Tensor")
     if not is_index_dtype(index._data.dtype):
         if op == "index_add":  # torch's wording there
             raise RuntimeError(
@@ -202,7 +203,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         ndim = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("index_select", input) from None
-    dim = wrap_dim(dim, ndim, "index_select")
+    dim = wrap_dim(dim, ndim, "index_select", "dim", 2)
     idx = _index_array(input, index, "index_select")
     if input._data.ndim == 0 and idx.size != 1:
         raise RuntimeError(
@@ -242,10 +243,10 @@ def _maybe_out(result, out):
 
 def _source_plan(input, dim, index, source, op, scaled=False):
     ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim, op)
+    dim = wrap_dim(dim, ndim, op, "dim", 2)
     idx = _index_array(input, index, op)
     if not isinstance(source, Tensor):
-        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type_name(source)}")
+        raise wrong_type(op, source, "source", 4, "Tensor")
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"{op}_(): self ({_short(input.dtype)}) and source ({_short(source.dtype)}) must "
@@ -318,11 +319,11 @@ def _copy_plan(input: Tensor, dim: int, index, source):
     """index_copy's checks, in torch's order and with its exception types (they differ from
     index_add's); a 0-d source (one index) or a 0-d input takes the selected slice's shape."""
     op = "index_copy_"
-    dim = wrap_dim(dim, input._data.ndim, op)
+    dim = wrap_dim(dim, input._data.ndim, op, "dim", 2)
     if not isinstance(index, Tensor):
-        raise TypeError(f"{op}(): argument 'index' must be Tensor, not {type_name(index)}")
+        raise wrong_type(op, index, "index", 3, "Tensor")
     if not isinstance(source, Tensor):
-        raise TypeError(f"{op}(): argument 'source' must be Tensor, not {type_name(source)}")
+        raise wrong_type(op, source, "source", 4, "Tensor")
     if index._data.ndim > 1:
         raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._data.ndim})")
     n_idx = index._data.size
@@ -440,7 +441,7 @@ def _fill_plan(input: Tensor, dim: int, index, value):
     # torch's order and types: the index dtype (int64 only), then dim, then the index's rank
     if isinstance(index, Tensor) and index.dtype is not _dtype.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    dim = wrap_dim(dim, input._data.ndim, "index_fill")
+    dim = wrap_dim(dim, input._data.ndim, "index_fill", "dim", 2)
     if isinstance(index, Tensor) and index._data.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     idx = _index_array(input, index, "index_fill")
@@ -528,12 +529,27 @@ def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
     return mask.to(input._device)
 
 
+def masked_fill_overloads(op: str, input, mask, value) -> None:
+    """Raises torch's TypeError for masked_fill's (or masked_fill_'s) mask or value of a type
+    no overload takes (NOTE [ Overloaded binary ops ]); returns when they are not the fault."""
+    from minitorch._ops._common import is_number
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
+
+    if isinstance(input, Tensor) and isinstance(mask, Tensor) and (
+        isinstance(value, Tensor) or is_number(value)
+    ):
+        return
+    forms, method_forms = TERNARY_FORMS["masked_fill"]
+    named = (("input", input), ("mask", mask), ("value", value))
+    raise overload_error(op, forms, method_forms, named) from None
+
+
 def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
     try:
         return _masked_fill(input, mask, value)
-    except AttributeError:  # torch.masked_fill(None, ...): zero-cost when a tensor
-        check_tensors("masked_fill", ("input", input))
+    except (AttributeError, TypeError):  # torch.masked_fill(None, ...): zero-cost when a tensor
+        masked_fill_overloads("masked_fill", input, mask, value)
         raise
     except RuntimeError as err:  # torch broadcasts the mask (its "tensor a") against input
         _raise_broadcast_error(None, (mask, input), err)

@@ -314,11 +314,11 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
         raise not_tensor("flatten", input) from None
     if not shape:
         # a 0-d tensor takes dims 0 and -1 only (torch's IndexError otherwise); it becomes 1-d
-        _wrap_dim(start_dim, 0)
-        _wrap_dim(end_dim, 0)
+        _wrap_dim(start_dim, 0, "flatten", "start_dim", 2)
+        _wrap_dim(end_dim, 0, "flatten", "end_dim", 3)
         return reshape(input, (1,))
-    start = _wrap_dim(start_dim, len(shape))
-    end = _wrap_dim(end_dim, len(shape))
+    start = _wrap_dim(start_dim, len(shape), "flatten", "start_dim", 2)
+    end = _wrap_dim(end_dim, len(shape), "flatten", "end_dim", 3)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if start == end:
@@ -452,7 +452,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
         nd = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("unsqueeze", input) from None
-    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1, "unsqueeze"))
+    return Unsqueeze.apply(input, dim=_wrap_dim(dim, nd + 1, "unsqueeze", "dim", 2))
 
 
 # --- permutations of dims ---
@@ -559,7 +559,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
         n = input._data.ndim
     except AttributeError:  # torch.transpose(None, 0, 1): zero-cost when a tensor
         raise not_tensor("transpose", input) from None
-    return Transpose.apply(input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+    d0 = _wrap_dim(dim0, n, "transpose", "dim0", 2)
+    return Transpose.apply(input, dim0=d0, dim1=_wrap_dim(dim1, n, "transpose", "dim1", 3))
 
 
 swapdims = transpose
@@ -567,7 +568,12 @@ swapdims = transpose
 
 def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """transpose with NumPy's argument names. Mirrors torch.swapaxes."""
-    return transpose(input, axis0, axis1)
+    try:
+        n = input._data.ndim
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("swapaxes", input) from None
+    d0 = _wrap_dim(axis0, n, "swapaxes", "axis0", 2)
+    return Transpose.apply(input, dim0=d0, dim1=_wrap_dim(axis1, n, "swapaxes", "axis1", 3))
 
 
 def t(input: Tensor) -> Tensor:
@@ -783,7 +789,13 @@ def broadcast_to(input: Tensor, size) -> Tensor:
     """Mirrors torch.broadcast_to."""
     if not isinstance(input, Tensor):
         raise not_tensor("broadcast_to", input)
-    return expand(input, size)
+    try:
+        return expand(input, size)
+    except TypeError:  # torch's words for a size that is no int[]: broadcast_to's own
+        if isinstance(size, (tuple, list)) or is_index(size):
+            raise
+        int_list(size, "broadcast_to", "size", 2)
+        raise
 
 
 # --- narrow ---

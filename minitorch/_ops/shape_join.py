@@ -9,6 +9,7 @@ from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._ops._common import (
     cast,
+    check_int,
     index,
     int_list,
     is_floating,
@@ -18,6 +19,7 @@ from minitorch._ops._common import (
     not_tensor_element,
     row_major,
     type_name,
+    wrong_type,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import (
@@ -211,10 +213,10 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     Mirrors torch.chunk."""
     _needs_dims(input, "chunk")
     if chunks.__class__ is not int:  # x.chunk(n / 2) is a TypeError: NOTE [ Int-like arguments ]
-        chunks = index(chunks, "chunk", "chunks")
+        chunks = check_int("chunk", chunks, "chunks", 2)
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim, "chunk", "dim", 3)
     n = input._data.shape[d]
     size = (n + chunks - 1) // chunks
     if n == 0:
@@ -249,9 +251,9 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("unbind", input) from None
     if ndim == 0:
-        _wrap_dim(dim, 0)  # torch's range error first (dims -1 and 0 pass)
+        _wrap_dim(dim, 0, "unbind", "dim", 2)  # torch's range error first (-1 and 0 pass)
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _wrap_dim(dim, input._data.ndim)
+    d = _wrap_dim(dim, input._data.ndim, "unbind", "dim", 2)
     n = input._data.shape[d]
     outs = Unbind.apply(input, dim=d)
     return _as_single_views(outs, d, range(n), [1] * n, squeeze=True)
@@ -470,10 +472,7 @@ class Cat(Function):
 
 def _tensor_list(tensors, op):
     if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
-        raise TypeError(
-            f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
-            f"{type_name(tensors)}"
-        )
+        raise wrong_type(op, tensors, "tensors", 1, "tuple of Tensors")
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise not_tensor_element(i, t)
@@ -531,7 +530,7 @@ def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
             continue
         if ref is None:
             ref = x
-            d = _wrap_dim(dim, x.ndim)
+            d = _wrap_dim(dim, x.ndim, "cat", "dim", 2)
             continue
         if x.ndim != ref.ndim:
             raise RuntimeError(
@@ -608,7 +607,7 @@ def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
                 f"stack expects each tensor to be equal size, but got {list(shape)} at entry 0 and "
                 f"{list(t._data.shape)} at entry {i}"
             )
-    d = _wrap_dim(dim, len(shape) + 1)
+    d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)
     if out is not None:
         _check_out_overlap(out, tensors)
     return _out(Stack.apply(*_promoted(tensors), dim=d), out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _memory_format as _mf
 from minitorch._ops._common import (
+    check_int,
     check_tensors,
     index,
     int_list,
@@ -11,7 +12,7 @@ from minitorch._ops._common import (
     is_index,
     not_tensor,
     row_major,
-    type_name,
+    wrong_type,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import at_strides, flatten
@@ -154,13 +155,13 @@ class DiagEmbed(Function):
 
 
 def _offset(k, op: str, name: str) -> int:
-    """A diagonal's offset as an int: floats and bools are TypeErrors (NOTE [ Int-like
-    arguments ]), where int() would truncate x.tril(-1.5) to tril(-1)."""
-    return k if k.__class__ is int else index(k, op, name)
+    """A diagonal's offset (the op's 2nd argument) as an int: floats and bools are TypeErrors
+    (NOTE [ Int-like arguments ]), where int() would truncate x.tril(-1.5) to tril(-1)."""
+    return k if k.__class__ is int else check_int(op, k, name, 2)
 
 
-def _diag_dims(n, dim1, dim2):
-    d1, d2 = _wrap_dim(dim1, n), _wrap_dim(dim2, n)
+def _diag_dims(n, dim1, dim2, op="diagonal"):
+    d1, d2 = _wrap_dim(dim1, n, op, "dim1", 3), _wrap_dim(dim2, n, op, "dim2", 4)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return d1, d2
@@ -168,7 +169,11 @@ def _diag_dims(n, dim1, dim2):
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal over two dims, as a view (appended as the last dim). Mirrors torch.diagonal."""
-    d1, d2 = _diag_dims(input._data.ndim, dim1, dim2)
+    try:
+        n = input._data.ndim
+    except AttributeError:  # zero-cost when a tensor
+        raise not_tensor("diagonal", input) from None
+    d1, d2 = _diag_dims(n, dim1, dim2)
     return Diagonal.apply(input, offset=_offset(offset, "diagonal", "offset"), dim1=d1, dim2=d2)
 
 
@@ -176,7 +181,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     """Tensors whose diagonals (over dim1, dim2) are input's last dim. Mirrors torch.diag_embed."""
     shape = input._data.shape
     offset = _offset(offset, "diag_embed", "offset")
-    d1, d2 = _diag_dims(len(shape) + 1, dim1, dim2)
+    d1, d2 = _diag_dims(len(shape) + 1, dim1, dim2, "diag_embed")
     n = (shape[-1] if shape else 1) + abs(offset)
     out_shape = list(shape[:-1])
     for d in sorted((d1, d2)):
@@ -456,12 +461,12 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """Tensor.unfold: sliding windows along a dim, as a view. Mirrors torch.Tensor.unfold."""
     n = input._data.ndim
     if dimension.__class__ is not int:
-        dimension = index(dimension, "unfold", "dimension")
+        dimension = index(dimension, "unfold", "dimension", 1)  # (a method's positions)
     d = _wrap_dim(dimension, n)
     if size.__class__ is not int:  # x.unfold(d, k / 2, s): torch's TypeError, not a truncation
-        size = index(size, "unfold", "size")
+        size = index(size, "unfold", "size", 2)
     if step.__class__ is not int:
-        step = index(step, "unfold", "step")
+        step = index(step, "unfold", "step", 3)
     have = input._data.shape[d] if n else 1
     if size < 0:
         raise RuntimeError(f"size is {size} but must be >= 0")
@@ -504,9 +509,7 @@ def flip(input: Tensor, dims) -> Tensor:
     if dims.__class__ is not tuple and not isinstance(dims, (tuple, list)):
         # dims is an unsized int[] in torch: a bare int is a TypeError here (torch.flip(x, 1)),
         # though the method's varargs take one (x.flip(1): Tensor.flip builds the tuple).
-        raise TypeError(
-            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type_name(dims)}"
-        )
+        raise wrong_type("flip", dims, "dims", 2, "tuple of ints")
     dims = ints(dims, "flip", "dims")
     wrapped = ()
     for d in dims:  # wrapped one by one, as torch: a repeat is found before a later bad dim
@@ -567,11 +570,12 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     elif is_index(shifts):
         shifts = (index(shifts, "roll", "shifts"),)
     else:
-        shifts = int_list(shifts, "roll", "shifts")
+        shifts = int_list(shifts, "roll", "shifts", 2)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is not None:
-        dims = (dims,) if isinstance(dims, int) or is_index(dims) else tuple(dims)
+        one = isinstance(dims, int) or is_index(dims)
+        dims = (dims,) if one else ints(dims, "roll", "dims", 3)
     if not dims:  # None or (): torch rolls the flattened tensor for both
         if len(shifts) != 1:
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")

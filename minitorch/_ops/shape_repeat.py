@@ -74,7 +74,7 @@ def tile(input: Tensor, dims) -> Tensor:
     """Mirrors torch.tile (repeat, with missing leading repeats taken as 1)."""
     if not isinstance(input, Tensor):
         raise not_tensor("tile", input)
-    dims = ints(dims, "tile", "dims")
+    dims = ints(dims, "tile", "dims", 2)
     n = input._data.ndim
     if len(dims) < n:
         dims = (1,) * (n - len(dims)) + dims

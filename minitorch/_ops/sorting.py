@@ -140,9 +140,9 @@ def _sorted_parts(input: Tensor, dim, descending: bool, op: str):
         raise not_tensor(op, input) from None
     xp = input._device.backend.xp
     if x.ndim == 0:
-        wrap_dim(dim, 0, op)
+        wrap_dim(dim, 0, op, "dim", 2)
         return 0, xp.zeros((), dtype="int64")
-    dim = wrap_dim(dim, x.ndim, op)
+    dim = wrap_dim(dim, x.ndim, op, "dim", 2)
     return dim, _stable_argsort(x, dim, descending, xp)
 
 
@@ -368,10 +368,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise wrong_type("topk", k, "k", 2, "int")  # (position 1 in the method's call)
     k = index(k, "topk", "k")
     if largest.__class__ is not bool:  # (None would sort ascending: the k smallest)
-        raise flag_error("topk", "largest", largest)
+        raise flag_error("topk", "largest", largest, 4)
     if sorted.__class__ is not bool:
-        raise flag_error("topk", "sorted", sorted)
-    d = wrap_dim(dim, x.ndim, "topk")  # torch checks dim, then k, then the dtype
+        raise flag_error("topk", "sorted", sorted, 5)
+    d = wrap_dim(dim, x.ndim, "topk", "dim", 3)  # torch checks dim, then k, then the dtype
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
@@ -402,8 +402,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if k.__class__ is not int:  # a float, None or bool k is torch's TypeError
         k = check_int("kthvalue", k, "k", 2)  # (position 1 in the method's call)
     if keepdim.__class__ is not bool:
-        raise flag_error("kthvalue", "keepdim", keepdim)
-    d = wrap_dim(dim, x.ndim, "kthvalue")
+        raise flag_error("kthvalue", "keepdim", keepdim, 4)
+    d = wrap_dim(dim, x.ndim, "kthvalue", "dim", 3)
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         if n == 0:

@@ -8,6 +8,7 @@ import builtins
 import numbers
 
 from minitorch._ops._common import (
+    check_int,
     check_tensor_list,
     check_tensors,
     index,
@@ -16,7 +17,6 @@ from minitorch._ops._common import (
     type_name,
     wrap_dim,
 )
-from minitorch._ops._common import index as _index  # where a parameter is named index
 from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._subclass import dispatching, run_converted
@@ -188,13 +188,13 @@ def select(input, dim, index) -> Tensor:
     _check_tensor(input, "select")
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, input.ndim, "select")
+    d = wrap_dim(dim, input.ndim, "select", "dim", 2)
     if index.__class__ is not int:
         # a SymInt: an int-like (not a bool) or a one-element integer tensor of any ndim
         if isinstance(index, Tensor) and index.numel() == 1 and index.dtype._kind == 1:
             index = int(index)
         else:
-            index = _index(index, "select", "index", 2)
+            index = check_int("select", index, "index", 3)
     size = input.shape[d]
     if not -size <= index < size:
         raise IndexError(

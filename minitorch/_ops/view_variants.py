@@ -95,7 +95,7 @@ def _select_key(input, dim, index):
     """The indexing key of input.select(dim, index), with torch's range check."""
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, input.ndim, "select")
+    d = wrap_dim(dim, input.ndim, "select", "dim", 2)
     n = input.shape[d]
     if not -n <= index < n:
         raise IndexError(

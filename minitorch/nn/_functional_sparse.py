@@ -693,7 +693,7 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     if input.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes.__class__ is not int:  # one_hot(t, n / 2): torch's TypeError, not (.., 3)
-        num_classes = index(num_classes, "one_hot", "num_classes")
+        num_classes = index(num_classes, "one_hot", "num_classes", 2)
     on_host = input._device.type == "cpu"
     # torch refuses an empty input with any num_classes <= 0, not only the inferred -1
     if num_classes <= 0 and input.numel() == 0:

@@ -190,7 +190,7 @@ def test_method_dims_as_varargs():
 def test_float_counts_and_offsets_are_type_errors():
     x = mt.arange(12.0).reshape(3, 4)
     for f, msg in [
-        (lambda: x.chunk(4 / 2), "chunk\\(\\): argument 'chunks' must be int, not float"),
+        (lambda: x.chunk(4 / 2), "chunk\\(\\): argument 'chunks' \\(position 1\\) must be int"),
         (lambda: x.chunk(True), "must be int, not bool"),
         (lambda: x.diagonal(0.5), "diagonal\\(\\): argument 'offset'"),
         (lambda: x.tril(-1.5), "tril\\(\\): argument 'diagonal'"),
