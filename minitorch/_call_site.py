@@ -28,7 +28,7 @@ _PARSED_FUNCTIONAL = frozenset({
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
 })  # fmt: skip
 # torch.functional's Python functions that call their parsed op positionally (outside nn)
-_PYTHON_FUNCTIONS = frozenset({"cdist"})
+_PYTHON_FUNCTIONS = frozenset({"cdist", "norm"})
 # nn.functional's Python functions (as _PARSED_FUNCTIONAL's comment) that minitorch writes in
 # _ops/activation.py; celu and selu are left out: there one function is also torch.celu/selu
 _ACTIVATION = _PACKAGE + "_ops" + os.sep + "activation.py"

@@ -38,6 +38,11 @@ CASES = [
         "add(): argument 'other' must be Tensor, not str",
     ),
     (
+        # torch.norm is Python calling linalg_vector_norm positionally
+        lambda: minitorch.norm(T, dim="a"),
+        "linalg_vector_norm(): argument 'dim' (position 3) must be tuple of ints, not str",
+    ),
+    (
         # torch's F.cross_entropy is Python calling its parsed cross_entropy_loss positionally
         lambda: F.cross_entropy(T[None], minitorch.tensor([0]), weight=[1.0, 2.0]),
         "cross_entropy_loss(): argument 'weight' (position 3) must be Tensor, not list",
