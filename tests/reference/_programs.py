@@ -188,3 +188,16 @@ def assert_records_match(want, got, tol, **options):
     ten of them); the options are record_diffs's."""
     diffs = record_diffs(want, got, tol, **options)
     assert not diffs, f"{len(diffs)} record(s) differ:\n" + "\n".join(diffs[:10])
+
+
+def assert_program_matches(prog, torch, dt, tol=None, **options):
+    """Runs prog(lib, dtype, rec) under torch and minitorch (records with dtypes) and asserts the
+    records match: to 1e-10 of each record's scale in float64, 1e-4 in float32 unless tol is
+    given, torch read as minitorch in texts; the options are run_program's."""
+    import minitorch
+
+    want = run_program(prog, torch, dt, rec=Rec(dtypes=True), **options)
+    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True), **options)
+    if tol is None:
+        tol = 1e-10 if dt == "float64" else 1e-4
+    assert_records_match(want, got, tol, rename=True)

@@ -40,8 +40,7 @@ import math
 
 import pytest
 
-import minitorch
-from tests.reference._programs import Rec, assert_records_match, run_program
+from tests.reference._programs import assert_program_matches
 
 torch = pytest.importorskip("torch")
 
@@ -63,11 +62,8 @@ FLOAT32_ONLY = {"learnable_fq"}
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    prog = globals()["p_" + name]
-    want = run_program(prog, torch, dt, rec=Rec(dtypes=True))
-    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True))
     tol = 1e-10 if dt == "float64" and name not in FLOAT32_ONLY else 1e-4
-    assert_records_match(want, got, tol, rename=True)
+    assert_program_matches(globals()["p_" + name], torch, dt, tol)
 
 
 # --- helpers ---

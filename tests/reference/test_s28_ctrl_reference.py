@@ -44,8 +44,7 @@ import math
 
 import pytest
 
-import minitorch
-from tests.reference._programs import Rec, assert_records_match, run_program
+from tests.reference._programs import assert_program_matches
 
 torch = pytest.importorskip("torch")
 
@@ -63,10 +62,7 @@ PROGRAMS = [
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    prog = globals()["p_" + name]
-    want = run_program(prog, torch, dt, rec=Rec(dtypes=True))
-    got = run_program(prog, minitorch, dt, rec=Rec(dtypes=True))
-    assert_records_match(want, got, 1e-10 if dt == "float64" else 1e-4, rename=True)
+    assert_program_matches(globals()["p_" + name], torch, dt)
 
 
 # --- helpers: rotations, written the way robotics code writes them ---
