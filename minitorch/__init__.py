@@ -238,6 +238,7 @@ _warnings.filterwarnings("ignore", category=RuntimeWarning, module=_KERNEL_MODUL
 # nn`, `torch.save`): `import minitorch` stays fast for tensor-only scripts.
 _LAZY_MODULES = (
     "linalg",
+    "library",
     "nn",
     "optim",
     "utils",
@@ -281,6 +282,7 @@ _LAZY_MODULES = (
 )
 _LAZY_NAMES = {
     "AcceleratorError": "accelerator",
+    "ops": "_op_registry",
     "save": "serialization",
     "load": "serialization",
     "set_printoptions": "_tensor_str",

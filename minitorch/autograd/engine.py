@@ -752,6 +752,8 @@ def _check_custom_grads(node, grad_inputs) -> tuple:
     is one value, as in torch) of Tensors or None, None where forward's input was not a
     Tensor."""
     grad_inputs = grad_inputs if grad_inputs.__class__ is tuple else (grad_inputs,)
+    if len(grad_inputs) != len(node._next):  # the count is checked first, as torch
+        grad_inputs = _trim(node, grad_inputs, len(node._next))
     shown = node._shown  # the positions of forward's Tensor inputs, when some were not
     for i, g in enumerate(grad_inputs):
         if g is None:
