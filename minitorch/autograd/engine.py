@@ -552,6 +552,12 @@ def _run(roots, root_grads, retain_graph, create_graph, targets, capture):
                     node._saved = _FREED
             elif keep is not None:
                 keep.append(node)
+        callbacks = state.graph_task.callbacks
+        if callbacks is not None:  # queue_callback: in order, and those they queue too
+            i = 0
+            while i < len(callbacks):
+                callbacks[i]()
+                i += 1
     finally:
         _restore_grad_mode(prev)
         state.graph_task = prev_task
@@ -613,13 +619,14 @@ class _GraphTask:
     hooks): the nodes it reaches, those it runs when `inputs` were given, and those inputs;
     `capture` is not None in autograd.grad (which fills no .grad)."""
 
-    __slots__ = ("deps", "run", "targets", "capture", "__weakref__")
+    __slots__ = ("deps", "run", "targets", "capture", "callbacks", "__weakref__")
 
     def __init__(self, deps, run, targets, capture):
         self.deps = deps
         self.run = run
         self.targets = targets
         self.capture = capture
+        self.callbacks = None  # queue_callback's functions, run when the walk is done
 
     def will_execute(self, node) -> bool:
         """Whether this backward runs `node` (a tensor's grad_fn or AccumulateGrad)."""
@@ -1276,3 +1283,14 @@ def _add_into(old: Tensor, g: Tensor) -> bool:
         return False
     old._vc[0] += 1
     return True
+
+
+def queue_callback(callback) -> None:
+    """Runs callback() when the backward now running has walked its graph. Mirrors
+    torch.autograd.Variable._execution_engine.queue_callback."""
+    task = state.graph_task
+    if task is None:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    if task.callbacks is None:
+        task.callbacks = []
+    task.callbacks.append(callback)

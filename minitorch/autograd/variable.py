@@ -14,12 +14,24 @@ class _VariableMeta(type):
         return isinstance(other, Tensor)
 
 
+class _ExecutionEngine:
+    """Variable._execution_engine: the backward engine's Python face (queue_callback)."""
+
+    @staticmethod
+    def queue_callback(callback) -> None:
+        from minitorch.autograd.engine import queue_callback
+
+        queue_callback(callback)
+
+
 class Variable(metaclass=_VariableMeta):
     """Variable(data, requires_grad=False, volatile=False) -> a leaf tensor sharing data's
     memory (data.detach() with requires_grad set); with no data, an empty tensor.
 
     Differences from torch: `_grad_fn` (torch's internal fourth argument, which attaches a
     node) may only be None; `name` (the fifth) is checked and dropped."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None, name=None):
         if volatile:

@@ -1,0 +1,104 @@
+"""Which modules a program is inside of. Mirrors torch.utils.module_tracker."""
+
+from __future__ import annotations
+
+import weakref
+
+__all__ = ["ModuleTracker"]
+
+
+class ModuleTracker:
+    """A context manager that keeps `parents`, the names of the modules whose forward (or
+    backward) is running, always with "Global"; a root module is named by its class, its
+    submodules "Root.child.grandchild". `is_bw` tells whether a backward is running through a
+    tracked module. Mirrors torch.utils.module_tracker.ModuleTracker.
+
+    Differences from torch: the backward is followed by hooks on the module's output and input
+    tensors (torch uses multi-gradient hooks); a module whose inputs' hooks do not run (no input
+    needs a gradient) stays in `parents` until that backward ends."""
+
+    _follow_backward = True
+
+    def __init__(self) -> None:
+        self.parents = {"Global"}
+        self._known_modules = weakref.WeakKeyDictionary()
+        self._handles = []
+        self._in_bw = 0
+
+    @property
+    def is_bw(self) -> bool:
+        return self._in_bw > 0
+
+    def _get_mod_name(self, mod) -> str:
+        name = self._known_modules.get(mod)
+        if name is None:
+            name = self._known_modules[mod] = type(mod).__name__
+        for child_name, child in mod.named_children():
+            self._known_modules.setdefault(child, f"{name}.{child_name}")
+        return name
+
+    def _fw_pre_hook(self, mod, args):
+        self.parents.add(self._get_mod_name(mod))
+
+    def _fw_post_hook(self, mod, args, output):
+        name = self._get_mod_name(mod)
+        self.parents.discard(name)
+        self._track_backward(name, args, output)
+
+    def _track_backward(self, name, args, output):
+        from minitorch._tensor import Tensor
+        from minitorch.autograd.engine import queue_callback
+
+        def tensors(obj):
+            if isinstance(obj, Tensor):
+                yield obj
+            elif isinstance(obj, (tuple, list)):
+                for x in obj:
+                    yield from tensors(x)
+            elif isinstance(obj, dict):
+                for x in obj.values():
+                    yield from tensors(x)
+
+        if not self._follow_backward:
+            return
+        outs = [t for t in tensors(output) if t.requires_grad]
+        if not outs:
+            return
+        ins = [t for t in tensors(args) if t.requires_grad]
+
+        def enter(grad):
+            if name not in self.parents:
+                self.parents.add(name)
+                self._in_bw += 1
+                queue_callback(leave)  # whatever the inputs' hooks do, out when backward ends
+            return grad
+
+        def leave(grad=None):
+            if name in self.parents and name != "Global":
+                self.parents.discard(name)
+                self._in_bw = max(self._in_bw - 1, 0)
+            return grad
+
+        for t in outs:
+            t.register_hook(enter)
+        for t in ins:
+            t.register_hook(leave)
+
+    def __enter__(self):
+        from minitorch.nn.modules._hooks import (
+            register_module_forward_hook,
+            register_module_forward_pre_hook,
+        )
+
+        self._handles = [
+            register_module_forward_pre_hook(self._fw_pre_hook),
+            register_module_forward_hook(self._fw_post_hook, always_call=True),
+        ]
+        return self
+
+    def __exit__(self, *args):
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        self.parents = {"Global"}
+        self._in_bw = 0
