@@ -31,7 +31,10 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     out = _cdist(x1, x2, p, compute_mode)
     if out.grad_fn is not None and out.grad_fn.__class__.__name__ == "ViewBackward0":
         return out  # the matrix-product form: torch's graph is a view of EuclideanDistBackward0
-    return as_node(out, "CdistBackward0", (x1, x2)) if _grad_enabled() else out
+    if not _grad_enabled():
+        return out
+    # torch's node saves both inputs and the result: changing one in place refuses backward
+    return as_node(out, "CdistBackward0", (x1, x2), saved=(x1, x2, out))
 
 
 def _grad_enabled() -> bool:

@@ -284,7 +284,7 @@ def cross(input, other, dim=None, *, out=None):
     return linalg_cross(input, other, dim=dim, out=out)
 
 
-@one_node("DistBackward0")
+@one_node("DistBackward0", saved=("input", "other", "result"))
 def dist(input, other, p=2):
     """The p-norm of input - other. Mirrors torch.dist."""
     from minitorch._ops.reduction_more import vector_norm

@@ -602,19 +602,23 @@ class Prod(Function):
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
         _setup(ctx, x, dims, keepdim)
-        ctx.save_for_backward(a)
         if x.dtype == "float16" and np_dtype is None and a._device.type == "cpu" and x.size:
-            return _half_prod(ctx.xp, x, dims, keepdim)
-        # NumPy multiplies bool and int32 in int64; torch keeps the dtype it was given
-        dt = x.dtype if np_dtype is None else np_dtype
-        # the ufunc, not x.prod: NumPy's overflow and 0 * inf warnings (torch has none) then come
-        # from this module, which minitorch's filter silences (NOTE [ Reductions call the ufunc ])
-        out = ctx.xp.asarray(ctx.xp.multiply.reduce(x, axis=dims, dtype=dt, keepdims=keepdim))
-        return row_major(ctx.xp, out)
+            out = _half_prod(ctx.xp, x, dims, keepdim)
+        else:
+            # NumPy multiplies bool and int32 in int64; torch keeps the dtype it was given
+            dt = x.dtype if np_dtype is None else np_dtype
+            # the ufunc, not x.prod: NumPy's overflow and 0 * inf warnings (torch has none) then
+            # come from this module, which minitorch's filter silences (NOTE [ Reductions call
+            # the ufunc ])
+            out = ctx.xp.asarray(ctx.xp.multiply.reduce(x, axis=dims, dtype=dt, keepdims=keepdim))
+            out = row_major(ctx.xp, out)
+        # the result too, as torch's node: unused here, but changing it in place refuses backward
+        ctx.save_for_backward(a, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx._stored_tensors
+        a, _ = ctx._stored_tensors
         dims, shape = ctx.dims, ctx.shape
         if not shape:  # a 0-d input is its own product: the gradient passes through, as torch's
             return grad

@@ -131,6 +131,20 @@ def _check_counts(counts) -> None:
         raise RuntimeError("repeats can not be negative")
 
 
+def _device_repeat_index(reps: Tensor, output_size: int, n: int | None, np_dtype):
+    """The repeated indices of a device tensor of counts (one for all n, or n of them) when
+    output_size is given, as torch's device kernel: nothing is read back and nothing checked.
+    Each output position finds its index by a search in the running counts (a wrong output_size
+    gives wrong indices, kept in range here)."""
+    xp = reps._device.backend.xp
+    counts = reps._data.reshape(-1)
+    if n is not None and counts.size == 1:
+        counts = xp.broadcast_to(counts, (n,))
+    ends = xp.cumsum(counts)
+    idx = xp.searchsorted(ends, xp.arange(output_size, dtype=ends.dtype), side="right")
+    return xp.minimum(idx, counts.size - 1).astype(np_dtype)
+
+
 def _total(counts, n: int = 1) -> int:
     """The sum of counts (each taken n times) as a Python int (exact, before torch's int64
     check in _repeat_index)."""
@@ -172,6 +186,9 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
             raise NotImplementedError(
                 f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(reps.dtype)}'"
             )
+        if output_size is not None and reps._device.type != "cpu" and reps._data.size:
+            idx = _device_repeat_index(reps, output_size, None, reps._data.dtype)
+            return _make(idx, reps._device, False, None)
         counts = _host_counts(reps, output_size)
         total = _total(counts)
         _check_output_size(total, output_size)
@@ -221,6 +238,11 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         raise NotImplementedError(
             f"\"repeat_interleave_cpu\" not implemented for '{_dtype.scalar_name(repeats.dtype)}'"
         )
+    if output_size is not None and repeats._device.type != "cpu" and n:
+        if input._data.ndim == 0:
+            input = reshape(input, (1,))
+        idx = _device_repeat_index(repeats, output_size, n, "int64")
+        return Take.apply(input, index=idx, dim=d)
     counts = _host_counts(repeats, output_size)
     if m == 1:  # one count for every slice (NumPy's repeat broadcasts it)
         total = _total(counts, n)

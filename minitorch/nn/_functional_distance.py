@@ -109,7 +109,7 @@ def _not_tensors(x1, x2) -> TypeError:
     return not_tensor("cosine_similarity", x1, "x1", 1)
 
 
-@one_node("PdistBackward0")
+@one_node("PdistBackward0", saved=("input", "result"))
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The p-norm distances between the rows of an (N, M) input, i < j in row-major order.
     Mirrors torch.nn.functional.pdist."""
