@@ -314,3 +314,22 @@ def test_queue_callback_runs_when_backward_ends():
         RuntimeError, match="^Final callbacks can only be installed during backward"
     ):
         torch.autograd.Variable._execution_engine.queue_callback(lambda: None)
+
+
+def test_linear_of_a_transposed_batch_takes_torchs_matmul_path():
+    torch.manual_seed(0)
+    w = torch.randn(5, 16, requires_grad=True)
+    b = torch.randn(5, requires_grad=True)
+    x = torch.randn(6, 2, 16).transpose(0, 1)
+    y = nn.functional.linear(x, w, b)
+    names, f = [], y.grad_fn
+    while f is not None and len(names) < 3:
+        names.append(type(f).__name__)
+        f = f.next_functions[0][0]
+    assert names == ["AddBackward0", "UnsafeViewBackward0", "MmBackward0"]
+    torch.testing.assert_close(y, x @ w.t() + b)
+    mha = nn.MultiheadAttention(16, 2, batch_first=True)
+    xx = torch.randn(2, 6, 16)
+    with FlopCounterMode(display=False) as fc:
+        mha(xx, xx, xx, need_weights=False)
+    assert _counts(fc)["Global"] == {"aten.addmm": 6144, "aten.mm": 18432}

@@ -936,6 +936,11 @@ def linear_kernel(input, weight, bias=None):
         x = x.reshape(rows, shape[-1])
     out_shape = shape[:-1] + (n_out,)
     if bias is not None:
+        if n > 2 and not input._data.flags.c_contiguous:
+            # torch's linear takes its matmul path for a non-contiguous batched input: mm of
+            # the folded copy, viewed back, then the bias added (AddBackward0, not addmm)
+            out = Reshape.apply(LinearMm.apply(x, wt), shape=out_shape)
+            return name_node(out, "UnsafeViewBackward0") + bias
         return Linear.apply(bias, x, wt).view(out_shape)
     # Without a bias torch's product is a tensor of its own, not a view of the mm's (see
     # NOTE [ matmul results are not views ]); with one it is a view (ViewBackward0), as above.

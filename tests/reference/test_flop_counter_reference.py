@@ -5,9 +5,7 @@ same tables when `tabulate` is installed (torch's table needs it).
 
 Known and left: torch files some backward products of a module called twice under a
 neighbouring module (its tracker's backward hooks); minitorch files them under the module whose
-forward ran them. A GRU of several layers counts a few products fewer than torch's.
-nn.MultiheadAttention's in-projection counts as aten.addmm (torch: aten.mm
-after its matmul fallback for the transposed input), with the same total."""
+forward ran them. A GRU of several layers counts a few products fewer than torch's."""
 
 from __future__ import annotations
 
@@ -105,6 +103,11 @@ def _program(L):
         def forward(self, x):
             return self.head(self.enc(x))
 
+    mha = nn.MultiheadAttention(16, 2, batch_first=True)
+    xx = L.randn(2, 6, 16)
+    with FlopCounterMode(display=False) as fc:
+        mha(xx, xx, xx, need_weights=False)[0].sum().backward()
+    out.append(("mha", _counts(fc)))
     net = Net()
     with FlopCounterMode(display=False, depth=3) as fc:
         net(L.randn(3, 4)).sum().backward()
