@@ -100,6 +100,12 @@ def test_products_and_their_folding():
         torch.randn(2, 1, 4, 5) @ torch.randn(3, 5, 6)  # broadcast batch: one bmm
     assert _counts(fc) == {"Global": {"aten.bmm": 3600, "aten.mm": 740}}
     with FlopCounterMode(display=False) as fc:
+        torch.randn(4, 3, 5).transpose(0, 1) @ torch.randn(5, 6)  # no view as one matrix: bmm
+    assert _counts(fc) == {"Global": {"aten.bmm": 720}}
+    with FlopCounterMode(display=False) as fc:  # folded (a copy) when the matrix needs a grad
+        torch.randn(4, 3, 5).transpose(0, 1) @ torch.randn(5, 6, requires_grad=True)
+    assert _counts(fc) == {"Global": {"aten.mm": 720}}
+    with FlopCounterMode(display=False) as fc:
         torch.mm(torch.randn(3, 4), torch.randn(4, 5))
         torch.bmm(torch.randn(2, 3, 4), torch.randn(2, 4, 5))
         nn.functional.linear(torch.randn(3, 4), torch.randn(5, 4))

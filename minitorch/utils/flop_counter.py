@@ -185,12 +185,24 @@ def _aten(name):
 def _mm_forward(args, kwargs, out):
     a, b = args[0], args[1]
     sa, sb = a._data.shape, b._data.shape
-    if len(sa) >= 3 and len(sb) == 2:  # torch folds this into an mv: not counted
-        return None
     k = sa[-2] if kwargs.get("ta") else sa[-1]
     flops = 2 * prod(out.shape) * k
     key = "mm" if out.ndim == 2 else "bmm"
+    if len(sa) >= 3 and len(sb) == 2 and _folds(a, b):  # torch's matmul makes it one product
+        if sb[1] == 1:  # an mv (a vector made a column), which its table does not list
+            return None
+        key = "mm"
     return key, flops, (key, flops)
+
+
+def _folds(a, b) -> bool:
+    """Whether torch's matmul folds a batch of matrices a times a matrix b into one mm: when b
+    requires grad, or when a's batch dims view as one without a copy."""
+    if b.requires_grad:
+        return True
+    x = a._data
+    st, sh = x.strides, x.shape
+    return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
 
 
 def _mm_backward(info, needs):
