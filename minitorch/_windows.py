@@ -35,6 +35,51 @@ __all__ = [
 # (torch's definition).
 
 
+class _Unset:
+    """The default of a window parameter torch's overloads only take after the ones before it:
+    hamming_window's alpha after periodic, its beta after alpha, kaiser_window's beta after
+    periodic (kaiser_window(6, beta=8.0) finds no overload)."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<default>"
+
+
+_UNSET = _Unset()
+
+
+def _resolve_skipped(name: str, window_length, params: dict, defaults: dict, options) -> list:
+    """The values of params (name -> value or _UNSET, in signature order), unset ones replaced by
+    their defaults; torch's TypeError when one is passed after one left unset. The "got" list
+    takes the leading ones as positional and the later ones, then the factory options (dtype,
+    layout, device, pin_memory, requires_grad) not at their defaults, as keywords, listed last
+    first as torch's parser lists keywords (assuming the usual order of a call)."""
+    values = list(params.values())
+    first_unset = next((i for i, v in enumerate(values) if v is _UNSET), len(values))
+    later = [(k, v) for k, v in list(params.items())[first_unset:] if v is not _UNSET]
+    if later:
+        from minitorch._ops._common import arg_types, no_overload
+
+        dtype, layout, device, pin_memory, requires_grad = options
+        opts = [("dtype", dtype), ("layout", layout), ("device", device)]
+        opts += [("pin_memory", pin_memory or None), ("requires_grad", requires_grad or None)]
+        keywords = later + [(k, v) for k, v in opts if v is not None]
+        got = arg_types(window_length, *values[:first_unset])
+        got += "".join(f", {k}={type_name(v)}" for k, v in reversed(keywords))
+        raise no_overload(name, got, _overloads(list(params)[1:]))
+    return [defaults[k] if v is _UNSET else v for k, v in params.items()]
+
+
+def _overloads(names=()) -> list:
+    """torch's signatures of a window: (window_length), (.., periodic), then one more coefficient
+    of names at a time."""
+    heads = ["int window_length", "int window_length, bool periodic"]
+    for k in range(len(names)):
+        heads.append(heads[1] + "".join(f", float {n}" for n in names[: k + 1]))
+    return [f"{h}, {_OPTIONS}" for h in heads]
+
+
 def _check_window_args(name: str, window_length, periodic, floats=(), names=()):
     """torch's TypeError for a periodic that is not a bool or a coefficient that is not a float:
     its parser finds no overload of the window (hann_window(5, None), hamming_window(5, True,
@@ -52,11 +97,7 @@ def _check_window_args(name: str, window_length, periodic, floats=(), names=()):
         while bad < len(args) - 1 and args[bad].__class__ in (bool, int, float):
             bad += 1
         args = args[: bad + 1]
-        heads = ["int window_length", "int window_length, bool periodic"]
-        for k in range(len(names)):
-            heads.append(heads[1] + "".join(f", float {n}" for n in names[: k + 1]))
-        overloads = [f"{h}, {_OPTIONS}" for h in heads]
-        raise no_overload(name, arg_types(*args), overloads) from None
+        raise no_overload(name, arg_types(*args), _overloads(names)) from None
 
 
 def _window(
@@ -79,9 +120,9 @@ def _window(
             f"{name} requires non-negative window_length, got window_length={window_length}"
         )
     dt = _dtype_arg(dtype, _dtype.default_float(), name)
-    if not dt.is_floating_point:
-        raise RuntimeError(f"{name} expects floating point dtypes, got: {dt}")
     dev = _device(device)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"{name} expects floating point dtypes, got: {_options_text(dt, dev)}")
     if window_length <= 1:
         arr = _build(lambda xp: xp.ones((window_length,), dtype=_dtype.numpy_dtype(dt)), dev)
         return _require_grad(_make(arr, dev, False, None), requires_grad)
@@ -95,6 +136,24 @@ def _window(
     values = formula(n, n_points)[:window_length]
     host = np.ascontiguousarray(values.astype(_dtype.numpy_dtype(dt)))
     return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+
+
+# the C++ names torch's TensorOptions printout gives the integer and bool dtypes
+_CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+    "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+    "uint32": "unsigned int", "uint64": "long unsigned int",
+}  # fmt: skip
+
+
+def _options_text(dt, dev) -> str:
+    """The TensorOptions printout torch's window error ends with (layout, requires_grad and
+    pin_memory as their defaults)."""
+    name = _CPP_NAMES.get(str(dt).split(".")[-1], str(dt))
+    return (
+        f"TensorOptions(dtype={name}, device={dev}, layout=Strided (default), "
+        "requires_grad=false (default), pinned_memory=false, memory_format=(nullopt))"
+    )
 
 
 def _cosine_sum(*coefs):
@@ -131,9 +190,9 @@ def hann_window(
 
 def hamming_window(
     window_length,
-    periodic=True,
-    alpha=0.54,
-    beta=0.46,
+    periodic=_UNSET,
+    alpha=_UNSET,
+    beta=_UNSET,
     *,
     dtype=None,
     layout=None,
@@ -142,6 +201,13 @@ def hamming_window(
     pin_memory=False,
 ) -> Tensor:
     """alpha - beta cos(2 pi n / (N - 1)). Mirrors torch.hamming_window."""
+    periodic, alpha, beta = _resolve_skipped(
+        "hamming_window",
+        window_length,
+        {"periodic": periodic, "alpha": alpha, "beta": beta},
+        {"periodic": True, "alpha": 0.54, "beta": 0.46},
+        (dtype, layout, device, pin_memory, requires_grad),
+    )
     alpha, beta = _check_window_args(
         "hamming_window", window_length, periodic, (alpha, beta), ("alpha", "beta")
     )
@@ -211,8 +277,8 @@ def bartlett_window(
 
 def kaiser_window(
     window_length,
-    periodic=True,
-    beta=12.0,
+    periodic=_UNSET,
+    beta=_UNSET,
     *,
     dtype=None,
     layout=None,
@@ -222,6 +288,13 @@ def kaiser_window(
 ) -> Tensor:
     """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2.
     Mirrors torch.kaiser_window."""
+    periodic, beta = _resolve_skipped(
+        "kaiser_window",
+        window_length,
+        {"periodic": periodic, "beta": beta},
+        {"periodic": True, "beta": 12.0},
+        (dtype, layout, device, pin_memory, requires_grad),
+    )
     (beta,) = _check_window_args("kaiser_window", window_length, periodic, (beta,), ("beta",))
 
     def formula(n, big_n):

@@ -5,6 +5,7 @@ in the requested float32/float64 dtype. Mirrors torch.signal.windows."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -46,7 +47,9 @@ def _build(M: int, sym: bool, dt, device, requires_grad, formula) -> Tensor:
 def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """sum_i (-1)^i a_i cos(2 pi i n / (N - 1)). Mirrors torch.signal.windows.general_cosine."""
     dt = _check("general_cosine", M, dtype)
-    if not isinstance(a, (list, tuple)):
+    # any iterable, as torch's: a tensor of one coefficient works, a longer one's truth value
+    # raises as torch's does
+    if not isinstance(a, Iterable):
         raise TypeError("Coefficients must be a list/tuple")
     if not a:
         raise ValueError("Coefficients cannot be empty")
@@ -81,6 +84,7 @@ def hamming(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=
 
 def blackman(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
     """Mirrors torch.signal.windows.blackman."""
+    _check("blackman", M, dtype)  # its errors name it, unlike hann's and hamming's
     return general_cosine(
         M, a=[0.42, 0.5, 0.08], sym=sym, dtype=dtype, device=device, requires_grad=requires_grad
     )
@@ -140,6 +144,9 @@ def exponential(
         c = f((len(n) - 1) / 2 if center is None else center)
         return np.exp(-np.abs(n - c) / f(tau))
 
+    if M == 1 and center is not None:
+        # torch's single point is the formula's at n = 0 (exp(-|center| / tau)), not 1
+        return _finish(formula(np.zeros(1, dt.np), dt.np.type), 1, True, dt, device, requires_grad)
     return _build(M, sym, dt, device, requires_grad, formula)
 
 
