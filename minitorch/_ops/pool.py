@@ -215,7 +215,7 @@ class _MaxPool:
     def backward(ctx, grad, *rest):
         (x,) = ctx._stored_tensors
         check_watched(ctx)  # the returned indices, which torch saves
-        return MaxPoolGrad.apply(grad, x, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        return _grad_cls(ctx.geom).apply(grad, x, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
 
     @staticmethod
     def _backward_data(ctx, grad, *rest):
@@ -230,6 +230,9 @@ class MaxPoolGrad(Function):
     """out = zeros(in_shape) with a[o] added at the input position of window o's tap[o];
     grad_a = TapGather(grad),  grad_x = 0 for the pooled input x when given (NOTE [ Zero
     gradients of piecewise-linear backward ])"""
+
+    # torch's name for the gradient of a 2-d (or 1-d, run as 2-d) max pool; MaxPool3DGrad below
+    _node_name = "MaxPool2DWithIndicesBackwardBackward0"
 
     @staticmethod
     def forward(ctx, a, x, *, tap, geom, in_shape):
@@ -282,10 +285,22 @@ class MaxPoolGrad(Function):
         return g_a, (zeros_of(x) if needs[1] else None)
 
 
+class MaxPool3DGrad(MaxPoolGrad):
+    """MaxPoolGrad of a 3-d pool, named as torch's node."""
+
+    _node_name = "MaxPool3DWithIndicesBackwardBackward0"
+
+
+def _grad_cls(geom) -> type:
+    """The MaxPoolGrad class whose node has torch's name for a pool of this geometry."""
+    return MaxPool3DGrad if len(geom[0]) == 3 else MaxPoolGrad
+
+
 class TapGather(Function):
     """out[o] = a_pad at the input position of window o's tap[o];  grad_a = MaxPoolGrad(grad)"""
 
-    _node_name = "MaxPool2DWithIndicesBackwardBackward0"
+    # torch's max_pool_double_backward gathers, then views the result: its node is a view's
+    _node_name = "ViewBackward0"
 
     @staticmethod
     def forward(ctx, a, *, tap, geom, in_shape):
@@ -306,7 +321,9 @@ class TapGather(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return MaxPoolGrad.apply(grad, None, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape)
+        return _grad_cls(ctx.geom).apply(
+            grad, None, tap=ctx.tap, geom=ctx.geom, in_shape=ctx.in_shape
+        )
 
 
 class MaxPool2D(_MaxPool, Function):
