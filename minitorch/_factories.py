@@ -1568,17 +1568,18 @@ def eye(
 
 def _eye_type_error(*args, **keywords) -> TypeError:
     """torch's TypeError for eye(n, m) arguments matching neither of its overloads: the
-    arguments positionally, then the keywords given a value other than the default."""
-    got = [_typename(a) for a in args]
-    got += [f"{k}={_typename(v)}" for k, v in keywords.items() if v is not None and v is not False]
+    arguments as the call gave them (NOTE [ Keyword arguments in argument errors ]), the keywords
+    those given a value other than the default."""
+    from minitorch._ops._parser_errors import overload_error
+
     rest = (
         "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
-        "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+        "torch.device device = None, bool pin_memory = False, bool requires_grad = False"
     )
-    return TypeError(
-        f"eye() received an invalid combination of arguments - got ({', '.join(got)}), but "
-        f"expected one of:\n * (int n, {rest}\n * (int n, int m, {rest}\n"
-    )
+    forms = (f"int n, {rest}", f"int n, int m, {rest}")
+    named = list(zip(("n", "m"), args, strict=False))
+    named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
+    return overload_error("eye", forms, forms, named)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -403,13 +403,15 @@ def _space_forms(op: str) -> list:
 
 
 def _space_type_error(op: str, args: tuple, keywords: dict) -> TypeError:
-    """torch's TypeError for linspace/logspace arguments matching none of its overloads. The
-    arguments are listed positionally, then the keywords given a value other than the default
-    (a call's own spelling is not known here)."""
-    got = [_typename(a) for a in args]
-    got += [f"{k}={_typename(v)}" for k, v in keywords.items() if v is not None and v is not False]
-    head = f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
-    return TypeError(head + "expected one of:\n" + "\n".join(_space_forms(op)) + "\n")
+    """torch's TypeError for linspace/logspace arguments matching none of its overloads: `args`
+    (start, end[, steps[, base]]) as the call gave them (NOTE [ Keyword arguments in argument
+    errors ]), then the keywords given a value other than the default."""
+    from minitorch._ops._parser_errors import overload_error
+
+    forms = [f[4:-1] for f in _space_forms(op)]  # (" * (" ... ")")
+    named = list(zip(("start", "end", "steps", "base"), args, strict=False))
+    named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
+    return overload_error(op, forms, forms, named)
 
 
 def _to_int(x) -> np.ndarray:

@@ -108,6 +108,9 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_TORCH_C_TYPES = frozenset({"dtype", "device", "layout", "memory_format"})
+
+
 def _tp_name(x) -> str:
     """x's type as CPython's tp_name gives it, which torch's messages print: the bare name of a
     class defined in Python ("NT"), the dotted one of a C type ("collections.OrderedDict",
@@ -115,6 +118,8 @@ def _tp_name(x) -> str:
     cls = type(x)
     if cls is Size:
         return "torch.Size"
+    if cls.__name__ in _TORCH_C_TYPES and cls.__module__ == "minitorch":
+        return f"torch.{cls.__name__}"  # torch's C types: "torch.dtype", "torch.device", ...
     if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return cls.__name__
     return f"{cls.__module__}.{cls.__name__}"

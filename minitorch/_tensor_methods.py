@@ -87,10 +87,16 @@ def _int_list(seq, op: str, name: str, pos: int | None = None) -> tuple:
                 s = int(s)  # an int[] reads a one-element integer tensor, of any ndim, as its value
             elif _is_index(s):
                 s = operator.index(s)
+            elif i and s.__class__ is bool:  # the unpacking reads a bool as an int
+                s = int(s)
             elif i:  # torch's parser checks the first element, then unpacks the rest
                 raise TypeError(
                     f"{op}(): argument '{name}' failed to unpack the object at pos {i + 1} with "
                     f'error "type must be tuple of ints,but got {_type_name(s)}"'
+                )
+            elif pos is not None and not at:  # passed by keyword: torch names the sequence
+                raise TypeError(
+                    f"{op}(): argument '{name}' must be tuple of ints, not {_type_name(seq)}"
                 )
             else:
                 raise TypeError(
@@ -303,7 +309,8 @@ def _keyword_sized(fn, self, args, kwargs, op: str, name: str):
 def _keyword_size(args, kwargs, name: str, op: str):
     """x.reshape(shape=(2, 3)): the keyword form of a varargs size (torch's name for it)."""
     value = kwargs.pop(name, None)
-    if kwargs:
+    if kwargs and (args or value is not None or op == "view"):
+        # torch's parser reports a missing size before an unknown keyword
         raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if value is None:
         if not args:  # x.reshape(): no size at all (x.reshape(()) is one), torch's parser error
@@ -928,7 +935,10 @@ class TensorMethods:
 
     divide = div
     divide_ = div_
-    true_divide = div
+
+    def true_divide(self, other):  # (its own frame: errors name true_divide, as torch's)
+        return _ops.true_divide(self, other)
+
     true_divide_ = div_
 
     def neg(self):
@@ -1505,12 +1515,16 @@ class TensorMethods:
         return _ops.prod(self, *args, **kwargs)
 
     def max(self, *args, **kwargs):
+        if kwargs and "out" in kwargs:  # (the method takes no out=: its parser's error)
+            raise _ops._parser_errors.max_min_method_error("max", args, kwargs, None)
         try:
             return _ops.max(self, *args, **kwargs)
         except TypeError as e:  # NOTE [ Argument parser errors ]: the method's own wording
             raise _ops._parser_errors.max_min_method_error("max", args, kwargs, e) from e.__cause__
 
     def min(self, *args, **kwargs):
+        if kwargs and "out" in kwargs:  # (the method takes no out=: its parser's error)
+            raise _ops._parser_errors.max_min_method_error("min", args, kwargs, None)
         try:
             return _ops.min(self, *args, **kwargs)
         except TypeError as e:
@@ -1693,7 +1707,13 @@ class TensorMethods:
         return _ops.set_shape_(self, _ops.unsqueeze(self, dim), "UnsqueezeBackward1")
 
     def permute(self, *dims, **kwargs):
-        return _ops.permute(self, _keyword_size(dims, kwargs, "dims", "permute"))
+        if kwargs or not dims:
+            return _keyword_sized(_ops.permute, self, dims, kwargs, "permute", "dims")
+        try:
+            return _ops.permute(self, _size_args(dims))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            _size_form_error(dims, "permute", "dims")
+            raise
 
     def transpose(self, dim0, dim1):
         return _ops.transpose(self, dim0, dim1)
@@ -1836,10 +1856,22 @@ class TensorMethods:
         return _ops.as_strided(self, size, stride, storage_offset)
 
     def repeat(self, *sizes, **kwargs):
-        return _ops.repeat(self, _keyword_size(sizes, kwargs, "repeats", "repeat"))
+        if kwargs or not sizes:
+            return _keyword_sized(_ops.repeat, self, sizes, kwargs, "repeat", "repeats")
+        try:
+            return _ops.repeat(self, _size_args(sizes))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            _size_form_error(sizes, "repeat", "repeats")
+            raise
 
     def tile(self, *dims, **kwargs):
-        return _ops.tile(self, _keyword_size(dims, kwargs, "dims", "tile"))
+        if kwargs or not dims:
+            return _keyword_sized(_ops.tile, self, dims, kwargs, "tile", "dims")
+        try:
+            return _ops.tile(self, _size_args(dims))
+        except TypeError:  # See NOTE [ Size argument forms ]
+            _size_form_error(dims, "tile", "dims")
+            raise
 
     def repeat_interleave(self, repeats, dim=None, *, output_size=None):
         return _ops.repeat_interleave(self, repeats, dim, output_size=output_size)

@@ -15,6 +15,7 @@ from minitorch._backend import Device, backend_of, cpu, tensor_device
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._factories import (
+    _NO_VARARGS_OVERLOADS,
     _as_int,
     _check_pin_memory,
     _device,
@@ -547,6 +548,31 @@ def torch_trunc_normal(s, shape, dt, mean, std, a, b, dense=True):
     return out
 
 
+_LIKE_KWARGS = (
+    "torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = "
+    "None, torch.device device = None, bool pin_memory = False, bool requires_grad = False"
+)
+
+
+def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
+    """torch's TypeError for rand/randn(_like) given a `generator=` that is no Generator: the
+    call matches none of the overloads. torch lists the keywords given in about the reverse of
+    the call's order; here: the reverse of the signature's (as randint's)."""
+    if op.endswith("_like"):
+        forms = (f"Tensor input, *, torch.Generator generator, {_LIKE_KWARGS}",)
+        forms += (f"Tensor input, *, {_LIKE_KWARGS}",)
+    else:
+        forms = _NO_VARARGS_OVERLOADS[op]
+    given = {k: v for k, v in keywords.items() if v is not None and v is not False}
+    got = [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in reversed(given.items())]
+    text = ", ".join(got) + (", " if given and not args else "")
+    listed = "".join(f" * ({o})\n" for o in forms)
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({text}), but expected "
+        f"one of:\n{listed}"
+    )
+
+
 def rand(
     *size,
     generator=None,
@@ -559,6 +585,11 @@ def rand(
     **kwargs,
 ) -> Tensor:
     """Uniform samples on [0, 1). Mirrors torch.rand (see Generator for the streams)."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "rand", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+        )  # fmt: skip
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -592,6 +623,11 @@ def randn(
     **kwargs,
 ) -> Tensor:
     """Standard normal samples. Mirrors torch.randn."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "randn", size, **kwargs, generator=generator, out=out, dtype=dtype, layout=layout,
+            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+        )  # fmt: skip
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -932,6 +968,15 @@ def normal(
     if not (mean_t or std_t):
         if size is None:
             raise _normal_invalid([_typename(mean), _typename(std)])
+        if (
+            generator is not None
+            and not isinstance(generator, Generator)
+            and all(v is None for v in (dtype, layout, device, out))
+            and not (requires_grad or pin_memory)
+        ):
+            # no keyword singles out the size overload: torch reports that none matches
+            got = [_typename(mean), _typename(std), _typename(size)]
+            raise _normal_invalid([*got, f"generator={_typename(generator)}"])
         if out is not None:
             return _into_out(
                 out,
@@ -960,6 +1005,10 @@ def normal(
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     ref = mean if mean_t else std
     other = std if mean_t else mean
+    if generator is not None and not isinstance(generator, Generator):
+        # the tensor overloads take no other generator; the float one names the argument
+        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
+        raise _normal_invalid([*names, f"generator={_typename(generator)}"])
     if not (mean_t and std_t) and not isinstance(other, (int, float, np.number)):
         # normal(mean_tensor, "a"): the float beside a tensor is no number, no overload matches
         names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
@@ -1017,6 +1066,11 @@ def rand_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.rand_like (laid out as memory_format asks, input's order by default)."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "rand_like", (input,), generator=generator, memory_format=memory_format, dtype=dtype,
+            layout=layout, device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
     if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(rand_like, locals())
         if r is not None:
@@ -1048,6 +1102,11 @@ def randn_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.randn_like (laid out as memory_format asks, input's order by default)."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "randn_like", (input,), generator=generator, memory_format=memory_format, dtype=dtype,
+            layout=layout, device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
     if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(randn_like, locals())
         if r is not None:

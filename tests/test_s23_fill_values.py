@@ -18,7 +18,7 @@ def _ops():
         "fill_": lambda v: mt.zeros(3).fill_(v),
         "masked_fill": lambda v: mt.zeros(3).masked_fill(mask, v),  # torch: "masked_fill()"
         "masked_fill_ in place": lambda v: mt.zeros(3).masked_fill_(mask, v),
-        "index_fill_": lambda v: mt.zeros(3).index_fill(0, idx, v),
+        "index_fill": lambda v: mt.zeros(3).index_fill(0, idx, v),  # (its overloads listed)
         "fill_diagonal_": lambda v: mt.zeros(2, 2).fill_diagonal_(v),
     }
 

@@ -509,8 +509,10 @@ def test_size_arguments_by_keyword():
     assert x.flip(dims=(0,)).shape == (2, 3) and x.new_zeros(size=(4,)).shape == (4,)
     with pytest.raises(TypeError, match="multiple values for argument 'shape'"):
         x.reshape((3, 2), shape=(3, 2))
+    with pytest.raises(TypeError, match='missing 1 required positional arguments: "shape"'):
+        x.reshape(shap=(3, 2))  # torch reports the missing size before the unknown keyword
     with pytest.raises(TypeError, match="unexpected keyword argument 'shap'"):
-        x.reshape(shap=(3, 2))
+        x.reshape(3, 2, shap=(3, 2))
 
 
 def test_torch_constants_and_version_module():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._ops._common import type_name
+from minitorch._ops._common import is_number, type_name
 from minitorch._tensor import Tensor
 
 # NOTE [ Argument parser errors ]
@@ -29,25 +29,42 @@ def _params(form: str):
     return out
 
 
-def _fits(value, kind: str) -> bool:
+def _fits(value, kind: str, parsing: bool = False) -> bool:
+    """Whether torch takes value for a `kind` argument: when parsing the call (an int is a
+    `tuple of ints` there, as the int[1] dims of sum/mean/std take one), or when marking the
+    listed overloads (where only an empty tuple is one: torch's listing reads the item type of
+    `tuple of ints` as "ints", which names no type)."""
     if kind == "Tensor":
         return isinstance(value, Tensor)
     if kind == "bool":
         return value.__class__ is bool
     if kind == "Number":
+        if parsing:
+            return is_number(value)
         return not isinstance(value, Tensor) and isinstance(value, (int, float, complex))
     if kind == "int":  # an int-like (a 0-d integer tensor too), never a bool or a float
+        if not parsing:  # the listing takes a Python int only
+            return value.__class__ is int
         if value.__class__ is bool or isinstance(value, float):
             return False
         if isinstance(value, Tensor):
             return value.ndim == 0 and not value.dtype.is_floating_point and not value.is_complex()
         return hasattr(type(value), "__index__")
+    if kind == "tuple of ints":
+        if not parsing:
+            return value == () and isinstance(value, tuple)
+        return _fits(value, "int") or (
+            isinstance(value, (tuple, list)) and all(_fits(v, "int") for v in value)
+        )
+    if kind == "str":
+        return isinstance(value, str)
     return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
 
 
 def _shown(x) -> str:
     if isinstance(x, tuple):  # (Python's spelling: a 1-tuple keeps its comma)
-        return f"tuple of ({', '.join(type_name(s) for s in x)}{',' if len(x) == 1 else ''})"
+        items = f"{', '.join(type_name(s) for s in x)}{',' if len(x) == 1 else ''}"
+        return f"{type_name(x)} of ({items})"
     if isinstance(x, list):
         return f"list of [{', '.join(type_name(s) for s in x)}]"
     return type_name(x)
@@ -56,7 +73,8 @@ def _shown(x) -> str:
 def _why(params, positional, kwargs) -> str:
     """The 'didn't match because' of one listed overload. torch marks whatever stands in a
     Number slot there, a number too (t.masked_fill("a", 1.0): "(!str!, !float!)" under
-    "Tensor mask, Number value")."""
+    "Tensor mask, Number value"), and in a slot with a default (t.sort(1, "a"): "(!int!,
+    !str!)" under "int dim = -1, bool descending = False")."""
     required = {p[0]: p[1] for p in params if p is not None and not p[2]}
     bad = [k for k in kwargs if k not in required]
     if bad:
@@ -64,7 +82,7 @@ def _why(params, positional, kwargs) -> str:
     shown = []
     for i, v in enumerate(positional):
         p = params[i] if i < len(params) else None
-        ok = p is not None and p[1] != "Number" and _fits(v, p[1])
+        ok = p is not None and not p[2] and p[1] != "Number" and _fits(v, p[1])
         shown.append(_shown(v) if ok else f"!{_shown(v)}!")
     text = ", ".join(shown)
     # the keywords in the overload's order (where "got" lists them in reverse of the call's);
@@ -90,18 +108,18 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
     if len(fitting) == 1:
         params = fitting[0]
         names = [p[0] for p in params]
-        for k in kwargs:
-            if k not in names:
-                return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
-        for i, (name, kind, _) in enumerate(params):
+        for i, (name, kind, _) in enumerate(params):  # (the types first, then the keywords)
             given = i < len(positional)
             if given or name in kwargs:
                 v = positional[i] if given else kwargs[name]
-                if not _fits(v, kind):
+                if not _fits(v, kind, parsing=True):
                     at = f" (position {i + 1})" if given else ""
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
                     )
+        for k in kwargs:
+            if k not in names:
+                return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
     got = ", ".join(type_name(v) for v in positional)
     for k, v in kwargs.items():
         got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "
@@ -118,13 +136,15 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
 MAX_MIN_METHOD_FORMS = ("", "Tensor other", "int dim, bool keepdim = False")
 
 
-def max_min_method_error(op: str, args: tuple, kwargs: dict, error: TypeError) -> TypeError:
+def max_min_method_error(op: str, args: tuple, kwargs: dict, error: TypeError | None):
     """Tensor.max/min's own wording of an argument error the function form gave (the method's
-    overloads leave out `input` and `out`); any other error as it is."""
-    ours = (f"{op}() received an invalid combination", f"{op}() takes from", f"{op}() got ")
-    parsed = str(error).startswith((*ours, f"{op}(): argument"))
-    if not parsed or not set(kwargs) <= {"dim", "keepdim", "other"}:
-        return error
+    overloads leave out `input` and `out`); any other error as it is. error None: a call the
+    function takes but the method does not (out=)."""
+    if error is not None:
+        ours = (f"{op}() received an invalid combination", f"{op}() takes from", f"{op}() got ")
+        parsed = str(error).startswith((*ours, f"{op}(): argument"))
+        if not parsed or not set(kwargs) <= {"dim", "keepdim", "other"}:
+            return error
     return invalid_arguments(op, MAX_MIN_METHOD_FORMS, args, dict(reversed(kwargs.items())))
 
 
@@ -138,11 +158,21 @@ CLAMP_METHOD_FORMS = (
 )
 
 
-def clamp_error(op: str, input, min, max) -> TypeError:
-    """clamp's (or clip's, clamp_'s) TypeError for one tensor bound and one number bound
-    (input None: the method), worded as for the usual call passing both by keyword."""
-    forms, positional = (CLAMP_METHOD_FORMS, ()) if input is None else (CLAMP_FORMS, (input,))
-    return invalid_arguments(op, forms, positional, {"max": max, "min": min})
+def clamp_error(op: str, input, min, max, out=None) -> TypeError:
+    """clamp's (or clip's, clamp_'s) TypeError for bounds no overload takes (a str, one tensor
+    bound beside one number bound) or an input that is no tensor, as the user's call gave them
+    (NOTE [ Keyword arguments in argument errors ]); a bound of None counts as not given, but
+    for a min before a positional max."""
+    from minitorch._call_site import passed_by_keyword
+
+    named = [("input", input)]
+    if min is not None or (max is not None and not passed_by_keyword("max", op)):
+        named.append(("min", min))
+    if max is not None:
+        named.append(("max", max))
+    if out is not None:
+        named.append(("out", out))
+    return overload_error(op, CLAMP_FORMS, CLAMP_METHOD_FORMS, named)
 
 
 def clamp_method_error(op: str, min, max, error: TypeError) -> TypeError:
@@ -169,8 +199,25 @@ _NUMBER_SELF = (
      "Tensor input, Number other, *, Tensor out = None"),
     ("Tensor other", "Number other"),
 )  # fmt: skip
+_DIVIDE = (
+    ("Tensor input, Tensor other, *, Tensor out = None", "Tensor input, Number other"),
+    ("Tensor other", "Number other"),
+)
 BINARY_FORMS = {
     **dict.fromkeys(("eq", "ne", "lt", "gt", "le", "ge", "fmod", "copysign"), _COMPARE),
+    **dict.fromkeys(("true_divide", "floor_divide"), _DIVIDE),
+    "xlogy": (
+        ("Tensor input, Tensor other, *, Tensor out = None",
+         "Number self, Tensor other, *, Tensor out = None",
+         "Tensor input, Number other, *, Tensor out = None"),
+        ("Tensor other", "Number other"),
+    ),
+    "float_power": (
+        ("Tensor input, Tensor exponent, *, Tensor out = None",
+         "Number self, Tensor exponent, *, Tensor out = None",
+         "Tensor input, Number exponent, *, Tensor out = None"),
+        ("Tensor exponent", "Number exponent"),
+    ),
     **dict.fromkeys(("remainder", "bitwise_and", "bitwise_or", "bitwise_xor"), _NUMBER_SELF),
     "pow": (
         ("Tensor input, Tensor exponent, *, Tensor out = None",
@@ -211,10 +258,161 @@ def overload_error(op: str, forms, method_forms, named, self_name="input") -> Ty
 
     if _called_as_method(op):
         forms, named = method_forms, [(n, v) for n, v in named if n != self_name]
+    keyword_only, positional_names = set(), set()
+    for form in forms:
+        params = _params(form)
+        star = params.index(None) if None in params else len(params)
+        positional_names.update(p[0] for p in params[:star])
+        keyword_only.update(p[0] for p in params[star + 1 :])
+    keyword_only -= positional_names  # (out=, dtype=: keywords however the call is read)
     positional, kwargs = [], {}
     for name, value in named:
-        if kwargs or passed_by_keyword(name, op):
+        if kwargs or name in keyword_only or passed_by_keyword(name, op):
             kwargs[name] = value
         else:
             positional.append(value)
     return invalid_arguments(op, forms, tuple(positional), dict(reversed(kwargs.items())))
+
+
+# NOTE [ Overloaded reductions ]
+# Most reductions have several overloads (a full one, one over `tuple of ints dim`, one over an
+# `int dim`, std's `unbiased`-only one, ...), so torch words a wrong-typed argument of theirs as
+# none of them matching -- or, when the argument count fits one overload only, as that one's
+# argument error (NOTE [ Argument parser errors ]). So do a few other ops of several overloads
+# (div's rounding_mode, round's decimals). The function and method overloads, as torch lists
+# them:
+_DTYPE_KW = "*, torch.dtype dtype = None"
+_BOOL_REDUCE = (
+    ("Tensor input, *, Tensor out = None",
+     "Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None",
+     "Tensor input, int dim, bool keepdim = False, *, Tensor out = None"),
+    ("", "tuple of ints dim = None, bool keepdim = False", "int dim, bool keepdim = False"),
+)  # fmt: skip
+_SUM_DIM = "tuple of ints dim, bool keepdim = False"
+_VAR_FORMS = {
+    op: (
+        (f"Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out}",
+         "Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = "
+         f"False{out_kw}",
+         "Tensor input, bool unbiased = True"),
+        ("tuple of ints dim, bool unbiased = True, bool keepdim = False",
+         "tuple of ints dim = None, *, Number correction = None, bool keepdim = False",
+         "bool unbiased = True"),
+    )
+    for op, out, out_kw in (("var", ", *, Tensor out = None", ", Tensor out = None"),
+                            ("std", ", *, Tensor out = None", ", Tensor out = None"),
+                            ("var_mean", "", ""), ("std_mean", "", ""))
+}  # fmt: skip
+OVERLOADS = {
+    "sum": (
+        (f"Tensor input, {_DTYPE_KW}",
+         f"Tensor input, {_SUM_DIM}, {_DTYPE_KW}, Tensor out = None"),
+        (_DTYPE_KW, f"{_SUM_DIM}, {_DTYPE_KW}"),
+    ),
+    "mean": (
+        (f"Tensor input, {_DTYPE_KW}, Tensor out = None",
+         f"Tensor input, {_SUM_DIM}, {_DTYPE_KW}, Tensor out = None"),
+        (_DTYPE_KW, f"{_SUM_DIM}, {_DTYPE_KW}"),
+    ),
+    "prod": (
+        (f"Tensor input, {_DTYPE_KW}",
+         f"Tensor input, int dim, bool keepdim = False, {_DTYPE_KW}, Tensor out = None"),
+        (_DTYPE_KW, f"int dim, bool keepdim = False, {_DTYPE_KW}"),
+    ),
+    "all": _BOOL_REDUCE,
+    "any": _BOOL_REDUCE,
+    "count_nonzero": (
+        ("Tensor input, int dim = None", "Tensor input, tuple of ints dim"),
+        ("int dim = None", "tuple of ints dim"),
+    ),
+    "squeeze": (
+        ("Tensor input", "Tensor input, int dim", "Tensor input, tuple of ints dim"),
+        ("", "int dim", "tuple of ints dim"),
+    ),
+    "narrow": (
+        ("Tensor input, int dim, Tensor start, int length",
+         "Tensor input, int dim, int start, int length"),
+        ("int dim, Tensor start, int length", "int dim, int start, int length"),
+    ),
+    "fill_": (
+        ("Tensor input, Tensor value", "Tensor input, Number value"),
+        ("Tensor value", "Number value"),
+    ),
+    "scatter": (
+        ("Tensor input, int dim, Tensor index, Tensor src, *, Tensor out = None",
+         "Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None",
+         "Tensor input, int dim, Tensor index, Number value, *, Tensor out = None",
+         "Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None"),
+        ("int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
+         "int dim, Tensor index, Number value",
+         "int dim, Tensor index, Number value, *, str reduce"),
+    ),
+    "index_fill": (
+        ("Tensor input, int dim, Tensor index, Tensor value",
+         "Tensor input, int dim, Tensor index, Number value"),
+        ("int dim, Tensor index, Tensor value", "int dim, Tensor index, Number value"),
+    ),
+    "repeat_interleave": (
+        ("Tensor input, Tensor repeats, int dim = None, *, int output_size = None",
+         "Tensor repeats, *, int output_size = None",
+         "Tensor input, int repeats, int dim = None, *, int output_size = None"),
+        ("Tensor repeats, int dim = None, *, int output_size = None",
+         "int repeats, int dim = None, *, int output_size = None"),
+    ),
+    "movedim": (
+        ("Tensor input, int source, int destination",
+         "Tensor input, tuple of ints source, tuple of ints destination"),
+        ("int source, int destination", "tuple of ints source, tuple of ints destination"),
+    ),
+    **_VAR_FORMS,
+    "div": (
+        ("Tensor input, Tensor other, *, Tensor out = None",
+         "Tensor input, Tensor other, *, str rounding_mode, Tensor out = None",
+         "Tensor input, Number other, *, str rounding_mode"),
+        ("Tensor other", "Tensor other, *, str rounding_mode",
+         "Number other, *, str rounding_mode"),
+    ),
+    "round": (
+        ("Tensor input, *, Tensor out = None", "Tensor input, *, int decimals, Tensor out = None"),
+        ("", "*, int decimals"),
+    ),
+}  # fmt: skip
+
+
+def _given(op: str, named) -> list:
+    """The (name, value) pairs of `named` the call gave (parsed_error)."""
+    from minitorch._call_site import passed_by_keyword
+
+    forms = OVERLOADS[op][0]
+    given = []
+    for name, value in named:
+        if value is False if name == "keepdim" else value is None:
+            required = value is None and all(
+                any(p and p[0] == name and not p[2] for p in _params(f)) for f in forms
+            )
+            if not (required or passed_by_keyword(name, op)):
+                continue
+        given.append((name, value))
+    return given
+
+
+def argument_error(error: Exception, op: str, named) -> Exception:
+    """parsed_error when no overload of `op` takes the types of `named` (in signature order, as
+    parsed_error's), else `error` as it is (an error about their values). For an op's
+    `except TypeError` clause."""
+    values = [v for _, v in _given(op, named)]
+    for form in OVERLOADS[op][0]:
+        params = [p for p in _params(form) if p is not None]
+        if sum(not p[2] for p in params) <= len(values) <= len(params) and all(
+            _fits(v, p[1], parsing=True) for v, p in zip(values, params, strict=False)
+        ):
+            return error
+    return parsed_error(op, named)
+
+
+def parsed_error(op: str, named) -> TypeError:
+    """overload_error for `op` with its OVERLOADS: `named` holds the (name, value) of its
+    arguments in signature order. One at its default (None, keepdim's False) counts as not
+    given unless the call passed it by keyword or every overload requires it. For error paths
+    only."""
+    return overload_error(op, *OVERLOADS[op], _given(op, named))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import operator
-
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
     cast,
@@ -530,11 +528,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     if n == 0 and prepend is None and append is None:
-        operator.index(dim)  # (its TypeError) torch checks dim's range only to join or subtract
+        check_int("diff", dim, "dim", 3)  # torch checks dim's range only to join or subtract
         from minitorch._ops.convert import clone
 
         return _out(name_node(clone(input), "CopyBackwards"), out)
-    d = wrap_dim(operator.index(dim), input.ndim, "diff")
+    d = wrap_dim(dim, input.ndim, "diff", "dim", 3)
     parts = []
     for extra in (prepend, input, append):
         if extra is None:

@@ -1058,7 +1058,12 @@ def fill_(input, value):
         if value.__class__ is not Tensor and dispatching(value):  # NOTE [ In-place ops with a
             return dispatch_method("fill_", (input, value), {})  # Tensor-subclass operand ]
         return _fill(input, value, "FillBackward3", None)
-    return _fill(input, value, "FillBackward2", (0,))
+    try:
+        return _fill(input, value, "FillBackward2", (0,))
+    except TypeError as e:  # a value of no type it takes (NOTE [ Overloaded reductions ])
+        from minitorch._ops._parser_errors import argument_error
+
+        raise argument_error(e, "fill_", (("input", input), ("value", value))) from None
 
 
 def _fill(self, value, node: str, shown):

@@ -607,6 +607,11 @@ def div(input, other, *, rounding_mode=None, out=None):
         ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
             return run_converted(div, (input, other), {"rounding_mode": rounding_mode, "out": out})
         return _out(_integer_div(a, b, rounding_mode, dt), out)
+    if not isinstance(rounding_mode, str):  # NOTE [ Overloaded reductions ]: its overloads
+        from minitorch._ops._parser_errors import parsed_error
+
+        named = (("input", input), ("other", other), ("rounding_mode", rounding_mode))
+        raise parsed_error("div", (*named, ("out", out)))
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{rounding_mode}'"
@@ -1713,8 +1718,8 @@ def _as_number(t: Tensor):
 
 def clamp(input, min=None, max=None, *, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
-    if not isinstance(input, Tensor):
-        raise not_tensor("clamp", input)
+    if not isinstance(input, Tensor):  # (both overloads take the call: it lists them)
+        raise clamp_error("clamp", input, min, max, out)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = number(min), number(max)
@@ -1740,7 +1745,10 @@ def clamp(input, min=None, max=None, *, out=None):
     dt = input.dtype
     for bnd in (min, max):
         if bnd is not None:
-            dt = _dtype.scalar_dtype(dt, bnd)
+            try:
+                dt = _dtype.scalar_dtype(dt, bnd)
+            except TypeError:  # a str: no overload takes it
+                raise clamp_error("clamp", input, min, max, out) from None
             if bnd.__class__ in (float, int) and not -65504.0 <= bnd <= 65504.0:
                 # (rare: beyond float16's range, or NaN). A NaN bound makes every element NaN
                 # in torch before the other bound is converted: clamp(half, 1e300, nan) is NaN

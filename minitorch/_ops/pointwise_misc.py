@@ -9,10 +9,8 @@ import numbers
 from minitorch import _dtype
 from minitorch._backend.numpy_backend import fast_nextafter
 from minitorch._ops._common import (
-    arg_types,
     cast,
     check_tensors,
-    no_overload,
     operand_error,
     promote,
     promote_float,
@@ -138,18 +136,10 @@ def float_power(input, exponent, *, out=None):
         )
     for v in (input, exponent):
         if not isinstance(v, (Tensor, numbers.Number)):  # float_power(x, "a"), (x, None)
-            raise no_overload(
-                "float_power",
-                arg_types(input, exponent),
-                [
-                    f"{a}, {b}, *, Tensor out = None"
-                    for a, b in (
-                        ("Tensor input", "Tensor exponent"),
-                        ("Number self", "Tensor exponent"),
-                        ("Tensor input", "Number exponent"),
-                    )
-                ],
-            )
+            from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+            named = (("input", input), ("exponent", exponent))
+            raise overload_error("float_power", *BINARY_FORMS["float_power"], named)
     base = cast(input, f64) if isinstance(input, Tensor) else float(input)
     exp_ = cast(exponent, f64) if isinstance(exponent, Tensor) else float(exponent)
     if not isinstance(base, Tensor):
@@ -470,7 +460,12 @@ def clamp_min(input, min, *, out=None):
         raise _one_bound_error("clamp_min", input, min, "min", out=True)
     if out is not None:
         return _clamp_out(input, min, None, out, "clamp_min")
-    result = clamp(input, min, None)
+    try:
+        result = clamp(input, min, None)
+    except TypeError as e:  # (clamp's overloads are not clamp_min's)
+        if not str(e).startswith("clamp() received"):
+            raise
+        raise _one_bound_error("clamp_min", input, min, "min", out=True) from None
     shown = (0, 1) if isinstance(min, Tensor) else None
     return name_node(result, _clamp_node("Min", min), (input,), shown=shown)
 
@@ -481,19 +476,26 @@ def clamp_max(input, max, *, out=None):
         raise _one_bound_error("clamp_max", input, max, "max", out=True)
     if out is not None:
         return _clamp_out(input, None, max, out, "clamp_max")
-    result = clamp(input, None, max)
+    try:
+        result = clamp(input, None, max)
+    except TypeError as e:  # (clamp's overloads are not clamp_max's)
+        if not str(e).startswith("clamp() received"):
+            raise
+        raise _one_bound_error("clamp_max", input, max, "max", out=True) from None
     shown = (0, 2) if isinstance(max, Tensor) else None
     return name_node(result, _clamp_node("Max", max), (input,), shown=shown)
 
 
 def _one_bound_error(op, input, bound, name, out=False) -> TypeError:
-    """torch's TypeError for a None bound of clamp_min/clamp_max (whose bound is a Number or a
-    Tensor, never optional, unlike clamp's)."""
-    from minitorch._ops._common import arg_types, no_overload
+    """torch's TypeError for a bound of clamp_min/clamp_max of no type they take (None, a str:
+    their bound is a Number or a Tensor, never optional, unlike clamp's), or a non-tensor input;
+    worded for the call as it was made (NOTE [ Keyword arguments in argument errors ])."""
+    from minitorch._ops._parser_errors import overload_error
 
     tail = ", *, Tensor out = None" if out else ""
     sigs = [f"Tensor input, {k} {name}{tail}" for k in ("Tensor", "Number")]
-    return no_overload(op, arg_types(input, bound), sigs)
+    method_sigs = [f"{k} {name}" for k in ("Tensor", "Number")]
+    return overload_error(op, sigs, method_sigs, (("input", input), (name, bound)))
 
 
 def _clamp_node(kind, bound):
@@ -527,7 +529,7 @@ def clip(input, min=None, max=None, *, out=None):
     except TypeError as e:  # NOTE [ Argument parser errors ]: under its own name
         if not str(e).startswith("clamp() received an invalid combination"):
             raise
-        raise clamp_error("clip", input, min, max) from None
+        raise clamp_error("clip", input, min, max, out) from None
 
 
 def clip_(input, min=None, max=None):

@@ -9,6 +9,7 @@ from minitorch._ops._common import (
     cast,
     index,
     is_floating,
+    operand_error,
     opmath_array,
     wrong_type,
     zeros_of,
@@ -215,7 +216,13 @@ fix = trunc
 def round(input, *, decimals=0, out=None):
     """Rounds half to even, to `decimals` decimal places. Mirrors torch.round."""
     if decimals.__class__ is not int:  # an int-like, not a float or bool (torch's parser)
-        decimals = index(decimals, "round", "decimals")
+        try:
+            decimals = index(decimals, "round", "decimals")
+        except TypeError:  # NOTE [ Overloaded reductions ]
+            from minitorch._ops._parser_errors import parsed_error
+
+            named = (("input", input), ("decimals", decimals), ("out", out))
+            raise parsed_error("round", named) from None
     if decimals == 0:
         return _round0(input, out=out)
     _check_tensor(input, "round")
@@ -249,7 +256,12 @@ def sgn(input, *, out=None):
 def true_divide(input, other, *, out=None):
     """input / other (true division). Mirrors torch.true_divide (whose keywords are `input`
     and `other`, though its docstring says dividend and divisor)."""
-    return div(input, other, out=out)
+    try:
+        return div(input, other, out=out)
+    except TypeError as e:  # an operand of no type it takes: under its own name and overloads
+        if not str(e).startswith("div(): argument"):
+            raise
+        raise TypeError(operand_error("true_divide", input, other)) from None
 
 
 def square(input, *, out=None):

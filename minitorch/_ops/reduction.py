@@ -10,7 +10,9 @@ from minitorch._ops._common import (
     cast,
     check_int,
     check_tensors,
+    int_list,
     is_floating,
+    is_index,
     no_overload,
     not_tensor,
     opmath_dtype,
@@ -20,7 +22,7 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
-from minitorch._ops._parser_errors import invalid_arguments
+from minitorch._ops._parser_errors import invalid_arguments, parsed_error
 from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
@@ -62,7 +64,9 @@ def reduce_dims(dim, ndim: int, op: str, empty_means_all: bool = True, pos: int 
         else:
             return dim
     if isinstance(dim, (list, tuple)):
-        dims = tuple(wrap_dim(_as_int(d, op, pos), ndim, op) for d in dim)
+        # torch's int[] wording for a bad element: its type when the first, else "failed to
+        # unpack" (an int-like one-element tensor is an int there)
+        dims = tuple(wrap_dim(d, ndim, op) for d in int_list(dim, op, "dim", pos))
         if not dims:
             return None if empty_means_all else ()
         seen = set()
@@ -226,7 +230,7 @@ def _no_out_without_dim(op: str, out):
 # which saves the common calls a second sentinel test; the others refuse it too.
 
 
-def _dim_args(op: str, dim, keepdim, axis, keepdims, forms):
+def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms):
     """(dim, keepdim) of sum/mean called with NumPy's axis=/keepdims= spellings (axis=None
     names the dim overload, as torch's), or torch's TypeError for keepdim=True / keepdims= with
     no dim. Off the common calls (x.sum(), x.sum(1)); NOTE [ keepdim without dim ]."""
@@ -237,8 +241,25 @@ def _dim_args(op: str, dim, keepdim, axis, keepdims, forms):
     if dim is _MISSING:
         _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms)
     if keepdim.__class__ is not bool:
+        if keepdims is None:  # NOTE [ Overloaded reductions ]
+            raise parsed_error(op, (("input", input), ("dim", dim), ("keepdim", keepdim)))
         raise keepdim_error(op, dim, keepdim, None if op == "sum" else forms)
     return dim, keepdim
+
+
+def _argument_error(error, op: str, input, dim, keepdim, **keywords):
+    """torch's TypeError for the overloaded reduction `op` given an input that is no tensor or a
+    dim that is neither an int nor a sequence of them (NOTE [ Overloaded reductions ]); error,
+    the one raised here, for any other (an element of a dim tuple: torch's message names it)."""
+    if isinstance(input, Tensor) and (
+        isinstance(error, AttributeError)
+        # a dim sequence whose first element is int-like fits the dim overload: torch names
+        # the element it fails to unpack (one that is not makes no overload fit)
+        or isinstance(dim, (list, tuple)) and (not dim or is_index(dim[0]))
+    ):
+        return error
+    named = (("input", input), ("dim", dim), ("keepdim", keepdim), *keywords.items())
+    return parsed_error(op, named)
 
 
 # NOTE [ keepdim must be a bool ]
@@ -418,16 +439,16 @@ def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdi
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
-            dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
+            dim, keepdim = _dim_args("sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS)
         else:
             dim = None
     elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
-        dim, keepdim = _dim_args("sum", dim, keepdim, axis, keepdims, _SUM_FORMS)
+        dim, keepdim = _dim_args("sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS)
     try:
         x = input._data
-    except AttributeError:  # torch.sum(list_of_losses)
-        raise not_tensor("sum", input) from None
-    dims = reduce_dims(dim, x.ndim, "sum")
+        dims = reduce_dims(dim, x.ndim, "sum")
+    except (AttributeError, TypeError) as e:  # torch.sum(list_of_losses), x.sum("a")
+        raise _argument_error(e, "sum", input, dim, keepdim, dtype=dtype, out=out) from None
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "sum")
         no_integral_grad(input, dt)
@@ -527,13 +548,13 @@ def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepd
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
-            dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
+            dim, keepdim = _dim_args("mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS)
         else:
             dim = None
     elif keepdim.__class__ is not bool or axis is not _MISSING or keepdims is not None:
-        dim, keepdim = _dim_args("mean", dim, keepdim, axis, keepdims, _MEAN_FORMS)
+        dim, keepdim = _dim_args("mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS)
     if not isinstance(input, Tensor):  # torch.mean(list_of_losses)
-        raise not_tensor("mean", input)
+        raise _argument_error(None, "mean", input, dim, keepdim, dtype=dtype, out=out)
     if dtype is not None:
         dt = _dtype.to_dtype(dtype, "mean")
         if not dt.is_floating_point:
@@ -551,7 +572,10 @@ def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepd
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_short(input.dtype)}"
         )
-    dims = reduce_dims(dim, input._data.ndim, "mean")
+    try:
+        dims = reduce_dims(dim, input._data.ndim, "mean")
+    except TypeError as e:  # x.mean("a")
+        raise _argument_error(e, "mean", input, dim, keepdim, dtype=dtype, out=out) from None
     fn = Mean if dim is None else MeanDim
     if out is None:
         return fn.apply(input, dims=dims, keepdim=keepdim)
@@ -684,15 +708,12 @@ def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
         raise keepdim_error("prod", dim, keepdim)
     try:
         x = input._data
-    except AttributeError:  # torch.prod(list_of_probs): zero-cost when a tensor
-        raise not_tensor("prod", input) from None
-    if isinstance(dim, (list, tuple)):
-        raise TypeError(
-            f"prod() received an invalid combination of arguments - got ({type(dim).__name__}), "
-            "but expected one of:\n * (*, torch.dtype dtype = None)\n * (int dim, bool keepdim = "
-            "False, *, torch.dtype dtype = None)\n"
-        )
-    dims = reduce_dims(dim, x.ndim, "prod")
+        if isinstance(dim, (list, tuple)):  # its dim overload takes one int
+            raise TypeError
+        dims = reduce_dims(dim, x.ndim, "prod")
+    except (AttributeError, TypeError):  # torch.prod(list_of_probs), x.prod("a")
+        named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("dtype", dtype))
+        raise parsed_error("prod", (*named, ("out", out))) from None
     if dtype is None and isinstance(out, Tensor) and out.dtype is not input.dtype:
         # torch multiplies in out's dtype: a float16 input into a float32 out does not
         # overflow, a float one into an int64 out truncates each factor first
@@ -996,8 +1017,13 @@ def _called(args, dim, keepdim, by_keyword, other=None):
 # (non-bool) tensor as an int there (dim computed by tensor code); any other tensor is a
 # TypeError. Telling max(x, t) from max(x, dim=t) needs the positional slot, hence *args.
 def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{kind}(): argument 'input' must be Tensor, not {type_name(input)}")
+    if not isinstance(input, Tensor):  # NOTE [ Overloaded reductions ]
+        from minitorch._ops._parser_errors import overload_error
+
+        given = (("dim", dim), ("keepdim", keepdim), ("other", other), ("out", out))
+        named = [("input", input), *(("", a) for a in args)]
+        named += [(k, v) for k, v in given if v is not _MISSING and v is not None]
+        raise overload_error(kind, _MAX_MIN_FORMS, (), named)
     if len(args) > 2:
         raise TypeError(
             f"{kind}() takes from 2 to 3 positional arguments but {len(args) + 1} were given"

@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     arg_types,
     cast,
     is_floating,
+    is_index,
     no_overload,
     not_tensor,
     number,
@@ -23,8 +24,10 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
+from minitorch._ops._parser_errors import parsed_error
 from minitorch._ops.reduction import (
     _accumulate_dtype,
+    _argument_error,
     _check_nonempty,
     _const,
     _keepdim,
@@ -33,7 +36,6 @@ from minitorch._ops.reduction import (
     _setup,
     _short,
     keep_shape,
-    keepdim_error,
     mean,
     reduce_dims,
 )
@@ -57,20 +59,15 @@ __all__ = [
 
 _MISSING = object()  # median's dim when not given (None given is an error)
 
-_BOOL_OVERLOADS = (
-    "Tensor input, *, Tensor out = None",
-    "Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None",
-    "Tensor input, int dim, bool keepdim = False, *, Tensor out = None",
-)
-
 
 def _bool_reduce(kind, input, dim, keepdim, out):
     try:
         x = input._data
-    except AttributeError:  # torch.all(list_of_flags): zero-cost when a tensor
-        raise no_overload(kind, type_name(input), _BOOL_OVERLOADS) from None
+    except AttributeError as e:  # torch.all(list_of_flags): zero-cost when a tensor
+        raise _argument_error(e, kind, input, dim, keepdim, out=out) from None
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ] (reduction.py)
-        raise keepdim_error(kind, dim, keepdim, _BOOL_OVERLOADS)
+        named = (("input", input), ("dim", dim), ("keepdim", keepdim), ("out", out))
+        raise parsed_error(kind, named)
     # torch keeps uint8 for uint8 inputs; every other dtype gives bool. An out= may be either,
     # whatever the input (written as 0/1), and nothing else
     kept = _dtype.uint8 if x.dtype == _dtype.uint8.np else _dtype.bool
@@ -81,7 +78,10 @@ def _bool_reduce(kind, input, dim, keepdim, out):
             )
         kept = out.dtype
     xp = input._device.backend.xp
-    dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
+    try:
+        dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
+    except TypeError as e:  # x.all("a"): NOTE [ Overloaded reductions ]
+        raise _argument_error(e, kind, input, dim, keepdim, out=out) from None
     r = x.all(axis=dims, keepdims=keepdim) if kind == "all" else x.any(axis=dims, keepdims=keepdim)
     r = xp.asarray(r, dtype=kept.np)
     return _out(_const(r, input), out)
@@ -105,10 +105,10 @@ def count_nonzero(input, dim=None):
         return run_converted(count_nonzero, (input, dim))
     try:
         x = input._data
-    except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
-        raise not_tensor("count_nonzero", input) from None
+        dims = reduce_dims(dim, x.ndim, "count_nonzero")  # (dim=() counts all, as torch)
+    except (AttributeError, TypeError) as e:  # a list where a tensor belongs, a dim "a"
+        raise _argument_error(e, "count_nonzero", input, dim, False) from None
     xp = input._device.backend.xp
-    dims = reduce_dims(dim, x.ndim, "count_nonzero")  # (dim=() counts all, as torch)
     r = (x != 0).sum(axis=dims)
     return _const(xp.asarray(r, dtype=_dtype.int64.np), input)
 
@@ -226,11 +226,7 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     elif isinstance(dim, bool) or (unbiased is not None and dim is _MISSING):
         # std(x, unbiased=False, keepdim=True): the unbiased-only form takes no keepdim, the one
         # with keepdim wants a dim
-        if isinstance(dim, bool):
-            got = "bool, keepdim=bool"
-        else:
-            got = "keepdim=bool, unbiased=bool"
-        raise no_overload(op, f"{type_name(input)}, {got}", _var_overloads(op))
+        raise _var_error(op, input, None if dim is _MISSING else dim, unbiased, keepdim, correction)
     if dim is _MISSING:
         dim = None
     if isinstance(dim, bool):  # std(input, unbiased)
@@ -243,24 +239,28 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     if (unbiased is not None and unbiased.__class__ is not bool) or keepdim.__class__ is not bool:
         # var(x, 0, 0): torch takes no int for unbiased (nor keepdim), where Python's bool
         # test would read it as one
-        got = [type_name(input), type_name(dim)]
-        if unbiased is not None:
-            got.append(f"unbiased={type_name(unbiased)}")
-        if keepdim is not False:
-            got.append(f"keepdim={type_name(keepdim)}")
-        raise no_overload(op, ", ".join(got), _var_overloads(op))
-    if correction is None:
-        correction = 0 if unbiased is False else 1
+        raise _var_error(op, input, dim, unbiased, keepdim, correction)
     try:
         floating = input.dtype.is_floating_point
     except AttributeError:  # torch.std(list_of_predictions, 0): the forgotten stack
-        raise no_overload(op, type_name(input), _var_overloads(op)) from None
+        raise _var_error(op, input, dim, unbiased, keepdim, correction) from None
     if not floating:
         what = op if op.endswith("_mean") else "std and var"
         raise RuntimeError(f"{what} only support floating point and complex dtypes")
     x = input._data
-    dims = reduce_dims(dim, x.ndim, op)
-    if _numel(x.shape, dims) - correction <= 0:
+    try:
+        dims = reduce_dims(dim, x.ndim, op)
+    except TypeError:  # x.std("a"): NOTE [ Overloaded reductions ]
+        if isinstance(dim, (list, tuple)) and is_index(dim[0]):  # a later element's unpacking
+            raise
+        raise _var_error(op, input, dim, unbiased, keepdim, correction) from None
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    try:
+        no_dof = _numel(x.shape, dims) - correction <= 0
+    except TypeError:  # std(x, 1, correction="a"): NOTE [ Overloaded reductions ]
+        raise _var_error(op, input, dim, unbiased, keepdim, correction) from None
+    if no_dof:
         warnings.warn(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
@@ -278,15 +278,9 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     return dims, keepdim, correction, grad_dof
 
 
-def _var_overloads(op):
-    out = "" if op.endswith("_mean") else ", *, Tensor out = None"
-    out_kw = "" if op.endswith("_mean") else ", Tensor out = None"
-    return (
-        f"Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False{out}",
-        "Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = "
-        f"False{out_kw}",
-        "Tensor input, bool unbiased = True",
-    )
+def _var_error(op, input, dim, unbiased, keepdim, correction) -> TypeError:
+    named = (("input", input), ("dim", dim), ("unbiased", unbiased), ("keepdim", keepdim))
+    return parsed_error(op, (*named, ("correction", correction)))
 
 
 def var(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, out=None):

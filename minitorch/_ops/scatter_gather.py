@@ -273,7 +273,15 @@ def scatter(
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
     unspecified); reduce='multiply' uses xp.multiply.at (CuPy may lack it).
     """
-    return _maybe_out(_scatter(input, dim, index, src, value, reduce), out)
+    try:
+        result = _scatter(input, dim, index, src, value, reduce)
+    except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
+        from minitorch._ops._parser_errors import argument_error
+
+        named = (("input", input), ("dim", dim), ("index", index), ("src", src))
+        named += (("value", value), ("reduce", reduce), ("out", out))
+        raise argument_error(e, "scatter", named) from None
+    return _maybe_out(result, out)
 
 
 def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:

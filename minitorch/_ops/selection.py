@@ -319,11 +319,16 @@ def _copy_plan(input: Tensor, dim: int, index, source):
     """index_copy's checks, in torch's order and with its exception types (they differ from
     index_add's); a 0-d source (one index) or a 0-d input takes the selected slice's shape."""
     op = "index_copy_"
-    dim = wrap_dim(dim, input._data.ndim, op, "dim", 2)
+    try:
+        ndim = input._data.ndim
+    except AttributeError:
+        raise wrong_type("index_copy", input, "input", 1, "Tensor") from None
+    # (argument errors name the op called, values' errors torch's in-place kernel: index_copy_)
+    dim = wrap_dim(dim, ndim, "index_copy", "dim", 2)
     if not isinstance(index, Tensor):
-        raise wrong_type(op, index, "index", 3, "Tensor")
+        raise wrong_type("index_copy", index, "index", 3, "Tensor")
     if not isinstance(source, Tensor):
-        raise wrong_type(op, source, "source", 4, "Tensor")
+        raise wrong_type("index_copy", source, "source", 4, "Tensor")
     if index._data.ndim > 1:
         raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._data.ndim})")
     n_idx = index._data.size
@@ -384,7 +389,12 @@ def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tenso
             return _autocast.call(index_copy, None, (s, dim, index, source))
         return index_copy(s, dim, index, source)
 
-    return apply_inplace(input, copy, "index_copy_", (source,))
+    try:
+        return apply_inplace(input, copy, "index_copy_", (source,))
+    except TypeError as e:  # an argument error of index_copy's under this op's name
+        if not str(e).startswith("index_copy("):
+            raise
+        raise TypeError("index_copy_" + str(e)[len("index_copy") :]) from None
 
 
 def _fill_value(input: Tensor, value, op: str) -> Tensor:
@@ -460,7 +470,13 @@ def _fill_plan(input: Tensor, dim: int, index, value):
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     """A copy of input with value at index along dim. Mirrors torch.index_fill."""
     fn = IndexFillTensor if isinstance(value, Tensor) else IndexFill
-    plan, value = _fill_plan(input, dim, index, value)
+    try:
+        plan, value = _fill_plan(input, dim, index, value)
+    except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
+        from minitorch._ops._parser_errors import argument_error
+
+        named = (("input", input), ("dim", dim), ("index", index), ("value", value))
+        raise argument_error(e, "index_fill", named) from None
     return watch_indices(fn.apply(input, value, plan=plan, accumulate=False), index)
 
 

@@ -341,7 +341,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
             f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
             "dimensions"
         )
-    sizes = int_list(sizes, "unflatten", "sizes")
+    sizes = int_list(sizes, "unflatten", "sizes", 3)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     try:
@@ -398,12 +398,18 @@ def squeeze_overloads(out: bool) -> list:
     return [f"Tensor input{d}{tail}" for d in ("", ", int dim", ", tuple of ints dim")]
 
 
+def _squeeze_error(input, dim) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error
+
+    return parsed_error("squeeze", (("input", input), ("dim", dim)))
+
+
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """Removes size-1 dims (all, one, or a tuple; other dims are left). Mirrors torch.squeeze."""
     try:
         shape = input._data.shape
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
-        raise not_tensor("squeeze", input) from None
+        raise _squeeze_error(input, dim) from None
     n = len(shape)
     if dim is None:
         return Squeeze.apply(input, dims=tuple(i for i, s in enumerate(shape) if s == 1))
@@ -411,9 +417,7 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
         d = _wrap_dim(dim, n)
         return SqueezeDim.apply(input, dims=(d,) if n and shape[d] == 1 else ())
     if not isinstance(dim, (tuple, list)):  # a 9-element tensor, a str: no overload takes it
-        from minitorch._ops._common import arg_types, no_overload
-
-        raise no_overload("squeeze", arg_types(input, dim), squeeze_overloads(False))
+        raise _squeeze_error(input, dim)
     wrapped = []
     for d in dim:  # wrapped one by one, as torch: a repeat is found before a later bad dim
         d = _wrap_dim(d, n)
@@ -536,18 +540,22 @@ def permute(input: Tensor, dims) -> Tensor:
     except AttributeError:  # torch.permute(None, ...): zero-cost when a tensor
         raise not_tensor("permute", input) from None
     if dims.__class__ is not tuple:
-        if dims is None or isinstance(dims, str):
+        if not isinstance(dims, (tuple, list)):  # torch.permute(x, 0): no int[] (a method's is)
             from minitorch._ops._common import wrong_type
 
             raise wrong_type("permute", dims, "dims", 2, "tuple of ints")
         dims = tuple(dims)
     if len(dims) != n:
+        int_list(dims, "permute", "dims", 2)  # torch's parser refuses a non-int element first
         raise RuntimeError(
             "permute(sparse_coo): number of dimensions in the tensor input does not match the "
             f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
             f"len(dims) = {len(dims)}"
         )
-    dims = tuple(_wrap_dim(d, n) for d in dims)
+    try:
+        dims = tuple(_wrap_dim(d, n) for d in dims)
+    except TypeError:  # an int-like tensor, or torch's wording for what is not int-like
+        dims = tuple(_wrap_dim(d, n) for d in int_list(dims, "permute", "dims", 2))
     if len(set(dims)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     return Permute.apply(input, dims=dims)
@@ -661,21 +669,22 @@ def _dims_list(dims, n, op, what):
     return wrapped
 
 
+def _movedim_error(input, source, destination) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error
+
+    named = (("input", input), ("source", source), ("destination", destination))
+    return parsed_error("movedim", named)
+
+
 def movedim(input: Tensor, source, destination) -> Tensor:
     """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
     try:
         n = input._data.ndim
     except AttributeError:  # torch.movedim(None, 0, 1): zero-cost when a tensor
-        raise not_tensor("movedim", input) from None
+        raise _movedim_error(input, source, destination) from None
     for arg in (source, destination):
         if isinstance(arg, str) or arg is None:  # torch's overloads take ints or int[]s
-            from minitorch._ops._common import arg_types, no_overload
-
-            sigs = [
-                "Tensor input, int source, int destination",
-                "Tensor input, tuple of ints source, tuple of ints destination",
-            ]
-            raise no_overload("movedim", arg_types(input, source, destination), sigs)
+            raise _movedim_error(input, source, destination)
     src_list = [source] if isinstance(source, int) or is_index(source) else list(source)
     dst = destination
     dst_list = [dst] if isinstance(dst, int) or is_index(dst) else list(dst)
@@ -853,17 +862,23 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
         # torch's overload for a Tensor start takes a 0-d integer one only
         raise RuntimeError("start must be an 0-dim integral Tensor.")
-    shape = input._data.shape
-    if not shape:
-        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    if length.__class__ is not int:
-        length = sym_int(length, "narrow", "length")
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    d = _wrap_dim(dim, len(shape))
-    size = shape[d]
-    if start.__class__ is not int:  # a 0-d integer tensor too: NOTE [ Int-like arguments ]
-        start = index(start, "narrow", "start")
+    try:
+        shape = input._data.shape
+        if not shape:
+            raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+        if length.__class__ is not int:
+            length = sym_int(length, "narrow", "length")
+        if length < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")
+        d = _wrap_dim(dim, len(shape))
+        size = shape[d]
+        if start.__class__ is not int:  # a 0-d integer tensor too: NOTE [ Int-like arguments ]
+            start = index(start, "narrow", "start")
+    except (AttributeError, TypeError):  # an argument of a type neither overload takes
+        from minitorch._ops._parser_errors import parsed_error
+
+        named = (("input", input), ("dim", dim), ("start", start), ("length", length))
+        raise parsed_error("narrow", named) from None
     if not -size <= start <= size:
         raise IndexError(
             f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"

@@ -155,8 +155,19 @@ def _needs_dims(input, op):
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
     """Pieces of `split_size` (the last may be smaller) or of the listed sizes, as views.
     Mirrors torch.split."""
-    _needs_dims(tensor, "split")
-    d = _wrap_dim(dim, tensor._data.ndim)
+    try:
+        _needs_dims(tensor, "split")
+        d = _wrap_dim(dim, tensor._data.ndim)
+    except AttributeError:  # torch.split is Python code calling tensor.split: a str's own
+        if hasattr(tensor, "split"):
+            return tensor.split(split_size_or_sections, dim)
+        raise
+    except TypeError:  # a dim of no int type: torch's Python passes it on positionally
+        from minitorch._ops._parser_errors import invalid_arguments
+
+        forms = ("Tensor input, int split_size, int dim = 0",
+                 "Tensor input, tuple of ints split_size, int dim = 0")  # fmt: skip
+        raise invalid_arguments("split", forms, (tensor, split_size_or_sections, dim), {}) from None
     n = tensor._data.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         sizes = split_size_or_sections

@@ -510,7 +510,7 @@ def flip(input: Tensor, dims) -> Tensor:
         # dims is an unsized int[] in torch: a bare int is a TypeError here (torch.flip(x, 1)),
         # though the method's varargs take one (x.flip(1): Tensor.flip builds the tuple).
         raise wrong_type("flip", dims, "dims", 2, "tuple of ints")
-    dims = ints(dims, "flip", "dims")
+    dims = ints(dims, "flip", "dims", 2)
     wrapped = ()
     for d in dims:  # wrapped one by one, as torch: a repeat is found before a later bad dim
         d = _wrap_dim(d, n)

@@ -160,6 +160,13 @@ def _index_array(ref: Tensor, values):
     return xp.asarray(values, dtype=xp.int64)
 
 
+def _repeat_interleave_error(input, repeats, dim, output_size) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error
+
+    named = (("input", input), ("repeats", repeats), ("dim", dim))
+    return parsed_error("repeat_interleave", (*named, ("output_size", output_size)))
+
+
 def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Repeats each element (or slice along dim) `repeats` times. Mirrors torch.repeat_interleave.
 
@@ -169,15 +176,7 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         input, repeats = repeats, None
     if repeats is None:  # repeat_interleave(repeats): the indices repeated
         if dim is not None:  # (x, None, 0): the one-tensor form takes no dim
-            from minitorch._ops._common import arg_types, no_overload
-
-            size = ", *, int output_size = None"
-            sigs = [
-                f"Tensor input, Tensor repeats, int dim = None{size}",
-                f"Tensor repeats{size}",
-                f"Tensor input, int repeats, int dim = None{size}",
-            ]
-            raise no_overload("repeat_interleave", arg_types(input, repeats, dim), sigs)
+            raise _repeat_interleave_error(input, repeats, dim, output_size)
         check_tensors("repeat_interleave", ("repeats", input))
         reps = input
         if reps._data.ndim != 1:
@@ -195,21 +194,18 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
         # the indices come in repeats' dtype, as torch
         idx = _repeat_index(reps, counts, total, reps._data.dtype)
         return _make(idx, reps._device, False, None)
-    if dim is None:
-        input = flatten(input)
-        d = 0
-    else:
-        d = _wrap_dim(dim, input._data.ndim)
+    try:
+        if not isinstance(repeats, Tensor) and not is_index(repeats):  # a float count, a str
+            raise TypeError
+        if dim is None:
+            input = flatten(input)  # (not rebound when it raises: the error shows the input)
+            d = 0
+        else:
+            d = _wrap_dim(dim, input._data.ndim)
+    except (AttributeError, TypeError):  # arguments of types no overload takes
+        raise _repeat_interleave_error(input, repeats, dim, output_size) from None
     n = input._data.shape[d] if input._data.ndim else 1
     if not isinstance(repeats, Tensor):
-        if not is_index(repeats):  # a float count: torch's argument parser refuses it
-            raise TypeError(
-                "repeat_interleave() received an invalid combination of arguments - got (Tensor, "
-                f"{type(repeats).__name__}), but expected one of:\n"
-                " * (Tensor input, Tensor repeats, int dim = None, *, int output_size = None)\n"
-                " * (Tensor repeats, *, int output_size = None)\n"
-                " * (Tensor input, int repeats, int dim = None, *, int output_size = None)\n"
-            )
         repeats = index(repeats, "repeat_interleave", "repeats")
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")

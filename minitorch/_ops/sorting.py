@@ -237,9 +237,11 @@ def _sort_error(op: str, input, args: tuple, keywords, method: bool = False) -> 
                 return TypeError(
                     f"{op}(): argument '{name}' must be {want.__name__}, not {type_name(v)}"
                 )
-    got = [] if method else [type_name(input)]
-    got += [type_name(a) for a in args] + [f"{name}={type_name(v)}" for name, v in given]
-    return no_overload(op, ", ".join(got), _SORT_METHOD_FORMS if method else _SORT_FORMS[op])
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    positional = args if method else (input, *args)
+    forms = _SORT_METHOD_FORMS if method else _SORT_FORMS[op]
+    return invalid_arguments(op, forms, positional, dict(reversed(given)))
 
 
 def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -> TypeError:
@@ -637,10 +639,12 @@ _SEARCHSORTED_OVERLOADS = tuple(
 
 
 def _searchsorted_no_overload(sorted_sequence, input, **kwargs) -> TypeError:
+    from minitorch._ops._parser_errors import overload_error
+
     # the keywords torch's message lists are those given: here, those not at their default
-    given = [f"{k}={type_name(v)}" for k, v in kwargs.items() if v is not None and v is not False]
-    got = ", ".join([type_name(sorted_sequence), type_name(input), *given])
-    return no_overload("searchsorted", got, _SEARCHSORTED_OVERLOADS)
+    named = [("sorted_sequence", sorted_sequence), ("input", input)]
+    named += [(k, v) for k, v in kwargs.items() if v is not None and v is not False]
+    return overload_error("searchsorted", _SEARCHSORTED_OVERLOADS, (), named)
 
 
 def searchsorted(
@@ -822,13 +826,17 @@ def bucketize(
 ) -> Tensor:
     """The bucket of each input value among 1-D boundaries. Mirrors torch.bucketize."""
     if not isinstance(boundaries, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
-        got = ", ".join(_type_label(a) for a in (input, boundaries))
-        raise TypeError(
-            f"bucketize() received an invalid combination of arguments - got ({got}), but "
-            "expected one of:\n * (Tensor input, Tensor boundaries, *, bool out_int32 = False, "
-            "bool right = False, Tensor out = None)\n * (Number self, Tensor boundaries, *, bool "
-            "out_int32 = False, bool right = False)\n"
+        from minitorch._ops._parser_errors import overload_error
+
+        forms = (
+            "Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, "
+            "Tensor out = None",
+            "Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False",
         )
+        named = [("input", input), ("boundaries", boundaries)]
+        named += [(k, v) for k, v in (("out_int32", out_int32), ("right", right), ("out", out))
+                  if v is not None and v is not False]  # fmt: skip
+        raise overload_error("bucketize", forms, (), named)
     if boundaries._data.ndim != 1:
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"

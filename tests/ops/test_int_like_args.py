@@ -84,11 +84,11 @@ X_T = mt.tensor(X)
 # (call, part of torch's TypeError message)
 REFUSED = {
     "unsqueeze(True)": (lambda: X_T.unsqueeze(True), "must be int, not bool"),
-    "narrow(dim=True)": (lambda: X_T.narrow(True, 0, 1), "must be int, not bool"),
-    "narrow(start=1.0)": (lambda: X_T.narrow(1, 1.0, 1), "must be int, not float"),
+    "narrow(dim=True)": (lambda: X_T.narrow(True, 0, 1), "combination of arguments - got (bool,"),
+    "narrow(start=1.0)": (lambda: X_T.narrow(1, 1.0, 1), "of arguments - got (int, float, int"),
     "select(np.bool_)": (lambda: X_T.select(np.bool_(True), 0), "not numpy.bool"),
     "transpose(float tensor)": (lambda: X_T.transpose(mt.tensor(1.0), 0), "not Tensor"),
-    "narrow(bool tensor)": (lambda: X_T.narrow(mt.tensor(True), 0, 1), "not Tensor"),
+    "narrow(bool tensor)": (lambda: X_T.narrow(mt.tensor(True), 0, 1), "(!Tensor!, !int!, int"),
     # torch's texts for sizes given as separate numbers (NOTE [ Size argument forms ])
     "view(24.0)": (lambda: X_T.view(24.0), "received an invalid combination of arguments"),
     "reshape(6, 4.0)": (lambda: X_T.reshape(6, 4.0), "failed to unpack the object at pos 2"),

@@ -64,7 +64,7 @@ def test_sum_dims_and_errors():
     assert mt.tensor(3.0).sum(-1).item() == 3.0
     raises(IndexError, r"expected to be in range of \[-2, 1\], but got 2", a.sum, 2)
     raises(RuntimeError, "dim 0 appears multiple times in the list of dims", a.sum, (0, 0))
-    raises(TypeError, "must be tuple of ints, not float", a.sum, 0.5)
+    raises(TypeError, r"sum\(\) received an invalid combination of .* got \(float\)", a.sum, 0.5)
 
 
 def test_sum_and_mean_of_empty(device):

@@ -85,9 +85,9 @@ _X = [5.0, 2.0, 7.0, 1.0]
         (lambda x: torch.sort(x, 0, stable=True), "invalid combination"),
         (lambda x: x.argsort(0, stable=True), "argsort\\(\\) received an invalid combination"),
         (lambda x: torch.argsort(x, 0, True, stable=True), "takes from 2 to 1 positional"),
-        (lambda x: x.var(0, 0), "var\\(\\) received an invalid combination.*unbiased=int"),
+        (lambda x: x.var(0, 0), "var\\(\\) received an invalid combination.* got \\(int, int\\)"),
         (lambda x: x.std(0, 1), "std\\(\\) received an invalid combination"),
-        (lambda x: torch.var(x, 0, True, 1), "keepdim=int"),
+        (lambda x: torch.var(x, 0, True, 1), "got \\(Tensor, int, bool, int\\)"),
         (lambda x: torch.var_mean(x, 0, 0), "var_mean\\(\\) received"),
     ],
 )

@@ -76,11 +76,12 @@ def get_total_norm(
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
     """Scales every gradient by min(1, max_norm / (total_norm + 1e-6)), in place. Mirrors
     torch.nn.utils.clip_grads_with_norm_."""
+    max_norm = float(max_norm)  # first, as torch: a bad max_norm raises even without gradients
     grads = _grads(parameters)
     if not grads:
         return
     with no_grad():
-        coef = _ops.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+        coef = _ops.clamp(max_norm / (total_norm + 1e-6), max=1.0)
         for g in grads:
             g.mul_(coef.to(g.device))
 
