@@ -279,6 +279,7 @@ _LAZY_MODULES = (
     "futures",
     "masked",
     "quasirandom",
+    "_VF",  # torch._VF, the native functions copied module code calls (minitorch/_VF.py)
 )
 _LAZY_NAMES = {
     "AcceleratorError": "accelerator",

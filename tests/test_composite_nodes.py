@@ -216,11 +216,12 @@ def test_tutorial_chain():
 
 
 def test_lstm_layer_is_one_node_with_three_outputs():
-    """torch's CPU LSTM runs each layer as one kernel (MkldnnRnnLayerBackward0): the output,
-    h_n and c_n come from that node; the gradients are the recorded steps'."""
+    """torch's CPU LSTM runs each float32 layer as one kernel (MkldnnRnnLayerBackward0): the
+    output, h_n and c_n come from that node; the gradients are the recorded steps'. A float64
+    layer runs torch's generic kernel: its output is a StackBackward0."""
     torch.manual_seed(15)
-    lstm = torch.nn.LSTM(3, 2, num_layers=2).double()
-    seq = torch.randn(4, 1, 3, dtype=torch.float64, requires_grad=True)
+    lstm = torch.nn.LSTM(3, 2, num_layers=2)
+    seq = torch.randn(4, 1, 3, requires_grad=True)
     out, (h, c) = lstm(seq)
     node = out.grad_fn
     assert type(node).__name__ == "MkldnnRnnLayerBackward0"
@@ -236,11 +237,16 @@ def test_lstm_layer_is_one_node_with_three_outputs():
     assert _names(h.grad_fn) == ["MkldnnRnnLayerBackward0", "MkldnnRnnLayerBackward0"]
     assert h.grad_fn.next_functions[1] == (node, 1) and c.grad_fn.next_functions[1] == (node, 2)
 
-    def all_outputs(x):  # the gradient through all three outputs of the folded nodes
+    def all_outputs(lstm, x):  # the gradient through all three outputs of the folded nodes
         out, (h, c) = lstm(x)
         return out.sum() + h.sum() + c.sum()
 
-    assert gradcheck(all_outputs, (seq,))
+    (folded,) = torch.autograd.grad(all_outputs(lstm, seq), seq)
+    lstm64, seq64 = lstm.double(), seq.detach().double().requires_grad_()
+    assert type(lstm64(seq64)[0].grad_fn).__name__ == "StackBackward0"
+    (steps,) = torch.autograd.grad(all_outputs(lstm64, seq64), seq64)
+    np.testing.assert_allclose(folded.numpy(), steps.numpy(), rtol=1e-5, atol=1e-6)
+    assert gradcheck(lambda x: all_outputs(lstm64, x), (seq64,))
 
 
 def test_composites_and_linear_make_no_host_transfers_on_device(device):

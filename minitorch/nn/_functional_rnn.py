@@ -7,9 +7,12 @@ projection (`h W_hh^T + b_hh`, then `+ x_proj[t]`), with torch's gate order (LST
 GRU: r, z, n) and formulas, so float64 results agree with torch to rounding. A packed sequence
 runs each step on the first batch_sizes[t] rows (sorted longest first): rows whose sequence has
 ended keep their last state, which becomes their part of h_n. Autograd records every step; there
-is no fused recurrent kernel (the Python loop over time is inherent to the recurrence). An LSTM
-layer's recorded steps are folded into one node, MkldnnRnnLayerBackward0, the graph torch's CPU
-LSTM shows (NOTE [ Composite nodes ]).
+is no fused recurrent kernel (the Python loop over time is inherent to the recurrence). A float32
+LSTM layer's recorded steps are folded into one node, MkldnnRnnLayerBackward0, the graph torch's
+CPU LSTM shows where its oneDNN kernel runs (NOTE [ Composite nodes ]); other dtypes show the
+steps, as torch's generic kernel does (its output a StackBackward0). (torch also runs bfloat16
+through oneDNN on CPUs with AVX-512 BF16, and float16 without autograd: those show the steps here.
+An unfolded LSTM step is one node, _LSTMGatesBackward0, where torch's shows its pointwise ops.)
 """
 
 from __future__ import annotations
@@ -252,7 +255,8 @@ def rnn_layers(
         for d in range(num_directions):
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[layer * num_directions + d]
             k = layer * num_directions + d
-            fold = mode == "LSTM" and batch_sizes is None and w_hr is None
+            fast = mode == "LSTM" and batch_sizes is None and w_hr is None
+            fold = fast and layer_input.dtype is float32 and layer_input.numel() != 0
             if fold and not layer_input.is_contiguous():  # torch's kernel takes a dense copy
                 layer_input = layer_input.contiguous()
             proj = _project(layer_input, w_ih, b_ih)
@@ -265,7 +269,7 @@ def rnn_layers(
                     start += bs
             h0 = hx[k]
             c0 = cx[k] if cx is not None else None
-            fused = fold and proj.dtype in _FUSED_DTYPES
+            fused = fast and proj.dtype in _FUSED_DTYPES
             w = (w_hh, b_hh, w_hr)
             outs, h, c = _direction(
                 _lstm_step_fused if fused else step, xws, h0, c0, w, d == 1, batch_sizes

@@ -550,7 +550,7 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         # A module pickled by torch may hold as a plain attribute what minitorch's class computes
-        # as a property (RNNBase._flat_weights): the property hides that entry, so drop it
+        # as a property: the property hides that entry, so drop it
         # rather than keep a stale copy (see NOTE [ torch's classes in a whole pickled object ]
         # in minitorch/_serialization_unpickle.py).
         cls = type(self)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+import weakref
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
@@ -26,6 +27,28 @@ def _packed():
     from minitorch.nn.utils.rnn import PackedSequence
 
     return PackedSequence
+
+
+def __getattr__(name: str):
+    if name == "PackedSequence":  # torch's module imports it (lazily here: utils.rnn imports us)
+        return _packed()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Tensor:
+    return tensor.index_select(dim, permutation)
+
+
+def apply_permutation(tensor: Tensor, permutation: Tensor, dim: int = 1) -> Tensor:
+    """tensor.index_select(dim, permutation), deprecated. Mirrors
+    torch.nn.modules.rnn.apply_permutation."""
+    warnings.warn(
+        "`apply_permutation` is deprecated, please use `tensor.index_select(dim, permutation)` "
+        "instead",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return _apply_permutation(tensor, permutation, dim)
 
 
 class RNNBase(Module):
@@ -131,6 +154,7 @@ class RNNBase(Module):
                     names.append(name)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
+        self._init_flat_weights()
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -141,9 +165,56 @@ class RNNBase(Module):
     def flatten_parameters(self) -> None:
         """A no-op: minitorch keeps no flat cuDNN weight buffer."""
 
-    @property
-    def _flat_weights(self) -> list:
-        return [getattr(self, name) for name in self._flat_weights_names]
+    # NOTE [ RNN flat weights ]
+    # As torch's, the layer keeps its weights in a list, _flat_weights, and reads them again
+    # (by name) at a forward when one of them is no longer the tensor it was: a parametrized
+    # weight is a new tensor at every read, AWD-LSTM's weight drop assigns a plain tensor each
+    # forward. The reads are torch's, each name by hasattr and then getattr, so a random
+    # parametrization (a DropConnect by F.dropout) draws as often as torch's and gives its
+    # numbers.
+
+    def _init_flat_weights(self) -> None:
+        self._flat_weights = [
+            getattr(self, name) if hasattr(self, name) else None
+            for name in self._flat_weights_names
+        ]
+        self._flat_weight_refs = [
+            weakref.ref(w) if w is not None else None for w in self._flat_weights
+        ]
+        self.flatten_parameters()  # (a no-op, called when torch calls it, for overrides)
+
+    def _update_flat_weights(self) -> None:
+        for ref, name in zip(self._flat_weight_refs, self._flat_weights_names, strict=True):
+            w = getattr(self, name) if hasattr(self, name) else None
+            if w is not None and ref is not None and ref() is not w:
+                self._init_flat_weights()
+                return
+
+    def __setattr__(self, name: str, value) -> None:
+        names = self.__dict__.get("_flat_weights_names")
+        if names is not None and name in names and "_flat_weights" in self.__dict__:
+            self._flat_weights[names.index(name)] = value
+        super().__setattr__(name, value)
+
+    def _apply(self, fn, recurse: bool = True):
+        self._flat_weight_refs = []
+        out = super()._apply(fn, recurse)
+        self._init_flat_weights()
+        return out
+
+    def __getstate__(self):
+        self._update_flat_weights()
+        state = super().__getstate__()
+        state.pop("_flat_weight_refs", None)  # (weak references do not pickle)
+        return state
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_flat_weights" not in self.__dict__:
+            self._flat_weights = [getattr(self, n, None) for n in self._flat_weights_names]
+        self._flat_weight_refs = [
+            weakref.ref(w) if w is not None else None for w in self._flat_weights
+        ]
 
     @property
     def all_weights(self) -> list:
@@ -151,9 +222,10 @@ class RNNBase(Module):
 
     def _weights(self) -> list:
         """(w_ih, w_hh, b_ih, b_hh, w_hr) per layer and direction, None where absent."""
+        flat = dict(zip(self._flat_weights_names, self._flat_weights, strict=True))
         out = []
         for names in self._all_weights:
-            ws = {n.split("_l")[0]: getattr(self, n) for n in names}
+            ws = {n.split("_l")[0]: flat[n] for n in names}
             out.append(
                 (
                     ws["weight_ih"],
@@ -185,7 +257,7 @@ class RNNBase(Module):
 
     def _check_input(self, input: Tensor, batch_sizes) -> None:
         """torch's check_input: the dtype, then the rank, then the feature size."""
-        w = self.weight_ih_l0
+        w = self._flat_weights[0]
         mismatch = input.dtype != w.dtype and not _autocast.state.any_enabled
         # torch's LSTM skips its checks for packed input, so its first matmul refuses the
         # pair of dtypes instead (RNN and GRU check both kinds of input)
@@ -220,8 +292,56 @@ class RNNBase(Module):
         if tuple(t.shape) != shape:
             raise RuntimeError(msg.format(shape, list(t.shape)))
 
+    # --- torch's checking methods, which subclasses with their own forward call ---
+
+    def check_input(self, input: Tensor, batch_sizes) -> None:
+        """The input's dtype (against the first weight's), rank (2 for packed data, else 3)
+        and feature size. Mirrors torch.nn.RNNBase.check_input."""
+        w = self._flat_weights[0]
+        if input.dtype != w.dtype and not _autocast.state.any_enabled:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({w.dtype}). "
+                f"Convert input: input.to({w.dtype}), or convert model: model.to({input.dtype})"
+            )
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected:
+            raise RuntimeError(f"input must have {expected} dimensions, got {input.dim()}")
+        if self.input_size != input.size(-1):
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                f"{input.size(-1)}"
+            )
+
+    def get_expected_hidden_size(self, input: Tensor, batch_sizes) -> tuple:
+        """(layers * directions, batch, proj_size or hidden_size) for input in the module's own
+        layout. Mirrors torch.nn.RNNBase.get_expected_hidden_size."""
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, size)
+
+    def check_hidden_size(
+        self, hx: Tensor, expected_hidden_size: tuple, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
+        """Mirrors torch.nn.RNNBase.check_hidden_size."""
+        if hx.size() != expected_hidden_size:
+            raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
+
+    def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes) -> None:
+        """Mirrors torch.nn.RNNBase.check_forward_args."""
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx: Tensor, permutation):
+        """hx's batch rows in the order of permutation (None: hx). Mirrors
+        torch.nn.RNNBase.permute_hidden."""
+        return hx if permutation is None else hx.index_select(1, permutation)
+
     def _run(self, input, hx, cx):
         """Unpacks the input (packed, batched, unbatched), runs the layers, packs the output."""
+        self._update_flat_weights()
         PackedSequence = _packed()
         packed = isinstance(input, PackedSequence)
         sorted_idx = unsorted_idx = None
@@ -281,7 +401,7 @@ class RNNBase(Module):
     def _name(self) -> str:
         return type(self).__name__
 
-    def _check_hx_rank(self, hx, cx, unbatched: bool, h_shape=None) -> None:
+    def _check_hx_rank(self, hx, cx, unbatched: bool, h_shape=None, packed=False) -> None:
         """The states' type and rank, which torch checks before the input's dtype and sizes."""
         is_lstm = self.mode == "LSTM"
         if not is_lstm and not isinstance(hx, Tensor):
@@ -299,7 +419,7 @@ class RNNBase(Module):
                     f"For {kind} input, hx and cx should also be {want}-D but got "
                     f"({hx.ndim}-D, {cx.ndim}-D) tensors"
                 )
-        elif hx.ndim != want:
+        elif hx.ndim != want and not packed:  # (torch checks a packed input's hx by its size)
             kind = "unbatched 2-D" if unbatched else "batched 3-D"
             raise RuntimeError(
                 f"For {kind} input, hx should also be {want}-D but got {hx.ndim}-D tensor"
@@ -314,7 +434,7 @@ class RNNBase(Module):
             hx = zeros(h_shape, dtype=x.dtype, device=x.device)
             cx = zeros(c_shape, dtype=x.dtype, device=x.device) if is_lstm else None
             return hx, cx
-        self._check_hx_rank(hx, cx, unbatched, h_shape)
+        self._check_hx_rank(hx, cx, unbatched, h_shape, batch_sizes is not None)
         if unbatched:
             hx = hx.unsqueeze(1)
             cx = cx.unsqueeze(1) if cx is not None else None
@@ -382,6 +502,35 @@ class LSTM(RNNBase):
             h0, c0 = self._split_hx(input, hx)
         out, h_n, c_n = self._run(input, h0, c0)
         return out, (h_n, c_n)
+
+    def get_expected_cell_size(self, input: Tensor, batch_sizes) -> tuple:
+        """(layers * directions, batch, hidden_size). Mirrors
+        torch.nn.LSTM.get_expected_cell_size."""
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
+
+    def check_forward_args(self, input: Tensor, hidden: tuple, batch_sizes) -> None:
+        """Mirrors torch.nn.LSTM.check_forward_args."""
+        self.check_input(input, batch_sizes)
+        self.check_hidden_size(
+            hidden[0],
+            self.get_expected_hidden_size(input, batch_sizes),
+            "Expected hidden[0] size {}, got {}",
+        )
+        self.check_hidden_size(
+            hidden[1],
+            self.get_expected_cell_size(input, batch_sizes),
+            "Expected hidden[1] size {}, got {}",
+        )
+
+    def permute_hidden(self, hx: tuple, permutation) -> tuple:
+        """Mirrors torch.nn.LSTM.permute_hidden."""
+        if permutation is None:
+            return hx
+        return hx[0].index_select(1, permutation), hx[1].index_select(1, permutation)
 
     @staticmethod
     def _split_hx(input, hx) -> tuple:

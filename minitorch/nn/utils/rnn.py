@@ -315,7 +315,10 @@ def pad_sequence(
 
 def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
     """The inverse of pad_sequence: a list of (L_i, *) tensors. Mirrors
-    torch.nn.utils.rnn.unpad_sequence."""
+    torch.nn.utils.rnn.unpad_sequence.
+
+    Differences from torch: the input is left as it is; torch's transposes a time-major input
+    in place (its transpose_, pytorch issue 98499)."""
     if not isinstance(lengths, Tensor):  # torch reads lengths.device
         raise AttributeError(f"'{type(lengths).__name__}' object has no attribute 'device'")
     x = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
