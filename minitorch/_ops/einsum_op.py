@@ -24,6 +24,8 @@ class Einsum(Function):
     the gradient of each operand is the einsum of grad with the other operands onto that
     operand's subscripts"""
 
+    _saves_views = True  # See NOTE [ Ops that save views ] (in _ops/linalg.py)
+
     @staticmethod
     def forward(ctx, *ops, eq):
         ctx.eq = eq

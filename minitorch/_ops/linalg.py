@@ -209,9 +209,18 @@ class Bmm(Mm):
     pass
 
 
+# NOTE [ Ops that save views ]
+# torch's matmul (batched) and einsum expand, permute or reshape their operands before the bmm
+# and save those views, not the operands. A view whose base changes in place is regenerated as
+# an as_strided of it, so the error of a backward that finds a saved operand modified names
+# "output 0 of AsStrided" where minitorch's node saved the operand itself: a Function with
+# `_saves_views = True` has its modified inputs described so (autograd.function._raise_modified).
+
+
 class BatchedMatmul(Mm):
     # torch reshapes a broadcast batched matmul into bmm and back: its node is the final view.
     _node_name = "UnsafeViewBackward0"
+    _saves_views = True  # See NOTE [ Ops that save views ]
 
 
 class Mv(Function):
@@ -395,6 +404,13 @@ def matmul(input, other, *, out=None):
         )
     if out is not None:
         _check_matmul_out(input, other, out)
+    elif da == 3 and db == 3 and (sa[0] == 1) != (sb[0] == 1):
+        # torch 2.13 drops the batch dim of a single-batch operand that requires grad, so that
+        # the product folds into one mm (its gradient is then one product, not a batch summed)
+        if sa[0] == 1 and input.requires_grad:
+            return matmul(input.squeeze(0), other)
+        if sb[0] == 1 and other.requires_grad:
+            return matmul(input, other.squeeze(0))
     if da == 1 and db == 1:
         result = dot(input, other, out=out)
     elif da == 2 and db == 1:

@@ -527,6 +527,9 @@ def _raise_modified(node, kind, obj, current, version, nr):
         desc = f", which is output {nr} of {_short_name(fn)},"
     elif kind == "out":
         desc = f", which is output {nr} of {_short_name(node)},"
+    elif getattr(getattr(node, "_fn", None), "_saves_views", False) and obj.grad_fn:
+        # torch's op saved a view of this input, regenerated as an as_strided of it by now
+        desc = ", which is output 0 of AsStrided,"  # See NOTE [ Ops that save views ]
     else:
         fn = obj.grad_fn  # a view of a base changed in place: its regenerated node
         desc = f", which is output {obj._output_nr} of {_short_name(fn)}," if fn else ""

@@ -7,9 +7,10 @@ import sys
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import _typename, ones, zeros_like
+from minitorch._factories import _typename, ones, zeros, zeros_like
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
+from minitorch.autograd.function import scalar_node
 from minitorch.autograd.grad_mode import state as _grad_state
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_dropout import dropout
@@ -83,8 +84,6 @@ def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> Non
     and head checks of NOTE [ SDPA flash path ] (before the dtype, head size and stride ones)."""
     if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
         return
-    if not (query.numel() and key.numel() and value.numel()):
-        return  # torch returns empties before choosing a kernel
     (B, H), (Bk, Hk), (Bv, Hv) = query.shape[:2], key.shape[:2], value.shape[:2]
     if not B == Bk == Bv or Hk != Hv:
         return
@@ -188,6 +187,8 @@ def scaled_dot_product_attention(
             "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
             f"attn_mask.dtype: {names[mask_dt.name]} and  query.dtype: {names[dt.name]} instead."
         )
+    if not (query.numel() and key.numel() and value.numel()):
+        return _empty_attention(query, key, value)
     if attn_mask is not None and attn_mask.ndim < 2:
         _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa)
     # See NOTE [ SDPA flash path ]
@@ -198,11 +199,10 @@ def scaled_dot_product_attention(
         if not (sdp["math"] and sdp["flash"]) and query.device.type == "cpu":
             flash = _cpu_backend_choice(sdp, flash)
     if is_causal and attn_mask is not None and not flash:
-        if query.numel() and key.numel() and value.numel():  # torch returns empties early
-            raise RuntimeError(
-                "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                "is_causal=True"
-            )
+        raise RuntimeError(
+            "_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+            "is_causal=True"
+        )
     if flash and dropout_p != 0:
         raise RuntimeError(
             "scaled_dot_product_attention_flash_attention: Currently do not support dropout > 0"
@@ -222,6 +222,15 @@ def scaled_dot_product_attention(
     return out
 
 
+def _empty_attention(query, key, value) -> Tensor:
+    """What torch returns when query, key or value is empty, whatever their other sizes, mask
+    and flags: zeros of shape (*query.shape[:-1], value.shape[-1]) plus 0 times the inputs'
+    sums (so a nan or inf in them spreads, and each gets a zero gradient)."""
+    shape = (*query.shape[:-1], value.shape[-1])
+    zero = zeros(shape, dtype=query.dtype, device=query.device)
+    return zero + scalar_node((query.sum() + key.sum() + value.sum()) * 0)
+
+
 def _attend(
     query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa, round_to=None
 ) -> Tensor:
@@ -229,17 +238,14 @@ def _attend(
     round_to: the half dtype of float32 inputs torch's flash kernel would run in."""
     dt = query.dtype
     L, S, E = query.shape[-2], key.shape[-2], query.shape[-1]
-    if key.shape[-1] != E:
-        raise RuntimeError(
-            f"scaled_dot_product_attention: expected key's last dim to be {E} (query's), "
-            f"but got key of shape {list(key.shape)}"
-        )
+    # mismatched head sizes or positions are left to the matmuls, whose messages are torch's
     if enable_gqa and query.ndim >= 3:
         # key and value are repeated each by its own group count (torch 2.13's math path)
         heads = query.shape[-3]
         if any(t.shape[-3] == 0 or heads % t.shape[-3] for t in (key, value)):
+            # torch's message stops after "in " (its text is cut short in torch 2.13)
             raise RuntimeError(
-                "Number of heads in key and value must divide the number of heads in query"
+                "Number of heads in key and value must divide the number of heads in "
             )
         if key.shape[-3] != heads:
             key = key.repeat_interleave(heads // key.shape[-3], dim=-3)
@@ -264,12 +270,6 @@ def _attend(
         visible = (bias != float("-inf")).any(-1, keepdim=True)
         attn = _ops.softmax(scores + _ops.where(visible, bias, 0.0), -1)
         attn = _ops.where(visible, attn, 0.0)
-    if value.shape[-2] != S:
-        # after the mask's add: torch's math path reports a mask that does not fit first
-        raise RuntimeError(
-            f"scaled_dot_product_attention: expected value to have {S} positions (key's), but "
-            f"got value of shape {list(value.shape)}"
-        )
     if dropout_p > 0.0:
         if dropout_p > 1:  # torch's math path calls at::dropout, whose check is a RuntimeError
             raise RuntimeError(
