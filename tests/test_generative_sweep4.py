@@ -74,11 +74,14 @@ def test_pad_reads_int_likes():
             lambda x: F.one_hot(torch.tensor([0, 1]), 6 / 2),
             "one_hot(): argument 'num_classes' (position 2) must be int, not float",
         ),
-        (lambda x: torch.rot90(x, 1.0, (1, 2)), "rot90(): argument 'k' must be int, not float"),
+        (
+            lambda x: torch.rot90(x, 1.0, (1, 2)),
+            "rot90(): argument 'k' (position 2) must be int, not float",
+        ),
         (
             lambda x: torch.rot90(x, 1, (1.0, 2)),
-            "rot90(): argument 'dims' must be tuple of ints, but found element of type float at "
-            "pos 0",
+            "rot90(): argument 'dims' (position 3) must be tuple of ints, but found element of "
+            "type float at pos 0",
         ),
         (
             lambda x: F.embedding(torch.tensor([0]), torch.ones(3, 2), padding_idx=1.0),

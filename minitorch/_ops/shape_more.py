@@ -620,10 +620,9 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """Rotates by 90 degrees k times from dims[0] towards dims[1]. Mirrors torch.rot90."""
     check_tensors("rot90", ("input", input))
     if k.__class__ is not int:  # rot90(x, 1.0): torch's TypeError (NOTE [ Int-like arguments ])
-        k = index(k, "rot90", "k")
-    dims = tuple(dims)
-    if any(d.__class__ is not int for d in dims):
-        dims = int_list(dims, "rot90", "dims")
+        k = check_int("rot90", k, "k", 2)
+    if dims.__class__ is not tuple or any(d.__class__ is not int for d in dims):
+        dims = int_list(dims, "rot90", "dims", 3)
     n = input._data.ndim
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -181,6 +181,13 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
             f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
             f"source.size(dim): ({n}), for dim: {dim}"
         )
+    if input.ndim != source.ndim or input.shape[:d] + input.shape[d + 1 :] != (
+        source.shape[:d] + source.shape[d + 1 :]
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
+        )
     size = input.shape[d] if input.ndim else 1
     ia = index._data
     if index.device.type == "cpu" and ia.size and ((ia < 0) | (ia >= size)).any():
