@@ -21,7 +21,8 @@ is on, and runs it:
   record the graph;
 - a Library kernel for a device type, with no formula, also runs with grad mode as it is (torch's
   deprecated fallback) and warns when a gradient flows back through its outputs.
-custom_op's outputs may not be (or share memory with) its inputs, as in torch.
+custom_op's outputs may not be (or share memory with) its inputs, as in torch, and the version
+of each argument it declares mutated is bumped once after its kernel ran.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ def _format_default(v, registered: bool) -> str:
 
     if isinstance(v, _dtype_cls):
         return str(v).rsplit(".", 1)[-1]
+    from minitorch._backend import Device
+
+    if isinstance(v, Device):
+        return str(v) if registered else f'"{v}"'
     return str(v)
 
 
@@ -91,10 +96,23 @@ class Argument:
 
     @property
     def type(self) -> str:
+        """The type as torch's Argument.type prints: 'Optional[List[int]]', 'number', ..."""
+        return _type_name(self)
+
+    def _schema_type(self) -> str:
+        """The type as the schema text writes it: 'int[]?', 'Tensor(a!)'."""
         text = self.base + self.alias
         if self.is_list:
             text += ("?" if self.elem_optional else "") + f"[{self.list_size or ''}]"
         return text + ("?" if self.optional else "")
+
+    @property
+    def alias_info(self):
+        """None, or the alias annotation ('(a!)': is_write, before_set {'a'}). Mirrors
+        torch._C.Argument.alias_info."""
+        if not self.alias:
+            return None
+        return _AliasInfo(self.alias[1:-1].rstrip("!"), self.is_write)
 
     @property
     def has_default_value(self) -> bool:
@@ -113,13 +131,23 @@ class Argument:
         return self.base == "Tensor"
 
     def text(self, registered: bool = True) -> str:
-        out = self.type if not self.name else f"{self.type} {self.name}"
+        kind = self._schema_type()
+        out = kind if not self.name else f"{kind} {self.name}"
         if self.has_default_value:
             out += "=" + _format_default(self._default, registered)
         return out
 
     def __repr__(self):
         return self.text()
+
+
+class _AliasInfo:
+    """An argument's alias annotation. Mirrors torch._C._AliasInfo."""
+
+    def __init__(self, name, is_write):
+        self.is_write = is_write
+        self.before_set = {name}
+        self.after_set = {name}
 
 
 class FunctionSchema:
@@ -132,6 +160,10 @@ class FunctionSchema:
         self.arguments = arguments
         self.returns = returns
         self._registered = registered
+
+    @property
+    def is_mutable(self) -> bool:
+        return any(a.is_write for a in self.arguments)
 
     def _args_text(self) -> str:
         parts = []
@@ -186,7 +218,12 @@ def _parse_default(text: str, arg: Argument):
     if text in ("True", "False"):
         return text == "True"
     if text[:1] in "'\"":
-        return text[1:-1].replace("\\'", "'").replace('\\"', '"')
+        text = text[1:-1].replace("\\'", "'").replace('\\"', '"')
+        if arg.base == "Device":
+            from minitorch._backend import Device
+
+            return Device(text)
+        return text
     if text.startswith("["):
         return [_parse_default(p, arg) for p in _split_top(text[1:-1])]
     try:
@@ -211,7 +248,15 @@ def _parse_arg(text: str, kwarg_only: bool, schema_text: str) -> Argument:
     try:
         arg = Argument(name, type_text, kwarg_only=kwarg_only)
     except RuntimeError:
-        raise RuntimeError(f"Unknown type name '{type_text}':\n{schema_text}") from None
+        word = re.match(r"\w*", type_text).group(0) or type_text
+        at = re.search(rf"[(,>]\s*({re.escape(word)})\b", schema_text)
+        col = at.start(1) if at else 0
+        raise RuntimeError(
+            "\nunknown type specifier. Common valid schema types include Tensor, SymInt, int, "
+            "float, bool, Scalar; for a full list, please see "
+            "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/native/README.md#func "
+            f":\n{schema_text}\n{' ' * col}{'~' * len(word)} <--- HERE\n"
+        ) from None
     if default_text is not None:
         default = _parse_default(default_text.strip(), arg)
         arg._default = default
@@ -300,7 +345,7 @@ def _schema_type(ann, returns=False):
     return None if text is None else text + ("?" if optional else "")
 
 
-def _annotation(ann, globalns):
+def _annotation(ann, globalns, error):
     if isinstance(ann, str):
         import typing
 
@@ -310,8 +355,13 @@ def _annotation(ann, globalns):
         scope.update(globalns)
         try:
             ann = eval(ann, scope)  # noqa: S307 - an annotation string, as typing.get_type_hints
-        except Exception:
-            return ann
+        except Exception as e:
+            error(
+                f"Unsupported type annotation {ann}. It is not a type. ({e}). If you are using "
+                "'from __future__ import annotations', note that annotations are evaluated "
+                "lazily as strings; make sure all types referenced in annotations are importable "
+                "at module scope, not only inside a local function."
+            )
     return ann
 
 
@@ -338,23 +388,33 @@ def infer_schema_text(fn, mutates_args, op_name=None) -> str:
             error("We do not support positional-only args, varargs, or varkwargs.")
         if p.annotation is p.empty:
             error(f"Parameter {p.name} must have a type annotation.")
-        ann = _annotation(p.annotation, globalns)
+        ann = _annotation(p.annotation, globalns, error)
         type_text = _schema_type(ann)
         if type_text is None:
-            shown = ann if isinstance(ann, str) else getattr(ann, "__name__", None) or ann
+            shown = p.annotation  # as torch: the annotation as written
             if isinstance(ann, type):
-                shown = f"{ann.__module__}.{ann.__qualname__}".replace("minitorch.", "torch.")
+                name = f"{ann.__module__}.{ann.__qualname__}".replace("minitorch.", "torch.")
+                shown = f"<class '{name.removeprefix('builtins.')}'>"
+            tuple_hint = ""
+            if getattr(ann, "__origin__", None) is tuple:
+                elems = set(ann.__args__)
+                example = "\n\n"
+                if len(elems) == 1 and _schema_type(list[next(iter(elems))]) is not None:
+                    example = f"For example, list[{next(iter(elems)).__name__}].\n\n"
+                tuple_hint = ("We do not support Tuple inputs in schema. As a workaround, please "
+                              f"try to use List instead. {example}")  # fmt: skip
             error(
-                f"Parameter {p.name} has unsupported type {shown}. The valid types are: "
-                "Tensor, int, float, bool, str, torch.dtype, torch.device, their Optional and "
+                f"Parameter {p.name} has unsupported type {shown}. {tuple_hint}The valid types "
+                "are: Tensor, int, float, bool, str, torch.dtype, torch.device, their Optional and "
                 "list forms, and Union[int, float, bool]."
             )
         if p.default is not p.empty and not (
             p.default is None or isinstance(p.default, (int, float, bool, str))
         ):
+            from minitorch._backend import Device
             from minitorch._dtype import dtype as dtype_cls
 
-            if not isinstance(p.default, dtype_cls):
+            if not isinstance(p.default, (dtype_cls, Device)):
                 error(
                     f"Parameter {p.name} has an unsupported default value type "
                     f"{type(p.default)}. Please file an issue on GitHub so we can prioritize "
@@ -383,7 +443,7 @@ def infer_schema_text(fn, mutates_args, op_name=None) -> str:
     ret = sig.return_annotation
     if ret is sig.empty:
         error("No return type annotation was provided. Please add one.")
-    ret_text = _returns_text(_annotation(ret, globalns), error)
+    ret_text = _returns_text(_annotation(ret, globalns, error), error)
     name = op_name or ""
     return f"{name}({', '.join(parts)}) -> {ret_text}"
 
@@ -469,7 +529,9 @@ def _declaration(entry) -> str:
 
 
 def _type_name(arg) -> str:
-    base = {"SymInt": "int", "Scalar": "number"}.get(arg.base, arg.base)
+    # torch names the enum types (ScalarType, Layout, MemoryFormat) by the int they are passed as
+    base = {"SymInt": "int", "Scalar": "number", "ScalarType": "int", "Layout": "int",
+            "MemoryFormat": "int"}.get(arg.base, arg.base)  # fmt: skip
     if arg.is_list:
         base = f"List[{'Optional[' + base + ']' if arg.elem_optional else base}]"
     return f"Optional[{base}]" if arg.optional else base
@@ -527,7 +589,12 @@ def bind(entry, args, kwargs):
     schema = entry.schema
     params = schema.arguments
     positional = [a for a in params if not a.kwarg_only]
-    if len(args) > len(params) or (len(args) > len(positional)):
+    if len(args) > len(positional):
+        if len(positional) < len(params):  # torch words it so when keyword-only ones exist
+            raise RuntimeError(
+                f"{entry.qualname}() takes {len(positional)} positional argument(s) but "
+                f"{len(args)} was/were given.  Declaration: {_declaration(entry)}"
+            )
         raise RuntimeError(
             f"{entry.qualname}() expected at most {len(positional)} argument(s) but received "
             f"{len(args)} argument(s). Declaration: {_declaration(entry)}"
@@ -553,10 +620,13 @@ def bind(entry, args, kwargs):
                 f"{_declaration(entry)}"
             )
         if not _fits(a, v):
+            culprit = v  # in a list, torch names the first element that does not fit
+            if a.is_list and isinstance(v, (list, tuple)):
+                culprit = next((x for x in v if not _fits(a, x, True)), v)
             detail = (
                 f"Unable to cast {v!r} to Tensor"
                 if a.base == "Tensor" and not a.is_list
-                else f"Unable to cast Python instance of type {type(v)} to C++ type '?' "
+                else f"Unable to cast Python instance of type {type(culprit)} to C++ type '?' "
                 "(#define PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details)"
             )
             raise RuntimeError(
@@ -779,7 +849,7 @@ def _warn_no_autograd(entry):
     return hook
 
 
-FLOP_COUNTERS = []  # the active utils.flop_counter.FlopCounterModes (its custom_mapping)
+FLOP_COUNTERS = []  # utils.flop_counter.FlopCounterModes active in any thread (custom_mapping)
 
 
 def call(entry, args, kwargs):
@@ -787,15 +857,16 @@ def call(entry, args, kwargs):
     if FLOP_COUNTERS:
         from minitorch.utils import flop_counter
 
-        counter = FLOP_COUNTERS[-1]
-        if flop_counter._depth():
+        counters = flop_counter._modes()  # this thread's
+        if not counters or flop_counter._depth():
             return _call(entry, args, kwargs)
         flop_counter._state.depth = 1  # torch counts the operator, not the ops inside it
         try:
             out = _call(entry, args, kwargs)
         finally:
             flop_counter._state.depth = 0
-        counter._count_user_op(entry, args, kwargs, out)
+        for counter in counters:
+            counter._count_user_op(entry, args, kwargs, out)
         return out
     return _call(entry, args, kwargs)
 
@@ -827,7 +898,18 @@ def _call(entry, args, kwargs):
     if entry.custom is not None:
         _check_no_alias(entry, args, kw_only, out)
         _check_returns(entry, out)
+        _bump_mutated(entry, args, kw_only)
     return out
+
+
+def _bump_mutated(entry, args, kw_only):
+    """custom_op bumps the version of each argument it declares mutated, once, whatever its
+    kernel did to it (torch's ADInplaceOrView kernel): a backward that saved it then refuses."""
+    values = [*args, *kw_only.values()]
+    for a, v in zip(entry.schema.arguments, values, strict=True):
+        if a.is_write:
+            for t in _tensors_in((v,)):
+                t._vc[0] += 1
 
 
 def _list_return(entry) -> bool:
@@ -887,6 +969,20 @@ class OpOverload:
     def name(self) -> str:
         return f"{self._namespace}::{self._opname}"
 
+    @property
+    def tags(self) -> list:
+        return []  # minitorch keeps no operator tags
+
+    def has_kernel_for_dispatch_key(self, key) -> bool:
+        """Whether a kernel was registered for 'CPU' / 'CUDA' (or 'Meta': a fake)."""
+        entry = self._entry
+        if entry is None:
+            return str(key) in ("CPU", "CUDA") and self._fn is not None
+        k = str(key).lower()
+        if k == "meta":
+            return entry.fake is not None
+        return k in entry.kernels
+
     def __call__(self, *args, **kwargs):
         if self._entry is None:
             return self._fn(*args, **kwargs)
@@ -921,8 +1017,9 @@ class _RegisteredSchema(FunctionSchema):
 
 
 class OpOverloadPacket:
-    """All overloads of an operator: `minitorch.ops.<ns>.<name>`; calling it runs the default
-    overload (or the first that accepts the arguments). Mirrors torch._ops.OpOverloadPacket."""
+    """All overloads of an operator: `minitorch.ops.<ns>.<name>`; calling it runs the first
+    overload (in definition order) that accepts the arguments. Mirrors
+    torch._ops.OpOverloadPacket."""
 
     def __init__(self, namespace, name, fn=None):
         self._namespace = namespace
@@ -932,6 +1029,10 @@ class OpOverloadPacket:
         self.__name__ = name
         self.__qualname__ = name
         self.__module__ = "minitorch.ops"
+
+    @property
+    def _qualified_op_name(self) -> str:
+        return f"{self._namespace}::{self._opname}"
 
     def overloads(self) -> list:
         if self._fn is not None:
@@ -968,9 +1069,9 @@ class OpOverloadPacket:
         overloads = lookup(self._namespace, self._opname)
         if not overloads:
             raise RuntimeError(f"{self._namespace}::{self._opname} is no longer registered")
-        if "default" in overloads:
-            return call(overloads["default"], args, kwargs)
-        errors = []
+        if len(overloads) == 1:
+            return call(next(iter(overloads.values())), args, kwargs)
+        errors = []  # as torch's dispatcher: the first overload (in definition order) that binds
         for entry in overloads.values():
             try:
                 bound = bind(entry, args, kwargs)
@@ -1011,6 +1112,10 @@ class _OpNamespace(types.ModuleType):
         packet = OpOverloadPacket(self.name, op_name, fn)
         self._packets[op_name] = packet
         return packet
+
+    def __dir__(self):
+        names = [n for ns, n in _REGISTRY if ns == self.name]
+        return sorted({*super().__dir__(), *names})
 
     def __repr__(self):
         return f"<module 'minitorch.ops.{self.name}' from 'minitorch.ops'>"

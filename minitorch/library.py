@@ -7,7 +7,8 @@ library) so that it has a schema, per-device kernels, an autograd formula and a 
 is in NOTE [ Dispatching a user-defined operator ] (minitorch/_op_registry.py).
 
 Differences from torch: minitorch has no tracing or compilation, so the fake implementation is
-only run by opcheck (on real tensors, comparing shapes, dtypes and devices); register_vmap,
+only run by opcheck (on real tensors, comparing aliasing, shapes, dtypes and devices; a size
+from get_ctx().new_dynamic_size() matches any); register_vmap,
 register_autocast and register_torch_dispatch store their function without using it (vmap runs
 an operator once per sample). `minitorch.ops.aten.<name>` calls minitorch's function of that
 name whatever overload is named, and has no schema.
@@ -15,6 +16,8 @@ name whatever overload is named, and has no schema.
 
 from __future__ import annotations
 
+import contextlib
+import re
 import sys
 import warnings
 import weakref
@@ -56,9 +59,11 @@ def _device_types(device_types):
         return (None,)
     if isinstance(device_types, str):
         device_types = (device_types,)
+    from minitorch._backend import Device
+
     out = []
     for d in device_types:
-        kind = str(d).split(":")[0].lower()
+        kind = Device(d).type if isinstance(d, str) else str(d).split(":")[0].lower()
         if kind not in ("cpu", "cuda"):
             raise ValueError(f"Unsupported device type: {d} (minitorch has cpu and cuda)")
         out.append(kind)
@@ -91,7 +96,7 @@ def _entry_of(op):
         ns, name, overload = _split_qualname(op)
         entry = (_reg.lookup(ns, name) or {}).get(overload or "default")
         if entry is None:
-            raise ValueError(f"could not find the operator {op}")
+            raise RuntimeError(f"operator {op} does not exist")
         return entry
     raise TypeError(
         "expected an operator (a 'ns::name' string, an OpOverload or a CustomOpDef), got "
@@ -131,6 +136,7 @@ class Library:
         self.ns = ns
         self.kind = kind
         self.dispatch_key = dispatch_key
+        self._site = site
         self._defined = []
         self._impls = []
         weakref.finalize(self, _release, kind, ns, self._defined, self._impls)
@@ -142,7 +148,13 @@ class Library:
         """Defines an operator from torch's schema text 'name(Tensor x, ...) -> Tensor';
         returns its name. Mirrors torch.library.Library.define."""
         if self.kind == "IMPL":
-            raise RuntimeError("define() can only be called on a Library of kind DEF or FRAGMENT")
+            name = re.match(r"\s*([\w.]*)", schema).group(1)
+            raise RuntimeError(
+                f'def("{name}"): Cannot define an operator inside of a TORCH_LIBRARY_IMPL block.  '
+                "All def()s should be placed in the (unique) TORCH_LIBRARY block for their "
+                "namespace.  (Error occurred while processing TORCH_LIBRARY_IMPL block at "
+                f"{self._site})"
+            )
         parsed = _reg.parse_schema(schema)
         entry = _reg.register(self.ns, parsed.name, parsed.overload_name, parsed)
         site = _caller_site()
@@ -244,6 +256,11 @@ def define(qualname, schema, *, lib=None, tags=()):
     """Defines operator qualname ('ns::name') with schema text '(Tensor x) -> Tensor'. Mirrors
     torch.library.define."""
     ns, name, overload = _split_qualname(qualname)
+    if not (schema.startswith("(") and ")" in schema and "->" in schema[schema.index(")") :]):
+        raise ValueError(
+            'define(qualname, schema, ...): expected schema to look like e.g. "(Tensor x) -> '
+            f'Tensor" but got "{schema}"'
+        )
     full = name + (f".{overload}" if overload else "") + schema
     (lib or _fragment(ns)).define(full, tags=tags)
 
@@ -289,6 +306,7 @@ class CustomOpDef:
         self._vmap_fn = None
         self._autocast = None
         self._torch_dispatch_fns = {}
+        self._disabled = {}  # device type -> its kernel, put aside by set_kernel_enabled
 
     @property
     def _opoverload(self):
@@ -319,7 +337,10 @@ class CustomOpDef:
 
         def register(f):
             for d in _device_types(device_types):
-                self._entry.kernels[d] = f
+                if d in self._disabled:  # set_kernel_enabled(d, False) is in force
+                    self._disabled[d] = f
+                else:
+                    self._entry.kernels[d] = f
             return f
 
         return register if fn is None else register(fn)
@@ -342,8 +363,24 @@ class CustomOpDef:
 
         return register if fn is None else register(fn)
 
+    @contextlib.contextmanager
     def set_kernel_enabled(self, device_type, enabled=True):
-        raise NotImplementedError("CustomOpDef.set_kernel_enabled is not supported by minitorch")
+        """A context in which device_type's registered kernel is used (enabled) or not, the
+        function custom_op wrapped running instead; the previous state is restored after it."""
+        was_disabled = device_type in self._disabled
+        self._enable_kernel(device_type, enabled)
+        try:
+            yield
+        finally:
+            self._enable_kernel(device_type, not was_disabled)
+
+    def _enable_kernel(self, device_type, enabled):
+        kernels = self._entry.kernels
+        if enabled and device_type in self._disabled:
+            kernels[device_type] = self._disabled.pop(device_type)
+        elif not enabled and device_type not in self._disabled and device_type in kernels:
+            self._disabled[device_type] = kernels[device_type]
+            kernels[device_type] = self._init_fn
 
 
 def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None, tags=None):
@@ -352,11 +389,11 @@ def custom_op(name, fn=None, /, *, mutates_args, device_types=None, schema=None,
     kernel runs under no_grad, and gradients come from register_autograd."""
 
     def inner(f):
-        ns, opname, _ = _split_qualname(name)
-        if schema is None:
+        if schema is None:  # torch reads the annotations before the name
             schema_text = infer_schema(f, mutates_args=mutates_args)
         else:
             schema_text = schema
+        ns, opname, _ = _split_qualname(name)
         return CustomOpDef(ns, opname, schema_text, f, _device_types(device_types))
 
     return inner if fn is None else inner(fn)
@@ -444,13 +481,22 @@ def register_torch_dispatch(op, torch_dispatch_class, func=None, /, *, lib=None)
 
 
 class _FakeImplCtx:
-    """What get_ctx() gives inside a fake implementation run by opcheck."""
+    """What get_ctx() gives inside a fake implementation run by opcheck.
+
+    Differences from torch: with no symbolic sizes, new_dynamic_size gives its `min` as a plain
+    int, and opcheck accepts any size where the fake output has one it was given."""
+
+    def __init__(self):
+        self.dynamic_sizes = set()
 
     def new_dynamic_size(self, *, min=0, max=None):  # noqa: A002 - torch's names
-        raise NotImplementedError(
-            "new_dynamic_size: minitorch has no symbolic sizes; a fake implementation with "
-            "data-dependent output sizes cannot be checked here"
-        )
+        if min < 0:
+            raise ValueError(
+                f"ctx.new_dynamic_size(min={min}, ...): expected min to be greater than or "
+                "equal to 0: this API can only create non-negative sizes."
+            )
+        self.dynamic_sizes.add(min)
+        return min
 
     create_unbacked_symint = new_dynamic_size
 
@@ -459,10 +505,9 @@ _FAKE_CTX = []
 
 
 def get_ctx():
-    """The context of the fake implementation being run. Mirrors torch.library.get_ctx."""
-    if not _FAKE_CTX:
-        raise RuntimeError("get_ctx() called outside of a fake implementation")
-    return _FAKE_CTX[-1]
+    """The context of the fake implementation being run (None outside one). Mirrors
+    torch.library.get_ctx."""
+    return _FAKE_CTX[-1] if _FAKE_CTX else None
 
 
 # --- opcheck ---
@@ -471,6 +516,13 @@ _DEFAULT_TESTS = (
     "test_schema",
     "test_autograd_registration",
     "test_faketensor",
+    "test_aot_dispatch_dynamic",
+)
+_ALL_TESTS = (
+    "test_schema",
+    "test_autograd_registration",
+    "test_faketensor",
+    "test_aot_dispatch_static",
     "test_aot_dispatch_dynamic",
 )
 
@@ -548,8 +600,8 @@ def _test_faketensor(op, entry, args, kwargs):
     from minitorch.autograd.grad_mode import no_grad
 
     if entry.fake is None:
-        if entry.composite is not None:
-            return
+        if entry.composite is not None or (entry.custom is not None and not entry.schema.returns):
+            return  # torch makes the fake of a custom_op that returns nothing
         if isinstance(op, CustomOpDef):
             raise RuntimeError(
                 f"There was no fake impl registered for {op!r}. This is necessary for "
@@ -561,17 +613,51 @@ def _test_faketensor(op, entry, args, kwargs):
             "to register one in order for torch.compile / export / fx tracing to work."
         )
     with no_grad():
-        real = _call_op(op, entry, _clone_tree(args), _clone_tree(kwargs))
+        real_args, real_kwargs = _clone_tree(args), _clone_tree(kwargs)
+        real = _call_op(op, entry, real_args, real_kwargs)
         fake_args, fake_kwargs = _reg.bind(entry, tuple(_clone_tree(args)), _clone_tree(kwargs))
-        _FAKE_CTX.append(_FakeImplCtx())
+        ctx = _FakeImplCtx()
+        _FAKE_CTX.append(ctx)
         try:
             fake = entry.fake(*fake_args, **fake_kwargs)
         finally:
             _FAKE_CTX.pop()
-    _compare_meta(entry, real, fake)
+    _compare_aliasing(entry, (real, [*real_args, *real_kwargs.values()]),
+                      (fake, [*fake_args, *fake_kwargs.values()]))  # fmt: skip
+    _compare_meta(entry, real, fake, ctx.dynamic_sizes)
 
 
-def _compare_meta(entry, real, fake):
+def _aliasing(out, ins):
+    """(an output shares memory with an input, an output is an input, two outputs share
+    memory): what torch's fake-tensor check compares between the kernel and the fake."""
+    from minitorch._op_registry import _shares_memory, _tensors_in
+
+    outs = list(_tensors_in(out if isinstance(out, (tuple, list)) else (out,)))
+    ins = list(_tensors_in(ins))
+    return (
+        any(_shares_memory(o, i) for o in outs for i in ins),
+        any(o is i for o in outs for i in ins),
+        any(_shares_memory(a, b) for k, a in enumerate(outs) for b in outs[k + 1 :]),
+    )
+
+
+def _compare_aliasing(entry, real, fake):
+    checks = ("outputs_alias_inputs", "outputs_are_inputs", "outputs_alias_each_other")
+    for name, r, f in zip(checks, _aliasing(*real), _aliasing(*fake), strict=True):
+        if r != f:
+            raise MetadataMismatchError(
+                f"When comparing the output of {entry.dotted} on FakeTensor and concrete "
+                f"Tensors, found mismatch in {name} check {f} != {r}"
+            )
+
+
+def _same_shape(real, fake, dynamic) -> bool:
+    return len(real) == len(fake) and all(
+        r == f or f in dynamic for r, f in zip(real, fake, strict=True)
+    )
+
+
+def _compare_meta(entry, real, fake, dynamic=()):
     from minitorch._tensor import Tensor
 
     reals = real if isinstance(real, (tuple, list)) else (real,)
@@ -581,13 +667,16 @@ def _compare_meta(entry, real, fake):
         "found mismatched tensor metadata: "
     )
     if len(reals) != len(fakes):
-        raise MetadataMismatchError(f"{prefix}{len(reals)} outputs and {len(fakes)} fake outputs")
+        raise AssertionError(
+            f"When comparing the output of {entry.dotted} on FakeTensor and concrete Tensors, "
+            f"found mismatch in number of returns {len(fakes)} != {len(reals)}"
+        )
     for r, f in zip(reals, fakes, strict=True):
         if not isinstance(r, Tensor):
             continue
         if not isinstance(f, Tensor):
             raise MetadataMismatchError(f"{prefix}a Tensor and a {type(f).__name__}")
-        if r.shape != f.shape:
+        if not _same_shape(r.shape, f.shape, dynamic):
             raise MetadataMismatchError(f"{prefix}Shapes {r.shape} and {f.shape} are not equal!")
         if r.dtype != f.dtype:
             raise MetadataMismatchError(f"{prefix}Dtypes {r.dtype} and {f.dtype} are not equal!")
@@ -629,6 +718,7 @@ _TESTS = {
     "test_schema": _test_schema,
     "test_autograd_registration": _test_autograd_registration,
     "test_faketensor": _test_faketensor,
+    "test_aot_dispatch_static": _test_aot_dispatch_dynamic,  # no tracing: the same backward
     "test_aot_dispatch_dynamic": _test_aot_dispatch_dynamic,
 }
 
@@ -641,19 +731,13 @@ def opcheck(
     {test: 'SUCCESS' or the error}; raises OpCheckError on the first failure unless
     raise_exception=False. Mirrors torch.library.opcheck."""
     kwargs = {} if kwargs is None else kwargs
-    if isinstance(op, _reg.OpOverloadPacket):
-        raise ValueError(
-            "opcheck(op, ...): op must be instance of torch._ops.OpOverload, e.g. "
-            f"torch.ops.aten.sin.default, got {type(op)}"
-        )
-    entry = _entry_of(op)
+    entry = _entry_of(op)  # a packet: its default overload, as torch
     if isinstance(test_utils, str):
         test_utils = (test_utils,)
-    unknown = set(test_utils) - set(_TESTS)
-    if unknown:
+    if not set(test_utils) <= set(_TESTS):
         raise ValueError(
             f"opcheck(op, ..., test_utils={test_utils}), expected test_utils to be subset of "
-            f"{tuple(_TESTS)} but it had the following unknown test_utils: {unknown}"
+            f"{_ALL_TESTS} but it was not"
         )
     results = {}
     for name in test_utils:

@@ -241,6 +241,8 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms):
     if dim is _MISSING:
         _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms)
     if keepdim.__class__ is not bool:
+        if dim is None:  # a dim given as None fits the dim overload (its dim may be None)
+            raise keepdim_error(op, dim, keepdim)
         if keepdims is None:  # NOTE [ Overloaded reductions ]
             raise parsed_error(op, (("input", input), ("dim", dim), ("keepdim", keepdim)))
         raise keepdim_error(op, dim, keepdim, None if op == "sum" else forms)

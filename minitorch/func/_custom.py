@@ -61,6 +61,12 @@ def _hook(cls, ctx, device, record, args, kwargs):
             f"You tried to vmap over {cls.__name__}, but it does not have vmap support. Please "
             f"override and implement the vmap staticmethod or set generate_vmap_rule=True. {_DOCS}"
         )
+    if _active["vmap"] and cls.generate_vmap_rule and getattr(cls, "vmap", None) is not None:
+        raise RuntimeError(
+            f"You tried to vmap over {cls.__name__}, but it has both generate_vmap_rule=True and "
+            "an overridden vmap staticmethod. Please set generate_vmap_rule=False or delete the "
+            f"overridden vmap staticmethod to avoid ambiguity. {_DOCS}"
+        )
     below = _active["below"]
     if below is not None:
         out = below(cls, ctx, device, record, args, kwargs)

@@ -9,8 +9,11 @@ the forward, backward and data-level backward of the autograd Functions behind t
 wrapped, and restored when the mode exits, so nothing is paid outside it. Each counted op is
 filed under the aten op torch's graph shows for it (AddmmBackward0 -> aten.addmm, ...), with
 torch's formulas: 2 M K N per product; the backward of a product counts one product per input
-that needs a gradient; a convolution's backward counts its input and weight gradients as
-aten.convolution_backward; einsum counts its pairwise bmm's. An op running inside a counted one
+that needs a gradient (in autograd.grad, one its walk uses); a convolution's backward counts its
+input and weight gradients as aten.convolution_backward; einsum counts its pairwise bmm's. The
+products of a backward that builds a graph (create_graph) are counted with it, and again by
+their own backward, as torch's (a convolution's as aten.convolution_backward, where torch's
+double backward shows aten.convolution). An op running inside a counted one
 (the products inside a convolution, inside scaled_dot_product_attention or inside a
 torch.library operator) is not counted again. scaled_dot_product_attention counts nothing on
 the CPU (torch's CPU kernel is not in its table) and the fused kernel's formula on a GPU; nor
@@ -26,6 +29,7 @@ from collections import defaultdict
 from functools import wraps
 from math import prod
 
+from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.utils.module_tracker import ModuleTracker
 
 __all__ = [
@@ -172,8 +176,19 @@ def register_flop_formula(targets, get_raw=False):
 
 # --- the wrapped Functions ---
 
-_state = threading.local()
-_active = []  # the FlopCounterModes entered, innermost last
+# NOTE [ Nested and per-thread FlopCounterModes ]
+# As torch's dispatch modes, a mode sees the ops of its own thread only, and every mode active
+# there counts each op (an outer mode sees what an inner one counted). The Functions are patched
+# while a mode is active in any thread (_op_registry.FLOP_COUNTERS lists them), restored when the
+# last one exits, in whatever order they exit.
+_state = threading.local()  # depth: inside a counted op; modes: this thread's, innermost last
+_lock = threading.Lock()  # the patching and FLOP_COUNTERS
+_patches = None  # the _Patches installed while a mode is active
+
+
+def _modes() -> tuple:
+    """This thread's active FlopCounterModes (NOTE [ Nested and per-thread FlopCounterModes ])."""
+    return getattr(_state, "modes", ())
 
 
 def _aten(name):
@@ -307,19 +322,23 @@ def _depth():
 
 def _wrap_forward(orig, rule, bw_rule):
     def forward(ctx, *args, **kwargs):
-        counter = _active[-1] if _active else None
-        if counter is None or _depth():
+        counters = _modes()
+        depth = _depth()
+        if not counters or depth == 1:
             return orig(ctx, *args, **kwargs)
         _state.depth = 1
         try:
             out = orig(ctx, *args, **kwargs)
         finally:
-            _state.depth = 0
+            _state.depth = depth
         got = rule(args, kwargs, out)
         if got is not None:
             key, flops, info = got
-            parents = counter._parents()
-            counter._add(parents, _aten(key), flops)
+            parents = {}
+            for counter in counters:
+                parents[counter] = counter._parents()
+                if not depth:  # (2: a product of a counted backward, which counted it)
+                    counter._add(parents[counter], _aten(key), flops)
             if getattr(ctx, "needs_input_grad", None) is not None and any(ctx.needs_input_grad):
                 try:
                     ctx._flop_info = (bw_rule, info, parents)
@@ -333,22 +352,40 @@ def _wrap_forward(orig, rule, bw_rule):
 def _wrap_backward(orig):
     def backward(ctx, *args):
         info = ctx.__dict__.get("_flop_info") if hasattr(ctx, "__dict__") else None
-        counter = _active[-1] if _active else None
-        if counter is None or _depth():
+        counters = _modes()
+        if not counters or _depth():
             return orig(ctx, *args)
-        _state.depth = 1
+        # building a graph (create_graph): its products are counted again by their backward
+        _state.depth = 2 if is_grad_enabled() else 1
         try:
             out = orig(ctx, *args)
         finally:
             _state.depth = 0
         if info is not None and out is not NotImplemented:
             bw_rule, data, parents = info
-            key, flops = bw_rule(data, ctx.needs_input_grad)
+            key, flops = bw_rule(data, _computed(ctx))
             if flops:
-                counter._add(parents, _aten(key), flops)
+                for counter in counters:  # a mode entered after the forward: its own parents
+                    where = parents[counter] if counter in parents else counter._parents()
+                    counter._add(where, _aten(key), flops)
         return out
 
     return backward
+
+
+def _computed(ctx) -> tuple:
+    """Which of the node's input gradients torch computes: those needed, and in autograd.grad
+    only those its walk uses (torch's engine asks an op for no other)."""
+    from minitorch.autograd.grad_mode import state
+
+    needs = ctx.needs_input_grad
+    task = state.graph_task
+    if task is None or task.targets is None:
+        return needs
+    return tuple(
+        bool(n) and e is not None and task.will_execute(e[0])
+        for n, e in zip(needs, ctx._next, strict=False)
+    )
 
 
 class _Patches:
@@ -450,8 +487,8 @@ def _patch_sdpa(patches):
 
     @wraps(orig)
     def sdpa(query, key, value, *args, **kwargs):
-        counter = _active[-1] if _active else None
-        if counter is None or _depth():
+        counters = _modes()
+        if not counters or _depth():
             return orig(query, key, value, *args, **kwargs)
         _state.depth = 1
         try:
@@ -460,21 +497,24 @@ def _patch_sdpa(patches):
             _state.depth = 0
         if query.device.type != "cpu":  # torch's CPU kernel is not in its table
             fused = "flash" if query.dtype.itemsize == 2 else "efficient"
-            parents = counter._parents()
+            parents = {}
             shapes = (tuple(query.shape), tuple(key.shape), tuple(value.shape))
-            counter._add(
-                parents,
-                _aten(f"_scaled_dot_product_{fused}_attention"),
-                sdpa_flop_count(*shapes),
-            )
+            for counter in counters:
+                parents[counter] = counter._parents()
+                counter._add(
+                    parents[counter],
+                    _aten(f"_scaled_dot_product_{fused}_attention"),
+                    sdpa_flop_count(*shapes),
+                )
             if out.requires_grad:
 
                 def count_backward(grad):
-                    counter._add(
-                        parents,
-                        _aten(f"_scaled_dot_product_{fused}_attention_backward"),
-                        sdpa_backward_flop_count(tuple(grad.shape), *shapes),
-                    )
+                    for counter in _modes():
+                        counter._add(
+                            parents[counter] if counter in parents else counter._parents(),
+                            _aten(f"_scaled_dot_product_{fused}_attention_backward"),
+                            sdpa_backward_flop_count(tuple(grad.shape), *shapes),
+                        )
 
                 out.register_hook(count_backward)
         return out
@@ -532,10 +572,7 @@ class FlopCounterMode:
         from minitorch import ops
 
         packet = getattr(getattr(ops, entry.namespace), entry.name)
-        formula = self.flop_registry.get(packet)
-        if formula is None:
-            overload = getattr(packet, entry.overload)
-            formula = self.flop_registry.get(overload)
+        formula = self.flop_registry.get(packet)  # torch looks up packets only
         if formula is not None:
             self._add(self._parents(), packet, formula(*args, **kwargs, out_val=out))
 
@@ -595,28 +632,31 @@ class FlopCounterMode:
     def __enter__(self):
         from minitorch import _op_registry
 
+        global _patches
         self.flop_counts.clear()
         self.mod_tracker.__enter__()
-        if not _active:
-            self._patches, _ = _install()
-        else:
-            self._patches = None
-        _active.append(self)
-        _op_registry.FLOP_COUNTERS.append(self)
+        with _lock:  # See NOTE [ Nested and per-thread FlopCounterModes ]
+            if not _op_registry.FLOP_COUNTERS:
+                _patches, _ = _install()
+            _op_registry.FLOP_COUNTERS.append(self)
+        _state.modes = (*_modes(), self)
         self.mode = self
         return self
 
     def __exit__(self, *args):
         from minitorch import _op_registry
 
+        global _patches
         if self.mode is None:
             raise AssertionError("Internal error: FlopCounter.__exit__ called but mode is None")
-        _active.remove(self)
-        _op_registry.FLOP_COUNTERS.remove(self)
-        if self._patches is not None:
-            self._patches.restore()
-            for cls, _, _ in _targets():
-                _sync_node_class(cls)
+        _state.modes = tuple(m for m in _modes() if m is not self)
+        with _lock:
+            _op_registry.FLOP_COUNTERS.remove(self)
+            if not _op_registry.FLOP_COUNTERS:
+                _patches.restore()
+                _patches = None
+                for cls, _, _ in _targets():
+                    _sync_node_class(cls)
         self.mode = None
         self.mod_tracker.__exit__()
         if self.display:

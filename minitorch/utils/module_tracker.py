@@ -10,8 +10,8 @@ __all__ = ["ModuleTracker"]
 class ModuleTracker:
     """A context manager that keeps `parents`, the names of the modules whose forward (or
     backward) is running, always with "Global"; a root module is named by its class, its
-    submodules "Root.child.grandchild". `is_bw` tells whether a backward is running through a
-    tracked module. Mirrors torch.utils.module_tracker.ModuleTracker.
+    submodules "Root.child.grandchild". `is_bw` tells whether a backward is running. Mirrors
+    torch.utils.module_tracker.ModuleTracker.
 
     Differences from torch: the backward is followed by hooks on the module's output and input
     tensors (torch uses multi-gradient hooks); a module whose inputs' hooks do not run (no input
@@ -22,19 +22,28 @@ class ModuleTracker:
     def __init__(self) -> None:
         self.parents = {"Global"}
         self._known_modules = weakref.WeakKeyDictionary()
+        self._seen_modules = weakref.WeakSet()  # those whose submodules are named
         self._handles = []
         self._in_bw = 0
 
     @property
     def is_bw(self) -> bool:
-        return self._in_bw > 0
+        """Whether a backward is running (as torch: any backward, tracked modules or not)."""
+        from minitorch.autograd.grad_mode import state
+
+        return state.graph_task is not None
 
     def _get_mod_name(self, mod) -> str:
         name = self._known_modules.get(mod)
         if name is None:
             name = self._known_modules[mod] = type(mod).__name__
-        for child_name, child in mod.named_children():
-            self._known_modules.setdefault(child, f"{name}.{child_name}")
+        if mod not in self._seen_modules:
+            # as torch: the first time a module runs, its whole subtree is named after it (a
+            # child that ran alone before, by its class, is renamed)
+            self._seen_modules.add(mod)
+            for child_name, child in mod.named_children():
+                self._known_modules[child] = f"{name}.{child_name}"
+                self._get_mod_name(child)
         return name
 
     def _fw_pre_hook(self, mod, args):
