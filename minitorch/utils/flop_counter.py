@@ -49,21 +49,21 @@ suffixes = ["", "K", "M", "B", "T"]
 
 
 def get_suffix_str(number) -> str:
-    """The suffix a number is shown with (a number of 4-6 digits keeps thousands: 1.01B reads
-    1001M)."""
-    index = max(0, min(len(suffixes) - 1, (len(str(number)) - 2) // 3))
-    return suffixes[index]
+    """The unit a table shows counts in, chosen from the total's digits: thousands from 5
+    digits on, millions from 8, ... (so 1,001,000,000 reads 1001.000M, not 1.001B)."""
+    digits = len(str(number))
+    return suffixes[min(max((digits - 2) // 3, 0), len(suffixes) - 1)]
 
 
 def convert_num_with_suffix(number, suffix) -> str:
-    index = suffixes.index(suffix)
-    return f"{number / 1000**index:.3f}" + suffixes[index]
+    """number in the unit `suffix`, to three decimals: (22528, "K") -> "22.528K"."""
+    scale = 1000 ** suffixes.index(suffix)
+    return f"{number / scale:.3f}{suffix}"
 
 
 def convert_to_percent_str(num, denom) -> str:
-    if denom == 0:
-        return "0%"
-    return f"{num / denom:.2%}"
+    """num as a percentage of denom, two decimals ("0%" of nothing)."""
+    return "0%" if denom == 0 else format(num / denom, ".2%")
 
 
 def mm_flop(a_shape, b_shape, *args, out_shape=None, **kwargs) -> int:
@@ -577,57 +577,41 @@ class FlopCounterMode:
             self._add(self._parents(), packet, formula(*args, **kwargs, out_val=out))
 
     def get_table(self, depth=None):
+        """The table printed on exit: each module down to `depth` (its dotted name's length)
+        with its total and then its ops, indented by depth, counts in one unit; "Global" leads
+        it when some FLOPs ran outside every module."""
         if depth is None:
-            depth = self.depth
-        if depth is None:
-            depth = 999999
-        header = ["Module", "FLOP", "% Total"]
-        values = []
-        global_flops = self.get_total_flops()
-        global_suffix = get_suffix_str(global_flops)
-        is_global_subsumed = False
+            depth = self.depth if self.depth is not None else 10**6
+        total = self.get_total_flops()
+        unit = get_suffix_str(total)
 
-        def process_mod(mod_name, depth):
-            nonlocal is_global_subsumed
-            total_flops = sum(self.flop_counts[mod_name].values())
-            is_global_subsumed |= total_flops >= global_flops
-            padding = " " * depth
-            rows = [
-                [
-                    padding + mod_name,
-                    convert_num_with_suffix(total_flops, global_suffix),
-                    convert_to_percent_str(total_flops, global_flops),
-                ]
+        def cells(label, count):
+            return [
+                label,
+                convert_num_with_suffix(count, unit),
+                convert_to_percent_str(count, total),
             ]
-            for k, v in self.flop_counts[mod_name].items():
-                rows.append(
-                    [
-                        padding + " - " + str(k),
-                        convert_num_with_suffix(v, global_suffix),
-                        convert_to_percent_str(v, global_flops),
-                    ]
-                )
-            return rows
 
-        for mod in sorted(self.flop_counts.keys()):
-            if mod == "Global":
-                continue
-            mod_depth = mod.count(".") + 1
-            if mod_depth > depth:
-                continue
-            values.extend(process_mod(mod, mod_depth - 1))
-        if "Global" in self.flop_counts and not is_global_subsumed:
-            for value in values:
-                value[0] = " " + value[0]
-            values = process_mod("Global", 0) + values
-        if len(values) == 0:
-            values = [["Global", "0", "0%"]]
+        def block(name, indent):
+            counts = self.flop_counts[name]
+            lines = [cells(" " * indent + name, sum(counts.values()))]
+            lines += [cells(" " * indent + " - " + str(op), n) for op, n in counts.items()]
+            return lines
+
+        modules = [m for m in sorted(self.flop_counts) if m != "Global" and m.count(".") < depth]
+        rows = [line for m in modules for line in block(m, m.count("."))]
+        covered = any(sum(self.flop_counts[m].values()) >= total for m in modules)
+        if "Global" in self.flop_counts and not covered:
+            rows = block("Global", 0) + [[" " + r[0], *r[1:]] for r in rows]
+        if not rows:
+            rows = [["Global", "0", "0%"]]
+        header = ["Module", "FLOP", "% Total"]
         try:
             import tabulate
         except ImportError:
-            return _simple_table(values, header)
+            return _simple_table(rows, header)
         tabulate.PRESERVE_WHITESPACE = True
-        return tabulate.tabulate(values, headers=header, colalign=("left", "right", "right"))
+        return tabulate.tabulate(rows, headers=header, colalign=("left", "right", "right"))
 
     def __enter__(self):
         from minitorch import _op_registry
