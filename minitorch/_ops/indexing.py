@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     is_index,
     opmath_dtype,
     type_name,
+    wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
@@ -536,7 +537,7 @@ def _single_mask(key) -> str | None:
     return found
 
 
-def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
+def _put_plan(self: Tensor, indices, values, op: str, accumulate) -> IndexPlan:
     if not isinstance(indices, (tuple, list)):
         raise TypeError(
             f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
@@ -544,17 +545,22 @@ def _put_plan(self: Tensor, indices, op: str) -> IndexPlan:
     # (None too: index_put takes no slice; torch's wording of its method, whose self is not
     # argument 0)
     check_tensor_list(indices)
-    return parse_key(self, tuple(indices), as_select=False)
+    if not isinstance(values, Tensor):
+        raise wrong_type(op, values, "values", 3, "Tensor")
+    key = tuple(indices)
+    if values._data.size == 1 and not accumulate and len(key) == 1:
+        i = key[0]
+        if i is not None and i._data.dtype == "uint8":
+            # torch runs a one-mask, one-value put as masked_fill_, which takes bool masks only;
+            # a mask of the wrong shape gets the indexing IndexError first (as setitem's)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                parse_key(self, key, as_select=False)
+            raise RuntimeError(_BYTE_MASK_FILL)
+    return parse_key(self, key, as_select=False)
 
 
 def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumulate) -> Tensor:
-    if not isinstance(values, Tensor):
-        raise TypeError(f"{op}(): argument 'values' must be Tensor, not {type_name(values)}")
-    if values._data.size == 1 and not accumulate and len(indices) == 1:
-        i = indices[0]
-        if i is not None and i._data.dtype == "uint8":
-            # torch runs a one-mask, one-value put as masked_fill_, which takes bool masks only
-            raise RuntimeError(_BYTE_MASK_FILL)
     values = _fit_value(_value_tensor(self, values), plan, op)  # (the shape before the dtype)
     if values.dtype is not self.dtype:
         if _put_fills_mask(values, indices, accumulate):
@@ -586,7 +592,7 @@ def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) 
     check_tensors("index_put", ("input", input))
     if accumulate.__class__ is not bool:
         check_bool("index_put", accumulate, "accumulate", 4)
-    plan = _put_plan(input, indices, "index_put")
+    plan = _put_plan(input, indices, values, "index_put", accumulate)
     values = _put_values(input, values, plan, "index_put", indices, accumulate)
     out = IndexPut.apply(input, values, plan=plan, accumulate=bool(accumulate))
     return watch_indices(out, *[i for i in indices if i is not None])
@@ -598,7 +604,7 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     check_tensors("index_put_", ("input", input))
     if accumulate.__class__ is not bool:
         check_bool("index_put_", accumulate, "accumulate", 4)
-    plan = _put_plan(input, indices, "index_put_")
+    plan = _put_plan(input, indices, values, "index_put_", accumulate)
     values = _put_values(input, values, plan, "index_put_", indices, accumulate)
     accumulate = bool(accumulate)
     check_partial_overlap(input, values)

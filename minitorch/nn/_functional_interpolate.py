@@ -1,6 +1,6 @@
 """nn.functional: interpolate (nearest, nearest-exact, linear, bilinear, bicubic, trilinear,
 area; antialiased bilinear and bicubic; uint8 bilinear and bicubic) and its deprecated upsample
-aliases, composed from index_select, matmul and pointwise ops so every mode is twice
+aliases, composed from index_select and pointwise ops so every mode is twice
 differentiable."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
-from minitorch._factories import arange, tensor, zeros
-from minitorch._ops import index_select, matmul, maximum, minimum, scatter_add
+from minitorch._factories import arange, tensor
+from minitorch._ops import index_select, maximum, minimum
 from minitorch._ops._common import is_index, type_name
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -149,8 +149,8 @@ def _cubic_taps(L, o, scale, align_corners, x, half=None):
 # separable kernels copy it). uint8: each axis's double weights become int16 fixed point with
 # the most fractional bits (< 22) that keep the largest weight in int16, and each pass gives
 # clamp((sum w * x + 2 ** (prec - 1)) >> prec, 0, 255): uint8 between the passes. The weights
-# are computed here on the host in Python floats, in torch's order of operations, as the
-# (out, in) weight matrix of each axis; the passes are matmuls, the last dim first. The
+# are computed here on the host in Python floats, in torch's order of operations, as each
+# axis's window taps; a pass sums them tap by tap, the last dim first. The
 # fixed-point sums run in float64, where they are exact (integers far below 2 ** 53).
 
 
@@ -258,21 +258,27 @@ def _fixed_point(rows, w_max):
     return rows, prec
 
 
-def _weight_matrix(rows, L, dtype, like: Tensor) -> Tensor:
-    """The dense (len(rows), L) matrix of [(xmin, weights)] rows, on like's device."""
+def _window_taps_tensors(rows, dtype, like: Tensor) -> tuple:
+    """The (len(rows), k) input indices and weights of [(xmin, weights)] rows, on like's
+    device; a short row is padded with its first index at weight 0 (a tap torch reads too)."""
     k = max(1, *(len(w) for _, w in rows))
-    idx = [[x0 + j for j in range(len(w))] + [0] * (k - len(w)) for x0, w in rows]
+    idx = [[x0 + j for j in range(len(w))] + [x0] * (k - len(w)) for x0, w in rows]
     val = [list(w) + [0] * (k - len(w)) for _, w in rows]
     dev = like.device
-    idx = tensor(idx, dtype=_dtype.int64, device=dev)
-    return scatter_add(
-        zeros((len(rows), L), dtype=dtype, device=dev), 1, idx, tensor(val, dtype=dtype, device=dev)
-    )
+    return tensor(idx, dtype=_dtype.int64, device=dev), tensor(val, dtype=dtype, device=dev)
 
 
-def _apply_along(x: Tensor, w: Tensor, dim: int) -> Tensor:
-    """x resampled along dim (-1 or -2) by the (out, in) weight matrix w."""
-    return matmul(x, w.t()) if dim == -1 else matmul(w, x)
+def _apply_along(x: Tensor, taps: tuple, dim: int) -> Tensor:
+    """x resampled along dim (-1 or -2) by its window taps, summed tap by tap as torch's
+    kernels do: a NaN reaches only the outputs whose window holds it (a dense weight matrix
+    would spread it through its zeros)."""
+    idx, val = taps
+    out = None
+    for j in range(idx.shape[1]):
+        w = val[:, j] if dim == -1 else val[:, j : j + 1]
+        term = index_select(x, dim, idx[:, j]) * w
+        out = term if out is None else out + term
+    return out
 
 
 def _separable_resample(input, sizes, scales, mode, align_corners, antialias) -> Tensor:
@@ -294,10 +300,10 @@ def _separable_resample(input, sizes, scales, mode, align_corners, antialias) ->
             rnd = _float32 if out.dtype is _dtype.float32 else _float
             rows, w_max = _window_taps(L, o, scales[dim], align_corners, mode, antialias, rnd)
         if not uint8:
-            out = _apply_along(out, _weight_matrix(rows, L, out.dtype, out), dim)
+            out = _apply_along(out, _window_taps_tensors(rows, out.dtype, out), dim)
             continue
         rows, prec = _fixed_point(rows, w_max)
-        acc = _apply_along(out, _weight_matrix(rows, L, out.dtype, out), dim)
+        acc = _apply_along(out, _window_taps_tensors(rows, out.dtype, out), dim)
         rounding = float(1 << (prec - 1)) if prec > 0 else 0.0
         out = ((acc + rounding) * (1.0 / (1 << prec))).floor().clamp(0, 255)
     if not changed:
