@@ -339,3 +339,18 @@ def test_linear_of_a_transposed_batch_takes_torchs_matmul_path():
     with FlopCounterMode(display=False) as fc:
         mha(xx, xx, xx, need_weights=False)
     assert _counts(fc)["Global"] == {"aten.addmm": 6144, "aten.mm": 18432}
+
+
+def test_linear_of_an_unfoldable_batch_with_a_frozen_weight_stays_batched():
+    torch.manual_seed(0)
+    w, b = torch.randn(5, 16), torch.randn(5)
+    x = torch.randn(6, 2, 16).transpose(0, 1).requires_grad_()
+    with FlopCounterMode(display=False) as fc:
+        y = nn.functional.linear(x, w, b)
+        y.sum().backward()
+    assert _counts(fc) == {"Global": {"aten.bmm": 3840}}  # torch's: its matmul does not fold
+    assert [type(y.grad_fn).__name__, type(y.grad_fn.next_functions[0][0]).__name__] == [
+        "AddBackward0",
+        "UnsafeViewBackward0",
+    ]
+    torch.testing.assert_close(y, x @ w.t() + b)

@@ -520,3 +520,20 @@ def test_impl_abstract_is_deprecated():
     library.define("t_abs::f", "(Tensor x) -> Tensor")
     with pytest.warns(FutureWarning, match="torch.library.impl_abstract was renamed to torch"):
         library.impl_abstract("t_abs::f", lambda x: torch.empty_like(x))
+
+
+def test_a_custom_op_defined_again_replaces_the_old_objects_kernel():
+    @library.custom_op("t_again::f", mutates_args=())
+    def f(x: Tensor) -> Tensor:
+        return x + 1
+
+    old = f
+
+    @library.custom_op("t_again::f", mutates_args=())
+    def f(x: Tensor) -> Tensor:  # noqa: F811 - the redefinition is the point
+        return x + 2
+
+    torch.testing.assert_close(old(torch.zeros(1)), torch.full((1,), 2.0))  # torch: the live op
+    old.register_autograd(lambda ctx, g: g)  # on the replaced definition: no effect
+    with pytest.raises(RuntimeError, match="no autograd formula was registered"):
+        f(torch.zeros(1, requires_grad=True)).sum().backward()
