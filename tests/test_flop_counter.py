@@ -354,3 +354,21 @@ def test_linear_of_an_unfoldable_batch_with_a_frozen_weight_stays_batched():
         "UnsafeViewBackward0",
     ]
     torch.testing.assert_close(y, x @ w.t() + b)
+
+
+def test_register_flop_formula_for_a_library_operator():
+    @torch.library.custom_op("t_regflop::f", mutates_args=())
+    def f(x: torch.Tensor) -> torch.Tensor:
+        return x.clone()
+
+    wrapped = flop_counter.register_flop_formula(torch.ops.t_regflop.f)(
+        lambda x_shape, out_shape=None: 5 * x_shape[0]
+    )
+    assert wrapped(torch.ones(3), out_val=torch.ones(3)) == 15  # shapes from tensors
+    with FlopCounterMode(display=False) as fc:
+        f(torch.ones(2))
+    assert _counts(fc) == {"Global": {"t_regflop.f": 10}}
+    with pytest.raises(RuntimeError, match="^duplicate registrations for t_regflop.f$"):
+        flop_counter.register_flop_formula(torch.ops.t_regflop.f)(lambda *a, **k: 1)
+    with pytest.raises(ValueError, match="expected each target to be OpOverloadPacket"):
+        flop_counter.register_flop_formula("t_regflop::f")(lambda *a, **k: 1)

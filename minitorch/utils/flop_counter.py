@@ -166,10 +166,20 @@ def register_flop_formula(targets, get_raw=False):
     operators (its own ops have the built-in formulas of the NOTE above)."""
 
     def register(formula):
+        from minitorch._op_registry import OpOverloadPacket
+
         wrapped = formula if get_raw else shape_wrapper(formula)
         for target in targets if isinstance(targets, (list, tuple)) else (targets,):
+            if not isinstance(target, OpOverloadPacket):
+                raise ValueError(
+                    "register_flop_formula(targets): expected each target to be "
+                    "OpOverloadPacket (i.e. torch.ops.mylib.foo), JitFunction, or "
+                    f"HigherOrderOperator, got {target} which is of type {type(target)}"
+                )
+            if target in flop_registry:
+                raise RuntimeError(f"duplicate registrations for {target}")
             flop_registry[target] = wrapped
-        return formula
+        return wrapped
 
     return register
 
