@@ -99,21 +99,27 @@ def passed_by_keyword(name: str, op: str) -> bool:
     minitorch's `op` itself: a call of an nn.functional function torch writes in Python
     (F.cross_entropy over its parsed cross_entropy_loss, F.group_norm over torch.group_norm),
     which passes its arguments on by position, does not count."""
-    frame = sys._getframe(1)
+    names = call_keywords(op, depth=2)
+    return names is not None and name in names
+
+
+def call_keywords(op: str, depth: int = 1):
+    """The keyword names the user's call of `op` passed, in the call's order (see
+    passed_by_keyword), or None where they cannot be told."""
+    frame = sys._getframe(depth)
     called = None
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         called = frame.f_code
         frame = frame.f_back
     if frame is None or called is None:
-        return False
+        return None
     if called.co_filename.startswith(_NN) and called.co_name not in _PARSED_FUNCTIONAL:
-        return False  # torch's nn.functional Python, calling its parsed op positionally
+        return None  # torch's nn.functional Python, calling its parsed op positionally
     if called.co_name in _PYTHON_FUNCTIONS or (
         called.co_filename == _ACTIVATION and called.co_name in _FUNCTIONAL_IN_OPS
     ):
-        return False
+        return None
     try:
-        names = _call_keywords(frame)
+        return _call_keywords(frame)
     except Exception:  # an unknown bytecode layout: keep torch's positional wording
-        return False
-    return names is not None and name in names
+        return None

@@ -66,3 +66,26 @@ def test_call_keywords_reads_the_executing_call():
     assert probe(1, b=2, c=3) == ("b", "c")
     assert probe(*[1], **{"b": 2}) is None  # through ** it cannot be told
 
+
+def test_keywords_are_listed_in_torchs_order():
+    # torch's parser lists keywords in the reverse of the call's order, except a dtype that is
+    # not the first keyword, which comes first
+    def got(call):
+        with pytest.raises(TypeError) as info:
+            call()
+        return str(info.value).split(", but")[0].split("got ")[1]
+
+    f64 = minitorch.float64
+    assert got(lambda: minitorch.logspace(0, 1, base=2.0, dtype=f64, requires_grad=True)) == (
+        "(int, int, dtype=torch.dtype, requires_grad=bool, base=float)"
+    )
+    assert got(lambda: minitorch.logspace(0, 1, dtype=f64, requires_grad=True, base=2.0)) == (
+        "(int, int, base=float, requires_grad=bool, dtype=torch.dtype)"
+    )
+    assert got(lambda: minitorch.logspace(0, 1, requires_grad=True, dtype=f64, base=2.0)) == (
+        "(int, int, dtype=torch.dtype, base=float, requires_grad=bool)"
+    )
+    assert (
+        got(lambda: minitorch.linspace(start="a", end=1, steps=5))
+        == "(steps=int, end=int, start=str, )"
+    )

@@ -271,7 +271,23 @@ def overload_error(op: str, forms, method_forms, named, self_name="input") -> Ty
             kwargs[name] = value
         else:
             positional.append(value)
-    return invalid_arguments(op, forms, tuple(positional), dict(reversed(kwargs.items())))
+    return invalid_arguments(op, forms, tuple(positional), _shown_order(kwargs, op))
+
+
+def _shown_order(kwargs: dict, op: str) -> dict:
+    """The keywords as torch's parser lists them: in the reverse of the call's order, except a
+    dtype that was not the first keyword, which comes first; in the reverse of the signature's
+    order where the call cannot be read."""
+    from minitorch._call_site import call_keywords
+
+    names = call_keywords(op, depth=3)
+    if names is None or any(k not in names for k in kwargs):
+        return dict(reversed(kwargs.items()))
+    order = [n for n in names if n in kwargs]
+    if "dtype" in order[1:]:
+        order.remove("dtype")
+        order.append("dtype")
+    return {n: kwargs[n] for n in reversed(order)}
 
 
 # NOTE [ Overloaded reductions ]
