@@ -43,6 +43,9 @@ from minitorch._dtype import (  # noqa: F401
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from minitorch._factories import *  # noqa: F403
 from minitorch._memory_format import *  # noqa: F403

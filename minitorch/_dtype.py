@@ -11,6 +11,7 @@ import numpy as np
 __all__ = [
     "dtype", "ALL_DTYPES",
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+    "uint16", "uint32", "uint64", "SHELL_UINTS",
     "half", "float", "double", "short", "int", "long",
     "numpy_dtype", "from_numpy", "to_dtype",
     "get_default_dtype", "set_default_dtype", "default_float",
@@ -125,6 +126,16 @@ float16 = _make("float16", np.float16, 2, _FLOAT, True)
 bfloat16 = _make("bfloat16", None, 2, _FLOAT, True)  # `np` filled lazily, see numpy_dtype
 float32 = _make("float32", np.float32, 4, _FLOAT, True)
 float64 = _make("float64", np.float64, 8, _FLOAT, True)
+# NOTE [ Shell unsigned dtypes ]
+# torch's uint16, uint32 and uint64 are "shell" dtypes: tensors of them can be made, converted,
+# viewed, indexed, printed and saved (16-bit PNGs and depth maps arrive as NumPy uint16), but
+# promotion with any other integer or bool dtype is an error and most kernels are not built for
+# them. They stay out of ALL_DTYPES (the fully supported ones); the promotion tables hold only
+# their valid pairs, and a missing pair raises torch's error on the slow path (promotion_error).
+uint16 = _make("uint16", np.uint16, 2, _INT, False)
+uint32 = _make("uint32", np.uint32, 4, _INT, False)
+uint64 = _make("uint64", np.uint64, 8, _INT, False)
+SHELL_UINTS = (uint16, uint32, uint64)
 
 half = float16
 # torch's reduced-precision floats: ops on them compute in float32 and round once ("opmath")
@@ -137,7 +148,8 @@ long = int64
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 
-_FROM_NUMPY = {dt.np: dt for dt in ALL_DTYPES if dt is not bfloat16}  # bfloat16 joins when resolved
+# bfloat16 joins when resolved
+_FROM_NUMPY = {dt.np: dt for dt in ALL_DTYPES + SHELL_UINTS if dt is not bfloat16}
 
 _BFLOAT16_MISSING = (
     "bfloat16 needs the optional package ml_dtypes (pip install ml_dtypes); NumPy has no bfloat16"
@@ -162,7 +174,9 @@ def numpy_dtype(dt: dtype) -> np.dtype:
 # ---------------------------------------------------------------------------------------------
 # Conversions from NumPy and Python types
 
-_SUPPORTED_NUMPY = "float64, float32, float16, int64, int32, int16, int8, uint8, and bool"
+_SUPPORTED_NUMPY = (
+    "float64, float32, float16, int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool"
+)
 
 
 def via_float32(a, npdt):
@@ -228,6 +242,9 @@ CPP_NAMES = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "uint16": "short unsigned int",
+    "uint32": "unsigned int",
+    "uint64": "long unsigned int",
 }
 
 
@@ -244,7 +261,8 @@ def out_dtype_error(want, got) -> RuntimeError:
 # c10's spelling of each dtype (by NumPy's name) in its checked conversion's overflow error
 C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
              "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
-             "int8": "int8_t", "uint8": "uint8_t", "bool": "bool"}  # fmt: skip
+             "int8": "int8_t", "uint8": "uint8_t", "bool": "bool", "uint16": "uint16_t",
+             "uint32": "uint32_t", "uint64": "uint64_t"}  # fmt: skip
 
 
 def overflow_error(name: str) -> RuntimeError:
@@ -393,7 +411,7 @@ def _dtype_arg(x, op: str, arg: str, pos: builtins.int | None = None) -> dtype:
 _SCALAR_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-    "float64": "Double",
+    "float64": "Double", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
 }  # fmt: skip
 
 
@@ -460,13 +478,35 @@ def _promote(a: dtype, b: dtype) -> dtype:
 
 
 _PROMOTE = {(a, b): _promote(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+# The shell unsigned dtypes promote only with themselves and with floating dtypes; every other
+# pair is missing. See NOTE [ Shell unsigned dtypes ]
+for _u in SHELL_UINTS:
+    _PROMOTE[_u, _u] = _u
+    for _f in (float16, bfloat16, float32, float64):
+        _PROMOTE[_u, _f] = _PROMOTE[_f, _u] = _f
+
+
+def promotion_error(a: dtype, b: dtype) -> RuntimeError:
+    """torch's error for a pair of dtypes with no common dtype (a shell unsigned dtype with
+    another integer or bool dtype)."""
+    return RuntimeError(
+        "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+        f"{scalar_name(a)} and {scalar_name(b)}"
+    )
+
+
+def _promote_pair(a: dtype, b: dtype) -> dtype:
+    try:
+        return _PROMOTE[a, b]
+    except KeyError:
+        raise promotion_error(a, b) from None
 
 
 def promote_types(type1: dtype, type2: dtype) -> dtype:
     """The smallest dtype both promote to. Mirrors torch.promote_types."""
     a = _dtype_arg(type1, "promote_types", "type1", 1)
     b = _dtype_arg(type2, "promote_types", "type2", 2)
-    return _PROMOTE[a, b]
+    return _promote_pair(a, b)
 
 
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
@@ -493,7 +533,7 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     if lower is None or higher._kind == _FLOAT:
         return higher
     if higher is bool or lower._kind == _FLOAT:
-        return _PROMOTE[higher, lower]
+        return _promote_pair(higher, lower)
     return higher
 
 
@@ -522,17 +562,25 @@ def result_type(*operands) -> dtype:
             dt, ndim = x
             dt = _dtype_arg(dt, "result_type", "dtype")
             if ndim:
-                dim = dt if dim is None else _PROMOTE[dim, dt]
+                dim = dt if dim is None else _promote_pair(dim, dt)
             else:
-                zero = dt if zero is None else _PROMOTE[zero, dt]
+                zero = dt if zero is None else _promote_pair(zero, dt)
         else:
             dt = _scalar_type(x)
-            wrapped = dt if wrapped is None else _PROMOTE[wrapped, dt]
+            wrapped = dt if wrapped is None else _promote_pair(wrapped, dt)
     return _combine(dim, _combine(zero, wrapped))
 
 
 # Tables for the per-op path, where a call should cost about one dict lookup.
 _DIM_OVER_ZERO = {(a, b): _combine(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+for _u in SHELL_UINTS:  # the valid pairs only, as in _PROMOTE
+    for _d in ALL_DTYPES + SHELL_UINTS:
+        for _a, _b in ((_u, _d), (_d, _u)):
+            try:
+                _DIM_OVER_ZERO[_a, _b] = _combine(_a, _b)
+            except RuntimeError:
+                pass
+del _u, _f, _d, _a, _b
 _SCALAR_CACHE: dict = {}  # scalar class -> {tensor dtype: result}; cleared by set_default_dtype
 
 
@@ -540,9 +588,12 @@ def binary_dtype(a: dtype, a_ndim: builtins.int, b: dtype, b_ndim: builtins.int)
     """result_type of two tensors given by dtype and ndim (fast: the per-op path)."""
     if a is b:
         return a
-    if a_ndim:
-        return _PROMOTE[a, b] if b_ndim else _DIM_OVER_ZERO[a, b]
-    return _DIM_OVER_ZERO[b, a] if b_ndim else _PROMOTE[a, b]
+    try:
+        if a_ndim:
+            return _PROMOTE[a, b] if b_ndim else _DIM_OVER_ZERO[a, b]
+        return _DIM_OVER_ZERO[b, a] if b_ndim else _PROMOTE[a, b]
+    except KeyError:  # See NOTE [ Shell unsigned dtypes ]
+        raise promotion_error(a, b) from None
 
 
 def scalar_dtype(t_dtype: dtype, scalar) -> dtype:
@@ -551,7 +602,8 @@ def scalar_dtype(t_dtype: dtype, scalar) -> dtype:
         return _SCALAR_CACHE[scalar.__class__][t_dtype]
     except KeyError:
         s = _scalar_type(scalar)
-        table = _SCALAR_CACHE[scalar.__class__] = {t: _combine(t, s) for t in ALL_DTYPES}
+        table = {t: _combine(t, s) for t in ALL_DTYPES + SHELL_UINTS}
+        _SCALAR_CACHE[scalar.__class__] = table
         return table[t_dtype]
 
 

@@ -552,6 +552,8 @@ def _host_from_data(data, dt):
     kind = dt._kind if dt._kind <= 1 else None
     if scan.special:
         data = _plain(data, len(shape), kind)
+    if dt is _dtype.uint64:  # torch reads each number as a C unsigned long long
+        return _uint64_leaves(data, scan), dt
     # Build in the widest type of the data's kind, then convert with torch's range checks.
     if scan.converted:
         inferred = dt  # the elements converted to Python numbers of dt's kind
@@ -586,6 +588,19 @@ def _host_from_data(data, dt):
         if src.dtype.kind == "f" and dt.is_floating_point:  # (bfloat16's NumPy kind is 'V')
             return _from_double(src, npdt), dt
         return src.astype(npdt), dt
+
+
+def _uint64_leaves(data, scan) -> np.ndarray:
+    """Nested Python ints (or bools) as a uint64 array, as torch reads them for uint64: no wrap
+    below 0, no float ("an integer is required"), CPython's OverflowError outside [0, 2**64)."""
+    if float in scan.types:
+        raise TypeError("an integer is required")
+    try:
+        return np.array(data, dtype=np.uint64)
+    except OverflowError:
+        values = np.array(data, dtype=object).ravel()
+        bad = next(int(v) for v in values if not 0 <= v < _dtype.SCALAR_INT_END)
+        raise _dtype.scalar_int_overflow(bad) from None
 
 
 def _int_leaves(data, dt) -> np.ndarray:

@@ -40,6 +40,7 @@ def torch_global(module: str, name: str) -> _Global:
 
 
 _REBUILD_TENSOR = torch_global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = torch_global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = torch_global("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_WITH_STATE = torch_global("torch._utils", "_rebuild_parameter_with_state")
 _REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
@@ -120,11 +121,14 @@ class TorchPickler(pickle._Pickler):
                 return (_REBUILD_PARAMETER, args)
             storage, offset, size, stride = self.plan.locate(obj)
             args = (storage, offset, size, stride, obj.requires_grad, OrderedDict())
+            rebuild = _REBUILD_TENSOR
+            if obj.dtype in _dtype.SHELL_UINTS:  # on untyped storage, the dtype given apart
+                rebuild, args = _REBUILD_TENSOR_V3, (*args, obj.dtype)
             if obj.__class__ is not Tensor:  # a subclass, written by its own name as torch
-                return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, obj.__class__, args, state))
+                return (_REBUILD_FROM_TYPE, (rebuild, obj.__class__, args, state))
             if state:
-                return (_REBUILD_FROM_TYPE, (_REBUILD_TENSOR, _TORCH_TENSOR, args, state))
-            return (_REBUILD_TENSOR, args)
+                return (_REBUILD_FROM_TYPE, (rebuild, _TORCH_TENSOR, args, state))
+            return (rebuild, args)
         return NotImplemented
 
 

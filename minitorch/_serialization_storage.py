@@ -157,7 +157,11 @@ class StoragePlan:
 
     def _new(self, array, b, dev, dt, numel, glob=None) -> SavedStorage:
         key = str(len(self.storages))
-        if glob is None:
+        if glob is None and dt not in STORAGE_NAMES:
+            # a shell unsigned dtype has no typed storage class: torch writes the bytes as an
+            # untyped storage, counted in bytes (its tensors rebuild by _rebuild_tensor_v3)
+            glob, numel = self._type_global("UntypedStorage"), numel * dt.itemsize
+        elif glob is None:
             glob = self._type_global(STORAGE_NAMES[dt])
         storage = SavedStorage(key, array, b, dt, numel, str(dev), glob)
         self.storages.append(storage)
@@ -428,6 +432,25 @@ def _view_of_storage(storage: Storage, offset: int, size: tuple, stride: tuple) 
     # mode ]); `whole` requires no grad, so no node is recorded either way.
     with enable_grad():
         return as_strided(whole, size, stride, offset)
+
+
+def _rebuild_tensor_v3(
+    storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None
+):
+    """A tensor of `dtype` viewing a storage of bytes, as torch saves the shell unsigned dtypes
+    (uint16, uint32, uint64). Mirrors torch._utils._rebuild_tensor_v3."""
+    if storage.__class__ is not Storage or dtype.__class__ is not _dtype.dtype:
+        raise UnpicklingError("_rebuild_tensor_v3: expected a storage and a dtype")
+    if storage.dtype is not dtype:
+        if storage.array.nbytes % dtype.itemsize:
+            raise RuntimeError(
+                f"_rebuild_tensor_v3: a storage of {storage.array.nbytes} bytes holds no whole "
+                f"number of {dtype} elements"
+            )
+        storage = Storage(storage.array.view(dtype.np), storage.device, dtype)
+    return _rebuild_tensor_v2(
+        storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata
+    )
 
 
 def _rebuild_tensor(storage, storage_offset, size, stride):

@@ -21,6 +21,7 @@ from minitorch._serialization_storage import (
     _rebuild_parameter_with_state,
     _rebuild_tensor,
     _rebuild_tensor_v2,
+    _rebuild_tensor_v3,
 )
 from minitorch._tensor import Size, Tensor
 
@@ -57,6 +58,7 @@ def _allowlist() -> dict:
 
     allowed = {
         ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
+        ("torch._utils", "_rebuild_tensor_v3"): _rebuild_tensor_v3,
         ("torch._utils", "_rebuild_tensor"): _rebuild_tensor,
         ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
         ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
@@ -81,7 +83,7 @@ def _allowlist() -> dict:
     }
     for dt, name in STORAGE_NAMES.items():
         allowed["torch", name] = StorageType(name, dt)
-    for dt in _dtype.ALL_DTYPES:
+    for dt in _dtype.ALL_DTYPES + _dtype.SHELL_UINTS:
         allowed["torch", dt.name] = dt
     return allowed
 
@@ -98,6 +100,7 @@ def _allowed() -> dict:
         _CALLABLES.update(
             {
                 _rebuild_tensor_v2,
+                _rebuild_tensor_v3,
                 _rebuild_tensor,
                 _rebuild_parameter,
                 _rebuild_parameter_with_state,

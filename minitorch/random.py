@@ -368,6 +368,9 @@ _LABELS = {
     "float64": "Double",
     "float16": "Half",
     "bfloat16": "BFloat16",
+    "uint16": "UInt16",
+    "uint32": "UInt32",
+    "uint64": "UInt64",
 }
 _C_TYPES = {
     "int64": "long",

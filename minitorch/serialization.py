@@ -128,7 +128,11 @@ def save(
     if skip and legacy:
         raise RuntimeError("Cannot use skip_data=True with _use_new_zipfile_serialization=False")
     plan_type = LegacyStoragePlan if legacy else StoragePlan
-    plan = plan_type(lambda name: torch_global("torch", name))
+    # torch's typed storage classes by their torch.X names, its untyped one (the storage of the
+    # shell unsigned dtypes) as torch.storage.UntypedStorage, as torch writes them
+    plan = plan_type(
+        lambda name: torch_global("torch.storage" if name == "UntypedStorage" else "torch", name)
+    )
     pickled = dumps(obj, pickle_protocol, plan)  # fails before any file is touched
 
     def write(fobj):

@@ -54,6 +54,9 @@ _C_NAMES = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
+    "uint16": "short unsigned int",
+    "uint32": "unsigned int",
+    "uint64": "long unsigned int",
 }
 # float dtype -> (mantissa digits, torch's C++ name) for random_'s exact-integer range
 _FLOAT_DIGITS = {
@@ -424,6 +427,10 @@ def random_(self, *args, generator=None, **kwargs):
     over every integer the dtype holds exactly. Mirrors torch.Tensor.random_."""
     lo, hi, node = _random_range(args, kwargs)
     dt = self.dtype
+    if node == "RandomBackward2" and dt in _dtype.SHELL_UINTS:  # no kernel without bounds
+        raise NotImplementedError(
+            f"\"random_kernel_cpu\" not implemented for '{_dtype.scalar_name(dt)}'"
+        )
     if dt.is_floating_point:
         digits, cname = _FLOAT_DIGITS[dt.name]
         dmin, dmax = -(1 << digits), 1 << digits
@@ -474,7 +481,7 @@ def random_(self, *args, generator=None, **kwargs):
     else:
         if lo < dmin:
             raise RuntimeError(f"from is out of bounds for {_C_NAMES[dt.name]}")
-        if hi - 1 > dmax:
+        if hi - 1 > dmax or hi - 1 > _INT64_MAX:  # torch's bounds are int64s, uint64's too
             raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dt.name]}")
     shape = tuple(self.shape)
     npdt = _dtype.numpy_dtype(dt)
@@ -503,6 +510,7 @@ def random_(self, *args, generator=None, **kwargs):
 
 
 _INT64 = _dtype.numpy_dtype(_dtype.int64)
+_INT64_MAX = (1 << 63) - 1
 _HALF_MAX = 65504  # float16's largest finite value
 
 
