@@ -463,9 +463,15 @@ def setitem(self: Tensor, key, value) -> None:
                 f"{_short(self.dtype)} for the destination and {_short(vt.dtype)} for the source."
             )
     x = self._data
+    expand = False  # the value is copied broadcast (torch's check does not judge it)
     if vt is not None and (vt._base is not None or self._base is not None):
         # x[1:] = x[:-1]: see NOTE [ Partial overlap ] (the written part against the value)
-        check_partial_overlap(self, vt, x if plan.basic is None else x[plan.basic])
+        region = x if plan.basic is None else x[plan.basic]
+        expand = plan.adv is None and not _copy_checks_overlap(vt, region)
+        if fill_mask:  # masked_fill_ reads its one value first: no overlap to refuse
+            vt = vt.clone()
+        elif not expand:
+            check_partial_overlap(self, vt, region)
     if plan.adv is None and 0 in x.strides:
         # An expanded self may be written where the indexed part has no repeated elements (torch:
         # x.expand(2, 3)[0] = v writes x), not where it has (e[:, 0] = v)
@@ -491,7 +497,7 @@ def setitem(self: Tensor, key, value) -> None:
     if not plan.identity:
         target = _VIEWS[plan.view_name].apply(self, key=plan.basic)
     if plan.adv is None:
-        copy_(target, vt)
+        copy_(target, vt.expand(target.shape) if expand else vt)
         return
     sub = plan.adv_only()
     watched = _key_tensors(key, self)
@@ -501,6 +507,17 @@ def setitem(self: Tensor, key, value) -> None:
         "index_put_",
         (vt,),
     )
+
+
+def _copy_checks_overlap(vt: Tensor, region) -> bool:
+    """Whether torch's x[basic key] = v checks v against the written part of x's memory: it
+    copies v when the shapes agree, fills with a 0-d CPU v (reading it as a number) and copies
+    v broadcast otherwise, where its overlap check does not judge repeated elements."""
+    if vt._data.shape == region.shape:
+        return True
+    if vt._data.ndim == 0 and vt._device.type == "cpu":
+        return False
+    return vt._data.size == region.size
 
 
 _BYTE_MASK_FILL = "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
@@ -607,7 +624,10 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
     plan = _put_plan(input, indices, values, "index_put_", accumulate)
     values = _put_values(input, values, plan, "index_put_", indices, accumulate)
     accumulate = bool(accumulate)
-    check_partial_overlap(input, values)
+    if not _put_fills_mask(values, indices, accumulate):
+        check_partial_overlap(input, values)
+    elif values._base is not None or input._base is not None:
+        values = values.clone()  # masked_fill_ reads its one value first: no overlap to refuse
     if not (state.enabled and (input._requires_grad or values._requires_grad)):
         overlap = has_overlap(input)
         if overlap:  # torch warns and writes the selected elements of an expanded tensor
