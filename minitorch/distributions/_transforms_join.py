@@ -35,7 +35,7 @@ class CatTransform(Transform):
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
             raise AssertionError(
-                f"CatTransform: {len(self.lengths)} lengths for {len(self.transforms)} transforms"
+                f"lengths ({len(self.lengths)}) must match transforms ({len(self.transforms)})"
             )
         self.dim = dim
 

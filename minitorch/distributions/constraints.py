@@ -379,7 +379,7 @@ class _Cat(Constraint):
         self.lengths = [1] * len(self.cseq) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.cseq):
             raise AssertionError(
-                f"cat: {len(self.lengths)} lengths for {len(self.cseq)} constraints"
+                f"lengths ({len(self.lengths)}) must match cseq ({len(self.cseq)})"
             )
         self.dim = dim
 
