@@ -588,8 +588,8 @@ class TensorMethods:
             return NotImplemented
 
     def __rmod__(self, other):
-        try:
-            return _ops.remainder(_ops.weak_scalar(other, self, "remainder"), self)
+        try:  # (a number stays one: torch's number % tensor has no derivative)
+            return _ops.remainder(other, self)
         except _ops._OperandTypeError:  # NOTE [ Operators with foreign operands ]
             return NotImplemented
 

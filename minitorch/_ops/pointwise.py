@@ -849,12 +849,22 @@ class Remainder(Function):
 
 def remainder(input, other, *, out=None):
     """Python-style modulus (sign of the divisor). Mirrors torch.remainder."""
+    if out is not None and not isinstance(input, Tensor):  # (its Number-self form has no out)
+        from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+        named = [("input", input), ("other", other), ("out", out)]
+        raise overload_error("remainder", *BINARY_FORMS["remainder"], named)
     a, b, dt = promote(input, other, "remainder")
     if dt.is_floating_point:
         if not isinstance(b, Tensor):
             return _out(RemainderScalar.apply(a, other=b), out)
         if not isinstance(a, Tensor):
-            a = weak_scalar(a, b, "remainder")
+            # a number mod a tensor (7.5 % t): torch has no derivative for it (backward raises)
+            from minitorch._ops.sorting import no_derivative
+
+            a, xp = weak_scalar(a, b, "remainder"), b._device.backend.xp
+            r = _make(xp.asarray(_remainder(xp, a._data, b._data)), b._device, False, None)
+            return _out(no_derivative(r, (b,), "remainder"), out)
         return _out(Remainder.apply(a, b), out)
     if dt is _dtype.bool:
         raise NotImplementedError("\"remainder_cpu\" not implemented for 'Bool'")

@@ -11,7 +11,6 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
-    arg_types,
     cast,
     is_floating,
     is_index,
@@ -24,7 +23,7 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
-from minitorch._ops._parser_errors import parsed_error
+from minitorch._ops._parser_errors import overload_error, parsed_error
 from minitorch._ops.reduction import (
     _accumulate_dtype,
     _argument_error,
@@ -1049,6 +1048,20 @@ _QUANTILE_OVERLOADS = tuple(
 )
 
 
+def _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out) -> TypeError:
+    """torch's TypeError for quantile arguments none of its overloads take, as the call was
+    written (function or method, keywords); an argument left at its default counts as not
+    given."""
+    named = [("input", input), ("q", q)]
+    named += [("dim", dim)] if dim is not None else []
+    named += [("keepdim", keepdim)] if keepdim is not False else []
+    named += [("interpolation", interpolation)] if interpolation != "linear" else []
+    named += [("out", out)] if out is not None else []
+    method_forms = [f.replace("Tensor input, ", "").replace(", Tensor out = None", "")
+                    for f in _QUANTILE_OVERLOADS]  # fmt: skip
+    return overload_error(op, _QUANTILE_OVERLOADS, method_forms, named)
+
+
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     """quantile's and nanquantile's work; `op` names them in the TypeErrors only: torch's
     RuntimeErrors say quantile() for both."""
@@ -1061,13 +1074,14 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         got = f"{type_name(input)}, {type_name(q)}"
         raise no_overload(op, got, _QUANTILE_OVERLOADS) from None
     xp = input._device.backend.xp
-    if keepdim.__class__ is not bool:
-        raise no_overload(op, arg_types(input, q, dim, keepdim), _QUANTILE_OVERLOADS)
+    if keepdim.__class__ is not bool or (dim is not None and not hasattr(dim, "__index__")):
+        # (dim=(1, 2) as for mean: torch's parser takes one int only)
+        raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out)
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not isinstance(q, numbers.Real):
         # q as a NumPy array or a list of levels: torch takes only a number or a tensor (checked
         # before the input's dtype, as torch's argument parser does)
-        raise no_overload(op, f"Tensor, {type_name(q)}", _QUANTILE_OVERLOADS)
+        raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out)
     if x.dtype.kind != "f" or x.dtype.itemsize < 4:
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if scalar_q:
