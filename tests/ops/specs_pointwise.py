@@ -221,13 +221,15 @@ SPECS = [
         [S],
         domain=away_from(-1.5, -0.75, 0.0, 0.75, 1.5, low=-1.9, high=1.9),
     ),
-    # no torch_op: torch has no derivative for remainder(number, tensor)
+    # no torch_op, no gradient: torch has no derivative for remainder(number, tensor)
     OpSpec(
         name="remainder_number_tensor",
         op=lambda b: mt.remainder(2.5, b),
         ref=lambda b: np.remainder(2.5, b),
         shapes=[S],
         domain=grid(0.4, 2, 4),
+        grad=(),
+        gradgrad=False,
     ),
     row("neg", lambda T: T.neg, np.negative, [S], dtypes=FLOATS + INTS),
     row("neg_op", lambda T: lambda a: -a, np.negative, [(2, 1, 3)]),
