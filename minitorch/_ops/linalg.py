@@ -336,6 +336,17 @@ def _check_mv(m_shape, v: Tensor, m: Tensor, out=None):
     _no_bool(m, "addmv_impl_cpu")
 
 
+def folds_into_mm(a: Tensor, b: Tensor) -> bool:
+    """Whether torch's matmul makes a batch of matrices a (3+ dims) times a matrix b one mm:
+    when b requires grad, or when a's batch dims view as one matrix without a copy (F.linear
+    and utils.flop_counter follow the same rule)."""
+    if b._requires_grad:
+        return True
+    x = a._data
+    st, sh = x.strides, x.shape
+    return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
+
+
 def _check_bmm_dtype(a: Tensor, b: Tensor):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")

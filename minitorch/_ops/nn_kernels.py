@@ -11,7 +11,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._ops._common import cast, opmath_dtype, quiet, wrap_dim
-from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product, matmul
+from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product, folds_into_mm, matmul
 from minitorch._ops.pointwise import exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
@@ -903,15 +903,6 @@ def linear_fits(input, weight, bias) -> bool:
     return input.dtype.is_floating_point
 
 
-def _folds(x: Tensor, weight: Tensor) -> bool:
-    """Whether torch's matmul makes x (3+ dims) @ weight.t() one mm: when the weight requires
-    grad, or when x's batch dims view as one without a copy."""
-    if weight._requires_grad:
-        return True
-    st, sh = x._data.strides, x._data.shape
-    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(len(sh) - 2))
-
-
 def linear_kernel(input, weight, bias=None):
     """input @ weight.T + bias for a floating input of one dtype, a 2-D weight and a (out,)
     bias; F.linear checks and falls back to matmul otherwise. The graph is torch's: addmm (or
@@ -939,7 +930,7 @@ def linear_kernel(input, weight, bias=None):
     if n == 1:  # a row: viewed with a bias, unsqueezed without (as torch's graph shows)
         x = x.reshape(1, shape[0]) if bias is not None else x.unsqueeze(0)
     else:
-        if not x._data.flags.c_contiguous and not _folds(x, weight):
+        if not x._data.flags.c_contiguous and not folds_into_mm(x, weight):
             # torch's matmul keeps a batch that does not view as one matrix batched (bmm) when
             # the weight needs no gradient; the bias comes after
             out = matmul(x, wt)

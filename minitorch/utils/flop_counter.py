@@ -29,6 +29,7 @@ from collections import defaultdict
 from functools import wraps
 from math import prod
 
+from minitorch._ops.linalg import folds_into_mm
 from minitorch.autograd.grad_mode import is_grad_enabled
 from minitorch.utils.module_tracker import ModuleTracker
 
@@ -213,21 +214,11 @@ def _mm_forward(args, kwargs, out):
     k = sa[-2] if kwargs.get("ta") else sa[-1]
     flops = 2 * prod(out.shape) * k
     key = "mm" if out.ndim == 2 else "bmm"
-    if len(sa) >= 3 and len(sb) == 2 and _folds(a, b):  # torch's matmul makes it one product
+    if len(sa) >= 3 and len(sb) == 2 and folds_into_mm(a, b):  # torch's matmul makes it one product
         if sb[1] == 1:  # an mv (a vector made a column), which its table does not list
             return None
         key = "mm"
     return key, flops, (key, flops)
-
-
-def _folds(a, b) -> bool:
-    """Whether torch's matmul folds a batch of matrices a times a matrix b into one mm: when b
-    requires grad, or when a's batch dims view as one without a copy."""
-    if b.requires_grad:
-        return True
-    x = a._data
-    st, sh = x.strides, x.shape
-    return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
 
 
 def _mm_backward(info, needs):
