@@ -358,11 +358,19 @@ def normal_fill(s: TorchStream, n: int, kind: str, mean: float, std: float) -> n
     else:
         u = unit_uniform(s, n, kind)
     whole = n // 16 * 16
-    out = np.empty(n, dtype=u.dtype)
-    out[:whole] = _box_muller_blocks(u[:whole].reshape(-1, 16), kind).reshape(-1)
-    if whole != n:  # the tail: recomputed from 16 uniforms (fresh ones for float32 / 64)
-        tail = u[whole:] if u.size > n else unit_uniform(s, 16, kind)
-        out[n - 16 :] = _box_muller_blocks(tail.reshape(1, 16), kind)[0]
+    if whole == n:
+        return _scaled(_box_muller_blocks(u.reshape(-1, 16), kind).reshape(-1), kind, mean, std)
+    # The tail: the last 16 elements recomputed from 16 uniforms (fresh ones for float32 / 64),
+    # transformed with the whole blocks in one pass (the kernel's cost is per call, not per row)
+    tail = u[whole:] if u.size > n else unit_uniform(s, 16, kind)
+    rows = np.concatenate([u[:whole], tail]).reshape(-1, 16)
+    blocks = _box_muller_blocks(rows, kind)
+    out = np.concatenate([blocks[:-1].reshape(-1)[: n - 16], blocks[-1]])
+    return _scaled(out, kind, mean, std)
+
+
+def _scaled(out, kind, mean, std):
+    """Unit normals out as normal(mean, std) values, as torch's kernel scales them."""
     if mean == 0 and std == 1:
         return out
     if kind == "float64":
