@@ -19,6 +19,8 @@ def tensor_dlpack(t: Tensor, stream=None, max_version=None, dl_device=None, copy
     """Tensor.__dlpack__: the array's own capsule, no copy. Mirrors torch.Tensor.__dlpack__."""
     if t._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+    if t._device.type == "meta":
+        raise BufferError("Cannot pack tensors on meta")
     kwargs = {}
     if stream is not None:
         kwargs["stream"] = stream

@@ -44,6 +44,7 @@ _REBUILD_TENSOR_V3 = torch_global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = torch_global("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_WITH_STATE = torch_global("torch._utils", "_rebuild_parameter_with_state")
 _REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
+_REBUILD_META = torch_global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _TORCH_TENSOR = torch_global("torch", "Tensor")
 _TORCH_DEVICE = torch_global("torch", "device")
 _TORCH_SIZE = torch_global("torch", "Size")
@@ -119,6 +120,10 @@ class TorchPickler(pickle._Pickler):
                 if state:
                     return (_REBUILD_PARAMETER_WITH_STATE, (*args, state))
                 return (_REBUILD_PARAMETER, args)
+            if obj._device.type == "meta" and obj.__class__ is Tensor and not state:
+                # no storage to write: NOTE [ The meta device ]
+                args = (obj.dtype, tuple(obj.shape), obj.stride(), obj.requires_grad)
+                return (_REBUILD_META, args)
             storage, offset, size, stride = self.plan.locate(obj)
             args = (storage, offset, size, stride, obj.requires_grad, OrderedDict())
             rebuild = _REBUILD_TENSOR

@@ -458,6 +458,21 @@ def _rebuild_tensor(storage, storage_offset, size, stride):
     return _rebuild_tensor_v2(storage, storage_offset, size, stride)
 
 
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """A meta tensor of that dtype, size and stride (torch writes meta tensors without a
+    storage: NOTE [ The meta device ]). Mirrors torch._utils._rebuild_meta_tensor_no_storage."""
+    from minitorch import empty_strided
+
+    if dtype.__class__ is not _dtype.dtype:
+        raise UnpicklingError(f"_rebuild_meta_tensor_no_storage: expected a dtype, got {dtype!r}")
+    size = _int_tuple(size, "size")
+    stride = _int_tuple(stride, "stride")
+    t = empty_strided(size, stride, dtype=dtype, device="meta")
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     """Mirrors torch._utils._rebuild_parameter."""
     from minitorch.nn.parameter import Parameter

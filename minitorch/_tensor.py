@@ -352,7 +352,9 @@ class Tensor(TensorMethods):
         return self.data_ptr()
 
     def get_device(self) -> int:
-        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+        if self._device.type in ("cpu", "meta"):
+            return -1
+        return self._device.index or 0
 
     @property
     def is_leaf(self) -> bool:
@@ -666,11 +668,25 @@ class Tensor(TensorMethods):
         """The data as a NumPy array: no copy on CPU, an explicit device-to-host copy elsewhere."""
         return self._device.backend.to_host(self._data)
 
+    def _host_or_shape(self):
+        """What repr shows: the host values, or a stand-in of the shape for a meta tensor."""
+        if self._device.type == "meta":
+            import numpy as np
+
+            return np.broadcast_to(np.zeros(()), self._data.shape)
+        return self._host()
+
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
             )
+        return self._value()
+
+    def _value(self):
+        """The one element as a Python number (item() and the conversions)."""
+        if self._device.type == "meta":
+            raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._host().item()
 
     def tolist(self):
@@ -738,31 +754,31 @@ class Tensor(TensorMethods):
         if n != 1:
             what = "no values" if n == 0 else "more than one value"
             raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
-        return bool(self._host().item())
+        return bool(self._value())
 
     def __float__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
             _warn_scalar_of_grad()
-        return float(self._host().item())
+        return float(self._value())
 
     def __int__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return int(self._host().item())
+        return int(self._value())
 
     def __complex__(self):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
             _warn_scalar_of_grad()
-        return complex(self._host().item())
+        return complex(self._value())
 
     def __index__(self):
         if self._data.size != 1 or self.dtype.is_floating_point:
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self._host().item())
+        return int(self._value())
 
     def __len__(self):
         if self._data.ndim == 0:
@@ -808,7 +824,7 @@ class Tensor(TensorMethods):
         except RuntimeError:  # a view whose history cannot be regenerated any more
             name = "Invalid"
         return tensor_repr(
-            self._host(),
+            self._host_or_shape(),
             dtype_name=self.dtype.name,
             default_float_name=_dtype.get_default_dtype().name,
             device=None if self._device.type == "cpu" else str(self._device),
@@ -821,6 +837,10 @@ class Tensor(TensorMethods):
     def __reduce_ex__(self, protocol):
         # Pickling (DataLoader workers, copy) keeps values, dtype, device, requires_grad and the
         # Python attributes set on the tensor (see NOTE [ Python state of a tensor ]).
+        if self._device.type == "meta" and type(self) is Tensor:  # NOTE [ The meta device ]
+            from minitorch._serialization_storage import _rebuild_meta_tensor_no_storage as meta
+
+            return (meta, (self.dtype, tuple(self.shape), self.stride(), self._requires_grad))
         args = (self._host(), str(self._device), self._requires_grad, type(self))
         state = _python_state(self)
         return (_rebuild, args, state) if state else (_rebuild, args)

@@ -2498,9 +2498,8 @@ class TensorMethods:
     def output_nr(self):
         return self._output_nr
 
-    is_sparse = is_sparse_csr = is_quantized = is_meta = is_mps = is_xpu = property(
-        lambda self: False
-    )
+    is_meta = property(lambda self: self._device.type == "meta")
+    is_sparse = is_sparse_csr = is_quantized = is_mps = is_xpu = property(lambda self: False)
     is_ipu = is_mkldnn = is_vulkan = is_xla = is_mtia = is_maia = is_nested = property(
         lambda self: False
     )

@@ -213,7 +213,12 @@ def tensor_repr(
     if device is not None and device != "cpu":
         suffixes.append(f"device='{device}'")
     shape = str(tuple(int(n) for n in values.shape))
-    if values.size == 0:
+    if device == "meta":  # no values to show (NOTE [ The meta device ]): the size always
+        body = "..." if contents is None else contents
+        suffixes.append(f"size={shape}")
+        if dtype_name != default_float_name:
+            suffixes.append(f"dtype=torch.{dtype_name}")
+    elif values.size == 0:
         body = "[]" if contents is None else contents
         if values.ndim != 1:
             suffixes.append(f"size={shape}")

@@ -204,7 +204,8 @@ class UntypedStorage:
         return iter(self.tolist())
 
     def __repr__(self) -> str:
-        body = "".join(f" {v}\n" for v in self.tolist())
+        # a meta storage has no bytes to list: "...", as torch prints it
+        body = "...\n" if self._device.type == "meta" else "".join(f" {v}\n" for v in self.tolist())
         return f"{body}[torch.storage.UntypedStorage(device={self._device}) of size {self.size()}]"
 
 

@@ -18,9 +18,10 @@ __all__ = [
 # NOTE [ Device types ]
 # A device string may name any of torch's device types (listed in its order, which its
 # error message shows), so code that builds device('mps') or device('xpu:0') up front, or
-# compares a tensor's device with one, runs as under torch. Tensors exist on cpu and cuda only
-# (and on 'strict', the CuPy-like test device of strict.py, which torch's message does not
-# list): using another type for a tensor raises when its backend is looked up (_load).
+# compares a tensor's device with one, runs as under torch. Tensors exist on cpu, cuda and meta
+# (NOTE [ The meta device ]) only (and on 'strict', the CuPy-like test device of strict.py,
+# which torch's message does not list): using another type for a tensor raises when its
+# backend is looked up (_load).
 _TORCH_DEVICE_TYPES = (
     "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
     "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
@@ -46,8 +47,8 @@ class Device:
     """A device: 'cpu', 'cuda:N', the test-only 'strict', or another of torch's device types
     ('mps', 'xpu:0', 'meta'...). Mirrors torch.device.
 
-    Differences from torch: tensors cannot be made on types other than cpu and cuda (no meta
-    tensors either); see NOTE [ Device types ].
+    Differences from torch: tensors cannot be made on types other than cpu, cuda and meta;
+    see NOTE [ Device types ].
 
     Instances are interned (one object per type/index), so ops compare devices with `is`.
     Tensors hold canonical devices only (see `tensor_device`): 'cpu' without an index, 'cuda' with
@@ -224,8 +225,8 @@ def tensor_device(spec) -> Device:
         return cpu
     if d.index is None and d.type == "cuda":
         return _make("cuda", _cuda_current)
-    if d.type == "strict" and d.index is not None:
-        return _make("strict", None)  # one strict device: its index means nothing
+    if d.type in ("strict", "meta") and d.index is not None:
+        return _make(d.type, None)  # one strict device, one meta: an index means nothing
     return d
 
 
@@ -426,12 +427,16 @@ def _load(type_: str) -> Backend:
         from minitorch._backend.strict import StrictBackend
 
         b = StrictBackend()
+    elif type_ == "meta":
+        from minitorch._backend.meta import MetaBackend
+
+        b = MetaBackend()  # NOTE [ The meta device ]
     else:
         # See NOTE [ Device types ]: the device object exists, its tensors cannot (torch says
         # "PyTorch is not linked with support for mps devices" in a build without them).
         raise RuntimeError(
-            f"minitorch is not linked with support for {type_} devices: tensors live on cpu "
-            "or cuda only"
+            f"minitorch is not linked with support for {type_} devices: tensors live on cpu, "
+            "cuda or meta only"
         )
     register_backend(type_, b)
     return b

@@ -506,6 +506,10 @@ def same_device(a, b, op: str):
     if isinstance(a, Tensor) and isinstance(b, Tensor) and a._device is not b._device:
         a, b = _cpu_scalar_to(a, b)
         if a._device is not b._device:
+            if "meta" in (a._device.type, b._device.type):
+                from minitorch._backend.meta import device_mismatch
+
+                raise device_mismatch(a._device, b._device)
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two devices, "
                 f"{a._device} and {b._device}! (when checking arguments for {op})"

@@ -321,10 +321,10 @@ def pin_memory(input: Tensor, device=None) -> Tensor:
     """
     _deprecated_device_argument("pin_memory", device)
     if input._device is not cpu:
-        raise RuntimeError(
-            f"cannot pin '{type_name(input.dtype, input._device)}' only dense CPU tensors can be "
-            "pinned"
-        )
+        what = type_name(input.dtype, input._device)
+        if input._device.type == "meta":  # torch names the meta backend's type: MetaFloatType
+            what = "Meta" + _dtype.TENSOR_TYPE_NAMES[input.dtype.name][: -len("Tensor")] + "Type"
+        raise RuntimeError(f"cannot pin '{what}' only dense CPU tensors can be pinned")
     if not cupy_backend.cuda_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
     gpu = backend_of(as_device("cuda", 0))

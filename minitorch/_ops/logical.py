@@ -248,6 +248,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """Whether isclose holds everywhere (a Python bool: reads the device). Mirrors
     torch.allclose."""
     close = _isclose(input, other, *_close_args(rtol, atol, equal_nan, "allclose"), "allclose")
+    if close._device.type == "meta":  # torch's reads the answer with item()
+        raise RuntimeError("Tensor.item() cannot be called on meta tensors")
     return bool(close._device.backend.to_host(close._data.all()))
 
 

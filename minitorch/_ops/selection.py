@@ -778,6 +778,14 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
         dev = input._device
     except AttributeError:  # torch.nonzero(None): zero-cost when a tensor
         raise not_tensor("nonzero", input) from None
+    if dev.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
+        raise NotImplementedError(
+            "The register_meta function for torch.nonzero() raises unimplemented by default, as "
+            "a correct data-independent implementation does not exist. This implementation "
+            "returns a fake value, assuming all elements of the tensor are non-zero. To enable "
+            "this registration, please set "
+            "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
+        )
     xp = dev.backend.xp
     x = input._data
     if x.ndim == 0:

@@ -1492,6 +1492,10 @@ def _apply_mixed_devices(cls, d1, d2, args, kwargs):
 
 
 def _device_mismatch(cls, d1, d2):
+    if d1.type == "meta" or d2.type == "meta":
+        from minitorch._backend.meta import device_mismatch
+
+        raise device_mismatch(d1, d2)
     raise RuntimeError(
         f"Expected all tensors to be on the same device, but found at least two devices, {d1} and "
         f"{d2}! (when checking arguments for {cls.__name__.lower()})"

@@ -95,7 +95,7 @@ class Parameter(Tensor):
         from minitorch._tensor_str import tensor_repr
 
         inner = tensor_repr(
-            self._host(),
+            self._host_or_shape(),
             dtype_name=self.dtype.name,
             default_float_name=_dtype.get_default_dtype().name,
             device=None if self._device.type == "cpu" else str(self._device),

@@ -1347,9 +1347,7 @@ def p_ensemble(lib, dt, rec):
     models = [MLP().to(dt) for _ in range(3)]
     params, buffers = func.stack_module_state(models)
     rec("pkeys", ",".join(params.keys()))
-    base = (
-        copy.deepcopy(models[0]).to("meta") if lib.__name__ == "torch" else copy.deepcopy(models[0])
-    )
+    base = copy.deepcopy(models[0]).to("meta")
 
     def fmodel(p, b, x):
         return func.functional_call(base, (p, b), (x,))

@@ -805,12 +805,22 @@ class Module:
         def convert(t):
             # a memory format applies to the 4-d and 5-d tensors (conv weights), as in torch
             kw = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}
-            return t.to(
-                device=device,
-                dtype=dt if t.is_floating_point() else None,
-                non_blocking=non_blocking,
-                **kw,
-            )
+            try:
+                return t.to(
+                    device=device,
+                    dtype=dt if t.is_floating_point() else None,
+                    non_blocking=non_blocking,
+                    **kw,
+                )
+            except NotImplementedError as e:
+                from minitorch._backend.meta import NO_DATA
+
+                if str(e) != NO_DATA:
+                    raise
+                raise NotImplementedError(  # torch's hint (NOTE [ The meta device ])
+                    f"{NO_DATA} Please use torch.nn.Module.to_empty() instead of "
+                    "torch.nn.Module.to() when moving module from meta to a different device."
+                ) from None
 
         return self._apply(convert)
 
@@ -1290,6 +1300,15 @@ class Module:
                                 value.requires_grad_(param.requires_grad)
                         setattr(self, name, value)
                     else:
+                        if param.is_meta and not value.is_meta:
+                            warnings.warn(
+                                f"for {key}: copying from a non-meta parameter in the checkpoint "
+                                "to a meta parameter in the current model, which is a no-op. "
+                                "(Did you mean to pass `assign=True` to assign items in the state "
+                                "dictionary to their corresponding key in the module instead of "
+                                "copying them in place?)",
+                                stacklevel=2,
+                            )
                         param.copy_(value)
             except Exception as ex:
                 error_msgs.append(
