@@ -29,9 +29,7 @@ rounding, which Adam blows up to +-lr steps in float32: such parameters are left
 exp can be an ulp off torch's (a log-uniform sample is drawn in float64 here). NumPy's
 floating-point RuntimeWarnings (inf * 0 in clip_grad_norm_'s in-place scaling on a GradScaler
 overflow step; a zero Gumbel-softmax temperature) show under an "always" filter; no warnings
-are compared. torch.utils.flop_counter.FlopCounterMode is missing (it needs a dispatch-mode
-hook in Function.apply); the 'meta' device is not supported (the model-ensembling tutorial
-copies its base model to 'meta'; a CPU copy is used); vmap runs a BatchNorm in training mode
+are compared. vmap runs a BatchNorm in training mode
 per sample where torch refuses it (documented in minitorch.func.vmap)."""
 
 # ruff: noqa: B023  (closures built in a loop are called within the same iteration)
@@ -1164,7 +1162,7 @@ def p_ensemble(lib, dt, rec):
     params, bufs = lib.func.stack_module_state(models)
     rec("keys", str(list(params.keys())))
     rec("rg", str([p.requires_grad for p in params.values()]))
-    base = copy.deepcopy(models[0])
+    base = copy.deepcopy(models[0]).to("meta")
 
     def f(p, b, x):
         return lib.func.functional_call(base, (p, b), (x,))

@@ -24,8 +24,7 @@ to 1e-10 of each record's scale, float32 to 1e-4; texts exactly.
 
 Known and left: linalg.eigvals/eig return complex numbers, which minitorch does not support, so
 the echo state network takes its spectral radius by power iteration (and eigvalsh of a symmetric
-reservoir); the "meta" device is not supported, so the ensemble program builds its functional_call
-base by deepcopy where torch's tutorial moves it to "meta"; vmap runs a per-sample loop (its
+reservoir); vmap runs a per-sample loop (its
 docstring lists what torch refuses and minitorch runs: dynamic shapes, .item(), 'same' randomness
 with a batched random input); torch.bernoulli(x, p=tensor)'s TypeError lists p positionally (the
 call's keyword spelling is not known); float32 sums can differ in the last bits and a gradient
@@ -1894,7 +1893,7 @@ def p_ensemble_vmap(lib, dt, rec):
     models = [SNN().to(dt) for _ in range(3)]
     params, buffers = fn.stack_module_state(models)
     rec("pshape", str({k: tuple(v.shape) for k, v in params.items()}))
-    base = copy.deepcopy(models[0])  # torch's tutorial moves it to "meta"; see the docstring
+    base = copy.deepcopy(models[0]).to("meta")  # as torch's tutorial
     x = lib.rand(6, 4, 3, dtype=dt) * 2
 
     def run(p, b, x):

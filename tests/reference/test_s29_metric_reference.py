@@ -41,8 +41,6 @@ Known and left (documented):
   ties there (sort(stable=True) is compared with ties).
 - inference_mode makes no inference tensors (documented in minitorch.is_inference): torch's
   "Inference tensors cannot be saved for backward" is not raised.
-- The meta device does not exist here, so the torch.func ensembling recipe
-  (stack_module_state with a 'meta' base module) fails at .to('meta').
 - cdist's second derivative: torch raises "the derivative for '_cdist_backward' is not
   implemented", minitorch differentiates it (every op is twice differentiable). Where torch
   returns a ZeroTensor second derivative (of sign/abs), minitorch returns zeros.

@@ -35,8 +35,7 @@ Known and left (documented):
 - minitorch's float32 matrix_exp of a matrix of norm ~1e3 is closer to the float64 value than
   torch's (4e-4 of the scale apart): the stiff programs keep norms moderate.
 - vmap runs func once per sample, so in-place writes into a buffer made inside func run here
-  where torch's vmap refuses them; there are no meta tensors (torch's ensembling tutorial moves
-  the base model to "meta"; a deepcopy here); inference_mode makes no inference tensors
+  where torch's vmap refuses them; inference_mode makes no inference tensors
   (README "Differences from PyTorch").
 - view(x=2) (an unknown keyword and no size) is worded "got an unexpected keyword argument"
   where torch lists view's overloads; movedim(source=(0.0,), ...) names the element's type.
@@ -1654,7 +1653,7 @@ def p_ensemble(lib, dt, rec):
     lib.manual_seed(19)
     models = [_mlp(lib, dt, [2, 8, 2]) for _ in range(4)]
     params, buffers = fn.stack_module_state(models)
-    base = copy.deepcopy(models[0])  # torch's tutorial moves it to "meta" (not here)
+    base = copy.deepcopy(models[0]).to("meta")  # as torch's tutorial
     rec("keys", sorted(params))
     rec("stacked", list(params["0.weight"].shape))
 
