@@ -149,3 +149,9 @@ def test_assert_close_compares_metadata_only():
     torch.testing.assert_close(torch.ones(2, device="meta"), torch.zeros(2, device="meta"))
     with pytest.raises(AssertionError, match="shape"):
         torch.testing.assert_close(torch.ones(2, device="meta"), torch.zeros(3, device="meta"))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="needs a machine without a GPU")
+def test_moving_to_an_unusable_device_is_refused_before_the_copy():
+    with pytest.raises(AssertionError, match="CUDA is not available"):
+        torch.ones(2, device="meta").cuda()

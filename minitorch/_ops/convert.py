@@ -67,6 +67,8 @@ class ToCopy(Function):
         # Between devices through the host: an explicit device-to-host copy, then host-to-device.
         # non_blocking copies keep the host side pinned (see to_host/from_host_nonblocking), so
         # they cast on the device; blocking ones cast on the host (fewer bytes when narrowing).
+        # An unusable target (CUDA without a GPU) is refused before reading the source, as torch.
+        b = None if device is cpu else backend_of(device)
         if a_device is not cpu:
             src = a_device.backend
             if non_blocking:  # queued on the current stream of the source's GPU
@@ -76,7 +78,6 @@ class ToCopy(Function):
                 x = src.to_host(x)
             if device is cpu:
                 return x if x.dtype == np_dtype else x.astype(np_dtype)
-        b = backend_of(device)
         with b.device_context(device):
             if not non_blocking:
                 return b.from_host(x if x.dtype == np_dtype else x.astype(np_dtype), device)
