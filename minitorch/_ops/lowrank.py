@@ -38,8 +38,8 @@ def svd_lowrank(A: Tensor, q: int | None = 6, niter: int | None = 2, M: Tensor |
     first (torch multiplies by A and M separately, which keeps a sparse A sparse: no sparse
     tensors here); the signs of U's and V's columns are linalg_svd's of the q x n matrix Q^H A,
     which is wide when q < n, so a pair of them is often flipped against torch's."""
-    if A.ndim < 2:  # torch unpacks A.shape[-2:]
-        raise ValueError(f"svd_lowrank: not enough values to unpack (expected 2, got {A.ndim})")
+    if A.ndim < 2:  # torch unpacks A.shape[-2:]: Python's own message, no op name
+        raise ValueError(f"not enough values to unpack (expected 2, got {A.ndim})")
     q = 6 if q is None else q
     niter = 2 if niter is None else niter
     if M is not None:

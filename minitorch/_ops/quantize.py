@@ -36,7 +36,9 @@ _PER_CHANNEL = "fake_quantize_per_channel_affine"
 #   per-channel one in float64;
 # - a floating zero point (per-channel only) is added before rounding: x * inv_scale + zero_point
 #   is computed in float64 and rounded once to float32 (a fused multiply-add for float32 input),
-#   then rounded to an integer (NaN and infinities to quant_min); dequantized in float64.
+#   then rounded to an integer; dequantized in float64;
+# - the per-channel kernels turn q into an int64 before clamping: NaN, infinities and values past
+#   the int64 range land on quant_min (the per-tensor one clamps the float: +inf on quant_max).
 def _fake_quantize(xp, x, scale, zero_point, quant_min, quant_max, *, per_channel, float_zp=False):
     """(fake-quantized x, mask of the elements whose quantized value was in range) for arrays;
     scale and zero_point broadcast against x."""
@@ -52,9 +54,10 @@ def _fake_quantize(xp, x, scale, zero_point, quant_min, quant_max, *, per_channe
             zp = zero_point.astype(compute)
             q = xp.rint(x.astype(compute, copy=False) * inv.astype(compute)) + zp
         mask = (q >= quant_min) & (q <= quant_max)
-        if float_zp:
-            # torch rounds this one with lrint, whose answer for NaN, infinities and values past
-            # the int64 range is INT64_MIN: quant_min after the clamp
+        if per_channel:
+            # torch's per-channel CPU kernels convert q to int64 before clamping (lrint, or a cast
+            # for an integer zero point), whose answer for NaN, infinities and values past the
+            # int64 range is INT64_MIN: quant_min after the clamp (+inf too, unlike per-tensor)
             q = xp.where(xp.abs(q) < 2.0**63, q, q.dtype.type(quant_min))
         q = xp.fmin(xp.fmax(q, q.dtype.type(quant_min)), q.dtype.type(quant_max))
         if per_channel:
@@ -298,6 +301,9 @@ class FakeQuantizeLearnablePerTensorAffine(Function):
         inv = xp.asarray(xp.float32(1) / s.astype(xp.float32), compute)
         with xp.errstate(invalid="ignore", over="ignore"):
             q = xp.rint(zp_b + x._data.astype(compute) * inv)
+            # torch's backward kernels hold q as an int64: NaN, infinities and values past its
+            # range become INT64_MIN, below the range (+inf too)
+            q = xp.where(xp.abs(q) < 2.0**63, q, -(2.0**63))
         ctx.mask = (q >= quant_min) & (q <= quant_max)
         ctx.below = q < quant_min
         ctx.fq = (xp.clip(q, quant_min, quant_max) - zp_b) * s.astype(compute)

@@ -327,6 +327,24 @@ def is_parametrized(module: Module, tensor_name: str | None = None) -> bool:
     return tensor_name in parametrizations
 
 
+def _refuse_set(original: Tensor, value: Tensor) -> None:
+    """torch's error for leaving a value of another dtype in place: set_'s own for a plain
+    tensor (a buffer), its tensor-subclass message (from set_'s) for a Parameter."""
+    try:
+        original.set_(value)
+    except RuntimeError as e:
+        if type(original) is Tensor:
+            raise
+        raise RuntimeError(
+            "Calling remove_parametrizations() with leave_parametrized=True for a parameter "
+            "that is an instance of a tensor subclass requires set_() to be implemented "
+            "correctly for the tensor subclass.Alternatively, one can opt into the swap_tensors "
+            "pathEither set leave_parametrized=False or provide a working implementationfor "
+            "set_() in the tensor subclass or set "
+            "torch.__future__.set_swap_module_params_on_conversion(True)."
+        ) from e
+
+
 def remove_parametrizations(
     module: Module, tensor_name: str, leave_parametrized: bool = True
 ) -> Module:
@@ -341,6 +359,8 @@ def remove_parametrizations(
         if leave_parametrized:
             with no_grad():
                 value = getattr(module, tensor_name)
+                if value.dtype != original.dtype:  # (unsafe) torch's set_ refuses the change
+                    _refuse_set(original, value)
                 # keeps the tensor's identity, so an optimizer holding it stays valid
                 _set_in_place(original, value)
     elif leave_parametrized:

@@ -246,16 +246,16 @@ def _zero_extremes(default_mask: Tensor, scores, amount, largest: bool) -> Tenso
     _check_count(n_prune, size)
     mask = default_mask.clone(memory_format=minitorch.contiguous_format)
     if n_prune != 0:
-        chosen = minitorch.topk(scores().reshape(-1), k=n_prune, largest=largest).indices
+        scores_ = scores().reshape(-1)  # (drawn before k is checked, as torch's)
+        chosen = minitorch.topk(scores_, k=_count_arg(n_prune, "topk"), largest=largest).indices
         mask.view(-1)[chosen] = 0
     return mask
 
 
 class RandomUnstructured(BasePruningMethod):
     """Prunes `amount` (a count, or a fraction in [0, 1]) of the still-unpruned entries, chosen
-    uniformly at random. Mirrors torch.nn.utils.prune.RandomUnstructured.
-
-    Differences from torch: draws from minitorch's generator, so a seed gives other masks."""
+    uniformly at random. Mirrors torch.nn.utils.prune.RandomUnstructured
+    (the same draws: a seed gives torch's mask)."""
 
     PRUNING_TYPE = "unstructured"
 
@@ -298,9 +298,7 @@ class L1Unstructured(BasePruningMethod):
 
 class RandomStructured(BasePruningMethod):
     """Prunes `amount` whole channels along `dim`, chosen uniformly at random. Mirrors
-    torch.nn.utils.prune.RandomStructured.
-
-    Differences from torch: draws from minitorch's generator, so a seed gives other masks."""
+    torch.nn.utils.prune.RandomStructured (the same draws: a seed gives torch's mask)."""
 
     PRUNING_TYPE = "structured"
 
@@ -318,7 +316,7 @@ class RandomStructured(BasePruningMethod):
         if n_prune == 0:
             return default_mask
         scores = minitorch.rand(channels, device=t.device)
-        threshold = minitorch.kthvalue(scores, k=n_prune).values
+        threshold = minitorch.kthvalue(scores, k=_count_arg(n_prune, "kthvalue")).values
         mask = _channel_mask(t, self.dim, scores > threshold)
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
@@ -401,8 +399,7 @@ def identity(module: Module, name: str) -> Module:
 
 def random_unstructured(module: Module, name: str, amount: int | float) -> Module:
     """Prunes `amount` random entries of module.<name> and returns module. Mirrors
-    torch.nn.utils.prune.random_unstructured (minitorch's generator: masks differ from torch's
-    for one seed)."""
+    torch.nn.utils.prune.random_unstructured."""
     RandomUnstructured.apply(module, name, amount)
     return module
 
@@ -419,8 +416,7 @@ def l1_unstructured(
 
 def random_structured(module: Module, name: str, amount: int | float, dim: int) -> Module:
     """Prunes `amount` random channels of module.<name> along dim and returns module. Mirrors
-    torch.nn.utils.prune.random_structured (minitorch's generator: masks differ from torch's
-    for one seed)."""
+    torch.nn.utils.prune.random_structured."""
     RandomStructured.apply(module, name, amount, dim)
     return module
 
@@ -535,6 +531,15 @@ def _check_count(amount, size: int) -> None:
         raise ValueError(
             f"amount={amount} should be smaller than the number of parameters to prune={size}"
         )
+
+
+def _count_arg(n: int, op: str) -> int:
+    """n, as the k of op (topk or kthvalue). torch's pruning passes k by keyword, so a bool
+    amount (an Integral, let through by the amount checks) fails there in the keyword wording,
+    which the argument-error path cannot tell from here."""
+    if n.__class__ is bool:
+        raise TypeError(f"{op}(): argument 'k' must be int, not bool")
+    return n
 
 
 def _amount_to_count(amount, size: int) -> int:
