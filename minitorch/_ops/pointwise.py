@@ -274,6 +274,12 @@ def _with_alpha(cls, input, other, alpha, out, negate):
     fused = _fused_alpha(input, other, alpha, negate)
     if fused is not None:
         result._data = fused  # (the graph is the same)
+    if scaled is not other and result._grad_fn is not None and isinstance(other, Tensor):
+        # torch's add/sub take alpha into their one node, with edges to both operands
+        from minitorch.autograd.composite import as_node
+
+        name = "SubBackward0" if negate else "AddBackward0"
+        result = as_node(result, name, (input, other), keep=True)
     return result if out is None else _out(result, out)
 
 

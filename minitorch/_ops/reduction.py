@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import operator
 
 from minitorch import _autocast_state as _autocast
@@ -394,6 +395,8 @@ def _gemv_sum(xp, x, dims, keepdim):
 class Sum(Function):
     """out = sum of a over dims;  grad_a = grad broadcast back to a's shape"""
 
+    _saved_attrs = {"self_sym_sizes": "shape"}  # grad_fn._saved_self_sym_sizes (as torch)
+
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, np_dtype):
         x = a._data
@@ -434,7 +437,7 @@ engine.sum_kernel = sum_array  # for un-broadcasting gradients (NOTE [ Data-leve
 
 class SumDim(Sum):
     _node_name = "SumBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}  # grad_fn._saved_dim (as torch)
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
 
 
 def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
@@ -470,8 +473,15 @@ def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdi
     return _out_cast(SumDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype), out, dtype)
 
 
+def _input_numel(node) -> int:
+    """The number of elements of a reduction's input (torch's grad_fn._saved_self_sym_numel)."""
+    return math.prod(node.shape)
+
+
 class Mean(Function):
     """out = mean of a over dims;  grad_a = grad / n broadcast back"""
+
+    _saved_attrs = {"self_sym_numel": _input_numel, "self_sym_sizes": "shape"}
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim):
@@ -514,7 +524,7 @@ class Mean(Function):
 
 class MeanDim(Mean):
     _node_name = "MeanBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", **Mean._saved_attrs}
 
 
 class MeanInto(Mean):
@@ -543,7 +553,7 @@ class MeanInto(Mean):
 
 class MeanDimInto(MeanInto):
     _node_name = "MeanBackward1"
-    _saved_attrs = {"dim": "dims", "keepdim": "keepdim"}
+    _saved_attrs = {"dim": "dims", "keepdim": "keepdim", **Mean._saved_attrs}
 
 
 def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):

@@ -176,6 +176,7 @@ class View(Function):
     """out = a seen with another shape (shares memory);  grad_a = grad reshaped back"""
 
     _is_view = True
+    _saved_attrs = {"self_sym_sizes": "in_shape"}  # grad_fn._saved_self_sym_sizes (as torch)
 
     @staticmethod
     def forward(ctx, a, *, shape):
@@ -195,6 +196,7 @@ class Reshape(Function):
     """out = a copied into another shape (when a view is impossible);  grad_a = grad reshaped"""
 
     _node_name = "UnsafeViewBackward0"
+    _saved_attrs = View._saved_attrs
 
     @staticmethod
     def forward(ctx, a, *, shape):
@@ -288,7 +290,13 @@ def reshape(input: Tensor, shape) -> Tensor:
     shape = _infer_shape(shape, x.size, "reshape")
     if _viewable(x, shape):
         return (View if x.flags.c_contiguous else ReshapeAlias).apply(input, shape=shape)
-    return Reshape.apply(input, shape=shape)
+    if not input._requires_grad:  # no graph to show: one copy
+        return Reshape.apply(input, shape=shape)
+    # torch copies as clone(contiguous) and then _unsafe_view: a graph walker sees
+    # UnsafeViewBackward0 over CloneBackward0, as here
+    from minitorch._ops.convert import contiguous_as
+
+    return Reshape.apply(contiguous_as(input, None), shape=shape)
 
 
 def ravel(input: Tensor) -> Tensor:
@@ -431,12 +439,14 @@ class Unsqueeze(Function):
     """out = a with a new size-1 dim at `dim` (a view);  grad_a = grad with that dim removed"""
 
     _is_view = True
+    _saved_attrs = {"dim": "dim"}
 
     @staticmethod
     def forward(ctx, a, *, dim):
         x = a._data
         shape = x.shape
         ctx.in_shape = shape
+        ctx.dim = dim
         out = as_view_array(x, shape[:dim] + (1,) + shape[dim:])
         # torch's new dim strides like a contiguous dim over the one it precedes (1 at the end);
         # NumPy's reshape may give another (and an empty array 0 strides throughout)
@@ -466,6 +476,7 @@ class Permute(Function):
     """out = a with its dims reordered (a view);  grad_a = grad with the inverse order"""
 
     _is_view = True
+    _saved_attrs = {"dims": "dims"}
 
     @staticmethod
     def forward(ctx, a, *, dims):
@@ -493,6 +504,7 @@ class Transpose(Function):
     """out = a with dims dim0 and dim1 swapped (a view);  grad_a = grad swapped back"""
 
     _is_view = True
+    _saved_attrs = {"dim0": lambda node: node.dims[0], "dim1": lambda node: node.dims[1]}
 
     @staticmethod
     def forward(ctx, a, *, dim0, dim1):
@@ -715,9 +727,11 @@ class Expand(Function):
     """out = a broadcast to a bigger shape (a view);  grad_a = grad summed over expanded dims"""
 
     _is_view = True
+    _saved_attrs = {"self_sym_sizes": "in_shape"}
 
     @staticmethod
     def forward(ctx, a, *, shape):
+        ctx.in_shape = a._data.shape
         out = a._device.backend.broadcast_to(a._data, shape)
         if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides
             out = ctx.xp.lib.stride_tricks.as_strided(out, shape, _expand_strides(a, shape))

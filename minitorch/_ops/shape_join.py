@@ -434,6 +434,8 @@ def _is_skipped(x) -> bool:
 class Cat(Function):
     """out = the inputs joined along dim;  grad_i = the slice of grad that input i filled"""
 
+    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
+
     @staticmethod
     def forward(ctx, *tensors, dim):
         arrays = [t._data for t in tensors]

@@ -38,6 +38,15 @@ def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
     """Turns anomaly detection on or off for the whole process.
     Mirrors torch.set_anomaly_enabled."""
     # See NOTE [ Anomaly mode is process-wide ]
+    for i, (arg, v) in enumerate((("enabled", enabled), ("check_nan", check_nan)), 1):
+        if v.__class__ is not bool:  # torch's parser takes a Python bool only
+            cls = type(v)
+            name = (
+                cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+            )
+            raise TypeError(
+                f"set_anomaly_enabled(): argument '{arg}' (position {i}) must be bool, not {name}"
+            )
     _State.anomaly = bool(enabled)
     _State.anomaly_check_nan = bool(check_nan)
 

@@ -1074,10 +1074,18 @@ def _pre_hooks(node, grads, node_hooks=True):
 def _post_hooks(node, grad_inputs, grad_outputs):
     # a hook sees None for an unused output, as in torch, not the zeros backward got
     grad_outputs = getattr(grad_outputs, "received", grad_outputs)
+    shown = node._shown
+    if shown is not None:  # the hooks see the edges next_functions lists (a custom Function's
+        # Tensor inputs), as torch's
+        every, grad_inputs = list(grad_inputs), tuple(grad_inputs[i] for i in shown)
     for hook in list(node._hooks.values()):
         res = hook(grad_inputs, tuple(grad_outputs))
         if res is not None:
             grad_inputs = _check_hook_results(hook, grad_inputs, res)
+    if shown is not None:
+        for i, g in zip(shown, grad_inputs, strict=True):
+            every[i] = g
+        grad_inputs = tuple(every)
     return grad_inputs
 
 

@@ -146,7 +146,7 @@ class Node:
         # Only for attributes not found: torch's grad_fn._saved_self / _saved_other /
         # _saved_result / _saved_exponent ("Autograd mechanics"), for the ops whose Function
         # names what it saves (_saved_names, in save_for_backward's order; _saved_attrs: ctx
-        # attributes such as pow's exponent)
+        # attributes such as pow's exponent, or functions of the node)
         if name.startswith("_raw_saved_"):  # torch's SavedTensor of _saved_<name>
             names = getattr(type(self)._fn, "_saved_names", ())
             if name[11:] in names:
@@ -170,8 +170,8 @@ class Node:
                     return minitorch.tensor(value, dtype=dt)
                 return value
             attr = getattr(fn, "_saved_attrs", {}).get(key)
-            if attr is not None:
-                return self.__dict__[attr]
+            if attr is not None:  # a ctx attribute's name, or a function of the node
+                return attr(self) if callable(attr) else self.__dict__[attr]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
@@ -1409,7 +1409,8 @@ def _pack_saved(ctx, results, arrays, own=()):
 # hooks return is data only: the unpacked tensor is given back the saved tensor's place in the
 # graph (an output: this node; an input: its grad_fn, or its leaf's AccumulateGrad), so gradients
 # and double backward flow as without hooks. As in torch, no version check is made: the hooks
-# own the saved data (save_on_cpu copies it, checkpointing recomputes it).
+# own the saved data (save_on_cpu copies it, checkpointing recomputes it); but pack itself may
+# not change its input in place (torch's error, raised as pack returns).
 
 
 def _pack_hooked(ctx, results, arrays, hooks, own=()):
@@ -1434,13 +1435,26 @@ def _pack_hooked(ctx, results, arrays, hooks, own=()):
             continue
         prev = state.enabled
         state.enabled = False
+        version = t._vc[0]
         try:
             obj = pack(t)
         finally:
             state.enabled = prev
+        if t._vc[0] != version:
+            raise_pack_modified()
         packed.append(("hook", obj, unpack, place, nr or 0))
     ctx._saved = tuple(packed)
     ctx._to_save = None
+
+
+def raise_pack_modified():
+    """torch's error for a pack hook that changed its input in place (checked right after it)."""
+    raise RuntimeError(
+        "A saved tensor pack hook is modifying its input in place. Tensors provided as input to "
+        "pack hook cannot be modified by in-place operations as this can lead to unexpected "
+        "side-effects. Please open an issue if you need to perform in-place operations on the "
+        "input to a pack hook."
+    )
 
 
 def _unpack_hooked(node, obj, unpack, place, nr):

@@ -7,7 +7,7 @@ import contextlib
 import weakref
 
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import AccumulateGrad, Node, _edge
+from minitorch.autograd.function import AccumulateGrad, Node, _edge, raise_pack_modified
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -328,9 +328,13 @@ class SavedTensor:
             place = (t._grad_fn, t._output_nr, t._requires_grad, _accumulator(t) if leaf else None)
         prev = state.enabled
         state.enabled = False
+        t = t.detach()
+        version = t._vc[0]
         try:
-            obj = pack(t.detach())
+            obj = pack(t)
         finally:
             state.enabled = prev
+        if t._vc[0] != version:
+            raise_pack_modified()
         entries[self._index] = ("hook", obj, unpack, place, nr)
         node._saved = tuple(entries)

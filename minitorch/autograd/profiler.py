@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import enum
 import functools
 import json
 import os
@@ -24,7 +25,39 @@ __all__ = [
     "FunctionEvent",
     "FunctionEventAvg",
     "Interval",
+    "DeviceType",
 ]
+
+
+class DeviceType(enum.Enum):
+    """The device kinds an event reports as its device_type (torch's c10 numbering). Mirrors
+    torch.autograd.DeviceType (torch.profiler.DeviceType)."""
+
+    CPU = 0
+    CUDA = 1
+    MKLDNN = 2
+    OPENGL = 3
+    OPENCL = 4
+    IDEEP = 5
+    HIP = 6
+    FPGA = 7
+    MAIA = 8
+    XLA = 9
+    Vulkan = 10
+    Metal = 11
+    XPU = 12
+    MPS = 13
+    Meta = 14
+    HPU = 15
+    VE = 16
+    Lazy = 17
+    IPU = 18
+    MTIA = 19
+    PrivateUse1 = 20
+
+    def __int__(self):
+        return self.value
+
 
 # NOTE [ Profiling without a hot-path check ]
 # Every op goes through Function.apply and every backward node through engine._run_node (or
@@ -268,7 +301,7 @@ class FunctionEvent:
         self.node_id = -1
         self.count = 1
         self.overload_name = ""
-        self.device_type = "CPU"
+        self.device_type = DeviceType.CPU
         self.device_index = 0
         self.flops = 0
         self.sequence_nr = -1
@@ -331,6 +364,7 @@ class FunctionEventAvg:
         self.cpu_children = None
         self.cpu_parent = None
         self.flops = 0
+        self.device_type = DeviceType.CPU
 
     cuda_time_total = property(lambda self: self.device_time_total)
     self_cuda_time_total = property(lambda self: self.self_device_time_total)

@@ -11,9 +11,10 @@ import warnings
 from collections.abc import Callable, Iterable
 
 from minitorch.autograd import profiler as _prof
-from minitorch.autograd.profiler import record_function
+from minitorch.autograd.profiler import DeviceType, record_function
 
 __all__ = [
+    "DeviceType",
     "profile",
     "schedule",
     "ProfilerAction",

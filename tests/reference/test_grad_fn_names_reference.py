@@ -417,8 +417,8 @@ def _module_cases(lib):
 
 
 # Accepted: torch's own composites with inner nodes minitorch lacks (cosine_similarity's clones,
-# bilinear's view, the attention output's contiguous() clone, einsum's permutes).
-_MODULE_KNOWN = {"cos", "bilinear", "mha", "einsum"}
+# bilinear's view, einsum's permutes).
+_MODULE_KNOWN = {"cos", "bilinear", "einsum"}
 
 
 @pytest.mark.parametrize(
