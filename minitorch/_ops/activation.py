@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import struct
 import warnings
 
 from minitorch import _dtype
@@ -793,7 +794,33 @@ class Elu(Function):
 
 
 class Celu(Elu):
-    """out = max(0, a) + min(0, α (exp(a / α) - 1));  as Elu with input_scale = 1 / α"""
+    """out = max(0, a) + min(0, α (exp(a / α) - 1));  as Elu with input_scale = 1 / α, but the
+    backward's input_scale is 1 / α with α rounded to float32 first, as torch's derivative
+    formula for celu takes it (alpha.toFloat()): its float64 gradients are ~1e-8 relative off
+    exp(a / α) for an α that float32 does not hold, and so are these."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        Celu._backward_scale(ctx)
+        return Elu.backward(ctx, grad)
+
+    @staticmethod
+    def _backward_data(ctx, grad):
+        Celu._backward_scale(ctx)
+        return Elu._backward_data(ctx, grad)
+
+    @staticmethod
+    def _backward_scale(ctx):
+        alpha, scale, _ = ctx.coefs
+        ctx.coefs = (alpha, scale, 1.0 / _float32(alpha))
+
+
+def _float32(v: float) -> float:
+    """v rounded to float32, as torch's Scalar.toFloat() (which refuses a v past its range)."""
+    f = struct.unpack("f", struct.pack("f", v))[0]
+    if math.isinf(f) and not math.isinf(v):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return f
 
 
 def elu(input, alpha=1.0, inplace=False):

@@ -16,7 +16,8 @@ the machine is quiet). Its adjoint, col2im, adds the columns back where they wer
 strided slice-add per kernel tap (prod(kernel) array operations, never a loop over batch,
 channels or pixels, and no scatter). unfold/fold (Im2Col, Col2Im) keep the batch-major layout
 torch returns. Three Functions close over each other's backward, so every derivative of every
-order is again one of them:
+order is again one of them (a first backward's input gradient is ConvTranspose or Conv recorded
+as ConvInputGrad: NOTE [ Convolution's double backward node ]):
 
     y  = Conv(x, w)              dy/dx^T g = ConvTranspose(g, w)      dy/dw^T g = ConvWeight(x, g)
     y  = ConvTranspose(x, w)     dx = Conv(g, w)                      dw = ConvWeight(g, x)
@@ -494,10 +495,10 @@ class Conv(Function):
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            gx = ConvTranspose.apply(grad, w, None, out_size=x.shape[2:], **geom)
+            gx = ConvInputGrad.apply(grad, x, w, transposed=False, **geom)
         if ctx.needs_input_grad[1]:
             gw = ConvWeight.apply(
-                x, grad, kernel=w.shape[2:], cols=None if cols is None else cols._data, **geom
+                x, grad, w, kernel=w.shape[2:], cols=None if cols is None else cols._data, **geom
             )
         if ctx.needs_input_grad[2]:
             gb = _sum_bias_grad(grad)
@@ -563,9 +564,9 @@ class ConvTranspose(Function):
         geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
-            gx = _fit(Conv.apply(grad, w, None, **geom), x.shape[2:])
+            gx = ConvInputGrad.apply(grad, x, w, transposed=True, **geom)
         if ctx.needs_input_grad[1]:
-            gw = ConvWeight.apply(grad, x, kernel=w.shape[2:], cols=None, **geom)
+            gw = ConvWeight.apply(grad, x, w, kernel=w.shape[2:], cols=None, **geom)
         if ctx.needs_input_grad[2]:
             gb = _sum_bias_grad(grad)
         return gx, gw, gb
@@ -574,12 +575,13 @@ class ConvTranspose(Function):
 class ConvWeight(Function):
     """out[f, c, k] = sum_{n,o} gy[n, f, o] x_pad[n, c, o*s + k*d] (per group): the weight
     gradient of Conv(x, w) = y;  bilinear: grad_x = ConvTranspose(gy, grad),
-    grad_gy = Conv(x, grad)"""
+    grad_gy = Conv(x, grad). w (or None) is read for nothing: see NOTE [ Convolution's double
+    backward node ]."""
 
     _node_name = "ConvolutionBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, x, gy, *, kernel, stride, padding, dilation, groups, cols=None):
+    def forward(ctx, x, gy, w, *, kernel, stride, padding, dilation, groups, cols=None):
         xp = ctx.xp
         g = gy._data
         c_out = g.shape[1]
@@ -617,7 +619,56 @@ class ConvWeight(Function):
             g_x = ConvTranspose.apply(gy, grad, None, out_size=x.shape[2:], **geom)
         if ctx.needs_input_grad[1]:
             g_gy = _fit(Conv.apply(x, grad, None, **geom), gy.shape[2:])
-        return g_x, g_gy
+        return g_x, g_gy, None
+
+
+# NOTE [ Convolution's double backward node ]
+# torch records a convolution's first backward as one node, ConvolutionBackwardBackward0, whose
+# inputs are the output gradient, the input and the weight. So under create_graph the input
+# gradient requires grad whenever the input does, and the weight gradient whenever the weight
+# does, although neither depends on its own tensor (the convolution is linear in each): an R1
+# penalty of a frozen conv critic (only the input requiring grad) can be backpropagated, and
+# leaves the input's .grad None. ConvInputGrad and ConvWeight take that tensor as an input for
+# this bookkeeping only; its gradient is None.
+
+
+class ConvInputGrad(Function):
+    """out = the input gradient of y = Conv(x, w) for gy = dL/dy: ConvTranspose(gy, w) at x's
+    size (transposed: of y = ConvTranspose(x, w), Conv(gy, w) cut to x's size); x is read for
+    its size only (NOTE [ Convolution's double backward node ]);  linear in gy and w:
+    grad_gy = the adjoint of the same map applied to grad, grad_w = ConvWeight"""
+
+    _node_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, gy, x, w, *, transposed, stride, padding, dilation, groups):
+        geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        ctx.transposed = transposed
+        size = tuple(x.shape[2:])
+        if not transposed:
+            return ConvTranspose.forward(ctx, gy, w, None, out_size=size, **geom)
+        out = Conv.forward(ctx, gy, w, None, **geom)
+        if tuple(out.shape[2:]) != size:  # see _fit
+            out = out[(slice(None), slice(None)) + tuple(slice(0, s) for s in size)]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gy, w = ctx._stored_tensors[:2]
+        stride, padding, dilation, groups = ctx.geom
+        geom = dict(stride=stride, padding=padding, dilation=dilation, groups=groups)
+        g_gy = g_w = None
+        if ctx.transposed:  # out = Conv(gy, w) (cut): its adjoints
+            if ctx.needs_input_grad[0]:
+                g_gy = ConvTranspose.apply(grad, w, None, out_size=gy.shape[2:], **geom)
+            if ctx.needs_input_grad[2]:
+                g_w = ConvWeight.apply(gy, grad, w, kernel=w.shape[2:], **geom)
+        else:  # out = ConvTranspose(gy, w)
+            if ctx.needs_input_grad[0]:
+                g_gy = _fit(Conv.apply(grad, w, None, **geom), gy.shape[2:])
+            if ctx.needs_input_grad[2]:
+                g_w = ConvWeight.apply(grad, gy, w, kernel=w.shape[2:], **geom)
+        return g_gy, None, g_w
 
 
 class Im2Col(Function):

@@ -900,7 +900,9 @@ class AdaptiveAvgWindows(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx._stored_tensors
-        return AdaptiveAvgWindowsGrad.apply(grad, x, have=ctx.have, out=ctx.out)
+        g = AdaptiveAvgWindowsGrad.apply(grad, x, have=ctx.have, out=ctx.out)
+        # torch's node under create_graph (its 1-d pool runs the 2-d kernel)
+        return name_node(g, f"AdaptiveAvgPool{max(len(ctx.have), 2)}DBackwardBackward0")
 
 
 class AdaptiveAvgWindowsGrad(Function):

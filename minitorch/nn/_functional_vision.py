@@ -401,11 +401,44 @@ class _GridSampler2D(Function):
             with enable_grad():
                 out = _sample(a, b, mode, padding_mode, align_corners)
             got = list(engine.grad(out, wrt, grad, create_graph=create, materialize_grads=True))
+            if create:  # NOTE [ grid_sample's double backward node ]
+                node = _GridSamplerBackward2D if input.ndim == 4 else _GridSamplerBackward3D
+                got = [node.apply(g, grad, input, grid) for g in got]
             grad_input = got.pop(0) if need_input else None
             grad_grid = got.pop(0) if need_grid else None
         if ctx.needs_input_grad[1] and grad_grid is None:
             grad_grid = zeros_like(grid)
         return grad_input, grad_grid
+
+
+# NOTE [ grid_sample's double backward node ]
+# torch records grid_sample's backward under create_graph as one node whose inputs are the output
+# gradient, the input and the grid, so both gradients require grad whenever any of those does:
+# the input gradient even where it is constant in the input (sampling is linear in it), as in a
+# gradient penalty on the image alone. _GridSamplerBackward puts that node over the gradients the
+# composed backward computed: it passes their values and gradients through, and gives the other
+# inputs none (their gradients reach them along the composed graph beneath).
+
+
+class _GridSamplerBackward2D(Function):
+    """out = g;  grad_g = grad, nothing for grad/input/grid (NOTE [ grid_sample's double
+    backward node ])"""
+
+    _node_name = "GridSampler2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, g, grad, input, grid):
+        return g._data.copy()  # a result of its own: .grad may be accumulated into in place
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None, None, None
+
+
+class _GridSamplerBackward3D(_GridSamplerBackward2D):
+    """out = g, 5-d; see _GridSamplerBackward2D"""
+
+    _node_name = "GridSampler3DBackwardBackward0"
 
 
 class _GridSampler3D(_GridSampler2D):

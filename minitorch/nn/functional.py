@@ -42,7 +42,7 @@ from minitorch._ops.nn_kernels import linear_fits, linear_kernel
 from minitorch._ops.pointwise import sigmoid, tanh  # noqa: F401
 from minitorch._tensor import Tensor
 from minitorch._tensor import _wrap_dim as wrap_dim
-from minitorch.autograd.composite import one_node
+from minitorch.autograd.composite import as_node, one_node
 from minitorch.autograd.function import name_node
 from minitorch.autograd.grad_mode import no_grad as _no_grad
 from minitorch.nn import _argcheck as _arg
@@ -51,6 +51,7 @@ from minitorch.nn._functional_dropout import *  # noqa: F403
 from minitorch.nn._functional_loss import *  # noqa: F403
 from minitorch.nn._functional_norm import *  # noqa: F403
 from minitorch.nn._functional_pad import *  # noqa: F403
+from minitorch.nn._functional_pad import _tie
 from minitorch.nn._functional_sparse import *  # noqa: F403
 
 from minitorch.nn._functional_attention import *  # noqa: F403  # isort: skip
@@ -370,9 +371,12 @@ def rrelu(
             else:  # no count without a sync: one draw per element, positives' unused
                 r = rand(x.shape, dtype=_dtype.float64, device=x.device) * (upper - lower)
                 slope = _ops.where(neg, (r + lower).to(x.dtype), 1.0)
-            return x * slope
+            # torch's double-backward node takes x: a gradient penalty reaches it with zeros
+            return (x if inplace else _tie(x)) * slope  # See NOTE [ Zero-gradient edges ]
 
         out = _act._result(input, inplace, compute, "rrelu")
+        if not inplace:
+            return as_node(out, "RreluWithNoiseBackward0", (input,))
     if inplace:  # input's own (new) node
         return name_node(out, "RreluWithNoiseBackward1")
     return name_node(out, "RreluWithNoiseBackward0", (input,), shown=(0,))

@@ -64,7 +64,7 @@ def _weight_grad(n, input, weight_size, grad_output, stride, padding, dilation, 
     geom = _geometry(
         n, op, input.shape, weight_size, grad_output, stride, padding, dilation, groups
     )
-    return ConvWeight.apply(input, grad_output, kernel=tuple(weight_size)[2:], **geom)
+    return ConvWeight.apply(input, grad_output, None, kernel=tuple(weight_size)[2:], **geom)
 
 
 def conv1d_input(
