@@ -2189,6 +2189,9 @@ class TensorMethods:
     # --- random sampling, diagonal fill and host callbacks (minitorch/_ops/random_ops.py) ---
 
     def bernoulli(self, p=None, *, generator=None):
+        if generator is not None:  # torch's errors for a generator= that is no Generator
+            args = () if p is None else (p,)
+            _ops.random_ops._check_generator(generator, "Tensor.bernoulli", args, {})
         if p is not None:  # the method's overloads, in torch's TypeError for a tensor p
             _ops.random_ops._check_bernoulli_p(p, (p,), generator)
         return _ops.bernoulli(self, p, generator=generator)

@@ -16,6 +16,7 @@ from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._factories import (
     _NO_VARARGS_OVERLOADS,
+    _SIZE_KWARGS,
     _as_int,
     _check_pin_memory,
     _device,
@@ -125,6 +126,8 @@ class Generator:
         dev = tensor_device(device)
         if dev is not cpu:
             backend_of(dev)  # RuntimeError now, as torch's, for a device minitorch cannot run
+            if dev.type == "meta":  # (its ops draw from a default generator of their own)
+                raise RuntimeError("META device type not an accelerator.")
         self._init(dev)
 
     def _init(self, dev: Device) -> Generator:
@@ -558,12 +561,20 @@ _LIKE_KWARGS = (
 
 
 def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
-    """torch's TypeError for rand/randn(_like) given a `generator=` that is no Generator: the
-    call matches none of the overloads. torch lists the keywords given in about the reverse of
-    the call's order; here: the reverse of the signature's (as randint's)."""
-    if op.endswith("_like"):
+    """torch's TypeError for rand, randn, randperm, rand(n)_like or randint_like given a
+    `generator=` that is no Generator: the call matches none of the overloads. torch lists the
+    keywords given in about the reverse of the call's order; here: the reverse of the
+    signature's (as randint's)."""
+    if op == "randint_like":
+        heads = ("int low, int high", "Tensor high", "int high")
+        gens = ("torch.Generator generator, ", "")
+        forms = tuple(f"Tensor input, {h}, *, {g}{_LIKE_KWARGS}" for h in heads for g in gens)
+    elif op.endswith("_like"):
         forms = (f"Tensor input, *, torch.Generator generator, {_LIKE_KWARGS}",)
         forms += (f"Tensor input, *, {_LIKE_KWARGS}",)
+    elif op == "randperm":
+        forms = (f"int n, *, torch.Generator generator, {_SIZE_KWARGS}",)
+        forms += (f"int n, *, {_SIZE_KWARGS}",)
     else:
         forms = _NO_VARARGS_OVERLOADS[op]
     given = {k: v for k, v in keywords.items() if v is not None and v is not False}
@@ -815,6 +826,11 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "randperm", (n,), generator=generator, out=out, dtype=dtype, layout=layout,
+            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+        )  # fmt: skip
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -1149,6 +1165,12 @@ def randint_like(
         r = like_subclass(randint_like, locals())
         if r is not None:
             return r
+    if generator is not None and not isinstance(generator, Generator):
+        raise _not_a_generator(
+            "randint_like", (input, low) if high is None else (input, low, high),
+            generator=generator, dtype=dtype, layout=layout, device=device,
+            requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory,
+        )  # fmt: skip
     if pin_memory:
         _check_pin_memory()
     if high is None:

@@ -157,7 +157,7 @@ def test_generator_manual_seed_takes_ints_only():
 def test_cuda_generator_without_cuda_raises():
     with pytest.raises(RuntimeError):
         mt.Generator(device="cuda")
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="META device type not an accelerator"):
         mt.Generator(device="meta")
 
 

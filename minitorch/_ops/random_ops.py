@@ -35,6 +35,7 @@ from minitorch._tensor_methods import _at
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import (
+    Generator,
     _dtype_label,
     _floats,
     _fmt_number,
@@ -365,6 +366,8 @@ def geometric_(self, p, *, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fills with 1 with probability p (a number or a tensor broadcast to self), else 0.
     Mirrors torch.Tensor.bernoulli_."""
+    if generator is not None:
+        _check_generator(generator, "bernoulli_", (p,), {})
     if isinstance(p, Tensor):
         if p._device is not self._device:
             raise RuntimeError(
@@ -425,6 +428,8 @@ def _check_probabilities(p: Tensor, generator=None, op="bernoulli", in_draw_orde
 def random_(self, *args, generator=None, **kwargs):
     """random_(from, to), random_(to) or random_(): integers uniform on [from, to), by default
     over every integer the dtype holds exactly. Mirrors torch.Tensor.random_."""
+    if generator is not None and len(args) < 2 and not kwargs.keys() - {"to"}:
+        _check_generator(generator, "random_", args, kwargs)
     lo, hi, node = _random_range(args, kwargs)
     dt = self.dtype
     if node == "RandomBackward2" and dt in _dtype.SHELL_UINTS:  # no kernel without bounds
@@ -514,6 +519,55 @@ _INT64_MAX = (1 << 63) - 1
 _HALF_MAX = 65504  # float16's largest finite value
 
 
+# random_'s overloads as torch's parser lists them when the arguments match none.
+_RANDOM_FORMS = tuple(
+    f"{head}*, torch.Generator generator = None" for head in ("", "int from, int to, ", "int to, ")
+)
+# bernoulli's and bernoulli_'s overloads, as torch's parser lists them.
+_BERNOULLI_FORMS = {
+    "bernoulli": (
+        "Tensor input, *, torch.Generator generator = None, Tensor out = None",
+        "Tensor input, float p, *, torch.Generator generator = None",
+    ),
+    "bernoulli_": (
+        "Tensor p, *, torch.Generator generator = None",
+        "float p = 0.5, *, torch.Generator generator = None",
+    ),
+    "Tensor.bernoulli": (
+        "*, torch.Generator generator = None",
+        "float p, *, torch.Generator generator = None",
+    ),
+}
+
+
+def _check_generator(generator, op: str, args: tuple, keywords: dict) -> None:
+    """torch's TypeError when the `generator=` given to random_ (from fewer than two bounds),
+    bernoulli or bernoulli_ is no Generator: torch's parser then matches none of the op's
+    overloads and lists them. args are the positional arguments after the tensor (for
+    torch.bernoulli: from input on), keywords the others given; torch names the keywords in
+    about the reverse of the call's order (here: generator first, as the signatures end in it),
+    and says for random_ given a bound why its no-argument overload did not match."""
+    if isinstance(generator, Generator):
+        return
+    if op == "Tensor.bernoulli" and args:  # torch's parser matches the overload with a p
+        raise TypeError(
+            f"bernoulli(): argument 'generator' must be torch.Generator, not {type_name(generator)}"
+        )
+    named = {"generator": generator, **{k: v for k, v in keywords.items() if v is not None}}
+    if op == "bernoulli" and "out" in named:
+        named = {"out": named.pop("out"), **named}
+    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in named.items()]
+    text = ", ".join(got) + (", " if not args else "")
+    if op != "random_":
+        raise no_overload(op.removeprefix("Tensor."), text, _BERNOULLI_FORMS[op])
+    err = no_overload(op, text, _RANDOM_FORMS)
+    if args or named.keys() - {"generator"}:
+        first = f" * ({_RANDOM_FORMS[0]})\n"
+        why = "      didn't match because some of the keywords were incorrect: " + ", ".join(named)
+        err = TypeError(str(err).replace(first, f"{first}{why}\n", 1))
+    raise err
+
+
 def _random_range(args, kwargs):
     """(from, to, node name) of random_'s three overloads; None where the dtype decides."""
     unknown = set(kwargs) - {"from", "to"}
@@ -552,6 +606,9 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         raise TypeError(
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
+    if generator is not None:
+        args = (input,) if p is None else (input, p)
+        _check_generator(generator, "bernoulli", args, {"out": out})
     if p is not None:
         p = _check_bernoulli_p(p, (input, p), generator, out)
         with no_grad():

@@ -34,7 +34,10 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     randomness='error' sees random ops by the default generators' states once func has run
     (raising then, with the generators put back), so draws from a Generator passed explicitly,
     or from a CUDA default stream, are not refused; 'same' replays the generator state for every
-    sample (same values, not torch's stream); an output with out_dims=None is refused when the
+    sample (same values, not torch's stream); 'different' makes each sample's draws in turn
+    where torch makes each random op's draw once for the whole batch, so its numbers are
+    torch's only where that order gives the same stream (one uniform-type op per sample, or
+    normal draws of fewer than 16 numbers in all); an output with out_dims=None is refused when the
     samples' values differ (an output that depends on the batch but is equal for every sample
     is returned); a batch of size 0 runs func once on zeros to learn the output shapes;
     in-place ops on the per-sample slices of an input write into that input. Each sample is a
