@@ -28,7 +28,11 @@ _PARSED_FUNCTIONAL = frozenset({
     "rrelu_", "scaled_dot_product_attention", "selu_", "softplus", "softshrink", "threshold_",
 })  # fmt: skip
 # torch.functional's Python functions that call their parsed op positionally (outside nn)
-_PYTHON_FUNCTIONS = frozenset({"cdist", "norm"})
+_PYTHON_FUNCTIONS = frozenset({"cdist", "norm", "unique"})
+# Tensor methods torch writes in Python (torch/_tensor.py) over a parsed function of the same
+# arguments, called positionally, where the function itself is parsed: t.unflatten(dim="a")
+_METHODS = _PACKAGE + "_tensor_methods.py"
+_PYTHON_METHODS = frozenset({"unflatten"})
 # nn.functional's Python functions (as _PARSED_FUNCTIONAL's comment) that minitorch writes in
 # _ops/activation.py; celu and selu are left out: there one function is also torch.celu/selu
 _ACTIVATION = _PACKAGE + "_ops" + os.sep + "activation.py"
@@ -36,6 +40,14 @@ _FUNCTIONAL_IN_OPS = frozenset({
     "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "mish", "relu6", "silu",
     "threshold",
 })  # fmt: skip
+
+# the NumPy spellings torch's parser takes for its argument names (vector_norm(x=...))
+_NUMPY_SPELLINGS = {"input": ("x", "a", "x1"), "other": ("x2",), "dim": ("axis",),
+                    "keepdim": ("keepdims",)}  # fmt: skip
+
+# the inner functions of minitorch's decorators (one_node, with_out, the NumPy aliases), which
+# stand for the function they wrap
+_WRAPPERS = frozenset({"wrapper", "aliased", "spelled_x"})
 
 # the call instructions of Python 3.10 - 3.13, and where each finds its keyword names
 _PLAIN_CALLS = frozenset({"CALL_FUNCTION", "CALL_METHOD", "PRECALL"})
@@ -83,6 +95,8 @@ def _call_keywords(frame):
         if before >= 0 and dis.opname[raw[before]] == "LOAD_CONST":
             return tuple(code.co_consts[_arg(raw, before)])
         return None
+    if opname == "CALL_FUNCTION_EX":  # f(*args, **kw) of a local mapping kw: its keys
+        return _mapping_keywords(frame, raw, at)
     if opname == "CALL":  # 3.11/3.12: a KW_NAMES (then PRECALL in 3.11) just before
         for _ in range(2):
             if before < 0:
@@ -94,29 +108,73 @@ def _call_keywords(frame):
     return None
 
 
+def _mapping_keywords(frame, raw: bytes, at: int):
+    """The keys of the mapping a CALL_FUNCTION_EX at `at` passes as **kw, where the call spells
+    it as a plain local (`BUILD_MAP 0, LOAD_FAST kw, DICT_MERGE`), or None."""
+    if not raw[at + 1] & 1:  # no **mapping: positional only
+        return ()
+    merge = _before(raw, at)
+    load = _before(raw, merge) if merge >= 0 else -1
+    empty = _before(raw, load) if load >= 0 else -1
+    if (
+        empty < 0
+        or dis.opname[raw[merge]] != "DICT_MERGE"
+        or dis.opname[raw[load]] != "LOAD_FAST"
+        or dis.opname[raw[empty]] != "BUILD_MAP"
+        or _arg(raw, empty) != 0
+    ):
+        return None
+    kw = frame.f_locals.get(frame.f_code.co_varnames[_arg(raw, load)])
+    return tuple(kw) if isinstance(kw, dict) else None
+
+
 def passed_by_keyword(name: str, op: str) -> bool:
     """True when the user's call (the first frame outside minitorch) passed `name` by keyword to
     minitorch's `op` itself: a call of an nn.functional function torch writes in Python
     (F.cross_entropy over its parsed cross_entropy_loss, F.group_norm over torch.group_norm),
     which passes its arguments on by position, does not count."""
     names = call_keywords(op, depth=2)
-    return names is not None and name in names
+    if names is None:
+        return False
+    return name in names or any(a in names for a in _NUMPY_SPELLINGS.get(name, ()))
+
+
+def call_arguments(op: str):
+    """(the number of positional arguments, the keyword names) of the user's call of `op`, as
+    call_keywords finds it, or None where that cannot be told. For error paths only."""
+    names = call_keywords(op, depth=2)
+    if names is None:
+        return None
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    raw, at = frame.f_code.co_code, frame.f_lasti
+    while at > 0 and raw[at] == _CACHE:
+        at -= 2
+    if dis.opname[raw[at]] not in _PLAIN_CALLS | _CONST_KW_CALLS | {"CALL"}:
+        return None  # (** of a mapping: its positional arguments are a tuple)
+    return _arg(raw, at) - len(names), names
 
 
 def call_keywords(op: str, depth: int = 1):
     """The keyword names the user's call of `op` passed, in the call's order (see
     passed_by_keyword), or None where they cannot be told."""
     frame = sys._getframe(depth)
-    called = None
+    codes = []
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
-        called = frame.f_code
+        codes.append(frame.f_code)
         frame = frame.f_back
-    if frame is None or called is None:
+    if frame is None or not codes:
         return None
+    called = codes.pop()
+    while codes and called.co_name in _WRAPPERS:  # the function a decorator wraps decides
+        called = codes.pop()
     if called.co_filename.startswith(_NN) and called.co_name not in _PARSED_FUNCTIONAL:
         return None  # torch's nn.functional Python, calling its parsed op positionally
-    if called.co_name in _PYTHON_FUNCTIONS or (
-        called.co_filename == _ACTIVATION and called.co_name in _FUNCTIONAL_IN_OPS
+    if (
+        called.co_name in _PYTHON_FUNCTIONS
+        or (called.co_filename == _ACTIVATION and called.co_name in _FUNCTIONAL_IN_OPS)
+        or (called.co_filename == _METHODS and called.co_name in _PYTHON_METHODS)
     ):
         return None
     try:

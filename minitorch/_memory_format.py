@@ -161,15 +161,22 @@ def last_orders(ndim: int) -> tuple:
 NHWC, NCHW, NHWC_AXIS = (0, 2, 3, 1), (0, 3, 1, 2), (0, 3, 1, 2)
 
 
-def keep_channels_last(xp, out, *inputs, three_d=False):
+def keep_channels_last(xp, out, *inputs, three_d=False, on_meta=True):
     """out (a fresh 4-d result) laid out channels-last when one of the input arrays is, as
     torch's convolutions and poolings keep their input's layout; out itself otherwise.
-    three_d: a 5-d result likewise channels-last-3d (the kernels of torch's that keep it)."""
+    three_d: a 5-d result likewise channels-last-3d (the kernels of torch's that keep it).
+    on_meta=False: row-major on the meta device (torch's meta convolutions pick no layout)."""
     if out.ndim == 4 and any(suggests_channels_last(a) for a in inputs):
-        return copy_as(xp, out, channels_last)
+        return out if not on_meta and _is_meta(xp) else copy_as(xp, out, channels_last)
     if three_d and out.ndim == 5 and any(suggests_channels_last_3d(a) for a in inputs):
-        return copy_as(xp, out, channels_last_3d)
+        return out if not on_meta and _is_meta(xp) else copy_as(xp, out, channels_last_3d)
     return out
+
+
+def _is_meta(xp) -> bool:
+    from minitorch._backend import meta
+
+    return xp is meta.xp
 
 
 def like(xp, x, out):

@@ -154,6 +154,36 @@ def _endpoints(start, end, op: str):
 _FAST_INT = 2**53
 
 
+_ARANGE_KW = (
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False"
+)
+_ARANGE_FORMS = (
+    f"Number end, *, Tensor out = None, {_ARANGE_KW}",
+    f"Number start, Number end, *, {_ARANGE_KW}",
+    f"Number start, Number end, Number step = 1, *, Tensor out = None, {_ARANGE_KW}",
+)
+
+
+def _arange_error(start, end, step, error: TypeError, **options) -> TypeError:
+    """torch's TypeError for arange's range arguments (start, end, step as arange rebound them:
+    a lone start is the end; `options` its keywords), as the user's call gave them: the one
+    overload the argument count fits names its argument, else all are listed (NOTE [ Argument
+    parser errors ]); `error` where the call cannot be read."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    call = call_arguments("arange")
+    if call is None:
+        return error
+    n, names = call
+    lone = n <= 1 and "end" not in names  # arange(x), arange(start=x): x was rebound as end
+    values = {"start": end if lone else start, "end": end, "step": step, **options}
+    positional = ((values["start"],), (start, end), (start, end, step))[n - 1] if n else ()
+    kwargs = {k: values[k] for k in reversed(names) if k in values}
+    return invalid_arguments("arange", _ARANGE_FORMS, positional, kwargs)
+
+
 def arange(
     start=None,
     end=None,
@@ -171,12 +201,12 @@ def arange(
     if pin_memory:
         _check_pin_memory()
     if end is None:
-        if start is None:  # torch's parser: arange needs an end
-            raise TypeError(
+        if start is None:  # torch's parser: arange needs an end (and None is no Number)
+            raise _arange_error(None, None, step, TypeError(
                 "arange() received an invalid combination of arguments - got (), but expected "
                 "one of: (Number end, ...), (Number start, Number end, ...), (Number start, "
                 "Number end, Number step, ...)"
-            )
+            ))  # fmt: skip
         start, end = 0, start
     elif start is None:  # arange(end=5)
         start = 0
@@ -208,9 +238,14 @@ def arange(
             requires_grad=requires_grad,
             warn_resize=True,
         )
-    start, end, step = (
-        _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
-    )
+    try:
+        start, end, step = (
+            _num(v, "arange", a) for v, a in ((start, "start"), (end, "end"), (step, "step"))
+        )
+    except TypeError as e:
+        options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
+        options.update(pin_memory=pin_memory, requires_grad=requires_grad)
+        raise _arange_error(start, end, step, e, **options) from None
     is_int = not any(isinstance(v, float) for v in (start, end, step))
     dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
     if dt is _dtype.bool:

@@ -344,6 +344,8 @@ class Tensor(TensorMethods):
     def data_ptr(self) -> int:
         if not self._data.size:  # torch's tensors without elements point nowhere
             return 0
+        if self._device.type == "meta":  # torch's meta storages start at 0 (NOTE [ The meta
+            return self.storage_offset() * self._data.itemsize  # device ])
         return self._device.backend.data_ptr(self._data)
 
     def const_data_ptr(self) -> int:
@@ -803,7 +805,7 @@ class Tensor(TensorMethods):
 
     def __format__(self, spec):
         # as torch, only a plain Tensor formats as its number; a subclass formats as an object
-        if self._data.ndim == 0 and type(self) is Tensor:
+        if self._data.ndim == 0 and type(self) is Tensor and self._device.type != "meta":
             return format(self.item(), spec)
         return object.__format__(self, spec)
 

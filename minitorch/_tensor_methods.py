@@ -246,28 +246,6 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
     return args
 
 
-def _movedim_overload_error(op: str, source, destination) -> None:
-    """Tensor.movedim's (or moveaxis's) TypeError for an int with a tuple or list: torch's
-    overloads take two ints or two int[]s, and its listing marks every argument of the second."""
-    args = (source, destination)
-    got = ", ".join(_type_name(a) for a in args)
-    shown = [
-        _arg_type(a)[:-1] + ",)" if isinstance(a, tuple) and len(a) == 1 else _arg_type(a)
-        for a in args
-    ]
-    ints = ", ".join(
-        t if a.__class__ is int else f"!{t}!" for a, t in zip(args, shown, strict=True)
-    )
-    seqs = ", ".join(f"!{t}!" for t in shown)
-    raise TypeError(
-        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
-        f"of:\n * (int source, int destination)\n      didn't match because some of the "
-        f"arguments have invalid types: ({ints})\n * (tuple of ints source, tuple of ints "
-        f"destination)\n      didn't match because some of the arguments have invalid types: "
-        f"({seqs})\n"
-    )
-
-
 _NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
 
 
@@ -1737,16 +1715,10 @@ class TensorMethods:
     swapdims_ = transpose_
 
     def movedim(self, source, destination):
-        seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
-        if seqs[0] != seqs[1]:  # an int with a sequence: neither of torch's overloads
-            _movedim_overload_error("movedim", source, destination)
         return _ops.movedim(self, source, destination)
 
     def moveaxis(self, source, destination):
-        seqs = isinstance(source, (tuple, list)), isinstance(destination, (tuple, list))
-        if seqs[0] != seqs[1]:
-            _movedim_overload_error("moveaxis", source, destination)
-        return _ops.movedim(self, source, destination)
+        return _ops.moveaxis(self, source, destination)
 
     def adjoint(self):
         return _ops.adjoint(self)

@@ -60,11 +60,13 @@ def _in_shared_memory(a) -> bool:
 
 def is_shared(t: Tensor) -> bool:
     """Tensor.is_shared: CUDA memory counts as shared, as in torch."""
-    return t._device.type != "cpu" or _in_shared_memory(t._data)
+    return t._device.type not in ("cpu", "meta") or _in_shared_memory(t._data)
 
 
 def share_memory_(t: Tensor) -> Tensor:
     """Tensor.share_memory_: see NOTE [ Shared memory ]. A no-op on CUDA and when shared."""
+    if t._device.type == "meta":
+        raise RuntimeError("_share_fd_: only available on CPU")
     if is_shared(t):
         return t
     xp = t._device.backend.xp
@@ -127,6 +129,8 @@ class UntypedStorage:
         return 1
 
     def data_ptr(self) -> int:
+        if self._device.type == "meta":  # torch's meta storages point nowhere
+            return 0
         return self._device.backend.data_ptr(self._bytes)
 
     def __getitem__(self, index):
@@ -188,7 +192,7 @@ class UntypedStorage:
         raise RuntimeError("Trying to resize storage that is not resizable")
 
     def is_shared(self) -> bool:
-        return self._device.type != "cpu" or _in_shared_memory(self._bytes)
+        return self._device.type not in ("cpu", "meta") or _in_shared_memory(self._bytes)
 
     def is_pinned(self, device="cuda") -> bool:
         return False

@@ -64,7 +64,11 @@ def test_call_keywords_reads_the_executing_call():
 
     assert probe(1, 2) == ()
     assert probe(1, b=2, c=3) == ("b", "c")
-    assert probe(*[1], **{"b": 2}) is None  # through ** it cannot be told
+    literal = probe(*[1], **{"b": 2})  # (outside an assert, which pytest rewrites)
+    assert literal is None  # through ** of an expression it cannot be told
+    kw = {"b": 2, "c": 3}
+    mapped = probe(*[1], **kw)
+    assert mapped == ("b", "c")  # through ** of a local mapping: its keys
 
 
 def test_keywords_are_listed_in_torchs_order():

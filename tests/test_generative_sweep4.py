@@ -85,7 +85,7 @@ def test_pad_reads_int_likes():
         ),
         (
             lambda x: F.embedding(torch.tensor([0]), torch.ones(3, 2), padding_idx=1.0),
-            "embedding(): argument 'padding_idx' must be int, not float",
+            "embedding(): argument 'padding_idx' (position 3) must be int, not float",
         ),
         (
             lambda x: F.embedding_bag(torch.tensor([[0, 1]]), torch.ones(3, 2), padding_idx=1.0),

@@ -220,6 +220,7 @@ def _takes_dim(fn) -> bool:
 
 # torch writes these in Python (torch/functional.py, torch/_tensor.py), past its parser: no aliases
 _NO_NUMPY_ALIASES = frozenset(("norm", "split", "unique", "unique_consecutive"))
+_NO_METHOD_ALIASES = _NO_NUMPY_ALIASES | {"unflatten"}  # (torch.unflatten is parsed)
 
 
 def _add_numpy_aliases():
@@ -229,7 +230,7 @@ def _add_numpy_aliases():
             setattr(here, name, _with_numpy_aliases(getattr(here, name)))
     methods = _tensor_methods.TensorMethods
     for name, fn in list(vars(methods).items()):
-        if not name.startswith("__") and name not in _NO_NUMPY_ALIASES and _takes_dim(fn):
+        if not name.startswith("__") and name not in _NO_METHOD_ALIASES and _takes_dim(fn):
             setattr(methods, name, _with_numpy_aliases(fn))
 
 

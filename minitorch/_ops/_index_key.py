@@ -127,6 +127,30 @@ def _refused(item) -> tuple:
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class created by Python code
 
 
+def _host_index(dev, array):
+    """A host index array on dev. On the meta device it keeps its values (torch reads a CPU
+    index, a mask's count, on the CPU), where a tensor copied there keeps its shape only."""
+    if dev.type == "meta":
+        return dev.backend.xp.asarray(array)
+    return dev.backend.from_host(array, dev)
+
+
+def _refuse_meta_mask(item) -> None:
+    """Reading a meta tensor through a mask on the meta device (or a list of bools, which torch
+    puts there): torch finds the mask's size by nonzero, which the meta device refuses, and a
+    0-d mask's value by item(). A CPU mask it reads on the CPU. NOTE [ The meta device ]"""
+    from minitorch._backend.meta import ITEM, NONZERO
+
+    if isinstance(item, Tensor):
+        if item._device.type == "cpu":
+            return
+        if item._data.ndim == 0:
+            raise RuntimeError(ITEM)
+    elif not isinstance(item, (list, tuple)):
+        return
+    raise NotImplementedError(NONZERO)
+
+
 def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
     """An index tensor as a token: ("int", i), ("bool", b), ("mask", arr) or ("index", arr)."""
     dev = t._device
@@ -136,7 +160,7 @@ def _tensor_item(t: Tensor, item: Tensor, as_select: bool):
                 f"indices should be either on cpu or on the same device as the indexed tensor "
                 f"({dev})"
             )
-        arr = dev.backend.from_host(item._data, dev)
+        arr = _host_index(dev, item._data)
     else:
         arr = item._data
     dt = arr.dtype
@@ -172,7 +196,7 @@ def _sequence_item(t: Tensor, item):
     if isinstance(item, (list, tuple)):
         arr = xp.asarray(item) if item else xp.zeros(0, dtype="int64")
     else:
-        arr = t._device.backend.from_host(item, t._device)
+        arr = _host_index(t._device, item)
     kind = arr.dtype.kind
     if kind == "u" and arr.dtype.itemsize == 1 and not isinstance(item, (list, tuple)):
         # a uint8 NumPy array is a (deprecated) mask, as a uint8 tensor is (torch converts it)
@@ -216,8 +240,9 @@ def _check_leaves(seq) -> None:
         raise TypeError("'complex' object cannot be interpreted as an integer")
 
 
-def _tokens(t: Tensor, key, as_select: bool) -> list:
+def _tokens(t: Tensor, key, as_select: bool, read: bool = False) -> list:
     toks = []
+    meta_read = read and t._device.type == "meta"
     for item in _items(key):
         cls = item.__class__
         if cls is int:
@@ -247,6 +272,8 @@ def _tokens(t: Tensor, key, as_select: bool) -> list:
             toks.append(("int", operator.index(item)))
         else:
             toks.append(_refused(item))
+        if meta_read and toks[-1][0] in ("mask", "bool"):
+            _refuse_meta_mask(item)
     return toks
 
 
@@ -305,7 +332,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
     if plan is not None:
         return plan
     ndim = len(shape)
-    toks = _tokens(t, key, as_select)
+    toks = _tokens(t, key, as_select, read)
     used = 0
     for kind, v in toks:
         if kind in ("int", "slice", "index", "baddtype", "error"):

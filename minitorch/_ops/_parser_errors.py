@@ -12,8 +12,9 @@ from minitorch._tensor import Tensor
 # keyword). Otherwise it lists every overload, with keywords in the reverse of the order they
 # were passed, and explains the mismatch under each overload whose listing has as many items as
 # arguments were given (the bare `*` counts as an item, and so does an empty listing `()`): a
-# keyword that names no parameter without a default "was incorrect" (a parameter with a default
-# never matches there), else the arguments are shown with the ill-typed ones between '!'.
+# keyword that names no parameter without a default, or one the positional arguments filled,
+# "was incorrect" (a parameter with a default never matches there), else the arguments are
+# shown with the ill-typed ones between '!'.
 
 
 def _params(form: str):
@@ -52,7 +53,7 @@ def _fits(value, kind: str, parsing: bool = False) -> bool:
         return hasattr(type(value), "__index__")
     if kind == "tuple of ints":
         if not parsing:
-            return value == () and isinstance(value, tuple)
+            return isinstance(value, tuple) and value == ()  # (an ndarray's == broadcasts)
         return _fits(value, "int") or (
             isinstance(value, (tuple, list)) and all(_fits(v, "int") for v in value)
         )
@@ -76,7 +77,8 @@ def _why(params, positional, kwargs) -> str:
     "Tensor mask, Number value"), and in a slot with a default (t.sort(1, "a"): "(!int!,
     !str!)" under "int dim = -1, bool descending = False")."""
     required = {p[0]: p[1] for p in params if p is not None and not p[2]}
-    bad = [k for k in kwargs if k not in required]
+    filled = [p[0] for p in params if p is not None][: len(positional)]
+    bad = [k for k in kwargs if k not in required or k in filled]  # (filled: given twice)
     if bad:
         return f"some of the keywords were incorrect: {', '.join(bad)}"
     shown = []
@@ -117,6 +119,14 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
                     )
+        missing = [m for i, (m, _, d) in enumerate(params) if not d and i >= len(positional)]
+        missing = [m for m in missing if m not in kwargs]
+        if missing:  # (torch's words: "arguments" for one, "argument" for more)
+            s = "s" if len(missing) == 1 else ""
+            shown = ", ".join(f'"{m}"' for m in missing)
+            return TypeError(
+                f"{op}() missing {len(missing)} required positional argument{s}: {shown}"
+            )
         for k in kwargs:
             if k not in names:
                 return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
@@ -375,11 +385,23 @@ OVERLOADS = {
         ("Tensor repeats, int dim = None, *, int output_size = None",
          "int repeats, int dim = None, *, int output_size = None"),
     ),
-    "movedim": (
+    "rsub": (
+        ("Tensor input, Tensor other, *, Number alpha = 1",
+         "Tensor input, Number other, Number alpha = 1"),
+        ("Tensor other, *, Number alpha = 1", "Number other, Number alpha = 1"),
+    ),
+    "tensor_split": (
+        ("Tensor input, tuple of ints indices, int dim = 0",
+         "Tensor input, Tensor tensor_indices_or_sections, int dim = 0",
+         "Tensor input, int sections, int dim = 0"),
+        ("tuple of ints indices, int dim = 0", "Tensor tensor_indices_or_sections, int dim = 0",
+         "int sections, int dim = 0"),
+    ),
+    **dict.fromkeys(("movedim", "moveaxis"), (
         ("Tensor input, int source, int destination",
          "Tensor input, tuple of ints source, tuple of ints destination"),
         ("int source, int destination", "tuple of ints source, tuple of ints destination"),
-    ),
+    )),
     **_VAR_FORMS,
     "div": (
         ("Tensor input, Tensor other, *, Tensor out = None",

@@ -469,7 +469,9 @@ class Conv(Function):
             ctx.save_for_backward(x, w, None)
             bd = None if b is None else b._data
             out = _depthwise_conv(xp, x._data, wd, bd, stride, padding, dilation)
-            return _mf.keep_channels_last(xp, out, x._data, wd, three_d=_keeps_3d(wd))
+            return _mf.keep_channels_last(
+                xp, out, x._data, wd, three_d=_keeps_3d(wd), on_meta=False
+            )
         cols, out_size = _columns_cm(xp, x._data, wd.shape[2:], stride, padding, dilation, groups)
         wm = wd.reshape(groups, wd.shape[0] // groups, -1)
         n = x._data.shape[0]
@@ -486,7 +488,7 @@ class Conv(Function):
         # the CNN step's ~50); large ones (prod(kernel) times the input) are recomputed there.
         keep = ctx.needs_input_grad[1] and cols.nbytes <= CACHED_COLUMNS_MAX_BYTES
         ctx.save_for_backward(x, w, cols if keep else None)
-        return _mf.keep_channels_last(xp, out, x._data, wd, three_d=_keeps_3d(wd))
+        return _mf.keep_channels_last(xp, out, x._data, wd, three_d=_keeps_3d(wd), on_meta=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -526,7 +528,7 @@ class ConvTranspose(Function):
             out = _depthwise_transpose(
                 xp, xd, wd, bd, stride, padding, dilation, groups, tuple(out_size), flat_ok
             )
-            return _mf.keep_channels_last(xp, out, xd, wd, three_d=_keeps_3d(wd))
+            return _mf.keep_channels_last(xp, out, xd, wd, three_d=_keeps_3d(wd), on_meta=False)
         dt = xd.dtype
         if opmath_dtype(dt):
             # half: the products and their sums over the taps in float32 (the bias added there
@@ -555,7 +557,8 @@ class ConvTranspose(Function):
             out = out.astype(dt)
         ctx.geom = (stride, padding, dilation, groups)
         ctx.save_for_backward(x, w)
-        return _mf.keep_channels_last(xp, out, x._data, w._data, three_d=_keeps_3d(w._data))
+        three_d = _keeps_3d(w._data)
+        return _mf.keep_channels_last(xp, out, x._data, w._data, three_d=three_d, on_meta=False)
 
     @staticmethod
     def backward(ctx, grad):

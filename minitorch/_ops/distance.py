@@ -7,7 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast
+from minitorch._ops._common import cast, check_float
 from minitorch._ops.linalg import _require_tensor, _short
 from minitorch._tensor import _make
 from minitorch.autograd.composite import as_node
@@ -46,6 +46,8 @@ def _grad_enabled() -> bool:
 def _cdist(x1, x2, p, compute_mode):
     _require_tensor(x1, "cdist", "x1", 1)
     _require_tensor(x2, "cdist", "x2", 2)
+    if p.__class__ is not float:  # (an int p too; torch's Python passes it on by position)
+        check_float("cdist", p, "p", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(cdist, _autocast.FP32_CPU, (x1, x2, p, compute_mode))
     from minitorch._ops.reduction_more import vector_norm

@@ -20,6 +20,7 @@ from minitorch._ops._common import (
     number,
     scalar_like,
     wrap_int,
+    wrong_type,
     zeros_of,
 )
 from minitorch._subclass import as_subclass, dispatch, dispatching, overloaded_types, refuse_own
@@ -1195,7 +1196,10 @@ def copy_(self, src, non_blocking=False):
     """Copies src (broadcast, cast, from any device) into self. Mirrors torch.Tensor.copy_."""
     if src.__class__ is not Tensor:
         if not isinstance(src, Tensor):
-            src = scalar_like(src, self)
+            try:
+                src = scalar_like(src, self)
+            except TypeError:  # no number either: torch's parser names a Tensor
+                raise wrong_type("copy_", src, "other", 2, "Tensor") from None
         elif dispatching(src):  # NOTE [ In-place ops with a Tensor-subclass operand ]
             kwargs = {"non_blocking": non_blocking} if non_blocking else {}
             return dispatch_method("copy_", (self, src), kwargs)

@@ -419,9 +419,7 @@ def _check_cholesky(A, parser: str) -> None:
     """torch's checks of linalg.cholesky's input, shared by cholesky_ex (its messages name
     linalg.cholesky too); `parser` names the op in the TypeError of a non-tensor."""
     if not isinstance(A, Tensor):
-        raise TypeError(
-            f"{parser}(): argument 'input' (position 1) must be Tensor, not {type_name(A)}"
-        )
+        raise wrong_type(parser, A, "input", 1, "Tensor")
     if not A.dtype.is_floating_point:  # its shape errors come before its dtype error
         _check_matrix(A, "linalg.cholesky", floating=False)
     _check_matrix(A, "linalg.cholesky")

@@ -7,7 +7,13 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_float, check_int, check_tensors, opmath_dtype
+from minitorch._ops._common import (
+    check_float,
+    check_int,
+    check_tensors,
+    not_tensor,
+    opmath_dtype,
+)
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
 from minitorch._ops.linalg_solve import (
@@ -221,6 +227,8 @@ def _legacy_tolerance(op, name, atol, rtol):
 
 def pinverse(input, rcond=1e-15):
     """Mirrors torch.pinverse."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("pinverse", input)
     if rcond.__class__ is not float:
         rcond = check_float("pinverse", rcond, "rcond", 2)
     if _autocast.state.any_enabled:
@@ -265,6 +273,8 @@ def linalg_matrix_power(input, n, *, out=None):
 
 def matrix_power(input, n, *, out=None):
     """Mirrors torch.matrix_power."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("matrix_power", input)
     if n.__class__ is not int:
         n = check_int("matrix_power", n, "n", 2)
     return linalg_matrix_power(input, n, out=out)
@@ -281,6 +291,8 @@ def linalg_matrix_exp(input):
 
 def matrix_exp(input):
     """Mirrors torch.matrix_exp."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("matrix_exp", input)
     return linalg_matrix_exp(input)
 
 

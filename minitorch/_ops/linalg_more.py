@@ -348,7 +348,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError(
             f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions"
         )
-    d = wrap_dim(dim, input.ndim, "renorm")
+    d = wrap_dim(dim, input.ndim, "renorm", "dim", 3)
     others = tuple(i for i in range(input.ndim) if i != d)
     # torch's kernel: the factor maxnorm / (norm + 1e-7) where the norm exceeds maxnorm, else 1;
     # a half tensor's norm and factor are computed in float32 (its accumulate type), the factor
@@ -363,6 +363,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 
 def renorm_(input, p, dim, maxnorm):
     """In-place renorm. Mirrors torch.Tensor.renorm_."""
+    if dim.__class__ is not int:
+        dim = check_int("renorm_", dim, "dim", 3)  # (renorm's own error would name renorm)
     return apply_inplace(input, lambda s: renorm(s, p, dim, maxnorm), "renorm_")
 
 
@@ -582,6 +584,7 @@ def chain_matmul(*matrices, out=None):
     """The product of 2-D matrices, left to right. Mirrors torch.chain_matmul (deprecated)."""
     from minitorch._settings import warn_once  # torch: once per process
 
+    check_tensor_list(matrices)  # (torch's parser: every element a Tensor, before the warning)
     warn_once(
         "chain_matmul",
         "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "

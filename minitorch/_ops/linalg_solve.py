@@ -7,12 +7,11 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors, not_tensor, type_name, wrong_type
+from minitorch._ops._common import check_bool, check_tensors, not_tensor, wrong_type
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
-from minitorch._tensor_methods import _at
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import is_grad_enabled
@@ -96,10 +95,20 @@ def _write_exact(result, out):
 _exact_out = with_out(exact=True)  # a with_out for tuple results that refuses other dtypes
 
 
+# torch's parser's name of the matrix argument where it is not A (as its linalg docs call it)
+_ARG_NAMES = {
+    **dict.fromkeys(("linalg.eigh", "linalg.eigvalsh", "linalg.matrix_exp", "linalg.matrix_power",
+                     "linalg.cond", "linalg.solve_triangular", "linalg.cholesky", "linalg.lstsq",
+                     "cholesky", "geqrf", "logdet"), "input"),
+    "linalg.lu_solve": "LU",
+}  # fmt: skip
+
+
 def _check_matrix(a, op: str, square: bool = True, floating: bool = True):
     if not isinstance(a, Tensor):
+        arg = _ARG_NAMES.get(op, "A")
         op = op.replace(".", "_")  # linalg_solve(): torch's parser names the native function
-        raise TypeError(f"{op}(): argument 'A'{_at(1, 'A', op)} must be Tensor, not {type_name(a)}")
+        raise wrong_type(op, a, arg, 1, "Tensor")
     name = _MESSAGE_NAME.get(op, op)  # the op torch's checks run in (svdvals: svd's)
     if a.ndim < 2:
         if op == "linalg.pinv":
@@ -624,6 +633,8 @@ def linalg_inv_ex(A, *, check_errors=False):
     1-based index of LU's first zero pivot (an error only with check_errors). Differences from
     torch: the inverse of a singular matrix is the LU solve against the identity, whose inf/nan
     pattern is not that of torch's getri."""
+    if not isinstance(A, Tensor):
+        raise wrong_type("linalg_inv_ex", A, "A", 1, "Tensor")
     try:
         inv = linalg_inv(A)
     except LinAlgError as e:  # an error path (the pivots were read): some matrix is singular
@@ -668,6 +679,8 @@ def linalg_slogdet(A):
 @_exact_out
 def slogdet(input):
     """Mirrors torch.slogdet."""
+    if not isinstance(input, Tensor):
+        raise not_tensor("slogdet", input)
     return return_types.slogdet(_slogdet(input, "linalg.slogdet"))
 
 
@@ -729,6 +742,8 @@ def linalg_solve_triangular(input, B, *, upper=_REQUIRED, left=True, unitriangul
         check_bool("linalg_solve_triangular", flag, name)
     A = input
     _check_matrix(A, "linalg.solve_triangular")
+    if not isinstance(B, Tensor):
+        raise wrong_type("linalg_solve_triangular", B, "B", 2, "Tensor")
     if B.ndim < 2:
         raise RuntimeError(
             "linalg.solve_triangular: The input tensor B must have at least 2 dimensions."
@@ -1086,6 +1101,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             linalg_lu_solve, "", (LU, pivots, B), {"left": left, "adjoint": adjoint, "out": out}
         )
     solve_tri = linalg_solve_triangular
+    if not (isinstance(pivots, Tensor) and isinstance(B, Tensor)):
+        check_tensors("linalg_lu_solve", ("LU", LU), ("pivots", pivots), ("B", B))
     _check_matrix(LU, "linalg.lu_solve")
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
@@ -1143,6 +1160,8 @@ def lu_solve(input, LU_data, LU_pivots, *, out=None):
             "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\n"
             "X = torch.linalg.lu_solve(LU, pivots, B)",
         )
+    else:
+        check_tensors("lu_solve", ("input", input), ("LU_data", LU_data), ("LU_pivots", LU_pivots))
     return linalg_lu_solve(LU_data, LU_pivots, input, out=out)
 
 

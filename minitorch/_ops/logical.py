@@ -255,6 +255,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 def equal(input, other) -> bool:
     """Same shape and equal values (a Python bool: reads the device). Mirrors torch.equal."""
+    if getattr(input, "is_meta", False) or getattr(other, "is_meta", False):
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("equal")  # (before the devices are compared)
     input, other = _binary_inputs(input, other, "equal")
     if input._data.shape != other._data.shape:
         return False

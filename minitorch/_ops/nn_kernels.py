@@ -1470,7 +1470,8 @@ class GroupNorm(Function):
             out += _per_channel(b._data)
         ctx.xhat, ctx.rstd, ctx.groups, ctx.eps = xhat, rstd, groups, eps
         ctx.save_for_backward(a, w)
-        return _mf.keep_channels_last(xp, out.reshape(x.shape), x, three_d=True)  # as torch
+        # as torch (whose meta kernel keeps no layout)
+        return _mf.keep_channels_last(xp, out.reshape(x.shape), x, three_d=True, on_meta=False)
 
     @staticmethod
     def backward(ctx, grad):

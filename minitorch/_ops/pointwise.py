@@ -505,6 +505,15 @@ def _floating(x) -> bool:
     return is_floating(x._data.dtype) if isinstance(x, Tensor) else x.__class__ is float
 
 
+def _rsub_error(input, other, alpha) -> TypeError:
+    """torch's TypeError for rsub's arguments, as the user's call gave them (NOTE [ Overloaded
+    reductions ]); an alpha of 1 counts as not given."""
+    from minitorch._ops._parser_errors import parsed_error
+
+    given = alpha.__class__ is not int or alpha != 1
+    return parsed_error("rsub", [("input", input), ("other", other)] + [("alpha", alpha)] * given)
+
+
 def rsub(input, other, *args, alpha=1):
     """other - alpha * input. Mirrors torch.rsub (whose overload with a Number other takes
     alpha positionally too: torch.rsub(x, 2, 5) is 2 - 5 * x)."""
@@ -521,20 +530,25 @@ def rsub(input, other, *args, alpha=1):
                 "(Tensor input, Number other, Number alpha = 1)\n"
             )
     if not isinstance(input, Tensor):  # torch has no overload taking a number first
-        got = f"{_type_label(input)}, {_type_label(other)}"
-        raise TypeError(
-            f"rsub() received an invalid combination of arguments - got ({got}), but expected "
-            "one of:\n * (Tensor input, Tensor other, *, Number alpha = 1)\n * (Tensor input, "
-            "Number other, Number alpha = 1)\n"
-        )
+        raise _rsub_error(input, other, alpha)
+    given = other
     if isinstance(other, Tensor):
         name, shown = "RsubBackward0", (1, 0)
     elif other.__class__ is bool:  # sub refuses a bool operand, as torch (True - x)
         return sub(other, input, alpha=alpha)
     else:
         name, shown = "RsubBackward1", (1,)
-        other = weak_scalar(other, input, "rsub")
-    return name_node(sub(other, input, alpha=alpha), name, (input, other), shown=shown)
+        try:
+            other = weak_scalar(other, input, "rsub")
+        except _OperandTypeError:  # `"a" - x`: NOTE [ Operators with foreign operands ]
+            raise _OperandTypeError(str(_rsub_error(input, other, alpha))) from None
+    try:
+        out = sub(other, input, alpha=alpha)
+    except TypeError:  # (free when nothing is raised)
+        if not is_scalar_arg(alpha):
+            raise _rsub_error(input, given, alpha) from None
+        raise
+    return name_node(out, name, (input, other), shown=shown)
 
 
 def mul(input, other, *, out=None):

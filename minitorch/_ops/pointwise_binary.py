@@ -12,11 +12,13 @@ from minitorch._ops._common import (
     cast,
     check_float,
     fused_multiply_add,
+    is_number,
     operand_error,
     opmath_dtype,
     promote,
     promote_float,
     wrapped_big_ints,
+    wrong_type,
 )
 from minitorch._ops.convert import _cast_order
 from minitorch._ops.pointwise import (
@@ -479,6 +481,16 @@ class Addcdiv(Function):
         return (grad, gv / b if needs[1] else None, -gv * a / (b * b) if needs[2] else None)
 
 
+def _value_arg(value, op: str):
+    """addcmul's or addcdiv's value, which is not a Python int or float: a Number, or the number
+    a 0-d tensor holds (NOTE [ Number-like arguments ]); torch's TypeError for anything else."""
+    if isinstance(value, Tensor):
+        return number_arg(value, op, "value")
+    if not is_number(value):
+        raise wrong_type(op, value, "value", None, "Number")
+    return value
+
+
 def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
     """input + value * tensor1 * tensor2. Mirrors torch.addcmul (and its deprecated
     addcmul(input, value, tensor1, tensor2))."""
@@ -489,8 +501,8 @@ def addcmul(input, tensor1, tensor2, *args, value=1, out=None):
             "addcmul", tensor1, (tensor2, *args), 2, value, method=False
         )
     x, a, b, dt = _three(input, tensor1, tensor2, "addcmul")
-    if isinstance(value, Tensor):  # NOTE [ Number-like arguments ]
-        value = number_arg(value, "addcmul", "value")
+    if value.__class__ is not int and value.__class__ is not float:
+        value = _value_arg(value, "addcmul")
     if dt is _dtype.bool:
         raise _not_implemented("addcmul_cpu_out", dt)
     if not dt.is_floating_point:
@@ -521,8 +533,8 @@ def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
     x, a, b, _ = _three(input, tensor1, tensor2, "addcdiv")
-    if isinstance(value, Tensor):  # NOTE [ Number-like arguments ]
-        value = number_arg(value, "addcdiv", "value")
+    if value.__class__ is not int and value.__class__ is not float:
+        value = _value_arg(value, "addcdiv")
     return _out(Addcdiv.apply(x, a, b, value=value), out)
 
 
@@ -737,6 +749,8 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
         self, (tensor1, tensor2), lambda backend, x, a, b: _addcmul_array(backend, x, a, b, value)
     ):
         return self
+    if value.__class__ is not int and value.__class__ is not float:
+        value = _value_arg(value, "addcmul_")
     return apply_inplace(
         self, lambda s: addcmul(s, tensor1, tensor2, value=value), "addcmul_", (tensor1, tensor2)
     )
@@ -750,6 +764,8 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
         self, (tensor1, tensor2), lambda backend, x, a, b: x + (a if value == 1 else value * a) / b
     ):
         return self
+    if value.__class__ is not int and value.__class__ is not float:
+        value = _value_arg(value, "addcdiv_")
     return apply_inplace(
         self, lambda s: addcdiv(s, tensor1, tensor2, value=value), "addcdiv_", (tensor1, tensor2)
     )

@@ -14,7 +14,6 @@ from minitorch._ops._common import (
     cast,
     is_floating,
     is_index,
-    no_overload,
     not_tensor,
     number,
     opmath_dtype,
@@ -1071,8 +1070,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     try:
         x = input._data
     except AttributeError:  # torch.quantile(list_of_scores, 0.9): the forgotten stack
-        got = f"{type_name(input)}, {type_name(q)}"
-        raise no_overload(op, got, _QUANTILE_OVERLOADS) from None
+        raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out) from None
     xp = input._device.backend.xp
     if keepdim.__class__ is not bool or (dim is not None and not hasattr(dim, "__index__")):
         # (dim=(1, 2) as for mean: torch's parser takes one int only)

@@ -6,6 +6,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import (
+    check_int,
     check_tensors,
     is_floating,
     not_tensor,
@@ -371,11 +372,13 @@ def _identity(reduce: str, dtype, xp):
     return info.min if reduce == "amax" else info.max
 
 
-def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype):
-    """How many values reduce into each position (1 for self where it counts)."""
+def _counts(device, shape, plan: IndexPlan, include_self: bool, dtype, in_float32=True):
+    """How many values reduce into each position (1 for self where it counts); in_float32=False
+    counts in a half dtype itself (rounding as it goes, as torch's index_reduce does)."""
     xp = device.backend.xp
     c = xp.full(shape, 1 if include_self else 0, dtype=dtype)
-    _put(device, c, plan, xp.ones(plan.out_shape, dtype=dtype), accumulate=True, in_float32=True)
+    ones = xp.ones(plan.out_shape, dtype=dtype)
+    _put(device, c, plan, ones, accumulate=True, in_float32=in_float32)
     return c
 
 
@@ -398,13 +401,16 @@ class ScatterReduce(Function):
         vals = src._data
         if not include_self:
             _put(dev, out, plan, _identity(reduce, out.dtype, xp), accumulate=False)
+        # torch's scatter_reduce sums half values in float32, index_reduce in their dtype (and
+        # counts in it too for a 1-d input)
+        in_f32 = op != "index_reduce"
         if reduce in ("sum", "mean"):
-            _put(dev, out, plan, vals, accumulate=True, in_float32=True)
+            _put(dev, out, plan, vals, accumulate=True, in_float32=in_f32)
         else:
             target = out if plan.basic is None else out[plan.basic]
             dev.backend.ufunc_at(reduce_ufunc(xp, reduce), target, plan.adv, vals)  # (flat key)
         if reduce == "mean":
-            counts = _counts(dev, out.shape, plan, include_self, out.dtype)
+            counts = _counts(dev, out.shape, plan, include_self, out.dtype, in_f32 or out.ndim > 1)
             counts = xp.maximum(counts, 1)
             if is_floating(out.dtype):
                 out = out / counts
@@ -435,7 +441,8 @@ class ScatterReduce(Function):
             gx = grad if include_self else where(scattered, 0.0, grad)
             gs = index_with_plan(grad, plan)
         elif reduce == "mean":
-            n = _counts(dev, x.shape, plan, include_self, grad._data.dtype)
+            in_f32 = ctx.op != "index_reduce" or grad._data.ndim > 1
+            n = _counts(dev, x.shape, plan, include_self, grad._data.dtype, in_f32)
             n = _make(xp.maximum(n, 1), dev, False, None)
             gx = grad / n if include_self else where(scattered, 0.0, grad)
             gs = index_with_plan(grad / n, plan)
@@ -514,8 +521,28 @@ def scatter_reduce(
     with 'prod', the >1-zeros check that refuses double backward is made on CPU only (it would
     read device data).
     """
-    result = reduce_into(input, dim, index, src, reduce, include_self)
+    args = (input, dim, index, src, reduce, include_self)
+    if include_self.__class__ is not bool:
+        _check_reduce_args("scatter_reduce", *args)
+    try:
+        result = reduce_into(*args)
+    except (AttributeError, TypeError, RuntimeError):  # (no cost on the common path)
+        _check_reduce_args("scatter_reduce", *args)
+        raise
     return _maybe_out(watch_indices(result, index), out)
+
+
+def _check_reduce_args(op: str, input, dim, index, src, reduce, include_self) -> None:
+    """torch's parser's TypeError for scatter_reduce's first ill-typed argument, in its order
+    (the error path of an op that failed: returns when all are well typed)."""
+    check_tensors(op, ("input", input))
+    if dim.__class__ is not int:
+        check_int(op, dim, "dim", 2)
+    check_tensors(op, (None, input), (None, dim), ("index", index), ("src", src))
+    if not isinstance(reduce, str):
+        raise wrong_type(op, reduce, "reduce", 5, "str")
+    if include_self.__class__ is not bool:
+        raise wrong_type(op, include_self, "include_self", None, "bool")
 
 
 def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce"):
@@ -547,12 +574,16 @@ def reduce_into(input, dim, index, src, reduce, include_self, op="scatter_reduce
 
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     """In-place scatter_reduce. Mirrors torch.Tensor.scatter_reduce_."""
-    return apply_inplace(
-        input,
-        lambda s: scatter_reduce(s, dim, index, src, reduce, include_self=include_self),
-        "scatter_reduce_",
-        (src,),
-    )
+    try:
+        return apply_inplace(
+            input,
+            lambda s: scatter_reduce(s, dim, index, src, reduce, include_self=include_self),
+            "scatter_reduce_",
+            (src,),
+        )
+    except TypeError:  # scatter_reduce's parser error, which names the in-place op
+        _check_reduce_args("scatter_reduce_", input, dim, index, src, reduce, include_self)
+        raise
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:

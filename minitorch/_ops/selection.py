@@ -6,7 +6,9 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch._ops._common import (
     check_bool,
+    check_int,
     check_tensors,
+    is_scalar_arg,
     not_tensor,
     opmath_dtype,
     row_major,
@@ -299,20 +301,39 @@ def _integral_alpha(alpha: float, dt) -> int:
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
-    plan = _source_plan(input, dim, index, source, "index_add", alpha != 1)
-    if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
-        alpha = _integral_alpha(alpha, input.dtype)
-    if alpha != 1:
-        source = source * alpha
+    try:
+        plan = _source_plan(input, dim, index, source, "index_add", alpha != 1)
+        if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
+            alpha = _integral_alpha(alpha, input.dtype)
+        if alpha != 1:
+            source = source * alpha
+    except (AttributeError, TypeError, RuntimeError, IndexError):  # (no cost on success)
+        _check_add_args("index_add", input, dim, index, source, alpha)
+        raise
     return watch_indices(IndexAdd.apply(input, source, plan=plan, accumulate=True), index)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """In-place index_add. Mirrors torch.Tensor.index_add_."""
-    check_partial_overlap(input, source, same_ok=False)
-    return apply_inplace(
-        input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
-    )
+    try:
+        check_partial_overlap(input, source, same_ok=False)
+        return apply_inplace(
+            input, lambda s: index_add(s, dim, index, source, alpha=alpha), "index_add_", (source,)
+        )
+    except TypeError:  # index_add's parser error, which names the in-place op
+        _check_add_args("index_add_", input, dim, index, source, alpha)
+        raise
+
+
+def _check_add_args(op: str, input, dim, index, source, alpha) -> None:
+    """torch's parser's TypeError for index_add's first ill-typed argument, in its order (the
+    error path of an op that failed: returns when all are well typed)."""
+    check_tensors(op, ("input", input))
+    if dim.__class__ is not int:
+        check_int(op, dim, "dim", 2)
+    check_tensors(op, (None, input), (None, dim), ("index", index), ("source", source))
+    if not is_scalar_arg(alpha):
+        raise wrong_type(op, alpha, "alpha", None, "Number")
 
 
 def _copy_plan(input: Tensor, dim: int, index, source):
@@ -617,6 +638,10 @@ def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
     """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
     torch.masked_select."""
     check_tensors("masked_select", ("input", input), ("mask", mask))
+    if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("masked_select")
     if mask._data.dtype.kind != "b":
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_select")
@@ -634,15 +659,10 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     Differences from torch: off the CPU, a source too short for the mask is not detected (the
     check would read the mask's count on the host); its last element is repeated.
     """
-    check_tensors("masked_scatter", ("input", input))
+    check_tensors("masked_scatter", ("input", input), ("mask", mask), ("source", source))
     from minitorch._ops.pointwise import where
 
     _check_mask(mask, "masked_scatter_")
-    if not isinstance(source, Tensor):
-        raise TypeError(
-            "masked_scatter(): argument 'source' (position 2) must be Tensor, not "
-            f"{type(source).__name__}"
-        )
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"masked_scatter_: expected self and source to have same dtypes but got "
@@ -670,7 +690,9 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     Differences from torch: a source that shares part of input's memory raises torch's overlap
     error (torch checks nothing, and its result then depends on the kernel's write order).
     """
-    if isinstance(mask, Tensor) and mask._data.shape != input._data.shape:
+    if not (isinstance(mask, Tensor) and isinstance(source, Tensor)):
+        check_tensors("masked_scatter_", (None, input), ("mask", mask), ("source", source))
+    if mask._data.shape != input._data.shape:
         mask = mask.expand(input._data.shape)  # torch expands the mask to self: its error
     return apply_inplace(
         input, lambda s: masked_scatter(s, mask, source), "masked_scatter_", (source,)
@@ -731,9 +753,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     if accumulate.__class__ is not bool:
         check_bool("put", accumulate, "accumulate", 4)
     if not isinstance(source, Tensor):
-        raise TypeError(
-            f"put(): argument 'source' (position 3) must be Tensor, not {type_name(source)}"
-        )
+        raise wrong_type("put", source, "source", 3, "Tensor")
     plan = _flat_plan(input, index, "put")
     if not accumulate:  # which duplicate index wins is up to the kernel: not deterministic
         _settings.alert_not_deterministic("put_")
@@ -779,13 +799,9 @@ def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     except AttributeError:  # torch.nonzero(None): zero-cost when a tensor
         raise not_tensor("nonzero", input) from None
     if dev.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
-        raise NotImplementedError(
-            "The register_meta function for torch.nonzero() raises unimplemented by default, as "
-            "a correct data-independent implementation does not exist. This implementation "
-            "returns a fake value, assuming all elements of the tensor are non-zero. To enable "
-            "this registration, please set "
-            "'torch.fx.experimental._config.meta_nonzero_assume_all_nonzero' to True."
-        )
+        from minitorch._backend.meta import NONZERO
+
+        raise NotImplementedError(NONZERO)
     xp = dev.backend.xp
     x = input._data
     if x.ndim == 0:

@@ -343,7 +343,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
         shape = input._data.shape
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("unflatten", input) from None
-    d = _wrap_dim(dim, len(shape))
+    d = _wrap_dim(dim, len(shape), "unflatten", "dim", 2)
     if not shape:  # (wrap_dim lets a 0-d tensor take dim 0 or -1)
         raise RuntimeError(
             f"unflatten got an unexpected error:\nDimension specified as {dim} but tensor has no "
@@ -681,25 +681,28 @@ def _dims_list(dims, n, op, what):
     return wrapped
 
 
-def _movedim_error(input, source, destination) -> TypeError:
+def _movedim_error(input, source, destination, op: str = "movedim") -> TypeError:
     from minitorch._ops._parser_errors import parsed_error
 
     named = (("input", input), ("source", source), ("destination", destination))
-    return parsed_error("movedim", named)
+    return parsed_error(op, named)
 
 
-def movedim(input: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source, destination, *, _op: str = "movedim") -> Tensor:
     """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
     try:
         n = input._data.ndim
     except AttributeError:  # torch.movedim(None, 0, 1): zero-cost when a tensor
-        raise _movedim_error(input, source, destination) from None
+        raise _movedim_error(input, source, destination, _op) from None
     for arg in (source, destination):
         if isinstance(arg, str) or arg is None:  # torch's overloads take ints or int[]s
-            raise _movedim_error(input, source, destination)
-    src_list = [source] if isinstance(source, int) or is_index(source) else list(source)
-    dst = destination
-    dst_list = [dst] if isinstance(dst, int) or is_index(dst) else list(dst)
+            raise _movedim_error(input, source, destination, _op)
+    one_src = isinstance(source, int) or is_index(source)
+    one_dst = isinstance(destination, int) or is_index(destination)
+    if one_src != one_dst:  # torch's overloads: two ints or two int[]s
+        raise _movedim_error(input, source, destination, _op)
+    src_list = [source] if one_src else list(source)
+    dst_list = [destination] if one_dst else list(destination)
     if len(src_list) != len(dst_list):
         raise RuntimeError(
             f"movedim: Invalid source or destination dims: source ({src_list} dims) should contain "
@@ -717,7 +720,9 @@ def movedim(input: Tensor, source, destination) -> Tensor:
     return Permute.apply(input, dims=order)
 
 
-moveaxis = movedim
+def moveaxis(input: Tensor, source, destination) -> Tensor:
+    """Mirrors torch.moveaxis (movedim, under its own name in errors)."""
+    return movedim(input, source, destination, _op="moveaxis")
 
 
 # --- broadcasting ---

@@ -14,7 +14,6 @@ from minitorch._ops._common import (
     int_list,
     is_floating,
     is_index,
-    no_overload,
     not_tensor,
     not_tensor_element,
     row_major,
@@ -315,9 +314,23 @@ def tensor_split(
 ) -> tuple:
     """Pieces by a number of sections or by split indices, as views. Mirrors torch.tensor_split
     (the split argument positional or by its overload's keyword)."""
-    arg = split_arg(
-        "tensor_split", indices_or_sections, sections, indices, tensor_indices_or_sections
-    )
+    try:
+        arg = split_arg(
+            "tensor_split", indices_or_sections, sections, indices, tensor_indices_or_sections
+        )
+        input._data  # noqa: B018  (a non-tensor's AttributeError)
+        if not (arg.__class__ is int or isinstance(arg, (Tensor, list, tuple)) or is_index(arg)):
+            raise TypeError(f"tensor_split(): no overload takes {type_name(arg)}")  # (below)
+        if dim.__class__ is not int:
+            index(dim, "tensor_split", "dim")
+    except (AttributeError, TypeError):  # no overload takes them: NOTE [ Overloaded reductions ]
+        from minitorch._ops._parser_errors import parsed_error
+
+        named = [("input", input), ("indices_or_sections", indices_or_sections)]
+        named += [("sections", sections), ("indices", indices)]
+        named += [("tensor_indices_or_sections", tensor_indices_or_sections)]
+        named.append(("dim", None if dim.__class__ is int and dim == 0 else dim))  # (default)
+        raise parsed_error("tensor_split", named) from None
     if input._data.ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
@@ -639,7 +652,9 @@ def _atleast(tensors, n, op):
             k = x._data.ndim
         except AttributeError:  # a non-tensor: torch's argument parser's errors
             if len(tensors) == 1:
-                raise no_overload(op, type_name(x), _ATLEAST_FORMS) from None
+                from minitorch._ops._parser_errors import invalid_arguments
+
+                raise invalid_arguments(op, _ATLEAST_FORMS, (x,), {}) from None
             raise not_tensor_element(i, x) from None
         if k >= n:
             outs.append(x)

@@ -120,6 +120,8 @@ def _host_counts(t: Tensor, output_size):
     checked for negative counts here unless output_size is given (torch then checks the size
     first: _repeat_index). Checked and repeated as an array: a Python list of 100k counts made
     repeat_interleave 12x slower than torch."""
+    if t._device.type == "meta":  # NOTE [ The meta device ]
+        raise RuntimeError("cannot repeat_interleave a meta tensor without output_size")
     counts = t._device.backend.to_host(t._data).reshape(-1)
     if output_size is None:
         _check_counts(counts)

@@ -482,6 +482,14 @@ def unique(
         x = input._data
     except AttributeError:  # torch names its kernel, _unique2, in this error
         raise not_tensor("_unique2", input) from None
+    for name, flag in (("sorted", sorted), ("return_inverse", return_inverse),
+                       ("return_counts", return_counts)):  # fmt: skip
+        if flag.__class__ is not bool:  # (passed on by keyword: no position)
+            raise wrong_type("_unique2" if dim is None else "unique_dim", flag, name, None, "bool")
+    if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("_unique2" if dim is None else "unique_dim")
     xp = input._device.backend.xp
     dt = x.dtype
     if dt.name == "bfloat16":
@@ -494,7 +502,7 @@ def unique(
         )
         inverse = inverse.reshape(x.shape)
     else:
-        dim = _slice_dim(dim, x.ndim, "unique")
+        dim = _slice_dim(dim, x.ndim, "unique_dim", 2)  # (torch.unique passes it by position)
         _check_slices(x.shape, dim)
         moved = xp.moveaxis(x, dim, 0)
         if (
@@ -575,6 +583,10 @@ def unique_consecutive(
     # (torch's Python wrapper passes these by keyword: no position in its message)
     check_bool("unique_consecutive", return_inverse, "return_inverse")
     check_bool("unique_consecutive", return_counts, "return_counts")
+    if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("unique_consecutive")
     xp = input._device.backend.xp
     x = input._data
     if dim is None:
@@ -605,12 +617,12 @@ def unique_consecutive(
 # --- searching and counting ---
 
 
-def _slice_dim(dim, ndim: int, op: str) -> int:
+def _slice_dim(dim, ndim: int, op: str, pos: int | None = None) -> int:
     """unique's dim: a 0-d tensor has no slices to compare (torch's IndexError, where wrap_dim
     would take it as 1-d)."""
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return wrap_dim(dim, ndim, op)
+    return wrap_dim(dim, ndim, op, "dim", pos)
 
 
 def _compared(a, b, op: str):
@@ -886,9 +898,13 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if not isinstance(input, Tensor):
         raise not_tensor("bincount", input)
     if weights is not None and not isinstance(weights, Tensor):
-        raise TypeError(
-            f"bincount(): argument 'weights' must be Tensor, not {_type_label(weights)}"
-        )
+        raise wrong_type("bincount", weights, "weights", 2, "Tensor")
+    if minlength.__class__ is not int:
+        minlength = check_int("bincount", minlength, "minlength", 3)
+    if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("bincount")
     x = input._data
     xp = input._device.backend.xp
     if x.dtype.kind not in "iu":  # torch's kernel is for integers only
@@ -936,9 +952,8 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("histc", input) from None
     xp = input._device.backend.xp
-    if isinstance(bins, bool) or not hasattr(type(bins), "__index__"):
-        raise TypeError(f"histc(): argument 'bins' must be int, not {type(bins).__name__}")
-    bins = operator.index(bins)
+    if bins.__class__ is not int:
+        bins = check_int("histc", bins, "bins", 2)
     if bins <= 0:  # (torch's CPU histc runs histogram's checks, this one before the dtype's)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if not is_floating(x.dtype):
@@ -947,9 +962,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         )
     for name, bound in (("min", min), ("max", max)):
         if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__"):
-            raise TypeError(
-                f"histc(): argument '{name}' must be Number, not {type(bound).__name__}"
-            )
+            raise wrong_type("histc", bound, name, 3 if name == "min" else 4, "Number")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(quiet_extreme(xp, x, x.min)), float(quiet_extreme(xp, x, x.max))

@@ -341,6 +341,9 @@ def nonzero_static(input, *, size, fill_value=-1) -> Tensor:
         fill_value = index(fill_value, "nonzero_static", "fill_value")
     if size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    if input._device.type == "meta":  # a static size: no values read (NOTE [ The meta device ])
+        pad = input._device.backend.xp.full((size, input.ndim), fill_value, dtype="int64")
+        return _make(pad, input._device, False, None)
     found = nonzero(input)
     k = found.shape[0]
     if k >= size:

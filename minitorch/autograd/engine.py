@@ -67,7 +67,7 @@ def _root_grads(outputs, grad_outputs, what):
             )
         elif g._device is not out._device:
             raise RuntimeError(
-                f"{what}: grad_output[{i}] is on {g._device} but output[{i}] is on {out._device}"
+                f"invalid gradient at index {i} - expected device {out._device} but got {g._device}"
             )
         elif g.__class__ is not Tensor:
             g = _plain_grad(g)

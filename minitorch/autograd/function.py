@@ -543,9 +543,15 @@ def _raise_modified(node, kind, obj, current, version, nr):
             "Hint: enable anomaly detection to find the operation that failed to compute its "
             "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
+    name = _type_name(obj.dtype)  # torch.FloatTensor, torch.cuda.FloatTensor, MetaFloatType
+    device = getattr(getattr(obj, "_device", None), "type", "cpu")  # (a saved output: an array)
+    if device == "meta":
+        name = f"Meta{name[len('torch.') : -len('Tensor')]}Type"
+    elif device == "cuda":
+        name = f"torch.cuda.{name[len('torch.') :]}"
     raise RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [{_type_name(obj.dtype)} {list(obj.shape)}]{desc} is at version {current}; "
+        f"operation: [{name} {list(obj.shape)}]{desc} is at version {current}; "
         f"expected version {version} instead. {hint}"
     )
 

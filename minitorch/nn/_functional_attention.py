@@ -7,7 +7,8 @@ import sys
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
-from minitorch._factories import _typename, ones, zeros, zeros_like
+from minitorch._factories import ones, zeros, zeros_like
+from minitorch._ops._common import wrong_type
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import scalar_node
@@ -58,6 +59,8 @@ def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
     flash path ]."""
     if query.ndim != 4 or key.ndim != 4 or value.ndim != 4 or dropout_p > 0:
         return False
+    if query.device.type == "meta":  # torch's meta device runs the math path
+        return False
     if not query.dtype.is_floating_point:
         return False
     (B, H, L, E), (Bk, Hk, S, Ek), (Bv, Hv, Sv, Ev) = query.shape, key.shape, value.shape
@@ -76,6 +79,18 @@ def _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
         if any(m not in (1, w) for m, w in zip(attn_mask.shape, want, strict=True)):
             return False
     return True
+
+
+def _runs_flash(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
+    """Whether the call runs as torch's CPU flash kernel (else as its math path), with the
+    kernels sdpa_kernel switched off; see NOTE [ SDPA flash path ]."""
+    flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
+    backends = sys.modules.get("minitorch.backends")  # switches off only if it was imported
+    if backends is not None:
+        sdp = backends._SDP
+        if not (sdp["math"] and sdp["flash"]) and query.device.type == "cpu":
+            flash = _cpu_backend_choice(sdp, flash)
+    return flash
 
 
 def _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa) -> None:
@@ -116,25 +131,16 @@ def _cpu_backend_choice(sdp: dict, flash: bool) -> bool:
 
 def _check_args(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa) -> None:
     """torch's argument parser's TypeErrors (this runs before any tensor is read)."""
+    op = "scaled_dot_product_attention"
     for pos, (name, x) in enumerate((("query", query), ("key", key), ("value", value)), 1):
         if not isinstance(x, Tensor):
-            raise TypeError(
-                f"scaled_dot_product_attention(): argument '{name}' (position {pos}) must be "
-                f"Tensor, not {_typename(x)}"
-            )
+            raise wrong_type(op, x, name, pos, "Tensor")
     if attn_mask is not None and not isinstance(attn_mask, Tensor):
-        # torch adds "(position 4)" when the mask came positionally, which Python cannot see
-        raise TypeError(
-            "scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not "
-            f"{_typename(attn_mask)}"
-        )
+        raise wrong_type(op, attn_mask, "attn_mask", 4, "Tensor")
     if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)):
-        raise TypeError(
-            "scaled_dot_product_attention(): argument 'dropout_p' must be float, not "
-            f"{_typename(dropout_p)}"
-        )
+        raise wrong_type(op, dropout_p, "dropout_p", 5, "float")
     if is_causal.__class__ is not bool:
-        _arg.boolean(is_causal, "scaled_dot_product_attention", "is_causal")
+        _arg.boolean(is_causal, op, "is_causal", 6)
     if scale is not None and scale.__class__ is not float:
         _arg.floating(scale, "scaled_dot_product_attention", "scale")
     if enable_gqa.__class__ is not bool:
@@ -191,13 +197,7 @@ def scaled_dot_product_attention(
         return _empty_attention(query, key, value)
     if attn_mask is not None and attn_mask.ndim < 2:
         _check_mask_rows(query, key, value, attn_mask, dropout_p, enable_gqa)
-    # See NOTE [ SDPA flash path ]
-    flash = _flash_path(query, key, value, attn_mask, dropout_p, enable_gqa)
-    backends = sys.modules.get("minitorch.backends")  # switches off only if it was imported
-    if backends is not None:
-        sdp = backends._SDP
-        if not (sdp["math"] and sdp["flash"]) and query.device.type == "cpu":
-            flash = _cpu_backend_choice(sdp, flash)
+    flash = _runs_flash(query, key, value, attn_mask, dropout_p, enable_gqa)
     if is_causal and attn_mask is not None and not flash:
         raise RuntimeError(
             "_scaled_dot_product_attention: Explicit attn_mask should not be set when "

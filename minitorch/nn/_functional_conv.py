@@ -9,7 +9,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch import _memory_format as _mf
 from minitorch._factories import _typename
-from minitorch._ops._common import index, int_list, is_index
+from minitorch._ops._common import index, int_list, is_index, type_name
 from minitorch._ops.activation import _float_only
 from minitorch._ops.conv import Col2Im, Conv, ConvTranspose, Im2Col, prod
 from minitorch._tensor import Tensor
@@ -130,14 +130,27 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=Non
         raise RuntimeError(f"expected scalar type {_short(x.dtype)} but found {_short(w.dtype)}")
 
 
-def _as_list(value, n: int, name: str) -> list:
+# where conv_transpose*d's binding reads each size argument (its TypeErrors name them)
+_TRANSPOSED_POSITIONS = {"stride": 4, "padding": 5, "output_padding": 6, "dilation": 8}
+
+
+def _as_list(value, n: int, name: str, op: str | None = None) -> list:
     """A convolution parameter as torch's binding passes it on: an int as n copies, a sequence
-    as given (a 1-element one broadcasts later to the weight's rank)."""
+    as given (a 1-element one broadcasts later to the weight's rank). op: the public function
+    whose binding parses it (conv_transpose*d), named in a TypeError worded as torch's."""
+    given = value
     if isinstance(value, Tensor):
         value = value.tolist()
-    if isinstance(value, int) or is_index(value) or not hasattr(value, "__iter__"):
-        return [index(value, "convolution", name)] * n
-    return list(int_list(value, "convolution", name))
+    try:
+        if isinstance(value, int) or is_index(value) or not hasattr(value, "__iter__"):
+            return [index(value, "convolution", name)] * n
+        return list(int_list(value, "convolution", name))
+    except TypeError:
+        if op is None:
+            raise
+    if not isinstance(given, Tensor):  # raises, naming the position unless passed by keyword
+        int_list(given, op, name, _TRANSPOSED_POSITIONS[name])
+    raise TypeError(f"{op}(): argument '{name}' must be tuple of ints, not {type_name(given)}")
 
 
 def _fit(value: list, k: int, name: str) -> tuple:
@@ -265,16 +278,50 @@ def _check_tensors(op, input, weight, bias) -> None:
         _check_tensor(bias, op, "bias", 3)
 
 
+_CONV_FORMS = tuple(
+    "Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, "
+    f"{padding}, tuple of ints dilation = 1, int groups = 1"
+    for padding in ("tuple of ints padding = 0", 'str padding = "valid"')
+)
+
+
+def _conv_overload_error(op: str, args: tuple, error: TypeError) -> TypeError:
+    """torch's TypeError for conv1d/2d/3d arguments of a wrong type: none of its two overloads
+    (a padding of ints or of a str) takes them, so it lists both, with the call's positional
+    arguments and keywords (NOTE [ Argument parser errors ]); `error` where the call cannot be
+    read."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    if "failed to unpack" in str(error):  # a sequence's later element: the parser stops there
+        return TypeError(str(error).replace("convolution()", f"{op}()", 1))
+    call = call_arguments(op)
+    if call is None or call[0] > len(args):
+        return error
+    n, names = call
+    names_ = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+    values = dict(zip(names_, args, strict=True))
+    kwargs = {k: values[k] for k in reversed(names) if k in values}
+    return invalid_arguments(op, _CONV_FORMS, args[:n], kwargs)
+
+
 def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     op = f"conv{n}d"
-    _check_tensors(op, input, weight, bias)
-    if groups.__class__ is not int:  # a float or None would reach the kernel's arithmetic
-        groups = index(groups, op, "groups")
-    if isinstance(padding, str) and padding not in ("same", "valid"):
-        raise RuntimeError(f"Invalid padding string: '{padding}'")
-    x, unbatched = _batched(input, n, op)
-    stride = _as_list(stride, n, "stride")
-    dilation = _as_list(dilation, n, "dilation")
+    try:
+        _check_tensors(op, input, weight, bias)
+        if groups.__class__ is not int:  # a float or None would reach the kernel's arithmetic
+            groups = index(groups, op, "groups")
+        text = isinstance(padding, str)
+        if text and padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        x, unbatched = _batched(input, n, op)
+        strides = _as_list(stride, n, "stride")
+        dilations = _as_list(dilation, n, "dilation")
+        padded = padding if text else _as_list(padding, n, "padding")
+    except TypeError as e:  # (no cost on the common path)
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        raise _conv_overload_error(op, args, e) from None
+    stride, dilation, padding = strides, dilations, padded
     shown = tuple(x.shape)
     if padding == "same":
         _check_weight_rank(weight)
@@ -282,7 +329,7 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         lows = tuple(lo for lo, _ in pads)
         _check_bias_dtype(x, bias)
     else:
-        padding = [0] * n if padding == "valid" else _as_list(padding, n, "padding")
+        padding = [0] * n if padding == "valid" else padding
         _check_bias_dtype(x, bias)  # torch's first check
         _check_weight_rank(weight)
         k = weight.ndim - 2
@@ -292,6 +339,8 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         pads = tuple((v, v) for v in lows)
     _check_shape_args(x, weight, lows, stride, dilation, groups)
     if x.shape[1] != weight.shape[1] * groups:
+        if x.is_meta:  # torch's meta kernel says it its own way
+            raise RuntimeError("Invalid channel dimensions")
         raise RuntimeError(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
             f"input{list(shown)} to have {weight.shape[1] * groups} channels, but got "
@@ -356,10 +405,10 @@ def _conv_transposend(
     if groups.__class__ is not int:  # a float or None would reach the kernel's arithmetic
         groups = index(groups, op, "groups")
     x, unbatched = _batched(input, n, op)
-    stride = _as_list(stride, n, "stride")
-    p = _as_list(padding, n, "padding")
-    dilation = _as_list(dilation, n, "dilation")
-    op_pad = _as_list(output_padding, n, "output_padding")
+    stride = _as_list(stride, n, "stride", op)
+    p = _as_list(padding, n, "padding", op)
+    dilation = _as_list(dilation, n, "dilation", op)
+    op_pad = _as_list(output_padding, n, "output_padding", op)
     _check_weight_rank(weight)
     k = weight.ndim - 2
     stride, p = _fit(stride, k, "stride"), _fit(p, k, "padding")
@@ -470,13 +519,40 @@ def conv_transpose3d(
 # --- sliding blocks ---
 
 
-def _block_args(kernel_size, dilation, padding, stride):
-    """(kernel, dilation, padding, stride) pairs, checked in torch's order and words (before the
-    input's rank, as torch's im2col/col2im shape check)."""
-    k = ntuple(kernel_size, 2, "kernel_size", "unfold")
-    d = ntuple(dilation, 2, "dilation", "unfold")
-    p = ntuple(padding, 2, "padding", "unfold")
-    s = ntuple(stride, 2, "stride", "unfold")
+def _block_pair(value, name: str, op: str, pos: int) -> tuple:
+    """One of fold/unfold's size arguments (argument `pos` of torch's im2col/col2im) as ints.
+    A number is doubled first, as torch's _pair does, so a float fails the parser element by
+    element; a sequence is kept as given (see _check_pairs)."""
+    if value.__class__ is int:
+        return (value, value)
+    if isinstance(value, Tensor):
+        return ntuple(value, 2, name, op)
+    if not isinstance(value, (list, tuple)):
+        value = (value, value)
+    return int_list(value, op, name, pos)
+
+
+def _check_pairs(**args) -> None:
+    """After all arguments parsed: each must hold exactly two values (torch's im2col/col2im do
+    not widen a one-entry list as conv does)."""
+    for name, v in args.items():
+        if len(v) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(v)}")
+
+
+def _block_args(kernel_size, dilation, padding, stride, op="im2col", output_size=None):
+    """(output_size, kernel, dilation, padding, stride) pairs (output_size: col2im's, None for
+    im2col), checked in torch's order and words (before the input's rank, as torch's
+    im2col/col2im shape check)."""
+    unfold = op == "im2col"
+    at = 2 if unfold else 3  # col2im takes output_size first
+    size = None if unfold else _block_pair(output_size, "output_size", op, 2)
+    k = _block_pair(kernel_size, "kernel_size", op, at)
+    d = _block_pair(dilation, "dilation", op, at + 1)
+    p = _block_pair(padding, "padding", op, at + 2)
+    s = _block_pair(stride, "stride", op, at + 3)
+    sizes = {} if unfold else {"output_size": size}
+    _check_pairs(**sizes, kernel_size=k, dilation=d, padding=p, stride=s)
     for what, name, v, bad in (
         ("kernel size", "kernel", k, k[0] <= 0 or k[1] <= 0),
         ("dilation", "dilation", d, d[0] <= 0 or d[1] <= 0),
@@ -488,14 +564,14 @@ def _block_args(kernel_size, dilation, padding, stride):
             raise RuntimeError(
                 f"{what} should {rule}, but got {name}_height: {v[0]} {name}_width: {v[1]}"
             )
-    return k, d, p, s
+    return size, k, d, p, s
 
 
 def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:
     """Sliding blocks as columns (N, C * prod(kernel), L). Mirrors torch.nn.functional.unfold
     (4-d or unbatched 3-d input)."""
     _check_tensor(input, "im2col")
-    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    _, k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
     if input.ndim < 3:  # torch reads the input's sizes (1) and (2) before its rank check
         if input.ndim == 0:
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
@@ -530,8 +606,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     """Sums sliding-block columns back into (N, C, *output_size). Mirrors
     torch.nn.functional.fold (3-d or unbatched 2-d input)."""
     _check_tensor(input, "col2im")
-    size = ntuple(output_size, 2, "output_size", "fold")
-    k, d, p, s = _block_args(kernel_size, dilation, padding, stride)
+    size, k, d, p, s = _block_args(kernel_size, dilation, padding, stride, "col2im", output_size)
     if input.ndim not in (2, 3) or 0 in input.shape[input.ndim - 2 :]:  # as unfold's check
         raise RuntimeError(
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
@@ -604,7 +679,8 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
             f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}"
         )
     k = len(lead)
-    if r > 1 and _mf.suggests_channels_last(input._data):  # torch keeps the layout: (N, H, W, C)
+    # torch keeps the layout, (N, H, W, C), but not on the meta device
+    if r > 1 and _mf.suggests_channels_last(input._data) and not input.is_meta:
         x = input.permute(_mf.NHWC).reshape((lead[0], h, w, c // (r * r), r, r))
         x = x.permute((0, 1, 4, 2, 5, 3)).reshape((lead[0], h * r, w * r, c // (r * r)))
         return x.permute(_mf.NCHW).clone(memory_format=_mf.channels_last)  # not a view

@@ -32,7 +32,7 @@ import operator
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
-from minitorch._ops._common import is_index, no_overload, type_name
+from minitorch._ops._common import is_index
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
@@ -86,10 +86,12 @@ def _check_signature(log_probs, targets, input_lengths, target_lengths, blank, z
         or not is_index(blank)
         or zero_infinity.__class__ is not bool
     ):
-        # F.ctc_loss hands the reduction to the kernel as an int
-        args = (log_probs, targets, input_lengths, target_lengths, blank)
-        got = ", ".join(type_name(a) for a in args) + f", int, {type_name(zero_infinity)}"
-        raise no_overload("ctc_loss", got, _OVERLOADS)
+        # F.ctc_loss hands all on by position, the reduction as an int (1, torch's Mean: the
+        # value is not shown)
+        from minitorch._ops._parser_errors import invalid_arguments
+
+        args = (log_probs, targets, input_lengths, target_lengths, blank, 1, zero_infinity)
+        raise invalid_arguments("ctc_loss", _OVERLOADS, args, {})
     return host_il, host_tl
 
 
@@ -453,6 +455,10 @@ def ctc_loss(
     host_il, host_tl = _check_signature(
         log_probs, targets, input_lengths, target_lengths, blank, zero_infinity
     )
+    if host_il is None and log_probs.is_meta:  # torch's Tensor overload has no meta kernel
+        from minitorch._backend.meta import no_kernel
+
+        raise no_kernel("_ctc_loss.Tensor")
     if blank.__class__ is not int:
         blank = operator.index(blank)  # np.int64, a 0-d integer tensor
     if log_probs.ndim == 0:  # torch unsqueezes a log_probs that is not 3-D at dim 1 first

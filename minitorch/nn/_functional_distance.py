@@ -28,10 +28,16 @@ def pairwise_distance(
     if x1.__class__ is not Tensor or x2.__class__ is not Tensor:  # a number would broadcast
         _arg.tensor(x1, "pairwise_distance", "x1", 1)
         _arg.tensor(x2, "pairwise_distance", "x2", 2)
-    diff = scalar_node(x1 - x2 + eps)
-    if diff.ndim == 0:
-        return _ops.abs(diff)
-    return vector_norm(diff, p, dim=-1, keepdim=keepdim)
+    try:
+        diff = scalar_node(x1 - x2 + eps)
+        if diff.ndim == 0:
+            return _ops.abs(diff)
+        return vector_norm(diff, p, dim=-1, keepdim=keepdim)
+    except TypeError:  # torch's parser's words for p, eps or keepdim (no cost on success)
+        _arg.floating(p, "pairwise_distance", "p", 3)
+        _arg.floating(eps, "pairwise_distance", "eps", 4)
+        _arg.boolean(keepdim, "pairwise_distance", "keepdim", 5)
+        raise
 
 
 # torch's parser takes NumPy's keepdims= (and axis= below) here too: see NOTE [ NumPy argument
@@ -159,7 +165,12 @@ def normalize(
         norm = _ops.norm(input, p, dim, keepdim=True)
     else:
         norm = vector_norm(input, p, dim=dim, keepdim=True)
-    denom = _ops.clamp_min(norm, eps)
+    try:
+        denom = _ops.clamp_min(norm, eps)
+    except TypeError:  # torch calls the method, norm.clamp_min(eps): its overloads
+        from minitorch._ops._parser_errors import invalid_arguments
+
+        raise invalid_arguments("clamp_min", ("Tensor min", "Number min"), (eps,), {}) from None
     if out is not None:  # torch divides into out: div's out= rules (cast, resize, no autograd)
         check_out(out, "div", input)
         return _ops.div(input, denom.expand_as(input), out=out)

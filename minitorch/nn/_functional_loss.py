@@ -12,13 +12,12 @@ tensors only; see NOTE [ Checks that read values ].
 from __future__ import annotations
 
 import math
-import operator
 import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import full_like
-from minitorch._ops._common import not_tensor, type_name
+from minitorch._ops._common import check_float, check_int, not_tensor, type_name
 from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import (
     HuberLoss,
@@ -293,6 +292,8 @@ def smooth_l1_loss(
         reduction = legacy_reduction(size_average, reduce)
     input, target = _expanded(input, target)
     reduction = resolve_reduction(None, None, reduction)
+    if beta.__class__ is not float:
+        check_float("smooth_l1_loss", beta, "beta", 4)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # torch's l1_loss: a bool target fails at the subtraction
@@ -419,10 +420,12 @@ def _check_targets(target: Tensor, ignore_index: int, n_classes: int) -> None:
         raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
 
 
-def _int_arg(v) -> int:
-    """An int argument given as a 0-d integer tensor (a pad id kept as a tensor) or another
-    integer-like object, converted as torch's int arguments are (through __index__)."""
-    return operator.index(v)
+def _int_arg(v, op: str) -> int:
+    """ignore_index given as a 0-d integer tensor (a pad id kept as a tensor) or another
+    integer-like object, converted as torch's int arguments are (through __index__); the
+    TypeError of torch's kernel `op` for anything else (torch's Python passes it at position
+    5)."""
+    return check_int(op, v, "ignore_index", 5)
 
 
 def _nll(logp: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
@@ -472,7 +475,7 @@ def nll_loss(
         return _autocast.call(nll_loss, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
-        ignore_index = _int_arg(ignore_index)
+        ignore_index = _int_arg(ignore_index, "nll_loss_nd")
     return _nll(input, target, weight, ignore_index, reduction)[0]
 
 
@@ -498,7 +501,9 @@ def cross_entropy(
         return _autocast.call(cross_entropy, _autocast.FP32, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     if ignore_index.__class__ is not int:
-        ignore_index = _int_arg(ignore_index)
+        ignore_index = _int_arg(ignore_index, "cross_entropy_loss")
+    if label_smoothing.__class__ is not float:
+        check_float("cross_entropy_loss", label_smoothing, "label_smoothing", 6)
     try:
         shape, t_shape = input._data.shape, target._data.shape
     except AttributeError:  # (free when both are tensors)

@@ -9,7 +9,7 @@ import math
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
-from minitorch._factories import _typename, tensor, zeros
+from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, where
 from minitorch._ops._common import (
     index,
@@ -17,6 +17,7 @@ from minitorch._ops._common import (
     is_index,
     not_tensor,
     opmath_dtype,
+    wrong_type,
     zeros_of,
 )
 from minitorch._ops.inplace import check_out, write_out
@@ -53,14 +54,19 @@ def pool_out_size(size, k, s, p, d, ceil_mode) -> int:
 
 
 _POOL_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "dilation": 5, "ceil_mode": 6}
+_AVG_POOL_POSITIONS = {"kernel_size": 2, "stride": 3, "padding": 4, "ceil_mode": 5,
+                       "count_include_pad": 6, "divisor_override": 7}  # fmt: skip
 
 
 def _check_pool_args(parser, args: dict) -> None:
     """torch's argument parser on a pool's int[] and bool arguments, in its order: parser is
-    (op, whether torch's Python wrapper passes them by position). The slow path only."""
-    op, positional = parser
+    (op, whether it is a max pool, else an average pool: the arguments' positions). A keyword
+    argument's position is left out where the user's call passed it so (NOTE [ Keyword
+    arguments in argument errors ]). The slow path only."""
+    op, is_max = parser
+    positions = _POOL_POSITIONS if is_max else _AVG_POOL_POSITIONS
     for name, v in args.items():
-        pos = _POOL_POSITIONS.get(name) if positional or name == "kernel_size" else None
+        pos = positions.get(name)
         if name in ("ceil_mode", "count_include_pad"):
             _arg.boolean(v, op, name, pos)
         elif name == "divisor_override":
@@ -162,7 +168,7 @@ def _check_tensor(x, op):
     """torch's TypeError for a non-Tensor input (a NumPy array would fail later with an
     AttributeError)."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {_typename(x)}")
+        raise wrong_type(op, x, "input", 1, "Tensor")
 
 
 def _check_rank(x, n, op):
@@ -232,10 +238,7 @@ def _single(v, op: str, name: str, size_error=None) -> int | None:
     if isinstance(v, Tensor) and v.numel() == 1 and v.dtype._kind == 1:
         v = tuple(v)  # torch's parser reads a one-element integer tensor as one int
     if not isinstance(v, (tuple, list)):
-        raise TypeError(
-            f"{op}(): argument '{name}' (position {_ARG_POSITIONS[name]}) must be tuple of ints, "
-            f"not {_typename(v)}"
-        )
+        raise wrong_type(op, v, name, _ARG_POSITIONS[name], "tuple of ints")
     v = int_list(v, op, name, _ARG_POSITIONS[name])  # its elements first, as torch's parser
     if name == "stride" and not v:
         return None

@@ -67,7 +67,8 @@ def _padding_idx(padding_idx, num_embeddings: int):
     if padding_idx is None:
         return None
     if padding_idx.__class__ is not int:  # 1.0 raises, as torch's: NOTE [ Int-like arguments ]
-        padding_idx = index(padding_idx, "embedding", "padding_idx")
+        padding_idx > 0  # noqa: B015  (torch's Python compares it first: a str's TypeError)
+        padding_idx = index(padding_idx, "embedding", "padding_idx", 3)
     if padding_idx > 0:
         assert padding_idx < num_embeddings, "Padding_idx must be within num_embeddings"
     elif padding_idx < 0:
@@ -141,7 +142,14 @@ def embedding(
     """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
     gets no gradient. Mirrors torch.nn.functional.embedding."""
     _check_indices(input, "embedding")
-    if weight.ndim != 2:
+    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+        _arg.boolean(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
+        _arg.boolean(sparse, "embedding", "sparse", 5)
+    try:
+        ndim = weight.ndim
+    except AttributeError:  # (torch's Python passes weight on first, by position)
+        raise not_tensor("embedding", weight, "weight", 1) from None
+    if ndim != 2:
         raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
     n = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, n)

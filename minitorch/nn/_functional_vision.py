@@ -160,6 +160,8 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
+    if align_corners.__class__ is not bool:  # torch's Python passes it on to its kernel
+        _arg.boolean(align_corners, "affine_grid_generator", "align_corners", 3)
     if theta.shape[0] != size[0]:
         # torch's grid is a batched matmul of the base grid expanded to size[0] by theta^T: its
         # bmm reports the mismatch (theta^T is "batch2")

@@ -15,7 +15,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._ops import activation as _act
-from minitorch._ops._common import not_tensor
+from minitorch._ops._common import check_int, not_tensor
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
     celu,
     celu_,
@@ -396,6 +396,8 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         _check_has_method(input, "dim")  # input.dim() in torch's Python wrapper
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
+    if dim.__class__ is not int:
+        dim = check_int("glu", dim, "dim", 2)  # (torch's Python passes it on by position)
     d = wrap_dim(dim, input.ndim, "glu")
     size = input.shape[d]
     if size % 2:
@@ -421,6 +423,13 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     return 0 if ndim in (0, 1, 3) else 1
 
 
+def _method_dim(dim, op: str) -> None:
+    """The TypeError of the Tensor method `op` (x.softmax(dim)) for a dim that is not an int,
+    which torch's F.softmax and its kin pass on positionally; None for an int-like dim."""
+    if dim.__class__ is not int:
+        check_int(op, dim, "dim", 1)
+
+
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """exp(input) / sum(exp(input)) along dim, stably. Mirrors torch.nn.functional.softmax."""
     if _autocast.state.any_enabled and dtype is None:
@@ -430,7 +439,11 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         dim = _softmax_dim("softmax", input.ndim, _stacklevel)
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
         dtype = _dtype.to_dtype(dtype, "softmax")
-    return _ops.softmax(input, dim, dtype)
+    try:
+        return _ops.softmax(input, dim, dtype)
+    except TypeError:  # torch's Python calls the method: dim is its argument 1
+        _method_dim(dim, "softmax")
+        raise
 
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -443,7 +456,11 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
         dim = _softmax_dim("softmin", input.ndim, _stacklevel)
     if dtype is not None:  # the cast follows the negation, as torch's (uint8 wraps first)
         dtype = _dtype.to_dtype(dtype, "softmax")
-    return _ops.softmax(-input, dim, dtype)
+    try:
+        return _ops.softmax(-input, dim, dtype)
+    except TypeError:  # torch's Python calls the method: dim is its argument 1
+        _method_dim(dim, "softmax")
+        raise
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -455,7 +472,11 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
         dim = _softmax_dim("log_softmax", input.ndim, _stacklevel)
     if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
         dtype = _dtype.to_dtype(dtype, "log_softmax")
-    return _ops.log_softmax(input, dim, dtype)
+    try:
+        return _ops.log_softmax(input, dim, dtype)
+    except TypeError:  # torch's Python calls the method: dim is its argument 1
+        _method_dim(dim, "log_softmax")
+        raise
 
 
 def gumbel_softmax(

@@ -14,9 +14,11 @@ input and weight gradients as aten.convolution_backward; einsum counts its pairw
 products of a backward that builds a graph (create_graph) are counted with it, and again by
 their own backward, as torch's (a convolution's as aten.convolution_backward, where torch's
 double backward shows aten.convolution). An op running inside a counted one
-(the products inside a convolution, inside scaled_dot_product_attention or inside a
-torch.library operator) is not counted again. scaled_dot_product_attention counts nothing on
-the CPU (torch's CPU kernel is not in its table) and the fused kernel's formula on a GPU; nor
+(the products inside a convolution, inside a fused scaled_dot_product_attention or inside a
+torch.library operator) is not counted again. scaled_dot_product_attention counts the products
+of torch's math path where torch runs it (on the meta device, and on the CPU where its flash
+kernel does not take the call), nothing for the CPU flash kernel (not in torch's table) and the
+fused kernel's formula on a GPU; nor
 does a float32 nn.LSTM without projections on the CPU (torch's oneDNN kernel).
 Backward FLOPs are filed under the modules the op's forward ran in.
 """
@@ -486,17 +488,30 @@ def _patch_sdpa(patches):
 
     orig = _functional_attention.scaled_dot_product_attention
 
+    def math_path(query, key, value, attn_mask=None, dropout_p=0.0, *args, enable_gqa=False, **kw):
+        """Whether torch runs the call as its composite math path, whose products it counts as
+        they run: on the meta device, and on the CPU where its flash kernel does not take it."""
+        if len(args) > 2:  # (is_causal, scale, enable_gqa) by position
+            enable_gqa = args[2]
+        try:
+            if query.device.type not in ("cpu", "meta"):
+                return False
+            flash = _functional_attention._runs_flash
+            return not flash(query, key, value, attn_mask, dropout_p, enable_gqa)
+        except Exception:  # invalid arguments: the call raises torch's error itself
+            return False
+
     @wraps(orig)
     def sdpa(query, key, value, *args, **kwargs):
         counters = _modes()
-        if not counters or _depth():
+        if not counters or _depth() or math_path(query, key, value, *args, **kwargs):
             return orig(query, key, value, *args, **kwargs)
         _state.depth = 1
         try:
             out = orig(query, key, value, *args, **kwargs)
         finally:
             _state.depth = 0
-        if query.device.type != "cpu":  # torch's CPU kernel is not in its table
+        if query.device.type != "cpu":  # torch's CPU flash kernel is not in its table
             fused = "flash" if query.dtype.itemsize == 2 else "efficient"
             parents = {}
             shapes = (tuple(query.shape), tuple(key.shape), tuple(value.shape))

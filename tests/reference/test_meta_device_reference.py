@@ -7,9 +7,9 @@ cpu, bool, nonzero, allclose, DLPack) and for mixing devices. Reprs, shapes, dty
 and error texts must be torch's exactly; values (where real tensors come out) to 1e-10 / 1e-4.
 
 Known and left (documented in minitorch/_backend/meta.py): meta tensors hold zeroed memory and
-the kernels run, so boolean-mask indexing and unique compute where torch refuses; an op mixing
-devices names them in argument order (F.linear of a CPU input with a meta weight: torch says
-"on device meta ... expected device cpu", minitorch the reverse).
+the kernels run (the value-dependent ops refuse as torch's: see test_s30_meta2_reference.py); an
+op mixing devices names them in argument order (F.linear of a CPU input with a meta weight:
+torch says "on device meta ... expected device cpu", minitorch the reverse).
 """
 
 from __future__ import annotations

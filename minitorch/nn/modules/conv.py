@@ -20,7 +20,8 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
 def _ntuple(v, n: int) -> tuple:
-    if isinstance(v, (int, str)) or is_index(v):  # np.int64(3) too: NOTE [ Int-like arguments ]
+    if isinstance(v, (int, str)) or is_index(v) or not hasattr(v, "__iter__"):
+        # np.int64(3) too (NOTE [ Int-like arguments ]); a float is doubled as well, for F.conv*
         return (v,) * n  # kept as given, as torch keeps it (F.conv* reads it)
     v = tuple(v)
     return v * n if len(v) == 1 else v

@@ -732,7 +732,9 @@ class Module:
             if swap:
                 self._swap_applied(key, param, applied, grad, fn)
                 continue
-            if overwrite:
+            # torch sets the data of a parameter in place only across compatible tensor types:
+            # to or from the meta device makes a new Parameter (which unties tied weights)
+            if overwrite or param.is_meta is not applied.is_meta:
                 # a new Parameter (and a new grad): the old object keeps its dtype and device
                 new_param = Parameter(applied, param.requires_grad)
                 self._parameters[key] = new_param

@@ -248,11 +248,13 @@ def _detect_is_causal(mask, is_causal, size: int, src: Tensor) -> bool:
     multi_head_attention_forward (without key padding), so one SDPA would refuse as given (a
     float64 mask with float32 inputs) runs, as in torch.
 
-    Differences from torch: off the CPU, a mask of src's dtype or bool is not read back to
-    check (it is applied as given, which gives the same numbers)."""
+    Differences from torch: on a GPU, a mask of src's dtype or bool is not read back to check
+    (it is applied as given, which gives the same numbers). A meta mask is read, and refuses as
+    torch's does."""
     if is_causal is not None or mask is None:
         return is_causal is True
-    if mask._device.type != "cpu" and (mask.dtype is src.dtype or mask.dtype is _dtype.bool):
+    gpu = mask._device.type not in ("cpu", "meta")
+    if gpu and (mask.dtype is src.dtype or mask.dtype is _dtype.bool):
         return False
     causal = _causal_mask(size, device=mask.device, dtype=mask.dtype)  # first: refuses int masks
     if tuple(mask.shape) != (size, size):
