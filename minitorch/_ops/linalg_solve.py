@@ -409,36 +409,31 @@ class Slogdet(Function):
                     f"torch.linalg.solve: {_batch_prefix(a.shape, index or 0)}The solver failed "
                     "because the input matrix is singular."
                 ) from None
-        # torch solves A^T X = g I with the forward's LU, unchecked: inf/nan, not an error
+        # torch solves A^T X = g I by a fresh LU of A^T (solve_ex), unchecked: inf/nan, not an
+        # error (the pivots of A^T, not A's, decide where inf and where nan)
         xp = a._device.backend.xp
         n = a.shape[-1]
         rhs = xp.broadcast_to(g._data * xp.eye(n, dtype=a._data.dtype), a.shape)
-        return _make(_lu_solve_t_unchecked(xp, a._data, rhs), a._device, False, None)
+        at = xp.ascontiguousarray(a._data.swapaxes(-1, -2))
+        return _make(_lu_solve_unchecked(xp, at, rhs), a._device, False, None)
 
 
 def _lu_solve_t_unchecked(xp, a, b):
     """X with A^T X = B through A's LU (getrf), as LAPACK's getrs with trans: a zero pivot gives
-    inf/nan instead of an error. The substitutions go column by column and skip zero entries
-    (as the reference BLAS trsm), which decides where torch's result is inf and where nan."""
+    inf/nan instead of an error. As the optimised BLAS torch links, the substitutions skip no
+    zero entries (0 * inf is nan) and multiply by the reciprocal of each pivot, which decides
+    where torch's result is inf and where nan."""
     lu, piv, _ = _lu_raw(xp, a)
     n = a.shape[-1]
     batch = a.shape[:-2]
     lu = lu.reshape((-1, n, n))
     x = b.reshape((-1, n, b.shape[-1])).copy()
-    zero = xp.zeros((), dtype=x.dtype)
     with xp.errstate(divide="ignore", invalid="ignore"):
         for k in range(n):  # U^T (lower triangular) forward
-            xk = x[:, k, :]
-            nz = xk != 0
-            xk = xp.where(nz, xk / lu[:, k, k, None], xk)
-            x[:, k, :] = xk
-            x[:, k + 1 :, :] -= xp.where(
-                nz[:, None, :], lu[:, k, k + 1 :, None] * xk[:, None], zero
-            )
+            x[:, k, :] = x[:, k, :] * (1 / lu[:, k, k, None])
+            x[:, k + 1 :, :] -= lu[:, k, k + 1 :, None] * x[:, k, None, :]
         for k in range(n - 1, 0, -1):  # L^T (unit upper triangular) backward
-            xk = x[:, k, :]
-            nz = xk != 0
-            x[:, :k, :] -= xp.where(nz[:, None, :], lu[:, k, :k, None] * xk[:, None], zero)
+            x[:, :k, :] -= lu[:, k, :k, None] * x[:, k, None, :]
     rows = xp.arange(x.shape[0])
     piv = piv.reshape((-1, n)) - 1
     for j in range(n - 1, -1, -1):  # undo the row interchanges, last first
@@ -451,8 +446,9 @@ def _lu_solve_t_unchecked(xp, a, b):
 
 def _lu_solve_unchecked(xp, a, b):
     """X with A X = B through A's LU (getrf), as LAPACK's getrs: the row interchanges, then the
-    unit lower and the upper substitutions of the reference BLAS trsm (which skip zero
-    entries), so a zero pivot gives torch's inf/nan rather than an error."""
+    unit lower and the upper substitutions, which (as the optimised BLAS torch links) skip no
+    zero entries and multiply by each pivot's reciprocal, so a zero pivot gives torch's inf/nan
+    rather than an error."""
     lu, piv, _ = _lu_raw(xp, a)
     n = a.shape[-1]
     batch = a.shape[:-2]
@@ -465,20 +461,16 @@ def _lu_solve_unchecked(xp, a, b):
         xj = x[rows, j, :].copy()
         x[rows, j, :] = x[rows, p, :]
         x[rows, p, :] = xj
-    zero = xp.zeros((), dtype=x.dtype)
     with xp.errstate(divide="ignore", invalid="ignore"):
         for k in range(n - 1):  # L (unit lower triangular) forward
-            nz = x[:, k, :] != 0
-            x[:, k + 1 :, :] -= xp.where(
-                nz[:, None, :], lu[:, k + 1 :, k, None] * x[:, k, None, :], zero
-            )
+            x[:, k + 1 :, :] -= lu[:, k + 1 :, k, None] * x[:, k, None, :]
         for k in range(n - 1, -1, -1):  # U backward
-            xk = x[:, k, :]
-            nz = xk != 0
-            xk = xp.where(nz, xk / lu[:, k, k, None], xk)
-            x[:, k, :] = xk
-            x[:, :k, :] -= xp.where(nz[:, None, :], lu[:, :k, k, None] * xk[:, None], zero)
+            x[:, k, :] = x[:, k, :] * (1 / lu[:, k, k, None])
+            x[:, :k, :] -= lu[:, :k, k, None] * x[:, k, None, :]
     return x.reshape(batch + (n, b.shape[-1]))
+
+
+_TRANSPOSED = {"N": "T", "T": "N"}
 
 
 class Solve(Function):
@@ -512,12 +504,16 @@ class Solve(Function):
             else:
                 raise
         ctx.save_for_backward(a, out)
+        ctx.unchecked = unchecked
         return out
 
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx._stored_tensors
-        gb = Solve.apply(_mT(a), grad)
+        # torch reuses the forward's LU, unchecked, for solve_ex's backward (A^T through the
+        # same factors: "N" <-> "T"); under create_graph it calls linalg.solve, which checks
+        unchecked = None if is_grad_enabled() else _TRANSPOSED.get(ctx.unchecked)
+        gb = Solve.apply(_mT(a), grad, unchecked=unchecked)
         ga = -(gb @ _mT(out)) if ctx.needs_input_grad[0] else None
         return ga, gb if ctx.needs_input_grad[1] else None
 

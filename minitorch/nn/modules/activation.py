@@ -398,7 +398,11 @@ class MultiheadAttention(Module):
     """Attention over num_heads heads of embed_dim / num_heads each. Mirrors
     torch.nn.MultiheadAttention: in_proj_weight (3E, E) when kdim == vdim == E, else
     q/k/v_proj_weight; out_proj; optional bias_k/bias_v; inputs (L, N, E), (N, L, E) with
-    batch_first, or unbatched (L, E); forward returns (output, weights or None)."""
+    batch_first, or unbatched (L, E); forward returns (output, weights or None).
+
+    Differences from torch: a query whose every key is masked attends to nothing (0, as torch's
+    SDPA path gives) also where torch's native eval fast path (here and in
+    TransformerEncoderLayer) gives NaN with a bool mask (pytorch issues 107084, 118628)."""
 
     __constants__ = ["batch_first"]
 
