@@ -12,6 +12,8 @@ __all__ = [
     "dtype", "ALL_DTYPES",
     "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
     "uint16", "uint32", "uint64", "SHELL_UINTS",
+    "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
+    "FLOAT8",
     "half", "float", "double", "short", "int", "long",
     "numpy_dtype", "from_numpy", "to_dtype",
     "get_default_dtype", "set_default_dtype", "default_float",
@@ -98,7 +100,8 @@ class dtype:
         raise TypeError(f"{self}.to_complex(): minitorch has no complex dtypes")
 
     def __getattr__(self, attr):
-        # Only reached for a slot never filled: bfloat16's `np`, resolved on first use.
+        # Only reached for a slot never filled: bfloat16's and float8's `np`, resolved on first
+        # use.
         if attr == "np":
             return numpy_dtype(self)
         raise AttributeError(f"'minitorch.dtype' object has no attribute '{attr}'")
@@ -136,6 +139,18 @@ uint16 = _make("uint16", np.uint16, 2, _INT, False)
 uint32 = _make("uint32", np.uint32, 4, _INT, False)
 uint64 = _make("uint64", np.uint64, 8, _INT, False)
 SHELL_UINTS = (uint16, uint32, uint64)
+# NOTE [ Float8 dtypes ]
+# torch's float8 dtypes are storage formats: tensors of them are made, cast, viewed, indexed,
+# printed and saved, but promotion with any other dtype is an error ("Promotion for Float8 Types
+# is not supported") and torch's CPU kernels refuse most arithmetic. ml_dtypes stores them (as
+# bfloat16, `np` filled lazily). Casts into them round as torch's do (cast_to_float8), not as
+# ml_dtypes' astype: e4m3fn saturates at +-448, e8m0fnu keeps the exponent of |x|.
+float8_e4m3fn = _make("float8_e4m3fn", None, 1, _FLOAT, True)
+float8_e5m2 = _make("float8_e5m2", None, 1, _FLOAT, True)
+float8_e4m3fnuz = _make("float8_e4m3fnuz", None, 1, _FLOAT, True)
+float8_e5m2fnuz = _make("float8_e5m2fnuz", None, 1, _FLOAT, True)
+float8_e8m0fnu = _make("float8_e8m0fnu", None, 1, _FLOAT, False)
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 
 half = float16
 # torch's reduced-precision floats: ops on them compute in float32 and round once ("opmath")
@@ -148,16 +163,14 @@ long = int64
 
 ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 
-# bfloat16 joins when resolved
+# bfloat16 and the float8 dtypes join when resolved
 _FROM_NUMPY = {dt.np: dt for dt in ALL_DTYPES + SHELL_UINTS if dt is not bfloat16}
-
-_BFLOAT16_MISSING = (
-    "bfloat16 needs the optional package ml_dtypes (pip install ml_dtypes); NumPy has no bfloat16"
-)
+_ML_DTYPES = {dt.name: dt for dt in (bfloat16,) + FLOAT8}  # stored by ml_dtypes
 
 
 def numpy_dtype(dt: dtype) -> np.dtype:
-    """The NumPy dtype that stores `dt`; TypeError for bfloat16 when ml_dtypes is not installed."""
+    """The NumPy dtype that stores `dt`; TypeError for bfloat16 and the float8 dtypes when
+    ml_dtypes is not installed."""
     try:
         return object.__getattribute__(dt, "np")
     except AttributeError:
@@ -165,8 +178,11 @@ def numpy_dtype(dt: dtype) -> np.dtype:
     try:
         import ml_dtypes  # optional, and slow to import: only when bfloat16 storage is needed
     except ImportError:
-        raise TypeError(_BFLOAT16_MISSING) from None
-    dt.np = np.dtype(ml_dtypes.bfloat16)
+        raise TypeError(
+            f"{dt.name} needs the optional package ml_dtypes (pip install ml_dtypes); "
+            f"NumPy has no {dt.name}"
+        ) from None
+    dt.np = np.dtype(getattr(ml_dtypes, dt.name))
     _FROM_NUMPY[dt.np] = dt
     return dt.np
 
@@ -182,8 +198,11 @@ _SUPPORTED_NUMPY = (
 def via_float32(a, npdt):
     """a, rounded to float32 first when a float64 array or a Python float is about to become
     npdt, a 2-byte float: c10 builds Half and BFloat16 from a float, so torch rounds a double
-    twice (NumPy's float16, and ml_dtypes' bfloat16 from version 0.7, round it once)."""
-    if npdt.itemsize == 2 and npdt.kind not in "iu":
+    twice (NumPy's float16, and ml_dtypes' bfloat16 from version 0.7, round it once). Into a
+    float8 dtype, a as torch casts it (cast_to_float8)."""
+    if npdt.itemsize <= 2 and npdt.kind not in "iub":
+        if npdt.itemsize == 1:
+            return cast_to_float8(a, npdt)
         if a.__class__ is builtins.float:
             return np.float32(a)
         if getattr(a, "dtype", None) == "float64":
@@ -193,9 +212,9 @@ def via_float32(a, npdt):
             return checked_int(a, npdt)
         if a.__class__ is builtins.float:  # masked_fill(m, float('-inf')) on a long tensor
             checked_float_int(a, npdt)
-        elif getattr(a, "dtype", None) == "bfloat16":
-            # ml_dtypes clips a negative bfloat16 to 0 in an unsigned type; torch converts as
-            # from a float (-2.25 -> uint8 254, as float32 and float16 do)
+        elif getattr(getattr(a, "dtype", None), "name", None) in _ML_DTYPES:
+            # ml_dtypes clips a negative bfloat16 (or float8) to 0 in an unsigned type; torch
+            # converts as from a float (-2.25 -> uint8 254, as float32 and float16 do)
             return a.astype("float32")
         elif npdt == "uint8" and getattr(a, "dtype", None) == "float64":
             # c10 makes a uint8 from a double through int64 (-2147483649.0 -> 255, 4294967301.0
@@ -203,6 +222,32 @@ def via_float32(a, npdt):
             with np.errstate(invalid="ignore"):
                 return a.astype("int64")
     return a
+
+
+def cast_to_float8(a, npdt):
+    """a (an array or a Python number) as the float8 NumPy dtype npdt, rounded as torch casts
+    (NOTE [ Float8 dtypes ]): through float32, then to nearest even. e4m3fn saturates at +-448
+    (inf too); e5m2 overflows to inf and the fnuz dtypes to NaN (as ml_dtypes); NaN is 0x7F, or
+    0xFF with its sign bit, in e4m3fn and e5m2 (ml_dtypes' e5m2 NaN is 0x7E); e8m0fnu keeps the
+    exponent of |x|, one up from a mantissa of one half on (0 is 2**-127, inf and NaN are NaN),
+    where ml_dtypes makes 0 and negative numbers NaN."""
+    with quiet_casts():  # (a double beyond float32's range: inf, silently as torch)
+        x = np.asarray(a, dtype=np.float32)
+    if npdt.name == "float8_e8m0fnu":
+        u = x.view(np.uint32)
+        e = (u >> 23) & 0xFF
+        up = ((u >> 22) & 1).astype(builtins.bool) & (((u & 0x3FFFFF) != 0) | (e > 0))
+        out = np.where(e == 255, e, e + up).astype(np.uint8).view(npdt)
+    else:
+        if npdt.name == "float8_e4m3fn":
+            x = np.asarray(np.clip(x, -448.0, 448.0))  # (a 0-d x would give a scalar)
+        out = x.astype(npdt)
+        if npdt.name in ("float8_e4m3fn", "float8_e5m2"):
+            nan = np.isnan(x)
+            if nan.any():
+                sign = (x.view(np.uint32) >> 24).astype(np.uint8) & 0x80
+                out.view(np.uint8)[nan] = (sign | 0x7F)[nan]
+    return out if isinstance(a, np.ndarray) else out[()]
 
 
 def cast_may_warn(src, dst) -> builtins.bool:
@@ -262,7 +307,10 @@ def out_dtype_error(want, got) -> RuntimeError:
 C10_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half",
              "bfloat16": "c10::BFloat16", "int64": "int64_t", "int32": "int", "int16": "int16_t",
              "int8": "int8_t", "uint8": "uint8_t", "bool": "bool", "uint16": "uint16_t",
-             "uint32": "uint32_t", "uint64": "uint64_t"}  # fmt: skip
+             "uint32": "uint32_t", "uint64": "uint64_t", "float8_e4m3fn": "c10::Float8_e4m3fn",
+             "float8_e5m2": "c10::Float8_e5m2", "float8_e4m3fnuz": "c10::Float8_e4m3fnuz",
+             "float8_e5m2fnuz": "c10::Float8_e5m2fnuz",
+             "float8_e8m0fnu": "c10::Float8_e8m0fnu"}  # fmt: skip
 
 
 def overflow_error(name: str) -> RuntimeError:
@@ -296,6 +344,15 @@ def fill_number(value, npdt, op: str = "fill_"):
     if value.__class__ in (builtins.float, builtins.int) and npdt.name in FLOAT_TOP:
         if abs(value) > FLOAT_TOP[npdt.name] and value - value == 0:  # finite (inf and nan are
             raise overflow_error(npdt.name)  # stored as they are)
+    elif npdt.itemsize == 1 and npdt.name in _ML_DTYPES and value == value:  # float8, not NaN
+        info = finfo(_ML_DTYPES[npdt.name])
+        # only e5m2 holds inf; e8m0fnu holds no 0 nor anything negative, but c10 checks an int
+        # against -max alone there (fill_(0) and fill_(-1) pass: 2**-127 and 1)
+        lo = -info.max if value.__class__ is builtins.int else info.min
+        if not lo <= value <= info.max and not (
+            npdt.name == "float8_e5m2" and abs(value) == math.inf
+        ):
+            raise overflow_error(npdt.name)
     return via_float32(value, npdt)
 
 
@@ -364,10 +421,11 @@ def from_numpy(np_dtype) -> dtype:
     np_dtype = np.dtype(np_dtype)
     if np_dtype in _FROM_NUMPY:  # an equal spelling, e.g. 'longlong' for int64
         return _FROM_NUMPY[np_dtype]
-    if np_dtype.name == "bfloat16":
+    lazy = _ML_DTYPES.get(np_dtype.name)
+    if lazy is not None:
         try:
-            if numpy_dtype(bfloat16) == np_dtype:
-                return bfloat16
+            if numpy_dtype(lazy) == np_dtype:
+                return lazy
         except TypeError:
             pass
     if not np_dtype.isnative and np_dtype.newbyteorder("=") in _FROM_NUMPY:
@@ -412,6 +470,9 @@ _SCALAR_NAMES = {
     "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
     "float64": "Double", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+    "float8_e4m3fn": "Float8_e4m3fn", "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz", "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
 }  # fmt: skip
 
 
@@ -484,11 +545,23 @@ for _u in SHELL_UINTS:
     _PROMOTE[_u, _u] = _u
     for _f in (float16, bfloat16, float32, float64):
         _PROMOTE[_u, _f] = _PROMOTE[_f, _u] = _f
+for _f in FLOAT8:  # a float8 dtype promotes only with itself: NOTE [ Float8 dtypes ]
+    _PROMOTE[_f, _f] = _f
+
+
+def float8_error(kernel: str, dt: dtype) -> NotImplementedError:
+    """torch's error for a CPU kernel built for no float8 dtype (NOTE [ Float8 dtypes ])."""
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_name(dt)}'")
 
 
 def promotion_error(a: dtype, b: dtype) -> RuntimeError:
-    """torch's error for a pair of dtypes with no common dtype (a shell unsigned dtype with
-    another integer or bool dtype)."""
+    """torch's error for a pair of dtypes with no common dtype (a float8 dtype with any other;
+    a shell unsigned dtype with another integer or bool dtype)."""
+    if a in FLOAT8 or b in FLOAT8:
+        return RuntimeError(
+            "Promotion for Float8 Types is not supported, attempted to promote "
+            f"{scalar_name(a)} and {scalar_name(b)}"
+        )
     return RuntimeError(
         "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
         f"{scalar_name(a)} and {scalar_name(b)}"
@@ -573,8 +646,8 @@ def result_type(*operands) -> dtype:
 
 # Tables for the per-op path, where a call should cost about one dict lookup.
 _DIM_OVER_ZERO = {(a, b): _combine(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
-for _u in SHELL_UINTS:  # the valid pairs only, as in _PROMOTE
-    for _d in ALL_DTYPES + SHELL_UINTS:
+for _u in SHELL_UINTS + FLOAT8:  # the valid pairs only, as in _PROMOTE
+    for _d in ALL_DTYPES + SHELL_UINTS + FLOAT8:
         for _a, _b in ((_u, _d), (_d, _u)):
             try:
                 _DIM_OVER_ZERO[_a, _b] = _combine(_a, _b)
@@ -602,7 +675,7 @@ def scalar_dtype(t_dtype: dtype, scalar) -> dtype:
         return _SCALAR_CACHE[scalar.__class__][t_dtype]
     except KeyError:
         s = _scalar_type(scalar)
-        table = {t: _combine(t, s) for t in ALL_DTYPES + SHELL_UINTS}
+        table = {t: _combine(t, s) for t in ALL_DTYPES + SHELL_UINTS + FLOAT8}
         _SCALAR_CACHE[scalar.__class__] = table
         return table[t_dtype]
 
@@ -616,6 +689,15 @@ _FLOAT_LAYOUT = {
     bfloat16: (16, 7, 127),
     float32: (32, 23, 127),
     float64: (64, 52, 1023),
+}
+# The float8 dtypes' limits do not follow from a layout (e4m3fn spends its top code on NaN, not
+# inf; the fnuz ones have no -0; e8m0fnu has no sign): eps, max, min, smallest normal
+_FLOAT8_INFO = {
+    float8_e4m3fn: (2.0**-3, 448.0, -448.0, 2.0**-6),
+    float8_e5m2: (2.0**-2, 57344.0, -57344.0, 2.0**-14),
+    float8_e4m3fnuz: (2.0**-3, 240.0, -240.0, 2.0**-7),
+    float8_e5m2fnuz: (2.0**-3, 57344.0, -57344.0, 2.0**-15),
+    float8_e8m0fnu: (1.0, 2.0**127, 2.0**-127, 2.0**-127),
 }
 
 
@@ -645,6 +727,13 @@ class finfo:
                 "torch.finfo() requires a floating point input type. "
                 "Use torch.iinfo to handle 'torch.finfo'"
             )
+        if dt.itemsize == 1:
+            self.bits = 8
+            self.eps, self.max, self.min, self.tiny = _FLOAT8_INFO[dt]
+            self.smallest_normal = self.tiny
+            self.resolution = 1.0  # (no decimal digit is exact in 2 or 3 mantissa bits)
+            self.dtype = dt.name
+            return
         bits, mantissa, max_exp = _FLOAT_LAYOUT[dt]
         self.bits = bits
         self.eps = 2.0**-mantissa

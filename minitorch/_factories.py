@@ -585,7 +585,8 @@ def _host_from_data(data, dt):
     if src.dtype == npdt:
         return src, dt
     with np.errstate(over="ignore", invalid="ignore"):
-        if src.dtype.kind == "f" and dt.is_floating_point:  # (bfloat16's NumPy kind is 'V')
+        if dt.is_floating_point and (src.dtype.kind == "f" or dt.itemsize == 1):
+            # (bfloat16's NumPy kind is 'V'; ints into float8 round as torch's, via float32)
             return _from_double(src, npdt), dt
         return src.astype(npdt), dt
 
@@ -958,7 +959,12 @@ def _contiguous_empty(arr, dev: Device):
         strides.append(n)
         n *= max(s, 1)
     xp = np if dev is cpu else backend_of(dev).xp
-    return xp.lib.stride_tricks.as_strided(arr, strides=tuple(reversed(strides)))
+    try:
+        return xp.lib.stride_tricks.as_strided(arr, strides=tuple(reversed(strides)))
+    except TypeError:  # ml_dtypes' float8_e5m2, whose array interface spells it '<f1', a type
+        # NumPy cannot read back: strided as bytes
+        out = xp.lib.stride_tricks.as_strided(arr.view(xp.uint8), strides=tuple(reversed(strides)))
+        return out.view(arr.dtype)
 
 
 def _fill_array(xp, fill, shape, npdt):
@@ -1358,10 +1364,15 @@ def full(
     elif dt is _dtype.bool:
         fill_value = bool(fill_value)
     else:
+        if dt is _dtype.float8_e8m0fnu and isinstance(fill_value, float) and fill_value <= 0.0:
+            if math.prod(shape) != 1:  # (see fill_number; 0 would take zeros())
+                raise _dtype.overflow_error(dt.name)
         fill_value = float(fill_value)
-        if dt.itemsize == 2 and math.prod(shape) == 1 and math.isfinite(fill_value):
-            # torch fills a one-element half or bfloat16 tensor without its overflow check
-            # (full((), 1e300, dtype=torch.half) is inf; full((2,), ...) raises)
+        if math.prod(shape) == 1 and (
+            dt.itemsize == 1 or dt.itemsize == 2 and math.isfinite(fill_value)
+        ):
+            # torch fills a one-element half, bfloat16 or float8 tensor without its overflow
+            # check (full((), 1e300, dtype=torch.half) is inf; full((2,), ...) raises)
             with _dtype.quiet_casts():
                 fill_value = float(np.asarray(_dtype.via_float32(fill_value, dt.np), dt.np))
         if fill_value == 0.0 and math.copysign(1.0, fill_value) < 0:

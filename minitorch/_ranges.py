@@ -250,6 +250,8 @@ def arange(
     dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
     if dt is _dtype.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dt.itemsize == 1 and dt.is_floating_point:  # NOTE [ Float8 dtypes ]
+        raise _dtype.float8_error("arange_cpu", dt)
     start_d, end_d, step_d = float(start), float(end), float(step)
     if not (math.isfinite(start_d) and math.isfinite(end_d)):
         raise RuntimeError(f"unsupported range: {_fmt(start_d)} -> {_fmt(end_d)}")
@@ -551,6 +553,8 @@ def linspace(
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
     if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if dt.itemsize == 1 and dt.is_floating_point and steps > 1:  # NOTE [ Float8 dtypes ]
+        raise _dtype.float8_error("linspace_cpu", dt)
     dev = _device(device)
     npdt = _dtype.numpy_dtype(dt)
     if steps <= 1:

@@ -41,6 +41,7 @@ def torch_global(module: str, name: str) -> _Global:
 
 _REBUILD_TENSOR = torch_global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_TENSOR_V3 = torch_global("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED = _dtype.SHELL_UINTS + _dtype.FLOAT8  # the dtypes torch has no typed storage class for
 _REBUILD_PARAMETER = torch_global("torch._utils", "_rebuild_parameter")
 _REBUILD_PARAMETER_WITH_STATE = torch_global("torch._utils", "_rebuild_parameter_with_state")
 _REBUILD_FROM_TYPE = torch_global("torch._tensor", "_rebuild_from_type_v2")
@@ -127,7 +128,7 @@ class TorchPickler(pickle._Pickler):
             storage, offset, size, stride = self.plan.locate(obj)
             args = (storage, offset, size, stride, obj.requires_grad, OrderedDict())
             rebuild = _REBUILD_TENSOR
-            if obj.dtype in _dtype.SHELL_UINTS:  # on untyped storage, the dtype given apart
+            if obj.dtype in _UNTYPED:  # on untyped storage, the dtype given apart
                 rebuild, args = _REBUILD_TENSOR_V3, (*args, obj.dtype)
             if obj.__class__ is not Tensor:  # a subclass, written by its own name as torch
                 return (_REBUILD_FROM_TYPE, (rebuild, obj.__class__, args, state))

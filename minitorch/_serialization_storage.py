@@ -389,7 +389,11 @@ def _rebuild_tensor_v2(
         else:
             xp = backend_of(storage.device).xp
             byte_strides = tuple(st * arr.itemsize for st in stride)
-            data = xp.lib.stride_tricks.as_strided(arr, shape=size, strides=byte_strides)
+            try:
+                data = xp.lib.stride_tricks.as_strided(arr, shape=size, strides=byte_strides)
+            except TypeError:  # float8_e5m2's array interface ('<f1'): strided as bytes
+                data = xp.lib.stride_tricks.as_strided(arr.view(xp.uint8), size, byte_strides)
+                data = data.view(arr.dtype)
             t = _make(data, storage.device, False, None)
             # An expanded or gapped layout is no dense block: the tensor over the whole storage
             # starts its storage, so untyped_storage() (and a re-save) is the loaded storage,

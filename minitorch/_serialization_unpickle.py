@@ -85,7 +85,7 @@ def _allowlist() -> dict:
     }
     for dt, name in STORAGE_NAMES.items():
         allowed["torch", name] = StorageType(name, dt)
-    for dt in _dtype.ALL_DTYPES + _dtype.SHELL_UINTS:
+    for dt in _dtype.ALL_DTYPES + _dtype.SHELL_UINTS + _dtype.FLOAT8:
         allowed["torch", dt.name] = dt
     return allowed
 

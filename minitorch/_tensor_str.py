@@ -85,7 +85,7 @@ def printoptions(**kwargs) -> Iterator[None]:
 class _Formatter:
     """One format and one column width for all elements. See NOTE [ Tensor printing ]."""
 
-    def __init__(self, values: np.ndarray, floating: bool):
+    def __init__(self, values: np.ndarray, floating: bool, e8m0: bool = False):
         self.floating = floating
         self.int_mode = True
         self.sci_mode = False
@@ -94,7 +94,10 @@ class _Formatter:
         if not floating:
             self.max_width = max([1] + [len(str(v)) for v in flat.tolist()])
             return
-        shown = flat[np.isfinite(flat) & (flat != 0)]
+        if e8m0:  # torch's isfinite holds for every float8_e8m0fnu, NaN included, and its 0 is
+            shown = flat[flat != 2.0**-127]  # 2 ** -127 (NaN then makes no mode sci nor int)
+        else:
+            shown = flat[np.isfinite(flat) & (flat != 0)]
         if shown.size == 0:
             return  # all zero / nan / inf: integer style, width 1, sci_mode option ignored
         magnitudes = np.abs(shown)
@@ -164,9 +167,10 @@ def _values_str(values: np.ndarray, indent: int) -> str:
         values, cut = _summarize(values)
     else:
         cut = (False,) * values.ndim
+    e8m0 = values.dtype.name == "float8_e8m0fnu"
     if floating:
         values = values.astype(np.float64)  # exact for float16/bfloat16/float32; Python formats it
-    return _nested_str(values, indent, cut, _Formatter(values, floating))
+    return _nested_str(values, indent, cut, _Formatter(values, floating, e8m0))
 
 
 def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:

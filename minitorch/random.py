@@ -394,6 +394,8 @@ def _float_dtype(dtype, op: str, kernel: str):
     dt = _dtype_arg(dtype, _dtype.default_float(), op)
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_label(dt)}'")
+    if dt.itemsize == 1:  # NOTE [ Float8 dtypes ]
+        raise _dtype.float8_error(kernel, dt)
     return dt
 
 

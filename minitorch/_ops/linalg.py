@@ -201,8 +201,9 @@ def _product(xp, ad, bd, ta, tb):
         out = ad.dot(bd)  # NOTE [ Two entry points to one GEMM ]
     else:
         out = xp.matmul(ad, bd)
-    # NumPy's matmul of bfloat16 (ml_dtypes) arrays returns float32: keep the input's dtype
-    return out if out.dtype == dt else out.astype(dt)
+    # NumPy's matmul of bfloat16 and float8 (ml_dtypes) arrays returns float32: keep the input's
+    # dtype, rounded as torch casts (float8_e4m3fn saturates: NOTE [ Float8 dtypes ])
+    return out if out.dtype == dt else _dtype.via_float32(out, dt).astype(dt, copy=False)
 
 
 class Bmm(Mm):
@@ -702,12 +703,16 @@ def _scaled_sum(input, product, beta, alpha, op):
     return input + product
 
 
+_NARROW_FLOATS = frozenset(_dtype.HALF_FLOATS + _dtype.FLOAT8)
+
+
 def _in_float32(fn, args, beta, alpha, out):
-    """fn(*args) on float32 copies when all three operands share a half-precision dtype, rounded
-    once into it (and written to out), else None: torch computes beta * input + alpha * product
-    in float32 (rounding the product first loses the digits that the sum cancels)."""
+    """fn(*args) on float32 copies when all three operands share a half-precision (or float8)
+    dtype, rounded once into it (and written to out), else None: torch computes beta * input +
+    alpha * product in float32 (rounding the product first loses the digits that the sum
+    cancels)."""
     dt = getattr(args[0], "dtype", None)
-    if dt not in _dtype.HALF_FLOATS or any(getattr(t, "dtype", None) is not dt for t in args):
+    if dt not in _NARROW_FLOATS or any(getattr(t, "dtype", None) is not dt for t in args):
         return None
     r = fn(*(t.float() for t in args), beta=beta, alpha=alpha)
     return _write(r.to(dt), out)

@@ -874,8 +874,8 @@ def _matmul_bias(xp, xd, wtd, bd):
         out = xp.matmul(xd, wtd)
     if bd is not None:
         out += bd
-    if out.dtype != dt:  # half, computed in float32 above
-        out = out.astype(dt)
+    if out.dtype != dt:  # half or float8, computed in float32 (float8_e4m3fn saturates)
+        out = _dtype.via_float32(out, dt).astype(dt, copy=False)
     return out
 
 

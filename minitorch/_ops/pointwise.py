@@ -424,7 +424,9 @@ def _keep_number(scaled):
 # alpha != 1 and bfloat16 clamp widen the tensors to float32 and round the result once (their
 # grad_fn is therefore ToCopyBackward0; the values and gradients are torch's).
 # A tensor ** a number: NOTE [ Half-precision pow ].
-_HALF = _dtype.HALF_FLOATS  # a module global: read on every add/sub/mul/div
+# a module global: read on every add/sub/mul/div; the float8 dtypes take the same branch to
+# be refused there (NOTE [ Float8 dtypes ])
+_HALF = frozenset(_dtype.HALF_FLOATS + _dtype.FLOAT8)
 
 
 def _has_number(a, b) -> bool:
@@ -433,6 +435,8 @@ def _has_number(a, b) -> bool:
 
 
 def _half_add_sub(fn, a, b, alpha, dt, out):
+    if dt.itemsize == 1:
+        raise _dtype.float8_error("add_stub", dt)
     if alpha is _ONE and _number_operand(a, b):  # NOTE [ Default alpha ]
         ref = a if isinstance(a, Tensor) else b
         xp, dev = ref._device.backend.xp, ref._device
@@ -559,6 +563,7 @@ def mul(input, other, *, out=None):
         and input._data.dtype is other._data.dtype
     ):
         if other.__class__ is Tensor and _scalar_scale(input, other):
+            _refuse_float8(input, "mul_cpu_reduced_float")
             return _out(HalfMul.apply(input, other), out)
         try:
             input, other, dt = promote(input, other, "mul")
@@ -566,13 +571,22 @@ def mul(input, other, *, out=None):
             if called_by_operator():
                 return NotImplemented
             raise
-        if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-            return _out(HalfMul.apply(input, other), out)
+        if dt in _HALF:
+            if dt.itemsize == 1:  # float8 times a number: NOTE [ Float8 dtypes ]
+                raise _dtype.float8_error("mul_cpu_reduced_float", dt)
+            if _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
+                return _out(HalfMul.apply(input, other), out)
     try:
         result = Mul.apply(input, other)
     except OverflowError:  # x * 0x9E3779B97F4A7C15: NOTE [ Unsigned 64-bit numbers ]
         result = Mul.apply(*wrapped_big_ints(input, other))
     return result if out is None else _out(result, out)
+
+
+def _refuse_float8(x, kernel: str) -> None:
+    """torch's error where a float8 tensor x takes a half dtype's path (NOTE [ Float8 dtypes ])."""
+    if x._data.itemsize == 1:
+        raise _dtype.float8_error(kernel, x.dtype)
 
 
 def _scalar_scale(input, other) -> bool:
@@ -603,6 +617,7 @@ def div(input, other, *, rounding_mode=None, out=None):
             and (input._data.dtype.kind == "f" or is_floating(input._data.dtype))
         ):
             if other.__class__ is Tensor and _scalar_scale(input, other):
+                _refuse_float8(input, "div_cpu_reduced_float")
                 return _out(HalfDiv.apply(input, other), out)
             try:
                 input, other, dt = promote_float(input, other, "div")
@@ -610,8 +625,12 @@ def div(input, other, *, rounding_mode=None, out=None):
                 if called_by_operator():
                     return NotImplemented
                 raise
-            if dt in _HALF and _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
-                return _out(HalfDiv.apply(input, other), out)
+            if dt in _HALF:
+                if dt.itemsize == 1:  # NOTE [ Float8 dtypes ]
+                    scalar = _number_operand(input, other) or other._data.ndim == 0
+                    raise _dtype.float8_error("div_cpu_reduced_float" if scalar else "div_cpu", dt)
+                if _number_operand(input, other):  # NOTE [ Half-precision arithmetic ]
+                    return _out(HalfDiv.apply(input, other), out)
         result = Div.apply(input, other)
         return result if out is None else _out(result, out)
     if rounding_mode == "floor" or rounding_mode == "trunc":
@@ -1797,7 +1816,11 @@ def clamp(input, min=None, max=None, *, out=None):
         )
     if dt is not input.dtype:
         input = cast(input, dt)
-    if dt is _dtype.bfloat16:  # NOTE [ Half-precision arithmetic ]
+    if dt is _dtype.bfloat16 or dt.itemsize == 1 and dt.is_floating_point:
+        if dt.itemsize == 1:  # NOTE [ Float8 dtypes ]
+            kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+            raise _dtype.float8_error(kernel + "_scalar_cpu", dt)
+        # NOTE [ Half-precision arithmetic ]
         return _out_exact(cast(Clamp.apply(_widen(input), min=min, max=max), dt), out)
     return _out_exact(Clamp.apply(input, min=min, max=max), out)
 

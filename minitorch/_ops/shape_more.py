@@ -39,7 +39,12 @@ __all__ = [
 
 def _strided(xp, x, shape, strides):
     """A view of x's memory (from x's first element) with the given shape and byte strides."""
-    return xp.lib.stride_tricks.as_strided(x, shape=tuple(shape), strides=tuple(strides))
+    try:
+        return xp.lib.stride_tricks.as_strided(x, shape=tuple(shape), strides=tuple(strides))
+    except TypeError:  # ml_dtypes' float8_e5m2, whose array interface spells it '<f1', a type
+        # NumPy cannot read back: strided as bytes
+        out = xp.lib.stride_tricks.as_strided(x.view(xp.uint8), tuple(shape), tuple(strides))
+        return out.view(x.dtype)
 
 
 def _prod(shape) -> int:

@@ -384,7 +384,12 @@ def empty_strided(
     data = flat._data
     item = data.itemsize
     xp = flat._device.backend.xp
-    data = xp.lib.stride_tricks.as_strided(data, size, tuple(st * item for st in stride))
+    byte_strides = tuple(st * item for st in stride)
+    try:
+        data = xp.lib.stride_tricks.as_strided(data, size, byte_strides)
+    except TypeError:  # float8_e5m2's array interface ('<f1'): strided as bytes
+        data = xp.lib.stride_tricks.as_strided(data.view(xp.uint8), size, byte_strides)
+        data = data.view(flat._data.dtype)
     out = _make(data, flat._device, False, None)
     return out.requires_grad_() if requires_grad else out
 
