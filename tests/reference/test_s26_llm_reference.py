@@ -14,7 +14,7 @@ Token ids exactly; values to 1e-4 (float32), 1e-6 (float64: the rotary tables ar
 
 Not compared (documented differences): inference tensors (minitorch's are ordinary tensors),
 torch.compile's OptimizedModule wrapper (minitorch returns the module), torch's order among
-tied values in topk / sort (torch.float8_e4m3fn: minitorch has no float8 dtypes)."""
+tied values in topk / sort."""
 
 from __future__ import annotations
 

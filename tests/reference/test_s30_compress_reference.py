@@ -38,7 +38,7 @@ Known and left (documented):
   documented difference); torch's per-channel backward fails on a 1-D input (it returns a 0-d
   scale gradient) and its forward hits an internal assert for a bfloat16 scale.
 - Absent here, so not exercised: quantized tensors (torch.quantize_per_tensor, qint8, torch.ao
-  quantization/pruning) and the float8 dtypes."""
+  quantization/pruning); float8 dtypes are exercised in test_s30_float8_reference.py."""
 
 from __future__ import annotations
 
