@@ -79,11 +79,11 @@ def test_linear_gradients_take_the_operands_layouts(bias):
 
 def test_linear_vector_weight_with_bias_is_refused_where_torch_runs_addmm():
     msg = "mat2 must be a matrix, got 1-D tensor"
-    for x in (mt.ones(4, 3), mt.ones(2, 4, 3), mt.ones(3, 4).t()):
+    # (a vector input with a vector bias is flattened into addmm too: torch 2.13 refuses it)
+    for x in (mt.ones(4, 3), mt.ones(2, 4, 3), mt.ones(3, 4).t(), mt.ones(3)):
         with pytest.raises(RuntimeError, match=msg):
             F.linear(x, mt.ones(3), mt.ones(1))
     assert F.linear(mt.ones(4, 3), mt.ones(3)).shape == (4,)  # no bias: matmul
-    assert F.linear(mt.ones(3), mt.ones(3), mt.ones(1)).shape == (1,)  # a vector input
     assert F.linear(mt.ones(2, 3, 4).transpose(1, 2), mt.ones(3), mt.ones(1)).shape == (2, 4)
     with pytest.raises(RuntimeError, match="linear need to be at least 1D, but they are 2D and 0D"):
         F.linear(mt.ones(4, 3), mt.tensor(2.0))

@@ -436,13 +436,13 @@ def matmul(input, other, *, out=None):
         result._vc[0] += 1
     elif da == 2 and db == 2:
         result = mm(input, other, out=out)
-    elif db <= 2 and da >= 3 and input.is_contiguous():
-        # torch folds the batch into one matrix: view, mm (or mv), view
+    elif db <= 2 and da >= 3 and folds_into_mm(input, other):
+        # torch folds the batch into one matrix: view (a copy when only the matrix requires
+        # grad), mm (or mv), view
         folded = (_prod(sa[:-1]), sa[-1])
         if db == 1:
             _check_mv(folded, other, input, out)
-            result = BatchedMatmul.apply(input, other.reshape((sb[0], 1)))
-            result = Reshape.apply(result, shape=sa[:-1])
+            result = Reshape.apply(Mv.apply(input.reshape(folded), other), shape=sa[:-1])
         else:
             _check_mm(folded, sb, input, other, out)
             result = Mm.apply(input.reshape(folded), other)

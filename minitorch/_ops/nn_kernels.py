@@ -932,9 +932,9 @@ def linear_kernel(input, weight, bias=None):
     else:
         if not x._data.flags.c_contiguous and not folds_into_mm(x, weight):
             # torch's matmul keeps a batch that does not view as one matrix batched (bmm) when
-            # the weight needs no gradient; the bias comes after
+            # the weight needs no gradient; the bias comes after, in place
             out = matmul(x, wt)
-            return out if bias is None else out + bias
+            return out if bias is None else out.add_(bias)
         rows = 1
         for s in shape[:-1]:  # not -1: that is ambiguous with 0 features
             rows *= s
@@ -943,9 +943,10 @@ def linear_kernel(input, weight, bias=None):
     if bias is not None:
         if n > 2 and not input._data.flags.c_contiguous:
             # torch's linear takes its matmul path for a non-contiguous batched input: mm of
-            # the folded copy, viewed back, then the bias added (AddBackward0, not addmm)
+            # the folded copy, viewed back, then the bias added in place (AddBackward0, not
+            # addmm; the result is at version 1)
             out = Reshape.apply(LinearMm.apply(x, wt), shape=out_shape)
-            return name_node(out, "UnsafeViewBackward0") + bias
+            return name_node(out, "UnsafeViewBackward0").add_(bias)
         return Linear.apply(bias, x, wt).view(out_shape)
     # Without a bias torch's product is a tensor of its own, not a view of the mm's (see
     # NOTE [ matmul results are not views ]); with one it is a view (ViewBackward0), as above.

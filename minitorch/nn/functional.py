@@ -101,9 +101,14 @@ def linear(
     if bias is not None and not isinstance(bias, Tensor):
         _check_tensor(bias, "linear", "bias", 3)
     shape, w_shape = input._data.shape, weight._data.shape  # tuples: no Size objects made
-    if len(w_shape) == 2 and shape and shape[-1] != w_shape[1]:
-        if bias is not None and _runs_addmm(input):  # torch's addmm checks the dtypes first
-            _check_linear_dtypes(input, weight, bias)
+    if (
+        len(w_shape) == 2
+        and shape
+        and shape[-1] != w_shape[1]
+        and bias is not None
+        and _runs_addmm(input, bias)
+    ):  # (else matmul below refuses the shapes in its words: mm's, or bmm's when unfolded)
+        _check_linear_dtypes(input, weight, bias)  # torch's addmm checks the dtypes first
         rows = math.prod(shape[:-1])  # the flattened input's rows (0 features: numel() is 0)
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{shape[-1]} and "
@@ -115,15 +120,11 @@ def linear(
         return linear_kernel(input, weight, bias)  # the hot path: see Linear's docstring
     if not shape or len(w_shape) < 2:
         _check_linear_dims(input, weight, bias)
-    if bias is not None:
+    addmm = bias is not None and _runs_addmm(input, bias)
+    if addmm:
         _check_linear_dtypes(input, weight, bias)
         b_shape = bias._data.shape
-        if (
-            len(b_shape) == 1
-            and len(w_shape) == 2
-            and b_shape[0] not in (1, w_shape[0])
-            and _runs_addmm(input)
-        ):
+        if len(b_shape) == 1 and len(w_shape) == 2 and b_shape[0] not in (1, w_shape[0]):
             rows = math.prod(shape[:-1])  # torch's addmm expands the bias to (rows, out)
             raise RuntimeError(
                 f"The expanded size of the tensor ({w_shape[0]}) must match the existing size "
@@ -131,7 +132,10 @@ def linear(
                 f"{w_shape[0]}].  Tensor sizes: [{b_shape[0]}]"
             )
     out = _ops.matmul(input, weight.t())
-    return out if bias is None else out + bias
+    if bias is None:
+        return out
+    # torch's matmul path adds the bias in place: the product's dtype and shape stay
+    return out + bias if addmm else out.add_(bias)
 
 
 def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor) -> Tensor:
@@ -149,10 +153,11 @@ def _linear_out(input: Tensor, weight: Tensor, bias: Tensor | None, out: Tensor)
         st.any_enabled = enabled
 
 
-def _runs_addmm(input: Tensor) -> bool:
-    """Whether torch runs linear with a bias as one addmm: a vector (as a row) or a matrix
-    input, or a contiguous batched one flattened to a matrix."""
-    return input._data.ndim <= 2 or input.is_contiguous()
+def _runs_addmm(input: Tensor, bias: Tensor) -> bool:
+    """Whether torch runs linear with a bias as one addmm: a matrix input, or a contiguous one
+    (a vector as a row, a batch flattened to a matrix) with a vector bias; else it runs matmul
+    and adds the bias in place."""
+    return input._data.ndim == 2 or (bias._data.ndim == 1 and input.is_contiguous())
 
 
 def _check_linear_dtypes(input: Tensor, weight: Tensor, bias: Tensor) -> None:
@@ -164,14 +169,18 @@ def _check_linear_dtypes(input: Tensor, weight: Tensor, bias: Tensor) -> None:
 
 def _check_linear_dims(input: Tensor, weight: Tensor, bias: Tensor | None) -> None:
     """torch's errors for a 0-d operand, and for a vector weight with a bias where torch runs
-    addmm (a 2-d input, or a contiguous one flattened to 2-d); a vector input goes on to
-    matmul and the bias add there."""
+    addmm (a 2-d input, a contiguous batched one flattened to 2-d, or a vector as a row with a
+    vector bias); elsewhere matmul and the bias add speak."""
     x_dim, w_dim = input._data.ndim, weight._data.ndim
     if x_dim == 0 or w_dim == 0:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {x_dim}D and {w_dim}D"
         )
-    if w_dim == 1 and bias is not None and (x_dim == 2 or (x_dim > 2 and input.is_contiguous())):
+    if (
+        w_dim == 1
+        and bias is not None
+        and (x_dim == 2 or (input.is_contiguous() and (x_dim > 2 or bias._data.ndim == 1)))
+    ):
         _check_linear_dtypes(input, weight, bias)  # (addmm's dtype checks come first)
         raise RuntimeError("mat2 must be a matrix, got 1-D tensor")
 

@@ -203,7 +203,6 @@ def _tree(fn, depth=None):
 # (a vector times a batch through mv, sdpa's bmm, circular pad's slice copies).
 _EDGES_KNOWN = {
     "vector @ batch",
-    "batch @ vector",
     "sdpa",
     "pad circular 1d",
     "pad circular 2d",
