@@ -156,6 +156,25 @@ def call_arguments(op: str):
     return _arg(raw, at) - len(names), names
 
 
+def called_name() -> str | None:
+    """The name of the minitorch function the user's call entered (the function a decorator
+    wraps), or None where no user frame is found. For error paths only."""
+    frame = sys._getframe(1)
+    frames = []
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frames.append(frame)
+        frame = frame.f_back
+    if frame is None or not frames:
+        return None
+    called = frames.pop()
+    while frames and called.f_code.co_name in _WRAPPERS:
+        called = frames.pop()
+    if called.f_code.co_name == "op":  # a function a factory made (exp, eq, bitwise_and, ...)
+        name = called.f_locals.get("name")
+        return name if isinstance(name, str) else None
+    return called.f_code.co_name
+
+
 def call_keywords(op: str, depth: int = 1):
     """The keyword names the user's call of `op` passed, in the call's order (see
     passed_by_keyword), or None where they cannot be told."""

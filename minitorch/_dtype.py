@@ -145,6 +145,8 @@ SHELL_UINTS = (uint16, uint32, uint64)
 # is not supported") and torch's CPU kernels refuse most arithmetic. ml_dtypes stores them (as
 # bfloat16, `np` filled lazily). Casts into them round as torch's do (cast_to_float8), not as
 # ml_dtypes' astype: e4m3fn saturates at +-448, e8m0fnu keeps the exponent of |x|.
+# Differences from torch: only arithmetic with a number (and clamp) is refused; tensor-tensor
+# add/sub, neg, sum/mean/max and dot compute where torch's CPU kernels refuse them.
 float8_e4m3fn = _make("float8_e4m3fn", None, 1, _FLOAT, True)
 float8_e5m2 = _make("float8_e5m2", None, 1, _FLOAT, True)
 float8_e4m3fnuz = _make("float8_e4m3fnuz", None, 1, _FLOAT, True)
@@ -232,7 +234,10 @@ def cast_to_float8(a, npdt):
     exponent of |x|, one up from a mantissa of one half on (0 is 2**-127, inf and NaN are NaN),
     where ml_dtypes makes 0 and negative numbers NaN."""
     with quiet_casts():  # (a double beyond float32's range: inf, silently as torch)
-        x = np.asarray(a, dtype=np.float32)
+        if isinstance(a, (np.ndarray, np.generic)) or not hasattr(a, "astype"):
+            x = np.asarray(a, dtype=np.float32)
+        else:  # a device array stays on its device
+            x = a.astype(np.float32)
     if npdt.name == "float8_e8m0fnu":
         u = x.view(np.uint32)
         e = (u >> 23) & 0xFF
@@ -240,13 +245,15 @@ def cast_to_float8(a, npdt):
         out = np.where(e == 255, e, e + up).astype(np.uint8).view(npdt)
     else:
         if npdt.name == "float8_e4m3fn":
-            x = np.asarray(np.clip(x, -448.0, 448.0))  # (a 0-d x would give a scalar)
+            x = np.clip(x, -448.0, 448.0)
+            if isinstance(x, np.generic):  # (from a 0-d x)
+                x = np.asarray(x)
         out = x.astype(npdt)
         if npdt.name in ("float8_e4m3fn", "float8_e5m2"):
             nan = np.isnan(x)
-            if nan.any():
+            if not isinstance(x, np.ndarray) or nan.any():  # (no host read of device data)
                 sign = (x.view(np.uint32) >> 24).astype(np.uint8) & 0x80
-                out.view(np.uint8)[nan] = (sign | 0x7F)[nan]
+                out = np.where(nan, sign | 0x7F, out.view(np.uint8)).view(npdt)  # (no mask read)
     return out if isinstance(a, np.ndarray) else out[()]
 
 

@@ -1149,6 +1149,34 @@ def randn_like(
     )
 
 
+def _randint_like_given(input, low, high) -> tuple:
+    """The positional arguments of a randint_like call: randint_like(input) passes no bound
+    (low's default 0 then stands for none). For error paths only."""
+    if high is not None:
+        return (input, low, high)
+    if low.__class__ is int and low == 0:
+        from minitorch._call_site import call_arguments
+
+        called = call_arguments("randint_like")
+        if called is not None and called[0] == 1 and "low" not in called[1]:
+            return (input,)
+    return (input, low)
+
+
+def _randint_like_parses(input, low, high) -> bool:
+    """Whether one of torch's randint_like overloads takes these arguments: (input, low, high)
+    of ints or (input, high) of an int or a tensor."""
+    from minitorch._ops._parser_errors import _fits
+
+    if not isinstance(input, Tensor):
+        return False
+    if high is None:
+        if low.__class__ is int and low == 0:  # randint_like(input, 0) or randint_like(input)
+            return len(_randint_like_given(input, low, high)) == 2
+        return isinstance(low, Tensor) or _fits(low, "int", parsing=True)
+    return _fits(low, "int", parsing=True) and _fits(high, "int", parsing=True)
+
+
 def randint_like(
     input,
     low=0,
@@ -1170,6 +1198,12 @@ def randint_like(
     if generator is not None and not isinstance(generator, Generator):
         raise _not_a_generator(
             "randint_like", (input, low) if high is None else (input, low, high),
+            generator=generator, dtype=dtype, layout=layout, device=device,
+            requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory,
+        )  # fmt: skip
+    if not _randint_like_parses(input, low, high):
+        raise _not_a_generator(
+            "randint_like", _randint_like_given(input, low, high),
             generator=generator, dtype=dtype, layout=layout, device=device,
             requires_grad=requires_grad, memory_format=memory_format, pin_memory=pin_memory,
         )  # fmt: skip

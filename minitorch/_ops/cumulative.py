@@ -176,6 +176,10 @@ def _scan_out_dtype(dtype, out, op):
     into an int64 out truncates each element first)."""
     if out is None:
         return dtype
+    if not isinstance(out, Tensor):
+        from minitorch._ops.inplace import out_type_error
+
+        raise out_type_error(out, op)
     if out.dtype is _dtype.bool:
         raise NotImplementedError(f"\"{op}_out_cpu\" not implemented for 'Bool'")
     if dtype is None:
@@ -376,6 +380,10 @@ def _extreme_0d(input: Tensor, idx, kind: str) -> Tensor:
 
 
 def _cum_extreme(kind, input, dim, out):
+    if out is not None and not isinstance(out, (tuple, list)):
+        from minitorch._ops.inplace import out_type_error
+
+        raise out_type_error(out, kind, "tuple of Tensors")
     shape = getattr(getattr(input, "_data", None), "shape", None)
     if dim.__class__ is int and shape is not None:
         if not shape and dim not in (-1, 0):

@@ -19,6 +19,7 @@ from minitorch._ops._common import (
     not_tensor,
     number,
     scalar_like,
+    type_name,
     wrap_int,
     wrong_type,
     zeros_of,
@@ -567,7 +568,9 @@ def with_out(fn=None, *, exact=False):
             if exact:
                 return write_out_exact(out, result)
             return write_out(out, result, fn.__name__.lstrip("_"))
-        if not isinstance(out, (tuple, list)) or len(out) != len(result):
+        if not isinstance(out, (tuple, list)):
+            raise out_type_error(out, fn.__name__.lstrip("_"), "tuple of Tensors")
+        if len(out) != len(result):
             raise TypeError(
                 f"{fn.__name__}(): argument 'out' must be a tuple of {len(result)} Tensors"
             )
@@ -602,7 +605,7 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     """torch's `out=` contract: resized to the result's shape, cast to out's dtype. `op`: the
     name torch's refusal to record a graph gives (by default read from result's node)."""
     if not isinstance(out, Tensor):
-        raise TypeError(f"out= must be a Tensor, not {type(out).__name__}")
+        raise out_type_error(out, op)
     if state.enabled and (result._requires_grad or out._requires_grad):
         raise _out_autograd_error(result, op)
     if out._device is not result._device:
@@ -635,6 +638,17 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def out_type_error(out, op: str | None = None, kind: str = "Tensor") -> TypeError:
+    """torch's parser error for an `out=` that is not a `kind` ("Tensor" or "tuple of Tensors"),
+    naming `op`, by default the function the user called. For error paths only."""
+    if op is None:
+        from minitorch._call_site import called_name
+
+        op = called_name()
+    head = "" if op is None else f"{op.lstrip('_')}(): "
+    return TypeError(f"{head}argument 'out' must be {kind}, not {type_name(out)}")
 
 
 def warn_resized(out: Tensor, shape) -> None:

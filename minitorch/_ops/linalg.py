@@ -341,9 +341,9 @@ def folds_into_mm(a: Tensor, b: Tensor) -> bool:
     """Whether torch's matmul makes a batch of matrices a (3+ dims) times a matrix b one mm:
     when b requires grad, or when a's batch dims view as one matrix without a copy (F.linear
     and utils.flop_counter follow the same rule)."""
-    if b._requires_grad:
-        return True
     x = a._data
+    if b._requires_grad or x.flags.c_contiguous:  # (the common cases first)
+        return True
     st, sh = x.strides, x.shape
     return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
 

@@ -157,10 +157,16 @@ def linalg_pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out
     older overload, rtol with atol = 0). hermitian=True reads A's lower triangle, as torch;
     the SVD of that Hermitian matrix serves as its eigendecomposition."""
     A = input
-    if hermitian.__class__ is not bool or (rcond is not None and rcond.__class__ is not float):
-        _check_tolerance_args("linalg_pinv", "rcond", A, rcond, hermitian)
+    if (
+        hermitian.__class__ is not bool
+        or (rcond is not None and (rcond.__class__ is not float or atol is not None))
+        or (rcond is not None and rtol is not None)
+        or not isinstance(A, Tensor)
+        or atol.__class__ not in _PLAIN_TOLERANCES
+        or rtol.__class__ not in _PLAIN_TOLERANCES
+    ):
+        _check_tolerance_args("linalg_pinv", "rcond", A, rcond, hermitian, atol, rtol)
     if rcond is not None:
-        _legacy_tolerance("linalg_pinv", "rcond", atol, rtol)
         atol, rtol = 0.0, rcond
     _check_matrix(A, "linalg.pinv", square=False)
     if hermitian:
@@ -191,38 +197,42 @@ def _from_lower(A):
     return A.tril() + A.tril(-1).mT
 
 
-def _check_tolerance_args(op, name, A, tol, hermitian):
-    """torch's TypeError when no overload of pinv/matrix_rank takes a positional tolerance that
-    is neither a float nor a tensor, or a hermitian that is not a bool."""
-    from minitorch._ops._common import arg_types, check_float, no_overload, type_name
+_PLAIN_TOLERANCES = (type(None), float)  # an atol/rtol of another class is checked
+
+
+def _check_tolerance_args(op, name, A, tol, hermitian, atol=None, rtol=None):
+    """torch's TypeError when no overload of pinv/matrix_rank takes the arguments: A not a
+    tensor, a tolerance neither a float nor a tensor, a hermitian not a bool, or the old
+    tolerance (rcond/tol) given with atol/rtol."""
+    from minitorch._ops._common import check_float
 
     try:
+        if not isinstance(A, Tensor):
+            raise TypeError
         if tol is not None and not isinstance(tol, Tensor):
             check_float(op, tol, name)
-        if hermitian.__class__ is not bool:
+        for v, n in ((atol, "atol"), (rtol, "rtol")):
+            if v is not None and not isinstance(v, Tensor):
+                check_float(op, v, n)
+        legacy_and_new = tol is not None and (atol is not None or rtol is not None)
+        if hermitian.__class__ is not bool or legacy_and_new:
             raise TypeError
     except TypeError:
+        from minitorch._call_site import call_arguments, passed_by_keyword
+        from minitorch._ops._parser_errors import overload_error
+
         kw = "atol = None, {0} rtol = None, bool hermitian = False, Tensor out = None"
         sigs = [f"Tensor input, *, {k} " + kw.format(k) for k in ("Tensor", "float")]
         sigs += [
             f"Tensor input, {k} {name}, bool hermitian = False, *, Tensor out = None"
             for k in ("Tensor", "float")
         ]
-        if tol is None:  # hermitian passed by keyword, as torch's parser names it then
-            got = f"{arg_types(A)}, hermitian={type_name(hermitian)}"
-        else:
-            got = arg_types(A, tol, hermitian)
-        raise no_overload(op, got, sigs) from None
-
-
-def _legacy_tolerance(op, name, atol, rtol):
-    """torch's overloads take either the old tolerance (positional) or atol/rtol, not both."""
-    if atol is not None or rtol is not None:
-        got = ", ".join(f"{k}={type(v).__name__}" for k, v in (("atol", atol), ("rtol", rtol)))
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got (Tensor, {got}, "
-            f"{name}=...): pass either {name} or atol/rtol"
-        )
+        named = [("input", A)] + [(name, tol)] * (tol is not None)
+        called = call_arguments(op)
+        if hermitian is not False or passed_by_keyword("hermitian", op) or (called or [0])[0] > 2:
+            named.append(("hermitian", hermitian))
+        named += [(k, v) for k, v in (("atol", atol), ("rtol", rtol)) if v is not None]
+        raise overload_error(op, sigs, sigs, named) from None
 
 
 def pinverse(input, rcond=1e-15):
@@ -307,10 +317,16 @@ def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None
             (A, tol, hermitian),
             {"atol": atol, "rtol": rtol, "out": out},
         )
-    if hermitian.__class__ is not bool or (tol is not None and tol.__class__ is not float):
-        _check_tolerance_args("linalg_matrix_rank", "tol", A, tol, hermitian)
+    if (
+        hermitian.__class__ is not bool
+        or (tol is not None and (tol.__class__ is not float or atol is not None))
+        or (tol is not None and rtol is not None)
+        or not isinstance(A, Tensor)
+        or atol.__class__ not in _PLAIN_TOLERANCES
+        or rtol.__class__ not in _PLAIN_TOLERANCES
+    ):
+        _check_tolerance_args("linalg_matrix_rank", "tol", A, tol, hermitian, atol, rtol)
     if tol is not None:
-        _legacy_tolerance("linalg_matrix_rank", "tol", atol, rtol)
         atol, rtol = tol, 0.0
     _check_matrix(A, "linalg.matrix_rank", square=False)
     if hermitian:

@@ -15,6 +15,7 @@ from minitorch._ops._common import (
     check_int,
     check_tensor_list,
     check_tensors,
+    is_index,
     is_number,
     no_overload,
     not_tensor,
@@ -739,38 +740,68 @@ def _trapezoid_terms(y, x, dim, op):
     return pair * widths, d  # torch's operand order (its MulBackward0's edges)
 
 
-def _trapezoid_args(op, y, x, dx):
+_TRAPEZOID_FORMS = (
+    "Tensor y, Tensor x, *, int dim = -1",
+    "Tensor y, *, Number dx = 1, int dim = -1",
+)
+_TRAPZ_FORMS = ("Tensor y, *, float dx = 1, int dim = -1", "Tensor y, Tensor x, *, int dim = -1")
+
+
+def _trapezoid_args(op, y, x, dx, dim=-1):
     """(x, dx) after torch's argument checks: y a Tensor, x a Tensor (or, here, a real number
-    taken as dx), not both x and dx.
+    taken as dx), not both x and dx, dx a number and dim an int.
 
     Differences from torch: a positional number is read as dx (torch wants dx=)."""
     if not isinstance(y, Tensor):
         raise not_tensor(op, y, "y")
+    if dim.__class__ is not int and not is_index(dim):
+        raise _trapezoid_error(op, x, dx, dim)
     if x is None or (isinstance(x, Tensor) and dx is None):
+        if dx is not None and not is_number(dx):
+            raise _trapezoid_error(op, x, dx, dim)
+        if dx.__class__ is bool and op != "trapz":  # (trapz's dx is a float: True is 1.0)
+            raise RuntimeError(f"{op}: Currently, we only support dx as a real number.")
         return x, dx
     if dx is None and isinstance(x, numbers.Real) and not isinstance(x, bool):
         return None, x  # trapezoid(y, dx) with a number
-    got = ", ".join(["Tensor", _type_label(x)] + ([] if dx is None else [f"dx={_type_label(dx)}"]))
-    raise TypeError(
-        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
-        "of:\n * (Tensor y, Tensor x, *, int dim = -1)\n * (Tensor y, *, Number dx = 1, int dim "
-        "= -1)\n"
+    raise _trapezoid_error(op, x, dx, dim)
+
+
+def _trapezoid_error(op, x, dx, dim) -> TypeError:
+    """torch's "invalid combination" TypeError of trapezoid, trapz or cumulative_trapezoid,
+    showing the keywords in the reverse of the call's order. For error paths only."""
+    from minitorch._call_site import passed_by_keyword
+    from minitorch._ops._parser_errors import _shown_order
+
+    kwargs = {} if dx is None else {"dx": dx}
+    if dim != -1 or passed_by_keyword("dim", op):
+        kwargs["dim"] = dim
+    got = ["Tensor"] + ([] if x is None else [_type_label(x)])
+    got += [f"{k}={_type_label(v)}" for k, v in _shown_order(kwargs, op).items()]
+    listed = "".join(f" * ({f})\n" for f in (_TRAPZ_FORMS if op == "trapz" else _TRAPEZOID_FORMS))
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        f"expected one of:\n{listed}"
     )
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """Integral of y along dim by the trapezoid rule, at points x or spacing dx. Mirrors
     torch.trapezoid (see _trapezoid_args for a difference; NOTE [ Integer trapezoids ])."""
-    x, dx = _trapezoid_args("trapezoid", y, x, dx)
+    return _trapezoid("trapezoid", y, x, dx, dim)
+
+
+def _trapezoid(op, y, x, dx, dim):
+    x, dx = _trapezoid_args(op, y, x, dx, dim)
     if x is not None:
-        terms, d = _trapezoid_terms(y, x, dim, "trapezoid")
+        terms, d = _trapezoid_terms(y, x, dim, op)
         if not y.shape[d]:
             return _trapezoid_zeros(y, d)
         return scalar_node(terms.sum(d) / 2)  # torch's DivBackward1
     # Evenly spaced: torch's sum(y) - (y_first + y_last) / 2, not the sum of the averages, so
     # its roundings and non-finite results follow: one NaN sample gives NaN, [1, 2, inf] gives
     # inf - inf = NaN.
-    d = _trapezoid_y(y, None, dim, "trapezoid")
+    d = _trapezoid_y(y, None, dim, op)
     n = y.shape[d]
     if n == 0:
         return _trapezoid_zeros(y, d)
@@ -787,14 +818,14 @@ def _trapezoid_zeros(y, d):
 
 def trapz(y, x=None, *, dx=None, dim=-1):
     """Mirrors torch.trapz (trapezoid)."""
-    return trapezoid(y, x, dx=dx, dim=dim)
+    return _trapezoid("trapz", y, x, dx, dim)
 
 
 def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     """Running trapezoid-rule integral of y along dim (one fewer element). Mirrors
     torch.cumulative_trapezoid (see _trapezoid_args for a difference; NOTE [ Integer
     trapezoids ])."""
-    x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx)
+    x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx, dim)
     if x is not None:
         terms, d = _trapezoid_terms(y, x, dim, "cumulative_trapezoid")
         return scalar_node(terms.cumsum(d) / 2)  # torch's DivBackward1 after the sum

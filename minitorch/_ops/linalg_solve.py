@@ -7,7 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors, not_tensor, wrong_type
+from minitorch._ops._common import check_bool, check_tensors, not_tensor, type_name, wrong_type
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
@@ -1064,6 +1064,10 @@ def lu(A, pivot=True, get_infos=False, out=None):
     """(LU, pivots) or (LU, pivots, infos). Mirrors torch.lu (deprecated in torch)."""
     from minitorch._ops.linalg_factor import _warn_deprecated
 
+    if not isinstance(A, Tensor):  # torch's Python passes A on by position, before any warning
+        raise TypeError(
+            f"_lu_with_info(): argument 'input' (position 1) must be Tensor, not {type_name(A)}"
+        )
     # once per process, as torch's TORCH_WARN_ONCE (every call after set_warn_always(True))
     _warn_deprecated(
         "lu",

@@ -1186,6 +1186,10 @@ class Aminmax(Function):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
     check_tensors("aminmax", ("input", input))
+    if out is not None and not isinstance(out, (tuple, list)):
+        from minitorch._ops.inplace import out_type_error
+
+        raise out_type_error(out, "aminmax", "tuple of Tensors")
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("aminmax", dim, keepdim, pos=None)
     x = input._data

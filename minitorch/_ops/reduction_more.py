@@ -582,6 +582,11 @@ _MATRIX_NORM = "linalg.matrix_norm"
 def _norm_out(result, out, op=None):
     """out= of the norms, which refuse another dtype: the structured kernels (vector_norm) with
     the usual message, linalg.matrix_norm and linalg.norm with their own."""
+    if out is not None and not isinstance(out, Tensor):
+        from minitorch._ops.inplace import out_type_error
+
+        # (torch lists linalg.norm's and matrix_norm's overloads here)
+        raise out_type_error(out, (op or "linalg.vector_norm").replace(".", "_"))
     if out is not None and out.dtype is not result.dtype:
         if op is None:
             raise _dtype.out_dtype_error(result.dtype, out.dtype)
@@ -940,6 +945,10 @@ def _check_median_out(op, input, dim, out):
     must be int64 (checked first), the values of input's dtype (both messages say median)."""
     if dim is None:  # torch's argument parser: the all-elements form has no out=
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+    if not isinstance(out, (tuple, list)):
+        from minitorch._ops.inplace import out_type_error
+
+        raise out_type_error(out, op, "tuple of Tensors")
     values, indices = out
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(
@@ -957,6 +966,10 @@ def _check_median_out(op, input, dim, out):
 def _check_mode_out(input, out):
     """torch's checks of mode's out=: the values of input's dtype (checked first), int64
     indices."""
+    if not isinstance(out, (tuple, list)):
+        from minitorch._ops.inplace import out_type_error
+
+        raise out_type_error(out, "mode", "tuple of Tensors")
     for t, want, what in ((out[0], input.dtype, "values"), (out[1], _dtype.int64, "indices")):
         if t.dtype is not want:
             raise RuntimeError(

@@ -237,11 +237,11 @@ def _sort_error(op: str, input, args: tuple, keywords, method: bool = False) -> 
                 return TypeError(
                     f"{op}(): argument '{name}' must be {want.__name__}, not {type_name(v)}"
                 )
-    from minitorch._ops._parser_errors import invalid_arguments
+    from minitorch._ops._parser_errors import _shown_order, invalid_arguments
 
     positional = args if method else (input, *args)
     forms = _SORT_METHOD_FORMS if method else _SORT_FORMS[op]
-    return invalid_arguments(op, forms, positional, dict(reversed(given)))
+    return invalid_arguments(op, forms, positional, _shown_order(dict(given), op))
 
 
 def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -> TypeError:

@@ -544,7 +544,9 @@ def _raise_modified(node, kind, obj, current, version, nr):
             "gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False)."
         )
     name = _type_name(obj.dtype)  # torch.FloatTensor, torch.cuda.FloatTensor, MetaFloatType
-    device = getattr(getattr(obj, "_device", None), "type", "cpu")  # (a saved output: an array)
+    device = getattr(getattr(obj, "_device", None), "type", None)
+    if device is None:  # a saved output: an array, on the device of the node's backend
+        device = _array_device_type(node)
     if device == "meta":
         name = f"Meta{name[len('torch.') : -len('Tensor')]}Type"
     elif device == "cuda":
@@ -554,6 +556,14 @@ def _raise_modified(node, kind, obj, current, version, nr):
         f"operation: [{name} {list(obj.shape)}]{desc} is at version {current}; "
         f"expected version {version} instead. {hint}"
     )
+
+
+def _array_device_type(node) -> str:
+    """The device type of an array a node saved: that of the backend the node ran with."""
+    from minitorch._backend import _backends
+
+    xp = getattr(node, "xp", None)
+    return next((t for t, b in _backends.items() if b.xp is xp), "cpu")
 
 
 # NOTE [ Watched index tensors ]

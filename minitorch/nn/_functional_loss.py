@@ -630,6 +630,8 @@ def binary_cross_entropy(
         return _autocast.call(binary_cross_entropy, _autocast.FP32_BANNED_CUDA, args)
     reduction = resolve_reduction(size_average, reduce, reduction)
     _check_bce_size(input, target)
+    if weight is not None and not isinstance(weight, Tensor):
+        weight.size()  # torch's Python reads weight.size() next: a str's AttributeError, say
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
     # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,

@@ -131,6 +131,8 @@ def linear(
                 f"({b_shape[0]}) at non-singleton dimension 1.  Target sizes: [{rows}, "
                 f"{w_shape[0]}].  Tensor sizes: [{b_shape[0]}]"
             )
+    if addmm and len(shape) == 2:  # torch's one addmm, whatever the bias's shape
+        return _ops.addmm(bias, input, weight.t())
     out = _ops.matmul(input, weight.t())
     if bias is None:
         return out
@@ -498,15 +500,16 @@ def gumbel_softmax(
 
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    from minitorch._memory_format import legacy_contiguous_format
+
+    # Gumbel(0, 1), drawn row-major whatever logits' layout (torch's legacy_contiguous_format)
+    noise = empty_like(logits, memory_format=legacy_contiguous_format)
     if not logits.dtype.is_floating_point:  # torch draws its noise with exponential_
         raise RuntimeError(
             "Exponential distribution is a continuous probability distribution. dtype must be a "
             f"floating point but you specified {_dtype.scalar_name(logits.dtype)}"
         )
-    from minitorch._memory_format import legacy_contiguous_format
-
-    # Gumbel(0, 1), drawn row-major whatever logits' layout (torch's legacy_contiguous_format)
-    gumbels = -_ops.log(empty_like(logits, memory_format=legacy_contiguous_format).exponential_())
+    gumbels = -_ops.log(noise.exponential_())
     y_soft = _ops.softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
