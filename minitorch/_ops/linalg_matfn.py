@@ -152,19 +152,25 @@ class Pinv(Function):
         return -(ph @ grad @ ph) + (x - a @ (p @ x)) + (y - (y @ p) @ a)
 
 
+def _plain_tolerances(A, legacy, hermitian, atol, rtol) -> bool:
+    """Whether pinv's / matrix_rank's arguments are the common well-typed call (a tensor, a bool
+    hermitian, number-or-None tolerances, the legacy rcond/tol float alone); else
+    _check_tolerance_args looks closer and raises torch's listing where one is wrong."""
+    return (
+        hermitian.__class__ is bool
+        and (legacy is None or (legacy.__class__ is float and atol is None and rtol is None))
+        and isinstance(A, Tensor)
+        and atol.__class__ in _PLAIN_TOLERANCES
+        and rtol.__class__ in _PLAIN_TOLERANCES
+    )
+
+
 def linalg_pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """Moore-Penrose pseudo-inverse through the SVD. Mirrors torch.linalg.pinv (rcond: torch's
     older overload, rtol with atol = 0). hermitian=True reads A's lower triangle, as torch;
     the SVD of that Hermitian matrix serves as its eigendecomposition."""
     A = input
-    if (
-        hermitian.__class__ is not bool
-        or (rcond is not None and (rcond.__class__ is not float or atol is not None))
-        or (rcond is not None and rtol is not None)
-        or not isinstance(A, Tensor)
-        or atol.__class__ not in _PLAIN_TOLERANCES
-        or rtol.__class__ not in _PLAIN_TOLERANCES
-    ):
+    if not _plain_tolerances(A, rcond, hermitian, atol, rtol):
         _check_tolerance_args("linalg_pinv", "rcond", A, rcond, hermitian, atol, rtol)
     if rcond is not None:
         atol, rtol = 0.0, rcond
@@ -317,14 +323,7 @@ def linalg_matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None
             (A, tol, hermitian),
             {"atol": atol, "rtol": rtol, "out": out},
         )
-    if (
-        hermitian.__class__ is not bool
-        or (tol is not None and (tol.__class__ is not float or atol is not None))
-        or (tol is not None and rtol is not None)
-        or not isinstance(A, Tensor)
-        or atol.__class__ not in _PLAIN_TOLERANCES
-        or rtol.__class__ not in _PLAIN_TOLERANCES
-    ):
+    if not _plain_tolerances(A, tol, hermitian, atol, rtol):
         _check_tolerance_args("linalg_matrix_rank", "tol", A, tol, hermitian, atol, rtol)
     if tol is not None:
         atol, rtol = tol, 0.0
