@@ -201,3 +201,21 @@ def assert_program_matches(prog, torch, dt, tol=None, **options):
     if tol is None:
         tol = 1e-10 if dt == "float64" else 1e-4
     assert_records_match(want, got, tol, rename=True)
+
+
+def run_calls(cases, env, rec):
+    """Records each call in `cases` (source texts) evaluated in `env`: its error or "no error".
+    Each is compiled as written, so the library reads the call's keywords from its bytecode, as
+    it does from a user's line (the argument-error sweeps)."""
+    for code in cases:
+        rec.err(code, lambda code=code: eval(code, env))  # noqa: S307
+
+
+def assert_calls_match(prog, torch):
+    """Runs prog(lib, rec) (calls recorded by run_calls) under torch and minitorch and asserts
+    every record is the same text."""
+    import minitorch
+
+    want = run_program(prog, torch, rec=Rec())
+    got = run_program(prog, minitorch, rec=Rec())
+    assert_records_match(want, got, 0.0)
