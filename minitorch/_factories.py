@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
-from minitorch._backend import Device, backend_of, cpu, default_device, tensor_device
+from minitorch._backend import Device, backend_of, cpu, default_device, strided_view, tensor_device
 from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
 from minitorch._tensor_methods import _at
 
@@ -959,12 +959,7 @@ def _contiguous_empty(arr, dev: Device):
         strides.append(n)
         n *= max(s, 1)
     xp = np if dev is cpu else backend_of(dev).xp
-    try:
-        return xp.lib.stride_tricks.as_strided(arr, strides=tuple(reversed(strides)))
-    except TypeError:  # ml_dtypes' float8_e5m2, whose array interface spells it '<f1', a type
-        # NumPy cannot read back: strided as bytes
-        out = xp.lib.stride_tricks.as_strided(arr.view(xp.uint8), strides=tuple(reversed(strides)))
-        return out.view(arr.dtype)
+    return strided_view(xp, arr, arr.shape, reversed(strides))
 
 
 def _fill_array(xp, fill, shape, npdt):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from minitorch._backend import strided_view
+
 __all__ = [
     "memory_format",
     "contiguous_format",
@@ -83,7 +85,7 @@ def copy_as(xp, x, fmt):
         for a in reversed(order):
             strides[a] = n
             n *= x.shape[a]
-        return xp.lib.stride_tricks.as_strided(xp.empty(0, x.dtype), x.shape, tuple(strides))
+        return strided_view(xp, xp.empty(0, x.dtype), x.shape, strides)
     back = [0] * need
     for i, a in enumerate(order):
         back[a] = i

@@ -11,7 +11,7 @@ import zlib
 import numpy as np
 
 from minitorch import _dtype
-from minitorch._backend import backend_of, cpu, tensor_device
+from minitorch._backend import backend_of, cpu, strided_view, tensor_device
 from minitorch._tensor import Tensor, _make, _storage_root
 from minitorch.storage import TypedStorage, UntypedStorage
 
@@ -388,12 +388,7 @@ def _rebuild_tensor_v2(
             t = _make(arr.reshape(size), storage.device, False, None)
         else:
             xp = backend_of(storage.device).xp
-            byte_strides = tuple(st * arr.itemsize for st in stride)
-            try:
-                data = xp.lib.stride_tricks.as_strided(arr, shape=size, strides=byte_strides)
-            except TypeError:  # float8_e5m2's array interface ('<f1'): strided as bytes
-                data = xp.lib.stride_tricks.as_strided(arr.view(xp.uint8), size, byte_strides)
-                data = data.view(arr.dtype)
+            data = strided_view(xp, arr, size, [st * arr.itemsize for st in stride])
             t = _make(data, storage.device, False, None)
             # An expanded or gapped layout is no dense block: the tensor over the whole storage
             # starts its storage, so untyped_storage() (and a re-save) is the loaded storage,

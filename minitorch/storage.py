@@ -16,6 +16,7 @@ import mmap
 import warnings
 
 from minitorch import _dtype
+from minitorch._backend import strided_view
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import state
 
@@ -395,18 +396,14 @@ def set_(self: Tensor, source=None, storage_offset=None, size=None, stride=None)
                 step *= s
             stride = tuple(reversed(stride))
         need = storage_offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True)) + 1
+        item = elements.itemsize
         if 0 not in size and need > elements.size:
-            item = elements.itemsize
             raise RuntimeError(
                 f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                 f"{storage_offset}, and itemsize {item} requiring a storage size of "
                 f"{need * item} are out of bounds for storage of size {elements.size * item}"
             )
-        data = xp.lib.stride_tricks.as_strided(
-            elements[storage_offset:],
-            shape=size,
-            strides=tuple(s * elements.itemsize for s in stride),
-        )
+        data = strided_view(xp, elements[storage_offset:], size, [s * item for s in stride])
         root = _make(elements, self._device, False, None)
     self._data = data
     self._base = None

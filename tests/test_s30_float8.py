@@ -285,6 +285,23 @@ def test_e5m2_strided_views():
     assert mt.empty(0, 3, dtype=e5).t().stride() == (1, 3)
 
 
+def test_e5m2_strided_views_everywhere():
+    # every strided view goes through minitorch._backend.strided_view: expand to a new leading
+    # dim, empty slices and views, channels_last empties, set_ on a storage, cat with an empty
+    e5 = mt.float8_e5m2
+    x = mt.arange(24.0).reshape(2, 3, 4).to(e5)
+    assert x.expand(1, 2, 3, 4).stride() == (24, 12, 4, 1)
+    assert x.expand(1, 2, 3, 4)[0, 0, 1].tolist() == [4.0, 5.0, 6.0, 7.0]
+    assert x[:, :, 4:].stride() == (12, 4, 1) and x[:, :, 4:].dtype is e5
+    assert x.narrow(1, 3, 0).shape == (2, 0, 4)
+    assert x[:0].view(0, 12).stride() == (12, 1)
+    cl = mt.empty(0, 3, 4, 5, dtype=e5, memory_format=mt.channels_last)
+    assert cl.stride() == (60, 1, 15, 3)
+    y = mt.empty(0, dtype=e5).set_(x.untyped_storage(), 2, (3, 2), (1, 3))
+    assert y.tolist() == [[2.0, 5.0], [3.0, 6.0], [4.0, 7.0]]
+    assert mt.cat([x, x[:, :0]], 1).tolist() == x.tolist()
+
+
 # --- printing ---
 
 

@@ -11,7 +11,7 @@ import threading
 __all__ = [
     "Device", "device", "tensor_device", "backend_of", "Backend", "register_backend", "cpu",
     "default_device", "set_default_device", "CudaUnavailableError", "current_cuda_index",
-    "set_current_cuda_index", "OutOfMemoryError",
+    "set_current_cuda_index", "OutOfMemoryError", "strided_view",
 ]
 # fmt: on
 
@@ -351,6 +351,19 @@ class Backend:
     def randperm(self, rng, n: int):
         """A random permutation of 0..n-1 as an int64 array."""
         return rng.permutation(n)
+
+
+def strided_view(xp, array, shape, strides):
+    """A view of `array`'s memory from its first element with the given shape and byte strides
+    (xp.lib.stride_tricks.as_strided; nothing is checked). ml_dtypes' float8_e5m2 spells itself
+    '<f1' in its array interface, a type NumPy cannot read back: such an array is strided as
+    bytes and viewed back (NOTE [ Float8 dtypes ] in minitorch/_dtype.py)."""
+    shape, strides = tuple(shape), tuple(strides)
+    try:
+        return xp.lib.stride_tricks.as_strided(array, shape=shape, strides=strides)
+    except TypeError:
+        out = xp.lib.stride_tricks.as_strided(array.view(xp.uint8), shape=shape, strides=strides)
+        return out.view(array.dtype)
 
 
 def _identity(op: str, dtype):

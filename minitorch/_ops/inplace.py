@@ -9,6 +9,7 @@ import warnings
 import weakref
 
 from minitorch import _dtype, _memory_format, return_types
+from minitorch._backend import strided_view
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
     cast,
@@ -126,9 +127,7 @@ def writable(t: Tensor):
         return d
     backend = t._device.backend
     start = (backend.data_ptr(d) - backend.data_ptr(root)) // d.itemsize
-    return backend.xp.lib.stride_tricks.as_strided(
-        root.reshape(-1)[start:], shape=d.shape, strides=d.strides
-    )
+    return strided_view(backend.xp, root.reshape(-1)[start:], d.shape, d.strides)
 
 
 def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = False):
@@ -769,9 +768,7 @@ def _grow(t: Tensor, flat, offset: int, n: int, shape) -> bool:
         b = base._data
         at = backend.data_ptr(b) - start
         if 0 <= at < flat.nbytes and b.itemsize == flat.itemsize:
-            base._data = xp.lib.stride_tricks.as_strided(
-                memory[at // b.itemsize :], shape=b.shape, strides=b.strides
-            )
+            base._data = strided_view(xp, memory[at // b.itemsize :], b.shape, b.strides)
             base._storage_root = holder
     t._storage_root = holder
     return _set_data(t, memory[offset : offset + n].reshape(shape))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
+from minitorch._backend import strided_view
 from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._tensor import Tensor, _make, _storage_root
@@ -56,10 +57,9 @@ def at_strides(xp, x, offset: int, shape, strides):
     """An empty view of x's memory starting `offset` elements past x's first element, with the
     given shape and element strides (the memory is never read: offset may be x's end)."""
     item = x.itemsize
-    as_strided = xp.lib.stride_tricks.as_strided
     if offset > 0:  # a one-element window there moves the data pointer
-        x = as_strided(x, shape=(offset + 1,), strides=(item,))[offset:]
-    return as_strided(x, shape=tuple(shape), strides=tuple(s * item for s in strides))
+        x = strided_view(xp, x, (offset + 1,), (item,))[offset:]
+    return strided_view(xp, x, shape, [s * item for s in strides])
 
 
 def empty_view(xp, a: Tensor, key: tuple):
@@ -454,7 +454,7 @@ class Unsqueeze(Function):
         new = have[dim] * shape[dim] if dim < len(shape) else x.itemsize
         strides = have[:dim] + (new,) + have[dim:]
         if out.strides != strides:
-            out = ctx.xp.lib.stride_tricks.as_strided(out, out.shape, strides)
+            out = strided_view(ctx.xp, out, out.shape, strides)
         return out
 
     backward = _backward_data = staticmethod(_reshape_back)
@@ -739,7 +739,7 @@ class Expand(Function):
         ctx.in_shape = a._data.shape
         out = a._device.backend.broadcast_to(a._data, shape)
         if 1 in shape or not out.size:  # NumPy gives size-1 dims and empty arrays 0 strides
-            out = ctx.xp.lib.stride_tricks.as_strided(out, shape, _expand_strides(a, shape))
+            out = strided_view(ctx.xp, out, shape, _expand_strides(a, shape))
         return out
 
     @staticmethod

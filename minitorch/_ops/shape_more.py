@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _memory_format as _mf
+from minitorch._backend import strided_view
 from minitorch._ops._common import (
     check_int,
     check_tensors,
@@ -35,16 +36,6 @@ __all__ = [
     "roll",
     "rot90",
 ]
-
-
-def _strided(xp, x, shape, strides):
-    """A view of x's memory (from x's first element) with the given shape and byte strides."""
-    try:
-        return xp.lib.stride_tricks.as_strided(x, shape=tuple(shape), strides=tuple(strides))
-    except TypeError:  # ml_dtypes' float8_e5m2, whose array interface spells it '<f1', a type
-        # NumPy cannot read back: strided as bytes
-        out = xp.lib.stride_tricks.as_strided(x.view(xp.uint8), tuple(shape), tuple(strides))
-        return out.view(x.dtype)
 
 
 def _prod(shape) -> int:
@@ -107,7 +98,7 @@ def _diag_view(xp, x, offset, dim1, dim2):
         key[start[0]] = slice(start[1], None)
         x = x[tuple(key)]
     rest = [i for i in range(len(shape)) if i != dim1 and i != dim2]
-    return _strided(
+    return strided_view(
         xp,
         x,
         [shape[i] for i in rest] + [n],
@@ -313,9 +304,9 @@ def _memory(xp, r, layout):
     item = r.itemsize
     n = _extent(r.shape, layout)
     if all(s == k * item or d == 1 for s, k, d in zip(r.strides, layout, r.shape, strict=True)):
-        return _strided(xp, r, (n,), (item,))
+        return strided_view(xp, r, (n,), (item,))
     mem = xp.zeros(n, dtype=r.dtype)
-    _strided(xp, mem, r.shape, [s * item for s in layout])[...] = r
+    strided_view(xp, mem, r.shape, [s * item for s in layout])[...] = r
     return mem
 
 
@@ -343,7 +334,7 @@ class AsStrided(Function):
         mem = _memory(ctx.xp, r, layout)
         if 0 in size:  # NumPy would leave an empty slice's pointer at mem's start
             return at_strides(ctx.xp, mem, storage_offset, size, stride)  # NOTE [ Empty views ]
-        return _strided(ctx.xp, mem[storage_offset:], size, [s * r.itemsize for s in stride])
+        return strided_view(ctx.xp, mem[storage_offset:], size, [s * r.itemsize for s in stride])
 
     @staticmethod
     def backward(ctx, grad):
@@ -352,7 +343,7 @@ class AsStrided(Function):
         row_major = layout == _row_major(root_shape)
         n = _extent(root_shape, layout)
         pos = _positions(xp, (n,))
-        out_pos = _strided(xp, pos[offset:], size, [s * pos.itemsize for s in stride]).copy()
+        out_pos = strided_view(xp, pos[offset:], size, [s * pos.itemsize for s in stride]).copy()
         if row_major:  # memory positions are the root's flat positions
             g = StridedScatterAdd.apply(grad, pos=out_pos, shape=root_shape)
             if not ctx.chain:
@@ -360,7 +351,7 @@ class AsStrided(Function):
         else:
             g = StridedScatterAdd.apply(grad, pos=out_pos, shape=(n,))
         # the root's elements (then the input's, through its view chain) by memory position
-        root_pos = _strided(xp, pos, root_shape, [s * pos.itemsize for s in layout])
+        root_pos = strided_view(xp, pos, root_shape, [s * pos.itemsize for s in layout])
         with no_grad():
             root = _make(root_pos, grad._device, False, None)
             in_pos = _replay_view(root, ctx.chain)._data.copy()
@@ -453,13 +444,13 @@ class Unfold(Function):
 
 def _unfold(xp, x, dim, size, step):
     if x.ndim == 0:  # torch: a 0-d tensor unfolds to shape (size,)
-        return _strided(xp, x, (size,), (x.itemsize,))
+        return strided_view(xp, x, (size,), (x.itemsize,))
     shape, strides = list(x.shape), list(x.strides)
     shape.append(size)
     strides.append(strides[dim])
     shape[dim] = (shape[dim] - size) // step + 1
     strides[dim] *= step
-    return _strided(xp, x, shape, strides)
+    return strided_view(xp, x, shape, strides)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import numbers
 
+from minitorch._backend import strided_view
 from minitorch._ops._common import (
     check_int,
     check_tensor_list,
@@ -383,13 +384,7 @@ def empty_strided(
     flat = empty(length, dtype=dtype, device=device)
     data = flat._data
     item = data.itemsize
-    xp = flat._device.backend.xp
-    byte_strides = tuple(st * item for st in stride)
-    try:
-        data = xp.lib.stride_tricks.as_strided(data, size, byte_strides)
-    except TypeError:  # float8_e5m2's array interface ('<f1'): strided as bytes
-        data = xp.lib.stride_tricks.as_strided(data.view(xp.uint8), size, byte_strides)
-        data = data.view(flat._data.dtype)
+    data = strided_view(flat._device.backend.xp, data, size, [st * item for st in stride])
     out = _make(data, flat._device, False, None)
     return out.requires_grad_() if requires_grad else out
 

@@ -22,11 +22,6 @@ Known and left (documented):
   minitorch's bfloat16 NaN is positive (0x7F after the cast).
 - float8_e8m0fnu: torch refuses abs and index_put (and pads with an overflow error, 0 being no
   e8m0 value); minitorch runs them.
-- float8_e5m2's NumPy array interface spells it '<f1', which NumPy cannot read back, so a view
-  made by numpy.lib.stride_tricks.as_strided fails with "data type '<f1' not understood"; the
-  paths a float8 program meets stride it as bytes (empty tensors, empty_strided, diagonal, diag,
-  unfold, as_strided, loading a checkpoint), the other ~15 call sites do not: the root fix is
-  one backend helper for strided views used by all of them.
 - float8 on a CUDA device is not supported (CuPy has no ml_dtypes types)."""
 
 from __future__ import annotations
