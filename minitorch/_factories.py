@@ -811,7 +811,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         dev = _device(device)
         src_dt = _check_ndarray(data)
         if dev is cpu and (dt is None or dt is src_dt):
-            return _make(_shared_array(data, 3), cpu, False, None)
+            return _make(_shared_array(data), cpu, False, None)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
         order = _numpy_copy_order(data)
         arr = _from_double(data, npdt)  # a copy in "K" order when the dtype differs
@@ -894,30 +894,30 @@ def from_numpy(ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {_typename(ndarray)})")
     _check_ndarray(ndarray)
-    return _make(_shared_array(ndarray, 3), cpu, False, None)
+    return _make(_shared_array(ndarray), cpu, False, None)
 
 
-def _shared_array(ndarray, stacklevel: int):
+def _shared_array(ndarray):
     """The array a tensor shares with NumPy. A read-only one (pandas 3's `df[col].values`) gets
-    torch's warning and, as torch writes through it, a writable view of the same memory where
-    NumPy allows one (memory NumPy refuses to write, a bytes buffer, stays read-only: in-place
-    ops on it raise instead of writing into an immutable object). A subclass (np.matrix from
-    scipy.sparse's todense(), a masked array, a memmap) is seen as the plain array over its
-    memory, as torch reads it: np.matrix's `*` is a matrix product and its rows stay 2-d."""
+    torch's warning (once per process, as torch's) and, as torch writes through it, a
+    writable view of the same memory where NumPy allows one (memory NumPy refuses to write, a
+    bytes buffer, stays read-only: in-place ops on it raise instead of writing into an
+    immutable object). A subclass (np.matrix from scipy.sparse's todense(), a masked array, a
+    memmap) is seen as the plain array over its memory, as torch reads it: np.matrix's `*` is a
+    matrix product and its rows stay 2-d."""
     # A new ndarray object over the memory in any case: the caller's `a.shape = (2, 3)` or
     # `a.flags.writeable = False` must not reshape or freeze the tensor (torch keeps its own
     # sizes and strides).
     ndarray = ndarray.view(np.ndarray)
     if ndarray.flags.writeable:
         return ndarray
-    warnings.warn(
+    _settings.warn_once(
+        "numpy_not_writable",
         "The given NumPy array is not writable, and PyTorch does not support non-writable "
         "tensors. This means writing to this tensor will result in undefined behavior. You "
         "may want to copy the array to protect its data or make it writable before "
         "converting it to a tensor. This type of warning will be suppressed for the rest of "
         "this program.",
-        UserWarning,
-        stacklevel=stacklevel + 1,
     )
     try:
         ndarray.setflags(write=True)
@@ -1644,7 +1644,7 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
             # torch shares a CPU array of the dtype already, as from_numpy (a write to one
             # shows in the other); any other array is converted into a copy below
             _check_ndarray(first)
-            return _make(_shared_array(first, 3), dev, False, None)
+            return _make(_shared_array(first), dev, False, None)
         if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
             return tensor(first, dtype=dt, device=dev)
         raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")

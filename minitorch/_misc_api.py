@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from minitorch import _dtype
+from minitorch import _dtype, _settings
 from minitorch._backend import backend_of, cpu
 from minitorch._backend.torch_stream_counts import binomial as torch_binomial
 from minitorch._dlpack import to_dlpack
@@ -195,13 +195,13 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
             f"must not be greater than actual buffer length ({size} bytes)"
         )
     if view.readonly:
-        warnings.warn(
+        _settings.warn_once(
+            "buffer_not_writable",
             "The given buffer is not writable, and PyTorch does not support non-writable "
             "tensors. This means you can write to the underlying (supposedly non-writable) "
             "buffer using the tensor. You may want to copy the buffer to protect its data or "
-            "make it writable before converting it to a tensor.",
-            UserWarning,
-            stacklevel=2,
+            "make it writable before converting it to a tensor. This type of warning will be "
+            "suppressed for the rest of this program.",
         )
     arr = np.frombuffer(view, dtype=_dtype.numpy_dtype(dtype), count=count, offset=offset)
     return _make(arr, cpu, bool(requires_grad), None)

@@ -243,6 +243,7 @@ def test_from_numpy_errors():
         mt.from_numpy([1, 2])
     ro = np.zeros(2)
     ro.flags.writeable = False
+    mt._settings._warned_once.discard("numpy_not_writable")  # torch warns once per process
     with pytest.warns(UserWarning, match="not writable"):
         mt.from_numpy(ro)
 

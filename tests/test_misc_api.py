@@ -101,6 +101,7 @@ def test_frombuffer_errors_and_read_only_warning():
         mt.frombuffer(bytearray(0), dtype=mt.float32)
     with pytest.raises(ValueError, match="buffer protocol"):
         mt.frombuffer([1, 2], dtype=mt.float32)
+    mt._settings._warned_once.discard("buffer_not_writable")  # torch warns once per process
     with pytest.warns(UserWarning, match="not writable"):
         assert mt.frombuffer(bytes(8), dtype=mt.float32).tolist() == [0.0, 0.0]
 
