@@ -298,6 +298,12 @@ _LAZY_NAMES = {
     "vmap": "func",
     "UntypedStorage": "storage",
     "TypedStorage": "storage",
+    "Storage": "storage",  # the legacy storage classes: NOTE [ Legacy storage classes ]
+    **dict.fromkeys(
+        """DoubleStorage FloatStorage HalfStorage BFloat16Storage LongStorage IntStorage
+        ShortStorage CharStorage ByteStorage BoolStorage""".split(),
+        "storage",
+    ),
     "GradScaler": "amp",  # torch.GradScaler is torch.amp.GradScaler
     "Future": "futures",  # torch.Future: the base of torch.futures.Future, one class here
     "lobpcg": "_lobpcg",

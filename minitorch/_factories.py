@@ -1635,6 +1635,16 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "ne
     if not args:
         return _filled(0, (0,), dt, dev, False)
     first = args[0]
+    from minitorch.storage import TypedStorage, UntypedStorage
+
+    if len(args) == 1 and isinstance(first, (TypedStorage, UntypedStorage)):
+        # torch.ByteTensor(storage): a tensor over the storage's memory (its dtype checked)
+        if isinstance(first, TypedStorage) and first.dtype is not dt:
+            raise RuntimeError(
+                f"Expected a Storage of type {_dtype.scalar_name(dt)} or an UntypedStorage, but "
+                f"got type {_dtype.scalar_name(first.dtype)} for argument 1 'storage'"
+            )
+        return _filled(0, (0,), dt, dev, False).set_(first)
     if len(args) == 1 and isinstance(first, Tensor):  # a 0-d one too: not a size
         if not any_dtype and first.dtype is not dt:
             raise TypeError(f"expected {_dtype.TENSOR_TYPE_NAMES[dt.name]} (got {first.dtype})")

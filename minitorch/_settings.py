@@ -248,11 +248,12 @@ def set_flush_denormal(mode: bool) -> bool:
 
 
 def is_storage(obj) -> bool:
-    """True for a storage object. Mirrors torch.is_storage (minitorch's only storages are the
-    ones a `map_location` callable receives from minitorch.load)."""
+    """True for a storage object (UntypedStorage, TypedStorage, or one a `map_location`
+    callable receives from minitorch.load). Mirrors torch.is_storage."""
     from minitorch._serialization_storage import Storage
+    from minitorch.storage import TypedStorage, UntypedStorage
 
-    return isinstance(obj, Storage)
+    return isinstance(obj, (Storage, UntypedStorage, TypedStorage))
 
 
 def set_default_tensor_type(t) -> None:

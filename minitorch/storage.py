@@ -13,7 +13,12 @@ only with forked children (see NOTE [ Shared memory ]).
 from __future__ import annotations
 
 import mmap
+import numbers
+import sys
 import warnings
+from collections.abc import Sequence
+
+import numpy as np
 
 from minitorch import _dtype
 from minitorch._backend import strided_view
@@ -210,7 +215,10 @@ class UntypedStorage:
 
     def __repr__(self) -> str:
         # a meta storage has no bytes to list: "...", as torch prints it
-        body = "...\n" if self._device.type == "meta" else "".join(f" {v}\n" for v in self.tolist())
+        if self._device.type == "meta":
+            body = "...\n"
+        else:  # (torch's, when empty)
+            body = "".join(f" {v}\n" for v in self.tolist()) or " \n"
         return f"{body}[torch.storage.UntypedStorage(device={self._device}) of size {self.size()}]"
 
 
@@ -230,7 +238,10 @@ class TypedStorage:
         self.dtype = _dtype.to_dtype(dtype, "TypedStorage")
 
     def _elements(self):
-        return self._untyped_storage._bytes.view(_dtype.numpy_dtype(self.dtype))
+        raw, npdt = self._untyped_storage._bytes, _dtype.numpy_dtype(self.dtype)
+        if raw.size % npdt.itemsize:  # FloatStorage(wrap_storage=<6 bytes>): whole elements
+            raw = raw[: raw.size - raw.size % npdt.itemsize]
+        return raw.view(npdt)
 
     @property
     def device(self):
@@ -273,12 +284,216 @@ class TypedStorage:
         self._elements().fill(value)
         return self
 
+    def copy_(self, source, non_blocking=None) -> TypedStorage:
+        self._untyped_storage.copy_(source.untyped())
+        return self
+
+    def clone(self) -> TypedStorage:
+        return TypedStorage(self._untyped_storage.clone(), self.dtype)
+
+    def cpu(self) -> TypedStorage:
+        untyped = self._untyped_storage
+        return self if untyped.device.type == "cpu" else TypedStorage(untyped.cpu(), self.dtype)
+
+    def is_shared(self) -> bool:
+        return self._untyped_storage.is_shared()
+
+    def is_pinned(self, device="cuda") -> bool:
+        return False
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    def type(self, dtype=None, non_blocking: bool = False):
+        """With no argument, the legacy class name ('torch.FloatStorage'; 'torch.cuda.' ones on
+        a GPU); with a storage class, a copy converted to it (as .double() etc.)."""
+        if dtype is None:
+            name = _dtype.TENSOR_TYPE_NAMES[self.dtype.name].replace("Tensor", "Storage")
+            return f"torch.cuda.{name}" if self.is_cuda else f"torch.{name}"
+        return self._to(getattr(dtype, "dtype", dtype))
+
+    def _to(self, dtype) -> TypedStorage:
+        """A copy of the elements converted to dtype (torch's storage .double(), .long(), ...)."""
+        from minitorch._tensor import _make
+
+        t = _make(self._elements(), self.device, False, None).to(dtype)
+        return TypedStorage(UntypedStorage(t._data.view("uint8"), self.device), dtype)
+
+    def double(self):
+        return self._to(_dtype.float64)
+
+    def float(self):
+        return self._to(_dtype.float32)
+
+    def half(self):
+        return self._to(_dtype.float16)
+
+    def bfloat16(self):
+        return self._to(_dtype.bfloat16)
+
+    def long(self):
+        return self._to(_dtype.int64)
+
+    def int(self):
+        return self._to(_dtype.int32)
+
+    def short(self):
+        return self._to(_dtype.int16)
+
+    def char(self):
+        return self._to(_dtype.int8)
+
+    def byte(self):
+        return self._to(_dtype.uint8)
+
+    def bool(self):
+        return self._to(_dtype.bool)
+
     def __repr__(self) -> str:
-        body = "".join(f" {v}\n" for v in self.tolist())
+        body = "".join(f" {v}\n" for v in self.tolist()) or " \n"  # (torch's, when empty)
         return (
             f"{body}[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of "
             f"size {self.size()}]"
         )
+
+
+# NOTE [ Legacy storage classes ]
+# torch.FloatStorage, ByteStorage, ... (the storages of torch before TypedStorage) live on as
+# constructors and isinstance tests: calling one makes a plain TypedStorage of its dtype on the
+# CPU, and isinstance(s, FloatStorage) asks whether s is a CPU TypedStorage of float32 (the
+# metaclass's test), so a float tensor's storage() is a FloatStorage, as in torch. Old image
+# code reads pixels with ByteTensor(ByteStorage.from_buffer(img.tobytes())).
+
+_LEGACY_FORMS = (
+    "Expected one of:\n * no arguments\n * (int size)\n * (Sequence data)\n"
+    " * (*, UntypedStorage wrap_storage)\n"
+)
+
+
+class _LegacyStorageMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return type(obj) is TypedStorage and obj.dtype is cls.dtype and obj.device.type == "cpu"
+
+
+class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
+    """A legacy typed storage class (NOTE [ Legacy storage classes ]). Mirrors torch's
+    FloatStorage, ByteStorage, ...: FloatStorage(), FloatStorage(size), FloatStorage(data),
+    FloatStorage(wrap_storage=untyped), FloatStorage.from_buffer(...)."""
+
+    dtype = None
+
+    def __new__(cls, *args, wrap_storage=None, **kwargs):
+        def refuse(why, kind=TypeError):
+            return kind(f"{cls!r}.__new__ received an invalid combination of arguments. "
+                        f"{_LEGACY_FORMS}{why}")  # fmt: skip
+
+        if kwargs:
+            key = next(iter(kwargs))
+            raise refuse(f"Keyword argument '{key}' cannot be specified", RuntimeError)
+        if wrap_storage is not None:
+            if args:
+                raise refuse(
+                    "No positional arguments should be given when using 'wrap_storage'",
+                    RuntimeError,
+                )
+            if not isinstance(wrap_storage, UntypedStorage):
+                raise refuse(
+                    "Argument 'wrap_storage' must be UntypedStorage, but got "
+                    f"{_class_name(wrap_storage)}"
+                )
+            return TypedStorage(wrap_storage, cls.dtype)
+        if len(args) > 1:
+            raise refuse("Too many positional arguments", RuntimeError)
+        if not args:
+            return _new_typed(cls.dtype, 0)
+        (arg,) = args
+        if isinstance(arg, numbers.Integral):  # (a bool too, as torch)
+            return _new_typed(cls.dtype, int(arg))
+        if isinstance(arg, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{type(arg).__name__}'")
+        if not isinstance(arg, Sequence):  # (a list, tuple or range; not an array)
+            raise refuse(f"Argument type not recognized: {_class_name(arg)}")
+        from minitorch._factories import tensor
+
+        values = tensor(list(arg), dtype=cls.dtype).reshape(-1)._data
+        return TypedStorage(UntypedStorage(values.view("uint8")), cls.dtype)
+
+    @classmethod
+    def from_buffer(cls, buffer, byte_order=None, count: int = -1, offset: int = 0):
+        """A storage holding a copy of the bytes of `buffer` (any bytes-like object) from byte
+        `offset` on, `count` elements (-1: all), read in `byte_order` ('native', 'little' or
+        'big'; needed for elements wider than a byte, and for bool). Mirrors torch's."""
+        try:
+            view = memoryview(buffer).cast("B")
+        except TypeError:
+            raise TypeError(
+                f"a bytes-like object is required, not '{type(buffer).__name__}'"
+            ) from None
+        item = _dtype.numpy_dtype(cls.dtype).itemsize
+        if byte_order is None and (item > 1 or cls.dtype is _dtype.bool):
+            raise RuntimeError("function missing required argument 'byte_order' (pos 2)")
+        if byte_order is not None and byte_order not in ("native", "little", "big"):
+            raise ValueError(
+                f"invalid byte_order '{byte_order}' (expected 'big', 'little', or 'native')"
+            )
+        n = view.nbytes
+        if not 0 <= offset <= n:  # (torch's message has the two numbers swapped)
+            raise ValueError(
+                "offset must be non-negative and no greater than buffer length "
+                f"({offset}) , but got {n}"
+            )
+        if count < 0:
+            if (n - offset) % item:
+                raise ValueError(f"buffer size ({n}) must be a multiple of element size ({item})")
+            count = (n - offset) // item
+        elif offset + count * item > n:
+            raise ValueError(
+                f"buffer has only {n - offset} elements after offset {offset}, but specified a "
+                f"size of {count}"
+            )
+        raw = np.frombuffer(view, dtype=np.uint8, count=count * item, offset=offset).copy()
+        if item > 1 and byte_order != "native" and byte_order != sys.byteorder:
+            raw = raw.reshape(-1, item)[:, ::-1].reshape(-1).copy()  # the other byte order
+        return TypedStorage(UntypedStorage(raw), cls.dtype)
+
+
+def _class_name(obj) -> str:
+    cls = type(obj)
+    if cls is Tensor:
+        return "<class 'torch.Tensor'>"
+    if cls in (UntypedStorage, TypedStorage):
+        return f"<class 'torch.storage.{cls.__name__}'>"
+    return repr(cls)
+
+
+def _new_typed(dtype, size: int) -> TypedStorage:
+    if size < 0:  # torch's allocator sees the byte count as unsigned
+        nbytes = size * _dtype.numpy_dtype(dtype).itemsize + 2**64
+        raise RuntimeError(
+            "[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems to "
+            f"have been called with negative number: {nbytes}"
+        )
+    return TypedStorage(UntypedStorage(size * _dtype.numpy_dtype(dtype).itemsize), dtype)
+
+
+def _legacy_class(name: str, dtype) -> type:
+    cls = _LegacyStorageMeta(name, (_LegacyStorage,), {"dtype": dtype, "__module__": "torch"})
+    cls.__qualname__ = name
+    return cls
+
+
+DoubleStorage = _legacy_class("DoubleStorage", _dtype.float64)
+FloatStorage = _legacy_class("FloatStorage", _dtype.float32)
+HalfStorage = _legacy_class("HalfStorage", _dtype.float16)
+BFloat16Storage = _legacy_class("BFloat16Storage", _dtype.bfloat16)
+LongStorage = _legacy_class("LongStorage", _dtype.int64)
+IntStorage = _legacy_class("IntStorage", _dtype.int32)
+ShortStorage = _legacy_class("ShortStorage", _dtype.int16)
+CharStorage = _legacy_class("CharStorage", _dtype.int8)
+ByteStorage = _legacy_class("ByteStorage", _dtype.uint8)
+BoolStorage = _legacy_class("BoolStorage", _dtype.bool)
+Storage = FloatStorage  # as torch.Storage
 
 
 # --- the Tensor methods (see TensorMethods) ---

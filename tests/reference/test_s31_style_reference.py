@@ -39,8 +39,6 @@ Known and left (documented):
   refuses to save a target computed under it for backward, minitorch allows it.
 - uint16/uint32/uint64 arithmetic (a 16-bit PNG + 1, max, sort, clamp, ...) computes here; torch's
   CPU kernels raise NotImplementedError "... not implemented for 'UInt16'".
-- The legacy typed storages (torch.ByteStorage.from_buffer, as old to_tensor code reads PIL
-  bytes) do not exist here; frombuffer does.
 - LBFGS without a line search on a non-convex loss is chaotic: last-bit differences grow to
   visible ones over tens of iterations; the programs run few iterations."""
 
