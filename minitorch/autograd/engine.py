@@ -1234,9 +1234,9 @@ def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:
         returned = hook(leaf)
         if returned is not None and returned is not leaf:
             # (the leaf itself is accepted: `lambda p: p.add_(...)`, torch's own docs example)
-            # torch checks the type first (a number is not a Variable), then refuses any value
-            if not isinstance(returned, Tensor):
-                raise TypeError(f"expected Variable, but hook returned '{type(returned).__name__}'")
+            # torch checks the value as any hook's first (a Variable of the leaf's type and
+            # size), then refuses any value
+            _check_hook_result(hook, leaf, returned)
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
