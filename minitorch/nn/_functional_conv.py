@@ -70,6 +70,21 @@ def _batched(input: Tensor, n: int, op: str):
     return (input.unsqueeze(0), True) if input.ndim == n + 1 else (input, False)
 
 
+def _empty_operands(x: Tensor, w: Tensor, bias):
+    """(x, w, bias) cast to the dtype of torch's result for an empty batch or an input without
+    channels: it runs no kernel (so checks no dtypes) but multiplies the input by weight[0] (a
+    0-d tensor), or by the flattened weight when there are no channels, and adds bias[0]."""
+    ndim = 1 if x.shape[1] == 0 else 0
+    if ndim == 0 and w.numel() == 0:  # weight[0] of its flattened empty view
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    dt = _dtype.result_type((x.dtype, 1), (w.dtype, ndim))
+    return (
+        x if x.dtype is dt else x.to(dt),
+        w if w.dtype is dt else w.to(dt),
+        bias if bias is None or bias.dtype is dt else bias.to(dt),
+    )
+
+
 def _check_bias_dtype(x: Tensor, bias) -> None:
     if bias is not None and bias.dtype is not x.dtype:
         xt, bt = _dtype.CPP_NAMES[x.dtype.name], _dtype.CPP_NAMES[bias.dtype.name]
@@ -105,6 +120,12 @@ def _uses_onednn(x: Tensor, w: Tensor, geom) -> bool:
     return groups > 1 or (k[-1] > 3 and k[-2] > 3) or n > 1 or big
 
 
+def _onednn_float32(x: Tensor, w: Tensor, geom) -> bool:
+    """Whether torch's CPU convolution runs a float32 input x on its oneDNN kernel (see
+    _uses_onednn)."""
+    return x.dtype is _dtype.float32 and x.device.type == "cpu" and _uses_onednn(x, w, geom)
+
+
 def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=None) -> None:
     """torch's CPU dtype checks, in its order: the bias first (a plain convolution; the
     transposed one casts it), then the input's dtype against the kernel's, then the weight.
@@ -119,8 +140,7 @@ def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=Non
             name = "compute_columns3d" if n == 3 else "slow_conv2d_cpu"
             raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     if x.dtype is not w.dtype:
-        onednn = x.dtype is _dtype.float32 and geom is not None and x.device.type == "cpu"
-        onednn = onednn and _uses_onednn(x, w, geom)
+        onednn = geom is not None and _onednn_float32(x, w, geom)
         if onednn or x.dtype in _dtype.HALF_FLOATS:  # torch's oneDNN path
             raise RuntimeError(
                 f"Input type ({_type_string(x.dtype)}) and weight type ({_type_string(w.dtype)})"
@@ -364,8 +384,16 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         )
     dilated = any(d != 1 for d in dilation)
     if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes
+        if 0 in dilation and _onednn_float32(x, weight, (stride, dilation, groups)):
+            # torch's oneDNN kernel checks the dtypes first, then refuses in its own words
+            _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
+            raise RuntimeError("non-positive dilation is not supported")
         _check_kernel(weight, n, dilation, listed=True)  # before the dtypes; none for no input
-    _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
+    if x.shape[0] and x.shape[1]:
+        _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
+    else:
+        _check_bias_dtype(x, bias)
+        x, weight, bias = _empty_operands(x, weight, bias)
     if not dilated:
         _check_kernel(weight, n, dilation, listed=False)
     out = Conv.apply(x, weight, bias, stride=stride, padding=pads, dilation=dilation, groups=groups)
@@ -422,7 +450,7 @@ def _conv_transposend(
         )
     _check_bias(weight, bias, weight.shape[1] * groups, transposed=True)
     names = ("depth", "height", "width")[3 - n :] if n > 1 else ("width",)
-    if 0 in weight.shape[2:]:
+    if 0 in weight.shape[2:] and x.shape[0] and x.shape[1]:  # else torch says it later
         _check_kernel(weight, n, dilation, listed=False)
     if 0 in dilation and x.shape[0] and x.shape[1]:  # torch runs an empty batch unchecked
         names_d = ("height", "width") if n == 1 else names  # conv_transpose1d runs as 2d
@@ -464,7 +492,10 @@ def _conv_transposend(
             f"Given input size per channel: ({_sizes(shape[2:])}). Calculated output size per "
             f"channel: ({_sizes(got)}). Output size is too small"
         )
-    _check_dtypes(x, weight, bias, n, transposed=True, geom=(stride, dilation, groups))
+    if x.shape[0] and x.shape[1]:
+        _check_dtypes(x, weight, bias, n, transposed=True, geom=(stride, dilation, groups))
+    else:
+        x, weight, bias = _empty_operands(x, weight, bias)
     if bias is not None and bias.dtype is not x.dtype:
         bias = bias.to(x.dtype)  # torch's transposed convolution casts a bias of another dtype
     out = ConvTranspose.apply(

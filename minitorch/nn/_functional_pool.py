@@ -117,22 +117,28 @@ def _pool_geometry(
                 args["dilation"] = dilation
             _check_pool_args(parser, args)
         raise
-    if any(v <= 0 for v in s):
-        raise RuntimeError("stride should not be zero")
-    if any(v <= 0 for v in k):
-        raise RuntimeError("kernel size should be greater than zero")
-    if any(v < 0 for v in p):
-        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
-    if any(v <= 0 for v in d):
-        names = ("D", "H", "W")[3 - n :]
-        got = " ".join(f"dilation{a}: {v}" for a, v in zip(names, d, strict=False))
-        raise RuntimeError(f"dilation should be greater than zero, but got {got}")
-    for kk, pp, dd in zip(k, p, d, strict=False):
-        if pp > (dd * (kk - 1) + 1) // 2:
+    # torch sizes the output dim by dim first (the stride, the padding, the padding against
+    # the dilated kernel, halved as C++ does: towards zero), then checks the signs of all
+    for kk, ss, pp, dd in zip(k, s, p, d, strict=False):
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        extent = dd * (kk - 1) + 1
+        if pp > (extent // 2 if extent >= 0 else -(-extent // 2)):
             raise RuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={pp}, "
                 f"kernel_size={kk} and dilation={dd}"
             )
+    if min(k) <= 0 or min(s) <= 0 or min(d) <= 0:
+        names = ("T", "H", "W")[3 - n :]
+        for what, label, vs in (("kernel size", "k", k), ("stride", "d", s),
+                                ("dilation", "dilation", d)):  # fmt: skip
+            if min(vs) <= 0:
+                got = " ".join(f"{label}{a}: {v}" for a, v in zip(names, vs, strict=False))
+                raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+    if check is not None:
+        check(x, k)
     if op in ("max_pool2d", "max_pool3d") and any(
         pp > kk // 2 for kk, pp in zip(k, p, strict=True)
     ):
@@ -144,8 +150,6 @@ def _pool_geometry(
         raise RuntimeError(
             f"pad should be smaller than or equal to half of kernel size, but got {got}"
         )
-    if check is not None:
-        check(x, k)
     size = x.shape[x.ndim - n :]
     out = tuple(
         pool_out_size(L, kk, ss, pp, dd, ceil_mode)

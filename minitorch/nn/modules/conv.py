@@ -104,7 +104,8 @@ class _ConvNd(Module):
                     pads[2 * i + 1] = total - left
             self._reversed_padding_repeated_twice = pads
         else:
-            self._reversed_padding_repeated_twice = [p for p in reversed(padding) for _ in (0, 1)]
+            pairs = tuple(p for p in reversed(padding) for _ in (0, 1))
+            self._reversed_padding_repeated_twice = pairs  # a tuple here, as torch's
         if transposed:
             shape = (in_channels, out_channels // groups, *kernel_size)
         else:
