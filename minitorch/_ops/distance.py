@@ -77,13 +77,9 @@ def _cdist(x1, x2, p, compute_mode):
         return _euclidean_dist(x1, x2)
     if p == 1 and 0 not in x1.shape and 0 not in x2.shape:
         return _cdist_p1(x1, x2)
-    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 2:
-        # sqrt of the sum of squares with a zero gradient at zero distance, as torch
-        sq = (diff * diff).sum(-1)
-        pos = sq != 0  # (a NaN distance, from a NaN or inf - inf, stays NaN, as torch's)
-        safe = _ops().where(pos, sq, sq.new_ones(()))
-        return _ops().where(pos, safe.sqrt(), sq.new_zeros(()))
+        return _batched(DirectEuclideanDist, x1, x2)
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     if p == 0:
         # the count of differing coordinates, through sign so that the inputs get torch's zero
         # gradient (vector_norm's count is not differentiable: no gradient at all); a NaN
@@ -91,23 +87,37 @@ def _cdist(x1, x2, p, compute_mode):
         ops = _ops()
         return ops.where(diff.isnan(), math.nan, diff.sign().abs()).sum(-1)
     if p == math.inf:
-        return LinfDistance.apply(diff)
+        return LinfDistance.apply(diff, skip_nan=True)
+    if p < 1:
+        diff = zero_diffs_selected(diff)
     return vector_norm(diff, p, -1)
+
+
+def zero_diffs_selected(diff):
+    """diff with its zeros taken by a select, for 0 < p < 1: torch's cdist and pdist kernels give
+    a coordinate whose difference is 0 a zero gradient (its |diff| ** (p - 1) is infinite), where
+    vector_norm's backward makes it NaN once the distance is infinite or NaN."""
+    return _ops().where(diff == 0, 0.0, diff)
 
 
 class LinfDistance(Function):
     """out = max |diff| over the last dim;  grad_diff = grad * sign(diff) where |diff| == out.
     cdist's and pdist's own backward: every coordinate tied for the max gets the whole gradient
-    (torch's kernels do so), where linalg.vector_norm's shares it among the ties."""
+    (torch's kernels do so), where linalg.vector_norm's shares it among the ties. skip_nan:
+    cdist's kernel passes over NaN coordinates (their max starts at 0 and a NaN never compares
+    greater), pdist's gives NaN."""
 
     @staticmethod
-    def forward(ctx, diff):
+    def forward(ctx, diff, *, skip_nan=False):
         x = diff._data
         xp = ctx.xp
         if x.shape[-1] == 0:  # no coordinates: distance 0, as torch (max has no identity)
             out = xp.zeros(x.shape[:-1], dtype=x.dtype)
         else:
-            out = xp.abs(x).max(axis=-1)
+            a = xp.abs(x)
+            if skip_nan:
+                a = xp.where(xp.isnan(a), 0, a)
+            out = a.max(axis=-1)
         ctx.save_for_backward(diff, out)
         return out
 
@@ -115,10 +125,12 @@ class LinfDistance(Function):
     def backward(ctx, grad):
         diff, out = ctx._stored_tensors
         d = diff._data
-        # the ties as a constant 0/1 factor (a product, not a where: a NaN sign stays NaN, as torch)
-        tied = ctx.xp.abs(d) == out._data[..., None]
-        w = _make(tied.astype(d.dtype), diff._device, False, None)
-        return grad.unsqueeze(-1) * diff.sign() * w
+        xp = ctx.xp
+        # the ties as a constant 0/1 factor (a product, not a where: a NaN sign stays NaN), NaN
+        # where |diff| - out is (a NaN coordinate or distance, or an infinite tie), as torch's
+        gap = xp.abs(d) - out._data[..., None]
+        w = xp.where(xp.isnan(gap), xp.nan, gap == 0).astype(d.dtype, copy=False)
+        return grad.unsqueeze(-1) * diff.sign() * _make(w, diff._device, False, None)
 
 
 # NOTE [ pdist by row blocks ]
@@ -205,6 +217,8 @@ def _combine_rows(xp, w, a, of_diff):
     out = xp.empty_like(a)
     for i0, i1 in _row_blocks(n, n, m):
         diff = a[i0:i1, None, :] - a[None, :, :]
+        k = xp.arange(i1 - i0)
+        diff[k, k + i0] = 0  # a row's pair with itself adds nothing (not w_ii times inf - inf)
         if of_diff is not None:
             diff = of_diff(diff)
         out[i0:i1] = xp.matmul(full[i0:i1, None, :], diff)[:, 0, :]
@@ -337,15 +351,27 @@ def _by_matmul(x1, x2, p, compute_mode) -> bool:
     return compute_mode == "use_mm_for_euclid_dist" or x1.shape[-2] > 25 or x2.shape[-2] > 25
 
 
+def _batch_shape(x1, x2) -> tuple:
+    """The broadcast batch dims of x1 and x2, or torch's error for the last mismatching one."""
+    s1, s2 = x1.shape[:-2], x2.shape[:-2]
+    n = max(len(s1), len(s2))
+    s1, s2 = (1,) * (n - len(s1)) + s1, (1,) * (n - len(s2)) + s2
+    for d in range(n - 1, -1, -1):
+        if s1[d] != s2[d] and s1[d] != 1 and s2[d] != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({s1[d]}) must match the size of tensor b ({s2[d]}) "
+                f"at non-singleton dimension {d}"
+            )
+    return tuple(j if i == 1 else i for i, j in zip(s1, s2, strict=True))
+
+
 def _euclidean_dist(x1, x2):
     """cdist's matrix-product form on inputs of one dtype, batch dims broadcast as torch's (a
     view of EuclideanDist, as torch's graph)."""
     p_rows, r_rows, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     if x1.ndim == 2 and x2.ndim == 2:
         return EuclideanDist.apply(x1, x2).view(p_rows, r_rows)
-    import minitorch
-
-    batch = minitorch.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    batch = _batch_shape(x1, x2)
     a = x1.expand(*batch, p_rows, m).reshape(-1, p_rows, m)
     b = x2.expand(*batch, r_rows, m).reshape(-1, r_rows, m)
     return EuclideanDist.apply(a, b).view(*batch, p_rows, r_rows)
@@ -384,6 +410,20 @@ class EuclideanDist(Function):
         return ga, gb
 
 
+class DirectEuclideanDist(EuclideanDist):
+    """out = sqrt(sum (a_i - b_j)^2) from the differences: torch's direct kernel for p = 2, which
+    saves only the inputs and the result (what a saved_tensors_hooks pair sees); the backward is
+    EuclideanDist's, with its zero gradient at a zero distance."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        xp = ctx.xp
+        diff = a._data[..., :, None, :] - b._data[..., None, :, :]
+        out = xp.sqrt(xp.add.reduce(xp.multiply(diff, diff, out=diff), axis=-1))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+
 def _sq_norms(xp, x):
     """|x|^2 over the last dim, kept (half: the squares rounded, summed in float32, as torch)."""
     sq = x * x
@@ -402,12 +442,15 @@ def _sq_norms(xp, x):
 
 def _cdist_p1(x1, x2):
     """cdist for p = 1 on non-empty inputs, batch dims broadcast."""
-    import minitorch
+    return _batched(CityBlockDistance, x1, x2)
 
-    batch = minitorch.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+
+def _batched(fn, x1, x2):
+    """fn (a distance Function of two row sets) of x1 and x2 with their batch dims broadcast."""
+    batch = _batch_shape(x1, x2)
     a = x1.expand(*batch, *x1.shape[-2:])
     b = x2.expand(*batch, *x2.shape[-2:])
-    return CityBlockDistance.apply(a, b)
+    return fn.apply(a, b)
 
 
 def _cdist_blocks(a, b):

@@ -9,7 +9,12 @@ import math
 from minitorch import _dtype, _ops
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
-from minitorch._ops.distance import LinfDistance, PairwiseDistance1, PairwiseDistance2
+from minitorch._ops.distance import (
+    LinfDistance,
+    PairwiseDistance1,
+    PairwiseDistance2,
+    zero_diffs_selected,
+)
 from minitorch._ops.inplace import check_out
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
@@ -152,6 +157,8 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         return _ops.where(_ops.isnan(d), d, diff.sign().abs()).sum(1)
     if p == math.inf:
         return LinfDistance.apply(diff)
+    if p < 1:
+        diff = zero_diffs_selected(diff)
     return vector_norm(diff, p, dim=1)
 
 
