@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 
 from minitorch._dtype import promote_types
 from minitorch._tensor import Tensor
@@ -41,7 +42,11 @@ __all__ = [
 #     private leaves (an enclosing transform's variable, a captured Parameter, a user leaf): only
 #     then is the backward recorded (create_graph) and a result keeps its graph;
 #   * returns every other result detached, so grad(f)(x) on a plain x gives a plain tensor.
-# Whether anything outside is reachable is answered by walking the graph from the result.
+# Whether anything outside is reachable is answered by walking the graph from the result. A
+# private leaf of a level made later than this one (a transform nested inside it, already done)
+# is a constant here: in grad-of-grad, jacrev(f) with f calling grad, the inner level's leaf
+# must not make the outer one record its backward (its Jacobian would keep a graph, and each
+# use of it would grow the next one's).
 # The pytrees of inputs and outputs count None as a leaf (torch's pytree does since 2.x): a None
 # where a tensor is differentiated or returned is an error, as in torch.
 # In-place writes into a tensor captured from outside the function (acc.add_(1), copy_, or a
@@ -50,14 +55,17 @@ __all__ = [
 # in-place op.
 
 
+_LEVEL_SERIALS = itertools.count(1)
+
+
 class _Level:
     """One call of a transform: its private leaves and the graph walk that spots the rest."""
 
-    __slots__ = ("_private", "_leaves", "_clean", "outer_enabled")
+    __slots__ = ("_leaves", "_clean", "outer_enabled", "_serial")
 
     def __init__(self):
-        self._private: set[int] = set()
-        self._leaves: list[Tensor] = []  # keeps the private ids alive and unique
+        self._serial = next(_LEVEL_SERIALS)  # a later level (a nested one) has a larger one
+        self._leaves: list[Tensor] = []  # its private leaves, kept alive for the walk
         self._clean: set[int] = set()  # nodes known to reach no outside tensor
         self.outer_enabled = state.enabled  # grad mode where the transform was called
 
@@ -67,7 +75,7 @@ class _Level:
         if x._requires_grad:
             return x.view_as(x)
         t = x.detach().requires_grad_()
-        self._private.add(id(t))
+        t._func_level = self._serial  # see NOTE [ Transform levels over one autograd graph ]
         self._leaves.append(t)
         return t
 
@@ -84,7 +92,9 @@ class _Level:
                 continue
             seen.add(key)
             if isinstance(node, AccumulateGrad):
-                if id(node._variable()) not in self._private:
+                leaf = node._variable()
+                # a user's leaf or an enclosing level's private one (a nested level's is a constant)
+                if getattr(leaf, "_func_level", 0) < self._serial:
                     return True
                 continue
             stack.extend(e[0] for e in node._next if e is not None)
