@@ -59,17 +59,19 @@ def _cdist(x1, x2, p, compute_mode):
     )
     if compute_mode not in modes:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    # torch's order: both inputs' dims, the columns, then both dtypes
     for name, x in (("X1", x1), ("X2", x2)):
         if x.ndim < 2:
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
-        if not x.dtype.is_floating_point:
-            raise RuntimeError(
-                f"cdist only supports floating-point dtypes, {name} got: {_short(x.dtype)}"
-            )
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(
             f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}"
         )
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.dtype.is_floating_point:
+            raise RuntimeError(
+                f"cdist only supports floating-point dtypes, {name} got: {_short(x.dtype)}"
+            )
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     x2 = _cdist_kernel_dtypes(x1, x2, p, compute_mode)

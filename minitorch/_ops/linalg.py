@@ -905,9 +905,9 @@ def trace(input):
         nd = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("trace", input) from None
+    _no_bool(input, "trace")  # (torch's kernel dispatch, before its dims check)
     if nd != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {nd}")
-    _no_bool(input, "trace")
     return Trace.apply(input)
 
 

@@ -680,7 +680,6 @@ def _not_floating(x, kernel):
 def _check_householder(A, tau, op):
     if A.ndim < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
-    _not_floating(A, "orgqr_cpu")
     if A.shape[-2] < A.shape[-1]:
         raise RuntimeError(
             f"{op}: input.shape[-2] must be greater than or equal to input.shape[-1]"
@@ -703,6 +702,7 @@ def _check_householder(A, tau, op):
         raise RuntimeError(
             f"{op}: tau dtype {_short(tau.dtype)} does not match input dtype {_short(A.dtype)}"
         )
+    _not_floating(A, "orgqr_cpu")  # (torch's kernel, after every shape check)
 
 
 def linalg_householder_product(input, tau, *, out=None):

@@ -482,8 +482,9 @@ def _lstsq_vector(A, B):
     return B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
 
 
-def _check_lstsq(A, B):
-    """torch's lstsq checks, in its order (B a vector when it has one dim fewer than A)."""
+def _check_lstsq(A, B, driver):
+    """torch's lstsq checks, in its order (B a vector when it has one dim fewer than A; the
+    driver's name before the dtype's support)."""
     op = "torch.linalg.lstsq"
     if A.ndim < 2:
         raise RuntimeError(f"{op}: input must have at least 2 dimensions.")
@@ -502,6 +503,8 @@ def _check_lstsq(A, B):
     vector = _lstsq_vector(A, B)
     if A.shape[-2] != B.shape[-1 if vector else -2]:
         raise RuntimeError(f"{op}: input.size(-2) should match other.size({-1 if vector else -2})")
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(f"{op}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     if A.dtype not in (_dtype.float32, _dtype.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
 
@@ -540,7 +543,7 @@ def _check_lstsq_out(A, B, out):
 
 def _lstsq(A, B, rcond, driver, out):
     """linalg.lstsq's result (out= only checked here: written by the caller)."""
-    _check_lstsq(A, B)
+    _check_lstsq(A, B, driver)
     _check_matrix(A, "linalg.lstsq", square=False)
     if out is not None:
         # (torch's message names the residuals "solution" too)
@@ -549,10 +552,6 @@ def _lstsq(A, B, rcond, driver, out):
         for o, want, name in zip(out, wants, names, strict=True):
             _check_castable(want, o, "torch.linalg.lstsq", name)
     driver = driver or "gelsy"
-    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
-        raise RuntimeError(
-            "torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)"
-        )
     vector = _lstsq_vector(A, B)
     if B.ndim == A.ndim - 1 and not vector:
         # torch: a matrix B one dim short is expanded over A's batch broadcast with B.shape[:-1]

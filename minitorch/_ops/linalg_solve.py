@@ -696,7 +696,13 @@ def linalg_solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B when left=False). Mirrors torch.linalg.solve."""
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_solve, _autocast.FP32_CPU, (A, B), {"left": left, "out": out})
-    _check_matrix(A, "linalg.solve")
+    if isinstance(A, Tensor) and not A.dtype.is_floating_point:
+        # torch checks A's dtype before its dims (a half A: after the shapes', in its kernel)
+        raise RuntimeError(
+            "linalg.solve: Expected a floating point or complex tensor as input. Got "
+            f"{_short(A.dtype)}"
+        )
+    _check_matrix(A, "linalg.solve", floating=False)
     if not isinstance(B, Tensor):
         raise wrong_type("linalg_solve", B, "B", 2, "Tensor")
     if A.dtype != B.dtype:
@@ -715,6 +721,8 @@ def linalg_solve(A, B, *, left=True, out=None):
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {b.shape[-2]}x{b.shape[-1]})"
         )
     _check_batches(b, A)
+    if A.dtype in _dtype.HALF_FLOATS:
+        _low_precision(A, "linalg.solve")
     if left:
         x = Solve.apply(A, b)
     else:
@@ -737,7 +745,8 @@ def linalg_solve_triangular(input, B, *, upper=_REQUIRED, left=True, unitriangul
     for name, flag in (("upper", upper), ("left", left), ("unitriangular", unitriangular)):
         check_bool("linalg_solve_triangular", flag, name)
     A = input
-    _check_matrix(A, "linalg.solve_triangular")
+    # torch checks the shapes (A's, B's, then their batches) before A's dtype
+    _check_matrix(A, "linalg.solve_triangular", floating=False)
     if not isinstance(B, Tensor):
         raise wrong_type("linalg_solve_triangular", B, "B", 2, "Tensor")
     if B.ndim < 2:
@@ -751,6 +760,7 @@ def linalg_solve_triangular(input, B, *, upper=_REQUIRED, left=True, unitriangul
             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {B.shape[-2]}x{B.shape[-1]})"
         )
     _check_batches(B, A)
+    _check_matrix(A, "linalg.solve_triangular")
     if B.dtype is not A.dtype:  # torch solves in A's dtype (B float64, A float32: float32)
         B = B.to(A.dtype)
     if left:
@@ -799,8 +809,6 @@ def _factor_product(L, upper, op, kernel):
     """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
     and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
     here too, through a term of value zero."""
-    if not L.dtype.is_floating_point or L.dtype in _dtype.HALF_FLOATS:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(L.dtype)}'")
     if L.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     m, n = L.shape[-2:]
@@ -808,6 +816,8 @@ def _factor_product(L, upper, op, kernel):
         raise RuntimeError(
             f"{op}: A must be batches of square matrices, but they are {m} by {n} matrices"
         )
+    if not L.dtype.is_floating_point or L.dtype in _dtype.HALF_FLOATS:  # (after the shapes)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(L.dtype)}'")
     t = L.triu() if upper else L.tril()
     if L.requires_grad:
         rest = L - L.detach()

@@ -1093,19 +1093,11 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         # q as a NumPy array or a list of levels: torch takes only a number or a tensor (checked
         # before the input's dtype, as torch's argument parser does)
         raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out)
-    if x.dtype.kind != "f" or x.dtype.itemsize < 4:
-        raise RuntimeError("quantile() input tensor must be either float or double dtype")
-    if scalar_q:
-        if not 0 <= q <= 1:
-            # (torch's message says quantile() for nanquantile too)
-            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
-        qv = xp.asarray([q], dtype=x.dtype)
-    else:
-        if q.ndim > 1:
-            raise RuntimeError("quantile() q must be a scalar or 1D tensor")
-        if q._data.dtype != x.dtype:
-            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
-        qv = q._data.reshape(-1)
+    # torch's order: a number q's range (its own overload), the interpolation, then the input's
+    # size, q's dims, the input's dtype and q's
+    if scalar_q and not 0 <= q <= 1:
+        # (torch's message says quantile() for nanquantile too)
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
             "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
@@ -1113,6 +1105,16 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         )
     if x.size == 0:
         raise RuntimeError("quantile() input tensor must be non-empty")
+    if not scalar_q and q.ndim > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if x.dtype.kind != "f" or x.dtype.itemsize < 4:
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if scalar_q:
+        qv = xp.asarray([q], dtype=x.dtype)
+    else:
+        if q._data.dtype != x.dtype:
+            raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        qv = q._data.reshape(-1)
     if isinstance(out, Tensor) and out.dtype is not input.dtype:
         # torch refuses to cast into out (checked before the dim, after the checks above)
         raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")

@@ -696,11 +696,6 @@ def searchsorted(
             f"tensor's dtype {_dtype.scalar_name(out.dtype)} and out_int32 flag is {out_int32}"
         )
     sorted_sequence, values = _compared(sorted_sequence, input, "searchsorted")
-    if sorted_sequence._data.dtype.kind == "b" and values._data.dtype.kind == "b":
-        # torch has no Bool search kernel; a bool sequence searched for ints is promoted first
-        raise NotImplementedError(
-            f"\"searchsorted_out_{sorted_sequence._device.type}\" not implemented for 'Bool'"
-        )
     xp = sorted_sequence._device.backend.xp
     seq = sorted_sequence._data
     v = values._data
@@ -717,19 +712,25 @@ def searchsorted(
             "torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 "
             "dimension"
         )
+    if seq.ndim != 1 and seq.shape[:-1] != v.shape[:-1]:
+        raise RuntimeError(
+            f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+            f"dimensions of boundaries tensor and input value tensor must match, but we got "
+            f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
+        )
     _warn_non_contiguous(sorted_sequence, input)
+    if seq.dtype.kind == "b" and v.dtype.kind == "b":
+        # torch has no Bool search kernel (after its checks); a bool sequence searched for ints
+        # is promoted first
+        raise NotImplementedError(
+            f"\"searchsorted_out_{sorted_sequence._device.type}\" not implemented for 'Bool'"
+        )
     dtype = "int32" if out_int32 else "int64"
     if seq.ndim == 1 and not _ends_in_nan(sorted_sequence, seq):
         # NumPy's kernel, for speed; it agrees with torch's search except where the sequence
         # itself holds NaN (NumPy orders NaN last, torch's comparisons with NaN are false)
         res = xp.searchsorted(seq, v, side="right" if right else "left")
     else:
-        if seq.shape[:-1] != v.shape[:-1]:
-            raise RuntimeError(
-                f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
-                f"dimensions of boundaries tensor and input value tensor must match, but we got "
-                f"boundaries tensor {list(seq.shape)} and input value tensor {list(v.shape)}"
-            )
         if _rows_by_numpy(sorted_sequence, seq, v):
             res = xp.empty(v.shape, dtype="int64")
             side = "right" if right else "left"
@@ -956,13 +957,13 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         bins = check_int("histc", bins, "bins", 2)
     if bins <= 0:  # (torch's CPU histc runs histogram's checks, this one before the dtype's)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-    if not is_floating(x.dtype):
-        raise NotImplementedError(
-            f"\"histogram_cpu\" not implemented for '{_short_name(input.dtype)}'"
-        )
     for name, bound in (("min", min), ("max", max)):
         if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__"):
             raise wrong_type("histc", bound, name, 3 if name == "min" else 4, "Number")
+    # torch's order: out's dtype, the range's checks, then the kernels' dtypes (the bin edges'
+    # linspace has no Bool kernel, the count none for integers)
+    if out is not None:
+        _check_histogram_out(input, out, "hist")
     lo, hi = float(min), float(max)
     if lo == hi and x.size:
         lo, hi = float(quiet_extreme(xp, x, x.min)), float(quiet_extreme(xp, x, x.max))
@@ -972,6 +973,9 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
         raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if not is_floating(x.dtype):
+        kernel = "linspace_cpu" if x.dtype.kind == "b" else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short_name(input.dtype)}'")
     # torch finds a value's bin as int((x - lo) * bins / (hi - lo)), each step rounded to the
     # input's dtype (bfloat16 and float16 too), with lo and hi rounded to it first; it does not
     # correct the result against the bin edges as NumPy's histogram does. Same here, so values
@@ -990,10 +994,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     pos = xp.where(valid, pos, bins)
     counts = xp.bincount(pos, minlength=bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
-    if out is None:
-        return result
-    _check_histogram_out(input, out, "hist")
-    return _write(out, result)
+    return result if out is None else _write(out, result)
 
 
 def _check_histogram_out(input: Tensor, out, role: str):
@@ -1102,11 +1103,19 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
             f"torch.histogramdd: for a {dims}-dimensional histogram range should have "
             f"{2 * dims} elements, but got {len(range)}"
         )
-    if x.dtype.name not in ("float32", "float64"):
-        kernel = f"histogram_{input._device.type}" if explicit else "histogramdd"
-        raise NotImplementedError(
-            f"\"{kernel}\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
-        )
+    # torch reads the data's range in float32/float64 only; its counting kernel also takes
+    # float16/bfloat16, which given edges or a range reach (bool fails at the edges' linspace,
+    # after the range's checks; the integers at the count, after the weight's)
+    half = x.dtype.name in ("float16", "bfloat16")
+    late = range is not None and not explicit
+    if x.dtype.name not in ("float32", "float64") and not (half and (explicit or late)):
+        if not late:
+            kernel = f"histogram_{input._device.type}" if explicit else "histogramdd"
+            raise NotImplementedError(
+                f"\"{kernel}\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
+            )
+    else:
+        late = False
     ranges = _histogram_ranges(points, bins, range, xp)
     n_edges = [b._data.shape[0] if isinstance(b, Tensor) else b + 1 for b in bins]
     if any(n < 0 for n in n_edges):  # linspace(lo, hi, bins + 1) of every dim comes first
@@ -1116,6 +1125,8 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
     for d, n in enumerate(n_edges):
         if n == 1:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got 0 for dimension {d}")
+    if late and x.dtype.kind == "b":
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     w = None
     if weight is not None:
         w = weight._data
@@ -1131,6 +1142,11 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
             "torch.histogramdd: if weight tensor is provided it should have the same shape as "
             "the input tensor excluding its innermost dimension, but got input with shape "
             f"{list(x.shape)} and weight with shape {list(w.shape)}"
+        )
+    if late:
+        raise NotImplementedError(
+            f'"histogram_{input._device.type}" not implemented for '
+            f"'{_dtype.scalar_name(input.dtype)}'"
         )
     from minitorch._ranges import linspace
 

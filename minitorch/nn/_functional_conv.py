@@ -616,8 +616,6 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
             "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
             f"dimensions for input, but got: {list(input.shape)}"
         )
-    if input.dtype is not _dtype.bool:  # torch's im2col takes floats and bool, not integers
-        _float_only(input, "im2col_out_cpu", "unfold")
     x = input.unsqueeze(0) if input.ndim == 3 else input
     blocks = [
         (size + 2 * pp - dd * (kk - 1) - 1) // ss + 1
@@ -629,6 +627,8 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
             f"dilation={d}, padding={p}, calculated shape of the array of sliding blocks as "
             f"{tuple(blocks)}, but its components must be at least one."
         )
+    if input.dtype is not _dtype.bool:  # torch's im2col takes floats and bool, not integers
+        _float_only(input, "im2col_out_cpu", "unfold")  # (after its shape checks, as torch)
     out = Im2Col.apply(x, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d)
     return out.squeeze(0) if input.ndim == 3 else out
 
@@ -643,8 +643,6 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
             f"non-zero dimensions for input, but got: {list(input.shape)}"
         )
-    if input.dtype is not _dtype.bool:  # as unfold
-        _float_only(input, "col2im_out_cpu", "fold")
     x = input.unsqueeze(0) if input.ndim == 2 else input
     if x.shape[1] % prod(k):
         raise RuntimeError(
@@ -669,6 +667,8 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
             f"stride={s}, calculated shape of the array of sliding blocks as {tuple(blocks)}, "
             "which is too small (non-positive)"
         )
+    if input.dtype is not _dtype.bool:  # as unfold
+        _float_only(input, "col2im_out_cpu", "fold")
     out = Col2Im.apply(
         x, output_size=size, kernel=k, stride=s, padding=tuple((v, v) for v in p), dilation=d
     )
