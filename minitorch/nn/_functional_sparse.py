@@ -708,6 +708,9 @@ def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
         num_classes = int(input.max().item()) + 1
+    elif num_classes < 1 and input._device.type not in ("cpu", "meta"):
+        # torch's CUDA path checks no values (no sync) but refuses this; meta runs arange
+        raise RuntimeError("num_classes should be positive")
     if on_host and input.numel():
         x = input._data
         if bool((x < 0).any()):
