@@ -1222,6 +1222,8 @@ class LogSigmoid(Function):
         # over one buffer; clip is NumPy's fast min with a number (a zero's sign could differ
         # from minimum's only where log1p(1) is subtracted from it)
         out = _arr(xp, xp.abs(y))
+        if not out.flags.c_contiguous and a._device.type == "cpu":
+            out = xp.ascontiguousarray(out)  # torch's CPU kernel writes a row-major result
         xp.negative(out, out=out)
         xp.exp(out, out=out)
         xp.log1p(out, out=out)

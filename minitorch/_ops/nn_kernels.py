@@ -1362,7 +1362,13 @@ class BatchNorm(Function):
             d *= _per_channel(rstd)  # xhat
         ctx.xhat, ctx.rstd, ctx.mean, ctx.training, ctx.eps = d, rstd, mean, training, eps
         ctx.save_for_backward(a, w)
-        return out.reshape(x.shape)
+        out = out.reshape(x.shape)
+        if not out.flags.c_contiguous and _mf.suggested_last(x) is None and a.device.type != "meta":
+            # torch lays the result out in the input's suggested memory format: channels-last
+            # (kept above) or row-major, so a transposed (N, L, C) view gives a contiguous out
+            # (its meta kernel keeps the input's layout)
+            out = xp.ascontiguousarray(out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):

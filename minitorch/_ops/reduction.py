@@ -1293,6 +1293,8 @@ class Logsumexp(Function):
             out = xp.asarray(out, dtype=dt)
         else:
             out = _logsumexp_rounded(xp, x, dims, keepdim, rdt)
+        if out.ndim > 1 and not out.flags.c_contiguous:  # NumPy kept a permuted input's order
+            out = xp.ascontiguousarray(out)  # torch's result is row-major
         ctx.save_for_backward(a, out)
         return out
 

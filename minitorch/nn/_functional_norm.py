@@ -623,12 +623,15 @@ def rms_norm(
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     ms = scalar_node(x.pow(2).mean(dims, keepdim=True) + eps)
     out = x * rsqrt(ms)
+    # torch makes the scaled result contiguous (a clone) before the cast back: a transposed or
+    # sliced input gives a contiguous output, on which .view works
     if x is not input:
         if weight is not None:  # a half weight too (a float32 one: kept so for a half model)
             out = out * (weight if weight.dtype is _dtype.float32 else weight.float())
-        return out.to(dt)
+        return out.contiguous().to(dt)
     if weight is not None:
         out = out * weight
+    out = out.contiguous()
     return out if out.dtype is dt else out.to(dt)  # see _affine
 
 
