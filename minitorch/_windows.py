@@ -29,10 +29,13 @@ __all__ = [
 
 # --- windows ---
 #
-# Each window is computed in float64 on the host from torch's formula over n = 0 .. N-1 and
-# cast once (for float16 that is closer than torch, which evaluates the cosines in half); a
-# periodic window of length N is the symmetric window of length N + 1 less its last value
-# (torch's definition).
+# Each window is computed on the host from torch's formula, in torch's order of operations,
+# over n = 0 .. N-1 and cast once: in float64, or (blackman, bartlett) in the window's own
+# float32/float64 arithmetic, so its values round as torch's do (float16 and bfloat16: in
+# float32, closer than torch, which evaluates the cosines in half). float32 hann and hamming
+# windows are float64 values rounded once, within an ulp of torch's (torch's float32 cosines
+# are not NumPy's, so float32 steps would not give torch's bits either). A periodic window of
+# length N is the symmetric window of length N + 1 less its last value (torch's definition).
 
 
 class _Unset:
@@ -78,6 +81,14 @@ def _overloads(names=()) -> list:
     for k in range(len(names)):
         heads.append(heads[1] + "".join(f", float {n}" for n in names[: k + 1]))
     return [f"{h}, {_OPTIONS}" for h in heads]
+
+
+def _too_many(name: str, args: tuple, names=()) -> TypeError:
+    """torch's TypeError for more positional arguments than any overload of the window takes:
+    its options are keyword-only (hann_window(8, False, torch.float64) finds no overload)."""
+    from minitorch._ops._common import arg_types, no_overload
+
+    return no_overload(name, arg_types(*args), _overloads(names))
 
 
 def _check_window_args(name: str, window_length, periodic, floats=(), names=()):
@@ -156,12 +167,12 @@ def _options_text(dt, dev) -> str:
     )
 
 
-def _cosine_sum(*coefs):
-    """sum_k (-1)^k coefs[k] cos(2 pi k n / (N - 1))"""
+def _cosine_sum(alpha, beta):
+    """alpha - beta cos(2 pi n / (N - 1)), in n's dtype in torch's order: cos(.) (-beta) + alpha"""
 
     def formula(n, big_n):
-        phase = 2.0 * math.pi * n / (big_n - 1)
-        return sum((-1) ** k * c * np.cos(k * phase) for k, c in enumerate(coefs))
+        f = n.dtype.type
+        return np.cos(n * f(2.0 * math.pi / (big_n - 1))) * f(-beta) + f(alpha)
 
     return formula
 
@@ -169,7 +180,7 @@ def _cosine_sum(*coefs):
 def hann_window(
     window_length,
     periodic=True,
-    *,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -177,6 +188,8 @@ def hann_window(
     pin_memory=False,
 ) -> Tensor:
     """0.5 - 0.5 cos(2 pi n / (N - 1)). Mirrors torch.hann_window."""
+    if extra:
+        raise _too_many("hann_window", (window_length, periodic, *extra))
     return _window(
         "hann_window",
         window_length,
@@ -193,7 +206,7 @@ def hamming_window(
     periodic=_UNSET,
     alpha=_UNSET,
     beta=_UNSET,
-    *,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -201,6 +214,9 @@ def hamming_window(
     pin_memory=False,
 ) -> Tensor:
     """alpha - beta cos(2 pi n / (N - 1)). Mirrors torch.hamming_window."""
+    if extra:
+        names = ("alpha", "beta")
+        raise _too_many("hamming_window", (window_length, periodic, alpha, beta, *extra), names)
     periodic, alpha, beta = _resolve_skipped(
         "hamming_window",
         window_length,
@@ -225,7 +241,7 @@ def hamming_window(
 def blackman_window(
     window_length,
     periodic=True,
-    *,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -234,6 +250,8 @@ def blackman_window(
 ) -> Tensor:
     """0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)).
     Mirrors torch.blackman_window."""
+    if extra:
+        raise _too_many("blackman_window", (window_length, periodic, *extra))
     return _window(
         "blackman_window",
         window_length,
@@ -256,7 +274,7 @@ def _blackman(n, big_n):
 def bartlett_window(
     window_length,
     periodic=True,
-    *,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -264,6 +282,8 @@ def bartlett_window(
     pin_memory=False,
 ) -> Tensor:
     """1 - |2 n / (N - 1) - 1|. Mirrors torch.bartlett_window."""
+    if extra:
+        raise _too_many("bartlett_window", (window_length, periodic, *extra))
     return _window(
         "bartlett_window",
         window_length,
@@ -271,15 +291,25 @@ def bartlett_window(
         dtype,
         device,
         requires_grad,
-        lambda n, big_n: 1.0 - np.abs(2.0 * n / (big_n - 1) - 1.0),
+        _bartlett,
+        in_dtype=True,
     )
+
+
+def _bartlett(n, big_n):
+    # torch's steps in n's dtype: 2 n / (N - 1) rising, then 2 - that past the middle
+    f = n.dtype.type
+    w = n * f(2.0 / (big_n - 1))
+    half = (big_n - 1) // 2 + 1
+    w[half:] = f(2.0) - w[half:]
+    return w
 
 
 def kaiser_window(
     window_length,
     periodic=_UNSET,
     beta=_UNSET,
-    *,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -288,6 +318,8 @@ def kaiser_window(
 ) -> Tensor:
     """I0(beta sqrt(1 - ((n - a) / a)^2)) / I0(beta), a = (N - 1) / 2.
     Mirrors torch.kaiser_window."""
+    if extra:
+        raise _too_many("kaiser_window", (window_length, periodic, beta, *extra), ("beta",))
     periodic, beta = _resolve_skipped(
         "kaiser_window",
         window_length,

@@ -450,15 +450,10 @@ def _spacings(spacing, dims, input: Tensor):
     if spacing is None or isinstance(spacing, (int, float)):
         # torch parses None and bool as the Number overload (None -> 1, True -> 1)
         return [1 if spacing is None else +spacing] * len(dims)  # +True is 1
-    if isinstance(spacing, Tensor):
-        if spacing.ndim == 0:
-            # torch reads a 0-d tensor as a Number; kept as a tensor (no host read), it still
-            # acts as one: a 0-d operand does not widen the data's dtype
-            return [spacing] * len(dims)
-        raise TypeError(
-            "gradient(): spacing must be a number, or a tuple of numbers or of 1-D coordinate "
-            f"tensors (one per dim), but got a {spacing.ndim}-D Tensor"
-        )
+    if isinstance(spacing, Tensor):  # 0-d: wider ones were refused by gradient
+        # torch reads a 0-d tensor as a Number; kept as a tensor (no host read), it still
+        # acts as one: a 0-d operand does not widen the data's dtype
+        return [spacing] * len(dims)
     spacing = list(spacing)
     if len(spacing) != len(dims):
         raise RuntimeError(
@@ -559,6 +554,32 @@ def _gradient_dim(f: Tensor, d: int, h, edge_order: int) -> Tensor:
     return cat([first, interior, last], dim=d)
 
 
+_GRADIENT_FORMS = tuple(
+    f"Tensor input, *, {spacing}{dim}, int edge_order = 1"
+    for spacing, dim in [
+        ("", "tuple of ints dim"),
+        ("Number spacing, ", "tuple of ints dim"),
+        ("Number spacing = None, ", "int dim = None"),
+        ("tuple of Scalars spacing, ", "int dim = None"),
+        ("tuple of Scalars spacing, ", "tuple of ints dim"),
+        ("tuple of Tensors spacing, ", "int dim = None"),
+        ("tuple of Tensors spacing, ", "tuple of ints dim"),
+    ]
+)
+
+
+def _gradient_overloads(input, spacing, dim, edge_order) -> TypeError:
+    """torch's parser error for a spacing no overload takes (a 1-D coordinates tensor not
+    wrapped in a tuple, as numpy.gradient would take it)."""
+    from minitorch._call_site import call_keywords
+    from minitorch._ops._parser_errors import overload_error
+
+    passed = call_keywords("gradient", depth=2) or ()
+    named = [("input", input), ("spacing", spacing)]
+    named += [(n, v) for n, v in (("dim", dim), ("edge_order", edge_order)) if n in passed]
+    return overload_error("gradient", _GRADIENT_FORMS, _GRADIENT_FORMS, named)
+
+
 def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     """The derivative estimated by central differences inside and one-sided differences of
     order edge_order at the ends, along each of `dim` (all by default). `spacing` is a number,
@@ -569,6 +590,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     a RuntimeError; torch does not check it and computes from the wrong coordinates, or gives a
     result of another shape (4 coordinates for a dim of size 3: 4 rows)."""
     _check_tensor(input, "gradient")
+    if isinstance(spacing, Tensor) and spacing.ndim != 0:
+        raise _gradient_overloads(input, spacing, dim, edge_order)
     if not (spacing is None or isinstance(spacing, (int, float, Tensor))):
         spacing = _spacing_list(spacing)
     if input._data.dtype == "uint8":

@@ -15,7 +15,7 @@ from minitorch import _memory_format as _mf
 from minitorch._factories import full
 from minitorch._ops._common import is_index, not_tensor, zeros_of
 from minitorch._tensor import Tensor
-from minitorch._tensor_methods import _type_name
+from minitorch._tensor_methods import _int_list, _type_name
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function, name_node
 from minitorch.autograd.grad_mode import state
@@ -114,9 +114,11 @@ def _pad_ints(pad) -> tuple:
     out = []
     for i, p in enumerate(pad):
         if not is_index(p):
+            if i:  # torch's parser checks the first element, then unpacks the rest (int[]'s way)
+                return _int_list(pad, "pad", "pad")
             raise TypeError(
                 "pad(): argument 'pad' (position 2) must be tuple of ints, but found element of "
-                f"type {_type_name(p)} at pos {i}"
+                f"type {_type_name(p)} at pos 0"
             )
         out.append(p.__index__())
     return tuple(out)

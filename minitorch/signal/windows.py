@@ -28,20 +28,34 @@ def _check(name: str, M, dtype):
     return dt
 
 
-def _finish(values: np.ndarray, M: int, sym: bool, dt, device, requires_grad) -> Tensor:
-    """The first M values (all when sym), as a tensor."""
+def _finish(values, M: int, dt, device, requires_grad) -> Tensor:
+    """The window from formula's (pre, last): last (a Tensor op) applied to the first M points
+    of pre, a leaf. torch builds these windows from tensor ops, so with requires_grad its window
+    is not a leaf but that op's output (grad_fn SumBackward1, SinBackward0, ...), as here."""
+    pre, last = values
     dev = _device(device)
-    host = np.ascontiguousarray(values[:M].astype(dt.np, copy=False))
-    return _require_grad(_make(_put(host, dev), dev, False, None), requires_grad)
+    host = np.ascontiguousarray(pre[..., :M].astype(dt.np, copy=False))
+    return last(_require_grad(_make(_put(host, dev), dev, False, None), requires_grad))
 
 
-def _build(M: int, sym: bool, dt, device, requires_grad, formula) -> Tensor:
-    """The window: M = 0 or 1 give empty or a single one (as torch); else formula(n, f) over
+def _build(M: int, sym: bool, dt, device, requires_grad, formula, one_by_formula=False) -> Tensor:
+    """The window: M = 0 or 1 give empty or a single one, a leaf (as torch, which computes the
+    one point by the formula at n = 0 where one_by_formula); else formula(n, f) over
     n = 0 .. N-1 in dt's arithmetic (f its scalar type), N = M (sym) or M + 1, cut to M."""
+    if M == 1 and one_by_formula:
+        return _finish(formula(np.zeros(1, dt.np), dt.np.type), 1, dt, device, requires_grad)
     if M <= 1:
-        return _finish(np.ones(M, dtype=dt.np), M, True, dt, device, requires_grad)
+        return _finish((np.ones(M, dtype=dt.np), _same), M, dt, device, requires_grad)
     n = np.arange(M if sym else M + 1, dtype=dt.np)
-    return _finish(formula(n, dt.np.type), M, sym, dt, device, requires_grad)
+    return _finish(formula(n, dt.np.type), M, dt, device, requires_grad)
+
+
+def _same(t: Tensor) -> Tensor:
+    return t
+
+
+def _sum(t: Tensor) -> Tensor:
+    return t.sum(0)
 
 
 def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -56,7 +70,7 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requ
 
     def formula(n, f):
         k = n * f(2 * math.pi / (len(n) - 1))
-        return sum(f((-1) ** i * c) * np.cos(f(i) * k) for i, c in enumerate(a))
+        return np.stack([f((-1) ** i * c) * np.cos(f(i) * k) for i, c in enumerate(a)]), _sum
 
     return _build(M, sym, dt, device, requires_grad, formula)
 
@@ -101,7 +115,7 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     dt = _check("bartlett", M, dtype)
 
     def formula(n, f):
-        return f(1) - np.abs(f(2) * n / f(len(n) - 1) - f(1))
+        return np.abs(f(2) * n / f(len(n) - 1) - f(1)), lambda t: 1 - t
 
     return _build(M, sym, dt, device, requires_grad, formula)
 
@@ -111,9 +125,9 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
     dt = _check("cosine", M, dtype)
 
     def formula(n, f):
-        return np.sin(f(math.pi / len(n)) * (n + f(0.5)))
+        return f(math.pi / len(n)) * (n + f(0.5)), Tensor.sin
 
-    return _build(M, sym, dt, device, requires_grad, formula)
+    return _build(M, sym, dt, device, requires_grad, formula, one_by_formula=True)
 
 
 def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -124,9 +138,9 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requ
 
     def formula(n, f):
         x = (n - f((len(n) - 1) / 2)) / f(std)
-        return np.exp(-(x * x) / f(2))
+        return -(x * x) / f(2), Tensor.exp
 
-    return _build(M, sym, dt, device, requires_grad, formula)
+    return _build(M, sym, dt, device, requires_grad, formula, one_by_formula=True)
 
 
 def exponential(
@@ -142,12 +156,10 @@ def exponential(
 
     def formula(n, f):
         c = f((len(n) - 1) / 2 if center is None else center)
-        return np.exp(-np.abs(n - c) / f(tau))
+        return -np.abs(n - c) / f(tau), Tensor.exp
 
-    if M == 1 and center is not None:
-        # torch's single point is the formula's at n = 0 (exp(-|center| / tau)), not 1
-        return _finish(formula(np.zeros(1, dt.np), dt.np.type), 1, True, dt, device, requires_grad)
-    return _build(M, sym, dt, device, requires_grad, formula)
+    # torch's single point is the formula's at n = 0 (exp(-|center| / tau) with a center)
+    return _build(M, sym, dt, device, requires_grad, formula, one_by_formula=True)
 
 
 def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requires_grad=False):
@@ -159,6 +171,8 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requ
     def formula(n, f):
         r = f(2) * n / f(len(n) - 1) - f(1)
         arg = f(beta) * np.sqrt(np.maximum(f(1) - r * r, f(0)))
-        return np.i0(arg.astype(np.float64)) / np.i0(float(beta))
+        # I0 of both in float64, cast, then divided in the window's dtype (as torch's)
+        den = float(f(np.i0(float(beta))))
+        return np.i0(arg.astype(np.float64)).astype(f), lambda t: t / den
 
     return _build(M, sym, dt, device, requires_grad, formula)
