@@ -550,13 +550,14 @@ class MaskedFillTensor(MaskedFill):
     _edges = (0, 2)
 
 
-def _check_mask(mask, op: str):
+def _check_mask(mask, op: str, short: bool = False):
+    """short: the dtype named as torch's masked_scatter names it ('Long', not 'long int')."""
     if not isinstance(mask, Tensor):
         raise TypeError(f"{op}(): argument 'mask' must be Tensor, not {type_name(mask)}")
     if mask._data.dtype.kind != "b":
+        name = _short(mask.dtype) if short else _dtype.CPP_NAMES.get(mask.dtype.name)
         raise RuntimeError(
-            f"{op} only supports boolean masks, but got mask with dtype "
-            f"{_dtype.CPP_NAMES.get(mask.dtype.name, mask.dtype.name)}"
+            f"{op} only supports boolean masks, but got mask with dtype {name or mask.dtype.name}"
         )
 
 
@@ -662,12 +663,23 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     check_tensors("masked_scatter", ("input", input), ("mask", mask), ("source", source))
     from minitorch._ops.pointwise import where
 
-    _check_mask(mask, "masked_scatter_")
-    if source.dtype is not input.dtype:
+    if source.dtype is not input.dtype:  # checked first, as torch's (its text has no space)
         raise RuntimeError(
-            f"masked_scatter_: expected self and source to have same dtypes but got "
+            f"masked_scatter: expected self and source to have same dtypes but got"
             f"{_short(input.dtype)} and {_short(source.dtype)}"
         )
+    if mask.dtype is _dtype.uint8:
+        import warnings
+
+        from minitorch.autograd.anomaly_mode import _user_stacklevel
+
+        warnings.warn(
+            "masked_scatter_ received a mask with dtype torch.uint8, this behavior is now "
+            "deprecated,please use a mask with dtype torch.bool instead.",
+            UserWarning,
+            stacklevel=_user_stacklevel(),
+        )
+    _check_mask(mask, "masked_scatter_", short=True)
     x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_scatter")
     xp = x._device.backend.xp
     flat_mask = m._data.reshape(-1)

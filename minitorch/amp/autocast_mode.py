@@ -131,33 +131,49 @@ def set_autocast_dtype(device_type: str, dtype) -> None:
     _flags(device_type, "set_autocast_dtype")[1][device_type] = dtype
 
 
+def _warn_deprecated(old: str, new: str) -> None:
+    """torch's DeprecationWarning for the device-specific state functions: at every call, at the
+    caller's line."""
+    warnings.warn(
+        f"torch.{old} is deprecated. Please use torch.{new} instead.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+
+
 def get_autocast_gpu_dtype() -> _dtype.dtype:
     """Mirrors torch.get_autocast_gpu_dtype (deprecated there for get_autocast_dtype('cuda'))."""
+    _warn_deprecated("get_autocast_gpu_dtype()", "get_autocast_dtype('cuda')")
     return _state.dtype["cuda"]
 
 
 def get_autocast_cpu_dtype() -> _dtype.dtype:
-    """Mirrors torch.get_autocast_cpu_dtype."""
+    """Mirrors torch.get_autocast_cpu_dtype (deprecated there for get_autocast_dtype('cpu'))."""
+    _warn_deprecated("get_autocast_cpu_dtype()", "get_autocast_dtype('cpu')")
     return _state.dtype["cpu"]
 
 
 def set_autocast_gpu_dtype(dtype) -> None:
-    """Mirrors torch.set_autocast_gpu_dtype."""
+    """Mirrors torch.set_autocast_gpu_dtype (deprecated there)."""
+    _warn_deprecated("set_autocast_gpu_dtype(dtype)", "set_autocast_dtype('cuda', dtype)")
     set_autocast_dtype("cuda", dtype)
 
 
 def set_autocast_cpu_dtype(dtype) -> None:
-    """Mirrors torch.set_autocast_cpu_dtype."""
+    """Mirrors torch.set_autocast_cpu_dtype (deprecated there)."""
+    _warn_deprecated("set_autocast_cpu_dtype(dtype)", "set_autocast_dtype('cpu', dtype)")
     set_autocast_dtype("cpu", dtype)
 
 
 def is_autocast_cpu_enabled() -> bool:
-    """Mirrors torch.is_autocast_cpu_enabled."""
+    """Mirrors torch.is_autocast_cpu_enabled (deprecated there)."""
+    _warn_deprecated("is_autocast_cpu_enabled()", "is_autocast_enabled('cpu')")
     return _state.enabled["cpu"]
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
-    """Mirrors torch.set_autocast_cpu_enabled."""
+    """Mirrors torch.set_autocast_cpu_enabled (deprecated there)."""
+    _warn_deprecated("set_autocast_cpu_enabled(enabled)", "set_autocast_enabled('cpu', enabled)")
     set_autocast_enabled("cpu", enabled)
 
 
