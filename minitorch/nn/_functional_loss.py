@@ -632,6 +632,12 @@ def binary_cross_entropy(
     _check_bce_size(input, target)
     if weight is not None and not isinstance(weight, Tensor):
         weight.size()  # torch's Python reads weight.size() next: a str's AttributeError, say
+    if weight is not None and weight.shape != target.shape:
+        from minitorch._ops.shape_join import broadcast_shapes
+
+        # torch's Python broadcasts the weight to the target first: its error, before the
+        # kernel's dtype and range checks
+        broadcast_shapes(target.shape, weight.shape)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
     # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
