@@ -492,6 +492,26 @@ def scalar_name(dt: dtype) -> str:
     return _SCALAR_NAMES[dt.name]
 
 
+# the dtypes whose legacy tensor classes torch's C++ type registry knows (torch.FloatTensor)
+_REGISTERED_TYPES = frozenset(
+    ("uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+)
+
+
+# the dtypes torch's range and permutation kernels (arange, range, linspace, logspace, randperm)
+# are not built for: they raise NotImplementedError naming the kernel and the ScalarType
+NO_RANGE_KERNEL = frozenset(("bool", "uint16", "uint32", "uint64"))
+
+
+def checked_type_name(t) -> str:
+    """How torch's argument checks ('... but got X instead (while checking arguments for op)')
+    name tensor t's type: its legacy class (torch.FloatTensor, torch.cuda.FloatTensor) for the
+    eight original dtypes, the backend type (CPUBoolType, CUDABFloat16Type) for the others."""
+    if t.dtype.name in _REGISTERED_TYPES:
+        return t.type()
+    return f"{t.device.type.upper()}{_SCALAR_NAMES[t.dtype.name]}Type"
+
+
 def to_dtype(x, op: str = "to_dtype") -> dtype:
     """Read a `dtype=` argument: a dtype, Python `bool`/`int`/`float` (-> bool/int64/float64).
 

@@ -248,8 +248,8 @@ def arange(
         raise _arange_error(start, end, step, e, **options) from None
     is_int = not any(isinstance(v, float) for v in (start, end, step))
     dt = _dtype_arg(dtype, _dtype.int64 if is_int else _dtype.default_float(), "arange")
-    if dt is _dtype.bool:
-        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if dt.name in _dtype.NO_RANGE_KERNEL:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{_dtype.scalar_name(dt)}'")
     if dt.itemsize == 1 and dt.is_floating_point:  # NOTE [ Float8 dtypes ]
         raise _dtype.float8_error("arange_cpu", dt)
     start_d, end_d, step_d = float(start), float(end), float(step)
@@ -374,8 +374,8 @@ def _range(start, end, step, dt, dev) -> Tensor:
     values are computed in dt's accumulation type: int64 for an integer dtype (the arguments
     truncated first: range(0.5, 3, dtype=long) is [0, 1, 2, 3]), float32 for a 2-byte float
     (range(0, 0.3, 0.1, dtype=half) has 4 elements where float64 would give 3), else float64."""
-    if dt is _dtype.bool:
-        raise NotImplementedError("\"range_cpu\" not implemented for 'Bool'")
+    if dt.name in _dtype.NO_RANGE_KERNEL:
+        raise NotImplementedError(f"\"range_cpu\" not implemented for '{_dtype.scalar_name(dt)}'")
     if not (float(step) > 0 or float(step) < 0):  # (a nan step too)
         raise RuntimeError("step must be nonzero")
     if dt._kind == 1:
@@ -551,8 +551,9 @@ def linspace(
         keywords["requires_grad"] = requires_grad
         raise _space_type_error("linspace", given, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
-    if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype
-        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    if dt.name in _dtype.NO_RANGE_KERNEL and steps > 1:  # torch fills 0 or 1 element of any dtype
+        name = _dtype.scalar_name(dt)
+        raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{name}'")
     if dt.itemsize == 1 and dt.is_floating_point and steps > 1:  # NOTE [ Float8 dtypes ]
         raise _dtype.float8_error("linspace_cpu", dt)
     dev = _device(device)
@@ -656,8 +657,9 @@ def logspace(
             keywords["base"] = base
         raise _space_type_error("logspace", args, keywords) from None
     dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
-    if dt is _dtype.bool and steps > 1:  # torch fills 0 or 1 element of any dtype
-        raise NotImplementedError("\"logspace_cpu\" not implemented for 'Bool'")
+    if dt.name in _dtype.NO_RANGE_KERNEL and steps > 1:  # torch fills 0 or 1 element of any dtype
+        name = _dtype.scalar_name(dt)
+        raise NotImplementedError(f"\"logspace_cpu\" not implemented for '{name}'")
     if not steps:
         return _require_grad(linspace(0, 0, 0, dtype=dt, device=device), requires_grad)
     if dt is not _dtype.bool:  # start and end converted as linspace's

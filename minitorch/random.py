@@ -846,8 +846,8 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = _dtype_arg(dtype, _dtype.int64, "randperm")
-    if dt is _dtype.bool:
-        raise NotImplementedError("\"randperm\" not implemented for 'Bool'")
+    if dt.name in _dtype.NO_RANGE_KERNEL:
+        raise NotImplementedError(f"\"randperm\" not implemented for '{_dtype.scalar_name(dt)}'")
     if dt is _dtype.float16 and n > 2049:  # beyond it float16 cannot hold every integer
         raise RuntimeError("n cannot be greater than 2049 for Half type.")
     if dt is _dtype.float32 and n > (1 << 24) + 1:  # (torch checks no such bound for bfloat16)

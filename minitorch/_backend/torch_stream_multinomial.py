@@ -94,16 +94,38 @@ def _topk_rows(keys: np.ndarray, k: int) -> np.ndarray:
 # below replay them on integer ranks of the keys (equal keys, equal ranks), step for step.
 
 
-def _stl_topk(ranks: list, k: int) -> list:
+def _stl_topk(ranks, k: int, sort: bool = True) -> list:
+    """torch's CPU topk(ranks, k, sorted=sort) indices (larger ranks first); ranks: a list or
+    an integer array."""
     n = len(ranks)
-    a = list(zip(ranks, range(n), strict=True))
     if k * 64 <= n:
-        _heap_select(a, 0, k, n)
-        _sort_heap(a, 0, k)
-    else:
-        _nth_element(a, k - 1, n)
+        return _heap_topk(np.asarray(ranks), k)
+    keys = ranks.tolist() if isinstance(ranks, np.ndarray) else ranks
+    a = list(zip(keys, range(n), strict=True))
+    _nth_element(a, k - 1, n)
+    if sort:
         _std_sort(a, 0, k - 1)
     return [i for _, i in a[:k]]
+
+
+def _heap_topk(ranks: np.ndarray, k: int) -> list:
+    """_heap_select(a, 0, k, n) then _sort_heap(a, 0, k), keeping only the heap: an element
+    enters it only when above its top, which never falls, so each chunk of the rest is first
+    narrowed to the elements above the top at the chunk's start (a long row with few such
+    elements costs NumPy passes rather than a Python step per element)."""
+    a = list(zip(ranks[:k].tolist(), range(k), strict=True))
+    for parent in range((k - 2) // 2, -1, -1) if k >= 2 else ():
+        _adjust_heap(a, 0, parent, k, a[parent])
+    start, n = k, ranks.shape[0]
+    while start < n:
+        chunk = ranks[start : start + min(max(start, 64), 4096)]  # the top rises early: grow
+        for i in np.flatnonzero(chunk > a[0][0]).tolist():
+            r = int(chunk[i])
+            if r > a[0][0]:
+                _adjust_heap(a, 0, 0, k, (r, start + i))
+        start += chunk.shape[0]
+    _sort_heap(a, 0, k)
+    return [i for _, i in a]
 
 
 def _move_median_to_first(a, res, i, j, m):

@@ -399,9 +399,9 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
         return value
     if len(shape) > len(target):
         raise RuntimeError(
-            f"expand({value.type()}{{{list(shape)}}}, size={list(target)}): the number of sizes "
-            f"provided ({len(target)}) must be greater or equal to the number of dimensions in the "
-            f"tensor ({len(shape)})"
+            f"expand({_dtype.checked_type_name(value)}{{{list(shape)}}}, size={list(target)}): "
+            f"the number of sizes provided ({len(target)}) must be greater or equal to the number "
+            f"of dimensions in the tensor ({len(shape)})"
         )
     for i in range(1, len(shape) + 1):
         if shape[-i] != 1 and shape[-i] != target[-i]:

@@ -940,7 +940,8 @@ def map_(self, tensor, callable):
         )
     _host_callback_checks(self, "map_")
     if tensor.dtype is not self.dtype:
-        raise TypeError(f"map_: expected {self.type()} for 'other' (got {tensor.type()})")
+        want, got = _dtype.checked_type_name(self), _dtype.checked_type_name(tensor)
+        raise TypeError(f"map_: expected {want} for 'other' (got {got})")
     if tensor._device is not cpu:
         raise TypeError("map_ is only implemented on CPU tensors")
     if tensor._requires_grad:

@@ -953,13 +953,13 @@ def _check_median_out(op, input, dim, out):
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have scalar type Long; but got "
-            f"{indices.type()} instead (while checking arguments for median)"
+            f"{_dtype.checked_type_name(indices)} instead (while checking arguments for median)"
         )
     if values.dtype is not input.dtype:
         raise RuntimeError(
             "Expected tensor for 'values' to have the same type as tensor for argument #2 "
-            f"'self'; but type {values.type()} does not equal {input.type()} (while checking "
-            "arguments for median)"
+            f"'self'; but type {_dtype.checked_type_name(values)} does not equal "
+            f"{_dtype.checked_type_name(input)} (while checking arguments for median)"
         )
 
 

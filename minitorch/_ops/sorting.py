@@ -9,6 +9,7 @@ import numbers
 import operator
 
 from minitorch import _dtype, return_types
+from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._ops._common import (
     check_bool,
     check_int,
@@ -359,7 +360,10 @@ def _topk_index(xp, x, dim: int, k: int, largest: bool):
 @with_out
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
-    torch.topk (ties keep input order)."""
+    torch.topk (on the CPU, tied values' indices as torch's CPU kernel picks and orders them).
+
+    Differences from torch: sorted=False gives the sorted order (torch's CPU kernel leaves
+    nth_element's) where the row has no ties; off the CPU, ties keep input order."""
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(topk, (input, k, dim, largest, sorted))
     try:
@@ -386,8 +390,43 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         dim, idx = _sorted_parts(input, dim, largest, "topk")
         if x.ndim:
             idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
+    if x.ndim and k and input._device.type == "cpu" and real_kernel(x):
+        idx = _ties_as_torch(input._device.backend.xp, x, dim, k, largest, sorted, idx)
     values = _gather(TopkValues, input, dim, idx)
     return return_types.topk(_watched_pair(values, _int64(input, idx)))
+
+
+def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
+    """idx (topk's indices, ties in input order) with the rows whose top k hold equal values, or
+    whose k-th value is also found past the k-th place, replaced by the indices torch's CPU
+    kernel gives: which of equal values come out, and in what order, is the choice of
+    libstdc++'s partial_sort / nth_element (NOTE [ libstdc++'s selection on ties ]), replayed
+    on the row's value ranks. A host kernel (NumPy only); rows without ties pay one pass."""
+    if x.dtype.name == "bfloat16":
+        x = x.astype("float32")  # exact
+    rows = xp.moveaxis(x, dim, -1)
+    shape = rows.shape
+    rows = rows.reshape(-1, shape[-1])
+    top = xp.moveaxis(idx, dim, -1).reshape(-1, k)
+    vals = xp.take_along_axis(rows, top, 1)
+    kth = vals[:, -1:]
+    if is_floating(x.dtype):
+        nan = xp.isnan(vals)
+        tied = ((vals[:, 1:] == vals[:, :-1]) | (nan[:, 1:] & nan[:, :-1])).any(1)
+        count = xp.where(nan[:, -1], xp.isnan(rows).sum(1), (rows == kth).sum(1))
+    else:
+        tied = (vals[:, 1:] == vals[:, :-1]).any(1)
+        count = (rows == kth).sum(1)
+    tied |= count > 1  # the k-th value twice: inside the top k (caught above) or past it
+    if not tied.any():
+        return idx
+    top = top.copy()
+    which = xp.flatnonzero(tied)
+    sub = rows[which]
+    ranks = xp.unique(sub, return_inverse=True)[1].reshape(sub.shape)  # NaN: the top rank
+    for r, rank in zip(which.tolist(), ranks if largest else -ranks, strict=True):
+        top[r] = _tsm._stl_topk(rank, k, sort)
+    return xp.ascontiguousarray(xp.moveaxis(top.reshape(shape[:-1] + (k,)), -1, dim))
 
 
 @_exact_out(_kthvalue_out_message)
@@ -908,7 +947,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
         raise no_kernel("bincount")
     x = input._data
     xp = input._device.backend.xp
-    if x.dtype.kind not in "iu":  # torch's kernel is for integers only
+    if x.dtype.kind != "i" and x.dtype != "uint8":  # torch's kernel: the signed ints and uint8
         raise NotImplementedError(
             f"\"bincount_cpu\" not implemented for '{_dtype.scalar_name(input.dtype)}'"
         )

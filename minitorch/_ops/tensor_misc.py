@@ -7,6 +7,7 @@ from __future__ import annotations
 import builtins
 import numbers
 
+from minitorch import _dtype
 from minitorch._backend import strided_view
 from minitorch._ops._common import (
     check_int,
@@ -425,9 +426,10 @@ def map2_(self, x, y, callable):
                 f"map2_(): argument '{arg}' (position {pos}) must be Tensor, not {type_name(t)}"
             )
     _host_callback_checks(self, "map2_")
-    for t in (x, y):
+    for arg, t in (("x", x), ("y", y)):
         if t.dtype is not self.dtype:
-            raise TypeError(f"map2_: expected {self.type()} for argument (got {t.type()})")
+            want, got = _dtype.checked_type_name(self), _dtype.checked_type_name(t)
+            raise TypeError(f"map2_: expected {want} for argument '{arg}' (got {got})")
         if t._device is not self._device:
             raise TypeError("map2_ is only implemented on CPU tensors")
         if t._requires_grad:

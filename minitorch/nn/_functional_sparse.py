@@ -29,12 +29,10 @@ def _check_indices(input: Tensor, op: str) -> None:
         name = type_name(input)
         raise TypeError(f"{op}(): argument 'indices'{at} must be Tensor, not {name}")
     if input.dtype.name not in ("int64", "int32"):
-        got = input.type()
-        if op == "embedding" and input.dtype is _dtype.bool:  # torch's backend type name there
-            got = f"{input._device.type.upper()}BoolType"
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar "
-            f"types: Long, Int; but got {got} instead (while checking arguments for {op})"
+            f"types: Long, Int; but got {_dtype.checked_type_name(input)} instead (while "
+            f"checking arguments for {op})"
         )
 
 
@@ -188,7 +186,12 @@ def embedding_bag(
     """The sum, mean or max of the embeddings in each bag: the rows of a 2-D input, or the
     slices of a 1-D input starting at `offsets`. Mirrors torch.nn.functional.embedding_bag
     (including its pre-0.4.1 order, embedding_bag(weight, input, ...), which torch still swaps
-    with a warning when the first argument is floating and the second int64)."""
+    with a warning when the first argument is floating and the second int64).
+
+    Differences from torch: scale_grad_by_freq divides each row's gradient by that index's count
+    in the batch, as documented (and as embedding does); torch 2.13's CPU kernel divides the
+    j-th smallest distinct index's by the count of the j-th entry of the sorted indices instead
+    (indices [1, 1, 2, 3]: index 2's by 2)."""
     if not (isinstance(input, Tensor) and isinstance(weight, Tensor)) or not (
         (offsets is None or isinstance(offsets, Tensor))
         and (per_sample_weights is None or isinstance(per_sample_weights, Tensor))
@@ -277,8 +280,9 @@ def _embedding_bag(
                 "of fixed length sequences. However, found offsets of type "
                 f"{_type_name(offsets)}"
             )
-        if input.dtype is _dtype.bool:  # torch's offsets: an arange in the input's dtype
-            raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+        if input.dtype.name in _dtype.NO_RANGE_KERNEL:  # torch's offsets: an arange in its dtype
+            name = _dtype.scalar_name(input.dtype)
+            raise NotImplementedError(f"\"arange_cpu\" not implemented for '{name}'")
         bags, length = input.shape
         flat = input.reshape(-1)
     elif input.ndim == 1:
@@ -315,21 +319,26 @@ def _embedding_bag(
         _arg.boolean(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq", 4)
         _arg.boolean(sparse, "embedding_bag", "sparse", 6)
     padding_idx = _bag_padding_idx(padding_idx, n)
+    if offsets is not None and offsets.dtype is not input.dtype:
+        # torch casts the indices and offsets to their promoted type (bool indices with int64
+        # offsets are int64; a wide unsigned one gets promote_types' error) before the checks
+        common = _dtype.promote_types(offsets.dtype, input.dtype)
+        input, offsets = input.to(common), offsets.to(common)
+        flat = input
     _check_indices(input, "embedding_bag")
-    if offsets is not None and (offsets.dtype.is_floating_point or offsets.dtype.is_complex):
-        _check_indices(offsets, "embedding_bag")
     if not weight.dtype.is_floating_point:  # F.embedding takes any dtype; the bag kernel not
-        kind = f"{weight.device.type.upper()}BoolType" if weight.dtype is _dtype.bool else None
         raise RuntimeError(
             "Expected tensor for argument #1 'weight' to have one of the following scalar "
-            f"types: Half, BFloat16, Float, Double; but got {kind or weight.type()} instead "
-            "(while checking arguments for embedding_bag)"
+            f"types: Half, BFloat16, Float, Double; but got {_dtype.checked_type_name(weight)} "
+            "instead (while checking arguments for embedding_bag)"
         )
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(
-            "embedding_bag: Expected tensor for argument #1 'weight' to have the same type as "
-            f"tensor for argument #1 'per_sample_weights'; but type {weight.type()} does not "
-            f"equal {per_sample_weights.type()}"
+            "Expected tensor for argument #1 'weight' to have the same type as tensor for "
+            "argument #1 'per_sample_weights'; but type "
+            f"{_dtype.checked_type_name(weight)} does not equal "
+            f"{_dtype.checked_type_name(per_sample_weights)} (while checking arguments for "
+            "embedding_bag)"
         )
     fast = mode != "max" and padding_idx is None and weight.dtype is not _dtype.float64
     _check_range(flat, n, bag=True, fast=fast)

@@ -65,7 +65,6 @@ KNOWN: dict[str, str] = {
     "linalg_tensorsolve:empty@-1": "reported (minitorch/linalg.py): tensorsolve of an empty "
     "system raises (its size check compares products that are 0 != 6); torch returns",
     "kthvalue:int64": _TIES,
-    "topk:int64": _TIES,
     "linalg_eigh:bool": "a 0/1 matrix has repeated eigenvalues: its eigenvectors are not unique",
     "linalg_eigh_batch:bool": "a 0/1 matrix has repeated eigenvalues (as linalg_eigh)",
 }
