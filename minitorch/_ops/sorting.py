@@ -348,8 +348,10 @@ def _topk_index(xp, x, dim: int, k: int, largest: bool):
         before = (before | (x_nan & ~v_nan)) if largest else (before | (v_nan & ~x_nan))
         equal |= x_nan & v_nan
     need = k - before.sum(axis=1, keepdims=True)  # how many of the values equal to v
-    before |= equal & (xp.cumsum(equal, axis=1) <= need)
-    pick = xp.nonzero(before)[1].reshape(-1, k)  # exactly k per row, in input order
+    if (equal.sum(axis=1, keepdims=True) > need).any():  # v more often than needed: the first
+        equal &= xp.cumsum(equal, axis=1) <= need  # ones in input order (a cumsum costs 10
+    before |= equal  # passes; rare)
+    pick = (xp.flatnonzero(before) % n).reshape(-1, k)  # exactly k per row, in input order
     order = _stable_argsort(xp.take_along_axis(rows, pick, 1), 1, largest, xp)
     idx = xp.take_along_axis(pick, order, 1).reshape(shape[:-1] + (k,))
     return xp.ascontiguousarray(xp.moveaxis(idx, -1, dim))
@@ -391,9 +393,34 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         if x.ndim:
             idx = _take_along(input._device.backend.xp, idx, dim, 0, k)
     if x.ndim and k and input._device.type == "cpu" and real_kernel(x):
-        idx = _ties_as_torch(input._device.backend.xp, x, dim, k, largest, sorted, idx)
+        xp = input._device.backend.xp
+        if _has_ties(xp, x, dim, k, xp.take_along_axis(x, idx, dim)):
+            idx = _ties_as_torch(xp, x, dim, k, largest, sorted, idx)
     values = _gather(TopkValues, input, dim, idx)
     return return_types.topk(_watched_pair(values, _int64(input, idx)))
+
+
+def _has_ties(xp, x, dim: int, k: int, vals) -> bool:
+    """Whether some row of x along dim holds a value of its top k (vals, sorted, in x's layout)
+    twice: two equal neighbours in vals, or the k-th value (a NaN: the NaNs) more than once in
+    the row. A few whole-array passes, no per-row work (host data: the CPU only)."""
+    kind = x.dtype.kind  # (not dtype.name or is_floating: those cost more than the passes here)
+    if kind not in "fiu":  # bfloat16 (ml_dtypes)
+        x, vals, kind = x.astype("float32"), vals.astype("float32"), "f"  # exact
+    lead = (slice(None),) * dim
+    kth = vals[lead + (slice(k - 1, k),)]
+    if k > 1:
+        a, b = vals[lead + (slice(1, None),)], vals[lead + (slice(None, -1),)]
+        if (a == b).any():
+            return True
+    count = (x == kth).sum(dim, keepdims=True)
+    if kind == "f":
+        nan_kth = xp.isnan(kth)
+        if k > 1 and (xp.isnan(a) & xp.isnan(b)).any():
+            return True  # NaNs count as equal here (they sort together)
+        if nan_kth.any():
+            count = xp.where(nan_kth, xp.isnan(x).sum(dim, keepdims=True), count)
+    return bool((count > 1).any())
 
 
 def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
@@ -413,7 +440,9 @@ def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
     if is_floating(x.dtype):
         nan = xp.isnan(vals)
         tied = ((vals[:, 1:] == vals[:, :-1]) | (nan[:, 1:] & nan[:, :-1])).any(1)
-        count = xp.where(nan[:, -1], xp.isnan(rows).sum(1), (rows == kth).sum(1))
+        count = (rows == kth).sum(1)
+        if nan[:, -1].any():  # a NaN k-th value: its count is the NaNs' (host data: CPU only)
+            count = xp.where(nan[:, -1], xp.isnan(rows).sum(1), count)
     else:
         tied = (vals[:, 1:] == vals[:, :-1]).any(1)
         count = (rows == kth).sum(1)
