@@ -13,11 +13,12 @@ import warnings
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor, type_name
+from minitorch._ops.inplace import _check_autograd_rules
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import one_node
 from minitorch.autograd.function import Function
-from minitorch.autograd.grad_mode import no_grad
+from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
 from minitorch.nn import _argcheck as _arg
 
 __all__ = ["embedding", "embedding_bag", "one_hot"]
@@ -91,15 +92,45 @@ def _bag_padding_idx(padding_idx, num_embeddings: int):
     return padding_idx + n if padding_idx < 0 else padding_idx
 
 
+def _check_select_range(rows: Tensor, shape) -> None:
+    """The IndexError of torch's renorm, which visits the distinct indices in ascending order
+    and selects each row: the smallest index outside [-n, n) is named (CPU indices only)."""
+    if rows._device.type != "cpu":
+        return
+    x = rows._data
+    n = shape[0]
+    bad = x[(x < -n) | (x >= n)]
+    if bad.size:
+        raise IndexError(
+            f"select(): index {int(bad.min())} out of range for tensor of size "
+            f"[{', '.join(map(str, shape))}] at dimension 0"
+        )
+
+
 def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> Tensor:
     """Rescales, in place, the rows of weight that input refers to whose norm exceeds max_norm.
     Mirrors torch.embedding_renorm_ (rows referred to twice get the same value twice)."""
     if max_norm.__class__ is not float or norm_type.__class__ is not float:
         _arg.floating(max_norm, "embedding_renorm_", "max_norm", 3)
         _arg.floating(norm_type, "embedding_renorm_", "norm_type", 4)
+    if weight._requires_grad and is_grad_enabled():  # torch's refusals of an in-place change
+        _check_autograd_rules(weight)
     with no_grad():
         rows = input.reshape(-1)
-        picked = _ops.index_select(weight, 0, rows)
+        if rows.dtype is not _dtype.int64:  # int32 indices too (index_copy_ wants int64)
+            if rows.dtype is not _dtype.int32:
+                raise RuntimeError(
+                    "Expected tensor for argument #2 'indices' to have one of the following "
+                    f"scalar types: Long, Int; but got {_dtype.checked_type_name(rows)} instead "
+                    "(while checking arguments for embedding_renorm_)"
+                )
+            rows = rows.long()
+        try:
+            picked = _ops.index_select(weight, 0, rows)
+        except IndexError:  # torch's renorm selects row by row, so -n <= index < n is fine
+            _check_select_range(rows, weight.shape)
+            rows = _ops.where(rows < 0, rows + weight.shape[0], rows)
+            picked = _ops.index_select(weight, 0, rows)
         # torch reads each row's norm (in the weight's dtype) as a double, computes the scale
         # max_norm / (norm + 1e-7) in double, and multiplies the row by it rounded to the
         # weight's dtype (one rounding of the product, also for float16 and bfloat16)
@@ -121,10 +152,24 @@ class _GradScale(Function):
     @staticmethod
     def backward(ctx, grad):
         if ctx.scale is not None:
-            grad = grad * ctx.scale
+            grad = _ScaledGrad.apply(grad, scale=ctx.scale)
         if ctx.keep is not None:
             grad = _ops.where(ctx.keep, grad, 0.0)
         return grad
+
+
+class _ScaledGrad(Function):
+    """out = grad * scale;  grad_grad = gg, not scaled: torch's embedding double backward ignores
+    scale_grad_by_freq (so a second derivative through the weight is exact, one through the
+    first gradient's other inputs is not)."""
+
+    @staticmethod
+    def forward(ctx, grad, *, scale):
+        return grad._data * scale._data
+
+    @staticmethod
+    def backward(ctx, gg):
+        return gg
 
 
 @one_node("EmbeddingBackward0", ("weight",), saved=("input",))
@@ -151,9 +196,15 @@ def embedding(
         raise RuntimeError("'weight' must be 2-D")  # (torch's words, without the op's name)
     n = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, n)
-    _check_range(input, n)
+    try:
+        _check_range(input, n)
+    except IndexError:
+        if max_norm is not None:  # torch renorms first: its own message
+            _check_select_range(input.reshape(-1), weight.shape)
+        raise
     if max_norm is not None:
-        embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
+        with no_grad():  # as torch's functional
+            embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
     rows = input.reshape(-1)
     out = _ops.index_select(weight, 0, rows)
     if weight.requires_grad:
@@ -305,7 +356,8 @@ def _embedding_bag(
     if mode == "max" and sparse:
         raise ValueError("max mode does not support sparse weights")
     if max_norm is not None:
-        embedding_renorm_(weight, flat, max_norm, norm_type)
+        with no_grad():  # as torch's functional
+            embedding_renorm_(weight, flat, max_norm, norm_type)
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(
             "embedding_bag: per_sample_weights was not None. per_sample_weights is only "
