@@ -322,7 +322,7 @@ def _topk_index(xp, x, dim: int, k: int, largest: bool):
     1 ms so, torch 0.3). v, the k-th value in that order, comes from a partition; the top k are
     the elements that sort before v, then the first of those equal to v in input order; a stable
     sort of those k (kept in input order) orders them as the full sort does."""
-    if x.dtype.name == "bfloat16":
+    if x.dtype.kind == "V":  # bfloat16
         x = x.astype("float32")  # exact (as stable_argsort)
     rows = xp.moveaxis(x, dim, -1)
     shape = rows.shape
@@ -429,7 +429,7 @@ def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
     kernel gives: which of equal values come out, and in what order, is the choice of
     libstdc++'s partial_sort / nth_element (NOTE [ libstdc++'s selection on ties ]), replayed
     on the row's value ranks. A host kernel (NumPy only); rows without ties pay one pass."""
-    if x.dtype.name == "bfloat16":
+    if x.dtype.kind == "V":  # bfloat16
         x = x.astype("float32")  # exact
     rows = xp.moveaxis(x, dim, -1)
     shape = rows.shape
