@@ -2648,12 +2648,9 @@ class TensorMethods:
         return storage(self)
 
     def storage_type(self):
-        """The class of self.storage() (with its deprecation warning, as torch). Differences from
-        torch: minitorch has no legacy per-dtype classes (torch.FloatStorage, ...), so this is
-        TypedStorage for every dtype."""
-        from minitorch.storage import storage
+        from minitorch.storage import storage_type
 
-        return type(storage(self))
+        return storage_type(self)
 
     def set_(self, source=None, storage_offset=None, size=None, stride=None):
         from minitorch.storage import set_

@@ -669,7 +669,7 @@ def normalize_storage_type(storage_type):
     """The storage class of that name in minitorch (torch maps torch.cuda.FloatStorage to
     torch.FloatStorage). Mirrors torch.serialization.normalize_storage_type.
 
-    Differences from torch: minitorch has only UntypedStorage and TypedStorage."""
+    Differences from torch: minitorch has no torch.cuda storage classes to map."""
     import minitorch
 
     return getattr(minitorch, storage_type.__name__)

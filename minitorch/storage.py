@@ -1,5 +1,7 @@
 """Storages: the memory under a tensor and its views, as bytes (UntypedStorage) or elements
-(TypedStorage); Tensor.untyped_storage, storage, set_ and is_set_to. Mirrors torch.storage.
+(TypedStorage), the legacy classes (FloatStorage, ByteStorage, ...: NOTE [ Legacy storage
+classes ]); Tensor.untyped_storage, storage, storage_type, set_ and is_set_to. Mirrors
+torch.storage.
 
 A tensor's memory is its root array: the array of the tensor its views come from (`_base`), or,
 for a tensor made from a NumPy array view (from_numpy of a slice), the array that owns the
@@ -161,6 +163,7 @@ class UntypedStorage:
         return self
 
     def copy_(self, src, non_blocking=None) -> UntypedStorage:
+        src = _source_storage(src)
         if src.nbytes() != self.nbytes():
             raise RuntimeError(
                 f"size does not match, self was {self.nbytes()} bytes but src was {src.nbytes()} "
@@ -285,7 +288,7 @@ class TypedStorage:
         return self
 
     def copy_(self, source, non_blocking=None) -> TypedStorage:
-        self._untyped_storage.copy_(source.untyped())
+        self._untyped_storage.copy_(source)
         return self
 
     def clone(self) -> TypedStorage:
@@ -317,7 +320,7 @@ class TypedStorage:
         """A copy of the elements converted to dtype (torch's storage .double(), .long(), ...)."""
         from minitorch._tensor import _make
 
-        t = _make(self._elements(), self.device, False, None).to(dtype)
+        t = _make(self._elements(), self.device, False, None).to(dtype, copy=True)  # (same too)
         return TypedStorage(UntypedStorage(t._data.view("uint8"), self.device), dtype)
 
     def double(self):
@@ -356,6 +359,18 @@ class TypedStorage:
             f"{body}[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of "
             f"size {self.size()}]"
         )
+
+
+def _source_storage(src) -> UntypedStorage:
+    """The bytes a storage's copy_ reads: src's, a typed or untyped storage (torch's refusal of
+    anything else)."""
+    if isinstance(src, TypedStorage):
+        return src._untyped_storage
+    if not isinstance(src, UntypedStorage):
+        raise TypeError(
+            f"copy_(): argument 'src' (position 1) must be torch.Storage, not {type(src).__name__}"
+        )
+    return src
 
 
 # NOTE [ Legacy storage classes ]
@@ -494,6 +509,11 @@ CharStorage = _legacy_class("CharStorage", _dtype.int8)
 ByteStorage = _legacy_class("ByteStorage", _dtype.uint8)
 BoolStorage = _legacy_class("BoolStorage", _dtype.bool)
 Storage = FloatStorage  # as torch.Storage
+_LEGACY_CLASSES = {
+    cls.dtype: cls
+    for cls in (DoubleStorage, FloatStorage, HalfStorage, BFloat16Storage, LongStorage,
+                IntStorage, ShortStorage, CharStorage, ByteStorage, BoolStorage)
+}  # fmt: skip
 
 
 # --- the Tensor methods (see TensorMethods) ---
@@ -514,6 +534,19 @@ def storage(self: Tensor) -> TypedStorage:
         _warned.append(True)
         warnings.warn(_DEPRECATED, UserWarning, stacklevel=3)
     return TypedStorage(UntypedStorage._of(self), self.dtype)
+
+
+def storage_type(self: Tensor):
+    """The legacy storage class of self's dtype (torch.FloatStorage, ...; None for a dtype that
+    has none and on the meta device), with storage()'s deprecation warning. Mirrors
+    torch.Tensor.storage_type. Differences from torch: on a GPU, TypedStorage (minitorch has no
+    torch.cuda.FloatStorage, ...)."""
+    storage(self)  # (its warning)
+    if self._device.type == "meta":
+        return None
+    if self._device.type != "cpu":
+        return TypedStorage
+    return _LEGACY_CLASSES.get(self.dtype)
 
 
 _SET_SIGNATURES = (

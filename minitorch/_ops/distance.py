@@ -26,8 +26,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """p-norm distances between the rows of x1 and of x2 (batched). Mirrors torch.cdist,
     including its choice of the matrix-product form for p = 2 (compute_mode: by default when
     either input has more than 25 rows), whose digits and gradient differ from the direct
-    form's. Differences from torch: the direct form for p other than 1 and 2 holds a P x R x M
-    difference tensor per batch."""
+    form's. Differences from torch: the direct form for p other than 1 holds a P x R x M
+    difference tensor per batch (for p = 2 only while its forward or backward runs)."""
     out = _cdist(x1, x2, p, compute_mode)
     if out.grad_fn is not None and out.grad_fn.__class__.__name__ == "ViewBackward0":
         return out  # the matrix-product form: torch's graph is a view of EuclideanDistBackward0
@@ -402,20 +402,27 @@ class EuclideanDist(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx._stored_tensors
+        a, b, r = _grad_ratio(ctx, grad)
         needs = ctx.needs_input_grad
-        # 0 where out is 0, even for a NaN upstream gradient (torch fills the ratio there): a
-        # double backward's NaN at those places (its 0 / 0 of d(grad / out)) is dropped so
-        r = _ops().where(out == 0, 0.0, grad / out)
         ga = a * r.sum(-1, keepdim=True) - r @ b if needs[0] else None
         gb = b * r.sum(-2).unsqueeze(-1) - r.mT @ a if needs[1] else None
         return ga, gb
 
 
+def _grad_ratio(ctx, grad):
+    """(a, b, r) for a Euclidean distance's backward: its inputs and r = grad / out, 0 where out
+    is 0, even for a NaN upstream gradient (torch fills the ratio there): a double backward's
+    NaN at those places (its 0 / 0 of d(grad / out)) is dropped so."""
+    a, b, out = ctx._stored_tensors
+    return a, b, _ops().where(out == 0, 0.0, grad / out)
+
+
 class DirectEuclideanDist(EuclideanDist):
     """out = sqrt(sum (a_i - b_j)^2) from the differences: torch's direct kernel for p = 2, which
-    saves only the inputs and the result (what a saved_tensors_hooks pair sees); the backward is
-    EuclideanDist's, with its zero gradient at a zero distance."""
+    saves only the inputs and the result (what a saved_tensors_hooks pair sees);  with
+    r = grad / out (0 where out is 0): grad_a = sum_j r (a_i - b_j), grad_b = -sum_i r (a_i - b_j),
+    from the differences as torch's (EuclideanDist's a * sum r - r @ b cancels: float32 inputs
+    near 100 lost three digits)."""
 
     @staticmethod
     def forward(ctx, a, b):
@@ -424,6 +431,13 @@ class DirectEuclideanDist(EuclideanDist):
         out = xp.sqrt(xp.add.reduce(xp.multiply(diff, diff, out=diff), axis=-1))
         ctx.save_for_backward(a, b, out)
         return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, r = _grad_ratio(ctx, grad)
+        needs = ctx.needs_input_grad
+        g = r.unsqueeze(-1) * (a.unsqueeze(-2) - b.unsqueeze(-3))
+        return (g.sum(-2) if needs[0] else None, -g.sum(-3) if needs[1] else None)
 
 
 def _sq_norms(xp, x):
