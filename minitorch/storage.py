@@ -400,8 +400,8 @@ class _LegacyStorage(TypedStorage, metaclass=_LegacyStorageMeta):
 
     def __new__(cls, *args, wrap_storage=None, **kwargs):
         def refuse(why, kind=TypeError):
-            return kind(f"{cls!r}.__new__ received an invalid combination of arguments. "
-                        f"{_LEGACY_FORMS}{why}")  # fmt: skip
+            return kind(f"<class 'torch.{cls.__name__}'>.__new__ received an invalid "
+                        f"combination of arguments. {_LEGACY_FORMS}{why}")  # fmt: skip
 
         if kwargs:
             key = next(iter(kwargs))
@@ -493,8 +493,8 @@ def _new_typed(dtype, size: int) -> TypedStorage:
 
 
 def _legacy_class(name: str, dtype) -> type:
-    cls = _LegacyStorageMeta(name, (_LegacyStorage,), {"dtype": dtype, "__module__": "torch"})
-    cls.__qualname__ = name
+    cls = _LegacyStorageMeta(name, (_LegacyStorage,), {"dtype": dtype, "__module__": "minitorch"})
+    cls.__qualname__ = name  # minitorch.FloatStorage (pickled by that name), as torch.FloatStorage
     return cls
 
 

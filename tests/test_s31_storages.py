@@ -3,6 +3,8 @@ in minitorch/storage.py), torch 2.13's values and messages written as literals."
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 import minitorch as mt
@@ -15,7 +17,8 @@ def test_constructors_make_typed_storages_that_isinstance_knows():
     assert type(s) is mt.TypedStorage and s.dtype is mt.float32
     assert isinstance(s, mt.FloatStorage) and not isinstance(s, mt.DoubleStorage)
     assert issubclass(mt.FloatStorage, mt.TypedStorage) and mt.Storage is mt.FloatStorage
-    assert repr(mt.FloatStorage) == "<class 'torch.FloatStorage'>"
+    assert repr(mt.FloatStorage) == "<class 'minitorch.FloatStorage'>"
+    assert pickle.loads(pickle.dumps(mt.FloatStorage)) is mt.FloatStorage
     assert s.tolist() == [1.0, 2.5] and s.size() == 2 and s.nbytes() == 8
     assert mt.FloatStorage(3).size() == 3 and mt.FloatStorage().size() == 0
     assert mt.FloatStorage([[1, 2]]).tolist() == [1.0, 2.0]
