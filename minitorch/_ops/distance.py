@@ -8,7 +8,7 @@ import math
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import cast, check_float
-from minitorch._ops.linalg import _require_tensor, _short
+from minitorch._ops.linalg import _broadcast_batch, _require_tensor, _short
 from minitorch._tensor import _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
@@ -353,27 +353,13 @@ def _by_matmul(x1, x2, p, compute_mode) -> bool:
     return compute_mode == "use_mm_for_euclid_dist" or x1.shape[-2] > 25 or x2.shape[-2] > 25
 
 
-def _batch_shape(x1, x2) -> tuple:
-    """The broadcast batch dims of x1 and x2, or torch's error for the last mismatching one."""
-    s1, s2 = x1.shape[:-2], x2.shape[:-2]
-    n = max(len(s1), len(s2))
-    s1, s2 = (1,) * (n - len(s1)) + s1, (1,) * (n - len(s2)) + s2
-    for d in range(n - 1, -1, -1):
-        if s1[d] != s2[d] and s1[d] != 1 and s2[d] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({s1[d]}) must match the size of tensor b ({s2[d]}) "
-                f"at non-singleton dimension {d}"
-            )
-    return tuple(j if i == 1 else i for i, j in zip(s1, s2, strict=True))
-
-
 def _euclidean_dist(x1, x2):
     """cdist's matrix-product form on inputs of one dtype, batch dims broadcast as torch's (a
     view of EuclideanDist, as torch's graph)."""
     p_rows, r_rows, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     if x1.ndim == 2 and x2.ndim == 2:
         return EuclideanDist.apply(x1, x2).view(p_rows, r_rows)
-    batch = _batch_shape(x1, x2)
+    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
     a = x1.expand(*batch, p_rows, m).reshape(-1, p_rows, m)
     b = x2.expand(*batch, r_rows, m).reshape(-1, r_rows, m)
     return EuclideanDist.apply(a, b).view(*batch, p_rows, r_rows)
@@ -463,7 +449,7 @@ def _cdist_p1(x1, x2):
 
 def _batched(fn, x1, x2):
     """fn (a distance Function of two row sets) of x1 and x2 with their batch dims broadcast."""
-    batch = _batch_shape(x1, x2)
+    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
     a = x1.expand(*batch, *x1.shape[-2:])
     b = x2.expand(*batch, *x2.shape[-2:])
     return fn.apply(a, b)
