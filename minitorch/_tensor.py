@@ -368,6 +368,8 @@ class Tensor(TensorMethods):
 
     @property
     def _version(self) -> int:
+        if self._vc.__class__ is not list:
+            _refuse_inference_version(self)
         return self._vc[0]
 
     def _is_view(self) -> bool:
@@ -413,6 +415,8 @@ class Tensor(TensorMethods):
             return self
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._vc.__class__ is not list:
+            _refuse_inference_requires_grad(self)
         base = self._base
         if base is not None and base._requires_grad:
             # a leaf view of a base that requires grad requires grad with it; its own flag says
@@ -990,12 +994,38 @@ class Tensor(TensorMethods):
         t._device = device
         t._requires_grad = requires_grad
         t._grad_fn = None
-        t._vc = [0]
+        t._vc = fresh_version()
         t._base = None
         t._grad = None
 
 
+# Swapped for grad_mode._new_inference while a thread is in inference mode (NOTE [ Inference
+# tensors ] in minitorch/autograd/grad_mode.py).
 _new = object.__new__
+
+
+def fresh_version() -> list:
+    from minitorch.autograd.grad_mode import fresh_version
+
+    return fresh_version()
+
+
+def _refuse_inference_version(t):
+    from minitorch.autograd.grad_mode import is_inference_tensor
+
+    if is_inference_tensor(t):
+        raise RuntimeError("Inference tensors do not track version counter.")
+
+
+def _refuse_inference_requires_grad(t):
+    from minitorch.autograd.grad_mode import (
+        INFERENCE_REQUIRES_GRAD_MESSAGE,
+        is_inference_tensor,
+        state,
+    )
+
+    if is_inference_tensor(t) and not state.inference:
+        raise RuntimeError(INFERENCE_REQUIRES_GRAD_MESSAGE)
 
 
 def _not_writable(name):

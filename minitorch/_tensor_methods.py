@@ -2409,7 +2409,7 @@ class TensorMethods:
         return False
 
     def is_inference(self):
-        return False
+        return self._vc.__class__ is not list  # NOTE [ Inference tensors ]
 
     def is_distributed(self):
         return False  # torch's answer for every dense tensor

@@ -40,7 +40,12 @@ from minitorch.autograd.function import (
     rebase_view_history,
     written_view_history,
 )
-from minitorch.autograd.grad_mode import no_grad, state
+from minitorch.autograd.grad_mode import (
+    INFERENCE_INPLACE_MESSAGE,
+    InferenceVersion,
+    no_grad,
+    state,
+)
 
 __all__ = [
     "apply_inplace",
@@ -135,8 +140,17 @@ def _check_leaf(self: Tensor, op: str, writes: bool = True, overlap_ok: bool = F
     # the view-of-a-leaf error, not the overlap one)
     if state.enabled:
         _check_autograd_rules(self)
+    if self._vc.__class__ is not list:
+        check_inference_write(self)
     if writes and not overlap_ok:
         _check_overlap(self)
+
+
+def check_inference_write(t: Tensor):
+    """torch's refusal of an in-place change of an inference tensor outside inference mode,
+    before the write (NOTE [ Inference tensors ] in minitorch/autograd/grad_mode.py)."""
+    if t._vc.__class__ is InferenceVersion and not state.inference:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
 
 
 def _check_autograd_rules(self: Tensor):
@@ -605,6 +619,8 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     name torch's refusal to record a graph gives (by default read from result's node)."""
     if not isinstance(out, Tensor):
         raise out_type_error(out, op)
+    if out._vc.__class__ is not list:
+        check_inference_write(out)
     if state.enabled and (result._requires_grad or out._requires_grad):
         raise _out_autograd_error(result, op)
     if out._device is not result._device:
@@ -799,6 +815,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
         self._requires_grad or self._base is not None or getattr(other, "_requires_grad", False)
     ):
         return False  # a graph to record, or a view to check (_check_leaf)
+    if self._vc.__class__ is not list:
+        return False  # an inference tensor: the general path's check (check_inference_write)
     x = self._data
     if 0 in x.strides:
         return False  # maybe expanded: the general path checks
@@ -871,6 +889,8 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
     one dtype and device, the result of self's shape (lerp_/addcmul_/addcdiv_ in an optimizer's
     update; NOTE [ Updates through the in-place fast path ] in minitorch/optim/optimizer.py).
     False when the general path is needed (its checks and errors)."""
+    if self._vc.__class__ is not list:
+        return False  # an inference tensor: the general path's check (check_inference_write)
     for o in others:
         if o.__class__ is not Tensor:
             return False  # a number, a subclass (NOTE [ In-place ops with a Tensor-subclass
@@ -982,8 +1002,8 @@ def fast_unary_(self: Tensor, kernel) -> bool:
     plain tensor that is no view, with no graph to record (no_grad code, optimizer updates): no
     snapshot, no temporary result, no copy back. The kernel must give the out-of-place op's
     values bit for bit. False when the general path (apply_inplace) is needed."""
-    if self.__class__ is not Tensor or self._base is not None:
-        return False
+    if self.__class__ is not Tensor or self._base is not None or self._vc.__class__ is not list:
+        return False  # (an inference tensor: the general path's check_inference_write)
     if state.enabled and self._requires_grad:
         return False  # a graph to record, or a leaf's error
     x = self._data

@@ -26,7 +26,13 @@ from minitorch._ops.shape import Reshape
 from minitorch._ops.special import logit
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, check_watched, name_node, watch_index
+from minitorch.autograd.function import (
+    Function,
+    check_watched,
+    name_node,
+    refuse_inference_save,
+    watch_index,
+)
 from minitorch.autograd.grad_mode import state as _grad_mode
 
 __all__ = ["softmax", "log_softmax"]
@@ -1317,6 +1323,8 @@ class BatchNorm(Function):
 
     @staticmethod
     def forward(ctx, a, w, b, *, eps, training, running_mean, running_var, momentum, stats=None):
+        if running_mean is not None and running_mean._vc.__class__ is not list:
+            _inference_statistics(ctx, training, running_mean, running_var)
         xp = ctx.xp
         x = a._data
         n_batch, c = x.shape[:2]
@@ -1432,6 +1440,18 @@ def _batch_norm_backward_graph(ctx, grad, a, w):
     if ctx.needs_input_grad[2]:
         gb = grad.sum(dims)
     return gx, gw, gb
+
+
+def _inference_statistics(ctx, training, running_mean, running_var):
+    """torch's refusals for running statistics made in inference mode (NOTE [ Inference tensors ]
+    in minitorch/autograd/grad_mode.py): updated in training, saved for backward otherwise."""
+    from minitorch._ops.inplace import check_inference_write
+
+    for t in (running_mean, running_var):
+        if training:
+            check_inference_write(t)
+        elif any(ctx.needs_input_grad):
+            refuse_inference_save(t)
 
 
 def batch_norm_kernel(

@@ -113,12 +113,10 @@ def is_neg(input) -> bool:
 
 
 def is_inference(input) -> bool:
-    """Whether input is an inference tensor. Mirrors torch.is_inference.
-
-    Differences from torch: minitorch's inference_mode is no_grad and makes no inference tensors,
-    so this is always False."""
+    """Whether input is an inference tensor (made in inference mode, or a view of one).
+    Mirrors torch.is_inference."""
     _check_tensor(input, "is_inference")
-    return False
+    return input.is_inference()
 
 
 def conj(input) -> Tensor:

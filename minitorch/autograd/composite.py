@@ -16,6 +16,7 @@ from minitorch.autograd.function import (
     _Kept,
     _next_prio,
     _raise_modified,
+    refuse_inference_save,
 )
 from minitorch.autograd.grad_mode import state
 
@@ -206,6 +207,8 @@ def _checks(saved, outs) -> tuple:
             continue
         nr = next((i for i, o in enumerate(outs) if o is t), None)
         if nr is None:
+            if t._vc.__class__ is not list:
+                refuse_inference_save(t)
             entries.append(("in", t, t._vc, t._vc[0], 0))
         else:
             entries.append(("out", t._data, t._vc, t._vc[0], nr))

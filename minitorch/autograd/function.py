@@ -11,7 +11,7 @@ from collections import OrderedDict
 from minitorch._backend import default_device
 from minitorch._dtype import _SCALAR_NAMES
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.grad_mode import no_grad, state
+from minitorch.autograd.grad_mode import INFERENCE_SAVE_MESSAGE, InferenceVersion, no_grad, state
 
 __all__ = [
     "BackwardCFunction",
@@ -24,6 +24,8 @@ __all__ = [
     "once_differentiable",
 ]
 
+# Swapped for grad_mode._new_inference while a thread is in inference mode (NOTE [ Inference
+# tensors ] in minitorch/autograd/grad_mode.py).
 _new_object = object.__new__
 _FREED = object()  # marks saved tensors released after backward
 _NO_VERSION = [0]  # the version counter of saved Python numbers (never bumped)
@@ -591,6 +593,8 @@ def watch_index(ctx, t, out_nr=None) -> None:
     """ctx's backward reads index tensor t (an input, or the output number `out_nr`): it raises
     torch's error if t is changed in place before then (NOTE [ Watched index tensors ])."""
     vc = t._vc
+    if vc.__class__ is not list:
+        refuse_inference_save(t)
     entry = ("in", t, vc, vc[0], 0) if out_nr is None else ("out", t, vc, vc[0], out_nr)
     ctx._watched = (*ctx._watched, entry)
     frees_index(ctx)
@@ -961,7 +965,10 @@ def _apply_recording(cls, device, args, kwargs, _new=object.__new__):
         elif s is raw or s is result:
             packed.append(("out", out, result._vc, 0, 0))
         elif s.__class__ is Tensor:
-            packed.append(("in", s, s._vc, s._vc[0], 0))
+            vc = s._vc
+            if vc.__class__ is not list:
+                refuse_inference_save(s)
+            packed.append(("in", s, vc, vc[0], 0))
         elif s.__class__ is int or s.__class__ is float:  # a number operand (x * 2)
             packed.append(("const", s, _NO_VERSION, 0, 0))
         else:
@@ -1409,6 +1416,8 @@ def _pack_saved(ctx, results, arrays, own=()):
             t = results[nr]
             packed.append(("out", t._data, t._vc, t._vc[0], nr))
         elif isinstance(s, Tensor):
+            if s._vc.__class__ is not list:
+                refuse_inference_save(s)
             packed.append(("in", s, s._vc, s._vc[0], 0))
         elif _is_array(ctx._out_device, s):  # computed in forward: a constant for backward
             c = _make(s, ctx._out_device, False, None, 0)
@@ -1440,6 +1449,7 @@ def _pack_hooked(ctx, results, arrays, hooks, own=()):
         if nr is not None:
             t, place = results[nr], None  # an output: re-attached to this node at unpack
         elif isinstance(s, Tensor):
+            refuse_inference_save(s)
             t = s
             leaf = s._grad_fn is None and s._requires_grad
             place = (s._grad_fn, s._output_nr, s._requires_grad, _accumulator(s) if leaf else None)
@@ -1461,6 +1471,12 @@ def _pack_hooked(ctx, results, arrays, hooks, own=()):
         packed.append(("hook", obj, unpack, place, nr or 0))
     ctx._saved = tuple(packed)
     ctx._to_save = None
+
+
+def refuse_inference_save(t: Tensor) -> None:
+    """torch's refusal to save an inference tensor for backward (NOTE [ Inference tensors ])."""
+    if t._vc.__class__ is InferenceVersion:
+        raise RuntimeError(INFERENCE_SAVE_MESSAGE)
 
 
 def raise_pack_modified():

@@ -210,10 +210,8 @@ class set_grad_enabled(_GradModeContext):
 
 class inference_mode(_GradModeContext):
     """Like no_grad (tensors made inside never require grad), but enable_grad inside does not
-    turn recording back on; inference_mode(False) does. Mirrors torch.inference_mode.
-
-    Differences from torch: tensors created here are ordinary tensors; using them in autograd
-    later is allowed rather than an error.
+    turn recording back on; inference_mode(False) does. The tensors made inside are inference
+    tensors (NOTE [ Inference tensors ]). Mirrors torch.inference_mode.
     """
 
     def __new__(cls, mode=True):
@@ -235,9 +233,13 @@ class inference_mode(_GradModeContext):
         state.enabled = not self.mode
         state.inference = self.mode
         state.grad_mode = False
+        if self.mode:
+            _constructors_in_use(1)
 
     def __exit__(self, *exc):
         state.enabled, state.inference, state.grad_mode = self.prev
+        if self.mode:
+            _constructors_in_use(-1)
         return False
 
     def clone(self):
@@ -307,3 +309,112 @@ class enforce_grad_layout_policy(_GradModeContext):
 
     def clone(self):
         return enforce_grad_layout_policy(self.mode)
+
+
+# NOTE [ Inference tensors ]
+# A tensor made inside inference mode is an inference tensor, as torch's: it has no version
+# counter (`_version` raises), cannot be saved for backward, and cannot change in place or start
+# requiring grad outside inference mode; ops that only read it are free to, and make normal
+# tensors. Its mark is the class of its version counter, InferenceVersion, which views share
+# with their base: a view of an inference tensor is one wherever it is taken, a view of a normal
+# tensor taken inside is normal (both as torch).
+#
+# The per-op paths make their results with two private constructors, minitorch._tensor._new
+# (in _make) and minitorch.autograd.function._new_object (in Function.apply), followed by a fresh
+# version counter `[0]`. So that ops outside inference mode pay nothing for the mark, while any
+# thread is in inference mode those two names point to _new_inference, whose object is a
+# _Newborn: a Tensor subclass of the same layout whose first version-counter store makes the
+# counter an InferenceVersion if the storing thread is in inference mode, then turns the object
+# into a plain Tensor (so a view's later store of its base's counter is a plain store). Other
+# constructors (Tensor._init_from) ask fresh_version().
+#
+# The checks: saving for backward is refused where tensors are packed (autograd/function.py,
+# autograd/composite.py); an in-place change outside inference mode by the in-place checks before
+# the write (_ops/inplace.py check_inference_write), and at any other version bump by
+# InferenceVersion.__setitem__ (after the write, as some of torch's kernels do); requires_grad
+# and requires_grad_ by Tensor's own; `.data` and detach() keep the mark, pickling and copies
+# (made outside) drop it.
+
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone "
+    "to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+INFERENCE_REQUIRES_GRAD_MESSAGE = (
+    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+)
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor (NOTE [ Inference tensors ]): counts as a
+    normal one inside inference mode; a bump outside it is torch's in-place refusal."""
+
+    __slots__ = ()
+
+    def __setitem__(self, index, value):
+        if not state.inference:
+            raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+        list.__setitem__(self, index, value)
+
+
+def fresh_version() -> list:
+    """A new tensor's version counter: an InferenceVersion inside inference mode."""
+    return InferenceVersion((0,)) if state.inference else [0]
+
+
+def is_inference_tensor(t) -> bool:
+    return t._vc.__class__ is InferenceVersion
+
+
+_newborn = None  # the _Newborn class, made at the first use of inference mode
+_constructor_users = 0  # the inference_mode blocks open now, in all threads
+_constructor_lock = threading.Lock()
+
+
+def _constructors_in_use(change: int) -> None:
+    """Points the per-op constructors at _new_inference while an inference_mode block is open in
+    any thread, and back at object.__new__ after the last one closes."""
+    global _constructor_users
+    from minitorch import _tensor
+    from minitorch.autograd import function
+
+    with _constructor_lock:
+        _constructor_users += change
+        new = _new_inference if _constructor_users > 0 else object.__new__
+        if _newborn is None and _constructor_users > 0:
+            _make_newborn_class()
+        _tensor._new = function._new_object = new
+
+
+def _new_inference(cls):
+    return object.__new__(_newborn if cls is _newborn.__base__ else cls)
+
+
+def _make_newborn_class():
+    global _newborn
+    from minitorch._subclass import _disabled_torch_function_impl
+    from minitorch._tensor import Tensor
+
+    slot = Tensor.__dict__["_vc"]
+
+    def set_first_version(self, vc):
+        if vc.__class__ is list and state.inference:
+            vc = InferenceVersion(vc)
+        self.__class__ = Tensor
+        slot.__set__(self, vc)
+
+    class _Newborn(Tensor):
+        """A Tensor being built by a per-op constructor while some thread is in inference mode
+        (NOTE [ Inference tensors ]); a plain Tensor from its first version-counter store."""
+
+        __slots__ = ()
+        __torch_function__ = _disabled_torch_function_impl
+        _vc = property(slot.__get__, set_first_version)
+
+    _newborn = _Newborn

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from minitorch._ops._common import type_name
 from minitorch._subclass import _disabled_torch_function_impl
-from minitorch._tensor import Tensor, _keep_storage_root, _make, _python_state, _rebuild
+from minitorch._tensor import (
+    Tensor,
+    _keep_storage_root,
+    _make,
+    _python_state,
+    _rebuild,
+    _refuse_inference_requires_grad,
+)
 
 __all__ = ["Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer"]
 
@@ -52,6 +59,8 @@ class Parameter(Tensor):
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
             )
+        if requires_grad and data._vc.__class__ is not list:
+            _refuse_inference_requires_grad(data)  # NOTE [ Inference tensors ]
         p = object.__new__(cls)
         Tensor._init_from(p, data._data, data._device, requires_grad)
         p._vc = data._vc  # a detached alias: in-place changes to either are seen by both
