@@ -1115,11 +1115,11 @@ def _size_one_strides(shape, strides) -> tuple:
 def _make(data, device, requires_grad, grad_fn, output_nr=0):
     """The private constructor on the per-op path: no validation, no copies."""
     t = _new(Tensor)
+    t._vc = [0]  # first: NOTE [ Inference tensors ] in minitorch/autograd/grad_mode.py
     t._data = data
     t._device = device
     t._requires_grad = requires_grad
     t._grad_fn = grad_fn
-    t._vc = [0]
     t._base = None
     t._grad = None
     if output_nr:

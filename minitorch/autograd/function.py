@@ -767,11 +767,11 @@ class Function(metaclass=FunctionMeta):
             if isinstance(out, backend.scalar_cls):  # NumPy's 0-d results
                 out = backend.xp.asarray(out)
         result = _new_object(Tensor)  # _make, inlined: this line runs for every op
+        result._vc = [0]  # first: NOTE [ Inference tensors ] in minitorch/autograd/grad_mode.py
         result._data = out
         result._device = device
         result._requires_grad = False
         result._grad_fn = None
-        result._vc = [0]
         result._base = None
         result._grad = None
         if cls._is_view:

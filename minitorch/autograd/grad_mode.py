@@ -315,25 +315,27 @@ class enforce_grad_layout_policy(_GradModeContext):
 # A tensor made inside inference mode is an inference tensor, as torch's: it has no version
 # counter (`_version` raises), cannot be saved for backward, and cannot change in place or start
 # requiring grad outside inference mode; ops that only read it are free to, and make normal
-# tensors. Its mark is the class of its version counter, InferenceVersion, which views share
-# with their base: a view of an inference tensor is one wherever it is taken, a view of a normal
-# tensor taken inside is normal (both as torch).
+# tensors. Its mark is its version counter, INFERENCE_VERSION (one counter of class
+# InferenceVersion, shared by all inference tensors), which views share with their base: a view
+# of an inference tensor is one wherever it is taken, a view of a normal tensor taken inside is
+# normal (both as torch).
 #
 # The per-op paths make their results with two private constructors, minitorch._tensor._new
-# (in _make) and minitorch.autograd.function._new_object (in Function.apply), followed by a fresh
-# version counter `[0]`. So that ops outside inference mode pay nothing for the mark, while any
-# thread is in inference mode those two names point to _new_inference, whose object is a
-# _Newborn: a Tensor subclass of the same layout whose first version-counter store makes the
-# counter an InferenceVersion if the storing thread is in inference mode, then turns the object
-# into a plain Tensor (so a view's later store of its base's counter is a plain store). Other
-# constructors (Tensor._init_from) ask fresh_version().
+# (in _make) and minitorch.autograd.function._new_object (in Function.apply), whose first store
+# is a fresh version counter `[0]`. So that ops outside inference mode pay nothing for the mark,
+# while any thread is in inference mode those two names point to _new_inference, whose object
+# is a _Newborn: a Tensor subclass of the same layout whose first version-counter store turns it
+# into a plain Tensor and stores INFERENCE_VERSION instead if the storing thread is in inference
+# mode (a view's later store of its base's counter is then a plain store). An op made inside
+# costs about 0.5 us more than under no_grad for this. Other constructors (Tensor._init_from)
+# ask fresh_version().
 #
 # The checks: saving for backward is refused where tensors are packed (autograd/function.py,
-# autograd/composite.py); an in-place change outside inference mode by the in-place checks before
-# the write (_ops/inplace.py check_inference_write), and at any other version bump by
-# InferenceVersion.__setitem__ (after the write, as some of torch's kernels do); requires_grad
-# and requires_grad_ by Tensor's own; `.data` and detach() keep the mark, pickling and copies
-# (made outside) drop it.
+# autograd/composite.py, batch norm's running statistics); an in-place change outside inference
+# mode by the in-place checks before the write (_ops/inplace.py check_inference_write), and at
+# any other version bump by InferenceVersion.__setitem__ (after the write, as some of torch's
+# kernels do); requires_grad and requires_grad_ by Tensor's own; detach() keeps the mark,
+# `.data`, pickling and copies made outside drop it.
 
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -352,8 +354,8 @@ INFERENCE_REQUIRES_GRAD_MESSAGE = (
 
 
 class InferenceVersion(list):
-    """The version counter of an inference tensor (NOTE [ Inference tensors ]): counts as a
-    normal one inside inference mode; a bump outside it is torch's in-place refusal."""
+    """The version counter of inference tensors (NOTE [ Inference tensors ]): bumped as a normal
+    one inside inference mode; a bump outside it is torch's in-place refusal."""
 
     __slots__ = ()
 
@@ -363,9 +365,14 @@ class InferenceVersion(list):
         list.__setitem__(self, index, value)
 
 
+# Inference tensors track no versions (torch's have no version counter): they all share this one,
+# so that making one costs no new counter.
+INFERENCE_VERSION = InferenceVersion((0,))
+
+
 def fresh_version() -> list:
-    """A new tensor's version counter: an InferenceVersion inside inference mode."""
-    return InferenceVersion((0,)) if state.inference else [0]
+    """A new tensor's version counter: INFERENCE_VERSION inside inference mode."""
+    return INFERENCE_VERSION if state.inference else [0]
 
 
 def is_inference_tensor(t) -> bool:
@@ -373,6 +380,8 @@ def is_inference_tensor(t) -> bool:
 
 
 _newborn = None  # the _Newborn class, made at the first use of inference mode
+_new_inference = None  # the per-op constructors' stand-in, made with it
+_constructor_names = ()  # (module, name) of the swapped constructors, found at the first use
 _constructor_users = 0  # the inference_mode blocks open now, in all threads
 _constructor_lock = threading.Lock()
 
@@ -381,33 +390,28 @@ def _constructors_in_use(change: int) -> None:
     """Points the per-op constructors at _new_inference while an inference_mode block is open in
     any thread, and back at object.__new__ after the last one closes."""
     global _constructor_users
-    from minitorch import _tensor
-    from minitorch.autograd import function
-
+    if _newborn is None:
+        _make_newborn_class()
     with _constructor_lock:
         _constructor_users += change
         new = _new_inference if _constructor_users > 0 else object.__new__
-        if _newborn is None and _constructor_users > 0:
-            _make_newborn_class()
-        _tensor._new = function._new_object = new
-
-
-def _new_inference(cls):
-    return object.__new__(_newborn if cls is _newborn.__base__ else cls)
+        for module, name in _constructor_names:
+            setattr(module, name, new)
 
 
 def _make_newborn_class():
-    global _newborn
+    global _newborn, _new_inference, _constructor_names
+    from minitorch import _tensor
     from minitorch._subclass import _disabled_torch_function_impl
     from minitorch._tensor import Tensor
+    from minitorch.autograd import function
 
+    _constructor_names = ((_tensor, "_new"), (function, "_new_object"))
     slot = Tensor.__dict__["_vc"]
 
-    def set_first_version(self, vc):
-        if vc.__class__ is list and state.inference:
-            vc = InferenceVersion(vc)
+    def set_first_version(self, vc, _set=slot.__set__):
         self.__class__ = Tensor
-        slot.__set__(self, vc)
+        _set(self, INFERENCE_VERSION if state.inference and vc.__class__ is list else vc)
 
     class _Newborn(Tensor):
         """A Tensor being built by a per-op constructor while some thread is in inference mode
@@ -417,4 +421,7 @@ def _make_newborn_class():
         __torch_function__ = _disabled_torch_function_impl
         _vc = property(slot.__get__, set_first_version)
 
-    _newborn = _Newborn
+    def new(cls, _new=object.__new__):
+        return _new(_Newborn) if cls is Tensor else _new(cls)
+
+    _newborn, _new_inference = _Newborn, new
