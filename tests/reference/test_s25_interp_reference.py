@@ -622,7 +622,7 @@ def p_cka(lib, dt, rec):
         if isinstance(mod, nn.Linear)
     ]
     X = lib.randn(10, 6, dtype=dt)
-    with lib.no_grad():  # inference_mode makes no inference tensors here (documented)
+    with lib.no_grad():
         m(X)
     for h in hs:
         h.remove()

@@ -12,9 +12,8 @@ counts, state_dict remapping, tied embeddings, perplexity; torch.compile and sdp
 Token ids exactly; values to 1e-4 (float32), 1e-6 (float64: the rotary tables are float32),
 2e-2 (bfloat16) and 3e-3 (float16) of their scale.
 
-Not compared (documented differences): inference tensors (minitorch's are ordinary tensors),
-torch.compile's OptimizedModule wrapper (minitorch returns the module), torch's order among
-tied values in topk / sort."""
+Not compared (documented differences): torch.compile's OptimizedModule wrapper (minitorch
+returns the module), torch's order among tied values in topk / sort."""
 
 from __future__ import annotations
 

@@ -798,7 +798,7 @@ def p_md_nograd(lib, dt, rec):
     with lib.inference_mode():
         pi = pos.clone()
         rec("inf_e", energy(pi))
-    # inference tensors are ordinary tensors in minitorch (README): only the clone path is compared
+    # an inference tensor is used in autograd through a clone
     p2 = pi.clone().requires_grad_(True)
     rec("clone_ok", energy(p2))
 

@@ -14,7 +14,7 @@ float32 to 1e-4; texts exactly.
 
 Known and left (documented): Beta/Dirichlet/Gamma rsample gradients are exact implicit ones
 where torch's are fitted approximations (so no rsample gradient is compared), trigamma (Beta's
-entropy gradient) is ~5e-10 off in torch, inference-mode tensors are ordinary tensors here,
+entropy gradient) is ~5e-10 off in torch,
 NumPy's floating-point RuntimeWarnings show under an "always" filter (logsumexp of an all -inf
 row), float32 sqrt can be an ulp off torch's (NoisyNet's factorised noise in float32 cast up)."""
 

@@ -39,9 +39,6 @@ Known and left (documented):
   into a different update; the programs' convolutions before BatchNorm have no bias, as real
   code has. Weight-normed modules are built in the program's dtype (a float32 norm computed
   with another summation order would be an ulp off before the cast).
-- Tensors made under inference_mode are ordinary tensors here (documented in
-  minitorch.autograd.inference_mode): torch's errors for in-place updates, saving them for
-  backward or requires_grad_ outside the mode are not raised.
 - In-place ops on overlapping unfold windows are undefined in torch (applied per window
   element there, per location here); topk's order among equal values is unspecified.
 - Tensor.numpy() of a bfloat16 tensor gives an ml_dtypes array here where torch raises.

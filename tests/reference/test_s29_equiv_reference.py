@@ -22,8 +22,6 @@ Known and left (documented):
 - float32 transcendentals and sums may differ from torch's in the last bits.
 - torch.special.bessel_j0/j1 are only ~1e-7 accurate in float64 for 3 < x < 8 (against mpmath);
   minitorch's (SciPy's Cephes) are exact to an ulp, so they are checked against a quadrature.
-- torch.inference_mode makes inference tensors; minitorch's is no_grad and Tensor.is_inference()
-  is always False (documented in minitorch/_ops/tensor_misc.py).
 - Equivariance residuals that cancel to ~0 are recorded as booleans.
 - NumPy's "invalid value" RuntimeWarning (acos of 1 + eps) shows under a user's "always" filter;
   torch gives NaN silently (minitorch/__init__.py filters it only by default).
@@ -1582,7 +1580,7 @@ def p_func_transforms(lib, dt, rec):
     rec("ckpt", v3.grad)
     with lib.inference_mode():
         R = _rodrigues(lib, w)
-    rec("inf", str(R.requires_grad))  # is_inference() is always False here (documented)
+    rec("inf", str(R.requires_grad))
     out = lib.empty(5, 3, dtype=dt)
     lib.linalg.cross(w, w.flip(0), out=out)
     rec("out_cross", out)

@@ -21,7 +21,6 @@ Known and left (not compared):
   (minitorch has no meta device).
 - Library.impl of an operator not defined yet raises here (torch registers the kernel ahead of
   the definition); register_autograd(None) raises here at registration.
-- inference_mode makes no inference tensors (documented at minitorch.is_inference).
 - torch's ModuleTracker files some backward FLOPs of nn.TransformerEncoderLayer under its
   dropouts: only the totals are compared (see test_flop_counter_reference.py).
 - torch._ops.OpOverload has no minitorch._ops counterpart (that package holds the built-in ops):
@@ -805,7 +804,7 @@ def p_library_grad_modes(L, rec):
     rec("no_grad", f"{z.requires_grad} {z.grad_fn}")
     with L.inference_mode():
         z = L.ops.ext2_gm.cube(x)
-    rec("inference", z.requires_grad)  # (minitorch makes no inference tensors: documented)
+    rec("inference", z.requires_grad)
     z = L.ops.ext2_gm.cube(x.detach())
     rec("detached", f"{z.requires_grad} {z.grad_fn}")
     (g,) = L.autograd.grad(L.ops.ext2_gm.cube(x).sum(), x, create_graph=True)

@@ -21,8 +21,6 @@ Known and left (documented):
   order); float32 transcendentals are within a few ulp of torch's vectorised kernels.
 - torch expands a 0-d tensor to a size with -1 into "numel: integer multiplication overflow"
   (or a shape holding -1); minitorch refuses it as it does for other tensors.
-- inference_mode makes no inference tensors here (documented in minitorch.is_inference): a
-  tensor made under it is not refused later by autograd or in-place updates, as torch's are.
 - Differences that cancel to ~0 (an inverse's reconstruction error, the float32 log|det| of an
   orthogonal 1x1-conv weight, ~3e-7 either way from LAPACK rounding) are recorded as booleans
   against a tolerance.

@@ -37,8 +37,6 @@ Known and left (documented):
 - Modules built in float32 and moved to float64 carry float32 initialisations that can round an
   ulp apart from torch's (weight_norm's g, the 15 power iterations parametrizations.spectral_norm
   makes at registration, orthogonal_'s QR): the programs build or initialise those in their dtype.
-- Inference tensors are ordinary tensors here (see minitorch.inference_mode): only the clone path
-  is compared.
 - torch marks an input gradient that does not depend on the input in value as requiring grad when
   its backward node saved the input (conv2d's ConvolutionBackwardBackward0, grid_sample's
   GridSampler2DBackwardBackward0): with no weight requiring grad, a backward through such a
@@ -2688,8 +2686,7 @@ def p_errors2(lib, dt, rec):
     rec.err(
         "ct_dtype", lambda: nn.ConvTranspose2d(1, 1, 3).to(dt)(lib.randn(1, 1, 2, 2, dtype=other))
     )
-    # samples drawn under inference_mode, then trained on through a clone (inference tensors
-    # themselves are ordinary tensors here: see the module docstring)
+    # samples drawn under inference_mode, then trained on through a clone
     with lib.inference_mode():
         samples = G(lib.randn(2, 3, dtype=dt))
     rec("inference_rg", samples.requires_grad)

@@ -39,8 +39,6 @@ Known and left (documented):
   into arbitrary steps in either library: such biases are not recorded (or not used).
 - The order of tied values in topk/kthvalue is implementation-defined: the programs avoid
   ties there (sort(stable=True) is compared with ties).
-- inference_mode makes no inference tensors (documented in minitorch.is_inference): torch's
-  "Inference tensors cannot be saved for backward" is not raised.
 - cdist's second derivative: torch raises "the derivative for '_cdist_backward' is not
   implemented", minitorch differentiates it (every op is twice differentiable). Where torch
   returns a ZeroTensor second derivative (of sign/abs), minitorch returns zeros.

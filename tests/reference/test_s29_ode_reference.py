@@ -35,8 +35,7 @@ Known and left (documented):
 - minitorch's float32 matrix_exp of a matrix of norm ~1e3 is closer to the float64 value than
   torch's (4e-4 of the scale apart): the stiff programs keep norms moderate.
 - vmap runs func once per sample, so in-place writes into a buffer made inside func run here
-  where torch's vmap refuses them; inference_mode makes no inference tensors
-  (README "Differences from PyTorch").
+  where torch's vmap refuses them.
 - view(x=2) (an unknown keyword and no size) is worded "got an unexpected keyword argument"
   where torch lists view's overloads; movedim(source=(0.0,), ...) names the element's type.
 - torch's float64 trigamma (polygamma(1, x)) is ~5e-10 relative off the exact value where

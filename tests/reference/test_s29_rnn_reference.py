@@ -30,8 +30,7 @@ Known and left (documented):
 - torch.nn.utils.rnn.unpad_sequence transposes a time-major input in place (pytorch issue
   98499); minitorch leaves it (documented in its docstring). A length past the padded length in
   pack_padded_sequence reads out of bounds in torch; minitorch raises.
-- inference_mode makes ordinary tensors here (documented in minitorch.inference_mode); the meta
-  device is not supported; torch.compile returns the module itself; torch 2.13's
+- The meta device is not supported; torch.compile returns the module itself; torch 2.13's
   torch.jit.script(nn.LSTM) fails (a torch bug). Hand-written ScriptModule cells (fastrnns) give
   torch's numbers (checked by hand, not recorded here: TorchScript compilation is slow).
 - torch runs bfloat16 LSTMs through oneDNN only on CPUs with AVX-512 BF16 (the output's grad_fn

@@ -23,8 +23,6 @@ training loop; the sampled numbers of every generator path; and the errors of th
 record's scale, float32 to 1e-4, half-precision records to 1/64; texts exactly.
 
 Known and left (documented):
-- Tensor.is_inference() is False for a tensor made under inference_mode (torch: True):
-  minitorch's inference_mode makes ordinary tensors (minitorch.is_inference's docstring).
 - vmap(randomness='different') runs func once per sample, so each sample's draws come in turn
   where torch draws each random op once for the whole batch: the numbers are torch's only
   where that order gives the same stream (see minitorch.func.vmap); the programs use 'same'

@@ -29,10 +29,6 @@ Known and left (documented):
   order): allclose checks of two float32 gradient computations use atol=1e-5, and float32 values
   computed inside a float64 program (a bfloat16 policy's log-probs upcast) are compared to 1e-6;
   programs that run in bfloat16 are compared to 1e-2 (an ulp of bfloat16 is 2**-8).
-- minitorch's inference_mode is no_grad and makes no inference tensors (documented in
-  minitorch.is_inference): a rollout made under inference_mode is_inference() False here, and
-  feeding it to a training forward (which torch refuses with "Inference tensors cannot be saved
-  for backward") runs. Not recorded.
 - torch's CPU scaled_dot_product_attention has no double backward (its flash kernel's backward
   is not differentiable); minitorch's is, so the gradient-penalty program uses the explicit
   softmax attention.

@@ -31,8 +31,6 @@ Known and left (documented):
   own dtype.
 - torch.special.bessel_j0/j1 are only ~1e-7 accurate in float64 near x = 5 (minitorch's agree
   with SciPy); the Real-ESRGAN sinc kernel is built with sin here.
-- inference_mode makes no inference tensors here (is_inference() is False; documented in
-  minitorch.is_inference).
 - NumPy's RuntimeWarnings (log10(0), 1/0 of an exact PSNR) show under an "always" filter.
 - torch's own kernels disagree with themselves where minitorch keeps one consistent answer:
   with a scale_factor that leaves a size unchanged (floor(6 * 1.1) = 6) torch's backward copies

@@ -36,8 +36,7 @@ Known and left (documented):
   +-lr) is frozen in the Othello program.
 - Dirichlet rsample gradients are exact here (torch's are fitted approximations): no gradient
   through a Dirichlet sample is compared.
-- Tensors made under inference_mode are ordinary tensors here (torch refuses to save them for
-  backward); torch.compile returns the module itself (no OptimizedModule, no `_orig_mod.` keys).
+- torch.compile returns the module itself (no OptimizedModule, no `_orig_mod.` keys).
 - NumPy's floating-point RuntimeWarnings show under an "always" filter (softmax of an all -inf
   row, xlogy at 0, pow overflow); they are ignored under the default filters."""
 

@@ -28,8 +28,6 @@ CUDA-like device leaked arange's error where torch says "num_classes should be p
 Known and left (documented):
 - float32 sqrt can be an ulp off torch's and float32 sums differ in the last bits (summation
   order); a float32 fixed-point loop therefore stops at a looser tolerance.
-- inference_mode makes no inference tensors here (documented in minitorch.is_inference): the
-  programs do not record is_inference().
 - Forward-mode AD gives tangents for ops torch has no forward formula for (cdist), as
   documented in minitorch.autograd.forward_ad; the programs do not record that refusal.
 - There is no TorchScript (torch.jit.script returns the function; jit.save refuses), so no

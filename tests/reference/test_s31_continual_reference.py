@@ -36,9 +36,6 @@ No difference from torch was found.
 Known and left:
 - float32 sums may differ in the last bits (summation order); near-equal float32 losses are
   compared by allclose with a tolerance, not by their last bit.
-- Inference tensors: torch refuses to save a tensor made under inference_mode for backward (an
-  EWC snapshot taken under inference_mode); minitorch's are ordinary tensors (documented in
-  minitorch.autograd.grad_mode.inference_mode). The programs snapshot under no_grad.
 - vmap runs func once per sample (documented in minitorch.func.vmap): .item() of a per-sample
   value, an in-place write into an unmapped input, and random ops made before a later error
   inside func are not refused as torch refuses them; the programs stay inside what both run.

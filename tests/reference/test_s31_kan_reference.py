@@ -16,8 +16,6 @@ Known and left (documented):
   order); so LBFGS's strong-Wolfe cubic step, which amplifies a last-bit difference of the loss
   into another step, runs only in float64 (float32 uses plain LBFGS steps), and ill-conditioned
   float32 normal equations are regularised before they are solved.
-- inference_mode makes no inference tensors here (is_inference() is False; documented in
-  minitorch.autograd.inference_mode).
 - NumPy interop is a deliberate drop-in (minitorch._numpy_interop): np.mean(t), ndarray + t,
   ndarray > t and np.array(t) of a tensor requiring grad work where torch 2.13 raises.
 - lstsq's singular_values of an exactly rank-deficient A: torch's gelsd gives 0 for the null

@@ -18,7 +18,6 @@ Known and left:
   (summation order): float32 metrics are computed in the program's dtype.
 - kthvalue's index among tied values is unspecified (torch's comes from its quickselect): only
   the values are recorded.
-- inference_mode makes no inference tensors here (documented in minitorch's inference_mode).
 - SparseAdam accepts dense gradients (documented; minitorch has no sparse tensors).
 - torch's double backward of embedding ignores scale_grad_by_freq; minitorch now does the same,
   so a second derivative through the first gradient's other inputs is not divided by the counts

@@ -26,8 +26,6 @@ check) before "should return None" (autograd/engine.py).
 Known and left (documented):
 - float32 sqrt can be an ulp off torch's and float32 sums differ in the last bits (summation
   order).
-- inference_mode makes no inference tensors here (`is_inference()` is False); see
-  minitorch.autograd.grad_mode.inference_mode.
 - saved_tensors_hooks see the same tensors but not always in torch's order or number: torch's
   mm/bmm/matmul pack mat2 before self (its addmm/baddbmm mat1 first), layer_norm also packs its
   mean and rstd, einsum and SDPA pack their internal views. The programs record sorted shapes.

@@ -29,8 +29,6 @@ Known and left (documented):
 - A convolution of an input with no channels gives torch a result with no channels either
   ((N, 0, H', W'), whatever the weight's out_channels and bias); minitorch gives out_channels
   channels (zeros plus the bias). Only its dtype is recorded.
-- Tensors made under inference_mode are ordinary tensors here (documented in
-  minitorch.inference_mode): torch refuses to save them for backward or update them in place.
 - Memory layouts: a 1x1 conv of a contiguous input by a channels_last weight is channels_last in
   torch; strides of size-1 dims (keepdim sums, one-channel masks) differ; values agree.
 - fractional_max_pool2d with kernel_size 0 gives torch a tensor of -inf; minitorch fails with an

@@ -33,8 +33,7 @@ Known and left (documented):
   '_cdist_backward' is not implemented") on a double backward through it.
 - torch.func.jacrev of cdist is wrong in torch 2.13 (rows past the first get another row's
   Jacobian); the programs take autograd.functional.jacobian. torch.func.jacfwd refuses cdist
-  (no forward AD), minitorch's jacfwd runs in reverse mode.
-- inference_mode makes no inference tensors here (documented in minitorch.is_inference)."""
+  (no forward AD), minitorch's jacfwd runs in reverse mode."""
 
 from __future__ import annotations
 

@@ -30,9 +30,6 @@ Known and left (documented):
 - torch's third derivative through layer_norm is wrong (finite differences agree with
   minitorch's): only two derivatives are compared.
 - torch cannot differentiate cdist's backward (NotImplementedError); minitorch can: left out.
-- Tensors made under inference_mode are ordinary tensors here (documented in
-  minitorch.inference_mode): is_inference() is False and using them in autograd is allowed
-  (torch raises); not compared.
 - torch.func.jacfwd runs in reverse mode here, and vmap runs its function once per sample, so
   .item() inside vmap gives the sample's value where torch raises (both documented)."""
 

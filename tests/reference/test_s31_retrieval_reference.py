@@ -29,10 +29,7 @@ Known and left (documented):
 - topk(sorted=False) of a row without ties is sorted here (torch: nth_element's order).
 - EmbeddingBag(scale_grad_by_freq=True): torch 2.13's CPU kernel scales the j-th smallest
   distinct index's gradient by the count of the j-th sorted index (indices [1, 1, 2, 3]: index 2's
-  is halved); minitorch divides by each index's own count, as documented and as embedding does.
-- Tensors made under inference_mode are not inference tensors here: is_inference() is always
-  False (torch: True), and torch's refusals to save them for backward or change them in place
-  outside inference mode are not given."""
+  is halved); minitorch divides by each index's own count, as documented and as embedding does."""
 
 from __future__ import annotations
 

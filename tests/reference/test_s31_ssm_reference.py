@@ -25,7 +25,6 @@ Known and left (documented):
   order); float32 exp/log/expm1 are within an ulp of torch's vectorised kernels, not equal, so
   the Mamba initialisations here are computed in float64 and A = -exp(A_log) is taken in the
   program's dtype (Mamba's own code takes it in float32).
-- inference_mode makes no inference tensors here (is_inference() is False; documented).
 - vmap runs func once per sample (documented): an in-place write of a batched value into a
   tensor made inside func runs here where torch's vmap refuses it.
 - torch 2.13's clip_grad_value_ over parameters none of which has a gradient fails inside
@@ -819,7 +818,6 @@ def p_step_inference(lib, dt, rec):
 def _im(lib, m, x):
     with lib.inference_mode():
         y = m(x)
-        # y.is_inference() is True in torch: minitorch makes no inference tensors (known)
         return lib.tensor([float(y.requires_grad), float(lib.is_inference_mode_enabled())])
 
 

@@ -35,8 +35,6 @@ Known and left (documented):
   them only in sign-invariant products (U diag U^T), which are compared. Gradients through
   eigh/svd of a matrix with repeated (e.g. zero) eigenvalues depend on the basis LAPACK picks
   and differ; the programs whiten well-conditioned covariances.
-- inference_mode makes ordinary tensors here (documented in minitorch.inference_mode): torch
-  refuses to save a target computed under it for backward, minitorch allows it.
 - uint16/uint32/uint64 arithmetic (a 16-bit PNG + 1, max, sort, clamp, ...) computes here; torch's
   CPU kernels raise NotImplementedError "... not implemented for 'UInt16'".
 - LBFGS without a line search on a non-convex loss is chaotic: last-bit differences grow to
