@@ -113,6 +113,8 @@ def _window_max(x: Tensor, starts: list, k: tuple):
         shape[1 + d] = out[d]
         offs.append(starts[d]._data.reshape(shape) * stride[d])
     base = (xp.arange(N * C) * math.prod(have)).reshape([N * C] + [1] * n)
+    if min(k) <= 0:
+        return _empty_windows(x, offs, out)
     best = tap = None
     for t, js in enumerate(itertools.product(*(range(kd) for kd in k))):
         idx = base + (offs[0] + js[0] * stride[0])
@@ -135,6 +137,18 @@ def _window_max(x: Tensor, starts: list, k: tuple):
     xf = x.reshape(N, C, math.prod(have))
     values = gather(xf, 2, best).reshape((N, C, *out))
     return values, best.reshape((N, C, *out))
+
+
+def _empty_windows(x: Tensor, offs: list, out: tuple):
+    """torch's result for windows of no element (a kernel size <= 0): -inf, each index its
+    window's start (the flat plane offset its kernel starts from). The values stay on x's graph
+    with a zero gradient."""
+    N, C = x.shape[:2]
+    pos = sum(offs)
+    indices = _make(pos.reshape((N, C, *out)), x._device, False, None)
+    zero = x.reshape(-1)[:0].sum()
+    values = full((N, C, *out), -math.inf, dtype=x.dtype, device=x.device) + zero
+    return values, indices
 
 
 def _fractional_max_pool(n, input, kernel_size, output_size, output_ratio, samples, op, kop):
