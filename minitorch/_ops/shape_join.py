@@ -734,6 +734,13 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         return run_converted(meshgrid, tensors, {"indexing": indexing})
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    for i, t in enumerate(tensors):  # torch's parser: the list, then indexing's type
+        if not isinstance(t, Tensor):
+            raise not_tensor_element(i, t)
+    if isinstance(indexing, bytes):  # (torch's parser reads bytes as a str)
+        indexing = indexing.decode()
+    if indexing is not None and not isinstance(indexing, str):
+        raise TypeError(f"meshgrid(): argument 'indexing' must be str, not {type_name(indexing)}")
     if indexing is None:
         from minitorch._settings import warn_once  # torch: once per process
 
@@ -749,12 +756,11 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
         )
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise not_tensor_element(i, t)
-    first = tensors[0]
-    if any(t.dtype is not first.dtype for t in tensors[1:]):  # checked first, as torch
-        raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    for a, b in zip(tensors[:-1], tensors[1:], strict=True):  # the dtype before the device
+        if a.dtype is not b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a._device is not b._device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     for t in tensors:
         if t._data.ndim > 1:
             from minitorch._tensor_str import cpp_str  # an error path: torch's C++ printing
@@ -762,11 +768,6 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
             shown = cpp_str(t.detach().cpu().double().numpy(), str(t.dtype)[6:], str(t.device))
             raise RuntimeError(
                 f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {shown}"
-            )
-    for t in tensors[1:]:
-        if t._device is not first._device:
-            raise RuntimeError(
-                "torch.meshgrid: Expected all tensors in the tensor list to have the same device."
             )
     ts = list(tensors)
     swap = indexing == "xy" and len(ts) >= 2

@@ -17,7 +17,6 @@ from minitorch._ops import index_select, maximum, minimum
 from minitorch._ops._common import is_index, type_name
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
-from minitorch.nn import _argcheck as _arg
 from minitorch.nn._functional_conv import ntuple
 from minitorch.nn._functional_pool import _adaptive_avg
 
@@ -432,6 +431,43 @@ def _check_kernel_args(input, n, mode, size, scale_factor, antialias) -> None:
     )
 
 
+def _check_kernel_dtype(input, n, mode, antialias) -> None:
+    """torch's CPU kernels take floating types, and uint8 for the nearest and 2-d modes only;
+    they check the dtype after the sizes."""
+    if not input.dtype.is_floating_point and (
+        input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
+    ):
+        raise NotImplementedError(
+            f'"{_int_kernel(mode, n, antialias)}" not implemented for '
+            f"'{_dtype.scalar_name(input.dtype)}'"
+        )
+
+
+def _align_corners_error(input, n, mode, antialias, size, scale_factor, align_corners):
+    """torch's TypeError for an align_corners that is no bool: its interpolate passes it on to
+    the upsample kernel with output_size and scale_factors as it built them (the caller's list
+    or tuple as it is, a single number repeated into a list, None for the one not given, and a
+    recomputed size as a list), and the kernel's parser finds no overload for them."""
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    if size is not None:
+        output_size, factors = (size if isinstance(size, (list, tuple)) else [size] * n), None
+    elif isinstance(scale_factor, (list, tuple)):
+        output_size, factors = None, scale_factor
+    else:
+        output_size, factors = None, [scale_factor] * n
+    kernel = {"linear": "linear1d", "bicubic": "bicubic2d", "trilinear": "trilinear3d"}
+    kernel = kernel.get(mode, "bilinear2d")
+    kernel = f"_upsample_{kernel}_aa" if antialias else f"upsample_{kernel}"
+    forms = (
+        "Tensor input, tuple of ints output_size, bool align_corners, "
+        "tuple of floats scale_factors",
+        f"Tensor input, tuple of ints output_size, bool align_corners, {_SCALES[n]}, *, "
+        "Tensor out = None",
+    )
+    return invalid_arguments(kernel, forms, (input, output_size, align_corners, factors), {})
+
+
 def _output_sizes(input, n, size, scale_factor, recompute_scale_factor):
     have = input.shape[2:]
     if size is not None:
@@ -533,19 +569,13 @@ def interpolate(
         raise ValueError("Lanczos mode requires antialias=True")
     if size is not None or not (recompute_scale_factor or mode == "area"):
         _check_kernel_args(input, n, mode, size, scale_factor, antialias)
-    if not input.dtype.is_floating_point and (
-        input.dtype is not _dtype.uint8 or mode in ("linear", "trilinear", "area")
-    ):  # torch's CPU kernels: floating types, and uint8 for the nearest and 2-d modes only
-        raise NotImplementedError(
-            f'"{_int_kernel(mode, n, antialias)}" not implemented for '
-            f"'{_dtype.scalar_name(input.dtype)}'"
-        )
     sizes, scales = _output_sizes(input, n, size, scale_factor, recompute_scale_factor)
     have = input.shape[2:]
     if align_corners.__class__ is not bool and (mode in _LINEAR_RANK or mode == "bicubic"):
-        # torch's upsample kernel's parser (it words this as an invalid combination of arguments)
-        _arg.boolean(align_corners, f"upsample_{mode}{n}d", "align_corners")
+        passed = (size, scale_factor) if not recompute_scale_factor else (list(sizes), None)
+        raise _align_corners_error(input, n, mode, antialias, *passed, align_corners)
     if mode == "area":
+        _check_kernel_dtype(input, n, mode, antialias)
         return _adaptive_avg(input, n, sizes, f"adaptive_avg_pool{n}d")
     if any(s <= 0 for s in sizes) or 0 in have:
         names = ("D", "H", "W")[3 - n :]
@@ -561,6 +591,7 @@ def interpolate(
             f"Non-empty {input.ndim}D data tensor expected but got a tensor with "
             f"sizes {list(input.shape)}"
         )
+    _check_kernel_dtype(input, n, mode, antialias)
     if antialias or (input.dtype is _dtype.uint8 and mode in ("bilinear", "bicubic")):
         if antialias and input.dtype in _dtype.HALF_FLOATS and input._device.type == "cpu":
             _check_half_antialias(input, sizes)

@@ -138,6 +138,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         align_corners = False
     if not theta.is_floating_point():  # (a non-tensor's AttributeError names this, as torch's)
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    len(size)  # (torch's TypeError for a size with no length: "object of type 'int' has no len()")
     given, size = size, tuple(size)  # messages show size as the caller passed it
     if len(size) not in (4, 5):
         raise NotImplementedError(
@@ -358,10 +359,21 @@ def _check_grid_dtypes(input: Tensor, grid: Tensor, n: int) -> None:
 # run on arrays instead: NOTE [ grid_sample on arrays ].
 
 
+_MODES = ("bilinear", "nearest", "bicubic")  # torch's GridSamplerInterpolation
+_PADDINGS = ("zeros", "border", "reflection")  # torch's GridSamplerPadding
+
+
 class _GridSampler2D(Function):
     """out = _sample(input, grid); grads by re-running _sample (NOTE [ grid_sample's node ])"""
 
     _node_name = "GridSampler2DBackward0"
+    # grad_fn._saved_input / _saved_grid, and the options as torch's node keeps them (its enums)
+    _saved_names = ("input", "grid")
+    _saved_attrs = {
+        "interpolation_mode": lambda node: _MODES.index(node.options[0]),
+        "padding_mode": lambda node: _PADDINGS.index(node.options[1]),
+        "align_corners": lambda node: node.options[2],
+    }
 
     @staticmethod
     def forward(ctx, input, grid, *, mode, padding_mode, align_corners):
