@@ -55,9 +55,10 @@ def warn_once(key: str, message: str, stacklevel: int | None = None) -> None:
     """torch's TORCH_WARN_ONCE: a UserWarning once per process for `key` (not Python's once per
     call site), every time after set_warn_always(True). stacklevel counts from warn_once's
     caller; by default the first frame outside minitorch (the user's line)."""
-    if key in _warned_once and not _state["warn_always"]:
-        return
-    _warned_once.add(key)
+    if not _state["warn_always"]:  # (as torch's, a warning under warn_always leaves the once
+        if key in _warned_once:  # flag unset)
+            return
+        _warned_once.add(key)
     if stacklevel is None:
         from minitorch.autograd.anomaly_mode import _user_stacklevel
 

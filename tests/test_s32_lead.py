@@ -4,6 +4,7 @@ as literals."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
@@ -37,3 +38,17 @@ def test_fractional_max_pool3d_window_of_no_element():
         x, kernel_size=(1, 0, 1), output_size=3, return_indices=True, _random_samples=u
     )
     assert idx[0, 0].tolist() == [[0, 4, 7], [32, 36, 39], [64, 68, 71]]
+
+
+def test_warn_once_under_warn_always_leaves_the_flag_unset(monkeypatch):
+    # torch's TORCH_WARN_ONCE: under set_warn_always(True) it warns without using up its once
+    monkeypatch.setattr(mt._settings, "_warned_once", set())
+    monkeypatch.setitem(mt._settings._state, "warn_always", True)
+    with pytest.warns(UserWarning, match="indexing"):
+        mt.meshgrid(mt.arange(2), mt.arange(3))
+    monkeypatch.setitem(mt._settings._state, "warn_always", False)
+    with pytest.warns(UserWarning, match="indexing"):
+        mt.meshgrid(mt.arange(2), mt.arange(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mt.meshgrid(mt.arange(2), mt.arange(3))
