@@ -924,20 +924,6 @@ class _NormalStd(Function):
         return _no_grad_for(grad)
 
 
-def _broadcast(a: tuple, b: tuple) -> tuple:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                f"non-singleton dimension {max(len(a), len(b)) - i}"
-            )
-        out.append(y if x == 1 else x)
-    return tuple(reversed(out))
-
-
 def _fmt_number(x) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
@@ -1044,7 +1030,9 @@ def normal(
             raise RuntimeError("normal expects all elements of std >= 0.0")
     elif float(std) < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
-    shape = _broadcast(mean.shape, std.shape) if mean_t and std_t else ref.shape
+    from minitorch._ops._common import broadcast_pair
+
+    shape = broadcast_pair(mean.shape, std.shape) if mean_t and std_t else ref.shape
     if out is not None and not (isinstance(out, Tensor) and out.dtype.is_floating_point):
         if isinstance(out, Tensor):
             raise NotImplementedError(

@@ -16,7 +16,7 @@ __all__ = ["promote", "promote_float", "scalar_like", "number", "wrap_dim", "dim
            "as_tensor_arg", "cast", "is_floating", "opmath_array", "opmath_dtype", "quiet_extreme",
            "zeros_of", "wrap_int", "not_tensor", "same_device", "index", "is_index", "int_list",
            "ints", "type_name", "no_overload", "wrapped_big_ints", "wrong_type", "check_tensors",
-           "check_bool", "check_float", "check_int", "arg_types"]
+           "check_bool", "check_float", "check_int", "arg_types", "broadcast_pair"]
 
 
 def type_name(x) -> str:
@@ -33,6 +33,24 @@ def ints(seq, op: str, name: str, pos: int | None = None) -> tuple:
     if seq.__class__ is tuple and all(s.__class__ is int for s in seq):
         return seq
     return int_list(seq, op, name, pos)
+
+
+def broadcast_pair(sa, sb) -> tuple:
+    """The broadcast of shapes sa and sb, with torch's error for sizes that do not match (its
+    last mismatch, scanning from the right, with sa as tensor a)."""
+    n = max(len(sa), len(sb))
+    sa = (1,) * (n - len(sa)) + tuple(sa)
+    sb = (1,) * (n - len(sb)) + tuple(sb)
+    out = []
+    for i in range(n - 1, -1, -1):
+        x, y = sa[i], sb[i]
+        if x != y and x != 1 and y != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(y if x == 1 else x)
+    return tuple(out[::-1])
 
 
 def wrap_dim(dim, ndim: int, op: str = "dim", name: str = "dim", pos: int | None = None) -> int:

@@ -7,8 +7,8 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, check_float
-from minitorch._ops.linalg import _broadcast_batch, _require_tensor, _short
+from minitorch._ops._common import broadcast_pair, cast, check_float
+from minitorch._ops.linalg import _require_tensor, _short
 from minitorch._tensor import _make
 from minitorch.autograd.composite import as_node
 from minitorch.autograd.function import Function
@@ -359,7 +359,7 @@ def _euclidean_dist(x1, x2):
     p_rows, r_rows, m = x1.shape[-2], x2.shape[-2], x1.shape[-1]
     if x1.ndim == 2 and x2.ndim == 2:
         return EuclideanDist.apply(x1, x2).view(p_rows, r_rows)
-    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
+    batch = broadcast_pair(x1.shape[:-2], x2.shape[:-2])
     a = x1.expand(*batch, p_rows, m).reshape(-1, p_rows, m)
     b = x2.expand(*batch, r_rows, m).reshape(-1, r_rows, m)
     return EuclideanDist.apply(a, b).view(*batch, p_rows, r_rows)
@@ -449,7 +449,7 @@ def _cdist_p1(x1, x2):
 
 def _batched(fn, x1, x2):
     """fn (a distance Function of two row sets) of x1 and x2 with their batch dims broadcast."""
-    batch = _broadcast_batch(x1.shape[:-2], x2.shape[:-2])
+    batch = broadcast_pair(x1.shape[:-2], x2.shape[:-2])
     a = x1.expand(*batch, *x1.shape[-2:])
     b = x2.expand(*batch, *x2.shape[-2:])
     return fn.apply(a, b)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._ops._common import (
+    broadcast_pair,
     index,
     is_floating,
     is_index,
@@ -367,23 +368,6 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None):
     _check_bmm_dtype(a, b)
 
 
-def _broadcast_batch(sa, sb):
-    """The broadcast of two batch shapes, with torch's error for sizes that do not match."""
-    n = max(len(sa), len(sb))
-    sa = (1,) * (n - len(sa)) + tuple(sa)
-    sb = (1,) * (n - len(sb)) + tuple(sb)
-    out = []
-    for i in range(n - 1, -1, -1):  # torch reports the last mismatch (scanning from the right)
-        x, y = sa[i], sb[i]
-        if x != y and x != 1 and y != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                f"non-singleton dimension {i}"
-            )
-        out.append(y if x == 1 else x)
-    return tuple(out[::-1])
-
-
 def _prod(shape) -> int:
     n = 1
     for s in shape:
@@ -477,7 +461,7 @@ def _batched_matmul(a: Tensor, b: Tensor, out=None) -> Tensor:
         a = a.reshape((1, sa[0]))
     if vec_b:
         b = b.reshape((sb[0], 1))
-    batch = _broadcast_batch(a._data.shape[:-2], b._data.shape[:-2])
+    batch = broadcast_pair(a._data.shape[:-2], b._data.shape[:-2])
     _check_bmm(a, b, _prod(batch), out)
     result = BatchedMatmul.apply(a, b)
     shape = result._data.shape

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype, return_types
-from minitorch._ops.linalg import _broadcast_batch, _short
+from minitorch._ops._common import broadcast_pair
+from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_solve import (
     _check_matrix,
     _exact_out,
@@ -268,7 +269,7 @@ def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
     op = "torch.linalg.ldl_solve"
     _check_ldl_solve(LD, pivots, B, op)
     xp = LD._device.backend.xp
-    batch = _broadcast_batch(B.shape[:-2], LD.shape[:-2])  # torch's message: B is "a"
+    batch = broadcast_pair(B.shape[:-2], LD.shape[:-2])  # torch's message: B is "a"
     n, m = LD.shape[-1], B.shape[-1]
     k = math.prod(batch)  # (not -1: an empty matrix leaves it undetermined)
     ld = xp.broadcast_to(LD._data, batch + (n, n)).reshape((k, n, n))

@@ -8,6 +8,7 @@ import math
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
+    broadcast_pair,
     check_float,
     check_int,
     check_tensors,
@@ -555,14 +556,7 @@ def _lstsq(A, B, rcond, driver, out):
     vector = _lstsq_vector(A, B)
     if B.ndim == A.ndim - 1 and not vector:
         # torch: a matrix B one dim short is expanded over A's batch broadcast with B.shape[:-1]
-        pairs = list(enumerate(zip(A.shape[:-2], B.shape[:-1], strict=True)))
-        for i, (x, y) in reversed(pairs):  # (torch names the last mismatch)
-            if x != y and 1 not in (x, y):
-                raise RuntimeError(
-                    f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
-                    f"non-singleton dimension {i}"
-                )
-        batch = tuple(y if x == 1 else x for _, (x, y) in pairs)
+        batch = broadcast_pair(A.shape[:-2], B.shape[:-1])
         B = B.expand(batch + tuple(B.shape[-2:]))
     b = B.unsqueeze(-1) if vector else B
     m, n = A.shape[-2:]

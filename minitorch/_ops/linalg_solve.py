@@ -7,7 +7,14 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._ops._common import check_bool, check_tensors, not_tensor, type_name, wrong_type
+from minitorch._ops._common import (
+    broadcast_pair,
+    check_bool,
+    check_tensors,
+    not_tensor,
+    type_name,
+    wrong_type,
+)
 from minitorch._ops.inplace import with_out
 from minitorch._ops.linalg import _short
 from minitorch._ops.pointwise import where
@@ -231,17 +238,8 @@ def _check_batches(B: Tensor, A: Tensor) -> None:
     broadcast: B is "tensor a", A "tensor b", and the dimension counts within the broadcast
     batch shape, compared from the right (Function.apply's generic message would name B's and
     A's full shapes the other way round)."""
-    sb, sa = B.shape[:-2], A.shape[:-2]
-    if sb == sa:
-        return
-    n = max(len(sb), len(sa))
-    pb, pa = (1,) * (n - len(sb)) + tuple(sb), (1,) * (n - len(sa)) + tuple(sa)
-    for i in range(n - 1, -1, -1):
-        if pb[i] != pa[i] and pb[i] != 1 and pa[i] != 1:
-            raise RuntimeError(
-                f"The size of tensor a ({pb[i]}) must match the size of tensor b ({pa[i]}) at "
-                f"non-singleton dimension {i}"
-            )
+    if B.shape[:-2] != A.shape[:-2]:
+        broadcast_pair(B.shape[:-2], A.shape[:-2])
 
 
 def _lu_raw(xp, a):

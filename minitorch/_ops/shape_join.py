@@ -8,6 +8,7 @@ from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
 from minitorch._ops._common import (
+    broadcast_pair,
     cast,
     check_int,
     index,
@@ -835,19 +836,7 @@ def broadcast_tensors(*tensors) -> tuple:
         return run_converted(broadcast_tensors, tensors)
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    n = max((t._data.ndim for t in tensors), default=0)
-    out = [1] * n
+    out = ()
     for t in tensors:
-        shape = t._data.shape
-        for i in range(len(shape) - 1, -1, -1):  # from the right: torch names the last mismatch
-            v = shape[i]
-            j = n - len(shape) + i
-            if v != 1 and out[j] != 1 and out[j] != v:
-                raise RuntimeError(
-                    f"The size of tensor a ({out[j]}) must match the size of tensor b ({v}) at "
-                    f"non-singleton dimension {j}"
-                )
-            if v != 1:
-                out[j] = v
-    out = tuple(out)
+        out = broadcast_pair(out, t._data.shape)
     return tuple(t if t._data.shape == out else expand(t, out) for t in tensors)

@@ -876,18 +876,15 @@ def _bind_user_args(cls, args, kwargs):
 def _raise_broadcast_error(cls, args, err):
     """NumPy's broadcasting ValueError as torch's RuntimeError, naming the first pair of sizes
     that do not broadcast (the tensors' shapes broadcast left to right); other ValueErrors pass."""
+    from minitorch._ops._common import broadcast_pair
+
     shapes = [a._data.shape for a in args if isinstance(a, Tensor)]
     acc = shapes[0] if shapes else ()
     for b in shapes[1:]:
-        n = max(len(acc), len(b))
-        pa, pb = (1,) * (n - len(acc)) + acc, (1,) * (n - len(b)) + b
-        for i in range(n - 1, -1, -1):
-            if pa[i] != pb[i] and pa[i] != 1 and pb[i] != 1:
-                raise RuntimeError(
-                    f"The size of tensor a ({pa[i]}) must match the size of tensor b ({pb[i]}) at "
-                    f"non-singleton dimension {i}"
-                ) from None
-        acc = tuple(y if x == 1 else x for x, y in zip(pa, pb, strict=True))
+        try:
+            acc = broadcast_pair(acc, b)
+        except RuntimeError as e:
+            raise e from None
     raise err
 
 
