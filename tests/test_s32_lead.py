@@ -52,3 +52,52 @@ def test_warn_once_under_warn_always_leaves_the_flag_unset(monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         mt.meshgrid(mt.arange(2), mt.arange(3))
+
+
+def _tied_rows():
+    # torch.randint(0, 4, (6, 12), generator=torch.Generator().manual_seed(0)) in torch
+    rows = [
+        [0, 3, 1, 0, 3, 3, 3, 3, 1, 3, 1, 2],
+        [0, 3, 2, 0, 0, 0, 2, 1, 2, 3, 3, 2],
+        [0, 1, 1, 1, 1, 0, 1, 0, 3, 0, 3, 1],
+        [2, 3, 3, 0, 2, 3, 0, 1, 3, 1, 3, 3],
+        [2, 3, 0, 1, 1, 1, 3, 0, 3, 2, 0, 3],
+        [3, 2, 3, 2, 3, 0, 2, 0, 0, 0, 1, 1],
+    ]
+    return mt.tensor(rows, dtype=mt.float32)
+
+
+@pytest.mark.parametrize(
+    ("k", "want"),
+    [
+        (1, [0, 4, 5, 3, 7, 9]),
+        (3, [2, 0, 9, 9, 2, 7]),
+        (6, [11, 8, 3, 0, 5, 11]),
+        (12, [5, 9, 8, 11, 11, 0]),
+    ],
+)
+def test_kthvalue_picks_torchs_index_among_equal_values(k, want):
+    # torch's CPU quickselect decides which of equal values is reported
+    x = _tied_rows()
+    assert mt.kthvalue(x, k, dim=1).indices.tolist() == want
+    assert mt.kthvalue(x.t(), k, dim=0).indices.tolist() == want
+    assert mt.kthvalue(x.double(), k, dim=-1, keepdim=True).indices.flatten().tolist() == want
+
+
+def test_kthvalue_ties_with_nan_as_torch():
+    y = _tied_rows()
+    y[0, 3] = math.nan
+    y[1, 5] = math.nan
+    y[1, 7] = math.nan
+    v, i = mt.kthvalue(y, 11, dim=1)
+    assert v[0].item() == 3.0 and math.isnan(v[1].item())
+    assert i.tolist() == [7, 7, 10, 1, 1, 2]
+
+
+def test_kthvalue_replays_ties_up_to_a_limit(monkeypatch):
+    from minitorch._ops import sorting
+
+    x = mt.zeros(3, 10)
+    assert mt.kthvalue(x, 4, dim=1).indices.tolist() == [7, 7, 7]  # torch's
+    monkeypatch.setattr(sorting, "_KTH_REPLAY_LIMIT", 20)
+    assert mt.kthvalue(x, 4, dim=1).indices.tolist() == [3, 3, 3]  # the 4th equal one

@@ -251,3 +251,54 @@ def _nth_element(a, nth, last):
         else:
             last = cut
     _insertion_sort(a, first, last)
+
+
+# NOTE [ torch's quickselect on ties ]
+# torch's CPU kthvalue copies each row with its indices and runs its own quickselect on them
+# (not the standard library's): the classic select with a median-of-three pivot (the middle
+# element swapped next to the first, the first, second and last put in order), a partition
+# from both ends that stops on elements equal to the pivot, and the pivot swapped into place;
+# "greater" is x > y, with NaN greater than any number. Which of several equal values lands at
+# position k follows from those swaps; _quick_select replays them on integer ranks of the values
+# (equal values, equal ranks; NaN the highest).
+
+
+def _quick_select(ranks: list, k: int) -> int:
+    """The input index torch's CPU kthvalue reports for 0-based position k of ranks."""
+    a = list(ranks)
+    at = list(range(len(a)))
+
+    def swap(p, q):
+        a[p], a[q] = a[q], a[p]
+        at[p], at[q] = at[q], at[p]
+
+    lo, hi = 0, len(a) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if a[lo] > a[hi]:
+                swap(lo, hi)
+            break
+        swap(lo + (hi - lo) // 2, lo + 1)
+        if a[lo + 1] > a[hi]:
+            swap(lo + 1, hi)
+        if a[lo] > a[hi]:
+            swap(lo, hi)
+        if a[lo + 1] > a[lo]:
+            swap(lo + 1, lo)
+        i, j, pivot = lo + 1, hi, a[lo]
+        while True:
+            i += 1
+            while pivot > a[i]:
+                i += 1
+            j -= 1
+            while a[j] > pivot:
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(lo, j)
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+    return at[k]

@@ -485,9 +485,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     xp = input._device.backend.xp
     if x.ndim and input._device.type == "cpu" and real_kernel(x):
-        # the sort's k-th index, from a partition (NumPy only; see rank_index)
+        # the sort's k-th index, from a partition (NumPy only; see rank_index), then torch's
+        # choice among equal values
         dim = d
-        idx = rank_index(xp, x, dim, k - 1)
+        idx = _kth_ties_as_torch(xp, x, dim, k, rank_index(xp, x, dim, k - 1))
     else:
         dim, idx = _sorted_parts(input, dim, False, "kthvalue")
         if not x.ndim:
@@ -511,6 +512,36 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     plan = IndexPlan(None, tuple(key), None, "Alias", x.shape, idx.shape, True)
     values = KthvalueValues.apply(input, plan=plan)
     return return_types.kthvalue(_watched_pair(values, _int64(input, idx)))
+
+
+# Rows longer in all than this take the first equal value in input order rather than torch's
+# choice among equal values: the replay runs in Python (about 1 ms for a row of 1,000).
+_KTH_REPLAY_LIMIT = 1 << 16
+
+
+def _kth_ties_as_torch(xp, x, dim: int, k: int, idx):
+    """idx (kthvalue's indices, the first equal value in input order) with the rows whose k-th
+    value occurs more than once given the index torch's CPU kernel picks (NOTE [ torch's
+    quickselect on ties ]), replayed on the row's value ranks while the tied rows hold at most
+    _KTH_REPLAY_LIMIT elements. A host kernel (NumPy only); rows without ties pay one pass."""
+    if x.dtype.kind == "V":  # bfloat16
+        x = x.astype("float32")  # exact
+    v = xp.take_along_axis(x, idx, dim)
+    count = (x == v).sum(dim, keepdims=True)
+    if x.dtype.kind == "f":
+        nan = xp.isnan(v)
+        if nan.any():  # a NaN k-th value: its count is the NaNs'
+            count = xp.where(nan, xp.isnan(x).sum(dim, keepdims=True), count)
+    tied = xp.flatnonzero(xp.moveaxis(count, dim, -1) > 1)
+    n = x.shape[dim]
+    if not tied.size or tied.size * n > _KTH_REPLAY_LIMIT:
+        return idx
+    rows = xp.moveaxis(x, dim, -1).reshape(-1, n)
+    out = xp.moveaxis(idx, dim, -1).reshape(-1).copy()
+    ranks = xp.unique(rows[tied], return_inverse=True)[1].reshape(tied.size, n)  # NaN: the top
+    for r, rank in zip(tied.tolist(), ranks.tolist(), strict=True):
+        out[r] = _tsm._quick_select(rank, k - 1)
+    return xp.moveaxis(out.reshape(xp.moveaxis(idx, dim, -1).shape), -1, dim)
 
 
 # --- unique ---
