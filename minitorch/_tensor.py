@@ -647,6 +647,8 @@ class Tensor(TensorMethods):
     def data(self) -> Tensor:
         # Shares memory but not the version counter: changes through .data escape autograd.
         t = _make(self._data, self._device, False, None)
+        if t._vc.__class__ is not self._vc.__class__:  # a normal tensor's, in inference mode:
+            t._vc = [0]  # normal, as torch's (NOTE [ Inference tensors ])
         if self._base is not None or "_storage_root" in self.__dict__:
             _keep_storage_root(t, self)
         return t

@@ -40,7 +40,7 @@ from minitorch._tensor import Tensor, _keep_storage_root
 from minitorch.autograd import function as _function
 from minitorch.autograd.engine import grad
 from minitorch.autograd.function import AccumulateGrad, Function, _edge
-from minitorch.autograd.grad_mode import enable_grad
+from minitorch.autograd.grad_mode import enable_grad, normal_alias
 from minitorch.autograd.graph import GradientEdge
 
 __all__ = [
@@ -154,7 +154,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
         )
     private = not tensor.requires_grad
     with enable_grad():
-        seed = tensor.detach().requires_grad_() if private else tensor.view_as(tensor)
+        # (an inference tensor's seed is a normal alias: NOTE [ Inference tensors ])
+        seed = normal_alias(tensor).detach().requires_grad_() if private else tensor.view_as(tensor)
     dual = alias_of(seed)
     duals.append(_Dual(dual, tangent, tensor, seed, dual._vc[0], private))
     return dual
@@ -217,7 +218,7 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
         total = None
         for g, d in zip(vjps, duals, strict=True):
             if g is not None:
-                term = (g * d.tangent).sum()
+                term = (g * normal_alias(d.tangent)).sum()
                 total = term if total is None else total + term
         if total is None:
             return UnpackedDualTensor(primal, None)

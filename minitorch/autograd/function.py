@@ -1471,8 +1471,10 @@ def _pack_hooked(ctx, results, arrays, hooks, own=()):
 
 
 def refuse_inference_save(t: Tensor) -> None:
-    """torch's refusal to save an inference tensor for backward (NOTE [ Inference tensors ])."""
-    if t._vc.__class__ is InferenceVersion:
+    """torch's refusal to save an inference tensor for backward (NOTE [ Inference tensors ]).
+    Inside a torch.func transform's function it is saved, as torch's transforms save it (their
+    levels wrap it)."""
+    if t._vc.__class__ is InferenceVersion and not state.transforms:
         raise RuntimeError(INFERENCE_SAVE_MESSAGE)
 
 

@@ -336,6 +336,10 @@ class enforce_grad_layout_policy(_GradModeContext):
 # any other version bump by InferenceVersion.__setitem__ (after the write, as some of torch's
 # kernels do); requires_grad and requires_grad_ by Tensor's own; detach() keeps the mark,
 # `.data`, pickling and copies made outside drop it.
+# torch.func's transforms and forward AD differentiate through a normal alias of an inference
+# input or tangent (normal_alias), as torch's wrappers do, and save one the function captures
+# (refuse_inference_save reads state.transforms); increment_version leaves an inference
+# tensor alone (torch's has no counter to bump).
 
 INFERENCE_SAVE_MESSAGE = (
     "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
@@ -377,6 +381,17 @@ def fresh_version() -> list:
 
 def is_inference_tensor(t) -> bool:
     return t._vc.__class__ is InferenceVersion
+
+
+def normal_alias(t):
+    """t, or for an inference tensor a detached alias of it with a version counter of its own: a
+    normal tensor, what torch.func's and forward AD's wrappers of an inference tensor are (they
+    can require grad and be saved for backward)."""
+    if t._vc.__class__ is list:
+        return t
+    alias = t.detach()
+    alias._vc = [0]
+    return alias
 
 
 _newborn = None  # the _Newborn class, made at the first use of inference mode

@@ -72,7 +72,8 @@ def increment_version(tensor) -> None:
     torch.autograd.graph.increment_version."""
     tensors = (tensor,) if isinstance(tensor, Tensor) else tensor
     for t in tensors:
-        t._vc[0] += 1
+        if t._vc.__class__ is list:  # an inference tensor has no counter: torch's no-op
+            t._vc[0] += 1
 
 
 class saved_tensors_hooks:  # noqa: N801 - torch's name

@@ -15,7 +15,7 @@ from minitorch.autograd.functional import (
     _jacobian_of_output,
     _zeros_like,
 )
-from minitorch.autograd.grad_mode import inference_mode, state
+from minitorch.autograd.grad_mode import inference_mode, normal_alias, state
 from minitorch.func import _custom
 from minitorch.func._pytree import spec_repr, spec_str, tree_flatten, tree_map, tree_unflatten
 
@@ -58,6 +58,23 @@ __all__ = [
 _LEVEL_SERIALS = itertools.count(1)
 
 
+class _transform_mode(inference_mode):  # noqa: N801 - a grad-mode context, as inference_mode
+    """inference_mode(False) (grad on, inference mode off, as torch.func), in which the inference
+    tensors the function captured may be saved for backward, as torch's levels save them
+    (refuse_inference_save reads state.transforms; NOTE [ Inference tensors ])."""
+
+    def __init__(self):
+        super().__init__(False)
+
+    def __enter__(self):
+        super().__enter__()
+        state.transforms += 1
+
+    def __exit__(self, *exc):
+        state.transforms -= 1
+        return super().__exit__(*exc)
+
+
 class _Level:
     """One call of a transform: its private leaves and the graph walk that spots the rest."""
 
@@ -74,7 +91,7 @@ class _Level:
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
         if x._requires_grad:
             return x.view_as(x)
-        t = x.detach().requires_grad_()
+        t = normal_alias(x).detach().requires_grad_()  # (an inference x: a normal alias)
         t._func_level = self._serial  # see NOTE [ Transform levels over one autograd graph ]
         self._leaves.append(t)
         return t
@@ -257,7 +274,7 @@ def grad(func, argnums=0, has_aux: bool = False):
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     api = "grad_and_value(f)(*args)"
     level = _Level()
-    with inference_mode(False):  # grad on, inference mode off, as torch.func
+    with _transform_mode():
         args, flat_diff, spec = _differentiable_args(level, args, argnums)
         output, aux = _split_aux(call_transformed(func, *args, **kwargs), has_aux, api)
         if not isinstance(output, Tensor):
@@ -289,7 +306,7 @@ def vjp(func, *primals, has_aux: bool = False):
     """
     api = "vjp(f, *primals)"
     level = _Level()
-    with inference_mode(False):  # grad on, inference mode off, as torch.func
+    with _transform_mode():
         diff = tree_map(level.differentiable, primals, none_is_leaf=True)
         out, aux = _split_aux(call_transformed(func, *diff), has_aux, api)
         flat_out, out_spec = tree_flatten(out, none_is_leaf=True)
@@ -312,7 +329,7 @@ def vjp(func, *primals, has_aux: bool = False):
         need = create_graph and (
             outside or any(isinstance(c, Tensor) and c._requires_grad for c in flat_cot)
         )
-        with inference_mode(False):  # grad on, inference mode off, as torch.func
+        with _transform_mode():
             res = _grads_or_zeros(flat_out, flat_diff, flat_cot, retain_graph, need)
         if not need:
             res = [g.detach() for g in res]
@@ -377,7 +394,7 @@ class _Linearized:
 
     def __init__(self, func, primals, has_aux, api):
         self.level = level = _Level()
-        with inference_mode(False):  # grad on, inference mode off, as torch.func
+        with _transform_mode():
             seeds = tree_map(level.differentiable, primals, none_is_leaf=True)
             # f gets aliases of the seeds: in-place ops on them are recorded, as torch's
             # forward mode allows them (and they write into the primals, as torch's)
@@ -416,7 +433,7 @@ class _Linearized:
 
     def push(self, flat_p, flat_t, retain_graph: bool):
         level = self.level
-        with inference_mode(False):
+        with _transform_mode():
             jv_diff = []
             if self.calls.calls:  # NOTE [ A custom Function's jvp in the func transforms ]
                 seeds, tans = list(self.flat_diff), [(lambda k, t=t: t) for t in flat_t]
@@ -566,7 +583,7 @@ def _forward_primal(level: _Level):
 def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
     """jacrev's or (forward) jacfwd's Jacobian; see NOTE [ Forward-mode dtypes ]."""
     level = _Level()
-    with inference_mode(False):  # grad on, inference mode off, as torch.func
+    with _transform_mode():
         fresh = _forward_primal(level) if forward else None
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums, fresh)
         if forward:  # in-place ops on the inputs are allowed, as in jvp
