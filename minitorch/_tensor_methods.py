@@ -247,6 +247,7 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
 
 
 _NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
+_NO_OPERAND = object()  # where's input or other when not given (None is refused)
 
 
 def _squeeze_none_error(keyword: bool) -> None:
@@ -1018,7 +1019,7 @@ class TensorMethods:
     def clamp_max(self, max):
         return _ops.clamp_max(self, max)
 
-    def where(self, condition, other):
+    def where(self, condition, other=_NO_OPERAND):
         return _ops.where(condition, self, other)
 
     def eq(self, other):
@@ -1276,11 +1277,13 @@ class TensorMethods:
     def bitwise_not_(self):
         return _ops.bitwise_not_(self)
 
-    def round(self, *, decimals=0):
+    def round(self, *args, decimals=0):
+        if args:
+            return _ops.round(self, *args, decimals=decimals)
         return _ops.round(self, decimals=decimals)
 
-    def round_(self, *, decimals=0):
-        return _ops.round_(self, decimals=decimals)
+    def round_(self, *args, decimals=0):
+        return _ops.round_(self, *args, decimals=decimals)
 
     def atan2(self, other):
         return _ops.atan2(self, other)
@@ -1515,7 +1518,9 @@ class TensorMethods:
         return _ops.amin(self, *args, **kwargs)
 
     def aminmax(self, *args, **kwargs):
-        return _ops.aminmax(self, *args, **kwargs)
+        if args:  # (the method's dim and keepdim are keyword-only, as the function's)
+            _takes_no_arguments("aminmax", args)
+        return _ops.aminmax(self, **kwargs)
 
     def argmax(self, *args, **kwargs):
         return _ops.argmax(self, *args, **kwargs)

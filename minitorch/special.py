@@ -37,6 +37,7 @@ from minitorch._ops.pointwise import _out
 from minitorch._ops.pointwise_more import _to_float
 from minitorch._ops.reduction import _MISSING, _logsumexp
 from minitorch._ops.special_more import (
+    _no_half,
     airy_ai,
     bessel_j0,
     bessel_j1,
@@ -150,7 +151,7 @@ def spherical_bessel_j0(x, *, out=None):
     from minitorch.autograd.grad_mode import no_grad
 
     with no_grad():
-        x = _to_float(x, "special_spherical_bessel_j0")
+        x = _no_half(x, "special_spherical_bessel_j0", "spherical_bessel_j0_cpu")
         zero = x == 0
         safe = where(zero, 1.0, x)
         result = where(zero, 1.0, sin(safe) / safe)

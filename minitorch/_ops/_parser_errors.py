@@ -59,6 +59,12 @@ def _fits(value, kind: str, parsing: bool = False) -> bool:
         )
     if kind == "str":
         return isinstance(value, str)
+    if kind == "float":  # parsing: a real number (a bool too) or a 0-d tensor; listed: int, float
+        if parsing:
+            if isinstance(value, Tensor):
+                return value.ndim == 0
+            return is_number(value) and not isinstance(value, complex)
+        return value.__class__ in (int, float)
     return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
 
 
@@ -77,7 +83,8 @@ def _why(params, positional, kwargs) -> str:
     "Tensor mask, Number value"), and in a slot with a default (t.sort(1, "a"): "(!int!,
     !str!)" under "int dim = -1, bool descending = False")."""
     required = {p[0]: p[1] for p in params if p is not None and not p[2]}
-    filled = [p[0] for p in params if p is not None][: len(positional)]
+    star = params.index(None) if None in params else len(params)
+    filled = [p[0] for p in params[:star]][: len(positional)]  # (keyword-only ones never are)
     bad = [k for k in kwargs if k not in required or k in filled]  # (filled: given twice)
     if bad:
         return f"some of the keywords were incorrect: {', '.join(bad)}"
@@ -104,12 +111,19 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
     n = len(positional) + len(kwargs)
     fitting = []
     for form in forms:
-        params = [p for p in _params(form) if p is not None]
+        listed = _params(form)
+        params = [p for p in listed if p is not None]
         if sum(not p[2] for p in params) <= n <= len(params):
-            fitting.append(params)
+            fitting.append((params, listed.index(None) if None in listed else len(listed)))
     if len(fitting) == 1:
-        params = fitting[0]
+        params, most = fitting[0]
         names = [p[0] for p in params]
+        if len(positional) > most:  # (before the types: x.round(1), round(x, 1, decimals=2))
+            least = sum(not p[2] for p in params)
+            return TypeError(
+                f"{op}() takes from {least} to {most} positional arguments but "
+                f"{len(positional)} were given"
+            )
         for i, (name, kind, _) in enumerate(params):  # (the types first, then the keywords)
             given = i < len(positional)
             if given or name in kwargs:
@@ -414,6 +428,7 @@ OVERLOADS = {
         ("Tensor input, *, Tensor out = None", "Tensor input, *, int decimals, Tensor out = None"),
         ("", "*, int decimals"),
     ),
+    "round_": (("Tensor input", "Tensor input, *, int decimals"), ("", "*, int decimals")),
 }  # fmt: skip
 
 

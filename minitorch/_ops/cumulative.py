@@ -380,10 +380,10 @@ def _extreme_0d(input: Tensor, idx, kind: str) -> Tensor:
 
 
 def _cum_extreme(kind, input, dim, out):
-    if out is not None and not isinstance(out, (tuple, list)):
-        from minitorch._ops.inplace import out_type_error
+    if out is not None:
+        from minitorch._ops.inplace import check_out_tuple
 
-        raise out_type_error(out, kind, "tuple of Tensors")
+        check_out_tuple(out, 2, kind, 2)
     shape = getattr(getattr(input, "_data", None), "shape", None)
     if dim.__class__ is int and shape is not None:
         if not shape and dim not in (-1, 0):

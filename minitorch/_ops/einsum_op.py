@@ -257,7 +257,7 @@ def einsum(*args):
     dt = operands[0].dtype
     if not dt.is_floating_point or any(t.dtype is not dt for t in operands):
         # rare: integer, bool or mixed operands follow torch's pairwise plan
-        dt = _plan_dtype(terms, operands, out)
+        dt = _plan_dtype(terms, operands, out, ell)
         operands = [cast(t, dt) for t in operands]
     result = Einsum.apply(*operands, eq=",".join(terms) + "->" + out)
     return name_node(result, _torch_node_name(terms, out))
@@ -430,7 +430,7 @@ def _torch_node_name(terms, out) -> str:
 # too ('e,aea' of int64 and float32 is float32 when e is of size 1, a bmm error when larger).
 
 
-def _plan_dtype(terms, operands, out):
+def _plan_dtype(terms, operands, out, ell=""):
     """The dtype torch's pairwise plan gives einsum (see NOTE [ Einsum dtypes follow torch's
     pairwise plan ]), raising its errors."""
     sizes = {}
@@ -466,12 +466,38 @@ def _plan_dtype(terms, operands, out):
             dt = _dtype.promote_types(dt, right_dt)
         elif any(sizes[c] == 0 for c in both):
             dt = right_dt
-        elif dt is _dtype.bool:
-            raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
-        elif dt is not right_dt:
-            raise RuntimeError(f"expected scalar type {_short(dt)} but found {_short(right_dt)}")
+        else:
+            first, second = dt, right_dt
+            if dt is not right_dt and _bmm_swaps(left, right, paired, out, sizes, sets, ell):
+                first, second = right_dt, dt
+            if first is _dtype.bool:  # (bmm's kernel dispatch on its first side speaks first)
+                raise NotImplementedError("\"bmm\" not implemented for 'Bool'")
+            if first is not second:
+                raise RuntimeError(
+                    f"expected scalar type {_short(first)} but found {_short(second)}"
+                )
         left = both - summed
     return dt
+
+
+def _bmm_swaps(left, right, paired, out, sizes, sets, ell) -> bool:
+    """Whether torch's pairwise product runs bmm(right, left), which decides the order its
+    dtype error names the two dtypes in: sumproduct_pair swaps the sides when every kept dim
+    only the right side has comes before every one only the left side has, in its dim order
+    (the output's letters, then the others alphabetically, capitals first); a dim of size 1 on
+    both sides counts as the right side's. Not for an ellipsis the output drops.
+    Differences from torch: torch 2.13 swaps in some further cases not pinned down here
+    ('A,efdA->dfe'), so a few mixed-dtype equations name the dtypes the other way round."""
+    letters = set().union(*sets)
+    rest = sorted(letters - set(out))
+    if any(c in ell for c in rest):
+        return False
+    order = {c: i for i, c in enumerate([*out, *rest])}
+    lhs = {c for c in left if sizes[c] != 1}
+    rhs = {c for c in right if sizes[c] != 1}
+    lo = [order[c] for c in lhs - rhs]
+    ro = [order[c] for c in letters - lhs - paired]
+    return bool(lo) and bool(ro) and max(ro) < min(lo)
 
 
 def _einsum_broadcast(terms, operands, ell):

@@ -196,7 +196,8 @@ def _check_result(self: Tensor, r: Tensor, op: str, others=()):
         )
     if r._data.dtype != self._data.dtype and not _dtype.can_cast(r.dtype, self.dtype):
         into = _short(self.dtype)
-        if op in _NUMBER_CLAMPS and not any(isinstance(o, Tensor) for o in others):
+        numbers = any(o is not None and not isinstance(o, Tensor) for o in others)
+        if op in _NUMBER_CLAMPS and numbers:  # (its kernel reads a 0-d tensor beside one as one)
             into = _dtype.CPP_NAMES[self.dtype.name]  # these kernels spell it in C++ ("long int")
         raise RuntimeError(
             f"result type {_short(r.dtype)} can't be cast to the desired output type {into}"
@@ -574,6 +575,8 @@ def with_out(fn=None, *, exact=False):
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
+        if out.__class__ in (tuple, list):  # torch's parser reads out='s elements first
+            check_out_elements(out, lambda: _out_position(fn, kwargs))
         result = fn(*args, **kwargs)
         if out is None:
             return result
@@ -581,12 +584,9 @@ def with_out(fn=None, *, exact=False):
             if exact:
                 return write_out_exact(out, result)
             return write_out(out, result, fn.__name__.lstrip("_"))
-        if not isinstance(out, (tuple, list)):
-            raise out_type_error(out, fn.__name__.lstrip("_"), "tuple of Tensors")
-        if len(out) != len(result):
-            raise TypeError(
-                f"{fn.__name__}(): argument 'out' must be a tuple of {len(result)} Tensors"
-            )
+        check_out_tuple(
+            out, len(result), fn.__name__.lstrip("_"), lambda: _out_position(fn, kwargs)
+        )
         if exact:
             for o, r in zip(out, result, strict=True):
                 if isinstance(o, Tensor) and o.dtype is not r.dtype:
@@ -653,6 +653,37 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     writable(out)[...] = result._data
     out._vc[0] += 1
     return out
+
+
+def _out_position(fn, kwargs) -> int:
+    """out='s argument number in torch's schema of fn (for the parser's messages): the count of
+    fn's named parameters. sort's and argsort's overload without `stable` has one fewer."""
+    params = inspect.signature(fn).parameters.values()
+    named = [p for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    names = {p.name for p in named}
+    return len(names - {"out"}) - ("stable" in names and "stable" not in kwargs)
+
+
+def check_out_elements(out, pos) -> None:
+    """torch's parser error for a tuple out= holding something other than a tensor; `pos` is
+    out's argument number in the op's schema (or a function giving it, called on error only)."""
+    for i, o in enumerate(out):
+        if not isinstance(o, Tensor):
+            pos = pos() if callable(pos) else pos
+            raise TypeError(
+                f"expected Tensor as element {i} in argument {pos}, but got {type_name(o)}"
+            )
+
+
+def check_out_tuple(out, n: int, op: str, pos: int) -> None:
+    """torch's argument-parser checks of a tuple out= of n tensors (sort, topk, cummax, median,
+    aminmax, frexp, ...): a tuple or list, of tensors, of n of them. `pos` is out's argument
+    number in the op's schema, which torch's message names."""
+    if not isinstance(out, (tuple, list)):
+        raise out_type_error(out, op, "tuple of Tensors")
+    check_out_elements(out, pos)
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
 
 
 def out_type_error(out, op: str | None = None, kind: str = "Tensor") -> TypeError:

@@ -784,6 +784,7 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
         kw = {"beta": beta, "alpha": alpha, "out": out}
         return _autocast.call(baddbmm, _autocast.LOWER, (input, batch1, batch2), kw)
     _require_tensors("baddbmm", _BMM_NAMES, (input, batch1, batch2))
+    check_baddbmm_input(input, batch1, batch2)
     if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
         if input.dtype is batch1.dtype:  # torch's bmm check speaks first
             _check_bmm_dtype(batch1, batch2)
@@ -792,10 +793,29 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
             f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"
         )
     args = (input, batch1, batch2)
+    if batch1.dtype is _dtype.bool:
+        _not_for_bool(batch1, batch2, "baddbmm")
     r = _in_float32(baddbmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, bmm(batch1, batch2), beta, alpha, "baddbmm")
     return _write(as_node(r, "BaddbmmBackward0", args), out, "gemm")
+
+
+def check_baddbmm_input(input, batch1, batch2):
+    """torch's first baddbmm check: input must expand to the result's shape (batch1's first two
+    sizes and batch2's last), before the dtypes and bmm's own checks (an IndexError for a
+    batch with too few dims)."""
+    s1, s2 = batch1._data.shape, batch2._data.shape
+    if len(s1) < 2 or len(s2) < 3 or input._data.shape != (s1[0], s1[1], s2[2]):
+        input.expand((batch1.size(0), batch1.size(1), batch2.size(2)))
+
+
+def _not_for_bool(batch1, batch2, op):
+    """bmm's shape errors, then torch's missing bool kernel under op's name (not bmm's)."""
+    try:
+        bmm(batch1, batch2)
+    except NotImplementedError:
+        raise NotImplementedError(f"\"{op}\" not implemented for 'Bool'") from None
 
 
 def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
@@ -813,6 +833,8 @@ def addbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     _check_addmm_dtypes(input, batch1, batch2)
     args = (input, batch1, batch2)
     dt = batch2.dtype
+    if dt is _dtype.bool:
+        _not_for_bool(batch1, batch2, "addmm_impl_cpu_")
     if dt in _dtype.HALF_FLOATS:
         r = _addbmm_half(input, batch1, batch2, beta, alpha)
     else:

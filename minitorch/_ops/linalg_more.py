@@ -36,6 +36,7 @@ from minitorch._ops.linalg import (
     addmm,
     addmv,
     baddbmm,
+    check_baddbmm_input,
     check_scalars,
     mm,
     outer,
@@ -136,6 +137,7 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     """In-place baddbmm. Mirrors torch.Tensor.baddbmm_."""
     check_scalars("baddbmm_", beta, alpha)
     _require_tensors("baddbmm_", _BMM_NAMES, (input, batch1, batch2))
+    check_baddbmm_input(input, batch1, batch2)  # (before the overlap check, as torch)
     return apply_inplace(
         input,
         lambda s: _same_shape(s, baddbmm(s, batch1, batch2, beta=beta, alpha=alpha)),

@@ -16,9 +16,11 @@ from minitorch._ops.pointwise import exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
+    Mean,
     _accumulate_dtype,
     _const,
     _gemv_sum,
+    expand_back,
     max_last,
     sum_array,
 )
@@ -429,9 +431,10 @@ class MseLoss(Function):
     difference past half the dtype's range, where torch's halving norm keeps it finite)."""
 
     @staticmethod
-    def forward(ctx, x, t, *, mean=False):
+    def forward(ctx, x, t, *, mean=False, half_mean=False):
         ctx.save_for_backward(x, t)
         ctx.mean = mean
+        ctx.half_mean = half_mean
         d = x._data - t._data
         return ctx.xp.asarray(d * d)  # (a 0-d pair gives a NumPy scalar)
 
@@ -439,13 +442,40 @@ class MseLoss(Function):
     def backward(ctx, grad):
         x, t = ctx._stored_tensors
         needs = ctx.needs_input_grad
-        if ctx.mean:
+        if ctx.half_mean:  # NOTE [ Half-precision loss means ]: grad is the mean's, undivided
+            n = x.numel()
+            norm = ctx.xp.asarray(2 / n if n else float("inf"), dtype=x._data.dtype)
+            norm = _make(norm, x._device, False, None)
+            gx = (x - t) * norm * grad if needs[0] else None
+            gt = (t - x) * norm * grad if needs[1] else None
+        elif ctx.mean:
             gx = (x - t) * grad * 2 if needs[0] else None
             gt = (t - x) * grad * 2 if needs[1] else None
         else:
             gx = (x - t) * 2 * grad if needs[0] else None
             gt = (t - x) * 2 * grad if needs[1] else None
         return gx, gt
+
+
+# NOTE [ Half-precision loss means ]
+# torch's CPU mse_loss backward scales by its norm 2 / n (for 'mean') inside one kernel, in the
+# loss's dtype: for float16/bfloat16 that is norm rounded to the half type, times the rounded
+# difference, rounded, times the upstream gradient, rounded. Composed as a mean over MseLoss,
+# the mean's backward would round grad / n to the half type first, which differs in about half
+# the elements. So F.mse_loss takes a half CPU mean by HalfLossMean, whose backward passes the
+# upstream gradient on undivided, and MseLoss's backward applies the rounded norm itself.
+
+
+class HalfLossMean(Mean):
+    """out = mean of a half-precision loss;  grad_a = grad broadcast back, not divided: the loss's
+    own backward scales it (NOTE [ Half-precision loss means ])."""
+
+    _node_name = "MeanBackward0"
+    _backward_data = None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return expand_back(grad, ctx)
 
 
 class SmoothL1Loss(Function):
@@ -572,8 +602,14 @@ class NllLoss(Function):
         if reduction == "none":
             out = loss
             total = None
+        elif x.dtype.itemsize == 2 and logp._device.type == "cpu":
+            # float16/bfloat16 on the CPU: torch's cascade in the half type
+            # (See NOTE [ Half-precision nll_loss sums ])
+            wt = None if weight is None else weight._data[safe]
+            out, total = _half_cascade_nll(xp, picked, wt, mask, reduction == "mean")
+            total = xp.asarray(total, dtype=x.dtype) if reduction == "mean" else None
         else:
-            acc = _accumulate_dtype(x)  # half: summed in float32, as torch does
+            acc = _accumulate_dtype(x)  # half on a GPU: summed in float32, as torch's CUDA
             out = loss.sum(dtype=acc)
             total = None
             if reduction == "mean":
@@ -618,6 +654,74 @@ class NllLoss(Function):
         out = xp.zeros(ctx.shape, dtype=coef.dtype)
         out[xp.arange(out.shape[0]), safe] = coef  # each row written once
         return out, None, None
+
+
+# NOTE [ Half-precision nll_loss sums ]
+# torch's CPU nll_loss (and nll_loss2d) reduces float16/bfloat16 losses in the half type itself:
+# term b (in target order, ignored targets skipped) is subtracted from a partial sum rounded to
+# the half type after every step; whenever a counted b is a multiple of 16 the partial is added
+# into the next of eight levels (and that level into the next one while b is a multiple of
+# 16**2, 16**3, ...), and the result is the levels added up in order, each step rounded, divided
+# by the total weight (the count converted to the half type, or the weights summed the same way)
+# for 'mean'. A float32 sum rounded once is up to a few half ulps away (0.0010 of a loss of
+# 1.53). Each half operation is done in float32 and rounded, as c10::Half's operators.
+
+
+def _half_cascade_sum(xp, terms, index, n_iter, dtype):
+    """The cascaded sum (NOTE [ Half-precision nll_loss sums ]) of float32 `terms` at flat
+    target positions `index` (increasing) among n_iter, in the half dtype."""
+    f32 = terms.dtype
+    bits = max(4, (int(n_iter) - 1).bit_length() // 8)  # torch's level power
+    mask = (1 << bits) - 1
+    depth = xp.zeros(index.shape, dtype=xp.int64)
+    alive = xp.ones(index.shape, dtype=bool)
+    for j in range(7):  # the levels a term at b flushes: b's trailing all-zero digit groups
+        alive &= (index & (mask << (j * bits))) == 0
+        depth += alive
+    levels = []
+    vals = terms
+    for level in range(8):
+        flush = depth > level if level < 7 else xp.zeros(depth.shape, dtype=bool)
+        n_flush = int(flush.sum())
+        seg = xp.cumsum(flush) - flush  # the segment each value is added into
+        sums = xp.zeros(n_flush + 1, dtype=dtype)
+        if vals.size:
+            start = xp.searchsorted(seg, xp.arange(n_flush + 1))
+            pos = xp.arange(vals.size) - start[seg]
+            for k in range(int(pos.max()) + 1):  # sequentially within each segment
+                sel = pos == k
+                at = seg[sel]
+                sums[at] = (sums[at].astype(f32) + vals[sel]).astype(dtype)
+        levels.append(sums[n_flush])
+        vals, depth = sums[:n_flush].astype(f32), depth[flush]
+    out = xp.zeros((), dtype=dtype)
+    for part in levels:
+        out = (out.astype(f32) + part.astype(f32)).astype(dtype)
+    return out
+
+
+def _half_cascade_nll(xp, picked, w, mask, mean):
+    """The reduced half-precision nll loss of the picked log-probabilities (and their classes'
+    weights w, or None) over the targets not ignored (mask), and the total weight, as torch's
+    CPU kernels compute them (NOTE [ Half-precision nll_loss sums ])."""
+    dtype = picked.dtype
+    f32 = xp.float32
+    m = mask.reshape(-1)
+    index = xp.flatnonzero(m)
+    p = picked.reshape(-1)[m].astype(f32)
+    if w is not None:
+        wk = w.reshape(-1)[m].astype(f32)
+        p = (p * wk).astype(dtype).astype(f32)  # Half * Half is rounded to Half
+    n_iter = m.size
+    out = _half_cascade_sum(xp, 0 - p, index, n_iter, dtype)
+    if w is None:
+        total = xp.asarray(index.size, dtype=f32).astype(dtype)
+    else:
+        total = _half_cascade_sum(xp, wk, index, n_iter, dtype)
+    if mean:
+        with xp.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: NaN, as torch
+            out = (out.astype(f32) / total.astype(f32)).astype(dtype)
+    return out, total
 
 
 class NllLossBackward(Function):

@@ -32,6 +32,7 @@ from minitorch._ops._common import (
 from minitorch._ops._parser_errors import clamp_error
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _NO_OPERAND
 from minitorch.autograd.function import Function, _Kept, _raise_broadcast_error, name_node
 
 __all__ = [
@@ -1771,6 +1772,16 @@ def clamp(input, min=None, max=None, *, out=None):
         raise clamp_error("clamp", input, min, max, out)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if out is not None:
+        if out is input:
+            return _clamp_into_input(input, min, max)
+        if isinstance(out, Tensor) and out._requires_grad:
+            # (before any dtype check, as torch's autograd layer; named though no node is)
+            from minitorch._ops.inplace import _out_autograd_error
+            from minitorch.autograd.grad_mode import is_grad_enabled
+
+            if is_grad_enabled():
+                raise _out_autograd_error(None, "clamp")
     min, max = number(min), number(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         mixed = (
@@ -1825,6 +1836,21 @@ def clamp(input, min=None, max=None, *, out=None):
     return _out_exact(Clamp.apply(input, min=min, max=max), out)
 
 
+def _clamp_into_input(input, min, max):
+    """clamp(x, ..., out=x): torch checks a result written into its own input as clamp_'s (a
+    float result of integer input and float bounds cannot be cast back)."""
+    from minitorch._ops.inplace import _check_result
+
+    try:
+        result = clamp(input, min, max)
+    except TypeError as e:  # (the call's listing shows its out=)
+        if not str(e).startswith("clamp() received an invalid combination"):
+            raise
+        raise clamp_error("clamp", input, min, max, input) from None
+    _check_result(input, result, "clamp_", (min, max))
+    return _out(result, input)
+
+
 class Where(Function):
     """out = cond ? a : b;  grad_a = grad where cond, grad_b = grad where not cond"""
 
@@ -1858,7 +1884,7 @@ class Where(Function):
         )
 
 
-def where(condition, input=None, other=None, *, out=None):
+def where(condition, input=_NO_OPERAND, other=_NO_OPERAND, *, out=None):
     """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
 
     Mirrors torch.where."""
@@ -1866,10 +1892,9 @@ def where(condition, input=None, other=None, *, out=None):
         cdt = condition._data.dtype
     except AttributeError:  # not a tensor: found here, off the common path
         raise _where_type_error(condition, input, other) from None
-    if input is None and other is None:
-        if out is not None:  # torch's where(condition) takes no out=
-            text = str(_where_type_error(condition, 0, 0))
-            raise TypeError(text.replace("Tensor, int, int", f"Tensor, out={_type_label(out)}"))
+    if input is _NO_OPERAND or other is _NO_OPERAND:
+        if input is not other or out is not None:  # where(cond, x), or where(cond) with out=
+            raise _where_type_error(condition, input, other, out)
         from minitorch._ops import nonzero
 
         return nonzero(condition, as_tuple=True)
@@ -1912,14 +1937,15 @@ def where(condition, input=None, other=None, *, out=None):
     return _out(result, out)
 
 
-def _where_type_error(condition, input, other) -> TypeError:
+def _where_type_error(condition, input, other, out=None) -> TypeError:
     """torch's argument-parser TypeError for where's arguments of types no overload takes
-    (NOTE [ Overloaded binary ops ])."""
+    (NOTE [ Overloaded binary ops ]), or of a count none takes (input or other not given)."""
     from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
 
-    if input is None and other is None:
+    if input is _NO_OPERAND and other is _NO_OPERAND and out is None:
         return not_tensor("where", condition, "condition")
-    named = (("condition", condition), ("input", input), ("other", other))
+    named = (("condition", condition), ("input", input), ("other", other), ("out", out))
+    named = [(n, v) for n, v in named if v is not _NO_OPERAND and (n != "out" or v is not None)]
     return overload_error("where", *TERNARY_FORMS["where"], named)
 
 

@@ -19,7 +19,7 @@ from minitorch._ops._common import (
     zeros_of,
 )
 from minitorch._ops._parser_errors import clamp_error
-from minitorch._ops.inplace import apply_inplace, clamp_, fast_clamp_, neg_
+from minitorch._ops.inplace import apply_inplace, check_out_tuple, clamp_, fast_clamp_, neg_
 from minitorch._ops.pointwise import _out, abs, clamp, div, mul, neg, pow, sign, sub, where
 from minitorch._ops.pointwise_more import (
     _arr,
@@ -269,6 +269,8 @@ def frexp(input, *, out=None):
 
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(frexp, (input,), {"out": out})
+    if out is not None:
+        check_out_tuple(out, 2, "frexp", 1)
     _check_tensor(input, "frexp")
     if not input.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")

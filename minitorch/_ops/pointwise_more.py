@@ -213,8 +213,36 @@ trunc = _rounding(Trunc, "trunc", "Rounds toward zero to an integral value")
 fix = trunc
 
 
-def round(input, *, decimals=0, out=None):
+def _round_args_error(op: str, input, args: tuple, decimals, out=None) -> TypeError:
+    """torch's TypeError for round (round_) given positional arguments past the input (its
+    decimals is keyword-only): torch.round(x, 2), x.round(2). For error paths only."""
+    from minitorch._call_site import passed_by_keyword
+    from minitorch._ops._common import _called_as_method
+    from minitorch._ops._parser_errors import OVERLOADS, _shown_order, invalid_arguments
+
+    method = _called_as_method(op)
+    forms = OVERLOADS[op][1 if method else 0]
+    positional = args if method else (input, *args)
+    kwargs = {} if out is None else {"out": out}
+    if decimals != 0 or passed_by_keyword("decimals", op):
+        kwargs["decimals"] = decimals
+    return invalid_arguments(op, forms, positional, _shown_order(kwargs, op))
+
+
+def _explicit_decimals(input, op: str) -> bool:
+    """Whether round (round_) of an integer tensor was called naming decimals (even 0): torch's
+    round.decimals kernel refuses integers, where plain round returns them as they are."""
+    if not isinstance(input, Tensor) or input.dtype.is_floating_point or input.is_complex():
+        return False
+    from minitorch._call_site import passed_by_keyword
+
+    return passed_by_keyword("decimals", op)
+
+
+def round(input, *args, decimals=0, out=None):
     """Rounds half to even, to `decimals` decimal places. Mirrors torch.round."""
+    if args:
+        raise _round_args_error("round", input, args, decimals, out)
     if decimals.__class__ is not int:  # an int-like, not a float or bool (torch's parser)
         try:
             decimals = index(decimals, "round", "decimals")
@@ -224,6 +252,9 @@ def round(input, *, decimals=0, out=None):
             named = (("input", input), ("decimals", decimals), ("out", out))
             raise parsed_error("round", named) from None
     if decimals == 0:
+        if input.__class__ is not Tensor or input._data.dtype.kind != "f":
+            if _explicit_decimals(input, "round"):  # (bfloat16's kind is not "f": it asks)
+                raise _not_implemented("round_vml_cpu", input.dtype)
         return _round0(input, out=out)
     _check_tensor(input, "round")
     if not input.dtype.is_floating_point:
@@ -625,12 +656,24 @@ arcsin_, arccos_, arctan_ = asin_, acos_, atan_
 arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 
-def round_(input, *, decimals=0):
+def round_(input, *args, decimals=0):
     """In-place round. Mirrors torch.Tensor.round_ and torch.round_."""
     from minitorch._ops.inplace import apply_inplace, fast_unary_
 
+    if args:
+        raise _round_args_error("round_", input, args, decimals)
+    if decimals.__class__ is not int:
+        try:
+            decimals = index(decimals, "round_", "decimals")
+        except TypeError:
+            from minitorch._ops._parser_errors import parsed_error
+
+            raise parsed_error("round_", (("input", input), ("decimals", decimals))) from None
+
     if decimals == 0 and fast_unary_(input, _rint_kernel):
         return input
+    if decimals == 0 and _explicit_decimals(input, "round_"):
+        raise _not_implemented("round_vml_cpu", input.dtype)
     return apply_inplace(input, lambda s: round(s, decimals=decimals), "round_")
 
 

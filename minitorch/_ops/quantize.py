@@ -9,6 +9,8 @@ lies in [quant_min, quant_max] is skipped: it would read the device's data back 
 from __future__ import annotations
 
 from minitorch import _dtype
+from minitorch._ops._common import check_float, check_int
+from minitorch._ops._parser_errors import overload_error
 from minitorch._ops.pointwise_more import _not_implemented, _short
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function
@@ -142,28 +144,46 @@ def _no_grad_qparam(t, function, name):
 
 
 def _int_arg(value, op, name, pos):
-    if value.__class__ is bool or not isinstance(value, int):
-        raise TypeError(
-            f"{op}(): argument '{name}' (position {pos}) must be int, not {type(value).__name__}"
-        )
-    return int(value)
+    # (an int-like: NumPy ints and 0-d integer tensors too; no position for a keyword)
+    return value if value.__class__ is int else check_int(op, value, name, pos)
+
+
+_PER_TENSOR_FORMS = (
+    "Tensor input, Tensor scale, Tensor zero_point, int quant_min, int quant_max",
+    "Tensor input, float scale, int zero_point, int quant_min, int quant_max",
+)
+
+
+def _per_tensor_overload(input, scale, zero_point, quant_min, quant_max):
+    """(whether the tensor-qparams overload takes the call, scale, zero_point, quant_min,
+    quant_max) as torch's parser reads them: the tensor overload when scale and zero_point are
+    both tensors, else the number one (a float scale, an int zero point; 0-d tensors and NumPy
+    scalars read as their numbers); torch's "invalid combination of arguments" when neither."""
+    op = _PER_TENSOR
+    if isinstance(input, Tensor):
+        try:
+            qmin = check_int(op, quant_min, "quant_min", 4)
+            qmax = check_int(op, quant_max, "quant_max", 5)
+            if isinstance(scale, Tensor) and isinstance(zero_point, Tensor):
+                return True, scale, zero_point, qmin, qmax
+            s = check_float(op, scale, "scale", 2)
+            return False, s, check_int(op, zero_point, "zero_point", 3), qmin, qmax
+        except TypeError:
+            pass
+    named = (("input", input), ("scale", scale), ("zero_point", zero_point),
+             ("quant_min", quant_min), ("quant_max", quant_max))  # fmt: skip
+    raise overload_error(op, _PER_TENSOR_FORMS, _PER_TENSOR_FORMS, named)
 
 
 def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_max):
     """Quantize input to integers in [quant_min, quant_max] with one scale and zero point, then
     dequantize. Mirrors torch.fake_quantize_per_tensor_affine (scale and zero_point as Python
     numbers, or as one-element tensors)."""
-    op = _PER_TENSOR
-    _check_input(input, op)
-    quant_min = _int_arg(quant_min, op, "quant_min", 4)
-    quant_max = _int_arg(quant_max, op, "quant_max", 5)
+    qparams_tensors, scale, zero_point, quant_min, quant_max = _per_tensor_overload(
+        input, scale, zero_point, quant_min, quant_max
+    )
     xp = input._device.backend.xp
-    if isinstance(scale, Tensor) or isinstance(zero_point, Tensor):
-        if not (isinstance(scale, Tensor) and isinstance(zero_point, Tensor)):
-            raise TypeError(
-                f"{op}(): scale and zero_point must both be tensors or both be numbers, got "
-                f"{type(scale).__name__} and {type(zero_point).__name__}"
-            )
+    if qparams_tensors:
         name = "_fake_quantize_per_tensor_affine_cachemask_tensor_qparams"
         _no_grad_qparam(scale, name, "scale")
         _no_grad_qparam(zero_point, name, "zero_point")
@@ -180,11 +200,6 @@ def fake_quantize_per_tensor_affine(input, scale, zero_point, quant_min, quant_m
         zp = xp.trunc(zero_point.to(input.device)._data.reshape(()).astype(xp.float64))
         node = FakeQuantizePerTensorAffineCachemaskTensorQparams
     else:
-        if isinstance(scale, bool) or not isinstance(scale, (int, float)):
-            raise TypeError(
-                f"{op}(): argument 'scale' (position 2) must be float, not {type(scale).__name__}"
-            )
-        zero_point = _int_arg(zero_point, op, "zero_point", 3)
         _check_range(quant_min, quant_max)
         if not quant_min <= zero_point <= quant_max:
             raise RuntimeError("`zero_point` must be between `quant_min` and `quant_max`.")
@@ -372,12 +387,8 @@ def _check_learnable(input, scale, zero_point, quant_min, quant_max, grad_factor
             )
     quant_min = _int_arg(quant_min, op, "quant_min", pos)
     quant_max = _int_arg(quant_max, op, "quant_max", pos + 1)
-    if isinstance(grad_factor, bool) or not isinstance(grad_factor, (int, float)):
-        raise TypeError(
-            f"{op}(): argument 'grad_factor' (position {pos + 2}) must be float, not "
-            f"{type(grad_factor).__name__}"
-        )
-    return quant_min, quant_max
+    grad_factor = check_float(op, grad_factor, "grad_factor", pos + 2)
+    return quant_min, quant_max, grad_factor
 
 
 def _fake_quantize_learnable_per_tensor_affine(
@@ -392,7 +403,7 @@ def _fake_quantize_learnable_per_tensor_affine(
     floating dtype works (computed in float32, float64 for float64 input) and an empty input's
     gradients are zeros."""
     op = "_fake_quantize_learnable_per_tensor_affine"
-    quant_min, quant_max = _check_learnable(
+    quant_min, quant_max, grad_factor = _check_learnable(
         input, scale, zero_point, quant_min, quant_max, grad_factor, op, 4
     )
     for t in (scale, zero_point):
@@ -420,7 +431,7 @@ def _fake_quantize_learnable_per_channel_affine(
     Differences from torch: its backward accepts float32 tensors only; here any floating dtype
     works (computed in float32, float64 for float64 input)."""
     op = "_fake_quantize_learnable_per_channel_affine"
-    quant_min, quant_max = _check_learnable(
+    quant_min, quant_max, grad_factor = _check_learnable(
         input, scale, zero_point, quant_min, quant_max, grad_factor, op, 5
     )
     axis = _int_arg(axis, op, "axis", 4)

@@ -33,6 +33,7 @@ from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch._tensor_methods import _at
 from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.grad_mode import is_grad_enabled as grad_enabled
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import (
     Generator,
@@ -375,6 +376,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
                 f"{self._device} and {p._device}!"
             )
         p_arr = p.expand(self.shape)._data
+        if p_arr.size:  # torch's kernel reads p as a float (or half) tensor
+            _require_float(p, "bernoulli_tensor_cpu_p_")
         _check_probabilities(
             p,
             generator,
@@ -385,7 +388,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     else:
         p = _number(p, "bernoulli_", "p")
         if not 0 <= p <= 1:
-            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+            raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
         p_arr = p
         node = "BernoulliBackward2"
 
@@ -870,6 +873,11 @@ def fill_diagonal_(self, fill_value, wrap=False):
         i = xp.arange(shape[0])
         mask[(i,) * self.ndim] = True
     mask_t = _make(mask, self._device, False, None)
+    if self._requires_grad and self._grad_fn is None and self._base is None and grad_enabled():
+        # torch writes through a view of the diagonal, so a leaf gets the view-of-a-leaf words
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
     # torch writes through strided views of the diagonal: its node is a CopySlices listing self
     return apply_inplace(
         self,

@@ -1109,8 +1109,9 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     if values._grad_fn is not None:
         watch_index(values._grad_fn, indices)
     if out is not None:
-        if len(out) != 2:
-            raise TypeError(f"expected tuple of 2 elements but got {len(out)}")
+        from minitorch._ops.inplace import check_out_tuple
+
+        check_out_tuple(out, 2, kind, 3)
         _out_exact(values, out[0])
         _out_exact(indices, out[1])
         return getattr(return_types, kind + "_out")(tuple(out))  # torch's max_out / min_out
@@ -1186,12 +1187,14 @@ class Aminmax(Function):
 def aminmax(input, *, dim=None, keepdim=False, out=None):
     """(min, max) in one call. Mirrors torch.aminmax."""
     check_tensors("aminmax", ("input", input))
-    if out is not None and not isinstance(out, (tuple, list)):
-        from minitorch._ops.inplace import out_type_error
+    if out is not None:
+        from minitorch._ops.inplace import check_out_tuple
 
-        raise out_type_error(out, "aminmax", "tuple of Tensors")
+        check_out_tuple(out, 2, "aminmax", 3)
     if keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
         raise keepdim_error("aminmax", dim, keepdim, pos=None)
+    if dim is not None and dim.__class__ is not int:  # `int? dim`: no tuple of dims
+        dim = check_int("aminmax", dim, "dim")
     x = input._data
     dims = reduce_dims(dim, x.ndim, "aminmax", pos=None)  # (keyword-only)
     if x.size == 0 and dims is None:

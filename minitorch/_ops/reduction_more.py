@@ -230,10 +230,8 @@ def _var_args(op, input, dim, unbiased, keepdim, correction):
     if isinstance(dim, bool):  # std(input, unbiased)
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got both 'unbiased' and "
-            "'correction'; pass one of them"
-        )
+        # torch has no signature taking both: its parser's message
+        raise _var_error(op, input, dim, unbiased, keepdim, correction)
     if (unbiased is not None and unbiased.__class__ is not bool) or keepdim.__class__ is not bool:
         # var(x, 0, 0): torch takes no int for unbiased (nor keepdim), where Python's bool
         # test would read it as one
@@ -945,10 +943,9 @@ def _check_median_out(op, input, dim, out):
     must be int64 (checked first), the values of input's dtype (both messages say median)."""
     if dim is None:  # torch's argument parser: the all-elements form has no out=
         raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-    if not isinstance(out, (tuple, list)):
-        from minitorch._ops.inplace import out_type_error
+    from minitorch._ops.inplace import check_out_tuple
 
-        raise out_type_error(out, op, "tuple of Tensors")
+    check_out_tuple(out, 2, op, 3)
     values, indices = out
     if indices.dtype is not _dtype.int64:
         raise RuntimeError(
@@ -966,10 +963,9 @@ def _check_median_out(op, input, dim, out):
 def _check_mode_out(input, out):
     """torch's checks of mode's out=: the values of input's dtype (checked first), int64
     indices."""
-    if not isinstance(out, (tuple, list)):
-        from minitorch._ops.inplace import out_type_error
+    from minitorch._ops.inplace import check_out_tuple
 
-        raise out_type_error(out, "mode", "tuple of Tensors")
+    check_out_tuple(out, 2, "mode", 3)
     for t, want, what in ((out[0], input.dtype, "values"), (out[1], _dtype.int64, "indices")):
         if t.dtype is not want:
             raise RuntimeError(
@@ -1085,8 +1081,12 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     except AttributeError:  # torch.quantile(list_of_scores, 0.9): the forgotten stack
         raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out) from None
     xp = input._device.backend.xp
-    if keepdim.__class__ is not bool or (dim is not None and not hasattr(dim, "__index__")):
-        # (dim=(1, 2) as for mean: torch's parser takes one int only)
+    if (
+        keepdim.__class__ is not bool
+        or (dim is not None and not hasattr(dim, "__index__"))
+        or interpolation.__class__ is not str
+    ):
+        # (dim=(1, 2) as for mean: torch's parser takes one int only; interpolation=None)
         raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out)
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not isinstance(q, numbers.Real):

@@ -27,7 +27,7 @@ from minitorch._ops._common import (
 )
 from minitorch._ops._index_key import IndexPlan
 from minitorch._ops.indexing import Index, watch_indices
-from minitorch._ops.inplace import with_out, write_out_exact
+from minitorch._ops.inplace import _dense, check_out_tuple, with_out, write_out_exact
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
 from minitorch._ops.reduction_more import (
@@ -57,6 +57,21 @@ class SortValues(Index):
 
     _node_name = "SortBackward0"
 
+    @staticmethod
+    def forward(ctx, x, *, plan):
+        return in_input_layout(ctx.xp, x._data, Index.forward(ctx, x, plan=plan))
+
+
+def in_input_layout(xp, x, arr):
+    """arr (x's shape) laid out in memory as x when x is dense in another order (a transposed
+    or permuted tensor): torch's sort writes its values and indices into empty_like(input), so
+    x.t().sort(0) has x.t()'s strides. Otherwise arr itself."""
+    if x.flags.c_contiguous or x.size < 2 or not _dense(x):
+        return arr
+    out = xp.empty_like(x, dtype=arr.dtype)  # (order "K": x's order of strides)
+    out[...] = arr
+    return out
+
 
 class TopkValues(Index):
     """values = x gathered at the top-k indices;  grad_x = grad scattered back (zeros elsewhere)"""
@@ -81,10 +96,16 @@ def _exact_out(message):
             if out is not None:
                 input = args[0] if args else kwargs.get("input")
                 outs = (out,) if isinstance(out, Tensor) else out
-                if isinstance(input, Tensor) and isinstance(outs, (tuple, list)):
+                # a malformed tuple gets torch's parser error first (with_out's)
+                if (
+                    isinstance(input, Tensor)
+                    and isinstance(outs, (tuple, list))
+                    and (len(outs) == 2 or isinstance(out, Tensor))
+                    and all(isinstance(o, Tensor) for o in outs)
+                ):
                     wants = (input.dtype, _dtype.int64)
                     for role, o, want in zip(("values", "indices"), outs, wants, strict=False):
-                        if isinstance(o, Tensor) and o.dtype is not want:
+                        if o.dtype is not want:
                             raise RuntimeError(message(role, want, o.dtype))
             return fn(*args, out=out, **kwargs)
 
@@ -144,7 +165,8 @@ def _sorted_parts(input: Tensor, dim, descending: bool, op: str):
         wrap_dim(dim, 0, op, "dim", 2)
         return 0, xp.zeros((), dtype="int64")
     dim = wrap_dim(dim, x.ndim, op, "dim", 2)
-    return dim, _stable_argsort(x, dim, descending, xp)
+    idx = _stable_argsort(x, dim, descending, xp)
+    return dim, (in_input_layout(xp, x, idx) if op in ("sort", "argsort") else idx)
 
 
 def _gather(cls, input: Tensor, dim: int, idx) -> Tensor:
@@ -754,8 +776,22 @@ def _searchsorted_no_overload(sorted_sequence, input, **kwargs) -> TypeError:
 
     # the keywords torch's message lists are those given: here, those not at their default
     named = [("sorted_sequence", sorted_sequence), ("input", input)]
-    named += [(k, v) for k, v in kwargs.items() if v is not None and v is not False]
+    named += [(k, v) for k, v in kwargs.items() if v is not _default_of(k)]
     return overload_error("searchsorted", _SEARCHSORTED_OVERLOADS, (), named)
+
+
+def _default_of(keyword: str):
+    """The default of searchsorted's and bucketize's keywords (the flags False, others None)."""
+    return False if keyword in ("out_int32", "right") else None
+
+
+def _flags_ok(out_int32, right, side=None) -> bool:
+    """Whether torch's parser takes these: the flags Python bools (not 1, not None), side a str."""
+    return (
+        out_int32.__class__ is bool
+        and right.__class__ is bool
+        and (side is None or side.__class__ is str)
+    )
 
 
 def searchsorted(
@@ -773,8 +809,13 @@ def searchsorted(
 
     Differences from torch: a sequence that is not sorted (torch's results are then unspecified)
     may give other points than torch's where NumPy's search runs (NOTE [ searchsorted by rows ])."""
-    if not isinstance(sorted_sequence, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
-        # torch's argument parser: neither overload takes them (searchsorted(list, tensor))
+    if (
+        not isinstance(sorted_sequence, Tensor)
+        or not isinstance(input, (Tensor, numbers.Number))
+        or not _flags_ok(out_int32, right, side)
+    ):
+        # torch's argument parser: neither overload takes them (searchsorted(list, tensor),
+        # right=1)
         kw = {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter, "out": out}
         raise _searchsorted_no_overload(sorted_sequence, input, **kw)
     if side is not None:
@@ -937,7 +978,11 @@ def bucketize(
     input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out=None
 ) -> Tensor:
     """The bucket of each input value among 1-D boundaries. Mirrors torch.bucketize."""
-    if not isinstance(boundaries, Tensor) or not isinstance(input, (Tensor, numbers.Number)):
+    if (
+        not isinstance(boundaries, Tensor)
+        or not isinstance(input, (Tensor, numbers.Number))
+        or not _flags_ok(out_int32, right)
+    ):
         from minitorch._ops._parser_errors import overload_error
 
         forms = (
@@ -947,7 +992,7 @@ def bucketize(
         )
         named = [("input", input), ("boundaries", boundaries)]
         named += [(k, v) for k, v in (("out_int32", out_int32), ("right", right), ("out", out))
-                  if v is not None and v is not False]  # fmt: skip
+                  if v is not _default_of(k)]  # fmt: skip
         raise overload_error("bucketize", forms, (), named)
     if boundaries._data.ndim != 1:
         raise RuntimeError(
@@ -1145,6 +1190,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool
             "tuple of floats range = None, Tensor weight = None, bool density = False, tuple of "
             "Tensors out = None)\n"
         )
+    if out is not None:  # (the tensor-bins overload has no range: out is one argument sooner)
+        check_out_tuple(out, 2, "histogram", 4 if explicit else 5)
     if explicit:
         _check_edges(input, bins, 0)  # before the count, as torch
     count = bins.numel() - 1 if explicit else operator.index(bins)
@@ -1375,7 +1422,9 @@ def _isin_operands(args, kwargs):
     `element` with a tensor, a tensor with a Number `test_element` (the names tell them apart
     when given by keyword); else torch's TypeError listing them."""
     for form in _ISIN_FORMS:
-        if len(args) > 2:
+        if len(args) > 2 or not _flags_ok(
+            kwargs.get("assume_unique", False), kwargs.get("invert", False)
+        ):  # (the flags: Python bools only, as torch's parser)
             break
         names = [n for n, _ in form]
         if any(k not in _ISIN_OPTIONS and k not in names[len(args) :] for k in kwargs):

@@ -212,20 +212,29 @@ def _binary(cls, input, other, op: str, out):
     return _out(cls.apply(a, b), out)
 
 
+def _no_half(input, op: str, kernel: str) -> Tensor:
+    """input as a float tensor for a kernel torch builds for float32 and float64 only: float16
+    and bfloat16 are refused with its NotImplementedError."""
+    x = _to_float(input, op)
+    if x._data.dtype.itemsize < 4:
+        raise _not_implemented(kernel, x.dtype)
+    return x
+
+
 def erfcx(input, *, out=None):
     """The scaled complementary error function exp(x²) erfc(x). Mirrors torch.special.erfcx."""
-    return _out(Erfcx.apply(_to_float(input, "special_erfcx")), out)
+    return _out(Erfcx.apply(_no_half(input, "special_erfcx", "erfcx_cpu")), out)
 
 
 def ndtri(input, *, out=None):
     """The inverse of the standard normal CDF. Mirrors torch.special.ndtri."""
-    return _out(Ndtri.apply(_to_float(input, "special_ndtri")), out)
+    return _out(Ndtri.apply(_no_half(input, "special_ndtri", "ndtri_cpu")), out)
 
 
 def log_ndtr(input, *, out=None):
     """log of the standard normal CDF, accurate far into the lower tail.
     Mirrors torch.special.log_ndtr."""
-    return _out(LogNdtr.apply(_to_float(input, "special_log_ndtr")), out)
+    return _out(LogNdtr.apply(_no_half(input, "special_log_ndtr", "log_ndtr_cpu")), out)
 
 
 def i0e(input, *, out=None):
@@ -267,7 +276,7 @@ def zeta(input, other, *, out=None):
 
 def _no_grad_special(input, name: str, op: str, out):
     """A special function torch gives no derivative: a result outside the graph."""
-    x = _to_float(input, op)
+    x = _no_half(input, op, f"bessel_{name}_cpu")  # (j0, j1)
     return _out(_make(_special(x, name), x._device, False, None), out)
 
 

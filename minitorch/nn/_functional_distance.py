@@ -72,12 +72,18 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
             "expected common dtype to be floating point, yet common dtype is "
             f"{_dtype.scalar_name(dt)}"
         )
+    if not eps >= 0:  # (NaN too) before the shapes, as torch
+        raise RuntimeError(f"eps must be non-negative, got: {eps:g}")
     if x1.dtype is not x2.dtype:
         # torch converts only an integer (or bool) operand to the common dtype: a float one is
         # normalised in its own dtype (float16 rounds x2 / ||x2|| to half) and the product
         # promotes, which gives other digits than normalising both in the common dtype
         x1, x2 = (x if x.dtype.is_floating_point else x.to(dt) for x in (x1, x2))
-    x1, x2 = _ops.broadcast_tensors(x1, x2)
+    if x1.shape != x2.shape:
+        # torch expands both to the common shape (a view even of the one already of that shape,
+        # so a saved input changed in place is named AsStrided in the version error, as torch's)
+        shape = _ops.broadcast_tensors(x1, x2)[0].shape
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     return ((x1 / _norm_at_least(x1, dim, eps)) * (x2 / _norm_at_least(x2, dim, eps))).sum(dim)
 
 

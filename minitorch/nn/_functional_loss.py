@@ -20,6 +20,7 @@ from minitorch._factories import full_like
 from minitorch._ops._common import check_float, check_int, not_tensor, type_name
 from minitorch._ops.activation import logsigmoid
 from minitorch._ops.nn_kernels import (
+    HalfLossMean,
     HuberLoss,
     MseLoss,
     SmoothL1Loss,
@@ -97,6 +98,9 @@ def _check_reduction_strict(reduction: str, message: str) -> None:
     'elementwise_mean' is no valid name either."""
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(message.format(reduction))
+
+
+_HALF = (_dtype.float16, _dtype.bfloat16)
 
 
 def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
@@ -245,10 +249,14 @@ def mse_loss(
     if input.dtype is not target.dtype or not input.dtype.is_floating_point:
         input, target = _float_pair(input, target, "mse")
     # See NOTE [ Regression losses' target gradient ]
-    loss = MseLoss.apply(input, target, mean=reduction == "mean")
-    return as_node(
-        reduce_loss(loss, reduction), "MseLossBackward0", (input, target), saved=(input, target)
-    )
+    if reduction == "mean" and input.dtype in _HALF and input._device.type == "cpu":
+        # NOTE [ Half-precision loss means ]
+        loss = MseLoss.apply(input, target, half_mean=True)
+        out = HalfLossMean.apply(loss, dims=tuple(range(loss.ndim)), keepdim=False)
+    else:
+        loss = MseLoss.apply(input, target, mean=reduction == "mean")
+        out = reduce_loss(loss, reduction)
+    return as_node(out, "MseLossBackward0", (input, target), saved=(input, target))
 
 
 def l1_loss(
@@ -640,6 +648,10 @@ def binary_cross_entropy(
         broadcast_shapes(target.shape, weight.shape)
     if target.dtype is not input.dtype:
         raise RuntimeError(f"Found dtype {_short(target.dtype)} but expected {_short(input.dtype)}")
+    if not input.dtype.is_floating_point:  # torch's kernel has no integer or bool version
+        raise NotImplementedError(
+            f"\"binary_cross_entropy\" not implemented for '{_short(input.dtype)}'"
+        )
     # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
     # as in torch
     if _on_host(input) and input.numel():
@@ -695,7 +707,9 @@ def binary_cross_entropy_with_logits(
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    if target.dtype is _dtype.bool:  # torch's kernel starts with (1 - target) in bool
+    if not input.dtype.is_floating_point:
+        logsigmoid(input)  # torch's kernel starts with log_sigmoid(input): its dtype error
+    if target.dtype is _dtype.bool:  # then it computes (1 - target) in bool
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
@@ -853,11 +867,16 @@ def kl_div(
         target.dtype.is_floating_point or target.dtype.is_complex
     ):
         raise RuntimeError("kl_div: Integral inputs not supported.")
+    # the right operand first, as torch's compiled kl_div evaluates them: its node is then the
+    # older one and runs last in backward, so its part of a target's gradient is added last
+    # (an ulp apart from the other order in half precision)
     if log_target:
-        loss = _ops.exp(target) * (target - input)
+        diff = target - input
+        loss = _ops.exp(target) * diff
     else:
+        prod = target * input
         with _errstate(target):  # 0 log 0 := 0: a one-hot target is the common case
-            loss = _ops.xlogy(target, target) - target * input
+            loss = _ops.xlogy(target, target) - prod
     if reduction == "batchmean":
         if input.ndim == 0:
             return loss.sum()

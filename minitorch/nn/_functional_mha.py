@@ -288,7 +288,8 @@ def multi_head_attention_forward(
             weights = dropout(weights, p=dropout_p)
         out = _ops.bmm(weights, v)
         out = out.transpose(0, 1).reshape((tgt_len * bsz, embed_dim))
-        out = _linear(out, out_proj_weight, out_proj_bias).reshape((tgt_len, bsz, embed_dim))
+        out = _linear(out, out_proj_weight, out_proj_bias)
+        out = out.reshape((tgt_len, bsz, out.shape[1]))  # the projection may change the width
         weights = weights.reshape((bsz, num_heads, tgt_len, src_len))
         if average_attn_weights:
             weights = weights.mean(1)
@@ -306,5 +307,6 @@ def multi_head_attention_forward(
     v = v.reshape((bsz, num_heads, src_len, head_dim))
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     out = out.permute((2, 0, 1, 3)).reshape((bsz * tgt_len, embed_dim))
-    out = _linear(out, out_proj_weight, out_proj_bias).reshape((tgt_len, bsz, embed_dim))
+    out = _linear(out, out_proj_weight, out_proj_bias)
+    out = out.reshape((tgt_len, bsz, out.shape[1]))  # the projection may change the width
     return (out.squeeze(1) if not batched else out), None

@@ -485,7 +485,13 @@ def layer_norm(
             args = (input, normalized_shape, weight, bias, eps)
             return _autocast.call(layer_norm, _autocast.FP32_CUDA, args)
         shape = _normalized_shape(normalized_shape, "layer_norm")
-        _check_normalized(input, shape, weight, bias)
+        try:
+            _check_normalized(input, shape, weight, bias)
+        except RuntimeError:  # torch refuses mixed dtypes before it compares shapes
+            first = weight if weight is not None else bias
+            if isinstance(first, Tensor) and first.dtype is not input.dtype:
+                _check_instance_param_dtypes(input, weight, bias)
+            raise
         if _fusable(input, weight, bias):  # the hot path: one node (see LayerNorm's docstring)
             return layer_norm_kernel(input, len(shape), weight, bias, eps)
         # torch compares the parameters' dtypes with the input's first: an integer input with float
