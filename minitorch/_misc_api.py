@@ -239,14 +239,22 @@ def binomial(count, prob, generator=None):
                 f"binomial(): argument '{name}' (position {pos}) must be Tensor, not "
                 f"{type(x).__name__}"
             )
-    if not count.dtype.is_floating_point:
-        kind = "Long" if count.dtype == _dtype.int64 else repr(count.dtype)
-        raise ValueError(f"binomial only supports floating-point dtypes for count, got: {kind}")
+    for name, x in (("count", count), ("prob", prob)):
+        if not x.dtype.is_floating_point:
+            kind = _dtype.scalar_name(x.dtype)
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {name}, got: {kind}"
+            )
+    count_b, prob_b = broadcast_tensors(count, prob)  # torch checks the sizes first
     if prob.dtype != count.dtype:
         raise RuntimeError(
-            f"binomial: found dtype {prob.dtype} for prob but expected {count.dtype} (count's)"
+            f"Found dtype {_dtype.scalar_name(prob.dtype)} but expected "
+            f"{_dtype.scalar_name(count.dtype)}"
         )
-    count_b, prob_b = broadcast_tensors(count, prob)
+    if count._device is cpu and count.dtype.itemsize < 4:  # torch's CPU kernel: float, double
+        raise NotImplementedError(
+            f"\"binomial_cpu\" not implemented for '{_dtype.scalar_name(count.dtype)}'"
+        )
     xp = backend_of(count._device).xp
     n = count_b._data.astype("float64")
     p = prob_b._data.astype("float64")

@@ -13,7 +13,7 @@ from minitorch._ops.pointwise_more import _arr, _not_implemented, _to_float
 from minitorch._ops.special import I1, _special
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.function import Function, computes_input_grad, name_node
 
 # torch has these only under torch.special: minitorch.special imports them from here.
 __all__: list[str] = []
@@ -183,7 +183,7 @@ class Zeta(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx._stored_tensors
-        if ctx.needs_input_grad[0]:
+        if computes_input_grad(ctx, 0):
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         return None, grad * -a * Zeta.apply(a + 1.0, b)
 

@@ -610,6 +610,19 @@ def check_watched(ctx) -> None:
             _raise_modified(ctx, kind, obj, vc[0], version, nr)
 
 
+def computes_input_grad(ctx, i: int) -> bool:
+    """Whether the running backward uses the gradient of ctx's input i (torch's
+    should_compute_output): the input needs a gradient and, where autograd.grad or
+    backward(inputs=) asked for some tensors only, its edge leads to one of them. For a
+    built-in op whose derivative torch leaves not implemented for one input only: it raises
+    when that gradient is wanted, not whenever the input requires grad."""
+    e = ctx._next[i]
+    if e is None:
+        return False
+    task = state.graph_task
+    return task is None or task.will_execute(e[0])
+
+
 # The nodes torch implements in C++ only: their name() carries the C++ namespace (the repr and
 # a printed tensor's grad_fn=<...> do not).
 _CPP_NAMES = {

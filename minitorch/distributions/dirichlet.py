@@ -74,7 +74,7 @@ class Dirichlet(ExponentialFamily):
         shape = self._extended_shape(sample_shape)
         if not self.concentration.requires_grad:  # torch's sampler, so torch's numbers
             return minitorch._sample_dirichlet(self.concentration.expand(shape))
-        g = _rsample_standard_gamma(self.concentration.expand(shape))
+        g = _rsample_standard_gamma(self.concentration.expand(shape), kernel="dirichlet")
         out = g / g.sum(-1, keepdim=True)
         finfo = minitorch.finfo(out.dtype)
         return out.clamp(min=finfo.tiny, max=1 - finfo.eps)

@@ -113,7 +113,9 @@ class Distribution:
 
     def sample_n(self, n: int):
         warnings.warn(
-            "sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2
+            "`sample_n(n)` will be deprecated. Use `sample((n,))` instead.",
+            FutureWarning,
+            stacklevel=2,
         )
         return self.sample(Size((n,)))
 

@@ -126,9 +126,14 @@ def _standard_gamma(concentration, generator=None):
     return _make(draw, a._device, False, None).clamp(min=minitorch.finfo(a.dtype).tiny)
 
 
-def _rsample_standard_gamma(concentration, generator=None):
+def _rsample_standard_gamma(concentration, generator=None, kernel="gamma_cpu"):
     """Gamma(concentration, 1) draws, differentiable with respect to concentration, clamped to
-    the dtype's smallest positive value (torch._standard_gamma)."""
+    the dtype's smallest positive value (torch._standard_gamma). The distributions draw through
+    here: a concentration torch's kernel refuses (half on the CPU) raises its error, naming
+    `kernel`."""
+    from minitorch._ops.random_ops import _gamma_input
+
+    _gamma_input(concentration, "_standard_gamma", kernel)
     if not concentration.requires_grad:
         return _standard_gamma(concentration, generator)
     return StandardGamma.apply(concentration, generator=generator)

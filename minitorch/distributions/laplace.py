@@ -43,8 +43,10 @@ class Laplace(_Elementwise):
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         eps = minitorch.finfo(self.loc.dtype).eps
-        u = minitorch.rand(shape, dtype=self.loc.dtype, device=self.loc.device)
-        u = u * (2 - eps) - (1 - eps)  # uniform on [-1 + eps, 1): log1p(-|u|) stays finite
+        # uniform on [-1 + eps, 1) (log1p(-|u|) stays finite), scaled as uniform_ scales, in
+        # float before the one rounding to a half dtype
+        u = minitorch.empty(shape, dtype=self.loc.dtype, device=self.loc.device)
+        u = u.uniform_(eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):
