@@ -662,6 +662,13 @@ class Tensor(TensorMethods):
                 "data set to a tensor that requires gradients must be floating point or complex "
                 "dtype"
             )
+        if value._device is not self._device and (value._device.type == "meta") is not (
+            self._device.type == "meta"
+        ):  # torch's meta tensors are of another tensor type than the dense ones
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+                "incompatible tensor type."
+            )
         root = _storage_root(value)  # self takes value's storage, offset included
         root = None if root is value else _make(root._data, value._device, False, None)
         self._data = value._data

@@ -704,7 +704,12 @@ def _in_float32(fn, args, beta, alpha, out):
 
 def _check_addmm_dtypes(input, mat1, mat2):
     """torch's addmm / addbmm dtype checks, in its order: self against mat2, then the mats. (Also
-    linear with a bias, which torch runs as addmm(bias, input, weight.T).)"""
+    linear with a bias, which torch runs as addmm(bias, input, weight.T).) A meta tensor meeting
+    another device in self and mat1 is refused first, naming mat1's device as the expected one."""
+    if input._device is not mat1._device and "meta" in (input._device.type, mat1._device.type):
+        from minitorch._backend.meta import device_mismatch
+
+        raise device_mismatch(mat1._device, input._device)
     dt = mat2.dtype
     if input.dtype is not dt:
         raise RuntimeError(

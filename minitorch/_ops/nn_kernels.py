@@ -835,6 +835,7 @@ class Linear(Function):
     """
 
     _node_name = "AddmmBackward0"
+    _meta_device_arg = 1  # a meta mix names x's device as the expected one (Function.apply)
 
     @staticmethod
     def forward(ctx, b, x, wt):

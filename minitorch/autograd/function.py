@@ -1546,6 +1546,11 @@ def _apply_mixed_devices(cls, d1, d2, args, kwargs):
             a.to(target) if isinstance(a, Tensor) and a._device is not target else a for a in args
         )
         return cls.apply(*moved, **kwargs)
+    lead = getattr(cls, "_meta_device_arg", None)
+    if lead is not None and "meta" in (d1.type, d2.type):
+        # torch's meta check of addmm expects mat1's device (the bias comes first here)
+        d1 = args[lead]._device
+        d2 = next(a._device for a in args if isinstance(a, Tensor) and a._device is not d1)
     _device_mismatch(cls, d1, d2)
 
 

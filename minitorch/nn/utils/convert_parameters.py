@@ -10,15 +10,16 @@ __all__ = ["parameters_to_vector", "vector_to_parameters"]
 
 
 def _check_device(param: Tensor, old_device):
-    """The device of the parameters seen so far; they must all share one. Mirrors torch's
-    _check_param_device."""
-    if old_device is None:
-        return param.device
-    if param.device != old_device:
+    """The index of the GPU the parameters seen so far are on, -1 on the CPU or the meta device;
+    they must all share it. Mirrors torch's _check_param_device, which tells only GPUs apart (a
+    CPU and a meta parameter pass it, and the op that mixes them speaks)."""
+    device = param.device
+    index = -1 if device.type in ("cpu", "meta") else device.index or 0
+    if old_device is not None and index != old_device:
         raise TypeError(
             "Found two parameters on different devices, this is currently not supported."
         )
-    return old_device
+    return index
 
 
 def parameters_to_vector(parameters) -> Tensor:

@@ -148,7 +148,7 @@ def _reparametrize_module(
 def _merge_dicts(dicts) -> dict:
     if isinstance(dicts, dict):
         return dicts
-    if isinstance(dicts, Sequence) and not isinstance(dicts, str):
+    if isinstance(dicts, Sequence):  # a str too, as torch's: its characters are not dicts
         if not all(isinstance(d, dict) for d in dicts):
             raise ValueError(
                 "Expected all elements of parameter_and_buffer_dicts to be dictionaries"
