@@ -72,7 +72,7 @@ def _cdist(x1, x2, p, compute_mode):
             raise RuntimeError(
                 f"cdist only supports floating-point dtypes, {name} got: {_short(x.dtype)}"
             )
-    if p < 0:
+    if not p >= 0:  # (a NaN p too)
         raise RuntimeError("cdist only supports non-negative p values")
     x2 = _cdist_kernel_dtypes(x1, x2, p, compute_mode)
     if _by_matmul(x1, x2, p, compute_mode):

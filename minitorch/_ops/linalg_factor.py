@@ -410,16 +410,19 @@ def linalg_cholesky(input, *, upper=False, out=None):
         return _autocast.call(
             linalg_cholesky, _autocast.FP32_CPU, (A,), {"upper": upper, "out": out}
         )
-    _check_cholesky(A, "linalg_cholesky")
+    _check_cholesky(A, "linalg_cholesky", upper)
     low = Cholesky.apply(A)
     return _write_exact(_mT(low) if upper else low, out)
 
 
-def _check_cholesky(A, parser: str) -> None:
-    """torch's checks of linalg.cholesky's input, shared by cholesky_ex (its messages name
-    linalg.cholesky too); `parser` names the op in the TypeError of a non-tensor."""
+def _check_cholesky(A, parser: str, upper, check_errors=False) -> None:
+    """torch's checks of linalg.cholesky's arguments, shared by cholesky_ex (its messages name
+    linalg.cholesky too); `parser` names the op in the TypeError of a non-tensor or non-bool."""
     if not isinstance(A, Tensor):
         raise wrong_type(parser, A, "input", 1, "Tensor")
+    if upper.__class__ is not bool or check_errors.__class__ is not bool:
+        check_bool(parser, upper, "upper")
+        check_bool(parser, check_errors, "check_errors")
     if not A.dtype.is_floating_point:  # its shape errors come before its dtype error
         _check_matrix(A, "linalg.cholesky", floating=False)
     _check_matrix(A, "linalg.cholesky")
@@ -438,7 +441,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
             (A,),
             {"upper": upper, "check_errors": check_errors},
         )
-    _check_cholesky(A, "linalg_cholesky_ex")
+    _check_cholesky(A, "linalg_cholesky_ex", upper, check_errors)
     xp = A._device.backend.xp
     try:
         low = linalg_cholesky(A, upper=upper)

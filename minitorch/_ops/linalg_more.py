@@ -17,6 +17,7 @@ from minitorch._ops._common import (
     check_tensors,
     is_index,
     is_number,
+    is_scalar_arg,
     no_overload,
     not_tensor,
     number,
@@ -759,9 +760,13 @@ def _trapezoid_args(op, y, x, dx, dim=-1):
     if dim.__class__ is not int and not is_index(dim):
         raise _trapezoid_error(op, x, dx, dim)
     if x is None or (isinstance(x, Tensor) and dx is None):
-        if dx is not None and not is_number(dx):
+        if isinstance(dx, Tensor) and is_scalar_arg(dx):
+            dx = dx.item()  # a Number to torch's parser (see NOTE [ Number-like arguments ])
+        elif dx is not None and not is_number(dx):
             raise _trapezoid_error(op, x, dx, dim)
-        if dx.__class__ is bool and op != "trapz":  # (trapz's dx is a float: True is 1.0)
+        if dx.__class__ is complex and op == "trapz":  # (trapz's dx is a float)
+            raise _trapezoid_error(op, x, dx, dim)
+        if (dx.__class__ is bool and op != "trapz") or dx.__class__ is complex:
             raise RuntimeError(f"{op}: Currently, we only support dx as a real number.")
         return x, dx
     if dx is None and isinstance(x, numbers.Real) and not isinstance(x, bool):
@@ -778,6 +783,8 @@ def _trapezoid_error(op, x, dx, dim) -> TypeError:
     kwargs = {} if dx is None else {"dx": dx}
     if dim != -1 or passed_by_keyword("dim", op):
         kwargs["dim"] = dim
+    if x is not None and passed_by_keyword("x", op):
+        kwargs["x"], x = x, None
     got = ["Tensor"] + ([] if x is None else [_type_label(x)])
     got += [f"{k}={_type_label(v)}" for k, v in _shown_order(kwargs, op).items()]
     listed = "".join(f" * ({f})\n" for f in (_TRAPZ_FORMS if op == "trapz" else _TRAPEZOID_FORMS))

@@ -17,6 +17,7 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
+    is_scalar_arg,
     no_overload,
     not_tensor,
     promote,
@@ -1102,7 +1103,9 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     if bins <= 0:  # (torch's CPU histc runs histogram's checks, this one before the dtype's)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     for name, bound in (("min", min), ("max", max)):
-        if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__"):
+        if isinstance(bound, (str, bytes)) or not hasattr(type(bound), "__float__") or (
+            isinstance(bound, Tensor) and not is_scalar_arg(bound)  # (tensor([1.0]) too)
+        ):
             raise wrong_type("histc", bound, name, 3 if name == "min" else 4, "Number")
     # torch's order: out's dtype, the range's checks, then the kernels' dtypes (the bin edges'
     # linspace has no Bool kernel, the count none for integers)

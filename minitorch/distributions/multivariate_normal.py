@@ -55,8 +55,8 @@ class MultivariateNormal(Distribution):
 
     Differences from torch: a precision matrix is turned into scale_tril through its inverse
     rather than through torch's flipped-Cholesky route (same values up to rounding). A loc whose
-    last size differs from the matrix's raises a RuntimeError at construction; torch builds that
-    distribution and fails later (in variance, sample, log_prob)."""
+    last size differs from a square matrix's raises a RuntimeError at construction; torch builds
+    that distribution and fails later (in variance, sample, log_prob)."""
 
     arg_constraints = {
         "loc": constraints.real_vector,
@@ -93,6 +93,8 @@ class MultivariateNormal(Distribution):
             _need_matrix("precision_matrix", precision_matrix)
             matrix = precision_matrix
         n = matrix.shape[-1]
+        if matrix.shape[-2] != n and scale_tril is None:
+            self._init_not_square(loc, matrix, covariance_matrix is not None, validate_args)
         if tuple(loc.shape[-1:]) != (n,) or matrix.shape[-2] != n:
             raise RuntimeError(
                 f"MultivariateNormal: loc of shape {tuple(loc.shape)} does not match the "
@@ -114,6 +116,16 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = minitorch.linalg.cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
+
+    def _init_not_square(self, loc, matrix, is_covariance, validate_args):
+        """A covariance or precision matrix that is not square fails as torch's does: its
+        positive-definite check (when arguments are validated), else linalg.cholesky's error."""
+        batch_shape = minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        name = "covariance_matrix" if is_covariance else "precision_matrix"
+        setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
+        self.loc = loc.expand(tuple(batch_shape) + (-1,))
+        super().__init__(batch_shape, Size(loc.shape[-1:]), validate_args=validate_args)
+        minitorch.linalg.cholesky(matrix)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(MultivariateNormal, _instance)

@@ -63,8 +63,8 @@ def _float_like(x) -> bool:
     cls = x.__class__
     if cls is float or cls is int or cls is bool:
         return True
-    if isinstance(x, Tensor):
-        return x.ndim == 0
+    if isinstance(x, Tensor):  # (torch's parser reads a 0-d tensor as its number, if no grad)
+        return x.ndim == 0 and not x.requires_grad
     return isinstance(x, (int, float)) or (
         hasattr(x, "dtype") and getattr(x, "ndim", None) == 0 and x.dtype.kind in "biuf"
     )

@@ -33,6 +33,9 @@ def pairwise_distance(
     if x1.__class__ is not Tensor or x2.__class__ is not Tensor:  # a number would broadcast
         _arg.tensor(x1, "pairwise_distance", "x1", 1)
         _arg.tensor(x2, "pairwise_distance", "x2", 2)
+    if eps.__class__ is not float:  # (a one-element tensor eps would broadcast)
+        _arg.floating(p, "pairwise_distance", "p", 3)
+        _arg.floating(eps, "pairwise_distance", "eps", 4)
     try:
         diff = scalar_node(x1 - x2 + eps)
         if diff.ndim == 0:
@@ -139,7 +142,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
     if not input.dtype.is_floating_point:
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
+    if not p >= 0:  # (a NaN p too)
         raise RuntimeError("pdist only supports non-negative p values")
     n = input.shape[0]
     if input.dtype.itemsize == 2 and n > 1 and input.shape[1] and input.device.type == "cpu":

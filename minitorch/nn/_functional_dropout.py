@@ -15,6 +15,7 @@ import warnings
 from minitorch import _dtype
 from minitorch._ops._common import not_tensor, type_name
 from minitorch._tensor import Tensor
+from minitorch.nn import _argcheck as _arg
 
 __all__ = [
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout",
@@ -67,6 +68,8 @@ def _not_bool_train(training, op: str, inplace: bool) -> TypeError:
 
 def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
     _check_p(p)
+    if p.__class__ is not float:  # torch's kernel call parses p (tensor([0.5]) passes _check_p)
+        _arg.floating(p, "feature_dropout" if feature else "dropout", "p", 2)
     if training is not True:
         if training is False:
             return input

@@ -301,7 +301,7 @@ def smooth_l1_loss(
     input, target = _expanded(input, target)
     reduction = resolve_reduction(None, None, reduction)
     if beta.__class__ is not float:
-        check_float("smooth_l1_loss", beta, "beta", 4)
+        beta = check_float("smooth_l1_loss", beta, "beta", 4)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     if beta == 0:  # torch's l1_loss: a bool target fails at the subtraction
@@ -323,7 +323,7 @@ def huber_loss(
     """0.5 d^2 where |d| < delta, delta (|d| - delta / 2) elsewhere. Mirrors
     torch.nn.functional.huber_loss."""
     if delta.__class__ is not float:
-        _arg.floating(delta, "huber_loss", "delta", 4)
+        delta = check_float("huber_loss", delta, "delta", 4)
     if _autocast.state.any_enabled:
         return _autocast.call(huber_loss, _autocast.FP32, (input, target, reduction, delta, weight))
     _warn_size(input, target, "huber_loss")

@@ -187,6 +187,8 @@ def triplet_margin_loss(
     reduction = _reduction(size_average, reduce, reduction)
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
+    if margin.__class__ is not float:  # (torch's kernel call parses margin after that check)
+        _arg.floating(margin, "triplet_margin_loss", "margin", 4)
     _check_triplet_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
