@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import collections.abc
 import math
 import operator
 
@@ -418,11 +419,19 @@ def unravel_index(indices, shape) -> tuple:
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     if indices.dtype.is_floating_point or indices.dtype is _dtype.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
-    if isinstance(shape, Tensor) or not isinstance(shape, (int, tuple, list)):
+    if isinstance(shape, Tensor) or not isinstance(shape, (int, collections.abc.Sequence)):
         raise TypeError(f"expected 'shape' to be int or sequence of ints, but got {type(shape)}")
+    if not isinstance(shape, int):
+        bad = next((s for s in shape if not isinstance(s, int)), None)
+        if bad is not None:
+            raise TypeError(
+                f"expected 'shape' sequence to only contain ints, but got {type(bad)}"
+            )
     shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    if any(s >= 2**63 for s in shape):
+        raise ValueError("Overflow when unpacking long long")
     if not shape:
         return ()
     if any(s == 0 for s in shape):
