@@ -366,9 +366,7 @@ def _check_arguments(log_probs, targets, blank, in_len, host_il, tgt_len, host_t
             f"\"ctc_loss_cpu\" not implemented for '{_dtype.scalar_name(dt)}'"
         )
     if log_probs.numel() == 0:
-        raise RuntimeError(
-            f"ctc_loss: log_probs tensor must not be empty, got {list(log_probs.shape)}"
-        )
+        raise RuntimeError("log_probs tensor must not be empty")
     if log_probs.ndim != 3:
         # torch unsqueezes any log_probs that is not 3-D as an unbatched one (2-D here) before
         # this check, so its message counts one more dimension

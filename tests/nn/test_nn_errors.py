@@ -215,7 +215,7 @@ def test_kl_div_integer_inputs():
 
 
 def test_ctc_loss_empty_log_probs():
-    with pytest.raises(RuntimeError, match="ctc_loss: log_probs tensor must not be empty"):
+    with pytest.raises(RuntimeError, match="^log_probs tensor must not be empty$"):
         F.ctc_loss(_r(6, 0, 4), mt.zeros(0, 3, dtype=mt.int64), [], [])
 
 
