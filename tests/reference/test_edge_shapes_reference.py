@@ -32,7 +32,6 @@ _R_NLL = (
     "on bool with NumPy's TypeError, and a batch-size mismatch raises NumPy's IndexError, not "
     "torch's ValueError"
 )
-_TIES = "the int64 cast makes ties; which index torch reports among equal values is unspecified"
 
 # "spec name:variant" -> why minitorch differs (non-strict xfail)
 KNOWN: dict[str, str] = {
@@ -64,7 +63,6 @@ KNOWN: dict[str, str] = {
     **{f"nll_loss__none_kdim:{k}": _R_NLL for k in ("int64", "bool", "empty@-3")},
     "linalg_tensorsolve:empty@-1": "reported (minitorch/linalg.py): tensorsolve of an empty "
     "system raises (its size check compares products that are 0 != 6); torch returns",
-    "kthvalue:int64": _TIES,
     "linalg_eigh:bool": "a 0/1 matrix has repeated eigenvalues: its eigenvectors are not unique",
     "linalg_eigh_batch:bool": "a 0/1 matrix has repeated eigenvalues (as linalg_eigh)",
 }
