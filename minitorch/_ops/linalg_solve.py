@@ -3,7 +3,6 @@ cholesky_solve, LU factorization and lu_solve; the shared checks of the linalg f
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 from minitorch import _autocast_state as _autocast
@@ -13,6 +12,7 @@ from minitorch._ops._common import (
     check_bool,
     check_tensors,
     not_tensor,
+    quiet,
     type_name,
     wrong_type,
 )
@@ -333,13 +333,6 @@ class Inv(Function):
         return -(t @ grad @ t)
 
 
-def _quiet(xp):
-    """NumPy's det and slogdet warn of a NaN matrix ("invalid value encountered in det"), in
-    NumPy's module, which minitorch's kernel-warning filter does not cover; torch is silent."""
-    errstate = getattr(xp, "errstate", None)
-    return contextlib.nullcontext() if errstate is None else errstate(invalid="ignore")
-
-
 class Det(Function):
     """out = det(A);  grad_A = grad * adj(A)^T = grad * out * A^-T. For a singular matrix (where
     the backend reports one: NumPy's pivot check), as torch: zero in a plain backward, the
@@ -349,7 +342,7 @@ class Det(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with _quiet(ctx.xp):
+        with quiet(ctx.xp):  # (NumPy's det warns of a NaN matrix in its own module)
             out = ctx.xp.asarray(ctx.xp.linalg.det(a._data))
         ctx.save_for_backward(a, out)
         return out
@@ -397,7 +390,7 @@ class Slogdet(Function):
     @staticmethod
     def forward(ctx, a):
         xp = ctx.xp
-        with _quiet(xp):
+        with quiet(xp):
             sign, logabs = xp.linalg.slogdet(a._data)
         sign = xp.where(xp.isnan(logabs), sign * 0, sign)  # torch's sign(nan) is 0 (-0 here)
         ctx.save_for_backward(a)
