@@ -31,31 +31,50 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
 
-def run_tests(timeout_s: int) -> int:
-    """The device-agnostic tests, on 'cuda' only (their ids carry the device name)."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "tests",
-        "-q",
-        "-x",
-        "-k",
-        "cuda",
-        "--ignore",
-        "tests/cuda",  # the CuPy test double's tests: CPU-only logic, they swap sys.modules
-        "-p",
-        "no:cacheprovider",
-    ]
+def run_tests(timeout_s: int, out_dir: str | None = None) -> int:
+    """The device-agnostic tests, on 'cuda' only (their ids carry the device name).
+
+    Every failure is collected (no -x: a first run on a new GPU reports them all at once), on
+    several workers where pytest-xdist is installed, each test cut off by pytest-timeout where
+    that is installed; with out_dir, the log and a JUnit XML file are written there."""
+    import importlib.util
+
+    cmd = [sys.executable, "-m", "pytest", "tests", "-k", "cuda", "-q", "-rfE", "--tb=short"]
+    cmd += ["--ignore", "tests/cuda"]  # the CuPy test double's tests: CPU-only logic
+    cmd += ["-p", "no:cacheprovider", "-p", "no:warnings", "-o", "addopts="]
+    if importlib.util.find_spec("xdist") is not None:
+        cmd += ["-n", str(max(1, min(14, (os.cpu_count() or 2) - 2)))]
+    if importlib.util.find_spec("pytest_timeout") is not None:
+        cmd += ["--timeout", "100"]
+    log = None
+    if out_dir:
+        cmd += ["--junitxml", os.path.join(out_dir, "junit.xml")]
+        log = open(os.path.join(out_dir, "tests.log"), "w")  # noqa: SIM115 - closed below
     print("$", " ".join(cmd), flush=True)
     start = time.perf_counter()
     try:
-        rc = subprocess.call(cmd, cwd=REPO, timeout=timeout_s)
+        rc = subprocess.call(cmd, cwd=REPO, timeout=timeout_s, stdout=log, stderr=log)
     except subprocess.TimeoutExpired:
         print(f"tests stopped after {timeout_s} s", flush=True)
-        return 124
+        rc = 124
+    finally:
+        if log is not None:
+            log.close()
     print(f"tests: exit {rc} in {time.perf_counter() - start:.0f} s", flush=True)
     return rc
+
+
+def smoke_check():
+    """A first look before the long sections: a small graph on the GPU, forward and backward."""
+    import minitorch as mt
+
+    x = mt.randn(3, 4, device="cuda", requires_grad=True)
+    layer = mt.nn.Linear(4, 2).cuda()
+    loss = (layer(x.tanh() * 2).exp()).sum()
+    loss.backward()
+    _check(x.grad.device == mt.device("cuda", 0), f"gradient on the GPU: {x.grad.device}")
+    want = (x.detach().cpu().tanh() * 2) @ layer.weight.detach().cpu().T + layer.bias.cpu()
+    _check(bool(mt.allclose(loss.cpu(), want.exp().sum())), f"loss as on the CPU: {loss}")
 
 
 # --- workloads, written once against a `torch` module (minitorch or torch) ---
@@ -321,6 +340,7 @@ def main(argv=None):
     parser.add_argument("--only", default=",".join(WORKLOADS))
     parser.add_argument("--budget", type=float, default=450.0, help="seconds for everything")
     parser.add_argument("--smoke", action="store_true", help="CPU, tiny shapes, no tests")
+    parser.add_argument("--out", help="a folder for the tests' log and JUnit XML file")
     args = parser.parse_args(argv)
     budget = Budget(args.budget)
 
@@ -328,14 +348,21 @@ def main(argv=None):
 
     smoke = args.smoke
     if not smoke and not minitorch.cuda.is_available():
-        print("no GPU visible to minitorch (CuPy missing or no device): nothing to check")
+        from minitorch._backend import cupy_backend
+
+        print(f"no GPU visible to minitorch: {cupy_backend.unavailable_reason()}")
         print("(python bench/gpu_check.py --smoke runs the workloads on the CPU at tiny sizes)")
         return 1
     failed = []
+    if not smoke:
+        ok, _ = run_section("smoke", smoke_check, budget, needs=1)
+        if not ok:
+            failed.append("smoke")
     if not (args.skip_tests or smoke):
         # Leave a third of the budget for the rest.
         timeout = int(max(10, min(args.test_timeout, budget.left() * 2 / 3)))
-        ok, rc = run_section("tests on cuda", lambda: run_tests(timeout), budget, needs=60)
+        tests = lambda: run_tests(timeout, args.out)  # noqa: E731
+        ok, rc = run_section("tests on cuda", tests, budget, needs=60)
         if not ok or rc != 0:
             failed.append("tests")
 
