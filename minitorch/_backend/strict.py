@@ -24,6 +24,9 @@ _SCALARS = (int, float, complex, np.generic)
 _HOST_ONLY = frozenset({"data", "ctypes", "tofile", "dump", "dumps", "tostring"})
 # NumPy answers these with a Python scalar where CuPy returns a 0-d array (no synchronisation).
 _ARRAY_RESULTS = frozenset({"allclose", "array_equal", "array_equiv", "count_nonzero"})
+# NumPy functions CuPy lacks, refused by the strict xp as cupy refuses them (a kernel that
+# needs one goes through a backend-neutral helper: errstate through _ops._common.quiet).
+_NOT_IN_CUPY = frozenset({"errstate"})
 # Argument types that never hold an array: returned by _unwrap without a look inside.
 _ATOMS = frozenset({int, float, bool, complex, str, slice, type(None), type(Ellipsis)})
 
@@ -475,7 +478,7 @@ class _Namespace:
         self.__dict__.update(overrides)
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or (self._target is np and name in _NOT_IN_CUPY):
             raise AttributeError(f"'{self._name}' has no attribute '{name}'")
         value = getattr(self._target, name)
         if value is np.ndarray:

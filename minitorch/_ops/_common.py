@@ -392,7 +392,7 @@ def quiet_extreme(xp, x, reduce, **kwargs):
     minitorch/__init__.py."""
     if x.dtype.name != "bfloat16":
         return reduce(**kwargs)
-    with xp.errstate(invalid="ignore"):
+    with quiet(xp, invalid="ignore"):
         return reduce(**kwargs)
 
 
@@ -580,13 +580,17 @@ def as_tensor_arg(x, ref: Tensor) -> Tensor:
     return x if isinstance(x, Tensor) else scalar_like(x, ref)
 
 
-def quiet(xp):
-    """NumPy's errstate silencing its floating-point warnings (invalid, overflow, division by
-    zero) for a kernel whose infinities and NaNs are the answer; CuPy warns of none."""
+def quiet(xp, **states):
+    """NumPy's errstate silencing its floating-point warnings (`states`, errstate's keywords;
+    by default invalid, overflow and division by zero) for a kernel whose infinities and NaNs
+    are the answer. CuPy warns of none and has no errstate: there, a context that does nothing
+    (every kernel goes through here rather than xp.errstate)."""
     errstate = getattr(xp, "errstate", None)
     if errstate is None:
         return contextlib.nullcontext()
-    return errstate(invalid="ignore", over="ignore", divide="ignore")
+    if not states:
+        return errstate(invalid="ignore", over="ignore", divide="ignore")
+    return errstate(**states)
 
 
 # NOTE [ Fused multiply-adds ]

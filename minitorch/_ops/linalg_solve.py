@@ -431,7 +431,7 @@ def _lu_solve_t_unchecked(xp, a, b):
     batch = a.shape[:-2]
     lu = lu.reshape((-1, n, n))
     x = b.reshape((-1, n, b.shape[-1])).copy()
-    with xp.errstate(divide="ignore", invalid="ignore"):
+    with quiet(xp, divide="ignore", invalid="ignore"):
         for k in range(n):  # U^T (lower triangular) forward
             x[:, k, :] = x[:, k, :] * (1 / lu[:, k, k, None])
             x[:, k + 1 :, :] -= lu[:, k, k + 1 :, None] * x[:, k, None, :]
@@ -464,7 +464,7 @@ def _lu_solve_unchecked(xp, a, b):
         xj = x[rows, j, :].copy()
         x[rows, j, :] = x[rows, p, :]
         x[rows, p, :] = xj
-    with xp.errstate(divide="ignore", invalid="ignore"):
+    with quiet(xp, divide="ignore", invalid="ignore"):
         for k in range(n - 1):  # L (unit lower triangular) forward
             x[:, k + 1 :, :] -= lu[:, k + 1 :, k, None] * x[:, k, None, :]
         for k in range(n - 1, -1, -1):  # U backward

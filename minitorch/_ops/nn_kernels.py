@@ -319,7 +319,7 @@ class BinaryCrossEntropy(Function):
             # (nor the invalid one of inf * 0 where a weight or upstream gradient is 0).
             # -logit(x), not log(1 - x) - log(x): torch's, which gives -0. at x = 0.5 (times a
             # positive grad) and rounds once less
-            with ctx.xp.errstate(divide="ignore", invalid="ignore"):
+            with quiet(ctx.xp, divide="ignore", invalid="ignore"):
                 gt = -logit(x) * grad
                 if w is not None:
                     gt = gt * w
@@ -356,7 +356,7 @@ class BinaryCrossEntropyBackward(Function):
         one = xp.asarray(1, dtype=dt)
         den = xp.maximum((one - a) * a, xp.asarray(_BCE_EPS_F32, dtype=dt))
         # half: 1e-12 rounds to 0, and a saturated input divides by 0 (torch's +-inf), quietly
-        with xp.errstate(divide="ignore", invalid="ignore"):
+        with quiet(xp, divide="ignore", invalid="ignore"):
             out = g._data * (a - b) / den
             if w is not None:
                 out = out * w._data
@@ -367,7 +367,7 @@ class BinaryCrossEntropyBackward(Function):
         g, x, t, w = ctx._stored_tensors
         need = ctx.needs_input_grad
         gg = gx = gt = None
-        with ctx.xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with quiet(ctx.xp, divide="ignore", invalid="ignore", over="ignore"):
             if need[0]:
                 gg = u * ((x - t) / ((x + _BCE_EPS) * (1 - x + _BCE_EPS)))
                 if w is not None:
@@ -620,7 +620,7 @@ class NllLoss(Function):
                 if isinstance(total, logp._device.backend.scalar_cls) and total:  # (the CPU's)
                     out = out / total
                 else:
-                    with xp.errstate(invalid="ignore", divide="ignore"):
+                    with quiet(xp, invalid="ignore", divide="ignore"):
                         out = out / total
                 # a total of 0: the backward's g / 0 is inf, times the rows' weights: 0 where
                 # every target is ignored (not written), nan where every counted weight is 0
@@ -646,7 +646,7 @@ class NllLoss(Function):
         check_watched(ctx)
         safe, w, total, _ = ctx._stored_arrays()
         xp = ctx.xp
-        with xp.errstate(divide="ignore", invalid="ignore"):  # (as in backward)
+        with quiet(xp, divide="ignore", invalid="ignore"):  # (as in backward)
             g = grad if total is None else grad / total
             coef = xp.where(ctx.counted, -(w * g), xp.zeros((), w.dtype))
         if len(ctx.shape) != 2:
@@ -719,7 +719,7 @@ def _half_cascade_nll(xp, picked, w, mask, mean):
     else:
         total = _half_cascade_sum(xp, wk, index, n_iter, dtype)
     if mean:
-        with xp.errstate(invalid="ignore", divide="ignore"):  # 0 / 0: NaN, as torch
+        with quiet(xp, invalid="ignore", divide="ignore"):  # 0 / 0: NaN, as torch
             out = (out.astype(f32) / total.astype(f32)).astype(dtype)
     return out, total
 
@@ -742,7 +742,7 @@ class NllLossBackward(Function):
         # torch's order: -(grad / total) first, then times the target's weight. A total of 0
         # gives inf there, quietly (torch's is silent): ignored rows keep 0 (every target
         # ignored), counted rows of weight 0 get 0 * inf = nan (every counted weight is 0)
-        with xp.errstate(divide="ignore", invalid="ignore"):
+        with quiet(xp, divide="ignore", invalid="ignore"):
             g = grad._data if total is None else grad._data / total._data
             coef = xp.where(counted, -(w._data * g), xp.zeros((), w._data.dtype))
         shape, idx = logp._data.shape, safe._data
@@ -768,7 +768,7 @@ class NllLossBackward(Function):
             if ctx.reduction == "sum":
                 g_grad = g_grad.sum()
             elif ctx.reduction == "mean":
-                with ctx.xp.errstate(divide="ignore", invalid="ignore"):
+                with quiet(ctx.xp, divide="ignore", invalid="ignore"):
                     g_grad = g_grad.sum() / total
         if need[1]:
             shape, dtype, device = ctx.like

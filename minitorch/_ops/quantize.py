@@ -9,7 +9,7 @@ lies in [quant_min, quant_max] is skipped: it would read the device's data back 
 from __future__ import annotations
 
 from minitorch import _dtype
-from minitorch._ops._common import check_float, check_int
+from minitorch._ops._common import check_float, check_int, quiet
 from minitorch._ops._parser_errors import overload_error
 from minitorch._ops.pointwise_more import _not_implemented, _short
 from minitorch._tensor import Tensor, _make
@@ -46,7 +46,7 @@ def _fake_quantize(xp, x, scale, zero_point, quant_min, quant_max, *, per_channe
     scale and zero_point broadcast against x."""
     compute = xp.float64 if x.dtype == xp.float64 else xp.float32  # half computes in float
     scale = scale.astype(xp.float32, copy=False)
-    with xp.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    with quiet(xp, divide="ignore", invalid="ignore", over="ignore"):
         inv = xp.float32(1) / scale
         if float_zp:
             zp = zero_point.astype(xp.float64)
@@ -314,7 +314,7 @@ class FakeQuantizeLearnablePerTensorAffine(Function):
         compute = xp.float64 if x.dtype == _dtype.float64 else xp.float32
         zp_b = xp.asarray(zp_b, compute)
         inv = xp.asarray(xp.float32(1) / s.astype(xp.float32), compute)
-        with xp.errstate(invalid="ignore", over="ignore"):
+        with quiet(xp, invalid="ignore", over="ignore"):
             q = xp.rint(zp_b + x._data.astype(compute) * inv)
             # torch's backward kernels hold q as an int64: NaN, infinities and values past its
             # range become INT64_MIN, below the range (+inf too)

@@ -17,6 +17,7 @@ from minitorch._ops._common import (
     no_overload,
     not_tensor,
     opmath_dtype,
+    quiet,
     quiet_extreme,
     row_major,
     type_name,
@@ -882,7 +883,7 @@ def _tie_weights(xp, x, out_keep, dims, *, nan_ties=False):
     if nan_ties:
         mask |= xp.isnan(x) & xp.isnan(out_keep)
     count = mask.sum(axis=dims, keepdims=True)
-    with xp.errstate(invalid="ignore"):  # 0 / 0: the NaN slices
+    with quiet(xp, invalid="ignore"):  # 0 / 0: the NaN slices
         return xp.asarray(mask / count, dtype=x.dtype)
 
 

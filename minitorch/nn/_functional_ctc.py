@@ -26,13 +26,12 @@ Python sequences.
 
 from __future__ import annotations
 
-import contextlib
 import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, full_like, tensor
-from minitorch._ops._common import is_index
+from minitorch._ops._common import is_index, quiet
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
 from minitorch.autograd.function import Function
@@ -107,13 +106,6 @@ def _lengths(lengths, host, device, what: str):
     return flat.to(device=device, dtype=_dtype.int64), host
 
 
-def _quiet(xp):
-    """A context in which xp computes log(0) = -inf without NumPy's RuntimeWarning (the
-    recursions reach it at every unreachable state); CuPy has no such warnings."""
-    errstate = getattr(xp, "errstate", None)
-    return contextlib.nullcontext() if errstate is None else errstate(divide="ignore")
-
-
 def _lse3(xp, x0, x1, x2, out, m, e, floor) -> None:
     """out = log(exp(x0) + exp(x1) + exp(x2)) elementwise, shifted by the largest term: exact
     for terms of any size, -inf where all three are -inf (the shift is then `floor`, finite);
@@ -163,7 +155,7 @@ def _alpha(xp, lpe, skip_add, in_len, tgt_len):
     a[2] = 0.0  # alpha_{-1}: the empty prefix
     empty = a[2:].copy()
     m, e, a2 = (xp.empty((L, n), dtype=dt) for _ in range(3))
-    with _quiet(xp):
+    with quiet(xp, divide="ignore"):
         for t in range(F):
             xp.add(a[:-2], skip_add, out=a2)
             _lse3(xp, a[2:], a[1:-1], a2, pre[t], m, e, floor)
@@ -200,7 +192,7 @@ def _beta(xp, lpe, skip, in_len, tgt_len):
     end = xp.where(end, 0.0, ninf).astype(dt)  # (L, N)
     now = xp.where(xp.arange(F)[:, None] == in_len - 1, 0.0, ninf).astype(dt)  # (F, N)
     q, m, e, b2 = (xp.empty((L, n), dtype=dt) for _ in range(4))
-    with _quiet(xp):
+    with quiet(xp, divide="ignore"):
         for t in range(F - 1, -1, -1):
             b = beta[t + 1]
             xp.add(b[2:], skip_add, out=b2)
