@@ -256,9 +256,53 @@ def test_ufunc_methods_work_on_strict_arrays():
     np.testing.assert_array_equal(target.get(), [7.0, 2.0, 1.0, 3.0])
     s = _arange(2, 3)
     np.testing.assert_array_equal(xp.add.reduce(s, axis=1).get(), [3.0, 12.0])
-    np.testing.assert_array_equal(xp.maximum.accumulate(xp.asarray([1, 3, 2])).get(), [1, 3, 3])
+    np.testing.assert_array_equal(xp.multiply.accumulate(xp.asarray([1, 3, 2])).get(), [1, 3, 6])
     assert xp.multiply.outer(_arange(2), _arange(3)).shape == (2, 3)
     assert xp.add.nin == 2 and xp.add.__name__ == "add"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: xp.maximum.accumulate(xp.asarray([1, 3, 2])),
+        lambda: xp.logaddexp.accumulate(xp.asarray([1.0, 2.0])),
+        lambda: xp.maximum.reduce(xp.asarray([1, 3, 2])),
+        lambda: xp.multiply.reduceat(xp.asarray([1, 3, 2]), xp.asarray([0, 2])),
+        lambda: xp.multiply.at(xp.ones(3), xp.asarray([0, 0]), 2.0),
+        lambda: np.maximum.accumulate(xp.asarray([1, 3, 2])),  # through __array_ufunc__
+    ],
+)
+def test_ufunc_methods_cupy_lacks_are_refused(call):
+    """CuPy 14 implements reduce/accumulate for add and multiply only, reduceat for add, and
+    ufunc.at for add, subtract, maximum, minimum and the bitwise ufuncs: the strict device
+    refuses the rest with CuPy's error, so the library's device paths avoid them."""
+    with pytest.raises(NotImplementedError, match="is not supported yet"):
+        call()
+
+
+def test_ufunc_call_keywords_cupy_lacks_are_refused():
+    with pytest.raises(TypeError, match="Wrong arguments"):
+        xp.copysign(xp.ones(2), -1.0, where=xp.asarray([True, False]))
+    assert xp.add(xp.ones(2), 1.0, out=xp.zeros(2), casting="same_kind").get().tolist() == [2, 2]
+
+
+def test_multiply_at_by_sorting_on_the_device():
+    """Backend.ufunc_at's path for a ufunc CuPy has no ufunc.at for: duplicates combined,
+    a non-contiguous target written in place, tuple and broadcast indices."""
+    rng = np.random.default_rng(0)
+    base = rng.uniform(0.5, 1.5, (5, 6))
+    host = base[:, ::2].copy()
+    idx = (rng.integers(0, 5, 40), rng.integers(0, 3, 40))
+    vals = rng.uniform(0.5, 1.5, 40)
+    np.multiply.at(host, idx, vals)
+    dev = xp.asarray(base)
+    view = dev[:, ::2]
+    StrictBackend().ufunc_at(xp.multiply, view, tuple(xp.asarray(i) for i in idx), xp.asarray(vals))
+    np.testing.assert_allclose(view.get(), host, rtol=1e-13)
+    np.testing.assert_array_equal(dev.get()[:, 1::2], base[:, 1::2])
+    row = xp.ones(4)
+    StrictBackend().ufunc_at(xp.multiply, row, xp.asarray([1, 1, 3]), 2.0)
+    assert row.get().tolist() == [1.0, 4.0, 1.0, 2.0]
 
 
 def test_namespace_passes_constants_and_types_through():

@@ -278,8 +278,14 @@ class Backend:
     def ufunc_at(self, ufunc, target, index, values):
         """ufunc.at(target, index, values) for one of xp's ufuncs (maximum, minimum, multiply, ...):
         target[index] = ufunc(target[index], values), duplicate indices applied in turn (NumPy's
-        goes through one flat index: NOTE [ Flat scatter keys ] in numpy_backend.py)."""
-        ufunc.at(target, index, values)
+        goes through one flat index: NOTE [ Flat scatter keys ] in numpy_backend.py). CuPy's
+        ufunc.at covers add, subtract, maximum, minimum and the bitwise ufuncs (atomic kernels);
+        the others (multiply: scatter_reduce and index_reduce's 'prod') go through
+        _ufunc_at_sorted."""
+        if ufunc.__name__ in _DEVICE_UFUNC_AT:
+            ufunc.at(target, index, values)
+        else:
+            _ufunc_at_sorted(self.xp, ufunc, target, index, values)
 
     def take_at(self, array, index):
         """array[index] for a tuple of index arrays and slices (NumPy's through one flat index)."""
@@ -380,6 +386,37 @@ def _identity(op: str, dtype):
 
 
 _NO_CONTEXT = contextlib.nullcontext()
+
+# The ufuncs whose ufunc.at CuPy implements (Backend.ufunc_at).
+_DEVICE_UFUNC_AT = frozenset(
+    {"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
+)
+
+
+def _ufunc_at_sorted(xp, ufunc, target, index, values) -> None:
+    """ufunc.at without ufunc.at, for an associative and commutative ufunc (multiply): the
+    writes sorted by the position they hit (its flat place in target, read off an arange),
+    each run of one position combined by a log-step segmented scan (log2(n) whole-array
+    passes, no host read), then one write per position. The order in which a position's
+    values combine differs from NumPy's sequential one (as it does between torch's CPU and
+    GPU kernels)."""
+    pos = xp.arange(target.size, dtype=xp.int64).reshape(target.shape)[index]
+    n = pos.size
+    if n == 0:
+        return
+    vals = xp.broadcast_to(xp.asarray(values, dtype=target.dtype), pos.shape).reshape(-1)
+    order = xp.argsort(pos.reshape(-1), kind="stable")
+    pos = pos.reshape(-1)[order]
+    run = vals[order]
+    step = 1
+    while step < n:  # run[i] = ufunc over run[i - 2 step + 1 .. i] within i's position
+        same = pos[step:] == pos[:-step]
+        both = ufunc(run[:-step], run[step:])
+        run = xp.concatenate([run[:step], xp.where(same, both, run[step:])])
+        step *= 2
+    last = xp.concatenate([pos[1:] != pos[:-1], xp.ones(1, dtype=bool)])
+    where = xp.unravel_index(pos[last], target.shape)
+    target[where] = ufunc(target[where], run[last])
 _default = threading.local()
 _default_base = cpu  # set_default_device; `with device:` blocks stack above it per thread
 

@@ -27,6 +27,17 @@ _ARRAY_RESULTS = frozenset({"allclose", "array_equal", "array_equiv", "count_non
 # NumPy functions CuPy lacks, refused by the strict xp as cupy refuses them (a kernel that
 # needs one goes through a backend-neutral helper: errstate through _ops._common.quiet).
 _NOT_IN_CUPY = frozenset({"errstate"})
+# The ufunc methods CuPy (14) implements, by method; the others raise NotImplementedError
+# there, and here. `outer` works for every ufunc. A ufunc call takes these keywords only.
+_CUPY_UFUNC_METHODS = {
+    "reduce": frozenset({"add", "multiply"}),
+    "accumulate": frozenset({"add", "multiply"}),
+    "reduceat": frozenset({"add"}),
+    "at": frozenset(
+        {"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
+    ),
+}
+_CUPY_UFUNC_KEYWORDS = frozenset({"out", "dtype", "casting"})
 # Argument types that never hold an array: returned by _unwrap without a look inside.
 _ATOMS = frozenset({int, float, bool, complex, str, slice, type(None), type(Ellipsis)})
 
@@ -153,7 +164,15 @@ def _call(fn, name: str, args: tuple, kwargs: dict, owner=None):
     return StrictArray(result)
 
 
+def _cupy_ufunc_method(ufunc, method: str) -> None:
+    """Refuses a ufunc method CuPy does not implement, with CuPy's error."""
+    allowed = _CUPY_UFUNC_METHODS.get(method)
+    if allowed is not None and ufunc.__name__ not in allowed:
+        raise NotImplementedError(f"`cupy_{ufunc.__name__}.{method}` is not supported yet")
+
+
 def _ufunc_at(ufunc, a, indices, b=None) -> None:
+    _cupy_ufunc_method(ufunc, "at")
     name = f"{ufunc.__name__}.at"
     values = () if b is None else (_unwrap(b, name),)
     ufunc.at(_unwrap(a, name), _unwrap_index(indices), *values)
@@ -296,6 +315,7 @@ class StrictArray:
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         if method == "at":
             return _ufunc_at(ufunc, *inputs)
+        _cupy_ufunc_method(ufunc, method)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
         return _call(getattr(ufunc, method), name, inputs, kwargs)
 
@@ -443,18 +463,23 @@ class _Ufunc:
         self.__name__ = ufunc.__name__
 
     def __call__(self, *args, **kwargs):
+        if kwargs and not kwargs.keys() <= _CUPY_UFUNC_KEYWORDS:  # where=, order=, ...
+            raise TypeError(f"Wrong arguments {kwargs}")
         return _call(self._ufunc, self.__name__, args, kwargs)
 
     def at(self, a, indices, b=None) -> None:
         _ufunc_at(self._ufunc, a, indices, b)
 
     def reduce(self, *args, **kwargs):
+        _cupy_ufunc_method(self._ufunc, "reduce")
         return _call(self._ufunc.reduce, f"{self.__name__}.reduce", args, kwargs)
 
     def accumulate(self, *args, **kwargs):
+        _cupy_ufunc_method(self._ufunc, "accumulate")
         return _call(self._ufunc.accumulate, f"{self.__name__}.accumulate", args, kwargs)
 
     def reduceat(self, *args, **kwargs):
+        _cupy_ufunc_method(self._ufunc, "reduceat")
         return _call(self._ufunc.reduceat, f"{self.__name__}.reduceat", args, kwargs)
 
     def outer(self, *args, **kwargs):

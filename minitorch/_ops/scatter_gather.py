@@ -272,7 +272,7 @@ def scatter(
     """A copy of input with src (or value) written at index along dim. Mirrors torch.scatter.
 
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
-    unspecified); reduce='multiply' uses xp.multiply.at (CuPy may lack it).
+    unspecified); reduce='multiply' combines duplicates in an order that may differ by device.
     """
     try:
         result = _scatter(input, dim, index, src, value, reduce)

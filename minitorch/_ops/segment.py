@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import math
 
 from minitorch import _dtype
-from minitorch._ops._common import is_floating, type_name, wrap_dim
+from minitorch._ops._common import is_floating, quiet, type_name, wrap_dim
 from minitorch._ops.pointwise import where
 from minitorch._ops.shape_join import cat
 from minitorch._tensor import Tensor, _make
@@ -51,8 +50,7 @@ def _scatter(dev, ufunc, fill, ids, values, slots):
     xp = dev.backend.xp
     out = xp.full((slots,) + values.shape[1:], fill, dtype=values.dtype)
     if values.shape[0]:
-        errstate = getattr(xp, "errstate", None)
-        with errstate(all="ignore") if errstate is not None else contextlib.nullcontext():
+        with quiet(xp, all="ignore"):
             dev.backend.ufunc_at(ufunc, out, ids, values)
     return out
 
