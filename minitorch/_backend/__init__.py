@@ -273,17 +273,32 @@ class Backend:
 
     def scatter_add(self, target, index, values):
         """target[index] += values with duplicate indices accumulating (never a lost update)."""
-        raise NotImplementedError
+        self.ufunc_at(self.xp.add, target, index, values)
 
     def ufunc_at(self, ufunc, target, index, values):
-        """ufunc.at(target, index, values) for one of xp's ufuncs (maximum, minimum, multiply, ...):
-        target[index] = ufunc(target[index], values), duplicate indices applied in turn (NumPy's
-        goes through one flat index: NOTE [ Flat scatter keys ] in numpy_backend.py). CuPy's
-        ufunc.at covers add, subtract, maximum, minimum and the bitwise ufuncs (atomic kernels);
-        the others (multiply: scatter_reduce and index_reduce's 'prod') go through
-        _ufunc_at_sorted."""
-        if ufunc.__name__ in _DEVICE_UFUNC_AT:
+        """ufunc.at(target, index, values) for one of xp's ufuncs (add, maximum, minimum,
+        multiply, ...): target[index] = ufunc(target[index], values), duplicate indices applied
+        in turn (NumPy's goes through one flat index: NOTE [ Flat scatter keys ] in
+        numpy_backend.py). CuPy's ufunc.at is a few atomic kernels, for the ufuncs and dtypes
+        of DEVICE_UFUNC_AT only; the rest goes another way here, with the same results: an
+        int64 sum as a uint64 one (two's complement: the same bits), a narrower dtype in a
+        wider one that has the kernel (exact: wrapping sums, extremes), anything else
+        (multiply: scatter_reduce's 'prod'; int64 extremes) through _ufunc_at_sorted."""
+        name = ufunc.__name__
+        kernels = DEVICE_UFUNC_AT.get(name)
+        dt = target.dtype
+        if kernels is None:
+            _ufunc_at_sorted(self.xp, ufunc, target, index, values)
+        elif dt.name in kernels:
             ufunc.at(target, index, values)
+        elif name == "add" and dt.name == "int64":
+            xp = self.xp
+            values = xp.asarray(values, dtype=dt).view(xp.uint64)
+            ufunc.at(target.view(xp.uint64), index, values)
+        elif _WIDER_AT.get(dt.name) in kernels:
+            wide = target.astype(_WIDER_AT[dt.name])
+            ufunc.at(wide, index, self.xp.asarray(values, dtype=dt))
+            target[...] = wide.astype(dt)  # (a wrapped sum, or nonzero for bool: any)
         else:
             _ufunc_at_sorted(self.xp, ufunc, target, index, values)
 
@@ -387,10 +402,24 @@ def _identity(op: str, dtype):
 
 _NO_CONTEXT = contextlib.nullcontext()
 
-# The ufuncs whose ufunc.at CuPy implements (Backend.ufunc_at).
-_DEVICE_UFUNC_AT = frozenset(
-    {"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
-)
+# The dtypes of CuPy's (14) ufunc.at kernels, by ufunc (atomic operations; others raise
+# there): Backend.ufunc_at goes another way for the rest, and the strict device refuses them.
+_EXTREME_AT = frozenset({"int32", "uint32", "uint64", "float32", "float64"})
+_BITWISE_AT = frozenset({"int32", "int64", "uint32", "uint64"})
+DEVICE_UFUNC_AT = {
+    "add": frozenset({"int32", "uint32", "uint64", "float16", "float32", "float64"}),
+    "subtract": frozenset({"int32", "uint32"}),
+    "maximum": _EXTREME_AT,
+    "minimum": _EXTREME_AT,
+    "bitwise_and": _BITWISE_AT,
+    "bitwise_or": _BITWISE_AT,
+    "bitwise_xor": _BITWISE_AT,
+}
+# The dtype a narrower one scatters in where it has no kernel of its own (its results exactly).
+_WIDER_AT = {
+    "bool": "int32", "int8": "int32", "uint8": "int32", "int16": "int32", "uint16": "int32",
+    "float16": "float32",
+}  # fmt: skip
 
 
 def _ufunc_at_sorted(xp, ufunc, target, index, values) -> None:

@@ -161,12 +161,9 @@ class CupyBackend(Backend):
 
     def __init__(self):
         cupy = _import_cupy()
-        import cupyx
-
         self.xp = cupy
         self.array_cls = cupy.ndarray
         self.scalar_cls = ()
-        self._cupyx = cupyx
         self.memory = MemoryTracker(cupy)
         cupy.cuda.set_allocator(self.memory.malloc)
         self._pinned_cls = cupy.cuda.PinnedMemoryPointer
@@ -245,9 +242,6 @@ class CupyBackend(Backend):
 
     def data_ptr(self, array) -> int:
         return array.data.ptr
-
-    def scatter_add(self, target, index, values):
-        self._cupyx.scatter_add(target, index, values)
 
     def special(self, name: str):
         import cupyx.scipy.special as sc

@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from minitorch._backend import Backend
+from minitorch._backend import DEVICE_UFUNC_AT, Backend
 
 __all__ = ["StrictArray", "StrictBackend", "xp", "transfer_count", "count_transfers"]
 
@@ -33,9 +33,7 @@ _CUPY_UFUNC_METHODS = {
     "reduce": frozenset({"add", "multiply"}),
     "accumulate": frozenset({"add", "multiply"}),
     "reduceat": frozenset({"add"}),
-    "at": frozenset(
-        {"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or", "bitwise_xor"}
-    ),
+    "at": frozenset(DEVICE_UFUNC_AT),  # (for the dtypes DEVICE_UFUNC_AT gives)
 }
 _CUPY_UFUNC_KEYWORDS = frozenset({"out", "dtype", "casting"})
 # Argument types that never hold an array: returned by _unwrap without a look inside.
@@ -173,6 +171,10 @@ def _cupy_ufunc_method(ufunc, method: str) -> None:
 
 def _ufunc_at(ufunc, a, indices, b=None) -> None:
     _cupy_ufunc_method(ufunc, "at")
+    kernels = DEVICE_UFUNC_AT[ufunc.__name__]
+    if a.dtype.name not in kernels:  # CuPy's atomic kernels cover a few dtypes
+        names = ", ".join(sorted(kernels))
+        raise TypeError(f"cupy.{ufunc.__name__}.at only supports {names} as data type")
     name = f"{ufunc.__name__}.at"
     values = () if b is None else (_unwrap(b, name),)
     ufunc.at(_unwrap(a, name), _unwrap_index(indices), *values)
@@ -575,9 +577,6 @@ class StrictBackend(Backend):
 
     def data_ptr(self, array) -> int:
         return array._a.__array_interface__["data"][0]
-
-    def scatter_add(self, target, index, values):
-        _ufunc_at(np.add, target, index, values)
 
     def segment_reduce(self, values, starts, op: str):
         from minitorch._backend import backend_of, cpu
