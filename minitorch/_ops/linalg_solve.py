@@ -817,8 +817,9 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
 
 def _factor_product(L, upper, op, kernel):
     """L L^T (U^T U when upper) from the factor's triangle. torch differentiates cholesky_solve
-    and cholesky_inverse as if the whole factor entered; the other triangle gets that gradient
-    here too, through a term of value zero."""
+    and cholesky_inverse as if the whole factor entered (grad_L = (G + G^T) L, L all of input2,
+    its other triangle too): the product's value is the triangle's, its derivatives (first and
+    second) those of the whole factor's product, through a term of value zero."""
     if L.ndim < 2:
         raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
     m, n = L.shape[-2:]
@@ -830,8 +831,9 @@ def _factor_product(L, upper, op, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_short(L.dtype)}'")
     t = L.triu() if upper else L.tril()
     if L.requires_grad:
-        rest = L - L.detach()
-        t = t + (rest.tril(-1) if upper else rest.triu(1))
+        whole = _mT(L) @ L if upper else L @ _mT(L)
+        t = t.detach()
+        return (_mT(t) @ t if upper else t @ _mT(t)) + (whole - whole.detach())
     return _mT(t) @ t if upper else t @ _mT(t)
 
 
@@ -877,6 +879,22 @@ def cholesky_solve(input, input2, upper=False, *, out=None):
     return _write_castable(x, out, "cholesky_solve")
 
 
+def _check_factor_diagonal(L):
+    """torch's cholesky_inverse (LAPACK's potri) refuses a factor with a zero on its diagonal,
+    however L L^T rounds (in float32 it need not be singular to NumPy's inverse). A host check,
+    so on the CPU only, where it is free."""
+    if L._device.type != "cpu":
+        return
+    zero = L._device.backend.xp.diagonal(L._data, axis1=-2, axis2=-1) == 0
+    if zero.any():
+        index, element = _first_failure(zero.argmax(-1) + zero.any(-1))
+        raise LinAlgError(
+            f"cholesky_inverse: {_batch_prefix(L.shape, index or 0)}The diagonal element "
+            f"{element} is zero, the inversion could not be completed because the input matrix "
+            "is singular."
+        )
+
+
 def cholesky_inverse(input, upper=False, *, out=None):
     """(L L^T)^-1 from the Cholesky factor L = input. Mirrors torch.cholesky_inverse."""
     check_tensors("cholesky_inverse", ("input", input))
@@ -884,6 +902,7 @@ def cholesky_inverse(input, upper=False, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(cholesky_inverse, _autocast.FP32_CPU, (input, upper), {"out": out})
     a = _factor_product(input, upper, "cholesky_inverse", "cholesky_inverse_out_cpu")
+    _check_factor_diagonal(input)
     x = Inv.apply(a, op="cholesky_inverse")
     x = as_node(x, "CholeskyInverseBackward0", (input,), saved=(input, x))
     return _write_castable(x, out, "cholesky_inverse")

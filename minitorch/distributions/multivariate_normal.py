@@ -20,6 +20,8 @@ def _batch_mv(mat, vec):
 
 def _batch_mahalanobis(L, x):
     """x^T (L L^T)^-1 x over broadcast batch dims, with L lower triangular."""
+    if tuple(L.shape[-2:]) != (x.shape[-1],) * 2:
+        _replay_mahalanobis_reshapes(L, x)
     batch = tuple(minitorch.broadcast_shapes(tuple(L.shape[:-2]), tuple(x.shape[:-1])))
     n = L.shape[-1]
     # the batch dims beyond L's (samples, usually) become columns of one right-hand side per
@@ -32,6 +34,22 @@ def _batch_mahalanobis(L, x):
     x = x.expand(batch + (n,)).reshape((m,) + inner + (n,)).movedim(0, -1)
     z = minitorch.linalg.solve_triangular(L, x, upper=False)
     return z.pow(2).sum(-2).movedim(-1, 0).reshape(outer + inner)
+
+
+def _replay_mahalanobis_reshapes(L, x):
+    """torch's _batch_mahalanobis reshapes x by L's batch sizes and L by x's last size: a loc of
+    another size than the matrix fails in one of those reshapes, replayed here for its message
+    (an error path)."""
+    n = x.shape[-1]
+    outer = x.ndim - 1 - (L.ndim - 2)
+    shape = tuple(x.shape[:outer])
+    for s_l, s_x in zip(L.shape[:-2], x.shape[outer:-1], strict=False):
+        shape += (s_x // s_l, s_l)
+    x = x.reshape(shape + (n,))
+    k = len(shape)
+    pairs = list(range(outer, k, 2)) + list(range(outer + 1, k, 2))
+    x = x.permute(list(range(outer)) + pairs + [k])
+    x.reshape(-1, L.reshape(-1, n, n).shape[0], n)
 
 
 def _precision_to_scale_tril(P):
@@ -54,9 +72,7 @@ class MultivariateNormal(Distribution):
     Mirrors torch.distributions.MultivariateNormal.
 
     Differences from torch: a precision matrix is turned into scale_tril through its inverse
-    rather than through torch's flipped-Cholesky route (same values up to rounding). A loc whose
-    last size differs from a square matrix's raises a RuntimeError at construction; torch builds
-    that distribution and fails later (in variance, sample, log_prob)."""
+    rather than through torch's flipped-Cholesky route (same values up to rounding)."""
 
     arg_constraints = {
         "loc": constraints.real_vector,
@@ -95,21 +111,18 @@ class MultivariateNormal(Distribution):
         n = matrix.shape[-1]
         if matrix.shape[-2] != n and scale_tril is None:
             self._init_not_square(loc, matrix, covariance_matrix is not None, validate_args)
-        if tuple(loc.shape[-1:]) != (n,) or matrix.shape[-2] != n:
-            raise RuntimeError(
-                f"MultivariateNormal: loc of shape {tuple(loc.shape)} does not match the "
-                f"matrix of shape {tuple(matrix.shape)}"
-            )
         batch_shape = minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
-        full = tuple(batch_shape) + (n, n)
+        # as torch, the matrix keeps its own last sizes and the event is loc's: a loc of another
+        # size builds, and the methods that combine the two fail as torch's do
+        full = tuple(batch_shape) + (-1, -1)
         if scale_tril is not None:
             self.scale_tril = scale_tril.expand(full)
         elif covariance_matrix is not None:
             self.covariance_matrix = covariance_matrix.expand(full)
         else:
             self.precision_matrix = precision_matrix.expand(full)
-        self.loc = loc.expand(tuple(batch_shape) + (n,))
-        super().__init__(batch_shape, Size((n,)), validate_args=validate_args)
+        self.loc = loc.expand(tuple(batch_shape) + (-1,))
+        super().__init__(batch_shape, Size(loc.shape[-1:]), validate_args=validate_args)
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
@@ -155,10 +168,8 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def precision_matrix(self):
-        L = self._unbroadcasted_scale_tril
-        eye = minitorch.eye(L.shape[-1], dtype=L.dtype, device=L.device)
-        L_inv = minitorch.linalg.solve_triangular(L, eye.expand(L.shape), upper=False)
-        return self._full(L_inv.mT @ L_inv)
+        # as torch: a singular scale_tril raises cholesky_inverse's error (no inf/nan matrix)
+        return self._full(minitorch.cholesky_inverse(self._unbroadcasted_scale_tril))
 
     @property
     def mean(self):
