@@ -11,7 +11,7 @@ def _devices():
     devs = ["cpu", "strict"]
     try:
         if minitorch.cuda.is_available():
-            devs.append("cuda")
+            devs.append("cuda:0")  # a tensor's device names its index: cuda:0, as torch's
     except AttributeError:
         pass
     return devs
@@ -22,7 +22,7 @@ DEVICES = _devices()
 
 @pytest.fixture(params=DEVICES)
 def device(request):
-    """'cpu', the strict test device (CuPy-like toward the host), and 'cuda' when present."""
+    """'cpu', the strict test device (CuPy-like toward the host), and 'cuda:0' when present."""
     return request.param
 
 

@@ -21,7 +21,7 @@ def _host(t):
 
 def test_rand_and_randn(device):
     u = mt.rand(1000, device=device)
-    assert u.shape == (1000,) and u.dtype is mt.float32 and u.device.type == device
+    assert u.shape == (1000,) and u.dtype is mt.float32 and u.device == mt.device(device)
     assert backend_of(u.device).is_array(u._data)
     h = _host(u)
     assert h.min() >= 0.0 and h.max() < 1.0 and 0.4 < h.mean() < 0.6
@@ -258,7 +258,7 @@ def test_each_device_has_its_own_stream():
 
 def test_generator_objects(device):
     g = mt.Generator(device)
-    assert g.device == mt.device(device if device != "cuda" else "cuda:0")
+    assert g.device == mt.device(device)
     assert g.manual_seed(5) is g and g.initial_seed() == 5
     a = _host(mt.rand(3, generator=g, device=device))
     g.manual_seed(5)
@@ -313,6 +313,10 @@ def test_rng_state_round_trip(device):
     np.testing.assert_array_equal(a, _host(mt.rand(3)))
     g = mt.Generator(device).manual_seed(9)
     mt.rand(2, generator=g, device=device)
+    if device.startswith("cuda"):  # README: a GPU generator's state cannot be read
+        with pytest.raises(NotImplementedError, match="cannot snapshot a CUDA generator"):
+            g.get_state()
+        return
     st = g.get_state()
     b = _host(mt.rand(3, generator=g, device=device))
     g.set_state(st)

@@ -122,7 +122,8 @@ def test_basic_properties(device):
     assert t.is_floating_point() and not t.long().is_floating_point()
     assert not t.is_complex() and t.is_signed() and not t.byte().is_signed()
     assert t.is_cpu == (device == "cpu")
-    assert t.get_device() == (-1 if device == "cpu" else 0 if device == "cuda" else t.get_device())
+    want = -1 if device == "cpu" else 0 if device == "cuda:0" else t.get_device()
+    assert t.get_device() == want
     assert mt.is_tensor(t) and not mt.is_tensor([1]) and mt.is_floating_point(t)
     assert mt.numel(t) == 2 and mt.typename(t).endswith("FloatTensor")
 

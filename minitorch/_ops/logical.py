@@ -160,8 +160,8 @@ def _shift(name: str, left: bool):
             r = xp.left_shift(x, s_ok) if left else xp.right_shift(x, s_ok)
         except ValueError as e:
             _raise_broadcast_error(op, (a, b), e)
-        if over is not False:
-            r = xp.where(over, 0 if left else xp.where(x < 0, -1, 0), r)
+        if over is not False:  # (an array for CuPy's where, which takes no Python bool)
+            r = xp.where(xp.asarray(over), 0 if left else xp.where(x < 0, -1, 0), r)
         return _out(_new(r.astype(dt.np, copy=False), ref), out)
 
     op.__name__ = op.__qualname__ = name

@@ -57,7 +57,10 @@ def at_strides(xp, x, offset: int, shape, strides):
     """An empty view of x's memory starting `offset` elements past x's first element, with the
     given shape and element strides (the memory is never read: offset may be x's end)."""
     item = x.itemsize
-    if offset > 0:  # a one-element window there moves the data pointer
+    # A one-element window there moves the data pointer. CuPy refuses to move the null pointer
+    # of an array with no memory, and its empty views all sit at their base's first element
+    # anyway (their storage_offset() is 0 on a GPU).
+    if offset > 0 and (x.size or getattr(xp, "__name__", "") != "cupy"):
         x = strided_view(xp, x, (offset + 1,), (item,))[offset:]
     return strided_view(xp, x, shape, [s * item for s in strides])
 

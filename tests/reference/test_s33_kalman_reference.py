@@ -27,7 +27,8 @@ Found and fixed:
   so a raw factor learned as a leaf drifted from torch's after its first step. The product now
   has the triangle's value and the whole factor's first and second derivatives.
 - cholesky_inverse of a factor with a zero on its diagonal returned huge finite values in
-  float32 (NumPy's inverse of the rounded L L^T need not fail: 1.5e8); torch's potri raises "cholesky_inverse:
+  float32 (NumPy's inverse of the rounded L L^T need not fail: 1.5e8); torch's potri raises
+  "cholesky_inverse:
   [(Batch element k): ]The diagonal element i is zero, the inversion could not be completed
   because the input matrix is singular."
 - MultivariateNormal.precision_matrix went through solve_triangular (inf/nan for a singular
