@@ -2,9 +2,31 @@
 
 from __future__ import annotations
 
-import pytest
+import os
+import sys
 
-import minitorch
+# NOTE [ Pinned CPU kernels ]
+# NumPy, its OpenBLAS and torch choose SIMD kernels by the CPU when they are imported, and their
+# AVX-512 kernels round some results differently from their AVX2 ones (ulps in exp/log/sin,
+# other summation orders in BLAS and LAPACK, so other pivots and ranks at singular matrices).
+# The reference tests compare minitorch with torch at 1e-10 in float64: the suite pins both
+# libraries to their AVX2 kernels, so that a result does not depend on the machine running it.
+# Set before NumPy or torch is imported (a variable the caller set is kept).
+_PINNED = {
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL "
+    "AVX512_ICL AVX512_SPR",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "ATEN_CPU_CAPABILITY": "avx2",
+    "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+    "MKL_CBWR": "AVX2",
+}
+if "numpy" not in sys.modules:
+    for _name, _value in _PINNED.items():
+        os.environ.setdefault(_name, _value)
+
+import pytest  # noqa: E402
+
+import minitorch  # noqa: E402
 
 
 def _devices():

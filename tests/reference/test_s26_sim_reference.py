@@ -663,11 +663,10 @@ def p_spring_chain_modes(lib, dt, rec):
     rec("ring_evals", ev)
     (gr,) = lib.autograd.grad(ev.sum(), ring, retain_graph=True)
     rec("ring_g_evals", gr)
-    (gv,) = lib.autograd.grad(V.abs().sum(), ring)
-    if dt == lib.float64:
-        # float32: NumPy solves in float64, so the pair ties exactly (inf / NaN) where torch's
-        # float32 LAPACK splits it by an ulp (huge finite values): ill-defined either way
-        rec("ring_g_vecs_finite", lib.isfinite(gv).all())
+    # The eigenvectors' gradient runs but is not recorded: the ring's eigenvalues come in equal
+    # pairs, and whether a pair ties exactly (inf / NaN) or splits by an ulp (huge finite
+    # values) depends on the LAPACK build and the CPU's kernels: ill-defined either way.
+    lib.autograd.grad(V.abs().sum(), ring)
     # tight binding: an SSH ring (hoppings t1, t2), bands of the Bloch Hamiltonian written in
     # real form (complex dtypes are out of minitorch's scope)
     kp = lib.linspace(-math.pi, math.pi, 5, dtype=dt)

@@ -56,10 +56,16 @@ PROGRAMS = [
 ]  # fmt: skip
 
 
+# float32 programs whose last bits follow the CPU's kernels (AVX2 or AVX-512 summation orders,
+# iterated): compared to 1e-3 of scale in float32
+_WIDE_FLOAT32 = {"homography"}
+
+
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    tol = 1e-3 if dt == "float32" and name in _WIDE_FLOAT32 else None
+    assert_program_matches(globals()["p_" + name], torch, dt, tol)
 
 
 # --- helpers ---

@@ -163,7 +163,10 @@ def p_singular_solves(lib, dt, rec):
     batch = lib.stack([ok, a]).requires_grad_()
     sign, logabs = lib.linalg.slogdet(batch)
     logabs.sum().backward()
-    _each(rec, "slogdet", sign, logabs.detach(), batch.grad)
+    # the singular element's sign, logabs and gradient follow the LAPACK build's last pivot
+    # (0, or a rounding residue: they differed between torch's MKL and NumPy's OpenBLAS on an
+    # AVX-512 machine): the regular one only
+    _each(rec, "slogdet", sign[0], logabs[0].detach(), batch.grad[0])
     m = a.clone().requires_grad_()
     b = lib.ones(3, 2, dtype=d, requires_grad=True)
     x, info = lib.linalg.solve_ex(m, b)

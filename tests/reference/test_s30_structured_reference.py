@@ -383,7 +383,8 @@ def p_matrix_tree(lib, dt, rec):
         for i, m in enumerate((zs, lib.zeros(2, 2, dtype=dt), z[0])):
             m = m.clone().requires_grad_(True)
             fn(m).backward()
-            rec(f"sing_grad_{name}{i}", m.grad)
+            if i:  # zs's gradient follows the LAPACK build's last pivot (0 or a residue)
+                rec(f"sing_grad_{name}{i}", m.grad)
     # solve_ex on the singular matrix: no error, and its backward reuses the LU unchecked
     lz = z[0].clone().requires_grad_(True)
     rhs = lib.ones(n, 2, dtype=dt, requires_grad=True)
