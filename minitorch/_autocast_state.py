@@ -15,6 +15,7 @@ from minitorch.autograd.grad_mode import state as _grad_state
 __all__ = [
     "state",
     "call",
+    "uncast",
     "check_join",
     "LOWER",
     "LOWER_CUDA",
@@ -170,7 +171,10 @@ def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
     kwargs = {} if kwargs is None else kwargs
     st = state
     device_type = _first_device_type(args, kwargs)
-    if device_type is not None and st.enabled.get(device_type, False):
+    # torch's lists hold the functional overloads only: an op writing to out= is not cast,
+    # except tensordot and inner (LOWER_SAME), whose out= kernels call the functional op
+    enabled = device_type is not None and st.enabled.get(device_type, False)
+    if enabled and (kwargs.get("out") is None or policy is LOWER_SAME):
         cuda_like = device_type in _CUDA_LIKE
         if policy is EINSUM:
             low = st.dtype[device_type]
@@ -209,6 +213,19 @@ def call(fn, policy: str, args: tuple, kwargs: dict | None = None):
                 k: (v if k == "out" else _cast(v, device_type, dt, cache))
                 for k, v in kwargs.items()
             }
+    st.any_enabled = False
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        st.any_enabled = True
+
+
+def uncast(fn, *args, **kwargs):
+    """fn(*args, **kwargs) with autocast suspended: for the in-place ops built on an op autocast
+    lists (addmm_ on addmm, ...), which torch's lists leave out."""
+    st = state
+    if not st.any_enabled:
+        return fn(*args, **kwargs)
     st.any_enabled = False
     try:
         return fn(*args, **kwargs)

@@ -439,16 +439,18 @@ def _space_forms(op: str) -> list:
     return [f" * ({a} start, {b} end{rest})" for a, b in kinds]
 
 
-def _space_type_error(op: str, args: tuple, keywords: dict) -> TypeError:
+def _space_type_error(op: str, args: tuple, keywords: dict, unknown=None) -> TypeError:
     """torch's TypeError for linspace/logspace arguments matching none of its overloads: `args`
     (start, end[, steps[, base]]) as the call gave them (NOTE [ Keyword arguments in argument
-    errors ]), then the keywords given a value other than the default."""
+    errors ]), then the keywords given a value other than the default; `unknown`: keywords it
+    has not (NumPy's num=)."""
     from minitorch._ops._parser_errors import overload_error
 
     forms = [f[4:-1] for f in _space_forms(op)]  # (" * (" ... ")")
     named = list(zip(("start", "end", "steps", "base"), args, strict=False))
     named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
-    return overload_error(op, forms, forms, named)
+    named += list((unknown or {}).items())
+    return overload_error(op, forms, forms, named, unknown=unknown or ())
 
 
 def _to_int(x) -> np.ndarray:
@@ -528,9 +530,15 @@ def linspace(
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **kwargs,
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
+    if kwargs:  # linspace(0, 1, num=11), NumPy's spelling: torch's parser lists the overloads
+        given = (start, end) if steps is _NO_STEPS else (start, end, steps)
+        keywords = dict(out=out, dtype=dtype, layout=layout, device=device)
+        keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
+        raise _space_type_error("linspace", given, keywords, kwargs)
     if pin_memory:
         _check_pin_memory()
     if out is not None:

@@ -291,13 +291,25 @@ class RecordReader:
             )
         return info
 
+    # NOTE [ Records without a CRC-32 ]
+    # torch.save under torch.serialization.set_crc32_options(False) records a CRC-32 of 0 for
+    # every record, which zipfile's reads would refuse. A stored record whose recorded CRC is 0 is
+    # read without the check (a record whose true CRC is 0 loses nothing by that).
+
     def read_small(self, name: str) -> bytes:
-        return self.zf.read(self.info(name))
+        info = self.info(name)
+        if info.CRC == 0 and self._stored(info):
+            return self.read_storage(name, info.file_size).tobytes()
+        return self.zf.read(info)
+
+    @staticmethod
+    def _stored(info: zipfile.ZipInfo) -> bool:
+        return info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x1
 
     def read_storage(self, name: str, nbytes: int) -> np.ndarray:
         """The record's bytes as a writable uint8 array."""
         info = self.info(name, nbytes)
-        if info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+        if not self._stored(info):
             return np.frombuffer(bytearray(self.zf.read(info)), np.uint8)
         start = self._data_start(info)
         if start + nbytes > self.size:
@@ -316,7 +328,7 @@ class RecordReader:
             if not n:
                 raise RuntimeError(f"checkpoint record {name} is truncated")
             got += n
-        if zlib.crc32(buf) != info.CRC:
+        if info.CRC and zlib.crc32(buf) != info.CRC:  # See NOTE [ Records without a CRC-32 ]
             raise RuntimeError(f"checkpoint record {name} is corrupted (CRC-32 mismatch)")
         return buf
 

@@ -85,6 +85,9 @@ def _allowlist() -> dict:
     }
     for dt, name in STORAGE_NAMES.items():
         allowed["torch", name] = StorageType(name, dt)
+        # old checkpoints of CUDA tensors name the storage class torch.cuda.FloatStorage (the
+        # location tag says where); torch allows these by default
+        allowed["torch.cuda", name] = StorageType(name, dt)
     for dt in _dtype.ALL_DTYPES + _dtype.SHELL_UINTS + _dtype.FLOAT8:
         allowed["torch", dt.name] = dt
     return allowed

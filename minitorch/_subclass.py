@@ -163,16 +163,50 @@ def make_subclass(cls, data, require_grad=False, *args, **kwargs):
     asked. Mirrors torch.Tensor._make_subclass (its dispatch_* options are accepted and
     ignored)."""
     _check_class(cls)
+    bad = not isinstance(data, Tensor) or require_grad.__class__ is not bool
+    if bad or args or not kwargs.keys() <= _MAKE_SUBCLASS_KEYWORDS:
+        _make_subclass_error(data, require_grad, args, kwargs)
+    if require_grad and not data.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    with DisableTorchFunctionSubclass():
+        t = Tensor.detach(data)
+        if require_grad:
+            Tensor.requires_grad_(t, True)
+    return _retype(t, cls)
+
+
+# the keyword-only options of torch.Tensor._make_subclass
+_MAKE_SUBCLASS_KEYWORDS = frozenset({
+    "dispatch_sizes_strides_policy", "dispatch_device", "dispatch_layout", "_extra_dispatch_keys",
+    "storage_size",
+})  # fmt: skip
+
+
+def _make_subclass_error(data, require_grad, args: tuple, kwargs: dict) -> None:
+    """torch's parser TypeError for _make_subclass's extra positional arguments, an unknown
+    keyword, a data that is no tensor, or a require_grad that is no bool (it takes no int:
+    `_make_subclass(cls, x, 1)`)."""
+    from minitorch._call_site import passed_by_keyword
+    from minitorch._ops._common import type_name
+
+    if args:
+        raise TypeError(
+            "_make_subclass() takes from 2 to 3 positional arguments but "
+            f"{3 + len(args)} were given"
+        )
+    unknown = next((k for k in kwargs if k not in _MAKE_SUBCLASS_KEYWORDS), None)
+    if unknown is not None:
+        raise TypeError(f"_make_subclass() got an unexpected keyword argument '{unknown}'")
     if not isinstance(data, Tensor):
         raise TypeError(
             f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
             f"{type(data).__name__}"
         )
-    with DisableTorchFunctionSubclass():
-        t = Tensor.detach(data)
-        if require_grad:
-            Tensor.requires_grad_(t, bool(require_grad))
-    return _retype(t, cls)
+    where = "" if passed_by_keyword("require_grad", "_make_subclass") else " (position 3)"
+    raise TypeError(
+        f"_make_subclass(): argument 'require_grad'{where} must be bool, not "
+        f"{type_name(require_grad)}"
+    )
 
 
 def _add_types(found: list, t) -> None:

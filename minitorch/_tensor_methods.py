@@ -867,8 +867,8 @@ class TensorMethods:
     def histc(self, bins=100, min=0, max=0):
         return _ops.histc(self, bins, min, max)
 
-    def histogram(self, bins=100, *, range=None, weight=None, density=False):
-        return _ops.histogram(self, bins, range=range, weight=weight, density=density)
+    def histogram(self, *args, **kwargs):
+        return _ops.histogram(self, *args, **kwargs)
 
     # --- end of indexing and selection ---
 
@@ -1564,10 +1564,11 @@ class TensorMethods:
     def var(self, *args, **kwargs):
         return _ops.var(self, *args, **kwargs)
 
-    def norm(self, *args, **kwargs):
-        # torch's Tensor.norm is a Python function: it takes no NumPy aliases (keepdims=, axis=),
-        # so call past the alias wrapper (NOTE [ NumPy argument aliases ] in minitorch/_ops)
-        return _ops.reduction_more.norm(self, *args, **kwargs)
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        # torch's Tensor.norm is a Python function of this signature (no out=, dtype the 4th
+        # argument): it takes no NumPy aliases (keepdims=, axis=), so call past the alias
+        # wrapper (NOTE [ NumPy argument aliases ] in minitorch/_ops)
+        return _ops.reduction_more.norm(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, *args, **kwargs):
         return _ops.cumsum(self, *args, **kwargs)

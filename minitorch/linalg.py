@@ -69,6 +69,8 @@ def vecdot(x, y, *, dim=-1, out=None):
         raise RuntimeError(
             f"linalg.vecdot: Expected out of dtype{_short(x.dtype)} but found {_short(out.dtype)}"
         )
+    if x.ndim == 1 and y.ndim == 1:  # torch's kernel: vdot (dim unread, no broadcasting)
+        return vdot(x, y, out=out)
     return sum(x * y, dim, out=out)
 
 
@@ -112,7 +114,10 @@ def tensorinv(input, ind=2, *, out=None):
             "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
             f"prod(self.shape[:ind]), but got {cols} != {rows}"
         )
-    r = inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+    try:
+        r = inv(A.reshape(rows, cols)).reshape(shape[ind:] + shape[:ind])
+    except LinAlgError as e:  # an error path: torch checks inv_ex's info under the name "inv"
+        raise LinAlgError(str(e).replace("linalg.inv:", "inv:", 1)) from None
     return r if out is None else _copy_out(out, r, "tensorinv")
 
 
@@ -123,15 +128,15 @@ def tensorsolve(input, other, dims=None, *, out=None):
     if dims is not None:
         moved = [d % A.ndim for d in dims]
         A = A.movedim(moved, list(range(A.ndim - len(moved), A.ndim)))
-    shape = tuple(A.shape)
-    rest = shape[B.ndim :]
-    rows, cols = _prod(shape[: B.ndim]), _prod(rest)
+    rest = tuple(A.shape)[B.ndim :]
+    # torch compares the product of the result's shape with B's size (not A's leading dims')
+    cols, rows = _prod(rest), _prod(B.shape)
     if rows != cols:
         raise RuntimeError(
             "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
             f"prod(self.shape[:other.ndim]), but got {cols} != {rows}"
         )
-    r = solve(A.reshape(rows, cols), B.reshape(rows)).reshape(rest)
+    r = solve(A.reshape(cols, rows), B.reshape(rows)).reshape(rest)
     return r if out is None else _copy_out(out, r, "tensorsolve")
 
 

@@ -33,7 +33,7 @@ from minitorch._factories import (
     tensor,
     zeros_like,
 )
-from minitorch._tensor import Tensor, _make
+from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _at, _number_arg
 from minitorch.autograd.function import Function
 
@@ -180,7 +180,7 @@ class Generator:
         """Restores a state from get_state() (or one saved by PyTorch: see the class docstring).
         Mirrors torch.Generator.set_state."""
         if not isinstance(new_state, Tensor):
-            raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
+            raise TypeError(f"expected a torch.ByteTensor, but got {_tp_name(new_state)}")
         if new_state.dtype.name != "uint8":
             raise TypeError("RNG state must be a torch.ByteTensor")
         rng = self.rng

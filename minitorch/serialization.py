@@ -16,6 +16,7 @@ import io
 import mmap as _mmap
 import os
 import pickle
+import re
 import secrets
 import struct
 import sys
@@ -64,6 +65,8 @@ __all__ = [
     "LoadEndianness",
     "get_default_load_endianness",
     "set_default_load_endianness",
+    "get_crc32_options",
+    "set_crc32_options",
     "get_default_mmap_options",
     "set_default_mmap_options",
     "skip_data",
@@ -121,6 +124,10 @@ def save(
 
     Differences from torch: only the standard `pickle` module.
     """
+    if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
+        raise AttributeError(
+            "expected 'f' to be string, path, or a file-like object with a 'write' attribute"
+        )
     if pickle_module is not None and pickle_module is not pickle:
         raise ValueError("minitorch.save: only the standard pickle module is supported")
     legacy = not _use_new_zipfile_serialization
@@ -194,10 +201,12 @@ class _Window:
 
     def seek(self, offset: int, whence: int = 0) -> int:
         if whence == 0:
-            return self.f.seek(self.start + offset) - self.start
-        if whence == 2 and self.end is not None:
-            return self.f.seek(self.end + offset) - self.start
-        return self.f.seek(offset, whence) - self.start
+            self.f.seek(self.start + offset)
+        elif whence == 2 and self.end is not None:
+            self.f.seek(self.end + offset)
+        else:
+            self.f.seek(offset, whence)
+        return self.f.tell() - self.start  # (an mmap.mmap's seek returns None)
 
     def read(self, n: int | None = -1) -> bytes:
         if self.end is None:
@@ -316,9 +325,10 @@ def load(
     {saved_location: location}, or a callable(storage, location) -> storage or None.
     mmap=True memory-maps the storages (copy-on-write) instead of reading them.
     A damaged or foreign file raises RuntimeError or pickle.UnpicklingError, an empty one
-    EOFError. A file object is read from its position: checkpoints saved one after another
-    into one stream are read back one by one. torch's legacy (pre-1.6, non-zip) format is read
-    too.
+    EOFError. A file object is read from its position and must be seekable, as in torch (an
+    mmap.mmap will do): checkpoints saved one after another into one stream are read back one
+    by one. torch's legacy (pre-1.6, non-zip) format is read too. A path ending in
+    .safetensors is read with safetensors (a dict of tensors), as torch 2.13 reads it.
 
     Differences from torch: the legacy format is read into memory whole (mmap does not apply);
     the older tar format (before PyTorch 0.4) is not read. weights_only=True reads pickles of
@@ -337,18 +347,65 @@ def load(
         raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
     if weights_only:
         _serialization_unpickle.user_allowed_globals()  # a malformed entry raises here, as in torch
+        if pickle_load_args:
+            warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
         for key in pickle_load_args:  # torch's weights-only unpickler takes `encoding` alone
             if key != "encoding":
                 raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{key}'")
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
+        if path.endswith(".safetensors"):  # torch reads these through safetensors too
+            return _load_safetensors_path(path, map_location)
         with open(path, "rb") as fobj:
-            return _load(fobj, path if mmap else None, map_location, weights_only, pickle_load_args)
+            mmap_path = path if mmap else None
+            # torch's mmap message names the file only when given as a str (not a PathLike)
+            f_name = f"{f}, " if isinstance(f, str) else ""
+            return _load(fobj, mmap_path, map_location, weights_only, pickle_load_args, f_name)
+    _check_seekable(f)
     if mmap:
         raise ValueError("f must be a file path in order to use the mmap argument")
-    seekable = getattr(f, "seekable", None)
-    fobj = f if seekable is not None and seekable() else io.BytesIO(f.read())
-    return _load(fobj, None, map_location, weights_only, pickle_load_args)
+    if not hasattr(f, "seekable"):  # an mmap.mmap seeks, but zipfile asks seekable() too
+        f = _Window(f)
+    return _load(f, None, map_location, weights_only, pickle_load_args)
+
+
+def _check_seekable(f) -> None:
+    """torch.load reads only streams it can seek in: the error of `f.seek(f.tell())`, told so."""
+    try:
+        f.seek(f.tell())
+    except (io.UnsupportedOperation, AttributeError) as e:
+        if "seek" in str(e) or "tell" in str(e):
+            raise type(e)(
+                f"{e}. You can only torch.load from a file that is seekable. Please pre-load the "
+                "data into a buffer like io.BytesIO and try to load from it instead."
+            ) from None
+        raise
+
+
+def _load_safetensors_path(path: str, map_location) -> dict:
+    """torch.load of a path ending in .safetensors: its tensors on the device map_location
+    names (a str or a device; not a dict or a callable)."""
+    try:
+        _safetensors()
+    except ImportError as e:
+        raise RuntimeError(
+            "Attempting to load a safetensors file but safetensors is not installed. Please "
+            "install safetensors with: pip install safetensors"
+        ) from e
+    where = "cpu"
+    if isinstance(map_location, (str, bytes, Device)):
+        where = str(map_location)
+    elif isinstance(map_location, dict):
+        raise RuntimeError(
+            "Loading safetensors file with dict map_location is not supported. Use a device "
+            "string or torch.device instead."
+        )
+    elif callable(map_location):
+        raise RuntimeError(
+            "Loading safetensors file with callable map_location is not supported. Use a device "
+            "string or torch.device instead."
+        )
+    return load_safetensors(path, where)
 
 
 # torch.load reads these on every call: a deployment can force either default without code changes
@@ -382,7 +439,7 @@ def _weights_only_from_env(weights_only: bool | None) -> bool | None:
     return weights_only
 
 
-def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
+def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args, f_name=""):
     start = fobj.tell()
     magic = fobj.read(4)
     fobj.seek(start)
@@ -396,7 +453,7 @@ def _load(fobj, mmap_path, map_location, weights_only: bool, pickle_load_args):
             if is_legacy(data):
                 if mmap_path is not None:
                     raise RuntimeError(
-                        f"mmap can only be used with files saved with `torch.save({mmap_path}, "
+                        f"mmap can only be used with files saved with `torch.save({f_name}"
                         "_use_new_zipfile_serialization=True), please torch.save your "
                         "checkpoint with this option in order to use mmap."
                     )
@@ -553,11 +610,15 @@ class _StorageLoader:
         ml = self.map_location
         if ml is None:
             return _default_restore(storage, location, name)
-        if isinstance(ml, dict):
-            return _default_restore(storage, str(ml.get(location, location)), name)
-        if isinstance(ml, (str, Device)):
-            return _default_restore(storage, str(ml), name)
         try:
+            # torch hands a dict's values and a str (or bytes) to the deserializers as they
+            # are: a value that is no str fails there, as in torch
+            if isinstance(ml, dict):
+                return _default_restore(storage, ml.get(location, location), name)
+            if isinstance(ml, (str, bytes)):
+                return _default_restore(storage, ml, name)
+            if isinstance(ml, Device):
+                return _default_restore(storage, str(ml), name)
             result = ml(storage, location)
             if result is None:
                 return _default_restore(storage, location, name)
@@ -607,13 +668,24 @@ def _cpu_deserialize(storage, location: str):
     return storage.cpu() if location == "cpu" else None
 
 
+# the device types torch's registry restores besides cpu and cuda (the ones minitorch has no
+# backend for raise when moved to), and minitorch's strict test device
+_RESTORED_TYPES = ("mps", "meta", "hpu", "xpu", "mtia", "privateuseone", "strict")
+
+
 def _device_deserialize(storage, location: str):
-    """Any other location naming a device: checked as torch checks CUDA ones, then moved there
-    (a device minitorch has no backend for raises there)."""
-    try:
-        dev = device(location)
-    except (RuntimeError, TypeError):
-        return None
+    """A CUDA location ('cuda', 'cuda:1') checked as torch checks it, or one of the other device
+    types torch restores, moved there. Like torch's, 'cpu:0' or 'xla' are restored by none
+    (and a location that is no str raises re's TypeError)."""
+    if location == "cuda" or re.match("cuda(:|[0-9]+)", location):
+        dev = device(location)  # torch's "Invalid device string" for 'cuda:x'
+    else:
+        try:
+            dev = device(location)
+        except (RuntimeError, TypeError):
+            return None
+        if dev.type not in _RESTORED_TYPES:
+            return None
     if dev.type == "cuda":
         from minitorch import cuda
 
@@ -725,6 +797,25 @@ _MAP_SHARED = getattr(_mmap, "MAP_SHARED", 1)
 _mmap_flags: list = [_MAP_PRIVATE]
 
 
+_compute_crc32 = [True]
+
+
+def set_crc32_options(compute_crc32: bool) -> None:
+    """Sets whether save computes and writes a CRC-32 for each record. Mirrors
+    torch.serialization.set_crc32_options.
+
+    Differences from torch: minitorch.save writes the CRC-32 either way (zipfile computes it);
+    the setting is kept for get_crc32_options. Files torch saved without it load (see NOTE
+    [ Records without a CRC-32 ])."""
+    _compute_crc32[0] = compute_crc32
+
+
+def get_crc32_options() -> bool:
+    """Whether save computes and writes a CRC-32 for each record (True unless set otherwise).
+    Mirrors torch.serialization.get_crc32_options."""
+    return _compute_crc32[0]
+
+
 def get_default_mmap_options() -> int:
     """The mmap flags of load(..., mmap=True): mmap.MAP_PRIVATE (copy-on-write) unless set.
     Mirrors torch.serialization.get_default_mmap_options."""
@@ -824,9 +915,10 @@ def get_unsafe_globals_in_checkpoint(f) -> list[str]:
     data = f.read()
     if data[:4] != b"PK\x03\x04":
         raise ValueError("Expected input to be a checkpoint returned by torch.save")
-    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+    buf = io.BytesIO(data)
+    with zipfile.ZipFile(buf) as zf:
         prefix = zf.infolist()[0].filename.split("/", 1)[0]
-        pickled = zf.read(f"{prefix}/data.pkl")
+        pickled = RecordReader(zf, buf).read_small(f"{prefix}/data.pkl")
     safe = {f"{m}.{n}" for m, n in _serialization_unpickle._allowed()}
     safe.update(_serialization_unpickle.user_allowed_globals())
     return list(_serialization_unpickle.globals_in_pickle(pickled) - safe)

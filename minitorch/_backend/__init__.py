@@ -153,7 +153,7 @@ def _parse(spec: str):
     if type_ not in _DEVICE_TYPES:
         raise RuntimeError(
             f"Expected one of {', '.join(_TORCH_DEVICE_TYPES)} device type at start of device "
-            f"string: {spec}"
+            f"string: {type_}"
         )
     return type_, index
 
@@ -302,6 +302,20 @@ class Backend:
         else:
             _ufunc_at_sorted(self.xp, ufunc, target, index, values)
 
+    def bincount(self, x, size: int, weights=None):
+        """xp.bincount(x, weights, minlength=size) for a 1-D int64 x whose values all lie in
+        [0, size): int64 counts, or float64 sums of weights. No host read: a scatter-add into
+        size slots (CuPy's bincount reads x on the host twice, to check it and to size its
+        result; NumPy's is used on the CPU, see its override)."""
+        xp = self.xp
+        if weights is None:
+            out = xp.zeros(size, dtype=xp.int64)
+            self.scatter_add(out, x, xp.ones(x.shape, dtype=xp.int64))
+        else:
+            out = xp.zeros(size, dtype=xp.float64)
+            self.scatter_add(out, x, weights.astype(xp.float64))
+        return out
+
     def take_at(self, array, index):
         """array[index] for a tuple of index arrays and slices (NumPy's through one flat index)."""
         return array[index]
@@ -444,8 +458,13 @@ def _ufunc_at_sorted(xp, ufunc, target, index, values) -> None:
         run = xp.concatenate([run[:step], xp.where(same, both, run[step:])])
         step *= 2
     last = xp.concatenate([pos[1:] != pos[:-1], xp.ones(1, dtype=bool)])
-    where = xp.unravel_index(pos[last], target.shape)
-    target[where] = ufunc(target[where], run[last])
+    # The last of each run writes its position, the others a spare slot past the end: no
+    # boolean mask and no unravel_index, whose result sizes and checks CuPy reads on the host.
+    size = target.size
+    dest = xp.where(last, pos, size)
+    flat = xp.concatenate([target.reshape(-1), xp.zeros(1, dtype=target.dtype)])
+    flat[dest] = ufunc(flat[dest], run)
+    target[...] = flat[:size].reshape(target.shape)
 _default = threading.local()
 _default_base = cpu  # set_default_device; `with device:` blocks stack above it per thread
 

@@ -184,6 +184,9 @@ class NumpyBackend(Backend):
             return
         self.ufunc_at(np.add, target, index, values)
 
+    def bincount(self, x, size: int, weights=None):
+        return np.bincount(x, weights, minlength=size)
+
     def ufunc_at(self, ufunc, target, index, values):
         if target.ndim > 1 and values.__class__ is np.ndarray and 0 < values.size < _FLAT_MIN:
             ufunc.at(target, index, values)  # a small scatter (see _FLAT_MIN), decided cheaply

@@ -36,6 +36,49 @@ _CUPY_UFUNC_METHODS = {
     "at": frozenset(DEVICE_UFUNC_AT),  # (for the dtypes DEVICE_UFUNC_AT gives)
 }
 _CUPY_UFUNC_KEYWORDS = frozenset({"out", "dtype", "casting"})
+# Ufuncs whose CuPy (14) loops lack dtype kinds NumPy's have, by ufunc: the logical ones have
+# no complex loops (cupy/_logic/ops.py), so a complex array is a TypeError there, and here.
+_CUPY_UFUNC_MISSING_KINDS = {
+    "logical_and": "c", "logical_or": "c", "logical_xor": "c", "logical_not": "c",
+}  # fmt: skip
+# CuPy (14) functions that read device data on the host to check or size their result, by
+# the reads one call makes: bincount checks (x < 0).any() and sizes its output by int(x.max())
+# (cupy/_statistics/histogram.py); unravel_index checks (indices < 0).any() and
+# (indices >= size).any() (cupy/_indexing/generate.py). Here each call counts them as
+# transfers, so a kernel that must not wait on the GPU (histc, a sorted scatter) is caught.
+# Functions whose result's size depends on the data read that size the same way (nonzero's
+# "count_nonzero = int(scan_index[-1])  # synchronize!" in cupy/_core/_routines_indexing.pyx;
+# unique compacts with a boolean mask). (So does a boolean-mask read a[mask], not counted.)
+_CUPY_SYNCS = {
+    "bincount": 2, "unravel_index": 2, "nonzero": 1, "flatnonzero": 1, "argwhere": 1, "unique": 1,
+}  # fmt: skip
+
+
+def _searchsorted_rule(a, v, *args, **kwargs) -> None:
+    if v.__class__ is not StrictArray and not isinstance(v, (int, float, complex)):
+        raise NotImplementedError("Only python scalars or ndarrays are supported for v")
+
+
+def _partition_rule(a, kth, *args, **kwargs) -> None:
+    if isinstance(kth, np.integer):  # CuPy takes a Python int, else iterates kth
+        raise TypeError(f"'{type(kth).__module__}.{type(kth).__name__}' object is not iterable")
+
+
+def _sort_rule(a, axis=-1, kind=None, *args, **kwargs) -> None:
+    if kind is not None and kind != "stable":  # its one sort is thrust's stable sort
+        raise ValueError("kind can only be None or 'stable'")
+
+
+# Arguments CuPy (14) refuses where NumPy takes them, by function (checked before the call):
+# searchsorted's v must be a device array or a Python scalar, a NumPy scalar is refused
+# (cupy/_sorting/search.py); partition's kth must be a Python int or a sequence of them
+# (cupy/_core/_routines_sorting.pyx); sort's and argsort's kind must be None or 'stable'
+# (ndarray._check_kind_sort, cupy/_core/core.pyx). (ndarray.sort() in place also refuses a
+# non-C-contiguous array: StrictArray.sort.)
+_CUPY_ARGUMENT_RULES = {
+    "searchsorted": _searchsorted_rule, "partition": _partition_rule, "sort": _sort_rule,
+    "argsort": _sort_rule,
+}  # fmt: skip
 # Argument types that never hold an array: returned by _unwrap without a look inside.
 _ATOMS = frozenset({int, float, bool, complex, str, slice, type(None), type(Ellipsis)})
 
@@ -169,6 +212,15 @@ def _cupy_ufunc_method(ufunc, method: str) -> None:
         raise NotImplementedError(f"`cupy_{ufunc.__name__}.{method}` is not supported yet")
 
 
+def _cupy_ufunc_loops(name: str, inputs) -> None:
+    """Refuses, with CuPy's error, inputs of a dtype kind CuPy's ufunc has no loop for."""
+    kinds = _CUPY_UFUNC_MISSING_KINDS.get(name)
+    if kinds is not None:
+        dtypes = tuple(a.dtype for a in inputs if a.__class__ is StrictArray)
+        if any(d.kind in kinds for d in dtypes):
+            raise TypeError(f"Wrong type ({dtypes}) of arguments for cupy_{name}")
+
+
 def _ufunc_at(ufunc, a, indices, b=None) -> None:
     _cupy_ufunc_method(ufunc, "at")
     kernels = DEVICE_UFUNC_AT[ufunc.__name__]
@@ -257,6 +309,31 @@ def _counted(*names: str):
     return tuple(make(name) for name in names)
 
 
+def _synchronizing(fn, reads: int):
+    """fn counting the host reads CuPy's function of that name makes (see _CUPY_SYNCS)."""
+
+    def wrapper(*args, **kwargs):
+        for _ in range(reads):
+            _count_transfer()
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _checking(fn, rule):
+    """fn refusing, as CuPy does, the arguments `rule` raises for (see _CUPY_ARGUMENT_RULES)."""
+
+    def wrapper(*args, **kwargs):
+        rule(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
 class StrictArray:
     """A NumPy array posing as a device array: it behaves like cupy.ndarray toward the host.
 
@@ -318,6 +395,8 @@ class StrictArray:
         if method == "at":
             return _ufunc_at(ufunc, *inputs)
         _cupy_ufunc_method(ufunc, method)
+        if method == "__call__":
+            _cupy_ufunc_loops(ufunc.__name__, inputs)
         name = ufunc.__name__ if method == "__call__" else f"{ufunc.__name__}.{method}"
         return _call(getattr(ufunc, method), name, inputs, kwargs)
 
@@ -375,9 +454,25 @@ class StrictArray:
     sum, mean, prod, std, var, max, min, argmax, argmin, any, all = _methods(
         "sum", "mean", "prod", "std", "var", "max", "min", "argmax", "argmin", "any", "all"
     )
-    cumsum, cumprod, clip, round, nonzero, fill, sort, argsort, dot = _methods(
-        "cumsum", "cumprod", "clip", "round", "nonzero", "fill", "sort", "argsort", "dot"
+    cumsum, cumprod, clip, round, nonzero, fill, dot = _methods(
+        "cumsum", "cumprod", "clip", "round", "nonzero", "fill", "dot"
     )
+    nonzero = _synchronizing(nonzero, _CUPY_SYNCS["nonzero"])
+
+    def sort(self, axis=-1, kind=None) -> None:
+        """In place, along axis; CuPy's refuses a non-C-contiguous array (its thrust sort)."""
+        _sort_rule(self, axis, kind)
+        if not self._a.flags.c_contiguous:
+            raise NotImplementedError("Sorting non-contiguous array is not supported.")
+        self._a.sort(axis=axis, kind="stable")  # CuPy's sort is always stable
+
+    def argsort(self, axis=-1, kind=None):
+        _sort_rule(self, axis, kind)
+        return StrictArray(self._a.argsort(axis=axis, kind="stable"))
+
+    def partition(self, kth, axis=-1) -> None:
+        _partition_rule(self, kth)
+        self._a.partition(kth, axis=axis)
 
     # --- indexing and iteration ----------------------------------------------------------------
     def __getitem__(self, key):
@@ -467,6 +562,7 @@ class _Ufunc:
     def __call__(self, *args, **kwargs):
         if kwargs and not kwargs.keys() <= _CUPY_UFUNC_KEYWORDS:  # where=, order=, ...
             raise TypeError(f"Wrong arguments {kwargs}")
+        _cupy_ufunc_loops(self.__name__, args)
         return _call(self._ufunc, self.__name__, args, kwargs)
 
     def at(self, a, indices, b=None) -> None:
@@ -521,6 +617,10 @@ class _Namespace:
         elif callable(value):
             as_arrays = self._scalars_as_arrays or name in _ARRAY_RESULTS
             wrapped = _function(value, name, as_arrays)
+            if self._target is np and name in _CUPY_SYNCS:
+                wrapped = _synchronizing(wrapped, _CUPY_SYNCS[name])
+            if self._target is np and name in _CUPY_ARGUMENT_RULES:
+                wrapped = _checking(wrapped, _CUPY_ARGUMENT_RULES[name])
         else:
             return StrictArray(value) if isinstance(value, np.ndarray) else value  # constants
         self.__dict__[name] = wrapped

@@ -104,6 +104,27 @@ def _why(params, positional, kwargs) -> str:
     return f"some of the arguments have invalid types: ({text})"
 
 
+def missing_arguments(op: str, params, positional: tuple, kwargs: dict) -> TypeError | None:
+    """torch's TypeError for a call of `op` (its parameters in order, as (name, has_default))
+    that leaves a required one out, or None. torch names the first required one not given and
+    every required one after it, given by keyword or not (x.renorm(p=2, maxnorm=1) misses
+    "dim", "maxnorm"), and says "arguments" for one, "argument" for more."""
+    first = next(
+        (
+            i
+            for i, (m, default) in enumerate(params)
+            if not default and i >= len(positional) and m not in kwargs
+        ),
+        None,
+    )
+    if first is None:
+        return None
+    missing = [m for m, default in params[first:] if not default]
+    s = "s" if len(missing) == 1 else ""
+    shown = ", ".join(f'"{m}"' for m in missing)
+    return TypeError(f"{op}() missing {len(missing)} required positional argument{s}: {shown}")
+
+
 def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeError:
     """torch's TypeError for `op` called with `positional` and `kwargs` (in torch's listing
     order: NOTE [ Argument parser errors ]) when none of `forms` (the overloads as torch lists
@@ -133,14 +154,9 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
                     )
-        missing = [m for i, (m, _, d) in enumerate(params) if not d and i >= len(positional)]
-        missing = [m for m in missing if m not in kwargs]
-        if missing:  # (torch's words: "arguments" for one, "argument" for more)
-            s = "s" if len(missing) == 1 else ""
-            shown = ", ".join(f'"{m}"' for m in missing)
-            return TypeError(
-                f"{op}() missing {len(missing)} required positional argument{s}: {shown}"
-            )
+        missing = missing_arguments(op, [(p[0], p[2]) for p in params], positional, kwargs)
+        if missing is not None:
+            return missing
         for k in kwargs:
             if k not in names:
                 return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
@@ -271,12 +287,13 @@ TERNARY_FORMS = {
 }  # fmt: skip
 
 
-def overload_error(op: str, forms, method_forms, named, self_name="input") -> TypeError:
+def overload_error(op: str, forms, method_forms, named, self_name="input", unknown=()) -> TypeError:
     """invalid_arguments for the user's call of `op`, as it was written: `named` holds the
     (name, value) of each argument it gave, in signature order; which were keywords is read
     from the call (NOTE [ Keyword arguments in argument errors ]), and a call of the Tensor
     method lists `method_forms` and leaves out self, the argument `self_name` (NOTE [ Argument
-    positions of methods ]). For error paths only."""
+    positions of methods ]). `unknown`: the names in `named` no overload has (keywords,
+    however the call is read). For error paths only."""
     from minitorch._call_site import passed_by_keyword
     from minitorch._ops._common import _called_as_method
 
@@ -289,6 +306,7 @@ def overload_error(op: str, forms, method_forms, named, self_name="input") -> Ty
         positional_names.update(p[0] for p in params[:star])
         keyword_only.update(p[0] for p in params[star + 1 :])
     keyword_only -= positional_names  # (out=, dtype=: keywords however the call is read)
+    keyword_only.update(unknown)
     positional, kwargs = [], {}
     for name, value in named:
         if kwargs or name in keyword_only or passed_by_keyword(name, op):
@@ -383,6 +401,16 @@ OVERLOADS = {
          "Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None",
          "Tensor input, int dim, Tensor index, Number value, *, Tensor out = None",
          "Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None"),
+        ("int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
+         "int dim, Tensor index, Number value",
+         "int dim, Tensor index, Number value, *, str reduce"),
+    ),
+    # (no torch.scatter_: the function forms are the method's, with the tensor, for the check)
+    "scatter_": (
+        ("Tensor input, int dim, Tensor index, Tensor src",
+         "Tensor input, int dim, Tensor index, Tensor src, *, str reduce",
+         "Tensor input, int dim, Tensor index, Number value",
+         "Tensor input, int dim, Tensor index, Number value, *, str reduce"),
         ("int dim, Tensor index, Tensor src", "int dim, Tensor index, Tensor src, *, str reduce",
          "int dim, Tensor index, Number value",
          "int dim, Tensor index, Number value, *, str reduce"),

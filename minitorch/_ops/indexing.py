@@ -556,9 +556,7 @@ def _single_mask(key) -> str | None:
 
 def _put_plan(self: Tensor, indices, values, op: str, accumulate) -> IndexPlan:
     if not isinstance(indices, (tuple, list)):
-        raise TypeError(
-            f"{op}(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}"
-        )
+        raise wrong_type(op, indices, "indices", 2, "tuple of Tensors")
     # (None too: index_put takes no slice; torch's wording of its method, whose self is not
     # argument 0)
     check_tensor_list(indices)

@@ -299,8 +299,9 @@ def dispatch_method(op: str, args, kwargs) -> Tensor:
 
 
 def _as_method_error(e: TypeError, op: str) -> TypeError:
-    """The out-of-place op's TypeError for a non-tensor second argument, as the in-place method
-    names it: torch's x.atan2_(1) is "atan2_(): argument 'other' (position 1) must be Tensor",
+    """The out-of-place op's TypeError for a non-tensor second argument (or a first of the wrong
+    type: x.scatter_add_(index, 1, src)), as the in-place method names it: torch's x.atan2_(1) is
+    "atan2_(): argument 'other' (position 1) must be Tensor",
     where torch.atan2(x, 1) says "atan2()" and "position 2". Operands of unrelated Tensor
     subclasses name the method too ('torch.Tensor.lerp_', not 'torch.lerp'). Other errors pass
     unchanged."""
@@ -319,7 +320,7 @@ def _as_method_error(e: TypeError, op: str) -> TypeError:
         return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
     # passed by keyword (NOTE [ Keyword arguments in argument errors ]): no position to shift;
     # position 1: counted as the method's already (NOTE [ Argument positions of methods ])
-    if "' must be Tensor" in msg or "' (position 1) must be Tensor" in msg:
+    if "' must be " in msg or "' (position 1) must be " in msg:
         return type(e)(op + msg[len(op) - 1 :])
     return e
 
@@ -564,14 +565,16 @@ def set_shape_(self: Tensor, viewed: Tensor, node: str | None = None) -> Tensor:
     return self
 
 
-def with_out(fn=None, *, exact=False):
+def with_out(fn=None, *, exact=False, resize=None):
     """fn with torch's keyword `out=`: the result (a tensor, or a tuple such as sort's
     (values, indices)) written into the given tensor(s), which are returned (a tuple in the
     result's type). For the functions whose body has no `out` of its own. `exact`: each out
     tensor must have its result's dtype (torch's linalg kernels: NOTE [ linalg out= dtypes ]),
-    all checked before anything is written; otherwise results are cast into them."""
+    all checked before anything is written; otherwise results are cast into them. `resize`:
+    called as resize(out, *args, **kwargs) once a tuple out= is checked, before anything is
+    written: a kernel's own resizing of its outs (kthvalue's)."""
     if fn is None:  # @with_out(exact=True)
-        return functools.partial(with_out, exact=exact)
+        return functools.partial(with_out, exact=exact, resize=resize)
 
     @functools.wraps(fn)
     def wrapper(*args, out=None, **kwargs):
@@ -591,6 +594,8 @@ def with_out(fn=None, *, exact=False):
             for o, r in zip(out, result, strict=True):
                 if isinstance(o, Tensor) and o.dtype is not r.dtype:
                     raise _dtype.out_dtype_error(r.dtype, o.dtype)
+        if resize is not None:
+            resize(out, *args, **kwargs)
         for o, r in zip(out, result, strict=True):
             write_out(o, r)
         if isinstance(result, return_types._StructSeq):  # torch.return_types.max_out & co
@@ -697,15 +702,17 @@ def out_type_error(out, op: str | None = None, kind: str = "Tensor") -> TypeErro
     return TypeError(f"{head}argument 'out' must be {kind}, not {type_name(out)}")
 
 
-def warn_resized(out: Tensor, shape) -> None:
+def warn_resized(out: Tensor, shape, had=None) -> None:
     """torch's deprecation warning for an out= that had elements and is resized to `shape`,
-    pointing at the user's line."""
+    pointing at the user's line; `had`: the shape the kernel saw, where not out's own (an out
+    it unsqueezed first: resize_index_outs)."""
     if out._data.size:
         from minitorch.autograd.anomaly_mode import _user_stacklevel
 
+        had = list(out._data.shape) if had is None else list(had)
         warnings.warn(
             f"An output with one or more elements was resized since it had shape "
-            f"{list(out._data.shape)}, which does not match the required output shape "
+            f"{had}, which does not match the required output shape "
             f"{list(shape)}. This behavior is deprecated, and in a future PyTorch release "
             "outputs will not be resized unless they have zero elements. You can explicitly "
             "reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",

@@ -141,8 +141,9 @@ def _partial_cholesky(xp, m, order: int):
 
 
 def _cholesky_with_info(a: Tensor):
-    """(L, info) for a batch where some matrix is not positive-definite (no graph: torch's
-    gradient there is undefined)."""
+    """(L, info) for a batch where some matrix is not positive-definite: L in the graph as
+    torch's, whose gradient is right for the factored matrices (for the others, the formula
+    applied to LAPACK's partial factor: inf and nan)."""
     xp = a._device.backend.xp
     x = a._data
     n = x.shape[-1]
@@ -157,7 +158,7 @@ def _cholesky_with_info(a: Tensor):
             lows[index] = xp.linalg.cholesky(flat[index])
         infos.append(order)
     info = xp.asarray(infos, dtype="int32").reshape(x.shape[:-2])
-    return _make(lows.reshape(x.shape), a._device, False, None), _make(info, a._device, False, None)
+    return Cholesky.apply(a, low=lows.reshape(x.shape)), _make(info, a._device, False, None)
 
 
 class Cholesky(Function):
@@ -167,8 +168,11 @@ class Cholesky(Function):
     _node_name = "LinalgCholeskyExBackward0"
 
     @staticmethod
-    def forward(ctx, a):
+    def forward(ctx, a, *, low=None):
         xp = ctx.xp
+        if low is not None:  # cholesky_ex's factor of a batch with a failure: the graph only
+            ctx.save_for_backward(low)
+            return low
         try:
             out = xp.linalg.cholesky(a._data)
         except Exception as e:
@@ -431,8 +435,8 @@ def _check_cholesky(A, parser: str, upper, check_errors=False) -> None:
 @_exact_out
 def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
     """(L, info): info is 0, or the order of the first leading minor that is not
-    positive-definite (then L holds LAPACK's partial factorization and no graph), unless
-    check_errors raises. Mirrors torch.linalg.cholesky_ex."""
+    positive-definite (then L holds LAPACK's partial factorization), unless check_errors
+    raises. Mirrors torch.linalg.cholesky_ex."""
     A = input  # torch's keyword name
     if _autocast.state.any_enabled:
         return _autocast.call(
@@ -543,9 +547,10 @@ def linalg_eigh(input, UPLO="L"):
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_eigh, _autocast.FP32_CPU, (A, UPLO), {})
     _check_matrix(A, "linalg.eigh")
-    if UPLO not in ("L", "U"):
+    uplo = UPLO.upper()  # torch reads one letter in either case
+    if uplo not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
-    return return_types.linalg_eigh(Eigh.apply(A, uplo=UPLO))
+    return return_types.linalg_eigh(Eigh.apply(A, uplo=uplo))
 
 
 def linalg_eigvalsh(input, UPLO="L", *, out=None):
@@ -559,9 +564,18 @@ def linalg_eigvalsh(input, UPLO="L", *, out=None):
     return _write_exact(linalg_eigh(A, UPLO).eigenvalues, out)
 
 
+def _check_eig(A, op):
+    """torch's checks of linalg.eig's and linalg.eigvals's input, in its order (the complex
+    dtype of the result, the rank, the shape), before minitorch refuses the complex result."""
+    if isinstance(A, Tensor) and not A.dtype.is_floating_point:
+        raise RuntimeError(f"Unknown Complex ScalarType for {_short(A.dtype)}")
+    _check_matrix(A, op, floating=False)
+
+
 def linalg_eig(input, *, out=None):
     """Eigen-decomposition of a general matrix. Differences from torch: complex tensors do not
     exist here, so this raises (torch returns complex eigenvalues)."""
+    _check_eig(input, "linalg.eig")
     raise NotImplementedError(
         "linalg.eig: complex tensors are not supported by minitorch; use linalg.eigh for "
         "symmetric matrices"
@@ -622,6 +636,11 @@ def svd(input, some=True, compute_uv=True):
     check_bool("svd", compute_uv, "compute_uv", 3)
     if _autocast.state.any_enabled:
         return _autocast.call(svd, _autocast.FP32_CPU, (input, some, compute_uv), {})
+    if input.ndim < 2:  # torch.svd's own check, before linalg.svd's (and its dtype's)
+        raise RuntimeError(
+            f"linalg.svd: input should have at least 2 dimensions, but has {input.ndim} "
+            "dimensions instead"
+        )
     _check_matrix(input, "linalg.svd", square=False)
     if not compute_uv:
         s = linalg_svdvals(input)
@@ -864,6 +883,7 @@ class Geqrf(Function):
 def linalg_eigvals(input, *, out=None):
     """Eigenvalues of a general matrix. Differences from torch: complex tensors do not exist
     here, so this raises (torch returns complex eigenvalues)."""
+    _check_eig(input, "linalg.eigvals")
     raise NotImplementedError(
         "linalg.eigvals: complex tensors are not supported by minitorch; use linalg.eigvalsh "
         "for symmetric matrices"

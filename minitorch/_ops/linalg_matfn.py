@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     check_tensors,
     not_tensor,
     opmath_dtype,
+    wrong_type,
 )
 from minitorch._ops.linalg import _short
 from minitorch._ops.linalg_factor import Svd, _cat, linalg_svdvals
@@ -363,8 +364,8 @@ def linalg_cond(input, p=None, *, out=None):
         return _write_castable(r, out, "linalg.cond")
     try:
         r = matrix_norm(A, p) * matrix_norm(linalg_inv(A), p)
-        if p != "nuc":  # torch's last node: its nan_to_num (of the singular matrices' values)
-            r = name_node(r, "NanToNumBackward0")
+        if p != "nuc":  # torch's last op: a NaN (a NaN matrix's, 0 * inf) reads as inf
+            r = _cond_nan_to_inf(r)
         return _write_castable(r, out, "linalg.cond")
     except LinAlgError:  # an error path (NumPy read the pivots): some matrix is singular
         pass
@@ -376,8 +377,17 @@ def linalg_cond(input, p=None, *, out=None):
     safe = where(singular.unsqueeze(-1).unsqueeze(-1), _eye_like(A, A.shape[-1]), A)
     r = matrix_norm(A, p) * matrix_norm(linalg_inv(safe), p)
     r = where(singular, r.new_full((), float("inf")), r)
-    r = name_node(r, "MulBackward0" if p == "nuc" else "NanToNumBackward0")
+    r = name_node(r, "MulBackward0") if p == "nuc" else _cond_nan_to_inf(r)
     return _write_castable(r, out, "linalg.cond")
+
+
+def _cond_nan_to_inf(r):
+    """torch's cond in the orders it computes through the inverse ends in nan_to_num(nan=inf,
+    posinf=inf, neginf=-inf)."""
+    from minitorch._ops.pointwise_binary import nan_to_num
+
+    inf = float("inf")
+    return nan_to_num(r, nan=inf, posinf=inf, neginf=-inf)
 
 
 def _check_cond_order(p):
@@ -519,6 +529,10 @@ def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     CPU); the rank and the solution of any other A, and gelsd/gelss's solution, come from the
     SVD (through the pseudo-inverse)."""
     check_tensors("linalg_lstsq", ("input", input), ("b", b))
+    if rcond is not None:  # torch's parser: a float (a number, a 0-d tensor)
+        rcond = check_float("linalg_lstsq", rcond, "rcond", 3)
+    if driver is not None and driver.__class__ is not str:
+        raise wrong_type("linalg_lstsq", driver, "driver", None, "str")
     A, B = input, b
     if _autocast.state.any_enabled:
         return _autocast.call(
@@ -561,6 +575,8 @@ def _lstsq(A, B, rcond, driver, out):
     b = B.unsqueeze(-1) if vector else B
     m, n = A.shape[-2:]
     rtol = rcond if rcond is not None and rcond > 0 else None
+    if driver == "gelsd" and rtol is not None and rtol >= 1:
+        rtol = None  # LAPACK's gelsd reads an rcond of 1 or more as its default, as one <= 0
     if rtol is None:
         rtol = _eps(A) * max(m, n)
     if driver == "gels":

@@ -8,6 +8,7 @@ import operator
 import warnings
 
 from minitorch import _dtype
+from minitorch._autocast_state import uncast
 from minitorch._ops._common import (
     arg_types,
     cast,
@@ -102,7 +103,7 @@ def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     _require_tensors("addmm_", _MM_NAMES, (input, mat1, mat2))
     return apply_inplace(
         input,
-        lambda s: _same_shape(s, addmm(s, mat1, mat2, beta=beta, alpha=alpha)),
+        lambda s: _same_shape(s, uncast(addmm, s, mat1, mat2, beta=beta, alpha=alpha)),
         "addmm_",
         (mat1, mat2),
     )
@@ -116,7 +117,7 @@ def addmv_(input, mat, vec, *args, beta=1, alpha=1):
     check_scalars("addmv_", beta, alpha)
     _require_tensors("addmv_", _MV_NAMES, (input, mat, vec))
     def compute(s):
-        r = addmv(s, mat, vec, beta=beta, alpha=alpha)
+        r = uncast(addmv, s, mat, vec, beta=beta, alpha=alpha)
         return _same_shape(s, r) if s.ndim <= 1 else r
 
     return apply_inplace(input, compute, "addmv_", (mat, vec))
@@ -128,7 +129,7 @@ def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     _require_tensors("addbmm_", _BMM_NAMES, (input, batch1, batch2))
     return apply_inplace(
         input,
-        lambda s: addbmm(s, batch1, batch2, beta=beta, alpha=alpha),
+        lambda s: uncast(addbmm, s, batch1, batch2, beta=beta, alpha=alpha),
         "addbmm_",
         (batch1, batch2),
     )
@@ -141,7 +142,7 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     check_baddbmm_input(input, batch1, batch2)  # (before the overlap check, as torch)
     return apply_inplace(
         input,
-        lambda s: _same_shape(s, baddbmm(s, batch1, batch2, beta=beta, alpha=alpha)),
+        lambda s: _same_shape(s, uncast(baddbmm, s, batch1, batch2, beta=beta, alpha=alpha)),
         "baddbmm_",
         (batch1, batch2),
     )
@@ -323,14 +324,30 @@ def renorm_scalar(x, op, name, pos=None):
     raise TypeError(f"{op}(): argument '{name}'{at} must be Number, not {type(x).__name__}")
 
 
+_RENORM_PARAMS = (("p", False), ("dim", False), ("maxnorm", False))
+
+
 def renorm_method_args(op, args, kwargs):
     """Tensor.renorm(_)'s p and maxnorm checked with the method's positions (1 and 3), or none
-    for keywords, as torch's messages give them; renorm itself then finds them valid."""
+    for keywords, as torch's messages give them; renorm itself then finds them valid. Too many
+    or too few arguments: torch's parser's words for the method."""
+    if len(args) > 3:
+        raise TypeError(f"{op}() takes 3 positional arguments but {len(args)} were given")
     for i, name in ((0, "p"), (2, "maxnorm")):
         if i < len(args):
             renorm_scalar(args[i], op, name, i + 1)
         elif name in kwargs:
             renorm_scalar(kwargs[name], op, name)
+    if len(args) < 3:  # (Python's own words would name Tensor.renorm)
+        from minitorch._ops._parser_errors import missing_arguments
+
+        missing = missing_arguments(op, _RENORM_PARAMS, args, kwargs)
+        if missing is not None:
+            if len(args) > 1:  # (the types come first)
+                check_int(op, args[1], "dim", 3)
+            elif "dim" in kwargs:
+                check_int(op, kwargs["dim"], "dim")
+            raise missing
 
 
 def renorm(input, p, dim, maxnorm, *, out=None):
@@ -672,7 +689,8 @@ def linalg_multi_dot(tensors, *, out=None):
                 f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} "
                 f"and {list(t.shape)} cannot be multiplied"
             )
-    r = _multiply(mats)
+    # torch's out= kernel multiplies through mm's out=, which autocast leaves uncast
+    r = _multiply(mats) if out is None else uncast(_multiply, mats)
     if first.ndim == 1:
         r = r.squeeze(0)
     if last.ndim == 1:

@@ -107,7 +107,7 @@ _exact_out = with_out(exact=True)  # a with_out for tuple results that refuses o
 _ARG_NAMES = {
     **dict.fromkeys(("linalg.eigh", "linalg.eigvalsh", "linalg.matrix_exp", "linalg.matrix_power",
                      "linalg.cond", "linalg.solve_triangular", "linalg.cholesky", "linalg.lstsq",
-                     "cholesky", "geqrf", "logdet"), "input"),
+                     "cholesky", "geqrf", "logdet", "linalg.eig", "linalg.eigvals"), "input"),
     "linalg.lu_solve": "LU",
 }  # fmt: skip
 
@@ -281,13 +281,24 @@ def _idamax(xp, col):
 
 
 def _nan_matrices(xp, a, out, device):
-    """out with the matrices whose A holds a NaN all NaN. LAPACK's getrf spreads a NaN through
-    the trailing updates and getrs/getri carry it into every entry (torch's solve and inv of
-    diag(nan, 1) are all NaN); NumPy's kernels skip zeros and keep some entries finite."""
+    """out with the results of the matrices whose A holds a NaN all NaN: out is per matrix (a
+    determinant) or a matrix per matrix. LAPACK's getrf spreads a NaN through the trailing
+    updates, into U's diagonal, and getrs/getri carry it into every entry (torch's solve and
+    inv of diag(nan, 1) are all NaN, its det NaN); NumPy's kernels skip zeros and keep some
+    entries finite, or refuse the matrix as singular."""
     if device.type == "cpu" and not xp.isnan(a).any():  # a host check only where it is free
         return out
     bad = xp.isnan(a).any(axis=(-2, -1))  # on a GPU: a per-matrix where, no host read
-    return xp.where(bad[..., None, None], xp.asarray(xp.nan, dtype=out.dtype), out)
+    bad = bad.reshape(bad.shape + (1,) * (out.ndim - bad.ndim))
+    return xp.where(bad, xp.asarray(xp.nan, dtype=out.dtype), out)
+
+
+def _without_nan_matrices(xp, a):
+    """a with the matrices that hold a NaN replaced by the identity: what NumPy refuses as
+    singular there (a NaN pivot), torch computes as all NaN (an error path; _nan_matrices puts
+    the NaN back)."""
+    bad = xp.isnan(a).any(axis=(-2, -1))[..., None, None]
+    return xp.where(bad, xp.eye(a.shape[-1], dtype=a.dtype), a)
 
 
 def _first_failure(info):
@@ -298,8 +309,12 @@ def _first_failure(info):
 
 
 def _raise_singular_inv(xp, x, op="linalg.inv"):
+    """torch's error for the first singular matrix of x; returns where LAPACK finds no zero
+    pivot (a NaN matrix NumPy refused)."""
     _, _, info = _lu_raw(xp, x)
     index, element = _first_failure(info)
+    if index is None:
+        return
     raise LinAlgError(
         f"{op}: {_batch_prefix(x.shape, index or 0)}The diagonal element {element} is zero, the "
         "inversion could not be completed because the input matrix is singular."
@@ -320,9 +335,11 @@ class Inv(Function):
         try:
             out = _nan_matrices(xp, a._data, xp.linalg.inv(a._data), a._device)
         except Exception as e:
-            if _is_linalg_error(e):
-                _raise_singular_inv(xp, a._data, op)
-            raise
+            if not _is_linalg_error(e):
+                raise
+            _raise_singular_inv(xp, a._data, op)
+            out = xp.linalg.inv(_without_nan_matrices(xp, a._data))
+            out = _nan_matrices(xp, a._data, out, a._device)
         ctx.save_for_backward(out)
         return out
 
@@ -344,6 +361,7 @@ class Det(Function):
     def forward(ctx, a):
         with quiet(ctx.xp):  # (NumPy's det warns of a NaN matrix in its own module)
             out = ctx.xp.asarray(ctx.xp.linalg.det(a._data))
+        out = _nan_matrices(ctx.xp, a._data, out, a._device)  # (NumPy's can be 0)
         ctx.save_for_backward(a, out)
         return out
 
@@ -392,6 +410,7 @@ class Slogdet(Function):
         xp = ctx.xp
         with quiet(xp):
             sign, logabs = xp.linalg.slogdet(a._data)
+        logabs = _nan_matrices(xp, a._data, xp.asarray(logabs), a._device)  # (NumPy's: -inf)
         sign = xp.where(xp.isnan(logabs), sign * 0, sign)  # torch's sign(nan) is 0 (-0 here)
         ctx.save_for_backward(a)
         ctx.set_materialize_grads(False)
@@ -499,9 +518,16 @@ class Solve(Function):
             elif unchecked == "T" and _is_linalg_error(e):
                 out = _lu_solve_t_unchecked(xp, x.swapaxes(-1, -2), y)
             elif _is_linalg_error(e):
-                index, _ = _first_failure(_lu_raw(xp, x)[2])  # an error path: reads the host
+                # an error path (reads the host); torch counts within A's own batch, unbroadcast
+                index, _ = _first_failure(_lu_raw(xp, a._data)[2])
+                if index is None:  # no zero pivot: NumPy refused a NaN matrix
+                    out = xp.linalg.solve(_without_nan_matrices(xp, x), y)
+                    out = _nan_matrices(xp, x, out, a._device)
+                    ctx.save_for_backward(a, out)
+                    ctx.unchecked = unchecked
+                    return out
                 raise LinAlgError(
-                    f"torch.linalg.solve: {_batch_prefix(x.shape, index or 0)}The solver failed "
+                    f"torch.linalg.solve: {_batch_prefix(a.shape, index or 0)}The solver failed "
                     "because the input matrix is singular."
                 ) from None
             else:
@@ -697,6 +723,8 @@ def _solve_vector_case(A, B) -> bool:
 
 def linalg_solve(A, B, *, left=True, out=None):
     """X with A X = B (or X A = B when left=False). Mirrors torch.linalg.solve."""
+    if left.__class__ is not bool and isinstance(A, Tensor) and isinstance(B, Tensor):
+        check_bool("linalg_solve", left, "left")  # (torch's parser: after the tensors)
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_solve, _autocast.FP32_CPU, (A, B), {"left": left, "out": out})
     if isinstance(A, Tensor) and not A.dtype.is_floating_point:
@@ -808,11 +836,45 @@ def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False)
             (input, A, upper, transpose, unitriangular),
             {},
         )
+    _check_triangular_solve(input, A)
     a = _mT(A) if transpose else A
     x = linalg_solve_triangular(a, input, upper=upper != transpose, unitriangular=unitriangular)
     # one kernel in torch: one TriangularSolveBackward0 for both results, edges (input, A)
     res = as_node((x, A.clone()), "TriangularSolveBackward0", (input, A), saved=(A, input, x))
     return return_types.triangular_solve(res)
+
+
+def _check_triangular_solve(B, A):
+    """torch.triangular_solve's argument checks, in its order: the ranks (b first), then its
+    linearSolveCheckInputs (device, dtype, A square, A's size against b's rows), then the batch
+    dims; A is checked before any transpose."""
+    for name, x in (("b", B), ("A", A)):
+        if x.ndim < 2:
+            raise RuntimeError(
+                f"torch.triangular_solve: Expected {name} to have at least 2 dimensions, but it "
+                f"has {x.ndim} dimensions instead"
+            )
+    if B.device != A.device:
+        raise RuntimeError(
+            f"Expected b and A to be on the same device, but found b on {B.device} and A on "
+            f"{A.device} instead."
+        )
+    if B.dtype is not A.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_short(B.dtype)} and "
+            f"A of type {_short(A.dtype)} instead."
+        )
+    m, n = A.shape[-2:]
+    if m != n:
+        raise RuntimeError(
+            f"A must be batches of square matrices, but they are {m} by {n} matrices"
+        )
+    if B.shape[-2] != n:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for triangular_solve: each A matrix is {n} by {n} but "
+            f"each b matrix is {B.shape[-2]} by {B.shape[-1]}"
+        )
+    _check_batches(B, A)
 
 
 def _factor_product(L, upper, op, kernel):
@@ -989,6 +1051,20 @@ def linalg_lu_factor(A, *, pivot=True):
     return return_types.linalg_lu_factor((lu, piv))
 
 
+def _pivots_out_of_range(pivots, m):
+    """What torch's CPU kernels (lu_solve, lu_unpack) find wrong with 1-based pivots for m rows:
+    "greater or equal to 1" or "smaller or equal to LU.size(-2)" (the bound they break), or None.
+    Those checks read the pivots; torch's CUDA kernels make none, nor does a device here."""
+    if pivots._device.type != "cpu" or not pivots.numel():
+        return None
+    piv = pivots._data
+    if (piv < 1).any():
+        return "greater or equal to 1"
+    if (piv > m).any():
+        return "smaller or equal to LU.size(-2)"
+    return None
+
+
 def _unpack(LU, pivots):
     """(P, L, U) from a packed LU (L and U differentiable in LU; P a constant)."""
     m, n = LU.shape[-2:]
@@ -1048,7 +1124,8 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
         if LU_pivots.dtype is not _dtype.int32:
             raise RuntimeError(
                 "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
-                "dtype."
+                "dtype.\nNote: this function is intended to be used with the output produced by "
+                "torch.linalg.lu_factor"
             )
         if not LU_pivots.ndim or LU_pivots.shape[-1] < k:
             raise RuntimeError(
@@ -1057,6 +1134,11 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
             )
         # torch reads the first min(m, n) of them, broadcast over LU's batch
         LU_pivots = LU_pivots.narrow(-1, 0, k).expand(LU_data.shape[:-2] + (k,))
+        if _pivots_out_of_range(LU_pivots, LU_data.shape[-2]):
+            raise RuntimeError(
+                "pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did you "
+                "properly pass the result of lu_factor?"
+            )
     else:
         LU_pivots = _make(
             LU_data._device.backend.xp.ones(LU_data.shape[:-2] + (k,), dtype="int32"),
@@ -1142,6 +1224,8 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     solve_tri = linalg_solve_triangular
     if not (isinstance(pivots, Tensor) and isinstance(B, Tensor)):
         check_tensors("linalg_lu_solve", ("LU", LU), ("pivots", pivots), ("B", B))
+    check_bool("linalg_lu_solve", left, "left")
+    check_bool("linalg_lu_solve", adjoint, "adjoint")
     _check_matrix(LU, "linalg.lu_solve")
     if B.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
@@ -1171,6 +1255,12 @@ def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
             f"pivots with shape {list(pivots.shape)} instead"
         )
     _check_batches(B, LU)
+    bad = _pivots_out_of_range(pivots, n)
+    if bad:
+        raise RuntimeError(
+            f"Pivots given to lu_solve must all be {bad}. Did you properly pass the result of "
+            "lu_factor?"
+        )
     p = _unpack(LU, pivots)[0]
     # A = P L U. X A = B is A^T X^T = B^T; X A^T = B is A X^T = B^T.
     b = B if left else _mT(B)
@@ -1210,6 +1300,8 @@ def linalg_solve_ex(A, B, *, left=True, check_errors=False):
     1-based index of LU's first zero pivot and the result LAPACK's inf/nan (an error only with
     check_errors)."""
     check_tensors("linalg_solve_ex", ("A", A), ("B", B))
+    check_bool("linalg_solve_ex", left, "left")
+    check_bool("linalg_solve_ex", check_errors, "check_errors")
     xp = A._device.backend.xp
     try:
         x = linalg_solve(A, B, left=left)

@@ -1051,6 +1051,7 @@ class Pow(Function):
     """out = a ** b;  grad_a = grad * b * a ** (b - 1),  grad_b = grad * out * log(a)"""
 
     _node_name = "PowBackward1"
+    _saved_names = ("self", "exponent", "result")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -1561,6 +1562,8 @@ def relu(input):
 class Maximum(Function):
     """out = max(a, b);  the gradient goes to the larger input, split evenly on ties"""
 
+    _saved_names = ("self", "other")
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -1583,6 +1586,8 @@ class Maximum(Function):
 
 class Minimum(Function):
     """out = min(a, b);  the gradient goes to the smaller input, split evenly on ties"""
+
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):

@@ -73,6 +73,8 @@ def _device_of(a, b):
 class Atan2(Function):
     """out = atan2(a, b);  grad_a = grad * b / (a² + b²),  grad_b = -grad * a / (a² + b²)"""
 
+    _saved_names = ("self", "other")
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -103,6 +105,8 @@ arctan2 = atan2
 
 class Hypot(Function):
     """out = sqrt(a² + b²);  grad_a = grad * a / out,  grad_b = grad * b / out"""
+
+    _saved_names = ("self", "other", "result")
 
     @staticmethod
     def forward(ctx, a, b):
@@ -219,6 +223,8 @@ def fmod(input, other, *, out=None):
 class Fmax(Function):
     """out = fmax(a, b);  grad to a where a >= b or b is NaN, else to b"""
 
+    _saved_names = ("self", "other")
+
     @staticmethod
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
@@ -236,6 +242,8 @@ class Fmax(Function):
 
 class Fmin(Function):
     """out = fmin(a, b);  grad to a where a <= b or b is NaN, else to b"""
+
+    _saved_names = ("self", "other")
 
     @staticmethod
     def forward(ctx, a, b):

@@ -407,6 +407,8 @@ def _ord(ord, op):
     ord = number(ord)  # a NumPy scalar order (for p in np.arange(1, 4)) as its Python number
     if isinstance(ord, Tensor):  # NOTE [ Number-like arguments ] (a bool one reads as 1.0)
         return float(number_arg(ord, op, "ord"))
+    if ord.__class__ is complex:  # torch's Scalar ord takes it; vector_norm then refuses it
+        return ord
     if isinstance(ord, str) or isinstance(ord, bool) or not isinstance(ord, (int, float)):
         where = f"argument 'ord'{_at(2, 'ord', op)}"
         raise TypeError(f"{op}(): {where} must be Number, not {type(ord).__name__}")
@@ -459,6 +461,10 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """The vector p-norm over dims (all by default). Mirrors torch.linalg.vector_norm."""
     p = _ord(ord, "linalg_vector_norm")
     x = _norm_input(x, dtype, "linalg.vector_norm")
+    if p.__class__ is complex:
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a non-complex scalar as the order of norm."
+        )
     data = x._data
     dims = reduce_dims(dim, data.ndim, "linalg_vector_norm", pos=3)
     if keepdim.__class__ is not bool:
@@ -478,13 +484,8 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
         nd = A._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("linalg_matrix_norm", input) from None
-    if not isinstance(ord, (str, numbers.Number, Tensor)):  # None, a list: no overload takes it
-        from minitorch._ops._common import arg_types, no_overload
-
-        rest = "tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, "
-        rest += "Tensor out = None"
-        sigs = [f"Tensor input, Number ord, {rest}", f'Tensor input, str ord = "fro", {rest}']
-        raise no_overload("linalg_matrix_norm", arg_types(input, ord), sigs)
+    if not isinstance(ord, (str, numbers.Number, Tensor)) or not isinstance(dim, (tuple, list)):
+        raise _matrix_norm_parse_error(input, ord, dim, keepdim)  # None, a list, an int dim
     if nd < 2:
         raise RuntimeError(
             "linalg.matrix_norm: The input tensor A must have at least 2 dimensions."
@@ -522,6 +523,28 @@ def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, ou
     top = amax if s.shape[other] else sum
     r = (top if ord > 0 else amin)(s, other, keepdim)  # (torch's last node: the amax / amin)
     return _norm_out(r, out, _MATRIX_NORM)
+
+
+def _matrix_norm_parse_error(input, ord, dim, keepdim):
+    """torch's parser error for matrix_norm's arguments that none of its two overloads takes
+    (ord None or a list; dim a single int), naming the arguments the call gave."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import overload_error
+
+    rest = "tuple of ints dim = {-2,-1}, bool keepdim = False, *, torch.dtype dtype = None, "
+    rest += "Tensor out = None"
+    forms = (f"Tensor input, Number ord, {rest}", f'Tensor input, str ord = "fro", {rest}')
+    call = call_arguments("linalg_matrix_norm")  # (n positional, keywords), None if unknown
+    named = [("input", input)]
+    for i, (name, value, default) in enumerate(
+        (("ord", ord, "fro"), ("dim", dim, (-2, -1)), ("keepdim", keepdim, False)), 1
+    ):
+        if call is None:  # told by the value: one at its default was not given
+            if not (type(value) is type(default) and value == default):
+                named.append((name, value))
+        elif call[0] > i or name in call[1]:
+            named.append((name, value))
+    return overload_error("linalg_matrix_norm", forms, forms, named)
 
 
 def _spectral_norm(A, ord, d0, d1, keepdim):
@@ -974,6 +997,29 @@ def _check_mode_out(input, out):
             )
 
 
+def resize_index_outs(outs, input, dim, keepdim: bool, unsqueeze) -> None:
+    """The checked out= pair of kthvalue or mode resized as torch's kernels resize it before
+    they write: with keepdim False, an out for which unsqueeze(out.ndim, dim) holds is
+    unsqueezed at dim first, each is resized to the keepdim shape (the deprecation warning
+    names those two shapes, not out's and the result's) and squeezed back. kthvalue unsqueezes
+    an out of one dim fewer than input, mode any out of at least dim dims."""
+    from minitorch._ops.inplace import warn_resized
+
+    shape = list(input.shape)
+    dim = wrap_dim(dim, len(shape))
+    if shape:
+        shape[dim] = 1
+    final = shape if keepdim or not shape else shape[:dim] + shape[dim + 1 :]
+    for o in outs:
+        had = list(o.shape)
+        if shape and not keepdim and unsqueeze(len(had), dim):
+            had.insert(dim, 1)
+        if had != shape:
+            warn_resized(o, shape, had)
+        if list(o.shape) != final:
+            o.resize_(final)
+
+
 def outs_apart(input, outs) -> None:
     """torch's RuntimeError for out= tensors sharing any memory with input (mode, median,
     topk: values and indices; kthvalue: its values). Skipped where an operand requires grad:
@@ -1039,9 +1085,14 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         _check_mode_out(input, out)
         outs_apart(input, out)
-    return _out_pair(
-        _order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode, return_types.mode), out
-    )
+    r = _order_stat("mode", input, dim, keepdim, _mode_index, Mode, Mode, return_types.mode)
+    if out is not None and input.numel():
+        if input.ndim:  # (its kernel's resizing; a 0-d input's outs are resized silently)
+            resize_index_outs(out, input, dim, keepdim, lambda n, d: n >= d)
+        else:
+            for o in out:
+                o.resize_(())
+    return _out_pair(r, out)
 
 
 # --- quantiles ---
@@ -1056,18 +1107,29 @@ _QUANTILE_OVERLOADS = tuple(
 )
 
 
-def _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out) -> TypeError:
+def _quantile_overload_error(
+    op, input, q, dim, keepdim, interpolation, out, unknown=None, extra=()
+) -> TypeError:
     """torch's TypeError for quantile arguments none of its overloads take, as the call was
     written (function or method, keywords); an argument left at its default counts as not
-    given."""
+    given. unknown: the keywords quantile has not (NumPy's method="higher"); extra: positional
+    arguments past keepdim (interpolation given by position)."""
+    from minitorch._call_site import passed_by_keyword
+
+    def given(name, value, default):
+        return value is not default or passed_by_keyword(name, op)
+
     named = [("input", input), ("q", q)]
-    named += [("dim", dim)] if dim is not None else []
-    named += [("keepdim", keepdim)] if keepdim is not False else []
-    named += [("interpolation", interpolation)] if interpolation != "linear" else []
-    named += [("out", out)] if out is not None else []
+    named += [("dim", dim)] if extra or given("dim", dim, None) else []
+    named += [("keepdim", keepdim)] if extra or given("keepdim", keepdim, False) else []
+    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
+    interpolated = interpolation != "linear" or passed_by_keyword("interpolation", op)
+    named += [("interpolation", interpolation)] if interpolated else []
+    named += [("out", out)] if given("out", out, None) else []
+    named += list((unknown or {}).items())
     method_forms = [f.replace("Tensor input, ", "").replace(", Tensor out = None", "")
                     for f in _QUANTILE_OVERLOADS]  # fmt: skip
-    return overload_error(op, _QUANTILE_OVERLOADS, method_forms, named)
+    return overload_error(op, _QUANTILE_OVERLOADS, method_forms, named, unknown=unknown or ())
 
 
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
@@ -1190,12 +1252,15 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     return name_node(result.reshape(tuple(shape)), "SqueezeBackward4", (input,))
 
 
-def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def quantile(input, q, dim=None, keepdim=False, *extra, interpolation="linear", out=None, **kwargs):
     """The q-th quantiles (q a number or 1-d tensor) over dim or all. Mirrors torch.quantile.
 
     Differences from torch: on a GPU the range of a tensor q is not checked (that reads the
     device; out-of-range values give wrong results instead of torch's error).
     """
+    if extra or kwargs:  # (NumPy's method="higher": torch's parser lists its overloads)
+        args = (input, q, dim, keepdim, interpolation, out, kwargs, extra)
+        raise _quantile_overload_error("quantile", *args)
     if _autocast.state.any_enabled:
         return _autocast.call(
             quantile,
@@ -1209,11 +1274,16 @@ def quantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=N
     return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False, out), out)
 
 
-def nanquantile(input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
+def nanquantile(
+    input, q, dim=None, keepdim=False, *extra, interpolation="linear", out=None, **kwargs
+):
     """quantile ignoring nan values. Mirrors torch.nanquantile.
 
     Differences from torch: as quantile's (a tensor q's range is checked on the CPU only).
     """
+    if extra or kwargs:
+        args = (input, q, dim, keepdim, interpolation, out, kwargs, extra)
+        raise _quantile_overload_error("nanquantile", *args)
     if _autocast.state.any_enabled:
         return _autocast.call(
             nanquantile,

@@ -144,6 +144,8 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     """Validates a gather/scatter call and returns (dim, plan) on x's device (see NOTE [ 0-d and
     empty in gather/scatter ])."""
     if not isinstance(index, Tensor):
+        if dim.__class__ is not int:  # torch's parser reads dim's type first: gather(x, index, 1)
+            check_int(op, dim, "dim", 2)
         raise wrong_type(op, index, "index", 3, "Tensor")
     try:
         ndim = x._data.ndim
@@ -289,6 +291,8 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     if reduce is not None:
+        if not isinstance(reduce, str):  # (to argument_error: no overload takes it)
+            raise TypeError
         if src is not None:
             _warn_reduce_deprecated()
         if reduce not in ("add", "multiply"):
@@ -327,12 +331,19 @@ def _warn_reduce_deprecated() -> None:
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
     others = (src,) if isinstance(src, Tensor) else ()
-    return apply_inplace(
-        input,
-        lambda s: _scatter(s, dim, index, src, value, reduce),
-        "scatter_",
-        others,
-    )
+    try:
+        return apply_inplace(
+            input,
+            lambda s: _src_apart(input, src, _scatter(s, dim, index, src, value, reduce)),
+            "scatter_",
+            others,
+        )
+    except (AttributeError, TypeError) as e:  # scatter's overloads, as the method's
+        from minitorch._ops._parser_errors import argument_error
+
+        named = (("input", input), ("dim", dim), ("index", index), ("src", src))
+        named += (("value", value), ("reduce", reduce))
+        raise argument_error(e, "scatter_", named) from None
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
@@ -351,7 +362,20 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """In-place scatter_add. Mirrors torch.Tensor.scatter_add_."""
-    return apply_inplace(input, lambda s: scatter_add(s, dim, index, src), "scatter_add_", (src,))
+    return apply_inplace(
+        input,
+        lambda s: _src_apart(input, src, scatter_add(s, dim, index, src)),
+        "scatter_add_",
+        (src,),
+    )
+
+
+def _src_apart(input: Tensor, src, result: Tensor) -> Tensor:
+    """result (an in-place scatter's, computed), once torch's refusal of a src sharing input's
+    memory, src being input too, has passed: checked after the arguments and shapes, as
+    torch's kernels do."""
+    check_partial_overlap(input, src, same_ok=False)
+    return result
 
 
 # --- scatter_reduce ---
@@ -577,7 +601,9 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     try:
         return apply_inplace(
             input,
-            lambda s: scatter_reduce(s, dim, index, src, reduce, include_self=include_self),
+            lambda s: _src_apart(
+                input, src, scatter_reduce(s, dim, index, src, reduce, include_self=include_self)
+            ),
             "scatter_reduce_",
             (src,),
         )

@@ -336,20 +336,26 @@ def _check_add_args(op: str, input, dim, index, source, alpha) -> None:
         raise wrong_type(op, alpha, "alpha", None, "Number")
 
 
+def _check_copy_arguments(op: str, input, dim, index, source) -> None:
+    """torch's parser errors for index_copy's (or index_copy_'s) argument types, in its order
+    (wrong_type names a method's positions)."""
+    if not isinstance(input, Tensor):
+        raise wrong_type(op, input, "input", 1, "Tensor")
+    if dim.__class__ is not int:
+        check_int(op, dim, "dim", 2)
+    if not isinstance(index, Tensor):
+        raise wrong_type(op, index, "index", 3, "Tensor")
+    if not isinstance(source, Tensor):
+        raise wrong_type(op, source, "source", 4, "Tensor")
+
+
 def _copy_plan(input: Tensor, dim: int, index, source):
     """index_copy's checks, in torch's order and with its exception types (they differ from
     index_add's); a 0-d source (one index) or a 0-d input takes the selected slice's shape."""
     op = "index_copy_"
-    try:
-        ndim = input._data.ndim
-    except AttributeError:
-        raise wrong_type("index_copy", input, "input", 1, "Tensor") from None
     # (argument errors name the op called, values' errors torch's in-place kernel: index_copy_)
-    dim = wrap_dim(dim, ndim, "index_copy", "dim", 2)
-    if not isinstance(index, Tensor):
-        raise wrong_type("index_copy", index, "index", 3, "Tensor")
-    if not isinstance(source, Tensor):
-        raise wrong_type("index_copy", source, "source", 4, "Tensor")
+    _check_copy_arguments("index_copy", input, dim, index, source)
+    dim = wrap_dim(dim, input._data.ndim, "index_copy", "dim", 2)
     if index._data.ndim > 1:
         raise IndexError(f"{op}(): Index should have dimension 1 or 0 (got {index._data.ndim})")
     n_idx = index._data.size
@@ -403,6 +409,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """In-place index_copy. Mirrors torch.Tensor.index_copy_."""
+    if index.__class__ is not Tensor or source.__class__ is not Tensor or dim.__class__ is not int:
+        _check_copy_arguments("index_copy_", input, dim, index, source)  # (before the overlap)
     check_partial_overlap(input, source, same_ok=False)
 
     def copy(s):  # the in-place form is on no autocast list (torch): no casts under it
@@ -804,6 +812,9 @@ def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False)
 def nonzero(input: Tensor, *, out=None, as_tuple: bool = False):
     """The indices of the nonzero elements: an (n, ndim) int64 tensor, or one 1-D tensor per dim
     with as_tuple=True. Mirrors torch.nonzero (the output size needs a host sync on a GPU)."""
+    if as_tuple.__class__ is not bool:  # (torch's parser: input's type, then as_tuple's)
+        check_tensors("nonzero", ("input", input))
+        raise wrong_type("nonzero", as_tuple, "as_tuple", None, "bool")
     if out is not None:
         _nonzero_out_check(out, as_tuple)
     try:

@@ -36,9 +36,11 @@ from minitorch._ops.reduction_more import (
     outs_apart,
     rank_index,
     real_kernel,
+    resize_index_outs,
     stable_argsort,
 )
 from minitorch._ops.scatter_gather import along_dim_plan
+from minitorch._ops.shape import sym_int
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -268,6 +270,39 @@ def _sort_error(op: str, input, args: tuple, keywords, method: bool = False) -> 
     return invalid_arguments(op, forms, positional, _shown_order(dict(given), op))
 
 
+def _sort_out(op: str):
+    """Wraps sort/argsort with torch's parser refusal of an out= no overload takes: argsort's is
+    a Tensor of its stable= overload only (argsort(x, out=o) is an "invalid combination",
+    argsort(x, dim=1, descending=True, out=o) misses `stable`); and with out= counted among the
+    arguments of any other call the parser refuses (_sort_error's are counted without it).
+    Only calls given out= pay for it.
+
+    Differences from torch: sort(x, out=tensor) keeps with_out's "argument 'out' must be tuple
+    of Tensors" (torch: "invalid combination", its two overloads listed)."""
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, out=None, **kwargs):
+            if out is None:
+                return fn(*args, **kwargs)
+            if op == "sort" or ("stable" in kwargs and isinstance(out, Tensor)):
+                try:
+                    return fn(*args, out=out, **kwargs)
+                except TypeError as e:
+                    parsed = (f"{op}() received an invalid", f"{op}() takes", f"{op}(): arg")
+                    if not str(e).startswith(parsed) or "argument 'out'" in str(e):
+                        raise
+            from minitorch._ops._parser_errors import _shown_order, invalid_arguments
+
+            given = {k: kwargs[k] for k in ("stable", "dim", "descending") if k in kwargs}
+            given["out"] = out
+            raise invalid_arguments(op, _SORT_FORMS[op], args, _shown_order(given, op)) from None
+
+        return wrapper
+
+    return decorate
+
+
 def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -> TypeError:
     """The error of the Tensor method x.sort/x.argsort for the error e of the function: torch's
     parser counts and names the method's arguments without self."""
@@ -277,6 +312,7 @@ def sort_method_error(e: TypeError, op: str, input, args: tuple, kwargs: dict) -
     return _sort_error(op, input, args, keywords, method=True)
 
 
+@_sort_out("sort")
 @_exact_out(_expected_dtype)
 @with_out
 def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
@@ -293,6 +329,7 @@ def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     return return_types.sort(_watched_pair(values, _int64(input, idx)))
 
 
+@_sort_out("argsort")
 @with_out(exact=True)  # torch's stable= overload takes out= (an int64 tensor, exactly)
 def argsort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     """The indices that sort input along dim; always stable. Mirrors torch.argsort (its two
@@ -380,6 +417,16 @@ def _topk_index(xp, x, dim: int, k: int, largest: bool):
     return xp.ascontiguousarray(xp.moveaxis(idx, -1, dim))
 
 
+def _sym_int(k, op: str) -> int:
+    """topk's and kthvalue's k, which torch reads as a SymInt (shape.sym_int: an integer tensor
+    of one element, whatever its rank, too), or torch's TypeError naming it."""
+    if isinstance(k, Tensor) and k._data.size == 1 and k._data.dtype.kind in "iu":
+        return sym_int(k, op, "k")
+    if not is_index(k):
+        raise wrong_type(op, k, "k", 2, "int")  # (position 1 in the method's call)
+    return index(k, op, "k")
+
+
 @_exact_out(_expected_dtype)
 @_outs_apart(2)
 @with_out
@@ -395,9 +442,8 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("topk", input) from None
-    if not is_index(k):
-        raise wrong_type("topk", k, "k", 2, "int")  # (position 1 in the method's call)
-    k = index(k, "topk", "k")
+    if k.__class__ is not int:  # torch's SymInt k: an integer tensor of one element too
+        k = _sym_int(k, "topk")
     if largest.__class__ is not bool:  # (None would sort ascending: the k smallest)
         raise flag_error("topk", "largest", largest, 4)
     if sorted.__class__ is not bool:
@@ -481,9 +527,13 @@ def _ties_as_torch(xp, x, dim: int, k: int, largest: bool, sort: bool, idx):
     return xp.ascontiguousarray(xp.moveaxis(top.reshape(shape[:-1] + (k,)), -1, dim))
 
 
+def _kthvalue_resize(out, input, k, dim=-1, keepdim=False):
+    resize_index_outs(out, input, dim, keepdim, lambda n, d: n == input.ndim - 1)
+
+
 @_exact_out(_kthvalue_out_message)
 @_outs_apart(1)
-@with_out
+@with_out(resize=_kthvalue_resize)
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
@@ -493,7 +543,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("kthvalue", input) from None
     if k.__class__ is not int:  # a float, None or bool k is torch's TypeError
-        k = check_int("kthvalue", k, "k", 2)  # (position 1 in the method's call)
+        k = _sym_int(k, "kthvalue")
     if keepdim.__class__ is not bool:
         raise flag_error("kthvalue", "keepdim", keepdim, 4)
     d = wrap_dim(dim, x.ndim, "kthvalue", "dim", 3)
@@ -976,11 +1026,15 @@ def _write(out, result):
 
 
 def bucketize(
-    input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out=None
+    input, boundaries: Tensor, *extra, out_int32=False, right=False, out=None, **kwargs
 ) -> Tensor:
     """The bucket of each input value among 1-D boundaries. Mirrors torch.bucketize."""
     if (
-        not isinstance(boundaries, Tensor)
+        # (NumPy's digitize(x, bins, right) by position, searchsorted's side="right": torch's
+        # parser lists bucketize's overloads)
+        extra
+        or kwargs
+        or not isinstance(boundaries, Tensor)
         or not isinstance(input, (Tensor, numbers.Number))
         or not _flags_ok(out_int32, right)
     ):
@@ -992,9 +1046,10 @@ def bucketize(
             "Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False",
         )
         named = [("input", input), ("boundaries", boundaries)]
+        named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (never passed by keyword)
         named += [(k, v) for k, v in (("out_int32", out_int32), ("right", right), ("out", out))
                   if v is not _default_of(k)]  # fmt: skip
-        raise overload_error("bucketize", forms, (), named)
+        raise overload_error("bucketize", forms, (), named + list(kwargs.items()), unknown=kwargs)
     if boundaries._data.ndim != 1:
         raise RuntimeError(
             f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
@@ -1139,7 +1194,7 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     pos = pos.astype("int64")
     xp.minimum(pos, bins - 1, out=pos)  # x == hi goes into the last bin
     pos = xp.where(valid, pos, bins)
-    counts = xp.bincount(pos, minlength=bins + 1)[:bins]
+    counts = input._device.backend.bincount(pos, bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
     return result if out is None else _write(out, result)
 
@@ -1178,21 +1233,64 @@ def _short_name(dt) -> str:
     return _short(dt)
 
 
-def histogram(input: Tensor, bins=100, *, range=None, weight=None, density: bool = False, out=None):
+_HISTOGRAM_FORMS = (
+    "Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors "
+    "out = None",
+    "Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool "
+    "density = False, tuple of Tensors out = None",
+)
+
+
+def _histogram_error(input, bins, extra, range, weight, density, out, unknown) -> TypeError:
+    """torch's parser TypeError for histogram arguments none of its overloads take, as the call
+    was written (an argument at its default counts only when passed by keyword). For error
+    paths only."""
+    from minitorch._call_site import call_arguments, passed_by_keyword
+    from minitorch._ops._common import _called_as_method
+    from minitorch._ops._parser_errors import overload_error
+
+    def given(name, value, default):
+        return value is not default or passed_by_keyword(name, "histogram")
+
+    call = call_arguments("histogram")  # (histogram(x, 100, ...): bins's default by position)
+    bins_by_position = call is not None and call[0] >= 2 - _called_as_method("histogram")
+    named = [("input", input)]
+    named += [("bins", bins)] if extra or bins_by_position or given("bins", bins, 100) else []
+    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (never passed by keyword)
+    for name, value, default in (
+        ("range", range, None), ("weight", weight, None), ("density", density, False),
+        ("out", out, None),
+    ):  # fmt: skip
+        named += [(name, value)] if given(name, value, default) else []
+    named += list(unknown.items())
+    method_forms = [f.replace("Tensor input, ", "").replace(", tuple of Tensors out = None", "")
+                    for f in _HISTOGRAM_FORMS]  # fmt: skip
+    return overload_error("histogram", _HISTOGRAM_FORMS, method_forms, named, unknown=unknown)
+
+
+def histogram(input, bins=100, *extra, range=None, weight=None, density=False, out=None, **kwargs):
     """(hist, bin_edges) of input: bins equal-width bins over range (the data's by default) or
     explicit edges. Mirrors torch.histogram (the data's range needs a host sync on a GPU)."""
-    check_tensors("histogram", ("input", input))
     explicit = isinstance(bins, Tensor)
     counted = not isinstance(bins, bool) and hasattr(type(bins), "__index__")
-    if not (explicit or counted) or (explicit and range is not None):
-        got = f"(Tensor, bins={type(bins).__name__}" + (", range=tuple)" if range else ")")
-        raise TypeError(
-            f"histogram() received an invalid combination of arguments - got {got}, but "
-            "expected one of:\n * (Tensor input, Tensor bins, *, Tensor weight = None, bool "
-            "density = False, tuple of Tensors out = None)\n * (Tensor input, int bins = 100, *, "
-            "tuple of floats range = None, Tensor weight = None, bool density = False, tuple of "
-            "Tensors out = None)\n"
-        )
+    if (
+        extra  # (NumPy's histogram(a, bins, range) by position)
+        or kwargs
+        or not isinstance(input, Tensor)
+        or not (explicit or counted)
+        or (explicit and range is not None)
+        or (range is not None and not isinstance(range, (tuple, list)))
+        or (weight is not None and not isinstance(weight, Tensor))
+        or density.__class__ is not bool
+    ):
+        args = (input, bins, extra, range, weight, density, out, kwargs)
+        raise _histogram_error(*args)
+    for i, edge in enumerate(range or ()):
+        if isinstance(edge, (str, bytes)) or not hasattr(type(edge), "__float__"):
+            raise TypeError(
+                "histogram(): argument 'range' must be tuple of floats, but found element of "
+                f"type {type_name(edge)} at pos {i + 1}"
+            )
     if out is not None:  # (the tensor-bins overload has no range: out is one argument sooner)
         check_out_tuple(out, 2, "histogram", 4 if explicit else 5)
     if explicit:
@@ -1305,7 +1403,7 @@ def histogramdd_arrays(input: Tensor, bins, range, weight, density: bool):
         else:
             e = linspace(r[0], r[1], b + 1, dtype=input.dtype, device=input._device)
             edges.append(e._data)
-    return _histogram_kernel(xp, points, bins, edges, w, density), edges
+    return _histogram_kernel(input._device.backend, points, bins, edges, w, density), edges
 
 
 def _check_edges(input: Tensor, edges: Tensor, d: int):
@@ -1363,8 +1461,9 @@ def _histogram_ranges(points, bins, range, xp):
     return out
 
 
-def _histogram_kernel(xp, points, bins, edges, w, density: bool):
+def _histogram_kernel(backend, points, bins, edges, w, density: bool):
     """The counts (weight sums) per bin of each point; see NOTE [ Histogram bins ]."""
+    xp = backend.xp
     counts = [e.shape[0] - 1 for e in edges]
     total = math.prod(counts)
     valid = xp.ones(points.shape[0], dtype=bool)
@@ -1388,7 +1487,7 @@ def _histogram_kernel(xp, points, bins, edges, w, density: bool):
         pos = xp.where(pos == n, n - 1, pos)  # the last bin includes its right edge
         flat = flat * n + pos
     flat = xp.where(valid, flat, total)  # uncounted points go to a slot that is dropped
-    sums = xp.bincount(flat, weights=None if w is None else w.reshape(-1), minlength=total + 1)
+    sums = backend.bincount(flat, total + 1, None if w is None else w.reshape(-1))
     hist = sums[:total].reshape(counts).astype(points.dtype)
     if density:
         hist = hist / hist.sum()  # an empty histogram is NaN, as torch's

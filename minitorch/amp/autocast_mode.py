@@ -40,10 +40,21 @@ _other_enabled = dict.fromkeys(_OTHER_DEFAULT_DTYPES, False)
 _other_dtype = dict(_OTHER_DEFAULT_DTYPES)
 
 
+def _type_of(device_type):
+    """The device type a string with an index names ('cpu:0' -> 'cpu'), as torch's state
+    functions read it (an invalid index: torch's "Invalid device string"); else as given."""
+    if isinstance(device_type, str) and ":" in device_type:
+        from minitorch._backend import device
+
+        return device(device_type).type
+    return device_type
+
+
 def is_autocast_available(device_type: str) -> bool:
     """Whether autocast knows this device type: torch's list (cpu, cuda, xpu, mps, hpu, ...),
     not 'meta' nor the other device types; an unknown string raises torch's error. Mirrors
     torch.amp.is_autocast_available."""
+    device_type = _type_of(device_type)
     if device_type in _autocast_state.device_types or device_type in _other_enabled:
         return True
     if not isinstance(device_type, str):
@@ -57,6 +68,7 @@ def is_autocast_available(device_type: str) -> bool:
 def _flags(device_type, fn: str) -> tuple:
     """The (enabled, dtype) dicts that hold device_type's autocast state; torch's errors for a
     device type autocast does not know."""
+    device_type = _type_of(device_type)
     if device_type in _other_enabled:
         return _other_enabled, _other_dtype
     _known(device_type, fn)
@@ -98,37 +110,57 @@ def _listed(device_type, fn: str) -> bool:
     return False
 
 
-def is_autocast_enabled(device_type: str | None = None) -> bool:
-    """Whether autocast is on for device_type (CUDA's when None, as torch). Mirrors
+_MISSING = object()
+
+
+def is_autocast_enabled(device_type: str = _MISSING) -> bool:
+    """Whether autocast is on for device_type (CUDA's when not given, as torch). Mirrors
     torch.is_autocast_enabled."""
-    if device_type is None:
+    if device_type is _MISSING:
         device_type = "cuda"
-    return _flags(device_type, "is_autocast_enabled")[0][device_type]
+    return _flags(device_type, "is_autocast_enabled")[0][_type_of(device_type)]
 
 
-def set_autocast_enabled(device_type, enabled=None) -> None:
+def _bool_argument(fn: str, name: str, position: int, value) -> None:
+    """torch's argument parser's TypeError for a bool argument given something else."""
+    if type(value) is not bool:
+        raise TypeError(
+            f"{fn}(): argument '{name}' (position {position}) must be bool, not "
+            f"{type(value).__name__}"
+        )
+
+
+def set_autocast_enabled(device_type=_MISSING, enabled=_MISSING) -> None:
     """Mirrors torch.set_autocast_enabled (also the old one-argument form, for CUDA)."""
-    if enabled is None:
+    if enabled is _MISSING:  # set_autocast_enabled(enabled): CUDA's
+        _bool_argument("set_autocast_enabled", "enabled", 1, device_type)
         device_type, enabled = "cuda", device_type
-    _flags(device_type, "set_autocast_enabled")[0][device_type] = bool(enabled)
+    elif device_type is _MISSING:  # set_autocast_enabled(enabled=...)
+        device_type = "cuda"
+    else:
+        _bool_argument("set_autocast_enabled", "enabled", 2, enabled)
+    _flags(device_type, "set_autocast_enabled")[0][_type_of(device_type)] = enabled
     _state.refresh()
 
 
 def get_autocast_dtype(device_type: str) -> _dtype.dtype:
     """The dtype autocast lowers to on device_type. Mirrors torch.get_autocast_dtype."""
+    device_type = _type_of(device_type)
     if not _listed(device_type, "get_autocast_dtype"):
         if device_type not in _unlisted_dtype:
             raise RuntimeError("unsupported scalarType")
         return _unlisted_dtype[device_type]
-    return _flags(device_type, "get_autocast_dtype")[1][device_type]
+    return _flags(device_type, "get_autocast_dtype")[1][_type_of(device_type)]
 
 
 def set_autocast_dtype(device_type: str, dtype) -> None:
     """Mirrors torch.set_autocast_dtype."""
+    dtype = _dtype._dtype_arg(dtype, "set_autocast_dtype", "dtype", 2)
+    device_type = _type_of(device_type)
     if not _listed(device_type, "set_autocast_dtype"):
         _unlisted_dtype[device_type] = dtype
         return
-    _flags(device_type, "set_autocast_dtype")[1][device_type] = dtype
+    _flags(device_type, "set_autocast_dtype")[1][_type_of(device_type)] = dtype
 
 
 def _warn_deprecated(old: str, new: str) -> None:
@@ -201,7 +233,9 @@ def is_autocast_cache_enabled() -> bool:
 
 def set_autocast_cache_enabled(enabled: bool) -> None:
     """Mirrors torch.set_autocast_cache_enabled."""
-    _state.cache_enabled = bool(enabled)
+    if type(enabled) is not bool:
+        raise TypeError(f"enabled must be a bool (got {type(enabled).__name__})")
+    _state.cache_enabled = enabled
 
 
 class autocast:  # noqa: N801 - torch's name
@@ -254,29 +288,27 @@ class autocast:  # noqa: N801 - torch's name
                     stacklevel=2,
                 )
                 enabled = False
-        self._enabled = bool(enabled)
+        self._enabled = enabled  # as given: entering checks it is a bool (torch's TypeError)
 
     def __enter__(self):
+        # torch's steps, in its order: a non-bool enabled or cache_enabled, or a dtype that is
+        # no dtype, raises in its setter (after the ones before it have run)
         self.prev_cache_enabled = _state.cache_enabled
-        enabled, dtypes = _flags(self.device, "autocast")
-        self.prev = enabled[self.device]
-        self.prev_fastdtype = dtypes[self.device]
-        enabled[self.device] = self._enabled
-        dtypes[self.device] = self.fast_dtype
+        self.prev = is_autocast_enabled(self.device)
+        self.prev_fastdtype = get_autocast_dtype(self.device)
+        set_autocast_enabled(self.device, self._enabled)
+        set_autocast_dtype(self.device, self.fast_dtype)
         _state.nesting += 1
-        _state.cache_enabled = bool(self._cache_enabled)
-        _state.refresh()
+        set_autocast_cache_enabled(self._cache_enabled)
         return self
 
     def __exit__(self, exc_type, exc_val, exc_tb):
         _state.nesting -= 1
         if _state.nesting == 0:
             _state.cache.clear()
-        enabled, dtypes = _flags(self.device, "autocast")
-        enabled[self.device] = self.prev
-        dtypes[self.device] = self.prev_fastdtype
+        set_autocast_enabled(self.device, self.prev)
+        set_autocast_dtype(self.device, self.prev_fastdtype)
         _state.cache_enabled = self.prev_cache_enabled
-        _state.refresh()
         return False
 
     def __call__(self, func):

@@ -34,6 +34,7 @@ leaves that output without a tangent of its own (torch fails an internal assert)
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple
 
 from minitorch._tensor import Tensor, _keep_storage_root
@@ -211,7 +212,9 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
                 cut[d.seed[0]] = d.seed[0]._next
                 d.seed[0]._next = (None,) * len(d.seed[0]._next)
         try:
-            vjps = grad(tensor, [d.seed for d in duals], u, create_graph=True, allow_unused=True)
+            with forward_ad_errors():
+                seeds = [d.seed for d in duals]
+                vjps = grad(tensor, seeds, u, create_graph=True, allow_unused=True)
         finally:
             for node, edges in cut.items():
                 node._next = edges
@@ -228,6 +231,31 @@ def unpack_dual(tensor: Tensor, *, level=None) -> UnpackedDualTensor:
     if jvp is None:
         return UnpackedDualTensor(primal, _zeros_like(tensor))
     return UnpackedDualTensor(primal, jvp if outer else jvp.detach())
+
+
+@contextlib.contextmanager
+def forward_ad_errors():
+    """Where a tangent is taken (NOTE [ Tangents through double backward ]): an op without a
+    derivative raises from its backward; torch's forward mode refuses it in its own words."""
+    try:
+        yield
+    except (RuntimeError, NotImplementedError) as e:
+        msg = str(e)
+        if msg.startswith("derivative for aten::") and msg.endswith(" is not implemented"):
+            op = msg[len("derivative for ") : -len(" is not implemented")]
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op} that does not support it."
+            ) from None
+        if msg.startswith("the derivative for '") and msg.endswith("' is not implemented."):
+            op = msg[len("the derivative for '") : -len("' is not implemented.")]
+            raise NotImplementedError(
+                f"Trying to use forward AD with {op} that does not support it because it has "
+                "not been implemented yet.\nPlease file an issue to PyTorch at "
+                "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so "
+                "that we can prioritize its implementation or submit a PR adding the "
+                "implementation to derivatives.yaml"
+            ) from None
+        raise
 
 
 def _seed_edge(seed):

@@ -269,6 +269,7 @@ class Node:
             t = _unpack_hooked(self, obj, vc, version, nr)
             return t._data if array else t
         if vc[0] != version:
+            kind, obj, vc, version, nr = _first_modified(self, entry)
             _raise_modified(self, kind, obj, vc[0], version, nr)
         if kind == "view_out":  # NOTE [ Saved result of an in-place op on a view ]
             data, ref = obj
@@ -520,6 +521,24 @@ def _leaf_requires_grad(t: Tensor, value: bool) -> None:
         acc._hooked = False
 
 
+def _first_modified(node, entry):
+    """Of node's saved tensors changed in place, the one torch's backward reports (an error
+    path). torch's generated nodes unpack, so version-check, their saved inputs and then their
+    saved outputs, each in the alphabetical order of their names (MulBackward0: other before
+    self; DotBackward0: self before tensor); where a node names what it saves (_saved_names)
+    that order is kept, else `entry`, the first one found, is reported."""
+    names = getattr(getattr(type(node), "_fn", None), "_saved_names", None)
+    saved = node._saved
+    if not names or saved.__class__ is not tuple or len(names) != len(saved):
+        return entry
+    stale = [
+        (e[0] in ("out", "view_out") or n == "result", n, e)
+        for n, e in zip(names, saved, strict=True)
+        if e is not None and e[0] in ("in", "out", "view_out") and e[2][0] != e[3]
+    ]
+    return min(stale, key=lambda s: s[:2])[2] if stale else entry
+
+
 def _raise_modified(node, kind, obj, current, version, nr):
     """torch's error for a saved tensor changed in place since it was saved."""
     if kind == "view_out":  # the view's node while the view lives, as torch's weak grad_fn
@@ -671,6 +690,9 @@ class Function(metaclass=FunctionMeta):
     _backward_data = None  # a built-in op's backward on arrays (NOTE [ Data-level backward ])
     _backward_data_owned = None  # the same, writing into its gradient (NOTE [ Reused gradients ])
     _is_view = False  # True for ops whose output shares memory with input 0
+    _backward_cls = None  # (Function.apply itself reaches forward's NotImplementedError)
+    _has_setup_context = False
+    _fwd_params = None
     # torch.func transforms derive a vmap rule when True; minitorch's vmap runs the function per
     # sample either way, so the flag is only read
     generate_vmap_rule = False
@@ -692,7 +714,9 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
-        raise NotImplementedError("You must implement the forward function for custom Function")
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
 
     @staticmethod
     def setup_context(ctx, inputs, output):

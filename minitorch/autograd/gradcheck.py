@@ -646,7 +646,8 @@ def _needs_grad(x) -> bool:
 
 
 def _differentiable_outputs(out):
-    return tuple(o for o in _as_tuple(out) if _needs_grad(o))
+    # (torch reads each output's requires_grad: a non-tensor one is its AttributeError)
+    return tuple(o for o in _as_tuple(out) if o.requires_grad)
 
 
 def _jacobian_dtype(t: Tensor):

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 
 from minitorch._dtype import promote_types
 from minitorch._tensor import Tensor
-from minitorch.autograd.forward_ad import alias_of, check_tangent_size, probe_like
+from minitorch.autograd.forward_ad import (
+    alias_of,
+    check_tangent_size,
+    forward_ad_errors,
+    probe_like,
+)
 from minitorch.autograd.function import AccumulateGrad, _edge
 from minitorch.autograd.functional import (
     _check_dual_dtype,
@@ -394,7 +400,7 @@ class _Linearized:
 
     def __init__(self, func, primals, has_aux, api):
         self.level = level = _Level()
-        with _transform_mode():
+        with _transform_mode(), forward_ad_errors():  # (see _jacobian)
             seeds = tree_map(level.differentiable, primals, none_is_leaf=True)
             # f gets aliases of the seeds: in-place ops on them are recorded, as torch's
             # forward mode allows them (and they write into the primals, as torch's)
@@ -583,7 +589,10 @@ def _forward_primal(level: _Level):
 def _jacobian(func, argnums, has_aux, args, api, *, forward: bool):
     """jacrev's or (forward) jacfwd's Jacobian; see NOTE [ Forward-mode dtypes ]."""
     level = _Level()
-    with _transform_mode():
+    # (forward: an op without a tangent is refused in torch's forward-mode words, f's own
+    # backward passes included, as torch's forward mode refuses it when f calls it)
+    refusals = forward_ad_errors() if forward else contextlib.nullcontext()
+    with _transform_mode(), refusals:
         fresh = _forward_primal(level) if forward else None
         args, flat_diff, diff_spec = _differentiable_args(level, args, argnums, fresh)
         if forward:  # in-place ops on the inputs are allowed, as in jvp

@@ -177,7 +177,7 @@ def normalize(
     """input / max(||input||_p along dim, eps). Mirrors torch.nn.functional.normalize."""
     if not isinstance(input, Tensor):  # torch's F.normalize calls input.norm(...) first
         raise AttributeError(f"'{type(input).__name__}' object has no attribute 'norm'")
-    if isinstance(p, str):  # torch takes input.norm(p, dim): 'fro' works, 'nuc' raises as there
+    if p is None or isinstance(p, str):  # torch's input.norm(p, dim): None, 'fro' work, 'nuc' not
         norm = _ops.norm(input, p, dim, keepdim=True)
     else:
         norm = vector_norm(input, p, dim=dim, keepdim=True)

@@ -30,6 +30,13 @@ def _check_p(p: float) -> None:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
+def _as_double(p) -> float:
+    """p as torch's dropout kernels read it, a C++ double: a float32 p (np.float32(0.3), a
+    0-d tensor) keeps its float32 value, and the mask and the scale 1 / (1 - p) are drawn and
+    computed from a number, never from a tensor (a tensor p reads the device, as in torch)."""
+    return float(p)
+
+
 def _mask_shape(input: Tensor, feature: bool) -> tuple:
     if feature:
         if input.ndim < 2:
@@ -70,6 +77,7 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
     _check_p(p)
     if p.__class__ is not float:  # torch's kernel call parses p (tensor([0.5]) passes _check_p)
         _arg.floating(p, "feature_dropout" if feature else "dropout", "p", 2)
+        p = _as_double(p)
     if training is not True:
         if training is False:
             return input
@@ -101,6 +109,9 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
     op = "feature_alpha_dropout" if feature else "alpha_dropout"
     if not isinstance(input, Tensor):
         raise not_tensor(op, input)
+    if p.__class__ is not float:
+        _arg.floating(p, op, "p", 2)
+        p = _as_double(p)
     if training.__class__ is not bool:
         raise _not_bool_train(training, op, inplace)
     if not training or p == 0:

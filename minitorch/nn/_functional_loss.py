@@ -52,6 +52,15 @@ def _on_host(t: Tensor) -> bool:
     return t._device.type == "cpu"
 
 
+def _first_outside_unit(t: Tensor):
+    """The flat index of t's first element outside [0, 1] (a NaN too), or None: none is, or t
+    is on a device (NOTE [ Checks that read values ])."""
+    if not _on_host(t) or not t.numel():
+        return None
+    ok = (t._data >= 0) & (t._data <= 1)
+    return None if bool(ok.all()) else int((~ok).reshape(-1).argmax())
+
+
 def _errstate(t: Tensor):
     """A context in which t's backend computes 0 / 0, 1 / 0 and log(0) without NumPy's
     RuntimeWarning (torch computes them silently). The filter in minitorch/__init__.py covers
@@ -653,15 +662,14 @@ def binary_cross_entropy(
             f"\"binary_cross_entropy\" not implemented for '{_short(input.dtype)}'"
         )
     # written as "not all inside [0, 1]" so that a NaN (a diverged model's output) fails too,
-    # as in torch
-    if _on_host(input) and input.numel():
-        x = input._data
-        if not bool(((x >= 0) & (x <= 1)).all()):
-            raise RuntimeError("all elements of input should be between 0 and 1")
-    if _on_host(target) and target.numel():
-        y = target._data
-        if not bool(((y >= 0) & (y <= 1)).all()):  # class ids 0/1/2 passed as targets, say
-            raise RuntimeError("all elements of target should be between 0 and 1")
+    # as in torch; its kernel checks element by element, the input's value before the
+    # target's, so the first element outside [0, 1] in either (class ids 0/1/2 passed as
+    # targets, say) names the tensor
+    bad_x, bad_y = _first_outside_unit(input), _first_outside_unit(target)
+    if bad_x is not None and (bad_y is None or bad_x <= bad_y):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if bad_y is not None:
+        raise RuntimeError("all elements of target should be between 0 and 1")
     if weight is not None and weight.dtype != input.dtype:
         weight = weight.to(input.dtype)  # torch scales the loss in place: its dtype stays
     if weight is not None and weight.shape != input.shape:

@@ -280,9 +280,10 @@ def multi_head_attention_forward(
         if attn_mask is not None and attn_mask.dtype is not q.dtype:
             _check_mask_dtype(attn_mask, q)
         q = q * math.sqrt(1.0 / head_dim)
-        scores = _ops.bmm(q, k.transpose(-2, -1))
-        if attn_mask is not None:
-            scores = scores + attn_mask
+        if attn_mask is not None:  # one baddbmm, as torch: autocast lowers the mask with q, k
+            scores = _ops.baddbmm(attn_mask, q, k.transpose(-2, -1))
+        else:
+            scores = _ops.bmm(q, k.transpose(-2, -1))
         weights = _ops.softmax(scores, -1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)

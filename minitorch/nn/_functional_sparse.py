@@ -115,6 +115,11 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
         _arg.floating(norm_type, "embedding_renorm_", "norm_type", 4)
     if weight._requires_grad and is_grad_enabled():  # torch's refusals of an in-place change
         _check_autograd_rules(weight)
+    if weight.ndim != 2:
+        raise RuntimeError(
+            f"Expected 2-dimensional tensor, but got {weight.ndim}-dimensional tensor for "
+            "argument #1 'self' (while checking arguments for embedding_renorm_)"
+        )
     with no_grad():
         rows = input.reshape(-1)
         if rows.dtype is not _dtype.int64:  # int32 indices too (index_copy_ wants int64)
@@ -125,12 +130,19 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
                     "(while checking arguments for embedding_renorm_)"
                 )
             rows = rows.long()
+        if rows.numel() == 0:
+            return weight
         try:
             picked = _ops.index_select(weight, 0, rows)
         except IndexError:  # torch's renorm selects row by row, so -n <= index < n is fine
             _check_select_range(rows, weight.shape)
             rows = _ops.where(rows < 0, rows + weight.shape[0], rows)
             picked = _ops.index_select(weight, 0, rows)
+        if not weight.dtype.is_floating_point:  # torch's row.norm(norm_type)
+            raise RuntimeError(
+                "norm(): input dtype should be either floating point or complex. Got "
+                f"{_dtype.scalar_name(weight.dtype)} instead."
+            )
         # torch reads each row's norm (in the weight's dtype) as a double, computes the scale
         # max_norm / (norm + 1e-7) in double, and multiplies the row by it rounded to the
         # weight's dtype (one rounding of the product, also for float16 and bfloat16)

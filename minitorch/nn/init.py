@@ -75,6 +75,8 @@ def _check_uniform_range(a: float, b: float) -> None:
 
 
 def _uniform(tensor, a, b, generator):
+    if not isinstance(tensor, Tensor):  # torch calls tensor.uniform_(a, b) first
+        raise AttributeError(f"'{type(tensor).__name__}' object has no attribute 'uniform_'")
     _check_floating(tensor, "check_uniform_bounds")
     _check_uniform_range(a, b)
     with no_grad():
@@ -400,8 +402,10 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     if rows < cols:
         q = q.T
     tensor.view(rows, cols)  # torch copies through such a view: the same error for a layout
-    q = xp.ascontiguousarray(q).reshape(tuple(tensor.shape)) * gain
-    return _write(tensor, _make(q, tensor.device, False, None))
+    q = xp.ascontiguousarray(q).reshape(tuple(tensor.shape))
+    _write(tensor, _make(q, tensor.device, False, None))
+    with no_grad():  # torch's tensor.mul_(gain) after the copy: its errors for a bad gain
+        return tensor.mul_(gain)
 
 
 def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:

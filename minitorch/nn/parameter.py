@@ -54,7 +54,11 @@ class Parameter(Tensor):
             raise TypeError(
                 f"Parameter(): argument 'data' must be Tensor, not {type(data).__name__}"
             )
-        requires_grad = bool(requires_grad)
+        if requires_grad.__class__ is not bool:  # torch's Tensor._make_subclass's parser
+            raise TypeError(
+                "_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
+                f"{type_name(requires_grad)}"
+            )
         if requires_grad and not data.dtype.is_floating_point:
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"
@@ -388,6 +392,16 @@ class UninitializedTensorMixin:
 
     def detach(self):
         return self  # state_dict() keeps the placeholder itself, as torch's does
+
+    def copy_(self, src, non_blocking=False):
+        """As torch's placeholder, an empty 1-d tensor, copies: another placeholder (a lazy
+        module's state loaded into another) or an empty tensor is a no-op, anything else
+        raises the empty tensor's error; the placeholder stays one."""
+        target = self._empty().requires_grad_(self._requires_grad)
+        target.copy_(
+            src._empty() if isinstance(src, UninitializedTensorMixin) else src, non_blocking
+        )
+        return self
 
     def share_memory_(self):
         raise RuntimeError(

@@ -73,6 +73,7 @@ class Adadelta(Optimizer):
     def step(self, closure=None):
         """v = rho v + (1-rho) g^2;  d = sqrt(u + eps)/sqrt(v + eps) g;  u = rho u + (1-rho) d^2;
         p -= lr d."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

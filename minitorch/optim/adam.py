@@ -117,6 +117,7 @@ class Adam(Optimizer):
     def step(self, closure=None):
         """m = lerp(m, g, 1-b1);  v = b2 v + (1-b2) g^2;
         p -= lr / (1-b1^t) * m / (sqrt(v / (1-b2^t)) + eps)."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

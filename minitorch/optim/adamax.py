@@ -75,6 +75,7 @@ class Adamax(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """m = lerp(m, g, 1-b1), u = max(b2 u, |g| + eps), p -= lr/(1-b1^t) m/u."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

@@ -76,6 +76,7 @@ class ASGD(Optimizer):
     def step(self, closure=None):
         """p = p (1 - lambd eta) - eta g;  ax += mu (p - ax);
         eta = lr / (1 + lambd lr t)^alpha,  mu = 1 / max(1, t - t0)."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         scalar_dtype, f64 = _scalar_dtype(), _dtype.float64
         for group in self.param_groups:

@@ -86,6 +86,7 @@ class NAdam(Optimizer):
     def step(self, closure=None):
         """mu_t = b1 (1 - 0.5 * 0.96^(t psi)); p -= lr [(1-mu_t) g / (1-prod mu)
         + mu_{t+1} m / (1 - prod mu * mu_{t+1})] / (sqrt(v/(1-b2^t)) + eps)."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

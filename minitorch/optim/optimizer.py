@@ -197,6 +197,9 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        # as torch's: the health check's warn-once flag starts set, so only an optimizer
+        # unpickled (its state lacks the flag) can give that warning
+        self._warned_capturable_if_run_uncaptured = True
 
     def __getstate__(self) -> dict[str, Any]:
         return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
@@ -334,6 +337,41 @@ class Optimizer:
     def step(self, closure=None):
         """Performs one optimization step. Mirrors torch.optim.Optimizer.step."""
         raise NotImplementedError
+
+    def _accelerator_graph_capture_health_check(self) -> None:
+        """The check torch's optimizers make at the start of step() (and copies of their code
+        call): a step under CUDA-graph capture needs capturable param groups; a capturable one
+        run without capture warns once, where the flag __init__ sets is missing (an unpickled
+        optimizer). Mirrors torch.optim.Optimizer's method of that name (minitorch never
+        captures, so on a GPU it is the warning only; nothing without one)."""
+        accelerator = minitorch.accelerator.current_accelerator(check_available=True)
+        if accelerator is None:
+            return
+        # (torch reads group["capturable"] only when the flag is missing: a KeyError there for
+        # an optimizer without that hyperparameter, as torch's)
+        if not getattr(self, "_warned_capturable_if_run_uncaptured", False) and all(
+            group["capturable"] for group in self.param_groups
+        ):
+            kind = accelerator.type.upper()
+            warnings.warn(
+                "This instance was constructed with capturable=True or some of all the "
+                "param_groups came with capturable=True, but step() is running without "
+                f"{kind} graph capture. If you never intend to graph-capture this instance, "
+                "capturable=True can impair performance, and you should set capturable=False.",
+                stacklevel=2,
+            )
+            self._warned_capturable_if_run_uncaptured = True
+
+    def _cuda_graph_capture_health_check(self) -> None:
+        """The older name of _accelerator_graph_capture_health_check, which torch keeps for
+        callers (copies of its optimizers) with a DeprecationWarning on each call."""
+        warnings.warn(
+            "Use _accelerator_graph_capture_health_check instead", DeprecationWarning, stacklevel=2
+        )
+        self._accelerator_graph_capture_health_check()
+
+    def _optimizer_step_code(self) -> None:
+        """torch's entry point for its profiler, called after step(); nothing here."""
 
     # --- hooks ---
 
@@ -698,6 +736,20 @@ _differentiable_doc = r"""differentiable (bool, optional): whether autograd reco
             so one can backpropagate through it (slower) (default: False)"""
 _maximize_doc = r"""maximize (bool, optional): step towards larger values of the objective
             instead of smaller ones (default: False)"""
+
+
+def _to_scalar(x):
+    """A 1-element tensor hyperparameter with dimensions as a 0-d tensor (others unchanged).
+    Mirrors torch.optim.optimizer._to_scalar."""
+    if isinstance(x, Tensor) and x.dim() != 0:
+        return x.squeeze()
+    return x
+
+
+def _get_capturable_supported_devices(supports_xla: bool = True) -> list[str]:
+    """The device types a capturable optimizer accepts. Mirrors
+    torch.optim.optimizer._get_capturable_supported_devices."""
+    return list(_CAPTURABLE_DEVICES if supports_xla else _CAPTURABLE_DEVICES[:-1])
 
 
 def _get_value(x):

@@ -78,6 +78,7 @@ class RAdam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         """Adam's moments; the step is rectified by r_t once rho_t > 5, plain momentum before."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

@@ -81,6 +81,7 @@ class RMSprop(Optimizer):
     def step(self, closure=None):
         """v = a v + (1-a) g^2;  avg = sqrt(v - mean(g)^2 if centered else v) + eps;
         p -= lr g/avg (or through the momentum buffer b = m b + g/avg)."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

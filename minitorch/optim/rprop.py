@@ -68,6 +68,7 @@ class Rprop(Optimizer):
     def step(self, closure=None):
         """Where g * prev > 0 the step size grows by etaplus, where < 0 it shrinks by etaminus
         (and that coordinate skips this update); p -= sign(g) * step_size."""
+        self._accelerator_graph_capture_health_check()  # (a warning on a GPU only)
         loss = _closure_loss(closure)
         for group in self.param_groups:
             if group["foreach"]:

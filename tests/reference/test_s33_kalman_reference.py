@@ -404,7 +404,8 @@ def p_chol_errors(lib, dt, rec):
         "chol_order3",
         lambda: lib.linalg.cholesky(lib.tensor([[4.0, 2, 0], [2, 5, 3], [0, 3, 1]], dtype=dt)),
     )
-    rec.err("chol_psd", lambda: lib.linalg.cholesky(lib.ones(3, 3, dtype=dt)))
+    if dt == lib.float64:  # (float32 rounding decides which minor of a singular PSD fails)
+        rec.err("chol_psd", lambda: lib.linalg.cholesky(lib.ones(3, 3, dtype=dt)))
     rec("empty", lib.linalg.cholesky(lib.zeros(0, 3, 3, dtype=dt)).shape)
     # a covariance that lost positive-definiteness by rounding, then repaired with jitter
     v = lib.tensor([1.0, 1.0, 1.0], dtype=dt)
@@ -423,7 +424,8 @@ def p_chol_errors(lib, dt, rec):
     rec.err("solve_sing_b", lambda: lib.linalg.solve(lib.stack([P, P]), v.expand(2, 3)))
     rec("inv_ex_info", lib.linalg.inv_ex(lib.stack([lib.eye(3, dtype=dt), P])).info)
     rec("solve_ex_info", lib.linalg.solve_ex(lib.stack([lib.eye(3, dtype=dt), P]), v).info)
-    rec("cholesky_ex_info_2", lib.linalg.cholesky_ex(P).info)
+    if dt == lib.float64:  # (as chol_psd)
+        rec("cholesky_ex_info_2", lib.linalg.cholesky_ex(P).info)
     # eigen-clipping repair
     w, Vv = lib.linalg.eigh(P)
     Pr = Vv @ lib.diag_embed(w.clamp(min=1e-6)) @ Vv.mT

@@ -38,7 +38,7 @@ from minitorch.nn.modules._hooks import (
     register_module_module_registration_hook,
     register_module_parameter_registration_hook,
 )
-from minitorch.nn.parameter import Buffer, Parameter
+from minitorch.nn.parameter import Buffer, Parameter, is_lazy
 
 __all__ = [
     "Module",
@@ -1281,9 +1281,12 @@ class Module:
                     f"Tensor-like object from checkpoint but received {type(value)}"
                 )
                 continue
-            if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
+            # a placeholder (a lazy module's uninitialised parameter) has no shape to compare:
+            # its module's load hook materialised it already if the checkpoint's value has one
+            lazy = is_lazy(param)
+            if not lazy and param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
                 value = value.reshape(())  # old checkpoints stored scalars as shape [1]
-            if value.shape != param.shape:
+            if not lazy and value.shape != param.shape:
                 error_msgs.append(
                     f"size mismatch for {key}: copying a param with shape {value.shape} from "
                     f"checkpoint, the shape in current model is {param.shape}."

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import warnings
 
+from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch._factories import full
 from minitorch._tensor import Tensor
@@ -105,6 +106,15 @@ class TransformerEncoderLayer(Module):
         )
         src_mask = canonical_mask(src_mask, "src_mask", src)
         x = src
+        if _autocast.state.any_enabled and _fast_path_under_cpu_autocast(self, src):
+            # See NOTE [ The encoder layer's fast path under CPU autocast ]
+            sa = _sa_block(self, self.norm1(x) if self.norm_first else x, src_mask,
+                           src_key_padding_mask, is_causal)  # fmt: skip
+            x = (x + sa).to(sa.dtype)
+            if self.norm_first:
+                return x + _ff_block(self, self.norm2(x), self.dropout2)
+            x = self.norm1(x)
+            return self.norm2(x + _ff_block(self, x, self.dropout2))
         if self.norm_first:
             x = x + _sa_block(self, self.norm1(x), src_mask, src_key_padding_mask, is_causal)
             x = x + _ff_block(self, self.norm2(x), self.dropout2)
@@ -112,6 +122,42 @@ class TransformerEncoderLayer(Module):
             x = self.norm1(x + _sa_block(self, x, src_mask, src_key_padding_mask, is_causal))
             x = self.norm2(x + _ff_block(self, x, self.dropout2))
         return x
+
+
+# NOTE [ The encoder layer's fast path under CPU autocast ]
+# In eval mode without gradients torch runs TransformerEncoderLayer as one native kernel, which
+# it skips under CUDA autocast only. Under CPU autocast its attention gives the autocast dtype
+# and it adds the residual in place (`x.add_(src)`), so the sum is rounded to that dtype and the
+# layer's output has it, where the composed (training) path promotes to float32 at the first
+# residual. minitorch composes both paths and rounds that residual the same way.
+
+
+def _fast_path_under_cpu_autocast(layer, src: Tensor) -> bool:
+    """Whether torch would run layer on src through its native fast path with CPU autocast on
+    (torch's conditions, TransformerEncoderLayer.forward)."""
+    from minitorch import backends
+    from minitorch.autograd.grad_mode import is_grad_enabled
+
+    st = _autocast.state
+    attn = layer.self_attn
+    if (
+        src._device.type != "cpu"
+        or not st.enabled["cpu"]
+        or st.enabled["cuda"]  # torch.is_autocast_enabled(): CUDA's
+        or not backends.mha.get_fastpath_enabled()
+        or src.dim() != 3
+        or layer.training
+        or not attn.batch_first
+        or attn.in_proj_bias is None
+        or not attn._qkv_same_embed_dim
+        or not layer.activation_relu_or_gelu
+        or layer.norm1.eps != layer.norm2.eps
+        or attn.num_heads % 2 == 1
+        or any(m._forward_hooks or m._forward_pre_hooks for m in layer.modules())
+    ):
+        return False
+    tensors = [src, *layer.parameters()]
+    return not (is_grad_enabled() and any(t.requires_grad for t in tensors))
 
 
 class TransformerDecoderLayer(Module):
