@@ -219,3 +219,18 @@ def assert_calls_match(prog, torch):
     want = run_program(prog, torch, rec=Rec())
     got = run_program(prog, minitorch, rec=Rec())
     assert_records_match(want, got, 0.0)
+
+
+def seeded_gen(lib, seed):
+    """A new generator of `lib` seeded with `seed` (the programs draw with one per call)."""
+    return lib.Generator().manual_seed(seed)
+
+
+def seeded_randn(lib, dt, seed, *shape):
+    """lib.randn(*shape) of dtype dt from a generator seeded with `seed`."""
+    return lib.randn(*shape, generator=seeded_gen(lib, seed), dtype=dt)
+
+
+def seeded_rand(lib, dt, seed, *shape):
+    """lib.rand(*shape) of dtype dt from a generator seeded with `seed`."""
+    return lib.rand(*shape, generator=seeded_gen(lib, seed), dtype=dt)

@@ -91,6 +91,9 @@ import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import assert_program_matches
+from tests.reference._programs import seeded_gen as _gen
+from tests.reference._programs import seeded_rand as _rand
+from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
 
@@ -115,18 +118,6 @@ def test_program_matches_torch(name, dt):
 
 
 # --- helpers: the Poincare ball of curvature -c, written as hyptorch writes it ---
-
-
-def _gen(lib, seed):
-    return lib.Generator().manual_seed(seed)
-
-
-def _randn(lib, dt, seed, *shape):
-    return lib.randn(*shape, generator=_gen(lib, seed), dtype=dt)
-
-
-def _rand(lib, dt, seed, *shape):
-    return lib.rand(*shape, generator=_gen(lib, seed), dtype=dt)
 
 
 def _eps(lib, x):

@@ -75,6 +75,8 @@ import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import assert_calls_match, assert_program_matches, run_calls
+from tests.reference._programs import seeded_gen as _gen
+from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
 
@@ -107,18 +109,6 @@ def test_calls_match_torch(name):
 
 
 # --- helpers ---
-
-
-def _gen(lib, seed):
-    return lib.Generator().manual_seed(seed)
-
-
-def _randn(lib, dt, seed, *shape):
-    return lib.randn(*shape, generator=_gen(lib, seed), dtype=dt)
-
-
-def _rand(lib, dt, seed, *shape):
-    return lib.rand(*shape, generator=_gen(lib, seed), dtype=dt)
 
 
 def _env(lib):
