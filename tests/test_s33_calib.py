@@ -233,3 +233,18 @@ def test_linspace_numpy_keyword():
     message = _message(TypeError, lambda: mt.linspace(0.0, 1.0, num=5, dtype=mt.float64))
     assert "got (float, float, dtype=torch.dtype, num=int)" in message
     np.testing.assert_array_equal(mt.linspace(0, 1, 5).numpy(), np.linspace(0, 1, 5, dtype="f4"))
+
+
+@pytest.mark.parametrize(
+    "q, shown", [(2.0, "2"), (1.5, "1.5"), (-0.25, "-0.25"), (3.0000001, "3"), (2, "2")]
+)
+def test_quantile_and_label_smoothing_print_numbers_as_torch(q, shown):
+    """torch prints the double with C++'s default stream format (six significant digits)."""
+    with pytest.raises(RuntimeError) as info:
+        mt.quantile(mt.ones(3), q)
+    assert str(info.value) == f"quantile() q must be in the range [0, 1] but got {shown}"
+    if q < 0:  # a negative label_smoothing means none, in torch too
+        return
+    with pytest.raises(RuntimeError) as info:
+        F.cross_entropy(mt.zeros(2, 3), mt.tensor([0, 1]), label_smoothing=q)
+    assert str(info.value) == f"label_smoothing must be between 0.0 and 1.0. Got: {shown}"

@@ -1159,7 +1159,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     # size, q's dims, the input's dtype and q's
     if scalar_q and not 0 <= q <= 1:
         # (torch's message says quantile() for nanquantile too)
-        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q}")
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {float(q):g}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(
             "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "

@@ -546,7 +546,7 @@ def cross_entropy(
             raise RuntimeError("ignore_index is not supported for floating point target")
     if label_smoothing > 1.0:  # (a negative one means no smoothing, as in torch)
         raise RuntimeError(
-            f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing)}"
+            f"label_smoothing must be between 0.0 and 1.0. Got: {float(label_smoothing):g}"
         )
     if shape == t_shape:
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)

@@ -39,9 +39,8 @@ Found and fixed:
   within one element).
 
 Known and left (documented):
-- quantile(x, 2.0) says "but got 2.0" and cross_entropy(label_smoothing=2.0) "Got: 2.0" where
-  torch prints the double as C++ does ("2"); the old texts are pinned by tests/test_s31_kan.py
-  and tests/nn/test_loss.py (files this helper does not own), so the records use 2.5 / 1.5.
+- (fixed after the helper: quantile's q and cross_entropy's label_smoothing are printed as
+  C++ prints a double, "2" for 2.0, tests/test_s33_calib.py; the records use 2.5 / 1.5.)
 - NumPy's floating-point RuntimeWarnings are silenced by a module filter (minitorch/__init__.py):
   under warnings.simplefilter("always"/"error") (pytest's filterwarnings=error) an op giving
   inf/nan (an ECE's 0 / 0 empty bin) warns or raises where torch is silent; a fix needs errstate
