@@ -228,7 +228,7 @@ class GradScaler:
                 if new_scale.numel() != 1 or new_scale.requires_grad:
                     raise AssertionError(reason)
                 with minitorch.no_grad():
-                    scale.copy_(new_scale.reshape(()))
+                    scale.copy_(new_scale)  # (a 1-element tensor of shape (1,) is refused)
         else:
             found_infs = [
                 flag.to(scale.device, non_blocking=True)

@@ -97,8 +97,11 @@ def test_update_with_a_new_scale():
     scaler.update(2.0)
     assert scaler.get_scale() == 2.0
     scaler.scale(_loss(w))
-    scaler.update(minitorch.tensor([5.0]))
+    scaler.update(minitorch.tensor(5.0))
     assert scaler.get_scale() == 5.0
+    # torch copies the tensor into its 0-d scale: shape (1,) does not broadcast there
+    with pytest.raises(RuntimeError, match=r"output with shape \[\] doesn't match the broadcast"):
+        scaler.update(minitorch.tensor([4.0]))
     with pytest.raises(AssertionError, match="new_scale should be a float"):
         scaler.update(minitorch.tensor([1.0, 2.0]))
 

@@ -48,10 +48,9 @@ Found and fixed:
   string:"; torch names the type, 'gpu'.
 
 Known and left (documented):
-- GradScaler.update(tensor([5.0])) (one element, shape (1,)) sets the scale; torch's copy_ into
-  the 0-d scale raises "output with shape [] doesn't match the broadcast shape [1]".
-  tests/amp/test_grad_scaler.py::test_update_with_a_new_scale asserts minitorch's behaviour, so
-  it is left for that file's owner; the programs pass a 0-d tensor.
+- (fixed after the helper: GradScaler.update(tensor([5.0])) raises torch's "output with shape []
+  doesn't match the broadcast shape [1]", tests/amp/test_grad_scaler.py; the programs pass a
+  0-d tensor.)
 - TransformerEncoder's nested-tensor path (eval, no grad, a key-padding mask) under CPU
   autocast: torch raises "expected scalar type Float but found BFloat16" (its in-place residual
   on nested tensors); minitorch returns the padded result. Not recorded.
