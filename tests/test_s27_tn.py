@@ -148,7 +148,8 @@ def test_lu_unpack_checks_and_extra_pivots():
     )
     assert _err(lambda: torch.lu_unpack(LU, torch.tensor([1, 2, 3]))) == (
         "RuntimeError: torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
-        "torch.int32 dtype."
+        "torch.int32 dtype.\nNote: this function is intended to be used with the output produced "
+        "by torch.linalg.lu_factor"
     )
     assert _err(lambda: torch.lu_unpack(LU, torch.tensor([1, 2], dtype=i32))) == (
         "RuntimeError: pivots passed to lu_unpack must be between 1 and LU.size(-2) inclusive.Did "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import importlib.util
+import os
 import sys
 import types
 
@@ -352,9 +353,22 @@ def _make_mps() -> types.ModuleType:
     return mod
 
 
+_CPU_LEVELS = ("DEFAULT", "AVX2", "AVX512")
+
+
 def get_cpu_capability() -> str:
-    """The widest SIMD level the CPU offers, as torch names it ('AVX512', 'AVX2' or 'DEFAULT').
-    Mirrors torch.backends.cpu.get_cpu_capability; read from NumPy's CPU feature detection."""
+    """The widest SIMD level the CPU offers, as torch names it ('AVX512', 'AVX2' or 'DEFAULT'),
+    capped as torch's by the ATEN_CPU_CAPABILITY environment variable ('default', 'avx2',
+    'avx512'). Mirrors torch.backends.cpu.get_cpu_capability; read from NumPy's CPU feature
+    detection."""
+    level = _detected_cpu_level()
+    cap = os.environ.get("ATEN_CPU_CAPABILITY", "").upper()
+    if cap in _CPU_LEVELS and _CPU_LEVELS.index(cap) < _CPU_LEVELS.index(level):
+        return cap
+    return level
+
+
+def _detected_cpu_level() -> str:
     try:
         from numpy._core._multiarray_umath import __cpu_features__ as features
     except ImportError:  # NumPy < 2

@@ -1324,6 +1324,8 @@ def test_vision_program_vs_torch(prog, dt):
 
     def tol(name, u):
         t = 1e-4 if dt == "float32" or u.dtype == np.float32 else 1e-9
+        if name.startswith("~") and t == 1e-4:  # float32 distances: the CPU's summation order
+            return 1e-3
         return max(t, 1e-7) if name.startswith("~") else t  # sqrt of round-off at zero distance
 
     assert_records_match(want, got, tol, floor=1.0, rel=True)

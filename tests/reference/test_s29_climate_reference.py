@@ -53,10 +53,16 @@ PROGRAMS = [
 ]  # fmt: skip
 
 
+# float32 programs whose last bits follow the CPU's kernels (AVX2 or AVX-512 summation orders,
+# iterated): their float32 tolerance
+_WIDE_FLOAT32 = {"extreme_fit": 0.001}
+
+
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    tol = _WIDE_FLOAT32.get(name) if dt == "float32" else None
+    assert_program_matches(globals()["p_" + name], torch, dt, tol)
 
 
 # --- helpers ---

@@ -108,10 +108,16 @@ PROGRAMS = [
 ]
 
 
+# float32 programs whose last bits follow the CPU's kernels (AVX2 or AVX-512 summation orders,
+# iterated): their float32 tolerance
+_WIDE_FLOAT32 = {"entropy_balance": 0.005}
+
+
 @pytest.mark.parametrize("dt", ["float64", "float32"])
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_program_matches_torch(name, dt):
-    assert_program_matches(globals()["p_" + name], torch, dt)
+    tol = _WIDE_FLOAT32.get(name) if dt == "float32" else None
+    assert_program_matches(globals()["p_" + name], torch, dt, tol)
 
 
 def _data(lib, dt, n=64, d=4, seed=0):
