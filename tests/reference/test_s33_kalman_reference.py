@@ -68,6 +68,8 @@ import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import assert_program_matches
+from tests.reference._programs import seeded_gen as _gen
+from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
 
@@ -90,14 +92,6 @@ def test_program_matches_torch(name, dt):
 
 
 # --- helpers ---
-
-
-def _gen(lib, seed):
-    return lib.Generator().manual_seed(seed)
-
-
-def _randn(lib, dt, seed, *shape):
-    return lib.randn(*shape, generator=_gen(lib, seed), dtype=dt)
 
 
 def _cv_model(lib, dt, dim=2, dt_s=0.1, q=0.05, r=0.2):

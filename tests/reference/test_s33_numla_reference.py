@@ -93,6 +93,7 @@ import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import assert_program_matches
+from tests.reference._programs import seeded_randn as _randn
 
 torch = pytest.importorskip("torch")
 
@@ -116,14 +117,6 @@ def test_program_matches_torch(name, dt):
 
 
 # --- helpers ---
-
-
-def _gen(lib, seed):
-    return lib.Generator().manual_seed(seed)
-
-
-def _randn(lib, dt, seed, *shape):
-    return lib.randn(*shape, generator=_gen(lib, seed), dtype=dt)
 
 
 def _spd(lib, dt, seed, n, shift=None):
