@@ -465,6 +465,8 @@ def _ufunc_at_sorted(xp, ufunc, target, index, values) -> None:
     flat = xp.concatenate([target.reshape(-1), xp.zeros(1, dtype=target.dtype)])
     flat[dest] = ufunc(flat[dest], run)
     target[...] = flat[:size].reshape(target.shape)
+
+
 _default = threading.local()
 _default_base = cpu  # set_default_device; `with device:` blocks stack above it per thread
 
