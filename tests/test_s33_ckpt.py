@@ -38,11 +38,16 @@ def _saved(obj, **kwargs):
 
 
 class _ReadOnly:
+    """A stream with read but no seek (a socket's or an HTTP response's file)."""
+
     def __init__(self, data):
         self._b = io.BytesIO(data)
 
     def read(self, n=-1):
         return self._b.read(n)
+
+    def readinto(self, b):
+        return self._b.readinto(b)
 
 
 class _Unseekable(io.RawIOBase):

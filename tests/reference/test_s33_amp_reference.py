@@ -386,35 +386,25 @@ def p_state_api(lib, dt, rec):
 def p_custom_fn(lib, dt, rec):
     amp = lib.amp
 
-    class MyMM(lib.autograd.Function):
-        @staticmethod
-        @amp.custom_fwd(device_type="cpu")
-        def forward(ctx, a, b):
-            ctx.save_for_backward(a, b)
-            ctx.fwd_state = (lib.is_autocast_enabled("cpu"), a.dtype, b.dtype)
-            return a.mm(b)
+    def mm_function(**fwd_options):  # custom_fwd's cast_inputs, or its default
+        class MyMM(lib.autograd.Function):
+            @staticmethod
+            @amp.custom_fwd(device_type="cpu", **fwd_options)
+            def forward(ctx, a, b):
+                ctx.save_for_backward(a, b)
+                ctx.fwd_state = (lib.is_autocast_enabled("cpu"), a.dtype, b.dtype)
+                return a.mm(b)
 
-        @staticmethod
-        @amp.custom_bwd(device_type="cpu")
-        def backward(ctx, g):
-            a, b = ctx.saved_tensors
-            ctx.bwd_state = (lib.is_autocast_enabled("cpu"), g.dtype)
-            return g.mm(b.t()), a.t().mm(g)
+            @staticmethod
+            @amp.custom_bwd(device_type="cpu")
+            def backward(ctx, g):
+                a, b = ctx.saved_tensors
+                ctx.bwd_state = (lib.is_autocast_enabled("cpu"), g.dtype)
+                return g.mm(b.t()), a.t().mm(g)
 
-    class MyMMf32(lib.autograd.Function):
-        @staticmethod
-        @amp.custom_fwd(device_type="cpu", cast_inputs=lib.float32)
-        def forward(ctx, a, b):
-            ctx.save_for_backward(a, b)
-            ctx.fwd_state = (lib.is_autocast_enabled("cpu"), a.dtype, b.dtype)
-            return a.mm(b)
+        return MyMM
 
-        @staticmethod
-        @amp.custom_bwd(device_type="cpu")
-        def backward(ctx, g):
-            a, b = ctx.saved_tensors
-            ctx.bwd_state = (lib.is_autocast_enabled("cpu"), g.dtype)
-            return g.mm(b.t()), a.t().mm(g)
+    MyMM, MyMMf32 = mm_function(), mm_function(cast_inputs=lib.float32)
 
     a = _randn(lib, 27, 3, 4).requires_grad_(True)
     b = _randn(lib, 28, 4, 2).requires_grad_(True)

@@ -98,6 +98,7 @@ import pytest
 import minitorch
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
 from tests.reference._programs import assert_program_matches
+from tests.test_s33_ckpt import _ReadOnly, _Unseekable  # the streams without seek
 
 torch = pytest.importorskip("torch")
 
@@ -856,10 +857,9 @@ def p_containers(lib, dt, rec, d):
     rec("shared", back["a"][1][0])
 
 
-def p_dtypes(lib, dt, rec, d):
-    path = _dir(lib, d) / "dt.pt"
-    x = _randn(lib, dt, 8, 5)
-    items = {
+def _dtype_items(lib, x):
+    """x in every dtype both libraries save (the floats, the signed and unsigned ints, bool)."""
+    return {
         "f16": x.half(),
         "bf16": x.bfloat16(),
         "f32": x.float(),
@@ -871,6 +871,11 @@ def p_dtypes(lib, dt, rec, d):
         "i64": (x * 100).long(),
         "b": x > 0,
     }
+
+
+def p_dtypes(lib, dt, rec, d):
+    path = _dir(lib, d) / "dt.pt"
+    items = _dtype_items(lib, _randn(lib, dt, 8, 5))
     lib.save(items, path)
     back = lib.load(path)
     for k, v in back.items():
@@ -1394,30 +1399,6 @@ def p_parametrized(lib, dt, rec, d):
         rec(name + ".same", (m2(x) - m(x)).abs().max())
 
 
-class _ReadOnly:
-    """A stream with read but no seek (a socket's or an HTTP response's file)."""
-
-    def __init__(self, data):
-        self._b = io.BytesIO(data)
-
-    def read(self, n=-1):
-        return self._b.read(n)
-
-    def readinto(self, b):
-        return self._b.readinto(b)
-
-
-class _Unseekable(io.RawIOBase):
-    def __init__(self, data):
-        self._b = io.BytesIO(data)
-
-    def readable(self):
-        return True
-
-    def readinto(self, b):
-        return self._b.readinto(b)
-
-
 def p_streams(lib, dt, rec, d):
     """Streams torch.load can and cannot read, and what save writes into."""
     t = _randn(lib, dt, 14, 3)
@@ -1764,16 +1745,7 @@ def p_cross_dtypes(lib, dt, rec, d):
     path = _dir(lib, d) / "dt.pt"
     x = _randn(lib, dt, 25, 6)
     items = {
-        "f16": x.half(),
-        "bf16": x.bfloat16(),
-        "f32": x.float(),
-        "f64": x.double(),
-        "i8": (x * 10).to(lib.int8),
-        "u8": (x.abs() * 10).to(lib.uint8),
-        "i16": (x * 100).short(),
-        "i32": (x * 100).int(),
-        "i64": (x * 100).long(),
-        "b": x > 0,
+        **_dtype_items(lib, x),
         "u16": (x.abs() * 100).to(lib.uint16),
         "u32": (x.abs() * 100).to(lib.uint32),
         "u64": (x.abs() * 100).to(lib.uint64),
