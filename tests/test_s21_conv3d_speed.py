@@ -98,17 +98,20 @@ def test_taps_route_gradients_float64(monkeypatch):
     assert "_col2im_taps" in calls
 
 
-def test_taps_route_no_host_reads_on_strict(monkeypatch):
+def test_device_route_no_host_reads_on_strict(monkeypatch):
+    # a device takes one correlation over the spread input, whatever the size (NOTE [ Fewer
+    # kernel launches on a device ]): not the taps, even where the host would
     from minitorch._backend.strict import count_transfers
 
     monkeypatch.setattr(conv, "TAPS_MIN_BYTES", 0)
     calls = []
     _spy(monkeypatch, "_col2im_taps", calls)
+    _spy(monkeypatch, "_transpose_by_columns", calls)
     torch.manual_seed(0)
     x = torch.randn(2, 4, 5, 6, 5, device="strict", requires_grad=True)
     w = torch.randn(6, 2, 3, 3, 3, device="strict", requires_grad=True)
     with count_transfers() as moved:
         F.conv3d(x, w, padding=1, groups=2).sum().backward()
     assert moved.count == 0
-    assert calls == ["_col2im_taps"]
+    assert calls == ["_transpose_by_columns"]
     assert x.grad.device == torch.device("strict")

@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 
 from minitorch import _memory_format as _mf
-from minitorch._ops._common import opmath_dtype
+from minitorch._ops._common import on_host, opmath_dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.function import Function
 
@@ -270,6 +270,34 @@ def _col2im_taps(xp, wd, xd, groups, stride, dilation, padded):
         xp.matmul(wt[t], xm, out=tmp)
         out[lead + sl] += term
     return out
+
+
+def _transpose_by_columns(xp, xd, wd, groups, stride, dilation, padded):
+    """ConvTranspose as ONE correlation, into (C_out, N, *padded): x spread out by the stride
+    into zeros with a border of d * (k - 1) on each side, its im2col columns times the flipped
+    weight. A device's route: five kernel launches where col2im adds one or two per tap (NOTE
+    [ Fewer kernel launches on a device ]); its columns hold stride ** dims zeros per input."""
+    n, c_in = xd.shape[:2]
+    kernel = wd.shape[2:]
+    nd = len(kernel)
+    c_out_g = wd.shape[1]
+    border = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)]
+    size = tuple(p + b for p, b in zip(padded, border, strict=True))
+    spread = xp.zeros((n, c_in) + size, dtype=xd.dtype)
+    key = tuple(
+        slice(b, b + (i - 1) * s + 1, s)
+        for b, i, s in zip(border, xd.shape[2:], stride, strict=True)
+    )
+    spread[(slice(None), slice(None)) + key] = xd
+    cols, _ = _columns_cm(
+        xp, spread, kernel, (1,) * nd, ((0, 0),) * nd, dilation, groups, out_size=padded
+    )
+    # (groups, C_out/groups, C_in/groups * prod(kernel)): the weight flipped over its taps,
+    # its two channel dims swapped per group, rows in the columns' (channel, tap) order
+    flipped = wd[(slice(None), slice(None)) + (slice(None, None, -1),) * nd]
+    wm = flipped.reshape((groups, c_in // groups, c_out_g) + tuple(kernel))
+    wm = wm.transpose(0, 2, 1, *range(3, 3 + nd)).reshape(groups, c_out_g, -1)
+    return xp.matmul(wm, cols).reshape((groups * c_out_g, n) + tuple(padded))
 
 
 # NOTE [ Depthwise convolution by taps ]
@@ -540,7 +568,9 @@ class ConvTranspose(Function):
         c_out_g = wd.shape[1]
         wm = xp.swapaxes(wd.reshape(groups, c_in // groups, c_out_g * prod(kernel)), -1, -2)
         padded = tuple(o + lo + hi for o, (lo, hi) in zip(out_size, padding, strict=False))
-        if _wide_ok(x, w, stride, dilation, in_size, padded):
+        if not on_host(xp):
+            out = _transpose_by_columns(xp, xd, wd, groups, stride, dilation, padded)
+        elif _wide_ok(x, w, stride, dilation, in_size, padded):
             out = _col2im_wide(xp, wm, xd, groups, kernel, dilation, padded)
         elif groups * c_out_g * prod(kernel) * n * prod(in_size) * xd.itemsize > TAPS_MIN_BYTES:
             out = _col2im_taps(xp, wd, xd, groups, stride, dilation, padded)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _memory_format as _mf
-from minitorch._ops._common import is_floating, opmath_dtype, zeros_of
+from minitorch._ops._common import is_floating, on_host, opmath_dtype, zeros_of
 from minitorch._ops.conv import crop_array, pad_array, prod, taps
 from minitorch._ops.pointwise import mask_gradient
 from minitorch._ops.reduction import _accumulate_dtype
@@ -133,14 +133,17 @@ def _disjoint(geom) -> bool:
 # passes per tap (adaptive_max_pool1d of (1, 316, 316) to 1 took 1.9 ms, torch 0.1 ms). The taps
 # are the per-tap passes' (the first maximum, the last NaN); the values are those at the taps (a
 # tie of -0.0 and 0.0 gives the first one's sign, as torch, where NumPy's maximum kept the last).
+# On a device every window tiling its input is read so, whatever its taps: the per-tap passes
+# are ~12 kernel launches per tap there (NOTE [ Fewer kernel launches on a device ]).
 _TILE_MIN = 16
 
 
-def _tiling(geom) -> bool:
-    """Whether the windows of geom tile their input and hold _TILE_MIN taps or more."""
+def _tiling(geom, xp) -> bool:
+    """Whether the windows of geom tile their input and hold _TILE_MIN taps or more (any number
+    on a device)."""
     kernel, stride, pads, dilation, _ = geom
     return (
-        math.prod(kernel) >= _TILE_MIN
+        (math.prod(kernel) >= _TILE_MIN or not on_host(xp))
         and tuple(kernel) == tuple(stride)
         and all(d == 1 for d in dilation)
         and not any(lo or hi for lo, hi in pads)
@@ -149,9 +152,10 @@ def _tiling(geom) -> bool:
 
 def _tiles(xp, a, geom):
     """The (..., *out, K) array of each window's elements in tap order when the windows of geom
-    tile `a` (an input or a gradient of its shape) and hold _TILE_MIN taps or more, else None."""
+    tile `a` (an input or a gradient of its shape) and hold _TILE_MIN taps or more (any number
+    on a device), else None."""
     kernel, _, _, _, out_size = geom
-    if not _tiling(geom):
+    if not _tiling(geom, xp):
         return None
     n = len(kernel)
     head = a.shape[: a.ndim - n]
@@ -162,12 +166,22 @@ def _tiles(xp, a, geom):
     return a.transpose(order).reshape(head + tuple(out_size) + (math.prod(kernel),))
 
 
+def _at_taps(xp, w, tap):
+    """take_along_axis(w, tap, axis=-1): the (..., 1) elements of the (..., K) array w at the
+    (..., 1) taps. A device's as one take from the flat array (its take_along_axis makes an
+    index array per leading dim: NOTE [ Fewer kernel launches on a device ])."""
+    if on_host(xp):
+        return xp.take_along_axis(w, tap, axis=-1)
+    k = w.shape[-1]
+    return xp.take(w.reshape(-1), xp.arange(0, tap.size * k, k).reshape(tap.shape) + tap)
+
+
 def _tile_argmax(xp, w, floating):
     """(each window's max, its tap) over the last dim of _tiles' array (NOTE [ Tiling max
     pools ]); floating as _argmax_tap's."""
     k = w.shape[-1]
     tap = w.argmax(axis=-1)[..., None]  # the first maximum, or the first NaN
-    best = xp.take_along_axis(w, tap, axis=-1)
+    best = _at_taps(xp, w, tap)
     if floating == "host":
         floating = bool(xp.isnan(best).any())
     if floating:  # a NaN window: its last NaN
@@ -244,7 +258,7 @@ class MaxPoolGrad(Function):
     def kernel(xp, g, tap, geom, in_shape):
         kernel, stride, pads, dilation, out_size = geom
         head, size = _split(in_shape, len(kernel))
-        if math.prod(kernel) >= _TILE_MIN and _tiling(geom):  # NOTE [ Tiling max pools ]
+        if _tiling(geom, xp):  # NOTE [ Tiling max pools ]
             k = math.prod(kernel)
             tiles = mask_gradient(xp, g[..., None], tap[..., None] == xp.arange(k))
             n = len(kernel)
@@ -309,7 +323,7 @@ class TapGather(Function):
         ctx.tap, ctx.geom, ctx.in_shape = tap, geom, in_shape
         tiles = _tiles(xp, a._data, geom)
         if tiles is not None:  # NOTE [ Tiling max pools ]
-            return xp.take_along_axis(tiles, tap[..., None].astype(xp.intp), axis=-1)[..., 0]
+            return _at_taps(xp, tiles, tap[..., None].astype(xp.intp))[..., 0]
         apad = pad_array(xp, a._data, pads)
         lead = (slice(None),) * (apad.ndim - len(kernel))
         out = None
