@@ -166,6 +166,23 @@ def _tiles(xp, a, geom):
     return a.transpose(order).reshape(head + tuple(out_size) + (math.prod(kernel),))
 
 
+_TIE_TAKES_SECOND = {}
+
+
+def _tie_takes_second(xp, dtype) -> bool:
+    """Whether NumPy's maximum returns its second operand where the two are equal (float32 and
+    float64 do, float16 returns the first), read once per dtype: the per-tap max runs over the
+    taps last to first there, so that a tie of -0. and 0. keeps the first tap's sign, as torch's.
+    False on a device (asking would read device data; its tiling windows take _tile_argmax)."""
+    if dtype.kind not in "fV" or not on_host(xp):
+        return False
+    second = _TIE_TAKES_SECOND.get(dtype)
+    if second is None:
+        r = xp.maximum(xp.array([-0.0], dtype), xp.array([0.0], dtype))
+        second = _TIE_TAKES_SECOND[dtype] = not bool(xp.signbit(r.astype("float32"))[0])
+    return second
+
+
 def _at_taps(xp, w, tap):
     """take_along_axis(w, tap, axis=-1): the (..., 1) elements of the (..., K) array w at the
     (..., 1) taps. A device's as one take from the flat array (its take_along_axis makes an
@@ -207,8 +224,9 @@ class _MaxPool:
             best, tap = _tile_argmax(xp, tiles, floating)
         else:
             views = [xpad[lead + sl] for _, sl in taps(geom[0], geom[1], geom[3], geom[4])]
-            best = views[0].copy()
-            for v in views[1:]:
+            order = views[::-1] if _tie_takes_second(xp, xd.dtype) else views
+            best = order[0].copy()
+            for v in order[1:]:  # a tie of -0. and 0. keeps the first tap's sign, as torch's
                 xp.maximum(best, v, out=best)
             tap = None
         if tiles is None and (with_indices or ctx.needs_input_grad[0]):
