@@ -1607,9 +1607,11 @@ def _eye_type_error(*args, **keywords) -> TypeError:
 # The legacy constructors: torch.Tensor(...), torch.FloatTensor(...), Tensor.new(...)
 
 
-def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict, name: str = "new"):
+def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict):
     """torch.Tensor(2, 3) (uninitialised: zero-filled here), Tensor(Size), Tensor(data) (a copy
-    in dtype `dt`), Tensor(tensor) (an alias of its data), Tensor() (empty)."""
+    in dtype `dt`), Tensor(tensor) (an alias of its data), Tensor() (empty). torch's errors
+    name every legacy constructor (torch.FloatTensor too) new()."""
+    name = "new"
     device = kwargs.pop("device", None)
     if kwargs and not args:
         args, kwargs = _legacy_keywords(kwargs)
@@ -1703,7 +1705,7 @@ class _LegacyTensorType(type):
     isinstance(t, torch.FloatTensor) checks the dtype and device type."""
 
     def __call__(cls, *args, **kwargs):
-        return _legacy_new(cls.dtype, cls._device_type, args, dict(kwargs), cls.__name__)
+        return _legacy_new(cls.dtype, cls._device_type, args, dict(kwargs))
 
     @property
     def layout(cls):

@@ -341,7 +341,15 @@ def kaiser_window(
 # --- triangle indices ---
 
 
+_REQUIRED = object()  # row and col: torch's parser names what a call leaves out
+
+
 def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Tensor:
+    if row is _REQUIRED or col is _REQUIRED:
+        from minitorch._ops._parser_errors import missing_arguments
+
+        given = {k: v for k, v in (("row", row), ("col", col)) if v is not _REQUIRED}
+        raise missing_arguments(name, (("row", False), ("col", False)), (), given)
     if row.__class__ is not int or col.__class__ is not int or offset.__class__ is not int:
         from minitorch._ops._common import check_int
 
@@ -375,8 +383,8 @@ def _triangle_indices(name, row, col, offset, dtype, device, lower: bool) -> Ten
 
 
 def tril_indices(
-    row,
-    col,
+    row=_REQUIRED,
+    col=_REQUIRED,
     offset=0,
     *,
     dtype=None,
@@ -392,8 +400,8 @@ def tril_indices(
 
 
 def triu_indices(
-    row,
-    col,
+    row=_REQUIRED,
+    col=_REQUIRED,
     offset=0,
     *,
     dtype=None,

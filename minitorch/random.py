@@ -7,6 +7,7 @@ import contextlib
 import math
 import random as _pyrandom
 import struct
+import threading
 
 import numpy as np
 
@@ -252,6 +253,26 @@ _defaults: dict = {}  # str(device) -> the device's default Generator
 _last_seed = _DEFAULT_SEED
 
 
+class _VmapRandomness(threading.local):
+    """What the vmaps running on this thread ask of draws from Generators passed explicitly
+    (minitorch/func/_vmap.py); the class attributes are each thread's starting values."""
+
+    # a vmap(randomness='error') is running: such a draw is refused before it happens, as
+    # torch's (draws from the default generators are found by their states after func ran)
+    refuses = False
+    # a vmap(randomness='same') is running: {id: _saved_state before its first draw} of such
+    # generators, which it rewinds before each sample (the default ones it forks)
+    same: dict | None = None
+
+
+_vmap_randomness = _VmapRandomness()
+VMAP_RANDOM_ERROR = (
+    "vmap: called random operation while in randomness error mode. Please either use the "
+    "'same' or 'different' randomness flags on vmap or perform the randomness operation out of "
+    "vmap"
+)
+
+
 def generator_for(device: Device, generator: Generator | None = None, op: str = "random"):
     """The generator an op on `device` draws from: the one given, else the device's default."""
     if generator is not None:
@@ -265,6 +286,11 @@ def generator_for(device: Device, generator: Generator | None = None, op: str = 
                 f"Expected a '{device.type}' device type for generator but found "
                 f"'{generator.device.type}'"
             )
+        vr = _vmap_randomness
+        if vr.refuses:
+            raise RuntimeError(VMAP_RANDOM_ERROR)
+        if vr.same is not None and id(generator) not in vr.same:
+            vr.same[id(generator)] = _saved_state(generator)
         return generator
     g = _defaults.get(device._str)  # a str key: hashed once, unlike a Device
     if g is None:
@@ -335,18 +361,20 @@ def fork_rng(
         _restore(saved)
 
 
+def _saved_state(g) -> tuple:
+    """(g, its state or None, its seed, None), what _restore puts back."""
+    state = None
+    if g._rng is not None:  # else nothing was drawn since seeding: the seed is the state
+        try:
+            state = g.get_state()
+        except NotImplementedError:  # a CUDA stream: restarted from its seed
+            pass
+    return (g, state, g._seed, None)  # (4 fields: func/_vmap.py reads them)
+
+
 def _snapshot() -> list:
     """The state of every default generator created so far (fork_rng, checkpointing)."""
-    saved = []
-    for g in list(_defaults.values()):
-        state = None
-        if g._rng is not None:  # else nothing was drawn since seeding: the seed is the state
-            try:
-                state = g.get_state()
-            except NotImplementedError:  # a CUDA stream: restarted from its seed
-                pass
-        saved.append((g, state, g._seed, None))  # (4 fields: func/_vmap.py reads them)
-    return saved
+    return [_saved_state(g) for g in list(_defaults.values())]
 
 
 def _restore(saved: list) -> None:

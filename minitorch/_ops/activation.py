@@ -160,6 +160,9 @@ class Hardtanh(Function):
     """out = clamp(a, lo, hi);  grad_a = 0 where a <= lo or a >= hi, else grad (a NaN a passes
     the gradient, as torch's hardtanh_backward)"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_min_val, _saved_max_val (as torch)
+    _saved_attrs = {"min_val": lambda node: node.bounds[0], "max_val": lambda node: node.bounds[1]}
+
     @staticmethod
     def forward(ctx, a, *, min_val, max_val):
         ctx.save_for_backward(a)
@@ -245,11 +248,15 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def relu6(input, inplace=False):
     """min(max(input, 0), 6). Mirrors torch.nn.functional.relu6."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # int bounds, as torch's (grad_fn._saved_max_val: 6)
 
 
 class LeakyRelu(Function):
     """out = a if a > 0 else slope * a;  grad_a = grad if a > 0 else slope * grad"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_negative_slope (as torch)
+    _saved_attrs = {"negative_slope": "slope"}
+    _saved_shown = {"LeakyReluBackward1": ("negative_slope",)}  # leaky_relu_'s saves its result
 
     @staticmethod
     def forward(ctx, a, *, negative_slope):

@@ -481,18 +481,49 @@ def _keeps_3d(wd) -> bool:
 # --- the Functions ---
 
 
+def _saved_geometry(transposed: bool) -> dict:
+    """grad_fn._saved_stride, _saved_padding, ... of ConvolutionBackward0, as torch's: its
+    padding is the symmetric part (an uneven 'same' pad is applied to the input first there),
+    its output_padding the transposed output's extra size (0 for a direct convolution)."""
+
+    def output_padding(node):
+        stride, padding, dilation, _ = node.geom
+        if not transposed:
+            return (0,) * len(stride)
+        x, w = node._stored_tensors[:2]
+        return tuple(
+            o - ((i - 1) * s - lo - hi + d * (k - 1) + 1)
+            for o, i, s, (lo, hi), d, k in zip(
+                node.out_size, x.shape[2:], stride, padding, dilation, w.shape[2:], strict=True
+            )
+        )
+
+    return {
+        "stride": lambda node: node.geom[0],
+        "padding": lambda node: tuple(min(pair) for pair in node.geom[1]),
+        "dilation": lambda node: node.geom[2],
+        "groups": lambda node: node.geom[3],
+        "transposed": lambda node: transposed,
+        "output_padding": output_padding,
+        "bias_sym_sizes_opt": "bias_sizes",
+    }
+
+
 class Conv(Function):
     """out = sum_{c,k} x_pad[n, c, o*s + k*d] w[f, c, k] (+ b[f]), per group;
     grad_x = ConvTranspose(grad, w),  grad_w = ConvWeight(x, grad),  grad_b = grad summed.
     See NOTE [ Convolution as im2col ]."""
 
     _node_name = "ConvolutionBackward0"
+    _saved_names = ("input", "weight")  # grad_fn._saved_input, ... (as torch)
+    _saved_attrs = _saved_geometry(transposed=False)
 
     @staticmethod
     def forward(ctx, x, w, b, *, stride, padding, dilation, groups):
         xp = ctx.xp
         wd = w._data
         ctx.geom = (stride, padding, dilation, groups)
+        ctx.bias_sizes = (0,) if b is None else tuple(b.shape)
         if _depthwise(x._data, groups):  # NOTE [ Depthwise convolution by taps ]
             ctx.save_for_backward(x, w, None)
             bd = None if b is None else b._data
@@ -541,11 +572,15 @@ class ConvTranspose(Function):
     grad_x = Conv(grad, w),  grad_w = ConvWeight(grad, x),  grad_b = grad summed"""
 
     _node_name = "ConvolutionBackward0"
+    _saved_names = ("input", "weight")  # grad_fn._saved_input, ... (as torch)
+    _saved_attrs = _saved_geometry(transposed=True)
 
     @staticmethod
     def forward(ctx, x, w, b, *, stride, padding, dilation, groups, out_size):
         xp = ctx.xp
         xd, wd = x._data, w._data
+        ctx.bias_sizes = (0,) if b is None else tuple(b.shape)
+        ctx.out_size = out_size
         if groups > 1 and wd.shape[1] == 1:  # NOTE [ Depthwise convolution by taps ]
             ctx.geom = (stride, padding, dilation, groups)
             ctx.save_for_backward(x, w)

@@ -949,7 +949,10 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
             check_partial_overlap(self, o)
         arrays.append(o._data)
     backend = self._device.backend
-    out = kernel(backend, x, *arrays)
+    try:
+        out = kernel(backend, x, *arrays)
+    except ValueError:
+        return False  # shapes that do not broadcast: the general path's RuntimeError
     if out.shape != x.shape:
         return False  # broadcasts self: the general path's error
     backend.xp.copyto(x, out)

@@ -255,6 +255,9 @@ def _outer(a: Tensor, b: Tensor) -> Tensor:
 class Dot(Function):
     """out = sum(a * b) over two vectors;  grad_a = grad * b,  grad_b = grad * a"""
 
+    _saved_names = ("self", "tensor")  # grad_fn._saved_self, _saved_tensor (as torch)
+    _saved_shown = {"VdotBackward0": ()}  # (torch's vdot names them self and other)
+
     @staticmethod
     def forward(ctx, a, b):
         needs = ctx.needs_input_grad  # each kept only for the other's gradient, as torch

@@ -595,12 +595,14 @@ class NllLoss(Function):
             picked = xp.take_along_axis(x, safe[:, None], axis=1)[:, 0]
         w = mask.astype(x.dtype) if weight is None else weight._data[safe] * mask
         # an ignored row weighs 0 even where its log-probability is -inf (a masked padding row)
-        # (0 - p w: an ignored row gives +0, as torch, not -0)
-        loss = 0 - xp.where(mask, picked, 0) * w
+        pw = xp.where(mask, picked, 0) * w
+        loss = 0 - pw  # (the sums below start from 0, as torch's: 0 - 0 is +0)
         ctx.reduction = reduction
         ctx.shape = x.shape
         if reduction == "none":
-            out = loss
+            # a counted row is -(logp w), as torch's kernel writes it: -0. for a log-probability
+            # of 0 (an only valid action); an ignored row +0
+            out = xp.where(mask, -pw, loss)
             total = None
         elif x.dtype.itemsize == 2 and logp._device.type == "cpu":
             # float16/bfloat16 on the CPU: torch's cascade in the half type
@@ -849,7 +851,7 @@ class Linear(Function):
     def backward(ctx, grad):
         x, wt = ctx._stored_tensors
         needs = ctx.needs_input_grad
-        gb = grad.sum(0) if needs[0] else None
+        gb = grad.sum_to_size(grad.shape[1:]) if needs[0] else None  # (torch's sum_to nodes)
         gx, gwt = _linear_grads(grad, x, wt, needs[1], needs[2])
         return gb, gx, gwt
 
@@ -909,7 +911,7 @@ class LinearLaid(Linear):
     def backward(ctx, grad):
         x, wt = ctx._stored_tensors
         needs = ctx.needs_input_grad
-        gb = grad.sum(0) if needs[0] else None
+        gb = grad.sum_to_size(grad.shape[1:]) if needs[0] else None  # (torch's sum_to nodes)
         gx, gwt = _laid_grads(grad, x, wt, needs[1], needs[2], ctx.cols)
         return gb, gx, gwt
 
@@ -1282,6 +1284,13 @@ class LayerNorm(Function):
     """
 
     _node_name = "NativeLayerNormBackward0"
+    _saved_names = ("input", "weight")  # grad_fn._saved_input, ... (as torch)
+    _saved_attrs = {
+        "normalized_shape": "normalized_shape",
+        "bias": lambda node: _ln_saved_stats(node, bias=True),
+        "result1": lambda node: _ln_saved_stats(node)[0],
+        "result2": lambda node: _ln_saved_stats(node)[1],
+    }
 
     @staticmethod
     def forward(ctx, a, w, b, *, k, eps):
@@ -1300,6 +1309,7 @@ class LayerNorm(Function):
         blocked = a._device.type == "cpu"
         out, xhat, rstd = _ln_forward(xp, rows, wd, bd, eps, blocked)
         ctx.xhat, ctx.rstd, ctx.k, ctx.eps, ctx.blocked = xhat, rstd, k, eps, blocked
+        ctx.normalized_shape, ctx.bias = x.shape[x.ndim - k :], b  # for _saved_* only
         ctx.save_for_backward(a, w)
         return out.astype(dt, copy=False).reshape(x.shape)
 
@@ -1367,6 +1377,25 @@ def _ln_half_grad_input(ctx, grad, a, w):
     out += b * x
     out += c
     return out.astype(dt).reshape(a.shape)
+
+
+def _ln_saved_stats(node, bias=False):
+    """LayerNorm node's _saved_bias, or its _saved_result1/_saved_result2 (torch's saved mean
+    and rstd, shaped as the input with the normalized dims kept as 1s, in the input's dtype),
+    recomputed from the saved input when read (introspection only: nothing on the hot path);
+    after backward they raise torch's freed-values error, as the input does."""
+    from minitorch._ops.pointwise_more import rsqrt
+
+    a = node._saved_input  # raises once the saved values are freed
+    if bias:
+        return node.bias
+    dims = tuple(range(a.ndim - len(node.normalized_shape), a.ndim))
+    x = a.detach()
+    x = x.float() if x.dtype in _dtype.HALF_FLOATS else x
+    mean = x.mean(dims, keepdim=True)
+    d = x - mean
+    rstd = rsqrt((d * d).mean(dims, keepdim=True) + node.eps)
+    return mean.to(a.dtype), rstd.to(a.dtype)
 
 
 def _layer_norm_backward_graph(ctx, grad, a, w):

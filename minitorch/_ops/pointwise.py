@@ -1648,6 +1648,11 @@ class Clamp(Function):
     """out = min(max(a, lo), hi);  grad_a = grad where lo <= a <= hi, else 0"""
 
     _node_name = "ClampBackward1"  # torch's numbers to clamp
+    # grad_fn._saved_self, _saved_min, _saved_max (the numbers, None where not given), as torch;
+    # clamp_min's and clamp_max's nodes show their own bound only
+    _saved_names = ("self",)
+    _saved_attrs = {"min": lambda node: node.bounds[0], "max": lambda node: node.bounds[1]}
+    _saved_shown = {"ClampMinBackward0": ("self", "min"), "ClampMaxBackward0": ("self", "max")}
 
     @staticmethod
     def forward(ctx, a, *, min, max):
@@ -1694,6 +1699,8 @@ class ClampTensor(Function):
     """out = min(max(a, lo), hi) with tensor bounds;  the gradient goes to whichever is selected"""
 
     _node_name = "ClampBackward0"  # torch's tensors to clamp
+    _saved_names = ("self", "min", "max")  # grad_fn._saved_min/_max: None where not given
+    _saved_shown = {"ClampMinBackward1": ("self", "min"), "ClampMaxBackward1": ("self", "max")}
 
     @staticmethod
     def forward(ctx, a, lo, hi):
@@ -1860,6 +1867,7 @@ class Where(Function):
     """out = cond ? a : b;  grad_a = grad where cond, grad_b = grad where not cond"""
 
     _edges = (1, 2)  # torch's node lists a and b, not the condition
+    _saved_names = ("condition",)  # grad_fn._saved_condition (as torch)
 
     @staticmethod
     def forward(ctx, cond, a, b):

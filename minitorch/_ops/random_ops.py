@@ -815,7 +815,11 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     if input.ndim == 1:
         idx = idx.reshape(num_samples)
     result = _make(idx, dev, False, None)
-    return result if out is None else write_out(out, result)
+    if out is None:
+        return result
+    if isinstance(out, Tensor) and out._data.shape != idx.shape:
+        out.resize_(idx.shape)  # torch's kernel resizes out itself: no deprecation warning
+    return write_out(out, result)
 
 
 def _check_weights(w, with_replacement: bool):

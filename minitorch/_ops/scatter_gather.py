@@ -6,6 +6,7 @@ import math
 
 from minitorch import _dtype
 from minitorch._ops._common import (
+    check_bool,
     check_int,
     check_tensors,
     is_floating,
@@ -191,6 +192,8 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
+    if sparse_grad.__class__ is not bool:
+        _sparse_grad_error(input, dim, index, sparse_grad)
     _, plan = _plan(input, dim, index, "gather")
     # torch saves the input too (its backward reads only the shape, but the version check is
     # there): a change in place before backward raises (the index is named first)
@@ -206,6 +209,18 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
         check_partial_overlap(out, input, same_ok=False)
         check_partial_overlap(out, index)
     return _maybe_out(result, out)
+
+
+def _sparse_grad_error(input, dim, index, sparse_grad) -> None:
+    """torch's TypeError for a sparse_grad that is no bool: its parser's, so after the errors
+    of the arguments before it (their types), before any check of their values."""
+    try:
+        _plan(input, dim, index, "gather")
+    except TypeError:
+        raise
+    except Exception:  # noqa: BLE001, S110 - a value error: torch's kernel would come later
+        pass
+    check_bool("gather", sparse_grad, "sparse_grad")
 
 
 def _resize_out(out: Tensor, shape: tuple) -> None:

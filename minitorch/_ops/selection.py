@@ -5,6 +5,7 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch._ops._common import (
+    broadcast_pair,
     check_bool,
     check_int,
     check_tensors,
@@ -533,6 +534,7 @@ class MaskedFill(Function):
     where mask"""
 
     _edges = (0,)  # a number value: torch's node lists the input alone
+    _saved_names = ("mask",)  # grad_fn._saved_mask (as torch)
 
     @staticmethod
     def forward(ctx, x, mask, value):
@@ -546,7 +548,8 @@ class MaskedFill(Function):
         from minitorch._ops.pointwise import where
 
         (mask,) = ctx._stored_tensors
-        gx = where(mask, 0.0, grad) if ctx.needs_input_grad[0] else None
+        # masked_fill, as torch's backward: its node (MaskedFillBackward0) lists grad alone
+        gx = masked_fill(grad, mask, 0.0) if ctx.needs_input_grad[0] else None
         gv = where(mask, grad, 0.0).sum() if ctx.needs_input_grad[2] else None
         return gx, None, gv
 
@@ -620,6 +623,12 @@ def masked_fill_(input: Tensor, mask: Tensor, value) -> Tensor:
         _check_leaf(input, "masked_fill_", overlap_ok=True)
         _check_mask(mask, "masked_fill_")
         m = _mask_on(input, mask)._data
+        shape = broadcast_pair(input._data.shape, m.shape)  # torch's TensorIterator errors
+        if shape != input._data.shape:
+            raise RuntimeError(
+                f"output with shape {list(input._data.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
         xp = input._device.backend.xp
         writable(input)[xp.broadcast_to(m, input._data.shape)] = _fill_value(
             input, value, "masked_fill_"

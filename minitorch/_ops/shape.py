@@ -777,7 +777,9 @@ def expand(input: Tensor, sizes) -> Tensor:
     """Broadcasts to `sizes` (-1 keeps a dim) without copying. Mirrors torch.Tensor.expand.
 
     Differences from torch: on the CPU the result is a read-only NumPy view, so writing into it
-    raises (torch raises too, with another message).
+    raises (torch raises too, with another message). A size below -1 for a size-1 dim raises
+    torch's numel overflow error even beside a zero size (where torch makes a tensor with a
+    negative size).
     """
     x = input._data
     sizes = tuple(sizes)
@@ -793,26 +795,32 @@ def expand(input: Tensor, sizes) -> Tensor:
         )
     lead = len(sizes) - x.ndim
     shape = [0] * len(sizes)
+    negative = False
     for i in range(len(sizes) - 1, -1, -1):  # from the last dim, as torch (whose error it names)
         s = sizes[i]
         if i < lead:
-            if s < 0:
+            if s == -1:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
                     f"non-existing dimension {i}"
                 )
+            negative = negative or s < 0  # a new leading dim of -2: torch's numel check
             shape[i] = s
             continue
         have = x.shape[i - lead]
         if s == -1:
             s = have
-        elif have != s and have != 1 or s < 0:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({s}) must match the existing size ({have}) at "
-                f"non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor sizes: "
-                f"{list(x.shape)}"
-            )
+        elif have != s:
+            if have != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({s}) must match the existing size ({have}) "
+                    f"at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  Tensor "
+                    f"sizes: {list(x.shape)}"
+                )
+            negative = negative or s < 0  # a size-1 dim "expanded" to -2
         shape[i] = s
+    if negative:  # torch takes the sizes and its numel check refuses them
+        raise RuntimeError("numel: integer multiplication overflow")
     return Expand.apply(input, shape=tuple(shape))
 
 

@@ -239,6 +239,7 @@ class Unbind(Function):
     """outs = the slices a[i] along dim (views);  grad_a = stack(grads, dim)"""
 
     _is_view = True
+    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -604,6 +605,8 @@ def concatenate(tensors, dim: int = 0, *, out=None) -> Tensor:
 
 class Stack(Function):
     """out = the inputs joined along a new dim;  grad_i = grad.select(dim, i)"""
+
+    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, *tensors, dim):

@@ -18,7 +18,7 @@ from minitorch._ops._common import (
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import at_strides, flatten
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _replay_view
+from minitorch.autograd.function import Function, _replay_view, name_node
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = [
@@ -428,6 +428,12 @@ class Unfold(Function):
     grad_a = the windows' gradients added back where they came from"""
 
     _is_view = True
+    _saved_attrs = {  # grad_fn._saved_dimension, ... (as torch)
+        "dimension": lambda node: node.args[0],
+        "size": lambda node: node.args[1],
+        "step": lambda node: node.args[2],
+        "self_sym_sizes": "in_shape",
+    }
 
     @staticmethod
     def forward(ctx, a, *, dimension, size, step):
@@ -439,7 +445,8 @@ class Unfold(Function):
     @staticmethod
     def backward(ctx, grad):
         pos = _unfold(ctx.xp, _positions(ctx.xp, ctx.in_shape), *ctx.args).copy()
-        return StridedScatterAdd.apply(grad, pos=pos, shape=ctx.in_shape)
+        out = StridedScatterAdd.apply(grad, pos=pos, shape=ctx.in_shape)
+        return name_node(out, "UnfoldBackwardBackward0")  # torch's unfold_backward node
 
 
 def _unfold(xp, x, dim, size, step):
@@ -485,6 +492,8 @@ def _flip_copy(xp, x, dims):
 
 class Flip(Function):
     """out = a reversed along dims (a copy);  grad_a = flip(grad, dims)"""
+
+    _saved_attrs = {"dims": "dims"}  # grad_fn._saved_dims (as torch)
 
     @staticmethod
     def forward(ctx, a, *, dims):
@@ -537,6 +546,13 @@ class Roll(Function):
     """out = a shifted circularly along dims (flattened when dims is None);
     grad_a = roll(grad, -shifts, dims)"""
 
+    # grad_fn._saved_shifts / _saved_dims as torch's: tuples, () for a flattened roll, and a
+    # negative shift read as the unsigned 64-bit number torch's binding shows (-1: 2**64 - 1)
+    _saved_attrs = {
+        "shifts": lambda node: tuple(s % (1 << 64) for s in _as_tuple(node.args[0])),
+        "dims": lambda node: _as_tuple(node.args[1]),
+    }
+
     @staticmethod
     def forward(ctx, a, *, shifts, dims):
         ctx.args = (shifts, dims)
@@ -552,6 +568,10 @@ class Roll(Function):
         shifts, dims = ctx.args
         neg = -shifts if isinstance(shifts, int) else tuple(-s for s in shifts)
         return Roll.apply(grad, shifts=neg, dims=dims)
+
+
+def _as_tuple(v) -> tuple:
+    return () if v is None else (v,) if isinstance(v, int) else tuple(v)
 
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:

@@ -27,6 +27,8 @@ __all__ = ["repeat", "tile", "repeat_interleave", "combinations"]
 class Repeat(Function):
     """out = a tiled `repeats` times along each dim;  grad_a = grad summed over the tiles"""
 
+    _saved_attrs = {"repeats": "repeats", "self_sym_sizes": "in_shape"}  # (as torch)
+
     @staticmethod
     def forward(ctx, a, *, repeats):
         x = a._data

@@ -25,33 +25,37 @@ from minitorch.autograd.graph import GradientEdge
 __all__ = ["backward", "grad"]
 
 
-def _as_tuple(x):
-    if x is None:
-        return ()
+def _as_seq(x):
+    """(x,) for a Tensor or GradientEdge, else tuple(x): how torch reads grad()'s outputs and
+    inputs and backward()'s tensors, so None there is tuple(None)'s TypeError."""
     if isinstance(x, Tensor) or x.__class__ is GradientEdge:
         return (x,)
     return tuple(x)
 
 
-def _root_grads(outputs, grad_outputs, what):
-    """Checks the roots and makes the implicit ones-gradient for scalar outputs. torch's order:
-    the gradients of all outputs first (a non-scalar output needing an implicit one), then the
-    outputs that do not require grad; grad() checks its inputs after."""
+def _as_tuple(x):
+    return () if x is None else _as_seq(x)
+
+
+def _root_grads(outputs, grad_outputs):
+    """Checks the roots and makes the implicit ones-gradient for scalar outputs, in torch's
+    order: torch's _make_grads pairs outputs and given gradients by zip (types, shapes, the
+    implicit gradients), then the engine counts them and refuses an output that does not
+    require grad. grad_outputs: a tuple, or None when no gradient was given."""
+    given = grad_outputs is not None
+    if not given:
+        grad_outputs = (None,) * len(outputs)
     grads = []
-    no_grad_at = None
-    for i, out in enumerate(outputs):
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
         if not isinstance(out, Tensor):
             if out.__class__ is GradientEdge:  # the gradient flowing out of a node's output
-                grads.append(_edge_root_grad(out, grad_outputs, i, what))
+                grads.append(_edge_root_grad(out, grad_outputs, i))
                 continue
-            raise TypeError(f"{what}: expected Tensor outputs, got {type(out).__name__}")
-        g = grad_outputs[i] if i < len(grad_outputs) else None
-        if not out._requires_grad:
-            if no_grad_at is None:
-                no_grad_at = i
-            if g is None:
-                continue
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
+            if not out._requires_grad:
+                grads.append(None)
+                continue
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             d = out._data
@@ -59,12 +63,12 @@ def _root_grads(outputs, grad_outputs, what):
             ones = xp.asarray(1, dtype=d.dtype) if d.ndim == 0 else xp.ones(d.shape, d.dtype)
             g = _make(ones, out._device, False, None)
         elif not isinstance(g, Tensor):
-            raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
+            raise TypeError(_GRAD_TYPE + type(g).__name__)
         elif g._data.shape != out._data.shape:
             raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
-                f"a shape of {out.shape}."
-            )
+                f"Mismatch in shape: grad_output[{grad_outputs.index(g)}] has a shape of "
+                f"{g.shape} and output[{outputs.index(out)}] has a shape of {out.shape}."
+            )  # See NOTE [ Positions by index ]
         elif g._device is not out._device:
             raise RuntimeError(
                 f"invalid gradient at index {i} - expected device {out._device} but got {g._device}"
@@ -76,11 +80,23 @@ def _root_grads(outputs, grad_outputs, what):
         elif g._data.dtype != out._data.dtype:
             g = g.to(out.dtype)  # torch casts a gradient of another dtype, as for node outputs
         grads.append(g)
-    if no_grad_at is not None:
-        raise RuntimeError(
-            f"element {no_grad_at} of tensors does not require grad and does not have a grad_fn"
-        )
+    if given:
+        _check_grad_count(outputs, grad_outputs)
+    for i, out in enumerate(outputs):
+        if out.__class__ is not GradientEdge and not out._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
     return grads
+
+
+# NOTE [ Positions by index ]
+# torch's _make_grads names a mismatched gradient's position by `grad_outputs.index(grad)` and
+# its output's by `outputs.index(out)`: list.index compares each earlier entry by `==`, so an
+# earlier tensor of other values and several elements raises "Boolean value of Tensor with more
+# than one value is ambiguous" (or a broadcasting error) instead, and an earlier equal one is
+# named in its place. minitorch asks the same question, so users get the same answer.
+_GRAD_TYPE = "gradients can be either Tensors or None, but got "
 
 
 def _plain_grad(g: Tensor) -> Tensor:
@@ -93,7 +109,7 @@ def _plain_grad(g: Tensor) -> Tensor:
     return _make(g._data, g._device, False, None)
 
 
-def _edge_root_grad(edge, grad_outputs, i, what):
+def _edge_root_grad(edge, grad_outputs, i):
     """The gradient given for a GradientEdge output, checked against the output's shape and
     dtype where the graph knows them (a leaf's accumulator, a multi-output node); a node with
     one output keeps no record of it, so there the gradient must be given and is taken as is."""
@@ -119,7 +135,7 @@ def _edge_root_grad(edge, grad_outputs, i, what):
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return _make(dev.backend.xp.ones(shape, dtype), dev, False, None)
     if not isinstance(g, Tensor):
-        raise TypeError(f"{what}: gradients must be Tensors or None, got {type(g).__name__}")
+        raise TypeError(_GRAD_TYPE + type(g).__name__)
     if meta is not None:
         shape, dtype, dev = meta
         if g._data.shape != shape:
@@ -161,19 +177,16 @@ def backward(
                 "`backward()`. Please only use `grad_tensors`."
             )
         grad_tensors = grad_variables
-    tensors = _as_tuple(tensors)
+    tensors = _as_seq(tensors)
     if grad_tensors is not None:
         grad_tensors = _as_tuple(grad_tensors)
-        _check_grad_count(tensors, grad_tensors)
-    else:
-        grad_tensors = ()
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        grads = _root_grads(tensors, grad_tensors, "backward")  # the roots' errors first
+        grads = _root_grads(tensors, grad_tensors)  # the roots' errors first
         targets = {}
         for t in inputs:
             if t.__class__ is GradientEdge:  # a leaf's accumulates; a node's only runs it
@@ -186,7 +199,7 @@ def backward(
             targets[_edge(t)] = t
     else:
         targets = None
-        grads = _root_grads(tensors, grad_tensors, "backward")
+        grads = _root_grads(tensors, grad_tensors)
     if create_graph:
         # each leaf's .grad then holds a graph leading back to the leaf (autograd.grad, which
         # fills no .grad, does not warn)
@@ -225,6 +238,7 @@ def grad(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but "
             "got: allow_unused=False."
         )
+    outputs = _as_seq(outputs)  # torch's order: outputs, then inputs
     if type(inputs) is dict:  # torch answers a dict of inputs with a dict of their gradients
         result = grad(
             outputs, tuple(inputs.values()), grad_outputs, retain_graph, create_graph,
@@ -236,13 +250,12 @@ def grad(
             f"`inputs` argument to `grad()` must be a dict, not {type(inputs).__name__}. "
             "Other Mapping types are not supported."
         )
+    inputs = _as_seq(inputs)
     if is_grads_batched:
         return _grad_batched(
             outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
             materialize_grads,
         )
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
     for t in outputs + inputs:  # torch hands grad to Tensor subclasses' __torch_function__
         if t.__class__ is not Tensor and _subclass_dispatches(t):
             return _grad_subclass(
@@ -255,10 +268,6 @@ def grad(
         allow_unused = materialize_grads
     if retain_graph is None:
         retain_graph = create_graph
-    for t in inputs:
-        if t.__class__ is GradientEdge:  # the gradient flowing into a node's input
-            continue
-        _check_input(t)
     if not only_inputs:
         import warnings
 
@@ -269,12 +278,12 @@ def grad(
             FutureWarning,
             stacklevel=2,
         )
-    if grad_outputs is not None:
-        grad_outputs = _as_tuple(grad_outputs)
-        _check_grad_count(outputs, grad_outputs)
-    grads = _root_grads(outputs, _as_tuple(grad_outputs), "grad")
-    for t in inputs:  # after the outputs' checks, as torch
-        if t.__class__ is not GradientEdge and not t._requires_grad:
+    grads = _root_grads(outputs, None if grad_outputs is None else _as_tuple(grad_outputs))
+    for t in inputs:  # after the outputs' checks, each input's type and then its requires_grad
+        if t.__class__ is GradientEdge:  # the gradient flowing into a node's input
+            continue
+        _check_input(t)
+        if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     edges = [tuple(t) if t.__class__ is GradientEdge else _edge(t) for t in inputs]
     capture = dict.fromkeys(edges)
@@ -334,15 +343,20 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
 
     outs = _as_tuple(outputs)
     gos = (None,) * len(outs) if grad_outputs is None else _as_tuple(grad_outputs)
-    _check_grad_count(outs, gos)
-    batched = []  # torch's checks, in its order: each grad_output's first entry, then its vmap's
-    for i, (o, g) in enumerate(zip(outs, gos, strict=True)):
+    # torch's checks, in its order: each grad_output's first entry (paired by zip), then its
+    # vmap's, then the engine's count (torch's vjp runs inside the vmap)
+    batched = []
+    for o, g in zip(outs, gos, strict=False):
+        if not isinstance(o, Tensor) and o.__class__ is not GradientEdge:
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
             if o.__class__ is not GradientEdge and o.requires_grad:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 batched.append(o)  # torch batches its implicit (0-dim) one: vmap refuses it
             continue
+        if not isinstance(g, Tensor):
+            raise TypeError(_GRAD_TYPE + type(g).__name__)
         if g.ndim == 0:  # (torch: the IndexError of g[0]; tests/autograd/test_engine.py pins this)
             raise RuntimeError(
                 "grad(): with is_grads_batched=True, every grad_output needs the same batch size "
@@ -354,10 +368,10 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "
                 f"expected to match the shape of corresponding output, but a mismatch was "
-                f"detected: grad_output[{i}] has a shape of {Size(first.shape[1:])} and "
-                f"output[{i}] has a shape of {o.shape}. If you only want some tensors in "
-                "`grad_output` to be considered batched, consider using vmap."
-            )
+                f"detected: grad_output[{gos.index(g)}] has a shape of {Size(first.shape[1:])} "
+                f"and output[{outs.index(o)}] has a shape of {o.shape}. If you only want some "
+                "tensors in `grad_output` to be considered batched, consider using vmap."
+            )  # See NOTE [ Positions by index ]
         batched.append(g)
     for g in batched:
         if g.ndim == 0:
@@ -374,6 +388,7 @@ def _grad_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, all
         )
     if not sizes:
         raise IndexError("list index out of range")  # torch's vmap, given nothing to batch
+    _check_grad_count(outs, gos)
     n = sizes[0]
     if retain_graph is None:
         retain_graph = create_graph
@@ -984,12 +999,11 @@ def _dtype_of(np_dtype):
 
 
 def _unbroadcast(g: Tensor, shape, node, i) -> Tensor:
-    """Sums a gradient of a broadcast result back to the input's shape (differentiably)."""
-    lead, ones = _broadcast_dims(g._data.shape, shape, node, i)
-    if not ones:
-        return g.sum(dim=tuple(range(lead)))  # only leading dims were added: one op
-    g = g.sum(dim=tuple(range(lead)) + ones, keepdim=True)
-    return g.reshape(shape) if g._data.shape != shape else g
+    """Sums a gradient of a broadcast result back to the input's shape (differentiably), with
+    torch's nodes (at::sum_to's, as sum_to_size: a keepdim sum viewed to drop leading dims, a
+    full sum for a 0-d input), which a graph of gradients (create_graph) shows."""
+    _broadcast_dims(g._data.shape, shape, node, i)  # (torch's error where it cannot be)
+    return g.sum_to_size(shape)
 
 
 def _broadcast_dims(gshape, shape, node, i):

@@ -9,7 +9,7 @@ import weakref
 from collections import OrderedDict
 
 from minitorch._backend import default_device
-from minitorch._dtype import _SCALAR_NAMES
+from minitorch._dtype import _REGISTERED_TYPES, _SCALAR_NAMES
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import INFERENCE_SAVE_MESSAGE, InferenceVersion, no_grad, state
 
@@ -151,7 +151,7 @@ class Node:
         # attributes such as pow's exponent, or functions of the node)
         if name.startswith("_raw_saved_"):  # torch's SavedTensor of _saved_<name>
             names = getattr(type(self)._fn, "_saved_names", ())
-            if name[11:] in names:
+            if name[11:] in names and _saved_shown(self, name[11:]):
                 from minitorch.autograd.graph import SavedTensor
 
                 raw = self.__dict__.setdefault("_raw_saved", {})
@@ -159,7 +159,7 @@ class Node:
                 if key not in raw:
                     raw[key] = SavedTensor(self, key)
                 return raw[key]
-        if name.startswith("_saved_"):
+        if name.startswith("_saved_") and _saved_shown(self, name[7:]):
             fn = type(self)._fn
             key = name[7:]
             names = getattr(fn, "_saved_names", ())
@@ -180,8 +180,9 @@ class Node:
         # lists the _saved_<name> / _raw_saved_<name> attributes __getattr__ answers, as dir()
         # lists torch's (graph drawers such as torchviz's make_dot(show_saved=True) find them so)
         fn = type(self)._fn
-        names = getattr(fn, "_saved_names", ())
-        extra = [f"_saved_{n}" for n in (*names, *getattr(fn, "_saved_attrs", {}))]
+        names = [n for n in getattr(fn, "_saved_names", ()) if _saved_shown(self, n)]
+        attrs = [n for n in getattr(fn, "_saved_attrs", {}) if _saved_shown(self, n)]
+        extra = [f"_saved_{n}" for n in (*names, *attrs)]
         return sorted({*super().__dir__(), *extra, *(f"_raw_saved_{n}" for n in names)})
 
     # --- the ctx API (torch.autograd.function.FunctionCtx) ---
@@ -378,6 +379,10 @@ class _Handle(RemovableHandle):
         self._hooks, self.id = state
         self._hooks_ref = self._hooks
 
+    def __repr__(self) -> str:  # torch's handles are RemovableHandles (the class keeps its name
+        # and module for pickle, which finds a class by them)
+        return f"<{RemovableHandle.__module__}.RemovableHandle object at {id(self):#x}>"
+
 
 _Handle.__name__ = "RemovableHandle"  # as torch's handles print (pickled as _Handle still)
 
@@ -521,6 +526,16 @@ def _leaf_requires_grad(t: Tensor, value: bool) -> None:
         acc._hooked = False
 
 
+def _saved_shown(node, key: str) -> bool:
+    """Whether node answers _saved_<key>: a Function whose nodes take several of torch's names
+    (Clamp's ClampMinBackward0 saves no max) lists each name's keys in _saved_shown."""
+    shown = getattr(type(node)._fn, "_saved_shown", None)
+    if shown is None:
+        return True
+    keys = shown.get(type(node).__name__)
+    return keys is None or key in keys
+
+
 def _first_modified(node, entry):
     """Of node's saved tensors changed in place, the one torch's backward reports (an error
     path). torch's generated nodes unpack, so version-check, their saved inputs and then their
@@ -570,6 +585,10 @@ def _raise_modified(node, kind, obj, current, version, nr):
         device = _array_device_type(node)
     if device == "meta":
         name = f"Meta{name[len('torch.') : -len('Tensor')]}Type"
+    elif getattr(obj.dtype, "name", None) not in _REGISTERED_TYPES:
+        # no legacy tensor class (bool, bfloat16, ...): torch names the backend type
+        backend = "CUDA" if device == "cuda" else "CPU"
+        name = f"{backend}{name[len('torch.') : -len('Tensor')]}Type"
     elif device == "cuda":
         name = f"torch.cuda.{name[len('torch.') :]}"
     raise RuntimeError(

@@ -19,10 +19,8 @@ class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with concentrations concentration1 (alpha) and
     concentration0 (beta).
 
-    Mirrors torch.distributions.Beta.
-
-    Differences from torch: rsample() gradients come from the underlying Dirichlet's (see its
-    docstring), so per-sample gradients differ from torch's while their expectations agree."""
+    Mirrors torch.distributions.Beta; rsample() draws and differentiates through the
+    underlying Dirichlet (torch's gradient; see its docstring)."""
 
     arg_constraints = {
         "concentration1": constraints.positive,

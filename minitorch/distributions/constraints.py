@@ -109,12 +109,19 @@ class _IndependentConstraint(Constraint):
     """`base` with its `reinterpreted_batch_ndims` rightmost dims treated as one event."""
 
     def __init__(self, base_constraint, reinterpreted_batch_ndims: int):
+        # torch's checks raise AssertionError with these texts
         if not isinstance(base_constraint, Constraint):
-            raise TypeError("IndependentConstraint: base_constraint must be a Constraint")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(
-                "IndependentConstraint: reinterpreted_batch_ndims must be a non-negative int, "
-                f"got {reinterpreted_batch_ndims!r}"
+            raise AssertionError(
+                f"base_constraint must be a Constraint, got {type(base_constraint).__name__}"
+            )
+        if not isinstance(reinterpreted_batch_ndims, int):
+            raise AssertionError(
+                "reinterpreted_batch_ndims must be an int, got "
+                f"{type(reinterpreted_batch_ndims).__name__}"
+            )
+        if reinterpreted_batch_ndims < 0:
+            raise AssertionError(
+                f"reinterpreted_batch_ndims must be >= 0, got {reinterpreted_batch_ndims}"
             )
         self.base_constraint = base_constraint
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims

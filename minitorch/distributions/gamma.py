@@ -82,8 +82,24 @@ class StandardGamma(Function):
         x64 = ctx.sample.astype("float64")
         with _quiet(xp):
             d = _standard_gamma_grad(xp, digamma, a64, x64)
-        dxda = _make(d.astype(a._data.dtype, copy=False), a._device, False, None)
-        return grad * dxda
+        # (a node of a under create_graph: a second derivative raises, as torch's)
+        return grad * _StandardGammaGrad.apply(a, value=d.astype(a._data.dtype, copy=False))
+
+
+class _StandardGammaGrad(Function):
+    """out = d sample / d a, computed by _StandardGamma's backward (torch's
+    _standard_gamma_grad(a, sample)); torch implements no derivative of it, so its backward
+    raises torch's NotImplementedError rather than treat the factor as a constant."""
+
+    _node_name = "StandardGammaGradBackward0"
+
+    @staticmethod
+    def forward(ctx, a, *, value):
+        return value
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
 
 
 class _quiet:
@@ -182,7 +198,9 @@ class Gamma(_Elementwise, ExponentialFamily):
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         value = _rsample_standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        return value.clamp(min=minitorch.finfo(value.dtype).tiny)
+        # as torch: clamped in place through a detached alias, so the graph ends in the division
+        value.detach().clamp_(min=minitorch.finfo(value.dtype).tiny)
+        return value
 
     def log_prob(self, value):
         # as torch: the value takes the parameters' dtype (float16 Gamma: float16 log_prob), and

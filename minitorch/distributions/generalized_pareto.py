@@ -58,8 +58,10 @@ class GeneralizedPareto(_Elementwise):
             self._validate_sample(value)
         z = self._z(value)
         at_zero, c = self._shape_or_one()
-        log_scale = self.scale.log()
-        return minitorch.where(at_zero, -log_scale - z, -log_scale - (1 + 1 / c) * (c * z).log1p())
+        # as torch: (1 + 1/c) log1p(c z) is taken as 0 where 1 + 1/c is (c = -1, no 0 * -inf)
+        y = 1 / c + minitorch.ones_like(z)
+        nonzero = minitorch.where(y == 0, y, y * (c * z).log1p())
+        return -self.scale.log() - minitorch.where(at_zero, z, nonzero)
 
     def log_survival_function(self, value):
         """log P(X > value)."""
@@ -79,8 +81,9 @@ class GeneralizedPareto(_Elementwise):
     def icdf(self, value):
         at_zero, c = self._shape_or_one()
         tail = minitorch.log1p(-value)
-        z = minitorch.where(at_zero, -tail, (-c * tail).expm1() / c)
-        return self.loc + self.scale * z
+        # torch's expressions, so its roundings and its graph (a where of the two branches)
+        nonzero = self.loc + self.scale / c * minitorch.expm1(-c * tail)
+        return minitorch.where(at_zero, self.loc - self.scale * tail, nonzero)
 
     @property
     def mean(self):
@@ -101,4 +104,4 @@ class GeneralizedPareto(_Elementwise):
         return minitorch.where(valid, var, float("nan"))
 
     def entropy(self):
-        return self.scale.log() + self.concentration + 1
+        return minitorch.broadcast_to(self.scale.log() + self.concentration + 1, self.batch_shape)

@@ -106,8 +106,7 @@ class MixtureSameFamily(Distribution):
         return (log_prob_x + log_mix_prob).logsumexp(-1)  # [S, B]
 
     def sample(self, sample_shape=()):
-        sample_shape = Size(sample_shape)
-        with minitorch.no_grad():
+        with minitorch.no_grad():  # as torch: len() of the sample shape as given
             gather_dim = len(sample_shape) + len(self.batch_shape)
             es = tuple(self.event_shape)
             mix_sample = self.mixture_distribution.sample(sample_shape)  # [S, B]

@@ -6,7 +6,6 @@ import math
 import numbers
 
 import minitorch
-from minitorch._backend import cpu
 from minitorch._tensor import Size
 from minitorch.distributions import constraints
 from minitorch.distributions.distribution import Distribution
@@ -71,12 +70,11 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def sample(self, sample_shape=()):
-        # torch's sample (torch.normal) rejects a negative or nan scale even with
-        # validate_args=False; checked on the CPU only, where it needs no device read
-        scale = self.scale._data
-        if self.scale._device is cpu and not (scale >= 0).all():
-            raise RuntimeError("normal expects all elements of std >= 0.0")
-        return super().sample(sample_shape)
+        # as torch: torch.normal of the expanded parameters, so a negative or nan scale is
+        # refused even with validate_args=False, and a bad sample_shape gets expand's error
+        shape = self._extended_shape(sample_shape)
+        with minitorch.no_grad():
+            return minitorch.normal(self.loc.expand(shape), self.scale.expand(shape))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)

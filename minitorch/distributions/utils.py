@@ -134,8 +134,8 @@ def vec_to_tril_matrix(vec, diag: int = 0):
     n = (-b + (b * b + 8 * m + 4 * abs(diag) * (diag + 1)) ** 0.5) / 2
     if round(n) - n > minitorch.finfo(vec.dtype).eps:
         raise ValueError(
-            f"vec_to_tril_matrix: the size of the last dimension is {m}, which cannot be "
-            "expressed as the lower triangular part of a square D x D matrix"
+            f"The size of last dimension is {m} which cannot be expressed as the lower "
+            "triangular part of a square D x D matrix."
         )
     n = round(n)
     mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))

@@ -31,10 +31,11 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
     Differences from torch: minitorch has no batching rules, so func runs once per index of the
     mapped dimension (a Python loop) and the results are stacked; the numbers are the same, the
     cost grows with the batch. Consequences: `chunk_size` changes nothing but is validated;
-    randomness='error' sees random ops by the default generators' states once func has run
-    (raising then, with the generators put back), so draws from a Generator passed explicitly,
-    or from a CUDA default stream, are not refused; 'same' replays the generator state for every
-    sample (same values, not torch's stream); 'different' makes each sample's draws in turn
+    randomness='error' refuses a draw from a Generator passed explicitly before it happens, as
+    torch does, but sees draws from the default generators by their states once func has run
+    (raising then, with the generators put back), so a CUDA default stream's are not refused;
+    'same' replays the states of the default generators and of Generators passed explicitly for
+    every sample (same values, not torch's stream); 'different' makes each sample's draws in turn
     where torch makes each random op's draw once for the whole batch, so its numbers are
     torch's only where that order gives the same stream (one uniform-type op per sample, or
     normal draws of fewer than 16 numbers in all); an output with out_dims=None is refused when the
@@ -138,8 +139,10 @@ def _batched_inputs(func, in_dims, args):
                 f"{where}: Got in_dim={d} for some input, but that input is a Tensor of "
                 f"dimensionality {n} so expected in_dim to satisfy -{n} <= in_dim < {n}."
             )
-        flat_dims[i] = d % n
-    sizes = [a.shape[d] for a, d in zip(flat_args, flat_dims, strict=True) if d is not None]
+        if d < 0:
+            flat_dims[i] = d % n
+    # size(d), as torch asks: an in_dim of True is refused there (an int to the checks above)
+    sizes = [a.size(d) for a, d in zip(flat_args, flat_dims, strict=True) if d is not None]
     if not sizes:
         raise ValueError("vmap: Expected at least one Tensor to vmap over")
     if any(s != sizes[0] for s in sizes):
@@ -177,6 +180,12 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
     # Every sample may walk a graph made before this call (autograd.grad(y, x, v) per v): it is
     # freed once they all have (NOTE [ Graphs shared by vmap's samples ] in autograd/engine.py).
     loop = enter_sample_loop()
+    rnd = minitorch.random
+    vr = rnd._vmap_randomness
+    refusing = vr.refuses  # an enclosing vmap's 'error' holds too
+    vr.refuses = refusing or randomness == "error"
+    outer_same = vr.same
+    same = vr.same = {} if randomness == "same" else outer_same
     try:
         if batch == 0:
             sample = _zeros_sample(flat_args, flat_dims, spec)
@@ -185,13 +194,21 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
             outputs = []
             for i in range(batch):
                 sample = _sample(flat_args, flat_dims, spec, i)
+                if randomness == "same":
+                    # Replay the generators for every sample; the last one leaves them advanced:
+                    # the default ones forked, the explicit ones rewound to their first draw.
+                    rnd._restore(list(same.values()))
                 if randomness == "same" and i < batch - 1:
-                    # Replay the generators for every sample; the last one leaves them advanced.
-                    with minitorch.random.fork_rng():
+                    with rnd.fork_rng():
                         outputs.append(call_transformed_with(_VMAP, func, *sample, **kwargs))
                 else:
                     outputs.append(call_transformed_with(_VMAP, func, *sample, **kwargs))
     finally:
+        vr.refuses = refusing
+        if outer_same is not None and same is not outer_same:
+            for k, v in same.items():  # an enclosing 'same' rewinds them too
+                outer_same.setdefault(k, v)
+        vr.same = outer_same
         exit_sample_loop(loop)
     if rng_before is not None:
         _check_no_random_op(rng_before)
@@ -212,11 +229,7 @@ def _check_no_random_op(before: list) -> None:
         prev = old.get(id(g))
         if _state_bytes(state) != _state_bytes(prev):
             minitorch.random._restore(before)
-            raise RuntimeError(
-                "vmap: called random operation while in randomness error mode. Please either use "
-                "the 'same' or 'different' randomness flags on vmap or perform the randomness "
-                "operation out of vmap"
-            )
+            raise RuntimeError(minitorch.random.VMAP_RANDOM_ERROR)
 
 
 def _state_bytes(state):

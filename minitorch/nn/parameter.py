@@ -171,14 +171,16 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
 _UNINITIALIZED = (
     "Attempted to use an uninitialized parameter in {}. This error happens when you are using a "
-    "`LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedParameter` "
+    "`LazyModule` or explicitly manipulating `torch.nn.parameter.{}` "
     "objects. When using LazyModules Call `forward` with a dummy batch to initialize the "
     "parameters before calling torch functions"
 )
 
 
-def _refuse(what: str):
-    raise ValueError(_UNINITIALIZED.format(what))
+def _refuse(what: str, cls_name: str = "UninitializedParameter"):
+    # torch names the placeholder's class (its __torch_function__'s cls): a buffer's is
+    # UninitializedBuffer
+    raise ValueError(_UNINITIALIZED.format(what, cls_name))
 
 
 class _NoData:
@@ -302,7 +304,7 @@ def _refusing(name: str):
     what = f"<method '{_op_name(name)}' of 'minitorch._C.TensorBase' objects>"
 
     def method(self, *args, **kwargs):
-        _refuse(what)
+        _refuse(what, type(self).__name__)
 
     method.__name__ = name
     return method

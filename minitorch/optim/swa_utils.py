@@ -53,37 +53,44 @@ def get_swa_avg_fn():
     return swa_update
 
 
+def _floating_or_complex(t: Tensor) -> bool:
+    return minitorch.is_floating_point(t) or minitorch.is_complex(t)
+
+
 def get_ema_multi_avg_fn(decay=0.999):
-    """The EMA as an in-place update of lists of tensors (torch's foreach form, as a loop)."""
+    """The EMA as an in-place update of lists of tensors of one dtype (a group of
+    AveragedModel's), by _foreach_lerp_ for float ones, as torch writes it: given as avg_fn
+    (tensors, not lists) it fails as torch's does."""
     _check_decay(decay)
 
     @no_grad()
     def ema_update(ema_param_list, current_param_list, _) -> None:
-        for p_ema, p_model in zip(ema_param_list, current_param_list, strict=True):
-            if p_ema.dtype.is_floating_point:
-                p_ema.lerp_(p_model, 1 - decay)
-            else:
+        if _floating_or_complex(ema_param_list[0]):
+            minitorch._foreach_lerp_(ema_param_list, current_param_list, 1 - decay)
+        else:
+            for p_ema, p_model in zip(ema_param_list, current_param_list, strict=True):
                 p_ema.copy_(p_ema * decay + p_model * (1 - decay))
 
     return ema_update
 
 
 def get_swa_multi_avg_fn():
-    """The running mean as an in-place update of lists of tensors.
-
-    Differences from torch: integer tensors (e.g. BatchNorm's num_batches_tracked with
-    AveragedModel(use_buffers=True)) are averaged and truncated; torch raises RuntimeError
-    ("Integer division with addcdiv is no longer supported") for them.
-    """
+    """The running mean as an in-place update of lists of tensors of one dtype, as torch
+    writes it: _foreach_lerp_ for float ones, _foreach_addcdiv_ for integer ones (which
+    refuses them, as torch's: BatchNorm's num_batches_tracked with use_buffers=True)."""
 
     @no_grad()
     def swa_update(averaged_param_list, current_param_list, num_averaged) -> None:
-        weight = 1 / (num_averaged + 1)  # a float32 tensor for a tensor count, as in torch
-        for p_avg, p_model in zip(averaged_param_list, current_param_list, strict=True):
-            if p_avg.dtype.is_floating_point:
-                p_avg.lerp_(p_model, weight)
+        if _floating_or_complex(averaged_param_list[0]):
+            weight = 1 / (num_averaged + 1)  # a float32 tensor for a tensor count, as in torch
+            minitorch._foreach_lerp_(averaged_param_list, current_param_list, weight)
+        else:
+            diffs = minitorch._foreach_sub(current_param_list, averaged_param_list)
+            if isinstance(num_averaged, Tensor):
+                counts = [num_averaged + 1] * len(averaged_param_list)
+                minitorch._foreach_addcdiv_(averaged_param_list, diffs, counts)
             else:
-                p_avg.copy_(p_avg + (p_model - p_avg) * weight)
+                minitorch._foreach_add_(averaged_param_list, diffs, alpha=1.0 / (num_averaged + 1))
 
     return swa_update
 
@@ -137,10 +144,12 @@ class AveragedModel(Module):
     @no_grad()
     def update_parameters(self, model: Module) -> None:
         """Folds `model`'s current values into the average."""
-        averaged = [p.detach() for p in self._tensors(self.module)]
-        current = [
-            p.detach().to(a.device) for a, p in zip(averaged, self._tensors(model), strict=False)
-        ]
+        # as many pairs as the shorter model has tensors, as torch's zip pairs them
+        pairs = zip(self._tensors(self.module), self._tensors(model), strict=False)
+        averaged, current = [], []
+        for a, p in pairs:
+            averaged.append(a.detach())
+            current.append(p.detach().to(a.device))
         if averaged and self.n_averaged.device.type == "cpu":
             # host memory: read the count as torch does, so the first call only copies and
             # avg_fn / multi_avg_fn first see n = 1 (a user's 1 / n works)

@@ -140,7 +140,7 @@ class Hardtanh(Module):
             import warnings
 
             warnings.warn(
-                "keyword argument `min_value` is deprecated and rename to `min_val`",
+                "keyword argument `min_value` is deprecated and renamed to `min_val`",
                 FutureWarning,
                 stacklevel=2,
             )
@@ -149,7 +149,7 @@ class Hardtanh(Module):
             import warnings
 
             warnings.warn(
-                "keyword argument `max_value` is deprecated and rename to `max_val`",
+                "keyword argument `max_value` is deprecated and renamed to `max_val`",
                 FutureWarning,
                 stacklevel=2,
             )
@@ -157,9 +157,10 @@ class Hardtanh(Module):
         self.min_val = min_val
         self.max_val = max_val
         self.inplace = inplace
-        assert self.max_val > self.min_val, (
-            f"Hardtanh: max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
-        )
+        if self.max_val <= self.min_val:  # (a NaN bound passes, as in torch)
+            raise AssertionError(
+                f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})"
+            )
 
     def forward(self, input: Tensor) -> Tensor:
         return F.hardtanh(input, self.min_val, self.max_val, self.inplace)

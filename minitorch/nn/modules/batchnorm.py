@@ -143,7 +143,7 @@ class BatchNorm1d(_BatchNorm):
     """Batch normalisation of (N, C) or (N, C, L) inputs. Mirrors torch.nn.BatchNorm1d."""
 
     def _check_input_dim(self, input: Tensor) -> None:
-        if input.ndim not in (2, 3):
+        if input.dim() not in (2, 3):  # dim(): a non-tensor fails as in torch
             raise ValueError(f"expected 2D or 3D input (got {input.ndim}D input)")
 
 
@@ -151,7 +151,7 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation of (N, C, H, W) inputs. Mirrors torch.nn.BatchNorm2d."""
 
     def _check_input_dim(self, input: Tensor) -> None:
-        if input.ndim != 4:
+        if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.ndim}D input)")
 
 
@@ -159,7 +159,7 @@ class BatchNorm3d(_BatchNorm):
     """Batch normalisation of (N, C, D, H, W) inputs. Mirrors torch.nn.BatchNorm3d."""
 
     def _check_input_dim(self, input: Tensor) -> None:
-        if input.ndim != 5:
+        if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
 
 
@@ -189,7 +189,7 @@ class SyncBatchNorm(_BatchNorm):
         self.process_group = process_group
 
     def _check_input_dim(self, input: Tensor) -> None:
-        if input.ndim < 2:
+        if input.dim() < 2:
             raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
 
     @classmethod
@@ -269,7 +269,7 @@ class _InstanceNorm(_NormBase):
 
     def _check_input_dim(self, input: Tensor) -> None:
         n = self._no_batch_dim
-        if input.ndim not in (n, n + 1):
+        if input.dim() not in (n, n + 1):
             raise ValueError(f"expected {n}D or {n + 1}D input (got {input.ndim}D input)")
 
     def _apply_instance_norm(self, input: Tensor) -> Tensor:

@@ -128,16 +128,17 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def extra_repr(self) -> str:
-        n = len(self.kernel_size)
+        # Each tuple is compared with defaults of its own length, as torch does (a kernel_size
+        # of the wrong length leaves the pairs at their defaults).
         s = (
             f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
             f"stride={self.stride}"
         )
-        if self.padding != (0,) * n:
+        if self.padding != (0,) * len(self.padding):
             s += f", padding={self.padding}"
-        if self.dilation != (1,) * n:
+        if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
-        if self.output_padding != (0,) * n:
+        if self.output_padding != (0,) * len(self.output_padding):
             s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"

@@ -260,7 +260,7 @@ class RNNBase(Module):
         w = self._flat_weights[0]
         mismatch = input.dtype != w.dtype and not _autocast.state.any_enabled
         # torch's LSTM skips its checks for packed input, so its first matmul refuses the
-        # pair of dtypes instead (RNN and GRU check both kinds of input)
+        # pair (dtypes, then sizes) instead (RNN and GRU check both kinds of input)
         packed_lstm = self.mode == "LSTM" and batch_sizes is not None
         if mismatch and not packed_lstm:
             raise ValueError(  # torch's text says RNN for every kind (and subclass)
@@ -271,7 +271,8 @@ class RNNBase(Module):
         expected = 2 if batch_sizes is not None else 3
         if input.ndim != expected:
             raise RuntimeError(f"input must have {expected} dimensions, got {input.ndim}")
-        if self.input_size != input.shape[-1]:
+        wrong_size = self.input_size != input.shape[-1]
+        if wrong_size and not packed_lstm:
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
                 f"{input.shape[-1]}"
@@ -280,6 +281,11 @@ class RNNBase(Module):
             raise RuntimeError(
                 "mat1 and mat2 must have the same dtype, but got "
                 f"{_dtype.scalar_name(input.dtype)} and {_dtype.scalar_name(w.dtype)}"
+            )
+        if wrong_size:  # packed LSTM: its first matmul, of the packed rows by weight_ih_l0.T
+            raise RuntimeError(
+                f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[-1]} "
+                f"and {self.input_size}x{w.shape[0]})"
             )
 
     def _hidden_shape(self, input: Tensor, batch_sizes, size: int) -> tuple:

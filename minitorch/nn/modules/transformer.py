@@ -106,6 +106,14 @@ class TransformerEncoderLayer(Module):
         )
         src_mask = canonical_mask(src_mask, "src_mask", src)
         x = src
+        masked = src_mask is not None or src_key_padding_mask is not None
+        if masked and not self.training and _native_fast_path(self, src):
+            # torch's native kernel reads its (merged) float mask as bool: any nonzero value
+            # masks, where the composed path adds it (a 0/1 float mask differs)
+            if src_mask is not None:
+                src_mask = src_mask != 0
+            if src_key_padding_mask is not None:
+                src_key_padding_mask = src_key_padding_mask != 0
         if _autocast.state.any_enabled and _fast_path_under_cpu_autocast(self, src):
             # See NOTE [ The encoder layer's fast path under CPU autocast ]
             sa = _sa_block(self, self.norm1(x) if self.norm_first else x, src_mask,
@@ -135,15 +143,21 @@ class TransformerEncoderLayer(Module):
 def _fast_path_under_cpu_autocast(layer, src: Tensor) -> bool:
     """Whether torch would run layer on src through its native fast path with CPU autocast on
     (torch's conditions, TransformerEncoderLayer.forward)."""
+    st = _autocast.state
+    return src._device.type == "cpu" and st.enabled["cpu"] and _native_fast_path(layer, src)
+
+
+def _native_fast_path(layer, src: Tensor) -> bool:
+    """Whether torch would run layer on src through its native kernel (torch's conditions,
+    TransformerEncoderLayer.forward)."""
     from minitorch import backends
     from minitorch.autograd.grad_mode import is_grad_enabled
 
     st = _autocast.state
     attn = layer.self_attn
     if (
-        src._device.type != "cpu"
-        or not st.enabled["cpu"]
-        or st.enabled["cuda"]  # torch.is_autocast_enabled(): CUDA's
+        st.enabled["cuda"]  # torch.is_autocast_enabled(): CUDA's
+        or src._device.type not in ("cpu", "cuda")
         or not backends.mha.get_fastpath_enabled()
         or src.dim() != 3
         or layer.training
@@ -360,6 +374,8 @@ class TransformerEncoder(Module):
         )
         mask = canonical_mask(mask, "mask", src)
         padded = self._nested_padding(src, mask, src_key_padding_mask)
+        if padded is not None:  # the nested tensor holds the kept positions only: a float
+            src_key_padding_mask = padded  # mask's nonzeros pad, whatever their values
         is_causal = _detect_is_causal(mask, is_causal, _seq_len(src, self.layers), src)
         output = src
         for mod in self.layers:
