@@ -123,6 +123,35 @@ def kernels(library: str, name: str, steps: int, top: int) -> str:
     return f"kernels per step: {launches:.0f}\n{table}"
 
 
+def per_call(repeat: int = 2000) -> str:
+    """Host microseconds per call of one small elementwise op: CuPy's own, minitorch's (CuPy's
+    plus the frontend) and torch's; the floor a launch-bound step pays per kernel."""
+    import timeit
+
+    rows = []
+    cases = []
+    try:
+        import cupy
+
+        a, b = cupy.ones((32, 32), "float32"), cupy.ones((32, 32), "float32")
+        cases += [("cupy a * b", lambda: a * b), ("cupy a * 2.0", lambda: a * 2.0)]
+        cases += [("cupy a.sum()", lambda: a.sum())]
+    except ImportError:
+        pass
+    for library in ("minitorch", "torch"):
+        T = importlib.import_module(library)
+        x = T.ones(32, 32, device=DEVICE)
+        y = T.ones(32, 32, device=DEVICE)
+        cases += [(f"{library} x * y", lambda x=x, y=y: x * y)]
+        cases += [(f"{library} x * 2.0", lambda x=x: x * 2.0)]
+        cases += [(f"{library} x.sum()", lambda x=x: x.sum())]
+    for name, fn in cases:
+        fn()
+        best = min(timeit.repeat(fn, number=repeat, repeat=5)) / repeat
+        rows.append(f"| {name} | {best * 1e6:.1f} |")
+    return "| call | host us |\n|---|---:|\n" + "\n".join(rows)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--only", default="pointwise,nograd,cnn,mlp,block")
@@ -131,12 +160,15 @@ def main(argv=None) -> int:
     p.add_argument("--profile", default="cnn,block")
     p.add_argument("--top", type=int, default=45)
     p.add_argument("--out", default=None)
+    p.add_argument("--per-call", action="store_true", help="host time of one small op")
     p.add_argument(
         "--kernels", default="", help="workloads whose CUDA kernels to list (both libraries)"
     )
     args = p.parse_args(argv)
     global DEVICE
     DEVICE = args.device
+    if args.per_call:
+        print(per_call(), flush=True)
     for name in filter(None, args.kernels.split(",")):
         for library in ("minitorch", "torch"):
             try:
