@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import operator as _operator
 import sys
 from collections.abc import Mapping as _Mapping
@@ -43,19 +44,21 @@ def _root_grads(outputs, grad_outputs):
     implicit gradients), then the engine counts them and refuses an output that does not
     require grad. grad_outputs: a tuple, or None when no gradient was given."""
     given = grad_outputs is not None
-    if not given:
-        grad_outputs = (None,) * len(outputs)
     grads = []
-    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=False)):
+    no_grad_at = None  # the first output that does not require grad (refused last)
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs if given else _NONES, strict=False)):
         if not isinstance(out, Tensor):
             if out.__class__ is GradientEdge:  # the gradient flowing out of a node's output
-                grads.append(_edge_root_grad(out, grad_outputs, i))
+                grads.append(_edge_root_grad(out, grad_outputs or (), i))
                 continue
             raise AssertionError("Expected output to be a torch.Tensor")
-        if g is None:
-            if not out._requires_grad:
+        if not out._requires_grad:
+            if no_grad_at is None:
+                no_grad_at = i
+            if g is None:
                 grads.append(None)
                 continue
+        if g is None:
             if out._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             d = out._data
@@ -82,12 +85,14 @@ def _root_grads(outputs, grad_outputs):
         grads.append(g)
     if given:
         _check_grad_count(outputs, grad_outputs)
-    for i, out in enumerate(outputs):
-        if out.__class__ is not GradientEdge and not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
+    if no_grad_at is not None:
+        raise RuntimeError(
+            f"element {no_grad_at} of tensors does not require grad and does not have a grad_fn"
+        )
     return grads
+
+
+_NONES = itertools.repeat(None)  # the gradients of outputs given none (zip stops at outputs)
 
 
 # NOTE [ Positions by index ]
