@@ -846,7 +846,7 @@ def randint(
 
 def randperm(
     n,
-    *,
+    *args,
     generator=None,
     out=None,
     dtype=None,
@@ -856,9 +856,9 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
-    if generator is not None and not isinstance(generator, Generator):
-        raise _not_a_generator(
-            "randperm", (n,), generator=generator, out=out, dtype=dtype, layout=layout,
+    if args or (generator is not None and not isinstance(generator, Generator)):
+        raise _not_a_generator(  # a second positional (randperm(3, 4)) matches no overload either
+            "randperm", (n, *args), generator=generator, out=out, dtype=dtype, layout=layout,
             device=device, requires_grad=requires_grad, pin_memory=pin_memory,
         )  # fmt: skip
     if pin_memory:

@@ -291,14 +291,42 @@ class IndexPut(Function):
         return ga, gv
 
 
-def watch_indices(result: Tensor, *indices) -> Tensor:
+def watch_indices(result: Tensor, *indices, **saved) -> Tensor:
     """result, its node (when one was recorded) refusing a backward after any of the index
-    Tensors `indices` changed in place (NOTE [ Watched index tensors ])."""
+    Tensors `indices` changed in place (NOTE [ Watched index tensors ]); `saved`: arguments the
+    node keeps for its grad_fn._saved_<name> attributes (see saved_arg)."""
     fn = result._grad_fn
     if fn is not None:
         for t in indices:
             watch_index(fn, t)
+        if saved:
+            fn.__dict__.update(saved)
     return result
+
+
+def saved_arg(name: str, *, wrap: bool = False):
+    """A _saved_attrs entry: the argument `name` that watch_indices kept on the node, as torch's
+    grad_fn._saved_<name> shows it (wrap: an int64 argument, which torch's binding reads back
+    as an unsigned number, so a negative dim -1 shows as 2**64 - 1)."""
+    if wrap:
+        return lambda node: node.__dict__[name] & ((1 << 64) - 1)
+    return lambda node: node.__dict__[name]
+
+
+def saved_watched(k: int):
+    """A _saved_attrs entry: the node's k-th watched tensor (an index, or an input torch saves),
+    raising torch's errors once a backward freed it or it changed in place."""
+
+    def read(node):
+        check_watched(node)
+        return node._watched[k][1]
+
+    return read
+
+
+def saved_sizes(node) -> tuple:
+    """grad_fn._saved_self_sym_sizes of an Index node: its input's shape."""
+    return tuple(node.shape)
 
 
 def _key_tensors(key, self: Tensor) -> list:

@@ -1193,8 +1193,9 @@ class CopyFrom(Function):
 # It decides cheaply and only for dense layouts: same tensor or same memory range with the same
 # strides is fine (x.add_(x)); two dense tensors over one storage whose byte ranges meet
 # otherwise overlap; anything non-dense (x[::2] against x[1::2], an expanded operand) is "too
-# hard" and allowed. Two roots never share memory here, so the common case (p.add_(g), neither a
-# view) stops at two attribute reads.
+# hard" and allowed. Two roots that own their memory never share it, so the common case
+# (p.add_(g), neither a view) stops at two attribute reads; a detached alias (p.detach(), a
+# state_dict's value) is a root over another's memory and is compared by address.
 
 
 def _dense(a) -> bool:
@@ -1220,10 +1221,10 @@ def check_partial_overlap(dst: Tensor, src, dst_data=None, *, same_ok: bool = Tr
         src._base is None and dst._base is None and (same_ok or src is not dst)
     ):
         return
-    if (src._base if src._base is not None else src) is not (
-        dst._base if dst._base is not None else dst
-    ):
-        return
+    rs = src._base if src._base is not None else src
+    rd = dst._base if dst._base is not None else dst
+    if rs is not rd and rs._data is not rd._data and rs._data.base is None is rd._data.base:
+        return  # two roots that own their memory (a detached alias shares its root's)
     a = dst._data if dst_data is None else dst_data
     b = src._data
     if not (a.size and b.size and _dense(a) and _dense(b)):

@@ -28,7 +28,7 @@ from minitorch._backend import torch_stream_counts as _tsc
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
-from minitorch._ops._common import check_bool, is_number, no_overload, number, type_name
+from minitorch._ops._common import check_bool, check_int, is_number, no_overload, number, type_name
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch._tensor_methods import _at
@@ -742,6 +742,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
             f"multinomial(): argument 'input'{_at(1, 'input', 'multinomial')} must be Tensor, not "
             f"{type(input).__name__}"
         )
+    if num_samples.__class__ is not int:  # x.multinomial(2.5) counts positions as a method's
+        num_samples = check_int("multinomial", num_samples, "num_samples", 2)
     num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)
     if replacement.__class__ is not bool:
         check_bool("multinomial", replacement, "replacement", 3)
@@ -764,6 +766,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise RuntimeError(
             "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
         )
+    if n > 2**24:  # torch's kernel keeps category indices in float32
+        raise RuntimeError("number of categories cannot exceed 2^24")
     dev = input._device
     if n == 0:
         if input.ndim == 2 and input.shape[0] == 0:  # no distributions: nothing to check

@@ -15,7 +15,15 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan, is_index_dtype
-from minitorch._ops.indexing import Index, IndexPut, _put, index_with_plan, watch_indices
+from minitorch._ops.indexing import (
+    Index,
+    IndexPut,
+    _put,
+    index_with_plan,
+    saved_arg,
+    saved_watched,
+    watch_indices,
+)
 from minitorch._ops.inplace import apply_inplace, check_partial_overlap
 from minitorch._ops.pointwise import where
 from minitorch._tensor import Tensor, _make
@@ -53,6 +61,14 @@ class Gather(Index):
     """out[i][j] = x[i][index[i][j]] (dim=1);  grad_x = zeros with grad added at index"""
 
     _node_name = "GatherBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "dim": saved_arg("saved_dim", wrap=True),
+        "index": saved_watched(0),
+        "self": saved_watched(1),
+        "sparse_grad": saved_arg("saved_sparse_grad"),
+    }
+    # cummax/cummin of a 0-d input run through this node under their own names
+    _saved_shown = {"CummaxBackward0": (), "CumminBackward0": ()}
 
 
 class Scatter(IndexPut):
@@ -73,6 +89,10 @@ class ScatterAdd(IndexPut):
     """out = x with out[i][index[i][j]] += src[i][j];  grad_x = grad,  grad_src = gather(grad)"""
 
     _node_name = "ScatterAddBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "dim": saved_arg("saved_dim", wrap=True),
+        "index": saved_watched(0),
+    }
 
 
 def _check_index(index, op: str):
@@ -197,7 +217,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     _, plan = _plan(input, dim, index, "gather")
     # torch saves the input too (its backward reads only the shape, but the version check is
     # there): a change in place before backward raises (the index is named first)
-    result = watch_indices(Gather.apply(input, plan=plan), index, input)
+    result = Gather.apply(input, plan=plan)
+    result = watch_indices(result, index, input, saved_dim=dim, saved_sparse_grad=sparse_grad)
     if (
         isinstance(out, Tensor)
         and out.dtype is result.dtype
@@ -372,7 +393,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
     _, plan = _plan(input, dim, index, "scatter_add", src)
     region = _src_region(src, plan)  # half sums in float32: torch's scatter_add
     result = ScatterAdd.apply(input, region, plan=plan, accumulate=True, in_float32=True)
-    return _maybe_out(watch_indices(result, index), out)
+    return _maybe_out(watch_indices(result, index, saved_dim=dim), out)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -18,7 +18,15 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan, is_index_dtype, parse_key
-from minitorch._ops.indexing import Index, IndexPut, _put, watch_indices
+from minitorch._ops.indexing import (
+    Index,
+    IndexPut,
+    _put,
+    saved_arg,
+    saved_sizes,
+    saved_watched,
+    watch_indices,
+)
 from minitorch._ops.inplace import (
     _check_leaf,
     _check_overlap,
@@ -47,12 +55,26 @@ class IndexSelect(Index):
     """out = x gathered at index along dim;  grad_x = zeros with grad added at index"""
 
     _node_name = "IndexSelectBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "dim": saved_arg("saved_dim", wrap=True),
+        "index": saved_watched(0),
+        "self_sym_sizes": saved_sizes,
+    }
 
 
 class IndexAdd(IndexPut):
     """out = x with source added at index along dim;  grad_x = grad,  grad_src = grad[index]"""
 
     _node_name = "IndexAddBackward0"
+    # grad_fn._saved_<name> (as torch's): the index and source are saved for the source's
+    # gradient only (None when the source needs none); index_add watches the source then
+    _saved_attrs = {
+        "alpha": saved_arg("saved_alpha"),
+        "dim": saved_arg("saved_dim", wrap=True),
+        "index": lambda node: saved_watched(0)(node) if len(node._watched) > 1 else None,
+        "source": lambda node: saved_watched(1)(node) if len(node._watched) > 1 else None,
+        "source_dim": saved_arg("saved_source_dim"),
+    }
 
     @staticmethod
     def forward(ctx, a, v, *, plan, accumulate):
@@ -206,7 +228,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         ndim = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
         raise not_tensor("index_select", input) from None
-    dim = wrap_dim(dim, ndim, "index_select", "dim", 2)
+    dim_arg, dim = dim, wrap_dim(dim, ndim, "index_select", "dim", 2)
     idx = _index_array(input, index, "index_select")
     if input._data.ndim == 0 and idx.size != 1:
         raise RuntimeError(
@@ -217,7 +239,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
         # a 1-d input falls through to the ordinary out-of-range IndexError
         raise RuntimeError("index_select(): self indexing axis dim should be positive")
     plan = _dim_plan(input, dim, idx, "index_select")
-    result = watch_indices(IndexSelect.apply(input, plan=plan), index)
+    result = watch_indices(IndexSelect.apply(input, plan=plan), index, saved_dim=dim_arg)
     if out is None:
         return result
     _out_apart(out, result, input, index)
@@ -306,12 +328,17 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         plan = _source_plan(input, dim, index, source, "index_add", alpha != 1)
         if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
             alpha = _integral_alpha(alpha, input.dtype)
+        # torch saves the index and the source (as given) for the source's gradient: a change
+        # in place of either before backward raises then
+        watched = (index, source) if source._requires_grad else (index,)
+        saved = {"saved_alpha": alpha, "saved_dim": dim, "saved_source_dim": source._data.ndim}
         if alpha != 1:
             source = source * alpha
     except (AttributeError, TypeError, RuntimeError, IndexError):  # (no cost on success)
         _check_add_args("index_add", input, dim, index, source, alpha)
         raise
-    return watch_indices(IndexAdd.apply(input, source, plan=plan, accumulate=True), index)
+    result = IndexAdd.apply(input, source, plan=plan, accumulate=True)
+    return watch_indices(result, *watched, **saved)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:

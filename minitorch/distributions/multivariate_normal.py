@@ -111,7 +111,7 @@ class MultivariateNormal(Distribution):
         n = matrix.shape[-1]
         if matrix.shape[-2] != n and scale_tril is None:
             self._init_not_square(loc, matrix, covariance_matrix is not None, validate_args)
-        batch_shape = minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        batch_shape = minitorch.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         # as torch, the matrix keeps its own last sizes and the event is loc's: a loc of another
         # size builds, and the methods that combine the two fail as torch's do
         full = tuple(batch_shape) + (-1, -1)
@@ -133,7 +133,7 @@ class MultivariateNormal(Distribution):
     def _init_not_square(self, loc, matrix, is_covariance, validate_args):
         """A covariance or precision matrix that is not square fails as torch's does: its
         positive-definite check (when arguments are validated), else linalg.cholesky's error."""
-        batch_shape = minitorch.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1]))
+        batch_shape = minitorch.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
         name = "covariance_matrix" if is_covariance else "precision_matrix"
         setattr(self, name, matrix.expand(tuple(batch_shape) + (-1, -1)))
         self.loc = loc.expand(tuple(batch_shape) + (-1,))

@@ -487,10 +487,10 @@ class PowerTransform(Transform):
         return (self.exponent * y / x).abs().log()
 
     def forward_shape(self, shape):
-        return minitorch.broadcast_shapes(shape, tuple(self.exponent.shape))
+        return minitorch.broadcast_shapes(shape, self.exponent.shape)
 
     def inverse_shape(self, shape):
-        return minitorch.broadcast_shapes(shape, tuple(self.exponent.shape))
+        return minitorch.broadcast_shapes(shape, self.exponent.shape)
 
 
 def _clipped_sigmoid(x):
@@ -644,7 +644,7 @@ class AffineTransform(Transform):
 
     def forward_shape(self, shape):
         return minitorch.broadcast_shapes(
-            shape, tuple(getattr(self.loc, "shape", ())), tuple(getattr(self.scale, "shape", ()))
+            shape, getattr(self.loc, "shape", ()), getattr(self.scale, "shape", ())
         )
 
     def inverse_shape(self, shape):

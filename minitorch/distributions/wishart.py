@@ -89,7 +89,7 @@ class Wishart(ExponentialFamily):
             batch_shape = Size(param.shape[:-2])
             self.df = minitorch.tensor(df, dtype=param.dtype, device=param.device)
         else:
-            batch_shape = Size(minitorch.broadcast_shapes(tuple(param.shape[:-2]), df.shape))
+            batch_shape = Size(minitorch.broadcast_shapes(param.shape[:-2], df.shape))
             self.df = df.expand(batch_shape)
         event_shape = Size(param.shape[-2:])
         p = event_shape[-1]

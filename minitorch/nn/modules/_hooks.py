@@ -297,17 +297,19 @@ class BackwardHook:
             self.grad_outputs = None
         if local is not given:
             _check_hook_grads(given, local)
-        # torch's node materializes what the pre-hooks left None (an unused output, or a None
-        # a pre-hook returned) after they ran: zeros flow on to the module's backward.
-        res = []
-        for i, (shape, dtype, device) in zip(
-            self.output_tensors_index, self._output_meta, strict=True
-        ):
-            g = local[i]
-            if g is None:
-                g = _make(device.backend.xp.zeros(shape, dtype), device, False, None)
-            res.append(g)
-        return tuple(res)
+        # torch's hook replaces what its node returned: what the pre-hooks left None (an
+        # unused output, or a None a pre-hook returned) stays None, so no gradient flows on
+        # into the module along it (its parameters that only it reaches keep grad None).
+        res = tuple(local[i] for i in self.output_tensors_index)
+        if any(g is not None for g in res):
+            return res
+        # All None: torch's engine still runs the module's nodes with undefined gradients, so
+        # its input hooks fire with zeros; this engine skips a node that got none, so zeros are
+        # sent in (the parameters get zero gradients where torch leaves them None).
+        return tuple(
+            _make(device.backend.xp.zeros(shape, dtype), device, False, None)
+            for shape, dtype, device in self._output_meta
+        )
 
     def _on_grad_inputs(self, grads):
         if self.grad_outputs is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 
-from minitorch import _ops
+from minitorch import _foreach, _ops
 from minitorch._factories import tensor
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor
@@ -82,8 +82,17 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, forea
         return
     with no_grad():
         coef = _ops.clamp(max_norm / (total_norm + 1e-6), max=1.0)
+        if foreach is False:
+            for g in grads:
+                g.mul_(coef.to(g.device))
+            return
+        # torch's default and foreach=True paths scale each device's list by _foreach_mul_,
+        # which refuses a total_norm that is not 0-d ("scalar tensor expected to be 0 dim")
+        by_device: dict = {}
         for g in grads:
-            g.mul_(coef.to(g.device))
+            by_device.setdefault(g.device, []).append(g)
+        for device, device_grads in by_device.items():
+            _foreach._foreach_mul_(device_grads, coef.to(device))
 
 
 def clip_grad_norm_(
