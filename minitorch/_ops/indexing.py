@@ -35,6 +35,7 @@ from minitorch.autograd.function import (
     check_watched,
     frees_index,
     name_node,
+    saved_uint64,
     watch_index,
 )
 from minitorch.autograd.grad_mode import state
@@ -309,7 +310,7 @@ def saved_arg(name: str, *, wrap: bool = False):
     grad_fn._saved_<name> shows it (wrap: an int64 argument, which torch's binding reads back
     as an unsigned number, so a negative dim -1 shows as 2**64 - 1)."""
     if wrap:
-        return lambda node: node.__dict__[name] & ((1 << 64) - 1)
+        return lambda node: saved_uint64(node.__dict__[name])
     return lambda node: node.__dict__[name]
 
 

@@ -596,13 +596,12 @@ class NllLoss(Function):
         w = mask.astype(x.dtype) if weight is None else weight._data[safe] * mask
         # an ignored row weighs 0 even where its log-probability is -inf (a masked padding row)
         pw = xp.where(mask, picked, 0) * w
-        loss = 0 - pw  # (the sums below start from 0, as torch's: 0 - 0 is +0)
         ctx.reduction = reduction
         ctx.shape = x.shape
         if reduction == "none":
             # a counted row is -(logp w), as torch's kernel writes it: -0. for a log-probability
             # of 0 (an only valid action); an ignored row +0
-            out = xp.where(mask, -pw, loss)
+            out = xp.where(mask, -pw, 0)
             total = None
         elif x.dtype.itemsize == 2 and logp._device.type == "cpu":
             # float16/bfloat16 on the CPU: torch's cascade in the half type
@@ -612,7 +611,7 @@ class NllLoss(Function):
             total = xp.asarray(total, dtype=x.dtype) if reduction == "mean" else None
         else:
             acc = _accumulate_dtype(x)  # half on a GPU: summed in float32, as torch's CUDA
-            out = loss.sum(dtype=acc)
+            out = (0 - pw).sum(dtype=acc)  # (from 0, as torch's sums: 0 - 0 is +0)
             total = None
             if reduction == "mean":
                 total = w.sum(dtype=acc)

@@ -18,7 +18,7 @@ from minitorch._ops._common import (
 from minitorch._ops._common import wrap_dim as _wrap_dim
 from minitorch._ops.shape import at_strides, flatten
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.function import Function, _replay_view, name_node
+from minitorch.autograd.function import Function, _replay_view, name_node, saved_uint64
 from minitorch.autograd.grad_mode import no_grad
 
 __all__ = [
@@ -549,7 +549,7 @@ class Roll(Function):
     # grad_fn._saved_shifts / _saved_dims as torch's: tuples, () for a flattened roll, and a
     # negative shift read as the unsigned 64-bit number torch's binding shows (-1: 2**64 - 1)
     _saved_attrs = {
-        "shifts": lambda node: tuple(s % (1 << 64) for s in _as_tuple(node.args[0])),
+        "shifts": lambda node: tuple(saved_uint64(s) for s in _as_tuple(node.args[0])),
         "dims": lambda node: _as_tuple(node.args[1]),
     }
 

@@ -526,6 +526,12 @@ def _leaf_requires_grad(t: Tensor, value: bool) -> None:
         acc._hooked = False
 
 
+def saved_uint64(v: int) -> int:
+    """An int64 argument as torch's grad_fn._saved_<name> shows it: its binding reads the value
+    back as an unsigned number, so a negative dim or shift -1 shows as 2**64 - 1."""
+    return v & 0xFFFFFFFFFFFFFFFF
+
+
 def _saved_shown(node, key: str) -> bool:
     """Whether node answers _saved_<key>: a Function whose nodes take several of torch's names
     (Clamp's ClampMinBackward0 saves no max) lists each name's keys in _saved_shown."""

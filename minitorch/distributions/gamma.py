@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import minitorch
+from minitorch._ops._common import quiet
 from minitorch._tensor import _make
 from minitorch.autograd.function import Function
 from minitorch.distributions import constraints
@@ -80,7 +81,7 @@ class StandardGamma(Function):
         digamma = a._device.backend.special("digamma")
         a64 = a._data.astype("float64")
         x64 = ctx.sample.astype("float64")
-        with _quiet(xp):
+        with quiet(xp, all="ignore"):  # the branches where() discards
             d = _standard_gamma_grad(xp, digamma, a64, x64)
         # (a node of a under create_graph: a second derivative raises, as torch's)
         return grad * _StandardGammaGrad.apply(a, value=d.astype(a._data.dtype, copy=False))
@@ -100,23 +101,6 @@ class _StandardGammaGrad(Function):
     @staticmethod
     def backward(ctx, grad):
         raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
-
-
-class _quiet:
-    """Silence floating-point warnings from the branches where() discards (CPU only)."""
-
-    def __init__(self, xp):
-        self._errstate = getattr(xp, "errstate", None)
-        self._ctx = None
-
-    def __enter__(self):
-        if self._errstate is not None:
-            self._ctx = self._errstate(all="ignore")
-            self._ctx.__enter__()
-
-    def __exit__(self, *exc):
-        if self._ctx is not None:
-            self._ctx.__exit__(*exc)
 
 
 def _standard_gamma(concentration, generator=None):
