@@ -1418,13 +1418,13 @@ class Relu(Function):
     @staticmethod
     def _backward_data(ctx, grad):
         (out,) = ctx._stored_arrays()
-        return mask_gradient(ctx.xp, grad, ~(out <= 0))  # (ReluBackward.kernel, inlined)
+        return mask_gradient(ctx.xp, grad, out != 0)  # (ReluBackward.kernel, inlined)
 
     @staticmethod
     def _backward_data_owned(ctx, grad):
         (out,) = ctx._stored_arrays()
         # (ReluBackward.kernel, inlined) NOTE [ Reused gradients ]
-        return mask_gradient(ctx.xp, grad, ~(out <= 0), grad)
+        return mask_gradient(ctx.xp, grad, out != 0, grad)
 
 
 class _HalfRelu(Relu):
@@ -1462,8 +1462,9 @@ class ReluBackward(Function):
 
     @staticmethod
     def kernel(xp, grad, y, out=None):
-        # ~(y <= 0), not y > 0: at a NaN y (relu of NaN) the gradient passes, as in torch
-        return mask_gradient(xp, grad, ~(y <= 0), out)
+        # y is relu's output: >= 0 or NaN, so y != 0 is torch's "not y <= 0" in one comparison
+        # (y > 0 would stop the gradient at a NaN y, where torch passes it)
+        return mask_gradient(xp, grad, y != 0, out)
 
     @staticmethod
     def backward(ctx, g):
