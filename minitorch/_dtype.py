@@ -543,6 +543,8 @@ def set_default_dtype(d: dtype) -> None:
     rule = "only floating-point types are supported as the default type"
     if d.__class__ is not dtype:
         raise TypeError(f"invalid dtype object: {rule}")
+    if d in FLOAT8:  # torch looks for the dtype's legacy storage class, which float8 lacks
+        raise TypeError(f"couldn't find storage object {scalar_name(d)}Storage")
     if not d.is_floating_point:
         raise TypeError(rule)
     _default = d

@@ -838,15 +838,30 @@ class Tensor(TensorMethods):
             name = None if fn is None else type(fn).__name__
         except RuntimeError:  # a view whose history cannot be regenerated any more
             name = "Invalid"
+        requires_grad, tangent = self._requires_grad, None
+        if requires_grad:
+            from minitorch.autograd import forward_ad
+
+            if forward_ad._level["current"] is not None:
+                # torch prints a dual tensor's tangent (as f"{tangent}"); a dual whose primal
+                # needs no grad shows no grad (NOTE [ Tangents through double backward ])
+                try:
+                    primal, tangent = forward_ad.unpack_dual(self)
+                except RuntimeError:  # a saved tensor modified in place: no tangent to show
+                    primal = self
+                if not primal.requires_grad:
+                    requires_grad, name = False, None
+                tangent = None if tangent is None else f"{tangent}"
         return tensor_repr(
             self._host_or_shape(),
             dtype_name=self.dtype.name,
             default_float_name=_dtype.get_default_dtype().name,
             device=None if self._device.type == "cpu" else str(self._device),
-            requires_grad=self._requires_grad,
+            requires_grad=requires_grad,
             grad_fn_name=name,
             prefix=prefix,
             contents=tensor_contents,
+            tangent=tangent,
         )
 
     def __reduce_ex__(self, protocol):

@@ -200,13 +200,15 @@ def tensor_repr(
     prefix: str = "tensor(",
     indent: int | None = None,
     contents: str | None = None,
+    tangent: str | None = None,
 ) -> str:
     """``repr`` of a tensor holding ``values`` (a host array). Mirrors torch.Tensor.__repr__.
 
     ``dtype_name`` is the torch name without ``torch.`` (``"float32"``, ``"bfloat16"``);
     ``device`` is ``None`` (or ``"cpu"``) for CPU, else printed, e.g. ``"cuda:0"``. ``indent``
     (default ``len(prefix)``) is the continuation indent. ``contents``, when given, is printed
-    in place of the values (``Tensor.__repr__(tensor_contents=...)``). A Parameter's repr is
+    in place of the values (``Tensor.__repr__(tensor_contents=...)``); ``tangent``, a dual
+    tensor's forward gradient as text, is printed last. A Parameter's repr is
     ``"Parameter containing:\\n" + tensor_repr(..., requires_grad=True)``.
     Differences from torch: complex tensors are not supported.
     """
@@ -239,6 +241,8 @@ def tensor_repr(
         suffixes.append(f"grad_fn=<{grad_fn_name}>")
     elif requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:
+        suffixes.append(f"tangent={tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)
 
 

@@ -94,7 +94,7 @@ def test_pad_reads_int_likes():
         ),
         (
             lambda x: F.embedding_bag(torch.tensor([[0, 1]]), torch.ones(3, 2), padding_idx=1.0),
-            "embedding_bag(): argument 'padding_idx' must be int, not float",
+            "embedding_bag(): argument 'padding_idx' (position 9) must be int, not float",
         ),
         (
             lambda x: x.as_strided((2.0,), (1,)),

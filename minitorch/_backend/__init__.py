@@ -57,8 +57,15 @@ class Device:
 
     __slots__ = ("type", "index", "_str", "backend")
 
-    def __new__(cls, type, index=None):  # noqa: A002 - torch's argument name
-        return device(type, index)
+    def __new__(cls, *args, **kwargs):  # torch's parameters: (type, index) or (device)
+        if kwargs or not 1 <= len(args) <= 2:
+            return _device_call(args, kwargs)
+        if len(args) == 2 and args[1] is None and not isinstance(args[0], (str, bytes, Device)):
+            # (device() reads a None index as none given; torch's parser saw two arguments)
+            raise TypeError(
+                f"device(): argument 'type' (position 1) must be str, not {_typename(args[0])}"
+            )
+        return device(*args)
 
     def __repr__(self):
         if self.index is None:
@@ -138,6 +145,51 @@ def _typename(x) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _parser_typename(x) -> str:
+    """x's type as torch's argument parser shows a value no overload takes: "Tensor" for a
+    tensor, element types for a list or tuple ("list of [int, float]", "tuple of (int,)")."""
+    if any(c.__name__ == "Tensor" and c.__module__ == "minitorch" for c in type(x).__mro__):
+        return "Tensor"
+    if isinstance(x, (tuple, list)):
+        items = ", ".join(_parser_typename(v) for v in x)
+        if isinstance(x, list):
+            return f"list of [{items}]"
+        return f"tuple of ({items}{',' if len(x) == 1 else ''})"
+    return _typename(x)
+
+
+def _invalid_device(args) -> TypeError:
+    """torch's parser error for a torch.device(...) call no signature takes (positional
+    arguments only); one argument is also shown against the (torch.device device) signature."""
+    got = ", ".join(_parser_typename(a).partition(" of ")[0] for a in args)
+    why = ""
+    if len(args) == 1:
+        why = (
+            "      didn't match because some of the arguments have invalid types: "
+            f"(!{_parser_typename(args[0])}!)\n"
+        )
+    return TypeError(
+        f"device() received an invalid combination of arguments - got ({got}), but expected "
+        f"one of:\n * (torch.device device)\n{why} * (str type, int index = -1)\n"
+    )
+
+
+def _device_call(args: tuple, kwargs: dict) -> Device:
+    """torch.device(...) called with keywords, or with no or more than two arguments."""
+    for k in kwargs:
+        if k not in ("type", "index", "device"):
+            raise TypeError(f"device() got an unexpected keyword argument '{k}'")
+    if "type" in kwargs and args:
+        raise TypeError("device() got multiple values for argument 'type'")
+    if not args and list(kwargs) == ["device"]:
+        return device(kwargs["device"])
+    named = dict(zip(("type", "index"), args, strict=False))
+    named.update(kwargs)
+    if len(args) > 2 or not named or "type" not in named or "device" in named:
+        raise _invalid_device(args)
+    return device(named["type"], named.get("index"))
+
+
 def _parse(spec: str):
     """'cuda:1' -> ('cuda', 1), with torch's errors for malformed strings."""
     if not spec:
@@ -177,9 +229,10 @@ def device(spec, index=None) -> Device:
             raise RuntimeError("Cannot access accelerator device when none is available.")
         return _make("cuda", int(spec))
     if not isinstance(spec, str):
-        raise TypeError(
-            f"device() received an invalid combination of arguments - got ({_typename(spec)}), "
-            "but expected one of:\n * (torch.device device)\n * (str type, int index = -1)\n"
+        if isinstance(spec, bytes):  # torch's parser reads bytes as a str
+            return device(spec.decode(), index)
+        raise _invalid_device((spec,)) if index is None else TypeError(
+            f"device(): argument 'type' (position 1) must be str, not {_typename(spec)}"
         )
     type_, parsed = _parse(spec)
     if index is not None:

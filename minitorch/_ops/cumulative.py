@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, return_types
 from minitorch._ops._common import (
+    _called_as_method,
     cast,
     check_int,
     is_floating,
@@ -145,6 +146,24 @@ class Cumsum(Function):
         return Cumsum.apply(grad, dim=ctx.dim, reverse=not ctx.reverse)
 
 
+def _check_call(op, dim, extra, out, *tensors) -> None:
+    """The checks torch makes before a scan's kernel runs: its parser's TypeError for more
+    positional arguments than (input, dim) (a method's count leaves out self), then, for out=,
+    its autograd check (an input or out itself requiring grad: named by op, which a result's
+    node cannot tell when only out requires grad), before the kernel's checks of dim and dtypes.
+    For calls that give extra positional arguments or out= only."""
+    if extra:
+        takes = 1 if _called_as_method(op) else 2
+        s = "s" if takes > 1 else ""
+        raise TypeError(
+            f"{op}() takes {takes} positional argument{s} but {takes + len(extra)} were given"
+        )
+    if out is not None and dim is not _MISSING:
+        from minitorch._ops.inplace import refuse_out_autograd
+
+        refuse_out_autograd(op, *tensors)
+
+
 def _along(input, dim, op):
     """(the input as at least 1-d, the wrapped dim, whether it was 0-d)."""
     if dim is _MISSING:
@@ -203,8 +222,10 @@ def _int_to_long(input, dtype, op):
     return cast(input, _dtype.int64)
 
 
-def cumsum(input, dim=_MISSING, *, dtype=None, out=None):
+def cumsum(input, dim=_MISSING, *extra, dtype=None, out=None):
     """Cumulative sum along dim (ints and bools as int64). Mirrors torch.cumsum."""
+    if extra or out is not None:
+        _check_call("cumsum", dim, extra, out, input, out)
     x, d, was_0d = _along(input, dim, "cumsum")
     if out is not None:
         dtype = _scan_out_dtype(dtype, out, "cumsum")
@@ -345,8 +366,10 @@ class Cumprod(Function):
         )
 
 
-def cumprod(input, dim=_MISSING, *, dtype=None, out=None):
+def cumprod(input, dim=_MISSING, *extra, dtype=None, out=None):
     """Cumulative product along dim (ints and bools as int64). Mirrors torch.cumprod."""
+    if extra or out is not None:
+        _check_call("cumprod", dim, extra, out, input, out)
     x, d, was_0d = _along(input, dim, "cumprod")
     if out is not None:
         dtype = _scan_out_dtype(dtype, out, "cumprod")
@@ -384,6 +407,7 @@ def _cum_extreme(kind, input, dim, out):
         from minitorch._ops.inplace import check_out_tuple
 
         check_out_tuple(out, 2, kind, 2)
+        _check_call(kind, dim, (), out, input, *out)
     shape = getattr(getattr(input, "_data", None), "shape", None)
     if dim.__class__ is int and shape is not None:
         if not shape and dim not in (-1, 0):
@@ -422,15 +446,19 @@ def _check_scan_out(result, out):
         )
 
 
-def cummax(input, dim=_MISSING, *, out=None):
+def cummax(input, dim=_MISSING, *extra, out=None):
     """Running maximum along dim and where it was attained. Mirrors torch.cummax."""
+    if extra:
+        _check_call("cummax", dim, extra, None)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(cummax, (input, dim), {"out": out})
     return _cum_extreme("cummax", input, dim, out)
 
 
-def cummin(input, dim=_MISSING, *, out=None):
+def cummin(input, dim=_MISSING, *extra, out=None):
     """Running minimum along dim and where it was attained. Mirrors torch.cummin."""
+    if extra:
+        _check_call("cummin", dim, extra, None)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(cummin, (input, dim), {"out": out})
     return _cum_extreme("cummin", input, dim, out)
@@ -496,8 +524,10 @@ class Logcumsumexp(Function):
         return part(grad > 0) - part(grad < 0)
 
 
-def logcumsumexp(input, dim=_MISSING, *, out=None):
+def logcumsumexp(input, dim=_MISSING, *extra, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
+    if extra or out is not None:
+        _check_call("logcumsumexp", dim, extra, out, input, out)
     x, d, was_0d = _along(input, dim, "logcumsumexp")  # torch checks the dim first
     if not input.dtype.is_floating_point:
         raise NotImplementedError(

@@ -434,6 +434,13 @@ def matmul(input, other, *, out=None):
             _check_mm(folded, sb, input, other, out)
             result = Mm.apply(input.reshape(folded), other)
             result = Reshape.apply(result, shape=sa[:-1] + sb[1:])
+    elif da == 1 and db >= 3 and out is None and folds_into_mm(other.mT, input):
+        # the same fold with the operands swapped: other^T folded into one matrix, one mv
+        # (so a length mismatch is mv's "size mismatch" error, as in torch)
+        ot = other.mT
+        folded = (_prod(ot._data.shape[:-1]), sb[-2])
+        _check_mv(folded, input, other)
+        result = Reshape.apply(Mv.apply(ot.reshape(folded), input), shape=sb[:-2] + sb[-1:])
     elif da == 2 and input.requires_grad and out is None:
         # torch folds the batch into one mm when the matrix requires grad (its gradient is then
         # one product, not a batch to sum): (other^T folded @ input^T)^T, made contiguous

@@ -1077,8 +1077,10 @@ class Pow(Function):
         if ctx.needs_input_grad[0]:
             ga = where(b == 0, 0.0, grad * b * pow(a, b - 1))
         if ctx.needs_input_grad[1]:
-            # d/db a**b = a**b log a, taken as 0 where a == 0 and b >= 0 (as torch does)
-            gb = where((a == 0) & (b >= 0), 0.0, grad * out * log(a))
+            # d/db a**b = a**b log a, taken as 0 where a == 0 and b >= 0 (as torch does); grad
+            # multiplies the where, as in torch, so a nan or inf grad stays nan there, and the
+            # second derivative there is 0 * log(0), nan
+            gb = grad * where((a == 0) & (b >= 0), 0.0, out * log(a))
         return ga, gb
 
 

@@ -25,11 +25,12 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._parser_errors import invalid_arguments, parsed_error
+from minitorch._ops.indexing import saved_sizes, saved_watched
 from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd import engine
-from minitorch.autograd.function import Function, check_watched, watch_index
+from minitorch.autograd.function import Function, check_watched, saved_uint64, watch_index
 
 # fmt: off
 __all__ = [
@@ -890,6 +891,12 @@ def _tie_weights(xp, x, out_keep, dims, *, nan_ties=False):
 class Amax(Function):
     """out = max (or min, by `kind`) of a over dims;  the gradient is split evenly among ties"""
 
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {
+        "dim": lambda node: tuple(saved_uint64(d) for d in node.__dict__.get("given_dims", ())),
+        "keepdim": "keepdim",
+    }
+
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, kind):
         x = a._data
@@ -923,6 +930,7 @@ class MaxAll(Amax):
     gives -0. there, in torch too)"""
 
     _node_name = "MaxBackward1"
+    _saved_attrs = {}  # (only _saved_self and _saved_result, as torch's)
 
     @staticmethod
     def backward(ctx, grad):
@@ -944,6 +952,12 @@ class MaxDim(Function):
     """(values, indices) of the max (or min) along dim;  the gradient goes to the index taken"""
 
     _node_name = "MaxBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's): the dim as given, the indices returned
+        "dim": lambda node: saved_uint64(node.__dict__.get("given_dim", node.dims[0])),
+        "indices": saved_watched(0),
+        "keepdim": "keepdim",
+        "self_sym_sizes": saved_sizes,
+    }
 
     @staticmethod
     def forward(ctx, a, *, dim, keepdim, kind):
@@ -1109,6 +1123,7 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
     values, indices = fn.apply(input, dim=d, keepdim=keepdim, kind=kind)
     if values._grad_fn is not None:
         watch_index(values._grad_fn, indices)
+        values._grad_fn.given_dim = operator.index(dim)
     if out is not None:
         from minitorch._ops.inplace import check_out_tuple
 
@@ -1150,7 +1165,11 @@ def _amax_amin(fn, op, input, dim, keepdim, out):
                 raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
     dims = reduce_dims(dim, x.ndim, op)
     _check_nonempty(x, dims, op)
-    return _out_exact(fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:]), out, op)
+    result = fn.apply(input, dims=dims, keepdim=keepdim, kind=op[1:])
+    if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
+        given = dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)
+        result._grad_fn.given_dims = tuple(operator.index(d) for d in given)
+    return _out_exact(result, out, op)
 
 
 def amax(input, dim=(), keepdim=False, *, out=None):

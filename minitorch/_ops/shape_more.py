@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _memory_format as _mf
 from minitorch._backend import strided_view
+from minitorch._dtype import can_cast, scalar_name
 from minitorch._ops._common import (
     check_int,
     check_tensors,
@@ -192,6 +193,12 @@ def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
         return result
     from minitorch._ops.inplace import write_out_exact
 
+    if isinstance(out, Tensor) and input.ndim == 1 and not can_cast(result.dtype, out.dtype):
+        # a vector's diagonal matrix is checked for a cast first, as in torch's kernel
+        raise RuntimeError(
+            f"diag: result type {scalar_name(result.dtype)} can't be cast to the desired out= "
+            f"type {scalar_name(out.dtype)}"
+        )
     return write_out_exact(out, result)  # torch's diag refuses an out= of another dtype
 
 
@@ -505,13 +512,18 @@ class Flip(Function):
         return Flip.apply(grad, dims=ctx.dims)
 
 
-def flip(input: Tensor, dims) -> Tensor:
+_NO_DIMS = object()  # flip's dims when not given (it has no default)
+
+
+def flip(input: Tensor, dims=_NO_DIMS) -> Tensor:
     """Reverses the order along dims (a copy, as in torch). Mirrors torch.flip."""
     try:
         n = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("flip", input) from None
     if dims.__class__ is not tuple and not isinstance(dims, (tuple, list)):
+        if dims is _NO_DIMS:  # torch.flip(x): torch's parser, not Python's, names it
+            raise TypeError('flip() missing 1 required positional arguments: "dims"')
         # dims is an unsized int[] in torch: a bare int is a TypeError here (torch.flip(x, 1)),
         # though the method's varargs take one (x.flip(1): Tensor.flip builds the tuple).
         raise wrong_type("flip", dims, "dims", 2, "tuple of ints")

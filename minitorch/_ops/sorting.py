@@ -822,13 +822,19 @@ _SEARCHSORTED_OVERLOADS = tuple(
 )
 
 
-def _searchsorted_no_overload(sorted_sequence, input, **kwargs) -> TypeError:
+_ABSENT = object()  # searchsorted's/bucketize's tensors not given: the parser reports the call
+
+
+def _searchsorted_no_overload(sorted_sequence, input, extra, unknown, **kwargs) -> TypeError:
     from minitorch._ops._parser_errors import overload_error
 
     # the keywords torch's message lists are those given: here, those not at their default
     named = [("sorted_sequence", sorted_sequence), ("input", input)]
+    named = [(n, v) for n, v in named if v is not _ABSENT]
+    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (never passed by keyword)
     named += [(k, v) for k, v in kwargs.items() if v is not _default_of(k)]
-    return overload_error("searchsorted", _SEARCHSORTED_OVERLOADS, (), named)
+    named += list(unknown.items())
+    return overload_error("searchsorted", _SEARCHSORTED_OVERLOADS, (), named, unknown=unknown)
 
 
 def _default_of(keyword: str):
@@ -846,14 +852,15 @@ def _flags_ok(out_int32, right, side=None) -> bool:
 
 
 def searchsorted(
-    sorted_sequence: Tensor,
-    input,
-    *,
+    sorted_sequence: Tensor = _ABSENT,
+    input=_ABSENT,
+    *extra,
     out_int32: bool = False,
     right: bool = False,
     side=None,
     sorter=None,
     out=None,
+    **kwargs,
 ) -> Tensor:
     """Insertion points of input into the sorted innermost dim of sorted_sequence. Mirrors
     torch.searchsorted.
@@ -861,14 +868,16 @@ def searchsorted(
     Differences from torch: a sequence that is not sorted (torch's results are then unspecified)
     may give other points than torch's where NumPy's search runs (NOTE [ searchsorted by rows ])."""
     if (
-        not isinstance(sorted_sequence, Tensor)
+        extra
+        or kwargs
+        or not isinstance(sorted_sequence, Tensor)
         or not isinstance(input, (Tensor, numbers.Number))
         or not _flags_ok(out_int32, right, side)
     ):
         # torch's argument parser: neither overload takes them (searchsorted(list, tensor),
-        # right=1)
+        # right=1, NumPy's searchsorted(a, v, "right") or v=)
         kw = {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter, "out": out}
-        raise _searchsorted_no_overload(sorted_sequence, input, **kw)
+        raise _searchsorted_no_overload(sorted_sequence, input, extra, kwargs, **kw)
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
@@ -1026,7 +1035,13 @@ def _write(out, result):
 
 
 def bucketize(
-    input, boundaries: Tensor, *extra, out_int32=False, right=False, out=None, **kwargs
+    input=_ABSENT,
+    boundaries: Tensor = _ABSENT,
+    *extra,
+    out_int32=False,
+    right=False,
+    out=None,
+    **kwargs,
 ) -> Tensor:
     """The bucket of each input value among 1-D boundaries. Mirrors torch.bucketize."""
     if (
@@ -1046,6 +1061,7 @@ def bucketize(
             "Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False",
         )
         named = [("input", input), ("boundaries", boundaries)]
+        named = [(n, v) for n, v in named if v is not _ABSENT]
         named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (never passed by keyword)
         named += [(k, v) for k, v in (("out_int32", out_int32), ("right", right), ("out", out))
                   if v is not _default_of(k)]  # fmt: skip

@@ -26,8 +26,9 @@ relu's inactive elements) still reaches logcumsumexp's kink.
 Differences from torch: the tangent is computed when unpack_dual asks for it (two backward
 passes), not alongside each op, so y must be computed with grad mode on (a no_grad region
 carries no tangent), and a tensor saved for y's backward must not be modified in place before
-y's tangent is asked for; a dual tensor reports requires_grad=True and has a grad_fn
-(AliasBackward0); an op without a forward formula in torch (which raises) has a tangent here;
+y's tangent is asked for; a dual tensor of a primal that needs no grad reports
+requires_grad=True and has a grad_fn (AliasBackward0) while the level is open (its repr shows
+neither, as torch's); an op without a forward formula in torch (which raises) has a tangent here;
 one level at a time (as torch today); a custom Function's jvp that returns None for an output
 leaves that output without a tangent of its own (torch fails an internal assert).
 """
@@ -158,6 +159,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level=None) -> Tensor:
         # (an inference tensor's seed is a normal alias: NOTE [ Inference tensors ])
         seed = normal_alias(tensor).detach().requires_grad_() if private else tensor.view_as(tensor)
     dual = alias_of(seed)
+    if not private:  # torch's dual of a tensor requiring grad is a view of it
+        _function.name_node(dual, "ViewBackward0")
     duals.append(_Dual(dual, tangent, tensor, seed, dual._vc[0], private))
     return dual
 

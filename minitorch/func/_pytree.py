@@ -1,27 +1,38 @@
-"""A small pytree (nested tuples, lists, dicts, namedtuples) flatten and unflatten."""
+"""A small pytree for the function transforms: flatten and unflatten over the nodes of
+minitorch.utils._pytree (tuples, lists, dicts, namedtuples, return types and registered types,
+dispatched on the exact type as torch's), with None an empty container."""
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
+from minitorch.utils import _pytree as _nodes
+
 # A spec is None for a leaf, or (container type, context, child specs): the context is the keys of
-# a dict and None otherwise. None values are empty containers (no leaves), as in torch's pytree.
+# a dict or OrderedDict, the registered node's context for other registered types (defaultdict,
+# deque, user classes), and None otherwise. None values are empty containers (no leaves), as in
+# torch's pytree.
 _LEAF = None
-
-
-def _is_namedtuple(x) -> bool:
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+_DICTS = (dict, collections.OrderedDict)
 
 
 def _children(x):
     """(type, context, children) for a container, or None for a leaf."""
     if x is None:
         return type(None), None, ()
-    if isinstance(x, (tuple, list)):
-        return type(x), None, tuple(x)
-    if isinstance(x, dict):
-        return type(x), tuple(x.keys()), tuple(x.values())
-    return None
+    cls = type(x)
+    if cls is tuple or cls is list:
+        return cls, None, tuple(x)
+    if cls in _DICTS:
+        return cls, tuple(x.keys()), tuple(x.values())
+    node = _nodes._node_def(x)
+    if node is None:  # a leaf; a subclass of list or dict too, as in torch
+        return None
+    if node.type is collections.namedtuple or _nodes.is_structseq_class(cls):
+        return cls, None, tuple(x)
+    children, context = node.flatten_fn(x)
+    return cls, context, tuple(children)
 
 
 def tree_flatten(tree, none_is_leaf: bool = False) -> tuple[list, Any]:
@@ -59,13 +70,13 @@ def _build(spec, it):
         return values
     if kind is tuple:
         return tuple(values)
-    if issubclass(kind, tuple):  # a namedtuple, or a return type (torch.return_types.max)
-        return kind._make(values) if hasattr(kind, "_make") else kind(values)
-    if issubclass(kind, dict):
-        if kind is dict:
-            return dict(zip(context, values, strict=True))
+    if kind in _DICTS:
         return kind(zip(context, values, strict=True))
-    return kind(values)
+    node = _nodes.SUPPORTED_NODES.get(kind)
+    if node is not None and node.type is not collections.namedtuple:
+        return node.unflatten_fn(values, context)
+    # a namedtuple, or a return type (torch.return_types.max)
+    return kind._make(values) if hasattr(kind, "_make") else kind(values)
 
 
 def num_leaves(spec) -> int:
@@ -108,7 +119,7 @@ def spec_str(spec) -> str:
     inner = [spec_str(k) for k in kids]
     if kind is type(None):
         return "None"
-    if context is not None:
+    if kind in _DICTS:
         inner = [f"{k!r}: {v}" for k, v in zip(context, inner, strict=True)]
         return "{" + ", ".join(inner) + "}"
     if kind is list:
@@ -129,7 +140,7 @@ def spec_repr(spec, indent: int = 0) -> str:
         name, context = "namedtuple", kind
     else:
         name = kind.__name__
-        if context is not None:  # a dict's keys print as a list
+        if kind in _DICTS:  # a dict's keys print as a list
             context = list(context)
     inner = indent + 2
     parts = [

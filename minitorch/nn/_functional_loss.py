@@ -554,6 +554,10 @@ def cross_entropy(
     nll, logp, target = _nll(logp, target, weight, ignore_index, reduction)
     if label_smoothing <= 0:
         return nll
+    if len(shape) == 1 and len(t_shape) == 1:
+        # an unbatched input with a (1,) target: nll_loss takes it, torch's smoothing term (0-d)
+        # then refuses the target's mask in its in-place masked_fill_
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{t_shape[0]}]")
     # the smoothing term: -sum_c weight_c logp_c per target, 0 where the target is ignored;
     # 'mean' divides by the total weight of the counted targets, as nll_loss does
     mask = target != ignore_index

@@ -59,7 +59,9 @@ def _check_mask_dtype(mask: Tensor, q: Tensor) -> None:
     raise RuntimeError(f"Input dtypes must be the same, got: input {m}, batch1: {t}, batch2: {t}")
 
 
-def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
+def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
+    """Whether the call is batched (3-D query), after torch's rank checks of the inputs and
+    masks. Mirrors torch.nn.functional._mha_shape_check."""
     if query.ndim == 3:
         if key.ndim != 3 or value.ndim != 3:
             raise AssertionError(
@@ -106,8 +108,51 @@ def _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads) ->
     )
 
 
+def _check_in_projection(query, key, value, weights, biases) -> None:
+    """torch's _in_projection checks of the separate weights (Eq, Eq), (Eq, Ek), (Eq, Ev) and
+    the biases (Eq,), in that order."""
+    eq = query.shape[-1]
+    names = ("query", "key", "value")
+    for name, x, w in zip(names, (query, key, value), weights, strict=True):
+        want = (eq, x.shape[-1])
+        if tuple(w.shape) != want:
+            raise AssertionError(f"expecting {name} weights shape of {want}, but got {w.shape}")
+    for name, b in zip(names, biases, strict=True):
+        if b is not None and tuple(b.shape) != (eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
+
+
+def _in_projection(q, k, v, w_q, w_k, w_v, b_q=None, b_k=None, b_v=None) -> tuple:
+    """q, k and v projected by separate weights (after torch's shape checks). Mirrors torch's
+    private torch.nn.functional._in_projection, which copies of its attention code import."""
+    _check_in_projection(q, k, v, (w_q, w_k, w_v), (b_q, b_k, b_v))
+    return _linear(q, w_q, b_q), _linear(k, w_k, b_k), _linear(v, w_v, b_v)
+
+
+def _none_or_dtype(input) -> _dtype.dtype | None:
+    """A mask's dtype, or None. Mirrors torch.nn.functional._none_or_dtype."""
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _check_key_padding_mask(key_padding_mask: Tensor, src_len: int, bsz: int) -> None:
+    """torch's check of a (bsz, src_len) key padding mask. Mirrors
+    torch.nn.functional._check_key_padding_mask."""
+    for i, want in enumerate((bsz, src_len)):
+        if key_padding_mask.shape[i] != want:
+            raise AssertionError(
+                f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
+                f"{key_padding_mask.shape[i]}"
+            )
+
+
 def _project(query, key, value, in_proj_weight, in_proj_bias, separate, q_w, k_w, v_w):
     if not separate:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         if query is key and key is value:  # self-attention: one matmul for q, k and v
             return _linear(query, in_proj_weight, in_proj_bias).chunk(3, -1)
         w_q, w_k, w_v = in_proj_weight.chunk(3)
@@ -118,10 +163,17 @@ def _project(query, key, value, in_proj_weight, in_proj_bias, separate, q_w, k_w
                 f"{w_k.shape[1]}x{2 * w_k.shape[0]})"
             )
     else:
+        for name, w in (("q", q_w), ("k", k_w), ("v", v_w)):
+            if w is None:
+                raise AssertionError(
+                    f"use_separate_proj_weight is True but {name}_proj_weight is None"
+                )
         w_q, w_k, w_v = q_w, k_w, v_w
     b_q = b_k = b_v = None
     if in_proj_bias is not None:
         b_q, b_k, b_v = in_proj_bias.chunk(3)
+    if separate:
+        return _in_projection(query, key, value, w_q, w_k, w_v, b_q, b_k, b_v)
     return _linear(query, w_q, b_q), _linear(key, w_k, b_k), _linear(value, w_v, b_v)
 
 
@@ -138,6 +190,17 @@ def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b=None) ->
         return _linear(q, w_q, b_q), k_out.contiguous(), v_out.contiguous()
     # torch's outputs are contiguous; the self-attention chunks of one projection are not
     return tuple(x.contiguous() for x in _project(q, k, v, w, b, False, None, None, None))
+
+
+def _heads_first(x: Tensor, static, name: str, rows: int, head_dim: int) -> Tensor:
+    """A projected key or value (S, N, E) as (N * heads, S, head_dim), or the static one given
+    in its place (checked as torch does)."""
+    if static is None:
+        return x.reshape((x.shape[0], rows, head_dim)).transpose(0, 1)
+    for i, want in ((0, rows), (2, head_dim)):
+        if static.size(i) != want:
+            raise AssertionError(f"expecting {name}.size({i}) of {want}, but got {static.size(i)}")
+    return static
 
 
 def multi_head_attention_forward(
@@ -173,7 +236,7 @@ def multi_head_attention_forward(
     torch.nn.functional.multi_head_attention_forward.
 
     Differences from torch: attention dropout draws from minitorch's generator."""
-    batched = _check_batched(query, key, value, key_padding_mask, attn_mask, num_heads)
+    batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
         if key_padding_mask is not None:
@@ -207,10 +270,6 @@ def multi_head_attention_forward(
                 f"key's sequence and batch dims {key.shape[:2]} do not match value's "
                 f"{value.shape[:2]}"
             )
-        for name, x, w in (("key", key, k_proj_weight), ("value", value, v_proj_weight)):
-            want = (embed_dim, x.shape[-1])  # kdim/vdim against the features given
-            if w is not None and tuple(w.shape) != want:
-                raise AssertionError(f"expecting {name} weights shape of {want}, but got {w.shape}")
     elif key.shape != value.shape:
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
     q, k, v = _project(
@@ -239,22 +298,21 @@ def multi_head_attention_forward(
                 f"{(bsz * num_heads, tgt_len, src_len)}."
             )
     if bias_k is not None and bias_v is not None:
+        for name, static in (("key", static_k), ("value", static_v)):
+            if static is not None:
+                raise AssertionError(f"bias cannot be added to static {name}.")
         k = _ops.cat([k, bias_k.repeat(1, bsz, 1)])
         v = _ops.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = pad(attn_mask, (0, 1)) if attn_mask is not None else None
         key_padding_mask = pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
 
     q = q.reshape((tgt_len, bsz * num_heads, head_dim)).transpose(0, 1)
-    k = (
-        k.reshape((k.shape[0], bsz * num_heads, head_dim)).transpose(0, 1)
-        if static_k is None
-        else static_k
-    )
-    v = (
-        v.reshape((v.shape[0], bsz * num_heads, head_dim)).transpose(0, 1)
-        if static_v is None
-        else static_v
-    )
+    k = _heads_first(k, static_k, "static_k", bsz * num_heads, head_dim)
+    v = _heads_first(v, static_v, "static_v", bsz * num_heads, head_dim)
     if add_zero_attn:
         z = zeros((bsz * num_heads, 1, head_dim), dtype=q.dtype, device=q.device)
         k, v = _ops.cat([k, z], 1), _ops.cat([v, z], 1)
@@ -264,12 +322,7 @@ def multi_head_attention_forward(
 
     if key_padding_mask is not None:
         # checked here, as torch does, against the key length after bias_k and zero attention
-        for i, want in enumerate((bsz, src_len)):
-            if key_padding_mask.shape[i] != want:
-                raise AssertionError(
-                    f"Expected key_padded_mask.shape[{i}] to be {want}, but got "
-                    f"{key_padding_mask.shape[i]}"
-                )
+        _check_key_padding_mask(key_padding_mask, src_len, bsz)
         kpm = key_padding_mask.reshape((bsz, 1, 1, src_len)).expand((-1, num_heads, -1, -1))
         kpm = kpm.reshape((bsz * num_heads, 1, src_len))
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

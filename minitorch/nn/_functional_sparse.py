@@ -82,7 +82,7 @@ def _bag_padding_idx(padding_idx, num_embeddings: int):
     if padding_idx is None:
         return None
     if padding_idx.__class__ is not int:
-        padding_idx = index(padding_idx, "embedding_bag", "padding_idx")
+        padding_idx = index(padding_idx, "embedding_bag", "padding_idx", 9)
     n = num_embeddings
     if not -n <= padding_idx < n:
         raise RuntimeError(
@@ -354,7 +354,6 @@ def _embedding_bag(
         if offsets.ndim != 1:
             raise ValueError("offsets has to be a 1D Tensor")
         bags = offsets.shape[0] - (1 if include_last_offset else 0)
-        _check_offsets(offsets, input.shape[0], input.dtype)
         flat = input
         length = None
     else:
@@ -378,10 +377,15 @@ def _embedding_bag(
         )
     # torch's kernel checks, in its order, after the argument checks above: padding_idx, the
     # indices' and offsets' dtypes (float offsets are refused like indices, not truncated), the
-    # weight's dtype, the per-sample weights' dtype, then the index range
-    if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
+    # weight's dtype, the offsets' values, the per-sample weights' dtype, then the index range
+    if (
+        scale_grad_by_freq.__class__ is not bool
+        or sparse.__class__ is not bool
+        or include_last_offset.__class__ is not bool
+    ):
         _arg.boolean(scale_grad_by_freq, "embedding_bag", "scale_grad_by_freq", 4)
         _arg.boolean(sparse, "embedding_bag", "sparse", 6)
+        _arg.boolean(include_last_offset, "embedding_bag", "include_last_offset", 8)
     padding_idx = _bag_padding_idx(padding_idx, n)
     if offsets is not None and offsets.dtype is not input.dtype:
         # torch casts the indices and offsets to their promoted type (bool indices with int64
@@ -396,6 +400,8 @@ def _embedding_bag(
             f"types: Half, BFloat16, Float, Double; but got {_dtype.checked_type_name(weight)} "
             "instead (while checking arguments for embedding_bag)"
         )
+    if offsets is not None:
+        _check_offsets(offsets, input.shape[0], input.dtype)
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(
             "Expected tensor for argument #1 'weight' to have the same type as tensor for "

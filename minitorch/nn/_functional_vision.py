@@ -10,7 +10,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
 from minitorch._factories import arange, linspace, ones, zeros, zeros_like
-from minitorch._ops._common import index, quiet
+from minitorch._ops._common import index, int_list, quiet
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
 from minitorch.autograd.composite import as_node
@@ -161,6 +161,9 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
         )
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {given}")
+    if any(s.__class__ is not int for s in size):  # torch's kernel parser reads size as int[]
+        _arg.int_tuple(given, "affine_grid_generator", "size", 2)
+        size = int_list(given, "affine_grid_generator", "size", 2)
     if align_corners.__class__ is not bool:  # torch's Python passes it on to its kernel
         _arg.boolean(align_corners, "affine_grid_generator", "align_corners", 3)
     if theta.shape[0] != size[0]:
@@ -415,13 +418,16 @@ class _GridSampler2D(Function):
             with enable_grad():
                 out = _sample(a, b, mode, padding_mode, align_corners)
             got = list(engine.grad(out, wrt, grad, create_graph=create, materialize_grads=True))
-            if create:  # NOTE [ grid_sample's double backward node ]
-                node = _GridSamplerBackward2D if input.ndim == 4 else _GridSamplerBackward3D
-                got = [node.apply(g, grad, input, grid) for g in got]
             grad_input = got.pop(0) if need_input else None
             grad_grid = got.pop(0) if need_grid else None
         if ctx.needs_input_grad[1] and grad_grid is None:
             grad_grid = zeros_like(grid)
+        if create:  # NOTE [ grid_sample's double backward node ]
+            node = _GridSamplerBackward2D if input.ndim == 4 else _GridSamplerBackward3D
+            grad_input, grad_grid = (
+                None if g is None else node.apply(g, grad, input, grid)
+                for g in (grad_input, grad_grid)
+            )
         return grad_input, grad_grid
 
 
@@ -431,7 +437,8 @@ class _GridSampler2D(Function):
 # the input gradient even where it is constant in the input (sampling is linear in it), as in a
 # gradient penalty on the image alone. _GridSamplerBackward puts that node over the gradients the
 # composed backward computed: it passes their values and gradients through, and gives the other
-# inputs none (their gradients reach them along the composed graph beneath).
+# inputs none (their gradients reach them along the composed graph beneath). nearest's grid
+# gradient (zeros) gets the node too, as torch's does.
 
 
 class _GridSamplerBackward2D(Function):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from minitorch import _dtype, _ops
 from minitorch._factories import empty, ones_like, zeros, zeros_like
-from minitorch._ops._common import index, is_index, not_tensor_element
+from minitorch._ops._common import index, is_index, not_tensor, not_tensor_element
 from minitorch._ops.inplace import check_out, write_out
 from minitorch._tensor import Tensor
 from minitorch.autograd.composite import as_node
@@ -340,6 +340,13 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 _BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
 
 
+def _bag_arguments(offsets, mode) -> None:
+    """torch.embedding_bag's parser: offsets must be a tensor, mode an int (the slow path)."""
+    if not isinstance(offsets, Tensor):
+        raise not_tensor("embedding_bag", offsets, "offsets", 3)
+    index(mode, "embedding_bag", "mode", 5)
+
+
 def embedding_bag(
     weight,
     indices,
@@ -356,7 +363,13 @@ def embedding_bag(
 
     Differences from torch: in max mode, a bag whose maximum is reached by several rows reports
     the smallest row index."""
-    name = _BAG_MODES[mode]
+    if not isinstance(offsets, Tensor) or mode.__class__ is not int:
+        _bag_arguments(offsets, mode)
+    if per_sample_weights is not None and mode != 0:
+        raise RuntimeError("embedding_bag: per_sample_weights only supported with mode='sum'")
+    name = _BAG_MODES.get(mode)
+    if name is None:
+        raise RuntimeError("`mode` must be sum, mean, or max.")
     # the kernel's order only: F.embedding_bag would swap a legacy (weight, input) pair
     out = _embedding_bag(
         indices,

@@ -63,7 +63,13 @@ from minitorch.nn._functional_interpolate import *  # noqa: F403  # isort: skip
 from minitorch.nn._functional_vision import *  # noqa: F403  # isort: skip  (channel_shuffle, grids)
 from minitorch.nn._functional_ctc import *  # noqa: F403  # isort: skip  (ctc_loss)
 from minitorch.nn._functional_mha import *  # noqa: F403  # isort: skip  (multi_head_attention)
-from minitorch.nn._functional_mha import _in_projection_packed  # noqa: F401  # isort: skip
+from minitorch.nn._functional_mha import (  # noqa: F401  # isort: skip  (private, as torch's)
+    _check_key_padding_mask,
+    _in_projection,
+    _in_projection_packed,
+    _mha_shape_check,
+    _none_or_dtype,
+)
 from minitorch.nn._functional_linear_ce import *  # noqa: F403  # isort: skip  (needs F.linear)
 from minitorch.nn import _reduction as _Reduction  # noqa: F401  # isort: skip  (torch's F name)
 from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch's F import these)

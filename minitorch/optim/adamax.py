@@ -109,5 +109,8 @@ class Adamax(Optimizer):
                 else:
                     minitorch.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps), out=exp_inf)
                 clr = _scalar(lr / (1 - beta1**step))
-                _sub_quotient_(p, exp_avg, exp_inf, clr)
+                if differentiable:  # torch's addcdiv_ saves exp_avg and exp_inf for backward
+                    p.addcdiv_(exp_avg, exp_inf, value=-clr)
+                else:
+                    _sub_quotient_(p, exp_avg, exp_inf, clr)
         return loss

@@ -104,7 +104,9 @@ class ASGD(Optimizer):
                 step_t.add_(1)
                 if weight_decay != 0:
                     grad = _with_decay(grad, p, weight_decay)
-                eta_p = eta.to(p.dtype)
+                # a copy where the update is recorded: the step's eta.copy_ below must not change
+                # what backward reads (torch reads eta as a number)
+                eta_p = eta.to(p.dtype, copy=group["differentiable"])
                 # torch reads eta as a Python float: 1 - lambd * eta in float64, rounded to p's
                 # dtype by mul_, and p += -eta * grad rounded once (add_ with alpha); here on
                 # p's device (NOTE [ Updates through the in-place fast path ])

@@ -114,7 +114,7 @@ class RAdam(Optimizer):
                         rect = _rectification(rho_t, rho_inf)
                         update = update * (bias_correction2**0.5 / exp_avg_sq.sqrt().add(eps))
                         update = update * rect
-                    p.sub_(update)
+                    p.add_(update, alpha=-1.0)  # (torch's spelling: p's node is AddBackward0)
                 elif foreach:  # torch's multi-tensor step: p += m * (1 / ((sqrt(v) + eps) /
                     # (-sqrt(bc2) lr rect / bc1)) - lr unrectified / bc1), rounded as its kernels
                     rect = _rectification(rho_t, rho_inf) if rho_t > 5 else 0

@@ -12,7 +12,7 @@ from minitorch.optim.optimizer import (
     _closure_loss,
     _new_step,
     _params_with_grad,
-    _scalar,
+    _to_scalar,
     _use_grad_for_differentiable,
 )
 
@@ -82,12 +82,14 @@ class Rprop(Optimizer):
                 if not state:
                     state["step"] = _new_step()
                     state["prev"] = minitorch.zeros_like(p)
-                    lr = group["lr"]
-                    if group["differentiable"]:  # where torch takes the lr as a Number
-                        lr = _scalar(lr, "full_like(): argument 'fill_value' (position 2)")
-                    state["step_size"] = minitorch.full_like(grad, _scalar(lr))
+                    # torch's full_like takes a tensor lr as a Number: a TypeError where it
+                    # requires grad, in either mode
+                    state["step_size"] = minitorch.full_like(grad, _to_scalar(group["lr"]))
                 prev, step_size = state["prev"], state["step_size"]
                 state["step"].add_(1)
+                if group["differentiable"]:  # See NOTE [ Differentiable optimizer steps ]
+                    _differentiable_rprop_(p, grad, prev, step_size, group)
+                    continue
                 agreement = grad.mul(prev)
                 factor = minitorch.where(  # in grad's dtype, as torch writes its `sign` tensor
                     agreement > 0,
@@ -100,3 +102,21 @@ class Rprop(Optimizer):
                 p.sub_(minitorch.sign(grad).mul_(step_size))
                 prev.copy_(grad)
         return loss
+
+
+def _differentiable_rprop_(p, grad, prev, step_size, group) -> None:
+    """torch's single-tensor Rprop step as it records it for backward: the sign factors written
+    into sign(grad * prev) (a graph of zero derivative that step_size then carries), step_size
+    clamped in place, p.addcmul_ saving sign(grad) and step_size."""
+    etaminus, etaplus = group["etas"]
+    step_size_min, step_size_max = group["step_sizes"]
+    sign = grad.mul(prev.clone()).sign()
+    # (torch writes through boolean masks; masked_fill_ records the same zero derivative with
+    # no host read of the masks)
+    sign.masked_fill_(sign.gt(0), etaplus)
+    sign.masked_fill_(sign.lt(0), etaminus)
+    sign.masked_fill_(sign.eq(0), 1)
+    step_size.mul_(sign).clamp_(step_size_min, step_size_max)
+    grad = grad.clone().masked_fill_(sign.eq(etaminus), 0)
+    p.addcmul_(grad.sign(), step_size, value=-1)
+    prev.copy_(grad)

@@ -200,9 +200,8 @@ def _tree(fn, depth=None):
 
 
 # Accepted: torch composes these from several kernels whose inner nodes minitorch does not have
-# (a vector times a batch through mv, sdpa's bmm, circular pad's slice copies).
+# (sdpa's bmm, circular pad's slice copies).
 _EDGES_KNOWN = {
-    "vector @ batch",
     "sdpa",
     "pad circular 1d",
     "pad circular 2d",

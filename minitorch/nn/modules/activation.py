@@ -395,6 +395,18 @@ class Softmax2d(Module):
         return F.softmax(input, -3, _stacklevel=5)
 
 
+def _check_mask_types(attn_mask, key_padding_mask) -> None:
+    """torch's MultiheadAttention.forward first asks is_floating_point of attn_mask, then (unless
+    that was a float tensor) of key_padding_mask: a mask that is no tensor is refused there."""
+    from minitorch._ops._common import not_tensor
+
+    for mask in (attn_mask, key_padding_mask):
+        if mask is not None and not isinstance(mask, Tensor):
+            raise not_tensor("is_floating_point", mask)
+        if mask is not None and mask.dtype.is_floating_point:
+            return
+
+
 class MultiheadAttention(Module):
     """Attention over num_heads heads of embed_dim / num_heads each. Mirrors
     torch.nn.MultiheadAttention: in_proj_weight (3E, E) when kdim == vdim == E, else
@@ -487,6 +499,7 @@ class MultiheadAttention(Module):
         average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple:
+        _check_mask_types(attn_mask, key_padding_mask)
         # torch's module turns bool masks into float ones (and refuses other dtypes) before
         # anything else, so an integer attn_mask is refused even where is_causal would drop it
         key_padding_mask = canonical_mask(

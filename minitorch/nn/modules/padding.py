@@ -6,6 +6,7 @@ from minitorch._tensor import Tensor
 from minitorch.nn import _functional_pad as F
 from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.module import Module
+from minitorch.nn.modules.utils import _ntuple
 
 __all__ = [
     "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
@@ -15,10 +16,9 @@ __all__ = [
 
 
 def _pairs(padding, n: int) -> tuple:
-    """An int (the same on every side) or a (left, right, top, bottom, ...) tuple."""
-    if isinstance(padding, int):
-        return (padding,) * (2 * n)
-    return tuple(padding)
+    """An int (the same on every side) or a (left, right, top, bottom, ...) tuple; as torch's
+    _pair/_quadruple, any non-iterable is repeated (F.pad refuses a float at forward)."""
+    return _ntuple(2 * n)(padding)
 
 
 class _ConstantPadNd(Module):

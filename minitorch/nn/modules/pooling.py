@@ -7,6 +7,7 @@ from minitorch.nn import _functional_fractional_pool as FF
 from minitorch.nn import _functional_pool as F
 from minitorch.nn.modules._naming import own_methods
 from minitorch.nn.modules.module import Module
+from minitorch.nn.modules.utils import _ntuple as _ntuple_of
 
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
@@ -17,9 +18,9 @@ __all__ = [
 
 
 def _ntuple(v, n):
-    if isinstance(v, int):
-        return (v,) * n
-    return tuple(v)
+    # torch's _single/_pair/_triple: any non-iterable is repeated (a float kernel_size is
+    # kept, printed, and refused by the functional at forward, as torch's)
+    return _ntuple_of(n)(v)
 
 
 class _MaxPoolNd(Module):

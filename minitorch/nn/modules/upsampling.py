@@ -34,7 +34,7 @@ class Upsample(Module):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
-        if isinstance(scale_factor, (tuple, list)):
+        if isinstance(scale_factor, tuple):  # as torch's: a list is refused by float()
             self.scale_factor = tuple(float(f) for f in scale_factor)
         else:
             self.scale_factor = float(scale_factor) if scale_factor else None

@@ -24,14 +24,14 @@ __all__ = [
 ]  # fmt: skip
 
 
-class _PackedSequenceBase(NamedTuple):
+class PackedSequence_(NamedTuple):  # torch's name for the namedtuple base
     data: Tensor
     batch_sizes: Tensor
     sorted_indices: Tensor | None
     unsorted_indices: Tensor | None
 
 
-class PackedSequence(_PackedSequenceBase):
+class PackedSequence(PackedSequence_):
     """The time-major concatenation of sorted sequences: data (sum(lengths), *) and batch_sizes
     (how many sequences are still running at each step, a CPU int64 tensor). Mirrors
     torch.nn.utils.rnn.PackedSequence."""
@@ -159,6 +159,15 @@ def pack_padded_sequence(
 ) -> PackedSequence:
     """Packs a padded (T, B, *) batch (B, T, * with batch_first) of sequences of the given
     lengths. Mirrors torch.nn.utils.rnn.pack_padded_sequence."""
+    if not isinstance(input, Tensor):  # torch converts the lengths, then uses the input
+        if not isinstance(lengths, Tensor):
+            tensor(lengths, dtype=_dtype.int64)
+        if not enforce_sorted:  # (sorted_indices.to(input.device))
+            raise AttributeError(f"'{type(input).__name__}' object has no attribute 'device'")
+        raise TypeError(
+            "_pack_padded_sequence(): argument 'input' (position 1) must be Tensor, not "
+            f"{type_name(input)}"
+        )
     if input.numel() == 0:  # torch checks this before anything else
         raise RuntimeError("Cannot pack empty tensors.")
     lengths = _pack_lengths(lengths, enforce_sorted)
@@ -245,6 +254,11 @@ def pad_packed_sequence(
                 f"{steps}"
             )
         steps = _total_length(total_length)
+    _check_parsed(
+        "_pad_packed_sequence",
+        (3, "batch_first", "bool", batch_first),
+        (4, "padding_value", "Number", padding_value),
+    )
     data = sequence.data
     lengths = [sum(1 for s in sizes if s > b) for b in range(batch)]
     # As torch: a (T, B, *) buffer of padding_value into which the packed rows are copied (the
@@ -271,10 +285,6 @@ def pad_sequence(
 ) -> Tensor:
     """Stacks (L_i, *) tensors into (max L, B, *) (B first with batch_first), padded with
     padding_value on the right (or left). Mirrors torch.nn.utils.rnn.pad_sequence."""
-    if padding_side not in ("left", "right"):
-        raise RuntimeError(
-            f"Expected padding_side to be one of left or right, but got {padding_side}."
-        )
     if isinstance(sequences, Tensor):
         if sequences.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
@@ -288,15 +298,28 @@ def pad_sequence(
                 "pad_sequence: Expected iterable for input sequences, but got arg of type: "
                 f"{type(sequences)}"
             ) from None
-    if not sequences:
-        raise RuntimeError("received an empty list of sequences")
     for i, s in enumerate(sequences):
         if not isinstance(s, Tensor):
             raise not_tensor_element(i, s)
-        if s.ndim == 0:
-            raise RuntimeError(
-                "pad_sequence: each sequence needs at least one dimension (its length)"
-            )
+    _check_parsed(
+        "pad_sequence",
+        (2, "batch_first", "bool", batch_first),
+        (3, "padding_value", "float", padding_value),
+        (4, "padding_side", "str", padding_side),
+    )
+    if not sequences:
+        raise RuntimeError("received an empty list of sequences")
+    if padding_side not in ("left", "right"):
+        raise RuntimeError(
+            f"Expected padding_side to be one of left or right, but got {padding_side}."
+        )
+    if sequences[0].ndim == 0:  # (torch's kernel slices the first one's trailing sizes)
+        raise RuntimeError("ArrayRef: invalid slice, N = 1; size = 0")
+    for s in sequences:
+        if s.ndim == 0:  # (then reads each one's length)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if not isinstance(padding_value, Tensor):
+        padding_value = float(padding_value)  # (torch's kernel takes a double)
     first = sequences[0]
     dt = first.dtype  # torch's result has the first sequence's dtype
     longest = max(s.shape[0] for s in sequences)
@@ -311,6 +334,26 @@ def pad_sequence(
         rows = out.select(0 if batch_first else 1, i).narrow(0, start, n)
         rows.copy_(s if s.dtype is dt else s.to(dt))
     return out
+
+
+def _check_parsed(op: str, *arguments) -> None:
+    """torch's parser's TypeError for the first of `arguments` ((position, name, kind, value))
+    of the wrong kind ("bool", "float", "Number", "str"): torch's Python functions pass them on
+    by position to their parsed kernel, so the message always gives the position."""
+    from minitorch.nn._argcheck import _float_like
+
+    for pos, name, kind, value in arguments:
+        if kind == "bool":
+            ok = value.__class__ is bool
+        elif kind == "str":
+            ok = isinstance(value, str)
+        else:
+            ok = _float_like(value)
+        if not ok:
+            raise TypeError(
+                f"{op}(): argument '{name}' (position {pos}) must be {kind}, not "
+                f"{type_name(value)}"
+            )
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths, batch_first: bool = False) -> list:
