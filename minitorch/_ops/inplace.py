@@ -953,9 +953,10 @@ def fast_ternary(self: Tensor, others, kernel) -> bool:
         out = kernel(backend, x, *arrays)
     except ValueError:
         return False  # shapes that do not broadcast: the general path's RuntimeError
-    if out.shape != x.shape:
-        return False  # broadcasts self: the general path's error
-    backend.xp.copyto(x, out)
+    if out is not x:  # (a kernel may round into self itself: NOTE [ Rounded into self ])
+        if out.shape != x.shape:
+            return False  # broadcasts self: the general path's error
+        backend.xp.copyto(x, out)
     self._vc[0] += 1
     return True
 

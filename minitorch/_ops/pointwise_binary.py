@@ -281,35 +281,50 @@ def _lerp_kernel(device, x, y, w):
     return _arr(device.backend.xp, _lerp_array(device.backend, x, y, w))
 
 
-def _fma_number(xp, d, w: float, x):
+def _fma_number(xp, d, w: float, x, out=None):
     """fused_multiply_add(xp, d, w, x) for a number w: float32 the same float64 computation with
-    its temporary reused (twice as fast on large arrays)."""
+    its temporary reused (twice as fast on large arrays), rounded straight into `out` where given
+    (an in-place update's own array, of x's shape: NOTE [ Rounded into self ])."""
     if d.dtype.itemsize != 4 or d.shape != x.shape:
         return fused_multiply_add(xp, d, w, x)
     t = d.astype("float64")
     t *= w
+    if out is not None:
+        xp.add(t, x, out=out, casting="same_kind")
+        return out
     t += x
     return t.astype(d.dtype)
 
 
-def _lerp_array(backend, x, y, w):
+# NOTE [ Rounded into self ]
+# An optimizer's lerp_/addcmul_ of float32 tensors computes its fused multiply-add in float64
+# (NOTE [ Fused multiply-adds ]) and, when every operand has self's shape, rounds the float64
+# sum straight into self's memory (`add(t, x, out=self, casting="same_kind")`: the same
+# round-to-nearest as astype), where a float32 result and a copy into self took two more passes
+# over the parameter (Adam's moments). NumPy's ufuncs buffer operands that overlap the output,
+# so an `end` that aliases self still reads the values from before the write.
+
+
+def _lerp_array(backend, x, y, w, into=None):
     """torch's two-sided formula, exact at w = 0 and at w = 1: x + w * (y - x) for |w| < 0.5,
     else y - (y - x) * (1 - w), each a fused multiply-add rounded once as torch's CPU kernel
     computes (NOTE [ Fused multiply-adds ] in minitorch/_ops/_common.py), with w and 1 - w in
-    the computing precision; float dtypes (integers are refused before)."""
+    the computing precision; float dtypes (integers are refused before). `into`: x itself, of
+    y's shape, for lerp_ with a number weight (NOTE [ Rounded into self ])."""
     dt = x.dtype
     if opmath_dtype(dt):  # half: computed in float32 and rounded once, as torch does
         x, y = x.astype("float32"), y.astype("float32")
         w = w if isinstance(w, (int, float)) else w.astype("float32")
+        into = None
     xp = backend.xp
     d = y - x
     if isinstance(w, (int, float)):
         if x.dtype.kind == "c":
             out = x + w * d if abs(w) < 0.5 else y - d * (1 - w)
         elif abs(w) < 0.5:
-            out = _fma_number(xp, d, float(x.dtype.type(w)), x)
+            out = _fma_number(xp, d, float(x.dtype.type(w)), x, into)
         else:
-            out = _fma_number(xp, d, -float(x.dtype.type(1) - x.dtype.type(w)), y)
+            out = _fma_number(xp, d, -float(x.dtype.type(1) - x.dtype.type(w)), y, into)
     elif x.dtype.kind == "c":
         out = backend.select(xp.abs(w) < 0.5, x + w * d, y - d * (1 - w))
     else:
@@ -434,8 +449,16 @@ def _fused_multiply_add(xp, p, b, x):
 
 def _addcmul_array(backend, x, a, b, value):
     """x + (value * a) * b for float32/float64 arrays of one dtype, rounded once as torch's
-    addcmul kernel (the in-place fast path of addcmul_)."""
-    return _fused_multiply_add(backend.xp, a if value == 1 else value * a, b, x)
+    addcmul kernel (the in-place fast path of addcmul_); float32 operands of x's shape are
+    rounded into x itself (NOTE [ Rounded into self ])."""
+    xp = backend.xp
+    p = a if value == 1 else value * a  # (value * a rounded first, as torch's kernel)
+    if x.dtype.itemsize != 4 or not x.shape == p.shape == b.shape:
+        return _fused_multiply_add(xp, p, b, x)
+    t = p.astype("float64")
+    t *= b
+    xp.add(t, x, out=x, casting="same_kind")
+    return x
 
 
 class Addcmul(Function):
@@ -740,7 +763,7 @@ def lerp_(self, end, weight):
             raise _lerp_overloads("lerp_", (end, weight))
         others = (end,)
         if weight.__class__ in (int, float) and fast_ternary(
-            self, others, lambda backend, x, e: _lerp_array(backend, x, e, weight)
+            self, others, lambda backend, x, e: _lerp_array(backend, x, e, weight, into=x)
         ):
             return self
     return apply_inplace(self, lambda s: lerp(s, end, weight), "lerp_", others)
