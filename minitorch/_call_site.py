@@ -17,6 +17,7 @@ import sys
 
 _PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _NN = _PACKAGE + "nn" + os.sep
+_TORCH_NAMESPACE = _NN + "_torch_namespace.py"  # torch.<op>s defined in nn: parsed, all of them
 # the torch.nn.functional functions that are torch's parsed (C++) functions themselves; the rest
 # are Python that passes its arguments on by position
 _PARSED_FUNCTIONAL = frozenset({
@@ -188,7 +189,11 @@ def call_keywords(op: str, depth: int = 1):
     called = codes.pop()
     while codes and called.co_name in _WRAPPERS:  # the function a decorator wraps decides
         called = codes.pop()
-    if called.co_filename.startswith(_NN) and called.co_name not in _PARSED_FUNCTIONAL:
+    if (
+        called.co_filename.startswith(_NN)
+        and called.co_filename != _TORCH_NAMESPACE
+        and called.co_name not in _PARSED_FUNCTIONAL
+    ):
         return None  # torch's nn.functional Python, calling its parsed op positionally
     if (
         called.co_name in _PYTHON_FUNCTIONS

@@ -424,6 +424,7 @@ def unravel_index(indices, shape) -> tuple:
     and negative indices wrap (floor division and modulo), as torch 2.13 computes them.
     Mirrors torch.unravel_index."""
     if not isinstance(indices, Tensor):
+        indices.is_complex()  # torch's first read of indices: a non-tensor's AttributeError
         raise TypeError(f"expected 'indices' to be a Tensor, but got {type(indices).__name__}")
     if indices.dtype.is_floating_point or indices.dtype is _dtype.bool:
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")

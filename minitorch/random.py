@@ -856,7 +856,20 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
-    if args or (generator is not None and not isinstance(generator, Generator)):
+    if (
+        args
+        or (generator is not None and not isinstance(generator, Generator))
+        # torch's parser names a non-int n only when n is the one argument given; with a
+        # keyword too (random_split's generator=) no overload matches
+        or (
+            _as_int(n) is None
+            and (
+                any(v is not None for v in (generator, out, dtype, layout, device))
+                or requires_grad
+                or pin_memory
+            )
+        )
+    ):
         raise _not_a_generator(  # a second positional (randperm(3, 4)) matches no overload either
             "randperm", (n, *args), generator=generator, out=out, dtype=dtype, layout=layout,
             device=device, requires_grad=requires_grad, pin_memory=pin_memory,

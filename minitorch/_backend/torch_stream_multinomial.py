@@ -32,8 +32,9 @@ def multinomial(s: TorchStream, p: np.ndarray, k: int, replacement: bool, transp
         return np.zeros((0, k), dtype=np.int64)
     if replacement and k > 1:
         acc = _F64 if p.dtype == _F64 else _F32
-        cum = np.cumsum(p, axis=1, dtype=acc)  # sequential, as torch's loop
-        cum /= cum[:, -1:]
+        with np.errstate(over="ignore", invalid="ignore"):  # a total past the largest float
+            cum = np.cumsum(p, axis=1, dtype=acc)  # sequential, as torch's loop
+            cum /= cum[:, -1:]
         cum[:, -1] = 1
         u = unit_uniform(s, rows * k, "float64").reshape(rows, k)
         if rows <= 16:

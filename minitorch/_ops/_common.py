@@ -445,7 +445,8 @@ def promote(a, b, op: str, wrap: bool = True):
             a, b = number(a), number(b)
             if a.__class__ in _NUMBERS and b.__class__ in _NUMBERS:
                 return promote(_number_tensor(a), b, op, wrap)
-    raise not_tensor(op, a)
+    # two numbers: an overloaded op lists its overloads (xlogy(2, 3)), others name input
+    raise TypeError(operand_error(op, a, b))
 
 
 _NUMBER_PAIR_OPS = frozenset(("add", "sub", "mul", "div", "floor_divide"))

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import operator
-
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
-from minitorch._ops._common import cast, check_tensor_list, opmath_dtype, type_name
+from minitorch._ops._common import cast, check_tensor_list, opmath_dtype, quiet, type_name
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 
@@ -43,7 +41,13 @@ class Einsum(Function):
         if opmath_dtype(dt):
             # half: NumPy's einsum refuses bfloat16; torch sums in float32 and rounds once
             arrays = [a.astype("float32") for a in arrays]
-        out = ctx.xp.einsum(eq, *arrays, optimize=len(arrays) > 1)
+        if len(arrays) == 1:
+            out = ctx.xp.einsum(eq, *arrays)
+        else:
+            # the contraction's products and sums run inside NumPy's einsumfunc module, whose
+            # overflow warnings the filter for kernels (minitorch/__init__.py) does not reach
+            with quiet(ctx.xp, over="ignore", invalid="ignore"):
+                out = ctx.xp.einsum(eq, *arrays, optimize=True)
         if len(arrays) == 1:
             # a sum of one operand ('ijk->kj'; einsum() makes the ones without a sum views):
             # NumPy may hand back the input's dim order or an alias of it; torch's result is
@@ -135,12 +139,16 @@ def _sublist(dims) -> str:
         if d is Ellipsis:
             out.append("...")
             continue
-        d = operator.index(d)  # (torch's TypeError for a float: it cannot be a subscript)
-        if not 0 <= d < 52:
+        # torch's order: the range comparisons first (a str's TypeError, a tensor's bool error,
+        # a float out of range's ValueError), then chr (a float's TypeError in range)
+        if d >= 0 and d < 26:
+            out.append(chr(ord("A") + d))
+        elif d >= 26 and d < 52:
+            out.append(chr(ord("a") + d - 26))
+        else:
             raise ValueError(
                 "einsum(): subscript in subscript list is not within the valid range [0, 52)"
             )
-        out.append(_LETTERS[d + 26] if d < 26 else _LETTERS[d - 26])
     return "".join(out)
 
 

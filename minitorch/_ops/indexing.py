@@ -401,9 +401,10 @@ def _value_tensor(self: Tensor, value) -> Tensor | None:
     raise TypeError(f"can't assign a {type_name(value)} to a {self.type()}")
 
 
-def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
-    """value with leading size-1 dims dropped down to the target's rank; torch's errors when it
-    does not broadcast to the indexing result."""
+def _fit_value(value: Tensor, plan: IndexPlan, op: str, strip: bool = True) -> Tensor:
+    """value with leading size-1 dims dropped down to the target's rank (strip=False: kept, as
+    torch's index_put_ keeps them); torch's errors when it does not broadcast to the indexing
+    result."""
     target = plan.out_shape
     shape = value._data.shape
     if shape == tuple(target):
@@ -411,7 +412,7 @@ def _fit_value(value: Tensor, plan: IndexPlan, op: str) -> Tensor:
         # a view with w's own strides: not a partial overlap)
         return value
     lead = 0
-    while lead < len(shape) and shape[lead] == 1:  # all of them, as torch (and its messages)
+    while strip and lead < len(shape) and shape[lead] == 1:  # all, as torch (and its messages)
         lead += 1
     if lead:
         value = value.reshape(shape[lead:])
@@ -605,7 +606,12 @@ def _put_plan(self: Tensor, indices, values, op: str, accumulate) -> IndexPlan:
 
 
 def _put_values(self: Tensor, values, plan: IndexPlan, op: str, indices, accumulate) -> Tensor:
-    values = _fit_value(_value_tensor(self, values), plan, op)  # (the shape before the dtype)
+    values = _value_tensor(self, values)
+    # (the shape before the dtype) torch's index_put_ broadcasts values to the indexing result
+    # as they are, where setitem drops their leading 1s first; its masked_fill_ path (one value
+    # at one bool mask) takes a value of any shape
+    strip = _put_fills_mask(values, indices, accumulate)
+    values = _fit_value(values, plan, op, strip=strip)
     if values.dtype is not self.dtype:
         if _put_fills_mask(values, indices, accumulate):
             # torch runs a put of one CPU value at one bool mask as masked_fill_, reading the

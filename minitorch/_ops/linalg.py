@@ -964,20 +964,17 @@ def tensordot(a, b, dims=2, out=None):
     As torch's, a contracted dim of size 1 broadcasts against its partner (that side is summed)."""
     if _autocast.state.any_enabled:
         return _autocast.call(tensordot, _autocast.LOWER_SAME, (a, b, dims), {"out": out})
-    _require_tensor(a, "tensordot", "a", 1)
-    _require_tensor(b, "tensordot", "b", 2)
-    na, nb = a.ndim, b.ndim
+    # torch's order: its Python reads dims (and, for an int, a.dim() and b.dim(): a non-tensor's
+    # AttributeError), then its kernel's parser checks input, other, dims_self, dims_other
     if isinstance(dims, int):  # (bool included, as torch's isinstance test does)
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        na = a.ndim if isinstance(a, Tensor) else a.dim()
+        nb = b.ndim if isinstance(b, Tensor) else b.dim()
         if dims > na or dims > nb:
             raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
-        da = list(range(na - dims, na))
-        db = list(range(dims))
     elif isinstance(dims, (tuple, list)):
         da, db = dims
-        da = _tensordot_dims(da, "dims_self", 3)
-        db = _tensordot_dims(db, "dims_other", 4)
     elif isinstance(dims, Tensor):
         da, db = _tensordot_tensor_dims(dims)
     else:  # np.int64 included: torch's Python-level test admits only int, list, tuple, Tensor
@@ -985,6 +982,15 @@ def tensordot(a, b, dims=2, out=None):
             "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
             f"containing two lists, but got dims={dims}"
         )
+    _require_tensor(a, "tensordot", "input", 1)
+    _require_tensor(b, "tensordot", "other", 2)
+    na, nb = a.ndim, b.ndim
+    if isinstance(dims, int):
+        da = list(range(na - dims, na))
+        db = list(range(dims))
+    else:
+        da = _tensordot_dims(da, "dims_self", 3)
+        db = _tensordot_dims(db, "dims_other", 4)
     if len(da) != len(db):
         raise RuntimeError("both dimension lists should have same length")
     if a._data.dtype != b._data.dtype:
@@ -1061,9 +1067,7 @@ def _tensordot_tensor_dims(dims) -> tuple:
             raise AssertionError(
                 f"dims tensor must have size 2 in first dimension, got {dims.shape[0]}"
             )
-        return _tensordot_dims(dims[0].tolist(), "dims_self", 3), _tensordot_dims(
-            dims[1].tolist(), "dims_other", 4
-        )
+        return dims[0].tolist(), dims[1].tolist()
     n = int(dims.item())
     if n < 0:
         raise RuntimeError(f"tensordot expects dims >= 0, but got dims={n}")

@@ -130,12 +130,9 @@ def float_power(input, exponent, *, out=None):
     """input ** exponent computed in float64, whatever the operands' dtypes.
     Mirrors torch.float_power."""
     f64 = _dtype.float64
-    if not isinstance(input, Tensor) and not isinstance(exponent, Tensor):
-        raise TypeError(
-            "float_power(): argument 'input' must be Tensor, not " + type(input).__name__
-        )
+    numbers_only = not isinstance(input, Tensor) and not isinstance(exponent, Tensor)
     for v in (input, exponent):
-        if not isinstance(v, (Tensor, numbers.Number)):  # float_power(x, "a"), (x, None)
+        if numbers_only or not isinstance(v, (Tensor, numbers.Number)):  # (x, "a"), (2, 3)
             from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
 
             named = (("input", input), ("exponent", exponent))

@@ -28,7 +28,15 @@ from minitorch._backend import torch_stream_counts as _tsc
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._backend import torch_stream_normal as _tsn
 from minitorch._memory_format import _overlapping
-from minitorch._ops._common import check_bool, check_int, is_number, no_overload, number, type_name
+from minitorch._ops._common import (
+    check_bool,
+    check_int,
+    is_number,
+    no_overload,
+    number,
+    quiet,
+    type_name,
+)
 from minitorch._ops.inplace import apply_inplace, write_out
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch._tensor_methods import _at
@@ -367,8 +375,8 @@ def geometric_(self, p, *, generator=None):
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fills with 1 with probability p (a number or a tensor broadcast to self), else 0.
     Mirrors torch.Tensor.bernoulli_."""
-    if generator is not None:
-        _check_generator(generator, "bernoulli_", (p,), {})
+    if generator is not None and not isinstance(generator, Generator):
+        _no_bernoulli_overload("bernoulli_", {"p": p, "generator": generator})
     if isinstance(p, Tensor):
         if p._device is not self._device:
             raise RuntimeError(
@@ -386,6 +394,8 @@ def bernoulli_(self, p=0.5, *, generator=None):
         )
         node = "BernoulliBackward1"
     else:
+        if not (p.__class__ is float or (is_number(p) and not isinstance(p, complex))):
+            _no_bernoulli_overload("bernoulli_", {"p": p, "generator": generator})
         p = _number(p, "bernoulli_", "p")
         if not 0 <= p <= 1:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
@@ -544,25 +554,23 @@ _BERNOULLI_FORMS = {
 
 
 def _check_generator(generator, op: str, args: tuple, keywords: dict) -> None:
-    """torch's TypeError when the `generator=` given to random_ (from fewer than two bounds),
-    bernoulli or bernoulli_ is no Generator: torch's parser then matches none of the op's
-    overloads and lists them. args are the positional arguments after the tensor (for
-    torch.bernoulli: from input on), keywords the others given; torch names the keywords in
-    about the reverse of the call's order (here: generator first, as the signatures end in it),
-    and says for random_ given a bound why its no-argument overload did not match."""
+    """torch's TypeError when the `generator=` given to random_ (from fewer than two bounds) or
+    Tensor.bernoulli is no Generator: torch's parser then matches none of the op's overloads
+    and lists them. args are the positional arguments after the tensor, keywords the others
+    given; torch names the keywords in about the reverse of the call's order (here: generator
+    first, as the signatures end in it), and says for random_ given a bound why its no-argument
+    overload did not match."""
     if isinstance(generator, Generator):
         return
     if op == "Tensor.bernoulli" and args:  # torch's parser matches the overload with a p
         raise TypeError(
             f"bernoulli(): argument 'generator' must be torch.Generator, not {type_name(generator)}"
         )
+    if op != "random_":
+        _no_bernoulli_overload(op, {"generator": generator})
     named = {"generator": generator, **{k: v for k, v in keywords.items() if v is not None}}
-    if op == "bernoulli" and "out" in named:
-        named = {"out": named.pop("out"), **named}
     got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in named.items()]
     text = ", ".join(got) + (", " if not args else "")
-    if op != "random_":
-        raise no_overload(op.removeprefix("Tensor."), text, _BERNOULLI_FORMS[op])
     err = no_overload(op, text, _RANDOM_FORMS)
     if args or named.keys() - {"generator"}:
         first = f" * ({_RANDOM_FORMS[0]})\n"
@@ -609,9 +617,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         raise TypeError(
             f"bernoulli(): argument 'input' (position 1) must be Tensor, not {type_name(input)}"
         )
-    if generator is not None:
-        args = (input,) if p is None else (input, p)
-        _check_generator(generator, "bernoulli", args, {"out": out})
+    if (generator is not None and not isinstance(generator, Generator)) or not (
+        out is None or isinstance(out, Tensor)
+    ):
+        params = {"input": input, "p": p, "generator": generator, "out": out}
+        _no_bernoulli_overload("bernoulli", params)
     if p is not None:
         p = _check_bernoulli_p(p, (input, p), generator, out)
         with no_grad():
@@ -628,7 +638,11 @@ def bernoulli(input, p=None, *, generator=None, out=None):
             u = _uniform(input, generator, "bernoulli")
             arr = _cast(u < input._data, input)
         result = _NODES["BernoulliBackward0"].apply(input, arr=arr)
-    return result if out is None else write_out(out, result)
+    if out is None:
+        return result
+    if isinstance(out, Tensor) and out.dtype is not result.dtype and not result._requires_grad:
+        result = result.to(out.dtype)  # torch draws into out: any dtype takes the 0s and 1s
+    return write_out(out, result)
 
 
 def _check_bernoulli_p(p, args: tuple, generator, out=None):
@@ -642,18 +656,46 @@ def _check_bernoulli_p(p, args: tuple, generator, out=None):
             return p
         if isinstance(p, Tensor) and p._data.ndim == 0 and not p._requires_grad:
             return p.item()
-    got = [type_name(a) for a in args]
-    if generator is not None:
-        gen_name = type_name(generator)
-        got.append("generator=" + ("torch._C." + gen_name if gen_name == "Generator" else gen_name))
-    if out is not None:
-        got.append("out=" + type_name(out))
-    gen = "*, torch.Generator generator = None"
-    if len(args) == 1:
-        forms = [f"{gen}", f"float p, {gen}"]
-    else:
-        forms = [f"Tensor input, {gen}, Tensor out = None", f"Tensor input, float p, {gen}"]
-    raise no_overload("bernoulli", ", ".join(got), forms)
+    params = dict(zip(("input", "p") if len(args) == 2 else ("p",), args, strict=True))
+    if len(args) == 1 and isinstance(generator, Generator):
+        # the method's overload with a generator and a float p is the one torch's parser tries
+        where = "" if "p" in _call_keywords("bernoulli") else " (position 1)"
+        raise TypeError(f"bernoulli(): argument 'p'{where} must be float, not {type_name(p)}")
+    params.update(generator=generator, out=out)
+    _no_bernoulli_overload("bernoulli" if len(args) == 2 else "Tensor.bernoulli", params)
+
+
+def _call_keywords(op: str) -> tuple:
+    """The keyword names of the user's call of `op` (() where they cannot be told). Reads the
+    call's bytecode: for error paths only."""
+    from minitorch._call_site import call_keywords
+
+    return call_keywords(op, depth=2) or ()
+
+
+def _no_bernoulli_overload(op: str, params: dict):
+    """Raises torch's parser's TypeError for a call of bernoulli, bernoulli_ or Tensor.bernoulli
+    whose arguments match none of its overloads. params: the arguments by name in the
+    signature's order (None: not given). torch lists the positional ones' types, then name=type
+    of the keywords in the reverse of the call's order (generator and out, keyword-only, in the
+    reverse of the signature's where the call cannot be read), with a trailing ", " where none
+    is positional. bernoulli_'s p is None where given so, absent where the call leaves it out."""
+    from minitorch._call_site import call_arguments
+
+    params = {k: v for k, v in params.items() if v is not None or op == "bernoulli_" and k == "p"}
+    called = _call_keywords(op.removeprefix("Tensor."))
+    if op == "bernoulli_" and "p" not in called and (call_arguments(op) or (1,))[0] == 0:
+        del params["p"]  # (its default)
+    named = [k for k in reversed(called) if k in params]
+    named += [k for k in reversed(params) if k in ("generator", "out") and k not in named]
+
+    def typed(v):
+        return "torch._C.Generator" if isinstance(v, Generator) else type_name(v)
+
+    got = [typed(v) for k, v in params.items() if k not in named]
+    text = ", ".join(got + [f"{k}={typed(params[k])}" for k in named])
+    text += ", " if not got else ""
+    raise no_overload(op.removeprefix("Tensor."), text, _BERNOULLI_FORMS[op])
 
 
 def poisson(input, generator=None):
@@ -785,20 +827,27 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     rows = w.shape[0]
     if dev is cpu and rows:
         try:
-            _check_weights(w, with_replacement)
+            with quiet(xp):  # weights summing past the largest float: torch warns of nothing
+                _check_weights(w, with_replacement)
         except RuntimeError:
             s = _stream(dev, generator, "multinomial")
             if with_replacement and s is not None:
                 # torch's kernel checks each row as it samples it: the rows before the first
                 # bad one have drawn their samples
-                good = ((w >= 0) & (w < math.inf)).all(axis=1) & (w.sum(axis=1) > 0)
+                with quiet(xp):
+                    good = ((w >= 0) & (w < math.inf)).all(axis=1) & (w.sum(axis=1) > 0)
                 before = input._data.reshape(-1, n)[: int(good.argmin())]
                 _tsm.multinomial(s, before, num_samples, True, False)
             raise
     s = _stream(dev, generator, "multinomial")
     if s is not None:  # torch's numbers: NOTE [ torch's multinomial ]
-        # torch fills its exponential draws in the memory order of a transposed input
-        transposed = input.ndim == 2 and rows > 1 and input.stride() == (1, rows)
+        # torch fills its exponential draws in the memory order of empty_like(input): a
+        # column-major one for an input whose rows are closer in memory than its columns
+        # (transposed, or a strided slice of a transposed tensor); a zero stride (expand)
+        # keeps the row-major order, as torch's infer_dense_strides does
+        st = input.stride() if input.ndim == 2 else (0, 0)
+        across = st[1] > st[0] or (st[1] == st[0] and n > rows)
+        transposed = rows > 1 and n > 1 and st[0] > 0 and across
         p = s.unwrap(input._data).reshape(-1, n)
         idx = s.wrap(_tsm.multinomial(s, p, num_samples, with_replacement, transposed))
     elif with_replacement:

@@ -114,9 +114,10 @@ def count_nonzero(input, dim=None):
 # --- variance and standard deviation ---
 
 
-def _moments(ctx, x, dims, keepdim, correction):
+def _moments(ctx, x, dims, keepdim, correction, welford=False):
     """(sum of squared deviations / dof) over dims, with torch's warning and inf/nan at dof <= 0;
-    in the accumulation dtype (the caller rounds to x's dtype once, as torch does)."""
+    in the accumulation dtype (the caller rounds to x's dtype once, as torch does). welford:
+    var_mean's and std_mean's kernel, which takes no two-pass path for one output."""
     xp = ctx.xp
     # float32 in float64 (torch's CPU kernel accumulates in double: a float32 two-pass variance
     # of 200k points far from the origin was off by 4e-5), half precision in float32
@@ -128,12 +129,16 @@ def _moments(ctx, x, dims, keepdim, correction):
     ctx.dof = dof
     if n == 0:
         ss = xp.zeros(keep_shape(x.shape, dims), dtype=dt)
-    elif x.size == n and half is None:
-        # one output in float32/64: torch's two-pass kernel (the mean, then the squared
-        # deviations from it); the variance of constant data can come out a few ulps above 0
+    elif x.size == n and half is None and not welford:
+        # one output in float32/64: torch's two-pass kernel (std_var_all_cpu): the mean in x's
+        # own dtype, then the squared deviations from it in double. A float32 mean's rounding
+        # error enters squared (torch's var of data at 1e4 with std 1e-2 is 2e-4 high; of
+        # [3e38, 3e38], whose float32 sum overflows, inf); the variance of constant data can
+        # come out a few ulps above 0
+        m = xp.add.reduce(x, axis=dims, keepdims=True) / n  # NOTE [ Reductions call the ufunc ]
         if acc is not None:
-            x = x.astype(acc)
-        d = x - xp.add.reduce(x, axis=dims, keepdims=True) / n  # NOTE [ Reductions call the ufunc ]
+            x, m = x.astype(acc), m.astype(acc)
+        d = x - m
         ss = xp.add.reduce(d * d, axis=dims, keepdims=True)
     else:
         # Along a dim (and for half precision) torch runs Welford's update per slice, which keeps
@@ -151,7 +156,8 @@ def _moments(ctx, x, dims, keepdim, correction):
         else:
             d = x - x[first]
         d -= xp.add.reduce(d, axis=dims, keepdims=True) / n
-        ss = xp.add.reduce(xp.multiply(d, d, out=d), axis=dims, keepdims=True)
+        # (a 0-d input's d is a NumPy scalar, which takes no out=)
+        ss = xp.add.reduce(xp.multiply(d, d, out=d) if d.ndim else d * d, axis=dims, keepdims=True)
     if dof <= 0:  # the public function warned
         v = xp.where(ss > 0, xp.asarray(math.inf, dtype=dt), xp.asarray(math.nan, dt))
     else:
@@ -165,12 +171,12 @@ class Var(Function):
     """out = sum((a - mean(a))**2) / (n - correction);  grad_a = grad * 2 (a - mean) / dof"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim, correction, grad_dof):
+    def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
         x = a._data
         _setup(ctx, x, dims, keepdim)
         ctx.grad_dof = grad_dof
         ctx.save_for_backward(a)
-        return _moments(ctx, x, dims, keepdim, correction).astype(x.dtype, copy=False)
+        return _moments(ctx, x, dims, keepdim, correction, welford).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
@@ -199,11 +205,12 @@ class Std(Function):
     """out = sqrt(var(a));  grad_a = grad * (a - mean) / (dof * out), 0 where out == 0"""
 
     @staticmethod
-    def forward(ctx, a, *, dims, keepdim, correction, grad_dof):
+    def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
         x = a._data
         _setup(ctx, x, dims, keepdim)
         ctx.grad_dof = grad_dof
-        out = ctx.xp.sqrt(_moments(ctx, x, dims, keepdim, correction)).astype(x.dtype, copy=False)
+        v = _moments(ctx, x, dims, keepdim, correction, welford)
+        out = ctx.xp.sqrt(v).astype(x.dtype, copy=False)
         ctx.save_for_backward(a, out)
         return out
 
@@ -296,7 +303,7 @@ def var_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction
     one: a TypeError there too)."""
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
     dims, keepdim, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
-    v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
+    v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
     m = mean(input, _mean_dim(dim), keepdim)
     # torch computes both in one kernel: one node (VarMeanBackward0) with two outputs
     return as_node((v, m), "VarMeanBackward0", (input,), saved=(input,))
@@ -310,7 +317,7 @@ def _mean_dim(dim):
 def std_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None):
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
     dims, keepdim, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
-    s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
+    s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
     # one node with two outputs, as torch's kernel; it saves the input and the std
     out = (s, mean(input, _mean_dim(dim), keepdim))
     return as_node(out, "StdMeanBackward0", (input,), saved=(input, s))

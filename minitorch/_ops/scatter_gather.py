@@ -76,6 +76,10 @@ class Scatter(IndexPut):
     grad_src = gather(grad)"""
 
     _node_name = "ScatterBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "dim": saved_arg("saved_dim", wrap=True),
+        "index": saved_watched(0),
+    }
 
 
 class ScatterValue(Scatter):
@@ -312,15 +316,28 @@ def scatter(
     Differences from torch: with duplicate indices the last write wins on CPU (torch leaves it
     unspecified); reduce='multiply' combines duplicates in an order that may differ by device.
     """
+    named = (("input", input), ("dim", dim), ("index", index), ("src", src))
+    named += (("value", value), ("reduce", reduce), ("out", out))
+    if src is not None and src.__class__ is not Tensor:
+        _src_number_by_keyword(src, "scatter", named)
     try:
         result = _scatter(input, dim, index, src, value, reduce)
     except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
         from minitorch._ops._parser_errors import argument_error
 
-        named = (("input", input), ("dim", dim), ("index", index), ("src", src))
-        named += (("value", value), ("reduce", reduce), ("out", out))
         raise argument_error(e, "scatter", named) from None
     return _maybe_out(result, out)
+
+
+def _src_number_by_keyword(src, op: str, named) -> None:
+    """torch's TypeError for a number passed as src= (only value= or a positional number takes
+    one): the keyword fits no overload."""
+    if not isinstance(src, Tensor):
+        from minitorch._call_site import passed_by_keyword
+        from minitorch._ops._parser_errors import parsed_error
+
+        if passed_by_keyword("src", op):
+            raise parsed_error(op, named)
 
 
 def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
@@ -342,13 +359,13 @@ def _scatter(input: Tensor, dim, index: Tensor, src, value, reduce) -> Tensor:
         _, plan = _plan(input, dim, index, "scatter", src)
         region = _src_region(src, plan)
         out = Scatter.apply(input, region, plan=_flat_put_plan(input, plan), accumulate=False)
-        return watch_indices(out, index)
+        return watch_indices(out, index, saved_dim=dim)
     if value is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _, plan = _plan(input, dim, index, "scatter")
     plan = _flat_put_plan(input, plan)
     out = ScatterValue.apply(input, _value_tensor(input, value), plan=plan, accumulate=False)
-    return watch_indices(out, index)
+    return watch_indices(out, index, saved_dim=dim)
 
 
 def _warn_reduce_deprecated() -> None:
@@ -366,6 +383,10 @@ def _warn_reduce_deprecated() -> None:
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None):
     """In-place scatter. Mirrors torch.Tensor.scatter_."""
+    named = (("input", input), ("dim", dim), ("index", index), ("src", src))
+    named += (("value", value), ("reduce", reduce))
+    if src is not None and src.__class__ is not Tensor:
+        _src_number_by_keyword(src, "scatter_", named)
     others = (src,) if isinstance(src, Tensor) else ()
     try:
         return apply_inplace(
@@ -377,8 +398,6 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
     except (AttributeError, TypeError) as e:  # scatter's overloads, as the method's
         from minitorch._ops._parser_errors import argument_error
 
-        named = (("input", input), ("dim", dim), ("index", index), ("src", src))
-        named += (("value", value), ("reduce", reduce))
         raise argument_error(e, "scatter_", named) from None
 
 
@@ -452,6 +471,20 @@ class ScatterReduce(Function):
     sum -> grad, mean -> grad / count, amax/amin -> grad split among the values equal to the
     result (with include_self=False torch still counts a self value equal to the result in that
     split, giving it no share), prod -> grad * product of the other values"""
+
+    # grad_fn._saved_<name> (as torch's; index_reduce's node names src "source")
+    _saved_names = ("self", "src", "result")
+    _saved_attrs = {
+        "dim": saved_arg("saved_dim", wrap=True),
+        "include_self": "include_self",
+        "index": saved_watched(0),
+        "reduce": saved_arg("saved_reduce"),  # as given ("max", not its alias "amax")
+        "source": lambda node: node._stored_tensors[1],
+    }
+    _saved_shown = {
+        name: ("dim", "include_self", "index", "reduce", "result", "self", src)
+        for name, src in (("ScatterReduceBackward0", "src"), ("IndexReduceBackward0", "source"))
+    }
 
     @staticmethod
     def forward(ctx, x, src, *, plan, reduce, include_self, op="scatter_reduce"):
@@ -589,16 +622,17 @@ def scatter_reduce(
     except (AttributeError, TypeError, RuntimeError):  # (no cost on the common path)
         _check_reduce_args("scatter_reduce", *args)
         raise
-    return _maybe_out(watch_indices(result, index), out)
+    return _maybe_out(watch_indices(result, index, saved_dim=dim, saved_reduce=reduce), out)
 
 
-def _check_reduce_args(op: str, input, dim, index, src, reduce, include_self) -> None:
-    """torch's parser's TypeError for scatter_reduce's first ill-typed argument, in its order
-    (the error path of an op that failed: returns when all are well typed)."""
+def _check_reduce_args(op: str, input, dim, index, src, reduce, include_self, src_name="src"):
+    """torch's parser's TypeError for scatter_reduce's (or index_reduce's, whose src is named
+    source) first ill-typed argument, in its order (the error path of an op that failed:
+    returns when all are well typed)."""
     check_tensors(op, ("input", input))
     if dim.__class__ is not int:
         check_int(op, dim, "dim", 2)
-    check_tensors(op, (None, input), (None, dim), ("index", index), ("src", src))
+    check_tensors(op, (None, input), (None, dim), ("index", index), (src_name, src))
     if not isinstance(reduce, str):
         raise wrong_type(op, reduce, "reduce", 5, "str")
     if include_self.__class__ is not bool:

@@ -724,7 +724,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
             stacklevel=_user_stacklevel(),
         )
     _check_mask(mask, "masked_scatter_", short=True)
-    x, m = _broadcast_pair(input, _mask_on(input, mask), "masked_scatter")
+    mask = _mask_on(input, mask)
+    x, m = _broadcast_pair(input, mask, "masked_scatter")
     xp = x._device.backend.xp
     flat_mask = m._data.reshape(-1)
     n_src = source._data.size
@@ -736,7 +737,9 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     # The k-th True position takes source's k-th element: k = cumsum(mask) - 1 (no host sync).
     pos = xp.clip(xp.cumsum(flat_mask) - 1, 0, n_src - 1).reshape(m._data.shape)
     plan = IndexPlan(None, (pos,), None, "Alias", (n_src,), pos.shape, True)
-    out = where(m, Take.apply(source.reshape(-1), plan=plan), x)
+    # (the mask as given, not broadcast: the node saves it so, as torch's, whose version error
+    # names its shape)
+    out = where(mask, Take.apply(source.reshape(-1), plan=plan), x)
     return as_node(out, "MaskedScatterBackward0", (input, source))
 
 
@@ -749,7 +752,7 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if not (isinstance(mask, Tensor) and isinstance(source, Tensor)):
         check_tensors("masked_scatter_", (None, input), ("mask", mask), ("source", source))
     if mask._data.shape != input._data.shape:
-        mask = mask.expand(input._data.shape)  # torch expands the mask to self: its error
+        mask.expand(input._data.shape)  # torch expands the mask to self: its error
     return apply_inplace(
         input, lambda s: masked_scatter(s, mask, source), "masked_scatter_", (source,)
     )

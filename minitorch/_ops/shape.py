@@ -769,10 +769,6 @@ def _expand_strides(a, shape) -> tuple:
     return tuple(out)
 
 
-def _type_label(t: Tensor) -> str:
-    return f"torch.{_short(t.dtype)}Tensor"
-
-
 def expand(input: Tensor, sizes) -> Tensor:
     """Broadcasts to `sizes` (-1 keeps a dim) without copying. Mirrors torch.Tensor.expand.
 
@@ -789,9 +785,9 @@ def expand(input: Tensor, sizes) -> Tensor:
             break
     if len(sizes) < x.ndim:
         raise RuntimeError(
-            f"expand({_type_label(input)}{{{list(x.shape)}}}, size={list(sizes)}): the number of "
-            f"sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions "
-            f"in the tensor ({x.ndim})"
+            f"expand({_dtype.checked_type_name(input)}{{{list(x.shape)}}}, size={list(sizes)}): "
+            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number "
+            f"of dimensions in the tensor ({x.ndim})"
         )
     lead = len(sizes) - x.ndim
     shape = [0] * len(sizes)

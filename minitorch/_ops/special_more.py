@@ -191,10 +191,10 @@ class Zeta(Function):
 def _binary(cls, input, other, op: str, out):
     """A float binary op whose either argument may be a Python number (as torch's)."""
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got "
-            f"({type(input).__name__}, {type(other).__name__})"
-        )
+        from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+
+        # xlogy's three overloads (Tensor-Tensor, Number self, Number other) are theirs too
+        raise overload_error(op, *BINARY_FORMS["xlogy"], (("input", input), ("other", other)))
     a, b, dt = promote_float(input, other, op)
     # promote leaves a bool tensor beside a float one uncast; the kernels compute in their
     # operands' dtype (xlog1py(mask, p) is float, as xlogy's)

@@ -21,6 +21,7 @@ from minitorch._ops.indexing import watch_indices
 from minitorch._ops.inplace import apply_inplace, set_shape_
 from minitorch._ops.scatter_gather import (
     ScatterReduce,
+    _check_reduce_args,
     _identity,
     along_dim_plan,
     reduce_into,
@@ -202,7 +203,14 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
 def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
     """input with the rows of source reduced ('prod', 'mean', 'amax', 'amin') into the rows
     index names along dim. Mirrors torch.index_reduce."""
-    d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
+    args = (input, dim, index, source, reduce, include_self)
+    if include_self.__class__ is not bool or reduce.__class__ is not str:
+        _check_reduce_args("index_reduce", *args, src_name="source")
+    try:
+        d, idx = _index_reduce_args(input, dim, index, source, reduce, "index_reduce")
+    except (AttributeError, TypeError):  # (no cost on the common path)
+        _check_reduce_args("index_reduce", *args, src_name="source")
+        raise
     from minitorch._settings import warn_once
 
     warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
@@ -236,7 +244,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
         )  # fmt: skip
     else:
         r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
-    return _write(watch_indices(name_node(r, "IndexReduceBackward0"), index), out)
+    node = name_node(r, "IndexReduceBackward0")
+    return _write(watch_indices(node, index, saved_dim=dim, saved_reduce=reduce), out)
 
 
 class IndexReduceRows(ScatterReduce):
@@ -266,12 +275,19 @@ class IndexReduceRows(ScatterReduce):
 
 def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
     """In-place index_reduce. Mirrors torch.Tensor.index_reduce_."""
-    return apply_inplace(
-        input,
-        lambda s: index_reduce(s, dim, index, source, reduce, include_self=include_self),
-        "index_reduce_",
-        (source,),
-    )
+    args = (input, dim, index, source, reduce, include_self)
+    if include_self.__class__ is not bool or reduce.__class__ is not str:
+        _check_reduce_args("index_reduce_", *args, src_name="source")
+    try:
+        return apply_inplace(
+            input,
+            lambda s: index_reduce(s, dim, index, source, reduce, include_self=include_self),
+            "index_reduce_",
+            (source,),
+        )
+    except (AttributeError, TypeError):  # the parser's errors name the in-place op
+        _check_reduce_args("index_reduce_", *args, src_name="source")
+        raise
 
 
 # NOTE [ Storage kept by as_strided_ ]

@@ -6,7 +6,7 @@ import math
 import sys
 
 from minitorch import _autocast_state as _autocast
-from minitorch import _dtype, _ops
+from minitorch import _dtype, _memory_format, _ops
 from minitorch._factories import ones, zeros, zeros_like
 from minitorch._ops._common import wrong_type
 from minitorch._tensor import Tensor
@@ -215,6 +215,11 @@ def scaled_dot_product_attention(
         out = _attend(*args, enable_gqa, round_to=dt if flash else None).to(dt)
     else:
         out = _attend(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    if flash and not query._data.flags.c_contiguous:
+        # torch's flash kernel lays its output out in the query's axis order: heads split from
+        # a (B, T, H*D) projection and transposed give a (B, T, H, D)-ordered output, whose
+        # out.transpose(1, 2).view(B, T, H * D) works (the math path's output is row-major)
+        out._data = _memory_format.like(out._device.backend.xp, query._data, out._data)
     if flash and _grad_state.enabled:
         # one node with torch's name and edges; it saves what torch's node saves
         name = "ScaledDotProductFlashAttentionForCpuBackward0"

@@ -208,9 +208,19 @@ class _CtcLoss(Function):
     occupancy) on read frames (beta recursion), torch's formula: NOTE [ CTC in log space ]"""
 
     _node_name = "CtcLossBackward0"
+    # grad_fn._saved_<name> as torch's node shows them (NOTE [ CTC's saved values ])
+    _saved_names = ("log_probs", "result0")
+    _saved_attrs = {
+        "blank": lambda node: node.args[1],
+        "input_lengths": lambda node: _saved_lengths(node, 3, 5),
+        "target_lengths": lambda node: _saved_lengths(node, 4, 6),
+        "targets": lambda node: _saved_targets(node),
+        "zero_infinity": lambda node: node.args[2],
+        "result1": lambda node: _saved_log_alpha(node),
+    }
 
     @staticmethod
-    def forward(ctx, log_probs, *, ext, skip, in_len, tgt_len, frames, zero_infinity):
+    def forward(ctx, log_probs, *, ext, skip, in_len, tgt_len, frames, zero_infinity, args):
         xp = ctx.xp
         n, L = ext.shape
         c = log_probs.shape[2]
@@ -219,13 +229,15 @@ class _CtcLoss(Function):
         skip_add = xp.where(skip.T, 0.0, float("-inf")).astype(lpe.dtype)
         pre, nll = _alpha(xp, lpe, skip_add, in_len, tgt_len)
         if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(log_probs)  # torch's node saves it (in-place changes refused)
+            # torch's node saves log_probs (in-place changes refused) and its losses
+            ctx.save_for_backward(log_probs, nll)
             ctx.state = (lpe, pre, nll, ext, skip, in_len, tgt_len, zero_infinity)
+            ctx.args = args
         return nll
 
     @staticmethod
     def backward(ctx, grad):
-        (log_probs,) = ctx._stored_tensors
+        log_probs, _ = ctx._stored_tensors
         if state.enabled:  # create_graph: a gradient that differentiates again
             return _recorded_grad(log_probs, grad, ctx.state)
         xp = ctx.xp
@@ -264,6 +276,50 @@ class _CtcLoss(Function):
             rest = xp.zeros((log_probs.shape[0] - F, *out.shape[1:]), dtype=out.dtype)
             out = xp.concatenate([out, rest])
         return _make(out, log_probs._device, False, None)
+
+
+# NOTE [ CTC's saved values ]
+# torch's CtcLossBackward0 shows _saved_log_probs, _saved_targets (int64), _saved_blank,
+# _saved_zero_infinity, the lengths as tuples of ints (read from tensors too), _saved_result0
+# (the losses) and _saved_result1, the forward variable log_alpha (N, T, 2 max(S_n) + 1); the
+# tensors are freed by backward, the numbers stay. torch fills log_alpha at frame 0 (-inf for an
+# empty input) and at the states s <= 2 S_n of the frames t < T_n; the rest is uninitialised
+# memory there, -inf here. Lengths given as device tensors are read back only when one of these
+# is asked for.
+
+
+def _saved_lengths(node, given: int, host: int) -> tuple:
+    """A length argument as torch's node shows it: a tuple of ints (kept after backward)."""
+    values = node.args[host]
+    if values is None:
+        values = node.args[given].tolist()
+    return tuple(values)
+
+
+def _saved_targets(node) -> Tensor:
+    """The targets as int64, torch's saved tensor (freed by backward)."""
+    _ = node._stored_tensors  # raises torch's error once the saved values were freed
+    return node.args[0].to(_dtype.int64)
+
+
+def _saved_log_alpha(node) -> Tensor:
+    """log_alpha (N, T, 2 max(S_n) + 1) of the forward pass (NOTE [ CTC's saved values ])."""
+    log_probs, _ = node._stored_tensors
+    lpe, pre, _, _, _, in_len, tgt_len, _ = node.state
+    xp = node.xp
+    F, L, n = lpe.shape
+    width = 2 * max(_saved_lengths(node, 4, 6), default=0) + 1
+    alpha = (pre + lpe).transpose(2, 0, 1)[:, :, :width]  # (N, F, L')
+    t = xp.arange(F)[None, :, None]
+    s = xp.arange(alpha.shape[2])[None, None, :]
+    il, tl = in_len[:, None, None], tgt_len[:, None, None]
+    kept = (t < il) & (s <= 2 * tl)  # frame 0's later states are -inf
+    alpha = xp.where(kept, alpha, float("-inf")).astype(lpe.dtype)
+    T = log_probs.shape[0]
+    if F < T:
+        rest = xp.full((n, T - F, alpha.shape[2]), float("-inf"), dtype=alpha.dtype)
+        alpha = xp.concatenate([alpha, rest], axis=1)
+    return _make(alpha, log_probs._device, False, None)
 
 
 def _lse(*terms: Tensor) -> Tensor:
@@ -478,6 +534,7 @@ def ctc_loss(
         tgt_len=tgt_len._data,
         frames=T if host_il is None else max(host_il),  # frames no sample reads are skipped
         zero_infinity=zero_infinity,
+        args=(targets, blank, zero_infinity, in_len, tgt_len, host_il, host_tl),
     )
     if zero_infinity:
         loss = _ops.where(loss == float("inf"), 0.0, loss)

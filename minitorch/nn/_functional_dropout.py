@@ -1,11 +1,8 @@
 """nn.functional dropout: dropout, dropout1d/2d/3d (whole channels), alpha_dropout and
 feature_alpha_dropout (for SELU networks).
 
-Masks are drawn on the input's device from minitorch's generator (`minitorch.rand`): no value
-is read back to the host, and `minitorch.manual_seed` makes them reproducible.
-
-Differences from torch: the masks come from minitorch's generator, so the dropped elements differ
-from torch's for the same seed (the distribution is the same).
+Masks are drawn on the input's device by bernoulli_ from minitorch's generator: no value is read
+back to the host, and on the CPU they are torch's masks after the same `manual_seed`.
 """
 
 from __future__ import annotations
@@ -28,6 +25,11 @@ _ALPHA = 1.7580993408473766
 def _check_p(p: float) -> None:
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _nan_p() -> RuntimeError:
+    """torch's kernel's refusal of a NaN p (which passes the Python wrappers' range check)."""
+    return RuntimeError("dropout probability has to be between 0 and 1, but got nan")
 
 
 def _as_double(p) -> float:
@@ -78,21 +80,18 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
     if p.__class__ is not float:  # torch's kernel call parses p (tensor([0.5]) passes _check_p)
         _arg.floating(p, "feature_dropout" if feature else "dropout", "p", 2)
         p = _as_double(p)
-    if training is not True:
-        if training is False:
-            return input
+    if training is not True and training is not False:
         raise _not_bool_train(training, "feature_dropout" if feature else "dropout", inplace)
-    if p == 0:
-        return input
+    if p != p:
+        raise _nan_p()
     try:  # a non-tensor input fails on its first attribute: torch's TypeError (no cost)
+        if input._data.size == 0 or training is False or p == 0:  # (torch returns input itself)
+            return input
         if p == 1:
             return _multiply(input, input.new_zeros(()), inplace)
         if not input.dtype.is_floating_point:
-            # torch scales its mask by 1 / (1 - p) in place, in the input's dtype; an empty input
-            # returns before that
+            # torch scales its mask by 1 / (1 - p) in place, in the input's dtype
             _mask_shape(input, feature)
-            if input.numel() == 0:
-                return input
             raise RuntimeError(
                 f"result type Float can't be cast to the desired output type "
                 f"{_dtype.scalar_name(input.dtype)}"
@@ -101,7 +100,8 @@ def _dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bo
     except AttributeError:
         if isinstance(input, Tensor):
             raise
-        raise not_tensor("dropout", input) from None
+        op = "feature_dropout" if feature else "dropout"
+        raise not_tensor(op + "_" if inplace else op, input) from None
 
 
 def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, feature: bool) -> Tensor:
@@ -114,16 +114,16 @@ def _alpha_dropout(input: Tensor, p: float, training: bool, inplace: bool, featu
         p = _as_double(p)
     if training.__class__ is not bool:
         raise _not_bool_train(training, op, inplace)
-    if not training or p == 0:
+    if p != p:
+        raise _nan_p()
+    if not training or p == 0 or input._data.size == 0:  # (an empty input itself, as torch)
         return input
     if p == 1:
         return _multiply(input, input.new_zeros(()), inplace)
     if not input.dtype.is_floating_point and not input.dtype.is_complex:
         # torch's a x + b runs in place in the input's dtype (a bool input as int64): refused,
-        # after the feature rank check; an empty input has nothing to write
+        # after the feature rank check
         _mask_shape(input, feature)
-        if input.numel() == 0:
-            return input if inplace else input.clone()
         name = "Long" if input.dtype is _dtype.bool else _dtype.scalar_name(input.dtype)
         raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
     # keep: a x + b with a, b chosen so a zero-mean unit-variance input keeps its moments;

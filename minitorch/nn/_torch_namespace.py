@@ -20,7 +20,7 @@ from minitorch.autograd.grad_mode import no_grad
 from minitorch.nn import _argcheck as _arg
 from minitorch.nn import _functional_rnn
 from minitorch.nn import functional as F
-from minitorch.nn._functional_dropout import _alpha_dropout, _check_p, _dropout, _keep_mask
+from minitorch.nn._functional_dropout import _alpha_dropout, _dropout, _keep_mask
 from minitorch.nn._functional_norm import _batch_norm
 from minitorch.nn._functional_sparse import _embedding_bag, embedding_renorm_
 from minitorch.nn.utils.parametrizations import _norm_except_dim
@@ -73,11 +73,13 @@ gru_cell = _functional_rnn.gru_cell
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
 
 
-def _reduction(reduction) -> str:
-    """ATen's reduction enum (an int) as nn.functional's string."""
-    if reduction in _REDUCTIONS:
-        return _REDUCTIONS[reduction]
-    raise ValueError(f"{reduction} is not a valid value for reduction")
+def _reduction(reduction, op: str, pos: int) -> str:
+    """ATen's reduction enum (an int) as nn.functional's string: 1 mean, 2 sum, any other int
+    the loss unreduced (as torch's apply_loss_reduction); anything but an int (a bool, a str) is
+    torch's parser's TypeError for argument `pos` of `op`."""
+    if reduction.__class__ is not int:
+        reduction = index(reduction, op, "reduction", pos)
+    return _REDUCTIONS.get(reduction, "none")
 
 
 def _stride(stride):
@@ -213,59 +215,63 @@ def _weight_norm(v, g, dim=0) -> Tensor:
 # --- dropout: (input, p, train), no defaults ---
 
 
-def _aten_p(p):
+_MISSING = object()  # an argument the call left out
+
+
+def _aten_p(op, input, p, train, extra):
     """torch.dropout & co check p in the kernel: a RuntimeError with p printed as C++ does
     (F.dropout's Python check raises ValueError)."""
+    _check_arguments(op, input, p, train, extra)
     if isinstance(p, (int, float)) and not 0.0 <= p <= 1.0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p:g}")
     return p
 
 
-def dropout(input, p, train) -> Tensor:
-    """Mirrors torch.dropout."""
-    return _dropout(input, _aten_p(p), train, False, False)
+def _check_arguments(op, input, p, train, extra):
+    """torch's parser's TypeErrors for a call of an (input, p, train) function with more than
+    three positional arguments or missing some (it names the first one missing and all after
+    it)."""
+    if extra:
+        raise TypeError(f"{op}() takes 3 positional arguments but {3 + len(extra)} were given")
+    if input is _MISSING or p is _MISSING or train is _MISSING:
+        names = ("input", "p", "train")
+        first = next(i for i, a in enumerate((input, p, train)) if a is _MISSING)
+        n = 3 - first
+        listed = ", ".join(f'"{name}"' for name in names[first:])
+        raise TypeError(
+            f"{op}() missing {n} required positional argument{'s' if n == 1 else ''}: {listed}"
+        )
 
 
-def dropout_(input, p, train) -> Tensor:
-    """Mirrors torch.dropout_."""
-    return _dropout(input, _aten_p(p), train, True, False)
+def _aten_dropout(name: str, kernel, inplace: bool, feature: bool):
+    """torch.<name>(input, p, train): `kernel` (_dropout or _alpha_dropout) in place or not, of
+    single elements or (feature) whole channels of dim 1, after torch's argument checks."""
+
+    def fn(input=_MISSING, p=_MISSING, train=_MISSING, *extra) -> Tensor:
+        p = _aten_p(name, input, p, train, extra)
+        return kernel(input, p, train, inplace, feature)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Mirrors torch.{name}."
+    return fn
 
 
-def feature_dropout(input, p, train) -> Tensor:
-    """Zeroes whole channels (dim 1). Mirrors torch.feature_dropout."""
-    return _dropout(input, _aten_p(p), train, False, True)
+dropout = _aten_dropout("dropout", _dropout, False, False)
+dropout_ = _aten_dropout("dropout_", _dropout, True, False)
+feature_dropout = _aten_dropout("feature_dropout", _dropout, False, True)
+feature_dropout_ = _aten_dropout("feature_dropout_", _dropout, True, True)
+alpha_dropout = _aten_dropout("alpha_dropout", _alpha_dropout, False, False)
+alpha_dropout_ = _aten_dropout("alpha_dropout_", _alpha_dropout, True, False)
+feature_alpha_dropout = _aten_dropout("feature_alpha_dropout", _alpha_dropout, False, True)
+feature_alpha_dropout_ = _aten_dropout("feature_alpha_dropout_", _alpha_dropout, True, True)
 
 
-def feature_dropout_(input, p, train) -> Tensor:
-    """Mirrors torch.feature_dropout_."""
-    return _dropout(input, _aten_p(p), train, True, True)
-
-
-def alpha_dropout(input, p, train) -> Tensor:
-    """Mirrors torch.alpha_dropout."""
-    return _alpha_dropout(input, _aten_p(p), train, False, False)
-
-
-def alpha_dropout_(input, p, train) -> Tensor:
-    """Mirrors torch.alpha_dropout_."""
-    return _alpha_dropout(input, _aten_p(p), train, True, False)
-
-
-def feature_alpha_dropout(input, p, train) -> Tensor:
-    """Mirrors torch.feature_alpha_dropout."""
-    return _alpha_dropout(input, _aten_p(p), train, False, True)
-
-
-def feature_alpha_dropout_(input, p, train) -> Tensor:
-    """Mirrors torch.feature_alpha_dropout_."""
-    return _alpha_dropout(input, _aten_p(p), train, True, True)
-
-
-def native_dropout(input, p, train) -> tuple:
-    """(output, keep mask as bool). Mirrors torch.native_dropout (train=None means training)."""
+def native_dropout(input=_MISSING, p=_MISSING, train=_MISSING, *extra) -> tuple:
+    """(output, keep mask as bool). Mirrors torch.native_dropout (train=None means training;
+    p is unchecked, as in torch: one outside [0, 1] fails in bernoulli_)."""
+    _check_arguments("native_dropout", input, p, train, extra)
     if train is False:
         return input.clone(), ones_like(input, dtype=_dtype.bool)
-    _check_p(p)
     if p == 1:
         return input * 0, zeros_like(input, dtype=_dtype.bool)
     keep = _keep_mask(input, p, False)
@@ -416,40 +422,41 @@ def embedding_bag(
 
 def kl_div(input, target, reduction=0, *, log_target=False) -> Tensor:
     """Mirrors torch.kl_div (reduction=1 is the element-wise mean, without F's warning)."""
-    name = _reduction(reduction)
+    name = _reduction(reduction, "kl_div", 3)
     loss = F.kl_div(input, target, reduction="none", log_target=log_target)
     return loss if name == "none" else (loss.mean() if name == "mean" else loss.sum())
 
 
 def hinge_embedding_loss(input, target, margin=1.0, reduction=0) -> Tensor:
     """Mirrors torch.hinge_embedding_loss."""
-    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+    red = _reduction(reduction, "hinge_embedding_loss", 4)
+    return F.hinge_embedding_loss(input, target, margin, reduction=red)
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
     """Mirrors torch.margin_ranking_loss."""
-    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+    red = _reduction(reduction, "margin_ranking_loss", 5)
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=red)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=0) -> Tensor:
     """Mirrors torch.cosine_embedding_loss."""
-    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+    red = _reduction(reduction, "cosine_embedding_loss", 5)
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=red)
 
 
 def triplet_margin_loss(
     anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=0
 ) -> Tensor:
     """Mirrors torch.triplet_margin_loss."""
-    return F.triplet_margin_loss(
-        anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction)
-    )
+    red = _reduction(reduction, "triplet_margin_loss", 8)
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=red)
 
 
 def poisson_nll_loss(input, target, log_input, full, eps, reduction) -> Tensor:
     """Mirrors torch.poisson_nll_loss (every argument positional and required)."""
-    return F.poisson_nll_loss(
-        input, target, log_input, full, eps=eps, reduction=_reduction(reduction)
-    )
+    red = _reduction(reduction, "poisson_nll_loss", 6)
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=red)
 
 
 def binary_cross_entropy_with_logits(
@@ -461,26 +468,41 @@ def binary_cross_entropy_with_logits(
     _arg.tensor(target, op, "target", 2)
     _arg.opt_tensor(weight, op, "weight", 3)
     _arg.opt_tensor(pos_weight, op, "pos_weight", 4)
-    if reduction.__class__ is not int:
-        reduction = index(reduction, op, "reduction", 5)
     return F.binary_cross_entropy_with_logits(
-        input, target, weight, reduction=_reduction(reduction), pos_weight=pos_weight
+        input, target, weight, reduction=_reduction(reduction, op, 5), pos_weight=pos_weight
     )
 
 
 def ctc_loss(
     log_probs, targets, input_lengths, target_lengths, blank=0, reduction=0, zero_infinity=False
 ) -> Tensor:
-    """Mirrors torch.ctc_loss."""
-    return F.ctc_loss(
-        log_probs,
-        targets,
-        input_lengths,
-        target_lengths,
-        blank,
-        _reduction(reduction),
-        zero_infinity,
-    )
+    """Mirrors torch.ctc_loss (see _reduction for its reduction)."""
+    args = (log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+    if not is_index(reduction):
+        raise _ctc_parser_error(args)
+    try:
+        return F.ctc_loss(*args[:5], _reduction(reduction, "ctc_loss", 6), zero_infinity)
+    except TypeError as e:
+        if not str(e).startswith("ctc_loss() received an invalid combination"):
+            raise
+        raise _ctc_parser_error(args) from None
+
+
+def _ctc_parser_error(args) -> TypeError:
+    """torch's TypeError for torch.ctc_loss's arguments, showing those the call gave (F.ctc_loss
+    shows all seven)."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+    from minitorch.nn._functional_ctc import _OVERLOADS
+
+    names = ("log_probs", "targets", "input_lengths", "target_lengths", "blank", "reduction",
+             "zero_infinity")  # fmt: skip
+    given = call_arguments("ctc_loss")
+    if given is None:
+        return invalid_arguments("ctc_loss", _OVERLOADS, args, {})
+    n, keywords = given
+    kwargs = {k: v for k, v in zip(names, args, strict=True) if k in keywords}
+    return invalid_arguments("ctc_loss", _OVERLOADS, args[:n], kwargs)
 
 
 # --- activations and padding ---

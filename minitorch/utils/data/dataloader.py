@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
 from minitorch.utils.data import _collate, _worker
+from minitorch.utils.data.datapipes.datapipe import IterDataPipe
 from minitorch.utils.data.dataset import Dataset, IterableDataset
 from minitorch.utils.data.sampler import (
     BatchSampler,
@@ -324,6 +325,7 @@ class _BaseDataLoaderIter:
         self._timeout = loader.timeout
         self._collate_fn = loader.collate_fn
         self._sampler_iter = iter(self._index_sampler)
+        self._draw_shared_seed(loader)
         # Drawn before the sampler's first index, so num_workers does not change the shuffle.
         self._base_seed = _fresh_seed(loader.generator)
         self._persistent_workers = loader.persistent_workers
@@ -336,6 +338,15 @@ class _BaseDataLoaderIter:
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
         self._IterableDataset_len_called = loader._IterableDataset_len_called
+        self._draw_shared_seed(loader)
+
+    def _draw_shared_seed(self, loader) -> None:
+        # torch draws a seed for a datapipe graph's random pipes from the loader's generator
+        # before the epoch's base seed (and again at each reset, the first one of a loader with
+        # workers included); minitorch has no random pipes to seed, but the draws keep the
+        # generator's stream torch's
+        is_pipe = isinstance(self._dataset, IterDataPipe)
+        self._shared_seed = _fresh_seed(loader.generator) if is_pipe else None
 
     def _next_index(self):
         return next(self._sampler_iter)  # StopIteration ends the epoch

@@ -67,7 +67,11 @@ class DistributedSampler(Sampler[T_co]):
             indices = indices[: self.total_size]
         else:
             missing = self.total_size - len(indices)
-            if missing > 0:  # wrap around, as many times as needed
+            if missing <= len(indices):
+                # as torch: a dataset grown since __init__ (missing < 0) appends all but the
+                # last -missing indices, which the length check below then reports
+                indices += indices[:missing]
+            else:  # wrap around, as many times as needed
                 indices += (indices * math.ceil(missing / len(indices)))[:missing]
         if len(indices) != self.total_size:
             raise AssertionError(
