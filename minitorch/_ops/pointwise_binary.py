@@ -281,11 +281,12 @@ def _lerp_kernel(device, x, y, w):
     return _arr(device.backend.xp, _lerp_array(device.backend, x, y, w))
 
 
-def _fma_number(xp, d, w: float, x, out=None):
-    """fused_multiply_add(xp, d, w, x) for a number w: float32 the same float64 computation with
-    its temporary reused (twice as fast on large arrays), rounded straight into `out` where given
-    (an in-place update's own array, of x's shape: NOTE [ Rounded into self ])."""
-    if d.dtype.itemsize != 4 or d.shape != x.shape:
+def _fma_reusing(xp, d, w, x, out=None):
+    """fused_multiply_add(xp, d, w, x) for w a number or an array of x's shape: float32 the same
+    float64 computation with its temporary reused (twice as fast on large arrays), rounded
+    straight into `out` where given (an in-place update's own array, of x's shape: NOTE
+    [ Rounded into self ])."""
+    if d.dtype.itemsize != 4 or d.shape != x.shape or getattr(w, "shape", x.shape) != x.shape:
         return fused_multiply_add(xp, d, w, x)
     t = d.astype("float64")
     t *= w
@@ -322,9 +323,9 @@ def _lerp_array(backend, x, y, w, into=None):
         if x.dtype.kind == "c":
             out = x + w * d if abs(w) < 0.5 else y - d * (1 - w)
         elif abs(w) < 0.5:
-            out = _fma_number(xp, d, float(x.dtype.type(w)), x, into)
+            out = _fma_reusing(xp, d, float(x.dtype.type(w)), x, into)
         else:
-            out = _fma_number(xp, d, -float(x.dtype.type(1) - x.dtype.type(w)), y, into)
+            out = _fma_reusing(xp, d, -float(x.dtype.type(1) - x.dtype.type(w)), y, into)
     elif x.dtype.kind == "c":
         out = backend.select(xp.abs(w) < 0.5, x + w * d, y - d * (1 - w))
     else:
@@ -451,14 +452,8 @@ def _addcmul_array(backend, x, a, b, value):
     """x + (value * a) * b for float32/float64 arrays of one dtype, rounded once as torch's
     addcmul kernel (the in-place fast path of addcmul_); float32 operands of x's shape are
     rounded into x itself (NOTE [ Rounded into self ])."""
-    xp = backend.xp
     p = a if value == 1 else value * a  # (value * a rounded first, as torch's kernel)
-    if x.dtype.itemsize != 4 or not x.shape == p.shape == b.shape:
-        return _fused_multiply_add(xp, p, b, x)
-    t = p.astype("float64")
-    t *= b
-    xp.add(t, x, out=x, casting="same_kind")
-    return x
+    return _fma_reusing(backend.xp, p, b, x, out=x)
 
 
 class Addcmul(Function):
