@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import Device, backend_of, cpu, default_device, strided_view, tensor_device
 from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
 from minitorch._tensor_methods import _at
@@ -100,7 +101,7 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
             raise TypeError(f"{op}() got multiple values for argument 'size'")
         return _shape_seq(size, op, None)
     if not args:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+        raise missing_positional(op, "size")
     a = args[0]
     # The common case first: non-negative Python ints, as varargs or one tuple/list/Size.
     seq = a if len(args) == 1 and a.__class__ in _SEQUENCES else args
@@ -123,7 +124,7 @@ def _shape(args: tuple, size, op: str, pos: int = 1) -> tuple:
                 f"{op}() received an invalid combination of arguments - got "
                 f"({', '.join(_typename(x) for x in args)}), but expected one of:\n{listed}"
             )
-        raise TypeError(f"{op}() takes 1 positional argument but {len(args)} were given")
+        raise too_many_positional(op, len(args), 1)
     return _shape_seq(args, op, pos)
 
 

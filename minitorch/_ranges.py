@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype
+from minitorch._arg_errors import missing_positional
 from minitorch._backend import cpu
 from minitorch._factories import (
     _as_int,
@@ -327,10 +328,10 @@ def range(
     """Deprecated torch.range: like arange but includes `end`, and float by default."""
     # torch's argument parser runs before the deprecation warning: its errors come without one
     if start is None:  # the parser's wording as it is
-        raise TypeError('range() missing 2 required positional argument: "start", "end"')
+        raise missing_positional("range", "start", "end")
     _range_number(start, "start")  # (checked before a missing end, in the parameters' order)
     if end is None:  # torch.range has no one-argument form
-        raise TypeError('range() missing 1 required positional arguments: "end"')
+        raise missing_positional("range", "end")
     _range_number(end, "end")
     _range_number(step, "step")
     if out is not None and not isinstance(out, Tensor):

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import threading
 
+from minitorch._arg_errors import too_many_positional
 from minitorch._tensor import Tensor
 
 _local = threading.local()
@@ -190,10 +191,7 @@ def _make_subclass_error(data, require_grad, args: tuple, kwargs: dict) -> None:
     from minitorch._ops._common import type_name
 
     if args:
-        raise TypeError(
-            "_make_subclass() takes from 2 to 3 positional arguments but "
-            f"{3 + len(args)} were given"
-        )
+        raise too_many_positional("_make_subclass", 3 + len(args), 3, 2)
     unknown = next((k for k in kwargs if k not in _MAKE_SUBCLASS_KEYWORDS), None)
     if unknown is not None:
         raise TypeError(f"_make_subclass() got an unexpected keyword argument '{unknown}'")

@@ -8,6 +8,7 @@ import weakref
 from collections import OrderedDict
 
 from minitorch import _dtype
+from minitorch._arg_errors import missing_positional
 from minitorch._backend import Device, backend_of
 from minitorch._tensor_methods import TensorMethods, _at, _index, _type_name
 
@@ -994,7 +995,7 @@ class Tensor(TensorMethods):
             # the factory's parsing with torch's errors naming new_zeros, not zeros
             size = _factories._shape(size, keyed, op)
         elif not size:
-            raise TypeError(f'{op}() missing 1 required positional arguments: "size"')
+            raise missing_positional(op, "size")
         else:
             size = _factories._shape(size, None, op)
 

@@ -8,6 +8,7 @@ import warnings
 from collections import OrderedDict
 
 from minitorch import _dtype
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import Device, cpu
 from minitorch._call_site import passed_by_keyword
 
@@ -155,7 +156,7 @@ def _size_form_error(given: tuple, op: str, name: str, keyword: bool = False) ->
                 f"view() received an invalid combination of arguments - got ({types}), but "
                 "expected one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
             )
-        raise TypeError(f"{op}() takes 1 positional argument but {len(given)} were given")
+        raise too_many_positional(op, len(given), 1)
     else:
         _int_list(given, op, name)
 
@@ -298,7 +299,7 @@ def _keyword_size(args, kwargs, name: str, op: str):
                     "view() received an invalid combination of arguments - got (), but expected "
                     "one of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
                 )
-            raise TypeError(f'{op}() missing 1 required positional arguments: "{name}"')
+            raise missing_positional(op, name)
         return _size_args(args, op, name)
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
@@ -308,8 +309,7 @@ def _keyword_size(args, kwargs, name: str, op: str):
 def _takes_no_arguments(name: str, args) -> None:
     """torch's TypeError for a positional argument given to a method taking keywords only
     (x.float(None), x.contiguous(fmt))."""
-    verb = "was" if len(args) == 1 else "were"
-    raise TypeError(f"{name}() takes 0 positional arguments but {len(args)} {verb} given")
+    raise too_many_positional(name, len(args), 0)
 
 
 def _cast_in_format(t, target, memory_format, op: str, **kwargs):
@@ -346,11 +346,7 @@ def _scalar_first(op: str, number, rest, n_tensors: int = 1, keyword=1, method: 
     from minitorch._tensor import Tensor
 
     name = "alpha" if n_tensors == 1 else "value"
-    takes = n_tensors + (not method)
-    refused = TypeError(
-        f"{op}() takes {takes} positional argument{'s' if takes > 1 else ''} but "
-        f"{len(rest) + 1 + (not method)} were given"
-    )
+    refused = too_many_positional(op, len(rest) + 1 + (not method), n_tensors + (not method))
     if len(rest) != n_tensors or keyword.__class__ is not int or keyword != 1:
         if not method:
             raise refused
@@ -1873,7 +1869,7 @@ class TensorMethods:
         elif dims:
             return _ops.flip(self, dims)
         else:  # x.flip(): torch's dims has no default (x.flip(()) is fine)
-            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+            raise missing_positional("flip", "dims")
         if not isinstance(seq, (tuple, list)):
             raise TypeError(
                 f"flip(): argument 'dims'{where} must be tuple of ints, not {_type_name(seq)}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import is_number, type_name
 from minitorch._tensor import Tensor
 
@@ -119,10 +120,7 @@ def missing_arguments(op: str, params, positional: tuple, kwargs: dict) -> TypeE
     )
     if first is None:
         return None
-    missing = [m for m, default in params[first:] if not default]
-    s = "s" if len(missing) == 1 else ""
-    shown = ", ".join(f'"{m}"' for m in missing)
-    return TypeError(f"{op}() missing {len(missing)} required positional argument{s}: {shown}")
+    return missing_positional(op, *(m for m, default in params[first:] if not default))
 
 
 def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeError:
@@ -140,11 +138,7 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
         params, most = fitting[0]
         names = [p[0] for p in params]
         if len(positional) > most:  # (before the types: x.round(1), round(x, 1, decimals=2))
-            least = sum(not p[2] for p in params)
-            return TypeError(
-                f"{op}() takes from {least} to {most} positional arguments but "
-                f"{len(positional)} were given"
-            )
+            return too_many_positional(op, len(positional), most, sum(not p[2] for p in params))
         for i, (name, kind, _) in enumerate(params):  # (the types first, then the keywords)
             given = i < len(positional)
             if given or name in kwargs:

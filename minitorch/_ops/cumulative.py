@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import (
     _called_as_method,
     cast,
@@ -154,10 +155,7 @@ def _check_call(op, dim, extra, out, *tensors) -> None:
     For calls that give extra positional arguments or out= only."""
     if extra:
         takes = 1 if _called_as_method(op) else 2
-        s = "s" if takes > 1 else ""
-        raise TypeError(
-            f"{op}() takes {takes} positional argument{s} but {takes + len(extra)} were given"
-        )
+        raise too_many_positional(op, takes + len(extra), takes)
     if out is not None and dim is not _MISSING:
         from minitorch._ops.inplace import refuse_out_autograd
 
@@ -167,7 +165,7 @@ def _check_call(op, dim, extra, out, *tensors) -> None:
 def _along(input, dim, op):
     """(the input as at least 1-d, the wrapped dim, whether it was 0-d)."""
     if dim is _MISSING:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+        raise missing_positional(op, "dim")
     try:
         nd = input._data.ndim
     except AttributeError:  # torch.cumsum(list_of_losses, 0): zero-cost when a tensor

@@ -8,6 +8,7 @@ import operator
 import warnings
 
 from minitorch import _dtype
+from minitorch._arg_errors import too_many_positional
 from minitorch._autocast_state import uncast
 from minitorch._ops._common import (
     arg_types,
@@ -332,7 +333,7 @@ def renorm_method_args(op, args, kwargs):
     for keywords, as torch's messages give them; renorm itself then finds them valid. Too many
     or too few arguments: torch's parser's words for the method."""
     if len(args) > 3:
-        raise TypeError(f"{op}() takes 3 positional arguments but {len(args)} were given")
+        raise too_many_positional(op, len(args), 3)
     for i, name in ((0, "p"), (2, "maxnorm")):
         if i < len(args):
             renorm_scalar(args[i], op, name, i + 1)

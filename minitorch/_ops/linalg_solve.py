@@ -7,6 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import (
     broadcast_pair,
     check_bool,
@@ -772,14 +773,9 @@ def linalg_solve_triangular(
     """X with T X = B (X T = B if not left), T the upper or lower triangle of A = input (torch's
     keyword name). Mirrors torch.linalg.solve_triangular."""
     if args:  # solve_triangular(A, B, False): upper is keyword-only (torch's words)
-        raise TypeError(
-            "linalg_solve_triangular() takes from 3 to 2 positional arguments but "
-            f"{2 + len(args)} were given"
-        )
+        raise too_many_positional("linalg_solve_triangular", 2 + len(args), 2, 3)
     if upper is _REQUIRED:  # scipy's solve_triangular defaults to lower=False; torch has none
-        raise TypeError(
-            'linalg_solve_triangular() missing 1 required positional arguments: "upper"'
-        )
+        raise missing_positional("linalg_solve_triangular", "upper")
     for name, flag in (("upper", upper), ("left", left), ("unitriangular", unitriangular)):
         check_bool("linalg_solve_triangular", flag, name)
     A = input

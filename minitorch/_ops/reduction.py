@@ -7,6 +7,7 @@ import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import (
     cast,
     check_int,
@@ -1052,9 +1053,7 @@ def _max_min(kind, input, args, dim, keepdim, out, axis, keepdims, other):
         named += [(k, v) for k, v in given if v is not _MISSING and v is not None]
         raise overload_error(kind, _MAX_MIN_FORMS, (), named)
     if len(args) > 2:
-        raise TypeError(
-            f"{kind}() takes from 2 to 3 positional arguments but {len(args) + 1} were given"
-        )
+        raise too_many_positional(kind, len(args) + 1, 3, 2)
     if args and dim is not _MISSING:
         raise _max_min_invalid(kind, input, args, _called(args, dim, keepdim, True))
     if len(args) == 2 and keepdim is not _MISSING:
@@ -1404,7 +1403,7 @@ def _logsumexp_dim_check(op, x, dim, keepdim):
     every dim. The empty tuple fails in torch's kernel, which reduces over every dim with keepdim
     and then cannot write the [1, ..., 1] result into its [] output."""
     if dim is _MISSING:
-        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+        raise missing_positional(op, "dim")
     if dim is None:
         raise TypeError(f"{op}(): argument 'dim' must be tuple of ints, not NoneType")
     if x.ndim and x.size and not keepdim:

@@ -10,6 +10,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import missing_positional
 from minitorch._ops._common import (
     cast,
     is_floating,
@@ -911,7 +912,7 @@ def _all_or_dim(op: str, dim, keepdim):
     and (input, int dim, bool keepdim=False, ...) (NOTE [ keepdim without dim ] in reduction.py)."""
     if dim is _MISSING:
         if keepdim is not _MISSING:
-            raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+            raise missing_positional(op, "dim")
         return None, False
     if dim is None:
         raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
@@ -972,7 +973,7 @@ def _check_median_out(op, input, dim, out):
     """torch's checks of median's and nanmedian's out=: only the dim form takes one; the indices
     must be int64 (checked first), the values of input's dtype (both messages say median)."""
     if dim is None:  # torch's argument parser: the all-elements form has no out=
-        raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+        raise missing_positional(op, "dim")
     from minitorch._ops.inplace import check_out_tuple
 
     check_out_tuple(out, 2, op, 3)

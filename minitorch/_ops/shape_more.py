@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import missing_positional
 from minitorch._backend import strided_view
 from minitorch._dtype import can_cast, scalar_name
 from minitorch._ops._common import (
@@ -523,7 +524,7 @@ def flip(input: Tensor, dims=_NO_DIMS) -> Tensor:
         raise not_tensor("flip", input) from None
     if dims.__class__ is not tuple and not isinstance(dims, (tuple, list)):
         if dims is _NO_DIMS:  # torch.flip(x): torch's parser, not Python's, names it
-            raise TypeError('flip() missing 1 required positional arguments: "dims"')
+            raise missing_positional("flip", "dims")
         # dims is an unsized int[] in torch: a bare int is a TypeError here (torch.flip(x, 1)),
         # though the method's varargs take one (x.flip(1): Tensor.flip builds the tuple).
         raise wrong_type("flip", dims, "dims", 2, "tuple of ints")

@@ -9,6 +9,7 @@ import numbers
 import operator
 
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import too_many_positional
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._ops._common import (
     check_bool,
@@ -251,10 +252,7 @@ def _sort_error(op: str, input, args: tuple, keywords, method: bool = False) -> 
     if len(fits) == 1:
         least, _, positionals = fits[0]
         if len(args) + (not method) > positionals:
-            return TypeError(
-                f"{op}() takes from {least} to {positionals} positional arguments but "
-                f"{len(args) + (not method)} were given"
-            )
+            return too_many_positional(op, len(args) + (not method), positionals, least)
         for name, v in given:
             want = int if name == "dim" else bool
             if v is None and name == "stable" and op == "sort":  # sort's is `bool? stable`

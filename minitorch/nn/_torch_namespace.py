@@ -11,6 +11,7 @@ minitorch` does not import nn.
 from __future__ import annotations
 
 from minitorch import _dtype, _ops
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._factories import empty, ones_like, zeros, zeros_like
 from minitorch._ops._common import index, is_index, not_tensor, not_tensor_element
 from minitorch._ops.inplace import check_out, write_out
@@ -232,15 +233,10 @@ def _check_arguments(op, input, p, train, extra):
     three positional arguments or missing some (it names the first one missing and all after
     it)."""
     if extra:
-        raise TypeError(f"{op}() takes 3 positional arguments but {3 + len(extra)} were given")
+        raise too_many_positional(op, 3 + len(extra), 3)
     if input is _MISSING or p is _MISSING or train is _MISSING:
-        names = ("input", "p", "train")
         first = next(i for i, a in enumerate((input, p, train)) if a is _MISSING)
-        n = 3 - first
-        listed = ", ".join(f'"{name}"' for name in names[first:])
-        raise TypeError(
-            f"{op}() missing {n} required positional argument{'s' if n == 1 else ''}: {listed}"
-        )
+        raise missing_positional(op, *("input", "p", "train")[first:])
 
 
 def _aten_dropout(name: str, kernel, inplace: bool, feature: bool):

@@ -11,6 +11,7 @@ from typing import Any
 import minitorch as _minitorch
 import minitorch.__future__ as _future
 from minitorch import _dtype
+from minitorch._arg_errors import too_many_positional
 from minitorch._backend import Device, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._tensor import Tensor
@@ -222,7 +223,7 @@ def _parse_to(args, kwargs):
     """(device, dtype, non_blocking, memory_format) from Module.to's arguments, in all of
     Tensor.to's forms (see NOTE [ Module.to's argument parsing ])."""
     if len(args) > 4:
-        raise TypeError(f"to() takes from 0 to 4 positional arguments but {len(args)} were given")
+        raise too_many_positional("to", len(args), 4, 0)
     failures = []
     for sig in range(len(_TO_PARAMS)):
         bound = _bind_to(sig, args, kwargs)

@@ -1,0 +1,23 @@
+"""torch's argument-parser TypeErrors for a call given too many or too few positional
+arguments, in one wording for every op that checks its own arguments."""
+
+
+def too_many_positional(op: str, given: int, most: int, least: int | None = None) -> TypeError:
+    """torch's TypeError for `op` given `given` positional arguments where it takes `most`, or
+    from `least` to `most` when its overload's required count differs (torch prints the two
+    counts as they are, even "from 3 to 2" where a keyword-only argument is required)."""
+    if least is None or least == most:
+        s = "" if most == 1 else "s"
+        verb = "was" if given == 1 else "were"
+        return TypeError(f"{op}() takes {most} positional argument{s} but {given} {verb} given")
+    return TypeError(
+        f"{op}() takes from {least} to {most} positional arguments but {given} were given"
+    )
+
+
+def missing_positional(op: str, *names: str) -> TypeError:
+    """torch's TypeError for `op` called without the required `names` (the first one missing
+    and every required one after it). torch writes "arguments" for one and "argument" for more."""
+    s = "s" if len(names) == 1 else ""
+    shown = ", ".join(f'"{name}"' for name in names)
+    return TypeError(f"{op}() missing {len(names)} required positional argument{s}: {shown}")
