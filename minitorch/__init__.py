@@ -554,8 +554,10 @@ def get_device_module(device=None):
 
         current = accelerator.current_accelerator()
         kind = "cpu" if current is None else current.type
-    else:
+    elif isinstance(device, (Device, str)):
         kind = (device if isinstance(device, Device) else Device(device)).type
+    else:  # an index, bytes, ...: torch refuses them before parsing
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
     if kind not in _DEVICE_MODULES:
         raise RuntimeError(
             f"Device '{kind}' does not have a corresponding module registered as 'torch.{kind}'."

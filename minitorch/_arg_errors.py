@@ -21,3 +21,34 @@ def missing_positional(op: str, *names: str) -> TypeError:
     s = "s" if len(names) == 1 else ""
     shown = ", ".join(f'"{name}"' for name in names)
     return TypeError(f"{op}() missing {len(names)} required positional argument{s}: {shown}")
+
+
+class _Required:
+    """The default of a parameter torch requires: an op checks it with `is` and raises torch's
+    parser wording (missing_required) where Python's own would name the function differently."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+REQUIRED = _Required()
+
+
+def missing_required(op: str, **params) -> TypeError:
+    """missing_positional for `op` whose required parameters are `params` (in order, each
+    REQUIRED where the call left it out): the first one left out and every one after it."""
+    names = list(params)
+    first = next(i for i, v in enumerate(params.values()) if v is REQUIRED)
+    return missing_positional(op, *names[first:])
+
+
+def arity_error(op: str, extra: tuple, most: int, **required) -> TypeError:
+    """torch's TypeError for `op` (`most` positional parameters, `required` the required ones
+    in order, REQUIRED where left out) given the `extra` positional arguments past them, or
+    else left a required one out. For ops whose required parameters default to REQUIRED, where
+    Python's own words would count them as optional ("takes from 0 to 2")."""
+    if extra:
+        return too_many_positional(op, most + len(extra), most, len(required))
+    return missing_required(op, **required)

@@ -12,7 +12,12 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype, _memory_format, _settings
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    arity_error,
+    missing_positional,
+    too_many_positional,
+)
 from minitorch._backend import Device, backend_of, cpu, default_device, strided_view, tensor_device
 from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
 from minitorch._tensor_methods import _at
@@ -1326,9 +1331,9 @@ def _number_dtype(value):
 
 
 def full(
-    size,
-    fill_value,
-    *,
+    size=REQUIRED,
+    fill_value=REQUIRED,
+    *extra,
     out=None,
     dtype=None,
     layout=None,
@@ -1337,6 +1342,8 @@ def full(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
+    if extra or size is REQUIRED or fill_value is REQUIRED:
+        raise arity_error("full", extra, 2, size=size, fill_value=fill_value)
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -1413,6 +1420,8 @@ def like_subclass(func, given: dict):
     args, kwargs = [], {}
     for name, param in inspect.signature(func).parameters.items():
         value = given[name]
+        if param.kind is param.VAR_POSITIONAL:  # (full_like's *extra: empty when called)
+            continue
         if param.kind is param.KEYWORD_ONLY:
             if value is not param.default:
                 kwargs[name] = value
@@ -1519,9 +1528,9 @@ def empty_like(
 
 
 def full_like(
-    input,
-    fill_value,
-    *,
+    input=REQUIRED,
+    fill_value=REQUIRED,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -1530,6 +1539,8 @@ def full_like(
     pin_memory=False,
 ) -> Tensor:
     """Mirrors torch.full_like (the dtype is input's unless dtype= is given)."""
+    if extra or input is REQUIRED or fill_value is REQUIRED:
+        raise arity_error("full_like", extra, 2, input=input, fill_value=fill_value)
     if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(full_like, locals())
         if r is not None:

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from minitorch import _dtype, _ops
+from minitorch._arg_errors import too_many_positional
 from minitorch._tensor import Tensor
 
 # fmt: off
@@ -84,9 +85,14 @@ _OVERLOADS = {
         f"(tuple of Tensors self, tuple of Tensors tensors1, {w})"
         for w in ("Number weight", "tuple of Scalars weight", "tuple of Tensors weights")
     ),
+    **dict.fromkeys(("addcmul", "addcdiv"), tuple(
+        f"(tuple of Tensors self, tuple of Tensors tensor1, tuple of Tensors tensor2, {v})"
+        for v in ("tuple of Scalars scalars", "Tensor scalars", "Number value = 1")
+    )),
 }
 for _name in ("maximum", "minimum", "clamp_min", "clamp_max"):
     _OVERLOADS[_name] = (_SCALAR, _SCALARS, _TENSORS)
+_OVERLOADS["pow_"] = _OVERLOADS["pow"][1:]  # no in-place form for a number self
 
 
 def _type_name(a) -> str:
@@ -97,31 +103,47 @@ def _type_name(a) -> str:
     return type(a).__name__
 
 
+_NO_MATCH = "      didn't match because "
+
+
 def _invalid(op: str, args: tuple, kwargs: dict) -> TypeError:
-    """torch's TypeError for arguments no overload of op takes: the overloads, each but those
-    taking alpha= followed (when no keyword was given) by the arguments it refused."""
+    """torch's TypeError for arguments no overload of op takes: the overloads, each one with as
+    many entries as arguments given (its "*" counted, as torch's formatter counts it) followed
+    by why it did not match: the keywords it has no name for (a name with a default never
+    matches there), else every argument marked."""
     got = [type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in kwargs.items()]
-    why = ", ".join(f"!{_type_name(a)}!" for a in args)
-    lines = "".join(
-        f" * {o}\n"
-        + ("" if kwargs or "alpha" in o else f"      didn't match because some of the arguments "
-           f"have invalid types: ({why})\n")
-        for o in _OVERLOADS[op.strip("_").removeprefix("foreach_")]
-    )  # fmt: skip
+    why = ", ".join(
+        [f"!{_type_name(a)}!" for a in args] + [f"!{k}={_type_name(v)}!" for k, v in kwargs.items()]
+    )
+    lines = []
+    name = op.removeprefix("_foreach_")
+    for o in _OVERLOADS.get(name) or _OVERLOADS[name.rstrip("_")]:
+        lines.append(f" * {o}\n")
+        entries = o[1:-1].split(", ")
+        if len(entries) != len(args) + len(kwargs):
+            continue
+        names = {e.split(" ")[-1] for e in entries if "=" not in e}
+        wrong = [k for k in kwargs if k not in names]
+        if wrong:
+            lines.append(f"{_NO_MATCH}some of the keywords were incorrect: {', '.join(wrong)}\n")
+        else:
+            lines.append(f"{_NO_MATCH}some of the arguments have invalid types: ({why})\n")
     return TypeError(
         f"{op}() received an invalid combination of arguments - got ({', '.join(got)}), but "
-        f"expected one of:\n{lines}"
+        f"expected one of:\n{''.join(lines)}"
     )
 
 
-def _per_entry(other, n: int, op: str, call=None) -> list:
+def _per_entry(other, n: int, op: str, call=None, position: int = 1) -> list:
     """The second operand for each of n entries: a list given one per entry, else repeated.
-    call: (args, kwargs) of an op with overloads, for the message of an operand of no kind."""
+    call: (args, kwargs) of an op with overloads, for the message of an operand of no kind.
+    position: the argument's index in torch's message for a list that is not all numbers
+    (torch then reads it as a list of tensors)."""
     if call is not None and not isinstance(other, (Tensor, list, tuple, numbers.Number)):
         raise _invalid(op, *call)
     if isinstance(other, (list, tuple)):
-        if any(isinstance(o, Tensor) for o in other):
-            _check_elements(other, 1)
+        if not all(isinstance(o, numbers.Number) for o in other):
+            _check_elements(other, position)
         if len(other) != n:  # torch's texts do not name the op
             if not any(isinstance(o, Tensor) for o in other):
                 raise RuntimeError("Tensor list must have same number of elements as scalar list.")
@@ -136,33 +158,87 @@ def _per_entry(other, n: int, op: str, call=None) -> list:
 _NUMBER_FORMS = {"maximum": "clamp_min", "minimum": "clamp_max"}
 
 
-def _operand(op_name: str, other, named: dict, names: tuple):
-    """The second operand given by keyword: torch's overloads name it scalar=, scalars= or
-    other= (exponent= for pow), and EMA code passes it so."""
-    for key in named:
-        if key not in names or other is not _MISSING:
-            raise TypeError(f"{op_name}() got an unexpected keyword argument '{key}'")
-        other = named[key]
-    if other is _MISSING:
-        raise TypeError(f"{op_name}() missing 1 required positional argument: 'other'")
-    return other
-
-
 _MISSING = object()
+
+# the operands each keyword of torch's binary overloads takes (a Number may be a 0-d tensor)
+_KEYWORD_TAKES = {
+    "scalar": lambda x: _is_scalar(x),
+    "scalars": lambda x: _kind(x) == "numbers",
+    "other": lambda x: _kind(x) == "tensors",
+}
+
+
+def _kind(x) -> str:
+    if isinstance(x, numbers.Number):
+        return "number"
+    if isinstance(x, (list, tuple)) and all(isinstance(v, numbers.Number) for v in x):
+        return "numbers"
+    return "tensors" if isinstance(x, (Tensor, list, tuple)) else "other"
+
+
+def _number_like(x) -> bool:
+    """A scale's kinds: a number, numbers, or a tensor (0-d, or 1-d for packed scalars)."""
+    return isinstance(x, Tensor) or _kind(x) in ("number", "numbers")
+
+
+def _binary_call(name: str, op_name: str, self, other, extra: tuple, alpha, named: dict):
+    """(operand, alpha) of a foreach binary call other than (self, other): the operand given by
+    keyword (torch's overloads name it scalar=, scalars= or other=, exponent= for pow; EMA code
+    passes it so), alpha for add/sub with tensors, or torch's error for what no overload takes."""
+    args = (self,) + (() if other is _MISSING else (other,)) + extra
+    kwargs = dict(named, **({} if alpha is _MISSING else {"alpha": alpha}))
+    if name == "sub" and len(args) == 2 + len(extra) and len(args) + len(kwargs) == 3:
+        # torch's parser finds one overload of sub taking three arguments and names its fault
+        if extra:
+            raise too_many_positional(op_name, 3, 2)
+        if "alpha" in kwargs:
+            if not isinstance(other, (list, tuple)):
+                raise TypeError(
+                    f"{op_name}(): argument 'other' (position 2) must be tuple of Tensors, not "
+                    f"{type(other).__name__}"
+                )
+            _check_elements(other, 1)
+            if not _is_scalar(alpha):
+                raise TypeError(
+                    f"{op_name}(): argument 'alpha' must be Number, not {type(alpha).__name__}"
+                )
+            return other, alpha
+    if len(named) == 1 and other is _MISSING:
+        ((key, other),) = named.items()
+        if name == "pow":  # its overloads all name the operand exponent
+            takes = key == "exponent"
+        else:
+            takes = key in _KEYWORD_TAKES and _KEYWORD_TAKES[key](other)
+        if not takes:
+            raise _invalid(op_name, args, kwargs)
+    elif named or other is _MISSING:
+        raise _invalid(op_name, args, kwargs)
+    if extra:
+        raise _invalid(op_name, args, kwargs)
+    if alpha is not _MISSING:
+        if name not in ("add", "sub") or isinstance(other, numbers.Number):
+            raise _invalid(op_name, args, kwargs)
+        if isinstance(other, (list, tuple)):
+            _check_elements(other, 1)  # a list with alpha is a list of tensors
+        if not _is_scalar(alpha):
+            raise _invalid(op_name, args, kwargs)
+    return other, alpha
 
 
 def _binary(name: str, inplace: bool):
     op_name = f"_foreach_{name}{'_' if inplace else ''}"
-    names = ("exponent",) if name == "pow" else ("scalar", "scalars", "other")
 
-    def op(self, other=_MISSING, *, alpha=None, **named):
-        if named or other is _MISSING:
-            other = _operand(op_name, other, named, names)
+    def op(self, *args, alpha=_MISSING, **named):  # (other by keyword lands in named)
+        if len(args) == 1 and not named and alpha is _MISSING:
+            other = args[0]
+        else:
+            other = args[0] if args else _MISSING
+            other, alpha = _binary_call(name, op_name, self, other, args[1:], alpha, named)
         if name == "pow" and not inplace and _is_scalar(self):
             # _foreach_pow(scalar, exponents): scalar ** t for each t (torch's foreach Adam
             # computes its bias corrections as beta ** step this way)
             return tuple(_ops.pow(self, t) for t in _tensors(other, op_name))
-        call = ((self, other), {} if alpha is None else {"alpha": alpha})
+        call = ((self, other), {} if alpha is _MISSING else {"alpha": alpha})
         xs = _tensors(self, op_name, call)
         if isinstance(other, Tensor) and other.ndim and name != "pow":
             raise RuntimeError(
@@ -170,7 +246,7 @@ def _binary(name: str, inplace: bool):
                 f"{other.numel()} elements."
             )
         ys = _per_entry(other, len(xs), op_name, call)
-        kw = {} if alpha is None else {"alpha": alpha}
+        kw = {} if alpha is _MISSING else {"alpha": alpha}
         fn = getattr(_ops, _NUMBER_FORMS.get(name, name))
         if name in _NUMBER_FORMS and ys and isinstance(ys[0], Tensor):
             fn = getattr(_ops, name)
@@ -228,10 +304,11 @@ def _ternary(name: str, inplace: bool):
     """_foreach_addcmul(_) / _foreach_addcdiv(_): the op of each entry with its two tensors."""
     op_name = f"_foreach_{name}{'_' if inplace else ''}"
 
-    def op(self, tensor1, tensor2, value=1):
+    def op(*args, **kwargs):
+        self, tensor1, tensor2, value, packed = _ternary_args(op_name, args, kwargs)
         xs = _tensors(self, op_name)
         n = len(xs)
-        if isinstance(value, Tensor):
+        if packed:
             value = _packed_scalars(value, n)
         rows = zip(
             xs,
@@ -250,6 +327,30 @@ def _ternary(name: str, inplace: bool):
     op.__name__ = op.__qualname__ = op_name
     op.__doc__ = f"{name} of each tensor of a list with the matching tensors. Mirrors torch."
     return op
+
+
+def _ternary_args(op: str, args: tuple, kwargs: dict) -> tuple:
+    """(self, tensor1, tensor2, value, packed) of an addcmul/addcdiv call: the scale a number
+    (value=; a 0-d tensor there is a number), numbers or a 1-d tensor of them (scalars=; packed
+    is True for such a tensor), or torch's error for what no overload takes."""
+    bound = dict(zip(("self", "tensor1", "tensor2", "value"), args, strict=False))
+    if len(args) > 4:
+        raise _invalid(op, args, kwargs)
+    for key, v in kwargs.items():
+        slot = "value" if key == "scalars" else key
+        if slot in bound or slot not in ("self", "tensor1", "tensor2", "value"):
+            raise _invalid(op, args, kwargs)
+        if key == "value" and not _is_scalar(v):
+            raise _invalid(op, args, kwargs)
+        if key == "scalars" and not isinstance(v, Tensor) and _kind(v) != "numbers":
+            raise _invalid(op, args, kwargs)
+        bound[slot] = v
+    bound.setdefault("value", 1)
+    value = bound["value"]
+    if len(bound) != 4 or not _number_like(value):
+        raise _invalid(op, args, kwargs)
+    packed = isinstance(value, Tensor) and "value" not in kwargs
+    return bound["self"], bound["tensor1"], bound["tensor2"], value, packed
 
 
 def _packed_scalars(value: Tensor, n: int) -> list:
@@ -273,27 +374,49 @@ for _name in _TERNARY:
 del _name
 
 
-def _lerp_entries(op: str, self, tensors1, weight):
-    """(entries, ends, weights) of a _foreach_lerp(_) call, or torch's argument errors."""
-    call = ((self, tensors1, weight), {})
-    xs = _tensors(self, op, call)
+def _lerp_entries(op: str, args: tuple, kwargs: dict):
+    """(entries, ends, weights) of a _foreach_lerp(_) call, or torch's argument errors: the
+    weight is a number (or 0-d tensor), numbers or tensors, one per entry; by keyword it is
+    weight= (a number or numbers) or weights= (tensors)."""
+    bound = dict(zip(("self", "tensors1", "weight"), args, strict=False))
+    if len(args) > 3:
+        raise _invalid(op, args, kwargs)
+    for key, value in kwargs.items():
+        slot = "weight" if key == "weights" else key
+        if slot in bound or slot not in ("self", "tensors1", "weight"):
+            raise _invalid(op, args, kwargs)
+        if key == "weights":  # the overload of tensors
+            if not isinstance(value, (list, tuple)):
+                raise _invalid(op, args, kwargs)
+            _check_elements(value, 2)
+        elif key == "weight" and not _number_like(value):
+            raise _invalid(op, args, kwargs)
+        bound[slot] = value
+    if len(bound) != 3:
+        raise _invalid(op, args, kwargs)
+    self, tensors1, weight = bound["self"], bound["tensors1"], bound["weight"]
+    xs = _tensors(self, op, (args, kwargs))
     if not isinstance(tensors1, (list, tuple)):
-        raise _invalid(op, *call)
-    return xs, _per_entry(tensors1, len(xs), op, call), _per_entry(weight, len(xs), op, call)
+        raise _invalid(op, args, kwargs)
+    _check_elements(tensors1, 1)  # torch reads the ends before the weight
+    if isinstance(weight, Tensor) and weight.ndim:
+        raise _invalid(op, args, kwargs)
+    ends = _per_entry(tensors1, len(xs), op, (args, kwargs))
+    return xs, ends, _per_entry(weight, len(xs), op, (args, kwargs), position=2)
 
 
-def _foreach_lerp(self, tensors1, weight):
+def _foreach_lerp(*args, **kwargs):
     """lerp of each entry towards the matching tensor. Mirrors torch._foreach_lerp."""
-    xs, ends, ws = _lerp_entries("_foreach_lerp", self, tensors1, weight)
+    xs, ends, ws = _lerp_entries("_foreach_lerp", args, kwargs)
     return tuple(_ops.lerp(x, e, w) for x, e, w in zip(xs, ends, ws, strict=True))
 
 
-def _foreach_lerp_(self, tensors1, weight):
+def _foreach_lerp_(*args, **kwargs):
     """In-place lerp of each entry (an EMA's update). Mirrors torch._foreach_lerp_."""
-    xs, ends, ws = _lerp_entries("_foreach_lerp_", self, tensors1, weight)
+    xs, ends, ws = _lerp_entries("_foreach_lerp_", args, kwargs)
     for x, e, w in zip(xs, ends, ws, strict=True):
         x.lerp_(e, w)
-    return self
+    return args[0] if args else kwargs["self"]
 
 
 def _foreach_copy_(self, src, non_blocking=False):
@@ -311,9 +434,19 @@ def _foreach_copy_(self, src, non_blocking=False):
 
 def _foreach_norm(self, ord=2, dtype=None):
     """The vector norm of each tensor (a list of 0-d tensors). Mirrors torch._foreach_norm."""
+    from minitorch._call_site import passed_by_keyword
     from minitorch.linalg import vector_norm
 
-    return tuple(vector_norm(x, ord, dtype=dtype) for x in _tensors(self, "_foreach_norm"))
+    xs = _tensors(self, "_foreach_norm")
+    if not isinstance(ord, numbers.Number):
+        where = "" if passed_by_keyword("ord", "_foreach_norm") else " (position 2)"
+        raise TypeError(
+            f"_foreach_norm(): argument 'ord'{where} must be Number, not {type(ord).__name__}"
+        )
+    if dtype is not None and not isinstance(dtype, _dtype.dtype):
+        pos = None if passed_by_keyword("dtype", "_foreach_norm") else 3
+        _dtype._dtype_arg(dtype, "_foreach_norm", "dtype", pos)
+    return tuple(vector_norm(x, ord, dtype=dtype) for x in xs)
 
 
 def _foreach_max(self):

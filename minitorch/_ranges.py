@@ -166,11 +166,12 @@ _ARANGE_FORMS = (
 )
 
 
-def _arange_error(start, end, step, error: TypeError, **options) -> TypeError:
-    """torch's TypeError for arange's range arguments (start, end, step as arange rebound them:
-    a lone start is the end; `options` its keywords), as the user's call gave them: the one
-    overload the argument count fits names its argument, else all are listed (NOTE [ Argument
-    parser errors ]); `error` where the call cannot be read."""
+def _arange_error(start, end, step, error: TypeError, extra=(), **options) -> TypeError:
+    """torch's TypeError for arange's arguments (start, end, step as arange rebound them: a lone
+    start is the end; `extra` the positional arguments past step; `options` its keywords, unknown
+    ones too), as the user's call gave them: the one overload the argument count fits names its
+    argument, else all are listed (NOTE [ Argument parser errors ]); `error` where the call
+    cannot be read."""
     from minitorch._call_site import call_arguments
     from minitorch._ops._parser_errors import invalid_arguments
 
@@ -180,37 +181,84 @@ def _arange_error(start, end, step, error: TypeError, **options) -> TypeError:
     n, names = call
     lone = n <= 1 and "end" not in names  # arange(x), arange(start=x): x was rebound as end
     values = {"start": end if lone else start, "end": end, "step": step, **options}
-    positional = ((values["start"],), (start, end), (start, end, step))[n - 1] if n else ()
+    positional = ((), (values["start"],), (start, end), (start, end, step))[min(n, 3)] + extra
     kwargs = {k: values[k] for k in reversed(names) if k in values}
     return invalid_arguments("arange", _ARANGE_FORMS, positional, kwargs)
 
 
+def _parsed_number(x) -> bool:
+    """Whether torch's parser takes x for a Number: a Python or NumPy number, or a 0-d tensor
+    that does not require grad (as for a Scalar)."""
+    if isinstance(x, Tensor):
+        return x.ndim == 0 and not x.requires_grad
+    return isinstance(x, (bool, int, float, np.number, np.bool_))
+
+
+def _arange_parses(start, end, step, extra, out, dtype, layout, requires_grad, pin_memory, unknown):
+    """Whether an overload of torch.arange takes the (rebound) arguments: torch's parser refuses
+    the call before any range check otherwise."""
+    return not (
+        extra
+        or unknown
+        or not (_parsed_number(start) and _parsed_number(end) and _parsed_number(step))
+        or (out is not None and not isinstance(out, Tensor))
+        or not (dtype is None or dtype.__class__ is _dtype.dtype or _is_py_type(dtype))
+        or (layout is not None and layout.__class__ is not _layout_type())
+        or (requires_grad is not None and requires_grad.__class__ is not bool)
+        or (pin_memory is not None and pin_memory.__class__ is not bool)
+    )
+
+
+def _is_py_type(x) -> bool:
+    """Whether x is one of the Python types torch's parser reads as a dtype (compared by
+    identity: a NumPy dtype compares equal to float)."""
+    return x is bool or x is int or x is float
+
+
+def _layout_type():
+    from minitorch import strided
+
+    return strided.__class__
+
+
+_NOT_GIVEN = object()  # arange's start, end and step left out (None is refused when given)
+
+
 def arange(
-    start=None,
-    end=None,
-    step=1,
-    *,
+    start=_NOT_GIVEN,
+    end=_NOT_GIVEN,
+    step=_NOT_GIVEN,
+    *extra,
     out=None,
     dtype=None,
     layout=None,
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """Values from start to end (excluded) by step. Mirrors torch.arange: int64 when all of
-    start, end and step are integers, else the default float dtype; see NOTE [ Range values ]."""
+    start, end and step are integers, else the default float dtype; see NOTE [ Range values ].
+
+    Differences from torch: arange(start=5) is read as arange(5) (torch: "missing 1 required
+    positional arguments")."""
     if pin_memory:
         _check_pin_memory()
-    if end is None:
-        if start is None:  # torch's parser: arange needs an end (and None is no Number)
-            raise _arange_error(None, None, step, TypeError(
+    if end is _NOT_GIVEN:
+        if start is _NOT_GIVEN or step is not _NOT_GIVEN:  # arange(), arange(5, step=2)
+            start = None if start is _NOT_GIVEN else start
+            raise _arange_error(start, start, step, TypeError(
                 "arange() received an invalid combination of arguments - got (), but expected "
                 "one of: (Number end, ...), (Number start, Number end, ...), (Number start, "
                 "Number end, Number step, ...)"
-            ))  # fmt: skip
-        start, end = 0, start
-    elif start is None:  # arange(end=5)
-        start = 0
+            ), extra, out=out, dtype=dtype, layout=layout, device=device,
+                requires_grad=requires_grad, pin_memory=pin_memory, **unknown)  # fmt: skip
+        start, end, step = 0, start, 1
+    elif start is _NOT_GIVEN:  # arange(end=5) (with a step: no overload takes it)
+        start = 0 if step is _NOT_GIVEN else None
+        step = 1 if step is _NOT_GIVEN else step
+    elif step is _NOT_GIVEN:
+        step = 1
     if (
         start.__class__ is int
         and end.__class__ is int
@@ -218,6 +266,9 @@ def arange(
         and dtype is None
         and out is None
         and not requires_grad
+        and layout is None
+        and not extra
+        and not unknown
         and ((step > 0 and start <= end) or (step < 0 and end <= start))
         and -_FAST_INT < start < _FAST_INT
         and -_FAST_INT < end < _FAST_INT
@@ -229,6 +280,13 @@ def arange(
             except MemoryError:
                 raise _alloc_error(8 * len(_builtin_range(start, end, step))) from None
             return _make(arr, dev, False, None)
+    if not _arange_parses(
+        start, end, step, extra, out, dtype, layout, requires_grad, pin_memory, unknown
+    ):
+        error = TypeError("arange() received an invalid combination of arguments")
+        options = {"out": out, "dtype": dtype, "layout": layout, "device": device}
+        options.update(pin_memory=pin_memory, requires_grad=requires_grad, **unknown)
+        raise _arange_error(start, end, step, error, extra, **options)
     if out is not None:
         return _into_out(
             out,
@@ -555,11 +613,11 @@ def linspace(
     try:
         start, end = _endpoints(start, end, "linspace")
         steps = _steps_arg(steps, "linspace")
+        dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")  # (dtype="float": the parser)
     except TypeError:
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
         keywords["requires_grad"] = requires_grad
         raise _space_type_error("linspace", given, keywords) from None
-    dt = _dtype_arg(dtype, _dtype.default_float(), "linspace")
     if dt.name in _dtype.NO_RANGE_KERNEL and steps > 1:  # torch fills 0 or 1 element of any dtype
         name = _dtype.scalar_name(dt)
         raise NotImplementedError(f"\"linspace_cpu\" not implemented for '{name}'")
@@ -658,6 +716,7 @@ def logspace(
         start, end = _endpoints(start, end, "logspace")
         steps = _steps_arg(steps, "logspace")
         base = _num(base, "logspace", "base")
+        dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")  # (dtype="float": the parser)
     except TypeError:
         args = given if base == 10.0 or steps is _NO_STEPS else (*given, base)
         keywords = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
@@ -665,7 +724,6 @@ def logspace(
         if steps is _NO_STEPS and base != 10.0:  # (then base came by keyword; torch lists it last)
             keywords["base"] = base
         raise _space_type_error("logspace", args, keywords) from None
-    dt = _dtype_arg(dtype, _dtype.default_float(), "logspace")
     if dt.name in _dtype.NO_RANGE_KERNEL and steps > 1:  # torch fills 0 or 1 element of any dtype
         name = _dtype.scalar_name(dt)
         raise NotImplementedError(f"\"logspace_cpu\" not implemented for '{name}'")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numbers
+import os
+import sys
 import warnings
 import weakref
 from collections import OrderedDict
@@ -121,6 +123,8 @@ def _tp_name(x) -> str:
         return "torch.Size"
     if cls.__name__ in _TORCH_C_TYPES and cls.__module__ == "minitorch":
         return f"torch.{cls.__name__}"  # torch's C types: "torch.dtype", "torch.device", ...
+    if cls.__module__ == "minitorch._C":
+        return f"torch._C.{cls.__name__}"  # (a Generator)
     if cls.__flags__ & (1 << 9) or cls.__module__ == "builtins":  # Py_TPFLAGS_HEAPTYPE
         return cls.__name__
     return f"{cls.__module__}.{cls.__name__}"
@@ -406,6 +410,10 @@ class Tensor(TensorMethods):
                 "requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
                 f"{_typename(requires_grad)}"
             )
+        from minitorch.autograd.grad_mode import state
+
+        if state.transforms:
+            _refuse_requires_grad_in_transform()
         if (self._grad_fn if self._base is None else self.grad_fn) is not None:
             if not requires_grad:
                 raise RuntimeError(
@@ -1040,6 +1048,26 @@ def _refuse_inference_version(t):
 
     if is_inference_tensor(t):
         raise RuntimeError("Inference tensors do not track version counter.")
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_AUTOGRAD_FUNCTIONAL = os.path.join(_PACKAGE, "autograd", "functional.py")
+
+
+def _refuse_requires_grad_in_transform():
+    """torch.func's transforms refuse Tensor.requires_grad_ inside the function they transform:
+    the user's call, or autograd.functional's (whose jacobian, vjp, ... call it); minitorch's
+    own calls (the transforms' private leaves, the requires_grad setter, which torch allows
+    there) are not refused. For calls inside a transform only."""
+    caller = sys._getframe(2).f_code.co_filename
+    if not caller.startswith(_PACKAGE) or caller == _AUTOGRAD_FUNCTIONAL:
+        raise RuntimeError(
+            "You are attempting to call Tensor.requires_grad_() (or perhaps using "
+            "torch.autograd.functional.* APIs) inside of a function being transformed by a "
+            "functorch transform. This is unsupported, please attempt to use the functorch "
+            "transforms (e.g. grad, vjp, jacrev, jacfwd, hessian) or call requires_grad_() "
+            "outside of a function being transformed instead."
+        )
 
 
 def _refuse_inference_requires_grad(t):

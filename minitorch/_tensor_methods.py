@@ -8,7 +8,7 @@ import warnings
 from collections import OrderedDict
 
 from minitorch import _dtype
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, arity_error, missing_positional, too_many_positional
 from minitorch._backend import Device, cpu
 from minitorch._call_site import passed_by_keyword
 
@@ -249,6 +249,15 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
 
 _NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
 _NO_OPERAND = object()  # where's input or other when not given (None is refused)
+_NOT_GIVEN = object()  # a required argument left out (torch's parser names it)
+
+
+def _refuse_dim_arguments(op: str, extra: tuple) -> None:
+    """torch's parser TypeError for x.softmax() / x.log_softmax() given no dim, or more
+    positional arguments than (dim, dtype)."""
+    if extra:
+        raise too_many_positional(op, 2 + len(extra), 2, 1)
+    raise missing_positional(op, "dim")
 
 
 def _squeeze_none_error(keyword: bool) -> None:
@@ -464,6 +473,15 @@ def _legacy_type_arg(target):
     if not isinstance(target, (type, str)):
         raise TypeError("dtype must be a type, str, or dtype object")
     return target
+
+
+def _check_one_operand(op, name, args, kwargs) -> None:
+    """torch's TypeError for a Tensor method of one operand (`name`: mm's mat2, dot's tensor)
+    given more than one positional argument, or none and no `name=`."""
+    if len(args) > 1:
+        raise too_many_positional(op, len(args), 1)
+    if name not in kwargs:
+        raise missing_positional(op, name)
 
 
 class TensorMethods:
@@ -744,10 +762,14 @@ class TensorMethods:
     def index_put(self, indices, values, accumulate=False):
         return _ops.index_put(self, indices, values, accumulate)
 
-    def index_put_(self, indices, values, accumulate=False):
+    def index_put_(self, indices=REQUIRED, values=REQUIRED, accumulate=False, *extra):
+        if extra or values is REQUIRED or indices is REQUIRED:
+            raise arity_error("index_put_", extra, 3, indices=indices, values=values)
         return _ops.index_put_(self, indices, values, accumulate)
 
-    def gather(self, dim, index, *, sparse_grad=False):
+    def gather(self, dim=REQUIRED, index=REQUIRED, *extra, sparse_grad=False):
+        if extra:
+            raise too_many_positional("gather", 2 + len(extra), 2)
         return _ops.gather(self, dim, index, sparse_grad=sparse_grad)
 
     def scatter(self, dim, index, src=None, *, value=None, reduce=None):
@@ -758,36 +780,62 @@ class TensorMethods:
 
     # scatter_add/scatter_reduce/put take no number for src (scatter does): torch's TypeError
     # names the method's position of the argument, not the function's
-    def scatter_add(self, dim, index, src):
+    def scatter_add(self, dim=REQUIRED, index=REQUIRED, src=REQUIRED, *extra):
+        if extra or src is REQUIRED:
+            raise arity_error("scatter_add", extra, 3, dim=dim, index=index, src=src)
         return _ops.scatter_add(self, dim, index, _tensor_arg(src, "scatter_add", "src", 3))
 
-    def scatter_add_(self, dim, index, src):
+    def scatter_add_(self, dim=REQUIRED, index=REQUIRED, src=REQUIRED, *extra):
+        if extra or src is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            raise arity_error("scatter_add_", extra, 3, dim=dim, index=index, src=src)
         return _ops.scatter_add_(self, dim, index, _tensor_arg(src, "scatter_add_", "src", 3))
 
-    def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    def scatter_reduce(
+        self, dim=REQUIRED, index=REQUIRED, src=REQUIRED, reduce=REQUIRED, *extra, include_self=True
+    ):
+        if extra or reduce is REQUIRED or src is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            args = dict(dim=dim, index=index, src=src, reduce=reduce)
+            raise arity_error("scatter_reduce", extra, 4, **args)
         src = _tensor_arg(src, "scatter_reduce", "src", 3)
         return _ops.scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
 
-    def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    def scatter_reduce_(
+        self, dim=REQUIRED, index=REQUIRED, src=REQUIRED, reduce=REQUIRED, *extra, include_self=True
+    ):
+        if extra or reduce is REQUIRED or src is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            args = dict(dim=dim, index=index, src=src, reduce=reduce)
+            raise arity_error("scatter_reduce_", extra, 4, **args)
         src = _tensor_arg(src, "scatter_reduce_", "src", 3)
         return _ops.scatter_reduce_(self, dim, index, src, reduce, include_self=include_self)
 
-    def take_along_dim(self, indices, dim=None):
+    def take_along_dim(self, indices=REQUIRED, dim=None, *extra):
+        if extra or indices is REQUIRED:
+            raise arity_error("take_along_dim", extra, 2, indices=indices)
         return _ops.take_along_dim(self, indices, dim)
 
-    def index_select(self, dim, index):
+    def index_select(self, dim=REQUIRED, index=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("index_select", 2 + len(extra), 2)
         return _ops.index_select(self, dim, index)
 
-    def index_add(self, dim, index, source, *, alpha=1):
+    def index_add(self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, *extra, alpha=1):
+        if extra:
+            raise too_many_positional("index_add", 3 + len(extra), 3)
         return _ops.index_add(self, dim, index, source, alpha=alpha)
 
-    def index_add_(self, dim, index, source, *, alpha=1):
+    def index_add_(self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, *extra, alpha=1):
+        if extra or source is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            raise arity_error("index_add_", extra, 3, dim=dim, index=index, source=source)
         return _ops.index_add_(self, dim, index, source, alpha=alpha)
 
-    def index_copy(self, dim, index, source):
+    def index_copy(self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, *extra):
+        if extra or source is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            raise arity_error("index_copy", extra, 3, dim=dim, index=index, source=source)
         return _ops.index_copy(self, dim, index, source)
 
-    def index_copy_(self, dim, index, source):
+    def index_copy_(self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, *extra):
+        if extra or source is REQUIRED or index is REQUIRED or dim is REQUIRED:
+            raise arity_error("index_copy_", extra, 3, dim=dim, index=index, source=source)
         return _ops.index_copy_(self, dim, index, source)
 
     def index_fill(self, dim, index, value):
@@ -806,7 +854,9 @@ class TensorMethods:
             _ops.selection.masked_fill_overloads("masked_fill_", self, mask, value)
             raise
 
-    def masked_select(self, mask):
+    def masked_select(self, mask=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("masked_select", 1 + len(extra), 1)
         return _ops.masked_select(self, mask)
 
     def masked_scatter(self, mask, source):
@@ -818,10 +868,14 @@ class TensorMethods:
     def take(self, index):
         return _ops.take(self, index)
 
-    def put(self, index, source, accumulate=False):
+    def put(self, index=REQUIRED, source=REQUIRED, accumulate=False, *extra):
+        if extra or source is REQUIRED or index is REQUIRED:
+            raise arity_error("put", extra, 3, index=index, source=source)
         return _ops.put(self, index, _tensor_arg(source, "put", "source", 2), accumulate)
 
-    def put_(self, index, source, accumulate=False):
+    def put_(self, index=REQUIRED, source=REQUIRED, accumulate=False, *extra):
+        if extra or source is REQUIRED or index is REQUIRED:
+            raise arity_error("put_", extra, 3, index=index, source=source)
         return _ops.put_(self, index, _tensor_arg(source, "put_", "source", 2), accumulate)
 
     def nonzero(self, *, as_tuple=False):
@@ -845,10 +899,14 @@ class TensorMethods:
     def msort(self):
         return _ops.msort(self)
 
-    def topk(self, k, dim=-1, largest=True, sorted=True):
+    def topk(self, k=REQUIRED, dim=-1, largest=True, sorted=True, *extra):
+        if extra:
+            raise too_many_positional("topk", 4 + len(extra), 4, 1)
         return _ops.topk(self, k, dim, largest, sorted)
 
-    def kthvalue(self, k, dim=-1, keepdim=False):
+    def kthvalue(self, k=REQUIRED, dim=-1, keepdim=False, *extra):
+        if extra:
+            raise too_many_positional("kthvalue", 3 + len(extra), 3, 1)
         return _ops.kthvalue(self, k, dim, keepdim)
 
     def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -857,7 +915,9 @@ class TensorMethods:
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
         return _ops.unique_consecutive(self, return_inverse, return_counts, dim)
 
-    def bincount(self, weights=None, minlength=0):
+    def bincount(self, weights=None, minlength=0, *extra):
+        if extra:
+            raise too_many_positional("bincount", 2 + len(extra), 2, 0)
         return _ops.bincount(self, weights, minlength)
 
     def histc(self, bins=100, min=0, max=0):
@@ -979,31 +1039,43 @@ class TensorMethods:
     def relu_(self):
         return _ops.relu_(self)
 
-    def maximum(self, other):
+    def maximum(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("maximum", 1 + len(extra), 1)
         return _ops.maximum(self, other)
 
-    def minimum(self, other):
+    def minimum(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("minimum", 1 + len(extra), 1)
         return _ops.minimum(self, other)
 
-    def clamp(self, min=None, max=None):
+    def clamp(self, min=None, max=None, *extra):
+        if extra:
+            raise _ops._parser_errors.clamp_error("clamp", self, min, max, extra=extra)
         try:
             return _ops.clamp(self, min, max)
         except TypeError as e:  # NOTE [ Argument parser errors ]: the method's own wording
             raise _ops._parser_errors.clamp_method_error("clamp", min, max, e) from e.__cause__
 
-    def clamp_(self, min=None, max=None):
+    def clamp_(self, min=None, max=None, *extra):
+        if extra:
+            raise _ops._parser_errors.clamp_error("clamp_", self, min, max, extra=extra)
         try:
             return _ops.clamp_(self, min, max)
         except TypeError as e:
             raise _ops._parser_errors.clamp_method_error("clamp_", min, max, e) from e.__cause__
 
-    def clip(self, min=None, max=None):
+    def clip(self, min=None, max=None, *extra):
+        if extra:
+            raise _ops._parser_errors.clamp_error("clip", self, min, max, extra=extra)
         try:
             return _ops.clamp(self, min, max)
         except TypeError as e:
             raise _ops._parser_errors.clamp_method_error("clip", min, max, e) from e.__cause__
 
-    def clip_(self, min=None, max=None):
+    def clip_(self, min=None, max=None, *extra):
+        if extra:
+            raise _ops._parser_errors.clamp_error("clip_", self, min, max, extra=extra)
         try:
             return _ops.clamp_(self, min, max)
         except TypeError as e:
@@ -1281,7 +1353,9 @@ class TensorMethods:
     def round_(self, *args, decimals=0):
         return _ops.round_(self, *args, decimals=decimals)
 
-    def atan2(self, other):
+    def atan2(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("atan2", 1 + len(extra), 1)
         return _ops.atan2(self, other)
 
     def atan2_(self, other):
@@ -1423,13 +1497,17 @@ class TensorMethods:
     def polygamma_(self, n):
         return _ops.polygamma_(self, n)
 
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    def isclose(self, other=REQUIRED, rtol=1e-05, atol=1e-08, equal_nan=False, *extra):
+        if extra:
+            raise too_many_positional("isclose", 4 + len(extra), 4, 1)
         return _ops.isclose(self, other, rtol, atol, equal_nan)
 
     def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         return _ops.allclose(self, other, rtol, atol, equal_nan)
 
-    def equal(self, other):
+    def equal(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("equal", 1 + len(extra), 1)
         return _ops.equal(self, other)
 
     def isnan(self):
@@ -1508,9 +1586,13 @@ class TensorMethods:
             raise _ops._parser_errors.max_min_method_error("min", args, kwargs, e) from e.__cause__
 
     def amax(self, *args, **kwargs):
+        if len(args) > 2:
+            raise too_many_positional("amax", len(args), 2, 0)
         return _ops.amax(self, *args, **kwargs)
 
     def amin(self, *args, **kwargs):
+        if len(args) > 2:
+            raise too_many_positional("amin", len(args), 2, 0)
         return _ops.amin(self, *args, **kwargs)
 
     def aminmax(self, *args, **kwargs):
@@ -1519,20 +1601,30 @@ class TensorMethods:
         return _ops.aminmax(self, **kwargs)
 
     def argmax(self, *args, **kwargs):
+        if len(args) > 2:
+            raise too_many_positional("argmax", len(args), 2, 0)
         return _ops.argmax(self, *args, **kwargs)
 
     def argmin(self, *args, **kwargs):
+        if len(args) > 2:
+            raise too_many_positional("argmin", len(args), 2, 0)
         return _ops.argmin(self, *args, **kwargs)
 
     def logsumexp(self, *args, **kwargs):
+        if len(args) > 2:  # torch's parser counts dim as required
+            raise too_many_positional("logsumexp", len(args), 2, 1)
         return _ops.logsumexp(self, *args, **kwargs)
 
-    def softmax(self, dim, dtype=None):
+    def softmax(self, dim=_NOT_GIVEN, dtype=None, *extra):
+        if dim is _NOT_GIVEN or extra:
+            _refuse_dim_arguments("softmax", extra)
         if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
             dtype = _dtype.to_dtype(dtype, "softmax")
         return _ops.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim, dtype=None):
+    def log_softmax(self, dim=_NOT_GIVEN, dtype=None, *extra):
+        if dim is _NOT_GIVEN or extra:
+            _refuse_dim_arguments("log_softmax", extra)
         if dtype is not None:
             dtype = _dtype.to_dtype(dtype, "log_softmax")
         return _ops.log_softmax(self, dim, dtype)
@@ -1669,7 +1761,9 @@ class TensorMethods:
             return _ops.squeeze(self, dims[0])
         return _ops.squeeze(self, dims) if dims else _ops.squeeze(self)
 
-    def unsqueeze(self, dim):
+    def unsqueeze(self, dim=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("unsqueeze", 1 + len(extra), 1)
         return _ops.unsqueeze(self, dim)
 
     def squeeze_(self, dim=None, *dims):
@@ -1695,7 +1789,9 @@ class TensorMethods:
             _size_form_error(dims, "permute", "dims")
             raise
 
-    def transpose(self, dim0, dim1):
+    def transpose(self, dim0=REQUIRED, dim1=REQUIRED, *extra):
+        if extra or dim1 is REQUIRED or dim0 is REQUIRED:
+            raise arity_error("transpose", extra, 2, dim0=dim0, dim1=dim1)
         return _ops.transpose(self, dim0, dim1)
 
     def t(self):
@@ -1707,7 +1803,9 @@ class TensorMethods:
     def t_(self):
         return _ops.set_shape_(self, _ops.t(self), "TBackward1")
 
-    def swapaxes(self, axis0, axis1):
+    def swapaxes(self, axis0=REQUIRED, axis1=REQUIRED, *extra):
+        if extra or axis0 is REQUIRED or axis1 is REQUIRED:
+            raise arity_error("swapaxes", extra, 2, axis0=axis0, axis1=axis1)
         return _ops.transpose(self, axis0, axis1)
 
     def swapaxes_(self, axis0, axis1):
@@ -1774,7 +1872,9 @@ class TensorMethods:
     def split_with_sizes(self, split_sizes, dim=0):
         return _ops.split_with_sizes(self, split_sizes, dim)
 
-    def chunk(self, chunks, dim=0):
+    def chunk(self, chunks=REQUIRED, dim=0, *extra):
+        if extra:
+            raise too_many_positional("chunk", 2 + len(extra), 2, 1)
         return _ops.chunk(self, chunks, dim)
 
     def tensor_split(self, indices_or_sections=None, dim=0, **overload_kw):
@@ -1796,7 +1896,9 @@ class TensorMethods:
         arg = (indices_or_sections, *more) if more else indices_or_sections
         return _ops.dsplit(self, arg, **overload_kw)
 
-    def narrow(self, dim, start, length):
+    def narrow(self, dim=REQUIRED, start=REQUIRED, length=REQUIRED, *extra):
+        if extra or dim is REQUIRED or start is REQUIRED or length is REQUIRED:
+            raise _ops.shape.narrow_arity_error((dim, start, length, *extra), True)
         return _ops.narrow(self, dim, start, length)
 
     def diagonal(self, offset=0, dim1=0, dim2=1):
@@ -1882,7 +1984,9 @@ class TensorMethods:
     def flipud(self):
         return _ops.flipud(self)
 
-    def roll(self, shifts, dims=None):
+    def roll(self, shifts=REQUIRED, dims=None, *extra):
+        if extra:
+            raise too_many_positional("roll", 2 + len(extra), 2, 1)
         return _ops.roll(self, shifts, dims)
 
     def rot90(self, k=1, dims=(0, 1)):
@@ -1893,30 +1997,46 @@ class TensorMethods:
     # --- linear algebra ---
 
     def matmul(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("matmul", "other", args, kwargs)
         return _ops.matmul(self, *args, **kwargs)
 
     def mm(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("mm", "mat2", args, kwargs)
         return _ops.mm(self, *args, **kwargs)
 
     def bmm(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("bmm", "mat2", args, kwargs)
         return _ops.bmm(self, *args, **kwargs)
 
     def mv(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("mv", "vec", args, kwargs)
         return _ops.mv(self, *args, **kwargs)
 
     def dot(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("dot", "tensor", args, kwargs)
         return _ops.dot(self, *args, **kwargs)
 
     def vdot(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("vdot", "other", args, kwargs)
         return _ops.vdot(self, *args, **kwargs)
 
     def outer(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("outer", "vec2", args, kwargs)
         return _ops.outer(self, *args, **kwargs)
 
     def ger(self, *args, **kwargs):
         return _ops.ger(self, *args, **kwargs)
 
     def inner(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("inner", "other", args, kwargs)
         return _ops.inner(self, *args, **kwargs)
 
     def addmm(self, mat1, mat2, *args, beta=1, alpha=1):
@@ -1946,6 +2066,8 @@ class TensorMethods:
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, *args, **kwargs):
+        if len(args) != 1:
+            _check_one_operand("kron", "other", args, kwargs)
         return _ops.kron(self, *args, **kwargs)
 
     def trace(self, *args, **kwargs):
@@ -1983,7 +2105,11 @@ class TensorMethods:
     def pinverse(self, rcond=1e-15):
         return _ops.pinverse(self, rcond)
 
-    def matrix_power(self, n):
+    def matrix_power(self, n=_NOT_GIVEN, *extra):
+        if n is _NOT_GIVEN or extra:  # x.matrix_power(), x.matrix_power(2, 3): torch's parser
+            if extra:
+                raise too_many_positional("matrix_power", 1 + len(extra), 1)
+            raise missing_positional("matrix_power", "n")
         return _ops.matrix_power(self, n)
 
     def matrix_exp(self):
@@ -2173,7 +2299,11 @@ class TensorMethods:
     def bernoulli_(self, p=0.5, *, generator=None):
         return _ops.random_ops.bernoulli_(self, p, generator=generator)
 
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
+    def multinomial(self, num_samples=_NOT_GIVEN, replacement=False, *extra, generator=None):
+        if extra:
+            raise too_many_positional("multinomial", 2 + len(extra), 2, 1)
+        if num_samples is _NOT_GIVEN:  # x.multinomial(): torch's parser error
+            raise missing_positional("multinomial", "num_samples")
         return _ops.multinomial(self, num_samples, replacement, generator=generator)
 
     def uniform_(self, *args, **kwargs):  # uniform_(from=0, to=1, *, generator=None)
@@ -2381,7 +2511,9 @@ class TensorMethods:
     def unsafe_split_with_sizes(self, split_sizes, dim=0):
         return _ops.unsafe_split_with_sizes(self, split_sizes, dim)
 
-    def select(self, dim, index):
+    def select(self, dim=REQUIRED, index=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("select", 2 + len(extra), 2)
         return _ops.select(self, dim, index)
 
     def nonzero_static(self, *, size, fill_value=-1):
@@ -2587,11 +2719,25 @@ class TensorMethods:
     def as_strided_scatter(self, *args, **kwargs):
         return _ops.as_strided_scatter(self, *args, **kwargs)
 
-    def index_reduce(self, *args, **kwargs):
-        return _ops.index_reduce(self, *args, **kwargs)
+    def index_reduce(
+        self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, reduce=REQUIRED, *extra, **kwargs
+    ):
+        if extra or (
+            reduce is REQUIRED or source is REQUIRED or index is REQUIRED or dim is REQUIRED
+        ):
+            args = dict(dim=dim, index=index, source=source, reduce=reduce)
+            raise arity_error("index_reduce", extra, 4, **args)
+        return _ops.index_reduce(self, dim, index, source, reduce, **kwargs)
 
-    def index_reduce_(self, *args, **kwargs):
-        return _ops.index_reduce_(self, *args, **kwargs)
+    def index_reduce_(
+        self, dim=REQUIRED, index=REQUIRED, source=REQUIRED, reduce=REQUIRED, *extra, **kwargs
+    ):
+        if extra or (
+            reduce is REQUIRED or source is REQUIRED or index is REQUIRED or dim is REQUIRED
+        ):
+            args = dict(dim=dim, index=index, source=source, reduce=reduce)
+            raise arity_error("index_reduce_", extra, 4, **args)
+        return _ops.index_reduce_(self, dim, index, source, reduce, **kwargs)
 
     def narrow_copy(self, *args, **kwargs):
         return _ops.narrow_copy(self, *args, **kwargs)
@@ -2606,6 +2752,10 @@ class TensorMethods:
     def hardshrink(self, lambd=0.5):
         from minitorch.nn import functional as F  # nn is imported lazily: NOTE [ Lazy submodules ]
 
+        if lambd.__class__ is not float:  # the method's position in the message, not F's
+            from minitorch._ops.activation import _number
+
+            lambd = _number(lambd, "hardshrink", "lambd", 1)
         return F.hardshrink(self, lambd)
 
     def prelu(self, weight):
@@ -2700,8 +2850,8 @@ class TensorMethods:
 
 def _name_as_tensor_methods() -> None:
     """Names each method Tensor.<name>, the class users see: Python's own errors for a missing
-    or extra argument say `Tensor.transpose() missing 2 required positional arguments`, as
-    torch's Python-level methods do (x.split()), not the mixin's name. The module is Tensor's,
+    or extra argument say `Tensor.split() missing 1 required positional argument`, as torch's
+    Python-level methods do (x.split()), not the mixin's name. The module is Tensor's,
     so pickle still finds a method by this name (pickle.dumps(minitorch.Tensor.transpose))."""
     prefix = TensorMethods.__qualname__ + "."
     for fn in vars(TensorMethods).values():

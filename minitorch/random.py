@@ -12,6 +12,7 @@ import threading
 import numpy as np
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import Device, backend_of, cpu, tensor_device
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_normal as _tsn
@@ -28,13 +29,14 @@ from minitorch._factories import (
     _require_grad,
     _shape,
     _shape_seq,
+    _size_int,
     _size_kwarg,
     _typename,
     like_subclass,
     tensor,
     zeros_like,
 )
-from minitorch._tensor import Tensor, _make, _tp_name
+from minitorch._tensor import Size, Tensor, _make, _tp_name
 from minitorch._tensor_methods import _at, _number_arg
 from minitorch.autograd.function import Function
 
@@ -282,6 +284,8 @@ def generator_for(device: Device, generator: Generator | None = None, op: str = 
                 f"{type(generator).__name__}"
             )
         if generator.device.type != device.type:
+            if device.type == "meta":  # torch's meta kernels take any generator, draw nothing
+                return generator_for(device, None, op)
             raise RuntimeError(
                 f"Expected a '{device.type}' device type for generator but found "
                 f"'{generator.device.type}'"
@@ -336,29 +340,45 @@ def set_rng_state(new_state) -> None:
 
 @contextlib.contextmanager
 def fork_rng(
-    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type="cuda"
+    devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices", device_type=None
 ):
     """Restores the default generators' streams on exit. Mirrors torch.random.fork_rng.
 
     Differences from torch: all default generators minitorch has created are saved (CPU and the
-    strict test device); CUDA streams cannot be snapshot and are restarted from their seed.
+    strict test device); CUDA streams cannot be snapshot and are restarted from their seed; no
+    warning when devices is None and there are several GPUs.
     """
+    if device_type == "meta":  # torch forks nothing then, not even the CPU stream
+        yield
+        return
+    from minitorch import accelerator, cuda, get_device_module
+
+    if device_type is None:
+        acc = accelerator.current_accelerator()
+        device_type = acc.type if acc is not None else "cuda"
+    # torch's errors for a device type with no module ("hpu", "foo", 3), enabled or not
+    device_mod = get_device_module(device_type)
     if not enabled:
         yield
         return
-    if devices and device_type == "cuda":
-        # torch reads each listed device's state first, which sets CUDA up: without it,
-        # its AssertionError (CudaUnavailableError is one) before the block runs.
-        from minitorch.cuda._utils import lazy_init
+    devices = list(range(device_mod.device_count())) if devices is None else list(devices)
+    device_states = []
+    if device_mod is cuda:
+        if devices:
+            # torch reads each listed device's state first, which sets CUDA up: without it,
+            # its AssertionError (CudaUnavailableError is one) before the block runs.
+            from minitorch.cuda._utils import lazy_init
 
-        lazy_init()
-    elif devices and device_type != "cpu":
-        raise AssertionError(f"Torch not compiled with {device_type.upper()} enabled")
+            lazy_init()
+    else:  # torch's errors: minitorch.cpu has no get_rng_state, mps and xpu have no device
+        device_states = [(d, device_mod.get_rng_state(d)) for d in devices]
     saved = _snapshot()
     try:
         yield
     finally:
         _restore(saved)
+        for d, state in device_states:
+            device_mod.set_rng_state(state, d)
 
 
 def _saved_state(g) -> tuple:
@@ -733,7 +753,11 @@ def _randint_check_types(args, names, keywords, dtype) -> None:
     for name in ("low", "high"):
         if name in values or name in keywords:
             _int_arg(values.get(name, keywords.get(name)), "randint", name, 1)
-    _shape_seq(values.get("size", keywords.get("size")), "randint", None)
+    size = values.get("size", keywords.get("size"))
+    # torch's overload check reads a size's first element only: a bad later one is reported by
+    # the overload that matched, as it unpacks the size ("failed to unpack the object at pos")
+    if not (isinstance(size, (tuple, list)) and size and _size_int(size[0]) is not None):
+        _shape_seq(size, "randint", None)
     if dtype is not None:
         _dtype_arg(dtype, _dtype.int64, "randint")
     gen = keywords.get("generator")
@@ -845,7 +869,7 @@ def randint(
 
 
 def randperm(
-    n,
+    n=REQUIRED,
     *args,
     generator=None,
     out=None,
@@ -856,8 +880,14 @@ def randperm(
     pin_memory=False,
 ) -> Tensor:
     """A random permutation of 0..n-1. Mirrors torch.randperm (int64 unless dtype= is given)."""
+    if n is REQUIRED and not args:  # with no keyword either, torch's parser lists the overloads
+        from minitorch._call_site import call_keywords
+
+        if call_keywords("randperm", depth=1):
+            raise missing_positional("randperm", "n")
     if (
-        args
+        n is REQUIRED
+        or args
         or (generator is not None and not isinstance(generator, Generator))
         # torch's parser names a non-int n only when n is the one argument given; with a
         # keyword too (random_split's generator=) no overload matches
@@ -871,8 +901,9 @@ def randperm(
         )
     ):
         raise _not_a_generator(  # a second positional (randperm(3, 4)) matches no overload either
-            "randperm", (n, *args), generator=generator, out=out, dtype=dtype, layout=layout,
-            device=device, requires_grad=requires_grad, pin_memory=pin_memory,
+            "randperm", () if n is REQUIRED else (n, *args), generator=generator, out=out,
+            dtype=dtype, layout=layout, device=device, requires_grad=requires_grad,
+            pin_memory=pin_memory,
         )  # fmt: skip
     if pin_memory:
         _check_pin_memory()
@@ -969,24 +1000,58 @@ def _fmt_number(x) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
-def _normal_invalid(args) -> TypeError:
-    return TypeError(
-        f"normal() received an invalid combination of arguments - got "
-        f"({', '.join(args)}), but expected one of:\n"
-        " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-        " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
-        " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-        " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
-        "Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, torch.device "
-        "device = None, bool pin_memory = False, bool requires_grad = False)\n"
+_NORMAL_FORMS = (
+    "Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None",
+    "Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None",
+    "float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None",
+    "float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+    f"{_SIZE_KWARGS}",
+)
+
+
+def _normal_error(args: tuple, keywords: dict) -> TypeError:
+    """torch's parser error for a call of normal that no overload takes, with the arguments as
+    the user's call gave them (NOTE [ Argument parser errors ]): read from the call, or where
+    that cannot be told, `args` (mean, std, size and any more) by position and the keywords
+    not at their defaults. For error paths only."""
+    from minitorch._call_site import call_arguments, called_name
+    from minitorch._ops._parser_errors import _shown_order, invalid_arguments
+
+    values = dict(zip(("mean", "std", "size"), args, strict=False), **keywords)
+    call = call_arguments("normal") if called_name() == "normal" else None
+    if call is None:
+        n = len(args) if len(args) > 3 else next((i for i, a in enumerate(args) if a is None), 3)
+        names = [k for k, v in keywords.items() if v is not None and v is not False]
+    else:
+        n, names = call
+    kwargs = _shown_order({k: values[k] for k in names if k in values}, "normal")
+    return invalid_arguments("normal", _NORMAL_FORMS, args[:n], kwargs)
+
+
+def _normal_parses(mean, std, size, generator, out, dtype, layout, flags) -> bool:
+    """Whether torch's (float mean, float std, tuple of ints size, ...) overload takes these
+    argument types (a later element of size is checked when it is read); flags: requires_grad
+    and pin_memory."""
+    from minitorch._ops._parser_errors import _fits
+
+    if not (_fits(mean, "float", True) and _fits(std, "float", True)):
+        return False
+    if size.__class__ not in (tuple, list, Size) or size and _size_int(size[0]) is None:
+        return False  # (a bare int is no size here: size is not an int[N] argument)
+    return (
+        (generator is None or isinstance(generator, Generator))
+        and (out is None or isinstance(out, Tensor))
+        and (dtype is None or isinstance(dtype, _dtype.dtype))
+        and (layout is None or layout.__class__.__name__ == "layout")
+        and all(f.__class__ is bool for f in flags)
     )
 
 
 def normal(
-    mean=0.0,
-    std=1.0,
+    mean=None,
+    std=None,
     size=None,
-    *,
+    *more,  # (none: torch's parser error)
     generator=None,
     out=None,
     dtype=None,
@@ -999,32 +1064,30 @@ def normal(
     Mirrors torch.normal.
 
     Differences from torch: on a device other than the CPU a negative element of a std tensor is
-    not reported (checking it would read the device's data back to the host).
+    not reported (checking it would read the device's data back to the host); std=None beside a
+    tensor mean is read as std left out (torch refuses a None std).
     """
-    if pin_memory:
-        _check_pin_memory()
     mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    keywords = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device)
+    keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
+    if std is None and mean_t and size is None:
+        std = 1.0  # (Tensor mean, float std = 1): torch's only default of mean and std
+    if more or mean is None or std is None:
+        raise _normal_error((mean, std, size, *more), keywords)
     if size is not None and (mean_t or std_t):
         # with a size, torch's only overload takes two floats: a 0-d tensor is read as one
         # (NOTE [ Number-like arguments ]), any other tensor matches no overload
         try:
             mean, std = _number_arg(mean, "normal", "mean"), _number_arg(std, "normal", "std")
         except TypeError:
-            names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
-            raise _normal_invalid([*names, _typename(size)]) from None
+            raise _normal_error((mean, std, size), keywords) from None
         mean_t = std_t = False
     if not (mean_t or std_t):
-        if size is None:
-            raise _normal_invalid([_typename(mean), _typename(std)])
-        if (
-            generator is not None
-            and not isinstance(generator, Generator)
-            and all(v is None for v in (dtype, layout, device, out))
-            and not (requires_grad or pin_memory)
-        ):
-            # no keyword singles out the size overload: torch reports that none matches
-            got = [_typename(mean), _typename(std), _typename(size)]
-            raise _normal_invalid([*got, f"generator={_typename(generator)}"])
+        typed = (generator, out, dtype, layout, (requires_grad, pin_memory))
+        if size is None or not _normal_parses(mean, std, size, *typed):
+            raise _normal_error((mean, std, size), keywords)
+        if pin_memory:
+            _check_pin_memory()
         if out is not None:
             return _into_out(
                 out,
@@ -1039,7 +1102,7 @@ def normal(
                     lambda t: t.normal_(mean, std, generator=generator),
                 ),
             )
-        if float(std) < 0:
+        if not float(std) >= 0:  # NaN too
             raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
         shape = _shape_seq(size, "normal", 3)
         dev = _device(device)
@@ -1053,14 +1116,17 @@ def normal(
         return _require_grad(_make(arr, dev, False, None), requires_grad)
     ref = mean if mean_t else std
     other = std if mean_t else mean
-    if generator is not None and not isinstance(generator, Generator):
-        # the tensor overloads take no other generator; the float one names the argument
-        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
-        raise _normal_invalid([*names, f"generator={_typename(generator)}"])
-    if not (mean_t and std_t) and not isinstance(other, (int, float, np.number)):
-        # normal(mean_tensor, "a"): the float beside a tensor is no number, no overload matches
-        names = [("Tensor" if isinstance(x, Tensor) else _typename(x)) for x in (mean, std)]
-        raise _normal_invalid(names)
+    if (
+        (generator is not None and not isinstance(generator, Generator))
+        or (out is not None and not isinstance(out, Tensor))
+        or (not (mean_t and std_t) and not isinstance(other, (int, float, np.number)))
+        or any(v is not None for v in (dtype, layout, device))
+        or requires_grad is not False
+        or pin_memory is not False
+    ):
+        # the tensor overloads take no other generator or out, no factory keywords;
+        # normal(mean_tensor, "a"): the float beside a tensor is no number
+        raise _normal_error((mean, std, size), keywords)
     if not ref.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"normal_kernel_cpu\" not implemented for '{_dtype_label(ref.dtype)}'"
@@ -1069,7 +1135,7 @@ def normal(
     if std_t:
         if dev is cpu and std._data.size and not bool((std._data >= 0).all()):  # NaN too
             raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif float(std) < 0:
+    elif not float(std) >= 0:  # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
     from minitorch._ops._common import broadcast_pair
 

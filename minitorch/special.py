@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops import (
     digamma,
     erf,
@@ -128,19 +129,27 @@ def ndtr(input, *, out=None):
     return _out(result, out)
 
 
-def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
+def logsumexp(input, dim=_MISSING, keepdim=False, *args, out=None):
     """log(sum(exp(input))) over dims. Mirrors torch.special.logsumexp (whose errors say
     special_logsumexp)."""
-    return _logsumexp("special_logsumexp", input, dim, keepdim, out)
+    return _logsumexp("special_logsumexp", input, dim, keepdim, out, args)
 
 
-def softmax(input, dim, *, dtype=None):
+def softmax(input, dim=_MISSING, *extra, dtype=None):
     """softmax along dim. Mirrors torch.special.softmax."""
+    if extra:
+        raise too_many_positional("special_softmax", 2 + len(extra), 2)
+    if dim is _MISSING:
+        raise missing_positional("special_softmax", "dim")
     return _softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim, *, dtype=None):
+def log_softmax(input, dim=_MISSING, *extra, dtype=None):
     """log_softmax along dim. Mirrors torch.special.log_softmax."""
+    if extra:
+        raise too_many_positional("special_log_softmax", 2 + len(extra), 2)
+    if dim is _MISSING:
+        raise missing_positional("special_log_softmax", "dim")
     return _log_softmax(input, dim, dtype)
 
 

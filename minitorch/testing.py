@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 import minitorch as _mt
+from minitorch._ops.logical import _close_args, check_tolerances
 from minitorch._tensor import Tensor
 
 __all__ = ["assert_allclose", "assert_close", "make_tensor"]
@@ -129,7 +130,7 @@ def _host(t: Tensor) -> np.ndarray:
 
 
 def _compare_tensors(
-    actual, expected, *, rtol, atol, equal_nan, check_device, check_dtype, check_stride
+    actual, expected, *, rtol, atol, equal_nan, check_device, check_dtype, check_stride, path=()
 ):
     if actual.shape != expected.shape:
         raise _Mismatch(
@@ -148,6 +149,12 @@ def _compare_tensors(
     if actual.is_meta or expected.is_meta:
         return  # no values to compare, as torch's
     rtol, atol = _tolerances((actual.dtype, expected.dtype), rtol, atol)
+    try:  # torch's isclose checks the tolerances
+        check_tolerances(*_close_args(rtol, atol, equal_nan, "isclose")[:2])
+    except Exception as error:
+        options = dict(rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=check_device)
+        options.update(check_dtype=check_dtype, check_layout=True, check_stride=check_stride)
+        raise _unexpected(path, actual, expected, options) from error
     if actual.dtype != expected.dtype:
         common = _mt.promote_types(actual.dtype, expected.dtype)
         actual, expected = actual.to(common), expected.to(common)
@@ -169,6 +176,20 @@ def _compare_tensors(
     if a.ndim == 0:
         _raise_scalar(a.item(), e.item(), rtol, atol)
     _raise_tensor(a, e, close, rtol, atol, rounding)
+
+
+def _unexpected(path, actual, expected, options) -> RuntimeError:
+    """torch's RuntimeError for an error it did not expect while comparing a pair of tensors,
+    which shows the pair (TensorLikePair's repr)."""
+    fields = [("id", path), ("actual", actual), ("expected", expected), *options.items()]
+    pair = "\n".join(["TensorLikePair(", *(f"    {k}={v!s}," for k, v in fields), ")"])
+    return RuntimeError(
+        f"Comparing\n\n{pair}\n\nresulted in the unexpected exception above. If you are a "
+        "user and see this message during normal operation please file an issue at "
+        "https://github.com/pytorch/pytorch/issues. If you are a developer and working on the "
+        "comparison functions, please except the previous error and raise an expressive "
+        "`ErrorMeta` instead."
+    )
 
 
 def _raise_tensor(a, e, close, rtol, atol, rounding=None):
@@ -204,13 +225,9 @@ def _is_sequence(x) -> builtins.bool:
     return isinstance(x, Sequence) and not isinstance(x, (str, bytes))
 
 
-def _compare(actual, expected, path: str, **options):
-    try:
-        _compare_pair(actual, expected, path, **options)
-    except (_Mismatch, _Unsupported) as mismatch:
-        if not mismatch.path:
-            mismatch.path = path
-        raise
+def _item(path: tuple) -> str:
+    """A path of keys and indices as torch names the item: [0]['a']."""
+    return "".join(f"[{key!r}]" for key in path)
 
 
 def _as_number(x):
@@ -230,11 +247,32 @@ def _sorted_keys(mapping: Mapping) -> list:
         return list(mapping)
 
 
-def _compare_pair(actual, expected, path: str, *, allow_subclasses, **options):
+# NOTE [ assert_close in two passes ]
+# torch first pairs up the leaves of actual and expected (container lengths, mapping keys and
+# leaf types are checked here, so a structural error anywhere wins), then compares every pair
+# in order: the first value mismatch is reported after all pairs ran, while an unexpected
+# error in a pair (isclose refusing a negative tolerance) is raised as soon as it happens.
+
+
+def _originate(actual, expected, path: tuple, pairs: list, *, allow_subclasses, **options):
+    """Appends to `pairs` (path, comparison) for each leaf pair of actual and expected; raises
+    _Mismatch or _Unsupported (with the path) for a structural difference."""
+    try:
+        _originate_pair(actual, expected, path, pairs, allow_subclasses, options)
+    except (_Mismatch, _Unsupported) as mismatch:
+        if not mismatch.path:
+            mismatch.path = _item(path)
+        raise
+
+
+def _originate_pair(actual, expected, path, pairs, allow_subclasses, options):
     if actual is None or expected is None:
         if actual is not expected:
-            raise _Mismatch(f"None mismatch: {actual} is not {expected}")
-        return None
+            message = f"None mismatch: {actual} is not {expected}"
+            pairs.append((path, lambda: _raise(message)))
+        else:
+            pairs.append((path, lambda: None))
+        return
     arrays = isinstance(actual, np.ndarray) and isinstance(expected, np.ndarray)
     if arrays or (isinstance(actual, Tensor) and isinstance(expected, Tensor)):
         # Tensor-likes of related types compare (a Parameter with a Tensor); allow_subclasses=
@@ -243,18 +281,16 @@ def _compare_pair(actual, expected, path: str, *, allow_subclasses, **options):
             raise _Unsupported(actual, expected)
         if arrays:
             actual, expected = _mt.from_numpy(actual), _mt.from_numpy(expected)
-        return _compare_tensors(actual, expected, **options)
+        _check_tolerances_given(options, path)
+        pairs.append((path, lambda: _compare_tensors(actual, expected, path=path, **options)))
+        return
     number = (builtins.bool, builtins.int, builtins.float)
     a_num, e_num = _as_number(actual), _as_number(expected)
     if isinstance(a_num, number) and isinstance(e_num, number):
-        return _compare_numbers(
-            a_num,
-            e_num,
-            rtol=options["rtol"],
-            atol=options["atol"],
-            equal_nan=options["equal_nan"],
-            check_dtype=options["check_dtype"],
-        )
+        _check_tolerances_given(options, path)
+        numbers_options = {k: options[k] for k in ("rtol", "atol", "equal_nan", "check_dtype")}
+        pairs.append((path, lambda: _compare_numbers(a_num, e_num, **numbers_options)))
+        return
     if isinstance(actual, Mapping) and isinstance(expected, Mapping):
         missing = sorted(set(expected) - set(actual), key=repr)
         extra = sorted(set(actual) - set(expected), key=repr)
@@ -265,23 +301,57 @@ def _compare_pair(actual, expected, path: str, *, allow_subclasses, **options):
                 f"Additional keys in the actual mapping: {extra}"
             )
         for key in _sorted_keys(expected):
-            _compare(
+            _originate(
                 actual[key],
                 expected[key],
-                f"{path}[{key!r}]",
+                (*path, key),
+                pairs,
                 allow_subclasses=allow_subclasses,
                 **options,
             )
-        return None
+        return
     if _is_sequence(actual) and _is_sequence(expected):
         if len(actual) != len(expected):
             raise _Mismatch(
                 f"The length of the sequences mismatch: {len(actual)} != {len(expected)}"
             )
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
-            _compare(a, e, f"{path}[{i}]", allow_subclasses=allow_subclasses, **options)
-        return None
+            _originate(a, e, (*path, i), pairs, allow_subclasses=allow_subclasses, **options)
+        return
     raise _Unsupported(actual, expected)
+
+
+def _check_tolerances_given(options, path):
+    """torch's ValueError for rtol without atol (or atol without rtol), raised while pairing
+    tensors or numbers (naming the item in a container)."""
+    if (options["rtol"] is None) == (options["atol"] is None):
+        return
+    try:
+        _tolerances((), options["rtol"], options["atol"])
+    except ValueError as error:
+        if not path:
+            raise
+        raise ValueError(f"{error}\n\nThe failure occurred for item {_item(path)}") from None
+
+
+def _raise(message: str):
+    raise _Mismatch(message)
+
+
+def _compare(actual, expected, **options):
+    """See NOTE [ assert_close in two passes ]."""
+    pairs = []
+    _originate(actual, expected, (), pairs, **options)
+    first = None
+    for path, compare in pairs:
+        try:
+            compare()
+        except _Mismatch as mismatch:
+            if first is None:
+                mismatch.path = _item(path)
+                first = mismatch
+    if first is not None:
+        raise first
 
 
 def assert_close(
@@ -317,7 +387,7 @@ def assert_close(
         "check_stride": check_stride,
     }
     try:
-        _compare(actual, expected, "", **options)
+        _compare(actual, expected, **options)
     except _Mismatch as mismatch:
         text = mismatch.message
         if mismatch.path:

@@ -56,6 +56,15 @@ def test_missing_positional_says_arguments_for_one_and_argument_for_more():
             lambda x: torch.dropout(x),
             'dropout() missing 2 required positional argument: "p", "train"',
         ),
+        (lambda x: x.softmax(), 'softmax() missing 1 required positional arguments: "dim"'),
+        (
+            lambda x: x.log_softmax(dtype=torch.float64),
+            'log_softmax() missing 1 required positional arguments: "dim"',
+        ),
+        (
+            lambda x: x.softmax(0, None, 1),
+            "softmax() takes from 1 to 2 positional arguments but 3 were given",
+        ),
         (
             lambda x: torch.nn.Linear(2, 2).to(1, 2, 3, 4, 5),
             "to() takes from 0 to 4 positional arguments but 5 were given",
@@ -67,3 +76,22 @@ def test_ops_raise_the_shared_words(call, text):
     with pytest.raises(TypeError) as info:
         call(x)
     assert str(info.value) == text
+
+
+@pytest.mark.parametrize(
+    "call, text",
+    [
+        (lambda x, i, s: x.index_put_(values=s), '2 required positional argument: "indices", '),
+        (lambda x, i, s: x.scatter_add_(index=i, src=s), '3 required positional argument: "dim"'),
+        (lambda x, i, s: x.scatter_reduce(0, i, reduce="sum"), ': "src", "reduce"'),
+        (lambda x, i, s: x.index_add_(dim=0, source=s), ': "index", "source"'),
+        (lambda x, i, s: x.index_copy_(index=i, source=s), ': "dim", "index", "source"'),
+        (lambda x, i, s: x.put_(source=s), ': "index", "source"'),
+        (lambda x, i, s: x.index_reduce(0, i, reduce="prod"), ': "source", "reduce"'),
+    ],
+)
+def test_a_method_missing_an_earlier_argument_names_it_and_the_rest(call, text):
+    # a later argument given by keyword does not hide an earlier one left out
+    x, i, s = torch.ones(3, 3), torch.tensor([0, 1]), torch.ones(2, 3)
+    with pytest.raises(TypeError, match="missing .*" + text.replace("(", r"\(")):
+        call(x, i, s)

@@ -60,6 +60,10 @@ def _fits(value, kind: str, parsing: bool = False) -> bool:
         )
     if kind == "str":
         return isinstance(value, str)
+    if kind.startswith("torch."):  # torch.Generator (torch._C.Generator), torch.dtype, ...
+        if kind == "torch.device" and isinstance(value, (str, int)):
+            return True
+        return type_name(value) in (kind, "torch._C." + kind[6:])
     if kind == "float":  # parsing: a real number (a bool too) or a 0-d tensor; listed: int, float
         if parsing:
             if isinstance(value, Tensor):
@@ -139,7 +143,8 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
         names = [p[0] for p in params]
         if len(positional) > most:  # (before the types: x.round(1), round(x, 1, decimals=2))
             return too_many_positional(op, len(positional), most, sum(not p[2] for p in params))
-        for i, (name, kind, _) in enumerate(params):  # (the types first, then the keywords)
+        # parameter by parameter: a missing one before a later one's type (normal(std=t))
+        for i, (name, kind, default) in enumerate(params):  # (then the unknown keywords)
             given = i < len(positional)
             if given or name in kwargs:
                 v = positional[i] if given else kwargs[name]
@@ -148,9 +153,9 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
                     )
-        missing = missing_arguments(op, [(p[0], p[2]) for p in params], positional, kwargs)
-        if missing is not None:
-            return missing
+            elif not default:
+                pairs = [(p[0], p[2]) for p in params]
+                return missing_arguments(op, pairs, positional, kwargs)
         for k in kwargs:
             if k not in names:
                 return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
@@ -192,18 +197,21 @@ CLAMP_METHOD_FORMS = (
 )
 
 
-def clamp_error(op: str, input, min, max, out=None) -> TypeError:
+def clamp_error(op: str, input, min, max, out=None, extra=()) -> TypeError:
     """clamp's (or clip's, clamp_'s) TypeError for bounds no overload takes (a str, one tensor
-    bound beside one number bound) or an input that is no tensor, as the user's call gave them
-    (NOTE [ Keyword arguments in argument errors ]); a bound of None counts as not given, but
-    for a min before a positional max."""
+    bound beside one number bound), an input that is no tensor (or none: REQUIRED) or `extra`
+    positional arguments past max, as the user's call gave them (NOTE [ Keyword arguments in
+    argument errors ]); a bound of None counts as not given, but for one before a positional
+    argument."""
+    from minitorch._arg_errors import REQUIRED
     from minitorch._call_site import passed_by_keyword
 
-    named = [("input", input)]
-    if min is not None or (max is not None and not passed_by_keyword("max", op)):
+    named = [] if input is REQUIRED else [("input", input)]
+    if min is not None or extra or (max is not None and not passed_by_keyword("max", op)):
         named.append(("min", min))
-    if max is not None:
+    if max is not None or extra:
         named.append(("max", max))
+    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
     if out is not None:
         named.append(("out", out))
     return overload_error(op, CLAMP_FORMS, CLAMP_METHOD_FORMS, named)

@@ -14,6 +14,7 @@ import warnings
 
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import opmath_array, opmath_dtype, type_name, zeros_of
 from minitorch._ops.inplace import write_out
 from minitorch._ops.pointwise import (
@@ -508,6 +509,9 @@ def _outside(x, lambd):
 class Hardshrink(Function):
     """out = a where |a| > lambd, else 0;  grad_a = grad where |a| > lambd, else 0"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self and _saved_lambd (as torch's)
+    _saved_attrs = {"lambd": "lambd"}
+
     @staticmethod
     def forward(ctx, a, *, lambd):
         ctx.save_for_backward(a)
@@ -564,6 +568,9 @@ def hardshrink(input, lambd=0.5, *, out=None):
 class Softshrink(Function):
     """out = a - lambd above lambd, a + lambd below -lambd, else 0;  grad_a = grad where
     |a| > lambd, else 0"""
+
+    _saved_names = Hardshrink._saved_names
+    _saved_attrs = Hardshrink._saved_attrs
 
     @staticmethod
     def forward(ctx, a, *, lambd):
@@ -677,6 +684,12 @@ class ThresholdBackward(Function):
 def threshold(input, threshold, value, inplace=False):
     """input where input > threshold, else value. Mirrors torch.nn.functional.threshold."""
     return _threshold(input, threshold, value, inplace)
+
+
+# torch's F.threshold is its F._threshold (the name in its errors and repr; pickle finds it
+# there): nn.functional binds that name
+threshold.__name__ = threshold.__qualname__ = "_threshold"
+threshold.__module__ = "minitorch.nn.functional"
 
 
 def threshold_(input, threshold, value):
@@ -1052,9 +1065,11 @@ class GeluBackward(Function):
         return g_grad, g_a
 
 
-def gelu(input, approximate="none", *, out=None):
+def gelu(input=REQUIRED, *extra, approximate="none", out=None):
     """input * Φ(input), Φ the standard normal CDF ('tanh': its tanh approximation). Mirrors
     torch.nn.functional.gelu."""
+    if extra or input is REQUIRED:  # (approximate is keyword-only in torch)
+        raise arity_error("gelu", extra, 1, input=input)
     if approximate not in ("none", "tanh"):
         if not isinstance(approximate, str):  # a config's True / None
             raise TypeError(

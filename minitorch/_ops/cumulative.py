@@ -18,7 +18,7 @@ from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integra
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor
-from minitorch.autograd.function import Function, name_node, watch_index
+from minitorch.autograd.function import Function, name_node, saved_uint64, watch_index
 
 __all__ = ["cumsum", "cumprod", "cummax", "cummin", "logcumsumexp", "diff"]
 
@@ -122,6 +122,10 @@ def _scan_dtype(x):
 
 class Cumsum(Function):
     """out_i = sum_{j<=i} a_j (j >= i when reverse);  grad_a = the reverse cumsum of grad"""
+
+    _saved_attrs = {  # grad_fn._saved_dim (as torch's): the dim as given, read back unsigned
+        "dim": lambda node: saved_uint64(node.__dict__.get("given_dim", node.dim)),
+    }
 
     @staticmethod
     def forward(ctx, a, *, dim, reverse):
@@ -230,6 +234,8 @@ def cumsum(input, dim=_MISSING, *extra, dtype=None, out=None):
     if was_0d:
         return _out(_scan_0d(_int_to_long(input, dtype, "cumsum"), "CumsumBackward0"), out)
     r = Cumsum.apply(_int_to_long(x, dtype, "cumsum"), dim=d, reverse=False)
+    if r._grad_fn is not None and dim.__class__ is int and dim < 0:
+        r._grad_fn.given_dim = dim
     return _out(r, out)
 
 

@@ -19,6 +19,7 @@ from minitorch._ops._common import (
 from minitorch._ops._index_key import IndexPlan, explain_bounds, parse_key
 from minitorch._ops.inplace import (
     _check_leaf,
+    _check_no_grad_view,
     _check_overlap,
     _short,
     apply_inplace,
@@ -330,6 +331,70 @@ def saved_sizes(node) -> tuple:
     return tuple(node.shape)
 
 
+def _applied_key(node) -> tuple:
+    """(indices, sizes): IndexBackward0's _saved_indices and _saved_self_sym_sizes for the key
+    its getitem kept. torch applies the key's ints, slices and Nones as views first, then
+    indexes the view with a list holding each index tensor (a list converted to one) at the
+    dim it indexes, None at the dims before it that it leaves; a bool mask covers its dims."""
+    got = node.__dict__.get("saved_key_parts")
+    if got is not None:
+        return got
+    key = node.__dict__.get("given_key")
+    if key is None:  # an index node made by a backward (a double backward's graph)
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_indices'")
+    from minitorch._factories import tensor
+
+    items = key if key.__class__ is tuple else (key,)
+    shape = list(node.shape)
+    takes = [_dims_taken(it) for it in items]
+    dim = 0
+    indices = []
+    for it, n in zip(items, takes, strict=True):
+        if it is None:
+            shape.insert(dim, 1)
+            dim += 1
+        elif it is Ellipsis:
+            dim += len(node.shape) - sum(takes)
+        elif it.__class__ is slice:
+            shape[dim] = len(range(*it.indices(shape[dim])))
+            dim += 1
+        elif isinstance(it, Tensor) and (
+            it._data.ndim or it._device.type != "cpu" or it._data.dtype.kind != "i"
+        ):  # (a CPU integer 0-d tensor selects: _watched_0d)
+            indices += [None] * (dim - len(indices)) + [it]
+            dim += n
+        elif isinstance(it, (list, tuple)) or hasattr(it, "__array__"):  # (an ndarray too)
+            indices += [None] * (dim - len(indices)) + [tensor(it)]
+            dim += n
+        else:  # an int (or a CPU integer 0-d tensor) selects
+            del shape[dim]
+    got = node.saved_key_parts = (tuple(indices), tuple(shape))
+    return got
+
+
+def _dims_taken(item) -> int:
+    """How many of x's dims a key item indexes (a bool mask: its own number of dims)."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, Tensor) and item._data.dtype.kind == "b":
+        return max(item._data.ndim, 1)
+    return 1
+
+
+def _saved_key_indices(node) -> tuple:
+    """IndexBackward0's _saved_indices, until a backward frees them."""
+    check_watched(node)  # raises torch's errors for a freed or changed index
+    return _applied_key(node)[0]
+
+
+Index._saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+    "indices": _saved_key_indices,
+    "self_sym_sizes": lambda node: _applied_key(node)[1],
+}
+# (the other index ops' nodes: their own attributes, or none)
+Index._saved_shown = {"KthvalueBackward0": (), "TakeBackward0": (), "MaskedSelectBackward0": ()}
+
+
 def _key_tensors(key, self: Tensor) -> list:
     """The Tensors in an indexing key that its plan reads as index arrays."""
     items = key if key.__class__ is tuple else (key,)
@@ -375,6 +440,7 @@ def getitem(self: Tensor, key) -> Tensor:
     out = Index.apply(self, plan=plan)
     fn = out._grad_fn
     if fn is not None:  # its node reads the key's index tensors at backward
+        fn.given_key = key  # (for grad_fn._saved_indices and _saved_self_sym_sizes)
         watched = plan.tensors or _key_tensors(key, self)
         for t in watched:
             watch_index(fn, t)  # (which frees the index with the saved tensors)
@@ -514,6 +580,8 @@ def setitem(self: Tensor, key, value) -> None:
         _put(self._device, writable(self), plan, data, accumulate=False)
         self._vc[0] += 1
         return
+    if not self._requires_grad and self._base is not None and self.dtype.is_floating_point:
+        _check_no_grad_view(self)  # (before the view of it the write goes through is taken)
     if vt is None:
         vt = _make(
             self._device.backend.xp.asarray(scalar, dtype=self._data.dtype),

@@ -188,6 +188,17 @@ def _check_autograd_rules(self: Tensor):
         )
 
 
+def _check_no_grad_view(view: Tensor):
+    """torch's refusal to record an in-place change (from an operand that requires grad) of a
+    view taken under no_grad of a base that requires no grad. Such a view is the one the base
+    has not registered (views taken with grad mode on are: NOTE [ Views and grad mode ]), so it
+    is told here, on the rare path, rather than marked at every view op under no_grad."""
+    base = view._base
+    # (by identity: a WeakSet's `in` compares tensors with ==)
+    if base._grad_fn is None and not any(v is view for v in base.__dict__.get("_grad_views", ())):
+        raise RuntimeError(no_grad_view_message(True, "is being modified inplace"))
+
+
 def _check_result(self: Tensor, r: Tensor, op: str, others=()):
     if r._data.shape != self._data.shape:
         raise RuntimeError(
@@ -227,19 +238,27 @@ def _compute(compute, x: Tensor, self: Tensor, others, op: str) -> Tensor:
         raise _as_method_error(e, op) from None
 
 
-def apply_inplace(self: Tensor, compute, op: str, others=()) -> Tensor:
+def apply_inplace(self: Tensor, compute, op: str, others=(), checked: bool = False) -> Tensor:
     """self <- compute(self), in place. `compute` is the out-of-place op (Tensor -> Tensor);
-    `others` are its other tensor operands (to know whether a graph must be recorded)."""
-    try:
-        _check_leaf(self, op)
-    except AttributeError:  # torch.exp_(None): zero-cost when a tensor
-        check_tensors(op, ("input", self))
-        raise
-    for o in others:
-        check_partial_overlap(self, o)
+    `others` are its other tensor operands (to know whether a graph must be recorded); checked:
+    the caller made _check_leaf's and the partial-overlap checks already (copy_)."""
+    if not checked:
+        try:
+            _check_leaf(self, op)
+        except AttributeError:  # torch.exp_(None): zero-cost when a tensor
+            check_tensors(op, ("input", self))
+            raise
+        for o in others:
+            check_partial_overlap(self, o)
     record = state.enabled and (
-        self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+        self._requires_grad
+        or (  # (copy_ into an integer self takes the values, not the history, as torch's)
+            any(isinstance(o, Tensor) and o._requires_grad for o in others)
+            and (op != "copy_" or self.dtype.is_floating_point)
+        )
     )
+    if record and not self._requires_grad and self._base is not None:
+        _check_no_grad_view(self)
     if not record:
         with no_grad():
             r = _compute(compute, self, self, others, op)
@@ -1176,9 +1195,11 @@ class CopyFrom(Function):
 
     @staticmethod
     def forward(ctx, a, src):
-        xp = ctx.xp
         dt = a._data.dtype
-        return xp.broadcast_to(via_float32(src._data, dt), a._data.shape).astype(dt)
+        y = via_float32(src._data, dt)
+        if y.shape != a._data.shape:
+            y = ctx.xp.broadcast_to(y, a._data.shape)
+        return y.astype(dt)  # (a copy: the result is written into a, never an alias of src)
 
     @staticmethod
     def backward(ctx, grad):
@@ -1298,18 +1319,20 @@ def copy_(self, src, non_blocking=False):
     if src._device is not self._device:
         src = src.to(self._device, non_blocking=non_blocking)
     _check_partial_overlap(self, src)
-    xp = src._device.backend.xp
-    try:
-        shape = xp.broadcast_shapes(src._data.shape, self._data.shape)
-    except ValueError as err:  # torch names the first mismatched pair from the right
-        _raise_broadcast_error(None, (self, src), err)
-    if shape != self._data.shape:  # src broadcasts but would grow self
-        raise RuntimeError(
-            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
-            f"{list(shape)}"
-        )
+    if src._data.shape != x.shape:
+        try:
+            shape = src._device.backend.xp.broadcast_shapes(src._data.shape, x.shape)
+        except ValueError as err:  # torch names the first mismatched pair from the right
+            _raise_broadcast_error(None, (self, src), err)
+        if shape != x.shape:  # src broadcasts but would grow self
+            raise RuntimeError(
+                f"output with shape {list(x.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
     if not state.enabled or not (self._requires_grad or src._requires_grad):
-        writable(self)[...] = via_float32(src._data, self._data.dtype)
+        writable(self)[...] = via_float32(src._data, x.dtype)
         self._vc[0] += 1
         return self
-    return apply_inplace(self, lambda s: CopyFrom.apply(s, src), "copy_", (src,))
+    # (self's checks above are apply_inplace's, but for the overlap of a copy from self itself)
+    compute = lambda s: CopyFrom.apply(s, src)  # noqa: E731
+    return apply_inplace(self, compute, "copy_", (src,), checked=not same)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     broadcast_pair,
     index,
@@ -20,8 +21,8 @@ from minitorch._ops._common import (
 from minitorch._ops.einsum_op import _LETTERS, Einsum
 from minitorch._ops.shape import Reshape
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.composite import as_node, show_saved
+from minitorch.autograd.function import _FREED, Function, Node, check_watched, name_node
 
 # fmt: off
 __all__ = [
@@ -207,8 +208,91 @@ def _product(xp, ad, bd, ta, tb):
     return out if out.dtype == dt else _dtype.via_float32(out, dt).astype(dt, copy=False)
 
 
+# NOTE [ Saved operands of products ]
+# torch's MmBackward0 / AddmmBackward0 save each operand for the other's gradient (None where
+# that one needs none), both operands' sizes, and the strides of each operand that needs a
+# gradient (() otherwise): grad_fn._saved_self / _saved_mat2 / _saved_mat1 and their
+# _sym_sizes / _sym_strides, which graph drawers list. minitorch's nodes save the same operands
+# and keep the shapes of those needing a gradient (_in_meta): product_attrs reads the answers
+# from these, recording nothing more at forward. Where neither tells (the strides of an operand
+# that is not saved, or any after a backward freed the graph) the strides are a dense
+# operand's in the product's usual layout; a shape that neither tells raises the freed-graph
+# error (a backward freed it) or, with only a bias needing a gradient, is None.
+
+
+def product_attrs(first: str, second: str, at: int, layout=None) -> dict:
+    """_saved_attrs entries for a product's two operands and their sizes and strides, named
+    `first` and `second` as torch names them, saved (or None) at 0 and 1 and input `at` and
+    `at + 1` of the node. `layout(node)`: whether each operand is column-major when not saved
+    (default: the node's ctx.cols, else row-major). See NOTE [ Saved operands of products ]."""
+
+    def operand(node, k):
+        if node._saved is _FREED:
+            return None
+        try:
+            return node._stored_tensors[k]
+        except RuntimeError:  # changed in place since: the shapes are read where they are kept
+            return None
+
+    def sizes(k):
+        def read(node):
+            meta = node._in_meta[at + k]
+            if meta is not None:
+                return tuple(meta[0])
+            t = operand(node, k)
+            if t is None and node._saved is _FREED:
+                Node.saved_tensors.fget(node)  # raises torch's freed-graph error
+            return None if t is None else tuple(t._data.shape)
+
+        return read
+
+    def strides(k):
+        def read(node):
+            meta = node._in_meta[at + k]
+            if meta is None:
+                return ()
+            t = operand(node, k)
+            if t is not None:
+                return t.stride()
+            rows, cols = meta[0]
+            col = (layout or _saved_layout)(node)[k]
+            return (1, rows) if col else (cols, 1)
+
+        return read
+
+    return {
+        first: saved_operand(0, at),
+        second: saved_operand(1, at),
+        f"{first}_sym_sizes": sizes(0),
+        f"{first}_sym_strides": strides(0),
+        f"{second}_sym_sizes": sizes(1),
+        f"{second}_sym_strides": strides(1),
+    }
+
+
+def saved_operand(k: int, at: int = 0):
+    """A _saved_attrs entry: a product's operand k (of two, saved at 0 and 1, inputs `at` and
+    `at + 1` of the node), which its node keeps for the other's gradient only: None where the
+    other needs none, even after a backward freed the graph, as torch's."""
+
+    def read(node):
+        if node._in_meta[at + 1 - k] is None:
+            return None
+        return node._stored_tensors[k]  # (torch's errors once freed or changed in place)
+
+    return read
+
+
+def _saved_layout(node) -> tuple:
+    return node.__dict__.get("cols", _ROW_MAJOR)
+
+
+Mm._saved_names = ("self", "mat2")  # grad_fn._saved_self, ... (as torch's MmBackward0)
+Mm._saved_attrs = product_attrs("self", "mat2", 0)
+
+
 class Bmm(Mm):
-    pass
+    _saved_shown = {"BmmBackward0": ("self", "mat2")}  # (torch's keeps no sizes)
 
 
 # NOTE [ Ops that save views ]
@@ -223,10 +307,14 @@ class BatchedMatmul(Mm):
     # torch reshapes a broadcast batched matmul into bmm and back: its node is the final view.
     _node_name = "UnsafeViewBackward0"
     _saves_views = True  # See NOTE [ Ops that save views ]
+    _saved_shown = {"UnsafeViewBackward0": ()}  # (torch's saves the bmm's result sizes)
 
 
 class Mv(Function):
     """out = op(m) @ v;  grad_m = outer(grad, v) (or its transpose),  grad_v = op(m)^T @ grad"""
+
+    _saved_names = ("self", "vec")  # grad_fn._saved_self, _saved_vec (as torch's)
+    _saved_attrs = {"self": saved_operand(0), "vec": saved_operand(1)}
 
     @staticmethod
     def forward(ctx, m, v, *, ta=False):
@@ -386,8 +474,10 @@ def _prod(shape) -> int:
 # product is a fresh contiguous array, so it reshapes without a copy.
 
 
-def matmul(input, other, *, out=None):
+def matmul(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Matrix product with torch's 1-d and batched broadcasting rules. Mirrors torch.matmul."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("matmul", extra, 2, input=input, other=other)
     if _autocast.state.any_enabled:
         return _autocast.call(matmul, _autocast.LOWER, (input, other), {"out": out})
     _require_tensor(input, "matmul", "input", 1)
@@ -482,8 +572,32 @@ def _batched_matmul(a: Tensor, b: Tensor, out=None) -> Tensor:
     return result
 
 
-def mm(input, mat2, *, out=None):
+_MM_FORMS = (
+    "Tensor input, Tensor mat2, *, Tensor out = None",
+    "Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None",
+)
+
+
+def _mm_arity_error(op, input, mat2, extra):
+    """torch's TypeError for mm/bmm given too few or too many positional arguments (two
+    overloads: its parser lists both). See NOTE [ Argument parser errors ]."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    given = tuple(v for v in (input, mat2) if v is not REQUIRED) + extra
+    call = call_arguments(op)
+    if call is None:  # (keywords unknown: the arguments given, as positional ones)
+        return invalid_arguments(op, _MM_FORMS, given, {})
+    n, names = call
+    values = {"input": input, "mat2": mat2}
+    kwargs = {k: values[k] for k in reversed(names) if k in values}
+    return invalid_arguments(op, _MM_FORMS, (input, mat2, *extra)[:n], kwargs)
+
+
+def mm(input=REQUIRED, mat2=REQUIRED, *extra, out=None):
     """2-d matrix product. Mirrors torch.mm."""
+    if mat2 is REQUIRED or input is REQUIRED or extra:
+        raise _mm_arity_error("mm", input, mat2, extra)
     if _autocast.state.any_enabled:
         return _autocast.call(mm, _autocast.LOWER, (input, mat2), {"out": out})
     _require_tensor(input, "mm", "input", 1)
@@ -496,8 +610,10 @@ def mm(input, mat2, *, out=None):
     return _write(Mm.apply(input, mat2), out, "gemm")
 
 
-def bmm(input, mat2, *, out=None):
+def bmm(input=REQUIRED, mat2=REQUIRED, *extra, out=None):
     """Batched 3-d matrix product with equal batch sizes. Mirrors torch.bmm."""
+    if mat2 is REQUIRED or input is REQUIRED or extra:
+        raise _mm_arity_error("bmm", input, mat2, extra)
     if _autocast.state.any_enabled:
         return _autocast.call(bmm, _autocast.LOWER, (input, mat2), {"out": out})
     _require_tensor(input, "bmm", "input", 1)
@@ -516,8 +632,10 @@ def bmm(input, mat2, *, out=None):
     return _write(Bmm.apply(input, mat2), out, "gemm")
 
 
-def mv(input, vec, *, out=None):
+def mv(input=REQUIRED, vec=REQUIRED, *extra, out=None):
     """Matrix-vector product. Mirrors torch.mv."""
+    if extra or input is REQUIRED or vec is REQUIRED:
+        raise arity_error("mv", extra, 2, input=input, vec=vec)
     if _autocast.state.any_enabled:
         return _autocast.call(mv, _autocast.LOWER_CUDA, (input, vec), {"out": out})
     _require_tensor(input, "mv", "input", 1)
@@ -528,16 +646,20 @@ def mv(input, vec, *, out=None):
     return _write(Mv.apply(input, vec), out, "mv")
 
 
-def dot(input, tensor, *, out=None):
+def dot(input=REQUIRED, tensor=REQUIRED, *extra, out=None):
     """Inner product of two 1-d tensors. Mirrors torch.dot."""
+    if extra or input is REQUIRED or tensor is REQUIRED:
+        raise arity_error("dot", extra, 2, input=input, tensor=tensor)
     _require_tensor(input, "dot", "input", 1)
     _require_tensor(tensor, "dot", "tensor", 2)
     _check_dot(input, tensor, out=_out_tensor(out))
     return _write(Dot.apply(input, tensor), out, "dot")
 
 
-def vdot(input, other, *, out=None):
+def vdot(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """dot with the first argument conjugated (real tensors: dot). Mirrors torch.vdot."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("vdot", extra, 2, input=input, other=other)
     _require_tensor(input, "vdot", "input", 1)
     _require_tensor(other, "vdot", "other", 2)
     _check_dot(input, other, "dot", _out_tensor(out))  # (torch names dot)
@@ -584,8 +706,10 @@ def _out_dtype_error(product, dt, out_dt) -> RuntimeError:
 # --- products built on the kernels ---
 
 
-def outer(input, vec2, *, out=None):
+def outer(input=REQUIRED, vec2=REQUIRED, *extra, out=None):
     """Outer product of two vectors. Mirrors torch.outer."""
+    if extra or input is REQUIRED or vec2 is REQUIRED:
+        raise arity_error("outer", extra, 2, input=input, vec2=vec2)
     _require_tensor(input, "outer", "input", 1)
     _require_tensor(vec2, "outer", "vec2", 2)
     for name, v in (("self", input), ("vec2", vec2)):
@@ -607,8 +731,10 @@ def _no_bool_product(a, b, kernel):
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def inner(input, other, *, out=None):
+def inner(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Sum-product over the last dims (a scalar times a tensor for 0-d). Mirrors torch.inner."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("inner", extra, 2, input=input, other=other)
     _require_tensor(input, "inner", "input", 1)
     _require_tensor(other, "inner", "other", 2)
     if input.ndim == 0 or other.ndim == 0:
@@ -750,7 +876,45 @@ def addmm(input, mat1, mat2, *args, beta=1, alpha=1, out=None):
     r = _in_float32(addmm, args, beta, alpha, None)
     if r is None:
         r = _scaled_sum(input, mm(mat1, mat2), beta, alpha, "addmm")
-    return _write(as_node(r, "AddmmBackward0", args), out, "gemm")
+    attrs = _addmm_attrs(*args, beta, alpha) if r._requires_grad else None
+    r = as_node(r, "AddmmBackward0", args, attrs=attrs)
+    return _write(r, out, "gemm")
+
+
+def _addmm_attrs(input, mat1, mat2, beta, alpha) -> dict:
+    """What addmm's composite node keeps for its grad_fn._saved_<name> attributes, as torch's
+    AddmmBackward0 saves them (NOTE [ Saved operands of products ])."""
+    need1, need2 = mat1._requires_grad, mat2._requires_grad
+    return {
+        "mat1": mat1 if need2 else None,
+        "mat2": mat2 if need1 else None,
+        "alpha": alpha,
+        "beta": beta,
+        "mat1_sym_sizes": tuple(mat1._data.shape),
+        "mat1_sym_strides": mat1.stride() if need1 else (),
+        "mat2_sym_sizes": tuple(mat2._data.shape),
+        "mat2_sym_strides": mat2.stride() if need2 else (),
+    }
+
+
+def _kept(name: str):
+    """A _saved_attrs entry: what the composite node kept as `name`; a tensor only until a
+    backward frees the graph, as torch's saved tensors."""
+
+    def read(node):
+        value = node.__dict__[name]
+        if isinstance(value, Tensor):
+            check_watched(node)  # raises torch's freed-graph error
+        return value
+
+    return read
+
+
+_ADDMM_SAVED = (
+    "mat1", "mat2", "alpha", "beta", "mat1_sym_sizes", "mat1_sym_strides", "mat2_sym_sizes",
+    "mat2_sym_strides",
+)  # fmt: skip
+show_saved("AddmmBackward0", {k: _kept(k) for k in _ADDMM_SAVED})
 
 
 def addmv(input, mat, vec, *args, beta=1, alpha=1, out=None):
@@ -932,8 +1096,10 @@ def trace(input):
     return Trace.apply(input)
 
 
-def kron(input, other, *, out=None):
+def kron(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Kronecker product. Mirrors torch.kron."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("kron", extra, 2, input=input, other=other)
     from minitorch._ops._common import cast
 
     _require_tensors("kron", ("input", "other"), (input, other))

@@ -352,10 +352,13 @@ class Svd(Function):
     terms for the complement of U (m > k) or of V (n > k)"""
 
     _node_name = "LinalgSvdBackward0"
+    _saved_names = ("U", "S", "Vh")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {"full_matrices": "full_matrices", "S_sym_argsize_minus_1": "k"}
 
     @staticmethod
     def forward(ctx, a, *, full_matrices=True):
         x = a._data
+        ctx.full_matrices, ctx.k = full_matrices, min(x.shape[-2:])
         if a._device.type == "cpu" and x.size and not ctx.xp.isfinite(x).all():
             return _svd_infinite(ctx, x, full_matrices)
         try:
@@ -570,6 +573,10 @@ def _check_eig(A, op):
     if isinstance(A, Tensor) and not A.dtype.is_floating_point:
         raise RuntimeError(f"Unknown Complex ScalarType for {_short(A.dtype)}")
     _check_matrix(A, op, floating=False)
+    if A.dtype in _dtype.HALF_FLOATS:  # torch's LAPACK kernel has no half-precision variant
+        raise NotImplementedError(
+            f"\"linalg_eig_out_cpu\" not implemented for '{_short(A.dtype)}'"
+        )
 
 
 def linalg_eig(input, *, out=None):

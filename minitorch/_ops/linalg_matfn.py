@@ -7,6 +7,7 @@ import math
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import (
     broadcast_pair,
     check_float,
@@ -32,6 +33,7 @@ from minitorch._ops.linalg_solve import (
     _write_exact,
     linalg_inv,
 )
+from minitorch._ops.reduction import _MISSING
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
@@ -138,6 +140,7 @@ class Pinv(Function):
     where singular values repeat (identity, orthogonal matrices, [[1, 0, 0], [0, 1, 0]])."""
 
     _node_name = "LinalgPinvBackward0"
+    _saved_names = ("self", "result")  # grad_fn._saved_self, _saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, pinv):
@@ -254,18 +257,23 @@ def pinverse(input, rcond=1e-15):
     return linalg_pinv(input, rtol=rcond)
 
 
-def linalg_matrix_power(input, n, *, out=None):
+def linalg_matrix_power(input=_MISSING, n=_MISSING, *extra, out=None):
     """A = input (torch's keyword name) to an integer power (negative: of the inverse). Mirrors
     torch.linalg.matrix_power."""
     A = input
-    if n.__class__ is not int:
+    if n.__class__ is not int or A is _MISSING or extra or not _I64_MIN <= n <= _I64_MAX:
+        _check_power_args("linalg_matrix_power", A, n, extra)
         n = check_int("linalg_matrix_power", n, "n", 2)
+        if not _I64_MIN <= n <= _I64_MAX:  # torch reads n as an int64
+            raise ValueError("Overflow when unpacking long long")
     # integer and bool matrices are fine for n >= 0 (matmul decides which dtypes it takes)
     _check_matrix(A, "linalg.matrix_power", floating=False)
     if n < 0:  # (torch's inv refuses the dtype, in its own words)
         _check_matrix(A, "linalg.inv")
     if out is not None:  # (an unsafe cast refused by name; a product also refuses other floats)
         _check_castable(A.dtype, out, "matrix_power")
+        if n in (0, 1):  # torch's kernel copies the identity or A into out (a graph for A)
+            return _copy_into_out(out, A if n == 1 else _eye_like(A, A.shape[-1]).expand(A.shape))
     if n == 0:
         # written over a copy of A, as torch: the identity stays in A's graph with a zero gradient
         eye = _eye_like(A, A.shape[-1]).expand(A.shape)
@@ -274,9 +282,15 @@ def linalg_matrix_power(input, n, *, out=None):
                 return run_converted(linalg_matrix_power, (A, n), {"out": out})
             return _write(eye.clone(), out)
         return _write(A.clone().copy_(eye), out)
+    if n == -1:  # torch's linalg.inv into out (its dtype refused before the factorization)
+        return linalg_inv(A, out=out)
     write = _write if n == 1 else _write_exact  # a product refuses another out dtype; A casts
     if n < 0:
         A, n = linalg_inv(A), -n
+    if out is not None:  # torch multiplies by matmul(out=), which names itself
+        from minitorch._ops.inplace import refuse_out_autograd
+
+        refuse_out_autograd("matmul", A, out)
     result, base = None, A
     while n:
         if n & 1:
@@ -289,8 +303,37 @@ def linalg_matrix_power(input, n, *, out=None):
     return write(result, out)
 
 
-def matrix_power(input, n, *, out=None):
+_I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _copy_into_out(out, value):
+    """out resized to value's shape (torch's resize_output, with its warning) and then copy_'d
+    from value: in value's graph where it requires grad, as torch's copy_."""
+    from minitorch._ops.inplace import out_type_error, warn_resized
+
+    if not isinstance(out, Tensor):
+        raise out_type_error(out, "linalg_matrix_power")
+    if out.shape != value.shape:
+        warn_resized(out, value._data.shape)
+        out.resize_(value.shape)
+    return out.copy_(value)
+
+
+def _check_power_args(op, A, n, extra):
+    """torch's parser errors for a matrix power called with too many positional arguments, or
+    without its input or n (it names the first one left out and every one after it)."""
+    if extra:
+        raise too_many_positional(op, 2 + len(extra), 2)
+    if A is _MISSING:
+        raise missing_positional(op, "input", "n")
+    if n is _MISSING:
+        raise missing_positional(op, "n")
+
+
+def matrix_power(input=_MISSING, n=_MISSING, *extra, out=None):
     """Mirrors torch.matrix_power."""
+    if input is _MISSING or n is _MISSING or extra:
+        _check_power_args("matrix_power", input, n, extra)
     if not isinstance(input, Tensor):
         raise not_tensor("matrix_power", input)
     if n.__class__ is not int:
@@ -298,17 +341,25 @@ def matrix_power(input, n, *, out=None):
     return linalg_matrix_power(input, n, out=out)
 
 
-def linalg_matrix_exp(input):
+def linalg_matrix_exp(input=_MISSING, *extra):
     """exp of a batch of square matrices. Mirrors torch.linalg.matrix_exp. Differences from
     torch: one scaling for the whole batch, from its largest 1-norm, read to the host (on the
     GPU, one synchronisation)."""
     A = input  # torch's keyword name
+    if A is _MISSING or extra:  # torch's parser errors
+        if extra:
+            raise too_many_positional("linalg_matrix_exp", 1 + len(extra), 1)
+        raise missing_positional("linalg_matrix_exp", "input")
     _check_matrix(A, "linalg.matrix_exp")
     return MatrixExp.apply(A)
 
 
-def matrix_exp(input):
+def matrix_exp(input=_MISSING, *extra):
     """Mirrors torch.matrix_exp."""
+    if input is _MISSING or extra:  # torch's parser errors
+        if extra:
+            raise too_many_positional("matrix_exp", 1 + len(extra), 1)
+        raise missing_positional("matrix_exp", "input")
     if not isinstance(input, Tensor):
         raise not_tensor("matrix_exp", input)
     return linalg_matrix_exp(input)

@@ -8,7 +8,7 @@ import operator
 import warnings
 
 from minitorch import _dtype
-from minitorch._arg_errors import too_many_positional
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._autocast_state import uncast
 from minitorch._ops._common import (
     arg_types,
@@ -32,6 +32,7 @@ from minitorch._ops.linalg import (
     _MM_NAMES,
     _MV_NAMES,
     _deprecated_overload,
+    _kept,
     _require_tensor,
     _require_tensors,
     _short,
@@ -47,8 +48,8 @@ from minitorch._ops.linalg import (
 from minitorch._ops.pointwise import _type_label
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
-from minitorch.autograd.composite import as_node, one_node
-from minitorch.autograd.function import Function, name_node, scalar_node
+from minitorch.autograd.composite import as_node, one_node, show_saved
+from minitorch.autograd.function import Function, name_node, saved_uint64, scalar_node
 
 # fmt: off
 __all__ = [
@@ -245,7 +246,7 @@ def linalg_cross(input, other, *, dim=-1, out=None):
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if input.ndim == 0:  # torch's dim check (wrap_dim would take a 0-d tensor as 1-d)
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    d = wrap_dim(dim, input.ndim, "linalg.cross")
+    d = wrap_dim(dim, input.ndim, "linalg_cross")
     na, nb = input.shape[d] if input.ndim else 0, other.shape[d] if other.ndim else 0
     if na != 3 or nb != 3:
         raise RuntimeError(
@@ -263,9 +264,15 @@ def linalg_cross(input, other, *, dim=-1, out=None):
     parts = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
     # torch's node keeps each input only for the other's gradient (the inner products do too)
     saved = (input if other.requires_grad else None, other if input.requires_grad else None)
-    result = as_node(_ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=saved)
+    attrs = {"self": saved[0], "other": saved[1], "dim": saved_uint64(operator.index(dim))}
+    result = as_node(
+        _ops().cat(parts, d), "LinalgCrossBackward0", (input, other), saved=saved, attrs=attrs
+    )
     check_out_overlap(out, input, other)
     return _write_exact(result, out)
+
+
+show_saved("LinalgCrossBackward0", {k: _kept(k) for k in ("self", "other", "dim")})
 
 
 def cross(input, other, dim=None, *, out=None):
@@ -274,6 +281,8 @@ def cross(input, other, dim=None, *, out=None):
     # checked here, not only in linalg_cross: torch's message names cross
     _require_tensor(input, "cross", "input", 1)
     _require_tensor(other, "cross", "other", 2)
+    if dim.__class__ is not int and dim is not None:  # torch's message names cross
+        dim = check_int("cross", dim, "dim", 3)
     if dim is None:
         from minitorch._settings import warn_once  # torch: once per process
 
@@ -351,8 +360,10 @@ def renorm_method_args(op, args, kwargs):
             raise missing
 
 
-def renorm(input, p, dim, maxnorm, *, out=None):
+def renorm(input=REQUIRED, p=REQUIRED, dim=REQUIRED, maxnorm=REQUIRED, *extra, out=None):
     """Each slice along dim rescaled to p-norm at most maxnorm. Mirrors torch.renorm."""
+    if extra or input is REQUIRED or p is REQUIRED or dim is REQUIRED or maxnorm is REQUIRED:
+        raise arity_error("renorm", extra, 4, input=input, p=p, dim=dim, maxnorm=maxnorm)
     from minitorch._ops.reduction_more import vector_norm
 
     _require_tensor(input, "renorm", "input", 1)
@@ -380,7 +391,12 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     factor = _ops().where(norm > maxnorm, maxnorm / (norm + 1e-7), norm.new_ones(()))
     if half:
         factor = cast(factor, input.dtype)
-    return _write_exact(as_node(input * factor, "RenormBackward0", (input,), saved=(input,)), out)
+    attrs = {"self": input, "p": p, "dim": saved_uint64(operator.index(dim)), "maxnorm": maxnorm}
+    result = as_node(input * factor, "RenormBackward0", (input,), saved=(input,), attrs=attrs)
+    return _write_exact(result, out)
+
+
+show_saved("RenormBackward0", {k: _kept(k) for k in ("self", "p", "dim", "maxnorm")})
 
 
 def renorm_(input, p, dim, maxnorm):

@@ -329,6 +329,7 @@ class Inv(Function):
     """out = A^-1;  grad_A = -out^T @ grad @ out^T"""
 
     _node_name = "LinalgInvExBackward0"
+    _saved_names = ("inverse",)  # grad_fn._saved_inverse (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, op="linalg.inv"):
@@ -643,6 +644,9 @@ def linalg_inv(A, *, out=None):
     if _autocast.state.any_enabled:
         return _autocast.call(linalg_inv, _autocast.FP32_CPU, (A,), {"out": out})
     _check_matrix(A, "linalg.inv")
+    if isinstance(out, Tensor) and out.dtype is not A.dtype:
+        # torch refuses the out dtype before it factors (a singular A: this error, not LinAlgError)
+        raise _dtype.out_dtype_error(A.dtype, out.dtype)
     return _write_exact(Inv.apply(A), out)
 
 
@@ -757,8 +761,8 @@ def linalg_solve(A, B, *, left=True, out=None):
         _low_precision(A, "linalg.solve")
     if left:
         x = Solve.apply(A, b)
-    else:
-        x = _mT(Solve.apply(_mT(A), _mT(b)))
+    else:  # X A = B as A^T X^T = B^T, in torch's one node
+        x = as_node(_mT(Solve.apply(_mT(A), _mT(b))), "LinalgSolveExBackward0", (A, B))
     if vector:  # torch's kernel takes the vector itself: its node is the solve's
         x = name_node(x.squeeze(-1), "LinalgSolveExBackward0")
     return _write_exact(x, out)

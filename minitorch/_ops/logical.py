@@ -6,6 +6,7 @@ from __future__ import annotations
 import numbers
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import promote, same_device, wrapped_big_ints, wrong_type
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
@@ -199,8 +200,10 @@ def _close_args(rtol, atol, equal_nan, op: str):
     return rtol, atol, equal_nan
 
 
-def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+def isclose(input=REQUIRED, other=REQUIRED, rtol=1e-05, atol=1e-08, equal_nan=False, *extra):
     """|input - other| <= atol + rtol * |other|, elementwise. Mirrors torch.isclose."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("isclose", extra, 5, input=input, other=other)
     if (  # a plain tensor and a number pay two class tests
         input.__class__ is not Tensor
         or (other.__class__ is not Tensor and isinstance(other, Tensor))
@@ -210,15 +213,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return _isclose(input, other, *_close_args(rtol, atol, equal_nan, "isclose"))
 
 
+def check_tolerances(rtol, atol) -> None:
+    """isclose's RuntimeError for a negative rtol or atol (also gradcheck's, through allclose)."""
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+
+
 def _isclose(input, other, rtol, atol, equal_nan, op="isclose"):
     """isclose of checked tolerances (op: the name a wrong argument type is reported under)."""
     input, other = _binary_inputs(input, other, op)
     if input.dtype is not other.dtype:
         raise RuntimeError(f"{_short(input.dtype)} did not match {_short(other.dtype)}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    check_tolerances(rtol, atol)
     xp = input._device.backend.xp
     x, y = input._data, other._data
     try:
@@ -253,8 +261,10 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     return bool(close._device.backend.to_host(close._data.all()))
 
 
-def equal(input, other) -> bool:
+def equal(input=REQUIRED, other=REQUIRED, *extra) -> bool:
     """Same shape and equal values (a Python bool: reads the device). Mirrors torch.equal."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("equal", extra, 2, input=input, other=other)
     if getattr(input, "is_meta", False) or getattr(other, "is_meta", False):
         from minitorch._backend.meta import no_kernel
 

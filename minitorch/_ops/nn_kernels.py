@@ -10,12 +10,21 @@ from __future__ import annotations
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._ops._common import cast, opmath_dtype, quiet, wrap_dim
-from minitorch._ops.linalg import _DOT_MAX, _column_majors, _product, folds_into_mm, matmul
+from minitorch._ops.linalg import (
+    _DOT_MAX,
+    _column_majors,
+    _product,
+    folds_into_mm,
+    matmul,
+    product_attrs,
+)
 from minitorch._ops.pointwise import exp, where
 from minitorch._ops.pointwise_more import _check_tensor, _not_implemented
 from minitorch._ops.reduction import (
     _GEMV_MIN_SIZE,
+    _MISSING,
     Mean,
     _accumulate_dtype,
     _const,
@@ -33,6 +42,7 @@ from minitorch.autograd.function import (
     check_watched,
     name_node,
     refuse_inference_save,
+    saved_dim,
     watch_index,
 )
 from minitorch.autograd.grad_mode import state as _grad_mode
@@ -87,7 +97,7 @@ class Softmax(Function):
     """out = exp(a - max) / sum(exp(a - max)) along dim;  grad_a = out (grad - sum(grad out))"""
 
     _saved_names = ("result",)  # grad_fn._saved_result, _saved_dim (as torch)
-    _saved_attrs = {"dim": "dim"}
+    _saved_attrs = {"dim": saved_dim}
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -175,7 +185,7 @@ class LogSoftmax(Function):
     """out = a - max - log(sum(exp(a - max))) along dim;  grad_a = grad - exp(out) sum(grad)"""
 
     _saved_names = ("result",)
-    _saved_attrs = {"dim": "dim"}
+    _saved_attrs = {"dim": saved_dim}
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -244,7 +254,10 @@ class LogSoftmax(Function):
 def _prepare(input, dim, dtype, op: str, out=None):
     """(input cast to dtype, dim wrapped), with torch's error for non-floating inputs; the dim
     is None for an empty non-floating input, whose result is a copy of it. An `out` must have
-    the result's dtype exactly (checked before the kernel's dtype error, as torch)."""
+    the result's dtype exactly (checked before the kernel's dtype error, as torch). A dim left
+    out is torch's parser error (x.softmax(), torch.log_softmax(x, dtype=...))."""
+    if dim is _MISSING:
+        raise missing_positional(op, "dim")
     _check_tensor(input, op)
     if dtype is not None:
         input = cast(input, _dtype.to_dtype(dtype, op))  # (a Python type too: dtype=float)
@@ -260,13 +273,17 @@ def _prepare(input, dim, dtype, op: str, out=None):
     return input, d
 
 
-def softmax(input, dim, dtype=None, *, out=None):
+def softmax(input, dim=_MISSING, dtype=None, *extra, out=None):
     """exp(input) / sum(exp(input)) along dim, computed stably; `dtype` casts the input first.
     Mirrors torch.softmax."""
+    if extra:  # (a dim left out: _prepare)
+        raise too_many_positional("softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "softmax", out)
     result = Softmax.apply(input, dim=d) if d is not None else input.clone()
+    if dim.__class__ is int and dim < 0 and result._grad_fn is not None:
+        result._grad_fn.saved_dim = dim  # as given, for grad_fn._saved_dim
     if out is not None:
         from minitorch._ops.inplace import write_out
 
@@ -274,12 +291,16 @@ def softmax(input, dim, dtype=None, *, out=None):
     return result
 
 
-def log_softmax(input, dim, dtype=None, *, out=None):
+def log_softmax(input, dim=_MISSING, dtype=None, *extra, out=None):
     """log(softmax(input)) along dim, computed stably. Mirrors torch.log_softmax."""
+    if extra:  # (a dim left out: _prepare)
+        raise too_many_positional("log_softmax", 3 + len(extra), 3, 2)
     if _autocast.state.any_enabled and dtype is None:  # torch's fp32 list on CUDA
         return _autocast.call(log_softmax, _autocast.FP32_CUDA, (input, dim), {"out": out})
     input, d = _prepare(input, dim, dtype, "log_softmax", out)
     result = LogSoftmax.apply(input, dim=d) if d is not None else input.clone()
+    if dim.__class__ is int and dim < 0 and result._grad_fn is not None:
+        result._grad_fn.saved_dim = dim  # as given, for grad_fn._saved_dim
     if out is not None:
         from minitorch._ops.inplace import write_out
 
@@ -822,6 +843,9 @@ def _watch_nll(out: Tensor, pair, weight) -> None:
             watch_index(fn, weight)
 
 
+_LINEAR = (False, True)  # a row-major input, a column-major wt (NOTE [ Gradient layout in linear ])
+
+
 class Linear(Function):
     """out = x @ wt + b for a matrix x and wt = w.t();  grad_b = grad summed over rows,
     grad_x = grad @ w,  grad_wt = (grad.T @ x).T
@@ -837,6 +861,12 @@ class Linear(Function):
 
     _node_name = "AddmmBackward0"
     _meta_device_arg = 1  # a meta mix names x's device as the expected one (Function.apply)
+    _saved_names = ("mat1", "mat2")  # grad_fn._saved_mat1, ... (as torch's)
+    _saved_attrs = {
+        "alpha": lambda node: 1,
+        "beta": lambda node: 1,
+        **product_attrs("mat1", "mat2", 1, lambda node: node.__dict__.get("cols", _LINEAR)),
+    }
 
     @staticmethod
     def forward(ctx, b, x, wt):
@@ -869,6 +899,8 @@ class LinearMm(Function):
     torch's mm(x, w.t()), MmBackward0 (see Linear)."""
 
     _node_name = "MmBackward0"
+    _saved_names = ("self", "mat2")  # grad_fn._saved_self, ... (as torch's)
+    _saved_attrs = product_attrs("self", "mat2", 0, lambda node: node.__dict__.get("cols", _LINEAR))
 
     @staticmethod
     def forward(ctx, x, wt):
@@ -1455,7 +1487,10 @@ class BatchNorm(Function):
     _node_name = "NativeBatchNormBackward0"
 
     @staticmethod
-    def forward(ctx, a, w, b, *, eps, training, running_mean, running_var, momentum, stats=None):
+    def forward(
+        ctx, a, w, b, *, eps, training, running_mean, running_var, momentum, stats=None,
+        dense=False,
+    ):
         if running_mean is not None and running_mean._vc.__class__ is not list:
             _inference_statistics(ctx, training, running_mean, running_var)
         xp = ctx.xp
@@ -1466,19 +1501,25 @@ class BatchNorm(Function):
         if training:
             mean = _channel_sums(xp, x3) / n
             d = x3 - _per_channel(mean)
-            var = _channel_sums(xp, xp.square(d)) / n
+            var_sum = _channel_sums(xp, xp.square(d))
+            var = var_sum / n
             # a 0-d tensor momentum (the cumulative average's 1 / batches) stays on the device
             momentum = getattr(momentum, "_data", momentum)
-            if running_mean is not None:  # in place, on the buffers' own arrays
-                rm = running_mean._data
-                rm *= 1 - momentum
-                rm += mean * momentum
-                running_mean._vc[0] += 1
-            if running_var is not None:
-                rv = running_var._data
-                rv *= 1 - momentum
-                rv += var * (momentum * n / max(n - 1, 1))
-                running_var._vc[0] += 1
+            if stats is not None and dense:
+                var = _half_batch_statistics(
+                    xp, mean, var_sum, n, stats, momentum, running_mean, running_var
+                )
+            else:
+                if running_mean is not None:  # in place, on the buffers' own arrays
+                    rm = running_mean._data
+                    rm *= 1 - momentum
+                    rm += mean * momentum
+                    running_mean._vc[0] += 1
+                if running_var is not None:
+                    rv = running_var._data
+                    rv *= 1 - momentum
+                    rv += var * (momentum * n / max(n - 1, 1))
+                    running_var._vc[0] += 1
         else:
             mean, var = running_mean._data.copy(), running_var._data
             d = None
@@ -1486,9 +1527,11 @@ class BatchNorm(Function):
         xp.reciprocal(rstd, out=rstd)
         if stats is not None and training:
             # a half input computed in float32 here: torch keeps the batch's mean and 1 / std
-            # in the half dtype (rounded), then normalizes in float32
+            # in the half dtype (rounded), then normalizes in float32 (its backward too: xhat
+            # is recomputed from the rounded mean)
             mean = mean.astype(stats).astype(x.dtype)
             rstd = rstd.astype(stats).astype(x.dtype)
+            d = None
         # out = x alpha + beta per channel, as torch's kernel computes it (the same rounding)
         alpha = rstd * w._data if w is not None else rstd
         beta = -mean * alpha
@@ -1575,6 +1618,33 @@ def _batch_norm_backward_graph(ctx, grad, a, w):
     return gx, gw, gb
 
 
+def _half_batch_statistics(xp, mean, var_sum, n, h, momentum, running_mean, running_var):
+    """torch's kernel for a dense bfloat16 batch whose parameters and statistics share its dtype
+    h (mean and var_sum float32 arrays): the sum of squares is kept in h and divided by n there
+    (the variance returned, held in float32); the running statistics (float32 copies of h
+    values) take c10's BFloat16 arithmetic, each product and difference rounded to h, with the
+    momentum m rounded to h: rm = m mean + (1 - m) rm, rv = m (var_sum / (n - 1)) + (1 - m) rv,
+    the first product in float32 there."""
+    f = mean.dtype
+
+    def r(v):
+        return xp.asarray(v, dtype=f).astype(h).astype(f)
+
+    var_sum = r(var_sum)
+    if running_mean is not None or running_var is not None:
+        m = r(momentum)
+        rest = r(1 - m)
+        if running_mean is not None:
+            rm = running_mean._data
+            rm[...] = r(m * r(mean)) + r(rest * rm)
+            running_mean._vc[0] += 1
+        if running_var is not None:
+            rv = running_var._data
+            rv[...] = m * r(var_sum / r(max(n - 1, 1))) + r(rest * rv)
+            running_var._vc[0] += 1
+    return r(var_sum / r(n))
+
+
 def _inference_statistics(ctx, training, running_mean, running_var):
     """torch's refusals for running statistics made in inference mode (NOTE [ Inference tensors ]
     in minitorch/autograd/grad_mode.py): updated in training, saved for backward otherwise."""
@@ -1588,11 +1658,13 @@ def _inference_statistics(ctx, training, running_mean, running_var):
 
 
 def batch_norm_kernel(
-    input, weight, bias, running_mean, running_var, training, momentum, eps, stats=None
+    input, weight, bias, running_mean, running_var, training, momentum, eps, stats=None,
+    dense=False,
 ):
     """batch_norm of a checked float32/float64 input with weight, bias and running statistics
     None or of its dtype and (C,) shape; updates the running statistics when training.
-    stats: the half dtype a float32 copy of a half input came from. F.batch_norm wraps it."""
+    stats: the half dtype a float32 copy of a half input came from (dense: that bfloat16 input
+    was contiguous or channels-last, torch's bfloat16 kernel). F.batch_norm wraps it."""
     return BatchNorm.apply(
         input,
         weight,
@@ -1603,6 +1675,7 @@ def batch_norm_kernel(
         running_var=running_var,
         momentum=momentum,
         stats=stats,
+        dense=dense,
     )
 
 

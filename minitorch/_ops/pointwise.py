@@ -7,6 +7,7 @@ import numbers
 import operator as _operator
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     _OperandTypeError,
     called_by_operator,
@@ -74,8 +75,15 @@ def _d(x):
 # --- arithmetic ---
 
 
+def _saved_alpha(node):
+    """grad_fn._saved_alpha of add/sub (as torch's): the alpha given, 1 by default."""
+    return node.__dict__.get("saved_alpha", 1)
+
+
 class Add(Function):
     """out = a + b;  grad_a = grad,  grad_b = grad   (the engine un-broadcasts)"""
+
+    _saved_attrs = {"alpha": _saved_alpha}
 
     @staticmethod
     def forward(ctx, a, b):
@@ -90,6 +98,8 @@ class Add(Function):
 
 class Sub(Function):
     """out = a - b;  grad_a = grad,  grad_b = -grad"""
+
+    _saved_attrs = {"alpha": _saved_alpha}
 
     @staticmethod
     def forward(ctx, a, b):
@@ -280,7 +290,10 @@ def _with_alpha(cls, input, other, alpha, out, negate):
         from minitorch.autograd.composite import as_node
 
         name = "SubBackward0" if negate else "AddBackward0"
-        result = as_node(result, name, (input, other), keep=True)
+        attrs = {"saved_alpha": alpha}
+        result = as_node(result, name, (input, other), keep=True, attrs=attrs)
+    elif result._grad_fn is not None:
+        result._grad_fn.saved_alpha = alpha  # (for grad_fn._saved_alpha)
     return result if out is None else _out(result, out)
 
 
@@ -1624,21 +1637,23 @@ def _split_grad(select, zero, grad, a, b, loses, needs):
     return ga, gb
 
 
-def maximum(input, other, *, out=None):
+def maximum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise maximum of two tensors. Mirrors torch.maximum."""
-    _require_tensors(input, other, "maximum")
+    _require_tensors(input, other, "maximum", extra)
     a, b, _ = promote(input, other, "maximum")
     return _out(Maximum.apply(a, b), out)
 
 
-def minimum(input, other, *, out=None):
+def minimum(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise minimum of two tensors. Mirrors torch.minimum."""
-    _require_tensors(input, other, "minimum")
+    _require_tensors(input, other, "minimum", extra)
     a, b, _ = promote(input, other, "minimum")
     return _out(Minimum.apply(a, b), out)
 
 
-def _require_tensors(a, b, op):
+def _require_tensors(a, b, op, extra=()):
+    if extra or a is REQUIRED or b is REQUIRED:
+        raise arity_error(op, extra, 2, input=a, other=b)
     for pos, name, x in ((1, "input", a), (2, "other", b)):
         if not isinstance(x, Tensor):
             raise wrong_type(op, x, name, pos, "Tensor")
@@ -1781,10 +1796,10 @@ def _as_number(t: Tensor):
     return 0.0 if dt.is_floating_point else False if dt is _dtype.bool else 0
 
 
-def clamp(input, min=None, max=None, *, out=None):
+def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
     """Clamps into [min, max]; bounds may be numbers or tensors. Mirrors torch.clamp."""
-    if not isinstance(input, Tensor):  # (both overloads take the call: it lists them)
-        raise clamp_error("clamp", input, min, max, out)
+    if extra or not isinstance(input, Tensor):  # (both overloads take the call: it lists them)
+        raise clamp_error("clamp", input, min, max, out, extra)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if out is not None:
@@ -2052,3 +2067,13 @@ def _out(result: Tensor, out):
     from minitorch._ops.inplace import write_out
 
     return write_out(out, result)
+
+
+def _show_alpha() -> None:
+    from minitorch.autograd.composite import show_saved
+
+    for name in ("AddBackward0", "SubBackward0"):  # add/sub's composite nodes for an alpha
+        show_saved(name, {"alpha": _saved_alpha})
+
+
+_show_alpha()

@@ -8,6 +8,7 @@ import numbers
 import warnings
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     cast,
     check_float,
@@ -93,8 +94,10 @@ class Atan2(Function):
         )
 
 
-def atan2(input, other, *, out=None):
+def atan2(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """The angle of the point (other, input), in (-pi, pi]. Mirrors torch.atan2."""
+    if extra or input is REQUIRED or other is REQUIRED:
+        raise arity_error("atan2", extra, 2, input=input, other=other)
     _tensors(input, other, "atan2")
     a, b, _ = promote_float(input, other, "atan2")
     return _out(Atan2.apply(a, b), out)

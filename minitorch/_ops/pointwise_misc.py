@@ -7,6 +7,7 @@ import math
 import numbers
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED
 from minitorch._backend.numpy_backend import fast_nextafter
 from minitorch._ops._common import (
     cast,
@@ -521,14 +522,14 @@ def clamp_max_(input, max):
     return apply_inplace(input, lambda s: clamp_max(s, max), "clamp_max_", (max,))
 
 
-def clip(input, min=None, max=None, *, out=None):
+def clip(input=REQUIRED, min=None, max=None, *extra, out=None):
     """Alias of clamp. Mirrors torch.clip."""
     try:
-        return clamp(input, min, max, out=out)
+        return clamp(input, min, max, *extra, out=out)
     except TypeError as e:  # NOTE [ Argument parser errors ]: under its own name
         if not str(e).startswith("clamp() received an invalid combination"):
             raise
-        raise clamp_error("clip", input, min, max, out) from None
+        raise clamp_error("clip", input, min, max, out, extra) from None
 
 
 def clip_(input, min=None, max=None):

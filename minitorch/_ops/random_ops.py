@@ -22,6 +22,7 @@ import math
 import warnings
 
 from minitorch import _dtype
+from minitorch._arg_errors import missing_positional, too_many_positional
 from minitorch._backend import backend_of, cpu
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_counts as _tsc
@@ -38,6 +39,7 @@ from minitorch._ops._common import (
     type_name,
 )
 from minitorch._ops.inplace import apply_inplace, write_out
+from minitorch._ops.reduction import _MISSING
 from minitorch._tensor import Tensor, _make, _writable_alias
 from minitorch._tensor_methods import _at
 from minitorch.autograd.function import Function, name_node
@@ -206,9 +208,9 @@ def _number(x, op: str, name: str, pos: int | None = None) -> float:
     torch does); as torch's argument parser, a tensor that requires grad is no number."""
     if isinstance(x, Tensor) and x.ndim == 0 and not x.requires_grad:
         return x.item()
-    if isinstance(x, Tensor) or not (isinstance(x, (int, float)) or is_number(x)):
+    if isinstance(x, Tensor) or x.__class__ is complex or not is_number(x):
         where = _at(pos, name, op)
-        raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type(x).__name__}")
+        raise TypeError(f"{op}(): argument '{name}'{where} must be float, not {type_name(x)}")
     return number(x)
 
 
@@ -265,7 +267,7 @@ def _largest_below(to: float, from_: float, npdt):
 def normal_(self, mean=0, std=1, *, generator=None):
     """Fills with N(mean, std^2). Mirrors torch.Tensor.normal_."""
     mean, std = _number(mean, "normal_", "mean", 1), _number(std, "normal_", "std", 2)
-    if std < 0:  # torch checks std first, and an empty tensor of any dtype passes its kernel
+    if not std >= 0:  # torch checks std (NaN too) first; an empty tensor of any dtype passes
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt_number(std)}")
     if self.numel():
         _require_float(self, "normal_kernel_cpu")
@@ -688,12 +690,8 @@ def _no_bernoulli_overload(op: str, params: dict):
         del params["p"]  # (its default)
     named = [k for k in reversed(called) if k in params]
     named += [k for k in reversed(params) if k in ("generator", "out") and k not in named]
-
-    def typed(v):
-        return "torch._C.Generator" if isinstance(v, Generator) else type_name(v)
-
-    got = [typed(v) for k, v in params.items() if k not in named]
-    text = ", ".join(got + [f"{k}={typed(params[k])}" for k in named])
+    got = [type_name(v) for k, v in params.items() if k not in named]
+    text = ", ".join(got + [f"{k}={type_name(params[k])}" for k in named])
     text += ", " if not got else ""
     raise no_overload(op.removeprefix("Tensor."), text, _BERNOULLI_FORMS[op])
 
@@ -770,7 +768,7 @@ def _sample_dirichlet(input, generator=None):
     return no_derivative(out, (input,), "_sample_dirichlet")
 
 
-def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+def multinomial(input, num_samples=_MISSING, replacement=False, *extra, generator=None, out=None):
     """Indices drawn from the categories of each row of input (weights, not necessarily
     normalised). Mirrors torch.multinomial (int64, shape (num_samples,) or (rows, num_samples)).
 
@@ -779,12 +777,19 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     running sum; without, the num_samples largest keys p / Exp(1). On other devices the same
     two algorithms on the device's own stream (inverse CDF; the smallest -log(u) / w).
     """
+    if extra:  # (num_samples left out: below)
+        raise too_many_positional("multinomial", 3 + len(extra), 3, 2)
     if not isinstance(input, Tensor):
         raise TypeError(
             f"multinomial(): argument 'input'{_at(1, 'input', 'multinomial')} must be Tensor, not "
             f"{type(input).__name__}"
         )
     if num_samples.__class__ is not int:  # x.multinomial(2.5) counts positions as a method's
+        if num_samples is _MISSING:  # torch.multinomial(probs): torch's parser error
+            raise missing_positional("multinomial", "num_samples")
+        if isinstance(num_samples, Tensor) and num_samples.numel() == 1 and num_samples.ndim:
+            # torch's SymInt num_samples: an integer tensor of one element, of any rank, too
+            num_samples = num_samples.reshape(())
         num_samples = check_int("multinomial", num_samples, "num_samples", 2)
     num_samples = _int_arg(num_samples, "multinomial", "num_samples", 2)
     if replacement.__class__ is not bool:

@@ -1363,13 +1363,16 @@ def _logsumexp_rounded(xp, x, dims, keepdim, rdt):
     return out
 
 
-def logsumexp(input, dim=_MISSING, keepdim=False, *, out=None):
+def logsumexp(input, dim=_MISSING, keepdim=False, *args, out=None):
     """log(sum(exp(input))) over dims, computed stably. Mirrors torch.logsumexp."""
-    return _logsumexp("logsumexp", input, dim, keepdim, out)
+    return _logsumexp("logsumexp", input, dim, keepdim, out, args)
 
 
-def _logsumexp(op, input, dim, keepdim, out):
-    """logsumexp under torch's name `op` (torch.special.logsumexp reports special_logsumexp)."""
+def _logsumexp(op, input, dim, keepdim, out, extra=()):
+    """logsumexp under torch's name `op` (torch.special.logsumexp reports special_logsumexp);
+    extra: positional arguments past keepdim (torch's parser counts dim as required)."""
+    if extra:
+        raise too_many_positional(op, 3 + len(extra), 3, 2)
     try:
         x = input._data
     except AttributeError:  # torch.logsumexp(list_of_logprobs, 0): the forgotten stack

@@ -10,7 +10,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import missing_positional
+from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._ops._common import (
     cast,
     is_floating,
@@ -43,7 +43,13 @@ from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _at
 from minitorch._tensor_methods import _number_arg as number_arg
 from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, check_watched, name_node, watch_index
+from minitorch.autograd.function import (
+    Function,
+    check_watched,
+    name_node,
+    saved_uint64,
+    watch_index,
+)
 from minitorch.autograd.grad_mode import state
 
 # fmt: off
@@ -327,9 +333,26 @@ def std_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction
 # --- norms ---
 
 
+def _saved_norm_dim(node):
+    """LinalgVectorNormBackward0's _saved_dim: the dims as given (None for all), read back
+    unsigned as torch's binding does."""
+    dim = node.__dict__.get("given_dim")
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    return tuple(saved_uint64(operator.index(d)) for d in dims)
+
+
 class LinalgVectorNorm(Function):
     """out = (sum |a|**p)**(1/p) over dims (max |a| for inf, count of non-zeros for 0);
     grad_a = grad * sign(a) |a|**(p-1) / out**(p-1), 0 where a or out is 0 (ties share inf)"""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {
+        "dim": _saved_norm_dim,
+        "keepdim": "keepdim",
+        "ord": lambda node: node.__dict__.get("given_ord", node.ord),  # (an int one stays int)
+    }
 
     @staticmethod
     def forward(ctx, a, *, ord, dims, keepdim):
@@ -479,7 +502,12 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
         raise flag_error("linalg_vector_norm", "keepdim", keepdim, 4)
     if data.size == 0 and (p < 0 or p == math.inf):
         _check_norm_identity(p, dim, dims, data.shape)
-    return _norm_out(LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim), out)
+    result = LinalgVectorNorm.apply(x, ord=p, dims=dims, keepdim=keepdim)
+    if result._grad_fn is not None and ord.__class__ is int:  # (for grad_fn._saved_<name>)
+        result._grad_fn.__dict__.update(given_dim=dim, given_ord=ord)
+    elif result._grad_fn is not None:
+        result._grad_fn.given_dim = dim
+    return _norm_out(result, out)
 
 
 def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
@@ -601,7 +629,7 @@ def linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=Non
         if ord is not None:  # (ord None: torch's vector 2-norm over the dims, and its errors)
             r = matrix_norm(A, ord, dim or (-2, -1), keepdim, dtype=dtype)
             return _norm_out(r, out, "linalg.norm")
-    r = vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    r = vector_norm(A, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)  # (torch's 2.0)
     return _norm_out(r, out, "linalg.norm")
 
 
@@ -915,7 +943,7 @@ def _all_or_dim(op: str, dim, keepdim):
             raise missing_positional(op, "dim")
         return None, False
     if dim is None:
-        raise TypeError(f"{op}(): argument 'dim' must be int, not NoneType")
+        raise wrong_type(op, dim, "dim", 2, "int")
     return dim, False if keepdim is _MISSING else keepdim
 
 
@@ -1089,7 +1117,7 @@ def mode(input, dim=-1, keepdim=False, *, out=None):
     takes the last of its run after an unstable sort, which is the last occurrence only up to
     16 elements along dim; with NaNs its value and index are whatever that sort leaves."""
     if dim is None:  # (None would read as all elements below, an overload mode lacks)
-        raise TypeError("mode(): argument 'dim' must be int, not NoneType")
+        raise wrong_type("mode", dim, "dim", 2, "int")
     if out is not None:
         _check_mode_out(input, out)
         outs_apart(input, out)
@@ -1127,7 +1155,7 @@ def _quantile_overload_error(
     def given(name, value, default):
         return value is not default or passed_by_keyword(name, op)
 
-    named = [("input", input), ("q", q)]
+    named = [(n, v) for n, v in (("input", input), ("q", q)) if v is not REQUIRED]
     named += [("dim", dim)] if extra or given("dim", dim, None) else []
     named += [("keepdim", keepdim)] if extra or given("keepdim", keepdim, False) else []
     named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
@@ -1155,8 +1183,10 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
         keepdim.__class__ is not bool
         or (dim is not None and not hasattr(dim, "__index__"))
         or interpolation.__class__ is not str
+        or not (out is None or isinstance(out, Tensor))
     ):
-        # (dim=(1, 2) as for mean: torch's parser takes one int only; interpolation=None)
+        # (dim=(1, 2) as for mean: torch's parser takes one int only; interpolation=None; a
+        # tuple out=)
         raise _quantile_overload_error(op, input, q, dim, keepdim, interpolation, out)
     scalar_q = not isinstance(q, Tensor)
     if scalar_q and not isinstance(q, numbers.Real):
@@ -1260,13 +1290,22 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     return name_node(result.reshape(tuple(shape)), "SqueezeBackward4", (input,))
 
 
-def quantile(input, q, dim=None, keepdim=False, *extra, interpolation="linear", out=None, **kwargs):
+def quantile(
+    input=REQUIRED,
+    q=REQUIRED,
+    dim=None,
+    keepdim=False,
+    *extra,
+    interpolation="linear",
+    out=None,
+    **kwargs,
+):
     """The q-th quantiles (q a number or 1-d tensor) over dim or all. Mirrors torch.quantile.
 
     Differences from torch: on a GPU the range of a tensor q is not checked (that reads the
     device; out-of-range values give wrong results instead of torch's error).
     """
-    if extra or kwargs:  # (NumPy's method="higher": torch's parser lists its overloads)
+    if extra or kwargs or q is REQUIRED:  # (method="higher", q left out: overloads listed)
         args = (input, q, dim, keepdim, interpolation, out, kwargs, extra)
         raise _quantile_overload_error("quantile", *args)
     if _autocast.state.any_enabled:
@@ -1283,13 +1322,20 @@ def quantile(input, q, dim=None, keepdim=False, *extra, interpolation="linear", 
 
 
 def nanquantile(
-    input, q, dim=None, keepdim=False, *extra, interpolation="linear", out=None, **kwargs
+    input=REQUIRED,
+    q=REQUIRED,
+    dim=None,
+    keepdim=False,
+    *extra,
+    interpolation="linear",
+    out=None,
+    **kwargs,
 ):
     """quantile ignoring nan values. Mirrors torch.nanquantile.
 
     Differences from torch: as quantile's (a tensor q's range is checked on the CPU only).
     """
-    if extra or kwargs:
+    if extra or kwargs or q is REQUIRED:
         args = (input, q, dim, keepdim, interpolation, out, kwargs, extra)
         raise _quantile_overload_error("nanquantile", *args)
     if _autocast.state.any_enabled:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     check_bool,
     check_int,
@@ -214,8 +215,17 @@ def _plan(x: Tensor, dim, index: Tensor, op: str, src: Tensor | None = None):
     return dim, along_dim_plan(idx, dim, shape, x._device.backend.xp, basic)
 
 
-def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out=None):
+def gather(
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    *extra,
+    sparse_grad: bool = False,
+    out=None,
+):
     """out[i][j] = input[i][index[i][j]] along dim. Mirrors torch.gather."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED:
+        raise arity_error("gather", extra, 3, input=input, dim=dim, index=index)
     if sparse_grad.__class__ is not bool:
         _sparse_grad_error(input, dim, index, sparse_grad)
     _, plan = _plan(input, dim, index, "gather")
@@ -401,9 +411,18 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
         raise argument_error(e, "scatter_", named) from None
 
 
-def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None) -> Tensor:
+def scatter_add(
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    src: Tensor = REQUIRED,
+    *extra,
+    out=None,
+) -> Tensor:
     """A copy of input with src added at index along dim (duplicates add up). Mirrors
     torch.scatter_add."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED or src is REQUIRED:
+        raise arity_error("scatter_add", extra, 4, input=input, dim=dim, index=index, src=src)
     check_tensors("scatter_add", ("input", input))
     if src.__class__ is not Tensor:
         _check_src(src, "scatter_add")
@@ -417,12 +436,17 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor, *, out=None
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """In-place scatter_add. Mirrors torch.Tensor.scatter_add_."""
-    return apply_inplace(
-        input,
-        lambda s: _src_apart(input, src, scatter_add(s, dim, index, src)),
-        "scatter_add_",
-        (src,),
-    )
+    try:
+        return apply_inplace(
+            input,
+            lambda s: _src_apart(input, src, scatter_add(s, dim, index, src)),
+            "scatter_add_",
+            (src,),
+        )
+    except TypeError:  # scatter_add's parser error, which names the in-place op (its arguments
+        # are scatter_reduce's but for reduce and include_self, given well typed here)
+        _check_reduce_args("scatter_add_", input, dim, index, src, "sum", True)
+        raise
 
 
 def _src_apart(input: Tensor, src, result: Tensor) -> Tensor:
@@ -682,9 +706,13 @@ def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
         raise
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim=None, *, out=None) -> Tensor:
+def take_along_dim(
+    input: Tensor = REQUIRED, indices: Tensor = REQUIRED, dim=None, *extra, out=None
+) -> Tensor:
     """Gathers values along dim, broadcasting input and indices elsewhere (flattened when dim is
     None). Mirrors torch.take_along_dim."""
+    if extra or input is REQUIRED or indices is REQUIRED:
+        raise arity_error("take_along_dim", extra, 3, input=input, indices=indices)
     check_tensors("take_along_dim", ("input", input))
     if not isinstance(indices, Tensor):  # (position 1 for the method, none by keyword)
         raise not_tensor("take_along_dim", indices, "indices", 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     broadcast_pair,
     check_bool,
@@ -222,8 +223,12 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str, scaled: bool = False) -> IndexP
     return IndexPlan(None, key, None, "Alias", shape, out_shape, True)
 
 
-def index_select(input: Tensor, dim: int, index: Tensor, *, out=None) -> Tensor:
+def index_select(
+    input: Tensor = REQUIRED, dim: int = REQUIRED, index: Tensor = REQUIRED, *extra, out=None
+) -> Tensor:
     """input's slices at index along dim. Mirrors torch.index_select."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED:
+        raise arity_error("index_select", extra, 3, input=input, dim=dim, index=index)
     try:
         ndim = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
@@ -321,11 +326,27 @@ def _integral_alpha(alpha: float, dt) -> int:
 
 
 @with_out(exact=True)
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+def index_add(
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    source: Tensor = REQUIRED,
+    *extra,
+    alpha=1,
+) -> Tensor:
     """A copy of input with alpha * source added at index along dim (duplicates add up).
     Mirrors torch.index_add."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED or source is REQUIRED:
+        raise arity_error("index_add", extra, 4, input=input, dim=dim, index=index, source=source)
     try:
         plan = _source_plan(input, dim, index, source, "index_add", alpha != 1)
+        if isinstance(alpha, complex):  # c10's checked conversion to the (real) dtype
+            if input.dtype is _dtype.bool:
+                alpha = alpha != 0
+            elif alpha.imag != 0:
+                raise _dtype.overflow_error(_dtype.numpy_dtype(input.dtype).name)
+            else:
+                alpha = alpha.real
         if isinstance(alpha, float) and input.dtype._kind == _dtype._INT:
             alpha = _integral_alpha(alpha, input.dtype)
         # torch saves the index and the source (as given) for the source's gradient: a change
@@ -427,8 +448,16 @@ def _copy_plan(input: Tensor, dim: int, index, source):
 
 
 @with_out(exact=True)
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+def index_copy(
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    index: Tensor = REQUIRED,
+    source: Tensor = REQUIRED,
+    *extra,
+) -> Tensor:
     """A copy of input with source copied at index along dim. Mirrors torch.index_copy."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED or source is REQUIRED:
+        raise arity_error("index_copy", extra, 4, input=input, dim=dim, index=index, source=source)
     if _autocast.state.any_enabled:
         return _autocast.call(index_copy, _autocast.PROMOTE, (input, dim, index, source))
     plan, source = _copy_plan(input, dim, index, source)
@@ -679,9 +708,11 @@ def _broadcast_pair(input: Tensor, mask: Tensor, op: str):
     return input, mask
 
 
-def masked_select(input: Tensor, mask: Tensor, *, out=None) -> Tensor:
+def masked_select(input: Tensor = REQUIRED, mask: Tensor = REQUIRED, *extra, out=None) -> Tensor:
     """The elements where mask (broadcast) is True, as a 1-D tensor. Mirrors
     torch.masked_select."""
+    if extra or input is REQUIRED or mask is REQUIRED:
+        raise arity_error("masked_select", extra, 2, input=input, mask=mask)
     check_tensors("masked_select", ("input", input), ("mask", mask))
     if input._device.type == "meta":  # its size depends on the values: NOTE [ The meta device ]
         from minitorch._backend.meta import no_kernel

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import strided_view
 from minitorch._ops._common import index, int_list, is_index, not_tensor
 from minitorch._ops._common import wrap_dim as _wrap_dim
@@ -463,8 +464,10 @@ class Unsqueeze(Function):
     backward = _backward_data = staticmethod(_reshape_back)
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:
+def unsqueeze(input: Tensor = REQUIRED, dim: int = REQUIRED, *extra) -> Tensor:
     """Inserts a size-1 dim. Mirrors torch.unsqueeze."""
+    if extra or input is REQUIRED or dim is REQUIRED:
+        raise arity_error("unsqueeze", extra, 2, input=input, dim=dim)
     try:
         nd = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
@@ -576,8 +579,12 @@ def permute(input: Tensor, dims) -> Tensor:
     return Permute.apply(input, dims=dims)
 
 
-def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+def transpose(
+    input: Tensor = REQUIRED, dim0: int = REQUIRED, dim1: int = REQUIRED, *extra
+) -> Tensor:
     """Swaps two dims. Mirrors torch.transpose."""
+    if extra or input is REQUIRED or dim0 is REQUIRED or dim1 is REQUIRED:
+        raise arity_error("transpose", extra, 3, input=input, dim0=dim0, dim1=dim1)
     try:
         n = input._data.ndim
     except AttributeError:  # torch.transpose(None, 0, 1): zero-cost when a tensor
@@ -589,8 +596,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapdims = transpose
 
 
-def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+def swapaxes(
+    input: Tensor = REQUIRED, axis0: int = REQUIRED, axis1: int = REQUIRED, *extra
+) -> Tensor:
     """transpose with NumPy's argument names. Mirrors torch.swapaxes."""
+    if extra or input is REQUIRED or axis0 is REQUIRED or axis1 is REQUIRED:
+        raise arity_error("swapaxes", extra, 3, input=input, axis0=axis0, axis1=axis1)
     try:
         n = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
@@ -883,8 +894,36 @@ def sym_int(x, op: str, name: str, pos: int | None = None) -> int:
     return index(x, op, name, pos)
 
 
-def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+NARROW_FORMS = ("int dim, Tensor start, int length", "int dim, int start, int length")
+
+
+def narrow_arity_error(given: tuple, method: bool) -> TypeError:
+    """torch's TypeError for narrow given too few or too many positional arguments (`given`,
+    left to right): two overloads, so its parser lists both (the method's without input)."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    forms = NARROW_FORMS if method else tuple("Tensor input, " + f for f in NARROW_FORMS)
+    call = call_arguments("narrow")
+    if call is None:  # (keywords unknown: the arguments given, as positional ones)
+        return invalid_arguments("narrow", forms, tuple(v for v in given if v is not REQUIRED), {})
+    n, names = call
+    names_ = ("dim", "start", "length") if method else ("input", "dim", "start", "length")
+    values = dict(zip(names_, given, strict=False))
+    kwargs = {k: values[k] for k in reversed(names) if k in values}
+    return invalid_arguments("narrow", forms, given[:n], kwargs)
+
+
+def narrow(
+    input: Tensor = REQUIRED,
+    dim: int = REQUIRED,
+    start=REQUIRED,
+    length: int = REQUIRED,
+    *extra,
+) -> Tensor:
     """input[start:start+length] along dim, sharing memory. Mirrors torch.narrow."""
+    if extra or input is REQUIRED or dim is REQUIRED or start is REQUIRED or length is REQUIRED:
+        raise narrow_arity_error((input, dim, start, length, *extra), False)
     if isinstance(start, Tensor) and (start._data.ndim or start._data.dtype.kind not in "iu"):
         # torch's overload for a Tensor start takes a 0-d integer one only
         raise RuntimeError("start must be an 0-dim integral Tensor.")

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     broadcast_pair,
     cast,
@@ -34,7 +35,7 @@ from minitorch._ops.shape import (
 )
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Size, Tensor
-from minitorch.autograd.function import _MULTI_OUTPUT_VIEW, Function
+from minitorch.autograd.function import _MULTI_OUTPUT_VIEW, Function, saved_dim
 from minitorch.autograd.grad_mode import state
 
 __all__ = [
@@ -128,12 +129,32 @@ class Split(Function):
         return ctx.xp.concatenate(grads, axis=ctx.dim)
 
 
+Split._saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+    "dim": saved_dim,
+    "self_sym_sizes": lambda node: tuple(node._in_meta[0][0]),
+    "split_size": lambda node: node.split_size,
+}
+
+
 class SplitWithSizes(Split):
     """outs = pieces of a of the given sizes along dim (views);  grad_a = cat(grads, dim)"""
 
+    _saved_attrs = {
+        "dim": saved_dim,
+        "self_sym_sizes": Split._saved_attrs["self_sym_sizes"],
+        "split_sizes": lambda node: node.split_size,
+    }
 
-def _split(input, dim, sizes, cls):
+
+def _split(input, dim, sizes, cls, given=None, split_size=None):
+    """The views of cls (Split, SplitWithSizes) of input; `given`: the dim as the call gave it
+    and `split_size` the size or sizes, for the node's grad_fn._saved_<name>."""
     outs = cls.apply(input, dim=dim, sizes=tuple(sizes))
+    fn = outs[0]._grad_fn if outs else None
+    if fn is not None:
+        fn.split_size = tuple(sizes) if split_size is None else split_size
+        if given is not None:
+            fn.saved_dim = given
     starts, at = [], 0
     for s in sizes:  # (no sizes: an empty dim split into nothing)
         starts.append(at)
@@ -184,7 +205,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                 f"at dimension {dim}), but got split_sizes={sizes}"
             )
-        return _split(tensor, d, sizes, SplitWithSizes)
+        return _split(tensor, d, sizes, SplitWithSizes, dim)
     if isinstance(split_size_or_sections, Tensor) and split_size_or_sections.numel() != 1:
         # (MoE code passing its counts tensor: torch wants a list, counts.tolist())
         raise TypeError(
@@ -209,9 +230,9 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
             f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}"
         )
     if n == 0:
-        return _split(tensor, d, [0], Split)
+        return _split(tensor, d, [0], Split, dim, size)
     sizes = [size] * (n // size) + ([n % size] if n % size else [])
-    return _split(tensor, d, sizes, Split)
+    return _split(tensor, d, sizes, Split, dim, size)
 
 
 def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
@@ -219,9 +240,11 @@ def split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
     return split(input, list(split_sizes), dim)
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(input: Tensor = REQUIRED, chunks: int = REQUIRED, dim: int = 0, *extra) -> tuple:
     """At most `chunks` pieces of equal size (the last may be smaller), as views.
     Mirrors torch.chunk."""
+    if extra or input is REQUIRED or chunks is REQUIRED:
+        raise arity_error("chunk", extra, 3, input=input, chunks=chunks)
     _needs_dims(input, "chunk")
     if chunks.__class__ is not int:  # x.chunk(n / 2) is a TypeError: NOTE [ Int-like arguments ]
         chunks = check_int("chunk", chunks, "chunks", 2)
@@ -231,15 +254,15 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     n = input._data.shape[d]
     size = (n + chunks - 1) // chunks
     if n == 0:
-        return _split(input, d, [0] * chunks, SplitWithSizes)
-    return split(input, size, d)
+        return _split(input, d, [0] * chunks, SplitWithSizes, dim)
+    return split(input, size, dim)
 
 
 class Unbind(Function):
     """outs = the slices a[i] along dim (views);  grad_a = stack(grads, dim)"""
 
     _is_view = True
-    _saved_attrs = {"dim": "dim"}  # grad_fn._saved_dim (as torch)
+    _saved_attrs = {"dim": saved_dim}  # grad_fn._saved_dim (as torch)
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -268,6 +291,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input._data.ndim, "unbind", "dim", 2)
     n = input._data.shape[d]
     outs = Unbind.apply(input, dim=d)
+    if d != dim and outs and outs[0]._grad_fn is not None:  # a negative dim: as given
+        outs[0]._grad_fn.saved_dim = dim  # (for grad_fn._saved_dim)
     return _as_single_views(outs, d, range(n), [1] * n, squeeze=True)
 
 
@@ -323,6 +348,10 @@ def tensor_split(
         input._data  # noqa: B018  (a non-tensor's AttributeError)
         if not (arg.__class__ is int or isinstance(arg, (Tensor, list, tuple)) or is_index(arg)):
             raise TypeError(f"tensor_split(): no overload takes {type_name(arg)}")  # (below)
+        if isinstance(arg, (list, tuple)) and arg and not is_index(arg[0]):
+            # torch's parser matches a tuple of ints by its first element only ((2, True) is
+            # one, (True, 2) is no overload's); a later bad one fails its unpacking below
+            raise TypeError("tensor_split(): no overload takes it")  # (below)
         if dim.__class__ is not int:
             index(dim, "tensor_split", "dim")
     except (AttributeError, TypeError):  # no overload takes them: NOTE [ Overloaded reductions ]
@@ -331,7 +360,7 @@ def tensor_split(
         named = [("input", input), ("indices_or_sections", indices_or_sections)]
         named += [("sections", sections), ("indices", indices)]
         named += [("tensor_indices_or_sections", tensor_indices_or_sections)]
-        named.append(("dim", None if dim.__class__ is int and dim == 0 else dim))  # (default)
+        named.append(("dim", dim if _dim_given(dim) else None))  # (None: left at its default)
         raise parsed_error("tensor_split", named) from None
     if input._data.ndim == 0:
         raise RuntimeError(
@@ -373,6 +402,20 @@ def tensor_split(
     return tuple(outs)
 
 
+def _dim_given(dim) -> bool:
+    """Whether the user's call of tensor_split gave `dim` (not 0, or 0 by keyword or by
+    position), which torch's parser error lists. For error paths only."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._common import _called_as_method
+
+    if not (dim.__class__ is int and dim == 0):
+        return True
+    call = call_arguments("tensor_split")  # (n positional, keyword names), None if unknown
+    if call is None:
+        return False
+    return "dim" in call[1] or call[0] > (1 if _called_as_method("tensor_split") else 2)
+
+
 def _split_overload_error(op: str, arg) -> TypeError:
     """torch's TypeError for a split argument matching neither (int sections) nor (tuple of ints
     indices): a sequence is described by its elements' types, as torch's parser does."""
@@ -383,16 +426,20 @@ def _split_overload_error(op: str, arg) -> TypeError:
         bad = "tuple of (" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
     else:
         bad = type_name(arg)
+    from minitorch._ops._common import _called_as_method
+
     got = type(arg).__name__ if isinstance(arg, (list, tuple)) else type_name(arg)
+    # the method's listing leaves self out: x.hsplit((True, 1)) "got (tuple)"
+    self_arg, self_param = ("", "") if _called_as_method(op) else ("Tensor, ", "Tensor input, ")
     lines = [
-        f"{op}() received an invalid combination of arguments - got (Tensor, {got}), but "
+        f"{op}() received an invalid combination of arguments - got ({self_arg}{got}), but "
         "expected one of:"
     ]
     for form in ("int sections", "tuple of ints indices"):
-        lines.append(f" * (Tensor input, {form})")
+        lines.append(f" * ({self_param}{form})")
         lines.append(
             "      didn't match because some of the arguments have invalid types: "
-            f"(Tensor, !{bad}!)"
+            f"({self_arg}!{bad}!)"
         )
     return TypeError("\n".join(lines) + "\n")
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import operator
+
 from minitorch import _memory_format as _mf
-from minitorch._arg_errors import missing_positional
+from minitorch._arg_errors import REQUIRED, arity_error, missing_positional
 from minitorch._backend import strided_view
 from minitorch._dtype import can_cast, scalar_name
 from minitorch._ops._common import (
@@ -136,8 +138,20 @@ class DiagonalCopy(Diagonal):
         return _diag_view(ctx.xp, a._data, offset, dim1, dim2).copy()
 
 
+def _saved_diag_arg(i: int):
+    """DiagEmbedBackward0's _saved_offset/_dim1/_dim2: the argument as given (diag_embed keeps
+    them on the node), read back unsigned as torch's binding does."""
+    return lambda node: saved_uint64(node.__dict__.get("given", node.args)[i])
+
+
 class DiagEmbed(Function):
     """out = zeros(shape) with a on the diagonal over (dim1, dim2);  grad_a = diagonal(grad)"""
+
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's)
+        "offset": _saved_diag_arg(0),
+        "dim1": _saved_diag_arg(1),
+        "dim2": _saved_diag_arg(2),
+    }
 
     @staticmethod
     def forward(ctx, a, *, shape, offset, dim1, dim2):
@@ -184,7 +198,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     out_shape = list(shape[:-1])
     for d in sorted((d1, d2)):
         out_shape.insert(d, n)
-    return DiagEmbed.apply(input, shape=tuple(out_shape), offset=offset, dim1=d1, dim2=d2)
+    out = DiagEmbed.apply(input, shape=tuple(out_shape), offset=offset, dim1=d1, dim2=d2)
+    if out._grad_fn is not None:  # (grad_fn._saved_dim1 and _dim2, as given)
+        out._grad_fn.given = (offset, operator.index(dim1), operator.index(dim2))
+    return out
 
 
 def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
@@ -210,7 +227,7 @@ def _diag(input, diagonal):
         raise not_tensor("diag", input) from None
     diagonal = _offset(diagonal, "diag", "diagonal")
     if n == 1:
-        return diag_embed(input, diagonal, 0, 1)
+        return diag_embed(input, diagonal)  # (its dims -2, -1 are 0, 1 here, as in torch)
     if n == 2:
         return DiagonalCopy.apply(input, offset=diagonal, dim1=0, dim2=1)
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {n}D")
@@ -218,7 +235,7 @@ def _diag(input, diagonal):
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The flattened input as a diagonal matrix. Mirrors torch.diagflat."""
-    return diag_embed(flatten(input), _offset(offset, "diagflat", "offset"), 0, 1)
+    return diag_embed(flatten(input), _offset(offset, "diagflat", "offset"))  # (as diag's)
 
 
 class Tril(Function):
@@ -587,8 +604,10 @@ def _as_tuple(v) -> tuple:
     return () if v is None else (v,) if isinstance(v, int) else tuple(v)
 
 
-def roll(input: Tensor, shifts, dims=None) -> Tensor:
+def roll(input: Tensor = REQUIRED, shifts=REQUIRED, dims=None, *extra) -> Tensor:
     """Mirrors torch.roll."""
+    if extra or input is REQUIRED or shifts is REQUIRED:
+        raise arity_error("roll", extra, 3, input=input, shifts=shifts)
     try:
         n = input._data.ndim
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor

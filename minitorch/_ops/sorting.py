@@ -9,7 +9,7 @@ import numbers
 import operator
 
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import too_many_positional
+from minitorch._arg_errors import REQUIRED, missing_required, too_many_positional
 from minitorch._backend import torch_stream_multinomial as _tsm
 from minitorch._ops._common import (
     check_bool,
@@ -18,6 +18,7 @@ from minitorch._ops._common import (
     index,
     is_floating,
     is_index,
+    is_number,
     is_scalar_arg,
     no_overload,
     not_tensor,
@@ -28,7 +29,7 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._index_key import IndexPlan
-from minitorch._ops.indexing import Index, watch_indices
+from minitorch._ops.indexing import Index, saved_arg, saved_sizes, saved_watched, watch_indices
 from minitorch._ops.inplace import _dense, check_out_tuple, with_out, write_out_exact
 from minitorch._ops.pointwise import _type_label
 from minitorch._ops.pointwise_binary import _CPP_NAMES
@@ -60,6 +61,11 @@ class SortValues(Index):
     """values = x gathered at the sorting permutation;  grad_x = grad scattered back"""
 
     _node_name = "SortBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's): the dim as given, the indices returned
+        "dim": saved_arg("saved_dim", wrap=True),
+        "indices": saved_watched(0),
+        "self_sym_sizes": saved_sizes,
+    }
 
     @staticmethod
     def forward(ctx, x, *, plan):
@@ -81,12 +87,20 @@ class TopkValues(Index):
     """values = x gathered at the top-k indices;  grad_x = grad scattered back (zeros elsewhere)"""
 
     _node_name = "TopkBackward0"
+    _saved_attrs = SortValues._saved_attrs
 
 
 class KthvalueValues(Index):
     """value = x at the k-th smallest index;  grad_x = grad at that index, zeros elsewhere"""
 
     _node_name = "KthvalueBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's): the dim as given, the indices returned
+        "dim": saved_arg("saved_dim", wrap=True),
+        "indices": saved_watched(0),
+        "keepdim": saved_arg("saved_keepdim"),
+        "self_sym_sizes": saved_sizes,
+    }
+    _saved_shown = None  # (Index's hides its own attributes from this node)
 
 
 def _exact_out(message):
@@ -180,10 +194,13 @@ def _gather(cls, input: Tensor, dim: int, idx) -> Tensor:
     return cls.apply(input, plan=along_dim_plan(idx, dim, input._data.shape, xp))
 
 
-def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
+def _watched_pair(values: Tensor, indices: Tensor, dim=None) -> tuple:
     """(values, indices), values' node refusing a backward once the returned indices changed in
-    place: its plan reads their array (NOTE [ Watched index tensors ])."""
-    return watch_indices(values, indices), indices
+    place: its plan reads their array (NOTE [ Watched index tensors ]); `dim`, as given, for its
+    grad_fn._saved_dim."""
+    if dim is None:
+        return watch_indices(values, indices), indices
+    return watch_indices(values, indices, saved_dim=dim), indices
 
 
 def _scalar_plan():
@@ -273,17 +290,17 @@ def _sort_out(op: str):
     a Tensor of its stable= overload only (argsort(x, out=o) is an "invalid combination",
     argsort(x, dim=1, descending=True, out=o) misses `stable`); and with out= counted among the
     arguments of any other call the parser refuses (_sort_error's are counted without it).
-    Only calls given out= pay for it.
-
-    Differences from torch: sort(x, out=tensor) keeps with_out's "argument 'out' must be tuple
-    of Tensors" (torch: "invalid combination", its two overloads listed)."""
+    Only calls given out= pay for it. sort's out= must be a tuple or list: no overload of
+    torch's takes a Tensor there, so sort(x, out=tensor) lists both."""
 
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, out=None, **kwargs):
             if out is None:
                 return fn(*args, **kwargs)
-            if op == "sort" or ("stable" in kwargs and isinstance(out, Tensor)):
+            if isinstance(out, (tuple, list) if op == "sort" else Tensor) and (
+                op == "sort" or "stable" in kwargs
+            ):
                 try:
                     return fn(*args, out=out, **kwargs)
                 except TypeError as e:
@@ -319,12 +336,12 @@ def sort(input: Tensor, *args, stable=_UNSET, dim=_UNSET, descending=_UNSET):
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         kwargs = {"stable": stable, "dim": dim, "descending": descending}
         return run_converted(sort, (input, *args), kwargs)
-    dim, descending = _sort_arguments("sort", input, args, stable, dim, descending)
-    dim, idx = _sorted_parts(input, dim, descending, "sort")
+    given, descending = _sort_arguments("sort", input, args, stable, dim, descending)
+    dim, idx = _sorted_parts(input, given, descending, "sort")
     values = _gather(SortValues, input, dim, idx)
     if stable is not _UNSET:  # torch's `stable=` overload: another node name
         name_node(values, "SortBackward1", (input,))
-    return return_types.sort(_watched_pair(values, _int64(input, idx)))
+    return return_types.sort(_watched_pair(values, _int64(input, idx), given))
 
 
 @_sort_out("argsort")
@@ -428,24 +445,38 @@ def _sym_int(k, op: str) -> int:
 @_exact_out(_expected_dtype)
 @_outs_apart(2)
 @with_out
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+def topk(
+    input: Tensor = REQUIRED,
+    k: int = REQUIRED,
+    dim: int = -1,
+    largest: bool = True,
+    sorted: bool = True,
+    *extra,
+):
     """The k largest (or smallest) values along dim and their indices, sorted. Mirrors
     torch.topk (on the CPU, tied values' indices as torch's CPU kernel picks and orders them).
 
     Differences from torch: sorted=False gives the sorted order (torch's CPU kernel leaves
     nth_element's) where the row has no ties; off the CPU, ties keep input order."""
+    if extra:
+        raise too_many_positional("topk", 5 + len(extra), 5, 2)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(topk, (input, k, dim, largest, sorted))
     try:
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        if input is REQUIRED or k is REQUIRED:
+            raise missing_required("topk", input=input, k=k) from None
         raise not_tensor("topk", input) from None
     if k.__class__ is not int:  # torch's SymInt k: an integer tensor of one element too
+        if k is REQUIRED:
+            raise missing_required("topk", input=input, k=k)
         k = _sym_int(k, "topk")
     if largest.__class__ is not bool:  # (None would sort ascending: the k smallest)
         raise flag_error("topk", "largest", largest, 4)
     if sorted.__class__ is not bool:
         raise flag_error("topk", "sorted", sorted, 5)
+    given = dim
     d = wrap_dim(dim, x.ndim, "topk", "dim", 3)  # torch checks dim, then k, then the dtype
     n = x.shape[d] if x.ndim else 1
     if not 0 <= k <= n:
@@ -464,7 +495,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         if _has_ties(xp, x, dim, k, xp.take_along_axis(x, idx, dim)):
             idx = _ties_as_torch(xp, x, dim, k, largest, sorted, idx)
     values = _gather(TopkValues, input, dim, idx)
-    return return_types.topk(_watched_pair(values, _int64(input, idx)))
+    return return_types.topk(_watched_pair(values, _int64(input, idx), given))
 
 
 def _has_ties(xp, x, dim: int, k: int, vals) -> bool:
@@ -532,19 +563,28 @@ def _kthvalue_resize(out, input, k, dim=-1, keepdim=False):
 @_exact_out(_kthvalue_out_message)
 @_outs_apart(1)
 @with_out(resize=_kthvalue_resize)
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
+def kthvalue(
+    input: Tensor = REQUIRED, k: int = REQUIRED, dim: int = -1, keepdim: bool = False, *extra
+):
     """The k-th smallest value along dim and its index. Mirrors torch.kthvalue."""
+    if extra:
+        raise too_many_positional("kthvalue", 4 + len(extra), 4, 2)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(kthvalue, (input, k, dim, keepdim))
     try:
         x = input._data
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
+        if input is REQUIRED or k is REQUIRED:
+            raise missing_required("kthvalue", input=input, k=k) from None
         raise not_tensor("kthvalue", input) from None
     if k.__class__ is not int:  # a float, None or bool k is torch's TypeError
+        if k is REQUIRED:
+            raise missing_required("kthvalue", input=input, k=k)
         k = _sym_int(k, "kthvalue")
     if keepdim.__class__ is not bool:
         raise flag_error("kthvalue", "keepdim", keepdim, 4)
     d = wrap_dim(dim, x.ndim, "kthvalue", "dim", 3)
+    saved = {"saved_dim": operator.index(dim), "saved_keepdim": keepdim}  # (grad_fn._saved_*)
     n = x.shape[d] if x.ndim else 1
     if not 1 <= k <= n:
         if n == 0:
@@ -563,14 +603,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     else:
         dim, idx = _sorted_parts(input, dim, False, "kthvalue")
         if not x.ndim:
-            return return_types.kthvalue(
-                _watched_pair(_gather(KthvalueValues, input, 0, idx), _int64(input, idx))
-            )
+            indices = _int64(input, idx)
+            values = watch_indices(_gather(KthvalueValues, input, 0, idx), indices, **saved)
+            return return_types.kthvalue((values, indices))
         idx = _take_along(xp, idx, dim, k - 1, k)
     if keepdim:
-        return return_types.kthvalue(
-            _watched_pair(_gather(KthvalueValues, input, dim, idx), _int64(input, idx))
-        )
+        indices = _int64(input, idx)
+        values = watch_indices(_gather(KthvalueValues, input, dim, idx), indices, **saved)
+        return return_types.kthvalue((values, indices))
     idx = idx.reshape(idx.shape[:dim] + idx.shape[dim + 1 :])
     key = []
     r = len(idx.shape)
@@ -582,7 +622,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
             key.append(xp.arange(n).reshape((n,) + (1,) * (r - 1 - pos)))
     plan = IndexPlan(None, tuple(key), None, "Alias", x.shape, idx.shape, True)
     values = KthvalueValues.apply(input, plan=plan)
-    return return_types.kthvalue(_watched_pair(values, _int64(input, idx)))
+    indices = _int64(input, idx)
+    return return_types.kthvalue((watch_indices(values, indices, **saved), indices))
 
 
 # Rows longer in all than this take the first equal value in input order rather than torch's
@@ -840,12 +881,15 @@ def _default_of(keyword: str):
     return False if keyword in ("out_int32", "right") else None
 
 
-def _flags_ok(out_int32, right, side=None) -> bool:
-    """Whether torch's parser takes these: the flags Python bools (not 1, not None), side a str."""
+def _flags_ok(out_int32, right, side=None, sorter=None, out=None) -> bool:
+    """Whether torch's parser takes these: the flags Python bools (not 1, not None), side a str,
+    sorter and out tensors (not a list or an array) or None."""
     return (
         out_int32.__class__ is bool
         and right.__class__ is bool
         and (side is None or side.__class__ is str)
+        and (sorter is None or isinstance(sorter, Tensor))
+        and (out is None or isinstance(out, Tensor))
     )
 
 
@@ -870,10 +914,10 @@ def searchsorted(
         or kwargs
         or not isinstance(sorted_sequence, Tensor)
         or not isinstance(input, (Tensor, numbers.Number))
-        or not _flags_ok(out_int32, right, side)
+        or not _flags_ok(out_int32, right, side, sorter, out)
     ):
         # torch's argument parser: neither overload takes them (searchsorted(list, tensor),
-        # right=1, NumPy's searchsorted(a, v, "right") or v=)
+        # right=1, NumPy's searchsorted(a, v, "right") or v=, sorter=a list)
         kw = {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter, "out": out}
         raise _searchsorted_no_overload(sorted_sequence, input, extra, kwargs, **kw)
     if side is not None:
@@ -1049,7 +1093,7 @@ def bucketize(
         or kwargs
         or not isinstance(boundaries, Tensor)
         or not isinstance(input, (Tensor, numbers.Number))
-        or not _flags_ok(out_int32, right)
+        or not _flags_ok(out_int32, right, out=out)
     ):
         from minitorch._ops._parser_errors import overload_error
 
@@ -1107,9 +1151,15 @@ def no_derivative(result: Tensor, inputs, op: str) -> Tensor:
     return NoDerivative.apply(*tracked, result=result._data, op=op)
 
 
-def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+def bincount(
+    input: Tensor = REQUIRED, weights: Tensor | None = None, minlength: int = 0, *extra
+) -> Tensor:
     """Counts of each value of a 1-D non-negative integer tensor (weighted sums with weights).
     Mirrors torch.bincount (the output size needs a host sync on a GPU)."""
+    if extra:
+        raise too_many_positional("bincount", 3 + len(extra), 3, 1)
+    if input is REQUIRED:
+        raise missing_required("bincount", input=input)
     if not isinstance(input, Tensor):
         raise not_tensor("bincount", input)
     if weights is not None and not isinstance(weights, Tensor):
@@ -1206,7 +1256,9 @@ def histc(input: Tensor, bins: int = 100, min=0, max=0, *, out=None) -> Tensor:
     pos *= xp.asarray(bins, dtype=x.dtype)
     pos /= right - left
     pos = pos.astype("int64")
-    xp.minimum(pos, bins - 1, out=pos)  # x == hi goes into the last bin
+    # x == hi goes into the last bin; a NaN position (0 / 0: min and max that round to one value
+    # in the input's dtype) into bin 0, as torch's on x86
+    xp.clip(pos, 0, bins - 1, out=pos)
     pos = xp.where(valid, pos, bins)
     counts = input._device.backend.bincount(pos, bins + 1)[:bins]
     result = _make(counts.astype(x.dtype), input._device, False, None)
@@ -1282,6 +1334,24 @@ def _histogram_error(input, bins, extra, range, weight, density, out, unknown) -
     return overload_error("histogram", _HISTOGRAM_FORMS, method_forms, named, unknown=unknown)
 
 
+def floats_head_ok(seq) -> bool:
+    """Whether torch's parser matches seq to a `tuple of floats` argument (histogram's and
+    histogramdd's range): a tuple or list whose first element (the only one it reads then) is a
+    number or a NumPy scalar, not a tensor; check_float_elements reads the others later."""
+    return isinstance(seq, (tuple, list)) and (not seq or is_number(seq[0]))
+
+
+def check_float_elements(op: str, seq) -> None:
+    """torch's parse-time TypeError for an element of a `tuple of floats` seq (None: none) that
+    is no real number (a 0-d tensor is one)."""
+    for i, edge in enumerate(seq or ()):
+        if isinstance(edge, (str, bytes)) or not hasattr(type(edge), "__float__"):
+            raise TypeError(
+                f"{op}(): argument 'range' must be tuple of floats, but found element of "
+                f"type {type_name(edge)} at pos {i + 1}"
+            )
+
+
 def histogram(input, bins=100, *extra, range=None, weight=None, density=False, out=None, **kwargs):
     """(hist, bin_edges) of input: bins equal-width bins over range (the data's by default) or
     explicit edges. Mirrors torch.histogram (the data's range needs a host sync on a GPU)."""
@@ -1293,18 +1363,14 @@ def histogram(input, bins=100, *extra, range=None, weight=None, density=False, o
         or not isinstance(input, Tensor)
         or not (explicit or counted)
         or (explicit and range is not None)
-        or (range is not None and not isinstance(range, (tuple, list)))
+        or (range is not None and not floats_head_ok(range))
         or (weight is not None and not isinstance(weight, Tensor))
         or density.__class__ is not bool
+        or (out is not None and not isinstance(out, (tuple, list)))
     ):
         args = (input, bins, extra, range, weight, density, out, kwargs)
         raise _histogram_error(*args)
-    for i, edge in enumerate(range or ()):
-        if isinstance(edge, (str, bytes)) or not hasattr(type(edge), "__float__"):
-            raise TypeError(
-                "histogram(): argument 'range' must be tuple of floats, but found element of "
-                f"type {type_name(edge)} at pos {i + 1}"
-            )
+    check_float_elements("histogram", range)
     if out is not None:  # (the tensor-bins overload has no range: out is one argument sooner)
         check_out_tuple(out, 2, "histogram", 4 if explicit else 5)
     if explicit:
@@ -1491,12 +1557,15 @@ def _histogram_kernel(backend, points, bins, edges, w, density: bool):
             x = xp.where(valid, col, e[0])  # out-of-range values would overflow the cast
             pos = ((x - e[0]) * xp.asarray(n, dtype=x.dtype) / (e[-1] - e[0])).astype("int64")
             xp.clip(pos, 0, n, out=pos)
-            # the upper_bound of x among edges pos-1, pos, pos+1 (sorted: a count of those <= x)
+            # the upper_bound of x among edges [pos - 1, pos + 2) that exist (sorted: a count of
+            # those <= x); at pos 0 that is edges 0 and 1 only (a range collapsed in the input's
+            # dtype has equal edges there)
             first = xp.maximum(pos - 1, 0)
+            stop = xp.minimum(pos + 2, n + 1)
             found = xp.zeros_like(pos)
             for k in range(3):
                 j = first + k
-                found += (j <= n) & (e[xp.minimum(j, n)] <= x)
+                found += (j < stop) & (e[xp.minimum(j, n)] <= x)
             pos = first + found - 1
         pos = xp.where(pos == n, n - 1, pos)  # the last bin includes its right edge
         flat = flat * n + pos

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import builtins
 import numbers
+import operator
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import strided_view
 from minitorch._ops._common import (
     check_int,
@@ -23,6 +25,7 @@ from minitorch._ops.pointwise import _out, _out_exact
 from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
+from minitorch._tensor_methods import _int_list
 from minitorch.autograd.function import name_node
 
 # fmt: off
@@ -183,8 +186,10 @@ def complex_unsupported(self, op: str):
 # --- select, fill, detach, the unsafe_* splits ---
 
 
-def select(input, dim, index) -> Tensor:
+def select(input=REQUIRED, dim=REQUIRED, index=REQUIRED, *extra) -> Tensor:
     """The slice at `index` along `dim`, a view with one dimension less. Mirrors torch.select."""
+    if extra or input is REQUIRED or dim is REQUIRED or index is REQUIRED:
+        raise arity_error("select", extra, 3, input=input, dim=dim, index=index)
     _check_tensor(input, "select")
     if input.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -568,15 +573,35 @@ _GRADIENT_FORMS = tuple(
 )
 
 
+def _gradient_parses(spacing, dim, edge_order) -> bool:
+    """Whether one of torch.gradient's overloads takes these keywords: an int edge_order, an
+    int dim or a sequence whose first element is one (torch's parser reads a sequence's type
+    from its first element; bools are no ints there), and a number, a 0-d tensor, or a tuple or
+    list (of numbers or of tensors, checked later) for spacing."""
+    if edge_order.__class__ is bool or not is_index(edge_order):
+        return False
+    if isinstance(dim, (tuple, list)):
+        if dim and (dim[0].__class__ is bool or not is_index(dim[0])):
+            return False
+    elif dim is not None and (dim.__class__ is bool or not is_index(dim)):
+        return False
+    if isinstance(spacing, Tensor):
+        return spacing.ndim == 0
+    return spacing is None or isinstance(spacing, (numbers.Number, tuple, list))
+
+
 def _gradient_overloads(input, spacing, dim, edge_order) -> TypeError:
-    """torch's parser error for a spacing no overload takes (a 1-D coordinates tensor not
-    wrapped in a tuple, as numpy.gradient would take it)."""
+    """torch's parser error for keywords no overload takes (_gradient_parses), such as a 1-D
+    coordinates tensor not wrapped in a tuple, as numpy.gradient would take it."""
     from minitorch._call_site import call_keywords
     from minitorch._ops._parser_errors import overload_error
 
-    passed = call_keywords("gradient", depth=2) or ()
-    named = [("input", input), ("spacing", spacing)]
-    named += [(n, v) for n, v in (("dim", dim), ("edge_order", edge_order)) if n in passed]
+    if isinstance(spacing, (tuple, list)) and spacing:
+        check_tensor_list(list(spacing), 1)  # (torch's last overload fails on a number first)
+    passed = call_keywords("gradient", depth=2)
+    given = (("spacing", spacing, 1), ("dim", dim, None), ("edge_order", edge_order, 1))
+    named = [("input", input)]  # (an unread call: the keywords not at their defaults)
+    named += [(n, v) for n, v, d in given if (n in passed if passed is not None else v is not d)]
     return overload_error("gradient", _GRADIENT_FORMS, _GRADIENT_FORMS, named)
 
 
@@ -590,8 +615,14 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     a RuntimeError; torch does not check it and computes from the wrong coordinates, or gives a
     result of another shape (4 coordinates for a dim of size 3: 4 rows)."""
     _check_tensor(input, "gradient")
-    if isinstance(spacing, Tensor) and spacing.ndim != 0:
+    if not _gradient_parses(spacing, dim, edge_order):
         raise _gradient_overloads(input, spacing, dim, edge_order)
+    if dim.__class__ is not int and dim is not None:  # (NumPy ints; a sequence's later items)
+        seq = isinstance(dim, (tuple, list))
+        dim = _int_list(dim, "gradient", "dim") if seq else operator.index(dim)
+    if spacing.__class__ not in (int, float) and isinstance(spacing, numbers.Number):
+        spacing = operator.index(spacing) if is_index(spacing) else float(spacing)  # (NumPy's)
+    edge_order = operator.index(edge_order)
     if not (spacing is None or isinstance(spacing, (int, float, Tensor))):
         spacing = _spacing_list(spacing)
     if input._data.dtype == "uint8":
@@ -631,14 +662,24 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
 # --- histogramdd ---
 
 
-def _histogramdd_overloads(input, bins) -> TypeError:
-    from minitorch._ops._common import arg_types, no_overload
+def _histogramdd_overloads(input, bins, **kwargs) -> TypeError:
+    """torch's parser TypeError for histogramdd arguments no overload takes, as the call was
+    written; kwargs: range, weight and density, in that order (one at its default counts when
+    the call gave it)."""
+    from minitorch._call_site import call_arguments, passed_by_keyword
+    from minitorch._ops._parser_errors import overload_error
 
     rest = "tuple of floats range = None, Tensor weight = None, bool density = False"
     kinds = ("int", "tuple of ints", "tuple of Tensors")
-    return no_overload(
-        "histogramdd", arg_types(input, bins), [f"Tensor input, {k} bins, {rest}" for k in kinds]
-    )
+    forms = [f"Tensor input, {k} bins, {rest}" for k in kinds]
+    call = call_arguments("histogramdd")
+    positional = 0 if call is None else call[0]
+    named = [("input", input), ("bins", bins)]
+    for at, (name, value) in enumerate(kwargs.items(), start=2):
+        default = False if name == "density" else None
+        if value is not default or positional > at or passed_by_keyword(name, "histogramdd"):
+            named.append((name, value))
+    return overload_error("histogramdd", forms, (), named)
 
 
 def _histogramdd_bin(b, i):
@@ -659,23 +700,40 @@ def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out
 
     if bins is None:  # required, as in torch (histogram's default of 10 is not histogramdd's)
         _missing_bins(input, range=range, weight=weight, density=density, out=out)
+    from minitorch._ops.sorting import (
+        check_float_elements,
+        floats_head_ok,
+        histogramdd_arrays,
+        no_derivative,
+    )
+
+    if (
+        (range is not None and not floats_head_ok(range))
+        or (weight is not None and not isinstance(weight, Tensor))
+        or density.__class__ is not bool
+    ):
+        raise _histogramdd_overloads(input, bins, range=range, weight=weight, density=density)
+    check_float_elements("histogramdd", range)
     _check_tensor(input, "histogramdd")
     # A 1-D input is refused rather than read as one point (torch: points are input[..., :D]).
     if input.ndim == 0:
         raise IndexError("Dimension specified as -1 but tensor has no dimensions")
     if input.ndim < 2:
         raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
-    from minitorch._ops.sorting import histogramdd_arrays, no_derivative
-
     xp = input._device.backend.xp
     x = input._data
     dims = x.shape[-1]
     if bins.__class__ is int or (bins.__class__ is not bool and is_index(bins)):
         bins = [index(bins, "histogramdd", "bins")] * dims
     elif isinstance(bins, (str, Tensor, float, bool)) or not hasattr(bins, "__iter__"):
-        raise _histogramdd_overloads(input, bins)
+        raise _histogramdd_overloads(input, bins, range=range, weight=weight, density=density)
     bins = [b if isinstance(b, Tensor) else _histogramdd_bin(b, i) for i, b in enumerate(bins)]
     if len(bins) != dims:
+        if any(isinstance(b, Tensor) for b in bins):  # (torch's first check of explicit edges)
+            raise RuntimeError(
+                f"torch.histogramdd: expected {dims} sequences of bin edges for a {dims}-"
+                f"dimensional histogram but got {len(bins)}"
+            )
         raise RuntimeError(
             "histogramdd: The size of bins must be equal to the innermost dimension of the input."
         )

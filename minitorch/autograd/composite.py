@@ -20,7 +20,7 @@ from minitorch.autograd.function import (
 )
 from minitorch.autograd.grad_mode import state
 
-__all__ = ["as_node", "one_node"]
+__all__ = ["as_node", "one_node", "show_saved"]
 
 # NOTE [ Composite nodes ]
 # torch runs mse_loss, pad, embedding, pixel_shuffle... as one kernel, so the graph a user walks
@@ -99,6 +99,16 @@ class _Composite:
 
 
 _CLASSES: dict = {}
+_SHOWN: dict = {}  # node name -> the _Composite subclass whose _saved_attrs its nodes answer
+
+
+def show_saved(name: str, attrs: dict) -> None:
+    """Composite nodes named `name` answer grad_fn._saved_<key> for each key of `attrs` (a
+    Function's _saved_attrs: functions of the node, reading what as_node(attrs=...) kept in its
+    __dict__), as torch's node of that name does."""
+    fn = _SHOWN[name] = type("_Composite", (_Composite,), {"_saved_attrs": attrs})
+    if name in _CLASSES:
+        _CLASSES[name]._fn = fn
 
 
 def _node_class(name: str):
@@ -106,7 +116,7 @@ def _node_class(name: str):
     if cls is None:
         attrs = {  # prints as torch's node; NOTE [ Built-in nodes show no saved_tensors ]
             "__slots__": (),
-            "_fn": _Composite,
+            "_fn": _SHOWN.get(name, _Composite),
             "__module__": "builtins",
             "saved_tensors": HIDDEN_SAVED_TENSORS,
         }
@@ -114,7 +124,7 @@ def _node_class(name: str):
     return cls
 
 
-def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=False):
+def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=False, attrs=None):
     """`out` (a Tensor or a tuple of them), its recorded history folded into one node named
     `name` whose edges are `inputs` (Tensors, or None for an absent optional tensor) in torch's
     order; see NOTE [ Composite nodes ]. `hidden`: (argument name, value) pairs of the other
@@ -122,8 +132,9 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
     class weights): one that requires grad raises torch's error. `saved`: the arguments or
     results (Tensors; None is skipped) torch's node saves for backward, which then refuses them
     once changed in place. `keep`: torch's node saves no tensor, so a second backward runs it
-    again (NOTE [ Kept saved values ]). Unchanged when nothing was recorded or when the result
-    is an input's own node (a composite that returned its input)."""
+    again (NOTE [ Kept saved values ]). `attrs`: values the node keeps in its __dict__ for its
+    grad_fn._saved_<name> attributes (show_saved). Unchanged when nothing was recorded or when
+    the result is an input's own node (a composite that returned its input)."""
     for arg, a in hidden:
         if isinstance(a, Tensor) and a._requires_grad and state.enabled:
             raise RuntimeError(
@@ -184,6 +195,8 @@ def as_node(out, name: str, inputs, hidden=(), op: str = "", saved=(), keep=Fals
     node._materialize = False
     node.xp = None
     node._out_device = None
+    if attrs:
+        node.__dict__.update(attrs)
     if len(outs) > 1:
         node._n_out = len(outs)
     for nr, (o, r) in enumerate(zip(outs, roots, strict=True)):
@@ -215,12 +228,13 @@ def _checks(saved, outs) -> tuple:
     return tuple(entries)
 
 
-def one_node(name: str, inputs=None, saved=(), keep=False):
+def one_node(name: str, inputs=None, saved=(), keep=False, shows=False):
     """Decorates a composite function so its result is one node named `name` (as_node). Its
     edges are the arguments named in `inputs` (default: every Tensor argument), in that order;
     its other Tensor arguments are non-differentiable, as in torch. `saved`: the names of the
     arguments torch's node saves, and "result" for its result (as_node's `saved`); `keep`:
-    torch's node saves no tensor (as_node's `keep`)."""
+    torch's node saves no tensor (as_node's `keep`); `shows`: the node keeps the arguments,
+    by name, as `args` in its __dict__, for the _saved_<name> attributes show_saved gives it."""
 
     def decorate(fn):
         import inspect
@@ -234,19 +248,23 @@ def one_node(name: str, inputs=None, saved=(), keep=False):
             if not state.enabled:
                 return out
             kept = ()
-            if saved:
+            attrs = None
+            if saved or shows:
                 named = dict(zip(params, args, strict=False))
                 named.update(kwargs)
                 kept = [out if k == "result" else named.get(k) for k in saved]
+                attrs = {"args": named} if shows else None
             if where is None:
                 shown = [a for a in args if isinstance(a, Tensor)]
                 shown += [a for a in kwargs.values() if isinstance(a, Tensor)]
-                return as_node(out, name, shown, saved=kept, keep=keep)
+                return as_node(out, name, shown, saved=kept, keep=keep, attrs=attrs)
             shown = [args[i] if i < len(args) else kwargs.get(k) for i, k in where]
             named = dict(zip(params, args, strict=False))
             named.update(kwargs)
             hidden = [(k, v) for k, v in named.items() if k not in inputs]
-            return as_node(out, name, shown, hidden, fn.__name__, saved=kept, keep=keep)
+            return as_node(
+                out, name, shown, hidden, fn.__name__, saved=kept, keep=keep, attrs=attrs
+            )
 
         return wrapper
 

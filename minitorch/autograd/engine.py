@@ -1093,6 +1093,8 @@ def _pre_hooks(node, grads, node_hooks=True):
 def _post_hooks(node, grad_inputs, grad_outputs):
     # a hook sees None for an unused output, as in torch, not the zeros backward got
     grad_outputs = getattr(grad_outputs, "received", grad_outputs)
+    if "_hooked_grad" in node.__dict__:  # a hooked AccumulateGrad (see _accumulate_hooked)
+        grad_outputs = (node.__dict__.pop("_hooked_grad"),)
     shown = node._shown
     if shown is not None:  # the hooks see the edges next_functions lists (a custom Function's
         # Tensor inputs), as torch's
@@ -1109,7 +1111,8 @@ def _post_hooks(node, grad_inputs, grad_outputs):
 
 
 def _hook_name(hook) -> str:
-    return getattr(hook, "__name__", type(hook).__name__)
+    name = getattr(hook, "__name__", None)  # torch's: a partial or a callable object has none
+    return name if isinstance(name, str) else "<unknown>"
 
 
 def _check_hook_result(hook, old: Tensor, new) -> None:
@@ -1143,6 +1146,8 @@ def _check_hook_results(hook, old, new) -> tuple:
 
 def _full_type(t: Tensor) -> str:
     name = _type_name(t._data.dtype)
+    if t._device.type == "meta":  # no legacy tensor type there: torch's "MetaDoubleType"
+        return f"Meta{name[len('torch.') : -len('Tensor')]}Type"
     return name if t._device.type == "cpu" else name.replace("torch.", f"torch.{t._device.type}.")
 
 
@@ -1249,14 +1254,20 @@ def _store_grad(leaf: Tensor, g: Tensor, create_graph: bool) -> None:
 
 
 def _post_accumulate_hooks(leaf: Tensor, hooks: dict) -> None:
+    arg = leaf
+    modified = False
     for hook in list(hooks.values()):
-        returned = hook(leaf)
-        if returned is not None and returned is not leaf:
-            # (the leaf itself is accepted: `lambda p: p.add_(...)`, torch's own docs example)
-            # torch checks the value as any hook's first (a Variable of the leaf's type and
-            # size), then refuses any value
-            _check_hook_result(hook, leaf, returned)
-            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        returned = hook(arg)
+        if returned is not None and returned is not arg:
+            # (the argument itself is accepted: `lambda p: p.add_(...)`, torch's own docs
+            # example.) As torch's, a value is checked as any hook's (a Variable of the leaf's
+            # type and size) and handed to the next hooks in the leaf's place; the backward
+            # fails once they all ran.
+            _check_hook_result(hook, arg, returned)
+            arg = returned
+            modified = True
+    if modified:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _accumulate_hooked(acc: AccumulateGrad, g: Tensor, create_graph: bool) -> tuple:
@@ -1280,6 +1291,8 @@ def _accumulate_hooked(acc: AccumulateGrad, g: Tensor, create_graph: bool) -> tu
     post = leaf.__dict__.get("_post_acc_hooks")
     if post:
         _post_accumulate_hooks(leaf, post)
+    if acc._hooks is not None:  # its post hooks see the gradient the hooks above left, as torch's
+        acc.__dict__["_hooked_grad"] = g
     return ()
 
 

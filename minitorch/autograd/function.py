@@ -162,6 +162,10 @@ class Node:
         if name.startswith("_saved_") and _saved_shown(self, name[7:]):
             fn = type(self)._fn
             key = name[7:]
+            attr = getattr(fn, "_saved_attrs", {}).get(key)
+            if attr is not None:  # a ctx attribute's name, or a function of the node (first:
+                # it may answer for a saved tensor, as product_attrs' for one not saved)
+                return attr(self) if callable(attr) else self.__dict__[attr]
             names = getattr(fn, "_saved_names", ())
             if key in names:
                 value = self._stored_tensors[names.index(key)]
@@ -171,9 +175,6 @@ class Node:
                     dt = minitorch.float64 if isinstance(value, float) else None
                     return minitorch.tensor(value, dtype=dt)
                 return value
-            attr = getattr(fn, "_saved_attrs", {}).get(key)
-            if attr is not None:  # a ctx attribute's name, or a function of the node
-                return attr(self) if callable(attr) else self.__dict__[attr]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
@@ -530,6 +531,13 @@ def saved_uint64(v: int) -> int:
     """An int64 argument as torch's grad_fn._saved_<name> shows it: its binding reads the value
     back as an unsigned number, so a negative dim or shift -1 shows as 2**64 - 1."""
     return v & 0xFFFFFFFFFFFFFFFF
+
+
+def saved_dim(node) -> int:
+    """A _saved_attrs entry: grad_fn._saved_dim of a node whose ctx.dim is wrapped, as torch's
+    shows it: the dim as the call gave it (kept on the node as saved_dim where it differs, a
+    negative one, which torch's binding reads back unsigned)."""
+    return saved_uint64(node.__dict__.get("saved_dim", node.dim))
 
 
 def _saved_shown(node, key: str) -> bool:

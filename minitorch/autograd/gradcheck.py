@@ -5,7 +5,8 @@ from __future__ import annotations
 import itertools
 import warnings
 
-from minitorch._tensor import Tensor, _make
+from minitorch._dtype import from_numpy
+from minitorch._tensor import Size, Tensor, _make
 from minitorch.autograd.engine import grad as _autograd_grad
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
@@ -59,7 +60,9 @@ def gradcheck(
     forward_ad), so the forward check tests the backward of the backward; without vmap,
     check_batched_grad checks what a batched backward relies on instead, that the
     vector-Jacobian product is linear in the grad_output, and check_batched_forward_grad is
-    accepted but adds nothing. Sparse layouts do not exist, so `masked` has no effect.
+    accepted but adds nothing. Sparse layouts do not exist, so `masked` has no effect. In fast
+    mode an empty input's J u is zero, where torch's finite difference is NaN for a NaN output
+    (a mean over an empty dim) and fails.
     """
     if not (check_forward_ad or check_backward_ad):
         raise AssertionError(
@@ -288,6 +291,8 @@ def _numerical_jacobians(p: _Problem, x: Tensor):
 
 def _differences(p: _Problem, before, after, idx=None):
     """(after - before) / (2 eps), flattened, for each floating output (None for the others)."""
+    from minitorch._ops._common import quiet
+
     out = []
     for a, b in zip(before, after, strict=True):
         if a is None or b is None:
@@ -297,14 +302,19 @@ def _differences(p: _Problem, before, after, idx=None):
         if a.shape != b.shape:
             raise AssertionError(
                 f"Expected `func` to return outputs with the same shape when inputs are perturbed "
-                f"{on_index}by {p.eps}, but got: shapes {a.shape} and {b.shape}."
+                f"{on_index}by {p.eps}, but got: shapes {Size(a.shape)} and {Size(b.shape)}."
             )
         if a.dtype != b.dtype:
             raise AssertionError(
                 f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
-                f"{on_index}by {p.eps}, but got: dtypes {a.dtype} and {b.dtype}."
+                f"{on_index}by {p.eps}, but got: dtypes {from_numpy(a.dtype)} and "
+                f"{from_numpy(b.dtype)}."
             )
-        out.append(((b - a) / (2 * p.eps)).reshape(-1) if a.dtype.kind == "f" else None)
+        if not from_numpy(a.dtype).is_floating_point:
+            out.append(None)
+            continue
+        with quiet(p.diff_inputs[0]._device.backend.xp):  # eps=0: torch's 0 / 0, silent NaN
+            out.append(((b - a) / (2 * p.eps)).reshape(-1))
     return out
 
 
@@ -407,7 +417,7 @@ def _fast_check(p: _Problem):
             numerical = _read((all_ju[k][p.kept[i]] * v).sum())
             # atol scaled like torch's: the sum over v^T (atol everywhere) u
             atol = p.atol * _read(u.sum()) * _read(v.sum())
-            if abs(analytical - numerical) > atol + p.rtol * abs(numerical):
+            if not _close(analytical, numerical, p.rtol, atol):
                 x = p.diff_inputs[k]
                 # the two numbers as Python floats, as torch prints them in fast mode
                 msg = _mismatch_msg(i, k, numerical, analytical)
@@ -535,6 +545,11 @@ def _directional(p: _Problem, x, u):
     arr[...] = orig + step
     after = p.evaluate()
     arr[...] = orig
+    if not arr.size:
+        # No direction to move in: J u is zero. torch differences the two (equal) evaluations,
+        # which is NaN where an output is NaN (a mean over an empty dim), and fails.
+        xp = x._device.backend.xp
+        return [d if d is None else xp.zeros_like(d) for d in _differences(p, before, after)]
     return _differences(p, before, after)
 
 
@@ -545,9 +560,10 @@ def _fast_forward_check(p: _Problem):
         u = _unit_vector(x, streams)
         numerical = _directional(p, x, u)
         analytical = _tangents(p, x, u)
+        atol = p.atol * _read(u.sum())  # scaled like torch's: the sum over (atol everywhere) u
         for i, o in enumerate(p.outputs):
             n, a = numerical[p.kept[i]], analytical[i]
-            if not _allclose(o._device.backend.xp, a, n, p.rtol, p.atol):
+            if not _allclose(o._device.backend.xp, a, n, p.rtol, atol):
                 msg = _forward_mismatch_msg(i, k, _show(n, o), _show(a, o))
                 raise GradcheckError(msg + _slow_forward_report(p, i, k))
 
@@ -603,10 +619,11 @@ def _check_undefined_grad(func, inputs, diff_inputs):
 
 
 def _check_batched_grad(diff_inputs, output, output_idx):
-    # See the docstring of gradcheck: vjp(v1 + v2) must equal vjp(v1) + vjp(v2).
-    streams = {}
-    v1 = _unit_vector(output, streams)
-    v2 = _unit_vector(output, streams)
+    # See the docstring of gradcheck: vjp(v1 + v2) must equal vjp(v1) + vjp(v2). The two
+    # grad_outputs are torch's: randn_like(output) twice, from the default stream.
+    from minitorch import randn_like
+
+    v1, v2 = (randn_like(output)._data.reshape(-1) for _ in range(2))
 
     def vjp(v):
         g = _make(v.reshape(output._data.shape), output._device, False, None)
@@ -651,8 +668,7 @@ def _differentiable_outputs(out):
 
 
 def _jacobian_dtype(t: Tensor):
-    dt = t._data.dtype
-    return dt if dt.kind == "f" else t._device.backend.xp.float64
+    return t._data.dtype if t.dtype.is_floating_point else t._device.backend.xp.float64
 
 
 def _zeros_like(t: Tensor) -> Tensor:
@@ -675,8 +691,23 @@ def _read(x):
     return x.item() if hasattr(x, "item") else x
 
 
+def _check_tolerances(rtol, atol):
+    # torch compares with torch.allclose, which refuses a negative tolerance
+    from minitorch._ops.logical import check_tolerances
+
+    check_tolerances(rtol, atol)
+
+
+def _close(a: float, b: float, rtol, atol) -> bool:
+    """torch.allclose of two numbers: equal (infinities too), or |a - b| <= atol + rtol * |b|
+    (never for a NaN)."""
+    _check_tolerances(rtol, atol)
+    return a == b or abs(a - b) <= atol + rtol * abs(b)
+
+
 def _allclose(xp, a, b, rtol, atol) -> bool:
     """|a - b| <= atol + rtol * |b| everywhere (torch.allclose; b is the reference)."""
+    _check_tolerances(rtol, atol)
     return bool(_read(xp.allclose(a, b, rtol=rtol, atol=atol)))
 
 

@@ -91,15 +91,27 @@ class saved_tensors_hooks:  # noqa: N801 - torch's name
         self.unpack_hook = unpack_hook
 
     def __enter__(self):
+        if not (callable(self.pack_hook) and callable(self.unpack_hook)):
+            raise TypeError(  # torch's binding refuses them before its disabled check
+                "_push_saved_tensors_default_hooks(): incompatible function arguments. The "
+                "following argument types are supported:\n    1. (arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\n"
+                f"Invoked with: {self.pack_hook!r}, {self.unpack_hook!r}"
+            )
         if state.saved_hooks_disabled is not None:
             raise RuntimeError(state.saved_hooks_disabled)
-        self._prev = state.saved_hooks
-        state.saved_hooks = (self.pack_hook, self.unpack_hook)
-        return self
+        pushed = _PushedHooks((self.pack_hook, self.unpack_hook))
+        pushed.prev = state.saved_hooks
+        state.saved_hooks = pushed  # returns None, as torch's
 
     def __exit__(self, *exc):
-        state.saved_hooks = self._prev
+        state.saved_hooks = state.saved_hooks.prev  # torch's pop: one object may nest in itself
         return False
+
+
+class _PushedHooks(tuple):
+    """state.saved_hooks: the (pack, unpack) pair in force, and in `prev` the one it hides (the
+    stack torch keeps per thread)."""
 
 
 class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
@@ -123,33 +135,19 @@ class save_on_cpu(saved_tensors_hooks):  # noqa: N801 - torch's name
         super().__init__(pack, unpack)
 
 
-class disable_saved_tensors_hooks:  # noqa: N801 - torch's name
-    """A region where entering saved_tensors_hooks raises RuntimeError(error_message).
-    Mirrors torch.autograd.graph.disable_saved_tensors_hooks."""
-
-    def __init__(self, error_message: str):
-        self.error_message = error_message
-
-    def __enter__(self):
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str):
+    """A region where entering saved_tensors_hooks raises RuntimeError(error_message); also a
+    decorator. Mirrors torch.autograd.graph.disable_saved_tensors_hooks (a generator context
+    manager there too: one object is entered once)."""
+    prev = state.saved_hooks_disabled
+    try:
         if state.saved_hooks is not None:  # torch refuses to disable hooks already in force
-            raise RuntimeError(self.error_message)
-        self._prev = state.saved_hooks_disabled
-        state.saved_hooks_disabled = self.error_message
-        return self
-
-    def __exit__(self, *exc):
-        state.saved_hooks_disabled = self._prev
-        return False
-
-    def __call__(self, fn):
-        import functools
-
-        @functools.wraps(fn)
-        def wrapper(*args, **kwargs):
-            with self:
-                return fn(*args, **kwargs)
-
-        return wrapper
+            raise RuntimeError(error_message)
+        state.saved_hooks_disabled = error_message
+        yield
+    finally:
+        state.saved_hooks_disabled = prev
 
 
 _mutation_allowed = False  # inside allow_mutation_on_saved_tensors (torch's flag is global too)

@@ -92,23 +92,14 @@ def tree_map(fn, tree, none_is_leaf: bool = False):
 
 def broadcast_prefix(prefix, spec):
     """The leaves of `prefix` (a tree whose leaves are ints or None) broadcast over the tree of
-    `spec`: a leaf of `prefix` covers a whole subtree. None when the structures do not match."""
-    out: list = []
-    return out if _broadcast_into(prefix, spec, out) else None
+    `spec`: a leaf of `prefix` covers a whole subtree. None when the structures do not match.
 
-
-def _broadcast_into(prefix, spec, out: list) -> bool:
-    node = None if prefix is None else _children(prefix)
-    if node is None:  # a leaf of the prefix (None included) covers the whole subtree
-        out.extend([prefix] * num_leaves(spec))
-        return True
-    if spec is _LEAF:
-        return False
-    kind, context, kids = node
-    skind, scontext, skids = spec
-    if kind is not skind or context != scontext or len(kids) != len(skids):
-        return False
-    return all(_broadcast_into(p, s, out) for p, s in zip(kids, skids, strict=True))
+    torch's rules (torch.utils._pytree._broadcast_to_and_flatten, which vmap's in_dims and
+    out_dims go through): any two standard dicts (dict, OrderedDict, defaultdict) match when
+    their keys do, in any order, and the leaves come in the prefix's key order; vmap pairs them
+    with the inputs' leaves in the inputs' order, as torch's does."""
+    full = _nodes.tree_structure(tree_unflatten([0] * num_leaves(spec), spec))
+    return _nodes._broadcast_to_and_flatten(prefix, full)
 
 
 def spec_str(spec) -> str:

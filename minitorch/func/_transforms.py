@@ -560,7 +560,9 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
     Differences from torch: minitorch has no forward-mode AD, so the Jacobian is computed in
     reverse mode (one backward pass per output element): the same numbers, another cost, and
     forward mode's dtypes (see NOTE [ Forward-mode dtypes ] in minitorch/autograd/functional.py)
-    with values rounded through the input's dtype. `randomness` is accepted and validated only.
+    with values rounded through the input's dtype. func runs once, so `randomness` 'same' and
+    'different' both give every column the same draws; 'error' (the default) refuses random ops,
+    as torch's vmap does (minitorch/func/_vmap.py's random_ops_refused).
     Where f calls a user autograd.Function (which needs a vmap rule, as torch's), its jvp is
     called once per element of the inputs instead (see minitorch/func/_custom.py).
     """
@@ -572,7 +574,13 @@ def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error")
                 "Only allowed values for randomness are 'error', 'different', or 'same'. Got "
                 f"{randomness}"
             )
-        return _jacobian(func, argnums, has_aux, args, "jvp(f, primals, tangents)", forward=True)
+        from minitorch.func._vmap import random_ops_refused  # (_vmap imports this module)
+
+        refused = random_ops_refused() if randomness == "error" else contextlib.nullcontext()
+        with refused:
+            return _jacobian(
+                func, argnums, has_aux, args, "jvp(f, primals, tangents)", forward=True
+            )
 
     return wrapper
 
@@ -581,6 +589,8 @@ def _forward_primal(level: _Level):
     def fresh(x):
         if isinstance(x, Tensor):
             _check_dual_dtype(x, "primal")
+        else:  # torch's jacfwd counts each primal's elements (None's too) before any check:
+            x.numel()  # Python's AttributeError, in its words ('numpy.ndarray' object ...)
         return level.differentiable(x)
 
     return fresh

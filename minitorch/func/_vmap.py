@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import minitorch
@@ -30,7 +31,9 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
     Differences from torch: minitorch has no batching rules, so func runs once per index of the
     mapped dimension (a Python loop) and the results are stacked; the numbers are the same, the
-    cost grows with the batch. Consequences: `chunk_size` changes nothing but is validated;
+    cost grows with the batch. Consequences: `chunk_size` changes nothing but is validated
+    (a non-int by name, where torch fails in its chunking; torch's AssertionError for a chunked
+    batch of size 0);
     randomness='error' refuses a draw from a Generator passed explicitly before it happens, as
     torch does, but sees draws from the default generators by their states once func has run
     (raising then, with the generators put back), so a CUDA default stream's are not refused;
@@ -59,13 +62,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=N
 
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
-        if chunk_size is not None and (
-            isinstance(chunk_size, bool) or not hasattr(type(chunk_size), "__index__")
-        ):
-            raise TypeError(
-                f"vmap: chunk_size must be an int or None, got {type(chunk_size).__name__}"
-            )
-        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs)
+        return _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size)
 
     return wrapped
 
@@ -173,9 +170,27 @@ def _zeros_sample(flat_args, flat_dims, spec):
     return tree_unflatten(out, spec)
 
 
-def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
+def _check_chunk_size(chunk_size, batch) -> None:
+    """The chunk_size checks torch makes when it splits the batch into chunks (minitorch runs
+    sample by sample, so the chunks change nothing here).
+
+    Differences from torch: a chunk_size that is no int is refused by name; torch fails in its
+    chunking arithmetic ("can't multiply sequence by non-int of type 'float'", tensor_split's
+    parser error for True). A batch of size 0 fails torch's assertion on the chunks' outputs,
+    there being none, as here."""
+    if isinstance(chunk_size, bool) or not hasattr(type(chunk_size), "__index__"):
+        raise TypeError(
+            f"vmap: chunk_size must be an int or None, got {type(chunk_size).__name__}"
+        )
+    if batch == 0:
+        raise AssertionError("arg_spec must not be None")
+
+
+def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs, chunk_size=None):
     _check_out_dims(out_dims, func)
     batch, flat_dims, flat_args, spec = _batched_inputs(func, in_dims, args)
+    if chunk_size is not None and (batch == 0 or chunk_size.__class__ is not int):
+        _check_chunk_size(chunk_size, batch)
     rng_before = _rng_snapshot() if randomness == "error" else None
     # Every sample may walk a graph made before this call (autograd.grad(y, x, v) per v): it is
     # freed once they all have (NOTE [ Graphs shared by vmap's samples ] in autograd/engine.py).
@@ -217,6 +232,22 @@ def _vmap_impl(func, in_dims, out_dims, randomness, args, kwargs):
 
 def _rng_snapshot() -> list:
     return minitorch.random._snapshot()
+
+
+@contextlib.contextmanager
+def random_ops_refused():
+    """randomness='error' outside vmap's sample loop (jacfwd, which is vmap over jvp in torch):
+    a draw from a Generator passed explicitly is refused before it happens, one from a default
+    generator once the block has run (its state put back)."""
+    vr = minitorch.random._vmap_randomness
+    refusing = vr.refuses
+    vr.refuses = True
+    before = _rng_snapshot()
+    try:
+        yield
+    finally:
+        vr.refuses = refusing
+    _check_no_random_op(before)
 
 
 def _check_no_random_op(before: list) -> None:

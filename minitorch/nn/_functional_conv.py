@@ -8,6 +8,7 @@ import warnings
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _settings
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import REQUIRED
 from minitorch._factories import _typename
 from minitorch._ops._common import index, int_list, is_index, type_name
 from minitorch._ops.activation import _float_only
@@ -325,6 +326,24 @@ def _conv_overload_error(op: str, args: tuple, error: TypeError) -> TypeError:
     return invalid_arguments(op, _CONV_FORMS, args[:n], kwargs)
 
 
+def _conv_arity_error(op: str, args: tuple, extra: tuple) -> TypeError:
+    """torch's TypeError for conv1d/2d/3d (`args` its seven parameters, REQUIRED where left
+    out) given too few or too many positional arguments: no overload takes them, so its parser
+    lists both, with the call's keywords where the call can be read."""
+    from minitorch._call_site import call_arguments
+    from minitorch._ops._parser_errors import invalid_arguments
+
+    names_ = ("input", "weight", "bias", "stride", "padding", "dilation", "groups")
+    call = call_arguments(op)
+    if call is None:  # (keywords unknown: the leading arguments given, then any extra ones)
+        n = len(args) if extra else [a is REQUIRED for a in args].index(True)
+        call = (n, ())
+    n, names = call
+    values = dict(zip(names_, args, strict=True))
+    kwargs = {k: values[k] for k in reversed(names) if k in values}
+    return invalid_arguments(op, _CONV_FORMS, (*args, *extra)[:n], kwargs)
+
+
 def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     op = f"conv{n}d"
     try:
@@ -400,25 +419,40 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     return out.squeeze(0) if unbatched else out
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+def conv1d(
+    input=REQUIRED, weight=REQUIRED, bias=None, stride=1, padding=0, dilation=1, groups=1, *extra
+) -> Tensor:
     """1-d cross-correlation over (N, C, L) or (C, L). Mirrors torch.nn.functional.conv1d."""
+    if extra or input is REQUIRED or weight is REQUIRED:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        raise _conv_arity_error("conv1d", args, extra)
     if _autocast.state.any_enabled:
         args = (input, weight, bias, stride, padding, dilation, groups)
         return _autocast.call(conv1d, _autocast.LOWER, args)
     return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+def conv2d(
+    input=REQUIRED, weight=REQUIRED, bias=None, stride=1, padding=0, dilation=1, groups=1, *extra
+) -> Tensor:
     """2-d cross-correlation over (N, C, H, W) or (C, H, W). Mirrors
     torch.nn.functional.conv2d."""
+    if extra or input is REQUIRED or weight is REQUIRED:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        raise _conv_arity_error("conv2d", args, extra)
     if _autocast.state.any_enabled:
         args = (input, weight, bias, stride, padding, dilation, groups)
         return _autocast.call(conv2d, _autocast.LOWER, args)
     return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
 
 
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1) -> Tensor:
+def conv3d(
+    input=REQUIRED, weight=REQUIRED, bias=None, stride=1, padding=0, dilation=1, groups=1, *extra
+) -> Tensor:
     """3-d cross-correlation. Mirrors torch.nn.functional.conv3d."""
+    if extra or input is REQUIRED or weight is REQUIRED:
+        args = (input, weight, bias, stride, padding, dilation, groups)
+        raise _conv_arity_error("conv3d", args, extra)
     if _autocast.state.any_enabled:
         args = (input, weight, bias, stride, padding, dilation, groups)
         return _autocast.call(conv3d, _autocast.LOWER, args)

@@ -7,8 +7,10 @@ import functools
 import math
 
 from minitorch import _dtype, _ops
+from minitorch._arg_errors import too_many_positional
 from minitorch._ops import _with_numpy_aliases
 from minitorch._ops._common import not_tensor
+from minitorch._ops._parser_errors import missing_arguments
 from minitorch._ops.distance import (
     LinfDistance,
     PairwiseDistance1,
@@ -98,14 +100,22 @@ def cosine_similarity(*args, **kwargs):
     # torch's parser names a wrong-typed dim or eps with its position only when it was passed by
     # position: this wrapper (which also takes NumPy's axis=, NOTE [ NumPy argument aliases ])
     # sees which
-    if kwargs or len(args) > 2:  # (the defaults need no check)
+    if kwargs or len(args) != 2:  # (the defaults need no check)
         _check_cosine_args(args, kwargs)
     return _cosine_similarity(*args, **kwargs)
 
 
 def _check_cosine_args(args, kwargs) -> None:
     """NumPy's axis= read as dim (in place), then torch's TypeErrors for a dim that is no int
-    and an eps that is no float, with the position of one passed by position."""
+    and an eps that is no float, with the position of one passed by position; before them,
+    too many or too few arguments in its parser's words."""
+    if len(args) > 4:
+        raise too_many_positional("cosine_similarity", len(args), 4, 2)
+    if len(args) < 2:
+        params = (("x1", False), ("x2", False))
+        missing = missing_arguments("cosine_similarity", params, args, kwargs)
+        if missing is not None:
+            raise missing
     if "axis" in kwargs:
         if "dim" in kwargs:
             raise TypeError("cosine_similarity() got both 'dim' and its alias 'axis'")

@@ -274,3 +274,9 @@ def fractional_max_pool3d(
         input, kernel_size, output_size, output_ratio, True, _random_samples
     )
     return res if return_indices else res[0]
+
+
+for _f in (fractional_max_pool2d, fractional_max_pool3d):  # See NOTE [ Boolean-dispatch names ]
+    _f.__qualname__ = "_" + _f.__name__
+    globals()[_f.__qualname__] = _f
+del _f

@@ -12,6 +12,8 @@ import numbers
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
+from minitorch import _memory_format as _mf
+from minitorch._ops._common import same_device
 from minitorch._ops.activation import _float_only
 from minitorch._ops.nn_kernels import batch_norm_kernel, group_norm_kernel, layer_norm_kernel
 from minitorch._ops.pointwise_more import rsqrt
@@ -62,9 +64,13 @@ def _check_channels(name: str, t, c: int) -> None:
         raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
 
 
-def _check_batch_channels(c: int, training, running_mean, running_var, weight, bias) -> None:
-    """batch_norm's checks of its parameters, in torch's order: each one's size (c elements),
-    then the running statistics: both needed in evaluation, both or neither while training."""
+def _check_batch_channels(input, training, running_mean, running_var, weight, bias) -> None:
+    """batch_norm's checks of its parameters, in torch's order: each one's size (the input's
+    channels), the running statistics both needed in evaluation, every one on the input's
+    device (the statistics are no inputs of the kernel's node, whose device check would miss
+    them; a meta one: torch's "Tensor on device meta is not on the expected device cpu!"), then
+    both statistics or neither while training."""
+    c = input.shape[1]
     for name, t in (
         ("running_mean", running_mean),
         ("running_var", running_var),
@@ -73,12 +79,14 @@ def _check_batch_channels(c: int, training, running_mean, running_var, weight, b
     ):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if running_mean is None or running_var is None:
-        if not training:
-            name = "running_mean" if running_mean is None else "running_var"
-            raise RuntimeError(f"{name} must be defined in evaluation mode")
-        if running_mean is not running_var:  # one of them None
-            raise ValueError(_ONE_STAT)
+    if not training and (running_mean is None or running_var is None):
+        name = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for t in (weight, bias, running_mean, running_var):
+        if t is not None and t._device is not input._device:
+            same_device(input, t, "batch_norm")
+    if running_mean is not running_var and (running_mean is None or running_var is None):
+        raise ValueError(_ONE_STAT)
 
 
 _ONE_STAT = "running_mean and running_var must either both be None or neither be None"
@@ -177,6 +185,7 @@ def _update_running(running: Tensor, batch_stat: Tensor, momentum: float) -> Non
 
 
 _FUSED_FLOATS = (_dtype.float32, _dtype.float64)
+_DENSE_FORMATS = (_mf.contiguous_format, _mf.channels_last, _mf.channels_last_3d)
 
 # NOTE [ Half inputs of the norms are one node ]
 # A float16/bfloat16 input (float32 norms kept in a half model, or all-half layers) is normalized
@@ -201,9 +210,14 @@ def _half_batch_norm(input, running_mean, running_var, weight, bias, training, m
     # rounded once), else the input's half dtype (rounded there before normalizing)
     mixed = any(t is not None and t.dtype is _dtype.float32 for t in params)
     stats = None if mixed else _dtype.numpy_dtype(input.dtype)
+    # torch's bfloat16 kernel for a contiguous (or channels-last) input rounds its statistics
+    # as it goes (its float16 one, measured, updates them in float32 as the others here)
+    dense = input.dtype is _dtype.bfloat16 and any(
+        _mf.is_in(input._data, f) for f in _DENSE_FORMATS
+    )
     rm, rv = wide(running_mean), wide(running_var)
     out = batch_norm_kernel(
-        input.float(), wide(weight), wide(bias), rm, rv, training, momentum, eps, stats
+        input.float(), wide(weight), wide(bias), rm, rv, training, momentum, eps, stats, dense
     )
     if training:
         with no_grad():
@@ -264,7 +278,7 @@ def _batch_norm(input, running_mean, running_var, weight, bias, training, moment
             _check_channels(name, t, 0)
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     c = input.shape[1]
-    _check_batch_channels(c, training, running_mean, running_var, weight, bias)
+    _check_batch_channels(input, training, running_mean, running_var, weight, bias)
     # torch refuses an integer input before it compares the parameters' dtypes with it
     _float_only(input, "batch_norm", "batch_norm")
     _check_param_dtypes(input, weight, bias, running_mean, running_var, training)

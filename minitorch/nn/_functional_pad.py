@@ -16,8 +16,8 @@ from minitorch._factories import full
 from minitorch._ops._common import is_index, not_tensor, zeros_of
 from minitorch._tensor import Tensor
 from minitorch._tensor_methods import _int_list, _type_name
-from minitorch.autograd.composite import as_node
-from minitorch.autograd.function import Function, name_node
+from minitorch.autograd.composite import as_node, show_saved
+from minitorch.autograd.function import Function, name_node, saved_uint64
 from minitorch.autograd.grad_mode import state
 from minitorch.nn import _argcheck as _arg
 
@@ -63,7 +63,8 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
         out = _constant(input, pairs, 0 if value is None else value)
         if out._grad_fn is None or out._grad_fn._fn is ConstantPadNd:
             return out
-        return as_node(out, "ConstantPadNdBackward0", (input,), keep=True)
+        attrs = {"pairs": tuple(pairs)}  # (for grad_fn._saved_pad)
+        return as_node(out, "ConstantPadNdBackward0", (input,), keep=True, attrs=attrs)
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0:
@@ -99,7 +100,7 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     name = _PAD_NODES[mode].format(k)
     # torch's reflection/replication backward reads the input: See NOTE [ Zero-gradient edges ]
     keep = mode != "circular" and input.dtype.is_floating_point
-    out = _ModePad.apply(input, plan=tuple(plan), name=name, keep=keep)
+    out = _ModePad.apply(input, plan=tuple(plan), name=name, keep=keep, pad=tuple(pad))
     return name_node(out, name, (input,))
 
 
@@ -359,6 +360,12 @@ def _fold_dim(xp, g, dim: int, runs, size: int, center_at):
     return out
 
 
+def _saved_pad(node) -> tuple:
+    """grad_fn._saved_pad / _saved_padding of the padding nodes: the pads as given, read back
+    unsigned as torch's binding does."""
+    return tuple(saved_uint64(p) for p in node.pad)
+
+
 class _ModePad(Function):
     """out = a padded with copies of its own slices along each dim of plan ((dim, runs,
     out_size, center_at) each; see _runs);  grad_a = _ModePadBackward(grad), those copies'
@@ -368,9 +375,15 @@ class _ModePad(Function):
     a scatter-add in backward) made reflect padding of (4, 16, 32, 32, 32) 15x slower than
     torch's forward and 19x its backward."""
 
+    _saved_attrs = {  # grad_fn._saved_padding and _saved_self (as torch's; none for CopySlices)
+        "padding": _saved_pad,
+        "self": lambda node: node._stored_tensors[0],
+    }
+    _saved_shown = {"CopySlices": ()}
+
     @staticmethod
-    def forward(ctx, a, *, plan, name, keep):
-        ctx.plan, ctx.pad_name, ctx.in_shape = plan, name, a._data.shape
+    def forward(ctx, a, *, plan, name, keep, pad=()):
+        ctx.plan, ctx.pad_name, ctx.in_shape, ctx.pad = plan, name, a._data.shape, pad
         if keep:  # See NOTE [ Zero-gradient edges ]
             ctx.save_for_backward(a)
         x = a._data
@@ -384,7 +397,9 @@ class _ModePad(Function):
     @staticmethod
     def backward(ctx, grad):
         inputs = (grad, *ctx._stored_tensors)
-        out = _ModePadBackward.apply(*inputs, plan=ctx.plan, name=ctx.pad_name, shape=ctx.in_shape)
+        out = _ModePadBackward.apply(
+            *inputs, plan=ctx.plan, name=ctx.pad_name, shape=ctx.in_shape, pad=ctx.pad
+        )
         name = ctx.pad_name.replace("Backward0", "BackwardBackward0")
         # torch's circular padding is copies into slices: its gradient's last op is a slice's
         return name_node(out, "SliceBackwardBackward0" if name == "CopySlices" else name, inputs)
@@ -400,9 +415,12 @@ class _ModePadBackward(Function):
     grad_a = 0 (the input, when given, is read for its version only: NOTE [ Zero-gradient
     edges ])"""
 
+    _saved_attrs = {"padding": _saved_pad}  # grad_fn._saved_padding (as torch's)
+    _saved_shown = _ModePad._saved_shown
+
     @staticmethod
-    def forward(ctx, grad, *a, plan, name, shape):
-        ctx.plan, ctx.pad_name = plan, name
+    def forward(ctx, grad, *a, plan, name, shape, pad=()):
+        ctx.plan, ctx.pad_name, ctx.pad = plan, name, pad
         if a:
             ctx.save_for_backward(*a)
         return _ModePadBackward.kernel(ctx.xp, grad._data, plan, shape)
@@ -419,9 +437,18 @@ class _ModePadBackward(Function):
         needs = ctx.needs_input_grad
         gg = None
         if needs[0]:
-            gg = _ModePad.apply(g, plan=ctx.plan, name=ctx.pad_name, keep=False)
+            gg = _ModePad.apply(g, plan=ctx.plan, name=ctx.pad_name, keep=False, pad=ctx.pad)
             gg = name_node(gg, ctx.pad_name, (g,))
         return (gg, *(zeros_of(a) if n else None for a, n in zip(saved, needs[1:], strict=True)))
+
+
+def _saved_pad_pairs(node) -> tuple:
+    """ConstantPadNdBackward0's _saved_pad: the pads as given (from the node's (dim, left,
+    right) pairs), read back unsigned as torch's binding does."""
+    return tuple(saved_uint64(p) for _, left, right in node.pairs for p in (left, right))
+
+
+show_saved("ConstantPadNdBackward0", {"pad": _saved_pad_pairs})
 
 
 class ConstantPadNd(Function):
@@ -429,6 +456,8 @@ class ConstantPadNd(Function):
     cat per padded dim (perf11, session 27); grad_input = the interior of grad (torch's
     constant_pad_nd with the pads negated). A channels-last 4-d input gives a channels-last
     result, as torch's."""
+
+    _saved_attrs = {"pad": _saved_pad_pairs}  # grad_fn._saved_pad (as torch's)
 
     @staticmethod
     def forward(ctx, input, *, pairs, value):

@@ -9,6 +9,7 @@ import math
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._factories import tensor, zeros
 from minitorch._ops import gather, where
 from minitorch._ops._common import (
@@ -467,17 +468,19 @@ def _avg_poolnd(
 
 
 def avg_pool2d(
-    input,
-    kernel_size,
+    input=REQUIRED,
+    kernel_size=REQUIRED,
     stride=None,
     padding=0,
     ceil_mode=False,
     count_include_pad=True,
     divisor_override=None,
-    *,
+    *extra,
     out=None,
 ):
     """Mean over 2-d windows. Mirrors torch.nn.functional.avg_pool2d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("avg_pool2d", extra, 7, input=input, kernel_size=kernel_size)
     _check_tensor(input, "avg_pool2d")
     if input.ndim < 3:  # torch reads size(-3) first; a larger rank is refused later
         if input.ndim == 0:
@@ -501,17 +504,19 @@ def avg_pool2d(
 
 
 def avg_pool3d(
-    input,
-    kernel_size,
+    input=REQUIRED,
+    kernel_size=REQUIRED,
     stride=None,
     padding=0,
     ceil_mode=False,
     count_include_pad=True,
     divisor_override=None,
-    *,
+    *extra,
     out=None,
 ):
     """Mean over 3-d windows. Mirrors torch.nn.functional.avg_pool3d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("avg_pool3d", extra, 7, input=input, kernel_size=kernel_size)
     if _autocast.state.any_enabled and out is None:  # an out= variant runs uncast, as in torch
         return _autocast.call(
             avg_pool3d,
@@ -533,9 +538,19 @@ def avg_pool3d(
     )
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+def avg_pool1d(
+    input=REQUIRED,
+    kernel_size=REQUIRED,
+    stride=None,
+    padding=0,
+    ceil_mode=False,
+    count_include_pad=True,
+    *extra,
+):
     """Mean over 1-d windows (a 2-d pool over (1, L), as torch does). Mirrors
     torch.nn.functional.avg_pool1d."""
+    if extra or input is REQUIRED or kernel_size is REQUIRED:
+        raise arity_error("avg_pool1d", extra, 6, input=input, kernel_size=kernel_size)
     if ceil_mode.__class__ is not bool or count_include_pad.__class__ is not bool:
         _check_tensor(input, "avg_pool1d")
         args = {"kernel_size": kernel_size, "stride": stride, "padding": padding}
@@ -1063,6 +1078,25 @@ def adaptive_max_pool3d(input, output_size, return_indices=False):
             adaptive_max_pool3d, _autocast.FP32_CPU, (input, output_size, return_indices)
         )
     return _adaptive_max(input, 3, output_size, return_indices, "adaptive_max_pool3d")
+
+
+# NOTE [ Boolean-dispatch names ]
+# torch's F.max_pool2d & co. are boolean_dispatch wrappers calling its _max_pool2d (or
+# max_pool2d_with_indices), so Python's TypeError for a missing or extra argument names
+# "_max_pool2d()"; the qualified name (which Python's message uses) says the same here, at no
+# cost per call, and the module binds that name too, so that pickle finds the function by it.
+# (torch's F.threshold is its _threshold outright.)
+for _f in (
+    max_pool1d,
+    max_pool2d,
+    max_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
+    adaptive_max_pool3d,
+):
+    _f.__qualname__ = "_" + _f.__name__
+    globals()[_f.__qualname__] = _f
+del _f
 
 
 def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):

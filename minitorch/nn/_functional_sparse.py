@@ -11,13 +11,14 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype, _ops
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._factories import arange, ones_like, zeros
 from minitorch._ops._common import index, not_tensor, type_name
 from minitorch._ops.inplace import _check_autograd_rules
 from minitorch._ops.reduction_more import vector_norm
 from minitorch._tensor import Tensor, _make
-from minitorch.autograd.composite import one_node
-from minitorch.autograd.function import Function
+from minitorch.autograd.composite import one_node, show_saved
+from minitorch.autograd.function import Function, check_watched, saved_uint64
 from minitorch.autograd.grad_mode import is_grad_enabled, no_grad
 from minitorch.nn import _argcheck as _arg
 
@@ -184,7 +185,32 @@ class _ScaledGrad(Function):
         return gg
 
 
-@one_node("EmbeddingBackward0", ("weight",), saved=("input",))
+def _saved_indices(node) -> Tensor:
+    """EmbeddingBackward0's _saved_indices: the input, until a backward frees it."""
+    check_watched(node)  # raises torch's freed-graph error
+    return node.args["input"]
+
+
+def _saved_padding_idx(node) -> int:
+    """EmbeddingBackward0's _saved_padding_idx: the row, -1 for none (read back unsigned)."""
+    args = node.args
+    row = _padding_idx(args.get("padding_idx"), args["weight"].shape[0])
+    return saved_uint64(-1 if row is None else row)
+
+
+show_saved(  # grad_fn._saved_<name> (as torch's)
+    "EmbeddingBackward0",
+    {
+        "indices": _saved_indices,
+        "padding_idx": _saved_padding_idx,
+        "scale_grad_by_freq": lambda node: node.args.get("scale_grad_by_freq", False),
+        "sparse": lambda node: node.args.get("sparse", False),
+        "weight_sym_argsize_0": lambda node: node.args["weight"].shape[0],
+    },
+)
+
+
+@one_node("EmbeddingBackward0", ("weight",), saved=("input",), shows=True)
 def embedding(
     input: Tensor,
     weight: Tensor,
@@ -768,14 +794,16 @@ def _check_offsets(offsets: Tensor, length: int, input_dtype=None) -> None:
             raise RuntimeError("offsets must be monotonically increasing")
 
 
-def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor = REQUIRED, num_classes: int = -1, *extra) -> Tensor:
     """An int64 tensor of shape input.shape + (num_classes,) with a 1 at each value. Mirrors
     torch.nn.functional.one_hot.
 
     Differences from torch: none in results; num_classes=-1 reads the maximum back to the host
     (as torch does on CUDA), so pass num_classes in device code.
     """
-    if not isinstance(input, Tensor):  # torch's argument parser: a NumPy array, a list
+    if extra or not isinstance(input, Tensor):  # torch's argument parser: a NumPy array, a list
+        if extra or input is REQUIRED:
+            raise arity_error("one_hot", extra, 2, input=input)
         raise not_tensor("one_hot", input)
     if input.dtype is not _dtype.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")

@@ -14,6 +14,7 @@ import warnings
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, _ops
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops import activation as _act
 from minitorch._ops._common import check_int, not_tensor
 from minitorch._ops.activation import (  # noqa: F401  (F's names for the activation kernels)
@@ -79,6 +80,8 @@ from minitorch.overrides import (  # noqa: F401  # isort: skip  (copies of torch
     has_torch_function_variadic,
 )
 
+_threshold = threshold  # torch's own name of F.threshold (pickle finds it by that name)
+
 
 def _check_tensor(x, op: str, arg: str = "input", pos: int = 1) -> None:
     if not isinstance(x, Tensor):  # (torch names a Python class bare: "ReLU", its tp_name)
@@ -97,9 +100,15 @@ def _check_has_method(x, method: str) -> None:
 
 
 def linear(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, *, out: Tensor | None = None
+    input: Tensor = REQUIRED,
+    weight: Tensor = REQUIRED,
+    bias: Tensor | None = None,
+    *extra,
+    out: Tensor | None = None,
 ) -> Tensor:
     """input @ weight.T + bias. Mirrors torch.nn.functional.linear."""
+    if extra or input is REQUIRED or weight is REQUIRED:
+        raise arity_error("linear", extra, 3, input=input, weight=weight)
     if _autocast.state.any_enabled and out is None:  # torch's out= variant runs uncast
         return _autocast.call(linear, _autocast.LOWER, (input, weight, bias))
     _check_tensor(input, "linear")

@@ -9,6 +9,7 @@ from minitorch import _dtype
 from minitorch._factories import arange
 from minitorch._factories import eye as _eye
 from minitorch._ops import where
+from minitorch._ops.inplace import _check_overlap
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.grad_mode import no_grad
 from minitorch.random import _stream as _torch_stream
@@ -30,6 +31,17 @@ __all__ = [
     "kaiming_normal_",
     "orthogonal_",
     "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]
 
 # NOTE [ Drawing init values ]
@@ -75,11 +87,7 @@ def _check_uniform_range(a: float, b: float) -> None:
 
 
 def _uniform(tensor, a, b, generator):
-    if not isinstance(tensor, Tensor):  # torch calls tensor.uniform_(a, b) first
-        raise AttributeError(f"'{type(tensor).__name__}' object has no attribute 'uniform_'")
-    _check_floating(tensor, "check_uniform_bounds")
-    _check_uniform_range(a, b)
-    with no_grad():
+    with no_grad():  # uniform_'s own checks: the arguments' types, the dtype, the range
         return tensor.uniform_(a, b, generator=generator)
 
 
@@ -233,6 +241,8 @@ def trunc_normal_(
     range through erfinv), not by torch's rejection loop, so nothing is read back to the host;
     same law.
     """
+    if tensor.is_meta:
+        return tensor
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
@@ -250,6 +260,7 @@ def trunc_normal_(
     else:
         _check_floating(tensor, "check_uniform_bounds")
         _check_uniform_range(a, b)
+    _check_overlap(tensor)  # torch's first fill refuses an expanded tensor before it draws
     s = _torch_stream(tensor._device, generator, "trunc_normal_")
     if s is not None:
         arr = _torch_trunc_normal_values(s, tensor, mean, std, a, b)
@@ -284,7 +295,7 @@ def zeros_(tensor: Tensor) -> Tensor:
 
 def eye_(tensor: Tensor) -> Tensor:
     """Fills a 2-D tensor with the identity. Mirrors torch.nn.init.eye_."""
-    if tensor.ndim != 2:
+    if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _write(tensor, _eye(*tensor.shape, dtype=tensor.dtype, device=tensor.device))
 
@@ -292,7 +303,7 @@ def eye_(tensor: Tensor) -> Tensor:
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """Fills a 3/4/5-D (conv weight) tensor with the Dirac delta: the conv is the identity on
     as many channels as possible (per group). Mirrors torch.nn.init.dirac_."""
-    ndim = tensor.ndim
+    ndim = tensor.ndimension()
     if ndim not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
     sizes = tuple(tensor.shape)
@@ -382,7 +393,7 @@ def kaiming_normal_(
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     """A (semi-)orthogonal matrix (trailing dims flattened), times gain. Mirrors torch's."""
-    if tensor.ndim < 2:
+    if tensor.ndimension() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
@@ -401,10 +412,13 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     q = q * xp.sign(xp.diagonal(r))  # makes the decomposition unique (a uniform distribution)
     if rows < cols:
         q = q.T
-    tensor.view(rows, cols)  # torch copies through such a view: the same error for a layout
     q = xp.ascontiguousarray(q).reshape(tuple(tensor.shape))
-    _write(tensor, _make(q, tensor.device, False, None))
-    with no_grad():  # torch's tensor.mul_(gain) after the copy: its errors for a bad gain
+    # torch copies through tensor.view_as(q) (the same error for a layout), then multiplies by
+    # gain in place (its errors for a bad gain), both under no_grad: a view that may no longer
+    # be used with grad enabled (a chunk of a weight whose sibling chunk was filled) still is
+    with no_grad():
+        tensor.view(rows, cols)
+        tensor.copy_(_make(q, tensor.device, False, None))
         return tensor.mul_(gain)
 
 
@@ -412,7 +426,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     """N(0, std^2) with a fraction `sparsity` of each column set to zero. Mirrors torch's: the
     values come from `generator`, the zeroed rows (one randperm per column) from the default
     generator of the tensor's device, as torch does."""
-    if tensor.ndim != 2:
+    if tensor.ndimension() != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tuple(tensor.shape)
     num_zeros = int(math.ceil(sparsity * rows))

@@ -246,10 +246,13 @@ def test_built_in_nodes_show_no_saved_tensors_as_torchviz_expects():
             seen.add(fn)
             assert not hasattr(fn, "saved_tensors"), type(fn).__name__
             # dir() lists only _saved_ names torch's node lists too (its TanhBackward0's result,
-            # MeanBackward0's input sizes)
+            # MeanBackward0's input sizes, AddmmBackward0's operands and their layouts)
             saved = {a for a in dir(fn) if a.startswith("_saved_")}
             torchs = {"_saved_self", "_saved_result", "_saved_self_sym_numel"}
-            assert saved <= torchs | {"_saved_self_sym_sizes"}, (type(fn).__name__, saved)
+            torchs |= {"_saved_self_sym_sizes", "_saved_alpha", "_saved_beta"}
+            layouts = ("", "_sym_sizes", "_sym_strides")
+            torchs |= {f"_saved_mat{i}{s}" for i in (1, 2) for s in layouts}
+            assert saved <= torchs, (type(fn).__name__, saved)
             stack.extend(u[0] for u in fn.next_functions)
 
     class Double(mt.autograd.Function):

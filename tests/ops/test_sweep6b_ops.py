@@ -70,7 +70,15 @@ _X = [5.0, 2.0, 7.0, 1.0]
         (lambda x: torch.kthvalue(x, True), "argument 'k' .* not bool"),
         (lambda x: torch.kthvalue(x, 2, keepdim=1), "argument 'keepdim' must be bool, not int"),
         (lambda x: torch.median(x, 0.0), "median\\(\\): argument 'dim' \\(position 2\\) must be"),
-        (lambda x: torch.median(x, None), "argument 'dim' must be int, not NoneType"),
+        (
+            lambda x: torch.median(x, None),
+            "median\\(\\): argument 'dim' \\(position 2\\) must be int, not NoneType",
+        ),
+        (
+            lambda x: x.nanmedian(None),
+            "nanmedian\\(\\): argument 'dim' \\(position 1\\) must be int, not NoneType",
+        ),
+        (lambda x: x.median(dim=None), "median\\(\\): argument 'dim' must be int, not NoneType"),
         (lambda x: torch.median(x, True), "argument 'dim' \\(position 2\\) must be int, not bool"),
         (lambda x: torch.median(x, 0, 1), "argument 'keepdim' \\(position 3\\) must be bool, not"),
         (lambda x: x.cummax(0.0), "cummax\\(\\): argument 'dim' \\(position 1\\) must be int"),

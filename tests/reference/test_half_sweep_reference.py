@@ -79,10 +79,6 @@ KNOWN: dict[str, str] = {
     "prod/long@float16": "torch multiplies 1,024-3,072 float16 factors rounding each step in "
     "float16 and gives NaN; ours accumulates in float32 and rounds once (more accurate)",
     "prod_dim/long@float16": "as prod/long",
-    "batch_norm@bfloat16": "both keep the batch's mean and 1 / std in bfloat16 (torch's rule), "
-    "which costs up to ~25 ulps near zero on both sides; on 3-d inputs torch rounds somewhere "
-    "else too (4-d inputs match it bit for bit): over 4 seeds ours was 0.7-25 ulps from the "
-    "float64 truth, torch 0.7-26",
     "conv2d_stride_no_bias/long@bfloat16": "torch is wrong on CPUs where its bfloat16 "
     "convolution runs on AMX (oneDNN): every value off, by up to the output's own size (1737 "
     "on 1694), while its float32 result matches ours (ours 3.3 from the float64 truth); on "

@@ -52,9 +52,6 @@ Known and left (documented):
   minitorch has no sparse tensors (its sparse gradients are dense, as documented), so these
   steps run. The programs use SparseAdam, Adagrad and SGD (momentum, nesterov) without
   weight decay, which agree.
-- sort(x, out=tensor): torch's parser lists sort's two overloads ("invalid combination");
-  minitorch keeps with_out's "argument 'out' must be tuple of Tensors, not Tensor", which
-  tests/ops/test_out_keyword.py pins.
 - A missing required argument (torch.topk(x), x.gather(1), torch.flip(x)): Python's wording
   ("missing 1 required positional argument: 'k'"), not the parser's ('... arguments: "k"').
 - An unknown keyword of sort/argsort (x.sort(foo=1)): Python's "unexpected keyword argument";

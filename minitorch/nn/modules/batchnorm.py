@@ -121,7 +121,10 @@ class _BatchNorm(_NormBase):
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
             self.num_batches_tracked.add_(1)
             if self.momentum is None:  # cumulative average: see NOTE [ Running statistics ... ]
-                factor = 1.0 / self.num_batches_tracked.to(self.running_mean.dtype)
+                # torch's factor is a Python float, read in float32 by its half kernels
+                dt = self.running_mean.dtype
+                dt = _dtype.float32 if dt in _dtype.HALF_FLOATS else dt
+                factor = 1.0 / self.num_batches_tracked.to(dt)
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         keep = not self.training or self.track_running_stats
         return F.batch_norm(

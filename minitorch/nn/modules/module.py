@@ -684,7 +684,7 @@ class Module:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the parameters' gradients: to None (default) or to zeros in place."""
         for p in self.parameters():
-            g = p._grad
+            g = p.grad  # warns for a non-leaf parameter (a MAML clone's), as torch's does
             if g is None:
                 continue
             if set_to_none:
@@ -729,7 +729,7 @@ class Module:
                 continue
             with no_grad():
                 applied = fn(param)
-            grad = param._grad
+            grad = param.grad  # warns for a non-leaf parameter, as torch's _apply does
             if swap:
                 self._swap_applied(key, param, applied, grad, fn)
                 continue
