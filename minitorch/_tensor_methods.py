@@ -249,15 +249,6 @@ def _size_args(args, op: str | None = None, name: str = "", keyword: bool = Fals
 
 _NO_DIM = object()  # Tensor.squeeze's dim when not given (None is refused, as torch's)
 _NO_OPERAND = object()  # where's input or other when not given (None is refused)
-_NOT_GIVEN = object()  # a required argument left out (torch's parser names it)
-
-
-def _refuse_dim_arguments(op: str, extra: tuple) -> None:
-    """torch's parser TypeError for x.softmax() / x.log_softmax() given no dim, or more
-    positional arguments than (dim, dtype)."""
-    if extra:
-        raise too_many_positional(op, 2 + len(extra), 2, 1)
-    raise missing_positional(op, "dim")
 
 
 def _squeeze_none_error(keyword: bool) -> None:
@@ -1615,16 +1606,16 @@ class TensorMethods:
             raise too_many_positional("logsumexp", len(args), 2, 1)
         return _ops.logsumexp(self, *args, **kwargs)
 
-    def softmax(self, dim=_NOT_GIVEN, dtype=None, *extra):
-        if dim is _NOT_GIVEN or extra:
-            _refuse_dim_arguments("softmax", extra)
+    def softmax(self, dim=REQUIRED, dtype=None, *extra):
+        if dim is REQUIRED or extra:
+            raise arity_error("softmax", extra, 2, dim=dim)
         if dtype is not None:  # dtype=float too (float64): the kernel's cast takes dtypes only
             dtype = _dtype.to_dtype(dtype, "softmax")
         return _ops.softmax(self, dim, dtype)
 
-    def log_softmax(self, dim=_NOT_GIVEN, dtype=None, *extra):
-        if dim is _NOT_GIVEN or extra:
-            _refuse_dim_arguments("log_softmax", extra)
+    def log_softmax(self, dim=REQUIRED, dtype=None, *extra):
+        if dim is REQUIRED or extra:
+            raise arity_error("log_softmax", extra, 2, dim=dim)
         if dtype is not None:
             dtype = _dtype.to_dtype(dtype, "log_softmax")
         return _ops.log_softmax(self, dim, dtype)
@@ -2105,11 +2096,9 @@ class TensorMethods:
     def pinverse(self, rcond=1e-15):
         return _ops.pinverse(self, rcond)
 
-    def matrix_power(self, n=_NOT_GIVEN, *extra):
-        if n is _NOT_GIVEN or extra:  # x.matrix_power(), x.matrix_power(2, 3): torch's parser
-            if extra:
-                raise too_many_positional("matrix_power", 1 + len(extra), 1)
-            raise missing_positional("matrix_power", "n")
+    def matrix_power(self, n=REQUIRED, *extra):
+        if n is REQUIRED or extra:  # x.matrix_power(), x.matrix_power(2, 3): torch's parser
+            raise arity_error("matrix_power", extra, 1, n=n)
         return _ops.matrix_power(self, n)
 
     def matrix_exp(self):
@@ -2299,11 +2288,9 @@ class TensorMethods:
     def bernoulli_(self, p=0.5, *, generator=None):
         return _ops.random_ops.bernoulli_(self, p, generator=generator)
 
-    def multinomial(self, num_samples=_NOT_GIVEN, replacement=False, *extra, generator=None):
-        if extra:
-            raise too_many_positional("multinomial", 2 + len(extra), 2, 1)
-        if num_samples is _NOT_GIVEN:  # x.multinomial(): torch's parser error
-            raise missing_positional("multinomial", "num_samples")
+    def multinomial(self, num_samples=REQUIRED, replacement=False, *extra, generator=None):
+        if num_samples is REQUIRED or extra:  # x.multinomial(): torch's parser error
+            raise arity_error("multinomial", extra, 2, num_samples=num_samples)
         return _ops.multinomial(self, num_samples, replacement, generator=generator)
 
     def uniform_(self, *args, **kwargs):  # uniform_(from=0, to=1, *, generator=None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops import (
     digamma,
     erf,
@@ -135,21 +135,17 @@ def logsumexp(input, dim=_MISSING, keepdim=False, *args, out=None):
     return _logsumexp("special_logsumexp", input, dim, keepdim, out, args)
 
 
-def softmax(input, dim=_MISSING, *extra, dtype=None):
+def softmax(input, dim=REQUIRED, *extra, dtype=None):
     """softmax along dim. Mirrors torch.special.softmax."""
-    if extra:
-        raise too_many_positional("special_softmax", 2 + len(extra), 2)
-    if dim is _MISSING:
-        raise missing_positional("special_softmax", "dim")
+    if dim is REQUIRED or extra:
+        raise arity_error("special_softmax", extra, 2, input=input, dim=dim)
     return _softmax(input, dim, dtype)
 
 
-def log_softmax(input, dim=_MISSING, *extra, dtype=None):
+def log_softmax(input, dim=REQUIRED, *extra, dtype=None):
     """log_softmax along dim. Mirrors torch.special.log_softmax."""
-    if extra:
-        raise too_many_positional("special_log_softmax", 2 + len(extra), 2)
-    if dim is _MISSING:
-        raise missing_positional("special_log_softmax", "dim")
+    if dim is REQUIRED or extra:
+        raise arity_error("special_log_softmax", extra, 2, input=input, dim=dim)
     return _log_softmax(input, dim, dtype)
 
 
