@@ -15,6 +15,12 @@ def too_many_positional(op: str, given: int, most: int, least: int | None = None
     )
 
 
+def no_arguments(method: str, given: int) -> TypeError:
+    """torch's TypeError for a Tensor method of no parameters (a C method of TensorBase: item,
+    tolist) given `given` positional arguments."""
+    return TypeError(f"TensorBase.{method}() takes no arguments ({given} given)")
+
+
 def missing_positional(op: str, *names: str) -> TypeError:
     """torch's TypeError for `op` called without the required `names` (the first one missing
     and every required one after it). torch writes "arguments" for one and "argument" for more."""

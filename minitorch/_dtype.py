@@ -381,13 +381,18 @@ def scalar_int_overflow(v: int) -> OverflowError:
     return OverflowError("int too big to convert")
 
 
-def wrap_int(v: int, npdt) -> int:
+def wrap_int(v: int, npdt, scalar: bool = True) -> int:
     """A Python int as an integer dtype's arithmetic kernels see it: wrapped around into its
-    range, as torch converts the number (uint8 tensor + (-1) adds 255); NumPy would raise."""
+    range, as torch converts the number (uint8 tensor + (-1) adds 255); NumPy would raise.
+    scalar: v is a number the user gave, which torch's parser reads first, so one outside
+    [-2**63, 2**64) is CPython's OverflowError (NOTE [ Ints beyond a Scalar ]); False for a
+    product the kernel forms itself (add's alpha * other), which wraps."""
     bits = 8 * npdt.itemsize
     lo = -(1 << (bits - 1)) if npdt.kind == "i" else 0
     if lo <= v < lo + (1 << bits):
         return v
+    if scalar and not SCALAR_INT_MIN <= v < SCALAR_INT_END:
+        raise scalar_int_overflow(v)
     return (v - lo) % (1 << bits) + lo
 
 
@@ -784,13 +789,23 @@ class finfo:
         )
 
 
+_NO_TYPE = object()  # (iinfo() called without its argument)
+
+
 class iinfo:
     """Machine limits of an integer dtype. Mirrors torch.iinfo."""
 
     __slots__ = ("bits", "max", "min", "dtype")
     __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
-    def __init__(self, type: dtype):
+    def __init__(self, type: dtype = _NO_TYPE, *extra, **unknown):
+        if type is _NO_TYPE or extra or unknown:  # (torch's binding words these itself)
+            if type is _NO_TYPE:
+                raise TypeError('iinfo() missing 1 required positional arguments: "type"')
+            if extra:
+                n = 1 + len(extra)
+                raise TypeError(f"iinfo() takes 1 positional argument but {n} were given")
+            raise TypeError(f"iinfo() got an unexpected keyword argument '{next(iter(unknown))}'")
         dt = _info_dtype_arg(type, "iinfo")
         if dt is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")

@@ -1420,8 +1420,8 @@ def like_subclass(func, given: dict):
     args, kwargs = [], {}
     for name, param in inspect.signature(func).parameters.items():
         value = given[name]
-        if param.kind is param.VAR_POSITIONAL:  # (full_like's *extra: empty when called)
-            continue
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):  # (*extra, **unknown:
+            continue  # refused before, empty when called)
         if param.kind is param.KEYWORD_ONLY:
             if value is not param.default:
                 kwargs[name] = value
@@ -1432,11 +1432,16 @@ def like_subclass(func, given: dict):
     return dispatch(func, [cls], tuple(args), kwargs, name=f"torch.{func.__name__}")
 
 
-def _like(input, dtype, device, op, memory_format=None):
-    """(shape, dtype, device) of a *_like result; torch's errors for input, and for a
-    channels_last memory_format that does not fit input's rank (raised before the dtype, fill
-    value and requires_grad are looked at, as torch does)."""
-    if not isinstance(input, Tensor):
+def _like(input, dtype, device, op, memory_format=None, extra=()):
+    """(shape, dtype, device) of a *_like result; torch's errors for input (REQUIRED: none
+    given), for `extra` positional arguments past it, and for a channels_last memory_format
+    that does not fit input's rank (raised before the dtype, fill value and requires_grad are
+    looked at, as torch does)."""
+    if extra or not isinstance(input, Tensor):
+        if extra:
+            raise too_many_positional(op, 1 + len(extra), 1)
+        if input is REQUIRED:
+            raise missing_positional(op, "input")
         raise TypeError(
             f"{op}(): argument 'input'{_at(1, 'input', op)} must be Tensor, not {_typename(input)}"
         )
@@ -1464,8 +1469,8 @@ def _laid_like(t: Tensor, input: Tensor, fmt, op: str) -> Tensor:
 
 
 def zeros_like(
-    input,
-    *,
+    input=REQUIRED,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -1480,13 +1485,13 @@ def zeros_like(
             return r
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format)
+    shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format, extra)
     return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
 
 def ones_like(
-    input,
-    *,
+    input=REQUIRED,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -1501,13 +1506,13 @@ def ones_like(
             return r
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format)
+    shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format, extra)
     return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
 
 def empty_like(
-    input,
-    *,
+    input=REQUIRED,
+    *extra,
     dtype=None,
     layout=None,
     device=None,
@@ -1522,7 +1527,7 @@ def empty_like(
             return r
     if pin_memory:
         _check_pin_memory()
-    shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format)
+    shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format, extra)
     out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
 
@@ -1554,27 +1559,30 @@ def full_like(
 
 
 def eye(
-    n,
+    n=REQUIRED,
     m=None,
-    *,
+    *extra,
     out=None,
     dtype=None,
     layout=None,
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """The n x m identity matrix. Mirrors torch.eye."""
     n_ = _as_int(n)
     m_ = n_ if m is None else _as_int(m)
-    if n_ is None or m_ is None:
+    if n_ is None or m_ is None or extra or unknown:
         keywords = {"out": out, "dtype": dtype, "layout": layout, "device": device,
                     "pin_memory": pin_memory, "requires_grad": requires_grad}  # fmt: skip
+        if extra or unknown or n is REQUIRED:  # (eye(), eye(2, 3, 4), eye(2, foo=1))
+            raise _eye_type_error((n, m, *extra), keywords, unknown)
         if m is None and not any(v is not None and v is not False for v in keywords.values()):
             at = _at(1, "n", "eye")
             raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
         # with a second argument or a keyword, torch's parser lists both overloads
-        raise _eye_type_error(*((n,) if m is None else (n, m)), **keywords)
+        raise _eye_type_error((n,) if m is None else (n, m), keywords)
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -1599,20 +1607,24 @@ def eye(
     return _require_grad(_make(arr, dev, False, None), requires_grad)
 
 
-def _eye_type_error(*args, **keywords) -> TypeError:
+def _eye_type_error(args: tuple, keywords: dict, unknown=None) -> TypeError:
     """torch's TypeError for eye(n, m) arguments matching neither of its overloads: the
-    arguments as the call gave them (NOTE [ Keyword arguments in argument errors ]), the keywords
-    those given a value other than the default."""
-    from minitorch._ops._parser_errors import overload_error
+    arguments as the call gave them (NOTE [ Keyword arguments in argument errors ]; n REQUIRED
+    where left out, m None where not given, then any past m), the keywords those given a value
+    other than the default, then `unknown` ones eye has not."""
+    from minitorch._ops._parser_errors import overload_error, with_extra
 
     rest = (
         "*, Tensor out = None, torch.dtype dtype = None, torch.layout layout = None, "
         "torch.device device = None, bool pin_memory = False, bool requires_grad = False"
     )
     forms = (f"int n, {rest}", f"int n, int m, {rest}")
-    named = list(zip(("n", "m"), args, strict=False))
+    named = with_extra(list(zip(("n", "m"), args[:2], strict=False)), args[2:])
+    if len(args) == 2 and args[1] is None:  # (m=None: not given)
+        named.pop()
     named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
-    return overload_error("eye", forms, forms, named)
+    named += list((unknown or {}).items())
+    return overload_error("eye", forms, forms, named, unknown=tuple(unknown or ()))
 
 
 # ---------------------------------------------------------------------------------------------

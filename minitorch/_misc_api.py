@@ -1,10 +1,9 @@
-"""Top-level odds and ends of torch's namespace: compile (a no-op), cond and while_loop (run
+"""Top-level odds and ends of torch's namespace: compile (runs eagerly), cond and while_loop (run
 eagerly), frombuffer, binomial, to_dlpack, get_device, is_distributed, the build queries, and
 Tensor.resize_."""
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Callable
@@ -47,25 +46,28 @@ class InvalidBackend(RuntimeError):
     """An unknown backend name given to compile (torch._dynamo.exc.InvalidBackend)."""
 
 
-def _check_compile_options(fullgraph, dynamic, backend, mode, options):
+def _check_compile_options(fullgraph, dynamic, backend, mode, options, disable=False):
+    # torch's order: the mode/options clash, then the backend's own checks (inductor reads mode
+    # and options, any other backend is looked up by name), then dynamic unless compiling is
+    # disabled (fullgraph is unchecked)
     if mode is not None and options is not None:
         raise RuntimeError(
             "Either mode or options can be specified, but both can't be specified at the same time."
         )
-    if mode is not None and mode not in _COMPILE_MODES:
-        raise RuntimeError(
-            f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}"
-        )
-    if options is not None and not isinstance(options, dict):
-        raise TypeError(f"compile(): options must be a dict, not {type(options).__name__}")
-    if backend is not None and not callable(backend) and backend not in _COMPILE_BACKENDS:
+    if backend == "inductor":
+        if mode is not None and mode not in _COMPILE_MODES:
+            raise RuntimeError(
+                f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}"
+            )
+        if options and not isinstance(options, dict):
+            raise AttributeError(f"'{type(options).__name__}' object has no attribute 'items'")
+    elif backend is not None and not callable(backend) and backend not in _COMPILE_BACKENDS:
         raise InvalidBackend(
             f"Invalid backend: {backend!r}, see `torch._dynamo.list_backends()` for available "
             "backends."
         )
-    for name, value in (("fullgraph", fullgraph), ("dynamic", dynamic)):
-        if value is not None and not isinstance(value, (bool, int)):
-            raise TypeError(f"compile(): {name} must be a bool, not {type(value).__name__}")
+    if not disable and dynamic is not None and not isinstance(dynamic, bool):
+        raise AssertionError(f"Expected enable to be a bool, got {type(dynamic)}")
 
 
 def compile(
@@ -82,33 +84,48 @@ def compile(
     isolate_recompiles: bool = False,
     shapes_spec=None,
 ):
-    """Returns `model` unchanged: minitorch runs eagerly and has no compiler. Mirrors
-    torch.compile's signature and argument checks (mode, backend, options), and works as
-    `compile(fn)`, `@compile` and `@compile(mode=...)`.
+    """An nn.Module wrapped in an OptimizedModule (its original in `_orig_mod`, its state_dict
+    keys prefixed `_orig_mod.`, as torch's); any other callable unchanged; `model` itself when
+    disable is set. Mirrors torch.compile's signature and argument checks (mode, backend,
+    options), and works as `compile(fn)`, `@compile` and `@compile(mode=...)`.
 
-    Differences from torch: a no-op. torch returns an OptimizedModule (or a wrapped function)
-    that compiles on first call; minitorch returns the very object given, so a compiled module
-    is the module itself (its state_dict keys carry no `_orig_mod.` prefix). The inductor
-    option names are not checked; name, recompile_limit, isolate_recompiles and shapes_spec
-    are accepted and ignored (a misspelled keyword is torch's TypeError)."""
-    _check_compile_options(fullgraph, dynamic, backend, mode, options)
-    if model is None:
-        return functools.partial(
-            compile,
-            fullgraph=fullgraph,
-            dynamic=dynamic,
-            backend=backend,
-            mode=mode,
-            options=options,
-            name=name,
-            disable=disable,
-            recompile_limit=recompile_limit,
-            isolate_recompiles=isolate_recompiles,
-            shapes_spec=shapes_spec,
-        )
+    Differences from torch: nothing is compiled, every call runs eagerly: a callable backend is
+    never called, the inductor option names are not checked, and a function is returned as
+    given (torch wraps it in a function that compiles on first call). name, recompile_limit,
+    isolate_recompiles and shapes_spec are accepted and ignored (a misspelled keyword is
+    torch's TypeError)."""
+    if backend is None:
+        backend = "inductor"
+    if model is None:  # @compile(...): torch checks the options when the decorator is applied
+
+        def decorate(model):
+            if model is None:
+                raise RuntimeError("Model can't be None")
+            return compile(
+                model,
+                fullgraph=fullgraph,
+                dynamic=dynamic,
+                backend=backend,
+                mode=mode,
+                options=options,
+                name=name,
+                disable=disable,
+                recompile_limit=recompile_limit,
+                isolate_recompiles=isolate_recompiles,
+                shapes_spec=shapes_spec,
+            )
+
+        return decorate
+    _check_compile_options(fullgraph, dynamic, backend, mode, options, disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model
+    from minitorch import nn
+
+    if disable or not isinstance(model, nn.Module):
+        return model
+    from minitorch._dynamo.eval_frame import OptimizedModule
+
+    return OptimizedModule(model)
 
 
 # --- control flow, run eagerly ---

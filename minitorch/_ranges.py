@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from minitorch import _dtype
-from minitorch._arg_errors import missing_positional
+from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import cpu
 from minitorch._factories import (
     _as_int,
@@ -498,15 +498,15 @@ def _space_forms(op: str) -> list:
     return [f" * ({a} start, {b} end{rest})" for a, b in kinds]
 
 
-def _space_type_error(op: str, args: tuple, keywords: dict, unknown=None) -> TypeError:
+def _space_type_error(op: str, args: tuple, keywords: dict, unknown=None, extra=()) -> TypeError:
     """torch's TypeError for linspace/logspace arguments matching none of its overloads: `args`
     (start, end[, steps[, base]]) as the call gave them (NOTE [ Keyword arguments in argument
-    errors ]), then the keywords given a value other than the default; `unknown`: keywords it
-    has not (NumPy's num=)."""
-    from minitorch._ops._parser_errors import overload_error
+    errors ]; REQUIRED where left out), then the keywords given a value other than the default;
+    `unknown`: keywords it has not (NumPy's num=); `extra`: positional arguments past them."""
+    from minitorch._ops._parser_errors import overload_error, with_extra
 
     forms = [f[4:-1] for f in _space_forms(op)]  # (" * (" ... ")")
-    named = list(zip(("start", "end", "steps", "base"), args, strict=False))
+    named = with_extra(list(zip(("start", "end", "steps", "base"), args, strict=False)), extra)
     named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
     named += list((unknown or {}).items())
     return overload_error(op, forms, forms, named, unknown=unknown or ())
@@ -579,10 +579,10 @@ def _linspace_device(xp, start, end, steps: int, dt):
 
 
 def linspace(
-    start,
-    end,
+    start=REQUIRED,
+    end=REQUIRED,
     steps=_NO_STEPS,
-    *,
+    *extra,
     out=None,
     dtype=None,
     layout=None,
@@ -593,11 +593,12 @@ def linspace(
 ) -> Tensor:
     """`steps` values evenly spaced from start to end (included). Mirrors torch.linspace; see
     NOTE [ Range values ]."""
-    if kwargs:  # linspace(0, 1, num=11), NumPy's spelling: torch's parser lists the overloads
+    if kwargs or extra or start is REQUIRED or end is REQUIRED:
+        # linspace(0, 1, num=11) (NumPy's spelling), linspace(): torch's parser lists the overloads
         given = (start, end) if steps is _NO_STEPS else (start, end, steps)
         keywords = dict(out=out, dtype=dtype, layout=layout, device=device)
         keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
-        raise _space_type_error("linspace", given, keywords, kwargs)
+        raise _space_type_error("linspace", given, keywords, kwargs, extra)
     if pin_memory:
         _check_pin_memory()
     if out is not None:
@@ -687,19 +688,28 @@ def _pow(x: float, y: float) -> float:
 
 
 def logspace(
-    start,
-    end,
+    start=REQUIRED,
+    end=REQUIRED,
     steps=_NO_STEPS,
     base=10.0,
-    *,
+    *extra,
     out=None,
     dtype=None,
     layout=None,
     device=None,
     requires_grad=False,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """`steps` values from base**start to base**end, log-evenly spaced. Mirrors torch.logspace."""
+    if unknown or extra or start is REQUIRED or end is REQUIRED:  # torch lists the overloads
+        given = (start, end) if steps is _NO_STEPS else (start, end, steps)
+        args = given if base == 10.0 and not extra or steps is _NO_STEPS else (*given, base)
+        keywords = dict(out=out, dtype=dtype, layout=layout, device=device)
+        keywords.update(pin_memory=pin_memory, requires_grad=requires_grad)
+        if steps is _NO_STEPS and base != 10.0:  # (then base came by keyword)
+            keywords["base"] = base
+        raise _space_type_error("logspace", args, keywords, unknown, extra)
     if pin_memory:
         _check_pin_memory()
     if out is not None:

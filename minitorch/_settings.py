@@ -273,9 +273,11 @@ def set_default_tensor_type(t) -> None:
         stacklevel=2,
     )
     if isinstance(t, str):
-        module, _, name = t.rpartition(".")
-        owner = minitorch.cuda if module.endswith("cuda") else minitorch
-        t = getattr(owner, name)
+        # torch's _import_dotted_name: the first name imported, the rest read as attributes
+        first, *rest = t.split(".")
+        t = minitorch if first == "torch" else __import__(first)
+        for name in rest:
+            t = getattr(t, name)
     dt = getattr(t, "dtype", None)
     if isinstance(t, _dtype.dtype) or not isinstance(dt, _dtype.dtype):
         raise TypeError(

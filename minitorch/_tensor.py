@@ -10,7 +10,13 @@ import weakref
 from collections import OrderedDict
 
 from minitorch import _dtype
-from minitorch._arg_errors import missing_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    arity_error,
+    missing_positional,
+    no_arguments,
+    too_many_positional,
+)
 from minitorch._backend import Device, backend_of
 from minitorch._tensor_methods import TensorMethods, _at, _index, _type_name
 
@@ -235,11 +241,13 @@ class Tensor(TensorMethods):
     def shape(self) -> Size:
         return _new_size(Size, self._data.shape)  # an array's shape is ints: no checks needed
 
-    def size(self, dim=None, *, axis=None):
+    def size(self, dim=None, *extra, axis=None):
         if dim is None:
             if axis is not None:  # torch takes NumPy's name too
                 return self.size(axis)
             return _new_size(Size, self._data.shape)
+        if extra:  # x.size(1, 2): torch's count leaves out self
+            raise too_many_positional("size", 1 + len(extra), 1, 0)
         return self._data.shape[_dim_arg(dim, self._data.ndim, "size")]
 
     @property
@@ -267,10 +275,12 @@ class Tensor(TensorMethods):
     def nbytes(self) -> int:
         return self._data.nbytes
 
-    def stride(self, dim=None, *, axis=None):
+    def stride(self, dim=None, *extra, axis=None):
         """Strides in elements. Mirrors torch.Tensor.stride (axis= is NumPy's name for dim)."""
         if axis is not None and dim is None:
             dim = axis
+        if extra:  # x.stride(0, 1): torch's count leaves out self
+            raise too_many_positional("stride", 1 + len(extra), 1, 0)
         x = self._data
         # an empty view of memory (x[:, :0], x.expand(0, 3)) keeps its view op's strides, as torch;
         # so does an empty array given strides (an empty reshape's, a channels_last copy's, one
@@ -700,7 +710,9 @@ class Tensor(TensorMethods):
             return np.broadcast_to(np.zeros(()), self._data.shape)
         return self._host()
 
-    def item(self):
+    def item(self, *args):
+        if args:
+            raise no_arguments("item", len(args))
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -713,7 +725,9 @@ class Tensor(TensorMethods):
             raise RuntimeError("Tensor.item() cannot be called on meta tensors")
         return self._host().item()
 
-    def tolist(self):
+    def tolist(self, *args):
+        if args:
+            raise no_arguments("tolist", len(args))
         return self._host().tolist()
 
     def numpy(self, *, force: bool = False):
@@ -909,10 +923,20 @@ class Tensor(TensorMethods):
     # --- new tensors like this one (same dtype and device unless given) ---
 
     def new_tensor(
-        self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False
+        self,
+        data=REQUIRED,
+        *extra,
+        dtype=None,
+        device=None,
+        requires_grad=False,
+        layout=None,
+        pin_memory=False,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_tensor."""
         from minitorch import _factories
+
+        if extra or data is REQUIRED:  # torch's wording (its count leaves out self)
+            raise arity_error("new_tensor", extra, 1, data=data)
 
         if isinstance(data, Tensor):
             warnings.warn(
@@ -969,9 +993,9 @@ class Tensor(TensorMethods):
 
     def new_full(
         self,
-        size,
-        fill_value,
-        *,
+        size=REQUIRED,
+        fill_value=REQUIRED,
+        *extra,
         dtype=None,
         device=None,
         requires_grad=False,
@@ -981,6 +1005,8 @@ class Tensor(TensorMethods):
         """Mirrors torch.Tensor.new_full (this tensor's dtype, whatever fill_value's type)."""
         from minitorch import _factories
 
+        if extra or size is REQUIRED or fill_value is REQUIRED:  # (a count without self)
+            raise arity_error("new_full", extra, 2, size=size, fill_value=fill_value)
         # checked here so that torch's errors name new_full, not full
         size = _factories._shape_seq(size, "new_full", 1)
         fill_value = _factories._fill_number(fill_value, "new_full")

@@ -214,8 +214,11 @@ def _number_arg(x, op: str, name: str, pos: int | None = None, kind: str = "Numb
 
 def _tensor_arg(x, op: str, name: str = "other", pos: int = 1):
     """x, which must be a Tensor, or torch's TypeError naming the method and argument (where
-    reading x.shape would raise an AttributeError, or take a NumPy array's)."""
+    reading x.shape would raise an AttributeError, or take a NumPy array's); REQUIRED: the
+    call left it out."""
     if not isinstance(x, TensorMethods):
+        if x is REQUIRED:
+            raise missing_positional(op, name)
         raise TypeError(
             f"{op}(): argument '{name}'{_at(pos, name, op)} must be Tensor, not {_type_name(x)}"
         )
@@ -304,6 +307,13 @@ def _keyword_size(args, kwargs, name: str, op: str):
     if args:
         raise TypeError(f"{op}() got multiple values for argument '{name}'")
     return _size_args((value,), op, name, keyword=True)
+
+
+def _no_out(name: str, kwargs) -> None:
+    """torch's TypeError for out= (or another unknown keyword) given to a method of one overload
+    whose function alone takes out= (x.cummax(0, out=...)): the methods have no out."""
+    if "out" in kwargs:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
 
 
 def _takes_no_arguments(name: str, args) -> None:
@@ -411,12 +421,7 @@ def _beta_alpha_first(op: str, args: tuple, beta, alpha, method: bool):
         or not all(isinstance(t, Tensor) for t in tensors)
         or not all(_is_scalar_operand(x) for x in scalars)
     ):
-        got = ", ".join(_type_name(a) for a in args)
-        raise TypeError(
-            f"{op}() received an invalid combination of arguments - got ({got}), but expected "
-            f"({'' if method else 'Tensor input, '}Tensor {first}, Tensor {second}, *, "
-            "Number beta = 1, Number alpha = 1)"
-        )
+        raise _add_mm_parser_error(op, args, beta, alpha, method)
     operands = f"Tensor {first}, Tensor {second}"
     old = ("Number beta, " if method else "Number beta, Tensor input, ") + (
         "Number alpha, " if with_alpha else ""
@@ -431,6 +436,71 @@ def _beta_alpha_first(op: str, args: tuple, beta, alpha, method: bool):
     beta = _number_arg(scalars[0], op, "beta")  # NOTE [ Number-like arguments ]
     alpha = _number_arg(scalars[1], op, "alpha") if with_alpha else 1
     return tensors, beta, alpha
+
+
+def _add_mm_parser_error(op: str, args: tuple, beta, alpha, method: bool) -> TypeError:
+    """torch's argument-parser TypeError for an add*mm call with extra positional arguments
+    that no deprecated overload takes (`args`: the positional ones but self; `beta`, `alpha`:
+    the keywords, 1 where not given). As torch's parser does, the call is checked against
+    the visible signatures whose argument counts could fit it: exactly one gives its "takes N
+    positional arguments" error; else every signature is listed, an argument count equal to a
+    signature's (its `*` counted) marking the arguments it does not take.
+
+    Differences from torch: a method given too many positional arguments gets the listing, not
+    torch's "takes 2 positional arguments" (tests/test_sweep6_legacy.py pins the listing);
+    `out=` is not counted; a call past every signature's count
+    with both beta and alpha as keywords lists the signatures (torch names the keywords as
+    unrecognized, in the reverse of the call's order)."""
+    from minitorch._tensor import Tensor
+
+    keywords = sum(not (x.__class__ is int and x == 1) for x in (beta, alpha))
+    first, second = _PRODUCT_OPERANDS[op.rstrip("_")]
+    n_tensors = 2 if method else 3
+    lead = "" if method else "Tensor input, "
+    tail = "*, Number beta = 1, Number alpha = 1" + ("" if method else ", Tensor out = None")
+    sigs = [(f"{lead}Tensor {first}, Tensor {second}, {tail}", n_tensors)]
+    if not method and op in ("addmm", "baddbmm"):  # torch's out_dtype overload
+        sigs.append((f"{lead}Tensor {first}, Tensor {second}, torch.dtype out_dtype, {tail}", 4))
+    # (sig, positional count); a signature takes its positional ones, beta, alpha [and out]
+    extra = 2 if method else 3
+    given = len(args) + keywords
+    fits = [(sig, n) for sig, n in sigs if n <= given <= n + extra]
+    if len(fits) == 1 and len(args) > fits[0][1] and not method:
+        return too_many_positional(op, len(args), fits[0][1])
+    names = [_type_name(a) for a in args]
+
+    def marked(n):  # the arguments signature n (positional count) does not take, as torch marks
+        out = []
+        for i, (a, name) in enumerate(zip(args, names, strict=True)):
+            ok = isinstance(a, Tensor) if i < n_tensors else i == 3 and n == 4 and "dtype" in name
+            out.append(name if ok else f"!{name}!")
+        return ", ".join(out)
+
+    got = ", ".join(names)
+    if len(sigs) == 1 and keywords == 1:  # (with both, torch names them in reverse call order)
+        name = "alpha" if beta.__class__ is int and beta == 1 else "beta"
+        return TypeError(
+            f"{op}() received an invalid combination of arguments - got unrecognized keyword "
+            f"arguments: {name}"
+        )
+    if len(sigs) == 1:
+        desc = marked(n_tensors) if not keywords and len(args) == n_tensors + extra + 1 else got
+        return TypeError(
+            f"{op}() received an invalid combination of arguments - got ({desc}), but expected "
+            f"({sigs[0][0]})"
+        )
+    listed = ""
+    for sig, n in sigs:
+        listed += f" * ({sig})\n"
+        if not keywords and len(args) == n + extra + 1:
+            listed += (
+                "      didn't match because some of the arguments have invalid types: "
+                f"({marked(n)})\n"
+            )
+    return TypeError(
+        f"{op}() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{listed}"
+    )
 
 
 def _warn_deprecated_overload(message: str) -> None:
@@ -829,13 +899,17 @@ class TensorMethods:
             raise arity_error("index_copy_", extra, 3, dim=dim, index=index, source=source)
         return _ops.index_copy_(self, dim, index, source)
 
-    def index_fill(self, dim, index, value):
+    def index_fill(self, dim=REQUIRED, index=REQUIRED, value=REQUIRED, *extra):
+        if extra:  # (as fmod's)
+            return _ops.index_fill(self, dim, index, value, *extra)
         return _ops.index_fill(self, dim, index, value)
 
     def index_fill_(self, dim, index, value):
         return _ops.index_fill_(self, dim, index, value)
 
-    def masked_fill(self, mask, value):
+    def masked_fill(self, mask=REQUIRED, value=REQUIRED, *extra):
+        if extra:  # (as fmod's)
+            return _ops.masked_fill(self, mask, value, *extra)
         return _ops.masked_fill(self, mask, value)
 
     def masked_fill_(self, mask, value):
@@ -906,12 +980,18 @@ class TensorMethods:
     def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
         return _ops.unique_consecutive(self, return_inverse, return_counts, dim)
 
-    def bincount(self, weights=None, minlength=0, *extra):
+    def bincount(self, weights=None, minlength=0, *extra, **kwargs):
         if extra:
             raise too_many_positional("bincount", 2 + len(extra), 2, 0)
+        if kwargs:  # (torch's parser names the op alone, where Python's names Tensor.bincount)
+            raise TypeError(f"bincount() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return _ops.bincount(self, weights, minlength)
 
-    def histc(self, bins=100, min=0, max=0):
+    def histc(self, bins=100, min=0, max=0, *extra, **kwargs):
+        if extra:
+            raise too_many_positional("histc", 3 + len(extra), 3, 0)
+        if kwargs:
+            raise TypeError(f"histc() got an unexpected keyword argument '{next(iter(kwargs))}'")
         return _ops.histc(self, bins, min, max)
 
     def histogram(self, *args, **kwargs):
@@ -1072,13 +1152,19 @@ class TensorMethods:
         except TypeError as e:
             raise _ops._parser_errors.clamp_method_error("clip_", min, max, e) from e.__cause__
 
-    def clamp_min(self, min):
+    def clamp_min(self, min=REQUIRED, *extra):
+        if extra:  # (as fmod's)
+            return _ops.clamp_min(self, min, *extra)
         return _ops.clamp_min(self, min)
 
-    def clamp_max(self, max):
+    def clamp_max(self, max=REQUIRED, *extra):
+        if extra:  # (as fmod's)
+            return _ops.clamp_max(self, max, *extra)
         return _ops.clamp_max(self, max)
 
-    def where(self, condition, other=_NO_OPERAND):
+    def where(self, condition=REQUIRED, other=_NO_OPERAND, *extra):
+        if extra:  # (as fmod's)
+            return _ops.where(condition, self, other, *extra)
         return _ops.where(condition, self, other)
 
     def eq(self, other):
@@ -1358,7 +1444,9 @@ class TensorMethods:
     def arctan2_(self, other):
         return _ops.arctan2_(self, other)
 
-    def fmod(self, other):
+    def fmod(self, other=REQUIRED, *extra):
+        if extra:  # (the function raises torch's listing of the method's overloads)
+            return _ops.fmod(self, other, *extra)
         return _ops.fmod(self, other)
 
     def fmod_(self, other):
@@ -1394,40 +1482,44 @@ class TensorMethods:
     def logical_xor_(self, other):
         return _ops.logical_xor_(self, other)
 
-    def bitwise_and(self, other):
-        return _ops.bitwise_and(self, other)
+    def bitwise_and(self, other=REQUIRED, *extra):
+        return _ops.bitwise_and(self, other, *extra)
 
-    def bitwise_and_(self, other):
-        return _ops.bitwise_and_(self, other)
+    def bitwise_and_(self, other=REQUIRED, *extra):
+        return _ops.bitwise_and_(self, other, *extra)
 
-    def bitwise_or(self, other):
-        return _ops.bitwise_or(self, other)
+    def bitwise_or(self, other=REQUIRED, *extra):
+        return _ops.bitwise_or(self, other, *extra)
 
-    def bitwise_or_(self, other):
-        return _ops.bitwise_or_(self, other)
+    def bitwise_or_(self, other=REQUIRED, *extra):
+        return _ops.bitwise_or_(self, other, *extra)
 
-    def bitwise_xor(self, other):
-        return _ops.bitwise_xor(self, other)
+    def bitwise_xor(self, other=REQUIRED, *extra):
+        return _ops.bitwise_xor(self, other, *extra)
 
-    def bitwise_xor_(self, other):
-        return _ops.bitwise_xor_(self, other)
+    def bitwise_xor_(self, other=REQUIRED, *extra):
+        return _ops.bitwise_xor_(self, other, *extra)
 
-    def bitwise_left_shift(self, other):
-        return _ops.bitwise_left_shift(self, other)
+    def bitwise_left_shift(self, other=REQUIRED, *extra):
+        return _ops.bitwise_left_shift(self, other, *extra)
 
-    def bitwise_left_shift_(self, other):
-        return _ops.bitwise_left_shift_(self, other)
+    def bitwise_left_shift_(self, other=REQUIRED, *extra):
+        return _ops.bitwise_left_shift_(self, other, *extra)
 
-    def bitwise_right_shift(self, other):
-        return _ops.bitwise_right_shift(self, other)
+    def bitwise_right_shift(self, other=REQUIRED, *extra):
+        return _ops.bitwise_right_shift(self, other, *extra)
 
-    def bitwise_right_shift_(self, other):
-        return _ops.bitwise_right_shift_(self, other)
+    def bitwise_right_shift_(self, other=REQUIRED, *extra):
+        return _ops.bitwise_right_shift_(self, other, *extra)
 
-    def fmax(self, other):
+    def fmax(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("fmax", 1 + len(extra), 1)
         return _ops.fmax(self, other)
 
-    def fmin(self, other):
+    def fmin(self, other=REQUIRED, *extra):
+        if extra:
+            raise too_many_positional("fmin", 1 + len(extra), 1)
         return _ops.fmin(self, other)
 
     def logaddexp(self, other):
@@ -1436,7 +1528,9 @@ class TensorMethods:
     def logaddexp2(self, other):
         return _ops.logaddexp2(self, other)
 
-    def lerp(self, end, weight):
+    def lerp(self, end=REQUIRED, weight=REQUIRED, *extra):
+        if extra:  # (as fmod's)
+            return _ops.lerp(self, end, weight, *extra)
         return _ops.lerp(self, end, weight)
 
     def lerp_(self, end, weight):
@@ -1470,10 +1564,14 @@ class TensorMethods:
             )
         return _ops.addcdiv_(self, tensor1, tensor2, value=value)
 
-    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None, *extra):
+        if extra:
+            raise too_many_positional("nan_to_num", 3 + len(extra), 3, 0)
         return _ops.nan_to_num(self, nan, posinf, neginf)
 
-    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    def nan_to_num_(self, nan=0.0, posinf=None, neginf=None, *extra):
+        if extra:
+            raise too_many_positional("nan_to_num_", 3 + len(extra), 3, 0)
         return _ops.nan_to_num_(self, nan, posinf, neginf)
 
     def logit(self, eps=None):
@@ -1589,6 +1687,8 @@ class TensorMethods:
     def aminmax(self, *args, **kwargs):
         if args:  # (the method's dim and keepdim are keyword-only, as the function's)
             _takes_no_arguments("aminmax", args)
+        if kwargs:
+            _no_out("aminmax", kwargs)
         return _ops.aminmax(self, **kwargs)
 
     def argmax(self, *args, **kwargs):
@@ -1627,14 +1727,18 @@ class TensorMethods:
         return _ops.any(self, *args, **kwargs)
 
     def count_nonzero(self, *args, **kwargs):
-        if len(args) > 1:  # x.count_nonzero(0, 1): the method takes its dims as varargs too
+        if len(args) > 1 and not kwargs:  # x.count_nonzero(0, 1): the method takes varargs dims
             args = (args,)
         return _ops.count_nonzero(self, *args, **kwargs)
 
     def nansum(self, *args, **kwargs):
+        if len(args) > 2:  # (dim, keepdim; counted without self, as torch's parser counts)
+            raise too_many_positional("nansum", len(args), 2, 0)
         return _ops.nansum(self, *args, **kwargs)
 
     def nanmean(self, *args, **kwargs):
+        if len(args) > 2:
+            raise too_many_positional("nanmean", len(args), 2, 0)
         return _ops.nanmean(self, *args, **kwargs)
 
     def std(self, *args, **kwargs):
@@ -1650,18 +1754,28 @@ class TensorMethods:
         return _ops.reduction_more.norm(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, *args, **kwargs):
+        if kwargs:
+            _no_out("cumsum", kwargs)
         return _ops.cumsum(self, *args, **kwargs)
 
     def cumprod(self, *args, **kwargs):
+        if kwargs:
+            _no_out("cumprod", kwargs)
         return _ops.cumprod(self, *args, **kwargs)
 
     def cummax(self, *args, **kwargs):
+        if kwargs:
+            _no_out("cummax", kwargs)
         return _ops.cummax(self, *args, **kwargs)
 
     def cummin(self, *args, **kwargs):
+        if kwargs:
+            _no_out("cummin", kwargs)
         return _ops.cummin(self, *args, **kwargs)
 
     def logcumsumexp(self, *args, **kwargs):
+        if kwargs:
+            _no_out("logcumsumexp", kwargs)
         return _ops.logcumsumexp(self, *args, **kwargs)
 
     def median(self, *args, **kwargs):
@@ -1671,6 +1785,8 @@ class TensorMethods:
         return _ops.nanmedian(self, *args, **kwargs)
 
     def mode(self, *args, **kwargs):
+        if kwargs:
+            _no_out("mode", kwargs)
         return _ops.mode(self, *args, **kwargs)
 
     def quantile(self, *args, **kwargs):
@@ -1713,12 +1829,16 @@ class TensorMethods:
             _size_form_error(shape, "view", "size")
             raise
 
-    def view_as(self, other):
+    def view_as(self, other=REQUIRED, *extra):
+        if extra:  # (other REQUIRED: _tensor_arg words x.view_as())
+            raise too_many_positional("view_as", 1 + len(extra), 1)
         if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
             return _dispatch_other(TensorMethods.view_as, self, other)
         return _ops.view(self, _tensor_arg(other, "view_as").shape)
 
-    def reshape_as(self, other):
+    def reshape_as(self, other=REQUIRED, *extra):
+        if extra:  # (as view_as's)
+            raise too_many_positional("reshape_as", 1 + len(extra), 1)
         if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
             return _dispatch_other(TensorMethods.reshape_as, self, other)
         return _ops.reshape(self, _tensor_arg(other, "reshape_as").shape)
@@ -1726,7 +1846,9 @@ class TensorMethods:
     def ravel(self):
         return _ops.ravel(self)
 
-    def flatten(self, start_dim=0, end_dim=-1):
+    def flatten(self, start_dim=0, end_dim=-1, *extra):
+        if extra:  # (torch's parser counts without self: "takes from 0 to 1")
+            raise too_many_positional("flatten", 2 + len(extra), 2, 0)
         return _ops.flatten(self, start_dim, end_dim)
 
     def unflatten(self, dim, sizes):
@@ -1805,11 +1927,11 @@ class TensorMethods:
     swapdims = transpose
     swapdims_ = transpose_
 
-    def movedim(self, source, destination):
-        return _ops.movedim(self, source, destination)
+    def movedim(self, source=REQUIRED, destination=REQUIRED, *extra):
+        return _ops.movedim(self, source, destination, *extra)  # (its errors: the method's)
 
-    def moveaxis(self, source, destination):
-        return _ops.moveaxis(self, source, destination)
+    def moveaxis(self, source=REQUIRED, destination=REQUIRED, *extra):
+        return _ops.moveaxis(self, source, destination, *extra)
 
     def adjoint(self):
         return _ops.adjoint(self)
@@ -1840,7 +1962,9 @@ class TensorMethods:
             _size_form_error(sizes, "expand", "size")
             raise
 
-    def expand_as(self, other):
+    def expand_as(self, other=REQUIRED, *extra):
+        if extra:  # (as view_as's)
+            raise too_many_positional("expand_as", 1 + len(extra), 1)
         if getattr(other.__class__, "_dispatches", False) and _subclass_other(other):
             return _dispatch_other(TensorMethods.expand_as, self, other)
         return _ops.expand(self, _tensor_arg(other, "expand_as").shape)
@@ -1854,7 +1978,9 @@ class TensorMethods:
             _size_form_error(size, "broadcast_to", "size")
             raise
 
-    def unbind(self, dim=0):
+    def unbind(self, dim=0, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("unbind", 1 + len(extra), 1, 0)
         return _ops.unbind(self, dim)
 
     def split(self, split_size, dim=0):
@@ -1868,9 +1994,9 @@ class TensorMethods:
             raise too_many_positional("chunk", 2 + len(extra), 2, 1)
         return _ops.chunk(self, chunks, dim)
 
-    def tensor_split(self, indices_or_sections=None, dim=0, **overload_kw):
+    def tensor_split(self, indices_or_sections=None, dim=0, *extra, **overload_kw):
         # overload_kw: torch's sections= / indices= / tensor_indices_or_sections=
-        return _ops.tensor_split(self, indices_or_sections, dim, **overload_kw)
+        return _ops.tensor_split(self, indices_or_sections, dim, *extra, **overload_kw)
 
     # x.hsplit(1, 3): the methods take split indices as varargs too (torch.hsplit does not);
     # overload_kw: torch's sections= / indices=
@@ -1892,22 +2018,32 @@ class TensorMethods:
             raise _ops.shape.narrow_arity_error((dim, start, length, *extra), True)
         return _ops.narrow(self, dim, start, length)
 
-    def diagonal(self, offset=0, dim1=0, dim2=1):
+    def diagonal(self, offset=0, dim1=0, dim2=1, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("diagonal", 3 + len(extra), 3, 0)
         return _ops.diagonal(self, offset, dim1, dim2)
 
-    def diag(self, diagonal=0):
+    def diag(self, diagonal=0, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("diag", 1 + len(extra), 1, 0)
         return _ops.diag(self, diagonal)
 
-    def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    def diag_embed(self, offset=0, dim1=-2, dim2=-1, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("diag_embed", 3 + len(extra), 3, 0)
         return _ops.diag_embed(self, offset, dim1, dim2)
 
     def diagflat(self, offset=0):
         return _ops.diagflat(self, offset)
 
-    def tril(self, diagonal=0):
+    def tril(self, diagonal=0, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("tril", 1 + len(extra), 1, 0)
         return _ops.tril(self, diagonal)
 
-    def triu(self, diagonal=0):
+    def triu(self, diagonal=0, *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("triu", 1 + len(extra), 1, 0)
         return _ops.triu(self, diagonal)
 
     def tril_(self, diagonal=0):
@@ -1960,6 +2096,8 @@ class TensorMethods:
             ):
                 return _ops.flip(self, dims)
         elif dims:
+            if isinstance(dims[0], (tuple, list)):  # x.flip((0,), 1): no varargs form
+                raise too_many_positional("flip", len(dims), 1)
             return _ops.flip(self, dims)
         else:  # x.flip(): torch's dims has no default (x.flip(()) is fine)
             raise missing_positional("flip", "dims")
@@ -1980,7 +2118,9 @@ class TensorMethods:
             raise too_many_positional("roll", 2 + len(extra), 2, 1)
         return _ops.roll(self, shifts, dims)
 
-    def rot90(self, k=1, dims=(0, 1)):
+    def rot90(self, k=1, dims=(0, 1), *extra):
+        if extra:  # (as flatten's)
+            raise too_many_positional("rot90", 2 + len(extra), 2, 0)
         return _ops.rot90(self, k, dims)
 
     # --- end of shape ---
@@ -2111,7 +2251,9 @@ class TensorMethods:
 
     # --- copies, dtypes and devices ---
 
-    def clone(self, *, memory_format=None):
+    def clone(self, *extra, memory_format=None):
+        if extra:  # (as flatten's)
+            raise too_many_positional("clone", len(extra), 0)
         return _ops.clone(self, memory_format=memory_format)
 
     def contiguous(self, *args, memory_format=None):
@@ -2178,7 +2320,9 @@ class TensorMethods:
             stacklevel=2,
         )
 
-    def type_as(self, other):
+    def type_as(self, other=REQUIRED, *extra):
+        if extra:  # (as view_as's)
+            raise too_many_positional("type_as", 1 + len(extra), 1)
         # torch's self.type(other.type()): other's dtype and device
         _tensor_arg(other, "type_as")
         return self.to(device=other.device, dtype=other.dtype)
@@ -2358,17 +2502,17 @@ class TensorMethods:
     def float_power_(self, exponent):
         return _ops.pointwise_misc.float_power_(self, exponent)
 
-    def floor_divide(self, other):
-        return _ops.floor_divide(self, other)
+    def floor_divide(self, other=REQUIRED, *extra):
+        return _ops.floor_divide(self, other, *extra)
 
-    def floor_divide_(self, other):
-        return _ops.floor_divide_(self, other)
+    def floor_divide_(self, other=REQUIRED, *extra):
+        return _ops.floor_divide_(self, other, *extra)
 
-    def remainder(self, other):
-        return _ops.remainder(self, other)
+    def remainder(self, other=REQUIRED, *extra):
+        return _ops.remainder(self, other, *extra)
 
-    def remainder_(self, other):
-        return _ops.remainder_(self, other)
+    def remainder_(self, other=REQUIRED, *extra):
+        return _ops.remainder_(self, other, *extra)
 
     def frexp(self):
         return _ops.frexp(self)

@@ -610,23 +610,42 @@ _LIKE_KWARGS = (
 )
 
 
+def _overloads(op: str) -> tuple:
+    """torch's overloads of rand, randn, randperm, rand(n)_like or randint_like, as it lists
+    them."""
+    if op == "randint_like":
+        heads = ("int low, int high", "Tensor high", "int high")
+        gens = ("torch.Generator generator, ", "")
+        return tuple(f"Tensor input, {h}, *, {g}{_LIKE_KWARGS}" for h in heads for g in gens)
+    if op.endswith("_like"):
+        return (f"Tensor input, *, torch.Generator generator, {_LIKE_KWARGS}",
+                f"Tensor input, *, {_LIKE_KWARGS}")  # fmt: skip
+    if op == "randperm":
+        return (f"int n, *, torch.Generator generator, {_SIZE_KWARGS}", f"int n, *, {_SIZE_KWARGS}")
+    return _NO_VARARGS_OVERLOADS[op]
+
+
+def _like_call_error(op: str, named, extra: tuple, unknown: dict, **keywords) -> TypeError:
+    """torch's TypeError for a rand(n)_like or randint_like call without its input (REQUIRED in
+    `named`, the (name, value) pairs of the arguments given before `extra`), with the `extra`
+    positional arguments past its last one or with `unknown` keywords: the overloads listed, or
+    the one overload the argument count fits named (NOTE [ Argument parser errors ]). For error
+    paths only."""
+    from minitorch._ops._parser_errors import overload_error, with_extra
+
+    named = with_extra(named, extra)
+    named += [(k, v) for k, v in keywords.items() if v is not None and v is not False]
+    named += list(unknown.items())
+    forms = _overloads(op)
+    return overload_error(op, forms, forms, named, unknown=tuple(unknown))
+
+
 def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
     """torch's TypeError for rand, randn, randperm, rand(n)_like or randint_like given a
     `generator=` that is no Generator: the call matches none of the overloads. torch lists the
     keywords given in about the reverse of the call's order; here: the reverse of the
     signature's (as randint's)."""
-    if op == "randint_like":
-        heads = ("int low, int high", "Tensor high", "int high")
-        gens = ("torch.Generator generator, ", "")
-        forms = tuple(f"Tensor input, {h}, *, {g}{_LIKE_KWARGS}" for h in heads for g in gens)
-    elif op.endswith("_like"):
-        forms = (f"Tensor input, *, torch.Generator generator, {_LIKE_KWARGS}",)
-        forms += (f"Tensor input, *, {_LIKE_KWARGS}",)
-    elif op == "randperm":
-        forms = (f"int n, *, torch.Generator generator, {_SIZE_KWARGS}",)
-        forms += (f"int n, *, {_SIZE_KWARGS}",)
-    else:
-        forms = _NO_VARARGS_OVERLOADS[op]
+    forms = _overloads(op)
     given = {k: v for k, v in keywords.items() if v is not None and v is not False}
     got = [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in reversed(given.items())]
     text = ", ".join(got) + (", " if given and not args else "")
@@ -1171,8 +1190,8 @@ def normal(
 
 
 def rand_like(
-    input,
-    *,
+    input=REQUIRED,
+    *extra,
     generator=None,
     dtype=None,
     layout=None,
@@ -1180,8 +1199,15 @@ def rand_like(
     requires_grad=False,
     memory_format=None,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """Mirrors torch.rand_like (laid out as memory_format asks, input's order by default)."""
+    if extra or unknown or input is REQUIRED:
+        raise _like_call_error(
+            "rand_like", [("input", input)], extra, unknown, generator=generator,
+            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
     if generator is not None and not isinstance(generator, Generator):
         raise _not_a_generator(
             "rand_like", (input,), generator=generator, memory_format=memory_format, dtype=dtype,
@@ -1207,8 +1233,8 @@ def rand_like(
 
 
 def randn_like(
-    input,
-    *,
+    input=REQUIRED,
+    *extra,
     generator=None,
     dtype=None,
     layout=None,
@@ -1216,8 +1242,15 @@ def randn_like(
     requires_grad=False,
     memory_format=None,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """Mirrors torch.randn_like (laid out as memory_format asks, input's order by default)."""
+    if extra or unknown or input is REQUIRED:
+        raise _like_call_error(
+            "randn_like", [("input", input)], extra, unknown, generator=generator,
+            memory_format=memory_format, dtype=dtype, layout=layout, device=device,
+            pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
     if generator is not None and not isinstance(generator, Generator):
         raise _not_a_generator(
             "randn_like", (input,), generator=generator, memory_format=memory_format, dtype=dtype,
@@ -1258,6 +1291,20 @@ def _randint_like_given(input, low, high) -> tuple:
     return (input, low)
 
 
+def _randint_like_named(input, low, high) -> list:
+    """The (name, value) pairs of the arguments a randint_like call gave before any past high
+    (without input: by keyword only). For error paths only."""
+    if input is not REQUIRED:
+        given = _randint_like_given(input, low, high)
+        return list(zip(("input", "low", "high"), given, strict=False))
+    from minitorch._call_site import passed_by_keyword
+
+    named = [("input", input)]
+    if not (low.__class__ is int and low == 0) or passed_by_keyword("low", "randint_like"):
+        named.append(("low", low))
+    return named + ([] if high is None else [("high", high)])
+
+
 def _randint_like_parses(input, low, high) -> bool:
     """Whether one of torch's randint_like overloads takes these arguments: (input, low, high)
     of ints or (input, high) of an int or a tensor."""
@@ -1273,10 +1320,10 @@ def _randint_like_parses(input, low, high) -> bool:
 
 
 def randint_like(
-    input,
+    input=REQUIRED,
     low=0,
     high=None,
-    *,
+    *extra,
     generator=None,
     dtype=None,
     layout=None,
@@ -1284,8 +1331,15 @@ def randint_like(
     requires_grad=False,
     memory_format=None,
     pin_memory=False,
+    **unknown,
 ) -> Tensor:
     """randint_like(input, high) or randint_like(input, low, high). Mirrors torch.randint_like."""
+    if extra or unknown or input is REQUIRED:
+        raise _like_call_error(
+            "randint_like", _randint_like_named(input, low, high), extra, unknown,
+            generator=generator, memory_format=memory_format, dtype=dtype, layout=layout,
+            device=device, pin_memory=pin_memory, requires_grad=requires_grad,
+        )  # fmt: skip
     if getattr(input, "_dispatches", False):  # NOTE [ *_like factories of a Tensor subclass ]
         r = like_subclass(randint_like, locals())
         if r is not None:

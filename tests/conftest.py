@@ -72,3 +72,9 @@ def device(request):
 def _seed():
     minitorch.manual_seed(0)
     yield
+
+
+def pytest_xdist_auto_num_workers(config):
+    """`pytest -n auto` (the README's test command): one worker per core, at most 8 (each one
+    imports torch and collects the whole suite; more would cost memory, not time)."""
+    return max(1, min(os.cpu_count() or 1, 8))

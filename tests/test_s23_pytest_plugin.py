@@ -3,6 +3,7 @@ a user's test run, as they do outside pytest, even under `-W error`; minitorch's
 not rewritten by pytest."""
 
 import importlib.metadata
+import os
 import subprocess
 import sys
 import textwrap
@@ -50,7 +51,9 @@ def test_the_plugin_filters_what_import_minitorch_filters():
 def _run_pytest(tmp_path, *args):
     (tmp_path / "test_user.py").write_text(textwrap.dedent(USER_TEST))
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, "test_user.py"]
-    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    # a user's own run: not a worker of this run's pytest-xdist (pytest-benchmark would warn)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.skipif(

@@ -1,5 +1,5 @@
 """torch._dynamo's entry points that scripts call around torch.compile, as eager no-ops
-(minitorch.compile returns its argument unchanged). Mirrors torch._dynamo.
+(minitorch.compile compiles nothing: everything runs eagerly). Mirrors torch._dynamo.
 
 Differences from torch: nothing is traced, so disable returns the function itself (torch wraps
 it) and the mark_* hints are ignored.
@@ -7,6 +7,7 @@ it) and the mark_* hints are ignored.
 
 from __future__ import annotations
 
+import functools
 import inspect
 
 from minitorch._dynamo import config, utils
@@ -108,21 +109,15 @@ def optimize(
     rebuild_ctx=None,
     package=None,
 ):
-    """The PyTorch 2.0 spelling of torch.compile(backend=...): a decorator returning what it is
-    given (minitorch compiles nothing), after checking backend as torch.compile does. Mirrors
-    torch._dynamo.optimize."""
-    from minitorch._misc_api import _check_compile_options
+    """The PyTorch 2.0 spelling of torch.compile(backend=...): a decorator that wraps a module
+    in an OptimizedModule and returns a function as given, as minitorch.compile does (nothing is
+    compiled), after checking backend as torch.compile does. Mirrors torch._dynamo.optimize."""
+    from minitorch._misc_api import _check_compile_options, compile
 
     if not isinstance(backend, str) and not callable(backend):
         raise AssertionError(f"A callable function is expected, but {type(backend)} is provided.")
-    _check_compile_options(False, dynamic, backend, None, None)
-    return _optimize_decorator
-
-
-def _optimize_decorator(fn):
-    if not callable(fn):
-        raise AssertionError(f"A callable function is expected, but {type(fn)} is provided.")
-    return fn
+    _check_compile_options(False, dynamic, backend, None, None, disable)
+    return functools.partial(compile, backend=backend, disable=disable)
 
 
 class ExplainOutput:

@@ -1,7 +1,7 @@
 """torch._dynamo.config: the compiler settings scripts set before calling torch.compile.
 
 Mirrors torch._dynamo.config for the commonly set keys, with torch's defaults. minitorch.compile
-returns its argument unchanged (see minitorch/_misc_api.py), so every key is stored and read
+compiles nothing (see minitorch/_misc_api.py), so every key is stored and read
 back and changes nothing.
 
 Differences from torch: torch knows ~150 keys here (~600 in torch._inductor.config) and raises

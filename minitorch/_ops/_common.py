@@ -6,6 +6,7 @@ import contextlib
 import numbers
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._call_site import passed_by_keyword
 from minitorch._tensor import Tensor, _make, _tp_name
 from minitorch._tensor_methods import _index as index
@@ -164,7 +165,10 @@ def wrong_type(op: str, x, name: str, pos: int | None, expected: str) -> TypeErr
     """torch's TypeError for an argument of the wrong type, as its argument parser words it:
     "svd(): argument 'some' (position 2) must be bool, not NoneType" (no position for a
     keyword-only argument). `expected` is torch's spelling: "Tensor", "bool", "int", "float",
-    "str", "tuple of ints"."""
+    "str", "tuple of ints". x REQUIRED: the call left the argument out (an op whose only
+    required parameter defaults to REQUIRED, as torch.exp(input=REQUIRED) does)."""
+    if x is REQUIRED:
+        return missing_positional(op, name)
     if pos is not None and passed_by_keyword(name, op):
         pos = None  # NOTE [ Keyword arguments in argument errors ]
     if pos is not None and pos > 1 and _called_as_method(op):
@@ -186,7 +190,7 @@ def _called_as_method(op: str) -> bool:
     import sys
 
     frame = sys._getframe(2)
-    for _ in range(10):  # (an op may sit under a few wrappers: out=, named tensors)
+    for _ in range(12):  # (an op may sit under a few wrappers: out=, named tensors, x.op_())
         if frame is None:
             return False
         code = frame.f_code
@@ -303,12 +307,10 @@ def operand_error(op: str, a, b) -> str:
     """torch's message for operands `a`, `b` of `op` of which one is of no type it takes: an
     overloaded op's list (NOTE [ Overloaded binary ops ]), else the argument's own error
     (position 2 in a function's call, 1 in a method's, none for a keyword)."""
-    from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
+    from minitorch._ops._parser_errors import BINARY_FORMS, binary_overload_error
 
-    forms = BINARY_FORMS.get(op)
-    if forms is not None:
-        other = "exponent" if op == "pow" else "other"
-        return str(overload_error(op, *forms, (("input", a), (other, b))))
+    if op in BINARY_FORMS:
+        return str(binary_overload_error(op, a, b))
     if isinstance(a, Tensor):
         return str(wrong_type(op, b, "other", 2, "Tensor"))
     return str(not_tensor(op, a))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
 from minitorch._ops._common import is_number, type_name
 from minitorch._tensor import Tensor
 
@@ -197,21 +197,27 @@ CLAMP_METHOD_FORMS = (
 )
 
 
+def with_extra(named, extra: tuple) -> list:
+    """`named` (an overload_error's (name, value) pairs), then the `extra` positional arguments
+    a call gave past the op's last positional parameter, under names no call passes by
+    keyword."""
+    return [*named, *((f"#{i}", v) for i, v in enumerate(extra))]
+
+
 def clamp_error(op: str, input, min, max, out=None, extra=()) -> TypeError:
     """clamp's (or clip's, clamp_'s) TypeError for bounds no overload takes (a str, one tensor
     bound beside one number bound), an input that is no tensor (or none: REQUIRED) or `extra`
     positional arguments past max, as the user's call gave them (NOTE [ Keyword arguments in
     argument errors ]); a bound of None counts as not given, but for one before a positional
     argument."""
-    from minitorch._arg_errors import REQUIRED
     from minitorch._call_site import passed_by_keyword
 
-    named = [] if input is REQUIRED else [("input", input)]
+    named = [("input", input)]  # (overload_error leaves out a REQUIRED one)
     if min is not None or extra or (max is not None and not passed_by_keyword("max", op)):
         named.append(("min", min))
     if max is not None or extra:
         named.append(("max", max))
-    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
+    named = with_extra(named, extra)
     if out is not None:
         named.append(("out", out))
     return overload_error(op, CLAMP_FORMS, CLAMP_METHOD_FORMS, named)
@@ -260,7 +266,11 @@ BINARY_FORMS = {
          "Tensor input, Number exponent, *, Tensor out = None"),
         ("Tensor exponent", "Number exponent"),
     ),
-    **dict.fromkeys(("remainder", "bitwise_and", "bitwise_or", "bitwise_xor"), _NUMBER_SELF),
+    **dict.fromkeys(
+        ("remainder", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+         "bitwise_right_shift"),
+        _NUMBER_SELF,
+    ),
     "pow": (
         ("Tensor input, Tensor exponent, *, Tensor out = None",
          "Number self, Tensor exponent, *, Tensor out = None",
@@ -268,6 +278,16 @@ BINARY_FORMS = {
         ("Tensor exponent", "Number exponent"),
     ),
 }  # fmt: skip
+
+
+def binary_overload_error(op: str, input, other, extra: tuple = ()) -> TypeError:
+    """overload_error for a call of `op` (one of BINARY_FORMS) that gave an operand of no type
+    it takes, left one out (REQUIRED) or gave the `extra` positional arguments past other."""
+    name = "exponent" if op == "pow" else "other"
+    named = with_extra((("input", input), (name, other)), extra)
+    return overload_error(op, *BINARY_FORMS[op], named)
+
+
 # the same for ops of more arguments, whose last one is a Tensor or a Number
 TERNARY_FORMS = {
     "lerp": (
@@ -299,6 +319,7 @@ def overload_error(op: str, forms, method_forms, named, self_name="input", unkno
     from minitorch._call_site import passed_by_keyword
     from minitorch._ops._common import _called_as_method
 
+    named = [(n, v) for n, v in named if v is not REQUIRED]  # (what the call left out)
     if _called_as_method(op):
         forms, named = method_forms, [(n, v) for n, v in named if n != self_name]
     keyword_only, positional_names = set(), set()
@@ -491,6 +512,16 @@ def argument_error(error: Exception, op: str, named) -> Exception:
         ):
             return error
     return parsed_error(op, named)
+
+
+def extra_positional_error(op: str, positional: tuple, **keywords) -> TypeError:
+    """overload_error for `op` with its OVERLOADS called with positional arguments past its
+    last positional parameter (x.sum(0, True, 0)): `positional`, all it was given by position
+    (the tensor first); `keywords`, those given by keyword (None where not given). For error
+    paths only."""
+    named = with_extra([("input", positional[0])], positional[1:])
+    named += [(k, v) for k, v in keywords.items() if v is not None]
+    return overload_error(op, *OVERLOADS[op], named)
 
 
 def parsed_error(op: str, named) -> TypeError:

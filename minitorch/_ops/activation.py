@@ -249,6 +249,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def relu6(input, inplace=False):
     """min(max(input, 0), 6). Mirrors torch.nn.functional.relu6."""
+    _check_tensor(input, "relu6")  # torch's own parser (relu6 calls hardtanh in its kernel)
     return hardtanh(input, 0, 6, inplace)  # int bounds, as torch's (grad_fn._saved_max_val: 6)
 
 
@@ -393,6 +394,8 @@ def prelu_kernel(input, w):
 class Hardsigmoid(Function):
     """out = clamp(a + 3, 0, 6) / 6;  grad_a = grad / 6 where -3 < a < 3, else 0"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch)
+
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
@@ -446,6 +449,8 @@ def hardsigmoid(input, inplace=False):
 class Hardswish(Function):
     """out = a * clamp(a + 3, 0, 6) / 6;  grad_a = 0 up to -3, grad (a/3 + 1/2) between, grad
     from 3 on"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch)
 
     @staticmethod
     def forward(ctx, a):
@@ -635,6 +640,9 @@ def _threshold_args(y, threshold, value):
 
 class Threshold(Function):
     """out = a where a > threshold, else value;  grad_a = grad where a > threshold, else 0"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_threshold (as torch)
+    _saved_attrs = {"threshold": "threshold"}
 
     @staticmethod
     def forward(ctx, a, *, threshold, value):

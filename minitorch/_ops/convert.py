@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 
 from minitorch import _dtype, _memory_format
+from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._backend import Device, _backends, backend_of, cpu, cupy_backend, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._backend.numpy_backend import fast_cast
@@ -107,9 +108,11 @@ def _cast_order(x) -> str:
     return "K"
 
 
-def clone(input, *, memory_format=None):
+def clone(input=REQUIRED, *extra, memory_format=None):
     """A copy that stays in the graph, in input's memory order unless memory_format says
     otherwise. Mirrors torch.clone."""
+    if extra:  # (input REQUIRED: check_tensors words torch.clone())
+        raise arity_error("clone", extra, 1, input=input)
     if memory_format is None:
         try:
             return Clone.apply(input)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
 from minitorch._ops._common import (
     _called_as_method,
     cast,
@@ -167,12 +167,16 @@ def _check_call(op, dim, extra, out, *tensors) -> None:
 
 
 def _along(input, dim, op):
-    """(the input as at least 1-d, the wrapped dim, whether it was 0-d)."""
+    """(the input as at least 1-d, the wrapped dim, whether it was 0-d). torch's parser names
+    every required argument from the first one left out (input REQUIRED: torch.cumsum(dim=0)
+    misses "input", "dim")."""
     if dim is _MISSING:
-        raise missing_positional(op, "dim")
+        raise missing_positional(op, *(("input",) if input is REQUIRED else ()), "dim")
     try:
         nd = input._data.ndim
     except AttributeError:  # torch.cumsum(list_of_losses, 0): zero-cost when a tensor
+        if input is REQUIRED:
+            raise missing_positional(op, "input", "dim") from None
         raise not_tensor(op, input) from None
     d = wrap_dim(dim, nd, op, "dim", 2)  # torch's TypeError for a float, bool or None dim
     if nd == 0:
@@ -224,7 +228,7 @@ def _int_to_long(input, dtype, op):
     return cast(input, _dtype.int64)
 
 
-def cumsum(input, dim=_MISSING, *extra, dtype=None, out=None):
+def cumsum(input=REQUIRED, dim=_MISSING, *extra, dtype=None, out=None):
     """Cumulative sum along dim (ints and bools as int64). Mirrors torch.cumsum."""
     if extra or out is not None:
         _check_call("cumsum", dim, extra, out, input, out)
@@ -370,7 +374,7 @@ class Cumprod(Function):
         )
 
 
-def cumprod(input, dim=_MISSING, *extra, dtype=None, out=None):
+def cumprod(input=REQUIRED, dim=_MISSING, *extra, dtype=None, out=None):
     """Cumulative product along dim (ints and bools as int64). Mirrors torch.cumprod."""
     if extra or out is not None:
         _check_call("cumprod", dim, extra, out, input, out)
@@ -528,17 +532,17 @@ class Logcumsumexp(Function):
         return part(grad > 0) - part(grad < 0)
 
 
-def logcumsumexp(input, dim=_MISSING, *extra, out=None):
+def logcumsumexp(input=REQUIRED, dim=_MISSING, *extra, out=None):
     """log(cumsum(exp(input))) along dim, computed stably. Mirrors torch.logcumsumexp."""
     if extra or out is not None:
         _check_call("logcumsumexp", dim, extra, out, input, out)
     x, d, was_0d = _along(input, dim, "logcumsumexp")  # torch checks the dim first
+    if out is not None:  # (then out's dtype, before the kernel's dtype check)
+        _check_scan_out(input, out)
     if not input.dtype.is_floating_point:
         raise NotImplementedError(
             f"\"logcumsumexp_out_cpu\" not implemented for '{_type_short(input.dtype)}'"
         )
-    if out is not None:
-        _check_scan_out(input, out)
     if was_0d:
         x = input  # Logcumsumexp itself: its node saves self and result, as torch's
     r = Logcumsumexp.apply(x, dim=d)

@@ -561,12 +561,17 @@ def _cdist_kernel_dtypes(x1, x2, p, compute_mode):
     )
     if by_mm:
         if x1.dtype != x2.dtype:
-            from minitorch._ops.linalg import _ctype
+            # torch's matmul of the augmented rows (M + 2 columns): mm for a single batch against
+            # a matrix (unexpanded inputs), else bmm
+            from minitorch._ops.linalg import _ctype, bmm_dtype_error
 
-            raise RuntimeError(
-                "expected m1 and m2 to have the same dtype, but got: "
-                f"{_ctype(x1.dtype)} != {_ctype(x2.dtype)}"
-            )
+            if x2.ndim == 2 and math.prod(x1.shape[:-2]) == 1:
+                raise RuntimeError(
+                    "expected m1 and m2 to have the same dtype, but got: "
+                    f"{_ctype(x1.dtype)} != {_ctype(x2.dtype)}"
+                )
+            macs = x1.shape[-2] * (x1.shape[-1] + 2) * x2.shape[-2]
+            raise bmm_dtype_error(x1.dtype, x2.dtype, macs >= 400)
         return x2
     if x1.dtype in _dtype.HALF_FLOATS:
         raise NotImplementedError(f"\"cdist\" not implemented for '{_short(x1.dtype)}'")

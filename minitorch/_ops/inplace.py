@@ -9,6 +9,7 @@ import warnings
 import weakref
 
 from minitorch import _dtype, _memory_format, return_types
+from minitorch._arg_errors import REQUIRED
 from minitorch._backend import strided_view
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
@@ -679,6 +680,19 @@ def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
     return out
 
 
+def copy_out(out: Tensor, value: Tensor, op: str) -> Tensor:
+    """out= of torch's composite kernels that end in resize_output and copy_: out is resized to
+    value's shape (with the resize warning) and copy_'d from value, so it joins value's graph
+    where that requires grad (grad_fn CopyBackwards) instead of write_out's refusal; `op` names
+    the function in the out type error."""
+    if not isinstance(out, Tensor):
+        raise out_type_error(out, op)
+    if out.shape != value.shape:
+        warn_resized(out, value._data.shape)
+        out.resize_(value.shape)
+    return out.copy_(value)
+
+
 def _out_position(fn, kwargs) -> int:
     """out='s argument number in torch's schema of fn (for the parser's messages): the count of
     fn's named parameters. sort's and argsort's overload without `stable` has one fewer."""
@@ -901,8 +915,8 @@ def _fast_inplace(self: Tensor, other, ufunc: str, alpha=1) -> bool:
     if alpha is not _ONE:  # NOTE [ Default alpha ]: a bool alpha, 1.0, ... take add's checks
         cls = alpha.__class__
         if cls is not float and cls is not int:
-            if cls is bool or not is_number(alpha):
-                return False  # a bool, a tensor, an array...: add's checks
+            if cls is bool or cls is complex or not is_number(alpha):
+                return False  # a bool, a complex, a tensor, an array...: add's checks
             alpha = number(alpha)  # a NumPy number (a learning rate computed by NumPy)
         float_alpha = alpha.__class__ is float
         if alpha == 1 or (x.dtype.itemsize == 2 and floating):
@@ -1023,12 +1037,16 @@ def div_(self, other, *, rounding_mode=None):
     )
 
 
-def floor_divide_(self, other):
-    return apply_inplace(self, lambda s: _ops().floor_divide(s, other), "floor_divide_", (other,))
+def floor_divide_(self, other=REQUIRED, *extra):
+    return apply_inplace(
+        self, lambda s: _ops().floor_divide(s, other, *extra), "floor_divide_", (other,)
+    )
 
 
-def remainder_(self, other):
-    return apply_inplace(self, lambda s: _ops().remainder(s, other), "remainder_", (other,))
+def remainder_(self, other=REQUIRED, *extra):
+    return apply_inplace(
+        self, lambda s: _ops().remainder(s, other, *extra), "remainder_", (other,)
+    )
 
 
 def pow_(self, exponent):

@@ -7,6 +7,7 @@ from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
 from minitorch._ops._common import (
     broadcast_pair,
+    cast,
     index,
     is_floating,
     is_index,
@@ -440,12 +441,39 @@ def folds_into_mm(a: Tensor, b: Tensor) -> bool:
     return x.size == 0 or all(st[i] == st[i + 1] * sh[i + 1] for i in range(x.ndim - 2))
 
 
-def _check_bmm_dtype(a: Tensor, b: Tensor):
+def _bmm_by_gemm(a: Tensor, b: Tensor) -> bool:
+    """Whether torch's CPU bmm takes its gemm path (400 multiply-adds per product and more)
+    rather than its naive kernel."""
+    sa, sb = a._data.shape, b._data.shape
+    return sa[-2] * sa[-1] * sb[-1] >= 400
+
+
+def bmm_dtype_error(a_dtype, b_dtype, by_gemm: bool, *, baddbmm=False) -> RuntimeError:
+    """torch's CPU bmm error for batches of two dtypes: its naive kernel (dispatched on
+    batch1's dtype) reads batch2; its gemm path (by_gemm, see _bmm_by_gemm) reads batch1 as
+    batch2's float32/float64 dtype, or refuses any other batch2 as mm does (baddbmm in its own
+    words)."""
+    x, y = _short(a_dtype), _short(b_dtype)
+    if not by_gemm:
+        return RuntimeError(f"expected scalar type {x} but found {y}")
+    if b_dtype in (_dtype.float32, _dtype.float64):
+        return RuntimeError(f"expected scalar type {y} but found {x}")
+    if baddbmm:
+        return RuntimeError(f"mat1 and mat2 must have the same dtype, but got {x} and {y}")
+    return RuntimeError(
+        f"expected m1 and m2 to have the same dtype, but got: {_ctype(a_dtype)} != "
+        f"{_ctype(b_dtype)}"
+    )
+
+
+def _check_bmm_dtype(a: Tensor, b: Tensor, *, baddbmm=False):
     if a._data.dtype != b._data.dtype:
-        raise RuntimeError(f"expected scalar type {_short(a.dtype)} but found {_short(b.dtype)}")
+        raise bmm_dtype_error(a.dtype, b.dtype, _bmm_by_gemm(a, b), baddbmm=baddbmm)
 
 
-def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None):
+def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None) -> Tensor:
+    """bmm's checks; returns a, cast to b's dtype for an empty product of two dtypes (torch's
+    kernel returns its empty or zero result, of batch2's dtype, before reading either)."""
     k = a._data.shape[-1]
     got = b._data.shape[-2]
     if k != got:
@@ -455,8 +483,15 @@ def _check_bmm(a: Tensor, b: Tensor, batch: int, out=None):
         )
     if out is not None and out.dtype is not b.dtype:  # torch's batched out= follows batch2
         raise _dtype.out_dtype_error(b.dtype, out.dtype)
-    _no_bool(a, "bmm")  # (torch's kernel dispatch on batch1's dtype speaks first)
-    _check_bmm_dtype(a, b)
+    if a._data.dtype != b._data.dtype:
+        if batch * a._data.shape[-2] * b._data.shape[-1] * k == 0:
+            return cast(a, b.dtype)
+        by_gemm = _bmm_by_gemm(a, b)
+        if not by_gemm:
+            _no_bool(a, "bmm")  # (torch's naive kernel's dispatch on batch1's dtype speaks first)
+        raise bmm_dtype_error(a.dtype, b.dtype, by_gemm)
+    _no_bool(a, "bmm")
+    return a
 
 
 def _prod(shape) -> int:
@@ -562,7 +597,7 @@ def _batched_matmul(a: Tensor, b: Tensor, out=None) -> Tensor:
     if vec_b:
         b = b.reshape((sb[0], 1))
     batch = broadcast_pair(a._data.shape[:-2], b._data.shape[:-2])
-    _check_bmm(a, b, _prod(batch), out)
+    a = _check_bmm(a, b, _prod(batch), out)
     result = BatchedMatmul.apply(a, b)
     shape = result._data.shape
     if vec_a:  # See NOTE [ matmul results are not views ]
@@ -628,7 +663,7 @@ def bmm(input=REQUIRED, mat2=REQUIRED, *extra, out=None):
             f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] "
             f"but got: [{sb[0]}, {sb[1]}]."
         )
-    _check_bmm(input, mat2, sa[0], _out_tensor(out))
+    input = _check_bmm(input, mat2, sa[0], _out_tensor(out))
     return _write(Bmm.apply(input, mat2), out, "gemm")
 
 
@@ -966,7 +1001,7 @@ def baddbmm(input, batch1, batch2, *args, beta=1, alpha=1, out=None):
     check_baddbmm_input(input, batch1, batch2)
     if input.dtype is not batch1.dtype or batch1.dtype is not batch2.dtype:
         if input.dtype is batch1.dtype:  # torch's bmm check speaks first
-            _check_bmm_dtype(batch1, batch2)
+            _check_bmm_dtype(batch1, batch2, baddbmm=True)
         raise RuntimeError(
             f"Input dtypes must be the same, got: input {_ctype(input.dtype)}, batch1: "
             f"{_ctype(batch1.dtype)}, batch2: {_ctype(batch2.dtype)}"

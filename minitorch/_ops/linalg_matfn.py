@@ -273,7 +273,10 @@ def linalg_matrix_power(input=_MISSING, n=_MISSING, *extra, out=None):
     if out is not None:  # (an unsafe cast refused by name; a product also refuses other floats)
         _check_castable(A.dtype, out, "matrix_power")
         if n in (0, 1):  # torch's kernel copies the identity or A into out (a graph for A)
-            return _copy_into_out(out, A if n == 1 else _eye_like(A, A.shape[-1]).expand(A.shape))
+            from minitorch._ops.inplace import copy_out
+
+            value = A if n == 1 else _eye_like(A, A.shape[-1]).expand(A.shape)
+            return copy_out(out, value, "linalg_matrix_power")
     if n == 0:
         # written over a copy of A, as torch: the identity stays in A's graph with a zero gradient
         eye = _eye_like(A, A.shape[-1]).expand(A.shape)
@@ -304,19 +307,6 @@ def linalg_matrix_power(input=_MISSING, n=_MISSING, *extra, out=None):
 
 
 _I64_MIN, _I64_MAX = -(1 << 63), (1 << 63) - 1
-
-
-def _copy_into_out(out, value):
-    """out resized to value's shape (torch's resize_output, with its warning) and then copy_'d
-    from value: in value's graph where it requires grad, as torch's copy_."""
-    from minitorch._ops.inplace import out_type_error, warn_resized
-
-    if not isinstance(out, Tensor):
-        raise out_type_error(out, "linalg_matrix_power")
-    if out.shape != value.shape:
-        warn_resized(out, value._data.shape)
-        out.resize_(value.shape)
-    return out.copy_(value)
 
 
 def _check_power_args(op, A, n, extra):

@@ -428,20 +428,32 @@ def _check_weights(w, name, n, integral):
             f"cov(): expected {name} to have the same numel as there are observations in the "
             f"input but got {w.numel()} != {n}"
         )
-    if w._device.type == "cpu" and w.numel() and bool((w._data < 0).any()):  # no device read
+    if w._device.type == "cpu" and w.numel() and not bool((w._data >= 0).all()):  # NaN too
         raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+def _warn_cov_dof():
+    warnings.warn(
+        "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
+        "number of observations.",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 def cov(input, *, correction=1, fweights=None, aweights=None):
     """Covariance of the rows (variables) over the columns (observations). Mirrors torch.cov.
-    Differences from torch: negative weights and weights summing to zero are refused on the
-    CPU only (checking would read a device back), and the degrees-of-freedom warning is given
-    only without weights."""
+    Differences from torch: negative weights and weights summing to zero are refused, and the
+    degrees-of-freedom warning with weights is given, on the CPU only (checking would read a
+    device back)."""
     _require_tensor(input, "cov", "input", 1)
     if correction.__class__ is not int:  # NOTE [ Int-like arguments ]: a float is a TypeError
         from minitorch._tensor_methods import _index
 
         correction = _index(correction, "cov", "correction")
+    for name, w in (("fweights", fweights), ("aweights", aweights)):
+        if w is not None:
+            _require_tensor(w, "cov", name, None)
     ops = _ops()
     if input.ndim > 2:
         raise RuntimeError(
@@ -465,16 +477,11 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             x = cast(x, aweights.dtype)
         w = aweights if w is None else w * aweights
     if w is None:
-        avg = x.mean(1)
+        avg = x.sum(1) / n  # torch's: a half sum is rounded before the division, as mean's not
         w_sum = None
         norm_factor = n - correction
         if norm_factor <= 0:
-            warnings.warn(
-                "cov(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                "number of observations.",
-                UserWarning,
-                stacklevel=2,
-            )
+            _warn_cov_dof()
             norm_factor = 0
     else:
         # The weights keep their own dtype (torch's): their sum and the normalizing factor are
@@ -489,6 +496,8 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
             norm_factor = w_sum - correction
         else:
             norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+        if w._device.type == "cpu" and bool(norm_factor._data <= 0):  # as the zero-sum check
+            _warn_cov_dof()
         norm_factor = ops.clamp(norm_factor, min=0)
     xm = x - avg.unsqueeze(1)
     c = mm(xm, xm.t() if w is None else (xm * w).t())
@@ -809,18 +818,19 @@ def _trapezoid_args(op, y, x, dx, dim=-1):
     raise _trapezoid_error(op, x, dx, dim)
 
 
-def _trapezoid_error(op, x, dx, dim) -> TypeError:
+def _trapezoid_error(op, x, dx, dim, absent=None) -> TypeError:
     """torch's "invalid combination" TypeError of trapezoid, trapz or cumulative_trapezoid,
-    showing the keywords in the reverse of the call's order. For error paths only."""
+    showing the keywords in the reverse of the call's order; x or dx `absent` was not given.
+    For error paths only."""
     from minitorch._call_site import passed_by_keyword
     from minitorch._ops._parser_errors import _shown_order
 
-    kwargs = {} if dx is None else {"dx": dx}
+    kwargs = {} if dx is absent else {"dx": dx}
     if dim != -1 or passed_by_keyword("dim", op):
         kwargs["dim"] = dim
-    if x is not None and passed_by_keyword("x", op):
-        kwargs["x"], x = x, None
-    got = ["Tensor"] + ([] if x is None else [_type_label(x)])
+    if x is not absent and passed_by_keyword("x", op):
+        kwargs["x"], x = x, absent
+    got = ["Tensor"] + ([] if x is absent else [_type_label(x)])
     got += [f"{k}={_type_label(v)}" for k, v in _shown_order(kwargs, op).items()]
     listed = "".join(f" * ({f})\n" for f in (_TRAPZ_FORMS if op == "trapz" else _TRAPEZOID_FORMS))
     return TypeError(
@@ -829,14 +839,24 @@ def _trapezoid_error(op, x, dx, dim) -> TypeError:
     )
 
 
-def trapezoid(y, x=None, *, dx=None, dim=-1):
+_NOT_GIVEN = object()  # trapezoid's x and dx left out (torch's parser refuses None for both)
+
+
+def _trapezoid_given(op, x, dx, dim):
+    """(x, dx) with None for one left out, after refusing a None given (torch's TypeError)."""
+    if x is None or dx is None:
+        raise _trapezoid_error(op, x, dx, dim, absent=_NOT_GIVEN)
+    return (None if x is _NOT_GIVEN else x), (None if dx is _NOT_GIVEN else dx)
+
+
+def trapezoid(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
     """Integral of y along dim by the trapezoid rule, at points x or spacing dx. Mirrors
     torch.trapezoid (see _trapezoid_args for a difference; NOTE [ Integer trapezoids ])."""
     return _trapezoid("trapezoid", y, x, dx, dim)
 
 
 def _trapezoid(op, y, x, dx, dim):
-    x, dx = _trapezoid_args(op, y, x, dx, dim)
+    x, dx = _trapezoid_args(op, y, *_trapezoid_given(op, x, dx, dim), dim)
     if x is not None:
         terms, d = _trapezoid_terms(y, x, dim, op)
         if not y.shape[d]:
@@ -860,16 +880,17 @@ def _trapezoid_zeros(y, d):
     return y.new_zeros(tuple(s for i, s in enumerate(y.shape) if i != d))
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
     """Mirrors torch.trapz (trapezoid)."""
     return _trapezoid("trapz", y, x, dx, dim)
 
 
-def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
+def cumulative_trapezoid(y, x=_NOT_GIVEN, *, dx=_NOT_GIVEN, dim=-1):
     """Running trapezoid-rule integral of y along dim (one fewer element). Mirrors
     torch.cumulative_trapezoid (see _trapezoid_args for a difference; NOTE [ Integer
     trapezoids ])."""
-    x, dx = _trapezoid_args("cumulative_trapezoid", y, x, dx, dim)
+    op = "cumulative_trapezoid"
+    x, dx = _trapezoid_args(op, y, *_trapezoid_given(op, x, dx, dim), dim)
     if x is not None:
         terms, d = _trapezoid_terms(y, x, dim, "cumulative_trapezoid")
         return scalar_node(terms.cumsum(d) / 2)  # torch's DivBackward1 after the sum

@@ -7,7 +7,14 @@ import numbers
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED, arity_error
-from minitorch._ops._common import promote, same_device, wrapped_big_ints, wrong_type
+from minitorch._ops._common import (
+    broadcast_pair,
+    promote,
+    same_device,
+    wrapped_big_ints,
+    wrong_type,
+)
+from minitorch._ops._parser_errors import BINARY_FORMS, binary_overload_error, overload_error
 from minitorch._ops.pointwise import _d, _out, _out_exact, eq, ge, gt, le, lt, ne
 from minitorch._ops.pointwise_more import _arr, _check_tensor, _not_implemented, _short
 from minitorch._subclass import any_dispatching, dispatching, run_converted
@@ -84,23 +91,38 @@ def logical_not(input, *, out=None):
 # --- bitwise: integral and bool tensors ---
 
 
-def _integral(a, b, op: str, kernel: str, allow_bool: bool = True):
-    """(a, b, dtype) promoted, refusing floating (and, for shifts, bool) results."""
+def _integral(a, b, op: str, kernel: str, shift: bool = False, out=None):
+    """(a, b, dtype) promoted, refusing floating results (and, for shifts, bool and the shell
+    unsigned dtypes, for which torch builds no shift kernels) after out='s checks, which torch
+    makes first: its parser's (out a Tensor, and input one: the Number-self form takes no out),
+    then the cast of the result type into out."""
+    if out is not None and not (isinstance(out, Tensor) and isinstance(a, Tensor)):
+        named = (("input", a), ("other", b), ("out", out))
+        raise overload_error(op, *BINARY_FORMS[op], named)
     a, b = same_device(a, b, op)
     a, b, dt = promote(a, b, op)
-    if dt.is_floating_point or (dt.name == "bool" and not allow_bool):
+    if dt.is_floating_point or (shift and (dt.name == "bool" or dt in _dtype.SHELL_UINTS)):
+        if isinstance(a, Tensor) and isinstance(b, Tensor):  # the shapes are checked first
+            broadcast_pair(a._data.shape, b._data.shape)
+        if out is not None and not _dtype.can_cast(dt, out.dtype):
+            raise RuntimeError(
+                f"result type {_short(dt)} can't be cast to the desired output type "
+                f"{_short(out.dtype)}"
+            )
         raise _not_implemented(kernel, dt)
     return a, b, dt
 
 
 def _bitwise(name: str):
-    def op(input, other, *, out=None):
+    def op(input=REQUIRED, other=REQUIRED, *extra, out=None):
+        if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
+            raise binary_overload_error(name, input, other, extra)
         if (  # a plain tensor and a number pay two class tests
             input.__class__ is not Tensor
             or (other.__class__ is not Tensor and isinstance(other, Tensor))
         ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
             return run_converted(op, (input, other), {"out": out})
-        a, b, dt = _integral(input, other, name, f"{name}_cpu")
+        a, b, dt = _integral(input, other, name, f"{name}_cpu", out=out)
         ref = a if isinstance(a, Tensor) else b
         kernel = getattr(ref._device.backend.xp, name)
         try:
@@ -124,35 +146,44 @@ bitwise_or = _bitwise("bitwise_or")
 bitwise_xor = _bitwise("bitwise_xor")
 
 
-def bitwise_not(input, *, out=None):
+def bitwise_not(input=REQUIRED, *extra, out=None):
     """Bitwise NOT (logical NOT for bool). Mirrors torch.bitwise_not."""
+    if extra:
+        raise arity_error("bitwise_not", extra, 1, input=input)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(bitwise_not, (input,), {"out": out})
     _check_tensor(input, "bitwise_not")
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype in _dtype.SHELL_UINTS:
+        if isinstance(out, Tensor) and out.dtype is not input.dtype:
+            _out_exact(input, out)  # (raises torch's dtype error, checked before the kernel's)
         raise _not_implemented("bitwise_not_cpu", input.dtype)
     return _out_exact(_new(input._device.backend.xp.invert(input._data), input), out)
 
 
 def _shift(name: str, left: bool):
-    def op(input, other, *, out=None):
+    def op(input=REQUIRED, other=REQUIRED, *extra, out=None):
+        if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
+            raise binary_overload_error(name, input, other, extra)
         if (  # a plain tensor and a number pay two class tests
             input.__class__ is not Tensor
             or (other.__class__ is not Tensor and isinstance(other, Tensor))
         ) and any_dispatching((input, other)):  # NOTE [ Tensor subclasses ]
             return run_converted(op, (input, other), {"out": out})
-        a, b, dt = _integral(input, other, name, "lshift_cpu" if left else "rshift_cpu", False)
+        kernel = "lshift_cpu" if left else "rshift_cpu"
+        a, b, dt = _integral(input, other, name, kernel, shift=True, out=out)
         ref = a if isinstance(a, Tensor) else b
         xp = ref._device.backend.xp
         x, s = _d(a), _d(b)
-        if isinstance(x, int):
-            x = xp.asarray(x, dtype=dt.np)
+        if isinstance(x, int):  # 2**63 << t wraps: NOTE [ Unsigned 64-bit numbers ]
+            x = xp.asarray(_dtype.wrap_int(x, dt.np), dtype=dt.np)
         nbits = dt.itemsize * 8
         # A shift by a negative count or by the width or more is defined in torch (0, or -1 for
         # a negative number shifted right). NumPy's kernels test the count and give the same
         # (clipping and selecting took 9x torch's time); CuPy's leave it to the hardware.
         if isinstance(s, int):
             over, s_ok = not 0 <= s < nbits, min(max(s, 0), nbits - 1)
+            if over and not _dtype.SCALAR_INT_MIN <= s < _dtype.SCALAR_INT_END:
+                raise _dtype.scalar_int_overflow(s)  # NOTE [ Ints beyond a Scalar ]
         elif x.dtype == s.dtype == dt.np and getattr(xp, "__name__", "") == "numpy":
             over, s_ok = False, s
         else:

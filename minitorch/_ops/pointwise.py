@@ -7,7 +7,7 @@ import numbers
 import operator as _operator
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._ops._common import (
     _OperandTypeError,
     called_by_operator,
@@ -30,7 +30,7 @@ from minitorch._ops._common import (
     wrong_type,
     zeros_of,
 )
-from minitorch._ops._parser_errors import clamp_error
+from minitorch._ops._parser_errors import binary_overload_error, clamp_error
 from minitorch._subclass import any_dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _NO_OPERAND
@@ -382,7 +382,7 @@ def _scaled(x, alpha, ref, op="add"):
         return x and bool(alpha)
     x = x * alpha
     if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
-        x = wrap_int(x, ref._data.dtype)
+        x = wrap_int(x, ref._data.dtype, scalar=False)
     return x
 
 
@@ -719,9 +719,11 @@ def _has_elements(sx, sy) -> bool:
     return size != 0
 
 
-def floor_divide(input, other, *, out=None):
+def floor_divide(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """floor(input / other). Mirrors torch.floor_divide (no derivative: the result requires grad
     when an input does, and its backward raises, as torch's)."""
+    if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
+        raise binary_overload_error("floor_divide", input, other, extra)
     if other.__class__ is Tensor and _scalar_scale(input, other):
         a, b, dt = input, other, input.dtype  # read in float32: _rounded_quotient
     else:
@@ -900,8 +902,10 @@ class Remainder(Function):
         return grad, (-grad * quotient if ctx.needs_input_grad[1] else None)
 
 
-def remainder(input, other, *, out=None):
+def remainder(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Python-style modulus (sign of the divisor). Mirrors torch.remainder."""
+    if extra:  # (a left-out operand is REQUIRED: promote's overload error names the call)
+        raise binary_overload_error("remainder", input, other, extra)
     if out is not None and not isinstance(input, Tensor):  # (its Number-self form has no out)
         from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
 
@@ -939,12 +943,14 @@ def remainder(input, other, *, out=None):
     return _out(_make(xp.asarray(r, dtype=dt.np), dev, False, None), out)
 
 
-def neg(input, *, out=None):
+def neg(input=REQUIRED, *extra, out=None):
     """-input. Mirrors torch.neg."""
     try:
         kind = input._data.dtype.kind
     except AttributeError:  # torch.neg(1)
         raise not_tensor("neg", input) from None
+    if extra:  # (input REQUIRED, extra: as abs)
+        raise too_many_positional("neg", 1 + len(extra), 1)
     if kind == "b":
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -1514,11 +1520,14 @@ def mask_gradient(xp, grad, keep, out=None):
 
 
 def _unary_float(fn, name):
-    def op(input, *, out=None):
+    # input REQUIRED, extra: torch's parser wording of torch.exp() and torch.exp(x, 1)
+    def op(input=REQUIRED, *extra, out=None):
         try:
             dt = input._data.dtype
         except AttributeError:  # torch.exp(1.0), torch.sqrt(ndarray): zero-cost when a tensor
             raise not_tensor(name, input) from None
+        if extra:
+            raise too_many_positional(name, 1 + len(extra), 1)
         if dt.kind != "f" and not _dtype.from_numpy(dt).is_floating_point:  # bfloat16 is kind 'V'
             input = cast(input, _dtype.default_float())
         result = fn.apply(input)
@@ -1537,34 +1546,40 @@ tanh = _unary_float(Tanh, "tanh")
 sigmoid = _unary_float(Sigmoid, "sigmoid")
 
 
-def abs(input, *, out=None):
+def abs(input=REQUIRED, *extra, out=None):
     """|input|. Mirrors torch.abs."""
     try:
         dt = input._data.dtype
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("abs", input) from None
+    if extra:  # (input REQUIRED, extra: torch.abs() and torch.abs(x, 1) as torch words them)
+        raise too_many_positional("abs", 1 + len(extra), 1)
     if dt.kind == "b":
         raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _out_exact(Abs.apply(input), out)
 
 
-def sign(input, *, out=None):
+def sign(input=REQUIRED, *extra, out=None):
     """-1, 0 or 1 by sign. Mirrors torch.sign."""
     try:
         dt = input._data.dtype
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
         raise not_tensor("sign", input) from None
+    if extra:  # (input REQUIRED, extra: as abs)
+        raise too_many_positional("sign", 1 + len(extra), 1)
     if dt.kind == "b":
         return input.clone() if out is None else _out_exact(input, out)
     return _out_exact(Sign.apply(input), out)
 
 
-def relu(input):
+def relu(input=REQUIRED, *extra):
     """max(input, 0). Mirrors torch.relu."""
     try:
         dt = input._data.dtype
     except AttributeError:  # torch.relu(None): zero-cost when a tensor
         raise not_tensor("relu", input) from None
+    if extra:  # (input REQUIRED, extra: as abs)
+        raise too_many_positional("relu", 1 + len(extra), 1)
     if dt.char in "?e":
         if dt.char == "?":
             raise RuntimeError("Boolean inputs not supported for relu")
@@ -1681,6 +1696,10 @@ class Clamp(Function):
         # clip with an infinite other bound does, and is ~2x faster than maximum with a number;
         # maximum returns its second operand on a tie, float16's its first (clip: slower)
         x = a._data
+        if x.dtype.char == "E":  # bfloat16: clipped in float32 and rounded back, in one node
+            # (NOTE [ Half-precision arithmetic ])
+            lo, hi = -_INF if min is None else min, _INF if max is None else max
+            return xp.clip(x.astype("float32"), lo, hi).astype(x.dtype)
         if min is None or max is None:
             c = x.dtype.char
             if c in "fd":
@@ -1857,12 +1876,9 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         )
     if dt is not input.dtype:
         input = cast(input, dt)
-    if dt is _dtype.bfloat16 or dt.itemsize == 1 and dt.is_floating_point:
-        if dt.itemsize == 1:  # NOTE [ Float8 dtypes ]
-            kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
-            raise _dtype.float8_error(kernel + "_scalar_cpu", dt)
-        # NOTE [ Half-precision arithmetic ]
-        return _out_exact(cast(Clamp.apply(_widen(input), min=min, max=max), dt), out)
+    if dt.itemsize == 1 and dt.is_floating_point:  # NOTE [ Float8 dtypes ]
+        kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+        raise _dtype.float8_error(kernel + "_scalar_cpu", dt)
     return _out_exact(Clamp.apply(input, min=min, max=max), out)
 
 
@@ -1915,10 +1931,12 @@ class Where(Function):
         )
 
 
-def where(condition, input=_NO_OPERAND, other=_NO_OPERAND, *, out=None):
+def where(condition=REQUIRED, input=_NO_OPERAND, other=_NO_OPERAND, *extra, out=None):
     """Elementwise select; where(cond) alone is nonzero(cond, as_tuple=True).
 
     Mirrors torch.where."""
+    if extra:  # (condition REQUIRED: _where_type_error below)
+        raise _where_type_error(condition, input, other, out, extra)
     try:
         cdt = condition._data.dtype
     except AttributeError:  # not a tensor: found here, off the common path
@@ -1968,15 +1986,18 @@ def where(condition, input=_NO_OPERAND, other=_NO_OPERAND, *, out=None):
     return _out(result, out)
 
 
-def _where_type_error(condition, input, other, out=None) -> TypeError:
+def _where_type_error(condition, input, other, out=None, extra=()) -> TypeError:
     """torch's argument-parser TypeError for where's arguments of types no overload takes
-    (NOTE [ Overloaded binary ops ]), or of a count none takes (input or other not given)."""
-    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
+    (NOTE [ Overloaded binary ops ]), or of a count none takes (input or other not given, no
+    condition (REQUIRED), `extra` positional arguments past other)."""
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error, with_extra
 
-    if input is _NO_OPERAND and other is _NO_OPERAND and out is None:
+    lone = input is _NO_OPERAND and other is _NO_OPERAND and out is None and not extra
+    if lone and condition is not REQUIRED:
         return not_tensor("where", condition, "condition")
-    named = (("condition", condition), ("input", input), ("other", other), ("out", out))
-    named = [(n, v) for n, v in named if v is not _NO_OPERAND and (n != "out" or v is not None)]
+    named = (("condition", condition), ("input", input), ("other", other))
+    named = [(n, v) for n, v in named if v is not _NO_OPERAND]
+    named = with_extra(named, extra) + ([] if out is None else [("out", out)])
     return overload_error("where", *TERNARY_FORMS["where"], named)
 
 

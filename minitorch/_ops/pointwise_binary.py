@@ -14,13 +14,13 @@ from minitorch._ops._common import (
     check_float,
     fused_multiply_add,
     is_number,
-    operand_error,
     opmath_dtype,
     promote,
     promote_float,
     wrapped_big_ints,
     wrong_type,
 )
+from minitorch._ops._parser_errors import binary_overload_error
 from minitorch._ops.convert import _cast_order
 from minitorch._ops.pointwise import (
     _d,
@@ -58,8 +58,11 @@ _LN2 = math.log(2.0)
 _CPP_NAMES = _dtype.CPP_NAMES  # torch's C++ dtype names in messages
 
 
-def _tensors(a, b, op: str):
-    """Ops that take no Python numbers (torch's TypeError otherwise)."""
+def _tensors(a, b, op: str, extra=()):
+    """Ops that take no Python numbers (torch's TypeError otherwise); torch's parser wording for
+    an operand left out (REQUIRED) or `extra` positional arguments past the two."""
+    if extra or a is REQUIRED or b is REQUIRED:
+        raise arity_error(op, extra, 2, input=a, other=b)
     _check_tensor(a, op, "input", 1)
     _check_tensor(b, op, "other", 2)
 
@@ -190,10 +193,10 @@ class Fmod(Function):
         return grad, -grad * div(a, b, rounding_mode="trunc")
 
 
-def fmod(input, other, *, out=None):
+def fmod(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """C-style remainder: the sign of the dividend. Mirrors torch.fmod."""
-    if not isinstance(input, Tensor):  # no overload takes it (NOTE [ Overloaded binary ops ])
-        raise TypeError(operand_error("fmod", input, other))
+    if extra or not isinstance(input, Tensor):  # NOTE [ Overloaded binary ops ]
+        raise binary_overload_error("fmod", input, other, extra)
     a, b, dt = promote(input, other, "fmod")
     if dt is _dtype.bool:
         raise _not_implemented("fmod_cpu", dt)
@@ -263,16 +266,16 @@ class Fmin(Function):
         )
 
 
-def fmax(input, other, *, out=None):
+def fmax(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise maximum, taking the number where one side is NaN. Mirrors torch.fmax."""
-    _tensors(input, other, "fmax")
+    _tensors(input, other, "fmax", extra)
     a, b, _ = promote(input, other, "fmax")
     return _out(Fmax.apply(a, b), out)
 
 
-def fmin(input, other, *, out=None):
+def fmin(input=REQUIRED, other=REQUIRED, *extra, out=None):
     """Elementwise minimum, taking the number where one side is NaN. Mirrors torch.fmin."""
-    _tensors(input, other, "fmin")
+    _tensors(input, other, "fmin", extra)
     a, b, _ = promote(input, other, "fmin")
     return _out(Fmin.apply(a, b), out)
 
@@ -395,22 +398,22 @@ def check_lerp_dtypes(input, end, weight) -> None:
             )
 
 
-def _lerp_overloads(op, args) -> TypeError:
+def _lerp_overloads(op, args, extra=()) -> TypeError:
     """torch's TypeError for lerp's arguments (input, end, weight) of types no overload takes
-    (NOTE [ Overloaded binary ops ])."""
-    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
+    (NOTE [ Overloaded binary ops ]), left out (REQUIRED) or followed by `extra` ones."""
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error, with_extra
 
     forms, method_forms = TERNARY_FORMS["lerp"]
     if len(args) == 2:  # lerp_'s (end, weight): a method's
         forms = method_forms
     named = tuple(zip(("input", "end", "weight")[-len(args) :], args, strict=True))
-    return overload_error(op, forms, method_forms, named)
+    return overload_error(op, forms, method_forms, with_extra(named, extra))
 
 
-def lerp(input, end, weight, *, out=None):
+def lerp(input=REQUIRED, end=REQUIRED, weight=REQUIRED, *extra, out=None):
     """input + weight * (end - input); weight a number or a tensor. Mirrors torch.lerp."""
-    if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
-        raise _lerp_overloads("lerp", (input, end, weight))
+    if extra or not (isinstance(input, Tensor) and isinstance(end, Tensor)):
+        raise _lerp_overloads("lerp", (input, end, weight), extra)
     dt = input.dtype
     if isinstance(weight, Tensor):
         kernel = "lerp_kernel_tensor"
@@ -663,13 +666,14 @@ def logaddexp2(input, other, *, out=None):
 class NanToNum(Function):
     """out = a with NaN, +inf, -inf replaced;  grad_a = grad where a is finite, else 0"""
 
+    _saved_names = ("self",)  # grad_fn._saved_self (as torch's, which version-checks it)
+
     @staticmethod
     def forward(ctx, a, *, nan, posinf, neginf):
         xp = ctx.xp
         x = a._data
         if ctx.needs_input_grad[0]:
-            # as an array: NumPy answers a 0-d input with a NumPy bool, which backward cannot use
-            ctx.save_for_backward(_arr(xp, xp.isfinite(x)))
+            ctx.save_for_backward(a)
         # ml_dtypes' bfloat16 (kind 'V') goes through float32, rounded back once at the end
         src = x.astype("float32") if x.dtype.name == "bfloat16" else x
         if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's
@@ -699,8 +703,8 @@ class NanToNum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (finite,) = ctx._stored_tensors
-        return where(finite, grad, 0.0)
+        (a,) = ctx._stored_tensors
+        return grad * a.isfinite()  # a product, as torch's: an inf upstream gradient gives NaN
 
 
 def _fill(dt, value):

@@ -454,10 +454,10 @@ def _clamp_out(input, min, max, out, op):
         raise RuntimeError(op + str(e)[len("clamp") :]) from None
 
 
-def clamp_min(input, min, *, out=None):
+def clamp_min(input=REQUIRED, min=REQUIRED, *extra, out=None):
     """max(input, min); min a number or a tensor. Mirrors torch.clamp_min."""
-    if min is None:
-        raise _one_bound_error("clamp_min", input, min, "min", out=True)
+    if min is None or extra:  # (one REQUIRED: clamp's TypeError, caught below)
+        raise _one_bound_error("clamp_min", input, min, "min", out=True, extra=extra)
     if out is not None:
         return _clamp_out(input, min, None, out, "clamp_min")
     try:
@@ -470,10 +470,10 @@ def clamp_min(input, min, *, out=None):
     return name_node(result, _clamp_node("Min", min), (input,), shown=shown)
 
 
-def clamp_max(input, max, *, out=None):
+def clamp_max(input=REQUIRED, max=REQUIRED, *extra, out=None):
     """min(input, max); max a number or a tensor. Mirrors torch.clamp_max."""
-    if max is None:
-        raise _one_bound_error("clamp_max", input, max, "max", out=True)
+    if max is None or extra:  # (one REQUIRED: clamp's TypeError, caught below)
+        raise _one_bound_error("clamp_max", input, max, "max", out=True, extra=extra)
     if out is not None:
         return _clamp_out(input, None, max, out, "clamp_max")
     try:
@@ -486,16 +486,18 @@ def clamp_max(input, max, *, out=None):
     return name_node(result, _clamp_node("Max", max), (input,), shown=shown)
 
 
-def _one_bound_error(op, input, bound, name, out=False) -> TypeError:
+def _one_bound_error(op, input, bound, name, out=False, extra=()) -> TypeError:
     """torch's TypeError for a bound of clamp_min/clamp_max of no type they take (None, a str:
     their bound is a Number or a Tensor, never optional, unlike clamp's), or a non-tensor input;
-    worded for the call as it was made (NOTE [ Keyword arguments in argument errors ])."""
-    from minitorch._ops._parser_errors import overload_error
+    worded for the call as it was made (NOTE [ Keyword arguments in argument errors ]), with
+    the `extra` positional arguments past the bound."""
+    from minitorch._ops._parser_errors import overload_error, with_extra
 
     tail = ", *, Tensor out = None" if out else ""
     sigs = [f"Tensor input, {k} {name}{tail}" for k in ("Tensor", "Number")]
     method_sigs = [f"{k} {name}" for k in ("Tensor", "Number")]
-    return overload_error(op, sigs, method_sigs, (("input", input), (name, bound)))
+    named = with_extra((("input", input), (name, bound)), extra)
+    return overload_error(op, sigs, method_sigs, named)
 
 
 def _clamp_node(kind, bound):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 from minitorch import _dtype
+from minitorch._arg_errors import REQUIRED, too_many_positional
 from minitorch._ops._common import (
     cast,
     index,
@@ -73,8 +74,12 @@ def _copy(x: Tensor) -> Tensor:
 def _unary(cls, name: str, summary: str):
     """The public function of a float-only unary op: ints promote to the default float."""
 
-    def op(input, *, out=None):
-        return _out(cls.apply(_to_float(input, name)), out)
+    # input REQUIRED, extra: torch's parser wording of torch.sin() and torch.sin(x, 1)
+    def op(input=REQUIRED, *extra, out=None):
+        x = _to_float(input, name)
+        if extra:
+            raise too_many_positional(name, 1 + len(extra), 1)
+        return _out(cls.apply(x), out)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"{summary}. Mirrors torch.{name}."
@@ -194,8 +199,10 @@ class Frac(Function):
 
 
 def _rounding(cls, name: str, summary: str):
-    def op(input, *, out=None):
+    def op(input=REQUIRED, *extra, out=None):  # (as _unary's)
         _check_tensor(input, name)
+        if extra:
+            raise too_many_positional(name, 1 + len(extra), 1)
         if input._data.dtype.kind == "b":
             raise _not_implemented(f"{name}_vml_cpu", input.dtype)
         if input._data.dtype.kind in "iu":
@@ -295,9 +302,11 @@ def true_divide(input, other, *, out=None):
         raise TypeError(operand_error("true_divide", input, other)) from None
 
 
-def square(input, *, out=None):
+def square(input=REQUIRED, *extra, out=None):
     """input ** 2 (bool promotes to int64, as in torch). Mirrors torch.square."""
     _check_tensor(input, "square")
+    if extra:  # (as _unary's)
+        raise too_many_positional("square", 1 + len(extra), 1)
     return pow(input, 2, out=out)
 
 

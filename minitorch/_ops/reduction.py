@@ -7,7 +7,7 @@ import operator
 
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype, return_types
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
 from minitorch._ops._common import (
     cast,
     check_int,
@@ -25,7 +25,7 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
-from minitorch._ops._parser_errors import invalid_arguments, parsed_error
+from minitorch._ops._parser_errors import extra_positional_error, invalid_arguments, parsed_error
 from minitorch._ops.indexing import saved_sizes, saved_watched
 from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
@@ -443,8 +443,13 @@ class SumDim(Sum):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim", "self_sym_sizes": "shape"}
 
 
-def sum(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
+def sum(
+    input=REQUIRED, dim=_MISSING, keepdim=False, *extra, dtype=None, axis=_MISSING,
+    keepdims=None, out=None,
+):  # fmt: skip
     """Sum over dims (all by default). Mirrors torch.sum (ints and bools sum as int64)."""
+    if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
+        raise extra_positional_error("sum", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
             dim, keepdim = _dim_args("sum", input, dim, keepdim, axis, keepdims, _SUM_FORMS)
@@ -559,8 +564,13 @@ class MeanDimInto(MeanInto):
     _saved_attrs = {"dim": "dims", "keepdim": "keepdim", **Mean._saved_attrs}
 
 
-def mean(input, dim=_MISSING, keepdim=False, *, dtype=None, axis=_MISSING, keepdims=None, out=None):
+def mean(
+    input=REQUIRED, dim=_MISSING, keepdim=False, *extra, dtype=None, axis=_MISSING,
+    keepdims=None, out=None,
+):  # fmt: skip
     """Mean over dims (all by default); floating inputs only. Mirrors torch.mean."""
+    if extra:  # (input REQUIRED, extra: torch's parser wording of sum() and sum(x, 0, True, 0))
+        raise extra_positional_error("mean", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim or keepdims is not None or axis is not _MISSING:
             dim, keepdim = _dim_args("mean", input, dim, keepdim, axis, keepdims, _MEAN_FORMS)
@@ -701,12 +711,14 @@ class ProdDim(Prod):
     _node_name = "ProdBackward1"
 
 
-def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
+def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out=None):
     """Product over one dim (all by default). Mirrors torch.prod (ints and bools as int64).
 
     Differences from torch: on a GPU the gradient is always the product of the other factors
     (torch looks for a zero on the host first), so an inf factor in a tensor without zeros
     gives that product where torch's result / input gives nan."""
+    if extra:  # (as sum's)
+        raise extra_positional_error("prod", (input, dim, keepdim, *extra), dtype=dtype, out=out)
     if _autocast.state.any_enabled:  # (the sentinels travel on: the call below resolves them)
         return _autocast.call(
             prod, _autocast.FP32_CPU, (input, dim, keepdim), {"dtype": dtype, "out": out}
@@ -747,6 +759,12 @@ def prod(input, dim=_MISSING, keepdim=_MISSING, *, dtype=None, out=None):
 
 class Nansum(Function):
     """out = sum of a over dims, nan counted as 0;  grad_a = grad where a is not nan, else 0"""
+
+    _saved_names = ("self",)  # grad_fn._saved_self, _saved_dim, _saved_keepdim (as torch's)
+    _saved_attrs = {
+        "dim": lambda node: _saved_given_dims(node.__dict__.get("given_dim")),
+        "keepdim": "keepdim",
+    }
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, np_dtype):
@@ -815,7 +833,18 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
     else:
         np_dtype = None
     result = Nansum.apply(input, dims=dims, keepdim=keepdim, np_dtype=np_dtype)
+    if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
+        result._grad_fn.given_dim = dim
     return _out_cast(result, out, dtype)
+
+
+def _saved_given_dims(dim):
+    """grad_fn._saved_dim of a reduction over an optional list of dims as torch's shows it: None
+    without one, else a tuple of the dims as given (a negative one read back unsigned)."""
+    if dim is None:
+        return None
+    dims = dim if isinstance(dim, (list, tuple)) else (dim,)
+    return tuple(saved_uint64(operator.index(d)) for d in dims)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
@@ -1309,7 +1338,8 @@ class Logsumexp(Function):
         elif rdt is dt and not opmath_dtype(dt):
             m = max_last(xp, x) if dims == (x.ndim - 1,) else x.max(axis=dims, keepdims=True)
             m = xp.where(xp.isinf(m), 0, m)  # all -inf (or an inf): no shift, no inf - inf
-            out = xp.log(xp.exp(x - m).sum(axis=dims, keepdims=True)) + m  # all -inf: -inf
+            # all -inf: log(0) = -inf (NumPy's warning: to the kernel-module filter, as softmax's)
+            out = xp.log(xp.exp(x - m).sum(axis=dims, keepdims=True)) + m
             if not keepdim:
                 out = out.reshape(_drop(x.shape, dims))
             out = xp.asarray(out, dtype=dt)
@@ -1352,7 +1382,8 @@ def _logsumexp_rounded(xp, x, dims, keepdim, rdt):
     e = xp.exp((xw - m).astype(dt).astype(xw.dtype)).astype(dt)
     acc = opmath_dtype(rdt) or rdt
     s = e.astype(rdt).astype(acc).sum(axis=dims, keepdims=True).astype(rdt)
-    log_s = xp.log(s.astype(acc)).astype(rdt)
+    with quiet(xp, divide="ignore"):  # all -inf: log(0) = -inf
+        log_s = xp.log(s.astype(acc)).astype(rdt)
     wide = xp.promote_types(rdt, dt) if rdt.itemsize != dt.itemsize else rdt
     if rdt is not dt and rdt.itemsize == dt.itemsize:  # float16 with bfloat16: float32
         wide = xp.dtype("float32")

@@ -23,7 +23,13 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
-from minitorch._ops._parser_errors import overload_error, parsed_error
+from minitorch._ops._parser_errors import (
+    OVERLOADS,
+    extra_positional_error,
+    overload_error,
+    parsed_error,
+)
+from minitorch._ops.indexing import saved_arg, saved_sizes, saved_watched
 from minitorch._ops.reduction import (
     _accumulate_dtype,
     _argument_error,
@@ -104,8 +110,10 @@ def any(input, dim=None, keepdim=False, *, out=None):
     return _bool_reduce("any", input, dim, keepdim, out)
 
 
-def count_nonzero(input, dim=None):
+def count_nonzero(input, dim=None, *extra, **unknown):
     """The number of non-zero elements over dims. Mirrors torch.count_nonzero."""
+    if extra or unknown:  # (x, 0, True), keepdim=True: none of torch's overloads takes them
+        raise _count_nonzero_error(input, dim, extra, unknown)
     if input.__class__ is not Tensor and dispatching(input):  # NOTE [ Tensor subclasses ]
         return run_converted(count_nonzero, (input, dim))
     try:
@@ -116,6 +124,20 @@ def count_nonzero(input, dim=None):
     xp = input._device.backend.xp
     r = (x != 0).sum(axis=dims)
     return _const(xp.asarray(r, dtype=_dtype.int64.np), input)
+
+
+def _count_nonzero_error(input, dim, extra, unknown) -> TypeError:
+    """torch's parser TypeError for count_nonzero given positional arguments past dim, or
+    keywords it has not (keepdim=, as sum takes); a dim left at None counts as not given."""
+    from minitorch._call_site import passed_by_keyword
+
+    named = [("input", input)]
+    if dim is not None or extra or passed_by_keyword("dim", "count_nonzero"):
+        named.append(("dim", dim))
+    named += [(f"#{i}", v) for i, v in enumerate(extra)]  # (names no call passes by keyword)
+    named += list(unknown.items())
+    forms = OVERLOADS["count_nonzero"]
+    return overload_error("count_nonzero", *forms, named, unknown=tuple(unknown))
 
 
 # --- variance and standard deviation ---
@@ -293,14 +315,26 @@ def _var_error(op, input, dim, unbiased, keepdim, correction) -> TypeError:
     return parsed_error(op, (*named, ("correction", correction)))
 
 
-def var(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, out=None):
+def var(
+    input=REQUIRED, dim=_MISSING, unbiased=None, keepdim=_MISSING, *extra, correction=None,
+    out=None,
+):  # fmt: skip
     """Variance over dims with Bessel's correction by default. Mirrors torch.var."""
+    if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
+        args = (input, dim, unbiased, keepdim, *extra)
+        raise extra_positional_error("var", args, correction=correction, out=out)
     dims, keepdim, c, g = _var_args("var", input, dim, unbiased, keepdim, correction)
     return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
 
-def std(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, out=None):
+def std(
+    input=REQUIRED, dim=_MISSING, unbiased=None, keepdim=_MISSING, *extra, correction=None,
+    out=None,
+):  # fmt: skip
     """Standard deviation over dims with Bessel's correction by default. Mirrors torch.std."""
+    if extra:  # (input REQUIRED, extra: torch's parser wording, as sum's)
+        args = (input, dim, unbiased, keepdim, *extra)
+        raise extra_positional_error("std", args, correction=correction, out=out)
     dims, keepdim, c, g = _var_args("std", input, dim, unbiased, keepdim, correction)
     return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
 
@@ -737,24 +771,29 @@ class PutAlong(Function):
 
 class _EvenlyDistributed:
     """out = the flat a at idx (its median);  grad_a = grad split evenly among the elements equal
-    to out (among the NaNs when out is NaN), as torch's median() and nanmedian() do"""
+    to out (among the NaNs when out is NaN), as torch's median() and nanmedian() do. a is taken
+    as it is (not a flattened view), so the node's next function is a's own, as torch's"""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_self, _saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, idx, dim, out_shape):
         xp = ctx.xp
         x = a._data
-        out = xp.take_along_axis(x, idx, axis=dim).reshape(out_shape)
+        out = xp.take_along_axis(x.reshape(-1), idx, axis=dim).reshape(out_shape)
         if ctx.needs_input_grad[0]:
             ties = x == out
             if is_floating(x.dtype):
                 ties |= xp.isnan(x) & xp.isnan(out)
             ctx.ties = ties
+            ctx.save_for_backward(a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         from minitorch._ops.pointwise import where
 
+        ctx._stored_tensors  # noqa: B018 - torch's error for a self changed in place since
         ties = ctx.ties
         # a where, not a product with the mask: the unselected entries are +0 as torch's
         # (a negative grad times a 0 mask would give -0)
@@ -767,6 +806,12 @@ class MedianAll(_EvenlyDistributed, TakeAlong):
 
 class MedianDim(TakeAlong):
     _node_name = "MedianBackward1"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's): the dim as given, the indices returned
+        "dim": saved_arg("saved_dim", wrap=True),
+        "indices": saved_watched(0),
+        "keepdim": saved_arg("saved_keepdim"),
+        "self_sym_sizes": saved_sizes,
+    }
 
 
 class NanmedianAll(_EvenlyDistributed, TakeAlong):
@@ -775,10 +820,12 @@ class NanmedianAll(_EvenlyDistributed, TakeAlong):
 
 class NanmedianDim(TakeAlong):
     _node_name = "NanmedianBackward1"
+    _saved_attrs = MedianDim._saved_attrs
 
 
 class Mode(TakeAlong):
     _node_name = "ModeBackward0"
+    _saved_attrs = MedianDim._saved_attrs
 
 
 class Quantile(TakeAlong):
@@ -908,9 +955,8 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
             # int64's minimum, 0 for the narrower types, True)
             value = xp.asarray([math.nan], dtype="float32").astype(x.dtype)
             return _const(value.reshape(()), input)
-        flat = input.reshape((-1,))
-        idx = index_fn(xp, flat._data, 0, input._device.type == "cpu")
-        return all_fn.apply(flat, idx=idx, dim=0, out_shape=())
+        idx = index_fn(xp, x.reshape(-1), 0, input._device.type == "cpu")
+        return all_fn.apply(input, idx=idx, dim=0, out_shape=())
     d = wrap_dim(dim, x.ndim, op, "dim", 2)  # torch's TypeError for a float or bool dim
     if keepdim.__class__ is not bool:
         raise flag_error(op, "keepdim", keepdim, 3)
@@ -918,14 +964,17 @@ def _order_stat(op, input, dim, keepdim, index_fn, all_fn, dim_fn, ret):
         one = input.reshape((1,))
         idx = xp.zeros((1,), dtype=_dtype.int64.np)
         values = dim_fn.apply(one, idx=idx, dim=0, out_shape=())
-        return ret(_watched_pair(values, _const(xp.zeros((), dtype=_dtype.int64.np), input)))
+        indices = _const(xp.zeros((), dtype=_dtype.int64.np), input)
+        return ret(_watched_pair(values, indices, saved_dim=d, saved_keepdim=keepdim))
     # nanmedian's message names median, as torch's shared check does
     _check_nonempty(x, (d,), "median" if op == "nanmedian" else op)
     idx = index_fn(xp, x, d, input._device.type == "cpu")
     out_shape = idx.shape if keepdim else tuple(s for i, s in enumerate(idx.shape) if i != d)
     values = dim_fn.apply(input, idx=idx, dim=d, out_shape=out_shape)
     indices = _const(xp.asarray(idx.reshape(out_shape), dtype=_dtype.int64.np), input)
-    return ret(_watched_pair(values, indices))
+    # (grad_fn._saved_dim: the dim as given, negative too)
+    saved = {"saved_dim": operator.index(dim), "saved_keepdim": keepdim}
+    return ret(_watched_pair(values, indices, **saved))
 
 
 def flag_error(op: str, name: str, value, pos: int | None = None) -> TypeError:
@@ -947,11 +996,13 @@ def _all_or_dim(op: str, dim, keepdim):
     return dim, False if keepdim is _MISSING else keepdim
 
 
-def _watched_pair(values: Tensor, indices: Tensor) -> tuple:
+def _watched_pair(values: Tensor, indices: Tensor, **saved) -> tuple:
     """(values, indices), values' node refusing a backward once the returned indices changed in
-    place, as torch's, which saves them (NOTE [ Watched index tensors ])."""
+    place, as torch's, which saves them (NOTE [ Watched index tensors ]); `saved`: the
+    arguments its grad_fn._saved_<name> shows (see saved_arg)."""
     if values._grad_fn is not None:
         watch_index(values._grad_fn, indices)
+        values._grad_fn.__dict__.update(saved)
     return values, indices
 
 
@@ -1182,7 +1233,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     if (
         keepdim.__class__ is not bool
         or (dim is not None and not hasattr(dim, "__index__"))
-        or interpolation.__class__ is not str
+        or not isinstance(interpolation, str)  # (a str subclass too: numpy.str_)
         or not (out is None or isinstance(out, Tensor))
     ):
         # (dim=(1, 2) as for mean: torch's parser takes one int only; interpolation=None; a
@@ -1214,10 +1265,18 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     else:
         if q._data.dtype != x.dtype:
             raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+        if q._device is not input._device:
+            raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
         qv = q._data.reshape(-1)
-    if isinstance(out, Tensor) and out.dtype is not input.dtype:
-        # torch refuses to cast into out (checked before the dim, after the checks above)
-        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    if isinstance(out, Tensor):
+        # torch refuses to cast into out or copy across devices (checked before the dim, after
+        # the checks above)
+        if out.dtype is not input.dtype:
+            raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+        if out._device is not input._device:
+            raise RuntimeError(
+                "quantile() out tensor must be on the same device as the input tensor"
+            )
     nd = x.ndim
     if dim is not None:
         d = wrap_dim(operator.index(dim), nd, op)
@@ -1290,6 +1349,15 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan, out):
     return name_node(result.reshape(tuple(shape)), "SqueezeBackward4", (input,))
 
 
+def _quantile_out(result, out):
+    """torch's quantile is composite: its out= is resize_ and copy_, so out joins the graph."""
+    if out is None:
+        return result
+    from minitorch._ops.inplace import copy_out
+
+    return copy_out(out, result, "quantile")
+
+
 def quantile(
     input=REQUIRED,
     q=REQUIRED,
@@ -1318,7 +1386,8 @@ def quantile(
     if q.__class__ is not Tensor and dispatching(q):  # a subclass q: NOTE [ Tensor subclasses ]
         kwargs = {"interpolation": interpolation, "out": out}
         return run_converted(quantile, (input, q, dim, keepdim), kwargs)
-    return _out(_quantile("quantile", input, q, dim, keepdim, interpolation, False, out), out)
+    r = _quantile("quantile", input, q, dim, keepdim, interpolation, False, out)
+    return _quantile_out(r, out)
 
 
 def nanquantile(
@@ -1348,4 +1417,5 @@ def nanquantile(
     if q.__class__ is not Tensor and dispatching(q):  # a subclass q: NOTE [ Tensor subclasses ]
         kwargs = {"interpolation": interpolation, "out": out}
         return run_converted(nanquantile, (input, q, dim, keepdim), kwargs)
-    return _out(_quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out), out)
+    r = _quantile("nanquantile", input, q, dim, keepdim, interpolation, True, out)
+    return _quantile_out(r, out)

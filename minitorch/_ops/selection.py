@@ -553,15 +553,21 @@ def _fill_plan(input: Tensor, dim: int, index, value):
     return plan, _fill_value(input, value, "index_fill_")
 
 
-def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+def index_fill(
+    input: Tensor = REQUIRED, dim: int = REQUIRED, index: Tensor = REQUIRED, value=REQUIRED, *extra
+) -> Tensor:
     """A copy of input with value at index along dim. Mirrors torch.index_fill."""
     fn = IndexFillTensor if isinstance(value, Tensor) else IndexFill
     try:
+        if extra:  # (one REQUIRED: an error of _fill_plan's, worded as torch's below)
+            raise TypeError
         plan, value = _fill_plan(input, dim, index, value)
     except (AttributeError, TypeError) as e:  # NOTE [ Overloaded reductions ]: its overloads
-        from minitorch._ops._parser_errors import argument_error
+        from minitorch._ops._parser_errors import argument_error, parsed_error, with_extra
 
         named = (("input", input), ("dim", dim), ("index", index), ("value", value))
+        if extra:
+            raise parsed_error("index_fill", with_extra(named, extra)) from None
         raise argument_error(e, "index_fill", named) from None
     return watch_indices(fn.apply(input, value, plan=plan, accumulate=False), index)
 
@@ -634,23 +640,28 @@ def _mask_on(input: Tensor, mask: Tensor) -> Tensor:
     return mask.to(input._device)
 
 
-def masked_fill_overloads(op: str, input, mask, value) -> None:
+def masked_fill_overloads(op: str, input, mask, value, extra=()) -> None:
     """Raises torch's TypeError for masked_fill's (or masked_fill_'s) mask or value of a type
-    no overload takes (NOTE [ Overloaded binary ops ]); returns when they are not the fault."""
+    no overload takes (NOTE [ Overloaded binary ops ]), left out (REQUIRED) or followed by
+    `extra` positional arguments; returns when they are not the fault."""
     from minitorch._ops._common import is_number
-    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error
+    from minitorch._ops._parser_errors import TERNARY_FORMS, overload_error, with_extra
 
-    if isinstance(input, Tensor) and isinstance(mask, Tensor) and (
+    if not extra and isinstance(input, Tensor) and isinstance(mask, Tensor) and (
         isinstance(value, Tensor) or is_number(value)
     ):
         return
     forms, method_forms = TERNARY_FORMS["masked_fill"]
-    named = (("input", input), ("mask", mask), ("value", value))
+    named = with_extra((("input", input), ("mask", mask), ("value", value)), extra)
     raise overload_error(op, forms, method_forms, named) from None
 
 
-def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+def masked_fill(
+    input: Tensor = REQUIRED, mask: Tensor = REQUIRED, value=REQUIRED, *extra
+) -> Tensor:
     """value where mask (broadcast), input elsewhere. Mirrors torch.masked_fill."""
+    if extra:  # (one REQUIRED: an error below, worded by masked_fill_overloads)
+        masked_fill_overloads("masked_fill", input, mask, value, extra)
     try:
         return _masked_fill(input, mask, value)
     except (AttributeError, TypeError):  # torch.masked_fill(None, ...): zero-cost when a tensor

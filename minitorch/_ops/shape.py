@@ -318,8 +318,10 @@ def ravel(input: Tensor) -> Tensor:
     return reshape(input, (-1,))
 
 
-def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+def flatten(input: Tensor = REQUIRED, start_dim: int = 0, end_dim: int = -1, *extra) -> Tensor:
     """Merges dims start_dim..end_dim into one. Mirrors torch.flatten."""
+    if extra:  # (input REQUIRED: not_tensor words torch.flatten())
+        raise arity_error("flatten", extra, 3, input=input)
     try:
         shape = input._data.shape
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
@@ -410,14 +412,16 @@ def squeeze_overloads(out: bool) -> list:
     return [f"Tensor input{d}{tail}" for d in ("", ", int dim", ", tuple of ints dim")]
 
 
-def _squeeze_error(input, dim) -> TypeError:
-    from minitorch._ops._parser_errors import parsed_error
+def _squeeze_error(input, dim, extra=()) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error, with_extra
 
-    return parsed_error("squeeze", (("input", input), ("dim", dim)))
+    return parsed_error("squeeze", with_extra((("input", input), ("dim", dim)), extra))
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
+def squeeze(input: Tensor = REQUIRED, dim=None, *extra) -> Tensor:
     """Removes size-1 dims (all, one, or a tuple; other dims are left). Mirrors torch.squeeze."""
+    if extra:  # torch.squeeze(x, 0, 0): no overload takes three
+        raise _squeeze_error(input, dim, extra)
     try:
         shape = input._data.shape
     except AttributeError:  # a list where a tensor belongs: zero-cost when a tensor
@@ -610,8 +614,10 @@ def swapaxes(
     return Transpose.apply(input, dim0=d0, dim1=_wrap_dim(axis1, n, "swapaxes", "axis1", 3))
 
 
-def t(input: Tensor) -> Tensor:
+def t(input: Tensor = REQUIRED, *extra) -> Tensor:
     """Transposes a 2-d tensor; 0-d and 1-d tensors are returned as they are. Mirrors torch.t."""
+    if extra:  # (input REQUIRED: not_tensor words torch.t())
+        raise arity_error("t", extra, 1, input=input)
     try:
         n = input._data.ndim
     except AttributeError:  # torch.t(None): zero-cost when a tensor
@@ -695,21 +701,29 @@ def _dims_list(dims, n, op, what):
     return wrapped
 
 
-def _movedim_error(input, source, destination, op: str = "movedim") -> TypeError:
-    from minitorch._ops._parser_errors import parsed_error
+def _movedim_error(input, source, destination, op: str = "movedim", extra=()) -> TypeError:
+    from minitorch._ops._parser_errors import parsed_error, with_extra
 
     named = (("input", input), ("source", source), ("destination", destination))
-    return parsed_error(op, named)
+    return parsed_error(op, with_extra(named, extra))
 
 
-def movedim(input: Tensor, source, destination, *, _op: str = "movedim") -> Tensor:
+def movedim(
+    input: Tensor = REQUIRED,
+    source=REQUIRED,
+    destination=REQUIRED,
+    *extra,
+    _op: str = "movedim",
+) -> Tensor:
     """Moves dims `source` to positions `destination`. Mirrors torch.movedim."""
+    if extra:  # movedim(x, 0, 1, 2): no overload takes four
+        raise _movedim_error(input, source, destination, _op, extra)
     try:
         n = input._data.ndim
     except AttributeError:  # torch.movedim(None, 0, 1): zero-cost when a tensor
         raise _movedim_error(input, source, destination, _op) from None
     for arg in (source, destination):
-        if isinstance(arg, str) or arg is None:  # torch's overloads take ints or int[]s
+        if isinstance(arg, str) or arg is None or arg is REQUIRED:  # (ints or int[]s)
             raise _movedim_error(input, source, destination, _op)
     one_src = isinstance(source, int) or is_index(source)
     one_dst = isinstance(destination, int) or is_index(destination)
@@ -734,9 +748,9 @@ def movedim(input: Tensor, source, destination, *, _op: str = "movedim") -> Tens
     return Permute.apply(input, dims=order)
 
 
-def moveaxis(input: Tensor, source, destination) -> Tensor:
+def moveaxis(input: Tensor = REQUIRED, source=REQUIRED, destination=REQUIRED, *extra) -> Tensor:
     """Mirrors torch.moveaxis (movedim, under its own name in errors)."""
-    return movedim(input, source, destination, _op="moveaxis")
+    return movedim(input, source, destination, *extra, _op="moveaxis")
 
 
 # --- broadcasting ---

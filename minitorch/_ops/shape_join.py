@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from minitorch import _autocast_state as _autocast
 from minitorch import _dtype
 from minitorch import _memory_format as _mf
-from minitorch._arg_errors import REQUIRED, arity_error
+from minitorch._arg_errors import REQUIRED, arity_error, too_many_positional
 from minitorch._ops._common import (
     broadcast_pair,
     cast,
@@ -279,8 +279,10 @@ class Unbind(Function):
         return Stack.apply(*grads, dim=ctx.dim)
 
 
-def unbind(input: Tensor, dim: int = 0) -> tuple:
+def unbind(input: Tensor = REQUIRED, dim: int = 0, *extra) -> tuple:
     """The slices along dim, as views. Mirrors torch.unbind."""
+    if extra:  # (input REQUIRED: not_tensor words torch.unbind())
+        raise arity_error("unbind", extra, 2, input=input)
     try:
         ndim = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
@@ -331,10 +333,10 @@ def split_arg(op, given, sections, indices, tensor_indices_or_sections=None):
 
 
 def tensor_split(
-    input: Tensor,
+    input: Tensor = REQUIRED,
     indices_or_sections=None,
     dim: int = 0,
-    *,
+    *extra,
     sections=None,
     indices=None,
     tensor_indices_or_sections=None,
@@ -342,6 +344,8 @@ def tensor_split(
     """Pieces by a number of sections or by split indices, as views. Mirrors torch.tensor_split
     (the split argument positional or by its overload's keyword)."""
     try:
+        if extra:  # tensor_split(x, 1, 0, 0): no overload takes four
+            raise TypeError("tensor_split(): no overload takes them")  # (below)
         arg = split_arg(
             "tensor_split", indices_or_sections, sections, indices, tensor_indices_or_sections
         )
@@ -355,13 +359,13 @@ def tensor_split(
         if dim.__class__ is not int:
             index(dim, "tensor_split", "dim")
     except (AttributeError, TypeError):  # no overload takes them: NOTE [ Overloaded reductions ]
-        from minitorch._ops._parser_errors import parsed_error
+        from minitorch._ops._parser_errors import parsed_error, with_extra
 
         named = [("input", input), ("indices_or_sections", indices_or_sections)]
         named += [("sections", sections), ("indices", indices)]
         named += [("tensor_indices_or_sections", tensor_indices_or_sections)]
-        named.append(("dim", dim if _dim_given(dim) else None))  # (None: left at its default)
-        raise parsed_error("tensor_split", named) from None
+        named.append(("dim", dim if extra or _dim_given(dim) else None))  # (None: its default)
+        raise parsed_error("tensor_split", with_extra(named, extra)) from None
     if input._data.ndim == 0:
         raise RuntimeError(
             "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
@@ -589,8 +593,10 @@ def _out(result, out):
     return write_out(out, result)
 
 
-def cat(tensors, dim: int = 0, *, out=None) -> Tensor:
+def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins tensors along an existing dim, promoting dtypes. Mirrors torch.cat."""
+    if extra:  # (tensors REQUIRED, extra: torch.cat() and cat(x, y) in torch's words)
+        raise too_many_positional("cat", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "cat")
     if _autocast.state.any_enabled:  # torch's promote check (the join's promotion casts)
         _autocast.check_join(tensors)
@@ -670,8 +676,10 @@ class Stack(Function):
         return tuple(grad[head + (i,)] for i in range(grad.shape[ctx.dim]))
 
 
-def stack(tensors, dim: int = 0, *, out=None) -> Tensor:
+def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     """Joins same-shaped tensors along a new dim. Mirrors torch.stack."""
+    if extra:  # (as cat's)
+        raise too_many_positional("stack", 2 + len(extra), 2, 1)
     tensors = _tensor_list(tensors, "stack")
     if _autocast.state.any_enabled:  # torch's promote check (the join's promotion casts)
         _autocast.check_join(tensors)
@@ -744,33 +752,43 @@ def _as_tuple(x):
     return out if isinstance(out, tuple) else (out,)
 
 
-def hstack(tensors, *, out=None) -> Tensor:
+def hstack(tensors=REQUIRED, *extra, out=None) -> Tensor:
     """Joins along dim 1 (dim 0 for 1-d tensors). Mirrors torch.hstack."""
+    if extra:  # (as cat's)
+        raise too_many_positional("hstack", 1 + len(extra), 1)
     tensors = [_as_tuple(t)[0] for t in _stack_list(tensors, "hstack")]
     if tensors and tensors[0]._data.ndim == 1:
         return cat(tensors, 0, out=out)
     return cat(tensors, 1, out=out)
 
 
-def vstack(tensors, *, out=None) -> Tensor:
+def vstack(tensors=REQUIRED, *extra, out=None) -> Tensor:
     """Joins along dim 0 after atleast_2d. Mirrors torch.vstack."""
+    if extra:  # (as cat's)
+        raise too_many_positional("vstack", 1 + len(extra), 1)
     tensors = _stack_list(tensors, "vstack")
     return cat([atleast_2d(t) for t in tensors], 0, out=out)
 
 
-def row_stack(tensors, *, out=None) -> Tensor:
+def row_stack(tensors=REQUIRED, *extra, out=None) -> Tensor:
     """Mirrors torch.row_stack (vstack)."""
+    if extra:  # (as cat's)
+        raise too_many_positional("row_stack", 1 + len(extra), 1)
     return vstack(_tensor_list(tensors, "row_stack"), out=out)
 
 
-def dstack(tensors, *, out=None) -> Tensor:
+def dstack(tensors=REQUIRED, *extra, out=None) -> Tensor:
     """Joins along dim 2 after atleast_3d. Mirrors torch.dstack."""
+    if extra:  # (as cat's)
+        raise too_many_positional("dstack", 1 + len(extra), 1)
     tensors = _stack_list(tensors, "dstack")
     return cat([atleast_3d(t) for t in tensors], 2, out=out)
 
 
-def column_stack(tensors, *, out=None) -> Tensor:
+def column_stack(tensors=REQUIRED, *extra, out=None) -> Tensor:
     """Joins 0-d/1-d tensors as columns, others along dim 1. Mirrors torch.column_stack."""
+    if extra:  # (as cat's)
+        raise too_many_positional("column_stack", 1 + len(extra), 1)
     tensors = _stack_list(tensors, "column_stack")
     cols = [reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors]
     return cat(cols, 1, out=out)

@@ -20,7 +20,7 @@ from minitorch._ops._common import (
     wrong_type,
 )
 from minitorch._ops._common import wrap_dim as _wrap_dim
-from minitorch._ops.shape import at_strides, flatten
+from minitorch._ops.shape import at_strides
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, _replay_view, name_node, saved_uint64
 from minitorch.autograd.grad_mode import no_grad
@@ -179,8 +179,12 @@ def _diag_dims(n, dim1, dim2, op="diagonal"):
     return d1, d2
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+def diagonal(
+    input: Tensor = REQUIRED, offset: int = 0, dim1: int = 0, dim2: int = 1, *extra
+) -> Tensor:
     """The diagonal over two dims, as a view (appended as the last dim). Mirrors torch.diagonal."""
+    if extra:  # (input REQUIRED: not_tensor words torch.diagonal())
+        raise arity_error("diagonal", extra, 4, input=input)
     try:
         n = input._data.ndim
     except AttributeError:  # zero-cost when a tensor
@@ -204,8 +208,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return out
 
 
-def diag(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+def diag(input: Tensor = REQUIRED, diagonal: int = 0, *extra, out=None) -> Tensor:
     """A 1-d tensor's diagonal matrix, or a matrix's diagonal (a copy). Mirrors torch.diag."""
+    if extra:  # (input REQUIRED: not_tensor words torch.diag())
+        raise arity_error("diag", extra, 2, input=input)
     result = _diag(input, diagonal)
     if out is None:
         return result
@@ -235,7 +241,10 @@ def _diag(input, diagonal):
 
 def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """The flattened input as a diagonal matrix. Mirrors torch.diagflat."""
-    return diag_embed(flatten(input), _offset(offset, "diagflat", "offset"))  # (as diag's)
+    if not isinstance(input, Tensor):
+        raise not_tensor("diagflat", input)
+    offset = _offset(offset, "diagflat", "offset")  # (as diag's)
+    return diag_embed(input.contiguous().view(-1), offset)  # torch's nodes: a ViewBackward0
 
 
 class Tril(Function):
@@ -279,13 +288,17 @@ def _triangle(cls, input, diagonal, out, op):
     return write_out_exact(out, result)
 
 
-def tril(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+def tril(input: Tensor = REQUIRED, diagonal: int = 0, *extra, out=None) -> Tensor:
     """The lower triangle of the last two dims. Mirrors torch.tril."""
+    if extra:  # (input REQUIRED: not_tensor words torch.tril())
+        raise arity_error("tril", extra, 2, input=input)
     return _triangle(Tril, input, diagonal, out, "tril")
 
 
-def triu(input: Tensor, diagonal: int = 0, *, out=None) -> Tensor:
+def triu(input: Tensor = REQUIRED, diagonal: int = 0, *extra, out=None) -> Tensor:
     """The upper triangle of the last two dims. Mirrors torch.triu."""
+    if extra:  # (input REQUIRED: not_tensor words torch.triu())
+        raise arity_error("triu", extra, 2, input=input)
     return _triangle(Triu, input, diagonal, out, "triu")
 
 
@@ -600,6 +613,11 @@ class Roll(Function):
         return Roll.apply(grad, shifts=neg, dims=dims)
 
 
+def _one_int(t: Tensor) -> bool:
+    """Whether torch's parser reads tensor t as an int[] of one element (any ndim)."""
+    return t.numel() == 1 and t.dtype._kind == 1
+
+
 def _as_tuple(v) -> tuple:
     return () if v is None else (v,) if isinstance(v, int) else tuple(v)
 
@@ -617,12 +635,16 @@ def roll(input: Tensor = REQUIRED, shifts=REQUIRED, dims=None, *extra) -> Tensor
         shifts = (shifts,)
     elif is_index(shifts):
         shifts = (index(shifts, "roll", "shifts"),)
+    elif isinstance(shifts, Tensor) and not _one_int(shifts):  # (no int[] to torch's parser)
+        raise wrong_type("roll", shifts, "shifts", 2, "tuple of ints")
     else:
         shifts = int_list(shifts, "roll", "shifts", 2)
     if not shifts:
         raise RuntimeError("`shifts` required")
     if dims is not None:
-        one = isinstance(dims, int) or is_index(dims)
+        one = dims.__class__ is not bool and (isinstance(dims, int) or is_index(dims))
+        if dims.__class__ is bool or (isinstance(dims, Tensor) and not _one_int(dims)):
+            raise wrong_type("roll", dims, "dims", 3, "tuple of ints")
         dims = (dims,) if one else ints(dims, "roll", "dims", 3)
     if not dims:  # None or (): torch rolls the flattened tensor for both
         if len(shifts) != 1:

@@ -194,7 +194,8 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
             return _make(idx, reps._device, False, None)
         counts = _host_counts(reps, output_size)
         total = _total(counts)
-        _check_output_size(total, output_size)
+        if counts.size:  # torch returns no repeats at once, whatever output_size says
+            _check_output_size(total, output_size)
         # the indices come in repeats' dtype, as torch
         idx = _repeat_index(reps, counts, total, reps._data.dtype)
         return _make(idx, reps._device, False, None)
@@ -258,6 +259,10 @@ def repeat_interleave(input=None, repeats=None, dim=None, *, output_size=None) -
 
 def _check_output_size(total: int, output_size):
     if output_size is not None and output_size != total:
+        if output_size < 0:  # torch allocates the output_size first
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {output_size}: [{output_size}]"
+            )
         raise RuntimeError("allocated size does not match required size")
 
 

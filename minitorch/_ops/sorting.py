@@ -887,7 +887,7 @@ def _flags_ok(out_int32, right, side=None, sorter=None, out=None) -> bool:
     return (
         out_int32.__class__ is bool
         and right.__class__ is bool
-        and (side is None or side.__class__ is str)
+        and (side is None or isinstance(side, str))  # (a str subclass too: numpy.str_)
         and (sorter is None or isinstance(sorter, Tensor))
         and (out is None or isinstance(out, Tensor))
     )
@@ -1189,8 +1189,10 @@ def bincount(
         if w is None:
             res = xp.bincount(x, minlength=minlength).astype("int64")
         else:
-            dt = w.dtype if w.dtype == "float32" else "float64"  # torch: float stays, else double
-            res = xp.bincount(x, weights=w, minlength=minlength).astype(dt)
+            res = xp.bincount(x, weights=w, minlength=minlength)  # torch: double, but float
+            if w.dtype == "float32":  # float32 weights add up in float32, in the input's order
+                res = xp.zeros(res.shape, w.dtype)
+                input._device.backend.scatter_add(res, x, w)
     except (MemoryError, ValueError):  # a huge value or minlength: torch's allocator error
         raise _bincount_alloc_error(x, w, minlength) from None
     return no_derivative(_make(res, input._device, False, None), (weights,), "bincount")
@@ -1382,7 +1384,7 @@ def histogram(input, bins=100, *extra, range=None, weight=None, density=False, o
     w = None if weight is None else weight.reshape(-1)
     hist, (bin_edges,) = histogramdd_arrays(input.reshape(-1, 1), [bins], range, w, density)
     dev = input._device
-    args = (input, weight)
+    args = (input, weight, bins)  # (no_derivative skips an int bins)
     result = _histogram_type(
         tuple(
             no_derivative(_make(a, dev, False, None), args, "histogram") for a in (hist, bin_edges)

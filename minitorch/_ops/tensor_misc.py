@@ -26,7 +26,7 @@ from minitorch._ops.pointwise_more import _check_tensor, _to_float
 from minitorch._subclass import dispatching, run_converted
 from minitorch._tensor import Tensor, _make
 from minitorch._tensor_methods import _int_list
-from minitorch.autograd.function import name_node
+from minitorch.autograd.function import name_node, scalar_node
 
 # fmt: off
 __all__ = [
@@ -520,14 +520,21 @@ def _gradient_dim(f: Tensor, d: int, h, edge_order: int) -> Tensor:
         return f.narrow(d, start, length)
 
     if not isinstance(h, Tensor) or h.ndim == 0:
-        f = _to_float(f, "gradient")
-        interior = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        # torch's formulas, roundings and nodes for a Number spacing (its DivBackward1 and
+        # MulBackward1; an integer input is subtracted as integers, then divided into floats)
+        if isinstance(h, Tensor):  # (read as a Number: it must not widen an integer input)
+            f = _to_float(f, "gradient")
+        interior = scalar_node(scalar_node((part(2, n - 2) - part(0, n - 2)) / h) / 2)
         if edge_order == 1:
-            first = (part(1, 1) - part(0, 1)) / h
-            last = (part(n - 1, 1) - part(n - 2, 1)) / h
+            first = scalar_node((part(1, 1) - part(0, 1)) / h)
+            last = scalar_node((part(n - 1, 1) - part(n - 2, 1)) / h)
         else:
-            first = (part(0, 1) * -3 + part(1, 1) * 4 - part(2, 1)) / (2 * h)
-            last = (part(n - 1, 1) * 3 - part(n - 2, 1) * 4 + part(n - 3, 1)) / (2 * h)
+            a, b, c = part(0, 1), part(1, 1), part(2, 1)
+            s = scalar_node(a * -1.5) + scalar_node(b * 2) - scalar_node(c * 0.5)
+            first = scalar_node(s / h)
+            a, b, c = part(n - 3, 1), part(n - 2, 1), part(n - 1, 1)
+            s = scalar_node(a * 0.5) - scalar_node(b * 2) + scalar_node(c * 1.5)
+            last = scalar_node(s / h)
         return cat([first, interior, last], dim=d)
     # The coefficients are computed in the coordinates' dtype (int coordinates divide into the
     # default float) and only then meet the data, so the result promotes as torch's does:
@@ -585,27 +592,29 @@ def _gradient_parses(spacing, dim, edge_order) -> bool:
             return False
     elif dim is not None and (dim.__class__ is bool or not is_index(dim)):
         return False
-    if isinstance(spacing, Tensor):
-        return spacing.ndim == 0
+    if isinstance(spacing, Tensor):  # (a Number: NOTE [ Number-like arguments ])
+        return spacing.ndim == 0 and not spacing.requires_grad
     return spacing is None or isinstance(spacing, (numbers.Number, tuple, list))
 
 
-def _gradient_overloads(input, spacing, dim, edge_order) -> TypeError:
+def _gradient_overloads(input, spacing, dim, edge_order, extra=()) -> TypeError:
     """torch's parser error for keywords no overload takes (_gradient_parses), such as a 1-D
-    coordinates tensor not wrapped in a tuple, as numpy.gradient would take it."""
+    coordinates tensor not wrapped in a tuple, as numpy.gradient would take it, and for a call
+    without input or with arguments after it by position (all its others are keywords)."""
     from minitorch._call_site import call_keywords
     from minitorch._ops._parser_errors import overload_error
 
-    if isinstance(spacing, (tuple, list)) and spacing:
+    if isinstance(spacing, (tuple, list)) and spacing and not extra and input is not REQUIRED:
         check_tensor_list(list(spacing), 1)  # (torch's last overload fails on a number first)
     passed = call_keywords("gradient", depth=2)
     given = (("spacing", spacing, 1), ("dim", dim, None), ("edge_order", edge_order, 1))
-    named = [("input", input)]  # (an unread call: the keywords not at their defaults)
+    named = [("input", input)] + [(f"#{i}", v) for i, v in enumerate(extra)]
+    # (an unread call: the keywords not at their defaults)
     named += [(n, v) for n, v, d in given if (n in passed if passed is not None else v is not d)]
     return overload_error("gradient", _GRADIENT_FORMS, _GRADIENT_FORMS, named)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
+def gradient(input=REQUIRED, *extra, spacing=1, dim=None, edge_order=1) -> tuple:
     """The derivative estimated by central differences inside and one-sided differences of
     order edge_order at the ends, along each of `dim` (all by default). `spacing` is a number,
     one number per dim, or one coordinates tensor per dim. Differentiable.
@@ -614,6 +623,8 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1) -> tuple:
     Differences from torch: a coordinates tensor whose length is not the size of its dim raises
     a RuntimeError; torch does not check it and computes from the wrong coordinates, or gives a
     result of another shape (4 coordinates for a dim of size 3: 4 rows)."""
+    if extra or input is REQUIRED:
+        raise _gradient_overloads(input, spacing, dim, edge_order, extra)
     _check_tensor(input, "gradient")
     if not _gradient_parses(spacing, dim, edge_order):
         raise _gradient_overloads(input, spacing, dim, edge_order)
@@ -727,7 +738,11 @@ def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out
         bins = [index(bins, "histogramdd", "bins")] * dims
     elif isinstance(bins, (str, Tensor, float, bool)) or not hasattr(bins, "__iter__"):
         raise _histogramdd_overloads(input, bins, range=range, weight=weight, density=density)
-    bins = [b if isinstance(b, Tensor) else _histogramdd_bin(b, i) for i, b in enumerate(bins)]
+    bins = list(bins)
+    if bins and isinstance(bins[0], Tensor) and not is_index(bins[0]):  # torch's parser: the
+        check_tensor_list(bins, 1)  # first element decides between edges tensors and counts
+    else:
+        bins = [_histogramdd_bin(b, i) for i, b in enumerate(bins)]
     if len(bins) != dims:
         if any(isinstance(b, Tensor) for b in bins):  # (torch's first check of explicit edges)
             raise RuntimeError(
@@ -741,18 +756,24 @@ def histogramdd(input, bins=None, range=None, weight=None, density=False, *, out
     # rule, shared with histogram: NOTE [ Histogram bins ]
     hist, edges = histogramdd_arrays(input, bins, range, weight, density)
     dev = input._device
-    args = (input, weight)  # results that require grad when these do, as torch's
+    explicit = all(isinstance(b, Tensor) for b in bins)
+    args = (input, weight, *bins)  # results that require grad when these do, as torch's
     hist_t = no_derivative(
         _make(xp.asarray(hist).astype(x.dtype), dev, False, None),
         args,
-        "_histogramdd_from_bin_cts",
+        "_histogramdd_from_bin_tensors" if explicit else "_histogramdd_from_bin_cts",
     )
-    edge_ts = tuple(
-        no_derivative(
-            _make(xp.asarray(e).astype(x.dtype), dev, False, None), args, "_histogramdd_bin_edges"
+    if explicit:  # torch returns the bins tensors themselves as the edges
+        edge_ts = tuple(bins)
+    else:
+        edge_ts = tuple(
+            no_derivative(
+                _make(xp.asarray(e).astype(x.dtype), dev, False, None),
+                args,
+                "_histogramdd_bin_edges",
+            )
+            for e in edges
         )
-        for e in edges
-    )
     if out is not None:
         _out(hist_t, out[0])
         return result((out[0], edge_ts))

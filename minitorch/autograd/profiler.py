@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 import traceback
+import warnings
 
 from minitorch._tensor import Tensor
 from minitorch.autograd import engine
@@ -225,10 +226,11 @@ def _exit(prof):
 # --- results ---
 
 
-def _format_time(us: float) -> str:
-    if us >= 1e6:
+def _format_time(us: float, unit: str | None = None) -> str:
+    """us microseconds in the unit that suits it, or in `unit` ("s", "ms", "us") when given."""
+    if unit == "s" or (unit not in ("ms", "us") and us >= 1e6):
         return f"{us / 1e6:.3f}s"
-    if us >= 1e3:
+    if unit == "ms" or (unit != "us" and us >= 1e3):
         return f"{us / 1e3:.3f}ms"
     return f"{us:.3f}us"
 
@@ -306,6 +308,13 @@ class FunctionEvent:
         self.flops = 0
         self.sequence_nr = -1
         self.scope = 0
+        self.use_device = None
+        self.device_resource_id = thread
+        self.kernels: list = []
+        self.concrete_inputs: list = []
+        self.kwinputs: dict = {}
+        self.total_cpu_percent = -1
+        self.total_device_percent = -1
 
     key = property(lambda self: self.name)
     start_us = property(lambda self: self.time_range.start)
@@ -320,6 +329,24 @@ class FunctionEvent:
     self_device_memory_usage = property(lambda self: 0)
 
     @property
+    def cuda_time(self) -> float:
+        warnings.warn(
+            "`cuda_time` is deprecated, please use `device_time` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.device_time
+
+    @property
+    def self_cuda_memory_usage(self) -> int:
+        warnings.warn(
+            "`self_cuda_memory_usage` is deprecated. Use `self_device_memory_usage` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.self_device_memory_usage
+
+    @property
     def self_cpu_time_total(self) -> float:
         return self.cpu_time_total - sum(c.cpu_time_total for c in self.cpu_children)
 
@@ -331,12 +358,17 @@ class FunctionEvent:
         self.cpu_children.append(child)
 
     def __repr__(self):
+        dev = self.use_device
         return (
-            f"<FunctionEvent id={self.id} name={self.name} device_type={self.device_type} "
-            f"cpu_time={_format_time(self.cpu_time)} start_us={self.start_us:.3f} "
-            f"end_us={self.end_us:.3f} cpu_children={[c.id for c in self.cpu_children]} "
+            f"<FunctionEvent id={self.id} name={self.name} overload_name={self.overload_name} "
+            f"device_type={self.device_type} node_id={self.node_id} "
+            f"cpu_time={_format_time(self.cpu_time)} start_us={self.start_us} "
+            f"end_us={self.end_us} cpu_children={[c.id for c in self.cpu_children]} "
+            f"{dev}_time={_format_time(self.device_time)} name={self.name} "
             f"thread={self.thread} input_shapes={self.input_shapes} "
-            f"cpu_memory_usage={self.cpu_memory_usage}>"
+            f"cpu_memory_usage={self.cpu_memory_usage} {dev}_memory_usage="
+            f"{self.device_memory_usage} is_async={self.is_async} is_remote={self.is_remote} "
+            f"seq_nr={self.sequence_nr} is_legacy={self.is_legacy}>"
         )
 
 
@@ -365,6 +397,9 @@ class FunctionEventAvg:
         self.cpu_parent = None
         self.flops = 0
         self.device_type = DeviceType.CPU
+        self.is_legacy = False
+        self.use_device = None
+        self.scope = None
 
     cuda_time_total = property(lambda self: self.device_time_total)
     self_cuda_time_total = property(lambda self: self.self_device_time_total)
@@ -378,6 +413,8 @@ class FunctionEventAvg:
     def add(self, other):
         if self.key is None:
             self.key = other.key
+            self.node_id = other.node_id
+            self.scope = other.scope
             self.input_shapes = other.input_shapes
             self.stack = other.stack
             self.is_user_annotation = other.is_user_annotation
@@ -440,6 +477,7 @@ class EventList(list):
             header,
             top_level_events_only,
             self._profile_memory,
+            time_unit,
         )
 
     def __str__(self):
@@ -475,13 +513,38 @@ class EventList(list):
         total = FunctionEventAvg()
         for e in self:
             total.add(e)
+            total.key = None  # as torch's: each event's fields replace the last one's
         total.key = "Total"
-        total.input_shapes = ""
         return total
 
     def export_chrome_trace(self, path: str) -> None:
         """Writes the events as Chrome trace JSON (chrome://tracing, Perfetto)."""
         _write_trace(path, self)
+
+    def supported_export_stacks_metrics(self) -> list:
+        return [
+            "self_cpu_time_total",
+            "self_cuda_time_total",
+            "self_xpu_time_total",
+            "self_privateuse1_time_total",
+        ]
+
+    def export_stacks(self, path: str, metric: str) -> None:
+        """Writes 'frame;frame;... value' lines (flame-graph input, outermost frame first) for
+        the events with a stack and a positive metric."""
+        if metric not in self.supported_export_stacks_metrics():
+            raise ValueError(
+                "metric should be one of: " + str(self.supported_export_stacks_metrics())
+            )
+        attr = metric.replace("cuda", "device").replace("xpu", "device")
+        attr = attr.replace("privateuse1", "device")
+        blanks = str.maketrans(" ;\t\n", "____")
+        with open(path, "w") as f:
+            for e in self:
+                value = int(getattr(e, attr))
+                if e.stack and value > 0:
+                    frames = ";".join(entry.translate(blanks) for entry in reversed(e.stack))
+                    f.write(f"{frames} {value}\n")
 
 
 def _table(
@@ -494,6 +557,7 @@ def _table(
     header,
     top_level_only,
     profile_memory,
+    time_unit=None,
 ) -> str:
     if len(events) == 0:
         return ""
@@ -531,8 +595,11 @@ def _table(
     sep = "".join("-" * w + "  " for _, w, _ in cols)
 
     lines = []
+    line = "=" * (len(sep) - 2)
     if header is not None:
-        lines += ["=" * len(sep), header]
+        lines += [line, header]
+    if top_level_only:
+        lines += [line, "This report only display top-level ops statistics"]
     lines += [sep, fmt.format(*[h for h, _, _ in cols]), sep]
     shown = 0
     for e in events:
@@ -547,10 +614,10 @@ def _table(
         row = [
             name,
             _format_share(e.self_cpu_time_total, total),
-            _format_time(e.self_cpu_time_total),
+            _format_time(e.self_cpu_time_total, time_unit),
             _format_share(e.cpu_time_total, total),
-            _format_time(e.cpu_time_total),
-            _format_time(e.cpu_time),
+            _format_time(e.cpu_time_total, time_unit),
+            _format_time(e.cpu_time, time_unit),
         ]
         if profile_memory:
             row += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
@@ -566,7 +633,7 @@ def _table(
                 lines.append(fmt.format(*blank, _trim_path(entry, src_w)))
             lines.append(fmt.format(*blank, ""))
     lines.append(sep)
-    lines.append(f"Self CPU time total: {_format_time(total)}")
+    lines.append(f"Self CPU time total: {_format_time(total, time_unit)}")
     return "\n".join(lines) + "\n"
 
 
@@ -629,10 +696,24 @@ class profile:
         experimental_config=None,
         acc_events: bool = False,
         custom_trace_id_callback=None,
+        post_processing_timeout_s: float | None = None,
+        activity_filters: dict | None = None,
     ):
         self.enabled = enabled
+        self.post_processing_timeout_s = post_processing_timeout_s
+        self.activity_filters = activity_filters or {}
         self.use_cuda = use_cuda
-        self.use_device = "cuda" if use_cuda and use_device is None else use_device
+        if use_cuda and enabled:
+            warnings.warn(
+                "The attribute `use_cuda` will be deprecated soon, please use "
+                "``use_device = 'cuda'`` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            use_device = "cuda"
+        if use_device is not None and enabled:
+            use_device = self._check_device(use_device)
+        self.use_device = use_device
         self.record_shapes = record_shapes
         self.with_flops = with_flops
         self.profile_memory = profile_memory
@@ -653,6 +734,23 @@ class profile:
         self.entered = True
         self._start_trace()
         return self
+
+    def _check_device(self, use_device):
+        """use_device, or None (with torch's warning) where it is no device or not here."""
+        if use_device not in ("cuda", "xpu", "mtia", "hpu"):
+            warnings.warn(f"The {use_device} is not a valid device option.", stacklevel=3)
+            return None
+        import minitorch
+
+        backend = getattr(minitorch, use_device, None)
+        if backend is None or not backend.is_available():
+            warnings.warn(
+                f"{use_device.upper()} is not available, disabling {use_device.upper()} profiling",
+                stacklevel=3,
+            )
+            self.use_cuda = False
+            return None
+        return use_device
 
     def _start_trace(self):
         self._raw = []
@@ -684,7 +782,7 @@ class profile:
                 r.thread,
                 (r.start - t0) / 1e3,
                 (end - t0) / 1e3,
-                input_shapes=r.shapes if self.record_shapes else None,
+                input_shapes=r.shapes if self.record_shapes else [],
                 stack=r.stack if self.with_stack else None,
                 cpu_memory_usage=mem[id(r)] if self.profile_memory else 0,
                 is_user_annotation=r.kind == "user_annotation",
@@ -702,6 +800,12 @@ class profile:
         if self.function_events is None:
             raise RuntimeError("Profiler didn't finish running")
 
+    def _events_so_far(self) -> EventList:
+        # torch's results before the profile finishes: what was parsed so far, nothing
+        if self.function_events is None:
+            return EventList(profile_memory=self.profile_memory)
+        return self.function_events
+
     def table(
         self,
         sort_by=None,
@@ -712,8 +816,7 @@ class profile:
         header=None,
         top_level_events_only=False,
     ) -> str:
-        self._check_finish()
-        return self.function_events.table(
+        return self._events_so_far().table(
             sort_by=sort_by,
             row_limit=row_limit,
             max_src_column_width=max_src_column_width,
@@ -729,12 +832,10 @@ class profile:
         group_by_stack_n: int = 0,
         group_by_overload_name: bool = False,
     ) -> EventList:
-        self._check_finish()
-        return self.function_events.key_averages(group_by_input_shape, group_by_stack_n)
+        return self._events_so_far().key_averages(group_by_input_shape, group_by_stack_n)
 
     def total_average(self) -> FunctionEventAvg:
-        self._check_finish()
-        return self.function_events.total_average()
+        return self._events_so_far().total_average()
 
     def export_chrome_trace(self, path: str) -> None:
         self._check_finish()
@@ -742,12 +843,17 @@ class profile:
 
     @property
     def self_cpu_time_total(self) -> float:
-        self._check_finish()
-        return self.function_events.self_cpu_time_total
+        return self._events_so_far().self_cpu_time_total
 
     def __str__(self):
-        self._check_finish()
+        if self.function_events is None:
+            return "<unfinished minitorch.autograd.profile>"
         return str(self.function_events)
+
+    def __repr__(self):
+        if self.function_events is None:
+            return "<unfinished minitorch.autograd.profile>"
+        return repr(self.function_events)
 
 
 class record_function(contextlib.ContextDecorator):
@@ -760,6 +866,10 @@ class record_function(contextlib.ContextDecorator):
         self._open: list = []  # a stack: the decorator form may recurse
 
     def __enter__(self):
+        if not isinstance(self.name, str):
+            raise _enter_type_error("name", 0, "str", self.name)
+        if self.args is not None and not isinstance(self.args, str):
+            raise _enter_type_error("args", 1, "Optional[str]", self.args)
         ev = None
         if _active:
             ev = _open(self.name, "user_annotation", [] if _want("record_shapes") else None)
@@ -770,7 +880,19 @@ class record_function(contextlib.ContextDecorator):
         ev = self._open.pop() if self._open else None
         if ev is not None:
             _close(ev)
-        return False
+
+
+def _enter_type_error(arg, position, expected, value) -> RuntimeError:
+    """torch's schema error for record_function's name / args of a wrong type."""
+    got = type(value).__name__
+    return RuntimeError(
+        f"profiler::_record_function_enter_new() Expected a value of type '{expected}' for "
+        f"argument '{arg}' but instead found type '{got}'.\nPosition: {position}\n"
+        f"Value: {value}\nDeclaration: profiler::_record_function_enter_new(str name, "
+        "str? args=None) -> __torch__.torch.classes.profiler._RecordFunction\nCast error "
+        f"details: Unable to cast Python instance of type {type(value)} to C++ type '?' "
+        "(#define PYBIND11_DETAILED_ERROR_MESSAGES or compile in debug mode for details)"
+    )
 
 
 class emit_nvtx:

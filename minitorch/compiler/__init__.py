@@ -1,5 +1,5 @@
 """torch.compiler as eager no-ops: the guards and decorators libraries call around compiled code.
-Mirrors torch.compiler (minitorch.compile itself returns its argument unchanged)."""
+Mirrors torch.compiler (minitorch.compile itself compiles nothing: everything runs eagerly)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ __all__ = [
 
 
 def compile(*args, **kwargs):
-    """Mirrors torch.compiler.compile: minitorch.compile (returns its argument unchanged)."""
+    """Mirrors torch.compiler.compile: minitorch.compile (a module wrapped in an
+    OptimizedModule that runs it eagerly, a function unchanged)."""
     from minitorch._misc_api import compile as _compile
 
     return _compile(*args, **kwargs)

@@ -11,10 +11,10 @@ from minitorch.distributions.utils import _sum_rightmost
 __all__ = ["CatTransform", "StackTransform"]
 
 
-def _transform_list(name: str, tseq, cache_size: int) -> list:
+def _transform_list(tseq, cache_size: int) -> list:
     tseq = list(tseq)
     if not all(isinstance(t, Transform) for t in tseq):
-        raise AssertionError(f"{name}: every element of tseq must be a Transform")
+        raise AssertionError("All elements of tseq must be Transform instances")  # torch's
     return [t.with_cache(cache_size) for t in tseq] if cache_size else tseq
 
 
@@ -30,7 +30,7 @@ class CatTransform(Transform):
     Mirrors torch.distributions.transforms.CatTransform."""
 
     def __init__(self, tseq, dim: int = 0, lengths=None, cache_size: int = 0):
-        self.transforms = _transform_list("CatTransform", tseq, cache_size)
+        self.transforms = _transform_list(tseq, cache_size)
         super().__init__(cache_size=cache_size)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
@@ -109,7 +109,7 @@ class StackTransform(Transform):
     Mirrors torch.distributions.transforms.StackTransform."""
 
     def __init__(self, tseq, dim: int = 0, cache_size: int = 0):
-        self.transforms = _transform_list("StackTransform", tseq, cache_size)
+        self.transforms = _transform_list(tseq, cache_size)
         super().__init__(cache_size=cache_size)
         self.dim = dim
 

@@ -46,13 +46,13 @@ _KL_MEMOIZE: dict = {}  # (type_p, type_q) -> fn found by _dispatch_kl
 def register_kl(type_p, type_q):
     """Decorator registering fn(p, q) as KL(p || q) for instances of type_p and type_q.
 
-    Mirrors torch.distributions.kl.register_kl.
+    Mirrors torch.distributions.kl.register_kl: a non-class (an instance, a number) fails
+    inside issubclass with its "issubclass() arg 1 must be a class", as torch's test does.
 
-    Differences from torch: a type_p / type_q that is not a Distribution subclass raises
-    TypeError naming it (torch's test lets any class through, and a non-class fails inside
-    issubclass)."""
+    Differences from torch: a class that is not a Distribution subclass raises TypeError
+    naming it (torch's test lets any class through)."""
     for name, cls in (("type_p", type_p), ("type_q", type_q)):
-        if not (isinstance(cls, type) and issubclass(cls, Distribution)):
+        if not issubclass(cls, Distribution):  # a non-class raises inside, as torch's
             raise TypeError(f"Expected {name} to be a Distribution subclass but got {cls}")
 
     def decorator(fn):

@@ -44,15 +44,18 @@ class Transform:
     `inverse_shape`, and a one-entry cache (`cache_size=1`) of the last (x, y) pair."""
 
     bijective = False
-    domain: constraints.Constraint = constraints.real
-    codomain: constraints.Constraint = constraints.real
+    # declared, not set, as torch's: a subclass that defines no domain/codomain fails on
+    # reading them (event_dim, inv.domain, TransformedDistribution) with AttributeError
+    domain: constraints.Constraint
+    codomain: constraints.Constraint
 
     def __init__(self, cache_size: int = 0):
-        if cache_size not in (0, 1):
-            raise ValueError("cache_size must be 0 or 1")
         self._cache_size = cache_size
-        self._cached_x_y = None, None
         self._inv = None
+        if cache_size == 1:  # the cache slot exists only when caching, as torch's
+            self._cached_x_y = None, None
+        elif cache_size != 0:
+            raise ValueError("cache_size must be 0 or 1")
         # Cooperative, as torch's: `class Flow(Transform, nn.Module)` (Pyro's TransformModule,
         # hand-written flows) relies on this call reaching nn.Module.__init__ through the MRO
         # before it assigns parameters. For a plain Transform it is object.__init__.
@@ -71,8 +74,8 @@ class Transform:
 
     @property
     def inv(self) -> Transform:
-        """The inverse transform (kept through a weak reference, as torch does, so that a
-        transform and its inverse do not keep each other alive)."""
+        """The inverse transform (kept through a weak reference, so that a transform and its
+        inverse do not keep each other alive; torch 2.13 keeps a strong one, a cycle)."""
         inv = self._inv() if self._inv is not None else None
         if inv is None:
             inv = _InverseTransform(self)

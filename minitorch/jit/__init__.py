@@ -121,15 +121,84 @@ def trace(
     example_kwarg_inputs=None,
     _store_inputs=True,
 ):
-    """Returns func unchanged (it is not run on example_inputs). Mirrors torch.jit.trace."""
+    """Runs func once on example_inputs (a tensor, a tuple of arguments, or the keyword
+    arguments example_kwarg_inputs) and returns func itself, after torch's checks of the
+    arguments and of what func returns. Mirrors torch.jit.trace.
+
+    Differences from torch: nothing is recorded, so the returned object runs the Python code
+    on every call: control flow that depends on the inputs follows each call's inputs (torch's
+    trace replays the branches the example took, with a TracerWarning) and side effects happen
+    on every call. check_trace, check_inputs and check_tolerance are not used: func runs once
+    (torch runs it again, and its recorded graph, to check the trace)."""
     _warn_deprecated("trace")
+    module = func if _is_module_instance(func) else None
+    if module is None and getattr(func, "__name__", None) == "forward":
+        module = getattr(func, "__self__", None)
+        module = module if _is_module_instance(module) else None
     if example_inputs is None and example_kwarg_inputs is None:  # torch's errors for no inputs
-        if builtins.isinstance(func, type) or not _is_module_instance(func):
+        if module is None:
             raise TypeError("'NoneType' object is not iterable")
         raise RuntimeError("example_kwarg_inputs should be a dict")
-    if _is_module_instance(func):  # torch traces a module by trace_module
+    if module is not None:  # torch traces a module by trace_module
         _warn_deprecated("trace_method")
+    elif _is_module_instance(getattr(func, "__self__", None)):
+        raise AttributeError(
+            "trace doesn't support compiling individual module's functions.\n"
+            "Please use trace_module"
+        )
+    args, kwargs = _example_arguments(example_inputs, example_kwarg_inputs)
+    _check_traced_output(func(*args, **kwargs), strict)
     return func
+
+
+def _example_arguments(example_inputs, example_kwarg_inputs):
+    """(args, kwargs) of the call trace makes, normalised as torch's trace does: a single tensor
+    is one argument, any other iterable the tuple of arguments."""
+    from minitorch._tensor import Tensor
+
+    if builtins.isinstance(example_kwarg_inputs, dict):
+        return (), example_kwarg_inputs
+    if builtins.isinstance(example_inputs, (Tensor, dict)):
+        return (example_inputs,), {}
+    return tuple(example_inputs), {}
+
+
+def _check_traced_output(out, strict: bool) -> None:
+    """torch's tracer errors for an output it cannot record."""
+    from minitorch._tensor import Tensor
+
+    if out is None:
+        raise RuntimeError(
+            "The traced function didn't return any values! Side-effects are not captured in "
+            "traces, so it would be a no-op."
+        )
+
+    def check(value) -> None:
+        if builtins.isinstance(value, Tensor):
+            return
+        if builtins.isinstance(value, (list, tuple)):
+            for v in value:
+                check(v)
+            return
+        if builtins.isinstance(value, dict):
+            if strict:
+                raise RuntimeError(
+                    "Encountering a dict at the output of the tracer might cause the trace to "
+                    "be incorrect, this is only valid if the container structure does not "
+                    "change based on the module's inputs. Consider using a constant container "
+                    "instead (e.g. for `list`, use a `tuple` instead. for `dict`, use a "
+                    "`NamedTuple` instead). If you absolutely need this and know the side "
+                    "effects, pass strict=False to trace() to allow this behavior."
+                )
+            for v in value.values():
+                check(v)
+            return
+        raise RuntimeError(
+            "Only tensors, lists, tuples of tensors, or dictionary of tensors can be output "
+            "from traced functions"
+        )
+
+    check(out)
 
 
 def _is_module_instance(obj) -> bool:

@@ -133,11 +133,16 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
             rows = rows.long()
         if rows.numel() == 0:
             return weight
+        given = None
         try:
             picked = _ops.index_select(weight, 0, rows)
-        except IndexError:  # torch's renorm selects row by row, so -n <= index < n is fine
+        except IndexError:  # torch's renorm selects row by row in ascending index order, so
+            # -n <= index < n is fine, and the rows before an index >= n are renormed before
+            # it raises (an index below -n comes first: nothing is renormed)
+            given, n = rows, weight.shape[0]
+            rows = rows[rows < n]
             _check_select_range(rows, weight.shape)
-            rows = _ops.where(rows < 0, rows + weight.shape[0], rows)
+            rows = _ops.where(rows < 0, rows + n, rows)
             picked = _ops.index_select(weight, 0, rows)
         if not weight.dtype.is_floating_point:  # torch's row.norm(norm_type)
             raise RuntimeError(
@@ -150,6 +155,8 @@ def embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type:
         norms = vector_norm(picked, norm_type, dim=1, keepdim=True).to(_dtype.float64)
         scale = _ops.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
         weight.index_copy_(0, rows, picked * scale.to(picked.dtype))
+        if given is not None:
+            _check_select_range(given, weight.shape)
     return weight
 
 
@@ -222,6 +229,10 @@ def embedding(
 ) -> Tensor:
     """The rows of weight at the indices in input (shape input.shape + (D,)); the padding row
     gets no gradient. Mirrors torch.nn.functional.embedding."""
+    if max_norm is not None and isinstance(input, Tensor) and isinstance(weight, Tensor):
+        if weight.ndim != 2 or input.dtype.name not in ("int64", "int32"):
+            with no_grad():  # torch renorms first: embedding_renorm_'s messages
+                embedding_renorm_(weight, input, max_norm, norm_type)
     _check_indices(input, "embedding")
     if scale_grad_by_freq.__class__ is not bool or sparse.__class__ is not bool:
         _arg.boolean(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
@@ -237,8 +248,9 @@ def embedding(
     try:
         _check_range(input, n)
     except IndexError:
-        if max_norm is not None:  # torch renorms first: its own message
-            _check_select_range(input.reshape(-1), weight.shape)
+        if max_norm is not None:  # torch renorms first: its own message, some rows renormed
+            with no_grad():
+                embedding_renorm_(weight, input.contiguous(), max_norm, norm_type)
         raise
     if max_norm is not None:
         with no_grad():  # as torch's functional

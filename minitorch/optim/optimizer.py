@@ -15,11 +15,13 @@ from minitorch import _dtype
 from minitorch._tensor import Tensor
 from minitorch.autograd.grad_mode import enable_grad, set_grad_enabled
 from minitorch.autograd.grad_mode import state as grad_state
+from minitorch.autograd.profiler import record_function
 from minitorch.nn.modules._hooks import RemovableHandle
 
 # What an optimizer's `params` may be (custom optimizers annotate with it, as torch's)
 ParamsT = Iterable[Tensor] | Iterable[dict[str, Any]] | Iterable[tuple[str, Tensor]]
 StateDict = dict[str, Any]  # the annotations torch's optimizers (and copies of them) use
+Args = tuple[Any, ...]
 Kwargs = dict[str, Any]
 
 __all__ = [
@@ -42,6 +44,9 @@ required = _RequiredParameter()
 
 _global_pre_hooks: OrderedDict = OrderedDict()
 _global_post_hooks: OrderedDict = OrderedDict()
+# (torch's names for them, which code that inspects or clears the global hooks reads)
+_global_optimizer_pre_hooks = _global_pre_hooks
+_global_optimizer_post_hooks = _global_post_hooks
 
 
 def register_optimizer_step_pre_hook(hook) -> RemovableHandle:
@@ -87,7 +92,9 @@ def _hooked_step(func):
             return func(*args, **kwargs)
         self._in_step = True
         try:
-            return _run_with_hooks(self, func, args, kwargs)
+            # the profiler's range for the step, hooks included, as torch names it
+            with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                return _run_with_hooks(self, func, args, kwargs)
         finally:
             self._in_step = False
 
@@ -183,6 +190,7 @@ class Optimizer:
         self._optimizer_state_dict_post_hooks: OrderedDict = OrderedDict()
         self._optimizer_load_state_dict_pre_hooks: OrderedDict = OrderedDict()
         self._optimizer_load_state_dict_post_hooks: OrderedDict = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or "
@@ -216,6 +224,7 @@ class Optimizer:
         ):
             if name not in self.__dict__:
                 setattr(self, name, OrderedDict())
+        self._patch_step_function()
         self.defaults.setdefault("differentiable", False)
         # See NOTE [ Loading old checkpoints ]
         for group in self.param_groups:
@@ -321,22 +330,36 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of all optimized tensors: None by default, else zeros.
         Mirrors torch.optim.Optimizer.zero_grad."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    if set_to_none:
+                        p.grad = None
                     else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        else:
+                            p.grad.requires_grad_(False)
+                        p.grad.zero_()
 
+    @_hooked_step  # (a subclass without a step runs the hooks, then raises, as torch's)
     def step(self, closure=None):
         """Performs one optimization step. Mirrors torch.optim.Optimizer.step."""
         raise NotImplementedError
+
+    # torch's name for the wrapper that runs the step hooks around a step function
+    profile_hook_step = staticmethod(_hooked_step)
+
+    def _patch_step_function(self) -> None:
+        """Wraps the class's step with the step hooks where it is not wrapped yet: one
+        assigned to the class after it was defined (__init_subclass__ wraps the others).
+        torch patches here, from __init__ and __setstate__. Mirrors
+        torch.optim.Optimizer._patch_step_function."""
+        cls = type(self)
+        if not getattr(cls.step, "_hooked", False):
+            cls.step = _hooked_step(cls.step)
 
     def _accelerator_graph_capture_health_check(self) -> None:
         """The check torch's optimizers make at the start of step() (and copies of their code
@@ -372,6 +395,34 @@ class Optimizer:
 
     def _optimizer_step_code(self) -> None:
         """torch's entry point for its profiler, called after step(); nothing here."""
+
+    @staticmethod
+    def _group_tensors_by_device_and_dtype(tensorlistlist, with_indices: bool = False):
+        """{(device, dtype): (tensorlistlist's lists cut to that group, indices)}: the
+        positions of the first list grouped by its tensors' device and dtype, the other
+        lists (which may hold None, or be empty) cut at the same positions; `indices` lists
+        the positions only with_indices. Copies of torch's multi-tensor optimizers call it.
+        Mirrors torch.optim.Optimizer._group_tensors_by_device_and_dtype.
+
+        Differences from torch: the groups come in the order first seen (torch's order is
+        unspecified)."""
+        first = tensorlistlist[0]
+        groups: dict = {}
+        for i, t in enumerate(first):
+            if t is None:
+                raise RuntimeError(
+                    "Tensors of the first list of nested Tensor lists are supposed to be "
+                    f"defined but the {i}-th Tensor is not."
+                )
+            lists, indices = groups.setdefault(
+                (t.device, t.dtype), ([[] for _ in tensorlistlist], [])
+            )
+            for out, tensors in zip(lists, tensorlistlist, strict=True):
+                if len(tensors):
+                    out.append(tensors[i])
+            if with_indices:
+                indices.append(i)
+        return groups
 
     # --- hooks ---
 
@@ -417,8 +468,11 @@ class Optimizer:
         groups = []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
-            for i, p in enumerate(group["params"], start):
-                index.setdefault(id(p), i)
+            # (as torch's: a parameter listed twice in one group takes its last position
+            # there; one already numbered by an earlier group keeps that number)
+            mapping = {id(p): i for i, p in enumerate(group["params"], start)}
+            for key, i in mapping.items():
+                index.setdefault(key, i)
             packed["params"] = [index[id(p)] for p in group["params"]]
             start += len(packed["params"])
             groups.append(packed)
@@ -430,10 +484,35 @@ class Optimizer:
                 state_dict = result
         return state_dict
 
+    @staticmethod
+    def _process_value_according_to_param_policy(
+        param: Tensor, value: Tensor, param_id, param_groups, key=None
+    ) -> Tensor:
+        """A loaded state tensor for `param`: the `step` count kept as saved, or made float32
+        on the parameter's device where the parameter's loaded group is fused or capturable;
+        any other tensor moved to the parameter's device (and cast to its dtype when that is
+        floating). Mirrors torch.optim.Optimizer's static method of that name."""
+        if param_groups is None:
+            raise AssertionError("Expected param_groups to be set")
+        fused = capturable = False
+        for group in param_groups:
+            if param_id in group["params"]:
+                fused = group.get("fused", False)
+                capturable = group.get("capturable", False)
+                break
+        if key == "step":
+            if capturable or fused:
+                return value.to(dtype=_dtype.float32, device=param.device)
+            return value
+        if param.dtype.is_floating_point:
+            return value.to(dtype=param.dtype, device=param.device)
+        return value.to(device=param.device)
+
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a state_dict() (ours or torch's layout): hyperparameters and per-parameter
         state, tensors moved to each parameter's device (and float ones to its dtype; the
-        `step` count is kept as saved). A checkpoint from an older release gets torch's
+        `step` count is kept as saved, or made float32 in a fused or capturable group, see
+        _process_value_according_to_param_policy). A checkpoint from an older release gets torch's
         defaults for missing group keys and tensors for number state (NOTE [ Loading old
         checkpoints ]). Mirrors torch.optim.Optimizer.load_state_dict."""
         state_dict = state_dict.copy()
@@ -463,7 +542,7 @@ class Optimizer:
         for k, v in state_dict["state"].items():
             if k in id_map:
                 param = id_map[k]
-                state[param] = _cast_state(param, v, None)
+                state[param] = _cast_state(param, v, k, state_dict["param_groups"])
             else:
                 state[k] = v
         for group, saved in zip(groups, saved_groups, strict=True):
@@ -483,19 +562,18 @@ def _add_hook(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
     return handle
 
 
-def _cast_state(param: Tensor, value, key):
-    """A loaded state value for `param`: tensors to its device (and dtype, for a floating
-    param), the `step` count as saved; containers rebuilt around their cast items."""
+def _cast_state(param: Tensor, value, param_id, param_groups, key=None):
+    """A loaded state value for `param` (numbered `param_id` in the loaded `param_groups`):
+    tensors as Optimizer._process_value_according_to_param_policy casts them; containers
+    rebuilt around their cast items."""
     if isinstance(value, Tensor):
-        if key == "step":
-            return value
-        if param.dtype.is_floating_point:
-            return value.to(dtype=param.dtype, device=param.device)
-        return value.to(device=param.device)
+        return Optimizer._process_value_according_to_param_policy(
+            param, value, param_id, param_groups, key
+        )
     if isinstance(value, dict):
-        return {k: _cast_state(param, v, k) for k, v in value.items()}
+        return {k: _cast_state(param, v, param_id, param_groups, k) for k, v in value.items()}
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes)):
-        return type(value)(_cast_state(param, v, None) for v in value)
+        return type(value)(_cast_state(param, v, param_id, param_groups) for v in value)
     return value
 
 
@@ -790,6 +868,24 @@ def _default_to_fused_or_foreach(
     on_device = all(p is None or (isinstance(p, Tensor) and p.device.type != "cpu") for p in params)
     fused = use_fused and on_device
     return fused, not fused and on_device
+
+
+# The device types torch's fused optimizer kernels accept (its RuntimeError lists them)
+_FUSED_DEVICES = ["mps", "cuda", "xpu", "hpu", "cpu", "mtia", "privateuseone"]
+
+
+def _device_dtype_check_for_fused(p: Tensor, cuda_unsupported: bool = False) -> None:
+    """fused=True needs floating-point parameters on a device with fused kernels: torch's
+    RuntimeError otherwise (copies of torch's optimizers call it as they build their state).
+    Mirrors torch.optim.optimizer._device_dtype_check_for_fused (the strict test device stands
+    in for CUDA)."""
+    devices = [d for d in _FUSED_DEVICES if not (cuda_unsupported and d == "cuda")]
+    kind = "cuda" if p.device.type == "strict" else p.device.type
+    if not (kind in devices and p.dtype.is_floating_point):
+        raise RuntimeError(
+            "`fused=True` requires all the params to be floating point Tensors of "
+            f"supported devices: {devices} but {p.dtype} and {kind}"
+        )
 
 
 def _view_as_real(params, *state_and_grads) -> None:

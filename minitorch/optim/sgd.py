@@ -84,17 +84,20 @@ class SGD(Optimizer):
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov = group["nesterov"]
             fused = group["fused"]
-            for p, grad in _params_with_grad(group):
+            pairs = list(_params_with_grad(group))
+            # The buffers are read before any update, as torch's _init_group does: a parameter
+            # listed twice starts its first momentum step without a buffer at both places.
+            bufs = [self.state[p].get("momentum_buffer") for p, _ in pairs] if momentum else ()
+            args = (lr, weight_decay, momentum, dampening, nesterov)
+            for i, (p, grad) in enumerate(pairs):
                 if fused and p.dtype in _HALF:  # NOTE [ Fused half-precision steps ]
-                    args = (lr, weight_decay, momentum, dampening, nesterov)
-                    _fused_half_update(p, grad, self.state[p] if momentum else {}, args)
+                    buf = _fused_half_update(p, grad, bufs[i] if momentum else None, args)
+                    if momentum != 0:
+                        self.state[p]["momentum_buffer"] = buf
                 elif momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    args = (lr, weight_decay, momentum, dampening, nesterov)
-                    state["momentum_buffer"] = _update(p, grad, buf, *args)
+                    self.state[p]["momentum_buffer"] = _update(p, grad, bufs[i], *args)
                 else:
-                    _update(p, grad, None, lr, weight_decay, momentum, dampening, nesterov)
+                    _update(p, grad, None, *args)
         return loss
 
 
@@ -120,19 +123,19 @@ def _update(p, grad, buf, lr, weight_decay, momentum, dampening, nesterov):
     return buf
 
 
-def _fused_half_update(p, grad, state, args) -> None:
-    """_update on float32 copies of a half p, its grad and its momentum buffer, each written
-    back rounded once, as torch's fused kernel computes."""
-    buf = state.get("momentum_buffer")
+def _fused_half_update(p, grad, buf, args):
+    """_update on float32 copies of a half p, its grad and its momentum buffer `buf`, each
+    written back rounded once, as torch's fused kernel computes; returns the momentum buffer
+    (`buf` updated in place, or a new one when it is None; None without momentum)."""
     p32 = p.float()
     buf32 = _update(p32, grad.float(), None if buf is None else buf.float(), *args)
     p.copy_(p32)
     if buf32 is None:
-        return
+        return None
     if buf is None:
-        state["momentum_buffer"] = buf32.to(p.dtype)
-    else:
-        buf.copy_(buf32)
+        return buf32.to(p.dtype)
+    buf.copy_(buf32)
+    return buf
 
 
 def sgd(

@@ -45,6 +45,7 @@ class ProfilerAction(enum.Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+    DEVICE_STOPPED = 4  # torch's: device collection stopped early (never entered here)
 
 
 def supported_activities() -> set:
@@ -66,8 +67,9 @@ def schedule(
     Mirrors torch.profiler.schedule."""
     if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
         raise AssertionError(
-            f"schedule: invalid arguments wait={wait}, warmup={warmup}, active={active}, "
-            f"repeat={repeat}, skip_first={skip_first} (need active > 0, the others >= 0)"
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), "
+            f"warmup={warmup} (need >= 0), active={active} (need > 0), repeat={repeat} "
+            f"(need >= 0), skip_first={skip_first} (need >= 0)."
         )
     if warmup == 0:
         warnings.warn(
@@ -77,7 +79,7 @@ def schedule(
 
     def schedule_fn(step: int) -> ProfilerAction:
         if step < 0:
-            raise AssertionError(f"schedule: step must be >= 0, got {step}")
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
         if step < skip_first:
             return ProfilerAction.NONE
         pos = step - skip_first
@@ -105,7 +107,7 @@ def tensorboard_trace_handler(
     """An on_trace_ready callback writing each trace as '<worker>.<ns>.pt.trace.json' into
     `dir_name`. Mirrors torch.profiler.tensorboard_trace_handler."""
 
-    def handler(prof) -> None:
+    def handler_fn(prof) -> None:
         os.makedirs(dir_name, exist_ok=True)
         name = worker_name or f"{socket.gethostname()}_{os.getpid()}"
         path = os.path.join(dir_name, f"{name}.{time.time_ns()}.pt.trace.json")
@@ -121,7 +123,7 @@ def tensorboard_trace_handler(
         else:
             prof.export_chrome_trace(path)
 
-    return handler
+    return handler_fn
 
 
 class profile:
@@ -148,11 +150,25 @@ class profile:
         acc_events: bool = False,
         use_cuda: bool | None = None,
         custom_trace_id_callback=None,
-        **kwargs,
+        post_processing_timeout_s: float | None = None,
     ):
         self.activities = set(activities) if activities is not None else supported_activities()
+        if use_cuda is not None:
+            warnings.warn(
+                "`use_cuda` is deprecated, use `activities` argument instead",
+                FutureWarning,
+                stacklevel=2,
+            )
+        # (as torch's: use_cuda counts in this check only; the activities stay as given)
+        asked = set(self.activities)
         if use_cuda:
-            self.activities.add(ProfilerActivity.CUDA)
+            asked.add(ProfilerActivity.CUDA)
+        elif use_cuda is not None:
+            asked.discard(ProfilerActivity.CUDA)
+        if not asked:
+            raise AssertionError("No valid profiler activities found")
+        self.use_device = "cuda" if ProfilerActivity.CUDA in self.activities else None
+        self.post_processing_timeout_s = post_processing_timeout_s
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.with_stack = with_stack
@@ -247,7 +263,7 @@ class profile:
         if self.profiler is not None and not self.acc_events:
             self._events = None
         self.profiler = _prof.profile(
-            use_cuda=ProfilerActivity.CUDA in self.activities,
+            use_device=self.use_device,
             use_cpu=ProfilerActivity.CPU in self.activities,
             record_shapes=self.record_shapes,
             profile_memory=self.profile_memory,
@@ -261,6 +277,8 @@ class profile:
         self.profiler.entered = True
 
     def stop_trace(self) -> None:
+        if self.profiler is None:
+            raise AssertionError("Profiler must be initialized before stopping trace")
         self.profiler.__exit__(None, None, None)
         new = self.profiler.function_events
         if self.acc_events and self._events is not None:
@@ -275,11 +293,16 @@ class profile:
 
     # --- results ---
 
+    def _results(self, what: str) -> _prof.EventList:
+        if self.profiler is None:
+            raise AssertionError(f"Profiler must be initialized before {what}")
+        if self._events is None:  # prepared, not stopped yet: nothing recorded, as torch's
+            return _prof.EventList(profile_memory=self.profile_memory)
+        return self._events
+
     def events(self) -> _prof.EventList:
         """The events of the last completed trace (all traces with acc_events=True)."""
-        if self._events is None:
-            raise RuntimeError("profile.events: no trace has been recorded yet")
-        return self._events
+        return self._results("accessing events")
 
     def key_averages(
         self,
@@ -287,18 +310,20 @@ class profile:
         group_by_stack_n: int = 0,
         group_by_overload_name: bool = False,
     ) -> _prof.EventList:
-        return self.events().key_averages(group_by_input_shape, group_by_stack_n)
+        return self._results("getting key averages").key_averages(
+            group_by_input_shape, group_by_stack_n
+        )
 
     def export_chrome_trace(self, path: str) -> None:
-        self.events().export_chrome_trace(path)
+        self._results("exporting chrome trace").export_chrome_trace(path)
 
     def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
         """Writes 'frame;frame;... value' lines (flame-graph input) for events with stacks."""
-        with open(path, "w") as f:
-            for e in self.events():
-                if e.stack:
-                    value = int(getattr(e, metric.replace("cuda", "device")))
-                    f.write(";".join(reversed(e.stack)) + f";{e.name} {value}\n")
+        if self.profiler is None:
+            raise AssertionError("Profiler must be initialized before exporting stacks")
+        if not self.with_stack:
+            raise AssertionError("export_stacks() requires with_stack=True")
+        self._results("exporting stacks").export_stacks(path, metric)
 
     def add_metadata(self, key: str, value: str) -> None:
         """Accepted and ignored."""

@@ -23,7 +23,8 @@ types is not supported, attempted to promote UInt16 and Byte".
 Known and left (documented):
 - minitorch runs the kernels torch has not built for the shell dtypes through NumPy, so
   add/sub/neg/max/min/flip/clamp/... give NumPy's results where torch raises its
-  NotImplementedError; those calls are not recorded here.
+  NotImplementedError; those calls are not recorded here. (Session 37: the shifts and
+  bitwise_not now raise torch's NotImplementedError, tests/test_s37_bits.py.)
 - torch.tensor(np.uint64(3)) (or a list of NumPy uint64 scalars or 0-d uint64 tensors) is
   torch's TypeError "an integer is required" (its parser reads such a scalar as a Python int and
   fails); minitorch makes the uint64 tensor, as torch does for uint16/uint32 scalars and for

@@ -58,7 +58,8 @@ Known and left (documented):
 - out= of an op whose out tensor alone requires grad: outside the scans fixed here (exp, add,
   sum, diff's sub) the autograd error still has no op name (minitorch/_ops/inplace.py words it
   so when the result has no node).
-- Tensor.cummax(dim=0, out=None) is taken by minitorch; torch's method has no out keyword.
+- (Session 37: Tensor.cummax(dim=0, out=None) now raises torch's "cummax() got an unexpected
+  keyword argument 'out'"; the method has no out keyword.)
 - The records run on the CPU only; the strict test device and CuPy are not exercised here."""
 
 from __future__ import annotations

@@ -889,7 +889,7 @@ class Module:
         """Compiles this module's calls in place with minitorch.compile (the same arguments);
         returns None. Mirrors torch.nn.Module.compile.
 
-        Differences from torch: minitorch.compile is a no-op, so the module keeps running
+        Differences from torch: minitorch.compile compiles nothing, so the module keeps running
         eagerly; the arguments are still checked as torch.compile checks them."""
         from minitorch._misc_api import compile as compile_fn
 

@@ -43,6 +43,13 @@ class PackedSequence(PackedSequence_):
             if not isinstance(data, (list, tuple)) or len(data) != 2:
                 raise AssertionError("Expected data to be a list or tuple of length 2")
             data, batch_sizes = data
+        elif batch_sizes.device.type != "cpu":  # (a list of sizes: torch's AttributeError)
+            raise ValueError(
+                "batch_sizes should always be on CPU. Instances of PackedSequence should never "
+                "be created manually. They should be instantiated by functions like "
+                "pack_sequence and pack_padded_sequences in nn.utils.rnn. "
+                "https://pytorch.org/docs/stable/nn.html#torch.nn.utils.rnn.pack_sequence"
+            )
         return super().__new__(cls, data, batch_sizes, sorted_indices, unsorted_indices)
 
     def _apply(self, fn) -> PackedSequence:
@@ -172,12 +179,14 @@ def pack_padded_sequence(
         raise RuntimeError("Cannot pack empty tensors.")
     lengths = _pack_lengths(lengths, enforce_sorted)
     x = input.transpose(0, 1) if batch_first else input
-    if len(lengths) != x.size(1):
-        raise RuntimeError(
-            f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
-            f"(batch_size={x.shape[1]})"
-        )
     if enforce_sorted:
+        # unsorted, torch index_selects the batch by the order first: fewer lengths than
+        # sequences pack the first ones, more raise index_select's IndexError
+        if len(lengths) != x.size(1):
+            raise RuntimeError(
+                f"Expected `len(lengths)` to be equal to batch_size, but got {len(lengths)} "
+                f"(batch_size={x.shape[1]})"
+            )
         # as torch, the last length is checked for > 0 before the order is
         if lengths and lengths[-1] <= 0:
             raise RuntimeError(

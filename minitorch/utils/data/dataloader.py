@@ -10,6 +10,7 @@ import warnings
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
+from minitorch.autograd.profiler import record_function
 from minitorch.utils.data import _collate, _worker
 from minitorch.utils.data.datapipes.datapipe import IterDataPipe
 from minitorch.utils.data.dataset import Dataset, IterableDataset
@@ -330,6 +331,8 @@ class _BaseDataLoaderIter:
         self._base_seed = _fresh_seed(loader.generator)
         self._persistent_workers = loader.persistent_workers
         self._num_yielded = 0
+        # the profiler's range for each batch, as torch names it
+        self._profile_name = f"enumerate(DataLoader)#{type(self).__name__}.__next__"
 
     def __iter__(self):
         return self
@@ -355,27 +358,28 @@ class _BaseDataLoaderIter:
         raise NotImplementedError
 
     def __next__(self):
-        data = self._next_data()
-        self._num_yielded += 1
-        if (
-            self._dataset_kind == _DatasetKind.Iterable
-            and self._IterableDataset_len_called is not None
-            and self._num_yielded > self._IterableDataset_len_called
-        ):
-            msg = (
-                f"Length of IterableDataset {self._dataset} was reported to be "
-                f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
-                f"{self._num_yielded} samples have been fetched. "
-            )
-            if self._num_workers > 0:
-                msg += (
-                    "For multiprocessing data-loading, this could be caused by not properly "
-                    "configuring the IterableDataset replica at each worker. Please see "
-                    "https://pytorch.org/docs/stable/data.html#torch.utils.data.IterableDataset "
-                    "for examples."
+        with record_function(self._profile_name):
+            data = self._next_data()
+            self._num_yielded += 1
+            if (
+                self._dataset_kind == _DatasetKind.Iterable
+                and self._IterableDataset_len_called is not None
+                and self._num_yielded > self._IterableDataset_len_called
+            ):
+                msg = (
+                    f"Length of IterableDataset {self._dataset} was reported to be "
+                    f"{self._IterableDataset_len_called}(when accessing len(dataloader)), but "
+                    f"{self._num_yielded} samples have been fetched. "
                 )
-            warnings.warn(msg, stacklevel=2)
-        return data
+                if self._num_workers > 0:
+                    msg += (
+                        "For multiprocessing data-loading, this could be caused by not properly "
+                        "configuring the IterableDataset replica at each worker. Please see "
+                        "https://pytorch.org/docs/stable/data.html"
+                        "#torch.utils.data.IterableDataset for examples."
+                    )
+                warnings.warn(msg, stacklevel=2)
+            return data
 
     def __len__(self) -> int:
         return len(self._index_sampler)
