@@ -67,8 +67,6 @@ KNOWN: dict[str, str] = {
     "gelu_backward__blocks": _TAIL,
     "einsum_three_operands@float16": _TORCH_WORSE + "torch contracts pairwise with bmm and "
     "rounds the intermediate to float16 (2.3 ulps); ours contracts in float32 (0.26 ulp)",
-    "cov": _TORCH_WORSE + "4-5 ulps vs ours 1.4-1.7 (torch rounds the centred input and its "
-    "product in half precision)",
     "special_ndtr": _TORCH_WORSE + "79 ulps (f16) and 0.0 instead of 7.9e-4 (bf16): torch "
     "evaluates 1 + erf(x / sqrt 2), which cancels; ours uses erfc",
     "linalg_matrix_exp": "torch's half-precision matrix_exp overflows its Padé coefficients "
