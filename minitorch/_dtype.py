@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 
+from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
+
 # fmt: off
 __all__ = [
     "dtype", "ALL_DTYPES",
@@ -789,22 +791,18 @@ class finfo:
         )
 
 
-_NO_TYPE = object()  # (iinfo() called without its argument)
-
-
 class iinfo:
     """Machine limits of an integer dtype. Mirrors torch.iinfo."""
 
     __slots__ = ("bits", "max", "min", "dtype")
     __module__ = "minitorch"  # See NOTE [ Public module of core classes ]
 
-    def __init__(self, type: dtype = _NO_TYPE, *extra, **unknown):
-        if type is _NO_TYPE or extra or unknown:  # (torch's binding words these itself)
-            if type is _NO_TYPE:
-                raise TypeError('iinfo() missing 1 required positional arguments: "type"')
+    def __init__(self, type: dtype = REQUIRED, *extra, **unknown):
+        if type is REQUIRED or extra or unknown:  # (torch's binding words these itself)
+            if type is REQUIRED:
+                raise missing_positional("iinfo", "type")
             if extra:
-                n = 1 + len(extra)
-                raise TypeError(f"iinfo() takes 1 positional argument but {n} were given")
+                raise too_many_positional("iinfo", 1 + len(extra), 1)
             raise TypeError(f"iinfo() got an unexpected keyword argument '{next(iter(unknown))}'")
         dt = _info_dtype_arg(type, "iinfo")
         if dt is bool:
