@@ -211,6 +211,23 @@ def run_calls(cases, env, rec):
         rec.err(code, lambda code=code: eval(code, env))  # noqa: S307
 
 
+def arity_calls(op, args, method=True):
+    """Call texts for run_calls: `op` (a function's text) with each trailing run of `args` left
+    out, and with one and three positional arguments too many; with method, the same of
+    args[0].op(...) (the argument-count sweeps)."""
+    cases = [f"{op}({', '.join(args[:n])})" for n in range(len(args))]
+    cases += [f"{op}({', '.join([*args, '0'])})", f"{op}({', '.join([*args, '0', '0', '0'])})"]
+    if method:
+        name = op.rsplit(".", 1)[-1]
+        rest = args[1:]
+        cases += [f"{args[0]}.{name}({', '.join(rest[:n])})" for n in range(len(rest))]
+        cases += [
+            f"{args[0]}.{name}({', '.join([*rest, '1'])})",
+            f"{args[0]}.{name}({', '.join([*rest, '1', '1', '1'])})",
+        ]
+    return cases
+
+
 def assert_calls_match(prog, torch):
     """Runs prog(lib, rec) (calls recorded by run_calls) under torch and minitorch and asserts
     every record is the same text."""

@@ -54,6 +54,7 @@ from __future__ import annotations
 import pytest
 
 from tests.reference._one_thread import one_torch_thread  # noqa: F401 - an autouse fixture
+from tests.reference._programs import arity_calls as _sweep
 from tests.reference._programs import assert_calls_match, assert_program_matches, run_calls
 from tests.reference._programs import seeded_randn as _randn
 
@@ -80,22 +81,6 @@ def test_program_matches_torch(name, dt):
 
 
 # --- helpers ---
-
-
-def _sweep(op, args, method=True):
-    """Calls of `op` (a function's text) with each trailing run of `args` left out, and with one
-    and three positional arguments too many; with method, the same of args[0].op(...)."""
-    cases = [f"{op}({', '.join(args[:n])})" for n in range(len(args))]
-    cases += [f"{op}({', '.join([*args, '0'])})", f"{op}({', '.join([*args, '0', '0', '0'])})"]
-    if method:
-        name = op.rsplit(".", 1)[-1]
-        rest = args[1:]
-        cases += [f"{args[0]}.{name}({', '.join(rest[:n])})" for n in range(len(rest))]
-        cases += [
-            f"{args[0]}.{name}({', '.join([*rest, '1'])})",
-            f"{args[0]}.{name}({', '.join([*rest, '1', '1', '1'])})",
-        ]
-    return cases
 
 
 def _env(lib):
