@@ -15,6 +15,11 @@ def too_many_positional(op: str, given: int, most: int, least: int | None = None
     )
 
 
+def unexpected_keyword(op: str, name: str) -> TypeError:
+    """torch's (and Python's) TypeError for `op` called with a keyword `name` it has not."""
+    return TypeError(f"{op}() got an unexpected keyword argument '{name}'")
+
+
 def no_arguments(method: str, given: int) -> TypeError:
     """torch's TypeError for a Tensor method of no parameters (a C method of TensorBase: item,
     tolist) given `given` positional arguments."""

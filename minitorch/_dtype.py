@@ -7,7 +7,12 @@ import math
 
 import numpy as np
 
-from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    missing_positional,
+    too_many_positional,
+    unexpected_keyword,
+)
 
 # fmt: off
 __all__ = [
@@ -803,7 +808,7 @@ class iinfo:
                 raise missing_positional("iinfo", "type")
             if extra:
                 raise too_many_positional("iinfo", 1 + len(extra), 1)
-            raise TypeError(f"iinfo() got an unexpected keyword argument '{next(iter(unknown))}'")
+            raise unexpected_keyword("iinfo", next(iter(unknown)))
         dt = _info_dtype_arg(type, "iinfo")
         if dt is bool:
             raise TypeError("torch.bool is not supported by torch.iinfo")

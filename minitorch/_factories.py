@@ -17,6 +17,7 @@ from minitorch._arg_errors import (
     arity_error,
     missing_positional,
     too_many_positional,
+    unexpected_keyword,
 )
 from minitorch._backend import Device, backend_of, cpu, default_device, strided_view, tensor_device
 from minitorch._tensor import Size, Tensor, _make, _tp_name, _warn_scalar_of_grad
@@ -194,7 +195,7 @@ def _size_kwarg(kwargs: dict, op: str):
     """The size= keyword of a factory taking *size (the only extra keyword allowed)."""
     size = kwargs.pop("size", None)
     if kwargs:
-        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        raise unexpected_keyword(op, next(iter(kwargs)))
     return size
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import threading
 
-from minitorch._arg_errors import too_many_positional
+from minitorch._arg_errors import too_many_positional, unexpected_keyword
 from minitorch._tensor import Tensor
 
 _local = threading.local()
@@ -194,7 +194,7 @@ def _make_subclass_error(data, require_grad, args: tuple, kwargs: dict) -> None:
         raise too_many_positional("_make_subclass", 3 + len(args), 3, 2)
     unknown = next((k for k in kwargs if k not in _MAKE_SUBCLASS_KEYWORDS), None)
     if unknown is not None:
-        raise TypeError(f"_make_subclass() got an unexpected keyword argument '{unknown}'")
+        raise unexpected_keyword("_make_subclass", unknown)
     if not isinstance(data, Tensor):
         raise TypeError(
             f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "

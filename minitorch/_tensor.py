@@ -16,6 +16,7 @@ from minitorch._arg_errors import (
     missing_positional,
     no_arguments,
     too_many_positional,
+    unexpected_keyword,
 )
 from minitorch._backend import Device, backend_of
 from minitorch._tensor_methods import TensorMethods, _at, _index, _type_name
@@ -1025,7 +1026,7 @@ class Tensor(TensorMethods):
         if kwargs:  # new_zeros(size=(2, 3))
             keyed = kwargs.pop("size", None)
             if kwargs:
-                raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+                raise unexpected_keyword(op, next(iter(kwargs)))
             # the factory's parsing with torch's errors naming new_zeros, not zeros
             size = _factories._shape(size, keyed, op)
         elif not size:

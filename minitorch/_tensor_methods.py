@@ -8,7 +8,13 @@ import warnings
 from collections import OrderedDict
 
 from minitorch import _dtype
-from minitorch._arg_errors import REQUIRED, arity_error, missing_positional, too_many_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    arity_error,
+    missing_positional,
+    too_many_positional,
+    unexpected_keyword,
+)
 from minitorch._backend import Device, cpu
 from minitorch._call_site import passed_by_keyword
 
@@ -294,7 +300,7 @@ def _keyword_size(args, kwargs, name: str, op: str):
     value = kwargs.pop(name, None)
     if kwargs and (args or value is not None or op == "view"):
         # torch's parser reports a missing size before an unknown keyword
-        raise TypeError(f"{op}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        raise unexpected_keyword(op, next(iter(kwargs)))
     if value is None:
         if not args:  # x.reshape(): no size at all (x.reshape(()) is one), torch's parser error
             if op == "view":
@@ -313,7 +319,7 @@ def _no_out(name: str, kwargs) -> None:
     """torch's TypeError for out= (or another unknown keyword) given to a method of one overload
     whose function alone takes out= (x.cummax(0, out=...)): the methods have no out."""
     if "out" in kwargs:
-        raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+        raise unexpected_keyword(name, "out")
 
 
 def _takes_no_arguments(name: str, args) -> None:
@@ -338,7 +344,7 @@ def _type_keywords(kwargs: dict):
     other keyword is a TypeError, as torch's: a misspelled `dtpye=` must not read as no dtype."""
     for key in kwargs:
         if key not in ("async", "memory_format"):
-            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
+            raise unexpected_keyword("type", key)
     if "async" in kwargs:
         warnings.warn(
             "type(): async= is deprecated; use non_blocking= instead", UserWarning, stacklevel=3
@@ -984,14 +990,14 @@ class TensorMethods:
         if extra:
             raise too_many_positional("bincount", 2 + len(extra), 2, 0)
         if kwargs:  # (torch's parser names the op alone, where Python's names Tensor.bincount)
-            raise TypeError(f"bincount() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            raise unexpected_keyword("bincount", next(iter(kwargs)))
         return _ops.bincount(self, weights, minlength)
 
     def histc(self, bins=100, min=0, max=0, *extra, **kwargs):
         if extra:
             raise too_many_positional("histc", 3 + len(extra), 3, 0)
         if kwargs:
-            raise TypeError(f"histc() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            raise unexpected_keyword("histc", next(iter(kwargs)))
         return _ops.histc(self, bins, min, max)
 
     def histogram(self, *args, **kwargs):

@@ -28,6 +28,7 @@ import zlib
 import numpy as np
 
 from minitorch import _dtype, _serialization_unpickle
+from minitorch._arg_errors import unexpected_keyword
 from minitorch._backend import Device, backend_of, cpu, device, tensor_device
 from minitorch._serialization_legacy import (
     LegacyStoragePlan,
@@ -351,7 +352,7 @@ def load(
             warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
         for key in pickle_load_args:  # torch's weights-only unpickler takes `encoding` alone
             if key != "encoding":
-                raise TypeError(f"Unpickler.__init__() got an unexpected keyword argument '{key}'")
+                raise unexpected_keyword("Unpickler.__init__", key)
     if isinstance(f, (str, os.PathLike)):
         path = os.fspath(f)
         if path.endswith(".safetensors"):  # torch reads these through safetensors too

@@ -7,6 +7,8 @@ import math
 import sys
 import threading
 
+from minitorch._arg_errors import unexpected_keyword
+
 # fmt: off
 __all__ = [
     "Device", "device", "tensor_device", "backend_of", "Backend", "register_backend", "cpu",
@@ -178,7 +180,7 @@ def _device_call(args: tuple, kwargs: dict) -> Device:
     """torch.device(...) called with keywords, or with no or more than two arguments."""
     for k in kwargs:
         if k not in ("type", "index", "device"):
-            raise TypeError(f"device() got an unexpected keyword argument '{k}'")
+            raise unexpected_keyword("device", k)
     if "type" in kwargs and args:
         raise TypeError("device() got multiple values for argument 'type'")
     if not args and list(kwargs) == ["device"]:

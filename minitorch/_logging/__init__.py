@@ -3,6 +3,8 @@ compiler to log about). Mirrors torch._logging."""
 
 from __future__ import annotations
 
+from minitorch._arg_errors import unexpected_keyword
+
 __all__ = ["set_logs"]
 
 # torch.compile's log components and artifacts, as torch's set_logs names its keywords
@@ -23,4 +25,4 @@ def set_logs(**kwargs) -> None:
     an unknown keyword raises TypeError as in torch. Mirrors torch._logging.set_logs."""
     for name in kwargs:
         if name not in _LOG_NAMES:
-            raise TypeError(f"set_logs() got an unexpected keyword argument '{name}'")
+            raise unexpected_keyword("set_logs", name)

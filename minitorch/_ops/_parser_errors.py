@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from minitorch._arg_errors import REQUIRED, missing_positional, too_many_positional
+from minitorch._arg_errors import (
+    REQUIRED,
+    missing_positional,
+    too_many_positional,
+    unexpected_keyword,
+)
 from minitorch._ops._common import is_number, type_name
 from minitorch._tensor import Tensor
 
@@ -158,7 +163,7 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
                 return missing_arguments(op, pairs, positional, kwargs)
         for k in kwargs:
             if k not in names:
-                return TypeError(f"{op}() got an unexpected keyword argument '{k}'")
+                return unexpected_keyword(op, k)
     got = ", ".join(type_name(v) for v in positional)
     for k, v in kwargs.items():
         got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "

@@ -22,7 +22,7 @@ import math
 import warnings
 
 from minitorch import _dtype
-from minitorch._arg_errors import missing_positional, too_many_positional
+from minitorch._arg_errors import missing_positional, too_many_positional, unexpected_keyword
 from minitorch._backend import backend_of, cpu
 from minitorch._backend import torch_stream as _ts
 from minitorch._backend import torch_stream_counts as _tsc
@@ -585,7 +585,7 @@ def _random_range(args, kwargs):
     """(from, to, node name) of random_'s three overloads; None where the dtype decides."""
     unknown = set(kwargs) - {"from", "to"}
     if unknown:
-        raise TypeError(f"random_() got an unexpected keyword argument '{unknown.pop()}'")
+        raise unexpected_keyword("random_", unknown.pop())
     if len(args) > 2:
         raise TypeError(f"random_() takes at most 2 arguments ({len(args)} given)")
     if len(args) == 2 or "from" in kwargs or (args and "to" in kwargs):

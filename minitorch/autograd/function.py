@@ -8,6 +8,7 @@ import warnings
 import weakref
 from collections import OrderedDict
 
+from minitorch._arg_errors import unexpected_keyword
 from minitorch._backend import default_device
 from minitorch._dtype import _REGISTERED_TYPES, _SCALAR_NAMES
 from minitorch._tensor import Tensor, _make
@@ -925,13 +926,13 @@ def _bind_user_args(cls, args, kwargs):
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         for name in bound.kwargs:
-            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+            raise unexpected_keyword("forward", name)
         return bound.args
     missing = object()
     slots = list(args)
     for name, value in kwargs.items():
         if name not in names:
-            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+            raise unexpected_keyword("forward", name)
         pos = names.index(name)
         if pos < len(args):
             raise TypeError(f"forward() got multiple values for argument '{name}'")

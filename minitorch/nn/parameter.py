@@ -3,6 +3,7 @@ the placeholders of lazy modules, UninitializedParameter and UninitializedBuffer
 
 from __future__ import annotations
 
+from minitorch._arg_errors import unexpected_keyword
 from minitorch._ops._common import type_name
 from minitorch._subclass import _disabled_torch_function_impl
 from minitorch._tensor import (
@@ -26,7 +27,7 @@ def _check_internal_keys(kwargs: dict) -> None:
 
     for key in kwargs:
         if key not in _AUTOGRAD_KEYS:
-            raise TypeError(f"Parameter.__new__() got an unexpected keyword argument '{key}'")
+            raise unexpected_keyword("Parameter.__new__", key)
 
 
 class Parameter(Tensor):

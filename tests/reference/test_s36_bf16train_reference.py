@@ -666,7 +666,9 @@ def p_autocast_ops(lib, dt, rec):
         rec("f64_in", str(F.linear(a.double(), w.double()).dtype))
     with lib.autocast("cpu", dtype=lib.float16):
         rec("f16_linear", str(F.linear(a, w).dtype))
-    rec.warns("f32_autocast", lambda: lib.autocast("cpu", dtype=lib.float32).__enter__())
+    ctx = lib.autocast("cpu", dtype=lib.float32)
+    rec.warns("f32_autocast", ctx.__enter__)
+    ctx.__exit__(None, None, None)  # (else the autocast nesting stays raised in this process)
     lib.set_autocast_enabled("cpu", False)
     lib.set_autocast_dtype("cpu", lib.bfloat16)
 

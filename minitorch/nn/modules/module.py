@@ -11,7 +11,7 @@ from typing import Any
 import minitorch as _minitorch
 import minitorch.__future__ as _future
 from minitorch import _dtype
-from minitorch._arg_errors import too_many_positional
+from minitorch._arg_errors import too_many_positional, unexpected_keyword
 from minitorch._backend import Device, tensor_device
 from minitorch._backend import device as as_device
 from minitorch._tensor import Tensor
@@ -197,7 +197,7 @@ def _to_error(args, kwargs, failures) -> TypeError:
                 f"{_arg_type_name(value)}"
             )
         if why == "unknown":
-            return TypeError(f"to() got an unexpected keyword argument '{name}'")
+            return unexpected_keyword("to", name)
         if why == "twice":
             return TypeError(f"to() got multiple values for argument '{name}'")
     pos = [_arg_type_name(a) for a in args]
