@@ -16,6 +16,7 @@ from minitorch import (  # noqa: F401
     cuda,  # imports no CuPy until a GPU is used
     return_types,
 )
+from minitorch._arg_errors import REQUIRED as _REQUIRED
 from minitorch._backend import Device as device  # noqa: F401  (torch.device is the class)
 from minitorch._backend import OutOfMemoryError, set_default_device  # noqa: F401
 from minitorch._dlpack import from_dlpack  # noqa: F401
@@ -114,20 +115,24 @@ def get_default_device() -> device:
     return tensor_device(d)
 
 
-def result_type(tensor, other):
+def result_type(tensor=_REQUIRED, other=_REQUIRED, *extra):
     """The dtype an op on these operands returns. Mirrors torch.result_type."""
-    from minitorch._ops._common import number, type_name
+    from minitorch._ops._common import number
 
+    given = tensor, other
     tensor, other = number(tensor), number(other)  # NumPy scalars as numbers
-    for t in (tensor, other):
-        if not isinstance(t, (Tensor, _builtins.bool, _builtins.int, _builtins.float)):
-            got = ", ".join(type_name(x) for x in (tensor, other))
-            raise TypeError(
-                f"result_type() received an invalid combination of arguments - got ({got}), but "
-                "expected one of:\n * (Tensor tensor, Tensor other)\n"
-                " * (Number scalar, Tensor tensor)\n * (Tensor tensor, Number other)\n"
-                " * (Number scalar1, Number scalar2)\n"
-            )
+    numbers = (Tensor, _builtins.bool, _builtins.int, _builtins.float)
+    if extra or not (isinstance(tensor, numbers) and isinstance(other, numbers)):
+        # torch's parser lists the overloads for any misfit: a type, an argument too few or many
+        from minitorch._ops._parser_errors import overload_error
+
+        forms = (
+            "Tensor tensor, Tensor other", "Number scalar, Tensor tensor",
+            "Tensor tensor, Number other", "Number scalar1, Number scalar2",
+        )  # fmt: skip
+        named = [("tensor", given[0]), ("other", given[1])]
+        named += [(f"extra{i}", x) for i, x in enumerate(extra)]
+        raise overload_error("result_type", forms, forms, named)
     ops = [(t.dtype, t.ndim) if isinstance(t, Tensor) else t for t in (tensor, other)]
     return _dtype.result_type(*ops)
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from minitorch._arg_errors import (
     REQUIRED,
+    arity_error,
     missing_positional,
     too_many_positional,
     unexpected_keyword,
@@ -465,6 +466,8 @@ def _typename(x) -> str:
     cls = x.__class__
     if cls.__module__ == "builtins":
         return cls.__qualname__
+    if any(c.__name__ == "Tensor" and c.__module__ == "minitorch" for c in cls.__mro__):
+        return cls.__qualname__  # (a Python class: torch's tp_name, "Tensor", "Parameter")
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
@@ -616,15 +619,19 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
         raise promotion_error(a, b) from None
 
 
-def promote_types(type1: dtype, type2: dtype) -> dtype:
+def promote_types(type1: dtype = REQUIRED, type2: dtype = REQUIRED, *extra) -> dtype:
     """The smallest dtype both promote to. Mirrors torch.promote_types."""
+    if extra or type1 is REQUIRED or type2 is REQUIRED:  # (torch's parser wording)
+        raise arity_error("promote_types", extra, 2, type1=type1, type2=type2)
     a = _dtype_arg(type1, "promote_types", "type1", 1)
     b = _dtype_arg(type2, "promote_types", "type2", 2)
     return _promote_pair(a, b)
 
 
-def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+def can_cast(from_: dtype = REQUIRED, to: dtype = REQUIRED, *extra) -> builtins.bool:
     """Whether casting is allowed under PyTorch's rules. Mirrors torch.can_cast."""
+    if extra or from_ is REQUIRED or to is REQUIRED:
+        raise arity_error("can_cast", extra, 2, from_=from_, to=to)
     a = _dtype_arg(from_, "can_cast", "from_", 1)
     b = _dtype_arg(to, "can_cast", "to", 2)
     # Only a cast to a lower kind is refused (float -> int/bool, int -> bool); narrowing within a
@@ -707,6 +714,8 @@ def binary_dtype(a: dtype, a_ndim: builtins.int, b: dtype, b_ndim: builtins.int)
             return _PROMOTE[a, b] if b_ndim else _DIM_OVER_ZERO[a, b]
         return _DIM_OVER_ZERO[b, a] if b_ndim else _PROMOTE[a, b]
     except KeyError:  # See NOTE [ Shell unsigned dtypes ]
+        if b_ndim and not a_ndim:  # torch names the dimensioned operand's dtype first
+            raise promotion_error(b, a) from None
         raise promotion_error(a, b) from None
 
 

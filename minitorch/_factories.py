@@ -45,7 +45,15 @@ def _device(device) -> Device:
         device = default_device()
         if device is cpu:
             return cpu
-    return tensor_device(device)
+    try:
+        return tensor_device(device)
+    except TypeError:
+        if isinstance(device, (str, int, Device)):
+            raise
+        # torch's parser refuses it before any device() parsing (the factory named)
+        raise TypeError(
+            f"{_entry_op()}(): argument 'device' must be torch.device, not {_tp_name(device)}"
+        ) from None
 
 
 def _dtype_arg(dtype, default, op: str):
@@ -200,6 +208,8 @@ def _size_kwarg(kwargs: dict, op: str):
 
 
 def _require_grad(t: Tensor, requires_grad) -> Tensor:
+    if requires_grad.__class__ is not bool:
+        requires_grad = bool_flag(requires_grad, "requires_grad")
     if requires_grad:
         if not t.dtype.is_floating_point:
             raise RuntimeError(
@@ -207,6 +217,39 @@ def _require_grad(t: Tensor, requires_grad) -> Tensor:
             )
         t._requires_grad = True
     return t
+
+
+# NOTE [ Bool keywords of the factories ]
+# torch's parser takes only a bool for requires_grad= and pin_memory= ("zeros(): argument
+# 'requires_grad' must be bool, not int"; 1, "yes", np.bool_(True) and a tensor are refused),
+# and None where the schema's option is optional (zeros, full, the *_like and new_* factories,
+# empty_strided, scalar_tensor), not for tensor, new_tensor, range and frombuffer. The shared
+# helpers (_require_grad, _check_pin_memory) test `value.__class__ is not bool` and only then
+# call bool_flag, which names the factory the user called: the outermost frame in minitorch.
+_NO_NONE_FLAGS = frozenset({"tensor", "new_tensor", "range", "frombuffer"})
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _entry_op() -> str:
+    """The name of the minitorch function the caller's code called (the factory): the outermost
+    of the minitorch frames above the first frame outside minitorch (a user's forward run by
+    Module.__call__ names the factory it calls, not __call__)."""
+    import sys
+
+    frame, name = sys._getframe(1), "tensor"
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        name = frame.f_code.co_name
+        frame = frame.f_back
+    return name
+
+
+def bool_flag(value, name: str) -> bool:
+    """A factory's requires_grad= or pin_memory= that is no bool: False for None where the
+    factory takes None, else torch's TypeError. See NOTE [ Bool keywords of the factories ]."""
+    op = _entry_op()
+    if value is None and op not in _NO_NONE_FLAGS:
+        return False
+    raise TypeError(f"{op}(): argument '{name}' must be bool, not {_tp_name(value)}")
 
 
 def _build(fn, dev: Device):
@@ -694,25 +737,32 @@ _NO_PINNED_ALLOCATOR = (
 )
 
 
-def _check_pin_memory() -> None:
+def _check_pin_memory(pin_memory=True) -> None:
     """A factory's pin_memory=True: torch's RuntimeError where no GPU provides page-locked
-    memory (checked only when asked, so the common factory call pays nothing).
+    memory (checked only when asked, so the common factory call pays nothing); a pin_memory
+    that is no bool: See NOTE [ Bool keywords of the factories ].
 
     Differences from torch: with a GPU the result is an ordinary (unpinned) CPU tensor;
     Tensor.pin_memory() pins one."""
     from minitorch._backend import cupy_backend
 
+    if pin_memory.__class__ is not bool and not bool_flag(pin_memory, "pin_memory"):
+        return
     if not cupy_backend.cuda_available():
         raise RuntimeError(_NO_PINNED_ALLOCATOR)
 
 
-def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+def tensor(
+    data=REQUIRED, *, dtype=None, device=None, requires_grad=False, pin_memory=False
+) -> Tensor:
     """A new tensor copying `data` (nested sequences, numbers, NumPy arrays, tensors).
 
     Mirrors torch.tensor; see NOTE [ Inferring a tensor from data ].
     """
-    if pin_memory:
-        _check_pin_memory()
+    if data is REQUIRED:
+        raise missing_positional("tensor", "data")
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     dt = None if dtype is None else _dtype_arg(dtype, None, "tensor")
     if isinstance(data, Tensor):
         warnings.warn(_COPY_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
@@ -778,11 +828,13 @@ def _array_like(data) -> bool:
 
 
 def scalar_tensor(
-    s, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
+    s=REQUIRED, *, dtype=None, layout=None, device=None, requires_grad=False, pin_memory=False
 ) -> Tensor:
     """A 0-d tensor of the default float dtype (unless dtype=). Mirrors torch.scalar_tensor."""
-    if pin_memory:
-        _check_pin_memory()
+    if s is REQUIRED:
+        raise missing_positional("scalar_tensor", "s")
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     dt = _dtype_arg(dtype, _dtype.default_float(), "scalar_tensor")
     if isinstance(s, Tensor):
         s = s.item()
@@ -803,9 +855,11 @@ def scalar_tensor(
     return tensor(s, dtype=dt, device=device, requires_grad=requires_grad)
 
 
-def as_tensor(data, dtype=None, device=None) -> Tensor:
+def as_tensor(data=REQUIRED, dtype=None, device=None) -> Tensor:
     """Like tensor(), but shares memory with a tensor or a NumPy array when dtype and device
     already match. Mirrors torch.as_tensor."""
+    if data is REQUIRED:
+        raise missing_positional("as_tensor", "data")
     dt = None if dtype is None else _dtype_arg(dtype, None, "as_tensor")
     if isinstance(data, Tensor):
         out = data
@@ -818,7 +872,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         dev = _device(device)
         src_dt = _check_ndarray(data)
         if dev is cpu and (dt is None or dt is src_dt):
-            return _make(_shared_array(data), cpu, False, None)
+            return _numpy_tensor(data, cpu)
         npdt = _dtype.numpy_dtype(src_dt if dt is None else dt)
         order = _numpy_copy_order(data)
         arr = _from_double(data, npdt)  # a copy in "K" order when the dtype differs
@@ -833,11 +887,28 @@ _LABEL = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16"
           "bool": "Bool"}  # fmt: skip
 
 
-def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> Tensor:
+def asarray(obj=REQUIRED, *, dtype=None, device=None, copy=None, requires_grad=None) -> Tensor:
     """Mirrors torch.asarray: shares memory with a tensor or a NumPy array when dtype and device
-    allow; copy=True always copies, copy=False refuses to. See NOTE [ asarray of a tensor ]."""
+    allow; copy=True always copies, copy=False refuses to; a buffer-protocol object's bytes are
+    read as dtype (frombuffer). See NOTE [ asarray of a tensor ]."""
+    if obj is REQUIRED:
+        raise missing_positional("asarray", "obj")
+    if requires_grad is not None and requires_grad.__class__ is not bool:
+        bool_flag(requires_grad, "requires_grad")
+    if dtype is not None:
+        dtype = _dtype_arg(dtype, None, "asarray")
     if isinstance(obj, Tensor):
+        if requires_grad is None:  # torch 2.13: obj's own flag (it used to be False)
+            requires_grad = obj.requires_grad
+            if requires_grad:
+                _settings.warn_once(
+                    "asarray_requires_grad",
+                    "torch.asarray: unspecified requires_grad now defaults to obj.requires_grad "
+                    "instead of False. Pass requires_grad=False explicitly to get the old "
+                    "behavior and silence this warning.",
+                )
         return _asarray_tensor(obj, dtype, device, copy, requires_grad)
+    requires_grad = bool(requires_grad)
     if isinstance(obj, np.generic):  # torch reads a NumPy scalar as a 0-d array (cast, not
         if copy is False:  # checked: asarray(np.float32(300), dtype=torch.uint8) is 44)
             raise RuntimeError(
@@ -845,6 +916,8 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
                 "ndarray. "
             )
         obj = np.asarray(obj)
+    elif obj.__class__ not in _PLAIN_DATA and not isinstance(obj, np.ndarray) and _buffer(obj):
+        return _require_grad(_asarray_buffer(obj, dtype, device, copy), requires_grad)
     if copy is False:
         _check_aliasable(obj, dtype, device)
     if copy or (isinstance(obj, np.ndarray) and obj.ndim == 0):
@@ -855,13 +928,38 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False) -> 
     return _require_grad(t, requires_grad)
 
 
+_PLAIN_DATA = (list, tuple, int, float, bool)
+
+
+def _buffer(obj) -> bool:
+    """Whether obj implements Python's buffer protocol (bytes, bytearray, array.array, ...)."""
+    try:
+        memoryview(obj)
+    except TypeError:
+        return False
+    return True
+
+
+def _asarray_buffer(obj, dtype, device, copy) -> Tensor:
+    """asarray of a buffer-protocol object: as torch, its bytes read as `dtype` (the default
+    float dtype when None) by frombuffer, whatever the buffer's own item type."""
+    from minitorch._misc_api import frombuffer
+
+    dt = _dtype.default_float() if dtype is None else _dtype_arg(dtype, None, "asarray")
+    t = frombuffer(obj, dtype=dt)
+    if device is not None and _device(device) is not cpu:
+        return t.to(_device(device))
+    return t.clone() if copy else t
+
+
 # NOTE [ asarray of a tensor ]
 # torch.asarray(t) starts from t itself, or from a differentiable copy of it (t.to(dtype,
 # device) when those change, t.clone() for copy=True), so a copy of a tensor that requires grad
 # is in its graph. Then requires_grad decides: a leaf gets the flag set to it (on t itself when
-# nothing was copied: asarray(param) turns param.requires_grad off, as in torch), while a
-# non-leaf is kept as it is for requires_grad=True and detached otherwise (a leaf alias of the
-# same memory, outside the graph).
+# nothing was copied: asarray(param, requires_grad=False) turns param.requires_grad off, as in
+# torch), while a non-leaf is kept as it is for requires_grad=True and detached otherwise (a
+# leaf alias of the same memory, outside the graph). Left unspecified, requires_grad is t's own
+# flag (torch 2.13; before, False), with torch's once-per-process warning where that is True.
 
 
 def _asarray_tensor(obj: Tensor, dtype, device, copy, requires_grad) -> Tensor:
@@ -901,7 +999,19 @@ def from_numpy(ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {_typename(ndarray)})")
     _check_ndarray(ndarray)
-    return _make(_shared_array(ndarray), cpu, False, None)
+    return _numpy_tensor(ndarray, cpu)
+
+
+def _numpy_tensor(ndarray, dev) -> Tensor:
+    """A CPU tensor over a checked NumPy array's memory (from_numpy, as_tensor, asarray). Its
+    storage is the bytes the array reaches from its first element, as torch's, not the whole
+    buffer NumPy sliced a strided array from (untyped_storage().nbytes(), storage_offset())."""
+    t = _make(_shared_array(ndarray), dev, False, None)
+    a = t._data
+    if a.size > 1 and not (a.flags.c_contiguous or a.flags.f_contiguous):
+        span = 1 + sum((n - 1) * s for n, s in zip(a.shape, a.strides, strict=True)) // a.itemsize
+        t._storage_root = _make(strided_view(np, a, (span,), (a.itemsize,)), dev, False, None)
+    return t
 
 
 def _shared_array(ndarray):
@@ -948,10 +1058,17 @@ def _from_double(a: np.ndarray, npdt) -> np.ndarray:
 
 def _filled(fill, shape, dt, dev, requires_grad):
     npdt = dt.np  # bfloat16's resolves on first use (see _dtype.numpy_dtype)
-    if dev is cpu:
-        arr = _fill_array(np, fill, shape, npdt)
-    else:
-        arr = _build(lambda xp: _fill_array(xp, fill, shape, npdt), dev)
+    try:
+        if dev is cpu:
+            arr = _fill_array(np, fill, shape, npdt)
+        else:
+            arr = _build(lambda xp: _fill_array(xp, fill, shape, npdt), dev)
+    except ValueError:  # NumPy's "array is too big"
+        if math.prod(shape) * npdt.itemsize >= 2**63:
+            raise RuntimeError(
+                f"Storage size calculation overflowed with sizes={list(shape)}"
+            ) from None
+        raise
     if not arr.size:
         arr = _contiguous_empty(arr, dev)
     return _require_grad(_make(arr, dev, False, None), requires_grad)
@@ -998,6 +1115,8 @@ def _into_out(
     `requires_grad` says (torch sets the flag of a factory's result, out= included)."""
     if not isinstance(out, Tensor):
         raise TypeError(f"{op}(): argument 'out' must be Tensor, not {_typename(out)}")
+    if requires_grad.__class__ is not bool:
+        requires_grad = bool_flag(requires_grad, "requires_grad")
     if dtype is not None and _dtype_arg(dtype, None, op) is not out.dtype:
         raise RuntimeError(
             f"dtype {_dtype.scalar_name(_dtype_arg(dtype, None, op))} does not match dtype of out "
@@ -1072,8 +1191,8 @@ def zeros(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.zeros (sizes as varargs, a tuple/list/Size, or size=)."""
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     if out is not None:
         return _into_out(
             out,
@@ -1102,8 +1221,8 @@ def ones(
     **kwargs,
 ) -> Tensor:
     """Mirrors torch.ones."""
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     if out is not None:
         return _into_out(
             out,
@@ -1137,8 +1256,8 @@ def empty(
     non-deterministic, e.g. NaNs that propagate); in deterministic mode it holds torch's fill
     (see _uninitialized).
     """
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     if out is not None:
         if isinstance(out, Tensor) and out._requires_grad:  # (torch's empty resizes out first)
             raise RuntimeError("cannot resize variables that require grad")
@@ -1146,9 +1265,7 @@ def empty(
             out,
             dtype,
             "empty",
-            lambda dt, dev: empty(
-                *size, dtype=dt, device=dev, memory_format=memory_format, **kwargs
-            ),
+            lambda dt, dev: empty(*size, dtype=dt, device=dev, **_no_format(memory_format, kwargs)),
             requires_grad=requires_grad,
             overlap_write=_write_fill,
         )
@@ -1171,8 +1288,8 @@ def empty_permuted(
     """An empty tensor of shape `size` whose dims lie in memory in the order physical_layout
     (outermost first): empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)) has strides (105, 1, 21, 3).
     Mirrors torch.empty_permuted; filled as empty() is."""
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     shape = _dims_arg(size, "empty_permuted", "size", 1)
     perm = _dims_arg(physical_layout, "empty_permuted", "physical_layout", 2)
     ndim = len(shape)
@@ -1224,8 +1341,8 @@ def from_file(
         raise TypeError(
             f"from_file(): argument 'size' (position 3) must be int, not {_typename(size)}"
         )
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     dt = _dtype_arg(dtype, _dtype.default_float(), "from_file")
     npdt = _dtype.numpy_dtype(dt)
     nbytes = n * npdt.itemsize
@@ -1289,13 +1406,20 @@ def _uninitialized(dt):
     return True if dt is _dtype.bool else _dtype.iinfo(dt).max
 
 
+def _no_format(memory_format, kwargs: dict) -> dict:
+    """empty(out=)'s keywords for the new tensor: torch refuses a memory_format beside out=."""
+    if memory_format is not None:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
+    return kwargs
+
+
 def _in_format(t: Tensor, fmt, op: str) -> Tensor:
     """A new tensor laid out in memory format fmt (see NOTE [ Memory formats ])."""
     fmt = _memory_format.check(fmt, op, _memory_format.contiguous_format)
     if fmt is _memory_format.contiguous_format:
         return t
-    if fmt is _memory_format.preserve_format:
-        raise RuntimeError(f"{op}: preserve memory format is unsupported")
+    if fmt is _memory_format.preserve_format:  # (the *_like factories resolve it before)
+        raise RuntimeError("unsupported memory format Preserve")
     t._data = _memory_format.copy_as(t._device.backend.xp, t._data, fmt)
     return t
 
@@ -1345,8 +1469,8 @@ def full(
     """Mirrors torch.full: the dtype follows fill_value (bool, int64 or the default float)."""
     if extra or size is REQUIRED or fill_value is REQUIRED:
         raise arity_error("full", extra, 2, size=size, fill_value=fill_value)
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     if out is not None:
         return _into_out(
             out,
@@ -1484,8 +1608,8 @@ def zeros_like(
         r = like_subclass(zeros_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "zeros_like", memory_format, extra)
     return _laid_like(_filled(0, shape, dt, dev, requires_grad), input, memory_format, "zeros_like")
 
@@ -1505,8 +1629,8 @@ def ones_like(
         r = like_subclass(ones_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "ones_like", memory_format, extra)
     return _laid_like(_filled(1, shape, dt, dev, requires_grad), input, memory_format, "ones_like")
 
@@ -1526,8 +1650,8 @@ def empty_like(
         r = like_subclass(empty_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "empty_like", memory_format, extra)
     out = _filled(_uninitialized(dt), shape, dt, dev, requires_grad)
     return _laid_like(out, input, memory_format, "empty_like")
@@ -1551,8 +1675,8 @@ def full_like(
         r = like_subclass(full_like, locals())
         if r is not None:
             return r
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     shape, dt, dev = _like(input, dtype, device, "full_like", memory_format)
     fill_value = _fill_number(fill_value, "full_like")  # its error names full_like, not full
     out = full(shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -1584,8 +1708,8 @@ def eye(
             raise TypeError(f"eye(): argument 'n'{at} must be int, not {_typename(n)}")
         # with a second argument or a keyword, torch's parser lists both overloads
         raise _eye_type_error((n,) if m is None else (n, m), keywords)
-    if pin_memory:
-        _check_pin_memory()
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     if out is not None:
         return _into_out(
             out,
@@ -1681,7 +1805,7 @@ def _legacy_new(dt, device_type: str, args: tuple, kwargs: dict):
             # torch shares a CPU array of the dtype already, as from_numpy (a write to one
             # shows in the other); any other array is converted into a copy below
             _check_ndarray(first)
-            return _make(_shared_array(first), dev, False, None)
+            return _numpy_tensor(first, dev)
         if isinstance(first, np.ndarray) or _is_seq(first) or isinstance(first, (str, bytes)):
             return tensor(first, dtype=dt, device=dev)
         raise TypeError(f"{name}(): data must be a sequence (got {_typename(first)})")

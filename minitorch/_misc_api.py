@@ -11,9 +11,11 @@ from collections.abc import Callable
 import numpy as np
 
 from minitorch import _dtype, _settings
+from minitorch._arg_errors import REQUIRED, missing_positional
 from minitorch._backend import backend_of, cpu
 from minitorch._backend.torch_stream_counts import binomial as torch_binomial
 from minitorch._dlpack import to_dlpack
+from minitorch._factories import _require_grad
 from minitorch._tensor import Tensor, _make
 from minitorch.autograd.function import Function, name_node
 from minitorch.random import _sample, _stream
@@ -179,12 +181,16 @@ def while_loop(cond_fn: Callable, body_fn: Callable, carried_inputs):
 # --- frombuffer, binomial, small queries ---
 
 
-def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False):
+def frombuffer(
+    buffer, *, dtype=REQUIRED, count: int = -1, offset: int = 0, requires_grad: bool = False
+):
     """A 1-D CPU tensor over the bytes of a buffer-protocol object, sharing its memory.
     Mirrors torch.frombuffer.
 
     Differences from torch: a read-only buffer (bytes) gives a tensor that in-place ops refuse
     to write (NumPy's read-only flag), after torch's warning."""
+    if dtype is REQUIRED:
+        raise missing_positional("frombuffer", "dtype")
     try:
         view = memoryview(buffer)
     except TypeError:
@@ -221,7 +227,7 @@ def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad
             "suppressed for the rest of this program.",
         )
     arr = np.frombuffer(view, dtype=_dtype.numpy_dtype(dtype), count=count, offset=offset)
-    return _make(arr, cpu, bool(requires_grad), None)
+    return _require_grad(_make(arr, cpu, False, None), requires_grad)
 
 
 class _Binomial(Function):
@@ -339,18 +345,33 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
     torch keeps the storage and its offset: a transposed 3x2 resized to 2x3 reads the storage in
     order, not the transposed values). Mirrors torch.Tensor.resize_.
 
+    A memory_format lays the same memory out in that format, even at the same shape (as
+    torch restrides then, without a version bump).
+
     Differences from torch: new elements are zeros (torch leaves them uninitialised); growing
     past the memory moves self and its base to new memory holding the old bytes, so other views
     taken earlier no longer see it (torch grows the storage that every view shares)."""
+    from minitorch import _memory_format
     from minitorch._ops.inplace import restride_
 
+    fmt = None if memory_format is None else _memory_format.check(memory_format, "resize_")
     shape = _sizes(sizes, "resize_")
     if self.requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    if tuple(self.shape) == shape:
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")  # (sic: torch's text)
+    order = _memory_format._ORDERS.get(fmt)
+    if order is not None and len(shape) != order[0]:
+        raise _memory_format._rank_error(fmt, len(shape))
+    if tuple(self.shape) == shape and fmt is None:
         return self
+    if tuple(self.shape) != shape:
+        self._vc[0] += 1
     restride_(self, shape)  # (grows the memory where it is too short: see there)
-    self._vc[0] += 1
+    if order is not None:  # the same elements of memory, read in the format's order
+        perm = order[1]
+        back = sorted(range(len(perm)), key=perm.__getitem__)
+        self._data = self._data.reshape([shape[a] for a in perm]).transpose(back)
     return self
 
 

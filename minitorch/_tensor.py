@@ -944,11 +944,12 @@ class Tensor(TensorMethods):
                 _factories._COPY_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2
             )
             data = data.detach()
+        dt = self.dtype if dtype is None else _factories._dtype_arg(dtype, None, "new_tensor")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             return _factories.tensor(
                 data,
-                dtype=self.dtype if dtype is None else dtype,
+                dtype=dt,
                 device=self._device if device is None else device,
                 requires_grad=requires_grad,
             )
@@ -964,7 +965,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_zeros."""
-        return self._new("zeros", size, dtype, device, requires_grad, kwargs)
+        return self._new("zeros", size, dtype, device, requires_grad, kwargs, pin_memory)
 
     def new_ones(
         self,
@@ -977,7 +978,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_ones."""
-        return self._new("ones", size, dtype, device, requires_grad, kwargs)
+        return self._new("ones", size, dtype, device, requires_grad, kwargs, pin_memory)
 
     def new_empty(
         self,
@@ -990,7 +991,7 @@ class Tensor(TensorMethods):
         **kwargs,
     ) -> Tensor:
         """Mirrors torch.Tensor.new_empty (zero-filled, as minitorch.empty)."""
-        return self._new("empty", size, dtype, device, requires_grad, kwargs)
+        return self._new("empty", size, dtype, device, requires_grad, kwargs, pin_memory)
 
     def new_full(
         self,
@@ -1014,18 +1015,21 @@ class Tensor(TensorMethods):
         return _factories.full(
             size,
             fill_value,
-            dtype=self.dtype if dtype is None else dtype,
+            dtype=self.dtype if dtype is None else _factories._dtype_arg(dtype, None, "new_full"),
             device=self._device if device is None else device,
             requires_grad=requires_grad,
+            pin_memory=pin_memory,
         )
 
-    def _new(self, kind, size, dtype, device, requires_grad, kwargs=None):
+    def _new(self, kind, size, dtype, device, requires_grad, kwargs=None, pin_memory=False):
         from minitorch import _factories
 
         op = f"new_{kind}"
         if kwargs:  # new_zeros(size=(2, 3))
             keyed = kwargs.pop("size", None)
             if kwargs:
+                if not size and keyed is None:  # x.new_ones(out=t): torch's parser's order
+                    raise missing_positional(op, "size")
                 raise unexpected_keyword(op, next(iter(kwargs)))
             # the factory's parsing with torch's errors naming new_zeros, not zeros
             size = _factories._shape(size, keyed, op)
@@ -1036,9 +1040,10 @@ class Tensor(TensorMethods):
 
         return getattr(_factories, kind)(
             size,
-            dtype=self.dtype if dtype is None else dtype,
+            dtype=self.dtype if dtype is None else _factories._dtype_arg(dtype, None, op),
             device=self._device if device is None else device,
             requires_grad=requires_grad,
+            pin_memory=pin_memory,
         )
 
     def new(self, *args, **kwargs) -> Tensor:

@@ -12,6 +12,7 @@ from minitorch._arg_errors import (
     REQUIRED,
     arity_error,
     missing_positional,
+    no_arguments,
     too_many_positional,
     unexpected_keyword,
 )
@@ -130,8 +131,6 @@ def _size_form_error(given: tuple, op: str, name: str, keyword: bool = False) ->
     keyword's value as a 1-tuple. Returns when the size is not what is wrong."""
     if keyword:
         seq = given[0]
-        if _is_index(seq):  # an int is a one-element size
-            return
         if not isinstance(seq, (tuple, list)) or seq and not _is_int_like(seq[0]):
             if op == "view":
                 _view_overload_error(f"size={_type_name(seq)}, ", f"!size={_arg_type(seq)}!, ")
@@ -290,14 +289,20 @@ def _keyword_sized(fn, self, args, kwargs, op: str, name: str):
     try:
         return fn(self, _keyword_size(args, kwargs, name, op))
     except TypeError:
-        if not args and given is not None:
+        if not args and given is not None and not (kwargs and op == "view"):
             _size_form_error((given,), op, name, keyword=True)
         raise
 
 
 def _keyword_size(args, kwargs, name: str, op: str):
     """x.reshape(shape=(2, 3)): the keyword form of a varargs size (torch's name for it)."""
+    given = name in kwargs
     value = kwargs.pop(name, None)
+    if given and not args and not isinstance(value, (tuple, list)):
+        # torch reads a lone int (or None) as a size only positionally: x.reshape(shape=6) is
+        # its parser's TypeError, before any unknown keyword (view's lists them all)
+        if not (kwargs and op == "view"):
+            _size_form_error((value,), op, name, keyword=True)
     if kwargs and (args or value is not None or op == "view"):
         # torch's parser reports a missing size before an unknown keyword
         raise unexpected_keyword(op, next(iter(kwargs)))
@@ -315,11 +320,12 @@ def _keyword_size(args, kwargs, name: str, op: str):
     return _size_args((value,), op, name, keyword=True)
 
 
-def _no_out(name: str, kwargs) -> None:
-    """torch's TypeError for out= (or another unknown keyword) given to a method of one overload
-    whose function alone takes out= (x.cummax(0, out=...)): the methods have no out."""
-    if "out" in kwargs:
-        raise unexpected_keyword(name, "out")
+def _no_parameters(name: str, args, kwargs) -> TypeError:
+    """torch's TypeError for a C method of TensorBase that has no parameters (trace, corrcoef,
+    geqrf) given arguments: its keywords are refused first (out= and input= among them)."""
+    if kwargs:
+        return TypeError(f"TensorBase.{name}() takes no keyword arguments")
+    return no_arguments(name, len(args))
 
 
 def _takes_no_arguments(name: str, args) -> None:
@@ -956,12 +962,18 @@ class TensorMethods:
         return _ops.argwhere(self)
 
     def sort(self, *args, **kwargs):  # (torch's overloads tell a positional dim from dim=)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            forms = _ops.sorting._SORT_METHOD_FORMS
+            raise _ops._parser_errors.method_keyword_error("sort", args, kwargs, forms)
         try:
             return _ops.sort(self, *args, **kwargs)
         except TypeError as e:
             raise _ops.sorting.sort_method_error(e, "sort", self, args, kwargs) from None
 
     def argsort(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            forms = _ops.sorting._SORT_METHOD_FORMS
+            raise _ops._parser_errors.method_keyword_error("argsort", args, kwargs, forms)
         try:
             return _ops.argsort(self, *args, **kwargs)
         except TypeError as e:
@@ -1001,6 +1013,9 @@ class TensorMethods:
         return _ops.histc(self, bins, min, max)
 
     def histogram(self, *args, **kwargs):
+        if kwargs and "input" in kwargs:  # (out= is the function's own parser error)
+            forms = _ops.sorting.HISTOGRAM_METHOD_FORMS
+            raise _ops._parser_errors.method_keyword_error("histogram", args, kwargs, forms)
         return _ops.histogram(self, *args, **kwargs)
 
     # --- end of indexing and selection ---
@@ -1655,17 +1670,26 @@ class TensorMethods:
 
     # --- reductions (arguments forwarded as given: torch's overloads are parsed in _ops) ---
 
+    # The out= and input= of methods whose functions take them, checked only where keywords were
+    # given: See NOTE [ Keywords only the function takes ] (in minitorch/_ops/_parser_errors.py).
+
     def sum(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("sum", args, kwargs)
         return _ops.sum(self, *args, **kwargs)
 
     def mean(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("mean", args, kwargs)
         return _ops.mean(self, *args, **kwargs)
 
     def prod(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("prod", args, kwargs)
         return _ops.prod(self, *args, **kwargs)
 
     def max(self, *args, **kwargs):
-        if kwargs and "out" in kwargs:  # (the method takes no out=: its parser's error)
+        if kwargs and ("out" in kwargs or "input" in kwargs):  # (the method has neither)
             raise _ops._parser_errors.max_min_method_error("max", args, kwargs, None)
         try:
             return _ops.max(self, *args, **kwargs)
@@ -1673,7 +1697,7 @@ class TensorMethods:
             raise _ops._parser_errors.max_min_method_error("max", args, kwargs, e) from e.__cause__
 
     def min(self, *args, **kwargs):
-        if kwargs and "out" in kwargs:  # (the method takes no out=: its parser's error)
+        if kwargs and ("out" in kwargs or "input" in kwargs):  # (the method has neither)
             raise _ops._parser_errors.max_min_method_error("min", args, kwargs, None)
         try:
             return _ops.min(self, *args, **kwargs)
@@ -1681,11 +1705,15 @@ class TensorMethods:
             raise _ops._parser_errors.max_min_method_error("min", args, kwargs, e) from e.__cause__
 
     def amax(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("amax", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("amax", len(args), 2, 0)
         return _ops.amax(self, *args, **kwargs)
 
     def amin(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("amin", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("amin", len(args), 2, 0)
         return _ops.amin(self, *args, **kwargs)
@@ -1693,21 +1721,27 @@ class TensorMethods:
     def aminmax(self, *args, **kwargs):
         if args:  # (the method's dim and keepdim are keyword-only, as the function's)
             _takes_no_arguments("aminmax", args)
-        if kwargs:
-            _no_out("aminmax", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("aminmax", args, kwargs)
         return _ops.aminmax(self, **kwargs)
 
     def argmax(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("argmax", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("argmax", len(args), 2, 0)
         return _ops.argmax(self, *args, **kwargs)
 
     def argmin(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("argmin", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("argmin", len(args), 2, 0)
         return _ops.argmin(self, *args, **kwargs)
 
     def logsumexp(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("logsumexp", args, kwargs)
         if len(args) > 2:  # torch's parser counts dim as required
             raise too_many_positional("logsumexp", len(args), 2, 1)
         return _ops.logsumexp(self, *args, **kwargs)
@@ -1727,30 +1761,44 @@ class TensorMethods:
         return _ops.log_softmax(self, dim, dtype)
 
     def all(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("all", args, kwargs)
         return _ops.all(self, *args, **kwargs)
 
     def any(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("any", args, kwargs)
         return _ops.any(self, *args, **kwargs)
 
     def count_nonzero(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("count_nonzero", args, kwargs)
         if len(args) > 1 and not kwargs:  # x.count_nonzero(0, 1): the method takes varargs dims
             args = (args,)
         return _ops.count_nonzero(self, *args, **kwargs)
 
     def nansum(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("nansum", args, kwargs)
         if len(args) > 2:  # (dim, keepdim; counted without self, as torch's parser counts)
             raise too_many_positional("nansum", len(args), 2, 0)
         return _ops.nansum(self, *args, **kwargs)
 
     def nanmean(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("nanmean", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("nanmean", len(args), 2, 0)
         return _ops.nanmean(self, *args, **kwargs)
 
     def std(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("std", args, kwargs)
         return _ops.std(self, *args, **kwargs)
 
     def var(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("var", args, kwargs)
         return _ops.var(self, *args, **kwargs)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -1760,48 +1808,58 @@ class TensorMethods:
         return _ops.reduction_more.norm(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, *args, **kwargs):
-        if kwargs:
-            _no_out("cumsum", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cumsum", args, kwargs)
         return _ops.cumsum(self, *args, **kwargs)
 
     def cumprod(self, *args, **kwargs):
-        if kwargs:
-            _no_out("cumprod", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cumprod", args, kwargs)
         return _ops.cumprod(self, *args, **kwargs)
 
     def cummax(self, *args, **kwargs):
-        if kwargs:
-            _no_out("cummax", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cummax", args, kwargs)
         return _ops.cummax(self, *args, **kwargs)
 
     def cummin(self, *args, **kwargs):
-        if kwargs:
-            _no_out("cummin", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cummin", args, kwargs)
         return _ops.cummin(self, *args, **kwargs)
 
     def logcumsumexp(self, *args, **kwargs):
-        if kwargs:
-            _no_out("logcumsumexp", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("logcumsumexp", args, kwargs)
         return _ops.logcumsumexp(self, *args, **kwargs)
 
     def median(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("median", args, kwargs)
         return _ops.median(self, *args, **kwargs)
 
     def nanmedian(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("nanmedian", args, kwargs)
         return _ops.nanmedian(self, *args, **kwargs)
 
     def mode(self, *args, **kwargs):
-        if kwargs:
-            _no_out("mode", kwargs)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("mode", args, kwargs)
         return _ops.mode(self, *args, **kwargs)
 
     def quantile(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("quantile", args, kwargs)
         return _ops.quantile(self, *args, **kwargs)
 
     def nanquantile(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("nanquantile", args, kwargs)
         return _ops.nanquantile(self, *args, **kwargs)
 
     def diff(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("diff", args, kwargs)
         return _ops.diff(self, *args, **kwargs)
 
     # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py, shape_repeat.py) ---
@@ -1920,6 +1978,10 @@ class TensorMethods:
         return _ops.set_shape_(self, _ops.transpose(self, dim0, dim1), "TransposeBackward1")
 
     def t_(self):
+        if self._data.ndim > 2:  # (t's check, in t_'s words)
+            raise RuntimeError(
+                f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D"
+            )
         return _ops.set_shape_(self, _ops.t(self), "TBackward1")
 
     def swapaxes(self, axis0=REQUIRED, axis1=REQUIRED, *extra):
@@ -2134,44 +2196,62 @@ class TensorMethods:
     # --- linear algebra ---
 
     def matmul(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("matmul", args, kwargs)
         if len(args) != 1:
             _check_one_operand("matmul", "other", args, kwargs)
         return _ops.matmul(self, *args, **kwargs)
 
     def mm(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("mm", args, kwargs)
         if len(args) != 1:
             _check_one_operand("mm", "mat2", args, kwargs)
         return _ops.mm(self, *args, **kwargs)
 
     def bmm(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("bmm", args, kwargs)
         if len(args) != 1:
             _check_one_operand("bmm", "mat2", args, kwargs)
         return _ops.bmm(self, *args, **kwargs)
 
     def mv(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("mv", args, kwargs)
         if len(args) != 1:
             _check_one_operand("mv", "vec", args, kwargs)
         return _ops.mv(self, *args, **kwargs)
 
     def dot(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("dot", args, kwargs)
         if len(args) != 1:
             _check_one_operand("dot", "tensor", args, kwargs)
         return _ops.dot(self, *args, **kwargs)
 
     def vdot(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("vdot", args, kwargs)
         if len(args) != 1:
             _check_one_operand("vdot", "other", args, kwargs)
         return _ops.vdot(self, *args, **kwargs)
 
     def outer(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("outer", args, kwargs)
         if len(args) != 1:
             _check_one_operand("outer", "vec2", args, kwargs)
         return _ops.outer(self, *args, **kwargs)
 
     def ger(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("ger", args, kwargs)
         return _ops.ger(self, *args, **kwargs)
 
     def inner(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("inner", args, kwargs)
         if len(args) != 1:
             _check_one_operand("inner", "other", args, kwargs)
         return _ops.inner(self, *args, **kwargs)
@@ -2203,12 +2283,16 @@ class TensorMethods:
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("kron", args, kwargs)
         if len(args) != 1:
             _check_one_operand("kron", "other", args, kwargs)
         return _ops.kron(self, *args, **kwargs)
 
     def trace(self, *args, **kwargs):
-        return _ops.trace(self, *args, **kwargs)
+        if args or kwargs:
+            raise _no_parameters("trace", args, kwargs)
+        return _ops.trace(self)
 
     # --- decompositions and solvers (minitorch/_ops/linalg_solve.py, _factor.py, _matfn.py) ---
 
@@ -2659,7 +2743,13 @@ class TensorMethods:
     def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
                           layout=None, pin_memory=False):
         return _ops.tensor_misc.new_empty_strided(
-            self, size, stride, dtype=dtype, device=device, requires_grad=requires_grad
+            self,
+            size,
+            stride,
+            dtype=dtype,
+            device=device,
+            requires_grad=requires_grad,
+            pin_memory=pin_memory,
         )
 
     # tensor kind: real, dense, strided (see minitorch/_ops/tensor_misc.py)
@@ -2794,12 +2884,18 @@ class TensorMethods:
         return _ops.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def cross(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cross", args, kwargs)
         return _ops.cross(self, *args, **kwargs)
 
     def dist(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("dist", args, kwargs)
         return _ops.dist(self, *args, **kwargs)
 
     def renorm(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("renorm", args, kwargs)
         from minitorch._ops.linalg_more import renorm_method_args  # (the method's positions)
 
         renorm_method_args("renorm", args, kwargs)
@@ -2812,48 +2908,71 @@ class TensorMethods:
         return _ops.renorm_(self, *args, **kwargs)
 
     def cov(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("cov", args, kwargs)
         return _ops.cov(self, *args, **kwargs)
 
     def corrcoef(self, *args, **kwargs):
-        return _ops.corrcoef(self, *args, **kwargs)
+        if args or kwargs:
+            raise _no_parameters("corrcoef", args, kwargs)
+        return _ops.corrcoef(self)
 
-    def lu(self, *args, **kwargs):
-        return _ops.lu(self, *args, **kwargs)
+    def lu(self, pivot=True, get_infos=False):  # (torch's is a Python method: no out=)
+        return _ops.lu(self, pivot, get_infos)
 
     def lu_solve(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("lu_solve", args, kwargs)
         return _ops.lu_solve(self, *args, **kwargs)
 
-    def eig(self, *args, **kwargs):
-        return _ops.eig(self, *args, **kwargs)
+    # (torch's removed eig, symeig, solve, lstsq are Python methods of these signatures, whose
+    # own TypeErrors come before the RuntimeError: x.eig(out=o))
 
-    def symeig(self, *args, **kwargs):
-        return _ops.symeig(self, *args, **kwargs)
+    def eig(self, eigenvectors=False):
+        return _ops.eig(self, eigenvectors)
 
-    def solve(self, *args, **kwargs):
-        return _ops.solve(self, *args, **kwargs)
+    def symeig(self, eigenvectors=False):
+        return _ops.symeig(self, eigenvectors)
 
-    def lstsq(self, *args, **kwargs):
-        return _ops.lstsq(self, *args, **kwargs)
+    def solve(self, other):
+        return _ops.solve(self, other)
+
+    def lstsq(self, other):
+        return _ops.lstsq(self, other)
 
     def geqrf(self, *args, **kwargs):
-        return _ops.geqrf(self, *args, **kwargs)
+        if args or kwargs:
+            raise _no_parameters("geqrf", args, kwargs)
+        return _ops.geqrf(self)
 
     def orgqr(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("orgqr", args, kwargs)
         return _ops.orgqr(self, *args, **kwargs)
 
     def ormqr(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("ormqr", args, kwargs)
         return _ops.ormqr(self, *args, **kwargs)
 
     def select_scatter(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("select_scatter", args, kwargs)
         return _ops.select_scatter(self, *args, **kwargs)
 
     def slice_scatter(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("slice_scatter", args, kwargs)
         return _ops.slice_scatter(self, *args, **kwargs)
 
     def diagonal_scatter(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("diagonal_scatter", args, kwargs)
         return _ops.diagonal_scatter(self, *args, **kwargs)
 
     def as_strided_scatter(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("as_strided_scatter", args, kwargs)
         return _ops.as_strided_scatter(self, *args, **kwargs)
 
     def index_reduce(
@@ -2864,6 +2983,9 @@ class TensorMethods:
         ):
             args = dict(dim=dim, index=index, source=source, reduce=reduce)
             raise arity_error("index_reduce", extra, 4, **args)
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            args = (dim, index, source, reduce)
+            raise _ops._parser_errors.method_keyword_error("index_reduce", args, kwargs)
         return _ops.index_reduce(self, dim, index, source, reduce, **kwargs)
 
     def index_reduce_(
@@ -2877,6 +2999,8 @@ class TensorMethods:
         return _ops.index_reduce_(self, dim, index, source, reduce, **kwargs)
 
     def narrow_copy(self, *args, **kwargs):
+        if kwargs and ("out" in kwargs or "input" in kwargs):
+            raise _ops._parser_errors.method_keyword_error("narrow_copy", args, kwargs)
         return _ops.narrow_copy(self, *args, **kwargs)
 
     def as_strided_(self, *args, **kwargs):
@@ -2906,8 +3030,16 @@ class TensorMethods:
         from minitorch._misc_api import resize_
 
         if kwargs or not sizes:  # x.resize_(size=(3, 2)): torch's keyword; x.resize_() refused
-            sizes = (_keyword_size(sizes, kwargs, "size", "resize_"),)
-        return resize_(self, *sizes, memory_format=memory_format)
+            def fn(t, size):
+                return resize_(t, size, memory_format=memory_format)
+
+            return _keyword_sized(fn, self, sizes, kwargs, "resize_", "size")
+        try:
+            return resize_(self, *sizes, memory_format=memory_format)
+        except TypeError:  # (NOTE [ Size argument forms ]; one argument only, see there)
+            if len(sizes) == 1:
+                _size_form_error(sizes, "resize_", "size")
+            raise
 
     def resize_as_(self, the_template, memory_format=None):
         from minitorch._misc_api import _resize_as

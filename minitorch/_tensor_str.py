@@ -23,7 +23,7 @@ import numpy as np
 
 
 @dataclasses.dataclass
-class _PrintOptions:
+class __PrinterOptions:  # torch's name, which its repr shows
     precision: int = 4
     threshold: float = 1000
     edgeitems: int = 3
@@ -31,7 +31,7 @@ class _PrintOptions:
     sci_mode: bool | None = None
 
 
-PRINT_OPTS = _PrintOptions()
+PRINT_OPTS = __PrinterOptions()
 
 _PROFILES = {
     "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
@@ -125,16 +125,19 @@ def _summarize(values: np.ndarray) -> tuple[np.ndarray, tuple[bool, ...]]:
     """Keep ``edgeitems`` from both ends of each dimension longer than twice that; say which."""
     edge = PRINT_OPTS.edgeitems
     cut = tuple(size > 2 * edge for size in values.shape)
-    for axis, size in enumerate(values.shape):
-        if cut[axis]:
-            keep = np.r_[0:edge, size - edge : size]
-            values = np.take(values, keep, axis=axis)
-    return values, cut
+    keep = [
+        np.r_[0:edge, size - edge : size] if c else np.arange(size)
+        for c, size in zip(cut, values.shape, strict=True)
+    ]
+    # one gather of the kept elements (np.take copies a non-contiguous input whole first: an
+    # expanded (10**6, 10**6) tensor would need terabytes; torch prints it from its edges)
+    return values[np.ix_(*keep)], cut
 
 
 def _vector_str(values: np.ndarray, indent: int, cut: bool, fmt: _Formatter) -> str:
     edge = PRINT_OPTS.edgeitems
-    per_line = max(1, int((PRINT_OPTS.linewidth - indent) // (fmt.max_width + 2)))
+    # math.floor of a true division, as torch: a linewidth of inf is its OverflowError
+    per_line = max(1, math.floor((PRINT_OPTS.linewidth - indent) / (fmt.max_width + 2)))
     items = [fmt.format(v) for v in values.tolist()]
     if cut:
         items = items[:edge] + [" ..."] + items[edge:]

@@ -656,6 +656,14 @@ def _not_a_generator(op: str, args: tuple, **keywords) -> TypeError:
     )
 
 
+def _no_arguments(op: str, *given) -> None:
+    """torch's parser error for rand() or randn() called with no argument at all: no overload
+    is plausible then (one keyword alone makes the generator-free one plausible, and torch
+    names the missing size)."""
+    if all(v is None or v is False for v in given):
+        raise _not_a_generator(op, ())
+
+
 def rand(
     *size,
     generator=None,
@@ -687,6 +695,8 @@ def rand(
                 lambda t: t.uniform_(generator=generator),
             ),
         )
+    if not size and not kwargs:
+        _no_arguments("rand", generator, dtype, layout, device, requires_grad, pin_memory)
     shape = _shape(size, _size_kwarg(kwargs, "rand"), "rand")
     dev = _device(device)
     dt = _float_dtype(dtype, "rand", "check_uniform_bounds")
@@ -725,6 +735,8 @@ def randn(
                 lambda t: t.normal_(generator=generator),
             ),
         )
+    if not size and not kwargs:
+        _no_arguments("randn", generator, dtype, layout, device, requires_grad, pin_memory)
     shape = _shape(size, _size_kwarg(kwargs, "randn"), "randn")
     dev = _device(device)
     dt = _float_dtype(dtype, "randn", "normal_kernel_cpu")

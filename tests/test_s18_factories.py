@@ -43,7 +43,7 @@ def test_asarray_non_leaf_with_requires_grad_is_the_same_tensor():
 
 def test_asarray_leaf_takes_the_requires_grad_flag():
     a = mt.tensor([1.0, 2.0], requires_grad=True)
-    e = mt.asarray(a)  # requires_grad=False: torch turns the flag off on a itself
+    e = mt.asarray(a, requires_grad=False)  # torch turns the flag off on a itself
     assert e is a and not a.requires_grad and a.is_leaf
     p = mt.tensor([1.0, 2.0])
     assert mt.asarray(p, requires_grad=True) is p and p.requires_grad
@@ -59,10 +59,10 @@ def test_asarray_copies_of_a_tensor_stay_in_the_graph():
     assert type(cast.grad_fn).__name__ == "ToCopyBackward0" and cast.dtype is mt.float64
     (cl * 2 + cast.float() * 5).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [7.0, 7.0])
-    # without requires_grad a copy is detached, and the source keeps its flag
-    d = mt.asarray(a, copy=True)
+    # with requires_grad=False a copy is detached, and the source keeps its flag
+    d = mt.asarray(a, copy=True, requires_grad=False)
     assert d.is_leaf and not d.requires_grad and a.requires_grad
-    d = mt.asarray(a, dtype=mt.float64)
+    d = mt.asarray(a, dtype=mt.float64, requires_grad=False)
     assert d.is_leaf and not d.requires_grad and a.requires_grad
     # a leaf that needs no grad, copied: the copy gets the flag, the source does not
     p = mt.tensor([1.0, 2.0])

@@ -374,7 +374,8 @@ def _scaled(out, kind, mean, std):
     if mean == 0 and std == 1:
         return out
     if kind == "float64":
-        return out * std if mean == 0 else _fma64(out, std, mean)
+        # (std 0 takes the fma: 0. * a negative normal is -0., torch's values are +0.)
+        return out * std if mean == 0 and std != 0 else _fma64(out, std, mean)
     return _fma32(out, _F32(std), _F32(mean))
 
 
@@ -404,7 +405,7 @@ def normal_serial(s: TorchStream, n: int, mean: float, std: float) -> np.ndarray
             s.normal_double = float(sin[-1])
     if mean == 0 and std == 1:
         return z
-    return z * std if mean == 0 else _fma64(z, std, mean)
+    return z * std if mean == 0 and std != 0 else _fma64(z, std, mean)  # (std 0: +0.)
 
 
 def _normal_pairs(s: TorchStream, rest: int) -> list:

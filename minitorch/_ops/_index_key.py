@@ -210,6 +210,8 @@ def _sequence_item(t: Tensor, item):
         kind = "b"
     if kind == "b":
         return ("bool", arr) if arr.ndim == 0 else ("mask", arr)
+    if kind in "uOf" and isinstance(item, (list, tuple)):
+        _check_leaves(item)  # (NumPy reads ints past int64 as uint64, float64 or objects)
     if kind not in "iu" and kind != "f":
         if isinstance(item, (list, tuple)):
             _check_leaves(item)  # raises torch's error for a str, None, a complex...
@@ -219,9 +221,13 @@ def _sequence_item(t: Tensor, item):
     return ("index", arr)
 
 
+_INT64 = 1 << 63
+_OVERFLOW = "Overflow when unpacking long long"  # torch reads an int of a key as an int64
+
+
 def _check_leaves(seq) -> None:
-    """torch's error for an index list it cannot make an int64 tensor of: the first str, bytes
-    or non-number in it, else the first complex."""
+    """torch's error for an index list it cannot make an int64 tensor of: the first str, bytes,
+    non-number or int past int64 in it, else the first complex."""
     stack = [iter(seq)]
     complex_seen = False
     while stack:
@@ -232,6 +238,8 @@ def _check_leaves(seq) -> None:
             stack.append(iter(leaf))
         elif leaf.__class__ is str or leaf.__class__ is bytes:
             raise TypeError(f"new(): invalid data type '{leaf.__class__.__name__}'")
+        elif leaf.__class__ is int and not -_INT64 <= leaf < _INT64:
+            raise ValueError(_OVERFLOW)
         elif isinstance(leaf, complex):
             complex_seen = True
         elif not isinstance(leaf, numbers.Number) and not hasattr(leaf, "__array__"):
@@ -246,7 +254,8 @@ def _tokens(t: Tensor, key, as_select: bool, read: bool = False) -> list:
     for item in _items(key):
         cls = item.__class__
         if cls is int:
-            toks.append(("int", item))
+            ok = -_INT64 <= item < _INT64
+            toks.append(("int", item) if ok else ("error", ValueError(_OVERFLOW)))
         elif cls is slice:
             toks.append(("slice", item))
         elif item is None:
@@ -267,7 +276,8 @@ def _tokens(t: Tensor, key, as_select: bool, read: bool = False) -> list:
         elif cls is range:  # y_hat[range(len(y_hat)), y]: a list of its integers, as torch
             toks.append(_sequence_item(t, list(item)))
         elif getattr(item, "dtype", None) is not None and item.dtype.kind == "b":
-            toks.append(("bool", bool(item)))  # a NumPy bool scalar
+            # a 0-d NumPy bool array indexes as a bool; torch refuses a NumPy bool scalar
+            toks.append(("bool", bool(item)) if hasattr(item, "__setitem__") else _refused(item))
         elif hasattr(item, "__index__") and not isinstance(item, float):
             toks.append(("int", operator.index(item)))
         else:
@@ -284,6 +294,18 @@ def _slice(s: slice, n: int) -> slice:
             raise ValueError("slice step cannot be zero")
         raise ValueError("step must be greater than zero")
     return slice(*s.indices(n))
+
+
+def _whole(s: slice, n: int) -> bool:
+    """Whether torch skips the slice s of a dim of size n, as written: a start of 0 (or none), a
+    step of 1 (or none), a stop of n or more (or none). x[-n:] is a view all the same, so
+    x[-n:] = v writes through it (CopySlices) where x[:] = v and x[0:n + 5] = v write x."""
+    start, stop, step = s.start, s.stop, s.step
+    return (
+        (start is None or operator.index(start) == 0)
+        and (step is None or operator.index(step) == 1)
+        and (stop is None or operator.index(stop) >= n)
+    )
 
 
 def _slice_len(s: slice) -> int:
@@ -308,15 +330,28 @@ def broadcast_shapes(shapes, what="indexing tensors") -> tuple:
     return tuple(out)
 
 
-def check_index_bounds(arr, n: int, dim: int) -> None:
-    """IndexError for the first entry of an index array outside [-n, n) (CPU only: elsewhere the
-    check would read device memory; see NOTE [ Indexing plans ])."""
-    if arr.size == 0 or (-n <= int(arr.min()) and int(arr.max()) < n):
+def check_index_bounds(arrays, sizes) -> None:
+    """IndexError for the first entry of the index arrays (broadcasting together; k-th indexing
+    a dim of sizes[k]) outside [-n, n), in torch's order: its kernel walks the broadcast
+    elements in order and checks each one's indices in turn (CPU only: elsewhere the check
+    would read device memory; see NOTE [ Indexing plans ])."""
+    bad = [
+        k
+        for k, (a, n) in enumerate(zip(arrays, sizes, strict=True))
+        if a.size and not (-n <= int(a.min()) and int(a.max()) < n)
+    ]
+    if not bad:
         return
-    bad = (arr >= n) | (arr < -n)
-    if bad.any():
-        value = int(arr.reshape(-1)[bad.reshape(-1).argmax()])
-        raise IndexError(f"index {value} is out of bounds for dimension {dim} with size {n}")
+    zero = sum(a * 0 for a in arrays)  # zeros of the broadcast shape
+    first = None
+    for k in bad:
+        n = sizes[k]
+        a = (arrays[k] + zero).reshape(-1)
+        e = int(((a >= n) | (a < -n)).argmax())
+        if first is None or e < first[0]:  # (at one element, the first index's error)
+            first = (e, k, int(a[e]))
+    _, k, value = first
+    raise IndexError(f"index {value} is out of bounds for dimension {k} with size {sizes[k]}")
 
 
 def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> IndexPlan:
@@ -375,7 +410,7 @@ def parse_key(t: Tensor, key, *, as_select: bool = True, read: bool = False) -> 
             s = _slice(v, shape[xdim])
             basic.append(s)
             v_shape.append(_slice_len(s))
-            if s.start != 0 or s.step != 1 or s.stop != shape[xdim]:
+            if not _whole(v, shape[xdim]):
                 view_name, trivial = "Slice", False
             xdim += 1
         elif kind == "none":
@@ -462,8 +497,7 @@ def _tensors_plan(t: Tensor, shape, key, read: bool = False) -> IndexPlan | None
         raise IndexError(_EMPTY_DIM)
     unchecked = read and dev.type == "cpu"
     if dev.type == "cpu" and not unchecked and 0 not in out_shape:
-        for k, a in enumerate(arrays):
-            check_index_bounds(a, shape[k], k)
+        check_index_bounds(arrays, shape[: len(arrays)])
     plan = IndexPlan(None, tuple(arrays), None, "Alias", shape, out_shape, True)
     plan.unchecked = unchecked
     plan.tensors = items
@@ -476,8 +510,7 @@ def explain_bounds(plan: IndexPlan) -> None:
     ~6 of the ~20 us of logits[arange(n), y]); when NumPy raises, this words the error as torch
     does. Writes are checked before they start, so a failed one changes nothing."""
     if plan.unchecked:
-        for k, a in enumerate(plan.adv):
-            check_index_bounds(a, plan.v_shape[k], k)
+        check_index_bounds(plan.adv, plan.v_shape[: len(plan.adv)])
 
 
 def _basic_plan(shape, key) -> IndexPlan | None:
@@ -509,7 +542,12 @@ def _basic_plan(shape, key) -> IndexPlan | None:
             sl = slice(*it.indices(n))
             basic.append(sl)
             v_shape.append(_slice_len(sl))
-            if sl.start != 0 or sl.step != 1 or sl.stop != n:
+            start, stop = it.start, it.stop  # See _whole (inlined: the common path)
+            if not (
+                (start is None or start == 0)
+                and (step is None or step == 1)
+                and (stop is None or stop >= n)
+            ):
                 name, identity = "Slice", False
         else:
             return None
@@ -536,8 +574,7 @@ def _advanced(basic_key, adv, view_name, v_shape, check_bounds: bool) -> IndexPl
         if any(v_shape[d] == 0 for d in dims):
             raise IndexError(_EMPTY_DIM)
         if check_bounds and 0 not in rest:
-            for k, (vdim, a, _) in enumerate(adv):
-                check_index_bounds(a, v_shape[vdim], k)
+            check_index_bounds([a for _, a, _ in adv], [v_shape[vdim] for vdim, _, _ in adv])
     np_pos = dims[0] if dims[-1] - dims[0] == len(dims) - 1 else 0
     t_pos = np_pos
     kept = [d for d, _, zero_d in adv if not zero_d]

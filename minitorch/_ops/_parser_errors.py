@@ -24,7 +24,8 @@ from minitorch._tensor import Tensor
 
 
 def _params(form: str):
-    """(name, type, has_default) of each parameter of a listed overload, None for the `*`."""
+    """(name, type, default) of each parameter of a listed overload, None for the `*`; the
+    default is its text ("" where it has none: read as has_default)."""
     out = []
     for item in form.split(", ") if form else []:
         if item == "*":
@@ -32,7 +33,7 @@ def _params(form: str):
             continue
         decl, _, default = item.partition(" = ")
         kind, _, name = decl.rpartition(" ")
-        out.append((name, kind, bool(default)))
+        out.append((name, kind, default))
     return out
 
 
@@ -141,7 +142,8 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
     for form in forms:
         listed = _params(form)
         params = [p for p in listed if p is not None]
-        if sum(not p[2] for p in params) <= n <= len(params):
+        # (an op of one overload is parsed against it whatever the count)
+        if sum(not p[2] for p in params) <= n <= len(params) or len(forms) == 1:
             fitting.append((params, listed.index(None) if None in listed else len(listed)))
     if len(fitting) == 1:
         params, most = fitting[0]
@@ -153,7 +155,8 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
             given = i < len(positional)
             if given or name in kwargs:
                 v = positional[i] if given else kwargs[name]
-                if not _fits(v, kind, parsing=True):
+                # (None where the default is None counts as not given, as torch's parser reads)
+                if not _fits(v, kind, parsing=True) and not (v is None and default == "None"):
                     at = f" (position {i + 1})" if given else ""
                     return TypeError(
                         f"{op}(): argument '{name}'{at} must be {kind}, not {type_name(v)}"
@@ -161,9 +164,11 @@ def invalid_arguments(op: str, forms, positional: tuple, kwargs: dict) -> TypeEr
             elif not default:
                 pairs = [(p[0], p[2]) for p in params]
                 return missing_arguments(op, pairs, positional, kwargs)
-        for k in kwargs:
+        for k in reversed(kwargs):  # (the call's order: kwargs come in the listing's)
             if k not in names:
                 return unexpected_keyword(op, k)
+            if names.index(k) < len(positional):  # x.cumsum(0, dim=1)
+                return TypeError(f"{op}() got multiple values for argument '{k}'")
     got = ", ".join(type_name(v) for v in positional)
     for k, v in kwargs.items():
         got += f", {k}={type_name(v)}" if positional else f"{k}={type_name(v)}, "
@@ -190,6 +195,67 @@ def max_min_method_error(op: str, args: tuple, kwargs: dict, error: TypeError | 
         if not parsed or not set(kwargs) <= {"dim", "keepdim", "other"}:
             return error
     return invalid_arguments(op, MAX_MIN_METHOD_FORMS, args, dict(reversed(kwargs.items())))
+
+
+# NOTE [ Keywords only the function takes ]
+# torch's Tensor methods take no `out=` and no `input=` (the tensor is self): their parser words
+# either as any keyword the method's overloads lack, "X() got an unexpected keyword argument
+# 'out'" for a method of one overload (after a missing or ill-typed argument: x.cumsum(out=o)
+# misses "dim"), else the "invalid combination" listing of the method's overloads. minitorch's
+# methods forward their keywords to the function, which takes both, so each method checks for
+# them where it was given keywords and raises method_keyword_error. The method overloads, as
+# torch lists them, of the methods whose ops have no OVERLOADS entry:
+_CUM_DTYPE = ("int dim, *, torch.dtype dtype = None",)
+_NAN_REDUCE = ("tuple of ints dim = None, bool keepdim = False, *, torch.dtype dtype = None",)
+_QUANTILE = tuple(
+    f"{q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\""
+    for q in ("Tensor", "float")
+)
+METHOD_FORMS = {
+    **dict.fromkeys(("amax", "amin"), ("tuple of ints dim = (), bool keepdim = False",)),
+    "aminmax": ("*, int dim = None, bool keepdim = False",),
+    **dict.fromkeys(("argmax", "argmin"), ("int dim = None, bool keepdim = False",)),
+    **dict.fromkeys(("nansum", "nanmean"), _NAN_REDUCE),
+    "logsumexp": ("tuple of ints dim, bool keepdim = False",),
+    **dict.fromkeys(("median", "nanmedian"), ("", "int dim, bool keepdim = False")),
+    "mode": ("int dim = -1, bool keepdim = False",),
+    **dict.fromkeys(("cumsum", "cumprod"), _CUM_DTYPE),
+    **dict.fromkeys(("cummax", "cummin", "logcumsumexp"), ("int dim",)),
+    **dict.fromkeys(("quantile", "nanquantile"), _QUANTILE),
+    "diff": ("int n = 1, int dim = -1, Tensor prepend = None, Tensor append = None",),
+    "matmul": ("Tensor other",),
+    **dict.fromkeys(("mm", "bmm"), ("Tensor mat2",)),
+    "mv": ("Tensor vec",),
+    "dot": ("Tensor tensor",),
+    **dict.fromkeys(("vdot", "inner", "kron"), ("Tensor other",)),
+    **dict.fromkeys(("outer", "ger"), ("Tensor vec2",)),
+    "cross": ("Tensor other, int dim = None",),
+    "cov": ("*, int correction = 1, Tensor fweights = None, Tensor aweights = None",),
+    "dist": ("Tensor other, Number p = 2",),
+    "renorm": ("Number p, int dim, Number maxnorm",),
+    "narrow_copy": ("int dim, int start, int length",),
+    "lu_solve": ("Tensor LU_data, Tensor LU_pivots",),
+    "orgqr": ("Tensor input2",),
+    "ormqr": ("Tensor input2, Tensor input3, bool left = True, bool transpose = False",),
+    "index_reduce": (
+        "int dim, Tensor index, Tensor source, str reduce, *, bool include_self = True",
+    ),
+    "slice_scatter": ("Tensor src, int dim = 0, int start = None, int end = None, int step = 1",),
+    "select_scatter": ("Tensor src, int dim, int index",),
+    "diagonal_scatter": ("Tensor src, int offset = 0, int dim1 = 0, int dim2 = 1",),
+    "as_strided_scatter": (
+        "Tensor src, tuple of ints size, tuple of ints stride, int storage_offset = None",
+    ),
+}  # fmt: skip
+
+
+def method_keyword_error(op: str, args: tuple, kwargs: dict, forms=None) -> TypeError:
+    """torch's TypeError for the Tensor method `op` called with `args` and `kwargs`, among them
+    out= or input= (NOTE [ Keywords only the function takes ]); `forms`: the method's overloads
+    where neither METHOD_FORMS nor OVERLOADS holds them. An error path."""
+    if forms is None:
+        forms = METHOD_FORMS[op] if op in METHOD_FORMS else OVERLOADS[op][1]
+    return invalid_arguments(op, forms, args, dict(reversed(kwargs.items())))
 
 
 CLAMP_FORMS = (

@@ -14,6 +14,7 @@ from minitorch._ops._common import (
     type_name,
     wrap_dim,
 )
+from minitorch._ops.indexing import saved_watched
 from minitorch._ops.reduction import _accumulate_dtype, _const, _out, no_integral_grad
 from minitorch._ops.reduction_more import TakeAlong, _watched_pair
 from minitorch._subclass import dispatching, run_converted
@@ -392,9 +393,14 @@ def cumprod(input=REQUIRED, dim=_MISSING, *extra, dtype=None, out=None):
 
 class Cummax(TakeAlong):
     _node_name = "CummaxBackward0"
+    _saved_attrs = {  # grad_fn._saved_<name> (as torch's): the dim as given, input, indices
+        "dim": lambda node: saved_uint64(node.__dict__.get("given_dim", node.dim)),
+        "indices": saved_watched(1),
+        "self": saved_watched(0),
+    }
 
 
-class Cummin(TakeAlong):
+class Cummin(Cummax):
     _node_name = "CumminBackward0"
 
 
@@ -433,6 +439,8 @@ def _cum_extreme(kind, input, dim, out):
         values = fn.apply(x, idx=idx, dim=d, out_shape=idx.shape)
     if values._grad_fn is not None:  # torch saves the input as well as the indices
         watch_index(values._grad_fn, input)
+        if not was_0d and dim.__class__ is int and dim < 0:
+            values._grad_fn.given_dim = dim
     values, indices = _watched_pair(values, _const(idx, input))
     result_type = getattr(return_types, kind)
     if out is not None:
@@ -478,6 +486,9 @@ def cummin(input, dim=_MISSING, *extra, out=None):
 class Logcumsumexp(Function):
     """out_i = log(sum_{j<=i} exp(a_j)) (a logaddexp scan: stable at any range);
     grad_a_i = sum_{j>=i} grad_j exp(a_i - out_j), summed in logs as torch does (below)."""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = Cumsum._saved_attrs  # _saved_dim
 
     @staticmethod
     def forward(ctx, a, *, dim):
@@ -546,6 +557,8 @@ def logcumsumexp(input=REQUIRED, dim=_MISSING, *extra, out=None):
     if was_0d:
         x = input  # Logcumsumexp itself: its node saves self and result, as torch's
     r = Logcumsumexp.apply(x, dim=d)
+    if r._grad_fn is not None and dim.__class__ is int and dim < 0:
+        r._grad_fn.given_dim = dim
     return _out(r, out)
 
 

@@ -25,6 +25,7 @@ from minitorch._ops.inplace import (
     apply_inplace,
     check_partial_overlap,
     copy_,
+    fill_,
     has_overlap,
     warn_expanded,
     writable,
@@ -595,7 +596,12 @@ def setitem(self: Tensor, key, value) -> None:
     if not plan.identity:
         target = _VIEWS[plan.view_name].apply(self, key=plan.basic)
     if plan.adv is None:
-        copy_(target, vt.expand(target.shape) if expand else vt)
+        if target._data.ndim and (
+            not isinstance(value, Tensor) or (value._data.ndim == 0 and value._device.type == "cpu")
+        ):
+            fill_(target, vt)  # torch's copy_to fills from a number or a 0-d CPU value
+        else:
+            copy_(target, vt.expand(target.shape) if expand else vt)
         return
     sub = plan.adv_only()
     watched = _key_tensors(key, self)
@@ -655,9 +661,15 @@ def _single_mask(key) -> str | None:
 def _put_plan(self: Tensor, indices, values, op: str, accumulate) -> IndexPlan:
     if not isinstance(indices, (tuple, list)):
         raise wrong_type(op, indices, "indices", 2, "tuple of Tensors")
-    # (None too: index_put takes no slice; torch's wording of its method, whose self is not
-    # argument 0)
-    check_tensor_list(indices)
+    # (None too: index_put takes no slice)
+    try:
+        check_tensor_list(indices)
+    except TypeError:
+        from minitorch._ops._common import _called_as_method
+
+        if _called_as_method(op):  # torch's method does not count self; its function does
+            raise
+        check_tensor_list(indices, 1)
     if not isinstance(values, Tensor):
         raise wrong_type(op, values, "values", 3, "Tensor")
     key = tuple(indices)

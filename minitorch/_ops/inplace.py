@@ -13,6 +13,7 @@ from minitorch._arg_errors import REQUIRED
 from minitorch._backend import strided_view
 from minitorch._dtype import fill_number, via_float32
 from minitorch._ops._common import (
+    _called_as_method,
     cast,
     check_tensors,
     fused_multiply_add,
@@ -180,7 +181,7 @@ def _check_autograd_rules(self: Tensor):
                 "gradients. This behavior is forbidden. You can fix this by cloning the output of "
                 "the custom Function."
             )
-        raise RuntimeError(no_grad_view_message(mode, "is being modified inplace"))
+        raise RuntimeError(no_grad_view_message(mode, "is being modified inplace", self))
     if base is not None and base._grad_fn is None and (base._requires_grad or self._requires_grad):
         if self._view_chain and _in_custom_function(self):  # torch checks this first
             _custom_view_error(self, "is being modified inplace")
@@ -337,7 +338,11 @@ def _as_method_error(e: TypeError, op: str) -> TypeError:
     if not msg.startswith(head):
         return e
     if "' (position 2) must be Tensor" in msg:
-        return type(e)(op + msg[len(op) - 1 :].replace("(position 2)", "(position 1)", 1))
+        # wrong_type counted the method's arguments already where it saw the method's frame
+        # (x.addcmul_(t, 2): tensor2 is position 2), not under an alias's (x.arctan2_(1))
+        if not _called_as_method(op[:-1]):
+            msg = msg.replace("(position 2)", "(position 1)", 1)
+        return type(e)(op + msg[len(op) - 1 :])
     # passed by keyword (NOTE [ Keyword arguments in argument errors ]): no position to shift;
     # position 1: counted as the method's already (NOTE [ Argument positions of methods ])
     if "' must be " in msg or "' (position 1) must be " in msg:
@@ -374,8 +379,8 @@ def _check_promotion(self: Tensor, others):
     for o in others:
         if isinstance(o, Tensor):
             operands.append((o.dtype, o._data.ndim))
-        elif isinstance(o, (bool, int, float)):
-            operands.append(o)
+        elif isinstance(number(o), (bool, int, float)):  # a NumPy scalar as torch reads it
+            operands.append(number(o))
     result = _dtype.result_type(*operands)
     if not _dtype.can_cast(result, self.dtype):
         raise RuntimeError(
@@ -628,15 +633,18 @@ def with_out(fn=None, *, exact=False, resize=None):
     return wrapper
 
 
-def write_out_exact(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
+def write_out_exact(
+    out: Tensor, result: Tensor, op: str | None = None, *, graph_op: str | None = None
+) -> Tensor:
     """write_out for the kernels torch runs in the input's dtype that refuse an out of another
     (tril, gather, index_select, ...) rather than cast into it. Their messages come in two
-    forms: the structured kernels' (no `op`) and the older "op(): self and result ..."."""
+    forms: the structured kernels' (no `op`) and the older "op(): self and result ...".
+    graph_op: write_out's `op`."""
     if isinstance(out, Tensor) and out.dtype is not result.dtype:
         if op is not None:
             raise RuntimeError(f"{op}(): self and result must have the same scalar type")
         raise _dtype.out_dtype_error(result.dtype, out.dtype)
-    return write_out(out, result)
+    return write_out(out, result, graph_op)
 
 
 def write_out(out: Tensor, result: Tensor, op: str | None = None) -> Tensor:
@@ -1182,7 +1190,8 @@ def fill_(input, value):
 def _fill(self, value, node: str, shown):
     """fill_ / zero_, recording a node named `node` listing the edges `shown`."""
     if not state.enabled or not (self._requires_grad or getattr(value, "_requires_grad", False)):
-        _check_leaf(self, "fill_", overlap_ok=True)  # one value: repeated elements are fine
+        # one number: repeated elements are fine (torch's fill_ of a tensor refuses them)
+        _check_leaf(self, "fill_", overlap_ok=not isinstance(value, Tensor))
         data = writable(self)
         if not isinstance(value, Tensor):
             data.fill(fill_number(value, data.dtype))
@@ -1192,8 +1201,14 @@ def _fill(self, value, node: str, shown):
             data.fill(value._device.backend.to_host(value._data).item())
         self._vc[0] += 1
         return self
+    # (no overlap check of the value: torch reads it as a number first, so x.fill_(x[0]) works)
+    _check_leaf(self, "fill_", overlap_ok=not isinstance(value, Tensor))
     return apply_inplace(
-        self, lambda s: name_node(Fill.apply(s, value), node, shown=shown), "fill_", (value,)
+        self,
+        lambda s: name_node(Fill.apply(s, value), node, shown=shown),
+        "fill_",
+        (value,),
+        checked=True,
     )
 
 

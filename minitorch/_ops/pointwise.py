@@ -263,7 +263,7 @@ def add(input, other, *args, alpha=1, out=None):
             raise
         if dt in _HALF:
             return _half_add_sub(add, input, other, alpha, dt, out)
-    elif alpha != 1 and _dtype.from_numpy(input._data.dtype) in _HALF:
+    elif alpha is not _ONE and _dtype.from_numpy(input._data.dtype) in _HALF:
         return _half_add_sub(add, input, other, alpha, input.dtype, out)
     if alpha is not _ONE:  # NOTE [ Default alpha ]
         return _with_alpha(Add, input, other, alpha, out, False)
@@ -319,6 +319,7 @@ def sub(input, other, *args, alpha=1, out=None):
     if dt in _HALF and not (_bool_operand(input) or _bool_operand(other)):
         return _half_add_sub(sub, a, b, alpha, dt, out)
     if dt is _dtype.bool:
+        check_alpha(alpha, "sub")  # torch's parser refuses a tensor alpha first
         if _array_operand(input, other, a, b):  # NumPy's subtract refuses two bools
             raise TypeError(
                 "numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, "
@@ -338,6 +339,7 @@ def sub(input, other, *args, alpha=1, out=None):
         and (_bool_operand(input) or _bool_operand(other))
         and not _array_operand(input, other, a, b)  # `bool_t - float_array`: NumPy's float64
     ):
+        check_alpha(alpha, "sub")
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying "
             "to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -367,6 +369,8 @@ def _scaled(x, alpha, ref, op="add"):
     x itself for an alpha equal to 1 that torch accepts."""
     check_alpha(alpha, op)
     alpha = _alpha(alpha, ref, x)
+    if isinstance(alpha, Tensor):
+        return _tensor_scaled(x, alpha, ref)
     if alpha == 1:
         return x
     if not isinstance(ref, Tensor):
@@ -384,6 +388,22 @@ def _scaled(x, alpha, ref, op="add"):
     if kind in "iu" and x.__class__ is int:  # wraps as the kernel does (uint8: 300 -> 44)
         x = wrap_int(x, ref._data.dtype, scalar=False)
     return x
+
+
+def _tensor_scaled(x, alpha, ref):
+    """alpha * x for a 0-d tensor alpha, which torch's parser reads as a number: it takes no part
+    in type promotion (add(int8_t, int8_t, alpha=tensor(2)) is int8), so the product keeps the
+    dtype x has beside ref (a number x: ref's, as promote cast it). Its value stays on the
+    device: no host read of alpha."""
+    if isinstance(x, Tensor):
+        if x._data.dtype.kind == "b" and isinstance(ref, Tensor):
+            x = cast(x, _dtype.from_numpy(ref._data.dtype))  # (bool + bool: bool, a logical or)
+        dt = _dtype.from_numpy(x._data.dtype)
+    elif isinstance(ref, Tensor):
+        dt = _dtype.from_numpy(ref._data.dtype)
+    else:
+        dt = _dtype.scalar_dtype(_dtype.from_numpy(alpha._data.dtype), x)
+    return cast(mul(x, alpha), dt)
 
 
 def _fused_alpha(input, other, alpha, negate):
@@ -462,8 +482,8 @@ def _half_add_sub(fn, a, b, alpha, dt, out):
         )
         return fn(a, b, out=out)
     check_alpha(alpha, fn.__name__)
-    if alpha.__class__ is bool:
-        _alpha(alpha, a, b)  # refused: the result is a half dtype
+    if alpha.__class__ is bool or isinstance(alpha, Tensor):
+        _alpha(alpha, a, b)  # a bool (or a 0-d bool tensor) refused: the result is a half dtype
     # alpha (and a number operand) are rounded to the half dtype first, as torch's add kernel
     # (a 0-d tensor alpha too: torch reads it as a number, alpha=sigma in samplers)
     if isinstance(alpha, Tensor):
@@ -1831,7 +1851,6 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
 
             if is_grad_enabled():
                 raise _out_autograd_error(None, "clamp")
-    min, max = number(min), number(max)
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         mixed = (
             min is not None
@@ -1839,7 +1858,8 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
             and not (isinstance(min, Tensor) and isinstance(max, Tensor))
         )
         if mixed:
-            _check_mixed_bounds(input, min, max)
+            _check_mixed_bounds(input, min, max)  # (a NumPy bound named as given: numpy.float64)
+        min, max = number(min), number(max)
         lo = min if min is None or isinstance(min, Tensor) else scalar_like(min, input)
         hi = max if max is None or isinstance(max, Tensor) else scalar_like(max, input)
         dt = _clamp_dtype(input, min, max, lo, hi, mixed)
@@ -1851,6 +1871,7 @@ def clamp(input=REQUIRED, min=None, max=None, *extra, out=None):
         if mixed:  # torch reads the 0-d tensor as a number: its node for number bounds
             result = name_node(result, "ClampBackward1")
         return _out(result, out)  # a wider out: torch casts (tensor bounds)
+    min, max = number(min), number(max)
     dt = input.dtype
     for bnd in (min, max):
         if bnd is not None:

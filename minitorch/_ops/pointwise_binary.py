@@ -4,7 +4,6 @@ logaddexp, and nan_to_num."""
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 
 from minitorch import _dtype
@@ -14,6 +13,7 @@ from minitorch._ops._common import (
     check_float,
     fused_multiply_add,
     is_number,
+    number,
     opmath_dtype,
     promote,
     promote_float,
@@ -418,8 +418,9 @@ def lerp(input=REQUIRED, end=REQUIRED, weight=REQUIRED, *extra, out=None):
     if isinstance(weight, Tensor):
         kernel = "lerp_kernel_tensor"
     else:
-        if not isinstance(weight, numbers.Number):  # a str, a list: no overload takes it
+        if not is_number(weight):  # a str, a list: no overload takes it (np.bool_ is a Number)
             raise _lerp_overloads("lerp", (input, end, weight))
+        weight = number(weight)
         kernel = "lerp_kernel_scalar"
     check_lerp_dtypes(input, end, weight)  # torch checks the dtypes first, then the kernel's
     if isinstance(weight, Tensor) and weight.ndim == 0 and weight.dtype is not dt:
@@ -555,6 +556,8 @@ def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
         (("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1
     ):
         _check_tensor(t, "addcdiv", name, pos)
+    if value.__class__ is not int and value.__class__ is not float:  # torch's parser: first
+        value = _value_arg(value, "addcdiv")
     if not tensor1.dtype.is_floating_point and not tensor2.dtype.is_floating_point:
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release "
@@ -565,8 +568,6 @@ def addcdiv(input, tensor1, tensor2, *args, value=1, out=None):
             "(input + value * tensor1 / tensor2), for all dtypes."
         )
     x, a, b, _ = _three(input, tensor1, tensor2, "addcdiv")
-    if value.__class__ is not int and value.__class__ is not float:
-        value = _value_arg(value, "addcdiv")
     return _out(Addcdiv.apply(x, a, b, value=value), out)
 
 
@@ -608,6 +609,22 @@ def _logaddexp_kernel(xp, x, y, base2: bool):
     return out.astype(dt, copy=False)
 
 
+def _logaddexp_grads(ctx, grad, d):
+    """(grad * sigmoid(d), grad * sigmoid(-d)): logaddexp's gradients, d = a - b (times ln 2 for
+    logaddexp2). Both weights come from the one sigmoid of -|d|, the small weight as it is and
+    the large one as 1 minus it, so that the large one's derivative keeps its tiny value (as
+    torch's 1 / (1 + exp(-d)) does; sigmoid(d)'s out * (1 - out) rounds it to 0 near 1).
+    Differences from torch: where exp(|d|) overflows (|d| > 88 in float32, 709 in float64, or
+    one side -inf, a masked identity) the double backward is 0 here, NaN (inf / inf) in torch."""
+    neg = d < 0
+    small = sigmoid(where(neg, d, -d))
+    large = 1 - small
+    return (
+        grad * where(neg, small, large) if ctx.needs_input_grad[0] else None,
+        grad * where(neg, large, small) if ctx.needs_input_grad[1] else None,
+    )
+
+
 class Logaddexp(Function):
     """out = log(exp(a) + exp(b));  grad_a = grad sigmoid(a - b),  grad_b = grad sigmoid(b - a)"""
 
@@ -619,10 +636,7 @@ class Logaddexp(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx._stored_tensors
-        return (
-            grad * sigmoid(a - b) if ctx.needs_input_grad[0] else None,
-            grad * sigmoid(b - a) if ctx.needs_input_grad[1] else None,
-        )
+        return _logaddexp_grads(ctx, grad, a - b)
 
 
 class Logaddexp2(Function):
@@ -636,10 +650,7 @@ class Logaddexp2(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx._stored_tensors
-        return (
-            grad * sigmoid((a - b) * _LN2) if ctx.needs_input_grad[0] else None,
-            grad * sigmoid((b - a) * _LN2) if ctx.needs_input_grad[1] else None,
-        )
+        return _logaddexp_grads(ctx, grad, (a - b) * _LN2)
 
 
 def logaddexp(input, other, *, out=None):
@@ -675,7 +686,8 @@ class NanToNum(Function):
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(a)
         # ml_dtypes' bfloat16 (kind 'V') goes through float32, rounded back once at the end
-        src = x.astype("float32") if x.dtype.name == "bfloat16" else x
+        bf16 = x.dtype.kind == "V" and x.dtype.name == "bfloat16"
+        src = x.astype("float32") if bf16 else x
         if _cast_order(src) == "C":  # an expanded input's copy is row-major, as torch's
             src = xp.ascontiguousarray(src)
         top = _dtype.finfo(a.dtype).max
@@ -761,7 +773,7 @@ def lerp_(self, end, weight):
     if isinstance(weight, Tensor):
         others = (end, weight)
     else:
-        if not isinstance(weight, numbers.Number):
+        if not is_number(weight):
             raise _lerp_overloads("lerp_", (end, weight))
         others = (end,)
         if weight.__class__ in (int, float) and fast_ternary(

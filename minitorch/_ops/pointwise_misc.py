@@ -4,7 +4,6 @@ nextafter, the degree/radian conversions, and the alias spellings of existing op
 from __future__ import annotations
 
 import math
-import numbers
 
 from minitorch import _dtype
 from minitorch._arg_errors import REQUIRED
@@ -12,6 +11,7 @@ from minitorch._backend.numpy_backend import fast_nextafter
 from minitorch._ops._common import (
     cast,
     check_tensors,
+    is_number,
     operand_error,
     promote,
     promote_float,
@@ -133,7 +133,7 @@ def float_power(input, exponent, *, out=None):
     f64 = _dtype.float64
     numbers_only = not isinstance(input, Tensor) and not isinstance(exponent, Tensor)
     for v in (input, exponent):
-        if numbers_only or not isinstance(v, (Tensor, numbers.Number)):  # (x, "a"), (2, 3)
+        if numbers_only or not (isinstance(v, Tensor) or is_number(v)):  # (x, "a"), (2, 3)
             from minitorch._ops._parser_errors import BINARY_FORMS, overload_error
 
             named = (("input", input), ("exponent", exponent))

@@ -25,7 +25,13 @@ from minitorch._ops._common import (
     wrap_dim,
     wrong_type,
 )
-from minitorch._ops._parser_errors import extra_positional_error, invalid_arguments, parsed_error
+from minitorch._ops._parser_errors import (
+    OVERLOADS,
+    extra_positional_error,
+    invalid_arguments,
+    overload_error,
+    parsed_error,
+)
 from minitorch._ops.indexing import saved_sizes, saved_watched
 from minitorch._ops.shape import Expand
 from minitorch._subclass import dispatching, run_converted
@@ -243,7 +249,7 @@ def _dim_args(op: str, input, dim, keepdim, axis, keepdims, forms):
     if keepdims is not None:
         keepdim = keepdims
     if dim is _MISSING:
-        _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms)
+        _keepdim_needs_dim(op, keepdim if keepdim else _MISSING, keepdims, None, forms, input)
     if keepdim.__class__ is not bool:
         if dim is None:  # a dim given as None fits the dim overload (its dim may be None)
             raise keepdim_error(op, dim, keepdim)
@@ -287,11 +293,14 @@ def keepdim_error(op: str, dim, keepdim, forms=None, pos: int | None = 3) -> Typ
     return no_overload(op, f"Tensor, {type_name(dim)}, keepdim={type_name(keepdim)}", forms)
 
 
-def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms):
+def _keepdim_needs_dim(op: str, keepdim, keepdims, axis, forms, input=None):
     """torch's TypeError for keepdim (or keepdims) given without a dim -- unless NumPy's axis=
-    spelling gave the dim. See NOTE [ keepdim without dim ]."""
+    spelling gave the dim. See NOTE [ keepdim without dim ]. With input (sum, mean, prod), a
+    call of the Tensor method gets its own wording (no input among the overloads)."""
     if axis is not None:
         return
+    if input is not None and keepdims is None:
+        raise overload_error(op, *OVERLOADS[op], (("input", input), ("keepdim", keepdim)))
     got = "Tensor"
     if keepdim is not _MISSING:
         got += f", keepdim={type_name(keepdim)}"
@@ -623,7 +632,11 @@ def _mean_out(fn, input, dims, keepdim, dtype, out):
             )
         if dtype is not None:
             raise _dtype.out_dtype_error(input.dtype, out.dtype)
-        input = cast(input, out.dtype)
+        target = out.dtype
+        if target is _dtype.float16 or target is _dtype.bfloat16:
+            # torch's CPU mean_out: a half-precision result is the float32 mean rounded once
+            target = _dtype.float32
+        input = cast(input, target)
     return _out(fn.apply(input, dims=dims, keepdim=keepdim), out)
 
 
@@ -646,6 +659,8 @@ def _half_prod(xp, x, dims, keepdim):
 
 class Prod(Function):
     """out = product of a over dims;  grad_a = grad * (product of the other elements)"""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_self, _saved_result (as torch's)
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, np_dtype):
@@ -709,6 +724,10 @@ def _exclusive_products(a: Tensor, d: int) -> Tensor:
 
 class ProdDim(Prod):
     _node_name = "ProdBackward1"
+    _saved_attrs = {  # grad_fn._saved_dim (as given, read back unsigned), _saved_keepdim
+        "dim": lambda node: saved_uint64(node.__dict__.get("given_dim", node.dims[0])),
+        "keepdim": "keepdim",
+    }
 
 
 def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out=None):
@@ -725,10 +744,11 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
         )
     if dim is _MISSING:  # NOTE [ keepdim without dim ]
         if keepdim is not _MISSING:
-            _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS)
+            _keepdim_needs_dim("prod", keepdim, None, None, _PROD_FORMS, input)
         dim = None
     elif dim is None:  # prod's dim overload takes an int only
-        raise no_overload("prod", "Tensor, NoneType", _PROD_FORMS)
+        named = (("input", input), ("dim", dim), ("keepdim", keepdim))
+        raise overload_error("prod", *OVERLOADS["prod"], named[: 2 + (keepdim is not _MISSING)])
     if keepdim is _MISSING:
         keepdim = False
     elif keepdim.__class__ is not bool:  # NOTE [ keepdim must be a bool ]
@@ -754,7 +774,10 @@ def prod(input=REQUIRED, dim=_MISSING, keepdim=_MISSING, *extra, dtype=None, out
     if dim is None:
         _no_out_without_dim("prod", out)
         return Prod.apply(input, dims=dims, keepdim=keepdim, np_dtype=None)
-    return _out_cast(ProdDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=None), out, dtype)
+    result = ProdDim.apply(input, dims=dims, keepdim=keepdim, np_dtype=None)
+    if result._grad_fn is not None and dim.__class__ is int and dim < 0:
+        result._grad_fn.given_dim = dim  # grad_fn._saved_dim: the dim as given
+    return _out_cast(result, out, dtype)
 
 
 class Nansum(Function):
@@ -1276,6 +1299,8 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
         raise keepdim_error(kind, dim, keepdim)
     x = input._data
     xp = input._device.backend.xp
+    if dim is not None and dim.__class__ is not int:  # a parse error: before the dtype's
+        dim = check_int(kind, dim, "dim", 2)  # NOTE [ Int-like arguments ]: not a bool
     if x.dtype == bool:
         raise RuntimeError(f"{kind}(): does not support bool input")
     fn = xp.argmax if kind == "argmax" else xp.argmin
@@ -1289,8 +1314,6 @@ def _arg(kind, input, dim, keepdim, axis=None, keepdims=None):
         if keepdim:
             out = out.reshape((1,) * x.ndim)
         return _const(out, input)
-    if dim.__class__ is not int:  # NOTE [ Int-like arguments ]: not a bool, as torch's parser
-        dim = check_int(kind, dim, "dim", 2)
     d = wrap_dim(dim, x.ndim, kind)
     if x.ndim == 0:
         return _const(xp.zeros((), dtype=_dtype.int64.np), input)
@@ -1322,6 +1345,12 @@ def argmin(input, dim=None, keepdim=False, *, out=None, axis=None, keepdims=None
 
 class Logsumexp(Function):
     """out = log(sum(exp(a))) over dims, shifted by the max;  grad_a = grad * exp(a - out)"""
+
+    _saved_names = ("self", "result")  # grad_fn._saved_<name> (as torch's)
+    _saved_attrs = {
+        "dim": lambda node: _saved_given_dims(node.__dict__.get("given_dim", node.dims)),
+        "keepdim": "keepdim",
+    }
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, result_dtype=None):
@@ -1424,11 +1453,12 @@ def _logsumexp(op, input, dim, keepdim, out, extra=()):
     dims = reduce_dims(dim, x.ndim, "logsumexp")
     if out is not None and isinstance(out, Tensor) and out.dtype is not input.dtype:
         # computed into out's dtype (NOTE [ logsumexp's roundings ])
-        result = Logsumexp.apply(
-            input, dims=dims, keepdim=keepdim, result_dtype=out._data.dtype
-        )
-        return _out(result, out)
-    return _out(Logsumexp.apply(input, dims=dims, keepdim=keepdim), out)
+        result = Logsumexp.apply(input, dims=dims, keepdim=keepdim, result_dtype=out._data.dtype)
+    else:
+        result = Logsumexp.apply(input, dims=dims, keepdim=keepdim)
+    if result._grad_fn is not None:  # grad_fn._saved_dim: the dims as given
+        result._grad_fn.given_dim = dim
+    return _out(result, out)
 
 
 def _logsumexp_dim_check(op, x, dim, keepdim):

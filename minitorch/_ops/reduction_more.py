@@ -38,6 +38,7 @@ from minitorch._ops.reduction import (
     _keepdim,
     _numel,
     _out,
+    _saved_given_dims,
     _setup,
     _short,
     keep_shape,
@@ -88,6 +89,8 @@ def _bool_reduce(kind, input, dim, keepdim, out):
                 f"{kind} only supports bool tensor for result, got: {_short(out.dtype)}"
             )
         kept = out.dtype
+        if kept is _dtype.uint8:  # torch reduces the input cast to uint8: all(0.5) is False
+            x = cast(input, kept)._data
     xp = input._device.backend.xp
     try:
         dims = reduce_dims(dim, x.ndim, kind, empty_means_all=False)
@@ -196,8 +199,20 @@ def _moments(ctx, x, dims, keepdim, correction, welford=False):
     return row_major(xp, xp.asarray(v, dtype=dt))
 
 
+# grad_fn._saved_<name> of var's and std's nodes (as torch's): the dims as given, the
+# correction as the call gave it (see _saved_correction)
+_VAR_SAVED = {
+    "correction": lambda node: node.__dict__.get("given_correction"),
+    "dim": lambda node: _saved_given_dims(node.__dict__.get("given_dim")),
+    "keepdim": "keepdim",
+}
+
+
 class Var(Function):
     """out = sum((a - mean(a))**2) / (n - correction);  grad_a = grad * 2 (a - mean) / dof"""
+
+    _saved_names = ("self",)
+    _saved_attrs = _VAR_SAVED
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
@@ -232,6 +247,9 @@ def _var_backward(grad, a, ctx):
 
 class Std(Function):
     """out = sqrt(var(a));  grad_a = grad * (a - mean) / (dof * out), 0 where out == 0"""
+
+    _saved_names = ("self", "result")
+    _saved_attrs = _VAR_SAVED
 
     @staticmethod
     def forward(ctx, a, *, dims, keepdim, correction, grad_dof, welford=False):
@@ -324,7 +342,11 @@ def var(
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("var", args, correction=correction, out=out)
     dims, keepdim, c, g = _var_args("var", input, dim, unbiased, keepdim, correction)
-    return _out(Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
+    if isinstance(out, Tensor) and out.dtype is not input.dtype and out.dtype.is_floating_point:
+        input = cast(input, out.dtype)  # torch computes in out's dtype
+    result = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
+    _keep_given(result, dim, unbiased, correction)
+    return _out(result, out)
 
 
 def std(
@@ -336,12 +358,47 @@ def std(
         args = (input, dim, unbiased, keepdim, *extra)
         raise extra_positional_error("std", args, correction=correction, out=out)
     dims, keepdim, c, g = _var_args("std", input, dim, unbiased, keepdim, correction)
-    return _out(Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g), out)
+    if isinstance(out, Tensor) and out.dtype is not input.dtype and out.dtype.is_floating_point:
+        input = cast(input, out.dtype)  # torch computes in out's dtype
+    result = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g)
+    _keep_given(result, dim, unbiased, correction)
+    return _out(result, out)
 
 
-def var_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None):
+def _keep_given(result, dim, unbiased, correction):
+    """Keeps var's/std's arguments as given on result's node, for its grad_fn._saved_dim and
+    _saved_correction: torch's dim overload turns unbiased (True by default) into a correction
+    of 1 or 0; the one-argument call (no dim, no correction) saves None."""
+    node = result._grad_fn
+    if node is None:
+        return
+    node.given_dim = _mean_dim(dim)
+    if correction is None:
+        if isinstance(dim, bool):  # var(x, unbiased)
+            correction = int(dim)
+        elif unbiased is not None:
+            correction = int(unbiased)
+        elif dim is not _MISSING:
+            correction = 1
+    node.given_correction = correction
+
+
+def _no_overload(op, input, dim, unbiased, keepdim, correction, unknown):
+    """torch's parser TypeError for var_mean/std_mean given a keyword none of their overloads
+    has (out=, which their docs list)."""
+    named = (("input", input), ("dim", dim), ("unbiased", unbiased), ("keepdim", keepdim))
+    named = (*named, ("correction", correction), *unknown.items())
+    given = [(n, v) for n, v in named if v is not _MISSING and (v is not None or n == "dim")]
+    return overload_error(op, *OVERLOADS[op], given, unknown=tuple(unknown))
+
+
+def var_mean(
+    input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, **unknown
+):  # fmt: skip
     """(var, mean) over dims. Mirrors torch.var_mean (which takes no out=, though its docs list
     one: a TypeError there too)."""
+    if unknown:
+        raise _no_overload("var_mean", input, dim, unbiased, keepdim, correction, unknown)
     # var's work under this op's name (its list-input TypeError and dof warning say var_mean)
     dims, keepdim, c, g = _var_args("var_mean", input, dim, unbiased, keepdim, correction)
     v = Var.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
@@ -355,8 +412,12 @@ def _mean_dim(dim):
     return None if dim is _MISSING or isinstance(dim, bool) else dim
 
 
-def std_mean(input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None):
+def std_mean(
+    input, dim=_MISSING, unbiased=None, keepdim=_MISSING, *, correction=None, **unknown
+):  # fmt: skip
     """(std, mean) over dims. Mirrors torch.std_mean (no out=, as var_mean)."""
+    if unknown:
+        raise _no_overload("std_mean", input, dim, unbiased, keepdim, correction, unknown)
     dims, keepdim, c, g = _var_args("std_mean", input, dim, unbiased, keepdim, correction)
     s = Std.apply(input, dims=dims, keepdim=keepdim, correction=c, grad_dof=g, welford=True)
     # one node with two outputs, as torch's kernel; it saves the input and the std

@@ -243,7 +243,7 @@ def gather(
         _resize_out(out, result._data.shape)
         check_partial_overlap(out, input, same_ok=False)
         check_partial_overlap(out, index)
-    return _maybe_out(result, out)
+    return _maybe_out(result, out, "gather")
 
 
 def _sparse_grad_error(input, dim, index, sparse_grad) -> None:
@@ -269,12 +269,14 @@ def _resize_out(out: Tensor, shape: tuple) -> None:
     out.resize_(shape)
 
 
-def _maybe_out(result, out):
+def _maybe_out(result, out, op=None):
+    """op: the name the refusal of an out= that requires grad gives (write_out's)."""
     if out is None:
         return result
     from minitorch._ops.inplace import write_out_exact
 
-    return write_out_exact(out, result)  # gather, take_along_dim: out must have input's dtype
+    # gather, take_along_dim: out must have input's dtype
+    return write_out_exact(out, result, graph_op=op)
 
 
 def _src_region(src: Tensor, plan: IndexPlan) -> Tensor:
@@ -718,19 +720,23 @@ def take_along_dim(
         raise not_tensor("take_along_dim", indices, "indices", 2)
     if dim is None:  # gather's dtype check (int32 too; any dtype when empty)
         return gather(input.reshape(-1), 0, indices.reshape(-1), out=out)
-    if indices.dtype is not _dtype.int64:  # along a dim torch takes int64 only, checked first
-        raise RuntimeError(
-            "torch.take_along_dim(): dtype of indices should be Long but got "
-            f"{_dtype.scalar_name(indices.dtype)}"
-        )
+    # torch's order: dim's type (its parser), the ranks, the dtype (along a dim it takes int64
+    # only), then dim's range
+    if dim.__class__ is not int:
+        dim = check_int("take_along_dim", dim, "dim", 3)
     ndim = input._data.ndim
-    dim = wrap_dim(dim, ndim, "take_along_dim", "dim", 3)
     if indices._data.ndim != ndim:
         raise RuntimeError(
             f"torch.take_along_dim(): input and indices should have the same number of "
             f"dimensions, but got {ndim} dimensions for input, and {indices._data.ndim} "
             f"dimensions for indices"
         )
+    if indices.dtype is not _dtype.int64:
+        raise RuntimeError(
+            "torch.take_along_dim(): dtype of indices should be Long but got "
+            f"{_dtype.scalar_name(indices.dtype)}"
+        )
+    dim = wrap_dim(dim, ndim, "take_along_dim", "dim", 3)
     if ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     shape_x = list(input._data.shape)

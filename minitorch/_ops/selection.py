@@ -164,13 +164,7 @@ def _read_value_first(input: Tensor, value):
 def _index_array(x: Tensor, index, op: str, vector: bool = True):
     if not isinstance(index, Tensor):
         raise wrong_type(op, index, "index", 3, "Tensor")
-    if not is_index_dtype(index._data.dtype):
-        if op == "index_add":  # torch's wording there
-            raise RuntimeError(
-                f"index_add_(): Expected dtype int32/int64 for index but got: {_short(index.dtype)}"
-            )
-        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
-    if vector and index._data.ndim > 1:
+    if vector and index._data.ndim > 1:  # (torch checks the rank before the dtype)
         if op == "index_add":  # torch's wording there names the in-place op and the index
             raise IndexError(
                 f"index_add_(): Index is supposed to be a vector, but got dim: "
@@ -178,6 +172,12 @@ def _index_array(x: Tensor, index, op: str, vector: bool = True):
                 f"{list(index._data.shape)}"
             )
         raise IndexError(f"{op}(): Index is supposed to be a vector")
+    if not is_index_dtype(index._data.dtype):
+        if op == "index_add":  # torch's wording there
+            raise RuntimeError(
+                f"index_add_(): Expected dtype int32/int64 for index but got: {_short(index.dtype)}"
+            )
+        raise RuntimeError(f"{op}(): Expected dtype int32 or int64 for index")
     arr = index._data
     if index._device is not x._device:
         if index._device.type != "cpu":
@@ -200,7 +200,8 @@ def _dim_plan(x: Tensor, dim: int, idx, op: str, scaled: bool = False) -> IndexP
         bad = (idx >= n) | (idx < (-n if op == "index_fill" else 0))
         if bad.any():
             value = int(idx.reshape(-1)[bad.reshape(-1).argmax()])
-            if op == "index_select" and dim == 1:  # torch's kernel for dim 1 says so
+            if op == "index_select" and (dim == 1 or (x._data.size == 0 and len(shape) > 1)):
+                # torch's kernel for dim 1, and its bounds check of an empty input, say so
                 raise RuntimeError(
                     f"INDICES element is out of DATA bounds, id={value} axis_dim={n}"
                 )
@@ -544,9 +545,15 @@ def _fill_plan(input: Tensor, dim: int, index, value):
     if idx.size and not input._data.size:  # (rare) an empty input: torch checks no bound, ...
         shape = input._data.shape
         if shape[dim] == 0:  # ... but fails to restride an empty dim to the index's length
+            sizes = [*shape[:dim], idx.size, *shape[dim + 1 :]]
+            strides = list(input.stride())
+            strides[dim] = 0
+            item = input._data.dtype.itemsize
+            need = item * (1 + sum((n - 1) * st for n, st in zip(sizes, strides, strict=True)))
             raise RuntimeError(
-                f"index_fill(): cannot fill {idx.size} index(es) along dimension {dim} of size "
-                f"0 (input of shape {tuple(shape)}): out of bounds for storage of size 0"
+                f"setStorage: sizes {sizes}, strides {strides}, storage offset 0, and itemsize "
+                f"{item} requiring a storage size of {need} are out of bounds for storage of "
+                "size 0"
             )
         idx = idx[:0]  # and fills nothing
     plan = _dim_plan(input, dim, idx, "index_fill")
@@ -803,12 +810,16 @@ def masked_scatter_(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 # --- flat indexing ---
 
 
-def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
+def _check_long_index(index, op: str) -> None:
     if isinstance(index, Tensor) and index.dtype is not _dtype.int64:  # torch's kernels: long only
         name = "put_" if op == "put" else op
         raise RuntimeError(
             f"{name}(): Expected a long tensor for index, but got {_dtype.scalar_name(index.dtype)}"
         )
+
+
+def _flat_plan(input: Tensor, index: Tensor, op: str) -> IndexPlan:
+    _check_long_index(index, op)
     idx = _index_array(input, index, op, vector=False)
     n = input._data.size
     if idx.size and not n:  # torch's texts, from shapes alone
@@ -855,9 +866,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         check_bool("put", accumulate, "accumulate", 4)
     if not isinstance(source, Tensor):
         raise wrong_type("put", source, "source", 3, "Tensor")
-    plan = _flat_plan(input, index, "put")
+    # torch's order: the alert, the dtypes, the numbers of elements, then the bounds (_flat_plan)
     if not accumulate:  # which duplicate index wins is up to the kernel: not deterministic
         _settings.alert_not_deterministic("put_")
+    _check_long_index(index, "put")
     if source.dtype is not input.dtype:
         raise RuntimeError(
             f"put_(): self and source expected to have the same dtype, but got "
@@ -868,6 +880,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             f"put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {source._data.size}, index.numel() = {index._data.size}"
         )
+    plan = _flat_plan(input, index, "put")
     if plan is None:  # a 0-d input
         flat = input.reshape(1)
         plan = _flat_plan(flat, index, "put")

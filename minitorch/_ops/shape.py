@@ -361,9 +361,7 @@ def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     try:
         sizes = _infer_shape(sizes, shape[d], "unflatten")
     except RuntimeError as e:
-        if str(e).startswith("only one"):
-            raise
-        if str(e).startswith("cannot reshape"):  # torch wraps infer_size's error this way
+        if str(e).startswith(("only one", "cannot reshape")):  # torch wraps infer_size's errors
             raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} "

@@ -12,6 +12,7 @@ from minitorch._ops._common import (
     broadcast_pair,
     cast,
     check_int,
+    check_tensor_list,
     index,
     int_list,
     is_floating,
@@ -579,7 +580,7 @@ def _promoted(tensors):
     return [cast(t, dt) for t in tensors]
 
 
-def _out(result, out):
+def _out(result, out, op):
     if out is None:
         return result
     if isinstance(out, Tensor) and not _dtype.can_cast(result.dtype, out.dtype):
@@ -590,7 +591,7 @@ def _out(result, out):
         )
     from minitorch._ops.inplace import write_out
 
-    return write_out(out, result)
+    return write_out(out, result, op)  # (named also when only out requires grad)
 
 
 def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
@@ -627,7 +628,7 @@ def cat(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
         d = 0
     if out is not None:
         _check_out_overlap(out, tensors, same_ok=False)
-    return _out(Cat.apply(*_promoted(tensors), dim=d), out)
+    return _out(Cat.apply(*_promoted(tensors), dim=d), out, "cat")
 
 
 def _check_out_overlap(out, tensors, same_ok=True):
@@ -695,7 +696,7 @@ def stack(tensors=REQUIRED, dim: int = 0, *extra, out=None) -> Tensor:
     d = _wrap_dim(dim, len(shape) + 1, "stack", "dim", 2)
     if out is not None:
         _check_out_overlap(out, tensors)
-    return _out(Stack.apply(*_promoted(tensors), dim=d), out)
+    return _out(Stack.apply(*_promoted(tensors), dim=d), out, "stack")
 
 
 _ATLEAST_FORMS = ("Tensor input", "tuple of Tensors tensors")
@@ -902,9 +903,11 @@ def broadcast_tensors(*tensors) -> tuple:
     still a leaf): distributions keep the user's parameters this way, so they stay optimisable."""
     if any_dispatching(tensors):  # NOTE [ Tensor subclasses ]
         return run_converted(broadcast_tensors, tensors)
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
     out = ()
-    for t in tensors:
-        out = broadcast_pair(out, t._data.shape)
+    try:
+        for t in tensors:
+            out = broadcast_pair(out, t._data.shape)
+    except AttributeError:  # a list of tensors or a number among them: torch's TypeError
+        check_tensor_list(tensors)
+        raise
     return tuple(t if t._data.shape == out else expand(t, out) for t in tensors)

@@ -1308,6 +1308,11 @@ _HISTOGRAM_FORMS = (
     "density = False, tuple of Tensors out = None",
 )
 
+HISTOGRAM_METHOD_FORMS = tuple(
+    f.replace("Tensor input, ", "").replace(", tuple of Tensors out = None", "")
+    for f in _HISTOGRAM_FORMS
+)
+
 
 def _histogram_error(input, bins, extra, range, weight, density, out, unknown) -> TypeError:
     """torch's parser TypeError for histogram arguments none of its overloads take, as the call
@@ -1331,9 +1336,9 @@ def _histogram_error(input, bins, extra, range, weight, density, out, unknown) -
     ):  # fmt: skip
         named += [(name, value)] if given(name, value, default) else []
     named += list(unknown.items())
-    method_forms = [f.replace("Tensor input, ", "").replace(", tuple of Tensors out = None", "")
-                    for f in _HISTOGRAM_FORMS]  # fmt: skip
-    return overload_error("histogram", _HISTOGRAM_FORMS, method_forms, named, unknown=unknown)
+    return overload_error(
+        "histogram", _HISTOGRAM_FORMS, HISTOGRAM_METHOD_FORMS, named, unknown=unknown
+    )
 
 
 def floats_head_ok(seq) -> bool:

@@ -370,16 +370,31 @@ def empty_strided(
 ) -> Tensor:
     """An uninitialized (here zero-filled) tensor of `size` laid out with `stride` (in
     elements) over memory of its own. Mirrors torch.empty_strided."""
-    from minitorch._factories import _shape_seq, empty
+    from minitorch._factories import (
+        _check_pin_memory,
+        _dtype_arg,
+        _require_grad,
+        _shape_seq,
+        empty,
+    )
 
+    dtype = _dtype_arg(dtype, None, "empty_strided")
+    if pin_memory is not False:
+        _check_pin_memory(pin_memory)
     # torch's size check: "Trying to create tensor with negative dimension -3: [2, -3]"
     size, stride = _shape_seq(size, "empty_strided", 1), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(
-            f"empty_strided: dimensionality of sizes ({len(size)}) must match dimensionality of "
-            f"strides ({len(stride)})"
+            f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+            f"({len(stride)})"
         )
-    if any(s < 0 for s in stride):
+    if 0 not in size and any(st < 0 and k > 1 for k, st in zip(size, stride, strict=True)):
+        # torch's storage size then wraps (a stride on a dim of size 0 or 1 moves nothing)
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(size)} and "
+            f"strides={list(stride)}"
+        )
+    if any(s < 0 for s in stride):  # on a dim of size 0 or 1 (torch makes it 1; refused here)
         raise RuntimeError(
             f"as_strided: Negative strides are not supported at the moment, got strides: "
             f"{list(stride)}"
@@ -390,7 +405,7 @@ def empty_strided(
     item = data.itemsize
     data = strided_view(flat._device.backend.xp, data, size, [st * item for st in stride])
     out = _make(data, flat._device, False, None)
-    return out.requires_grad_() if requires_grad else out
+    return _require_grad(out, requires_grad)
 
 
 def new_empty_strided(
@@ -406,12 +421,15 @@ def new_empty_strided(
 ) -> Tensor:
     """empty_strided with self's dtype and device by default.
     Mirrors torch.Tensor.new_empty_strided."""
+    from minitorch._factories import _dtype_arg
+
     return empty_strided(
         size,
         stride,
-        dtype=self.dtype if dtype is None else dtype,
+        dtype=self.dtype if dtype is None else _dtype_arg(dtype, None, "new_empty_strided"),
         device=self.device if device is None else device,
         requires_grad=requires_grad,
+        pin_memory=pin_memory,
     )
 
 

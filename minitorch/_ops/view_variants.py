@@ -44,14 +44,15 @@ __all__ = [
 # fmt: on
 
 
-def _write(result, out):
+def _write(result, out, op=None):
     """out=: torch's view-copy, slice_scatter and index_reduce kernels want out in the result's
-    dtype exactly ("Expected out tensor to have dtype float, but got double instead")."""
+    dtype exactly ("Expected out tensor to have dtype float, but got double instead"). op: the
+    name torch's refusal of an out= that requires grad gives (aten::permute_copy, narrow_copy)."""
     if out is None:
         return result
     from minitorch._ops.inplace import write_out_exact
 
-    return write_out_exact(out, result)
+    return write_out_exact(out, result, graph_op=op)
 
 
 # --- *_scatter: input with src embedded in one of its views ---
@@ -126,7 +127,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     d = wrap_dim(dim, input.ndim, "slice_scatter")
     key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
     r = _scatter_into(input, src, lambda t: t[key], "slice_scatter")
-    return _write(name_node(r, "SliceScatterBackward0"), out)
+    return _write(name_node(r, "SliceScatterBackward0"), out, "aten::slice_scatter")
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -159,6 +160,7 @@ def _index_reduce_args(input, dim, index, source, reduce, op):
         raise RuntimeError(
             f"{op}(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}."
         )
+    wrap_dim(dim, input.ndim, op)  # torch wraps dim against input's rank before the index checks
     if index.ndim > 1:
         raise IndexError(
             f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.ndim} with "
@@ -245,7 +247,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     else:
         r = reduce_into(input, d, idx, source, reduce, include_self, "index_reduce")
     node = name_node(r, "IndexReduceBackward0")
-    return _write(watch_indices(node, index, saved_dim=dim, saved_reduce=reduce), out)
+    result = watch_indices(node, index, saved_dim=dim, saved_reduce=reduce)
+    return _write(result, out, "index_reduce")
 
 
 class IndexReduceRows(ScatterReduce):
@@ -382,8 +385,9 @@ def view_copy(input, size, *, out=None):
     # torch falls back to reshape's copy where the strides cannot be viewed (a transposed or
     # stepped input): the result is the values in row-major order either way
     if isinstance(size, _dtype.dtype):
-        return _write(_contiguous_copy(input.view(size)), out)
-    return _write(_copy(input.reshape(_sizes(size)), input, "ViewBackward0_copy"), out)
+        return _write(_contiguous_copy(input.view(size)), out, "aten::view_copy")
+    result = _copy(input.reshape(_sizes(size)), input, "ViewBackward0_copy")
+    return _write(result, out, "aten::view_copy")
 
 
 def _contiguous_copy(t):
@@ -399,31 +403,31 @@ def permute_copy(input, dims, *, out=None):
     check_tensors("permute_copy", ("input", input))
     if dims is None or isinstance(dims, str):
         raise wrong_type("permute_copy", dims, "dims", 2, "tuple of ints")
-    return _write(_copy(input.permute(_sizes(dims)), input), out)
+    return _write(_copy(input.permute(_sizes(dims)), input), out, "aten::permute_copy")
 
 
 def t_copy(input, *, out=None):
     """Mirrors torch.t_copy."""
     check_tensors("t_copy", ("input", input))
-    return _write(_copy(input.t(), input), out)
+    return _write(_copy(input.t(), input), out, "aten::t_copy")
 
 
 def transpose_copy(input, dim0, dim1, *, out=None):
     """Mirrors torch.transpose_copy."""
     check_tensors("transpose_copy", ("input", input))
-    return _write(_copy(input.transpose(dim0, dim1), input), out)
+    return _write(_copy(input.transpose(dim0, dim1), input), out, "aten::transpose_copy")
 
 
 def diagonal_copy(input, offset=0, dim1=0, dim2=1, *, out=None):
     """Mirrors torch.diagonal_copy."""
     check_tensors("diagonal_copy", ("input", input))
-    return _write(_copy(input.diagonal(offset, dim1, dim2), input), out)
+    return _write(_copy(input.diagonal(offset, dim1, dim2), input), out, "aten::diagonal_copy")
 
 
 def expand_copy(input, size, *, implicit=False, out=None):
     """Mirrors torch.expand_copy."""
     check_tensors("expand_copy", ("input", input))
-    return _write(_copy(input.expand(_sizes(size)), input), out)
+    return _write(_copy(input.expand(_sizes(size)), input), out, "aten::expand_copy")
 
 
 def squeeze_copy(input, dim=None, *, out=None):
@@ -432,13 +436,13 @@ def squeeze_copy(input, dim=None, *, out=None):
     if isinstance(dim, Tensor) and not is_index(dim):
         raise no_overload("squeeze_copy", arg_types(input, dim), squeeze_overloads(True))
     v = input.squeeze() if dim is None else input.squeeze(dim)
-    return _write(_copy(v, input), out)
+    return _write(_copy(v, input), out, "aten::squeeze_copy")
 
 
 def unsqueeze_copy(input, dim, *, out=None):
     """Mirrors torch.unsqueeze_copy."""
     check_tensors("unsqueeze_copy", ("input", input))
-    return _write(_copy(input.unsqueeze(dim), input), out)
+    return _write(_copy(input.unsqueeze(dim), input), out, "aten::unsqueeze_copy")
 
 
 def select_copy(input, dim, index, *, out=None):
@@ -446,7 +450,7 @@ def select_copy(input, dim, index, *, out=None):
     check_tensors("select_copy", ("input", input))
     if index.__class__ is not int:
         index = check_int("select_copy", index, "index", 3)
-    return _write(_copy(input[_select_key(input, dim, index)], input), out)
+    return _write(_copy(input[_select_key(input, dim, index)], input), out, "aten::select_copy")
 
 
 def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
@@ -459,7 +463,7 @@ def slice_copy(input, dim=0, start=None, end=None, step=1, *, out=None):
     d = wrap_dim(dim, input.ndim, "slice_copy")
     key = (slice(None),) * d + (slice(start, end, _slice_step(step)),)
     # named SliceBackward0_copy even when the slice is all of dim (indexing then gives an alias)
-    return _write(_copy(input[key], input, "SliceBackward0_copy"), out)
+    return _write(_copy(input[key], input, "SliceBackward0_copy"), out, "aten::slice_copy")
 
 
 def _copies(parts, input, out, op):
@@ -509,26 +513,27 @@ def unbind_copy(input, dim=0, *, out=None):
 def unfold_copy(input, dimension, size, step, *, out=None):
     """Mirrors torch.unfold_copy."""
     check_tensors("unfold_copy", ("input", input))
-    return _write(_copy(input.unfold(dimension, size, step), input), out)
+    return _write(_copy(input.unfold(dimension, size, step), input), out, "aten::unfold_copy")
 
 
 def as_strided_copy(input, size, stride, storage_offset=None, *, out=None):
     """Mirrors torch.as_strided_copy (with as_strided's differences)."""
     from minitorch._ops.shape_more import as_strided
 
-    return _write(_copy(as_strided(input, size, stride, storage_offset), input), out)
+    result = _copy(as_strided(input, size, stride, storage_offset), input)
+    return _write(result, out, "aten::as_strided_copy")
 
 
 def detach_copy(input, *, out=None):
     """Mirrors torch.detach_copy."""
     check_tensors("detach_copy", ("input", input))
-    return _write(_contiguous_copy(input.detach()), out)
+    return _write(_contiguous_copy(input.detach()), out, "aten::detach_copy")
 
 
 def alias_copy(input, *, out=None):
     """Mirrors torch.alias_copy."""
     check_tensors("alias_copy", ("input", input))
-    return _write(_copy(input, input, "AliasBackward0_copy"), out)
+    return _write(_copy(input, input, "AliasBackward0_copy"), out, "aten::alias_copy")
 
 
 def narrow_copy(input, dim, start, length, *, out=None):
@@ -570,4 +575,4 @@ def narrow_copy(input, dim, start, length, *, out=None):
         and not (grad_mode.state.enabled and (result._requires_grad or out._requires_grad))
     ):  # torch's kernel resizes out itself: silently, without the deprecation warning
         out.resize_(result._data.shape)
-    return _write(result, out)
+    return _write(result, out, "narrow_copy")

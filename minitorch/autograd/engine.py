@@ -12,6 +12,7 @@ from heapq import heappush as _heappush
 import numpy as _np
 
 from minitorch import _memory_format
+from minitorch._dtype import checked_type_name
 from minitorch._tensor import Size, Tensor, _make
 from minitorch.autograd.function import (
     _FREED,
@@ -1070,6 +1071,9 @@ def _pre_hooks(node, grads, node_hooks=True):
                 continue
             for hook in list(hooks.values()):
                 if grads[nr] is None:
+                    # torch calls the hooks of a running node's unused outputs with None
+                    if node_hooks and hook(None) is not None:
+                        raise RuntimeError("can't replace a None gradient with a non-None value")
                     continue
                 res = hook(grads[nr])
                 if res is not None:
@@ -1145,10 +1149,11 @@ def _check_hook_results(hook, old, new) -> tuple:
 
 
 def _full_type(t: Tensor) -> str:
-    name = _type_name(t._data.dtype)
     if t._device.type == "meta":  # no legacy tensor type there: torch's "MetaDoubleType"
+        name = _type_name(t._data.dtype)
         return f"Meta{name[len('torch.') : -len('Tensor')]}Type"
-    return name if t._device.type == "cpu" else name.replace("torch.", f"torch.{t._device.type}.")
+    # torch.FloatTensor, or CPUBFloat16Type for a dtype without a legacy class
+    return checked_type_name(t)
 
 
 # --- storing gradients ---

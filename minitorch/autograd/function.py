@@ -302,21 +302,35 @@ class Node:
     def metadata(self) -> dict:
         return self.__dict__.setdefault("_metadata", {})
 
-    def register_hook(self, fn):
+    def register_hook(self, *args, **kwargs):
         """fn(grad_inputs, grad_outputs) runs after this node's backward. Mirrors torch."""
+        fn = _one_arg(self, "register_hook", args, kwargs)
         if self._hooks is None:
             self._hooks = {}
             self._hooked = True
         return _Handle(self._hooks, fn)
 
-    def register_prehook(self, fn):
+    def register_prehook(self, *args, **kwargs):
         """fn(grad_outputs) runs before this node's backward and may replace them. Mirrors torch."""
+        fn = _one_arg(self, "register_prehook", args, kwargs)
         # Kept with the tensor hooks (keyed by output number) under the key None, so the engine
         # tests one slot for all pre-hooks.
         if self._pre_hooks is None:
             self._pre_hooks = {}
             self._hooked = True
         return _Handle(self._pre_hooks.setdefault(None, {}), fn)
+
+
+def _one_arg(node, method: str, args: tuple, kwargs: dict):
+    """The one argument of a node method that torch's nodes define in C (METH_O), with CPython's
+    TypeError for any other call, naming the method's owner as torch does (a custom Function's
+    node inherits it from _FunctionBase)."""
+    if len(args) == 1 and not kwargs:
+        return args[0]
+    owner = "_FunctionBase" if isinstance(node, BackwardCFunction) else type(node).__name__
+    if kwargs:
+        raise TypeError(f"{owner}.{method}() takes no keyword arguments")
+    raise TypeError(f"{owner}.{method}() takes exactly one argument ({len(args)} given)")
 
 
 class RemovableHandle:
@@ -421,11 +435,13 @@ class AccumulateGrad(Node):
             _store_grad(leaf, g, state.enabled)
         return ()
 
-    def register_hook(self, fn):
+    def register_hook(self, *args, **kwargs):
+        fn = _one_arg(self, "register_hook", args, kwargs)
         _make_hooked(self)
         return Node.register_hook(self, fn)
 
-    def register_prehook(self, fn):
+    def register_prehook(self, *args, **kwargs):
+        fn = _one_arg(self, "register_prehook", args, kwargs)
         # Kept apart from Node._pre_hooks: the leaf's tensor hooks run first (torch's order),
         # inside the hooked accumulator's backward.
         _make_hooked(self)
@@ -1728,7 +1744,7 @@ def _regenerate_view_grad_fn(view: Tensor):
     if mode:
         if base._requires_grad:  # its history cannot be told: refused, as torch
             what = "its base or another view of its base has been modified inplace"
-            raise RuntimeError(no_grad_view_message(mode, what))
+            raise RuntimeError(no_grad_view_message(mode, what, view))
         view._view_version = view._vc[0]
         return
     if not base._requires_grad:
@@ -1834,18 +1850,27 @@ def _same_memory(x, y, device) -> bool:
 # _regenerate_view_grad_fn).
 
 
-def no_grad_view_message(mode, what: str) -> str:
+def no_grad_view_message(mode, what: str, view: Tensor | None = None) -> str:
     """torch's refusal of an in-place change of a view taken under no_grad (mode True) or in
     inference mode (mode "inference") of a base that requires grad, or of its base while the
-    view is used (see NOTE [ Views and grad mode ])."""
+    view is used (see NOTE [ Views and grad mode ]); a view of such a view taken with grad mode
+    on (it has a grad_fn) is named by its node, as torch does."""
     if mode == "inference":
         where, now = "inference mode", "in normal mode"
         block = "inference_mode"
     else:
         where, now = "no_grad mode", "with grad mode enabled"
         block = "no_grad"
+    fn = None if view is None else view._grad_fn
+    if fn is None:
+        head = "A view was created in"
+    else:
+        head = (
+            f"Output {view._output_nr} of {_short_name(fn)} is a view of a view which was "
+            "created in"
+        )
     return (
-        f"A view was created in {where} and {what} {now}. Given that this use case is ambiguous "
+        f"{head} {where} and {what} {now}. Given that this use case is ambiguous "
         "and error-prone, it is forbidden. You can clarify your code by moving both the view "
         f"and the inplace either both inside the {block} block (if you don't want the inplace "
         "to be tracked) or both outside (if you want the inplace to be tracked)."

@@ -127,6 +127,20 @@ def _onednn_float32(x: Tensor, w: Tensor, geom) -> bool:
     return x.dtype is _dtype.float32 and x.device.type == "cpu" and _uses_onednn(x, w, geom)
 
 
+def _text_padding_bias(x: Tensor, w: Tensor, bias, geom):
+    """The bias behind a padding string, where torch's conv*d skips its bias check: oneDNN's
+    kernel (a float32 input it takes, a half one; geom: _uses_onednn's) refuses a bias of
+    another dtype, the others add it cast to the input's dtype (its gradient in its own)."""
+    if bias is None or bias.dtype is x.dtype:
+        return bias
+    if _onednn_float32(x, w, geom) or x.dtype in _dtype.HALF_FLOATS:
+        raise RuntimeError(
+            f"Input type ({_type_string(x.dtype)}) and bias type ({_type_string(bias.dtype)}) "
+            "should be the same or input should be a MKLDNN tensor and bias is a dense tensor"
+        )
+    return bias.to(x.dtype)
+
+
 def _check_dtypes(x: Tensor, w: Tensor, bias, n: int, transposed: bool, geom=None) -> None:
     """torch's CPU dtype checks, in its order: the bias first (a plain convolution; the
     transposed one casts it), then the input's dtype against the kernel's, then the weight.
@@ -366,10 +380,10 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
         _check_weight_rank(weight)
         pads, stride, dilation, shown = _same_padding(x, weight, stride, dilation)
         lows = tuple(lo for lo, _ in pads)
-        _check_bias_dtype(x, bias)
     else:
         padding = [0] * n if padding == "valid" else padding
-        _check_bias_dtype(x, bias)  # torch's first check
+        if not text:  # torch's first check (none behind a padding string: _text_padding_bias)
+            _check_bias_dtype(x, bias)
         _check_weight_rank(weight)
         k = weight.ndim - 2
         stride = _fit(stride, k, "stride")
@@ -405,13 +419,20 @@ def _convnd(n, input, weight, bias, stride, padding, dilation, groups):
     if dilated and x.shape[0] and x.shape[1]:  # torch's dilated kernel checks the sizes
         if 0 in dilation and _onednn_float32(x, weight, (stride, dilation, groups)):
             # torch's oneDNN kernel checks the dtypes first, then refuses in its own words
-            _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
+            geom = (stride, dilation, groups)
+            _check_dtypes(x, weight, None if text else bias, n, transposed=False, geom=geom)
+            if text:
+                _text_padding_bias(x, weight, bias, geom)
             raise RuntimeError("non-positive dilation is not supported")
         _check_kernel(weight, n, dilation, listed=True)  # before the dtypes; none for no input
     if x.shape[0] and x.shape[1]:
-        _check_dtypes(x, weight, bias, n, transposed=False, geom=(stride, dilation, groups))
+        geom = (stride, dilation, groups)
+        _check_dtypes(x, weight, None if text else bias, n, transposed=False, geom=geom)
+        if text:
+            bias = _text_padding_bias(x, weight, bias, geom)
     else:
-        _check_bias_dtype(x, bias)
+        if not text:
+            _check_bias_dtype(x, bias)
         x, weight, bias = _empty_operands(x, weight, bias)
     if not dilated:
         _check_kernel(weight, n, dilation, listed=False)

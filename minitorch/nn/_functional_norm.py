@@ -357,7 +357,7 @@ def instance_norm(
         ("weight", weight),
         ("bias", bias),
     ):
-        if t is not None and t.numel() != c:  # torch checks them repeated per sample
+        if t is not None and t.numel() * n != n * c:  # torch checks them repeated per sample
             raise RuntimeError(f"{name} should contain {n * c} elements not {t.numel() * n}")
     _check_instance_dtypes(input, weight, bias, running_mean is not None, use_input_stats)
     if not use_input_stats and (running_mean is None or running_var is None):
@@ -366,6 +366,10 @@ def instance_norm(
         )
     if (running_mean is None) is not (running_var is None):
         raise ValueError(_ONE_STAT)
+    if n * c == 0 and (weight is not None or bias is not None):
+        # torch's batch_norm of the empty (1, N*C, ...) view reads weight[0] (bias[0]) of the
+        # parameters repeated per sample: none
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
     if input.numel() and (input.dtype in _FUSED_FLOATS or input.dtype in _dtype.HALF_FLOATS):
         return _instance_as_batch_norm(
             input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps

@@ -385,6 +385,8 @@ def _embedding_bag(
             name = _dtype.scalar_name(input.dtype)
             raise NotImplementedError(f"\"arange_cpu\" not implemented for '{name}'")
         bags, length = input.shape
+        if length == 0:  # torch's offsets: arange(0, numel, step=input.size(1))
+            raise RuntimeError("step must be nonzero")
         flat = input.reshape(-1)
     elif input.ndim == 1:
         if offsets is None:
@@ -439,6 +441,8 @@ def _embedding_bag(
             "instead (while checking arguments for embedding_bag)"
         )
     if offsets is not None:
+        if include_last_offset and offsets.shape[0] == 0:
+            raise RuntimeError("include_last_offset: number of offset should be at least 1")
         _check_offsets(offsets, input.shape[0], input.dtype)
     if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
         raise RuntimeError(

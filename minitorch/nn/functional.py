@@ -223,16 +223,18 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
                 f"bilinear(): input batch dimensions do not match at dim {d}: got "
                 f"{input1.shape[d]} and {input2.shape[d]}"
             )
-    sizes = tuple(weight.shape) + (None,) * (3 - weight.ndim)
     for k, x in ((1, input1), (2, input2)):
-        if x.shape[-1] != sizes[k]:
+        # Tensor.size: torch's IndexErrors for a 0-d tensor or a weight of fewer than 3 dims,
+        # the weight's first (torch's check reads weight.size(k), then input.size(-1))
+        expected = weight.size(k)
+        if x.size(-1) != expected:
             raise RuntimeError(
                 f"bilinear(): input{k} size does not match weight size: got {x.shape[-1]} but "
-                f"expected {sizes[k]}"
+                f"expected {expected}"
             )
-    if bias is not None and bias.shape[-1] != weight.shape[0]:
+    if bias is not None and bias.size(0) != weight.shape[0]:
         raise RuntimeError(
-            f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but "
+            f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
             f"expected {weight.shape[0]}"
         )
     tensors = (("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias))
@@ -242,6 +244,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"{n}: {names.get(t.dtype.name, t.dtype.name)}" for n, t in tensors if t is not None
         )
         raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if weight.ndim != 3:  # torch's _trilinear
+        raise RuntimeError("number of dimensions must match")
     # two contractions, input1 with weight first, as torch's _trilinear (its rounding in float32
     # and under autocast, where each rounds to the autocast dtype)
     partial = _ops.einsum("...i,oij->...oj", input1, weight)

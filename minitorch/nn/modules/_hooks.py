@@ -230,7 +230,8 @@ class BackwardHook:
         out = list(args)
         for i, t in zip(index, wrapped, strict=True):
             out[i] = t
-        return tuple(out), index
+        # A namedtuple output stays one (torch rebuilds it with its type).
+        return (tuple(out) if type(args) is tuple else type(args)(*out)), index
 
     def setup_input_hook(self, args):
         result, self.input_tensors_index = self._wrap(args, "input")

@@ -20,11 +20,13 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 
 def _ntuple(v, n: int) -> tuple:
-    if isinstance(v, (int, str)) or is_index(v) or not hasattr(v, "__iter__"):
+    """torch's _single/_pair/_triple: an iterable (a str too) as a tuple of its elements, as
+    given (a 1-tuple stays one: F.conv* expands it, the weight's shape and the repr keep it);
+    anything else n times."""
+    if isinstance(v, int) or is_index(v) or not hasattr(v, "__iter__"):
         # np.int64(3) too (NOTE [ Int-like arguments ]); a float is doubled as well, for F.conv*
         return (v,) * n  # kept as given, as torch keeps it (F.conv* reads it)
-    v = tuple(v)
-    return v * n if len(v) == 1 else v
+    return tuple(v)
 
 
 class _ConvNd(Module):
@@ -247,7 +249,7 @@ class _ConvTransposeNd(_ConvNd):
             out_channels,
             kernel_size,
             stride,
-            padding,
+            _ntuple(padding, self._n),  # a str too, as torch's _pair: ('s', 'a', 'm', 'e')
             dilation,
             True,
             output_padding,

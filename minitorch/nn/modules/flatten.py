@@ -77,7 +77,7 @@ def _unflatten(input: Tensor, dim: int, sizes: tuple) -> Tensor:
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
     if sizes.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
     known = 1
     for s in sizes:
         if s != -1:

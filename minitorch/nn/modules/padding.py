@@ -169,4 +169,11 @@ class CircularPad3d(_CircularPadNd):
 # torch's classes each define forward: a wrong call's TypeError names theirs
 for _cls in (_ReflectionPadNd, _ReplicationPadNd):
     own_methods(_cls, "forward")
+# ... and __init__: ZeroPad2d() names ZeroPad2d.__init__(), not the shared base's
+for _cls in (
+    ConstantPad1d, ConstantPad2d, ConstantPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d,
+    ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, CircularPad1d, CircularPad2d, CircularPad3d,
+):  # fmt: skip
+    own_methods(_cls, "__init__")
 del _cls

@@ -377,4 +377,10 @@ for _cls in (
     MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d,
 ):  # fmt: skip
     own_methods(_cls, "forward")
+# ... and these define __init__ too (AvgPool2d() names AvgPool2d.__init__(), MaxPool2d() the base's)
+for _cls in (
+    AvgPool2d, AvgPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d, FractionalMaxPool2d,
+    FractionalMaxPool3d,
+):  # fmt: skip
+    own_methods(_cls, "__init__")
 del _cls
