@@ -328,6 +328,14 @@ def _no_parameters(name: str, args, kwargs) -> TypeError:
     return no_arguments(name, len(args))
 
 
+def _function_keywords(name: str, args: tuple, kwargs: dict) -> None:
+    """torch's TypeError for out= or input= given to the method `name`: keywords its function
+    form alone takes (NOTE [ Keywords only the function takes ]). Called with kwargs only, so a
+    plain call pays a dict's truthiness test."""
+    if "out" in kwargs or "input" in kwargs:
+        raise _ops._parser_errors.method_keyword_error(name, args, kwargs)
+
+
 def _takes_no_arguments(name: str, args) -> None:
     """torch's TypeError for a positional argument given to a method taking keywords only
     (x.float(None), x.contiguous(fmt))."""
@@ -1674,18 +1682,18 @@ class TensorMethods:
     # given: See NOTE [ Keywords only the function takes ] (in minitorch/_ops/_parser_errors.py).
 
     def sum(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("sum", args, kwargs)
+        if kwargs:
+            _function_keywords("sum", args, kwargs)
         return _ops.sum(self, *args, **kwargs)
 
     def mean(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("mean", args, kwargs)
+        if kwargs:
+            _function_keywords("mean", args, kwargs)
         return _ops.mean(self, *args, **kwargs)
 
     def prod(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("prod", args, kwargs)
+        if kwargs:
+            _function_keywords("prod", args, kwargs)
         return _ops.prod(self, *args, **kwargs)
 
     def max(self, *args, **kwargs):
@@ -1705,15 +1713,15 @@ class TensorMethods:
             raise _ops._parser_errors.max_min_method_error("min", args, kwargs, e) from e.__cause__
 
     def amax(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("amax", args, kwargs)
+        if kwargs:
+            _function_keywords("amax", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("amax", len(args), 2, 0)
         return _ops.amax(self, *args, **kwargs)
 
     def amin(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("amin", args, kwargs)
+        if kwargs:
+            _function_keywords("amin", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("amin", len(args), 2, 0)
         return _ops.amin(self, *args, **kwargs)
@@ -1721,27 +1729,27 @@ class TensorMethods:
     def aminmax(self, *args, **kwargs):
         if args:  # (the method's dim and keepdim are keyword-only, as the function's)
             _takes_no_arguments("aminmax", args)
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("aminmax", args, kwargs)
+        if kwargs:
+            _function_keywords("aminmax", args, kwargs)
         return _ops.aminmax(self, **kwargs)
 
     def argmax(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("argmax", args, kwargs)
+        if kwargs:
+            _function_keywords("argmax", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("argmax", len(args), 2, 0)
         return _ops.argmax(self, *args, **kwargs)
 
     def argmin(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("argmin", args, kwargs)
+        if kwargs:
+            _function_keywords("argmin", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("argmin", len(args), 2, 0)
         return _ops.argmin(self, *args, **kwargs)
 
     def logsumexp(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("logsumexp", args, kwargs)
+        if kwargs:
+            _function_keywords("logsumexp", args, kwargs)
         if len(args) > 2:  # torch's parser counts dim as required
             raise too_many_positional("logsumexp", len(args), 2, 1)
         return _ops.logsumexp(self, *args, **kwargs)
@@ -1761,44 +1769,44 @@ class TensorMethods:
         return _ops.log_softmax(self, dim, dtype)
 
     def all(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("all", args, kwargs)
+        if kwargs:
+            _function_keywords("all", args, kwargs)
         return _ops.all(self, *args, **kwargs)
 
     def any(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("any", args, kwargs)
+        if kwargs:
+            _function_keywords("any", args, kwargs)
         return _ops.any(self, *args, **kwargs)
 
     def count_nonzero(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("count_nonzero", args, kwargs)
+        if kwargs:
+            _function_keywords("count_nonzero", args, kwargs)
         if len(args) > 1 and not kwargs:  # x.count_nonzero(0, 1): the method takes varargs dims
             args = (args,)
         return _ops.count_nonzero(self, *args, **kwargs)
 
     def nansum(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("nansum", args, kwargs)
+        if kwargs:
+            _function_keywords("nansum", args, kwargs)
         if len(args) > 2:  # (dim, keepdim; counted without self, as torch's parser counts)
             raise too_many_positional("nansum", len(args), 2, 0)
         return _ops.nansum(self, *args, **kwargs)
 
     def nanmean(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("nanmean", args, kwargs)
+        if kwargs:
+            _function_keywords("nanmean", args, kwargs)
         if len(args) > 2:
             raise too_many_positional("nanmean", len(args), 2, 0)
         return _ops.nanmean(self, *args, **kwargs)
 
     def std(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("std", args, kwargs)
+        if kwargs:
+            _function_keywords("std", args, kwargs)
         return _ops.std(self, *args, **kwargs)
 
     def var(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("var", args, kwargs)
+        if kwargs:
+            _function_keywords("var", args, kwargs)
         return _ops.var(self, *args, **kwargs)
 
     def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -1808,58 +1816,58 @@ class TensorMethods:
         return _ops.reduction_more.norm(self, p, dim, keepdim, dtype=dtype)
 
     def cumsum(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cumsum", args, kwargs)
+        if kwargs:
+            _function_keywords("cumsum", args, kwargs)
         return _ops.cumsum(self, *args, **kwargs)
 
     def cumprod(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cumprod", args, kwargs)
+        if kwargs:
+            _function_keywords("cumprod", args, kwargs)
         return _ops.cumprod(self, *args, **kwargs)
 
     def cummax(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cummax", args, kwargs)
+        if kwargs:
+            _function_keywords("cummax", args, kwargs)
         return _ops.cummax(self, *args, **kwargs)
 
     def cummin(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cummin", args, kwargs)
+        if kwargs:
+            _function_keywords("cummin", args, kwargs)
         return _ops.cummin(self, *args, **kwargs)
 
     def logcumsumexp(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("logcumsumexp", args, kwargs)
+        if kwargs:
+            _function_keywords("logcumsumexp", args, kwargs)
         return _ops.logcumsumexp(self, *args, **kwargs)
 
     def median(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("median", args, kwargs)
+        if kwargs:
+            _function_keywords("median", args, kwargs)
         return _ops.median(self, *args, **kwargs)
 
     def nanmedian(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("nanmedian", args, kwargs)
+        if kwargs:
+            _function_keywords("nanmedian", args, kwargs)
         return _ops.nanmedian(self, *args, **kwargs)
 
     def mode(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("mode", args, kwargs)
+        if kwargs:
+            _function_keywords("mode", args, kwargs)
         return _ops.mode(self, *args, **kwargs)
 
     def quantile(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("quantile", args, kwargs)
+        if kwargs:
+            _function_keywords("quantile", args, kwargs)
         return _ops.quantile(self, *args, **kwargs)
 
     def nanquantile(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("nanquantile", args, kwargs)
+        if kwargs:
+            _function_keywords("nanquantile", args, kwargs)
         return _ops.nanquantile(self, *args, **kwargs)
 
     def diff(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("diff", args, kwargs)
+        if kwargs:
+            _function_keywords("diff", args, kwargs)
         return _ops.diff(self, *args, **kwargs)
 
     # --- shape (minitorch/_ops/shape.py, shape_join.py, shape_more.py, shape_repeat.py) ---
@@ -2196,62 +2204,62 @@ class TensorMethods:
     # --- linear algebra ---
 
     def matmul(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("matmul", args, kwargs)
+        if kwargs:
+            _function_keywords("matmul", args, kwargs)
         if len(args) != 1:
             _check_one_operand("matmul", "other", args, kwargs)
         return _ops.matmul(self, *args, **kwargs)
 
     def mm(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("mm", args, kwargs)
+        if kwargs:
+            _function_keywords("mm", args, kwargs)
         if len(args) != 1:
             _check_one_operand("mm", "mat2", args, kwargs)
         return _ops.mm(self, *args, **kwargs)
 
     def bmm(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("bmm", args, kwargs)
+        if kwargs:
+            _function_keywords("bmm", args, kwargs)
         if len(args) != 1:
             _check_one_operand("bmm", "mat2", args, kwargs)
         return _ops.bmm(self, *args, **kwargs)
 
     def mv(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("mv", args, kwargs)
+        if kwargs:
+            _function_keywords("mv", args, kwargs)
         if len(args) != 1:
             _check_one_operand("mv", "vec", args, kwargs)
         return _ops.mv(self, *args, **kwargs)
 
     def dot(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("dot", args, kwargs)
+        if kwargs:
+            _function_keywords("dot", args, kwargs)
         if len(args) != 1:
             _check_one_operand("dot", "tensor", args, kwargs)
         return _ops.dot(self, *args, **kwargs)
 
     def vdot(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("vdot", args, kwargs)
+        if kwargs:
+            _function_keywords("vdot", args, kwargs)
         if len(args) != 1:
             _check_one_operand("vdot", "other", args, kwargs)
         return _ops.vdot(self, *args, **kwargs)
 
     def outer(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("outer", args, kwargs)
+        if kwargs:
+            _function_keywords("outer", args, kwargs)
         if len(args) != 1:
             _check_one_operand("outer", "vec2", args, kwargs)
         return _ops.outer(self, *args, **kwargs)
 
     def ger(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("ger", args, kwargs)
+        if kwargs:
+            _function_keywords("ger", args, kwargs)
         return _ops.ger(self, *args, **kwargs)
 
     def inner(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("inner", args, kwargs)
+        if kwargs:
+            _function_keywords("inner", args, kwargs)
         if len(args) != 1:
             _check_one_operand("inner", "other", args, kwargs)
         return _ops.inner(self, *args, **kwargs)
@@ -2283,8 +2291,8 @@ class TensorMethods:
         return _ops.baddbmm(self, batch1, batch2, beta=beta, alpha=alpha)
 
     def kron(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("kron", args, kwargs)
+        if kwargs:
+            _function_keywords("kron", args, kwargs)
         if len(args) != 1:
             _check_one_operand("kron", "other", args, kwargs)
         return _ops.kron(self, *args, **kwargs)
@@ -2884,18 +2892,18 @@ class TensorMethods:
         return _ops.addr_(self, vec1, vec2, beta=beta, alpha=alpha)
 
     def cross(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cross", args, kwargs)
+        if kwargs:
+            _function_keywords("cross", args, kwargs)
         return _ops.cross(self, *args, **kwargs)
 
     def dist(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("dist", args, kwargs)
+        if kwargs:
+            _function_keywords("dist", args, kwargs)
         return _ops.dist(self, *args, **kwargs)
 
     def renorm(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("renorm", args, kwargs)
+        if kwargs:
+            _function_keywords("renorm", args, kwargs)
         from minitorch._ops.linalg_more import renorm_method_args  # (the method's positions)
 
         renorm_method_args("renorm", args, kwargs)
@@ -2908,8 +2916,8 @@ class TensorMethods:
         return _ops.renorm_(self, *args, **kwargs)
 
     def cov(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("cov", args, kwargs)
+        if kwargs:
+            _function_keywords("cov", args, kwargs)
         return _ops.cov(self, *args, **kwargs)
 
     def corrcoef(self, *args, **kwargs):
@@ -2921,8 +2929,8 @@ class TensorMethods:
         return _ops.lu(self, pivot, get_infos)
 
     def lu_solve(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("lu_solve", args, kwargs)
+        if kwargs:
+            _function_keywords("lu_solve", args, kwargs)
         return _ops.lu_solve(self, *args, **kwargs)
 
     # (torch's removed eig, symeig, solve, lstsq are Python methods of these signatures, whose
@@ -2946,33 +2954,33 @@ class TensorMethods:
         return _ops.geqrf(self)
 
     def orgqr(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("orgqr", args, kwargs)
+        if kwargs:
+            _function_keywords("orgqr", args, kwargs)
         return _ops.orgqr(self, *args, **kwargs)
 
     def ormqr(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("ormqr", args, kwargs)
+        if kwargs:
+            _function_keywords("ormqr", args, kwargs)
         return _ops.ormqr(self, *args, **kwargs)
 
     def select_scatter(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("select_scatter", args, kwargs)
+        if kwargs:
+            _function_keywords("select_scatter", args, kwargs)
         return _ops.select_scatter(self, *args, **kwargs)
 
     def slice_scatter(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("slice_scatter", args, kwargs)
+        if kwargs:
+            _function_keywords("slice_scatter", args, kwargs)
         return _ops.slice_scatter(self, *args, **kwargs)
 
     def diagonal_scatter(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("diagonal_scatter", args, kwargs)
+        if kwargs:
+            _function_keywords("diagonal_scatter", args, kwargs)
         return _ops.diagonal_scatter(self, *args, **kwargs)
 
     def as_strided_scatter(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("as_strided_scatter", args, kwargs)
+        if kwargs:
+            _function_keywords("as_strided_scatter", args, kwargs)
         return _ops.as_strided_scatter(self, *args, **kwargs)
 
     def index_reduce(
@@ -2999,8 +3007,8 @@ class TensorMethods:
         return _ops.index_reduce_(self, dim, index, source, reduce, **kwargs)
 
     def narrow_copy(self, *args, **kwargs):
-        if kwargs and ("out" in kwargs or "input" in kwargs):
-            raise _ops._parser_errors.method_keyword_error("narrow_copy", args, kwargs)
+        if kwargs:
+            _function_keywords("narrow_copy", args, kwargs)
         return _ops.narrow_copy(self, *args, **kwargs)
 
     def as_strided_(self, *args, **kwargs):
