@@ -52,7 +52,7 @@ def _device(device) -> Device:
             raise
         # torch's parser refuses it before any device() parsing (the factory named)
         raise TypeError(
-            f"{_entry_op()}(): argument 'device' must be torch.device, not {_tp_name(device)}"
+            f"{_called()}(): argument 'device' must be torch.device, not {_tp_name(device)}"
         ) from None
 
 
@@ -225,28 +225,22 @@ def _require_grad(t: Tensor, requires_grad) -> Tensor:
 # and None where the schema's option is optional (zeros, full, the *_like and new_* factories,
 # empty_strided, scalar_tensor), not for tensor, new_tensor, range and frombuffer. The shared
 # helpers (_require_grad, _check_pin_memory) test `value.__class__ is not bool` and only then
-# call bool_flag, which names the factory the user called: the outermost frame in minitorch.
+# call bool_flag, which names the factory the user called (_call_site.called_name).
 _NO_NONE_FLAGS = frozenset({"tensor", "new_tensor", "range", "frombuffer"})
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 
 
-def _entry_op() -> str:
-    """The name of the minitorch function the caller's code called (the factory): the outermost
-    of the minitorch frames above the first frame outside minitorch (a user's forward run by
-    Module.__call__ names the factory it calls, not __call__)."""
-    import sys
+def _called() -> str:
+    """The factory the user's code called (a zeros() in a module's forward names zeros): for
+    the argument errors of NOTE [ Bool keywords of the factories ]. Error paths only."""
+    from minitorch._call_site import called_name
 
-    frame, name = sys._getframe(1), "tensor"
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
-        name = frame.f_code.co_name
-        frame = frame.f_back
-    return name
+    return called_name() or "tensor"
 
 
 def bool_flag(value, name: str) -> bool:
     """A factory's requires_grad= or pin_memory= that is no bool: False for None where the
     factory takes None, else torch's TypeError. See NOTE [ Bool keywords of the factories ]."""
-    op = _entry_op()
+    op = _called()
     if value is None and op not in _NO_NONE_FLAGS:
         return False
     raise TypeError(f"{op}(): argument '{name}' must be bool, not {_tp_name(value)}")

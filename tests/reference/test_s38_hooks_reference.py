@@ -629,27 +629,33 @@ def p_global_hooks(lib, dt, rec):
     rec("log_clean", str(log))
 
 
+def _logging_registration_hooks(mm, log, handles: list) -> None:
+    """Global parameter, buffer and module registration hooks that append what they see to
+    `log`; each handle joins `handles` as soon as it exists (the caller removes them)."""
+    handles.append(
+        mm.register_module_parameter_registration_hook(
+            lambda m, n, p: log.append(("param", type(m).__name__, n, _shape(p)))
+        )
+    )
+    handles.append(
+        mm.register_module_buffer_registration_hook(
+            lambda m, n, b: log.append(("buffer", type(m).__name__, n, _shape(b)))
+        )
+    )
+    handles.append(
+        mm.register_module_module_registration_hook(
+            lambda m, n, s: log.append(("module", type(m).__name__, n, type(s).__name__))
+        )
+    )
+
+
 def p_registration_hooks(lib, dt, rec):
     mm = lib.nn.modules.module
     nn = lib.nn
     log = []
     hs = []
     try:
-        hs.append(
-            mm.register_module_parameter_registration_hook(
-                lambda m, n, p: log.append(("param", type(m).__name__, n, _shape(p)))
-            )
-        )
-        hs.append(
-            mm.register_module_buffer_registration_hook(
-                lambda m, n, b: log.append(("buffer", type(m).__name__, n, _shape(b)))
-            )
-        )
-        hs.append(
-            mm.register_module_module_registration_hook(
-                lambda m, n, s: log.append(("module", type(m).__name__, n, type(s).__name__))
-            )
-        )
+        _logging_registration_hooks(mm, log, hs)
         lib.manual_seed(13)
         model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3)).to(dt)
         model.extra = nn.Identity()
@@ -1817,21 +1823,7 @@ def p_registration_paths(lib, dt, rec):
     log = []
     hs = []
     try:
-        hs.append(
-            mm.register_module_parameter_registration_hook(
-                lambda m, n, p: log.append(("param", type(m).__name__, n, _shape(p)))
-            )
-        )
-        hs.append(
-            mm.register_module_buffer_registration_hook(
-                lambda m, n, b: log.append(("buffer", type(m).__name__, n, _shape(b)))
-            )
-        )
-        hs.append(
-            mm.register_module_module_registration_hook(
-                lambda m, n, s: log.append(("module", type(m).__name__, n, type(s).__name__))
-            )
-        )
+        _logging_registration_hooks(mm, log, hs)
         ml = nn.ModuleList()
         ml.append(nn.ReLU())
         ml.extend([nn.Tanh()])
